@@ -1,0 +1,286 @@
+// Command tflm-gen compiles a TensorFlow Lite model into a self-contained Go
+// package with an ahead-of-time memory plan.
+//
+//	tflm-gen [flags] MODEL.tflite
+//	tflm-gen plan [flags] MODEL.tflite
+//
+// Flags may also follow the model path. Run tflm-gen -h for the flags.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tflm-gen/tflm-gen/gen"
+	"github.com/tflm-gen/tflm-gen/planner"
+)
+
+// Version is the tflm-gen release.
+const Version = "0.1.0"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1 // model or I/O error, drift found by -check
+	exitUsage = 2
+)
+
+// errUsage marks command-line mistakes (exit 2).
+var errUsage = errors.New("usage")
+
+type config struct {
+	out, pkg       string
+	check, version bool
+	stamp          bool
+	align          int
+	plannerName    string
+	effort         int64
+	maxArena       int
+	maxModel       int64
+	svg            string
+	emitOffline    string
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	plan := len(args) > 0 && args[0] == "plan"
+	if plan {
+		args = args[1:]
+	}
+	cfg, model, err := parseArgs(args, plan, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "tflm-gen: %v\n", err)
+		return exitUsage
+	}
+	if cfg.version {
+		fmt.Fprintf(stdout, "tflm-gen %s\n", Version)
+		return exitOK
+	}
+	if plan {
+		err = runPlan(cfg, model, stdout)
+	} else {
+		err = runGenerate(cfg, model, stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "tflm-gen: %v\n", err)
+		if errors.Is(err, errUsage) {
+			return exitUsage
+		}
+		return exitFail
+	}
+	return exitOK
+}
+
+func newFlags(cfg *config, plan bool, stderr io.Writer) *flag.FlagSet {
+	name := "tflm-gen"
+	if plan {
+		name = "tflm-gen plan"
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		if plan {
+			fmt.Fprintf(stderr, "usage: tflm-gen plan [flags] MODEL.tflite\n\nPrints the memory plan of a model without generating code.\n\n")
+		} else {
+			fmt.Fprintf(stderr, "usage: tflm-gen [flags] MODEL.tflite\n       tflm-gen plan [flags] MODEL.tflite\n\nGenerates a Go package that runs the model.\n\n")
+		}
+		fs.PrintDefaults()
+	}
+	if !plan {
+		fs.StringVar(&cfg.out, "o", "", "output `directory` (created if needed; default: the model's base name)")
+		fs.StringVar(&cfg.pkg, "pkg", "", "package `name` (default: last element of the output directory)")
+		fs.BoolVar(&cfg.check, "check", false, "compare with the files in the output directory, print a diff and exit 1 on drift; write nothing")
+		fs.BoolVar(&cfg.stamp, "stamp", false, "write the tflm-gen version into generated headers")
+	} else {
+		fs.StringVar(&cfg.svg, "svg", "", "also draw the arena as an SVG picture into `file`")
+		fs.StringVar(&cfg.emitOffline, "emit-offline", "", "write a copy of the model with TFLite Micro's OfflineMemoryAllocation metadata set from the plan into `file`")
+	}
+	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
+	fs.IntVar(&cfg.align, "align", 16, "buffer offset alignment in `bytes` (power of two)")
+	fs.StringVar(&cfg.plannerName, "planner", "optimal", "memory planner: optimal or greedy (TFLite Micro's rule)")
+	fs.Int64Var(&cfg.effort, "plan-effort", planner.DefaultEffort, "exact planner search budget in search `steps` (machine independent)")
+	fs.IntVar(&cfg.maxArena, "max-arena", 0, "fail when the arena needs more than `bytes` (0: no limit)")
+	fs.Int64Var(&cfg.maxModel, "max-model-size", 256<<20, "refuse model files larger than `bytes`")
+	return fs
+}
+
+// parseArgs accepts flags before and after the model path.
+func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, error) {
+	cfg := &config{}
+	fs := newFlags(cfg, plan, stderr)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, "", err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	if cfg.version {
+		return cfg, "", nil
+	}
+	switch {
+	case len(pos) == 0:
+		fs.Usage()
+		return nil, "", fmt.Errorf("no model file given")
+	case len(pos) > 1:
+		return nil, "", fmt.Errorf("one model file expected, got %d: %s", len(pos), strings.Join(pos, " "))
+	}
+	if cfg.align < 1 || cfg.align&(cfg.align-1) != 0 || cfg.align > 4096 {
+		return nil, "", fmt.Errorf("-align %d: must be a power of two from 1 to 4096", cfg.align)
+	}
+	if cfg.plannerName != "optimal" && cfg.plannerName != "greedy" {
+		return nil, "", fmt.Errorf("-planner %q: must be optimal or greedy", cfg.plannerName)
+	}
+	if cfg.effort < 1 {
+		return nil, "", fmt.Errorf("-plan-effort %d: must be positive", cfg.effort)
+	}
+	if cfg.maxArena < 0 {
+		return nil, "", fmt.Errorf("-max-arena %d: must not be negative", cfg.maxArena)
+	}
+	if cfg.maxModel < 1 {
+		return nil, "", fmt.Errorf("-max-model-size %d: must be positive", cfg.maxModel)
+	}
+	return cfg, pos[0], nil
+}
+
+func (c *config) options() gen.Options {
+	o := gen.Options{Package: c.pkg, Align: c.align, Effort: c.effort, MaxArena: c.maxArena}
+	if c.plannerName == "greedy" {
+		o.Planner = planner.Greedy
+	}
+	if c.stamp {
+		o.Version = Version
+	}
+	return o
+}
+
+// readModel reads the model file, refusing files over the size limit before
+// reading them whole.
+func readModel(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes is over the -max-model-size limit of %d", path, st.Size(), limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: over the -max-model-size limit of %d bytes", path, limit)
+	}
+	return data, nil
+}
+
+// packageName makes a Go identifier from a directory name.
+func packageName(dir string) string {
+	base := filepath.Base(filepath.Clean(dir))
+	var b strings.Builder
+	for _, r := range strings.ToLower(base) {
+		switch {
+		case r >= 'a' && r <= 'z', r == '_':
+			b.WriteRune(r)
+		case r >= '0' && r <= '9':
+			if b.Len() == 0 {
+				b.WriteString("m")
+			}
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 || b.String() == "_" {
+		return "model"
+	}
+	return b.String()
+}
+
+func runGenerate(cfg *config, path string, stdout io.Writer) error {
+	if cfg.out == "" {
+		base := filepath.Base(path)
+		cfg.out = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	if cfg.pkg == "" {
+		cfg.pkg = packageName(cfg.out)
+	}
+	data, err := readModel(path, cfg.maxModel)
+	if err != nil {
+		return err
+	}
+	res, err := gen.Generate(path, data, cfg.options())
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if cfg.check {
+		drift, err := checkDir(cfg.out, res.Files, stdout)
+		if err != nil {
+			return err
+		}
+		if drift {
+			return fmt.Errorf("%s: generated code in %s is out of date; rerun tflm-gen", path, cfg.out)
+		}
+		return nil
+	}
+	if err := writeDir(cfg.out, res.Files); err != nil {
+		return err
+	}
+	p := res.Layout.Plan
+	fmt.Fprintf(stdout, "tflm-gen: %s -> %s (package %s): arena %d bytes, lower bound %d, %s\n",
+		path, cfg.out, cfg.pkg, p.Size, p.LowerBound, p.CertText())
+	return nil
+}
+
+func runPlan(cfg *config, path string, stdout io.Writer) error {
+	data, err := readModel(path, cfg.maxModel)
+	if err != nil {
+		return err
+	}
+	opt := cfg.options()
+	opt.Package = "plan"
+	rep, err := gen.PlanReport(path, data, opt)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := stdout.Write(rep.Text); err != nil {
+		return err
+	}
+	if cfg.svg != "" {
+		if err := writeFileAtomic(cfg.svg, rep.SVG); err != nil {
+			return err
+		}
+	}
+	if cfg.emitOffline != "" {
+		out, err := gen.EmitOffline(path, data, opt)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if err := writeFileAtomic(cfg.emitOffline, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,200 @@
+package gen
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tflm-gen/tflm-gen/internal/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/model"
+)
+
+// refModel is the part of a ../shared/ref/<model>.json file the tests use.
+type refModel struct {
+	Model string   `json:"model"`
+	Ops   []string `json:"ops"`
+	TFLM  struct {
+		ArenaUsed  int `json:"arena_used_bytes"`
+		LowerBound int `json:"liveness_lower_bound_bytes"`
+		InvokeNs   int `json:"invoke_ns_median"`
+		Planner    struct {
+			Head int `json:"head_bytes"`
+		} `json:"planner"`
+	} `json:"tflm"`
+	Cases map[string]struct {
+		Status string `json:"invoke_status"`
+	} `json:"cases"`
+}
+
+func loadRefs(t *testing.T, shared string) map[string]*refModel {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(shared, "ref", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no reference JSON in %s/ref: %v", shared, err)
+	}
+	out := map[string]*refModel{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &refModel{}
+		if err := json.Unmarshal(b, r); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[strings.TrimSuffix(filepath.Base(f), ".json")] = r
+	}
+	return out
+}
+
+var nonIdent = regexp.MustCompile(`[^a-z0-9_]`)
+
+func pkgNameFor(model string) string { return nonIdent.ReplaceAllString(strings.ToLower(model), "_") }
+
+// outputsMatch compares generated and reference output bytes: exactly for
+// integer types, within 1e-5 relative for float32.
+func outputsMatch(t *model.Tensor, got, want []byte) (bool, string) {
+	if len(got) != len(want) {
+		return false, fmt.Sprintf("%d bytes, want %d", len(got), len(want))
+	}
+	if t.Type != model.Float32 {
+		for i := range got {
+			if got[i] != want[i] {
+				return false, fmt.Sprintf("byte %d is %d, want %d", i, got[i], want[i])
+			}
+		}
+		return true, ""
+	}
+	worst := 0.0
+	for i := 0; i+4 <= len(got); i += 4 {
+		g := float64(math.Float32frombits(binary.LittleEndian.Uint32(got[i:])))
+		w := float64(math.Float32frombits(binary.LittleEndian.Uint32(want[i:])))
+		d := math.Abs(g - w)
+		if d > 1e-5*math.Abs(w) && d > 1e-6 {
+			return false, fmt.Sprintf("element %d is %g, want %g", i/4, g, w)
+		}
+		worst = max(worst, d)
+	}
+	return true, fmt.Sprintf("max abs diff %.3g", worst)
+}
+
+// TestReference generates every model in ../shared/ref, runs it on both
+// input patterns and compares each output with TFLite Micro's bytes.
+func TestReference(t *testing.T) {
+	shared := sharedDir(t)
+	refs := loadRefs(t, shared)
+	names := make([]string, 0, len(refs))
+	for n := range refs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	type built struct {
+		g   *model.Graph
+		res *Result
+	}
+	gens := map[string]built{}
+	var pkgs []e2e.Package
+	for _, n := range names {
+		data, err := os.ReadFile(filepath.Join(shared, "models", n+".tflite"))
+		if err != nil {
+			t.Errorf("%s: %v", n, err)
+			continue
+		}
+		pkg := pkgNameFor(n)
+		res, err := Generate(n+".tflite", data, Options{Package: pkg})
+		if err != nil {
+			t.Errorf("%s: generate: %v", n, err)
+			continue
+		}
+		g, _ := model.Parse(n, data)
+		gens[n] = built{g, res}
+		pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
+	}
+	if len(pkgs) == 0 {
+		t.Fatal("no model generated")
+	}
+	mod, err := e2e.Build(t.TempDir(), pkgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []e2e.Job
+	type jobKey struct{ model, pattern string }
+	var keys []jobKey
+	for _, n := range names {
+		b, ok := gens[n]
+		if !ok {
+			continue
+		}
+		for _, pat := range []string{"ramp", "xorshift"} {
+			j := e2e.Job{Package: pkgNameFor(n), Invokes: 1}
+			for k := range b.g.Inputs {
+				in, err := os.ReadFile(filepath.Join(shared, "ref", fmt.Sprintf("%s.%s.in%d.bin", n, pat, k)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				j.Inputs = append(j.Inputs, in)
+			}
+			jobs = append(jobs, j)
+			keys = append(keys, jobKey{n, pat})
+		}
+	}
+	results, err := mod.Run(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := map[string]int{}
+	for i, r := range results {
+		k := keys[i]
+		b := gens[k.model]
+		ok := true
+		for o, ti := range b.g.Outputs {
+			want, err := os.ReadFile(filepath.Join(shared, "ref", fmt.Sprintf("%s.%s.out%d.bin", k.model, k.pattern, o)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			match, msg := outputsMatch(b.g.Tensors[ti], r.Outputs[0][o], want)
+			if !match {
+				ok = false
+				t.Errorf("%s %s output %d: %s", k.model, k.pattern, o, msg)
+			} else if msg != "" {
+				t.Logf("%s %s output %d: %s", k.model, k.pattern, o, msg)
+			}
+		}
+		if ok {
+			exact[k.model]++
+		}
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\n%-28s %-60s %9s %10s %10s %8s %s\n", "model", "ops", "ArenaSize", "TFLM arena", "TFLM head", "bound", "patterns ok")
+	for _, n := range names {
+		r := refs[n]
+		ops := strings.Join(uniq(r.Ops), ",")
+		arena := "-"
+		if b, ok := gens[n]; ok {
+			arena = fmt.Sprint(b.res.Layout.Plan.Size)
+		}
+		fmt.Fprintf(&sb, "%-28s %-60s %9s %10d %10d %8d %d/2\n", n, ops, arena, r.TFLM.ArenaUsed, r.TFLM.Planner.Head, r.TFLM.LowerBound, exact[n])
+	}
+	t.Log(sb.String())
+}
+
+func uniq(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+

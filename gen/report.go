@@ -1,0 +1,114 @@
+package gen
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/planner"
+	"github.com/tflm-gen/tflm-gen/templates"
+)
+
+// layoutReport is the data of templates/layout.txt.tmpl.
+type layoutReport struct {
+	Model, SHA256            string
+	Arena, LowerBound        int
+	Cert, Method             string
+	Steps                    int64
+	Act, Scratch, Persistent int
+	PeakOp                   int
+	PeakName                 string
+	Align                    int
+	Table, Chart             string
+}
+
+// order returns buffer indices sorted by first use, kind and name: a stable
+// order in which an unrelated change to the model moves few lines.
+func (l *Layout) order() []int {
+	idx := make([]int, len(l.Buffers))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := l.Buffers[idx[a]], l.Buffers[idx[b]]
+		if x.First != y.First {
+			return x.First < y.First
+		}
+		if x.Kind != y.Kind {
+			return x.Kind < y.Kind
+		}
+		return x.Name < y.Name
+	})
+	return idx
+}
+
+func renderLayout(g *model.Graph, l *Layout) ([]byte, error) {
+	p := l.Plan
+	r := layoutReport{
+		Model: g.Name, SHA256: g.SHA256, Arena: p.Size, LowerBound: p.LowerBound,
+		Cert: p.CertText(), Method: p.Method, Steps: p.Steps,
+		Act: l.Bytes(planner.Activation), Scratch: l.Bytes(planner.Scratch), Persistent: l.Bytes(planner.Persistent),
+		PeakOp: p.PeakStep, PeakName: l.OpNames[p.PeakStep], Align: l.Align,
+	}
+	var tb strings.Builder
+	fmt.Fprintf(&tb, "%4s %8s %8s %9s  %-10s  %s\n", "buf", "offset", "size", "ops", "kind", "name")
+	order := l.order()
+	for n, i := range order {
+		b := l.Buffers[i]
+		name := b.Name
+		if ts := l.Tensors[i]; len(ts) > 0 {
+			var parts []string
+			for _, t := range ts {
+				parts = append(parts, fmt.Sprintf("t%d", t))
+			}
+			name += " (" + strings.Join(parts, " = ") + ")"
+		}
+		fmt.Fprintf(&tb, "%4s %8d %8d %9s  %-10s  %s\n", fmt.Sprintf("b%d", n), p.Offsets[i], b.Size,
+			fmt.Sprintf("%d-%d", b.First, b.Last), b.Kind, name)
+	}
+	r.Table = tb.String()
+	r.Chart = l.chart(order)
+	var out bytes.Buffer
+	if err := templates.Layout.Execute(&out, r); err != nil {
+		return nil, fmt.Errorf("layout report: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+// chart draws one row per buffer and one column per operator.
+func (l *Layout) chart(order []int) string {
+	n := len(l.OpNames)
+	var sb strings.Builder
+	pad := strings.Repeat(" ", 6)
+	if n > 10 {
+		sb.WriteString(pad)
+		for i := 0; i < n; i++ {
+			if i%10 == 0 {
+				sb.WriteString(fmt.Sprint(i / 10 % 10))
+			} else {
+				sb.WriteByte(' ')
+			}
+		}
+		sb.WriteByte('\n')
+	}
+	sb.WriteString(pad)
+	for i := 0; i < n; i++ {
+		sb.WriteString(fmt.Sprint(i % 10))
+	}
+	sb.WriteByte('\n')
+	for k, i := range order {
+		b := l.Buffers[i]
+		fmt.Fprintf(&sb, "%-6s", fmt.Sprintf("b%d", k))
+		for s := 0; s < n; s++ {
+			if b.First <= s && s <= b.Last {
+				sb.WriteByte('#')
+			} else {
+				sb.WriteByte('.')
+			}
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}

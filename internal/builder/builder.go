@@ -1,0 +1,314 @@
+// Package builder writes TensorFlow Lite flatbuffers from Go, so the project
+// can make its own small fixture models: tests and examples never depend on
+// models from elsewhere.
+package builder
+
+import (
+	"encoding/binary"
+	"math"
+
+	flatbuffers "github.com/google/flatbuffers/go"
+
+	"github.com/tflm-gen/tflm-gen/internal/model"
+)
+
+// Quant is a tensor's quantization; Axis matters only with several scales.
+type Quant struct {
+	Scale     []float32
+	ZeroPoint []int64
+	Axis      int
+}
+
+// PerTensor is a one-scale quantization.
+func PerTensor(scale float32, zp int64) *Quant {
+	return &Quant{Scale: []float32{scale}, ZeroPoint: []int64{zp}}
+}
+
+type tensor struct {
+	name     string
+	dtype    model.DType
+	shape    []int
+	quant    *Quant
+	data     []byte
+	variable bool
+}
+
+// Field is one scalar field of an options table.
+type Field struct {
+	Slot  int
+	Kind  byte // 'b' byte/bool/enum, 'i' int32, 'f' float32
+	Value float64
+}
+
+// Byte, Int and Float make option fields.
+func Byte(slot int, v int) Field       { return Field{slot, 'b', float64(v)} }
+func Int(slot int, v int) Field        { return Field{slot, 'i', float64(v)} }
+func Float(slot int, v float32) Field  { return Field{slot, 'f', float64(v)} }
+func Bool(slot int, v bool) Field      { return Field{slot, 'b', map[bool]float64{true: 1}[v]} }
+func vec(slot int, v []int32) vecField { return vecField{slot, v} }
+
+type vecField struct {
+	slot int
+	v    []int32
+}
+
+// Options is an operator's builtin options: the union type and fields.
+type Options struct {
+	Type    uint8
+	Fields  []Field
+	Vectors []vecField
+}
+
+// IntVector adds an [int] field to the options.
+func (o Options) IntVector(slot int, v []int32) Options {
+	o.Vectors = append(append([]vecField{}, o.Vectors...), vec(slot, v))
+	return o
+}
+
+type op struct {
+	code    model.OpCode
+	inputs  []int
+	outputs []int
+	opts    *Options
+}
+
+// Model accumulates a single-subgraph model.
+type Model struct {
+	tensors     []tensor
+	ops         []op
+	inputs      []int
+	outputs     []int
+	description string
+}
+
+// New starts an empty model.
+func New(description string) *Model { return &Model{description: description} }
+
+// Tensor adds an activation tensor and returns its index.
+func (m *Model) Tensor(name string, dt model.DType, shape []int, q *Quant) int {
+	m.tensors = append(m.tensors, tensor{name: name, dtype: dt, shape: shape, quant: q})
+	return len(m.tensors) - 1
+}
+
+// Variable adds a variable (state) tensor.
+func (m *Model) Variable(name string, dt model.DType, shape []int, q *Quant) int {
+	i := m.Tensor(name, dt, shape, q)
+	m.tensors[i].variable = true
+	return i
+}
+
+// Const adds a constant tensor with raw little-endian data.
+func (m *Model) Const(name string, dt model.DType, shape []int, q *Quant, data []byte) int {
+	i := m.Tensor(name, dt, shape, q)
+	m.tensors[i].data = data
+	return i
+}
+
+// ConstI8 adds an int8 constant.
+func (m *Model) ConstI8(name string, shape []int, q *Quant, v []int8) int {
+	b := make([]byte, len(v))
+	for i, x := range v {
+		b[i] = byte(x)
+	}
+	return m.Const(name, model.Int8, shape, q, b)
+}
+
+// ConstI32 adds an int32 constant.
+func (m *Model) ConstI32(name string, shape []int, q *Quant, v []int32) int {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+	}
+	return m.Const(name, model.Int32, shape, q, b)
+}
+
+// ConstF32 adds a float32 constant.
+func (m *Model) ConstF32(name string, shape []int, v []float32) int {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return m.Const(name, model.Float32, shape, nil, b)
+}
+
+// Op appends an operator; opts may be nil.
+func (m *Model) Op(code model.OpCode, inputs, outputs []int, opts *Options) {
+	m.ops = append(m.ops, op{code, inputs, outputs, opts})
+}
+
+// IO sets the graph inputs and outputs.
+func (m *Model) IO(inputs, outputs []int) { m.inputs, m.outputs = inputs, outputs }
+
+func i32s(v []int) []int32 {
+	out := make([]int32, len(v))
+	for i, x := range v {
+		out[i] = int32(x)
+	}
+	return out
+}
+
+// Bytes serializes the model.
+func (m *Model) Bytes() []byte {
+	b := flatbuffers.NewBuilder(1024)
+	// Buffer 0 is the empty sentinel, as converters write it.
+	bufOffs := []flatbuffers.UOffsetT{emptyBuffer(b)}
+	bufIndex := make([]int, len(m.tensors))
+	for i, t := range m.tensors {
+		if t.data == nil {
+			continue
+		}
+		b.StartVector(1, len(t.data), 16)
+		for k := len(t.data) - 1; k >= 0; k-- {
+			b.PrependByte(t.data[k])
+		}
+		d := b.EndVector(len(t.data))
+		b.StartObject(3)
+		b.PrependUOffsetTSlot(0, d, 0)
+		bufIndex[i] = len(bufOffs)
+		bufOffs = append(bufOffs, b.EndObject())
+	}
+	tensorOffs := make([]flatbuffers.UOffsetT, len(m.tensors))
+	for i, t := range m.tensors {
+		name := b.CreateString(t.name)
+		shape := intVector(b, i32s(t.shape))
+		var q flatbuffers.UOffsetT
+		if t.quant != nil {
+			scale := floatVector(b, t.quant.Scale)
+			b.StartVector(8, len(t.quant.ZeroPoint), 8)
+			for k := len(t.quant.ZeroPoint) - 1; k >= 0; k-- {
+				b.PrependInt64(t.quant.ZeroPoint[k])
+			}
+			zp := b.EndVector(len(t.quant.ZeroPoint))
+			b.StartObject(7)
+			b.PrependUOffsetTSlot(2, scale, 0)
+			b.PrependUOffsetTSlot(3, zp, 0)
+			b.PrependInt32Slot(6, int32(t.quant.Axis), 0)
+			q = b.EndObject()
+		}
+		b.StartObject(8)
+		b.PrependUOffsetTSlot(0, shape, 0)
+		b.PrependByteSlot(1, byte(t.dtype), 0)
+		b.PrependUint32Slot(2, uint32(bufIndex[i]), 0)
+		b.PrependUOffsetTSlot(3, name, 0)
+		if q != 0 {
+			b.PrependUOffsetTSlot(4, q, 0)
+		}
+		b.PrependBoolSlot(5, t.variable, false)
+		tensorOffs[i] = b.EndObject()
+	}
+	// Operator codes, one per distinct code in order of first use.
+	var codes []model.OpCode
+	codeIndex := map[model.OpCode]int{}
+	for _, o := range m.ops {
+		if _, ok := codeIndex[o.code]; !ok {
+			codeIndex[o.code] = len(codes)
+			codes = append(codes, o.code)
+		}
+	}
+	codeOffs := make([]flatbuffers.UOffsetT, len(codes))
+	for i, c := range codes {
+		b.StartObject(4)
+		b.PrependInt8Slot(0, int8(min(int32(c), 127)), 0)
+		b.PrependInt32Slot(2, 1, 1)
+		b.PrependInt32Slot(3, int32(c), 0)
+		codeOffs[i] = b.EndObject()
+	}
+	opOffs := make([]flatbuffers.UOffsetT, len(m.ops))
+	for i, o := range m.ops {
+		ins := intVector(b, i32s(o.inputs))
+		outs := intVector(b, i32s(o.outputs))
+		var opt flatbuffers.UOffsetT
+		if o.opts != nil {
+			vecs := make([]flatbuffers.UOffsetT, len(o.opts.Vectors))
+			for k, v := range o.opts.Vectors {
+				vecs[k] = intVector(b, v.v)
+			}
+			maxSlot := 0
+			for _, f := range o.opts.Fields {
+				maxSlot = max(maxSlot, f.Slot+1)
+			}
+			for _, v := range o.opts.Vectors {
+				maxSlot = max(maxSlot, v.slot+1)
+			}
+			b.StartObject(maxSlot)
+			for _, f := range o.opts.Fields {
+				switch f.Kind {
+				case 'b':
+					b.PrependByteSlot(f.Slot, byte(int(f.Value)), 255^byte(int(f.Value)))
+				case 'i':
+					b.PrependInt32Slot(f.Slot, int32(f.Value), ^int32(f.Value))
+				case 'f':
+					b.PrependFloat32Slot(f.Slot, float32(f.Value), float32(f.Value)+1)
+				}
+			}
+			for k, v := range o.opts.Vectors {
+				b.PrependUOffsetTSlot(v.slot, vecs[k], 0)
+			}
+			opt = b.EndObject()
+		}
+		b.StartObject(9)
+		b.PrependUint32Slot(0, uint32(codeIndex[o.code]), 0)
+		b.PrependUOffsetTSlot(1, ins, 0)
+		b.PrependUOffsetTSlot(2, outs, 0)
+		if o.opts != nil {
+			b.PrependByteSlot(3, o.opts.Type, 0)
+			b.PrependUOffsetTSlot(4, opt, 0)
+		}
+		opOffs[i] = b.EndObject()
+	}
+	tv := offsetVector(b, tensorOffs)
+	iv := intVector(b, i32s(m.inputs))
+	ov := intVector(b, i32s(m.outputs))
+	opv := offsetVector(b, opOffs)
+	sgName := b.CreateString("main")
+	b.StartObject(5)
+	b.PrependUOffsetTSlot(0, tv, 0)
+	b.PrependUOffsetTSlot(1, iv, 0)
+	b.PrependUOffsetTSlot(2, ov, 0)
+	b.PrependUOffsetTSlot(3, opv, 0)
+	b.PrependUOffsetTSlot(4, sgName, 0)
+	sg := b.EndObject()
+
+	codesV := offsetVector(b, codeOffs)
+	sgV := offsetVector(b, []flatbuffers.UOffsetT{sg})
+	bufV := offsetVector(b, bufOffs)
+	desc := b.CreateString(m.description)
+	b.StartObject(8)
+	b.PrependUint32Slot(0, 3, 0)
+	b.PrependUOffsetTSlot(1, codesV, 0)
+	b.PrependUOffsetTSlot(2, sgV, 0)
+	b.PrependUOffsetTSlot(3, desc, 0)
+	b.PrependUOffsetTSlot(4, bufV, 0)
+	root := b.EndObject()
+	b.FinishWithFileIdentifier(root, []byte("TFL3"))
+	return b.FinishedBytes()
+}
+
+func emptyBuffer(b *flatbuffers.Builder) flatbuffers.UOffsetT {
+	b.StartObject(3)
+	return b.EndObject()
+}
+
+func intVector(b *flatbuffers.Builder, v []int32) flatbuffers.UOffsetT {
+	b.StartVector(4, len(v), 4)
+	for i := len(v) - 1; i >= 0; i-- {
+		b.PrependInt32(v[i])
+	}
+	return b.EndVector(len(v))
+}
+
+func floatVector(b *flatbuffers.Builder, v []float32) flatbuffers.UOffsetT {
+	b.StartVector(4, len(v), 4)
+	for i := len(v) - 1; i >= 0; i-- {
+		b.PrependFloat32(v[i])
+	}
+	return b.EndVector(len(v))
+}
+
+func offsetVector(b *flatbuffers.Builder, v []flatbuffers.UOffsetT) flatbuffers.UOffsetT {
+	b.StartVector(4, len(v), 4)
+	for i := len(v) - 1; i >= 0; i-- {
+		b.PrependUOffsetT(v[i])
+	}
+	return b.EndVector(len(v))
+}

@@ -1,0 +1,179 @@
+package builder
+
+import (
+	"github.com/tflm-gen/tflm-gen/internal/model"
+)
+
+// Example is a fixture model the project builds itself.
+type Example struct {
+	Name  string // file base name in testdata/ and package name in generated_examples/
+	About string
+	Build func() []byte
+}
+
+// Examples lists the project's fixture models, written to testdata/ and
+// generated into generated_examples/.
+func Examples() []Example {
+	return []Example{
+		{"sine_int8", "int8 three-layer perceptron (FULLY_CONNECTED with RELU), like TFLite Micro's hello_world", SineInt8},
+		{"tiny_conv_int8", "int8 convolutional classifier: CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED, SOFTMAX", TinyConvInt8},
+		{"mlp_float", "float32 perceptron with ADD and SOFTMAX", MLPFloat},
+	}
+}
+
+// rng is a deterministic xorshift generator for weights.
+type rng uint32
+
+func (r *rng) next() uint32 {
+	x := uint32(*r)
+	x ^= x << 13
+	x ^= x >> 17
+	x ^= x << 5
+	*r = rng(x)
+	return x
+}
+
+func (r *rng) int8s(n int) []int8 {
+	out := make([]int8, n)
+	for i := range out {
+		out[i] = int8(r.next()%255 - 127)
+	}
+	return out
+}
+
+func (r *rng) int32s(n int, span int32) []int32 {
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(r.next()%uint32(2*span+1)) - span
+	}
+	return out
+}
+
+func (r *rng) floats(n int, scale float32) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = (float32(r.next()%2001)/1000 - 1) * scale
+	}
+	return out
+}
+
+// Option slots and union types used by the examples (schema.fbs order).
+const (
+	optConv2D    = 1
+	optDepthwise = 2
+	optPool2D    = 5
+	optFC        = 8
+	optSoftmax   = 9
+	optAdd       = 11
+	optReshape   = 17
+	padSame      = 0
+	padValid     = 1
+	actNone      = 0
+	actRelu      = 1
+	actRelu6     = 3
+)
+
+// SineInt8 is a 1 -> 16 -> 16 -> 1 int8 perceptron.
+func SineInt8() []byte {
+	r := rng(0x51e)
+	m := New("tflm-gen example: sine_int8")
+	in := m.Tensor("x", model.Int8, []int{1, 1}, PerTensor(0.024574, -128))
+	h1 := m.Tensor("dense1/relu", model.Int8, []int{1, 16}, PerTensor(0.011, -128))
+	h2 := m.Tensor("dense2/relu", model.Int8, []int{1, 16}, PerTensor(0.0105, -128))
+	out := m.Tensor("y", model.Int8, []int{1, 1}, PerTensor(0.0085, 4))
+	fc := func(name string, x, y, nIn, nOut int, xs float32, act int) {
+		ws := float32(0.0047)
+		w := m.ConstI8(name+"/weights", []int{nOut, nIn}, PerTensor(ws, 0), r.int8s(nIn*nOut))
+		b := m.ConstI32(name+"/bias", []int{nOut}, PerTensor(xs*ws, 0), r.int32s(nOut, 2000))
+		m.Op(model.OpFullyConnected, []int{x, w, b}, []int{y}, &Options{Type: optFC, Fields: []Field{Byte(0, act)}})
+	}
+	fc("dense1", in, h1, 1, 16, 0.024574, actRelu)
+	fc("dense2", h1, h2, 16, 16, 0.011, actRelu)
+	fc("dense3", h2, out, 16, 1, 0.0105, actNone)
+	m.IO([]int{in}, []int{out})
+	return m.Bytes()
+}
+
+// TinyConvInt8 is a 16x16 single-channel image classifier with four classes.
+func TinyConvInt8() []byte {
+	r := rng(0xc0ffee)
+	m := New("tflm-gen example: tiny_conv_int8")
+	const inS, c1S, c2S, c3S, poolS, fcS = 0.0078125, 0.02, 0.0235, 0.03, 0.03, 0.09
+	in := m.Tensor("image", model.Int8, []int{1, 16, 16, 1}, PerTensor(inS, -1))
+	c1 := m.Tensor("conv1/relu", model.Int8, []int{1, 8, 8, 8}, PerTensor(c1S, -128))
+	c2 := m.Tensor("dw2/relu6", model.Int8, []int{1, 8, 8, 8}, PerTensor(c2S, -128))
+	c3 := m.Tensor("conv3/relu", model.Int8, []int{1, 8, 8, 16}, PerTensor(c3S, -128))
+	pool := m.Tensor("pool", model.Int8, []int{1, 1, 1, 16}, PerTensor(poolS, -128))
+	flat := m.Tensor("flatten", model.Int8, []int{1, 16}, PerTensor(poolS, -128))
+	logits := m.Tensor("logits", model.Int8, []int{1, 4}, PerTensor(fcS, 10))
+	probs := m.Tensor("probs", model.Int8, []int{1, 4}, PerTensor(1.0/256, -128))
+
+	perChan := func(n int, base float32) *Quant {
+		q := &Quant{Axis: 0}
+		for i := 0; i < n; i++ {
+			q.Scale = append(q.Scale, base*(1+float32(i)/8))
+			q.ZeroPoint = append(q.ZeroPoint, 0)
+		}
+		return q
+	}
+	bias := func(name string, inScale float32, wq *Quant) int {
+		bq := &Quant{Axis: 0}
+		for _, s := range wq.Scale {
+			bq.Scale = append(bq.Scale, inScale*s)
+			bq.ZeroPoint = append(bq.ZeroPoint, 0)
+		}
+		return m.ConstI32(name, []int{len(wq.Scale)}, bq, r.int32s(len(wq.Scale), 300))
+	}
+
+	w1q := perChan(8, 0.004)
+	w1 := m.ConstI8("conv1/weights", []int{8, 3, 3, 1}, w1q, r.int8s(8*9))
+	m.Op(model.OpConv2D, []int{in, w1, bias("conv1/bias", inS, w1q)}, []int{c1},
+		&Options{Type: optConv2D, Fields: []Field{Byte(0, padSame), Int(1, 2), Int(2, 2), Byte(3, actRelu), Int(4, 1), Int(5, 1)}})
+
+	w2q := perChan(8, 0.01)
+	w2q.Axis = 3
+	w2 := m.ConstI8("dw2/weights", []int{1, 3, 3, 8}, w2q, r.int8s(9*8))
+	m.Op(model.OpDepthwiseConv2D, []int{c1, w2, bias("dw2/bias", c1S, w2q)}, []int{c2},
+		&Options{Type: optDepthwise, Fields: []Field{Byte(0, padSame), Int(1, 1), Int(2, 1), Int(3, 1), Byte(4, actRelu6), Int(5, 1), Int(6, 1)}})
+
+	w3q := perChan(16, 0.006)
+	w3 := m.ConstI8("conv3/weights", []int{16, 1, 1, 8}, w3q, r.int8s(16*8))
+	m.Op(model.OpConv2D, []int{c2, w3, bias("conv3/bias", c2S, w3q)}, []int{c3},
+		&Options{Type: optConv2D, Fields: []Field{Byte(0, padValid), Int(1, 1), Int(2, 1), Byte(3, actRelu), Int(4, 1), Int(5, 1)}})
+
+	m.Op(model.OpAveragePool2D, []int{c3}, []int{pool},
+		&Options{Type: optPool2D, Fields: []Field{Byte(0, padValid), Int(1, 8), Int(2, 8), Int(3, 8), Int(4, 8), Byte(5, actNone)}})
+
+	shape := m.ConstI32("flatten/shape", []int{2}, nil, []int32{1, 16})
+	m.Op(model.OpReshape, []int{pool, shape}, []int{flat}, (&Options{Type: optReshape}).IntVector(0, []int32{1, 16}).ptr())
+
+	w4 := m.ConstI8("fc/weights", []int{4, 16}, PerTensor(0.008, 0), r.int8s(4*16))
+	b4 := m.ConstI32("fc/bias", []int{4}, PerTensor(poolS*0.008, 0), r.int32s(4, 500))
+	m.Op(model.OpFullyConnected, []int{flat, w4, b4}, []int{logits}, &Options{Type: optFC, Fields: []Field{Byte(0, actNone)}})
+	m.Op(model.OpSoftmax, []int{logits}, []int{probs}, &Options{Type: optSoftmax, Fields: []Field{Float(0, 1)}})
+	m.IO([]int{in}, []int{probs})
+	return m.Bytes()
+}
+
+func (o Options) ptr() *Options { return &o }
+
+// MLPFloat is a float32 perceptron: two dense layers whose outputs are
+// added, then a softmax over 3 classes.
+func MLPFloat() []byte {
+	r := rng(0xf10a7)
+	m := New("tflm-gen example: mlp_float")
+	in := m.Tensor("features", model.Float32, []int{1, 6}, nil)
+	a := m.Tensor("branch_a", model.Float32, []int{1, 3}, nil)
+	b := m.Tensor("branch_b", model.Float32, []int{1, 3}, nil)
+	sum := m.Tensor("sum", model.Float32, []int{1, 3}, nil)
+	out := m.Tensor("probs", model.Float32, []int{1, 3}, nil)
+	wa := m.ConstF32("a/weights", []int{3, 6}, r.floats(18, 0.8))
+	ba := m.ConstF32("a/bias", []int{3}, r.floats(3, 0.1))
+	wb := m.ConstF32("b/weights", []int{3, 6}, r.floats(18, 0.8))
+	m.Op(model.OpFullyConnected, []int{in, wa, ba}, []int{a}, &Options{Type: optFC, Fields: []Field{Byte(0, actRelu)}})
+	m.Op(model.OpFullyConnected, []int{in, wb, -1}, []int{b}, &Options{Type: optFC, Fields: []Field{Byte(0, actNone)}})
+	m.Op(model.OpAdd, []int{a, b}, []int{sum}, &Options{Type: optAdd, Fields: []Field{Byte(0, actNone)}})
+	m.Op(model.OpSoftmax, []int{sum}, []int{out}, &Options{Type: optSoftmax, Fields: []Field{Float(0, 1)}})
+	m.IO([]int{in}, []int{out})
+	return m.Bytes()
+}

@@ -1,0 +1,238 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+
+	flatbuffers "github.com/google/flatbuffers/go"
+)
+
+// errCorrupt is wrapped by every structural flatbuffer error.
+var errCorrupt = errors.New("corrupt flatbuffer")
+
+// fbuf is a bounds-checked view of a flatbuffer. Every access validates
+// offsets before handing them to the flatbuffers runtime, which itself does
+// no checking and would panic on a hostile file.
+type fbuf struct {
+	b []byte
+}
+
+// table is a checked flatbuffer table: pos is the table start, vt the vtable
+// start and vtLen the vtable length in bytes.
+type table struct {
+	f     *fbuf
+	t     flatbuffers.Table
+	vtLen int
+	pos   int
+}
+
+func (f *fbuf) need(pos, n int, what string) error {
+	if pos < 0 || n < 0 || pos > len(f.b) || n > len(f.b)-pos {
+		return fmt.Errorf("%w: %s at byte %d (+%d) is outside the %d-byte file", errCorrupt, what, pos, n, len(f.b))
+	}
+	return nil
+}
+
+func (f *fbuf) u32(pos int) uint32 { return flatbuffers.GetUint32(f.b[pos:]) }
+
+// root returns the root table of the buffer.
+func (f *fbuf) root() (table, error) {
+	if err := f.need(0, 8, "root offset"); err != nil {
+		return table{}, err
+	}
+	return f.tableAt(int(f.u32(0)), "root table")
+}
+
+// tableAt validates the table starting at pos and its vtable.
+func (f *fbuf) tableAt(pos int, what string) (table, error) {
+	if err := f.need(pos, 4, what); err != nil {
+		return table{}, err
+	}
+	soff := int64(int32(f.u32(pos)))
+	vt := int64(pos) - soff
+	if vt < 0 || vt > int64(len(f.b)) {
+		return table{}, fmt.Errorf("%w: %s: vtable offset %d out of range", errCorrupt, what, vt)
+	}
+	if err := f.need(int(vt), 4, what+" vtable"); err != nil {
+		return table{}, err
+	}
+	vtLen := int(flatbuffers.GetUint16(f.b[vt:]))
+	objLen := int(flatbuffers.GetUint16(f.b[vt+2:]))
+	if vtLen < 4 || vtLen%2 != 0 {
+		return table{}, fmt.Errorf("%w: %s: vtable length %d invalid", errCorrupt, what, vtLen)
+	}
+	if err := f.need(int(vt), vtLen, what+" vtable"); err != nil {
+		return table{}, err
+	}
+	if err := f.need(pos, objLen, what); err != nil {
+		return table{}, err
+	}
+	t := table{f: f, vtLen: vtLen, pos: pos}
+	t.t.Bytes = f.b
+	t.t.Pos = flatbuffers.UOffsetT(pos)
+	return t, nil
+}
+
+// field returns the absolute position of field slot, or 0 when absent, after
+// checking that size bytes are readable there.
+func (t table) field(slot, size int) (int, error) {
+	vo := 4 + 2*slot
+	if vo+2 > t.vtLen {
+		return 0, nil
+	}
+	off := int(t.t.Offset(flatbuffers.VOffsetT(vo)))
+	if off == 0 {
+		return 0, nil
+	}
+	p := t.pos + off
+	if err := t.f.need(p, size, fmt.Sprintf("field %d", slot)); err != nil {
+		return 0, err
+	}
+	return p, nil
+}
+
+func (t table) valid() bool { return t.f != nil }
+
+func (t table) uint8(slot int, def uint8) (uint8, error) {
+	p, err := t.field(slot, 1)
+	if err != nil || p == 0 {
+		return def, err
+	}
+	return t.t.GetUint8(flatbuffers.UOffsetT(p)), nil
+}
+
+func (t table) int32(slot int, def int32) (int32, error) {
+	p, err := t.field(slot, 4)
+	if err != nil || p == 0 {
+		return def, err
+	}
+	return t.t.GetInt32(flatbuffers.UOffsetT(p)), nil
+}
+
+func (t table) uint64(slot int, def uint64) (uint64, error) {
+	p, err := t.field(slot, 8)
+	if err != nil || p == 0 {
+		return def, err
+	}
+	return t.t.GetUint64(flatbuffers.UOffsetT(p)), nil
+}
+
+func (t table) float32(slot int, def float32) (float32, error) {
+	p, err := t.field(slot, 4)
+	if err != nil || p == 0 {
+		return def, err
+	}
+	return t.t.GetFloat32(flatbuffers.UOffsetT(p)), nil
+}
+
+// indirect follows the uoffset stored in field slot.
+func (t table) indirect(slot int) (int, error) {
+	p, err := t.field(slot, 4)
+	if err != nil || p == 0 {
+		return 0, err
+	}
+	q := int64(p) + int64(t.f.u32(p))
+	if q >= int64(len(t.f.b)) {
+		return 0, fmt.Errorf("%w: field %d points past the end of the file", errCorrupt, slot)
+	}
+	return int(q), nil
+}
+
+// subTable returns the table referenced by slot; ok is false when absent.
+func (t table) subTable(slot int, what string) (table, bool, error) {
+	q, err := t.indirect(slot)
+	if err != nil || q == 0 {
+		return table{}, false, err
+	}
+	st, err := t.f.tableAt(q, what)
+	return st, err == nil, err
+}
+
+// vector returns the element start and length of a vector field with
+// elements of elemSize bytes; start is 0 when the field is absent.
+func (t table) vector(slot, elemSize int) (start, n int, err error) {
+	q, err := t.indirect(slot)
+	if err != nil || q == 0 {
+		return 0, 0, err
+	}
+	if err := t.f.need(q, 4, "vector length"); err != nil {
+		return 0, 0, err
+	}
+	ln := int64(t.f.u32(q))
+	if ln*int64(elemSize) > int64(len(t.f.b)) {
+		return 0, 0, fmt.Errorf("%w: field %d: vector of %d elements is longer than the file", errCorrupt, slot, ln)
+	}
+	if err := t.f.need(q+4, int(ln)*elemSize, fmt.Sprintf("field %d vector", slot)); err != nil {
+		return 0, 0, err
+	}
+	return q + 4, int(ln), nil
+}
+
+func (t table) int32s(slot int) ([]int32, error) {
+	s, n, err := t.vector(slot, 4)
+	if err != nil || s == 0 {
+		return nil, err
+	}
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(t.f.u32(s + 4*i))
+	}
+	return out, nil
+}
+
+func (t table) int64s(slot int) ([]int64, error) {
+	s, n, err := t.vector(slot, 8)
+	if err != nil || s == 0 {
+		return nil, err
+	}
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = flatbuffers.GetInt64(t.f.b[s+8*i:])
+	}
+	return out, nil
+}
+
+func (t table) float32s(slot int) ([]float32, error) {
+	s, n, err := t.vector(slot, 4)
+	if err != nil || s == 0 {
+		return nil, err
+	}
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = flatbuffers.GetFloat32(t.f.b[s+4*i:])
+	}
+	return out, nil
+}
+
+func (t table) bytes(slot int) ([]byte, error) {
+	s, n, err := t.vector(slot, 1)
+	if err != nil || s == 0 {
+		return nil, err
+	}
+	return t.f.b[s : s+n : s+n], nil
+}
+
+func (t table) str(slot int) (string, error) {
+	b, err := t.bytes(slot)
+	return string(b), err
+}
+
+// tables returns the tables of a vector-of-tables field.
+func (t table) tables(slot int, what string) ([]table, error) {
+	s, n, err := t.vector(slot, 4)
+	if err != nil || s == 0 {
+		return nil, err
+	}
+	out := make([]table, n)
+	for i := range out {
+		p := s + 4*i
+		q := int64(p) + int64(t.f.u32(p))
+		if q >= int64(len(t.f.b)) {
+			return nil, fmt.Errorf("%w: %s %d: offset past the end of the file", errCorrupt, what, i)
+		}
+		if out[i], err = t.f.tableAt(int(q), fmt.Sprintf("%s %d", what, i)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,275 @@
+package kernels
+
+import "math"
+
+// LOGISTIC and TANH, as in TFLite Micro's reference kernels:
+//   - int8 rescales the input to a Q4.27 fixed-point value and evaluates the
+//     function with gemmlowp's fixed-point approximations (reproduced below
+//     with the actfp prefix);
+//   - int16 interpolates in a 256-entry table of sigmoid(i/24);
+//   - float32 calls exp / tanh.
+
+// logisticTanhParams holds the generation-time constants of an int8
+// LOGISTIC or TANH: the input zero point, the radius beyond which the
+// output saturates, and the rescaling of the input to Q4.27.
+type logisticTanhParams struct {
+	inZP, radius int32
+	mult         int32
+	shift        int
+}
+
+// logisticTanh16Params holds the constants of an int16 LOGISTIC or TANH: the
+// input is rescaled with (x*mult + round) >> shift before the table lookup.
+type logisticTanh16Params struct {
+	mult  int32
+	shift int
+}
+
+// actSigmoidTable holds sigmoid(i/24) in unsigned Q0.16 for i = 0..255; the
+// same values as TFLite's sigmoid_table_uint16 (tanh uses it through
+// tanh(x) = 2*sigmoid(2x) - 1).
+var actSigmoidTable = [256]uint16{
+	32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149,
+	40794, 41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369,
+	47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169,
+	53581, 53983, 54374, 54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433,
+	57724, 58007, 58280, 58544, 58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370,
+	60565, 60753, 60935, 61110, 61279, 61441, 61599, 61750, 61896, 62036, 62172, 62302,
+	62428, 62549, 62666, 62778, 62886, 62990, 63090, 63186, 63279, 63368, 63454, 63536,
+	63615, 63691, 63765, 63835, 63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308,
+	64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786,
+	64816, 64845, 64873, 64900, 64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079,
+	65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208, 65221, 65234, 65246, 65258,
+	65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360, 65367,
+	65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433,
+	65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474,
+	65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491, 65493, 65495, 65497, 65498,
+	65500, 65501, 65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513,
+	65514, 65515, 65516, 65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522,
+	65523, 65523, 65524, 65524, 65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528,
+	65528, 65528, 65529, 65529, 65529, 65529, 65530, 65530, 65530, 65530, 65531, 65531,
+	65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533,
+	65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534,
+	65534, 65534, 65534, 65535,
+}
+
+// actfpExpMults holds exp(-2^k) in Q0.31 for k = -2..4, the factors of the
+// barrel shifter in actfpExpNeg.
+var actfpExpMults = [7]int32{1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242}
+
+// actfpShlSat multiplies x by 2^e (e >= 0), saturating to the int32 range.
+func actfpShlSat(x int32, e int) int32 {
+	if e == 0 {
+		return x
+	}
+	limit := int32(1)<<uint(31-e) - 1
+	if x > limit {
+		return math.MaxInt32
+	}
+	if x < -limit {
+		return math.MinInt32
+	}
+	return x * (int32(1) << uint(e))
+}
+
+// actfpExpQuarter returns exp(a) in Q0.31 for a Q0.31 value a in [-1/4, 0),
+// from a Taylor expansion around -1/8.
+func actfpExpQuarter(a int32) int32 {
+	const expMinusEighth = 1895147668 // exp(-1/8)
+	const third = 715827883           // 1/3
+	x := a + 1<<28
+	x2 := satRoundDoublingHighMul(x, x)
+	x3 := satRoundDoublingHighMul(x2, x)
+	x4 := satRoundDoublingHighMul(x2, x2)
+	x4q := roundingDivByPOT(x4, 2)
+	t := roundingDivByPOT(satRoundDoublingHighMul(x4q+x3, third)+x2, 1)
+	return expMinusEighth + satRoundDoublingHighMul(expMinusEighth, x+t)
+}
+
+// actfpExpNeg returns exp(a) in Q0.31 for a <= 0 with intBits integer bits.
+func actfpExpNeg(a int32, intBits int) int32 {
+	frac := 31 - intBits
+	quarter := int32(1) << uint(frac-2)
+	low := (a & (quarter - 1)) - quarter
+	r := actfpExpQuarter(actfpShlSat(low, intBits))
+	rem := low - a
+	for k, m := range actfpExpMults {
+		e := k - 2
+		if intBits > e && rem&(int32(1)<<uint(frac+e)) != 0 {
+			r = satRoundDoublingHighMul(r, m)
+		}
+	}
+	if intBits > 5 && a < -(int32(1)<<uint(36-intBits)) {
+		r = 0
+	}
+	if a == 0 {
+		r = math.MaxInt32
+	}
+	return r
+}
+
+// actfpHalfDenominator returns (a + 1)/2 in Q0.31, rounded half away from
+// zero, for a Q0.31 value a.
+func actfpHalfDenominator(a int32) int32 {
+	s := int64(a) + math.MaxInt32
+	if s >= 0 {
+		s++
+	} else {
+		s--
+	}
+	return int32(s / 2)
+}
+
+// actfpReciprocal runs three Newton-Raphson steps for 1/(2*hd) and returns
+// the estimate in Q2.29.
+func actfpReciprocal(hd int32) int32 {
+	x := 1515870810 + satRoundDoublingHighMul(hd, -1010580540) // 48/17 - 32/17*hd
+	for k := 0; k < 3; k++ {
+		e := int32(1)<<29 - satRoundDoublingHighMul(hd, x)
+		x += actfpShlSat(satRoundDoublingHighMul(x, e), 2)
+	}
+	return x
+}
+
+// actfpLogistic returns 1/(1+exp(-a)) in Q0.31 for a with intBits integer
+// bits.
+func actfpLogistic(a int32, intBits int) int32 {
+	abs := a
+	if a <= 0 {
+		abs = -a
+	}
+	pos := actfpShlSat(actfpReciprocal(actfpHalfDenominator(actfpExpNeg(-abs, intBits))), 1)
+	switch {
+	case a == 0:
+		return 1 << 30
+	case a > 0:
+		return pos
+	}
+	return math.MaxInt32 - pos
+}
+
+// actfpTanh returns tanh(a) in Q0.31 for a with intBits integer bits.
+func actfpTanh(a int32, intBits int) int32 {
+	n := -a
+	if a < 0 {
+		n = a
+	}
+	e := actfpExpNeg(n, intBits+1)
+	t := actfpShlSat(actfpReciprocal(actfpHalfDenominator(e))-1<<29, 2)
+	switch {
+	case a == 0:
+		return 0
+	case a < 0:
+		return -t
+	}
+	return t
+}
+
+// logisticInt8 is LOGISTIC for int8 (output zero point -128, scale 1/256).
+func logisticInt8(p *logisticTanhParams, in, out []int8) {
+	for i, v := range in {
+		x := int32(v) - p.inZP
+		switch {
+		case x <= -p.radius:
+			out[i] = -128
+		case x >= p.radius:
+			out[i] = 127
+		default:
+			f := actfpLogistic(mulByQuantMul(x, p.mult, p.shift), 4)
+			out[i] = int8(clampI32(roundingDivByPOT(f, 23)-128, -128, 127))
+		}
+	}
+}
+
+// tanhInt8 is TANH for int8 (output scale 1/128, zero point 0).
+func tanhInt8(p *logisticTanhParams, in, out []int8) {
+	for i, v := range in {
+		x := int32(v) - p.inZP
+		switch {
+		case x <= -p.radius:
+			out[i] = -128
+		case x >= p.radius:
+			out[i] = 127
+		default:
+			f := actfpTanh(mulByQuantMul(x, p.mult, p.shift), 4)
+			out[i] = int8(clampI32(roundingDivByPOT(f, 24), -128, 127))
+		}
+	}
+}
+
+// logisticTanh16Input rescales an int16 input for the table lookup and
+// returns it with its magnitude.
+func logisticTanh16Input(p *logisticTanh16Params, v int16) (x int32, abs uint32) {
+	round := int32(0)
+	if p.shift > 0 {
+		round = int32(1) << uint(p.shift-1)
+	}
+	x = (int32(v)*p.mult + round) >> uint(p.shift)
+	if x < 0 {
+		return x, uint32(-x)
+	}
+	return x, uint32(x)
+}
+
+// logisticInt16 is LOGISTIC for int16 (output scale 2^-15, zero point 0).
+func logisticInt16(p *logisticTanh16Params, in, out []int16) {
+	for i, v := range in {
+		x, ax := logisticTanh16Input(p, v)
+		var r uint32
+		if h := ax >> 9; h >= 255 {
+			r = 0x7FFF << 10
+		} else {
+			lo, hi := uint32(actSigmoidTable[h]), uint32(actSigmoidTable[h+1])
+			r = lo<<9 + (ax&0x1FF)*(hi-lo)
+		}
+		if x >= 0 {
+			r += 1 << 9
+		} else {
+			r = 1<<25 - r + 1<<9 - 1
+		}
+		out[i] = int16(r >> 10)
+	}
+}
+
+// tanhInt16 is TANH for int16 (output scale 2^-15, zero point 0).
+func tanhInt16(p *logisticTanh16Params, in, out []int16) {
+	for i, v := range in {
+		x, ax := logisticTanh16Input(p, v)
+		var r int32
+		if h := ax >> 8; h >= 255 {
+			r = 0xFFFF << 8
+		} else {
+			lo, hi := uint32(actSigmoidTable[h]), uint32(actSigmoidTable[h+1])
+			r = int32(lo<<8 + (ax&0xFF)*(hi-lo))
+		}
+		if x >= 0 {
+			r = r - 1<<23 + 1<<7
+		} else {
+			r = -r + 1<<23 + 1<<7 - 1
+		}
+		out[i] = int16(r >> 8)
+	}
+}
+
+// logisticF32 is LOGISTIC for float32, with TFLM's cut-offs: 1 above
+// 16.619047, exp(x) below -9, 1/(1+exp(-x)) in between.
+func logisticF32(in, out []float32) {
+	for i, v := range in {
+		switch {
+		case v > 16.619047164916992188:
+			out[i] = 1
+		case v < -9:
+			out[i] = float32(math.Exp(float64(v)))
+		default:
+			e := float32(math.Exp(float64(-v)))
+			out[i] = 1 / (1 + e)
+		}
+	}
+}
+
+// tanhF32 is TANH for float32.
+func tanhF32(in, out []float32) {
+	for i, v := range in {
+		out[i] = float32(math.Tanh(float64(v)))
+	}
+}

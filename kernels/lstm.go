@@ -1,0 +1,294 @@
+package kernels
+
+// UNIDIRECTIONAL_SEQUENCE_LSTM, as in TFLite Micro's reference kernel
+// (unidirectional_sequence_lstm.cc and lstm_eval.{h,cc}): the standard LSTM
+// with forget, input, cell and output gates, no peephole, projection, layer
+// normalization or CIFG. One time step of one batch row computes, for every
+// unit o:
+//
+//	gate(o) = act(FC_in(x)[o] + FC_rec(h)[o])   (sigmoid; tanh for the cell gate)
+//	c[o]    = clip(f[o]*c[o] + i[o]*g[o])
+//	h'[o]   = o_gate[o] * tanh(c[o])
+//
+// and then the new hidden state replaces h and is copied to the output.
+//
+// TFLM evaluates gate by gate over whole vectors with four scratch buffers.
+// Every quantity above depends only on unit o, the input row and the old
+// hidden state, so this file evaluates unit by unit: each value goes through
+// exactly the same integer (or float32) operations in the same order as in
+// TFLM, the new hidden state is assembled in the output slice before it
+// replaces h, and no scratch memory is needed.
+//
+// Integer path (int8 or int16 activations, int8 weights, int16 cell state):
+// each FC is rescaled to Q3.12 (scale 2^-12) and clamped to int16, the two
+// FCs of a gate are added with int16 saturation, sigmoid and tanh use TFLM's
+// 16-bit lookup-table approximation and produce Q0.15, and the element-wise
+// products are requantized with the generation-time multipliers below.
+//
+// TFLM's FC accumulates w*(x - zp) over the row. Here the zero-point term
+// is folded into a per-row bias at generation time: sum(w*x) +
+// (bias - zp*sum(w)). Integer addition is exact (or wraps identically in
+// int32), so the accumulator, and everything after it, is bit-identical.
+
+// lstmParams holds the shapes and generation-time constants of an LSTM.
+type lstmParams struct {
+	batch, steps int // batch size and number of time steps of the input
+	inDim, units int // input features per step and state size
+	// timeMajor: input is [steps, batch, inDim] and a step processes every
+	// batch row; otherwise input is [batch, steps, inDim] and each batch row
+	// runs its whole sequence before the next one.
+	timeMajor bool
+	// forgetMult/Shift rescale forget gate x cell state to the cell scale;
+	// inputMult/Shift rescale input gate x cell gate to the cell scale.
+	forgetMult, inputMult   int32
+	forgetShift, inputShift int
+	// hidMult/Shift rescale tanh(cell) x output gate to the hidden state,
+	// which is then offset by hidZP and clamped to [hidMin, hidMax].
+	hidMult               int32
+	hidShift              int
+	hidZP, hidMin, hidMax int32
+	// tanhMult and tanhShift bring the cell state to the Q3.12 input of the
+	// integer tanh: (c*tanhMult + round) >> tanhShift.
+	tanhMult  int32
+	tanhShift int
+	// clip enables cell clipping to [-cellClip, cellClip] (integer path) or
+	// [-cellClipF, cellClipF] (float path).
+	clip      bool
+	cellClip  int32
+	cellClipF float32
+}
+
+// lstmGate holds the requantization of one gate's two fully connected
+// products (input x weights, hidden state x recurrent weights) to Q3.12.
+type lstmGate struct {
+	inMult, recMult   int32
+	inShift, recShift int
+}
+
+// lstmSigmoidTab holds sigmoid(i/24) in unsigned 0.16 fixed point (the last
+// entry saturated to 65535): the table TFLM's 16-bit logistic and tanh
+// interpolate in.
+var lstmSigmoidTab = [256]uint16{
+	32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498,
+	40149, 40794, 41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255,
+	46817, 47369, 47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409, 51865,
+	52311, 52745, 53169, 53581, 53983, 54374, 54755, 55125, 55485, 55834, 56174,
+	56503, 56823, 57133, 57433, 57724, 58007, 58280, 58544, 58800, 59048, 59288,
+	59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110, 61279, 61441,
+	61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886,
+	62990, 63090, 63186, 63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835,
+	63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308, 64357, 64405, 64450,
+	64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786, 64816, 64845,
+	64873, 64900, 64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079, 65097,
+	65115, 65132, 65149, 65164, 65179, 65194, 65208, 65221, 65234, 65246, 65258,
+	65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360,
+	65367, 65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425,
+	65429, 65433, 65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465,
+	65468, 65471, 65474, 65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491,
+	65493, 65495, 65497, 65498, 65500, 65501, 65503, 65504, 65505, 65507, 65508,
+	65509, 65510, 65511, 65512, 65513, 65514, 65515, 65516, 65517, 65517, 65518,
+	65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524, 65525,
+	65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529,
+	65529, 65529, 65530, 65530, 65530, 65530, 65531, 65531, 65531, 65531, 65531,
+	65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533, 65533, 65533,
+	65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534,
+	65534, 65534, 65535,
+}
+
+// lstmSigmoidQ is TFLM's 16-bit logistic for a Q3.12 input (its power-of-two
+// case with input multiplier 3 and no shift): the result is sigmoid in
+// Q0.15, in [0, 32767].
+func lstmSigmoidQ(v int16) int16 {
+	x := int32(v) * 3
+	ax := uint32(x)
+	if x < 0 {
+		ax = uint32(-x)
+	}
+	var r uint32
+	if u := ax >> 9; u >= 255 {
+		r = 0x7FFF << 10
+	} else {
+		lo, hi := uint32(lstmSigmoidTab[u]), uint32(lstmSigmoidTab[u+1])
+		r = lo<<9 + (ax&0x1FF)*(hi-lo)
+	}
+	if x >= 0 {
+		r += 1 << 9
+	} else {
+		r = 1<<25 - r + 1<<9 - 1
+	}
+	return int16(r >> 10)
+}
+
+// lstmTanhQ is TFLM's 16-bit tanh: the input is first brought to Q3.12 with
+// (v*mult + round) >> shift (mult 3 and shift 0 for a Q3.12 gate), the result
+// is tanh in Q0.15.
+func lstmTanhQ(v int16, mult int32, shift int) int16 {
+	rnd := int32(0)
+	if shift > 0 {
+		rnd = 1 << uint(shift-1)
+	}
+	x := (int32(v)*mult + rnd) >> uint(shift)
+	ax := uint32(x)
+	if x < 0 {
+		ax = uint32(-x)
+	}
+	var r int32
+	if u := ax >> 8; u >= 255 {
+		r = 0xFFFF << 8
+	} else {
+		lo, hi := uint32(lstmSigmoidTab[u]), uint32(lstmSigmoidTab[u+1])
+		r = int32(lo<<8 + (ax&0xFF)*(hi-lo))
+	}
+	if x >= 0 {
+		r = r - 1<<23 + 1<<7
+	} else {
+		r = -r + 1<<23 + 1<<7 - 1
+	}
+	return int16(r >> 8)
+}
+
+// lstmFCQ requantizes an FC accumulator to Q3.12 and clamps it to int16.
+func lstmFCQ(acc, m int32, shift int) int32 {
+	return clampI32(mulByQuantMul(acc, m, shift), -32768, 32767)
+}
+
+// lstmFCQ64 is lstmFCQ for the 64-bit accumulator of 16-bit activations.
+func lstmFCQ64(acc int64, m int32, shift int) int32 {
+	return clampI32(mulByQuantMul64(acc, m, shift), -32768, 32767)
+}
+
+// lstmDot8 returns sum of w[d]*x[d] in int32, as TFLM's int8 FC.
+func lstmDot8(x, w []int8) int32 {
+	w = w[:len(x)]
+	acc := int32(0)
+	for d, xv := range x {
+		acc += int32(w[d]) * int32(xv)
+	}
+	return acc
+}
+
+// lstmDot16 returns sum of w[d]*x[d] in int64, as TFLM's 16x8 FC.
+func lstmDot16(x []int16, w []int8) int64 {
+	w = w[:len(x)]
+	acc := int64(0)
+	for d, xv := range x {
+		acc += int64(int32(w[d]) * int32(xv))
+	}
+	return acc
+}
+
+// lstmGate8 returns the Q3.12 pre-activation of unit o of one gate for one
+// batch row with int8 activations: the input FC and the recurrent FC, each
+// clamped to int16, added with saturation. bias holds 2*units int32 values:
+// the input FC's bias (the gate bias with the input zero point folded in)
+// then the recurrent FC's (the hidden state zero point folded in).
+func lstmGate8(g *lstmGate, p *lstmParams, x, h, w, r []int8, bias string, o int) int16 {
+	n, s := p.inDim, p.units
+	a := lstmFCQ(lstmDot8(x, w[o*n:o*n+n])+ld32(bias, o), g.inMult, g.inShift)
+	b := lstmFCQ(lstmDot8(h, r[o*s:o*s+s])+ld32(bias, s+o), g.recMult, g.recShift)
+	return int16(clampI32(a+b, -32768, 32767))
+}
+
+// lstmGate16 is lstmGate8 for int16 activations (int64 accumulator and
+// folded biases).
+func lstmGate16(g *lstmGate, p *lstmParams, x, h []int16, w, r []int8, bias string, o int) int16 {
+	n, s := p.inDim, p.units
+	a := lstmFCQ64(lstmDot16(x, w[o*n:o*n+n])+ld64(bias, o), g.inMult, g.inShift)
+	b := lstmFCQ64(lstmDot16(h, r[o*s:o*s+s])+ld64(bias, s+o), g.recMult, g.recShift)
+	return int16(clampI32(a+b, -32768, 32767))
+}
+
+// lstmCellQ returns the updated int16 cell state of one unit from its old
+// value c and the forget, input and cell gate outputs (Q0.15): both products
+// are requantized to the cell scale and clamped to int16, then added with
+// saturation and clipped.
+func lstmCellQ(p *lstmParams, c, f, i, g int16) int16 {
+	a := clampI32(mulByQuantMul(int32(f)*int32(c), p.forgetMult, p.forgetShift), -32768, 32767)
+	b := clampI32(mulByQuantMul(int32(i)*int32(g), p.inputMult, p.inputShift), -32768, 32767)
+	v := clampI32(a+b, -32768, 32767)
+	if p.clip {
+		v = clampI32(v, -p.cellClip, p.cellClip)
+	}
+	return int16(v)
+}
+
+// lstmHiddenQ returns the new hidden state value of one unit from its
+// updated cell state and output gate (Q0.15), clamped to the hidden type.
+func lstmHiddenQ(p *lstmParams, c, og int16) int32 {
+	t := lstmTanhQ(c, p.tanhMult, p.tanhShift)
+	return clampI32(p.hidZP+mulByQuantMul(int32(t)*int32(og), p.hidMult, p.hidShift), p.hidMin, p.hidMax)
+}
+
+// lstmStepRange returns, for step k of the kernel's loop, the number of
+// batch rows it processes and the offsets of its input rows, of its state
+// rows and of its output rows (in elements).
+func lstmStepRange(p *lstmParams, k int) (rows, xOff, sOff, oOff int) {
+	if p.timeMajor {
+		return p.batch, k * p.batch * p.inDim, 0, k * p.batch * p.units
+	}
+	return 1, k * p.inDim, (k / p.steps) * p.units, k * p.units
+}
+
+// lstmSteps returns how many times the kernel's loop runs.
+func lstmSteps(p *lstmParams) int {
+	if p.timeMajor {
+		return p.steps
+	}
+	return p.batch * p.steps
+}
+
+// lstmInt8 runs an LSTM with int8 input, output and hidden state h, int8
+// weights and int16 cell state c. Gate arguments come in TFLM's evaluation
+// order: forget, input, cell, output, each as (requantization, input
+// weights, recurrent weights, folded biases: 2*units int32, see lstmGate8).
+func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
+	fg *lstmGate, fw, fr []int8, fb string,
+	ig *lstmGate, iw, ir []int8, ib string,
+	cg *lstmGate, cw, cr []int8, cb string,
+	og *lstmGate, ow, or []int8, ob string) {
+	n, s := p.inDim, p.units
+	for k := 0; k < lstmSteps(p); k++ {
+		rows, xo, so, oo := lstmStepRange(p, k)
+		hs, cs, ys := h[so:so+rows*s], c[so:so+rows*s], out[oo:oo+rows*s]
+		for b := 0; b < rows; b++ {
+			xr, hr := x[xo+b*n:xo+b*n+n], hs[b*s:b*s+s]
+			for o := 0; o < s; o++ {
+				f := lstmSigmoidQ(lstmGate8(fg, p, xr, hr, fw, fr, fb, o))
+				i := lstmSigmoidQ(lstmGate8(ig, p, xr, hr, iw, ir, ib, o))
+				g := lstmTanhQ(lstmGate8(cg, p, xr, hr, cw, cr, cb, o), 3, 0)
+				cv := lstmCellQ(p, cs[b*s+o], f, i, g)
+				cs[b*s+o] = cv
+				ov := lstmSigmoidQ(lstmGate8(og, p, xr, hr, ow, or, ob, o))
+				ys[b*s+o] = int8(lstmHiddenQ(p, cv, ov))
+			}
+		}
+		copy(hs, ys)
+	}
+}
+
+// lstmInt16 is lstmInt8 for int16 input, output and hidden state, with
+// int64 folded biases.
+func lstmInt16(p *lstmParams, x []int16, h []int16, c []int16, out []int16,
+	fg *lstmGate, fw, fr []int8, fb string,
+	ig *lstmGate, iw, ir []int8, ib string,
+	cg *lstmGate, cw, cr []int8, cb string,
+	og *lstmGate, ow, or []int8, ob string) {
+	n, s := p.inDim, p.units
+	for k := 0; k < lstmSteps(p); k++ {
+		rows, xo, so, oo := lstmStepRange(p, k)
+		hs, cs, ys := h[so:so+rows*s], c[so:so+rows*s], out[oo:oo+rows*s]
+		for b := 0; b < rows; b++ {
+			xr, hr := x[xo+b*n:xo+b*n+n], hs[b*s:b*s+s]
+			for o := 0; o < s; o++ {
+				f := lstmSigmoidQ(lstmGate16(fg, p, xr, hr, fw, fr, fb, o))
+				i := lstmSigmoidQ(lstmGate16(ig, p, xr, hr, iw, ir, ib, o))
+				g := lstmTanhQ(lstmGate16(cg, p, xr, hr, cw, cr, cb, o), 3, 0)
+				cv := lstmCellQ(p, cs[b*s+o], f, i, g)
+				cs[b*s+o] = cv
+				ov := lstmSigmoidQ(lstmGate16(og, p, xr, hr, ow, or, ob, o))
+				ys[b*s+o] = int16(lstmHiddenQ(p, cv, ov))
+			}
+		}
+		copy(hs, ys)
+	}
+}

@@ -1,0 +1,170 @@
+package kernels
+
+import "math"
+
+// QUANTIZE (float32 to int8/int16, and requantization between integer
+// types) and DEQUANTIZE (int8/int16/uint8 to float32), as in TFLite Micro's
+// reference kernels.
+
+// quantizeParams holds the output quantization of a float32 QUANTIZE.
+type quantizeParams struct {
+	scale float32
+	zp    int32
+}
+
+// quantizeF32One quantizes v: round(v/scale) (ties away from zero, computed
+// in float32 as TFLM does) plus the zero point, clamped to [lo, hi].
+// Quotients beyond the int32 range saturate (what the float-to-int
+// conversion of Arm targets does) and NaN becomes the zero point.
+func quantizeF32One(p *quantizeParams, v float32, lo, hi int32) int32 {
+	q := float64(v / p.scale)
+	var r int64
+	switch {
+	case q != q:
+		r = 0
+	case q >= 1<<31:
+		r = 1<<31 - 1
+	case q <= -(1 << 31):
+		r = -1 << 31
+	default:
+		r = int64(math.Round(q))
+	}
+	r += int64(p.zp)
+	if r < int64(lo) {
+		return lo
+	}
+	if r > int64(hi) {
+		return hi
+	}
+	return int32(r)
+}
+
+// quantizeF32ToInt8 is QUANTIZE from float32 to int8.
+func quantizeF32ToInt8(p *quantizeParams, in []float32, out []int8) {
+	for i, v := range in {
+		out[i] = int8(quantizeF32One(p, v, -128, 127))
+	}
+}
+
+// quantizeF32ToInt16 is QUANTIZE from float32 to int16.
+func quantizeF32ToInt16(p *quantizeParams, in []float32, out []int16) {
+	for i, v := range in {
+		out[i] = int16(quantizeF32One(p, v, -32768, 32767))
+	}
+}
+
+// requantizeParams holds the constants of an integer-to-integer QUANTIZE:
+// the input and output zero points, the ratio of the scales as a
+// fixed-point multiplier and shift, and the output type's range.
+type requantizeParams struct {
+	inZP, outZP int32
+	mult        int32
+	shift       int
+	qmin, qmax  int32
+}
+
+// requantizeOne rescales x (already widened to int32) to the output.
+func requantizeOne(p *requantizeParams, x int32) int32 {
+	return clampI32(mulByQuantMul(x-p.inZP, p.mult, p.shift)+p.outZP, p.qmin, p.qmax)
+}
+
+// requantizeI8ToI8 is QUANTIZE from int8 to int8.
+func requantizeI8ToI8(p *requantizeParams, in, out []int8) {
+	for i, v := range in {
+		out[i] = int8(requantizeOne(p, int32(v)))
+	}
+}
+
+// requantizeI8ToU8 is QUANTIZE from int8 to uint8.
+func requantizeI8ToU8(p *requantizeParams, in []int8, out []uint8) {
+	for i, v := range in {
+		out[i] = uint8(requantizeOne(p, int32(v)))
+	}
+}
+
+// requantizeI8ToI16 is QUANTIZE from int8 to int16.
+func requantizeI8ToI16(p *requantizeParams, in []int8, out []int16) {
+	for i, v := range in {
+		out[i] = int16(requantizeOne(p, int32(v)))
+	}
+}
+
+// requantizeI8ToI32 is QUANTIZE from int8 to int32.
+func requantizeI8ToI32(p *requantizeParams, in []int8, out []int32) {
+	for i, v := range in {
+		out[i] = requantizeOne(p, int32(v))
+	}
+}
+
+// requantizeU8ToI8 is QUANTIZE from uint8 to int8.
+func requantizeU8ToI8(p *requantizeParams, in []uint8, out []int8) {
+	for i, v := range in {
+		out[i] = int8(requantizeOne(p, int32(v)))
+	}
+}
+
+// requantizeI16ToI8 is QUANTIZE from int16 to int8.
+func requantizeI16ToI8(p *requantizeParams, in []int16, out []int8) {
+	for i, v := range in {
+		out[i] = int8(requantizeOne(p, int32(v)))
+	}
+}
+
+// requantizeI16ToI16 is QUANTIZE from int16 to int16.
+func requantizeI16ToI16(p *requantizeParams, in, out []int16) {
+	for i, v := range in {
+		out[i] = int16(requantizeOne(p, int32(v)))
+	}
+}
+
+// requantizeI16ToI32 is QUANTIZE from int16 to int32.
+func requantizeI16ToI32(p *requantizeParams, in []int16, out []int32) {
+	for i, v := range in {
+		out[i] = requantizeOne(p, int32(v))
+	}
+}
+
+// requantizeI32ToI8 is QUANTIZE from int32 to int8.
+func requantizeI32ToI8(p *requantizeParams, in []int32, out []int8) {
+	for i, v := range in {
+		out[i] = int8(requantizeOne(p, v))
+	}
+}
+
+// requantizeI32ToI16 is QUANTIZE from int32 to int16.
+func requantizeI32ToI16(p *requantizeParams, in []int32, out []int16) {
+	for i, v := range in {
+		out[i] = int16(requantizeOne(p, v))
+	}
+}
+
+// dequantizeParams holds the input quantization of a DEQUANTIZE.
+type dequantizeParams struct {
+	scale float32
+	zp    int32
+}
+
+// dequantizeI8 is DEQUANTIZE from int8: scale*(q-zp) computed in float64
+// and rounded once to float32, as TFLM does.
+func dequantizeI8(p *dequantizeParams, in []int8, out []float32) {
+	s := float64(p.scale)
+	for i, v := range in {
+		out[i] = float32(s * float64(int32(v)-p.zp))
+	}
+}
+
+// dequantizeI16 is DEQUANTIZE from int16.
+func dequantizeI16(p *dequantizeParams, in []int16, out []float32) {
+	s := float64(p.scale)
+	for i, v := range in {
+		out[i] = float32(s * float64(int32(v)-p.zp))
+	}
+}
+
+// dequantizeU8 is DEQUANTIZE from uint8.
+func dequantizeU8(p *dequantizeParams, in []uint8, out []float32) {
+	s := float64(p.scale)
+	for i, v := range in {
+		out[i] = float32(s * float64(int32(v)-p.zp))
+	}
+}

@@ -1,0 +1,49 @@
+package kernels
+
+import "unsafe"
+
+// arena is the model's working memory. Generated code takes typed views of it
+// at offsets fixed by the planner; the views below check the byte range
+// against the arena and then reinterpret it, so a wrong offset panics
+// instead of corrupting memory. Offsets are multiples of the plan alignment
+// (16 by default) from a 16-byte-aligned base, so every view is aligned for
+// its element type.
+type arena []byte
+
+func (a arena) u8(off, n int) []uint8 { return a[off : off+n : off+n] }
+
+func (a arena) i8(off, n int) []int8 {
+	b := a[off : off+n : off+n]
+	return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+func (a arena) i16(off, n int) []int16 {
+	b := a[off : off+2*n : off+2*n]
+	return unsafe.Slice((*int16)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+func (a arena) i32(off, n int) []int32 {
+	b := a[off : off+4*n : off+4*n]
+	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+func (a arena) i64(off, n int) []int64 {
+	b := a[off : off+8*n : off+8*n]
+	return unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+func (a arena) f32(off, n int) []float32 {
+	b := a[off : off+4*n : off+4*n]
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// constI8 views a read-only string constant as int8 values without copying.
+// The slice must never be written: on a microcontroller the data is in flash.
+func constI8(s string) []int8 {
+	return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.StringData(s))), len(s))
+}
+
+// constU8 is constI8 for uint8 data.
+func constU8(s string) []uint8 {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}

@@ -1,0 +1,416 @@
+// Package planner places buffers with known sizes and lifetimes in one arena,
+// ahead of time. It knows nothing of models or Go code: a buffer is a size
+// and an inclusive range of steps [First, Last] during which it is live, and
+// a plan is an offset per buffer.
+//
+// Two buffers conflict when their lifetimes intersect; conflicting buffers
+// must not overlap in memory. The smallest arena is bounded below by the
+// largest total size of buffers live at one step (the lifetime lower bound).
+// Plan first tries fast heuristics and, when none reaches the bound, runs an
+// exact branch-and-bound search over placement orders that either proves its
+// best arena optimal or stops after a fixed number of steps and reports the
+// gap. The budget counts steps, never time, so plans are reproducible.
+package planner
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Kind tells why a buffer exists; it is reported, not used for placement.
+type Kind int
+
+// Buffer kinds.
+const (
+	Activation Kind = iota // a tensor written by one operator and read by later ones
+	Scratch                // working memory of one operator
+	Persistent             // state kept across invocations (variable tensors)
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Activation:
+		return "activation"
+	case Scratch:
+		return "scratch"
+	case Persistent:
+		return "persistent"
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// Buffer is one request for memory.
+type Buffer struct {
+	Name        string
+	Size        int // bytes; 0 is allowed and placed at offset 0
+	First, Last int // inclusive lifetime in steps (operator indices)
+	Kind        Kind
+}
+
+// Strategy selects the placement algorithm.
+type Strategy int
+
+// Strategies.
+const (
+	Optimal Strategy = iota // heuristics, then exact search within Effort
+	Greedy                  // TFLite Micro's rule: by size, largest first, lowest offset that fits
+)
+
+// Options tune planning.
+type Options struct {
+	Align    int      // offset alignment in bytes; 0 means 16
+	Strategy Strategy // default Optimal
+	// Effort bounds the exact search in search nodes; 0 means DefaultEffort.
+	Effort int64
+}
+
+// DefaultEffort is the default search budget in nodes.
+const DefaultEffort = 2_000_000
+
+// Certificate states what is known about a plan's optimality.
+type Certificate int
+
+// Certificates.
+const (
+	AtLowerBound Certificate = iota // arena equals the lifetime lower bound
+	Exhaustive                      // the search covered every order: no smaller arena exists
+	BestFound                       // search budget ran out; Gap bytes may be saved at most
+	Heuristic                       // greedy strategy requested: no claim
+)
+
+// Plan is the result of planning.
+type Plan struct {
+	Offsets    []int // per buffer, in input order
+	Size       int   // arena bytes: max offset+aligned size
+	LowerBound int   // lifetime lower bound (aligned sizes)
+	Cert       Certificate
+	Steps      int64  // search nodes visited
+	Method     string // which algorithm produced the offsets
+	PeakStep   int    // a step where the live total equals LowerBound
+}
+
+// Gap is Size-LowerBound: how far the plan may be from optimal.
+func (p *Plan) Gap() int { return p.Size - p.LowerBound }
+
+// CertText renders the certificate for reports.
+func (p *Plan) CertText() string {
+	switch p.Cert {
+	case AtLowerBound:
+		return "optimal (= lower bound)"
+	case Exhaustive:
+		return "optimal (exhaustive)"
+	case BestFound:
+		return fmt.Sprintf("best found, gap %d bytes", p.Gap())
+	}
+	return fmt.Sprintf("greedy (heuristic), %d bytes above the lower bound", p.Gap())
+}
+
+// ErrBadBuffer reports an invalid buffer request.
+var ErrBadBuffer = errors.New("invalid buffer")
+
+func alignUp(n, a int) int { return (n + a - 1) / a * a }
+
+// Make plans the buffers.
+func Make(bufs []Buffer, opt Options) (*Plan, error) {
+	align := opt.Align
+	if align == 0 {
+		align = 16
+	}
+	if align < 1 || align&(align-1) != 0 {
+		return nil, fmt.Errorf("alignment %d is not a power of two", align)
+	}
+	effort := opt.Effort
+	if effort <= 0 {
+		effort = DefaultEffort
+	}
+	for i, b := range bufs {
+		if b.Size < 0 || b.First < 0 || b.Last < b.First {
+			return nil, fmt.Errorf("%w: buffer %d %q: size %d, lifetime [%d, %d]", ErrBadBuffer, i, b.Name, b.Size, b.First, b.Last)
+		}
+	}
+	p := newProblem(bufs, align)
+	plan := &Plan{LowerBound: p.lowerBound, PeakStep: p.peakStep}
+
+	best := p.greedyBySize()
+	plan.Method = "greedy by size"
+	if opt.Strategy == Greedy {
+		plan.Offsets, plan.Size, plan.Cert = best, p.height(best), Heuristic
+		return plan, nil
+	}
+	bestH := p.height(best)
+	for _, h := range []struct {
+		name  string
+		order []int
+	}{
+		{"first fit by conflicts", p.orderByConflicts()},
+		{"first fit by lifetime start", p.orderByStart()},
+	} {
+		if bestH == p.lowerBound {
+			break
+		}
+		off := p.firstFit(h.order)
+		if hh := p.height(off); hh < bestH {
+			best, bestH, plan.Method = off, hh, h.name
+		}
+	}
+	plan.Cert = AtLowerBound
+	if bestH > p.lowerBound {
+		s := &search{p: p, budget: effort, best: bestH, bestOff: best}
+		s.run()
+		plan.Steps = s.steps
+		if s.improved {
+			best, bestH, plan.Method = s.bestOff, s.best, "branch and bound"
+		}
+		switch {
+		case bestH == p.lowerBound:
+			plan.Cert = AtLowerBound
+		case s.complete:
+			plan.Cert = Exhaustive
+		default:
+			plan.Cert = BestFound
+		}
+	}
+	plan.Offsets, plan.Size = best, bestH
+	return plan, nil
+}
+
+// problem is the planning instance with aligned sizes and conflict lists.
+type problem struct {
+	n          int
+	size       []int
+	first      []int
+	last       []int
+	conflicts  [][]int
+	lowerBound int
+	peakStep   int
+}
+
+func newProblem(bufs []Buffer, align int) *problem {
+	p := &problem{n: len(bufs)}
+	maxStep := 0
+	for _, b := range bufs {
+		p.size = append(p.size, alignUp(b.Size, align))
+		p.first = append(p.first, b.First)
+		p.last = append(p.last, b.Last)
+		maxStep = max(maxStep, b.Last)
+	}
+	p.conflicts = make([][]int, p.n)
+	for i := 0; i < p.n; i++ {
+		for j := i + 1; j < p.n; j++ {
+			if p.first[i] <= p.last[j] && p.first[j] <= p.last[i] {
+				p.conflicts[i] = append(p.conflicts[i], j)
+				p.conflicts[j] = append(p.conflicts[j], i)
+			}
+		}
+	}
+	if p.n > 0 {
+		live := make([]int, maxStep+2)
+		for i := 0; i < p.n; i++ {
+			live[p.first[i]] += p.size[i]
+			live[p.last[i]+1] -= p.size[i]
+		}
+		sum := 0
+		for t := 0; t <= maxStep; t++ {
+			sum += live[t]
+			if sum > p.lowerBound {
+				p.lowerBound, p.peakStep = sum, t
+			}
+		}
+	}
+	return p
+}
+
+func (p *problem) height(off []int) int {
+	h := 0
+	for i, o := range off {
+		h = max(h, o+p.size[i])
+	}
+	return h
+}
+
+// lowestFit returns the lowest offset at which buffer i fits given the
+// placed buffers (placed[j] true, offsets off[j]).
+func (p *problem) lowestFit(i int, off []int, placed []bool, tmp []span) int {
+	tmp = tmp[:0]
+	for _, j := range p.conflicts[i] {
+		if placed[j] && p.size[j] > 0 {
+			tmp = append(tmp, span{off[j], off[j] + p.size[j]})
+		}
+	}
+	sort.Slice(tmp, func(a, b int) bool { return tmp[a].lo < tmp[b].lo })
+	cand := 0
+	for _, s := range tmp {
+		if s.lo >= cand+p.size[i] {
+			break
+		}
+		cand = max(cand, s.hi)
+	}
+	return cand
+}
+
+type span struct{ lo, hi int }
+
+// firstFit places buffers in the given order, each at its lowest fit.
+func (p *problem) firstFit(order []int) []int {
+	off := make([]int, p.n)
+	placed := make([]bool, p.n)
+	var tmp []span
+	for _, i := range order {
+		off[i] = p.lowestFit(i, off, placed, tmp)
+		placed[i] = true
+	}
+	return off
+}
+
+// greedyBySize is TFLite Micro's GreedyMemoryPlanner order: largest first,
+// ties by earlier first use, then input order.
+func (p *problem) greedyBySize() []int {
+	order := p.indices()
+	sort.SliceStable(order, func(a, b int) bool {
+		i, j := order[a], order[b]
+		if p.size[i] != p.size[j] {
+			return p.size[i] > p.size[j]
+		}
+		return p.first[i] < p.first[j]
+	})
+	return p.firstFit(order)
+}
+
+func (p *problem) orderByConflicts() []int {
+	order := p.indices()
+	w := make([]int, p.n)
+	for i := range w {
+		for _, j := range p.conflicts[i] {
+			w[i] += p.size[j]
+		}
+		w[i] += p.size[i]
+	}
+	sort.SliceStable(order, func(a, b int) bool { return w[order[a]] > w[order[b]] })
+	return order
+}
+
+func (p *problem) orderByStart() []int {
+	order := p.indices()
+	sort.SliceStable(order, func(a, b int) bool {
+		i, j := order[a], order[b]
+		if p.first[i] != p.first[j] {
+			return p.first[i] < p.first[j]
+		}
+		return p.size[i] > p.size[j]
+	})
+	return order
+}
+
+func (p *problem) indices() []int {
+	order := make([]int, p.n)
+	for i := range order {
+		order[i] = i
+	}
+	return order
+}
+
+// search is a depth-first branch and bound over placement orders. Placing
+// buffers in the order of their offsets in any optimal plan, each at its
+// lowest fit, yields offsets no higher than that plan's, so exploring every
+// order with lowest-fit placement is complete.
+type search struct {
+	p        *problem
+	budget   int64
+	steps    int64
+	best     int
+	bestOff  []int
+	improved bool
+	complete bool
+
+	off    []int
+	placed []bool
+	tmp    []span
+}
+
+func (s *search) run() {
+	p := s.p
+	s.off = make([]int, p.n)
+	s.placed = make([]bool, p.n)
+	s.complete = s.dfs(0, 0)
+}
+
+// dfs returns false when the budget ran out below this node.
+func (s *search) dfs(depth, height int) bool {
+	p := s.p
+	if depth == p.n {
+		if height < s.best {
+			s.best = height
+			s.bestOff = append([]int(nil), s.off...)
+			s.improved = true
+		}
+		return true
+	}
+	// Candidates: unplaced buffers, largest first; identical buffers (same
+	// size and lifetime) are interchangeable, so only the first is tried.
+	type cand struct{ i, at int }
+	var cands []cand
+	for i := 0; i < p.n; i++ {
+		if s.placed[i] {
+			continue
+		}
+		dup := false
+		for _, c := range cands {
+			if p.size[c.i] == p.size[i] && p.first[c.i] == p.first[i] && p.last[c.i] == p.last[i] {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		at := s.p.lowestFit(i, s.off, s.placed, s.tmp)
+		if at+p.size[i] >= s.best {
+			// Placing i anywhere now cannot beat the best: every
+			// completion of this node places i at or above this fit.
+			return true
+		}
+		cands = append(cands, cand{i, at})
+	}
+	sort.SliceStable(cands, func(a, b int) bool {
+		if cands[a].at != cands[b].at {
+			return cands[a].at < cands[b].at
+		}
+		return p.size[cands[a].i] > p.size[cands[b].i]
+	})
+	for _, c := range cands {
+		if s.steps >= s.budget {
+			return false
+		}
+		s.steps++
+		s.placed[c.i], s.off[c.i] = true, c.at
+		ok := s.dfs(depth+1, max(height, c.at+p.size[c.i]))
+		s.placed[c.i] = false
+		if !ok {
+			return false
+		}
+		if s.best == p.lowerBound {
+			return true
+		}
+	}
+	return true
+}
+
+// Overlaps reports the first pair of buffers that are live at the same step
+// and overlap in memory, or ok=false when the plan is valid. Sizes are taken
+// as given (unaligned), so it checks exactly what the program touches.
+func Overlaps(bufs []Buffer, offsets []int) (i, j int, ok bool) {
+	for i = range bufs {
+		for j = i + 1; j < len(bufs); j++ {
+			a, b := bufs[i], bufs[j]
+			if a.Size == 0 || b.Size == 0 {
+				continue
+			}
+			if a.First <= b.Last && b.First <= a.Last &&
+				offsets[i] < offsets[j]+b.Size && offsets[j] < offsets[i]+a.Size {
+				return i, j, true
+			}
+		}
+	}
+	return 0, 0, false
+}
