@@ -72,6 +72,26 @@ func (e *emitter) fail(format string, args ...any) {
 	}
 }
 
+// headerComment, packageComment and comment write text as // lines
+// (jennifer would use a block comment for several lines).
+func headerComment(f *jen.File, text string) {
+	for _, l := range strings.Split(text, "\n") {
+		f.HeaderComment(l)
+	}
+}
+
+func packageComment(f *jen.File, text string) {
+	for _, l := range strings.Split(text, "\n") {
+		f.PackageComment(l)
+	}
+}
+
+func comment(f *jen.File, text string) {
+	for _, l := range strings.Split(text, "\n") {
+		f.Comment(l)
+	}
+}
+
 // render formats a jennifer file, failing with numbered source when the
 // generated code does not parse.
 func render(name string, f *jen.File) ([]byte, error) {
@@ -272,17 +292,17 @@ func literal(v any, e *emitter) jen.Code {
 func (e *emitter) modelFile() ([]byte, error) {
 	g, lay, pkg := e.g, e.lay, e.opt.Package
 	f := jen.NewFile(pkg)
-	f.HeaderComment(header(g, e.opt))
+	headerComment(f, header(g, e.opt))
 	f.ImportName(pathUnsafe, "unsafe")
-	f.PackageComment(fmt.Sprintf("Package %s runs the TensorFlow Lite model %s, compiled ahead of time by\n"+
+	packageComment(f, fmt.Sprintf("Package %s runs the TensorFlow Lite model %s, compiled ahead of time by\n"+
 		"tflm-gen: all memory is one arena inside Model, planned at generation time;\n"+
 		"weights are read-only constants; Invoke is a fixed sequence of kernel calls.", pkg, g.Name))
 
 	// const (ArenaSize = ...; NumInputs = ...; NumOutputs = ...)
-	f.Comment(fmt.Sprintf("ArenaSize is the working memory of a Model in bytes: activations %d, scratch %d,\npersistent state %d, planned in %d bytes (%s).",
+	comment(f, fmt.Sprintf("ArenaSize is the working memory of a Model in bytes: activations %d, scratch %d,\npersistent state %d, planned in %d bytes (%s).",
 		lay.Bytes(planner.Activation), lay.Bytes(planner.Scratch), lay.Bytes(planner.Persistent), lay.Plan.Size, lay.Plan.CertText()))
 	f.Const().Id("ArenaSize").Op("=").Lit(lay.Plan.Size)
-	f.Comment("NumInputs and NumOutputs count the graph's inputs and outputs.")
+	comment(f, "NumInputs and NumOutputs count the graph's inputs and outputs.")
 	f.Const().Defs(
 		jen.Id("NumInputs").Op("=").Lit(len(g.Inputs)),
 		jen.Id("NumOutputs").Op("=").Lit(len(g.Outputs)),
@@ -305,11 +325,11 @@ func (e *emitter) modelFile() ([]byte, error) {
 			jen.Comment("ready is set once persistent state holds its initial value (the zero point of int8 state)."),
 			jen.Id("ready").Bool())
 	}
-	f.Comment("Model is one instance of the network with its own memory. The zero value is\nready to use; a Model must not be copied after first use.")
+	comment(f, "Model is one instance of the network with its own memory. The zero value is\nready to use; a Model must not be copied after first use.")
 	f.Type().Id("Model").Struct(fields...)
 
 	// func (m *Model) arena() arena
-	f.Comment("arena returns the aligned working memory.")
+	comment(f, "arena returns the aligned working memory.")
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("arena").Params().Id("arena").Block(
 		jen.Id("off").Op(":=").Int().Parens(jen.Op("-").Uintptr().Parens(jen.Qual(pathUnsafe, "Pointer").Call(jen.Op("&").Id("m").Dot("mem").Index(jen.Lit(0)))).Op("&").Lit(align-1)),
 		jen.Return(jen.Id("m").Dot("mem").Index(jen.Id("off").Op(":").Id("off").Op("+").Id("ArenaSize").Op(":").Id("off").Op("+").Id("ArenaSize"))),
@@ -346,9 +366,9 @@ func (e *emitter) ioConsts(f *jen.File, kind string, idx []int) {
 				jen.Id(p+"Scale").Op("=").Add(literal(q.Scale[0], nil)),
 				jen.Id(p+"ZeroPoint").Op("=").Lit(int(q.ZeroPoint[0])))
 		}
-		f.Comment(fmt.Sprintf("%s %d is tensor %d %q: %s%v, %d elements.", kind, k, ti, t.Name, t.Type, t.Shape, t.NumElements()))
+		comment(f, fmt.Sprintf("%s %d is tensor %d %q: %s%v, %d elements.", kind, k, ti, t.Name, t.Type, t.Shape, t.NumElements()))
 		if q := t.Quant; q != nil && len(q.Scale) == 1 {
-			f.Comment(fmt.Sprintf("real value = %sScale * (q - %sZeroPoint).", p, p))
+			comment(f, fmt.Sprintf("real value = %sScale * (q - %sZeroPoint).", p, p))
 		}
 		f.Const().Defs(defs...)
 	}
@@ -366,7 +386,7 @@ func (e *emitter) ioAccessors(f *jen.File, kind string, idx []int) {
 		types[t.Type] = true
 	}
 	lower := strings.ToLower(kind)
-	f.Comment(fmt.Sprintf("%s returns the raw little-endian bytes of graph %s i, a view into the\narena. It panics if i is out of range.", kind, lower))
+	comment(f, fmt.Sprintf("%s returns the raw little-endian bytes of graph %s i, a view into the\narena. It panics if i is out of range.", kind, lower))
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id(kind).Params(jen.Id("i").Int()).Index().Byte().Block(
 		jen.Id("a").Op(":=").Id("m").Dot("arena").Call(),
 		jen.Switch(jen.Id("i")).Block(cases...),
@@ -388,7 +408,7 @@ func (e *emitter) ioAccessors(f *jen.File, kind string, idx []int) {
 			tc = append(tc, jen.Case(jen.Lit(k)).Block(jen.Return(arenaView(dt, off, t.NumElements(), false))))
 		}
 		name := kind + typeSuffix(dt)
-		f.Comment(fmt.Sprintf("%s returns graph %s i as []%s. It panics if i is out of range or\nthat %s is not of type %s.", name, lower, typedName(dt), lower, typedName(dt)))
+		comment(f, fmt.Sprintf("%s returns graph %s i as []%s. It panics if i is out of range or\nthat %s is not of type %s.", name, lower, typedName(dt), lower, typedName(dt)))
 		f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id(name).Params(jen.Id("i").Int()).Index().Id(typedName(dt)).Block(
 			jen.Id("a").Op(":=").Id("m").Dot("arena").Call(),
 			jen.Switch(jen.Id("i")).Block(tc...),
@@ -434,9 +454,9 @@ func (e *emitter) resetFunc(f *jen.File, needsInit bool) {
 	if needsInit {
 		body = append(body, jen.Id("m").Dot("ready").Op("=").True())
 	}
-	f.Comment("Reset restores the persistent state (variable tensors such as recurrent\nstate) to its initial value, as after AllocateTensors in TensorFlow Lite Micro.")
+	comment(f, "Reset restores the persistent state (variable tensors such as recurrent\nstate) to its initial value, as after AllocateTensors in TensorFlow Lite Micro.")
 	if len(order) == 0 {
-		f.Comment("This model has no persistent state, so Reset does nothing.")
+		comment(f, "This model has no persistent state, so Reset does nothing.")
 	}
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("Reset").Params().Block(body...)
 }
@@ -475,7 +495,7 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 	if e.err != nil {
 		return e.err
 	}
-	f.Comment("Invoke runs the model once on the current inputs and writes the outputs.\nIt does not allocate and cannot fail.")
+	comment(f, "Invoke runs the model once on the current inputs and writes the outputs.\nIt does not allocate and cannot fail.")
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("Invoke").Params().Block(body...)
 	return nil
 }
@@ -489,7 +509,7 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 //		"\x03"
 func (e *emitter) weightsFile() ([]byte, error) {
 	f := jen.NewFile(e.opt.Package)
-	f.HeaderComment(header(e.g, e.opt))
+	headerComment(f, header(e.g, e.opt))
 	idx := make([]int, 0, len(e.usedConst))
 	for i := range e.usedConst {
 		idx = append(idx, i)
@@ -497,12 +517,12 @@ func (e *emitter) weightsFile() ([]byte, error) {
 	sort.Ints(idx)
 	for _, i := range idx {
 		t := e.g.Tensors[i]
-		f.Comment(fmt.Sprintf("%s is tensor %d %q: %s%v.", constName(t), i, t.Name, t.Type, t.Shape))
+		comment(f, fmt.Sprintf("%s is tensor %d %q: %s%v.", constName(t), i, t.Name, t.Type, t.Shape))
 		f.Const().Id(constName(t)).Op("=").Add(stringConst(t.Data))
 	}
 	for _, c := range e.lw.ops {
 		for _, cd := range c.consts {
-			f.Comment(fmt.Sprintf("%s is computed at generation time for operator %d (%s).", cd.name, c.Op.Index, c.Op.Code))
+			comment(f, fmt.Sprintf("%s is computed at generation time for operator %d (%s).", cd.name, c.Op.Index, c.Op.Code))
 			f.Const().Id(cd.name).Op("=").Add(stringConst(cd.data))
 		}
 	}

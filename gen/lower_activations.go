@@ -143,8 +143,11 @@ func logisticTanhInt16Consts(tanh bool, si, so float32, zi, zo int32) (mult int3
 	return mult, shift, nil
 }
 
+// lowerLogistic lowers LOGISTIC.
 func lowerLogistic(c *opCtx) error { return lowerLogisticTanh(c, false) }
-func lowerTanh(c *opCtx) error     { return lowerLogisticTanh(c, true) }
+
+// lowerTanh lowers TANH.
+func lowerTanh(c *opCtx) error { return lowerLogisticTanh(c, true) }
 
 // lowerLogisticTanh lowers LOGISTIC or TANH.
 func lowerLogisticTanh(c *opCtx, tanh bool) error {

@@ -247,7 +247,7 @@ func lowerConv2D(c *opCtx) error {
 	if out.Shape[0] != batches || out.Shape[3] != outC {
 		return c.Errorf("output %s does not match input %s and filter %s", out.Describe(), in.Describe(), filter.Describe())
 	}
-	if fC <= 0 || inC%fC != 0 || outC%(inC/fC) != 0 {
+	if fC <= 0 || inC < fC || inC%fC != 0 || outC%(inC/fC) != 0 {
 		return c.Errorf("input channels %d, filter channels %d and output channels %d do not form groups", inC, fC, outC)
 	}
 	// Like TFLM, padding comes from the output size the padding rules give;

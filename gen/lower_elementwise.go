@@ -411,7 +411,10 @@ func ewRequireUnquantized(c *opCtx, ts ...*model.Tensor) error {
 	return nil
 }
 
+// lowerAdd lowers ADD.
 func lowerAdd(c *opCtx) error { return lowerAddSub(c, false) }
+
+// lowerSub lowers SUB.
 func lowerSub(c *opCtx) error { return lowerAddSub(c, true) }
 
 // lowerAddSub lowers ADD or SUB.
@@ -549,7 +552,10 @@ func lowerMul(c *opCtx) error {
 	return c.Errorf("type %s is not supported", out.Type)
 }
 
+// lowerMaximum lowers MAXIMUM.
 func lowerMaximum(c *opCtx) error { return lowerMaxMin(c, "maximum") }
+
+// lowerMinimum lowers MINIMUM.
 func lowerMinimum(c *opCtx) error { return lowerMaxMin(c, "minimum") }
 
 // lowerMaxMin lowers MAXIMUM or MINIMUM. TFLM compares raw values and does

@@ -197,4 +197,3 @@ func uniq(s []string) []string {
 	sort.Strings(out)
 	return out
 }
-

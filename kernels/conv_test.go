@@ -176,17 +176,18 @@ func convTNearF(t *testing.T, got, want []float32) {
 	}
 }
 
-// convTSharedDir returns the shared/ reference directory beside the
-// checkout, skipping the test when it is absent.
+// convTSharedDir returns the shared/ reference directory ($TFLM_SHARED, or
+// shared/ beside the checkout), skipping the test when it is absent.
 func convTSharedDir(t *testing.T) string {
 	t.Helper()
-	for _, d := range []string{"../../shared", "/work/shared"} {
-		if fi, err := os.Stat(filepath.Join(d, "ref")); err == nil && fi.IsDir() {
-			return d
-		}
+	d := os.Getenv("TFLM_SHARED")
+	if d == "" {
+		d = filepath.Join("..", "..", "shared")
 	}
-	t.Skip("shared/ reference data (../../shared) not found; skipping the check against TFLM's recorded tensors")
-	return ""
+	if fi, err := os.Stat(filepath.Join(d, "ref")); err != nil || !fi.IsDir() {
+		t.Skipf("reference data not found at %s (set TFLM_SHARED or place shared/ beside the checkout); skipping the check against TFLM's recorded tensors", d)
+	}
+	return d
 }
 
 // convTModel parses a model file.

@@ -15,7 +15,7 @@ type Example struct {
 // generated into generated_examples/.
 func Examples() []Example {
 	return []Example{
-		{"sine_int8", "int8 three-layer perceptron (FULLY_CONNECTED with RELU), like TFLite Micro's hello_world", SineInt8},
+		{"dense_int8", "int8 three-layer perceptron (FULLY_CONNECTED with RELU), shaped like TFLite Micro's hello_world, random weights", DenseInt8},
 		{"tiny_conv_int8", "int8 convolutional classifier: CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED, SOFTMAX", TinyConvInt8},
 		{"mlp_float", "float32 perceptron with ADD and SOFTMAX", MLPFloat},
 	}
@@ -73,10 +73,10 @@ const (
 	actRelu6     = 3
 )
 
-// SineInt8 is a 1 -> 16 -> 16 -> 1 int8 perceptron.
-func SineInt8() []byte {
+// DenseInt8 is a 1 -> 16 -> 16 -> 1 int8 perceptron.
+func DenseInt8() []byte {
 	r := rng(0x51e)
-	m := New("tflm-gen example: sine_int8")
+	m := New("tflm-gen example: dense_int8")
 	in := m.Tensor("x", model.Int8, []int{1, 1}, PerTensor(0.024574, -128))
 	h1 := m.Tensor("dense1/relu", model.Int8, []int{1, 16}, PerTensor(0.011, -128))
 	h2 := m.Tensor("dense2/relu", model.Int8, []int{1, 16}, PerTensor(0.0105, -128))
