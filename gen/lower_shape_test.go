@@ -171,10 +171,11 @@ func shapeRun(t *testing.T, cases []shapeCase, arches ...string) {
 			t.Fatal(err)
 		}
 		var runner []string
-		if arch == "386" {
-			// Use qemu-user when installed; otherwise the host kernel may
-			// or may not run 32-bit binaries.
-			if q, err := exec.LookPath("qemu-i386"); err == nil {
+		if arch == "arm" {
+			// 32-bit ARM runs under qemu-user when it is installed.
+			// (386 binaries run natively where the kernel allows;
+			// qemu-i386 7.x cannot run Go binaries.)
+			if q, err := exec.LookPath("qemu-arm"); err == nil {
 				runner = []string{q}
 			}
 		}
@@ -494,7 +495,8 @@ func shapeCSV(t *testing.T, path string) []float64 {
 
 // shapeSeanet runs TFLM's int16 seanet vectors of one operator
 // (shared/vectors/seanet/<op>/): every model with its input and golden CSV,
-// for the host and for GOARCH=386.
+// for the host and for the 32-bit GOARCH=386 and GOARCH=arm where this
+// machine can run them.
 func shapeSeanet(t *testing.T, op string) {
 	dir := filepath.Join(sharedDir(t), "vectors", "seanet", op)
 	models, _ := filepath.Glob(filepath.Join(dir, "*.tflite"))
@@ -513,7 +515,7 @@ func shapeSeanet(t *testing.T, op string) {
 		cases = append(cases, shapeCase{name: base, model: data,
 			inputs: [][]byte{shapeVals(model.Int16, in)}, want: [][]byte{shapeVals(model.Int16, want)}})
 	}
-	shapeRun(t, cases, "386")
+	shapeRun(t, cases, "386", "arm")
 }
 
 // TestArgMinMaxTFLM ports arg_min_max_test.cc (int8 values quantized with

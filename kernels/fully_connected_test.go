@@ -321,7 +321,7 @@ func fcTRef(p *fcParams, x []int32, w []int8, bias []int64, inOff int32, mult, s
 
 // TestFullyConnectedFoldedBias checks, on random data with zero points at
 // the type limits, odd depths and long rows, that folding the input offset
-// into the bias and the lane-split dot products give the reference's
+// into the bias and the blocked dot products give the reference's
 // results bit for bit, including 32-bit wrap-around.
 func TestFullyConnectedFoldedBias(t *testing.T) {
 	r := rand.New(rand.NewSource(1))

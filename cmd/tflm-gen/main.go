@@ -82,21 +82,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func newFlags(cfg *config, plan bool, stderr io.Writer) *flag.FlagSet {
+// newFlags makes the flag set of the generate or plan command.
+func newFlags(cfg *config, plan bool) *flag.FlagSet {
 	name := "tflm-gen"
 	if plan {
 		name = "tflm-gen plan"
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// Parse errors are reported by run as one line; the full usage is
+	// printed only for -h.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	addFlags(fs, cfg, plan)
+	return fs
+}
+
+// printUsage writes the -h text.
+func printUsage(fs *flag.FlagSet, plan bool, stderr io.Writer) {
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		if plan {
-			fmt.Fprintf(stderr, "usage: tflm-gen plan [flags] MODEL.tflite\n\nPrints the memory plan of a model without generating code.\n\n")
-		} else {
-			fmt.Fprintf(stderr, "usage: tflm-gen [flags] MODEL.tflite\n       tflm-gen plan [flags] MODEL.tflite\n\nGenerates a Go package that runs the model.\n\n")
-		}
-		fs.PrintDefaults()
+	defer fs.SetOutput(io.Discard)
+	if plan {
+		fmt.Fprintf(stderr, "usage: tflm-gen plan [flags] MODEL.tflite\n\nPrints the memory plan of a model without generating code.\n\n")
+	} else {
+		fmt.Fprintf(stderr, "usage: tflm-gen [flags] MODEL.tflite\n       tflm-gen plan [flags] MODEL.tflite\n\nGenerates a Go package that runs the model.\n\n")
 	}
+	fs.PrintDefaults()
+}
+
+func addFlags(fs *flag.FlagSet, cfg *config, plan bool) {
 	if !plan {
 		fs.StringVar(&cfg.out, "o", "", "output `directory` (created if needed; default: the model's base name)")
 		fs.StringVar(&cfg.pkg, "pkg", "", "package `name` (default: last element of the output directory)")
@@ -112,17 +125,20 @@ func newFlags(cfg *config, plan bool, stderr io.Writer) *flag.FlagSet {
 	fs.Int64Var(&cfg.effort, "plan-effort", planner.DefaultEffort, "exact planner search budget in search `steps` (machine independent)")
 	fs.IntVar(&cfg.maxArena, "max-arena", 0, "fail when the arena needs more than `bytes` (0: no limit)")
 	fs.Int64Var(&cfg.maxModel, "max-model-size", 256<<20, "refuse model files larger than `bytes`")
-	return fs
 }
 
 // parseArgs accepts flags before and after the model path.
 func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, error) {
 	cfg := &config{}
-	fs := newFlags(cfg, plan, stderr)
+	fs := newFlags(cfg, plan)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, "", err
+			if errors.Is(err, flag.ErrHelp) {
+				printUsage(fs, plan, stderr)
+				return nil, "", err
+			}
+			return nil, "", fmt.Errorf("%w (run %s -h for usage)", err, fs.Name())
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -136,8 +152,7 @@ func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, err
 	}
 	switch {
 	case len(pos) == 0:
-		fs.Usage()
-		return nil, "", fmt.Errorf("no model file given")
+		return nil, "", fmt.Errorf("no model file given (run %s -h for usage)", fs.Name())
 	case len(pos) > 1:
 		return nil, "", fmt.Errorf("one model file expected, got %d: %s", len(pos), strings.Join(pos, " "))
 	}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const exampleModel = "../../testdata/tiny_conv_int8.tflite"
+
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func dirFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n []string
+	for _, e := range es {
+		n = append(n, e.Name())
+	}
+	return n
+}
+
+// TestExitCodes checks exit codes and the one-line error of each failure;
+// no failure may create the output directory.
+func TestExitCodes(t *testing.T) {
+	tmp := t.TempDir()
+	corrupt := filepath.Join(tmp, "corrupt.tflite")
+	data, err := os.ReadFile(exampleModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(corrupt, data[:len(data)/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notModel := filepath.Join(tmp, "text.tflite")
+	os.WriteFile(notModel, []byte("hello, this is not a model"), 0o644)
+	out := filepath.Join(tmp, "out")
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		stderr  string // substring of stderr
+		written bool
+	}{
+		{"no model", []string{"-o", out}, 2, "no model file given", false},
+		{"two models", []string{exampleModel, exampleModel, "-o", out}, 2, "one model file expected, got 2", false},
+		{"bad flag", []string{"-bogus", exampleModel}, 2, "flag provided but not defined: -bogus", false},
+		{"bad align", []string{exampleModel, "-align", "3", "-o", out}, 2, "-align 3: must be a power of two", false},
+		{"bad planner", []string{exampleModel, "-planner", "best", "-o", out}, 2, `-planner "best": must be optimal or greedy`, false},
+		{"bad package", []string{exampleModel, "-pkg", "1x", "-o", out}, 1, `package name "1x" is not a Go identifier`, false},
+		{"missing file", []string{filepath.Join(tmp, "nope.tflite"), "-o", out}, 1, "nope.tflite: no such file or directory", false},
+		{"truncated", []string{corrupt, "-o", out}, 1, "corrupt.tflite: invalid model", false},
+		{"not a model", []string{notModel, "-o", out}, 1, `text.tflite: invalid model: file identifier is`, false},
+		{"too large", []string{exampleModel, "-max-model-size", "100", "-o", out}, 1, "over the -max-model-size limit of 100", false},
+		{"arena limit", []string{exampleModel, "-max-arena", "1000", "-o", out}, 1, "arena needs 1536 bytes, 536 over the limit of 1000; peak at operator 2 (CONV_2D)", false},
+		{"version", []string{"-version"}, 0, "", false},
+		{"flags after model", []string{exampleModel, "-o", out, "-pkg", "tiny"}, 0, "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			os.RemoveAll(out)
+			code, _, stderr := runCLI(tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, stderr)
+			}
+			if !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.stderr)
+			}
+			if tc.code != 0 {
+				if !strings.HasPrefix(stderr, "tflm-gen: ") {
+					t.Errorf("stderr %q lacks the tflm-gen: prefix", stderr)
+				}
+				if lines := strings.Count(strings.TrimSpace(stderr), "\n"); lines > 0 && tc.code == 1 {
+					t.Errorf("error is %d lines, want one: %q", lines+1, stderr)
+				}
+			}
+			if got := len(dirFiles(t, out)) > 0; got != tc.written {
+				t.Errorf("output written = %v, want %v", got, tc.written)
+			}
+		})
+	}
+}
+
+// TestWriteAndCheck covers writing, replacing stale generated files while
+// keeping the user's own files, and -check's drift detection.
+func TestWriteAndCheck(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "tiny-conv")
+	if code, stdout, stderr := runCLI("-o", out, exampleModel); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	} else if !strings.Contains(stdout, "(package tinyconv)") {
+		t.Errorf("stdout %q does not name the derived package tinyconv", stdout)
+	}
+	model, err := os.ReadFile(filepath.Join(out, "model.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(model, []byte("\npackage tinyconv\n")) {
+		t.Error("model.go is not in package tinyconv")
+	}
+	// A stale generated file goes away; the user's file stays.
+	stale := filepath.Join(out, "kernel_old.go")
+	os.WriteFile(stale, []byte(generatedMarker+"\npackage tinyconv\n"), 0o644)
+	user := filepath.Join(out, "model_test.go")
+	os.WriteFile(user, []byte("package tinyconv\n"), 0o644)
+
+	if code, stdout, _ := runCLI(exampleModel, "-o", out, "-check"); code != 1 || !strings.Contains(stdout, "--- a/"+stale) {
+		t.Errorf("-check with a stale file: exit %d, diff %q", code, stdout)
+	}
+	if code, _, stderr := runCLI(exampleModel, "-o", out); code != 0 {
+		t.Fatalf("regenerate: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Error("stale generated file was not removed")
+	}
+	if _, err := os.Stat(user); err != nil {
+		t.Error("user file was removed")
+	}
+	if code, stdout, stderr := runCLI(exampleModel, "-o", out, "-check"); code != 0 || stdout != "" {
+		t.Errorf("-check on fresh output: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// Edit one constant: -check prints a unified diff and writes nothing.
+	edited := bytes.Replace(model, []byte("const ArenaSize = "), []byte("const ArenaSize = 1 + "), 1)
+	os.WriteFile(filepath.Join(out, "model.go"), edited, 0o644)
+	code, stdout, stderr := runCLI(exampleModel, "-o", out, "-check")
+	if code != 1 || !strings.Contains(stderr, "out of date") {
+		t.Errorf("-check after edit: exit %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{"--- a/" + filepath.Join(out, "model.go"), "@@ ", "-const ArenaSize = 1 + ", "+const ArenaSize = "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("diff lacks %q:\n%s", want, stdout)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "model.go")); !bytes.Equal(after, edited) {
+		t.Error("-check modified the output directory")
+	}
+}
+
+// TestRefusesForeignFiles: tflm-gen never overwrites a file it did not write.
+func TestRefusesForeignFiles(t *testing.T) {
+	out := t.TempDir()
+	mine := filepath.Join(out, "model.go")
+	os.WriteFile(mine, []byte("package mine\n"), 0o644)
+	code, _, stderr := runCLI(exampleModel, "-o", out)
+	if code != 1 || !strings.Contains(stderr, "was not generated by tflm-gen") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(mine); string(b) != "package mine\n" {
+		t.Error("foreign file overwritten")
+	}
+}
+
+func TestPlanCommand(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "plan.svg")
+	code, stdout, stderr := runCLI("plan", exampleModel, "-svg", svg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"arena        1536 bytes", "lower bound  1536 bytes", "Timeline"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("plan output lacks %q", want)
+		}
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil || !bytes.HasPrefix(b, []byte("<svg ")) || !bytes.Contains(b, []byte("lower bound")) {
+		t.Errorf("svg not written correctly: %v", err)
+	}
+}
+
+func TestPackageName(t *testing.T) {
+	for in, want := range map[string]string{
+		"out/person-detect": "persondetect",
+		"model":             "model",
+		"./x/9lives":        "m9lives",
+		"--":                "model",
+		"Tiny_Conv":         "tiny_conv",
+	} {
+		if got := packageName(in); got != want {
+			t.Errorf("packageName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestGoGenerate runs the README's go:generate recipe in a fresh module
+// that requires tflm-gen through a replace directive, then builds it.
+func TestGoGenerate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module; skipped with -short")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	model, _ := os.ReadFile(exampleModel)
+	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
+	mod, _ := os.ReadFile(filepath.Join(root, "go.mod"))
+	var requires []string
+	for _, l := range strings.Split(string(mod), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && strings.Contains(f[0], ".") {
+			requires = append(requires, "\t"+f[0]+" "+f[1])
+		}
+	}
+	files := map[string]string{
+		"go.mod": "module example.com/firmware\n\ngo 1.26\n\nrequire github.com/tflm-gen/tflm-gen v0.0.0\n\nrequire (\n" +
+			strings.Join(requires, "\n") + "\n)\n\nreplace github.com/tflm-gen/tflm-gen => " + root + "\n",
+		"go.sum":       string(sum),
+		"model.tflite": string(model),
+		"gen.go":       "package firmware\n\n//go:generate go run github.com/tflm-gen/tflm-gen/cmd/tflm-gen model.tflite -o model\n",
+		"main/main.go": "package main\n\nimport \"example.com/firmware/model\"\n\nfunc main() {\n\tvar m model.Model\n\tm.InputInt8(0)[0] = 1\n\tm.Invoke()\n\tprintln(m.OutputInt8(0)[0])\n}\n",
+	}
+	for n, c := range files {
+		p := filepath.Join(dir, n)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"generate", "./..."}, {"build", "-o", os.DevNull, "./main"}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "model", "model.go")); err != nil {
+		t.Fatalf("go generate did not write the package: %v", err)
+	}
+}
