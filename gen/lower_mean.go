@@ -25,6 +25,9 @@ const meanMaxLevels = 5
 // than meanMaxLevels levels remain.
 func meanLevels(shape []int, axes []int32) (dims, strides [meanMaxLevels]int, nOut, count int, ok bool) {
 	reduced := make([]bool, len(shape))
+	if len(shape) == 0 {
+		axes = nil // a scalar: TFLM's ResolveAxis ignores the axes
+	}
 	for _, a := range axes {
 		d := int(a)
 		if d < 0 {

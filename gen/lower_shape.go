@@ -76,24 +76,23 @@ func lowerReshape(c *opCtx) error {
 		have = v != nil
 	}
 	if have {
-		if err := reshapeAgrees(newShape, in.NumElements(), out.Shape); err != "" {
-			return c.Errorf("%s", err)
+		if err := reshapeAgrees(newShape, in.NumElements(), out.Shape); err != nil {
+			return c.Errorf("%v", err)
 		}
 	}
 	return shapeView(c, in, out)
 }
 
 // reshapeAgrees checks a RESHAPE new_shape against the output shape, a -1
-// entry standing for whatever the element count leaves; it returns a
-// message when they disagree.
-func reshapeAgrees(newShape []int64, elems int, outShape []int) string {
+// entry standing for whatever the element count leaves.
+func reshapeAgrees(newShape []int64, elems int, outShape []int) error {
 	stretch, known := -1, int64(1)
 	for i, d := range newShape {
 		switch {
 		case d == -1 && stretch < 0:
 			stretch = i
 		case d < 0:
-			return "new shape has an invalid entry"
+			return fmt.Errorf("new shape %v has an invalid entry", newShape)
 		default:
 			known *= d
 		}
@@ -104,14 +103,14 @@ func reshapeAgrees(newShape []int64, elems int, outShape []int) string {
 	}
 	if stretch >= 0 {
 		if known == 0 {
-			return "new shape has -1 next to a zero dimension"
+			return fmt.Errorf("new shape %v has -1 next to a zero dimension", newShape)
 		}
 		resolved[stretch] = int(int64(elems) / known)
 	}
 	if !moveSameShape(resolved, outShape) {
-		return fmt.Sprintf("new shape %v (resolved %v) does not match the output shape %v", newShape, resolved, outShape)
+		return fmt.Errorf("new shape %v (resolved %v) does not match the output shape %v", newShape, resolved, outShape)
 	}
-	return ""
+	return nil
 }
 
 // lowerSqueeze lowers SQUEEZE: squeeze_dims (options slot 0) must name

@@ -12,14 +12,13 @@ package kernels
 // bytes of padding, rowIn bytes of input, rowRight bytes of padding. value
 // holds the padding element's bytes, little-endian, in its low esz bytes.
 type padParams struct {
-	esz                      int
-	value                    int64
-	n0, n1, n2, n3           int
-	lo0, lo1, lo2, lo3       int
-	hi0, hi1, hi2, hi3       int
-	block0, block1, block2   int
-	block3                   int
-	rowLeft, rowIn, rowRight int
+	esz                            int
+	value                          int64
+	n0, n1, n2, n3                 int
+	lo0, lo1, lo2, lo3             int
+	hi0, hi1, hi2, hi3             int
+	block0, block1, block2, block3 int
+	rowLeft, rowIn, rowRight       int
 }
 
 // padBytes writes src padded as described by p into dst.

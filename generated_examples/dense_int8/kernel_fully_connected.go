@@ -32,44 +32,31 @@ type fcParams struct {
 }
 
 // fcDotI8 returns the int32 (wrapping) dot product of two int8 vectors of
-// the same length, summed in four independent lanes.
+// the same length.
 func fcDotI8(x, w []int8) int32 {
 	w = w[:len(x)]
-	var a0, a1, a2, a3 int32
-	n := len(x) &^ 3
-	for i := 0; i < n; i += 4 {
-		xs := x[i : i+4 : i+4]
-		ws := w[i : i+4 : i+4]
-		a0 += int32(xs[0]) * int32(ws[0])
-		a1 += int32(xs[1]) * int32(ws[1])
-		a2 += int32(xs[2]) * int32(ws[2])
-		a3 += int32(xs[3]) * int32(ws[3])
+	var acc int32
+	for i, xv := range x {
+		acc += int32(xv) * int32(w[i])
 	}
-	for i := n; i < len(x); i++ {
-		a0 += int32(x[i]) * int32(w[i])
-	}
-	return a0 + a1 + a2 + a3
+	return acc
 }
 
 // fcDotI16 returns the 64-bit dot product of int16 activations and int8
-// weights. Each product fits in 23 bits, so two lanes are summed in int32
-// before widening at most every 256 products, which cannot overflow.
+// weights. A product is at most 2^22 in magnitude, so blocks of 256 are
+// summed in int32 (cheap on 32-bit targets) and only block sums are
+// widened; the result equals a plain 64-bit sum.
 func fcDotI16(x []int16, w []int8) int64 {
 	w = w[:len(x)]
 	var acc int64
 	for len(x) > 0 {
 		n := min(len(x), 256)
 		xs, ws := x[:n], w[:n]
-		var a0, a1 int32
-		m := n &^ 1
-		for i := 0; i < m; i += 2 {
-			a0 += int32(xs[i]) * int32(ws[i])
-			a1 += int32(xs[i+1]) * int32(ws[i+1])
+		var blk int32
+		for i, xv := range xs {
+			blk += int32(xv) * int32(ws[i])
 		}
-		if m < n {
-			a0 += int32(xs[m]) * int32(ws[m])
-		}
-		acc += int64(a0) + int64(a1)
+		acc += int64(blk)
 		x, w = x[n:], w[n:]
 	}
 	return acc
@@ -79,16 +66,11 @@ func fcDotI16(x []int16, w []int8) int64 {
 // activations and int8 weights.
 func fcDotI16Acc32(x []int16, w []int8) int32 {
 	w = w[:len(x)]
-	var a0, a1 int32
-	n := len(x) &^ 1
-	for i := 0; i < n; i += 2 {
-		a0 += int32(x[i]) * int32(w[i])
-		a1 += int32(x[i+1]) * int32(w[i+1])
+	var acc int32
+	for i, xv := range x {
+		acc += int32(xv) * int32(w[i])
 	}
-	if n < len(x) {
-		a0 += int32(x[n]) * int32(w[n])
-	}
-	return a0 + a1
+	return acc
 }
 
 // fcInt8 is the int8 fully connected layer with int8 weights (per-tensor or

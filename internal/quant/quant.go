@@ -58,11 +58,13 @@ func (a Activation) String() string {
 
 // RangeQuantized returns the clamp bounds of a fused activation for a
 // quantized output with the given scale and zero point, within [qmin, qmax]
-// (TensorFlow Lite's CalculateActivationRangeQuantized). ok is false for
-// activations that cannot be fused into a quantized kernel.
+// (TensorFlow Lite's CalculateActivationRangeQuantized). scale is the
+// tensor's float32 scale; like TensorFlow Lite, the division is done in
+// float32. ok is false for activations that cannot be fused into a
+// quantized kernel.
 func RangeQuantized(a Activation, scale float64, zp, qmin, qmax int32) (lo, hi int32, ok bool) {
 	q := func(f float64) int32 {
-		v := float64(zp) + math.Round(f/scale)
+		v := float64(zp) + math.Round(float64(float32(f)/float32(scale)))
 		if v < float64(math.MinInt32) {
 			return math.MinInt32
 		}
@@ -87,7 +89,6 @@ func RangeQuantized(a Activation, scale float64, zp, qmin, qmax int32) (lo, hi i
 // RangeFloat returns the clamp bounds of a fused activation for float
 // kernels. ok is false for activations that are not a clamp.
 func RangeFloat(a Activation) (lo, hi float32, ok bool) {
-	inf := float32(math.Inf(1))
 	switch a {
 	case ActNone:
 		return -math.MaxFloat32, math.MaxFloat32, true
@@ -98,6 +99,5 @@ func RangeFloat(a Activation) (lo, hi float32, ok bool) {
 	case ActReluN1To1:
 		return -1, 1, true
 	}
-	_ = inf
 	return 0, 0, false
 }
