@@ -50,6 +50,11 @@ func emit(g *model.Graph, lw *lowered, lay *Layout, opt Options) (map[string][]b
 	for n, b := range kfiles {
 		files[n] = b
 	}
+	if !opt.NoTests {
+		if files["model_test.go"], err = e.testFile(MACs(g)); err != nil {
+			return nil, err
+		}
+	}
 	files["layout.txt"], err = renderLayout(g, lay)
 	if err != nil {
 		return nil, err
@@ -63,6 +68,7 @@ type emitter struct {
 	lay       *Layout
 	opt       Options
 	usedConst map[int]bool // constant tensors referenced by calls
+	usesArena bool         // some call takes an arena view
 	err       error
 }
 
@@ -203,6 +209,12 @@ func typeSuffix(dt model.DType) string {
 
 func constName(t *model.Tensor) string { return fmt.Sprintf("tensor%d", t.Index) }
 
+// view renders an arena view argument and records that Invoke needs a.
+func (e *emitter) view(dt model.DType, off, n int, raw bool) *jen.Statement {
+	e.usesArena = true
+	return arenaView(dt, off, n, raw)
+}
+
 // arenaView renders a.<m>(off, n) for a typed view of the arena.
 func arenaView(dt model.DType, off, n int, raw bool) *jen.Statement {
 	if raw {
@@ -235,7 +247,7 @@ func (e *emitter) arg(a Arg) jen.Code {
 			e.fail("%s: no arena view for type %s", t.Describe(), t.Type)
 			return jen.Nil()
 		}
-		return arenaView(t.Type, off, t.NumElements(), a.raw)
+		return e.view(t.Type, off, t.NumElements(), a.raw)
 	case strArg:
 		if !a.t.IsConst() {
 			e.fail("%s passed as a constant string but has no data", a.t.Describe())
@@ -252,9 +264,9 @@ func (e *emitter) arg(a Arg) jen.Code {
 		}
 		return jen.Op("&").Id(a.typ).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
 	case scratchArg:
-		return arenaView(a.r.dtype, a.r.offset, a.r.bytes/a.r.dtype.Size(), false)
+		return e.view(a.r.dtype, a.r.offset, a.r.bytes/a.r.dtype.Size(), false)
 	case persistArg:
-		return arenaView(a.r.dtype, a.r.offset, a.r.bytes/a.r.dtype.Size(), false)
+		return e.view(a.r.dtype, a.r.offset, a.r.bytes/a.r.dtype.Size(), false)
 	case constArg:
 		return jen.Id(a.c.name)
 	}
@@ -468,6 +480,7 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 	if needsInit {
 		body = append(body, jen.If(jen.Op("!").Id("m").Dot("ready")).Block(jen.Id("m").Dot("Reset").Call()))
 	}
+	arenaAt := len(body)
 	body = append(body, jen.Id("a").Op(":=").Id("m").Dot("arena").Call())
 	for _, c := range e.lw.ops {
 		op := c.Op
@@ -494,6 +507,10 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 	}
 	if e.err != nil {
 		return e.err
+	}
+	if !e.usesArena {
+		// Only views and constants: no call touches the arena.
+		body = append(body[:arenaAt], body[arenaAt+1:]...)
 	}
 	comment(f, "Invoke runs the model once on the current inputs and writes the outputs.\nIt does not allocate and cannot fail.")
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("Invoke").Params().Block(body...)

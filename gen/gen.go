@@ -29,6 +29,9 @@ type Options struct {
 	Effort int64
 	// MaxArena, when positive, fails generation if the arena is larger.
 	MaxArena int
+	// NoTests leaves out model_test.go (allocation, independence and
+	// benchmark tests of the generated package).
+	NoTests bool
 	// Version, when not empty, is stamped into every generated file. Leave
 	// it empty for committed golden output.
 	Version string
@@ -113,7 +116,7 @@ func lowerGraph(g *model.Graph) (*lowered, error) {
 			errs = append(errs, fmt.Sprintf("%s: no kernel for this operator (%s)", op.Describe(), signature(g, op)))
 			continue
 		}
-		if err := l(c); err != nil {
+		if err := safeLower(l, c); err != nil {
 			errs = append(errs, err.Error())
 			continue
 		}
@@ -131,6 +134,17 @@ func lowerGraph(g *model.Graph) (*lowered, error) {
 		return nil, fmt.Errorf("%w: %d problem(s): %s", ErrUnsupported, len(errs), strings.Join(errs, "; "))
 	}
 	return lw, nil
+}
+
+// safeLower runs one lowering, turning a panic (a bug on some input the
+// lowering did not validate) into an error naming the operator.
+func safeLower(l lowering, c *opCtx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error lowering %s: %v", c.Op.Describe(), r)
+		}
+	}()
+	return l(c)
 }
 
 func checkAliases(c *opCtx) error {

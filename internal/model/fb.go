@@ -15,15 +15,26 @@ var errCorrupt = errors.New("corrupt flatbuffer")
 // no checking and would panic on a hostile file.
 type fbuf struct {
 	b []byte
+	// budget, while charging is set, is how many more vector bytes the
+	// reader may decode. A well-formed file never decodes more than its own
+	// size (vectors do not overlap); a hostile one could point thousands of
+	// fields at one large vector to make the reader allocate without bound.
+	budget   int64
+	charging bool
 }
+
+// maxVectorElems bounds any vector length regardless of the file size, so
+// that lengths stay far from overflowing a 32-bit int.
+const maxVectorElems = 1 << 28
 
 // table is a checked flatbuffer table: pos is the table start, vt the vtable
 // start and vtLen the vtable length in bytes.
 type table struct {
-	f     *fbuf
-	t     flatbuffers.Table
-	vtLen int
-	pos   int
+	f      *fbuf
+	t      flatbuffers.Table
+	vtLen  int
+	objLen int
+	pos    int
 }
 
 func (f *fbuf) need(pos, n int, what string) error {
@@ -61,13 +72,16 @@ func (f *fbuf) tableAt(pos int, what string) (table, error) {
 	if vtLen < 4 || vtLen%2 != 0 {
 		return table{}, fmt.Errorf("%w: %s: vtable length %d invalid", errCorrupt, what, vtLen)
 	}
+	if objLen < 4 {
+		return table{}, fmt.Errorf("%w: %s: table size %d is smaller than its vtable offset", errCorrupt, what, objLen)
+	}
 	if err := f.need(int(vt), vtLen, what+" vtable"); err != nil {
 		return table{}, err
 	}
 	if err := f.need(pos, objLen, what); err != nil {
 		return table{}, err
 	}
-	t := table{f: f, vtLen: vtLen, pos: pos}
+	t := table{f: f, vtLen: vtLen, objLen: objLen, pos: pos}
 	t.t.Bytes = f.b
 	t.t.Pos = flatbuffers.UOffsetT(pos)
 	return t, nil
@@ -83,6 +97,9 @@ func (t table) field(slot, size int) (int, error) {
 	off := int(t.t.Offset(flatbuffers.VOffsetT(vo)))
 	if off == 0 {
 		return 0, nil
+	}
+	if off < 4 || off+size > t.objLen {
+		return 0, fmt.Errorf("%w: field %d at table offset %d (+%d) is outside the %d-byte table", errCorrupt, slot, off, size, t.objLen)
 	}
 	p := t.pos + off
 	if err := t.f.need(p, size, fmt.Sprintf("field %d", slot)); err != nil {
@@ -148,9 +165,13 @@ func (t table) subTable(slot int, what string) (table, bool, error) {
 	return st, err == nil, err
 }
 
+// errTooLong is wrapped when a vector is longer than its caller allows.
+var errTooLong = errors.New("vector too long")
+
 // vector returns the element start and length of a vector field with
-// elements of elemSize bytes; start is 0 when the field is absent.
-func (t table) vector(slot, elemSize int) (start, n int, err error) {
+// elements of elemSize bytes; start is 0 when the field is absent. Vectors
+// longer than maxN elements are refused before anything is allocated.
+func (t table) vector(slot, elemSize, maxN int) (start, n int, err error) {
 	q, err := t.indirect(slot)
 	if err != nil || q == 0 {
 		return 0, 0, err
@@ -159,17 +180,26 @@ func (t table) vector(slot, elemSize int) (start, n int, err error) {
 		return 0, 0, err
 	}
 	ln := int64(t.f.u32(q))
-	if ln*int64(elemSize) > int64(len(t.f.b)) {
+	if ln*int64(elemSize) > int64(len(t.f.b)) || ln > maxVectorElems {
 		return 0, 0, fmt.Errorf("%w: field %d: vector of %d elements is longer than the file", errCorrupt, slot, ln)
+	}
+	if ln > int64(maxN) {
+		return 0, 0, fmt.Errorf("%w: field %d: %d elements, at most %d supported", errTooLong, slot, ln, maxN)
 	}
 	if err := t.f.need(q+4, int(ln)*elemSize, fmt.Sprintf("field %d vector", slot)); err != nil {
 		return 0, 0, err
 	}
+	if t.f.charging {
+		t.f.budget -= ln * int64(elemSize)
+		if t.f.budget < 0 {
+			return 0, 0, fmt.Errorf("%w: field %d: vectors overlap (more vector data decoded than the %d-byte file holds)", errCorrupt, slot, len(t.f.b))
+		}
+	}
 	return q + 4, int(ln), nil
 }
 
-func (t table) int32s(slot int) ([]int32, error) {
-	s, n, err := t.vector(slot, 4)
+func (t table) int32s(slot, maxN int) ([]int32, error) {
+	s, n, err := t.vector(slot, 4, maxN)
 	if err != nil || s == 0 {
 		return nil, err
 	}
@@ -180,8 +210,8 @@ func (t table) int32s(slot int) ([]int32, error) {
 	return out, nil
 }
 
-func (t table) int64s(slot int) ([]int64, error) {
-	s, n, err := t.vector(slot, 8)
+func (t table) int64s(slot, maxN int) ([]int64, error) {
+	s, n, err := t.vector(slot, 8, maxN)
 	if err != nil || s == 0 {
 		return nil, err
 	}
@@ -192,8 +222,8 @@ func (t table) int64s(slot int) ([]int64, error) {
 	return out, nil
 }
 
-func (t table) float32s(slot int) ([]float32, error) {
-	s, n, err := t.vector(slot, 4)
+func (t table) float32s(slot, maxN int) ([]float32, error) {
+	s, n, err := t.vector(slot, 4, maxN)
 	if err != nil || s == 0 {
 		return nil, err
 	}
@@ -204,22 +234,22 @@ func (t table) float32s(slot int) ([]float32, error) {
 	return out, nil
 }
 
-func (t table) bytes(slot int) ([]byte, error) {
-	s, n, err := t.vector(slot, 1)
+func (t table) bytes(slot, maxN int) ([]byte, error) {
+	s, n, err := t.vector(slot, 1, maxN)
 	if err != nil || s == 0 {
 		return nil, err
 	}
 	return t.f.b[s : s+n : s+n], nil
 }
 
-func (t table) str(slot int) (string, error) {
-	b, err := t.bytes(slot)
+func (t table) str(slot, maxN int) (string, error) {
+	b, err := t.bytes(slot, maxN)
 	return string(b), err
 }
 
 // tables returns the tables of a vector-of-tables field.
-func (t table) tables(slot int, what string) ([]table, error) {
-	s, n, err := t.vector(slot, 4)
+func (t table) tables(slot int, what string, maxN int) ([]table, error) {
+	s, n, err := t.vector(slot, 4, maxN)
 	if err != nil || s == 0 {
 		return nil, err
 	}

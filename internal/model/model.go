@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrInvalid is wrapped by every error that reports a malformed model.
@@ -242,7 +244,7 @@ func (o *Options) Int32s(slot int) []int32 {
 	if !o.present {
 		return nil
 	}
-	v, err := o.t.int32s(slot)
+	v, err := o.t.int32s(slot, maxOptionVector)
 	o.keep(err)
 	return v
 }
@@ -271,15 +273,49 @@ func Parse(name string, data []byte) (g *Graph, err error) {
 	return g, nil
 }
 
+// Limits on the model structure. They are far above what any model for a
+// microcontroller needs and keep a hostile file from making the reader (or
+// the later stages, which are not linear in every dimension) exhaust memory.
+const (
+	// MaxRank is the largest number of dimensions of a tensor.
+	MaxRank = 16
+	// MaxTensors bounds the tensors, operators, buffers, operator codes and
+	// metadata entries of a model, each.
+	MaxTensors = 1 << 18
+	// maxOpIO bounds the inputs, outputs or intermediates of one operator.
+	maxOpIO = 1 << 16
+	// maxName bounds tensor names, custom operator names and metadata names.
+	maxName = 1 << 16
+	// maxOptionVector bounds an [int] field of builtin options.
+	maxOptionVector = 1 << 12
+)
+
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
 }
 
+// wrapInvalid prefixes a reader error with the table it was reading; a
+// vector over one of the limits above is an unsupported model, anything else
+// a malformed one.
 func wrapInvalid(ctx string, err error) error {
-	if errors.Is(err, ErrInvalid) {
+	switch {
+	case errors.Is(err, ErrInvalid), errors.Is(err, ErrUnsupported):
 		return fmt.Errorf("%s: %w", ctx, err)
+	case errors.Is(err, errTooLong):
+		return fmt.Errorf("%w: %s: %w", ErrUnsupported, ctx, err)
 	}
 	return fmt.Errorf("%w: %s: %w", ErrInvalid, ctx, err)
+}
+
+// parser accumulates the unsupported features of a model, so that they are
+// all reported together once the model is known to be well formed.
+type parser struct {
+	f     *fbuf
+	unsup []string
+}
+
+func (p *parser) unsupported(format string, args ...any) {
+	p.unsup = append(p.unsup, fmt.Sprintf(format, args...))
 }
 
 func parse(data []byte) (*Graph, error) {
@@ -289,13 +325,17 @@ func parse(data []byte) (*Graph, error) {
 	if string(data[4:8]) != "TFL3" {
 		return nil, invalid("file identifier is %q, want \"TFL3\" (not a TensorFlow Lite model)", data[4:8])
 	}
-	f := &fbuf{b: data}
+	f := &fbuf{b: data, budget: 2*int64(len(data)) + 1<<20, charging: true}
+	// Options tables are read after parsing, without charging (each read is
+	// bounded by maxOptionVector); nothing writes to f after this.
+	defer func() { f.charging = false }()
+	p := &parser{f: f}
 	root, err := f.root()
 	if err != nil {
 		return nil, wrapInvalid("model", err)
 	}
 	g := &Graph{Metadata: map[string][]byte{}}
-	if g.Description, err = root.str(3); err != nil {
+	if g.Description, err = root.str(3, maxName); err != nil {
 		return nil, wrapInvalid("model description", err)
 	}
 
@@ -311,24 +351,30 @@ func parse(data []byte) (*Graph, error) {
 		return nil, err
 	}
 
-	subgraphs, err := root.tables(2, "subgraph")
+	// Only subgraph 0 is read; the others are counted.
+	sgStart, nsg, err := root.vector(2, 4, maxVectorElems)
 	if err != nil {
 		return nil, wrapInvalid("subgraphs", err)
 	}
-	switch {
-	case len(subgraphs) == 0:
+	if nsg == 0 {
 		return nil, invalid("model has no subgraph")
-	case len(subgraphs) > 1:
-		return nil, fmt.Errorf("%w: model has %d subgraphs; only single-subgraph models are supported (no control flow)", ErrUnsupported, len(subgraphs))
 	}
-	sg := subgraphs[0]
+	sgPos := int64(sgStart) + int64(f.u32(sgStart))
+	if sgPos >= int64(len(data)) {
+		return nil, invalid("subgraph 0: offset past the end of the file")
+	}
+	sg, err := f.tableAt(int(sgPos), "subgraph 0")
+	if err != nil {
+		return nil, wrapInvalid("subgraph 0", err)
+	}
 
-	tts, err := sg.tables(0, "tensor")
+	tts, err := sg.tables(0, "tensor", MaxTensors)
 	if err != nil {
 		return nil, wrapInvalid("subgraph 0 tensors", err)
 	}
+	g.Tensors = make([]*Tensor, 0, len(tts))
 	for i, tt := range tts {
-		t, err := readTensor(i, tt, buffers)
+		t, err := p.readTensor(i, tt, buffers)
 		if err != nil {
 			return nil, err
 		}
@@ -340,10 +386,11 @@ func parse(data []byte) (*Graph, error) {
 	if g.Outputs, err = tensorList(sg, 2, len(g.Tensors), "subgraph outputs", false); err != nil {
 		return nil, err
 	}
-	ots, err := sg.tables(3, "operator")
+	ots, err := sg.tables(3, "operator", MaxTensors)
 	if err != nil {
 		return nil, wrapInvalid("subgraph 0 operators", err)
 	}
+	g.Ops = make([]*Op, 0, len(ots))
 	for i, ot := range ots {
 		op, err := readOp(i, ot, codes, len(g.Tensors))
 		if err != nil {
@@ -354,17 +401,35 @@ func parse(data []byte) (*Graph, error) {
 	if err := checkDataflow(g); err != nil {
 		return nil, err
 	}
+	p.checkIO(g)
+	if nsg > 1 {
+		var cf []string
+		for _, op := range g.Ops {
+			switch op.Code {
+			case OpIf, OpWhile, OpCallOnce, OpCall:
+				cf = append(cf, op.Describe())
+			}
+		}
+		msg := fmt.Sprintf("model has %d subgraphs; only single-subgraph models are supported", nsg)
+		if len(cf) > 0 {
+			msg += " (control flow: " + strings.Join(cf, ", ") + ")"
+		}
+		p.unsup = append([]string{msg}, p.unsup...)
+	}
+	if len(p.unsup) > 0 {
+		return nil, fmt.Errorf("%w: %d problem(s): %s", ErrUnsupported, len(p.unsup), strings.Join(p.unsup, "; "))
+	}
 	return g, nil
 }
 
 func readBuffers(f *fbuf, root table) ([][]byte, error) {
-	bts, err := root.tables(4, "buffer")
+	bts, err := root.tables(4, "buffer", MaxTensors)
 	if err != nil {
 		return nil, wrapInvalid("buffers", err)
 	}
 	out := make([][]byte, len(bts))
 	for i, bt := range bts {
-		d, err := bt.bytes(0)
+		d, err := bt.bytes(0, maxVectorElems)
 		if err != nil {
 			return nil, wrapInvalid(fmt.Sprintf("buffer %d", i), err)
 		}
@@ -397,14 +462,14 @@ type opCode struct {
 }
 
 func readOpCodes(root table) ([]opCode, error) {
-	cts, err := root.tables(1, "operator code")
+	cts, err := root.tables(1, "operator code", MaxTensors)
 	if err != nil {
 		return nil, wrapInvalid("operator codes", err)
 	}
 	out := make([]opCode, len(cts))
 	for i, ct := range cts {
 		dep, err1 := ct.uint8(0, 0)
-		custom, err2 := ct.str(1)
+		custom, err2 := ct.str(1, maxName)
 		ver, err3 := ct.int32(2, 1)
 		code, err4 := ct.int32(3, 0)
 		if err := errors.Join(err1, err2, err3, err4); err != nil {
@@ -416,18 +481,23 @@ func readOpCodes(root table) ([]opCode, error) {
 		if c < 0 {
 			return nil, invalid("operator code %d: negative builtin code %d", i, c)
 		}
+		if OpCode(c) == OpCustom {
+			if err := checkName(custom); err != nil {
+				return nil, invalid("operator code %d: custom operator name %q %s", i, custom, err)
+			}
+		}
 		out[i] = opCode{code: OpCode(c), custom: custom, version: int(ver)}
 	}
 	return out, nil
 }
 
 func readMetadata(root table, buffers [][]byte, g *Graph) error {
-	mts, err := root.tables(6, "metadata")
+	mts, err := root.tables(6, "metadata", MaxTensors)
 	if err != nil {
 		return wrapInvalid("metadata", err)
 	}
 	for i, mt := range mts {
-		name, err1 := mt.str(0)
+		name, err1 := mt.str(0, maxName)
 		buf, err2 := mt.int32(1, 0)
 		if err := errors.Join(err1, err2); err != nil {
 			return wrapInvalid(fmt.Sprintf("metadata %d", i), err)
@@ -435,15 +505,36 @@ func readMetadata(root table, buffers [][]byte, g *Graph) error {
 		if buf < 0 || int(buf) >= len(buffers) {
 			return invalid("metadata %d %q: buffer index %d out of range [0, %d)", i, name, uint32(buf), len(buffers))
 		}
+		if _, dup := g.Metadata[name]; dup {
+			return invalid("metadata %d: name %q appears twice", i, name)
+		}
 		g.Metadata[name] = buffers[buf]
 	}
 	return nil
 }
 
-func readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) {
+// checkName accepts names that can be quoted in one line of text: valid
+// UTF-8 without control characters. Names end up in messages and in
+// comments of generated code.
+func checkName(s string) error {
+	if !utf8.ValidString(s) {
+		return errors.New("is not valid UTF-8")
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
+			return fmt.Errorf("contains control character %U", r)
+		}
+	}
+	return nil
+}
+
+func (p *parser) readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) {
 	ctx := func(err error) error { return wrapInvalid(fmt.Sprintf("tensor %d", i), err) }
-	shape, err := tt.int32s(0)
+	shape, err := tt.int32s(0, MaxRank)
 	if err != nil {
+		if errors.Is(err, errTooLong) {
+			return nil, fmt.Errorf("%w: tensor %d: shape has more than %d dimensions", ErrUnsupported, i, MaxRank)
+		}
 		return nil, ctx(err)
 	}
 	typ, err := tt.uint8(1, 0)
@@ -454,9 +545,12 @@ func readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) {
 	if err != nil {
 		return nil, ctx(err)
 	}
-	name, err := tt.str(3)
+	name, err := tt.str(3, maxName)
 	if err != nil {
 		return nil, ctx(err)
+	}
+	if err := checkName(name); err != nil {
+		return nil, invalid("tensor %d: name %q %s", i, name, err)
 	}
 	isVar, err := tt.uint8(5, 0)
 	if err != nil {
@@ -464,39 +558,60 @@ func readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) {
 	}
 	t := &Tensor{Index: i, Name: name, Type: DType(typ), IsVariable: isVar != 0}
 	desc := fmt.Sprintf("tensor %d %q", i, name)
-	if _, ok, err := tt.subTable(6, "sparsity"); err != nil {
+	_, sparse, err := tt.subTable(6, "sparsity")
+	if err != nil {
 		return nil, ctx(err)
-	} else if ok {
-		return nil, fmt.Errorf("%w: %s: sparse tensors are not supported", ErrUnsupported, desc)
 	}
-	// shape_signature (slot 7) marks dimensions that were dynamic in the
-	// source graph, typically the batch; like TFLite Micro, tflm-gen plans
-	// with the concrete shape stored in the model.
-	if t.Type.Size() == 0 {
-		return nil, fmt.Errorf("%w: %s: element type %s is not supported", ErrUnsupported, desc, t.Type)
+	if sparse {
+		p.unsupported("%s: sparse tensors are not supported", desc)
 	}
-	total := int64(t.Type.Size())
+	sig, err := tt.int32s(7, MaxRank)
+	if err != nil && !errors.Is(err, errTooLong) {
+		return nil, ctx(err)
+	}
+	sized := t.Type.Size() != 0
+	if !sized {
+		p.unsupported("%s: element type %s is not supported", desc, t.Type)
+	}
+	// total is the byte size; bound is the same product with zero
+	// dimensions counted as 1, so that no partial product of the shape a
+	// later stage may compute can overflow either.
+	total, bound := int64(max(t.Type.Size(), 1)), int64(max(t.Type.Size(), 1))
+	t.Shape = make([]int, 0, len(shape))
 	for _, d := range shape {
 		if d < 0 {
-			return nil, invalid("%s: negative dimension in shape %v", desc, shape)
+			return nil, invalid("%s: negative dimension %d in shape %v", desc, d, shape)
 		}
 		total *= int64(d)
-		if total > MaxTensorBytes {
+		bound *= int64(max(d, 1))
+		if bound > MaxTensorBytes {
 			return nil, invalid("%s: shape %v is larger than %d bytes", desc, shape, MaxTensorBytes)
 		}
 		t.Shape = append(t.Shape, int(d))
 	}
-	if t.Shape == nil {
-		t.Shape = []int{}
+	// shape_signature marks dimensions that were dynamic in the source
+	// graph. Like TFLite Micro, tflm-gen plans with the concrete shape
+	// stored in the model; a dynamic batch (the first dimension) is
+	// common and harmless, any other dynamic dimension is not supported.
+	if sig != nil || err != nil {
+		switch {
+		case err != nil || len(sig) != len(shape):
+			p.unsupported("%s: dynamic rank (shape %v, shape_signature of another length)", desc, shape)
+		case slices.Contains(sig[min(1, len(sig)):], -1):
+			p.unsupported("%s: dynamic shape (shape_signature %v)", desc, sig)
+		}
 	}
 	if buf < 0 || int(buf) >= len(buffers) {
 		return nil, invalid("%s: buffer index %d out of range [0, %d)", desc, uint32(buf), len(buffers))
 	}
 	if d := buffers[buf]; d != nil {
-		if int64(len(d)) != total {
+		if sized && !sparse && int64(len(d)) != total {
 			return nil, invalid("%s: constant buffer %d has %d bytes, shape %v of %s needs %d", desc, buf, len(d), shape, t.Type, total)
 		}
 		t.Data = d
+		if t.IsVariable {
+			p.unsupported("%s: variable tensor with initial data in buffer %d", desc, buf)
+		}
 	}
 	qt, ok, err := tt.subTable(4, "quantization")
 	if err != nil {
@@ -513,8 +628,8 @@ func readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) {
 }
 
 func readQuant(qt table, t *Tensor, desc string) (*Quant, error) {
-	scale, err1 := qt.float32s(2)
-	zp, err2 := qt.int64s(3)
+	scale, err1 := qt.float32s(2, MaxTensors)
+	zp, err2 := qt.int64s(3, MaxTensors)
 	dt, err3 := qt.uint8(4, 0)
 	axis, err4 := qt.int32(6, 0)
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
@@ -541,17 +656,37 @@ func readQuant(qt table, t *Tensor, desc string) (*Quant, error) {
 		if t.Shape[axis] != len(scale) {
 			return nil, invalid("%s: %d per-channel scales for dimension %d of size %d", desc, len(scale), axis, t.Shape[axis])
 		}
+	} else if axis < 0 || int(axis) >= max(len(t.Shape), 1) {
+		// The axis of a per-tensor quantization means nothing; keep later
+		// stages from indexing the shape with it.
+		axis = 0
 	}
 	for i, s := range scale {
 		if !(s > 0) || math.IsInf(float64(s), 0) {
 			return nil, invalid("%s: quantization scale %d is %v, must be positive and finite", desc, i, s)
 		}
 	}
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	switch t.Type {
+	case Int8:
+		lo, hi = math.MinInt8, math.MaxInt8
+	case Uint8:
+		lo, hi = 0, math.MaxUint8
+	case Int16:
+		lo, hi = math.MinInt16, math.MaxInt16
+	case Int32:
+		lo, hi = math.MinInt32, math.MaxInt32
+	}
+	for i, z := range zp {
+		if z < lo || z > hi {
+			return nil, invalid("%s: quantization zero point %d is %d, outside the %s range", desc, i, z, t.Type)
+		}
+	}
 	return &Quant{Scale: scale, ZeroPoint: zp, Axis: int(axis)}, nil
 }
 
 func tensorList(t table, slot, n int, what string, optional bool) ([]int, error) {
-	v, err := t.int32s(slot)
+	v, err := t.int32s(slot, maxOpIO)
 	if err != nil {
 		return nil, wrapInvalid(what, err)
 	}
@@ -567,6 +702,88 @@ func tensorList(t table, slot, n int, what string, optional bool) ([]int, error)
 		out[i] = int(x)
 	}
 	return out, nil
+}
+
+// optionsType is the BuiltinOptions union member an operator's options must
+// have.
+type optionsType struct {
+	typ  uint8
+	name string
+}
+
+// optionsTypes maps the operators whose options TensorFlow Lite reads to
+// their options table type (from flatbuffer_conversions.cc and the
+// BuiltinOptions union of schema.fbs). A mismatch would make a lowering
+// read fields of another table.
+var optionsTypes = map[OpCode]optionsType{
+	OpAdd:                        {11, "AddOptions"},
+	OpAveragePool2D:              {5, "Pool2DOptions"},
+	OpConcatenation:              {10, "ConcatenationOptions"},
+	OpConv2D:                     {1, "Conv2DOptions"},
+	OpDepthwiseConv2D:            {2, "DepthwiseConv2DOptions"},
+	OpDepthToSpace:               {94, "DepthToSpaceOptions"},
+	OpFullyConnected:             {8, "FullyConnectedOptions"},
+	OpL2Normalization:            {12, "L2NormOptions"},
+	OpL2Pool2D:                   {5, "Pool2DOptions"},
+	OpLocalResponseNormalization: {13, "LocalResponseNormalizationOptions"},
+	OpLshProjection:              {4, "LSHProjectionOptions"},
+	OpLstm:                       {14, "LSTMOptions"},
+	OpMaxPool2D:                  {5, "Pool2DOptions"},
+	OpMul:                        {21, "MulOptions"},
+	OpReshape:                    {17, "ReshapeOptions"},
+	OpResizeBilinear:             {15, "ResizeBilinearOptions"},
+	OpRnn:                        {7, "RNNOptions"},
+	OpSoftmax:                    {9, "SoftmaxOptions"},
+	OpSpaceToDepth:               {19, "SpaceToDepthOptions"},
+	OpSvdf:                       {6, "SVDFOptions"},
+	OpSkipGram:                   {18, "SkipGramOptions"},
+	OpEmbeddingLookupSparse:      {20, "EmbeddingLookupSparseOptions"},
+	OpUnidirectionalSequenceRnn:  {31, "SequenceRNNOptions"},
+	OpGather:                     {23, "GatherOptions"},
+	OpMean:                       {27, "ReducerOptions"},
+	OpSub:                        {28, "SubOptions"},
+	OpDiv:                        {29, "DivOptions"},
+	OpSqueeze:                    {30, "SqueezeOptions"},
+	OpUnidirectionalSequenceLstm: {71, "UnidirectionalSequenceLSTMOptions"},
+	OpStridedSlice:               {32, "StridedSliceOptions"},
+	OpBidirectionalSequenceRnn:   {70, "BidirectionalSequenceRNNOptions"},
+	OpSplit:                      {35, "SplitOptions"},
+	OpBidirectionalSequenceLstm:  {69, "BidirectionalSequenceLSTMOptions"},
+	OpCast:                       {37, "CastOptions"},
+	OpArgMax:                     {40, "ArgMaxOptions"},
+	OpTransposeConv:              {49, "TransposeConvOptions"},
+	OpSparseToDense:              {50, "SparseToDenseOptions"},
+	OpSum:                        {27, "ReducerOptions"},
+	OpShape:                      {55, "ShapeOptions"},
+	OpArgMin:                     {57, "ArgMinOptions"},
+	OpFakeQuant:                  {58, "FakeQuantOptions"},
+	OpReduceProd:                 {27, "ReducerOptions"},
+	OpReduceMax:                  {27, "ReducerOptions"},
+	OpPack:                       {59, "PackOptions"},
+	OpOneHot:                     {61, "OneHotOptions"},
+	OpUnpack:                     {64, "UnpackOptions"},
+	OpReduceMin:                  {27, "ReducerOptions"},
+	OpReduceAny:                  {27, "ReducerOptions"},
+	OpResizeNearestNeighbor:      {74, "ResizeNearestNeighborOptions"},
+	OpLeakyRelu:                  {75, "LeakyReluOptions"},
+	OpMirrorPad:                  {77, "MirrorPadOptions"},
+	OpSplitV:                     {79, "SplitVOptions"},
+	OpUnique:                     {80, "UniqueOptions"},
+	OpReverseSequence:            {87, "ReverseSequenceOptions"},
+	OpIf:                         {92, "IfOptions"},
+	OpWhile:                      {93, "WhileOptions"},
+	OpBatchMatmul:                {101, "BatchMatMulOptions"},
+	OpCumsum:                     {102, "CumsumOptions"},
+	OpCallOnce:                   {103, "CallOnceOptions"},
+	OpHashtable:                  {107, "HashtableOptions"},
+	OpReduceAll:                  {27, "ReducerOptions"},
+	OpConv3DTranspose:            {106, "Conv3DOptions"},
+	OpVarHandle:                  {111, "VarHandleOptions"},
+	OpRandomStandardNormal:       {114, "RandomOptions"},
+	OpBucketize:                  {115, "BucketizeOptions"},
+	OpRandomUniform:              {114, "RandomOptions"},
+	OpMultinomial:                {114, "RandomOptions"},
+	OpGelu:                       {116, "GeluOptions"},
 }
 
 func readOp(i int, ot table, codes []opCode, nTensors int) (*Op, error) {
@@ -586,15 +803,30 @@ func readOp(i int, ot table, codes []opCode, nTensors int) (*Op, error) {
 	if op.Outputs, err = tensorList(ot, 2, nTensors, d+": outputs", false); err != nil {
 		return nil, err
 	}
+	if len(op.Outputs) == 0 {
+		return nil, invalid("%s: has no outputs", d)
+	}
+	for k, out := range op.Outputs {
+		if j := slices.Index(op.Outputs[:k], out); j >= 0 {
+			return nil, invalid("%s: outputs %d and %d are both tensor %d", d, j, k, out)
+		}
+	}
 	if op.Intermediates, err = tensorList(ot, 8, nTensors, d+": intermediates", true); err != nil {
 		return nil, err
 	}
 	if op.optType, err = ot.uint8(3, 0); err != nil {
 		return nil, wrapInvalid(d+": builtin options type", err)
 	}
-	if o, ok, err := ot.subTable(4, "builtin options"); err != nil {
+	o, ok, err := ot.subTable(4, "builtin options")
+	if err != nil {
 		return nil, wrapInvalid(d, err)
-	} else if ok {
+	}
+	// A NONE union carries no table; a table of another type than the
+	// operator's would be read field by field as if it were its own.
+	if ok && op.optType != 0 {
+		if want, known := optionsTypes[op.Code]; known && op.optType != want.typ {
+			return nil, invalid("%s: builtin options have union type %d, want %d (%s)", d, op.optType, want.typ, want.name)
+		}
 		op.opts = o
 	}
 	return op, nil
@@ -612,9 +844,12 @@ func checkDataflow(g *Graph) error {
 	for _, t := range g.Tensors {
 		ready[t.Index] = t.IsConst() || t.IsVariable
 	}
-	for _, in := range g.Inputs {
+	for k, in := range g.Inputs {
 		if g.Tensors[in].IsConst() {
-			return invalid("subgraph input %s is a constant", g.Tensors[in].Describe())
+			return invalid("subgraph input %d: %s is a constant", k, g.Tensors[in].Describe())
+		}
+		if written[in] == -2 {
+			return invalid("subgraph input %d: %s is listed twice", k, g.Tensors[in].Describe())
 		}
 		ready[in] = true
 		written[in] = -2
@@ -645,6 +880,19 @@ func checkDataflow(g *Graph) error {
 		if !ready[out] {
 			return invalid("subgraph output %d: %s is never written", k, g.Tensors[out].Describe())
 		}
+		if j := slices.Index(g.Outputs[:k], out); j >= 0 {
+			return invalid("subgraph outputs %d and %d are both %s", j, k, g.Tensors[out].Describe())
+		}
 	}
 	return nil
+}
+
+// checkIO records graph inputs and outputs that generated code cannot
+// expose: constants (they are not in the arena).
+func (p *parser) checkIO(g *Graph) {
+	for k, out := range g.Outputs {
+		if t := g.Tensors[out]; t.IsConst() {
+			p.unsupported("subgraph output %d: %s is a constant", k, t.Describe())
+		}
+	}
 }

@@ -210,6 +210,10 @@ func checkOnPath(pass *analysis.Pass, fd *ast.FuncDecl, add func(*types.Func)) {
 			report(n, catMap, "map type")
 		case *ast.InterfaceType:
 			report(n, catInterface, "interface type")
+		case *ast.TypeAssertExpr:
+			report(n, catInterface, "type assertion")
+		case *ast.TypeSwitchStmt:
+			report(n, catInterface, "type switch")
 		case *ast.FuncLit:
 			report(n, "", "closure (function literal)")
 		case *ast.UnaryExpr:

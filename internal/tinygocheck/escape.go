@@ -73,25 +73,23 @@ func escapeProblems(l *loaded, path *Path, source []Problem) ([]Problem, error) 
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
-		m := diagLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
-		if m == nil || !heapMsg.MatchString(m[4]) || strings.HasSuffix(m[4], "does not escape") {
+		file, line, col, msg, ok := heapDiag(sc.Text())
+		if !ok {
 			continue
 		}
-		if dir := filepath.Dir(m[1]); dir != "." && dir != tmp {
+		if dir := filepath.Dir(file); dir != "." && dir != tmp {
 			continue // not a file of this package
 		}
-		line, _ := strconv.Atoi(m[2])
-		col, _ := strconv.Atoi(m[3])
-		pos := token.Position{Filename: filepath.Join(l.dir, filepath.Base(m[1])), Line: line, Column: col}
+		pos := token.Position{Filename: filepath.Join(l.dir, filepath.Base(file)), Line: line, Column: col}
 		fd := path.FuncAt(l.fset, pos)
 		if fd == nil || seen[sc.Text()] {
 			continue
 		}
 		seen[sc.Text()] = true
-		if flagged[pos.Filename+":"+m[2]] {
-			explained[m[4]] = true
+		if flagged[pos.Filename+":"+strconv.Itoa(line)] {
+			explained[msg] = true
 		}
-		found = append(found, heapLine{pos, fd, m[4]})
+		found = append(found, heapLine{pos, fd, msg})
 	}
 	var probs []Problem
 	for _, h := range found {
@@ -100,4 +98,17 @@ func escapeProblems(l *loaded, path *Path, source []Problem) ([]Problem, error) 
 		}
 	}
 	return probs, nil
+}
+
+// heapDiag parses one line of `go build -gcflags=-m` output and reports
+// whether it is a heap allocation: "x escapes to heap" or "moved to heap: x"
+// (not "does not escape", "leaking param", inlining notes).
+func heapDiag(s string) (file string, line, col int, msg string, ok bool) {
+	m := diagLine.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil || !heapMsg.MatchString(m[4]) || strings.HasSuffix(m[4], "does not escape") {
+		return "", 0, 0, "", false
+	}
+	line, _ = strconv.Atoi(m[2])
+	col, _ = strconv.Atoi(m[3])
+	return m[1], line, col, m[4], true
 }

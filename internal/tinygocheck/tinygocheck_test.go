@@ -153,3 +153,30 @@ func TestProblemString(t *testing.T) {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
+
+// TestHeapDiag covers the compiler messages the escape check relies on.
+func TestHeapDiag(t *testing.T) {
+	cases := []struct {
+		in   string
+		want string // message, or "" for a line that is no heap allocation
+	}{
+		{"./model.go:12:2: moved to heap: acc", "moved to heap: acc"},
+		{"./x.go:3:36: make([]byte, n) escapes to heap", "make([]byte, n) escapes to heap"},
+		{`./x.go:7:37: "bad" escapes to heap`, `"bad" escapes to heap`},
+		{"./x.go:5:31: v escapes to heap:", "v escapes to heap:"}, // -m=2 style
+		{"/tmp/b/x.go:5:31: ... argument escapes to heap", "... argument escapes to heap"},
+		{"./x.go:6:58: string(b) does not escape", ""},
+		{"./x.go:6:58: ... argument does not escape", ""},
+		{"./kernel_view.go:17:7: leaking param: a to result ~r0 level=0", ""},
+		{"./kernel_view.go:17:7: leaking param content: a", ""},
+		{"./x.go:8:37: inlining call to escInl", ""},
+		{"./x.go:3:6: can inline escX", ""},
+		{"# tinygocheck.tmp/x", ""},
+	}
+	for _, tc := range cases {
+		_, line, _, msg, ok := heapDiag(tc.in)
+		if ok != (tc.want != "") || msg != tc.want || ok && line == 0 {
+			t.Errorf("heapDiag(%q) = %q, %v, want %q", tc.in, msg, ok, tc.want)
+		}
+	}
+}

@@ -17,7 +17,7 @@ func (m *Model) Invoke() {
 }
 
 func describe(v any) int32 { // want `interface value \(type any\) on the Invoke path \(in describe\)`
-	if x, ok := v.(int32); ok { // want `interface value`
+	if x, ok := v.(int32); ok { // want `type assertion`
 		return x
 	}
 	return 0
