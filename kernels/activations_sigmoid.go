@@ -25,37 +25,25 @@ type logisticTanh16Params struct {
 	shift int
 }
 
-// actSigmoidTable holds sigmoid(i/24) in unsigned Q0.16 for i = 0..255; the
-// same values as TFLite's sigmoid_table_uint16 (tanh uses it through
-// tanh(x) = 2*sigmoid(2x) - 1).
-var actSigmoidTable = [256]uint16{
-	32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149,
-	40794, 41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369,
-	47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169,
-	53581, 53983, 54374, 54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433,
-	57724, 58007, 58280, 58544, 58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370,
-	60565, 60753, 60935, 61110, 61279, 61441, 61599, 61750, 61896, 62036, 62172, 62302,
-	62428, 62549, 62666, 62778, 62886, 62990, 63090, 63186, 63279, 63368, 63454, 63536,
-	63615, 63691, 63765, 63835, 63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308,
-	64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786,
-	64816, 64845, 64873, 64900, 64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079,
-	65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208, 65221, 65234, 65246, 65258,
-	65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360, 65367,
-	65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433,
-	65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474,
-	65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491, 65493, 65495, 65497, 65498,
-	65500, 65501, 65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513,
-	65514, 65515, 65516, 65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522,
-	65523, 65523, 65524, 65524, 65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528,
-	65528, 65528, 65529, 65529, 65529, 65529, 65530, 65530, 65530, 65530, 65531, 65531,
-	65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533,
-	65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534,
-	65534, 65534, 65534, 65535,
+// actfpExpMult returns exp(-2^(k-2)) in Q0.31 for k = 0..6, the factors of
+// the barrel shifter in actfpExpNeg.
+func actfpExpMult(k int) int32 {
+	switch k {
+	case 0:
+		return 1672461947
+	case 1:
+		return 1302514674
+	case 2:
+		return 790015084
+	case 3:
+		return 290630308
+	case 4:
+		return 39332535
+	case 5:
+		return 720401
+	}
+	return 242
 }
-
-// actfpExpMults holds exp(-2^k) in Q0.31 for k = -2..4, the factors of the
-// barrel shifter in actfpExpNeg.
-var actfpExpMults = [7]int32{1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242}
 
 // actfpShlSat multiplies x by 2^e (e >= 0), saturating to the int32 range.
 func actfpShlSat(x int32, e int) int32 {
@@ -93,7 +81,8 @@ func actfpExpNeg(a int32, intBits int) int32 {
 	low := (a & (quarter - 1)) - quarter
 	r := actfpExpQuarter(actfpShlSat(low, intBits))
 	rem := low - a
-	for k, m := range actfpExpMults {
+	for k := 0; k < 7; k++ {
+		m := actfpExpMult(k)
 		e := k - 2
 		if intBits > e && rem&(int32(1)<<uint(frac+e)) != 0 {
 			r = satRoundDoublingHighMul(r, m)
@@ -219,7 +208,7 @@ func logisticInt16(p *logisticTanh16Params, in, out []int16) {
 		if h := ax >> 9; h >= 255 {
 			r = 0x7FFF << 10
 		} else {
-			lo, hi := uint32(actSigmoidTable[h]), uint32(actSigmoidTable[h+1])
+			lo, hi := sigmoidTab(int(h)), sigmoidTab(int(h)+1)
 			r = lo<<9 + (ax&0x1FF)*(hi-lo)
 		}
 		if x >= 0 {
@@ -239,7 +228,7 @@ func tanhInt16(p *logisticTanh16Params, in, out []int16) {
 		if h := ax >> 8; h >= 255 {
 			r = 0xFFFF << 8
 		} else {
-			lo, hi := uint32(actSigmoidTable[h]), uint32(actSigmoidTable[h+1])
+			lo, hi := sigmoidTab(int(h)), sigmoidTab(int(h)+1)
 			r = int32(lo<<8 + (ax&0xFF)*(hi-lo))
 		}
 		if x >= 0 {

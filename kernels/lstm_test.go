@@ -503,13 +503,14 @@ func TestLSTMCellHiddenUpdateTFLM(t *testing.T) {
 // 65536*sigmoid(i/24) (not exactly rounded) and non-decreasing, which
 // catches any mistyped digit.
 func TestLSTMSigmoidTable(t *testing.T) {
-	for i, v := range lstmSigmoidTab {
+	for i := 0; i < 256; i++ {
+		v := sigmoidTab(i)
 		x := 65536 / (1 + math.Exp(-float64(i)/24))
 		if math.Abs(float64(v)-x) > 1.5 {
-			t.Errorf("lstmSigmoidTab[%d] = %d, want within 1.5 of %.2f", i, v, x)
+			t.Errorf("sigmoidTab(%d) = %d, want within 1.5 of %.2f", i, v, x)
 		}
-		if i > 0 && v < lstmSigmoidTab[i-1] {
-			t.Errorf("lstmSigmoidTab[%d] = %d below the previous entry", i, v)
+		if i > 0 && v < sigmoidTab(i-1) {
+			t.Errorf("sigmoidTab(%d) = %d below the previous entry", i, v)
 		}
 	}
 }

@@ -530,11 +530,8 @@ func checkName(s string) error {
 
 func (p *parser) readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) {
 	ctx := func(err error) error { return wrapInvalid(fmt.Sprintf("tensor %d", i), err) }
-	shape, err := tt.int32s(0, MaxRank)
+	shape, err := tt.int32s(0, maxOpIO)
 	if err != nil {
-		if errors.Is(err, errTooLong) {
-			return nil, fmt.Errorf("%w: tensor %d: shape has more than %d dimensions", ErrUnsupported, i, MaxRank)
-		}
 		return nil, ctx(err)
 	}
 	typ, err := tt.uint8(1, 0)
@@ -573,6 +570,9 @@ func (p *parser) readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) 
 	if !sized {
 		p.unsupported("%s: element type %s is not supported", desc, t.Type)
 	}
+	if len(shape) > MaxRank {
+		p.unsupported("%s: %d dimensions, at most %d supported", desc, len(shape), MaxRank)
+	}
 	// total is the byte size; bound is the same product with zero
 	// dimensions counted as 1, so that no partial product of the shape a
 	// later stage may compute can overflow either.
@@ -585,6 +585,9 @@ func (p *parser) readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) 
 		total *= int64(d)
 		bound *= int64(max(d, 1))
 		if bound > MaxTensorBytes {
+			if total == 0 {
+				return nil, invalid("%s: the nonzero dimensions of shape %v multiply to more than %d bytes", desc, shape, MaxTensorBytes)
+			}
 			return nil, invalid("%s: shape %v is larger than %d bytes", desc, shape, MaxTensorBytes)
 		}
 		t.Shape = append(t.Shape, int(d))
