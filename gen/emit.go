@@ -51,7 +51,7 @@ func emit(g *model.Graph, lw *lowered, lay *Layout, opt Options) (map[string][]b
 		files[n] = b
 	}
 	if !opt.NoTests {
-		if files["model_test.go"], err = e.testFile(MACs(g)); err != nil {
+		if files["generated_test.go"], err = e.testFile(MACs(g)); err != nil {
 			return nil, err
 		}
 	}

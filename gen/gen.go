@@ -29,7 +29,10 @@ type Options struct {
 	Effort int64
 	// MaxArena, when positive, fails generation if the arena is larger.
 	MaxArena int
-	// NoTests leaves out model_test.go (allocation, independence and
+	// NoShare disables in-place operators (an elementwise output taking
+	// over the memory of an input that dies there).
+	NoShare bool
+	// NoTests leaves out generated_test.go (allocation, independence and
 	// benchmark tests of the generated package).
 	NoTests bool
 	// Version, when not empty, is stamped into every generated file. Leave

@@ -19,6 +19,12 @@ type Layout struct {
 	// Reset lists, per buffer, the byte value Reset fills it with, or -1
 	// when Reset leaves it alone (everything but persistent state).
 	Reset []int
+	// InPlace lists the operators whose output overwrites a dying input.
+	InPlace []inPlacePair
+	// PlainSize is the arena a plan without views or in-place operators
+	// would need (every tensor its own buffer); PlainSize-Plan.Size is
+	// what operator-aware sharing saves.
+	PlainSize int
 	// OpNames are the operator types in execution order.
 	OpNames []string
 	Align   int
@@ -69,6 +75,13 @@ func planGraph(g *model.Graph, lw *lowered, opt Options) (*Layout, error) {
 			parent[find(c.Op.Outputs[a.out])] = find(c.Op.Inputs[a.in])
 		}
 	}
+	var inPlace []inPlacePair
+	if !opt.NoShare {
+		inPlace = findInPlace(g, find)
+		for _, p := range inPlace {
+			parent[find(p.out)] = find(p.in)
+		}
+	}
 
 	type group struct {
 		first, last int
@@ -115,7 +128,7 @@ func planGraph(g *model.Graph, lw *lowered, opt Options) (*Layout, error) {
 		touch(t, last)
 	}
 
-	lay := &Layout{Align: align, tensorBuf: map[int]int{}}
+	lay := &Layout{Align: align, tensorBuf: map[int]int{}, InPlace: inPlace}
 	for _, op := range g.Ops {
 		lay.OpNames = append(lay.OpNames, op.Code.String())
 	}
@@ -172,11 +185,45 @@ func planGraph(g *model.Graph, lw *lowered, opt Options) (*Layout, error) {
 		return nil, fmt.Errorf("%w: arena of %d bytes does not fit a 32-bit int", model.ErrUnsupported, plan.Size)
 	}
 	lay.Plan = plan
+	lay.PlainSize = plan.Size
+	if len(inPlace) > 0 || anyAlias(lw) {
+		// The same model planned with one buffer per tensor, for the report.
+		plain, err := plainSize(g, lw, opt)
+		if err != nil {
+			return nil, err
+		}
+		lay.PlainSize = plain
+	}
 	nAct := len(roots)
 	for k, r := range reqs {
 		r.offset = plan.Offsets[nAct+k]
 	}
 	return lay, nil
+}
+
+func anyAlias(lw *lowered) bool {
+	for _, c := range lw.ops {
+		if len(c.aliases) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// plainSize plans the graph with every tensor in its own buffer.
+func plainSize(g *model.Graph, lw *lowered, opt Options) (int, error) {
+	bare := &lowered{}
+	for _, c := range lw.ops {
+		cc := *c
+		cc.aliases = nil
+		bare.ops = append(bare.ops, &cc)
+	}
+	opt.NoShare = true
+	lay, err := planGraph(g, bare, opt)
+	if err != nil {
+		return 0, err
+	}
+	return lay.Plan.Size, nil
 }
 
 // liveAt lists the buffers live at step, largest first.

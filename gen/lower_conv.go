@@ -1,6 +1,8 @@
 package gen
 
 import (
+	"encoding/binary"
+
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
@@ -321,6 +323,12 @@ func lowerConv2D(c *opCtx) error {
 		if err != nil {
 			return err
 		}
+		if fC == inC && convFastOK(shift) {
+			return convLowerFastInt8(c, in, filter, bias, out, convFastGeom{
+				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
+				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
+			}, convOHWI(filter.Data, outC), mult, shift, inZP, outZP, lo, hi)
+		}
 		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
 			F("actMin", I32(lo)), F("actMax", I32(hi)))
 		c.Call("convInt8", Struct("convParams", fields...), View(in), View(filter), b,
@@ -476,6 +484,21 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		b, err := convBiasArg(c, bias, model.Int32, outC)
 		if err != nil {
 			return err
+		}
+		if convFastOK(shift) {
+			g := convFastGeom{
+				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
+				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
+			}
+			switch {
+			case depthMul == 1 && fH <= dwRowsMaxRows && fH*fW <= convLaneTaps:
+				return dwLowerRowsInt8(c, in, filter, bias, out, g, mult, shift, inZP, outZP, lo, hi)
+			case inC == 1:
+				// One input channel: a convolution with depthMul output
+				// channels whose weights are the filter's columns.
+				return convLowerFastInt8(c, in, filter, bias, out, g, convDepthwiseAsConv(filter.Data, outC),
+					mult, shift, inZP, outZP, lo, hi)
+			}
 		}
 		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
 			F("actMin", I32(lo)), F("actMax", I32(hi)))
@@ -666,5 +689,187 @@ func lowerTransposeConv(c *opCtx) error {
 	fields = append(fields, F("actMin", I32(lo)), F("actMax", I32(hi)))
 	c.Call("tconvInt16", Struct("tconvParams", fields...), View(in), View(filter), b,
 		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), c.Scratch(model.Int64, n), View(out))
+	return nil
+}
+
+// Specialised int8 kernels (kernels/conv_pw.go, conv_rq.go,
+// depthwise_rows.go). They take the weights re-laid-out for contiguous inner
+// loops and one requantization record per output channel whose bias has the
+// input offset folded in; taps in the padding read the input zero point,
+// which the folded bias cancels, so they match the reference kernels bit
+// for bit.
+
+// Constants shared with the kernels.
+const (
+	convRQLen      = 8  // int32 values per requantization record
+	convLaneTaps   = 63 // products a 21-bit lane can always hold
+	dwRowsMaxRows  = 16 // filter rows the depthwise row ring holds
+	convLaneChunk  = 64 // products per lane when no weight is -128
+	convRQMaxShift = 31
+)
+
+// convFastGeom is the geometry of a convolution lowered to a fast kernel.
+type convFastGeom struct {
+	batches, inH, inW, inC int
+	fH, fW                 int
+	outH, outW, outC       int
+	strideH, strideW       int
+	dilH, dilW             int
+	padH, padW             int
+}
+
+// convFastOK reports whether the fast kernels' rescale handles every
+// exponent: left shifts up to 31 (the reference shifts a wrapping int32).
+func convFastOK(shift []int32) bool {
+	for _, s := range shift {
+		if s > convRQMaxShift {
+			return false
+		}
+	}
+	return true
+}
+
+// convOHWI returns a CONV_2D filter's weights as rows [outC][K].
+func convOHWI(data []byte, outC int) [][]int8 {
+	k := len(data) / outC
+	rows := make([][]int8, outC)
+	for oc := range rows {
+		rows[oc] = make([]int8, k)
+		for i := range rows[oc] {
+			rows[oc][i] = int8(data[oc*k+i])
+		}
+	}
+	return rows
+}
+
+// convDepthwiseAsConv returns the weights of a one-input-channel depthwise
+// filter [1][fH][fW][outC] as convolution rows [outC][fH*fW].
+func convDepthwiseAsConv(data []byte, outC int) [][]int8 {
+	taps := len(data) / outC
+	rows := make([][]int8, outC)
+	for oc := range rows {
+		rows[oc] = make([]int8, taps)
+		for t := range rows[oc] {
+			rows[oc][t] = int8(data[t*outC+oc])
+		}
+	}
+	return rows
+}
+
+// convRQRecords builds the kernels' per-channel requantization records:
+// folded bias (bias + inOffset*sum of the channel's weights, wrapping like
+// the reference's int32 accumulator), multiplier, left and right shift, the
+// right shift's rounding half and negative-tie mask, and the plain bias.
+func convRQRecords(c *opCtx, bias *model.Tensor, rows [][]int8, mult, shift []int32, inOffset int32) (Arg, error) {
+	n := len(rows)
+	if bias != nil {
+		if bias.Type != model.Int32 || !bias.IsConst() || bias.NumElements() != n {
+			return nil, c.Errorf("bias %s: want a constant int32 tensor of %d elements", bias.Describe(), n)
+		}
+	}
+	rec := make([]int32, n*convRQLen)
+	for oc, w := range rows {
+		var b, sum int32
+		if bias != nil {
+			b = int32(binary.LittleEndian.Uint32(bias.Data[4*oc:]))
+		}
+		for _, v := range w {
+			sum += int32(v)
+		}
+		left, right := max(shift[oc], 0), max(-shift[oc], 0)
+		r := rec[oc*convRQLen : (oc+1)*convRQLen]
+		r[0] = b + inOffset*sum
+		r[1] = mult[oc]
+		r[2], r[3] = left, right
+		r[4] = int32(int64(1) << right >> 1)
+		if right > 0 {
+			r[5] = -1
+		}
+		r[6] = b
+	}
+	return c.ConstI32("RQ", rec), nil
+}
+
+// convLaneChunkFor returns how many products a lane may sum between
+// splits: 64, or 63 when a weight is -128 (a product can then be 2^14).
+func convLaneChunkFor(rows [][]int8) int {
+	for _, w := range rows {
+		for _, v := range w {
+			if v == -128 {
+				return convLaneTaps
+			}
+		}
+	}
+	return convLaneChunk
+}
+
+// convLowerFastInt8 emits convPWInt8 (1x1 filter, stride 1) or convWinInt8
+// for an ungrouped int8 convolution with weight rows [outC][K] in filter
+// order (taps, then input channels).
+func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGeom, rows [][]int8,
+	mult, shift []int32, inZP, outZP, lo, hi int32) error {
+	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
+	if err != nil {
+		return err
+	}
+	k := len(rows[0])
+	nb := (g.outC + 3) / 4
+	wt := make([]byte, nb*k*4)
+	for oc, w := range rows {
+		for i, v := range w {
+			wt[((oc/4)*k+i)*4+oc%4] = byte(v)
+		}
+	}
+	chunk := convLaneChunkFor(rows)
+	rqs := c.Scratch(model.Int32, g.outC*convRQLen)
+	xp := c.Scratch(model.Int64, k)
+	if g.fH == 1 && g.fW == 1 && g.strideH == 1 && g.strideW == 1 && g.padH == 0 && g.padW == 0 &&
+		g.inH == g.outH && g.inW == g.outW {
+		c.Call("convPWInt8", Struct("convPWParams",
+			F("pixels", Int(g.batches*g.outH*g.outW)), F("inC", Int(g.inC)), F("outC", Int(g.outC)),
+			F("chunk", Int(chunk)), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+			View(in), c.Const("PW", wt), rq, rqs, xp, View(out))
+		return nil
+	}
+	c.Call("convWinInt8", Struct("convWinParams",
+		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
+		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
+		F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)),
+		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)),
+		F("dilationH", Int(g.dilH)), F("dilationW", Int(g.dilW)),
+		F("padH", Int(g.padH)), F("padW", Int(g.padW)), F("chunk", Int(chunk)),
+		F("inZP", I64(int64(inZP))), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+		View(in), c.Const("Win", wt), rq, rqs, xp, View(out))
+	return nil
+}
+
+// dwLowerRowsInt8 emits dwRowsInt8 for an int8 depthwise convolution with
+// depth multiplier 1.
+func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGeom,
+	mult, shift []int32, inZP, outZP, lo, hi int32) error {
+	taps := g.fH * g.fW
+	rows := make([][]int8, g.outC)
+	wt := make([]byte, 0, taps*g.outC)
+	for ch := range rows {
+		rows[ch] = make([]int8, taps)
+		for t := range rows[ch] {
+			rows[ch][t] = int8(filter.Data[t*g.outC+ch])
+			wt = append(wt, filter.Data[t*g.outC+ch])
+		}
+	}
+	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
+	if err != nil {
+		return err
+	}
+	t := (g.outW + 2) / 3
+	c.Call("dwRowsInt8", Struct("dwRowsParams",
+		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("chans", Int(g.inC)),
+		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)), F("outH", Int(g.outH)), F("outW", Int(g.outW)),
+		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)),
+		F("dilationH", Int(g.dilH)), F("dilationW", Int(g.dilW)),
+		F("padH", Int(g.padH)), F("padW", Int(g.padW)),
+		F("inZP", I64(int64(inZP))), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+		View(in), c.Const("DW", wt), rq, c.Scratch(model.Int32, g.outC*convRQLen),
+		c.Scratch(model.Int64, g.fH*g.outC*t*g.fW), View(out))
 	return nil
 }

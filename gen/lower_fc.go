@@ -159,19 +159,22 @@ func lowerFullyConnected(c *opCtx) error {
 	}
 	folded := fcFoldBias(w, bias, units, depth, inZP)
 	p := Struct("fcParams", params...)
-	m, s := c.ConstI32("Mult", mult), c.ConstI32("Shift", shift)
 	switch {
 	case in.Type == model.Int8:
-		c.Call("fcInt8", p, View(in), View(w), c.ConstI32("Bias", fcTrunc32(folded)), m, s, View(out))
+		tab, err := fcRQTable(c, fcTrunc32(folded), mult, shift)
+		if err != nil {
+			return err
+		}
+		c.Call("fcInt8", p, View(in), View(w), c.Const("RQ", tab), View(out))
 	case wide:
 		for i, sh := range shift {
 			if sh >= 8 {
 				return c.Errorf("unit %d: rescale exponent %d is too large for the 64-bit accumulator (input*weights/output scale >= 128)", i, sh)
 			}
 		}
-		c.Call("fcInt16", p, View(in), View(w), c.ConstI64("Bias", folded), m, s, View(out))
+		c.Call("fcInt16", p, View(in), View(w), c.ConstI64("Bias", folded), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	default:
-		c.Call("fcInt16Acc32", p, View(in), View(w), c.ConstI32("Bias", fcTrunc32(folded)), m, s, View(out))
+		c.Call("fcInt16Acc32", p, View(in), View(w), c.ConstI32("Bias", fcTrunc32(folded)), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	}
 	return nil
 }
@@ -251,4 +254,47 @@ func fcTrunc32(v []int64) []int32 {
 		out[i] = int32(x)
 	}
 	return out
+}
+
+// fcRQ is the generation-time form of one requantization (kernels/fc_rq.go):
+// multiplier, left shift, 31 + right shift and the rounding half 2^(r-1).
+type fcRQ struct {
+	mult     int32
+	lsh, rsh uint8
+	half     int32
+}
+
+// fcMakeRQ converts a multiplier and exponent (quant.Multiplier) into the
+// kernels' fcRQ form. Exponents above 30 would shift the whole accumulator
+// out of 32 bits and are rejected.
+func fcMakeRQ(c *opCtx, m int32, shift int) (fcRQ, error) {
+	if shift > 30 || shift < -31 || m < 0 {
+		return fcRQ{}, c.Errorf("requantization exponent %d (multiplier %d) is out of range", shift, m)
+	}
+	q := fcRQ{mult: m, rsh: 31}
+	if shift > 0 {
+		q.lsh = uint8(shift)
+	} else if shift < 0 {
+		q.rsh = uint8(31 - shift)
+		q.half = 1 << (-shift - 1)
+	}
+	return q, nil
+}
+
+// fcRQTable encodes one 16-byte record per channel for kernels/fc_rq.go's
+// fcRecord: folded bias, multiplier, rounding half, left shift, 31 + right
+// shift, two zero bytes.
+func fcRQTable(c *opCtx, bias, mult, shift []int32) ([]byte, error) {
+	tab := make([]byte, 0, 16*len(bias))
+	for i := range bias {
+		q, err := fcMakeRQ(c, mult[i], int(shift[i]))
+		if err != nil {
+			return nil, err
+		}
+		tab = binary.LittleEndian.AppendUint32(tab, uint32(bias[i]))
+		tab = binary.LittleEndian.AppendUint32(tab, uint32(q.mult))
+		tab = binary.LittleEndian.AppendUint32(tab, uint32(q.half))
+		tab = append(tab, q.lsh, q.rsh, 0, 0)
+	}
+	return tab, nil
 }

@@ -211,12 +211,60 @@ func lowerLSTMFloat(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *
 	if cellClip > 0 {
 		fields = append(fields, F("clip", Bool(true)), F("cellClipF", F32(cellClip)))
 	}
-	args := []Arg{Struct("lstmParams", fields...), View(in), View(h), View(cell), View(out)}
-	for _, g := range []int{lstmGateForget, lstmGateInput, lstmGateCell, lstmGateOutput} {
-		args = append(args, Str(inW[g]), Str(recW[g]), Str(bias[g]))
-	}
-	c.Call("lstmFloat", args...)
+	n, s := sh.inDim, sh.units
+	c.Call("lstmFloat", Struct("lstmParams", fields...), View(in), View(h), View(cell), View(out),
+		c.Scratch(model.Float32, 8*s),
+		c.Const("InW", lstmInterleave(lstmGateData(inW), s, n, 4)),
+		c.Const("RecW", lstmInterleave(lstmGateData(recW), s, s, 4)),
+		c.Const("Bias", lstmInterleave(lstmGateData(bias), s, 1, 4)))
 	return nil
+}
+
+// lstmKernelGates lists the gates (schema numbers) in the kernels' order:
+// forget, input, cell, output, as TFLM evaluates them.
+var lstmKernelGates = [4]int{lstmGateForget, lstmGateInput, lstmGateCell, lstmGateOutput}
+
+// lstmGateData returns the data of four per-gate tensors in kernel order.
+func lstmGateData(t [4]*model.Tensor) [4][]byte {
+	var out [4][]byte
+	for k, g := range lstmKernelGates {
+		out[k] = t[g].Data
+	}
+	return out
+}
+
+// lstmInterleave re-lays out four [rows][cols] matrices of size-byte
+// elements as [rows][cols][4]: the float kernel reads the four gates of a
+// unit together.
+func lstmInterleave(m [4][]byte, rows, cols, size int) []byte {
+	out := make([]byte, 0, 4*rows*cols*size)
+	for i := 0; i < rows*cols; i++ {
+		for k := range m {
+			out = append(out, m[k][i*size:i*size+size]...)
+		}
+	}
+	return out
+}
+
+// lstmPackInt8W re-lays out four [rows][cols] int8 weight matrices for
+// lstmInt8: for each row, for each pair of columns (2j, 2j+1), the four
+// gates' packed int32 w[2j] + w[2j+1]*2^23 (a missing last column is 0).
+func lstmPackInt8W(m [4][]byte, rows, cols int) []int32 {
+	pairs := (cols + 1) / 2
+	out := make([]int32, 0, 4*rows*pairs)
+	for o := 0; o < rows; o++ {
+		for j := 0; j < pairs; j++ {
+			for k := range m {
+				row := m[k][o*cols : o*cols+cols]
+				w0, w1 := int32(int8(row[2*j])), int32(0)
+				if 2*j+1 < cols {
+					w1 = int32(int8(row[2*j+1]))
+				}
+				out = append(out, w0+w1<<23)
+			}
+		}
+	}
+	return out
 }
 
 // lstmPerTensor returns a tensor's per-tensor scale and zero point.
@@ -374,21 +422,36 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 		q := math.Trunc(math.Min(math.Max(float64(cellClip)/float64(cS), -32768), 32767))
 		fields = append(fields, F("clip", Bool(true)), F("cellClip", I32(int32(q))))
 	}
-	args := []Arg{Struct("lstmParams", fields...), View(in), View(h), View(cell), View(out)}
-	for _, g := range []int{lstmGateForget, lstmGateInput, lstmGateCell, lstmGateOutput} {
-		fold := lstmFoldBias(sh, bias[g], inW[g], recW[g], -inZP, -hZP)
-		hint := strings.ToUpper(lstmGateNames[g][:1]) + lstmGateNames[g][1:] + "Bias"
-		var b Arg
-		if act == model.Int16 {
-			b = c.ConstI64(hint, fold)
-		} else {
-			b32 := make([]int32, len(fold))
-			for i, v := range fold {
-				b32[i] = int32(v) // wraps as TFLM's int32 accumulator does
+	var folds [4][]int64
+	for k, g := range lstmKernelGates {
+		folds[k] = lstmFoldBias(sh, bias[g], inW[g], recW[g], -inZP, -hZP)
+	}
+	p := Struct("lstmParams", fields...)
+	gateArg := func(k int) Arg { return Struct("lstmGate", gates[lstmKernelGates[k]]...) }
+	n, s := sh.inDim, sh.units
+	if act == model.Int8 {
+		// Per unit: the four gates' input FC biases, then their recurrent
+		// FC biases (wrapped to int32 as TFLM's accumulator).
+		b := make([]int32, 0, 8*s)
+		for o := 0; o < s; o++ {
+			for half := 0; half < 2; half++ {
+				for k := range folds {
+					b = append(b, int32(folds[k][half*s+o]))
+				}
 			}
-			b = c.ConstI32(hint, b32)
 		}
-		args = append(args, Struct("lstmGate", gates[g]...), View(inW[g]), View(recW[g]), b)
+		c.Call("lstmInt8", p, View(in), View(h), View(cell), View(out),
+			c.Scratch(model.Int64, (n+1)/2), c.Scratch(model.Int64, (s+1)/2),
+			gateArg(0), gateArg(1), gateArg(2), gateArg(3),
+			c.ConstI32("InW", lstmPackInt8W(lstmGateData(inW), s, n)),
+			c.ConstI32("RecW", lstmPackInt8W(lstmGateData(recW), s, s)),
+			c.ConstI32("Bias", b))
+		return nil
+	}
+	args := []Arg{p, View(in), View(h), View(cell), View(out)}
+	for k, g := range lstmKernelGates {
+		hint := strings.ToUpper(lstmGateNames[g][:1]) + lstmGateNames[g][1:] + "Bias"
+		args = append(args, gateArg(k), View(inW[g]), View(recW[g]), c.ConstI64(hint, folds[k]))
 	}
 	c.Call(fn, args...)
 	return nil

@@ -1,9 +1,77 @@
 package gen
 
-import "errors"
+import (
+	"encoding/binary"
+
+	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/planner"
+)
+
+// OfflineMetadataName is the metadata entry TensorFlow Lite Micro reads an
+// offline memory plan from.
+const OfflineMetadataName = "OfflineMemoryAllocation"
+
+// OfflinePlan plans the model's activation tensors the way TensorFlow Lite
+// Micro can use them: one buffer per non-constant, non-variable tensor,
+// shared only between tensors whose lifetimes are disjoint (no views, no
+// in-place operators, which TFLM's kernels do not expect). It returns one
+// arena offset per tensor, -1 for tensors TFLM allocates itself (constants
+// and variables), and the plan.
+func OfflinePlan(g *model.Graph, opt Options) ([]int32, *planner.Plan, error) {
+	lw := &lowered{}
+	for _, op := range g.Ops {
+		lw.ops = append(lw.ops, &opCtx{G: g, Op: op})
+	}
+	opt.NoShare = true
+	lay, err := planGraph(g, lw, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Variable tensors live in TFLM's persistent tail; plan again without
+	// them so that the offsets start at the head.
+	var bufs []planner.Buffer
+	var owner [][]int
+	for i, b := range lay.Buffers {
+		if b.Kind == planner.Activation {
+			bufs = append(bufs, b)
+			owner = append(owner, lay.Tensors[i])
+		}
+	}
+	plan, err := planner.Make(bufs, planner.Options{Align: lay.Align, Strategy: opt.Planner, Effort: opt.Effort})
+	if err != nil {
+		return nil, nil, err
+	}
+	offs := make([]int32, len(g.Tensors))
+	for i := range offs {
+		offs[i] = -1
+	}
+	for i, ts := range owner {
+		for _, t := range ts {
+			offs[t] = int32(plan.Offsets[i])
+		}
+	}
+	return offs, plan, nil
+}
 
 // EmitOffline returns a copy of the model with TFLite Micro's
-// OfflineMemoryAllocation metadata set from the plan.
+// OfflineMemoryAllocation metadata set from OfflinePlan; everything else in
+// the model is unchanged. The copy is the original file shifted behind a new
+// root table whose buffers and metadata vectors gain one entry each.
 func EmitOffline(name string, data []byte, opt Options) ([]byte, error) {
-	return nil, errors.New("-emit-offline is not implemented yet")
+	g, err := model.Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	offs, _, err := OfflinePlan(g, opt)
+	if err != nil {
+		return nil, err
+	}
+	payload := make([]byte, 4*(3+len(offs)))
+	binary.LittleEndian.PutUint32(payload[0:], 0) // format version
+	binary.LittleEndian.PutUint32(payload[4:], 1) // subgraphs
+	binary.LittleEndian.PutUint32(payload[8:], uint32(len(offs)))
+	for i, o := range offs {
+		binary.LittleEndian.PutUint32(payload[12+4*i:], uint32(o))
+	}
+	return model.WithMetadata(data, OfflineMetadataName, payload)
 }

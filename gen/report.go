@@ -21,6 +21,8 @@ type layoutReport struct {
 	PeakOp                   int
 	PeakName                 string
 	Align                    int
+	Saved, Plain             int
+	InPlace                  []string
 	Table, Chart             string
 }
 
@@ -51,6 +53,10 @@ func renderLayout(g *model.Graph, l *Layout) ([]byte, error) {
 		Cert: p.CertText(), Method: p.Method, Steps: p.Steps,
 		Act: l.Bytes(planner.Activation), Scratch: l.Bytes(planner.Scratch), Persistent: l.Bytes(planner.Persistent),
 		PeakOp: p.PeakStep, PeakName: l.OpNames[p.PeakStep], Align: l.Align,
+		Saved: l.PlainSize - p.Size, Plain: l.PlainSize,
+	}
+	for _, ip := range l.InPlace {
+		r.InPlace = append(r.InPlace, fmt.Sprintf("operator %d (%s) writes t%d in place of t%d", ip.op, l.OpNames[ip.op], ip.out, ip.in))
 	}
 	var tb strings.Builder
 	fmt.Fprintf(&tb, "%4s %8s %8s %9s  %-10s  %s\n", "buf", "offset", "size", "ops", "kind", "name")

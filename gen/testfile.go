@@ -8,7 +8,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
-// testFile emits model_test.go for the generated package: Invoke must not
+// testFile emits generated_test.go for the generated package: Invoke must not
 // allocate, two Models must be independent (also under -race), Reset must
 // restore the initial state, and BenchmarkInvoke measures one Invoke.
 func (e *emitter) testFile(macs int64) ([]byte, error) {
@@ -107,5 +107,5 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 		jen.If(jen.Id("ns").Op(":=").Float64().Parens(jen.Id("b").Dot("Elapsed").Call().Dot("Nanoseconds").Call()).Op("/").Float64().Parens(jen.Id("b").Dot("N")), jen.Id("ns").Op(">").Lit(0)).Block(
 			jen.Id("b").Dot("ReportMetric").Call(jen.Lit(float64(macs)).Op("/").Id("ns"), jen.Lit("MAC/ns"))),
 	)
-	return render("model_test.go", f)
+	return render("generated_test.go", f)
 }

@@ -15,7 +15,8 @@ package kernels
 // repeats one value), which costs one load per output, not per product.
 
 // fcParams describes one FULLY_CONNECTED operator. Integer kernels ignore
-// the float bounds and vice versa.
+// the float bounds and vice versa; mult, lsh, rsh and half are the
+// per-tensor requantization (fcRQ) of fcInt8PT.
 type fcParams struct {
 	batches    int // rows of input and output
 	outDepth   int // output channels (weight rows)
@@ -25,6 +26,9 @@ type fcParams struct {
 	actMax     int32
 	fActMin    float32
 	fActMax    float32
+	mult       int32
+	lsh, rsh   uint8
+	half       int32
 }
 
 // fcDotI8 returns the int32 (wrapping) dot product of two int8 vectors of
@@ -69,19 +73,88 @@ func fcDotI16Acc32(x []int16, w []int8) int32 {
 	return acc
 }
 
+// fcDot4I8 returns the int32 (wrapping) dot products of x with four weight
+// rows of the same length, sharing each input load. (Too large to be
+// inlined, which keeps the accumulators in registers.)
+func fcDot4I8(x, w0, w1, w2, w3 []int8) (a0, a1, a2, a3 int32) {
+	n := len(x)
+	w0, w1, w2, w3 = w0[:n], w1[:n], w2[:n], w3[:n]
+	i := 0
+	for ; i+2 <= n; i += 2 {
+		u, v := int32(x[i]), int32(x[i+1])
+		a0 += u*int32(w0[i]) + v*int32(w0[i+1])
+		a1 += u*int32(w1[i]) + v*int32(w1[i+1])
+		a2 += u*int32(w2[i]) + v*int32(w2[i+1])
+		a3 += u*int32(w3[i]) + v*int32(w3[i+1])
+	}
+	if i < n {
+		u := int32(x[i])
+		a0 += u * int32(w0[i])
+		a1 += u * int32(w1[i])
+		a2 += u * int32(w2[i])
+		a3 += u * int32(w3[i])
+	}
+	return a0, a1, a2, a3
+}
+
+// fcOutI8 finishes output channel c: adds the folded bias of record c of
+// rq, requantizes, adds the output zero point and clamps.
+func fcOutI8(p *fcParams, acc int32, rq string, c int) int8 {
+	bias, q := fcRecord(rq, c)
+	v := fcRescale(acc+bias, q) + p.outOffset
+	return int8(min(max(v, p.actMin), p.actMax))
+}
+
 // fcInt8 is the int8 fully connected layer with int8 weights (per-tensor or
-// per-channel). bias holds one int32 per output channel with the input
-// offset folded in; mult and shift hold one int32 each per output channel.
-func fcInt8(p *fcParams, in, w []int8, bias, mult, shift string, out []int8) {
+// per-channel). rq holds one fcRecord per output channel: the bias with the
+// input offset folded in and the channel's requantization. Four output
+// channels are computed per pass over the input row.
+func fcInt8(p *fcParams, in, w []int8, rq string, out []int8) {
 	k := p.accumDepth
 	n := p.outDepth
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
 		o := out[b*n : b*n+n]
-		for c := range o {
+		c := 0
+		for ; c+4 <= len(o); c += 4 {
+			ws := w[c*k : c*k+4*k]
+			a0, a1, a2, a3 := fcDot4I8(x, ws[:k], ws[k:2*k], ws[2*k:3*k], ws[3*k:])
+			o[c] = fcOutI8(p, a0, rq, c)
+			o[c+1] = fcOutI8(p, a1, rq, c+1)
+			o[c+2] = fcOutI8(p, a2, rq, c+2)
+			o[c+3] = fcOutI8(p, a3, rq, c+3)
+		}
+		for ; c < len(o); c++ {
+			o[c] = fcOutI8(p, fcDotI8(x, w[c*k:c*k+k]), rq, c)
+		}
+	}
+}
+
+// fcInt8PT is fcInt8 for per-tensor quantized weights: one requantization
+// for all channels (in p), and bias holds one int32 per output channel with
+// the input offset folded in.
+func fcInt8PT(p *fcParams, in, w []int8, bias string, out []int8) {
+	k := p.accumDepth
+	n := p.outDepth
+	q := fcRQ{mult: p.mult, lsh: p.lsh, rsh: p.rsh, half: p.half}
+	zp, lo, hi := p.outOffset, p.actMin, p.actMax
+	bias = bias[:4*n]
+	for b := 0; b < p.batches; b++ {
+		x := in[b*k : b*k+k]
+		o := out[b*n : b*n+n]
+		c := 0
+		for ; c+4 <= len(o); c += 4 {
+			ws := w[c*k : c*k+4*k]
+			a0, a1, a2, a3 := fcDot4I8(x, ws[:k], ws[k:2*k], ws[2*k:3*k], ws[3*k:])
+			oo := o[c : c+4 : c+4]
+			oo[0] = int8(min(max(fcRescale(a0+ld32(bias, c), q)+zp, lo), hi))
+			oo[1] = int8(min(max(fcRescale(a1+ld32(bias, c+1), q)+zp, lo), hi))
+			oo[2] = int8(min(max(fcRescale(a2+ld32(bias, c+2), q)+zp, lo), hi))
+			oo[3] = int8(min(max(fcRescale(a3+ld32(bias, c+3), q)+zp, lo), hi))
+		}
+		for ; c < len(o); c++ {
 			acc := fcDotI8(x, w[c*k:c*k+k]) + ld32(bias, c)
-			acc = mulByQuantMul(acc, ld32(mult, c), int(ld32(shift, c)))
-			o[c] = int8(clampI32(acc+p.outOffset, p.actMin, p.actMax))
+			o[c] = int8(min(max(fcRescale(acc, q)+zp, lo), hi))
 		}
 	}
 }

@@ -120,6 +120,20 @@ func fcTStrF32(v []float32) string {
 	return string(b)
 }
 
+// fcTTable encodes per-channel folded biases, multipliers and shifts (LE
+// int32 strings) as the fcRecord table gen/lower_fc.go emits.
+func fcTTable(bias, mult, shift string) string {
+	var b []byte
+	for c := 0; c < len(bias)/4; c++ {
+		q := fcTRQ(ld32(mult, c), int(ld32(shift, c)))
+		b = binary.LittleEndian.AppendUint32(b, uint32(ld32(bias, c)))
+		b = binary.LittleEndian.AppendUint32(b, uint32(q.mult))
+		b = binary.LittleEndian.AppendUint32(b, uint32(q.half))
+		b = append(b, q.lsh, q.rsh, 0, 0)
+	}
+	return string(b)
+}
+
 // fcTPrep is what the lowering computes for a quantized operator: params,
 // per-channel multipliers and shifts, and the bias with
 // -inZP * sum(weights of the channel) folded in.
@@ -252,7 +266,7 @@ func TestFullyConnectedInt8(t *testing.T) {
 				in = append(in, int8(v))
 			}
 			out := make([]int8, len(c.tc.golden))
-			fcInt8(pr.p, in, w, fcTStr32(b32), pr.mult, pr.shift, out)
+			fcInt8(pr.p, in, w, fcTTable(fcTStr32(b32), pr.mult, pr.shift), out)
 			got := make([]int32, len(out))
 			for i, v := range out {
 				got[i] = int32(v)
@@ -381,7 +395,7 @@ func TestFullyConnectedFoldedBias(t *testing.T) {
 						b32[i] = int32(v)
 					}
 					out := make([]int8, len(want))
-					fcInt8(p, in, w, fcTStr32(b32), fcTStr32(mult), fcTStr32(shift), out)
+					fcInt8(p, in, w, fcTTable(fcTStr32(b32), fcTStr32(mult), fcTStr32(shift)), out)
 					for i, v := range out {
 						got[i] = int32(v)
 					}

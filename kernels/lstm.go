@@ -14,10 +14,13 @@ package kernels
 //
 // TFLM evaluates gate by gate over whole vectors with four scratch buffers.
 // Every quantity above depends only on unit o, the input row and the old
-// hidden state, so this file evaluates unit by unit: each value goes through
+// hidden state, so the kernels evaluate unit by unit: each value goes through
 // exactly the same integer (or float32) operations in the same order as in
-// TFLM, the new hidden state is assembled in the output slice before it
-// replaces h, and no scratch memory is needed.
+// TFLM, and the new hidden state is assembled in the output slice before it
+// replaces h. Input rows are processed in memory order, which is TFLM's order
+// for both batch-major and time-major inputs. The int8 kernel
+// (lstm_int8.go) and the float kernel (lstm_float.go) take weights re-laid
+// out at generation time; the int16 kernel reads the tensors as they are.
 //
 // Integer path (int8 or int16 activations, int8 weights, int16 cell state):
 // each FC is rescaled to Q3.12 (scale 2^-12) and clamped to int16, the two
@@ -117,24 +120,33 @@ func lstmTanhQ(v int16, mult int32, shift int) int16 {
 	return int16(r >> 8)
 }
 
-// lstmFCQ requantizes an FC accumulator to Q3.12 and clamps it to int16.
-func lstmFCQ(acc, m int32, shift int) int32 {
-	return clampI32(mulByQuantMul(acc, m, shift), -32768, 32767)
+// lstmMulQ is mulByQuantMul (TFLM's MultiplyByQuantizedMultiplier, same
+// bits) with the final rounding shift written without branches.
+func lstmMulQ(x, m int32, shift int) int32 {
+	left, right := shift, 0
+	if shift < 0 {
+		left, right = 0, -shift
+	}
+	v := satRoundDoublingHighMul(x<<uint(left), m)
+	mask := int32(1)<<uint(right) - 1
+	thr := mask>>1 + int32(uint32(v)>>31)
+	return v>>uint(right) + int32(uint32(thr-v&mask)>>31)
 }
 
-// lstmFCQ64 is lstmFCQ for the 64-bit accumulator of 16-bit activations.
+// lstmRowBatch returns the batch row whose state input row r (in memory
+// order) updates: rows are [batch][steps] or, time major, [steps][batch].
+// Processing rows in memory order is TFLM's order in both layouts.
+func lstmRowBatch(p *lstmParams, r int) int {
+	if p.timeMajor {
+		return r % p.batch
+	}
+	return r / p.steps
+}
+
+// lstmFCQ64 requantizes the 64-bit FC accumulator of 16-bit activations to
+// Q3.12 and clamps it to int16.
 func lstmFCQ64(acc int64, m int32, shift int) int32 {
 	return clampI32(mulByQuantMul64(acc, m, shift), -32768, 32767)
-}
-
-// lstmDot8 returns sum of w[d]*x[d] in int32, as TFLM's int8 FC.
-func lstmDot8(x, w []int8) int32 {
-	w = w[:len(x)]
-	acc := int32(0)
-	for d, xv := range x {
-		acc += int32(w[d]) * int32(xv)
-	}
-	return acc
 }
 
 // lstmDot16 returns sum of w[d]*x[d] in int64, as TFLM's 16x8 FC.
@@ -147,20 +159,11 @@ func lstmDot16(x []int16, w []int8) int64 {
 	return acc
 }
 
-// lstmGate8 returns the Q3.12 pre-activation of unit o of one gate for one
-// batch row with int8 activations: the input FC and the recurrent FC, each
-// clamped to int16, added with saturation. bias holds 2*units int32 values:
+// lstmGate16 returns the Q3.12 pre-activation of unit o of one gate for one
+// batch row with int16 activations: the input FC and the recurrent FC, each
+// clamped to int16, added with saturation. bias holds 2*units int64 values:
 // the input FC's bias (the gate bias with the input zero point folded in)
-// then the recurrent FC's (the hidden state zero point folded in).
-func lstmGate8(g *lstmGate, p *lstmParams, x, h, w, r []int8, bias string, o int) int16 {
-	n, s := p.inDim, p.units
-	a := lstmFCQ(lstmDot8(x, w[o*n:o*n+n])+ld32(bias, o), g.inMult, g.inShift)
-	b := lstmFCQ(lstmDot8(h, r[o*s:o*s+s])+ld32(bias, s+o), g.recMult, g.recShift)
-	return int16(clampI32(a+b, -32768, 32767))
-}
-
-// lstmGate16 is lstmGate8 for int16 activations (int64 accumulator and
-// folded biases).
+// then the recurrent FC's.
 func lstmGate16(g *lstmGate, p *lstmParams, x, h []int16, w, r []int8, bias string, o int) int16 {
 	n, s := p.inDim, p.units
 	a := lstmFCQ64(lstmDot16(x, w[o*n:o*n+n])+ld64(bias, o), g.inMult, g.inShift)
@@ -173,8 +176,8 @@ func lstmGate16(g *lstmGate, p *lstmParams, x, h []int16, w, r []int8, bias stri
 // are requantized to the cell scale and clamped to int16, then added with
 // saturation and clipped.
 func lstmCellQ(p *lstmParams, c, f, i, g int16) int16 {
-	a := clampI32(mulByQuantMul(int32(f)*int32(c), p.forgetMult, p.forgetShift), -32768, 32767)
-	b := clampI32(mulByQuantMul(int32(i)*int32(g), p.inputMult, p.inputShift), -32768, 32767)
+	a := clampI32(lstmMulQ(int32(f)*int32(c), p.forgetMult, p.forgetShift), -32768, 32767)
+	b := clampI32(lstmMulQ(int32(i)*int32(g), p.inputMult, p.inputShift), -32768, 32767)
 	v := clampI32(a+b, -32768, 32767)
 	if p.clip {
 		v = clampI32(v, -p.cellClip, p.cellClip)
@@ -186,79 +189,32 @@ func lstmCellQ(p *lstmParams, c, f, i, g int16) int16 {
 // updated cell state and output gate (Q0.15), clamped to the hidden type.
 func lstmHiddenQ(p *lstmParams, c, og int16) int32 {
 	t := lstmTanhQ(c, p.tanhMult, p.tanhShift)
-	return clampI32(p.hidZP+mulByQuantMul(int32(t)*int32(og), p.hidMult, p.hidShift), p.hidMin, p.hidMax)
+	return clampI32(p.hidZP+lstmMulQ(int32(t)*int32(og), p.hidMult, p.hidShift), p.hidMin, p.hidMax)
 }
 
-// lstmStepRange returns, for step k of the kernel's loop, the number of
-// batch rows it processes and the offsets of its input rows, of its state
-// rows and of its output rows (in elements).
-func lstmStepRange(p *lstmParams, k int) (rows, xOff, sOff, oOff int) {
-	if p.timeMajor {
-		return p.batch, k * p.batch * p.inDim, 0, k * p.batch * p.units
-	}
-	return 1, k * p.inDim, (k / p.steps) * p.units, k * p.units
-}
-
-// lstmSteps returns how many times the kernel's loop runs.
-func lstmSteps(p *lstmParams) int {
-	if p.timeMajor {
-		return p.steps
-	}
-	return p.batch * p.steps
-}
-
-// lstmInt8 runs an LSTM with int8 input, output and hidden state h, int8
-// weights and int16 cell state c. Gate arguments come in TFLM's evaluation
-// order: forget, input, cell, output, each as (requantization, input
-// weights, recurrent weights, folded biases: 2*units int32, see lstmGate8).
-func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
-	fg *lstmGate, fw, fr []int8, fb string,
-	ig *lstmGate, iw, ir []int8, ib string,
-	cg *lstmGate, cw, cr []int8, cb string,
-	og *lstmGate, ow, or []int8, ob string) {
-	n, s := p.inDim, p.units
-	for k := 0; k < lstmSteps(p); k++ {
-		rows, xo, so, oo := lstmStepRange(p, k)
-		hs, cs, ys := h[so:so+rows*s], c[so:so+rows*s], out[oo:oo+rows*s]
-		for b := 0; b < rows; b++ {
-			xr, hr := x[xo+b*n:xo+b*n+n], hs[b*s:b*s+s]
-			for o := 0; o < s; o++ {
-				f := lstmSigmoidQ(lstmGate8(fg, p, xr, hr, fw, fr, fb, o))
-				i := lstmSigmoidQ(lstmGate8(ig, p, xr, hr, iw, ir, ib, o))
-				g := lstmTanhQ(lstmGate8(cg, p, xr, hr, cw, cr, cb, o), 3, 0)
-				cv := lstmCellQ(p, cs[b*s+o], f, i, g)
-				cs[b*s+o] = cv
-				ov := lstmSigmoidQ(lstmGate8(og, p, xr, hr, ow, or, ob, o))
-				ys[b*s+o] = int8(lstmHiddenQ(p, cv, ov))
-			}
-		}
-		copy(hs, ys)
-	}
-}
-
-// lstmInt16 is lstmInt8 for int16 input, output and hidden state, with
-// int64 folded biases.
+// lstmInt16 runs an LSTM with int16 input, output and hidden state h, int8
+// weights ([units][inDim] and [units][units] per gate), int16 cell state c
+// and int64 folded biases (2*units per gate, see lstmGate16). Gate arguments
+// come in TFLM's evaluation order: forget, input, cell, output, each as
+// (requantization, input weights, recurrent weights, folded biases).
 func lstmInt16(p *lstmParams, x []int16, h []int16, c []int16, out []int16,
 	fg *lstmGate, fw, fr []int8, fb string,
 	ig *lstmGate, iw, ir []int8, ib string,
 	cg *lstmGate, cw, cr []int8, cb string,
 	og *lstmGate, ow, or []int8, ob string) {
 	n, s := p.inDim, p.units
-	for k := 0; k < lstmSteps(p); k++ {
-		rows, xo, so, oo := lstmStepRange(p, k)
-		hs, cs, ys := h[so:so+rows*s], c[so:so+rows*s], out[oo:oo+rows*s]
-		for b := 0; b < rows; b++ {
-			xr, hr := x[xo+b*n:xo+b*n+n], hs[b*s:b*s+s]
-			for o := 0; o < s; o++ {
-				f := lstmSigmoidQ(lstmGate16(fg, p, xr, hr, fw, fr, fb, o))
-				i := lstmSigmoidQ(lstmGate16(ig, p, xr, hr, iw, ir, ib, o))
-				g := lstmTanhQ(lstmGate16(cg, p, xr, hr, cw, cr, cb, o), 3, 0)
-				cv := lstmCellQ(p, cs[b*s+o], f, i, g)
-				cs[b*s+o] = cv
-				ov := lstmSigmoidQ(lstmGate16(og, p, xr, hr, ow, or, ob, o))
-				ys[b*s+o] = int16(lstmHiddenQ(p, cv, ov))
-			}
+	for r := 0; r < p.batch*p.steps; r++ {
+		b := lstmRowBatch(p, r)
+		xr, hb, cs, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
+		for o := range yr {
+			f := lstmSigmoidQ(lstmGate16(fg, p, xr, hb, fw, fr, fb, o))
+			i := lstmSigmoidQ(lstmGate16(ig, p, xr, hb, iw, ir, ib, o))
+			g := lstmTanhQ(lstmGate16(cg, p, xr, hb, cw, cr, cb, o), 3, 0)
+			cv := lstmCellQ(p, cs[o], f, i, g)
+			cs[o] = cv
+			ov := lstmSigmoidQ(lstmGate16(og, p, xr, hb, ow, or, ob, o))
+			yr[o] = int16(lstmHiddenQ(p, cv, ov))
 		}
-		copy(hs, ys)
+		copy(hb, yr)
 	}
 }

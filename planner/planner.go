@@ -88,6 +88,11 @@ type Plan struct {
 	Steps      int64  // search nodes visited
 	Method     string // which algorithm produced the offsets
 	PeakStep   int    // a step where the live total equals LowerBound
+	// Pinned is the total (aligned) size of the buffers live over the whole
+	// program (persistent state, for one): they conflict with every other
+	// buffer, so they are stacked at the top of the arena, above the rest,
+	// and Size-Pinned is what the remaining buffers need.
+	Pinned int
 }
 
 // Gap is Size-LowerBound: how far the plan may be from optimal.
@@ -129,12 +134,58 @@ func Make(bufs []Buffer, opt Options) (*Plan, error) {
 			return nil, fmt.Errorf("%w: buffer %d %q: size %d, lifetime [%d, %d]", ErrBadBuffer, i, b.Name, b.Size, b.First, b.Last)
 		}
 	}
+	// Buffers live over the whole range conflict with all others: no plan
+	// can share their memory, so the optimum is their sum plus the optimum
+	// of the rest. Plan the rest, then stack them on top.
+	lo, hi := 0, 0
+	for i, b := range bufs {
+		if i == 0 || b.First < lo {
+			lo = b.First
+		}
+		hi = max(hi, b.Last)
+	}
+	var rest, pinned []int
+	for i, b := range bufs {
+		if b.First == lo && b.Last == hi {
+			pinned = append(pinned, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	sub := make([]Buffer, len(rest))
+	for k, i := range rest {
+		sub[k] = bufs[i]
+	}
+	plan, err := makeFree(sub, opt.Strategy, align, effort)
+	if err != nil {
+		return nil, err
+	}
+	offsets := make([]int, len(bufs))
+	for k, i := range rest {
+		offsets[i] = plan.Offsets[k]
+	}
+	top := plan.Size
+	for _, i := range pinned {
+		offsets[i] = top
+		top += alignUp(bufs[i].Size, align)
+	}
+	plan.Pinned = top - plan.Size
+	plan.Offsets, plan.Size = offsets, top
+	plan.LowerBound += plan.Pinned
+	if len(rest) == 0 {
+		plan.PeakStep = lo
+	}
+	return plan, nil
+}
+
+// makeFree plans buffers none of which is pinned.
+func makeFree(bufs []Buffer, strategy Strategy, align int, effort int64) (*Plan, error) {
 	p := newProblem(bufs, align)
 	plan := &Plan{LowerBound: p.lowerBound, PeakStep: p.peakStep}
 
 	best := p.greedyBySize()
 	plan.Method = "greedy by size"
-	if opt.Strategy == Greedy {
+	if strategy == Greedy {
 		plan.Offsets, plan.Size, plan.Cert = best, p.height(best), Heuristic
 		return plan, nil
 	}

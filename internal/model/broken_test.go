@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -134,131 +133,133 @@ var brokenCases = []struct {
 	{name: "identifier", edit: func(b []byte) { copy(b[4:], "TFL2") }, kind: model.ErrInvalid,
 		want: `invalid model: file identifier is "TFL2", want "TFL3" (not a TensorFlow Lite model)`},
 	{name: "root offset past end", edit: put32(0, 0xfffffff0), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: model: corrupt flatbuffer: root table at byte 4294967280 is outside the 912-byte file`},
 	{name: "root offset negative on 32-bit", edit: put32(0, 0x80000000), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: model: corrupt flatbuffer: root table at byte 2147483648 is outside the 912-byte file`},
 	// Vtables.
 	{name: "tensor 1 vtable odd length", edit: vtable16(0, 5, "2[0]", "0[1]", "0"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: subgraph 0 tensors: corrupt flatbuffer: tensor 1: vtable length 5 invalid`},
 	{name: "tensor 1 vtable too short", edit: vtable16(0, 2, "2[0]", "0[1]", "0"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: subgraph 0 tensors: corrupt flatbuffer: tensor 1: vtable length 2 invalid`},
 	{name: "tensor 1 vtable past end", edit: vtable16(0, 0xfffe, "2[0]", "0[1]", "0"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: subgraph 0 tensors: corrupt flatbuffer: tensor 1 vtable at byte 626 (+65534) is outside the 912-byte file`},
 	{name: "tensor 1 table size 0", edit: vtable16(2, 0, "2[0]", "0[1]", "0"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: subgraph 0 tensors: corrupt flatbuffer: tensor 1: table size 0 is smaller than its vtable offset`},
 	{name: "tensor 1 field outside table", edit: vtable16(4, 0x7ff0, "2[0]", "0[1]", "0"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 1: corrupt flatbuffer: field 0 at table offset 32752 (+4) is outside the 24-byte table`},
 	{name: "operator 1 vtable before file", edit: soffset(0x7fffffff, "2[0]", "3[1]", "0"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: subgraph 0 operators: corrupt flatbuffer: operator 1: vtable offset -2147483427 out of range`},
 	{name: "operator 1 vtable after file", edit: soffset(-0x7fffffff, "2[0]", "3[1]", "0"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: subgraph 0 operators: corrupt flatbuffer: operator 1: vtable offset 2147483867 out of range`},
 	// Offsets and vector lengths.
 	{name: "tensors vector offset past end", edit: field32(0x7ffffff0, "2[0]", "0"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: subgraph 0 tensors: corrupt flatbuffer: field 0 points past the end of the file`},
 	{name: "operator 0 inputs huge length", edit: target32(0x7fffffff, "2[0]", "3[0]", "1"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 0 (FULLY_CONNECTED): inputs: corrupt flatbuffer: field 1: vector of 2147483647 elements is longer than the file`},
 	{name: "operator 0 inputs length past end", edit: target32(3000, "2[0]", "3[0]", "1"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 0 (FULLY_CONNECTED): inputs: corrupt flatbuffer: field 1: vector of 3000 elements is longer than the file`},
 	{name: "tensor 4 shape length max uint32", edit: target32(0xffffffff, "2[0]", "0[4]", "0"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 4: corrupt flatbuffer: field 0: vector of 4294967295 elements is longer than the file`},
 	{name: "buffer 1 data length off by one", edit: func(b []byte) {
 		l := model.Locate(b, "4[1]", "0")
 		binary.LittleEndian.PutUint32(b[l.Target:], 13)
 	}, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 1 "w": constant buffer 1 has 13 bytes, shape [3 4] of int8 needs 12`},
 	{name: "two subgraphs", edit: target32(2, "2"), kind: model.ErrUnsupported,
-		want: ``},
+		want: `unsupported model feature: 1 problem(s): model has 2 subgraphs; only single-subgraph models are supported`},
 	{name: "no subgraph", edit: target32(0, "2"), kind: model.ErrInvalid,
 		want: `invalid model: model has no subgraph`},
 	// Indices off by one.
 	{name: "operator 1 opcode index", edit: field32(2, "2[0]", "3[1]", "0"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 1: opcode index 2 out of range [0, 2)`},
 	{name: "tensor 1 buffer index", edit: field32(3, "2[0]", "0[1]", "2"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 1 "w": buffer index 3 out of range [0, 3)`},
 	{name: "tensor 2 buffer index negative", edit: field32(0xffffffff, "2[0]", "0[2]", "2"), kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 2 "b": buffer index 4294967295 out of range [0, 3)`},
 	{name: "operator input index", mod: func(s *spec) { s.ops[0].in[1] = 5 }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 0 (FULLY_CONNECTED): inputs: entry 1: tensor index 5 out of range [0, 5)`},
 	{name: "operator input index -2", mod: func(s *spec) { s.ops[0].in[2] = -2 }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 0 (FULLY_CONNECTED): inputs: entry 2: tensor index -2 out of range [0, 5)`},
 	{name: "operator output index -1", mod: func(s *spec) { s.ops[1].out[0] = -1 }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 1 (SOFTMAX): outputs: entry 0: tensor index -1 out of range [0, 5)`},
 	{name: "graph input index", mod: func(s *spec) { s.in[0] = 5 }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: subgraph inputs: entry 0: tensor index 5 out of range [0, 5)`},
 	{name: "graph output index", mod: func(s *spec) { s.out[0] = -1 }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: subgraph outputs: entry 0: tensor index -1 out of range [0, 5)`},
 	// Shapes and sizes.
 	{name: "negative dimension", mod: func(s *spec) { s.tensors[3].shape = []int{1, -3} }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 3 "y": negative dimension -3 in shape [1 -3]`},
 	{name: "huge dimensions", mod: func(s *spec) { s.tensors[3].shape = []int{65536, 32768} }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 3 "y": shape [65536 32768] is larger than 2147483647 bytes`},
 	{name: "huge int32 tensor", mod: func(s *spec) { s.tensors[3].dt = model.Int32; s.tensors[3].shape = []int{1 << 29} }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 3 "y": shape [536870912] is larger than 2147483647 bytes`},
 	{name: "huge dimensions around a zero", mod: func(s *spec) { s.tensors[4].shape = []int{0, math.MaxInt32, math.MaxInt32} }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 4 "z": the nonzero dimensions of shape [0 2147483647 2147483647] multiply to more than 2147483647 bytes`},
 	{name: "rank 17", mod: func(s *spec) { s.tensors[4].shape = make([]int, 17) }, kind: model.ErrUnsupported,
-		want: ``},
+		want: `unsupported model feature: 1 problem(s): tensor 4 "z": 17 dimensions, at most 16 supported`},
 	{name: "constant one byte short", mod: func(s *spec) { s.tensors[1].data = make([]byte, 11) }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 1 "w": constant buffer 1 has 11 bytes, shape [3 4] of int8 needs 12`},
 	{name: "constant one byte long", mod: func(s *spec) { s.tensors[2].data = make([]byte, 13) }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 2 "b": constant buffer 2 has 13 bytes, shape [3] of int32 needs 12`},
 	// Quantization.
 	{name: "scales without zero points", mod: func(s *spec) { s.tensors[0].q = &builder.Quant{Scale: []float32{1, 2}, ZeroPoint: []int64{0}} }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 0 "x": quantization has 2 scales but 1 zero points`},
 	{name: "per-channel count", mod: func(s *spec) { s.tensors[1].q.Scale = s.tensors[1].q.Scale[:2]; s.tensors[1].q.ZeroPoint = s.tensors[1].q.ZeroPoint[:2] }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 1 "w": 2 per-channel scales for dimension 0 of size 3`},
 	{name: "per-channel axis", mod: func(s *spec) { s.tensors[1].q.Axis = 2 }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 1 "w": quantized dimension 2 outside shape [3 4]`},
 	{name: "per-channel axis negative", mod: func(s *spec) { s.tensors[1].q.Axis = -1 }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 1 "w": quantized dimension -1 outside shape [3 4]`},
 	{name: "zero scale", mod: func(s *spec) { s.tensors[3].q = pq(0, 0) }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 3 "y": quantization scale 0 is 0, must be positive and finite`},
 	{name: "NaN scale", mod: func(s *spec) { s.tensors[3].q = pq(float32(math.NaN()), 0) }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 3 "y": quantization scale 0 is NaN, must be positive and finite`},
 	{name: "infinite scale", mod: func(s *spec) { s.tensors[3].q = pq(float32(math.Inf(1)), 0) }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 3 "y": quantization scale 0 is +Inf, must be positive and finite`},
 	{name: "int8 zero point", mod: func(s *spec) { s.tensors[4].q = pq(1, 128) }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 4 "z": quantization zero point 0 is 128, outside the int8 range`},
 	// Dataflow.
 	{name: "read before write", mod: func(s *spec) { s.ops[0], s.ops[1] = s.ops[1], s.ops[0] }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 0 (SOFTMAX): input 0: tensor 3 "y" int8[1 3] is read before any operator writes it (cycle or wrong operator order)`},
 	{name: "cycle", mod: func(s *spec) { s.ops[0].in[0] = 4 }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 0 (FULLY_CONNECTED): input 0: tensor 4 "z" int8[1 3] is read before any operator writes it (cycle or wrong operator order)`},
 	{name: "written twice", mod: func(s *spec) { s.ops[1].out[0] = 3; s.ops[1].in[0] = 0; s.out[0] = 3 }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 1 (SOFTMAX): output 0: tensor 3 "y" int8[1 3] is already written by operator 0`},
 	{name: "same output twice", mod: func(s *spec) { s.ops[1].out = []int{4, 4} }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 1 (SOFTMAX): outputs 0 and 1 are both tensor 4`},
 	{name: "operator writes graph input", mod: func(s *spec) { s.in = []int{0, 3} }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 0 (FULLY_CONNECTED): output 0: tensor 3 "y" int8[1 3] is already written by the graph input`},
 	{name: "operator writes a constant", mod: func(s *spec) { s.ops[1].out[0] = 1; s.out[0] = 3 }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 1 (SOFTMAX): output 0: tensor 1 "w" int8[3 4] is a constant`},
 	{name: "no outputs", mod: func(s *spec) { s.ops[1].out = nil; s.out[0] = 3 }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 1 (SOFTMAX): has no outputs`},
 	{name: "constant graph input", mod: func(s *spec) { s.in = []int{0, 1} }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: subgraph input 1: tensor 1 "w" int8[3 4] is a constant`},
 	{name: "graph input twice", mod: func(s *spec) { s.in = []int{0, 0} }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: subgraph input 1: tensor 0 "x" int8[1 4] is listed twice`},
 	{name: "graph output twice", mod: func(s *spec) { s.out = []int{4, 4} }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: subgraph outputs 0 and 1 are both tensor 4 "z" int8[1 3]`},
 	{name: "graph output never written", mod: func(s *spec) { s.tensors = append(s.tensors, tspec{name: "u", dt: model.Int8, shape: []int{1}}); s.out = []int{4, 5} }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: subgraph output 1: tensor 5 "u" int8[1] is never written`},
 	// Options and names.
 	{name: "options of another operator", mod: func(s *spec) { s.ops[0].opts.Type = 9 }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: operator 0 (FULLY_CONNECTED): builtin options have union type 9, want 8 (FullyConnectedOptions)`},
 	{name: "newline in tensor name", mod: func(s *spec) { s.tensors[3].name = "y\n/* */" }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 3: name "y\n/* */" contains control character U+000A`},
+	{name: "comment in tensor name", mod: func(s *spec) { s.tensors[3].name = "/**/ evil() //" }, kind: model.ErrInvalid,
+		want: `invalid model: tensor 3: name "/**/ evil() //" contains a Go comment delimiter`},
 	{name: "invalid UTF-8 in tensor name", mod: func(s *spec) { s.tensors[3].name = "y\xff" }, kind: model.ErrInvalid,
-		want: ``},
+		want: `invalid model: tensor 3: name "y\xff" is not valid UTF-8`},
 	// Unsupported features, all named in one error.
 	{name: "string tensor", mod: func(s *spec) { s.tensors[3].dt = model.String }, kind: model.ErrUnsupported,
-		want: ``},
+		want: `unsupported model feature: 1 problem(s): tensor 3 "y": element type string is not supported`},
 	{name: "several unsupported features", mod: func(s *spec) {
 		s.tensors[3].dt = model.Int4
 		s.tensors[4].dt = model.DType(11)
-		s.tensors = append(s.tensors, tspec{name: "state", dt: model.Int8, shape: []int{2}, data: []byte{1, 2}, variable: true})
+		s.tensors = append(s.tensors, tspec{name: "deep", dt: model.Int8, shape: make([]int, 17)})
 		s.out = []int{4, 1}
 	}, kind: model.ErrUnsupported,
-		want: ``},
+		want: `unsupported model feature: 4 problem(s): tensor 3 "y": element type int4 is not supported; tensor 4 "z": element type complex128 is not supported; tensor 5 "deep": 17 dimensions, at most 16 supported; subgraph output 1: tensor 1 "w" int8[3 4] is a constant`},
 }
 
 func TestBrokenModels(t *testing.T) {
@@ -302,11 +303,14 @@ func TestBaseModelValid(t *testing.T) {
 
 // TestTruncated parses the base model cut at every length: each must fail
 // with ErrInvalid and the one-line message recorded in
-// testdata/broken/truncated.golden (rewrite it with -update after a change
-// to the builder's layout, and review the diff).
+// testdata/broken/truncated.golden. TestZeroedTail keeps the length but
+// zeroes everything from an offset on (zeroed.golden; "ok" when the model
+// is still valid). Rewrite both with -update after a change to the builder's
+// layout and review the diff. Consecutive offsets with the same message are
+// one line; {n} stands for the file length in messages.
 func TestTruncated(t *testing.T) {
 	data := base().build()
-	var got strings.Builder
+	var lines []string
 	for n := 0; n < len(data); n++ {
 		_, err := model.Parse("cut.tflite", data[:n:n])
 		if err == nil {
@@ -316,9 +320,50 @@ func TestTruncated(t *testing.T) {
 		if !errors.Is(err, model.ErrInvalid) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("truncated to %d bytes: %v", n, err)
 		}
-		fmt.Fprintf(&got, "%d: %s\n", n, err)
+		lines = append(lines, strings.ReplaceAll(err.Error(), fmt.Sprintf(" %d-byte", n), " {n}-byte"))
 	}
-	golden(t, "truncated.golden", got.String())
+	golden(t, "truncated.golden", ranges(lines))
+}
+
+func TestZeroedTail(t *testing.T) {
+	data := base().build()
+	buf := make([]byte, len(data))
+	var lines []string
+	for n := 0; n < len(data); n++ {
+		copy(buf, data)
+		clear(buf[n:])
+		g, err := model.Parse("zeroed.tflite", buf)
+		switch {
+		case err == nil:
+			if err := model.CheckInvariants(g); err != nil {
+				t.Errorf("zeroed from %d: %v", n, err)
+			}
+			lines = append(lines, "ok")
+		case strings.Contains(err.Error(), "\n"):
+			t.Errorf("zeroed from %d: %q", n, err)
+		default:
+			lines = append(lines, err.Error())
+		}
+	}
+	golden(t, "zeroed.golden", ranges(lines))
+}
+
+// ranges prints one line per run of equal messages: "FIRST-LAST: message".
+func ranges(msgs []string) string {
+	var b strings.Builder
+	for i := 0; i < len(msgs); {
+		j := i
+		for j+1 < len(msgs) && msgs[j+1] == msgs[i] {
+			j++
+		}
+		if i == j {
+			fmt.Fprintf(&b, "%d: %s\n", i, msgs[i])
+		} else {
+			fmt.Fprintf(&b, "%d-%d: %s\n", i, j, msgs[i])
+		}
+		i = j + 1
+	}
+	return b.String()
 }
 
 func golden(t *testing.T, name, got string) {
@@ -378,4 +423,3 @@ func TestCorruptBytes(t *testing.T) {
 	t.Logf("%d of %d byte edits accepted", accepted, 6*len(data))
 }
 
-var _ = strconv.Itoa

@@ -51,6 +51,9 @@ func (f *fbuf) root() (table, error) {
 	if err := f.need(0, 8, "root offset"); err != nil {
 		return table{}, err
 	}
+	if pos := int64(f.u32(0)); pos > int64(len(f.b)) {
+		return table{}, fmt.Errorf("%w: root table at byte %d is outside the %d-byte file", errCorrupt, pos, len(f.b))
+	}
 	return f.tableAt(int(f.u32(0)), "root table")
 }
 

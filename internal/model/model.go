@@ -525,7 +525,21 @@ func checkName(s string) error {
 			return fmt.Errorf("contains control character %U", r)
 		}
 	}
+	// Names appear in comments of generated code; one that opens or closes
+	// a Go comment is never legitimate and must not get a chance to end one.
+	if strings.HasPrefix(s, "//") || strings.Contains(s, "/*") || strings.Contains(s, "*/") {
+		return errors.New("contains a Go comment delimiter")
+	}
 	return nil
+}
+
+// fmtShape prints a shape for a message, eliding the middle of a very long
+// one.
+func fmtShape(s []int32) string {
+	if len(s) > 2*MaxRank {
+		return fmt.Sprintf("%v ... %v (%d dimensions)", s[:MaxRank/2], s[len(s)-MaxRank/2:], len(s))
+	}
+	return fmt.Sprint(s)
 }
 
 func (p *parser) readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) {
@@ -562,9 +576,9 @@ func (p *parser) readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) 
 	if sparse {
 		p.unsupported("%s: sparse tensors are not supported", desc)
 	}
-	sig, err := tt.int32s(7, MaxRank)
-	if err != nil && !errors.Is(err, errTooLong) {
-		return nil, ctx(err)
+	sig, sigErr := tt.int32s(7, MaxRank)
+	if sigErr != nil && !errors.Is(sigErr, errTooLong) {
+		return nil, ctx(sigErr)
 	}
 	sized := t.Type.Size() != 0
 	if !sized {
@@ -580,15 +594,15 @@ func (p *parser) readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) 
 	t.Shape = make([]int, 0, len(shape))
 	for _, d := range shape {
 		if d < 0 {
-			return nil, invalid("%s: negative dimension %d in shape %v", desc, d, shape)
+			return nil, invalid("%s: negative dimension %d in shape %s", desc, d, fmtShape(shape))
 		}
 		total *= int64(d)
 		bound *= int64(max(d, 1))
 		if bound > MaxTensorBytes {
-			if total == 0 {
-				return nil, invalid("%s: the nonzero dimensions of shape %v multiply to more than %d bytes", desc, shape, MaxTensorBytes)
+			if slices.Contains(shape, 0) {
+				return nil, invalid("%s: the nonzero dimensions of shape %s multiply to more than %d bytes", desc, fmtShape(shape), MaxTensorBytes)
 			}
-			return nil, invalid("%s: shape %v is larger than %d bytes", desc, shape, MaxTensorBytes)
+			return nil, invalid("%s: shape %s is larger than %d bytes", desc, fmtShape(shape), MaxTensorBytes)
 		}
 		t.Shape = append(t.Shape, int(d))
 	}
@@ -596,10 +610,10 @@ func (p *parser) readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) 
 	// graph. Like TFLite Micro, tflm-gen plans with the concrete shape
 	// stored in the model; a dynamic batch (the first dimension) is
 	// common and harmless, any other dynamic dimension is not supported.
-	if sig != nil || err != nil {
+	if sig != nil || sigErr != nil {
 		switch {
-		case err != nil || len(sig) != len(shape):
-			p.unsupported("%s: dynamic rank (shape %v, shape_signature of another length)", desc, shape)
+		case sigErr != nil || len(sig) != len(shape):
+			p.unsupported("%s: dynamic rank (shape %s, shape_signature of another length)", desc, fmtShape(shape))
 		case slices.Contains(sig[min(1, len(sig)):], -1):
 			p.unsupported("%s: dynamic shape (shape_signature %v)", desc, sig)
 		}
@@ -609,7 +623,7 @@ func (p *parser) readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) 
 	}
 	if d := buffers[buf]; d != nil {
 		if sized && !sparse && int64(len(d)) != total {
-			return nil, invalid("%s: constant buffer %d has %d bytes, shape %v of %s needs %d", desc, buf, len(d), shape, t.Type, total)
+			return nil, invalid("%s: constant buffer %d has %d bytes, shape %s of %s needs %d", desc, buf, len(d), fmtShape(shape), t.Type, total)
 		}
 		t.Data = d
 		if t.IsVariable {
