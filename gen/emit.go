@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
+	"go/parser"
+	"go/token"
 	"math"
 	"sort"
 	"strconv"
@@ -520,13 +522,21 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 // weightsFile emits every constant tensor and generation-time table as a
 // string constant, cut into fixed-width lines:
 //
-//	// tensor 3 "conv/weights" int8[8 3 3 1]
+//	// tensor3 is tensor 3 "conv/weights": int8[8 3 3 1].
 //	const tensor3 = "" +
 //		"\x01\x02..." +
 //		"\x03"
+//
+// Unlike the other files it is written as text, already in gofmt's layout:
+// go/printer takes quadratic time on the long "+" chains of a large model's
+// weights (seconds for a few hundred KiB). The result is checked with the
+// parser, and TestGeneratedExamples checks that gofmt leaves it unchanged.
 func (e *emitter) weightsFile() ([]byte, error) {
-	f := jen.NewFile(e.opt.Package)
-	headerComment(f, header(e.g, e.opt))
+	var b bytes.Buffer
+	for _, l := range strings.Split(header(e.g, e.opt), "\n") {
+		b.WriteString("// " + l + "\n")
+	}
+	b.WriteString("\npackage " + e.opt.Package + "\n")
 	idx := make([]int, 0, len(e.usedConst))
 	for i := range e.usedConst {
 		idx = append(idx, i)
@@ -534,28 +544,34 @@ func (e *emitter) weightsFile() ([]byte, error) {
 	sort.Ints(idx)
 	for _, i := range idx {
 		t := e.g.Tensors[i]
-		comment(f, fmt.Sprintf("%s is tensor %d %q: %s%v.", constName(t), i, t.Name, t.Type, t.Shape))
-		f.Const().Id(constName(t)).Op("=").Add(stringConst(t.Data))
+		writeStringConst(&b, constName(t), fmt.Sprintf("%s is tensor %d %q: %s%v.", constName(t), i, t.Name, t.Type, t.Shape), t.Data)
 	}
 	for _, c := range e.lw.ops {
 		for _, cd := range c.consts {
-			comment(f, fmt.Sprintf("%s is computed at generation time for operator %d (%s).", cd.name, c.Op.Index, c.Op.Code))
-			f.Const().Id(cd.name).Op("=").Add(stringConst(cd.data))
+			writeStringConst(&b, cd.name, fmt.Sprintf("%s is computed at generation time for operator %d (%s).", cd.name, c.Op.Index, c.Op.Code), cd.data)
 		}
 	}
-	return render("weights.go", f)
+	if _, err := parser.ParseFile(token.NewFileSet(), "weights.go", b.Bytes(), parser.SkipObjectResolution); err != nil {
+		return nil, fmt.Errorf("internal error: generated weights.go does not parse: %w", err)
+	}
+	return b.Bytes(), nil
 }
 
-// stringConst renders data as a concatenation of hex-escaped string lines.
-func stringConst(data []byte) *jen.Statement {
+// writeStringConst writes one documented string constant.
+func writeStringConst(b *bytes.Buffer, name, doc string, data []byte) {
+	fmt.Fprintf(b, "\n// %s\nconst %s = ", doc, name)
 	if len(data) <= constLineBytes {
-		return jen.Id(hexQuote(data))
+		b.WriteString(hexQuote(data) + "\n")
+		return
 	}
-	s := jen.Lit("")
+	b.WriteString(`"" +`)
 	for i := 0; i < len(data); i += constLineBytes {
-		s = s.Op("+").Line().Id(hexQuote(data[i:min(i+constLineBytes, len(data))]))
+		b.WriteString("\n\t" + hexQuote(data[i:min(i+constLineBytes, len(data))]))
+		if i+constLineBytes < len(data) {
+			b.WriteString(" +")
+		}
 	}
-	return s
+	b.WriteString("\n")
 }
 
 func hexQuote(b []byte) string {

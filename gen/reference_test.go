@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -120,10 +121,6 @@ func TestReference(t *testing.T) {
 	if len(pkgs) == 0 {
 		t.Fatal("no model generated")
 	}
-	mod, err := e2e.Build(t.TempDir(), pkgs)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var jobs []e2e.Job
 	type jobKey struct{ model, pattern string }
 	var keys []jobKey
@@ -145,34 +142,46 @@ func TestReference(t *testing.T) {
 			keys = append(keys, jobKey{n, pat})
 		}
 	}
-	results, err := mod.Run(jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exact := map[string]int{}
-	for i, r := range results {
-		k := keys[i]
-		b := gens[k.model]
-		ok := true
-		for o, ti := range b.g.Outputs {
-			want, err := os.ReadFile(filepath.Join(shared, "ref", fmt.Sprintf("%s.%s.out%d.bin", k.model, k.pattern, o)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			match, msg := outputsMatch(b.g.Tensors[ti], r.Outputs[0][o], want)
-			if !match {
-				ok = false
-				t.Errorf("%s %s output %d: %s", k.model, k.pattern, o, msg)
-			} else if msg != "" {
-				t.Logf("%s %s output %d: %s", k.model, k.pattern, o, msg)
-			}
+	exact := map[string]map[string]int{}
+	targets := refTargets()
+	for _, tg := range targets {
+		mod, err := e2e.Build(t.TempDir(), pkgs, tg.env...)
+		if err != nil {
+			t.Fatalf("%s: %v", tg.name, err)
 		}
-		if ok {
-			exact[k.model]++
+		results, err := mod.Run(jobs, tg.runner...)
+		if err != nil {
+			t.Fatalf("%s: %v", tg.name, err)
+		}
+		exact[tg.name] = map[string]int{}
+		for i, r := range results {
+			k := keys[i]
+			b := gens[k.model]
+			ok := true
+			for o, ti := range b.g.Outputs {
+				want, err := os.ReadFile(filepath.Join(shared, "ref", fmt.Sprintf("%s.%s.out%d.bin", k.model, k.pattern, o)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				match, msg := outputsMatch(b.g.Tensors[ti], r.Outputs[0][o], want)
+				if !match {
+					ok = false
+					t.Errorf("%s: %s %s output %d: %s", tg.name, k.model, k.pattern, o, msg)
+				} else if msg != "" && tg.name == "native" {
+					t.Logf("%s %s output %d: %s", k.model, k.pattern, o, msg)
+				}
+			}
+			if ok {
+				exact[tg.name][k.model]++
+			}
 		}
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "\n%-28s %-60s %9s %10s %10s %8s %s\n", "model", "ops", "ArenaSize", "TFLM arena", "TFLM head", "bound", "patterns ok")
+	fmt.Fprintf(&sb, "\n%-28s %-60s %9s %10s %10s %8s", "model", "ops", "ArenaSize", "TFLM arena", "TFLM head", "bound")
+	for _, tg := range targets {
+		fmt.Fprintf(&sb, " %8s", tg.name)
+	}
+	sb.WriteString("\n")
 	for _, n := range names {
 		r := refs[n]
 		ops := strings.Join(uniq(r.Ops), ",")
@@ -180,9 +189,37 @@ func TestReference(t *testing.T) {
 		if b, ok := gens[n]; ok {
 			arena = fmt.Sprint(b.res.Layout.Plan.Size)
 		}
-		fmt.Fprintf(&sb, "%-28s %-60s %9s %10d %10d %8d %d/2\n", n, ops, arena, r.TFLM.ArenaUsed, r.TFLM.Planner.Head, r.TFLM.LowerBound, exact[n])
+		fmt.Fprintf(&sb, "%-28s %-60s %9s %10d %10d %8d", n, ops, arena, r.TFLM.ArenaUsed, r.TFLM.Planner.Head, r.TFLM.LowerBound)
+		for _, tg := range targets {
+			fmt.Fprintf(&sb, " %6d/2", exact[tg.name][n])
+		}
+		sb.WriteString("\n")
 	}
 	t.Log(sb.String())
+}
+
+// refTarget is an architecture the reference test runs generated code on.
+type refTarget struct {
+	name   string
+	env    []string // for go build
+	runner []string // command prefix to run the driver
+}
+
+// refTargets is the host plus 32-bit ARM and 386 under qemu-user when it is
+// installed (.ci/run installs it). Async preemption is off for 386 because
+// its signals crash Go binaries under qemu-i386.
+func refTargets() []refTarget {
+	ts := []refTarget{{name: "native"}}
+	if testing.Short() {
+		return ts
+	}
+	if _, err := exec.LookPath("qemu-arm-static"); err == nil {
+		ts = append(ts, refTarget{"arm", []string{"GOOS=linux", "GOARCH=arm", "GOARM=7"}, []string{"qemu-arm-static"}})
+	}
+	if _, err := exec.LookPath("qemu-i386-static"); err == nil {
+		ts = append(ts, refTarget{"386", []string{"GOOS=linux", "GOARCH=386"}, []string{"env", "GODEBUG=asyncpreemptoff=1", "qemu-i386-static"}})
+	}
+	return ts
 }
 
 func uniq(s []string) []string {
