@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"sort"
 	"strings"
 
 	"github.com/tflm-gen/tflm-gen/internal/model"
@@ -29,6 +30,10 @@ type Options struct {
 	Effort int64
 	// MaxArena, when positive, fails generation if the arena is larger.
 	MaxArena int
+	// Speed keeps every fast kernel variant even where its scratch memory
+	// makes the arena larger (by default they are used only where the
+	// memory is free anyway).
+	Speed bool
 	// NoShare disables in-place operators (an elementwise output taking
 	// over the memory of an input that dies there).
 	NoShare bool
@@ -64,11 +69,7 @@ func Generate(name string, data []byte, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	lw, err := lowerGraph(g)
-	if err != nil {
-		return nil, err
-	}
-	lay, err := planGraph(g, lw, opt)
+	lw, lay, err := lowerAndPlan(g, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -89,15 +90,62 @@ func Lower(name string, data []byte, opt Options) (*model.Graph, *Layout, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	lw, err := lowerGraph(g)
-	if err != nil {
-		return nil, nil, err
-	}
-	lay, err := planGraph(g, lw, opt)
+	_, lay, err := lowerAndPlan(g, opt)
 	if err != nil {
 		return nil, nil, err
 	}
 	return g, lay, nil
+}
+
+// lowerAndPlan lowers every operator with its fastest kernels, plans, and
+// then, unless Options.Speed is set, gives up fast kernels whose scratch
+// memory makes the arena larger than with the lean kernels: operators
+// switch to their lean variant, largest extra scratch first, until the
+// arena is no larger than the all-lean plan. RAM is what a microcontroller
+// lacks; speed is only bought with memory that is free anyway.
+func lowerAndPlan(g *model.Graph, opt Options) (*lowered, *Layout, error) {
+	lean := make([]bool, len(g.Ops))
+	lw, err := lowerGraph(g, lean)
+	if err != nil {
+		return nil, nil, err
+	}
+	lay, err := planGraph(g, lw, opt)
+	if err != nil || opt.Speed {
+		return lw, lay, err
+	}
+	for i := range lean {
+		lean[i] = true
+	}
+	base, err := lowerGraph(g, lean)
+	if err != nil {
+		return nil, nil, err
+	}
+	baseLay, err := planGraph(g, base, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Operators whose fast variant needs more scratch, most first.
+	type extra struct{ op, bytes int }
+	var diff []extra
+	for i := range g.Ops {
+		if d := lw.ops[i].scratchBytes() - base.ops[i].scratchBytes(); d > 0 {
+			diff = append(diff, extra{i, d})
+		}
+	}
+	sort.SliceStable(diff, func(a, b int) bool { return diff[a].bytes > diff[b].bytes })
+	for _, d := range diff {
+		if lay.Plan.Size <= baseLay.Plan.Size {
+			break
+		}
+		lw.ops[d.op] = base.ops[d.op]
+		if lay, err = planGraph(g, lw, opt); err != nil {
+			return nil, nil, err
+		}
+	}
+	if lay.Plan.Size > baseLay.Plan.Size {
+		return base, baseLay, nil
+	}
+	return lw, lay, nil
 }
 
 // lowered is the whole graph as kernel calls.
@@ -105,14 +153,16 @@ type lowered struct {
 	ops []*opCtx
 }
 
-func lowerGraph(g *model.Graph) (*lowered, error) {
+// lowerGraph lowers every operator; lean[i] asks operator i for its
+// variant with the least scratch memory.
+func lowerGraph(g *model.Graph, lean []bool) (*lowered, error) {
 	if len(g.Ops) == 0 {
 		return nil, fmt.Errorf("%w: model has no operators", model.ErrInvalid)
 	}
 	lw := &lowered{}
 	var errs []string
 	for _, op := range g.Ops {
-		c := &opCtx{G: g, Op: op}
+		c := &opCtx{G: g, Op: op, lean: lean[op.Index]}
 		lw.ops = append(lw.ops, c)
 		l, ok := lowerings[op.Code]
 		if !ok {

@@ -43,6 +43,7 @@ type opCtx struct {
 	G  *model.Graph
 	Op *model.Op
 
+	lean    bool
 	calls   []kcall
 	scratch []*scratchReq
 	persist []*scratchReq
@@ -73,6 +74,21 @@ type scratchReq struct {
 type constData struct {
 	name string
 	data []byte
+}
+
+// Lean reports whether the operator must use its kernel variant with the
+// least scratch memory. A lowering with a faster variant that needs extra
+// scratch (an im2col buffer, a row cache) emits it only when Lean is false;
+// the generator then keeps it only where that memory is free in the plan.
+func (c *opCtx) Lean() bool { return c.lean }
+
+// scratchBytes totals the operator's scratch requests.
+func (c *opCtx) scratchBytes() int {
+	n := 0
+	for _, r := range c.scratch {
+		n += r.bytes
+	}
+	return n
 }
 
 // Errorf returns an error prefixed with the operator's index and type.

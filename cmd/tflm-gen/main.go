@@ -41,6 +41,7 @@ type config struct {
 	out, pkg       string
 	check, version bool
 	stamp          bool
+	speed          bool
 	align          int
 	plannerName    string
 	effort         int64
@@ -123,6 +124,7 @@ func addFlags(fs *flag.FlagSet, cfg *config, plan bool) {
 	fs.IntVar(&cfg.align, "align", 16, "buffer offset alignment in `bytes` (power of two)")
 	fs.StringVar(&cfg.plannerName, "planner", "optimal", "memory planner: optimal or greedy (TFLite Micro's rule)")
 	fs.Int64Var(&cfg.effort, "plan-effort", planner.DefaultEffort, "exact planner search budget in search `steps` (machine independent)")
+	fs.BoolVar(&cfg.speed, "speed", false, "use every fast kernel even where its scratch memory makes the arena larger")
 	fs.IntVar(&cfg.maxArena, "max-arena", 0, "fail when the arena needs more than `bytes` (0: no limit)")
 	fs.Int64Var(&cfg.maxModel, "max-model-size", 256<<20, "refuse model files larger than `bytes`")
 }
@@ -175,7 +177,7 @@ func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, err
 }
 
 func (c *config) options() gen.Options {
-	o := gen.Options{Package: c.pkg, Align: c.align, Effort: c.effort, MaxArena: c.maxArena}
+	o := gen.Options{Package: c.pkg, Align: c.align, Effort: c.effort, MaxArena: c.maxArena, Speed: c.speed}
 	if c.plannerName == "greedy" {
 		o.Planner = planner.Greedy
 	}
