@@ -65,7 +65,7 @@ func TestLSTMReferenceTensors(t *testing.T) {
 	var wants [][][]byte
 	for _, tc := range cases {
 		g := lstmSingleOpGraph(lstmLoadModel(t, shared, tc.model), tc.op)
-		lw, err := lowerGraph(g)
+		lw, err := lowerGraph(g, make([]bool, len(g.Ops)))
 		if err != nil {
 			t.Fatalf("%s op %d: %v", tc.model, tc.op, err)
 		}
