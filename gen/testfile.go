@@ -98,6 +98,22 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 		),
 	)
 
+	comment(f, "TestIndexOutOfRangePanics checks that a bad input or output index panics\nwith a message instead of touching memory.")
+	f.Func().Id("TestIndexOutOfRangePanics").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.Var().Id("m").Id("Model"),
+		jen.For(jen.List(jen.Id("name"), jen.Id("f")).Op(":=").Range().Map(jen.String()).Func().Params().Values(jen.Dict{
+			jen.Lit("Input"):  jen.Func().Params().Block(jen.Id("m").Dot("Input").Call(jen.Id("NumInputs"))),
+			jen.Lit("Output"): jen.Func().Params().Block(jen.Id("m").Dot("Output").Call(jen.Lit(-1))),
+		})).Block(
+			jen.Func().Params().Block(
+				jen.Defer().Func().Params().Block(
+					jen.If(jen.Id("r").Op(":=").Recover(), jen.Id("r").Op("==").Nil()).Block(
+						jen.Id("t").Dot("Errorf").Call(jen.Lit("%s with a bad index did not panic"), jen.Id("name")))).Call(),
+				jen.Id("f").Call(),
+			).Call(),
+		),
+	)
+
 	comment(f, fmt.Sprintf("BenchmarkInvoke measures one Invoke; the model performs %d multiply-accumulates.", macs))
 	f.Func().Id("BenchmarkInvoke").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
 		jen.Id("m").Op(":=").New(jen.Id("Model")),
