@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
-	"sort"
 	"strings"
 
 	"github.com/tflm-gen/tflm-gen/internal/model"
@@ -124,20 +123,28 @@ func lowerAndPlan(g *model.Graph, opt Options) (*lowered, *Layout, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// Operators whose fast variant needs more scratch, most first.
-	type extra struct{ op, bytes int }
-	var diff []extra
+	// Operators whose fast variant needs more scratch.
+	extra := map[int]int{}
 	for i := range g.Ops {
 		if d := lw.ops[i].scratchBytes() - base.ops[i].scratchBytes(); d > 0 {
-			diff = append(diff, extra{i, d})
+			extra[i] = d
 		}
 	}
-	sort.SliceStable(diff, func(a, b int) bool { return diff[a].bytes > diff[b].bytes })
-	for _, d := range diff {
-		if lay.Plan.Size <= baseLay.Plan.Size {
-			break
+	for lay.Plan.Size > baseLay.Plan.Size && len(extra) > 0 {
+		// Scratch lives only during its operator: give up the fast
+		// variant at the peak first, else the one with the most scratch.
+		pick := -1
+		if _, ok := extra[lay.Plan.PeakStep]; ok {
+			pick = lay.Plan.PeakStep
+		} else {
+			for i, d := range extra {
+				if pick < 0 || d > extra[pick] || d == extra[pick] && i < pick {
+					pick = i
+				}
+			}
 		}
-		lw.ops[d.op] = base.ops[d.op]
+		delete(extra, pick)
+		lw.ops[pick] = base.ops[pick]
 		if lay, err = planGraph(g, lw, opt); err != nil {
 			return nil, nil, err
 		}

@@ -12,7 +12,10 @@ import (
 // depthwise_conv*.cc and transpose_conv.cc. Everything TFLM's Prepare
 // computes (padding, per-channel multipliers and shifts, activation bounds,
 // zero points) is computed here; the kernels (kernels/conv.go,
-// depthwise.go, transpose_conv.go) only loop.
+// depthwise.go, transpose_conv.go) only loop. Int8 CONV_2D and
+// DEPTHWISE_CONV_2D go to specialised kernels where they apply (see
+// convLowerFastInt8 and dwLowerRowsInt8 below), with the reference-order
+// kernels as the fallback.
 
 func init() {
 	register(model.OpConv2D, lowerConv2D)
@@ -323,7 +326,9 @@ func lowerConv2D(c *opCtx) error {
 		if err != nil {
 			return err
 		}
-		if fC == inC && convFastOK(shift) {
+		// The fast kernels need scratch; the generator asks for the lean
+		// variant where that scratch would make the arena larger.
+		if fC == inC && convFastOK(shift) && !c.Lean() {
 			return convLowerFastInt8(c, in, filter, bias, out, convFastGeom{
 				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
 				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
@@ -485,7 +490,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		if err != nil {
 			return err
 		}
-		if convFastOK(shift) {
+		if convFastOK(shift) && !c.Lean() {
 			g := convFastGeom{
 				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
 				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
@@ -701,11 +706,10 @@ func lowerTransposeConv(c *opCtx) error {
 
 // Constants shared with the kernels.
 const (
-	convRQLen      = 8  // int32 values per requantization record
+	convRQLen      = 8  // int64 values per expanded requantization record
 	convLaneTaps   = 63 // products a 21-bit lane can always hold
 	dwRowsMaxRows  = 16 // filter rows the depthwise row ring holds
-	convLaneChunk  = 64 // products per lane when no weight is -128
-	convRQMaxShift = 31
+	convRQMaxShift = 31 // largest left shift of the fast rescale
 )
 
 // convFastGeom is the geometry of a convolution lowered to a fast kernel.
@@ -756,10 +760,10 @@ func convDepthwiseAsConv(data []byte, outC int) [][]int8 {
 	return rows
 }
 
-// convRQRecords builds the kernels' per-channel requantization records:
-// folded bias (bias + inOffset*sum of the channel's weights, wrapping like
-// the reference's int32 accumulator), multiplier, left and right shift, the
-// right shift's rounding half and negative-tie mask, and the plain bias.
+// convRQRecords builds the kernels' per-channel requantization triples
+// (kernels/conv_rq.go): folded bias (bias + inOffset*sum of the channel's
+// weights, wrapping like the reference's int32 accumulator), multiplier and
+// shift.
 func convRQRecords(c *opCtx, bias *model.Tensor, rows [][]int8, mult, shift []int32, inOffset int32) (Arg, error) {
 	n := len(rows)
 	if bias != nil {
@@ -767,7 +771,7 @@ func convRQRecords(c *opCtx, bias *model.Tensor, rows [][]int8, mult, shift []in
 			return nil, c.Errorf("bias %s: want a constant int32 tensor of %d elements", bias.Describe(), n)
 		}
 	}
-	rec := make([]int32, n*convRQLen)
+	rec := make([]int32, 0, 3*n)
 	for oc, w := range rows {
 		var b, sum int32
 		if bias != nil {
@@ -776,31 +780,9 @@ func convRQRecords(c *opCtx, bias *model.Tensor, rows [][]int8, mult, shift []in
 		for _, v := range w {
 			sum += int32(v)
 		}
-		left, right := max(shift[oc], 0), max(-shift[oc], 0)
-		r := rec[oc*convRQLen : (oc+1)*convRQLen]
-		r[0] = b + inOffset*sum
-		r[1] = mult[oc]
-		r[2], r[3] = left, right
-		r[4] = int32(int64(1) << right >> 1)
-		if right > 0 {
-			r[5] = -1
-		}
-		r[6] = b
+		rec = append(rec, b+inOffset*sum, mult[oc], shift[oc])
 	}
 	return c.ConstI32("RQ", rec), nil
-}
-
-// convLaneChunkFor returns how many products a lane may sum between
-// splits: 64, or 63 when a weight is -128 (a product can then be 2^14).
-func convLaneChunkFor(rows [][]int8) int {
-	for _, w := range rows {
-		for _, v := range w {
-			if v == -128 {
-				return convLaneTaps
-			}
-		}
-	}
-	return convLaneChunk
 }
 
 // convLowerFastInt8 emits convPWInt8 (1x1 filter, stride 1) or convWinInt8
@@ -812,22 +794,24 @@ func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFast
 	if err != nil {
 		return err
 	}
+	// Weights as uint8 w+128, rows padded with 128 to a multiple of four.
 	k := len(rows[0])
-	nb := (g.outC + 3) / 4
-	wt := make([]byte, nb*k*4)
+	wt := make([]byte, (g.outC+3)/4*4*k)
+	for i := range wt {
+		wt[i] = 128
+	}
 	for oc, w := range rows {
 		for i, v := range w {
-			wt[((oc/4)*k+i)*4+oc%4] = byte(v)
+			wt[oc*k+i] = byte(int(v) + 128)
 		}
 	}
-	chunk := convLaneChunkFor(rows)
-	rqs := c.Scratch(model.Int32, g.outC*convRQLen)
+	rqs := c.Scratch(model.Int64, g.outC*convRQLen)
 	xp := c.Scratch(model.Int64, k)
 	if g.fH == 1 && g.fW == 1 && g.strideH == 1 && g.strideW == 1 && g.padH == 0 && g.padW == 0 &&
 		g.inH == g.outH && g.inW == g.outW {
 		c.Call("convPWInt8", Struct("convPWParams",
 			F("pixels", Int(g.batches*g.outH*g.outW)), F("inC", Int(g.inC)), F("outC", Int(g.outC)),
-			F("chunk", Int(chunk)), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+			F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
 			View(in), c.Const("PW", wt), rq, rqs, xp, View(out))
 		return nil
 	}
@@ -837,7 +821,7 @@ func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFast
 		F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)),
 		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)),
 		F("dilationH", Int(g.dilH)), F("dilationW", Int(g.dilW)),
-		F("padH", Int(g.padH)), F("padW", Int(g.padW)), F("chunk", Int(chunk)),
+		F("padH", Int(g.padH)), F("padW", Int(g.padW)),
 		F("inZP", I64(int64(inZP))), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
 		View(in), c.Const("Win", wt), rq, rqs, xp, View(out))
 	return nil
@@ -847,14 +831,20 @@ func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFast
 // depth multiplier 1.
 func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGeom,
 	mult, shift []int32, inZP, outZP, lo, hi int32) error {
+	// Weights channel-major; 3x3 filters offset by 128 as uint8.
 	taps := g.fH * g.fW
+	off := 0
+	if g.fH == 3 && g.fW == 3 {
+		off = 128
+	}
 	rows := make([][]int8, g.outC)
 	wt := make([]byte, 0, taps*g.outC)
 	for ch := range rows {
 		rows[ch] = make([]int8, taps)
 		for t := range rows[ch] {
-			rows[ch][t] = int8(filter.Data[t*g.outC+ch])
-			wt = append(wt, filter.Data[t*g.outC+ch])
+			v := int8(filter.Data[t*g.outC+ch])
+			rows[ch][t] = v
+			wt = append(wt, byte(int(v)+off))
 		}
 	}
 	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
@@ -869,7 +859,7 @@ func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGe
 		F("dilationH", Int(g.dilH)), F("dilationW", Int(g.dilW)),
 		F("padH", Int(g.padH)), F("padW", Int(g.padW)),
 		F("inZP", I64(int64(inZP))), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
-		View(in), c.Const("DW", wt), rq, c.Scratch(model.Int32, g.outC*convRQLen),
-		c.Scratch(model.Int64, g.fH*g.outC*t*g.fW), View(out))
+		View(in), c.Const("DW", wt), rq, c.Scratch(model.Int64, g.outC*convRQLen),
+		c.Scratch(model.Int64, g.fH*g.outC*t*g.fW), c.Scratch(model.Int8, g.outC), View(out))
 	return nil
 }

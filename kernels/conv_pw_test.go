@@ -1,39 +1,40 @@
 package kernels
 
 import (
+	"encoding/binary"
 	"math/rand"
+	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
 
 // Tests of the specialised int8 convolution kernels: each must equal the
 // reference-order kernel (convInt8 / dwInt8, which TestConvInt8,
 // TestConvReference and friends check against TFLM) bit for bit.
 
-// convTRQ builds the requantization records the lowering emits
+// convTRQ builds the requantization triples the lowering emits
 // (conv_rq.go) from the bias ("" for none), the per-channel multipliers and
 // exponents as strings, the per-channel weight sums and the input offset.
 func convTRQ(bias, mult, shift string, wsum []int32, inOffset int32) string {
-	n := len(wsum)
-	rec := make([]int32, n*convRQLen)
-	for c := 0; c < n; c++ {
-		var b int32
+	b := make([]byte, 12*len(wsum))
+	for c := range wsum {
+		var bv int32
 		if bias != "" {
-			b = ld32(bias, c)
+			bv = ld32(bias, c)
 		}
-		s := ld32(shift, c)
-		left, right := max(s, 0), max(-s, 0)
-		r := rec[c*convRQLen:]
-		r[0] = b + inOffset*wsum[c]
-		r[1] = ld32(mult, c)
-		r[2], r[3] = left, right
-		r[4] = int32(int64(1) << right >> 1)
-		if right > 0 {
-			r[5] = -1
-		}
-		r[6] = b
+		binary.LittleEndian.PutUint32(b[12*c:], uint32(bv+inOffset*wsum[c]))
+		binary.LittleEndian.PutUint32(b[12*c+4:], uint32(ld32(mult, c)))
+		binary.LittleEndian.PutUint32(b[12*c+8:], uint32(ld32(shift, c)))
 	}
-	return convTI32s(rec)
+	return string(b)
+}
+
+// convTRQSet fills one record through convRQLoad.
+func convTRQSet(r []int64, folded, mult int32, shift int) {
+	convRQLoad(convTI32s([]int32{folded, mult, int32(shift)}), r)
 }
 
 // convTRandI8 returns n pseudo-random int8 values.
@@ -53,7 +54,7 @@ func convTRandQ(r *rand.Rand, n int) (bias, mult, shift string) {
 	for i := range b {
 		b[i] = int32(r.Intn(40001) - 20000)
 		m[i] = int32(1<<30 + r.Intn(1<<30))
-		s[i] = int32(r.Intn(14) - 12)
+		s[i] = int32(r.Intn(26) - 20)
 	}
 	return convTI32s(b), convTI32s(m), convTI32s(s)
 }
@@ -70,48 +71,55 @@ func convTPWSums(filter []int8, outC int) []int32 {
 	return s
 }
 
-// convTPWLayout re-lays a [outC][k] filter out as the pointwise kernel
-// wants it: [outC/4 rounded up][k][4], zero-padded.
+// convTPWLayout stores a [outC][k] filter as the matrix kernels want it:
+// uint8 w+128, rows padded with 128 to a multiple of four.
 func convTPWLayout(filter []int8, outC int) string {
 	k := len(filter) / outC
-	nb := (outC + 3) / 4
-	b := make([]byte, nb*k*4)
-	for oc := 0; oc < outC; oc++ {
-		for i := 0; i < k; i++ {
-			b[((oc/4)*k+i)*4+oc%4] = byte(filter[oc*k+i])
-		}
+	b := make([]byte, (outC+3)/4*4*k)
+	for i := range b {
+		b[i] = 128
+	}
+	for i, v := range filter {
+		b[i] = byte(int(v) + 128)
 	}
 	return string(b)
 }
 
-// TestConvRQScale compares the branch-free rescale with mulByQuantMul on
+// convTRQScale is the rescale the kernels inline (conv_rq.go):
+// mulByQuantMul(acc + folded bias, multiplier, shift) for record r.
+func convTRQScale(acc int32, r []int64) int32 {
+	x := int64((acc+int32(r[0]))<<(uint64(r[2])&31)) * r[1]
+	return int32((x + r[4] - (x+1<<30)>>63&r[5]) >> (uint64(r[3]) & 63))
+}
+
+// TestConvRQScale compares the merged-rounding rescale with mulByQuantMul on
 // edge and random accumulators, multipliers and exponents.
 func TestConvRQScale(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	accs := []int32{0, 1, -1, 2, -2, 3, -3, 1 << 30, -1 << 30, 1<<31 - 1, -1 << 31, 12345, -12345}
 	mults := []int32{0, 1, 1 << 30, 1<<31 - 1, 1518500250, 1073741825}
-	for i := 0; i < 200000; i++ {
+	for i := 0; i < 40000; i++ {
 		accs = append(accs, int32(r.Uint32())>>uint(r.Intn(31)))
 	}
 	for i := 0; i < 50; i++ {
 		mults = append(mults, int32(r.Uint32()>>1))
 	}
 	for _, m := range mults {
-		for s := -31; s <= 31; s++ {
-			rec := make([]int32, convRQLen)
-			rec[1] = m
-			rec[2], rec[3] = int32(max(s, 0)), int32(max(-s, 0))
-			rec[4] = int32(int64(1) << rec[3] >> 1)
-			if rec[3] > 0 {
-				rec[5] = -1
-			}
+		for sh := -31; sh <= 31; sh++ {
+			rec := make([]int64, convRQLen)
+			convTRQSet(rec, 0, m, sh)
 			for i, a := range accs {
-				if i > 40 && (i+s)%13 != 0 {
+				if i > 40 && (i+sh)%13 != 0 {
 					continue
 				}
-				if got, want := convRQScale(a, rec), mulByQuantMul(a, m, s); got != want {
-					t.Fatalf("acc %d mult %d shift %d: got %d, want %d", a, m, s, got, want)
+				if got, want := convTRQScale(a, rec), mulByQuantMul(a, m, sh); got != want {
+					t.Fatalf("acc %d mult %d shift %d: got %d, want %d", a, m, sh, got, want)
 				}
+			}
+			// The folded bias is added in wrapping int32 arithmetic first.
+			convTRQSet(rec, 1<<31-1, m, sh)
+			if got, want := convTRQScale(5, rec), mulByQuantMul(-1<<31+4, m, sh); got != want {
+				t.Fatalf("wrapped bias, mult %d shift %d: got %d, want %d", m, sh, got, want)
 			}
 		}
 	}
@@ -122,7 +130,7 @@ func TestConvRQScale(t *testing.T) {
 var convTPWShapes = [][3]int{
 	{2304, 8, 16}, {576, 16, 32}, {576, 32, 32}, {144, 32, 64}, {144, 64, 64},
 	{36, 64, 128}, {36, 128, 128}, {9, 128, 256}, {9, 256, 256}, {1, 256, 2},
-	{7, 5, 7}, {3, 1, 1}, {5, 300, 6},
+	{7, 5, 7}, {3, 1, 1}, {5, 300, 6}, {4, 9000, 3},
 }
 
 // TestConvPWInt8 checks the pointwise kernel against convInt8 on random
@@ -149,10 +157,10 @@ func TestConvPWInt8(t *testing.T) {
 				inOffset: -zp, outOffset: zp / 2, actMin: lo, actMax: hi}
 			want := make([]int8, px*n)
 			convInt8(cp, in, filter, bias, mult, shift, want)
-			pp := &convPWParams{pixels: px, inC: k, outC: n, chunk: 63, outOffset: zp / 2, actMin: lo, actMax: hi}
+			pp := &convPWParams{pixels: px, inC: k, outC: n, outOffset: zp / 2, actMin: lo, actMax: hi}
 			got := make([]int8, px*n)
 			rq := convTRQ(bias, mult, shift, convTPWSums(filter, n), -zp)
-			convPWInt8(pp, in, convTPWLayout(filter, n), rq, make([]int32, n*convRQLen), make([]int64, k), got)
+			convPWInt8(pp, in, convTPWLayout(filter, n), rq, make([]int64, n*convRQLen), make([]int64, k), got)
 			for i := range want {
 				if got[i] != want[i] {
 					t.Fatalf("%v zp %d: output %d is %d, want %d", sh, zp, i, got[i], want[i])
@@ -181,6 +189,8 @@ func TestConvWinInt8(t *testing.T) {
 		{1, 10, 10, 4, 5, 5, 9, 2, 2, 1, 1, true},
 		{1, 3, 3, 30, 3, 3, 7, 1, 1, 1, 1, true},
 		{1, 4, 5, 3, 1, 1, 2, 2, 2, 1, 1, true},
+		{1, 3, 2, 2, 5, 5, 3, 1, 1, 1, 1, true},
+		{1, 49, 40, 1, 10, 8, 8, 2, 2, 1, 1, true},
 	}
 	for ci, c := range cases {
 		for _, zp := range []int32{-128, -5, 127} {
@@ -197,11 +207,11 @@ func TestConvWinInt8(t *testing.T) {
 			convInt8(cp, in, filter, bias, mult, shift, want)
 			wp := &convWinParams{batches: c.b, inH: c.inH, inW: c.inW, inC: c.inC, filterH: c.fH, filterW: c.fW,
 				outH: oh, outW: ow, outC: c.outC, strideH: c.sH, strideW: c.sW, dilationH: c.dH, dilationW: c.dW,
-				padH: cp.padH, padW: cp.padW, chunk: 63, inZP: int64(zp), outOffset: 3, actMin: -128, actMax: 127}
+				padH: cp.padH, padW: cp.padW, inZP: int64(zp), outOffset: 3, actMin: -128, actMax: 127}
 			got := make([]int8, len(want))
 			k := c.fH * c.fW * c.inC
 			rq := convTRQ(bias, mult, shift, convTPWSums(filter, c.outC), -zp)
-			convWinInt8(wp, in, convTPWLayout(filter, c.outC), rq, make([]int32, c.outC*convRQLen), make([]int64, k), got)
+			convWinInt8(wp, in, convTPWLayout(filter, c.outC), rq, make([]int64, c.outC*convRQLen), make([]int64, k), got)
 			for i := range want {
 				if got[i] != want[i] {
 					t.Fatalf("case %d zp %d: output %d is %d, want %d", ci, zp, i, got[i], want[i])
@@ -220,10 +230,10 @@ func BenchmarkConvPW(b *testing.B) {
 		filter := convTRandI8(r, n*k)
 		bias, mult, shift := convTRandQ(r, n)
 		rq := convTRQ(bias, mult, shift, convTPWSums(filter, n), 128)
-		pp := &convPWParams{pixels: px, inC: k, outC: n, chunk: 64, outOffset: -128, actMin: -128, actMax: 127}
+		pp := &convPWParams{pixels: px, inC: k, outC: n, outOffset: -128, actMin: -128, actMax: 127}
 		wt := convTPWLayout(filter, n)
 		out := make([]int8, px*n)
-		rqs, xp := make([]int32, n*convRQLen), make([]int64, k)
+		rqs, xp := make([]int64, n*convRQLen), make([]int64, k)
 		b.Run(convTShapeName(sh), func(b *testing.B) {
 			for b.Loop() {
 				convPWInt8(pp, in, wt, rq, rqs, xp, out)
@@ -245,4 +255,153 @@ func BenchmarkConvPW(b *testing.B) {
 // convTShapeName names a benchmark shape.
 func convTShapeName(sh [3]int) string {
 	return strconv.Itoa(sh[0]) + "x" + strconv.Itoa(sh[1]) + "x" + strconv.Itoa(sh[2])
+}
+
+// TestConvFastReference runs every int8 CONV_2D and DEPTHWISE_CONV_2D of
+// the reference models through the specialised kernel the lowering picks
+// (and, for pointwise layers, through the gathered-window kernel too) on
+// the input TFLM recorded, and requires the recorded output bit for bit.
+func TestConvFastReference(t *testing.T) {
+	shared := convTSharedDir(t)
+	for _, name := range []string{"person_detect", "micro_speech_quantized"} {
+		g := convTModel(t, filepath.Join(shared, "models", name+".tflite"))
+		for _, op := range g.Ops {
+			if op.Code != model.OpConv2D && op.Code != model.OpDepthwiseConv2D {
+				continue
+			}
+			t.Run(name+"/"+op.Describe(), func(t *testing.T) {
+				in, filter, bias, out := g.Input(op, 0), g.Input(op, 1), g.Input(op, 2), g.Output(op, 0)
+				x := convTBytesI8(convTRefTensor(t, shared, name, in.Index))
+				want := convTBytesI8(convTRefTensor(t, shared, name, out.Index))
+				w := convTBytesI8(filter.Data)
+				var p *convParams
+				var rows []int8 // [outC][K]
+				var act quant.Activation
+				if op.Code == model.OpConv2D {
+					p, act = convTConvParams(t, g, op)
+					rows = w
+				} else {
+					o := op.Options()
+					same := o.Uint8(0, 0) == 0
+					sw, sh := int(o.Int32(1, 0)), int(o.Int32(2, 0))
+					dm := int(o.Int32(3, 0))
+					act = quant.Activation(o.Uint8(4, 0))
+					p = &convParams{batches: in.Shape[0], inH: in.Shape[1], inW: in.Shape[2], inC: in.Shape[3],
+						filterH: filter.Shape[1], filterW: filter.Shape[2], filterC: 1,
+						outH: out.Shape[1], outW: out.Shape[2], outC: out.Shape[3], strideH: sh, strideW: sw,
+						dilationH: int(o.Int32(5, 1)), dilationW: int(o.Int32(6, 1))}
+					p.padH = convTPad(sh, p.dilationH, p.inH, p.filterH, convTOutSize(same, p.inH, p.filterH, sh, p.dilationH))
+					p.padW = convTPad(sw, p.dilationW, p.inW, p.filterW, convTOutSize(same, p.inW, p.filterW, sw, p.dilationW))
+					if dm*p.inC != p.outC {
+						t.Fatalf("depth multiplier %d", dm)
+					}
+					if dm == 1 {
+						q := convTQuantFromOp(t, in, filter, out, act, p.outC, -128, 127)
+						wt, sums := dwTRowsLayout(w, p.outC)
+						rp := &dwRowsParams{batches: p.batches, inH: p.inH, inW: p.inW, chans: p.inC,
+							filterH: p.filterH, filterW: p.filterW, outH: p.outH, outW: p.outW,
+							strideH: sh, strideW: sw, dilationH: p.dilationH, dilationW: p.dilationW,
+							padH: p.padH, padW: p.padW, inZP: int64(q.inZP), outOffset: q.outZP,
+							actMin: q.actMin, actMax: q.actMax}
+						T := (p.outW + 2) / 3
+						got := make([]int8, len(want))
+						dwRowsInt8(rp, x, wt, convTRQ(string(bias.Data), q.mult, q.shift, sums, -q.inZP),
+							make([]int64, p.outC*convRQLen), make([]int64, p.filterH*p.outC*T*p.filterW),
+							make([]int8, p.inC), got)
+						convTNear(t, got, convTI32sOf(want), 0)
+						return
+					}
+					if p.inC != 1 {
+						t.Skipf("depthwise with %d input channels and multiplier %d has no fast kernel", p.inC, dm)
+					}
+					// One input channel: a convolution whose rows are the
+					// filter's columns.
+					taps := p.filterH * p.filterW
+					rows = make([]int8, len(w))
+					for oc := 0; oc < p.outC; oc++ {
+						for k := 0; k < taps; k++ {
+							rows[oc*taps+k] = w[k*p.outC+oc]
+						}
+					}
+				}
+				q := convTQuantFromOp(t, in, filter, out, act, p.outC, -128, 127)
+				rq := convTRQ(string(bias.Data), q.mult, q.shift, convTPWSums(rows, p.outC), -q.inZP)
+				wt := convTPWLayout(rows, p.outC)
+				k := len(rows) / p.outC
+				wp := &convWinParams{batches: p.batches, inH: p.inH, inW: p.inW, inC: p.inC,
+					filterH: p.filterH, filterW: p.filterW, outH: p.outH, outW: p.outW, outC: p.outC,
+					strideH: p.strideH, strideW: p.strideW, dilationH: p.dilationH, dilationW: p.dilationW,
+					padH: p.padH, padW: p.padW, inZP: int64(q.inZP), outOffset: q.outZP, actMin: q.actMin, actMax: q.actMax}
+				got := make([]int8, len(want))
+				convWinInt8(wp, x, wt, rq, make([]int64, p.outC*convRQLen), make([]int64, k), got)
+				convTNear(t, got, convTI32sOf(want), 0)
+				if p.filterH == 1 && p.filterW == 1 && p.strideH == 1 && p.strideW == 1 {
+					pp := &convPWParams{pixels: p.batches * p.outH * p.outW, inC: p.inC, outC: p.outC,
+						outOffset: q.outZP, actMin: q.actMin, actMax: q.actMax}
+					clear(got)
+					convPWInt8(pp, x, wt, rq, make([]int64, p.outC*convRQLen), make([]int64, k), got)
+					convTNear(t, got, convTI32sOf(want), 0)
+				}
+			})
+		}
+	}
+}
+
+// convTI32sOf widens int8 values.
+func convTI32sOf(v []int8) []int32 {
+	w := make([]int32, len(v))
+	for i, x := range v {
+		w[i] = int32(x)
+	}
+	return w
+}
+
+// BenchmarkConvWin times the gathered-window kernel on the depthwise layers
+// with one input channel of person_detect (96x96x1, 3x3, stride 2, 8
+// outputs) and micro_speech (49x40x1, 10x8, stride 2, 8 outputs), against
+// dwInt8.
+func BenchmarkConvWin(b *testing.B) {
+	r := rand.New(rand.NewSource(7))
+	for _, c := range []convTWinCase{
+		{1, 96, 96, 1, 3, 3, 8, 2, 2, 1, 1, true},
+		{1, 49, 40, 1, 10, 8, 8, 2, 2, 1, 1, true},
+	} {
+		oh := convTOutSize(true, c.inH, c.fH, c.sH, 1)
+		ow := convTOutSize(true, c.inW, c.fW, c.sW, 1)
+		dp := &dwParams{batches: 1, inH: c.inH, inW: c.inW, inC: 1, filterH: c.fH, filterW: c.fW,
+			outH: oh, outW: ow, outC: c.outC, depthMul: c.outC, strideH: c.sH, strideW: c.sW, dilationH: 1, dilationW: 1,
+			padH: convTPad(c.sH, 1, c.inH, c.fH, oh), padW: convTPad(c.sW, 1, c.inW, c.fW, ow),
+			inOffset: 128, outOffset: -128, actMin: -128, actMax: 127}
+		in := convTRandI8(r, c.inH*c.inW)
+		filter := convTRandI8(r, c.fH*c.fW*c.outC)
+		bias, mult, shift := convTRandQ(r, c.outC)
+		taps := c.fH * c.fW
+		rows := make([]int8, len(filter))
+		for oc := 0; oc < c.outC; oc++ {
+			for k := 0; k < taps; k++ {
+				rows[oc*taps+k] = filter[k*c.outC+oc]
+			}
+		}
+		wp := &convWinParams{batches: 1, inH: c.inH, inW: c.inW, inC: 1, filterH: c.fH, filterW: c.fW,
+			outH: oh, outW: ow, outC: c.outC, strideH: c.sH, strideW: c.sW, dilationH: 1, dilationW: 1,
+			padH: dp.padH, padW: dp.padW, inZP: -128, outOffset: -128, actMin: -128, actMax: 127}
+		rq := convTRQ(bias, mult, shift, convTPWSums(rows, c.outC), 128)
+		wt := convTPWLayout(rows, c.outC)
+		rqs, xp := make([]int64, c.outC*convRQLen), make([]int64, taps)
+		out := make([]int8, oh*ow*c.outC)
+		name := strconv.Itoa(c.inH) + "x" + strconv.Itoa(c.inW) + "f" + strconv.Itoa(c.fH) + "x" + strconv.Itoa(c.fW)
+		macs := float64(oh * ow * c.outC * taps)
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				convWinInt8(wp, in, wt, rq, rqs, xp, out)
+			}
+			b.ReportMetric(macs*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
+		})
+		b.Run(name+"/ref", func(b *testing.B) {
+			for b.Loop() {
+				dwInt8(dp, in, filter, bias, mult, shift, out)
+			}
+			b.ReportMetric(macs*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
+		})
+	}
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // dwTRowsLayout re-lays a [1][fH][fW][C] depthwise filter out channel-major
-// ([C][fH][fW]) and returns it with each channel's weight sum.
+// ([C][fH][fW], offset by 128 for 3x3 filters) and returns it with each
+// channel's weight sum.
 func dwTRowsLayout(filter []int8, c int) (string, []int32) {
 	taps := len(filter) / c
 	b := make([]byte, len(filter))
@@ -16,6 +17,9 @@ func dwTRowsLayout(filter []int8, c int) (string, []int32) {
 		for t := 0; t < taps; t++ {
 			v := filter[t*c+ch]
 			b[ch*taps+t] = byte(v)
+			if taps == 9 {
+				b[ch*taps+t] = byte(int(v) + 128)
+			}
 			sums[ch] += int32(v)
 		}
 	}
@@ -39,6 +43,7 @@ var dwTRowsShapes = []dwTRowsCase{
 	{2, 7, 5, 3, 3, 3, 1, 1, 1, 1, true}, {1, 7, 8, 2, 3, 3, 2, 2, 1, 1, false},
 	{1, 9, 11, 3, 4, 2, 2, 3, 1, 1, true}, {1, 9, 9, 2, 3, 3, 1, 1, 2, 2, true},
 	{1, 5, 4, 5, 5, 5, 1, 1, 1, 1, true}, {1, 2, 2, 1, 3, 3, 1, 1, 1, 1, true},
+	{1, 11, 10, 2, 3, 3, 1, 1, 3, 3, true}, {1, 12, 7, 3, 2, 3, 2, 1, 4, 2, true},
 }
 
 // dwTRowsRun runs the reference dwInt8 and dwRowsInt8 on one random case.
@@ -61,7 +66,7 @@ func dwTRowsRun(t *testing.T, r *rand.Rand, c dwTRowsCase, zp int32, lo, hi int3
 	rq := convTRQ(bias, mult, shift, sums, -zp)
 	T := (ow + 2) / 3
 	got := make([]int8, len(want))
-	dwRowsInt8(rp, in, wt, rq, make([]int32, c.c*convRQLen), make([]int64, c.fH*c.c*T*c.fW), got)
+	dwRowsInt8(rp, in, wt, rq, make([]int64, c.c*convRQLen), make([]int64, c.fH*c.c*T*c.fW), make([]int8, c.c), got)
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("%+v zp %d: output %d is %d, want %d", c, zp, i, got[i], want[i])
@@ -100,14 +105,15 @@ func BenchmarkDepthwiseRows(b *testing.B) {
 		rp := &dwRowsParams{batches: 1, inH: c.inH, inW: c.inW, chans: c.c, filterH: 3, filterW: 3,
 			outH: oh, outW: ow, strideH: c.sH, strideW: c.sW, dilationH: 1, dilationW: 1,
 			padH: dp.padH, padW: dp.padW, inZP: -128, outOffset: -128, actMin: -128, actMax: 127}
-		wt, sums := dwTRowsLayout(filter, c.c)
-		rq := convTRQ(bias, mult, shift, sums, 128)
-		rqs, slots := make([]int32, c.c*convRQLen), make([]int64, 3*c.c*((ow+2)/3)*3)
+		wt, wsums := dwTRowsLayout(filter, c.c)
+		rq := convTRQ(bias, mult, shift, wsums, 128)
+		T := (ow + 2) / 3
+		rqs, slots, zrow := make([]int64, c.c*convRQLen), make([]int64, 3*c.c*T*3), make([]int8, c.c)
 		name := strconv.Itoa(c.inH) + "x" + strconv.Itoa(c.inW) + "x" + strconv.Itoa(c.c) + "s" + strconv.Itoa(c.sH)
 		macs := float64(oh * ow * c.c * 9)
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				dwRowsInt8(rp, in, wt, rq, rqs, slots, out)
+				dwRowsInt8(rp, in, wt, rq, rqs, slots, zrow, out)
 			}
 			b.ReportMetric(macs*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
 		})
