@@ -147,6 +147,8 @@ var brokenCases = []struct {
 		want: `invalid model: subgraph 0 tensors: corrupt flatbuffer: tensor 1: table size 0 is smaller than its vtable offset`},
 	{name: "tensor 1 field outside table", edit: vtable16(4, 0x7ff0, "2[0]", "0[1]", "0"), kind: model.ErrInvalid,
 		want: `invalid model: tensor 1: corrupt flatbuffer: field 0 at table offset 32752 (+4) is outside the 24-byte table`},
+	{name: "operator code 0 fields outside its table", edit: vtable16(2, 4, "1[0]", "0"), kind: model.ErrInvalid,
+		want: `invalid model: operator code 0: corrupt flatbuffer: field 0 at table offset 11 (+1) is outside the 4-byte table`},
 	{name: "operator 1 vtable before file", edit: soffset(0x7fffffff, "2[0]", "3[1]", "0"), kind: model.ErrInvalid,
 		want: `invalid model: subgraph 0 operators: corrupt flatbuffer: operator 1: vtable offset -2147483427 out of range`},
 	{name: "operator 1 vtable after file", edit: soffset(-0x7fffffff, "2[0]", "3[1]", "0"), kind: model.ErrInvalid,
@@ -195,6 +197,8 @@ var brokenCases = []struct {
 		want: `invalid model: tensor 3 "y": shape [536870912] is larger than 2147483647 bytes`},
 	{name: "huge dimensions around a zero", mod: func(s *spec) { s.tensors[4].shape = []int{0, math.MaxInt32, math.MaxInt32} }, kind: model.ErrInvalid,
 		want: `invalid model: tensor 4 "z": the nonzero dimensions of shape [0 2147483647 2147483647] multiply to more than 2147483647 bytes`},
+	{name: "activations over 1 GiB", mod: func(s *spec) { s.tensors[3].shape = []int{1, 1 << 29}; s.tensors[4].shape = []int{1, 1 << 29} }, kind: model.ErrUnsupported,
+		want: `unsupported model feature: 1 problem(s): the non-constant tensors need 1073741828 bytes in total, more than 1073741824`},
 	{name: "rank 17", mod: func(s *spec) { s.tensors[4].shape = make([]int, 17) }, kind: model.ErrUnsupported,
 		want: `unsupported model feature: 1 problem(s): tensor 4 "z": 17 dimensions, at most 16 supported`},
 	{name: "constant one byte short", mod: func(s *spec) { s.tensors[1].data = make([]byte, 11) }, kind: model.ErrInvalid,
@@ -204,7 +208,10 @@ var brokenCases = []struct {
 	// Quantization.
 	{name: "scales without zero points", mod: func(s *spec) { s.tensors[0].q = &builder.Quant{Scale: []float32{1, 2}, ZeroPoint: []int64{0}} }, kind: model.ErrInvalid,
 		want: `invalid model: tensor 0 "x": quantization has 2 scales but 1 zero points`},
-	{name: "per-channel count", mod: func(s *spec) { s.tensors[1].q.Scale = s.tensors[1].q.Scale[:2]; s.tensors[1].q.ZeroPoint = s.tensors[1].q.ZeroPoint[:2] }, kind: model.ErrInvalid,
+	{name: "per-channel count", mod: func(s *spec) {
+		s.tensors[1].q.Scale = s.tensors[1].q.Scale[:2]
+		s.tensors[1].q.ZeroPoint = s.tensors[1].q.ZeroPoint[:2]
+	}, kind: model.ErrInvalid,
 		want: `invalid model: tensor 1 "w": 2 per-channel scales for dimension 0 of size 3`},
 	{name: "per-channel axis", mod: func(s *spec) { s.tensors[1].q.Axis = 2 }, kind: model.ErrInvalid,
 		want: `invalid model: tensor 1 "w": quantized dimension 2 outside shape [3 4]`},
@@ -239,7 +246,10 @@ var brokenCases = []struct {
 		want: `invalid model: subgraph input 1: tensor 0 "x" int8[1 4] is listed twice`},
 	{name: "graph output twice", mod: func(s *spec) { s.out = []int{4, 4} }, kind: model.ErrInvalid,
 		want: `invalid model: subgraph outputs 0 and 1 are both tensor 4 "z" int8[1 3]`},
-	{name: "graph output never written", mod: func(s *spec) { s.tensors = append(s.tensors, tspec{name: "u", dt: model.Int8, shape: []int{1}}); s.out = []int{4, 5} }, kind: model.ErrInvalid,
+	{name: "graph output never written", mod: func(s *spec) {
+		s.tensors = append(s.tensors, tspec{name: "u", dt: model.Int8, shape: []int{1}})
+		s.out = []int{4, 5}
+	}, kind: model.ErrInvalid,
 		want: `invalid model: subgraph output 1: tensor 5 "u" int8[1] is never written`},
 	// Options and names.
 	{name: "options of another operator", mod: func(s *spec) { s.ops[0].opts.Type = 9 }, kind: model.ErrInvalid,
@@ -422,4 +432,3 @@ func TestCorruptBytes(t *testing.T) {
 	}
 	t.Logf("%d of %d byte edits accepted", accepted, 6*len(data))
 }
-

@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	flatbuffers "github.com/google/flatbuffers/go"
 )
@@ -23,9 +24,10 @@ type fbuf struct {
 	charging bool
 }
 
-// maxVectorElems bounds any vector length regardless of the file size, so
-// that lengths stay far from overflowing a 32-bit int.
-const maxVectorElems = 1 << 28
+// maxVectorElems is the length limit for vectors bounded only by the file
+// size (every vector is: its bytes must lie in the file, whose length is an
+// int, so no length or byte count overflows an int, even on 32 bits).
+const maxVectorElems = math.MaxInt32
 
 // table is a checked flatbuffer table: pos is the table start, vt the vtable
 // start and vtLen the vtable length in bytes.
@@ -183,7 +185,7 @@ func (t table) vector(slot, elemSize, maxN int) (start, n int, err error) {
 		return 0, 0, err
 	}
 	ln := int64(t.f.u32(q))
-	if ln*int64(elemSize) > int64(len(t.f.b)) || ln > maxVectorElems {
+	if ln*int64(elemSize) > int64(len(t.f.b)) {
 		return 0, 0, fmt.Errorf("%w: field %d: vector of %d elements is longer than the file", errCorrupt, slot, ln)
 	}
 	if ln > int64(maxN) {

@@ -62,6 +62,9 @@ func checkInvariants(g *Graph) error {
 			}
 		}
 	}
+	if activations > MaxActivationBytes {
+		return fmt.Errorf("%d bytes of activations", activations)
+	}
 	written := make([]bool, n)
 	ready := make([]bool, n)
 	for _, t := range g.Tensors {

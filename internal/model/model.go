@@ -288,7 +288,22 @@ const (
 	maxName = 1 << 16
 	// maxOptionVector bounds an [int] field of builtin options.
 	maxOptionVector = 1 << 12
+	// MaxActivationBytes bounds the sum of the sizes of all non-constant
+	// tensors, so that no arena offset the planner computes, even without
+	// any reuse and with alignment padding, overflows a 32-bit int.
+	MaxActivationBytes = 1 << 30
 )
+
+// firstErr returns the first non-nil error: a message must stay on one line
+// (errors.Join would put each error on its own).
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
@@ -310,7 +325,6 @@ func wrapInvalid(ctx string, err error) error {
 // parser accumulates the unsupported features of a model, so that they are
 // all reported together once the model is known to be well formed.
 type parser struct {
-	f     *fbuf
 	unsup []string
 }
 
@@ -329,7 +343,7 @@ func parse(data []byte) (*Graph, error) {
 	// Options tables are read after parsing, without charging (each read is
 	// bounded by maxOptionVector); nothing writes to f after this.
 	defer func() { f.charging = false }()
-	p := &parser{f: f}
+	p := &parser{}
 	root, err := f.root()
 	if err != nil {
 		return nil, wrapInvalid("model", err)
@@ -401,7 +415,7 @@ func parse(data []byte) (*Graph, error) {
 	if err := checkDataflow(g); err != nil {
 		return nil, err
 	}
-	p.checkIO(g)
+	p.checkGraph(g)
 	if nsg > 1 {
 		var cf []string
 		for _, op := range g.Ops {
@@ -472,7 +486,7 @@ func readOpCodes(root table) ([]opCode, error) {
 		custom, err2 := ct.str(1, maxName)
 		ver, err3 := ct.int32(2, 1)
 		code, err4 := ct.int32(3, 0)
-		if err := errors.Join(err1, err2, err3, err4); err != nil {
+		if err := firstErr(err1, err2, err3, err4); err != nil {
 			return nil, wrapInvalid(fmt.Sprintf("operator code %d", i), err)
 		}
 		// Old converters only fill the deprecated byte; newer ones keep it
@@ -499,7 +513,7 @@ func readMetadata(root table, buffers [][]byte, g *Graph) error {
 	for i, mt := range mts {
 		name, err1 := mt.str(0, maxName)
 		buf, err2 := mt.int32(1, 0)
-		if err := errors.Join(err1, err2); err != nil {
+		if err := firstErr(err1, err2); err != nil {
 			return wrapInvalid(fmt.Sprintf("metadata %d", i), err)
 		}
 		if buf < 0 || int(buf) >= len(buffers) {
@@ -649,7 +663,7 @@ func readQuant(qt table, t *Tensor, desc string) (*Quant, error) {
 	zp, err2 := qt.int64s(3, MaxTensors)
 	dt, err3 := qt.uint8(4, 0)
 	axis, err4 := qt.int32(6, 0)
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	if err := firstErr(err1, err2, err3, err4); err != nil {
 		return nil, wrapInvalid(desc+": quantization", err)
 	}
 	if dt != 0 {
@@ -823,11 +837,6 @@ func readOp(i int, ot table, codes []opCode, nTensors int) (*Op, error) {
 	if len(op.Outputs) == 0 {
 		return nil, invalid("%s: has no outputs", d)
 	}
-	for k, out := range op.Outputs {
-		if j := slices.Index(op.Outputs[:k], out); j >= 0 {
-			return nil, invalid("%s: outputs %d and %d are both tensor %d", d, j, k, out)
-		}
-	}
 	if op.Intermediates, err = tensorList(ot, 8, nTensors, d+": intermediates", true); err != nil {
 		return nil, err
 	}
@@ -882,6 +891,9 @@ func checkDataflow(g *Graph) error {
 			if t.IsConst() {
 				return invalid("%s: output %d: %s is a constant", op.Describe(), k, t.Describe())
 			}
+			if written[out] == op.Index {
+				return invalid("%s: outputs %d and %d are both tensor %d", op.Describe(), slices.Index(op.Outputs, out), k, out)
+			}
 			if written[out] != -1 {
 				what := "the graph input"
 				if written[out] >= 0 {
@@ -893,23 +905,35 @@ func checkDataflow(g *Graph) error {
 			ready[out] = true
 		}
 	}
+	listed := make([]bool, len(g.Tensors))
 	for k, out := range g.Outputs {
 		if !ready[out] {
 			return invalid("subgraph output %d: %s is never written", k, g.Tensors[out].Describe())
 		}
-		if j := slices.Index(g.Outputs[:k], out); j >= 0 {
-			return invalid("subgraph outputs %d and %d are both %s", j, k, g.Tensors[out].Describe())
+		if listed[out] {
+			return invalid("subgraph outputs %d and %d are both %s", slices.Index(g.Outputs, out), k, g.Tensors[out].Describe())
 		}
+		listed[out] = true
 	}
 	return nil
 }
 
-// checkIO records graph inputs and outputs that generated code cannot
-// expose: constants (they are not in the arena).
-func (p *parser) checkIO(g *Graph) {
+// checkGraph records graph outputs that generated code cannot expose
+// (constants are not in the arena) and a total activation size the arena
+// could not hold.
+func (p *parser) checkGraph(g *Graph) {
 	for k, out := range g.Outputs {
 		if t := g.Tensors[out]; t.IsConst() {
 			p.unsupported("subgraph output %d: %s is a constant", k, t.Describe())
 		}
+	}
+	var total int64
+	for _, t := range g.Tensors {
+		if !t.IsConst() {
+			total += int64(t.Bytes())
+		}
+	}
+	if total > MaxActivationBytes {
+		p.unsupported("the non-constant tensors need %d bytes in total, more than %d", total, MaxActivationBytes)
 	}
 }
