@@ -180,6 +180,10 @@ func lowerGraph(g *model.Graph, lean []bool) (*lowered, error) {
 			errs = append(errs, err.Error())
 			continue
 		}
+		if c.err != nil {
+			errs = append(errs, c.err.Error())
+			continue
+		}
 		if err := checkAliases(c); err != nil {
 			errs = append(errs, err.Error())
 		}

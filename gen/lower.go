@@ -44,6 +44,7 @@ type opCtx struct {
 	Op *model.Op
 
 	lean    bool
+	err     error // a problem found while emitting calls
 	calls   []kcall
 	scratch []*scratchReq
 	persist []*scratchReq
@@ -113,6 +114,13 @@ func (c *opCtx) NumOut() int { return len(c.Op.Outputs) }
 
 // Call emits one kernel call. fn is the name of a function in kernels/.
 func (c *opCtx) Call(fn string, args ...Arg) {
+	for _, a := range args {
+		if v, ok := a.(viewArg); ok && v.t.IsConst() && !v.raw && v.t.Type.Size() != 1 && c.err == nil {
+			// Read-only data has no alignment guarantee: kernels read wide
+			// constants from strings, and this one does not.
+			c.err = c.Errorf("%s is a constant, which %s cannot take for that input", v.t.Describe(), fn)
+		}
+	}
 	c.calls = append(c.calls, kcall{Fn: fn, Args: args})
 }
 

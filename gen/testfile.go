@@ -18,7 +18,7 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 
 	// func fillInputs(m *Model, seed uint32) { ... }
 	var fill []jen.Code
-	fill = append(fill, jen.Id("s").Op(":=").Lit(0x9E3779B9).Op("+").Id("seed"))
+	fill = append(fill, jen.Id("s").Op(":=").Lit(uint32(0x9E3779B9)).Op("+").Id("seed"))
 	for k, ti := range g.Inputs {
 		t := g.Tensors[ti]
 		var val jen.Code

@@ -1,0 +1,123 @@
+package gen
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tflm-gen/tflm-gen/internal/builder"
+	"github.com/tflm-gen/tflm-gen/internal/model"
+)
+
+// brokenGenModel is a float32 graph: x -> op0 -> a -> op1 -> b -> op2 -> c,
+// the three operators given, each with one input and one output.
+func brokenGenModel(codes [3]model.OpCode, names [4]string, variable bool) []byte {
+	m := builder.New("broken generate test")
+	var t [4]int
+	for i, n := range names {
+		if i == 0 && variable {
+			t[i] = m.Variable(n, model.Float32, []int{1, 4}, nil)
+			continue
+		}
+		t[i] = m.Tensor(n, model.Float32, []int{1, 4}, nil)
+	}
+	for i, c := range codes {
+		m.Op(c, []int{t[i]}, []int{t[i+1]}, nil)
+	}
+	if variable {
+		m.IO(nil, []int{t[3]})
+	} else {
+		m.IO([]int{t[0]}, []int{t[3]})
+	}
+	return m.Bytes()
+}
+
+// TestGenerateBrokenModels: model errors come out of Generate unchanged,
+// and every operator the generator cannot lower is listed in one error.
+func TestGenerateBrokenModels(t *testing.T) {
+	relu := model.OpRelu
+	good := brokenGenModel([3]model.OpCode{relu, relu, relu}, [4]string{"x", "a", "b", "c"}, false)
+	cases := []struct {
+		name string
+		data []byte
+		kind error
+		want string
+	}{
+		{"empty file", nil, model.ErrInvalid,
+			`invalid model: file is 0 bytes, too short for a flatbuffer`},
+		{"text file", []byte("package main\n\nfunc main() {}\n"), model.ErrInvalid,
+			`invalid model: file identifier is "age ", want "TFL3" (not a TensorFlow Lite model)`},
+		{"truncated", good[:len(good)/2], model.ErrInvalid,
+			`invalid model: buffers: corrupt flatbuffer: buffer 0: offset past the end of the file`},
+		{"no operators", func() []byte {
+			m := builder.New("no operators")
+			x := m.Tensor("x", model.Float32, []int{4}, nil)
+			m.IO([]int{x}, []int{x})
+			return m.Bytes()
+		}(), model.ErrInvalid,
+			`invalid model: model has no operators`},
+		{"unsupported operators listed together",
+			brokenGenModel([3]model.OpCode{model.OpCustom, relu, model.OpHashtableLookup}, [4]string{"x", "a", "b", "c"}, false),
+			model.ErrUnsupported,
+			`unsupported model feature: 2 problem(s): operator 0 (CUSTOM ""): no kernel for this operator (inputs float32[1 4]; outputs float32[1 4]); operator 2 (HASHTABLE_LOOKUP): no kernel for this operator (inputs float32[1 4]; outputs float32[1 4])`},
+		{"comment in a variable's name", // Reset's comments name variables
+			brokenGenModel([3]model.OpCode{relu, relu, relu}, [4]string{"/**/ evil() //", "a", "b", "c"}, true),
+			model.ErrInvalid,
+			`invalid model: tensor 0: name "/**/ evil() //" contains a Go comment delimiter`},
+	}
+	if _, err := Generate("good.tflite", good, Options{Package: "good"}); err != nil {
+		t.Fatalf("base model: %v", err)
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Generate("broken.tflite", c.data, Options{Package: "broken"})
+			if err == nil {
+				t.Fatal("generated a package")
+			}
+			if !errors.Is(err, c.kind) {
+				t.Errorf("error does not wrap %q", c.kind)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error has several lines")
+			}
+			if err.Error() != c.want {
+				t.Errorf("error\n got: %s\nwant: %s", err, c.want)
+			}
+		})
+	}
+}
+
+// TestLoweringPanicIsAnError: a lowering that panics on some input (a bug)
+// is reported as an internal error naming the operator, not a crash.
+func TestLoweringPanicIsAnError(t *testing.T) {
+	code := model.OpHashtableLookup
+	if _, taken := lowerings[code]; taken {
+		t.Skipf("%s has a lowering now; pick another code", code)
+	}
+	lowerings[code] = func(c *opCtx) error { panic("index out of range [3] with length 3") }
+	defer delete(lowerings, code)
+	data := brokenGenModel([3]model.OpCode{model.OpRelu, code, model.OpRelu}, [4]string{"x", "a", "b", "c"}, false)
+	_, err := Generate("panic.tflite", data, Options{Package: "p"})
+	want := `unsupported model feature: 1 problem(s): internal error lowering operator 1 (HASHTABLE_LOOKUP): index out of range [3] with length 3`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error\n got: %v\nwant: %s", err, want)
+	}
+}
+
+// TestWideConstantAsView: a float32 constant fed to a kernel input that
+// must be in the arena is refused with an error naming the operator
+// (found by FuzzGenerateEdits).
+func TestWideConstantAsView(t *testing.T) {
+	m := builder.New("wide const")
+	c := m.ConstF32("c", []int{1, 3}, []float32{1, 2, 3})
+	out := m.Tensor("out", model.Float32, []int{1, 3}, nil)
+	in := m.Tensor("in", model.Float32, []int{1, 3}, nil)
+	sum := m.Tensor("sum", model.Float32, []int{1, 3}, nil)
+	m.Op(model.OpSoftmax, []int{c}, []int{out}, &builder.Options{Type: 9, Fields: []builder.Field{builder.Float(0, 1)}})
+	m.Op(model.OpAdd, []int{out, in}, []int{sum}, &builder.Options{Type: 11})
+	m.IO([]int{in}, []int{sum})
+	_, err := Generate("wide.tflite", m.Bytes(), Options{Package: "p"})
+	if err == nil || !strings.Contains(err.Error(), "operator 0 (SOFTMAX)") || strings.Contains(err.Error(), "internal error") {
+		t.Fatalf("got %v, want a clear error about operator 0 (SOFTMAX)", err)
+	}
+}
