@@ -174,6 +174,13 @@ func lowerLogisticTanh(c *opCtx, tanh bool) error {
 		if err != nil {
 			return c.Errorf("%v", err)
 		}
+		if !c.Lean() {
+			// All 256 outputs computed now: a table lookup per element.
+			// (The lean variant, the same arithmetic at run time, is kept
+			// for the equivalence test.)
+			tab := logisticTanhInt8Table(k, tanh)
+			return actEmitUnary(c, "lutInt8", []Arg{c.Const("Tab", tab[:])}, in, out)
+		}
 		p := Struct("logisticTanhParams", F("inZP", I32(k.InZP)), F("radius", I32(k.Radius)),
 			F("mult", I32(k.Mult)), F("shift", Int(k.Shift)))
 		return actEmitUnary(c, name+"Int8", []Arg{p}, in, out)
@@ -493,4 +500,159 @@ func lowerPrelu(c *opCtx) error {
 		return c.Errorf("type %s is not supported", in.Type)
 	}
 	return ewEmitBinary(c, fn, params, plan, in, alpha, out)
+}
+
+// logisticTanhInt8Table returns the output of an int8 LOGISTIC (or TANH)
+// for every input byte b (entry b is input int8(b)), computed as the
+// kernels' logisticInt8 and tanhInt8 do, for the kernels' lutInt8.
+func logisticTanhInt8Table(k logisticTanhConsts, tanh bool) [256]byte {
+	var t [256]byte
+	for v := int32(-128); v < 128; v++ {
+		x := v - k.InZP
+		var o int32
+		switch {
+		case x <= -k.Radius:
+			o = -128
+		case x >= k.Radius:
+			o = 127
+		case tanh:
+			a := actGenSRDHM(x*(int32(1)<<uint(k.Shift)), k.Mult)
+			o = min(max(actGenRDivPOT(actGenTanh(a, 4), 24), -128), 127)
+		default:
+			a := actGenSRDHM(x*(int32(1)<<uint(k.Shift)), k.Mult)
+			o = min(max(actGenRDivPOT(actGenLogistic(a, 4), 23)-128, -128), 127)
+		}
+		t[uint8(v)] = byte(int8(o))
+	}
+	return t
+}
+
+// The gemmlowp fixed-point arithmetic of TFLM's int8 LOGISTIC and TANH, as
+// the kernels (activations_sigmoid.go) implement it, for the tables of
+// logisticTanhInt8Table.
+
+// actGenSRDHM is SaturatingRoundingDoublingHighMul.
+func actGenSRDHM(a, b int32) int32 {
+	if a == b && a == math.MinInt32 {
+		return math.MaxInt32
+	}
+	ab := int64(a) * int64(b)
+	nudge := int64(1 << 30)
+	if ab < 0 {
+		nudge = 1 - 1<<30
+	}
+	return int32((ab + nudge) / (1 << 31))
+}
+
+// actGenRDivPOT is RoundingDivideByPOT.
+func actGenRDivPOT(x int32, e int) int32 {
+	mask := int32(1)<<uint(e) - 1
+	rem, thr := x&mask, mask>>1
+	if x < 0 {
+		thr++
+	}
+	r := x >> uint(e)
+	if rem > thr {
+		r++
+	}
+	return r
+}
+
+// actGenShlSat is SaturatingRoundingMultiplyByPOT for e >= 0.
+func actGenShlSat(x int32, e int) int32 {
+	if e == 0 {
+		return x
+	}
+	limit := int32(1)<<uint(31-e) - 1
+	if x > limit {
+		return math.MaxInt32
+	}
+	if x < -limit {
+		return math.MinInt32
+	}
+	return x * (int32(1) << uint(e))
+}
+
+// actGenExpQuarter is exp_on_interval_between_negative_one_quarter_and_0_excl.
+func actGenExpQuarter(a int32) int32 {
+	const expMinusEighth, third = 1895147668, 715827883
+	x := a + 1<<28
+	x2 := actGenSRDHM(x, x)
+	x3 := actGenSRDHM(x2, x)
+	x4 := actGenSRDHM(x2, x2)
+	t := actGenRDivPOT(actGenSRDHM(actGenRDivPOT(x4, 2)+x3, third)+x2, 1)
+	return expMinusEighth + actGenSRDHM(expMinusEighth, x+t)
+}
+
+// actGenExpNeg is exp_on_negative_values for a value with intBits integer
+// bits.
+func actGenExpNeg(a int32, intBits int) int32 {
+	mults := [7]int32{1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242}
+	frac := 31 - intBits
+	quarter := int32(1) << uint(frac-2)
+	low := (a & (quarter - 1)) - quarter
+	r := actGenExpQuarter(actGenShlSat(low, intBits))
+	rem := low - a
+	for k, m := range mults {
+		if e := k - 2; intBits > e && rem&(int32(1)<<uint(frac+e)) != 0 {
+			r = actGenSRDHM(r, m)
+		}
+	}
+	if intBits > 5 && a < -(int32(1)<<uint(36-intBits)) {
+		r = 0
+	}
+	if a == 0 {
+		r = math.MaxInt32
+	}
+	return r
+}
+
+// actGenReciprocal is one_over_one_plus_x_for_x_in_0_1's Newton-Raphson
+// division on (a+1)/2 (Q0.31 in, Q2.29 out).
+func actGenReciprocal(a int32) int32 {
+	s := int64(a) + math.MaxInt32
+	if s >= 0 {
+		s++
+	} else {
+		s--
+	}
+	hd := int32(s / 2)
+	x := 1515870810 + actGenSRDHM(hd, -1010580540)
+	for k := 0; k < 3; k++ {
+		e := int32(1)<<29 - actGenSRDHM(hd, x)
+		x += actGenShlSat(actGenSRDHM(x, e), 2)
+	}
+	return x
+}
+
+// actGenLogistic is gemmlowp's logistic (Q0.31 result).
+func actGenLogistic(a int32, intBits int) int32 {
+	abs := a
+	if a <= 0 {
+		abs = -a
+	}
+	pos := actGenShlSat(actGenReciprocal(actGenExpNeg(-abs, intBits)), 1)
+	switch {
+	case a == 0:
+		return 1 << 30
+	case a > 0:
+		return pos
+	}
+	return math.MaxInt32 - pos
+}
+
+// actGenTanh is gemmlowp's tanh (Q0.31 result).
+func actGenTanh(a int32, intBits int) int32 {
+	n := -a
+	if a < 0 {
+		n = a
+	}
+	t := actGenShlSat(actGenReciprocal(actGenExpNeg(n, intBits+1))-1<<29, 2)
+	switch {
+	case a == 0:
+		return 0
+	case a < 0:
+		return -t
+	}
+	return t
 }

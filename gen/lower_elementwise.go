@@ -339,6 +339,48 @@ func addSubQuantConsts(sub bool, dt model.DType, s1, s2, so float32, z1, z2, zo 
 	return k, err
 }
 
+// ewAddTable is the table of the kernels' addInt8Tab and subInt8Tab: the
+// rescaled term of every int8 value of input 1 (entry uint8(x)) and of input
+// 2 (entry 256+uint8(y), negated for SUB), as addQuantOne computes them.
+func ewAddTable(k ewQuantConsts, sub bool) []int32 {
+	t := make([]int32, 512)
+	for v := int32(-128); v < 128; v++ {
+		t[uint8(v)] = ewRequantGen((k.In1Off+v)*(int32(1)<<k.LeftShift), k.In1Mult, k.In1Shift)
+		y := ewRequantGen((k.In2Off+v)*(int32(1)<<k.LeftShift), k.In2Mult, k.In2Shift)
+		if sub {
+			y = -y
+		}
+		t[256+int(uint8(v))] = y
+	}
+	return t
+}
+
+// ewRequantGen is TFLM's MultiplyByQuantizedMultiplierSmallerThanOneExp
+// (SaturatingRoundingDoublingHighMul, then RoundingDivideByPOT by -shift),
+// for tables computed at generation time.
+func ewRequantGen(x, m int32, shift int) int32 {
+	v := int32(math.MaxInt32)
+	if x != m || x != math.MinInt32 {
+		ab := int64(x) * int64(m)
+		nudge := int64(1 << 30)
+		if ab < 0 {
+			nudge = 1 - 1<<30
+		}
+		v = int32((ab + nudge) / (1 << 31))
+	}
+	e := uint(-shift)
+	mask := int32(1)<<e - 1
+	rem, thr := v&mask, mask>>1
+	if v < 0 {
+		thr++
+	}
+	r := v >> e
+	if rem > thr {
+		r++
+	}
+	return r
+}
+
 // ewQuantArg is the kernels.ewQuantParams argument.
 func ewQuantArg(k ewQuantConsts) Arg {
 	return Struct("ewQuantParams",
@@ -450,6 +492,12 @@ func lowerAddSub(c *opCtx, sub bool) error {
 		k, err := addSubQuantConsts(sub, out.Type, s[0], s[1], s[2], z[0], z[1], z[2], act)
 		if err != nil {
 			return c.Errorf("%v", err)
+		}
+		if out.Type == model.Int8 && !c.Lean() {
+			// Both inputs' rescaled terms from a table: only their sum is
+			// rescaled per element. (The lean variant computes the same
+			// bits with no table; it is kept for the equivalence test.)
+			return ewEmitBinary(c, name+"Int8Tab", []Arg{ewQuantArg(k), c.ConstI32("Tab", ewAddTable(k, sub))}, plan, a, b, out)
 		}
 		fn := name + "Int8"
 		if out.Type == model.Int16 {

@@ -212,13 +212,23 @@ func lowerLSTMFloat(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *
 		fields = append(fields, F("clip", Bool(true)), F("cellClipF", F32(cellClip)))
 	}
 	n, s := sh.inDim, sh.units
-	c.Call("lstmFloat", Struct("lstmParams", fields...), View(in), View(h), View(cell), View(out),
-		c.Scratch(model.Float32, 8*s),
-		c.Const("InW", lstmInterleave(lstmGateData(inW), s, n, 4)),
-		c.Const("RecW", lstmInterleave(lstmGateData(recW), s, s, 4)),
-		c.Const("Bias", lstmInterleave(lstmGateData(bias), s, 1, 4)))
+	wIn := c.Const("InW", lstmInterleave(lstmGateData(inW), s, n, 4))
+	wRec := c.Const("RecW", lstmInterleave(lstmGateData(recW), s, s, 4))
+	b := c.Const("Bias", lstmInterleave(lstmGateData(bias), s, 1, 4))
+	p := Struct("lstmParams", fields...)
+	// With several input rows, every unit's weights decoded once into
+	// scratch, if that is affordable at all.
+	if buf := 4 * (n + s) * s; !c.Lean() && sh.batch*sh.steps > 1 && 4*buf <= lstmFloatCacheBytes {
+		c.Call("lstmFloat", p, View(in), View(h), View(cell), View(out), c.Scratch(model.Float32, buf), wIn, wRec, b)
+		return nil
+	}
+	c.Call("lstmFloatLean", p, View(in), View(h), View(cell), View(out), wIn, wRec, b)
 	return nil
 }
+
+// lstmFloatCacheBytes bounds the scratch the float kernel may use to hold
+// every unit's decoded weights.
+const lstmFloatCacheBytes = 64 << 10
 
 // lstmKernelGates lists the gates (schema numbers) in the kernels' order:
 // forget, input, cell, output, as TFLM evaluates them.
@@ -233,9 +243,9 @@ func lstmGateData(t [4]*model.Tensor) [4][]byte {
 	return out
 }
 
-// lstmInterleave re-lays out four [rows][cols] matrices of size-byte
-// elements as [rows][cols][4]: the float kernel reads the four gates of a
-// unit together.
+// lstmInterleave re-lays out four [rows][cols] matrices (one per gate, in
+// kernel order) of size-byte elements as [rows][cols][4 gates]: the float
+// kernel reads the four gates of a unit together.
 func lstmInterleave(m [4][]byte, rows, cols, size int) []byte {
 	out := make([]byte, 0, 4*rows*cols*size)
 	for i := 0; i < rows*cols; i++ {
@@ -426,7 +436,6 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 	for k, g := range lstmKernelGates {
 		folds[k] = lstmFoldBias(sh, bias[g], inW[g], recW[g], -inZP, -hZP)
 	}
-	p := Struct("lstmParams", fields...)
 	gateArg := func(k int) Arg { return Struct("lstmGate", gates[lstmKernelGates[k]]...) }
 	n, s := sh.inDim, sh.units
 	if act == model.Int8 {
@@ -440,15 +449,20 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 				}
 			}
 		}
-		c.Call("lstmInt8", p, View(in), View(h), View(cell), View(out),
-			c.Scratch(model.Int64, (n+1)/2), c.Scratch(model.Int64, (s+1)/2),
-			gateArg(0), gateArg(1), gateArg(2), gateArg(3),
+		args := []Arg{Struct("lstmParams", fields...), View(in), View(h), View(cell), View(out)}
+		fn := "lstmInt8Lean"
+		if !c.Lean() {
+			// Scratch for the packed input row and hidden state.
+			fn = "lstmInt8"
+			args = append(args, c.Scratch(model.Int64, (n+1)/2), c.Scratch(model.Int64, (s+1)/2))
+		}
+		c.Call(fn, append(args, gateArg(0), gateArg(1), gateArg(2), gateArg(3),
 			c.ConstI32("InW", lstmPackInt8W(lstmGateData(inW), s, n)),
 			c.ConstI32("RecW", lstmPackInt8W(lstmGateData(recW), s, s)),
-			c.ConstI32("Bias", b))
+			c.ConstI32("Bias", b))...)
 		return nil
 	}
-	args := []Arg{p, View(in), View(h), View(cell), View(out)}
+	args := []Arg{Struct("lstmParams", fields...), View(in), View(h), View(cell), View(out)}
 	for k, g := range lstmKernelGates {
 		hint := strings.ToUpper(lstmGateNames[g][:1]) + lstmGateNames[g][1:] + "Bias"
 		args = append(args, gateArg(k), View(inW[g]), View(recW[g]), c.ConstI64(hint, folds[k]))

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,8 @@ func lstmSingleOpGraph(g *model.Graph, k int) *model.Graph {
 
 // TestLSTMReferenceTensors runs each UNIDIRECTIONAL_SEQUENCE_LSTM operator
 // of the shared models alone: the graph is cut down to that operator, then
-// lowered (parameters from lowerLSTM), planned, emitted, built and run on
+// lowered (parameters from lowerLSTM; the fast and the lean variant),
+// planned, emitted, built and run on
 // the operator's input as TFLM saw it (ref/tensors, one xorshift Invoke from
 // reset state). Its output must equal TFLM's bytes (float32 within 1e-5
 // relative).
@@ -63,43 +65,56 @@ func TestLSTMReferenceTensors(t *testing.T) {
 	var jobs []e2e.Job
 	var outs [][]*model.Tensor
 	var wants [][][]byte
-	for _, tc := range cases {
-		g := lstmSingleOpGraph(lstmLoadModel(t, shared, tc.model), tc.op)
-		lw, err := lowerGraph(g, make([]bool, len(g.Ops)))
-		if err != nil {
-			t.Fatalf("%s op %d: %v", tc.model, tc.op, err)
-		}
-		if n := len(lw.ops[0].calls); n != 1 {
-			t.Fatalf("%s op %d: %d kernel calls, want 1", tc.model, tc.op, n)
-		}
-		lay, err := planGraph(g, lw, Options{Package: "x"})
-		if err != nil {
-			t.Fatalf("%s op %d: %v", tc.model, tc.op, err)
-		}
-		pkg := pkgNameFor(tc.model) + "_op" + string(rune('0'+tc.op))
-		files, err := emit(g, lw, lay, Options{Package: pkg})
-		if err != nil {
-			t.Fatalf("%s op %d: %v", tc.model, tc.op, err)
-		}
-		dir := filepath.Join(shared, "ref", "tensors", tc.model)
-		in, err := os.ReadFile(filepath.Join(dir, tc.in))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want [][]byte
-		var ts []*model.Tensor
-		for k, f := range tc.outs {
-			b, err := os.ReadFile(filepath.Join(dir, f))
+	type variant struct {
+		model string
+		op    int
+		lean  bool
+	}
+	var variants []variant
+	for _, tc0 := range cases {
+		for _, lean := range []bool{false, true} {
+			tc := tc0
+			variants = append(variants, variant{tc.model, tc.op, lean})
+			g := lstmSingleOpGraph(lstmLoadModel(t, shared, tc.model), tc.op)
+			lw, err := lowerGraph(g, []bool{lean})
+			if err != nil {
+				t.Fatalf("%s op %d: %v", tc.model, tc.op, err)
+			}
+			if n := len(lw.ops[0].calls); n != 1 {
+				t.Fatalf("%s op %d: %d kernel calls, want 1", tc.model, tc.op, n)
+			}
+			lay, err := planGraph(g, lw, Options{Package: "x"})
+			if err != nil {
+				t.Fatalf("%s op %d: %v", tc.model, tc.op, err)
+			}
+			pkg := pkgNameFor(tc.model) + "_op" + string(rune('0'+tc.op))
+			if lean {
+				pkg += "_lean"
+			}
+			files, err := emit(g, lw, lay, Options{Package: pkg})
+			if err != nil {
+				t.Fatalf("%s op %d: %v", tc.model, tc.op, err)
+			}
+			dir := filepath.Join(shared, "ref", "tensors", tc.model)
+			in, err := os.ReadFile(filepath.Join(dir, tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
-			want = append(want, b)
-			ts = append(ts, g.Tensors[g.Outputs[k]])
+			var want [][]byte
+			var ts []*model.Tensor
+			for k, f := range tc.outs {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, b)
+				ts = append(ts, g.Tensors[g.Outputs[k]])
+			}
+			pkgs = append(pkgs, e2e.Package{Name: pkg, Files: files})
+			jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{in}, Invokes: 1})
+			outs = append(outs, ts)
+			wants = append(wants, want)
 		}
-		pkgs = append(pkgs, e2e.Package{Name: pkg, Files: files})
-		jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{in}, Invokes: 1})
-		outs = append(outs, ts)
-		wants = append(wants, want)
 	}
 	// Natively, and as 32-bit ARM under qemu when it is installed (int is
 	// 32 bits there).
@@ -125,13 +140,14 @@ func TestLSTMReferenceTensors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, tc := range cases {
+		for i, tc := range variants {
+			name := fmt.Sprintf("%s op %d (lean %v)", tc.model, tc.op, tc.lean)
 			for k := range what {
 				ok, msg := outputsMatch(outs[i][k], res[i].Outputs[0][k], wants[i][k])
 				if !ok {
-					t.Errorf("%s: %s op %d %s: %s", tg.name, tc.model, tc.op, what[k], msg)
+					t.Errorf("%s: %s %s: %s", tg.name, name, what[k], msg)
 				} else {
-					t.Logf("%s: %s op %d %s: matches TFLM %s", tg.name, tc.model, tc.op, what[k], msg)
+					t.Logf("%s: %s %s: matches TFLM %s", tg.name, name, what[k], msg)
 				}
 			}
 		}

@@ -1,6 +1,9 @@
 package kernels
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // LOGISTIC and TANH, as in TFLite Micro's reference kernels:
 //   - int8 rescales the input to a Q4.27 fixed-point value and evaluates the
@@ -167,6 +170,17 @@ func logisticInt8(p *logisticTanhParams, in, out []int8) {
 			f := actfpLogistic(mulByQuantMul(x, p.mult, p.shift), 4)
 			out[i] = int8(clampI32(roundingDivByPOT(f, 23)-128, -128, 127))
 		}
+	}
+}
+
+// lutInt8 maps every int8 input x to tab[uint8(x)]: an int8 LOGISTIC or
+// TANH whose 256 outputs (those of logisticInt8 or tanhInt8) were computed
+// at generation time.
+func lutInt8(tab string, in, out []int8) {
+	t := (*[256]byte)(unsafe.Pointer(unsafe.StringData(tab[:256])))
+	out = out[:len(in)]
+	for i, v := range in {
+		out[i] = int8(t[uint8(v)])
 	}
 }
 

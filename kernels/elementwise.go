@@ -1,5 +1,7 @@
 package kernels
 
+import "unsafe"
+
 // Binary elementwise operators (ADD, SUB, MUL) with NumPy-style
 // broadcasting, as in TFLite Micro's reference kernels. The arithmetic of
 // every output element depends only on the two input elements it reads, so
@@ -73,19 +75,31 @@ type ewI32Params struct {
 	actMin, actMax int32
 }
 
+// ewRequantDown is TFLM's MultiplyByQuantizedMultiplierSmallerThanOneExp
+// (mulByQuantMul with shift = -right, 0 <= right < 32, same bits) for m >
+// MinInt32 (the generator's multipliers are positive), without branches.
+// The doubling high multiply (x*m + nudge) / 2^31, rounded toward zero with
+// a nudge of 2^30 (1 - 2^30 for negative products), is floor((x*m + 2^30) /
+// 2^31) in both cases.
+func ewRequantDown(x, m int32, right uint) int32 {
+	v := int32((int64(x)*int64(m) + 1<<30) >> 31)
+	mask := int32(1)<<right - 1
+	return v>>right + int32(uint32(mask>>1+int32(uint32(v)>>31)-v&mask)>>31)
+}
+
 // addQuantOne adds two quantized values (already widened to int32).
 func addQuantOne(p *ewQuantParams, x, y int32) int32 {
-	a := mulByQuantMul((p.in1Off+x)*(int32(1)<<uint(p.leftShift)), p.in1Mult, p.in1Shift)
-	b := mulByQuantMul((p.in2Off+y)*(int32(1)<<uint(p.leftShift)), p.in2Mult, p.in2Shift)
-	r := mulByQuantMul(a+b, p.outMult, p.outShift) + p.outOff
+	a := ewRequantDown((p.in1Off+x)*(int32(1)<<uint(p.leftShift)), p.in1Mult, uint(-p.in1Shift))
+	b := ewRequantDown((p.in2Off+y)*(int32(1)<<uint(p.leftShift)), p.in2Mult, uint(-p.in2Shift))
+	r := ewRequantDown(a+b, p.outMult, uint(-p.outShift)) + p.outOff
 	return clampI32(r, p.actMin, p.actMax)
 }
 
 // subQuantOne subtracts two quantized values (already widened to int32).
 func subQuantOne(p *ewQuantParams, x, y int32) int32 {
-	a := mulByQuantMul((p.in1Off+x)*(int32(1)<<uint(p.leftShift)), p.in1Mult, p.in1Shift)
-	b := mulByQuantMul((p.in2Off+y)*(int32(1)<<uint(p.leftShift)), p.in2Mult, p.in2Shift)
-	r := mulByQuantMul(a-b, p.outMult, p.outShift) + p.outOff
+	a := ewRequantDown((p.in1Off+x)*(int32(1)<<uint(p.leftShift)), p.in1Mult, uint(-p.in1Shift))
+	b := ewRequantDown((p.in2Off+y)*(int32(1)<<uint(p.leftShift)), p.in2Mult, uint(-p.in2Shift))
+	r := ewRequantDown(a-b, p.outMult, uint(-p.outShift)) + p.outOff
 	return clampI32(r, p.actMin, p.actMax)
 }
 
@@ -101,6 +115,50 @@ func addInt8(p *ewQuantParams, bc *ewBcast, a, b, out []int8) {
 			bi += bc.bInner
 		}
 	}
+}
+
+// addInt8Tab is ADD for int8 tensors with each input's rescaled term taken
+// from a table computed at generation time: tab holds 512 little-endian
+// int32, entry uint8(x) the term of input 1 value x (its offset added,
+// shifted left and rescaled as addQuantOne does), entry 256+uint8(y) that of
+// input 2 value y (negated for SUB, see subInt8Tab). Only the rescaling of
+// their sum is computed per element; the bits are addQuantOne's.
+func addInt8Tab(p *ewQuantParams, tab string, bc *ewBcast, a, b, out []int8) {
+	t := (*[2048]byte)(unsafe.Pointer(unsafe.StringData(tab[:2048])))
+	mo, ro, oo := p.outMult, uint(-p.outShift)&31, p.outOff
+	lo, hi := p.actMin, p.actMax
+	n := bc.inner
+	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
+		ai, bi := ewRowStart(bc, r)
+		o := out[r*n : r*n+n]
+		if bc.aInner == 1 && bc.bInner == 1 {
+			as, bs := a[ai:ai+n], b[bi:bi+n]
+			as, bs = as[:len(o)], bs[:len(o)]
+			for i := range o {
+				s := ewTab32(t, int(uint8(as[i]))) + ewTab32(t, 256+int(uint8(bs[i])))
+				o[i] = int8(clampI32(ewRequantDown(s, mo, ro)+oo, lo, hi))
+			}
+			continue
+		}
+		for i := range o {
+			s := ewTab32(t, int(uint8(a[ai]))) + ewTab32(t, 256+int(uint8(b[bi])))
+			o[i] = int8(clampI32(ewRequantDown(s, mo, ro)+oo, lo, hi))
+			ai += bc.aInner
+			bi += bc.bInner
+		}
+	}
+}
+
+// subInt8Tab is SUB for int8 tensors: addInt8Tab with input 2's terms
+// negated in the table (the difference of the terms is then their sum).
+func subInt8Tab(p *ewQuantParams, tab string, bc *ewBcast, a, b, out []int8) {
+	addInt8Tab(p, tab, bc, a, b, out)
+}
+
+// ewTab32 reads little-endian int32 number i (0..511) of a 2 KiB table.
+func ewTab32(t *[2048]byte, i int) int32 {
+	i &= 511
+	return int32(uint32(t[4*i]) | uint32(t[4*i+1])<<8 | uint32(t[4*i+2])<<16 | uint32(t[4*i+3])<<24)
 }
 
 // addInt16 is ADD for int16 tensors (TFLM's general rescaling path; the

@@ -121,16 +121,16 @@ func lstmTanhQ(v int16, mult int32, shift int) int16 {
 }
 
 // lstmMulQ is mulByQuantMul (TFLM's MultiplyByQuantizedMultiplier, same
-// bits) with the final rounding shift written without branches.
+// bits) for m > MinInt32 (the generator's multipliers are positive), written
+// without branches so that it inlines.
 func lstmMulQ(x, m int32, shift int) int32 {
-	left, right := shift, 0
-	if shift < 0 {
-		left, right = 0, -shift
-	}
-	v := satRoundDoublingHighMul(x<<uint(left), m)
-	mask := int32(1)<<uint(right) - 1
-	thr := mask>>1 + int32(uint32(v)>>31)
-	return v>>uint(right) + int32(uint32(thr-v&mask)>>31)
+	left, right := uint(max(shift, 0)), uint(max(-shift, 0))
+	ab := int64(x<<left) * int64(m)
+	// (ab + nudge) / 2^31 rounded toward zero, with TFLM's nudge of 2^30
+	// (1 - 2^30 when ab < 0), is floor((ab + 2^30) / 2^31) in both cases.
+	v := int32((ab + 1<<30) >> 31)
+	mask := int32(1)<<right - 1
+	return v>>right + int32(uint32(mask>>1+int32(uint32(v)>>31)-v&mask)>>31)
 }
 
 // lstmRowBatch returns the batch row whose state input row r (in memory

@@ -1,6 +1,9 @@
 package kernels
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Float32 UNIDIRECTIONAL_SEQUENCE_LSTM (see lstm.go for the structure). The
 // operations follow TFLM's float reference kernels: each FC sums its
@@ -14,9 +17,10 @@ import "math"
 // unit are computed together: for unit o and input element d, the forget,
 // input, cell and output gate weights follow each other (16 bytes). Each of
 // the four sums still runs over d in order, so the results are those of
-// TFLM's row-by-row FC. The input FCs do not depend on the hidden state;
-// they are computed for two input rows at a time (sharing the weight loads)
-// into scratch, then the two rows' recurrent steps run one after the other.
+// TFLM's row-by-row FC. Decoding a float from string bytes costs more than
+// the multiply-add it feeds, so with several input rows lstmFloat first
+// decodes all weights into scratch memory (when the generator can afford
+// it); lstmFloatLean decodes them as it goes.
 
 // lstmMaxF is the largest finite float32, TFLM's bound for activation none.
 const lstmMaxF = math.MaxFloat32
@@ -27,97 +31,132 @@ func lstmF32at(s string, o int) float32 {
 }
 
 // lstmDotF4 returns the dot products of x with the four interleaved weight
-// rows w (16 bytes per element of x), each summed in order.
-func lstmDotF4(x []float32, w string) (a0, a1, a2, a3 float32) {
-	for _, xv := range x {
-		if len(w) < 16 {
-			break
-		}
-		a0 += float32(xv * lstmF32at(w, 0))
-		a1 += float32(xv * lstmF32at(w, 4))
-		a2 += float32(xv * lstmF32at(w, 8))
-		a3 += float32(xv * lstmF32at(w, 12))
-		w = w[16:]
+// rows w (4 floats per element of x), each summed in order.
+func lstmDotF4(x []float32, w []float32) (a0, a1, a2, a3 float32) {
+	wq := unsafe.Slice((*[4]float32)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/4)
+	wq = wq[:len(x)]
+	for d, xv := range x {
+		q := &wq[d]
+		a0 += float32(xv * q[0])
+		a1 += float32(xv * q[1])
+		a2 += float32(xv * q[2])
+		a3 += float32(xv * q[3])
 	}
 	return a0, a1, a2, a3
 }
 
-// lstmInFC2 computes the input FCs (bias added, clamped) of the four gates
-// of one unit for two input rows x0 and x1 into g0 and g1.
-func lstmInFC2(x0, x1 []float32, w, bias string, g0, g1 []float32) {
-	x1 = x1[:len(x0)]
-	var a0, a1, a2, a3, b0, b1, b2, b3 float32
-	for d, u := range x0 {
-		if len(w) < 16 {
-			break
-		}
-		v := x1[d]
-		w0, w1, w2, w3 := lstmF32at(w, 0), lstmF32at(w, 4), lstmF32at(w, 8), lstmF32at(w, 12)
-		a0 += float32(u * w0)
-		a1 += float32(u * w1)
-		a2 += float32(u * w2)
-		a3 += float32(u * w3)
-		b0 += float32(v * w0)
-		b1 += float32(v * w1)
-		b2 += float32(v * w2)
-		b3 += float32(v * w3)
-		w = w[16:]
+// lstmDotF4S is lstmDotF4 for weights read directly from a constant string
+// (16 bytes per element of x).
+func lstmDotF4S(x []float32, w string) (a0, a1, a2, a3 float32) {
+	wq := unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
+	wq = wq[:len(x)]
+	for d, xv := range x {
+		q := &wq[d]
+		a0 += float32(xv * lstmF32q(q, 0))
+		a1 += float32(xv * lstmF32q(q, 1))
+		a2 += float32(xv * lstmF32q(q, 2))
+		a3 += float32(xv * lstmF32q(q, 3))
 	}
-	g0, g1, bias = g0[:4], g1[:4], bias[:16]
-	bf, bi, bc, bo := lstmF32at(bias, 0), lstmF32at(bias, 4), lstmF32at(bias, 8), lstmF32at(bias, 12)
-	g0[0], g1[0] = clampF32(a0+bf, -lstmMaxF, lstmMaxF), clampF32(b0+bf, -lstmMaxF, lstmMaxF)
-	g0[1], g1[1] = clampF32(a1+bi, -lstmMaxF, lstmMaxF), clampF32(b1+bi, -lstmMaxF, lstmMaxF)
-	g0[2], g1[2] = clampF32(a2+bc, -lstmMaxF, lstmMaxF), clampF32(b2+bc, -lstmMaxF, lstmMaxF)
-	g0[3], g1[3] = clampF32(a3+bo, -lstmMaxF, lstmMaxF), clampF32(b3+bo, -lstmMaxF, lstmMaxF)
+	return a0, a1, a2, a3
 }
 
-// lstmExp returns e^x for float32 arguments, in float64: e^x = 2^k * e^r
-// with k = round(x/ln2), |r| <= ln2/2 and a degree-8 Taylor polynomial for
-// e^r (relative error below 3e-10). Arguments are limited to +-200, beyond
-// which the float32 result is 0 or +Inf anyway; NaN propagates.
-func lstmExp(x float64) float64 {
+// lstmF32q reads the k-th little-endian float32 of a 16-byte group.
+func lstmF32q(q *[16]byte, k int) float32 {
+	return math.Float32frombits(uint32(q[4*k]) | uint32(q[4*k+1])<<8 | uint32(q[4*k+2])<<16 | uint32(q[4*k+3])<<24)
+}
+
+// lstmGatesF stores in g[k] the clamped input FC a plus bias b, plus the
+// clamped recurrent FC r, of one gate.
+func lstmGatesF(g []float32, k int, a, b, r float32) {
+	g[k] = clampF32(a+b, -lstmMaxF, lstmMaxF) + clampF32(r, -lstmMaxF, lstmMaxF)
+}
+
+// lstmDecodeF decodes len(dst) little-endian float32 values of src.
+func lstmDecodeF(dst []float32, src string) {
+	src = src[:4*len(dst)]
+	for i := range dst {
+		dst[i] = lstmF32at(src, 4*i)
+	}
+}
+
+// lstmExpTab holds 2^(j/32) for j = 0..31 as little-endian float64.
+const lstmExpTab = "" +
+	"\x00\x00\x00\x00\x00\x00\xf0\x3f\x74\x85\x15\xd3\xb0\x59\xf0\x3f\x0f\x89\xf9\x6c\x58\xb5\xf0\x3f" +
+	"\x51\x5b\x12\xd0\x01\x13\xf1\x3f\x7b\x51\x7d\x3c\xb8\x72\xf1\x3f\xaa\xb9\x68\x31\x87\xd4\xf1\x3f" +
+	"\x38\x62\x75\x6e\x7a\x38\xf2\x3f\xe1\xde\x1f\xf5\x9d\x9e\xf2\x3f\x15\xb7\x31\x0a\xfe\x06\xf3\x3f" +
+	"\xcb\xa9\x3a\x37\xa7\x71\xf3\x3f\x22\x34\x12\x4c\xa6\xde\xf3\x3f\x2d\x89\x61\x60\x08\x4e\xf4\x3f" +
+	"\x27\x2a\x36\xd5\xda\xbf\xf4\x3f\x82\x4f\x9d\x56\x2b\x34\xf5\x3f\x29\x54\x48\xdd\x07\xab\xf5\x3f" +
+	"\x85\x55\x3a\xb0\x7e\x24\xf6\x3f\xcd\x3b\x7f\x66\x9e\xa0\xf6\x3f\x74\x5f\xec\xe8\x75\x1f\xf7\x3f" +
+	"\x87\x01\xeb\x73\x14\xa1\xf7\x3f\x13\xce\x4c\x99\x89\x25\xf8\x3f\xdb\xa0\x2a\x42\xe5\xac\xf8\x3f" +
+	"\xe5\xc5\xcd\xb0\x37\x37\xf9\x3f\x90\xf0\xa3\x82\x91\xc4\xf9\x3f\x5d\x25\x3e\xb2\x03\x55\xfa\x3f" +
+	"\xad\xd3\x5a\x99\x9f\xe8\xfa\x3f\x47\x5e\xfb\xf2\x76\x7f\xfb\x3f\x9c\x52\x85\xdd\x9b\x19\xfc\x3f" +
+	"\x69\x90\xef\xdc\x20\xb7\xfc\x3f\x87\xa4\xfb\xdc\x18\x58\xfd\x3f\x5f\x9b\x7b\x33\x97\xfc\xfd\x3f" +
+	"\xda\x90\xa4\xa2\xaf\xa4\xfe\x3f\x40\x45\x6e\x5b\x76\x50\xff\x3f"
+
+// lstmActF applies TFLM's float logistic or tanh to each element of src
+// and stores the results in dst (which may be src): element k gets the
+// logistic if bit k%4 of sig is set, tanh otherwise. Both use e^a with a
+// computed in float64: 2^(k/32) * e^r with k = round(32a/ln2), |r| <=
+// ln2/64, 2^(k/32) from lstmExpTab and the exponent field, e^r by a degree-4
+// Taylor polynomial (relative error about 1e-12), a limited to +-200 (beyond,
+// the float32 results no longer change).
+//   - logistic, with TFLM's cut-offs: 1 above 16.619047, e^v (expf, rounded
+//     to float32) below -9, else 1/(1+e^-v) with e^-v rounded to float32 and
+//     the rest in float32, as TFLM computes it;
+//   - tanh: 1 - 2/(e^(2|v|)+1) in float64 with the sign of v, rounded to
+//     float32 (v itself for |v| < 2^-14, where tanh v rounds to v).
+//
+// The elements are independent, so the processor overlaps their long
+// dependency chains; there are no calls in the loop.
+func lstmActF(dst, src []float32, sig uint) {
 	const round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
-	if x > 200 {
-		x = 200
+	dst = dst[:len(src)]
+	for k, v := range src {
+		x := float64(v)
+		logistic := sig>>uint(k&3)&1 != 0
+		a := 2 * math.Abs(x)
+		if logistic {
+			a = -x
+			if v < -9 {
+				a = x
+			}
+		}
+		if a > 200 {
+			a = 200
+		}
+		if a < -200 {
+			a = -200
+		}
+		t := a*46.166241308446828 + round       // 32/ln2
+		r := a - (t-round)*0.021660849392498290 // ln2/32
+		n := math.Float64bits(t) - math.Float64bits(round)
+		o := 8 * int(n&31)
+		tb := uint64(lstmExpTab[o]) | uint64(lstmExpTab[o+1])<<8 | uint64(lstmExpTab[o+2])<<16 | uint64(lstmExpTab[o+3])<<24 |
+			uint64(lstmExpTab[o+4])<<32 | uint64(lstmExpTab[o+5])<<40 | uint64(lstmExpTab[o+6])<<48 | uint64(lstmExpTab[o+7])<<56
+		r2 := r * r
+		e := ((1 + r) + r2*(0.5+r*(1.0/6)+r2*(1.0/24))) * math.Float64frombits(tb+uint64(int64(n)>>5)<<52)
+		var y float32
+		if logistic {
+			ef := float32(e)
+			y = 1 / (1 + ef)
+			if v < -9 {
+				y = ef
+			}
+			if v > 16.619047164916992188 {
+				y = 1
+			}
+		} else {
+			th := 1 - 2/(e+1)
+			if x < 0 {
+				th = -th
+			}
+			y = float32(th)
+			if a < 1.0/8192 {
+				y = v
+			}
+		}
+		dst[k] = y
 	}
-	if x < -200 {
-		x = -200
-	}
-	t := x*1.4426950408889634 + round
-	k := t - round
-	r := x - k*0.6931471805599453
-	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040+r*(1.0/40320))))))))
-	n := int64(math.Float64bits(t) - math.Float64bits(round))
-	return p * math.Float64frombits(uint64(n+1023)<<52)
-}
-
-// lstmSigmoidF is TFLM's float logistic (its cut-offs, expf rounded to
-// float32, then 1/(1+e) in float32).
-func lstmSigmoidF(v float32) float32 {
-	if v > 16.619047164916992188 {
-		return 1
-	}
-	if v < -9 {
-		return float32(lstmExp(float64(v)))
-	}
-	return 1 / (1 + float32(lstmExp(float64(-v))))
-}
-
-// lstmTanhF is tanh rounded to float32: a rational approximation (Cephes)
-// for |v| < 0.625, 1 - 2/(e^(2|v|)+1) with the sign of v above.
-func lstmTanhF(v float32) float32 {
-	x := float64(v)
-	ax := math.Abs(x)
-	if ax < 0.625 {
-		s := x * x
-		q := (((s+1.12811678491632931402e2)*s+2.23548839060100448583e3)*s + 4.84406305325125486048e3)
-		return float32(x + x*s*((-9.64399179425052238628e-1*s-9.92877231001918586564e1)*s-1.61468768441708447952e3)/q)
-	}
-	t := 1 - 2/(lstmExp(2*ax)+1)
-	if x < 0 {
-		t = -t
-	}
-	return float32(t)
 }
 
 // lstmCellF returns the updated cell state of one unit.
@@ -137,48 +176,79 @@ func lstmCellF(p *lstmParams, c, f, i, g float32) float32 {
 	return v
 }
 
-// lstmStepF runs the recurrent part of input row r: gin holds the row's
-// input FC results (4 per unit), wRec the interleaved recurrent weights.
-func lstmStepF(p *lstmParams, h, c, out, gin []float32, wRec string, r int) {
-	s := p.units
-	b := lstmRowBatch(p, r)
-	hb, cb, yr := h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
-	gin = gin[:4*s]
-	for o := range yr {
-		rf, ri, rc, ro := lstmDotF4(hb, wRec[16*s*o:16*s*(o+1)])
-		gi := gin[4*o : 4*o+4]
-		f := lstmSigmoidF(gi[0] + clampF32(rf, -lstmMaxF, lstmMaxF))
-		i := lstmSigmoidF(gi[1] + clampF32(ri, -lstmMaxF, lstmMaxF))
-		g := lstmTanhF(gi[2] + clampF32(rc, -lstmMaxF, lstmMaxF))
-		cv := lstmCellF(p, cb[o], f, i, g)
-		cb[o] = cv
-		ov := lstmSigmoidF(gi[3] + clampF32(ro, -lstmMaxF, lstmMaxF))
-		yr[o] = clampF32(float32(lstmTanhF(cv)*ov), -lstmMaxF, lstmMaxF)
-	}
-	copy(hb, yr)
-}
-
 // lstmFloat runs a float32 LSTM. wIn ([units][inDim][4 gates]), wRec
 // ([units][units][4 gates]) and bias ([units][4 gates]) are little-endian
 // float32 with the gates in TFLM's evaluation order (forget, input, cell,
-// output); gin is scratch for 8*units values.
-func lstmFloat(p *lstmParams, x []float32, h []float32, c []float32, out []float32, gin []float32,
+// output). wbuf is scratch for the decoded weights of every unit
+// (4*(inDim+units) each). Decoding once pays when there are several input
+// rows; lstmFloatLean needs no scratch.
+func lstmFloat(p *lstmParams, x []float32, h []float32, c []float32, out []float32, wbuf []float32,
 	wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
-	rows := p.batch * p.steps
-	g0, g1 := gin[:4*s], gin[4*s:8*s]
-	for r := 0; r < rows; r += 2 {
-		x0 := x[r*n : r*n+n]
-		x1 := x0
-		if r+1 < rows {
-			x1 = x[r*n+n : r*n+2*n]
+	per := 4 * (n + s)
+	wb := wbuf[:per*s]
+	for o := 0; o < s; o++ {
+		lstmDecodeF(wb[per*o:per*o+4*n], wIn[16*n*o:])
+		lstmDecodeF(wb[per*o+4*n:per*(o+1)], wRec[16*s*o:])
+	}
+	lstmRunF(p, x, h, c, out, wb, "", "", bias)
+}
+
+// lstmFloatLean is lstmFloat without scratch memory: weights are decoded as
+// they are used.
+func lstmFloatLean(p *lstmParams, x []float32, h []float32, c []float32, out []float32,
+	wIn, wRec, bias string) {
+	lstmRunF(p, x, h, c, out, nil, wIn, wRec, bias)
+}
+
+// lstmRunF runs the float LSTM with the decoded weights wb, or, when wb is
+// empty, with weights decoded from wIn and wRec as they are used. Units are
+// finished in groups of lstmChunkF: first their gate pre-activations (input
+// FC with bias and recurrent FC, each clamped, then added), then the
+// activations, cell updates and hidden values, each over the whole group,
+// so that the long dependency chains of exp and tanh overlap across units.
+func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float32, wb []float32,
+	wIn, wRec, bias string) {
+	n, s := p.inDim, p.units
+	per := 4 * (n + s)
+	bias = bias[:16*s]
+	var g [4 * lstmChunkF]float32
+	var t [lstmChunkF]float32
+	for r := 0; r < p.batch*p.steps; r++ {
+		b := lstmRowBatch(p, r)
+		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
+		for o0 := 0; o0 < s; o0 += lstmChunkF {
+			m := min(lstmChunkF, s-o0)
+			for j := 0; j < m; j++ {
+				o := o0 + j
+				var a0, a1, a2, a3, r0, r1, r2, r3 float32
+				if len(wb) > 0 {
+					wu := wb[per*o : per*(o+1)]
+					a0, a1, a2, a3 = lstmDotF4(xr, wu[:4*n])
+					r0, r1, r2, r3 = lstmDotF4(hb, wu[4*n:])
+				} else {
+					a0, a1, a2, a3 = lstmDotF4S(xr, wIn[16*n*o:16*n*(o+1)])
+					r0, r1, r2, r3 = lstmDotF4S(hb, wRec[16*s*o:16*s*(o+1)])
+				}
+				bb, gj := bias[16*o:16*o+16], g[4*j:4*j+4]
+				lstmGatesF(gj, 0, a0, lstmF32at(bb, 0), r0)
+				lstmGatesF(gj, 1, a1, lstmF32at(bb, 4), r1)
+				lstmGatesF(gj, 2, a2, lstmF32at(bb, 8), r2)
+				lstmGatesF(gj, 3, a3, lstmF32at(bb, 12), r3)
+			}
+			lstmActF(g[:4*m], g[:4*m], 0b1011)
+			for j := 0; j < m; j++ {
+				t[j] = lstmCellF(p, cb[o0+j], g[4*j], g[4*j+1], g[4*j+2])
+				cb[o0+j] = t[j]
+			}
+			lstmActF(t[:m], t[:m], 0)
+			for j := 0; j < m; j++ {
+				yr[o0+j] = clampF32(float32(t[j]*g[4*j+3]), -lstmMaxF, lstmMaxF)
+			}
 		}
-		for o := 0; o < s; o++ {
-			lstmInFC2(x0, x1, wIn[16*n*o:16*n*(o+1)], bias[16*o:16*o+16], g0[4*o:4*o+4], g1[4*o:4*o+4])
-		}
-		lstmStepF(p, h, c, out, g0, wRec, r)
-		if r+1 < rows {
-			lstmStepF(p, h, c, out, g1, wRec, r+1)
-		}
+		copy(hb, yr)
 	}
 }
+
+// lstmChunkF is the number of units lstmRunF finishes together.
+const lstmChunkF = 8

@@ -1,5 +1,7 @@
 package kernels
 
+import "unsafe"
+
 // Fast int8 UNIDIRECTIONAL_SEQUENCE_LSTM (int8 activations and weights, int16
 // cell state; see lstm.go for the arithmetic it reproduces bit for bit).
 //
@@ -11,22 +13,23 @@ package kernels
 //
 //	x1*w0 + (x0*w0 + x1*w1)*2^23 + x0*w1*2^46
 //
-// and the sum of up to lstmPairBlock such products keeps the middle term in
-// bits 23..45 intact (|x1*w0| sums stay below 2^22, the middle term too), so
-// it is recovered exactly by two shifts. Integer sums are exact, so the
-// result is bit-identical to TFLM's term-by-term int32 accumulation.
+// A sum of up to lstmPairBlock such products keeps |sum of x1*w0| and |sum
+// of x0*w0 + x1*w1| below 2^22 (127*2*128*128 < 2^22), so the middle term is
+// recovered exactly from bits 23..45 (higher bits, which may wrap, are
+// discarded). Integer sums are exact, so the result is bit-identical to
+// TFLM's term-by-term int32 accumulation.
 //
-// Weight layout (lstmPackInt8W in gen): for unit o, for pair k, the packed
-// int32 of the forget, input, cell and output gate rows, 16 bytes per pair;
-// input weights in one string, recurrent weights in another. Biases: per
-// unit 8 int32, the four gates' input FC biases (zero point folded in) then
-// the four recurrent FC biases.
+// Weight layout (built by gen): for unit o, for pair k, the packed int32 of
+// the forget, input, cell and output gate rows, 16 bytes per pair; input
+// weights in one string, recurrent weights in another (twice the bytes of
+// the int8 weight tensors). Biases: per unit 8 int32, the four gates' input
+// FC biases (zero point folded in) then the four recurrent FC biases.
 
-// lstmPairBlock is the number of packed pairs summed in one int64 before
-// the middle term is extracted: 127 * 2 * 128 * 128 < 2^22.
+// lstmPairBlock is the number of packed pairs summed before the middle term
+// is extracted.
 const lstmPairBlock = 127
 
-// lstmPackPairs8 packs int8 activations into pairs x[2k]*2^23 + x[2k+1]; a
+// lstmPackPairs8 packs int8 activations into pairs x[2k]<<23 + x[2k+1]; a
 // missing last element counts as 0.
 func lstmPackPairs8(src []int8, dst []int64) {
 	for k := range dst {
@@ -38,40 +41,85 @@ func lstmPackPairs8(src []int8, dst []int64) {
 	}
 }
 
-// lstmPairSum extracts the middle term (bits 23..45, signed) of a sum of
-// packed products.
-func lstmPairSum(acc int64) int32 {
-	lo := acc << 41 >> 41
-	return int32((acc - lo) << 18 >> 41)
-}
-
 // lstmI32at reads the little-endian int32 at byte offset o of s as int64.
 func lstmI32at(s string, o int) int64 {
 	return int64(int32(uint32(s[o]) | uint32(s[o+1])<<8 | uint32(s[o+2])<<16 | uint32(s[o+3])<<24))
 }
 
+// lstmQ4 reads the k-th little-endian int32 of a 16-byte group as int64.
+func lstmQ4(q *[16]byte, k int) int64 {
+	return int64(int32(uint32(q[4*k]) | uint32(q[4*k+1])<<8 | uint32(q[4*k+2])<<16 | uint32(q[4*k+3])<<24))
+}
+
+// lstmDotPairBlock returns the four raw sums of packed products of xp with
+// the four interleaved packed weight rows wq.
+func lstmDotPairBlock(xp []int64, wq [][16]byte) (s0, s1, s2, s3 int64) {
+	wq = wq[:len(xp)]
+	for k, v := range xp {
+		q := &wq[k]
+		s0 += v * lstmQ4(q, 0)
+		s1 += v * lstmQ4(q, 1)
+		s2 += v * lstmQ4(q, 2)
+		s3 += v * lstmQ4(q, 3)
+	}
+	return s0, s1, s2, s3
+}
+
+// lstmDotPairBlock8 is lstmDotPairBlock for activations not packed in
+// advance: x holds the block's int8 values, packed pair by pair on the fly
+// (both read with one 16-bit load).
+func lstmDotPairBlock8(x []int8, wq [][16]byte) (s0, s1, s2, s3 int64) {
+	m := len(x) / 2
+	xq := unsafe.Slice((*[2]byte)(unsafe.Pointer(unsafe.SliceData(x))), m)
+	wm := wq[:m]
+	for k := range xq {
+		u := uint16(xq[k][0]) | uint16(xq[k][1])<<8
+		v := int64(int8(u))<<23 + int64(int16(u)>>8)
+		q := &wm[k]
+		s0 += v * lstmQ4(q, 0)
+		s1 += v * lstmQ4(q, 1)
+		s2 += v * lstmQ4(q, 2)
+		s3 += v * lstmQ4(q, 3)
+	}
+	if len(x)%2 == 1 {
+		v := int64(x[len(x)-1]) << 23
+		q := &wq[m]
+		s0 += v * lstmQ4(q, 0)
+		s1 += v * lstmQ4(q, 1)
+		s2 += v * lstmQ4(q, 2)
+		s3 += v * lstmQ4(q, 3)
+	}
+	return s0, s1, s2, s3
+}
+
+// lstmPairMid extracts the middle term, bits 23..45 (signed), of a block's
+// sum of packed products.
+func lstmPairMid(acc int64) int32 {
+	return int32((acc - acc<<41>>41) << 18 >> 41)
+}
+
 // lstmDotPairs4 returns the four dot products of the packed activations xp
-// with the four interleaved packed weight rows w (16 bytes per pair).
-func lstmDotPairs4(xp []int64, w string) (a0, a1, a2, a3 int32) {
-	for len(xp) > 0 {
-		m := min(len(xp), lstmPairBlock)
-		blk := w[:16*m]
+// (or, when xp is empty, of the int8 activations x packed on the fly) with
+// the four interleaved packed weight rows w (16 bytes per pair), block by
+// block.
+func lstmDotPairs4(xp []int64, x []int8, w string) (a0, a1, a2, a3 int32) {
+	wq := unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
+	for len(wq) > 0 {
+		m := min(len(wq), lstmPairBlock)
 		var s0, s1, s2, s3 int64
-		for _, v := range xp[:m] {
-			if len(blk) < 16 {
-				break
-			}
-			s0 += v * lstmI32at(blk, 0)
-			s1 += v * lstmI32at(blk, 4)
-			s2 += v * lstmI32at(blk, 8)
-			s3 += v * lstmI32at(blk, 12)
-			blk = blk[16:]
+		if len(xp) > 0 {
+			s0, s1, s2, s3 = lstmDotPairBlock(xp[:m], wq[:m])
+			xp = xp[m:]
+		} else {
+			e := min(len(x), 2*m)
+			s0, s1, s2, s3 = lstmDotPairBlock8(x[:e], wq[:m])
+			x = x[e:]
 		}
-		a0 += lstmPairSum(s0)
-		a1 += lstmPairSum(s1)
-		a2 += lstmPairSum(s2)
-		a3 += lstmPairSum(s3)
-		xp, w = xp[m:], w[16*m:]
+		a0 += lstmPairMid(s0)
+		a1 += lstmPairMid(s1)
+		a2 += lstmPairMid(s2)
+		a3 += lstmPairMid(s3)
+		wq = wq[m:]
 	}
 	return a0, a1, a2, a3
 }
@@ -87,30 +135,49 @@ func lstmGateSum(g *lstmGate, in, rec int32) int16 {
 
 // lstmInt8 runs an LSTM with int8 input, output and hidden state h, int8
 // weights (packed, see above) and int16 cell state c. xp and hp are scratch
-// for the packed input row ((inDim+1)/2) and hidden state ((units+1)/2).
-// Gates come in TFLM's evaluation order: forget, input, cell, output.
+// for the packed input row ((inDim+1)/2) and hidden state ((units+1)/2);
+// when they are empty (the lean variant), activations are packed on the
+// fly. Gates come in TFLM's evaluation order: forget, input, cell, output.
 func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8, xp, hp []int64,
 	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
 	np, sp := (n+1)/2, (s+1)/2
-	xp, hp = xp[:np], hp[:sp]
+	packed := len(xp) > 0
+	if packed {
+		xp, hp = xp[:np], hp[:sp]
+	}
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
-		hb, cb, yr := h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
-		lstmPackPairs8(x[r*n:r*n+n], xp)
-		lstmPackPairs8(hb, hp)
+		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
+		if packed {
+			lstmPackPairs8(xr, xp)
+			lstmPackPairs8(hb, hp)
+		}
+		gates := [4]*lstmGate{fg, ig, cg, og}
 		for o := range yr {
-			fi, ii, ci, oi := lstmDotPairs4(xp, wIn[16*np*o:16*np*(o+1)])
-			fr, ir, cr, or := lstmDotPairs4(hp, wRec[16*sp*o:16*sp*(o+1)])
+			var in, rec [4]int32
+			in[0], in[1], in[2], in[3] = lstmDotPairs4(xp, xr, wIn[16*np*o:16*np*(o+1)])
+			rec[0], rec[1], rec[2], rec[3] = lstmDotPairs4(hp, hb, wRec[16*sp*o:16*sp*(o+1)])
 			bb := bias[32*o : 32*o+32]
-			f := lstmSigmoidQ(lstmGateSum(fg, fi+int32(lstmI32at(bb, 0)), fr+int32(lstmI32at(bb, 16))))
-			i := lstmSigmoidQ(lstmGateSum(ig, ii+int32(lstmI32at(bb, 4)), ir+int32(lstmI32at(bb, 20))))
-			g := lstmTanhQ(lstmGateSum(cg, ci+int32(lstmI32at(bb, 8)), cr+int32(lstmI32at(bb, 24))), 3, 0)
-			cv := lstmCellQ(p, cb[o], f, i, g)
+			// lstmGateSum of each gate, written out so that the
+			// requantizations inline.
+			var pre [4]int16
+			for k, g := range gates {
+				a := clampI32(lstmMulQ(in[k]+int32(lstmI32at(bb, 4*k)), g.inMult, g.inShift), -32768, 32767)
+				b := clampI32(lstmMulQ(rec[k]+int32(lstmI32at(bb, 16+4*k)), g.recMult, g.recShift), -32768, 32767)
+				pre[k] = int16(clampI32(a+b, -32768, 32767))
+			}
+			cv := lstmCellQ(p, cb[o], lstmSigmoidQ(pre[0]), lstmSigmoidQ(pre[1]), lstmTanhQ(pre[2], 3, 0))
 			cb[o] = cv
-			ov := lstmSigmoidQ(lstmGateSum(og, oi+int32(lstmI32at(bb, 12)), or+int32(lstmI32at(bb, 28))))
-			yr[o] = int8(lstmHiddenQ(p, cv, ov))
+			yr[o] = int8(lstmHiddenQ(p, cv, lstmSigmoidQ(pre[3])))
 		}
 		copy(hb, yr)
 	}
+}
+
+// lstmInt8Lean is lstmInt8 without scratch memory (activations packed on
+// the fly).
+func lstmInt8Lean(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
+	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
+	lstmInt8(p, x, h, c, out, nil, nil, fg, ig, cg, og, wIn, wRec, bias)
 }

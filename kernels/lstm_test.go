@@ -199,7 +199,8 @@ type lstmTIntModel struct {
 	p     *lstmParams
 	gates [4]*lstmGate
 	w, r  [4][]int8
-	b     [4]string
+	b     [4]string  // folded biases as lstmInt16 reads them
+	fold  [4][]int64 // the same values
 }
 
 // lstmTBuild quantizes the float model with q, computing the gate
@@ -235,14 +236,15 @@ func lstmTBuild(q lstmTQuant, batch, steps int, timeMajor bool) *lstmTIntModel {
 		m.gates[g] = gt
 		m.w[g] = lstmTI8s(lstmTSym(lstmTGates[g].w, ws, 8))
 		m.r[g] = lstmTI8s(lstmTSym(lstmTGates[g].r, rs, 8))
-		m.b[g] = lstmTStr(lstmTFold(lstmTSym(lstmTGates[g].b, bs, 8*biasSize), m.w[g], m.r[g],
-			-int64(q.inZP), -int64(q.hidZP)), biasSize)
+		m.fold[g] = lstmTFold(lstmTSym(lstmTGates[g].b, bs, 8*biasSize), m.w[g], m.r[g],
+			-int64(q.inZP), -int64(q.hidZP))
+		m.b[g] = lstmTStr(m.fold[g], biasSize)
 	}
 	return m
 }
 
 // lstmTFold folds the input and hidden zero points into the biases as the
-// kernel expects (see lstmGate8): bias[o] + inOff*sum(w[o]), then
+// kernels expect: bias[o] + inOff*sum(w[o]), then
 // hidOff*sum(r[o]), for 2x2 weights.
 func lstmTFold(bias []int64, w, r []int8, inOff, hidOff int64) []int64 {
 	out := make([]int64, 4)
@@ -251,6 +253,59 @@ func lstmTFold(bias []int64, w, r []int8, inOff, hidOff int64) []int64 {
 		out[2+o] = hidOff * int64(int32(r[2*o])+int32(r[2*o+1]))
 	}
 	return out
+}
+
+// lstmTPackW lays out four gates' [rows][cols] int8 weights as lstmInt8
+// reads them (as gen's lstmPackInt8W does): per row, per column pair, the
+// four gates' w[2j] + w[2j+1]<<23 as little-endian int32.
+func lstmTPackW(m [4][]int8, rows, cols int) string {
+	var v []int64
+	for o := 0; o < rows; o++ {
+		for j := 0; j < (cols+1)/2; j++ {
+			for k := range m {
+				w1 := int64(0)
+				if 2*j+1 < cols {
+					w1 = int64(m[k][o*cols+2*j+1])
+				}
+				v = append(v, int64(m[k][o*cols+2*j])+w1<<23)
+			}
+		}
+	}
+	return lstmTStr(v, 4)
+}
+
+// lstmTCallInt8 runs lstmInt8 (with scratch) or lstmInt8Lean on weights and
+// folded biases (2*units per gate) laid out as gen does.
+func lstmTCallInt8(p *lstmParams, x, h []int8, c []int16, out []int8, gates [4]*lstmGate,
+	w, r [4][]int8, fold [4][]int64, lean bool) {
+	n, s := p.inDim, p.units
+	var b []int64
+	for o := 0; o < s; o++ {
+		for half := 0; half < 2; half++ {
+			for k := range fold {
+				b = append(b, fold[k][half*s+o])
+			}
+		}
+	}
+	wIn, wRec, bias := lstmTPackW(w, s, n), lstmTPackW(r, s, s), lstmTStr(b, 4)
+	if lean {
+		lstmInt8Lean(p, x, h, c, out, gates[0], gates[1], gates[2], gates[3], wIn, wRec, bias)
+		return
+	}
+	xp, hp := make([]int64, (n+1)/2), make([]int64, (s+1)/2)
+	lstmInt8(p, x, h, c, out, xp, hp, gates[0], gates[1], gates[2], gates[3], wIn, wRec, bias)
+}
+
+// lstmTInterleave lays out four gates' [rows][cols] float weights as the
+// float kernels read them: [rows][cols][4 gates].
+func lstmTInterleave(m [4][]float32, rows, cols int) string {
+	var v []float32
+	for i := 0; i < rows*cols; i++ {
+		for k := range m {
+			v = append(v, m[k][i])
+		}
+	}
+	return lstmTF32Str(v)
 }
 
 func lstmTI8s(v []int64) []int8 {
@@ -271,9 +326,7 @@ func lstmTRunInt(q lstmTQuant, m *lstmTIntModel, input, hidden, cell []float32) 
 	var oq []int32
 	if q.bits == 8 {
 		h8, o8 := lstmTI8(hq), make([]int8, n)
-		lstmInt8(m.p, lstmTI8(x), h8, cq, o8,
-			m.gates[0], m.w[0], m.r[0], m.b[0], m.gates[1], m.w[1], m.r[1], m.b[1],
-			m.gates[2], m.w[2], m.r[2], m.b[2], m.gates[3], m.w[3], m.r[3], m.b[3])
+		lstmTCallInt8(m.p, lstmTI8(x), h8, cq, o8, m.gates, m.w, m.r, m.fold, false)
 		hq, oq = lstmTI32s(h8), lstmTI32s(o8)
 	} else {
 		h16, o16 := lstmTI16(hq), make([]int16, n)
@@ -286,19 +339,56 @@ func lstmTRunInt(q lstmTQuant, m *lstmTIntModel, input, hidden, cell []float32) 
 		lstmTDeq(lstmTI32s(cq), q.cellScale, 0)
 }
 
-// lstmTRunFloat runs the float model.
+// lstmTRunFloat runs the float model with lstmFloat (and checks that
+// lstmFloatLean gives the same bits).
 func lstmTRunFloat(batch, steps int, timeMajor bool, input, hidden, cell []float32) (out, h, c []float32) {
 	p := &lstmParams{batch: batch, steps: steps, inDim: 2, units: 2, timeMajor: timeMajor, clip: true, cellClipF: lstmTClip}
-	h = append([]float32(nil), hidden...)
-	c = append([]float32(nil), cell...)
-	out = make([]float32, batch*steps*2)
-	var s [4][3]string
-	for g := range s {
-		s[g] = [3]string{lstmTF32Str(lstmTGates[g].w), lstmTF32Str(lstmTGates[g].r), lstmTF32Str(lstmTGates[g].b)}
+	var w, r, b [4][]float32
+	for g := range w {
+		w[g], r[g], b[g] = lstmTGates[g].w, lstmTGates[g].r, lstmTGates[g].b
 	}
-	lstmFloat(p, input, h, c, out, s[0][0], s[0][1], s[0][2], s[1][0], s[1][1], s[1][2],
-		s[2][0], s[2][1], s[2][2], s[3][0], s[3][1], s[3][2])
-	return out, h, c
+	return lstmTCallFloat(p, input, hidden, cell, w, r, b)
+}
+
+// lstmTCallFloat runs lstmFloat and lstmFloatLean on copies of the state
+// with weights laid out as gen does; it panics if they differ and returns
+// lstmFloat's output and final state.
+func lstmTCallFloat(p *lstmParams, input, hidden, cell []float32, w, r, b [4][]float32) (out, h, c []float32) {
+	n, s := p.inDim, p.units
+	wIn, wRec, bias := lstmTInterleave(w, s, n), lstmTInterleave(r, s, s), lstmTInterleave(b, s, 1)
+	var res [2][3][]float32
+	for v := range res {
+		h := append([]float32(nil), hidden...)
+		c := append([]float32(nil), cell...)
+		out := make([]float32, p.batch*p.steps*s)
+		if v == 0 {
+			lstmFloat(p, input, h, c, out, make([]float32, 4*(n+s)*s), wIn, wRec, bias)
+		} else {
+			lstmFloatLean(p, input, h, c, out, wIn, wRec, bias)
+		}
+		res[v] = [3][]float32{out, h, c}
+	}
+	for k := range res[0] {
+		for i := range res[0][k] {
+			if math.Float32bits(res[0][k][i]) != math.Float32bits(res[1][k][i]) {
+				panic("lstmFloat and lstmFloatLean differ")
+			}
+		}
+	}
+	return res[0][0], res[0][1], res[0][2]
+}
+
+// lstmTSigmoid and lstmTTanh apply lstmActF to one value.
+func lstmTSigmoid(v float32) float32 {
+	a := []float32{v}
+	lstmActF(a, a, 1)
+	return a[0]
+}
+
+func lstmTTanh(v float32) float32 {
+	a := []float32{v}
+	lstmActF(a, a, 0)
+	return a[0]
 }
 
 // TestLSTMEvalTFLM ports TestLSTMEval{Float,Int8,Int16} (lstm_eval_test.cc)
@@ -403,21 +493,32 @@ func TestLSTMGatesTFLM(t *testing.T) {
 	want := [4][]float32{d.forget, d.inGate, d.cel, d.outGate}
 	names := [4]string{"forget", "input", "cell", "output"}
 	t.Run("float", func(t *testing.T) {
-		p := &lstmParams{inDim: 2, units: 2}
-		for g := 0; g < 4; g++ {
-			w, r, b := lstmTF32Str(lstmTGates[g].w), lstmTF32Str(lstmTGates[g].r), lstmTF32Str(lstmTGates[g].b)
-			got := make([]float32, 4)
-			for bt := 0; bt < 2; bt++ {
-				for o := 0; o < 2; o++ {
-					v := lstmGateF(p, d.input[bt*2:bt*2+2], d.hidden[bt*2:bt*2+2], w, r, b, o)
-					if g == 2 {
-						got[bt*2+o] = lstmTanhF(v)
-					} else {
-						got[bt*2+o] = lstmSigmoidF(v)
-					}
+		var w, r, b [4][]float32
+		for g := range w {
+			w[g], r[g], b[g] = lstmTGates[g].w, lstmTGates[g].r, lstmTGates[g].b
+		}
+		wIn, wRec, bias := lstmTInterleave(w, 2, 2), lstmTInterleave(r, 2, 2), lstmTInterleave(b, 2, 1)
+		var got [4][]float32
+		for g := range got {
+			got[g] = make([]float32, 4)
+		}
+		for bt := 0; bt < 2; bt++ {
+			for o := 0; o < 2; o++ {
+				a0, a1, a2, a3 := lstmDotF4S(d.input[bt*2:bt*2+2], wIn[32*o:32*o+32])
+				r0, r1, r2, r3 := lstmDotF4S(d.hidden[bt*2:bt*2+2], wRec[32*o:32*o+32])
+				gv := make([]float32, 4)
+				lstmGatesF(gv, 0, a0, lstmF32at(bias, 16*o), r0)
+				lstmGatesF(gv, 1, a1, lstmF32at(bias, 16*o+4), r1)
+				lstmGatesF(gv, 2, a2, lstmF32at(bias, 16*o+8), r2)
+				lstmGatesF(gv, 3, a3, lstmF32at(bias, 16*o+12), r3)
+				lstmActF(gv, gv, 0b1011)
+				for g := range got {
+					got[g][bt*2+o] = gv[g]
 				}
 			}
-			lstmTNear(t, names[g]+" gate", got, want[g], 1e-6)
+		}
+		for g := range got {
+			lstmTNear(t, names[g]+" gate", got[g], want[g], 1e-6)
 		}
 	})
 	for _, tc := range []struct {
@@ -438,7 +539,12 @@ func TestLSTMGatesTFLM(t *testing.T) {
 					for o := 0; o < 2; o++ {
 						var v int16
 						if tc.q.bits == 8 {
-							v = lstmGate8(m.gates[g], m.p, lstmTI8(x[bt*2:bt*2+2]), lstmTI8(h[bt*2:bt*2+2]), m.w[g], m.r[g], m.b[g], o)
+							// The packed dot products of lstmInt8, unit o.
+							wIn, wRec := lstmTPackW(m.w, 2, 2), lstmTPackW(m.r, 2, 2)
+							var in, rec [4]int32
+							in[0], in[1], in[2], in[3] = lstmDotPairs4(nil, lstmTI8(x[bt*2:bt*2+2]), wIn[16*o:16*o+16])
+							rec[0], rec[1], rec[2], rec[3] = lstmDotPairs4(nil, lstmTI8(h[bt*2:bt*2+2]), wRec[16*o:16*o+16])
+							v = lstmGateSum(m.gates[g], in[g]+int32(m.fold[g][o]), rec[g]+int32(m.fold[g][2+o]))
 						} else {
 							v = lstmGate16(m.gates[g], m.p, lstmTI16(x[bt*2:bt*2+2]), lstmTI16(h[bt*2:bt*2+2]), m.w[g], m.r[g], m.b[g], o)
 						}
@@ -466,7 +572,7 @@ func TestLSTMCellHiddenUpdateTFLM(t *testing.T) {
 		c, h := make([]float32, 4), make([]float32, 4)
 		for i := range c {
 			c[i] = lstmCellF(p, d.cell[i], d.forget[i], d.inGate[i], d.cel[i])
-			h[i] = clampF32(lstmTanhF(d.updatedCell[i])*d.outGate[i], -lstmMaxF, lstmMaxF)
+			h[i] = clampF32(lstmTTanh(d.updatedCell[i])*d.outGate[i], -lstmMaxF, lstmMaxF)
 		}
 		lstmTNear(t, "cell", c, d.updatedCell, 1e-6)
 		lstmTNear(t, "hidden", h, d.updatedHidden, 1e-6)
@@ -565,6 +671,16 @@ func TestLSTMNonlinearities(t *testing.T) {
 	}
 }
 
+// lstmTStepRange returns, for step k of TFLM's loop (every batch row of a
+// time step when time major, else one row), the number of batch rows it
+// processes and the offsets of its input, state and output rows.
+func lstmTStepRange(p *lstmParams, k int) (rows, xOff, sOff, oOff int) {
+	if p.timeMajor {
+		return p.batch, k * p.batch * p.inDim, 0, k * p.batch * p.units
+	}
+	return 1, k * p.inDim, (k / p.steps) * p.units, k * p.units
+}
+
 // lstmTRefInt is a direct transcription of TFLM's integer evaluation order
 // (lstm_eval.h: LstmStep over whole vectors with scratch buffers, FC inputs
 // offset term by term, unfolded biases), used to check that the kernel's
@@ -600,9 +716,12 @@ func lstmTRefInt(p *lstmParams, gates [4]*lstmGate, bits int, x []int32, inZP, h
 		}
 		return res
 	}
-	steps := lstmSteps(p)
+	steps := p.batch * p.steps
+	if p.timeMajor {
+		steps = p.steps
+	}
 	for k := 0; k < steps; k++ {
-		rows, xo, so, oo := lstmStepRange(p, k)
+		rows, xo, so, oo := lstmTStepRange(p, k)
 		xs, hs := x[xo:xo+rows*n], h[so:so+rows*s]
 		var act [4][]int16
 		for g := 0; g < 4; g++ {
@@ -638,16 +757,26 @@ func lstmTRefInt(p *lstmParams, gates [4]*lstmGate, bits int, x []int32, inZP, h
 
 // TestLSTMMatchesTFLMOrder runs random int8 and int16 LSTMs (batch and
 // time major, several batches, non-zero zero points, random scales, cell
-// clipping) through the kernel and through lstmTRefInt; the outputs and
-// final states must be identical.
+// clipping) through the kernels and through lstmTRefInt; the outputs and
+// final states must be identical. The int8 trials also cover the pair
+// packing of lstmInt8 (with and without scratch): weights of -128, inputs
+// longer than one block of pairs, and constant inputs and weights that
+// drive every block sum to its bound.
 func TestLSTMMatchesTFLMOrder(t *testing.T) {
 	rng := uint32(12345)
 	next := func() uint32 { rng ^= rng << 13; rng ^= rng >> 17; rng ^= rng << 5; return rng }
 	rnd := func(lo, hi int32) int32 { return lo + int32(next()%uint32(hi-lo+1)) }
-	for trial := 0; trial < 40; trial++ {
+	for trial := 0; trial < 80; trial++ {
 		bits := 8
 		if trial%2 == 1 {
 			bits = 16
+		}
+		// int8 weight modes: 0 in [-127, 127], 1 in [-128, 127], 2 long
+		// rows, 3 and 4 long rows of constant -127 or -128 weights and -128
+		// inputs (the largest block sums).
+		mode := 0
+		if bits == 8 {
+			mode = trial / 2 % 5
 		}
 		lo, hi := int32(-128), int32(127)
 		if bits == 16 {
@@ -656,6 +785,9 @@ func TestLSTMMatchesTFLMOrder(t *testing.T) {
 		p := &lstmParams{
 			batch: int(rnd(1, 3)), steps: int(rnd(1, 4)), inDim: int(rnd(1, 9)), units: int(rnd(1, 7)),
 			timeMajor: trial%4 >= 2, hidMin: lo, hidMax: hi,
+		}
+		if mode >= 2 {
+			p.inDim = int(rnd(250, 700))
 		}
 		inZP, hZP := rnd(lo/4, hi/4), rnd(lo/4, hi/4)
 		if bits == 16 {
@@ -684,17 +816,28 @@ func TestLSTMMatchesTFLMOrder(t *testing.T) {
 		var w, r [4][]int8
 		var bias [4][]int64
 		var folded [4]string
+		var fold [4][]int64
 		for g := 0; g < 4; g++ {
 			gt := &lstmGate{}
 			gt.inMult, gt.inShift = lstmTMult(float64(rnd(1, 1000)) / 300 / float64(int32(1)<<uint(bits-8)))
 			gt.recMult, gt.recShift = lstmTMult(float64(rnd(1, 1000)) / 300 / float64(int32(1)<<uint(bits-8)))
 			gates[g] = gt
 			w[g], r[g] = make([]int8, s*n), make([]int8, s*s)
+			wlo := int32(-127)
+			if mode == 1 {
+				wlo = -128
+			}
 			for i := range w[g] {
-				w[g][i] = int8(rnd(-127, 127))
+				w[g][i] = int8(rnd(wlo, 127))
+				if mode >= 3 {
+					w[g][i] = int8(-124 - mode)
+				}
 			}
 			for i := range r[g] {
-				r[g][i] = int8(rnd(-127, 127))
+				r[g][i] = int8(rnd(wlo, 127))
+			}
+			if mode == 1 {
+				r[g][0] = -128
 			}
 			bias[g] = make([]int64, s)
 			f := make([]int64, 2*s)
@@ -709,11 +852,14 @@ func TestLSTMMatchesTFLMOrder(t *testing.T) {
 				}
 				f[o], f[s+o] = bias[g][o]-int64(inZP)*sw, -int64(hZP)*sr
 			}
-			folded[g] = lstmTStr(f, bits/2)
+			folded[g], fold[g] = lstmTStr(f, bits/2), f
 		}
 		x := make([]int32, p.batch*p.steps*n)
 		for i := range x {
 			x[i] = rnd(lo, hi)
+			if mode >= 3 {
+				x[i] = -128
+			}
 		}
 		h0 := make([]int32, p.batch*s)
 		c0 := make([]int16, p.batch*s)
@@ -727,10 +873,20 @@ func TestLSTMMatchesTFLMOrder(t *testing.T) {
 		var gotH, gotOut []int32
 		if bits == 8 {
 			h8, o8 := lstmTI8(h0), make([]int8, len(refOut))
-			lstmInt8(p, lstmTI8(x), h8, c, o8,
-				gates[0], w[0], r[0], folded[0], gates[1], w[1], r[1], folded[1],
-				gates[2], w[2], r[2], folded[2], gates[3], w[3], r[3], folded[3])
+			lstmTCallInt8(p, lstmTI8(x), h8, c, o8, gates, w, r, fold, false)
 			gotH, gotOut = lstmTI32s(h8), lstmTI32s(o8)
+			hl, ol, cl := lstmTI8(h0), make([]int8, len(refOut)), append([]int16(nil), c0...)
+			lstmTCallInt8(p, lstmTI8(x), hl, cl, ol, gates, w, r, fold, true)
+			for i := range ol {
+				if ol[i] != o8[i] {
+					t.Fatalf("trial %d: lean output[%d] = %d, want %d", trial, i, ol[i], o8[i])
+				}
+			}
+			for i := range cl {
+				if cl[i] != c[i] || hl[i] != h8[i] {
+					t.Fatalf("trial %d: lean state[%d] differs", trial, i)
+				}
+			}
 		} else {
 			h16, o16 := lstmTI16(h0), make([]int16, len(refOut))
 			lstmInt16(p, lstmTI16(x), h16, c, o16,
@@ -746,6 +902,209 @@ func TestLSTMMatchesTFLMOrder(t *testing.T) {
 		for i := range refH {
 			if gotH[i] != refH[i] || c[i] != refC[i] {
 				t.Fatalf("trial %d (%d-bit): state[%d] = (%d, %d), want (%d, %d)", trial, bits, i, gotH[i], c[i], refH[i], refC[i])
+			}
+		}
+	}
+}
+
+// TestLSTMActivationsFloat checks lstmActF against the float64 library:
+// TFLM's logistic (its cut-offs, expf rounded to float32, then float32
+// arithmetic) and tanh rounded to float32, over a dense sweep of inputs and
+// the special values. Results must be within one float32 ulp, and nearly
+// all identical.
+func TestLSTMActivationsFloat(t *testing.T) {
+	refSig := func(v float32) float32 {
+		if v > 16.619047164916992188 {
+			return 1
+		}
+		if v < -9 {
+			return float32(math.Exp(float64(v)))
+		}
+		return 1 / (1 + float32(math.Exp(float64(-v))))
+	}
+	refTanh := func(v float32) float32 { return float32(math.Tanh(float64(v))) }
+	ulps := func(a, b float32) int64 {
+		d := int64(math.Float32bits(a)&0x7fffffff) - int64(math.Float32bits(b)&0x7fffffff)
+		if (a < 0) != (b < 0) && a != 0 && b != 0 {
+			return math.MaxInt64
+		}
+		return max(d, -d)
+	}
+	var vs []float32
+	for x := -120.0; x <= 120; x += 0.00731 {
+		vs = append(vs, float32(x))
+	}
+	for e := -40; e <= 7; e++ {
+		for _, m := range []float64{1, 1.37, 1.9999} {
+			vs = append(vs, float32(math.Ldexp(m, e)), float32(-math.Ldexp(m, e)))
+		}
+	}
+	vs = append(vs, 0, 16.619047, 16.62, -9, -9.000001, -8.999999, 0.625, -0.625, 1e30, -1e30, 1.0/16384, -1.0/16384)
+	in := append([]float32(nil), vs...)
+	sig, th := make([]float32, len(vs)), make([]float32, len(vs))
+	for i := range in {
+		// Element k of a call gets the logistic when bit k%4 of sig is
+		// set: compute both for every value.
+		a := []float32{in[i], in[i]}
+		lstmActF(a, a, 0b01)
+		sig[i], th[i] = a[0], a[1]
+	}
+	exact := 0
+	for i, v := range vs {
+		ws, wt := refSig(v), refTanh(v)
+		if ulps(sig[i], ws) > 1 || ulps(th[i], wt) > 1 {
+			t.Fatalf("v=%g: logistic %g (want %g), tanh %g (want %g)", v, sig[i], ws, th[i], wt)
+		}
+		if sig[i] == ws && th[i] == wt {
+			exact++
+		}
+	}
+	if exact < len(vs)*999/1000 {
+		t.Errorf("only %d of %d values exactly as the library", exact, len(vs))
+	}
+	special := []struct {
+		v, sig, tanh float32
+	}{
+		{float32(math.Inf(1)), 1, 1},
+		{float32(math.Inf(-1)), 0, -1},
+		{float32(math.Copysign(0, -1)), 0.5, float32(math.Copysign(0, -1))},
+	}
+	for _, sp := range special {
+		if g := lstmTSigmoid(sp.v); g != sp.sig {
+			t.Errorf("logistic(%g) = %g, want %g", sp.v, g, sp.sig)
+		}
+		if g := lstmTTanh(sp.v); math.Float32bits(g) != math.Float32bits(sp.tanh) {
+			t.Errorf("tanh(%g) = %g, want %g", sp.v, g, sp.tanh)
+		}
+	}
+	nan := float32(math.NaN())
+	if g, h := lstmTSigmoid(nan), lstmTTanh(nan); g == g || h == h {
+		t.Errorf("logistic(NaN) = %g, tanh(NaN) = %g, want NaN", g, h)
+	}
+	// lstmExpTab holds 2^(j/32).
+	for j := 0; j < 32; j++ {
+		got := math.Float64frombits(uint64(lstmI32at(lstmExpTab, 8*j))&0xffffffff | uint64(lstmI32at(lstmExpTab, 8*j+4))<<32)
+		if want := math.Exp2(float64(j) / 32); math.Abs(got-want) > 2e-16*want {
+			t.Errorf("lstmExpTab[%d] = %v, want %v", j, got, want)
+		}
+	}
+}
+
+// TestLSTMMulQ checks lstmMulQ against mulByQuantMul (TFLM's
+// MultiplyByQuantizedMultiplier) on random and extreme operands (m >
+// MinInt32, as the generator's multipliers are).
+func TestLSTMMulQ(t *testing.T) {
+	rng := uint64(99)
+	next := func() uint64 { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng }
+	xs := []int32{0, 1, -1, 2, -2, 3, -3, math.MaxInt32, math.MinInt32, 1 << 30, -(1 << 30), 12345, -12345}
+	ms := []int32{math.MaxInt32, math.MinInt32 + 1, 1 << 30, 1518500250, 1, -1, -(1 << 30)}
+	for i := 0; i < 200000; i++ {
+		x, m, sh := int32(next()), int32(next()), int(next()%62)-31
+		if i%3 == 0 {
+			x >>= next() % 31
+		}
+		if m == math.MinInt32 {
+			m++
+		}
+		if i < len(xs)*len(ms)*62 {
+			x, m, sh = xs[i%len(xs)], ms[i/len(xs)%len(ms)], i/(len(xs)*len(ms))%62-31
+		}
+		if got, want := lstmMulQ(x, m, sh), mulByQuantMul(x, m, sh); got != want {
+			t.Fatalf("lstmMulQ(%d, %d, %d) = %d, want %d", x, m, sh, got, want)
+		}
+	}
+}
+
+// lstmTRefFloat is a direct transcription of TFLM's float evaluation
+// (lstm_eval.h: per time step, gate by gate over whole vectors; each FC
+// summed in order, bias added, clamped; the two FCs added; sigmoid or tanh;
+// cell and hidden updates), with lstmActF as the elementwise sigmoid and
+// tanh so that the comparison is bit for bit.
+func lstmTRefFloat(p *lstmParams, x []float32, w, r, bias [4][]float32, h, c, out []float32) {
+	n, s := p.inDim, p.units
+	steps := p.batch * p.steps
+	if p.timeMajor {
+		steps = p.steps
+	}
+	clamp := func(v float32) float32 { return clampF32(v, -lstmMaxF, lstmMaxF) }
+	for k := 0; k < steps; k++ {
+		rows, xo, so, oo := lstmTStepRange(p, k)
+		var act [4][]float32
+		for g := 0; g < 4; g++ {
+			act[g] = make([]float32, rows*s)
+			for bt := 0; bt < rows; bt++ {
+				for o := 0; o < s; o++ {
+					var a, b float32
+					for d := 0; d < n; d++ {
+						a += float32(x[xo+bt*n+d] * w[g][o*n+d])
+					}
+					for d := 0; d < s; d++ {
+						b += float32(h[so+bt*s+d] * r[g][o*s+d])
+					}
+					v := clamp(a+bias[g][o]) + clamp(b)
+					if g == 2 {
+						act[g][bt*s+o] = lstmTTanh(v)
+					} else {
+						act[g][bt*s+o] = lstmTSigmoid(v)
+					}
+				}
+			}
+		}
+		cs, hs := c[so:so+rows*s], h[so:so+rows*s]
+		for i := range cs {
+			cs[i] = lstmCellF(p, cs[i], act[0][i], act[1][i], act[2][i])
+			hs[i] = clamp(float32(lstmTTanh(cs[i]) * act[3][i]))
+		}
+		copy(out[oo:oo+rows*s], hs)
+	}
+}
+
+// TestLSTMFloatMatchesTFLMOrder runs random float LSTMs (more units than
+// one group of lstmChunkF, odd sizes, batch and time major, with and
+// without cell clipping) through lstmFloat and lstmFloatLean and through
+// lstmTRefFloat: outputs and final states must be identical.
+func TestLSTMFloatMatchesTFLMOrder(t *testing.T) {
+	rng := uint32(777)
+	next := func() float32 {
+		rng ^= rng << 13
+		rng ^= rng >> 17
+		rng ^= rng << 5
+		return float32(int32(rng>>8)-1<<23) / (1 << 23)
+	}
+	for trial := 0; trial < 12; trial++ {
+		p := &lstmParams{batch: 1 + trial%3, steps: 1 + trial%4, inDim: 1 + trial*3%13, units: 1 + trial*5%19,
+			timeMajor: trial%2 == 1}
+		if trial%3 == 0 {
+			p.clip, p.cellClipF = true, 0.75
+		}
+		n, s := p.inDim, p.units
+		var w, r, b [4][]float32
+		for g := range w {
+			w[g], r[g], b[g] = make([]float32, s*n), make([]float32, s*s), make([]float32, s)
+			for _, v := range [][]float32{w[g], r[g], b[g]} {
+				for i := range v {
+					v[i] = 2 * next()
+				}
+			}
+		}
+		x := make([]float32, p.batch*p.steps*n)
+		h0, c0 := make([]float32, p.batch*s), make([]float32, p.batch*s)
+		for _, v := range [][]float32{x, h0, c0} {
+			for i := range v {
+				v[i] = 3 * next()
+			}
+		}
+		out, h, c := lstmTCallFloat(p, x, h0, c0, w, r, b)
+		rh, rc, rout := append([]float32(nil), h0...), append([]float32(nil), c0...), make([]float32, len(out))
+		lstmTRefFloat(p, x, w, r, b, rh, rc, rout)
+		for _, cmp := range []struct {
+			what      string
+			got, want []float32
+		}{{"output", out, rout}, {"hidden", h, rh}, {"cell", c, rc}} {
+			for i := range cmp.want {
+				if math.Float32bits(cmp.got[i]) != math.Float32bits(cmp.want[i]) {
+					t.Fatalf("trial %d (%+v): %s[%d] = %g, want %g", trial, *p, cmp.what, i, cmp.got[i], cmp.want[i])
+				}
 			}
 		}
 	}
