@@ -110,7 +110,8 @@ func lowerFullyConnected(c *opCtx) error {
 			b = Str(bias)
 		}
 		params = append(params, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
-		c.Call("fcF32", Struct("fcParams", params...), View(in), Str(w), b, View(out))
+		packed := c.Const("Weights", fcPackF32(w.Data, units, depth))
+		c.Call("fcF32", Struct("fcParams", params...), View(in), packed, b, View(out))
 		return nil
 	case model.Int8, model.Int16:
 	default:
@@ -161,11 +162,22 @@ func lowerFullyConnected(c *opCtx) error {
 	p := Struct("fcParams", params...)
 	switch {
 	case in.Type == model.Int8:
+		packed := c.Const("Weights", fcPackI8(w.Data, units, depth))
+		if fcUniform(mult, shift) {
+			q, err := fcMakeRQ(c, mult[0], int(shift[0]))
+			if err != nil {
+				return err
+			}
+			pt := Struct("fcParams", append(params,
+				F("mult", I32(q.mult)), F("lsh", Int(int(q.lsh))), F("rsh", Int(int(q.rsh))), F("half", I32(q.half)))...)
+			c.Call("fcInt8PT", pt, View(in), packed, c.ConstI32("Bias", fcTrunc32(folded)), View(out))
+			return nil
+		}
 		tab, err := fcRQTable(c, fcTrunc32(folded), mult, shift)
 		if err != nil {
 			return err
 		}
-		c.Call("fcInt8", p, View(in), View(w), c.Const("RQ", tab), View(out))
+		c.Call("fcInt8", p, View(in), packed, c.Const("RQ", tab), View(out))
 	case wide:
 		for i, sh := range shift {
 			if sh >= 8 {
@@ -297,4 +309,62 @@ func fcRQTable(c *opCtx, bias, mult, shift []int32) ([]byte, error) {
 		tab = append(tab, q.lsh, q.rsh, 0, 0)
 	}
 	return tab, nil
+}
+
+// fcUniform reports whether every channel has the same multiplier and
+// shift (per-tensor weights, or per-channel scales that happen to agree).
+func fcUniform(mult, shift []int32) bool {
+	for i := range mult {
+		if mult[i] != mult[0] || shift[i] != shift[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// fcPackI8 re-lays-out an int8 weight matrix [n][k] for the int8 kernels
+// (see the layout comment in kernels/fully_connected.go): blocks of 4
+// channels, the last padded with zero rows, each stored four inputs at a
+// time as [k/4][4][4] followed by [k%4][4]; every weight stored as w+128.
+func fcPackI8(data []byte, n, k int) []byte {
+	at := func(r, i int) byte {
+		if r >= n {
+			return 128 // a zero weight
+		}
+		return data[r*k+i] + 128
+	}
+	out := make([]byte, 0, (n+3)/4*4*k)
+	for c := 0; c < n; c += 4 {
+		i := 0
+		for ; i+4 <= k; i += 4 {
+			for r := c; r < c+4; r++ {
+				out = append(out, at(r, i), at(r, i+1), at(r, i+2), at(r, i+3))
+			}
+		}
+		for ; i < k; i++ {
+			for r := c; r < c+4; r++ {
+				out = append(out, at(r, i))
+			}
+		}
+	}
+	return out
+}
+
+// fcPackF32 re-lays-out a float32 weight matrix [n][k] (little-endian
+// bytes) for kernels/fully_connected.go's fcF32: blocks of 4 channels, each
+// [k][4] values, the last block padded with zero rows.
+func fcPackF32(data []byte, n, k int) []byte {
+	out := make([]byte, 0, (n+3)/4*4*k*4)
+	for c := 0; c < n; c += 4 {
+		for i := 0; i < k; i++ {
+			for r := c; r < c+4; r++ {
+				if r >= n {
+					out = append(out, 0, 0, 0, 0)
+					continue
+				}
+				out = append(out, data[4*(r*k+i):4*(r*k+i)+4]...)
+			}
+		}
+	}
+	return out
 }

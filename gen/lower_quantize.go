@@ -106,9 +106,13 @@ func lowerQuantize(c *opCtx) error {
 	if err != nil {
 		return err
 	}
+	q, err := fcMakeRQ(c, k.Mult, k.Shift)
+	if err != nil {
+		return err
+	}
 	c.Call(fn, Struct("requantizeParams",
 		F("inZP", I32(k.InZP)), F("outZP", I32(k.OutZP)),
-		F("mult", I32(k.Mult)), F("shift", Int(k.Shift)),
+		F("mult", I32(q.mult)), F("half", I32(q.half)), F("lsh", Int(int(q.lsh))), F("rsh", Int(int(q.rsh))),
 		F("qmin", I32(k.QMin)), F("qmax", I32(k.QMax))), iv, View(out))
 	return nil
 }

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -172,8 +173,8 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 	if bias.Type != model.Int32 || !bias.IsConst() {
 		return c.Errorf("bias %s: want a constant int32 tensor", bias.Describe())
 	}
-	if wt.Type == model.Int16 && !wt.IsConst() {
-		return c.Errorf("weights_time %s: non-constant int16 weights are not supported", wt.Describe())
+	if !wt.IsConst() || !wf.IsConst() {
+		return c.Errorf("weights_feature %s and weights_time %s must be constants", wf.Describe(), wt.Describe())
 	}
 
 	inS, inZP, err := svdfPerTensor(c, "input", in)
@@ -223,22 +224,65 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 		return c.Errorf("%v", err)
 	}
 
+	q1, err := fcMakeRQ(c, sc.mult1, sc.shift1)
+	if err != nil {
+		return err
+	}
+	q2, err := fcMakeRQ(c, sc.mult2, sc.shift2)
+	if err != nil {
+		return err
+	}
 	p := Struct("svdfParams",
 		F("batch", Int(sh.batch)), F("inputSize", Int(sh.inputSize)),
 		F("numFilters", Int(sh.numFilters)), F("rank", Int(sh.rank)),
 		F("numUnits", Int(sh.numUnits)), F("memory", Int(sh.memory)),
-		F("inZP", I32(int32(inZP))), F("stateZP", I32(int32(stZP))), F("outZP", I32(int32(outZP))),
-		F("mult1", I32(sc.mult1)), F("mult2", I32(sc.mult2)),
-		F("shift1", Int(sc.shift1)), F("shift2", Int(sc.shift2)),
+		F("stateZP", I32(int32(stZP))), F("outZP", I32(int32(outZP))),
+		F("mult1", I32(q1.mult)), F("half1", I32(q1.half)), F("lsh1", Int(int(q1.lsh))), F("rsh1", Int(int(q1.rsh))),
+		F("mult2", I32(q2.mult)), F("half2", I32(q2.half)), F("lsh2", Int(int(q2.lsh))), F("rsh2", Int(int(q2.rsh))),
 	)
+	// The zero points are folded into per-filter and per-unit constants
+	// (kernels/svdf.go); weights_feature is packed like FULLY_CONNECTED's.
+	fb, tb := svdfFoldBiases(sh, wf, wt, bias, int32(inZP), int32(stZP))
+	wfPacked := c.Const("FeatureWeights", fcPackI8(wf.Data, sh.numFilters, sh.inputSize))
 	// The fused activation is ignored, as in TFLM's integer kernel (the
 	// output is only clamped to int8).
+	fn := "svdfInt8x8"
 	if wt.Type == model.Int16 {
-		c.Call("svdfInt8x16", p, View(in), View(wf), Str(wt), Str(bias), View(state), View(out))
-	} else {
-		c.Call("svdfInt8x8", p, View(in), View(wf), View(wt), Str(bias), View(state), View(out))
+		fn = "svdfInt8x16"
 	}
+	c.Call(fn, p, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state), View(out))
 	return nil
+}
+
+// svdfFoldBiases returns the integer kernels' folded constants: per filter
+// -inZP * sum(weights_feature of the filter), and per unit the bias minus
+// stZP * sum(weights_time of the unit's filters), in wrapping int32
+// arithmetic (the kernels' accumulators wrap the same way).
+func svdfFoldBiases(sh svdfShape, wf, wt, bias *model.Tensor, inZP, stZP int32) (fb, tb []int32) {
+	fb = make([]int32, sh.numFilters)
+	for f := range fb {
+		var sum int32
+		for _, b := range wf.Data[f*sh.inputSize : (f+1)*sh.inputSize] {
+			sum += int32(int8(b))
+		}
+		fb[f] = -inZP * sum
+	}
+	tb = make([]int32, sh.numUnits)
+	for u := range tb {
+		var sum int32
+		for f := u * sh.rank; f < (u+1)*sh.rank; f++ {
+			for j := 0; j < sh.memory; j++ {
+				k := f*sh.memory + j
+				if wt.Type == model.Int16 {
+					sum += int32(int16(binary.LittleEndian.Uint16(wt.Data[2*k:])))
+				} else {
+					sum += int32(int8(wt.Data[k]))
+				}
+			}
+		}
+		tb[u] = int32(binary.LittleEndian.Uint32(bias.Data[4*u:])) - stZP*sum
+	}
+	return fb, tb
 }
 
 // lowerSVDFFloat emits svdfFloat.

@@ -19,21 +19,29 @@ package kernels
 // where half = 2^(r-1) and neg = -1 when r > 0, and both are 0 when r = 0.
 // All intermediate values fit in int64 (|z| < 2^62, half < 2^31).
 
-// fcRQ holds one requantization: the multiplier and the precomputed shifts
-// and rounding terms (see the file comment).
+// fcRQ holds one requantization in the form fcRescale uses, built once per
+// kernel call (or per channel) by fcMakeRQ from the generation-time
+// multiplier, shifts and rounding half. It has four fields so that the
+// compiler keeps it in registers.
 type fcRQ struct {
-	mult int32
-	lsh  uint8 // left shift of the accumulator, 0..30
-	rsh  uint8 // 31 + right shift, 31..62
-	half int32 // 2^(r-1), or 0 when r = 0
+	mult int64
+	hi   int64  // half << 31
+	neg  int64  // -1 << 31 when r > 0, else 0
+	sh   uint16 // left shift (0..30) | (31 + right shift) << 8
+}
+
+// fcMakeRQ builds an fcRQ from a multiplier, the rounding half 2^(r-1) (0
+// when r = 0), the left shift and 31 + the right shift r.
+func fcMakeRQ(mult, half int32, lsh, rsh uint8) fcRQ {
+	h := int64(half)
+	return fcRQ{mult: int64(mult), hi: h << 31, neg: (-h >> 63) << 31, sh: uint16(lsh) | uint16(rsh)<<8}
 }
 
 // fcRescale scales x by one requantization (bit-exact
 // MultiplyByQuantizedMultiplier).
 func fcRescale(x int32, q fcRQ) int32 {
-	z := int64(x<<(q.lsh&31))*int64(q.mult) + 1<<30
-	neg := int64(-q.half) >> 63
-	return int32((z + (int64(q.half)+(z>>63)&neg)<<31) >> (q.rsh & 63))
+	z := int64(x<<(q.sh&31))*q.mult + 1<<30
+	return int32((z + q.hi + (z>>63)&q.neg) >> (q.sh >> 8 & 63))
 }
 
 // fcRQRecordLen is the length in bytes of a per-channel record in an
@@ -41,13 +49,3 @@ func fcRescale(x int32, q fcRQ) int32 {
 // (int32), left shift (byte), 31 + right shift (byte), two zero bytes. All
 // little-endian.
 const fcRQRecordLen = 16
-
-// fcRecord decodes record c of a per-channel table: the channel's folded
-// bias and its requantization.
-func fcRecord(tab string, c int) (int32, fcRQ) {
-	r := tab[fcRQRecordLen*c : fcRQRecordLen*c+fcRQRecordLen]
-	bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-	m := int32(uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24)
-	h := int32(uint32(r[8]) | uint32(r[9])<<8 | uint32(r[10])<<16 | uint32(r[11])<<24)
-	return bias, fcRQ{mult: m, lsh: r[12], rsh: r[13], half: h}
-}

@@ -6,10 +6,20 @@ import (
 	"testing"
 )
 
+// fcTQ is the generation-time form of a requantization (gen/lower_fc.go's
+// fcRQ): multiplier, rounding half, left shift and 31 + right shift.
+type fcTQ struct {
+	mult, half int32
+	lsh, rsh   uint8
+}
+
+// rq builds the kernels' fcRQ.
+func (q fcTQ) rq() fcRQ { return fcMakeRQ(q.mult, q.half, q.lsh, q.rsh) }
+
 // fcTRQ builds the requantization of multiplier m and exponent shift as
 // gen/lower_fc.go does.
-func fcTRQ(m int32, shift int) fcRQ {
-	q := fcRQ{mult: m, rsh: 31}
+func fcTRQ(m int32, shift int) fcTQ {
+	q := fcTQ{mult: m, rsh: 31}
 	if shift > 0 {
 		q.lsh = uint8(shift)
 	} else if shift < 0 {
@@ -46,7 +56,7 @@ func TestFcRescale(t *testing.T) {
 				}
 			}
 			want := mulByQuantMul(x, m, shift)
-			if got := fcRescale(x, fcTRQ(m, shift)); got != want {
+			if got := fcRescale(x, fcTRQ(m, shift).rq()); got != want {
 				t.Fatalf("x=%d m=%d shift=%d: got %d, want %d", x, m, shift, got, want)
 			}
 		}
@@ -57,7 +67,7 @@ func TestFcRescale(t *testing.T) {
 			m := int32(1 << 30) // x*m/2^31 = x/2
 			x := j
 			want := mulByQuantMul(x, m, shift)
-			if got := fcRescale(x, fcTRQ(m, shift)); got != want {
+			if got := fcRescale(x, fcTRQ(m, shift).rq()); got != want {
 				t.Fatalf("tie x=%d shift=%d: got %d, want %d", x, shift, got, want)
 			}
 		}

@@ -1,5 +1,10 @@
 package kernels
 
+import (
+	"math"
+	"unsafe"
+)
+
 // FULLY_CONNECTED, as in TFLite Micro's reference kernels: every row of the
 // input (rows = elements / accumDepth) is multiplied by the weight matrix
 // [outDepth, accumDepth] and a bias is added.
@@ -31,15 +36,155 @@ type fcParams struct {
 	half       int32
 }
 
-// fcDotI8 returns the int32 (wrapping) dot product of two int8 vectors of
-// the same length.
-func fcDotI8(x, w []int8) int32 {
-	w = w[:len(x)]
-	var acc int32
-	for i, xv := range x {
-		acc += int32(xv) * int32(w[i])
+// Packed int8 weights. The int8 kernels take their weight matrix
+// [outDepth, accumDepth] re-laid-out at generation time (gen/lower_fc.go,
+// fcPackI8) so that one pass over an input row serves four output channels
+// with a single weight stream:
+//
+//   - channels are grouped in blocks of 4, the last block padded with zero
+//     rows whose results are dropped;
+//   - a block stores its weights four inputs at a time, [k/4][4][4]
+//     (channel r's weights for inputs 4i..4i+3 side by side), followed by
+//     [k%4][4] for the remaining inputs;
+//   - every weight is stored as the byte w+128, so the loads need no sign
+//     extension. The kernels subtract 128*sum(x) once per input row.
+
+// fcSumI8 returns the sum of x (exact: len(x) < 2^24). Eight values at a
+// time are biased to unsigned bytes (x+128) and added in four 16-bit lanes
+// of a uint64, which cannot overflow within 128 steps.
+func fcSumI8(x []int8) int32 {
+	n := len(x) / 8
+	var s uint32 // sum of x+128
+	if n > 0 {
+		x8 := unsafe.Slice((*[8]uint8)(unsafe.Pointer(unsafe.SliceData(x))), n)
+		for len(x8) > 0 {
+			m := min(len(x8), 128)
+			var acc uint64
+			for i := range x8[:m] {
+				q := &x8[i]
+				v := (uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
+					uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56) ^ 0x8080808080808080
+				acc += v&0x00FF00FF00FF00FF + v>>8&0x00FF00FF00FF00FF
+			}
+			s += uint32(acc&0xFFFF + acc>>16&0xFFFF + acc>>32&0xFFFF + acc>>48)
+			x8 = x8[m:]
+		}
 	}
-	return acc
+	for _, v := range x[8*n:] {
+		s += uint32(int32(v) + 128)
+	}
+	return int32(s) - 128*int32(len(x))
+}
+
+// fcChunk is how many channels the int8 kernels compute per pass over the
+// input row (a multiple of 4): their raw sums go to a stack array, then
+// are finished together.
+const fcChunk = 32
+
+// fcDots stores in acc the dot products of x with len(acc)/4 consecutive
+// packed 4-channel blocks of w (layout above), wrapping in int32. The input
+// and the weights are viewed as arrays of 4 and 16 bytes, so the inner loop
+// needs no bounds checks.
+func fcDots(x []int8, w string, acc []int32) {
+	k := len(x)
+	n := k / 4
+	x4 := unsafe.Slice((*[4]int8)(unsafe.Pointer(unsafe.SliceData(x))), n)
+	xt := x[4*n:]
+	for len(acc) >= 4 && len(w) >= 4*k {
+		var a0, a1, a2, a3 int32
+		if n > 0 {
+			w16 := unsafe.Slice((*[16]uint8)(unsafe.Pointer(unsafe.StringData(w))), n)
+			for i := range x4 {
+				xx, q := &x4[i], &w16[i]
+				x0, x1, x2, x3 := int32(xx[0]), int32(xx[1]), int32(xx[2]), int32(xx[3])
+				a0 += x0*int32(q[0]) + x1*int32(q[1]) + x2*int32(q[2]) + x3*int32(q[3])
+				a1 += x0*int32(q[4]) + x1*int32(q[5]) + x2*int32(q[6]) + x3*int32(q[7])
+				a2 += x0*int32(q[8]) + x1*int32(q[9]) + x2*int32(q[10]) + x3*int32(q[11])
+				a3 += x0*int32(q[12]) + x1*int32(q[13]) + x2*int32(q[14]) + x3*int32(q[15])
+			}
+		}
+		wt := w[16*n : 4*k]
+		for i, v := range xt {
+			q := wt[4*i : 4*i+4]
+			u := int32(v)
+			a0 += u * int32(q[0])
+			a1 += u * int32(q[1])
+			a2 += u * int32(q[2])
+			a3 += u * int32(q[3])
+		}
+		acc[0], acc[1], acc[2], acc[3] = a0, a1, a2, a3
+		acc, w = acc[4:], w[4*k:]
+	}
+}
+
+// fcInt8 is the int8 fully connected layer with int8 weights (per-tensor or
+// per-channel), packed as described above. rq holds one fcRQRecordLen-byte
+// record per output channel: the bias with the input offset folded in and
+// the channel's requantization.
+func fcInt8(p *fcParams, in []int8, w, rq string, out []int8) {
+	k, n := p.accumDepth, p.outDepth
+	var acc [fcChunk]int32
+	for b := 0; b < p.batches; b++ {
+		x := in[b*k : b*k+k]
+		o := out[b*n : b*n+n]
+		corr := -128 * fcSumI8(x)
+		for c := 0; c < n; c += fcChunk {
+			m := min(fcChunk, n-c)
+			mb := (m + 3) &^ 3
+			fcDots(x, w[c*k:(c+mb)*k], acc[:mb])
+			fcOutPC(p, acc[:m], corr, rq[fcRQRecordLen*c:], o[c:c+m])
+		}
+	}
+}
+
+// fcOutPC finishes a chunk of channels from their raw dot products acc: adds corr and the folded bias of the channel's record in rq,
+// requantizes, adds the output zero point and clamps.
+func fcOutPC(p *fcParams, acc []int32, corr int32, rq string, o []int8) {
+	o = o[:len(acc)]
+	rq = rq[:fcRQRecordLen*len(acc)]
+	zp, lo, hi := p.outOffset, p.actMin, p.actMax
+	for r, v := range acc {
+		t := rq[fcRQRecordLen*r : fcRQRecordLen*r+fcRQRecordLen]
+		q := fcMakeRQ(
+			int32(uint32(t[4])|uint32(t[5])<<8|uint32(t[6])<<16|uint32(t[7])<<24),
+			int32(uint32(t[8])|uint32(t[9])<<8|uint32(t[10])<<16|uint32(t[11])<<24),
+			t[12], t[13])
+		bias := int32(uint32(t[0]) | uint32(t[1])<<8 | uint32(t[2])<<16 | uint32(t[3])<<24)
+		o[r] = int8(min(max(fcRescale(v+corr+bias, q)+zp, lo), hi))
+	}
+}
+
+// fcInt8PT is fcInt8 for per-tensor quantized weights: one requantization
+// for all channels (in p), and bias holds one int32 per output channel with
+// the input offset folded in.
+func fcInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
+	k, n := p.accumDepth, p.outDepth
+	var acc [fcChunk]int32
+	for b := 0; b < p.batches; b++ {
+		x := in[b*k : b*k+k]
+		o := out[b*n : b*n+n]
+		corr := -128 * fcSumI8(x)
+		for c := 0; c < n; c += fcChunk {
+			m := min(fcChunk, n-c)
+			mb := (m + 3) &^ 3
+			fcDots(x, w[c*k:(c+mb)*k], acc[:mb])
+			fcOutPT(p, acc[:m], corr, bias[4*c:], o[c:c+m])
+		}
+	}
+}
+
+// fcOutPT is fcOutPC with p's per-tensor requantization and bias holding
+// one int32 per channel.
+func fcOutPT(p *fcParams, acc []int32, corr int32, bias string, o []int8) {
+	o = o[:len(acc)]
+	bias = bias[:4*len(acc)]
+	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
+	zp, lo, hi := p.outOffset, p.actMin, p.actMax
+	for r, v := range acc {
+		t := bias[4*r : 4*r+4]
+		v += corr + int32(uint32(t[0])|uint32(t[1])<<8|uint32(t[2])<<16|uint32(t[3])<<24)
+		o[r] = int8(min(max(fcRescale(v, q)+zp, lo), hi))
+	}
 }
 
 // fcDotI16 returns the 64-bit dot product of int16 activations and int8
@@ -71,92 +216,6 @@ func fcDotI16Acc32(x []int16, w []int8) int32 {
 		acc += int32(xv) * int32(w[i])
 	}
 	return acc
-}
-
-// fcDot4I8 returns the int32 (wrapping) dot products of x with four weight
-// rows of the same length, sharing each input load. (Too large to be
-// inlined, which keeps the accumulators in registers.)
-func fcDot4I8(x, w0, w1, w2, w3 []int8) (a0, a1, a2, a3 int32) {
-	n := len(x)
-	w0, w1, w2, w3 = w0[:n], w1[:n], w2[:n], w3[:n]
-	i := 0
-	for ; i+2 <= n; i += 2 {
-		u, v := int32(x[i]), int32(x[i+1])
-		a0 += u*int32(w0[i]) + v*int32(w0[i+1])
-		a1 += u*int32(w1[i]) + v*int32(w1[i+1])
-		a2 += u*int32(w2[i]) + v*int32(w2[i+1])
-		a3 += u*int32(w3[i]) + v*int32(w3[i+1])
-	}
-	if i < n {
-		u := int32(x[i])
-		a0 += u * int32(w0[i])
-		a1 += u * int32(w1[i])
-		a2 += u * int32(w2[i])
-		a3 += u * int32(w3[i])
-	}
-	return a0, a1, a2, a3
-}
-
-// fcOutI8 finishes output channel c: adds the folded bias of record c of
-// rq, requantizes, adds the output zero point and clamps.
-func fcOutI8(p *fcParams, acc int32, rq string, c int) int8 {
-	bias, q := fcRecord(rq, c)
-	v := fcRescale(acc+bias, q) + p.outOffset
-	return int8(min(max(v, p.actMin), p.actMax))
-}
-
-// fcInt8 is the int8 fully connected layer with int8 weights (per-tensor or
-// per-channel). rq holds one fcRecord per output channel: the bias with the
-// input offset folded in and the channel's requantization. Four output
-// channels are computed per pass over the input row.
-func fcInt8(p *fcParams, in, w []int8, rq string, out []int8) {
-	k := p.accumDepth
-	n := p.outDepth
-	for b := 0; b < p.batches; b++ {
-		x := in[b*k : b*k+k]
-		o := out[b*n : b*n+n]
-		c := 0
-		for ; c+4 <= len(o); c += 4 {
-			ws := w[c*k : c*k+4*k]
-			a0, a1, a2, a3 := fcDot4I8(x, ws[:k], ws[k:2*k], ws[2*k:3*k], ws[3*k:])
-			o[c] = fcOutI8(p, a0, rq, c)
-			o[c+1] = fcOutI8(p, a1, rq, c+1)
-			o[c+2] = fcOutI8(p, a2, rq, c+2)
-			o[c+3] = fcOutI8(p, a3, rq, c+3)
-		}
-		for ; c < len(o); c++ {
-			o[c] = fcOutI8(p, fcDotI8(x, w[c*k:c*k+k]), rq, c)
-		}
-	}
-}
-
-// fcInt8PT is fcInt8 for per-tensor quantized weights: one requantization
-// for all channels (in p), and bias holds one int32 per output channel with
-// the input offset folded in.
-func fcInt8PT(p *fcParams, in, w []int8, bias string, out []int8) {
-	k := p.accumDepth
-	n := p.outDepth
-	q := fcRQ{mult: p.mult, lsh: p.lsh, rsh: p.rsh, half: p.half}
-	zp, lo, hi := p.outOffset, p.actMin, p.actMax
-	bias = bias[:4*n]
-	for b := 0; b < p.batches; b++ {
-		x := in[b*k : b*k+k]
-		o := out[b*n : b*n+n]
-		c := 0
-		for ; c+4 <= len(o); c += 4 {
-			ws := w[c*k : c*k+4*k]
-			a0, a1, a2, a3 := fcDot4I8(x, ws[:k], ws[k:2*k], ws[2*k:3*k], ws[3*k:])
-			oo := o[c : c+4 : c+4]
-			oo[0] = int8(min(max(fcRescale(a0+ld32(bias, c), q)+zp, lo), hi))
-			oo[1] = int8(min(max(fcRescale(a1+ld32(bias, c+1), q)+zp, lo), hi))
-			oo[2] = int8(min(max(fcRescale(a2+ld32(bias, c+2), q)+zp, lo), hi))
-			oo[3] = int8(min(max(fcRescale(a3+ld32(bias, c+3), q)+zp, lo), hi))
-		}
-		for ; c < len(o); c++ {
-			acc := fcDotI8(x, w[c*k:c*k+k]) + ld32(bias, c)
-			o[c] = int8(min(max(fcRescale(acc, q)+zp, lo), hi))
-		}
-	}
 }
 
 // fcInt16 is the 16x8 fully connected layer with a 64-bit accumulator: bias
@@ -193,27 +252,48 @@ func fcInt16Acc32(p *fcParams, in []int16, w []int8, bias, mult, shift string, o
 	}
 }
 
-// fcF32 is the float fully connected layer. Weights and bias are constant
-// little-endian float32 strings; bias is "" when the operator has none. The
-// products are summed in input order, then the bias is added, as in the
-// reference, so results match it to the last bit.
+// fcF32 is the float fully connected layer. The weights are packed at
+// generation time (gen/lower_fc.go, fcPackF32) in blocks of four channels,
+// [k][4] little-endian float32 values per block, the last block padded with
+// zero rows; bias holds one float32 per channel, or is "" when the
+// operator has none. Each channel's products are summed in input order and
+// the bias is added last, as in the reference, so results match it to the
+// last bit; the four channels of a block are independent sums.
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
-	k := p.accumDepth
-	n := p.outDepth
+	k, n := p.accumDepth, p.outDepth
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
 		o := out[b*n : b*n+n]
-		for c := range o {
-			row := c * k
-			var total float32
-			for d, xv := range x {
-				total += float32(xv * ldf32(w, row+d))
+		var t [4]float32
+		for c := 0; c < n; c += 4 {
+			fcDotF4(x, w[4*c*k:4*c*k+16*k], &t)
+			for r, v := range t[:min(4, n-c)] {
+				var bv float32
+				if len(bias) != 0 {
+					bv = ldf32(bias, c+r)
+				}
+				o[c+r] = clampF32(v+bv, p.fActMin, p.fActMax)
 			}
-			var bv float32
-			if len(bias) != 0 {
-				bv = ldf32(bias, c)
-			}
-			o[c] = clampF32(total+bv, p.fActMin, p.fActMax)
 		}
 	}
+}
+
+// fcDotF4 stores in t the float32 dot products of x with the four channels
+// of a packed block ([len(x)][4] little-endian float32, viewed as 16-byte
+// arrays so the loop needs no bounds checks), each summed in input order
+// with every product rounded to float32 (no fused multiply-add).
+func fcDotF4(x []float32, w string, t *[4]float32) {
+	var t0, t1, t2, t3 float32
+	if len(x) > 0 {
+		w16 := unsafe.Slice((*[16]uint8)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
+		w16 = w16[:len(x)]
+		for i, v := range x {
+			q := &w16[i]
+			t0 += float32(v * math.Float32frombits(uint32(q[0])|uint32(q[1])<<8|uint32(q[2])<<16|uint32(q[3])<<24))
+			t1 += float32(v * math.Float32frombits(uint32(q[4])|uint32(q[5])<<8|uint32(q[6])<<16|uint32(q[7])<<24))
+			t2 += float32(v * math.Float32frombits(uint32(q[8])|uint32(q[9])<<8|uint32(q[10])<<16|uint32(q[11])<<24))
+			t3 += float32(v * math.Float32frombits(uint32(q[12])|uint32(q[13])<<8|uint32(q[14])<<16|uint32(q[15])<<24))
+		}
+	}
+	t[0], t[1], t[2], t[3] = t0, t1, t2, t3
 }

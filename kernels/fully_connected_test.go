@@ -134,6 +134,75 @@ func fcTTable(bias, mult, shift string) string {
 	return string(b)
 }
 
+// fcTPack mirrors gen/lower_fc.go's fcPackI8: blocks of 4 channels (the
+// last padded with zero rows), each stored [k/4][4][4] then [k%4][4], every
+// weight stored as w+128.
+func fcTPack(w []int8, n, k int) string {
+	at := func(r, i int) byte {
+		if r >= n {
+			return 128
+		}
+		return byte(w[r*k+i]) + 128
+	}
+	var out []byte
+	for c := 0; c < n; c += 4 {
+		i := 0
+		for ; i+4 <= k; i += 4 {
+			for r := c; r < c+4; r++ {
+				out = append(out, at(r, i), at(r, i+1), at(r, i+2), at(r, i+3))
+			}
+		}
+		for ; i < k; i++ {
+			for r := c; r < c+4; r++ {
+				out = append(out, at(r, i))
+			}
+		}
+	}
+	return string(out)
+}
+
+// fcTPackF32 mirrors gen/lower_fc.go's fcPackF32: blocks of 4 channels,
+// [k][4] float32 values each, padded with zero rows.
+func fcTPackF32(w []float32, n, k int) string {
+	var v []float32
+	for c := 0; c < n; c += 4 {
+		for i := 0; i < k; i++ {
+			for r := c; r < c+4; r++ {
+				if r < n {
+					v = append(v, w[r*k+i])
+				} else {
+					v = append(v, 0)
+				}
+			}
+		}
+	}
+	return fcTStrF32(v)
+}
+
+// fcTRunInt8 runs fcInt8 with the packed weights and per-channel records,
+// and, when every channel shares one multiplier and shift, also fcInt8PT,
+// requiring both to agree; out receives the result.
+func fcTRunInt8(t *testing.T, p *fcParams, in, w []int8, bias []int32, mult, shift string, out []int8) {
+	t.Helper()
+	packed := fcTPack(w, p.outDepth, p.accumDepth)
+	fcInt8(p, in, packed, fcTTable(fcTStr32(bias), mult, shift), out)
+	for c := 1; c < p.outDepth; c++ {
+		if ld32(mult, c) != ld32(mult, 0) || ld32(shift, c) != ld32(shift, 0) {
+			return
+		}
+	}
+	q := fcTRQ(ld32(mult, 0), int(ld32(shift, 0)))
+	pt := *p
+	pt.mult, pt.lsh, pt.rsh, pt.half = q.mult, q.lsh, q.rsh, q.half
+	got := make([]int8, len(out))
+	fcInt8PT(&pt, in, packed, fcTStr32(bias), got)
+	for i := range out {
+		if got[i] != out[i] {
+			t.Fatalf("fcInt8PT out[%d] = %d, fcInt8 gives %d", i, got[i], out[i])
+		}
+	}
+}
+
 // fcTPrep is what the lowering computes for a quantized operator: params,
 // per-channel multipliers and shifts, and the bias with
 // -inZP * sum(weights of the channel) folded in.
@@ -227,7 +296,7 @@ func TestFullyConnectedF32(t *testing.T) {
 				bias = fcTStrF32(tc.bias)
 			}
 			out := make([]float32, len(tc.golden))
-			fcF32(p, tc.input, fcTStrF32(tc.weights), bias, out)
+			fcF32(p, tc.input, fcTPackF32(tc.weights, tc.units, tc.accum), bias, out)
 			for i, g := range tc.golden {
 				if math.Abs(float64(out[i]-g)) > 1e-4 {
 					t.Fatalf("output %d = %v, want %v\ngot %v", i, out[i], g, out)
@@ -266,7 +335,7 @@ func TestFullyConnectedInt8(t *testing.T) {
 				in = append(in, int8(v))
 			}
 			out := make([]int8, len(c.tc.golden))
-			fcInt8(pr.p, in, w, fcTTable(fcTStr32(b32), pr.mult, pr.shift), out)
+			fcTRunInt8(t, pr.p, in, w, b32, pr.mult, pr.shift, out)
 			got := make([]int32, len(out))
 			for i, v := range out {
 				got[i] = int32(v)
@@ -340,7 +409,7 @@ func fcTRef(p *fcParams, x []int32, w []int8, bias []int64, inOff int32, mult, s
 func TestFullyConnectedFoldedBias(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	for _, variant := range []string{"int8", "int16", "int16acc32"} {
-		for _, shape := range [][3]int{{3, 37, 5}, {2, 700, 3}, {1, 1, 1}, {4, 8, 16}} {
+		for _, shape := range [][3]int{{3, 37, 5}, {2, 700, 3}, {1, 1, 1}, {4, 8, 16}, {1, 3, 13}, {2, 16, 12}, {1, 64, 7}, {1, 5, 9}, {1, 2, 2}, {1, 9, 37}, {2, 6, 70}, {1, 17, 64}} {
 			for _, zp := range []int32{-128, 127, 0} {
 				p := &fcParams{batches: shape[0], accumDepth: shape[1], outDepth: shape[2], actMin: -128, actMax: 127}
 				lo, hi := int32(-128), int32(127)
@@ -375,6 +444,10 @@ func TestFullyConnectedFoldedBias(t *testing.T) {
 				for c := range bias {
 					bias[c] = int64(r.Int31n(1<<10) - 1<<9)
 					mult[c] = 1<<30 + r.Int31n(1<<30)
+					if zp == 0 && c > 0 {
+						// Uniform requantization: exercises fcInt8PT too.
+						mult[c] = mult[0]
+					}
 					shift[c] = -rshift
 					var sum int64
 					for _, v := range w[c*p.accumDepth : (c+1)*p.accumDepth] {
@@ -395,7 +468,7 @@ func TestFullyConnectedFoldedBias(t *testing.T) {
 						b32[i] = int32(v)
 					}
 					out := make([]int8, len(want))
-					fcInt8(p, in, w, fcTTable(fcTStr32(b32), fcTStr32(mult), fcTStr32(shift)), out)
+					fcTRunInt8(t, p, in, w, b32, fcTStr32(mult), fcTStr32(shift), out)
 					for i, v := range out {
 						got[i] = int32(v)
 					}
@@ -587,4 +660,28 @@ var fcTRepresentative64x16BiasData = []float32{
 var fcTRepresentative64x16Golden = []float32{
 	3.8624, -2.9580, 4.3043, -1.2844, -1.5769, -2.7998, -0.1011, -3.4029,
 	-1.0557, -7.1931, -1.4852, -0.4163, 1.7186, -0.6965, 0.3580, 2.7378,
+}
+
+// TestFcSumI8 checks the lane-parallel sum against a plain one for lengths
+// around the 8-byte groups and the 128-group flush, at the type limits.
+func TestFcSumI8(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 1023, 1024, 1025, 4000, 5000} {
+		for _, fill := range []int{-128, 127, 0, 1} {
+			x := make([]int8, n)
+			var want int32
+			for i := range x {
+				switch fill {
+				case 0:
+					x[i] = int8(r.Intn(256) - 128)
+				default:
+					x[i] = int8(fill)
+				}
+				want += int32(x[i])
+			}
+			if got := fcSumI8(x); got != want {
+				t.Fatalf("n=%d fill=%d: got %d, want %d", n, fill, got, want)
+			}
+		}
+	}
 }

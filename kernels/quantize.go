@@ -55,86 +55,98 @@ func quantizeF32ToInt16(p *quantizeParams, in []float32, out []int16) {
 
 // requantizeParams holds the constants of an integer-to-integer QUANTIZE:
 // the input and output zero points, the ratio of the scales as a
-// fixed-point multiplier and shift, and the output type's range.
+// requantization in fcRQ form (mult, lsh, rsh, half; see fc_rq.go), and
+// the output type's range.
 type requantizeParams struct {
 	inZP, outZP int32
-	mult        int32
-	shift       int
+	mult, half  int32
+	lsh, rsh    uint8
 	qmin, qmax  int32
 }
 
-// requantizeOne rescales x (already widened to int32) to the output.
-func requantizeOne(p *requantizeParams, x int32) int32 {
-	return clampI32(mulByQuantMul(x-p.inZP, p.mult, p.shift)+p.outZP, p.qmin, p.qmax)
+// requantizeOne rescales x (already widened to int32) with q, built from p
+// once per call by fcMakeRQ, to the output.
+func requantizeOne(p *requantizeParams, q fcRQ, x int32) int32 {
+	return min(max(fcRescale(x-p.inZP, q)+p.outZP, p.qmin), p.qmax)
 }
 
 // requantizeI8ToI8 is QUANTIZE from int8 to int8.
 func requantizeI8ToI8(p *requantizeParams, in, out []int8) {
+	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
 	for i, v := range in {
-		out[i] = int8(requantizeOne(p, int32(v)))
+		out[i] = int8(requantizeOne(p, q, int32(v)))
 	}
 }
 
 // requantizeI8ToU8 is QUANTIZE from int8 to uint8.
 func requantizeI8ToU8(p *requantizeParams, in []int8, out []uint8) {
+	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
 	for i, v := range in {
-		out[i] = uint8(requantizeOne(p, int32(v)))
+		out[i] = uint8(requantizeOne(p, q, int32(v)))
 	}
 }
 
 // requantizeI8ToI16 is QUANTIZE from int8 to int16.
 func requantizeI8ToI16(p *requantizeParams, in []int8, out []int16) {
+	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
 	for i, v := range in {
-		out[i] = int16(requantizeOne(p, int32(v)))
+		out[i] = int16(requantizeOne(p, q, int32(v)))
 	}
 }
 
 // requantizeI8ToI32 is QUANTIZE from int8 to int32.
 func requantizeI8ToI32(p *requantizeParams, in []int8, out []int32) {
+	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
 	for i, v := range in {
-		out[i] = requantizeOne(p, int32(v))
+		out[i] = requantizeOne(p, q, int32(v))
 	}
 }
 
 // requantizeU8ToI8 is QUANTIZE from uint8 to int8.
 func requantizeU8ToI8(p *requantizeParams, in []uint8, out []int8) {
+	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
 	for i, v := range in {
-		out[i] = int8(requantizeOne(p, int32(v)))
+		out[i] = int8(requantizeOne(p, q, int32(v)))
 	}
 }
 
 // requantizeI16ToI8 is QUANTIZE from int16 to int8.
 func requantizeI16ToI8(p *requantizeParams, in []int16, out []int8) {
+	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
 	for i, v := range in {
-		out[i] = int8(requantizeOne(p, int32(v)))
+		out[i] = int8(requantizeOne(p, q, int32(v)))
 	}
 }
 
 // requantizeI16ToI16 is QUANTIZE from int16 to int16.
 func requantizeI16ToI16(p *requantizeParams, in, out []int16) {
+	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
 	for i, v := range in {
-		out[i] = int16(requantizeOne(p, int32(v)))
+		out[i] = int16(requantizeOne(p, q, int32(v)))
 	}
 }
 
 // requantizeI16ToI32 is QUANTIZE from int16 to int32.
 func requantizeI16ToI32(p *requantizeParams, in []int16, out []int32) {
+	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
 	for i, v := range in {
-		out[i] = requantizeOne(p, int32(v))
+		out[i] = requantizeOne(p, q, int32(v))
 	}
 }
 
 // requantizeI32ToI8 is QUANTIZE from int32 to int8.
 func requantizeI32ToI8(p *requantizeParams, in []int32, out []int8) {
+	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
 	for i, v := range in {
-		out[i] = int8(requantizeOne(p, v))
+		out[i] = int8(requantizeOne(p, q, v))
 	}
 }
 
 // requantizeI32ToI16 is QUANTIZE from int32 to int16.
 func requantizeI32ToI16(p *requantizeParams, in []int32, out []int16) {
+	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
 	for i, v := range in {
-		out[i] = int16(requantizeOne(p, v))
+		out[i] = int16(requantizeOne(p, q, v))
 	}
 }
 

@@ -27,7 +27,8 @@ var (
 // for output type O.
 func qtRequantParams[O ewtInt](si, so float32, zi, zo int32) *requantizeParams {
 	p := &requantizeParams{inZP: zi, outZP: zo}
-	p.mult, p.shift = quant.Multiplier(float64(si) / float64(so))
+	q := fcTRQ(quant.Multiplier(float64(si) / float64(so)))
+	p.mult, p.lsh, p.rsh, p.half = q.mult, q.lsh, q.rsh, q.half
 	p.qmin, p.qmax = ewtRange[O]()
 	return p
 }

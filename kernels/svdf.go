@@ -13,19 +13,28 @@ package kernels
 // scratch buffers; here they are folded into the reduction loop, which adds
 // the same int32 values (wrapping addition is associative) or the same
 // float32 values in the same order, so no scratch memory is needed.
+//
+// The integer kernels take generation-time data (gen/lower_svdf.go):
+// weights_feature packed like FULLY_CONNECTED weights (fcPackI8, see
+// fully_connected.go) with, per filter, -inputZeroPoint*sum(weights) as
+// fbias; and per unit the bias minus stateZeroPoint*sum(weights_time of the
+// unit's filters) as tbias. Both corrections are exact in wrapping int32
+// arithmetic, so the kernels compute plain dot products.
 
 // svdfParams holds the shapes and generation-time quantization constants of
-// an integer SVDF operator.
+// an integer SVDF operator: the requantization of the feature accumulator to
+// the state scale (input*weights_feature/state: mult1, lsh1, rsh1, half1)
+// and of the time accumulator to the output scale (state*weights_time/
+// output: mult2, ...), in the fcRQ form.
 type svdfParams struct {
-	batch, inputSize     int // input is [batch, inputSize]
-	numFilters, rank     int // numFilters = numUnits * rank
-	numUnits, memory     int // output is [batch, numUnits]; state is [batch, numFilters*memory]
-	inZP, stateZP, outZP int32
-	// mult1/shift1 rescale the feature accumulator to the state scale
-	// (input*weights_feature/state); mult2/shift2 rescale the time
-	// accumulator to the output scale (state*weights_time/output).
-	mult1, mult2   int32
-	shift1, shift2 int
+	batch, inputSize int // input is [batch, inputSize]
+	numFilters, rank int // numFilters = numUnits * rank
+	numUnits, memory int // output is [batch, numUnits]; state is [batch, numFilters*memory]
+	stateZP, outZP   int32
+	mult1, half1     int32
+	lsh1, rsh1       uint8
+	mult2, half2     int32
+	lsh2, rsh2       uint8
 }
 
 // svdfFloatParams holds the shapes and activation bounds of a float32 SVDF
@@ -37,101 +46,114 @@ type svdfFloatParams struct {
 	actMin, actMax   float32
 }
 
-// svdfLd16 reads the i-th little-endian int16 of a constant string.
-func svdfLd16(s string, i int) int16 {
-	return int16(uint16(s[2*i]) | uint16(s[2*i+1])<<8)
-}
-
-// svdfFeature returns the feature projection of batch b for filter f,
-// rescaled to the activation state's scale but not yet clamped or offset.
-func svdfFeature(p *svdfParams, in, wf []int8, b, f int) int32 {
-	x := in[b*p.inputSize : (b+1)*p.inputSize]
-	w := wf[f*p.inputSize : (f+1)*p.inputSize]
-	acc := int32(0)
-	for i := range x {
-		acc += int32(w[i]) * (int32(x[i]) - p.inZP)
-	}
-	return mulByQuantMul(acc, p.mult1, p.shift1)
-}
-
-// svdfOutput rescales a unit's accumulator (bias plus time products) to the
-// int8 output.
-func svdfOutput(p *svdfParams, acc int32) int8 {
-	v := mulByQuantMul(acc, p.mult2, p.shift2) + p.outZP
-	return int8(clampI32(v, -128, 127))
-}
-
-// svdfInt8x16 runs an SVDF with int8 input, weights_feature and output,
-// int16 weights_time (wt, a constant string) and int16 activation state.
-// bias holds numUnits int32 values (empty for none). The fused activation
-// is not applied: TFLM's integer kernel ignores it.
-func svdfInt8x16(p *svdfParams, in, wf []int8, wt, bias string, state []int16, out []int8) {
-	n := p.batch * p.numFilters * p.memory
-	state = state[:n]
+// svdfInt8x16 runs an SVDF with int8 input and output, packed int8
+// weights_feature (wf), int16 weights_time (wt, little-endian) and int16
+// activation state; fbias and tbias are the folded int32 corrections
+// described above. The fused activation is not applied: TFLM's integer
+// kernel ignores it.
+func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int16, out []int8) {
+	mem, nf := p.memory, p.numFilters
+	state = state[:p.batch*nf*mem]
 	copy(state, state[1:])
+	q := fcMakeRQ(p.mult1, p.half1, p.lsh1, p.rsh1)
+	var acc [fcChunk]int32
 	for b := 0; b < p.batch; b++ {
-		row := state[b*p.numFilters*p.memory:]
-		for f := 0; f < p.numFilters; f++ {
-			v := clampI32(svdfFeature(p, in, wf, b, f), -32768, 32767)
-			// The zero point is added after the clamp and the sum is
-			// truncated to the state type, as TFLM does.
-			row[f*p.memory+p.memory-1] = int16(p.stateZP + v)
-		}
-	}
-	for b := 0; b < p.batch; b++ {
-		row := state[b*p.numFilters*p.memory:]
-		for u := 0; u < p.numUnits; u++ {
-			acc := int32(0)
-			if len(bias) != 0 {
-				acc = ld32(bias, u)
+		x := in[b*p.inputSize : (b+1)*p.inputSize]
+		row := state[b*nf*mem : (b+1)*nf*mem]
+		corr := -128 * fcSumI8(x)
+		k := len(x)
+		for c := 0; c < nf; c += fcChunk {
+			m := min(fcChunk, nf-c)
+			fcDots(x, wf[c*k:(c+(m+3)&^3)*k], acc[:(m+3)&^3])
+			for r, a := range acc[:m] {
+				v := min(max(fcRescale(a+corr+ld32(fbias, c+r), q), -32768), 32767)
+				// The zero point is added after the clamp and the sum is
+				// truncated to the state type, as TFLM does.
+				row[(c+r+1)*mem-1] = int16(v + p.stateZP)
 			}
-			for r := 0; r < p.rank; r++ {
-				f := u*p.rank + r
-				s := row[f*p.memory : (f+1)*p.memory]
-				dot := int32(0)
-				for j := range s {
-					dot += int32(svdfLd16(wt, f*p.memory+j)) * (int32(s[j]) - p.stateZP)
-				}
-				acc += dot
-			}
-			out[b*p.numUnits+u] = svdfOutput(p, acc)
 		}
+		svdfTime16(p, row, wt, tbias, out[b*p.numUnits:(b+1)*p.numUnits])
 	}
 }
 
-// svdfInt8x8 is svdfInt8x16 with int8 weights_time and int8 activation
-// state (whose zero point may be non-zero).
-func svdfInt8x8(p *svdfParams, in, wf, wt []int8, bias string, state []int8, out []int8) {
-	n := p.batch * p.numFilters * p.memory
-	state = state[:n]
-	copy(state, state[1:])
-	for b := 0; b < p.batch; b++ {
-		row := state[b*p.numFilters*p.memory:]
-		for f := 0; f < p.numFilters; f++ {
-			v := clampI32(svdfFeature(p, in, wf, b, f), -128, 127)
-			// May wrap for a non-zero zero point; TFLM truncates the same way.
-			row[f*p.memory+p.memory-1] = int8(p.stateZP + v)
+// svdfTime16 computes the units o of one batch row from its int16 state
+// row: per unit, the folded bias plus the dot product of its filters'
+// memory with their weights_time rows (little-endian int16), rescaled. The
+// rank filters of a unit are consecutive, so each unit reads one
+// contiguous run of rank*memory values.
+func svdfTime16(p *svdfParams, row []int16, wt, tbias string, o []int8) {
+	l := p.rank * p.memory
+	q, zp := fcMakeRQ(p.mult2, p.half2, p.lsh2, p.rsh2), p.outZP
+	for u := range o {
+		s := row[u*l : u*l+l]
+		w := wt[2*u*l : 2*u*l+2*l]
+		acc := ld32(tbias, u)
+		for len(s) >= 8 && len(w) >= 16 {
+			acc += int32(s[0])*int32(int16(uint16(w[0])|uint16(w[1])<<8)) +
+				int32(s[1])*int32(int16(uint16(w[2])|uint16(w[3])<<8)) +
+				int32(s[2])*int32(int16(uint16(w[4])|uint16(w[5])<<8)) +
+				int32(s[3])*int32(int16(uint16(w[6])|uint16(w[7])<<8)) +
+				int32(s[4])*int32(int16(uint16(w[8])|uint16(w[9])<<8)) +
+				int32(s[5])*int32(int16(uint16(w[10])|uint16(w[11])<<8)) +
+				int32(s[6])*int32(int16(uint16(w[12])|uint16(w[13])<<8)) +
+				int32(s[7])*int32(int16(uint16(w[14])|uint16(w[15])<<8))
+			s, w = s[8:], w[16:]
 		}
+		for len(s) > 0 && len(w) >= 2 {
+			acc += int32(s[0]) * int32(int16(uint16(w[0])|uint16(w[1])<<8))
+			s, w = s[1:], w[2:]
+		}
+		o[u] = int8(min(max(fcRescale(acc, q)+zp, -128), 127))
 	}
+}
+
+// svdfInt8x8 is svdfInt8x16 with int8 weights_time (a constant string) and
+// int8 activation state (whose zero point may be non-zero).
+func svdfInt8x8(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int8, out []int8) {
+	mem, nf := p.memory, p.numFilters
+	state = state[:p.batch*nf*mem]
+	copy(state, state[1:])
+	q := fcMakeRQ(p.mult1, p.half1, p.lsh1, p.rsh1)
+	var acc [fcChunk]int32
 	for b := 0; b < p.batch; b++ {
-		row := state[b*p.numFilters*p.memory:]
-		for u := 0; u < p.numUnits; u++ {
-			acc := int32(0)
-			if len(bias) != 0 {
-				acc = ld32(bias, u)
+		x := in[b*p.inputSize : (b+1)*p.inputSize]
+		row := state[b*nf*mem : (b+1)*nf*mem]
+		corr := -128 * fcSumI8(x)
+		k := len(x)
+		for c := 0; c < nf; c += fcChunk {
+			m := min(fcChunk, nf-c)
+			fcDots(x, wf[c*k:(c+(m+3)&^3)*k], acc[:(m+3)&^3])
+			for r, a := range acc[:m] {
+				v := min(max(fcRescale(a+corr+ld32(fbias, c+r), q), -128), 127)
+				// May wrap for a non-zero zero point; TFLM truncates the same way.
+				row[(c+r+1)*mem-1] = int8(v + p.stateZP)
 			}
-			for r := 0; r < p.rank; r++ {
-				f := u*p.rank + r
-				s := row[f*p.memory : (f+1)*p.memory]
-				w := wt[f*p.memory : (f+1)*p.memory]
-				dot := int32(0)
-				for j := range s {
-					dot += int32(w[j]) * (int32(s[j]) - p.stateZP)
-				}
-				acc += dot
-			}
-			out[b*p.numUnits+u] = svdfOutput(p, acc)
 		}
+		svdfTime8(p, row, wt, tbias, out[b*p.numUnits:(b+1)*p.numUnits])
+	}
+}
+
+// svdfTime8 is svdfTime16 for an int8 state row and int8 weights_time (a
+// constant string).
+func svdfTime8(p *svdfParams, row []int8, wt, tbias string, o []int8) {
+	l := p.rank * p.memory
+	q, zp := fcMakeRQ(p.mult2, p.half2, p.lsh2, p.rsh2), p.outZP
+	for u := range o {
+		s := row[u*l : u*l+l]
+		w := wt[u*l : u*l+l]
+		acc := ld32(tbias, u)
+		for len(s) >= 8 && len(w) >= 8 {
+			acc += int32(s[0])*int32(int8(w[0])) + int32(s[1])*int32(int8(w[1])) +
+				int32(s[2])*int32(int8(w[2])) + int32(s[3])*int32(int8(w[3])) +
+				int32(s[4])*int32(int8(w[4])) + int32(s[5])*int32(int8(w[5])) +
+				int32(s[6])*int32(int8(w[6])) + int32(s[7])*int32(int8(w[7]))
+			s, w = s[8:], w[8:]
+		}
+		for len(s) > 0 && len(w) > 0 {
+			acc += int32(s[0]) * int32(int8(w[0]))
+			s, w = s[1:], w[1:]
+		}
+		o[u] = int8(min(max(fcRescale(acc, q)+zp, -128), 127))
 	}
 }
 

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"math/rand"
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/internal/quant"
@@ -209,10 +210,12 @@ func TestSvdfInt(t *testing.T) {
 			m1, s1 := quant.Multiplier(float64(q.inScale * q.wfScale / q.stScale))
 			m2, s2 := quant.Multiplier(float64(q.stScale * q.wtScale / q.outScale))
 			nf := tc.units * tc.rank
+			q1, q2 := fcTRQ(m1, s1), fcTRQ(m2, s2)
 			p := &svdfParams{
 				batch: tc.batch, inputSize: tc.inputSize, numFilters: nf, rank: tc.rank,
-				numUnits: tc.units, memory: tc.memory, inZP: q.inZP, outZP: q.outZP,
-				mult1: m1, shift1: s1, mult2: m2, shift2: s2,
+				numUnits: tc.units, memory: tc.memory, outZP: q.outZP,
+				mult1: q1.mult, lsh1: q1.lsh, rsh1: q1.rsh, half1: q1.half,
+				mult2: q2.mult, lsh2: q2.lsh, rsh2: q2.rsh, half2: q2.half,
 			}
 			in := svdfTI8(svdfTQuantize(tc.input, q.inScale, q.inZP, -128, 127))
 			wf := svdfTI8(svdfTQuantize(tc.wf, q.wfScale, 0, -128, 127))
@@ -220,15 +223,16 @@ func TestSvdfInt(t *testing.T) {
 			bias := svdfTBias(tc.bias, q.wtScale*q.stScale)
 			st := svdfTQuantize(tc.state0, q.stScale, 0, tmin, tmax)
 			golden := svdfTI8(svdfTQuantize(tc.golden, q.outScale, q.outZP, -128, 127))
+			wfp, fb, tb := svdfTFold(p, wf, wt, bias, q.inZP)
 			st8, st16 := svdfTI8(st), svdfTI16(st)
 			out := make([]int8, tc.batch*tc.units)
 			step := tc.batch * tc.inputSize
 			for k := 0; k*step < len(in); k++ {
 				x := in[k*step : (k+1)*step]
 				if q.stateBits == 16 {
-					svdfInt8x16(p, x, wf, svdfTStr16(wt), bias, st16, out)
+					svdfInt8x16(p, x, wfp, fb, svdfTStr16(wt), tb, st16, out)
 				} else {
-					svdfInt8x8(p, x, wf, svdfTI8(wt), bias, st8, out)
+					svdfInt8x8(p, x, wfp, fb, string(svdfTBytes8(wt)), tb, st8, out)
 				}
 				want := golden[k*len(out) : (k+1)*len(out)]
 				for i := range out {
@@ -239,6 +243,38 @@ func TestSvdfInt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// svdfTFold mirrors gen/lower_svdf.go: weights_feature packed like
+// FULLY_CONNECTED weights, per filter -inZP*sum(weights_feature), per unit
+// bias - stateZP*sum(weights_time of the unit's filters).
+func svdfTFold(p *svdfParams, wf []int8, wt []int32, bias string, inZP int32) (wfp, fb, tb string) {
+	fbv := make([]int32, p.numFilters)
+	for f := range fbv {
+		var sum int32
+		for _, w := range wf[f*p.inputSize : (f+1)*p.inputSize] {
+			sum += int32(w)
+		}
+		fbv[f] = -inZP * sum
+	}
+	tbv := make([]int32, p.numUnits)
+	for u := range tbv {
+		var sum int32
+		for _, w := range wt[u*p.rank*p.memory : (u+1)*p.rank*p.memory] {
+			sum += w
+		}
+		tbv[u] = ld32(bias, u) - p.stateZP*sum
+	}
+	return fcTPack(wf, p.numFilters, p.inputSize), fcTStr32(fbv), fcTStr32(tbv)
+}
+
+// svdfTBytes8 stores int8 values as bytes.
+func svdfTBytes8(v []int32) []byte {
+	b := make([]byte, len(v))
+	for i, x := range v {
+		b[i] = byte(int8(x))
+	}
+	return b
 }
 
 // Test data from svdf_test.cc.
@@ -594,4 +630,127 @@ var svdfTGoldenOutputRelu16x1x1 = []float32{
 	1.271416, 0.000000, 0.000000, 0.000000, 0.052540, 1.262483, 0.540555, 1.735760,
 	0.000000, 0.000000, 0.000000, 1.072254, 0.528985, 0.000000, 0.000000, 2.338702,
 	0.000000, 0.970736, 0.000000, 0.035085, 0.000000, 0.000000, 1.545573, 0.000000,
+}
+
+// svdfTRef transcribes TFLM's EvalIntegerSvdfReference (svdf_common.cc) for
+// state values widened to int32: shift the state, feature matmul with the
+// input zero point, rescale and clamp to [stMin, stMax], add the state zero
+// point (truncated to the state type by wrap), time dot products with the
+// state zero point, reduce over rank onto the bias, rescale to int8.
+func svdfTRef(p *svdfParams, m1 int32, s1 int, m2 int32, s2 int, inZP int32, in, wf []int8, wt []int32, bias []int32,
+	state []int32, stMin, stMax int32, wrap func(int32) int32) []int8 {
+	nf, mem := p.numFilters, p.memory
+	copy(state, state[1:])
+	for b := 0; b < p.batch; b++ {
+		for f := 0; f < nf; f++ {
+			var dot int32
+			for c := 0; c < p.inputSize; c++ {
+				dot += int32(wf[f*p.inputSize+c]) * (int32(in[b*p.inputSize+c]) - inZP)
+			}
+			dot = min(max(mulByQuantMul(dot, m1, s1), stMin), stMax)
+			state[b*nf*mem+f*mem+mem-1] = wrap(p.stateZP + dot)
+		}
+	}
+	out := make([]int8, p.batch*p.numUnits)
+	for b := 0; b < p.batch; b++ {
+		scratch := make([]int32, nf)
+		for f := range scratch {
+			for j := 0; j < mem; j++ {
+				scratch[f] += wt[f*mem+j] * (state[b*nf*mem+f*mem+j] - p.stateZP)
+			}
+		}
+		for u := 0; u < p.numUnits; u++ {
+			acc := bias[u]
+			for r := 0; r < p.rank; r++ {
+				acc += scratch[u*p.rank+r]
+			}
+			v := mulByQuantMul(acc, m2, s2) + p.outZP
+			out[b*p.numUnits+u] = int8(min(max(v, -128), 127))
+		}
+	}
+	return out
+}
+
+// TestSvdfIntMatchesReference runs both integer kernels for several
+// invokes on random data with non-zero input and state zero points, rank
+// 2, two batches, sizes that leave partial blocks, and rescale exponents of
+// both signs, and requires output and state to equal svdfTRef bit for bit.
+func TestSvdfIntMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for _, bits := range []int{8, 16} {
+		for _, sh := range []struct{ batch, input, units, rank, mem int }{
+			{2, 7, 5, 2, 3}, {1, 13, 9, 1, 9}, {2, 16, 4, 3, 8}, {1, 1, 1, 1, 1},
+		} {
+			nf := sh.units * sh.rank
+			stMin, stMax := int32(-128), int32(127)
+			wrap := func(v int32) int32 { return int32(int8(v)) }
+			if bits == 16 {
+				stMin, stMax = -32768, 32767
+				wrap = func(v int32) int32 { return int32(int16(v)) }
+			}
+			inZP := r.Int31n(256) - 128
+			stZP := int32(0)
+			if bits == 8 {
+				stZP = r.Int31n(256) - 128
+			}
+			m1, s1 := 1<<30+r.Int31n(1<<30), r.Intn(12)-9
+			m2, s2 := 1<<30+r.Int31n(1<<30), r.Intn(12)-10
+			q1, q2 := fcTRQ(m1, s1), fcTRQ(m2, s2)
+			p := &svdfParams{
+				batch: sh.batch, inputSize: sh.input, numFilters: nf, rank: sh.rank,
+				numUnits: sh.units, memory: sh.mem, stateZP: stZP, outZP: r.Int31n(256) - 128,
+				mult1: q1.mult, lsh1: q1.lsh, rsh1: q1.rsh, half1: q1.half,
+				mult2: q2.mult, lsh2: q2.lsh, rsh2: q2.rsh, half2: q2.half,
+			}
+			wf := make([]int8, nf*sh.input)
+			for i := range wf {
+				wf[i] = int8(r.Intn(256) - 128)
+			}
+			wt := make([]int32, nf*sh.mem)
+			for i := range wt {
+				wt[i] = stMin + r.Int31n(stMax-stMin+1)
+			}
+			bias := make([]int32, sh.units)
+			for i := range bias {
+				bias[i] = r.Int31n(1<<20) - 1<<19
+			}
+			refState := make([]int32, sh.batch*nf*sh.mem)
+			for i := range refState {
+				refState[i] = stZP
+			}
+			st8 := make([]int8, len(refState))
+			st16 := make([]int16, len(refState))
+			for i, v := range refState {
+				st8[i], st16[i] = int8(v), int16(v)
+			}
+			wfp, fb, tb := svdfTFold(p, wf, wt, fcTStr32(bias), inZP)
+			out := make([]int8, sh.batch*sh.units)
+			for step := 0; step < 12; step++ {
+				in := make([]int8, sh.batch*sh.input)
+				for i := range in {
+					in[i] = int8(r.Intn(256) - 128)
+				}
+				want := svdfTRef(p, m1, s1, m2, s2, inZP, in, wf, wt, bias, refState, stMin, stMax, wrap)
+				if bits == 16 {
+					svdfInt8x16(p, in, wfp, fb, svdfTStr16(wt), tb, st16, out)
+				} else {
+					svdfInt8x8(p, in, wfp, fb, string(svdfTBytes8(wt)), tb, st8, out)
+				}
+				for i := range want {
+					if out[i] != want[i] {
+						t.Fatalf("%d-bit %+v step %d: out[%d] = %d, want %d", bits, sh, step, i, out[i], want[i])
+					}
+				}
+				for i, v := range refState {
+					got := int32(st8[i])
+					if bits == 16 {
+						got = int32(st16[i])
+					}
+					if got != v {
+						t.Fatalf("%d-bit %+v step %d: state[%d] = %d, want %d", bits, sh, step, i, got, v)
+					}
+				}
+			}
+		}
+	}
 }

@@ -4,7 +4,9 @@
 
 package dense_int8
 
-import "unsafe"
+import (
+	"unsafe"
+)
 
 // arena is the model's working memory. Generated code takes typed views of it
 // at offsets fixed by the planner; the views below check the byte range
@@ -39,15 +41,4 @@ func (a arena) i64(off, n int) []int64 {
 func (a arena) f32(off, n int) []float32 {
 	b := a[off : off+4*n : off+4*n]
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), n)
-}
-
-// constI8 views a read-only string constant as int8 values without copying.
-// The slice must never be written: on a microcontroller the data is in flash.
-func constI8(s string) []int8 {
-	return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.StringData(s))), len(s))
-}
-
-// constU8 is constI8 for uint8 data.
-func constU8(s string) []uint8 {
-	return unsafe.Slice(unsafe.StringData(s), len(s))
 }

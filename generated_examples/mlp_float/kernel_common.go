@@ -4,65 +4,9 @@
 
 package mlp_float
 
-import "math"
-
-// Fixed-point helpers shared by the integer kernels. They reproduce the
-// arithmetic of TFLite Micro's reference kernels (gemmlowp-style double
-// rounding) so that results are bit-exact.
-
-// satRoundDoublingHighMul returns the high 32 bits of 2*a*b, rounded to
-// nearest (ties away from zero), saturating the one overflowing case.
-func satRoundDoublingHighMul(a, b int32) int32 {
-	if a == b && a == math.MinInt32 {
-		return math.MaxInt32
-	}
-	ab := int64(a) * int64(b)
-	nudge := int64(1 << 30)
-	if ab < 0 {
-		nudge = 1 - (1 << 30)
-	}
-	return int32((ab + nudge) / (1 << 31))
-}
-
-// roundingDivByPOT divides x by 2^exponent, rounding to nearest with ties
-// away from zero.
-func roundingDivByPOT(x int32, exponent int) int32 {
-	mask := int32(1)<<uint(exponent) - 1
-	remainder := x & mask
-	threshold := mask >> 1
-	if x < 0 {
-		threshold++
-	}
-	r := x >> uint(exponent)
-	if remainder > threshold {
-		r++
-	}
-	return r
-}
-
-// mulByQuantMul scales x by the fixed-point multiplier m (Q31) and the power
-// of two 2^shift (shift > 0 shifts left).
-func mulByQuantMul(x, m int32, shift int) int32 {
-	left, right := 0, 0
-	if shift > 0 {
-		left = shift
-	} else {
-		right = -shift
-	}
-	return roundingDivByPOT(satRoundDoublingHighMul(x*(1<<uint(left)), m), right)
-}
-
-// mulByQuantMul64 scales a 64-bit accumulator (16x8 kernels) by m and shift
-// with the reduced 16-bit multiplier TFLite uses for that case.
-func mulByQuantMul64(x int64, m int32, shift int) int32 {
-	reduced := int64(0x7FFF)
-	if m < 0x7FFF0000 {
-		reduced = int64((m + (1 << 15)) >> 16)
-	}
-	total := uint(15 - shift)
-	x = x*reduced + int64(1)<<(total-1)
-	return int32(x >> total)
-}
+import (
+	"math"
+)
 
 // ld32 reads the i-th little-endian int32 of a constant string.
 func ld32(s string, i int) int32 {
@@ -70,26 +14,8 @@ func ld32(s string, i int) int32 {
 	return int32(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
 }
 
-// ld64 reads the i-th little-endian int64 of a constant string.
-func ld64(s string, i int) int64 {
-	s = s[8*i : 8*i+8]
-	return int64(uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56)
-}
-
 // ldf32 reads the i-th little-endian float32 of a constant string.
 func ldf32(s string, i int) float32 { return math.Float32frombits(uint32(ld32(s, i))) }
-
-// clampI32 limits x to [lo, hi].
-func clampI32(x, lo, hi int32) int32 {
-	if x < lo {
-		return lo
-	}
-	if x > hi {
-		return hi
-	}
-	return x
-}
 
 // clampF32 limits x to [lo, hi].
 func clampF32(x, lo, hi float32) float32 {

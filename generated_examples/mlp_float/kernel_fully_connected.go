@@ -4,22 +4,14 @@
 
 package mlp_float
 
-// FULLY_CONNECTED, as in TFLite Micro's reference kernels: every row of the
-// input (rows = elements / accumDepth) is multiplied by the weight matrix
-// [outDepth, accumDepth] and a bias is added.
-//
-// The integer kernels take a bias that already contains, per output channel,
-// inputOffset * sum(weights of the channel) (folded at generation time, see
-// gen/lower_fc.go). Because two's-complement addition is associative modulo
-// 2^32 (and the 64-bit sums of the 16x8 variant never overflow), the folded
-// dot product is bit-identical to the reference's sum of
-// weight * (input + inputOffset), whatever the order of summation.
-//
-// Multipliers and shifts are always per output channel (a per-tensor model
-// repeats one value), which costs one load per output, not per product.
+import (
+	"math"
+	"unsafe"
+)
 
 // fcParams describes one FULLY_CONNECTED operator. Integer kernels ignore
-// the float bounds and vice versa.
+// the float bounds and vice versa; mult, lsh, rsh and half are the
+// per-tensor requantization (fcRQ) of fcInt8PT.
 type fcParams struct {
 	batches    int // rows of input and output
 	outDepth   int // output channels (weight rows)
@@ -29,122 +21,53 @@ type fcParams struct {
 	actMax     int32
 	fActMin    float32
 	fActMax    float32
+	mult       int32
+	lsh, rsh   uint8
+	half       int32
 }
 
-// fcDotI8 returns the int32 (wrapping) dot product of two int8 vectors of
-// the same length.
-func fcDotI8(x, w []int8) int32 {
-	w = w[:len(x)]
-	var acc int32
-	for i, xv := range x {
-		acc += int32(xv) * int32(w[i])
-	}
-	return acc
-}
-
-// fcDotI16 returns the 64-bit dot product of int16 activations and int8
-// weights. A product is at most 2^22 in magnitude, so blocks of 256 are
-// summed in int32 (cheap on 32-bit targets) and only block sums are
-// widened; the result equals a plain 64-bit sum.
-func fcDotI16(x []int16, w []int8) int64 {
-	w = w[:len(x)]
-	var acc int64
-	for len(x) > 0 {
-		n := min(len(x), 256)
-		xs, ws := x[:n], w[:n]
-		var blk int32
-		for i, xv := range xs {
-			blk += int32(xv) * int32(ws[i])
-		}
-		acc += int64(blk)
-		x, w = x[n:], w[n:]
-	}
-	return acc
-}
-
-// fcDotI16Acc32 returns the int32 (wrapping) dot product of int16
-// activations and int8 weights.
-func fcDotI16Acc32(x []int16, w []int8) int32 {
-	w = w[:len(x)]
-	var acc int32
-	for i, xv := range x {
-		acc += int32(xv) * int32(w[i])
-	}
-	return acc
-}
-
-// fcInt8 is the int8 fully connected layer with int8 weights (per-tensor or
-// per-channel). bias holds one int32 per output channel with the input
-// offset folded in; mult and shift hold one int32 each per output channel.
-func fcInt8(p *fcParams, in, w []int8, bias, mult, shift string, out []int8) {
-	k := p.accumDepth
-	n := p.outDepth
-	for b := 0; b < p.batches; b++ {
-		x := in[b*k : b*k+k]
-		o := out[b*n : b*n+n]
-		for c := range o {
-			acc := fcDotI8(x, w[c*k:c*k+k]) + ld32(bias, c)
-			acc = mulByQuantMul(acc, ld32(mult, c), int(ld32(shift, c)))
-			o[c] = int8(clampI32(acc+p.outOffset, p.actMin, p.actMax))
-		}
-	}
-}
-
-// fcInt16 is the 16x8 fully connected layer with a 64-bit accumulator: bias
-// holds one int64 per output channel with the input offset folded in.
-func fcInt16(p *fcParams, in []int16, w []int8, bias, mult, shift string, out []int16) {
-	k := p.accumDepth
-	n := p.outDepth
-	for b := 0; b < p.batches; b++ {
-		x := in[b*k : b*k+k]
-		o := out[b*n : b*n+n]
-		for c := range o {
-			acc := fcDotI16(x, w[c*k:c*k+k]) + ld64(bias, c)
-			v := mulByQuantMul64(acc, ld32(mult, c), int(ld32(shift, c)))
-			o[c] = int16(clampI32(v+p.outOffset, p.actMin, p.actMax))
-		}
-	}
-}
-
-// fcInt16Acc32 is the 16x8 fully connected layer for models whose bias (or
-// declared quantized bias type) is int32: TFLite Micro then accumulates in
-// 32 bits and rescales with the 32-bit multiplier. bias holds one int32 per
-// output channel with the input offset folded in.
-func fcInt16Acc32(p *fcParams, in []int16, w []int8, bias, mult, shift string, out []int16) {
-	k := p.accumDepth
-	n := p.outDepth
-	for b := 0; b < p.batches; b++ {
-		x := in[b*k : b*k+k]
-		o := out[b*n : b*n+n]
-		for c := range o {
-			acc := fcDotI16Acc32(x, w[c*k:c*k+k]) + ld32(bias, c)
-			acc = mulByQuantMul(acc, ld32(mult, c), int(ld32(shift, c)))
-			o[c] = int16(clampI32(acc+p.outOffset, p.actMin, p.actMax))
-		}
-	}
-}
-
-// fcF32 is the float fully connected layer. Weights and bias are constant
-// little-endian float32 strings; bias is "" when the operator has none. The
-// products are summed in input order, then the bias is added, as in the
-// reference, so results match it to the last bit.
+// fcF32 is the float fully connected layer. The weights are packed at
+// generation time (gen/lower_fc.go, fcPackF32) in blocks of four channels,
+// [k][4] little-endian float32 values per block, the last block padded with
+// zero rows; bias holds one float32 per channel, or is "" when the
+// operator has none. Each channel's products are summed in input order and
+// the bias is added last, as in the reference, so results match it to the
+// last bit; the four channels of a block are independent sums.
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
-	k := p.accumDepth
-	n := p.outDepth
+	k, n := p.accumDepth, p.outDepth
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
 		o := out[b*n : b*n+n]
-		for c := range o {
-			row := c * k
-			var total float32
-			for d, xv := range x {
-				total += float32(xv * ldf32(w, row+d))
+		var t [4]float32
+		for c := 0; c < n; c += 4 {
+			fcDotF4(x, w[4*c*k:4*c*k+16*k], &t)
+			for r, v := range t[:min(4, n-c)] {
+				var bv float32
+				if len(bias) != 0 {
+					bv = ldf32(bias, c+r)
+				}
+				o[c+r] = clampF32(v+bv, p.fActMin, p.fActMax)
 			}
-			var bv float32
-			if len(bias) != 0 {
-				bv = ldf32(bias, c)
-			}
-			o[c] = clampF32(total+bv, p.fActMin, p.fActMax)
 		}
 	}
+}
+
+// fcDotF4 stores in t the float32 dot products of x with the four channels
+// of a packed block ([len(x)][4] little-endian float32, viewed as 16-byte
+// arrays so the loop needs no bounds checks), each summed in input order
+// with every product rounded to float32 (no fused multiply-add).
+func fcDotF4(x []float32, w string, t *[4]float32) {
+	var t0, t1, t2, t3 float32
+	if len(x) > 0 {
+		w16 := unsafe.Slice((*[16]uint8)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
+		w16 = w16[:len(x)]
+		for i, v := range x {
+			q := &w16[i]
+			t0 += float32(v * math.Float32frombits(uint32(q[0])|uint32(q[1])<<8|uint32(q[2])<<16|uint32(q[3])<<24))
+			t1 += float32(v * math.Float32frombits(uint32(q[4])|uint32(q[5])<<8|uint32(q[6])<<16|uint32(q[7])<<24))
+			t2 += float32(v * math.Float32frombits(uint32(q[8])|uint32(q[9])<<8|uint32(q[10])<<16|uint32(q[11])<<24))
+			t3 += float32(v * math.Float32frombits(uint32(q[12])|uint32(q[13])<<8|uint32(q[14])<<16|uint32(q[15])<<24))
+		}
+	}
+	t[0], t[1], t[2], t[3] = t0, t1, t2, t3
 }

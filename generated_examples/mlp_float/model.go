@@ -107,7 +107,7 @@ func (m *Model) Invoke() {
 		accumDepth: 6,
 		fActMin:    0.0,
 		fActMax:    3.4028235e+38,
-	}, a.f32(0, 6), tensor5, tensor6, a.f32(48, 3))
+	}, a.f32(0, 6), op0Weights, tensor6, a.f32(48, 3))
 
 	// 1: FULLY_CONNECTED features -> branch_b
 	fcF32(&fcParams{
@@ -116,7 +116,7 @@ func (m *Model) Invoke() {
 		accumDepth: 6,
 		fActMin:    -3.4028235e+38,
 		fActMax:    3.4028235e+38,
-	}, a.f32(0, 6), tensor7, op1NoBias, a.f32(32, 3))
+	}, a.f32(0, 6), op1Weights, op1NoBias, a.f32(32, 3))
 
 	// 2: ADD branch_a, branch_b -> sum
 	addF32(&ewF32Params{

@@ -12,7 +12,7 @@ import (
 
 // fillInputs writes a deterministic xorshift pattern into every input.
 func fillInputs(m *Model, seed uint32) {
-	s := 2654435769 + seed
+	s := uint32(0x9e3779b9) + seed
 	for i := range m.InputInt8(0) {
 		s ^= s << 13
 		s ^= s >> 17
@@ -70,6 +70,29 @@ func TestModelsAreIndependent(t *testing.T) {
 		if !bytes.Equal(got[k], want[k]) {
 			t.Errorf("model %d: concurrent or reset run differs from a fresh one", k)
 		}
+	}
+}
+
+// TestIndexOutOfRangePanics checks that a bad input or output index panics
+// with a message instead of touching memory.
+func TestIndexOutOfRangePanics(t *testing.T) {
+	var m Model
+	for name, f := range map[string]func(){
+		"Input": func() {
+			m.Input(NumInputs)
+		},
+		"Output": func() {
+			m.Output(-1)
+		},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil {
+					t.Errorf("%s with a bad index did not panic", name)
+				}
+			}()
+			f()
+		}()
 	}
 }
 

@@ -4,11 +4,6 @@
 
 package tiny_conv_int8
 
-// DEPTHWISE_CONV_2D, as in TFLite Micro's reference kernels. The filter is
-// [1, filterH, filterW, outC] with outC = inC * depthMul; output channel
-// oc = ic*depthMul + m reads input channel ic only. Taps in the padding are
-// skipped (the input zero point applies to taps inside the image only).
-
 // dwParams describes one DEPTHWISE_CONV_2D operator, fixed at generation
 // time; integer kernels ignore the float bounds and vice versa.
 type dwParams struct {
@@ -73,88 +68,6 @@ func dwInt8(p *dwParams, in, filter []int8, bias, mult, shift string, out []int8
 						}
 						acc = mulByQuantMul(acc, ld32(mult, oc), int(ld32(shift, oc)))
 						out[o+oc] = int8(clampI32(acc+p.outOffset, p.actMin, p.actMax))
-					}
-				}
-				o += p.outC
-			}
-		}
-	}
-}
-
-// dwInt16 is the 16x8 depthwise convolution (int16 activations, int8
-// weights) with a 64-bit accumulator and an int64 bias ("" when absent).
-// Activation zero points are zero by construction and not applied.
-func dwInt16(p *dwParams, in []int16, filter []int8, bias, mult, shift string, out []int16) {
-	inRow := p.inW * p.inC
-	inImg := p.inH * inRow
-	fRow := p.filterW * p.outC
-	o := 0
-	for b := 0; b < p.batches; b++ {
-		img := in[b*inImg : (b+1)*inImg]
-		for oy := 0; oy < p.outH; oy++ {
-			iy0 := oy*p.strideH - p.padH
-			fy0, fy1 := dwTaps(iy0, p.dilationH, p.filterH, p.inH)
-			for ox := 0; ox < p.outW; ox++ {
-				ix0 := ox*p.strideW - p.padW
-				fx0, fx1 := dwTaps(ix0, p.dilationW, p.filterW, p.inW)
-				for ic := 0; ic < p.inC; ic++ {
-					for m := 0; m < p.depthMul; m++ {
-						oc := ic*p.depthMul + m
-						acc := int64(0)
-						for fy := fy0; fy < fy1; fy++ {
-							rowIn := (iy0+fy*p.dilationH)*inRow + ic
-							rowF := fy*fRow + oc
-							for fx := fx0; fx < fx1; fx++ {
-								x := int64(img[rowIn+(ix0+fx*p.dilationW)*p.inC])
-								acc += int64(filter[rowF+fx*p.outC]) * x
-							}
-						}
-						if len(bias) != 0 {
-							acc += ld64(bias, oc)
-						}
-						v := mulByQuantMul64(acc, ld32(mult, oc), int(ld32(shift, oc)))
-						out[o+oc] = int16(clampI32(v, p.actMin, p.actMax))
-					}
-				}
-				o += p.outC
-			}
-		}
-	}
-}
-
-// dwF32 is the float32 depthwise convolution; filter and bias ("" when
-// absent) are constant little-endian float32 data. Products are rounded to
-// float32 before they are summed, in the reference's order.
-func dwF32(p *dwParams, in []float32, filter, bias string, out []float32) {
-	inRow := p.inW * p.inC
-	inImg := p.inH * inRow
-	fRow := p.filterW * p.outC
-	o := 0
-	for b := 0; b < p.batches; b++ {
-		img := in[b*inImg : (b+1)*inImg]
-		for oy := 0; oy < p.outH; oy++ {
-			iy0 := oy*p.strideH - p.padH
-			fy0, fy1 := dwTaps(iy0, p.dilationH, p.filterH, p.inH)
-			for ox := 0; ox < p.outW; ox++ {
-				ix0 := ox*p.strideW - p.padW
-				fx0, fx1 := dwTaps(ix0, p.dilationW, p.filterW, p.inW)
-				for ic := 0; ic < p.inC; ic++ {
-					for m := 0; m < p.depthMul; m++ {
-						oc := ic*p.depthMul + m
-						total := float32(0)
-						for fy := fy0; fy < fy1; fy++ {
-							rowIn := (iy0+fy*p.dilationH)*inRow + ic
-							rowF := fy*fRow + oc
-							for fx := fx0; fx < fx1; fx++ {
-								x := img[rowIn+(ix0+fx*p.dilationW)*p.inC]
-								total += float32(x * ldf32(filter, rowF+fx*p.outC))
-							}
-						}
-						bv := float32(0)
-						if len(bias) != 0 {
-							bv = ldf32(bias, oc)
-						}
-						out[o+oc] = clampF32(total+bv, p.fActMin, p.fActMax)
 					}
 				}
 				o += p.outC

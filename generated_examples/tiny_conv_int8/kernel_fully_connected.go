@@ -4,22 +4,13 @@
 
 package tiny_conv_int8
 
-// FULLY_CONNECTED, as in TFLite Micro's reference kernels: every row of the
-// input (rows = elements / accumDepth) is multiplied by the weight matrix
-// [outDepth, accumDepth] and a bias is added.
-//
-// The integer kernels take a bias that already contains, per output channel,
-// inputOffset * sum(weights of the channel) (folded at generation time, see
-// gen/lower_fc.go). Because two's-complement addition is associative modulo
-// 2^32 (and the 64-bit sums of the 16x8 variant never overflow), the folded
-// dot product is bit-identical to the reference's sum of
-// weight * (input + inputOffset), whatever the order of summation.
-//
-// Multipliers and shifts are always per output channel (a per-tensor model
-// repeats one value), which costs one load per output, not per product.
+import (
+	"unsafe"
+)
 
 // fcParams describes one FULLY_CONNECTED operator. Integer kernels ignore
-// the float bounds and vice versa.
+// the float bounds and vice versa; mult, lsh, rsh and half are the
+// per-tensor requantization (fcRQ) of fcInt8PT.
 type fcParams struct {
 	batches    int // rows of input and output
 	outDepth   int // output channels (weight rows)
@@ -29,122 +20,108 @@ type fcParams struct {
 	actMax     int32
 	fActMin    float32
 	fActMax    float32
+	mult       int32
+	lsh, rsh   uint8
+	half       int32
 }
 
-// fcDotI8 returns the int32 (wrapping) dot product of two int8 vectors of
-// the same length.
-func fcDotI8(x, w []int8) int32 {
-	w = w[:len(x)]
-	var acc int32
-	for i, xv := range x {
-		acc += int32(xv) * int32(w[i])
-	}
-	return acc
-}
-
-// fcDotI16 returns the 64-bit dot product of int16 activations and int8
-// weights. A product is at most 2^22 in magnitude, so blocks of 256 are
-// summed in int32 (cheap on 32-bit targets) and only block sums are
-// widened; the result equals a plain 64-bit sum.
-func fcDotI16(x []int16, w []int8) int64 {
-	w = w[:len(x)]
-	var acc int64
-	for len(x) > 0 {
-		n := min(len(x), 256)
-		xs, ws := x[:n], w[:n]
-		var blk int32
-		for i, xv := range xs {
-			blk += int32(xv) * int32(ws[i])
-		}
-		acc += int64(blk)
-		x, w = x[n:], w[n:]
-	}
-	return acc
-}
-
-// fcDotI16Acc32 returns the int32 (wrapping) dot product of int16
-// activations and int8 weights.
-func fcDotI16Acc32(x []int16, w []int8) int32 {
-	w = w[:len(x)]
-	var acc int32
-	for i, xv := range x {
-		acc += int32(xv) * int32(w[i])
-	}
-	return acc
-}
-
-// fcInt8 is the int8 fully connected layer with int8 weights (per-tensor or
-// per-channel). bias holds one int32 per output channel with the input
-// offset folded in; mult and shift hold one int32 each per output channel.
-func fcInt8(p *fcParams, in, w []int8, bias, mult, shift string, out []int8) {
-	k := p.accumDepth
-	n := p.outDepth
-	for b := 0; b < p.batches; b++ {
-		x := in[b*k : b*k+k]
-		o := out[b*n : b*n+n]
-		for c := range o {
-			acc := fcDotI8(x, w[c*k:c*k+k]) + ld32(bias, c)
-			acc = mulByQuantMul(acc, ld32(mult, c), int(ld32(shift, c)))
-			o[c] = int8(clampI32(acc+p.outOffset, p.actMin, p.actMax))
-		}
-	}
-}
-
-// fcInt16 is the 16x8 fully connected layer with a 64-bit accumulator: bias
-// holds one int64 per output channel with the input offset folded in.
-func fcInt16(p *fcParams, in []int16, w []int8, bias, mult, shift string, out []int16) {
-	k := p.accumDepth
-	n := p.outDepth
-	for b := 0; b < p.batches; b++ {
-		x := in[b*k : b*k+k]
-		o := out[b*n : b*n+n]
-		for c := range o {
-			acc := fcDotI16(x, w[c*k:c*k+k]) + ld64(bias, c)
-			v := mulByQuantMul64(acc, ld32(mult, c), int(ld32(shift, c)))
-			o[c] = int16(clampI32(v+p.outOffset, p.actMin, p.actMax))
-		}
-	}
-}
-
-// fcInt16Acc32 is the 16x8 fully connected layer for models whose bias (or
-// declared quantized bias type) is int32: TFLite Micro then accumulates in
-// 32 bits and rescales with the 32-bit multiplier. bias holds one int32 per
-// output channel with the input offset folded in.
-func fcInt16Acc32(p *fcParams, in []int16, w []int8, bias, mult, shift string, out []int16) {
-	k := p.accumDepth
-	n := p.outDepth
-	for b := 0; b < p.batches; b++ {
-		x := in[b*k : b*k+k]
-		o := out[b*n : b*n+n]
-		for c := range o {
-			acc := fcDotI16Acc32(x, w[c*k:c*k+k]) + ld32(bias, c)
-			acc = mulByQuantMul(acc, ld32(mult, c), int(ld32(shift, c)))
-			o[c] = int16(clampI32(acc+p.outOffset, p.actMin, p.actMax))
-		}
-	}
-}
-
-// fcF32 is the float fully connected layer. Weights and bias are constant
-// little-endian float32 strings; bias is "" when the operator has none. The
-// products are summed in input order, then the bias is added, as in the
-// reference, so results match it to the last bit.
-func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
-	k := p.accumDepth
-	n := p.outDepth
-	for b := 0; b < p.batches; b++ {
-		x := in[b*k : b*k+k]
-		o := out[b*n : b*n+n]
-		for c := range o {
-			row := c * k
-			var total float32
-			for d, xv := range x {
-				total += float32(xv * ldf32(w, row+d))
+// fcSumI8 returns the sum of x (exact: len(x) < 2^24). Eight values at a
+// time are biased to unsigned bytes (x+128) and added in four 16-bit lanes
+// of a uint64, which cannot overflow within 128 steps.
+func fcSumI8(x []int8) int32 {
+	n := len(x) / 8
+	var s uint32 // sum of x+128
+	if n > 0 {
+		x8 := unsafe.Slice((*[8]uint8)(unsafe.Pointer(unsafe.SliceData(x))), n)
+		for len(x8) > 0 {
+			m := min(len(x8), 128)
+			var acc uint64
+			for i := range x8[:m] {
+				q := &x8[i]
+				v := (uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
+					uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56) ^ 0x8080808080808080
+				acc += v&0x00FF00FF00FF00FF + v>>8&0x00FF00FF00FF00FF
 			}
-			var bv float32
-			if len(bias) != 0 {
-				bv = ldf32(bias, c)
-			}
-			o[c] = clampF32(total+bv, p.fActMin, p.fActMax)
+			s += uint32(acc&0xFFFF + acc>>16&0xFFFF + acc>>32&0xFFFF + acc>>48)
+			x8 = x8[m:]
 		}
+	}
+	for _, v := range x[8*n:] {
+		s += uint32(int32(v) + 128)
+	}
+	return int32(s) - 128*int32(len(x))
+}
+
+// fcChunk is how many channels the int8 kernels compute per pass over the
+// input row (a multiple of 4): their raw sums go to a stack array, then
+// are finished together.
+const fcChunk = 32
+
+// fcDots stores in acc the dot products of x with len(acc)/4 consecutive
+// packed 4-channel blocks of w (layout above), wrapping in int32. The input
+// and the weights are viewed as arrays of 4 and 16 bytes, so the inner loop
+// needs no bounds checks.
+func fcDots(x []int8, w string, acc []int32) {
+	k := len(x)
+	n := k / 4
+	x4 := unsafe.Slice((*[4]int8)(unsafe.Pointer(unsafe.SliceData(x))), n)
+	xt := x[4*n:]
+	for len(acc) >= 4 && len(w) >= 4*k {
+		var a0, a1, a2, a3 int32
+		if n > 0 {
+			w16 := unsafe.Slice((*[16]uint8)(unsafe.Pointer(unsafe.StringData(w))), n)
+			for i := range x4 {
+				xx, q := &x4[i], &w16[i]
+				x0, x1, x2, x3 := int32(xx[0]), int32(xx[1]), int32(xx[2]), int32(xx[3])
+				a0 += x0*int32(q[0]) + x1*int32(q[1]) + x2*int32(q[2]) + x3*int32(q[3])
+				a1 += x0*int32(q[4]) + x1*int32(q[5]) + x2*int32(q[6]) + x3*int32(q[7])
+				a2 += x0*int32(q[8]) + x1*int32(q[9]) + x2*int32(q[10]) + x3*int32(q[11])
+				a3 += x0*int32(q[12]) + x1*int32(q[13]) + x2*int32(q[14]) + x3*int32(q[15])
+			}
+		}
+		wt := w[16*n : 4*k]
+		for i, v := range xt {
+			q := wt[4*i : 4*i+4]
+			u := int32(v)
+			a0 += u * int32(q[0])
+			a1 += u * int32(q[1])
+			a2 += u * int32(q[2])
+			a3 += u * int32(q[3])
+		}
+		acc[0], acc[1], acc[2], acc[3] = a0, a1, a2, a3
+		acc, w = acc[4:], w[4*k:]
+	}
+}
+
+// fcInt8PT is fcInt8 for per-tensor quantized weights: one requantization
+// for all channels (in p), and bias holds one int32 per output channel with
+// the input offset folded in.
+func fcInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
+	k, n := p.accumDepth, p.outDepth
+	var acc [fcChunk]int32
+	for b := 0; b < p.batches; b++ {
+		x := in[b*k : b*k+k]
+		o := out[b*n : b*n+n]
+		corr := -128 * fcSumI8(x)
+		for c := 0; c < n; c += fcChunk {
+			m := min(fcChunk, n-c)
+			mb := (m + 3) &^ 3
+			fcDots(x, w[c*k:(c+mb)*k], acc[:mb])
+			fcOutPT(p, acc[:m], corr, bias[4*c:], o[c:c+m])
+		}
+	}
+}
+
+// fcOutPT is fcOutPC with p's per-tensor requantization and bias holding
+// one int32 per channel.
+func fcOutPT(p *fcParams, acc []int32, corr int32, bias string, o []int8) {
+	o = o[:len(acc)]
+	bias = bias[:4*len(acc)]
+	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
+	zp, lo, hi := p.outOffset, p.actMin, p.actMax
+	for r, v := range acc {
+		t := bias[4*r : 4*r+4]
+		v += corr + int32(uint32(t[0])|uint32(t[1])<<8|uint32(t[2])<<16|uint32(t[3])<<24)
+		o[r] = int8(min(max(fcRescale(v, q)+zp, lo), hi))
 	}
 }

@@ -9,17 +9,6 @@ import (
 	"math/bits"
 )
 
-// SOFTMAX over the last dimension, as in TFLite Micro's reference kernels.
-//
-// The int8-input variants follow gemmlowp's fixed-point recipe: the
-// difference to the row maximum is rescaled to Q5.26 (inputMult,
-// inputShift; differences below diffMin contribute nothing), exponentiated
-// in Q0.31, summed in Q12.19, and each exponential is multiplied by the
-// fixed-point reciprocal of the sum. The exponentials are computed once per
-// row into an int32 scratch buffer instead of twice as in the reference; the
-// arithmetic is the same. The int16 variant uses two 513-entry lookup
-// tables (exp on [-10, 0] and 1/(1+x) on [0, 1]) built at generation time.
-
 // softmaxParams describes one SOFTMAX operator: rows of depth elements.
 type softmaxParams struct {
 	outer      int // number of rows
@@ -156,97 +145,6 @@ func softmaxInt8(p *softmaxParams, in, out []int8, scratch []int32) {
 			}
 			v := roundingDivByPOT(satRoundDoublingHighMul(scale, e), exp) - 128
 			dst[c] = int8(clampI32(v, -128, 127))
-		}
-	}
-}
-
-// softmaxInt8Int16 is the int8 -> int16 softmax (output scale 1/65536, zero
-// point -32768). scratch holds at least depth int32 values.
-func softmaxInt8Int16(p *softmaxParams, in []int8, out []int16, scratch []int32) {
-	d := p.depth
-	for i := 0; i < p.outer; i++ {
-		row := in[i*d : i*d+d]
-		dst := out[i*d : i*d+d]
-		scale, over := softmaxInt8Row(p, row, scratch)
-		exp := over + 31 - 16
-		for c, e := range scratch[:d] {
-			if e < 0 {
-				dst[c] = -32768
-				continue
-			}
-			v := roundingDivByPOT(satRoundDoublingHighMul(scale, e), exp) - 32768
-			dst[c] = int16(clampI32(v, -32768, 32767))
-		}
-	}
-}
-
-// softmaxLUT evaluates a 513-entry int16 table (little-endian string) at v
-// with linear interpolation between entries (TFLite's LUTLookup).
-func softmaxLUT(v int16, lut string) int16 {
-	idx := 256 + int(v>>7)
-	off := int32(v & 0x7f)
-	s := lut[2*idx : 2*idx+4]
-	base := int16(uint16(s[0]) | uint16(s[1])<<8)
-	next := int16(uint16(s[2]) | uint16(s[3])<<8)
-	slope := int32(next - base)
-	return base + int16((slope*off+64)>>7)
-}
-
-// softmaxInt16 is the int16 -> int16 softmax (input and output zero point 0,
-// output scale 1/32768). expLUT and recipLUT are the 513-entry tables for
-// exp on [-10, 0] and 1/(1+x) on [0, 1]. The output row doubles as the
-// store for the exponentials, as in the reference.
-func softmaxInt16(p *softmaxParams, in, out []int16, expLUT, recipLUT string) {
-	d := p.depth
-	for i := 0; i < p.outer; i++ {
-		row := in[i*d : i*d+d]
-		dst := out[i*d : i*d+d]
-		mx := int16(-32768)
-		for _, v := range row {
-			mx = max(mx, v)
-		}
-		var sum int32 // Q16.15
-		for c, v := range row {
-			diff := int32(v) - int32(mx)
-			scaled := mulByQuantMul(diff, p.inputMult, p.inputShift) + 32767
-			e := softmaxLUT(int16(clampI32(scaled, -32768, 32767)), expLUT)
-			dst[c] = e
-			sum += int32(e)
-		}
-		lz := uint(bits.LeadingZeros32(uint32(sum)))
-		shifted := int32((int64(sum)<<(lz-1) + 1<<13) >> 14)
-		x := clampI32(shifted-(1<<15+1<<16), -32768, 32767)
-		recip := int64(softmaxLUT(int16(x), recipLUT))
-		rs := 31 - lz
-		round := int64(1) << (rs - 1)
-		for c, e := range dst {
-			r := int32((int64(e)*recip + round) >> rs)
-			dst[c] = int16(clampI32(r, 0, 32767))
-		}
-	}
-}
-
-// softmaxF32 is the float softmax: exp((x - max) * beta), normalised by the
-// row sum, in float32 as the reference computes it.
-func softmaxF32(p *softmaxParams, in, out []float32) {
-	d := p.depth
-	for i := 0; i < p.outer; i++ {
-		row := in[i*d : i*d+d]
-		dst := out[i*d : i*d+d]
-		mx := float32(-3.4028234663852886e38)
-		for _, v := range row {
-			if mx < v {
-				mx = v
-			}
-		}
-		var sum float32
-		for c, v := range row {
-			e := float32(math.Exp(float64((v - mx) * p.beta)))
-			dst[c] = e
-			sum += e
-		}
-		for c := range dst {
-			dst[c] /= sum
 		}
 	}
 }

@@ -4,7 +4,9 @@
 
 package tiny_conv_int8
 
-import "unsafe"
+import (
+	"unsafe"
+)
 
 // arena is the model's working memory. Generated code takes typed views of it
 // at offsets fixed by the planner; the views below check the byte range

@@ -9,7 +9,7 @@ package tiny_conv_int8
 
 import "unsafe"
 
-// ArenaSize is the working memory of a Model in bytes: activations 2328, scratch 16,
+// ArenaSize is the working memory of a Model in bytes: activations 2328, scratch 600,
 // persistent state 0, planned in 1536 bytes (optimal (= lower bound)).
 const ArenaSize = 1536
 
@@ -60,7 +60,7 @@ func (m *Model) Input(i int) []byte {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a[512:768:768]
+		return a[1024:1280:1280]
 	}
 	panic("tiny_conv_int8: Input index out of range")
 }
@@ -71,7 +71,7 @@ func (m *Model) InputInt8(i int) []int8 {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a.i8(512, 256)
+		return a.i8(1024, 256)
 	}
 	panic("tiny_conv_int8: Input index out of range or not int8")
 }
@@ -109,29 +109,27 @@ func (m *Model) Invoke() {
 	a := m.arena()
 
 	// 0: CONV_2D image -> conv1/relu
-	convInt8(&convParams{
+	convWinInt8(&convWinParams{
 		batches:   1,
 		inH:       16,
 		inW:       16,
 		inC:       1,
 		filterH:   3,
 		filterW:   3,
-		filterC:   1,
 		outH:      8,
 		outW:      8,
 		outC:      8,
-		groupOutC: 8,
 		strideH:   2,
 		strideW:   2,
 		dilationH: 1,
 		dilationW: 1,
 		padH:      0,
 		padW:      0,
-		inOffset:  1,
+		inZP:      -1,
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(512, 256), constI8(tensor8), tensor9, op0Mult, op0Shift, a.i8(0, 512))
+	}, a.i8(1024, 256), op0Win, op0RQ, a.i64(512, 64), a.i64(1280, 9), a.i8(0, 512))
 
 	// 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6
 	dwInt8(&dwParams{
@@ -204,14 +202,18 @@ func (m *Model) Invoke() {
 	// (a view of its input: no code)
 
 	// 5: FULLY_CONNECTED flatten -> logits
-	fcInt8(&fcParams{
+	fcInt8PT(&fcParams{
 		batches:    1,
 		outDepth:   4,
 		accumDepth: 16,
 		outOffset:  10,
 		actMin:     -128,
 		actMax:     127,
-	}, a.i8(1024, 16), constI8(tensor15), op5Bias, op5Mult, op5Shift, a.i8(0, 4))
+		mult:       1466015497,
+		lsh:        0,
+		rsh:        39,
+		half:       128,
+	}, a.i8(1024, 16), op5Weights, op5Bias, a.i8(0, 4))
 
 	// 6: SOFTMAX logits -> probs
 	softmaxInt8(&softmaxParams{
