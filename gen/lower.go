@@ -50,7 +50,6 @@ type opCtx struct {
 	persist []*scratchReq
 	aliases []alias
 	consts  []*constData
-	nconst  int
 }
 
 // kcall is one emitted kernel call: fn(args...).
@@ -151,7 +150,6 @@ func (c *opCtx) Persistent(dt model.DType, n int) Arg {
 // the operator and hint (e.g. "op3Mult") and returns it as an argument.
 func (c *opCtx) Const(hint string, data []byte) Arg {
 	cd := &constData{name: fmt.Sprintf("op%d%s", c.Op.Index, hint), data: data}
-	c.nconst++
 	c.consts = append(c.consts, cd)
 	return constArg{cd}
 }
