@@ -34,7 +34,8 @@ type refModel struct {
 	} `json:"cases"`
 }
 
-func loadRefs(t *testing.T, shared string) map[string]*refModel {
+// loadRefs reads every reference JSON; names are the model names, sorted.
+func loadRefs(t *testing.T, shared string) (refs map[string]*refModel, names []string) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(shared, "ref", "*.json"))
 	if err != nil || len(files) == 0 {
@@ -50,9 +51,12 @@ func loadRefs(t *testing.T, shared string) map[string]*refModel {
 		if err := json.Unmarshal(b, r); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		out[strings.TrimSuffix(filepath.Base(f), ".json")] = r
+		n := strings.TrimSuffix(filepath.Base(f), ".json")
+		out[n] = r
+		names = append(names, n)
 	}
-	return out
+	sort.Strings(names)
+	return out, names
 }
 
 var nonIdent = regexp.MustCompile(`[^a-z0-9_]`)
@@ -90,12 +94,7 @@ func outputsMatch(t *model.Tensor, got, want []byte) (bool, string) {
 // input patterns and compares each output with TFLite Micro's bytes.
 func TestReference(t *testing.T) {
 	shared := sharedDir(t)
-	refs := loadRefs(t, shared)
-	names := make([]string, 0, len(refs))
-	for n := range refs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	refs, names := loadRefs(t, shared)
 	type built struct {
 		g   *model.Graph
 		res *Result
