@@ -35,14 +35,22 @@ func dwTaps(origin, dilation, taps, size int) (lo, hi int) {
 	return lo, hi
 }
 
+// dwBlock is how many output channels dwInt8 accumulates at once, in a
+// small array on the stack, so the innermost loop runs over contiguous
+// channels of the input pixel and of the filter tap.
+const dwBlock = 16
+
 // dwInt8 is the int8 depthwise convolution with int8 per-channel weights and
 // an int32 bias ("" when absent); mult and shift hold one int32 multiplier
-// and exponent per output channel.
+// and exponent per output channel. It needs no scratch memory. Each output
+// is the same int32 sum as the reference's, tap by tap in the same order.
 func dwInt8(p *dwParams, in, filter []int8, bias, mult, shift string, out []int8) {
 	inRow := p.inW * p.inC
 	inImg := p.inH * inRow
 	fRow := p.filterW * p.outC
 	inOff := p.inOffset
+	dm := p.depthMul
+	var acc [dwBlock]int32
 	o := 0
 	for b := 0; b < p.batches; b++ {
 		img := in[b*inImg : (b+1)*inImg]
@@ -52,23 +60,50 @@ func dwInt8(p *dwParams, in, filter []int8, bias, mult, shift string, out []int8
 			for ox := 0; ox < p.outW; ox++ {
 				ix0 := ox*p.strideW - p.padW
 				fx0, fx1 := dwTaps(ix0, p.dilationW, p.filterW, p.inW)
-				for ic := 0; ic < p.inC; ic++ {
-					for m := 0; m < p.depthMul; m++ {
-						oc := ic*p.depthMul + m
-						acc := int32(0)
-						for fy := fy0; fy < fy1; fy++ {
-							rowIn := (iy0+fy*p.dilationH)*inRow + ic
-							rowF := fy*fRow + oc
-							for fx := fx0; fx < fx1; fx++ {
-								x := int32(img[rowIn+(ix0+fx*p.dilationW)*p.inC])
-								acc += int32(filter[rowF+fx*p.outC]) * (x + inOff)
+				for c0 := 0; c0 < p.outC; c0 += dwBlock {
+					n := min(dwBlock, p.outC-c0)
+					a := acc[:n]
+					clear(a)
+					for fy := fy0; fy < fy1; fy++ {
+						rowIn := (iy0 + fy*p.dilationH) * inRow
+						rowF := fy*fRow + c0
+						for fx := fx0; fx < fx1; fx++ {
+							px := rowIn + (ix0+fx*p.dilationW)*p.inC
+							w := filter[rowF+fx*p.outC : rowF+fx*p.outC+n]
+							w = w[:len(a)]
+							switch {
+							case dm == 1:
+								x := img[px+c0 : px+c0+n]
+								x = x[:len(a)]
+								for j := range a {
+									a[j] += int32(w[j]) * (int32(x[j]) + inOff)
+								}
+								continue
+							case p.inC == 1:
+								// One input channel feeds every output.
+								xv := int32(img[px]) + inOff
+								for j := range a {
+									a[j] += int32(w[j]) * xv
+								}
+								continue
+							}
+							ic, m := c0/dm, c0%dm
+							for j := range a {
+								a[j] += int32(w[j]) * (int32(img[px+ic]) + inOff)
+								if m++; m == dm {
+									m = 0
+									ic++
+								}
 							}
 						}
+					}
+					for j, v := range a {
+						oc := c0 + j
 						if len(bias) != 0 {
-							acc += ld32(bias, oc)
+							v += ld32(bias, oc)
 						}
-						acc = mulByQuantMul(acc, ld32(mult, oc), int(ld32(shift, oc)))
-						out[o+oc] = int8(clampI32(acc+p.outOffset, p.actMin, p.actMax))
+						v = mulByQuantMul(v, ld32(mult, oc), int(ld32(shift, oc)))
+						out[o+oc] = int8(clampI32(v+p.outOffset, p.actMin, p.actMax))
 					}
 				}
 				o += p.outC
