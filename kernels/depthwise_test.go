@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -281,6 +282,34 @@ func TestDepthwiseReference(t *testing.T) {
 		}
 		if n == 0 {
 			t.Fatalf("%s has no DEPTHWISE_CONV_2D", name)
+		}
+	}
+}
+
+// TestDwRescaleMatchesReference checks dwRescale against mulByQuantMul on
+// edge values and random inputs, for every exponent.
+func TestDwRescaleMatchesReference(t *testing.T) {
+	xs := []int32{0, 1, -1, 2, -2, 1 << 20, -(1 << 20), math.MaxInt32, math.MinInt32, 12345, -12345}
+	ms := []int32{0, 1, 1 << 30, math.MaxInt32, 1518500250, 1073741825}
+	seed := uint32(7)
+	next := func() int32 {
+		seed ^= seed << 13
+		seed ^= seed >> 17
+		seed ^= seed << 5
+		return int32(seed)
+	}
+	for shift := -31; shift <= 30; shift++ {
+		for k := 0; k < 200; k++ {
+			xs = append(xs[:11], next())
+			m := ms[k%len(ms)]
+			if k >= len(ms) {
+				m = next() & math.MaxInt32
+			}
+			for _, x := range xs {
+				if got, want := dwRescale(x, m, shift), mulByQuantMul(x, m, shift); got != want {
+					t.Fatalf("dwRescale(%d, %d, %d) = %d, mulByQuantMul gives %d", x, m, shift, got, want)
+				}
+			}
 		}
 	}
 }

@@ -59,7 +59,42 @@ func dwInt8(p *dwParams, in, filter []int8, bias, mult, shift string, out []int8
 			for ox := 0; ox < p.outW; ox++ {
 				ix0 := ox*p.strideW - p.padW
 				fx0, fx1 := dwTaps(ix0, p.dilationW, p.filterW, p.inW)
-				for c0 := 0; c0 < p.outC; c0 += dwBlock {
+				c0 := 0
+				if dm == 1 || p.inC == 1 {
+					// Eight channels at a time in registers.
+					for ; c0+8 <= p.outC; c0 += 8 {
+						var s0, s1, s2, s3, s4, s5, s6, s7 int32
+						for fy := fy0; fy < fy1; fy++ {
+							rowIn := (iy0 + fy*p.dilationH) * inRow
+							rowF := fy*fRow + c0
+							for fx := fx0; fx < fx1; fx++ {
+								px := rowIn + (ix0+fx*p.dilationW)*p.inC
+								f := rowF + fx*p.outC
+								w := filter[f : f+8 : f+8]
+								var x0, x1, x2, x3, x4, x5, x6, x7 int32
+								if dm == 1 {
+									x := img[px+c0 : px+c0+8 : px+c0+8]
+									x0, x1, x2, x3 = int32(x[0])+inOff, int32(x[1])+inOff, int32(x[2])+inOff, int32(x[3])+inOff
+									x4, x5, x6, x7 = int32(x[4])+inOff, int32(x[5])+inOff, int32(x[6])+inOff, int32(x[7])+inOff
+								} else {
+									xv := int32(img[px]) + inOff
+									x0, x1, x2, x3, x4, x5, x6, x7 = xv, xv, xv, xv, xv, xv, xv, xv
+								}
+								s0 += int32(w[0]) * x0
+								s1 += int32(w[1]) * x1
+								s2 += int32(w[2]) * x2
+								s3 += int32(w[3]) * x3
+								s4 += int32(w[4]) * x4
+								s5 += int32(w[5]) * x5
+								s6 += int32(w[6]) * x6
+								s7 += int32(w[7]) * x7
+							}
+						}
+						acc = [dwBlock]int32{s0, s1, s2, s3, s4, s5, s6, s7}
+						dwFinish(p, acc[:8], c0, bias, mult, shift, out[o:o+p.outC])
+					}
+				}
+				for ; c0 < p.outC; c0 += dwBlock {
 					n := min(dwBlock, p.outC-c0)
 					a := acc[:n]
 					clear(a)
@@ -96,17 +131,40 @@ func dwInt8(p *dwParams, in, filter []int8, bias, mult, shift string, out []int8
 							}
 						}
 					}
-					for j, v := range a {
-						oc := c0 + j
-						if len(bias) != 0 {
-							v += ld32(bias, oc)
-						}
-						v = mulByQuantMul(v, ld32(mult, oc), int(ld32(shift, oc)))
-						out[o+oc] = int8(clampI32(v+p.outOffset, p.actMin, p.actMax))
-					}
+					dwFinish(p, a, c0, bias, mult, shift, out[o:o+p.outC])
 				}
 				o += p.outC
 			}
 		}
 	}
+}
+
+// dwFinish adds the bias to the sums of output channels c0.., requantizes
+// them and writes them to the pixel's outputs.
+func dwFinish(p *dwParams, a []int32, c0 int, bias, mult, shift string, out []int8) {
+	for j, v := range a {
+		oc := c0 + j
+		if len(bias) != 0 {
+			v += ld32(bias, oc)
+		}
+		v = dwRescale(v, ld32(mult, oc), int(ld32(shift, oc)))
+		out[oc] = int8(clampI32(v+p.outOffset, p.actMin, p.actMax))
+	}
+}
+
+// dwRescale is mulByQuantMul computed as fcRescale's single 64-bit multiply
+// (bit-exact for the multipliers and exponents quant.Multiplier produces;
+// anything else takes the reference path).
+func dwRescale(x, m int32, shift int) int32 {
+	if shift > 30 || shift < -31 || m < 0 {
+		return mulByQuantMul(x, m, shift)
+	}
+	lsh, rsh, half := uint8(0), uint8(31), int32(0)
+	if shift > 0 {
+		lsh = uint8(shift)
+	} else if shift < 0 {
+		rsh = uint8(31 - shift)
+		half = 1 << uint(-shift-1)
+	}
+	return fcRescale(x, fcMakeRQ(m, half, lsh, rsh))
 }
