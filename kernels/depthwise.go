@@ -68,6 +68,28 @@ func dwInt8(p *dwParams, in, filter []int8, bias, mult, shift string, out []int8
 						for fy := fy0; fy < fy1; fy++ {
 							rowIn := (iy0 + fy*p.dilationH) * inRow
 							rowF := fy*fRow + c0
+							if p.inC == 1 && p.dilationW == 1 {
+								// One input channel, contiguous taps: walk
+								// the input row and the filter row together.
+								xr := img[rowIn+ix0+fx0 : rowIn+ix0+fx1]
+								wr := filter[rowF+fx0*p.outC : rowF+(fx1-1)*p.outC+8]
+								for k, xb := range xr {
+									if k*p.outC+8 > len(wr) {
+										break
+									}
+									w := wr[k*p.outC : k*p.outC+8 : k*p.outC+8]
+									xv := int32(xb) + inOff
+									s0 += int32(w[0]) * xv
+									s1 += int32(w[1]) * xv
+									s2 += int32(w[2]) * xv
+									s3 += int32(w[3]) * xv
+									s4 += int32(w[4]) * xv
+									s5 += int32(w[5]) * xv
+									s6 += int32(w[6]) * xv
+									s7 += int32(w[7]) * xv
+								}
+								continue
+							}
 							for fx := fx0; fx < fx1; fx++ {
 								px := rowIn + (ix0+fx*p.dilationW)*p.inC
 								f := rowF + fx*p.outC
