@@ -72,9 +72,6 @@ func Generate(name string, data []byte, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opt.MaxArena > 0 && lay.Plan.Size > opt.MaxArena {
-		return nil, fmt.Errorf("%w: %s", ErrTooLarge, lay.explainOver(opt.MaxArena))
-	}
 	files, err := emit(g, lw, lay, opt)
 	if err != nil {
 		return nil, err
@@ -99,10 +96,20 @@ func Lower(name string, data []byte, opt Options) (*model.Graph, *Layout, error)
 // lowerAndPlan lowers every operator with its fastest kernels, plans, and
 // then, unless Options.Speed is set, gives up fast kernels whose scratch
 // memory makes the arena larger than with the lean kernels: operators
-// switch to their lean variant, largest extra scratch first, until the
+// switch to their lean variant, the one at the plan's peak first, until the
 // arena is no larger than the all-lean plan. RAM is what a microcontroller
-// lacks; speed is only bought with memory that is free anyway.
+// lacks; speed is only bought with memory that is free anyway. A plan over
+// Options.MaxArena fails with ErrTooLarge and the peak explained.
 func lowerAndPlan(g *model.Graph, opt Options) (*lowered, *Layout, error) {
+	lw, lay, err := lowerAndPlanFast(g, opt)
+	if err == nil && opt.MaxArena > 0 && lay.Plan.Size > opt.MaxArena {
+		return nil, nil, fmt.Errorf("%w: %s", ErrTooLarge, lay.explainOver(opt.MaxArena))
+	}
+	return lw, lay, err
+}
+
+// lowerAndPlanFast does the work of lowerAndPlan but for the arena limit.
+func lowerAndPlanFast(g *model.Graph, opt Options) (*lowered, *Layout, error) {
 	lean := make([]bool, len(g.Ops))
 	lw, err := lowerGraph(g, lean)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
@@ -25,16 +24,6 @@ func register(code model.OpCode, l lowering) {
 		panic(fmt.Sprintf("gen: lowering for %s registered twice", code))
 	}
 	lowerings[code] = l
-}
-
-// SupportedOps lists the operator codes tflm-gen can lower, sorted.
-func SupportedOps() []model.OpCode {
-	out := make([]model.OpCode, 0, len(lowerings))
-	for c := range lowerings {
-		out = append(out, c)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
 }
 
 // opCtx is what a lowering sees: the graph, its operator, and the means to

@@ -19,9 +19,6 @@ func PlanReport(name string, data []byte, opt Options) (*PlanOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opt.MaxArena > 0 && lay.Plan.Size > opt.MaxArena {
-		return nil, fmt.Errorf("%w: %s", ErrTooLarge, lay.explainOver(opt.MaxArena))
-	}
 	text, err := renderLayout(g, lay)
 	if err != nil {
 		return nil, err
