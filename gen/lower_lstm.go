@@ -244,13 +244,19 @@ func lstmGateData(t [4]*model.Tensor) [4][]byte {
 }
 
 // lstmInterleave re-lays out four [rows][cols] matrices (one per gate, in
-// kernel order) of size-byte elements as [rows][cols][4 gates]: the float
-// kernel reads the four gates of a unit together.
+// kernel order) of size-byte elements for the float kernel, which computes
+// two units (rows) at a time: [rows/2][cols][2 rows][4 gates], then, for an
+// odd number of rows, the last row as [cols][4 gates].
 func lstmInterleave(m [4][]byte, rows, cols, size int) []byte {
 	out := make([]byte, 0, 4*rows*cols*size)
-	for i := 0; i < rows*cols; i++ {
-		for k := range m {
-			out = append(out, m[k][i*size:i*size+size]...)
+	for r0 := 0; r0 < rows; r0 += 2 {
+		for col := 0; col < cols; col++ {
+			for r := r0; r < min(r0+2, rows); r++ {
+				i := (r*cols + col) * size
+				for k := range m {
+					out = append(out, m[k][i:i+size]...)
+				}
+			}
 		}
 	}
 	return out

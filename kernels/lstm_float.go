@@ -45,30 +45,74 @@ func lstmDotF4(x []float32, w []float32) (a0, a1, a2, a3 float32) {
 	return a0, a1, a2, a3
 }
 
+// lstmDotF8 is lstmDotF4 for two units at once: w holds 8 floats per
+// element of x (the four gates of one unit, then of the next).
+//
+// The two units' halves are separate blocks (each behind its own bounds
+// check): within one block gc schedules every load and multiply before the
+// adds, and eight accumulators plus eight products do not fit in the 15
+// usable float registers, so an accumulator would spill to the stack and
+// its chain would run through memory.
+func lstmDotF8(x []float32, w []float32) (a0, a1, a2, a3, b0, b1, b2, b3 float32) {
+	wq := unsafe.Slice((*[4]float32)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/4)
+	for d, xv := range x {
+		q := &wq[2*d]
+		a0 += float32(xv * q[0])
+		a1 += float32(xv * q[1])
+		a2 += float32(xv * q[2])
+		a3 += float32(xv * q[3])
+		q = &wq[2*d+1]
+		b0 += float32(xv * q[0])
+		b1 += float32(xv * q[1])
+		b2 += float32(xv * q[2])
+		b3 += float32(xv * q[3])
+	}
+	return
+}
+
 // lstmDotF4S is lstmDotF4 for weights read directly from a constant string
 // (16 bytes per element of x).
 func lstmDotF4S(x []float32, w string) (a0, a1, a2, a3 float32) {
 	wq := unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
 	wq = wq[:len(x)]
 	for d, xv := range x {
-		q := &wq[d]
-		a0 += float32(xv * lstmF32q(q, 0))
-		a1 += float32(xv * lstmF32q(q, 1))
-		a2 += float32(xv * lstmF32q(q, 2))
-		a3 += float32(xv * lstmF32q(q, 3))
+		p := wq[d][:]
+		a0 += float32(xv * lstmF32q(p, 0))
+		a1 += float32(xv * lstmF32q(p, 1))
+		a2 += float32(xv * lstmF32q(p, 2))
+		a3 += float32(xv * lstmF32q(p, 3))
 	}
 	return a0, a1, a2, a3
 }
 
-// lstmF32q reads the k-th little-endian float32 of a 16-byte group.
-func lstmF32q(q *[16]byte, k int) float32 {
-	return math.Float32frombits(uint32(q[4*k]) | uint32(q[4*k+1])<<8 | uint32(q[4*k+2])<<16 | uint32(q[4*k+3])<<24)
+// lstmDotF8S is lstmDotF8 for weights read from a constant string (32
+// bytes per element of x).
+func lstmDotF8S(x []float32, w string) (a0, a1, a2, a3, b0, b1, b2, b3 float32) {
+	wq := unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
+	for d, xv := range x {
+		p := wq[2*d][:]
+		a0 += float32(xv * lstmF32q(p, 0))
+		a1 += float32(xv * lstmF32q(p, 1))
+		a2 += float32(xv * lstmF32q(p, 2))
+		a3 += float32(xv * lstmF32q(p, 3))
+		p = wq[2*d+1][:]
+		b0 += float32(xv * lstmF32q(p, 0))
+		b1 += float32(xv * lstmF32q(p, 1))
+		b2 += float32(xv * lstmF32q(p, 2))
+		b3 += float32(xv * lstmF32q(p, 3))
+	}
+	return
 }
 
-// lstmGatesF stores in g[k] the clamped input FC a plus bias b, plus the
-// clamped recurrent FC r, of one gate.
-func lstmGatesF(g []float32, k int, a, b, r float32) {
-	g[k] = clampF32(a+b, -lstmMaxF, lstmMaxF) + clampF32(r, -lstmMaxF, lstmMaxF)
+// lstmF32q reads the k-th little-endian float32 of p.
+func lstmF32q(p []byte, k int) float32 {
+	return math.Float32frombits(uint32(p[4*k]) | uint32(p[4*k+1])<<8 | uint32(p[4*k+2])<<16 | uint32(p[4*k+3])<<24)
+}
+
+// lstmGateF returns a gate's pre-activation: the clamped input FC a plus
+// bias b, plus the clamped recurrent FC r.
+func lstmGateF(a, b, r float32) float32 {
+	return clampF32(a+b, -lstmMaxF, lstmMaxF) + clampF32(r, -lstmMaxF, lstmMaxF)
 }
 
 // lstmDecodeF decodes len(dst) little-endian float32 values of src.
@@ -93,40 +137,19 @@ const lstmExpTab = "" +
 	"\x69\x90\xef\xdc\x20\xb7\xfc\x3f\x87\xa4\xfb\xdc\x18\x58\xfd\x3f\x5f\x9b\x7b\x33\x97\xfc\xfd\x3f" +
 	"\xda\x90\xa4\xa2\xaf\xa4\xfe\x3f\x40\x45\x6e\x5b\x76\x50\xff\x3f"
 
-// lstmActF applies TFLM's float logistic or tanh to each element of src
-// and stores the results in dst (which may be src): element k gets the
-// logistic if bit k%4 of sig is set, tanh otherwise. Both use e^a with a
-// computed in float64: 2^(k/32) * e^r with k = round(32a/ln2), |r| <=
-// ln2/64, 2^(k/32) from lstmExpTab and the exponent field, e^r by a degree-4
-// Taylor polynomial (relative error about 1e-12), a limited to +-200 (beyond,
-// the float32 results no longer change).
-//   - logistic, with TFLM's cut-offs: 1 above 16.619047, e^v (expf, rounded
-//     to float32) below -9, else 1/(1+e^-v) with e^-v rounded to float32 and
-//     the rest in float32, as TFLM computes it;
-//   - tanh: 1 - 2/(e^(2|v|)+1) in float64 with the sign of v, rounded to
-//     float32 (v itself for |v| < 2^-14, where tanh v rounds to v).
-//
-// The elements are independent, so the processor overlaps their long
-// dependency chains; there are no calls in the loop.
-func lstmActF(dst, src []float32, sig uint) {
+// lstmActMax is the most values lstmSigmoidF and lstmTanhF take at once.
+const lstmActMax = 32
+
+// lstmExpN replaces each element a of v (|a| <= 200) with e^a, computed in
+// float64 as 2^(k/32) * e^r with k = round(32a/ln2) and |r| <= ln2/64:
+// 2^(k/32) from lstmExpTab and the exponent field, e^r by a degree-4 Taylor
+// polynomial. The relative error is about 1e-12, so rounding the result to
+// float32 gives the correctly rounded e^a except within 1e-12 of a rounding
+// boundary. The loop has no branches or calls: the processor overlaps the
+// long dependency chains of the elements.
+func lstmExpN(v []float64) {
 	const round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
-	dst = dst[:len(src)]
-	for k, v := range src {
-		x := float64(v)
-		logistic := sig>>uint(k&3)&1 != 0
-		a := 2 * math.Abs(x)
-		if logistic {
-			a = -x
-			if v < -9 {
-				a = x
-			}
-		}
-		if a > 200 {
-			a = 200
-		}
-		if a < -200 {
-			a = -200
-		}
+	for k, a := range v {
 		t := a*46.166241308446828 + round       // 32/ln2
 		r := a - (t-round)*0.021660849392498290 // ln2/32
 		n := math.Float64bits(t) - math.Float64bits(round)
@@ -134,26 +157,57 @@ func lstmActF(dst, src []float32, sig uint) {
 		tb := uint64(lstmExpTab[o]) | uint64(lstmExpTab[o+1])<<8 | uint64(lstmExpTab[o+2])<<16 | uint64(lstmExpTab[o+3])<<24 |
 			uint64(lstmExpTab[o+4])<<32 | uint64(lstmExpTab[o+5])<<40 | uint64(lstmExpTab[o+6])<<48 | uint64(lstmExpTab[o+7])<<56
 		r2 := r * r
-		e := ((1 + r) + r2*(0.5+r*(1.0/6)+r2*(1.0/24))) * math.Float64frombits(tb+uint64(int64(n)>>5)<<52)
-		var y float32
-		if logistic {
-			ef := float32(e)
-			y = 1 / (1 + ef)
-			if v < -9 {
-				y = ef
-			}
-			if v > 16.619047164916992188 {
-				y = 1
-			}
-		} else {
-			th := 1 - 2/(e+1)
-			if x < 0 {
-				th = -th
-			}
-			y = float32(th)
-			if a < 1.0/8192 {
-				y = v
-			}
+		v[k] = ((1 + r) + r2*(0.5+r*(1.0/6)+r2*(1.0/24))) * math.Float64frombits(tb+uint64(int64(n)>>5)<<52)
+	}
+}
+
+// lstmSigmoidF stores TFLM's float logistic of each element of src (at
+// most lstmActMax) in dst (which may be src), with its cut-offs: 1 above
+// 16.619047, e^v (expf, rounded to float32) below -9, else 1/(1+e^-v) with
+// e^-v rounded to float32 and the rest in float32, as TFLM computes it. e^a
+// comes from lstmExpN, a limited to -200 (beyond, the float32 result no
+// longer changes).
+func lstmSigmoidF(dst, src []float32) {
+	var e [lstmActMax]float64
+	es := e[:len(src)]
+	for k, v := range src {
+		a := -float64(v)
+		if v < -9 {
+			a = max(float64(v), -200)
+		}
+		es[k] = a
+	}
+	lstmExpN(es)
+	dst = dst[:len(src)]
+	for k, v := range src {
+		ef := float32(es[k])
+		y := 1 / (1 + ef)
+		if v < -9 {
+			y = ef
+		}
+		if v > 16.619047164916992188 {
+			y = 1
+		}
+		dst[k] = y
+	}
+}
+
+// lstmTanhF stores tanh of each element of src (at most lstmActMax) in dst
+// (which may be src): 1 - 2/(e^(2|v|)+1) in float64 with the sign of v,
+// rounded to float32 (v itself for |v| < 2^-14, where tanh v rounds to v).
+// 2|v| is limited to 200 (beyond, the result is 1).
+func lstmTanhF(dst, src []float32) {
+	var e [lstmActMax]float64
+	es := e[:len(src)]
+	for k, v := range src {
+		es[k] = min(2*math.Abs(float64(v)), 200)
+	}
+	lstmExpN(es)
+	dst = dst[:len(src)]
+	for k, v := range src {
+		y := float32(math.Copysign(1-2/(es[k]+1), float64(v)))
+		if math.Abs(float64(v)) < 1.0/16384 {
+			y = v
 		}
 		dst[k] = y
 	}
@@ -179,76 +233,96 @@ func lstmCellF(p *lstmParams, c, f, i, g float32) float32 {
 // lstmFloat runs a float32 LSTM. wIn ([units][inDim][4 gates]), wRec
 // ([units][units][4 gates]) and bias ([units][4 gates]) are little-endian
 // float32 with the gates in TFLM's evaluation order (forget, input, cell,
-// output). wbuf is scratch for the decoded weights of every unit
-// (4*(inDim+units) each). Decoding once pays when there are several input
-// rows; lstmFloatLean needs no scratch.
+// output), except that units are paired: for units 2p and 2p+1 the eight
+// gate weights of an input element follow each other ([pairs][inDim][2][4];
+// with an odd number of units the last one is alone, [inDim][4]). wbuf is
+// scratch for the decoded weights (4*(inDim+units)*units floats). Decoding
+// once pays when there are several input rows; lstmFloatLean needs no
+// scratch.
 func lstmFloat(p *lstmParams, x []float32, h []float32, c []float32, out []float32, wbuf []float32,
 	wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
-	per := 4 * (n + s)
-	wb := wbuf[:per*s]
-	for o := 0; o < s; o++ {
-		lstmDecodeF(wb[per*o:per*o+4*n], wIn[16*n*o:])
-		lstmDecodeF(wb[per*o+4*n:per*(o+1)], wRec[16*s*o:])
-	}
-	lstmRunF(p, x, h, c, out, wb, "", "", bias)
+	wb := wbuf[:4*(n+s)*s]
+	lstmDecodeF(wb[:4*n*s], wIn)
+	lstmDecodeF(wb[4*n*s:], wRec)
+	lstmRunF(p, x, h, c, out, wb[:4*n*s], wb[4*n*s:], "", "", bias)
 }
 
 // lstmFloatLean is lstmFloat without scratch memory: weights are decoded as
 // they are used.
 func lstmFloatLean(p *lstmParams, x []float32, h []float32, c []float32, out []float32,
 	wIn, wRec, bias string) {
-	lstmRunF(p, x, h, c, out, nil, wIn, wRec, bias)
+	lstmRunF(p, x, h, c, out, nil, nil, wIn, wRec, bias)
 }
 
-// lstmRunF runs the float LSTM with the decoded weights wb, or, when wb is
-// empty, with weights decoded from wIn and wRec as they are used. Units are
-// finished in groups of lstmChunkF: first their gate pre-activations (input
-// FC with bias and recurrent FC, each clamped, then added), then the
-// activations, cell updates and hidden values, each over the whole group,
-// so that the long dependency chains of exp and tanh overlap across units.
-func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float32, wb []float32,
+// lstmRunF runs the float LSTM with the decoded weights wi and wr, or, when
+// they are empty, with weights decoded from wIn and wRec as they are used.
+// Units are finished in groups of lstmChunkF: first their gate
+// pre-activations (input FC with bias and recurrent FC, each clamped, then
+// added), two units at a time; then the activations, cell updates and
+// hidden values, each over the whole group, so that the long dependency
+// chains of exp and tanh overlap across units.
+func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float32, wi, wr []float32,
 	wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
-	per := 4 * (n + s)
 	bias = bias[:16*s]
-	var g [4 * lstmChunkF]float32
-	var t [lstmChunkF]float32
+	// g holds a group's forget, input and output gates (sigmoid), then its
+	// cell gate (tanh), lstmChunkF values each.
+	const k = lstmChunkF
+	var g [4 * k]float32
+	var t [k]float32
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
-		for o0 := 0; o0 < s; o0 += lstmChunkF {
-			m := min(lstmChunkF, s-o0)
-			for j := 0; j < m; j++ {
+		for o0 := 0; o0 < s; o0 += k {
+			m := min(k, s-o0)
+			for j := 0; j < m; j += 2 {
 				o := o0 + j
-				var a0, a1, a2, a3, r0, r1, r2, r3 float32
-				if len(wb) > 0 {
-					wu := wb[per*o : per*(o+1)]
-					a0, a1, a2, a3 = lstmDotF4(xr, wu[:4*n])
-					r0, r1, r2, r3 = lstmDotF4(hb, wu[4*n:])
-				} else {
-					a0, a1, a2, a3 = lstmDotF4S(xr, wIn[16*n*o:16*n*(o+1)])
-					r0, r1, r2, r3 = lstmDotF4S(hb, wRec[16*s*o:16*s*(o+1)])
+				var a [8]float32
+				var rc [8]float32
+				pair := o+1 < s
+				switch {
+				case pair && len(wi) > 0:
+					a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8(xr, wi[4*n*o:4*n*(o+2)])
+					rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8(hb, wr[4*s*o:4*s*(o+2)])
+				case pair:
+					a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(xr, wIn[16*n*o:16*n*(o+2)])
+					rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8S(hb, wRec[16*s*o:16*s*(o+2)])
+				case len(wi) > 0:
+					a[0], a[1], a[2], a[3] = lstmDotF4(xr, wi[4*n*o:4*n*(o+1)])
+					rc[0], rc[1], rc[2], rc[3] = lstmDotF4(hb, wr[4*s*o:4*s*(o+1)])
+				default:
+					a[0], a[1], a[2], a[3] = lstmDotF4S(xr, wIn[16*n*o:16*n*(o+1)])
+					rc[0], rc[1], rc[2], rc[3] = lstmDotF4S(hb, wRec[16*s*o:16*s*(o+1)])
 				}
-				bb, gj := bias[16*o:16*o+16], g[4*j:4*j+4]
-				lstmGatesF(gj, 0, a0, lstmF32at(bb, 0), r0)
-				lstmGatesF(gj, 1, a1, lstmF32at(bb, 4), r1)
-				lstmGatesF(gj, 2, a2, lstmF32at(bb, 8), r2)
-				lstmGatesF(gj, 3, a3, lstmF32at(bb, 12), r3)
+				for u := 0; u < 2 && j+u < m; u++ {
+					bb := bias[16*(o+u) : 16*(o+u)+16]
+					g[j+u] = lstmGateF(a[4*u], lstmF32at(bb, 0), rc[4*u])
+					g[k+j+u] = lstmGateF(a[4*u+1], lstmF32at(bb, 4), rc[4*u+1])
+					g[3*k+j+u] = lstmGateF(a[4*u+2], lstmF32at(bb, 8), rc[4*u+2])
+					g[2*k+j+u] = lstmGateF(a[4*u+3], lstmF32at(bb, 12), rc[4*u+3])
+				}
 			}
-			lstmActF(g[:4*m], g[:4*m], 0b1011)
+			if m == k {
+				lstmSigmoidF(g[:3*k], g[:3*k])
+			} else {
+				lstmSigmoidF(g[:m], g[:m])
+				lstmSigmoidF(g[k:k+m], g[k:k+m])
+				lstmSigmoidF(g[2*k:2*k+m], g[2*k:2*k+m])
+			}
+			lstmTanhF(g[3*k:3*k+m], g[3*k:3*k+m])
 			for j := 0; j < m; j++ {
-				t[j] = lstmCellF(p, cb[o0+j], g[4*j], g[4*j+1], g[4*j+2])
+				t[j] = lstmCellF(p, cb[o0+j], g[j], g[k+j], g[3*k+j])
 				cb[o0+j] = t[j]
 			}
-			lstmActF(t[:m], t[:m], 0)
+			lstmTanhF(t[:m], t[:m])
 			for j := 0; j < m; j++ {
-				yr[o0+j] = clampF32(float32(t[j]*g[4*j+3]), -lstmMaxF, lstmMaxF)
+				yr[o0+j] = clampF32(float32(t[j]*g[2*k+j]), -lstmMaxF, lstmMaxF)
 			}
 		}
 		copy(hb, yr)
 	}
 }
 
-// lstmChunkF is the number of units lstmRunF finishes together.
+// lstmChunkF is the number of units lstmRunF finishes together (even).
 const lstmChunkF = 8

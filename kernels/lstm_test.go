@@ -297,12 +297,17 @@ func lstmTCallInt8(p *lstmParams, x, h []int8, c []int16, out []int8, gates [4]*
 }
 
 // lstmTInterleave lays out four gates' [rows][cols] float weights as the
-// float kernels read them: [rows][cols][4 gates].
+// float kernels read them: rows in pairs, [pairs][cols][2 rows][4 gates],
+// then an odd last row as [cols][4 gates].
 func lstmTInterleave(m [4][]float32, rows, cols int) string {
 	var v []float32
-	for i := 0; i < rows*cols; i++ {
-		for k := range m {
-			v = append(v, m[k][i])
+	for r0 := 0; r0 < rows; r0 += 2 {
+		for c := 0; c < cols; c++ {
+			for r := r0; r < min(r0+2, rows); r++ {
+				for k := range m {
+					v = append(v, m[k][r*cols+c])
+				}
+			}
 		}
 	}
 	return lstmTF32Str(v)
@@ -376,6 +381,19 @@ func lstmTCallFloat(p *lstmParams, input, hidden, cell []float32, w, r, b [4][]f
 		}
 	}
 	return res[0][0], res[0][1], res[0][2]
+}
+
+// lstmActF applies lstmSigmoidF to the elements k of src with bit k%4 of
+// sig set and lstmTanhF to the others, storing the results in dst.
+func lstmActF(dst, src []float32, sig uint) {
+	dst = dst[:len(src)]
+	for k := range src {
+		if sig>>uint(k&3)&1 != 0 {
+			lstmSigmoidF(dst[k:k+1], src[k:k+1])
+		} else {
+			lstmTanhF(dst[k:k+1], src[k:k+1])
+		}
+	}
 }
 
 // lstmTSigmoid and lstmTTanh apply lstmActF to one value.
@@ -503,14 +521,14 @@ func TestLSTMGatesTFLM(t *testing.T) {
 			got[g] = make([]float32, 4)
 		}
 		for bt := 0; bt < 2; bt++ {
+			var a, r [8]float32
+			a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(d.input[bt*2:bt*2+2], wIn)
+			r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = lstmDotF8S(d.hidden[bt*2:bt*2+2], wRec)
 			for o := 0; o < 2; o++ {
-				a0, a1, a2, a3 := lstmDotF4S(d.input[bt*2:bt*2+2], wIn[32*o:32*o+32])
-				r0, r1, r2, r3 := lstmDotF4S(d.hidden[bt*2:bt*2+2], wRec[32*o:32*o+32])
 				gv := make([]float32, 4)
-				lstmGatesF(gv, 0, a0, lstmF32at(bias, 16*o), r0)
-				lstmGatesF(gv, 1, a1, lstmF32at(bias, 16*o+4), r1)
-				lstmGatesF(gv, 2, a2, lstmF32at(bias, 16*o+8), r2)
-				lstmGatesF(gv, 3, a3, lstmF32at(bias, 16*o+12), r3)
+				for g := range gv {
+					gv[g] = lstmGateF(a[4*o+g], lstmF32at(bias, 16*o+4*g), r[4*o+g])
+				}
 				lstmActF(gv, gv, 0b1011)
 				for g := range got {
 					got[g][bt*2+o] = gv[g]
