@@ -30,6 +30,11 @@ type row struct {
 	SpeedArena, SpeedNs, SpeedRatio                               string
 }
 
+// irRow is one line of the instruction-count table.
+type irRow struct {
+	Model, Ir, TFLMIr, Ratio, PerMAC, SpeedIr, SpeedRatio string
+}
+
 func main() {
 	shared := flag.String("shared", "../shared", "reference data directory")
 	out := flag.String("o", "BENCH.md", "output file")
@@ -45,7 +50,9 @@ func main() {
 type entry struct {
 	name, pkg string
 	macs      int64
-	tflmNs    int64 // 0 when there is no reference
+	tflmNs    int64    // 0 when there is no reference
+	tflmIr    int64    // TFLM's instructions per Invoke (callgrind), 0 if unknown
+	inputs    []string // the reference "ramp" input files, one per model input
 	arena     int
 	speed     *entry // the -speed build, when its arena differs
 }
@@ -69,7 +76,7 @@ func run(shared, out string, count int, benchtime string) error {
 		}
 		return nil
 	}
-	add := func(name, path string, tflm int64) error {
+	add := func(name, path string, tflm, tflmIr int64, inputs []string) error {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
@@ -86,7 +93,7 @@ func run(shared, out string, count int, benchtime string) error {
 		if err := write(pkg, res.Files); err != nil {
 			return err
 		}
-		e := entry{name: name, pkg: pkg, macs: gen.MACs(g), tflmNs: tflm, arena: res.Layout.Plan.Size}
+		e := entry{name: name, pkg: pkg, macs: gen.MACs(g), tflmNs: tflm, tflmIr: tflmIr, inputs: inputs, arena: res.Layout.Plan.Size}
 		fast, err := gen.Generate(filepath.Base(path), data, gen.Options{Package: pkg + "_speed", Speed: true})
 		if err != nil {
 			return fmt.Errorf("%s -speed: %w", name, err)
@@ -100,11 +107,16 @@ func run(shared, out string, count int, benchtime string) error {
 		entries = append(entries, e)
 		return nil
 	}
+	tflmHost := "unknown host"
 	refs, _ := filepath.Glob(filepath.Join(shared, "ref", "*.json"))
 	for _, r := range refs {
 		var ref struct {
 			TFLM struct {
-				Ns int64 `json:"invoke_ns_median"`
+				Ns    int64 `json:"invoke_ns_median"`
+				Ir    int64 `json:"invoke_instructions_callgrind"`
+				Build struct {
+					Host string `json:"host"`
+				} `json:"build"`
 			} `json:"tflm"`
 		}
 		b, err := os.ReadFile(r)
@@ -114,14 +126,19 @@ func run(shared, out string, count int, benchtime string) error {
 		if err := json.Unmarshal(b, &ref); err != nil {
 			return fmt.Errorf("%s: %w", r, err)
 		}
+		if ref.TFLM.Build.Host != "" {
+			tflmHost = ref.TFLM.Build.Host
+		}
 		name := strings.TrimSuffix(filepath.Base(r), ".json")
-		if err := add(name, filepath.Join(shared, "models", name+".tflite"), ref.TFLM.Ns); err != nil {
+		inputs, _ := filepath.Glob(filepath.Join(shared, "ref", name+".ramp.in*.bin"))
+		sort.Strings(inputs)
+		if err := add(name, filepath.Join(shared, "models", name+".tflite"), ref.TFLM.Ns, ref.TFLM.Ir, inputs); err != nil {
 			return err
 		}
 	}
 	examples, _ := filepath.Glob("testdata/*.tflite")
 	for _, e := range examples {
-		if err := add(strings.TrimSuffix(filepath.Base(e), ".tflite"), e, 0); err != nil {
+		if err := add(strings.TrimSuffix(filepath.Base(e), ".tflite"), e, 0, 0, nil); err != nil {
 			return err
 		}
 	}
@@ -188,10 +205,15 @@ func run(shared, out string, count int, benchtime string) error {
 		}
 		rows = append(rows, r)
 	}
+	irRows, irNote, err := instructionCounts(tmp, entries)
+	if err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	data := map[string]any{
 		"GoVersion": runtime.Version(), "GOOS": runtime.GOOS, "GOARCH": runtime.GOARCH,
-		"CPU": cpuName(), "Count": count, "Rows": rows,
+		"CPU": cpuName(), "Count": count, "Rows": rows, "IrRows": irRows, "IrNote": irNote,
+		"TFLMHost": tflmHost,
 	}
 	if err := template.Must(template.ParseFS(templates.Files, "bench.md.tmpl")).Execute(&buf, data); err != nil {
 		return err
@@ -201,6 +223,137 @@ func run(shared, out string, count int, benchtime string) error {
 	}
 	fmt.Print(buf.String())
 	return nil
+}
+
+// instructionCounts counts the instructions one Invoke executes, with
+// valgrind's callgrind, for every reference model that has TFLM's count:
+// the same measurement as the reference (one Invoke of a fresh model on the
+// "ramp" input, callees included). Unlike wall time it does not depend on
+// the load of the machine. Without valgrind the table is left out, and the
+// returned note says why.
+func instructionCounts(tmp string, entries []entry) ([]irRow, string, error) {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		return nil, "valgrind is not installed here, so instruction counts were not measured.", nil
+	}
+	var rows []irRow
+	for _, e := range entries {
+		if e.tflmIr == 0 || len(e.inputs) == 0 {
+			continue
+		}
+		ir, err := invokeInstructions(tmp, e.pkg, e.inputs)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", e.name, err)
+		}
+		r := irRow{Model: e.name, Ir: strconv.FormatInt(ir, 10), TFLMIr: strconv.FormatInt(e.tflmIr, 10),
+			Ratio: fmt.Sprintf("%.2f", float64(e.tflmIr)/float64(ir)), PerMAC: "-", SpeedIr: "-", SpeedRatio: "-"}
+		if e.macs > 0 {
+			r.PerMAC = fmt.Sprintf("%.2f", float64(ir)/float64(e.macs))
+		}
+		if e.speed != nil {
+			sir, err := invokeInstructions(tmp, e.speed.pkg, e.inputs)
+			if err != nil {
+				return nil, "", fmt.Errorf("%s -speed: %w", e.name, err)
+			}
+			r.SpeedIr, r.SpeedRatio = strconv.FormatInt(sir, 10), fmt.Sprintf("%.2f", float64(e.tflmIr)/float64(sir))
+		}
+		rows = append(rows, r)
+	}
+	return rows, "", nil
+}
+
+// invokeInstructions builds a program that loads inputs into a fresh Model
+// of package pkg and invokes it once, runs it under callgrind with
+// collection on only inside Invoke, and returns the instruction count.
+func invokeInstructions(tmp, pkg string, inputs []string) (int64, error) {
+	dir := filepath.Join(tmp, "callgrind", pkg)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	src := `package main
+
+import (
+	"fmt"
+	"os"
+
+	m "benchmod/` + pkg + `"
+)
+
+// growStack makes the goroutine stack large (512 KiB, in frames small
+// enough to stay on the stack) before Invoke runs: a stack copy inside
+// Invoke would confuse callgrind's call tracking.
+//
+//go:noinline
+func growStack(n int) byte {
+	var buf [64 << 10]byte
+	buf[n] = byte(n)
+	if n > 0 {
+		return growStack(n-1) + buf[3*n]
+	}
+	return buf[0]
+}
+
+func main() {
+	growStack(8)
+	md := new(m.Model)
+	md.Reset()
+	for i, f := range os.Args[1:] {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			panic(err)
+		}
+		if len(b) != len(md.Input(i)) {
+			panic(fmt.Sprintf("%s: %d bytes, input %d has %d", f, len(b), i, len(md.Input(i))))
+		}
+		copy(md.Input(i), b)
+	}
+	md.Invoke()
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		return 0, err
+	}
+	bin := filepath.Join(dir, "run")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOWORK=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	prof := filepath.Join(dir, "callgrind.out")
+	vg := exec.Command("valgrind", append([]string{"--tool=callgrind", "--callgrind-out-file=" + prof,
+		"--toggle-collect=benchmod/" + pkg + ".(*Model).Invoke", bin}, inputs...)...)
+	// No garbage collection (it would shrink the stack again) and no
+	// preemption signals while the program runs.
+	vg.Env = append(os.Environ(), "GOGC=off", "GODEBUG=asyncpreemptoff=1")
+	if out, err := vg.CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("valgrind: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		return 0, err
+	}
+	return callgrindTotal(b)
+}
+
+// callgrindTotal returns the instruction count of a callgrind profile
+// collected inside Invoke only.
+func callgrindTotal(b []byte) (int64, error) {
+	// The scheduler's cooperative preemption (every 10 ms, so a handful of
+	// times at valgrind's speed) costs a few thousand instructions each; a
+	// stack copy would make the count wrong.
+	if bytes.Contains(b, []byte("runtime.copystack")) {
+		return 0, fmt.Errorf("the goroutine stack was copied inside Invoke; the count would be wrong")
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "totals: "); ok {
+			n, err := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+			if err != nil || n == 0 {
+				return 0, fmt.Errorf("callgrind counted %q instructions in Invoke (was it inlined?)", v)
+			}
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("no totals line in the callgrind profile")
 }
 
 var benchLine = regexp.MustCompile(`^BenchmarkInvoke(-\d+)?\s+\d+\s+([\d.]+) ns/op.*?(\d+) allocs/op`)
