@@ -336,6 +336,12 @@ func lowerConv2D(c *opCtx) error {
 		}
 		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
 			F("actMin", I32(lo)), F("actMax", I32(hi)))
+		if fC == inC && convLeanOK(fH*fW*fC) {
+			c.Call("convLeanInt8", Struct("convParams", fields...), View(in),
+				c.Const("Lean", convLeanLayout(convOHWI(filter.Data, outC))), b,
+				c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+			return nil
+		}
 		c.Call("convInt8", Struct("convParams", fields...), View(in), View(filter), b,
 			c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 		return nil
@@ -504,6 +510,21 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 				return convLowerFastInt8(c, in, filter, bias, out, g, convDepthwiseAsConv(filter.Data, outC),
 					mult, shift, inZP, outZP, lo, hi)
 			}
+		}
+		if inC == 1 && convLeanOK(fH*fW) {
+			// One input channel: a convolution, with the scratch-free
+			// kernel.
+			c.Call("convLeanInt8", Struct("convParams",
+				F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("inC", Int(1)),
+				F("filterH", Int(fH)), F("filterW", Int(fW)), F("filterC", Int(1)),
+				F("outH", Int(oh)), F("outW", Int(ow)), F("outC", Int(outC)), F("groupOutC", Int(outC)),
+				F("strideH", Int(strideH)), F("strideW", Int(strideW)),
+				F("dilationH", Int(dilH)), F("dilationW", Int(dilW)),
+				F("padH", Int(padH)), F("padW", Int(padW)),
+				F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+				View(in), c.Const("Lean", convLeanLayout(convDepthwiseAsConv(filter.Data, outC))), b,
+				c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+			return nil
 		}
 		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
 			F("actMin", I32(lo)), F("actMax", I32(hi)))
@@ -731,6 +752,36 @@ func convFastOK(shift []int32) bool {
 		}
 	}
 	return true
+}
+
+// convLeanOK reports whether convLeanInt8's int32 sums of (w+128)*(x-zp)
+// are exact for K weights per output channel: K*255*255 < 2^31.
+func convLeanOK(k int) bool {
+	return k > 0 && int64(k)*255*255 < 1<<31
+}
+
+// convLeanLayout lays out weight rows [outC][K] for convLeanInt8: for each
+// block of eight output channels, for each k, the channel pairs (2j, 2j+1)
+// as little-endian int64 u(2j) + u(2j+1)<<32 with u = w+128 (128, a zero
+// weight, for channels past outC).
+func convLeanLayout(rows [][]int8) []byte {
+	k := len(rows[0])
+	blocks := (len(rows) + 7) / 8
+	out := make([]byte, 0, blocks*32*k)
+	u := func(oc, i int) uint64 {
+		if oc < len(rows) {
+			return uint64(int(rows[oc][i]) + 128)
+		}
+		return 128
+	}
+	for b := 0; b < blocks; b++ {
+		for i := 0; i < k; i++ {
+			for j := 0; j < 4; j++ {
+				out = binary.LittleEndian.AppendUint64(out, u(8*b+2*j, i)|u(8*b+2*j+1, i)<<32)
+			}
+		}
+	}
+	return out
 }
 
 // convOHWI returns a CONV_2D filter's weights as rows [outC][K].

@@ -51,16 +51,26 @@ func lstmQ4(q *[16]byte, k int) int64 {
 	return int64(int32(uint32(q[4*k]) | uint32(q[4*k+1])<<8 | uint32(q[4*k+2])<<16 | uint32(q[4*k+3])<<24))
 }
 
+// lstmQ2 reads the two little-endian int32 of an 8-byte group as int64:
+// gc loads all eight bytes at once.
+func lstmQ2(q *[8]byte) (lo, hi int64) {
+	u := uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
+		uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56
+	return int64(int32(u)), int64(u) >> 32
+}
+
 // lstmDotPairBlock returns the four raw sums of packed products of xp with
 // the four interleaved packed weight rows wq.
 func lstmDotPairBlock(xp []int64, wq [][16]byte) (s0, s1, s2, s3 int64) {
 	wq = wq[:len(xp)]
 	for k, v := range xp {
 		q := &wq[k]
-		s0 += v * lstmQ4(q, 0)
-		s1 += v * lstmQ4(q, 1)
-		s2 += v * lstmQ4(q, 2)
-		s3 += v * lstmQ4(q, 3)
+		w0, w1 := lstmQ2((*[8]byte)(q[:8]))
+		w2, w3 := lstmQ2((*[8]byte)(q[8:]))
+		s0 += v * w0
+		s1 += v * w1
+		s2 += v * w2
+		s3 += v * w3
 	}
 	return s0, s1, s2, s3
 }
@@ -76,10 +86,12 @@ func lstmDotPairBlock8(x []int8, wq [][16]byte) (s0, s1, s2, s3 int64) {
 		u := uint16(xq[k][0]) | uint16(xq[k][1])<<8
 		v := int64(int8(u))<<23 + int64(int16(u)>>8)
 		q := &wm[k]
-		s0 += v * lstmQ4(q, 0)
-		s1 += v * lstmQ4(q, 1)
-		s2 += v * lstmQ4(q, 2)
-		s3 += v * lstmQ4(q, 3)
+		w0, w1 := lstmQ2((*[8]byte)(q[:8]))
+		w2, w3 := lstmQ2((*[8]byte)(q[8:]))
+		s0 += v * w0
+		s1 += v * w1
+		s2 += v * w2
+		s3 += v * w3
 	}
 	if len(x)%2 == 1 {
 		v := int64(x[len(x)-1]) << 23
