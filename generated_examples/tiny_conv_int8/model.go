@@ -156,7 +156,7 @@ func (m *Model) Invoke() {
 	}, a.i8(0, 512), constI8(tensor10), tensor11, op1Mult, op1Shift, a.i8(1024, 512))
 
 	// 2: CONV_2D dw2/relu6 -> conv3/relu
-	convInt8(&convParams{
+	convLeanInt8(&convParams{
 		batches:   1,
 		inH:       8,
 		inW:       8,
@@ -178,7 +178,7 @@ func (m *Model) Invoke() {
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(1024, 512), constI8(tensor12), tensor13, op2Mult, op2Shift, a.i8(0, 1024))
+	}, a.i8(1024, 512), op2Lean, tensor13, op2Mult, op2Shift, a.i8(0, 1024))
 
 	// 3: AVERAGE_POOL_2D conv3/relu -> pool
 	avgPoolInt8(&poolParams{
