@@ -117,9 +117,11 @@ func lstmGateF(a, b, r float32) float32 {
 
 // lstmDecodeF decodes len(dst) little-endian float32 values of src.
 func lstmDecodeF(dst []float32, src string) {
-	src = src[:4*len(dst)]
-	for i := range dst {
-		dst[i] = lstmF32at(src, 4*i)
+	q := unsafe.Slice((*[4]byte)(unsafe.Pointer(unsafe.StringData(src))), len(src)/4)
+	q = q[:len(dst)]
+	for i := range q {
+		b := &q[i]
+		dst[i] = math.Float32frombits(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)
 	}
 }
 
