@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -90,16 +91,22 @@ func outputsMatch(t *model.Tensor, got, want []byte) (bool, string) {
 	return true, fmt.Sprintf("max abs diff %.3g", worst)
 }
 
-// TestReference generates every model in ../shared/ref, runs it on both
-// input patterns and compares each output with TFLite Micro's bytes.
+// TestReference generates every model in ../shared/ref, by default and,
+// where the kernels differ, with -speed, runs it on both input patterns
+// (natively and, unless -short, as 32-bit ARM and 386 under qemu) and
+// compares each output with TFLite Micro's bytes.
 func TestReference(t *testing.T) {
 	shared := sharedDir(t)
 	refs, names := loadRefs(t, shared)
+	// Every model is built as the generator's default and, where that
+	// differs, with -speed (every fast kernel variant).
 	type built struct {
-		g   *model.Graph
-		res *Result
+		model string
+		g     *model.Graph
+		res   *Result
 	}
-	gens := map[string]built{}
+	gens := map[string]built{} // by variant: model name, or "name -speed"
+	var variants []string
 	var pkgs []e2e.Package
 	for _, n := range names {
 		data, err := os.ReadFile(filepath.Join(shared, "models", n+".tflite"))
@@ -107,38 +114,50 @@ func TestReference(t *testing.T) {
 			t.Errorf("%s: %v", n, err)
 			continue
 		}
-		pkg := pkgNameFor(n)
-		res, err := Generate(n+".tflite", data, Options{Package: pkg})
-		if err != nil {
-			t.Errorf("%s: generate: %v", n, err)
-			continue
-		}
 		g, _ := model.Parse(n, data)
-		gens[n] = built{g, res}
-		pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
+		var first *Result
+		for _, speed := range []bool{false, true} {
+			v, pkg := n, pkgNameFor(n)
+			res, err := Generate(n+".tflite", data, Options{Package: pkg, Speed: speed})
+			if err != nil {
+				t.Errorf("%s (speed %v): generate: %v", n, speed, err)
+				continue
+			}
+			if speed {
+				if first != nil && bytes.Equal(first.Files["model.go"], res.Files["model.go"]) {
+					continue // same kernels and plan: nothing more to test
+				}
+				v, pkg = n+" -speed", pkg+"_speed"
+				if res, err = Generate(n+".tflite", data, Options{Package: pkg, Speed: true}); err != nil {
+					t.Errorf("%s: generate: %v", v, err)
+					continue
+				}
+			}
+			first = res
+			gens[v] = built{n, g, res}
+			variants = append(variants, v)
+			pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
+		}
 	}
 	if len(pkgs) == 0 {
 		t.Fatal("no model generated")
 	}
 	var jobs []e2e.Job
-	type jobKey struct{ model, pattern string }
+	type jobKey struct{ variant, pattern string }
 	var keys []jobKey
-	for _, n := range names {
-		b, ok := gens[n]
-		if !ok {
-			continue
-		}
+	for i, v := range variants {
+		b := gens[v]
 		for _, pat := range []string{"ramp", "xorshift"} {
-			j := e2e.Job{Package: pkgNameFor(n), Invokes: 1}
+			j := e2e.Job{Package: pkgs[i].Name, Invokes: 1}
 			for k := range b.g.Inputs {
-				in, err := os.ReadFile(filepath.Join(shared, "ref", fmt.Sprintf("%s.%s.in%d.bin", n, pat, k)))
+				in, err := os.ReadFile(filepath.Join(shared, "ref", fmt.Sprintf("%s.%s.in%d.bin", b.model, pat, k)))
 				if err != nil {
 					t.Fatal(err)
 				}
 				j.Inputs = append(j.Inputs, in)
 			}
 			jobs = append(jobs, j)
-			keys = append(keys, jobKey{n, pat})
+			keys = append(keys, jobKey{v, pat})
 		}
 	}
 	exact := map[string]map[string]int{}
@@ -155,23 +174,23 @@ func TestReference(t *testing.T) {
 		exact[tg.name] = map[string]int{}
 		for i, r := range results {
 			k := keys[i]
-			b := gens[k.model]
+			b := gens[k.variant]
 			ok := true
 			for o, ti := range b.g.Outputs {
-				want, err := os.ReadFile(filepath.Join(shared, "ref", fmt.Sprintf("%s.%s.out%d.bin", k.model, k.pattern, o)))
+				want, err := os.ReadFile(filepath.Join(shared, "ref", fmt.Sprintf("%s.%s.out%d.bin", b.model, k.pattern, o)))
 				if err != nil {
 					t.Fatal(err)
 				}
 				match, msg := outputsMatch(b.g.Tensors[ti], r.Outputs[0][o], want)
 				if !match {
 					ok = false
-					t.Errorf("%s: %s %s output %d: %s", tg.name, k.model, k.pattern, o, msg)
+					t.Errorf("%s: %s %s output %d: %s", tg.name, k.variant, k.pattern, o, msg)
 				} else if msg != "" && tg.name == "native" {
-					t.Logf("%s %s output %d: %s", k.model, k.pattern, o, msg)
+					t.Logf("%s %s output %d: %s", k.variant, k.pattern, o, msg)
 				}
 			}
 			if ok {
-				exact[tg.name][k.model]++
+				exact[tg.name][k.variant]++
 			}
 		}
 	}
@@ -181,16 +200,13 @@ func TestReference(t *testing.T) {
 		fmt.Fprintf(&sb, " %8s", tg.name)
 	}
 	sb.WriteString("\n")
-	for _, n := range names {
-		r := refs[n]
+	for _, v := range variants {
+		b := gens[v]
+		r := refs[b.model]
 		ops := strings.Join(uniq(r.Ops), ",")
-		arena := "-"
-		if b, ok := gens[n]; ok {
-			arena = fmt.Sprint(b.res.Layout.Plan.Size)
-		}
-		fmt.Fprintf(&sb, "%-28s %-60s %9s %10d %10d %8d", n, ops, arena, r.TFLM.ArenaUsed, r.TFLM.Planner.Head, r.TFLM.LowerBound)
+		fmt.Fprintf(&sb, "%-28s %-60s %9d %10d %10d %8d", v, ops, b.res.Layout.Plan.Size, r.TFLM.ArenaUsed, r.TFLM.Planner.Head, r.TFLM.LowerBound)
 		for _, tg := range targets {
-			fmt.Fprintf(&sb, " %6d/2", exact[tg.name][n])
+			fmt.Fprintf(&sb, " %6d/2", exact[tg.name][v])
 		}
 		sb.WriteString("\n")
 	}
