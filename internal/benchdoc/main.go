@@ -149,16 +149,33 @@ func run(shared, out string, count int, benchtime string) error {
 		return err
 	}
 	// -p 1: one benchmark binary at a time, so packages do not compete.
-	cmd := exec.Command("go", "test", "-p", "1", "-run", "^$", "-bench", "^BenchmarkInvoke$", "-benchmem",
-		"-count", strconv.Itoa(count), "-benchtime", benchtime, "./...")
-	cmd.Dir = tmp
-	cmd.Env = append(os.Environ(), "GOWORK=off")
-	cmd.Stderr = os.Stderr
-	raw, err := cmd.Output()
-	if err != nil {
-		return fmt.Errorf("go test -bench: %v\n%s", err, raw)
+	// The runs go round all packages count times rather than repeating one
+	// package count times in a row, so that a burst of load from elsewhere
+	// on a shared machine spreads over the packages instead of spoiling
+	// every run of one of them.
+	ns := map[string][]float64{}
+	allocs := map[string]string{}
+	for round := 0; round < count; round++ {
+		cmd := exec.Command("go", "test", "-p", "1", "-run", "^$", "-bench", "^BenchmarkInvoke$", "-benchmem",
+			"-count", "1", "-benchtime", benchtime, "./...")
+		cmd.Dir = tmp
+		cmd.Env = append(os.Environ(), "GOWORK=off")
+		cmd.Stderr = os.Stderr
+		raw, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("go test -bench: %v\n%s", err, raw)
+		}
+		n, a := parseBench(raw)
+		for k, v := range n {
+			ns[k] = append(ns[k], v...)
+		}
+		for k, v := range a {
+			// The largest count of any round.
+			if old, ok := allocs[k]; !ok || atoi(v) > atoi(old) {
+				allocs[k] = v
+			}
+		}
 	}
-	ns, allocs := parseBench(raw)
 	var rows []row
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
 	median := func(pkg string) (float64, error) {
@@ -375,6 +392,12 @@ func parseBench(out []byte) (map[string][]float64, map[string]string) {
 		}
 	}
 	return ns, allocs
+}
+
+// atoi is strconv.Atoi for the digits parseBench matched.
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 func cpuName() string {
