@@ -336,7 +336,7 @@ func lowerConv2D(c *opCtx) error {
 		}
 		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
 			F("actMin", I32(lo)), F("actMax", I32(hi)))
-		if fC == inC && convLeanOK(fH*fW*fC) {
+		if fC == inC && convLeanOK(fH*fW*fC, outC) {
 			c.Call("convLeanInt8", Struct("convParams", fields...), View(in),
 				c.Const("Lean", convLeanLayout(convOHWI(filter.Data, outC))), b,
 				c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
@@ -511,7 +511,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 					mult, shift, inZP, outZP, lo, hi)
 			}
 		}
-		if inC == 1 && convLeanOK(fH*fW) {
+		if inC == 1 && convLeanOK(fH*fW, outC) {
 			// One input channel: a convolution, with the scratch-free
 			// kernel.
 			c.Call("convLeanInt8", Struct("convParams",
@@ -754,10 +754,16 @@ func convFastOK(shift []int32) bool {
 	return true
 }
 
-// convLeanOK reports whether convLeanInt8's int32 sums of (w+128)*(x-zp)
-// are exact for K weights per output channel: K*255*255 < 2^31.
-func convLeanOK(k int) bool {
-	return k > 0 && int64(k)*255*255 < 1<<31
+// convLeanMaxBytes bounds the flash convLeanInt8's weight layout may take
+// (4 bytes a weight, against 1 for convInt8); larger convolutions keep the
+// slower generic kernel rather than quadruple a large part of the model.
+const convLeanMaxBytes = 64 << 10
+
+// convLeanOK reports whether convLeanInt8 suits a convolution with K
+// weights per output channel: its int32 sums of (w+128)*(x-zp) are exact
+// (K*255*255 < 2^31) and its weights take at most convLeanMaxBytes.
+func convLeanOK(k, outC int) bool {
+	return k > 0 && outC > 0 && int64(k)*255*255 < 1<<31 && int64((outC+7)/8)*32*int64(k) <= convLeanMaxBytes
 }
 
 // convLeanLayout lays out weight rows [outC][K] for convLeanInt8: for each

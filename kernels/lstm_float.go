@@ -147,8 +147,9 @@ const lstmActMax = 32
 // 2^(k/32) from lstmExpTab and the exponent field, e^r by a degree-4 Taylor
 // polynomial. The relative error is about 1e-12, so rounding the result to
 // float32 gives the correctly rounded e^a except within 1e-12 of a rounding
-// boundary. The loop has no branches or calls: the processor overlaps the
-// long dependency chains of the elements.
+// boundary. Outside [-200, 200] the result is meaningless (but the table
+// index is masked, so nothing panics). The loop has no branches or calls:
+// the processor overlaps the long dependency chains of the elements.
 func lstmExpN(v []float64) {
 	const round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
 	for k, a := range v {
@@ -167,8 +168,9 @@ func lstmExpN(v []float64) {
 // most lstmActMax) in dst (which may be src), with its cut-offs: 1 above
 // 16.619047, e^v (expf, rounded to float32) below -9, else 1/(1+e^-v) with
 // e^-v rounded to float32 and the rest in float32, as TFLM computes it. e^a
-// comes from lstmExpN, a limited to -200 (beyond, the float32 result no
-// longer changes).
+// comes from lstmExpN: below -9, a = v is limited to -200 (beyond, the
+// float32 result no longer changes); above 16.619047 (a < -16.6, maybe far
+// below -200) e^a is not used.
 func lstmSigmoidF(dst, src []float32) {
 	var e [lstmActMax]float64
 	es := e[:len(src)]
