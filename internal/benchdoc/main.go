@@ -40,8 +40,9 @@ func main() {
 	out := flag.String("o", "BENCH.md", "output file")
 	count := flag.Int("count", 5, "benchmark runs per package (the median is reported)")
 	benchtime := flag.String("benchtime", "1s", "go test -benchtime")
+	tflmBench := flag.String("tflm-bench", "", "tflm_bench binary (internal/benchdoc/tflm/build.sh): also time TFLM on this machine")
 	flag.Parse()
-	if err := run(*shared, *out, *count, *benchtime); err != nil {
+	if err := run(*shared, *out, *count, *benchtime, *tflmBench); err != nil {
 		fmt.Fprintln(os.Stderr, "benchdoc:", err)
 		os.Exit(1)
 	}
@@ -53,11 +54,13 @@ type entry struct {
 	tflmNs    int64    // 0 when there is no reference
 	tflmIr    int64    // TFLM's instructions per Invoke (callgrind), 0 if unknown
 	inputs    []string // the reference "ramp" input files, one per model input
+	model     string   // the .tflite file
+	want      string   // TFLM's output 0 for the ramp input, "" if none
 	arena     int
 	speed     *entry // the -speed build, when its arena differs
 }
 
-func run(shared, out string, count int, benchtime string) error {
+func run(shared, out string, count int, benchtime, tflmBench string) error {
 	tmp, err := os.MkdirTemp("", "benchdoc")
 	if err != nil {
 		return err
@@ -76,7 +79,7 @@ func run(shared, out string, count int, benchtime string) error {
 		}
 		return nil
 	}
-	add := func(name, path string, tflm, tflmIr int64, inputs []string) error {
+	add := func(name, path string, tflm, tflmIr int64, inputs []string, want string) error {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
@@ -93,7 +96,8 @@ func run(shared, out string, count int, benchtime string) error {
 		if err := write(pkg, res.Files); err != nil {
 			return err
 		}
-		e := entry{name: name, pkg: pkg, macs: gen.MACs(g), tflmNs: tflm, tflmIr: tflmIr, inputs: inputs, arena: res.Layout.Plan.Size}
+		e := entry{name: name, pkg: pkg, macs: gen.MACs(g), tflmNs: tflm, tflmIr: tflmIr, inputs: inputs,
+			model: path, want: want, arena: res.Layout.Plan.Size}
 		fast, err := gen.Generate(filepath.Base(path), data, gen.Options{Package: pkg + "_speed", Speed: true})
 		if err != nil {
 			return fmt.Errorf("%s -speed: %w", name, err)
@@ -132,13 +136,14 @@ func run(shared, out string, count int, benchtime string) error {
 		name := strings.TrimSuffix(filepath.Base(r), ".json")
 		inputs, _ := filepath.Glob(filepath.Join(shared, "ref", name+".ramp.in*.bin"))
 		sort.Strings(inputs)
-		if err := add(name, filepath.Join(shared, "models", name+".tflite"), ref.TFLM.Ns, ref.TFLM.Ir, inputs); err != nil {
+		if err := add(name, filepath.Join(shared, "models", name+".tflite"), ref.TFLM.Ns, ref.TFLM.Ir, inputs,
+			filepath.Join(shared, "ref", name+".ramp.out0.bin")); err != nil {
 			return err
 		}
 	}
 	examples, _ := filepath.Glob("testdata/*.tflite")
 	for _, e := range examples {
-		if err := add(strings.TrimSuffix(filepath.Base(e), ".tflite"), e, 0, 0, nil); err != nil {
+		if err := add(strings.TrimSuffix(filepath.Base(e), ".tflite"), e, 0, 0, nil, ""); err != nil {
 			return err
 		}
 	}
@@ -209,16 +214,7 @@ func run(shared, out string, count int, benchtime string) error {
 		if e.tflmNs > 0 {
 			r.TFLM = strconv.FormatInt(e.tflmNs, 10)
 			r.Ratio = fmt.Sprintf("%.2f", float64(e.tflmNs)/med)
-			if e.macs > 100_000 {
-				switch {
-				case float64(e.tflmNs)/med >= 2:
-					r.Target = "met"
-				case float64(e.tflmNs)/best >= 2:
-					r.Target = "met with -speed"
-				default:
-					r.Target = "**missed**"
-				}
-			}
+			r.Target = target(e.macs, float64(e.tflmNs), med, best)
 		}
 		rows = append(rows, r)
 	}
@@ -226,11 +222,15 @@ func run(shared, out string, count int, benchtime string) error {
 	if err != nil {
 		return err
 	}
+	hereRows, hereNote, err := sameMachine(tflmBench, entries, median)
+	if err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	data := map[string]any{
 		"GoVersion": runtime.Version(), "GOOS": runtime.GOOS, "GOARCH": runtime.GOARCH,
 		"CPU": cpuName(), "Count": count, "Rows": rows, "IrRows": irRows, "IrNote": irNote,
-		"TFLMHost": tflmHost,
+		"TFLMHost": tflmHost, "HereRows": hereRows, "HereNote": hereNote,
 	}
 	if err := template.Must(template.ParseFS(templates.Files, "bench.md.tmpl")).Execute(&buf, data); err != nil {
 		return err
@@ -240,6 +240,70 @@ func run(shared, out string, count int, benchtime string) error {
 	}
 	fmt.Print(buf.String())
 	return nil
+}
+
+// target is the issue-6 verdict for a model: ratio >= 2 for models above
+// 100k multiply-accumulates, by default or only with -speed (best is the
+// faster of the two builds' times).
+func target(macs int64, tflmNs, ns, best float64) string {
+	switch {
+	case macs <= 100_000:
+		return "-"
+	case tflmNs/ns >= 2:
+		return "met"
+	case tflmNs/best >= 2:
+		return "met with -speed"
+	}
+	return "**missed**"
+}
+
+// hereRow is one line of the same-machine table.
+type hereRow struct {
+	Model, TFLM, Ns, Ratio, SpeedNs, SpeedRatio, Target string
+}
+
+// sameMachine times TFLM with the tflm_bench binary (internal/benchdoc/tflm)
+// on every reference model, on the ramp input, after checking that its
+// output is the reference's, and compares the times with tflm-gen's
+// medians. Without a binary the table is left out and the note says how to
+// get it.
+func sameMachine(bench string, entries []entry, median func(string) (float64, error)) ([]hereRow, string, error) {
+	if bench == "" {
+		return nil, "Not measured in this run: build TFLM with `internal/benchdoc/tflm/build.sh` and pass the binary as `-tflm-bench`.", nil
+	}
+	var rows []hereRow
+	for _, e := range entries {
+		if e.tflmNs == 0 || len(e.inputs) == 0 || e.want == "" {
+			continue
+		}
+		args := append(append([]string{e.model}, e.inputs...), "--", e.want)
+		out, err := exec.Command(bench, args...).CombinedOutput()
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %s: %v\n%s", e.name, bench, err, out)
+		}
+		var tflm, tflmMin int64
+		if _, err := fmt.Sscanf(string(out), "median %d ns, min %d ns", &tflm, &tflmMin); err != nil {
+			return nil, "", fmt.Errorf("%s: %s printed %q", e.name, bench, out)
+		}
+		med, err := median(e.pkg)
+		if err != nil {
+			return nil, "", err
+		}
+		r := hereRow{Model: e.name, TFLM: strconv.FormatInt(tflm, 10), Ns: fmt.Sprintf("%.0f", med),
+			Ratio: fmt.Sprintf("%.2f", float64(tflm)/med), SpeedNs: "-", SpeedRatio: "-"}
+		best := med
+		if e.speed != nil {
+			sm, err := median(e.speed.pkg)
+			if err != nil {
+				return nil, "", err
+			}
+			best = min(best, sm)
+			r.SpeedNs, r.SpeedRatio = fmt.Sprintf("%.0f", sm), fmt.Sprintf("%.2f", float64(tflm)/sm)
+		}
+		r.Target = target(e.macs, float64(tflm), med, best)
+		rows = append(rows, r)
+	}
+	return rows, "", nil
 }
 
 // instructionCounts counts the instructions one Invoke executes, with

@@ -51,3 +51,20 @@ func TestCallgrindTotal(t *testing.T) {
 		})
 	}
 }
+
+func TestTarget(t *testing.T) {
+	for _, tc := range []struct {
+		macs           int64
+		tflm, ns, best float64
+		want           string
+	}{
+		{100_000, 100, 10, 10, "-"},
+		{100_001, 100, 50, 50, "met"},
+		{100_001, 100, 51, 50, "met with -speed"},
+		{100_001, 100, 51, 51, "**missed**"},
+	} {
+		if got := target(tc.macs, tc.tflm, tc.ns, tc.best); got != tc.want {
+			t.Errorf("target(%d, %v, %v, %v) = %q, want %q", tc.macs, tc.tflm, tc.ns, tc.best, got, tc.want)
+		}
+	}
+}
