@@ -160,6 +160,7 @@ func run(shared, out string, count int, benchtime, tflmBench string) error {
 	// every run of one of them.
 	ns := map[string][]float64{}
 	allocs := map[string]string{}
+	tflmHere := map[string][]float64{} // TFLM's median per round, by model
 	for round := 0; round < count; round++ {
 		cmd := exec.Command("go", "test", "-p", "1", "-run", "^$", "-bench", "^BenchmarkInvoke$", "-benchmem",
 			"-count", "1", "-benchtime", benchtime, "./...")
@@ -173,6 +174,20 @@ func run(shared, out string, count int, benchtime, tflmBench string) error {
 		n, a := parseBench(raw)
 		for k, v := range n {
 			ns[k] = append(ns[k], v...)
+		}
+		// TFLM on this machine in the same rounds, so that both see the
+		// same load.
+		if tflmBench != "" {
+			for _, e := range entries {
+				if !e.hasTFLMRun() {
+					continue
+				}
+				t, err := runTFLM(tflmBench, e)
+				if err != nil {
+					return err
+				}
+				tflmHere[e.name] = append(tflmHere[e.name], t)
+			}
 		}
 		for k, v := range a {
 			// The largest count of any round.
@@ -222,7 +237,7 @@ func run(shared, out string, count int, benchtime, tflmBench string) error {
 	if err != nil {
 		return err
 	}
-	hereRows, hereNote, err := sameMachine(tflmBench, entries, median)
+	hereRows, hereNote, err := sameMachine(tflmBench != "", entries, tflmHere, median)
 	if err != nil {
 		return err
 	}
@@ -262,35 +277,49 @@ type hereRow struct {
 	Model, TFLM, Ns, Ratio, SpeedNs, SpeedRatio, Target string
 }
 
-// sameMachine times TFLM with the tflm_bench binary (internal/benchdoc/tflm)
-// on every reference model, on the ramp input, after checking that its
-// output is the reference's, and compares the times with tflm-gen's
-// medians. Without a binary the table is left out and the note says how to
-// get it.
-func sameMachine(bench string, entries []entry, median func(string) (float64, error)) ([]hereRow, string, error) {
-	if bench == "" {
+// hasTFLMRun reports whether TFLM can be timed on e: a reference model
+// with its ramp input and output.
+func (e entry) hasTFLMRun() bool {
+	return e.tflmNs > 0 && len(e.inputs) > 0 && e.want != ""
+}
+
+// runTFLM runs the tflm_bench binary (internal/benchdoc/tflm) on e's model
+// and ramp input; it checks the output against the reference's and returns
+// the median Invoke time in ns.
+func runTFLM(bench string, e entry) (float64, error) {
+	args := append(append([]string{e.model}, e.inputs...), "--", e.want)
+	out, err := exec.Command(bench, args...).CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %s: %v\n%s", e.name, bench, err, out)
+	}
+	var med, lo int64
+	if _, err := fmt.Sscanf(string(out), "median %d ns, min %d ns", &med, &lo); err != nil {
+		return 0, fmt.Errorf("%s: %s printed %q", e.name, bench, out)
+	}
+	return float64(med), nil
+}
+
+// sameMachine compares TFLM's times on this machine (the median over the
+// rounds of each round's median, by model) with tflm-gen's. When TFLM was
+// not timed the table is left out and the note says how to get it.
+func sameMachine(timed bool, entries []entry, tflm map[string][]float64, median func(string) (float64, error)) ([]hereRow, string, error) {
+	if !timed {
 		return nil, "Not measured in this run: build TFLM with `internal/benchdoc/tflm/build.sh` and pass the binary as `-tflm-bench`.", nil
 	}
 	var rows []hereRow
 	for _, e := range entries {
-		if e.tflmNs == 0 || len(e.inputs) == 0 || e.want == "" {
+		v := tflm[e.name]
+		if !e.hasTFLMRun() || len(v) == 0 {
 			continue
 		}
-		args := append(append([]string{e.model}, e.inputs...), "--", e.want)
-		out, err := exec.Command(bench, args...).CombinedOutput()
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %s: %v\n%s", e.name, bench, err, out)
-		}
-		var tflm, tflmMin int64
-		if _, err := fmt.Sscanf(string(out), "median %d ns, min %d ns", &tflm, &tflmMin); err != nil {
-			return nil, "", fmt.Errorf("%s: %s printed %q", e.name, bench, out)
-		}
+		sort.Float64s(v)
+		t := v[len(v)/2]
 		med, err := median(e.pkg)
 		if err != nil {
 			return nil, "", err
 		}
-		r := hereRow{Model: e.name, TFLM: strconv.FormatInt(tflm, 10), Ns: fmt.Sprintf("%.0f", med),
-			Ratio: fmt.Sprintf("%.2f", float64(tflm)/med), SpeedNs: "-", SpeedRatio: "-"}
+		r := hereRow{Model: e.name, TFLM: fmt.Sprintf("%.0f", t), Ns: fmt.Sprintf("%.0f", med),
+			Ratio: fmt.Sprintf("%.2f", t/med), SpeedNs: "-", SpeedRatio: "-"}
 		best := med
 		if e.speed != nil {
 			sm, err := median(e.speed.pkg)
@@ -298,9 +327,9 @@ func sameMachine(bench string, entries []entry, median func(string) (float64, er
 				return nil, "", err
 			}
 			best = min(best, sm)
-			r.SpeedNs, r.SpeedRatio = fmt.Sprintf("%.0f", sm), fmt.Sprintf("%.2f", float64(tflm)/sm)
+			r.SpeedNs, r.SpeedRatio = fmt.Sprintf("%.0f", sm), fmt.Sprintf("%.2f", t/sm)
 		}
-		r.Target = target(e.macs, float64(tflm), med, best)
+		r.Target = target(e.macs, t, med, best)
 		rows = append(rows, r)
 	}
 	return rows, "", nil
