@@ -133,6 +133,56 @@ func lstmMulQ(x, m int32, shift int) int32 {
 	return v>>right + int32(uint32(mask>>1+int32(uint32(v)>>31)-v&mask)>>31)
 }
 
+// lstmRQ is one generation-time requantization (multiplier m, exponent
+// shift) prepared for lstmRescale: as fcRescale's single 64-bit multiply
+// when that is exact for it (as for dwRescale), else through lstmMulQ.
+type lstmRQ struct {
+	q     fcRQ
+	m     int32
+	shift int
+	fast  bool
+}
+
+// lstmMakeRQ prepares the requantization by m and shift.
+func lstmMakeRQ(m int32, shift int) lstmRQ {
+	r := lstmRQ{m: m, shift: shift}
+	if shift > 30 || shift < -31 || m < 0 {
+		return r
+	}
+	lsh, rsh, half := uint8(0), uint8(31), int32(0)
+	if shift > 0 {
+		lsh = uint8(shift)
+	} else if shift < 0 {
+		rsh = uint8(31 - shift)
+		half = 1 << uint(-shift-1)
+	}
+	r.q, r.fast = fcMakeRQ(m, half, lsh, rsh), true
+	return r
+}
+
+// lstmRescale is mulByQuantMul(x, r.m, r.shift), bit for bit.
+func lstmRescale(x int32, r *lstmRQ) int32 {
+	if r.fast {
+		return fcRescale(x, r.q)
+	}
+	return lstmMulQ(x, r.m, r.shift)
+}
+
+// lstmUnitRQ holds the requantizations of a unit's cell and hidden
+// updates, prepared once per kernel call.
+type lstmUnitRQ struct {
+	forget, input, hid lstmRQ
+}
+
+// lstmMakeUnitRQ prepares p's cell and hidden requantizations.
+func lstmMakeUnitRQ(p *lstmParams) lstmUnitRQ {
+	return lstmUnitRQ{
+		forget: lstmMakeRQ(p.forgetMult, p.forgetShift),
+		input:  lstmMakeRQ(p.inputMult, p.inputShift),
+		hid:    lstmMakeRQ(p.hidMult, p.hidShift),
+	}
+}
+
 // lstmRowBatch returns the batch row whose state input row r (in memory
 // order) updates: rows are [batch][steps] or, time major, [steps][batch].
 // Processing rows in memory order is TFLM's order in both layouts.
@@ -175,9 +225,9 @@ func lstmGate16(g *lstmGate, p *lstmParams, x, h []int16, w, r []int8, bias stri
 // value c and the forget, input and cell gate outputs (Q0.15): both products
 // are requantized to the cell scale and clamped to int16, then added with
 // saturation and clipped.
-func lstmCellQ(p *lstmParams, c, f, i, g int16) int16 {
-	a := clampI32(lstmMulQ(int32(f)*int32(c), p.forgetMult, p.forgetShift), -32768, 32767)
-	b := clampI32(lstmMulQ(int32(i)*int32(g), p.inputMult, p.inputShift), -32768, 32767)
+func lstmCellQ(p *lstmParams, r *lstmUnitRQ, c, f, i, g int16) int16 {
+	a := clampI32(lstmRescale(int32(f)*int32(c), &r.forget), -32768, 32767)
+	b := clampI32(lstmRescale(int32(i)*int32(g), &r.input), -32768, 32767)
 	v := clampI32(a+b, -32768, 32767)
 	if p.clip {
 		v = clampI32(v, -p.cellClip, p.cellClip)
@@ -187,9 +237,9 @@ func lstmCellQ(p *lstmParams, c, f, i, g int16) int16 {
 
 // lstmHiddenQ returns the new hidden state value of one unit from its
 // updated cell state and output gate (Q0.15), clamped to the hidden type.
-func lstmHiddenQ(p *lstmParams, c, og int16) int32 {
+func lstmHiddenQ(p *lstmParams, r *lstmUnitRQ, c, og int16) int32 {
 	t := lstmTanhQ(c, p.tanhMult, p.tanhShift)
-	return clampI32(p.hidZP+lstmMulQ(int32(t)*int32(og), p.hidMult, p.hidShift), p.hidMin, p.hidMax)
+	return clampI32(p.hidZP+lstmRescale(int32(t)*int32(og), &r.hid), p.hidMin, p.hidMax)
 }
 
 // lstmInt16 runs an LSTM with int16 input, output and hidden state h, int8
@@ -203,6 +253,7 @@ func lstmInt16(p *lstmParams, x []int16, h []int16, c []int16, out []int16,
 	cg *lstmGate, cw, cr []int8, cb string,
 	og *lstmGate, ow, or []int8, ob string) {
 	n, s := p.inDim, p.units
+	urq := lstmMakeUnitRQ(p)
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cs, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
@@ -210,10 +261,10 @@ func lstmInt16(p *lstmParams, x []int16, h []int16, c []int16, out []int16,
 			f := lstmSigmoidQ(lstmGate16(fg, p, xr, hb, fw, fr, fb, o))
 			i := lstmSigmoidQ(lstmGate16(ig, p, xr, hb, iw, ir, ib, o))
 			g := lstmTanhQ(lstmGate16(cg, p, xr, hb, cw, cr, cb, o), 3, 0)
-			cv := lstmCellQ(p, cs[o], f, i, g)
+			cv := lstmCellQ(p, &urq, cs[o], f, i, g)
 			cs[o] = cv
 			ov := lstmSigmoidQ(lstmGate16(og, p, xr, hb, ow, or, ob, o))
-			yr[o] = int16(lstmHiddenQ(p, cv, ov))
+			yr[o] = int16(lstmHiddenQ(p, &urq, cv, ov))
 		}
 		copy(hb, yr)
 	}

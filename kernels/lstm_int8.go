@@ -116,6 +116,12 @@ func lstmPairMid(acc int64) int32 {
 // block.
 func lstmDotPairs4(xp []int64, x []int8, w string) (a0, a1, a2, a3 int32) {
 	wq := unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
+	if len(wq) <= lstmPairBlock && len(xp) == 0 {
+		// One block of activations packed on the fly (the lean variant's
+		// usual case): no block loop.
+		s0, s1, s2, s3 := lstmDotPairBlock8(x, wq)
+		return lstmPairMid(s0), lstmPairMid(s1), lstmPairMid(s2), lstmPairMid(s3)
+	}
 	for len(wq) > 0 {
 		m := min(len(wq), lstmPairBlock)
 		var s0, s1, s2, s3 int64
@@ -158,6 +164,12 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8, xp, hp [
 	if packed {
 		xp, hp = xp[:np], hp[:sp]
 	}
+	// The gates' FC requantizations and the unit's, prepared once.
+	var grq [8]lstmRQ
+	for k, g := range [4]*lstmGate{fg, ig, cg, og} {
+		grq[k], grq[4+k] = lstmMakeRQ(g.inMult, g.inShift), lstmMakeRQ(g.recMult, g.recShift)
+	}
+	urq := lstmMakeUnitRQ(p)
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
@@ -165,7 +177,6 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8, xp, hp [
 			lstmPackPairs8(xr, xp)
 			lstmPackPairs8(hb, hp)
 		}
-		gates := [4]*lstmGate{fg, ig, cg, og}
 		for o := range yr {
 			var in, rec [4]int32
 			in[0], in[1], in[2], in[3] = lstmDotPairs4(xp, xr, wIn[16*np*o:16*np*(o+1)])
@@ -174,14 +185,14 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8, xp, hp [
 			// lstmGateSum of each gate, written out so that the
 			// requantizations inline.
 			var pre [4]int16
-			for k, g := range gates {
-				a := clampI32(lstmMulQ(in[k]+int32(lstmI32at(bb, 4*k)), g.inMult, g.inShift), -32768, 32767)
-				b := clampI32(lstmMulQ(rec[k]+int32(lstmI32at(bb, 16+4*k)), g.recMult, g.recShift), -32768, 32767)
+			for k := range pre {
+				a := clampI32(lstmRescale(in[k]+int32(lstmI32at(bb, 4*k)), &grq[k]), -32768, 32767)
+				b := clampI32(lstmRescale(rec[k]+int32(lstmI32at(bb, 16+4*k)), &grq[4+k]), -32768, 32767)
 				pre[k] = int16(clampI32(a+b, -32768, 32767))
 			}
-			cv := lstmCellQ(p, cb[o], lstmSigmoidQ(pre[0]), lstmSigmoidQ(pre[1]), lstmTanhQ(pre[2], 3, 0))
+			cv := lstmCellQ(p, &urq, cb[o], lstmSigmoidQ(pre[0]), lstmSigmoidQ(pre[1]), lstmTanhQ(pre[2], 3, 0))
 			cb[o] = cv
-			yr[o] = int8(lstmHiddenQ(p, cv, lstmSigmoidQ(pre[3])))
+			yr[o] = int8(lstmHiddenQ(p, &urq, cv, lstmSigmoidQ(pre[3])))
 		}
 		copy(hb, yr)
 	}

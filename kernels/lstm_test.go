@@ -613,8 +613,9 @@ func TestLSTMCellHiddenUpdateTFLM(t *testing.T) {
 			c1 := lstmTQ(d.updatedCell, tc.q.cellScale, 0, 16)
 			c, h := make([]int32, 4), make([]int32, 4)
 			for k := range c {
-				c[k] = int32(lstmCellQ(m.p, int16(c0[k]), int16(f[k]), int16(i[k]), int16(g[k])))
-				h[k] = lstmHiddenQ(m.p, int16(c1[k]), int16(og[k]))
+				urq := lstmMakeUnitRQ(m.p)
+				c[k] = int32(lstmCellQ(m.p, &urq, int16(c0[k]), int16(f[k]), int16(i[k]), int16(g[k])))
+				h[k] = lstmHiddenQ(m.p, &urq, int16(c1[k]), int16(og[k]))
 			}
 			lstmTNear(t, "cell", lstmTDeq(c, tc.q.cellScale, 0), d.updatedCell, tc.cellTol)
 			lstmTNear(t, "hidden", lstmTDeq(h, tc.q.hidScale, tc.q.hidZP), d.updatedHidden, tc.hidTol)
@@ -1008,9 +1009,10 @@ func TestLSTMActivationsFloat(t *testing.T) {
 	}
 }
 
-// TestLSTMMulQ checks lstmMulQ against mulByQuantMul (TFLM's
-// MultiplyByQuantizedMultiplier) on random and extreme operands (m >
-// MinInt32, as the generator's multipliers are).
+// TestLSTMMulQ checks lstmMulQ, and lstmRescale with lstmMakeRQ (the
+// single-multiply path for m >= 0, lstmMulQ otherwise), against
+// mulByQuantMul (TFLM's MultiplyByQuantizedMultiplier) on random and
+// extreme operands (m > MinInt32, as the generator's multipliers are).
 func TestLSTMMulQ(t *testing.T) {
 	rng := uint64(99)
 	next := func() uint64 { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng }
@@ -1027,8 +1029,13 @@ func TestLSTMMulQ(t *testing.T) {
 		if i < len(xs)*len(ms)*62 {
 			x, m, sh = xs[i%len(xs)], ms[i/len(xs)%len(ms)], i/(len(xs)*len(ms))%62-31
 		}
-		if got, want := lstmMulQ(x, m, sh), mulByQuantMul(x, m, sh); got != want {
+		want := mulByQuantMul(x, m, sh)
+		if got := lstmMulQ(x, m, sh); got != want {
 			t.Fatalf("lstmMulQ(%d, %d, %d) = %d, want %d", x, m, sh, got, want)
+		}
+		r := lstmMakeRQ(m, sh)
+		if got := lstmRescale(x, &r); got != want {
+			t.Fatalf("lstmRescale(%d, lstmMakeRQ(%d, %d)) = %d, want %d (fast %v)", x, m, sh, got, want, r.fast)
 		}
 	}
 }
