@@ -116,10 +116,14 @@ func lstmPairMid(acc int64) int32 {
 // block.
 func lstmDotPairs4(xp []int64, x []int8, w string) (a0, a1, a2, a3 int32) {
 	wq := unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
-	if len(wq) <= lstmPairBlock && len(xp) == 0 {
-		// One block of activations packed on the fly (the lean variant's
-		// usual case): no block loop.
-		s0, s1, s2, s3 := lstmDotPairBlock8(x, wq)
+	if len(wq) <= lstmPairBlock {
+		// One block (the usual case): no block loop.
+		var s0, s1, s2, s3 int64
+		if len(xp) > 0 {
+			s0, s1, s2, s3 = lstmDotPairBlock(xp[:len(wq)], wq)
+		} else {
+			s0, s1, s2, s3 = lstmDotPairBlock8(x, wq)
+		}
 		return lstmPairMid(s0), lstmPairMid(s1), lstmPairMid(s2), lstmPairMid(s3)
 	}
 	for len(wq) > 0 {
