@@ -135,7 +135,7 @@ func lstmMulQ(x, m int32, shift int) int32 {
 
 // lstmRQ is one generation-time requantization (multiplier m, exponent
 // shift) prepared for lstmRescale: as fcRescale's single 64-bit multiply
-// when that is exact for it (as for dwRescale), else through lstmMulQ.
+// when that is exact for it (fcRQFor), else through lstmMulQ.
 type lstmRQ struct {
 	q     fcRQ
 	m     int32
@@ -145,19 +145,8 @@ type lstmRQ struct {
 
 // lstmMakeRQ prepares the requantization by m and shift.
 func lstmMakeRQ(m int32, shift int) lstmRQ {
-	r := lstmRQ{m: m, shift: shift}
-	if shift > 30 || shift < -31 || m < 0 {
-		return r
-	}
-	lsh, rsh, half := uint8(0), uint8(31), int32(0)
-	if shift > 0 {
-		lsh = uint8(shift)
-	} else if shift < 0 {
-		rsh = uint8(31 - shift)
-		half = 1 << uint(-shift-1)
-	}
-	r.q, r.fast = fcMakeRQ(m, half, lsh, rsh), true
-	return r
+	q, fast := fcRQFor(m, shift)
+	return lstmRQ{q: q, m: m, shift: shift, fast: fast}
 }
 
 // lstmRescale is mulByQuantMul(x, r.m, r.shift), bit for bit.

@@ -178,15 +178,9 @@ func dwFinish(p *dwParams, a []int32, c0 int, bias, mult, shift string, out []in
 // (bit-exact for the multipliers and exponents quant.Multiplier produces;
 // anything else takes the reference path).
 func dwRescale(x, m int32, shift int) int32 {
-	if shift > 30 || shift < -31 || m < 0 {
+	q, ok := fcRQFor(m, shift)
+	if !ok {
 		return mulByQuantMul(x, m, shift)
 	}
-	lsh, rsh, half := uint8(0), uint8(31), int32(0)
-	if shift > 0 {
-		lsh = uint8(shift)
-	} else if shift < 0 {
-		rsh = uint8(31 - shift)
-		half = 1 << uint(-shift-1)
-	}
-	return fcRescale(x, fcMakeRQ(m, half, lsh, rsh))
+	return fcRescale(x, q)
 }
