@@ -73,6 +73,12 @@ func ld64(s string, i int) int64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56)
 }
 
+// le64 is the little-endian uint64 of eight bytes (gc loads them at once).
+func le64(q *[8]byte) uint64 {
+	return uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
+		uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56
+}
+
 // ldf32 reads the i-th little-endian float32 of a constant string.
 func ldf32(s string, i int) float32 { return math.Float32frombits(uint32(ld32(s, i))) }
 

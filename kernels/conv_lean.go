@@ -82,18 +82,12 @@ func convLean8(x []uint8, w []uint8, off int64) (p0, p1, p2, p3, sv int64) {
 		v := int64(xb^0x80) + off
 		q := &wq[i]
 		sv += v
-		p0 += v * convLeanLd((*[8]byte)(q[0:8]))
-		p1 += v * convLeanLd((*[8]byte)(q[8:16]))
-		p2 += v * convLeanLd((*[8]byte)(q[16:24]))
-		p3 += v * convLeanLd((*[8]byte)(q[24:32]))
+		p0 += v * int64(le64((*[8]byte)(q[0:8])))
+		p1 += v * int64(le64((*[8]byte)(q[8:16])))
+		p2 += v * int64(le64((*[8]byte)(q[16:24])))
+		p3 += v * int64(le64((*[8]byte)(q[24:32])))
 	}
 	return
-}
-
-// convLeanLd reads a little-endian int64 (gc loads all eight bytes at once).
-func convLeanLd(q *[8]byte) int64 {
-	return int64(uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
-		uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56)
 }
 
 // convLeanStore splits the block's paired sums into the eight channel sums,

@@ -61,9 +61,7 @@ func fcSumI8(x []int8) int32 {
 			m := min(len(x8), 128)
 			var acc uint64
 			for i := range x8[:m] {
-				q := &x8[i]
-				v := (uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
-					uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56) ^ 0x8080808080808080
+				v := le64(&x8[i]) ^ 0x8080808080808080
 				acc += v&0x00FF00FF00FF00FF + v>>8&0x00FF00FF00FF00FF
 			}
 			s += uint32(acc&0xFFFF + acc>>16&0xFFFF + acc>>32&0xFFFF + acc>>48)

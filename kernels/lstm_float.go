@@ -25,11 +25,6 @@ import (
 // lstmMaxF is the largest finite float32, TFLM's bound for activation none.
 const lstmMaxF = math.MaxFloat32
 
-// lstmF32at reads the little-endian float32 at byte offset o of s.
-func lstmF32at(s string, o int) float32 {
-	return math.Float32frombits(uint32(s[o]) | uint32(s[o+1])<<8 | uint32(s[o+2])<<16 | uint32(s[o+3])<<24)
-}
-
 // lstmDotF4 returns the dot products of x with the four interleaved weight
 // rows w (4 floats per element of x), each summed in order.
 func lstmDotF4(x []float32, w []float32) (a0, a1, a2, a3 float32) {
@@ -116,6 +111,8 @@ func lstmGateF(a, b, r float32) float32 {
 }
 
 // lstmDecodeF decodes len(dst) little-endian float32 values of src.
+// The string is viewed as 4-byte groups so that the loop has one bounds
+// check, not one per element as with ldf32 (about 12 instructions a float).
 func lstmDecodeF(dst []float32, src string) {
 	q := unsafe.Slice((*[4]byte)(unsafe.Pointer(unsafe.StringData(src))), len(src)/4)
 	q = q[:len(dst)]
@@ -301,10 +298,10 @@ func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float3
 				}
 				for u := 0; u < 2 && j+u < m; u++ {
 					bb := bias[16*(o+u) : 16*(o+u)+16]
-					g[j+u] = lstmGateF(a[4*u], lstmF32at(bb, 0), rc[4*u])
-					g[k+j+u] = lstmGateF(a[4*u+1], lstmF32at(bb, 4), rc[4*u+1])
-					g[3*k+j+u] = lstmGateF(a[4*u+2], lstmF32at(bb, 8), rc[4*u+2])
-					g[2*k+j+u] = lstmGateF(a[4*u+3], lstmF32at(bb, 12), rc[4*u+3])
+					g[j+u] = lstmGateF(a[4*u], ldf32(bb, 0), rc[4*u])
+					g[k+j+u] = lstmGateF(a[4*u+1], ldf32(bb, 1), rc[4*u+1])
+					g[3*k+j+u] = lstmGateF(a[4*u+2], ldf32(bb, 2), rc[4*u+2])
+					g[2*k+j+u] = lstmGateF(a[4*u+3], ldf32(bb, 3), rc[4*u+3])
 				}
 			}
 			if m == k {

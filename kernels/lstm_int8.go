@@ -41,11 +41,6 @@ func lstmPackPairs8(src []int8, dst []int64) {
 	}
 }
 
-// lstmI32at reads the little-endian int32 at byte offset o of s as int64.
-func lstmI32at(s string, o int) int64 {
-	return int64(int32(uint32(s[o]) | uint32(s[o+1])<<8 | uint32(s[o+2])<<16 | uint32(s[o+3])<<24))
-}
-
 // lstmQ4 reads the k-th little-endian int32 of a 16-byte group as int64.
 func lstmQ4(q *[16]byte, k int) int64 {
 	return int64(int32(uint32(q[4*k]) | uint32(q[4*k+1])<<8 | uint32(q[4*k+2])<<16 | uint32(q[4*k+3])<<24))
@@ -190,8 +185,8 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8, xp, hp [
 			// requantizations inline.
 			var pre [4]int16
 			for k := range pre {
-				a := clampI32(lstmRescale(in[k]+int32(lstmI32at(bb, 4*k)), &grq[k]), -32768, 32767)
-				b := clampI32(lstmRescale(rec[k]+int32(lstmI32at(bb, 16+4*k)), &grq[4+k]), -32768, 32767)
+				a := clampI32(lstmRescale(in[k]+ld32(bb, k), &grq[k]), -32768, 32767)
+				b := clampI32(lstmRescale(rec[k]+ld32(bb, 4+k), &grq[4+k]), -32768, 32767)
 				pre[k] = int16(clampI32(a+b, -32768, 32767))
 			}
 			cv := lstmCellQ(p, &urq, cb[o], lstmSigmoidQ(pre[0]), lstmSigmoidQ(pre[1]), lstmTanhQ(pre[2], 3, 0))

@@ -527,7 +527,7 @@ func TestLSTMGatesTFLM(t *testing.T) {
 			for o := 0; o < 2; o++ {
 				gv := make([]float32, 4)
 				for g := range gv {
-					gv[g] = lstmGateF(a[4*o+g], lstmF32at(bias, 16*o+4*g), r[4*o+g])
+					gv[g] = lstmGateF(a[4*o+g], ldf32(bias, 4*o+g), r[4*o+g])
 				}
 				lstmActF(gv, gv, 0b1011)
 				for g := range got {
@@ -1002,7 +1002,7 @@ func TestLSTMActivationsFloat(t *testing.T) {
 	}
 	// lstmExpTab holds 2^(j/32).
 	for j := 0; j < 32; j++ {
-		got := math.Float64frombits(uint64(lstmI32at(lstmExpTab, 8*j))&0xffffffff | uint64(lstmI32at(lstmExpTab, 8*j+4))<<32)
+		got := math.Float64frombits(uint64(ld64(lstmExpTab, j)))
 		if want := math.Exp2(float64(j) / 32); math.Abs(got-want) > 2e-16*want {
 			t.Errorf("lstmExpTab[%d] = %v, want %v", j, got, want)
 		}

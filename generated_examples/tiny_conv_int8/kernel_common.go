@@ -56,6 +56,12 @@ func ld32(s string, i int) int32 {
 	return int32(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
 }
 
+// le64 is the little-endian uint64 of eight bytes (gc loads them at once).
+func le64(q *[8]byte) uint64 {
+	return uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
+		uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56
+}
+
 // clampI32 limits x to [lo, hi].
 func clampI32(x, lo, hi int32) int32 {
 	if x < lo {
