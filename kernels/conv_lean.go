@@ -91,25 +91,13 @@ func convLean8(x []uint8, w []uint8, off int64) (p0, p1, p2, p3, sv int64) {
 }
 
 // convLeanStore splits the block's paired sums into the eight channel sums,
-// subtracts corr (128*sum(v)), adds the bias, requantizes and writes the
-// channels c0.. that exist to the pixel's outputs.
+// subtracts corr (128*sum(v)) and finishes the channels c0.. that exist
+// with dwFinish.
 func convLeanStore(p *convParams, s *[4]int64, corr int32, c0 int, bias, mult, shift string, out []int8) {
-	for j := 0; j < 8; j++ {
-		oc := c0 + j
-		if oc >= len(out) {
-			return
-		}
-		pair := s[j/2]
+	var a [8]int32
+	for j, pair := range s {
 		lo := int32(pair)
-		v := lo
-		if j%2 == 1 {
-			v = int32((pair - int64(lo)) >> 32)
-		}
-		v -= corr
-		if len(bias) != 0 {
-			v += ld32(bias, oc)
-		}
-		v = dwRescale(v, ld32(mult, oc), int(ld32(shift, oc)))
-		out[oc] = int8(clampI32(v+p.outOffset, p.actMin, p.actMax))
+		a[2*j], a[2*j+1] = lo-corr, int32((pair-int64(lo))>>32)-corr
 	}
+	dwFinish(a[:min(8, len(out)-c0)], c0, bias, mult, shift, p.outOffset, p.actMin, p.actMax, out)
 }

@@ -113,7 +113,7 @@ func dwInt8(p *dwParams, in, filter []int8, bias, mult, shift string, out []int8
 							}
 						}
 						acc = [dwBlock]int32{s0, s1, s2, s3, s4, s5, s6, s7}
-						dwFinish(p, acc[:8], c0, bias, mult, shift, out[o:o+p.outC])
+						dwFinish(acc[:8], c0, bias, mult, shift, p.outOffset, p.actMin, p.actMax, out[o:o+p.outC])
 					}
 				}
 				for ; c0 < p.outC; c0 += dwBlock {
@@ -153,7 +153,7 @@ func dwInt8(p *dwParams, in, filter []int8, bias, mult, shift string, out []int8
 							}
 						}
 					}
-					dwFinish(p, a, c0, bias, mult, shift, out[o:o+p.outC])
+					dwFinish(a, c0, bias, mult, shift, p.outOffset, p.actMin, p.actMax, out[o:o+p.outC])
 				}
 				o += p.outC
 			}
@@ -161,16 +161,17 @@ func dwInt8(p *dwParams, in, filter []int8, bias, mult, shift string, out []int8
 	}
 }
 
-// dwFinish adds the bias to the sums of output channels c0.., requantizes
-// them and writes them to the pixel's outputs.
-func dwFinish(p *dwParams, a []int32, c0 int, bias, mult, shift string, out []int8) {
+// dwFinish adds the bias to the sums a of output channels c0.., requantizes
+// them per channel (mult, shift), adds the output zero point zo, clamps to
+// [lo, hi] and writes them to the pixel's outputs. convLeanInt8 uses it too.
+func dwFinish(a []int32, c0 int, bias, mult, shift string, zo, lo, hi int32, out []int8) {
 	for j, v := range a {
 		oc := c0 + j
 		if len(bias) != 0 {
 			v += ld32(bias, oc)
 		}
 		v = dwRescale(v, ld32(mult, oc), int(ld32(shift, oc)))
-		out[oc] = int8(clampI32(v+p.outOffset, p.actMin, p.actMax))
+		out[oc] = int8(clampI32(v+zo, lo, hi))
 	}
 }
 
