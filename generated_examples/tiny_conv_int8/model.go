@@ -132,28 +132,21 @@ func (m *Model) Invoke() {
 	}, a.i8(1024, 256), op0Win, op0RQ, a.i64(512, 64), a.i64(1280, 9), a.i8(0, 512))
 
 	// 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6
-	dwInt8(&dwParams{
+	dwLeanInt8(&dwLeanParams{
 		batches:   1,
 		inH:       8,
 		inW:       8,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
+		chans:     8,
 		outH:      8,
 		outW:      8,
-		outC:      8,
-		depthMul:  1,
 		strideH:   1,
 		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
 		padH:      1,
 		padW:      1,
-		inOffset:  128,
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(0, 512), constI8(tensor10), tensor11, op1Mult, op1Shift, a.i8(1024, 512))
+	}, a.i8(0, 512), op1DW, op1ZP, op1RQ, a.i8(1024, 512))
 
 	// 2: CONV_2D dw2/relu6 -> conv3/relu
 	convLeanInt8(&convParams{
