@@ -73,10 +73,10 @@ type lstmGate struct {
 // Q0.15, in [0, 32767].
 func lstmSigmoidQ(v int16) int16 {
 	x := int32(v) * 3
-	ax := uint32(x)
-	if x < 0 {
-		ax = uint32(-x)
-	}
+	// |x| without a branch: the sign of a gate is data, and a
+	// mispredicted branch costs more than the two instructions.
+	m := x >> 31
+	ax := uint32((x ^ m) - m)
 	var r uint32
 	if u := ax >> 9; u >= 255 {
 		r = 0x7FFF << 10
@@ -101,10 +101,8 @@ func lstmTanhQ(v int16, mult int32, shift int) int16 {
 		rnd = 1 << uint(shift-1)
 	}
 	x := (int32(v)*mult + rnd) >> uint(shift)
-	ax := uint32(x)
-	if x < 0 {
-		ax = uint32(-x)
-	}
+	m := x >> 31
+	ax := uint32((x ^ m) - m) // |x| without a branch, as in lstmSigmoidQ
 	var r int32
 	if u := ax >> 8; u >= 255 {
 		r = 0xFFFF << 8
