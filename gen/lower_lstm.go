@@ -263,20 +263,20 @@ func lstmInterleave(m [4][]byte, rows, cols, size int) []byte {
 }
 
 // lstmPackInt8W re-lays out four [rows][cols] int8 weight matrices for
-// lstmInt8: for each row, for each pair of columns (2j, 2j+1), the four
-// gates' packed int32 w[2j] + w[2j+1]*2^23 (a missing last column is 0).
-func lstmPackInt8W(m [4][]byte, rows, cols int) []int32 {
-	pairs := (cols + 1) / 2
-	out := make([]int32, 0, 4*rows*pairs)
-	for o := 0; o < rows; o++ {
-		for j := 0; j < pairs; j++ {
+// lstmInt8: for each triple of rows (3g, 3g+1, 3g+2), for each column d, the
+// four gates' packed int64 w[3g][d] + w[3g+1][d]*2^21 + w[3g+2][d]*2^42
+// (missing rows are 0).
+func lstmPackInt8W(m [4][]byte, rows, cols int) []int64 {
+	groups := (rows + 2) / 3
+	out := make([]int64, 0, 4*groups*cols)
+	for g := 0; g < groups; g++ {
+		for d := 0; d < cols; d++ {
 			for k := range m {
-				row := m[k][o*cols : o*cols+cols]
-				w0, w1 := int32(int8(row[2*j])), int32(0)
-				if 2*j+1 < cols {
-					w1 = int32(int8(row[2*j+1]))
+				var t int64
+				for u := 0; u < 3 && 3*g+u < rows; u++ {
+					t += int64(int8(m[k][(3*g+u)*cols+d])) << (21 * u)
 				}
-				out = append(out, w0+w1<<23)
+				out = append(out, t)
 			}
 		}
 	}
@@ -455,17 +455,11 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 				}
 			}
 		}
-		args := []Arg{Struct("lstmParams", fields...), View(in), View(h), View(cell), View(out)}
-		fn := "lstmInt8Lean"
-		if !c.Lean() {
-			// Scratch for the packed input row and hidden state.
-			fn = "lstmInt8"
-			args = append(args, c.Scratch(model.Int64, (n+1)/2), c.Scratch(model.Int64, (s+1)/2))
-		}
-		c.Call(fn, append(args, gateArg(0), gateArg(1), gateArg(2), gateArg(3),
-			c.ConstI32("InW", lstmPackInt8W(lstmGateData(inW), s, n)),
-			c.ConstI32("RecW", lstmPackInt8W(lstmGateData(recW), s, s)),
-			c.ConstI32("Bias", b))...)
+		c.Call("lstmInt8", Struct("lstmParams", fields...), View(in), View(h), View(cell), View(out),
+			gateArg(0), gateArg(1), gateArg(2), gateArg(3),
+			c.ConstI64("InW", lstmPackInt8W(lstmGateData(inW), s, n)),
+			c.ConstI64("RecW", lstmPackInt8W(lstmGateData(recW), s, s)),
+			c.ConstI32("Bias", b))
 		return nil
 	}
 	args := []Arg{Struct("lstmParams", fields...), View(in), View(h), View(cell), View(out)}

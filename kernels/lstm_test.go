@@ -256,28 +256,28 @@ func lstmTFold(bias []int64, w, r []int8, inOff, hidOff int64) []int64 {
 }
 
 // lstmTPackW lays out four gates' [rows][cols] int8 weights as lstmInt8
-// reads them (as gen's lstmPackInt8W does): per row, per column pair, the
-// four gates' w[2j] + w[2j+1]<<23 as little-endian int32.
+// reads them (as gen's lstmPackInt8W does): per triple of rows, per column,
+// the four gates' w[3g] + w[3g+1]<<21 + w[3g+2]<<42 as little-endian int64.
 func lstmTPackW(m [4][]int8, rows, cols int) string {
 	var v []int64
-	for o := 0; o < rows; o++ {
-		for j := 0; j < (cols+1)/2; j++ {
+	for g := 0; 3*g < rows; g++ {
+		for d := 0; d < cols; d++ {
 			for k := range m {
-				w1 := int64(0)
-				if 2*j+1 < cols {
-					w1 = int64(m[k][o*cols+2*j+1])
+				var t int64
+				for u := 0; u < 3 && 3*g+u < rows; u++ {
+					t += int64(m[k][(3*g+u)*cols+d]) << (21 * u)
 				}
-				v = append(v, int64(m[k][o*cols+2*j])+w1<<23)
+				v = append(v, t)
 			}
 		}
 	}
-	return lstmTStr(v, 4)
+	return lstmTStr(v, 8)
 }
 
-// lstmTCallInt8 runs lstmInt8 (with scratch) or lstmInt8Lean on weights and
-// folded biases (2*units per gate) laid out as gen does.
+// lstmTCallInt8 runs lstmInt8 on weights and folded biases (2*units per
+// gate) laid out as gen does.
 func lstmTCallInt8(p *lstmParams, x, h []int8, c []int16, out []int8, gates [4]*lstmGate,
-	w, r [4][]int8, fold [4][]int64, lean bool) {
+	w, r [4][]int8, fold [4][]int64) {
 	n, s := p.inDim, p.units
 	var b []int64
 	for o := 0; o < s; o++ {
@@ -288,12 +288,7 @@ func lstmTCallInt8(p *lstmParams, x, h []int8, c []int16, out []int8, gates [4]*
 		}
 	}
 	wIn, wRec, bias := lstmTPackW(w, s, n), lstmTPackW(r, s, s), lstmTStr(b, 4)
-	if lean {
-		lstmInt8Lean(p, x, h, c, out, gates[0], gates[1], gates[2], gates[3], wIn, wRec, bias)
-		return
-	}
-	xp, hp := make([]int64, (n+1)/2), make([]int64, (s+1)/2)
-	lstmInt8(p, x, h, c, out, xp, hp, gates[0], gates[1], gates[2], gates[3], wIn, wRec, bias)
+	lstmInt8(p, x, h, c, out, gates[0], gates[1], gates[2], gates[3], wIn, wRec, bias)
 }
 
 // lstmTInterleave lays out four gates' [rows][cols] float weights as the
@@ -331,7 +326,7 @@ func lstmTRunInt(q lstmTQuant, m *lstmTIntModel, input, hidden, cell []float32) 
 	var oq []int32
 	if q.bits == 8 {
 		h8, o8 := lstmTI8(hq), make([]int8, n)
-		lstmTCallInt8(m.p, lstmTI8(x), h8, cq, o8, m.gates, m.w, m.r, m.fold, false)
+		lstmTCallInt8(m.p, lstmTI8(x), h8, cq, o8, m.gates, m.w, m.r, m.fold)
 		hq, oq = lstmTI32s(h8), lstmTI32s(o8)
 	} else {
 		h16, o16 := lstmTI16(hq), make([]int16, n)
@@ -559,10 +554,10 @@ func TestLSTMGatesTFLM(t *testing.T) {
 						if tc.q.bits == 8 {
 							// The packed dot products of lstmInt8, unit o.
 							wIn, wRec := lstmTPackW(m.w, 2, 2), lstmTPackW(m.r, 2, 2)
-							var in, rec [4]int32
-							in[0], in[1], in[2], in[3] = lstmDotPairs4(nil, lstmTI8(x[bt*2:bt*2+2]), wIn[16*o:16*o+16])
-							rec[0], rec[1], rec[2], rec[3] = lstmDotPairs4(nil, lstmTI8(h[bt*2:bt*2+2]), wRec[16*o:16*o+16])
-							v = lstmGateSum(m.gates[g], in[g]+int32(m.fold[g][o]), rec[g]+int32(m.fold[g][2+o]))
+							var in, rec lstmTriSums
+							lstmDotTri(lstmTI8(x[bt*2:bt*2+2]), wIn, &in)
+							lstmDotTri(lstmTI8(h[bt*2:bt*2+2]), wRec, &rec)
+							v = lstmGateSum(m.gates[g], in[g][o]+int32(m.fold[g][o]), rec[g][o]+int32(m.fold[g][2+o]))
 						} else {
 							v = lstmGate16(m.gates[g], m.p, lstmTI16(x[bt*2:bt*2+2]), lstmTI16(h[bt*2:bt*2+2]), m.w[g], m.r[g], m.b[g], o)
 						}
@@ -892,20 +887,8 @@ func TestLSTMMatchesTFLMOrder(t *testing.T) {
 		var gotH, gotOut []int32
 		if bits == 8 {
 			h8, o8 := lstmTI8(h0), make([]int8, len(refOut))
-			lstmTCallInt8(p, lstmTI8(x), h8, c, o8, gates, w, r, fold, false)
+			lstmTCallInt8(p, lstmTI8(x), h8, c, o8, gates, w, r, fold)
 			gotH, gotOut = lstmTI32s(h8), lstmTI32s(o8)
-			hl, ol, cl := lstmTI8(h0), make([]int8, len(refOut)), append([]int16(nil), c0...)
-			lstmTCallInt8(p, lstmTI8(x), hl, cl, ol, gates, w, r, fold, true)
-			for i := range ol {
-				if ol[i] != o8[i] {
-					t.Fatalf("trial %d: lean output[%d] = %d, want %d", trial, i, ol[i], o8[i])
-				}
-			}
-			for i := range cl {
-				if cl[i] != c[i] || hl[i] != h8[i] {
-					t.Fatalf("trial %d: lean state[%d] differs", trial, i)
-				}
-			}
 		} else {
 			h16, o16 := lstmTI16(h0), make([]int16, len(refOut))
 			lstmInt16(p, lstmTI16(x), h16, c, o16,
