@@ -71,11 +71,31 @@ func emit(g *model.Graph, lw *lowered, lay *Layout, opt Options) (map[string][]b
 			return nil, err
 		}
 	}
-	files["layout.txt"], err = renderLayout(g, lay)
+	files["layout.txt"], err = renderLayout(g, lay, e.constBytes())
 	if err != nil {
 		return nil, err
 	}
 	return files, nil
+}
+
+// constBytes totals the constants weights.go holds.
+func (e *emitter) constBytes() *constBytes {
+	var c constBytes
+	for i := range e.usedConst {
+		c.Stored += len(e.g.Tensors[i].Data)
+	}
+	for _, op := range e.lw.ops {
+		for _, cd := range op.consts {
+			c.Derived += len(cd.data)
+		}
+	}
+	c.Total = c.Stored + c.Derived
+	for _, t := range e.g.Tensors {
+		if t.IsConst() {
+			c.Model += len(t.Data)
+		}
+	}
+	return &c
 }
 
 type emitter struct {

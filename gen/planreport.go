@@ -19,7 +19,7 @@ func PlanReport(name string, data []byte, opt Options) (*PlanOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	text, err := renderLayout(g, lay)
+	text, err := renderLayout(g, lay, nil)
 	if err != nil {
 		return nil, err
 	}

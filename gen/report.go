@@ -24,6 +24,15 @@ type layoutReport struct {
 	Saved, Plain             int
 	InPlace                  []string
 	Table, Chart             string
+	Const                    *constBytes // nil when no code was emitted
+}
+
+// constBytes is the read-only data of a generated package, in bytes: the
+// model's constant tensors used as stored, and the constants the lowering
+// made (re-laid-out weights, folded biases, requantization tables); Model
+// is the size of all the model's constant tensors, for comparison.
+type constBytes struct {
+	Stored, Derived, Total, Model int
 }
 
 // order returns buffer indices sorted by first use, kind and name: a stable
@@ -46,9 +55,11 @@ func (l *Layout) order() []int {
 	return idx
 }
 
-func renderLayout(g *model.Graph, l *Layout) ([]byte, error) {
+// renderLayout renders layout.txt; consts, when not nil, adds the
+// package's read-only data.
+func renderLayout(g *model.Graph, l *Layout, consts *constBytes) ([]byte, error) {
 	p := l.Plan
-	r := layoutReport{
+	r := layoutReport{Const: consts,
 		Model: g.Name, SHA256: g.SHA256, Arena: p.Size, LowerBound: p.LowerBound,
 		Cert: p.CertText(), Method: p.Method, Steps: p.Steps,
 		Act: l.Bytes(planner.Activation), Scratch: l.Bytes(planner.Scratch), Persistent: l.Bytes(planner.Persistent),
