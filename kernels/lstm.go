@@ -118,47 +118,19 @@ func lstmTanhQ(v int16, mult int32, shift int) int16 {
 	return int16(r >> 8)
 }
 
-// lstmMulQ is mulByQuantMul (TFLM's MultiplyByQuantizedMultiplier, same
-// bits) for m > MinInt32 (the generator's multipliers are positive), written
-// without branches so that it inlines.
-func lstmMulQ(x, m int32, shift int) int32 {
-	left, right := uint(max(shift, 0)), uint(max(-shift, 0))
-	ab := int64(x<<left) * int64(m)
-	// (ab + nudge) / 2^31 rounded toward zero, with TFLM's nudge of 2^30
-	// (1 - 2^30 when ab < 0), is floor((ab + 2^30) / 2^31) in both cases.
-	v := int32((ab + 1<<30) >> 31)
-	mask := int32(1)<<right - 1
-	return v>>right + int32(uint32(mask>>1+int32(uint32(v)>>31)-v&mask)>>31)
-}
-
-// lstmRQ is one generation-time requantization (multiplier m, exponent
-// shift) prepared for lstmRescale: as fcRescale's single 64-bit multiply
-// when that is exact for it (fcRQFor), else through lstmMulQ.
-type lstmRQ struct {
-	q     fcRQ
-	m     int32
-	shift int
-	fast  bool
-}
-
-// lstmMakeRQ prepares the requantization by m and shift.
-func lstmMakeRQ(m int32, shift int) lstmRQ {
-	q, fast := fcRQFor(m, shift)
-	return lstmRQ{q: q, m: m, shift: shift, fast: fast}
-}
-
-// lstmRescale is mulByQuantMul(x, r.m, r.shift), bit for bit.
-func lstmRescale(x int32, r *lstmRQ) int32 {
-	if r.fast {
-		return fcRescale(x, r.q)
-	}
-	return lstmMulQ(x, r.m, r.shift)
+// lstmMakeRQ prepares the requantization by the generation-time multiplier
+// m and exponent shift for fcRescale. The generator keeps LSTM exponents in
+// [-31, 30] with m >= 0 (lstmMultiplier), where fcRescale is
+// mulByQuantMul bit for bit.
+func lstmMakeRQ(m int32, shift int) fcRQ {
+	q, _ := fcRQFor(m, shift)
+	return q
 }
 
 // lstmUnitRQ holds the requantizations of a unit's cell and hidden
 // updates, prepared once per kernel call.
 type lstmUnitRQ struct {
-	forget, input, hid lstmRQ
+	forget, input, hid fcRQ
 }
 
 // lstmMakeUnitRQ prepares p's cell and hidden requantizations.
@@ -213,8 +185,8 @@ func lstmGate16(g *lstmGate, p *lstmParams, x, h []int16, w, r []int8, bias stri
 // are requantized to the cell scale and clamped to int16, then added with
 // saturation and clipped.
 func lstmCellQ(p *lstmParams, r *lstmUnitRQ, c, f, i, g int16) int16 {
-	a := clampI32(lstmRescale(int32(f)*int32(c), &r.forget), -32768, 32767)
-	b := clampI32(lstmRescale(int32(i)*int32(g), &r.input), -32768, 32767)
+	a := clampI32(fcRescale(int32(f)*int32(c), r.forget), -32768, 32767)
+	b := clampI32(fcRescale(int32(i)*int32(g), r.input), -32768, 32767)
 	v := clampI32(a+b, -32768, 32767)
 	if p.clip {
 		v = clampI32(v, -p.cellClip, p.cellClip)
@@ -226,7 +198,7 @@ func lstmCellQ(p *lstmParams, r *lstmUnitRQ, c, f, i, g int16) int16 {
 // updated cell state and output gate (Q0.15), clamped to the hidden type.
 func lstmHiddenQ(p *lstmParams, r *lstmUnitRQ, c, og int16) int32 {
 	t := lstmTanhQ(c, p.tanhMult, p.tanhShift)
-	return clampI32(p.hidZP+lstmRescale(int32(t)*int32(og), &r.hid), p.hidMin, p.hidMax)
+	return clampI32(p.hidZP+fcRescale(int32(t)*int32(og), r.hid), p.hidMin, p.hidMax)
 }
 
 // lstmInt16 runs an LSTM with int16 input, output and hidden state h, int8

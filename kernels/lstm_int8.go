@@ -71,15 +71,6 @@ func lstmDotTri(x []int8, w string, a *lstmTriSums) {
 	}
 }
 
-// lstmGateSum returns a gate's Q3.12 pre-activation from its input and
-// recurrent FC accumulators (biases included): each requantized and clamped
-// to int16, then added with int16 saturation.
-func lstmGateSum(g *lstmGate, in, rec int32) int16 {
-	a := clampI32(lstmMulQ(in, g.inMult, g.inShift), -32768, 32767)
-	b := clampI32(lstmMulQ(rec, g.recMult, g.recShift), -32768, 32767)
-	return int16(clampI32(a+b, -32768, 32767))
-}
-
 // lstmInt8 runs an LSTM with int8 input, output and hidden state h, int8
 // weights (packed, see above) and int16 cell state c. It needs no scratch
 // memory. Gates come in TFLM's evaluation order: forget, input, cell,
@@ -88,7 +79,7 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
 	// The gates' FC requantizations and the unit's, prepared once.
-	var grq [8]lstmRQ
+	var grq [8]fcRQ
 	for k, g := range [4]*lstmGate{fg, ig, cg, og} {
 		grq[k], grq[4+k] = lstmMakeRQ(g.inMult, g.inShift), lstmMakeRQ(g.recMult, g.recShift)
 	}
@@ -103,12 +94,12 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 			for u := 0; u < 3 && 3*g+u < s; u++ {
 				o := 3*g + u
 				bb := bias[32*o : 32*o+32]
-				// lstmGateSum of each gate, written out so that the
-				// requantizations inline.
+				// Each gate: the input and recurrent FC requantized and
+				// clamped to int16, then added with int16 saturation.
 				var pre [4]int16
 				for k := range pre {
-					a := clampI32(lstmRescale(in[k][u]+ld32(bb, k), &grq[k]), -32768, 32767)
-					b := clampI32(lstmRescale(rec[k][u]+ld32(bb, 4+k), &grq[4+k]), -32768, 32767)
+					a := clampI32(fcRescale(in[k][u]+ld32(bb, k), grq[k]), -32768, 32767)
+					b := clampI32(fcRescale(rec[k][u]+ld32(bb, 4+k), grq[4+k]), -32768, 32767)
 					pre[k] = int16(clampI32(a+b, -32768, 32767))
 				}
 				cv := lstmCellQ(p, &urq, cb[o], lstmSigmoidQ(pre[0]), lstmSigmoidQ(pre[1]), lstmTanhQ(pre[2], 3, 0))
