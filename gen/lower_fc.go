@@ -161,6 +161,12 @@ func lowerFullyConnected(c *opCtx) error {
 	folded := fcFoldBias(w, bias, units, depth, inZP)
 	p := Struct("fcParams", params...)
 	switch {
+	case in.Type == model.Int8 && fcTriBytes(units, depth) <= fcTriMaxBytes:
+		tab, err := fcRQTable(c, fcTrunc32(folded), mult, shift)
+		if err != nil {
+			return err
+		}
+		c.Call("fcTriInt8", p, View(in), c.Const("Weights", fcPackTri(w.Data, units, depth)), c.Const("RQ", tab), View(out))
 	case in.Type == model.Int8:
 		packed := c.Const("Weights", fcPackI8(w.Data, units, depth))
 		if fcUniform(mult, shift) {
@@ -320,6 +326,36 @@ func fcUniform(mult, shift []int32) bool {
 		}
 	}
 	return true
+}
+
+// fcTriMaxBytes bounds the packed weights of fcTriInt8: they take 8/3
+// bytes per weight instead of 1, so larger layers keep the 1-byte layout
+// of fcInt8 (flash is not free either).
+const fcTriMaxBytes = 64 << 10
+
+// fcTriBytes is the size of fcPackTri's layout for n units of depth k.
+func fcTriBytes(n, k int) int { return 32 * k * ((n + 11) / 12) }
+
+// fcPackTri re-lays-out an int8 weight matrix [n][k] for fcTriInt8 (see
+// kernels/tri.go): per block of twelve units (zero rows pad the last), per
+// input element, four int64 each packing units 3j, 3j+1, 3j+2 of the block
+// as w0 + w1*2^21 + w2*2^42, little-endian.
+func fcPackTri(data []byte, n, k int) []byte {
+	out := make([]byte, 0, fcTriBytes(n, k))
+	for blk := 0; blk < (n+11)/12; blk++ {
+		for d := 0; d < k; d++ {
+			for j := 0; j < 4; j++ {
+				var v int64
+				for u := 0; u < 3; u++ {
+					if ch := 12*blk + 3*j + u; ch < n {
+						v += int64(int8(data[ch*k+d])) << (21 * u)
+					}
+				}
+				out = binary.LittleEndian.AppendUint64(out, uint64(v))
+			}
+		}
+	}
+	return out
 }
 
 // fcPackI8 re-lays-out an int8 weight matrix [n][k] for the int8 kernels

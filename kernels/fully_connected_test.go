@@ -134,6 +134,27 @@ func fcTTable(bias, mult, shift string) string {
 	return string(b)
 }
 
+// fcTPackTri mirrors gen/lower_fc.go's fcPackTri: per block of twelve
+// channels (zero rows pad the last), per input element, four int64 packing
+// channels 3j, 3j+1, 3j+2 of the block in 21-bit lanes.
+func fcTPackTri(w []int8, n, k int) string {
+	var v []int64
+	for blk := 0; blk < (n+11)/12; blk++ {
+		for d := 0; d < k; d++ {
+			for j := 0; j < 4; j++ {
+				var t int64
+				for u := 0; u < 3; u++ {
+					if ch := 12*blk + 3*j + u; ch < n {
+						t += int64(w[ch*k+d]) << (21 * u)
+					}
+				}
+				v = append(v, t)
+			}
+		}
+	}
+	return fcTStr64(v)
+}
+
 // fcTPack mirrors gen/lower_fc.go's fcPackI8: blocks of 4 channels (the
 // last padded with zero rows), each stored [k/4][4][4] then [k%4][4], every
 // weight stored as w+128.
@@ -185,7 +206,15 @@ func fcTPackF32(w []float32, n, k int) string {
 func fcTRunInt8(t *testing.T, p *fcParams, in, w []int8, bias []int32, mult, shift string, out []int8) {
 	t.Helper()
 	packed := fcTPack(w, p.outDepth, p.accumDepth)
-	fcInt8(p, in, packed, fcTTable(fcTStr32(bias), mult, shift), out)
+	table := fcTTable(fcTStr32(bias), mult, shift)
+	fcInt8(p, in, packed, table, out)
+	tri := make([]int8, len(out))
+	fcTriInt8(p, in, fcTPackTri(w, p.outDepth, p.accumDepth), table, tri)
+	for i := range out {
+		if tri[i] != out[i] {
+			t.Fatalf("fcTriInt8 out[%d] = %d, fcInt8 gives %d", i, tri[i], out[i])
+		}
+	}
 	for c := 1; c < p.outDepth; c++ {
 		if ld32(mult, c) != ld32(mult, 0) || ld32(shift, c) != ld32(shift, 0) {
 			return

@@ -554,10 +554,10 @@ func TestLSTMGatesTFLM(t *testing.T) {
 						if tc.q.bits == 8 {
 							// The packed dot products of lstmInt8, unit o.
 							wIn, wRec := lstmTPackW(m.w, 2, 2), lstmTPackW(m.r, 2, 2)
-							var in, rec lstmTriSums
-							lstmDotTri(lstmTI8(x[bt*2:bt*2+2]), wIn, &in)
-							lstmDotTri(lstmTI8(h[bt*2:bt*2+2]), wRec, &rec)
-							v = lstmGateSum(m.gates[g], in[g][o]+int32(m.fold[g][o]), rec[g][o]+int32(m.fold[g][2+o]))
+							var in, rec triSums
+							triDot(lstmTI8(x[bt*2:bt*2+2]), wIn, &in)
+							triDot(lstmTI8(h[bt*2:bt*2+2]), wRec, &rec)
+							v = lstmGateSum(m.gates[g], in[3*g+o]+int32(m.fold[g][o]), rec[3*g+o]+int32(m.fold[g][2+o]))
 						} else {
 							v = lstmGate16(m.gates[g], m.p, lstmTI16(x[bt*2:bt*2+2]), lstmTI16(h[bt*2:bt*2+2]), m.w[g], m.r[g], m.b[g], o)
 						}

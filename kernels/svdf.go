@@ -16,8 +16,8 @@ package kernels
 //
 // The integer kernels take generation-time data (gen/lower_svdf.go):
 // weights_feature packed like FULLY_CONNECTED weights (fcPackI8, see
-// fully_connected.go) with, per filter, -inputZeroPoint*sum(weights) as
-// fbias; and per unit the bias minus stateZeroPoint*sum(weights_time of the
+// fully_connected.go, or for triDot, see tri.go, when triW is set) with,
+// per filter, -inputZeroPoint*sum(weights) as fbias; and per unit the bias minus stateZeroPoint*sum(weights_time of the
 // unit's filters) as tbias. Both corrections are exact in wrapping int32
 // arithmetic, so the kernels compute plain dot products.
 
@@ -35,6 +35,33 @@ type svdfParams struct {
 	lsh1, rsh1       uint8
 	mult2, half2     int32
 	lsh2, rsh2       uint8
+	triW             bool // weights_feature packed for triDot (fcPackTri), not fcPackI8
+}
+
+// svdfChunk is how many filters the integer kernels project per pass: a
+// multiple of 4 (fcDots) and of 12 (triDot).
+const svdfChunk = 24
+
+// svdfFeatures stores in acc[:m] the feature dot products (input row x
+// times weights_feature) of filters c..c+m-1, m <= svdfChunk and c a
+// multiple of svdfChunk. corr is -128*sum(x), the correction of fcPackI8's
+// offset weights (unused with triW).
+func svdfFeatures(p *svdfParams, x []int8, wf string, corr int32, c, m int, acc *[svdfChunk]int32) {
+	k := len(x)
+	if p.triW {
+		for j := 0; j < m; j += 12 {
+			blk := 32 * k * ((c + j) / 12)
+			var t triSums
+			triDot(x, wf[blk:blk+32*k], &t)
+			copy(acc[j:], t[:])
+		}
+		return
+	}
+	mb := (m + 3) &^ 3
+	fcDots(x, wf[c*k:(c+mb)*k], acc[:mb])
+	for i := range acc[:m] {
+		acc[i] += corr
+	}
 }
 
 // svdfFloatParams holds the shapes and activation bounds of a float32 SVDF
@@ -56,17 +83,19 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 	state = state[:p.batch*nf*mem]
 	copy(state, state[1:])
 	q := fcMakeRQ(p.mult1, p.half1, p.lsh1, p.rsh1)
-	var acc [fcChunk]int32
+	var acc [svdfChunk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*p.inputSize : (b+1)*p.inputSize]
 		row := state[b*nf*mem : (b+1)*nf*mem]
-		corr := -128 * fcSumI8(x)
-		k := len(x)
-		for c := 0; c < nf; c += fcChunk {
-			m := min(fcChunk, nf-c)
-			fcDots(x, wf[c*k:(c+(m+3)&^3)*k], acc[:(m+3)&^3])
+		var corr int32
+		if !p.triW {
+			corr = -128 * fcSumI8(x)
+		}
+		for c := 0; c < nf; c += svdfChunk {
+			m := min(svdfChunk, nf-c)
+			svdfFeatures(p, x, wf, corr, c, m, &acc)
 			for r, a := range acc[:m] {
-				v := min(max(fcRescale(a+corr+ld32(fbias, c+r), q), -32768), 32767)
+				v := min(max(fcRescale(a+ld32(fbias, c+r), q), -32768), 32767)
 				// The zero point is added after the clamp and the sum is
 				// truncated to the state type, as TFLM does.
 				row[(c+r+1)*mem-1] = int16(v + p.stateZP)
@@ -114,17 +143,19 @@ func svdfInt8x8(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []i
 	state = state[:p.batch*nf*mem]
 	copy(state, state[1:])
 	q := fcMakeRQ(p.mult1, p.half1, p.lsh1, p.rsh1)
-	var acc [fcChunk]int32
+	var acc [svdfChunk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*p.inputSize : (b+1)*p.inputSize]
 		row := state[b*nf*mem : (b+1)*nf*mem]
-		corr := -128 * fcSumI8(x)
-		k := len(x)
-		for c := 0; c < nf; c += fcChunk {
-			m := min(fcChunk, nf-c)
-			fcDots(x, wf[c*k:(c+(m+3)&^3)*k], acc[:(m+3)&^3])
+		var corr int32
+		if !p.triW {
+			corr = -128 * fcSumI8(x)
+		}
+		for c := 0; c < nf; c += svdfChunk {
+			m := min(svdfChunk, nf-c)
+			svdfFeatures(p, x, wf, corr, c, m, &acc)
 			for r, a := range acc[:m] {
-				v := min(max(fcRescale(a+corr+ld32(fbias, c+r), q), -128), 127)
+				v := min(max(fcRescale(a+ld32(fbias, c+r), q), -128), 127)
 				// May wrap for a non-zero zero point; TFLM truncates the same way.
 				row[(c+r+1)*mem-1] = int8(v + p.stateZP)
 			}

@@ -246,7 +246,7 @@ func TestSvdfInt(t *testing.T) {
 }
 
 // svdfTFold mirrors gen/lower_svdf.go: weights_feature packed like
-// FULLY_CONNECTED weights, per filter -inZP*sum(weights_feature), per unit
+// FULLY_CONNECTED weights (for triDot when p.triW is set), per filter -inZP*sum(weights_feature), per unit
 // bias - stateZP*sum(weights_time of the unit's filters).
 func svdfTFold(p *svdfParams, wf []int8, wt []int32, bias string, inZP int32) (wfp, fb, tb string) {
 	fbv := make([]int32, p.numFilters)
@@ -264,6 +264,9 @@ func svdfTFold(p *svdfParams, wf []int8, wt []int32, bias string, inZP int32) (w
 			sum += w
 		}
 		tbv[u] = ld32(bias, u) - p.stateZP*sum
+	}
+	if p.triW {
+		return fcTPackTri(wf, p.numFilters, p.inputSize), fcTStr32(fbv), fcTStr32(tbv)
 	}
 	return fcTPack(wf, p.numFilters, p.inputSize), fcTStr32(fbv), fcTStr32(tbv)
 }
@@ -671,15 +674,16 @@ func svdfTRef(p *svdfParams, m1 int32, s1 int, m2 int32, s2 int, inZP int32, in,
 	return out
 }
 
-// TestSvdfIntMatchesReference runs both integer kernels for several
-// invokes on random data with non-zero input and state zero points, rank
-// 2, two batches, sizes that leave partial blocks, and rescale exponents of
+// TestSvdfIntMatchesReference runs both integer kernels, with both
+// weights_feature layouts, for several invokes on random data with non-zero
+// input and state zero points, rank 2, two batches, sizes that leave
+// partial blocks (of 24 filters and of 63 inputs), and rescale exponents of
 // both signs, and requires output and state to equal svdfTRef bit for bit.
 func TestSvdfIntMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
-	for _, bits := range []int{8, 16} {
+	for i, bits := range []int{8, 16, 8, 16} {
 		for _, sh := range []struct{ batch, input, units, rank, mem int }{
-			{2, 7, 5, 2, 3}, {1, 13, 9, 1, 9}, {2, 16, 4, 3, 8}, {1, 1, 1, 1, 1},
+			{2, 7, 5, 2, 3}, {1, 13, 9, 1, 9}, {2, 16, 4, 3, 8}, {1, 1, 1, 1, 1}, {1, 70, 13, 2, 2},
 		} {
 			nf := sh.units * sh.rank
 			stMin, stMax := int32(-128), int32(127)
@@ -701,6 +705,7 @@ func TestSvdfIntMatchesReference(t *testing.T) {
 				numUnits: sh.units, memory: sh.mem, stateZP: stZP, outZP: r.Int31n(256) - 128,
 				mult1: q1.mult, lsh1: q1.lsh, rsh1: q1.rsh, half1: q1.half,
 				mult2: q2.mult, lsh2: q2.lsh, rsh2: q2.rsh, half2: q2.half,
+				triW: i >= 2,
 			}
 			wf := make([]int8, nf*sh.input)
 			for i := range wf {

@@ -28,3 +28,9 @@ func fcRescale(x int32, q fcRQ) int32 {
 	z := int64(x<<(q.sh&31))*q.mult + 1<<30
 	return int32((z + q.hi + (z>>63)&q.neg) >> (q.sh >> 8 & 63))
 }
+
+// fcRQRecordLen is the length in bytes of a per-channel record in an
+// fcRQ table string: folded bias (int32), multiplier (int32), half
+// (int32), left shift (byte), 31 + right shift (byte), two zero bytes. All
+// little-endian.
+const fcRQRecordLen = 16

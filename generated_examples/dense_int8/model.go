@@ -107,44 +107,32 @@ func (m *Model) Invoke() {
 	a := m.arena()
 
 	// 0: FULLY_CONNECTED x -> dense1/relu
-	fcInt8PT(&fcParams{
+	fcTriInt8(&fcParams{
 		batches:    1,
 		outDepth:   16,
 		accumDepth: 1,
 		outOffset:  -128,
 		actMin:     -128,
 		actMax:     127,
-		mult:       1443081553,
-		lsh:        0,
-		rsh:        37,
-		half:       32,
-	}, a.i8(0, 1), op0Weights, op0Bias, a.i8(16, 16))
+	}, a.i8(0, 1), op0Weights, op0RQ, a.i8(16, 16))
 
 	// 1: FULLY_CONNECTED dense1/relu -> dense2/relu
-	fcInt8PT(&fcParams{
+	fcTriInt8(&fcParams{
 		batches:    1,
 		outDepth:   16,
 		accumDepth: 16,
 		outOffset:  -128,
 		actMin:     -128,
 		actMax:     127,
-		mult:       1353446494,
-		lsh:        0,
-		rsh:        38,
-		half:       64,
-	}, a.i8(16, 16), op1Weights, op1Bias, a.i8(0, 16))
+	}, a.i8(16, 16), op1Weights, op1RQ, a.i8(0, 16))
 
 	// 2: FULLY_CONNECTED dense2/relu -> y
-	fcInt8PT(&fcParams{
+	fcTriInt8(&fcParams{
 		batches:    1,
 		outDepth:   1,
 		accumDepth: 16,
 		outOffset:  4,
 		actMin:     -128,
 		actMax:     127,
-		mult:       1595908619,
-		lsh:        0,
-		rsh:        38,
-		half:       64,
-	}, a.i8(0, 16), op2Weights, op2Bias, a.i8(16, 1))
+	}, a.i8(0, 16), op2Weights, op2RQ, a.i8(16, 1))
 }

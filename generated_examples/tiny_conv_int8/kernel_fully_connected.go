@@ -4,10 +4,6 @@
 
 package tiny_conv_int8
 
-import (
-	"unsafe"
-)
-
 // fcParams describes one FULLY_CONNECTED operator. Integer kernels ignore
 // the float bounds and vice versa; mult, lsh, rsh and half are the
 // per-tensor requantization (fcRQ) of fcInt8PT.
@@ -25,101 +21,19 @@ type fcParams struct {
 	half       int32
 }
 
-// fcSumI8 returns the sum of x (exact: len(x) < 2^24). Eight values at a
-// time are biased to unsigned bytes (x+128) and added in four 16-bit lanes
-// of a uint64, which cannot overflow within 128 steps.
-func fcSumI8(x []int8) int32 {
-	n := len(x) / 8
-	var s uint32 // sum of x+128
-	if n > 0 {
-		x8 := unsafe.Slice((*[8]uint8)(unsafe.Pointer(unsafe.SliceData(x))), n)
-		for len(x8) > 0 {
-			m := min(len(x8), 128)
-			var acc uint64
-			for i := range x8[:m] {
-				v := le64(&x8[i]) ^ 0x8080808080808080
-				acc += v&0x00FF00FF00FF00FF + v>>8&0x00FF00FF00FF00FF
-			}
-			s += uint32(acc&0xFFFF + acc>>16&0xFFFF + acc>>32&0xFFFF + acc>>48)
-			x8 = x8[m:]
-		}
-	}
-	for _, v := range x[8*n:] {
-		s += uint32(int32(v) + 128)
-	}
-	return int32(s) - 128*int32(len(x))
-}
-
-// fcChunk is how many channels the int8 kernels compute per pass over the
-// input row (a multiple of 4): their raw sums go to a stack array, then
-// are finished together.
-const fcChunk = 32
-
-// fcDots stores in acc the dot products of x with len(acc)/4 consecutive
-// packed 4-channel blocks of w (layout above), wrapping in int32. The input
-// and the weights are viewed as arrays of 4 and 16 bytes, so the inner loop
-// needs no bounds checks.
-func fcDots(x []int8, w string, acc []int32) {
-	k := len(x)
-	n := k / 4
-	x4 := unsafe.Slice((*[4]int8)(unsafe.Pointer(unsafe.SliceData(x))), n)
-	xt := x[4*n:]
-	for len(acc) >= 4 && len(w) >= 4*k {
-		var a0, a1, a2, a3 int32
-		if n > 0 {
-			w16 := unsafe.Slice((*[16]uint8)(unsafe.Pointer(unsafe.StringData(w))), n)
-			for i := range x4 {
-				xx, q := &x4[i], &w16[i]
-				x0, x1, x2, x3 := int32(xx[0]), int32(xx[1]), int32(xx[2]), int32(xx[3])
-				a0 += x0*int32(q[0]) + x1*int32(q[1]) + x2*int32(q[2]) + x3*int32(q[3])
-				a1 += x0*int32(q[4]) + x1*int32(q[5]) + x2*int32(q[6]) + x3*int32(q[7])
-				a2 += x0*int32(q[8]) + x1*int32(q[9]) + x2*int32(q[10]) + x3*int32(q[11])
-				a3 += x0*int32(q[12]) + x1*int32(q[13]) + x2*int32(q[14]) + x3*int32(q[15])
-			}
-		}
-		wt := w[16*n : 4*k]
-		for i, v := range xt {
-			q := wt[4*i : 4*i+4]
-			u := int32(v)
-			a0 += u * int32(q[0])
-			a1 += u * int32(q[1])
-			a2 += u * int32(q[2])
-			a3 += u * int32(q[3])
-		}
-		acc[0], acc[1], acc[2], acc[3] = a0, a1, a2, a3
-		acc, w = acc[4:], w[4*k:]
-	}
-}
-
-// fcInt8PT is fcInt8 for per-tensor quantized weights: one requantization
-// for all channels (in p), and bias holds one int32 per output channel with
-// the input offset folded in.
-func fcInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
-	k, n := p.accumDepth, p.outDepth
-	var acc [fcChunk]int32
-	for b := 0; b < p.batches; b++ {
-		x := in[b*k : b*k+k]
-		o := out[b*n : b*n+n]
-		corr := -128 * fcSumI8(x)
-		for c := 0; c < n; c += fcChunk {
-			m := min(fcChunk, n-c)
-			mb := (m + 3) &^ 3
-			fcDots(x, w[c*k:(c+mb)*k], acc[:mb])
-			fcOutPT(p, acc[:m], corr, bias[4*c:], o[c:c+m])
-		}
-	}
-}
-
-// fcOutPT is fcOutPC with p's per-tensor requantization and bias holding
-// one int32 per channel.
-func fcOutPT(p *fcParams, acc []int32, corr int32, bias string, o []int8) {
+// fcOutPC finishes a chunk of channels from their raw dot products acc: adds corr and the folded bias of the channel's record in rq,
+// requantizes, adds the output zero point and clamps.
+func fcOutPC(p *fcParams, acc []int32, corr int32, rq string, o []int8) {
 	o = o[:len(acc)]
-	bias = bias[:4*len(acc)]
-	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
+	rq = rq[:fcRQRecordLen*len(acc)]
 	zp, lo, hi := p.outOffset, p.actMin, p.actMax
 	for r, v := range acc {
-		t := bias[4*r : 4*r+4]
-		v += corr + int32(uint32(t[0])|uint32(t[1])<<8|uint32(t[2])<<16|uint32(t[3])<<24)
-		o[r] = int8(min(max(fcRescale(v, q)+zp, lo), hi))
+		t := rq[fcRQRecordLen*r : fcRQRecordLen*r+fcRQRecordLen]
+		q := fcMakeRQ(
+			int32(uint32(t[4])|uint32(t[5])<<8|uint32(t[6])<<16|uint32(t[7])<<24),
+			int32(uint32(t[8])|uint32(t[9])<<8|uint32(t[10])<<16|uint32(t[11])<<24),
+			t[12], t[13])
+		bias := int32(uint32(t[0]) | uint32(t[1])<<8 | uint32(t[2])<<16 | uint32(t[3])<<24)
+		o[r] = int8(min(max(fcRescale(v+corr+bias, q)+zp, lo), hi))
 	}
 }

@@ -195,18 +195,14 @@ func (m *Model) Invoke() {
 	// (a view of its input: no code)
 
 	// 5: FULLY_CONNECTED flatten -> logits
-	fcInt8PT(&fcParams{
+	fcTriInt8(&fcParams{
 		batches:    1,
 		outDepth:   4,
 		accumDepth: 16,
 		outOffset:  10,
 		actMin:     -128,
 		actMax:     127,
-		mult:       1466015497,
-		lsh:        0,
-		rsh:        39,
-		half:       128,
-	}, a.i8(1024, 16), op5Weights, op5Bias, a.i8(0, 4))
+	}, a.i8(1024, 16), op5Weights, op5RQ, a.i8(0, 4))
 
 	// 6: SOFTMAX logits -> probs
 	softmaxInt8(&softmaxParams{
