@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 )
@@ -80,6 +81,55 @@ func BenchmarkLSTMDotF8(b *testing.B) {
 	for b.Loop() {
 		for u := 0; u < pairs; u++ {
 			a, _, _, _, _, _, _, c := lstmDotF8(x, w[8*n*u:8*n*(u+1)])
+			sum += a + c
+		}
+	}
+	b.ReportMetric(float64(8*n*pairs)*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
+	if sum == 0 {
+		b.Fatal("no work done")
+	}
+}
+
+// lstmTDotFMA8 is the alternative BenchmarkLSTMDotFMA measures: eight sums
+// of float64 weights with fused multiply-adds (math.FMA), which would give
+// up TFLM's float32 rounding for fewer instructions.
+//
+//go:noinline
+func lstmTDotFMA8(x []float64, w [][8]float64) (a0, a1, a2, a3, b0, b1, b2, b3 float64) {
+	w = w[:len(x)]
+	for d, xv := range x {
+		q := &w[d]
+		a0 = math.FMA(xv, q[0], a0)
+		a1 = math.FMA(xv, q[1], a1)
+		a2 = math.FMA(xv, q[2], a2)
+		a3 = math.FMA(xv, q[3], a3)
+		b0 = math.FMA(xv, q[4], b0)
+		b1 = math.FMA(xv, q[5], b1)
+		b2 = math.FMA(xv, q[6], b2)
+		b3 = math.FMA(xv, q[7], b3)
+	}
+	return
+}
+
+// BenchmarkLSTMDotFMA is BenchmarkLSTMDotF8 for lstmTDotFMA8: it shows
+// whether fused float64 multiply-adds would lift the float LSTM's ceiling
+// (on the machine of BENCH.md they do not: 2.4-2.9 MAC/ns).
+func BenchmarkLSTMDotFMA(b *testing.B) {
+	const n, pairs = 48, 10
+	x := make([]float64, n)
+	w := make([][8]float64, n*pairs)
+	for i := range x {
+		x[i] = float64(i) / n
+	}
+	for i := range w {
+		for j := range w[i] {
+			w[i][j] = float64((8*i+j)%17) / 17
+		}
+	}
+	var sum float64
+	for b.Loop() {
+		for u := 0; u < pairs; u++ {
+			a, _, _, _, _, _, _, c := lstmTDotFMA8(x, w[n*u:n*(u+1)])
 			sum += a + c
 		}
 	}
