@@ -44,9 +44,8 @@ const svdfChunk = 24
 
 // svdfFeatures stores in acc[:m] the feature dot products (input row x
 // times weights_feature) of filters c..c+m-1, m <= svdfChunk and c a
-// multiple of svdfChunk. corr is -128*sum(x), the correction of fcPackI8's
-// offset weights (unused with triW).
-func svdfFeatures(p *svdfParams, x []int8, wf string, corr int32, c, m int, acc *[svdfChunk]int32) {
+// multiple of svdfChunk.
+func svdfFeatures(p *svdfParams, x []int8, wf string, c, m int, acc *[svdfChunk]int32) {
 	k := len(x)
 	if p.triW {
 		for j := 0; j < m; j += 12 {
@@ -59,6 +58,7 @@ func svdfFeatures(p *svdfParams, x []int8, wf string, corr int32, c, m int, acc 
 	}
 	mb := (m + 3) &^ 3
 	fcDots(x, wf[c*k:(c+mb)*k], acc[:mb])
+	corr := -128 * fcSumI8(x) // fcPackI8 stores w+128
 	for i := range acc[:m] {
 		acc[i] += corr
 	}
@@ -87,13 +87,9 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 	for b := 0; b < p.batch; b++ {
 		x := in[b*p.inputSize : (b+1)*p.inputSize]
 		row := state[b*nf*mem : (b+1)*nf*mem]
-		var corr int32
-		if !p.triW {
-			corr = -128 * fcSumI8(x)
-		}
 		for c := 0; c < nf; c += svdfChunk {
 			m := min(svdfChunk, nf-c)
-			svdfFeatures(p, x, wf, corr, c, m, &acc)
+			svdfFeatures(p, x, wf, c, m, &acc)
 			for r, a := range acc[:m] {
 				v := min(max(fcRescale(a+ld32(fbias, c+r), q), -32768), 32767)
 				// The zero point is added after the clamp and the sum is
@@ -147,13 +143,9 @@ func svdfInt8x8(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []i
 	for b := 0; b < p.batch; b++ {
 		x := in[b*p.inputSize : (b+1)*p.inputSize]
 		row := state[b*nf*mem : (b+1)*nf*mem]
-		var corr int32
-		if !p.triW {
-			corr = -128 * fcSumI8(x)
-		}
 		for c := 0; c < nf; c += svdfChunk {
 			m := min(svdfChunk, nf-c)
-			svdfFeatures(p, x, wf, corr, c, m, &acc)
+			svdfFeatures(p, x, wf, c, m, &acc)
 			for r, a := range acc[:m] {
 				v := min(max(fcRescale(a+ld32(fbias, c+r), q), -128), 127)
 				// May wrap for a non-zero zero point; TFLM truncates the same way.
