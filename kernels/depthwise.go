@@ -61,56 +61,32 @@ func dwInt8(p *dwParams, in, filter []int8, bias, mult, shift string, out []int8
 				ix0 := ox*p.strideW - p.padW
 				fx0, fx1 := dwTaps(ix0, p.dilationW, p.filterW, p.inW)
 				c0 := 0
-				if dm == 1 || p.inC == 1 {
-					// Eight channels at a time in registers.
+				if p.inC == 1 && p.dilationW == 1 {
+					// One input channel, contiguous taps: eight channels at
+					// a time in registers, walking the input row and the
+					// filter row together (1.45x the loop below; with depth
+					// multiplier 1 registers gain nothing measurable).
 					for ; c0+8 <= p.outC; c0 += 8 {
 						var s0, s1, s2, s3, s4, s5, s6, s7 int32
 						for fy := fy0; fy < fy1; fy++ {
 							rowIn := (iy0 + fy*p.dilationH) * inRow
 							rowF := fy*fRow + c0
-							if p.inC == 1 && p.dilationW == 1 {
-								// One input channel, contiguous taps: walk
-								// the input row and the filter row together.
-								xr := img[rowIn+ix0+fx0 : rowIn+ix0+fx1]
-								wr := filter[rowF+fx0*p.outC : rowF+(fx1-1)*p.outC+8]
-								for k, xb := range xr {
-									if k*p.outC+8 > len(wr) {
-										break
-									}
-									w := wr[k*p.outC : k*p.outC+8 : k*p.outC+8]
-									xv := int32(xb) + inOff
-									s0 += int32(w[0]) * xv
-									s1 += int32(w[1]) * xv
-									s2 += int32(w[2]) * xv
-									s3 += int32(w[3]) * xv
-									s4 += int32(w[4]) * xv
-									s5 += int32(w[5]) * xv
-									s6 += int32(w[6]) * xv
-									s7 += int32(w[7]) * xv
+							xr := img[rowIn+ix0+fx0 : rowIn+ix0+fx1]
+							wr := filter[rowF+fx0*p.outC : rowF+(fx1-1)*p.outC+8]
+							for k, xb := range xr {
+								if k*p.outC+8 > len(wr) {
+									break
 								}
-								continue
-							}
-							for fx := fx0; fx < fx1; fx++ {
-								px := rowIn + (ix0+fx*p.dilationW)*p.inC
-								f := rowF + fx*p.outC
-								w := filter[f : f+8 : f+8]
-								var x0, x1, x2, x3, x4, x5, x6, x7 int32
-								if dm == 1 {
-									x := img[px+c0 : px+c0+8 : px+c0+8]
-									x0, x1, x2, x3 = int32(x[0])+inOff, int32(x[1])+inOff, int32(x[2])+inOff, int32(x[3])+inOff
-									x4, x5, x6, x7 = int32(x[4])+inOff, int32(x[5])+inOff, int32(x[6])+inOff, int32(x[7])+inOff
-								} else {
-									xv := int32(img[px]) + inOff
-									x0, x1, x2, x3, x4, x5, x6, x7 = xv, xv, xv, xv, xv, xv, xv, xv
-								}
-								s0 += int32(w[0]) * x0
-								s1 += int32(w[1]) * x1
-								s2 += int32(w[2]) * x2
-								s3 += int32(w[3]) * x3
-								s4 += int32(w[4]) * x4
-								s5 += int32(w[5]) * x5
-								s6 += int32(w[6]) * x6
-								s7 += int32(w[7]) * x7
+								w := wr[k*p.outC : k*p.outC+8 : k*p.outC+8]
+								xv := int32(xb) + inOff
+								s0 += int32(w[0]) * xv
+								s1 += int32(w[1]) * xv
+								s2 += int32(w[2]) * xv
+								s3 += int32(w[3]) * xv
+								s4 += int32(w[4]) * xv
+								s5 += int32(w[5]) * xv
+								s6 += int32(w[6]) * xv
+								s7 += int32(w[7]) * xv
 							}
 						}
 						acc = [dwBlock]int32{s0, s1, s2, s3, s4, s5, s6, s7}

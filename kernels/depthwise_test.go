@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"math/rand"
 	"path/filepath"
 	"testing"
 
@@ -309,6 +310,71 @@ func TestDwRescaleMatchesReference(t *testing.T) {
 				if got, want := dwRescale(x, m, shift), mulByQuantMul(x, m, shift); got != want {
 					t.Fatalf("dwRescale(%d, %d, %d) = %d, mulByQuantMul gives %d", x, m, shift, got, want)
 				}
+			}
+		}
+	}
+}
+
+// dwTNaive is TFLM's reference depthwise loop transcribed directly: per
+// output channel, the taps inside the image, then bias, requantization,
+// output zero point and clamp.
+func dwTNaive(p *dwParams, in, filter []int8, bias, mult, shift string, out []int8) {
+	o := 0
+	for b := 0; b < p.batches; b++ {
+		for oy := 0; oy < p.outH; oy++ {
+			for ox := 0; ox < p.outW; ox++ {
+				for oc := 0; oc < p.outC; oc++ {
+					ic := oc / p.depthMul
+					var acc int32
+					for fy := 0; fy < p.filterH; fy++ {
+						for fx := 0; fx < p.filterW; fx++ {
+							iy := oy*p.strideH - p.padH + fy*p.dilationH
+							ix := ox*p.strideW - p.padW + fx*p.dilationW
+							if iy < 0 || iy >= p.inH || ix < 0 || ix >= p.inW {
+								continue
+							}
+							x := int32(in[((b*p.inH+iy)*p.inW+ix)*p.inC+ic])
+							acc += int32(filter[(fy*p.filterW+fx)*p.outC+oc]) * (x + p.inOffset)
+						}
+					}
+					if bias != "" {
+						acc += ld32(bias, oc)
+					}
+					acc = mulByQuantMul(acc, ld32(mult, oc), int(ld32(shift, oc)))
+					out[o+oc] = int8(min(max(acc+p.outOffset, p.actMin), p.actMax))
+				}
+				o += p.outC
+			}
+		}
+	}
+}
+
+// TestDepthwiseInt8Paths compares dwInt8 with dwTNaive on random tensors
+// through each of its paths: one input channel with contiguous taps (eight
+// channels in registers, then the rest), one input channel with dilated
+// taps, depth multiplier 1, and other depth multipliers, with channel
+// counts that leave partial blocks.
+func TestDepthwiseInt8Paths(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	for _, c := range []struct{ inC, dm, dil, stride int }{
+		{1, 8, 1, 2}, {1, 11, 1, 1}, {1, 8, 2, 1}, {1, 19, 2, 2}, {3, 1, 1, 1}, {20, 1, 2, 2}, {3, 2, 1, 1}, {5, 3, 2, 1},
+	} {
+		p := &dwParams{batches: 2, inH: 9, inW: 11, inC: c.inC, filterH: 3, filterW: 4, outC: c.inC * c.dm, depthMul: c.dm,
+			strideH: c.stride, strideW: c.stride, dilationH: c.dil, dilationW: c.dil, inOffset: 7, outOffset: -3, actMin: -128, actMax: 127}
+		p.outH = convTOutSize(true, p.inH, p.filterH, p.strideH, p.dilationH)
+		p.outW = convTOutSize(true, p.inW, p.filterW, p.strideW, p.dilationW)
+		p.padH = convTPad(p.strideH, p.dilationH, p.inH, p.filterH, p.outH)
+		p.padW = convTPad(p.strideW, p.dilationW, p.inW, p.filterW, p.outW)
+		in := convTRandI8(r, p.batches*p.inH*p.inW*p.inC)
+		filter := convTRandI8(r, p.filterH*p.filterW*p.outC)
+		bias, mult, shift := convTRandQ(r, p.outC)
+		want := make([]int8, p.batches*p.outH*p.outW*p.outC)
+		got := make([]int8, len(want))
+		dwTNaive(p, in, filter, bias, mult, shift, want)
+		dwInt8(p, in, filter, bias, mult, shift, got)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%+v: output %d is %d, want %d", c, i, got[i], want[i])
 			}
 		}
 	}
