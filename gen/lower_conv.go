@@ -809,8 +809,10 @@ func convOHWI(data []byte, outC int) [][]int8 {
 	return rows
 }
 
-// convDepthwiseAsConv returns the weights of a one-input-channel depthwise
-// filter [1][fH][fW][outC] as convolution rows [outC][fH*fW].
+// convDepthwiseAsConv returns a depthwise filter [1][fH][fW][outC] as rows
+// [outC][fH*fW], each output channel's taps: with one input channel they
+// are a convolution's weight rows; with depth multiplier 1, the channel-
+// major layout of the depthwise kernels.
 func convDepthwiseAsConv(data []byte, outC int) [][]int8 {
 	taps := len(data) / outC
 	rows := make([][]int8, outC)
@@ -824,17 +826,30 @@ func convDepthwiseAsConv(data []byte, outC int) [][]int8 {
 }
 
 // convRQRecords builds the kernels' per-channel requantization triples
-// (kernels/conv_rq.go): folded bias (bias + inOffset*sum of the channel's
-// weights, wrapping like the reference's int32 accumulator), multiplier and
-// shift.
+// (kernels/conv_rq.go): folded bias (convFoldBias), multiplier and shift.
 func convRQRecords(c *opCtx, bias *model.Tensor, rows [][]int8, mult, shift []int32, inOffset int32) (Arg, error) {
+	folded, err := convFoldBias(c, bias, rows, inOffset)
+	if err != nil {
+		return nil, err
+	}
+	rec := make([]int32, 0, 3*len(rows))
+	for oc, b := range folded {
+		rec = append(rec, b, mult[oc], shift[oc])
+	}
+	return c.ConstI32("RQ", rec), nil
+}
+
+// convFoldBias returns per output channel the bias plus inOffset times the
+// sum of the channel's weights (rows), wrapping like the reference's int32
+// accumulator.
+func convFoldBias(c *opCtx, bias *model.Tensor, rows [][]int8, inOffset int32) ([]int32, error) {
 	n := len(rows)
 	if bias != nil {
 		if bias.Type != model.Int32 || !bias.IsConst() || bias.NumElements() != n {
 			return nil, c.Errorf("bias %s: want a constant int32 tensor of %d elements", bias.Describe(), n)
 		}
 	}
-	rec := make([]int32, 0, 3*n)
+	folded := make([]int32, n)
 	for oc, w := range rows {
 		var b, sum int32
 		if bias != nil {
@@ -843,9 +858,9 @@ func convRQRecords(c *opCtx, bias *model.Tensor, rows [][]int8, mult, shift []in
 		for _, v := range w {
 			sum += int32(v)
 		}
-		rec = append(rec, b+inOffset*sum, mult[oc], shift[oc])
+		folded[oc] = b + inOffset*sum
 	}
-	return c.ConstI32("RQ", rec), nil
+	return folded, nil
 }
 
 // convLowerFastInt8 emits convPWInt8 (1x1 filter, stride 1) or convWinInt8
@@ -900,13 +915,10 @@ func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGe
 	if g.fH == 3 && g.fW == 3 {
 		off = 128
 	}
-	rows := make([][]int8, g.outC)
+	rows := convDepthwiseAsConv(filter.Data, g.outC)
 	wt := make([]byte, 0, taps*g.outC)
-	for ch := range rows {
-		rows[ch] = make([]int8, taps)
-		for t := range rows[ch] {
-			v := int8(filter.Data[t*g.outC+ch])
-			rows[ch][t] = v
+	for _, w := range rows {
+		for _, v := range w {
 			wt = append(wt, byte(int(v)+off))
 		}
 	}
@@ -929,41 +941,36 @@ func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGe
 
 // dwLowerLeanInt8 emits dwLeanInt8, the scratch-free 3x3 depthwise kernel
 // (depth multiplier 1, no dilation, horizontal stride 1 or 2): the filter
-// row by row, channel-major within a row ([3][C][3]) as uint8 w+128, a constant row of the input zero point for padded taps, and per
-// channel an fcRQ record whose bias is folded with (input zero point + 128)
-// times the channel's weight sum, since the kernel reads inputs as x+128. It reports
-// false, emitting nothing, when a requantization is out of the fcRQ form's
-// range (the generic kernel handles those).
+// row by row, channel-major within a row ([3][C][3]) as uint8 w+128, a
+// constant row of the input zero point for padded taps, and per channel an
+// fcRQ record whose bias is folded with -(input zero point + 128), since
+// the kernel reads inputs as x+128. It reports false, emitting nothing,
+// when a requantization is out of the fcRQ form's range (the generic
+// kernel handles those).
 func dwLowerLeanInt8(c *opCtx, filter, bias, in, out *model.Tensor, oh, ow, strideH, strideW, padH, padW int,
 	mult, shift []int32, inZP, outZP, lo, hi int32) (bool, error) {
 	batches, inH, inW, C := in.Shape[0], in.Shape[1], in.Shape[2], in.Shape[3]
-	if bias != nil && (bias.Type != model.Int32 || !bias.IsConst() || bias.NumElements() != C) {
-		return false, c.Errorf("bias %s: want a constant int32 tensor of %d elements", bias.Describe(), C)
-	}
 	for ch := 0; ch < C; ch++ {
 		if _, err := fcMakeRQ(c, mult[ch], int(shift[ch])); err != nil {
 			return false, nil
 		}
 	}
-	folded := make([]int32, C)
-	zrow := make([]byte, C)
-	wt := make([]byte, 9*C)
-	for ch := 0; ch < C; ch++ {
-		var sum int32
-		for t := 0; t < 9; t++ {
-			v := filter.Data[t*C+ch]
-			wt[(t/3*C+ch)*3+t%3] = v + 128
-			sum += int32(int8(v))
-		}
-		zrow[ch] = byte(int8(inZP))
-		if bias != nil {
-			folded[ch] = int32(binary.LittleEndian.Uint32(bias.Data[4*ch:]))
-		}
-		folded[ch] -= (inZP + 128) * sum
+	rows := convDepthwiseAsConv(filter.Data, C)
+	folded, err := convFoldBias(c, bias, rows, -(inZP + 128))
+	if err != nil {
+		return false, err
 	}
 	rq, err := fcRQTable(c, folded, mult, shift)
 	if err != nil {
 		return false, err
+	}
+	zrow := make([]byte, C)
+	wt := make([]byte, 9*C)
+	for ch, w := range rows {
+		zrow[ch] = byte(int8(inZP))
+		for t, v := range w {
+			wt[(t/3*C+ch)*3+t%3] = byte(int(v) + 128)
+		}
 	}
 	c.Call("dwLeanInt8", Struct("dwLeanParams",
 		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("chans", Int(C)),
