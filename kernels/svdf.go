@@ -17,8 +17,8 @@ package kernels
 // The integer kernels take generation-time data (gen/lower_svdf.go):
 // weights_feature packed like FULLY_CONNECTED weights (fcPackI8, see
 // fully_connected.go, or for triDot, see tri.go, when triW is set) with,
-// per filter, -inputZeroPoint*sum(weights) as fbias; and per unit the bias minus stateZeroPoint*sum(weights_time of the
-// unit's filters) as tbias. Both corrections are exact in wrapping int32
+// per filter, -inputZeroPoint*sum(weights) as fbias; and per unit the bias
+// minus stateZeroPoint*sum(weights_time of the unit's filters) as tbias. Both corrections are exact in wrapping int32
 // arithmetic, so the kernels compute plain dot products.
 
 // svdfParams holds the shapes and generation-time quantization constants of

@@ -55,22 +55,18 @@ func triAdd(a *[3]int32, s int64) {
 func triDot(x []int8, w string, a *triSums) {
 	wq := unsafe.Slice((*[32]byte)(unsafe.Pointer(unsafe.StringData(w))), len(w)/32)
 	wq = wq[:len(x)]
-	if len(x) <= triBlock {
-		// One block (short rows): no block loop.
-		s0, s1, s2, s3 := triDotBlock(x, wq)
-		triAdd((*[3]int32)(a[0:3]), s0)
-		triAdd((*[3]int32)(a[3:6]), s1)
-		triAdd((*[3]int32)(a[6:9]), s2)
-		triAdd((*[3]int32)(a[9:12]), s3)
-		return
-	}
-	for len(x) > 0 {
+	// A row of one block (the usual case) leaves the loop after one pass
+	// without slicing again.
+	for {
 		m := min(len(x), triBlock)
 		s0, s1, s2, s3 := triDotBlock(x[:m], wq[:m])
 		triAdd((*[3]int32)(a[0:3]), s0)
 		triAdd((*[3]int32)(a[3:6]), s1)
 		triAdd((*[3]int32)(a[6:9]), s2)
 		triAdd((*[3]int32)(a[9:12]), s3)
+		if m == len(x) {
+			return
+		}
 		x, wq = x[m:], wq[m:]
 	}
 }
