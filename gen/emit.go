@@ -89,7 +89,6 @@ func (e *emitter) constBytes() *constBytes {
 			c.Derived += len(cd.data)
 		}
 	}
-	c.Total = c.Stored + c.Derived
 	for _, t := range e.g.Tensors {
 		if t.IsConst() {
 			c.Model += len(t.Data)

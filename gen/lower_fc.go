@@ -345,17 +345,24 @@ func fcPackTri(data []byte, n, k int) []byte {
 	for blk := 0; blk < (n+11)/12; blk++ {
 		for d := 0; d < k; d++ {
 			for j := 0; j < 4; j++ {
-				var v int64
-				for u := 0; u < 3; u++ {
-					if ch := 12*blk + 3*j + u; ch < n {
-						v += int64(int8(data[ch*k+d])) << (21 * u)
-					}
-				}
+				ch := 12*blk + 3*j
+				v := triWord(func(u int) int8 { return int8(data[(ch+u)*k+d]) }, min(3, max(n-ch, 0)))
 				out = binary.LittleEndian.AppendUint64(out, uint64(v))
 			}
 		}
 	}
 	return out
+}
+
+// triWord packs the int8 weights w(0), w(1), w(2) of three rows (rows n and
+// up missing, counted as 0) into one int64 as kernels/tri.go reads them:
+// w(0) + w(1)*2^21 + w(2)*2^42.
+func triWord(w func(u int) int8, n int) int64 {
+	var v int64
+	for u := 0; u < n; u++ {
+		v += int64(w(u)) << (21 * u)
+	}
+	return v
 }
 
 // fcPackI8 re-lays-out an int8 weight matrix [n][k] for the int8 kernels

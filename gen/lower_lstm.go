@@ -272,11 +272,8 @@ func lstmPackInt8W(m [4][]byte, rows, cols int) []int64 {
 	for g := 0; g < groups; g++ {
 		for d := 0; d < cols; d++ {
 			for k := range m {
-				var t int64
-				for u := 0; u < 3 && 3*g+u < rows; u++ {
-					t += int64(int8(m[k][(3*g+u)*cols+d])) << (21 * u)
-				}
-				out = append(out, t)
+				w := m[k]
+				out = append(out, triWord(func(u int) int8 { return int8(w[(3*g+u)*cols+d]) }, min(3, rows-3*g)))
 			}
 		}
 	}

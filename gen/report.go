@@ -32,8 +32,11 @@ type layoutReport struct {
 // made (re-laid-out weights, folded biases, requantization tables); Model
 // is the size of all the model's constant tensors, for comparison.
 type constBytes struct {
-	Stored, Derived, Total, Model int
+	Stored, Derived, Model int
 }
+
+// Total is the package's read-only data: Stored plus Derived.
+func (c *constBytes) Total() int { return c.Stored + c.Derived }
 
 // order returns buffer indices sorted by first use, kind and name: a stable
 // order in which an unrelated change to the model moves few lines.
