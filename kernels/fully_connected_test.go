@@ -142,13 +142,8 @@ func fcTPackTri(w []int8, n, k int) string {
 	for blk := 0; blk < (n+11)/12; blk++ {
 		for d := 0; d < k; d++ {
 			for j := 0; j < 4; j++ {
-				var t int64
-				for u := 0; u < 3; u++ {
-					if ch := 12*blk + 3*j + u; ch < n {
-						t += int64(w[ch*k+d]) << (21 * u)
-					}
-				}
-				v = append(v, t)
+				ch := 12*blk + 3*j
+				v = append(v, triTWord(func(u int) int8 { return w[(ch+u)*k+d] }, min(3, max(n-ch, 0))))
 			}
 		}
 	}

@@ -263,11 +263,7 @@ func lstmTPackW(m [4][]int8, rows, cols int) string {
 	for g := 0; 3*g < rows; g++ {
 		for d := 0; d < cols; d++ {
 			for k := range m {
-				var t int64
-				for u := 0; u < 3 && 3*g+u < rows; u++ {
-					t += int64(m[k][(3*g+u)*cols+d]) << (21 * u)
-				}
-				v = append(v, t)
+				v = append(v, triTWord(func(u int) int8 { return m[k][(3*g+u)*cols+d] }, min(3, rows-3*g)))
 			}
 		}
 	}

@@ -38,10 +38,7 @@ func TestTriDot(t *testing.T) {
 		b := make([]byte, 0, 32*k)
 		for d := 0; d < k; d++ {
 			for j := 0; j < 4; j++ {
-				var v int64
-				for u := 0; u < 3; u++ {
-					v += int64(w[3*j+u][d]) << (21 * u)
-				}
+				v := triTWord(func(u int) int8 { return w[3*j+u][d] }, 3)
 				b = binary.LittleEndian.AppendUint64(b, uint64(v))
 			}
 		}
@@ -57,4 +54,14 @@ func TestTriDot(t *testing.T) {
 			}
 		}
 	}
+}
+
+// triTWord packs w(0), w(1), w(2) (rows n and up missing, counted as 0) as
+// triDot reads them, w(0) + w(1)*2^21 + w(2)*2^42, as gen's triWord does.
+func triTWord(w func(u int) int8, n int) int64 {
+	var v int64
+	for u := 0; u < n; u++ {
+		v += int64(w(u)) << (21 * u)
+	}
+	return v
 }
