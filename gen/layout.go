@@ -184,7 +184,7 @@ func planGraph(g *model.Graph, lw *lowered, opt Options) (*Layout, error) {
 	if plan.Size > model.MaxTensorBytes {
 		return nil, fmt.Errorf("%w: arena of %d bytes does not fit a 32-bit int", model.ErrUnsupported, plan.Size)
 	}
-	if i, j, bad := planner.Overlaps(lay.Buffers, plan.Offsets); bad {
+	if i, j, bad := planner.FirstOverlap(lay.Buffers, plan.Offsets); bad {
 		return nil, fmt.Errorf("internal error: planner placed %q and %q, live at the same time, in overlapping memory", lay.Buffers[i].Name, lay.Buffers[j].Name)
 	}
 	lay.Plan = plan

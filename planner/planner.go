@@ -447,10 +447,11 @@ func (s *search) dfs(depth, height int) bool {
 	return true
 }
 
-// Overlaps reports the first pair of buffers that are live at the same step
-// and overlap in memory, or ok=false when the plan is valid. Sizes are taken
-// as given (unaligned), so it checks exactly what the program touches.
-func Overlaps(bufs []Buffer, offsets []int) (i, j int, ok bool) {
+// FirstOverlap checks a plan: found reports two buffers i < j that are live
+// at the same step and overlap in memory (the first such pair), so the plan
+// is bad; found is false when the plan is valid. Sizes are taken as given
+// (unaligned), so it checks exactly what the program touches.
+func FirstOverlap(bufs []Buffer, offsets []int) (i, j int, found bool) {
 	for i = range bufs {
 		for j = i + 1; j < len(bufs); j++ {
 			a, b := bufs[i], bufs[j]

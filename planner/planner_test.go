@@ -29,7 +29,7 @@ func TestInvariants(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if i, j, bad := Overlaps(bufs, p.Offsets); bad {
+				if i, j, bad := FirstOverlap(bufs, p.Offsets); bad {
 					t.Fatalf("trial %d: buffers %d %+v and %d %+v overlap at %d and %d", trial, i, bufs[i], j, bufs[j], p.Offsets[i], p.Offsets[j])
 				}
 				for i, o := range p.Offsets {
@@ -99,6 +99,32 @@ func TestOptimalMatchesBruteForce(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 200 instances have an optimum above the lifetime lower bound", gaps)
+}
+
+// TestFirstOverlap checks the plan checker itself on hand-made plans: found
+// only for buffers live at the same step whose bytes intersect.
+func TestFirstOverlap(t *testing.T) {
+	bufs := []Buffer{
+		{Name: "a", Size: 8, First: 0, Last: 1},
+		{Name: "b", Size: 8, First: 1, Last: 2},
+		{Name: "c", Size: 8, First: 2, Last: 3},
+		{Name: "empty", Size: 0, First: 0, Last: 3},
+	}
+	for _, tc := range []struct {
+		offsets []int
+		found   bool
+		i, j    int
+	}{
+		{[]int{0, 8, 0, 0}, false, 0, 0},  // a and c share bytes but not steps
+		{[]int{0, 7, 0, 0}, true, 0, 1},   // a and b share step 1 and byte 7
+		{[]int{0, 8, 15, 0}, true, 1, 2},  // b and c share step 2 and byte 15
+		{[]int{0, 8, 16, 4}, false, 0, 0}, // a zero-size buffer overlaps nothing
+	} {
+		i, j, found := FirstOverlap(bufs, tc.offsets)
+		if found != tc.found || found && (i != tc.i || j != tc.j) {
+			t.Errorf("FirstOverlap(offsets %v) = %d, %d, %v; want %d, %d, %v", tc.offsets, i, j, found, tc.i, tc.j, tc.found)
+		}
+	}
 }
 
 func TestDeterministic(t *testing.T) {
