@@ -233,19 +233,11 @@ func convTCSV(t *testing.T, path string) []int64 {
 	return out
 }
 
-// convTBytesI8 and convTBytesI16 view little-endian bytes as integers.
+// convTBytesI8 views bytes as int8.
 func convTBytesI8(b []byte) []int8 {
 	out := make([]int8, len(b))
 	for i, x := range b {
 		out[i] = int8(x)
-	}
-	return out
-}
-
-func convTBytesI16(b []byte) []int16 {
-	out := make([]int16, len(b)/2)
-	for i := range out {
-		out[i] = int16(binary.LittleEndian.Uint16(b[2*i:]))
 	}
 	return out
 }

@@ -67,13 +67,13 @@ var lstmTEvalData = struct {
 
 // lstmTQuant is a NodeQuantizationParameters of lstm_test_data.cc.
 type lstmTQuant struct {
-	bits        int // activation bits: 8 or 16
-	inScale     float32
-	inZP        int32
-	hidScale    float32 // hidden state and output
-	hidZP       int32
-	cellScale   float32
-	gateW, gate [4][3]float32 // per gate (kernel order): input weight, recurrent weight, bias scales
+	bits      int // activation bits: 8 or 16
+	inScale   float32
+	inZP      int32
+	hidScale  float32 // hidden state and output
+	hidZP     int32
+	cellScale float32
+	gateW     [4][3]float32 // per gate (kernel order): input weight, recurrent weight, bias scales
 }
 
 var lstmTInt8Quant = lstmTQuant{

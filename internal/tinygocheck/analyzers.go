@@ -189,8 +189,7 @@ func checkOnPath(pass *analysis.Pass, fd *ast.FuncDecl, add func(*types.Func)) {
 		return true
 	})
 
-	var visit func(n ast.Node) bool
-	visit = func(n ast.Node) bool {
+	visit := func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FieldList:
 			if n == fd.Type.TypeParams {
