@@ -87,22 +87,6 @@ func TestGenerateBrokenModels(t *testing.T) {
 	}
 }
 
-// TestLoweringPanicIsAnError: a lowering that panics on some input (a bug)
-// is reported as an internal error naming the operator, not a crash.
-func TestLoweringPanicIsAnError(t *testing.T) {
-	code := model.OpHashtableLookup
-	if _, taken := lowerings[code]; taken {
-		t.Skipf("%s has a lowering now; pick another code", code)
-	}
-	lowerings[code] = func(c *opCtx) error { panic("index out of range [3] with length 3") }
-	defer delete(lowerings, code)
-	data := brokenGenModel([3]model.OpCode{model.OpRelu, code, model.OpRelu}, [4]string{"x", "a", "b", "c"}, false)
-	_, err := Generate("panic.tflite", data, Options{Package: "p"})
-	want := `unsupported model feature: 1 problem(s): internal error lowering operator 1 (HASHTABLE_LOOKUP): index out of range [3] with length 3`
-	if err == nil || err.Error() != want {
-		t.Fatalf("error\n got: %v\nwant: %s", err, want)
-	}
-}
 
 // TestWideConstantAsView: a float32 constant fed to a kernel input that
 // must be in the arena is refused with an error naming the operator

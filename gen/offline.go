@@ -3,6 +3,8 @@ package gen
 import (
 	"encoding/binary"
 
+	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/planner"
 )
@@ -18,12 +20,12 @@ const OfflineMetadataName = "OfflineMemoryAllocation"
 // arena offset per tensor, -1 for tensors TFLM allocates itself (constants
 // and variables), and the plan.
 func OfflinePlan(g *model.Graph, opt Options) ([]int32, *planner.Plan, error) {
-	lw := &lowered{}
-	for _, op := range g.Ops {
-		lw.ops = append(lw.ops, &opCtx{G: g, Op: op})
+	p, err := lower.Assemble(g, lower.Bare(g), lower.Options{NoShare: true, NoViews: true})
+	if err != nil {
+		return nil, nil, err
 	}
-	opt.NoShare = true
-	lay, err := planGraph(g, lw, opt)
+	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Effort: opt.Effort}
+	lay, err := layout.Make(p, nil, popt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -31,10 +33,10 @@ func OfflinePlan(g *model.Graph, opt Options) ([]int32, *planner.Plan, error) {
 	// them so that the offsets start at the head.
 	var bufs []planner.Buffer
 	var owner [][]int
-	for i, b := range lay.Buffers {
+	for _, b := range p.Buffers {
 		if b.Kind == planner.Activation {
-			bufs = append(bufs, b)
-			owner = append(owner, lay.Tensors[i])
+			bufs = append(bufs, b.Buffer)
+			owner = append(owner, b.Tensors)
 		}
 	}
 	plan, err := planner.Make(bufs, planner.Options{Align: lay.Align, Strategy: opt.Planner, Effort: opt.Effort})

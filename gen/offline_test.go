@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/tflm-gen/tflm-gen/internal/e2e"
+
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
@@ -21,7 +23,7 @@ func offlineModels(t *testing.T) map[string]string {
 		out[filepath.Base(f)] = f
 	}
 	if fileExists(filepath.Join("..", "..", "shared", "models")) || os.Getenv("TFLM_SHARED") != "" {
-		refs, _ := filepath.Glob(filepath.Join(sharedDir(t), "models", "*.tflite"))
+		refs, _ := filepath.Glob(filepath.Join(e2e.SharedDir(t), "models", "*.tflite"))
 		for _, f := range refs {
 			out[filepath.Base(f)] = f
 		}
@@ -79,7 +81,7 @@ func TestEmitOffline(t *testing.T) {
 				}
 			}
 			// No two tensors live at the same time may overlap.
-			life := lifetimes(g0)
+			life := g0.Lifetimes()
 			for i := range want {
 				for j := i + 1; j < len(want); j++ {
 					a, b := want[i], want[j]
@@ -149,32 +151,4 @@ func used(g *model.Graph, t int) bool {
 		}
 	}
 	return false
-}
-
-// lifetimes returns [first, last] operator of every tensor.
-func lifetimes(g *model.Graph) [][2]int {
-	l := make([][2]int, len(g.Tensors))
-	for i := range l {
-		l[i] = [2]int{1 << 30, -1}
-	}
-	touch := func(t, s int) {
-		if t >= 0 {
-			l[t][0], l[t][1] = min(l[t][0], s), max(l[t][1], s)
-		}
-	}
-	for _, t := range g.Inputs {
-		touch(t, 0)
-	}
-	for _, op := range g.Ops {
-		for _, t := range op.Inputs {
-			touch(t, op.Index)
-		}
-		for _, t := range op.Outputs {
-			touch(t, op.Index)
-		}
-	}
-	for _, t := range g.Outputs {
-		touch(t, len(g.Ops)-1)
-	}
-	return l
 }

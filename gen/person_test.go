@@ -52,7 +52,7 @@ func readBMP8(path string) ([]byte, int, int, error) {
 // input convention of TFLite Micro's own test (top-down pixel bytes copied
 // as int8) and expects exactly the scores TFLM_CHECK.txt records.
 func TestPersonDetectImages(t *testing.T) {
-	shared := sharedDir(t)
+	shared := e2e.SharedDir(t)
 	dir := filepath.Join(shared, "vectors", "person_detection")
 	check, err := os.ReadFile(filepath.Join(dir, "TFLM_CHECK.txt"))
 	if err != nil {

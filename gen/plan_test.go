@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflm-gen/tflm-gen/internal/e2e"
+
 	"github.com/tflm-gen/tflm-gen/planner"
 )
 
@@ -15,7 +17,7 @@ import (
 // (tflm.planner.head_bytes): it must never be larger. The table is the one
 // quoted in the README.
 func TestPlannerVsTFLM(t *testing.T) {
-	shared := sharedDir(t)
+	shared := e2e.SharedDir(t)
 	refs, names := loadRefs(t, shared)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "\n| model | TFLM head (greedy) | TFLM lifetime bound | tflm-gen activations+scratch | certificate | saved by views/in-place | persistent | TFLM arena_used | tflm-gen ArenaSize |\n|---|---:|---:|---:|---|---:|---:|---:|---:|\n")
@@ -25,14 +27,14 @@ func TestPlannerVsTFLM(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, lay, err := Lower(n+".tflite", data, Options{Package: "p"})
+		prog, lay, err := Lower(n+".tflite", data, Options{Package: "p"})
 		if err != nil {
 			t.Errorf("%s: %v", n, err)
 			continue
 		}
 		p := lay.Plan
 		persistent := 0
-		for _, b := range lay.Buffers {
+		for _, b := range prog.Buffers {
 			if b.Kind == planner.Persistent {
 				persistent += (b.Size + lay.Align - 1) / lay.Align * lay.Align
 			}
@@ -53,7 +55,7 @@ func TestPlannerVsTFLM(t *testing.T) {
 // BenchmarkPlanModels measures lowering and planning the largest reference
 // models (everything but code emission).
 func BenchmarkPlanModels(b *testing.B) {
-	shared := sharedDir(b)
+	shared := e2e.SharedDir(b)
 	for _, n := range []string{"person_detect", "dtln_noise_suppression", "keyword_scrambled"} {
 		data, err := os.ReadFile(filepath.Join(shared, "models", n+".tflite"))
 		if err != nil {
@@ -72,7 +74,7 @@ func BenchmarkPlanModels(b *testing.B) {
 
 // BenchmarkGenerate measures the whole generation of the largest models.
 func BenchmarkGenerate(b *testing.B) {
-	shared := sharedDir(b)
+	shared := e2e.SharedDir(b)
 	for _, n := range []string{"person_detect", "dtln_noise_suppression"} {
 		data, err := os.ReadFile(filepath.Join(shared, "models", n+".tflite"))
 		if err != nil {

@@ -2,14 +2,11 @@ package gen
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -60,43 +57,12 @@ func loadRefs(t *testing.T, shared string) (refs map[string]*refModel, names []s
 	return out, names
 }
 
-var nonIdent = regexp.MustCompile(`[^a-z0-9_]`)
-
-func pkgNameFor(model string) string { return nonIdent.ReplaceAllString(strings.ToLower(model), "_") }
-
-// outputsMatch compares generated and reference output bytes: exactly for
-// integer types, within 1e-5 relative for float32.
-func outputsMatch(t *model.Tensor, got, want []byte) (bool, string) {
-	if len(got) != len(want) {
-		return false, fmt.Sprintf("%d bytes, want %d", len(got), len(want))
-	}
-	if t.Type != model.Float32 {
-		for i := range got {
-			if got[i] != want[i] {
-				return false, fmt.Sprintf("byte %d is %d, want %d", i, got[i], want[i])
-			}
-		}
-		return true, ""
-	}
-	worst := 0.0
-	for i := 0; i+4 <= len(got); i += 4 {
-		g := float64(math.Float32frombits(binary.LittleEndian.Uint32(got[i:])))
-		w := float64(math.Float32frombits(binary.LittleEndian.Uint32(want[i:])))
-		d := math.Abs(g - w)
-		if d > 1e-5*math.Abs(w) && d > 1e-6 {
-			return false, fmt.Sprintf("element %d is %g, want %g", i/4, g, w)
-		}
-		worst = max(worst, d)
-	}
-	return true, fmt.Sprintf("max abs diff %.3g", worst)
-}
-
 // TestReference generates every model in ../shared/ref, by default and,
 // where the kernels differ, with -speed, runs it on both input patterns
 // (natively and, unless -short, as 32-bit ARM and 386 under qemu) and
 // compares each output with TFLite Micro's bytes.
 func TestReference(t *testing.T) {
-	shared := sharedDir(t)
+	shared := e2e.SharedDir(t)
 	refs, names := loadRefs(t, shared)
 	// Every model is built as the generator's default and, where that
 	// differs, with -speed (every fast kernel variant).
@@ -115,7 +81,7 @@ func TestReference(t *testing.T) {
 			continue
 		}
 		g, _ := model.Parse(n, data)
-		pkg := pkgNameFor(n)
+		pkg := e2e.PackageName(n)
 		res, err := Generate(n+".tflite", data, Options{Package: pkg})
 		if err != nil {
 			t.Errorf("%s: generate: %v", n, err)
@@ -180,7 +146,7 @@ func TestReference(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				match, msg := outputsMatch(b.g.Tensors[ti], r.Outputs[0][o], want)
+				match, msg := e2e.OutputsMatch(b.g.Tensors[ti], r.Outputs[0][o], want)
 				if !match {
 					ok = false
 					t.Errorf("%s: %s %s output %d: %s", tg.name, k.variant, k.pattern, o, msg)

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/tflm-gen/tflm-gen/internal/e2e"
 )
 
 // sectionSizes builds dir's ./main for GOARCH=arm and returns the sizes of
@@ -45,7 +47,7 @@ func TestWeightsInReadOnlyData(t *testing.T) {
 	}
 	name, path := "tiny_conv_int8", filepath.Join("..", "testdata", "tiny_conv_int8.tflite")
 	if dir := os.Getenv("TFLM_SHARED"); dir != "" || fileExists(filepath.Join("..", "..", "shared", "models", "person_detect.tflite")) {
-		shared := sharedDir(t)
+		shared := e2e.SharedDir(t)
 		name, path = "person_detect", filepath.Join(shared, "models", "person_detect.tflite")
 	}
 	data, err := os.ReadFile(path)
@@ -57,8 +59,7 @@ func TestWeightsInReadOnlyData(t *testing.T) {
 		t.Fatal(err)
 	}
 	constBytes := 0
-	g, _, _ := Lower(name+".tflite", data, Options{Package: "model"})
-	for _, tt := range g.Tensors {
+	for _, tt := range res.Program.Graph.Tensors {
 		constBytes += len(tt.Data)
 	}
 	arena := res.Layout.Plan.Size

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflm-gen/tflm-gen/internal/e2e"
+
 	"github.com/tflm-gen/tflm-gen/internal/tinygocheck"
 )
 
@@ -55,7 +57,7 @@ func TestTinyGoExamples(t *testing.T) {
 // TestTinyGoSharedModels generates a package for every model in
 // ../shared/models into a throwaway module and checks it.
 func TestTinyGoSharedModels(t *testing.T) {
-	models, err := filepath.Glob(filepath.Join(sharedDir(t), "models", "*.tflite"))
+	models, err := filepath.Glob(filepath.Join(e2e.SharedDir(t), "models", "*.tflite"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +72,7 @@ func TestTinyGoSharedModels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pkg := pkgNameFor(name)
+			pkg := e2e.PackageName(name)
 			res, err := Generate(filepath.Base(path), data, Options{Package: pkg})
 			if err != nil {
 				// Not a TinyGo question; TestReference covers generation.

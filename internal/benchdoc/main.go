@@ -21,6 +21,7 @@ import (
 	"text/template"
 
 	"github.com/tflm-gen/tflm-gen/gen"
+	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/templates"
 )
@@ -96,7 +97,7 @@ func run(shared, out string, count int, benchtime, tflmBench string) error {
 		if err := write(pkg, res.Files); err != nil {
 			return err
 		}
-		e := entry{name: name, pkg: pkg, macs: gen.MACs(g), tflmNs: tflm, tflmIr: tflmIr, inputs: inputs,
+		e := entry{name: name, pkg: pkg, macs: lower.MACs(g), tflmNs: tflm, tflmIr: tflmIr, inputs: inputs,
 			model: path, want: want, arena: res.Layout.Plan.Size}
 		fast, err := gen.Generate(filepath.Base(path), data, gen.Options{Package: pkg + "_speed", Speed: true})
 		if err != nil {

@@ -937,3 +937,33 @@ func (p *parser) checkGraph(g *Graph) {
 		p.unsupported("the non-constant tensors need %d bytes in total, more than %d", total, MaxActivationBytes)
 	}
 }
+
+// Lifetimes returns, per tensor, the first and last operator that uses it
+// ({1<<30, -1} for an unused one): graph inputs count as used at operator 0
+// and graph outputs at the last operator.
+func (g *Graph) Lifetimes() [][2]int {
+	l := make([][2]int, len(g.Tensors))
+	for i := range l {
+		l[i] = [2]int{1 << 30, -1}
+	}
+	touch := func(t, s int) {
+		if t >= 0 {
+			l[t][0], l[t][1] = min(l[t][0], s), max(l[t][1], s)
+		}
+	}
+	for _, t := range g.Inputs {
+		touch(t, 0)
+	}
+	for _, op := range g.Ops {
+		for _, t := range op.Inputs {
+			touch(t, op.Index)
+		}
+		for _, t := range op.Outputs {
+			touch(t, op.Index)
+		}
+	}
+	for _, t := range g.Outputs {
+		touch(t, len(g.Ops)-1)
+	}
+	return l
+}

@@ -1,0 +1,240 @@
+package emit
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tflm-gen/tflm-gen/kernels"
+)
+
+// kernelDecl is one top-level declaration of package kernels: a function, a
+// type with its methods, or a const/var group.
+type kernelDecl struct {
+	file    string
+	order   int      // position in the file
+	names   []string // names it declares
+	src     []byte   // its source, doc comment included
+	refs    []string // identifiers it uses, sorted
+	imports []string // import paths it uses
+}
+
+// kernelSource is the parsed kernel package.
+type kernelSource struct {
+	decls []*kernelDecl
+	owner map[string]*kernelDecl // declared name -> declaration
+}
+
+// loadKernels parses the kernel sources embedded in package kernels.
+func loadKernels() (*kernelSource, error) {
+	names, err := fs.Glob(kernels.Sources, "*.go")
+	if err != nil {
+		return nil, err
+	}
+	ks := &kernelSource{owner: map[string]*kernelDecl{}}
+	methods := map[string][]*ast.FuncDecl{}
+	type pending struct {
+		d    *kernelDecl
+		node ast.Node
+	}
+	var all []pending
+	fset := token.NewFileSet()
+	for _, n := range names {
+		if strings.HasSuffix(n, "_test.go") || n == "embed.go" || n == "doc.go" {
+			continue
+		}
+		src, err := fs.ReadFile(kernels.Sources, n)
+		if err != nil {
+			return nil, err
+		}
+		af, err := parser.ParseFile(fset, n, src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("kernel source %s: %w", n, err)
+		}
+		imports := map[string]string{} // local name -> path
+		for _, im := range af.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			local := p[strings.LastIndex(p, "/")+1:]
+			if im.Name != nil {
+				local = im.Name.Name
+			}
+			imports[local] = p
+		}
+		tf := fset.File(af.Pos())
+		text := func(from, to token.Pos) []byte { return src[tf.Offset(from):tf.Offset(to)] }
+		for i, d := range af.Decls {
+			kd := &kernelDecl{file: n, order: i}
+			start := d.Pos()
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Doc != nil {
+					start = d.Doc.Pos()
+				}
+				if d.Recv != nil {
+					// Methods travel with their receiver type.
+					if len(d.Recv.List) == 1 {
+						rt := d.Recv.List[0].Type
+						if st, ok := rt.(*ast.StarExpr); ok {
+							rt = st.X
+						}
+						if id, ok := rt.(*ast.Ident); ok {
+							methods[id.Name] = append(methods[id.Name], d)
+						}
+					}
+					kd.names = []string{"." + d.Name.Name}
+				} else {
+					kd.names = []string{d.Name.Name}
+				}
+			case *ast.GenDecl:
+				if d.Tok == token.IMPORT {
+					continue
+				}
+				if d.Doc != nil {
+					start = d.Doc.Pos()
+				}
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						kd.names = append(kd.names, s.Name.Name)
+					case *ast.ValueSpec:
+						for _, id := range s.Names {
+							kd.names = append(kd.names, id.Name)
+						}
+					}
+				}
+			}
+			kd.src = text(start, d.End())
+			refs := map[string]bool{}
+			usedImports := map[string]bool{}
+			ast.Inspect(d, func(x ast.Node) bool {
+				switch x := x.(type) {
+				case *ast.SelectorExpr:
+					if id, ok := x.X.(*ast.Ident); ok {
+						if p, ok := imports[id.Name]; ok {
+							usedImports[p] = true
+						}
+					}
+				case *ast.Ident:
+					refs[x.Name] = true
+				}
+				return true
+			})
+			for r := range refs {
+				kd.refs = append(kd.refs, r)
+			}
+			sort.Strings(kd.refs)
+			for p := range usedImports {
+				kd.imports = append(kd.imports, p)
+			}
+			sort.Strings(kd.imports)
+			all = append(all, pending{kd, d})
+			ks.decls = append(ks.decls, kd)
+		}
+	}
+	for _, p := range all {
+		for _, n := range p.d.names {
+			if prev, dup := ks.owner[n]; dup && !strings.HasPrefix(n, ".") {
+				return nil, fmt.Errorf("kernel sources: %s declared in %s and %s", n, prev.file, p.d.file)
+			}
+			ks.owner[n] = p.d
+		}
+	}
+	// A type refers to its methods, so keeping the type keeps them.
+	for typ, ms := range methods {
+		td, ok := ks.owner[typ]
+		if !ok {
+			continue
+		}
+		for _, m := range ms {
+			td.refs = append(td.refs, "."+m.Name.Name+"@"+typ)
+		}
+	}
+	for _, p := range all {
+		if fd, ok := p.node.(*ast.FuncDecl); ok && fd.Recv != nil {
+			rt := fd.Recv.List[0].Type
+			if st, ok := rt.(*ast.StarExpr); ok {
+				rt = st.X
+			}
+			if id, ok := rt.(*ast.Ident); ok {
+				ks.owner["."+fd.Name.Name+"@"+id.Name] = p.d
+			}
+		}
+	}
+	return ks, nil
+}
+
+// kernelFiles returns the kernel code a model needs: the declarations named
+// in need and everything they use, nothing else. Declarations keep their
+// file (kernel_<name>.go), order and comments; the package clause becomes
+// pkg and each file starts with the generated-code header.
+func kernelFiles(need []string, pkg, hdr string) (map[string][]byte, error) {
+	ks, err := loadKernels()
+	if err != nil {
+		return nil, err
+	}
+	keep := map[*kernelDecl]bool{}
+	var queue []*kernelDecl
+	for _, n := range need {
+		d, ok := ks.owner[n]
+		if !ok {
+			return nil, fmt.Errorf("internal error: no kernel declares %q", n)
+		}
+		if !keep[d] {
+			keep[d] = true
+			queue = append(queue, d)
+		}
+	}
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		for _, r := range d.refs {
+			if o, ok := ks.owner[r]; ok && !keep[o] {
+				keep[o] = true
+				queue = append(queue, o)
+			}
+		}
+	}
+	byFile := map[string][]*kernelDecl{}
+	for d := range keep {
+		byFile[d.file] = append(byFile[d.file], d)
+	}
+	out := map[string][]byte{}
+	for file, ds := range byFile {
+		sort.Slice(ds, func(i, j int) bool { return ds[i].order < ds[j].order })
+		imports := map[string]bool{}
+		for _, d := range ds {
+			for _, p := range d.imports {
+				imports[p] = true
+			}
+		}
+		var b bytes.Buffer
+		for _, l := range strings.Split(hdr, "\n") {
+			b.WriteString("// " + l + "\n")
+		}
+		b.WriteString("\npackage " + pkg + "\n")
+		if len(imports) > 0 {
+			var paths []string
+			for p := range imports {
+				paths = append(paths, strconv.Quote(p))
+			}
+			sort.Strings(paths)
+			b.WriteString("\nimport (\n\t" + strings.Join(paths, "\n\t") + "\n)\n")
+		}
+		for _, d := range ds {
+			b.WriteString("\n")
+			b.Write(d.src)
+			b.WriteString("\n")
+		}
+		name := "kernel_" + file
+		if out[name], err = formatSource(name, b.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,127 @@
+package emit
+
+import (
+	"fmt"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/tflm-gen/tflm-gen/internal/model"
+)
+
+// testFile emits generated_test.go for the generated package: Invoke must not
+// allocate, two Models must be independent (also under -race), Reset must
+// restore the initial state, and BenchmarkInvoke measures one Invoke.
+func (e *emitter) testFile(macs int64) ([]byte, error) {
+	g := e.g
+	f := jen.NewFile(e.opt.Package)
+	headerComment(f, header(g, e.opt))
+
+	// func fillInputs(m *Model, seed uint32) { ... }
+	var fill []jen.Code
+	fill = append(fill, jen.Id("s").Op(":=").Lit(uint32(0x9E3779B9)).Op("+").Id("seed"))
+	for k, ti := range g.Inputs {
+		t := g.Tensors[ti]
+		var val jen.Code
+		switch t.Type {
+		case model.Int8:
+			val = jen.Int8().Parens(jen.Id("s"))
+		case model.Uint8, model.Bool:
+			val = jen.Uint8().Parens(jen.Id("s"))
+		case model.Int16:
+			val = jen.Int16().Parens(jen.Id("s"))
+		case model.Int32:
+			val = jen.Int32().Parens(jen.Int8().Parens(jen.Id("s")))
+		case model.Int64:
+			val = jen.Int64().Parens(jen.Int8().Parens(jen.Id("s")))
+		case model.Float32:
+			val = jen.Float32().Parens(jen.Int8().Parens(jen.Id("s"))).Op("/").Lit(32)
+		default:
+			return nil, fmt.Errorf("internal error: no test input fill for %s", t.Describe())
+		}
+		fill = append(fill, jen.For(jen.Id("i").Op(":=").Range().Id("m").Dot("Input"+typeSuffix(t.Type)).Call(jen.Lit(k))).Block(
+			jen.Id("s").Op("^=").Id("s").Op("<<").Lit(13),
+			jen.Id("s").Op("^=").Id("s").Op(">>").Lit(17),
+			jen.Id("s").Op("^=").Id("s").Op("<<").Lit(5),
+			jen.Id("m").Dot("Input"+typeSuffix(t.Type)).Call(jen.Lit(k)).Index(jen.Id("i")).Op("=").Add(val),
+		))
+	}
+	comment(f, "fillInputs writes a deterministic xorshift pattern into every input.")
+	f.Func().Id("fillInputs").Params(jen.Id("m").Op("*").Id("Model"), jen.Id("seed").Uint32()).Block(fill...)
+
+	// func outputs(m *Model) []byte
+	comment(f, "outputs copies every output's bytes.")
+	f.Func().Id("outputs").Params(jen.Id("m").Op("*").Id("Model")).Index().Byte().Block(
+		jen.Var().Id("out").Index().Byte(),
+		jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Id("NumOutputs"), jen.Id("i").Op("++")).Block(
+			jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("m").Dot("Output").Call(jen.Id("i")).Op("..."))),
+		jen.Return(jen.Id("out")),
+	)
+
+	comment(f, "run resets m, then invokes it twice on the pattern of seed (state carries\nover between the two, as in TensorFlow Lite Micro) and returns both outputs.")
+	f.Func().Id("run").Params(jen.Id("m").Op("*").Id("Model"), jen.Id("seed").Uint32()).Index().Byte().Block(
+		jen.Id("m").Dot("Reset").Call(),
+		jen.Id("fillInputs").Call(jen.Id("m"), jen.Id("seed")),
+		jen.Id("m").Dot("Invoke").Call(),
+		jen.Id("first").Op(":=").Id("outputs").Call(jen.Id("m")),
+		jen.Id("fillInputs").Call(jen.Id("m"), jen.Id("seed")),
+		jen.Id("m").Dot("Invoke").Call(),
+		jen.Return(jen.Append(jen.Id("first"), jen.Id("outputs").Call(jen.Id("m")).Op("..."))),
+	)
+
+	comment(f, "TestInvokeDoesNotAllocate checks that Invoke makes no heap allocation.")
+	f.Func().Id("TestInvokeDoesNotAllocate").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.Id("m").Op(":=").New(jen.Id("Model")),
+		jen.Id("fillInputs").Call(jen.Id("m"), jen.Lit(1)),
+		jen.If(jen.Id("n").Op(":=").Qual("testing", "AllocsPerRun").Call(jen.Lit(5), jen.Id("m").Dot("Invoke")), jen.Id("n").Op("!=").Lit(0)).Block(
+			jen.Id("t").Dot("Fatalf").Call(jen.Lit("Invoke allocates %v times per run"), jen.Id("n"))),
+	)
+
+	comment(f, "TestModelsAreIndependent runs two Models at the same time (run it with\n-race) and checks each gives what one Model alone gives; a fresh Model and a\nReset one must agree.")
+	f.Func().Id("TestModelsAreIndependent").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.Id("want").Op(":=").Index(jen.Lit(2)).Index().Byte().Values(
+			jen.Id("run").Call(jen.New(jen.Id("Model")), jen.Lit(1)),
+			jen.Id("run").Call(jen.New(jen.Id("Model")), jen.Lit(2)),
+		),
+		jen.Var().Id("got").Index(jen.Lit(2)).Index().Byte(),
+		jen.Var().Id("wg").Qual("sync", "WaitGroup"),
+		jen.For(jen.Id("k").Op(":=").Range().Id("got")).Block(
+			jen.Id("wg").Dot("Go").Call(jen.Func().Params().Block(
+				jen.Id("m").Op(":=").New(jen.Id("Model")),
+				jen.Id("run").Call(jen.Id("m"), jen.Uint32().Parens(jen.Id("k").Op("+").Lit(1))),
+				jen.Id("got").Index(jen.Id("k")).Op("=").Id("run").Call(jen.Id("m"), jen.Uint32().Parens(jen.Id("k").Op("+").Lit(1))),
+			)),
+		),
+		jen.Id("wg").Dot("Wait").Call(),
+		jen.For(jen.Id("k").Op(":=").Range().Id("got")).Block(
+			jen.If(jen.Op("!").Qual("bytes", "Equal").Call(jen.Id("got").Index(jen.Id("k")), jen.Id("want").Index(jen.Id("k")))).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit("model %d: concurrent or reset run differs from a fresh one"), jen.Id("k"))),
+		),
+	)
+
+	comment(f, "TestIndexOutOfRangePanics checks that a bad input or output index panics\nwith a message instead of touching memory.")
+	f.Func().Id("TestIndexOutOfRangePanics").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.Var().Id("m").Id("Model"),
+		jen.For(jen.List(jen.Id("name"), jen.Id("f")).Op(":=").Range().Map(jen.String()).Func().Params().Values(jen.Dict{
+			jen.Lit("Input"):  jen.Func().Params().Block(jen.Id("m").Dot("Input").Call(jen.Id("NumInputs"))),
+			jen.Lit("Output"): jen.Func().Params().Block(jen.Id("m").Dot("Output").Call(jen.Lit(-1))),
+		})).Block(
+			jen.Func().Params().Block(
+				jen.Defer().Func().Params().Block(
+					jen.If(jen.Id("r").Op(":=").Recover(), jen.Id("r").Op("==").Nil()).Block(
+						jen.Id("t").Dot("Errorf").Call(jen.Lit("%s with a bad index did not panic"), jen.Id("name")))).Call(),
+				jen.Id("f").Call(),
+			).Call(),
+		),
+	)
+
+	comment(f, fmt.Sprintf("BenchmarkInvoke measures one Invoke; the model performs %d multiply-accumulates.", macs))
+	f.Func().Id("BenchmarkInvoke").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+		jen.Id("m").Op(":=").New(jen.Id("Model")),
+		jen.Id("fillInputs").Call(jen.Id("m"), jen.Lit(1)),
+		jen.Id("b").Dot("ReportAllocs").Call(),
+		jen.For(jen.Id("b").Dot("Loop").Call()).Block(jen.Id("m").Dot("Invoke").Call()),
+		jen.If(jen.Id("ns").Op(":=").Float64().Parens(jen.Id("b").Dot("Elapsed").Call().Dot("Nanoseconds").Call()).Op("/").Float64().Parens(jen.Id("b").Dot("N")), jen.Id("ns").Op(">").Lit(0)).Block(
+			jen.Id("b").Dot("ReportMetric").Call(jen.Lit(float64(macs)).Op("/").Id("ns"), jen.Lit("MAC/ns"))),
+	)
+	return render("generated_test.go", f)
+}

@@ -1,0 +1,123 @@
+// Package layout plans the arena of a lowered program: it hands the
+// program's buffers to the planner and keeps the offsets, keyed by buffer
+// id, with the plan's bound and certificate. It changes nothing in the
+// program and knows nothing of Go code.
+package layout
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/planner"
+)
+
+// DefaultAlign is the buffer alignment when Options.Align is 0.
+const DefaultAlign = 16
+
+// Options control planning.
+type Options struct {
+	// Align is the buffer offset alignment in bytes (power of two, default 16).
+	Align int
+	// Strategy selects the planner's algorithm.
+	Strategy planner.Strategy
+	// Effort bounds the exact search (search nodes, 0 = default).
+	Effort int64
+}
+
+// Layout is a planned arena for one program.
+type Layout struct {
+	// Plan has one offset per buffer: Plan.Offsets[id] for program.BufID id.
+	Plan *planner.Plan
+	// Align is the alignment every buffer was placed at.
+	Align int
+	// PlainSize is the arena the same model needs with every tensor in its
+	// own buffer (no views, no in-place operators); PlainSize-Plan.Size is
+	// what operator-aware sharing saves.
+	PlainSize int
+}
+
+// ErrTooLarge is wrapped when a plan exceeds a limit on the arena.
+var ErrTooLarge = errors.New("arena larger than the limit")
+
+// Offset returns the arena offset of buffer b.
+func (l *Layout) Offset(b program.BufID) int { return l.Plan.Offsets[b] }
+
+// Make plans p. plain, when not nil, is the same model assembled with one
+// buffer per tensor, planned only for Layout.PlainSize.
+func Make(p *program.Program, plain *program.Program, opt Options) (*Layout, error) {
+	align := opt.Align
+	if align == 0 {
+		align = DefaultAlign
+	}
+	plan, err := place(p, align, opt)
+	if err != nil {
+		return nil, err
+	}
+	l := &Layout{Plan: plan, Align: align, PlainSize: plan.Size}
+	if plain != nil {
+		pp, err := place(plain, align, opt)
+		if err != nil {
+			return nil, err
+		}
+		l.PlainSize = pp.Size
+	}
+	return l, nil
+}
+
+func place(p *program.Program, align int, opt Options) (*planner.Plan, error) {
+	bufs := p.PlannerBuffers()
+	plan, err := planner.Make(bufs, planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort})
+	if err != nil {
+		return nil, fmt.Errorf("planning: %w", err)
+	}
+	if plan.Size > model.MaxTensorBytes {
+		return nil, fmt.Errorf("%w: arena of %d bytes does not fit a 32-bit int", model.ErrUnsupported, plan.Size)
+	}
+	if i, j, bad := planner.FirstOverlap(bufs, plan.Offsets); bad {
+		return nil, fmt.Errorf("internal error: planner placed %q and %q, live at the same time, in overlapping memory", bufs[i].Name, bufs[j].Name)
+	}
+	return plan, nil
+}
+
+// CheckLimit returns an error wrapping ErrTooLarge, saying which buffers
+// are live at the plan's peak, when the arena is larger than limit bytes
+// (limit > 0).
+func CheckLimit(p *program.Program, l *Layout, limit int) error {
+	if limit <= 0 || l.Plan.Size <= limit {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrTooLarge, explainOver(p, l, limit))
+}
+
+// liveAt lists the buffers live at step, largest first.
+func liveAt(p *program.Program, step int) []int {
+	var live []int
+	for i, b := range p.Buffers {
+		if b.First <= step && step <= b.Last {
+			live = append(live, i)
+		}
+	}
+	sort.SliceStable(live, func(a, b int) bool { return p.Buffers[live[a]].Size > p.Buffers[live[b]].Size })
+	return live
+}
+
+// explainOver says why the plan does not fit in limit bytes.
+func explainOver(p *program.Program, l *Layout, limit int) string {
+	pl := l.Plan
+	step := pl.PeakStep
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "arena needs %d bytes, %d over the limit of %d", pl.Size, pl.Size-limit, limit)
+	if pl.Size > pl.LowerBound {
+		fmt.Fprintf(&sb, " (lower bound %d; plan is %s)", pl.LowerBound, pl.CertText())
+	}
+	fmt.Fprintf(&sb, "; peak at operator %d (%s) where these buffers are live:", step, p.Ops[step].Code)
+	for _, i := range liveAt(p, step) {
+		b := p.Buffers[i]
+		fmt.Fprintf(&sb, " %q %d bytes (%s, ops %d-%d);", b.Name, b.Size, b.Kind, b.First, b.Last)
+	}
+	return strings.TrimSuffix(sb.String(), ";")
+}

@@ -1,0 +1,982 @@
+package lower
+
+import (
+	"encoding/binary"
+
+	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/internal/quant"
+)
+
+// Lowerings of the convolution family: CONV_2D, DEPTHWISE_CONV_2D and
+// TRANSPOSE_CONV, following TFLite Micro's conv.cc, conv_common.cc,
+// depthwise_conv*.cc and transpose_conv.cc. Everything TFLM's Prepare
+// computes (padding, per-channel multipliers and shifts, activation bounds,
+// zero points) is computed here; the kernels (kernels/conv.go,
+// depthwise.go, transpose_conv.go) only loop. Int8 CONV_2D and
+// DEPTHWISE_CONV_2D go to specialised kernels where they apply (see
+// convLowerFastInt8 and dwLowerRowsInt8 below), with the reference-order
+// kernels as the fallback.
+
+func init() {
+	register(model.OpConv2D, lowerConv2D)
+	register(model.OpDepthwiseConv2D, lowerDepthwiseConv2D)
+	register(model.OpTransposeConv, lowerTransposeConv)
+}
+
+// BuiltinOptions union types of the family (schema.fbs).
+const (
+	convOptConv2D        = 1
+	convOptDepthwise     = 2
+	convOptTransposeConv = 49
+)
+
+// convOptions checks that the operator's options table, if present, is the
+// one the family expects.
+func convOptions(c *opCtx, want uint8) (*model.Options, error) {
+	o := c.Op.Options()
+	if o.Present() && o.Type() != want {
+		return nil, c.Errorf("builtin options have union type %d, want %d", o.Type(), want)
+	}
+	return o, nil
+}
+
+// convSame decodes the schema's Padding enum (SAME = 0, VALID = 1).
+func convSame(c *opCtx, padding uint8) (bool, error) {
+	switch padding {
+	case 0:
+		return true, nil
+	case 1:
+		return false, nil
+	}
+	return false, c.Errorf("padding %d is neither SAME (0) nor VALID (1)", padding)
+}
+
+// convGeometry reproduces tensorflow/lite/kernels/padding.h for one spatial
+// dimension: the output size SAME/VALID padding gives and the padding before
+// the first element.
+func convGeometry(c *opCtx, what string, same bool, stride, dilation, in, filter int) (out, pad int, err error) {
+	if stride <= 0 || dilation <= 0 || filter <= 0 || in < 0 {
+		return 0, 0, c.Errorf("%s: stride %d, dilation %d, filter %d, input %d: all must be positive", what, stride, dilation, filter, in)
+	}
+	eff := (filter-1)*dilation + 1
+	if same {
+		out = (in + stride - 1) / stride
+	} else {
+		out = (in + stride - eff) / stride
+	}
+	if out <= 0 {
+		return 0, 0, c.Errorf("%s: input %d with filter %d (dilation %d) and stride %d leaves no output", what, in, filter, dilation, stride)
+	}
+	pad = max((out-1)*stride+eff-in, 0) / 2
+	return out, pad, nil
+}
+
+// convShape4 checks that t is a 4-D tensor.
+func convShape4(c *opCtx, t *model.Tensor, what string) error {
+	if len(t.Shape) != 4 {
+		return c.Errorf("%s %s: want a 4-D tensor", what, t.Describe())
+	}
+	return nil
+}
+
+// convPerTensor returns the scale and zero point of a per-tensor quantized
+// activation tensor.
+func convPerTensor(c *opCtx, t *model.Tensor, what string) (float32, int32, error) {
+	if t.Quant == nil || len(t.Quant.Scale) != 1 || len(t.Quant.ZeroPoint) != 1 {
+		return 0, 0, c.Errorf("%s %s: want per-tensor quantization (one scale and zero point)", what, t.Describe())
+	}
+	s := t.Quant.Scale[0]
+	if !(s > 0) {
+		return 0, 0, c.Errorf("%s %s: scale %g is not positive", what, t.Describe(), s)
+	}
+	return s, int32(t.Quant.ZeroPoint[0]), nil
+}
+
+// convMultipliers computes TFLM's per-channel output multipliers and
+// exponents (PopulateConvolutionQuantizationParams): for channel i,
+// QuantizeMultiplier(input_scale * filter_scale[i] / output_scale) in double
+// precision, a single filter scale being broadcast. The filter must be
+// symmetric (zero points 0) and per-channel along axis.
+func convMultipliers(c *opCtx, inScale, outScale float32, filter *model.Tensor, nCh, axis int) (mult, shift []int32, err error) {
+	q := filter.Quant
+	if q == nil || len(q.Scale) == 0 {
+		return nil, nil, c.Errorf("filter %s is not quantized", filter.Describe())
+	}
+	if len(q.Scale) != 1 && len(q.Scale) != nCh {
+		return nil, nil, c.Errorf("filter %s has %d scales, want 1 or %d", filter.Describe(), len(q.Scale), nCh)
+	}
+	if len(q.Scale) > 1 && q.Axis != axis {
+		return nil, nil, c.Errorf("filter %s is quantized along axis %d, want %d", filter.Describe(), q.Axis, axis)
+	}
+	if len(q.ZeroPoint) != len(q.Scale) {
+		return nil, nil, c.Errorf("filter %s has %d zero points for %d scales", filter.Describe(), len(q.ZeroPoint), len(q.Scale))
+	}
+	for _, zp := range q.ZeroPoint {
+		if zp != 0 {
+			return nil, nil, c.Errorf("filter %s has zero point %d; TFLite Micro requires symmetric (zero point 0) filters", filter.Describe(), zp)
+		}
+	}
+	mult = make([]int32, nCh)
+	shift = make([]int32, nCh)
+	for i := range mult {
+		fs := q.Scale[0]
+		if len(q.Scale) > 1 {
+			fs = q.Scale[i]
+		}
+		if !(fs >= 0) {
+			return nil, nil, c.Errorf("filter %s: channel %d scale %g is negative", filter.Describe(), i, fs)
+		}
+		m, s := quant.Multiplier(float64(inScale) * float64(fs) / float64(outScale))
+		mult[i], shift[i] = m, int32(s)
+	}
+	return mult, shift, nil
+}
+
+// convActRange returns the quantized clamp bounds of the fused activation.
+func convActRange(c *opCtx, act quant.Activation, scale float32, zp, qmin, qmax int32) (int32, int32, error) {
+	lo, hi, ok := quant.RangeQuantized(act, float64(scale), zp, qmin, qmax)
+	if !ok {
+		return 0, 0, c.Errorf("fused activation %s is not supported", act)
+	}
+	return lo, hi, nil
+}
+
+// convActFloat returns the float clamp bounds of the fused activation.
+func convActFloat(c *opCtx, act quant.Activation) (float32, float32, error) {
+	lo, hi, ok := quant.RangeFloat(act)
+	if !ok {
+		return 0, 0, c.Errorf("fused activation %s is not supported", act)
+	}
+	return lo, hi, nil
+}
+
+// convConstArg passes a constant tensor of a wide type (float32 weights,
+// biases) as a string, checking its type and element count.
+func convConstArg(c *opCtx, t *model.Tensor, what string, dt model.DType, n int) (Arg, error) {
+	if t.Type != dt {
+		return nil, c.Errorf("%s %s: want %s", what, t.Describe(), dt)
+	}
+	if !t.IsConst() {
+		return nil, c.Errorf("%s %s must be a constant", what, t.Describe())
+	}
+	if t.NumElements() != n {
+		return nil, c.Errorf("%s %s: want %d elements", what, t.Describe(), n)
+	}
+	return Str(t), nil
+}
+
+// convNoBias is the empty string kernels take for "no bias".
+func convNoBias(c *opCtx) Arg { return c.Const("NoBias", []byte{}) }
+
+// convBiasArg passes an optional bias (nil tensor: none).
+func convBiasArg(c *opCtx, bias *model.Tensor, dt model.DType, n int) (Arg, error) {
+	if bias == nil {
+		return convNoBias(c), nil
+	}
+	return convConstArg(c, bias, "bias", dt, n)
+}
+
+// convZeroPoints16 checks the int16 activation zero points, which TFLite
+// Micro's 16x8 kernels assume to be zero without applying them.
+func convZeroPoints16(c *opCtx, inZP, outZP int32) error {
+	if inZP != 0 || outZP != 0 {
+		return c.Errorf("int16 input/output zero points are %d/%d; 16x8 kernels require 0", inZP, outZP)
+	}
+	return nil
+}
+
+// convShift64 checks the exponents for the 64-bit rescaling TFLM uses in
+// 16x8 kernels, which assumes shift < 8 (and a positive multiplier).
+func convShift64(c *opCtx, shift []int32) error {
+	for i, s := range shift {
+		if s >= 8 {
+			return c.Errorf("channel %d: rescale exponent %d is too large for the 16x8 kernel (input*filter/output scale >= 128)", i, s)
+		}
+	}
+	return nil
+}
+
+// convInOut fetches and checks the operator's input count, output count and
+// the presence of the given inputs.
+func convInOut(c *opCtx, minIn, maxIn int, required ...int) error {
+	if c.NumOut() != 1 {
+		return c.Errorf("want 1 output, have %d", c.NumOut())
+	}
+	if c.NumIn() < minIn || c.NumIn() > maxIn {
+		return c.Errorf("want %d to %d inputs, have %d", minIn, maxIn, c.NumIn())
+	}
+	for _, i := range required {
+		if c.In(i) == nil {
+			return c.Errorf("input %d is missing", i)
+		}
+	}
+	return nil
+}
+
+// lowerConv2D lowers CONV_2D: float32, int8 (int8 per-channel filter, int32
+// bias) and 16x8 (int16 activations, int8 filter, int64 or int32 bias).
+func lowerConv2D(c *opCtx) error {
+	if err := convInOut(c, 2, 3, 0, 1); err != nil {
+		return err
+	}
+	in, filter, bias, out := c.In(0), c.In(1), c.In(2), c.Out(0)
+	o, err := convOptions(c, convOptConv2D)
+	if err != nil {
+		return err
+	}
+	padding := o.Uint8(0, 0)
+	strideW, strideH := int(o.Int32(1, 0)), int(o.Int32(2, 0))
+	act := quant.Activation(o.Uint8(3, 0))
+	dilW, dilH := int(o.Int32(4, 1)), int(o.Int32(5, 1))
+	biasType := model.DType(o.Uint8(6, uint8(model.Float32)))
+	if err := o.Err(); err != nil {
+		return c.Errorf("%v", err)
+	}
+	same, err := convSame(c, padding)
+	if err != nil {
+		return err
+	}
+	for _, x := range []struct {
+		t    *model.Tensor
+		what string
+	}{{in, "input"}, {filter, "filter"}, {out, "output"}} {
+		if err := convShape4(c, x.t, x.what); err != nil {
+			return err
+		}
+	}
+	if in.Type != out.Type {
+		return c.Errorf("input type %s differs from output type %s", in.Type, out.Type)
+	}
+	batches, inH, inW, inC := in.Shape[0], in.Shape[1], in.Shape[2], in.Shape[3]
+	outC, fH, fW, fC := filter.Shape[0], filter.Shape[1], filter.Shape[2], filter.Shape[3]
+	if out.Shape[0] != batches || out.Shape[3] != outC {
+		return c.Errorf("output %s does not match input %s and filter %s", out.Describe(), in.Describe(), filter.Describe())
+	}
+	if fC <= 0 || inC < fC || inC%fC != 0 || outC%(inC/fC) != 0 {
+		return c.Errorf("input channels %d, filter channels %d and output channels %d do not form groups", inC, fC, outC)
+	}
+	// Like TFLM, padding comes from the output size the padding rules give;
+	// the kernel then fills the output tensor's own shape.
+	oh, padH, err := convGeometry(c, "height", same, strideH, dilH, inH, fH)
+	if err != nil {
+		return err
+	}
+	ow, padW, err := convGeometry(c, "width", same, strideW, dilW, inW, fW)
+	if err != nil {
+		return err
+	}
+	if oh != out.Shape[1] || ow != out.Shape[2] {
+		return c.Errorf("output %s: padding rules give %dx%d", out.Describe(), oh, ow)
+	}
+	fields := []Field{
+		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("inC", Int(inC)),
+		F("filterH", Int(fH)), F("filterW", Int(fW)), F("filterC", Int(fC)),
+		F("outH", Int(oh)), F("outW", Int(ow)), F("outC", Int(outC)), F("groupOutC", Int(outC/(inC/fC))),
+		F("strideH", Int(strideH)), F("strideW", Int(strideW)),
+		F("dilationH", Int(dilH)), F("dilationW", Int(dilW)),
+		F("padH", Int(padH)), F("padW", Int(padW)),
+	}
+
+	if in.Type == model.Float32 {
+		if filter.Type != model.Float32 {
+			return c.Errorf("float32 input with %s filter (hybrid) is not supported", filter.Type)
+		}
+		lo, hi, err := convActFloat(c, act)
+		if err != nil {
+			return err
+		}
+		w, err := convConstArg(c, filter, "filter", model.Float32, filter.NumElements())
+		if err != nil {
+			return err
+		}
+		b, err := convBiasArg(c, bias, model.Float32, outC)
+		if err != nil {
+			return err
+		}
+		fields = append(fields, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
+		c.Call("convF32", Struct("convParams", fields...), View(in), w, b, View(out))
+		return nil
+	}
+
+	if in.Type != model.Int8 && in.Type != model.Int16 {
+		return c.Errorf("input type %s is not supported (want float32, int8 or int16)", in.Type)
+	}
+	if filter.Type != model.Int8 {
+		return c.Errorf("%s input with %s filter is not supported (want int8)", in.Type, filter.Type)
+	}
+	inScale, inZP, err := convPerTensor(c, in, "input")
+	if err != nil {
+		return err
+	}
+	outScale, outZP, err := convPerTensor(c, out, "output")
+	if err != nil {
+		return err
+	}
+	mult, shift, err := convMultipliers(c, inScale, outScale, filter, outC, 0)
+	if err != nil {
+		return err
+	}
+
+	if in.Type == model.Int8 {
+		lo, hi, err := convActRange(c, act, outScale, outZP, -128, 127)
+		if err != nil {
+			return err
+		}
+		b, err := convBiasArg(c, bias, model.Int32, outC)
+		if err != nil {
+			return err
+		}
+		// The fast kernels need scratch; the generator asks for the lean
+		// variant where that scratch would make the arena larger.
+		if fC == inC && convFastOK(shift) && !c.Lean() {
+			return convLowerFastInt8(c, in, filter, bias, out, convFastGeom{
+				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
+				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
+			}, convOHWI(filter.Data, outC), mult, shift, inZP, outZP, lo, hi)
+		}
+		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
+			F("actMin", I32(lo)), F("actMax", I32(hi)))
+		if fC == inC && convLeanOK(fH*fW*fC, outC) {
+			c.Call("convLeanInt8", Struct("convParams", fields...), View(in),
+				c.Const("Lean", convLeanLayout(convOHWI(filter.Data, outC))), b,
+				c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+			return nil
+		}
+		c.Call("convInt8", Struct("convParams", fields...), View(in), View(filter), b,
+			c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+		return nil
+	}
+
+	// 16x8. TFLM accumulates in 32 bits when the bias is int32, or when there
+	// is no bias and the options declare an int32 quantized bias type;
+	// otherwise in 64 bits with an int64 bias.
+	if err := convZeroPoints16(c, inZP, outZP); err != nil {
+		return err
+	}
+	lo, hi, err := convActRange(c, act, outScale, outZP, -32768, 32767)
+	if err != nil {
+		return err
+	}
+	fields = append(fields, F("actMin", I32(lo)), F("actMax", I32(hi)))
+	acc32 := (bias != nil && bias.Type == model.Int32) || (bias == nil && biasType == model.Int32)
+	if acc32 {
+		b, err := convBiasArg(c, bias, model.Int32, outC)
+		if err != nil {
+			return err
+		}
+		c.Call("convInt16Acc32", Struct("convParams", fields...), View(in), View(filter), b,
+			c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+		return nil
+	}
+	if err := convShift64(c, shift); err != nil {
+		return err
+	}
+	b, err := convBiasArg(c, bias, model.Int64, outC)
+	if err != nil {
+		return err
+	}
+	c.Call("convInt16", Struct("convParams", fields...), View(in), View(filter), b,
+		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+	return nil
+}
+
+// lowerDepthwiseConv2D lowers DEPTHWISE_CONV_2D: float32, int8 (int8
+// per-channel filter, int32 bias) and 16x8 (int64 bias, as TFLM reads it).
+func lowerDepthwiseConv2D(c *opCtx) error {
+	if err := convInOut(c, 2, 3, 0, 1); err != nil {
+		return err
+	}
+	in, filter, bias, out := c.In(0), c.In(1), c.In(2), c.Out(0)
+	o, err := convOptions(c, convOptDepthwise)
+	if err != nil {
+		return err
+	}
+	padding := o.Uint8(0, 0)
+	strideW, strideH := int(o.Int32(1, 0)), int(o.Int32(2, 0))
+	depthMul := int(o.Int32(3, 0))
+	act := quant.Activation(o.Uint8(4, 0))
+	dilW, dilH := int(o.Int32(5, 1)), int(o.Int32(6, 1))
+	if err := o.Err(); err != nil {
+		return c.Errorf("%v", err)
+	}
+	same, err := convSame(c, padding)
+	if err != nil {
+		return err
+	}
+	for _, x := range []struct {
+		t    *model.Tensor
+		what string
+	}{{in, "input"}, {filter, "filter"}, {out, "output"}} {
+		if err := convShape4(c, x.t, x.what); err != nil {
+			return err
+		}
+	}
+	if in.Type != out.Type {
+		return c.Errorf("input type %s differs from output type %s", in.Type, out.Type)
+	}
+	batches, inH, inW, inC := in.Shape[0], in.Shape[1], in.Shape[2], in.Shape[3]
+	fH, fW, outC := filter.Shape[1], filter.Shape[2], filter.Shape[3]
+	if filter.Shape[0] != 1 {
+		return c.Errorf("filter %s: want first dimension 1", filter.Describe())
+	}
+	if out.Shape[0] != batches || out.Shape[3] != outC {
+		return c.Errorf("output %s does not match input %s and filter %s", out.Describe(), in.Describe(), filter.Describe())
+	}
+	// TFLM's reference loops use the depth_multiplier option, so it must
+	// agree with the shapes.
+	if depthMul <= 0 || inC*depthMul != outC {
+		return c.Errorf("depth_multiplier %d does not turn %d input channels into %d output channels", depthMul, inC, outC)
+	}
+	oh, padH, err := convGeometry(c, "height", same, strideH, dilH, inH, fH)
+	if err != nil {
+		return err
+	}
+	ow, padW, err := convGeometry(c, "width", same, strideW, dilW, inW, fW)
+	if err != nil {
+		return err
+	}
+	if oh != out.Shape[1] || ow != out.Shape[2] {
+		return c.Errorf("output %s: padding rules give %dx%d", out.Describe(), oh, ow)
+	}
+	fields := []Field{
+		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("inC", Int(inC)),
+		F("filterH", Int(fH)), F("filterW", Int(fW)),
+		F("outH", Int(oh)), F("outW", Int(ow)), F("outC", Int(outC)), F("depthMul", Int(depthMul)),
+		F("strideH", Int(strideH)), F("strideW", Int(strideW)),
+		F("dilationH", Int(dilH)), F("dilationW", Int(dilW)),
+		F("padH", Int(padH)), F("padW", Int(padW)),
+	}
+
+	if in.Type == model.Float32 {
+		if filter.Type != model.Float32 {
+			return c.Errorf("float32 input with %s filter (hybrid) is not supported", filter.Type)
+		}
+		lo, hi, err := convActFloat(c, act)
+		if err != nil {
+			return err
+		}
+		w, err := convConstArg(c, filter, "filter", model.Float32, filter.NumElements())
+		if err != nil {
+			return err
+		}
+		b, err := convBiasArg(c, bias, model.Float32, outC)
+		if err != nil {
+			return err
+		}
+		fields = append(fields, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
+		c.Call("dwF32", Struct("dwParams", fields...), View(in), w, b, View(out))
+		return nil
+	}
+
+	if in.Type != model.Int8 && in.Type != model.Int16 {
+		return c.Errorf("input type %s is not supported (want float32, int8 or int16)", in.Type)
+	}
+	if filter.Type != model.Int8 {
+		return c.Errorf("%s input with %s filter is not supported (want int8)", in.Type, filter.Type)
+	}
+	inScale, inZP, err := convPerTensor(c, in, "input")
+	if err != nil {
+		return err
+	}
+	outScale, outZP, err := convPerTensor(c, out, "output")
+	if err != nil {
+		return err
+	}
+	mult, shift, err := convMultipliers(c, inScale, outScale, filter, outC, 3)
+	if err != nil {
+		return err
+	}
+
+	if in.Type == model.Int8 {
+		lo, hi, err := convActRange(c, act, outScale, outZP, -128, 127)
+		if err != nil {
+			return err
+		}
+		b, err := convBiasArg(c, bias, model.Int32, outC)
+		if err != nil {
+			return err
+		}
+		if convFastOK(shift) && !c.Lean() {
+			g := convFastGeom{
+				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
+				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
+			}
+			switch {
+			case depthMul == 1 && fH <= dwRowsMaxRows && fH*fW <= convLaneTaps:
+				return dwLowerRowsInt8(c, in, filter, bias, out, g, mult, shift, inZP, outZP, lo, hi)
+			case inC == 1:
+				// One input channel: a convolution with depthMul output
+				// channels whose weights are the filter's columns.
+				return convLowerFastInt8(c, in, filter, bias, out, g, convDepthwiseAsConv(filter.Data, outC),
+					mult, shift, inZP, outZP, lo, hi)
+			}
+		}
+		if depthMul == 1 && fH == 3 && fW == 3 && dilH == 1 && dilW == 1 && strideW <= 2 {
+			if ok, err := dwLowerLeanInt8(c, filter, bias, in, out, oh, ow, strideH, strideW, padH, padW,
+				mult, shift, inZP, outZP, lo, hi); ok || err != nil {
+				return err
+			}
+		}
+		if inC == 1 && convLeanOK(fH*fW, outC) {
+			// One input channel: a convolution, with the scratch-free
+			// kernel.
+			c.Call("convLeanInt8", Struct("convParams",
+				F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("inC", Int(1)),
+				F("filterH", Int(fH)), F("filterW", Int(fW)), F("filterC", Int(1)),
+				F("outH", Int(oh)), F("outW", Int(ow)), F("outC", Int(outC)), F("groupOutC", Int(outC)),
+				F("strideH", Int(strideH)), F("strideW", Int(strideW)),
+				F("dilationH", Int(dilH)), F("dilationW", Int(dilW)),
+				F("padH", Int(padH)), F("padW", Int(padW)),
+				F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+				View(in), c.Const("Lean", convLeanLayout(convDepthwiseAsConv(filter.Data, outC))), b,
+				c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+			return nil
+		}
+		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
+			F("actMin", I32(lo)), F("actMax", I32(hi)))
+		c.Call("dwInt8", Struct("dwParams", fields...), View(in), View(filter), b,
+			c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+		return nil
+	}
+
+	if err := convZeroPoints16(c, inZP, outZP); err != nil {
+		return err
+	}
+	if err := convShift64(c, shift); err != nil {
+		return err
+	}
+	lo, hi, err := convActRange(c, act, outScale, outZP, -32768, 32767)
+	if err != nil {
+		return err
+	}
+	b, err := convBiasArg(c, bias, model.Int64, outC)
+	if err != nil {
+		return err
+	}
+	fields = append(fields, F("actMin", I32(lo)), F("actMax", I32(hi)))
+	c.Call("dwInt16", Struct("dwParams", fields...), View(in), View(filter), b,
+		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+	return nil
+}
+
+// lowerTransposeConv lowers TRANSPOSE_CONV: float32, int8 (int8 per-channel
+// filter, int32 bias, int32 scratch) and 16x8 (int64 or int16 bias, int64
+// scratch). Inputs are output_shape, weights, input and an optional bias;
+// like TFLM, the output tensor's shape is what counts, so output_shape may
+// be computed at run time (it is then not read).
+func lowerTransposeConv(c *opCtx) error {
+	if err := convInOut(c, 3, 4, 0, 1, 2); err != nil {
+		return err
+	}
+	outShape, filter, in, bias, out := c.In(0), c.In(1), c.In(2), c.In(3), c.Out(0)
+	o, err := convOptions(c, convOptTransposeConv)
+	if err != nil {
+		return err
+	}
+	padding := o.Uint8(0, 0)
+	strideW, strideH := int(o.Int32(1, 0)), int(o.Int32(2, 0))
+	act := quant.Activation(o.Uint8(3, 0))
+	if err := o.Err(); err != nil {
+		return c.Errorf("%v", err)
+	}
+	same, err := convSame(c, padding)
+	if err != nil {
+		return err
+	}
+	for _, x := range []struct {
+		t    *model.Tensor
+		what string
+	}{{in, "input"}, {filter, "filter"}, {out, "output"}} {
+		if err := convShape4(c, x.t, x.what); err != nil {
+			return err
+		}
+	}
+	if in.Type != out.Type {
+		return c.Errorf("input type %s differs from output type %s", in.Type, out.Type)
+	}
+	if outShape.Type != model.Int32 || len(outShape.Shape) != 1 || outShape.Shape[0] != 4 {
+		return c.Errorf("output_shape %s: want int32[4]", outShape.Describe())
+	}
+	if outShape.IsConst() {
+		for i := 0; i < 4; i++ {
+			v := int32(uint32(outShape.Data[4*i]) | uint32(outShape.Data[4*i+1])<<8 |
+				uint32(outShape.Data[4*i+2])<<16 | uint32(outShape.Data[4*i+3])<<24)
+			if int(v) != out.Shape[i] {
+				return c.Errorf("output_shape %s holds dimension %d = %d, output is %s", outShape.Describe(), i, v, out.Describe())
+			}
+		}
+	}
+	batches, inH, inW, inC := in.Shape[0], in.Shape[1], in.Shape[2], in.Shape[3]
+	outC, fH, fW := filter.Shape[0], filter.Shape[1], filter.Shape[2]
+	outH, outW := out.Shape[1], out.Shape[2]
+	if filter.Shape[3] != inC {
+		return c.Errorf("filter %s does not match input %s channels", filter.Describe(), in.Describe())
+	}
+	if out.Shape[0] != batches || out.Shape[3] != outC {
+		return c.Errorf("output %s does not match input %s and filter %s", out.Describe(), in.Describe(), filter.Describe())
+	}
+	// TFLM pads as if the output were the input of a forward convolution.
+	_, padH, err := convGeometry(c, "height", same, strideH, 1, outH, fH)
+	if err != nil {
+		return err
+	}
+	_, padW, err := convGeometry(c, "width", same, strideW, 1, outW, fW)
+	if err != nil {
+		return err
+	}
+	fields := []Field{
+		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("inC", Int(inC)),
+		F("filterH", Int(fH)), F("filterW", Int(fW)),
+		F("outH", Int(outH)), F("outW", Int(outW)), F("outC", Int(outC)),
+		F("strideH", Int(strideH)), F("strideW", Int(strideW)),
+		F("padH", Int(padH)), F("padW", Int(padW)),
+	}
+
+	if in.Type == model.Float32 {
+		if filter.Type != model.Float32 {
+			return c.Errorf("float32 input with %s filter (hybrid) is not supported", filter.Type)
+		}
+		lo, hi, err := convActFloat(c, act)
+		if err != nil {
+			return err
+		}
+		w, err := convConstArg(c, filter, "filter", model.Float32, filter.NumElements())
+		if err != nil {
+			return err
+		}
+		b, err := convBiasArg(c, bias, model.Float32, outC)
+		if err != nil {
+			return err
+		}
+		fields = append(fields, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
+		c.Call("tconvF32", Struct("tconvParams", fields...), View(in), w, b, View(out))
+		return nil
+	}
+
+	if in.Type != model.Int8 && in.Type != model.Int16 {
+		return c.Errorf("input type %s is not supported (want float32, int8 or int16)", in.Type)
+	}
+	if filter.Type != model.Int8 {
+		return c.Errorf("%s input with %s filter is not supported (want int8)", in.Type, filter.Type)
+	}
+	inScale, inZP, err := convPerTensor(c, in, "input")
+	if err != nil {
+		return err
+	}
+	outScale, outZP, err := convPerTensor(c, out, "output")
+	if err != nil {
+		return err
+	}
+	mult, shift, err := convMultipliers(c, inScale, outScale, filter, outC, 0)
+	if err != nil {
+		return err
+	}
+	n := out.NumElements()
+
+	if in.Type == model.Int8 {
+		lo, hi, err := convActRange(c, act, outScale, outZP, -128, 127)
+		if err != nil {
+			return err
+		}
+		b, err := convBiasArg(c, bias, model.Int32, outC)
+		if err != nil {
+			return err
+		}
+		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
+			F("actMin", I32(lo)), F("actMax", I32(hi)))
+		c.Call("tconvInt8", Struct("tconvParams", fields...), View(in), View(filter), b,
+			c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), c.Scratch(model.Int32, n), View(out))
+		return nil
+	}
+
+	if err := convZeroPoints16(c, inZP, outZP); err != nil {
+		return err
+	}
+	if err := convShift64(c, shift); err != nil {
+		return err
+	}
+	lo, hi, err := convActRange(c, act, outScale, outZP, -32768, 32767)
+	if err != nil {
+		return err
+	}
+	var b Arg
+	switch {
+	case bias == nil:
+		b = convNoBias(c)
+	case bias.Type == model.Int16:
+		// TFLM widens an int16 bias to int64 at run time; do it here.
+		if !bias.IsConst() || bias.NumElements() != outC {
+			return c.Errorf("bias %s: want a constant with %d elements", bias.Describe(), outC)
+		}
+		wide := make([]int64, outC)
+		for i := range wide {
+			wide[i] = int64(int16(uint16(bias.Data[2*i]) | uint16(bias.Data[2*i+1])<<8))
+		}
+		b = c.ConstI64("Bias", wide)
+	default:
+		if b, err = convConstArg(c, bias, "bias", model.Int64, outC); err != nil {
+			return err
+		}
+	}
+	fields = append(fields, F("actMin", I32(lo)), F("actMax", I32(hi)))
+	c.Call("tconvInt16", Struct("tconvParams", fields...), View(in), View(filter), b,
+		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), c.Scratch(model.Int64, n), View(out))
+	return nil
+}
+
+// Specialised int8 kernels (kernels/conv_pw.go, conv_rq.go,
+// depthwise_rows.go). They take the weights re-laid-out for contiguous inner
+// loops and one requantization record per output channel whose bias has the
+// input offset folded in; taps in the padding read the input zero point,
+// which the folded bias cancels, so they match the reference kernels bit
+// for bit.
+
+// Constants shared with the kernels.
+const (
+	convRQLen      = 8  // int64 values per expanded requantization record
+	convLaneTaps   = 63 // products a 21-bit lane can always hold
+	dwRowsMaxRows  = 16 // filter rows the depthwise row ring holds
+	convRQMaxShift = 31 // largest left shift of the fast rescale
+)
+
+// convFastGeom is the geometry of a convolution lowered to a fast kernel.
+type convFastGeom struct {
+	batches, inH, inW, inC int
+	fH, fW                 int
+	outH, outW, outC       int
+	strideH, strideW       int
+	dilH, dilW             int
+	padH, padW             int
+}
+
+// convFastOK reports whether the fast kernels' rescale handles every
+// exponent: left shifts up to 31 (the reference shifts a wrapping int32).
+func convFastOK(shift []int32) bool {
+	for _, s := range shift {
+		if s > convRQMaxShift {
+			return false
+		}
+	}
+	return true
+}
+
+// convLeanMaxBytes bounds the flash convLeanInt8's weight layout may take
+// (4 bytes a weight, against 1 for convInt8); larger convolutions keep the
+// slower generic kernel rather than quadruple a large part of the model.
+const convLeanMaxBytes = 64 << 10
+
+// convLeanOK reports whether convLeanInt8 suits a convolution with K
+// weights per output channel: its int32 sums of (w+128)*(x-zp) are exact
+// (K*255*255 < 2^31) and its weights take at most convLeanMaxBytes.
+func convLeanOK(k, outC int) bool {
+	return k > 0 && outC > 0 && int64(k)*255*255 < 1<<31 && int64((outC+7)/8)*32*int64(k) <= convLeanMaxBytes
+}
+
+// convLeanLayout lays out weight rows [outC][K] for convLeanInt8: for each
+// block of eight output channels, for each k, the channel pairs (2j, 2j+1)
+// as little-endian int64 u(2j) + u(2j+1)<<32 with u = w+128 (128, a zero
+// weight, for channels past outC).
+func convLeanLayout(rows [][]int8) []byte {
+	k := len(rows[0])
+	blocks := (len(rows) + 7) / 8
+	out := make([]byte, 0, blocks*32*k)
+	u := func(oc, i int) uint64 {
+		if oc < len(rows) {
+			return uint64(int(rows[oc][i]) + 128)
+		}
+		return 128
+	}
+	for b := 0; b < blocks; b++ {
+		for i := 0; i < k; i++ {
+			for j := 0; j < 4; j++ {
+				out = binary.LittleEndian.AppendUint64(out, u(8*b+2*j, i)|u(8*b+2*j+1, i)<<32)
+			}
+		}
+	}
+	return out
+}
+
+// convOHWI returns a CONV_2D filter's weights as rows [outC][K].
+func convOHWI(data []byte, outC int) [][]int8 {
+	k := len(data) / outC
+	rows := make([][]int8, outC)
+	for oc := range rows {
+		rows[oc] = make([]int8, k)
+		for i := range rows[oc] {
+			rows[oc][i] = int8(data[oc*k+i])
+		}
+	}
+	return rows
+}
+
+// convDepthwiseAsConv returns a depthwise filter [1][fH][fW][outC] as rows
+// [outC][fH*fW], each output channel's taps: with one input channel they
+// are a convolution's weight rows; with depth multiplier 1, the channel-
+// major layout of the depthwise kernels.
+func convDepthwiseAsConv(data []byte, outC int) [][]int8 {
+	taps := len(data) / outC
+	rows := make([][]int8, outC)
+	for oc := range rows {
+		rows[oc] = make([]int8, taps)
+		for t := range rows[oc] {
+			rows[oc][t] = int8(data[t*outC+oc])
+		}
+	}
+	return rows
+}
+
+// convRQRecords builds the kernels' per-channel requantization triples
+// (kernels/conv_rq.go): folded bias (convFoldBias), multiplier and shift.
+func convRQRecords(c *opCtx, bias *model.Tensor, rows [][]int8, mult, shift []int32, inOffset int32) (Arg, error) {
+	folded, err := convFoldBias(c, bias, rows, inOffset)
+	if err != nil {
+		return nil, err
+	}
+	rec := make([]int32, 0, 3*len(rows))
+	for oc, b := range folded {
+		rec = append(rec, b, mult[oc], shift[oc])
+	}
+	return c.ConstI32("RQ", rec), nil
+}
+
+// convFoldBias returns per output channel the bias plus inOffset times the
+// sum of the channel's weights (rows), wrapping like the reference's int32
+// accumulator.
+func convFoldBias(c *opCtx, bias *model.Tensor, rows [][]int8, inOffset int32) ([]int32, error) {
+	n := len(rows)
+	if bias != nil {
+		if bias.Type != model.Int32 || !bias.IsConst() || bias.NumElements() != n {
+			return nil, c.Errorf("bias %s: want a constant int32 tensor of %d elements", bias.Describe(), n)
+		}
+	}
+	folded := make([]int32, n)
+	for oc, w := range rows {
+		var b, sum int32
+		if bias != nil {
+			b = int32(binary.LittleEndian.Uint32(bias.Data[4*oc:]))
+		}
+		for _, v := range w {
+			sum += int32(v)
+		}
+		folded[oc] = b + inOffset*sum
+	}
+	return folded, nil
+}
+
+// convLowerFastInt8 emits convPWInt8 (1x1 filter, stride 1) or convWinInt8
+// for an ungrouped int8 convolution with weight rows [outC][K] in filter
+// order (taps, then input channels).
+func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGeom, rows [][]int8,
+	mult, shift []int32, inZP, outZP, lo, hi int32) error {
+	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
+	if err != nil {
+		return err
+	}
+	// Weights as uint8 w+128, rows padded with 128 to a multiple of four.
+	k := len(rows[0])
+	wt := make([]byte, (g.outC+3)/4*4*k)
+	for i := range wt {
+		wt[i] = 128
+	}
+	for oc, w := range rows {
+		for i, v := range w {
+			wt[oc*k+i] = byte(int(v) + 128)
+		}
+	}
+	rqs := c.Scratch(model.Int64, g.outC*convRQLen)
+	xp := c.Scratch(model.Int64, k)
+	if g.fH == 1 && g.fW == 1 && g.strideH == 1 && g.strideW == 1 && g.padH == 0 && g.padW == 0 &&
+		g.inH == g.outH && g.inW == g.outW {
+		c.Call("convPWInt8", Struct("convPWParams",
+			F("pixels", Int(g.batches*g.outH*g.outW)), F("inC", Int(g.inC)), F("outC", Int(g.outC)),
+			F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+			View(in), c.Const("PW", wt), rq, rqs, xp, View(out))
+		return nil
+	}
+	c.Call("convWinInt8", Struct("convWinParams",
+		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
+		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
+		F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)),
+		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)),
+		F("dilationH", Int(g.dilH)), F("dilationW", Int(g.dilW)),
+		F("padH", Int(g.padH)), F("padW", Int(g.padW)),
+		F("inZP", I64(int64(inZP))), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+		View(in), c.Const("Win", wt), rq, rqs, xp, View(out))
+	return nil
+}
+
+// dwLowerRowsInt8 emits dwRowsInt8 for an int8 depthwise convolution with
+// depth multiplier 1.
+func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGeom,
+	mult, shift []int32, inZP, outZP, lo, hi int32) error {
+	// Weights channel-major; 3x3 filters offset by 128 as uint8.
+	taps := g.fH * g.fW
+	off := 0
+	if g.fH == 3 && g.fW == 3 {
+		off = 128
+	}
+	rows := convDepthwiseAsConv(filter.Data, g.outC)
+	wt := make([]byte, 0, taps*g.outC)
+	for _, w := range rows {
+		for _, v := range w {
+			wt = append(wt, byte(int(v)+off))
+		}
+	}
+	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
+	if err != nil {
+		return err
+	}
+	t := (g.outW + 2) / 3
+	c.Call("dwRowsInt8", Struct("dwRowsParams",
+		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("chans", Int(g.inC)),
+		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)), F("outH", Int(g.outH)), F("outW", Int(g.outW)),
+		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)),
+		F("dilationH", Int(g.dilH)), F("dilationW", Int(g.dilW)),
+		F("padH", Int(g.padH)), F("padW", Int(g.padW)),
+		F("inZP", I64(int64(inZP))), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+		View(in), c.Const("DW", wt), rq, c.Scratch(model.Int64, g.outC*convRQLen),
+		c.Scratch(model.Int64, g.fH*g.outC*t*g.fW), c.Scratch(model.Int8, g.outC), View(out))
+	return nil
+}
+
+// dwLowerLeanInt8 emits dwLeanInt8, the scratch-free 3x3 depthwise kernel
+// (depth multiplier 1, no dilation, horizontal stride 1 or 2): the filter
+// row by row, channel-major within a row ([3][C][3]) as uint8 w+128, a
+// constant row of the input zero point for padded taps, and per channel an
+// fcRQ record whose bias is folded with -(input zero point + 128), since
+// the kernel reads inputs as x+128. It reports false, emitting nothing,
+// when a requantization is out of the fcRQ form's range (the generic
+// kernel handles those).
+func dwLowerLeanInt8(c *opCtx, filter, bias, in, out *model.Tensor, oh, ow, strideH, strideW, padH, padW int,
+	mult, shift []int32, inZP, outZP, lo, hi int32) (bool, error) {
+	batches, inH, inW, C := in.Shape[0], in.Shape[1], in.Shape[2], in.Shape[3]
+	for ch := 0; ch < C; ch++ {
+		if _, err := fcMakeRQ(c, mult[ch], int(shift[ch])); err != nil {
+			return false, nil
+		}
+	}
+	rows := convDepthwiseAsConv(filter.Data, C)
+	folded, err := convFoldBias(c, bias, rows, -(inZP + 128))
+	if err != nil {
+		return false, err
+	}
+	rq, err := fcRQTable(c, folded, mult, shift)
+	if err != nil {
+		return false, err
+	}
+	zrow := make([]byte, C)
+	wt := make([]byte, 9*C)
+	for ch, w := range rows {
+		zrow[ch] = byte(int8(inZP))
+		for t, v := range w {
+			wt[(t/3*C+ch)*3+t%3] = byte(int(v) + 128)
+		}
+	}
+	c.Call("dwLeanInt8", Struct("dwLeanParams",
+		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("chans", Int(C)),
+		F("outH", Int(oh)), F("outW", Int(ow)), F("strideH", Int(strideH)), F("strideW", Int(strideW)),
+		F("padH", Int(padH)), F("padW", Int(padW)),
+		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+		View(in), c.Const("DW", wt), c.Const("ZP", zrow), c.Const("RQ", rq), View(out))
+	return true, nil
+}

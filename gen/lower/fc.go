@@ -1,0 +1,413 @@
+package lower
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/internal/quant"
+)
+
+func init() { register(model.OpFullyConnected, lowerFullyConnected) }
+
+// fcOptionsType is FullyConnectedOptions' number in the BuiltinOptions union.
+const fcOptionsType = 8
+
+// fcPerTensor returns the scale and zero point of a per-tensor quantized
+// tensor.
+func fcPerTensor(c *opCtx, t *model.Tensor, what string) (float32, int32, error) {
+	if t.Quant == nil || len(t.Quant.Scale) != 1 || len(t.Quant.ZeroPoint) != 1 {
+		return 0, 0, c.Errorf("%s %s: want per-tensor quantization", what, t.Describe())
+	}
+	return t.Quant.Scale[0], int32(t.Quant.ZeroPoint[0]), nil
+}
+
+// lowerFullyConnected lowers FULLY_CONNECTED as TFLite Micro's
+// fully_connected.cc does: float32; int8 with int8 weights (per-tensor or
+// per-channel along the output dimension) and an int32 bias; int16
+// activations with int8 weights and an int64 bias (64-bit accumulator) or an
+// int32 bias (32-bit accumulator, also chosen by quantized_bias_type INT32
+// when the bias is omitted).
+//
+// Inputs: 0 input (any shape; rows = elements / weight columns), 1 weights
+// [units, depth] (constant), 2 bias [units] (optional). Options: fused
+// activation (slot 0), weights_format (slot 1, only DEFAULT), keep_num_dims
+// (slot 2: only shapes the output, which is taken as given), asymmetric
+// quantize inputs (slot 3, hybrid kernels only, which TFLM does not have),
+// quantized_bias_type (slot 4).
+//
+// The output's last dimension is the number of units and its other
+// dimensions the rows, as in the reference. For integer kernels the input
+// zero point is folded into the bias here (see kernels/fully_connected.go),
+// so the kernels compute plain dot products.
+func lowerFullyConnected(c *opCtx) error {
+	if c.NumIn() < 2 || c.NumIn() > 3 || c.NumOut() != 1 {
+		return c.Errorf("has %d inputs and %d outputs, want 2 or 3 and 1", c.NumIn(), c.NumOut())
+	}
+	in, w, bias, out := c.In(0), c.In(1), c.In(2), c.Out(0)
+	if in == nil || w == nil {
+		return c.Errorf("input and weights are required")
+	}
+	o := c.Op.Options()
+	if o.Present() && o.Type() != fcOptionsType {
+		return c.Errorf("builtin options have union type %d, want FullyConnectedOptions (%d)", o.Type(), fcOptionsType)
+	}
+	act := quant.Activation(o.Uint8(0, 0))
+	format := o.Uint8(1, 0)
+	_ = o.Bool(2, false) // keep_num_dims: reflected in the output shape
+	_ = o.Bool(3, false) // asymmetric_quantize_inputs: hybrid kernels only
+	biasType := model.DType(o.Uint8(4, 0))
+	if err := o.Err(); err != nil {
+		return c.Errorf("%v", err)
+	}
+	if format != 0 {
+		return c.Errorf("weights format %d is not supported (only DEFAULT)", format)
+	}
+	if !w.IsConst() {
+		return c.Errorf("weights %s must be a constant", w.Describe())
+	}
+	if len(w.Shape) != 2 {
+		return c.Errorf("weights %s: want 2 dimensions [units, depth]", w.Describe())
+	}
+	units, depth := w.Shape[0], w.Shape[1]
+	if len(out.Shape) < 1 || out.Shape[len(out.Shape)-1] != units {
+		return c.Errorf("output %s: last dimension must be the %d units", out.Describe(), units)
+	}
+	if units < 1 || depth < 1 {
+		return c.Errorf("weights %s are empty", w.Describe())
+	}
+	rows := out.NumElements() / units
+	if in.NumElements() != rows*depth {
+		return c.Errorf("input %s has %d elements, want %d rows of %d", in.Describe(), in.NumElements(), rows, depth)
+	}
+	if in.Type != out.Type {
+		return c.Errorf("input %s and output %s types differ", in.Describe(), out.Describe())
+	}
+	if bias != nil {
+		if !bias.IsConst() {
+			return c.Errorf("bias %s must be a constant", bias.Describe())
+		}
+		if bias.NumElements() != units {
+			return c.Errorf("bias %s: want %d elements", bias.Describe(), units)
+		}
+	}
+	params := []Field{F("batches", Int(rows)), F("outDepth", Int(units)), F("accumDepth", Int(depth))}
+
+	switch in.Type {
+	case model.Float32:
+		if w.Type != model.Float32 {
+			return c.Errorf("weights %s: want float32 with a float32 input", w.Describe())
+		}
+		lo, hi, ok := quant.RangeFloat(act)
+		if !ok {
+			return c.Errorf("fused activation %s is not supported", act)
+		}
+		b := c.Const("NoBias", []byte{})
+		if bias != nil {
+			if bias.Type != model.Float32 {
+				return c.Errorf("bias %s: want float32", bias.Describe())
+			}
+			b = Str(bias)
+		}
+		params = append(params, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
+		packed := c.Const("Weights", fcPackF32(w.Data, units, depth))
+		c.Call("fcF32", Struct("fcParams", params...), View(in), packed, b, View(out))
+		return nil
+	case model.Int8, model.Int16:
+	default:
+		return c.Errorf("input %s: type %s is not supported (float32, int8 or int16)", in.Describe(), in.Type)
+	}
+
+	if w.Type != model.Int8 {
+		return c.Errorf("weights %s: want int8 with an %s input", w.Describe(), in.Type)
+	}
+	inS, inZP, err := fcPerTensor(c, in, "input")
+	if err != nil {
+		return err
+	}
+	outS, outZP, err := fcPerTensor(c, out, "output")
+	if err != nil {
+		return err
+	}
+	mult, shift, err := fcMultipliers(c, inS, outS, w, bias, units)
+	if err != nil {
+		return err
+	}
+	qmin, qmax := int32(math.MinInt8), int32(math.MaxInt8)
+	if in.Type == model.Int16 {
+		qmin, qmax = math.MinInt16, math.MaxInt16
+	}
+	lo, hi, ok := quant.RangeQuantized(act, float64(outS), outZP, qmin, qmax)
+	if !ok {
+		return c.Errorf("fused activation %s is not supported", act)
+	}
+	params = append(params, F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi)))
+
+	// Which accumulator TFLM uses: int32 for int8, and for int16 when the
+	// bias (or the declared bias type, without a bias) is int32.
+	wide := false
+	if in.Type == model.Int16 {
+		wide = bias == nil && biasType != model.Int32 || bias != nil && bias.Type == model.Int64
+	}
+	if bias != nil {
+		want := model.Int32
+		if wide {
+			want = model.Int64
+		}
+		if bias.Type != want {
+			return c.Errorf("bias %s: want %s", bias.Describe(), want)
+		}
+	}
+	folded := fcFoldBias(w, bias, units, depth, inZP)
+	p := Struct("fcParams", params...)
+	switch {
+	case in.Type == model.Int8 && fcTriBytes(units, depth) <= fcTriMaxBytes:
+		tab, err := fcRQTable(c, fcTrunc32(folded), mult, shift)
+		if err != nil {
+			return err
+		}
+		c.Call("fcTriInt8", p, View(in), c.Const("Weights", fcPackTri(w.Data, units, depth)), c.Const("RQ", tab), View(out))
+	case in.Type == model.Int8:
+		packed := c.Const("Weights", fcPackI8(w.Data, units, depth))
+		if fcUniform(mult, shift) {
+			q, err := fcMakeRQ(c, mult[0], int(shift[0]))
+			if err != nil {
+				return err
+			}
+			pt := Struct("fcParams", append(params,
+				F("mult", I32(q.mult)), F("lsh", Int(int(q.lsh))), F("rsh", Int(int(q.rsh))), F("half", I32(q.half)))...)
+			c.Call("fcInt8PT", pt, View(in), packed, c.ConstI32("Bias", fcTrunc32(folded)), View(out))
+			return nil
+		}
+		tab, err := fcRQTable(c, fcTrunc32(folded), mult, shift)
+		if err != nil {
+			return err
+		}
+		c.Call("fcInt8", p, View(in), packed, c.Const("RQ", tab), View(out))
+	case wide:
+		for i, sh := range shift {
+			if sh >= 8 {
+				return c.Errorf("unit %d: rescale exponent %d is too large for the 64-bit accumulator (input*weights/output scale >= 128)", i, sh)
+			}
+		}
+		c.Call("fcInt16", p, View(in), View(w), c.ConstI64("Bias", folded), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+	default:
+		c.Call("fcInt16Acc32", p, View(in), View(w), c.ConstI32("Bias", fcTrunc32(folded)), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+	}
+	return nil
+}
+
+// fcMultipliers computes the output multipliers and exponents as TFLM's
+// CalculateOpDataFullyConnected: per-tensor weights use
+// GetQuantizedConvolutionMultipler (input*weights scale product in float,
+// then divided in double; with a bias, its scale must be within 2% of an
+// output step of that product), per-channel weights
+// input*weights[i]/output in double. The result has one entry per unit.
+func fcMultipliers(c *opCtx, inS, outS float32, w, bias *model.Tensor, units int) (mult, shift []int32, err error) {
+	q := w.Quant
+	if q == nil || len(q.Scale) == 0 {
+		return nil, nil, c.Errorf("weights %s are not quantized", w.Describe())
+	}
+	for _, zp := range q.ZeroPoint {
+		if zp != 0 {
+			return nil, nil, c.Errorf("weights %s have zero point %d; TFLite Micro requires symmetric weights", w.Describe(), zp)
+		}
+	}
+	mult = make([]int32, units)
+	shift = make([]int32, units)
+	if len(q.Scale) > 1 {
+		if len(q.Scale) != units || q.Axis != 0 {
+			return nil, nil, c.Errorf("weights %s: per-channel quantization must have %d scales along axis 0", w.Describe(), units)
+		}
+		for i, s := range q.Scale {
+			m, sh := quant.Multiplier(float64(inS) * float64(s) / float64(outS))
+			mult[i], shift[i] = m, int32(sh)
+		}
+		return mult, shift, nil
+	}
+	if bias != nil {
+		var bs float64
+		if bias.Quant != nil && len(bias.Quant.Scale) > 0 {
+			bs = float64(bias.Quant.Scale[0])
+		}
+		prod := float64(inS) * float64(q.Scale[0])
+		if math.Abs(prod-bs)/float64(outS) > 0.02 {
+			return nil, nil, c.Errorf("bias %s: scale %g differs from input*weights scale %g", bias.Describe(), bs, prod)
+		}
+	}
+	m, sh := quant.Multiplier(float64(inS*q.Scale[0]) / float64(outS))
+	for i := range mult {
+		mult[i], shift[i] = m, int32(sh)
+	}
+	return mult, shift, nil
+}
+
+// fcFoldBias returns, per unit, bias - inputZeroPoint * sum(weights of the
+// unit): the part of sum(w * (x - zp)) that does not depend on the input.
+func fcFoldBias(w, bias *model.Tensor, units, depth int, inZP int32) []int64 {
+	out := make([]int64, units)
+	for u := range out {
+		var sum int64
+		for _, b := range w.Data[u*depth : (u+1)*depth] {
+			sum += int64(int8(b))
+		}
+		var b int64
+		switch {
+		case bias == nil:
+		case bias.Type == model.Int64:
+			b = int64(binary.LittleEndian.Uint64(bias.Data[8*u:]))
+		default:
+			b = int64(int32(binary.LittleEndian.Uint32(bias.Data[4*u:])))
+		}
+		out[u] = b - int64(inZP)*sum
+	}
+	return out
+}
+
+// fcTrunc32 truncates to 32 bits: the 32-bit accumulators wrap, so the
+// folded bias only matters modulo 2^32.
+func fcTrunc32(v []int64) []int32 {
+	out := make([]int32, len(v))
+	for i, x := range v {
+		out[i] = int32(x)
+	}
+	return out
+}
+
+// fcRQ is the generation-time form of one requantization (kernels/fc_rq.go):
+// multiplier, left shift, 31 + right shift and the rounding half 2^(r-1).
+type fcRQ struct {
+	mult     int32
+	lsh, rsh uint8
+	half     int32
+}
+
+// fcMakeRQ converts a multiplier and exponent (quant.Multiplier) into the
+// kernels' fcRQ form. Exponents above 30 would shift the whole accumulator
+// out of 32 bits and are rejected.
+func fcMakeRQ(c *opCtx, m int32, shift int) (fcRQ, error) {
+	if shift > 30 || shift < -31 || m < 0 {
+		return fcRQ{}, c.Errorf("requantization exponent %d (multiplier %d) is out of range", shift, m)
+	}
+	q := fcRQ{mult: m, rsh: 31}
+	if shift > 0 {
+		q.lsh = uint8(shift)
+	} else if shift < 0 {
+		q.rsh = uint8(31 - shift)
+		q.half = 1 << (-shift - 1)
+	}
+	return q, nil
+}
+
+// fcRQTable encodes one 16-byte record per channel for kernels/fc_rq.go's
+// fcRecord: folded bias, multiplier, rounding half, left shift, 31 + right
+// shift, two zero bytes.
+func fcRQTable(c *opCtx, bias, mult, shift []int32) ([]byte, error) {
+	tab := make([]byte, 0, 16*len(bias))
+	for i := range bias {
+		q, err := fcMakeRQ(c, mult[i], int(shift[i]))
+		if err != nil {
+			return nil, err
+		}
+		tab = binary.LittleEndian.AppendUint32(tab, uint32(bias[i]))
+		tab = binary.LittleEndian.AppendUint32(tab, uint32(q.mult))
+		tab = binary.LittleEndian.AppendUint32(tab, uint32(q.half))
+		tab = append(tab, q.lsh, q.rsh, 0, 0)
+	}
+	return tab, nil
+}
+
+// fcUniform reports whether every channel has the same multiplier and
+// shift (per-tensor weights, or per-channel scales that happen to agree).
+func fcUniform(mult, shift []int32) bool {
+	for i := range mult {
+		if mult[i] != mult[0] || shift[i] != shift[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// fcTriMaxBytes bounds the packed weights of fcTriInt8: they take 8/3
+// bytes per weight instead of 1, so larger layers keep the 1-byte layout
+// of fcInt8 (flash is not free either).
+const fcTriMaxBytes = 64 << 10
+
+// fcTriBytes is the size of fcPackTri's layout for n units of depth k.
+func fcTriBytes(n, k int) int { return 32 * k * ((n + 11) / 12) }
+
+// fcPackTri re-lays-out an int8 weight matrix [n][k] for fcTriInt8 (see
+// kernels/tri.go): per block of twelve units (zero rows pad the last), per
+// input element, four int64 each packing units 3j, 3j+1, 3j+2 of the block
+// as w0 + w1*2^21 + w2*2^42, little-endian.
+func fcPackTri(data []byte, n, k int) []byte {
+	out := make([]byte, 0, fcTriBytes(n, k))
+	for blk := 0; blk < (n+11)/12; blk++ {
+		for d := 0; d < k; d++ {
+			for j := 0; j < 4; j++ {
+				ch := 12*blk + 3*j
+				v := triWord(func(u int) int8 { return int8(data[(ch+u)*k+d]) }, min(3, max(n-ch, 0)))
+				out = binary.LittleEndian.AppendUint64(out, uint64(v))
+			}
+		}
+	}
+	return out
+}
+
+// triWord packs the int8 weights w(0), w(1), w(2) of three rows (rows n and
+// up missing, counted as 0) into one int64 as kernels/tri.go reads them:
+// w(0) + w(1)*2^21 + w(2)*2^42.
+func triWord(w func(u int) int8, n int) int64 {
+	var v int64
+	for u := 0; u < n; u++ {
+		v += int64(w(u)) << (21 * u)
+	}
+	return v
+}
+
+// fcPackI8 re-lays-out an int8 weight matrix [n][k] for the int8 kernels
+// (see the layout comment in kernels/fully_connected.go): blocks of 4
+// channels, the last padded with zero rows, each stored four inputs at a
+// time as [k/4][4][4] followed by [k%4][4]; every weight stored as w+128.
+func fcPackI8(data []byte, n, k int) []byte {
+	at := func(r, i int) byte {
+		if r >= n {
+			return 128 // a zero weight
+		}
+		return data[r*k+i] + 128
+	}
+	out := make([]byte, 0, (n+3)/4*4*k)
+	for c := 0; c < n; c += 4 {
+		i := 0
+		for ; i+4 <= k; i += 4 {
+			for r := c; r < c+4; r++ {
+				out = append(out, at(r, i), at(r, i+1), at(r, i+2), at(r, i+3))
+			}
+		}
+		for ; i < k; i++ {
+			for r := c; r < c+4; r++ {
+				out = append(out, at(r, i))
+			}
+		}
+	}
+	return out
+}
+
+// fcPackF32 re-lays-out a float32 weight matrix [n][k] (little-endian
+// bytes) for kernels/fully_connected.go's fcF32: blocks of 4 channels, each
+// [k][4] values, the last block padded with zero rows.
+func fcPackF32(data []byte, n, k int) []byte {
+	out := make([]byte, 0, (n+3)/4*4*k*4)
+	for c := 0; c < n; c += 4 {
+		for i := 0; i < k; i++ {
+			for r := c; r < c+4; r++ {
+				if r >= n {
+					out = append(out, 0, 0, 0, 0)
+					continue
+				}
+				out = append(out, data[4*(r*k+i):4*(r*k+i)+4]...)
+			}
+		}
+	}
+	return out
+}

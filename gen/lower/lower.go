@@ -1,0 +1,227 @@
+package lower
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/tflm-gen/tflm-gen/internal/model"
+)
+
+// A lowering turns one operator of the graph into kernel calls. It validates
+// everything it relies on (types, shapes, options, quantization) and reports
+// problems with c.Errorf, which names the operator.
+//
+// Lowerings register themselves from init functions in the file of their op
+// family (lower_conv.go, lower_fc.go, ...), so families stay independent.
+type lowering func(c *opCtx) error
+
+var lowerings = map[model.OpCode]lowering{}
+
+// register installs the lowering for an operator code.
+func register(code model.OpCode, l lowering) {
+	if _, dup := lowerings[code]; dup {
+		panic(fmt.Sprintf("gen: lowering for %s registered twice", code))
+	}
+	lowerings[code] = l
+}
+
+// opCtx is what a lowering sees: the graph, its operator, and the means to
+// emit calls and ask the planner for memory.
+type opCtx struct {
+	G  *model.Graph
+	Op *model.Op
+
+	lean    bool
+	err     error // a problem found while emitting calls
+	calls   []kcall
+	scratch []*scratchReq
+	persist []*scratchReq
+	aliases []alias
+	consts  []*constData
+}
+
+// kcall is one emitted kernel call: fn(args...).
+type kcall struct {
+	Fn   string
+	Args []Arg
+}
+
+type alias struct{ out, in int }
+
+// scratchReq is a planner buffer owned by one operator: scratch (live during
+// the operator only) or persistent (live for the whole program).
+type scratchReq struct {
+	op    int
+	n     int // index within the operator
+	bytes int
+	dtype model.DType
+}
+
+type constData struct {
+	name string
+	data []byte
+}
+
+// Lean reports whether the operator must use its kernel variant with the
+// least scratch memory. A lowering with a faster variant that needs extra
+// scratch (an im2col buffer, a row cache) emits it only when Lean is false;
+// the generator then keeps it only where that memory is free in the plan.
+func (c *opCtx) Lean() bool { return c.lean }
+
+// Errorf returns an error prefixed with the operator's index and type.
+func (c *opCtx) Errorf(format string, args ...any) error {
+	return fmt.Errorf("%s: %s", c.Op.Describe(), fmt.Sprintf(format, args...))
+}
+
+// In returns input i of the operator, nil when it is omitted or absent.
+func (c *opCtx) In(i int) *model.Tensor { return c.G.Input(c.Op, i) }
+
+// Out returns output i of the operator, nil when absent.
+func (c *opCtx) Out(i int) *model.Tensor {
+	if i >= len(c.Op.Outputs) {
+		return nil
+	}
+	return c.G.Output(c.Op, i)
+}
+
+// NumIn and NumOut count the operator's inputs and outputs.
+func (c *opCtx) NumIn() int  { return len(c.Op.Inputs) }
+func (c *opCtx) NumOut() int { return len(c.Op.Outputs) }
+
+// Call emits one kernel call. fn is the name of a function in kernels/.
+func (c *opCtx) Call(fn string, args ...Arg) {
+	for _, a := range args {
+		if v, ok := a.(viewArg); ok && v.t.IsConst() && !v.raw && v.t.Type.Size() != 1 && c.err == nil {
+			// Read-only data has no alignment guarantee: kernels read wide
+			// constants from strings, and this one does not.
+			c.err = c.Errorf("%s is a constant, which %s cannot take for that input", v.t.Describe(), fn)
+		}
+	}
+	c.calls = append(c.calls, kcall{Fn: fn, Args: args})
+}
+
+// Alias makes output out share input in's buffer: no copy, one planned
+// buffer. Only for operators that reinterpret their input (RESHAPE, SQUEEZE,
+// EXPAND_DIMS) and whose input and output have the same byte size.
+func (c *opCtx) Alias(out, in int) {
+	c.aliases = append(c.aliases, alias{out: out, in: in})
+}
+
+// Scratch asks the planner for a buffer of n elements of type dt that is live
+// during this operator only, and returns it as a typed arena view argument.
+func (c *opCtx) Scratch(dt model.DType, n int) Arg {
+	r := &scratchReq{op: c.Op.Index, n: len(c.scratch), bytes: n * dt.Size(), dtype: dt}
+	c.scratch = append(c.scratch, r)
+	return scratchArg{r}
+}
+
+// Persistent asks for n elements of type dt kept for the whole program
+// (state that survives Invoke; Reset zeroes it).
+func (c *opCtx) Persistent(dt model.DType, n int) Arg {
+	r := &scratchReq{op: c.Op.Index, n: len(c.persist), bytes: n * dt.Size(), dtype: dt}
+	c.persist = append(c.persist, r)
+	return persistArg{r}
+}
+
+// Const adds generation-time data as a read-only string constant named after
+// the operator and hint (e.g. "op3Mult") and returns it as an argument.
+func (c *opCtx) Const(hint string, data []byte) Arg {
+	cd := &constData{name: fmt.Sprintf("op%d%s", c.Op.Index, hint), data: data}
+	c.consts = append(c.consts, cd)
+	return constArg{cd}
+}
+
+// ConstI32 is Const for little-endian int32 values.
+func (c *opCtx) ConstI32(hint string, v []int32) Arg {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+	}
+	return c.Const(hint, b)
+}
+
+// ConstI64 is Const for little-endian int64 values.
+func (c *opCtx) ConstI64(hint string, v []int64) Arg {
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
+	}
+	return c.Const(hint, b)
+}
+
+// ConstF32 is Const for little-endian float32 values.
+func (c *opCtx) ConstF32(hint string, v []float32) Arg {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return c.Const(hint, b)
+}
+
+// Arg is one argument of an emitted kernel call.
+type Arg interface{ isArg() }
+
+// View passes tensor t as a typed slice over its arena bytes ([]int8,
+// []int16, []int32, []float32, ...). A constant tensor of a one-byte type is
+// passed as a slice over its read-only data; constants of wider types must
+// use Str (their data has no alignment guarantee).
+func View(t *model.Tensor) Arg { return viewArg{t: t} }
+
+// Bytes passes tensor t's arena bytes as []byte.
+func Bytes(t *model.Tensor) Arg { return viewArg{t: t, raw: true} }
+
+// Str passes a constant tensor's data as a read-only string constant
+// (little-endian bytes; kernels decode wide types with ld32/ldf32/...).
+func Str(t *model.Tensor) Arg { return strArg{t} }
+
+// Int passes an int literal.
+func Int(v int) Arg { return litArg{v} }
+
+// I32 passes an int32 literal.
+func I32(v int32) Arg { return litArg{v} }
+
+// I64 passes an int64 literal.
+func I64(v int64) Arg { return litArg{v} }
+
+// F32 passes a float32 literal (exact bits preserved).
+func F32(v float32) Arg { return litArg{v} }
+
+// Bool passes a bool literal.
+func Bool(v bool) Arg { return litArg{v} }
+
+// Field is one field of a Struct argument.
+type Field struct {
+	Name  string
+	Value Arg
+}
+
+// F builds a Field.
+func F(name string, v Arg) Field { return Field{name, v} }
+
+// Struct passes &typ{fields...}: a parameter block of constants.
+func Struct(typ string, fields ...Field) Arg { return structArg{typ, fields} }
+
+type (
+	viewArg struct {
+		t   *model.Tensor
+		raw bool
+	}
+	strArg    struct{ t *model.Tensor }
+	litArg    struct{ v any }
+	structArg struct {
+		typ    string
+		fields []Field
+	}
+	scratchArg struct{ r *scratchReq }
+	persistArg struct{ r *scratchReq }
+	constArg   struct{ c *constData }
+)
+
+func (viewArg) isArg()    {}
+func (strArg) isArg()     {}
+func (litArg) isArg()     {}
+func (structArg) isArg()  {}
+func (scratchArg) isArg() {}
+func (persistArg) isArg() {}
+func (constArg) isArg()   {}

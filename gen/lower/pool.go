@@ -1,0 +1,140 @@
+package lower
+
+import (
+	"math"
+
+	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/internal/quant"
+)
+
+func init() {
+	register(model.OpAveragePool2D, func(c *opCtx) error { return lowerPool(c, true) })
+	register(model.OpMaxPool2D, func(c *opCtx) error { return lowerPool(c, false) })
+}
+
+// poolOptionsType is Pool2DOptions' number in the BuiltinOptions union.
+const poolOptionsType = 5
+
+// poolGeometry reproduces tensorflow/lite/kernels/padding.h for one spatial
+// dimension without dilation: the output size the padding mode gives and
+// the padding before the first element.
+func poolGeometry(c *opCtx, what string, same bool, stride, filter, in int) (out, pad int, err error) {
+	if stride <= 0 || filter <= 0 {
+		return 0, 0, c.Errorf("%s: stride %d and filter %d must be positive", what, stride, filter)
+	}
+	if same {
+		out = (in + stride - 1) / stride
+	} else {
+		out = (in + stride - filter) / stride
+	}
+	if out <= 0 {
+		return 0, 0, c.Errorf("%s: input %d with filter %d and stride %d leaves no output", what, in, filter, stride)
+	}
+	return out, max((out-1)*stride+filter-in, 0) / 2, nil
+}
+
+// poolWindowsNonEmpty reports whether every output position's window
+// overlaps the input (the reference stops at the first empty window).
+func poolWindowsNonEmpty(outN, stride, pad, filter, in int) bool {
+	for o := 0; o < outN; o++ {
+		origin := o*stride - pad
+		if max(0, -origin) >= min(filter, in-origin) {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerPool lowers AVERAGE_POOL_2D and MAX_POOL_2D (TFLM pooling.cc) for
+// float32, int8 and int16 NHWC tensors. Options: padding (slot 0), stride_w
+// (1), stride_h (2), filter_width (3), filter_height (4), fused activation
+// (5). Padding comes from the padding mode and the input size; like TFLM
+// the kernel then walks the output tensor's own height and width. Integer
+// pooling needs the same scale (within 1e-6) and zero point on both sides.
+func lowerPool(c *opCtx, avg bool) error {
+	if c.NumIn() != 1 || c.NumOut() != 1 || c.In(0) == nil {
+		return c.Errorf("has %d inputs and %d outputs, want 1 and 1", c.NumIn(), c.NumOut())
+	}
+	in, out := c.In(0), c.Out(0)
+	o := c.Op.Options()
+	if o.Present() && o.Type() != poolOptionsType {
+		return c.Errorf("builtin options have union type %d, want Pool2DOptions (%d)", o.Type(), poolOptionsType)
+	}
+	padding := o.Uint8(0, 0)
+	strideW, strideH := int(o.Int32(1, 0)), int(o.Int32(2, 0))
+	filterW, filterH := int(o.Int32(3, 0)), int(o.Int32(4, 0))
+	act := quant.Activation(o.Uint8(5, 0))
+	if err := o.Err(); err != nil {
+		return c.Errorf("%v", err)
+	}
+	if padding > 1 {
+		return c.Errorf("padding %d is neither SAME (0) nor VALID (1)", padding)
+	}
+	same := padding == 0
+	if len(in.Shape) != 4 || len(out.Shape) != 4 {
+		return c.Errorf("input %s and output %s must be 4-D", in.Describe(), out.Describe())
+	}
+	if in.Type != out.Type {
+		return c.Errorf("input %s and output %s types differ", in.Describe(), out.Describe())
+	}
+	if in.Shape[0] != out.Shape[0] || in.Shape[3] != out.Shape[3] {
+		return c.Errorf("input %s and output %s: batch and channel dimensions differ", in.Describe(), out.Describe())
+	}
+	inH, inW := in.Shape[1], in.Shape[2]
+	outH, outW := out.Shape[1], out.Shape[2]
+	_, padH, err := poolGeometry(c, "height", same, strideH, filterH, inH)
+	if err != nil {
+		return err
+	}
+	_, padW, err := poolGeometry(c, "width", same, strideW, filterW, inW)
+	if err != nil {
+		return err
+	}
+	if !poolWindowsNonEmpty(outH, strideH, padH, filterH, inH) || !poolWindowsNonEmpty(outW, strideW, padW, filterW, inW) {
+		return c.Errorf("output %s has pooling windows entirely outside the input", out.Describe())
+	}
+	params := []Field{
+		F("batches", Int(in.Shape[0])), F("inH", Int(inH)), F("inW", Int(inW)), F("depth", Int(in.Shape[3])),
+		F("outH", Int(outH)), F("outW", Int(outW)), F("strideH", Int(strideH)), F("strideW", Int(strideW)),
+		F("filterH", Int(filterH)), F("filterW", Int(filterW)), F("padH", Int(padH)), F("padW", Int(padW)),
+	}
+	kind := "maxPool"
+	if avg {
+		kind = "avgPool"
+	}
+
+	var suffix string
+	switch in.Type {
+	case model.Float32:
+		lo, hi, ok := quant.RangeFloat(act)
+		if !ok {
+			return c.Errorf("fused activation %s is not supported", act)
+		}
+		c.Call(kind+"F32", Struct("poolParams", append(params, F("fActMin", F32(lo)), F("fActMax", F32(hi)))...), View(in), View(out))
+		return nil
+	case model.Int8:
+		suffix = "Int8"
+	case model.Int16:
+		suffix = "Int16"
+	default:
+		return c.Errorf("input %s: type %s is not supported (float32, int8 or int16)", in.Describe(), in.Type)
+	}
+	if in.Quant == nil || len(in.Quant.Scale) != 1 || out.Quant == nil || len(out.Quant.Scale) != 1 {
+		return c.Errorf("input %s and output %s need per-tensor quantization", in.Describe(), out.Describe())
+	}
+	// TFLM compares the float difference of the scales, widened, with 1e-6.
+	diff := in.Quant.Scale[0] - out.Quant.Scale[0]
+	if math.Abs(float64(diff)) > 1e-6 || in.Quant.ZeroPoint[0] != out.Quant.ZeroPoint[0] {
+		return c.Errorf("input %s and output %s must have the same scale and zero point", in.Describe(), out.Describe())
+	}
+	qmin, qmax := int32(math.MinInt8), int32(math.MaxInt8)
+	if in.Type == model.Int16 {
+		qmin, qmax = math.MinInt16, math.MaxInt16
+	}
+	lo, hi, ok := quant.RangeQuantized(act, float64(out.Quant.Scale[0]), int32(out.Quant.ZeroPoint[0]), qmin, qmax)
+	if !ok {
+		return c.Errorf("fused activation %s is not supported", act)
+	}
+	c.Call(kind+suffix, Struct("poolParams", append(params, F("actMin", I32(lo)), F("actMax", I32(hi)))...), View(in), View(out))
+	return nil
+}

@@ -1,0 +1,87 @@
+package lower
+
+import (
+	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/gen/variant"
+	"github.com/tflm-gen/tflm-gen/internal/model"
+)
+
+// ProgramOptions control Program.
+type ProgramOptions struct {
+	// Options say how tensors share memory.
+	Options
+	// Speed keeps every fast kernel variant even where its scratch memory
+	// makes the arena larger.
+	Speed bool
+	// Plan is how candidate selections are planned (alignment, strategy,
+	// effort): the same as for the final plan.
+	Plan layout.Options
+}
+
+// Program lowers every operator of g with its fastest kernels and, unless
+// opt.Speed is set, lets variant.Choose give up the fast kernels whose
+// scratch memory would make the arena larger than with lean kernels only.
+// plain is the same program with one buffer per tensor (no views, no
+// in-place operators), for reporting what sharing saves; it is nil when no
+// buffer of p holds more than one tensor.
+func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err error) {
+	fast, err := Ops(g, make([]bool, len(g.Ops)))
+	if err != nil {
+		return nil, nil, err
+	}
+	frags := fast
+	if !opt.Speed {
+		all := make([]bool, len(g.Ops))
+		for i := range all {
+			all[i] = true
+		}
+		lean, err := Ops(g, all)
+		if err != nil {
+			return nil, nil, err
+		}
+		align := opt.Plan.Align
+		if align == 0 {
+			align = layout.DefaultAlign
+		}
+		fs, ls := make([]int, len(g.Ops)), make([]int, len(g.Ops))
+		for i := range g.Ops {
+			fs[i], ls[i] = fast[i].ScratchBytes(align), lean[i].ScratchBytes(align)
+		}
+		pick := func(sel []bool) []*Fragment {
+			out := make([]*Fragment, len(sel))
+			for i, l := range sel {
+				out[i] = fast[i]
+				if l {
+					out[i] = lean[i]
+				}
+			}
+			return out
+		}
+		sel, _, err := variant.Choose(fs, ls, func(sel []bool) (variant.Plan, error) {
+			p, err := Assemble(g, pick(sel), opt.Options)
+			if err != nil {
+				return variant.Plan{}, err
+			}
+			l, err := layout.Make(p, nil, opt.Plan)
+			if err != nil {
+				return variant.Plan{}, err
+			}
+			return variant.Plan{Size: l.Plan.Size, PeakStep: l.Plan.PeakStep}, nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		frags = pick(sel)
+	}
+	if p, err = Assemble(g, frags, opt.Options); err != nil {
+		return nil, nil, err
+	}
+	for _, b := range p.Buffers {
+		if len(b.Tensors) > 1 {
+			plain, err = Assemble(g, frags, Options{NoShare: true, NoViews: true})
+			break
+		}
+	}
+	return p, plain, err
+}

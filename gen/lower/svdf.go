@@ -1,0 +1,337 @@
+package lower
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/internal/quant"
+)
+
+func init() { register(model.OpSvdf, lowerSVDF) }
+
+// svdfOptionsType is SVDFOptions' number in the BuiltinOptions union.
+const svdfOptionsType = 6
+
+// svdfShape is the geometry of an SVDF operator, validated as TFLM's
+// PrepareSvdf does.
+type svdfShape struct {
+	batch, inputSize, numFilters, rank, numUnits, memory int
+}
+
+// svdfScales are the integer SVDF's fixed-point rescaling constants.
+type svdfScales struct {
+	mult1, mult2   int32
+	shift1, shift2 int
+}
+
+// svdfQuantScales computes the two effective scales exactly as TFLM's
+// PrepareSvdf does (float32 arithmetic, then widened) and converts them to
+// multipliers: effective_scale_1 = input*weights_feature/state rescales the
+// feature projection into the state; effective_scale_2 =
+// state*weights_time/output rescales the time accumulator into the output.
+func svdfQuantScales(in, wf, wt, state, out float32) (svdfScales, error) {
+	e1 := float64(float32(float32(in*wf) / state))
+	e2 := float64(float32(float32(state*wt) / out))
+	var s svdfScales
+	s.mult1, s.shift1 = quant.Multiplier(e1)
+	s.mult2, s.shift2 = quant.Multiplier(e2)
+	for _, e := range []struct {
+		real  float64
+		shift int
+	}{{e1, s.shift1}, {e2, s.shift2}} {
+		if !(e.real >= 0) || math.IsInf(e.real, 0) || e.shift > 30 || e.shift < -31 {
+			return s, fmt.Errorf("effective scale %g cannot be represented as a multiplier", e.real)
+		}
+	}
+	return s, nil
+}
+
+// svdfPerTensor returns a tensor's per-tensor scale and zero point.
+func svdfPerTensor(c *opCtx, what string, t *model.Tensor) (float32, int64, error) {
+	q := t.Quant
+	if q == nil || len(q.Scale) != 1 || len(q.ZeroPoint) != 1 {
+		return 0, 0, c.Errorf("%s %s: needs per-tensor quantization", what, t.Describe())
+	}
+	s := q.Scale[0]
+	if !(s > 0) || math.IsInf(float64(s), 0) {
+		return 0, 0, c.Errorf("%s %s: invalid scale %g", what, t.Describe(), s)
+	}
+	return s, q.ZeroPoint[0], nil
+}
+
+// lowerSVDF lowers SVDF (TFLM svdf.cc, reference path): int8 input with
+// int8 weights_feature, int16 or int8 weights_time and activation state,
+// int32 bias and int8 output; or float32 throughout.
+//
+// Inputs: 0 input [batch, input_size], 1 weights_feature [filters,
+// input_size], 2 weights_time [filters, memory], 3 bias [units] (optional),
+// 4 activation state [batch, memory*filters] (a variable tensor: the planner
+// keeps it for the whole program and Reset sets it to zero, or to the zero
+// point for int8, like TFLM's ResetVariableTensors). Options: rank (slot 0),
+// fused activation (slot 1; applied by the float kernel only, as in TFLM),
+// asymmetric_quantize_inputs (slot 2, hybrid kernels only; TFLM ignores it).
+// No scratch buffer is needed (see kernels/svdf.go).
+func lowerSVDF(c *opCtx) error {
+	if c.NumIn() != 5 || c.NumOut() != 1 {
+		return c.Errorf("has %d inputs and %d outputs, want 5 and 1", c.NumIn(), c.NumOut())
+	}
+	in, wf, wt, bias, state, out := c.In(0), c.In(1), c.In(2), c.In(3), c.In(4), c.Out(0)
+	if in == nil || wf == nil || wt == nil || state == nil {
+		return c.Errorf("input, weights_feature, weights_time and activation state are required")
+	}
+	o := c.Op.Options()
+	if o.Present() && o.Type() != svdfOptionsType {
+		return c.Errorf("builtin options of type %d, want SVDFOptions (%d)", o.Type(), svdfOptionsType)
+	}
+	rank := o.Int32(0, 0)
+	act := quant.Activation(o.Uint8(1, 0))
+	_ = o.Bool(2, false)
+	if err := o.Err(); err != nil {
+		return c.Errorf("%v", err)
+	}
+
+	sh, err := svdfCheckShapes(c, int(rank), in, wf, wt, bias, state, out)
+	if err != nil {
+		return err
+	}
+	if in.Type == model.Float32 {
+		return lowerSVDFFloat(c, sh, act, in, wf, wt, bias, state, out)
+	}
+	if in.Type == model.Int8 {
+		return lowerSVDFInt8(c, sh, in, wf, wt, bias, state, out)
+	}
+	return c.Errorf("input %s: type %s not supported (int8 or float32)", in.Describe(), in.Type)
+}
+
+// svdfCheckShapes validates the operator's geometry.
+func svdfCheckShapes(c *opCtx, rank int, in, wf, wt, bias, state, out *model.Tensor) (svdfShape, error) {
+	var sh svdfShape
+	for _, x := range []struct {
+		what string
+		t    *model.Tensor
+	}{{"input", in}, {"weights_feature", wf}, {"weights_time", wt}, {"activation state", state}, {"output", out}} {
+		if len(x.t.Shape) != 2 {
+			return sh, c.Errorf("%s %s: want 2 dimensions", x.what, x.t.Describe())
+		}
+		if x.t.Shape[0] < 1 || x.t.Shape[1] < 1 {
+			return sh, c.Errorf("%s %s: empty", x.what, x.t.Describe())
+		}
+	}
+	if rank < 1 {
+		return sh, c.Errorf("rank %d, want at least 1", rank)
+	}
+	sh = svdfShape{
+		batch: in.Shape[0], inputSize: in.Shape[1], numFilters: wf.Shape[0], rank: rank,
+		memory: wt.Shape[1],
+	}
+	if sh.numFilters%rank != 0 {
+		return sh, c.Errorf("weights_feature %s: %d filters is not a multiple of rank %d", wf.Describe(), sh.numFilters, rank)
+	}
+	sh.numUnits = sh.numFilters / rank
+	if wf.Shape[1] != sh.inputSize {
+		return sh, c.Errorf("weights_feature %s: want [%d %d]", wf.Describe(), sh.numFilters, sh.inputSize)
+	}
+	if wt.Shape[0] != sh.numFilters {
+		return sh, c.Errorf("weights_time %s: want %d rows", wt.Describe(), sh.numFilters)
+	}
+	if bias != nil && (len(bias.Shape) < 1 || bias.Shape[0] != sh.numUnits || bias.NumElements() != sh.numUnits) {
+		return sh, c.Errorf("bias %s: want %d elements", bias.Describe(), sh.numUnits)
+	}
+	if state.Shape[0] != sh.batch || state.Shape[1] != sh.memory*sh.numFilters {
+		return sh, c.Errorf("activation state %s: want [%d %d]", state.Describe(), sh.batch, sh.memory*sh.numFilters)
+	}
+	if !state.IsVariable || state.IsConst() {
+		return sh, c.Errorf("activation state %s: must be a variable tensor", state.Describe())
+	}
+	if out.Shape[0] != sh.batch || out.Shape[1] != sh.numUnits {
+		return sh, c.Errorf("output %s: want [%d %d]", out.Describe(), sh.batch, sh.numUnits)
+	}
+	return sh, nil
+}
+
+// lowerSVDFInt8 emits svdfInt8x16 or svdfInt8x8.
+func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.Tensor) error {
+	if wf.Type != model.Int8 {
+		return c.Errorf("weights_feature %s: want int8 with an int8 input", wf.Describe())
+	}
+	if wt.Type != model.Int8 && wt.Type != model.Int16 {
+		return c.Errorf("weights_time %s: want int8 or int16", wt.Describe())
+	}
+	if state.Type != wt.Type {
+		// TFLM reads the state with weights_time's type.
+		return c.Errorf("activation state %s: type must match weights_time (%s)", state.Describe(), wt.Type)
+	}
+	if out.Type != model.Int8 {
+		return c.Errorf("output %s: want int8", out.Describe())
+	}
+	if bias == nil {
+		// TFLM's PrepareSvdf reads the bias scale unconditionally.
+		return c.Errorf("integer SVDF without bias is not supported (TFLM requires it)")
+	}
+	if bias.Type != model.Int32 || !bias.IsConst() {
+		return c.Errorf("bias %s: want a constant int32 tensor", bias.Describe())
+	}
+	if !wt.IsConst() || !wf.IsConst() {
+		return c.Errorf("weights_feature %s and weights_time %s must be constants", wf.Describe(), wt.Describe())
+	}
+
+	inS, inZP, err := svdfPerTensor(c, "input", in)
+	if err != nil {
+		return err
+	}
+	wfS, wfZP, err := svdfPerTensor(c, "weights_feature", wf)
+	if err != nil {
+		return err
+	}
+	wtS, wtZP, err := svdfPerTensor(c, "weights_time", wt)
+	if err != nil {
+		return err
+	}
+	bS, bZP, err := svdfPerTensor(c, "bias", bias)
+	if err != nil {
+		return err
+	}
+	stS, stZP, err := svdfPerTensor(c, "activation state", state)
+	if err != nil {
+		return err
+	}
+	outS, outZP, err := svdfPerTensor(c, "output", out)
+	if err != nil {
+		return err
+	}
+	// TFLM ignores these zero points (it assumes symmetric weights and bias).
+	if wfZP != 0 || wtZP != 0 || bZP != 0 {
+		return c.Errorf("weights and bias need zero point 0 (weights_feature %d, weights_time %d, bias %d)", wfZP, wtZP, bZP)
+	}
+	if inZP < -128 || inZP > 127 || outZP < -128 || outZP > 127 {
+		return c.Errorf("zero points out of int8 range (input %d, output %d)", inZP, outZP)
+	}
+	stMin, stMax := int64(math.MinInt8), int64(math.MaxInt8)
+	if state.Type == model.Int16 {
+		stMin, stMax = math.MinInt16, math.MaxInt16
+	}
+	if stZP < stMin || stZP > stMax {
+		return c.Errorf("activation state zero point %d out of %s range", stZP, state.Type)
+	}
+	// TFLM's check that the bias scale is state*weights_time scale.
+	if d := math.Abs(float64(bS) - float64(stS*wtS)); !(d < 1e-5) {
+		return c.Errorf("bias scale %g differs from activation state scale * weights_time scale %g", bS, stS*wtS)
+	}
+	sc, err := svdfQuantScales(inS, wfS, wtS, stS, outS)
+	if err != nil {
+		return c.Errorf("%v", err)
+	}
+
+	q1, err := fcMakeRQ(c, sc.mult1, sc.shift1)
+	if err != nil {
+		return err
+	}
+	q2, err := fcMakeRQ(c, sc.mult2, sc.shift2)
+	if err != nil {
+		return err
+	}
+	// weights_feature is packed like FULLY_CONNECTED's: for triDot where
+	// that stays small, else one byte per weight.
+	triW := fcTriBytes(sh.numFilters, sh.inputSize) <= fcTriMaxBytes
+	var wfPacked Arg
+	if triW {
+		wfPacked = c.Const("FeatureWeights", fcPackTri(wf.Data, sh.numFilters, sh.inputSize))
+	} else {
+		wfPacked = c.Const("FeatureWeights", fcPackI8(wf.Data, sh.numFilters, sh.inputSize))
+	}
+	p := Struct("svdfParams",
+		F("batch", Int(sh.batch)), F("inputSize", Int(sh.inputSize)),
+		F("numFilters", Int(sh.numFilters)), F("rank", Int(sh.rank)),
+		F("numUnits", Int(sh.numUnits)), F("memory", Int(sh.memory)),
+		F("stateZP", I32(int32(stZP))), F("outZP", I32(int32(outZP))),
+		F("mult1", I32(q1.mult)), F("half1", I32(q1.half)), F("lsh1", Int(int(q1.lsh))), F("rsh1", Int(int(q1.rsh))),
+		F("mult2", I32(q2.mult)), F("half2", I32(q2.half)), F("lsh2", Int(int(q2.lsh))), F("rsh2", Int(int(q2.rsh))),
+		F("triW", Bool(triW)),
+	)
+	// The zero points are folded into per-filter and per-unit constants
+	// (kernels/svdf.go).
+	fb, tb := svdfFoldBiases(sh, wf, wt, bias, int32(inZP), int32(stZP))
+	// The fused activation is ignored, as in TFLM's integer kernel (the
+	// output is only clamped to int8).
+	fn := "svdfInt8x8"
+	if wt.Type == model.Int16 {
+		fn = "svdfInt8x16"
+	}
+	c.Call(fn, p, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state), View(out))
+	return nil
+}
+
+// svdfFoldBiases returns the integer kernels' folded constants: per filter
+// -inZP * sum(weights_feature of the filter), and per unit the bias minus
+// stZP * sum(weights_time of the unit's filters), in wrapping int32
+// arithmetic (the kernels' accumulators wrap the same way).
+func svdfFoldBiases(sh svdfShape, wf, wt, bias *model.Tensor, inZP, stZP int32) (fb, tb []int32) {
+	fb = make([]int32, sh.numFilters)
+	for f := range fb {
+		var sum int32
+		for _, b := range wf.Data[f*sh.inputSize : (f+1)*sh.inputSize] {
+			sum += int32(int8(b))
+		}
+		fb[f] = -inZP * sum
+	}
+	tb = make([]int32, sh.numUnits)
+	for u := range tb {
+		var sum int32
+		for f := u * sh.rank; f < (u+1)*sh.rank; f++ {
+			for j := 0; j < sh.memory; j++ {
+				k := f*sh.memory + j
+				if wt.Type == model.Int16 {
+					sum += int32(int16(binary.LittleEndian.Uint16(wt.Data[2*k:])))
+				} else {
+					sum += int32(int8(wt.Data[k]))
+				}
+			}
+		}
+		tb[u] = int32(binary.LittleEndian.Uint32(bias.Data[4*u:])) - stZP*sum
+	}
+	return fb, tb
+}
+
+// lowerSVDFFloat emits svdfFloat.
+func lowerSVDFFloat(c *opCtx, sh svdfShape, act quant.Activation, in, wf, wt, bias, state, out *model.Tensor) error {
+	for _, x := range []struct {
+		what string
+		t    *model.Tensor
+	}{{"weights_feature", wf}, {"weights_time", wt}, {"bias", bias}, {"activation state", state}, {"output", out}} {
+		if x.t == nil {
+			continue
+		}
+		if x.t.Type != model.Float32 {
+			return c.Errorf("%s %s: want float32 with a float32 input (hybrid SVDF is not supported)", x.what, x.t.Describe())
+		}
+	}
+	for _, x := range []struct {
+		what string
+		t    *model.Tensor
+	}{{"weights_feature", wf}, {"weights_time", wt}, {"bias", bias}} {
+		if x.t != nil && !x.t.IsConst() {
+			return c.Errorf("%s %s: non-constant weights are not supported", x.what, x.t.Describe())
+		}
+	}
+	lo, hi, ok := quant.RangeFloat(act)
+	if !ok {
+		return c.Errorf("fused activation %s not supported", act)
+	}
+	p := Struct("svdfFloatParams",
+		F("batch", Int(sh.batch)), F("inputSize", Int(sh.inputSize)),
+		F("numFilters", Int(sh.numFilters)), F("rank", Int(sh.rank)),
+		F("numUnits", Int(sh.numUnits)), F("memory", Int(sh.memory)),
+		F("actMin", F32(lo)), F("actMax", F32(hi)),
+	)
+	var b Arg
+	if bias != nil {
+		b = Str(bias)
+	} else {
+		// TFLM starts the sums at 0.0f without a bias: the same as a zero bias.
+		b = c.ConstF32("SvdfBias", make([]float32, sh.numUnits))
+	}
+	c.Call("svdfFloat", p, View(in), Str(wf), Str(wt), b, View(state), View(out))
+	return nil
+}

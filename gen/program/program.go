@@ -1,0 +1,224 @@
+// Package program is the plain data that flows between the stages of
+// tflm-gen: lowering (package lower) turns a validated graph into a Program,
+// a list of kernel calls per operator over numbered buffers and constants
+// with no memory offsets in it; planning (package layout) assigns an offset
+// to every buffer id without changing the program; emission (package emit)
+// and the reports (package report) render program and plan.
+//
+// A Program is never modified after lowering has built it: later stages
+// keep what they compute (offsets, sizes, certificates) in values of their
+// own, keyed by BufID.
+package program
+
+import (
+	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/planner"
+)
+
+// Program is a lowered model.
+type Program struct {
+	// Graph is the validated model the program was lowered from (read-only:
+	// tensor names, shapes, quantization and constant data).
+	Graph *model.Graph
+	// Ops holds one entry per operator, in execution order.
+	Ops []Op
+	// Buffers are the arena buffers; a BufID indexes this slice.
+	Buffers []Buffer
+	// Consts are the tables computed at generation time (folded biases,
+	// requantization records, packed weights, lookup tables).
+	Consts []Const
+	// InPlace lists the operators whose output overwrites a dying input.
+	InPlace []InPlace
+	// TensorBuf maps a non-constant tensor index to its buffer.
+	TensorBuf map[int]BufID
+}
+
+// BufID names one buffer of a Program.
+type BufID int
+
+// Buffer is one arena buffer: a tensor (or several tensors that share
+// memory through views and in-place operators), an operator's scratch, or
+// persistent state. Its planner.Buffer gives name, size, lifetime and kind.
+type Buffer struct {
+	planner.Buffer
+	// Tensors lists the tensors stored in the buffer, ascending; empty for
+	// scratch and operator state.
+	Tensors []int
+	// Reset is the byte value Reset fills the buffer with, or -1 when Reset
+	// leaves it alone (everything but persistent state).
+	Reset int
+	// Op is the operator owning a scratch or state buffer, -1 for tensors.
+	Op int
+}
+
+// Op is one operator lowered to kernel calls.
+type Op struct {
+	// Index is the operator's position in execution order.
+	Index int
+	// Code is the operator type (CONV_2D, ...).
+	Code model.OpCode
+	// Calls are the kernel calls, in order; none for views (RESHAPE, ...).
+	Calls []Call
+	// MACs counts the operator's multiply-accumulates (0 where that is not
+	// a meaningful measure).
+	MACs int64
+}
+
+// Call is one kernel call: Fn(Args...).
+type Call struct {
+	// Fn names a function of package kernels.
+	Fn string
+	// Args are its arguments, in order.
+	Args []Arg
+}
+
+// Const is a table computed at generation time, emitted as a read-only
+// string constant.
+type Const struct {
+	// Name is the Go identifier of the constant.
+	Name string
+	// Op is the operator that uses it.
+	Op int
+	// Data is its little-endian content.
+	Data []byte
+}
+
+// InPlace is an operator whose output tensor shares the buffer of one of
+// its input tensors.
+type InPlace struct{ Op, In, Out int }
+
+// Arg is one argument of a kernel call: View, ConstTensor, ConstTable, Lit
+// or Struct.
+type Arg interface{ isArg() }
+
+// View is a typed slice over an arena buffer ([]int8, []float32, ...), or
+// over its raw bytes when Raw is set; N counts elements of Type.
+type View struct {
+	Buf  BufID
+	Type model.DType
+	N    int
+	Raw  bool
+}
+
+// ConstTensor is a constant tensor of the model: a string constant when
+// String is set, else a []int8 or []uint8 view over its read-only data
+// (one-byte types only; []uint8 also when Raw is set).
+type ConstTensor struct {
+	Tensor int
+	String bool
+	Raw    bool
+}
+
+// ConstTable is one of Program.Consts, passed as a string.
+type ConstTable struct{ Index int }
+
+// Lit is an integer, float32 or bool literal (int, int32, int64, float32
+// or bool), rendered as an untyped constant.
+type Lit struct{ Value any }
+
+// Struct is &Type{Fields...}: a parameter block of constants.
+type Struct struct {
+	Type   string
+	Fields []Field
+}
+
+// Field is one field of a Struct.
+type Field struct {
+	Name  string
+	Value Arg
+}
+
+func (View) isArg()        {}
+func (ConstTensor) isArg() {}
+func (ConstTable) isArg()  {}
+func (Lit) isArg()         {}
+func (Struct) isArg()      {}
+
+// OpNames lists the operator types in execution order.
+func (p *Program) OpNames() []string {
+	out := make([]string, len(p.Ops))
+	for i, op := range p.Ops {
+		out[i] = op.Code.String()
+	}
+	return out
+}
+
+// PlannerBuffers returns the buffers as the planner takes them, in BufID
+// order.
+func (p *Program) PlannerBuffers() []planner.Buffer {
+	out := make([]planner.Buffer, len(p.Buffers))
+	for i, b := range p.Buffers {
+		out[i] = b.Buffer
+	}
+	return out
+}
+
+// Bytes sums the sizes of the buffers of one kind.
+func (p *Program) Bytes(k planner.Kind) int {
+	n := 0
+	for _, b := range p.Buffers {
+		if b.Kind == k {
+			n += b.Size
+		}
+	}
+	return n
+}
+
+// MACs totals the multiply-accumulates of one Invoke.
+func (p *Program) MACs() int64 {
+	var n int64
+	for _, op := range p.Ops {
+		n += op.MACs
+	}
+	return n
+}
+
+// UsedTensors lists, ascending, the constant tensors the calls pass.
+func (p *Program) UsedTensors() []int {
+	seen := map[int]bool{}
+	var walk func(a Arg)
+	walk = func(a Arg) {
+		switch a := a.(type) {
+		case ConstTensor:
+			seen[a.Tensor] = true
+		case Struct:
+			for _, f := range a.Fields {
+				walk(f.Value)
+			}
+		}
+	}
+	for _, op := range p.Ops {
+		for _, c := range op.Calls {
+			for _, a := range c.Args {
+				walk(a)
+			}
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for t := range p.Graph.Tensors {
+		if seen[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// GoType returns the Go element type of a tensor type ("int8"), "" when
+// tensors of that type cannot be a graph input or output.
+func GoType(dt model.DType) string {
+	switch dt {
+	case model.Int8:
+		return "int8"
+	case model.Uint8, model.Bool:
+		return "uint8"
+	case model.Int16:
+		return "int16"
+	case model.Int32:
+		return "int32"
+	case model.Int64:
+		return "int64"
+	case model.Float32:
+		return "float32"
+	}
+	return ""
+}

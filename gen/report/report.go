@@ -1,0 +1,139 @@
+// Package report renders the memory plan of a lowered program for people:
+// the layout.txt table and timeline chart of every generated package (and
+// of the plan command), and an SVG of the arena.
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/planner"
+	"github.com/tflm-gen/tflm-gen/templates"
+)
+
+// layoutReport is the data of templates/layout.txt.tmpl.
+type layoutReport struct {
+	Model, SHA256            string
+	Arena, LowerBound        int
+	Cert, Method             string
+	Steps                    int64
+	Act, Scratch, Persistent int
+	PeakOp                   int
+	PeakName                 string
+	Align                    int
+	Saved, Plain             int
+	InPlace                  []string
+	Table, Chart             string
+	Const                    *ConstBytes // nil when no code was emitted
+}
+
+// ConstBytes is the read-only data of a generated package, in bytes: the
+// model's constant tensors used as stored, and the constants the lowering
+// made (re-laid-out weights, folded biases, requantization tables); Model
+// is the size of all the model's constant tensors, for comparison.
+type ConstBytes struct {
+	Stored, Derived, Model int
+}
+
+// Total is the package's read-only data: Stored plus Derived.
+func (c *ConstBytes) Total() int { return c.Stored + c.Derived }
+
+// order returns buffer indices sorted by first use, kind and name: a stable
+// order in which an unrelated change to the model moves few lines.
+func order(pr *program.Program) []int {
+	idx := make([]int, len(pr.Buffers))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := pr.Buffers[idx[a]], pr.Buffers[idx[b]]
+		if x.First != y.First {
+			return x.First < y.First
+		}
+		if x.Kind != y.Kind {
+			return x.Kind < y.Kind
+		}
+		return x.Name < y.Name
+	})
+	return idx
+}
+
+// Text renders layout.txt for program pr planned as l; consts, when not
+// nil, adds the package's read-only data.
+func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes) ([]byte, error) {
+	p := l.Plan
+	g := pr.Graph
+	r := layoutReport{Const: consts,
+		Model: g.Name, SHA256: g.SHA256, Arena: p.Size, LowerBound: p.LowerBound,
+		Cert: p.CertText(), Method: p.Method, Steps: p.Steps,
+		Act: pr.Bytes(planner.Activation), Scratch: pr.Bytes(planner.Scratch), Persistent: pr.Bytes(planner.Persistent),
+		PeakOp: p.PeakStep, PeakName: pr.Ops[p.PeakStep].Code.String(), Align: l.Align,
+		Saved: l.PlainSize - p.Size, Plain: l.PlainSize,
+	}
+	for _, ip := range pr.InPlace {
+		r.InPlace = append(r.InPlace, fmt.Sprintf("operator %d (%s) writes t%d in place of t%d", ip.Op, pr.Ops[ip.Op].Code, ip.Out, ip.In))
+	}
+	var tb strings.Builder
+	fmt.Fprintf(&tb, "%4s %8s %8s %9s  %-10s  %s\n", "buf", "offset", "size", "ops", "kind", "name")
+	order := order(pr)
+	for n, i := range order {
+		b := pr.Buffers[i]
+		name := b.Name
+		if ts := b.Tensors; len(ts) > 0 {
+			var parts []string
+			for _, t := range ts {
+				parts = append(parts, fmt.Sprintf("t%d", t))
+			}
+			name += " (" + strings.Join(parts, " = ") + ")"
+		}
+		fmt.Fprintf(&tb, "%4s %8d %8d %9s  %-10s  %s\n", fmt.Sprintf("b%d", n), p.Offsets[i], b.Size,
+			fmt.Sprintf("%d-%d", b.First, b.Last), b.Kind, name)
+	}
+	r.Table = tb.String()
+	r.Chart = chart(pr, order)
+	var out bytes.Buffer
+	if err := templates.Layout.Execute(&out, r); err != nil {
+		return nil, fmt.Errorf("layout report: %w", err)
+	}
+	return out.Bytes(), nil
+}
+
+// chart draws one row per buffer and one column per operator.
+func chart(pr *program.Program, order []int) string {
+	n := len(pr.Ops)
+	var sb strings.Builder
+	pad := strings.Repeat(" ", 6)
+	if n > 10 {
+		sb.WriteString(pad)
+		for i := 0; i < n; i++ {
+			if i%10 == 0 {
+				sb.WriteString(fmt.Sprint(i / 10 % 10))
+			} else {
+				sb.WriteByte(' ')
+			}
+		}
+		sb.WriteByte('\n')
+	}
+	sb.WriteString(pad)
+	for i := 0; i < n; i++ {
+		sb.WriteString(fmt.Sprint(i % 10))
+	}
+	sb.WriteByte('\n')
+	for k, i := range order {
+		b := pr.Buffers[i]
+		fmt.Fprintf(&sb, "%-6s", fmt.Sprintf("b%d", k))
+		for s := 0; s < n; s++ {
+			if b.First <= s && s <= b.Last {
+				sb.WriteByte('#')
+			} else {
+				sb.WriteByte('.')
+			}
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
