@@ -85,7 +85,7 @@ func TestSvdfLayersMatchTFLM(t *testing.T) {
 
 	dir := t.TempDir()
 	for _, f := range []string{"common.go", "view.go", "svdf.go", "fc_rq.go", "fully_connected.go", "tri.go"} {
-		b, err := os.ReadFile(filepath.Join("..", "kernels", f))
+		b, err := os.ReadFile(filepath.Join("..", "..", "kernels", f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +258,7 @@ func svdfRenderArg(a Arg) (string, error) {
 			}
 			fs = append(fs, f.Name+": "+s)
 		}
-		return "&" + a.typ + "{" + strings.Join(fs, ", ") + "}", nil
+		return "&" + string(a.typ) + "{" + strings.Join(fs, ", ") + "}", nil
 	}
 	return "", fmt.Errorf("argument %T not expected", a)
 }
