@@ -87,7 +87,6 @@ func TestGenerateBrokenModels(t *testing.T) {
 	}
 }
 
-
 // TestWideConstantAsView: a float32 constant fed to a kernel input that
 // must be in the arena is refused with an error naming the operator
 // (found by FuzzGenerateEdits).

@@ -67,7 +67,7 @@ func header(g *model.Graph, opt Options) string {
 // Files renders program p planned as lay: file name -> contents.
 func Files(p *program.Program, lay *layout.Layout, opt Options) (map[string][]byte, error) {
 	g := p.Graph
-	e := &emitter{g: g, p: p, lay: lay, opt: opt}
+	e := &emitter{g: g, p: p, lay: lay, opt: opt, nm: makeNames(p)}
 	files := map[string][]byte{}
 
 	modelSrc, err := e.modelFile()
@@ -120,6 +120,7 @@ type emitter struct {
 	p         *program.Program
 	lay       *layout.Layout
 	opt       Options
+	nm        *names
 	usesArena bool // some call takes an arena view
 	err       error
 }
@@ -240,20 +241,18 @@ func typeSuffix(dt model.DType) string {
 	return ""
 }
 
-func constName(t *model.Tensor) string { return fmt.Sprintf("tensor%d", t.Index) }
-
 // view renders an arena view argument and records that Invoke needs a.
-func (e *emitter) view(dt model.DType, off, n int, raw bool) *jen.Statement {
+func (e *emitter) view(dt model.DType, b program.BufID, n int, raw bool) *jen.Statement {
 	e.usesArena = true
-	return arenaView(dt, off, n, raw)
+	return e.arenaView(dt, b, n, raw)
 }
 
-// arenaView renders a.<m>(off, n) for a typed view of the arena.
-func arenaView(dt model.DType, off, n int, raw bool) *jen.Statement {
+// arenaView renders a.<m>(offName, n) for a typed view of buffer b.
+func (e *emitter) arenaView(dt model.DType, b program.BufID, n int, raw bool) *jen.Statement {
 	if raw {
-		return jen.Id("a").Dot("u8").Call(jen.Lit(off), jen.Lit(n*dt.Size()))
+		return jen.Id("a").Dot("u8").Call(jen.Id(e.nm.buf[b]), jen.Lit(n*dt.Size()))
 	}
-	return jen.Id("a").Dot(viewMethod(dt)).Call(jen.Lit(off), jen.Lit(n))
+	return jen.Id("a").Dot(viewMethod(dt)).Call(jen.Id(e.nm.buf[b]), jen.Lit(n))
 }
 
 func (e *emitter) arg(a program.Arg) jen.Code {
@@ -263,16 +262,17 @@ func (e *emitter) arg(a program.Arg) jen.Code {
 			e.fail("buffer %d: no arena view for type %s", a.Buf, a.Type)
 			return jen.Nil()
 		}
-		return e.view(a.Type, e.lay.Offset(a.Buf), a.N, a.Raw)
+		return e.view(a.Type, a.Buf, a.N, a.Raw)
 	case program.ConstTensor:
 		t := e.g.Tensors[a.Tensor]
+		name := e.nm.tensor[a.Tensor]
 		switch {
 		case a.String:
-			return jen.Id(constName(t))
+			return jen.Id(name)
 		case a.Raw:
-			return jen.Id("constU8").Call(jen.Id(constName(t)))
+			return jen.Id("constU8").Call(jen.Id(name))
 		}
-		return jen.Id(constViewFn(t.Type)).Call(jen.Id(constName(t)))
+		return jen.Id(constViewFn(t.Type)).Call(jen.Id(name))
 	case program.Lit:
 		return literal(a.Value, e)
 	case program.Struct:
@@ -282,7 +282,7 @@ func (e *emitter) arg(a program.Arg) jen.Code {
 		}
 		return jen.Op("&").Id(a.Type).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
 	case program.ConstTable:
-		return jen.Id(e.p.Consts[a.Index].Name)
+		return jen.Id(e.nm.table[a.Index])
 	}
 	e.fail("unknown argument %T", a)
 	return jen.Nil()
@@ -325,9 +325,14 @@ func (e *emitter) modelFile() ([]byte, error) {
 		"weights are read-only constants; Invoke is a fixed sequence of kernel calls.", pkg, g.Name))
 
 	// const (ArenaSize = ...; NumInputs = ...; NumOutputs = ...)
-	comment(f, fmt.Sprintf("ArenaSize is the working memory of a Model in bytes: activations %d, scratch %d,\npersistent state %d, planned in %d bytes (%s).",
-		e.p.Bytes(planner.Activation), e.p.Bytes(planner.Scratch), e.p.Bytes(planner.Persistent), lay.Plan.Size, lay.Plan.CertText()))
+	peak := lay.Plan.PeakStep
+	comment(f, fmt.Sprintf("ArenaSize is the working memory of a Model in bytes: every activation, scratch\n"+
+		"and persistent buffer, placed so that buffers live at the same time never\n"+
+		"overlap. The plan is %s; its peak is at operator %d (%s).\n"+
+		"Persistent state takes %d bytes of it. layout.txt lists every buffer.",
+		lay.Plan.CertText(), peak, e.p.Ops[peak].Code, e.p.Bytes(planner.Persistent)))
 	f.Const().Id("ArenaSize").Op("=").Lit(lay.Plan.Size)
+	e.offsetConsts(f)
 	comment(f, "NumInputs and NumOutputs count the graph's inputs and outputs.")
 	f.Const().Defs(
 		jen.Id("NumInputs").Op("=").Lit(len(g.Inputs)),
@@ -370,6 +375,38 @@ func (e *emitter) modelFile() ([]byte, error) {
 	return render("model.go", f)
 }
 
+// offsetConsts emits the arena offset of every buffer, in the order of
+// layout.txt (first use, kind, name), so that a new plan shows as a change
+// of these lines:
+//
+//	const (
+//		offImage     = 1024 // tensor 0 "image": 256 bytes, operators 0-0
+//		offConv1Relu = 0    // tensor 1 "conv1/relu": 512 bytes, operators 0-1
+//	)
+func (e *emitter) offsetConsts(f *jen.File) {
+	if len(e.p.Buffers) == 0 {
+		return
+	}
+	var defs []jen.Code
+	for _, i := range report.Order(e.p) {
+		b := e.p.Buffers[i]
+		what := b.Kind.String()
+		if len(b.Tensors) > 0 {
+			var ts []string
+			for _, t := range b.Tensors {
+				ts = append(ts, fmt.Sprintf("%d %s", t, commentText(strconv.Quote(e.g.Tensors[t].Name))))
+			}
+			what = "tensor " + strings.Join(ts, " = ")
+		} else {
+			what = commentText(b.Name)
+		}
+		defs = append(defs, jen.Id(e.nm.buf[i]).Op("=").Lit(e.lay.Offset(program.BufID(i))).Comment(
+			fmt.Sprintf("%s: %d bytes, operators %d-%d", what, b.Size, b.First, b.Last)))
+	}
+	comment(f, "Arena offsets of the buffers, as planned (layout.txt has the chart).")
+	f.Const().Defs(defs...)
+}
+
 // ioConsts emits, per input or output, constants for its shape and
 // quantization:
 //
@@ -407,8 +444,9 @@ func (e *emitter) ioAccessors(f *jen.File, kind string, idx []int) {
 	types := map[model.DType]bool{}
 	for k, ti := range idx {
 		t := e.g.Tensors[ti]
-		off := e.lay.Offset(e.p.TensorBuf[ti])
-		cases = append(cases, jen.Case(jen.Lit(k)).Block(jen.Return(jen.Id("a").Index(jen.Lit(off).Op(":").Lit(off+t.Bytes()).Op(":").Lit(off+t.Bytes())))))
+		off := jen.Id(e.nm.buf[e.p.TensorBuf[ti]])
+		end := jen.Id(e.nm.buf[e.p.TensorBuf[ti]]).Op("+").Lit(t.Bytes())
+		cases = append(cases, jen.Case(jen.Lit(k)).Block(jen.Return(jen.Id("a").Index(off.Op(":").Add(end).Op(":").Add(end.Clone())))))
 		types[t.Type] = true
 	}
 	lower := strings.ToLower(kind)
@@ -430,8 +468,7 @@ func (e *emitter) ioAccessors(f *jen.File, kind string, idx []int) {
 			if t.Type != dt {
 				continue
 			}
-			off := e.lay.Offset(e.p.TensorBuf[ti])
-			tc = append(tc, jen.Case(jen.Lit(k)).Block(jen.Return(arenaView(dt, off, t.NumElements(), false))))
+			tc = append(tc, jen.Case(jen.Lit(k)).Block(jen.Return(e.arenaView(dt, e.p.TensorBuf[ti], t.NumElements(), false))))
 		}
 		name := kind + typeSuffix(dt)
 		comment(f, fmt.Sprintf("%s returns graph %s i as []%s. It panics if i is out of range or\nthat %s is not of type %s.", name, lower, program.GoType(dt), lower, program.GoType(dt)))
@@ -450,7 +487,6 @@ func (e *emitter) ioAccessors(f *jen.File, kind string, idx []int) {
 //		clear(a[64:128])
 //	}
 func (e *emitter) resetFunc(f *jen.File, needsInit bool) {
-	lay := e.lay
 	var body []jen.Code
 	bufs := e.p.Buffers
 	order := make([]int, 0, len(bufs))
@@ -463,8 +499,8 @@ func (e *emitter) resetFunc(f *jen.File, needsInit bool) {
 		body = append(body, jen.Id("a").Op(":=").Id("m").Dot("arena").Call())
 	}
 	for _, i := range order {
-		b, off := bufs[i], lay.Plan.Offsets[i]
-		sl := jen.Id("a").Index(jen.Lit(off).Op(":").Lit(off + b.Size))
+		b, off := bufs[i], e.nm.buf[i]
+		sl := jen.Id("a").Index(jen.Id(off).Op(":").Id(off).Op("+").Lit(b.Size))
 		body = append(body, jen.Comment(fmt.Sprintf("%s (%d bytes)", commentText(b.Name), b.Size)))
 		if v := b.Reset; v == 0 {
 			body = append(body, jen.Clear(sl))
@@ -552,10 +588,15 @@ func (e *emitter) weightsFile() ([]byte, error) {
 	b.WriteString("\npackage " + e.opt.Package + "\n")
 	for _, i := range e.p.UsedTensors() {
 		t := e.g.Tensors[i]
-		writeStringConst(&b, constName(t), fmt.Sprintf("%s is tensor %d %q: %s%v.", constName(t), i, t.Name, t.Type, t.Shape), t.Data)
+		name := e.nm.tensor[i]
+		writeStringConst(&b, name, fmt.Sprintf("%s is tensor %d %q: %s%v.", name, i, t.Name, t.Type, t.Shape), t.Data)
 	}
-	for _, cd := range e.p.Consts {
-		writeStringConst(&b, cd.Name, fmt.Sprintf("%s is computed at generation time for operator %d (%s).", cd.Name, cd.Op, e.p.Ops[cd.Op].Code), cd.Data)
+	for k, cd := range e.p.Consts {
+		what := hintText[cd.Hint]
+		if what == "" {
+			what = "table"
+		}
+		writeStringConst(&b, e.nm.table[k], fmt.Sprintf("%s: %s of operator %d (%s), made at generation time.", e.nm.table[k], what, cd.Op, e.p.Ops[cd.Op].Code), cd.Data)
 	}
 	if _, err := parser.ParseFile(token.NewFileSet(), "weights.go", b.Bytes(), parser.SkipObjectResolution); err != nil {
 		return nil, fmt.Errorf("internal error: generated weights.go does not parse: %w", err)

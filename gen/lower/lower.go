@@ -59,7 +59,8 @@ type scratchReq struct {
 }
 
 type constData struct {
-	name string
+	name string // "op3Mult"
+	hint string // "Mult"
 	data []byte
 }
 
@@ -127,7 +128,7 @@ func (c *opCtx) Persistent(dt model.DType, n int) Arg {
 // Const adds generation-time data as a read-only string constant named after
 // the operator and hint (e.g. "op3Mult") and returns it as an argument.
 func (c *opCtx) Const(hint string, data []byte) Arg {
-	cd := &constData{name: fmt.Sprintf("op%d%s", c.Op.Index, hint), data: data}
+	cd := &constData{name: fmt.Sprintf("op%d%s", c.Op.Index, hint), hint: hint, data: data}
 	c.consts = append(c.consts, cd)
 	return constArg{cd}
 }

@@ -75,8 +75,10 @@ type Call struct {
 // Const is a table computed at generation time, emitted as a read-only
 // string constant.
 type Const struct {
-	// Name is the Go identifier of the constant.
+	// Name identifies the constant within the program ("op3Mult").
 	Name string
+	// Hint says what it holds, as the lowering named it ("Mult", "RQ").
+	Hint string
 	// Op is the operator that uses it.
 	Op int
 	// Data is its little-endian content.

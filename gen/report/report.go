@@ -42,9 +42,9 @@ type ConstBytes struct {
 // Total is the package's read-only data: Stored plus Derived.
 func (c *ConstBytes) Total() int { return c.Stored + c.Derived }
 
-// order returns buffer indices sorted by first use, kind and name: a stable
+// Order returns buffer indices sorted by first use, kind and name: a stable
 // order in which an unrelated change to the model moves few lines.
-func order(pr *program.Program) []int {
+func Order(pr *program.Program) []int {
 	idx := make([]int, len(pr.Buffers))
 	for i := range idx {
 		idx[i] = i
@@ -79,7 +79,7 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes) ([]byte, er
 	}
 	var tb strings.Builder
 	fmt.Fprintf(&tb, "%4s %8s %8s %9s  %-10s  %s\n", "buf", "offset", "size", "ops", "kind", "name")
-	order := order(pr)
+	order := Order(pr)
 	for n, i := range order {
 		b := pr.Buffers[i]
 		name := b.Name

@@ -27,7 +27,7 @@ func SVG(pr *program.Program, l *layout.Layout) []byte {
 		left, html.EscapeString(title), l.Plan.Size, l.Plan.LowerBound, html.EscapeString(l.Plan.CertText()))
 	fmt.Fprintf(&sb, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#888\"/>\n", left, top, n*colW, plotH)
 	colors := map[string]string{"activation": "#8ecae6", "scratch": "#ffb703", "persistent": "#e76f51"}
-	for k, i := range order(pr) {
+	for k, i := range Order(pr) {
 		b := pr.Buffers[i]
 		if b.Size == 0 {
 			continue

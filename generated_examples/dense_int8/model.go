@@ -9,9 +9,19 @@ package dense_int8
 
 import "unsafe"
 
-// ArenaSize is the working memory of a Model in bytes: activations 34, scratch 0,
-// persistent state 0, planned in 32 bytes (optimal (= lower bound)).
+// ArenaSize is the working memory of a Model in bytes: every activation, scratch
+// and persistent buffer, placed so that buffers live at the same time never
+// overlap. The plan is optimal (= lower bound); its peak is at operator 0 (FULLY_CONNECTED).
+// Persistent state takes 0 bytes of it. layout.txt lists every buffer.
 const ArenaSize = 32
+
+// Arena offsets of the buffers, as planned (layout.txt has the chart).
+const (
+	offDense1Relu = 16 // tensor 1 "dense1/relu": 16 bytes, operators 0-1
+	offX          = 0  // tensor 0 "x": 1 bytes, operators 0-0
+	offDense2Relu = 0  // tensor 2 "dense2/relu": 16 bytes, operators 1-2
+	offY          = 16 // tensor 3 "y": 1 bytes, operators 2-2
+)
 
 // NumInputs and NumOutputs count the graph's inputs and outputs.
 const (
@@ -58,7 +68,7 @@ func (m *Model) Input(i int) []byte {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a[0:1:1]
+		return a[offX : offX+1 : offX+1]
 	}
 	panic("dense_int8: Input index out of range")
 }
@@ -69,7 +79,7 @@ func (m *Model) InputInt8(i int) []int8 {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a.i8(0, 1)
+		return a.i8(offX, 1)
 	}
 	panic("dense_int8: Input index out of range or not int8")
 }
@@ -80,7 +90,7 @@ func (m *Model) Output(i int) []byte {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a[16:17:17]
+		return a[offY : offY+1 : offY+1]
 	}
 	panic("dense_int8: Output index out of range")
 }
@@ -91,7 +101,7 @@ func (m *Model) OutputInt8(i int) []int8 {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a.i8(16, 1)
+		return a.i8(offY, 1)
 	}
 	panic("dense_int8: Output index out of range or not int8")
 }
@@ -114,7 +124,7 @@ func (m *Model) Invoke() {
 		outOffset:  -128,
 		actMin:     -128,
 		actMax:     127,
-	}, a.i8(0, 1), op0Weights, op0RQ, a.i8(16, 16))
+	}, a.i8(offX, 1), opDense1ReluWeights, opDense1ReluRQ, a.i8(offDense1Relu, 16))
 
 	// 1: FULLY_CONNECTED dense1/relu -> dense2/relu
 	fcTriInt8(&fcParams{
@@ -124,7 +134,7 @@ func (m *Model) Invoke() {
 		outOffset:  -128,
 		actMin:     -128,
 		actMax:     127,
-	}, a.i8(16, 16), op1Weights, op1RQ, a.i8(0, 16))
+	}, a.i8(offDense1Relu, 16), opDense2ReluWeights, opDense2ReluRQ, a.i8(offDense2Relu, 16))
 
 	// 2: FULLY_CONNECTED dense2/relu -> y
 	fcTriInt8(&fcParams{
@@ -134,5 +144,5 @@ func (m *Model) Invoke() {
 		outOffset:  4,
 		actMin:     -128,
 		actMax:     127,
-	}, a.i8(0, 16), op2Weights, op2RQ, a.i8(16, 1))
+	}, a.i8(offDense2Relu, 16), opYWeights, opYRQ, a.i8(offY, 1))
 }

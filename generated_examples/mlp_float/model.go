@@ -9,9 +9,19 @@ package mlp_float
 
 import "unsafe"
 
-// ArenaSize is the working memory of a Model in bytes: activations 60, scratch 0,
-// persistent state 0, planned in 64 bytes (optimal (= lower bound)).
+// ArenaSize is the working memory of a Model in bytes: every activation, scratch
+// and persistent buffer, placed so that buffers live at the same time never
+// overlap. The plan is optimal (= lower bound); its peak is at operator 1 (FULLY_CONNECTED).
+// Persistent state takes 0 bytes of it. layout.txt lists every buffer.
 const ArenaSize = 64
+
+// Arena offsets of the buffers, as planned (layout.txt has the chart).
+const (
+	offBranchA  = 48 // tensor 1 "branch_a" = 3 "sum": 12 bytes, operators 0-3
+	offFeatures = 0  // tensor 0 "features": 24 bytes, operators 0-1
+	offBranchB  = 32 // tensor 2 "branch_b": 12 bytes, operators 1-2
+	offProbs    = 0  // tensor 4 "probs": 12 bytes, operators 3-3
+)
 
 // NumInputs and NumOutputs count the graph's inputs and outputs.
 const (
@@ -52,7 +62,7 @@ func (m *Model) Input(i int) []byte {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a[0:24:24]
+		return a[offFeatures : offFeatures+24 : offFeatures+24]
 	}
 	panic("mlp_float: Input index out of range")
 }
@@ -63,7 +73,7 @@ func (m *Model) InputFloat32(i int) []float32 {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a.f32(0, 6)
+		return a.f32(offFeatures, 6)
 	}
 	panic("mlp_float: Input index out of range or not float32")
 }
@@ -74,7 +84,7 @@ func (m *Model) Output(i int) []byte {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a[0:12:12]
+		return a[offProbs : offProbs+12 : offProbs+12]
 	}
 	panic("mlp_float: Output index out of range")
 }
@@ -85,7 +95,7 @@ func (m *Model) OutputFloat32(i int) []float32 {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a.f32(0, 3)
+		return a.f32(offProbs, 3)
 	}
 	panic("mlp_float: Output index out of range or not float32")
 }
@@ -107,7 +117,7 @@ func (m *Model) Invoke() {
 		accumDepth: 6,
 		fActMin:    0.0,
 		fActMax:    3.4028235e+38,
-	}, a.f32(0, 6), op0Weights, tensor6, a.f32(48, 3))
+	}, a.f32(offFeatures, 6), opBranchAWeights, tensorABias, a.f32(offBranchA, 3))
 
 	// 1: FULLY_CONNECTED features -> branch_b
 	fcF32(&fcParams{
@@ -116,7 +126,7 @@ func (m *Model) Invoke() {
 		accumDepth: 6,
 		fActMin:    -3.4028235e+38,
 		fActMax:    3.4028235e+38,
-	}, a.f32(0, 6), op1Weights, op1NoBias, a.f32(32, 3))
+	}, a.f32(offFeatures, 6), opBranchBWeights, opBranchBNoBias, a.f32(offBranchB, 3))
 
 	// 2: ADD branch_a, branch_b -> sum
 	addF32(&ewF32Params{
@@ -141,12 +151,12 @@ func (m *Model) Invoke() {
 		n5:     1,
 		a5:     0,
 		b5:     0,
-	}, a.f32(48, 3), a.f32(32, 3), a.f32(48, 3))
+	}, a.f32(offBranchA, 3), a.f32(offBranchB, 3), a.f32(offBranchA, 3))
 
 	// 3: SOFTMAX sum -> probs
 	softmaxF32(&softmaxParams{
 		outer: 1,
 		depth: 3,
 		beta:  1.0,
-	}, a.f32(48, 3), a.f32(0, 3))
+	}, a.f32(offBranchA, 3), a.f32(offProbs, 3))
 }

@@ -4,24 +4,24 @@
 
 package mlp_float
 
-// tensor6 is tensor 6 "a/bias": float32[3].
-const tensor6 = "\x52\xb8\x9e\x3d\x00\xee\xeb\x3a\x1d\xeb\x62\x3d"
+// tensorABias is tensor 6 "a/bias": float32[3].
+const tensorABias = "\x52\xb8\x9e\x3d\x00\xee\xeb\x3a\x1d\xeb\x62\x3d"
 
-// op0NoBias is computed at generation time for operator 0 (FULLY_CONNECTED).
-const op0NoBias = ""
+// opBranchANoBias: folded biases of operator 0 (FULLY_CONNECTED), made at generation time.
+const opBranchANoBias = ""
 
-// op0Weights is computed at generation time for operator 0 (FULLY_CONNECTED).
-const op0Weights = "" +
+// opBranchAWeights: re-laid-out weights of operator 0 (FULLY_CONNECTED), made at generation time.
+const opBranchAWeights = "" +
 	"\x67\x49\x9d\x3c\x32\xe6\x2e\x3f\x2b\x65\x19\x3f\x00\x00\x00\x00\x2b\x65\x19\x3f\xda\x34\xef\x3d" +
 	"\x5b\xb1\xbf\xbe\x00\x00\x00\x00\xb0\xbf\xec\x3e\xb3\xf3\xfd\xbd\x67\x91\x6d\x3e\x00\x00\x00\x00" +
 	"\xa8\xc6\x4b\xbf\x1a\xa7\x68\x3d\xba\x74\x13\x3e\x00\x00\x00\x00\x78\x7a\x25\x3f\x3a\xf8\x42\x3e" +
 	"\x80\x26\x42\x3f\x00\x00\x00\x00\xbd\xe3\x14\xbf\x87\xd2\x5e\x3e\x33\x90\xa0\x3d\x00\x00\x00\x00"
 
-// op1NoBias is computed at generation time for operator 1 (FULLY_CONNECTED).
-const op1NoBias = ""
+// opBranchBNoBias: folded biases of operator 1 (FULLY_CONNECTED), made at generation time.
+const opBranchBNoBias = ""
 
-// op1Weights is computed at generation time for operator 1 (FULLY_CONNECTED).
-const op1Weights = "" +
+// opBranchBWeights: re-laid-out weights of operator 1 (FULLY_CONNECTED), made at generation time.
+const opBranchBWeights = "" +
 	"\x82\xe2\x47\x3f\xe8\xd9\xac\xbe\xb7\xd1\x00\x3f\x00\x00\x00\x00\x00\xd7\xa3\x3c\x7d\x3f\x35\xbf" +
 	"\x73\x46\x14\xbe\x00\x00\x00\x00\x23\xdb\xf9\xbe\x8a\xd2\xde\x3e\xe2\x7a\x14\x3f\x00\x00\x00\x00" +
 	"\x73\x12\x83\x3d\x33\xc4\x31\xbf\x0e\x4f\x2f\xbf\x00\x00\x00\x00\x6d\x12\x03\x3e\x1a\xb7\x51\xbd" +

@@ -9,9 +9,25 @@ package tiny_conv_int8
 
 import "unsafe"
 
-// ArenaSize is the working memory of a Model in bytes: activations 2328, scratch 600,
-// persistent state 0, planned in 1536 bytes (optimal (= lower bound)).
+// ArenaSize is the working memory of a Model in bytes: every activation, scratch
+// and persistent buffer, placed so that buffers live at the same time never
+// overlap. The plan is optimal (= lower bound); its peak is at operator 2 (CONV_2D).
+// Persistent state takes 0 bytes of it. layout.txt lists every buffer.
 const ArenaSize = 1536
+
+// Arena offsets of the buffers, as planned (layout.txt has the chart).
+const (
+	offConv1Relu         = 0    // tensor 1 "conv1/relu": 512 bytes, operators 0-1
+	offImage             = 1024 // tensor 0 "image": 256 bytes, operators 0-0
+	offConv1ReluScratch0 = 512  // op0 scratch0 (CONV_2D): 512 bytes, operators 0-0
+	offConv1ReluScratch1 = 1280 // op0 scratch1 (CONV_2D): 72 bytes, operators 0-0
+	offDw2Relu6          = 1024 // tensor 2 "dw2/relu6": 512 bytes, operators 1-2
+	offConv3Relu         = 0    // tensor 3 "conv3/relu": 1024 bytes, operators 2-3
+	offPool              = 1024 // tensor 4 "pool" = 5 "flatten": 16 bytes, operators 3-5
+	offLogits            = 0    // tensor 6 "logits": 4 bytes, operators 5-6
+	offProbs             = 16   // tensor 7 "probs": 4 bytes, operators 6-6
+	offProbsScratch0     = 32   // op6 scratch0 (SOFTMAX): 16 bytes, operators 6-6
+)
 
 // NumInputs and NumOutputs count the graph's inputs and outputs.
 const (
@@ -60,7 +76,7 @@ func (m *Model) Input(i int) []byte {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a[1024:1280:1280]
+		return a[offImage : offImage+256 : offImage+256]
 	}
 	panic("tiny_conv_int8: Input index out of range")
 }
@@ -71,7 +87,7 @@ func (m *Model) InputInt8(i int) []int8 {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a.i8(1024, 256)
+		return a.i8(offImage, 256)
 	}
 	panic("tiny_conv_int8: Input index out of range or not int8")
 }
@@ -82,7 +98,7 @@ func (m *Model) Output(i int) []byte {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a[16:20:20]
+		return a[offProbs : offProbs+4 : offProbs+4]
 	}
 	panic("tiny_conv_int8: Output index out of range")
 }
@@ -93,7 +109,7 @@ func (m *Model) OutputInt8(i int) []int8 {
 	a := m.arena()
 	switch i {
 	case 0:
-		return a.i8(16, 4)
+		return a.i8(offProbs, 4)
 	}
 	panic("tiny_conv_int8: Output index out of range or not int8")
 }
@@ -129,7 +145,7 @@ func (m *Model) Invoke() {
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(1024, 256), op0Win, op0RQ, a.i64(512, 64), a.i64(1280, 9), a.i8(0, 512))
+	}, a.i8(offImage, 256), opConv1ReluWin, opConv1ReluRQ, a.i64(offConv1ReluScratch0, 64), a.i64(offConv1ReluScratch1, 9), a.i8(offConv1Relu, 512))
 
 	// 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6
 	dwLeanInt8(&dwLeanParams{
@@ -146,7 +162,7 @@ func (m *Model) Invoke() {
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(0, 512), op1DW, op1ZP, op1RQ, a.i8(1024, 512))
+	}, a.i8(offConv1Relu, 512), opDw2Relu6DW, opDw2Relu6ZP, opDw2Relu6RQ, a.i8(offDw2Relu6, 512))
 
 	// 2: CONV_2D dw2/relu6 -> conv3/relu
 	convLeanInt8(&convParams{
@@ -171,7 +187,7 @@ func (m *Model) Invoke() {
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(1024, 512), op2Lean, tensor13, op2Mult, op2Shift, a.i8(0, 1024))
+	}, a.i8(offDw2Relu6, 512), opConv3ReluLean, tensorConv3Bias, opConv3ReluMult, opConv3ReluShift, a.i8(offConv3Relu, 1024))
 
 	// 3: AVERAGE_POOL_2D conv3/relu -> pool
 	avgPoolInt8(&poolParams{
@@ -189,7 +205,7 @@ func (m *Model) Invoke() {
 		padW:    0,
 		actMin:  -128,
 		actMax:  127,
-	}, a.i8(0, 1024), a.i8(1024, 16))
+	}, a.i8(offConv3Relu, 1024), a.i8(offPool, 16))
 
 	// 4: RESHAPE pool -> flatten
 	// (a view of its input: no code)
@@ -202,7 +218,7 @@ func (m *Model) Invoke() {
 		outOffset:  10,
 		actMin:     -128,
 		actMax:     127,
-	}, a.i8(1024, 16), op5Weights, op5RQ, a.i8(0, 4))
+	}, a.i8(offPool, 16), opLogitsWeights, opLogitsRQ, a.i8(offLogits, 4))
 
 	// 6: SOFTMAX logits -> probs
 	softmaxInt8(&softmaxParams{
@@ -211,5 +227,5 @@ func (m *Model) Invoke() {
 		inputMult:  1546188288,
 		inputShift: 23,
 		diffMin:    -248,
-	}, a.i8(0, 4), a.i8(16, 4), a.i32(32, 4))
+	}, a.i8(offLogits, 4), a.i8(offProbs, 4), a.i32(offProbsScratch0, 4))
 }

@@ -1,0 +1,111 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/tflm-gen/tflm-gen/gen/program"
+)
+
+// maxNameChars bounds the characters an identifier takes from a tensor
+// name: long names keep their last words ("MobilenetV1/Conv2d_3/Relu6" ->
+// "Conv2d3Relu6"), the part that tells layers apart.
+const maxNameChars = 32
+
+// names are the identifiers of the generated package that a reader follows
+// in a diff: one offset constant per arena buffer and one string constant
+// per model constant and per generation-time table, named after the tensor
+// or the operator's output tensor, not after indices that shift when a
+// layer is inserted.
+type names struct {
+	buf    []string       // by BufID: "offConv1Relu"
+	tensor map[int]string // constant tensor index: "tensorConv3Bias"
+	table  []string       // by Program.Consts index: "opConv1ReluRQ"
+}
+
+// hintText says in words what a lowering's constant hint holds.
+var hintText = map[string]string{
+	"RQ": "requantization records", "Mult": "per-channel multipliers", "Shift": "per-channel shifts",
+	"Bias": "folded biases", "NoBias": "folded biases", "TimeBias": "folded time biases",
+	"FeatureBias": "folded feature biases", "SvdfBias": "biases", "ZP": "zero points",
+	"Weights": "re-laid-out weights", "FeatureWeights": "re-laid-out feature weights",
+	"Lean": "re-laid-out weights", "DW": "re-laid-out weights", "PW": "re-laid-out weights",
+	"Win": "re-laid-out weights", "InW": "re-laid-out input weights", "RecW": "re-laid-out recurrent weights",
+	"Tab": "lookup table", "ExpLUT": "exponential lookup table", "RecipLUT": "reciprocal lookup table",
+}
+
+func makeNames(p *program.Program) *names {
+	g := p.Graph
+	used := map[string]bool{}
+	unique := func(base, suffix string) string {
+		n := base
+		if used[n] {
+			n = base + suffix
+		}
+		for k := 2; used[n]; k++ {
+			n = fmt.Sprintf("%s%s_%d", base, suffix, k)
+		}
+		used[n] = true
+		return n
+	}
+	nm := &names{tensor: map[int]string{}}
+	perOp := map[[2]int]int{} // (operator, state?) -> buffers named so far
+	for id, b := range p.Buffers {
+		var base, suffix string
+		switch {
+		case len(b.Tensors) > 0:
+			t := b.Tensors[0]
+			base, suffix = "off"+camel(g.Tensors[t].Name, fmt.Sprintf("Tensor%d", t)), fmt.Sprintf("T%d", t)
+		default:
+			kind, key := "Scratch", [2]int{b.Op, 0}
+			if b.Reset >= 0 {
+				kind, key = "State", [2]int{b.Op, 1}
+			}
+			base = fmt.Sprintf("off%s%s%d", opName(p, b.Op), kind, perOp[key])
+			suffix = fmt.Sprintf("B%d", id)
+			perOp[key]++
+		}
+		nm.buf = append(nm.buf, unique(base, suffix))
+	}
+	for _, t := range p.UsedTensors() {
+		nm.tensor[t] = unique("tensor"+camel(g.Tensors[t].Name, fmt.Sprintf("%d", t)), fmt.Sprintf("T%d", t))
+	}
+	for _, c := range p.Consts {
+		nm.table = append(nm.table, unique("op"+opName(p, c.Op)+c.Hint, fmt.Sprintf("Op%d", c.Op)))
+	}
+	return nm
+}
+
+// opName names an operator after its first output tensor.
+func opName(p *program.Program, op int) string {
+	g := p.Graph
+	o := g.Ops[op]
+	if len(o.Outputs) == 0 || o.Outputs[0] < 0 {
+		return fmt.Sprintf("Op%d", op)
+	}
+	return camel(g.Tensors[o.Outputs[0]].Name, fmt.Sprintf("Op%d", op))
+}
+
+// camel turns a tensor name into an exported-style identifier part: words
+// of letters and digits, each capitalised; fallback when nothing is left.
+func camel(s, fallback string) string {
+	words := strings.FieldsFunc(s, func(r rune) bool {
+		return !(r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+	})
+	for i, w := range words {
+		words[i] = strings.ToUpper(w[:1]) + w[1:]
+	}
+	for len(words) > 1 && len(strings.Join(words, "")) > maxNameChars {
+		words = words[1:]
+	}
+	out := strings.Join(words, "")
+	if len(out) > maxNameChars {
+		out = out[len(out)-maxNameChars:]
+		out = strings.ToUpper(out[:1]) + out[1:]
+	}
+	if out == "" {
+		return fallback
+	}
+	return out
+}
