@@ -7,6 +7,8 @@
 // nothing of how programs are lowered or planned.
 package variant
 
+import "slices"
+
 // Plan is the outcome of planning one selection: the arena size and the
 // operator at the plan's peak.
 type Plan struct {
@@ -14,7 +16,8 @@ type Plan struct {
 }
 
 // Planner plans the program that takes, for every operator i, the lean
-// variant when lean[i] is set and the fast one otherwise.
+// variant when lean[i] is set and the fast one otherwise. It may keep lean:
+// Choose passes a fresh slice on every call.
 type Planner func(lean []bool) (Plan, error)
 
 // Choose returns the selection to emit. fastScratch and leanScratch give,
@@ -28,7 +31,7 @@ type Planner func(lean []bool) (Plan, error)
 func Choose(fastScratch, leanScratch []int, plan Planner) ([]bool, Plan, error) {
 	n := len(fastScratch)
 	lean := make([]bool, n)
-	cur, err := plan(lean)
+	cur, err := plan(slices.Clone(lean))
 	if err != nil {
 		return nil, Plan{}, err
 	}
@@ -62,7 +65,7 @@ func Choose(fastScratch, leanScratch []int, plan Planner) ([]bool, Plan, error) 
 		extra[pick] = 0
 		left--
 		lean[pick] = true
-		if cur, err = plan(lean); err != nil {
+		if cur, err = plan(slices.Clone(lean)); err != nil {
 			return nil, Plan{}, err
 		}
 	}
