@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
@@ -60,7 +61,7 @@ func actQuantPair(c *opCtx, in, out *model.Tensor) (si, so float32, zi, zo int32
 }
 
 // actEmitUnary emits fn(params..., in, out), skipping empty tensors.
-func actEmitUnary(c *opCtx, fn string, params []Arg, in, out *model.Tensor) error {
+func actEmitUnary(c *opCtx, fn kernelsig.Func, params []Arg, in, out *model.Tensor) error {
 	if out.NumElements() == 0 {
 		return nil
 	}
@@ -151,9 +152,9 @@ func lowerTanh(c *opCtx) error { return lowerLogisticTanh(c, true) }
 
 // lowerLogisticTanh lowers LOGISTIC or TANH.
 func lowerLogisticTanh(c *opCtx, tanh bool) error {
-	name := "logistic"
+	f32, i8, i16 := kernelsig.LogisticF32, kernelsig.LogisticInt8, kernelsig.LogisticInt16
 	if tanh {
-		name = "tanh"
+		f32, i8, i16 = kernelsig.TanhF32, kernelsig.TanhInt8, kernelsig.TanhInt16
 	}
 	in, out, err := actUnary(c)
 	if err != nil {
@@ -161,7 +162,7 @@ func lowerLogisticTanh(c *opCtx, tanh bool) error {
 	}
 	switch in.Type {
 	case model.Float32:
-		return actEmitUnary(c, name+"F32", nil, in, out)
+		return actEmitUnary(c, f32, nil, in, out)
 	case model.Int8:
 		si, _, zi, zo, err := actQuantPair(c, in, out)
 		if err != nil {
@@ -179,11 +180,11 @@ func lowerLogisticTanh(c *opCtx, tanh bool) error {
 			// (The lean variant, the same arithmetic at run time, is kept
 			// for the equivalence test.)
 			tab := logisticTanhInt8Table(k, tanh)
-			return actEmitUnary(c, "lutInt8", []Arg{c.Const("Tab", tab[:])}, in, out)
+			return actEmitUnary(c, kernelsig.LutInt8, []Arg{c.Const("Tab", tab[:])}, in, out)
 		}
-		p := Struct("logisticTanhParams", F("inZP", I32(k.InZP)), F("radius", I32(k.Radius)),
+		p := Struct(kernelsig.LogisticTanhParams, F("inZP", I32(k.InZP)), F("radius", I32(k.Radius)),
 			F("mult", I32(k.Mult)), F("shift", Int(k.Shift)))
-		return actEmitUnary(c, name+"Int8", []Arg{p}, in, out)
+		return actEmitUnary(c, i8, []Arg{p}, in, out)
 	case model.Int16:
 		si, so, zi, zo, err := actQuantPair(c, in, out)
 		if err != nil {
@@ -193,8 +194,8 @@ func lowerLogisticTanh(c *opCtx, tanh bool) error {
 		if err != nil {
 			return c.Errorf("%v", err)
 		}
-		p := Struct("logisticTanh16Params", F("mult", I32(m)), F("shift", Int(s)))
-		return actEmitUnary(c, name+"Int16", []Arg{p}, in, out)
+		p := Struct(kernelsig.LogisticTanh16Params, F("mult", I32(m)), F("shift", Int(s)))
+		return actEmitUnary(c, i16, []Arg{p}, in, out)
 	}
 	return c.Errorf("type %s is not supported", in.Type)
 }
@@ -214,12 +215,11 @@ func reluConstsFor(dt model.DType, si, so float32, zi, zo int32) (reluConsts, er
 	if dt == model.Int16 && (zi != 0 || zo != 0) {
 		return k, fmt.Errorf("int16 needs zero points 0, have %d and %d", zi, zo)
 	}
-	real := float64(si / so)
-	k.Mult, k.Shift = quant.Multiplier(real)
-	if k.Shift > 30 {
-		return k, fmt.Errorf("rescaling factor %v is too large", real)
+	var err error
+	if k.Mult, k.Shift, err = quant.CheckedMultiplier(float64(si / so)); err != nil {
+		return k, err
 	}
-	k.ActMin, k.ActMax = ewTypeRange(dt)
+	k.ActMin, k.ActMax = typeRange(dt)
 	k.ActMin = max(k.ActMin, zo)
 	return k, nil
 }
@@ -232,7 +232,7 @@ func lowerRelu(c *opCtx) error {
 	}
 	switch in.Type {
 	case model.Float32:
-		return actEmitUnary(c, "reluF32", nil, in, out)
+		return actEmitUnary(c, kernelsig.ReluF32, nil, in, out)
 	case model.Int8, model.Int16:
 		si, so, zi, zo, err := actQuantPair(c, in, out)
 		if err != nil {
@@ -242,12 +242,12 @@ func lowerRelu(c *opCtx) error {
 		if err != nil {
 			return c.Errorf("%v", err)
 		}
-		p := Struct("reluParams", F("inZP", I32(k.InZP)), F("outZP", I32(k.OutZP)),
+		p := Struct(kernelsig.ReluParams, F("inZP", I32(k.InZP)), F("outZP", I32(k.OutZP)),
 			F("mult", I32(k.Mult)), F("shift", Int(k.Shift)),
 			F("actMin", I32(k.ActMin)), F("actMax", I32(k.ActMax)))
-		fn := "reluInt8"
+		fn := kernelsig.ReluInt8
 		if in.Type == model.Int16 {
-			fn = "reluInt16"
+			fn = kernelsig.ReluInt16
 		}
 		return actEmitUnary(c, fn, []Arg{p}, in, out)
 	}
@@ -262,7 +262,7 @@ func relu6Bounds(dt model.DType, si float32, zi int32) (lo, hi int32, err error)
 	if !(r >= math.MinInt32 && r <= math.MaxInt32) {
 		return 0, 0, fmt.Errorf("input scale %v: 6 is out of range", si)
 	}
-	tlo, thi := ewTypeRange(dt)
+	tlo, thi := typeRange(dt)
 	return zi, min(max(int32(r), tlo), thi), nil
 }
 
@@ -274,7 +274,7 @@ func lowerRelu6(c *opCtx) error {
 	}
 	switch in.Type {
 	case model.Float32:
-		return actEmitUnary(c, "relu6F32", nil, in, out)
+		return actEmitUnary(c, kernelsig.Relu6F32, nil, in, out)
 	case model.Int8, model.Int16:
 		si, zi, err := ewTensorQuant(c, in)
 		if err != nil {
@@ -287,10 +287,10 @@ func lowerRelu6(c *opCtx) error {
 		if err != nil {
 			return c.Errorf("%v", err)
 		}
-		p := Struct("relu6Params", F("lo", I32(lo)), F("hi", I32(hi)))
-		fn := "relu6Int8"
+		p := Struct(kernelsig.Relu6Params, F("lo", I32(lo)), F("hi", I32(hi)))
+		fn := kernelsig.Relu6Int8
 		if in.Type == model.Int16 {
-			fn = "relu6Int16"
+			fn = kernelsig.Relu6Int16
 		}
 		return actEmitUnary(c, fn, []Arg{p}, in, out)
 	}
@@ -314,10 +314,12 @@ func leakyReluConstsFor(dt model.DType, alpha, si, so float32, zi, zo int32) (le
 	k := leakyReluConsts{InZP: zi, OutZP: zo}
 	ra := float64(si * alpha / so)
 	ri := float64(si / so)
-	k.MultAlpha, k.ShiftAlpha = quant.Multiplier(ra)
-	k.MultID, k.ShiftID = quant.Multiplier(ri)
-	if k.ShiftAlpha > 30 || k.ShiftID > 30 {
-		return k, fmt.Errorf("rescaling factors %v and %v are too large", ra, ri)
+	var err error
+	if k.MultAlpha, k.ShiftAlpha, err = quant.CheckedMultiplier(ra); err != nil {
+		return k, fmt.Errorf("alpha: %w", err)
+	}
+	if k.MultID, k.ShiftID, err = quant.CheckedMultiplier(ri); err != nil {
+		return k, fmt.Errorf("identity: %w", err)
 	}
 	if k.MultAlpha < 0 {
 		if k.MultAlpha == math.MinInt32 {
@@ -325,7 +327,7 @@ func leakyReluConstsFor(dt model.DType, alpha, si, so float32, zi, zo int32) (le
 		}
 		k.MultAlpha, k.AlphaNeg = -k.MultAlpha, true
 	}
-	k.QMin, k.QMax = ewTypeRange(dt)
+	k.QMin, k.QMax = typeRange(dt)
 	return k, nil
 }
 
@@ -345,7 +347,7 @@ func lowerLeakyRelu(c *opCtx) error {
 	}
 	switch in.Type {
 	case model.Float32:
-		return actEmitUnary(c, "leakyReluF32", []Arg{F32(alpha)}, in, out)
+		return actEmitUnary(c, kernelsig.LeakyReluF32, []Arg{F32(alpha)}, in, out)
 	case model.Int8, model.Int16:
 		si, so, zi, zo, err := actQuantPair(c, in, out)
 		if err != nil {
@@ -355,14 +357,14 @@ func lowerLeakyRelu(c *opCtx) error {
 		if err != nil {
 			return c.Errorf("%v", err)
 		}
-		p := Struct("leakyReluParams", F("inZP", I32(k.InZP)), F("outZP", I32(k.OutZP)),
+		p := Struct(kernelsig.LeakyReluParams, F("inZP", I32(k.InZP)), F("outZP", I32(k.OutZP)),
 			F("multID", I32(k.MultID)), F("shiftID", Int(k.ShiftID)),
 			F("multAlpha", I32(k.MultAlpha)), F("shiftAlpha", Int(k.ShiftAlpha)),
 			F("alphaNeg", Bool(k.AlphaNeg)),
 			F("qmin", I32(k.QMin)), F("qmax", I32(k.QMax)))
-		fn := "leakyReluInt8"
+		fn := kernelsig.LeakyReluInt8
 		if in.Type == model.Int16 {
-			fn = "leakyReluInt16"
+			fn = kernelsig.LeakyReluInt16
 		}
 		return actEmitUnary(c, fn, []Arg{p}, in, out)
 	}
@@ -387,7 +389,10 @@ func hardSwishDownscale(m int32) int32 {
 }
 
 // hardSwishConstsFor computes the constants of an int8 HARD_SWISH (TFLM's
-// HardSwishPrepare; scale ratios in float32).
+// HardSwishPrepare; scale ratios in float32). Its multipliers are narrowed
+// to int16 and applied by HARD_SWISH's own fixed-point code, which takes
+// exponents up to 31 for the reluish rescaling: hence quant.Multiplier with
+// TFLM's checks for this operator, not quant.CheckedMultiplier.
 func hardSwishConstsFor(si, so float32, zi, zo int32) (hardSwishConsts, error) {
 	k := hardSwishConsts{InZP: zi, OutZP: zo}
 	hires := (1.0 / 128.0) * si
@@ -413,7 +418,7 @@ func lowerHardSwish(c *opCtx) error {
 	}
 	switch in.Type {
 	case model.Float32:
-		return actEmitUnary(c, "hardSwishF32", nil, in, out)
+		return actEmitUnary(c, kernelsig.HardSwishF32, nil, in, out)
 	case model.Int8:
 		si, so, zi, zo, err := actQuantPair(c, in, out)
 		if err != nil {
@@ -423,10 +428,10 @@ func lowerHardSwish(c *opCtx) error {
 		if err != nil {
 			return c.Errorf("%v", err)
 		}
-		p := Struct("hardSwishParams", F("inZP", I32(k.InZP)), F("outZP", I32(k.OutZP)),
+		p := Struct(kernelsig.HardSwishParams, F("inZP", I32(k.InZP)), F("outZP", I32(k.OutZP)),
 			F("outMult", I32(k.OutMult)), F("outExp", Int(k.OutExp)),
 			F("reluishMult", I32(k.ReluishMult)), F("reluishExp", Int(k.ReluishExp)))
-		return actEmitUnary(c, "hardSwishInt8", []Arg{p}, in, out)
+		return actEmitUnary(c, kernelsig.HardSwishInt8, []Arg{p}, in, out)
 	}
 	return c.Errorf("type %s is not supported", in.Type)
 }
@@ -445,12 +450,14 @@ func preluConstsFor(dt model.DType, si, sa, so float32, zi, za, zo int32) (prelu
 	k := preluConsts{InOff: -zi, AlphaOff: -za, OutOff: zo}
 	r1 := float64(si) / float64(so)
 	r2 := float64(si) * float64(sa) / float64(so)
-	k.Mult1, k.Shift1 = quant.Multiplier(r1)
-	k.Mult2, k.Shift2 = quant.Multiplier(r2)
-	if k.Shift1 > 30 || k.Shift2 > 30 {
-		return k, fmt.Errorf("rescaling factors %v and %v are too large", r1, r2)
+	var err error
+	if k.Mult1, k.Shift1, err = quant.CheckedMultiplier(r1); err != nil {
+		return k, fmt.Errorf("identity: %w", err)
 	}
-	k.QMin, k.QMax = ewTypeRange(dt)
+	if k.Mult2, k.Shift2, err = quant.CheckedMultiplier(r2); err != nil {
+		return k, fmt.Errorf("alpha: %w", err)
+	}
+	k.QMin, k.QMax = typeRange(dt)
 	return k, nil
 }
 
@@ -467,14 +474,14 @@ func lowerPrelu(c *opCtx) error {
 	if err != nil {
 		return c.Errorf("%v", err)
 	}
-	var fn string
+	var fn kernelsig.Func
 	var params []Arg
 	switch in.Type {
 	case model.Float32:
 		if alpha.Type != model.Float32 {
 			return c.Errorf("alpha type %s, want float32", alpha.Type)
 		}
-		fn = "preluF32"
+		fn = kernelsig.PreluF32
 	case model.Int8, model.Int16:
 		if alpha.Type != model.Int8 {
 			return c.Errorf("alpha type %s, want int8", alpha.Type)
@@ -487,14 +494,14 @@ func lowerPrelu(c *opCtx) error {
 		if err != nil {
 			return c.Errorf("%v", err)
 		}
-		params = []Arg{Struct("preluParams",
+		params = []Arg{Struct(kernelsig.PreluParams,
 			F("inOff", I32(k.InOff)), F("alphaOff", I32(k.AlphaOff)), F("outOff", I32(k.OutOff)),
 			F("mult1", I32(k.Mult1)), F("mult2", I32(k.Mult2)),
 			F("shift1", Int(k.Shift1)), F("shift2", Int(k.Shift2)),
 			F("qmin", I32(k.QMin)), F("qmax", I32(k.QMax)))}
-		fn = "preluInt8"
+		fn = kernelsig.PreluInt8
 		if in.Type == model.Int16 {
-			fn = "preluInt16"
+			fn = kernelsig.PreluInt16
 		}
 	default:
 		return c.Errorf("type %s is not supported", in.Type)

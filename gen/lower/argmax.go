@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
@@ -21,13 +22,13 @@ func lowerArgMax(c *opCtx) error { return lowerArgMinMax(c, false) }
 func lowerArgMin(c *opCtx) error { return lowerArgMinMax(c, true) }
 
 // argMinMaxFns names the kernel for each input and output type.
-var argMinMaxFns = map[[2]model.DType]string{
-	{model.Int8, model.Int32}:    "argMinMaxI8I32",
-	{model.Int8, model.Int64}:    "argMinMaxI8I64",
-	{model.Int16, model.Int32}:   "argMinMaxI16I32",
-	{model.Int16, model.Int64}:   "argMinMaxI16I64",
-	{model.Float32, model.Int32}: "argMinMaxF32I32",
-	{model.Float32, model.Int64}: "argMinMaxF32I64",
+var argMinMaxFns = map[[2]model.DType]kernelsig.Func{
+	{model.Int8, model.Int32}:    kernelsig.ArgMinMaxI8I32,
+	{model.Int8, model.Int64}:    kernelsig.ArgMinMaxI8I64,
+	{model.Int16, model.Int32}:   kernelsig.ArgMinMaxI16I32,
+	{model.Int16, model.Int64}:   kernelsig.ArgMinMaxI16I64,
+	{model.Float32, model.Int32}: kernelsig.ArgMinMaxF32I32,
+	{model.Float32, model.Int64}: kernelsig.ArgMinMaxF32I64,
 }
 
 // lowerArgMinMax validates the operator and emits the kernel call.
@@ -78,7 +79,7 @@ func lowerArgMinMax(c *opCtx, isMin bool) error {
 	if out.NumElements() == 0 {
 		return nil
 	}
-	c.Call(fn, Struct("argMinMaxParams",
+	c.Call(fn, Struct(kernelsig.ArgMinMaxParams,
 		F("outer", Int(shapeProd(in.Shape[:axis]))),
 		F("axis", Int(in.Shape[axis])),
 		F("inner", Int(shapeProd(in.Shape[axis+1:]))),

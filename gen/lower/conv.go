@@ -3,6 +3,7 @@ package lower
 import (
 	"encoding/binary"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
@@ -126,28 +127,13 @@ func convMultipliers(c *opCtx, inScale, outScale float32, filter *model.Tensor, 
 		if !(fs >= 0) {
 			return nil, nil, c.Errorf("filter %s: channel %d scale %g is negative", filter.Describe(), i, fs)
 		}
-		m, s := quant.Multiplier(float64(inScale) * float64(fs) / float64(outScale))
+		m, s, err := quant.CheckedMultiplier(float64(inScale) * float64(fs) / float64(outScale))
+		if err != nil {
+			return nil, nil, c.Errorf("filter %s: channel %d: %v", filter.Describe(), i, err)
+		}
 		mult[i], shift[i] = m, int32(s)
 	}
 	return mult, shift, nil
-}
-
-// convActRange returns the quantized clamp bounds of the fused activation.
-func convActRange(c *opCtx, act quant.Activation, scale float32, zp, qmin, qmax int32) (int32, int32, error) {
-	lo, hi, ok := quant.RangeQuantized(act, float64(scale), zp, qmin, qmax)
-	if !ok {
-		return 0, 0, c.Errorf("fused activation %s is not supported", act)
-	}
-	return lo, hi, nil
-}
-
-// convActFloat returns the float clamp bounds of the fused activation.
-func convActFloat(c *opCtx, act quant.Activation) (float32, float32, error) {
-	lo, hi, ok := quant.RangeFloat(act)
-	if !ok {
-		return 0, 0, c.Errorf("fused activation %s is not supported", act)
-	}
-	return lo, hi, nil
 }
 
 // convConstArg passes a constant tensor of a wide type (float32 weights,
@@ -281,7 +267,7 @@ func lowerConv2D(c *opCtx) error {
 		if filter.Type != model.Float32 {
 			return c.Errorf("float32 input with %s filter (hybrid) is not supported", filter.Type)
 		}
-		lo, hi, err := convActFloat(c, act)
+		lo, hi, err := c.actRangeFloat(act)
 		if err != nil {
 			return err
 		}
@@ -294,7 +280,7 @@ func lowerConv2D(c *opCtx) error {
 			return err
 		}
 		fields = append(fields, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
-		c.Call("convF32", Struct("convParams", fields...), View(in), w, b, View(out))
+		c.Call(kernelsig.ConvF32, Struct(kernelsig.ConvParams, fields...), View(in), w, b, View(out))
 		return nil
 	}
 
@@ -318,7 +304,7 @@ func lowerConv2D(c *opCtx) error {
 	}
 
 	if in.Type == model.Int8 {
-		lo, hi, err := convActRange(c, act, outScale, outZP, -128, 127)
+		lo, hi, err := c.actRange(act, outScale, outZP, model.Int8)
 		if err != nil {
 			return err
 		}
@@ -337,12 +323,12 @@ func lowerConv2D(c *opCtx) error {
 		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
 			F("actMin", I32(lo)), F("actMax", I32(hi)))
 		if fC == inC && convLeanOK(fH*fW*fC, outC) {
-			c.Call("convLeanInt8", Struct("convParams", fields...), View(in),
+			c.Call(kernelsig.ConvLeanInt8, Struct(kernelsig.ConvParams, fields...), View(in),
 				c.Const("Lean", convLeanLayout(convOHWI(filter.Data, outC))), b,
 				c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 			return nil
 		}
-		c.Call("convInt8", Struct("convParams", fields...), View(in), View(filter), b,
+		c.Call(kernelsig.ConvInt8, Struct(kernelsig.ConvParams, fields...), View(in), View(filter), b,
 			c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 		return nil
 	}
@@ -353,7 +339,7 @@ func lowerConv2D(c *opCtx) error {
 	if err := convZeroPoints16(c, inZP, outZP); err != nil {
 		return err
 	}
-	lo, hi, err := convActRange(c, act, outScale, outZP, -32768, 32767)
+	lo, hi, err := c.actRange(act, outScale, outZP, model.Int16)
 	if err != nil {
 		return err
 	}
@@ -364,7 +350,7 @@ func lowerConv2D(c *opCtx) error {
 		if err != nil {
 			return err
 		}
-		c.Call("convInt16Acc32", Struct("convParams", fields...), View(in), View(filter), b,
+		c.Call(kernelsig.ConvInt16Acc32, Struct(kernelsig.ConvParams, fields...), View(in), View(filter), b,
 			c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 		return nil
 	}
@@ -375,7 +361,7 @@ func lowerConv2D(c *opCtx) error {
 	if err != nil {
 		return err
 	}
-	c.Call("convInt16", Struct("convParams", fields...), View(in), View(filter), b,
+	c.Call(kernelsig.ConvInt16, Struct(kernelsig.ConvParams, fields...), View(in), View(filter), b,
 		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	return nil
 }
@@ -451,7 +437,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		if filter.Type != model.Float32 {
 			return c.Errorf("float32 input with %s filter (hybrid) is not supported", filter.Type)
 		}
-		lo, hi, err := convActFloat(c, act)
+		lo, hi, err := c.actRangeFloat(act)
 		if err != nil {
 			return err
 		}
@@ -464,7 +450,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 			return err
 		}
 		fields = append(fields, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
-		c.Call("dwF32", Struct("dwParams", fields...), View(in), w, b, View(out))
+		c.Call(kernelsig.DwF32, Struct(kernelsig.DwParams, fields...), View(in), w, b, View(out))
 		return nil
 	}
 
@@ -488,7 +474,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 	}
 
 	if in.Type == model.Int8 {
-		lo, hi, err := convActRange(c, act, outScale, outZP, -128, 127)
+		lo, hi, err := c.actRange(act, outScale, outZP, model.Int8)
 		if err != nil {
 			return err
 		}
@@ -520,7 +506,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		if inC == 1 && convLeanOK(fH*fW, outC) {
 			// One input channel: a convolution, with the scratch-free
 			// kernel.
-			c.Call("convLeanInt8", Struct("convParams",
+			c.Call(kernelsig.ConvLeanInt8, Struct(kernelsig.ConvParams,
 				F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("inC", Int(1)),
 				F("filterH", Int(fH)), F("filterW", Int(fW)), F("filterC", Int(1)),
 				F("outH", Int(oh)), F("outW", Int(ow)), F("outC", Int(outC)), F("groupOutC", Int(outC)),
@@ -534,7 +520,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		}
 		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
 			F("actMin", I32(lo)), F("actMax", I32(hi)))
-		c.Call("dwInt8", Struct("dwParams", fields...), View(in), View(filter), b,
+		c.Call(kernelsig.DwInt8, Struct(kernelsig.DwParams, fields...), View(in), View(filter), b,
 			c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 		return nil
 	}
@@ -545,7 +531,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 	if err := convShift64(c, shift); err != nil {
 		return err
 	}
-	lo, hi, err := convActRange(c, act, outScale, outZP, -32768, 32767)
+	lo, hi, err := c.actRange(act, outScale, outZP, model.Int16)
 	if err != nil {
 		return err
 	}
@@ -554,7 +540,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		return err
 	}
 	fields = append(fields, F("actMin", I32(lo)), F("actMax", I32(hi)))
-	c.Call("dwInt16", Struct("dwParams", fields...), View(in), View(filter), b,
+	c.Call(kernelsig.DwInt16, Struct(kernelsig.DwParams, fields...), View(in), View(filter), b,
 		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	return nil
 }
@@ -636,7 +622,7 @@ func lowerTransposeConv(c *opCtx) error {
 		if filter.Type != model.Float32 {
 			return c.Errorf("float32 input with %s filter (hybrid) is not supported", filter.Type)
 		}
-		lo, hi, err := convActFloat(c, act)
+		lo, hi, err := c.actRangeFloat(act)
 		if err != nil {
 			return err
 		}
@@ -649,7 +635,7 @@ func lowerTransposeConv(c *opCtx) error {
 			return err
 		}
 		fields = append(fields, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
-		c.Call("tconvF32", Struct("tconvParams", fields...), View(in), w, b, View(out))
+		c.Call(kernelsig.TconvF32, Struct(kernelsig.TconvParams, fields...), View(in), w, b, View(out))
 		return nil
 	}
 
@@ -674,7 +660,7 @@ func lowerTransposeConv(c *opCtx) error {
 	n := out.NumElements()
 
 	if in.Type == model.Int8 {
-		lo, hi, err := convActRange(c, act, outScale, outZP, -128, 127)
+		lo, hi, err := c.actRange(act, outScale, outZP, model.Int8)
 		if err != nil {
 			return err
 		}
@@ -684,7 +670,7 @@ func lowerTransposeConv(c *opCtx) error {
 		}
 		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
 			F("actMin", I32(lo)), F("actMax", I32(hi)))
-		c.Call("tconvInt8", Struct("tconvParams", fields...), View(in), View(filter), b,
+		c.Call(kernelsig.TconvInt8, Struct(kernelsig.TconvParams, fields...), View(in), View(filter), b,
 			c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), c.Scratch(model.Int32, n), View(out))
 		return nil
 	}
@@ -695,7 +681,7 @@ func lowerTransposeConv(c *opCtx) error {
 	if err := convShift64(c, shift); err != nil {
 		return err
 	}
-	lo, hi, err := convActRange(c, act, outScale, outZP, -32768, 32767)
+	lo, hi, err := c.actRange(act, outScale, outZP, model.Int16)
 	if err != nil {
 		return err
 	}
@@ -719,7 +705,7 @@ func lowerTransposeConv(c *opCtx) error {
 		}
 	}
 	fields = append(fields, F("actMin", I32(lo)), F("actMax", I32(hi)))
-	c.Call("tconvInt16", Struct("tconvParams", fields...), View(in), View(filter), b,
+	c.Call(kernelsig.TconvInt16, Struct(kernelsig.TconvParams, fields...), View(in), View(filter), b,
 		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), c.Scratch(model.Int64, n), View(out))
 	return nil
 }
@@ -887,13 +873,13 @@ func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFast
 	xp := c.Scratch(model.Int64, k)
 	if g.fH == 1 && g.fW == 1 && g.strideH == 1 && g.strideW == 1 && g.padH == 0 && g.padW == 0 &&
 		g.inH == g.outH && g.inW == g.outW {
-		c.Call("convPWInt8", Struct("convPWParams",
+		c.Call(kernelsig.ConvPWInt8, Struct(kernelsig.ConvPWParams,
 			F("pixels", Int(g.batches*g.outH*g.outW)), F("inC", Int(g.inC)), F("outC", Int(g.outC)),
 			F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
 			View(in), c.Const("PW", wt), rq, rqs, xp, View(out))
 		return nil
 	}
-	c.Call("convWinInt8", Struct("convWinParams",
+	c.Call(kernelsig.ConvWinInt8, Struct(kernelsig.ConvWinParams,
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
 		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
 		F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)),
@@ -927,7 +913,7 @@ func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGe
 		return err
 	}
 	t := (g.outW + 2) / 3
-	c.Call("dwRowsInt8", Struct("dwRowsParams",
+	c.Call(kernelsig.DwRowsInt8, Struct(kernelsig.DwRowsParams,
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("chans", Int(g.inC)),
 		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)), F("outH", Int(g.outH)), F("outW", Int(g.outW)),
 		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)),
@@ -972,7 +958,7 @@ func dwLowerLeanInt8(c *opCtx, filter, bias, in, out *model.Tensor, oh, ow, stri
 			wt[(t/3*C+ch)*3+t%3] = byte(int(v) + 128)
 		}
 	}
-	c.Call("dwLeanInt8", Struct("dwLeanParams",
+	c.Call(kernelsig.DwLeanInt8, Struct(kernelsig.DwLeanParams,
 		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("chans", Int(C)),
 		F("outH", Int(oh)), F("outW", Int(ow)), F("strideH", Int(strideH)), F("strideW", Int(strideW)),
 		F("padH", Int(padH)), F("padW", Int(padW)),

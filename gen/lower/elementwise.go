@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
@@ -123,7 +124,7 @@ func ewBcastArg(p ewPlan) Arg {
 			F(fmt.Sprintf("a%d", k+1), Int(p.A[k])),
 			F(fmt.Sprintf("b%d", k+1), Int(p.B[k])))
 	}
-	return Struct("ewBcast", f...)
+	return Struct(kernelsig.EwBcast, f...)
 }
 
 // ewOperand returns the argument through which a kernel reads tensor t as a
@@ -134,14 +135,14 @@ func ewOperand(c *opCtx, t *model.Tensor) (Arg, error) {
 	if !t.IsConst() || t.Type.Size() == 1 {
 		return View(t), nil
 	}
-	var fn string
+	var fn kernelsig.Func
 	switch t.Type {
 	case model.Int16:
-		fn = "ewLoadI16"
+		fn = kernelsig.EwLoadI16
 	case model.Int32:
-		fn = "ewLoadI32"
+		fn = kernelsig.EwLoadI32
 	case model.Float32:
-		fn = "ewLoadF32"
+		fn = kernelsig.EwLoadF32
 	default:
 		return nil, c.Errorf("constant operand %s: type %s is not supported", t.Describe(), t.Type)
 	}
@@ -165,22 +166,9 @@ func ewTensorQuant(c *opCtx, t *model.Tensor) (float32, int32, error) {
 	return t.Quant.Scale[0], int32(zp), nil
 }
 
-// ewTypeRange is the value range of an integer tensor type.
-func ewTypeRange(dt model.DType) (lo, hi int32) {
-	switch dt {
-	case model.Int8:
-		return math.MinInt8, math.MaxInt8
-	case model.Uint8:
-		return 0, math.MaxUint8
-	case model.Int16:
-		return math.MinInt16, math.MaxInt16
-	}
-	return math.MinInt32, math.MaxInt32
-}
-
 // ewZPInRange checks that zero point zp is a value of type dt.
 func ewZPInRange(c *opCtx, t *model.Tensor, zp int32) error {
-	lo, hi := ewTypeRange(t.Type)
+	lo, hi := typeRange(t.Type)
 	if zp < lo || zp > hi {
 		return c.Errorf("%s: zero point %d is outside the %s range", t.Describe(), zp, t.Type)
 	}
@@ -207,81 +195,6 @@ func ewCheckOptions(c *opCtx, o *model.Options, want uint8) error {
 	return nil
 }
 
-// ewQuantizeReal is TFLM's activation-range Quantize: zp + round(f/scale)
-// with the division and rounding in float32.
-func ewQuantizeReal(scale float32, zp int32, f float32) (int32, bool) {
-	t := float32(math.Round(float64(f / scale)))
-	if !(t >= -(1 << 31)) || !(t < 1<<31) {
-		return 0, false
-	}
-	v := int64(zp) + int64(t)
-	if v < math.MinInt32 || v > math.MaxInt32 {
-		return 0, false
-	}
-	return int32(v), true
-}
-
-// ewActRangeQuant is TFLM's CalculateActivationRangeQuantized for an output
-// of the given type, scale and zero point.
-func ewActRangeQuant(a quant.Activation, dt model.DType, scale float32, zp int32) (lo, hi int32, err error) {
-	lo, hi = ewTypeRange(dt)
-	q := func(f float32) (int32, error) {
-		v, ok := ewQuantizeReal(scale, zp, f)
-		if !ok {
-			return 0, fmt.Errorf("activation bound %v overflows with output scale %v", f, scale)
-		}
-		return v, nil
-	}
-	var l, h int32
-	switch a {
-	case quant.ActRelu:
-		if l, err = q(0); err == nil {
-			lo = max(lo, l)
-		}
-	case quant.ActRelu6:
-		if l, err = q(0); err == nil {
-			lo = max(lo, l)
-			if h, err = q(6); err == nil {
-				hi = min(hi, h)
-			}
-		}
-	case quant.ActReluN1To1:
-		if l, err = q(-1); err == nil {
-			lo = max(lo, l)
-			if h, err = q(1); err == nil {
-				hi = min(hi, h)
-			}
-		}
-	}
-	return lo, hi, err
-}
-
-// ewActRangeF32 is TFLM's CalculateActivationRange for float.
-func ewActRangeF32(a quant.Activation) (lo, hi float32) {
-	switch a {
-	case quant.ActRelu:
-		return 0, math.MaxFloat32
-	case quant.ActRelu6:
-		return 0, 6
-	case quant.ActReluN1To1:
-		return -1, 1
-	}
-	return -math.MaxFloat32, math.MaxFloat32
-}
-
-// ewActRangeI32 is TFLM's CalculateActivationRange for int32.
-func ewActRangeI32(a quant.Activation) (lo, hi int32) {
-	switch a {
-	case quant.ActRelu:
-		return 0, math.MaxInt32
-	case quant.ActRelu6:
-		return 0, 6
-	case quant.ActReluN1To1:
-		return -1, 1
-	}
-	return math.MinInt32, math.MaxInt32
-}
-
 // ewQuantConsts mirrors kernels.ewQuantParams.
 type ewQuantConsts struct {
 	In1Off, In2Off, OutOff       int32
@@ -297,7 +210,10 @@ func ewMultiplierBelowOne(real float64) (int32, int, error) {
 	if !(real > 0 && real < 1) {
 		return 0, 0, fmt.Errorf("rescaling factor %v is not in (0, 1)", real)
 	}
-	m, s := quant.Multiplier(real)
+	m, s, err := quant.CheckedMultiplier(real)
+	if err != nil {
+		return 0, 0, err
+	}
 	if s > 0 {
 		return 0, 0, fmt.Errorf("rescaling factor %v rounds to 1", real)
 	}
@@ -335,7 +251,8 @@ func addSubQuantConsts(sub bool, dt model.DType, s1, s2, so float32, z1, z2, zo 
 	if k.OutMult, k.OutShift, err = ewMultiplierBelowOne(ro); err != nil {
 		return k, fmt.Errorf("output: %w", err)
 	}
-	k.ActMin, k.ActMax, err = ewActRangeQuant(act, dt, so, zo)
+	qmin, qmax := typeRange(dt)
+	k.ActMin, k.ActMax, err = quant.ActRange(act, so, zo, qmin, qmax)
 	return k, err
 }
 
@@ -383,7 +300,7 @@ func ewRequantGen(x, m int32, shift int) int32 {
 
 // ewQuantArg is the kernels.ewQuantParams argument.
 func ewQuantArg(k ewQuantConsts) Arg {
-	return Struct("ewQuantParams",
+	return Struct(kernelsig.EwQuantParams,
 		F("in1Off", I32(k.In1Off)), F("in2Off", I32(k.In2Off)), F("outOff", I32(k.OutOff)),
 		F("in1Mult", I32(k.In1Mult)), F("in2Mult", I32(k.In2Mult)), F("outMult", I32(k.OutMult)),
 		F("in1Shift", Int(k.In1Shift)), F("in2Shift", Int(k.In2Shift)), F("outShift", Int(k.OutShift)),
@@ -412,7 +329,7 @@ func ewBinary(c *opCtx) (a, b, out *model.Tensor, plan ewPlan, err error) {
 
 // ewEmitBinary emits a binary elementwise kernel call: fn(params..., bcast,
 // a, b, out).
-func ewEmitBinary(c *opCtx, fn string, params []Arg, plan ewPlan, a, b, out *model.Tensor) error {
+func ewEmitBinary(c *opCtx, fn kernelsig.Func, params []Arg, plan ewPlan, a, b, out *model.Tensor) error {
 	if plan.Empty {
 		return nil
 	}
@@ -459,11 +376,22 @@ func lowerAdd(c *opCtx) error { return lowerAddSub(c, false) }
 // lowerSub lowers SUB.
 func lowerSub(c *opCtx) error { return lowerAddSub(c, true) }
 
+// ewFns names the kernels of one binary elementwise operator per output
+// type; int8Tab is the table-driven int8 variant (ADD and SUB only).
+type ewFns struct{ int8, int8Tab, int16, i32, f32 kernelsig.Func }
+
+var (
+	ewAddFns = ewFns{kernelsig.AddInt8, kernelsig.AddInt8Tab, kernelsig.AddInt16, kernelsig.AddI32, kernelsig.AddF32}
+	ewSubFns = ewFns{kernelsig.SubInt8, kernelsig.SubInt8Tab, kernelsig.SubInt16, kernelsig.SubI32, kernelsig.SubF32}
+	ewMaxFns = ewFns{int8: kernelsig.MaximumInt8, int16: kernelsig.MaximumInt16, i32: kernelsig.MaximumI32, f32: kernelsig.MaximumF32}
+	ewMinFns = ewFns{int8: kernelsig.MinimumInt8, int16: kernelsig.MinimumInt16, i32: kernelsig.MinimumI32, f32: kernelsig.MinimumF32}
+)
+
 // lowerAddSub lowers ADD or SUB.
 func lowerAddSub(c *opCtx, sub bool) error {
-	name, optType := "add", uint8(ewAddOptionsType)
+	fns, optType := ewAddFns, uint8(ewAddOptionsType)
 	if sub {
-		name, optType = "sub", ewSubOptionsType
+		fns, optType = ewSubFns, ewSubOptionsType
 	}
 	a, b, out, plan, err := ewBinary(c)
 	if err != nil {
@@ -497,17 +425,20 @@ func lowerAddSub(c *opCtx, sub bool) error {
 			// Both inputs' rescaled terms from a table: only their sum is
 			// rescaled per element. (The lean variant computes the same
 			// bits with no table; it is kept for the equivalence test.)
-			return ewEmitBinary(c, name+"Int8Tab", []Arg{ewQuantArg(k), c.ConstI32("Tab", ewAddTable(k, sub))}, plan, a, b, out)
+			return ewEmitBinary(c, fns.int8Tab, []Arg{ewQuantArg(k), c.ConstI32("Tab", ewAddTable(k, sub))}, plan, a, b, out)
 		}
-		fn := name + "Int8"
+		fn := fns.int8
 		if out.Type == model.Int16 {
-			fn = name + "Int16"
+			fn = fns.int16
 		}
 		return ewEmitBinary(c, fn, []Arg{ewQuantArg(k)}, plan, a, b, out)
 	case model.Float32:
-		lo, hi := ewActRangeF32(act)
-		p := Struct("ewF32Params", F("actMin", F32(lo)), F("actMax", F32(hi)))
-		return ewEmitBinary(c, name+"F32", []Arg{p}, plan, a, b, out)
+		lo, hi, err := c.actRangeFloat(act)
+		if err != nil {
+			return err
+		}
+		p := Struct(kernelsig.EwF32Params, F("actMin", F32(lo)), F("actMax", F32(hi)))
+		return ewEmitBinary(c, fns.f32, []Arg{p}, plan, a, b, out)
 	case model.Int32:
 		if err := ewRequireUnquantized(c, a, b); err != nil {
 			return err
@@ -518,10 +449,10 @@ func lowerAddSub(c *opCtx, sub bool) error {
 			if err := ewRequireUnquantized(c, out); err != nil {
 				return err
 			}
-			lo, hi = ewActRangeI32(act)
+			lo, hi = quant.RangeInt32(act)
 		}
-		p := Struct("ewI32Params", F("actMin", I32(lo)), F("actMax", I32(hi)))
-		return ewEmitBinary(c, name+"I32", []Arg{p}, plan, a, b, out)
+		p := Struct(kernelsig.EwI32Params, F("actMin", I32(lo)), F("actMax", I32(hi)))
+		return ewEmitBinary(c, fns.i32, []Arg{p}, plan, a, b, out)
 	}
 	return c.Errorf("type %s is not supported", out.Type)
 }
@@ -541,13 +472,12 @@ func mulQuantConstsFor(dt model.DType, s1, s2, so float32, z1, z2, zo int32, act
 	if dt == model.Int16 && (z1 != 0 || z2 != 0 || zo != 0) {
 		return k, fmt.Errorf("int16 MUL needs zero points 0, have %d, %d and %d", z1, z2, zo)
 	}
-	real := float64(s1) * float64(s2) / float64(so)
-	k.Mult, k.Shift = quant.Multiplier(real)
-	if k.Shift > 30 {
-		return k, fmt.Errorf("rescaling factor %v is too large", real)
-	}
 	var err error
-	k.ActMin, k.ActMax, err = ewActRangeQuant(act, dt, so, zo)
+	if k.Mult, k.Shift, err = quant.CheckedMultiplier(float64(s1) * float64(s2) / float64(so)); err != nil {
+		return k, err
+	}
+	qmin, qmax := typeRange(dt)
+	k.ActMin, k.ActMax, err = quant.ActRange(act, so, zo, qmin, qmax)
 	return k, err
 }
 
@@ -578,51 +508,54 @@ func lowerMul(c *opCtx) error {
 		if err != nil {
 			return c.Errorf("%v", err)
 		}
-		p := Struct("mulQuantParams",
+		p := Struct(kernelsig.MulQuantParams,
 			F("in1Off", I32(k.In1Off)), F("in2Off", I32(k.In2Off)), F("outOff", I32(k.OutOff)),
 			F("mult", I32(k.Mult)), F("shift", Int(k.Shift)),
 			F("actMin", I32(k.ActMin)), F("actMax", I32(k.ActMax)))
-		fn := "mulInt8"
+		fn := kernelsig.MulInt8
 		if out.Type == model.Int16 {
-			fn = "mulInt16"
+			fn = kernelsig.MulInt16
 		}
 		return ewEmitBinary(c, fn, []Arg{p}, plan, a, b, out)
 	case model.Float32:
-		lo, hi := ewActRangeF32(act)
-		p := Struct("ewF32Params", F("actMin", F32(lo)), F("actMax", F32(hi)))
-		return ewEmitBinary(c, "mulF32", []Arg{p}, plan, a, b, out)
+		lo, hi, err := c.actRangeFloat(act)
+		if err != nil {
+			return err
+		}
+		p := Struct(kernelsig.EwF32Params, F("actMin", F32(lo)), F("actMax", F32(hi)))
+		return ewEmitBinary(c, kernelsig.MulF32, []Arg{p}, plan, a, b, out)
 	case model.Int32:
 		// Quantization parameters are ignored for int32, as in TFLM.
-		lo, hi := ewActRangeI32(act)
-		p := Struct("ewI32Params", F("actMin", I32(lo)), F("actMax", I32(hi)))
-		return ewEmitBinary(c, "mulI32", []Arg{p}, plan, a, b, out)
+		lo, hi := quant.RangeInt32(act)
+		p := Struct(kernelsig.EwI32Params, F("actMin", I32(lo)), F("actMax", I32(hi)))
+		return ewEmitBinary(c, kernelsig.MulI32, []Arg{p}, plan, a, b, out)
 	}
 	return c.Errorf("type %s is not supported", out.Type)
 }
 
 // lowerMaximum lowers MAXIMUM.
-func lowerMaximum(c *opCtx) error { return lowerMaxMin(c, "maximum") }
+func lowerMaximum(c *opCtx) error { return lowerMaxMin(c, ewMaxFns) }
 
 // lowerMinimum lowers MINIMUM.
-func lowerMinimum(c *opCtx) error { return lowerMaxMin(c, "minimum") }
+func lowerMinimum(c *opCtx) error { return lowerMaxMin(c, ewMinFns) }
 
 // lowerMaxMin lowers MAXIMUM or MINIMUM. TFLM compares raw values and does
 // not look at quantization parameters; neither does this.
-func lowerMaxMin(c *opCtx, name string) error {
+func lowerMaxMin(c *opCtx, fns ewFns) error {
 	a, b, out, plan, err := ewBinary(c)
 	if err != nil {
 		return err
 	}
-	var fn string
+	var fn kernelsig.Func
 	switch out.Type {
 	case model.Int8:
-		fn = name + "Int8"
+		fn = fns.int8
 	case model.Int16:
-		fn = name + "Int16"
+		fn = fns.int16
 	case model.Int32:
-		fn = name + "I32"
+		fn = fns.i32
 	case model.Float32:
-		fn = name + "F32"
+		fn = fns.f32
 	default:
 		return c.Errorf("type %s is not supported", out.Type)
 	}

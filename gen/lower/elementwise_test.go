@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/builder"
 	"github.com/tflm-gen/tflm-gen/internal/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/model"
@@ -229,7 +230,7 @@ func TestElementwiseConstOperandCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.calls) != 2 || c.calls[0].Fn != "ewLoadI16" || c.calls[1].Fn != "subInt16" || len(c.scratch) != 1 || c.scratch[0].bytes != 8 {
+	if len(c.calls) != 2 || c.calls[0].Fn != kernelsig.EwLoadI16 || c.calls[1].Fn != kernelsig.SubInt16 || len(c.scratch) != 1 || c.scratch[0].bytes != 8 {
 		t.Fatalf("int16 constant: calls %+v, scratch %d", c.calls, len(c.scratch))
 	}
 	if c.calls[0].Args[1] != c.calls[1].Args[3] {
@@ -240,7 +241,7 @@ func TestElementwiseConstOperandCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.calls) != 1 || c.calls[0].Fn != "addInt8Tab" || len(c.scratch) != 0 {
+	if len(c.calls) != 1 || c.calls[0].Fn != kernelsig.AddInt8Tab || len(c.scratch) != 0 {
 		t.Fatalf("int8 constant: calls %+v, scratch %d", c.calls, len(c.scratch))
 	}
 }

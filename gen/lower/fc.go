@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
@@ -98,9 +99,9 @@ func lowerFullyConnected(c *opCtx) error {
 		if w.Type != model.Float32 {
 			return c.Errorf("weights %s: want float32 with a float32 input", w.Describe())
 		}
-		lo, hi, ok := quant.RangeFloat(act)
-		if !ok {
-			return c.Errorf("fused activation %s is not supported", act)
+		lo, hi, err := c.actRangeFloat(act)
+		if err != nil {
+			return err
 		}
 		b := c.Const("NoBias", []byte{})
 		if bias != nil {
@@ -111,7 +112,7 @@ func lowerFullyConnected(c *opCtx) error {
 		}
 		params = append(params, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
 		packed := c.Const("Weights", fcPackF32(w.Data, units, depth))
-		c.Call("fcF32", Struct("fcParams", params...), View(in), packed, b, View(out))
+		c.Call(kernelsig.FcF32, Struct(kernelsig.FcParams, params...), View(in), packed, b, View(out))
 		return nil
 	case model.Int8, model.Int16:
 	default:
@@ -133,13 +134,9 @@ func lowerFullyConnected(c *opCtx) error {
 	if err != nil {
 		return err
 	}
-	qmin, qmax := int32(math.MinInt8), int32(math.MaxInt8)
-	if in.Type == model.Int16 {
-		qmin, qmax = math.MinInt16, math.MaxInt16
-	}
-	lo, hi, ok := quant.RangeQuantized(act, float64(outS), outZP, qmin, qmax)
-	if !ok {
-		return c.Errorf("fused activation %s is not supported", act)
+	lo, hi, err := c.actRange(act, outS, outZP, in.Type)
+	if err != nil {
+		return err
 	}
 	params = append(params, F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi)))
 
@@ -159,14 +156,14 @@ func lowerFullyConnected(c *opCtx) error {
 		}
 	}
 	folded := fcFoldBias(w, bias, units, depth, inZP)
-	p := Struct("fcParams", params...)
+	p := Struct(kernelsig.FcParams, params...)
 	switch {
 	case in.Type == model.Int8 && fcTriBytes(units, depth) <= fcTriMaxBytes:
 		tab, err := fcRQTable(c, fcTrunc32(folded), mult, shift)
 		if err != nil {
 			return err
 		}
-		c.Call("fcTriInt8", p, View(in), c.Const("Weights", fcPackTri(w.Data, units, depth)), c.Const("RQ", tab), View(out))
+		c.Call(kernelsig.FcTriInt8, p, View(in), c.Const("Weights", fcPackTri(w.Data, units, depth)), c.Const("RQ", tab), View(out))
 	case in.Type == model.Int8:
 		packed := c.Const("Weights", fcPackI8(w.Data, units, depth))
 		if fcUniform(mult, shift) {
@@ -174,25 +171,25 @@ func lowerFullyConnected(c *opCtx) error {
 			if err != nil {
 				return err
 			}
-			pt := Struct("fcParams", append(params,
+			pt := Struct(kernelsig.FcParams, append(params,
 				F("mult", I32(q.mult)), F("lsh", Int(int(q.lsh))), F("rsh", Int(int(q.rsh))), F("half", I32(q.half)))...)
-			c.Call("fcInt8PT", pt, View(in), packed, c.ConstI32("Bias", fcTrunc32(folded)), View(out))
+			c.Call(kernelsig.FcInt8PT, pt, View(in), packed, c.ConstI32("Bias", fcTrunc32(folded)), View(out))
 			return nil
 		}
 		tab, err := fcRQTable(c, fcTrunc32(folded), mult, shift)
 		if err != nil {
 			return err
 		}
-		c.Call("fcInt8", p, View(in), packed, c.Const("RQ", tab), View(out))
+		c.Call(kernelsig.FcInt8, p, View(in), packed, c.Const("RQ", tab), View(out))
 	case wide:
 		for i, sh := range shift {
 			if sh >= 8 {
 				return c.Errorf("unit %d: rescale exponent %d is too large for the 64-bit accumulator (input*weights/output scale >= 128)", i, sh)
 			}
 		}
-		c.Call("fcInt16", p, View(in), View(w), c.ConstI64("Bias", folded), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+		c.Call(kernelsig.FcInt16, p, View(in), View(w), c.ConstI64("Bias", folded), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	default:
-		c.Call("fcInt16Acc32", p, View(in), View(w), c.ConstI32("Bias", fcTrunc32(folded)), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+		c.Call(kernelsig.FcInt16Acc32, p, View(in), View(w), c.ConstI32("Bias", fcTrunc32(folded)), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	}
 	return nil
 }
@@ -220,7 +217,10 @@ func fcMultipliers(c *opCtx, inS, outS float32, w, bias *model.Tensor, units int
 			return nil, nil, c.Errorf("weights %s: per-channel quantization must have %d scales along axis 0", w.Describe(), units)
 		}
 		for i, s := range q.Scale {
-			m, sh := quant.Multiplier(float64(inS) * float64(s) / float64(outS))
+			m, sh, err := quant.CheckedMultiplier(float64(inS) * float64(s) / float64(outS))
+			if err != nil {
+				return nil, nil, c.Errorf("weights %s: unit %d: %v", w.Describe(), i, err)
+			}
 			mult[i], shift[i] = m, int32(sh)
 		}
 		return mult, shift, nil
@@ -235,7 +235,10 @@ func fcMultipliers(c *opCtx, inS, outS float32, w, bias *model.Tensor, units int
 			return nil, nil, c.Errorf("bias %s: scale %g differs from input*weights scale %g", bias.Describe(), bs, prod)
 		}
 	}
-	m, sh := quant.Multiplier(float64(inS*q.Scale[0]) / float64(outS))
+	m, sh, err := c.multiplier("output rescaling", float64(inS*q.Scale[0])/float64(outS))
+	if err != nil {
+		return nil, nil, err
+	}
 	for i := range mult {
 		mult[i], shift[i] = m, int32(sh)
 	}

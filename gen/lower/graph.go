@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/planner"
@@ -243,9 +244,14 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 		c := f.c
 		op := program.Op{Index: c.Op.Index, Code: c.Op.Code, MACs: opMACs(g, c.Op)}
 		for _, k := range c.calls {
-			call := program.Call{Fn: k.Fn, Args: make([]program.Arg, 0, len(k.Args))}
+			call := program.Call{Fn: string(k.Fn), Args: make([]program.Arg, 0, len(k.Args))}
 			for _, a := range k.Args {
 				call.Args = append(call.Args, rs.arg(a))
+			}
+			if rs.err == nil {
+				if err := checkCall(k); err != nil {
+					rs.err = fmt.Errorf("internal error: %w", err)
+				}
 			}
 			op.Calls = append(op.Calls, call)
 		}
@@ -298,7 +304,7 @@ func (r *resolver) arg(a Arg) program.Arg {
 	case litArg:
 		return program.Lit{Value: a.v}
 	case structArg:
-		s := program.Struct{Type: a.typ, Fields: make([]program.Field, 0, len(a.fields))}
+		s := program.Struct{Type: string(a.typ), Fields: make([]program.Field, 0, len(a.fields))}
 		for _, f := range a.fields {
 			s.Fields = append(s.Fields, program.Field{Name: f.Name, Value: r.arg(f.Value)})
 		}
@@ -311,6 +317,56 @@ func (r *resolver) arg(a Arg) program.Arg {
 		return program.ConstTable{Index: r.consts[a.c]}
 	}
 	return r.fail("unknown argument %T", a)
+}
+
+// checkCall checks a kernel call against the kernel's signature: the Go
+// types the emitter gives its arguments must be assignable to the
+// parameters, so that every call Assemble accepts compiles.
+func checkCall(k kcall) error {
+	vs := make([]kernelsig.Value, len(k.Args))
+	for i, a := range k.Args {
+		vs[i] = sigValue(a)
+	}
+	return kernelsig.Check(k.Fn, vs)
+}
+
+// sigValue is the type of an argument as the emitter renders it.
+func sigValue(a Arg) kernelsig.Value {
+	typed := func(t string) kernelsig.Value { return kernelsig.Value{Kind: kernelsig.Typed, Type: t} }
+	switch a := a.(type) {
+	case viewArg:
+		switch {
+		case a.raw:
+			return typed("[]uint8") // a.u8(...) or constU8(...)
+		case a.t.IsConst() && (a.t.Type == model.Uint8 || a.t.Type == model.Bool):
+			return typed("[]uint8") // constU8(...)
+		case a.t.IsConst():
+			return typed("[]int8") // constI8(...)
+		}
+		return typed("[]" + program.GoType(a.t.Type))
+	case strArg, constArg:
+		return typed("string")
+	case scratchArg:
+		return typed("[]" + program.GoType(a.r.dtype))
+	case persistArg:
+		return typed("[]" + program.GoType(a.r.dtype))
+	case litArg:
+		switch a.v.(type) {
+		case int, int32, int64:
+			return kernelsig.Value{Kind: kernelsig.UntypedInt}
+		case float32:
+			return kernelsig.Value{Kind: kernelsig.UntypedFloat}
+		case bool:
+			return kernelsig.Value{Kind: kernelsig.UntypedBool}
+		}
+	case structArg:
+		v := kernelsig.Value{Kind: kernelsig.StructPtr, Struct: a.typ, Fields: make([]kernelsig.Field, len(a.fields))}
+		for i, f := range a.fields {
+			v.Fields[i] = kernelsig.Field{Name: f.Name, Value: sigValue(f.Value)}
+		}
+		return v
+	}
+	return kernelsig.Value{Kind: -1} // Check reports an invalid kind
 }
 
 // safeLower runs one lowering, turning a panic (a bug on some input the

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
 
 // A lowering turns one operator of the graph into kernel calls. It validates
@@ -43,7 +45,7 @@ type opCtx struct {
 
 // kcall is one emitted kernel call: fn(args...).
 type kcall struct {
-	Fn   string
+	Fn   kernelsig.Func
 	Args []Arg
 }
 
@@ -90,8 +92,9 @@ func (c *opCtx) Out(i int) *model.Tensor {
 func (c *opCtx) NumIn() int  { return len(c.Op.Inputs) }
 func (c *opCtx) NumOut() int { return len(c.Op.Outputs) }
 
-// Call emits one kernel call. fn is the name of a function in kernels/.
-func (c *opCtx) Call(fn string, args ...Arg) {
+// Call emits one kernel call of fn, a function of package kernels. Assemble
+// checks the arguments against its signature.
+func (c *opCtx) Call(fn kernelsig.Func, args ...Arg) {
 	for _, a := range args {
 		if v, ok := a.(viewArg); ok && v.t.IsConst() && !v.raw && v.t.Type.Size() != 1 && c.err == nil {
 			// Read-only data has no alignment guarantee: kernels read wide
@@ -201,7 +204,7 @@ type Field struct {
 func F(name string, v Arg) Field { return Field{name, v} }
 
 // Struct passes &typ{fields...}: a parameter block of constants.
-func Struct(typ string, fields ...Field) Arg { return structArg{typ, fields} }
+func Struct(typ kernelsig.Struct, fields ...Field) Arg { return structArg{typ, fields} }
 
 type (
 	viewArg struct {
@@ -211,7 +214,7 @@ type (
 	strArg    struct{ t *model.Tensor }
 	litArg    struct{ v any }
 	structArg struct {
-		typ    string
+		typ    kernelsig.Struct
 		fields []Field
 	}
 	scratchArg struct{ r *scratchReq }
@@ -226,3 +229,51 @@ func (structArg) isArg()  {}
 func (scratchArg) isArg() {}
 func (persistArg) isArg() {}
 func (constArg) isArg()   {}
+
+// The quantization toolkit of the lowerings: every multiplier and every
+// activation range is computed by internal/quant through these, so that
+// overflow is treated the same way everywhere.
+
+// typeRange is the value range of an integer tensor type (int32 for the
+// others).
+func typeRange(dt model.DType) (lo, hi int32) {
+	switch dt {
+	case model.Int8:
+		return math.MinInt8, math.MaxInt8
+	case model.Uint8:
+		return 0, math.MaxUint8
+	case model.Int16:
+		return math.MinInt16, math.MaxInt16
+	}
+	return math.MinInt32, math.MaxInt32
+}
+
+// multiplier is quant.CheckedMultiplier with an error naming the operator
+// and what the multiplier rescales.
+func (c *opCtx) multiplier(what string, real float64) (int32, int, error) {
+	m, s, err := quant.CheckedMultiplier(real)
+	if err != nil {
+		return 0, 0, c.Errorf("%s: %v", what, err)
+	}
+	return m, s, nil
+}
+
+// actRange returns the quantized clamp bounds of a fused activation for an
+// output of type dt (quant.ActRange).
+func (c *opCtx) actRange(act quant.Activation, scale float32, zp int32, dt model.DType) (int32, int32, error) {
+	qmin, qmax := typeRange(dt)
+	lo, hi, err := quant.ActRange(act, scale, zp, qmin, qmax)
+	if err != nil {
+		return 0, 0, c.Errorf("%v", err)
+	}
+	return lo, hi, nil
+}
+
+// actRangeFloat returns the float clamp bounds of a fused activation.
+func (c *opCtx) actRangeFloat(act quant.Activation) (float32, float32, error) {
+	lo, hi, ok := quant.RangeFloat(act)
+	if !ok {
+		return 0, 0, c.Errorf("fused activation %s is not supported", act)
+	}
+	return lo, hi, nil
+}

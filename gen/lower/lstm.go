@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
@@ -215,14 +216,14 @@ func lowerLSTMFloat(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *
 	wIn := c.Const("InW", lstmInterleave(lstmGateData(inW), s, n, 4))
 	wRec := c.Const("RecW", lstmInterleave(lstmGateData(recW), s, s, 4))
 	b := c.Const("Bias", lstmInterleave(lstmGateData(bias), s, 1, 4))
-	p := Struct("lstmParams", fields...)
+	p := Struct(kernelsig.LstmParams, fields...)
 	// With several input rows, every unit's weights decoded once into
 	// scratch, if that is affordable at all.
 	if buf := 4 * (n + s) * s; !c.Lean() && sh.batch*sh.steps > 1 && 4*buf <= lstmFloatCacheBytes {
-		c.Call("lstmFloat", p, View(in), View(h), View(cell), View(out), c.Scratch(model.Float32, buf), wIn, wRec, b)
+		c.Call(kernelsig.LstmFloat, p, View(in), View(h), View(cell), View(out), c.Scratch(model.Float32, buf), wIn, wRec, b)
 		return nil
 	}
-	c.Call("lstmFloatLean", p, View(in), View(h), View(cell), View(out), wIn, wRec, b)
+	c.Call(kernelsig.LstmFloatLean, p, View(in), View(h), View(cell), View(out), wIn, wRec, b)
 	return nil
 }
 
@@ -293,32 +294,18 @@ func lstmPerTensor(c *opCtx, what string, t *model.Tensor) (float32, int64, erro
 	return s, q.ZeroPoint[0], nil
 }
 
-// lstmMultiplier converts a real multiplier to TFLM's fixed-point form,
-// rejecting values the double-rounding MultiplyByQuantizedMultiplier cannot
-// apply.
-func lstmMultiplier(c *opCtx, what string, real float64) (int32, int, error) {
-	if !(real > 0) || math.IsInf(real, 0) {
-		return 0, 0, c.Errorf("%s: effective scale %g not supported", what, real)
-	}
-	m, s := quant.Multiplier(real)
-	if s > 30 || s < -31 {
-		return 0, 0, c.Errorf("%s: effective scale %g out of range", what, real)
-	}
-	return m, s, nil
-}
-
 // lstmFCMultiplier is TFLM's gate FC requantization
 // (CalculateOpDataFullyConnected with a Q3.12 int16 output): the product of
 // the input and weight scales is taken in float32, then divided in double.
 func lstmFCMultiplier(c *opCtx, what string, inScale, wScale float32) (int32, int, error) {
-	return lstmMultiplier(c, what, float64(float32(inScale*wScale))/float64(lstmQ312Scale))
+	return c.multiplier(what, float64(float32(inScale*wScale))/float64(lstmQ312Scale))
 }
 
 // lstmMulMultiplier is TFLM's CreateInterGateMulParams requantization: both
 // input scales widened to double, multiplied and divided by the output
 // scale.
 func lstmMulMultiplier(c *opCtx, what string, s1, s2, outScale float32) (int32, int, error) {
-	return lstmMultiplier(c, what, float64(s1)*float64(s2)/float64(outScale))
+	return c.multiplier(what, float64(s1)*float64(s2)/float64(outScale))
 }
 
 // lstmLog2 is TFLM's CheckedLog2 (float32 arithmetic, result rounded half
@@ -332,9 +319,9 @@ func lstmLog2(x float32) int {
 // as TFLM's PrepareGateParametersInteger and CreateLstmCellStateInfo do.
 func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *model.Tensor, inW, recW, bias [4]*model.Tensor) error {
 	act := in.Type
-	biasType, fn := model.Int32, "lstmInt8"
+	biasType, fn := model.Int32, kernelsig.LstmInt8
 	if act == model.Int16 {
-		biasType, fn = model.Int64, "lstmInt16"
+		biasType, fn = model.Int64, kernelsig.LstmInt16
 	}
 	if err := lstmCheckTypes(c, act, "hidden state and output type must match the input:", h, out); err != nil {
 		return err
@@ -439,7 +426,7 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 	for k, g := range lstmKernelGates {
 		folds[k] = lstmFoldBias(sh, bias[g], inW[g], recW[g], -inZP, -hZP)
 	}
-	gateArg := func(k int) Arg { return Struct("lstmGate", gates[lstmKernelGates[k]]...) }
+	gateArg := func(k int) Arg { return Struct(kernelsig.LstmGate, gates[lstmKernelGates[k]]...) }
 	n, s := sh.inDim, sh.units
 	if act == model.Int8 {
 		// Per unit: the four gates' input FC biases, then their recurrent
@@ -452,14 +439,14 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 				}
 			}
 		}
-		c.Call("lstmInt8", Struct("lstmParams", fields...), View(in), View(h), View(cell), View(out),
+		c.Call(kernelsig.LstmInt8, Struct(kernelsig.LstmParams, fields...), View(in), View(h), View(cell), View(out),
 			gateArg(0), gateArg(1), gateArg(2), gateArg(3),
 			c.ConstI64("InW", lstmPackInt8W(lstmGateData(inW), s, n)),
 			c.ConstI64("RecW", lstmPackInt8W(lstmGateData(recW), s, s)),
 			c.ConstI32("Bias", b))
 		return nil
 	}
-	args := []Arg{Struct("lstmParams", fields...), View(in), View(h), View(cell), View(out)}
+	args := []Arg{Struct(kernelsig.LstmParams, fields...), View(in), View(h), View(cell), View(out)}
 	for k, g := range lstmKernelGates {
 		hint := strings.ToUpper(lstmGateNames[g][:1]) + lstmGateNames[g][1:] + "Bias"
 		args = append(args, gateArg(k), View(inW[g]), View(recW[g]), c.ConstI64(hint, folds[k]))

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
-	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
 
 func init() { register(model.OpMean, lowerMean) }
@@ -117,15 +117,15 @@ func lowerMean(c *opCtx) error {
 		F("s0", Int(strides[0])), F("s1", Int(strides[1])), F("s2", Int(strides[2])), F("s3", Int(strides[3])), F("s4", Int(strides[4])),
 		F("nOut", Int(nOut)),
 	}
-	var fn string
+	var fn kernelsig.Func
 	switch in.Type {
 	case model.Float32:
-		c.Call("meanF32", Struct("meanParams", append(params, F("count", F32(float32(count))))...), View(in), View(out))
+		c.Call(kernelsig.MeanF32, Struct(kernelsig.MeanParams, append(params, F("count", F32(float32(count))))...), View(in), View(out))
 		return nil
 	case model.Int8:
-		fn = "meanInt8"
+		fn = kernelsig.MeanInt8
 	case model.Int16:
-		fn = "meanInt16"
+		fn = kernelsig.MeanInt16
 	default:
 		return c.Errorf("input %s: type %s is not supported (float32, int8 or int16)", in.Describe(), in.Type)
 	}
@@ -134,7 +134,10 @@ func lowerMean(c *opCtx) error {
 			return c.Errorf("%s needs per-tensor quantization", t.Describe())
 		}
 	}
-	m, s := quant.Multiplier(float64(in.Quant.Scale[0]) / float64(out.Quant.Scale[0]))
+	m, s, err := c.multiplier("input/output scale ratio", float64(in.Quant.Scale[0])/float64(out.Quant.Scale[0]))
+	if err != nil {
+		return err
+	}
 	// Fold 1/count into the multiplier, keeping the shift within
 	// MultiplyByQuantizedMultiplier's range.
 	sh := min(bits.Len64(uint64(count))-1, 32, 31+s)
@@ -146,6 +149,6 @@ func lowerMean(c *opCtx) error {
 	inZP := in.Quant.ZeroPoint[0]
 	params = append(params, F("inZeroSum", I64(inZP*int64(count))), F("mult", I32(m)), F("shift", Int(s)),
 		F("outOffset", I32(int32(out.Quant.ZeroPoint[0]))))
-	c.Call(fn, Struct("meanParams", params...), View(in), c.Scratch(model.Int32, nOut), View(out))
+	c.Call(fn, Struct(kernelsig.MeanParams, params...), View(in), c.Scratch(model.Int32, nOut), View(out))
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
@@ -85,7 +86,7 @@ func (p padPlan) arg() Arg {
 		f = append(f, F(fmt.Sprintf("block%d", j), Int(p.block[j])))
 	}
 	f = append(f, F("rowLeft", Int(p.rowLeft)), F("rowIn", Int(p.rowIn)), F("rowRight", Int(p.rowRight)))
-	return Struct("padParams", f...)
+	return Struct(kernelsig.PadParams, f...)
 }
 
 // padQuant returns a tensor's per-tensor scale and zero point as TFLM's
@@ -176,9 +177,9 @@ func lowerPad(c *opCtx) error {
 		return nil
 	}
 	if in.IsConst() {
-		c.Call("padBytesConst", p.arg(), Bytes(out), Str(in))
+		c.Call(kernelsig.PadBytesConst, p.arg(), Bytes(out), Str(in))
 	} else {
-		c.Call("padBytes", p.arg(), Bytes(out), Bytes(in))
+		c.Call(kernelsig.PadBytes, p.arg(), Bytes(out), Bytes(in))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package lower
 import (
 	"math"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
@@ -98,24 +99,24 @@ func lowerPool(c *opCtx, avg bool) error {
 		F("outH", Int(outH)), F("outW", Int(outW)), F("strideH", Int(strideH)), F("strideW", Int(strideW)),
 		F("filterH", Int(filterH)), F("filterW", Int(filterW)), F("padH", Int(padH)), F("padW", Int(padW)),
 	}
-	kind := "maxPool"
+	f32, i8, i16 := kernelsig.MaxPoolF32, kernelsig.MaxPoolInt8, kernelsig.MaxPoolInt16
 	if avg {
-		kind = "avgPool"
+		f32, i8, i16 = kernelsig.AvgPoolF32, kernelsig.AvgPoolInt8, kernelsig.AvgPoolInt16
 	}
 
-	var suffix string
+	var fn kernelsig.Func
 	switch in.Type {
 	case model.Float32:
-		lo, hi, ok := quant.RangeFloat(act)
-		if !ok {
-			return c.Errorf("fused activation %s is not supported", act)
+		lo, hi, err := c.actRangeFloat(act)
+		if err != nil {
+			return err
 		}
-		c.Call(kind+"F32", Struct("poolParams", append(params, F("fActMin", F32(lo)), F("fActMax", F32(hi)))...), View(in), View(out))
+		c.Call(f32, Struct(kernelsig.PoolParams, append(params, F("fActMin", F32(lo)), F("fActMax", F32(hi)))...), View(in), View(out))
 		return nil
 	case model.Int8:
-		suffix = "Int8"
+		fn = i8
 	case model.Int16:
-		suffix = "Int16"
+		fn = i16
 	default:
 		return c.Errorf("input %s: type %s is not supported (float32, int8 or int16)", in.Describe(), in.Type)
 	}
@@ -127,14 +128,10 @@ func lowerPool(c *opCtx, avg bool) error {
 	if math.Abs(float64(diff)) > 1e-6 || in.Quant.ZeroPoint[0] != out.Quant.ZeroPoint[0] {
 		return c.Errorf("input %s and output %s must have the same scale and zero point", in.Describe(), out.Describe())
 	}
-	qmin, qmax := int32(math.MinInt8), int32(math.MaxInt8)
-	if in.Type == model.Int16 {
-		qmin, qmax = math.MinInt16, math.MaxInt16
+	lo, hi, err := c.actRange(act, out.Quant.Scale[0], int32(out.Quant.ZeroPoint[0]), in.Type)
+	if err != nil {
+		return err
 	}
-	lo, hi, ok := quant.RangeQuantized(act, float64(out.Quant.Scale[0]), int32(out.Quant.ZeroPoint[0]), qmin, qmax)
-	if !ok {
-		return c.Errorf("fused activation %s is not supported", act)
-	}
-	c.Call(kind+suffix, Struct("poolParams", append(params, F("actMin", I32(lo)), F("actMax", I32(hi)))...), View(in), View(out))
+	c.Call(fn, Struct(kernelsig.PoolParams, append(params, F("actMin", I32(lo)), F("actMax", I32(hi)))...), View(in), View(out))
 	return nil
 }

@@ -1,8 +1,7 @@
 package lower
 
 import (
-	"fmt"
-
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
@@ -17,17 +16,17 @@ func init() {
 
 // quantizeRequantKernels maps the integer (input, output) type pairs that
 // TFLM's QUANTIZE requantizes to the kernel doing it.
-var quantizeRequantKernels = map[[2]model.DType]string{
-	{model.Int8, model.Int8}:   "requantizeI8ToI8",
-	{model.Int8, model.Uint8}:  "requantizeI8ToU8",
-	{model.Int8, model.Int16}:  "requantizeI8ToI16",
-	{model.Int8, model.Int32}:  "requantizeI8ToI32",
-	{model.Uint8, model.Int8}:  "requantizeU8ToI8",
-	{model.Int16, model.Int8}:  "requantizeI16ToI8",
-	{model.Int16, model.Int16}: "requantizeI16ToI16",
-	{model.Int16, model.Int32}: "requantizeI16ToI32",
-	{model.Int32, model.Int8}:  "requantizeI32ToI8",
-	{model.Int32, model.Int16}: "requantizeI32ToI16",
+var quantizeRequantKernels = map[[2]model.DType]kernelsig.Func{
+	{model.Int8, model.Int8}:   kernelsig.RequantizeI8ToI8,
+	{model.Int8, model.Uint8}:  kernelsig.RequantizeI8ToU8,
+	{model.Int8, model.Int16}:  kernelsig.RequantizeI8ToI16,
+	{model.Int8, model.Int32}:  kernelsig.RequantizeI8ToI32,
+	{model.Uint8, model.Int8}:  kernelsig.RequantizeU8ToI8,
+	{model.Int16, model.Int8}:  kernelsig.RequantizeI16ToI8,
+	{model.Int16, model.Int16}: kernelsig.RequantizeI16ToI16,
+	{model.Int16, model.Int32}: kernelsig.RequantizeI16ToI32,
+	{model.Int32, model.Int8}:  kernelsig.RequantizeI32ToI8,
+	{model.Int32, model.Int16}: kernelsig.RequantizeI32ToI16,
 }
 
 // quantizeRequantConsts mirrors kernels.requantizeParams.
@@ -42,12 +41,11 @@ type quantizeRequantConsts struct {
 // input and output quantization and the output type.
 func quantizeRequantFor(out model.DType, si, so float32, zi, zo int32) (quantizeRequantConsts, error) {
 	k := quantizeRequantConsts{InZP: zi, OutZP: zo}
-	real := float64(si) / float64(so)
-	k.Mult, k.Shift = quant.Multiplier(real)
-	if k.Shift > 30 {
-		return k, fmt.Errorf("rescaling factor %v is too large", real)
+	var err error
+	if k.Mult, k.Shift, err = quant.CheckedMultiplier(float64(si) / float64(so)); err != nil {
+		return k, err
 	}
-	k.QMin, k.QMax = ewTypeRange(out)
+	k.QMin, k.QMax = typeRange(out)
 	return k, nil
 }
 
@@ -68,12 +66,12 @@ func lowerQuantize(c *opCtx) error {
 		return err
 	}
 	if in.Type == model.Float32 {
-		var fn string
+		var fn kernelsig.Func
 		switch out.Type {
 		case model.Int8:
-			fn = "quantizeF32ToInt8"
+			fn = kernelsig.QuantizeF32ToInt8
 		case model.Int16:
-			fn = "quantizeF32ToInt16"
+			fn = kernelsig.QuantizeF32ToInt16
 		default:
 			return c.Errorf("float32 to %s is not supported", out.Type)
 		}
@@ -84,7 +82,7 @@ func lowerQuantize(c *opCtx) error {
 		if err != nil {
 			return err
 		}
-		c.Call(fn, Struct("quantizeParams", F("scale", F32(so)), F("zp", I32(zo))), iv, View(out))
+		c.Call(fn, Struct(kernelsig.QuantizeParams, F("scale", F32(so)), F("zp", I32(zo))), iv, View(out))
 		return nil
 	}
 	fn, ok := quantizeRequantKernels[[2]model.DType{in.Type, out.Type}]
@@ -110,7 +108,7 @@ func lowerQuantize(c *opCtx) error {
 	if err != nil {
 		return err
 	}
-	c.Call(fn, Struct("requantizeParams",
+	c.Call(fn, Struct(kernelsig.RequantizeParams,
 		F("inZP", I32(k.InZP)), F("outZP", I32(k.OutZP)),
 		F("mult", I32(q.mult)), F("half", I32(q.half)), F("lsh", Int(int(q.lsh))), F("rsh", Int(int(q.rsh))),
 		F("qmin", I32(k.QMin)), F("qmax", I32(k.QMax))), iv, View(out))
@@ -129,14 +127,14 @@ func lowerDequantize(c *opCtx) error {
 	if in.NumElements() != out.NumElements() {
 		return c.Errorf("input has %d elements, output %d", in.NumElements(), out.NumElements())
 	}
-	var fn string
+	var fn kernelsig.Func
 	switch in.Type {
 	case model.Int8:
-		fn = "dequantizeI8"
+		fn = kernelsig.DequantizeI8
 	case model.Int16:
-		fn = "dequantizeI16"
+		fn = kernelsig.DequantizeI16
 	case model.Uint8:
-		fn = "dequantizeU8"
+		fn = kernelsig.DequantizeU8
 	default:
 		return c.Errorf("input type %s is not supported", in.Type)
 	}
@@ -151,6 +149,6 @@ func lowerDequantize(c *opCtx) error {
 	if err != nil {
 		return err
 	}
-	c.Call(fn, Struct("dequantizeParams", F("scale", F32(s)), F("zp", I32(z))), iv, View(out))
+	c.Call(fn, Struct(kernelsig.DequantizeParams, F("scale", F32(s)), F("zp", I32(z))), iv, View(out))
 	return nil
 }

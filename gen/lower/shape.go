@@ -3,6 +3,7 @@ package lower
 import (
 	"fmt"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
@@ -34,7 +35,7 @@ func shapeView(c *opCtx, in, out *model.Tensor) error {
 		return c.Errorf("input %v has %d elements, output %v has %d", in.Shape, in.NumElements(), out.Shape, out.NumElements())
 	}
 	if in.IsConst() {
-		c.Call("copyConst", Bytes(out), Str(in))
+		c.Call(kernelsig.CopyConst, Bytes(out), Str(in))
 		return nil
 	}
 	c.Alias(0, 0)

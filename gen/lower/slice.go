@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
@@ -126,7 +127,7 @@ func (p movePlan) arg() Arg {
 		f = append(f, F(fmt.Sprintf("d%d", i), Int(p.d[i])))
 	}
 	f = append(f, F("src", Int(p.src)), F("dst", Int(p.dst)))
-	return Struct("moveParams", f...)
+	return Struct(kernelsig.MoveParams, f...)
 }
 
 // emitMove plans and emits one strided copy from in to out (element strides
@@ -143,9 +144,9 @@ func emitMove(c *opCtx, in, out *model.Tensor, count, srcStride, dstStride []int
 		return c.Errorf("internal error: %v", err)
 	}
 	if in.IsConst() {
-		c.Call("moveStridedConst", p.arg(), Bytes(out), Str(in))
+		c.Call(kernelsig.MoveStridedConst, p.arg(), Bytes(out), Str(in))
 	} else {
-		c.Call("moveStrided", p.arg(), Bytes(out), Bytes(in))
+		c.Call(kernelsig.MoveStrided, p.arg(), Bytes(out), Bytes(in))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
@@ -56,7 +57,7 @@ func lowerSoftmax(c *opCtx) error {
 		if math.IsInf(float64(beta), 0) || math.IsNaN(float64(beta)) {
 			return c.Errorf("beta %v is not finite", beta)
 		}
-		c.Call("softmaxF32", Struct("softmaxParams", append(params, F("beta", F32(beta)))...), View(in), View(out))
+		c.Call(kernelsig.SoftmaxF32, Struct(kernelsig.SoftmaxParams, append(params, F("beta", F32(beta)))...), View(in), View(out))
 		return nil
 	}
 	if in.Type != model.Int8 && in.Type != model.Int16 {
@@ -80,19 +81,22 @@ func lowerSoftmax(c *opCtx) error {
 		if !softmaxNear(outS, 1.0/32768) {
 			return c.Errorf("output %s: scale %g, want 1/32768", out.Describe(), outS)
 		}
-		m, s := quant.Multiplier(float64(inS) * float64(beta) / (10.0 / 65535.0))
+		m, s, err := c.multiplier("beta times input scale", float64(inS)*float64(beta)/(10.0/65535.0))
+		if err != nil {
+			return err
+		}
 		const rng = 65535 // int16 max - int16 min
 		expLUT := softmaxLUT(10.0/rng, 32767, 2.0/rng, 0, func(x float32) float32 {
 			return float32(math.Exp(float64(x)))
 		})
 		recipLUT := softmaxLUT(1.0/rng, -32768, 2.0/rng, 0, func(x float32) float32 { return 1 / (1 + x) })
 		params = append(params, F("inputMult", I32(m)), F("inputShift", Int(s)))
-		c.Call("softmaxInt16", Struct("softmaxParams", params...), View(in), View(out),
+		c.Call(kernelsig.SoftmaxInt16, Struct(kernelsig.SoftmaxParams, params...), View(in), View(out),
 			c.Const("ExpLUT", expLUT), c.Const("RecipLUT", recipLUT))
 		return nil
 	}
 
-	fn := "softmaxInt8"
+	fn := kernelsig.SoftmaxInt8
 	switch out.Type {
 	case model.Int8:
 		if outZP != -128 || outS != 1.0/256 {
@@ -102,12 +106,15 @@ func lowerSoftmax(c *opCtx) error {
 		if outZP != -32768 || !softmaxNear(outS, 1.0/65536) {
 			return c.Errorf("output %s: int16 output of an int8 softmax needs scale 1/65536 and zero point -32768", out.Describe())
 		}
-		fn = "softmaxInt8Int16"
+		fn = kernelsig.SoftmaxInt8Int16
 	default:
 		return c.Errorf("output %s: want int8 or int16 with an int8 input", out.Describe())
 	}
 	// PreprocessSoftmaxScaling: beta * input scale as a Q(5).26 multiplier
-	// greater than one, capped at 2^31 - 1.
+	// greater than one, capped at 2^31 - 1 (TFLM's
+	// QuantizeMultiplierGreaterThanOne: the kernel applies the exponent as a
+	// left shift of the small input difference, so exponents above 30 are
+	// valid here and quant.CheckedMultiplier's limit does not apply).
 	real := math.Min(float64(beta)*float64(inS)*(1<<(31-softmaxScaledDiffBits)), 1<<31-1.0)
 	m, s := quant.Multiplier(real)
 	if !(real > 1) || s < 0 {
@@ -117,7 +124,7 @@ func lowerSoftmax(c *opCtx) error {
 	// the Q5.26 range; smaller differences contribute nothing.
 	radius := math.Floor(float64((1<<softmaxScaledDiffBits)-1) * (1 << (31 - softmaxScaledDiffBits)) / math.Ldexp(1, s))
 	params = append(params, F("inputMult", I32(m)), F("inputShift", Int(s)), F("diffMin", I32(-int32(radius))))
-	c.Call(fn, Struct("softmaxParams", params...), View(in), View(out), c.Scratch(model.Int32, depth))
+	c.Call(fn, Struct(kernelsig.SoftmaxParams, params...), View(in), View(out), c.Scratch(model.Int32, depth))
 	return nil
 }
 

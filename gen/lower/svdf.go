@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
@@ -35,15 +36,12 @@ func svdfQuantScales(in, wf, wt, state, out float32) (svdfScales, error) {
 	e1 := float64(float32(float32(in*wf) / state))
 	e2 := float64(float32(float32(state*wt) / out))
 	var s svdfScales
-	s.mult1, s.shift1 = quant.Multiplier(e1)
-	s.mult2, s.shift2 = quant.Multiplier(e2)
-	for _, e := range []struct {
-		real  float64
-		shift int
-	}{{e1, s.shift1}, {e2, s.shift2}} {
-		if !(e.real >= 0) || math.IsInf(e.real, 0) || e.shift > 30 || e.shift < -31 {
-			return s, fmt.Errorf("effective scale %g cannot be represented as a multiplier", e.real)
-		}
+	var err error
+	if s.mult1, s.shift1, err = quant.CheckedMultiplier(e1); err != nil {
+		return s, fmt.Errorf("effective scale 1: %w", err)
+	}
+	if s.mult2, s.shift2, err = quant.CheckedMultiplier(e2); err != nil {
+		return s, fmt.Errorf("effective scale 2: %w", err)
 	}
 	return s, nil
 }
@@ -241,7 +239,7 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 	} else {
 		wfPacked = c.Const("FeatureWeights", fcPackI8(wf.Data, sh.numFilters, sh.inputSize))
 	}
-	p := Struct("svdfParams",
+	p := Struct(kernelsig.SvdfParams,
 		F("batch", Int(sh.batch)), F("inputSize", Int(sh.inputSize)),
 		F("numFilters", Int(sh.numFilters)), F("rank", Int(sh.rank)),
 		F("numUnits", Int(sh.numUnits)), F("memory", Int(sh.memory)),
@@ -255,9 +253,9 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 	fb, tb := svdfFoldBiases(sh, wf, wt, bias, int32(inZP), int32(stZP))
 	// The fused activation is ignored, as in TFLM's integer kernel (the
 	// output is only clamped to int8).
-	fn := "svdfInt8x8"
+	fn := kernelsig.SvdfInt8x8
 	if wt.Type == model.Int16 {
-		fn = "svdfInt8x16"
+		fn = kernelsig.SvdfInt8x16
 	}
 	c.Call(fn, p, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state), View(out))
 	return nil
@@ -315,11 +313,11 @@ func lowerSVDFFloat(c *opCtx, sh svdfShape, act quant.Activation, in, wf, wt, bi
 			return c.Errorf("%s %s: non-constant weights are not supported", x.what, x.t.Describe())
 		}
 	}
-	lo, hi, ok := quant.RangeFloat(act)
-	if !ok {
-		return c.Errorf("fused activation %s not supported", act)
+	lo, hi, err := c.actRangeFloat(act)
+	if err != nil {
+		return err
 	}
-	p := Struct("svdfFloatParams",
+	p := Struct(kernelsig.SvdfFloatParams,
 		F("batch", Int(sh.batch)), F("inputSize", Int(sh.inputSize)),
 		F("numFilters", Int(sh.numFilters)), F("rank", Int(sh.rank)),
 		F("numUnits", Int(sh.numUnits)), F("memory", Int(sh.memory)),
@@ -332,6 +330,6 @@ func lowerSVDFFloat(c *opCtx, sh svdfShape, act quant.Activation, in, wf, wt, bi
 		// TFLM starts the sums at 0.0f without a bias: the same as a zero bias.
 		b = c.ConstF32("SvdfBias", make([]float32, sh.numUnits))
 	}
-	c.Call("svdfFloat", p, View(in), Str(wf), Str(wt), b, View(state), View(out))
+	c.Call(kernelsig.SvdfFloat, p, View(in), Str(wf), Str(wt), b, View(state), View(out))
 	return nil
 }

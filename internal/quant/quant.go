@@ -3,7 +3,10 @@
 // activation ranges.
 package quant
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Multiplier converts a real multiplier into a Q31 fixed-point value and a
 // power-of-two exponent: real ≈ m * 2^shift / 2^31. It reproduces
@@ -23,6 +26,27 @@ func Multiplier(real float64) (m int32, shift int) {
 		return 0, 0
 	}
 	return int32(qf), exp
+}
+
+// CheckedMultiplier is Multiplier for multipliers a kernel will apply: it
+// reports an error where TensorFlow Lite's MultiplyByQuantizedMultiplier
+// cannot apply the result, i.e. for a real multiplier that is NaN or
+// infinite, or whose exponent exceeds 30 (the left shift would overflow 32
+// bits). Tiny multipliers are flushed to zero as by Multiplier; negative
+// ones give a negative m, as QuantizeMultiplier does (LEAKY_RELU with a
+// negative alpha). The lowerings compute their multipliers with it, except
+// where TensorFlow Lite uses another conversion (the int8 SOFTMAX's
+// QuantizeMultiplierGreaterThanOne, HARD_SWISH's and the int8
+// LOGISTIC/TANH input rescaling, each with checks of its own).
+func CheckedMultiplier(real float64) (m int32, shift int, err error) {
+	if math.IsNaN(real) || math.IsInf(real, 0) {
+		return 0, 0, fmt.Errorf("rescaling factor %g is not finite", real)
+	}
+	m, shift = Multiplier(real)
+	if shift > 30 {
+		return 0, 0, fmt.Errorf("rescaling factor %g is too large (exponent %d, at most 30)", real, shift)
+	}
+	return m, shift, nil
 }
 
 // Activation is a fused activation function as stored in the model.
@@ -56,34 +80,56 @@ func (a Activation) String() string {
 	return "UNKNOWN"
 }
 
-// RangeQuantized returns the clamp bounds of a fused activation for a
-// quantized output with the given scale and zero point, within [qmin, qmax]
-// (TensorFlow Lite's CalculateActivationRangeQuantized). scale is the
-// tensor's float32 scale; like TensorFlow Lite, the division is done in
-// float32. ok is false for activations that cannot be fused into a
-// quantized kernel.
-func RangeQuantized(a Activation, scale float64, zp, qmin, qmax int32) (lo, hi int32, ok bool) {
-	q := func(f float64) int32 {
-		v := float64(zp) + math.Round(float64(float32(f)/float32(scale)))
-		if v < float64(math.MinInt32) {
-			return math.MinInt32
+// ActRange returns the clamp bounds of a fused activation for a quantized
+// output with the given scale and zero point, within [qmin, qmax]: TensorFlow
+// Lite's CalculateActivationRangeQuantized, each bound zp + round(f/scale)
+// with the division and rounding in float32 as its Quantize does. Like
+// Quantize (which fails Prepare), it reports an error when a bound does not
+// fit in int32: the rounded quotient, or its sum with the zero point. It
+// also reports activations that are not a clamp (TANH, SIGN_BIT), which
+// cannot be fused into a quantized kernel. Every lowering computes its
+// quantized activation ranges with it.
+func ActRange(a Activation, scale float32, zp, qmin, qmax int32) (lo, hi int32, err error) {
+	q := func(f float32) (int32, error) {
+		t := float32(math.Round(float64(f / scale)))
+		v := int64(zp) + int64(t)
+		if !(t >= -(1<<31)) || !(t < 1<<31) || v < math.MinInt32 || v > math.MaxInt32 {
+			return 0, fmt.Errorf("fused activation %s: bound %v overflows int32 with output scale %v and zero point %d", a, f, scale, zp)
 		}
-		if v > float64(math.MaxInt32) {
-			return math.MaxInt32
-		}
-		return int32(v)
+		return int32(v), nil
 	}
+	lo, hi = qmin, qmax
+	var bounds []float32
 	switch a {
 	case ActNone:
-		return qmin, qmax, true
 	case ActRelu:
-		return max(qmin, q(0)), qmax, true
+		bounds = []float32{0}
 	case ActRelu6:
-		return max(qmin, q(0)), min(qmax, q(6)), true
+		bounds = []float32{0, 6}
 	case ActReluN1To1:
-		return max(qmin, q(-1)), min(qmax, q(1)), true
+		bounds = []float32{-1, 1}
+	default:
+		return 0, 0, fmt.Errorf("fused activation %s is not supported", a)
 	}
-	return 0, 0, false
+	for i, f := range bounds {
+		v, err := q(f)
+		if err != nil {
+			return 0, 0, err
+		}
+		if i == 0 {
+			lo = max(lo, v)
+		} else {
+			hi = min(hi, v)
+		}
+	}
+	return lo, hi, nil
+}
+
+// RangeQuantized is ActRange with the scale widened to float64 and the
+// error as ok (the form the kernel tests use).
+func RangeQuantized(a Activation, scale float64, zp, qmin, qmax int32) (lo, hi int32, ok bool) {
+	lo, hi, err := ActRange(a, float32(scale), zp, qmin, qmax)
+	return lo, hi, err == nil
 }
 
 // RangeFloat returns the clamp bounds of a fused activation for float
@@ -100,4 +146,19 @@ func RangeFloat(a Activation) (lo, hi float32, ok bool) {
 		return -1, 1, true
 	}
 	return 0, 0, false
+}
+
+// RangeInt32 returns the clamp bounds of a fused activation for plain
+// (unquantized) int32 kernels, as TensorFlow Lite's CalculateActivationRange
+// for int32; activations that are not a clamp leave the full range.
+func RangeInt32(a Activation) (lo, hi int32) {
+	switch a {
+	case ActRelu:
+		return 0, math.MaxInt32
+	case ActRelu6:
+		return 0, 6
+	case ActReluN1To1:
+		return -1, 1
+	}
+	return math.MinInt32, math.MaxInt32
 }

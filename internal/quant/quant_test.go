@@ -60,3 +60,44 @@ func TestRangeQuantized(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckedMultiplier: the multiplier of Multiplier, or an error where
+// MultiplyByQuantizedMultiplier cannot apply it.
+func TestCheckedMultiplier(t *testing.T) {
+	for _, real := range []float64{0, 0.5, -0.25, 1.0 / 3, math.Ldexp(1, 29), math.Ldexp(1, -40)} {
+		m, s, err := CheckedMultiplier(real)
+		wm, ws := Multiplier(real)
+		if err != nil || m != wm || s != ws {
+			t.Errorf("CheckedMultiplier(%g) = %d, %d, %v; want %d, %d", real, m, s, err, wm, ws)
+		}
+	}
+	for _, real := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Ldexp(1, 30), 1e20} {
+		if _, _, err := CheckedMultiplier(real); err == nil {
+			t.Errorf("CheckedMultiplier(%g): no error", real)
+		}
+	}
+}
+
+// TestActRangeOverflow: a bound that does not fit in int32 is an error (TFLM's
+// Quantize fails Prepare), as is an activation that is not a clamp.
+func TestActRangeOverflow(t *testing.T) {
+	tests := []struct {
+		act   Activation
+		scale float32
+		zp    int32
+	}{
+		{ActRelu6, 1e-12, 0},                 // 6/scale overflows
+		{ActReluN1To1, 1e-12, 0},             // -1/scale overflows
+		{ActRelu6, 6.0 / (1 << 30), 1 << 30}, // quotient fits, sum with the zero point does not
+		{ActTanh, 0.1, 0},
+		{ActSignBit, 0.1, 0},
+	}
+	for _, tc := range tests {
+		if lo, hi, err := ActRange(tc.act, tc.scale, tc.zp, math.MinInt32, math.MaxInt32); err == nil {
+			t.Errorf("ActRange(%s, %g, %d) = %d, %d; want an error", tc.act, tc.scale, tc.zp, lo, hi)
+		}
+	}
+	if lo, hi, err := ActRange(ActRelu, 1e-12, 5, -128, 127); err != nil || lo != 5 || hi != 127 {
+		t.Errorf("ActRange(RELU, 1e-12, 5) = %d, %d, %v; want 5, 127", lo, hi, err)
+	}
+}
