@@ -152,9 +152,9 @@ func lowerTanh(c *opCtx) error { return lowerLogisticTanh(c, true) }
 
 // lowerLogisticTanh lowers LOGISTIC or TANH.
 func lowerLogisticTanh(c *opCtx, tanh bool) error {
-	f32, i8, i16 := kernelsig.LogisticF32, kernelsig.LogisticInt8, kernelsig.LogisticInt16
+	f32, i16 := kernelsig.LogisticF32, kernelsig.LogisticInt16
 	if tanh {
-		f32, i8, i16 = kernelsig.TanhF32, kernelsig.TanhInt8, kernelsig.TanhInt16
+		f32, i16 = kernelsig.TanhF32, kernelsig.TanhInt16
 	}
 	in, out, err := actUnary(c)
 	if err != nil {
@@ -175,16 +175,10 @@ func lowerLogisticTanh(c *opCtx, tanh bool) error {
 		if err != nil {
 			return c.Errorf("%v", err)
 		}
-		if !c.Lean() {
-			// All 256 outputs computed now: a table lookup per element.
-			// (The lean variant, the same arithmetic at run time, is kept
-			// for the equivalence test.)
-			tab := logisticTanhInt8Table(k, tanh)
-			return actEmitUnary(c, kernelsig.LutInt8, []Arg{c.Const("Tab", tab[:])}, in, out)
-		}
-		p := Struct(kernelsig.LogisticTanhParams, F("inZP", I32(k.InZP)), F("radius", I32(k.Radius)),
-			F("mult", I32(k.Mult)), F("shift", Int(k.Shift)))
-		return actEmitUnary(c, i8, []Arg{p}, in, out)
+		// All 256 outputs computed now: a table lookup per element, with
+		// no scratch.
+		tab := logisticTanhInt8Table(k, tanh)
+		return actEmitUnary(c, kernelsig.LutInt8, []Arg{c.Const("Tab", tab[:])}, in, out)
 	case model.Int16:
 		si, so, zi, zo, err := actQuantPair(c, in, out)
 		if err != nil {
@@ -510,8 +504,9 @@ func lowerPrelu(c *opCtx) error {
 }
 
 // logisticTanhInt8Table returns the output of an int8 LOGISTIC (or TANH)
-// for every input byte b (entry b is input int8(b)), computed as the
-// kernels' logisticInt8 and tanhInt8 do, for the kernels' lutInt8.
+// for every input byte b (entry b is input int8(b)), computed as TFLM's
+// int8 kernels do (kernels/tables_test.go checks it against their
+// arithmetic), for the kernels' lutInt8.
 func logisticTanhInt8Table(k logisticTanhConsts, tanh bool) [256]byte {
 	var t [256]byte
 	for v := int32(-128); v < 128; v++ {

@@ -377,12 +377,13 @@ func lowerAdd(c *opCtx) error { return lowerAddSub(c, false) }
 func lowerSub(c *opCtx) error { return lowerAddSub(c, true) }
 
 // ewFns names the kernels of one binary elementwise operator per output
-// type; int8Tab is the table-driven int8 variant (ADD and SUB only).
+// type; ADD and SUB have the table-driven int8Tab where the others have
+// int8.
 type ewFns struct{ int8, int8Tab, int16, i32, f32 kernelsig.Func }
 
 var (
-	ewAddFns = ewFns{kernelsig.AddInt8, kernelsig.AddInt8Tab, kernelsig.AddInt16, kernelsig.AddI32, kernelsig.AddF32}
-	ewSubFns = ewFns{kernelsig.SubInt8, kernelsig.SubInt8Tab, kernelsig.SubInt16, kernelsig.SubI32, kernelsig.SubF32}
+	ewAddFns = ewFns{int8Tab: kernelsig.AddInt8Tab, int16: kernelsig.AddInt16, i32: kernelsig.AddI32, f32: kernelsig.AddF32}
+	ewSubFns = ewFns{int8Tab: kernelsig.SubInt8Tab, int16: kernelsig.SubInt16, i32: kernelsig.SubI32, f32: kernelsig.SubF32}
 	ewMaxFns = ewFns{int8: kernelsig.MaximumInt8, int16: kernelsig.MaximumInt16, i32: kernelsig.MaximumI32, f32: kernelsig.MaximumF32}
 	ewMinFns = ewFns{int8: kernelsig.MinimumInt8, int16: kernelsig.MinimumInt16, i32: kernelsig.MinimumI32, f32: kernelsig.MinimumF32}
 )
@@ -421,17 +422,12 @@ func lowerAddSub(c *opCtx, sub bool) error {
 		if err != nil {
 			return c.Errorf("%v", err)
 		}
-		if out.Type == model.Int8 && !c.Lean() {
+		if out.Type == model.Int8 {
 			// Both inputs' rescaled terms from a table: only their sum is
-			// rescaled per element. (The lean variant computes the same
-			// bits with no table; it is kept for the equivalence test.)
+			// rescaled per element, with no scratch.
 			return ewEmitBinary(c, fns.int8Tab, []Arg{ewQuantArg(k), c.ConstI32("Tab", ewAddTable(k, sub))}, plan, a, b, out)
 		}
-		fn := fns.int8
-		if out.Type == model.Int16 {
-			fn = fns.int16
-		}
-		return ewEmitBinary(c, fn, []Arg{ewQuantArg(k)}, plan, a, b, out)
+		return ewEmitBinary(c, fns.int16, []Arg{ewQuantArg(k)}, plan, a, b, out)
 	case model.Float32:
 		lo, hi, err := c.actRangeFloat(act)
 		if err != nil {

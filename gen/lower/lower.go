@@ -70,6 +70,8 @@ type constData struct {
 // least scratch memory. A lowering with a faster variant that needs extra
 // scratch (an im2col buffer, a row cache) emits it only when Lean is false;
 // the generator then keeps it only where that memory is free in the plan.
+// Lean means nothing else: a variant that is faster and needs no scratch
+// (a generation-time table) is used either way.
 func (c *opCtx) Lean() bool { return c.lean }
 
 // Errorf returns an error prefixed with the operator's index and type.
