@@ -182,6 +182,101 @@ func convShift64(c *opCtx, shift []int32) error {
 	return nil
 }
 
+// convOp is an operator of the convolution family (CONV_2D,
+// DEPTHWISE_CONV_2D, TRANSPOSE_CONV) after the checks the three share.
+type convOp struct {
+	in, filter, bias, out *model.Tensor // bias nil when omitted
+	same                  bool          // SAME padding (else VALID)
+	strideH, strideW      int
+	act                   quant.Activation
+
+	// Set by quantize, for int8 and int16 operators.
+	inZP, outZP int32
+	outScale    float32
+	mult, shift []int32 // per output channel
+}
+
+// convPrologue checks what the three operators share: the padding and
+// strides (options slots 0 to 2 in all three), the fused activation (slot
+// actSlot), and 4-D input, filter and output, input and output of one type.
+// Each lowering reads its other options from o before calling it.
+func convPrologue(c *opCtx, in, filter, bias, out *model.Tensor, o *model.Options, actSlot int) (*convOp, error) {
+	k := &convOp{in: in, filter: filter, bias: bias, out: out}
+	padding := o.Uint8(0, 0)
+	k.strideW, k.strideH = int(o.Int32(1, 0)), int(o.Int32(2, 0))
+	k.act = quant.Activation(o.Uint8(actSlot, 0))
+	if err := o.Err(); err != nil {
+		return nil, c.Errorf("%v", err)
+	}
+	var err error
+	if k.same, err = convSame(c, padding); err != nil {
+		return nil, err
+	}
+	for _, x := range []struct {
+		t    *model.Tensor
+		what string
+	}{{in, "input"}, {filter, "filter"}, {out, "output"}} {
+		if err := convShape4(c, x.t, x.what); err != nil {
+			return nil, err
+		}
+	}
+	if in.Type != out.Type {
+		return nil, c.Errorf("input type %s differs from output type %s", in.Type, out.Type)
+	}
+	return k, nil
+}
+
+// lowerFloat emits the float32 kernel fn(&typ{fields..., fActMin,
+// fActMax}, in, filter, bias, out) of an operator with outC output channels.
+func (k *convOp) lowerFloat(c *opCtx, fn kernelsig.Func, typ kernelsig.Struct, fields []Field, outC int) error {
+	if k.filter.Type != model.Float32 {
+		return c.Errorf("float32 input with %s filter (hybrid) is not supported", k.filter.Type)
+	}
+	lo, hi, err := c.actRangeFloat(k.act)
+	if err != nil {
+		return err
+	}
+	w, err := convConstArg(c, k.filter, "filter", model.Float32, k.filter.NumElements())
+	if err != nil {
+		return err
+	}
+	b, err := convBiasArg(c, k.bias, model.Float32, outC)
+	if err != nil {
+		return err
+	}
+	fields = append(fields, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
+	c.Call(fn, Struct(typ, fields...), View(k.in), w, b, View(k.out))
+	return nil
+}
+
+// quantize checks the types of an integer operator (int8 or int16
+// activations, int8 filter) and computes the zero points and the
+// per-channel multipliers of its outC output channels, the filter being
+// quantized along axis.
+func (k *convOp) quantize(c *opCtx, outC, axis int) error {
+	in, filter := k.in, k.filter
+	if in.Type != model.Int8 && in.Type != model.Int16 {
+		return c.Errorf("input type %s is not supported (want float32, int8 or int16)", in.Type)
+	}
+	if filter.Type != model.Int8 {
+		return c.Errorf("%s input with %s filter is not supported (want int8)", in.Type, filter.Type)
+	}
+	inScale, inZP, err := convPerTensor(c, in, "input")
+	if err != nil {
+		return err
+	}
+	outScale, outZP, err := convPerTensor(c, k.out, "output")
+	if err != nil {
+		return err
+	}
+	mult, shift, err := convMultipliers(c, inScale, outScale, filter, outC, axis)
+	if err != nil {
+		return err
+	}
+	k.inZP, k.outZP, k.outScale, k.mult, k.shift = inZP, outZP, outScale, mult, shift
+	return nil
+}
+
 // convInOut fetches and checks the operator's input count, output count and
 // the presence of the given inputs.
 func convInOut(c *opCtx, minIn, maxIn int, required ...int) error {
@@ -205,34 +300,18 @@ func lowerConv2D(c *opCtx) error {
 	if err := convInOut(c, 2, 3, 0, 1); err != nil {
 		return err
 	}
-	in, filter, bias, out := c.In(0), c.In(1), c.In(2), c.Out(0)
 	o, err := convOptions(c, convOptConv2D)
 	if err != nil {
 		return err
 	}
-	padding := o.Uint8(0, 0)
-	strideW, strideH := int(o.Int32(1, 0)), int(o.Int32(2, 0))
-	act := quant.Activation(o.Uint8(3, 0))
 	dilW, dilH := int(o.Int32(4, 1)), int(o.Int32(5, 1))
 	biasType := model.DType(o.Uint8(6, uint8(model.Float32)))
-	if err := o.Err(); err != nil {
-		return c.Errorf("%v", err)
-	}
-	same, err := convSame(c, padding)
+	k, err := convPrologue(c, c.In(0), c.In(1), c.In(2), c.Out(0), o, 3)
 	if err != nil {
 		return err
 	}
-	for _, x := range []struct {
-		t    *model.Tensor
-		what string
-	}{{in, "input"}, {filter, "filter"}, {out, "output"}} {
-		if err := convShape4(c, x.t, x.what); err != nil {
-			return err
-		}
-	}
-	if in.Type != out.Type {
-		return c.Errorf("input type %s differs from output type %s", in.Type, out.Type)
-	}
+	in, filter, bias, out := k.in, k.filter, k.bias, k.out
+	same, strideH, strideW, act := k.same, k.strideH, k.strideW, k.act
 	batches, inH, inW, inC := in.Shape[0], in.Shape[1], in.Shape[2], in.Shape[3]
 	outC, fH, fW, fC := filter.Shape[0], filter.Shape[1], filter.Shape[2], filter.Shape[3]
 	if out.Shape[0] != batches || out.Shape[3] != outC {
@@ -264,44 +343,12 @@ func lowerConv2D(c *opCtx) error {
 	}
 
 	if in.Type == model.Float32 {
-		if filter.Type != model.Float32 {
-			return c.Errorf("float32 input with %s filter (hybrid) is not supported", filter.Type)
-		}
-		lo, hi, err := c.actRangeFloat(act)
-		if err != nil {
-			return err
-		}
-		w, err := convConstArg(c, filter, "filter", model.Float32, filter.NumElements())
-		if err != nil {
-			return err
-		}
-		b, err := convBiasArg(c, bias, model.Float32, outC)
-		if err != nil {
-			return err
-		}
-		fields = append(fields, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
-		c.Call(kernelsig.ConvF32, Struct(kernelsig.ConvParams, fields...), View(in), w, b, View(out))
-		return nil
+		return k.lowerFloat(c, kernelsig.ConvF32, kernelsig.ConvParams, fields, outC)
 	}
-
-	if in.Type != model.Int8 && in.Type != model.Int16 {
-		return c.Errorf("input type %s is not supported (want float32, int8 or int16)", in.Type)
-	}
-	if filter.Type != model.Int8 {
-		return c.Errorf("%s input with %s filter is not supported (want int8)", in.Type, filter.Type)
-	}
-	inScale, inZP, err := convPerTensor(c, in, "input")
-	if err != nil {
+	if err := k.quantize(c, outC, 0); err != nil {
 		return err
 	}
-	outScale, outZP, err := convPerTensor(c, out, "output")
-	if err != nil {
-		return err
-	}
-	mult, shift, err := convMultipliers(c, inScale, outScale, filter, outC, 0)
-	if err != nil {
-		return err
-	}
+	inZP, outZP, outScale, mult, shift := k.inZP, k.outZP, k.outScale, k.mult, k.shift
 
 	if in.Type == model.Int8 {
 		lo, hi, err := c.actRange(act, outScale, outZP, model.Int8)
@@ -372,34 +419,18 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 	if err := convInOut(c, 2, 3, 0, 1); err != nil {
 		return err
 	}
-	in, filter, bias, out := c.In(0), c.In(1), c.In(2), c.Out(0)
 	o, err := convOptions(c, convOptDepthwise)
 	if err != nil {
 		return err
 	}
-	padding := o.Uint8(0, 0)
-	strideW, strideH := int(o.Int32(1, 0)), int(o.Int32(2, 0))
 	depthMul := int(o.Int32(3, 0))
-	act := quant.Activation(o.Uint8(4, 0))
 	dilW, dilH := int(o.Int32(5, 1)), int(o.Int32(6, 1))
-	if err := o.Err(); err != nil {
-		return c.Errorf("%v", err)
-	}
-	same, err := convSame(c, padding)
+	k, err := convPrologue(c, c.In(0), c.In(1), c.In(2), c.Out(0), o, 4)
 	if err != nil {
 		return err
 	}
-	for _, x := range []struct {
-		t    *model.Tensor
-		what string
-	}{{in, "input"}, {filter, "filter"}, {out, "output"}} {
-		if err := convShape4(c, x.t, x.what); err != nil {
-			return err
-		}
-	}
-	if in.Type != out.Type {
-		return c.Errorf("input type %s differs from output type %s", in.Type, out.Type)
-	}
+	in, filter, bias, out := k.in, k.filter, k.bias, k.out
+	same, strideH, strideW, act := k.same, k.strideH, k.strideW, k.act
 	batches, inH, inW, inC := in.Shape[0], in.Shape[1], in.Shape[2], in.Shape[3]
 	fH, fW, outC := filter.Shape[1], filter.Shape[2], filter.Shape[3]
 	if filter.Shape[0] != 1 {
@@ -434,44 +465,12 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 	}
 
 	if in.Type == model.Float32 {
-		if filter.Type != model.Float32 {
-			return c.Errorf("float32 input with %s filter (hybrid) is not supported", filter.Type)
-		}
-		lo, hi, err := c.actRangeFloat(act)
-		if err != nil {
-			return err
-		}
-		w, err := convConstArg(c, filter, "filter", model.Float32, filter.NumElements())
-		if err != nil {
-			return err
-		}
-		b, err := convBiasArg(c, bias, model.Float32, outC)
-		if err != nil {
-			return err
-		}
-		fields = append(fields, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
-		c.Call(kernelsig.DwF32, Struct(kernelsig.DwParams, fields...), View(in), w, b, View(out))
-		return nil
+		return k.lowerFloat(c, kernelsig.DwF32, kernelsig.DwParams, fields, outC)
 	}
-
-	if in.Type != model.Int8 && in.Type != model.Int16 {
-		return c.Errorf("input type %s is not supported (want float32, int8 or int16)", in.Type)
-	}
-	if filter.Type != model.Int8 {
-		return c.Errorf("%s input with %s filter is not supported (want int8)", in.Type, filter.Type)
-	}
-	inScale, inZP, err := convPerTensor(c, in, "input")
-	if err != nil {
+	if err := k.quantize(c, outC, 3); err != nil {
 		return err
 	}
-	outScale, outZP, err := convPerTensor(c, out, "output")
-	if err != nil {
-		return err
-	}
-	mult, shift, err := convMultipliers(c, inScale, outScale, filter, outC, 3)
-	if err != nil {
-		return err
-	}
+	inZP, outZP, outScale, mult, shift := k.inZP, k.outZP, k.outScale, k.mult, k.shift
 
 	if in.Type == model.Int8 {
 		lo, hi, err := c.actRange(act, outScale, outZP, model.Int8)
@@ -554,32 +553,16 @@ func lowerTransposeConv(c *opCtx) error {
 	if err := convInOut(c, 3, 4, 0, 1, 2); err != nil {
 		return err
 	}
-	outShape, filter, in, bias, out := c.In(0), c.In(1), c.In(2), c.In(3), c.Out(0)
 	o, err := convOptions(c, convOptTransposeConv)
 	if err != nil {
 		return err
 	}
-	padding := o.Uint8(0, 0)
-	strideW, strideH := int(o.Int32(1, 0)), int(o.Int32(2, 0))
-	act := quant.Activation(o.Uint8(3, 0))
-	if err := o.Err(); err != nil {
-		return c.Errorf("%v", err)
-	}
-	same, err := convSame(c, padding)
+	k, err := convPrologue(c, c.In(2), c.In(1), c.In(3), c.Out(0), o, 3)
 	if err != nil {
 		return err
 	}
-	for _, x := range []struct {
-		t    *model.Tensor
-		what string
-	}{{in, "input"}, {filter, "filter"}, {out, "output"}} {
-		if err := convShape4(c, x.t, x.what); err != nil {
-			return err
-		}
-	}
-	if in.Type != out.Type {
-		return c.Errorf("input type %s differs from output type %s", in.Type, out.Type)
-	}
+	outShape, in, filter, bias, out := c.In(0), k.in, k.filter, k.bias, k.out
+	same, strideH, strideW, act := k.same, k.strideH, k.strideW, k.act
 	if outShape.Type != model.Int32 || len(outShape.Shape) != 1 || outShape.Shape[0] != 4 {
 		return c.Errorf("output_shape %s: want int32[4]", outShape.Describe())
 	}
@@ -619,44 +602,12 @@ func lowerTransposeConv(c *opCtx) error {
 	}
 
 	if in.Type == model.Float32 {
-		if filter.Type != model.Float32 {
-			return c.Errorf("float32 input with %s filter (hybrid) is not supported", filter.Type)
-		}
-		lo, hi, err := c.actRangeFloat(act)
-		if err != nil {
-			return err
-		}
-		w, err := convConstArg(c, filter, "filter", model.Float32, filter.NumElements())
-		if err != nil {
-			return err
-		}
-		b, err := convBiasArg(c, bias, model.Float32, outC)
-		if err != nil {
-			return err
-		}
-		fields = append(fields, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
-		c.Call(kernelsig.TconvF32, Struct(kernelsig.TconvParams, fields...), View(in), w, b, View(out))
-		return nil
+		return k.lowerFloat(c, kernelsig.TconvF32, kernelsig.TconvParams, fields, outC)
 	}
-
-	if in.Type != model.Int8 && in.Type != model.Int16 {
-		return c.Errorf("input type %s is not supported (want float32, int8 or int16)", in.Type)
-	}
-	if filter.Type != model.Int8 {
-		return c.Errorf("%s input with %s filter is not supported (want int8)", in.Type, filter.Type)
-	}
-	inScale, inZP, err := convPerTensor(c, in, "input")
-	if err != nil {
+	if err := k.quantize(c, outC, 0); err != nil {
 		return err
 	}
-	outScale, outZP, err := convPerTensor(c, out, "output")
-	if err != nil {
-		return err
-	}
-	mult, shift, err := convMultipliers(c, inScale, outScale, filter, outC, 0)
-	if err != nil {
-		return err
-	}
+	inZP, outZP, outScale, mult, shift := k.inZP, k.outZP, k.outScale, k.mult, k.shift
 	n := out.NumElements()
 
 	if in.Type == model.Int8 {
