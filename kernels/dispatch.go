@@ -18,7 +18,7 @@ package kernels
 //   - triAdd: parameter a has type *[3]int32
 //   - triDot: parameter a has type *triSums
 //   - functions with results (helpers, not program steps):
-//     actfpExpMult, actfpExpNeg, actfpExpQuarter, actfpHalfDenominator,
+//     absQ, actfpExpMult, actfpExpNeg, actfpExpQuarter, actfpHalfDenominator,
 //     actfpLogistic, actfpReciprocal, actfpShlSat, actfpTanh, addQuantOne,
 //     argMinMaxIdxF32, argMinMaxIdxI16, argMinMaxIdxI8, clampF32, clampI32,
 //     constI8, constU8, convLean8, convPWDot4, convTaps, dwRescale,
@@ -42,6 +42,14 @@ package kernels
 // argument count or type panics.
 func Call(fn string, args []any) bool {
 	switch fn {
+	case "absF32":
+		absF32(args[0].([]float32), args[1].([]float32))
+	case "absInt16":
+		absInt16(args[0].(*absParams), args[1].([]int16), args[2].([]int16))
+	case "absInt16Plain":
+		absInt16Plain(args[0].([]int16), args[1].([]int16))
+	case "absInt8":
+		absInt8(args[0].(*absParams), args[1].([]int8), args[2].([]int8))
 	case "addF32":
 		addF32(args[0].(*ewF32Params), args[1].(*ewBcast), args[2].([]float32), args[3].([]float32), args[4].([]float32))
 	case "addI32":
@@ -156,6 +164,8 @@ func Call(fn string, args []any) bool {
 		leakyReluInt16(args[0].(*leakyReluParams), args[1].([]int16), args[2].([]int16))
 	case "leakyReluInt8":
 		leakyReluInt8(args[0].(*leakyReluParams), args[1].([]int8), args[2].([]int8))
+	case "logicalNot":
+		logicalNot(args[0].([]uint8), args[1].([]uint8))
 	case "logisticF32":
 		logisticF32(args[0].([]float32), args[1].([]float32))
 	case "logisticInt16":
@@ -228,6 +238,8 @@ func Call(fn string, args []any) bool {
 		mulInt16(args[0].(*mulQuantParams), args[1].(*ewBcast), args[2].([]int16), args[3].([]int16), args[4].([]int16))
 	case "mulInt8":
 		mulInt8(args[0].(*mulQuantParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
+	case "negF32":
+		negF32(args[0].([]float32), args[1].([]float32))
 	case "padBytes":
 		padBytes(args[0].(*padParams), args[1].([]byte), args[2].([]byte))
 	case "padBytesConst":
@@ -276,6 +288,8 @@ func Call(fn string, args []any) bool {
 		requantizeI8ToU8(args[0].(*requantizeParams), args[1].([]int8), args[2].([]uint8))
 	case "requantizeU8ToI8":
 		requantizeU8ToI8(args[0].(*requantizeParams), args[1].([]uint8), args[2].([]int8))
+	case "rsqrtF32":
+		rsqrtF32(args[0].([]float32), args[1].([]float32))
 	case "softmaxF32":
 		softmaxF32(args[0].(*softmaxParams), args[1].([]float32), args[2].([]float32))
 	case "softmaxInt16":
@@ -284,6 +298,10 @@ func Call(fn string, args []any) bool {
 		softmaxInt8(args[0].(*softmaxParams), args[1].([]int8), args[2].([]int8), args[3].([]int32))
 	case "softmaxInt8Int16":
 		softmaxInt8Int16(args[0].(*softmaxParams), args[1].([]int8), args[2].([]int16), args[3].([]int32))
+	case "sqrtF32":
+		sqrtF32(args[0].([]float32), args[1].([]float32))
+	case "squareF32":
+		squareF32(args[0].([]float32), args[1].([]float32))
 	case "subF32":
 		subF32(args[0].(*ewF32Params), args[1].(*ewBcast), args[2].([]float32), args[3].([]float32), args[4].([]float32))
 	case "subI32":
@@ -330,6 +348,25 @@ func Call(fn string, args []any) bool {
 // the wrong type panics.
 func NewParams(typ string, fields map[string]any) any {
 	switch typ {
+	case "absParams":
+		p := &absParams{}
+		for k, v := range fields {
+			switch k {
+			case "inZP":
+				p.inZP = int32(v.(int64))
+			case "outZP":
+				p.outZP = int32(v.(int64))
+			case "mult":
+				p.mult = int32(v.(int64))
+			case "shift":
+				p.shift = int(v.(int64))
+			case "rescale":
+				p.rescale = v.(bool)
+			default:
+				return nil
+			}
+		}
+		return p
 	case "argMinMaxParams":
 		p := &argMinMaxParams{}
 		for k, v := range fields {

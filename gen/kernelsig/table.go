@@ -15,6 +15,11 @@ type Param struct{ Name, Type string }
 
 // The functions of package kernels.
 const (
+	AbsF32                  Func = "absF32"
+	AbsInt16                Func = "absInt16"
+	AbsInt16Plain           Func = "absInt16Plain"
+	AbsInt8                 Func = "absInt8"
+	AbsQ                    Func = "absQ"
 	ActfpExpMult            Func = "actfpExpMult"
 	ActfpExpNeg             Func = "actfpExpNeg"
 	ActfpExpQuarter         Func = "actfpExpQuarter"
@@ -120,6 +125,7 @@ const (
 	LeakyReluInt16          Func = "leakyReluInt16"
 	LeakyReluInt8           Func = "leakyReluInt8"
 	LeakyReluOne            Func = "leakyReluOne"
+	LogicalNot              Func = "logicalNot"
 	LogisticF32             Func = "logisticF32"
 	LogisticInt16           Func = "logisticInt16"
 	LogisticInt8            Func = "logisticInt8"
@@ -178,6 +184,7 @@ const (
 	MulInt16                Func = "mulInt16"
 	MulInt8                 Func = "mulInt8"
 	MulQuantOne             Func = "mulQuantOne"
+	NegF32                  Func = "negF32"
 	PadBytes                Func = "padBytes"
 	PadBytesConst           Func = "padBytesConst"
 	PadFill                 Func = "padFill"
@@ -209,6 +216,7 @@ const (
 	RequantizeOne           Func = "requantizeOne"
 	RequantizeU8ToI8        Func = "requantizeU8ToI8"
 	RoundingDivByPOT        Func = "roundingDivByPOT"
+	RsqrtF32                Func = "rsqrtF32"
 	SatRoundDoublingHighMul Func = "satRoundDoublingHighMul"
 	SigmoidTab              Func = "sigmoidTab"
 	SoftmaxExpNeg           Func = "softmaxExpNeg"
@@ -221,6 +229,8 @@ const (
 	SoftmaxLUT              Func = "softmaxLUT"
 	SoftmaxRecip            Func = "softmaxRecip"
 	SoftmaxRescale          Func = "softmaxRescale"
+	SqrtF32                 Func = "sqrtF32"
+	SquareF32               Func = "squareF32"
 	SubF32                  Func = "subF32"
 	SubI32                  Func = "subI32"
 	SubInt16                Func = "subInt16"
@@ -247,6 +257,7 @@ const (
 
 // The struct types of package kernels.
 const (
+	AbsParams            Struct = "absParams"
 	ArgMinMaxParams      Struct = "argMinMaxParams"
 	ConvPWParams         Struct = "convPWParams"
 	ConvParams           Struct = "convParams"
@@ -287,6 +298,11 @@ const (
 // Funcs returns every kernel function, sorted by name.
 func Funcs() []Func {
 	return []Func{
+		AbsF32,
+		AbsInt16,
+		AbsInt16Plain,
+		AbsInt8,
+		AbsQ,
 		ActfpExpMult,
 		ActfpExpNeg,
 		ActfpExpQuarter,
@@ -392,6 +408,7 @@ func Funcs() []Func {
 		LeakyReluInt16,
 		LeakyReluInt8,
 		LeakyReluOne,
+		LogicalNot,
 		LogisticF32,
 		LogisticInt16,
 		LogisticInt8,
@@ -450,6 +467,7 @@ func Funcs() []Func {
 		MulInt16,
 		MulInt8,
 		MulQuantOne,
+		NegF32,
 		PadBytes,
 		PadBytesConst,
 		PadFill,
@@ -481,6 +499,7 @@ func Funcs() []Func {
 		RequantizeOne,
 		RequantizeU8ToI8,
 		RoundingDivByPOT,
+		RsqrtF32,
 		SatRoundDoublingHighMul,
 		SigmoidTab,
 		SoftmaxExpNeg,
@@ -493,6 +512,8 @@ func Funcs() []Func {
 		SoftmaxLUT,
 		SoftmaxRecip,
 		SoftmaxRescale,
+		SqrtF32,
+		SquareF32,
 		SubF32,
 		SubI32,
 		SubInt16,
@@ -521,6 +542,7 @@ func Funcs() []Func {
 // Structs returns every kernel struct type, sorted by name.
 func Structs() []Struct {
 	return []Struct{
+		AbsParams,
 		ArgMinMaxParams,
 		ConvPWParams,
 		ConvParams,
@@ -562,6 +584,16 @@ func Structs() []Struct {
 // Params returns the parameters of f; false if f is not a kernel function.
 func (f Func) Params() ([]Param, bool) {
 	switch f {
+	case AbsF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case AbsInt16:
+		return []Param{{"p", "*absParams"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
+	case AbsInt16Plain:
+		return []Param{{"in", "[]int16"}, {"out", "[]int16"}}, true
+	case AbsInt8:
+		return []Param{{"p", "*absParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case AbsQ:
+		return []Param{{"p", "*absParams"}, {"x", "int32"}}, true
 	case ActfpExpMult:
 		return []Param{{"k", "int"}}, true
 	case ActfpExpNeg:
@@ -772,6 +804,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*leakyReluParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case LeakyReluOne:
 		return []Param{{"p", "*leakyReluParams"}, {"x", "int32"}}, true
+	case LogicalNot:
+		return []Param{{"in", "[]uint8"}, {"out", "[]uint8"}}, true
 	case LogisticF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case LogisticInt16:
@@ -888,6 +922,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*mulQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
 	case MulQuantOne:
 		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
+	case NegF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case PadBytes:
 		return []Param{{"p", "*padParams"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case PadBytesConst:
@@ -950,6 +986,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*requantizeParams"}, {"in", "[]uint8"}, {"out", "[]int8"}}, true
 	case RoundingDivByPOT:
 		return []Param{{"x", "int32"}, {"exponent", "int"}}, true
+	case RsqrtF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case SatRoundDoublingHighMul:
 		return []Param{{"a", "int32"}, {"b", "int32"}}, true
 	case SigmoidTab:
@@ -974,6 +1012,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "int32"}}, true
 	case SoftmaxRescale:
 		return []Param{{"x", "int32"}, {"exp", "uint"}}, true
+	case SqrtF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case SquareF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case SubF32:
 		return []Param{{"p", "*ewF32Params"}, {"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case SubI32:
@@ -1026,7 +1068,11 @@ func (f Func) Params() ([]Param, bool) {
 // function.
 func (f Func) Results() int {
 	switch f {
-	case AddF32,
+	case AbsF32,
+		AbsInt16,
+		AbsInt16Plain,
+		AbsInt8,
+		AddF32,
 		AddI32,
 		AddInt16,
 		AddInt8,
@@ -1090,6 +1136,7 @@ func (f Func) Results() int {
 		LeakyReluF32,
 		LeakyReluInt16,
 		LeakyReluInt8,
+		LogicalNot,
 		LogisticF32,
 		LogisticInt16,
 		LogisticInt8,
@@ -1126,6 +1173,7 @@ func (f Func) Results() int {
 		MulI32,
 		MulInt16,
 		MulInt8,
+		NegF32,
 		PadBytes,
 		PadBytesConst,
 		PadFill,
@@ -1150,10 +1198,13 @@ func (f Func) Results() int {
 		RequantizeI8ToI8,
 		RequantizeI8ToU8,
 		RequantizeU8ToI8,
+		RsqrtF32,
 		SoftmaxF32,
 		SoftmaxInt16,
 		SoftmaxInt8,
 		SoftmaxInt8Int16,
+		SqrtF32,
+		SquareF32,
 		SubF32,
 		SubI32,
 		SubInt16,
@@ -1174,7 +1225,8 @@ func (f Func) Results() int {
 		TriAdd,
 		TriDot:
 		return 0
-	case ActfpExpMult,
+	case AbsQ,
+		ActfpExpMult,
 		ActfpExpNeg,
 		ActfpExpQuarter,
 		ActfpHalfDenominator,
@@ -1267,6 +1319,8 @@ func (f Func) Results() int {
 // Fields returns the fields of s; false if s is not a kernel struct type.
 func (s Struct) Fields() ([]Param, bool) {
 	switch s {
+	case AbsParams:
+		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"shift", "int"}, {"rescale", "bool"}}, true
 	case ArgMinMaxParams:
 		return []Param{{"outer", "int"}, {"axis", "int"}, {"inner", "int"}, {"isMin", "bool"}}, true
 	case ConvPWParams:

@@ -1,0 +1,310 @@
+package lower
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/gen/run"
+	"github.com/tflm-gen/tflm-gen/internal/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
+	"github.com/tflm-gen/tflm-gen/internal/model"
+)
+
+// inProcess lowers and plans a model and runs one Invoke in-process on the
+// given raw input bytes, returning the raw output bytes.
+func inProcess(data []byte, inputs ...[]byte) ([][]byte, error) {
+	g, err := model.Parse("case.tflite", data)
+	if err != nil {
+		return nil, err
+	}
+	p, _, err := Program(g, ProgramOptions{})
+	if err != nil {
+		return nil, err
+	}
+	lay, err := layout.Make(p, nil, layout.Options{})
+	if err != nil {
+		return nil, err
+	}
+	m, err := run.New(p, lay)
+	if err != nil {
+		return nil, err
+	}
+	for k, in := range inputs {
+		copy(m.Input(k), in)
+	}
+	m.Invoke()
+	var outs [][]byte
+	for k := range g.Outputs {
+		outs = append(outs, append([]byte(nil), m.Output(k)...))
+	}
+	return outs, nil
+}
+
+// unaryCase is one random single-operator model with its input values.
+type unaryCase struct {
+	model []byte
+	dt    model.DType
+	ints  []int64   // integer input values
+	flts  []float32 // float32 input values
+}
+
+// randShape is a random shape of rank 1-4 with at most 256 elements; one
+// case in four is [256] (every int8 value fits).
+func randShape(r *rand.Rand) []int {
+	if r.IntN(4) == 0 {
+		return []int{256}
+	}
+	shape := make([]int, 1+r.IntN(4))
+	for i := range shape {
+		shape[i] = 1 + r.IntN(5)
+	}
+	return shape
+}
+
+// randScale is log-uniform in [2^-10, 2^4].
+func randScale(r *rand.Rand) float32 {
+	return float32(math.Exp2(-10 + 14*r.Float64()))
+}
+
+func randUnary(r *rand.Rand, code model.OpCode, dt model.DType, quantized bool) unaryCase {
+	shape := randShape(r)
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	m := builder.New("unary differential case")
+	var qi, qo *builder.Quant
+	if quantized {
+		lo, hi := typeRange(dt)
+		zp := func() int64 {
+			if dt == model.Int16 {
+				return 0
+			}
+			switch r.IntN(4) {
+			case 0:
+				return int64(lo)
+			case 1:
+				return int64(hi)
+			}
+			return int64(lo) + r.Int64N(int64(hi)-int64(lo)+1)
+		}
+		si := randScale(r)
+		so := si
+		if r.IntN(3) > 0 {
+			so = randScale(r)
+		}
+		qi, qo = builder.PerTensor(si, zp()), builder.PerTensor(so, zp())
+	}
+	in := m.Tensor("in", dt, shape, qi)
+	out := m.Tensor("out", dt, shape, qo)
+	m.Op(code, []int{in}, []int{out}, nil)
+	m.IO([]int{in}, []int{out})
+	c := unaryCase{model: m.Bytes(), dt: dt}
+	switch dt {
+	case model.Float32:
+		specials := []float32{0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), 3.4e38, 1.2e-38}
+		for i := 0; i < n; i++ {
+			if r.IntN(8) == 0 {
+				c.flts = append(c.flts, specials[r.IntN(len(specials))])
+				continue
+			}
+			c.flts = append(c.flts, float32(r.NormFloat64()*math.Exp2(float64(r.IntN(20)-10))))
+		}
+	case model.Bool:
+		for i := 0; i < n; i++ {
+			c.ints = append(c.ints, int64(r.IntN(2)))
+		}
+	default:
+		lo, hi := typeRange(dt)
+		for i := 0; i < n; i++ {
+			v := int64(lo) + r.Int64N(int64(hi)-int64(lo)+1)
+			if n == 256 && dt == model.Int8 {
+				v = int64(i) - 128
+			}
+			c.ints = append(c.ints, v)
+		}
+	}
+	return c
+}
+
+// raw encodes the case's input as tensor bytes.
+func (c unaryCase) raw() []byte {
+	var b []byte
+	switch c.dt {
+	case model.Float32:
+		for _, v := range c.flts {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+		}
+	case model.Int16:
+		for _, v := range c.ints {
+			b = binary.LittleEndian.AppendUint16(b, uint16(v))
+		}
+	default:
+		for _, v := range c.ints {
+			b = append(b, byte(v))
+		}
+	}
+	return b
+}
+
+// csv gives the case's input values to the oracle.
+func (c unaryCase) csv() []string {
+	if c.dt == model.Float32 {
+		return oracle.Floats(c.flts)
+	}
+	return oracle.Ints(c.ints)
+}
+
+// compare checks our output bytes against the oracle's printed values:
+// exactly for integers and bool, by bits for float32 (NaN against NaN).
+func (c unaryCase) compare(got []byte, want []string) error {
+	switch c.dt {
+	case model.Float32:
+		w, err := oracle.ParseFloats(want)
+		if err != nil {
+			return err
+		}
+		if len(w)*4 != len(got) {
+			return fmt.Errorf("%d output values, want %d", len(got)/4, len(w))
+		}
+		for i, x := range w {
+			g := math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:]))
+			if math.IsNaN(float64(x)) != math.IsNaN(float64(g)) || !math.IsNaN(float64(x)) && math.Float32bits(g) != math.Float32bits(x) {
+				return fmt.Errorf("element %d: input %v: got %v, TFLM %v", i, c.flts[i], g, x)
+			}
+		}
+	default:
+		w, err := oracle.ParseInts(want)
+		if err != nil {
+			return err
+		}
+		size := c.dt.Size()
+		if len(w)*size != len(got) {
+			return fmt.Errorf("%d output values, want %d", len(got)/size, len(w))
+		}
+		for i, x := range w {
+			var g int64
+			switch c.dt {
+			case model.Int16:
+				g = int64(int16(binary.LittleEndian.Uint16(got[2*i:])))
+			case model.Int8:
+				g = int64(int8(got[i]))
+			default:
+				g = int64(got[i])
+			}
+			if g != x {
+				return fmt.Errorf("element %d: input %d: got %d, TFLM %d", i, c.ints[i], g, x)
+			}
+		}
+	}
+	return nil
+}
+
+// TestUnaryMatchesTFLM builds random single-operator models of every
+// unary operator and type combination in unary.go, runs each through TFLite
+// Micro (the oracle) and in-process, and compares every output element.
+// Models TFLM rejects must be refused by the lowering too.
+func TestUnaryMatchesTFLM(t *testing.T) {
+	o := oracle.New(t)
+	perCase := 200
+	if testing.Short() {
+		perCase = 20
+	}
+	for _, tc := range []struct {
+		code      model.OpCode
+		dt        model.DType
+		quantized bool
+	}{
+		{model.OpAbs, model.Float32, false},
+		{model.OpAbs, model.Int8, true},
+		{model.OpAbs, model.Int16, true},
+		{model.OpAbs, model.Int16, false},
+		{model.OpNeg, model.Float32, false},
+		{model.OpSqrt, model.Float32, false},
+		{model.OpRsqrt, model.Float32, false},
+		{model.OpSquare, model.Float32, false},
+		{model.OpLogicalNot, model.Bool, false},
+	} {
+		name := fmt.Sprintf("%s_%s_q%v", tc.code, tc.dt, tc.quantized)
+		t.Run(name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(tc.code), uint64(tc.dt)))
+			compared, refused := 0, 0
+			for i := 0; i < perCase; i++ {
+				c := randUnary(r, tc.code, tc.dt, tc.quantized)
+				want, oerr := o.Run(c.model, c.csv())
+				got, gerr := inProcess(c.model, c.raw())
+				switch {
+				case oerr != nil && errors.Is(oerr, oracle.ErrRejected):
+					if gerr == nil {
+						t.Errorf("case %d: TFLM rejects the model (%v) but tflm-gen lowers it", i, oerr)
+					}
+					refused++
+					continue
+				case oerr != nil:
+					t.Fatalf("case %d: oracle: %v", i, oerr)
+				case gerr != nil:
+					// Refusing what TFLM runs is allowed only for a
+					// rescale TFLM cannot apply either (exponent > 30).
+					if !errors.Is(gerr, ErrUnsupported) {
+						t.Errorf("case %d: %v", i, gerr)
+					}
+					refused++
+					continue
+				}
+				if err := c.compare(got[0], want[0]); err != nil {
+					t.Errorf("case %d: %v", i, err)
+				}
+				compared++
+			}
+			t.Logf("%d cases compared with TFLM, %d refused", compared, refused)
+			if compared == 0 {
+				t.Errorf("no case compared")
+			}
+		})
+	}
+}
+
+// TestUnaryRefusedAsTFLM: type combinations TFLM's kernels reject are
+// refused at generation time, with an error naming the operator.
+func TestUnaryRefusedAsTFLM(t *testing.T) {
+	o := oracle.New(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct {
+		code      model.OpCode
+		dt        model.DType
+		quantized bool
+	}{
+		{model.OpNeg, model.Int8, true},
+		{model.OpSqrt, model.Int8, true},
+		{model.OpSquare, model.Int16, true},
+		{model.OpLogicalNot, model.Int8, true},
+		{model.OpAbs, model.Int32, false},
+	} {
+		c := randUnary(r, tc.code, tc.dt, tc.quantized)
+		if _, err := o.Run(c.model, c.csv()); !errors.Is(err, oracle.ErrRejected) {
+			t.Errorf("%s %s: TFLM did not reject the model: %v", tc.code, tc.dt, err)
+		}
+		_, err := inProcess(c.model, c.raw())
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "operator 0 ("+tc.code.String()+")") {
+			t.Errorf("%s %s: error %v, want an unsupported-model error naming the operator", tc.code, tc.dt, err)
+		}
+	}
+	// Quantized int16 ABS needs zero points 0 (TFLM's Prepare checks them).
+	m := builder.New("abs int16 zp")
+	in := m.Tensor("in", model.Int16, []int{4}, builder.PerTensor(0.5, 3))
+	out := m.Tensor("out", model.Int16, []int{4}, builder.PerTensor(0.5, 0))
+	m.Op(model.OpAbs, []int{in}, []int{out}, nil)
+	m.IO([]int{in}, []int{out})
+	if _, err := o.Run(m.Bytes(), oracle.Ints([]int16{1, 2, 3, 4})); !errors.Is(err, oracle.ErrRejected) {
+		t.Errorf("int16 ABS with zero point 3: TFLM did not reject it: %v", err)
+	}
+	if _, err := inProcess(m.Bytes(), make([]byte, 8)); err == nil || !strings.Contains(err.Error(), "zero points must be 0") {
+		t.Errorf("int16 ABS with zero point 3: error %v", err)
+	}
+}

@@ -1,0 +1,138 @@
+// Package oracle runs TensorFlow Lite Micro itself (shared/tflm/tflm_ref,
+// the reference-kernel build behind shared/ref) on models that tests build,
+// for differential tests: the same model and inputs through TFLM and through
+// tflm-gen must give the same output bytes.
+package oracle
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tflm-gen/tflm-gen/internal/e2e"
+)
+
+// ErrRejected is wrapped when TFLM refuses the model (its Prepare or Invoke
+// failed); the error text carries TFLM's log.
+var ErrRejected = errors.New("TFLM rejected the model")
+
+// Oracle runs tflm_ref in a scratch directory.
+type Oracle struct {
+	bin, dir string
+	n        int
+}
+
+// New locates tflm_ref under the reference data (see e2e.SharedDir),
+// skipping the test when it is absent.
+func New(t testing.TB) *Oracle {
+	t.Helper()
+	bin := filepath.Join(e2e.SharedDir(t), "tflm", "tflm_ref")
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("TFLM oracle not found at %s: %v", bin, err)
+	}
+	return &Oracle{bin: bin, dir: t.TempDir()}
+}
+
+// Run writes model to a file, runs one Invoke in TFLM with the given inputs
+// (one list of values per graph input, in the tensor's element type) and
+// returns the values of every output as TFLM prints them (integers in
+// decimal, float32 with 9 significant digits, which round-trips).
+func (o *Oracle) Run(model []byte, inputs ...[]string) ([][]string, error) {
+	o.n++
+	stem := filepath.Join(o.dir, fmt.Sprintf("case%d", o.n))
+	if err := os.WriteFile(stem+".tflite", model, 0o644); err != nil {
+		return nil, err
+	}
+	// A small arena: the default 256 MiB costs most of the run time.
+	args := []string{"-arena", "4194304", "-csv", stem + ".tflite", stem + ".out.csv"}
+	for k, in := range inputs {
+		f := fmt.Sprintf("%s.in%d.csv", stem, k)
+		if err := os.WriteFile(f, []byte(strings.Join(in, ",")+"\n"), 0o644); err != nil {
+			return nil, err
+		}
+		args = append(args, f)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(o.bin, args...)
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 1 {
+			return nil, fmt.Errorf("%w: %s", ErrRejected, strings.TrimSpace(stderr.String()))
+		}
+		return nil, fmt.Errorf("tflm_ref: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	var outs [][]string
+	for k := 0; ; k++ {
+		f := stem + ".out.csv"
+		if k > 0 {
+			f = fmt.Sprintf("%s.out.csv.out%d.csv", stem, k)
+			if _, err := os.Stat(f); err != nil {
+				f = fmt.Sprintf("%s.out.out%d.csv", stem, k)
+			}
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			if k == 0 {
+				return nil, err
+			}
+			return outs, nil
+		}
+		outs = append(outs, strings.FieldsFunc(strings.TrimSpace(string(b)), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }))
+	}
+}
+
+// Ints formats integers as input values.
+func Ints[T ~int8 | ~int16 | ~int32 | ~int64 | ~uint8](v []T) []string {
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i] = strconv.FormatInt(int64(x), 10)
+	}
+	return out
+}
+
+// Floats formats float32 values so that TFLM reads back the same bits.
+func Floats(v []float32) []string {
+	out := make([]string, len(v))
+	for i, x := range v {
+		out[i] = strconv.FormatFloat(float64(x), 'g', -1, 32)
+	}
+	return out
+}
+
+// ParseFloats reads float32 output values ("nan", "inf" included).
+func ParseFloats(s []string) ([]float32, error) {
+	out := make([]float32, len(s))
+	for i, x := range s {
+		f, err := strconv.ParseFloat(strings.ToLower(x), 32)
+		if err != nil {
+			if strings.Contains(strings.ToLower(x), "nan") {
+				out[i] = float32(math.NaN())
+				continue
+			}
+			return nil, fmt.Errorf("output value %d: %w", i, err)
+		}
+		out[i] = float32(f)
+	}
+	return out, nil
+}
+
+// ParseInts reads integer output values.
+func ParseInts(s []string) ([]int64, error) {
+	out := make([]int64, len(s))
+	for i, x := range s {
+		v, err := strconv.ParseInt(x, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("output value %d: %w", i, err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
