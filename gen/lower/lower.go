@@ -279,3 +279,17 @@ func (c *opCtx) actRangeFloat(act quant.Activation) (float32, float32, error) {
 	}
 	return lo, hi, nil
 }
+
+// perTensor returns the scale and zero point of a tensor with per-tensor
+// quantization and a positive, finite scale (the LSTM and SVDF operands).
+func perTensor(c *opCtx, what string, t *model.Tensor) (float32, int64, error) {
+	q := t.Quant
+	if q == nil || len(q.Scale) != 1 || len(q.ZeroPoint) != 1 {
+		return 0, 0, c.Errorf("%s %s: needs per-tensor quantization", what, t.Describe())
+	}
+	s := q.Scale[0]
+	if !(s > 0) || math.IsInf(float64(s), 0) {
+		return 0, 0, c.Errorf("%s %s: invalid scale %g", what, t.Describe(), s)
+	}
+	return s, q.ZeroPoint[0], nil
+}

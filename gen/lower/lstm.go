@@ -281,19 +281,6 @@ func lstmPackInt8W(m [4][]byte, rows, cols int) []int64 {
 	return out
 }
 
-// lstmPerTensor returns a tensor's per-tensor scale and zero point.
-func lstmPerTensor(c *opCtx, what string, t *model.Tensor) (float32, int64, error) {
-	q := t.Quant
-	if q == nil || len(q.Scale) != 1 || len(q.ZeroPoint) != 1 {
-		return 0, 0, c.Errorf("%s %s: needs per-tensor quantization", what, t.Describe())
-	}
-	s := q.Scale[0]
-	if !(s > 0) || math.IsInf(float64(s), 0) {
-		return 0, 0, c.Errorf("%s %s: invalid scale %g", what, t.Describe(), s)
-	}
-	return s, q.ZeroPoint[0], nil
-}
-
 // lstmFCMultiplier is TFLM's gate FC requantization
 // (CalculateOpDataFullyConnected with a Q3.12 int16 output): the product of
 // the input and weight scales is taken in float32, then divided in double.
@@ -336,15 +323,15 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 		return err
 	}
 
-	inS, inZP, err := lstmPerTensor(c, "input", in)
+	inS, inZP, err := perTensor(c, "input", in)
 	if err != nil {
 		return err
 	}
-	hS, hZP, err := lstmPerTensor(c, "output state", h)
+	hS, hZP, err := perTensor(c, "output state", h)
 	if err != nil {
 		return err
 	}
-	cS, _, err := lstmPerTensor(c, "cell state", cell)
+	cS, _, err := perTensor(c, "cell state", cell)
 	if err != nil {
 		return err
 	}
@@ -358,11 +345,11 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 
 	var gates [4][]Field
 	for g := 0; g < 4; g++ {
-		wS, wZP, err := lstmPerTensor(c, lstmGateNames[g]+" gate input weights", inW[g])
+		wS, wZP, err := perTensor(c, lstmGateNames[g]+" gate input weights", inW[g])
 		if err != nil {
 			return err
 		}
-		rS, rZP, err := lstmPerTensor(c, lstmGateNames[g]+" gate recurrent weights", recW[g])
+		rS, rZP, err := perTensor(c, lstmGateNames[g]+" gate recurrent weights", recW[g])
 		if err != nil {
 			return err
 		}

@@ -46,19 +46,6 @@ func svdfQuantScales(in, wf, wt, state, out float32) (svdfScales, error) {
 	return s, nil
 }
 
-// svdfPerTensor returns a tensor's per-tensor scale and zero point.
-func svdfPerTensor(c *opCtx, what string, t *model.Tensor) (float32, int64, error) {
-	q := t.Quant
-	if q == nil || len(q.Scale) != 1 || len(q.ZeroPoint) != 1 {
-		return 0, 0, c.Errorf("%s %s: needs per-tensor quantization", what, t.Describe())
-	}
-	s := q.Scale[0]
-	if !(s > 0) || math.IsInf(float64(s), 0) {
-		return 0, 0, c.Errorf("%s %s: invalid scale %g", what, t.Describe(), s)
-	}
-	return s, q.ZeroPoint[0], nil
-}
-
 // lowerSVDF lowers SVDF (TFLM svdf.cc, reference path): int8 input with
 // int8 weights_feature, int16 or int8 weights_time and activation state,
 // int32 bias and int8 output; or float32 throughout.
@@ -175,27 +162,27 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 		return c.Errorf("weights_feature %s and weights_time %s must be constants", wf.Describe(), wt.Describe())
 	}
 
-	inS, inZP, err := svdfPerTensor(c, "input", in)
+	inS, inZP, err := perTensor(c, "input", in)
 	if err != nil {
 		return err
 	}
-	wfS, wfZP, err := svdfPerTensor(c, "weights_feature", wf)
+	wfS, wfZP, err := perTensor(c, "weights_feature", wf)
 	if err != nil {
 		return err
 	}
-	wtS, wtZP, err := svdfPerTensor(c, "weights_time", wt)
+	wtS, wtZP, err := perTensor(c, "weights_time", wt)
 	if err != nil {
 		return err
 	}
-	bS, bZP, err := svdfPerTensor(c, "bias", bias)
+	bS, bZP, err := perTensor(c, "bias", bias)
 	if err != nil {
 		return err
 	}
-	stS, stZP, err := svdfPerTensor(c, "activation state", state)
+	stS, stZP, err := perTensor(c, "activation state", state)
 	if err != nil {
 		return err
 	}
-	outS, outZP, err := svdfPerTensor(c, "output", out)
+	outS, outZP, err := perTensor(c, "output", out)
 	if err != nil {
 		return err
 	}
