@@ -390,15 +390,13 @@ func (e *emitter) offsetConsts(f *jen.File) {
 	var defs []jen.Code
 	for _, i := range report.Order(e.p) {
 		b := e.p.Buffers[i]
-		what := b.Kind.String()
+		what := commentText(b.Name)
 		if len(b.Tensors) > 0 {
 			var ts []string
 			for _, t := range b.Tensors {
 				ts = append(ts, fmt.Sprintf("%d %s", t, commentText(strconv.Quote(e.g.Tensors[t].Name))))
 			}
 			what = "tensor " + strings.Join(ts, " = ")
-		} else {
-			what = commentText(b.Name)
 		}
 		defs = append(defs, jen.Id(e.nm.buf[i]).Op("=").Lit(e.lay.Offset(program.BufID(i))).Comment(
 			fmt.Sprintf("%s: %d bytes, operators %d-%d", what, b.Size, b.First, b.Last)))
