@@ -25,10 +25,6 @@ func init() {
 	register(model.OpPrelu, lowerPrelu)
 }
 
-// actLeakyReluOptionsType is the BuiltinOptions union number of
-// LeakyReluOptions.
-const actLeakyReluOptionsType = 75
-
 // actUnary checks a one-input, one-output operator whose output has the
 // input's type and element count.
 func actUnary(c *opCtx) (in, out *model.Tensor, err error) {
@@ -332,10 +328,7 @@ func lowerLeakyRelu(c *opCtx) error {
 		return err
 	}
 	o := c.Op.Options()
-	if err := ewCheckOptions(c, o, actLeakyReluOptionsType); err != nil {
-		return err
-	}
-	alpha := o.Float32(0, 0)
+	alpha := o.Float32(leakyAlpha, 0)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

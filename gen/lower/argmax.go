@@ -48,7 +48,7 @@ func lowerArgMinMax(c *opCtx, isMin bool) error {
 		return c.Errorf("constant input is not supported")
 	}
 	o := c.Op.Options()
-	ot := o.Uint8(0, uint8(out.Type)) // absent: trust the tensor
+	ot := o.Uint8(argOutputType, uint8(out.Type)) // absent: trust the tensor
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

@@ -24,23 +24,6 @@ func init() {
 	register(model.OpTransposeConv, lowerTransposeConv)
 }
 
-// BuiltinOptions union types of the family (schema.fbs).
-const (
-	convOptConv2D        = 1
-	convOptDepthwise     = 2
-	convOptTransposeConv = 49
-)
-
-// convOptions checks that the operator's options table, if present, is the
-// one the family expects.
-func convOptions(c *opCtx, want uint8) (*model.Options, error) {
-	o := c.Op.Options()
-	if o.Present() && o.Type() != want {
-		return nil, c.Errorf("builtin options have union type %d, want %d", o.Type(), want)
-	}
-	return o, nil
-}
-
 // convSame decodes the schema's Padding enum (SAME = 0, VALID = 1).
 func convSame(c *opCtx, padding uint8) (bool, error) {
 	switch padding {
@@ -197,13 +180,13 @@ type convOp struct {
 }
 
 // convPrologue checks what the three operators share: the padding and
-// strides (options slots 0 to 2 in all three), the fused activation (slot
-// actSlot), and 4-D input, filter and output, input and output of one type.
+// strides (convPadding, convStrideW, convStrideH in all three), the fused
+// activation (slot actSlot), and 4-D input, filter and output, input and output of one type.
 // Each lowering reads its other options from o before calling it.
 func convPrologue(c *opCtx, in, filter, bias, out *model.Tensor, o *model.Options, actSlot int) (*convOp, error) {
 	k := &convOp{in: in, filter: filter, bias: bias, out: out}
-	padding := o.Uint8(0, 0)
-	k.strideW, k.strideH = int(o.Int32(1, 0)), int(o.Int32(2, 0))
+	padding := o.Uint8(convPadding, 0)
+	k.strideW, k.strideH = int(o.Int32(convStrideW, 0)), int(o.Int32(convStrideH, 0))
 	k.act = quant.Activation(o.Uint8(actSlot, 0))
 	if err := o.Err(); err != nil {
 		return nil, c.Errorf("%v", err)
@@ -300,13 +283,10 @@ func lowerConv2D(c *opCtx) error {
 	if err := convInOut(c, 2, 3, 0, 1); err != nil {
 		return err
 	}
-	o, err := convOptions(c, convOptConv2D)
-	if err != nil {
-		return err
-	}
-	dilW, dilH := int(o.Int32(4, 1)), int(o.Int32(5, 1))
-	biasType := model.DType(o.Uint8(6, uint8(model.Float32)))
-	k, err := convPrologue(c, c.In(0), c.In(1), c.In(2), c.Out(0), o, 3)
+	o := c.Op.Options()
+	dilW, dilH := int(o.Int32(conv2DDilationW, 1)), int(o.Int32(conv2DDilationH, 1))
+	biasType := model.DType(o.Uint8(conv2DBiasType, uint8(model.Float32)))
+	k, err := convPrologue(c, c.In(0), c.In(1), c.In(2), c.Out(0), o, conv2DAct)
 	if err != nil {
 		return err
 	}
@@ -419,13 +399,10 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 	if err := convInOut(c, 2, 3, 0, 1); err != nil {
 		return err
 	}
-	o, err := convOptions(c, convOptDepthwise)
-	if err != nil {
-		return err
-	}
-	depthMul := int(o.Int32(3, 0))
-	dilW, dilH := int(o.Int32(5, 1)), int(o.Int32(6, 1))
-	k, err := convPrologue(c, c.In(0), c.In(1), c.In(2), c.Out(0), o, 4)
+	o := c.Op.Options()
+	depthMul := int(o.Int32(dwDepthMul, 0))
+	dilW, dilH := int(o.Int32(dwDilationW, 1)), int(o.Int32(dwDilationH, 1))
+	k, err := convPrologue(c, c.In(0), c.In(1), c.In(2), c.Out(0), o, dwAct)
 	if err != nil {
 		return err
 	}
@@ -553,11 +530,7 @@ func lowerTransposeConv(c *opCtx) error {
 	if err := convInOut(c, 3, 4, 0, 1, 2); err != nil {
 		return err
 	}
-	o, err := convOptions(c, convOptTransposeConv)
-	if err != nil {
-		return err
-	}
-	k, err := convPrologue(c, c.In(2), c.In(1), c.In(3), c.Out(0), o, 3)
+	k, err := convPrologue(c, c.In(2), c.In(1), c.In(3), c.Out(0), c.Op.Options(), tconvAct)
 	if err != nil {
 		return err
 	}

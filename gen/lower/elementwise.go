@@ -22,13 +22,6 @@ func init() {
 	register(model.OpMinimum, lowerMinimum)
 }
 
-// BuiltinOptions union numbers of the option tables read here.
-const (
-	ewAddOptionsType = 11
-	ewMulOptionsType = 21
-	ewSubOptionsType = 28
-)
-
 // ewPlan is a generation-time broadcast plan (kernels.ewBcast): the row
 // (innermost fused dimension) and up to five outer dimensions, innermost
 // first, with the step of each input along each of them.
@@ -175,24 +168,15 @@ func ewZPInRange(c *opCtx, t *model.Tensor, zp int32) error {
 	return nil
 }
 
-// ewActivation reads a fused activation function from options slot 0 and
+// ewActivation reads the fused activation function (slot ewAct) and
 // accepts the ones that are clamps.
 func ewActivation(c *opCtx, o *model.Options) (quant.Activation, error) {
-	a := quant.Activation(o.Uint8(0, 0))
+	a := quant.Activation(o.Uint8(ewAct, 0))
 	switch a {
 	case quant.ActNone, quant.ActRelu, quant.ActReluN1To1, quant.ActRelu6:
 		return a, nil
 	}
 	return a, c.Errorf("fused activation %s is not supported", a)
-}
-
-// ewCheckOptions checks that the operator's options table, if any, is of
-// the expected union type.
-func ewCheckOptions(c *opCtx, o *model.Options, want uint8) error {
-	if o.Present() && o.Type() != want {
-		return c.Errorf("builtin options of type %d, want %d", o.Type(), want)
-	}
-	return nil
 }
 
 // ewQuantConsts mirrors kernels.ewQuantParams.
@@ -390,25 +374,22 @@ var (
 
 // lowerAddSub lowers ADD or SUB.
 func lowerAddSub(c *opCtx, sub bool) error {
-	fns, optType := ewAddFns, uint8(ewAddOptionsType)
+	fns := ewAddFns
 	if sub {
-		fns, optType = ewSubFns, ewSubOptionsType
+		fns = ewSubFns
 	}
 	a, b, out, plan, err := ewBinary(c)
 	if err != nil {
 		return err
 	}
 	o := c.Op.Options()
-	if err := ewCheckOptions(c, o, optType); err != nil {
-		return err
-	}
 	act, err := ewActivation(c, o)
 	if err != nil {
 		return err
 	}
-	// pot_scale_int16 (slot 1) is read for validation only: TFLM always
-	// takes the general rescaling path for int16.
-	_ = o.Bool(1, true)
+	// pot_scale_int16 is read for validation only: TFLM always takes the
+	// general rescaling path for int16.
+	_ = o.Bool(ewPotScale16, true)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -484,9 +465,6 @@ func lowerMul(c *opCtx) error {
 		return err
 	}
 	o := c.Op.Options()
-	if err := ewCheckOptions(c, o, ewMulOptionsType); err != nil {
-		return err
-	}
 	act, err := ewActivation(c, o)
 	if err != nil {
 		return err

@@ -11,9 +11,6 @@ import (
 
 func init() { register(model.OpFullyConnected, lowerFullyConnected) }
 
-// fcOptionsType is FullyConnectedOptions' number in the BuiltinOptions union.
-const fcOptionsType = 8
-
 // fcPerTensor returns the scale and zero point of a per-tensor quantized
 // tensor.
 func fcPerTensor(c *opCtx, t *model.Tensor, what string) (float32, int32, error) {
@@ -50,14 +47,11 @@ func lowerFullyConnected(c *opCtx) error {
 		return c.Errorf("input and weights are required")
 	}
 	o := c.Op.Options()
-	if o.Present() && o.Type() != fcOptionsType {
-		return c.Errorf("builtin options have union type %d, want FullyConnectedOptions (%d)", o.Type(), fcOptionsType)
-	}
-	act := quant.Activation(o.Uint8(0, 0))
-	format := o.Uint8(1, 0)
-	_ = o.Bool(2, false) // keep_num_dims: reflected in the output shape
-	_ = o.Bool(3, false) // asymmetric_quantize_inputs: hybrid kernels only
-	biasType := model.DType(o.Uint8(4, 0))
+	act := quant.Activation(o.Uint8(fcAct, 0))
+	format := o.Uint8(fcFormat, 0)
+	_ = o.Bool(fcKeepDims, false)   // reflected in the output shape
+	_ = o.Bool(fcAsymmetric, false) // hybrid kernels only
+	biasType := model.DType(o.Uint8(fcBiasType, 0))
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

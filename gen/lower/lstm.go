@@ -12,10 +12,6 @@ import (
 
 func init() { register(model.OpUnidirectionalSequenceLstm, lowerLSTM) }
 
-// lstmOptionsType is UnidirectionalSequenceLSTMOptions' number in the
-// BuiltinOptions union.
-const lstmOptionsType = 71
-
 // Input positions of UNIDIRECTIONAL_SEQUENCE_LSTM (TFLM lstm_shared.h).
 const (
 	lstmInInput      = 0
@@ -66,15 +62,12 @@ func lowerLSTM(c *opCtx) error {
 		return c.Errorf("has %d inputs and %d outputs, want %d and 1", c.NumIn(), c.NumOut(), lstmNumInputs)
 	}
 	o := c.Op.Options()
-	if o.Present() && o.Type() != lstmOptionsType {
-		return c.Errorf("builtin options of type %d, want UnidirectionalSequenceLSTMOptions (%d)", o.Type(), lstmOptionsType)
-	}
-	act := o.Uint8(0, 0)
-	cellClip := o.Float32(1, 0)
-	_ = o.Float32(2, 0)
-	timeMajor := o.Bool(3, false)
-	_ = o.Bool(4, false)
-	diagonal := o.Bool(5, false)
+	act := o.Uint8(lstmAct, 0)
+	cellClip := o.Float32(lstmCellClip, 0)
+	_ = o.Float32(lstmProjClip, 0)
+	timeMajor := o.Bool(lstmTimeMajor, false)
+	_ = o.Bool(lstmAsymmetric, false)
+	diagonal := o.Bool(lstmDiagonal, false)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

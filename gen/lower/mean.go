@@ -10,9 +10,6 @@ import (
 
 func init() { register(model.OpMean, lowerMean) }
 
-// meanOptionsType is ReducerOptions' number in the BuiltinOptions union.
-const meanOptionsType = 27
-
 // meanMaxLevels is the number of loop levels of the MEAN kernels.
 const meanMaxLevels = 5
 
@@ -83,10 +80,7 @@ func lowerMean(c *opCtx) error {
 	}
 	in, axis, out := c.In(0), c.In(1), c.Out(0)
 	o := c.Op.Options()
-	if o.Present() && o.Type() != meanOptionsType {
-		return c.Errorf("builtin options have union type %d, want ReducerOptions (%d)", o.Type(), meanOptionsType)
-	}
-	_ = o.Bool(0, false) // keep_dims: reflected in the output shape
+	_ = o.Bool(reduceKeep, false) // reflected in the output shape
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

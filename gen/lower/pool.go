@@ -13,9 +13,6 @@ func init() {
 	register(model.OpMaxPool2D, func(c *opCtx) error { return lowerPool(c, false) })
 }
 
-// poolOptionsType is Pool2DOptions' number in the BuiltinOptions union.
-const poolOptionsType = 5
-
 // poolGeometry reproduces tensorflow/lite/kernels/padding.h for one spatial
 // dimension without dilation: the output size the padding mode gives and
 // the padding before the first element.
@@ -58,13 +55,10 @@ func lowerPool(c *opCtx, avg bool) error {
 	}
 	in, out := c.In(0), c.Out(0)
 	o := c.Op.Options()
-	if o.Present() && o.Type() != poolOptionsType {
-		return c.Errorf("builtin options have union type %d, want Pool2DOptions (%d)", o.Type(), poolOptionsType)
-	}
-	padding := o.Uint8(0, 0)
-	strideW, strideH := int(o.Int32(1, 0)), int(o.Int32(2, 0))
-	filterW, filterH := int(o.Int32(3, 0)), int(o.Int32(4, 0))
-	act := quant.Activation(o.Uint8(5, 0))
+	padding := o.Uint8(poolPadding, 0)
+	strideW, strideH := int(o.Int32(poolStrideW, 0)), int(o.Int32(poolStrideH, 0))
+	filterW, filterH := int(o.Int32(poolFilterW, 0)), int(o.Int32(poolFilterH, 0))
+	act := quant.Activation(o.Uint8(poolAct, 0))
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

@@ -67,7 +67,7 @@ func lowerReshape(c *opCtx) error {
 		newShape, have = v, true
 	} else if c.In(1) == nil {
 		o := c.Op.Options()
-		v := o.Int32s(0)
+		v := o.Int32s(reshapeShape)
 		if err := o.Err(); err != nil {
 			return c.Errorf("%v", err)
 		}
@@ -128,7 +128,7 @@ func lowerSqueeze(c *opCtx) error {
 		return c.Errorf("input has %d dimensions, at most 8 are supported", len(in.Shape))
 	}
 	o := c.Op.Options()
-	dims := o.Int32s(0)
+	dims := o.Int32s(squeezeDims)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -221,8 +221,8 @@ func lowerConcatenation(c *opCtx) error {
 	}
 	out := c.Out(0)
 	o := c.Op.Options()
-	axisOpt := o.Int32(0, 0)
-	act := o.Uint8(1, 0)
+	axisOpt := o.Int32(concatAxis, 0)
+	act := o.Uint8(concatAct, 0)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -294,7 +294,7 @@ func lowerPack(c *opCtx) error {
 	}
 	out := c.Out(0)
 	o := c.Op.Options()
-	count, axisOpt := o.Int32(0, 0), o.Int32(1, 0)
+	count, axisOpt := o.Int32(packCount, 0), o.Int32(packAxis, 0)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -346,7 +346,7 @@ func lowerUnpack(c *opCtx) error {
 		return c.Errorf("input 0 is missing")
 	}
 	o := c.Op.Options()
-	num, axisOpt := o.Int32(0, 0), o.Int32(1, 0)
+	num, axisOpt := o.Int32(unpackNum, 0), o.Int32(unpackAxis, 0)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -402,7 +402,7 @@ func lowerSplit(c *opCtx) error {
 		return c.Errorf("axis has %d values, want 1", len(av))
 	}
 	o := c.Op.Options()
-	num := o.Int32(0, 0)
+	num := o.Int32(splitNum, 0)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

@@ -346,11 +346,11 @@ func lowerStridedSlice(c *opCtx) error {
 	}
 	o := c.Op.Options()
 	opts := stridedSliceOpts{
-		beginMask:  o.Int32(0, 0),
-		endMask:    o.Int32(1, 0),
-		shrinkMask: o.Int32(4, 0),
+		beginMask:  o.Int32(ssBeginMask, 0),
+		endMask:    o.Int32(ssEndMask, 0),
+		shrinkMask: o.Int32(ssShrinkMask, 0),
 	}
-	ellipsis, newAxis, offset := o.Int32(2, 0), o.Int32(3, 0), o.Bool(5, false)
+	ellipsis, newAxis, offset := o.Int32(ssEllipsis, 0), o.Int32(ssNewAxis, 0), o.Bool(ssOffset, false)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

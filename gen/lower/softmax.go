@@ -11,9 +11,6 @@ import (
 
 func init() { register(model.OpSoftmax, lowerSoftmax) }
 
-// softmaxOptionsType is SoftmaxOptions' number in the BuiltinOptions union.
-const softmaxOptionsType = 9
-
 // softmaxScaledDiffBits is the number of integer bits of the scaled input
 // difference in the int8 kernels (Q5.26), as in TFLM.
 const softmaxScaledDiffBits = 5
@@ -33,10 +30,7 @@ func lowerSoftmax(c *opCtx) error {
 	}
 	in, out := c.In(0), c.Out(0)
 	o := c.Op.Options()
-	if o.Present() && o.Type() != softmaxOptionsType {
-		return c.Errorf("builtin options have union type %d, want SoftmaxOptions (%d)", o.Type(), softmaxOptionsType)
-	}
-	beta := o.Float32(0, 0)
+	beta := o.Float32(softmaxBeta, 0)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

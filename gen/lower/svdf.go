@@ -12,9 +12,6 @@ import (
 
 func init() { register(model.OpSvdf, lowerSVDF) }
 
-// svdfOptionsType is SVDFOptions' number in the BuiltinOptions union.
-const svdfOptionsType = 6
-
 // svdfShape is the geometry of an SVDF operator, validated as TFLM's
 // PrepareSvdf does.
 type svdfShape struct {
@@ -67,12 +64,9 @@ func lowerSVDF(c *opCtx) error {
 		return c.Errorf("input, weights_feature, weights_time and activation state are required")
 	}
 	o := c.Op.Options()
-	if o.Present() && o.Type() != svdfOptionsType {
-		return c.Errorf("builtin options of type %d, want SVDFOptions (%d)", o.Type(), svdfOptionsType)
-	}
-	rank := o.Int32(0, 0)
-	act := quant.Activation(o.Uint8(1, 0))
-	_ = o.Bool(2, false)
+	rank := o.Int32(svdfRank, 0)
+	act := quant.Activation(o.Uint8(svdfAct, 0))
+	_ = o.Bool(svdfAsymmetric, false)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
