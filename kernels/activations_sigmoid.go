@@ -157,22 +157,6 @@ func actfpTanh(a int32, intBits int) int32 {
 	return t
 }
 
-// logisticInt8 is LOGISTIC for int8 (output zero point -128, scale 1/256).
-func logisticInt8(p *logisticTanhParams, in, out []int8) {
-	for i, v := range in {
-		x := int32(v) - p.inZP
-		switch {
-		case x <= -p.radius:
-			out[i] = -128
-		case x >= p.radius:
-			out[i] = 127
-		default:
-			f := actfpLogistic(mulByQuantMul(x, p.mult, p.shift), 4)
-			out[i] = int8(clampI32(roundingDivByPOT(f, 23)-128, -128, 127))
-		}
-	}
-}
-
 // lutInt8 maps every int8 input x to tab[uint8(x)]: an int8 LOGISTIC or
 // TANH whose 256 outputs (those of logisticInt8 or tanhInt8) were computed
 // at generation time.
@@ -181,22 +165,6 @@ func lutInt8(tab string, in, out []int8) {
 	out = out[:len(in)]
 	for i, v := range in {
 		out[i] = int8(t[uint8(v)])
-	}
-}
-
-// tanhInt8 is TANH for int8 (output scale 1/128, zero point 0).
-func tanhInt8(p *logisticTanhParams, in, out []int8) {
-	for i, v := range in {
-		x := int32(v) - p.inZP
-		switch {
-		case x <= -p.radius:
-			out[i] = -128
-		case x >= p.radius:
-			out[i] = 127
-		default:
-			f := actfpTanh(mulByQuantMul(x, p.mult, p.shift), 4)
-			out[i] = int8(clampI32(roundingDivByPOT(f, 24), -128, 127))
-		}
 	}
 }
 

@@ -2,12 +2,9 @@ package kernels
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
 
@@ -86,20 +83,6 @@ func TestActivationLogistic(t *testing.T) {
 	logisticF32(wideIn, got)
 	ewtCheckF32(t, "LogisticFloatWideRangeShouldMatchGolden", got, wideGold, 1e-5)
 
-	const outScale8 = float32(1.0 / 255.0)
-	for _, c := range []struct {
-		name       string
-		in, golden []float32
-		scale      float32
-	}{
-		{"LogisticQuantizedInt8BasicShouldMatchGolden", basicIn, basicGold, 0.1},
-		{"LogisticQuantizedInt8WideRangeShouldMatchGolden", wideIn, wideGold, 1.0},
-	} {
-		got := make([]int8, len(c.in))
-		logisticInt8(actTSigParams(t, c.scale, 0), ewtQuantize[int8](c.in, c.scale, 0), got)
-		ewtCheckInts(t, c.name, got, ewtQuantize[int8](c.golden, outScale8, -128), 1)
-	}
-
 	// LogisticQuantizedInt16ShouldMatchGolden (177 values in [-20, 20]).
 	in, x := actTRange(-20, 20, 177)
 	const si, so = float32(32.0 / 65536), float32(2.0 / 65536)
@@ -123,26 +106,12 @@ func TestActivationTanh(t *testing.T) {
 	tanhF32(in, got)
 	ewtCheckF32(t, "SimpleTestTanhFloat", got, gold, 1e-7)
 
-	// SimpleTestTanhInt8.
-	const si8, so8 = float32(16.0 / 256), float32(1.99999955 / 256)
-	got8 := make([]int8, len(in))
-	tanhInt8(actTSigParams(t, si8, 0), ewtQuantize[int8](in, si8, 0), got8)
-	ewtCheckInts(t, "SimpleTestTanhInt8", got8, ewtQuantize[int8](gold, so8, 0), 2)
-
 	// TestTanhInt16WideRange.
 	in16, x16 := actTRange(-20, 20, 177)
 	const si, so = float32(32.0 / 65536), float32(2.0 / 65536)
 	got16 := make([]int16, len(in16))
 	tanhInt16(actTSig16Params(true, si), ewtQuantize[int16](in16, si, 0), got16)
 	ewtCheckInts(t, "TestTanhInt16WideRange", got16, ewtQuantize[int16](actTMap(x16, math.Tanh), so, 0), 16)
-
-	// Symmetry of the int8 fixed-point tanh and zero at zero.
-	p := actTSigParams(t, 0.05, 0)
-	v := []int8{0, 10, -10, 30, -30}
-	tanhInt8(p, v, got8[:5])
-	if got8[0] != 0 || got8[1] != -got8[2] || got8[3] != -got8[4] {
-		t.Errorf("tanh int8 not odd: %v", got8[:5])
-	}
 }
 
 // actTQuantRelu computes quantized RELU parameters (activations_common.cc).
@@ -364,37 +333,6 @@ func TestActivationPrelu(t *testing.T) {
 		preluInt16(actTPreluParams[int16](s, sa, s, 0, 0, 0), bc,
 			ewtQuantize[int16](in, s, 0), ewtQuantize[int8](alpha, sa, 0), got)
 		ewtCheckF32(t, "QuantizedInt16PreluActivationsOpTest", ewtDequantize(got, s, 0), want, tol)
-	}
-}
-
-// TestActivationReference runs dtln_noise_suppression's int8 LOGISTIC on
-// TFLM's recorded input and requires the recorded output exactly.
-func TestActivationReference(t *testing.T) {
-	shared := ewtShared(t, "ref")
-	const m = "dtln_noise_suppression"
-	g := ewtModel(t, filepath.Join(shared, "..", "models", m+".tflite"))
-	n := 0
-	for _, op := range g.Ops {
-		if op.Code != model.OpLogistic {
-			continue
-		}
-		in, out := g.Input(op, 0), g.Output(op, 0)
-		si, zi := ewtTensorQuant(t, in)
-		inB, err := os.ReadFile(filepath.Join(shared, "tensors", m, "t"+strconv.Itoa(in.Index)+".bin"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantB, err := os.ReadFile(filepath.Join(shared, "tensors", m, "t"+strconv.Itoa(out.Index)+".bin"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := make([]int8, out.NumElements())
-		logisticInt8(actTSigParams(t, si, zi), ewtRaw[int8](inB), got)
-		ewtCheckInts(t, m+" "+op.Describe(), got, ewtRaw[int8](wantB), 0)
-		n++
-	}
-	if n != 1 {
-		t.Fatalf("checked %d LOGISTIC operators, want 1", n)
 	}
 }
 

@@ -56,8 +56,6 @@ func Call(fn string, args []any) bool {
 		addI32(args[0].(*ewI32Params), args[1].(*ewBcast), args[2].([]int32), args[3].([]int32), args[4].([]int32))
 	case "addInt16":
 		addInt16(args[0].(*ewQuantParams), args[1].(*ewBcast), args[2].([]int16), args[3].([]int16), args[4].([]int16))
-	case "addInt8":
-		addInt8(args[0].(*ewQuantParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "addInt8Tab":
 		addInt8Tab(args[0].(*ewQuantParams), args[1].(string), args[2].(*ewBcast), args[3].([]int8), args[4].([]int8), args[5].([]int8))
 	case "argMinMaxF32I32":
@@ -170,8 +168,6 @@ func Call(fn string, args []any) bool {
 		logisticF32(args[0].([]float32), args[1].([]float32))
 	case "logisticInt16":
 		logisticInt16(args[0].(*logisticTanh16Params), args[1].([]int16), args[2].([]int16))
-	case "logisticInt8":
-		logisticInt8(args[0].(*logisticTanhParams), args[1].([]int8), args[2].([]int8))
 	case "lstmDecodeF":
 		lstmDecodeF(args[0].([]float32), args[1].(string))
 	case "lstmExpN":
@@ -308,8 +304,6 @@ func Call(fn string, args []any) bool {
 		subI32(args[0].(*ewI32Params), args[1].(*ewBcast), args[2].([]int32), args[3].([]int32), args[4].([]int32))
 	case "subInt16":
 		subInt16(args[0].(*ewQuantParams), args[1].(*ewBcast), args[2].([]int16), args[3].([]int16), args[4].([]int16))
-	case "subInt8":
-		subInt8(args[0].(*ewQuantParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "subInt8Tab":
 		subInt8Tab(args[0].(*ewQuantParams), args[1].(string), args[2].(*ewBcast), args[3].([]int8), args[4].([]int8), args[5].([]int8))
 	case "svdfFloat":
@@ -326,8 +320,6 @@ func Call(fn string, args []any) bool {
 		tanhF32(args[0].([]float32), args[1].([]float32))
 	case "tanhInt16":
 		tanhInt16(args[0].(*logisticTanh16Params), args[1].([]int16), args[2].([]int16))
-	case "tanhInt8":
-		tanhInt8(args[0].(*logisticTanhParams), args[1].([]int8), args[2].([]int8))
 	case "tconvF32":
 		tconvF32(args[0].(*tconvParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "tconvInt16":

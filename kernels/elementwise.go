@@ -103,20 +103,6 @@ func subQuantOne(p *ewQuantParams, x, y int32) int32 {
 	return clampI32(r, p.actMin, p.actMax)
 }
 
-// addInt8 is ADD for int8 tensors.
-func addInt8(p *ewQuantParams, bc *ewBcast, a, b, out []int8) {
-	n := bc.inner
-	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
-		ai, bi := ewRowStart(bc, r)
-		o := out[r*n : r*n+n]
-		for i := range o {
-			o[i] = int8(addQuantOne(p, int32(a[ai]), int32(b[bi])))
-			ai += bc.aInner
-			bi += bc.bInner
-		}
-	}
-}
-
 // addInt8Tab is ADD for int8 tensors with each input's rescaled term taken
 // from a table computed at generation time: tab holds 512 little-endian
 // int32, entry uint8(x) the term of input 1 value x (its offset added,
@@ -199,20 +185,6 @@ func addI32(p *ewI32Params, bc *ewBcast, a, b, out []int32) {
 		o := out[r*n : r*n+n]
 		for i := range o {
 			o[i] = clampI32(a[ai]+b[bi], p.actMin, p.actMax)
-			ai += bc.aInner
-			bi += bc.bInner
-		}
-	}
-}
-
-// subInt8 is SUB for int8 tensors.
-func subInt8(p *ewQuantParams, bc *ewBcast, a, b, out []int8) {
-	n := bc.inner
-	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
-		ai, bi := ewRowStart(bc, r)
-		o := out[r*n : r*n+n]
-		for i := range o {
-			o[i] = int8(subQuantOne(p, int32(a[ai]), int32(b[bi])))
 			ai += bc.aInner
 			bi += bc.bInner
 		}

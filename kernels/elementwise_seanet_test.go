@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -202,39 +201,5 @@ func TestElementwiseSeanet(t *testing.T) {
 			}
 		}
 		t.Logf("seanet/%s: %d of %d models exact", dir, pass, len(cases))
-	}
-}
-
-// TestElementwiseReference runs simple_add_model's int8 ADD on TFLM's
-// recorded inputs (the per-tensor dump and both input patterns) and requires
-// TFLM's output exactly.
-func TestElementwiseReference(t *testing.T) {
-	ref := ewtShared(t, "ref")
-	g := ewtModel(t, filepath.Join(ref, "..", "models", "simple_add_model.tflite"))
-	op := g.Ops[0]
-	a, b, out := g.Input(op, 0), g.Input(op, 1), g.Output(op, 0)
-	var s [3]float32
-	var z [3]int32
-	for i, x := range []*model.Tensor{a, b, out} {
-		s[i], z[i] = ewtTensorQuant(t, x)
-	}
-	p := ewtAddSubParams[int8](t, false, s, z, quant.Activation(op.Options().Uint8(0, 0)))
-	bc := ewtBcast(t, a.Shape, b.Shape, out.Shape)
-	read := func(name string) []int8 {
-		d, err := os.ReadFile(filepath.Join(ref, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ewtRaw[int8](d)
-	}
-	runs := [][3]string{
-		{"tensors/simple_add_model/t0.bin", "tensors/simple_add_model/t1.bin", "tensors/simple_add_model/t2.bin"},
-		{"simple_add_model.xorshift.in0.bin", "simple_add_model.xorshift.in1.bin", "simple_add_model.xorshift.out0.bin"},
-		{"simple_add_model.ramp.in0.bin", "simple_add_model.ramp.in1.bin", "simple_add_model.ramp.out0.bin"},
-	}
-	for _, r := range runs {
-		got := make([]int8, out.NumElements())
-		addInt8(p, bc, read(r[0]), read(r[1]), got)
-		ewtCheckInts(t, "simple_add_model "+r[2], got, read(r[2]), 0)
 	}
 }

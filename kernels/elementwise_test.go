@@ -191,15 +191,6 @@ func TestElementwiseAddSubFloat(t *testing.T) {
 	}
 }
 
-func TestElementwiseAddSubInt8(t *testing.T) {
-	for _, c := range ewtQuantCases(false, false) {
-		ewtRunQuant(t, false, c, addInt8)
-	}
-	for _, c := range ewtQuantCases(true, false) {
-		ewtRunQuant(t, true, c, subInt8)
-	}
-}
-
 func TestElementwiseAddSubInt16(t *testing.T) {
 	for _, c := range ewtQuantCases(false, true) {
 		ewtRunQuant(t, false, c, addInt16)
@@ -224,24 +215,6 @@ func TestElementwiseAddSubInt32(t *testing.T) {
 	// Fused RELU6 on int32 SUB (CalculateActivationRange<int32_t>).
 	subI32(&ewI32Params{0, 6}, ewtBcast(t, shape, shape, shape), []int32{10, 3, -4, 7}, []int32{1, 1, 1, 7}, got)
 	ewtCheckInts(t, "Int32SubRelu6", got, []int32{6, 2, 0, 0}, 0)
-}
-
-// TestElementwiseSaturation checks int8 ADD at the type limits: zero points
-// at -128 and 127 and results clamped to the output range and to a fused
-// RELU (the quantized 0 is the output zero point).
-func TestElementwiseSaturation(t *testing.T) {
-	s := [3]float32{0.5, 0.5, 0.5}
-	z := [3]int32{-128, 127, -128}
-	p := ewtAddSubParams[int8](t, false, s, z, quant.ActNone)
-	bc := ewtBcast(t, []int{4}, []int{4}, []int{4})
-	got := make([]int8, 4)
-	// Real values: a = (qa+128)/2, b = (qb-127)/2, so qout = qa+qb-127.
-	addInt8(p, bc, []int8{127, -128, 0, 127}, []int8{127, -128, 127, -128}, got)
-	ewtCheckInts(t, "AddInt8Limits", got, []int8{127, -128, 0, -128}, 0)
-	// Output zero point 0: qout = qa+qb+1, clamped to [0, 127] by RELU.
-	p = ewtAddSubParams[int8](t, false, s, [3]int32{-128, 127, 0}, quant.ActRelu)
-	addInt8(p, bc, []int8{-128, -120, 0, 100}, []int8{127, 100, 0, 100}, got)
-	ewtCheckInts(t, "AddInt8Relu", got, []int8{0, 0, 1, 127}, 0)
 }
 
 // ewtMulCase is one MUL case of mul_test.cc.

@@ -31,7 +31,6 @@ const (
 	AddF32                  Func = "addF32"
 	AddI32                  Func = "addI32"
 	AddInt16                Func = "addInt16"
-	AddInt8                 Func = "addInt8"
 	AddInt8Tab              Func = "addInt8Tab"
 	AddQuantOne             Func = "addQuantOne"
 	ArgMinMaxF32I32         Func = "argMinMaxF32I32"
@@ -128,7 +127,6 @@ const (
 	LogicalNot              Func = "logicalNot"
 	LogisticF32             Func = "logisticF32"
 	LogisticInt16           Func = "logisticInt16"
-	LogisticInt8            Func = "logisticInt8"
 	LogisticTanh16Input     Func = "logisticTanh16Input"
 	LstmCellF               Func = "lstmCellF"
 	LstmCellQ               Func = "lstmCellQ"
@@ -234,7 +232,6 @@ const (
 	SubF32                  Func = "subF32"
 	SubI32                  Func = "subI32"
 	SubInt16                Func = "subInt16"
-	SubInt8                 Func = "subInt8"
 	SubInt8Tab              Func = "subInt8Tab"
 	SubQuantOne             Func = "subQuantOne"
 	SvdfFeatures            Func = "svdfFeatures"
@@ -245,7 +242,6 @@ const (
 	SvdfTime8               Func = "svdfTime8"
 	TanhF32                 Func = "tanhF32"
 	TanhInt16               Func = "tanhInt16"
-	TanhInt8                Func = "tanhInt8"
 	TconvF32                Func = "tconvF32"
 	TconvInt16              Func = "tconvInt16"
 	TconvInt8               Func = "tconvInt8"
@@ -314,7 +310,6 @@ func Funcs() []Func {
 		AddF32,
 		AddI32,
 		AddInt16,
-		AddInt8,
 		AddInt8Tab,
 		AddQuantOne,
 		ArgMinMaxF32I32,
@@ -411,7 +406,6 @@ func Funcs() []Func {
 		LogicalNot,
 		LogisticF32,
 		LogisticInt16,
-		LogisticInt8,
 		LogisticTanh16Input,
 		LstmCellF,
 		LstmCellQ,
@@ -517,7 +511,6 @@ func Funcs() []Func {
 		SubF32,
 		SubI32,
 		SubInt16,
-		SubInt8,
 		SubInt8Tab,
 		SubQuantOne,
 		SvdfFeatures,
@@ -528,7 +521,6 @@ func Funcs() []Func {
 		SvdfTime8,
 		TanhF32,
 		TanhInt16,
-		TanhInt8,
 		TconvF32,
 		TconvInt16,
 		TconvInt8,
@@ -616,8 +608,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*ewI32Params"}, {"bc", "*ewBcast"}, {"a", "[]int32"}, {"b", "[]int32"}, {"out", "[]int32"}}, true
 	case AddInt16:
 		return []Param{{"p", "*ewQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int16"}, {"b", "[]int16"}, {"out", "[]int16"}}, true
-	case AddInt8:
-		return []Param{{"p", "*ewQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
 	case AddInt8Tab:
 		return []Param{{"p", "*ewQuantParams"}, {"tab", "string"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
 	case AddQuantOne:
@@ -810,8 +800,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case LogisticInt16:
 		return []Param{{"p", "*logisticTanh16Params"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
-	case LogisticInt8:
-		return []Param{{"p", "*logisticTanhParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case LogisticTanh16Input:
 		return []Param{{"p", "*logisticTanh16Params"}, {"v", "int16"}}, true
 	case LstmCellF:
@@ -1022,8 +1010,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*ewI32Params"}, {"bc", "*ewBcast"}, {"a", "[]int32"}, {"b", "[]int32"}, {"out", "[]int32"}}, true
 	case SubInt16:
 		return []Param{{"p", "*ewQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int16"}, {"b", "[]int16"}, {"out", "[]int16"}}, true
-	case SubInt8:
-		return []Param{{"p", "*ewQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
 	case SubInt8Tab:
 		return []Param{{"p", "*ewQuantParams"}, {"tab", "string"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
 	case SubQuantOne:
@@ -1044,8 +1030,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case TanhInt16:
 		return []Param{{"p", "*logisticTanh16Params"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
-	case TanhInt8:
-		return []Param{{"p", "*logisticTanhParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case TconvF32:
 		return []Param{{"p", "*tconvParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case TconvInt16:
@@ -1075,7 +1059,6 @@ func (f Func) Results() int {
 		AddF32,
 		AddI32,
 		AddInt16,
-		AddInt8,
 		AddInt8Tab,
 		ArgMinMaxF32I32,
 		ArgMinMaxF32I64,
@@ -1139,7 +1122,6 @@ func (f Func) Results() int {
 		LogicalNot,
 		LogisticF32,
 		LogisticInt16,
-		LogisticInt8,
 		LstmDecodeF,
 		LstmExpN,
 		LstmFloat,
@@ -1208,7 +1190,6 @@ func (f Func) Results() int {
 		SubF32,
 		SubI32,
 		SubInt16,
-		SubInt8,
 		SubInt8Tab,
 		SvdfFeatures,
 		SvdfFloat,
@@ -1218,7 +1199,6 @@ func (f Func) Results() int {
 		SvdfTime8,
 		TanhF32,
 		TanhInt16,
-		TanhInt8,
 		TconvF32,
 		TconvInt16,
 		TconvInt8,
