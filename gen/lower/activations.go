@@ -16,13 +16,13 @@ import (
 // prelu_common.cc.
 
 func init() {
-	register(model.OpLogistic, lowerLogistic)
-	register(model.OpTanh, lowerTanh)
-	register(model.OpRelu, lowerRelu)
-	register(model.OpRelu6, lowerRelu6)
-	register(model.OpLeakyRelu, lowerLeakyRelu)
-	register(model.OpHardSwish, lowerHardSwish)
-	register(model.OpPrelu, lowerPrelu)
+	register(model.OpLogistic, lowerLogistic, elementwise)
+	register(model.OpTanh, lowerTanh, elementwise)
+	register(model.OpRelu, lowerRelu, elementwise)
+	register(model.OpRelu6, lowerRelu6, elementwise)
+	register(model.OpLeakyRelu, lowerLeakyRelu, elementwise)
+	register(model.OpHardSwish, lowerHardSwish, elementwise)
+	register(model.OpPrelu, lowerPrelu, ownBuffer)
 }
 
 // actUnary checks a one-input, one-output operator whose output has the

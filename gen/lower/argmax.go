@@ -11,8 +11,8 @@ import (
 // output; the reference arithmetic is the same for the others.)
 
 func init() {
-	register(model.OpArgMax, lowerArgMax)
-	register(model.OpArgMin, lowerArgMin)
+	register(model.OpArgMax, lowerArgMax, ownBuffer)
+	register(model.OpArgMin, lowerArgMin, ownBuffer)
 }
 
 // lowerArgMax lowers ARG_MAX.

@@ -19,9 +19,9 @@ import (
 // kernels as the fallback.
 
 func init() {
-	register(model.OpConv2D, lowerConv2D)
-	register(model.OpDepthwiseConv2D, lowerDepthwiseConv2D)
-	register(model.OpTransposeConv, lowerTransposeConv)
+	register(model.OpConv2D, lowerConv2D, ownBuffer)
+	register(model.OpDepthwiseConv2D, lowerDepthwiseConv2D, ownBuffer)
+	register(model.OpTransposeConv, lowerTransposeConv, ownBuffer)
 }
 
 // convSame decodes the schema's Padding enum (SAME = 0, VALID = 1).

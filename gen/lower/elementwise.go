@@ -15,11 +15,11 @@ import (
 // where TFLM computes in float32 rather than float64.
 
 func init() {
-	register(model.OpAdd, lowerAdd)
-	register(model.OpSub, lowerSub)
-	register(model.OpMul, lowerMul)
-	register(model.OpMaximum, lowerMaximum)
-	register(model.OpMinimum, lowerMinimum)
+	register(model.OpAdd, lowerAdd, elementwise)
+	register(model.OpSub, lowerSub, elementwise)
+	register(model.OpMul, lowerMul, elementwise)
+	register(model.OpMaximum, lowerMaximum, elementwise)
+	register(model.OpMinimum, lowerMinimum, elementwise)
 }
 
 // ewPlan is a generation-time broadcast plan (kernels.ewBcast): the row

@@ -126,7 +126,7 @@ func ewgLower(t *testing.T, data []byte) (*opCtx, error) {
 		t.Fatalf("no lowering for %s", op.Code)
 	}
 	c := &opCtx{G: g, Op: op}
-	return c, l(c)
+	return c, l.lower(c)
 }
 
 func TestElementwiseLoweringErrors(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
 
-func init() { register(model.OpFullyConnected, lowerFullyConnected) }
+func init() { register(model.OpFullyConnected, lowerFullyConnected, ownBuffer) }
 
 // fcPerTensor returns the scale and zero point of a per-tensor quantized
 // tensor.

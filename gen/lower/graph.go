@@ -57,7 +57,7 @@ func Ops(g *model.Graph, lean []bool) ([]*Fragment, error) {
 			errs = append(errs, fmt.Sprintf("%s: no kernel for this operator (%s)", op.Describe(), signature(g, op)))
 			continue
 		}
-		if err := safeLower(l, c); err != nil {
+		if err := safeLower(l.lower, c); err != nil {
 			errs = append(errs, err.Error())
 			continue
 		}

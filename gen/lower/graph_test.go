@@ -34,7 +34,7 @@ func TestLoweringPanicIsAnError(t *testing.T) {
 	if _, taken := lowerings[code]; taken {
 		t.Skipf("%s has a lowering now; pick another code", code)
 	}
-	lowerings[code] = func(c *opCtx) error { panic("index out of range [3] with length 3") }
+	lowerings[code] = registration{lower: func(c *opCtx) error { panic("index out of range [3] with length 3") }}
 	defer delete(lowerings, code)
 	g := chainGraph(t, [3]model.OpCode{model.OpRelu, code, model.OpRelu})
 	_, err := Ops(g, make([]bool, 3))

@@ -8,20 +8,8 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
-// inPlaceOps are the operators whose kernels read element i of an input and
-// write element i of the output and nothing else, so the output may take
-// over the memory of an input that dies at the operator. They qualify only
-// when shapes and element sizes are equal (no broadcasting, no resizing).
-var inPlaceOps = map[model.OpCode]bool{
-	model.OpAdd: true, model.OpSub: true, model.OpMul: true,
-	model.OpMaximum: true, model.OpMinimum: true,
-	model.OpRelu: true, model.OpRelu6: true, model.OpLeakyRelu: true,
-	model.OpLogistic: true, model.OpTanh: true, model.OpHardSwish: true,
-	model.OpQuantize: true,
-}
-
-// findInPlace picks, for each elementwise operator, an input its output can
-// overwrite: one that is not constant, not state, not a graph output, has
+// findInPlace picks, for each operator registered as elementwise, an input
+// its output can overwrite: one that is not constant, not state, not a graph output, has
 // the output's shape and element size, and is read by no later operator.
 // find maps a tensor to the root of its buffer group (views already merged).
 func findInPlace(g *model.Graph, find func(int) int) []program.InPlace {
@@ -39,7 +27,7 @@ func findInPlace(g *model.Graph, find func(int) int) []program.InPlace {
 	}
 	var pairs []program.InPlace
 	for _, op := range g.Ops {
-		if !inPlaceOps[op.Code] || len(op.Outputs) != 1 {
+		if lowerings[op.Code].mem != elementwise || len(op.Outputs) != 1 {
 			continue
 		}
 		out := g.Tensors[op.Outputs[0]]

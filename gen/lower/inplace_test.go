@@ -95,7 +95,7 @@ func checkSharing(t *testing.T, p *program.Program) {
 			if !reads || !writes {
 				t.Errorf("buffer %d: operator %d does not read t%d and write t%d", b, op.Index, x, y)
 			}
-			if !inPlaceOps[op.Code] && op.Code != model.OpReshape && op.Code != model.OpSqueeze && op.Code != model.OpExpandDims {
+			if lowerings[op.Code].mem != elementwise && op.Code != model.OpReshape && op.Code != model.OpSqueeze && op.Code != model.OpExpandDims {
 				t.Errorf("buffer %d: %s shares t%d and t%d but cannot run in place", b, op.Describe(), x, y)
 			}
 			if g.Tensors[x].Bytes() != g.Tensors[y].Bytes() {

@@ -106,7 +106,7 @@ func TestWrongCallIsReported(t *testing.T) {
 		}, `operator 1 (HASHTABLE_LOOKUP): internal error: kernelsig: reluInt8: parameter p (argument 1): field shift of reluParams: have untyped float constant, want int`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			lowerings[code] = tc.l
+			lowerings[code] = registration{lower: tc.l}
 			g := chainGraph(t, [3]model.OpCode{model.OpRelu, code, model.OpRelu})
 			frags, err := Ops(g, make([]bool, 3))
 			if err != nil {

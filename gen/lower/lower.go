@@ -15,17 +15,40 @@ import (
 // problems with c.Errorf, which names the operator.
 //
 // Lowerings register themselves from init functions in the file of their op
-// family (lower_conv.go, lower_fc.go, ...), so families stay independent.
+// family (conv.go, fc.go, ...), so families stay independent.
 type lowering func(c *opCtx) error
 
-var lowerings = map[model.OpCode]lowering{}
+// memory says whether an operator's output may take over an input's memory.
+// Every registration declares it next to its lowering.
+type memory int
 
-// register installs the lowering for an operator code.
-func register(code model.OpCode, l lowering) {
+const (
+	// ownBuffer: the output never takes over an input's memory in place
+	// (a lowering may still make it a view of its input with Alias).
+	ownBuffer memory = iota
+	// elementwise: the kernels read element i of the inputs and write
+	// element i of the output and nothing else, so the output may take over
+	// the memory of an input that dies at the operator. findInPlace still
+	// requires equal shapes and element sizes (no broadcasting, no
+	// resizing).
+	elementwise
+)
+
+// registration is what register records for an operator code.
+type registration struct {
+	lower lowering
+	mem   memory
+}
+
+var lowerings = map[model.OpCode]registration{}
+
+// register installs the lowering for an operator code, with how its output
+// may share memory.
+func register(code model.OpCode, l lowering, mem memory) {
 	if _, dup := lowerings[code]; dup {
 		panic(fmt.Sprintf("gen: lowering for %s registered twice", code))
 	}
-	lowerings[code] = l
+	lowerings[code] = registration{lower: l, mem: mem}
 }
 
 // opCtx is what a lowering sees: the graph, its operator, and the means to

@@ -10,7 +10,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
 
-func init() { register(model.OpUnidirectionalSequenceLstm, lowerLSTM) }
+func init() { register(model.OpUnidirectionalSequenceLstm, lowerLSTM, ownBuffer) }
 
 // Input positions of UNIDIRECTIONAL_SEQUENCE_LSTM (TFLM lstm_shared.h).
 const (

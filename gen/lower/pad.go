@@ -14,8 +14,8 @@ import (
 // zero point (TFLM pads int16 with 0 whatever the zero point).
 
 func init() {
-	register(model.OpPad, lowerPad)
-	register(model.OpPadv2, lowerPad)
+	register(model.OpPad, lowerPad, ownBuffer)
+	register(model.OpPadv2, lowerPad, ownBuffer)
 }
 
 // padPlan holds the fields of kernels.padParams.

@@ -9,8 +9,8 @@ import (
 )
 
 func init() {
-	register(model.OpAveragePool2D, func(c *opCtx) error { return lowerPool(c, true) })
-	register(model.OpMaxPool2D, func(c *opCtx) error { return lowerPool(c, false) })
+	register(model.OpAveragePool2D, func(c *opCtx) error { return lowerPool(c, true) }, ownBuffer)
+	register(model.OpMaxPool2D, func(c *opCtx) error { return lowerPool(c, false) }, ownBuffer)
 }
 
 // poolGeometry reproduces tensorflow/lite/kernels/padding.h for one spatial

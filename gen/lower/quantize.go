@@ -10,8 +10,8 @@ import (
 // TFLite Micro's quantize_common.cc and dequantize_common.cc.
 
 func init() {
-	register(model.OpQuantize, lowerQuantize)
-	register(model.OpDequantize, lowerDequantize)
+	register(model.OpQuantize, lowerQuantize, elementwise)
+	register(model.OpDequantize, lowerDequantize, ownBuffer)
 }
 
 // quantizeRequantKernels maps the integer (input, output) type pairs that

@@ -13,13 +13,13 @@ import (
 // strided copy per input or output (movePlan, lower_slice.go).
 
 func init() {
-	register(model.OpReshape, lowerReshape)
-	register(model.OpSqueeze, lowerSqueeze)
-	register(model.OpExpandDims, lowerExpandDims)
-	register(model.OpConcatenation, lowerConcatenation)
-	register(model.OpPack, lowerPack)
-	register(model.OpUnpack, lowerUnpack)
-	register(model.OpSplit, lowerSplit)
+	register(model.OpReshape, lowerReshape, ownBuffer)
+	register(model.OpSqueeze, lowerSqueeze, ownBuffer)
+	register(model.OpExpandDims, lowerExpandDims, ownBuffer)
+	register(model.OpConcatenation, lowerConcatenation, ownBuffer)
+	register(model.OpPack, lowerPack, ownBuffer)
+	register(model.OpUnpack, lowerUnpack, ownBuffer)
+	register(model.OpSplit, lowerSplit, ownBuffer)
 }
 
 // shapeView finishes a view operator: output 0 aliases input 0, or receives

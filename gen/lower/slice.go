@@ -15,9 +15,9 @@ import (
 // whose loop counts, strides and offsets are all computed below.
 
 func init() {
-	register(model.OpTranspose, lowerTranspose)
-	register(model.OpSlice, lowerSlice)
-	register(model.OpStridedSlice, lowerStridedSlice)
+	register(model.OpTranspose, lowerTranspose, ownBuffer)
+	register(model.OpSlice, lowerSlice, ownBuffer)
+	register(model.OpStridedSlice, lowerStridedSlice, ownBuffer)
 }
 
 // moveLoops is the number of loops moveStrided runs around its contiguous

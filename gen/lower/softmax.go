@@ -9,7 +9,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
 
-func init() { register(model.OpSoftmax, lowerSoftmax) }
+func init() { register(model.OpSoftmax, lowerSoftmax, ownBuffer) }
 
 // softmaxScaledDiffBits is the number of integer bits of the scaled input
 // difference in the int8 kernels (Q5.26), as in TFLM.

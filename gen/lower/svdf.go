@@ -10,7 +10,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
 
-func init() { register(model.OpSvdf, lowerSVDF) }
+func init() { register(model.OpSvdf, lowerSVDF, ownBuffer) }
 
 // svdfShape is the geometry of an SVDF operator, validated as TFLM's
 // PrepareSvdf does.

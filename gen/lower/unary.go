@@ -13,12 +13,12 @@ import (
 // bit from Go. Quantized RSQRT is not supported yet.
 
 func init() {
-	register(model.OpAbs, lowerAbs)
-	register(model.OpNeg, lowerFloatUnary(kernelsig.NegF32))
-	register(model.OpSqrt, lowerFloatUnary(kernelsig.SqrtF32))
-	register(model.OpRsqrt, lowerFloatUnary(kernelsig.RsqrtF32))
-	register(model.OpSquare, lowerFloatUnary(kernelsig.SquareF32))
-	register(model.OpLogicalNot, lowerLogicalNot)
+	register(model.OpAbs, lowerAbs, ownBuffer)
+	register(model.OpNeg, lowerFloatUnary(kernelsig.NegF32), ownBuffer)
+	register(model.OpSqrt, lowerFloatUnary(kernelsig.SqrtF32), ownBuffer)
+	register(model.OpRsqrt, lowerFloatUnary(kernelsig.RsqrtF32), ownBuffer)
+	register(model.OpSquare, lowerFloatUnary(kernelsig.SquareF32), ownBuffer)
+	register(model.OpLogicalNot, lowerLogicalNot, ownBuffer)
 }
 
 // lowerFloatUnary lowers an operator TFLM runs for float32 only.
