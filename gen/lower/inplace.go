@@ -9,8 +9,9 @@ import (
 )
 
 // findInPlace picks, for each operator registered as elementwise, an input
-// its output can overwrite: one that is not constant, not state, not a graph output, has
-// the output's shape and element size, and is read by no later operator.
+// its output can overwrite: one that is not constant, not state, not a
+// graph output, has the output's shape and element size, and is read by no
+// later operator.
 // find maps a tensor to the root of its buffer group (views already merged).
 func findInPlace(g *model.Graph, find func(int) int) []program.InPlace {
 	last := map[int]int{} // buffer root -> last reading operator
