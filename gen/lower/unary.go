@@ -13,12 +13,12 @@ import (
 // bit from Go. Quantized RSQRT is not supported yet.
 
 func init() {
-	register(model.OpAbs, lowerAbs, ownBuffer)
-	register(model.OpNeg, lowerFloatUnary(kernelsig.NegF32), ownBuffer)
-	register(model.OpSqrt, lowerFloatUnary(kernelsig.SqrtF32), ownBuffer)
-	register(model.OpRsqrt, lowerFloatUnary(kernelsig.RsqrtF32), ownBuffer)
-	register(model.OpSquare, lowerFloatUnary(kernelsig.SquareF32), ownBuffer)
-	register(model.OpLogicalNot, lowerLogicalNot, ownBuffer)
+	register(model.OpAbs, lowerAbs, elementwise)
+	register(model.OpNeg, lowerFloatUnary(kernelsig.NegF32), elementwise)
+	register(model.OpSqrt, lowerFloatUnary(kernelsig.SqrtF32), elementwise)
+	register(model.OpRsqrt, lowerFloatUnary(kernelsig.RsqrtF32), elementwise)
+	register(model.OpSquare, lowerFloatUnary(kernelsig.SquareF32), elementwise)
+	register(model.OpLogicalNot, lowerLogicalNot, elementwise)
 }
 
 // lowerFloatUnary lowers an operator TFLM runs for float32 only.

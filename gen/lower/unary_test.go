@@ -308,3 +308,20 @@ func TestUnaryRefusedAsTFLM(t *testing.T) {
 		t.Errorf("int16 ABS with zero point 3: error %v", err)
 	}
 }
+
+// TestUnaryInPlace: the unary operators write over their input when it
+// dies there (TestUnaryMatchesTFLM then runs them in place).
+func TestUnaryInPlace(t *testing.T) {
+	c := randUnary(rand.New(rand.NewPCG(1, 2)), model.OpAbs, model.Int8, true)
+	g, err := model.Parse("abs.tflite", c.model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := Program(g, ProgramOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.InPlace) != 1 || len(p.Buffers) != 1 {
+		t.Errorf("in-place pairs %v, %d buffers; want one pair sharing one buffer", p.InPlace, len(p.Buffers))
+	}
+}
