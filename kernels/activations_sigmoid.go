@@ -158,8 +158,8 @@ func actfpTanh(a int32, intBits int) int32 {
 }
 
 // lutInt8 maps every int8 input x to tab[uint8(x)]: an int8 LOGISTIC or
-// TANH whose 256 outputs (those of logisticInt8 or tanhInt8) were computed
-// at generation time.
+// TANH whose 256 outputs were computed at generation time with TFLite
+// Micro's fixed-point arithmetic.
 func lutInt8(tab string, in, out []int8) {
 	t := (*[256]byte)(unsafe.Pointer(unsafe.StringData(tab[:256])))
 	out = out[:len(in)]

@@ -63,3 +63,42 @@ func TestDispatchConvInt8(t *testing.T) {
 		t.Fatalf("Call: %v, want %v", got, want)
 	}
 }
+
+// TestDispatchAddInt16 runs a kernel with two parameter structs (addInt16:
+// rescaling and broadcast) through NewParams and Call and compares with a
+// direct call.
+func TestDispatchAddInt16(t *testing.T) {
+	r := rand.New(rand.NewSource(15))
+	q := &ewQuantParams{in1Mult: 1 << 30, in2Mult: 1<<30 + 12345, outMult: 1<<30 + 999,
+		in1Shift: -1, in2Shift: -2, outShift: -3, leftShift: 15, actMin: -32768, actMax: 32767}
+	// [2 3] + [3]: the second input broadcast over rows.
+	bc := &ewBcast{inner: 3, aInner: 1, bInner: 1, n1: 2, a1: 3, b1: 0, n2: 1, n3: 1, n4: 1, n5: 1}
+	a, b := make([]int16, 6), make([]int16, 3)
+	for i := range a {
+		a[i] = int16(r.Intn(65536) - 32768)
+	}
+	for i := range b {
+		b[i] = int16(r.Intn(65536) - 32768)
+	}
+	want := make([]int16, 6)
+	addInt16(q, bc, a, b, want)
+	qp := NewParams("ewQuantParams", map[string]any{
+		"in1Mult": int64(q.in1Mult), "in2Mult": int64(q.in2Mult), "outMult": int64(q.outMult),
+		"in1Shift": int64(q.in1Shift), "in2Shift": int64(q.in2Shift), "outShift": int64(q.outShift),
+		"leftShift": int64(q.leftShift), "actMin": int64(q.actMin), "actMax": int64(q.actMax),
+	})
+	bp := NewParams("ewBcast", map[string]any{
+		"inner": int64(3), "aInner": int64(1), "bInner": int64(1),
+		"n1": int64(2), "a1": int64(3), "b1": int64(0), "n2": int64(1), "n3": int64(1), "n4": int64(1), "n5": int64(1),
+	})
+	if qp == nil || bp == nil {
+		t.Fatal("NewParams returned nil")
+	}
+	got := make([]int16, 6)
+	if !Call("addInt16", []any{qp, bp, a, b, got}) {
+		t.Fatal("Call does not know addInt16")
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("dispatched %v, direct %v", got, want)
+	}
+}
