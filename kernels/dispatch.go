@@ -24,13 +24,14 @@ package kernels
 //     constI8, constU8, convLean8, convPWDot4, convTaps, dwRescale,
 //     dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32,
 //     fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
-//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
-//     ld32, ld64, ldf32, le64, leakyReluOne, logisticTanh16Input, lstmCellF,
-//     lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S,
-//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
-//     lstmMakeUnitRQ, lstmRowBatch, lstmSigmoidQ, lstmTanhQ, meanRequant,
-//     mulByQuantMul, mulByQuantMul64, mulQuantOne, poolAvgRound, poolWindow,
-//     preluOne, quantizeF32One, reluOne, requantizeOne, roundingDivByPOT,
+//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
+//     hardSwishShl16, hardSwishSrdhm16, ld32, ld64, ldf32, le64,
+//     leakyReluOne, logisticTanh16Input, lstmCellF, lstmCellQ, lstmDot16,
+//     lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q, lstmFCQ64,
+//     lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ, lstmMakeUnitRQ,
+//     lstmRowBatch, lstmSigmoidQ, lstmTanhQ, meanRequant, mulByQuantMul,
+//     mulByQuantMul64, mulQuantOne, poolAvgRound, poolWindow, preluOne,
+//     quantizeF32One, reluOne, requantizeOne, roundingDivByPOT,
 //     satRoundDoublingHighMul, sigmoidTab, softmaxExpNeg, softmaxExpSmall,
 //     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale, subQuantOne,
 //     tconvTaps, triDotBlock
@@ -128,6 +129,10 @@ func Call(fn string, args []any) bool {
 		dwRowsBuild(args[0].(*dwRowsParams), args[1].([]int8), args[2].([]int8), int(args[3].(int64)), int(args[4].(int64)), args[5].([]int64))
 	case "dwRowsInt8":
 		dwRowsInt8(args[0].(*dwRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int64), args[5].([]int64), args[6].([]int8), args[7].([]int8))
+	case "embeddingHybrid":
+		embeddingHybrid(args[0].(*gatherParams), float32(args[1].(float64)), args[2].([]float32), args[3].([]int8), args[4].([]int32))
+	case "embeddingHybridConstIdx":
+		embeddingHybridConstIdx(args[0].(*gatherParams), float32(args[1].(float64)), args[2].([]float32), args[3].([]int8), args[4].(string))
 	case "ewLoadF32":
 		ewLoadF32(args[0].(string), args[1].([]float32))
 	case "ewLoadI16":
@@ -152,6 +157,14 @@ func Call(fn string, args []any) bool {
 		fcOutPT(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
 	case "fcTriInt8":
 		fcTriInt8(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "gather":
+		gather(args[0].(*gatherParams), args[1].([]byte), args[2].([]byte), args[3].([]int32))
+	case "gatherConstIdx":
+		gatherConstIdx(args[0].(*gatherParams), args[1].([]byte), args[2].([]byte), args[3].(string))
+	case "gatherNd":
+		gatherNd(args[0].(*gatherNdParams), args[1].([]byte), args[2].([]byte), args[3].([]int32))
+	case "gatherNdConstIdx":
+		gatherNdConstIdx(args[0].(*gatherNdParams), args[1].([]byte), args[2].([]byte), args[3].(string))
 	case "hardSwishF32":
 		hardSwishF32(args[0].([]float32), args[1].([]float32))
 	case "hardSwishInt8":
@@ -284,6 +297,12 @@ func Call(fn string, args []any) bool {
 		requantizeI8ToU8(args[0].(*requantizeParams), args[1].([]int8), args[2].([]uint8))
 	case "requantizeU8ToI8":
 		requantizeU8ToI8(args[0].(*requantizeParams), args[1].([]uint8), args[2].([]int8))
+	case "resizeBilinearF32":
+		resizeBilinearF32(args[0].(*resizeBilinearParams), args[1].(string), args[2].(string), args[3].([]float32), args[4].([]float32))
+	case "resizeBilinearInt8":
+		resizeBilinearInt8(args[0].(*resizeBilinearParams), args[1].(string), args[2].(string), args[3].([]int8), args[4].([]int8))
+	case "resizeNearest":
+		resizeNearest(args[0].(*resizeNearestParams), args[1].(string), args[2].(string), args[3].([]byte), args[4].([]byte))
 	case "rsqrtF32":
 		rsqrtF32(args[0].([]float32), args[1].([]float32))
 	case "softmaxF32":
@@ -799,6 +818,60 @@ func NewParams(typ string, fields map[string]any) any {
 			}
 		}
 		return p
+	case "gatherNdParams":
+		p := &gatherNdParams{}
+		for k, v := range fields {
+			switch k {
+			case "slices":
+				p.slices = int(v.(int64))
+			case "nd":
+				p.nd = int(v.(int64))
+			case "slice":
+				p.slice = int(v.(int64))
+			case "dim0":
+				p.dim0 = int(v.(int64))
+			case "dim1":
+				p.dim1 = int(v.(int64))
+			case "dim2":
+				p.dim2 = int(v.(int64))
+			case "dim3":
+				p.dim3 = int(v.(int64))
+			case "dim4":
+				p.dim4 = int(v.(int64))
+			case "stride0":
+				p.stride0 = int(v.(int64))
+			case "stride1":
+				p.stride1 = int(v.(int64))
+			case "stride2":
+				p.stride2 = int(v.(int64))
+			case "stride3":
+				p.stride3 = int(v.(int64))
+			case "stride4":
+				p.stride4 = int(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "gatherParams":
+		p := &gatherParams{}
+		for k, v := range fields {
+			switch k {
+			case "batches":
+				p.batches = int(v.(int64))
+			case "outer":
+				p.outer = int(v.(int64))
+			case "coords":
+				p.coords = int(v.(int64))
+			case "axis":
+				p.axis = int(v.(int64))
+			case "row":
+				p.row = int(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
 	case "hardSwishParams":
 		p := &hardSwishParams{}
 		for k, v := range fields {
@@ -1251,6 +1324,44 @@ func NewParams(typ string, fields map[string]any) any {
 				p.qmin = int32(v.(int64))
 			case "qmax":
 				p.qmax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "resizeBilinearParams":
+		p := &resizeBilinearParams{}
+		for k, v := range fields {
+			switch k {
+			case "batches":
+				p.batches = int(v.(int64))
+			case "outH":
+				p.outH = int(v.(int64))
+			case "outW":
+				p.outW = int(v.(int64))
+			case "depth":
+				p.depth = int(v.(int64))
+			case "inBatch":
+				p.inBatch = int(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "resizeNearestParams":
+		p := &resizeNearestParams{}
+		for k, v := range fields {
+			switch k {
+			case "batches":
+				p.batches = int(v.(int64))
+			case "outH":
+				p.outH = int(v.(int64))
+			case "outW":
+				p.outW = int(v.(int64))
+			case "run":
+				p.run = int(v.(int64))
+			case "inBatch":
+				p.inBatch = int(v.(int64))
 			default:
 				return nil
 			}

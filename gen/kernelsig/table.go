@@ -87,6 +87,8 @@ const (
 	DwRowsInt8              Func = "dwRowsInt8"
 	DwRowsSrc               Func = "dwRowsSrc"
 	DwTaps                  Func = "dwTaps"
+	EmbeddingHybrid         Func = "embeddingHybrid"
+	EmbeddingHybridConstIdx Func = "embeddingHybridConstIdx"
 	EwLoadF32               Func = "ewLoadF32"
 	EwLoadI16               Func = "ewLoadI16"
 	EwLoadI32               Func = "ewLoadI32"
@@ -110,6 +112,12 @@ const (
 	FcRescale               Func = "fcRescale"
 	FcSumI8                 Func = "fcSumI8"
 	FcTriInt8               Func = "fcTriInt8"
+	Gather                  Func = "gather"
+	GatherConstIdx          Func = "gatherConstIdx"
+	GatherIndex             Func = "gatherIndex"
+	GatherNd                Func = "gatherNd"
+	GatherNdConstIdx        Func = "gatherNdConstIdx"
+	GatherNdStart           Func = "gatherNdStart"
 	HardSwishDivPOT16       Func = "hardSwishDivPOT16"
 	HardSwishF32            Func = "hardSwishF32"
 	HardSwishInt8           Func = "hardSwishInt8"
@@ -213,6 +221,9 @@ const (
 	RequantizeI8ToU8        Func = "requantizeI8ToU8"
 	RequantizeOne           Func = "requantizeOne"
 	RequantizeU8ToI8        Func = "requantizeU8ToI8"
+	ResizeBilinearF32       Func = "resizeBilinearF32"
+	ResizeBilinearInt8      Func = "resizeBilinearInt8"
+	ResizeNearest           Func = "resizeNearest"
 	RoundingDivByPOT        Func = "roundingDivByPOT"
 	RsqrtF32                Func = "rsqrtF32"
 	SatRoundDoublingHighMul Func = "satRoundDoublingHighMul"
@@ -268,6 +279,8 @@ const (
 	EwQuantParams        Struct = "ewQuantParams"
 	FcParams             Struct = "fcParams"
 	FcRQ                 Struct = "fcRQ"
+	GatherNdParams       Struct = "gatherNdParams"
+	GatherParams         Struct = "gatherParams"
 	HardSwishParams      Struct = "hardSwishParams"
 	LeakyReluParams      Struct = "leakyReluParams"
 	LogisticTanh16Params Struct = "logisticTanh16Params"
@@ -285,6 +298,8 @@ const (
 	Relu6Params          Struct = "relu6Params"
 	ReluParams           Struct = "reluParams"
 	RequantizeParams     Struct = "requantizeParams"
+	ResizeBilinearParams Struct = "resizeBilinearParams"
+	ResizeNearestParams  Struct = "resizeNearestParams"
 	SoftmaxParams        Struct = "softmaxParams"
 	SvdfFloatParams      Struct = "svdfFloatParams"
 	SvdfParams           Struct = "svdfParams"
@@ -366,6 +381,8 @@ func Funcs() []Func {
 		DwRowsInt8,
 		DwRowsSrc,
 		DwTaps,
+		EmbeddingHybrid,
+		EmbeddingHybridConstIdx,
 		EwLoadF32,
 		EwLoadI16,
 		EwLoadI32,
@@ -389,6 +406,12 @@ func Funcs() []Func {
 		FcRescale,
 		FcSumI8,
 		FcTriInt8,
+		Gather,
+		GatherConstIdx,
+		GatherIndex,
+		GatherNd,
+		GatherNdConstIdx,
+		GatherNdStart,
 		HardSwishDivPOT16,
 		HardSwishF32,
 		HardSwishInt8,
@@ -492,6 +515,9 @@ func Funcs() []Func {
 		RequantizeI8ToU8,
 		RequantizeOne,
 		RequantizeU8ToI8,
+		ResizeBilinearF32,
+		ResizeBilinearInt8,
+		ResizeNearest,
 		RoundingDivByPOT,
 		RsqrtF32,
 		SatRoundDoublingHighMul,
@@ -549,6 +575,8 @@ func Structs() []Struct {
 		EwQuantParams,
 		FcParams,
 		FcRQ,
+		GatherNdParams,
+		GatherParams,
 		HardSwishParams,
 		LeakyReluParams,
 		LogisticTanh16Params,
@@ -566,6 +594,8 @@ func Structs() []Struct {
 		Relu6Params,
 		ReluParams,
 		RequantizeParams,
+		ResizeBilinearParams,
+		ResizeNearestParams,
 		SoftmaxParams,
 		SvdfFloatParams,
 		SvdfParams,
@@ -720,6 +750,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"row", "[]int8"}, {"zrow", "[]int8"}, {"ix", "int"}, {"w", "int"}}, true
 	case DwTaps:
 		return []Param{{"origin", "int"}, {"dilation", "int"}, {"taps", "int"}, {"size", "int"}}, true
+	case EmbeddingHybrid:
+		return []Param{{"p", "*gatherParams"}, {"scale", "float32"}, {"out", "[]float32"}, {"table", "[]int8"}, {"idx", "[]int32"}}, true
+	case EmbeddingHybridConstIdx:
+		return []Param{{"p", "*gatherParams"}, {"scale", "float32"}, {"out", "[]float32"}, {"table", "[]int8"}, {"idx", "string"}}, true
 	case EwLoadF32:
 		return []Param{{"s", "string"}, {"dst", "[]float32"}}, true
 	case EwLoadI16:
@@ -766,6 +800,18 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]int8"}}, true
 	case FcTriInt8:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case Gather:
+		return []Param{{"p", "*gatherParams"}, {"dst", "[]byte"}, {"src", "[]byte"}, {"idx", "[]int32"}}, true
+	case GatherConstIdx:
+		return []Param{{"p", "*gatherParams"}, {"dst", "[]byte"}, {"src", "[]byte"}, {"idx", "string"}}, true
+	case GatherIndex:
+		return []Param{{"v", "int32"}, {"n", "int"}}, true
+	case GatherNd:
+		return []Param{{"p", "*gatherNdParams"}, {"dst", "[]byte"}, {"src", "[]byte"}, {"idx", "[]int32"}}, true
+	case GatherNdConstIdx:
+		return []Param{{"p", "*gatherNdParams"}, {"dst", "[]byte"}, {"src", "[]byte"}, {"idx", "string"}}, true
+	case GatherNdStart:
+		return []Param{{"p", "*gatherNdParams"}, {"t0", "int32"}, {"t1", "int32"}, {"t2", "int32"}, {"t3", "int32"}, {"t4", "int32"}}, true
 	case HardSwishDivPOT16:
 		return []Param{{"x", "int16"}, {"e", "int"}}, true
 	case HardSwishF32:
@@ -972,6 +1018,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*requantizeParams"}, {"q", "fcRQ"}, {"x", "int32"}}, true
 	case RequantizeU8ToI8:
 		return []Param{{"p", "*requantizeParams"}, {"in", "[]uint8"}, {"out", "[]int8"}}, true
+	case ResizeBilinearF32:
+		return []Param{{"p", "*resizeBilinearParams"}, {"ys", "string"}, {"xs", "string"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
+	case ResizeBilinearInt8:
+		return []Param{{"p", "*resizeBilinearParams"}, {"ys", "string"}, {"xs", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case ResizeNearest:
+		return []Param{{"p", "*resizeNearestParams"}, {"ys", "string"}, {"xs", "string"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case RoundingDivByPOT:
 		return []Param{{"x", "int32"}, {"exponent", "int"}}, true
 	case RsqrtF32:
@@ -1101,6 +1153,8 @@ func (f Func) Results() int {
 		DwRowsAny,
 		DwRowsBuild,
 		DwRowsInt8,
+		EmbeddingHybrid,
+		EmbeddingHybridConstIdx,
 		EwLoadF32,
 		EwLoadI16,
 		EwLoadI32,
@@ -1114,6 +1168,10 @@ func (f Func) Results() int {
 		FcOutPC,
 		FcOutPT,
 		FcTriInt8,
+		Gather,
+		GatherConstIdx,
+		GatherNd,
+		GatherNdConstIdx,
 		HardSwishF32,
 		HardSwishInt8,
 		LeakyReluF32,
@@ -1180,6 +1238,9 @@ func (f Func) Results() int {
 		RequantizeI8ToI8,
 		RequantizeI8ToU8,
 		RequantizeU8ToI8,
+		ResizeBilinearF32,
+		ResizeBilinearInt8,
+		ResizeNearest,
 		RsqrtF32,
 		SoftmaxF32,
 		SoftmaxInt16,
@@ -1232,6 +1293,8 @@ func (f Func) Results() int {
 		FcMakeRQ,
 		FcRescale,
 		FcSumI8,
+		GatherIndex,
+		GatherNdStart,
 		HardSwishDivPOT16,
 		HardSwishSdhm16,
 		HardSwishShl16,
@@ -1329,6 +1392,10 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batches", "int"}, {"outDepth", "int"}, {"accumDepth", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}, {"mult", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}, {"half", "int32"}}, true
 	case FcRQ:
 		return []Param{{"mult", "int64"}, {"hi", "int64"}, {"neg", "int64"}, {"sh", "uint16"}}, true
+	case GatherNdParams:
+		return []Param{{"slices", "int"}, {"nd", "int"}, {"slice", "int"}, {"dim0", "int"}, {"dim1", "int"}, {"dim2", "int"}, {"dim3", "int"}, {"dim4", "int"}, {"stride0", "int"}, {"stride1", "int"}, {"stride2", "int"}, {"stride3", "int"}, {"stride4", "int"}}, true
+	case GatherParams:
+		return []Param{{"batches", "int"}, {"outer", "int"}, {"coords", "int"}, {"axis", "int"}, {"row", "int"}}, true
 	case HardSwishParams:
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"outMult", "int32"}, {"outExp", "int"}, {"reluishMult", "int32"}, {"reluishExp", "int"}}, true
 	case LeakyReluParams:
@@ -1363,6 +1430,10 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"shift", "int"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case RequantizeParams:
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"half", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}, {"qmin", "int32"}, {"qmax", "int32"}}, true
+	case ResizeBilinearParams:
+		return []Param{{"batches", "int"}, {"outH", "int"}, {"outW", "int"}, {"depth", "int"}, {"inBatch", "int"}}, true
+	case ResizeNearestParams:
+		return []Param{{"batches", "int"}, {"outH", "int"}, {"outW", "int"}, {"run", "int"}, {"inBatch", "int"}}, true
 	case SoftmaxParams:
 		return []Param{{"outer", "int"}, {"depth", "int"}, {"inputMult", "int32"}, {"inputShift", "int"}, {"diffMin", "int32"}, {"beta", "float32"}}, true
 	case SvdfFloatParams:
