@@ -93,7 +93,7 @@ func ActRange(a Activation, scale float32, zp, qmin, qmax int32) (lo, hi int32, 
 	q := func(f float32) (int32, error) {
 		t := float32(math.Round(float64(f / scale)))
 		v := int64(zp) + int64(t)
-		if !(t >= -(1<<31)) || !(t < 1<<31) || v < math.MinInt32 || v > math.MaxInt32 {
+		if !(t >= -(1 << 31)) || !(t < 1<<31) || v < math.MinInt32 || v > math.MaxInt32 {
 			return 0, fmt.Errorf("fused activation %s: bound %v overflows int32 with output scale %v and zero point %d", a, f, scale, zp)
 		}
 		return int32(v), nil
