@@ -531,6 +531,8 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 	}
 	arenaAt := len(body)
 	body = append(body, jen.Id("a").Op(":=").Id("m").Dot("arena").Call())
+	// traced is the same body with after(op) once each operator is done.
+	traced := append([]jen.Code{}, body...)
 	for _, pop := range e.p.Ops {
 		op := g.Ops[pop.Index]
 		var ins, outs []string
@@ -542,17 +544,21 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 		for _, t := range op.Outputs {
 			outs = append(outs, commentText(g.Tensors[t].Name))
 		}
-		body = append(body, jen.Line(), jen.Comment(fmt.Sprintf("%d: %s %s -> %s", op.Index, op.Code, strings.Join(ins, ", "), strings.Join(outs, ", "))))
+		var step []jen.Code
+		step = append(step, jen.Line(), jen.Comment(fmt.Sprintf("%d: %s %s -> %s", op.Index, op.Code, strings.Join(ins, ", "), strings.Join(outs, ", "))))
 		if len(pop.Calls) == 0 {
-			body = append(body, jen.Comment("(a view of its input: no code)"))
+			step = append(step, jen.Comment("(a view of its input: no code)"))
 		}
 		for _, k := range pop.Calls {
 			args := make([]jen.Code, 0, len(k.Args))
 			for _, a := range k.Args {
 				args = append(args, e.arg(a))
 			}
-			body = append(body, jen.Id(k.Fn).Call(args...))
+			step = append(step, jen.Id(k.Fn).Call(args...))
 		}
+		body = append(body, step...)
+		traced = append(traced, step...)
+		traced = append(traced, jen.Id("after").Call(jen.Lit(op.Index)))
 	}
 	if e.err != nil {
 		return e.err
@@ -560,10 +566,51 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 	if !e.usesArena {
 		// Only views and constants: no call touches the arena.
 		body = append(body[:arenaAt], body[arenaAt+1:]...)
+		traced = append(traced[:arenaAt], traced[arenaAt+1:]...)
 	}
 	comment(f, "Invoke runs the model once on the current inputs and writes the outputs.\nIt does not allocate and cannot fail.")
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("Invoke").Params().Block(body...)
+	e.traceFuncs(f, traced)
 	return nil
+}
+
+// traceFuncs emits the per-operator profiling hook, TFLite Micro's
+// MicroProfiler done ahead of time: NumOps, OpName and OpMACs describe the
+// operators, and InvokeTraced is Invoke calling after(op) once each
+// operator is done (the linker drops it when nothing calls it):
+//
+//	const NumOps = 3
+//	func OpName(op int) string { switch op { case 0: return "CONV_2D" ... } }
+//	func OpMACs(op int) int64 { ... }
+//	func (m *Model) InvokeTraced(after func(op int)) { ...; after(0); ... }
+func (e *emitter) traceFuncs(f *jen.File, traced []jen.Code) {
+	comment(f, "NumOps is the number of operators Invoke runs, in order 0 to NumOps-1.")
+	f.Const().Id("NumOps").Op("=").Lit(len(e.p.Ops))
+	var names, macs []jen.Code
+	for _, op := range e.p.Ops {
+		names = append(names, jen.Case(jen.Lit(op.Index)).Block(jen.Return(jen.Lit(op.Code.String()))))
+		if op.MACs != 0 {
+			macs = append(macs, jen.Case(jen.Lit(op.Index)).Block(jen.Return(jen.Lit(int(op.MACs)))))
+		}
+	}
+	comment(f, "OpName returns the type of operator op (\"CONV_2D\"), \"\" when op is out of range.")
+	f.Func().Id("OpName").Params(jen.Id("op").Int()).String().Block(
+		jen.Switch(jen.Id("op")).Block(names...),
+		jen.Return(jen.Lit("")),
+	)
+	comment(f, "OpMACs returns the multiply-accumulates of operator op (0 for operators\nother than convolutions, fully connected and recurrent layers).")
+	if len(macs) == 0 {
+		f.Func().Id("OpMACs").Params(jen.Id("op").Int()).Int64().Block(jen.Return(jen.Lit(0)))
+	} else {
+		f.Func().Id("OpMACs").Params(jen.Id("op").Int()).Int64().Block(
+			jen.Switch(jen.Id("op")).Block(macs...),
+			jen.Return(jen.Lit(0)),
+		)
+	}
+	comment(f, "InvokeTraced is Invoke calling after(op) once each operator op is done, for\n"+
+		"profiling on the device (read a cycle counter in after). It does not allocate\n"+
+		"unless after does; Invoke itself carries no tracing cost.")
+	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("InvokeTraced").Params(jen.Id("after").Func().Params(jen.Id("op").Int())).Block(traced...)
 }
 
 // weightsFile emits every constant tensor and generation-time table as a

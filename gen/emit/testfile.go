@@ -98,6 +98,30 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 		),
 	)
 
+	comment(f, "TestInvokeTraced checks that InvokeTraced computes what Invoke does, calls\nafter once per operator in order, and allocates nothing itself.")
+	f.Func().Id("TestInvokeTraced").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.Id("want").Op(":=").Id("run").Call(jen.New(jen.Id("Model")), jen.Lit(3)),
+		jen.Id("m").Op(":=").New(jen.Id("Model")),
+		jen.Var().Id("ops").Index().Int(),
+		jen.Id("record").Op(":=").Func().Params(jen.Id("op").Int()).Block(jen.Id("ops").Op("=").Append(jen.Id("ops"), jen.Id("op"))),
+		jen.Id("fillInputs").Call(jen.Id("m"), jen.Lit(3)),
+		jen.Id("m").Dot("InvokeTraced").Call(jen.Id("record")),
+		jen.Id("got").Op(":=").Id("outputs").Call(jen.Id("m")),
+		jen.Id("fillInputs").Call(jen.Id("m"), jen.Lit(3)),
+		jen.Id("m").Dot("InvokeTraced").Call(jen.Id("record")),
+		jen.Id("got").Op("=").Append(jen.Id("got"), jen.Id("outputs").Call(jen.Id("m")).Op("...")),
+		jen.If(jen.Op("!").Qual("bytes", "Equal").Call(jen.Id("got"), jen.Id("want"))).Block(
+			jen.Id("t").Dot("Errorf").Call(jen.Lit("InvokeTraced and Invoke give different outputs"))),
+		jen.If(jen.Len(jen.Id("ops")).Op("!=").Lit(2).Op("*").Id("NumOps")).Block(
+			jen.Id("t").Dot("Fatalf").Call(jen.Lit("after called %d times in two runs, want %d"), jen.Len(jen.Id("ops")), jen.Lit(2).Op("*").Id("NumOps"))),
+		jen.For(jen.List(jen.Id("i"), jen.Id("op")).Op(":=").Range().Id("ops")).Block(
+			jen.If(jen.Id("op").Op("!=").Id("i").Op("%").Id("NumOps").Op("||").Id("OpName").Call(jen.Id("op")).Op("==").Lit("")).Block(
+				jen.Id("t").Dot("Fatalf").Call(jen.Lit("call %d: after(%d)"), jen.Id("i"), jen.Id("op")))),
+		jen.Id("nop").Op(":=").Func().Params(jen.Id("op").Int()).Block(),
+		jen.If(jen.Id("n").Op(":=").Qual("testing", "AllocsPerRun").Call(jen.Lit(3), jen.Func().Params().Block(jen.Id("m").Dot("InvokeTraced").Call(jen.Id("nop")))), jen.Id("n").Op("!=").Lit(0)).Block(
+			jen.Id("t").Dot("Fatalf").Call(jen.Lit("InvokeTraced allocates %v times per run"), jen.Id("n"))),
+	)
+
 	comment(f, "TestIndexOutOfRangePanics checks that a bad input or output index panics\nwith a message instead of touching memory.")
 	f.Func().Id("TestIndexOutOfRangePanics").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.Var().Id("m").Id("Model"),

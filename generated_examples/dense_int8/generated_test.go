@@ -73,6 +73,40 @@ func TestModelsAreIndependent(t *testing.T) {
 	}
 }
 
+// TestInvokeTraced checks that InvokeTraced computes what Invoke does, calls
+// after once per operator in order, and allocates nothing itself.
+func TestInvokeTraced(t *testing.T) {
+	want := run(new(Model), 3)
+	m := new(Model)
+	var ops []int
+	record := func(op int) {
+		ops = append(ops, op)
+	}
+	fillInputs(m, 3)
+	m.InvokeTraced(record)
+	got := outputs(m)
+	fillInputs(m, 3)
+	m.InvokeTraced(record)
+	got = append(got, outputs(m)...)
+	if !bytes.Equal(got, want) {
+		t.Errorf("InvokeTraced and Invoke give different outputs")
+	}
+	if len(ops) != 2*NumOps {
+		t.Fatalf("after called %d times in two runs, want %d", len(ops), 2*NumOps)
+	}
+	for i, op := range ops {
+		if op != i%NumOps || OpName(op) == "" {
+			t.Fatalf("call %d: after(%d)", i, op)
+		}
+	}
+	nop := func(op int) {}
+	if n := testing.AllocsPerRun(3, func() {
+		m.InvokeTraced(nop)
+	}); n != 0 {
+		t.Fatalf("InvokeTraced allocates %v times per run", n)
+	}
+}
+
 // TestIndexOutOfRangePanics checks that a bad input or output index panics
 // with a message instead of touching memory.
 func TestIndexOutOfRangePanics(t *testing.T) {

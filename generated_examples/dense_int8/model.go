@@ -146,3 +146,73 @@ func (m *Model) Invoke() {
 		actMax:     127,
 	}, a.i8(offDense2Relu, 16), opYWeights, opYRQ, a.i8(offY, 1))
 }
+
+// NumOps is the number of operators Invoke runs, in order 0 to NumOps-1.
+const NumOps = 3
+
+// OpName returns the type of operator op ("CONV_2D"), "" when op is out of range.
+func OpName(op int) string {
+	switch op {
+	case 0:
+		return "FULLY_CONNECTED"
+	case 1:
+		return "FULLY_CONNECTED"
+	case 2:
+		return "FULLY_CONNECTED"
+	}
+	return ""
+}
+
+// OpMACs returns the multiply-accumulates of operator op (0 for operators
+// other than convolutions, fully connected and recurrent layers).
+func OpMACs(op int) int64 {
+	switch op {
+	case 0:
+		return 16
+	case 1:
+		return 256
+	case 2:
+		return 16
+	}
+	return 0
+}
+
+// InvokeTraced is Invoke calling after(op) once each operator op is done, for
+// profiling on the device (read a cycle counter in after). It does not allocate
+// unless after does; Invoke itself carries no tracing cost.
+func (m *Model) InvokeTraced(after func(op int)) {
+	a := m.arena()
+
+	// 0: FULLY_CONNECTED x -> dense1/relu
+	fcTriInt8(&fcParams{
+		batches:    1,
+		outDepth:   16,
+		accumDepth: 1,
+		outOffset:  -128,
+		actMin:     -128,
+		actMax:     127,
+	}, a.i8(offX, 1), opDense1ReluWeights, opDense1ReluRQ, a.i8(offDense1Relu, 16))
+	after(0)
+
+	// 1: FULLY_CONNECTED dense1/relu -> dense2/relu
+	fcTriInt8(&fcParams{
+		batches:    1,
+		outDepth:   16,
+		accumDepth: 16,
+		outOffset:  -128,
+		actMin:     -128,
+		actMax:     127,
+	}, a.i8(offDense1Relu, 16), opDense2ReluWeights, opDense2ReluRQ, a.i8(offDense2Relu, 16))
+	after(1)
+
+	// 2: FULLY_CONNECTED dense2/relu -> y
+	fcTriInt8(&fcParams{
+		batches:    1,
+		outDepth:   1,
+		accumDepth: 16,
+		outOffset:  4,
+		actMin:     -128,
+		actMax:     127,
+	}, a.i8(offDense2Relu, 16), opYWeights, opYRQ, a.i8(offY, 1))
+	after(2)
+}

@@ -160,3 +160,94 @@ func (m *Model) Invoke() {
 		beta:  1.0,
 	}, a.f32(offBranchA, 3), a.f32(offProbs, 3))
 }
+
+// NumOps is the number of operators Invoke runs, in order 0 to NumOps-1.
+const NumOps = 4
+
+// OpName returns the type of operator op ("CONV_2D"), "" when op is out of range.
+func OpName(op int) string {
+	switch op {
+	case 0:
+		return "FULLY_CONNECTED"
+	case 1:
+		return "FULLY_CONNECTED"
+	case 2:
+		return "ADD"
+	case 3:
+		return "SOFTMAX"
+	}
+	return ""
+}
+
+// OpMACs returns the multiply-accumulates of operator op (0 for operators
+// other than convolutions, fully connected and recurrent layers).
+func OpMACs(op int) int64 {
+	switch op {
+	case 0:
+		return 18
+	case 1:
+		return 18
+	}
+	return 0
+}
+
+// InvokeTraced is Invoke calling after(op) once each operator op is done, for
+// profiling on the device (read a cycle counter in after). It does not allocate
+// unless after does; Invoke itself carries no tracing cost.
+func (m *Model) InvokeTraced(after func(op int)) {
+	a := m.arena()
+
+	// 0: FULLY_CONNECTED features -> branch_a
+	fcF32(&fcParams{
+		batches:    1,
+		outDepth:   3,
+		accumDepth: 6,
+		fActMin:    0.0,
+		fActMax:    3.4028235e+38,
+	}, a.f32(offFeatures, 6), opBranchAWeights, tensorABias, a.f32(offBranchA, 3))
+	after(0)
+
+	// 1: FULLY_CONNECTED features -> branch_b
+	fcF32(&fcParams{
+		batches:    1,
+		outDepth:   3,
+		accumDepth: 6,
+		fActMin:    -3.4028235e+38,
+		fActMax:    3.4028235e+38,
+	}, a.f32(offFeatures, 6), opBranchBWeights, opBranchBNoBias, a.f32(offBranchB, 3))
+	after(1)
+
+	// 2: ADD branch_a, branch_b -> sum
+	addF32(&ewF32Params{
+		actMin: -3.4028235e+38,
+		actMax: 3.4028235e+38,
+	}, &ewBcast{
+		inner:  3,
+		aInner: 1,
+		bInner: 1,
+		n1:     1,
+		a1:     0,
+		b1:     0,
+		n2:     1,
+		a2:     0,
+		b2:     0,
+		n3:     1,
+		a3:     0,
+		b3:     0,
+		n4:     1,
+		a4:     0,
+		b4:     0,
+		n5:     1,
+		a5:     0,
+		b5:     0,
+	}, a.f32(offBranchA, 3), a.f32(offBranchB, 3), a.f32(offBranchA, 3))
+	after(2)
+
+	// 3: SOFTMAX sum -> probs
+	softmaxF32(&softmaxParams{
+		outer: 1,
+		depth: 3,
+		beta:  1.0,
+	}, a.f32(offBranchA, 3), a.f32(offProbs, 3))
+	after(3)
+}

@@ -229,3 +229,162 @@ func (m *Model) Invoke() {
 		diffMin:    -248,
 	}, a.i8(offLogits, 4), a.i8(offProbs, 4), a.i32(offProbsScratch0, 4))
 }
+
+// NumOps is the number of operators Invoke runs, in order 0 to NumOps-1.
+const NumOps = 7
+
+// OpName returns the type of operator op ("CONV_2D"), "" when op is out of range.
+func OpName(op int) string {
+	switch op {
+	case 0:
+		return "CONV_2D"
+	case 1:
+		return "DEPTHWISE_CONV_2D"
+	case 2:
+		return "CONV_2D"
+	case 3:
+		return "AVERAGE_POOL_2D"
+	case 4:
+		return "RESHAPE"
+	case 5:
+		return "FULLY_CONNECTED"
+	case 6:
+		return "SOFTMAX"
+	}
+	return ""
+}
+
+// OpMACs returns the multiply-accumulates of operator op (0 for operators
+// other than convolutions, fully connected and recurrent layers).
+func OpMACs(op int) int64 {
+	switch op {
+	case 0:
+		return 4608
+	case 1:
+		return 4608
+	case 2:
+		return 8192
+	case 5:
+		return 64
+	}
+	return 0
+}
+
+// InvokeTraced is Invoke calling after(op) once each operator op is done, for
+// profiling on the device (read a cycle counter in after). It does not allocate
+// unless after does; Invoke itself carries no tracing cost.
+func (m *Model) InvokeTraced(after func(op int)) {
+	a := m.arena()
+
+	// 0: CONV_2D image -> conv1/relu
+	convWinInt8(&convWinParams{
+		batches:   1,
+		inH:       16,
+		inW:       16,
+		inC:       1,
+		filterH:   3,
+		filterW:   3,
+		outH:      8,
+		outW:      8,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      -1,
+		outOffset: -128,
+		actMin:    -128,
+		actMax:    127,
+	}, a.i8(offImage, 256), opConv1ReluWin, opConv1ReluRQ, a.i64(offConv1ReluScratch0, 64), a.i64(offConv1ReluScratch1, 9), a.i8(offConv1Relu, 512))
+	after(0)
+
+	// 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6
+	dwLeanInt8(&dwLeanParams{
+		batches:   1,
+		inH:       8,
+		inW:       8,
+		chans:     8,
+		outH:      8,
+		outW:      8,
+		strideH:   1,
+		strideW:   1,
+		padH:      1,
+		padW:      1,
+		outOffset: -128,
+		actMin:    -128,
+		actMax:    127,
+	}, a.i8(offConv1Relu, 512), opDw2Relu6DW, opDw2Relu6ZP, opDw2Relu6RQ, a.i8(offDw2Relu6, 512))
+	after(1)
+
+	// 2: CONV_2D dw2/relu6 -> conv3/relu
+	convLeanInt8(&convParams{
+		batches:   1,
+		inH:       8,
+		inW:       8,
+		inC:       8,
+		filterH:   1,
+		filterW:   1,
+		filterC:   8,
+		outH:      8,
+		outW:      8,
+		outC:      16,
+		groupOutC: 16,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inOffset:  128,
+		outOffset: -128,
+		actMin:    -128,
+		actMax:    127,
+	}, a.i8(offDw2Relu6, 512), opConv3ReluLean, tensorConv3Bias, opConv3ReluMult, opConv3ReluShift, a.i8(offConv3Relu, 1024))
+	after(2)
+
+	// 3: AVERAGE_POOL_2D conv3/relu -> pool
+	avgPoolInt8(&poolParams{
+		batches: 1,
+		inH:     8,
+		inW:     8,
+		depth:   16,
+		outH:    1,
+		outW:    1,
+		strideH: 8,
+		strideW: 8,
+		filterH: 8,
+		filterW: 8,
+		padH:    0,
+		padW:    0,
+		actMin:  -128,
+		actMax:  127,
+	}, a.i8(offConv3Relu, 1024), a.i8(offPool, 16))
+	after(3)
+
+	// 4: RESHAPE pool -> flatten
+	// (a view of its input: no code)
+	after(4)
+
+	// 5: FULLY_CONNECTED flatten -> logits
+	fcTriInt8(&fcParams{
+		batches:    1,
+		outDepth:   4,
+		accumDepth: 16,
+		outOffset:  10,
+		actMin:     -128,
+		actMax:     127,
+	}, a.i8(offPool, 16), opLogitsWeights, opLogitsRQ, a.i8(offLogits, 4))
+	after(5)
+
+	// 6: SOFTMAX logits -> probs
+	softmaxInt8(&softmaxParams{
+		outer:      1,
+		depth:      4,
+		inputMult:  1546188288,
+		inputShift: 23,
+		diffMin:    -248,
+	}, a.i8(offLogits, 4), a.i8(offProbs, 4), a.i32(offProbsScratch0, 4))
+	after(6)
+}
