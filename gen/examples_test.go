@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/internal/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
 )
 
 var update = flag.Bool("update", false, "rewrite generated_examples/ from testdata/")

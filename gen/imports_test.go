@@ -87,6 +87,7 @@ func TestImportGraph(t *testing.T) {
 		{pkg: "kernels", nothingInternal: true, stdOnly: true},
 		// The orchestrator reaches every stage (directly or not).
 		{pkg: "gen", required: []string{"gen/program", "gen/lower", "gen/layout", "gen/variant", "gen/emit", "gen/report"}},
+		{pkg: "cmd/tflm-gen", required: []string{"gen"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.pkg, func(t *testing.T) {
@@ -109,6 +110,12 @@ func TestImportGraph(t *testing.T) {
 			}
 			if tc.stdOnly && len(external) > 0 {
 				t.Errorf("%s depends on packages outside the standard library: %s", tc.pkg, strings.Join(external, ", "))
+			}
+			// Developer tools are never part of the generator itself.
+			for _, d := range internal {
+				if strings.HasPrefix(d, "internal/devtools/") {
+					t.Errorf("%s depends on the developer tool %s", tc.pkg, d)
+				}
 			}
 			for _, r := range tc.required {
 				if !slices.Contains(internal, r) {

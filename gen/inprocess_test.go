@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/gen/run"
-	"github.com/tflm-gen/tflm-gen/internal/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 

@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/internal/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/internal/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 )
 
 // readBMP8 returns the pixels of an 8-bit palettized BMP in top-down row

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/internal/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 
 	"github.com/tflm-gen/tflm-gen/planner"
 )

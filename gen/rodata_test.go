@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/internal/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 )
 
 // sectionSizes builds dir's ./main for GOARCH=arm and returns the sizes of

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/internal/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 
-	"github.com/tflm-gen/tflm-gen/internal/tinygocheck"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/tinygocheck"
 )
 
 // checkTinyGo runs the TinyGo-subset checker on a generated package and
@@ -25,7 +25,7 @@ func checkTinyGo(t *testing.T, dir string) {
 }
 
 // TestTinyGoExamples checks every committed package in generated_examples/
-// with internal/tinygocheck (imports, no package variables, nothing on the
+// with internal/devtools/tinygocheck (imports, no package variables, nothing on the
 // Invoke path that TinyGo lacks or that allocates, escape analysis).
 func TestTinyGoExamples(t *testing.T) {
 	root := filepath.Join("..", "generated_examples")

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
-	"github.com/tflm-gen/tflm-gen/internal/builder"
-	"github.com/tflm-gen/tflm-gen/internal/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 

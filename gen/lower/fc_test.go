@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/internal/builder"
-	"github.com/tflm-gen/tflm-gen/internal/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )

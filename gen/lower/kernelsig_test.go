@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
-	"github.com/tflm-gen/tflm-gen/internal/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 

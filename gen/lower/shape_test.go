@@ -12,14 +12,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/internal/builder"
-	"github.com/tflm-gen/tflm-gen/internal/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
 // The shape, slice, pad and arg-min/max tests build small single-operator
-// models (internal/builder) from TFLM's kernel tests, generate a package for
-// each, build them all into one driver (internal/e2e) and compare every
+// models (internal/devtools/builder) from TFLM's kernel tests, generate a package for
+// each, build them all into one driver (internal/devtools/e2e) and compare every
 // output with TFLM's golden data byte for byte. This covers the lowering's
 // generation-time index computation and the kernels together.
 

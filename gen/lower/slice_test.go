@@ -3,7 +3,7 @@ package lower
 import (
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/internal/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 

@@ -11,14 +11,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/internal/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/broken/*.golden from the current errors")
 
 // A spec is a model in plain data, so broken variants are one-line edits of
-// a valid base model; Build writes it with internal/builder, which does not
+// a valid base model; Build writes it with internal/devtools/builder, which does not
 // validate anything.
 type spec struct {
 	tensors []tspec

@@ -8,7 +8,7 @@ import (
 	flatbuffers "github.com/google/flatbuffers/go"
 )
 
-// rawTensor is a Tensor table with the fields internal/builder cannot write.
+// rawTensor is a Tensor table with the fields internal/devtools/builder cannot write.
 type rawTensor struct {
 	shape, signature []int32
 	dtype            byte

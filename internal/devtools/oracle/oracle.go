@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/internal/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 )
 
 // ErrRejected is wrapped when TFLM refuses the model (its Prepare or Invoke

@@ -2,7 +2,7 @@
 // reference model (../shared/ref) and example (testdata/) and writes the
 // comparison with TensorFlow Lite Micro to BENCH.md.
 //
-//	go run ./internal/benchdoc [-shared ../shared] [-o BENCH.md] [-count 5]
+//	go run ./internal/devtools/benchdoc [-shared ../shared] [-o BENCH.md] [-count 5]
 package main
 
 import (
@@ -41,7 +41,7 @@ func main() {
 	out := flag.String("o", "BENCH.md", "output file")
 	count := flag.Int("count", 5, "benchmark runs per package (the median is reported)")
 	benchtime := flag.String("benchtime", "1s", "go test -benchtime")
-	tflmBench := flag.String("tflm-bench", "", "tflm_bench binary (internal/benchdoc/tflm/build.sh): also time TFLM on this machine")
+	tflmBench := flag.String("tflm-bench", "", "tflm_bench binary (internal/devtools/benchdoc/tflm/build.sh): also time TFLM on this machine")
 	flag.Parse()
 	if err := run(*shared, *out, *count, *benchtime, *tflmBench); err != nil {
 		fmt.Fprintln(os.Stderr, "benchdoc:", err)
@@ -284,7 +284,7 @@ func (e entry) hasTFLMRun() bool {
 	return e.tflmNs > 0 && len(e.inputs) > 0 && e.want != ""
 }
 
-// runTFLM runs the tflm_bench binary (internal/benchdoc/tflm) on e's model
+// runTFLM runs the tflm_bench binary (internal/devtools/benchdoc/tflm) on e's model
 // and ramp input; it checks the output against the reference's and returns
 // the median Invoke time in ns.
 func runTFLM(bench string, e entry) (float64, error) {
@@ -305,7 +305,7 @@ func runTFLM(bench string, e entry) (float64, error) {
 // not timed the table is left out and the note says how to get it.
 func sameMachine(timed bool, entries []entry, tflm map[string][]float64, median func(string) (float64, error)) ([]hereRow, string, error) {
 	if !timed {
-		return nil, "Not measured in this run: build TFLM with `internal/benchdoc/tflm/build.sh` and pass the binary as `-tflm-bench`.", nil
+		return nil, "Not measured in this run: build TFLM with `internal/devtools/benchdoc/tflm/build.sh` and pass the binary as `-tflm-bench`.", nil
 	}
 	var rows []hereRow
 	for _, e := range entries {

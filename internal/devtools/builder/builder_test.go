@@ -29,7 +29,7 @@ func TestExamples(t *testing.T) {
 			if len(g.Ops) == 0 || len(g.Inputs) != 1 || len(g.Outputs) != 1 {
 				t.Fatalf("unexpected graph: %d ops, inputs %v, outputs %v", len(g.Ops), g.Inputs, g.Outputs)
 			}
-			path := filepath.Join("..", "..", "testdata", ex.Name+".tflite")
+			path := filepath.Join("..", "..", "..", "testdata", ex.Name+".tflite")
 			if *update {
 				if err := os.WriteFile(path, data, 0o644); err != nil {
 					t.Fatal(err)
@@ -37,10 +37,10 @@ func TestExamples(t *testing.T) {
 			}
 			committed, err := os.ReadFile(path)
 			if err != nil {
-				t.Fatalf("%v (run go test ./internal/builder -update)", err)
+				t.Fatalf("%v (run go test ./internal/devtools/builder -update)", err)
 			}
 			if !bytes.Equal(committed, data) {
-				t.Errorf("%s differs from the builder's output; run go test ./internal/builder -update", path)
+				t.Errorf("%s differs from the builder's output; run go test ./internal/devtools/builder -update", path)
 			}
 		})
 	}

@@ -2,10 +2,10 @@
 # Builds tflm_bench (bench.cc): TFLite Micro's reference kernels and
 # interpreter compiled as the reference data's were (shared/ref/*.json,
 # tflm.build: g++ 12.2, the flags below, no optimized kernels), so that
-# `go run ./internal/benchdoc -tflm-bench PATH` can time TFLM on the machine
+# `go run ./internal/devtools/benchdoc -tflm-bench PATH` can time TFLM on the machine
 # it times tflm-gen on.
 #
-#   internal/benchdoc/tflm/build.sh TFLM_DIR OUT
+#   internal/devtools/benchdoc/tflm/build.sh TFLM_DIR OUT
 #
 # TFLM_DIR is a tflite-micro tree at the reference commit (tflm.build.
 # tflm_commit) with its third-party headers in
