@@ -1,0 +1,219 @@
+package lower
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
+	"github.com/tflm-gen/tflm-gen/internal/model"
+)
+
+// randDims is a random shape of the given rank, dimensions 1 to max.
+func randDims(r *rand.Rand, rank, max int) []int {
+	s := make([]int, rank)
+	for i := range s {
+		s[i] = 1 + r.IntN(max)
+	}
+	return s
+}
+
+// randIndices draws in-range index values: n values below bound (for
+// GATHER_ND a bound per position of the tuple, cycling).
+func randIndices(r *rand.Rand, n int, bounds []int) diffVals {
+	v := diffVals{dt: model.Int32}
+	for i := 0; i < n; i++ {
+		v.ints = append(v.ints, int64(r.IntN(bounds[i%len(bounds)])))
+	}
+	return v
+}
+
+// addInput adds a tensor that is either a graph input (its values appended
+// to c.inputs) or, when konst, a constant with those values.
+func addInput(m *builder.Model, c *diffCase, ins *[]int, name string, shape []int, q *builder.Quant, v diffVals, konst bool) int {
+	if konst {
+		c.desc += " const " + name
+		return v.constTensor(m, name, shape, q)
+	}
+	t := m.Tensor(name, v.dt, shape, q)
+	*ins = append(*ins, t)
+	c.inputs = append(c.inputs, v)
+	return t
+}
+
+// randGather is a random GATHER: any axis and batch_dims TFLM allows
+// (written negative half the time), 0-D to 3-D positions, constant params
+// or positions one case in four each.
+func randGather(r *rand.Rand, dt, posDT model.DType) diffCase {
+	rank := 1 + r.IntN(4)
+	in := randDims(r, rank, 4)
+	axis := r.IntN(rank)
+	bd := r.IntN(axis + 1)
+	pos := append([]int{}, in[:bd]...)
+	pos = append(pos, randDims(r, r.IntN(3), 3)...)
+	out := append(append(append([]int{}, in[:axis]...), pos[bd:]...), in[axis+1:]...)
+	axisOpt, bdOpt := axis, bd
+	if r.IntN(2) == 0 {
+		axisOpt -= rank
+	}
+	if r.IntN(2) == 0 && bd > 0 && bd < len(pos) {
+		bdOpt -= len(pos) // negative batch_dims count from the end of the positions
+	}
+	c := diffCase{outDT: dt, desc: fmt.Sprintf("GATHER %s %v axis %d batch_dims %d positions %v", dt, in, axisOpt, bdOpt, pos)}
+	m := builder.New("gather differential case")
+	q := randQuant(r, dt)
+	var ins []int
+	constParams := r.IntN(4) == 0
+	ti := addInput(m, &c, &ins, "params", in, q, randVals(r, dt, shapeProd(in)), constParams)
+	pv := randIndices(r, shapeProd(pos), []int{in[axis]})
+	pv.dt = posDT
+	tp := addInput(m, &c, &ins, "positions", pos, nil, pv, !constParams && r.IntN(4) == 0)
+	to := m.Tensor("out", dt, out, q)
+	m.Op(model.OpGather, []int{ti, tp}, []int{to}, &builder.Options{Type: unionGather, Fields: []builder.Field{
+		builder.Int(gatherAxis, axisOpt), builder.Int(gatherBatchDims, bdOpt)}})
+	m.IO(ins, []int{to})
+	c.model = m.Bytes()
+	return c
+}
+
+// randGatherNd is a random GATHER_ND: index tuples of 0 to rank values.
+func randGatherNd(r *rand.Rand, dt, idxDT model.DType) diffCase {
+	rank := 1 + r.IntN(4)
+	params := randDims(r, rank, 4)
+	nd := r.IntN(rank + 1)
+	if nd == 0 && r.IntN(4) > 0 {
+		nd = 1
+	}
+	idx := append(randDims(r, r.IntN(3), 3), nd)
+	out := append(append([]int{}, idx[:len(idx)-1]...), params[nd:]...)
+	c := diffCase{outDT: dt, desc: fmt.Sprintf("GATHER_ND %s %v indices %v", dt, params, idx)}
+	m := builder.New("gather_nd differential case")
+	q := randQuant(r, dt)
+	var ins []int
+	constParams := r.IntN(4) == 0
+	tp := addInput(m, &c, &ins, "params", params, q, randVals(r, dt, shapeProd(params)), constParams)
+	bounds := params[:nd]
+	if nd == 0 {
+		bounds = []int{1}
+	}
+	iv := randIndices(r, shapeProd(idx), bounds)
+	iv.dt = idxDT
+	// (An empty constant has no data, which the model reader takes for an
+	// activation: empty index tensors stay graph inputs.)
+	ti := addInput(m, &c, &ins, "indices", idx, nil, iv, !constParams && shapeProd(idx) > 0 && r.IntN(4) == 0)
+	to := m.Tensor("out", dt, out, q)
+	m.Op(model.OpGatherNd, []int{tp, ti}, []int{to}, nil)
+	m.IO(ins, []int{to})
+	c.model = m.Bytes()
+	return c
+}
+
+// randEmbedding is a random EMBEDDING_LOOKUP from a table of type dt into
+// outDT (int8 into float32 is TFLM's hybrid lookup: symmetric scale).
+func randEmbedding(r *rand.Rand, dt, outDT model.DType) diffCase {
+	table := append([]int{1 + r.IntN(6)}, randDims(r, 1+r.IntN(2), 4)...)
+	n := 1 + r.IntN(6)
+	out := append([]int{n}, table[1:]...)
+	c := diffCase{outDT: outDT, desc: fmt.Sprintf("EMBEDDING_LOOKUP %s to %s table %v ids %d", dt, outDT, table, n)}
+	m := builder.New("embedding_lookup differential case")
+	q := randQuant(r, dt)
+	if dt == model.Int8 && outDT == model.Float32 {
+		q = builder.PerTensor(randScale(r), 0)
+	}
+	var qo *builder.Quant
+	if outDT == dt {
+		qo = q
+	}
+	var ins []int
+	iv := randIndices(r, n, []int{table[0]})
+	constTable := r.IntN(2) == 0
+	ti := addInput(m, &c, &ins, "ids", []int{n}, nil, iv, !constTable && r.IntN(4) == 0)
+	tt := addInput(m, &c, &ins, "table", table, q, randVals(r, dt, shapeProd(table)), constTable)
+	to := m.Tensor("out", outDT, out, qo)
+	m.Op(model.OpEmbeddingLookup, []int{ti, tt}, []int{to}, nil)
+	m.IO(ins, []int{to})
+	c.model = m.Bytes()
+	return c
+}
+
+// TestGatherMatchesTFLM: random GATHER, GATHER_ND and EMBEDDING_LOOKUP
+// models of every type combination TFLM runs, with in-range indices,
+// through TFLM and in-process, compared bit for bit.
+func TestGatherMatchesTFLM(t *testing.T) {
+	o := oracle.New(t)
+	for _, tc := range []struct {
+		name string
+		gen  func(r *rand.Rand) diffCase
+	}{
+		{"GATHER_float32", func(r *rand.Rand) diffCase { return randGather(r, model.Float32, model.Int32) }},
+		{"GATHER_int8", func(r *rand.Rand) diffCase { return randGather(r, model.Int8, model.Int32) }},
+		{"GATHER_ND_float32", func(r *rand.Rand) diffCase { return randGatherNd(r, model.Float32, model.Int32) }},
+		{"GATHER_ND_int8", func(r *rand.Rand) diffCase { return randGatherNd(r, model.Int8, model.Int32) }},
+		{"EMBEDDING_LOOKUP_float32", func(r *rand.Rand) diffCase { return randEmbedding(r, model.Float32, model.Float32) }},
+		{"EMBEDDING_LOOKUP_int8", func(r *rand.Rand) diffCase { return randEmbedding(r, model.Int8, model.Int8) }},
+		{"EMBEDDING_LOOKUP_int8_to_float32", func(r *rand.Rand) diffCase { return randEmbedding(r, model.Int8, model.Float32) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			seed := uint64(0)
+			for _, b := range tc.name {
+				seed = seed*31 + uint64(b)
+			}
+			r := rand.New(rand.NewPCG(seed, 13))
+			compared, refused := runDiffCases(t, o, diffCount(20, 200), r, tc.gen, nil)
+			t.Logf("%d cases compared with TFLM, %d refused as TFLM does", compared, refused)
+			if compared == 0 {
+				t.Errorf("no case compared")
+			}
+		})
+	}
+}
+
+// TestGatherRefusedAsTFLM: the type combinations TFLM's kernels reject.
+func TestGatherRefusedAsTFLM(t *testing.T) {
+	o := oracle.New(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		c    diffCase
+		code model.OpCode
+		want string
+	}{
+		{randGather(r, model.Int16, model.Int32), model.OpGather, "not supported"},
+		{randGather(r, model.Int32, model.Int32), model.OpGather, "not supported"},
+		{randGather(r, model.Float32, model.Int64), model.OpGather, "int32 only"},
+		{randGatherNd(r, model.Int16, model.Int32), model.OpGatherNd, "not supported"},
+		{randGatherNd(r, model.Int8, model.Int64), model.OpGatherNd, "int32 only"},
+		{randEmbedding(r, model.Int16, model.Int16), model.OpEmbeddingLookup, "not supported"},
+		{randEmbedding(r, model.Float32, model.Int8), model.OpEmbeddingLookup, "not supported"},
+	} {
+		checkRefusedAsTFLM(t, o, tc.c, tc.code, tc.want)
+	}
+}
+
+// TestShapeMatchesTFLM: SHAPE of tensors of every rank 1-5 and several
+// types, folded into a constant, against TFLM; an int64 output (which
+// TFLM's Eval rejects) is refused.
+func TestShapeMatchesTFLM(t *testing.T) {
+	o := oracle.New(t)
+	r := rand.New(rand.NewPCG(77, 1))
+	gen := func(outDT model.DType) func(r *rand.Rand) diffCase {
+		return func(r *rand.Rand) diffCase {
+			dts := []model.DType{model.Float32, model.Int8, model.Int16, model.Int32}
+			dt := dts[r.IntN(len(dts))]
+			shape := randDims(r, 1+r.IntN(5), 4)
+			m := builder.New("shape differential case")
+			in := m.Tensor("in", dt, shape, randQuant(r, dt))
+			out := m.Tensor("out", outDT, []int{len(shape)}, nil)
+			m.Op(model.OpShape, []int{in}, []int{out}, &builder.Options{Type: unionShape, Fields: []builder.Field{builder.Byte(0, int(outDT))}})
+			m.IO([]int{in}, []int{out})
+			return diffCase{model: m.Bytes(), inputs: []diffVals{randVals(r, dt, shapeProd(shape))}, outDT: outDT,
+				desc: fmt.Sprintf("SHAPE of %s %v", dt, shape)}
+		}
+	}
+	compared, refused := runDiffCases(t, o, diffCount(10, 50), r, gen(model.Int32), nil)
+	t.Logf("%d cases compared with TFLM, %d refused as TFLM does", compared, refused)
+	if compared == 0 {
+		t.Errorf("no case compared")
+	}
+	checkRefusedAsTFLM(t, o, gen(model.Int64)(r), model.OpShape, "int32 only")
+}
