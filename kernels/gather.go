@@ -32,6 +32,10 @@ func gatherIndex(v int32, n int) int {
 }
 
 // gather is GATHER (and plain EMBEDDING_LOOKUP) with run-time indices.
+// Out-of-range indices are clamped into [0, axis): a negative index reads
+// row 0, one at or past the end the last row, so Invoke never reads
+// outside the input whatever the index data (TFLite Micro does not check
+// them); in-range indices give TFLM's result.
 func gather(p *gatherParams, dst, src []byte, idx []int32) {
 	row := p.row
 	idx = idx[:p.batches*p.coords]
@@ -50,7 +54,7 @@ func gather(p *gatherParams, dst, src []byte, idx []int32) {
 }
 
 // gatherConstIdx is gather with constant indices (little-endian int32 in
-// read-only data).
+// read-only data), clamped like gather's.
 func gatherConstIdx(p *gatherParams, dst, src []byte, idx string) {
 	row := p.row
 	d := 0
@@ -68,7 +72,9 @@ func gatherConstIdx(p *gatherParams, dst, src []byte, idx string) {
 
 // embeddingHybrid is EMBEDDING_LOOKUP of an int8 table into float32: each
 // chosen row of cols values is dequantized as float32(v) * scale (TFLM
-// requires zero point 0), rows indexed by idx and clamped into [0, rows).
+// requires zero point 0), rows indexed by idx. Out-of-range ids are clamped
+// into [0, rows) (negative to row 0, too large to the last row), where
+// TFLite Micro fails the Invoke.
 func embeddingHybrid(p *gatherParams, scale float32, out []float32, table []int8, idx []int32) {
 	cols := p.row
 	idx = idx[:p.coords]
@@ -82,7 +88,8 @@ func embeddingHybrid(p *gatherParams, scale float32, out []float32, table []int8
 	}
 }
 
-// embeddingHybridConstIdx is embeddingHybrid with constant indices.
+// embeddingHybridConstIdx is embeddingHybrid with constant indices, clamped
+// alike.
 func embeddingHybridConstIdx(p *gatherParams, scale float32, out []float32, table []int8, idx string) {
 	cols := p.row
 	for k := 0; k < p.coords; k++ {
@@ -113,7 +120,12 @@ func gatherNdStart(p *gatherNdParams, t0, t1, t2, t3, t4 int32) int {
 		gatherIndex(t4, p.dim4)*p.stride4
 }
 
-// gatherNd is GATHER_ND with run-time indices.
+// gatherNd is GATHER_ND with run-time indices. Each index of a tuple is
+// clamped into the dimension it indexes (negative to 0, too large to the
+// last), so Invoke never reads outside the input. TFLite Micro checks only
+// the flat position (failing the Invoke when it is outside the tensor), so
+// an index outside its dimension whose flat position stays inside reads a
+// different element in TFLM; in-range indices give TFLM's result.
 func gatherNd(p *gatherNdParams, dst, src []byte, idx []int32) {
 	var t [5]int32
 	n := p.slice
@@ -128,7 +140,7 @@ func gatherNd(p *gatherNdParams, dst, src []byte, idx []int32) {
 	}
 }
 
-// gatherNdConstIdx is gatherNd with constant indices.
+// gatherNdConstIdx is gatherNd with constant indices, clamped alike.
 func gatherNdConstIdx(p *gatherNdParams, dst, src []byte, idx string) {
 	var t [5]int32
 	n := p.slice
