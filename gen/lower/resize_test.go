@@ -238,13 +238,21 @@ const (
 )
 
 // randResize is a random RESIZE_NEAREST_NEIGHBOR or RESIZE_BILINEAR case:
-// up- and downscaling and both options.
+// up- and downscaling (one case in four by large and odd ratios) and both
+// options.
 func randResize(r *rand.Rand, code model.OpCode, dt model.DType, bothOptions bool) diffCase {
 	b, h, w, d := 1+r.IntN(2), 1+r.IntN(7), 1+r.IntN(7), 1+r.IntN(4)
 	oh, ow := 1+r.IntN(12), 1+r.IntN(12)
+	if r.IntN(4) == 0 {
+		// Large and odd ratios, one channel: the index and weight tables
+		// get most of the test.
+		b, d = 1, 1
+		h, w = 1+r.IntN(40), 1+r.IntN(40)
+		oh, ow = 1+r.IntN(90), 1+r.IntN(90)
+	}
 	align, half := r.IntN(2) == 0, r.IntN(2) == 0
-	if !bothOptions && align && half {
-		half = false
+	if align && half && (!bothOptions || r.IntN(4) > 0) {
+		half = false // both true (which RESIZE_BILINEAR refuses) in 1 case of 16
 	}
 	m := builder.New("resize differential case")
 	q := randQuant(r, dt)
