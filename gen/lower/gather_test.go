@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -22,7 +23,7 @@ func randDims(r *rand.Rand, rank, max int) []int {
 // randIndices draws in-range index values: n values below bound (for
 // GATHER_ND a bound per position of the tuple, cycling).
 func randIndices(r *rand.Rand, n int, bounds []int) diffVals {
-	v := diffVals{dt: model.Int32}
+	v := diffVals{dt: model.Int32, bounds: bounds}
 	for i := 0; i < n; i++ {
 		v.ints = append(v.ints, int64(r.IntN(bounds[i%len(bounds)])))
 	}
@@ -216,4 +217,85 @@ func TestShapeMatchesTFLM(t *testing.T) {
 		t.Errorf("no case compared")
 	}
 	checkRefusedAsTFLM(t, o, gen(model.Int64)(r), model.OpShape, "int32 only")
+}
+
+// TestGatherOutOfRangeClamps: with out-of-range run-time indices (negative,
+// past the end, int32 extremes) the lowered models give what TFLM gives for
+// the same indices clamped into their dimensions, the behaviour the
+// kernels document; in-process, so any access outside a tensor panics.
+func TestGatherOutOfRangeClamps(t *testing.T) {
+	o := oracle.New(t)
+	for _, tc := range []struct {
+		name string
+		gen  func(r *rand.Rand) diffCase
+	}{
+		{"GATHER", func(r *rand.Rand) diffCase { return randGather(r, model.Int8, model.Int32) }},
+		{"GATHER_ND", func(r *rand.Rand) diffCase { return randGatherNd(r, model.Float32, model.Int32) }},
+		{"EMBEDDING_LOOKUP", func(r *rand.Rand) diffCase { return randEmbedding(r, model.Int8, model.Float32) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(len(tc.name)), 99))
+			compared := 0
+			for i := 0; compared < diffCount(10, 60) && i < 1000; i++ {
+				c := tc.gen(r)
+				k := -1
+				for j, v := range c.inputs {
+					if v.bounds != nil {
+						k = j
+					}
+				}
+				if k < 0 || len(c.inputs[k].ints) == 0 {
+					continue // constant or empty indices
+				}
+				wild := c.inputs[k]
+				wild.ints = append([]int64(nil), wild.ints...)
+				clamped := c.inputs[k]
+				clamped.ints = append([]int64(nil), clamped.ints...)
+				for j := range wild.ints {
+					n := int64(wild.bounds[j%len(wild.bounds)])
+					var v int64
+					switch r.IntN(6) {
+					case 0:
+						v = -1 - r.Int64N(5)
+					case 1:
+						v = n + r.Int64N(5)
+					case 2:
+						v = math.MinInt32
+					case 3:
+						v = math.MaxInt32
+					case 4:
+						v = int64(int32(r.Uint32()))
+					default:
+						v = r.Int64N(n)
+					}
+					wild.ints[j] = v
+					clamped.ints[j] = min(max(v, 0), n-1)
+				}
+				var csvs [][]string
+				var raws [][]byte
+				for j, v := range c.inputs {
+					if j == k {
+						csvs = append(csvs, clamped.csv())
+						raws = append(raws, wild.raw())
+						continue
+					}
+					csvs = append(csvs, v.csv())
+					raws = append(raws, v.raw())
+				}
+				want, err := o.Run(c.model, csvs...)
+				if err != nil {
+					t.Fatalf("case %d (%s): oracle: %v", i, c.desc, err)
+				}
+				got, err := inProcess(c.model, raws...)
+				if err != nil {
+					t.Fatalf("case %d (%s): %v", i, c.desc, err)
+				}
+				if err := compareRaw(c.outDT, got[0], want[0]); err != nil {
+					t.Errorf("case %d (%s): indices %v: %v", i, c.desc, wild.ints, err)
+				}
+				compared++
+			}
+			t.Logf("%d cases with out-of-range indices compared with TFLM on clamped indices", compared)
+		})
+	}
 }

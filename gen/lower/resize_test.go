@@ -22,6 +22,9 @@ type diffVals struct {
 	dt   model.DType
 	ints []int64
 	flts []float32
+	// bounds, for index inputs: value i indexes a dimension of size
+	// bounds[i % len(bounds)].
+	bounds []int
 }
 
 func (v diffVals) raw() []byte {
