@@ -299,3 +299,53 @@ func TestGatherOutOfRangeClamps(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexOpsStructureRefusedAsTFLM: structural problems TFLM's Prepare
+// rejects are refused too: a non-constant resize size, batch_dims past the
+// axis, index tuples longer than the params' rank, 2-D embedding ids.
+func TestIndexOpsStructureRefusedAsTFLM(t *testing.T) {
+	o := oracle.New(t)
+	i8 := func(n int) diffVals { return diffVals{dt: model.Int8, ints: make([]int64, n)} }
+	i32 := func(v ...int64) diffVals { return diffVals{dt: model.Int32, ints: v} }
+	{
+		m := builder.New("resize with a run-time size")
+		in := m.Tensor("in", model.Int8, []int{1, 2, 2, 1}, nil)
+		size := m.Tensor("size", model.Int32, []int{2}, nil)
+		out := m.Tensor("out", model.Int8, []int{1, 3, 3, 1}, nil)
+		m.Op(model.OpResizeNearestNeighbor, []int{in, size}, []int{out}, nil)
+		m.IO([]int{in, size}, []int{out})
+		checkRefusedAsTFLM(t, o, diffCase{desc: "run-time size", model: m.Bytes(), inputs: []diffVals{i8(4), i32(3, 3)}},
+			model.OpResizeNearestNeighbor, "not constant")
+	}
+	{
+		m := builder.New("gather with batch_dims past the axis")
+		in := m.Tensor("in", model.Int8, []int{2, 3}, nil)
+		pos := m.Tensor("pos", model.Int32, []int{2, 1}, nil)
+		out := m.Tensor("out", model.Int8, []int{2, 1, 3}, nil)
+		m.Op(model.OpGather, []int{in, pos}, []int{out}, &builder.Options{Type: unionGather, Fields: []builder.Field{
+			builder.Int(gatherAxis, 0), builder.Int(gatherBatchDims, 1)}})
+		m.IO([]int{in, pos}, []int{out})
+		checkRefusedAsTFLM(t, o, diffCase{desc: "batch_dims 1, axis 0", model: m.Bytes(), inputs: []diffVals{i8(6), i32(0, 1)}},
+			model.OpGather, "batch_dims")
+	}
+	{
+		m := builder.New("gather_nd with too long tuples")
+		in := m.Tensor("in", model.Int8, []int{2, 3}, nil)
+		idx := m.Tensor("idx", model.Int32, []int{1, 3}, nil)
+		out := m.Tensor("out", model.Int8, []int{1}, nil)
+		m.Op(model.OpGatherNd, []int{in, idx}, []int{out}, nil)
+		m.IO([]int{in, idx}, []int{out})
+		checkRefusedAsTFLM(t, o, diffCase{desc: "3-tuples into 2-D params", model: m.Bytes(), inputs: []diffVals{i8(6), i32(0, 0, 0)}},
+			model.OpGatherNd, "index tuples")
+	}
+	{
+		m := builder.New("embedding lookup with 2-D ids")
+		ids := m.Tensor("ids", model.Int32, []int{1, 2}, nil)
+		table := m.Tensor("table", model.Int8, []int{3, 2}, nil)
+		out := m.Tensor("out", model.Int8, []int{2, 2}, nil)
+		m.Op(model.OpEmbeddingLookup, []int{ids, table}, []int{out}, nil)
+		m.IO([]int{ids, table}, []int{out})
+		checkRefusedAsTFLM(t, o, diffCase{desc: "2-D ids", model: m.Bytes(), inputs: []diffVals{i32(0, 1), i8(6)}},
+			model.OpEmbeddingLookup, "ids shape")
+	}
+}
