@@ -1,3 +1,12 @@
+// Package lower is the lowering stage of tflm-gen: it turns each operator of
+// a validated graph (internal/model) into kernel calls with every constant
+// computed at generation time (Ops, one Fragment per operator, one file per
+// operator family), and assembles fragments into a program.Program: tensors
+// grouped into buffers through views and in-place operators, scratch and
+// state buffers, calls resolved to buffer ids and checked against the real
+// kernel signatures (gen/kernelsig). Program also chooses, per operator,
+// between a fast kernel and a lean one (gen/variant). Nothing here knows
+// arena offsets or emits Go.
 package lower
 
 import (
