@@ -8,8 +8,11 @@ package kernels
 //
 // Not callable through Call:
 //   - convLeanStore: parameter s has type *[4]int64
+//   - convPWPair8: parameter x has type [][8]int8
+//   - convPWQuad8: parameter x has type [][8]int8
 //   - convPWSplit: parameter v has type *[3]int32
 //   - convPWStore: parameter v has type *[4][3]int32
+//   - convPWStore2x2: parameter q has type *[2]convPWRQ
 //   - dwLeanRow: parameter w has type [][3]uint8
 //   - dwLeanRow2: parameter x has type *[7][]uint8
 //   - dwRowsAny: parameter rows has type [][]int64
@@ -21,9 +24,10 @@ package kernels
 //     actfpExpMult, actfpExpNeg, actfpExpQuarter, actfpHalfDenominator,
 //     actfpLogistic, actfpReciprocal, actfpShlSat, actfpTanh, addQuantOne,
 //     argMinMaxIdxF32, argMinMaxIdxI16, argMinMaxIdxI8, clampF32, clampI32,
-//     constI8, constU8, convLean8, convPWDot4, convTaps, dwRescale,
-//     dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32,
-//     fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
+//     constI8, constU8, convLean8, convPWDot4, convPWDot8, convPWDot8x4,
+//     convPWDotAny, convPWOut, convPWRescale, convTaps, dwRescale, dwRowsSrc,
+//     dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32, fcDotI16,
+//     fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
 //     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
 //     ld32, ld64, ldf32, le64, leakyReluOne, logisticTanh16Input, lstmCellF,
 //     lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S,
@@ -81,9 +85,9 @@ func Call(fn string, args []any) bool {
 	case "convLeanInt8":
 		convLeanInt8(args[0].(*convParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8))
 	case "convPWInt8":
-		convPWInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int64), args[5].([]int64), args[6].([]int8))
-	case "convPWPack3":
-		convPWPack3(args[0].([]int8), args[1].([]int64))
+		convPWInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "convPWRQLoad":
+		convPWRQLoad(args[0].(string), int(args[1].(int64)), args[2].(*convPWRQ))
 	case "convPWRows":
 		convPWRows(args[0].([]int64), args[1].([]uint8), int(args[2].(int64)), int(args[3].(int64)), args[4].([]int64), args[5].([]int8), int32(args[6].(int64)), int32(args[7].(int64)), int32(args[8].(int64)))
 	case "convRQLoad":
@@ -363,6 +367,29 @@ func NewParams(typ string, fields map[string]any) any {
 				p.actMin = int32(v.(int64))
 			case "actMax":
 				p.actMax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convPWRQ":
+		p := &convPWRQ{}
+		for k, v := range fields {
+			switch k {
+			case "bias":
+				p.bias = int32(v.(int64))
+			case "left":
+				p.left = uint32(v.(int64))
+			case "mult":
+				p.mult = uint32(v.(int64))
+			case "right":
+				p.right = uint32(v.(int64))
+			case "mask":
+				p.mask = uint32(v.(int64))
+			case "half":
+				p.half = uint32(v.(int64))
+			case "negRound":
+				p.negRound = uint32(v.(int64))
 			default:
 				return nil
 			}

@@ -53,11 +53,19 @@ const (
 	ConvLeanInt8            Func = "convLeanInt8"
 	ConvLeanStore           Func = "convLeanStore"
 	ConvPWDot4              Func = "convPWDot4"
+	ConvPWDot8              Func = "convPWDot8"
+	ConvPWDot8x4            Func = "convPWDot8x4"
+	ConvPWDotAny            Func = "convPWDotAny"
 	ConvPWInt8              Func = "convPWInt8"
-	ConvPWPack3             Func = "convPWPack3"
+	ConvPWOut               Func = "convPWOut"
+	ConvPWPair8             Func = "convPWPair8"
+	ConvPWQuad8             Func = "convPWQuad8"
+	ConvPWRQLoad            Func = "convPWRQLoad"
+	ConvPWRescale           Func = "convPWRescale"
 	ConvPWRows              Func = "convPWRows"
 	ConvPWSplit             Func = "convPWSplit"
 	ConvPWStore             Func = "convPWStore"
+	ConvPWStore2x2          Func = "convPWStore2x2"
 	ConvRQLoad              Func = "convRQLoad"
 	ConvTaps                Func = "convTaps"
 	ConvWinGather           Func = "convWinGather"
@@ -249,6 +257,7 @@ const (
 const (
 	ArgMinMaxParams      Struct = "argMinMaxParams"
 	ConvPWParams         Struct = "convPWParams"
+	ConvPWRQ             Struct = "convPWRQ"
 	ConvParams           Struct = "convParams"
 	ConvWinParams        Struct = "convWinParams"
 	DequantizeParams     Struct = "dequantizeParams"
@@ -325,11 +334,19 @@ func Funcs() []Func {
 		ConvLeanInt8,
 		ConvLeanStore,
 		ConvPWDot4,
+		ConvPWDot8,
+		ConvPWDot8x4,
+		ConvPWDotAny,
 		ConvPWInt8,
-		ConvPWPack3,
+		ConvPWOut,
+		ConvPWPair8,
+		ConvPWQuad8,
+		ConvPWRQLoad,
+		ConvPWRescale,
 		ConvPWRows,
 		ConvPWSplit,
 		ConvPWStore,
+		ConvPWStore2x2,
 		ConvRQLoad,
 		ConvTaps,
 		ConvWinGather,
@@ -523,6 +540,7 @@ func Structs() []Struct {
 	return []Struct{
 		ArgMinMaxParams,
 		ConvPWParams,
+		ConvPWRQ,
 		ConvParams,
 		ConvWinParams,
 		DequantizeParams,
@@ -638,16 +656,32 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convParams"}, {"s", "*[4]int64"}, {"corr", "int32"}, {"c0", "int"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
 	case ConvPWDot4:
 		return []Param{{"xp", "[]int64"}, {"w0", "[]uint8"}, {"w1", "[]uint8"}, {"w2", "[]uint8"}, {"w3", "[]uint8"}}, true
+	case ConvPWDot8:
+		return []Param{{"a", "[][8]int8"}, {"b", "[][8]int8"}, {"w", "[][16]int8"}}, true
+	case ConvPWDot8x4:
+		return []Param{{"a", "[][8]int8"}, {"b", "[][8]int8"}, {"w0", "[][16]int8"}, {"w1", "[][16]int8"}}, true
+	case ConvPWDotAny:
+		return []Param{{"x0", "[]int8"}, {"x1", "[]int8"}, {"w", "[]int8"}}, true
 	case ConvPWInt8:
-		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"rqs", "[]int64"}, {"xp", "[]int64"}, {"out", "[]int8"}}, true
-	case ConvPWPack3:
-		return []Param{{"x", "[]int8"}, {"xp", "[]int64"}}, true
+		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case ConvPWOut:
+		return []Param{{"acc", "int32"}, {"q", "*convPWRQ"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case ConvPWPair8:
+		return []Param{{"p", "*convPWParams"}, {"x", "[][8]int8"}, {"w", "[][16]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
+	case ConvPWQuad8:
+		return []Param{{"p", "*convPWParams"}, {"x", "[][8]int8"}, {"w", "[][16]int8"}, {"q", "*[4]convPWRQ"}, {"m", "int"}, {"out", "[]int8"}}, true
+	case ConvPWRQLoad:
+		return []Param{{"rq", "string"}, {"c", "int"}, {"q", "*convPWRQ"}}, true
+	case ConvPWRescale:
+		return []Param{{"acc", "int32"}, {"q", "*convPWRQ"}}, true
 	case ConvPWRows:
 		return []Param{{"xp", "[]int64"}, {"w", "[]uint8"}, {"n", "int"}, {"N", "int"}, {"rqs", "[]int64"}, {"out", "[]int8"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvPWSplit:
 		return []Param{{"s", "int64"}, {"v", "*[3]int32"}}, true
 	case ConvPWStore:
 		return []Param{{"v", "*[4][3]int32"}, {"n", "int"}, {"m", "int"}, {"rqs", "[]int64"}, {"out", "[]int8"}, {"N", "int"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case ConvPWStore2x2:
+		return []Param{{"p", "*convPWParams"}, {"s00", "int32"}, {"s01", "int32"}, {"s10", "int32"}, {"s11", "int32"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"second", "bool"}, {"out", "[]int8"}}, true
 	case ConvRQLoad:
 		return []Param{{"rq", "string"}, {"dst", "[]int64"}}, true
 	case ConvTaps:
@@ -1047,10 +1081,13 @@ func (f Func) Results() int {
 		ConvLeanInt8,
 		ConvLeanStore,
 		ConvPWInt8,
-		ConvPWPack3,
+		ConvPWPair8,
+		ConvPWQuad8,
+		ConvPWRQLoad,
 		ConvPWRows,
 		ConvPWSplit,
 		ConvPWStore,
+		ConvPWStore2x2,
 		ConvRQLoad,
 		ConvWinGather,
 		ConvWinInt8,
@@ -1190,6 +1227,8 @@ func (f Func) Results() int {
 		ClampI32,
 		ConstI8,
 		ConstU8,
+		ConvPWOut,
+		ConvPWRescale,
 		DwRescale,
 		DwRowsSrc,
 		EwRequantDown,
@@ -1251,6 +1290,9 @@ func (f Func) Results() int {
 		TconvTaps:
 		return 2
 	case ConvPWDot4,
+		ConvPWDot8,
+		ConvPWDot8x4,
+		ConvPWDotAny,
 		LstmDotF4,
 		LstmDotF4S,
 		TriDotBlock:
@@ -1271,6 +1313,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"outer", "int"}, {"axis", "int"}, {"inner", "int"}, {"isMin", "bool"}}, true
 	case ConvPWParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case ConvPWRQ:
+		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}}, true
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case ConvWinParams:

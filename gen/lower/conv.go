@@ -326,8 +326,15 @@ func lowerConv2D(c *opCtx) error {
 		if err != nil {
 			return err
 		}
-		// The fast kernels need scratch; the generator asks for the lean
-		// variant where that scratch would make the arena larger.
+		// A pointwise convolution needs no scratch: convPWInt8 in every
+		// build.
+		if fC == inC && convFastOK(shift) && fH == 1 && fW == 1 && strideH == 1 && strideW == 1 &&
+			padH == 0 && padW == 0 && oh == inH && ow == inW {
+			return convLowerPWInt8(c, in, bias, out, batches*oh*ow, inC, outC, convOHWI(filter.Data, outC),
+				mult, shift, inZP, outZP, lo, hi)
+		}
+		// The other fast kernels need scratch; the generator asks for the
+		// lean variant where that scratch would make the arena larger.
 		if fC == inC && convFastOK(shift) && !c.Lean() {
 			return convLowerFastInt8(c, in, filter, bias, out, convFastGeom{
 				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
@@ -885,14 +892,6 @@ func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFast
 	}
 	rqs := c.Scratch(model.Int64, g.outC*convRQLen)
 	xp := c.Scratch(model.Int64, k)
-	if g.fH == 1 && g.fW == 1 && g.strideH == 1 && g.strideW == 1 && g.padH == 0 && g.padW == 0 &&
-		g.inH == g.outH && g.inW == g.outW {
-		c.Call("convPWInt8", Struct("convPWParams",
-			F("pixels", Int(g.batches*g.outH*g.outW)), F("inC", Int(g.inC)), F("outC", Int(g.outC)),
-			F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
-			View(in), c.Const("PW", wt), rq, rqs, xp, View(out))
-		return nil
-	}
 	c.Call("convWinInt8", Struct("convWinParams",
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
 		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
@@ -903,6 +902,50 @@ func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFast
 		F("inZP", I64(int64(inZP))), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
 		View(in), c.Const("Win", wt), rq, rqs, xp, View(out))
 	return nil
+}
+
+// convLowerPWInt8 emits convPWInt8 for a pointwise (1x1, stride 1)
+// convolution of the given pixels with weight rows [outC][inC].
+func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC int, rows [][]int8,
+	mult, shift []int32, inZP, outZP, lo, hi int32) error {
+	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
+	if err != nil {
+		return err
+	}
+	c.Call("convPWInt8", Struct("convPWParams",
+		F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
+		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+		View(in), c.Const("PW", convPWPairs(rows)), rq, View(out))
+	return nil
+}
+
+// convPWPairs lays out weight rows [outC][K] for convPWInt8: for each pair
+// of output channels (a zero row standing in for channel outC when outC is
+// odd), for each group of eight columns the first channel's eight weights
+// then the second's, then one (first, second) pair for each of the K%8
+// last columns.
+func convPWPairs(rows [][]int8) []byte {
+	k := len(rows[0])
+	zero := make([]int8, k)
+	out := make([]byte, 0, (len(rows)+1)/2*2*k)
+	for ob := 0; ob < len(rows); ob += 2 {
+		r0, r1 := rows[ob], zero
+		if ob+1 < len(rows) {
+			r1 = rows[ob+1]
+		}
+		n := k / 8
+		for g := 0; g < n; g++ {
+			for _, r := range [2][]int8{r0, r1} {
+				for _, v := range r[8*g : 8*g+8] {
+					out = append(out, byte(v))
+				}
+			}
+		}
+		for i := 8 * n; i < k; i++ {
+			out = append(out, byte(r0[i]), byte(r1[i]))
+		}
+	}
+	return out
 }
 
 // dwLowerRowsInt8 emits dwRowsInt8 for an int8 depthwise convolution with

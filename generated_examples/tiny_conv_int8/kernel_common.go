@@ -38,18 +38,6 @@ func roundingDivByPOT(x int32, exponent int) int32 {
 	return r
 }
 
-// mulByQuantMul scales x by the fixed-point multiplier m (Q31) and the power
-// of two 2^shift (shift > 0 shifts left).
-func mulByQuantMul(x, m int32, shift int) int32 {
-	left, right := 0, 0
-	if shift > 0 {
-		left = shift
-	} else {
-		right = -shift
-	}
-	return roundingDivByPOT(satRoundDoublingHighMul(x*(1<<uint(left)), m), right)
-}
-
 // ld32 reads the i-th little-endian int32 of a constant string.
 func ld32(s string, i int) int32 {
 	s = s[4*i : 4*i+4]

@@ -165,29 +165,14 @@ func (m *Model) Invoke() {
 	}, a.i8(offConv1Relu, 512), opDw2Relu6DW, opDw2Relu6ZP, opDw2Relu6RQ, a.i8(offDw2Relu6, 512))
 
 	// 2: CONV_2D dw2/relu6 -> conv3/relu
-	convLeanInt8(&convParams{
-		batches:   1,
-		inH:       8,
-		inW:       8,
+	convPWInt8(&convPWParams{
+		pixels:    64,
 		inC:       8,
-		filterH:   1,
-		filterW:   1,
-		filterC:   8,
-		outH:      8,
-		outW:      8,
 		outC:      16,
-		groupOutC: 16,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inOffset:  128,
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(offDw2Relu6, 512), opConv3ReluLean, tensorConv3Bias, opConv3ReluMult, opConv3ReluShift, a.i8(offConv3Relu, 1024))
+	}, a.i8(offDw2Relu6, 512), opConv3ReluPW, opConv3ReluRQ, a.i8(offConv3Relu, 1024))
 
 	// 3: AVERAGE_POOL_2D conv3/relu -> pool
 	avgPoolInt8(&poolParams{
