@@ -13,6 +13,8 @@ package kernels
 //   - convPWSplit: parameter v has type *[3]int32
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
+//   - dw3x3Quad1: parameter cols has type *[3][9][]int8
+//   - dw3x3Quad2: parameter cols has type *[3][9][]int8
 //   - dwLeanRow: parameter w has type [][3]uint8
 //   - dwLeanRow2: parameter x has type *[7][]uint8
 //   - dwRowsAny: parameter rows has type [][]int64
@@ -108,6 +110,8 @@ func Call(fn string, args []any) bool {
 		dequantizeI8(args[0].(*dequantizeParams), args[1].([]int8), args[2].([]float32))
 	case "dequantizeU8":
 		dequantizeU8(args[0].(*dequantizeParams), args[1].([]uint8), args[2].([]float32))
+	case "dw3x3Int8":
+		dw3x3Int8(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
 	case "dwF32":
 		dwF32(args[0].(*dwParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "dwFinish":
@@ -505,6 +509,41 @@ func NewParams(typ string, fields map[string]any) any {
 				p.scale = float32(v.(float64))
 			case "zp":
 				p.zp = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "dw3x3Params":
+		p := &dw3x3Params{}
+		for k, v := range fields {
+			switch k {
+			case "batches":
+				p.batches = int(v.(int64))
+			case "inH":
+				p.inH = int(v.(int64))
+			case "inW":
+				p.inW = int(v.(int64))
+			case "chans":
+				p.chans = int(v.(int64))
+			case "outH":
+				p.outH = int(v.(int64))
+			case "outW":
+				p.outW = int(v.(int64))
+			case "strideH":
+				p.strideH = int(v.(int64))
+			case "strideW":
+				p.strideW = int(v.(int64))
+			case "padH":
+				p.padH = int(v.(int64))
+			case "padW":
+				p.padW = int(v.(int64))
+			case "outOffset":
+				p.outOffset = int32(v.(int64))
+			case "actMin":
+				p.actMin = int32(v.(int64))
+			case "actMax":
+				p.actMax = int32(v.(int64))
 			default:
 				return nil
 			}

@@ -76,6 +76,9 @@ const (
 	DequantizeI16           Func = "dequantizeI16"
 	DequantizeI8            Func = "dequantizeI8"
 	DequantizeU8            Func = "dequantizeU8"
+	Dw3x3Int8               Func = "dw3x3Int8"
+	Dw3x3Quad1              Func = "dw3x3Quad1"
+	Dw3x3Quad2              Func = "dw3x3Quad2"
 	DwF32                   Func = "dwF32"
 	DwFinish                Func = "dwFinish"
 	DwInt16                 Func = "dwInt16"
@@ -261,6 +264,7 @@ const (
 	ConvParams           Struct = "convParams"
 	ConvWinParams        Struct = "convWinParams"
 	DequantizeParams     Struct = "dequantizeParams"
+	Dw3x3Params          Struct = "dw3x3Params"
 	DwLeanParams         Struct = "dwLeanParams"
 	DwParams             Struct = "dwParams"
 	DwRowsParams         Struct = "dwRowsParams"
@@ -357,6 +361,9 @@ func Funcs() []Func {
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		Dw3x3Int8,
+		Dw3x3Quad1,
+		Dw3x3Quad2,
 		DwF32,
 		DwFinish,
 		DwInt16,
@@ -544,6 +551,7 @@ func Structs() []Struct {
 		ConvParams,
 		ConvWinParams,
 		DequantizeParams,
+		Dw3x3Params,
 		DwLeanParams,
 		DwParams,
 		DwRowsParams,
@@ -702,6 +710,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]int8"}, {"out", "[]float32"}}, true
 	case DequantizeU8:
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]uint8"}, {"out", "[]float32"}}, true
+	case Dw3x3Int8:
+		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case Dw3x3Quad1:
+		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+	case Dw3x3Quad2:
+		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case DwF32:
 		return []Param{{"p", "*dwParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case DwFinish:
@@ -1097,6 +1111,9 @@ func (f Func) Results() int {
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		Dw3x3Int8,
+		Dw3x3Quad1,
+		Dw3x3Quad2,
 		DwF32,
 		DwFinish,
 		DwInt16,
@@ -1321,6 +1338,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int64"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case DequantizeParams:
 		return []Param{{"scale", "float32"}, {"zp", "int32"}}, true
+	case Dw3x3Params:
+		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case DwLeanParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case DwParams:

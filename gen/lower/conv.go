@@ -503,6 +503,13 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		if err != nil {
 			return err
 		}
+		// A 3x3 depthwise convolution needs no scratch: dw3x3Int8 in every
+		// build.
+		if depthMul == 1 && fH == 3 && fW == 3 && dilH == 1 && dilW == 1 && (strideW == 1 || strideW == 2) &&
+			convFastOK(shift) {
+			return dwLower3x3Int8(c, in, filter, bias, out, oh, ow, strideH, strideW, padH, padW,
+				mult, shift, inZP, outZP, lo, hi)
+		}
 		if convFastOK(shift) && !c.Lean() {
 			g := convFastGeom{
 				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
@@ -979,6 +986,36 @@ func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGe
 		F("inZP", I64(int64(inZP))), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
 		View(in), c.Const("DW", wt), rq, c.Scratch(model.Int64, g.outC*convRQLen),
 		c.Scratch(model.Int64, g.fH*g.outC*t*g.fW), c.Scratch(model.Int8, g.outC), View(out))
+	return nil
+}
+
+// dwLower3x3Int8 emits dw3x3Int8, the scratch-free 3x3 depthwise kernel
+// (depth multiplier 1, no dilation, horizontal stride 1 or 2): the filter
+// channel-major ([C][9], taps row by row), a constant row of the input zero
+// point for padded taps and conv_rq.go's requantization triples with the
+// bias folded for input offset -zp.
+func dwLower3x3Int8(c *opCtx, in, filter, bias, out *model.Tensor, oh, ow, strideH, strideW, padH, padW int,
+	mult, shift []int32, inZP, outZP, lo, hi int32) error {
+	batches, inH, inW, C := in.Shape[0], in.Shape[1], in.Shape[2], in.Shape[3]
+	rows := convDepthwiseAsConv(filter.Data, C)
+	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
+	if err != nil {
+		return err
+	}
+	zrow := make([]byte, C)
+	wt := make([]byte, 0, 9*C)
+	for ch, w := range rows {
+		zrow[ch] = byte(int8(inZP))
+		for _, v := range w {
+			wt = append(wt, byte(v))
+		}
+	}
+	c.Call("dw3x3Int8", Struct("dw3x3Params",
+		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("chans", Int(C)),
+		F("outH", Int(oh)), F("outW", Int(ow)), F("strideH", Int(strideH)), F("strideW", Int(strideW)),
+		F("padH", Int(padH)), F("padW", Int(padW)),
+		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+		View(in), c.Const("DW", wt), c.Const("ZP", zrow), rq, View(out))
 	return nil
 }
 

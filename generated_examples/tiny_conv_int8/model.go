@@ -148,7 +148,7 @@ func (m *Model) Invoke() {
 	}, a.i8(offImage, 256), opConv1ReluWin, opConv1ReluRQ, a.i64(offConv1ReluScratch0, 64), a.i64(offConv1ReluScratch1, 9), a.i8(offConv1Relu, 512))
 
 	// 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6
-	dwLeanInt8(&dwLeanParams{
+	dw3x3Int8(&dw3x3Params{
 		batches:   1,
 		inH:       8,
 		inW:       8,
