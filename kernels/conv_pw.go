@@ -113,12 +113,13 @@ func convPWStore2x2(p *convPWParams, s00, s01, s10, s11 int32, q *[2]convPWRQ, t
 }
 
 // convPWRQ is one output channel's requantization in 32-bit steps: the
-// folded bias, the left shift, the multiplier (Q31, >= 0) and, for the
-// rounding right shift r, the mask 2^r - 1, the half 2^(r-1) and negative
-// all ones when r > 0 (all zero when r = 0).
+// folded bias, the left shift, twice the multiplier (the multiplier is Q31
+// and >= 0, so this fits in uint32) and, for the rounding right shift r,
+// the mask 2^r - 1, the half 2^(r-1) and negRound, all ones when r > 0
+// (mask, half and negRound are zero when r = 0).
 type convPWRQ struct {
 	bias                 int32
-	left, mult, right    uint32
+	left, mult2, right   uint32
 	mask, half, negRound uint32
 }
 
@@ -127,7 +128,7 @@ type convPWRQ struct {
 func convPWRQLoad(rq string, c int, q *convPWRQ) {
 	s := rq[12*c : 12*c+12]
 	q.bias = int32(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
-	q.mult = uint32(s[4]) | uint32(s[5])<<8 | uint32(s[6])<<16 | uint32(s[7])<<24
+	q.mult2 = (uint32(s[4]) | uint32(s[5])<<8 | uint32(s[6])<<16 | uint32(s[7])<<24) << 1
 	shift := int32(uint32(s[8]) | uint32(s[9])<<8 | uint32(s[10])<<16 | uint32(s[11])<<24)
 	q.left, q.right = uint32(max(shift, 0)), uint32(max(-shift, 0))
 	q.mask, q.half, q.negRound = 0, 0, 0
@@ -147,16 +148,16 @@ func convPWOut(acc int32, q *convPWRQ, zo, lo, hi int32) int8 {
 // convPWRescale adds the folded bias to the sum acc and rescales it with
 // 32-bit operations (bit-exact mulByQuantMul).
 //
-// With v = (acc + bias) << left and m the multiplier (m >= 0, never
-// MinInt32), the rounding doubling high multiply is floor((v*m + 2^30) /
-// 2^31), v*m being the unsigned 32x32->64 product of uint32(v) and m less
-// m<<32 when v < 0. The rounding right shift of that h by r is
-// floor((h + 2^(r-1) - [h < 0]) / 2^r), i.e. h>>r plus the carry of
-// (h & mask) + half - [h < 0], which is 0 or 1.
+// With v = (acc + bias) << left and m the multiplier (0 <= m < 2^31), the
+// rounding doubling high multiply is floor((v*m + 2^30) / 2^31) (see
+// fc_rq.go), i.e. the high word h of v*2m + 2^31: the unsigned 32x32->64
+// product of uint32(v) and 2m plus 2^31, less 2m in the high word when
+// v < 0. The rounding right shift of h by r is floor((h + 2^(r-1) -
+// [h < 0]) / 2^r), i.e. h>>r plus the carry of (h & mask) + half - [h < 0],
+// which is 0 or 1 (and h itself when r = 0).
 func convPWRescale(acc int32, q *convPWRQ) int32 {
 	v := (acc + q.bias) << (q.left & 31)
-	z := uint64(uint32(v))*uint64(q.mult) - uint64(q.mult&uint32(v>>31))<<32 + 1<<30
-	h := int32(z >> 31)
+	h := int32((uint64(uint32(v))*uint64(q.mult2)+1<<31)>>32) - int32(q.mult2&uint32(v>>31))
 	r := q.right & 31
 	return h>>r + int32((uint32(h)&q.mask+q.half+uint32(h>>31)&q.negRound)>>r)
 }

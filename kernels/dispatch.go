@@ -384,8 +384,8 @@ func NewParams(typ string, fields map[string]any) any {
 				p.bias = int32(v.(int64))
 			case "left":
 				p.left = uint32(v.(int64))
-			case "mult":
-				p.mult = uint32(v.(int64))
+			case "mult2":
+				p.mult2 = uint32(v.(int64))
 			case "right":
 				p.right = uint32(v.(int64))
 			case "mask":

@@ -143,7 +143,7 @@ func dw3x3Quad1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 		a3 += int32(x25[c]) * u
 		r := rq[12*c : 12*c+12]
 		q.bias = int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-		q.mult = uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24
+		q.mult2 = (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
 		q.left, q.right = uint32(max(sh, 0)), uint32(max(-sh, 0))
 		q.mask = 1<<q.right - 1
@@ -251,7 +251,7 @@ func dw3x3Quad2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 		a3 += int32(x28[c]) * u
 		r := rq[12*c : 12*c+12]
 		q.bias = int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-		q.mult = uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24
+		q.mult2 = (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
 		q.left, q.right = uint32(max(sh, 0)), uint32(max(-sh, 0))
 		q.mask = 1<<q.right - 1
