@@ -13,6 +13,7 @@ package kernels
 //   - convPWSplit: parameter v has type *[3]int32
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
+//   - convRowsPair: parameter w has type [][2]int8
 //   - dw3x3Quad1: parameter cols has type *[3][9][]int8
 //   - dw3x3Quad2: parameter cols has type *[3][9][]int8
 //   - dwLeanRow: parameter w has type [][3]uint8
@@ -27,19 +28,19 @@ package kernels
 //     actfpLogistic, actfpReciprocal, actfpShlSat, actfpTanh, addQuantOne,
 //     argMinMaxIdxF32, argMinMaxIdxI16, argMinMaxIdxI8, clampF32, clampI32,
 //     constI8, constU8, convLean8, convPWDot4, convPWDot8, convPWDot8x4,
-//     convPWDotAny, convPWOut, convPWRescale, convTaps, dwRescale, dwRowsSrc,
-//     dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32, fcDotI16,
-//     fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
-//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
-//     ld32, ld64, ldf32, le64, leakyReluOne, logisticTanh16Input, lstmCellF,
-//     lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S,
-//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
-//     lstmMakeUnitRQ, lstmRowBatch, lstmSigmoidQ, lstmTanhQ, meanRequant,
-//     mulByQuantMul, mulByQuantMul64, mulQuantOne, poolAvgRound, poolWindow,
-//     preluOne, quantizeF32One, reluOne, requantizeOne, roundingDivByPOT,
-//     satRoundDoublingHighMul, sigmoidTab, softmaxExpNeg, softmaxExpSmall,
-//     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale, subQuantOne,
-//     tconvTaps, triDotBlock
+//     convPWDotAny, convPWOut, convPWRescale, convRowsDot, convRowsEdge,
+//     convTaps, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
+//     ewRows, ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
+//     fcSumI8, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
+//     hardSwishSrdhm16, ld32, ld64, ldf32, le64, leakyReluOne,
+//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmDot16, lstmDotF4,
+//     lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q, lstmFCQ64, lstmGate16,
+//     lstmGateF, lstmHiddenQ, lstmMakeRQ, lstmMakeUnitRQ, lstmRowBatch,
+//     lstmSigmoidQ, lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64,
+//     mulQuantOne, poolAvgRound, poolWindow, preluOne, quantizeF32One,
+//     reluOne, requantizeOne, roundingDivByPOT, satRoundDoublingHighMul,
+//     sigmoidTab, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
+//     softmaxRecip, softmaxRescale, subQuantOne, tconvTaps, triDotBlock
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -94,6 +95,8 @@ func Call(fn string, args []any) bool {
 		convPWRows(args[0].([]int64), args[1].([]uint8), int(args[2].(int64)), int(args[3].(int64)), args[4].([]int64), args[5].([]int8), int32(args[6].(int64)), int32(args[7].(int64)), int32(args[8].(int64)))
 	case "convRQLoad":
 		convRQLoad(args[0].(string), args[1].([]int64))
+	case "convRowsInt8":
+		convRowsInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "convWinGather":
 		convWinGather(args[0].(*convWinParams), args[1].([]int8), int(args[2].(int64)), int(args[3].(int64)), int(args[4].(int64)), args[5].([]int64))
 	case "convWinInt8":
@@ -449,6 +452,49 @@ func NewParams(typ string, fields map[string]any) any {
 				p.fActMin = float32(v.(float64))
 			case "fActMax":
 				p.fActMax = float32(v.(float64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convRowsParams":
+		p := &convRowsParams{}
+		for k, v := range fields {
+			switch k {
+			case "batches":
+				p.batches = int(v.(int64))
+			case "inH":
+				p.inH = int(v.(int64))
+			case "inW":
+				p.inW = int(v.(int64))
+			case "inC":
+				p.inC = int(v.(int64))
+			case "filterH":
+				p.filterH = int(v.(int64))
+			case "filterW":
+				p.filterW = int(v.(int64))
+			case "outH":
+				p.outH = int(v.(int64))
+			case "outW":
+				p.outW = int(v.(int64))
+			case "outC":
+				p.outC = int(v.(int64))
+			case "strideH":
+				p.strideH = int(v.(int64))
+			case "strideW":
+				p.strideW = int(v.(int64))
+			case "padH":
+				p.padH = int(v.(int64))
+			case "padW":
+				p.padW = int(v.(int64))
+			case "inZP":
+				p.inZP = int32(v.(int64))
+			case "outOffset":
+				p.outOffset = int32(v.(int64))
+			case "actMin":
+				p.actMin = int32(v.(int64))
+			case "actMax":
+				p.actMax = int32(v.(int64))
 			default:
 				return nil
 			}

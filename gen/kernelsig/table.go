@@ -67,6 +67,10 @@ const (
 	ConvPWStore             Func = "convPWStore"
 	ConvPWStore2x2          Func = "convPWStore2x2"
 	ConvRQLoad              Func = "convRQLoad"
+	ConvRowsDot             Func = "convRowsDot"
+	ConvRowsEdge            Func = "convRowsEdge"
+	ConvRowsInt8            Func = "convRowsInt8"
+	ConvRowsPair            Func = "convRowsPair"
 	ConvTaps                Func = "convTaps"
 	ConvWinGather           Func = "convWinGather"
 	ConvWinInt8             Func = "convWinInt8"
@@ -262,6 +266,7 @@ const (
 	ConvPWParams         Struct = "convPWParams"
 	ConvPWRQ             Struct = "convPWRQ"
 	ConvParams           Struct = "convParams"
+	ConvRowsParams       Struct = "convRowsParams"
 	ConvWinParams        Struct = "convWinParams"
 	DequantizeParams     Struct = "dequantizeParams"
 	Dw3x3Params          Struct = "dw3x3Params"
@@ -352,6 +357,10 @@ func Funcs() []Func {
 		ConvPWStore,
 		ConvPWStore2x2,
 		ConvRQLoad,
+		ConvRowsDot,
+		ConvRowsEdge,
+		ConvRowsInt8,
+		ConvRowsPair,
 		ConvTaps,
 		ConvWinGather,
 		ConvWinInt8,
@@ -549,6 +558,7 @@ func Structs() []Struct {
 		ConvPWParams,
 		ConvPWRQ,
 		ConvParams,
+		ConvRowsParams,
 		ConvWinParams,
 		DequantizeParams,
 		Dw3x3Params,
@@ -692,6 +702,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convPWParams"}, {"s00", "int32"}, {"s01", "int32"}, {"s10", "int32"}, {"s11", "int32"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"second", "bool"}, {"out", "[]int8"}}, true
 	case ConvRQLoad:
 		return []Param{{"rq", "string"}, {"dst", "[]int64"}}, true
+	case ConvRowsDot:
+		return []Param{{"x", "[]int8"}, {"d", "int"}, {"rs", "int"}, {"fH", "int"}, {"L", "int"}, {"w", "[][2]int8"}}, true
+	case ConvRowsEdge:
+		return []Param{{"p", "*convRowsParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}, {"w", "[][2]int8"}}, true
+	case ConvRowsInt8:
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case ConvRowsPair:
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
 	case ConvTaps:
 		return []Param{{"origin", "int"}, {"dilation", "int"}, {"taps", "int"}, {"size", "int"}}, true
 	case ConvWinGather:
@@ -1103,6 +1121,8 @@ func (f Func) Results() int {
 		ConvPWStore,
 		ConvPWStore2x2,
 		ConvRQLoad,
+		ConvRowsInt8,
+		ConvRowsPair,
 		ConvWinGather,
 		ConvWinInt8,
 		ConvWinLane,
@@ -1297,7 +1317,8 @@ func (f Func) Results() int {
 		SoftmaxRescale,
 		SubQuantOne:
 		return 1
-	case ConvTaps,
+	case ConvRowsEdge,
+		ConvTaps,
 		DwTaps,
 		EwRowStart,
 		FcRQFor,
@@ -1310,6 +1331,7 @@ func (f Func) Results() int {
 		ConvPWDot8,
 		ConvPWDot8x4,
 		ConvPWDotAny,
+		ConvRowsDot,
 		LstmDotF4,
 		LstmDotF4S,
 		TriDotBlock:
@@ -1334,6 +1356,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}}, true
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
+	case ConvRowsParams:
+		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvWinParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int64"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case DequantizeParams:

@@ -333,6 +333,12 @@ func lowerConv2D(c *opCtx) error {
 			return convLowerPWInt8(c, in, bias, out, batches*oh*ow, inC, outC, convOHWI(filter.Data, outC),
 				mult, shift, inZP, outZP, lo, hi)
 		}
+		if fC == inC && convFastOK(shift) && dilH == 1 && dilW == 1 {
+			return convLowerRowsInt8(c, in, bias, out, convFastGeom{
+				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
+				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
+			}, convOHWI(filter.Data, outC), mult, shift, inZP, outZP, lo, hi)
+		}
 		// The other fast kernels need scratch; the generator asks for the
 		// lean variant where that scratch would make the arena larger.
 		if fC == inC && convFastOK(shift) && !c.Lean() {
@@ -509,6 +515,14 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 			convFastOK(shift) {
 			return dwLower3x3Int8(c, in, filter, bias, out, oh, ow, strideH, strideW, padH, padW,
 				mult, shift, inZP, outZP, lo, hi)
+		}
+		if inC == 1 && dilH == 1 && dilW == 1 && convFastOK(shift) {
+			// One input channel: a convolution whose weight rows are the
+			// filter's columns, scratch-free.
+			return convLowerRowsInt8(c, in, bias, out, convFastGeom{
+				batches: batches, inH: inH, inW: inW, inC: 1, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
+				strideH: strideH, strideW: strideW, dilH: 1, dilW: 1, padH: padH, padW: padW,
+			}, convDepthwiseAsConv(filter.Data, outC), mult, shift, inZP, outZP, lo, hi)
 		}
 		if convFastOK(shift) && !c.Lean() {
 			g := convFastGeom{
@@ -923,6 +937,37 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 		F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
 		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
 		View(in), c.Const("PW", convPWPairs(rows)), rq, View(out))
+	return nil
+}
+
+// convLowerRowsInt8 emits convRowsInt8, the scratch-free convolution
+// without dilation, for weight rows [outC][K] in filter order (taps row by
+// row, then input channels).
+func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, rows [][]int8,
+	mult, shift []int32, inZP, outZP, lo, hi int32) error {
+	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
+	if err != nil {
+		return err
+	}
+	k := len(rows[0])
+	wt := make([]byte, 0, (len(rows)+1)/2*2*k)
+	for ob := 0; ob < len(rows); ob += 2 {
+		for i := 0; i < k; i++ {
+			var w1 int8
+			if ob+1 < len(rows) {
+				w1 = rows[ob+1][i]
+			}
+			wt = append(wt, byte(rows[ob][i]), byte(w1))
+		}
+	}
+	c.Call("convRowsInt8", Struct("convRowsParams",
+		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
+		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
+		F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)),
+		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)),
+		F("padH", Int(g.padH)), F("padW", Int(g.padW)),
+		F("inZP", I32(inZP)), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+		View(in), c.Const("Rows", wt), rq, View(out))
 	return nil
 }
 

@@ -48,8 +48,3 @@ func (a arena) f32(off, n int) []float32 {
 func constI8(s string) []int8 {
 	return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.StringData(s))), len(s))
 }
-
-// constU8 is constI8 for uint8 data.
-func constU8(s string) []uint8 {
-	return unsafe.Slice(unsafe.StringData(s), len(s))
-}
