@@ -188,3 +188,101 @@ func convRowsEdge(p *convRowsParams, x []int8, iy0, ix0 int, w [][2]int8) (s0, s
 	}
 	return
 }
+
+// convGatherMax bounds the window (filterH*filterW*inC, rounded up to a
+// multiple of eight) and convGatherMaxC the output channels of
+// convGatherInt8.
+const (
+	convGatherMax  = 128
+	convGatherMaxC = 64
+)
+
+// convGatherInt8 is convRowsInt8 for small windows (at most convGatherMax
+// values, at most convGatherMaxC output channels), where a window row is
+// too short for convRowsDot's per-row set-up to pay: the windows of two
+// horizontally adjacent pixels are gathered into local arrays (the input
+// zero point for taps in the padding, which the folded bias cancels) and
+// multiplied with every pair of output channels by convPWDot8. wt holds
+// the weight rows [outC][K], K rounded up to a multiple of eight with
+// zeros, in convPWPairs's layout; rq the requantization triples.
+func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
+	K := p.filterH * p.filterW * p.inC
+	K8 := (K + 7) / 8
+	N := p.outC
+	w16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/16)
+	w16 = w16[:(N+1)/2*K8]
+	var q [convGatherMaxC + 1]convPWRQ
+	for c := 0; c < N; c++ {
+		convPWRQLoad(rq, c, &q[c])
+	}
+	var win [2][convGatherMax]int8
+	a8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&win[0])), K8)
+	b8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&win[1])), K8)
+	img := p.inH * p.inW * p.inC
+	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	for b := 0; b < p.batches; b++ {
+		x := in[b*img : b*img+img]
+		for oy := 0; oy < p.outH; oy++ {
+			iy0 := oy*p.strideH - p.padH
+			o := out[(b*p.outH+oy)*p.outW*N : (b*p.outH+oy+1)*p.outW*N]
+			for ox := 0; ox < p.outW; ox += 2 {
+				ix0 := ox*p.strideW - p.padW
+				second := ox+1 < p.outW
+				convGatherWin(p, x, iy0, ix0, win[0][:K])
+				if second {
+					convGatherWin(p, x, iy0, ix0+p.strideW, win[1][:K])
+				}
+				r := o[ox*N:]
+				for ob := 0; ob < N; ob += 2 {
+					s00, s01, s10, s11 := convPWDot8(a8, b8, w16[ob/2*K8:ob/2*K8+K8])
+					q0, q1 := &q[ob], &q[ob+1]
+					r[ob] = int8(max(min(convPWRescale(s00, q0)+zo, hi), lo))
+					two := ob+1 < N
+					if two {
+						r[ob+1] = int8(max(min(convPWRescale(s01, q1)+zo, hi), lo))
+					}
+					if second {
+						r[N+ob] = int8(max(min(convPWRescale(s10, q0)+zo, hi), lo))
+						if two {
+							r[N+ob+1] = int8(max(min(convPWRescale(s11, q1)+zo, hi), lo))
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// convGatherWin writes the window of the pixel whose taps start at input
+// row iy0 and column ix0 into dst (filter order), the input zero point for
+// taps in the padding.
+func convGatherWin(p *convRowsParams, x []int8, iy0, ix0 int, dst []int8) {
+	C, fW := p.inC, p.filterW
+	L := fW * C
+	zp := int8(p.inZP)
+	lo := min(max(-ix0, 0), fW) * C
+	hi := max(min(p.inW-ix0, fW)*C, lo)
+	for fy := 0; fy < p.filterH; fy++ {
+		d := dst[fy*L : fy*L+L]
+		iy := iy0 + fy
+		if iy < 0 || iy >= p.inH {
+			for i := range d {
+				d[i] = zp
+			}
+			continue
+		}
+		for i := range d[:lo] {
+			d[i] = zp
+		}
+		q := (iy*p.inW + ix0) * C
+		src := x[q+lo : q+hi]
+		mid := d[lo:hi]
+		mid = mid[:len(src)]
+		for i, v := range src {
+			mid[i] = v
+		}
+		for i := hi; i < L; i++ {
+			d[i] = zp
+		}
+	}
+}

@@ -77,6 +77,20 @@ func TestConvRowsInt8(t *testing.T) {
 					t.Fatalf("case %d %+v zp %d: output %d is %d, want %d", ci, c, zp, i, got[i], want[i])
 				}
 			}
+			k := c.fH * c.fW * c.inC
+			if kp := (k + 7) / 8 * 8; kp <= convGatherMax && c.outC <= convGatherMaxC {
+				padded := make([]int8, c.outC*kp)
+				for oc := 0; oc < c.outC; oc++ {
+					copy(padded[oc*kp:], filter[oc*k:(oc+1)*k])
+				}
+				clear(got)
+				convGatherInt8(rp, in, convTPWPairs(padded, c.outC), rq, got)
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("gather: case %d %+v zp %d: output %d is %d, want %d", ci, c, zp, i, got[i], want[i])
+					}
+				}
+			}
 		}
 	}
 }

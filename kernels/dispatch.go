@@ -79,6 +79,10 @@ func Call(fn string, args []any) bool {
 		avgPoolInt8(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
+	case "convGatherInt8":
+		convGatherInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "convGatherWin":
+		convGatherWin(args[0].(*convRowsParams), args[1].([]int8), int(args[2].(int64)), int(args[3].(int64)), args[4].([]int8))
 	case "convInt16":
 		convInt16(args[0].(*convParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
 	case "convInt16Acc32":

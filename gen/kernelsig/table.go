@@ -46,6 +46,8 @@ const (
 	ConstI8                 Func = "constI8"
 	ConstU8                 Func = "constU8"
 	ConvF32                 Func = "convF32"
+	ConvGatherInt8          Func = "convGatherInt8"
+	ConvGatherWin           Func = "convGatherWin"
 	ConvInt16               Func = "convInt16"
 	ConvInt16Acc32          Func = "convInt16Acc32"
 	ConvInt8                Func = "convInt8"
@@ -336,6 +338,8 @@ func Funcs() []Func {
 		ConstI8,
 		ConstU8,
 		ConvF32,
+		ConvGatherInt8,
+		ConvGatherWin,
 		ConvInt16,
 		ConvInt16Acc32,
 		ConvInt8,
@@ -660,6 +664,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "string"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case ConvGatherInt8:
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case ConvGatherWin:
+		return []Param{{"p", "*convRowsParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}, {"dst", "[]int8"}}, true
 	case ConvInt16:
 		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case ConvInt16Acc32:
@@ -1107,6 +1115,8 @@ func (f Func) Results() int {
 		AvgPoolInt16,
 		AvgPoolInt8,
 		ConvF32,
+		ConvGatherInt8,
+		ConvGatherWin,
 		ConvInt16,
 		ConvInt16Acc32,
 		ConvInt8,

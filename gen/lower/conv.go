@@ -761,10 +761,12 @@ func lowerTransposeConv(c *opCtx) error {
 
 // Constants shared with the kernels.
 const (
-	convRQLen      = 8  // int64 values per expanded requantization record
-	convLaneTaps   = 63 // products a 21-bit lane can always hold
-	dwRowsMaxRows  = 16 // filter rows the depthwise row ring holds
-	convRQMaxShift = 31 // largest left shift of the fast rescale
+	convRQLen      = 8   // int64 values per expanded requantization record
+	convLaneTaps   = 63  // products a 21-bit lane can always hold
+	dwRowsMaxRows  = 16  // filter rows the depthwise row ring holds
+	convRQMaxShift = 31  // largest left shift of the fast rescale
+	convGatherMax  = 128 // window values convGatherInt8 gathers
+	convGatherMaxC = 64  // output channels convGatherInt8 handles
 )
 
 // convFastGeom is the geometry of a convolution lowered to a fast kernel.
@@ -950,6 +952,15 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 		return err
 	}
 	k := len(rows[0])
+	if kp := (k + 7) / 8 * 8; kp <= convGatherMax && len(rows) <= convGatherMaxC {
+		// A small window: convGatherInt8, rows padded with zero weights.
+		padded := make([][]int8, len(rows))
+		for oc, r := range rows {
+			padded[oc] = append(append([]int8(nil), r...), make([]int8, kp-k)...)
+		}
+		c.Call("convGatherInt8", convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Gather", convPWPairs(padded)), rq, View(out))
+		return nil
+	}
 	wt := make([]byte, 0, (len(rows)+1)/2*2*k)
 	for ob := 0; ob < len(rows); ob += 2 {
 		for i := 0; i < k; i++ {
@@ -960,15 +971,19 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 			wt = append(wt, byte(rows[ob][i]), byte(w1))
 		}
 	}
-	c.Call("convRowsInt8", Struct("convRowsParams",
+	c.Call("convRowsInt8", convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Rows", wt), rq, View(out))
+	return nil
+}
+
+// convRowsStruct is the convRowsParams of a convolution.
+func convRowsStruct(g convFastGeom, inZP, outZP, lo, hi int32) Arg {
+	return Struct("convRowsParams",
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
 		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
 		F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)),
 		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)),
 		F("padH", Int(g.padH)), F("padW", Int(g.padW)),
-		F("inZP", I32(inZP)), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
-		View(in), c.Const("Rows", wt), rq, View(out))
-	return nil
+		F("inZP", I32(inZP)), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi)))
 }
 
 // convPWPairs lays out weight rows [outC][K] for convPWInt8: for each pair

@@ -123,7 +123,7 @@ func (m *Model) Invoke() {
 	a := m.arena()
 
 	// 0: CONV_2D image -> conv1/relu
-	convRowsInt8(&convRowsParams{
+	convGatherInt8(&convRowsParams{
 		batches:   1,
 		inH:       16,
 		inW:       16,
@@ -141,7 +141,7 @@ func (m *Model) Invoke() {
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(offImage, 256), opConv1ReluRows, opConv1ReluRQ, a.i8(offConv1Relu, 512))
+	}, a.i8(offImage, 256), opConv1ReluGather, opConv1ReluRQ, a.i8(offConv1Relu, 512))
 
 	// 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6
 	dw3x3Int8(&dw3x3Params{
