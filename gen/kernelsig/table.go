@@ -68,6 +68,7 @@ const (
 	ConvPWSplit             Func = "convPWSplit"
 	ConvPWStore             Func = "convPWStore"
 	ConvPWStore2x2          Func = "convPWStore2x2"
+	ConvRQ32                Func = "convRQ32"
 	ConvRQLoad              Func = "convRQLoad"
 	ConvRowsDot             Func = "convRowsDot"
 	ConvRowsEdge            Func = "convRowsEdge"
@@ -360,6 +361,7 @@ func Funcs() []Func {
 		ConvPWSplit,
 		ConvPWStore,
 		ConvPWStore2x2,
+		ConvRQ32,
 		ConvRQLoad,
 		ConvRowsDot,
 		ConvRowsEdge,
@@ -708,6 +710,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"v", "*[4][3]int32"}, {"n", "int"}, {"m", "int"}, {"rqs", "[]int64"}, {"out", "[]int8"}, {"N", "int"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvPWStore2x2:
 		return []Param{{"p", "*convPWParams"}, {"s00", "int32"}, {"s01", "int32"}, {"s10", "int32"}, {"s11", "int32"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"second", "bool"}, {"out", "[]int8"}}, true
+	case ConvRQ32:
+		return []Param{{"acc", "int32"}, {"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}}, true
 	case ConvRQLoad:
 		return []Param{{"rq", "string"}, {"dst", "[]int64"}}, true
 	case ConvRowsDot:
@@ -1276,6 +1280,7 @@ func (f Func) Results() int {
 		ConstU8,
 		ConvPWOut,
 		ConvPWRescale,
+		ConvRQ32,
 		DwRescale,
 		DwRowsSrc,
 		EwRequantDown,

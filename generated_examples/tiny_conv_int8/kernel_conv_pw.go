@@ -132,10 +132,16 @@ func convPWOut(acc int32, q *convPWRQ, zo, lo, hi int32) int8 {
 // [h < 0]) / 2^r), i.e. h>>r plus the carry of (h & mask) + half - [h < 0],
 // which is 0 or 1 (and h itself when r = 0).
 func convPWRescale(acc int32, q *convPWRQ) int32 {
-	v := (acc + q.bias) << (q.left & 31)
-	h := int32((uint64(uint32(v))*uint64(q.mult2)+1<<31)>>32) - int32(q.mult2&uint32(v>>31))
-	r := q.right & 31
-	return h>>r + int32((uint32(h)&q.mask+q.half+uint32(h>>31)&q.negRound)>>r)
+	return convRQ32(acc, q.bias, q.left, q.mult2, q.right, q.mask, q.half, q.negRound)
+}
+
+// convRQ32 is convPWRescale with the requantization's fields as
+// arguments, which the compiler can keep in registers across a loop.
+func convRQ32(acc, bias int32, left, mult2, right, mask, half, negRound uint32) int32 {
+	v := (acc + bias) << (left & 31)
+	h := int32((uint64(uint32(v))*uint64(mult2)+1<<31)>>32) - int32(mult2&uint32(v>>31))
+	r := right & 31
+	return h>>r + int32((uint32(h)&mask+half+uint32(h>>31)&negRound)>>r)
 }
 
 // convPWBatch is how many pixel pairs convPWPair8 passes to convPWDot8 at
@@ -154,30 +160,33 @@ const convPWBatch = 16
 func convPWPair8(p *convPWParams, x [][8]int8, w [][16]int8, q *[2]convPWRQ, two bool, out []int8) {
 	K8, N, P := len(w), p.outC, p.pixels
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	q0, q1 := &q[0], &q[1]
-	var sums [convPWBatch][4]int32
+	nch := 1
+	if two {
+		nch = 2
+	}
+	// sums[j][t] is channel ob+j of pixel px+t.
+	var sums [2][2 * convPWBatch]int32
 	for px := 0; px < P; px += 2 * convPWBatch {
 		n := min(convPWBatch, (P-px+1)/2)
-		for i := range sums[:n] {
+		for i := 0; i < n; i++ {
 			a := (px + 2*i) * K8
 			b := min(a+K8, (P-1)*K8)
-			s := &sums[i]
-			s[0], s[1], s[2], s[3] = convPWDot8(x[a:a+K8], x[b:b+K8], w)
+			sums[0][2*i], sums[1][2*i], sums[0][2*i+1], sums[1][2*i+1] = convPWDot8(x[a:a+K8], x[b:b+K8], w)
 		}
-		o := out[px*N:]
-		for i := range sums[:n] {
-			s := &sums[i]
-			r := o[2*i*N:]
-			r[0] = int8(max(min(convPWRescale(s[0], q0)+zo, hi), lo))
-			if two {
-				r[1] = int8(max(min(convPWRescale(s[1], q1)+zo, hi), lo))
-			}
-			if px+2*i+1 < P {
-				r = r[N:]
-				r[0] = int8(max(min(convPWRescale(s[2], q0)+zo, hi), lo))
-				if two {
-					r[1] = int8(max(min(convPWRescale(s[3], q1)+zo, hi), lo))
-				}
+		m := min(2*convPWBatch, P-px)
+		for j := 0; j < nch; j++ {
+			// One channel at a time, so that its requantization stays in
+			// registers (convRQ32 written out: so the compiler keeps more
+			// of it in registers).
+			qj := &q[j]
+			bias, left, mult2, right := qj.bias, qj.left&31, qj.mult2, qj.right&31
+			mask, half, neg := qj.mask, qj.half, qj.negRound
+			o := out[px*N+j:]
+			for t, acc := range sums[j][:m] {
+				v := (acc + bias) << left
+				h := int32((uint64(uint32(v))*uint64(mult2)+1<<31)>>32) - int32(mult2&uint32(v>>31))
+				y := h>>right + int32((uint32(h)&mask+half+uint32(h>>31)&neg)>>right)
+				o[t*N] = int8(max(min(y+zo, hi), lo))
 			}
 		}
 	}

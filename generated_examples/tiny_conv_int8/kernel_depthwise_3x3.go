@@ -92,7 +92,6 @@ func dw3x3Quad1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 	x23 := cols[2][3][:C]
 	x24 := cols[2][4][:C]
 	x25 := cols[2][5][:C]
-	var q convPWRQ
 	for c := range w {
 		wc := &w[c]
 		var a0, a1, a2, a3 int32
@@ -142,21 +141,21 @@ func dw3x3Quad1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 		a2 += int32(x24[c]) * u
 		a3 += int32(x25[c]) * u
 		r := rq[12*c : 12*c+12]
-		q.bias = int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-		q.mult2 = (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
+		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
+		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		q.left, q.right = uint32(max(sh, 0)), uint32(max(-sh, 0))
-		q.mask = 1<<q.right - 1
-		q.half = q.mask - q.mask>>1   // 2^(r-1), 0 when r = 0
-		q.negRound = -min(q.right, 1) // all ones when r > 0
+		left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
+		mask := uint32(1)<<right - 1
+		half := mask - mask>>1 // 2^(r-1), 0 when r = 0
+		neg := -min(right, 1)  // all ones when r > 0
 		o := out[c:]
-		o[0] = int8(max(min(convPWRescale(a0, &q)+zo, hi), lo))
+		o[0] = int8(max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
 		if n > 1 {
-			o[C] = int8(max(min(convPWRescale(a1, &q)+zo, hi), lo))
+			o[C] = int8(max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
 			if n > 2 {
-				o[2*C] = int8(max(min(convPWRescale(a2, &q)+zo, hi), lo))
+				o[2*C] = int8(max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
 				if n > 3 {
-					o[3*C] = int8(max(min(convPWRescale(a3, &q)+zo, hi), lo))
+					o[3*C] = int8(max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
 				}
 			}
 		}
@@ -200,7 +199,6 @@ func dw3x3Quad2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 	x26 := cols[2][6][:C]
 	x27 := cols[2][7][:C]
 	x28 := cols[2][8][:C]
-	var q convPWRQ
 	for c := range w {
 		wc := &w[c]
 		var a0, a1, a2, a3 int32
@@ -250,21 +248,21 @@ func dw3x3Quad2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 		a2 += int32(x26[c]) * u
 		a3 += int32(x28[c]) * u
 		r := rq[12*c : 12*c+12]
-		q.bias = int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-		q.mult2 = (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
+		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
+		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		q.left, q.right = uint32(max(sh, 0)), uint32(max(-sh, 0))
-		q.mask = 1<<q.right - 1
-		q.half = q.mask - q.mask>>1   // 2^(r-1), 0 when r = 0
-		q.negRound = -min(q.right, 1) // all ones when r > 0
+		left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
+		mask := uint32(1)<<right - 1
+		half := mask - mask>>1 // 2^(r-1), 0 when r = 0
+		neg := -min(right, 1)  // all ones when r > 0
 		o := out[c:]
-		o[0] = int8(max(min(convPWRescale(a0, &q)+zo, hi), lo))
+		o[0] = int8(max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
 		if n > 1 {
-			o[C] = int8(max(min(convPWRescale(a1, &q)+zo, hi), lo))
+			o[C] = int8(max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
 			if n > 2 {
-				o[2*C] = int8(max(min(convPWRescale(a2, &q)+zo, hi), lo))
+				o[2*C] = int8(max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
 				if n > 3 {
-					o[3*C] = int8(max(min(convPWRescale(a3, &q)+zo, hi), lo))
+					o[3*C] = int8(max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
 				}
 			}
 		}
