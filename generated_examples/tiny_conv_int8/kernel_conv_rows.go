@@ -91,6 +91,20 @@ func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 func convGatherWin(p *convRowsParams, x []int8, iy0, ix0 int, dst []int8) {
 	C, fW := p.inC, p.filterW
 	L := fW * C
+	if iy0 >= 0 && iy0+p.filterH <= p.inH && ix0 >= 0 && ix0+fW <= p.inW {
+		// All inside: filterH row segments.
+		rs := p.inW * C
+		x = x[(iy0*p.inW+ix0)*C:]
+		for fy := 0; fy < p.filterH; fy++ {
+			src := x[fy*rs : fy*rs+L]
+			d := dst[fy*L : fy*L+L]
+			d = d[:len(src)]
+			for i, v := range src {
+				d[i] = v
+			}
+		}
+		return
+	}
 	zp := int8(p.inZP)
 	lo := min(max(-ix0, 0), fW) * C
 	hi := max(min(p.inW-ix0, fW)*C, lo)

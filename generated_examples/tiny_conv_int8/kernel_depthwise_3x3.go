@@ -41,15 +41,26 @@ func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 			o := out[(b*p.outH+oy)*p.outW*C : (b*p.outH+oy+1)*p.outW*C]
 			for ox := 0; ox < p.outW; ox += 4 {
 				ix0 := ox*p.strideW - p.padW
-				for fy := range cols {
-					iy := iy0 + fy
-					for k := 0; k < nc; k++ {
-						ix := ix0 + k
-						if iy >= 0 && iy < p.inH && ix >= 0 && ix < p.inW {
-							q := (iy*p.inW + ix) * C
-							cols[fy][k] = x[q : q+C]
-						} else {
-							cols[fy][k] = z
+				if iy0 >= 0 && iy0+3 <= p.inH && ix0 >= 0 && ix0+nc <= p.inW {
+					// All inside: consecutive columns of three rows.
+					for fy := range cols {
+						row := x[((iy0+fy)*p.inW+ix0)*C : ((iy0+fy)*p.inW+ix0+nc)*C]
+						cr := cols[fy][:nc]
+						for k := range cr {
+							cr[k] = row[k*C : k*C+C : k*C+C]
+						}
+					}
+				} else {
+					for fy := range cols {
+						iy := iy0 + fy
+						for k := 0; k < nc; k++ {
+							ix := ix0 + k
+							if iy >= 0 && iy < p.inH && ix >= 0 && ix < p.inW {
+								q := (iy*p.inW + ix) * C
+								cols[fy][k] = x[q : q+C]
+							} else {
+								cols[fy][k] = z
+							}
 						}
 					}
 				}
