@@ -188,6 +188,10 @@ func convPWPair8(p *convPWParams, x [][8]int8, w [][16]int8, q *[2]convPWRQ, two
 	if two {
 		nch = 2
 	}
+	// With an even number of groups, rows and weights are read as groups
+	// of sixteen and thirty-two (convPWDot16).
+	x16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(x))), len(x)/2)
+	w32 := unsafe.Slice((*[32]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/2)
 	// sums[j][t] is channel ob+j of pixel px+t.
 	var sums [2][2 * convPWBatch]int32
 	for px := 0; px < P; px += 2 * convPWBatch {
@@ -195,7 +199,13 @@ func convPWPair8(p *convPWParams, x [][8]int8, w [][16]int8, q *[2]convPWRQ, two
 		for i := 0; i < n; i++ {
 			a := (px + 2*i) * K8
 			b := min(a+K8, (P-1)*K8)
-			sums[0][2*i], sums[1][2*i], sums[0][2*i+1], sums[1][2*i+1] = convPWDot8(x[a:a+K8], x[b:b+K8], w)
+			var s00, s01, s10, s11 int32
+			if K8%2 == 0 {
+				s00, s01, s10, s11 = convPWDot16(x16[a/2:a/2+K8/2], x16[b/2:b/2+K8/2], w32)
+			} else {
+				s00, s01, s10, s11 = convPWDot8(x[a:a+K8], x[b:b+K8], w)
+			}
+			sums[0][2*i], sums[1][2*i], sums[0][2*i+1], sums[1][2*i+1] = s00, s01, s10, s11
 		}
 		m := min(2*convPWBatch, P-px)
 		for j := 0; j < nch; j++ {
@@ -370,6 +380,131 @@ func convPWDot8x4(a, b [][8]int8, w0, w1 [][16]int8) (s0, s1, s2, s3 int64) {
 		s1 += v * int64(r[15])
 		s2 += v * int64(t[7])
 		s3 += v * int64(t[15])
+	}
+	return
+}
+
+// convPWDot16 is convPWDot8 for rows of groups of sixteen inputs (two of
+// convPWDot8's groups; w in the same layout, two groups of sixteen weights
+// per element), so that the loop's overhead is paid once per 64 products.
+//
+//go:noinline
+func convPWDot16(a, b [][16]int8, w [][32]int8) (s00, s01, s10, s11 int32) {
+	b, w = b[:len(a)], w[:len(a)]
+	for k := range a {
+		qa, qb, r := &a[k], &b[k], &w[k]
+		x, u := int32(qa[0]), int32(r[0])
+		s00 += x * u
+		y := int32(qb[0])
+		s10 += y * u
+		v := int32(r[8])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[1]), int32(r[1])
+		s00 += x * u
+		y = int32(qb[1])
+		s10 += y * u
+		v = int32(r[9])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[2]), int32(r[2])
+		s00 += x * u
+		y = int32(qb[2])
+		s10 += y * u
+		v = int32(r[10])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[3]), int32(r[3])
+		s00 += x * u
+		y = int32(qb[3])
+		s10 += y * u
+		v = int32(r[11])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[4]), int32(r[4])
+		s00 += x * u
+		y = int32(qb[4])
+		s10 += y * u
+		v = int32(r[12])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[5]), int32(r[5])
+		s00 += x * u
+		y = int32(qb[5])
+		s10 += y * u
+		v = int32(r[13])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[6]), int32(r[6])
+		s00 += x * u
+		y = int32(qb[6])
+		s10 += y * u
+		v = int32(r[14])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[7]), int32(r[7])
+		s00 += x * u
+		y = int32(qb[7])
+		s10 += y * u
+		v = int32(r[15])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[8]), int32(r[16])
+		s00 += x * u
+		y = int32(qb[8])
+		s10 += y * u
+		v = int32(r[24])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[9]), int32(r[17])
+		s00 += x * u
+		y = int32(qb[9])
+		s10 += y * u
+		v = int32(r[25])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[10]), int32(r[18])
+		s00 += x * u
+		y = int32(qb[10])
+		s10 += y * u
+		v = int32(r[26])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[11]), int32(r[19])
+		s00 += x * u
+		y = int32(qb[11])
+		s10 += y * u
+		v = int32(r[27])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[12]), int32(r[20])
+		s00 += x * u
+		y = int32(qb[12])
+		s10 += y * u
+		v = int32(r[28])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[13]), int32(r[21])
+		s00 += x * u
+		y = int32(qb[13])
+		s10 += y * u
+		v = int32(r[29])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[14]), int32(r[22])
+		s00 += x * u
+		y = int32(qb[14])
+		s10 += y * u
+		v = int32(r[30])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[15]), int32(r[23])
+		s00 += x * u
+		y = int32(qb[15])
+		s10 += y * u
+		v = int32(r[31])
+		s01 += x * v
+		s11 += y * v
 	}
 	return
 }

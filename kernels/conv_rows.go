@@ -202,7 +202,8 @@ const (
 // too short for convRowsDot's per-row set-up to pay: the windows of two
 // horizontally adjacent pixels are gathered into local arrays (the input
 // zero point for taps in the padding, which the folded bias cancels) and
-// multiplied with every pair of output channels by convPWDot8. wt holds
+// multiplied with every pair of output channels by convPWDot16 or
+// convPWDot8. wt holds
 // the weight rows [outC][K], K rounded up to a multiple of eight with
 // zeros, in convPWPairs's layout; rq the requantization triples.
 func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
@@ -218,6 +219,9 @@ func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 	var win [2][convGatherMax]int8
 	a8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&win[0])), K8)
 	b8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&win[1])), K8)
+	a16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(&win[0])), K8/2)
+	b16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(&win[1])), K8/2)
+	w32 := unsafe.Slice((*[32]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/32)
 	img := p.inH * p.inW * p.inC
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	for b := 0; b < p.batches; b++ {
@@ -234,7 +238,12 @@ func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 				}
 				r := o[ox*N:]
 				for ob := 0; ob < N; ob += 2 {
-					s00, s01, s10, s11 := convPWDot8(a8, b8, w16[ob/2*K8:ob/2*K8+K8])
+					var s00, s01, s10, s11 int32
+					if K8%2 == 0 {
+						s00, s01, s10, s11 = convPWDot16(a16, b16, w32[ob/2*(K8/2):ob/2*(K8/2)+K8/2])
+					} else {
+						s00, s01, s10, s11 = convPWDot8(a8, b8, w16[ob/2*K8:ob/2*K8+K8])
+					}
 					q0, q1 := &q[ob], &q[ob+1]
 					r[ob] = int8(max(min(convPWRescale(s00, q0)+zo, hi), lo))
 					two := ob+1 < N

@@ -54,6 +54,7 @@ const (
 	ConvLean8               Func = "convLean8"
 	ConvLeanInt8            Func = "convLeanInt8"
 	ConvLeanStore           Func = "convLeanStore"
+	ConvPWDot16             Func = "convPWDot16"
 	ConvPWDot4              Func = "convPWDot4"
 	ConvPWDot8              Func = "convPWDot8"
 	ConvPWDot8x4            Func = "convPWDot8x4"
@@ -347,6 +348,7 @@ func Funcs() []Func {
 		ConvLean8,
 		ConvLeanInt8,
 		ConvLeanStore,
+		ConvPWDot16,
 		ConvPWDot4,
 		ConvPWDot8,
 		ConvPWDot8x4,
@@ -682,6 +684,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convParams"}, {"in", "[]int8"}, {"wt", "string"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
 	case ConvLeanStore:
 		return []Param{{"p", "*convParams"}, {"s", "*[4]int64"}, {"corr", "int32"}, {"c0", "int"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
+	case ConvPWDot16:
+		return []Param{{"a", "[][16]int8"}, {"b", "[][16]int8"}, {"w", "[][32]int8"}}, true
 	case ConvPWDot4:
 		return []Param{{"xp", "[]int64"}, {"w0", "[]uint8"}, {"w1", "[]uint8"}, {"w2", "[]uint8"}, {"w3", "[]uint8"}}, true
 	case ConvPWDot8:
@@ -1342,7 +1346,8 @@ func (f Func) Results() int {
 		SoftmaxInt8Row,
 		TconvTaps:
 		return 2
-	case ConvPWDot4,
+	case ConvPWDot16,
+		ConvPWDot4,
 		ConvPWDot8,
 		ConvPWDot8x4,
 		ConvPWDotAny,
