@@ -16,6 +16,8 @@ package kernels
 //   - convRowsPair: parameter w has type [][2]int8
 //   - dw3x3Quad1: parameter cols has type *[3][9][]int8
 //   - dw3x3Quad2: parameter cols has type *[3][9][]int8
+//   - dw3x3Tri1: parameter cols has type *[3][9][]int8
+//   - dw3x3Tri2: parameter cols has type *[3][9][]int8
 //   - dwLeanRow: parameter w has type [][3]uint8
 //   - dwLeanRow2: parameter x has type *[7][]uint8
 //   - dwRowsAny: parameter rows has type [][]int64

@@ -87,6 +87,8 @@ const (
 	Dw3x3Int8               Func = "dw3x3Int8"
 	Dw3x3Quad1              Func = "dw3x3Quad1"
 	Dw3x3Quad2              Func = "dw3x3Quad2"
+	Dw3x3Tri1               Func = "dw3x3Tri1"
+	Dw3x3Tri2               Func = "dw3x3Tri2"
 	DwF32                   Func = "dwF32"
 	DwFinish                Func = "dwFinish"
 	DwInt16                 Func = "dwInt16"
@@ -381,6 +383,8 @@ func Funcs() []Func {
 		Dw3x3Int8,
 		Dw3x3Quad1,
 		Dw3x3Quad2,
+		Dw3x3Tri1,
+		Dw3x3Tri2,
 		DwF32,
 		DwFinish,
 		DwInt16,
@@ -749,6 +753,10 @@ func (f Func) Params() ([]Param, bool) {
 	case Dw3x3Quad1:
 		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Quad2:
+		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+	case Dw3x3Tri1:
+		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+	case Dw3x3Tri2:
 		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case DwF32:
 		return []Param{{"p", "*dwParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
@@ -1152,6 +1160,8 @@ func (f Func) Results() int {
 		Dw3x3Int8,
 		Dw3x3Quad1,
 		Dw3x3Quad2,
+		Dw3x3Tri1,
+		Dw3x3Tri2,
 		DwF32,
 		DwFinish,
 		DwInt16,
