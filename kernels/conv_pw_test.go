@@ -85,6 +85,34 @@ func convTPWLayout(filter []int8, outC int) string {
 	return string(b)
 }
 
+// convTPWPairs stores a [outC][k] filter as convPWInt8 wants it: for each
+// pair of output channels (the missing one zero), for each group of eight
+// columns the first channel's weights then the second's, then the k%8
+// last columns as (first, second) pairs.
+func convTPWPairs(filter []int8, outC int) string {
+	k := len(filter) / outC
+	w := func(oc, i int) byte {
+		if oc >= outC {
+			return 0
+		}
+		return byte(filter[oc*k+i])
+	}
+	var b []byte
+	for ob := 0; ob < outC; ob += 2 {
+		for g := 0; g+8 <= k; g += 8 {
+			for j := 0; j < 2; j++ {
+				for i := g; i < g+8; i++ {
+					b = append(b, w(ob+j, i))
+				}
+			}
+		}
+		for i := k / 8 * 8; i < k; i++ {
+			b = append(b, w(ob, i), w(ob+1, i))
+		}
+	}
+	return string(b)
+}
+
 // convTRQScale is the rescale the kernels inline (conv_rq.go):
 // mulByQuantMul(acc + folded bias, multiplier, shift) for record r.
 func convTRQScale(acc int32, r []int64) int32 {
@@ -142,11 +170,6 @@ func TestConvPWInt8(t *testing.T) {
 			px, k, n := sh[0], sh[1], sh[2]
 			in := convTRandI8(r, px*k)
 			filter := convTRandI8(r, n*k)
-			for i := range filter {
-				if filter[i] == -128 {
-					filter[i] = -127
-				}
-			}
 			bias, mult, shift := convTRandQ(r, n)
 			lo, hi := int32(-128), int32(127)
 			if zp == -1 {
@@ -160,7 +183,7 @@ func TestConvPWInt8(t *testing.T) {
 			pp := &convPWParams{pixels: px, inC: k, outC: n, outOffset: zp / 2, actMin: lo, actMax: hi}
 			got := make([]int8, px*n)
 			rq := convTRQ(bias, mult, shift, convTPWSums(filter, n), -zp)
-			convPWInt8(pp, in, convTPWLayout(filter, n), rq, make([]int64, n*convRQLen), make([]int64, k), got)
+			convPWInt8(pp, in, convTPWPairs(filter, n), rq, got)
 			for i := range want {
 				if got[i] != want[i] {
 					t.Fatalf("%v zp %d: output %d is %d, want %d", sh, zp, i, got[i], want[i])
@@ -231,12 +254,11 @@ func BenchmarkConvPW(b *testing.B) {
 		bias, mult, shift := convTRandQ(r, n)
 		rq := convTRQ(bias, mult, shift, convTPWSums(filter, n), 128)
 		pp := &convPWParams{pixels: px, inC: k, outC: n, outOffset: -128, actMin: -128, actMax: 127}
-		wt := convTPWLayout(filter, n)
+		wt := convTPWPairs(filter, n)
 		out := make([]int8, px*n)
-		rqs, xp := make([]int64, n*convRQLen), make([]int64, k)
 		b.Run(convTShapeName(sh), func(b *testing.B) {
 			for b.Loop() {
-				convPWInt8(pp, in, wt, rq, rqs, xp, out)
+				convPWInt8(pp, in, wt, rq, out)
 			}
 			b.ReportMetric(float64(px*k*n)*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
 		})
@@ -339,7 +361,7 @@ func TestConvFastReference(t *testing.T) {
 					pp := &convPWParams{pixels: p.batches * p.outH * p.outW, inC: p.inC, outC: p.outC,
 						outOffset: q.outZP, actMin: q.actMin, actMax: q.actMax}
 					clear(got)
-					convPWInt8(pp, x, wt, rq, make([]int64, p.outC*convRQLen), make([]int64, k), got)
+					convPWInt8(pp, x, convTPWPairs(rows, p.outC), rq, got)
 					convTNear(t, got, convTI32sOf(want), 0)
 				}
 			})
@@ -403,5 +425,36 @@ func BenchmarkConvWin(b *testing.B) {
 			}
 			b.ReportMetric(macs*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
 		})
+	}
+}
+
+// TestConvPWOut compares convPWOut's 32-bit rescale with mulByQuantMul on
+// edge and random accumulators, biases, multipliers and exponents.
+func TestConvPWOut(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	accs := []int32{0, 1, -1, 2, -2, 3, -3, 1 << 30, -1 << 30, 1<<31 - 1, -1 << 31, 12345, -12345}
+	mults := []int32{0, 1, 1 << 30, 1<<31 - 1, 1518500250, 1073741825}
+	for i := 0; i < 20000; i++ {
+		accs = append(accs, int32(r.Uint32())>>uint(r.Intn(31)))
+	}
+	for i := 0; i < 40; i++ {
+		mults = append(mults, int32(r.Uint32()>>1))
+	}
+	for _, m := range mults {
+		for sh := -31; sh <= 31; sh++ {
+			for _, bias := range []int32{0, 1<<31 - 1, -77} {
+				var q convPWRQ
+				convPWRQLoad(convTI32s([]int32{bias, m, int32(sh)}), 0, &q)
+				for i, a := range accs {
+					if i > 40 && (i+sh)%11 != 0 {
+						continue
+					}
+					want := int8(max(min(mulByQuantMul(a+bias, m, sh)+3, 100), -128))
+					if got := convPWOut(a, &q, 3, -128, 100); got != want {
+						t.Fatalf("acc %d bias %d mult %d shift %d: got %d, want %d", a, bias, m, sh, got, want)
+					}
+				}
+			}
+		}
 	}
 }

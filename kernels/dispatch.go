@@ -8,8 +8,16 @@ package kernels
 //
 // Not callable through Call:
 //   - convLeanStore: parameter s has type *[4]int64
+//   - convPWPair8: parameter x has type [][8]int8
+//   - convPWQuad8: parameter x has type [][8]int8
 //   - convPWSplit: parameter v has type *[3]int32
 //   - convPWStore: parameter v has type *[4][3]int32
+//   - convPWStore2x2: parameter q has type *[2]convPWRQ
+//   - convRowsPair: parameter w has type [][2]int8
+//   - dw3x3Quad1: parameter cols has type *[3][9][]int8
+//   - dw3x3Quad2: parameter cols has type *[3][9][]int8
+//   - dw3x3Tri1: parameter cols has type *[3][9][]int8
+//   - dw3x3Tri2: parameter cols has type *[3][9][]int8
 //   - dwLeanRow: parameter w has type [][3]uint8
 //   - dwLeanRow2: parameter x has type *[7][]uint8
 //   - dwRowsAny: parameter rows has type [][]int64
@@ -21,17 +29,18 @@ package kernels
 //     absQ, actfpExpMult, actfpExpNeg, actfpExpQuarter, actfpHalfDenominator,
 //     actfpLogistic, actfpReciprocal, actfpShlSat, actfpTanh, addQuantOne,
 //     argMinMaxIdxF32, argMinMaxIdxI16, argMinMaxIdxI8, clampF32, clampI32,
-//     constI8, constU8, convLean8, convPWDot4, convTaps, dwRescale,
-//     dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32,
-//     fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
-//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
-//     hardSwishShl16, hardSwishSrdhm16, ld32, ld64, ldf32, le64,
-//     leakyReluOne, logisticTanh16Input, lstmCellF, lstmCellQ, lstmDot16,
-//     lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q, lstmFCQ64,
-//     lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ, lstmMakeUnitRQ,
-//     lstmRowBatch, lstmSigmoidQ, lstmTanhQ, meanRequant, mulByQuantMul,
-//     mulByQuantMul64, mulQuantOne, poolAvgRound, poolWindow, preluOne,
-//     quantizeF32One, reluOne, requantizeOne, roundingDivByPOT,
+//     constI8, constU8, convLean8, convPWDot16, convPWDot4, convPWDot8,
+//     convPWDot8x4, convPWDotAny, convPWOut, convPWRescale, convRQ32,
+//     convRowsDot, convRowsEdge, convTaps, dwRescale, dwRowsSrc, dwTaps,
+//     ewRequantDown, ewRowStart, ewRows, ewTab32, fcDotI16, fcDotI16Acc32,
+//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
+//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
+//     ld32, ld64, ldf32, le64, leakyReluOne, logisticTanh16Input, lstmCellF,
+//     lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S,
+//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
+//     lstmMakeUnitRQ, lstmRowBatch, lstmSigmoidQ, lstmTanhQ, meanRequant,
+//     mulByQuantMul, mulByQuantMul64, mulQuantOne, poolAvgRound, poolWindow,
+//     preluOne, quantizeF32One, reluOne, requantizeOne, roundingDivByPOT,
 //     satRoundDoublingHighMul, sigmoidTab, softmaxExpNeg, softmaxExpSmall,
 //     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale, subQuantOne,
 //     tconvTaps, triDotBlock
@@ -79,6 +88,10 @@ func Call(fn string, args []any) bool {
 		avgPoolInt8(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
+	case "convGatherInt8":
+		convGatherInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "convGatherWin":
+		convGatherWin(args[0].(*convRowsParams), args[1].([]int8), int(args[2].(int64)), int(args[3].(int64)), args[4].([]int8))
 	case "convInt16":
 		convInt16(args[0].(*convParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
 	case "convInt16Acc32":
@@ -88,13 +101,15 @@ func Call(fn string, args []any) bool {
 	case "convLeanInt8":
 		convLeanInt8(args[0].(*convParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8))
 	case "convPWInt8":
-		convPWInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int64), args[5].([]int64), args[6].([]int8))
-	case "convPWPack3":
-		convPWPack3(args[0].([]int8), args[1].([]int64))
+		convPWInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "convPWRQLoad":
+		convPWRQLoad(args[0].(string), int(args[1].(int64)), args[2].(*convPWRQ))
 	case "convPWRows":
 		convPWRows(args[0].([]int64), args[1].([]uint8), int(args[2].(int64)), int(args[3].(int64)), args[4].([]int64), args[5].([]int8), int32(args[6].(int64)), int32(args[7].(int64)), int32(args[8].(int64)))
 	case "convRQLoad":
 		convRQLoad(args[0].(string), args[1].([]int64))
+	case "convRowsInt8":
+		convRowsInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "convWinGather":
 		convWinGather(args[0].(*convWinParams), args[1].([]int8), int(args[2].(int64)), int(args[3].(int64)), int(args[4].(int64)), args[5].([]int64))
 	case "convWinInt8":
@@ -111,6 +126,8 @@ func Call(fn string, args []any) bool {
 		dequantizeI8(args[0].(*dequantizeParams), args[1].([]int8), args[2].([]float32))
 	case "dequantizeU8":
 		dequantizeU8(args[0].(*dequantizeParams), args[1].([]uint8), args[2].([]float32))
+	case "dw3x3Int8":
+		dw3x3Int8(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
 	case "dwF32":
 		dwF32(args[0].(*dwParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "dwFinish":
@@ -416,6 +433,29 @@ func NewParams(typ string, fields map[string]any) any {
 			}
 		}
 		return p
+	case "convPWRQ":
+		p := &convPWRQ{}
+		for k, v := range fields {
+			switch k {
+			case "bias":
+				p.bias = int32(v.(int64))
+			case "left":
+				p.left = uint32(v.(int64))
+			case "mult2":
+				p.mult2 = uint32(v.(int64))
+			case "right":
+				p.right = uint32(v.(int64))
+			case "mask":
+				p.mask = uint32(v.(int64))
+			case "half":
+				p.half = uint32(v.(int64))
+			case "negRound":
+				p.negRound = uint32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
 	case "convParams":
 		p := &convParams{}
 		for k, v := range fields {
@@ -466,6 +506,49 @@ func NewParams(typ string, fields map[string]any) any {
 				p.fActMin = float32(v.(float64))
 			case "fActMax":
 				p.fActMax = float32(v.(float64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convRowsParams":
+		p := &convRowsParams{}
+		for k, v := range fields {
+			switch k {
+			case "batches":
+				p.batches = int(v.(int64))
+			case "inH":
+				p.inH = int(v.(int64))
+			case "inW":
+				p.inW = int(v.(int64))
+			case "inC":
+				p.inC = int(v.(int64))
+			case "filterH":
+				p.filterH = int(v.(int64))
+			case "filterW":
+				p.filterW = int(v.(int64))
+			case "outH":
+				p.outH = int(v.(int64))
+			case "outW":
+				p.outW = int(v.(int64))
+			case "outC":
+				p.outC = int(v.(int64))
+			case "strideH":
+				p.strideH = int(v.(int64))
+			case "strideW":
+				p.strideW = int(v.(int64))
+			case "padH":
+				p.padH = int(v.(int64))
+			case "padW":
+				p.padW = int(v.(int64))
+			case "inZP":
+				p.inZP = int32(v.(int64))
+			case "outOffset":
+				p.outOffset = int32(v.(int64))
+			case "actMin":
+				p.actMin = int32(v.(int64))
+			case "actMax":
+				p.actMax = int32(v.(int64))
 			default:
 				return nil
 			}
@@ -526,6 +609,41 @@ func NewParams(typ string, fields map[string]any) any {
 				p.scale = float32(v.(float64))
 			case "zp":
 				p.zp = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "dw3x3Params":
+		p := &dw3x3Params{}
+		for k, v := range fields {
+			switch k {
+			case "batches":
+				p.batches = int(v.(int64))
+			case "inH":
+				p.inH = int(v.(int64))
+			case "inW":
+				p.inW = int(v.(int64))
+			case "chans":
+				p.chans = int(v.(int64))
+			case "outH":
+				p.outH = int(v.(int64))
+			case "outW":
+				p.outW = int(v.(int64))
+			case "strideH":
+				p.strideH = int(v.(int64))
+			case "strideW":
+				p.strideW = int(v.(int64))
+			case "padH":
+				p.padH = int(v.(int64))
+			case "padW":
+				p.padW = int(v.(int64))
+			case "outOffset":
+				p.outOffset = int32(v.(int64))
+			case "actMin":
+				p.actMin = int32(v.(int64))
+			case "actMax":
+				p.actMax = int32(v.(int64))
 			default:
 				return nil
 			}

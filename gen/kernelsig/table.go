@@ -50,19 +50,35 @@ const (
 	ConstI8                 Func = "constI8"
 	ConstU8                 Func = "constU8"
 	ConvF32                 Func = "convF32"
+	ConvGatherInt8          Func = "convGatherInt8"
+	ConvGatherWin           Func = "convGatherWin"
 	ConvInt16               Func = "convInt16"
 	ConvInt16Acc32          Func = "convInt16Acc32"
 	ConvInt8                Func = "convInt8"
 	ConvLean8               Func = "convLean8"
 	ConvLeanInt8            Func = "convLeanInt8"
 	ConvLeanStore           Func = "convLeanStore"
+	ConvPWDot16             Func = "convPWDot16"
 	ConvPWDot4              Func = "convPWDot4"
+	ConvPWDot8              Func = "convPWDot8"
+	ConvPWDot8x4            Func = "convPWDot8x4"
+	ConvPWDotAny            Func = "convPWDotAny"
 	ConvPWInt8              Func = "convPWInt8"
-	ConvPWPack3             Func = "convPWPack3"
+	ConvPWOut               Func = "convPWOut"
+	ConvPWPair8             Func = "convPWPair8"
+	ConvPWQuad8             Func = "convPWQuad8"
+	ConvPWRQLoad            Func = "convPWRQLoad"
+	ConvPWRescale           Func = "convPWRescale"
 	ConvPWRows              Func = "convPWRows"
 	ConvPWSplit             Func = "convPWSplit"
 	ConvPWStore             Func = "convPWStore"
+	ConvPWStore2x2          Func = "convPWStore2x2"
+	ConvRQ32                Func = "convRQ32"
 	ConvRQLoad              Func = "convRQLoad"
+	ConvRowsDot             Func = "convRowsDot"
+	ConvRowsEdge            Func = "convRowsEdge"
+	ConvRowsInt8            Func = "convRowsInt8"
+	ConvRowsPair            Func = "convRowsPair"
 	ConvTaps                Func = "convTaps"
 	ConvWinGather           Func = "convWinGather"
 	ConvWinInt8             Func = "convWinInt8"
@@ -72,6 +88,11 @@ const (
 	DequantizeI16           Func = "dequantizeI16"
 	DequantizeI8            Func = "dequantizeI8"
 	DequantizeU8            Func = "dequantizeU8"
+	Dw3x3Int8               Func = "dw3x3Int8"
+	Dw3x3Quad1              Func = "dw3x3Quad1"
+	Dw3x3Quad2              Func = "dw3x3Quad2"
+	Dw3x3Tri1               Func = "dw3x3Tri1"
+	Dw3x3Tri2               Func = "dw3x3Tri2"
 	DwF32                   Func = "dwF32"
 	DwFinish                Func = "dwFinish"
 	DwInt16                 Func = "dwInt16"
@@ -267,9 +288,12 @@ const (
 	AbsParams            Struct = "absParams"
 	ArgMinMaxParams      Struct = "argMinMaxParams"
 	ConvPWParams         Struct = "convPWParams"
+	ConvPWRQ             Struct = "convPWRQ"
 	ConvParams           Struct = "convParams"
+	ConvRowsParams       Struct = "convRowsParams"
 	ConvWinParams        Struct = "convWinParams"
 	DequantizeParams     Struct = "dequantizeParams"
+	Dw3x3Params          Struct = "dw3x3Params"
 	DwLeanParams         Struct = "dwLeanParams"
 	DwParams             Struct = "dwParams"
 	DwRowsParams         Struct = "dwRowsParams"
@@ -344,19 +368,35 @@ func Funcs() []Func {
 		ConstI8,
 		ConstU8,
 		ConvF32,
+		ConvGatherInt8,
+		ConvGatherWin,
 		ConvInt16,
 		ConvInt16Acc32,
 		ConvInt8,
 		ConvLean8,
 		ConvLeanInt8,
 		ConvLeanStore,
+		ConvPWDot16,
 		ConvPWDot4,
+		ConvPWDot8,
+		ConvPWDot8x4,
+		ConvPWDotAny,
 		ConvPWInt8,
-		ConvPWPack3,
+		ConvPWOut,
+		ConvPWPair8,
+		ConvPWQuad8,
+		ConvPWRQLoad,
+		ConvPWRescale,
 		ConvPWRows,
 		ConvPWSplit,
 		ConvPWStore,
+		ConvPWStore2x2,
+		ConvRQ32,
 		ConvRQLoad,
+		ConvRowsDot,
+		ConvRowsEdge,
+		ConvRowsInt8,
+		ConvRowsPair,
 		ConvTaps,
 		ConvWinGather,
 		ConvWinInt8,
@@ -366,6 +406,11 @@ func Funcs() []Func {
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		Dw3x3Int8,
+		Dw3x3Quad1,
+		Dw3x3Quad2,
+		Dw3x3Tri1,
+		Dw3x3Tri2,
 		DwF32,
 		DwFinish,
 		DwInt16,
@@ -563,9 +608,12 @@ func Structs() []Struct {
 		AbsParams,
 		ArgMinMaxParams,
 		ConvPWParams,
+		ConvPWRQ,
 		ConvParams,
+		ConvRowsParams,
 		ConvWinParams,
 		DequantizeParams,
+		Dw3x3Params,
 		DwLeanParams,
 		DwParams,
 		DwRowsParams,
@@ -676,6 +724,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "string"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case ConvGatherInt8:
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case ConvGatherWin:
+		return []Param{{"p", "*convRowsParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}, {"dst", "[]int8"}}, true
 	case ConvInt16:
 		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case ConvInt16Acc32:
@@ -688,20 +740,48 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convParams"}, {"in", "[]int8"}, {"wt", "string"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
 	case ConvLeanStore:
 		return []Param{{"p", "*convParams"}, {"s", "*[4]int64"}, {"corr", "int32"}, {"c0", "int"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
+	case ConvPWDot16:
+		return []Param{{"a", "[][16]int8"}, {"b", "[][16]int8"}, {"w", "[][32]int8"}}, true
 	case ConvPWDot4:
 		return []Param{{"xp", "[]int64"}, {"w0", "[]uint8"}, {"w1", "[]uint8"}, {"w2", "[]uint8"}, {"w3", "[]uint8"}}, true
+	case ConvPWDot8:
+		return []Param{{"a", "[][8]int8"}, {"b", "[][8]int8"}, {"w", "[][16]int8"}}, true
+	case ConvPWDot8x4:
+		return []Param{{"a", "[][8]int8"}, {"b", "[][8]int8"}, {"w0", "[][16]int8"}, {"w1", "[][16]int8"}}, true
+	case ConvPWDotAny:
+		return []Param{{"x0", "[]int8"}, {"x1", "[]int8"}, {"w", "[]int8"}}, true
 	case ConvPWInt8:
-		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"rqs", "[]int64"}, {"xp", "[]int64"}, {"out", "[]int8"}}, true
-	case ConvPWPack3:
-		return []Param{{"x", "[]int8"}, {"xp", "[]int64"}}, true
+		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case ConvPWOut:
+		return []Param{{"acc", "int32"}, {"q", "*convPWRQ"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case ConvPWPair8:
+		return []Param{{"p", "*convPWParams"}, {"x", "[][8]int8"}, {"w", "[][16]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
+	case ConvPWQuad8:
+		return []Param{{"p", "*convPWParams"}, {"x", "[][8]int8"}, {"w", "[][16]int8"}, {"q", "*[4]convPWRQ"}, {"m", "int"}, {"out", "[]int8"}}, true
+	case ConvPWRQLoad:
+		return []Param{{"rq", "string"}, {"c", "int"}, {"q", "*convPWRQ"}}, true
+	case ConvPWRescale:
+		return []Param{{"acc", "int32"}, {"q", "*convPWRQ"}}, true
 	case ConvPWRows:
 		return []Param{{"xp", "[]int64"}, {"w", "[]uint8"}, {"n", "int"}, {"N", "int"}, {"rqs", "[]int64"}, {"out", "[]int8"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvPWSplit:
 		return []Param{{"s", "int64"}, {"v", "*[3]int32"}}, true
 	case ConvPWStore:
 		return []Param{{"v", "*[4][3]int32"}, {"n", "int"}, {"m", "int"}, {"rqs", "[]int64"}, {"out", "[]int8"}, {"N", "int"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case ConvPWStore2x2:
+		return []Param{{"p", "*convPWParams"}, {"s00", "int32"}, {"s01", "int32"}, {"s10", "int32"}, {"s11", "int32"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"second", "bool"}, {"out", "[]int8"}}, true
+	case ConvRQ32:
+		return []Param{{"acc", "int32"}, {"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}}, true
 	case ConvRQLoad:
 		return []Param{{"rq", "string"}, {"dst", "[]int64"}}, true
+	case ConvRowsDot:
+		return []Param{{"x", "[]int8"}, {"d", "int"}, {"rs", "int"}, {"fH", "int"}, {"L", "int"}, {"w", "[][2]int8"}}, true
+	case ConvRowsEdge:
+		return []Param{{"p", "*convRowsParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}, {"w", "[][2]int8"}}, true
+	case ConvRowsInt8:
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case ConvRowsPair:
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
 	case ConvTaps:
 		return []Param{{"origin", "int"}, {"dilation", "int"}, {"taps", "int"}, {"size", "int"}}, true
 	case ConvWinGather:
@@ -720,6 +800,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]int8"}, {"out", "[]float32"}}, true
 	case DequantizeU8:
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]uint8"}, {"out", "[]float32"}}, true
+	case Dw3x3Int8:
+		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case Dw3x3Quad1:
+		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+	case Dw3x3Quad2:
+		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+	case Dw3x3Tri1:
+		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+	case Dw3x3Tri2:
+		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case DwF32:
 		return []Param{{"p", "*dwParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case DwFinish:
@@ -1122,17 +1212,24 @@ func (f Func) Results() int {
 		AvgPoolInt16,
 		AvgPoolInt8,
 		ConvF32,
+		ConvGatherInt8,
+		ConvGatherWin,
 		ConvInt16,
 		ConvInt16Acc32,
 		ConvInt8,
 		ConvLeanInt8,
 		ConvLeanStore,
 		ConvPWInt8,
-		ConvPWPack3,
+		ConvPWPair8,
+		ConvPWQuad8,
+		ConvPWRQLoad,
 		ConvPWRows,
 		ConvPWSplit,
 		ConvPWStore,
+		ConvPWStore2x2,
 		ConvRQLoad,
+		ConvRowsInt8,
+		ConvRowsPair,
 		ConvWinGather,
 		ConvWinInt8,
 		ConvWinLane,
@@ -1141,6 +1238,11 @@ func (f Func) Results() int {
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		Dw3x3Int8,
+		Dw3x3Quad1,
+		Dw3x3Quad2,
+		Dw3x3Tri1,
+		Dw3x3Tri2,
 		DwF32,
 		DwFinish,
 		DwInt16,
@@ -1283,6 +1385,9 @@ func (f Func) Results() int {
 		ClampI32,
 		ConstI8,
 		ConstU8,
+		ConvPWOut,
+		ConvPWRescale,
+		ConvRQ32,
 		DwRescale,
 		DwRowsSrc,
 		EwRequantDown,
@@ -1336,7 +1441,8 @@ func (f Func) Results() int {
 		SoftmaxRescale,
 		SubQuantOne:
 		return 1
-	case ConvTaps,
+	case ConvRowsEdge,
+		ConvTaps,
 		DwTaps,
 		EwRowStart,
 		FcRQFor,
@@ -1345,7 +1451,12 @@ func (f Func) Results() int {
 		SoftmaxInt8Row,
 		TconvTaps:
 		return 2
-	case ConvPWDot4,
+	case ConvPWDot16,
+		ConvPWDot4,
+		ConvPWDot8,
+		ConvPWDot8x4,
+		ConvPWDotAny,
+		ConvRowsDot,
 		LstmDotF4,
 		LstmDotF4S,
 		TriDotBlock:
@@ -1368,12 +1479,18 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"outer", "int"}, {"axis", "int"}, {"inner", "int"}, {"isMin", "bool"}}, true
 	case ConvPWParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case ConvPWRQ:
+		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}}, true
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
+	case ConvRowsParams:
+		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvWinParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int64"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case DequantizeParams:
 		return []Param{{"scale", "float32"}, {"zp", "int32"}}, true
+	case Dw3x3Params:
+		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case DwLeanParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case DwParams:

@@ -339,8 +339,21 @@ func lowerConv2D(c *opCtx) error {
 		if err != nil {
 			return err
 		}
-		// The fast kernels need scratch; the generator asks for the lean
-		// variant where that scratch would make the arena larger.
+		// A pointwise convolution needs no scratch: convPWInt8 in every
+		// build.
+		if fC == inC && convFastOK(shift) && fH == 1 && fW == 1 && strideH == 1 && strideW == 1 &&
+			padH == 0 && padW == 0 && oh == inH && ow == inW {
+			return convLowerPWInt8(c, in, bias, out, batches*oh*ow, inC, outC, convOHWI(filter.Data, outC),
+				mult, shift, inZP, outZP, lo, hi)
+		}
+		if fC == inC && convFastOK(shift) && dilH == 1 && dilW == 1 {
+			return convLowerRowsInt8(c, in, bias, out, convFastGeom{
+				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
+				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
+			}, convOHWI(filter.Data, outC), mult, shift, inZP, outZP, lo, hi)
+		}
+		// The other fast kernels need scratch; the generator asks for the
+		// lean variant where that scratch would make the arena larger.
 		if fC == inC && convFastOK(shift) && !c.Lean() {
 			return convLowerFastInt8(c, in, filter, bias, out, convFastGeom{
 				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
@@ -457,6 +470,21 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		b, err := convBiasArg(c, bias, model.Int32, outC)
 		if err != nil {
 			return err
+		}
+		// A 3x3 depthwise convolution needs no scratch: dw3x3Int8 in every
+		// build.
+		if depthMul == 1 && fH == 3 && fW == 3 && dilH == 1 && dilW == 1 && (strideW == 1 || strideW == 2) &&
+			convFastOK(shift) {
+			return dwLower3x3Int8(c, in, filter, bias, out, oh, ow, strideH, strideW, padH, padW,
+				mult, shift, inZP, outZP, lo, hi)
+		}
+		if inC == 1 && dilH == 1 && dilW == 1 && convFastOK(shift) {
+			// One input channel: a convolution whose weight rows are the
+			// filter's columns, scratch-free.
+			return convLowerRowsInt8(c, in, bias, out, convFastGeom{
+				batches: batches, inH: inH, inW: inW, inC: 1, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
+				strideH: strideH, strideW: strideW, dilH: 1, dilW: 1, padH: padH, padW: padW,
+			}, convDepthwiseAsConv(filter.Data, outC), mult, shift, inZP, outZP, lo, hi)
 		}
 		if convFastOK(shift) && !c.Lean() {
 			g := convFastGeom{
@@ -643,10 +671,12 @@ func lowerTransposeConv(c *opCtx) error {
 
 // Constants shared with the kernels.
 const (
-	convRQLen      = 8  // int64 values per expanded requantization record
-	convLaneTaps   = 63 // products a 21-bit lane can always hold
-	dwRowsMaxRows  = 16 // filter rows the depthwise row ring holds
-	convRQMaxShift = 31 // largest left shift of the fast rescale
+	convRQLen      = 8   // int64 values per expanded requantization record
+	convLaneTaps   = 63  // products a 21-bit lane can always hold
+	dwRowsMaxRows  = 16  // filter rows the depthwise row ring holds
+	convRQMaxShift = 31  // largest left shift of the fast rescale
+	convGatherMax  = 128 // window values convGatherInt8 gathers
+	convGatherMaxC = 64  // output channels convGatherInt8 handles
 )
 
 // convFastGeom is the geometry of a convolution lowered to a fast kernel.
@@ -795,14 +825,6 @@ func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFast
 	}
 	rqs := c.Scratch(model.Int64, g.outC*convRQLen)
 	xp := c.Scratch(model.Int64, k)
-	if g.fH == 1 && g.fW == 1 && g.strideH == 1 && g.strideW == 1 && g.padH == 0 && g.padW == 0 &&
-		g.inH == g.outH && g.inW == g.outW {
-		c.Call(kernelsig.ConvPWInt8, Struct(kernelsig.ConvPWParams,
-			F("pixels", Int(g.batches*g.outH*g.outW)), F("inC", Int(g.inC)), F("outC", Int(g.outC)),
-			F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
-			View(in), c.Const("PW", wt), rq, rqs, xp, View(out))
-		return nil
-	}
 	c.Call(kernelsig.ConvWinInt8, Struct(kernelsig.ConvWinParams,
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
 		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
@@ -813,6 +835,94 @@ func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFast
 		F("inZP", I64(int64(inZP))), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
 		View(in), c.Const("Win", wt), rq, rqs, xp, View(out))
 	return nil
+}
+
+// convLowerPWInt8 emits convPWInt8 for a pointwise (1x1, stride 1)
+// convolution of the given pixels with weight rows [outC][inC].
+func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC int, rows [][]int8,
+	mult, shift []int32, inZP, outZP, lo, hi int32) error {
+	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
+	if err != nil {
+		return err
+	}
+	c.Call(kernelsig.ConvPWInt8, Struct(kernelsig.ConvPWParams,
+		F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
+		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+		View(in), c.Const("PW", convPWPairs(rows)), rq, View(out))
+	return nil
+}
+
+// convLowerRowsInt8 emits convRowsInt8, the scratch-free convolution
+// without dilation, for weight rows [outC][K] in filter order (taps row by
+// row, then input channels).
+func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, rows [][]int8,
+	mult, shift []int32, inZP, outZP, lo, hi int32) error {
+	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
+	if err != nil {
+		return err
+	}
+	k := len(rows[0])
+	if kp := (k + 7) / 8 * 8; kp <= convGatherMax && len(rows) <= convGatherMaxC {
+		// A small window: convGatherInt8, rows padded with zero weights.
+		padded := make([][]int8, len(rows))
+		for oc, r := range rows {
+			padded[oc] = append(append([]int8(nil), r...), make([]int8, kp-k)...)
+		}
+		c.Call(kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Gather", convPWPairs(padded)), rq, View(out))
+		return nil
+	}
+	wt := make([]byte, 0, (len(rows)+1)/2*2*k)
+	for ob := 0; ob < len(rows); ob += 2 {
+		for i := 0; i < k; i++ {
+			var w1 int8
+			if ob+1 < len(rows) {
+				w1 = rows[ob+1][i]
+			}
+			wt = append(wt, byte(rows[ob][i]), byte(w1))
+		}
+	}
+	c.Call(kernelsig.ConvRowsInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Rows", wt), rq, View(out))
+	return nil
+}
+
+// convRowsStruct is the convRowsParams of a convolution.
+func convRowsStruct(g convFastGeom, inZP, outZP, lo, hi int32) Arg {
+	return Struct(kernelsig.ConvRowsParams,
+		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
+		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
+		F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)),
+		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)),
+		F("padH", Int(g.padH)), F("padW", Int(g.padW)),
+		F("inZP", I32(inZP)), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi)))
+}
+
+// convPWPairs lays out weight rows [outC][K] for convPWInt8: for each pair
+// of output channels (a zero row standing in for channel outC when outC is
+// odd), for each group of eight columns the first channel's eight weights
+// then the second's, then one (first, second) pair for each of the K%8
+// last columns.
+func convPWPairs(rows [][]int8) []byte {
+	k := len(rows[0])
+	zero := make([]int8, k)
+	out := make([]byte, 0, (len(rows)+1)/2*2*k)
+	for ob := 0; ob < len(rows); ob += 2 {
+		r0, r1 := rows[ob], zero
+		if ob+1 < len(rows) {
+			r1 = rows[ob+1]
+		}
+		n := k / 8
+		for g := 0; g < n; g++ {
+			for _, r := range [2][]int8{r0, r1} {
+				for _, v := range r[8*g : 8*g+8] {
+					out = append(out, byte(v))
+				}
+			}
+		}
+		for i := 8 * n; i < k; i++ {
+			out = append(out, byte(r0[i]), byte(r1[i]))
+		}
+	}
+	return out
 }
 
 // dwLowerRowsInt8 emits dwRowsInt8 for an int8 depthwise convolution with
@@ -846,6 +956,36 @@ func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGe
 		F("inZP", I64(int64(inZP))), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
 		View(in), c.Const("DW", wt), rq, c.Scratch(model.Int64, g.outC*convRQLen),
 		c.Scratch(model.Int64, g.fH*g.outC*t*g.fW), c.Scratch(model.Int8, g.outC), View(out))
+	return nil
+}
+
+// dwLower3x3Int8 emits dw3x3Int8, the scratch-free 3x3 depthwise kernel
+// (depth multiplier 1, no dilation, horizontal stride 1 or 2): the filter
+// channel-major ([C][9], taps row by row), a constant row of the input zero
+// point for padded taps and conv_rq.go's requantization triples with the
+// bias folded for input offset -zp.
+func dwLower3x3Int8(c *opCtx, in, filter, bias, out *model.Tensor, oh, ow, strideH, strideW, padH, padW int,
+	mult, shift []int32, inZP, outZP, lo, hi int32) error {
+	batches, inH, inW, C := in.Shape[0], in.Shape[1], in.Shape[2], in.Shape[3]
+	rows := convDepthwiseAsConv(filter.Data, C)
+	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
+	if err != nil {
+		return err
+	}
+	zrow := make([]byte, C)
+	wt := make([]byte, 0, 9*C)
+	for ch, w := range rows {
+		zrow[ch] = byte(int8(inZP))
+		for _, v := range w {
+			wt = append(wt, byte(v))
+		}
+	}
+	c.Call(kernelsig.Dw3x3Int8, Struct(kernelsig.Dw3x3Params,
+		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("chans", Int(C)),
+		F("outH", Int(oh)), F("outW", Int(ow)), F("strideH", Int(strideH)), F("strideW", Int(strideW)),
+		F("padH", Int(padH)), F("padW", Int(padW)),
+		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+		View(in), c.Const("DW", wt), c.Const("ZP", zrow), rq, View(out))
 	return nil
 }
 

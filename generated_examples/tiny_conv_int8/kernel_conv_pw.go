@@ -4,247 +4,507 @@
 
 package tiny_conv_int8
 
-// Columns a lane sums between splits: products (<= 32640), and plain
-// inputs (<= 128) for the offset correction.
-const (
-	convPWChunk    = 32
-	convPWSumChunk = 8191
+import (
+	"unsafe"
 )
 
-// convWinParams describes a convolution run through gathered windows.
-type convWinParams struct {
-	batches              int
-	inH, inW, inC        int
-	filterH, filterW     int
-	outH, outW, outC     int
-	strideH, strideW     int
-	dilationH, dilationW int
-	padH, padW           int   // padding before the first row / column
-	inZP                 int64 // input zero point, written for padded taps
-	outOffset            int32 // output zero point
-	actMin, actMax       int32 // quantized activation bounds
+// convPWParams describes a pointwise convolution.
+type convPWParams struct {
+	pixels         int   // batches * height * width
+	inC, outC      int   // input and output channels
+	outOffset      int32 // output zero point
+	actMin, actMax int32 // quantized activation bounds
 }
 
-// convWinInt8 runs a convolution whose filter is [outC][filterH][filterW]
-// [inC], stored like convPWInt8's as uint8 rows of K = filterH*filterW*inC.
-// Pixels are taken in triples along each output row. xp is K int64 of
-// scratch.
-func convWinInt8(p *convWinParams, in []int8, wt, rq string, rqs []int64, xp []int64, out []int8) {
-	convRQLoad(rq, rqs)
-	K := p.filterH * p.filterW * p.inC
-	N := p.outC
-	w := constU8(wt)
-	xp = xp[:K]
-	img := p.inH * p.inW * p.inC
-	for b := 0; b < p.batches; b++ {
-		x := in[b*img : b*img+img]
-		for oy := 0; oy < p.outH; oy++ {
-			o := out[(b*p.outH+oy)*p.outW*N : (b*p.outH+oy+1)*p.outW*N]
-			for ox := 0; ox < p.outW; ox += 3 {
-				n := min(3, p.outW-ox)
-				convWinGather(p, x, oy, ox, n, xp)
-				convPWRows(xp, w, n, N, rqs, o[ox*N:], p.outOffset, p.actMin, p.actMax)
-			}
+// convPWInt8 runs the pointwise convolution without scratch memory. wt
+// holds the int8 weights in the layout of convPWPairs: for each pair of
+// output channels (outC rounded up to even, the missing channel's weights
+// zero), 2*inC bytes; rq holds the requantization triples (conv_rq.go).
+//
+// The products are computed for two pixels and two output channels at a
+// time in four int32 sums, one 32-bit multiply-add each (MLA on ARM): a
+// 32-bit core keeps the four sums, three base pointers and the loaded
+// values in its registers, where lane-packed 64-bit products would need
+// a 64-bit add per multiply and twice the registers per sum. The sums wrap
+// like the reference's int32 accumulator.
+func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
+	K, N, P := p.inC, p.outC, p.pixels
+	w := constI8(wt)
+	in = in[:P*K]
+	out = out[:P*N]
+	w = w[:(N+1)/2*2*K]
+	// With K a multiple of eight, rows and weights are read as groups of
+	// eight and sixteen (convPWPair8); otherwise through convPWDotAny.
+	K8 := K / 8
+	in8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/8)
+	w16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/16)
+	var q [4]convPWRQ
+	q2 := (*[2]convPWRQ)(q[:2])
+	for ob := 0; ob < N; ob += 2 {
+		convPWRQLoad(rq, ob, &q[0])
+		two := ob+1 < N
+		if two {
+			convPWRQLoad(rq, ob+1, &q[1])
 		}
-	}
-}
-
-// convWinGather packs the windows of the n output pixels (oy, ox..ox+n-1)
-// into the lanes of xp, the input zero point standing in for padding.
-func convWinGather(p *convWinParams, x []int8, oy, ox, n int, xp []int64) {
-	cin, fW := p.inC, p.filterW
-	seg := fW * cin
-	iy0 := oy*p.strideH - p.padH
-	ix0 := ox*p.strideW - p.padW
-	span := (fW - 1) * p.dilationW
-	// Windows of all three pixels inside the row, taps contiguous: one pass.
-	joint := n == 3 && p.dilationW == 1 && ix0 >= 0 && ix0+2*p.strideW+span < p.inW
-	zp := p.inZP
-	for fy := 0; fy < p.filterH; fy++ {
-		dst := xp[fy*seg : fy*seg+seg]
-		iy := iy0 + fy*p.dilationH
-		if iy < 0 || iy >= p.inH {
-			v := zp
-			if n > 1 {
-				v += zp << 21
+		if convPW64 && K%8 == 0 && K < 1<<17 && ob+2 < N {
+			// Four channels, two pixels a multiply (convPWQuad8).
+			convPWRQLoad(rq, ob+2, &q[2])
+			m := min(4, N-ob)
+			if m == 4 {
+				convPWRQLoad(rq, ob+3, &q[3])
 			}
-			if n > 2 {
-				v += zp << 42
-			}
-			for i := range dst {
-				dst[i] = v
-			}
+			convPWQuad8(p, in8, w16[ob/2*K8:ob/2*K8+2*K8], &q, m, out[ob:])
+			ob += 2
 			continue
 		}
-		row := x[iy*p.inW*cin : (iy+1)*p.inW*cin]
-		if joint {
-			a := row[ix0*cin : ix0*cin+seg]
-			b := row[(ix0+p.strideW)*cin : (ix0+p.strideW)*cin+seg]
-			c := row[(ix0+2*p.strideW)*cin : (ix0+2*p.strideW)*cin+seg]
-			b, c = b[:len(a)], c[:len(a)]
-			dst = dst[:len(a)]
-			for i, av := range a {
-				dst[i] = int64(av) + int64(b[i])<<21 + int64(c[i])<<42
-			}
+		if K%8 == 0 {
+			convPWPair8(p, in8, w16[ob/2*K8:ob/2*K8+K8], q2, two, out[ob:])
 			continue
 		}
-		for lane := 0; lane < n; lane++ {
-			convWinLane(p, row, ix0+lane*p.strideW, dst, uint(21*lane))
+		wb := w[ob*K : ob*K+2*K]
+		for px := 0; px < P; px += 2 {
+			p1 := min(px+1, P-1) // an odd last pixel is paired with itself
+			s00, s01, s10, s11 := convPWDotAny(in[px*K:px*K+K], in[p1*K:p1*K+K], wb)
+			convPWStore2x2(p, s00, s01, s10, s11, q2, two, px+1 < P, out[px*N+ob:])
 		}
 	}
 }
 
-// convWinLane packs one window row (taps starting at input column ix0 of
-// row) into lane shift/21 of dst; lane 0 overwrites dst.
-func convWinLane(p *convWinParams, row []int8, ix0 int, dst []int64, shift uint) {
-	cin, fW := p.inC, p.filterW
-	if p.dilationW == 1 {
-		// Taps [lo, hi) are inside the row, the others in the padding.
-		lo := min(max(-ix0, 0), fW)
-		hi := max(min(p.inW-ix0, fW), lo)
-		convWinPad(dst[:lo*cin], p.inZP<<shift, shift == 0)
-		convWinPad(dst[hi*cin:], p.inZP<<shift, shift == 0)
-		src := row[(ix0+lo)*cin : (ix0+hi)*cin]
-		d := dst[lo*cin : hi*cin]
-		d = d[:len(src)]
-		if shift == 0 {
-			for i, v := range src {
-				d[i] = int64(v)
-			}
-		} else {
-			for i, v := range src {
-				d[i] += int64(v) << shift
-			}
-		}
-		return
+// convPWStore2x2 rescales and stores the sums of pixels px (s00, s01) and
+// px+1 (s10, s11, when second) for output channels ob (q[0]) and ob+1
+// (s01, s11, q[1], when two); out starts at pixel px, channel ob.
+func convPWStore2x2(p *convPWParams, s00, s01, s10, s11 int32, q *[2]convPWRQ, two, second bool, out []int8) {
+	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	out[0] = convPWOut(s00, &q[0], zo, lo, hi)
+	if two {
+		out[1] = convPWOut(s01, &q[1], zo, lo, hi)
 	}
-	for fx := 0; fx < fW; fx++ {
-		ix := ix0 + fx*p.dilationW
-		d := dst[fx*cin : fx*cin+cin]
-		if ix < 0 || ix >= p.inW {
-			convWinPad(d, p.inZP<<shift, shift == 0)
-			continue
-		}
-		src := row[ix*cin : ix*cin+cin]
-		src = src[:len(d)]
-		if shift == 0 {
-			for i, v := range src {
-				d[i] = int64(v)
-			}
-		} else {
-			for i, v := range src {
-				d[i] += int64(v) << shift
-			}
+	if second {
+		o := out[p.outC:]
+		o[0] = convPWOut(s10, &q[0], zo, lo, hi)
+		if two {
+			o[1] = convPWOut(s11, &q[1], zo, lo, hi)
 		}
 	}
 }
 
-// convWinPad writes (first) or adds v to every element of d.
-func convWinPad(d []int64, v int64, first bool) {
-	if first {
-		for i := range d {
-			d[i] = v
-		}
-		return
-	}
-	for i := range d {
-		d[i] += v
+// convPWRQ is one output channel's requantization in 32-bit steps: the
+// folded bias, the left shift, twice the multiplier (the multiplier is Q31
+// and >= 0, so this fits in uint32) and, for the rounding right shift r,
+// the mask 2^r - 1, the half 2^(r-1) and negRound, all ones when r > 0
+// (mask, half and negRound are zero when r = 0).
+type convPWRQ struct {
+	bias                 int32
+	left, mult2, right   uint32
+	mask, half, negRound uint32
+}
+
+// convPWRQLoad decodes channel c's triple (folded bias, multiplier, shift)
+// of rq into q.
+func convPWRQLoad(rq string, c int, q *convPWRQ) {
+	s := rq[12*c : 12*c+12]
+	q.bias = int32(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
+	q.mult2 = (uint32(s[4]) | uint32(s[5])<<8 | uint32(s[6])<<16 | uint32(s[7])<<24) << 1
+	shift := int32(uint32(s[8]) | uint32(s[9])<<8 | uint32(s[10])<<16 | uint32(s[11])<<24)
+	q.left, q.right = uint32(max(shift, 0)), uint32(max(-shift, 0))
+	q.mask, q.half, q.negRound = 0, 0, 0
+	if q.right > 0 {
+		q.mask = 1<<q.right - 1
+		q.half = 1 << (q.right - 1)
+		q.negRound = ^uint32(0)
 	}
 }
 
-// convPWRows multiplies the n (1 to 3) lane-packed rows xp by every block of
-// four output channels of w (uint8 rows of len(xp), offset by 128) and
-// stores the rescaled results for the n pixels, whose outputs are N apart
-// in out.
-func convPWRows(xp []int64, w []uint8, n, N int, rqs []int64, out []int8, zo, lo, hi int32) {
-	K := len(xp)
-	// -128 * sum(x) for each pixel, from the lanes of the packed row sums
-	// (split every convPWSumChunk columns, before a lane can overflow).
-	var corr [3]int32
-	for k0 := 0; k0 < K; k0 += convPWSumChunk {
-		var sum int64
-		for _, v := range xp[k0:min(k0+convPWSumChunk, K)] {
-			sum += v
-		}
-		convPWSplit(sum, &corr)
-	}
-	for i := range corr {
-		corr[i] *= -128
-	}
-	var v [4][3]int32
-	for ob := 0; 4*ob < N; ob++ {
-		w0 := w[4*ob*K : 4*ob*K+K]
-		w1 := w[4*ob*K+K : 4*ob*K+2*K]
-		w2 := w[4*ob*K+2*K : 4*ob*K+3*K]
-		w3 := w[4*ob*K+3*K : 4*ob*K+4*K]
-		v = [4][3]int32{corr, corr, corr, corr}
-		for k0 := 0; k0 < K; k0 += convPWChunk {
-			k1 := min(k0+convPWChunk, K)
-			s0, s1, s2, s3 := convPWDot4(xp[k0:k1], w0[k0:k1], w1[k0:k1], w2[k0:k1], w3[k0:k1])
-			convPWSplit(s0, &v[0])
-			convPWSplit(s1, &v[1])
-			convPWSplit(s2, &v[2])
-			convPWSplit(s3, &v[3])
-		}
-		convPWStore(&v, n, min(4, N-4*ob), rqs[4*ob*convRQLen:], out[4*ob:], N, zo, lo, hi)
-	}
+// convPWOut adds the folded bias to the sum acc, rescales it
+// (convPWRescale), adds the output zero point zo and clamps it to [lo, hi].
+func convPWOut(acc int32, q *convPWRQ, zo, lo, hi int32) int8 {
+	return int8(max(min(convPWRescale(acc, q)+zo, hi), lo))
 }
 
-// convPWStore rescales the sums v[j][i] of output channel j (record j of
-// rqs) and pixel i, for n pixels and m channels, and stores them at
-// out[i*N+j].
+// convPWRescale adds the folded bias to the sum acc and rescales it with
+// 32-bit operations (bit-exact mulByQuantMul).
+//
+// With v = (acc + bias) << left and m the multiplier (0 <= m < 2^31), the
+// rounding doubling high multiply is floor((v*m + 2^30) / 2^31) (see
+// fc_rq.go), i.e. the high word h of v*2m + 2^31: the unsigned 32x32->64
+// product of uint32(v) and 2m plus 2^31, less 2m in the high word when
+// v < 0. The rounding right shift of h by r is floor((h + 2^(r-1) -
+// [h < 0]) / 2^r), i.e. h>>r plus the carry of (h & mask) + half - [h < 0],
+// which is 0 or 1 (and h itself when r = 0).
+func convPWRescale(acc int32, q *convPWRQ) int32 {
+	return convRQ32(acc, q.bias, q.left, q.mult2, q.right, q.mask, q.half, q.negRound)
+}
+
+// convRQ32 is convPWRescale with the requantization's fields as
+// arguments, which the compiler can keep in registers across a loop.
+func convRQ32(acc, bias int32, left, mult2, right, mask, half, negRound uint32) int32 {
+	v := (acc + bias) << (left & 31)
+	h := int32((uint64(uint32(v))*uint64(mult2)+1<<31)>>32) - int32(mult2&uint32(v>>31))
+	r := right & 31
+	return h>>r + int32((uint32(h)&mask+half+uint32(h>>31)&negRound)>>r)
+}
+
+// convPWBatch is how many pixel pairs convPWPair8 passes to convPWDot8 at
+// once (their sums are kept in a local array).
+const convPWBatch = 16
+
+// convPWPair8 computes output channels ob and ob+1 (when two) for every
+// pixel: x holds the pixels' rows as groups of eight inputs (K/8 groups a
+// pixel), w the channel pair's weights as groups of sixteen (the first
+// channel's eight, then the second's), q their requantizations; out starts
+// at channel ob of pixel 0. The dot products of a batch of pixel pairs
+// come from convPWDot8 (an odd last pixel is paired with itself), then
+// the batch is rescaled and stored.
 //
 //go:noinline
-func convPWStore(v *[4][3]int32, n, m int, rqs []int64, out []int8, N int, zo, lo, hi int32) {
-	for j := 0; j < m; j++ {
-		r := rqs[j*convRQLen : j*convRQLen+convRQLen]
-		b, mult, left, total := int32(r[0]), r[1], uint64(r[2])&31, uint64(r[3])&63
-		add, neg := r[4], r[5]
-		vj := &v[j&3]
-		if n == 3 {
-			o := out[j : j+2*N+1]
-			x0 := int64((vj[0]+b)<<left) * mult
-			x1 := int64((vj[1]+b)<<left) * mult
-			x2 := int64((vj[2]+b)<<left) * mult
-			y0 := int32((x0 + add - (x0+1<<30)>>63&neg) >> total)
-			y1 := int32((x1 + add - (x1+1<<30)>>63&neg) >> total)
-			y2 := int32((x2 + add - (x2+1<<30)>>63&neg) >> total)
-			o[0] = int8(max(min(y0+zo, hi), lo))
-			o[N] = int8(max(min(y1+zo, hi), lo))
-			o[2*N] = int8(max(min(y2+zo, hi), lo))
-			continue
-		}
+func convPWPair8(p *convPWParams, x [][8]int8, w [][16]int8, q *[2]convPWRQ, two bool, out []int8) {
+	K8, N, P := len(w), p.outC, p.pixels
+	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	nch := 1
+	if two {
+		nch = 2
+	}
+	// With an even number of groups, rows and weights are read as groups
+	// of sixteen and thirty-two (convPWDot16).
+	x16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(x))), len(x)/2)
+	w32 := unsafe.Slice((*[32]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/2)
+	// sums[j][t] is channel ob+j of pixel px+t.
+	var sums [2][2 * convPWBatch]int32
+	for px := 0; px < P; px += 2 * convPWBatch {
+		n := min(convPWBatch, (P-px+1)/2)
 		for i := 0; i < n; i++ {
-			x := int64((vj[i%3]+b)<<left) * mult
-			y := int32((x + add - (x+1<<30)>>63&neg) >> total)
-			out[i*N+j] = int8(max(min(y+zo, hi), lo))
+			a := (px + 2*i) * K8
+			b := min(a+K8, (P-1)*K8)
+			var s00, s01, s10, s11 int32
+			if K8%2 == 0 {
+				s00, s01, s10, s11 = convPWDot16(x16[a/2:a/2+K8/2], x16[b/2:b/2+K8/2], w32)
+			} else {
+				s00, s01, s10, s11 = convPWDot8(x[a:a+K8], x[b:b+K8], w)
+			}
+			sums[0][2*i], sums[1][2*i], sums[0][2*i+1], sums[1][2*i+1] = s00, s01, s10, s11
+		}
+		m := min(2*convPWBatch, P-px)
+		for j := 0; j < nch; j++ {
+			// One channel at a time, so that its requantization stays in
+			// registers (convRQ32 written out: so the compiler keeps more
+			// of it in registers).
+			qj := &q[j]
+			bias, left, mult2, right := qj.bias, qj.left&31, qj.mult2, qj.right&31
+			mask, half, neg := qj.mask, qj.half, qj.negRound
+			o := out[px*N+j:]
+			for t, acc := range sums[j][:m] {
+				v := (acc + bias) << left
+				h := int32((uint64(uint32(v))*uint64(mult2)+1<<31)>>32) - int32(mult2&uint32(v>>31))
+				y := h>>right + int32((uint32(h)&mask+half+uint32(h>>31)&neg)>>right)
+				o[t*N] = int8(max(min(y+zo, hi), lo))
+			}
 		}
 	}
 }
 
-// convPWSplit adds the three 21-bit lanes of s to v.
-func convPWSplit(s int64, v *[3]int32) {
-	a := s << 43 >> 43
-	s = (s - a) >> 21
-	b := s << 43 >> 43
-	c := (s - b) >> 21
-	v[0] += int32(a)
-	v[1] += int32(b)
-	v[2] += int32(c)
-}
-
-// convPWDot4 returns the lane-packed dot products of xp with four uint8
-// weight rows of the same length.
+// convPWDot8 returns the dot products of two pixel rows a and b (groups of
+// eight inputs) with the weight rows of a pair of output channels w
+// (groups of sixteen: the first channel's eight, then the second's); s01 is
+// a with the second channel's weights. Each product is one multiply-add;
+// the four sums, the three bases and the loaded values fit in a 32-bit
+// core's registers.
 //
 //go:noinline
-func convPWDot4(xp []int64, w0, w1, w2, w3 []uint8) (s0, s1, s2, s3 int64) {
-	n := len(xp)
-	w0, w1, w2, w3 = w0[:n], w1[:n], w2[:n], w3[:n]
-	for k, xv := range xp {
-		s0 += xv * int64(w0[k])
-		s1 += xv * int64(w1[k])
-		s2 += xv * int64(w2[k])
-		s3 += xv * int64(w3[k])
+func convPWDot8(a, b [][8]int8, w [][16]int8) (s00, s01, s10, s11 int32) {
+	b, w = b[:len(a)], w[:len(a)]
+	for k := range a {
+		qa, qb, r := &a[k], &b[k], &w[k]
+		x, u := int32(qa[0]), int32(r[0])
+		s00 += x * u
+		y := int32(qb[0])
+		s10 += y * u
+		v := int32(r[8])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[1]), int32(r[1])
+		s00 += x * u
+		y = int32(qb[1])
+		s10 += y * u
+		v = int32(r[9])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[2]), int32(r[2])
+		s00 += x * u
+		y = int32(qb[2])
+		s10 += y * u
+		v = int32(r[10])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[3]), int32(r[3])
+		s00 += x * u
+		y = int32(qb[3])
+		s10 += y * u
+		v = int32(r[11])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[4]), int32(r[4])
+		s00 += x * u
+		y = int32(qb[4])
+		s10 += y * u
+		v = int32(r[12])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[5]), int32(r[5])
+		s00 += x * u
+		y = int32(qb[5])
+		s10 += y * u
+		v = int32(r[13])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[6]), int32(r[6])
+		s00 += x * u
+		y = int32(qb[6])
+		s10 += y * u
+		v = int32(r[14])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[7]), int32(r[7])
+		s00 += x * u
+		y = int32(qb[7])
+		s10 += y * u
+		v = int32(r[15])
+		s01 += x * v
+		s11 += y * v
+	}
+	return
+}
+
+// convPW64 is true where int is 64 bits wide: there convPWInt8 multiplies
+// two pixels at once with 64-bit products (convPWQuad8).
+const convPW64 = ^uint(0)>>63 == 1
+
+// convPWQuad8 is convPWPair8 for four output channels ob..ob+3 (m of them
+// exist; w holds their two channel pairs, q their requantizations), for
+// 64-bit machines: the inputs of a pixel pair are packed into one int64,
+// a + b<<32, so that one 64-bit multiply by a weight gives both products,
+// a*w in the low 32 bits and b*w above. The low lane of a sum is the int32
+// sum of a*w (wrapping like the reference's); as that sum is exact in
+// int32 for K < 2^17, the high lane is the int32 sum of b*w.
+//
+//go:noinline
+func convPWQuad8(p *convPWParams, x [][8]int8, w [][16]int8, q *[4]convPWRQ, m int, out []int8) {
+	K8, N, P := len(w)/2, p.outC, p.pixels
+	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	w0, w1 := w[:K8], w[K8:2*K8]
+	for px := 0; px < P; px += 2 {
+		a := px * K8
+		b := min(a+K8, (P-1)*K8)
+		var s [4]int64
+		s[0], s[1], s[2], s[3] = convPWDot8x4(x[a:a+K8], x[b:b+K8], w0, w1)
+		o := out[px*N:]
+		for j := range s[:m] {
+			l := int32(s[j])
+			o[j] = int8(max(min(convPWRescale(l, &q[j])+zo, hi), lo))
+			if px+1 < P {
+				o[N+j] = int8(max(min(convPWRescale(int32((s[j]-int64(l))>>32), &q[j])+zo, hi), lo))
+			}
+		}
+	}
+}
+
+// convPWDot8x4 returns the lane-packed dot products (pixel a in the low 32
+// bits, b above) of two pixel rows with the four weight rows of two
+// channel pairs w0 and w1 (convPWDot8's layout).
+//
+//go:noinline
+func convPWDot8x4(a, b [][8]int8, w0, w1 [][16]int8) (s0, s1, s2, s3 int64) {
+	b, w0, w1 = b[:len(a)], w0[:len(a)], w1[:len(a)]
+	for k := range a {
+		qa, qb, r, t := a[k], b[k], w0[k], w1[k]
+		v := int64(qa[0]) + int64(qb[0])<<32
+		s0 += v * int64(r[0])
+		s1 += v * int64(r[8])
+		s2 += v * int64(t[0])
+		s3 += v * int64(t[8])
+		v = int64(qa[1]) + int64(qb[1])<<32
+		s0 += v * int64(r[1])
+		s1 += v * int64(r[9])
+		s2 += v * int64(t[1])
+		s3 += v * int64(t[9])
+		v = int64(qa[2]) + int64(qb[2])<<32
+		s0 += v * int64(r[2])
+		s1 += v * int64(r[10])
+		s2 += v * int64(t[2])
+		s3 += v * int64(t[10])
+		v = int64(qa[3]) + int64(qb[3])<<32
+		s0 += v * int64(r[3])
+		s1 += v * int64(r[11])
+		s2 += v * int64(t[3])
+		s3 += v * int64(t[11])
+		v = int64(qa[4]) + int64(qb[4])<<32
+		s0 += v * int64(r[4])
+		s1 += v * int64(r[12])
+		s2 += v * int64(t[4])
+		s3 += v * int64(t[12])
+		v = int64(qa[5]) + int64(qb[5])<<32
+		s0 += v * int64(r[5])
+		s1 += v * int64(r[13])
+		s2 += v * int64(t[5])
+		s3 += v * int64(t[13])
+		v = int64(qa[6]) + int64(qb[6])<<32
+		s0 += v * int64(r[6])
+		s1 += v * int64(r[14])
+		s2 += v * int64(t[6])
+		s3 += v * int64(t[14])
+		v = int64(qa[7]) + int64(qb[7])<<32
+		s0 += v * int64(r[7])
+		s1 += v * int64(r[15])
+		s2 += v * int64(t[7])
+		s3 += v * int64(t[15])
+	}
+	return
+}
+
+// convPWDot16 is convPWDot8 for rows of groups of sixteen inputs (two of
+// convPWDot8's groups; w in the same layout, two groups of sixteen weights
+// per element), so that the loop's overhead is paid once per 64 products.
+//
+//go:noinline
+func convPWDot16(a, b [][16]int8, w [][32]int8) (s00, s01, s10, s11 int32) {
+	b, w = b[:len(a)], w[:len(a)]
+	for k := range a {
+		qa, qb, r := &a[k], &b[k], &w[k]
+		x, u := int32(qa[0]), int32(r[0])
+		s00 += x * u
+		y := int32(qb[0])
+		s10 += y * u
+		v := int32(r[8])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[1]), int32(r[1])
+		s00 += x * u
+		y = int32(qb[1])
+		s10 += y * u
+		v = int32(r[9])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[2]), int32(r[2])
+		s00 += x * u
+		y = int32(qb[2])
+		s10 += y * u
+		v = int32(r[10])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[3]), int32(r[3])
+		s00 += x * u
+		y = int32(qb[3])
+		s10 += y * u
+		v = int32(r[11])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[4]), int32(r[4])
+		s00 += x * u
+		y = int32(qb[4])
+		s10 += y * u
+		v = int32(r[12])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[5]), int32(r[5])
+		s00 += x * u
+		y = int32(qb[5])
+		s10 += y * u
+		v = int32(r[13])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[6]), int32(r[6])
+		s00 += x * u
+		y = int32(qb[6])
+		s10 += y * u
+		v = int32(r[14])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[7]), int32(r[7])
+		s00 += x * u
+		y = int32(qb[7])
+		s10 += y * u
+		v = int32(r[15])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[8]), int32(r[16])
+		s00 += x * u
+		y = int32(qb[8])
+		s10 += y * u
+		v = int32(r[24])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[9]), int32(r[17])
+		s00 += x * u
+		y = int32(qb[9])
+		s10 += y * u
+		v = int32(r[25])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[10]), int32(r[18])
+		s00 += x * u
+		y = int32(qb[10])
+		s10 += y * u
+		v = int32(r[26])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[11]), int32(r[19])
+		s00 += x * u
+		y = int32(qb[11])
+		s10 += y * u
+		v = int32(r[27])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[12]), int32(r[20])
+		s00 += x * u
+		y = int32(qb[12])
+		s10 += y * u
+		v = int32(r[28])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[13]), int32(r[21])
+		s00 += x * u
+		y = int32(qb[13])
+		s10 += y * u
+		v = int32(r[29])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[14]), int32(r[22])
+		s00 += x * u
+		y = int32(qb[14])
+		s10 += y * u
+		v = int32(r[30])
+		s01 += x * v
+		s11 += y * v
+		x, u = int32(qa[15]), int32(r[23])
+		s00 += x * u
+		y = int32(qb[15])
+		s10 += y * u
+		v = int32(r[31])
+		s01 += x * v
+		s11 += y * v
+	}
+	return
+}
+
+// convPWDotAny returns the dot products of the pixel rows x0 and x1 (of
+// any length K) with the weight rows of a pair of output channels, w in
+// convPWPairs's layout (2K bytes); s01 is x0 with the second channel.
+func convPWDotAny(x0, x1, w []int8) (s00, s01, s10, s11 int32) {
+	K := len(x0)
+	x1, w = x1[:K], w[:2*K]
+	n := K / 8 * 8
+	for k := range x0 {
+		// Weight k of the first channel, and the second's 8 (groups) or 1
+		// (tail) bytes later.
+		j, d := 2*k, 1
+		if k < n {
+			j, d = 16*(k/8)+k%8, 8
+		}
+		u, v := int32(w[j]), int32(w[j+d])
+		x, y := int32(x0[k]), int32(x1[k])
+		s00 += x * u
+		s10 += y * u
+		s01 += x * v
+		s11 += y * v
 	}
 	return
 }

@@ -22,18 +22,6 @@ func fcMakeRQ(mult, half int32, lsh, rsh uint8) fcRQ {
 	return fcRQ{mult: int64(mult), hi: h << 31, neg: (-h >> 63) << 31, sh: uint16(lsh) | uint16(rsh)<<8}
 }
 
-// fcRQFor builds the fcRQ of a multiplier m and exponent shift (shift > 0
-// shifts left), and reports whether fcRescale with it is exactly
-// mulByQuantMul(x, m, shift): for 0 <= m and -31 <= shift <= 30, which
-// covers what quant.Multiplier produces. It is written to inline.
-func fcRQFor(m int32, shift int) (fcRQ, bool) {
-	if shift > 30 || shift < -31 || m < 0 {
-		return fcRQ{}, false
-	}
-	r := uint(max(-shift, 0)) // right shift; the rounding half is 2^(r-1), 0 when r = 0
-	return fcMakeRQ(m, int32(uint32(1)<<r>>1), uint8(max(shift, 0)), uint8(31+r)), true
-}
-
 // fcRescale scales x by one requantization (bit-exact
 // MultiplyByQuantizedMultiplier).
 func fcRescale(x int32, q fcRQ) int32 {

@@ -43,7 +43,8 @@ func (a arena) f32(off, n int) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
-// constU8 is constI8 for uint8 data.
-func constU8(s string) []uint8 {
-	return unsafe.Slice(unsafe.StringData(s), len(s))
+// constI8 views a read-only string constant as int8 values without copying.
+// The slice must never be written: on a microcontroller the data is in flash.
+func constI8(s string) []int8 {
+	return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.StringData(s))), len(s))
 }

@@ -17,16 +17,14 @@ const ArenaSize = 1536
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart).
 const (
-	offConv1Relu         = 0    // tensor 1 "conv1/relu": 512 bytes, operators 0-1
-	offImage             = 1024 // tensor 0 "image": 256 bytes, operators 0-0
-	offConv1ReluScratch0 = 512  // op0 scratch0 (CONV_2D): 512 bytes, operators 0-0
-	offConv1ReluScratch1 = 1280 // op0 scratch1 (CONV_2D): 72 bytes, operators 0-0
-	offDw2Relu6          = 1024 // tensor 2 "dw2/relu6": 512 bytes, operators 1-2
-	offConv3Relu         = 0    // tensor 3 "conv3/relu": 1024 bytes, operators 2-3
-	offPool              = 1024 // tensor 4 "pool" = 5 "flatten": 16 bytes, operators 3-5
-	offLogits            = 0    // tensor 6 "logits": 4 bytes, operators 5-6
-	offProbs             = 16   // tensor 7 "probs": 4 bytes, operators 6-6
-	offProbsScratch0     = 32   // op6 scratch0 (SOFTMAX): 16 bytes, operators 6-6
+	offConv1Relu     = 0    // tensor 1 "conv1/relu": 512 bytes, operators 0-1
+	offImage         = 512  // tensor 0 "image": 256 bytes, operators 0-0
+	offDw2Relu6      = 1024 // tensor 2 "dw2/relu6": 512 bytes, operators 1-2
+	offConv3Relu     = 0    // tensor 3 "conv3/relu": 1024 bytes, operators 2-3
+	offPool          = 1024 // tensor 4 "pool" = 5 "flatten": 16 bytes, operators 3-5
+	offLogits        = 0    // tensor 6 "logits": 4 bytes, operators 5-6
+	offProbs         = 16   // tensor 7 "probs": 4 bytes, operators 6-6
+	offProbsScratch0 = 32   // op6 scratch0 (SOFTMAX): 16 bytes, operators 6-6
 )
 
 // NumInputs and NumOutputs count the graph's inputs and outputs.
@@ -125,7 +123,7 @@ func (m *Model) Invoke() {
 	a := m.arena()
 
 	// 0: CONV_2D image -> conv1/relu
-	convWinInt8(&convWinParams{
+	convGatherInt8(&convRowsParams{
 		batches:   1,
 		inH:       16,
 		inW:       16,
@@ -137,18 +135,16 @@ func (m *Model) Invoke() {
 		outC:      8,
 		strideH:   2,
 		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
 		padH:      0,
 		padW:      0,
 		inZP:      -1,
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(offImage, 256), opConv1ReluWin, opConv1ReluRQ, a.i64(offConv1ReluScratch0, 64), a.i64(offConv1ReluScratch1, 9), a.i8(offConv1Relu, 512))
+	}, a.i8(offImage, 256), opConv1ReluGather, opConv1ReluRQ, a.i8(offConv1Relu, 512))
 
 	// 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6
-	dwLeanInt8(&dwLeanParams{
+	dw3x3Int8(&dw3x3Params{
 		batches:   1,
 		inH:       8,
 		inW:       8,
@@ -165,29 +161,14 @@ func (m *Model) Invoke() {
 	}, a.i8(offConv1Relu, 512), opDw2Relu6DW, opDw2Relu6ZP, opDw2Relu6RQ, a.i8(offDw2Relu6, 512))
 
 	// 2: CONV_2D dw2/relu6 -> conv3/relu
-	convLeanInt8(&convParams{
-		batches:   1,
-		inH:       8,
-		inW:       8,
+	convPWInt8(&convPWParams{
+		pixels:    64,
 		inC:       8,
-		filterH:   1,
-		filterW:   1,
-		filterC:   8,
-		outH:      8,
-		outW:      8,
 		outC:      16,
-		groupOutC: 16,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inOffset:  128,
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(offDw2Relu6, 512), opConv3ReluLean, tensorConv3Bias, opConv3ReluMult, opConv3ReluShift, a.i8(offConv3Relu, 1024))
+	}, a.i8(offDw2Relu6, 512), opConv3ReluPW, opConv3ReluRQ, a.i8(offConv3Relu, 1024))
 
 	// 3: AVERAGE_POOL_2D conv3/relu -> pool
 	avgPoolInt8(&poolParams{
@@ -277,7 +258,7 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	a := m.arena()
 
 	// 0: CONV_2D image -> conv1/relu
-	convWinInt8(&convWinParams{
+	convGatherInt8(&convRowsParams{
 		batches:   1,
 		inH:       16,
 		inW:       16,
@@ -289,19 +270,17 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		outC:      8,
 		strideH:   2,
 		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
 		padH:      0,
 		padW:      0,
 		inZP:      -1,
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(offImage, 256), opConv1ReluWin, opConv1ReluRQ, a.i64(offConv1ReluScratch0, 64), a.i64(offConv1ReluScratch1, 9), a.i8(offConv1Relu, 512))
+	}, a.i8(offImage, 256), opConv1ReluGather, opConv1ReluRQ, a.i8(offConv1Relu, 512))
 	after(0)
 
 	// 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6
-	dwLeanInt8(&dwLeanParams{
+	dw3x3Int8(&dw3x3Params{
 		batches:   1,
 		inH:       8,
 		inW:       8,
@@ -319,29 +298,14 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	after(1)
 
 	// 2: CONV_2D dw2/relu6 -> conv3/relu
-	convLeanInt8(&convParams{
-		batches:   1,
-		inH:       8,
-		inW:       8,
+	convPWInt8(&convPWParams{
+		pixels:    64,
 		inC:       8,
-		filterH:   1,
-		filterW:   1,
-		filterC:   8,
-		outH:      8,
-		outW:      8,
 		outC:      16,
-		groupOutC: 16,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inOffset:  128,
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(offDw2Relu6, 512), opConv3ReluLean, tensorConv3Bias, opConv3ReluMult, opConv3ReluShift, a.i8(offConv3Relu, 1024))
+	}, a.i8(offDw2Relu6, 512), opConv3ReluPW, opConv3ReluRQ, a.i8(offConv3Relu, 1024))
 	after(2)
 
 	// 3: AVERAGE_POOL_2D conv3/relu -> pool

@@ -1,0 +1,313 @@
+package kernels
+
+import "unsafe"
+
+// Int8 CONV_2D without dilation (and DEPTHWISE_CONV_2D of one input
+// channel, a convolution whose weight rows are the filter's columns)
+// without scratch memory, for 32-bit cores: two horizontally adjacent
+// output pixels by two output channels at a time, each product one int32
+// multiply-add (MLA on ARM). A window row of a pixel is fW*inC contiguous
+// input values, so while both windows are inside the image the kernel
+// reads them straight from the input, the second pixel's strideW*inC
+// values further on. Other pixels (borders) go through convRowsEdge,
+// which reads the input zero point for taps in the padding; the folded
+// bias (conv_rq.go, bias - zp*sum of the channel's weights) cancels those,
+// so every sum is TFLM's int32 accumulator, wrapping alike.
+
+// convRowsParams describes a convolution without dilation.
+type convRowsParams struct {
+	batches          int
+	inH, inW, inC    int
+	filterH, filterW int
+	outH, outW, outC int
+	strideH, strideW int
+	padH, padW       int   // padding before the first row / column
+	inZP             int32 // input zero point, read for padded taps
+	outOffset        int32 // output zero point
+	actMin, actMax   int32 // quantized activation bounds
+}
+
+// convRowsInt8 runs the convolution. wt holds, for each pair of output
+// channels (outC rounded up to even, the missing channel's weights zero),
+// for each index k of the filter order (taps row by row, then input
+// channels), the two channels' weights; rq holds the requantization
+// triples (conv_rq.go).
+func convRowsInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
+	K := p.filterH * p.filterW * p.inC
+	N := p.outC
+	w2 := unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/2)
+	w2 = w2[:(N+1)/2*K]
+	img := p.inH * p.inW * p.inC
+	in = in[:p.batches*img]
+	out = out[:p.batches*p.outH*p.outW*N]
+	var q [2]convPWRQ
+	for ob := 0; ob < N; ob += 2 {
+		convPWRQLoad(rq, ob, &q[0])
+		two := ob+1 < N
+		if two {
+			convPWRQLoad(rq, ob+1, &q[1])
+		}
+		convRowsPair(p, in, w2[ob/2*K:ob/2*K+K], &q, two, out[ob:])
+	}
+}
+
+// convRowsMaxRows bounds the filter rows for which convRowsPair keeps the
+// zero point's share of each row in a local array.
+const convRowsMaxRows = 16
+
+// convRowsPair computes output channels ob and ob+1 (when two; w their
+// interleaved weights, q their requantizations) of every pixel; out
+// starts at channel ob of the first pixel.
+//
+//go:noinline
+func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, two bool, out []int8) {
+	C, N := p.inC, p.outC
+	L := p.filterW * C
+	rs := p.inW * C
+	img := p.inH * rs
+	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	q0, q1 := &q[0], &q[1]
+	// zp times the sums of the channels' weights, for convRowsEdge.
+	var zw0, zw1 int32
+	for _, u := range w {
+		zw0 += int32(u[0])
+		zw1 += int32(u[1])
+	}
+	zw0, zw1 = zw0*p.inZP, zw1*p.inZP
+	// cum[fy] is zp times the sums of the weights of filter rows below fy,
+	// for windows cut at the top or bottom only (at most convRowsMaxRows).
+	var cum [convRowsMaxRows + 1][2]int32
+	fH := p.filterH
+	cut := fH <= convRowsMaxRows
+	if cut {
+		for fy := 0; fy < fH; fy++ {
+			c0, c1 := cum[fy][0], cum[fy][1]
+			for _, u := range w[fy*L : fy*L+L] {
+				c0 += int32(u[0]) * p.inZP
+				c1 += int32(u[1]) * p.inZP
+			}
+			cum[fy+1] = [2]int32{c0, c1}
+		}
+	}
+	for b := 0; b < p.batches; b++ {
+		x := in[b*img : b*img+img]
+		for oy := 0; oy < p.outH; oy++ {
+			iy0 := oy*p.strideH - p.padH
+			rowsIn := iy0 >= 0 && iy0+p.filterH <= p.inH
+			o := out[(b*p.outH+oy)*p.outW*N:]
+			for ox := 0; ox < p.outW; ox += 2 {
+				second := ox+1 < p.outW
+				ix0 := ox*p.strideW - p.padW
+				d := 0 // from the first pixel's window to the second's
+				if second {
+					d = p.strideW * C
+				}
+				var s00, s01, s10, s11 int32
+				colsIn := ix0 >= 0 && ix0*C+d+L <= rs
+				if rowsIn && colsIn {
+					s00, s01, s10, s11 = convRowsDot(x[iy0*rs+ix0*C:], d, rs, fH, L, w)
+				} else if colsIn && cut {
+					// Rows fy0..fy1-1 inside the image; the others read
+					// the zero point.
+					fy0, fy1 := max(-iy0, 0), max(min(fH, p.inH-iy0), max(-iy0, 0))
+					s00, s01, s10, s11 = convRowsDot(x[(iy0+fy0)*rs+ix0*C:], d, rs, fy1-fy0, L, w[fy0*L:])
+					z0 := cum[fH][0] - cum[fy1][0] + cum[fy0][0]
+					z1 := cum[fH][1] - cum[fy1][1] + cum[fy0][1]
+					s00, s01, s10, s11 = s00+z0, s01+z1, s10+z0, s11+z1
+				} else {
+					s00, s01 = convRowsEdge(p, x, iy0, ix0, w)
+					s00, s01 = s00+zw0, s01+zw1
+					if second {
+						s10, s11 = convRowsEdge(p, x, iy0, ix0+p.strideW, w)
+						s10, s11 = s10+zw0, s11+zw1
+					}
+				}
+				r := o[ox*N:]
+				r[0] = int8(max(min(convPWRescale(s00, q0)+zo, hi), lo))
+				if two {
+					r[1] = int8(max(min(convPWRescale(s01, q1)+zo, hi), lo))
+				}
+				if second {
+					r = r[N:]
+					r[0] = int8(max(min(convPWRescale(s10, q0)+zo, hi), lo))
+					if two {
+						r[1] = int8(max(min(convPWRescale(s11, q1)+zo, hi), lo))
+					}
+				}
+			}
+		}
+	}
+}
+
+// convRowsDot returns the sums of two pixels' windows inside the image
+// with a pair of output channels: x starts at the first pixel's window,
+// whose fH rows of L values are rs apart; the second pixel's window is d
+// values further on; w holds the pair's interleaved weights. s01 is the
+// first pixel with the second channel.
+//
+//go:noinline
+func convRowsDot(x []int8, d, rs, fH, L int, w [][2]int8) (s00, s01, s10, s11 int32) {
+	for fy := 0; fy < fH; fy++ {
+		a := x[fy*rs : fy*rs+L]
+		b := x[fy*rs+d : fy*rs+d+L]
+		wr := w[fy*L : fy*L+L]
+		b, wr = b[:len(a)], wr[:len(a)]
+		for i := range a {
+			u := &wr[i]
+			x0, x1 := int32(a[i]), int32(b[i])
+			w0, w1 := int32(u[0]), int32(u[1])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			s01 += x0 * w1
+			s11 += x1 * w1
+		}
+	}
+	return
+}
+
+// convRowsEdge returns the sums of one pixel's window, starting at input
+// row iy0 and column ix0 and reaching into the padding, with a pair of
+// output channels (w their interleaved weights), less zp times the sums of
+// the weights (the folded bias's share): sum over the taps inside the image
+// of (x - zp)*w. Each window row's taps inside the image are contiguous.
+func convRowsEdge(p *convRowsParams, x []int8, iy0, ix0 int, w [][2]int8) (s0, s1 int32) {
+	C, fW := p.inC, p.filterW
+	zp := p.inZP
+	lo := min(max(-ix0, 0), fW)
+	hi := max(min(p.inW-ix0, fW), lo)
+	for fy := max(-iy0, 0); fy < min(p.filterH, p.inH-iy0); fy++ {
+		q := ((iy0+fy)*p.inW + ix0 + lo) * C
+		a := x[q : q+(hi-lo)*C]
+		wr := w[(fy*fW+lo)*C : (fy*fW+hi)*C]
+		wr = wr[:len(a)]
+		for i, v := range a {
+			xv := int32(v) - zp
+			s0 += xv * int32(wr[i][0])
+			s1 += xv * int32(wr[i][1])
+		}
+	}
+	return
+}
+
+// convGatherMax bounds the window (filterH*filterW*inC, rounded up to a
+// multiple of eight) and convGatherMaxC the output channels of
+// convGatherInt8.
+const (
+	convGatherMax  = 128
+	convGatherMaxC = 64
+)
+
+// convGatherInt8 is convRowsInt8 for small windows (at most convGatherMax
+// values, at most convGatherMaxC output channels), where a window row is
+// too short for convRowsDot's per-row set-up to pay: the windows of two
+// horizontally adjacent pixels are gathered into local arrays (the input
+// zero point for taps in the padding, which the folded bias cancels) and
+// multiplied with every pair of output channels by convPWDot16 or
+// convPWDot8. wt holds
+// the weight rows [outC][K], K rounded up to a multiple of eight with
+// zeros, in convPWPairs's layout; rq the requantization triples.
+func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
+	K := p.filterH * p.filterW * p.inC
+	K8 := (K + 7) / 8
+	N := p.outC
+	w16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/16)
+	w16 = w16[:(N+1)/2*K8]
+	var q [convGatherMaxC + 1]convPWRQ
+	for c := 0; c < N; c++ {
+		convPWRQLoad(rq, c, &q[c])
+	}
+	var win [2][convGatherMax]int8
+	a8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&win[0])), K8)
+	b8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&win[1])), K8)
+	a16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(&win[0])), K8/2)
+	b16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(&win[1])), K8/2)
+	w32 := unsafe.Slice((*[32]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/32)
+	img := p.inH * p.inW * p.inC
+	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	for b := 0; b < p.batches; b++ {
+		x := in[b*img : b*img+img]
+		for oy := 0; oy < p.outH; oy++ {
+			iy0 := oy*p.strideH - p.padH
+			o := out[(b*p.outH+oy)*p.outW*N : (b*p.outH+oy+1)*p.outW*N]
+			for ox := 0; ox < p.outW; ox += 2 {
+				ix0 := ox*p.strideW - p.padW
+				second := ox+1 < p.outW
+				convGatherWin(p, x, iy0, ix0, win[0][:K])
+				if second {
+					convGatherWin(p, x, iy0, ix0+p.strideW, win[1][:K])
+				}
+				r := o[ox*N:]
+				for ob := 0; ob < N; ob += 2 {
+					var s00, s01, s10, s11 int32
+					if K8%2 == 0 {
+						s00, s01, s10, s11 = convPWDot16(a16, b16, w32[ob/2*(K8/2):ob/2*(K8/2)+K8/2])
+					} else {
+						s00, s01, s10, s11 = convPWDot8(a8, b8, w16[ob/2*K8:ob/2*K8+K8])
+					}
+					q0, q1 := &q[ob], &q[ob+1]
+					r[ob] = int8(max(min(convPWRescale(s00, q0)+zo, hi), lo))
+					two := ob+1 < N
+					if two {
+						r[ob+1] = int8(max(min(convPWRescale(s01, q1)+zo, hi), lo))
+					}
+					if second {
+						r[N+ob] = int8(max(min(convPWRescale(s10, q0)+zo, hi), lo))
+						if two {
+							r[N+ob+1] = int8(max(min(convPWRescale(s11, q1)+zo, hi), lo))
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// convGatherWin writes the window of the pixel whose taps start at input
+// row iy0 and column ix0 into dst (filter order), the input zero point for
+// taps in the padding.
+func convGatherWin(p *convRowsParams, x []int8, iy0, ix0 int, dst []int8) {
+	C, fW := p.inC, p.filterW
+	L := fW * C
+	if iy0 >= 0 && iy0+p.filterH <= p.inH && ix0 >= 0 && ix0+fW <= p.inW {
+		// All inside: filterH row segments.
+		rs := p.inW * C
+		x = x[(iy0*p.inW+ix0)*C:]
+		for fy := 0; fy < p.filterH; fy++ {
+			src := x[fy*rs : fy*rs+L]
+			d := dst[fy*L : fy*L+L]
+			d = d[:len(src)]
+			//lint:ignore S1001 short copies stay an inlined loop, not a memmove call
+			for i, v := range src {
+				d[i] = v
+			}
+		}
+		return
+	}
+	zp := int8(p.inZP)
+	lo := min(max(-ix0, 0), fW) * C
+	hi := max(min(p.inW-ix0, fW)*C, lo)
+	for fy := 0; fy < p.filterH; fy++ {
+		d := dst[fy*L : fy*L+L]
+		iy := iy0 + fy
+		if iy < 0 || iy >= p.inH {
+			for i := range d {
+				d[i] = zp
+			}
+			continue
+		}
+		for i := range d[:lo] {
+			d[i] = zp
+		}
+		q := (iy*p.inW + ix0) * C
+		src := x[q+lo : q+hi]
+		mid := d[lo:hi]
+		mid = mid[:len(src)]
+		//lint:ignore S1001 short copies stay an inlined loop, not a memmove call
+		for i, v := range src {
+			mid[i] = v
+		}
+		for i := hi; i < L; i++ {
+			d[i] = zp
+		}
+	}
+}

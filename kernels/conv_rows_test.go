@@ -1,0 +1,96 @@
+package kernels
+
+import (
+	"math/rand"
+	"testing"
+)
+
+// convTRowsPairs stores a [outC][k] filter as convRowsInt8 wants it: for
+// each pair of output channels (the missing one zero) and each k, the two
+// weights.
+func convTRowsPairs(filter []int8, outC int) string {
+	k := len(filter) / outC
+	var b []byte
+	for ob := 0; ob < outC; ob += 2 {
+		for i := 0; i < k; i++ {
+			b = append(b, byte(filter[ob*k+i]))
+			if ob+1 < outC {
+				b = append(b, byte(filter[(ob+1)*k+i]))
+			} else {
+				b = append(b, 0)
+			}
+		}
+	}
+	return string(b)
+}
+
+// TestConvRowsInt8 checks the scratch-free window kernel against convInt8
+// on random tensors: SAME and VALID padding, strides, batches, odd widths
+// and channel counts, zero points at the int8 limits, narrow clamps.
+func TestConvRowsInt8(t *testing.T) {
+	r := rand.New(rand.NewSource(21))
+	cases := []convTWinCase{
+		{1, 5, 7, 3, 3, 3, 5, 1, 1, 1, 1, true},
+		{2, 6, 6, 2, 3, 3, 4, 2, 2, 1, 1, true},
+		{1, 9, 8, 1, 4, 3, 6, 2, 3, 1, 1, true},
+		{1, 10, 10, 4, 5, 5, 9, 2, 2, 1, 1, true},
+		{1, 3, 3, 30, 3, 3, 7, 1, 1, 1, 1, true},
+		{1, 4, 5, 3, 1, 1, 2, 2, 2, 1, 1, true},
+		{1, 3, 2, 2, 5, 5, 3, 1, 1, 1, 1, true},
+		{1, 49, 40, 1, 10, 8, 8, 2, 2, 1, 1, true},
+		{1, 96, 96, 1, 3, 3, 8, 2, 2, 1, 1, true},
+		{1, 7, 9, 2, 2, 2, 3, 1, 2, 1, 1, false},
+		{1, 8, 11, 3, 3, 4, 1, 3, 1, 1, 1, false},
+	}
+	for i := 0; i < 60; i++ {
+		cases = append(cases, convTWinCase{1 + r.Intn(2), 1 + r.Intn(9), 1 + r.Intn(12), 1 + r.Intn(5),
+			1 + r.Intn(4), 1 + r.Intn(4), 1 + r.Intn(7), 1 + r.Intn(3), 1 + r.Intn(3), 1, 1, true})
+	}
+	for ci, c := range cases {
+		for _, zp := range []int32{-128, -5, 127} {
+			oh := convTOutSize(c.same, c.inH, c.fH, c.sH, 1)
+			ow := convTOutSize(c.same, c.inW, c.fW, c.sW, 1)
+			if oh <= 0 || ow <= 0 {
+				continue
+			}
+			lo, hi := int32(-128), int32(127)
+			if zp == -5 {
+				lo, hi = -90, 60
+			}
+			cp := &convParams{batches: c.b, inH: c.inH, inW: c.inW, inC: c.inC, filterH: c.fH, filterW: c.fW,
+				filterC: c.inC, outH: oh, outW: ow, outC: c.outC, groupOutC: c.outC, strideH: c.sH, strideW: c.sW,
+				dilationH: 1, dilationW: 1, padH: convTPad(c.sH, 1, c.inH, c.fH, oh),
+				padW: convTPad(c.sW, 1, c.inW, c.fW, ow), inOffset: -zp, outOffset: 3, actMin: lo, actMax: hi}
+			in := convTRandI8(r, c.b*c.inH*c.inW*c.inC)
+			filter := convTRandI8(r, c.outC*c.fH*c.fW*c.inC)
+			bias, mult, shift := convTRandQ(r, c.outC)
+			want := make([]int8, c.b*oh*ow*c.outC)
+			convInt8(cp, in, filter, bias, mult, shift, want)
+			rp := &convRowsParams{batches: c.b, inH: c.inH, inW: c.inW, inC: c.inC, filterH: c.fH, filterW: c.fW,
+				outH: oh, outW: ow, outC: c.outC, strideH: c.sH, strideW: c.sW,
+				padH: cp.padH, padW: cp.padW, inZP: zp, outOffset: 3, actMin: lo, actMax: hi}
+			got := make([]int8, len(want))
+			rq := convTRQ(bias, mult, shift, convTPWSums(filter, c.outC), -zp)
+			convRowsInt8(rp, in, convTRowsPairs(filter, c.outC), rq, got)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("case %d %+v zp %d: output %d is %d, want %d", ci, c, zp, i, got[i], want[i])
+				}
+			}
+			k := c.fH * c.fW * c.inC
+			if kp := (k + 7) / 8 * 8; kp <= convGatherMax && c.outC <= convGatherMaxC {
+				padded := make([]int8, c.outC*kp)
+				for oc := 0; oc < c.outC; oc++ {
+					copy(padded[oc*kp:], filter[oc*k:(oc+1)*k])
+				}
+				clear(got)
+				convGatherInt8(rp, in, convTPWPairs(padded, c.outC), rq, got)
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("gather: case %d %+v zp %d: output %d is %d, want %d", ci, c, zp, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package kernels
+
+import (
+	"math/rand"
+	"testing"
+)
+
+// dwT3x3Layout returns a [1][3][3][C] depthwise filter channel-major
+// ([C][9]), a row of C zero points and the requantization triples with
+// the bias folded for input offset -zp, as gen does for dw3x3Int8.
+func dwT3x3Layout(filter []int8, c int, bias, mult, shift string, zp int32) (w, zrow, rq string) {
+	b := make([]byte, len(filter))
+	z := make([]byte, c)
+	sums := make([]int32, c)
+	for ch := 0; ch < c; ch++ {
+		for t := 0; t < 9; t++ {
+			b[9*ch+t] = byte(filter[t*c+ch])
+			sums[ch] += int32(filter[t*c+ch])
+		}
+		z[ch] = byte(zp)
+	}
+	return string(b), string(z), convTRQ(bias, mult, shift, sums, -zp)
+}
+
+// dwT3x3Run runs the reference dwInt8 and dw3x3Int8 on one random 3x3
+// case; extreme sets every input and weight to the int8 minimum.
+func dwT3x3Run(t *testing.T, r *rand.Rand, c dwTRowsCase, zp, lo, hi int32, extreme, noBias bool) {
+	oh := convTOutSize(c.same, c.inH, 3, c.sH, 1)
+	ow := convTOutSize(c.same, c.inW, 3, c.sW, 1)
+	dp := &dwParams{batches: c.b, inH: c.inH, inW: c.inW, inC: c.c, filterH: 3, filterW: 3,
+		outH: oh, outW: ow, outC: c.c, depthMul: 1, strideH: c.sH, strideW: c.sW, dilationH: 1, dilationW: 1,
+		padH: convTPad(c.sH, 1, c.inH, 3, oh), padW: convTPad(c.sW, 1, c.inW, 3, ow),
+		inOffset: -zp, outOffset: 5, actMin: lo, actMax: hi}
+	in := convTRandI8(r, c.b*c.inH*c.inW*c.c)
+	filter := convTRandI8(r, 9*c.c)
+	if extreme {
+		for i := range in {
+			in[i] = -128
+		}
+		for i := range filter {
+			filter[i] = -128
+		}
+	}
+	bias, mult, shift := convTRandQ(r, c.c)
+	if noBias {
+		bias = ""
+	}
+	want := make([]int8, c.b*oh*ow*c.c)
+	dwInt8(dp, in, filter, bias, mult, shift, want)
+	p := &dw3x3Params{batches: c.b, inH: c.inH, inW: c.inW, chans: c.c, outH: oh, outW: ow,
+		strideH: c.sH, strideW: c.sW, padH: dp.padH, padW: dp.padW,
+		outOffset: 5, actMin: lo, actMax: hi}
+	w, zrow, rq := dwT3x3Layout(filter, c.c, bias, mult, shift, zp)
+	got := make([]int8, len(want))
+	dw3x3Int8(p, in, w, zrow, rq, got)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%+v zp %d extreme %v: output %d is %d, want %d", c, zp, extreme, i, got[i], want[i])
+		}
+	}
+}
+
+// TestDepthwise3x3Int8 checks the scratch-free 3x3 kernel against dwInt8:
+// person_detect's depth-multiplier-1 layers, then random sizes (widths
+// below four, one row or column, batches), SAME and VALID padding,
+// horizontal strides 1 and 2 with vertical strides 1 to 3, zero points at
+// the int8 limits, all-minimum inputs and weights and no bias.
+func TestDepthwise3x3Int8(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	for _, c := range dwTRowsShapes[:9] {
+		dwT3x3Run(t, r, c, -128, -128, 127, false, false)
+		dwT3x3Run(t, r, c, 127, -100, 90, false, false)
+	}
+	for i := 0; i < 400; i++ {
+		c := dwTRowsCase{b: 1 + r.Intn(2), inH: 1 + r.Intn(9), inW: 1 + r.Intn(14), c: 1 + r.Intn(40),
+			sH: 1 + r.Intn(3), sW: 1 + r.Intn(2), same: r.Intn(2) == 0}
+		if !c.same && (c.inH < 3 || c.inW < 3) {
+			c.same = true
+		}
+		zp := int32(r.Intn(256) - 128)
+		switch i % 4 {
+		case 1:
+			zp = -128
+		case 2:
+			zp = 127
+		}
+		dwT3x3Run(t, r, c, zp, -128, 127, i%7 == 3, i%5 == 4)
+	}
+}
