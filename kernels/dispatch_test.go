@@ -93,7 +93,7 @@ func TestDispatchAddInt8(t *testing.T) {
 	}
 
 	// A struct-valued field takes the pointer NewParams returns.
-	q := NewParams("lstmUnitRQ", map[string]any{"hid": NewParams("fcRQ", map[string]any{"mult": int64(7)})})
+	q := NewParams("lstmUnitRQ", map[string]any{"hid": NewParams("rq32", map[string]any{"mult": int64(7)})})
 	if q.(*lstmUnitRQ).hid.mult != 7 {
 		t.Errorf("nested NewParams: %+v", q)
 	}

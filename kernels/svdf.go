@@ -16,7 +16,7 @@ package kernels
 //
 // The integer kernels take generation-time data (gen/lower_svdf.go):
 // weights_feature packed like FULLY_CONNECTED weights (fcPackI8, see
-// fully_connected.go, or for triDot, see tri.go, when triW is set) with,
+// fully_connected.go, or for octDot, see oct.go, when octW is set) with,
 // per filter, -inputZeroPoint*sum(weights) as fbias; and per unit the bias
 // minus stateZeroPoint*sum(weights_time of the unit's filters) as tbias. Both corrections are exact in wrapping int32
 // arithmetic, so the kernels compute plain dot products.
@@ -35,11 +35,11 @@ type svdfParams struct {
 	lsh1, rsh1       uint8
 	mult2, half2     int32
 	lsh2, rsh2       uint8
-	triW             bool // weights_feature packed for triDot (fcPackTri), not fcPackI8
+	octW             bool // weights_feature packed for octDot (octPack), not fcPackI8
 }
 
 // svdfChunk is how many filters the integer kernels project per pass: a
-// multiple of 4 (fcDots) and of 12 (triDot).
+// multiple of 4 (fcDots) and of 8 (octDot).
 const svdfChunk = 24
 
 // svdfFeatures stores in acc[:m] the feature dot products (input row x
@@ -47,12 +47,14 @@ const svdfChunk = 24
 // multiple of svdfChunk.
 func svdfFeatures(p *svdfParams, x []int8, wf string, c, m int, acc *[svdfChunk]int32) {
 	k := len(x)
-	if p.triW {
-		for j := 0; j < m; j += 12 {
-			blk := 32 * k * ((c + j) / 12)
-			var t triSums
-			triDot(x, wf[blk:blk+32*k], &t)
-			copy(acc[j:], t[:])
+	if p.octW {
+		corr := -128 * fcSumI8(x) // octDot sums x*(w+128)
+		for j := 0; j < m; j += 8 {
+			t := (*[8]int32)(acc[j : j+8])
+			octDot(x, wf[(c+j)*k:], t)
+			for i := range t {
+				t[i] += corr
+			}
 		}
 		return
 	}

@@ -100,12 +100,13 @@ const (
 	FcInt8                  Func = "fcInt8"
 	FcInt8PT                Func = "fcInt8PT"
 	FcMakeRQ                Func = "fcMakeRQ"
+	FcOctInt8               Func = "fcOctInt8"
+	FcOctOut                Func = "fcOctOut"
 	FcOutPC                 Func = "fcOutPC"
 	FcOutPT                 Func = "fcOutPT"
 	FcRQFor                 Func = "fcRQFor"
 	FcRescale               Func = "fcRescale"
 	FcSumI8                 Func = "fcSumI8"
-	FcTriInt8               Func = "fcTriInt8"
 	HardSwishDivPOT16       Func = "hardSwishDivPOT16"
 	HardSwishF32            Func = "hardSwishF32"
 	HardSwishInt8           Func = "hardSwishInt8"
@@ -145,11 +146,13 @@ const (
 	LstmMakeRQ              Func = "lstmMakeRQ"
 	LstmMakeUnitRQ          Func = "lstmMakeUnitRQ"
 	LstmRowBatch            Func = "lstmRowBatch"
+	LstmRq16                Func = "lstmRq16"
 	LstmRunF                Func = "lstmRunF"
 	LstmSigmoidF            Func = "lstmSigmoidF"
 	LstmSigmoidQ            Func = "lstmSigmoidQ"
 	LstmTanhF               Func = "lstmTanhF"
 	LstmTanhQ               Func = "lstmTanhQ"
+	LstmUnitInt8            Func = "lstmUnitInt8"
 	LutInt8                 Func = "lutInt8"
 	MaxPoolF32              Func = "maxPoolF32"
 	MaxPoolInt16            Func = "maxPoolInt16"
@@ -178,6 +181,11 @@ const (
 	MulInt16                Func = "mulInt16"
 	MulInt8                 Func = "mulInt8"
 	MulQuantOne             Func = "mulQuantOne"
+	OctCols64               Func = "octCols64"
+	OctDot                  Func = "octDot"
+	OctDot64                Func = "octDot64"
+	OctLanes                Func = "octLanes"
+	OctPass                 Func = "octPass"
 	PadBytes                Func = "padBytes"
 	PadBytesConst           Func = "padBytesConst"
 	PadFill                 Func = "padFill"
@@ -209,6 +217,8 @@ const (
 	RequantizeOne           Func = "requantizeOne"
 	RequantizeU8ToI8        Func = "requantizeU8ToI8"
 	RoundingDivByPOT        Func = "roundingDivByPOT"
+	RqApply                 Func = "rqApply"
+	RqFor                   Func = "rqFor"
 	SatRoundDoublingHighMul Func = "satRoundDoublingHighMul"
 	SigmoidTab              Func = "sigmoidTab"
 	SoftmaxExpNeg           Func = "softmaxExpNeg"
@@ -240,9 +250,6 @@ const (
 	TconvInt16              Func = "tconvInt16"
 	TconvInt8               Func = "tconvInt8"
 	TconvTaps               Func = "tconvTaps"
-	TriAdd                  Func = "triAdd"
-	TriDot                  Func = "triDot"
-	TriDotBlock             Func = "triDotBlock"
 )
 
 // The struct types of package kernels.
@@ -278,6 +285,7 @@ const (
 	Relu6Params          Struct = "relu6Params"
 	ReluParams           Struct = "reluParams"
 	RequantizeParams     Struct = "requantizeParams"
+	Rq32                 Struct = "rq32"
 	SoftmaxParams        Struct = "softmaxParams"
 	SvdfFloatParams      Struct = "svdfFloatParams"
 	SvdfParams           Struct = "svdfParams"
@@ -372,12 +380,13 @@ func Funcs() []Func {
 		FcInt8,
 		FcInt8PT,
 		FcMakeRQ,
+		FcOctInt8,
+		FcOctOut,
 		FcOutPC,
 		FcOutPT,
 		FcRQFor,
 		FcRescale,
 		FcSumI8,
-		FcTriInt8,
 		HardSwishDivPOT16,
 		HardSwishF32,
 		HardSwishInt8,
@@ -417,11 +426,13 @@ func Funcs() []Func {
 		LstmMakeRQ,
 		LstmMakeUnitRQ,
 		LstmRowBatch,
+		LstmRq16,
 		LstmRunF,
 		LstmSigmoidF,
 		LstmSigmoidQ,
 		LstmTanhF,
 		LstmTanhQ,
+		LstmUnitInt8,
 		LutInt8,
 		MaxPoolF32,
 		MaxPoolInt16,
@@ -450,6 +461,11 @@ func Funcs() []Func {
 		MulInt16,
 		MulInt8,
 		MulQuantOne,
+		OctCols64,
+		OctDot,
+		OctDot64,
+		OctLanes,
+		OctPass,
 		PadBytes,
 		PadBytesConst,
 		PadFill,
@@ -481,6 +497,8 @@ func Funcs() []Func {
 		RequantizeOne,
 		RequantizeU8ToI8,
 		RoundingDivByPOT,
+		RqApply,
+		RqFor,
 		SatRoundDoublingHighMul,
 		SigmoidTab,
 		SoftmaxExpNeg,
@@ -512,9 +530,6 @@ func Funcs() []Func {
 		TconvInt16,
 		TconvInt8,
 		TconvTaps,
-		TriAdd,
-		TriDot,
-		TriDotBlock,
 	}
 }
 
@@ -552,6 +567,7 @@ func Structs() []Struct {
 		Relu6Params,
 		ReluParams,
 		RequantizeParams,
+		Rq32,
 		SoftmaxParams,
 		SvdfFloatParams,
 		SvdfParams,
@@ -732,6 +748,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"out", "[]int8"}}, true
 	case FcMakeRQ:
 		return []Param{{"mult", "int32"}, {"half", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}}, true
+	case FcOctInt8:
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case FcOctOut:
+		return []Param{{"p", "*fcParams"}, {"a", "*[8]int32"}, {"corr", "int32"}, {"rq", "string"}, {"o", "[]int8"}}, true
 	case FcOutPC:
 		return []Param{{"p", "*fcParams"}, {"acc", "[]int32"}, {"corr", "int32"}, {"rq", "string"}, {"o", "[]int8"}}, true
 	case FcOutPT:
@@ -742,8 +762,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "int32"}, {"q", "fcRQ"}}, true
 	case FcSumI8:
 		return []Param{{"x", "[]int8"}}, true
-	case FcTriInt8:
-		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case HardSwishDivPOT16:
 		return []Param{{"x", "int16"}, {"e", "int"}}, true
 	case HardSwishF32:
@@ -819,9 +837,11 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmMakeRQ:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeUnitRQ:
-		return []Param{{"p", "*lstmParams"}}, true
+		return []Param{{"p", "*lstmParams"}, {"u", "*lstmUnitRQ"}}, true
 	case LstmRowBatch:
 		return []Param{{"p", "*lstmParams"}, {"r", "int"}}, true
+	case LstmRq16:
+		return []Param{{"a", "int32"}, {"q", "*rq32"}}, true
 	case LstmRunF:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wi", "[]float32"}, {"wr", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmSigmoidF:
@@ -832,6 +852,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"dst", "[]float32"}, {"src", "[]float32"}}, true
 	case LstmTanhQ:
 		return []Param{{"v", "int16"}, {"mult", "int32"}, {"shift", "int"}}, true
+	case LstmUnitInt8:
+		return []Param{{"p", "*lstmParams"}, {"urq", "*lstmUnitRQ"}, {"grq", "*[8]rq32"}, {"in", "*[4]int32"}, {"rec", "*[4]int32"}, {"cx", "int32"}, {"ch", "int32"}, {"bb", "string"}, {"c", "*int16"}, {"y", "*int8"}}, true
 	case LutInt8:
 		return []Param{{"tab", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case MaxPoolF32:
@@ -888,6 +910,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*mulQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
 	case MulQuantOne:
 		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
+	case OctCols64:
+		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}}, true
+	case OctDot:
+		return []Param{{"x", "[]int8"}, {"w", "string"}, {"a", "*[8]int32"}}, true
+	case OctDot64:
+		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[8]int32"}}, true
+	case OctLanes:
+		return []Param{{"s", "int64"}}, true
+	case OctPass:
+		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[4]int32"}}, true
 	case PadBytes:
 		return []Param{{"p", "*padParams"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case PadBytesConst:
@@ -950,6 +982,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*requantizeParams"}, {"in", "[]uint8"}, {"out", "[]int8"}}, true
 	case RoundingDivByPOT:
 		return []Param{{"x", "int32"}, {"exponent", "int"}}, true
+	case RqApply:
+		return []Param{{"x", "int32"}, {"q", "*rq32"}}, true
+	case RqFor:
+		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case SatRoundDoublingHighMul:
 		return []Param{{"a", "int32"}, {"b", "int32"}}, true
 	case SigmoidTab:
@@ -1012,12 +1048,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*tconvParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"scratch", "[]int32"}, {"out", "[]int8"}}, true
 	case TconvTaps:
 		return []Param{{"origin", "int"}, {"taps", "int"}, {"size", "int"}}, true
-	case TriAdd:
-		return []Param{{"a", "*[3]int32"}, {"s", "int64"}}, true
-	case TriDot:
-		return []Param{{"x", "[]int8"}, {"w", "string"}, {"a", "*triSums"}}, true
-	case TriDotBlock:
-		return []Param{{"x", "[]int8"}, {"wq", "[][32]byte"}}, true
 	}
 	return nil, false
 }
@@ -1082,9 +1112,10 @@ func (f Func) Results() int {
 		FcInt16Acc32,
 		FcInt8,
 		FcInt8PT,
+		FcOctInt8,
+		FcOctOut,
 		FcOutPC,
 		FcOutPT,
-		FcTriInt8,
 		HardSwishF32,
 		HardSwishInt8,
 		LeakyReluF32,
@@ -1099,9 +1130,11 @@ func (f Func) Results() int {
 		LstmFloatLean,
 		LstmInt16,
 		LstmInt8,
+		LstmMakeUnitRQ,
 		LstmRunF,
 		LstmSigmoidF,
 		LstmTanhF,
+		LstmUnitInt8,
 		LutInt8,
 		MaxPoolF32,
 		MaxPoolInt16,
@@ -1126,6 +1159,9 @@ func (f Func) Results() int {
 		MulI32,
 		MulInt16,
 		MulInt8,
+		OctDot,
+		OctDot64,
+		OctPass,
 		PadBytes,
 		PadBytesConst,
 		PadFill,
@@ -1170,9 +1206,7 @@ func (f Func) Results() int {
 		TanhInt8,
 		TconvF32,
 		TconvInt16,
-		TconvInt8,
-		TriAdd,
-		TriDot:
+		TconvInt8:
 		return 0
 	case ActfpExpMult,
 		ActfpExpNeg,
@@ -1218,8 +1252,8 @@ func (f Func) Results() int {
 		LstmGateF,
 		LstmHiddenQ,
 		LstmMakeRQ,
-		LstmMakeUnitRQ,
 		LstmRowBatch,
+		LstmRq16,
 		LstmSigmoidQ,
 		LstmTanhQ,
 		MeanRequant,
@@ -1232,6 +1266,8 @@ func (f Func) Results() int {
 		ReluOne,
 		RequantizeOne,
 		RoundingDivByPOT,
+		RqApply,
+		RqFor,
 		SatRoundDoublingHighMul,
 		SigmoidTab,
 		SoftmaxExpNeg,
@@ -1246,6 +1282,7 @@ func (f Func) Results() int {
 		EwRowStart,
 		FcRQFor,
 		LogisticTanh16Input,
+		OctLanes,
 		PoolWindow,
 		SoftmaxInt8Row,
 		TconvTaps:
@@ -1253,7 +1290,7 @@ func (f Func) Results() int {
 	case ConvPWDot4,
 		LstmDotF4,
 		LstmDotF4S,
-		TriDotBlock:
+		OctCols64:
 		return 4
 	case ConvLean8:
 		return 5
@@ -1308,7 +1345,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case LstmParams:
 		return []Param{{"batch", "int"}, {"steps", "int"}, {"inDim", "int"}, {"units", "int"}, {"timeMajor", "bool"}, {"forgetMult", "int32"}, {"inputMult", "int32"}, {"forgetShift", "int"}, {"inputShift", "int"}, {"hidMult", "int32"}, {"hidShift", "int"}, {"hidZP", "int32"}, {"hidMin", "int32"}, {"hidMax", "int32"}, {"tanhMult", "int32"}, {"tanhShift", "int"}, {"clip", "bool"}, {"cellClip", "int32"}, {"cellClipF", "float32"}}, true
 	case LstmUnitRQ:
-		return []Param{{"forget", "fcRQ"}, {"input", "fcRQ"}, {"hid", "fcRQ"}}, true
+		return []Param{{"forget", "rq32"}, {"input", "rq32"}, {"hid", "rq32"}}, true
 	case MeanParams:
 		return []Param{{"d0", "int"}, {"d1", "int"}, {"d2", "int"}, {"d3", "int"}, {"d4", "int"}, {"s0", "int"}, {"s1", "int"}, {"s2", "int"}, {"s3", "int"}, {"s4", "int"}, {"nOut", "int"}, {"inZeroSum", "int64"}, {"mult", "int32"}, {"shift", "int"}, {"outOffset", "int32"}, {"count", "float32"}}, true
 	case MoveParams:
@@ -1329,12 +1366,14 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"shift", "int"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case RequantizeParams:
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"half", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}, {"qmin", "int32"}, {"qmax", "int32"}}, true
+	case Rq32:
+		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}}, true
 	case SoftmaxParams:
 		return []Param{{"outer", "int"}, {"depth", "int"}, {"inputMult", "int32"}, {"inputShift", "int"}, {"diffMin", "int32"}, {"beta", "float32"}}, true
 	case SvdfFloatParams:
 		return []Param{{"batch", "int"}, {"inputSize", "int"}, {"numFilters", "int"}, {"rank", "int"}, {"numUnits", "int"}, {"memory", "int"}, {"actMin", "float32"}, {"actMax", "float32"}}, true
 	case SvdfParams:
-		return []Param{{"batch", "int"}, {"inputSize", "int"}, {"numFilters", "int"}, {"rank", "int"}, {"numUnits", "int"}, {"memory", "int"}, {"stateZP", "int32"}, {"outZP", "int32"}, {"mult1", "int32"}, {"half1", "int32"}, {"lsh1", "uint8"}, {"rsh1", "uint8"}, {"mult2", "int32"}, {"half2", "int32"}, {"lsh2", "uint8"}, {"rsh2", "uint8"}, {"triW", "bool"}}, true
+		return []Param{{"batch", "int"}, {"inputSize", "int"}, {"numFilters", "int"}, {"rank", "int"}, {"numUnits", "int"}, {"memory", "int"}, {"stateZP", "int32"}, {"outZP", "int32"}, {"mult1", "int32"}, {"half1", "int32"}, {"lsh1", "uint8"}, {"rsh1", "uint8"}, {"mult2", "int32"}, {"half2", "int32"}, {"lsh2", "uint8"}, {"rsh2", "uint8"}, {"octW", "bool"}}, true
 	case TconvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	}
@@ -1347,8 +1386,6 @@ func underlying(t string) string {
 	switch t {
 	case "arena":
 		return "[]byte"
-	case "triSums":
-		return "[12]int32"
 	}
 	return t
 }

@@ -117,7 +117,7 @@ func (m *Model) Invoke() {
 	a := m.arena()
 
 	// 0: FULLY_CONNECTED x -> dense1/relu
-	fcTriInt8(&fcParams{
+	fcOctInt8(&fcParams{
 		batches:    1,
 		outDepth:   16,
 		accumDepth: 1,
@@ -127,7 +127,7 @@ func (m *Model) Invoke() {
 	}, a.i8(offX, 1), opDense1ReluWeights, opDense1ReluRQ, a.i8(offDense1Relu, 16))
 
 	// 1: FULLY_CONNECTED dense1/relu -> dense2/relu
-	fcTriInt8(&fcParams{
+	fcOctInt8(&fcParams{
 		batches:    1,
 		outDepth:   16,
 		accumDepth: 16,
@@ -137,7 +137,7 @@ func (m *Model) Invoke() {
 	}, a.i8(offDense1Relu, 16), opDense2ReluWeights, opDense2ReluRQ, a.i8(offDense2Relu, 16))
 
 	// 2: FULLY_CONNECTED dense2/relu -> y
-	fcTriInt8(&fcParams{
+	fcOctInt8(&fcParams{
 		batches:    1,
 		outDepth:   1,
 		accumDepth: 16,

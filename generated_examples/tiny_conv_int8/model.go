@@ -211,7 +211,7 @@ func (m *Model) Invoke() {
 	// (a view of its input: no code)
 
 	// 5: FULLY_CONNECTED flatten -> logits
-	fcTriInt8(&fcParams{
+	fcOctInt8(&fcParams{
 		batches:    1,
 		outDepth:   4,
 		accumDepth: 16,
