@@ -142,10 +142,12 @@ func octCols64(x []int8, p unsafe.Pointer) (s0, s1, s2, s3 int64) {
 	if n == 0 {
 		return
 	}
-	x4 := unsafe.Slice((*[4]int8)(unsafe.Pointer(unsafe.SliceData(x))), n)
-	w4 := unsafe.Slice((*[32]byte)(p), n)
-	for d := range x4 {
-		q, xx := unsafe.Pointer(&w4[d]), &x4[d]
+	// Both pointers walk (gc then loads the activations with constant
+	// offsets instead of recomputing their addresses); they do not move
+	// after the last iteration, so that they never point past x.
+	xq, q := unsafe.Pointer(unsafe.SliceData(x)), p
+	for d := n; ; d-- {
+		xx := (*[4]int8)(xq)
 		v := int64(xx[0])
 		s0 += v * int64(le64((*[8]byte)(q))&octMask)
 		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 1)))&octMask)
@@ -166,8 +168,11 @@ func octCols64(x []int8, p unsafe.Pointer) (s0, s1, s2, s3 int64) {
 		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 25)))&octMask)
 		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 26)))&octMask)
 		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 27)))&octMask)
+		if d == 1 {
+			return
+		}
+		xq, q = unsafe.Add(xq, 4), unsafe.Add(q, 32)
 	}
-	return
 }
 
 // octLanes splits a sum of two signed 32-bit lanes.

@@ -853,7 +853,7 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmTanhQ:
 		return []Param{{"v", "int16"}, {"mult", "int32"}, {"shift", "int"}}, true
 	case LstmUnitInt8:
-		return []Param{{"p", "*lstmParams"}, {"urq", "*lstmUnitRQ"}, {"grq", "*[8]rq32"}, {"in", "*[4]int32"}, {"rec", "*[4]int32"}, {"cx", "int32"}, {"ch", "int32"}, {"bb", "string"}, {"c", "*int16"}, {"y", "*int8"}}, true
+		return []Param{{"p", "*lstmParams"}, {"urq", "*lstmUnitRQ"}, {"grq", "*[8]rq32"}, {"in", "*[4]int32"}, {"rec", "*[4]int32"}, {"cx", "int32"}, {"ch", "int32"}, {"bias", "string"}, {"o", "int"}, {"c", "*int16"}, {"y", "*int8"}}, true
 	case LutInt8:
 		return []Param{{"tab", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case MaxPoolF32:
