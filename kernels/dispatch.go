@@ -146,6 +146,8 @@ func Call(fn string, args []any) bool {
 		fcInt8PT(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "fcOctInt8":
 		fcOctInt8(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "fcOctInt8PT":
+		fcOctInt8PT(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "fcOutPC":
 		fcOutPC(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
 	case "fcOutPT":

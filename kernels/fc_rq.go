@@ -88,7 +88,7 @@ func rqFor(m int32, shift int) rq32 {
 
 // rqApply scales x by q, bit for bit as mulByQuantMul.
 func rqApply(x int32, q *rq32) int32 {
-	y := int32(uint64(int64(x*q.pow)*int64(q.mult)+1<<30) >> 31)
+	y := int32(uint64(int64(x*q.pow)*int64(uint32(q.mult))+1<<30) >> 31) // q.mult >= 0
 	thr := q.mask>>1 + int32(uint32(y)>>31)
 	return y>>(q.rsh&31) - (thr-y&q.mask)>>31
 }

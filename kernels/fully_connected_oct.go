@@ -34,3 +34,27 @@ func fcOctOut(p *fcParams, a *[8]int32, corr int32, rq string, o []int8) {
 		o[r] = int8(min(max(rqApply(a[r]+corr+ld32(t, 0), &q)+zp, lo), hi))
 	}
 }
+
+// fcOctInt8PT is fcOctInt8 for per-tensor requantization (one multiplier
+// and shift for every channel, in p's mult, lsh, rsh): bias holds one
+// int32 per output channel with the input offset folded in.
+func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
+	k, n := p.accumDepth, p.outDepth
+	r := uint32(p.rsh) - 31
+	q := rq32{mult: p.mult, pow: int32(1) << (p.lsh & 31), rsh: r, mask: int32(uint32(1)<<(r&31) - 1)}
+	zp, lo, hi := p.outOffset, p.actMin, p.actMax
+	for b := 0; b < p.batches; b++ {
+		x := in[b*k : b*k+k]
+		o := out[b*n : b*n+n]
+		corr := -128 * fcSumI8(x) // octDot sums x*(w+128)
+		for c := 0; c < n; c += 8 {
+			var a [8]int32
+			octDot(x, w[c*k:], &a)
+			oc := o[c:min(c+8, n)]
+			bc := bias[4*c : 4*c+4*len(oc)]
+			for j := range oc {
+				oc[j] = int8(min(max(rqApply(a[j&7]+corr+ld32(bc, j), &q)+zp, lo), hi))
+			}
+		}
+	}
+}

@@ -218,6 +218,12 @@ func fcTRunInt8(t *testing.T, p *fcParams, in, w []int8, bias []int32, mult, shi
 			t.Fatalf("fcInt8PT out[%d] = %d, fcInt8 gives %d", i, got[i], out[i])
 		}
 	}
+	fcOctInt8PT(&pt, in, fcTPackOct(w, p.outDepth, p.accumDepth), fcTStr32(bias), got)
+	for i := range out {
+		if got[i] != out[i] {
+			t.Fatalf("fcOctInt8PT out[%d] = %d, fcInt8 gives %d", i, got[i], out[i])
+		}
+	}
 }
 
 // fcTPrep is what the lowering computes for a quantized operator: params,

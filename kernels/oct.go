@@ -57,10 +57,11 @@ func octPass(x []int8, p unsafe.Pointer, a *[4]int32) {
 	n := k / 8
 	var a0, a1, a2, a3 int32
 	if n > 0 {
-		x8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(x))), n)
-		w8 := unsafe.Slice((*[64]uint8)(p), n)
-		for i := range x8 {
-			xx, q := &x8[i], &w8[i]
+		// Both pointers walk and stop at the last group (no slice
+		// headers to build, and never a pointer past x).
+		xq, wq := unsafe.Pointer(unsafe.SliceData(x)), p
+		for i := n; ; i-- {
+			xx, q := (*[8]int8)(xq), (*[64]uint8)(wq)
 			v := int32(xx[0])
 			a0 += v * int32(q[0])
 			a1 += v * int32(q[1])
@@ -101,9 +102,38 @@ func octPass(x []int8, p unsafe.Pointer, a *[4]int32) {
 			a1 += v * int32(q[57])
 			a2 += v * int32(q[58])
 			a3 += v * int32(q[59])
+			if i == 1 {
+				break
+			}
+			xq, wq = unsafe.Add(xq, 8), unsafe.Add(wq, 64)
 		}
 	}
-	for d := 8 * n; d < k; d++ {
+	d := 8 * n
+	if k-d >= 4 {
+		xx, q := (*[4]int8)(x[d:d+4]), (*[28]uint8)(unsafe.Add(p, 8*d))
+		v := int32(xx[0])
+		a0 += v * int32(q[0])
+		a1 += v * int32(q[1])
+		a2 += v * int32(q[2])
+		a3 += v * int32(q[3])
+		v = int32(xx[1])
+		a0 += v * int32(q[8])
+		a1 += v * int32(q[9])
+		a2 += v * int32(q[10])
+		a3 += v * int32(q[11])
+		v = int32(xx[2])
+		a0 += v * int32(q[16])
+		a1 += v * int32(q[17])
+		a2 += v * int32(q[18])
+		a3 += v * int32(q[19])
+		v = int32(xx[3])
+		a0 += v * int32(q[24])
+		a1 += v * int32(q[25])
+		a2 += v * int32(q[26])
+		a3 += v * int32(q[27])
+		d += 4
+	}
+	for ; d < k; d++ {
 		q := (*[4]uint8)(unsafe.Add(p, 8*d))
 		v := int32(x[d])
 		a0 += v * int32(q[0])

@@ -101,6 +101,7 @@ const (
 	FcInt8PT                Func = "fcInt8PT"
 	FcMakeRQ                Func = "fcMakeRQ"
 	FcOctInt8               Func = "fcOctInt8"
+	FcOctInt8PT             Func = "fcOctInt8PT"
 	FcOctOut                Func = "fcOctOut"
 	FcOutPC                 Func = "fcOutPC"
 	FcOutPT                 Func = "fcOutPT"
@@ -381,6 +382,7 @@ func Funcs() []Func {
 		FcInt8PT,
 		FcMakeRQ,
 		FcOctInt8,
+		FcOctInt8PT,
 		FcOctOut,
 		FcOutPC,
 		FcOutPT,
@@ -750,6 +752,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"mult", "int32"}, {"half", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}}, true
 	case FcOctInt8:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case FcOctInt8PT:
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"out", "[]int8"}}, true
 	case FcOctOut:
 		return []Param{{"p", "*fcParams"}, {"a", "*[8]int32"}, {"corr", "int32"}, {"rq", "string"}, {"o", "[]int8"}}, true
 	case FcOutPC:
@@ -1113,6 +1117,7 @@ func (f Func) Results() int {
 		FcInt8,
 		FcInt8PT,
 		FcOctInt8,
+		FcOctInt8PT,
 		FcOctOut,
 		FcOutPC,
 		FcOutPT,

@@ -162,12 +162,22 @@ func lowerFullyConnected(c *opCtx) error {
 	p := Struct("fcParams", params...)
 	switch {
 	case in.Type == model.Int8:
+		packed := c.Const("Weights", octPack(units, depth, func(r int) []byte { return w.Data[r*depth : r*depth+depth] }))
+		if fcUniform(mult, shift) {
+			q, err := fcMakeRQ(c, mult[0], int(shift[0]))
+			if err != nil {
+				return err
+			}
+			pt := Struct("fcParams", append(params,
+				F("mult", I32(q.mult)), F("lsh", Int(int(q.lsh))), F("rsh", Int(int(q.rsh))), F("half", I32(q.half)))...)
+			c.Call("fcOctInt8PT", pt, View(in), packed, c.ConstI32("Bias", fcTrunc32(folded)), View(out))
+			return nil
+		}
 		tab, err := fcRQTable(c, fcTrunc32(folded), mult, shift)
 		if err != nil {
 			return err
 		}
-		packed := octPack(units, depth, func(r int) []byte { return w.Data[r*depth : r*depth+depth] })
-		c.Call("fcOctInt8", p, View(in), c.Const("Weights", packed), c.Const("RQ", tab), View(out))
+		c.Call("fcOctInt8", p, View(in), packed, c.Const("RQ", tab), View(out))
 	case wide:
 		for i, sh := range shift {
 			if sh >= 8 {

@@ -195,7 +195,7 @@ func TestFullyConnectedGenerated(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(11))
 	var cases []fcgCase
-	// Every int8 shape uses fcOctInt8, the large last one too.
+	// Every int8 shape uses fcOctInt8 (or fcOctInt8PT), the large last one too.
 	shapes := [][3]int{{1, 1, 1}, {1, 16, 16}, {2, 7, 5}, {1, 33, 13}, {3, 4, 9}, {1, 64, 3}, {1, 250, 4}, {2, 10, 45}, {1, 1100, 25}}
 	for i, s := range shapes {
 		act := []quant.Activation{quant.ActNone, quant.ActRelu, quant.ActRelu6}[i%3]
@@ -213,7 +213,7 @@ func TestFullyConnectedGenerated(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if strings.HasPrefix(c.name, "int8") {
-			if !bytes.Contains(res.Files["model.go"], []byte("fcOctInt8(")) {
+			if !bytes.Contains(res.Files["model.go"], []byte("fcOctInt8")) {
 				t.Errorf("%s: fcOctInt8 not used", c.name)
 			}
 		}

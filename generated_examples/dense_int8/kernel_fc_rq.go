@@ -4,12 +4,6 @@
 
 package dense_int8
 
-// fcRQRecordLen is the length in bytes of a per-channel record in an
-// fcRQ table string: folded bias (int32), multiplier (int32), half
-// (int32), left shift (byte), 31 + right shift (byte), two zero bytes. All
-// little-endian.
-const fcRQRecordLen = 16
-
 // rq32 is one requantization in the form rqApply uses: TFLite's
 // MultiplyByQuantizedMultiplier written for 32-bit cores, whose only wide
 // operations are one 32x32->64 multiplication, an add and a constant shift. The left shift is a wrapping
@@ -29,7 +23,7 @@ type rq32 struct {
 
 // rqApply scales x by q, bit for bit as mulByQuantMul.
 func rqApply(x int32, q *rq32) int32 {
-	y := int32(uint64(int64(x*q.pow)*int64(q.mult)+1<<30) >> 31)
+	y := int32(uint64(int64(x*q.pow)*int64(uint32(q.mult))+1<<30) >> 31) // q.mult >= 0
 	thr := q.mask>>1 + int32(uint32(y)>>31)
 	return y>>(q.rsh&31) - (thr-y&q.mask)>>31
 }
