@@ -34,7 +34,7 @@ package kernels
 //     lstmRowBatch, lstmRq16, lstmSigmoidQ, lstmTanhQ, meanRequant,
 //     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
 //     poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
-//     requantizeOne, roundingDivByPOT, rqApply, rqFor,
+//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
 //     satRoundDoublingHighMul, sigmoidTab, softmaxExpNeg, softmaxExpSmall,
 //     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale, subQuantOne,
 //     tconvTaps

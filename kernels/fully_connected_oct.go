@@ -29,8 +29,7 @@ func fcOctOut(p *fcParams, a *[8]int32, corr int32, rq string, o []int8) {
 	zp, lo, hi := p.outOffset, p.actMin, p.actMax
 	for r := range o {
 		t := rq[fcRQRecordLen*r : fcRQRecordLen*r+fcRQRecordLen]
-		rsh := uint32(t[13]) - 31
-		q := rq32{mult: ld32(t, 1), pow: int32(1) << (t[12] & 31), rsh: rsh, mask: int32(uint32(1)<<(rsh&31) - 1)}
+		q := rqFromFC(ld32(t, 1), t[12], t[13])
 		o[r] = int8(min(max(rqApply(a[r]+corr+ld32(t, 0), &q)+zp, lo), hi))
 	}
 }
@@ -40,8 +39,7 @@ func fcOctOut(p *fcParams, a *[8]int32, corr int32, rq string, o []int8) {
 // int32 per output channel with the input offset folded in.
 func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
 	k, n := p.accumDepth, p.outDepth
-	r := uint32(p.rsh) - 31
-	q := rq32{mult: p.mult, pow: int32(1) << (p.lsh & 31), rsh: r, mask: int32(uint32(1)<<(r&31) - 1)}
+	q := rqFromFC(p.mult, p.lsh, p.rsh)
 	zp, lo, hi := p.outOffset, p.actMin, p.actMax
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]

@@ -1,5 +1,7 @@
 package kernels
 
+import "unsafe"
+
 // SVDF (singular value decomposition filter), as in TFLite Micro's reference
 // svdf kernel. Each invocation:
 //  1. shifts the activation state (batch x filters x memory, a variable
@@ -84,7 +86,7 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 	mem, nf := p.memory, p.numFilters
 	state = state[:p.batch*nf*mem]
 	copy(state, state[1:])
-	q := fcMakeRQ(p.mult1, p.half1, p.lsh1, p.rsh1)
+	q := rqFromFC(p.mult1, p.lsh1, p.rsh1)
 	var acc [svdfChunk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*p.inputSize : (b+1)*p.inputSize]
@@ -93,7 +95,7 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 			m := min(svdfChunk, nf-c)
 			svdfFeatures(p, x, wf, c, m, &acc)
 			for r, a := range acc[:m] {
-				v := min(max(fcRescale(a+ld32(fbias, c+r), q), -32768), 32767)
+				v := min(max(rqApply(a+ld32(fbias, c+r), &q), -32768), 32767)
 				// The zero point is added after the clamp and the sum is
 				// truncated to the state type, as TFLM does.
 				row[(c+r+1)*mem-1] = int16(v + p.stateZP)
@@ -110,7 +112,33 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 // contiguous run of rank*memory values.
 func svdfTime16(p *svdfParams, row []int16, wt, tbias string, o []int8) {
 	l := p.rank * p.memory
-	q, zp := fcMakeRQ(p.mult2, p.half2, p.lsh2, p.rsh2), p.outZP
+	q, zp := rqFromFC(p.mult2, p.lsh2, p.rsh2), p.outZP
+	if n8 := len(o) * l / 8; l%8 == 0 && n8 > 0 && len(row) >= 8*n8 && len(wt) >= 16*n8 {
+		// Runs of eight state values and their weights, viewed as arrays
+		// once for the whole row: no slicing per unit. A weight is its
+		// signed high byte (an int8 view of the same bytes) shifted over
+		// its low byte.
+		s8 := unsafe.Slice((*[8]int16)(unsafe.Pointer(unsafe.SliceData(row))), n8)
+		w8 := unsafe.Slice((*[16]uint8)(unsafe.Pointer(unsafe.StringData(wt))), n8)
+		h8 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.StringData(wt))), n8)
+		i := 0
+		for u := range o {
+			acc := ld32(tbias, u)
+			for e := i + l/8; i < e; i++ {
+				s, w, h := &s8[i], &w8[i], &h8[i]
+				acc += int32(s[0])*(int32(h[1])<<8|int32(w[0])) +
+					int32(s[1])*(int32(h[3])<<8|int32(w[2])) +
+					int32(s[2])*(int32(h[5])<<8|int32(w[4])) +
+					int32(s[3])*(int32(h[7])<<8|int32(w[6])) +
+					int32(s[4])*(int32(h[9])<<8|int32(w[8])) +
+					int32(s[5])*(int32(h[11])<<8|int32(w[10])) +
+					int32(s[6])*(int32(h[13])<<8|int32(w[12])) +
+					int32(s[7])*(int32(h[15])<<8|int32(w[14]))
+			}
+			o[u] = int8(min(max(rqApply(acc, &q)+zp, -128), 127))
+		}
+		return
+	}
 	for u := range o {
 		s := row[u*l : u*l+l]
 		w := wt[2*u*l : 2*u*l+2*l]
@@ -130,7 +158,7 @@ func svdfTime16(p *svdfParams, row []int16, wt, tbias string, o []int8) {
 			acc += int32(s[0]) * int32(int16(uint16(w[0])|uint16(w[1])<<8))
 			s, w = s[1:], w[2:]
 		}
-		o[u] = int8(min(max(fcRescale(acc, q)+zp, -128), 127))
+		o[u] = int8(min(max(rqApply(acc, &q)+zp, -128), 127))
 	}
 }
 
@@ -140,7 +168,7 @@ func svdfInt8x8(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []i
 	mem, nf := p.memory, p.numFilters
 	state = state[:p.batch*nf*mem]
 	copy(state, state[1:])
-	q := fcMakeRQ(p.mult1, p.half1, p.lsh1, p.rsh1)
+	q := rqFromFC(p.mult1, p.lsh1, p.rsh1)
 	var acc [svdfChunk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*p.inputSize : (b+1)*p.inputSize]
@@ -149,7 +177,7 @@ func svdfInt8x8(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []i
 			m := min(svdfChunk, nf-c)
 			svdfFeatures(p, x, wf, c, m, &acc)
 			for r, a := range acc[:m] {
-				v := min(max(fcRescale(a+ld32(fbias, c+r), q), -128), 127)
+				v := min(max(rqApply(a+ld32(fbias, c+r), &q), -128), 127)
 				// May wrap for a non-zero zero point; TFLM truncates the same way.
 				row[(c+r+1)*mem-1] = int8(v + p.stateZP)
 			}
@@ -162,7 +190,25 @@ func svdfInt8x8(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []i
 // constant string).
 func svdfTime8(p *svdfParams, row []int8, wt, tbias string, o []int8) {
 	l := p.rank * p.memory
-	q, zp := fcMakeRQ(p.mult2, p.half2, p.lsh2, p.rsh2), p.outZP
+	q, zp := rqFromFC(p.mult2, p.lsh2, p.rsh2), p.outZP
+	if n8 := len(o) * l / 8; l%8 == 0 && n8 > 0 && len(row) >= 8*n8 && len(wt) >= 8*n8 {
+		// As in svdfTime16: runs of eight, viewed once for the whole row.
+		s8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(row))), n8)
+		w8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.StringData(wt))), n8)
+		i := 0
+		for u := range o {
+			acc := ld32(tbias, u)
+			for e := i + l/8; i < e; i++ {
+				s, w := &s8[i], &w8[i]
+				acc += int32(s[0])*int32(w[0]) + int32(s[1])*int32(w[1]) +
+					int32(s[2])*int32(w[2]) + int32(s[3])*int32(w[3]) +
+					int32(s[4])*int32(w[4]) + int32(s[5])*int32(w[5]) +
+					int32(s[6])*int32(w[6]) + int32(s[7])*int32(w[7])
+			}
+			o[u] = int8(min(max(rqApply(acc, &q)+zp, -128), 127))
+		}
+		return
+	}
 	for u := range o {
 		s := row[u*l : u*l+l]
 		w := wt[u*l : u*l+l]
@@ -178,7 +224,7 @@ func svdfTime8(p *svdfParams, row []int8, wt, tbias string, o []int8) {
 			acc += int32(s[0]) * int32(int8(w[0]))
 			s, w = s[1:], w[1:]
 		}
-		o[u] = int8(min(max(fcRescale(acc, q)+zp, -128), 127))
+		o[u] = int8(min(max(rqApply(acc, &q)+zp, -128), 127))
 	}
 }
 

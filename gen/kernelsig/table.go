@@ -220,6 +220,7 @@ const (
 	RoundingDivByPOT        Func = "roundingDivByPOT"
 	RqApply                 Func = "rqApply"
 	RqFor                   Func = "rqFor"
+	RqFromFC                Func = "rqFromFC"
 	SatRoundDoublingHighMul Func = "satRoundDoublingHighMul"
 	SigmoidTab              Func = "sigmoidTab"
 	SoftmaxExpNeg           Func = "softmaxExpNeg"
@@ -501,6 +502,7 @@ func Funcs() []Func {
 		RoundingDivByPOT,
 		RqApply,
 		RqFor,
+		RqFromFC,
 		SatRoundDoublingHighMul,
 		SigmoidTab,
 		SoftmaxExpNeg,
@@ -990,6 +992,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "int32"}, {"q", "*rq32"}}, true
 	case RqFor:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
+	case RqFromFC:
+		return []Param{{"mult", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}}, true
 	case SatRoundDoublingHighMul:
 		return []Param{{"a", "int32"}, {"b", "int32"}}, true
 	case SigmoidTab:
@@ -1273,6 +1277,7 @@ func (f Func) Results() int {
 		RoundingDivByPOT,
 		RqApply,
 		RqFor,
+		RqFromFC,
 		SatRoundDoublingHighMul,
 		SigmoidTab,
 		SoftmaxExpNeg,

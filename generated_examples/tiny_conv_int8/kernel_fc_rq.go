@@ -70,3 +70,10 @@ func rqApply(x int32, q *rq32) int32 {
 	thr := q.mask>>1 + int32(uint32(y)>>31)
 	return y>>(q.rsh&31) - (thr-y&q.mask)>>31
 }
+
+// rqFromFC builds the rq32 of a requantization given in fcRQ's terms: the
+// multiplier, the left shift and 31 + the right shift.
+func rqFromFC(mult int32, lsh, rsh uint8) rq32 {
+	r := uint32(rsh) - 31
+	return rq32{mult: mult, pow: int32(1) << (lsh & 31), rsh: r, mask: int32(uint32(1)<<(r&31) - 1)}
+}

@@ -9,8 +9,7 @@ package tiny_conv_int8
 // int32 per output channel with the input offset folded in.
 func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
 	k, n := p.accumDepth, p.outDepth
-	r := uint32(p.rsh) - 31
-	q := rq32{mult: p.mult, pow: int32(1) << (p.lsh & 31), rsh: r, mask: int32(uint32(1)<<(r&31) - 1)}
+	q := rqFromFC(p.mult, p.lsh, p.rsh)
 	zp, lo, hi := p.outOffset, p.actMin, p.actMax
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
