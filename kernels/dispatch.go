@@ -15,7 +15,6 @@ package kernels
 //   - dwRowsAny: parameter rows has type [][]int64
 //   - fcDotF4: parameter t has type *[4]float32
 //   - fcOctOut: parameter a has type *[8]int32
-//   - lstmUnitInt8: parameter grq has type *[8]rq32
 //   - octDot: parameter a has type *[8]int32
 //   - octDot64: parameter p has type unsafe.Pointer
 //   - octPass: parameter p has type unsafe.Pointer
@@ -35,9 +34,9 @@ package kernels
 //     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
 //     poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
 //     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
-//     satRoundDoublingHighMul, sigmoidTab, softmaxExpNeg, softmaxExpSmall,
-//     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale, subQuantOne,
-//     tconvTaps
+//     satRoundDoublingHighMul, sigmoidTab, sigmoidTab2, softmaxExpNeg,
+//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
+//     softmaxRescale, subQuantOne, tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64

@@ -81,7 +81,7 @@ func lstmSigmoidQ(v int16) int16 {
 	if u := ax >> 9; u >= 255 {
 		r = 0x7FFF << 10
 	} else {
-		lo, hi := sigmoidTab(int(u)), sigmoidTab(int(u)+1)
+		lo, hi := sigmoidTab2(int(u))
 		r = lo<<9 + (ax&0x1FF)*(hi-lo)
 	}
 	if x >= 0 {
@@ -107,7 +107,7 @@ func lstmTanhQ(v int16, mult int32, shift int) int16 {
 	if u := ax >> 8; u >= 255 {
 		r = 0xFFFF << 8
 	} else {
-		lo, hi := sigmoidTab(int(u)), sigmoidTab(int(u)+1)
+		lo, hi := sigmoidTab2(int(u))
 		r = int32(lo<<8 + (ax&0xFF)*(hi-lo))
 	}
 	if x >= 0 {

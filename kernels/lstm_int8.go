@@ -39,31 +39,26 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 			var in, rec [8]int32
 			octDot(xr, wIn[8*n*g:], &in)
 			octDot(hb, wRec[8*s*g:], &rec)
-			o := 2 * g
-			lstmUnitInt8(p, &urq, &grq, (*[4]int32)(in[0:4]), (*[4]int32)(rec[0:4]), cx, ch, bias, o, &cb[o], &yr[o])
-			if o+1 < s {
-				lstmUnitInt8(p, &urq, &grq, (*[4]int32)(in[4:8]), (*[4]int32)(rec[4:8]), cx, ch, bias, o+1, &cb[o+1], &yr[o+1])
+			for u := 0; u < 2; u++ {
+				o := 2*g + u
+				if o >= s {
+					break
+				}
+				j := 4 * (u & 1)
+				bb := bias[32*o : 32*o+32]
+				pf := min(max(lstmRq16(in[j]+cx+ld32(bb, 0), &grq[0])+lstmRq16(rec[j]+ch+ld32(bb, 4), &grq[4]), -32768), 32767)
+				pi := min(max(lstmRq16(in[j+1]+cx+ld32(bb, 1), &grq[1])+lstmRq16(rec[j+1]+ch+ld32(bb, 5), &grq[5]), -32768), 32767)
+				pg := min(max(lstmRq16(in[j+2]+cx+ld32(bb, 2), &grq[2])+lstmRq16(rec[j+2]+ch+ld32(bb, 6), &grq[6]), -32768), 32767)
+				po := min(max(lstmRq16(in[j+3]+cx+ld32(bb, 3), &grq[3])+lstmRq16(rec[j+3]+ch+ld32(bb, 7), &grq[7]), -32768), 32767)
+				f, i := lstmSigmoidQ(int16(pf)), lstmSigmoidQ(int16(pi))
+				gv, og := lstmTanhQ(int16(pg), 3, 0), lstmSigmoidQ(int16(po))
+				cv := lstmCellQ(p, &urq, cb[o], f, i, gv)
+				cb[o] = cv
+				yr[o] = int8(lstmHiddenQ(p, &urq, cv, og))
 			}
 		}
 		copy(hb, yr)
 	}
-}
-
-// lstmUnitInt8 finishes one unit from its gates' raw input and recurrent
-// sums and its biases (unit o of bias): each gate's two FCs requantized to Q3.12 and clamped to int16,
-// added with int16 saturation, the gate activations, then the cell state
-// *c and the unit's output *y.
-func lstmUnitInt8(p *lstmParams, urq *lstmUnitRQ, grq *[8]rq32, in, rec *[4]int32, cx, ch int32, bias string, o int, c *int16, y *int8) {
-	bb := bias[32*o : 32*o+32]
-	pf := min(max(lstmRq16(in[0]+cx+ld32(bb, 0), &grq[0])+lstmRq16(rec[0]+ch+ld32(bb, 4), &grq[4]), -32768), 32767)
-	pi := min(max(lstmRq16(in[1]+cx+ld32(bb, 1), &grq[1])+lstmRq16(rec[1]+ch+ld32(bb, 5), &grq[5]), -32768), 32767)
-	pg := min(max(lstmRq16(in[2]+cx+ld32(bb, 2), &grq[2])+lstmRq16(rec[2]+ch+ld32(bb, 6), &grq[6]), -32768), 32767)
-	po := min(max(lstmRq16(in[3]+cx+ld32(bb, 3), &grq[3])+lstmRq16(rec[3]+ch+ld32(bb, 7), &grq[7]), -32768), 32767)
-	f, i := lstmSigmoidQ(int16(pf)), lstmSigmoidQ(int16(pi))
-	g, og := lstmTanhQ(int16(pg), 3, 0), lstmSigmoidQ(int16(po))
-	cv := lstmCellQ(p, urq, *c, f, i, g)
-	*c = cv
-	*y = int8(lstmHiddenQ(p, urq, cv, og))
 }
 
 // lstmRq16 requantizes one FC accumulator of a gate to Q3.12 and clamps it

@@ -153,7 +153,6 @@ const (
 	LstmSigmoidQ            Func = "lstmSigmoidQ"
 	LstmTanhF               Func = "lstmTanhF"
 	LstmTanhQ               Func = "lstmTanhQ"
-	LstmUnitInt8            Func = "lstmUnitInt8"
 	LutInt8                 Func = "lutInt8"
 	MaxPoolF32              Func = "maxPoolF32"
 	MaxPoolInt16            Func = "maxPoolInt16"
@@ -223,6 +222,7 @@ const (
 	RqFromFC                Func = "rqFromFC"
 	SatRoundDoublingHighMul Func = "satRoundDoublingHighMul"
 	SigmoidTab              Func = "sigmoidTab"
+	SigmoidTab2             Func = "sigmoidTab2"
 	SoftmaxExpNeg           Func = "softmaxExpNeg"
 	SoftmaxExpSmall         Func = "softmaxExpSmall"
 	SoftmaxF32              Func = "softmaxF32"
@@ -435,7 +435,6 @@ func Funcs() []Func {
 		LstmSigmoidQ,
 		LstmTanhF,
 		LstmTanhQ,
-		LstmUnitInt8,
 		LutInt8,
 		MaxPoolF32,
 		MaxPoolInt16,
@@ -505,6 +504,7 @@ func Funcs() []Func {
 		RqFromFC,
 		SatRoundDoublingHighMul,
 		SigmoidTab,
+		SigmoidTab2,
 		SoftmaxExpNeg,
 		SoftmaxExpSmall,
 		SoftmaxF32,
@@ -858,8 +858,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"dst", "[]float32"}, {"src", "[]float32"}}, true
 	case LstmTanhQ:
 		return []Param{{"v", "int16"}, {"mult", "int32"}, {"shift", "int"}}, true
-	case LstmUnitInt8:
-		return []Param{{"p", "*lstmParams"}, {"urq", "*lstmUnitRQ"}, {"grq", "*[8]rq32"}, {"in", "*[4]int32"}, {"rec", "*[4]int32"}, {"cx", "int32"}, {"ch", "int32"}, {"bias", "string"}, {"o", "int"}, {"c", "*int16"}, {"y", "*int8"}}, true
 	case LutInt8:
 		return []Param{{"tab", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case MaxPoolF32:
@@ -997,6 +995,8 @@ func (f Func) Params() ([]Param, bool) {
 	case SatRoundDoublingHighMul:
 		return []Param{{"a", "int32"}, {"b", "int32"}}, true
 	case SigmoidTab:
+		return []Param{{"i", "int"}}, true
+	case SigmoidTab2:
 		return []Param{{"i", "int"}}, true
 	case SoftmaxExpNeg:
 		return []Param{{"a", "int32"}}, true
@@ -1143,7 +1143,6 @@ func (f Func) Results() int {
 		LstmRunF,
 		LstmSigmoidF,
 		LstmTanhF,
-		LstmUnitInt8,
 		LutInt8,
 		MaxPoolF32,
 		MaxPoolInt16,
@@ -1294,6 +1293,7 @@ func (f Func) Results() int {
 		LogisticTanh16Input,
 		OctLanes,
 		PoolWindow,
+		SigmoidTab2,
 		SoftmaxInt8Row,
 		TconvTaps:
 		return 2
