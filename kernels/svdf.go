@@ -44,28 +44,19 @@ type svdfParams struct {
 // multiple of 4 (fcDots) and of 8 (octDot).
 const svdfChunk = 24
 
-// svdfFeatures stores in acc[:m] the feature dot products (input row x
-// times weights_feature) of filters c..c+m-1, m <= svdfChunk and c a
-// multiple of svdfChunk.
+// svdfFeatures stores in acc[:m] the raw feature sums of filters
+// c..c+m-1 (m <= svdfChunk, c a multiple of svdfChunk): input row x times
+// weights_feature stored as w+128, so the caller adds -128*sum(x).
 func svdfFeatures(p *svdfParams, x []int8, wf string, c, m int, acc *[svdfChunk]int32) {
 	k := len(x)
 	if p.octW {
-		corr := -128 * fcSumI8(x) // octDot sums x*(w+128)
 		for j := 0; j < m; j += 8 {
-			t := (*[8]int32)(acc[j : j+8])
-			octDot(x, wf[(c+j)*k:], t)
-			for i := range t {
-				t[i] += corr
-			}
+			octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
 		}
 		return
 	}
 	mb := (m + 3) &^ 3
 	fcDots(x, wf[c*k:(c+mb)*k], acc[:mb])
-	corr := -128 * fcSumI8(x) // fcPackI8 stores w+128
-	for i := range acc[:m] {
-		acc[i] += corr
-	}
 }
 
 // svdfFloatParams holds the shapes and activation bounds of a float32 SVDF
@@ -90,11 +81,13 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 	var acc [svdfChunk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*p.inputSize : (b+1)*p.inputSize]
+		corr := -128 * fcSumI8(x) // both weight layouts store w+128
 		row := state[b*nf*mem : (b+1)*nf*mem]
 		for c := 0; c < nf; c += svdfChunk {
 			m := min(svdfChunk, nf-c)
 			svdfFeatures(p, x, wf, c, m, &acc)
 			for r, a := range acc[:m] {
+				a += corr
 				v := min(max(rqApply(a+ld32(fbias, c+r), &q), -32768), 32767)
 				// The zero point is added after the clamp and the sum is
 				// truncated to the state type, as TFLM does.
@@ -172,11 +165,13 @@ func svdfInt8x8(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []i
 	var acc [svdfChunk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*p.inputSize : (b+1)*p.inputSize]
+		corr := -128 * fcSumI8(x) // both weight layouts store w+128
 		row := state[b*nf*mem : (b+1)*nf*mem]
 		for c := 0; c < nf; c += svdfChunk {
 			m := min(svdfChunk, nf-c)
 			svdfFeatures(p, x, wf, c, m, &acc)
 			for r, a := range acc[:m] {
+				a += corr
 				v := min(max(rqApply(a+ld32(fbias, c+r), &q), -128), 127)
 				// May wrap for a non-zero zero point; TFLM truncates the same way.
 				row[(c+r+1)*mem-1] = int8(v + p.stateZP)
