@@ -6,9 +6,9 @@ import (
 )
 
 // LOGISTIC and TANH, as in TFLite Micro's reference kernels:
-//   - int8 rescales the input to a Q4.27 fixed-point value and evaluates the
-//     function with gemmlowp's fixed-point approximations (reproduced below
-//     with the actfp prefix);
+//   - int8 runs through a 256-entry table that the generator computes with
+//     TFLM's arithmetic (the input rescaled to Q4.27, gemmlowp's fixed-point
+//     approximations) and lutInt8 looks up;
 //   - int16 interpolates in a 256-entry table of sigmoid(i/24);
 //   - float32 calls exp / tanh.
 
@@ -26,135 +26,6 @@ type logisticTanhParams struct {
 type logisticTanh16Params struct {
 	mult  int32
 	shift int
-}
-
-// actfpExpMult returns exp(-2^(k-2)) in Q0.31 for k = 0..6, the factors of
-// the barrel shifter in actfpExpNeg.
-func actfpExpMult(k int) int32 {
-	switch k {
-	case 0:
-		return 1672461947
-	case 1:
-		return 1302514674
-	case 2:
-		return 790015084
-	case 3:
-		return 290630308
-	case 4:
-		return 39332535
-	case 5:
-		return 720401
-	}
-	return 242
-}
-
-// actfpShlSat multiplies x by 2^e (e >= 0), saturating to the int32 range.
-func actfpShlSat(x int32, e int) int32 {
-	if e == 0 {
-		return x
-	}
-	limit := int32(1)<<uint(31-e) - 1
-	if x > limit {
-		return math.MaxInt32
-	}
-	if x < -limit {
-		return math.MinInt32
-	}
-	return x * (int32(1) << uint(e))
-}
-
-// actfpExpQuarter returns exp(a) in Q0.31 for a Q0.31 value a in [-1/4, 0),
-// from a Taylor expansion around -1/8.
-func actfpExpQuarter(a int32) int32 {
-	const expMinusEighth = 1895147668 // exp(-1/8)
-	const third = 715827883           // 1/3
-	x := a + 1<<28
-	x2 := satRoundDoublingHighMul(x, x)
-	x3 := satRoundDoublingHighMul(x2, x)
-	x4 := satRoundDoublingHighMul(x2, x2)
-	x4q := roundingDivByPOT(x4, 2)
-	t := roundingDivByPOT(satRoundDoublingHighMul(x4q+x3, third)+x2, 1)
-	return expMinusEighth + satRoundDoublingHighMul(expMinusEighth, x+t)
-}
-
-// actfpExpNeg returns exp(a) in Q0.31 for a <= 0 with intBits integer bits.
-func actfpExpNeg(a int32, intBits int) int32 {
-	frac := 31 - intBits
-	quarter := int32(1) << uint(frac-2)
-	low := (a & (quarter - 1)) - quarter
-	r := actfpExpQuarter(actfpShlSat(low, intBits))
-	rem := low - a
-	for k := 0; k < 7; k++ {
-		m := actfpExpMult(k)
-		e := k - 2
-		if intBits > e && rem&(int32(1)<<uint(frac+e)) != 0 {
-			r = satRoundDoublingHighMul(r, m)
-		}
-	}
-	if intBits > 5 && a < -(int32(1)<<uint(36-intBits)) {
-		r = 0
-	}
-	if a == 0 {
-		r = math.MaxInt32
-	}
-	return r
-}
-
-// actfpHalfDenominator returns (a + 1)/2 in Q0.31, rounded half away from
-// zero, for a Q0.31 value a.
-func actfpHalfDenominator(a int32) int32 {
-	s := int64(a) + math.MaxInt32
-	if s >= 0 {
-		s++
-	} else {
-		s--
-	}
-	return int32(s / 2)
-}
-
-// actfpReciprocal runs three Newton-Raphson steps for 1/(2*hd) and returns
-// the estimate in Q2.29.
-func actfpReciprocal(hd int32) int32 {
-	x := 1515870810 + satRoundDoublingHighMul(hd, -1010580540) // 48/17 - 32/17*hd
-	for k := 0; k < 3; k++ {
-		e := int32(1)<<29 - satRoundDoublingHighMul(hd, x)
-		x += actfpShlSat(satRoundDoublingHighMul(x, e), 2)
-	}
-	return x
-}
-
-// actfpLogistic returns 1/(1+exp(-a)) in Q0.31 for a with intBits integer
-// bits.
-func actfpLogistic(a int32, intBits int) int32 {
-	abs := a
-	if a <= 0 {
-		abs = -a
-	}
-	pos := actfpShlSat(actfpReciprocal(actfpHalfDenominator(actfpExpNeg(-abs, intBits))), 1)
-	switch {
-	case a == 0:
-		return 1 << 30
-	case a > 0:
-		return pos
-	}
-	return math.MaxInt32 - pos
-}
-
-// actfpTanh returns tanh(a) in Q0.31 for a with intBits integer bits.
-func actfpTanh(a int32, intBits int) int32 {
-	n := -a
-	if a < 0 {
-		n = a
-	}
-	e := actfpExpNeg(n, intBits+1)
-	t := actfpShlSat(actfpReciprocal(actfpHalfDenominator(e))-1<<29, 2)
-	switch {
-	case a == 0:
-		return 0
-	case a < 0:
-		return -t
-	}
-	return t
 }
 
 // lutInt8 maps every int8 input x to tab[uint8(x)]: an int8 LOGISTIC or

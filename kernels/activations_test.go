@@ -335,25 +335,3 @@ func TestActivationPrelu(t *testing.T) {
 		ewtCheckF32(t, "QuantizedInt16PreluActivationsOpTest", ewtDequantize(got, s, 0), want, tol)
 	}
 }
-
-// TestActivationFixedPoint checks the gemmlowp-style fixed-point logistic
-// and tanh over the whole Q4.27 input range against float64: a wrong
-// constant or shift in the port shows up as an error far above the
-// approximation's ~1e-6.
-func TestActivationFixedPoint(t *testing.T) {
-	worstL, worstT := 0.0, 0.0
-	for x := int64(math.MinInt32); x <= math.MaxInt32; x += 1 << 14 {
-		v := float64(x) / (1 << 27)
-		l := float64(actfpLogistic(int32(x), 4)) / (1 << 31)
-		th := float64(actfpTanh(int32(x), 4)) / (1 << 31)
-		worstL = max(worstL, math.Abs(l-actTSigmoid(v)))
-		worstT = max(worstT, math.Abs(th-math.Tanh(v)))
-	}
-	if worstL > 1e-6 || worstT > 2e-6 {
-		t.Errorf("max error logistic %g, tanh %g", worstL, worstT)
-	}
-	t.Logf("max error logistic %.3g, tanh %.3g", worstL, worstT)
-	if actfpLogistic(0, 4) != 1<<30 || actfpTanh(0, 4) != 0 {
-		t.Errorf("logistic(0), tanh(0) = %d, %d", actfpLogistic(0, 4), actfpTanh(0, 4))
-	}
-}

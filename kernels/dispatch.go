@@ -22,28 +22,30 @@ package kernels
 //   - dwLeanRow2: parameter x has type *[7][]uint8
 //   - dwRowsAny: parameter rows has type [][]int64
 //   - fcDotF4: parameter t has type *[4]float32
+//   - fcOctOut: parameter a has type *[8]int32
+//   - octDot: parameter a has type *[8]int32
+//   - octDot64: parameter p has type unsafe.Pointer
+//   - octPass: parameter p has type unsafe.Pointer
 //   - svdfFeatures: parameter acc has type *[24]int32
-//   - triAdd: parameter a has type *[3]int32
-//   - triDot: parameter a has type *triSums
 //   - functions with results (helpers, not program steps):
-//     absQ, actfpExpMult, actfpExpNeg, actfpExpQuarter, actfpHalfDenominator,
-//     actfpLogistic, actfpReciprocal, actfpShlSat, actfpTanh, addQuantOne,
-//     argMinMaxIdxF32, argMinMaxIdxI16, argMinMaxIdxI8, clampF32, clampI32,
-//     constI8, constU8, convLean8, convPWDot16, convPWDot4, convPWDot8,
-//     convPWDot8x4, convPWDotAny, convPWOut, convPWRescale, convRQ32,
-//     convRowsDot, convRowsEdge, convTaps, dwRescale, dwRowsSrc, dwTaps,
-//     ewRequantDown, ewRowStart, ewRows, ewTab32, fcDotI16, fcDotI16Acc32,
-//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
-//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
-//     ld32, ld64, ldf32, le64, leakyReluOne, logisticTanh16Input, lstmCellF,
-//     lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S,
-//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
-//     lstmMakeUnitRQ, lstmRowBatch, lstmSigmoidQ, lstmTanhQ, meanRequant,
-//     mulByQuantMul, mulByQuantMul64, mulQuantOne, poolAvgRound, poolWindow,
-//     preluOne, quantizeF32One, reluOne, requantizeOne, roundingDivByPOT,
-//     satRoundDoublingHighMul, sigmoidTab, softmaxExpNeg, softmaxExpSmall,
-//     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale, subQuantOne,
-//     tconvTaps, triDotBlock
+//     absQ, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16, argMinMaxIdxI8,
+//     clampF32, clampI32, constI8, constU8, convLean8, convPWDot16,
+//     convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny, convPWOut,
+//     convPWRescale, convRQ32, convRowsDot, convRowsEdge, convTaps,
+//     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
+//     ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
+//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
+//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, ld32, ld64, ldf32,
+//     le64, leakyReluOne, logisticTanh16Input, lstmCellF, lstmCellQ,
+//     lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q,
+//     lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
+//     lstmRowBatch, lstmRq16, lstmSigmoidQ, lstmTanhQ, meanRequant,
+//     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
+//     poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
+//     satRoundDoublingHighMul, sigmoidTab, sigmoidTab2, softmaxExpNeg,
+//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
+//     softmaxRescale, subQuantOne, tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -168,12 +170,14 @@ func Call(fn string, args []any) bool {
 		fcInt8(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "fcInt8PT":
 		fcInt8PT(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "fcOctInt8":
+		fcOctInt8(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "fcOctInt8PT":
+		fcOctInt8PT(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "fcOutPC":
 		fcOutPC(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
 	case "fcOutPT":
 		fcOutPT(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
-	case "fcTriInt8":
-		fcTriInt8(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "gather":
 		gather(args[0].(*gatherParams), args[1].([]byte), args[2].([]byte), args[3].([]int32))
 	case "gatherConstIdx":
@@ -210,6 +214,8 @@ func Call(fn string, args []any) bool {
 		lstmInt16(args[0].(*lstmParams), args[1].([]int16), args[2].([]int16), args[3].([]int16), args[4].([]int16), args[5].(*lstmGate), args[6].([]int8), args[7].([]int8), args[8].(string), args[9].(*lstmGate), args[10].([]int8), args[11].([]int8), args[12].(string), args[13].(*lstmGate), args[14].([]int8), args[15].([]int8), args[16].(string), args[17].(*lstmGate), args[18].([]int8), args[19].([]int8), args[20].(string))
 	case "lstmInt8":
 		lstmInt8(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string))
+	case "lstmMakeUnitRQ":
+		lstmMakeUnitRQ(args[0].(*lstmParams), args[1].(*lstmUnitRQ))
 	case "lstmRunF":
 		lstmRunF(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].([]float32), args[6].([]float32), args[7].(string), args[8].(string), args[9].(string))
 	case "lstmSigmoidF":
@@ -1137,11 +1143,11 @@ func NewParams(typ string, fields map[string]any) any {
 		for k, v := range fields {
 			switch k {
 			case "forget":
-				p.forget = *v.(*fcRQ)
+				p.forget = *v.(*rq32)
 			case "input":
-				p.input = *v.(*fcRQ)
+				p.input = *v.(*rq32)
 			case "hid":
-				p.hid = *v.(*fcRQ)
+				p.hid = *v.(*rq32)
 			default:
 				return nil
 			}
@@ -1485,6 +1491,23 @@ func NewParams(typ string, fields map[string]any) any {
 			}
 		}
 		return p
+	case "rq32":
+		p := &rq32{}
+		for k, v := range fields {
+			switch k {
+			case "mult":
+				p.mult = int32(v.(int64))
+			case "pow":
+				p.pow = int32(v.(int64))
+			case "rsh":
+				p.rsh = uint32(v.(int64))
+			case "mask":
+				p.mask = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
 	case "softmaxParams":
 		p := &softmaxParams{}
 		for k, v := range fields {
@@ -1567,8 +1590,8 @@ func NewParams(typ string, fields map[string]any) any {
 				p.lsh2 = uint8(v.(int64))
 			case "rsh2":
 				p.rsh2 = uint8(v.(int64))
-			case "triW":
-				p.triW = v.(bool)
+			case "octW":
+				p.octW = v.(bool)
 			default:
 				return nil
 			}

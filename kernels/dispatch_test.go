@@ -99,6 +99,21 @@ func TestDispatchAddInt16(t *testing.T) {
 		t.Fatal("Call does not know addInt16")
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("dispatched %v, direct %v", got, want)
+		t.Fatalf("Call: %v, want %v", got, want)
+	}
+
+	// A struct-valued field takes the pointer NewParams returns.
+	nested := NewParams("lstmUnitRQ", map[string]any{"hid": NewParams("rq32", map[string]any{"mult": int64(7)})})
+	if nested.(*lstmUnitRQ).hid.mult != 7 {
+		t.Errorf("nested NewParams: %+v", nested)
+	}
+	if Call("noSuchKernel", nil) {
+		t.Error("Call accepted an unknown kernel")
+	}
+	if NewParams("noSuchParams", nil) != nil {
+		t.Error("NewParams accepted an unknown type")
+	}
+	if NewParams("ewBcast", map[string]any{"inner": int64(1), "nope": int64(1)}) != nil {
+		t.Error("NewParams accepted an unknown field")
 	}
 }

@@ -61,3 +61,41 @@ func fcRescale(x int32, q fcRQ) int32 {
 // (int32), left shift (byte), 31 + right shift (byte), two zero bytes. All
 // little-endian.
 const fcRQRecordLen = 16
+
+// rq32 is one requantization in the form rqApply uses: TFLite's
+// MultiplyByQuantizedMultiplier written for 32-bit cores, whose only wide
+// operations are one 32x32->64 multiplication, an add and a constant shift. The left shift is a wrapping
+// multiplication by 2^lsh (as TFLite's x * (1 << left_shift)), and the right
+// shift's rounding is done in int32 without overflow:
+//
+//	y = SaturatingRoundingDoublingHighMul(x << lsh, mult) = floor((x*m + 2^30) / 2^31)
+//	RoundingDivideByPOT(y, r) = (y >> r) + [(y & mask) > (mask >> 1) + [y < 0]]
+//
+// with mask = 2^r - 1 (for m >= 0 the high product never saturates).
+type rq32 struct {
+	mult int32
+	pow  int32 // 2^lsh
+	rsh  uint32
+	mask int32
+}
+
+// rqFor builds the rq32 of a multiplier m >= 0 and exponent shift (> 0
+// shifts left) in [-31, 30], as quant.Multiplier produces them.
+func rqFor(m int32, shift int) rq32 {
+	l, r := uint32(max(shift, 0)), uint32(max(-shift, 0))
+	return rq32{mult: m, pow: int32(uint32(1) << l), rsh: r, mask: int32(uint32(1)<<r - 1)}
+}
+
+// rqApply scales x by q, bit for bit as mulByQuantMul.
+func rqApply(x int32, q *rq32) int32 {
+	y := int32(uint64(int64(x*q.pow)*int64(uint32(q.mult))+1<<30) >> 31) // q.mult >= 0
+	thr := q.mask>>1 + int32(uint32(y)>>31)
+	return y>>(q.rsh&31) - (thr-y&q.mask)>>31
+}
+
+// rqFromFC builds the rq32 of a requantization given in fcRQ's terms: the
+// multiplier, the left shift and 31 + the right shift.
+func rqFromFC(mult int32, lsh, rsh uint8) rq32 {
+	r := uint32(rsh) - 31
+	return rq32{mult: mult, pow: int32(1) << (lsh & 31), rsh: r, mask: int32(uint32(1)<<(r&31) - 1)}
+}

@@ -134,20 +134,13 @@ func fcTTable(bias, mult, shift string) string {
 	return string(b)
 }
 
-// fcTPackTri mirrors gen/lower_fc.go's fcPackTri: per block of twelve
-// channels (zero rows pad the last), per input element, four int64 packing
-// channels 3j, 3j+1, 3j+2 of the block in 21-bit lanes.
-func fcTPackTri(w []int8, n, k int) string {
-	var v []int64
-	for blk := 0; blk < (n+11)/12; blk++ {
-		for d := 0; d < k; d++ {
-			for j := 0; j < 4; j++ {
-				ch := 12*blk + 3*j
-				v = append(v, triTWord(func(u int) int8 { return w[(ch+u)*k+d] }, min(3, max(n-ch, 0))))
-			}
-		}
+// fcTPackOct mirrors gen/lower's octPack for a weight matrix [n][k].
+func fcTPackOct(w []int8, n, k int) string {
+	rows := make([][]int8, n)
+	for r := range rows {
+		rows[r] = w[r*k : r*k+k]
 	}
-	return fcTStr64(v)
+	return octTPack(rows, k)
 }
 
 // fcTPack mirrors gen/lower_fc.go's fcPackI8: blocks of 4 channels (the
@@ -203,11 +196,11 @@ func fcTRunInt8(t *testing.T, p *fcParams, in, w []int8, bias []int32, mult, shi
 	packed := fcTPack(w, p.outDepth, p.accumDepth)
 	table := fcTTable(fcTStr32(bias), mult, shift)
 	fcInt8(p, in, packed, table, out)
-	tri := make([]int8, len(out))
-	fcTriInt8(p, in, fcTPackTri(w, p.outDepth, p.accumDepth), table, tri)
+	oct := make([]int8, len(out))
+	fcOctInt8(p, in, fcTPackOct(w, p.outDepth, p.accumDepth), table, oct)
 	for i := range out {
-		if tri[i] != out[i] {
-			t.Fatalf("fcTriInt8 out[%d] = %d, fcInt8 gives %d", i, tri[i], out[i])
+		if oct[i] != out[i] {
+			t.Fatalf("fcOctInt8 out[%d] = %d, fcInt8 gives %d", i, oct[i], out[i])
 		}
 	}
 	for c := 1; c < p.outDepth; c++ {
@@ -223,6 +216,12 @@ func fcTRunInt8(t *testing.T, p *fcParams, in, w []int8, bias []int32, mult, shi
 	for i := range out {
 		if got[i] != out[i] {
 			t.Fatalf("fcInt8PT out[%d] = %d, fcInt8 gives %d", i, got[i], out[i])
+		}
+	}
+	fcOctInt8PT(&pt, in, fcTPackOct(w, p.outDepth, p.accumDepth), fcTStr32(bias), got)
+	for i := range out {
+		if got[i] != out[i] {
+			t.Fatalf("fcOctInt8PT out[%d] = %d, fcInt8 gives %d", i, got[i], out[i])
 		}
 	}
 }

@@ -81,7 +81,7 @@ func lstmSigmoidQ(v int16) int16 {
 	if u := ax >> 9; u >= 255 {
 		r = 0x7FFF << 10
 	} else {
-		lo, hi := sigmoidTab(int(u)), sigmoidTab(int(u)+1)
+		lo, hi := sigmoidTab2(int(u))
 		r = lo<<9 + (ax&0x1FF)*(hi-lo)
 	}
 	if x >= 0 {
@@ -107,7 +107,7 @@ func lstmTanhQ(v int16, mult int32, shift int) int16 {
 	if u := ax >> 8; u >= 255 {
 		r = 0xFFFF << 8
 	} else {
-		lo, hi := sigmoidTab(int(u)), sigmoidTab(int(u)+1)
+		lo, hi := sigmoidTab2(int(u))
 		r = int32(lo<<8 + (ax&0xFF)*(hi-lo))
 	}
 	if x >= 0 {
@@ -119,27 +119,24 @@ func lstmTanhQ(v int16, mult int32, shift int) int16 {
 }
 
 // lstmMakeRQ prepares the requantization by the generation-time multiplier
-// m and exponent shift for fcRescale. The generator keeps LSTM exponents in
-// [-31, 30] with m >= 0 (lstmMultiplier), where fcRescale is
-// mulByQuantMul bit for bit.
-func lstmMakeRQ(m int32, shift int) fcRQ {
-	q, _ := fcRQFor(m, shift)
-	return q
+// m and exponent shift for rqApply. The generator keeps LSTM exponents in
+// [-31, 30] with m >= 0 (lstmMultiplier), where rqApply is mulByQuantMul
+// bit for bit.
+func lstmMakeRQ(m int32, shift int) rq32 {
+	return rqFor(m, shift)
 }
 
 // lstmUnitRQ holds the requantizations of a unit's cell and hidden
 // updates, prepared once per kernel call.
 type lstmUnitRQ struct {
-	forget, input, hid fcRQ
+	forget, input, hid rq32
 }
 
-// lstmMakeUnitRQ prepares p's cell and hidden requantizations.
-func lstmMakeUnitRQ(p *lstmParams) lstmUnitRQ {
-	return lstmUnitRQ{
-		forget: lstmMakeRQ(p.forgetMult, p.forgetShift),
-		input:  lstmMakeRQ(p.inputMult, p.inputShift),
-		hid:    lstmMakeRQ(p.hidMult, p.hidShift),
-	}
+// lstmMakeUnitRQ prepares p's cell and hidden requantizations in u.
+func lstmMakeUnitRQ(p *lstmParams, u *lstmUnitRQ) {
+	u.forget = lstmMakeRQ(p.forgetMult, p.forgetShift)
+	u.input = lstmMakeRQ(p.inputMult, p.inputShift)
+	u.hid = lstmMakeRQ(p.hidMult, p.hidShift)
 }
 
 // lstmRowBatch returns the batch row whose state input row r (in memory
@@ -185,11 +182,11 @@ func lstmGate16(g *lstmGate, p *lstmParams, x, h []int16, w, r []int8, bias stri
 // are requantized to the cell scale and clamped to int16, then added with
 // saturation and clipped.
 func lstmCellQ(p *lstmParams, r *lstmUnitRQ, c, f, i, g int16) int16 {
-	a := clampI32(fcRescale(int32(f)*int32(c), r.forget), -32768, 32767)
-	b := clampI32(fcRescale(int32(i)*int32(g), r.input), -32768, 32767)
-	v := clampI32(a+b, -32768, 32767)
+	a := min(max(rqApply(int32(f)*int32(c), &r.forget), -32768), 32767)
+	b := min(max(rqApply(int32(i)*int32(g), &r.input), -32768), 32767)
+	v := min(max(a+b, -32768), 32767)
 	if p.clip {
-		v = clampI32(v, -p.cellClip, p.cellClip)
+		v = min(max(v, -p.cellClip), p.cellClip)
 	}
 	return int16(v)
 }
@@ -198,7 +195,7 @@ func lstmCellQ(p *lstmParams, r *lstmUnitRQ, c, f, i, g int16) int16 {
 // updated cell state and output gate (Q0.15), clamped to the hidden type.
 func lstmHiddenQ(p *lstmParams, r *lstmUnitRQ, c, og int16) int32 {
 	t := lstmTanhQ(c, p.tanhMult, p.tanhShift)
-	return clampI32(p.hidZP+fcRescale(int32(t)*int32(og), r.hid), p.hidMin, p.hidMax)
+	return min(max(p.hidZP+rqApply(int32(t)*int32(og), &r.hid), p.hidMin), p.hidMax)
 }
 
 // lstmInt16 runs an LSTM with int16 input, output and hidden state h, int8
@@ -212,7 +209,8 @@ func lstmInt16(p *lstmParams, x []int16, h []int16, c []int16, out []int16,
 	cg *lstmGate, cw, cr []int8, cb string,
 	og *lstmGate, ow, or []int8, ob string) {
 	n, s := p.inDim, p.units
-	urq := lstmMakeUnitRQ(p)
+	var urq lstmUnitRQ
+	lstmMakeUnitRQ(p, &urq)
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cs, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]

@@ -3,17 +3,17 @@ package kernels
 // Fast int8 UNIDIRECTIONAL_SEQUENCE_LSTM (int8 activations and weights, int16
 // cell state; see lstm.go for the arithmetic it reproduces bit for bit).
 //
-// Units are taken three at a time: the four gates' dot products of a unit
-// triple come from one triDot (tri.go), whose four packed rows are the
-// forget, input, cell and output gates, each packing the weights of units
-// 3g, 3g+1 and 3g+2 (a missing unit counts as 0). The activations need no
-// packing, so nothing is prepared per unit or kept in scratch memory.
+// Units are taken two at a time: the four gates' dot products of a unit
+// pair are one block of eight rows for octDot (oct.go), rows forget, input,
+// cell, output of unit 2g, then those of unit 2g+1 (a missing unit has zero
+// rows). The activations need no packing, so nothing is prepared per unit
+// or kept in scratch memory.
 //
-// Weight layout (built by gen): for unit group g, for input element d, the
-// packed int64 of the forget, input, cell and output gates, 32 bytes per
-// element; input weights in one string, recurrent weights in another (8/3
-// bytes per int8 weight). Biases: per unit 8 int32, the four gates' input FC
-// biases (zero point folded in) then the four recurrent FC biases.
+// Weight layout (built by gen): for unit pair g, the block [len][8] of
+// octDot, one byte per weight; input weights in one string, recurrent
+// weights in another, each ending with octPad zero bytes. Biases: per unit
+// 8 int32, the four gates' input FC biases (zero point folded in) then the
+// four recurrent FC biases.
 
 // lstmInt8 runs an LSTM with int8 input, output and hidden state h, int8
 // weights (packed, see above) and int16 cell state c. It needs no scratch
@@ -23,44 +23,46 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
 	// The gates' FC requantizations and the unit's, prepared once.
-	var grq [8]fcRQ
-	for k, g := range [4]*lstmGate{fg, ig, cg, og} {
-		grq[k], grq[4+k] = lstmMakeRQ(g.inMult, g.inShift), lstmMakeRQ(g.recMult, g.recShift)
-	}
-	urq := lstmMakeUnitRQ(p)
+	var grq [8]rq32
+	grq[0], grq[4] = lstmMakeRQ(fg.inMult, fg.inShift), lstmMakeRQ(fg.recMult, fg.recShift)
+	grq[1], grq[5] = lstmMakeRQ(ig.inMult, ig.inShift), lstmMakeRQ(ig.recMult, ig.recShift)
+	grq[2], grq[6] = lstmMakeRQ(cg.inMult, cg.inShift), lstmMakeRQ(cg.recMult, cg.recShift)
+	grq[3], grq[7] = lstmMakeRQ(og.inMult, og.inShift), lstmMakeRQ(og.recMult, og.recShift)
+	var urq lstmUnitRQ
+	lstmMakeUnitRQ(p, &urq)
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
-		for g := 0; 3*g < s; g++ {
-			var in, rec triSums
-			triDot(xr, wIn[32*n*g:32*n*(g+1)], &in)
-			triDot(hb, wRec[32*s*g:32*s*(g+1)], &rec)
-			// The triple's units are finished stage by stage, so that
-			// the processor overlaps their long dependency chains (one
-			// unit after the other, they run 5% slower).
-			o0, m := 3*g, min(3, s-3*g)
-			// Each gate: the input and recurrent FC requantized and
-			// clamped to int16, then added with int16 saturation.
-			var pre [3][4]int16
-			for u := 0; u < m; u++ {
-				bb := bias[32*(o0+u) : 32*(o0+u)+32]
-				for k := range pre[u] {
-					a := clampI32(fcRescale(in[3*k+u]+ld32(bb, k), grq[k]), -32768, 32767)
-					b := clampI32(fcRescale(rec[3*k+u]+ld32(bb, 4+k), grq[4+k]), -32768, 32767)
-					pre[u][k] = int16(clampI32(a+b, -32768, 32767))
+		// octDot's sums are of x*(w+128).
+		cx, ch := -128*fcSumI8(xr), -128*fcSumI8(hb)
+		for g := 0; 2*g < s; g++ {
+			var in, rec [8]int32
+			octDot(xr, wIn[8*n*g:], &in)
+			octDot(hb, wRec[8*s*g:], &rec)
+			for u := 0; u < 2; u++ {
+				o := 2*g + u
+				if o >= s {
+					break
 				}
-			}
-			var act [3][4]int16
-			for u := 0; u < m; u++ {
-				act[u] = [4]int16{lstmSigmoidQ(pre[u][0]), lstmSigmoidQ(pre[u][1]), lstmTanhQ(pre[u][2], 3, 0), lstmSigmoidQ(pre[u][3])}
-			}
-			for u := 0; u < m; u++ {
-				cb[o0+u] = lstmCellQ(p, &urq, cb[o0+u], act[u][0], act[u][1], act[u][2])
-			}
-			for u := 0; u < m; u++ {
-				yr[o0+u] = int8(lstmHiddenQ(p, &urq, cb[o0+u], act[u][3]))
+				j := 4 * (u & 1)
+				bb := bias[32*o : 32*o+32]
+				pf := min(max(lstmRq16(in[j]+cx+ld32(bb, 0), &grq[0])+lstmRq16(rec[j]+ch+ld32(bb, 4), &grq[4]), -32768), 32767)
+				pi := min(max(lstmRq16(in[j+1]+cx+ld32(bb, 1), &grq[1])+lstmRq16(rec[j+1]+ch+ld32(bb, 5), &grq[5]), -32768), 32767)
+				pg := min(max(lstmRq16(in[j+2]+cx+ld32(bb, 2), &grq[2])+lstmRq16(rec[j+2]+ch+ld32(bb, 6), &grq[6]), -32768), 32767)
+				po := min(max(lstmRq16(in[j+3]+cx+ld32(bb, 3), &grq[3])+lstmRq16(rec[j+3]+ch+ld32(bb, 7), &grq[7]), -32768), 32767)
+				f, i := lstmSigmoidQ(int16(pf)), lstmSigmoidQ(int16(pi))
+				gv, og := lstmTanhQ(int16(pg), 3, 0), lstmSigmoidQ(int16(po))
+				cv := lstmCellQ(p, &urq, cb[o], f, i, gv)
+				cb[o] = cv
+				yr[o] = int8(lstmHiddenQ(p, &urq, cv, og))
 			}
 		}
 		copy(hb, yr)
 	}
+}
+
+// lstmRq16 requantizes one FC accumulator of a gate to Q3.12 and clamps it
+// to int16 (the two FCs of a gate are then added with int16 saturation).
+func lstmRq16(a int32, q *rq32) int32 {
+	return min(max(rqApply(a, q), -32768), 32767)
 }

@@ -256,18 +256,17 @@ func lstmTFold(bias []int64, w, r []int8, inOff, hidOff int64) []int64 {
 }
 
 // lstmTPackW lays out four gates' [rows][cols] int8 weights as lstmInt8
-// reads them (as gen's lstmPackInt8W does): per triple of rows, per column,
-// the four gates' w[3g] + w[3g+1]<<21 + w[3g+2]<<42 as little-endian int64.
+// reads them (as gen's lstmPackInt8W does): per pair of units, the eight
+// rows forget, input, cell, output of unit 2g then of unit 2g+1, as one
+// octDot block (octTPack).
 func lstmTPackW(m [4][]int8, rows, cols int) string {
-	var v []int64
-	for g := 0; 3*g < rows; g++ {
-		for d := 0; d < cols; d++ {
-			for k := range m {
-				v = append(v, triTWord(func(u int) int8 { return m[k][(3*g+u)*cols+d] }, min(3, rows-3*g)))
-			}
+	var w [][]int8
+	for o := 0; o < rows; o++ {
+		for k := range m {
+			w = append(w, m[k][o*cols:o*cols+cols])
 		}
 	}
-	return lstmTStr(v, 8)
+	return octTPack(w, cols)
 }
 
 // lstmTCallInt8 runs lstmInt8 on weights and folded biases (2*units per
@@ -550,10 +549,12 @@ func TestLSTMGatesTFLM(t *testing.T) {
 						if tc.q.bits == 8 {
 							// The packed dot products of lstmInt8, unit o.
 							wIn, wRec := lstmTPackW(m.w, 2, 2), lstmTPackW(m.r, 2, 2)
-							var in, rec triSums
-							triDot(lstmTI8(x[bt*2:bt*2+2]), wIn, &in)
-							triDot(lstmTI8(h[bt*2:bt*2+2]), wRec, &rec)
-							v = lstmGateSum(m.gates[g], in[3*g+o]+int32(m.fold[g][o]), rec[3*g+o]+int32(m.fold[g][2+o]))
+							var in, rec [8]int32
+							xs, hs := lstmTI8(x[bt*2:bt*2+2]), lstmTI8(h[bt*2:bt*2+2])
+							octDot(xs, wIn, &in)
+							octDot(hs, wRec, &rec)
+							cx, ch := -128*fcSumI8(xs), -128*fcSumI8(hs)
+							v = lstmGateSum(m.gates[g], in[4*o+g]+cx+int32(m.fold[g][o]), rec[4*o+g]+ch+int32(m.fold[g][2+o]))
 						} else {
 							v = lstmGate16(m.gates[g], m.p, lstmTI16(x[bt*2:bt*2+2]), lstmTI16(h[bt*2:bt*2+2]), m.w[g], m.r[g], m.b[g], o)
 						}
@@ -604,7 +605,8 @@ func TestLSTMCellHiddenUpdateTFLM(t *testing.T) {
 			c1 := lstmTQ(d.updatedCell, tc.q.cellScale, 0, 16)
 			c, h := make([]int32, 4), make([]int32, 4)
 			for k := range c {
-				urq := lstmMakeUnitRQ(m.p)
+				var urq lstmUnitRQ
+				lstmMakeUnitRQ(m.p, &urq)
 				c[k] = int32(lstmCellQ(m.p, &urq, int16(c0[k]), int16(f[k]), int16(i[k]), int16(g[k])))
 				h[k] = lstmHiddenQ(m.p, &urq, int16(c1[k]), int16(og[k]))
 			}
@@ -1006,8 +1008,9 @@ func TestLSTMMakeRQ(t *testing.T) {
 			x, m, sh = xs[i%len(xs)], ms[i/len(xs)%len(ms)], i/(len(xs)*len(ms))%62-31
 		}
 		want := mulByQuantMul(x, m, sh)
-		if got := fcRescale(x, lstmMakeRQ(m, sh)); got != want {
-			t.Fatalf("fcRescale(%d, lstmMakeRQ(%d, %d)) = %d, want %d", x, m, sh, got, want)
+		q := lstmMakeRQ(m, sh)
+		if got := rqApply(x, &q); got != want {
+			t.Fatalf("rqApply(%d, lstmMakeRQ(%d, %d)) = %d, want %d", x, m, sh, got, want)
 		}
 	}
 }

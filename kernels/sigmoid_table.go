@@ -32,3 +32,10 @@ const sigmoidTable16 = "" +
 func sigmoidTab(i int) uint32 {
 	return uint32(sigmoidTable16[2*i]) | uint32(sigmoidTable16[2*i+1])<<8
 }
+
+// sigmoidTab2 returns entries i and i+1 of sigmoidTable16 (one bounds
+// check for both).
+func sigmoidTab2(i int) (lo, hi uint32) {
+	t := sigmoidTable16[2*i : 2*i+4]
+	return uint32(t[0]) | uint32(t[1])<<8, uint32(t[2]) | uint32(t[3])<<8
+}

@@ -1,5 +1,7 @@
 package kernels
 
+import "unsafe"
+
 // SVDF (singular value decomposition filter), as in TFLite Micro's reference
 // svdf kernel. Each invocation:
 //  1. shifts the activation state (batch x filters x memory, a variable
@@ -16,7 +18,7 @@ package kernels
 //
 // The integer kernels take generation-time data (gen/lower_svdf.go):
 // weights_feature packed like FULLY_CONNECTED weights (fcPackI8, see
-// fully_connected.go, or for triDot, see tri.go, when triW is set) with,
+// fully_connected.go, or for octDot, see oct.go, when octW is set) with,
 // per filter, -inputZeroPoint*sum(weights) as fbias; and per unit the bias
 // minus stateZeroPoint*sum(weights_time of the unit's filters) as tbias. Both corrections are exact in wrapping int32
 // arithmetic, so the kernels compute plain dot products.
@@ -35,33 +37,26 @@ type svdfParams struct {
 	lsh1, rsh1       uint8
 	mult2, half2     int32
 	lsh2, rsh2       uint8
-	triW             bool // weights_feature packed for triDot (fcPackTri), not fcPackI8
+	octW             bool // weights_feature packed for octDot (octPack), not fcPackI8
 }
 
 // svdfChunk is how many filters the integer kernels project per pass: a
-// multiple of 4 (fcDots) and of 12 (triDot).
+// multiple of 4 (fcDots) and of 8 (octDot).
 const svdfChunk = 24
 
-// svdfFeatures stores in acc[:m] the feature dot products (input row x
-// times weights_feature) of filters c..c+m-1, m <= svdfChunk and c a
-// multiple of svdfChunk.
+// svdfFeatures stores in acc[:m] the raw feature sums of filters
+// c..c+m-1 (m <= svdfChunk, c a multiple of svdfChunk): input row x times
+// weights_feature stored as w+128, so the caller adds -128*sum(x).
 func svdfFeatures(p *svdfParams, x []int8, wf string, c, m int, acc *[svdfChunk]int32) {
 	k := len(x)
-	if p.triW {
-		for j := 0; j < m; j += 12 {
-			blk := 32 * k * ((c + j) / 12)
-			var t triSums
-			triDot(x, wf[blk:blk+32*k], &t)
-			copy(acc[j:], t[:])
+	if p.octW {
+		for j := 0; j < m; j += 8 {
+			octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
 		}
 		return
 	}
 	mb := (m + 3) &^ 3
 	fcDots(x, wf[c*k:(c+mb)*k], acc[:mb])
-	corr := -128 * fcSumI8(x) // fcPackI8 stores w+128
-	for i := range acc[:m] {
-		acc[i] += corr
-	}
 }
 
 // svdfFloatParams holds the shapes and activation bounds of a float32 SVDF
@@ -82,16 +77,18 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 	mem, nf := p.memory, p.numFilters
 	state = state[:p.batch*nf*mem]
 	copy(state, state[1:])
-	q := fcMakeRQ(p.mult1, p.half1, p.lsh1, p.rsh1)
+	q := rqFromFC(p.mult1, p.lsh1, p.rsh1)
 	var acc [svdfChunk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*p.inputSize : (b+1)*p.inputSize]
+		corr := -128 * fcSumI8(x) // both weight layouts store w+128
 		row := state[b*nf*mem : (b+1)*nf*mem]
 		for c := 0; c < nf; c += svdfChunk {
 			m := min(svdfChunk, nf-c)
 			svdfFeatures(p, x, wf, c, m, &acc)
 			for r, a := range acc[:m] {
-				v := min(max(fcRescale(a+ld32(fbias, c+r), q), -32768), 32767)
+				a += corr
+				v := min(max(rqApply(a+ld32(fbias, c+r), &q), -32768), 32767)
 				// The zero point is added after the clamp and the sum is
 				// truncated to the state type, as TFLM does.
 				row[(c+r+1)*mem-1] = int16(v + p.stateZP)
@@ -108,7 +105,33 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 // contiguous run of rank*memory values.
 func svdfTime16(p *svdfParams, row []int16, wt, tbias string, o []int8) {
 	l := p.rank * p.memory
-	q, zp := fcMakeRQ(p.mult2, p.half2, p.lsh2, p.rsh2), p.outZP
+	q, zp := rqFromFC(p.mult2, p.lsh2, p.rsh2), p.outZP
+	if n8 := len(o) * l / 8; l%8 == 0 && n8 > 0 && len(row) >= 8*n8 && len(wt) >= 16*n8 {
+		// Runs of eight state values and their weights, viewed as arrays
+		// once for the whole row: no slicing per unit. A weight is its
+		// signed high byte (an int8 view of the same bytes) shifted over
+		// its low byte.
+		s8 := unsafe.Slice((*[8]int16)(unsafe.Pointer(unsafe.SliceData(row))), n8)
+		w8 := unsafe.Slice((*[16]uint8)(unsafe.Pointer(unsafe.StringData(wt))), n8)
+		h8 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.StringData(wt))), n8)
+		i := 0
+		for u := range o {
+			acc := ld32(tbias, u)
+			for e := i + l/8; i < e; i++ {
+				s, w, h := &s8[i], &w8[i], &h8[i]
+				acc += int32(s[0])*(int32(h[1])<<8|int32(w[0])) +
+					int32(s[1])*(int32(h[3])<<8|int32(w[2])) +
+					int32(s[2])*(int32(h[5])<<8|int32(w[4])) +
+					int32(s[3])*(int32(h[7])<<8|int32(w[6])) +
+					int32(s[4])*(int32(h[9])<<8|int32(w[8])) +
+					int32(s[5])*(int32(h[11])<<8|int32(w[10])) +
+					int32(s[6])*(int32(h[13])<<8|int32(w[12])) +
+					int32(s[7])*(int32(h[15])<<8|int32(w[14]))
+			}
+			o[u] = int8(min(max(rqApply(acc, &q)+zp, -128), 127))
+		}
+		return
+	}
 	for u := range o {
 		s := row[u*l : u*l+l]
 		w := wt[2*u*l : 2*u*l+2*l]
@@ -128,7 +151,7 @@ func svdfTime16(p *svdfParams, row []int16, wt, tbias string, o []int8) {
 			acc += int32(s[0]) * int32(int16(uint16(w[0])|uint16(w[1])<<8))
 			s, w = s[1:], w[2:]
 		}
-		o[u] = int8(min(max(fcRescale(acc, q)+zp, -128), 127))
+		o[u] = int8(min(max(rqApply(acc, &q)+zp, -128), 127))
 	}
 }
 
@@ -138,16 +161,18 @@ func svdfInt8x8(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []i
 	mem, nf := p.memory, p.numFilters
 	state = state[:p.batch*nf*mem]
 	copy(state, state[1:])
-	q := fcMakeRQ(p.mult1, p.half1, p.lsh1, p.rsh1)
+	q := rqFromFC(p.mult1, p.lsh1, p.rsh1)
 	var acc [svdfChunk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*p.inputSize : (b+1)*p.inputSize]
+		corr := -128 * fcSumI8(x) // both weight layouts store w+128
 		row := state[b*nf*mem : (b+1)*nf*mem]
 		for c := 0; c < nf; c += svdfChunk {
 			m := min(svdfChunk, nf-c)
 			svdfFeatures(p, x, wf, c, m, &acc)
 			for r, a := range acc[:m] {
-				v := min(max(fcRescale(a+ld32(fbias, c+r), q), -128), 127)
+				a += corr
+				v := min(max(rqApply(a+ld32(fbias, c+r), &q), -128), 127)
 				// May wrap for a non-zero zero point; TFLM truncates the same way.
 				row[(c+r+1)*mem-1] = int8(v + p.stateZP)
 			}
@@ -160,7 +185,25 @@ func svdfInt8x8(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []i
 // constant string).
 func svdfTime8(p *svdfParams, row []int8, wt, tbias string, o []int8) {
 	l := p.rank * p.memory
-	q, zp := fcMakeRQ(p.mult2, p.half2, p.lsh2, p.rsh2), p.outZP
+	q, zp := rqFromFC(p.mult2, p.lsh2, p.rsh2), p.outZP
+	if n8 := len(o) * l / 8; l%8 == 0 && n8 > 0 && len(row) >= 8*n8 && len(wt) >= 8*n8 {
+		// As in svdfTime16: runs of eight, viewed once for the whole row.
+		s8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(row))), n8)
+		w8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.StringData(wt))), n8)
+		i := 0
+		for u := range o {
+			acc := ld32(tbias, u)
+			for e := i + l/8; i < e; i++ {
+				s, w := &s8[i], &w8[i]
+				acc += int32(s[0])*int32(w[0]) + int32(s[1])*int32(w[1]) +
+					int32(s[2])*int32(w[2]) + int32(s[3])*int32(w[3]) +
+					int32(s[4])*int32(w[4]) + int32(s[5])*int32(w[5]) +
+					int32(s[6])*int32(w[6]) + int32(s[7])*int32(w[7])
+			}
+			o[u] = int8(min(max(rqApply(acc, &q)+zp, -128), 127))
+		}
+		return
+	}
 	for u := range o {
 		s := row[u*l : u*l+l]
 		w := wt[u*l : u*l+l]
@@ -176,7 +219,7 @@ func svdfTime8(p *svdfParams, row []int8, wt, tbias string, o []int8) {
 			acc += int32(s[0]) * int32(int8(w[0]))
 			s, w = s[1:], w[1:]
 		}
-		o[u] = int8(min(max(fcRescale(acc, q)+zp, -128), 127))
+		o[u] = int8(min(max(rqApply(acc, &q)+zp, -128), 127))
 	}
 }
 

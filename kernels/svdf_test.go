@@ -246,7 +246,7 @@ func TestSvdfInt(t *testing.T) {
 }
 
 // svdfTFold mirrors gen/lower_svdf.go: weights_feature packed like
-// FULLY_CONNECTED weights (for triDot when p.triW is set), per filter -inZP*sum(weights_feature), per unit
+// FULLY_CONNECTED weights (for octDot when p.octW is set), per filter -inZP*sum(weights_feature), per unit
 // bias - stateZP*sum(weights_time of the unit's filters).
 func svdfTFold(p *svdfParams, wf []int8, wt []int32, bias string, inZP int32) (wfp, fb, tb string) {
 	fbv := make([]int32, p.numFilters)
@@ -265,8 +265,8 @@ func svdfTFold(p *svdfParams, wf []int8, wt []int32, bias string, inZP int32) (w
 		}
 		tbv[u] = ld32(bias, u) - p.stateZP*sum
 	}
-	if p.triW {
-		return fcTPackTri(wf, p.numFilters, p.inputSize), fcTStr32(fbv), fcTStr32(tbv)
+	if p.octW {
+		return fcTPackOct(wf, p.numFilters, p.inputSize), fcTStr32(fbv), fcTStr32(tbv)
 	}
 	return fcTPack(wf, p.numFilters, p.inputSize), fcTStr32(fbv), fcTStr32(tbv)
 }
@@ -705,7 +705,7 @@ func TestSvdfIntMatchesReference(t *testing.T) {
 				numUnits: sh.units, memory: sh.mem, stateZP: stZP, outZP: r.Int31n(256) - 128,
 				mult1: q1.mult, lsh1: q1.lsh, rsh1: q1.rsh, half1: q1.half,
 				mult2: q2.mult, lsh2: q2.lsh, rsh2: q2.rsh, half2: q2.half,
-				triW: i >= 2,
+				octW: i >= 2,
 			}
 			wf := make([]int8, nf*sh.input)
 			for i := range wf {

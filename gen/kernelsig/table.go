@@ -20,14 +20,6 @@ const (
 	AbsInt16Plain           Func = "absInt16Plain"
 	AbsInt8                 Func = "absInt8"
 	AbsQ                    Func = "absQ"
-	ActfpExpMult            Func = "actfpExpMult"
-	ActfpExpNeg             Func = "actfpExpNeg"
-	ActfpExpQuarter         Func = "actfpExpQuarter"
-	ActfpHalfDenominator    Func = "actfpHalfDenominator"
-	ActfpLogistic           Func = "actfpLogistic"
-	ActfpReciprocal         Func = "actfpReciprocal"
-	ActfpShlSat             Func = "actfpShlSat"
-	ActfpTanh               Func = "actfpTanh"
 	AddF32                  Func = "addF32"
 	AddI32                  Func = "addI32"
 	AddInt16                Func = "addInt16"
@@ -127,12 +119,14 @@ const (
 	FcInt8                  Func = "fcInt8"
 	FcInt8PT                Func = "fcInt8PT"
 	FcMakeRQ                Func = "fcMakeRQ"
+	FcOctInt8               Func = "fcOctInt8"
+	FcOctInt8PT             Func = "fcOctInt8PT"
+	FcOctOut                Func = "fcOctOut"
 	FcOutPC                 Func = "fcOutPC"
 	FcOutPT                 Func = "fcOutPT"
 	FcRQFor                 Func = "fcRQFor"
 	FcRescale               Func = "fcRescale"
 	FcSumI8                 Func = "fcSumI8"
-	FcTriInt8               Func = "fcTriInt8"
 	Gather                  Func = "gather"
 	GatherConstIdx          Func = "gatherConstIdx"
 	GatherIndex             Func = "gatherIndex"
@@ -178,6 +172,7 @@ const (
 	LstmMakeRQ              Func = "lstmMakeRQ"
 	LstmMakeUnitRQ          Func = "lstmMakeUnitRQ"
 	LstmRowBatch            Func = "lstmRowBatch"
+	LstmRq16                Func = "lstmRq16"
 	LstmRunF                Func = "lstmRunF"
 	LstmSigmoidF            Func = "lstmSigmoidF"
 	LstmSigmoidQ            Func = "lstmSigmoidQ"
@@ -212,6 +207,11 @@ const (
 	MulInt8                 Func = "mulInt8"
 	MulQuantOne             Func = "mulQuantOne"
 	NegF32                  Func = "negF32"
+	OctCols64               Func = "octCols64"
+	OctDot                  Func = "octDot"
+	OctDot64                Func = "octDot64"
+	OctLanes                Func = "octLanes"
+	OctPass                 Func = "octPass"
 	PadBytes                Func = "padBytes"
 	PadBytesConst           Func = "padBytesConst"
 	PadFill                 Func = "padFill"
@@ -246,9 +246,13 @@ const (
 	ResizeBilinearInt8      Func = "resizeBilinearInt8"
 	ResizeNearest           Func = "resizeNearest"
 	RoundingDivByPOT        Func = "roundingDivByPOT"
+	RqApply                 Func = "rqApply"
+	RqFor                   Func = "rqFor"
+	RqFromFC                Func = "rqFromFC"
 	RsqrtF32                Func = "rsqrtF32"
 	SatRoundDoublingHighMul Func = "satRoundDoublingHighMul"
 	SigmoidTab              Func = "sigmoidTab"
+	SigmoidTab2             Func = "sigmoidTab2"
 	SoftmaxExpNeg           Func = "softmaxExpNeg"
 	SoftmaxExpSmall         Func = "softmaxExpSmall"
 	SoftmaxF32              Func = "softmaxF32"
@@ -278,9 +282,6 @@ const (
 	TconvInt16              Func = "tconvInt16"
 	TconvInt8               Func = "tconvInt8"
 	TconvTaps               Func = "tconvTaps"
-	TriAdd                  Func = "triAdd"
-	TriDot                  Func = "triDot"
-	TriDotBlock             Func = "triDotBlock"
 )
 
 // The struct types of package kernels.
@@ -324,6 +325,7 @@ const (
 	RequantizeParams     Struct = "requantizeParams"
 	ResizeBilinearParams Struct = "resizeBilinearParams"
 	ResizeNearestParams  Struct = "resizeNearestParams"
+	Rq32                 Struct = "rq32"
 	SoftmaxParams        Struct = "softmaxParams"
 	SvdfFloatParams      Struct = "svdfFloatParams"
 	SvdfParams           Struct = "svdfParams"
@@ -338,14 +340,6 @@ func Funcs() []Func {
 		AbsInt16Plain,
 		AbsInt8,
 		AbsQ,
-		ActfpExpMult,
-		ActfpExpNeg,
-		ActfpExpQuarter,
-		ActfpHalfDenominator,
-		ActfpLogistic,
-		ActfpReciprocal,
-		ActfpShlSat,
-		ActfpTanh,
 		AddF32,
 		AddI32,
 		AddInt16,
@@ -445,12 +439,14 @@ func Funcs() []Func {
 		FcInt8,
 		FcInt8PT,
 		FcMakeRQ,
+		FcOctInt8,
+		FcOctInt8PT,
+		FcOctOut,
 		FcOutPC,
 		FcOutPT,
 		FcRQFor,
 		FcRescale,
 		FcSumI8,
-		FcTriInt8,
 		Gather,
 		GatherConstIdx,
 		GatherIndex,
@@ -496,6 +492,7 @@ func Funcs() []Func {
 		LstmMakeRQ,
 		LstmMakeUnitRQ,
 		LstmRowBatch,
+		LstmRq16,
 		LstmRunF,
 		LstmSigmoidF,
 		LstmSigmoidQ,
@@ -530,6 +527,11 @@ func Funcs() []Func {
 		MulInt8,
 		MulQuantOne,
 		NegF32,
+		OctCols64,
+		OctDot,
+		OctDot64,
+		OctLanes,
+		OctPass,
 		PadBytes,
 		PadBytesConst,
 		PadFill,
@@ -564,9 +566,13 @@ func Funcs() []Func {
 		ResizeBilinearInt8,
 		ResizeNearest,
 		RoundingDivByPOT,
+		RqApply,
+		RqFor,
+		RqFromFC,
 		RsqrtF32,
 		SatRoundDoublingHighMul,
 		SigmoidTab,
+		SigmoidTab2,
 		SoftmaxExpNeg,
 		SoftmaxExpSmall,
 		SoftmaxF32,
@@ -596,9 +602,6 @@ func Funcs() []Func {
 		TconvInt16,
 		TconvInt8,
 		TconvTaps,
-		TriAdd,
-		TriDot,
-		TriDotBlock,
 	}
 }
 
@@ -644,6 +647,7 @@ func Structs() []Struct {
 		RequantizeParams,
 		ResizeBilinearParams,
 		ResizeNearestParams,
+		Rq32,
 		SoftmaxParams,
 		SvdfFloatParams,
 		SvdfParams,
@@ -664,22 +668,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*absParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case AbsQ:
 		return []Param{{"p", "*absParams"}, {"x", "int32"}}, true
-	case ActfpExpMult:
-		return []Param{{"k", "int"}}, true
-	case ActfpExpNeg:
-		return []Param{{"a", "int32"}, {"intBits", "int"}}, true
-	case ActfpExpQuarter:
-		return []Param{{"a", "int32"}}, true
-	case ActfpHalfDenominator:
-		return []Param{{"a", "int32"}}, true
-	case ActfpLogistic:
-		return []Param{{"a", "int32"}, {"intBits", "int"}}, true
-	case ActfpReciprocal:
-		return []Param{{"hd", "int32"}}, true
-	case ActfpShlSat:
-		return []Param{{"x", "int32"}, {"e", "int"}}, true
-	case ActfpTanh:
-		return []Param{{"a", "int32"}, {"intBits", "int"}}, true
 	case AddF32:
 		return []Param{{"p", "*ewF32Params"}, {"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case AddI32:
@@ -878,6 +866,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"out", "[]int8"}}, true
 	case FcMakeRQ:
 		return []Param{{"mult", "int32"}, {"half", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}}, true
+	case FcOctInt8:
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case FcOctInt8PT:
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"out", "[]int8"}}, true
+	case FcOctOut:
+		return []Param{{"p", "*fcParams"}, {"a", "*[8]int32"}, {"corr", "int32"}, {"rq", "string"}, {"o", "[]int8"}}, true
 	case FcOutPC:
 		return []Param{{"p", "*fcParams"}, {"acc", "[]int32"}, {"corr", "int32"}, {"rq", "string"}, {"o", "[]int8"}}, true
 	case FcOutPT:
@@ -888,8 +882,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "int32"}, {"q", "fcRQ"}}, true
 	case FcSumI8:
 		return []Param{{"x", "[]int8"}}, true
-	case FcTriInt8:
-		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case Gather:
 		return []Param{{"p", "*gatherParams"}, {"dst", "[]byte"}, {"src", "[]byte"}, {"idx", "[]int32"}}, true
 	case GatherConstIdx:
@@ -977,9 +969,11 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmMakeRQ:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeUnitRQ:
-		return []Param{{"p", "*lstmParams"}}, true
+		return []Param{{"p", "*lstmParams"}, {"u", "*lstmUnitRQ"}}, true
 	case LstmRowBatch:
 		return []Param{{"p", "*lstmParams"}, {"r", "int"}}, true
+	case LstmRq16:
+		return []Param{{"a", "int32"}, {"q", "*rq32"}}, true
 	case LstmRunF:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wi", "[]float32"}, {"wr", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmSigmoidF:
@@ -1048,6 +1042,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case NegF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case OctCols64:
+		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}}, true
+	case OctDot:
+		return []Param{{"x", "[]int8"}, {"w", "string"}, {"a", "*[8]int32"}}, true
+	case OctDot64:
+		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[8]int32"}}, true
+	case OctLanes:
+		return []Param{{"s", "int64"}}, true
+	case OctPass:
+		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[4]int32"}}, true
 	case PadBytes:
 		return []Param{{"p", "*padParams"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case PadBytesConst:
@@ -1116,11 +1120,19 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*resizeNearestParams"}, {"ys", "string"}, {"xs", "string"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case RoundingDivByPOT:
 		return []Param{{"x", "int32"}, {"exponent", "int"}}, true
+	case RqApply:
+		return []Param{{"x", "int32"}, {"q", "*rq32"}}, true
+	case RqFor:
+		return []Param{{"m", "int32"}, {"shift", "int"}}, true
+	case RqFromFC:
+		return []Param{{"mult", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}}, true
 	case RsqrtF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case SatRoundDoublingHighMul:
 		return []Param{{"a", "int32"}, {"b", "int32"}}, true
 	case SigmoidTab:
+		return []Param{{"i", "int"}}, true
+	case SigmoidTab2:
 		return []Param{{"i", "int"}}, true
 	case SoftmaxExpNeg:
 		return []Param{{"a", "int32"}}, true
@@ -1180,12 +1192,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*tconvParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"scratch", "[]int32"}, {"out", "[]int8"}}, true
 	case TconvTaps:
 		return []Param{{"origin", "int"}, {"taps", "int"}, {"size", "int"}}, true
-	case TriAdd:
-		return []Param{{"a", "*[3]int32"}, {"s", "int64"}}, true
-	case TriDot:
-		return []Param{{"x", "[]int8"}, {"w", "string"}, {"a", "*triSums"}}, true
-	case TriDotBlock:
-		return []Param{{"x", "[]int8"}, {"wq", "[][32]byte"}}, true
 	}
 	return nil, false
 }
@@ -1267,9 +1273,11 @@ func (f Func) Results() int {
 		FcInt16Acc32,
 		FcInt8,
 		FcInt8PT,
+		FcOctInt8,
+		FcOctInt8PT,
+		FcOctOut,
 		FcOutPC,
 		FcOutPT,
-		FcTriInt8,
 		Gather,
 		GatherConstIdx,
 		GatherNd,
@@ -1288,6 +1296,7 @@ func (f Func) Results() int {
 		LstmFloatLean,
 		LstmInt16,
 		LstmInt8,
+		LstmMakeUnitRQ,
 		LstmRunF,
 		LstmSigmoidF,
 		LstmTanhF,
@@ -1316,6 +1325,9 @@ func (f Func) Results() int {
 		MulInt16,
 		MulInt8,
 		NegF32,
+		OctDot,
+		OctDot64,
+		OctPass,
 		PadBytes,
 		PadBytesConst,
 		PadFill,
@@ -1364,19 +1376,9 @@ func (f Func) Results() int {
 		TanhInt16,
 		TconvF32,
 		TconvInt16,
-		TconvInt8,
-		TriAdd,
-		TriDot:
+		TconvInt8:
 		return 0
 	case AbsQ,
-		ActfpExpMult,
-		ActfpExpNeg,
-		ActfpExpQuarter,
-		ActfpHalfDenominator,
-		ActfpLogistic,
-		ActfpReciprocal,
-		ActfpShlSat,
-		ActfpTanh,
 		AddQuantOne,
 		ArgMinMaxIdxF32,
 		ArgMinMaxIdxI16,
@@ -1418,8 +1420,8 @@ func (f Func) Results() int {
 		LstmGateF,
 		LstmHiddenQ,
 		LstmMakeRQ,
-		LstmMakeUnitRQ,
 		LstmRowBatch,
+		LstmRq16,
 		LstmSigmoidQ,
 		LstmTanhQ,
 		MeanRequant,
@@ -1432,6 +1434,9 @@ func (f Func) Results() int {
 		ReluOne,
 		RequantizeOne,
 		RoundingDivByPOT,
+		RqApply,
+		RqFor,
+		RqFromFC,
 		SatRoundDoublingHighMul,
 		SigmoidTab,
 		SoftmaxExpNeg,
@@ -1447,7 +1452,9 @@ func (f Func) Results() int {
 		EwRowStart,
 		FcRQFor,
 		LogisticTanh16Input,
+		OctLanes,
 		PoolWindow,
+		SigmoidTab2,
 		SoftmaxInt8Row,
 		TconvTaps:
 		return 2
@@ -1459,7 +1466,7 @@ func (f Func) Results() int {
 		ConvRowsDot,
 		LstmDotF4,
 		LstmDotF4S,
-		TriDotBlock:
+		OctCols64:
 		return 4
 	case ConvLean8:
 		return 5
@@ -1526,7 +1533,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case LstmParams:
 		return []Param{{"batch", "int"}, {"steps", "int"}, {"inDim", "int"}, {"units", "int"}, {"timeMajor", "bool"}, {"forgetMult", "int32"}, {"inputMult", "int32"}, {"forgetShift", "int"}, {"inputShift", "int"}, {"hidMult", "int32"}, {"hidShift", "int"}, {"hidZP", "int32"}, {"hidMin", "int32"}, {"hidMax", "int32"}, {"tanhMult", "int32"}, {"tanhShift", "int"}, {"clip", "bool"}, {"cellClip", "int32"}, {"cellClipF", "float32"}}, true
 	case LstmUnitRQ:
-		return []Param{{"forget", "fcRQ"}, {"input", "fcRQ"}, {"hid", "fcRQ"}}, true
+		return []Param{{"forget", "rq32"}, {"input", "rq32"}, {"hid", "rq32"}}, true
 	case MeanParams:
 		return []Param{{"d0", "int"}, {"d1", "int"}, {"d2", "int"}, {"d3", "int"}, {"d4", "int"}, {"s0", "int"}, {"s1", "int"}, {"s2", "int"}, {"s3", "int"}, {"s4", "int"}, {"nOut", "int"}, {"inZeroSum", "int64"}, {"mult", "int32"}, {"shift", "int"}, {"outOffset", "int32"}, {"count", "float32"}}, true
 	case MoveParams:
@@ -1551,12 +1558,14 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batches", "int"}, {"outH", "int"}, {"outW", "int"}, {"depth", "int"}, {"inBatch", "int"}}, true
 	case ResizeNearestParams:
 		return []Param{{"batches", "int"}, {"outH", "int"}, {"outW", "int"}, {"run", "int"}, {"inBatch", "int"}}, true
+	case Rq32:
+		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}}, true
 	case SoftmaxParams:
 		return []Param{{"outer", "int"}, {"depth", "int"}, {"inputMult", "int32"}, {"inputShift", "int"}, {"diffMin", "int32"}, {"beta", "float32"}}, true
 	case SvdfFloatParams:
 		return []Param{{"batch", "int"}, {"inputSize", "int"}, {"numFilters", "int"}, {"rank", "int"}, {"numUnits", "int"}, {"memory", "int"}, {"actMin", "float32"}, {"actMax", "float32"}}, true
 	case SvdfParams:
-		return []Param{{"batch", "int"}, {"inputSize", "int"}, {"numFilters", "int"}, {"rank", "int"}, {"numUnits", "int"}, {"memory", "int"}, {"stateZP", "int32"}, {"outZP", "int32"}, {"mult1", "int32"}, {"half1", "int32"}, {"lsh1", "uint8"}, {"rsh1", "uint8"}, {"mult2", "int32"}, {"half2", "int32"}, {"lsh2", "uint8"}, {"rsh2", "uint8"}, {"triW", "bool"}}, true
+		return []Param{{"batch", "int"}, {"inputSize", "int"}, {"numFilters", "int"}, {"rank", "int"}, {"numUnits", "int"}, {"memory", "int"}, {"stateZP", "int32"}, {"outZP", "int32"}, {"mult1", "int32"}, {"half1", "int32"}, {"lsh1", "uint8"}, {"rsh1", "uint8"}, {"mult2", "int32"}, {"half2", "int32"}, {"lsh2", "uint8"}, {"rsh2", "uint8"}, {"octW", "bool"}}, true
 	case TconvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	}
@@ -1569,8 +1578,6 @@ func underlying(t string) string {
 	switch t {
 	case "arena":
 		return "[]byte"
-	case "triSums":
-		return "[12]int32"
 	}
 	return t
 }

@@ -152,14 +152,8 @@ func lowerFullyConnected(c *opCtx) error {
 	folded := fcFoldBias(w, bias, units, depth, inZP)
 	p := Struct(kernelsig.FcParams, params...)
 	switch {
-	case in.Type == model.Int8 && fcTriBytes(units, depth) <= fcTriMaxBytes:
-		tab, err := fcRQTable(c, fcTrunc32(folded), mult, shift)
-		if err != nil {
-			return err
-		}
-		c.Call(kernelsig.FcTriInt8, p, View(in), c.Const("Weights", fcPackTri(w.Data, units, depth)), c.Const("RQ", tab), View(out))
 	case in.Type == model.Int8:
-		packed := c.Const("Weights", fcPackI8(w.Data, units, depth))
+		packed := c.Const("Weights", octPack(units, depth, func(r int) []byte { return w.Data[r*depth : r*depth+depth] }))
 		if fcUniform(mult, shift) {
 			q, err := fcMakeRQ(c, mult[0], int(shift[0]))
 			if err != nil {
@@ -167,14 +161,14 @@ func lowerFullyConnected(c *opCtx) error {
 			}
 			pt := Struct(kernelsig.FcParams, append(params,
 				F("mult", I32(q.mult)), F("lsh", Int(int(q.lsh))), F("rsh", Int(int(q.rsh))), F("half", I32(q.half)))...)
-			c.Call(kernelsig.FcInt8PT, pt, View(in), packed, c.ConstI32("Bias", fcTrunc32(folded)), View(out))
+			c.Call(kernelsig.FcOctInt8PT, pt, View(in), packed, c.ConstI32("Bias", fcTrunc32(folded)), View(out))
 			return nil
 		}
 		tab, err := fcRQTable(c, fcTrunc32(folded), mult, shift)
 		if err != nil {
 			return err
 		}
-		c.Call(kernelsig.FcInt8, p, View(in), packed, c.Const("RQ", tab), View(out))
+		c.Call(kernelsig.FcOctInt8, p, View(in), packed, c.Const("RQ", tab), View(out))
 	case wide:
 		for i, sh := range shift {
 			if sh >= 8 {
@@ -325,71 +319,6 @@ func fcUniform(mult, shift []int32) bool {
 	return true
 }
 
-// fcTriMaxBytes bounds the packed weights of fcTriInt8: they take 8/3
-// bytes per weight instead of 1, so larger layers keep the 1-byte layout
-// of fcInt8 (flash is not free either).
-const fcTriMaxBytes = 64 << 10
-
-// fcTriBytes is the size of fcPackTri's layout for n units of depth k.
-func fcTriBytes(n, k int) int { return 32 * k * ((n + 11) / 12) }
-
-// fcPackTri re-lays-out an int8 weight matrix [n][k] for fcTriInt8 (see
-// kernels/tri.go): per block of twelve units (zero rows pad the last), per
-// input element, four int64 each packing units 3j, 3j+1, 3j+2 of the block
-// as w0 + w1*2^21 + w2*2^42, little-endian.
-func fcPackTri(data []byte, n, k int) []byte {
-	out := make([]byte, 0, fcTriBytes(n, k))
-	for blk := 0; blk < (n+11)/12; blk++ {
-		for d := 0; d < k; d++ {
-			for j := 0; j < 4; j++ {
-				ch := 12*blk + 3*j
-				v := triWord(func(u int) int8 { return int8(data[(ch+u)*k+d]) }, min(3, max(n-ch, 0)))
-				out = binary.LittleEndian.AppendUint64(out, uint64(v))
-			}
-		}
-	}
-	return out
-}
-
-// triWord packs the int8 weights w(0), w(1), w(2) of three rows (rows n and
-// up missing, counted as 0) into one int64 as kernels/tri.go reads them:
-// w(0) + w(1)*2^21 + w(2)*2^42.
-func triWord(w func(u int) int8, n int) int64 {
-	var v int64
-	for u := 0; u < n; u++ {
-		v += int64(w(u)) << (21 * u)
-	}
-	return v
-}
-
-// fcPackI8 re-lays-out an int8 weight matrix [n][k] for the int8 kernels
-// (see the layout comment in kernels/fully_connected.go): blocks of 4
-// channels, the last padded with zero rows, each stored four inputs at a
-// time as [k/4][4][4] followed by [k%4][4]; every weight stored as w+128.
-func fcPackI8(data []byte, n, k int) []byte {
-	at := func(r, i int) byte {
-		if r >= n {
-			return 128 // a zero weight
-		}
-		return data[r*k+i] + 128
-	}
-	out := make([]byte, 0, (n+3)/4*4*k)
-	for c := 0; c < n; c += 4 {
-		i := 0
-		for ; i+4 <= k; i += 4 {
-			for r := c; r < c+4; r++ {
-				out = append(out, at(r, i), at(r, i+1), at(r, i+2), at(r, i+3))
-			}
-		}
-		for ; i < k; i++ {
-			for r := c; r < c+4; r++ {
-				out = append(out, at(r, i))
-			}
-		}
-	}
-	return out
-}
-
 // fcPackF32 re-lays-out a float32 weight matrix [n][k] (little-endian
 // bytes) for kernels/fully_connected.go's fcF32: blocks of 4 channels, each
 // [k][4] values, the last block padded with zero rows.
@@ -407,4 +336,24 @@ func fcPackF32(data []byte, n, k int) []byte {
 		}
 	}
 	return out
+}
+
+// octPack re-lays-out n rows of k int8 weights (row(r) returns row r) for
+// kernels/oct.go's octDot: blocks of eight rows, the last padded with zero
+// rows, each column-major [k][8], every weight stored as w^0x80 (w+128);
+// then octPad (4) zero bytes that the kernels' last loads may reach.
+func octPack(n, k int, row func(r int) []byte) []byte {
+	out := make([]byte, 0, (n+7)/8*8*k+4)
+	for c := 0; c < n; c += 8 {
+		for d := 0; d < k; d++ {
+			for r := c; r < c+8; r++ {
+				if r >= n {
+					out = append(out, 0x80)
+					continue
+				}
+				out = append(out, row(r)[d]^0x80)
+			}
+		}
+	}
+	return append(out, 0, 0, 0, 0)
 }

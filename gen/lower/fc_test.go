@@ -195,7 +195,7 @@ func TestFullyConnectedGenerated(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(11))
 	var cases []fcgCase
-	// The last shape's packed weights exceed fcTriMaxBytes: it keeps fcInt8.
+	// Every int8 shape uses fcOctInt8 (or fcOctInt8PT), the large last one too.
 	shapes := [][3]int{{1, 1, 1}, {1, 16, 16}, {2, 7, 5}, {1, 33, 13}, {3, 4, 9}, {1, 64, 3}, {1, 250, 4}, {2, 10, 45}, {1, 1100, 25}}
 	for i, s := range shapes {
 		act := []quant.Activation{quant.ActNone, quant.ActRelu, quant.ActRelu6}[i%3]
@@ -213,10 +213,8 @@ func TestFullyConnectedGenerated(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if strings.HasPrefix(c.name, "int8") {
-			s := shapes[i/3]
-			tri := fcTriBytes(s[2], s[1]) <= fcTriMaxBytes
-			if got := bytes.Contains(res.Files["model.go"], []byte("fcTriInt8(")); got != tri {
-				t.Errorf("%s: fcTriInt8 used %v, want %v (%d packed bytes)", c.name, got, tri, fcTriBytes(s[2], s[1]))
+			if !bytes.Contains(res.Files["model.go"], []byte("fcOctInt8")) {
+				t.Errorf("%s: fcOctInt8 not used", c.name)
 			}
 		}
 		pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})

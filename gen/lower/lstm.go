@@ -257,21 +257,14 @@ func lstmInterleave(m [4][]byte, rows, cols, size int) []byte {
 }
 
 // lstmPackInt8W re-lays out four [rows][cols] int8 weight matrices for
-// lstmInt8: for each triple of rows (3g, 3g+1, 3g+2), for each column d, the
-// four gates' packed int64 w[3g][d] + w[3g+1][d]*2^21 + w[3g+2][d]*2^42
-// (missing rows are 0).
-func lstmPackInt8W(m [4][]byte, rows, cols int) []int64 {
-	groups := (rows + 2) / 3
-	out := make([]int64, 0, 4*groups*cols)
-	for g := 0; g < groups; g++ {
-		for d := 0; d < cols; d++ {
-			for k := range m {
-				w := m[k]
-				out = append(out, triWord(func(u int) int8 { return int8(w[(3*g+u)*cols+d]) }, min(3, rows-3*g)))
-			}
-		}
-	}
-	return out
+// lstmInt8: per pair of units (rows), one block of kernels/oct.go's octDot
+// whose eight rows are the forget, input, cell and output gates of unit 2g
+// then of unit 2g+1 (a missing unit has zero rows).
+func lstmPackInt8W(m [4][]byte, rows, cols int) []byte {
+	return octPack(4*rows, cols, func(r int) []byte {
+		o, k := r/4, r%4
+		return m[k][o*cols : o*cols+cols]
+	})
 }
 
 // lstmFCMultiplier is TFLM's gate FC requantization
@@ -421,8 +414,8 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 		}
 		c.Call(kernelsig.LstmInt8, Struct(kernelsig.LstmParams, fields...), View(in), View(h), View(cell), View(out),
 			gateArg(0), gateArg(1), gateArg(2), gateArg(3),
-			c.ConstI64("InW", lstmPackInt8W(lstmGateData(inW), s, n)),
-			c.ConstI64("RecW", lstmPackInt8W(lstmGateData(recW), s, s)),
+			c.Const("InW", lstmPackInt8W(lstmGateData(inW), s, n)),
+			c.Const("RecW", lstmPackInt8W(lstmGateData(recW), s, s)),
 			c.ConstI32("Bias", b))
 		return nil
 	}

@@ -211,15 +211,10 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 	if err != nil {
 		return err
 	}
-	// weights_feature is packed like FULLY_CONNECTED's: for triDot where
-	// that stays small, else one byte per weight.
-	triW := fcTriBytes(sh.numFilters, sh.inputSize) <= fcTriMaxBytes
-	var wfPacked Arg
-	if triW {
-		wfPacked = c.Const("FeatureWeights", fcPackTri(wf.Data, sh.numFilters, sh.inputSize))
-	} else {
-		wfPacked = c.Const("FeatureWeights", fcPackI8(wf.Data, sh.numFilters, sh.inputSize))
-	}
+	// weights_feature is packed like FULLY_CONNECTED's, for octDot (one
+	// byte per weight).
+	k := sh.inputSize
+	wfPacked := c.Const("FeatureWeights", octPack(sh.numFilters, k, func(r int) []byte { return wf.Data[r*k : r*k+k] }))
 	p := Struct(kernelsig.SvdfParams,
 		F("batch", Int(sh.batch)), F("inputSize", Int(sh.inputSize)),
 		F("numFilters", Int(sh.numFilters)), F("rank", Int(sh.rank)),
@@ -227,7 +222,7 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 		F("stateZP", I32(int32(stZP))), F("outZP", I32(int32(outZP))),
 		F("mult1", I32(q1.mult)), F("half1", I32(q1.half)), F("lsh1", Int(int(q1.lsh))), F("rsh1", Int(int(q1.rsh))),
 		F("mult2", I32(q2.mult)), F("half2", I32(q2.half)), F("lsh2", Int(int(q2.lsh))), F("rsh2", Int(int(q2.rsh))),
-		F("triW", Bool(triW)),
+		F("octW", Bool(true)),
 	)
 	// The zero points are folded into per-filter and per-unit constants
 	// (kernels/svdf.go).

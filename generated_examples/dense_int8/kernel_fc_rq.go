@@ -4,33 +4,33 @@
 
 package dense_int8
 
-// fcRQ holds one requantization in the form fcRescale uses, built once per
-// kernel call (or per channel) by fcMakeRQ from the generation-time
-// multiplier, shifts and rounding half. It has four fields so that the
-// compiler keeps it in registers.
-type fcRQ struct {
-	mult int64
-	hi   int64  // half << 31
-	neg  int64  // -1 << 31 when r > 0, else 0
-	sh   uint16 // left shift (0..30) | (31 + right shift) << 8
+// rq32 is one requantization in the form rqApply uses: TFLite's
+// MultiplyByQuantizedMultiplier written for 32-bit cores, whose only wide
+// operations are one 32x32->64 multiplication, an add and a constant shift. The left shift is a wrapping
+// multiplication by 2^lsh (as TFLite's x * (1 << left_shift)), and the right
+// shift's rounding is done in int32 without overflow:
+//
+//	y = SaturatingRoundingDoublingHighMul(x << lsh, mult) = floor((x*m + 2^30) / 2^31)
+//	RoundingDivideByPOT(y, r) = (y >> r) + [(y & mask) > (mask >> 1) + [y < 0]]
+//
+// with mask = 2^r - 1 (for m >= 0 the high product never saturates).
+type rq32 struct {
+	mult int32
+	pow  int32 // 2^lsh
+	rsh  uint32
+	mask int32
 }
 
-// fcMakeRQ builds an fcRQ from a multiplier, the rounding half 2^(r-1) (0
-// when r = 0), the left shift and 31 + the right shift r.
-func fcMakeRQ(mult, half int32, lsh, rsh uint8) fcRQ {
-	h := int64(half)
-	return fcRQ{mult: int64(mult), hi: h << 31, neg: (-h >> 63) << 31, sh: uint16(lsh) | uint16(rsh)<<8}
+// rqApply scales x by q, bit for bit as mulByQuantMul.
+func rqApply(x int32, q *rq32) int32 {
+	y := int32(uint64(int64(x*q.pow)*int64(uint32(q.mult))+1<<30) >> 31) // q.mult >= 0
+	thr := q.mask>>1 + int32(uint32(y)>>31)
+	return y>>(q.rsh&31) - (thr-y&q.mask)>>31
 }
 
-// fcRescale scales x by one requantization (bit-exact
-// MultiplyByQuantizedMultiplier).
-func fcRescale(x int32, q fcRQ) int32 {
-	z := int64(x<<(q.sh&31))*q.mult + 1<<30
-	return int32((z + q.hi + (z>>63)&q.neg) >> (q.sh >> 8 & 63))
+// rqFromFC builds the rq32 of a requantization given in fcRQ's terms: the
+// multiplier, the left shift and 31 + the right shift.
+func rqFromFC(mult int32, lsh, rsh uint8) rq32 {
+	r := uint32(rsh) - 31
+	return rq32{mult: mult, pow: int32(1) << (lsh & 31), rsh: r, mask: int32(uint32(1)<<(r&31) - 1)}
 }
-
-// fcRQRecordLen is the length in bytes of a per-channel record in an
-// fcRQ table string: folded bias (int32), multiplier (int32), half
-// (int32), left shift (byte), 31 + right shift (byte), two zero bytes. All
-// little-endian.
-const fcRQRecordLen = 16

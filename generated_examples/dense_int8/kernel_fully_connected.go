@@ -4,6 +4,10 @@
 
 package dense_int8
 
+import (
+	"unsafe"
+)
+
 // fcParams describes one FULLY_CONNECTED operator. Integer kernels ignore
 // the float bounds and vice versa; mult, lsh, rsh and half are the
 // per-tensor requantization (fcRQ) of fcInt8PT.
@@ -21,19 +25,27 @@ type fcParams struct {
 	half       int32
 }
 
-// fcOutPC finishes a chunk of channels from their raw dot products acc: adds corr and the folded bias of the channel's record in rq,
-// requantizes, adds the output zero point and clamps.
-func fcOutPC(p *fcParams, acc []int32, corr int32, rq string, o []int8) {
-	o = o[:len(acc)]
-	rq = rq[:fcRQRecordLen*len(acc)]
-	zp, lo, hi := p.outOffset, p.actMin, p.actMax
-	for r, v := range acc {
-		t := rq[fcRQRecordLen*r : fcRQRecordLen*r+fcRQRecordLen]
-		q := fcMakeRQ(
-			int32(uint32(t[4])|uint32(t[5])<<8|uint32(t[6])<<16|uint32(t[7])<<24),
-			int32(uint32(t[8])|uint32(t[9])<<8|uint32(t[10])<<16|uint32(t[11])<<24),
-			t[12], t[13])
-		bias := int32(uint32(t[0]) | uint32(t[1])<<8 | uint32(t[2])<<16 | uint32(t[3])<<24)
-		o[r] = int8(min(max(fcRescale(v+corr+bias, q)+zp, lo), hi))
+// fcSumI8 returns the sum of x (exact: len(x) < 2^24). Eight values at a
+// time are biased to unsigned bytes (x+128) and added in four 16-bit lanes
+// of a uint64, which cannot overflow within 128 steps.
+func fcSumI8(x []int8) int32 {
+	n := len(x) / 8
+	var s uint32 // sum of x+128
+	if n > 0 {
+		x8 := unsafe.Slice((*[8]uint8)(unsafe.Pointer(unsafe.SliceData(x))), n)
+		for len(x8) > 0 {
+			m := min(len(x8), 128)
+			var acc uint64
+			for i := range x8[:m] {
+				v := le64(&x8[i]) ^ 0x8080808080808080
+				acc += v&0x00FF00FF00FF00FF + v>>8&0x00FF00FF00FF00FF
+			}
+			s += uint32(acc&0xFFFF + acc>>16&0xFFFF + acc>>32&0xFFFF + acc>>48)
+			x8 = x8[m:]
+		}
 	}
+	for _, v := range x[8*n:] {
+		s += uint32(int32(v) + 128)
+	}
+	return int32(s) - 128*int32(len(x))
 }

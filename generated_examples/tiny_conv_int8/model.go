@@ -192,14 +192,18 @@ func (m *Model) Invoke() {
 	// (a view of its input: no code)
 
 	// 5: FULLY_CONNECTED flatten -> logits
-	fcTriInt8(&fcParams{
+	fcOctInt8PT(&fcParams{
 		batches:    1,
 		outDepth:   4,
 		accumDepth: 16,
 		outOffset:  10,
 		actMin:     -128,
 		actMax:     127,
-	}, a.i8(offPool, 16), opLogitsWeights, opLogitsRQ, a.i8(offLogits, 4))
+		mult:       1466015497,
+		lsh:        0,
+		rsh:        39,
+		half:       128,
+	}, a.i8(offPool, 16), opLogitsWeights, opLogitsBias, a.i8(offLogits, 4))
 
 	// 6: SOFTMAX logits -> probs
 	softmaxInt8(&softmaxParams{
@@ -332,14 +336,18 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	after(4)
 
 	// 5: FULLY_CONNECTED flatten -> logits
-	fcTriInt8(&fcParams{
+	fcOctInt8PT(&fcParams{
 		batches:    1,
 		outDepth:   4,
 		accumDepth: 16,
 		outOffset:  10,
 		actMin:     -128,
 		actMax:     127,
-	}, a.i8(offPool, 16), opLogitsWeights, opLogitsRQ, a.i8(offLogits, 4))
+		mult:       1466015497,
+		lsh:        0,
+		rsh:        39,
+		half:       128,
+	}, a.i8(offPool, 16), opLogitsWeights, opLogitsBias, a.i8(offLogits, 4))
 	after(5)
 
 	// 6: SOFTMAX logits -> probs

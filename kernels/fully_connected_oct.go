@@ -1,0 +1,58 @@
+package kernels
+
+// fcOctInt8 is the int8 fully connected layer computed with octDot
+// (oct.go): eight output channels per pass over the input row, one byte per
+// weight. w holds the weights packed at generation time (gen/lower's
+// octPack, rows = output channels). rq holds one fcRQRecordLen-byte record
+// per output channel: the bias with the input offset folded in and the
+// channel's requantization.
+func fcOctInt8(p *fcParams, in []int8, w, rq string, out []int8) {
+	k, n := p.accumDepth, p.outDepth
+	for b := 0; b < p.batches; b++ {
+		x := in[b*k : b*k+k]
+		o := out[b*n : b*n+n]
+		corr := -128 * fcSumI8(x) // octDot sums x*(w+128)
+		for c := 0; c < n; c += 8 {
+			var a [8]int32
+			octDot(x, w[c*k:], &a)
+			fcOctOut(p, &a, corr, rq[fcRQRecordLen*c:], o[c:min(c+8, n)])
+		}
+	}
+}
+
+// fcOctOut finishes up to eight channels from their raw sums a: adds corr
+// and the folded bias of the channel's record in rq, requantizes (rqApply),
+// adds the output zero point and clamps.
+func fcOctOut(p *fcParams, a *[8]int32, corr int32, rq string, o []int8) {
+	o = o[:min(len(o), 8)]
+	rq = rq[:fcRQRecordLen*len(o)]
+	zp, lo, hi := p.outOffset, p.actMin, p.actMax
+	for r := range o {
+		t := rq[fcRQRecordLen*r : fcRQRecordLen*r+fcRQRecordLen]
+		q := rqFromFC(ld32(t, 1), t[12], t[13])
+		o[r] = int8(min(max(rqApply(a[r]+corr+ld32(t, 0), &q)+zp, lo), hi))
+	}
+}
+
+// fcOctInt8PT is fcOctInt8 for per-tensor requantization (one multiplier
+// and shift for every channel, in p's mult, lsh, rsh): bias holds one
+// int32 per output channel with the input offset folded in.
+func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
+	k, n := p.accumDepth, p.outDepth
+	q := rqFromFC(p.mult, p.lsh, p.rsh)
+	zp, lo, hi := p.outOffset, p.actMin, p.actMax
+	for b := 0; b < p.batches; b++ {
+		x := in[b*k : b*k+k]
+		o := out[b*n : b*n+n]
+		corr := -128 * fcSumI8(x) // octDot sums x*(w+128)
+		for c := 0; c < n; c += 8 {
+			var a [8]int32
+			octDot(x, w[c*k:], &a)
+			oc := o[c:min(c+8, n)]
+			bc := bias[4*c : 4*c+4*len(oc)]
+			for j := range oc {
+				oc[j] = int8(min(max(rqApply(a[j&7]+corr+ld32(bc, j), &q)+zp, lo), hi))
+			}
+		}
+	}
+}

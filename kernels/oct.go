@@ -1,0 +1,212 @@
+package kernels
+
+import (
+	"math/bits"
+	"unsafe"
+)
+
+// Dot products of int8 activations with eight weight rows at a time, one
+// byte per weight, for the int8 LSTM, FULLY_CONNECTED and SVDF kernels.
+//
+// Layout (built at generation time, gen/lower's octPack): rows in blocks of
+// eight (the last block padded with zero rows), each block column-major,
+// [k][8]: the eight rows' weights for input element d side by side. Every
+// weight w is stored as the byte w+128 (w^0x80), so that the 64-bit path
+// below can mask bytes into lanes; the raw sums are therefore
+// sum(x*(w+128)) and the caller adds -128*sum(x) (fcSumI8), once per input
+// vector. A weight string ends with octPad zero bytes: the loads of the
+// last block may reach that far past it.
+//
+// Integer sums are exact (or wrap in int32 as TFLM's accumulator does), so
+// the results are the reference's dot products bit for bit, on every path:
+//
+//   - 32-bit targets: plain int32 multiply-accumulates (one MLA per weight
+//     on ARM, after one byte load), four rows per pass so that the
+//     accumulators, the activation and the two base pointers fit in the
+//     registers of a 32-bit core, eight input elements per iteration;
+//   - 64-bit targets: one 8-byte load at offset j of a column holds rows j
+//     and j+4 in bytes 0 and 4; masked, it is two weights in 32-bit lanes,
+//     so one 64-bit multiply by the activation gives two products. Four
+//     loads at offsets 0..3 cover the column's eight rows.
+//
+// A lane sums at most len(x) products x*(w+128) in (-2^15, 2^15), well
+// inside its 32 bits for any vector shorter than 65536.
+
+// octPad is the number of zero bytes after the last block of a weight
+// string.
+const octPad = 4
+
+// octDot stores in a the eight raw sums sum(x[d]*(w[r][d]+128)) of the
+// block of eight rows at the start of w (len(x)*8 bytes, followed by at
+// least octPad bytes).
+func octDot(x []int8, w string, a *[8]int32) {
+	w = w[:8*len(x)+octPad]
+	p := unsafe.Pointer(unsafe.StringData(w))
+	if bits.UintSize == 64 {
+		octDot64(x, p, a)
+		return
+	}
+	octPass(x, p, (*[4]int32)(a[0:4]))
+	octPass(x, unsafe.Add(p, 4), (*[4]int32)(a[4:8]))
+}
+
+// octPass computes four rows of a block: the rows at byte offsets 0..3 of
+// each 8-byte column at p.
+func octPass(x []int8, p unsafe.Pointer, a *[4]int32) {
+	k := len(x)
+	n := k / 8
+	var a0, a1, a2, a3 int32
+	if n > 0 {
+		// Both pointers walk and stop at the last group (no slice
+		// headers to build, and never a pointer past x).
+		xq, wq := unsafe.Pointer(unsafe.SliceData(x)), p
+		for i := n; ; i-- {
+			xx, q := (*[8]int8)(xq), (*[64]uint8)(wq)
+			v := int32(xx[0])
+			a0 += v * int32(q[0])
+			a1 += v * int32(q[1])
+			a2 += v * int32(q[2])
+			a3 += v * int32(q[3])
+			v = int32(xx[1])
+			a0 += v * int32(q[8])
+			a1 += v * int32(q[9])
+			a2 += v * int32(q[10])
+			a3 += v * int32(q[11])
+			v = int32(xx[2])
+			a0 += v * int32(q[16])
+			a1 += v * int32(q[17])
+			a2 += v * int32(q[18])
+			a3 += v * int32(q[19])
+			v = int32(xx[3])
+			a0 += v * int32(q[24])
+			a1 += v * int32(q[25])
+			a2 += v * int32(q[26])
+			a3 += v * int32(q[27])
+			v = int32(xx[4])
+			a0 += v * int32(q[32])
+			a1 += v * int32(q[33])
+			a2 += v * int32(q[34])
+			a3 += v * int32(q[35])
+			v = int32(xx[5])
+			a0 += v * int32(q[40])
+			a1 += v * int32(q[41])
+			a2 += v * int32(q[42])
+			a3 += v * int32(q[43])
+			v = int32(xx[6])
+			a0 += v * int32(q[48])
+			a1 += v * int32(q[49])
+			a2 += v * int32(q[50])
+			a3 += v * int32(q[51])
+			v = int32(xx[7])
+			a0 += v * int32(q[56])
+			a1 += v * int32(q[57])
+			a2 += v * int32(q[58])
+			a3 += v * int32(q[59])
+			if i == 1 {
+				break
+			}
+			xq, wq = unsafe.Add(xq, 8), unsafe.Add(wq, 64)
+		}
+	}
+	d := 8 * n
+	if k-d >= 4 {
+		xx, q := (*[4]int8)(x[d:d+4]), (*[28]uint8)(unsafe.Add(p, 8*d))
+		v := int32(xx[0])
+		a0 += v * int32(q[0])
+		a1 += v * int32(q[1])
+		a2 += v * int32(q[2])
+		a3 += v * int32(q[3])
+		v = int32(xx[1])
+		a0 += v * int32(q[8])
+		a1 += v * int32(q[9])
+		a2 += v * int32(q[10])
+		a3 += v * int32(q[11])
+		v = int32(xx[2])
+		a0 += v * int32(q[16])
+		a1 += v * int32(q[17])
+		a2 += v * int32(q[18])
+		a3 += v * int32(q[19])
+		v = int32(xx[3])
+		a0 += v * int32(q[24])
+		a1 += v * int32(q[25])
+		a2 += v * int32(q[26])
+		a3 += v * int32(q[27])
+		d += 4
+	}
+	for ; d < k; d++ {
+		q := (*[4]uint8)(unsafe.Add(p, 8*d))
+		v := int32(x[d])
+		a0 += v * int32(q[0])
+		a1 += v * int32(q[1])
+		a2 += v * int32(q[2])
+		a3 += v * int32(q[3])
+	}
+	a[0], a[1], a[2], a[3] = a0, a1, a2, a3
+}
+
+// octDot64 is octDot for 64-bit targets: two products per multiplication
+// (see above), four input elements per iteration.
+func octDot64(x []int8, p unsafe.Pointer, a *[8]int32) {
+	s0, s1, s2, s3 := octCols64(x, p)
+	for d := len(x) &^ 3; d < len(x); d++ {
+		q := unsafe.Add(p, 8*d)
+		v := int64(x[d])
+		s0 += v * int64(le64((*[8]byte)(q))&octMask)
+		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 1)))&octMask)
+		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 2)))&octMask)
+		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 3)))&octMask)
+	}
+	a[0], a[4] = octLanes(s0)
+	a[1], a[5] = octLanes(s1)
+	a[2], a[6] = octLanes(s2)
+	a[3], a[7] = octLanes(s3)
+}
+
+// octMask selects bytes 0 and 4 of a column load: two rows in 32-bit lanes.
+const octMask = 0x000000FF000000FF
+
+// octCols64 returns octDot64's four lane sums over the first len(x)&^3
+// input elements.
+func octCols64(x []int8, p unsafe.Pointer) (s0, s1, s2, s3 int64) {
+	n := len(x) / 4
+	if n == 0 {
+		return
+	}
+	// Both pointers walk (gc then loads the activations with constant
+	// offsets instead of recomputing their addresses); they do not move
+	// after the last iteration, so that they never point past x.
+	xq, q := unsafe.Pointer(unsafe.SliceData(x)), p
+	for d := n; ; d-- {
+		xx := (*[4]int8)(xq)
+		v := int64(xx[0])
+		s0 += v * int64(le64((*[8]byte)(q))&octMask)
+		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 1)))&octMask)
+		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 2)))&octMask)
+		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 3)))&octMask)
+		v = int64(xx[1])
+		s0 += v * int64(le64((*[8]byte)(unsafe.Add(q, 8)))&octMask)
+		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 9)))&octMask)
+		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 10)))&octMask)
+		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 11)))&octMask)
+		v = int64(xx[2])
+		s0 += v * int64(le64((*[8]byte)(unsafe.Add(q, 16)))&octMask)
+		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 17)))&octMask)
+		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 18)))&octMask)
+		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 19)))&octMask)
+		v = int64(xx[3])
+		s0 += v * int64(le64((*[8]byte)(unsafe.Add(q, 24)))&octMask)
+		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 25)))&octMask)
+		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 26)))&octMask)
+		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 27)))&octMask)
+		if d == 1 {
+			return
+		}
+		xq, q = unsafe.Add(xq, 4), unsafe.Add(q, 32)
+	}
+}
+
+// octLanes splits a sum of two signed 32-bit lanes.
+func octLanes(s int64) (lo, hi int32) {
+	lo = int32(s)
+	return lo, int32((s - int64(lo)) >> 32)
+}
