@@ -153,7 +153,14 @@ func lowerFullyConnected(c *opCtx) error {
 	p := Struct(kernelsig.FcParams, params...)
 	switch {
 	case in.Type == model.Int8:
-		packed := c.Const("Weights", octPack(units, depth, func(r int) []byte { return w.Data[r*depth : r*depth+depth] }))
+		fnPT, fn := kernelsig.FcOctInt8PT, kernelsig.FcOctInt8
+		var packed Arg
+		if fcOctWastes(units, depth) {
+			fnPT, fn = kernelsig.FcInt8PT, kernelsig.FcInt8
+			packed = c.Const("Weights", fcPackI8(w.Data, units, depth))
+		} else {
+			packed = c.Const("Weights", octPack(units, depth, func(r int) []byte { return w.Data[r*depth : r*depth+depth] }))
+		}
 		if fcUniform(mult, shift) {
 			q, err := fcMakeRQ(c, mult[0], int(shift[0]))
 			if err != nil {
@@ -161,14 +168,14 @@ func lowerFullyConnected(c *opCtx) error {
 			}
 			pt := Struct(kernelsig.FcParams, append(params,
 				F("mult", I32(q.mult)), F("lsh", Int(int(q.lsh))), F("rsh", Int(int(q.rsh))), F("half", I32(q.half)))...)
-			c.Call(kernelsig.FcOctInt8PT, pt, View(in), packed, c.ConstI32("Bias", fcTrunc32(folded)), View(out))
+			c.Call(fnPT, pt, View(in), packed, c.ConstI32("Bias", fcTrunc32(folded)), View(out))
 			return nil
 		}
 		tab, err := fcRQTable(c, fcTrunc32(folded), mult, shift)
 		if err != nil {
 			return err
 		}
-		c.Call(kernelsig.FcOctInt8, p, View(in), packed, c.Const("RQ", tab), View(out))
+		c.Call(fn, p, View(in), packed, c.Const("RQ", tab), View(out))
 	case wide:
 		for i, sh := range shift {
 			if sh >= 8 {
@@ -357,3 +364,43 @@ func octPack(n, k int, row func(r int) []byte) []byte {
 	}
 	return append(out, 0, 0, 0, 0)
 }
+
+// fcOctWastes reports whether octPack's blocks of eight rows would pad a
+// layer of units rows by more than a quarter of its weights and more than
+// 1 KiB (micro_speech's 4-unit layer: twice its bytes): such layers take
+// fcPackI8's blocks of four rows and the fcInt8 kernels instead, flash
+// being what a microcontroller lacks.
+func fcOctWastes(units, depth int) bool {
+	waste := ((units+7)/8*8 - units) * depth
+	return 4*waste > units*depth && waste > 1024
+}
+
+// fcPackI8 re-lays-out an int8 weight matrix [n][k] for the int8 kernels
+// (see the layout comment in kernels/fully_connected.go): blocks of 4
+// channels, the last padded with zero rows, each stored four inputs at a
+// time as [k/4][4][4] followed by [k%4][4]; every weight stored as w+128.
+func fcPackI8(data []byte, n, k int) []byte {
+	at := func(r, i int) byte {
+		if r >= n {
+			return 128 // a zero weight
+		}
+		return data[r*k+i] + 128
+	}
+	out := make([]byte, 0, (n+3)/4*4*k)
+	for c := 0; c < n; c += 4 {
+		i := 0
+		for ; i+4 <= k; i += 4 {
+			for r := c; r < c+4; r++ {
+				out = append(out, at(r, i), at(r, i+1), at(r, i+2), at(r, i+3))
+			}
+		}
+		for ; i < k; i++ {
+			for r := c; r < c+4; r++ {
+				out = append(out, at(r, i))
+			}
+		}
+	}
+	return out
+}
+
+// fcPackF32 re-lays-out a float32 weight matrix [n][k] (little-endian
