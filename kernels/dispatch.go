@@ -31,19 +31,19 @@ package kernels
 //     argMinMaxIdxF32, argMinMaxIdxI16, argMinMaxIdxI8, clampF32, clampI32,
 //     constI8, constU8, convLean8, convPWDot16, convPWDot4, convPWDot8,
 //     convPWDot8x4, convPWDotAny, convPWOut, convPWRescale, convRQ32,
-//     convRowsDot, convRowsEdge, convTaps, dwRescale, dwRowsSrc, dwTaps,
-//     ewRequantDown, ewRowStart, ewRows, ewTab32, fcDotI16, fcDotI16Acc32,
-//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
-//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
-//     ld32, ld64, ldf32, le64, leakyReluOne, logisticTanh16Input, lstmCellF,
-//     lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S,
-//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
-//     lstmMakeUnitRQ, lstmRowBatch, lstmSigmoidQ, lstmTanhQ, meanRequant,
-//     mulByQuantMul, mulByQuantMul64, mulQuantOne, poolAvgRound, poolWindow,
-//     preluOne, quantizeF32One, reluOne, requantizeOne, roundingDivByPOT,
-//     satRoundDoublingHighMul, sigmoidTab, softmaxExpNeg, softmaxExpSmall,
-//     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale, subQuantOne,
-//     tconvTaps, triDotBlock
+//     convRQR, convRowsDot, convRowsEdge, convTaps, dwRescale, dwRowsSrc,
+//     dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32, fcDotI16,
+//     fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex,
+//     gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
+//     hardSwishSrdhm16, ld32, ld64, ldf32, le64, leakyReluOne,
+//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmDot16, lstmDotF4,
+//     lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q, lstmFCQ64, lstmGate16,
+//     lstmGateF, lstmHiddenQ, lstmMakeRQ, lstmMakeUnitRQ, lstmRowBatch,
+//     lstmSigmoidQ, lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64,
+//     mulQuantOne, poolAvgRound, poolWindow, preluOne, quantizeF32One,
+//     reluOne, requantizeOne, roundingDivByPOT, satRoundDoublingHighMul,
+//     sigmoidTab, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
+//     softmaxRecip, softmaxRescale, subQuantOne, tconvTaps, triDotBlock
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -451,6 +451,10 @@ func NewParams(typ string, fields map[string]any) any {
 				p.half = uint32(v.(int64))
 			case "negRound":
 				p.negRound = uint32(v.(int64))
+			case "kh":
+				p.kh = uint32(v.(int64))
+			case "rm1":
+				p.rm1 = uint32(v.(int64))
 			default:
 				return nil
 			}

@@ -75,6 +75,7 @@ const (
 	ConvPWStore2x2          Func = "convPWStore2x2"
 	ConvRQ32                Func = "convRQ32"
 	ConvRQLoad              Func = "convRQLoad"
+	ConvRQR                 Func = "convRQR"
 	ConvRowsDot             Func = "convRowsDot"
 	ConvRowsEdge            Func = "convRowsEdge"
 	ConvRowsInt8            Func = "convRowsInt8"
@@ -393,6 +394,7 @@ func Funcs() []Func {
 		ConvPWStore2x2,
 		ConvRQ32,
 		ConvRQLoad,
+		ConvRQR,
 		ConvRowsDot,
 		ConvRowsEdge,
 		ConvRowsInt8,
@@ -774,6 +776,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"acc", "int32"}, {"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}}, true
 	case ConvRQLoad:
 		return []Param{{"rq", "string"}, {"dst", "[]int64"}}, true
+	case ConvRQR:
+		return []Param{{"v", "int32"}, {"m", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}}, true
 	case ConvRowsDot:
 		return []Param{{"x", "[]int8"}, {"d", "int"}, {"rs", "int"}, {"fH", "int"}, {"L", "int"}, {"w", "[][2]int8"}}, true
 	case ConvRowsEdge:
@@ -1388,6 +1392,7 @@ func (f Func) Results() int {
 		ConvPWOut,
 		ConvPWRescale,
 		ConvRQ32,
+		ConvRQR,
 		DwRescale,
 		DwRowsSrc,
 		EwRequantDown,
@@ -1480,7 +1485,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case ConvPWParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvPWRQ:
-		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}}, true
+		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}}, true
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case ConvRowsParams:
