@@ -196,7 +196,7 @@ func convRQR(v int32, m, kh, rm1 uint32) int32 {
 
 // convPWBatch is how many pixel pairs convPWPair8 passes to convPWDot8 at
 // once (their sums are kept in a local array).
-const convPWBatch = 16
+const convPWBatch = 32
 
 // convPWPair8 computes output channels ob and ob+1 (when two) for every
 // pixel: x holds the pixels' rows as groups of eight inputs (K/8 groups a
