@@ -101,7 +101,12 @@ func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 func dw3x3Quad1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	zok := zo >= -128 && zo <= 128 // convRQR can add zo
+	// Shifts sh with uint32(-sh-2) < fastN (-23..-2, when convRQR can
+	// add zo) take convRQR.
+	fastN := uint32(0)
+	if zo >= -128 && zo <= 128 {
+		fastN = 22
+	}
 	rq = rq[:12*C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
@@ -174,7 +179,7 @@ func dw3x3Quad1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
 		o := out[c:]
-		if sh <= -2 && sh >= -23 && zok {
+		if uint32(-sh-2) < fastN {
 			// convRQR with zo added in the high word (convPWPair8).
 			m, rm1 := mult2>>1, uint32(-sh-1)&31
 			kh := uint32(1)<<(rm1-1&31) + uint32(zo)<<rm1
@@ -216,7 +221,12 @@ func dw3x3Quad1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 func dw3x3Quad2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	zok := zo >= -128 && zo <= 128 // convRQR can add zo
+	// Shifts sh with uint32(-sh-2) < fastN (-23..-2, when convRQR can
+	// add zo) take convRQR.
+	fastN := uint32(0)
+	if zo >= -128 && zo <= 128 {
+		fastN = 22
+	}
 	rq = rq[:12*C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
@@ -298,7 +308,7 @@ func dw3x3Quad2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
 		o := out[c:]
-		if sh <= -2 && sh >= -23 && zok {
+		if uint32(-sh-2) < fastN {
 			// convRQR with zo added in the high word (convPWPair8).
 			m, rm1 := mult2>>1, uint32(-sh-1)&31
 			kh := uint32(1)<<(rm1-1&31) + uint32(zo)<<rm1
@@ -340,7 +350,12 @@ func dw3x3Quad2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 func dw3x3Tri1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	zok := zo >= -128 && zo <= 128 // convRQR can add zo
+	// Shifts sh with uint32(-sh-2) < fastN (-23..-2, when convRQR can
+	// add zo) take convRQR.
+	fastN := uint32(0)
+	if zo >= -128 && zo <= 128 {
+		fastN = 22
+	}
 	rq = rq[:12*C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
@@ -401,7 +416,7 @@ func dw3x3Tri1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
 		o := out[c:]
-		if sh <= -2 && sh >= -23 && zok {
+		if uint32(-sh-2) < fastN {
 			// convRQR with zo added in the high word (convPWPair8).
 			m, rm1 := mult2>>1, uint32(-sh-1)&31
 			kh := uint32(1)<<(rm1-1&31) + uint32(zo)<<rm1
@@ -437,7 +452,12 @@ func dw3x3Tri1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int
 func dw3x3Tri2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	zok := zo >= -128 && zo <= 128 // convRQR can add zo
+	// Shifts sh with uint32(-sh-2) < fastN (-23..-2, when convRQR can
+	// add zo) take convRQR.
+	fastN := uint32(0)
+	if zo >= -128 && zo <= 128 {
+		fastN = 22
+	}
 	rq = rq[:12*C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
@@ -504,7 +524,7 @@ func dw3x3Tri2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
 		o := out[c:]
-		if sh <= -2 && sh >= -23 && zok {
+		if uint32(-sh-2) < fastN {
 			// convRQR with zo added in the high word (convPWPair8).
 			m, rm1 := mult2>>1, uint32(-sh-1)&31
 			kh := uint32(1)<<(rm1-1&31) + uint32(zo)<<rm1
