@@ -453,6 +453,43 @@ func TestConvPWOut(t *testing.T) {
 					if got := convPWOut(a, &q, 3, -128, 100); got != want {
 						t.Fatalf("acc %d bias %d mult %d shift %d: got %d, want %d", a, bias, m, sh, got, want)
 					}
+					if sh <= -2 {
+						want := mulByQuantMul(a+bias, m, sh)
+						if got := convRQR(a+bias, uint32(m), q.kh, q.rm1); got != want {
+							t.Fatalf("convRQR: acc %d bias %d mult %d shift %d: got %d, want %d", a, bias, m, sh, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestConvRQRTies checks convRQR against mulByQuantMul where the rounding
+// right shift meets exact ties (power-of-two multipliers, small
+// accumulators of both signs) and at the int32 limits.
+func TestConvRQRTies(t *testing.T) {
+	vs := []int32{1<<31 - 1, -1 << 31, 1<<31 - 2, -1<<31 + 1, 1 << 30, -1 << 30}
+	for v := int32(-4100); v <= 4100; v++ {
+		vs = append(vs, v)
+	}
+	for _, m := range []int32{0, 1, 2, 1 << 29, 1 << 30, 3 << 29, 1<<31 - 1, 1<<30 + 1} {
+		for sh := -31; sh <= -2; sh++ {
+			var q convPWRQ
+			convPWRQLoad(convTI32s([]int32{0, m, int32(sh)}), 0, &q)
+			for _, v := range vs {
+				if got, want := convRQR(v, uint32(m), q.kh, q.rm1), mulByQuantMul(v, m, sh); got != want {
+					t.Fatalf("v %d mult %d shift %d: got %d, want %d", v, m, sh, got, want)
+				}
+				if sh < -23 {
+					continue
+				}
+				// The output zero point added in the high word.
+				for _, zo := range []int32{-128, -1, 1, 127, 128} {
+					kh := q.kh + uint32(zo)<<q.rm1
+					if got, want := convRQR(v, uint32(m), kh, q.rm1), mulByQuantMul(v, m, sh)+zo; got != want {
+						t.Fatalf("v %d mult %d shift %d zo %d: got %d, want %d", v, m, sh, zo, got, want)
+					}
 				}
 			}
 		}

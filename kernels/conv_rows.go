@@ -216,6 +216,24 @@ func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 	for c := 0; c < N; c++ {
 		convPWRQLoad(rq, c, &q[c])
 	}
+	// fast[i]: channels 2i and 2i+1 (when there) requantize with convRQR
+	// and the output zero point in its kh (convPWPair8); q[c].kh then
+	// includes zo*2^(right-1).
+	var fast [(convGatherMaxC + 1) / 2]bool
+	if zo := p.outOffset; zo >= -128 && zo <= 128 {
+		for ob := 0; ob < N; ob += 2 {
+			f := true
+			for c := ob; c < min(ob+2, N); c++ {
+				f = f && q[c].right >= 2 && q[c].right <= 23
+			}
+			if f {
+				for c := ob; c < min(ob+2, N); c++ {
+					q[c].kh += uint32(zo) << (q[c].rm1 & 31)
+				}
+			}
+			fast[ob/2] = f
+		}
+	}
 	var win [2][convGatherMax]int8
 	a8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&win[0])), K8)
 	b8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&win[1])), K8)
@@ -245,6 +263,22 @@ func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 						s00, s01, s10, s11 = convPWDot8(a8, b8, w16[ob/2*K8:ob/2*K8+K8])
 					}
 					q0, q1 := &q[ob], &q[ob+1]
+					if fast[ob/2] {
+						// convRQR, zo in the high word (convPWPair8).
+						m0, m1 := q0.mult2>>1, q1.mult2>>1
+						r[ob] = int8(max(min(convRQR(s00+q0.bias, m0, q0.kh, q0.rm1), hi), lo))
+						two := ob+1 < N
+						if two {
+							r[ob+1] = int8(max(min(convRQR(s01+q1.bias, m1, q1.kh, q1.rm1), hi), lo))
+						}
+						if second {
+							r[N+ob] = int8(max(min(convRQR(s10+q0.bias, m0, q0.kh, q0.rm1), hi), lo))
+							if two {
+								r[N+ob+1] = int8(max(min(convRQR(s11+q1.bias, m1, q1.kh, q1.rm1), hi), lo))
+							}
+						}
+						continue
+					}
 					r[ob] = int8(max(min(convPWRescale(s00, q0)+zo, hi), lo))
 					two := ob+1 < N
 					if two {

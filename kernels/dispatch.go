@@ -18,8 +18,6 @@ package kernels
 //   - dw3x3Quad2: parameter cols has type *[3][9][]int8
 //   - dw3x3Tri1: parameter cols has type *[3][9][]int8
 //   - dw3x3Tri2: parameter cols has type *[3][9][]int8
-//   - dwLeanRow: parameter w has type [][3]uint8
-//   - dwLeanRow2: parameter x has type *[7][]uint8
 //   - dwRowsAny: parameter rows has type [][]int64
 //   - fcDotF4: parameter t has type *[4]float32
 //   - fcOctOut: parameter a has type *[8]int32
@@ -31,7 +29,7 @@ package kernels
 //     absQ, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16, argMinMaxIdxI8,
 //     clampF32, clampI32, constI8, constU8, convLean8, convPWDot16,
 //     convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny, convPWOut,
-//     convPWRescale, convRQ32, convRowsDot, convRowsEdge, convTaps,
+//     convPWRescale, convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps,
 //     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
 //     ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
 //     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
@@ -138,10 +136,6 @@ func Call(fn string, args []any) bool {
 		dwInt16(args[0].(*dwParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
 	case "dwInt8":
 		dwInt8(args[0].(*dwParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8))
-	case "dwLeanInt8":
-		dwLeanInt8(args[0].(*dwLeanParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
-	case "dwLeanStore":
-		dwLeanStore(args[0].([]int64), int(args[1].(int64)), args[2].(string), args[3].(*dwLeanParams), args[4].([]int8))
 	case "dwRows3x3":
 		dwRows3x3(args[0].([]int64), args[1].([]int64), args[2].([]int64), args[3].([]uint8), args[4].([]int64), args[5].([]int8), args[6].(*dwRowsParams))
 	case "dwRowsBuild":
@@ -457,6 +451,10 @@ func NewParams(typ string, fields map[string]any) any {
 				p.half = uint32(v.(int64))
 			case "negRound":
 				p.negRound = uint32(v.(int64))
+			case "kh":
+				p.kh = uint32(v.(int64))
+			case "rm1":
+				p.rm1 = uint32(v.(int64))
 			default:
 				return nil
 			}
@@ -622,41 +620,6 @@ func NewParams(typ string, fields map[string]any) any {
 		return p
 	case "dw3x3Params":
 		p := &dw3x3Params{}
-		for k, v := range fields {
-			switch k {
-			case "batches":
-				p.batches = int(v.(int64))
-			case "inH":
-				p.inH = int(v.(int64))
-			case "inW":
-				p.inW = int(v.(int64))
-			case "chans":
-				p.chans = int(v.(int64))
-			case "outH":
-				p.outH = int(v.(int64))
-			case "outW":
-				p.outW = int(v.(int64))
-			case "strideH":
-				p.strideH = int(v.(int64))
-			case "strideW":
-				p.strideW = int(v.(int64))
-			case "padH":
-				p.padH = int(v.(int64))
-			case "padW":
-				p.padW = int(v.(int64))
-			case "outOffset":
-				p.outOffset = int32(v.(int64))
-			case "actMin":
-				p.actMin = int32(v.(int64))
-			case "actMax":
-				p.actMax = int32(v.(int64))
-			default:
-				return nil
-			}
-		}
-		return p
-	case "dwLeanParams":
-		p := &dwLeanParams{}
 		for k, v := range fields {
 			switch k {
 			case "batches":

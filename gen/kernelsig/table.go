@@ -67,6 +67,7 @@ const (
 	ConvPWStore2x2          Func = "convPWStore2x2"
 	ConvRQ32                Func = "convRQ32"
 	ConvRQLoad              Func = "convRQLoad"
+	ConvRQR                 Func = "convRQR"
 	ConvRowsDot             Func = "convRowsDot"
 	ConvRowsEdge            Func = "convRowsEdge"
 	ConvRowsInt8            Func = "convRowsInt8"
@@ -89,10 +90,6 @@ const (
 	DwFinish                Func = "dwFinish"
 	DwInt16                 Func = "dwInt16"
 	DwInt8                  Func = "dwInt8"
-	DwLeanInt8              Func = "dwLeanInt8"
-	DwLeanRow               Func = "dwLeanRow"
-	DwLeanRow2              Func = "dwLeanRow2"
-	DwLeanStore             Func = "dwLeanStore"
 	DwRescale               Func = "dwRescale"
 	DwRows3x3               Func = "dwRows3x3"
 	DwRowsAny               Func = "dwRowsAny"
@@ -295,7 +292,6 @@ const (
 	ConvWinParams        Struct = "convWinParams"
 	DequantizeParams     Struct = "dequantizeParams"
 	Dw3x3Params          Struct = "dw3x3Params"
-	DwLeanParams         Struct = "dwLeanParams"
 	DwParams             Struct = "dwParams"
 	DwRowsParams         Struct = "dwRowsParams"
 	EwBcast              Struct = "ewBcast"
@@ -387,6 +383,7 @@ func Funcs() []Func {
 		ConvPWStore2x2,
 		ConvRQ32,
 		ConvRQLoad,
+		ConvRQR,
 		ConvRowsDot,
 		ConvRowsEdge,
 		ConvRowsInt8,
@@ -409,10 +406,6 @@ func Funcs() []Func {
 		DwFinish,
 		DwInt16,
 		DwInt8,
-		DwLeanInt8,
-		DwLeanRow,
-		DwLeanRow2,
-		DwLeanStore,
 		DwRescale,
 		DwRows3x3,
 		DwRowsAny,
@@ -617,7 +610,6 @@ func Structs() []Struct {
 		ConvWinParams,
 		DequantizeParams,
 		Dw3x3Params,
-		DwLeanParams,
 		DwParams,
 		DwRowsParams,
 		EwBcast,
@@ -762,6 +754,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"acc", "int32"}, {"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}}, true
 	case ConvRQLoad:
 		return []Param{{"rq", "string"}, {"dst", "[]int64"}}, true
+	case ConvRQR:
+		return []Param{{"v", "int32"}, {"m", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}}, true
 	case ConvRowsDot:
 		return []Param{{"x", "[]int8"}, {"d", "int"}, {"rs", "int"}, {"fH", "int"}, {"L", "int"}, {"w", "[][2]int8"}}, true
 	case ConvRowsEdge:
@@ -806,14 +800,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dwParams"}, {"in", "[]int16"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case DwInt8:
 		return []Param{{"p", "*dwParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
-	case DwLeanInt8:
-		return []Param{{"p", "*dwLeanParams"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
-	case DwLeanRow:
-		return []Param{{"a", "[]int64"}, {"x0", "[]uint8"}, {"x1", "[]uint8"}, {"x2", "[]uint8"}, {"x3", "[]uint8"}, {"x4", "[]uint8"}, {"w", "[][3]uint8"}}, true
-	case DwLeanRow2:
-		return []Param{{"a", "[]int64"}, {"x", "*[7][]uint8"}, {"w", "[][3]uint8"}}, true
-	case DwLeanStore:
-		return []Param{{"a", "[]int64"}, {"n", "int"}, {"rq", "string"}, {"p", "*dwLeanParams"}, {"out", "[]int8"}}, true
 	case DwRescale:
 		return []Param{{"x", "int32"}, {"m", "int32"}, {"shift", "int"}}, true
 	case DwRows3x3:
@@ -1253,10 +1239,6 @@ func (f Func) Results() int {
 		DwFinish,
 		DwInt16,
 		DwInt8,
-		DwLeanInt8,
-		DwLeanRow,
-		DwLeanRow2,
-		DwLeanStore,
 		DwRows3x3,
 		DwRowsAny,
 		DwRowsBuild,
@@ -1390,6 +1372,7 @@ func (f Func) Results() int {
 		ConvPWOut,
 		ConvPWRescale,
 		ConvRQ32,
+		ConvRQR,
 		DwRescale,
 		DwRowsSrc,
 		EwRequantDown,
@@ -1487,7 +1470,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case ConvPWParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvPWRQ:
-		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}}, true
+		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}}, true
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case ConvRowsParams:
@@ -1497,8 +1480,6 @@ func (s Struct) Fields() ([]Param, bool) {
 	case DequantizeParams:
 		return []Param{{"scale", "float32"}, {"zp", "int32"}}, true
 	case Dw3x3Params:
-		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
-	case DwLeanParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case DwParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"depthMul", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true

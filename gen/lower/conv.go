@@ -501,12 +501,6 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 					mult, shift, inZP, outZP, lo, hi)
 			}
 		}
-		if depthMul == 1 && fH == 3 && fW == 3 && dilH == 1 && dilW == 1 && strideW <= 2 {
-			if ok, err := dwLowerLeanInt8(c, filter, bias, in, out, oh, ow, strideH, strideW, padH, padW,
-				mult, shift, inZP, outZP, lo, hi); ok || err != nil {
-				return err
-			}
-		}
 		if inC == 1 && convLeanOK(fH*fW, outC) {
 			// One input channel: a convolution, with the scratch-free
 			// kernel.
@@ -987,46 +981,4 @@ func dwLower3x3Int8(c *opCtx, in, filter, bias, out *model.Tensor, oh, ow, strid
 		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
 		View(in), c.Const("DW", wt), c.Const("ZP", zrow), rq, View(out))
 	return nil
-}
-
-// dwLowerLeanInt8 emits dwLeanInt8, the scratch-free 3x3 depthwise kernel
-// (depth multiplier 1, no dilation, horizontal stride 1 or 2): the filter
-// row by row, channel-major within a row ([3][C][3]) as uint8 w+128, a
-// constant row of the input zero point for padded taps, and per channel an
-// fcRQ record whose bias is folded with -(input zero point + 128), since
-// the kernel reads inputs as x+128. It reports false, emitting nothing,
-// when a requantization is out of the fcRQ form's range (the generic
-// kernel handles those).
-func dwLowerLeanInt8(c *opCtx, filter, bias, in, out *model.Tensor, oh, ow, strideH, strideW, padH, padW int,
-	mult, shift []int32, inZP, outZP, lo, hi int32) (bool, error) {
-	batches, inH, inW, C := in.Shape[0], in.Shape[1], in.Shape[2], in.Shape[3]
-	for ch := 0; ch < C; ch++ {
-		if _, err := fcMakeRQ(c, mult[ch], int(shift[ch])); err != nil {
-			return false, nil
-		}
-	}
-	rows := convDepthwiseAsConv(filter.Data, C)
-	folded, err := convFoldBias(c, bias, rows, -(inZP + 128))
-	if err != nil {
-		return false, err
-	}
-	rq, err := fcRQTable(c, folded, mult, shift)
-	if err != nil {
-		return false, err
-	}
-	zrow := make([]byte, C)
-	wt := make([]byte, 9*C)
-	for ch, w := range rows {
-		zrow[ch] = byte(int8(inZP))
-		for t, v := range w {
-			wt[(t/3*C+ch)*3+t%3] = byte(int(v) + 128)
-		}
-	}
-	c.Call(kernelsig.DwLeanInt8, Struct(kernelsig.DwLeanParams,
-		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("chans", Int(C)),
-		F("outH", Int(oh)), F("outW", Int(ow)), F("strideH", Int(strideH)), F("strideW", Int(strideW)),
-		F("padH", Int(padH)), F("padW", Int(padW)),
-		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
-		View(in), c.Const("DW", wt), c.Const("ZP", zrow), c.Const("RQ", rq), View(out))
-	return true, nil
 }

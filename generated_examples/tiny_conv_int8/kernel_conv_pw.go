@@ -97,6 +97,9 @@ type convPWRQ struct {
 	bias                 int32
 	left, mult2, right   uint32
 	mask, half, negRound uint32
+	// For right >= 2 (then left = 0), convRQR's kh = 2^(right-2) and
+	// rm1 = right - 1.
+	kh, rm1 uint32
 }
 
 // convPWRQLoad decodes channel c's triple (folded bias, multiplier, shift)
@@ -112,6 +115,7 @@ func convPWRQLoad(rq string, c int, q *convPWRQ) {
 		q.mask = 1<<q.right - 1
 		q.half = 1 << (q.right - 1)
 		q.negRound = ^uint32(0)
+		q.kh, q.rm1 = 1<<(q.right-2&31), q.right-1
 	}
 }
 
@@ -144,9 +148,31 @@ func convRQ32(acc, bias int32, left, mult2, right, mask, half, negRound uint32) 
 	return h>>r + int32((uint32(h)&mask+half+uint32(h>>31)&negRound)>>r)
 }
 
+// convRQR is the rescale of v = acc + bias by multiplier m with a right
+// shift r >= 2 (left shift 0), bit-exact mulByQuantMul, in one 32x32->64
+// multiply, one 64-bit add and one shift; kh is 2^(r-2) and rm1 is r-1.
+// With X = v*m, the doubling high multiply and the rounding right shift
+// merge (conv_rq.go) into
+//
+//	floor((X + 2^30 + 2^(30+r) - [h < 0]*2^31) / 2^(31+r))
+//
+// where h = floor((X + 2^30)/2^31). h < 0 implies v < 0, and v < 0 implies
+// h <= 0; where v < 0 but h = 0 the correction changes nothing (both
+// floor((2^(r-1) - 1)/2^r) and floor(2^(r-1)/2^r) are 0 for r >= 1), so
+// [v < 0] replaces [h < 0]. X is the unsigned product of uint32(v) and m
+// less m*2^32 when v < 0, so with s = v>>31 the addend is, modulo 2^64,
+// (kh - (m+1)&s)*2^32 + 2^30 + (s&2^31) (|X| < 2^62: the true sum is
+// within int64 and its high word within int32). The shift is at least 32,
+// so the result is the high word shifted right by r-1.
+func convRQR(v int32, m, kh, rm1 uint32) int32 {
+	s := uint32(v >> 31)
+	k := uint64(kh+s&^m)<<32 | uint64(1<<30|s&(1<<31))
+	return int32(uint32((uint64(uint32(v))*uint64(m)+k)>>32)) >> (rm1 & 31)
+}
+
 // convPWBatch is how many pixel pairs convPWPair8 passes to convPWDot8 at
 // once (their sums are kept in a local array).
-const convPWBatch = 16
+const convPWBatch = 32
 
 // convPWPair8 computes output channels ob and ob+1 (when two) for every
 // pixel: x holds the pixels' rows as groups of eight inputs (K/8 groups a
@@ -189,9 +215,21 @@ func convPWPair8(p *convPWParams, x [][8]int8, w [][16]int8, q *[2]convPWRQ, two
 			// registers (convRQ32 written out: so the compiler keeps more
 			// of it in registers).
 			qj := &q[j]
+			o := out[px*N+j:]
+			if qj.right >= 2 && qj.right <= 23 && zo >= -128 && zo <= 128 {
+				// convRQR written out, with zo added in the high word
+				// (zo*2^(r-1)), which adds it to the result exactly: the
+				// high word stays below 2^30 + 2^(r-2) + 2^(r+6) <= 2^31
+				// in magnitude.
+				bias, mult, rm1 := qj.bias, qj.mult2>>1, qj.rm1&31
+				kh := qj.kh + uint32(zo)<<rm1
+				for t, acc := range sums[j][:m] {
+					o[t*N] = int8(max(min(convRQR(acc+bias, mult, kh, rm1), hi), lo))
+				}
+				continue
+			}
 			bias, left, mult2, right := qj.bias, qj.left&31, qj.mult2, qj.right&31
 			mask, half, neg := qj.mask, qj.half, qj.negRound
-			o := out[px*N+j:]
 			for t, acc := range sums[j][:m] {
 				v := (acc + bias) << left
 				h := int32((uint64(uint32(v))*uint64(mult2)+1<<31)>>32) - int32(mult2&uint32(v>>31))

@@ -95,6 +95,12 @@ func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 func dw3x3Quad1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	// Shifts sh with uint32(-sh-2) < fastN (-23..-2, when convRQR can
+	// add zo) take convRQR.
+	fastN := uint32(0)
+	if zo >= -128 && zo <= 128 {
+		fastN = 22
+	}
 	rq = rq[:12*C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
@@ -166,11 +172,27 @@ func dw3x3Quad1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
+		o := out[c:]
+		if uint32(-sh-2) < fastN {
+			// convRQR with zo added in the high word (convPWPair8).
+			m, rm1 := mult2>>1, uint32(-sh-1)&31
+			kh := uint32(1)<<(rm1-1&31) + uint32(zo)<<rm1
+			o[0] = int8(max(min(convRQR(a0+bias, m, kh, rm1), hi), lo))
+			if n > 1 {
+				o[C] = int8(max(min(convRQR(a1+bias, m, kh, rm1), hi), lo))
+				if n > 2 {
+					o[2*C] = int8(max(min(convRQR(a2+bias, m, kh, rm1), hi), lo))
+					if n > 3 {
+						o[3*C] = int8(max(min(convRQR(a3+bias, m, kh, rm1), hi), lo))
+					}
+				}
+			}
+			continue
+		}
 		left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
 		mask := uint32(1)<<right - 1
 		half := mask - mask>>1 // 2^(r-1), 0 when r = 0
 		neg := -min(right, 1)  // all ones when r > 0
-		o := out[c:]
 		o[0] = int8(max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
 		if n > 1 {
 			o[C] = int8(max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
@@ -193,6 +215,12 @@ func dw3x3Quad1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 func dw3x3Quad2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	// Shifts sh with uint32(-sh-2) < fastN (-23..-2, when convRQR can
+	// add zo) take convRQR.
+	fastN := uint32(0)
+	if zo >= -128 && zo <= 128 {
+		fastN = 22
+	}
 	rq = rq[:12*C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
@@ -273,11 +301,27 @@ func dw3x3Quad2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
+		o := out[c:]
+		if uint32(-sh-2) < fastN {
+			// convRQR with zo added in the high word (convPWPair8).
+			m, rm1 := mult2>>1, uint32(-sh-1)&31
+			kh := uint32(1)<<(rm1-1&31) + uint32(zo)<<rm1
+			o[0] = int8(max(min(convRQR(a0+bias, m, kh, rm1), hi), lo))
+			if n > 1 {
+				o[C] = int8(max(min(convRQR(a1+bias, m, kh, rm1), hi), lo))
+				if n > 2 {
+					o[2*C] = int8(max(min(convRQR(a2+bias, m, kh, rm1), hi), lo))
+					if n > 3 {
+						o[3*C] = int8(max(min(convRQR(a3+bias, m, kh, rm1), hi), lo))
+					}
+				}
+			}
+			continue
+		}
 		left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
 		mask := uint32(1)<<right - 1
 		half := mask - mask>>1 // 2^(r-1), 0 when r = 0
 		neg := -min(right, 1)  // all ones when r > 0
-		o := out[c:]
 		o[0] = int8(max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
 		if n > 1 {
 			o[C] = int8(max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
@@ -300,6 +344,12 @@ func dw3x3Quad2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 func dw3x3Tri1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	// Shifts sh with uint32(-sh-2) < fastN (-23..-2, when convRQR can
+	// add zo) take convRQR.
+	fastN := uint32(0)
+	if zo >= -128 && zo <= 128 {
+		fastN = 22
+	}
 	rq = rq[:12*C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
@@ -359,11 +409,24 @@ func dw3x3Tri1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
+		o := out[c:]
+		if uint32(-sh-2) < fastN {
+			// convRQR with zo added in the high word (convPWPair8).
+			m, rm1 := mult2>>1, uint32(-sh-1)&31
+			kh := uint32(1)<<(rm1-1&31) + uint32(zo)<<rm1
+			o[0] = int8(max(min(convRQR(a0+bias, m, kh, rm1), hi), lo))
+			if n > 1 {
+				o[C] = int8(max(min(convRQR(a1+bias, m, kh, rm1), hi), lo))
+				if n > 2 {
+					o[2*C] = int8(max(min(convRQR(a2+bias, m, kh, rm1), hi), lo))
+				}
+			}
+			continue
+		}
 		left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
 		mask := uint32(1)<<right - 1
 		half := mask - mask>>1 // 2^(r-1), 0 when r = 0
 		neg := -min(right, 1)  // all ones when r > 0
-		o := out[c:]
 		o[0] = int8(max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
 		if n > 1 {
 			o[C] = int8(max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
@@ -383,6 +446,12 @@ func dw3x3Tri1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int
 func dw3x3Tri2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	// Shifts sh with uint32(-sh-2) < fastN (-23..-2, when convRQR can
+	// add zo) take convRQR.
+	fastN := uint32(0)
+	if zo >= -128 && zo <= 128 {
+		fastN = 22
+	}
 	rq = rq[:12*C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
@@ -448,11 +517,24 @@ func dw3x3Tri2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
+		o := out[c:]
+		if uint32(-sh-2) < fastN {
+			// convRQR with zo added in the high word (convPWPair8).
+			m, rm1 := mult2>>1, uint32(-sh-1)&31
+			kh := uint32(1)<<(rm1-1&31) + uint32(zo)<<rm1
+			o[0] = int8(max(min(convRQR(a0+bias, m, kh, rm1), hi), lo))
+			if n > 1 {
+				o[C] = int8(max(min(convRQR(a1+bias, m, kh, rm1), hi), lo))
+				if n > 2 {
+					o[2*C] = int8(max(min(convRQR(a2+bias, m, kh, rm1), hi), lo))
+				}
+			}
+			continue
+		}
 		left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
 		mask := uint32(1)<<right - 1
 		half := mask - mask>>1 // 2^(r-1), 0 when r = 0
 		neg := -min(right, 1)  // all ones when r > 0
-		o := out[c:]
 		o[0] = int8(max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
 		if n > 1 {
 			o[C] = int8(max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
