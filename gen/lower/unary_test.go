@@ -49,9 +49,7 @@ func inProcess(data []byte, inputs ...[]byte) ([][]byte, error) {
 // unaryCase is one random single-operator model with its input values.
 type unaryCase struct {
 	model []byte
-	dt    model.DType
-	ints  []int64   // integer input values
-	flts  []float32 // float32 input values
+	diffVals
 }
 
 // randShape is a random shape of rank 1-4 with at most 256 elements; one
@@ -105,7 +103,7 @@ func randUnary(r *rand.Rand, code model.OpCode, dt model.DType, quantized bool) 
 	out := m.Tensor("out", dt, shape, qo)
 	m.Op(code, []int{in}, []int{out}, nil)
 	m.IO([]int{in}, []int{out})
-	c := unaryCase{model: m.Bytes(), dt: dt}
+	c := unaryCase{model: m.Bytes(), diffVals: diffVals{dt: dt}}
 	switch dt {
 	case model.Float32:
 		specials := []float32{0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), 3.4e38, 1.2e-38}
@@ -131,34 +129,6 @@ func randUnary(r *rand.Rand, code model.OpCode, dt model.DType, quantized bool) 
 		}
 	}
 	return c
-}
-
-// raw encodes the case's input as tensor bytes.
-func (c unaryCase) raw() []byte {
-	var b []byte
-	switch c.dt {
-	case model.Float32:
-		for _, v := range c.flts {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
-		}
-	case model.Int16:
-		for _, v := range c.ints {
-			b = binary.LittleEndian.AppendUint16(b, uint16(v))
-		}
-	default:
-		for _, v := range c.ints {
-			b = append(b, byte(v))
-		}
-	}
-	return b
-}
-
-// csv gives the case's input values to the oracle.
-func (c unaryCase) csv() []string {
-	if c.dt == model.Float32 {
-		return oracle.Floats(c.flts)
-	}
-	return oracle.Ints(c.ints)
 }
 
 // compare checks our output bytes against the oracle's printed values:
