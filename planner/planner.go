@@ -114,13 +114,25 @@ func (p *Plan) CertText() string {
 // ErrBadBuffer reports an invalid buffer request.
 var ErrBadBuffer = errors.New("invalid buffer")
 
+// DefaultAlign is the alignment Make uses when Options.Align is 0.
+const DefaultAlign = 16
+
+// AlignedSize is the arena space a buffer of n bytes takes at alignment a
+// (0 for DefaultAlign): n rounded up to a multiple of a.
+func AlignedSize(n, a int) int {
+	if a == 0 {
+		a = DefaultAlign
+	}
+	return alignUp(n, a)
+}
+
 func alignUp(n, a int) int { return (n + a - 1) / a * a }
 
 // Make plans the buffers.
 func Make(bufs []Buffer, opt Options) (*Plan, error) {
 	align := opt.Align
 	if align == 0 {
-		align = 16
+		align = DefaultAlign
 	}
 	if align < 1 || align&(align-1) != 0 {
 		return nil, fmt.Errorf("alignment %d is not a power of two", align)

@@ -15,9 +15,6 @@ import (
 	"github.com/tflm-gen/tflm-gen/planner"
 )
 
-// DefaultAlign is the buffer alignment when Options.Align is 0.
-const DefaultAlign = 16
-
 // Options control planning.
 type Options struct {
 	// Align is the buffer offset alignment in bytes (power of two, default 16).
@@ -51,7 +48,7 @@ func (l *Layout) Offset(b program.BufID) int { return l.Plan.Offsets[b] }
 func Make(p *program.Program, plain *program.Program, opt Options) (*Layout, error) {
 	align := opt.Align
 	if align == 0 {
-		align = DefaultAlign
+		align = planner.DefaultAlign
 	}
 	plan, err := place(p, align, opt)
 	if err != nil {

@@ -48,8 +48,6 @@ func chain() *program.Program {
 	)
 }
 
-func alignUp(n, a int) int { return (n + a - 1) / a * a }
-
 // checkPlan checks the layout l of p: one offset per buffer, offsets
 // multiples of the alignment, every buffer inside the arena (aligned size),
 // no two buffers live at the same step overlapping.
@@ -69,8 +67,8 @@ func checkPlan(t *testing.T, p *program.Program, l *Layout, align int) {
 		if off%align != 0 {
 			t.Errorf("buffer %q at offset %d, not a multiple of %d", b.Name, off, align)
 		}
-		if off < 0 || off+alignUp(b.Size, align) > l.Plan.Size {
-			t.Errorf("buffer %q at [%d, %d) outside the arena of %d bytes", b.Name, off, off+alignUp(b.Size, align), l.Plan.Size)
+		if off < 0 || off+planner.AlignedSize(b.Size, align) > l.Plan.Size {
+			t.Errorf("buffer %q at [%d, %d) outside the arena of %d bytes", b.Name, off, off+planner.AlignedSize(b.Size, align), l.Plan.Size)
 		}
 	}
 	if i, j, bad := planner.FirstOverlap(p.PlannerBuffers(), l.Plan.Offsets); bad {

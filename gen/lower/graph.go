@@ -30,20 +30,13 @@ var ErrUnsupported = model.ErrUnsupported
 type Fragment struct{ c *opCtx }
 
 // ScratchBytes totals the operator's scratch buffers, each rounded up to
-// align as the planner places them.
+// align (0: the planner's default) as the planner places them.
 func (f *Fragment) ScratchBytes(align int) int {
 	n := 0
 	for _, r := range f.c.scratch {
-		n += roundUp(r.bytes, align)
+		n += planner.AlignedSize(r.bytes, align)
 	}
 	return n
-}
-
-func roundUp(n, align int) int {
-	if align <= 1 {
-		return n
-	}
-	return (n + align - 1) / align * align
 }
 
 // Ops lowers every operator of g; lean[i] asks operator i for its kernel

@@ -40,13 +40,9 @@ func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err
 		if err != nil {
 			return nil, nil, err
 		}
-		align := opt.Plan.Align
-		if align == 0 {
-			align = layout.DefaultAlign
-		}
 		fs, ls := make([]int, len(g.Ops)), make([]int, len(g.Ops))
 		for i := range g.Ops {
-			fs[i], ls[i] = fast[i].ScratchBytes(align), lean[i].ScratchBytes(align)
+			fs[i], ls[i] = fast[i].ScratchBytes(opt.Plan.Align), lean[i].ScratchBytes(opt.Plan.Align)
 		}
 		pick := func(sel []bool) []*Fragment {
 			out := make([]*Fragment, len(sel))
