@@ -311,9 +311,7 @@ func (r *resolver) arg(a Arg) program.Arg {
 			s.Fields = append(s.Fields, program.Field{Name: f.Name, Value: r.arg(f.Value)})
 		}
 		return s
-	case scratchArg:
-		return program.View{Buf: r.reqBuf[a.r], Type: a.r.dtype, N: a.r.bytes / a.r.dtype.Size()}
-	case persistArg:
+	case reqArg:
 		return program.View{Buf: r.reqBuf[a.r], Type: a.r.dtype, N: a.r.bytes / a.r.dtype.Size()}
 	case constArg:
 		return program.ConstTable{Index: r.consts[a.c]}
@@ -348,9 +346,7 @@ func sigValue(a Arg) kernelsig.Value {
 		return typed("[]" + program.GoType(a.t.Type))
 	case strArg, constArg:
 		return typed("string")
-	case scratchArg:
-		return typed("[]" + program.GoType(a.r.dtype))
-	case persistArg:
+	case reqArg:
 		return typed("[]" + program.GoType(a.r.dtype))
 	case litArg:
 		switch a.v.(type) {

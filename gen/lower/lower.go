@@ -142,7 +142,7 @@ func (c *opCtx) Alias(out, in int) {
 func (c *opCtx) Scratch(dt model.DType, n int) Arg {
 	r := &scratchReq{op: c.Op.Index, n: len(c.scratch), bytes: n * dt.Size(), dtype: dt}
 	c.scratch = append(c.scratch, r)
-	return scratchArg{r}
+	return reqArg{r}
 }
 
 // Persistent asks for n elements of type dt kept for the whole program
@@ -150,7 +150,7 @@ func (c *opCtx) Scratch(dt model.DType, n int) Arg {
 func (c *opCtx) Persistent(dt model.DType, n int) Arg {
 	r := &scratchReq{op: c.Op.Index, n: len(c.persist), bytes: n * dt.Size(), dtype: dt}
 	c.persist = append(c.persist, r)
-	return persistArg{r}
+	return reqArg{r}
 }
 
 // Const adds generation-time data as a read-only string constant named after
@@ -242,18 +242,16 @@ type (
 		typ    kernelsig.Struct
 		fields []Field
 	}
-	scratchArg struct{ r *scratchReq }
-	persistArg struct{ r *scratchReq }
-	constArg   struct{ c *constData }
+	reqArg   struct{ r *scratchReq } // a Scratch or Persistent buffer
+	constArg struct{ c *constData }
 )
 
-func (viewArg) isArg()    {}
-func (strArg) isArg()     {}
-func (litArg) isArg()     {}
-func (structArg) isArg()  {}
-func (scratchArg) isArg() {}
-func (persistArg) isArg() {}
-func (constArg) isArg()   {}
+func (viewArg) isArg()   {}
+func (strArg) isArg()    {}
+func (litArg) isArg()    {}
+func (structArg) isArg() {}
+func (reqArg) isArg()    {}
+func (constArg) isArg()  {}
 
 // The quantization toolkit of the lowerings: every multiplier and every
 // activation range is computed by internal/quant through these, so that
