@@ -238,7 +238,7 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 	for _, f := range frags {
 		for _, cd := range f.c.consts {
 			consts[cd] = len(p.Consts)
-			p.Consts = append(p.Consts, program.Const{Name: cd.name, Hint: cd.hint, Op: f.c.Op.Index, Data: cd.data})
+			p.Consts = append(p.Consts, program.Const{Hint: cd.hint, Op: f.c.Op.Index, Data: cd.data})
 		}
 	}
 	rs := &resolver{p: p, reqBuf: reqBuf, consts: consts}

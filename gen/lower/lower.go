@@ -84,7 +84,6 @@ type scratchReq struct {
 }
 
 type constData struct {
-	name string // "op3Mult"
 	hint string // "Mult"
 	data []byte
 }
@@ -153,10 +152,11 @@ func (c *opCtx) Persistent(dt model.DType, n int) Arg {
 	return reqArg{r}
 }
 
-// Const adds generation-time data as a read-only string constant named after
-// the operator and hint (e.g. "op3Mult") and returns it as an argument.
+// Const adds generation-time data as a read-only string constant; hint says
+// what it holds ("Mult", "RQ"), and emission names it after the operator's
+// output tensor and the hint. It returns the constant as an argument.
 func (c *opCtx) Const(hint string, data []byte) Arg {
-	cd := &constData{name: fmt.Sprintf("op%d%s", c.Op.Index, hint), hint: hint, data: data}
+	cd := &constData{hint: hint, data: data}
 	c.consts = append(c.consts, cd)
 	return constArg{cd}
 }

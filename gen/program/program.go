@@ -75,9 +75,8 @@ type Call struct {
 // Const is a table computed at generation time, emitted as a read-only
 // string constant.
 type Const struct {
-	// Name identifies the constant within the program ("op3Mult").
-	Name string
-	// Hint says what it holds, as the lowering named it ("Mult", "RQ").
+	// Hint says what it holds, as the lowering named it ("Mult", "RQ");
+	// emission names the constant after its operator and the hint.
 	Hint string
 	// Op is the operator that uses it.
 	Op int

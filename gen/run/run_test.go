@@ -171,7 +171,7 @@ func stateProgram(fill int, calls ...program.Call) (*program.Program, *layout.La
 			{Buffer: planner.Buffer{Name: "out", Size: 4, First: 0, Last: 0}, Tensors: []int{1}, Reset: -1, Op: -1},
 			{Buffer: planner.Buffer{Name: "state", Size: 4, First: 0, Last: 0, Kind: planner.Persistent}, Reset: fill, Op: 0},
 		},
-		Consts:    []program.Const{{Name: "nine", Op: 0, Data: []byte{9, 9, 9, 9}}},
+		Consts:    []program.Const{{Hint: "Nine", Op: 0, Data: []byte{9, 9, 9, 9}}},
 		TensorBuf: map[int]program.BufID{0: 0, 1: 1},
 	}
 	l := &layout.Layout{Plan: &planner.Plan{Offsets: []int{0, 16, 32}, Size: 48}, Align: 16}
