@@ -161,11 +161,7 @@ func TestGatherMatchesTFLM(t *testing.T) {
 				seed = seed*31 + uint64(b)
 			}
 			r := rand.New(rand.NewPCG(seed, 13))
-			compared, refused := runDiffCases(t, o, diffCount(20, 200), r, tc.gen, nil)
-			t.Logf("%d cases compared with TFLM, %d refused as TFLM does", compared, refused)
-			if compared == 0 {
-				t.Errorf("no case compared")
-			}
+			runDiffCases(t, o, diffCount(20, 200), r, tc.gen, nil)
 		})
 	}
 }
@@ -211,11 +207,7 @@ func TestShapeMatchesTFLM(t *testing.T) {
 				desc: fmt.Sprintf("SHAPE of %s %v", dt, shape)}
 		}
 	}
-	compared, refused := runDiffCases(t, o, diffCount(10, 50), r, gen(model.Int32), nil)
-	t.Logf("%d cases compared with TFLM, %d refused as TFLM does", compared, refused)
-	if compared == 0 {
-		t.Errorf("no case compared")
-	}
+	t.Run("SHAPE_int32", func(t *testing.T) { runDiffCases(t, o, diffCount(10, 50), r, gen(model.Int32), nil) })
 	checkRefusedAsTFLM(t, o, gen(model.Int64)(r), model.OpShape, "int32 only")
 }
 
