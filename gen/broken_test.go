@@ -46,7 +46,7 @@ func TestGenerateBrokenModels(t *testing.T) {
 		{"empty file", nil, model.ErrInvalid,
 			`invalid model: file is 0 bytes, too short for a flatbuffer`},
 		{"text file", []byte("package main\n\nfunc main() {}\n"), model.ErrInvalid,
-			`invalid model: file identifier is "age ", want "TFL3" (not a TensorFlow Lite model)`},
+			`invalid model: file identifier is "age ", not "TFL3" (probably not a TensorFlow Lite model), and the file does not read as a model without one: model: corrupt flatbuffer: root table at byte 1801675120 is outside the 29-byte file`},
 		{"truncated", good[:len(good)/2], model.ErrInvalid,
 			`invalid model: buffers: corrupt flatbuffer: buffer 0: offset past the end of the file`},
 		{"no operators", func() []byte {
@@ -59,7 +59,30 @@ func TestGenerateBrokenModels(t *testing.T) {
 		{"unsupported operators listed together",
 			brokenGenModel([3]model.OpCode{model.OpCustom, relu, model.OpHashtableLookup}, [4]string{"x", "a", "b", "c"}, false),
 			model.ErrUnsupported,
-			`unsupported model feature: 2 problem(s): operator 0 (CUSTOM ""): no kernel for this operator (inputs float32[1 4]; outputs float32[1 4]); operator 2 (HASHTABLE_LOOKUP): no kernel for this operator (inputs float32[1 4]; outputs float32[1 4])`},
+			`unsupported model feature: 2 problem(s): operator 0 (CUSTOM ""): no kernel for this custom operator; NPU and EdgeTPU operators need their vendor's runtime (inputs float32[1 4]; outputs float32[1 4]); operator 2 (HASHTABLE_LOOKUP): no kernel for this operator (inputs float32[1 4]; outputs float32[1 4])`},
+		{"NPU custom operator reading its own scratch", func() []byte {
+			m := builder.New("ethos-u")
+			in := m.Tensor("in", model.Int8, []int{1, 4}, builder.PerTensor(0.5, 0))
+			cmd := m.Const("cmd", model.Uint8, []int{8}, nil, make([]byte, 8))
+			scratch := m.Tensor("scratch", model.Uint8, []int{64}, nil) // written by nothing
+			out := m.Tensor("out", model.Int8, []int{1, 4}, builder.PerTensor(0.5, 0))
+			m.Custom("ethos-u", []int{cmd, scratch, in}, []int{out}, nil)
+			m.IO([]int{in}, []int{out})
+			return m.Bytes()
+		}(), model.ErrUnsupported,
+			`unsupported model feature: 1 problem(s): operator 0 (CUSTOM "ethos-u"): no kernel for this custom operator; NPU and EdgeTPU operators need their vendor's runtime (inputs const uint8[8], uint8[64], int8[1 4]; outputs int8[1 4])`},
+		{"tensor types and operators listed together", func() []byte {
+			m := builder.New("types")
+			x := m.Tensor("x", model.DType(8), []int{4}, nil) // complex64
+			y := m.Tensor("y", model.DType(8), []int{4}, nil)
+			z := m.Tensor("z", model.Float32, []int{4}, nil)
+			w := m.Tensor("w", model.Float32, []int{4}, nil)
+			m.Op(model.OpAbs, []int{x}, []int{y}, nil)
+			m.Op(model.OpHashtableLookup, []int{z}, []int{w}, nil)
+			m.IO([]int{x, z}, []int{y, w})
+			return m.Bytes()
+		}(), model.ErrUnsupported,
+			`unsupported model feature: 6 problem(s): tensor 0 "x": element type complex64 is not supported; tensor 1 "y": element type complex64 is not supported; operator 0 (ABS): type complex64 not supported (float32, int8, int16); operator 1 (HASHTABLE_LOOKUP): no kernel for this operator (inputs float32[4]; outputs float32[4]); graph input/output 0: tensor 0 "x" complex64[4]: element type not supported for model inputs and outputs; graph input/output 2: tensor 1 "y" complex64[4]: element type not supported for model inputs and outputs`},
 		{"comment in a variable's name", // Reset's comments name variables
 			brokenGenModel([3]model.OpCode{relu, relu, relu}, [4]string{"/**/ evil() //", "a", "b", "c"}, true),
 			model.ErrInvalid,

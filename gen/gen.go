@@ -14,8 +14,10 @@
 package gen
 
 import (
+	"errors"
 	"fmt"
 	"go/token"
+	"slices"
 
 	"github.com/tflm-gen/tflm-gen/gen/emit"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
@@ -88,11 +90,34 @@ func Generate(name string, data []byte, opt Options) (*Result, error) {
 // Lower parses, lowers and plans the model without emitting code; used by
 // the plan command and by tests.
 func Lower(name string, data []byte, opt Options) (*program.Program, *layout.Layout, error) {
-	g, err := model.Parse(name, data)
+	g, err := parse(name, data)
 	if err != nil {
 		return nil, nil, err
 	}
 	return LowerGraph(g, opt)
+}
+
+// parse reads a model. When the model reader finds unsupported features
+// (tensor types, more subgraphs), the operators are lowered anyway so that
+// one error lists the operators' problems too.
+func parse(name string, data []byte) (*model.Graph, error) {
+	g, err := model.Parse(name, data)
+	var unsup *model.UnsupportedError
+	if err == nil || !errors.As(err, &unsup) || g == nil || len(g.Ops) == 0 {
+		return g, err
+	}
+	_, lerr := lower.Ops(g, make([]bool, len(g.Ops)))
+	var more *model.UnsupportedError
+	if errors.As(lerr, &more) {
+		all := &model.UnsupportedError{Problems: slices.Clone(unsup.Problems)}
+		for _, p := range more.Problems {
+			if !slices.Contains(all.Problems, p) {
+				all.Problems = append(all.Problems, p)
+			}
+		}
+		return nil, all
+	}
+	return nil, err
 }
 
 // LowerGraph lowers and plans a parsed graph (lower.Program, then

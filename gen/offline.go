@@ -60,7 +60,7 @@ func OfflinePlan(g *model.Graph, opt Options) ([]int32, *planner.Plan, error) {
 // the model is unchanged. The copy is the original file shifted behind a new
 // root table whose buffers and metadata vectors gain one entry each.
 func EmitOffline(name string, data []byte, opt Options) ([]byte, error) {
-	g, err := model.Parse(name, data)
+	g, err := parse(name, data)
 	if err != nil {
 		return nil, err
 	}

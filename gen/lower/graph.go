@@ -55,6 +55,10 @@ func Ops(g *model.Graph, lean []bool) ([]*Fragment, error) {
 		c := &opCtx{G: g, Op: op, lean: lean[op.Index]}
 		frags = append(frags, &Fragment{c})
 		l, ok := lowerings[op.Code]
+		if !ok && op.Code == model.OpCustom {
+			errs = append(errs, fmt.Sprintf("%s: no kernel for this custom operator; NPU and EdgeTPU operators need their vendor's runtime (%s)", op.Describe(), signature(g, op)))
+			continue
+		}
 		if !ok {
 			errs = append(errs, fmt.Sprintf("%s: no kernel for this operator (%s)", op.Describe(), signature(g, op)))
 			continue
@@ -78,7 +82,7 @@ func Ops(g *model.Graph, lean []bool) ([]*Fragment, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("%w: %d problem(s): %s", ErrUnsupported, len(errs), strings.Join(errs, "; "))
+		return nil, &model.UnsupportedError{Problems: errs}
 	}
 	return frags, nil
 }

@@ -130,8 +130,8 @@ var brokenCases = []struct {
 	want string
 }{
 	// File framing.
-	{name: "identifier", edit: func(b []byte) { copy(b[4:], "TFL2") }, kind: model.ErrInvalid,
-		want: `invalid model: file identifier is "TFL2", want "TFL3" (not a TensorFlow Lite model)`},
+	{name: "identifier and root offset", edit: func(b []byte) { copy(b[4:], "TFL2"); put32(0, 0xfffffff0)(b) }, kind: model.ErrInvalid,
+		want: `invalid model: file identifier is "TFL2", not "TFL3" (probably not a TensorFlow Lite model), and the file does not read as a model without one: model: corrupt flatbuffer: root table at byte 4294967280 is outside the 912-byte file`},
 	{name: "root offset past end", edit: put32(0, 0xfffffff0), kind: model.ErrInvalid,
 		want: `invalid model: model: corrupt flatbuffer: root table at byte 4294967280 is outside the 912-byte file`},
 	{name: "root offset negative on 32-bit", edit: put32(0, 0x80000000), kind: model.ErrInvalid,

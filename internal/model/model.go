@@ -21,6 +21,19 @@ var ErrInvalid = errors.New("invalid model")
 // feature tflm-gen does not implement.
 var ErrUnsupported = errors.New("unsupported model feature")
 
+// UnsupportedError lists every unsupported feature found in a well-formed
+// model, so that one run reports them all. It wraps ErrUnsupported.
+type UnsupportedError struct {
+	Problems []string
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("%v: %d problem(s): %s", ErrUnsupported, len(e.Problems), strings.Join(e.Problems, "; "))
+}
+
+// Unwrap returns ErrUnsupported.
+func (e *UnsupportedError) Unwrap() error { return ErrUnsupported }
+
 // MaxTensorBytes bounds the size of any one tensor; offsets in generated code
 // must fit a 32-bit int.
 const MaxTensorBytes = math.MaxInt32
@@ -250,7 +263,11 @@ func (o *Options) Int32s(slot int) []int32 {
 }
 
 // Parse reads and validates a model. name is used in errors and recorded as
-// the graph's base name.
+// the graph's base name. A well-formed model that uses features tflm-gen
+// does not support gives the graph together with an *UnsupportedError
+// listing them, so that a caller can add the problems it finds later (the
+// operators' lowerings) to the same report; any other error gives no
+// graph.
 func Parse(name string, data []byte) (g *Graph, err error) {
 	defer func() {
 		// The flatbuffer accessors are all bounds-checked; this is a last
@@ -260,7 +277,8 @@ func Parse(name string, data []byte) (g *Graph, err error) {
 		}
 	}()
 	g, err = parse(data)
-	if err != nil {
+	var unsup *UnsupportedError
+	if err != nil && !errors.As(err, &unsup) {
 		return nil, err
 	}
 	base := name
@@ -270,7 +288,7 @@ func Parse(name string, data []byte) (g *Graph, err error) {
 	g.Name = base
 	sum := sha256.Sum256(data)
 	g.SHA256 = hex.EncodeToString(sum[:])
-	return g, nil
+	return g, err
 }
 
 // Limits on the model structure. They are far above what any model for a
@@ -336,9 +354,22 @@ func parse(data []byte) (*Graph, error) {
 	if len(data) < 8 {
 		return nil, invalid("file is %d bytes, too short for a flatbuffer", len(data))
 	}
-	if string(data[4:8]) != "TFL3" {
-		return nil, invalid("file identifier is %q, want \"TFL3\" (not a TensorFlow Lite model)", data[4:8])
+	// The file identifier is optional: TFLite Micro's GetModel does not
+	// check it, so a model without one is accepted when the rest
+	// validates. When it does not, the missing identifier is named first.
+	if id := data[4:8]; string(id) != "TFL3" {
+		g, err := parseRoot(data)
+		if err != nil && !errors.Is(err, ErrUnsupported) {
+			why := strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")
+			return nil, fmt.Errorf("%w: file identifier is %q, not \"TFL3\" (probably not a TensorFlow Lite model), and the file does not read as a model without one: %s", ErrInvalid, id, why)
+		}
+		return g, err
 	}
+	return parseRoot(data)
+}
+
+// parseRoot reads the model's root table and subgraph 0.
+func parseRoot(data []byte) (*Graph, error) {
 	f := &fbuf{b: data, budget: 2*int64(len(data)) + 1<<20, charging: true}
 	// Options tables are read after parsing, without charging (each read is
 	// bounded by maxOptionVector); nothing writes to f after this.
@@ -431,7 +462,7 @@ func parse(data []byte) (*Graph, error) {
 		p.unsup = append([]string{msg}, p.unsup...)
 	}
 	if len(p.unsup) > 0 {
-		return nil, fmt.Errorf("%w: %d problem(s): %s", ErrUnsupported, len(p.unsup), strings.Join(p.unsup, "; "))
+		return g, &UnsupportedError{Problems: p.unsup}
 	}
 	return g, nil
 }
@@ -519,10 +550,11 @@ func readMetadata(root table, buffers [][]byte, g *Graph) error {
 		if buf < 0 || int(buf) >= len(buffers) {
 			return invalid("metadata %d %q: buffer index %d out of range [0, %d)", i, name, uint32(buf), len(buffers))
 		}
-		if _, dup := g.Metadata[name]; dup {
-			return invalid("metadata %d: name %q appears twice", i, name)
+		// TFLM does not check that names are unique; the first entry of a
+		// name is the one read.
+		if _, dup := g.Metadata[name]; !dup {
+			g.Metadata[name] = buffers[buf]
 		}
-		g.Metadata[name] = buffers[buf]
 	}
 	return nil
 }
@@ -882,7 +914,10 @@ func checkDataflow(g *Graph) error {
 	}
 	for _, op := range g.Ops {
 		for k, in := range op.Inputs {
-			if in >= 0 && !ready[in] {
+			// A custom operator may read tensors nothing writes: an NPU's
+			// command stream and scratch (CUSTOM "ethos-u"). Its meaning
+			// is unknown here; the lowering refuses the operator itself.
+			if in >= 0 && !ready[in] && op.Code != OpCustom {
 				return invalid("%s: input %d: %s is read before any operator writes it (cycle or wrong operator order)", op.Describe(), k, g.Tensors[in].Describe())
 			}
 		}

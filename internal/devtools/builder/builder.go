@@ -70,6 +70,16 @@ type op struct {
 	inputs  []int
 	outputs []int
 	opts    *Options
+	// custom is the custom operator's name and customOpts its
+	// custom_options bytes (Code OpCustom).
+	custom     string
+	customOpts []byte
+}
+
+// metadata is one entry of the model's metadata vector.
+type metadata struct {
+	name string
+	data []byte
 }
 
 // Model accumulates a single-subgraph model.
@@ -79,6 +89,10 @@ type Model struct {
 	inputs      []int
 	outputs     []int
 	description string
+	metadata    []metadata
+	// NoFileIdentifier writes the flatbuffer without the "TFL3" file
+	// identifier, as some converters do (TFLite Micro does not check it).
+	NoFileIdentifier bool
 }
 
 // New starts an empty model.
@@ -133,7 +147,19 @@ func (m *Model) ConstF32(name string, shape []int, v []float32) int {
 
 // Op appends an operator; opts may be nil.
 func (m *Model) Op(code model.OpCode, inputs, outputs []int, opts *Options) {
-	m.ops = append(m.ops, op{code, inputs, outputs, opts})
+	m.ops = append(m.ops, op{code: code, inputs: inputs, outputs: outputs, opts: opts})
+}
+
+// Custom adds a custom operator with the given name and custom_options
+// bytes (nil: none).
+func (m *Model) Custom(name string, inputs, outputs []int, customOptions []byte) {
+	m.ops = append(m.ops, op{code: model.OpCustom, inputs: inputs, outputs: outputs, custom: name, customOpts: customOptions})
+}
+
+// Metadata adds a metadata entry (names may repeat, as in some converted
+// models).
+func (m *Model) Metadata(name string, data []byte) {
+	m.metadata = append(m.metadata, metadata{name, data})
 }
 
 // IO sets the graph inputs and outputs.
@@ -167,6 +193,14 @@ func (m *Model) Bytes() []byte {
 		bufIndex[i] = len(bufOffs)
 		bufOffs = append(bufOffs, b.EndObject())
 	}
+	metaBuf := make([]int, len(m.metadata))
+	for i, md := range m.metadata {
+		d := b.CreateByteVector(md.data)
+		b.StartObject(3)
+		b.PrependUOffsetTSlot(0, d, 0)
+		metaBuf[i] = len(bufOffs)
+		bufOffs = append(bufOffs, b.EndObject())
+	}
 	tensorOffs := make([]flatbuffers.UOffsetT, len(m.tensors))
 	for i, t := range m.tensors {
 		name := b.CreateString(t.name)
@@ -196,28 +230,44 @@ func (m *Model) Bytes() []byte {
 		b.PrependBoolSlot(5, t.variable, false)
 		tensorOffs[i] = b.EndObject()
 	}
-	// Operator codes, one per distinct code in order of first use.
-	var codes []model.OpCode
-	codeIndex := map[model.OpCode]int{}
+	// Operator codes, one per distinct code (and custom name) in order of
+	// first use.
+	type opKey struct {
+		code   model.OpCode
+		custom string
+	}
+	var codes []opKey
+	codeIndex := map[opKey]int{}
 	for _, o := range m.ops {
-		if _, ok := codeIndex[o.code]; !ok {
-			codeIndex[o.code] = len(codes)
-			codes = append(codes, o.code)
+		k := opKey{o.code, o.custom}
+		if _, ok := codeIndex[k]; !ok {
+			codeIndex[k] = len(codes)
+			codes = append(codes, k)
 		}
 	}
 	codeOffs := make([]flatbuffers.UOffsetT, len(codes))
 	for i, c := range codes {
+		var name flatbuffers.UOffsetT
+		if c.code == model.OpCustom {
+			name = b.CreateString(c.custom)
+		}
 		b.StartObject(4)
-		b.PrependInt8Slot(0, int8(min(int32(c), 127)), 0)
+		b.PrependInt8Slot(0, int8(min(int32(c.code), 127)), 0)
+		if name != 0 {
+			b.PrependUOffsetTSlot(1, name, 0)
+		}
 		b.PrependInt32Slot(2, 1, 1)
-		b.PrependInt32Slot(3, int32(c), 0)
+		b.PrependInt32Slot(3, int32(c.code), 0)
 		codeOffs[i] = b.EndObject()
 	}
 	opOffs := make([]flatbuffers.UOffsetT, len(m.ops))
 	for i, o := range m.ops {
 		ins := intVector(b, i32s(o.inputs))
 		outs := intVector(b, i32s(o.outputs))
-		var opt flatbuffers.UOffsetT
+		var opt, custOpt flatbuffers.UOffsetT
+		if o.customOpts != nil {
+			custOpt = b.CreateByteVector(o.customOpts)
+		}
 		if o.opts != nil {
 			vecs := make([]flatbuffers.UOffsetT, len(o.opts.Vectors))
 			for k, v := range o.opts.Vectors {
@@ -247,12 +297,15 @@ func (m *Model) Bytes() []byte {
 			opt = b.EndObject()
 		}
 		b.StartObject(9)
-		b.PrependUint32Slot(0, uint32(codeIndex[o.code]), 0)
+		b.PrependUint32Slot(0, uint32(codeIndex[opKey{o.code, o.custom}]), 0)
 		b.PrependUOffsetTSlot(1, ins, 0)
 		b.PrependUOffsetTSlot(2, outs, 0)
 		if o.opts != nil {
 			b.PrependByteSlot(3, o.opts.Type, 0)
 			b.PrependUOffsetTSlot(4, opt, 0)
+		}
+		if custOpt != 0 {
+			b.PrependUOffsetTSlot(5, custOpt, 0)
 		}
 		opOffs[i] = b.EndObject()
 	}
@@ -273,14 +326,33 @@ func (m *Model) Bytes() []byte {
 	sgV := offsetVector(b, []flatbuffers.UOffsetT{sg})
 	bufV := offsetVector(b, bufOffs)
 	desc := b.CreateString(m.description)
+	var metaV flatbuffers.UOffsetT
+	if len(m.metadata) > 0 {
+		offs := make([]flatbuffers.UOffsetT, len(m.metadata))
+		for i, md := range m.metadata {
+			name := b.CreateString(md.name)
+			b.StartObject(2)
+			b.PrependUOffsetTSlot(0, name, 0)
+			b.PrependUint32Slot(1, uint32(metaBuf[i]), 0)
+			offs[i] = b.EndObject()
+		}
+		metaV = offsetVector(b, offs)
+	}
 	b.StartObject(8)
 	b.PrependUint32Slot(0, 3, 0)
 	b.PrependUOffsetTSlot(1, codesV, 0)
 	b.PrependUOffsetTSlot(2, sgV, 0)
 	b.PrependUOffsetTSlot(3, desc, 0)
 	b.PrependUOffsetTSlot(4, bufV, 0)
+	if metaV != 0 {
+		b.PrependUOffsetTSlot(6, metaV, 0)
+	}
 	root := b.EndObject()
-	b.FinishWithFileIdentifier(root, []byte("TFL3"))
+	if m.NoFileIdentifier {
+		b.Finish(root)
+	} else {
+		b.FinishWithFileIdentifier(root, []byte("TFL3"))
+	}
 	return b.FinishedBytes()
 }
 
