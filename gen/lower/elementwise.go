@@ -443,15 +443,21 @@ type mulQuantConsts struct {
 }
 
 // mulQuantConstsFor computes the constants of a quantized MUL (TFLM's
-// CalculateOpDataMul).
-func mulQuantConstsFor(dt model.DType, s1, s2, so float32, z1, z2, zo int32, act quant.Activation) (mulQuantConsts, error) {
+// CalculateOpDataMul). zeroProduct says every product is 0 (one input is a
+// constant at its zero point); a rescaling factor too large to apply to a
+// nonzero product (exponent over 30) then gives multiplier 0 instead of an
+// error.
+func mulQuantConstsFor(dt model.DType, s1, s2, so float32, z1, z2, zo int32, act quant.Activation, zeroProduct bool) (mulQuantConsts, error) {
 	k := mulQuantConsts{In1Off: -z1, In2Off: -z2, OutOff: zo}
 	if dt == model.Int16 && (z1 != 0 || z2 != 0 || zo != 0) {
 		return k, fmt.Errorf("int16 MUL needs zero points 0, have %d, %d and %d", z1, z2, zo)
 	}
 	var err error
 	if k.Mult, k.Shift, err = quant.CheckedMultiplier(float64(s1) * float64(s2) / float64(so)); err != nil {
-		return k, err
+		if !zeroProduct {
+			return k, err
+		}
+		k.Mult, k.Shift = 0, 0
 	}
 	qmin, qmax := typeRange(dt)
 	k.ActMin, k.ActMax, err = quant.ActRange(act, so, zo, qmin, qmax)
@@ -478,7 +484,12 @@ func lowerMul(c *opCtx) error {
 		if err != nil {
 			return err
 		}
-		k, err := mulQuantConstsFor(out.Type, s[0], s[1], s[2], z[0], z[1], z[2], act)
+		// When one input is a constant at its zero point, every product
+		// is 0 and the rescale never applies: TFLM runs such a MUL (an
+		// all-zeros constant, often with a denormal scale) whatever its
+		// multiplier, and the output is the zero point.
+		zeroProduct := constAtZeroPoint(a, z[0]) || constAtZeroPoint(b, z[1])
+		k, err := mulQuantConstsFor(out.Type, s[0], s[1], s[2], z[0], z[1], z[2], act, zeroProduct)
 		if err != nil {
 			return c.Errorf("%v", err)
 		}
@@ -534,4 +545,29 @@ func lowerMaxMin(c *opCtx, fns ewFns) error {
 		return c.Errorf("type %s is not supported", out.Type)
 	}
 	return ewEmitBinary(c, fn, nil, plan, a, b, out)
+}
+
+// constAtZeroPoint reports whether t is a constant int8 or int16 tensor
+// whose every element equals its zero point zp, so that every x - zp is 0.
+func constAtZeroPoint(t *model.Tensor, zp int32) bool {
+	if !t.IsConst() {
+		return false
+	}
+	switch t.Type {
+	case model.Int8:
+		for _, v := range t.Data {
+			if int32(int8(v)) != zp {
+				return false
+			}
+		}
+		return true
+	case model.Int16:
+		for i := 0; i+1 < len(t.Data); i += 2 {
+			if int32(int16(uint16(t.Data[i])|uint16(t.Data[i+1])<<8)) != zp {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
