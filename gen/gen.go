@@ -35,7 +35,8 @@ type Options struct {
 	Align int
 	// Planner selects the memory planner strategy.
 	Planner planner.Strategy
-	// Effort bounds the exact planner search (search nodes, 0 = default).
+	// Effort bounds the exact planner search: the search nodes of all the
+	// plans one generation makes, together (0 = planner.DefaultEffort).
 	Effort int64
 	// MaxArena, when positive, fails generation if the arena is larger.
 	MaxArena int
@@ -125,7 +126,9 @@ func parse(name string, data []byte) (*model.Graph, error) {
 // where its scratch memory does not make the arena larger. A plan over Options.MaxArena fails with
 // ErrTooLarge and the peak explained.
 func LowerGraph(g *model.Graph, opt Options) (*program.Program, *layout.Layout, error) {
-	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Effort: opt.Effort}
+	// One search budget for every plan of this generation: the candidate
+	// selections of variant choice, the final plan and the plain plan.
+	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Session: planner.NewSession(opt.Effort)}
 	p, plain, err := lower.Program(g, lower.ProgramOptions{Options: lower.Options{NoShare: opt.NoShare}, Speed: opt.Speed, Plan: popt})
 	if err != nil {
 		return nil, nil, err

@@ -24,7 +24,8 @@ func OfflinePlan(g *model.Graph, opt Options) ([]int32, *planner.Plan, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Effort: opt.Effort}
+	sess := planner.NewSession(opt.Effort)
+	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Session: sess}
 	lay, err := layout.Make(p, nil, popt)
 	if err != nil {
 		return nil, nil, err
@@ -39,7 +40,7 @@ func OfflinePlan(g *model.Graph, opt Options) ([]int32, *planner.Plan, error) {
 			owner = append(owner, b.Tensors)
 		}
 	}
-	plan, err := planner.Make(bufs, planner.Options{Align: lay.Align, Strategy: opt.Planner, Effort: opt.Effort})
+	plan, err := planner.Make(bufs, planner.Options{Align: lay.Align, Strategy: opt.Planner, Session: sess})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -15,6 +15,7 @@ package planner
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -63,10 +64,67 @@ type Options struct {
 	Strategy Strategy // default Optimal
 	// Effort bounds the exact search in search nodes; 0 means DefaultEffort.
 	Effort int64
+	// Session, when set, shares one search budget (its, instead of
+	// Effort) and remembers plans across the plans made with it.
+	Session *Session
 }
 
-// DefaultEffort is the default search budget in nodes.
-const DefaultEffort = 2_000_000
+// Session is shared by the plans of one generation: their searches draw
+// from one budget of steps, so the total work is bounded however many
+// candidate plans are made, and a problem planned before (the same
+// buffers, alignment and strategy) is answered from memory with the same
+// plan.
+type Session struct {
+	budget Budget
+	memo   map[string]*Plan
+}
+
+// NewSession returns a session with a budget of the given number of search
+// steps (0: DefaultEffort).
+func NewSession(steps int64) *Session {
+	if steps <= 0 {
+		steps = DefaultEffort
+	}
+	return &Session{budget: Budget{left: steps}, memo: map[string]*Plan{}}
+}
+
+// StepsLeft is the number of search steps not yet taken.
+func (s *Session) StepsLeft() int64 { return s.budget.left }
+
+// Budget is a number of search steps.
+type Budget struct{ left int64 }
+
+// take takes the given number of steps, reporting false when they are not
+// left.
+func (b *Budget) take(n int64) bool {
+	if b.left < n {
+		b.left = 0
+		return false
+	}
+	b.left -= n
+	return true
+}
+
+// problemKey identifies a planning problem for a session's memory.
+func problemKey(bufs []Buffer, align int, strategy Strategy) string {
+	k := make([]byte, 0, 16+12*len(bufs))
+	k = fmt.Appendf(k, "%d/%d", align, strategy)
+	for _, b := range bufs {
+		k = fmt.Appendf(k, ";%d,%d,%d", b.Size, b.First, b.Last)
+	}
+	return string(k)
+}
+
+func clonePlan(p *Plan) *Plan {
+	c := *p
+	c.Offsets = slices.Clone(p.Offsets)
+	return &c
+}
+
+// DefaultEffort is the default search budget in nodes: for a Session, the
+// budget of all its plans together. A node of a problem of n buffers costs
+// 1 + n/64 of it (a unit is about a quarter of a microsecond).
+const DefaultEffort = 1_000_000
 
 // Certificate states what is known about a plan's optimality.
 type Certificate int
@@ -137,18 +195,32 @@ func Make(bufs []Buffer, opt Options) (*Plan, error) {
 	if align < 1 || align&(align-1) != 0 {
 		return nil, fmt.Errorf("alignment %d is not a power of two", align)
 	}
-	effort := opt.Effort
-	if effort <= 0 {
-		effort = DefaultEffort
-	}
 	for i, b := range bufs {
 		if b.Size < 0 || b.First < 0 || b.Last < b.First {
 			return nil, fmt.Errorf("%w: buffer %d %q: size %d, lifetime [%d, %d]", ErrBadBuffer, i, b.Name, b.Size, b.First, b.Last)
 		}
 	}
-	// Buffers live over the whole range conflict with all others: no plan
-	// can share their memory, so the optimum is their sum plus the optimum
-	// of the rest. Plan the rest, then stack them on top.
+	sess := opt.Session
+	if sess == nil {
+		sess = NewSession(opt.Effort)
+	}
+	key := problemKey(bufs, align, opt.Strategy)
+	if p, ok := sess.memo[key]; ok {
+		return clonePlan(p), nil
+	}
+	plan, err := makePinned(bufs, opt.Strategy, align, &sess.budget)
+	if err != nil {
+		return nil, err
+	}
+	sess.memo[key] = clonePlan(plan)
+	return plan, nil
+}
+
+// makePinned plans the buffers live over the whole range apart: they
+// conflict with all others, so no plan can share their memory, and the
+// optimum is their sum plus the optimum of the rest. It plans the rest and
+// stacks them on top.
+func makePinned(bufs []Buffer, strategy Strategy, align int, budget *Budget) (*Plan, error) {
 	lo, hi := 0, 0
 	for i, b := range bufs {
 		if i == 0 || b.First < lo {
@@ -168,7 +240,7 @@ func Make(bufs []Buffer, opt Options) (*Plan, error) {
 	for k, i := range rest {
 		sub[k] = bufs[i]
 	}
-	plan, err := makeFree(sub, opt.Strategy, align, effort)
+	plan, err := makeFree(sub, strategy, align, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +263,7 @@ func Make(bufs []Buffer, opt Options) (*Plan, error) {
 }
 
 // makeFree plans buffers none of which is pinned.
-func makeFree(bufs []Buffer, strategy Strategy, align int, effort int64) (*Plan, error) {
+func makeFree(bufs []Buffer, strategy Strategy, align int, budget *Budget) (*Plan, error) {
 	p := newProblem(bufs, align)
 	plan := &Plan{LowerBound: p.lowerBound, PeakStep: p.peakStep}
 
@@ -219,7 +291,9 @@ func makeFree(bufs []Buffer, strategy Strategy, align int, effort int64) (*Plan,
 	}
 	plan.Cert = AtLowerBound
 	if bestH > p.lowerBound {
-		s := &search{p: p, budget: effort, best: bestH, bestOff: best}
+		// A step scans every unplaced buffer: on large problems it costs
+		// more of the budget, so that the budget bounds the time too.
+		s := &search{p: p, budget: budget, cost: 1 + int64(p.n)/64, best: bestH, bestOff: best}
 		s.run()
 		plan.Steps = s.steps
 		if s.improved {
@@ -377,9 +451,16 @@ func (p *problem) indices() []int {
 // buffers in the order of their offsets in any optimal plan, each at its
 // lowest fit, yields offsets no higher than that plan's, so exploring every
 // order with lowest-fit placement is complete.
+//
+// A step is cheap: the lowest fit of every unplaced buffer is kept up to
+// date as buffers are placed (only the conflicting buffers whose fit the new
+// one covers move, and they are restored on backtracking), and the placed
+// buffers are kept sorted by offset so that a fit is one scan without
+// sorting.
 type search struct {
 	p        *problem
-	budget   int64
+	budget   *Budget
+	cost     int64 // budget units per step: 1 + n/64 for n buffers
 	steps    int64
 	best     int
 	bestOff  []int
@@ -388,14 +469,136 @@ type search struct {
 
 	off    []int
 	placed []bool
-	tmp    []span
+	fit    []int // lowest fit of each unplaced buffer
+	// byOff lists the placed buffers of nonzero size by offset.
+	byOff []int
+	// class numbers the buffers that are interchangeable (same size and
+	// lifetime); only the first unplaced one of a class is a candidate.
+	class []int
+	seen  []int64 // per class: the node that last took a candidate of it
+	node  int64
+	undo  []fitUndo
+	cands []cand
+	tmp   []span
 }
+
+type cand struct{ i, at int }
+
+// fitUndo restores a fit changed by a placement.
+type fitUndo struct{ i, fit int }
 
 func (s *search) run() {
 	p := s.p
 	s.off = make([]int, p.n)
 	s.placed = make([]bool, p.n)
+	s.fit = make([]int, p.n) // nothing placed: every fit is 0
+	s.class = make([]int, p.n)
+	type key struct{ size, first, last int }
+	classes := map[key]int{}
+	for i := 0; i < p.n; i++ {
+		k := key{p.size[i], p.first[i], p.last[i]}
+		c, ok := classes[k]
+		if !ok {
+			c = len(classes)
+			classes[k] = c
+		}
+		s.class[i] = c
+	}
+	s.seen = make([]int64, len(classes))
+	for i := range s.seen {
+		s.seen[i] = -1
+	}
 	s.complete = s.dfs(0, 0)
+}
+
+// conflict reports whether buffers i and j are live at a common step.
+func (p *problem) conflict(i, j int) bool {
+	return p.first[i] <= p.last[j] && p.first[j] <= p.last[i]
+}
+
+// fitOf is the lowest offset at which unplaced buffer i fits among the
+// placed buffers. It scans whichever is shorter: i's placed conflicts,
+// sorted by offset here, or all placed buffers in offset order.
+func (s *search) fitOf(i int) int {
+	p := s.p
+	cand := 0
+	if len(p.conflicts[i]) < len(s.byOff) {
+		tmp := s.tmp[:0]
+		for _, j := range p.conflicts[i] {
+			if !s.placed[j] || p.size[j] == 0 {
+				continue
+			}
+			sp := span{s.off[j], s.off[j] + p.size[j]}
+			k := len(tmp)
+			tmp = append(tmp, sp)
+			for k > 0 && tmp[k-1].lo > sp.lo {
+				tmp[k] = tmp[k-1]
+				k--
+			}
+			tmp[k] = sp
+		}
+		s.tmp = tmp
+		for _, sp := range tmp {
+			if sp.lo >= cand+p.size[i] {
+				break
+			}
+			cand = max(cand, sp.hi)
+		}
+		return cand
+	}
+	for _, j := range s.byOff {
+		if !p.conflict(i, j) {
+			continue
+		}
+		if s.off[j] >= cand+p.size[i] {
+			break
+		}
+		cand = max(cand, s.off[j]+p.size[j])
+	}
+	return cand
+}
+
+// place puts buffer c at offset at and updates the fits it changes; it
+// returns the undo mark for unplace.
+func (s *search) place(c, at int) int {
+	p := s.p
+	mark := len(s.undo)
+	s.placed[c], s.off[c] = true, at
+	if p.size[c] == 0 {
+		return mark
+	}
+	k := len(s.byOff)
+	s.byOff = append(s.byOff, c)
+	for k > 0 && s.off[s.byOff[k-1]] > at {
+		s.byOff[k] = s.byOff[k-1]
+		k--
+	}
+	s.byOff[k] = c
+	end := at + p.size[c]
+	for _, j := range p.conflicts[c] {
+		if s.placed[j] || p.size[j] == 0 {
+			continue
+		}
+		if f := s.fit[j]; f < end && at < f+p.size[j] {
+			s.undo = append(s.undo, fitUndo{j, f})
+			s.fit[j] = s.fitOf(j)
+		}
+	}
+	return mark
+}
+
+// unplace takes buffer c out again and restores the fits to mark.
+func (s *search) unplace(c, mark int) {
+	s.placed[c] = false
+	for k := len(s.undo) - 1; k >= mark; k-- {
+		s.fit[s.undo[k].i] = s.undo[k].fit
+	}
+	s.undo = s.undo[:mark]
+	if s.p.size[c] == 0 {
+		return
+	}
+	k := slices.Index(s.byOff, c)
+	s.byOff = slices.Delete(s.byOff, k, k+1)
 }
 
 // dfs returns false when the budget ran out below this node.
@@ -411,44 +614,39 @@ func (s *search) dfs(depth, height int) bool {
 	}
 	// Candidates: unplaced buffers, largest first; identical buffers (same
 	// size and lifetime) are interchangeable, so only the first is tried.
-	type cand struct{ i, at int }
-	var cands []cand
+	s.node++
+	base := len(s.cands)
 	for i := 0; i < p.n; i++ {
-		if s.placed[i] {
+		if s.placed[i] || s.seen[s.class[i]] == s.node {
 			continue
 		}
-		dup := false
-		for _, c := range cands {
-			if p.size[c.i] == p.size[i] && p.first[c.i] == p.first[i] && p.last[c.i] == p.last[i] {
-				dup = true
-				break
-			}
-		}
-		if dup {
-			continue
-		}
-		at := s.p.lowestFit(i, s.off, s.placed, s.tmp)
+		s.seen[s.class[i]] = s.node
+		at := s.fit[i]
 		if at+p.size[i] >= s.best {
 			// Placing i anywhere now cannot beat the best: every
 			// completion of this node places i at or above this fit.
+			s.cands = s.cands[:base]
 			return true
 		}
-		cands = append(cands, cand{i, at})
+		s.cands = append(s.cands, cand{i, at})
 	}
+	cands := s.cands[base:]
 	sort.SliceStable(cands, func(a, b int) bool {
 		if cands[a].at != cands[b].at {
 			return cands[a].at < cands[b].at
 		}
 		return p.size[cands[a].i] > p.size[cands[b].i]
 	})
-	for _, c := range cands {
-		if s.steps >= s.budget {
+	defer func() { s.cands = s.cands[:base] }()
+	for k := range cands {
+		c := s.cands[base+k]
+		if !s.budget.take(s.cost) {
 			return false
 		}
 		s.steps++
-		s.placed[c.i], s.off[c.i] = true, c.at
+		mark := s.place(c.i, c.at)
 		ok := s.dfs(depth+1, max(height, c.at+p.size[c.i]))
-		s.placed[c.i] = false
+		s.unplace(c.i, mark)
 		if !ok {
 			return false
 		}

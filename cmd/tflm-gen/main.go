@@ -123,7 +123,7 @@ func addFlags(fs *flag.FlagSet, cfg *config, plan bool) {
 	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
 	fs.IntVar(&cfg.align, "align", 16, "buffer offset alignment in `bytes` (power of two)")
 	fs.StringVar(&cfg.plannerName, "planner", "optimal", "memory planner: optimal or greedy (TFLite Micro's rule)")
-	fs.Int64Var(&cfg.effort, "plan-effort", planner.DefaultEffort, "exact planner search budget in search `steps` (machine independent)")
+	fs.Int64Var(&cfg.effort, "plan-effort", planner.DefaultEffort, "exact planner search budget in search `steps`, for all plans of one run together (machine independent)")
 	fs.BoolVar(&cfg.speed, "speed", false, "use every fast kernel even where its scratch memory makes the arena larger")
 	fs.IntVar(&cfg.maxArena, "max-arena", 0, "fail when the arena needs more than `bytes` (0: no limit)")
 	fs.Int64Var(&cfg.maxModel, "max-model-size", 256<<20, "refuse model files larger than `bytes`")
@@ -266,8 +266,12 @@ func runGenerate(cfg *config, path string, stdout io.Writer) error {
 		return err
 	}
 	p := res.Layout.Plan
-	fmt.Fprintf(stdout, "tflm-gen: %s -> %s (package %s): arena %d bytes, lower bound %d, %s\n",
-		path, cfg.out, cfg.pkg, p.Size, p.LowerBound, p.CertText())
+	budget := ""
+	if p.Cert == planner.BestFound {
+		budget = " (the planner's search budget ran out before the plan was proven optimal; -plan-effort raises it)"
+	}
+	fmt.Fprintf(stdout, "tflm-gen: %s -> %s (package %s): arena %d bytes, lower bound %d, %s%s\n",
+		path, cfg.out, cfg.pkg, p.Size, p.LowerBound, p.CertText(), budget)
 	return nil
 }
 

@@ -623,57 +623,93 @@ func (e *emitter) traceFuncs(f *jen.File, traced []jen.Code) {
 //
 // Unlike the other files it is written as text, already in gofmt's layout:
 // go/printer takes quadratic time on the long "+" chains of a large model's
-// weights (seconds for a few hundred KiB). The result is checked with the
-// parser, and TestGeneratedExamples checks that gofmt leaves it unchanged.
+// weights (seconds for a few hundred KiB). Its names and comments are checked
+// with the parser, and TestGeneratedExamples checks that gofmt leaves it unchanged.
 func (e *emitter) weightsFile() ([]byte, error) {
-	var b bytes.Buffer
+	// skel is the same file with every constant's data left out: the
+	// names and comments are what could break the syntax, and parsing the
+	// skeleton checks them without scanning megabytes of string literals.
+	var b, skel bytes.Buffer
 	for _, l := range strings.Split(header(e.g, e.opt), "\n") {
 		b.WriteString("// " + l + "\n")
 	}
 	b.WriteString("\npackage " + e.opt.Package + "\n")
+	skel.Write(b.Bytes())
 	for _, i := range e.p.UsedTensors() {
 		t := e.g.Tensors[i]
 		name := e.nm.tensor[i]
-		writeStringConst(&b, name, fmt.Sprintf("%s is tensor %d %q: %s%v.", name, i, t.Name, t.Type, t.Shape), t.Data)
+		writeStringConst(&b, &skel, name, fmt.Sprintf("%s is tensor %d %q: %s%v.", name, i, t.Name, t.Type, t.Shape), t.Data)
 	}
 	for k, cd := range e.p.Consts {
 		what := hintText[cd.Hint]
 		if what == "" {
 			what = "table"
 		}
-		writeStringConst(&b, e.nm.table[k], fmt.Sprintf("%s: %s of operator %d (%s), made at generation time.", e.nm.table[k], what, cd.Op, e.p.Ops[cd.Op].Code), cd.Data)
+		writeStringConst(&b, &skel, e.nm.table[k], fmt.Sprintf("%s: %s of operator %d (%s), made at generation time.", e.nm.table[k], what, cd.Op, e.p.Ops[cd.Op].Code), cd.Data)
 	}
-	if _, err := parser.ParseFile(token.NewFileSet(), "weights.go", b.Bytes(), parser.SkipObjectResolution); err != nil {
+	if _, err := parser.ParseFile(token.NewFileSet(), "weights.go", skel.Bytes(), parser.SkipObjectResolution); err != nil {
 		return nil, fmt.Errorf("internal error: generated weights.go does not parse: %w", err)
 	}
 	return b.Bytes(), nil
 }
 
-// writeStringConst writes one documented string constant.
-func writeStringConst(b *bytes.Buffer, name, doc string, data []byte) {
+// constPartLines bounds the "+" chain of one constant: go/parser refuses
+// expressions nested over 100,000 deep, which one chain of 24-byte lines
+// reaches at 2.4 MB. Longer data is cut into parts of this many lines, and
+// the constant is the sum of its parts.
+const constPartLines = 1 << 16
+
+// writeStringConst writes one documented string constant to b, and to
+// skel the same with every string literal "".
+func writeStringConst(b, skel *bytes.Buffer, name, doc string, data []byte) {
 	fmt.Fprintf(b, "\n// %s\nconst %s = ", doc, name)
+	fmt.Fprintf(skel, "\n// %s\nconst %s = \"\"\n", doc, name)
 	if len(data) <= constLineBytes {
 		b.WriteString(hexQuote(data) + "\n")
 		return
 	}
+	part := constPartLines * constLineBytes
+	if len(data) <= part {
+		writeChain(b, data)
+		return
+	}
+	var parts []string
+	for i := 0; i < len(data); i += part {
+		parts = append(parts, fmt.Sprintf("%sPart%d", name, len(parts)))
+	}
+	b.WriteString(strings.Join(parts, " +\n\t") + "\n")
+	for k, pn := range parts {
+		fmt.Fprintf(b, "\n// %s is bytes [%d, %d) of %s.\nconst %s = ", pn, k*part, min((k+1)*part, len(data)), name, pn)
+		fmt.Fprintf(skel, "\nconst %s = \"\"\n", pn)
+		writeChain(b, data[k*part:min((k+1)*part, len(data))])
+	}
+}
+
+// writeChain writes data as a "+" chain of fixed-width string lines.
+func writeChain(b *bytes.Buffer, data []byte) {
+	b.Grow(len(data)*4 + (len(data)/constLineBytes+1)*6)
 	b.WriteString(`"" +`)
+	var line []byte
 	for i := 0; i < len(data); i += constLineBytes {
-		b.WriteString("\n\t" + hexQuote(data[i:min(i+constLineBytes, len(data))]))
+		line = appendHexQuote(append(line[:0], '\n', '\t'), data[i:min(i+constLineBytes, len(data))])
 		if i+constLineBytes < len(data) {
-			b.WriteString(" +")
+			line = append(line, " +"...)
 		}
+		b.Write(line)
 	}
 	b.WriteString("\n")
 }
 
-func hexQuote(b []byte) string {
+func hexQuote(b []byte) string { return string(appendHexQuote(nil, b)) }
+
+// appendHexQuote appends b as a Go string literal of \x escapes.
+func appendHexQuote(out, b []byte) []byte {
 	const hex = "0123456789abcdef"
-	out := make([]byte, 0, 2+4*len(b))
 	out = append(out, '"')
 	for _, c := range b {
 		out = append(out, '\\', 'x', hex[c>>4], hex[c&15])
 	}
-	return string(append(out, '"'))
+	return append(out, '"')
 }
 
 // formatSource gofmts Go source, failing with line-numbered source.

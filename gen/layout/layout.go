@@ -21,8 +21,12 @@ type Options struct {
 	Align int
 	// Strategy selects the planner's algorithm.
 	Strategy planner.Strategy
-	// Effort bounds the exact search (search nodes, 0 = default).
+	// Effort bounds the exact search (search nodes, 0 = default) when
+	// Session is nil.
 	Effort int64
+	// Session, when set, shares one search budget and the plans made so
+	// far across every Make with these options (see planner.Session).
+	Session *planner.Session
 }
 
 // Layout is a planned arena for one program.
@@ -67,7 +71,7 @@ func Make(p *program.Program, plain *program.Program, opt Options) (*Layout, err
 
 func place(p *program.Program, align int, opt Options) (*planner.Plan, error) {
 	bufs := p.PlannerBuffers()
-	plan, err := planner.Make(bufs, planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort})
+	plan, err := planner.Make(bufs, planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort, Session: opt.Session})
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)
 	}

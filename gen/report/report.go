@@ -21,6 +21,7 @@ type layoutReport struct {
 	Arena, LowerBound        int
 	Cert, Method             string
 	Steps                    int64
+	BudgetOut                bool // the search stopped before proving the plan optimal
 	Act, Scratch, Persistent int
 	PeakOp                   int
 	PeakName                 string
@@ -69,7 +70,7 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes) ([]byte, er
 	g := pr.Graph
 	r := layoutReport{Const: consts,
 		Model: g.Name, SHA256: g.SHA256, Arena: p.Size, LowerBound: p.LowerBound,
-		Cert: p.CertText(), Method: p.Method, Steps: p.Steps,
+		Cert: p.CertText(), Method: p.Method, Steps: p.Steps, BudgetOut: p.Cert == planner.BestFound,
 		Act: pr.Bytes(planner.Activation), Scratch: pr.Bytes(planner.Scratch), Persistent: pr.Bytes(planner.Persistent),
 		PeakOp: p.PeakStep, PeakName: pr.Ops[p.PeakStep].Code.String(), Align: l.Align,
 		Saved: l.PlainSize - p.Size, Plain: l.PlainSize,
