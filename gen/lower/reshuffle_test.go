@@ -424,3 +424,105 @@ func TestReshuffleMatchesTFLM(t *testing.T) {
 }
 
 var _ = math.MaxInt32
+
+// reshuffleModel builds a one-operator model whose first input is a graph
+// input of the given type and shape and whose other inputs are constants.
+func reshuffleModel(code model.OpCode, opts *builder.Options, dt model.DType, shape []int, consts []shapeT, outs []shapeT) diffCase {
+	m := builder.New("reshuffle refusal case")
+	in := m.Tensor("in", dt, shape, shapeQ(dt))
+	ins, gin := []int{in}, []int{in}
+	vals := []diffVals{{dt: dt, ints: make([]int64, shapeProd(shape)), flts: make([]float32, shapeProd(shape))}}
+	for i, k := range consts {
+		if k.data == nil {
+			t := m.Tensor(fmt.Sprintf("in%d", i+1), k.dt, k.shape, nil)
+			ins, gin = append(ins, t), append(gin, t)
+			vals = append(vals, diffVals{dt: k.dt, ints: make([]int64, shapeProd(k.shape))})
+			continue
+		}
+		ins = append(ins, m.Const(fmt.Sprintf("c%d", i), k.dt, k.shape, nil, k.data))
+	}
+	var out []int
+	for i, o := range outs {
+		out = append(out, m.Tensor(fmt.Sprintf("out%d", i), o.dt, o.shape, shapeQ(o.dt)))
+	}
+	m.Op(code, ins, out, opts)
+	m.IO(gin, out)
+	return diffCase{model: m.Bytes(), inputs: vals}
+}
+
+// TestReshuffleRefusedAsTFLM: types and structures TFLM's Prepare or Eval
+// rejects are refused, naming the operator.
+func TestReshuffleRefusedAsTFLM(t *testing.T) {
+	o := oracle.New(t)
+	i32 := func(shape []int, v ...int32) shapeT { return shapeT{dt: model.Int32, shape: shape, data: shapeI32(v...)} }
+	i64 := func(shape []int, v ...int64) shapeT {
+		f := make([]float64, len(v))
+		for i, x := range v {
+			f[i] = float64(x)
+		}
+		return shapeT{dt: model.Int64, shape: shape, data: shapeVals(model.Int64, f)}
+	}
+	out := func(dt model.DType, shape ...int) shapeT { return shapeT{dt: dt, shape: shape} }
+	splitV := &builder.Options{Type: unionSplitV, Fields: []builder.Field{builder.Int(0, 2)}}
+	d2s := func(bs int) *builder.Options {
+		return &builder.Options{Type: unionDepthToSpace, Fields: []builder.Field{builder.Int(d2sBlockSize, bs)}}
+	}
+	s2d := func(bs int) *builder.Options {
+		return &builder.Options{Type: unionSpaceToDepth, Fields: []builder.Field{builder.Int(s2dBlockSize, bs)}}
+	}
+	mirror := &builder.Options{Type: unionMirrorPad, Fields: []builder.Field{builder.Byte(mirrorPadMode, mirrorPadReflect)}}
+	for _, tc := range []struct {
+		desc string
+		c    diffCase
+		code model.OpCode
+		want string
+	}{
+		{"SPLIT_V int64", reshuffleModel(model.OpSplitV, splitV, model.Int64, []int{4},
+			[]shapeT{i32([]int{2}, 1, 3), i32([]int{1}, 0)}, []shapeT{out(model.Int64, 1), out(model.Int64, 3)}), model.OpSplitV, "not supported"},
+		{"SPLIT_V run-time axis", reshuffleModel(model.OpSplitV, splitV, model.Float32, []int{4},
+			[]shapeT{i32([]int{2}, 1, 3), {dt: model.Int32, shape: []int{1}}}, []shapeT{out(model.Float32, 1), out(model.Float32, 3)}), model.OpSplitV, "not constant"},
+		{"DEPTH_TO_SPACE int16", reshuffleModel(model.OpDepthToSpace, d2s(2), model.Int16, []int{1, 1, 1, 4}, nil,
+			[]shapeT{out(model.Int16, 1, 2, 2, 1)}), model.OpDepthToSpace, "not supported"},
+		{"DEPTH_TO_SPACE block 0", reshuffleModel(model.OpDepthToSpace, d2s(0), model.Float32, []int{1, 1, 1, 4}, nil,
+			[]shapeT{out(model.Float32, 1, 1, 1, 4)}), model.OpDepthToSpace, "block_size"},
+		{"DEPTH_TO_SPACE 3-D", reshuffleModel(model.OpDepthToSpace, d2s(2), model.Int8, []int{1, 1, 4}, nil,
+			[]shapeT{out(model.Int8, 2, 2, 1)}), model.OpDepthToSpace, "want 4"},
+		{"DEPTH_TO_SPACE depth 3 block 2", reshuffleModel(model.OpDepthToSpace, d2s(2), model.Int8, []int{1, 1, 1, 3}, nil,
+			[]shapeT{out(model.Int8, 1, 2, 2, 1)}), model.OpDepthToSpace, "multiple"},
+		{"SPACE_TO_DEPTH int32", reshuffleModel(model.OpSpaceToDepth, s2d(2), model.Int32, []int{1, 2, 2, 1}, nil,
+			[]shapeT{out(model.Int32, 1, 1, 1, 4)}), model.OpSpaceToDepth, "not supported"},
+		{"SPACE_TO_DEPTH height 3 block 2", reshuffleModel(model.OpSpaceToDepth, s2d(2), model.Int8, []int{1, 3, 2, 1}, nil,
+			[]shapeT{out(model.Int8, 1, 1, 1, 4)}), model.OpSpaceToDepth, "multiples"},
+		{"BATCH_TO_SPACE_ND int16", reshuffleModel(model.OpBatchToSpaceNd, nil, model.Int16, []int{4, 1, 1, 1},
+			[]shapeT{i32([]int{2}, 2, 2), i32([]int{2, 2}, 0, 0, 0, 0)}, []shapeT{out(model.Int16, 1, 2, 2, 1)}), model.OpBatchToSpaceNd, "not supported"},
+		{"BATCH_TO_SPACE_ND 2-D", reshuffleModel(model.OpBatchToSpaceNd, nil, model.Float32, []int{4, 1},
+			[]shapeT{i32([]int{1}, 2), i32([]int{1, 2}, 0, 0)}, []shapeT{out(model.Float32, 2, 2)}), model.OpBatchToSpaceNd, "3 or 4"},
+		{"SPACE_TO_BATCH_ND int32", reshuffleModel(model.OpSpaceToBatchNd, nil, model.Int32, []int{1, 2, 2, 1},
+			[]shapeT{i32([]int{2}, 2, 2), i32([]int{2, 2}, 0, 0, 0, 0)}, []shapeT{out(model.Int32, 4, 1, 1, 1)}), model.OpSpaceToBatchNd, "not supported"},
+		{"SPACE_TO_BATCH_ND 5-D", reshuffleModel(model.OpSpaceToBatchNd, nil, model.Int8, []int{1, 2, 2, 1, 1},
+			[]shapeT{i32([]int{3}, 2, 2, 1), i32([]int{3, 2}, 0, 0, 0, 0, 0, 0)}, []shapeT{out(model.Int8, 4, 1, 1, 1, 1)}), model.OpSpaceToBatchNd, "3 or 4"},
+		{"MIRROR_PAD int16", reshuffleModel(model.OpMirrorPad, mirror, model.Int16, []int{3},
+			[]shapeT{i32([]int{1, 2}, 1, 1)}, []shapeT{out(model.Int16, 5)}), model.OpMirrorPad, "not supported"},
+		{"MIRROR_PAD 1-D paddings", reshuffleModel(model.OpMirrorPad, mirror, model.Float32, []int{3},
+			[]shapeT{i32([]int{2}, 1, 1)}, []shapeT{out(model.Float32, 5)}), model.OpMirrorPad, "shape [1, 2]"},
+		{"REVERSE_V2 non-contiguous axes", reshuffleModel(model.OpReverseV2, nil, model.Float32, []int{2, 2, 2},
+			[]shapeT{i32([]int{2}, 0, 2)}, []shapeT{out(model.Float32, 2, 2, 2)}), model.OpReverseV2, "contiguous"},
+		{"REVERSE_V2 repeated axis", reshuffleModel(model.OpReverseV2, nil, model.Int8, []int{2, 2},
+			[]shapeT{i32([]int{2}, 1, -1)}, []shapeT{out(model.Int8, 2, 2)}), model.OpReverseV2, "contiguous"},
+		{"REVERSE_V2 int64 axis", reshuffleModel(model.OpReverseV2, nil, model.Int8, []int{2, 2},
+			[]shapeT{i64([]int{1}, 1)}, []shapeT{out(model.Int8, 2, 2)}), model.OpReverseV2, "want int32"},
+		{"REVERSE_V2 axis out of range", reshuffleModel(model.OpReverseV2, nil, model.Int16, []int{2, 2},
+			[]shapeT{i32([]int{1}, 2)}, []shapeT{out(model.Int16, 2, 2)}), model.OpReverseV2, "out of range"},
+		{"DYNAMIC_UPDATE_SLICE int64", reshuffleModel(model.OpDynamicUpdateSlice, nil, model.Int64, []int{3},
+			[]shapeT{i64([]int{1}, 5), i32([]int{1}, 0)}, []shapeT{out(model.Int64, 3)}), model.OpDynamicUpdateSlice, "not supported"},
+		{"DYNAMIC_UPDATE_SLICE update too large", reshuffleModel(model.OpDynamicUpdateSlice, nil, model.Int32, []int{2, 2},
+			[]shapeT{i32([]int{1, 3}, 1, 2, 3), i32([]int{2}, 0, 0)}, []shapeT{out(model.Int32, 2, 2)}), model.OpDynamicUpdateSlice, "larger"},
+		{"DYNAMIC_UPDATE_SLICE rank mismatch", reshuffleModel(model.OpDynamicUpdateSlice, nil, model.Int32, []int{2, 2},
+			[]shapeT{i32([]int{2}, 1, 2), i32([]int{2}, 0, 0)}, []shapeT{out(model.Int32, 2, 2)}), model.OpDynamicUpdateSlice, "rank"},
+		{"DYNAMIC_UPDATE_SLICE short indices", reshuffleModel(model.OpDynamicUpdateSlice, nil, model.Int8, []int{2, 2},
+			[]shapeT{{dt: model.Int8, shape: []int{1, 1}, data: []byte{7}}, i32([]int{1}, 0)}, []shapeT{out(model.Int8, 2, 2)}), model.OpDynamicUpdateSlice, "start indices have shape"},
+	} {
+		tc.c.desc = tc.desc
+		checkRefusedAsTFLM(t, o, tc.c, tc.code, tc.want)
+	}
+}
