@@ -3,7 +3,6 @@ package lower
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -423,8 +422,6 @@ func TestReshuffleMatchesTFLM(t *testing.T) {
 	}
 }
 
-var _ = math.MaxInt32
-
 // reshuffleModel builds a one-operator model whose first input is a graph
 // input of the given type and shape and whose other inputs are constants.
 func reshuffleModel(code model.OpCode, opts *builder.Options, dt model.DType, shape []int, consts []shapeT, outs []shapeT) diffCase {
@@ -454,7 +451,9 @@ func reshuffleModel(code model.OpCode, opts *builder.Options, dt model.DType, sh
 // rejects are refused, naming the operator.
 func TestReshuffleRefusedAsTFLM(t *testing.T) {
 	o := oracle.New(t)
-	i32 := func(shape []int, v ...int32) shapeT { return shapeT{dt: model.Int32, shape: shape, data: shapeI32(v...)} }
+	i32 := func(shape []int, v ...int32) shapeT {
+		return shapeT{dt: model.Int32, shape: shape, data: shapeI32(v...)}
+	}
 	i64 := func(shape []int, v ...int64) shapeT {
 		f := make([]float64, len(v))
 		for i, x := range v {
