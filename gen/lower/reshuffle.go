@@ -237,11 +237,10 @@ func lowerSpaceToDepth(c *opCtx) error {
 // TFLM's reference kernels see it: 3-D tensors [N, H, C] are [N, H, 1, C],
 // and only the first two spatial dimensions exist.
 type batchSpace struct {
-	bh, bw     int    // block shape
-	top, left  int    // crops or paddings before H and W
-	in, out    [4]int // input and output as N, H, W, C
-	rank       int
-	constBlock bool
+	bh, bw    int    // block shape
+	top, left int    // crops or paddings before H and W
+	in, out   [4]int // input and output as N, H, W, C
+	rank      int
 }
 
 // batchSpaceParams reads and checks the inputs of BATCH_TO_SPACE_ND and
