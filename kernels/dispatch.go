@@ -30,8 +30,8 @@ package kernels
 //     clampF32, clampI32, constI8, constU8, convLean8, convPWDot16,
 //     convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny, convPWOut,
 //     convPWRescale, convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps,
-//     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
-//     ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
+//     dusClamp, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
+//     ewRows, ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
 //     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
 //     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, ld32, ld64, ldf32,
 //     le64, leakyReluOne, logisticTanh16Input, lstmCellF, lstmCellQ,
@@ -126,6 +126,14 @@ func Call(fn string, args []any) bool {
 		dequantizeI8(args[0].(*dequantizeParams), args[1].([]int8), args[2].([]float32))
 	case "dequantizeU8":
 		dequantizeU8(args[0].(*dequantizeParams), args[1].([]uint8), args[2].([]float32))
+	case "dusI32":
+		dusI32(args[0].(*dusParams), args[1].([]byte), args[2].([]byte), args[3].([]int32))
+	case "dusI32Const":
+		dusI32Const(args[0].(*dusParams), args[1].([]byte), args[2].(string), args[3].([]int32))
+	case "dusI64":
+		dusI64(args[0].(*dusParams), args[1].([]byte), args[2].([]byte), args[3].([]int64))
+	case "dusI64Const":
+		dusI64Const(args[0].(*dusParams), args[1].([]byte), args[2].(string), args[3].([]int64))
 	case "dw3x3Int8":
 		dw3x3Int8(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
 	case "dwF32":
@@ -613,6 +621,43 @@ func NewParams(typ string, fields map[string]any) any {
 				p.scale = float32(v.(float64))
 			case "zp":
 				p.zp = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "dusParams":
+		p := &dusParams{}
+		for k, v := range fields {
+			switch k {
+			case "rank":
+				p.rank = int(v.(int64))
+			case "lim0":
+				p.lim0 = int(v.(int64))
+			case "lim1":
+				p.lim1 = int(v.(int64))
+			case "lim2":
+				p.lim2 = int(v.(int64))
+			case "lim3":
+				p.lim3 = int(v.(int64))
+			case "lim4":
+				p.lim4 = int(v.(int64))
+			case "lim5":
+				p.lim5 = int(v.(int64))
+			case "st0":
+				p.st0 = int(v.(int64))
+			case "st1":
+				p.st1 = int(v.(int64))
+			case "st2":
+				p.st2 = int(v.(int64))
+			case "st3":
+				p.st3 = int(v.(int64))
+			case "st4":
+				p.st4 = int(v.(int64))
+			case "st5":
+				p.st5 = int(v.(int64))
+			case "move":
+				p.move = v.(*moveParams)
 			default:
 				return nil
 			}

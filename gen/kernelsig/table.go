@@ -81,6 +81,11 @@ const (
 	DequantizeI16           Func = "dequantizeI16"
 	DequantizeI8            Func = "dequantizeI8"
 	DequantizeU8            Func = "dequantizeU8"
+	DusClamp                Func = "dusClamp"
+	DusI32                  Func = "dusI32"
+	DusI32Const             Func = "dusI32Const"
+	DusI64                  Func = "dusI64"
+	DusI64Const             Func = "dusI64Const"
 	Dw3x3Int8               Func = "dw3x3Int8"
 	Dw3x3Quad1              Func = "dw3x3Quad1"
 	Dw3x3Quad2              Func = "dw3x3Quad2"
@@ -291,6 +296,7 @@ const (
 	ConvRowsParams       Struct = "convRowsParams"
 	ConvWinParams        Struct = "convWinParams"
 	DequantizeParams     Struct = "dequantizeParams"
+	DusParams            Struct = "dusParams"
 	Dw3x3Params          Struct = "dw3x3Params"
 	DwParams             Struct = "dwParams"
 	DwRowsParams         Struct = "dwRowsParams"
@@ -397,6 +403,11 @@ func Funcs() []Func {
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		DusClamp,
+		DusI32,
+		DusI32Const,
+		DusI64,
+		DusI64Const,
 		Dw3x3Int8,
 		Dw3x3Quad1,
 		Dw3x3Quad2,
@@ -609,6 +620,7 @@ func Structs() []Struct {
 		ConvRowsParams,
 		ConvWinParams,
 		DequantizeParams,
+		DusParams,
 		Dw3x3Params,
 		DwParams,
 		DwRowsParams,
@@ -782,6 +794,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]int8"}, {"out", "[]float32"}}, true
 	case DequantizeU8:
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]uint8"}, {"out", "[]float32"}}, true
+	case DusClamp:
+		return []Param{{"v", "int64"}, {"lim", "int"}}, true
+	case DusI32:
+		return []Param{{"p", "*dusParams"}, {"dst", "[]byte"}, {"upd", "[]byte"}, {"start", "[]int32"}}, true
+	case DusI32Const:
+		return []Param{{"p", "*dusParams"}, {"dst", "[]byte"}, {"upd", "string"}, {"start", "[]int32"}}, true
+	case DusI64:
+		return []Param{{"p", "*dusParams"}, {"dst", "[]byte"}, {"upd", "[]byte"}, {"start", "[]int64"}}, true
+	case DusI64Const:
+		return []Param{{"p", "*dusParams"}, {"dst", "[]byte"}, {"upd", "string"}, {"start", "[]int64"}}, true
 	case Dw3x3Int8:
 		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case Dw3x3Quad1:
@@ -1230,6 +1252,10 @@ func (f Func) Results() int {
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		DusI32,
+		DusI32Const,
+		DusI64,
+		DusI64Const,
 		Dw3x3Int8,
 		Dw3x3Quad1,
 		Dw3x3Quad2,
@@ -1373,6 +1399,7 @@ func (f Func) Results() int {
 		ConvPWRescale,
 		ConvRQ32,
 		ConvRQR,
+		DusClamp,
 		DwRescale,
 		DwRowsSrc,
 		EwRequantDown,
@@ -1479,6 +1506,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int64"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case DequantizeParams:
 		return []Param{{"scale", "float32"}, {"zp", "int32"}}, true
+	case DusParams:
+		return []Param{{"rank", "int"}, {"lim0", "int"}, {"lim1", "int"}, {"lim2", "int"}, {"lim3", "int"}, {"lim4", "int"}, {"lim5", "int"}, {"st0", "int"}, {"st1", "int"}, {"st2", "int"}, {"st3", "int"}, {"st4", "int"}, {"st5", "int"}, {"move", "*moveParams"}}, true
 	case Dw3x3Params:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case DwParams:
