@@ -86,6 +86,8 @@ func Call(fn string, args []any) bool {
 		avgPoolInt16(args[0].(*poolParams), args[1].([]int16), args[2].([]int16))
 	case "avgPoolInt8":
 		avgPoolInt8(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
+	case "ceilF32":
+		ceilF32(args[0].([]float32), args[1].([]float32))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":
@@ -126,6 +128,10 @@ func Call(fn string, args []any) bool {
 		dequantizeI8(args[0].(*dequantizeParams), args[1].([]int8), args[2].([]float32))
 	case "dequantizeU8":
 		dequantizeU8(args[0].(*dequantizeParams), args[1].([]uint8), args[2].([]float32))
+	case "divF32":
+		divF32(args[0].(*ewF32Params), args[1].(*ewBcast), args[2].([]float32), args[3].([]float32), args[4].([]float32))
+	case "divI32":
+		divI32(args[0].(*ewI32Params), args[1].(*ewBcast), args[2].([]int32), args[3].([]int32), args[4].([]int32))
 	case "dw3x3Int8":
 		dw3x3Int8(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
 	case "dwF32":
@@ -172,6 +178,12 @@ func Call(fn string, args []any) bool {
 		fcOutPC(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
 	case "fcOutPT":
 		fcOutPT(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
+	case "floorDivF32":
+		floorDivF32(args[0].(*ewBcast), args[1].([]float32), args[2].([]float32), args[3].([]float32))
+	case "floorF32":
+		floorF32(args[0].([]float32), args[1].([]float32))
+	case "floorModF32":
+		floorModF32(args[0].(*ewBcast), args[1].([]float32), args[2].([]float32), args[3].([]float32))
 	case "gather":
 		gather(args[0].(*gatherParams), args[1].([]byte), args[2].([]byte), args[3].([]int32))
 	case "gatherConstIdx":
@@ -320,6 +332,8 @@ func Call(fn string, args []any) bool {
 		resizeBilinearInt8(args[0].(*resizeBilinearParams), args[1].(string), args[2].(string), args[3].([]int8), args[4].([]int8))
 	case "resizeNearest":
 		resizeNearest(args[0].(*resizeNearestParams), args[1].(string), args[2].(string), args[3].([]byte), args[4].([]byte))
+	case "roundF32":
+		roundF32(args[0].([]float32), args[1].([]float32))
 	case "rsqrtF32":
 		rsqrtF32(args[0].([]float32), args[1].([]float32))
 	case "softmaxF32":

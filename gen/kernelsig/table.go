@@ -37,6 +37,7 @@ const (
 	AvgPoolF32              Func = "avgPoolF32"
 	AvgPoolInt16            Func = "avgPoolInt16"
 	AvgPoolInt8             Func = "avgPoolInt8"
+	CeilF32                 Func = "ceilF32"
 	ClampF32                Func = "clampF32"
 	ClampI32                Func = "clampI32"
 	ConstI8                 Func = "constI8"
@@ -81,6 +82,8 @@ const (
 	DequantizeI16           Func = "dequantizeI16"
 	DequantizeI8            Func = "dequantizeI8"
 	DequantizeU8            Func = "dequantizeU8"
+	DivF32                  Func = "divF32"
+	DivI32                  Func = "divI32"
 	Dw3x3Int8               Func = "dw3x3Int8"
 	Dw3x3Quad1              Func = "dw3x3Quad1"
 	Dw3x3Quad2              Func = "dw3x3Quad2"
@@ -124,6 +127,9 @@ const (
 	FcRQFor                 Func = "fcRQFor"
 	FcRescale               Func = "fcRescale"
 	FcSumI8                 Func = "fcSumI8"
+	FloorDivF32             Func = "floorDivF32"
+	FloorF32                Func = "floorF32"
+	FloorModF32             Func = "floorModF32"
 	Gather                  Func = "gather"
 	GatherConstIdx          Func = "gatherConstIdx"
 	GatherIndex             Func = "gatherIndex"
@@ -242,6 +248,7 @@ const (
 	ResizeBilinearF32       Func = "resizeBilinearF32"
 	ResizeBilinearInt8      Func = "resizeBilinearInt8"
 	ResizeNearest           Func = "resizeNearest"
+	RoundF32                Func = "roundF32"
 	RoundingDivByPOT        Func = "roundingDivByPOT"
 	RqApply                 Func = "rqApply"
 	RqFor                   Func = "rqFor"
@@ -353,6 +360,7 @@ func Funcs() []Func {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		CeilF32,
 		ClampF32,
 		ClampI32,
 		ConstI8,
@@ -397,6 +405,8 @@ func Funcs() []Func {
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		DivF32,
+		DivI32,
 		Dw3x3Int8,
 		Dw3x3Quad1,
 		Dw3x3Quad2,
@@ -440,6 +450,9 @@ func Funcs() []Func {
 		FcRQFor,
 		FcRescale,
 		FcSumI8,
+		FloorDivF32,
+		FloorF32,
+		FloorModF32,
 		Gather,
 		GatherConstIdx,
 		GatherIndex,
@@ -558,6 +571,7 @@ func Funcs() []Func {
 		ResizeBilinearF32,
 		ResizeBilinearInt8,
 		ResizeNearest,
+		RoundF32,
 		RoundingDivByPOT,
 		RqApply,
 		RqFor,
@@ -694,6 +708,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*poolParams"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
 	case AvgPoolInt8:
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case CeilF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case ClampF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case ClampI32:
@@ -782,6 +798,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]int8"}, {"out", "[]float32"}}, true
 	case DequantizeU8:
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]uint8"}, {"out", "[]float32"}}, true
+	case DivF32:
+		return []Param{{"p", "*ewF32Params"}, {"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
+	case DivI32:
+		return []Param{{"p", "*ewI32Params"}, {"bc", "*ewBcast"}, {"a", "[]int32"}, {"b", "[]int32"}, {"out", "[]int32"}}, true
 	case Dw3x3Int8:
 		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case Dw3x3Quad1:
@@ -868,6 +888,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "int32"}, {"q", "fcRQ"}}, true
 	case FcSumI8:
 		return []Param{{"x", "[]int8"}}, true
+	case FloorDivF32:
+		return []Param{{"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
+	case FloorF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case FloorModF32:
+		return []Param{{"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case Gather:
 		return []Param{{"p", "*gatherParams"}, {"dst", "[]byte"}, {"src", "[]byte"}, {"idx", "[]int32"}}, true
 	case GatherConstIdx:
@@ -1104,6 +1130,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*resizeBilinearParams"}, {"ys", "string"}, {"xs", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case ResizeNearest:
 		return []Param{{"p", "*resizeNearestParams"}, {"ys", "string"}, {"xs", "string"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
+	case RoundF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case RoundingDivByPOT:
 		return []Param{{"x", "int32"}, {"exponent", "int"}}, true
 	case RqApply:
@@ -1203,6 +1231,7 @@ func (f Func) Results() int {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		CeilF32,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -1230,6 +1259,8 @@ func (f Func) Results() int {
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		DivF32,
+		DivI32,
 		Dw3x3Int8,
 		Dw3x3Quad1,
 		Dw3x3Quad2,
@@ -1260,6 +1291,9 @@ func (f Func) Results() int {
 		FcOctOut,
 		FcOutPC,
 		FcOutPT,
+		FloorDivF32,
+		FloorF32,
+		FloorModF32,
 		Gather,
 		GatherConstIdx,
 		GatherNd,
@@ -1337,6 +1371,7 @@ func (f Func) Results() int {
 		ResizeBilinearF32,
 		ResizeBilinearInt8,
 		ResizeNearest,
+		RoundF32,
 		RsqrtF32,
 		SoftmaxF32,
 		SoftmaxInt16,
