@@ -26,12 +26,12 @@ package kernels
 //   - octPass: parameter p has type unsafe.Pointer
 //   - svdfFeatures: parameter acc has type *[24]int32
 //   - functions with results (helpers, not program steps):
-//     absQ, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16, argMinMaxIdxI8,
-//     clampF32, clampI32, constI8, constU8, convLean8, convPWDot16,
-//     convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny, convPWOut,
-//     convPWRescale, convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps,
-//     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
-//     ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
+//     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
+//     argMinMaxIdxI8, clampF32, clampI32, constI8, constU8, convLean8,
+//     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
+//     convPWOut, convPWRescale, convRQ32, convRQR, convRowsDot, convRowsEdge,
+//     convTaps, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
+//     ewRows, ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
 //     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
 //     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, ld32, ld64, ldf32,
 //     le64, leakyReluOne, logisticTanh16Input, lstmCellF, lstmCellQ,
@@ -43,7 +43,7 @@ package kernels
 //     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
 //     satRoundDoublingHighMul, sigmoidTab, sigmoidTab2, softmaxExpNeg,
 //     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, subQuantOne, tconvTaps
+//     softmaxRescale, sqDiffQuantOne, subQuantOne, tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -68,6 +68,16 @@ func Call(fn string, args []any) bool {
 		addInt16(args[0].(*ewQuantParams), args[1].(*ewBcast), args[2].([]int16), args[3].([]int16), args[4].([]int16))
 	case "addInt8Tab":
 		addInt8Tab(args[0].(*ewQuantParams), args[1].(string), args[2].(*ewBcast), args[3].([]int8), args[4].([]int8), args[5].([]int8))
+	case "addNF32Acc":
+		addNF32Acc(args[0].([]float32), args[1].([]float32))
+	case "addNF32Start":
+		addNF32Start(args[0].([]float32))
+	case "addNInt8Acc":
+		addNInt8Acc(args[0].(*ewQuantParams), args[1].([]int8), args[2].([]int32))
+	case "addNInt8Out":
+		addNInt8Out(args[0].(*ewQuantParams), args[1].([]int32), args[2].([]int8))
+	case "addNInt8Start":
+		addNInt8Start(args[0].(*ewQuantParams), args[1].([]int32))
 	case "argMinMaxF32I32":
 		argMinMaxF32I32(args[0].(*argMinMaxParams), args[1].([]float32), args[2].([]int32))
 	case "argMinMaxF32I64":
@@ -344,6 +354,14 @@ func Call(fn string, args []any) bool {
 		softmaxInt8(args[0].(*softmaxParams), args[1].([]int8), args[2].([]int8), args[3].([]int32))
 	case "softmaxInt8Int16":
 		softmaxInt8Int16(args[0].(*softmaxParams), args[1].([]int8), args[2].([]int16), args[3].([]int32))
+	case "sqDiffF32":
+		sqDiffF32(args[0].(*ewBcast), args[1].([]float32), args[2].([]float32), args[3].([]float32))
+	case "sqDiffI32":
+		sqDiffI32(args[0].(*ewBcast), args[1].([]int32), args[2].([]int32), args[3].([]int32))
+	case "sqDiffInt16":
+		sqDiffInt16(args[0].(*ewQuantParams), args[1].(*ewBcast), args[2].([]int16), args[3].([]int16), args[4].([]int16))
+	case "sqDiffInt8":
+		sqDiffInt8(args[0].(*ewQuantParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "sqrtF32":
 		sqrtF32(args[0].([]float32), args[1].([]float32))
 	case "squareF32":

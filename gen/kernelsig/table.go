@@ -24,6 +24,12 @@ const (
 	AddI32                  Func = "addI32"
 	AddInt16                Func = "addInt16"
 	AddInt8Tab              Func = "addInt8Tab"
+	AddNF32Acc              Func = "addNF32Acc"
+	AddNF32Start            Func = "addNF32Start"
+	AddNInt8Acc             Func = "addNInt8Acc"
+	AddNInt8Out             Func = "addNInt8Out"
+	AddNInt8Start           Func = "addNInt8Start"
+	AddNInt8Term            Func = "addNInt8Term"
 	AddQuantOne             Func = "addQuantOne"
 	ArgMinMaxF32I32         Func = "argMinMaxF32I32"
 	ArgMinMaxF32I64         Func = "argMinMaxF32I64"
@@ -267,6 +273,11 @@ const (
 	SoftmaxLUT              Func = "softmaxLUT"
 	SoftmaxRecip            Func = "softmaxRecip"
 	SoftmaxRescale          Func = "softmaxRescale"
+	SqDiffF32               Func = "sqDiffF32"
+	SqDiffI32               Func = "sqDiffI32"
+	SqDiffInt16             Func = "sqDiffInt16"
+	SqDiffInt8              Func = "sqDiffInt8"
+	SqDiffQuantOne          Func = "sqDiffQuantOne"
 	SqrtF32                 Func = "sqrtF32"
 	SquareF32               Func = "squareF32"
 	SubF32                  Func = "subF32"
@@ -347,6 +358,12 @@ func Funcs() []Func {
 		AddI32,
 		AddInt16,
 		AddInt8Tab,
+		AddNF32Acc,
+		AddNF32Start,
+		AddNInt8Acc,
+		AddNInt8Out,
+		AddNInt8Start,
+		AddNInt8Term,
 		AddQuantOne,
 		ArgMinMaxF32I32,
 		ArgMinMaxF32I64,
@@ -590,6 +607,11 @@ func Funcs() []Func {
 		SoftmaxLUT,
 		SoftmaxRecip,
 		SoftmaxRescale,
+		SqDiffF32,
+		SqDiffI32,
+		SqDiffInt16,
+		SqDiffInt8,
+		SqDiffQuantOne,
 		SqrtF32,
 		SquareF32,
 		SubF32,
@@ -682,6 +704,18 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*ewQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int16"}, {"b", "[]int16"}, {"out", "[]int16"}}, true
 	case AddInt8Tab:
 		return []Param{{"p", "*ewQuantParams"}, {"tab", "string"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
+	case AddNF32Acc:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case AddNF32Start:
+		return []Param{{"out", "[]float32"}}, true
+	case AddNInt8Acc:
+		return []Param{{"p", "*ewQuantParams"}, {"in", "[]int8"}, {"acc", "[]int32"}}, true
+	case AddNInt8Out:
+		return []Param{{"p", "*ewQuantParams"}, {"acc", "[]int32"}, {"out", "[]int8"}}, true
+	case AddNInt8Start:
+		return []Param{{"p", "*ewQuantParams"}, {"acc", "[]int32"}}, true
+	case AddNInt8Term:
+		return []Param{{"p", "*ewQuantParams"}, {"x", "int32"}}, true
 	case AddQuantOne:
 		return []Param{{"p", "*ewQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case ArgMinMaxF32I32:
@@ -1168,6 +1202,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "int32"}}, true
 	case SoftmaxRescale:
 		return []Param{{"x", "int32"}, {"exp", "uint"}}, true
+	case SqDiffF32:
+		return []Param{{"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
+	case SqDiffI32:
+		return []Param{{"bc", "*ewBcast"}, {"a", "[]int32"}, {"b", "[]int32"}, {"out", "[]int32"}}, true
+	case SqDiffInt16:
+		return []Param{{"p", "*ewQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int16"}, {"b", "[]int16"}, {"out", "[]int16"}}, true
+	case SqDiffInt8:
+		return []Param{{"p", "*ewQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
+	case SqDiffQuantOne:
+		return []Param{{"p", "*ewQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case SqrtF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case SquareF32:
@@ -1222,6 +1266,11 @@ func (f Func) Results() int {
 		AddI32,
 		AddInt16,
 		AddInt8Tab,
+		AddNF32Acc,
+		AddNF32Start,
+		AddNInt8Acc,
+		AddNInt8Out,
+		AddNInt8Start,
 		ArgMinMaxF32I32,
 		ArgMinMaxF32I64,
 		ArgMinMaxI16I32,
@@ -1377,6 +1426,10 @@ func (f Func) Results() int {
 		SoftmaxInt16,
 		SoftmaxInt8,
 		SoftmaxInt8Int16,
+		SqDiffF32,
+		SqDiffI32,
+		SqDiffInt16,
+		SqDiffInt8,
 		SqrtF32,
 		SquareF32,
 		SubF32,
@@ -1396,6 +1449,7 @@ func (f Func) Results() int {
 		TconvInt8:
 		return 0
 	case AbsQ,
+		AddNInt8Term,
 		AddQuantOne,
 		ArgMinMaxIdxF32,
 		ArgMinMaxIdxI16,
@@ -1462,6 +1516,7 @@ func (f Func) Results() int {
 		SoftmaxLUT,
 		SoftmaxRecip,
 		SoftmaxRescale,
+		SqDiffQuantOne,
 		SubQuantOne:
 		return 1
 	case ConvRowsEdge,

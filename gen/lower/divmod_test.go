@@ -186,3 +186,110 @@ func TestDivmodRankRefused(t *testing.T) {
 		}
 	}
 }
+
+// randSqDiff is a random SQUARED_DIFFERENCE of type dt with broadcasting
+// up to rank 4, per-tensor quantization for int8 and int16 (zero points
+// at the limits often; int16: 0), the second input constant one case in
+// four.
+func randSqDiff(r *rand.Rand, dt model.DType) diffCase {
+	s1, s2, so := dmBcastShapes(r, 4)
+	c := diffCase{outDT: dt, desc: fmt.Sprintf("SQUARED_DIFFERENCE %s %v - %v", dt, s1, s2)}
+	m := builder.New("squared_difference differential case")
+	var ins []int
+	ta := addInput(m, &c, &ins, "a", s1, randQuant(r, dt), dmVals(r, dt, shapeProd(s1), false), false)
+	tb := addInput(m, &c, &ins, "b", s2, randQuant(r, dt), dmVals(r, dt, shapeProd(s2), false), r.IntN(4) == 0)
+	to := m.Tensor("out", dt, so, randQuant(r, dt))
+	m.Op(model.OpSquaredDifference, []int{ta, tb}, []int{to}, nil)
+	m.IO(ins, []int{to})
+	c.model = m.Bytes()
+	return c
+}
+
+// randAddN is a random ADD_N of 2 to 5 inputs of type dt and rank 1-5,
+// some of them constant, int8 inputs sharing one quantization.
+func randAddN(r *rand.Rand, dt model.DType) diffCase {
+	shape := randDims(r, 1+r.IntN(5), 4)
+	n := 2 + r.IntN(4)
+	c := diffCase{outDT: dt, desc: fmt.Sprintf("ADD_N %s %d x %v", dt, n, shape)}
+	m := builder.New("add_n differential case")
+	q := randQuant(r, dt)
+	var ins, ops []int
+	for i := range n {
+		konst := i > 0 && r.IntN(4) == 0
+		ops = append(ops, addInput(m, &c, &ins, fmt.Sprintf("in%d", i), shape, q, randVals(r, dt, shapeProd(shape)), konst))
+	}
+	to := m.Tensor("out", dt, shape, randQuant(r, dt))
+	m.Op(model.OpAddN, ops, []int{to}, nil)
+	m.IO(ins, []int{to})
+	c.model = m.Bytes()
+	return c
+}
+
+// dmRescaleRefusal allows refusing a rescaling factor TFLM applies with an
+// overflowing shift.
+func dmRescaleRefusal(err error) bool { return strings.Contains(err.Error(), "too large") }
+
+// TestSquaredDifferenceMatchesTFLM: SQUARED_DIFFERENCE (float32, int32,
+// int8, int16) and ADD_N (float32, int8) against TFLM, bit for bit.
+func TestSquaredDifferenceMatchesTFLM(t *testing.T) {
+	o := oracle.New(t)
+	for _, tc := range []struct {
+		code model.OpCode
+		dt   model.DType
+	}{
+		{model.OpSquaredDifference, model.Float32},
+		{model.OpSquaredDifference, model.Int32},
+		{model.OpSquaredDifference, model.Int8},
+		{model.OpSquaredDifference, model.Int16},
+		{model.OpAddN, model.Float32},
+		{model.OpAddN, model.Int8},
+	} {
+		name := tc.code.String() + "_" + strings.ToLower(tc.dt.String())
+		t.Run(name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(mathSeed(name), 7))
+			runDiffCases(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase {
+				if tc.code == model.OpAddN {
+					return randAddN(r, tc.dt)
+				}
+				return randSqDiff(r, tc.dt)
+			}, dmRescaleRefusal)
+		})
+	}
+}
+
+// TestSquaredDifferenceRefusedAsTFLM: types TFLM rejects, int16 zero
+// points other than 0, ADD_N inputs of different quantization.
+func TestSquaredDifferenceRefusedAsTFLM(t *testing.T) {
+	o := oracle.New(t)
+	r := rand.New(rand.NewPCG(31, 32))
+	checkRefusedAsTFLM(t, o, randSqDiff(r, model.Int64), model.OpSquaredDifference, "not supported")
+	checkRefusedAsTFLM(t, o, randAddN(r, model.Int16), model.OpAddN, "not supported")
+	checkRefusedAsTFLM(t, o, randAddN(r, model.Int32), model.OpAddN, "not supported")
+
+	m := builder.New("int16 squared difference, zero point 5")
+	a := m.Tensor("a", model.Int16, []int{3}, builder.PerTensor(0.5, 5))
+	b := m.Tensor("b", model.Int16, []int{3}, builder.PerTensor(0.5, 0))
+	out := m.Tensor("out", model.Int16, []int{3}, builder.PerTensor(0.5, 0))
+	m.Op(model.OpSquaredDifference, []int{a, b}, []int{out}, nil)
+	m.IO([]int{a, b}, []int{out})
+	v := diffVals{dt: model.Int16, ints: []int64{1, 2, 3}}
+	checkRefusedAsTFLM(t, o, diffCase{desc: "int16 zero point 5", model: m.Bytes(), inputs: []diffVals{v, v}}, model.OpSquaredDifference, "zero points must be 0")
+
+	m = builder.New("add_n of differently quantized inputs")
+	a = m.Tensor("a", model.Int8, []int{3}, builder.PerTensor(0.5, 1))
+	b = m.Tensor("b", model.Int8, []int{3}, builder.PerTensor(0.25, 1))
+	out = m.Tensor("out", model.Int8, []int{3}, builder.PerTensor(0.5, 0))
+	m.Op(model.OpAddN, []int{a, b}, []int{out}, nil)
+	m.IO([]int{a, b}, []int{out})
+	v = diffVals{dt: model.Int8, ints: []int64{1, 2, 3}}
+	checkRefusedAsTFLM(t, o, diffCase{desc: "ADD_N scales 0.5 and 0.25", model: m.Bytes(), inputs: []diffVals{v, v}}, model.OpAddN, "must be equal")
+
+	m = builder.New("add_n of different shapes")
+	a = m.Tensor("a", model.Float32, []int{3}, nil)
+	b = m.Tensor("b", model.Float32, []int{1, 3}, nil)
+	out = m.Tensor("out", model.Float32, []int{3}, nil)
+	m.Op(model.OpAddN, []int{a, b}, []int{out}, nil)
+	m.IO([]int{a, b}, []int{out})
+	f := diffVals{dt: model.Float32, flts: []float32{1, 2, 3}}
+	checkRefusedAsTFLM(t, o, diffCase{desc: "ADD_N [3] + [1 3]", model: m.Bytes(), inputs: []diffVals{f, f}}, model.OpAddN, "differs in type or shape")
+}
