@@ -132,6 +132,8 @@ func Call(fn string, args []any) bool {
 		convWinPad(args[0].([]int64), args[1].(int64), args[2].(bool))
 	case "copyConst":
 		copyConst(args[0].([]byte), args[1].(string))
+	case "cosF32":
+		cosF32(args[0].([]float32), args[1].([]float32))
 	case "dequantizeI16":
 		dequantizeI16(args[0].(*dequantizeParams), args[1].([]int16), args[2].([]float32))
 	case "dequantizeI8":
@@ -158,6 +160,8 @@ func Call(fn string, args []any) bool {
 		dwRowsBuild(args[0].(*dwRowsParams), args[1].([]int8), args[2].([]int8), int(args[3].(int64)), int(args[4].(int64)), args[5].([]int64))
 	case "dwRowsInt8":
 		dwRowsInt8(args[0].(*dwRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int64), args[5].([]int64), args[6].([]int8), args[7].([]int8))
+	case "eluF32":
+		eluF32(args[0].([]float32), args[1].([]float32))
 	case "embeddingHybrid":
 		embeddingHybrid(args[0].(*gatherParams), float32(args[1].(float64)), args[2].([]float32), args[3].([]int8), args[4].([]int32))
 	case "embeddingHybridConstIdx":
@@ -168,6 +172,8 @@ func Call(fn string, args []any) bool {
 		ewLoadI16(args[0].(string), args[1].([]int16))
 	case "ewLoadI32":
 		ewLoadI32(args[0].(string), args[1].([]int32))
+	case "expF32":
+		expF32(args[0].([]float32), args[1].([]float32))
 	case "fcDots":
 		fcDots(args[0].([]int8), args[1].(string), args[2].([]int32))
 	case "fcF32":
@@ -212,6 +218,8 @@ func Call(fn string, args []any) bool {
 		leakyReluInt16(args[0].(*leakyReluParams), args[1].([]int16), args[2].([]int16))
 	case "leakyReluInt8":
 		leakyReluInt8(args[0].(*leakyReluParams), args[1].([]int8), args[2].([]int8))
+	case "logF32":
+		logF32(args[0].([]float32), args[1].([]float32))
 	case "logicalNot":
 		logicalNot(args[0].([]uint8), args[1].([]uint8))
 	case "logisticF32":
@@ -346,6 +354,8 @@ func Call(fn string, args []any) bool {
 		roundF32(args[0].([]float32), args[1].([]float32))
 	case "rsqrtF32":
 		rsqrtF32(args[0].([]float32), args[1].([]float32))
+	case "sinF32":
+		sinF32(args[0].([]float32), args[1].([]float32))
 	case "softmaxF32":
 		softmaxF32(args[0].(*softmaxParams), args[1].([]float32), args[2].([]float32))
 	case "softmaxInt16":

@@ -5,15 +5,16 @@ import (
 	"testing"
 )
 
-// mathTNear checks got against TFLM's goldens within its tolerance (or
-// bit for bit where exact).
+// mathTNear checks got against TFLM's goldens: equal bits (any NaN for
+// NaN), else within tol relative (at least tol absolute); tol 0 asks for
+// the bits.
 func mathTNear(t *testing.T, name string, in, got, want []float32, tol float64) {
 	t.Helper()
 	for i, w := range want {
 		g := got[i]
-		ok := math.Abs(float64(g-w)) <= tol*max(1, math.Abs(float64(w)))
-		if tol == 0 {
-			ok = math.Float32bits(g) == math.Float32bits(w) || g != g && w != w
+		ok := math.Float32bits(g) == math.Float32bits(w) || g != g && w != w
+		if !ok && tol > 0 {
+			ok = math.Abs(float64(g-w)) <= tol*max(1, math.Abs(float64(w)))
 		}
 		if !ok {
 			t.Errorf("%s: element %d (input %v): got %v (%#x), want %v (%#x)", name, i, in[i], g, math.Float32bits(g), w, math.Float32bits(w))
@@ -52,6 +53,40 @@ func TestMathRounding(t *testing.T) {
 		{"round special", roundF32,
 			[]float32{-0.5, -0.3, negZero, 0.5, 2.5, -2.5, 8388607.5, 1e30, inf, -inf, nan},
 			[]float32{0, 0, negZero, 0, 2, -2, 8388608, 1e30, inf, -inf, nan}, 0},
+	} {
+		out := make([]float32, len(c.in)+1)
+		out[len(c.in)] = 23
+		c.fn(c.in, out)
+		if out[len(c.in)] != 23 {
+			t.Errorf("%s: wrote past the input length", c.name)
+		}
+		mathTNear(t, c.name, c.in, out, c.want, c.tol)
+	}
+}
+
+// TestMathTranscendental ports the float32 cases of exp_test.cc,
+// elementwise_test.cc (SIN, COS, LOG) and elu_test.cc within their
+// tolerances, and checks the IEEE special values exactly.
+func TestMathTranscendental(t *testing.T) {
+	inf := float32(math.Inf(1))
+	nan := float32(math.NaN())
+	negZero := math.Float32frombits(1 << 31)
+	for _, c := range []struct {
+		name     string
+		fn       func(in, out []float32)
+		in, want []float32
+		tol      float64
+	}{
+		{"exp", expF32, ewtF32(0, 1, -1, 100, -100, 0.01, -0.01), []float32{1, 2.71828, 0.36788, inf, 3.7200760e-44, 1.01005, 0.99005}, 1e-5},
+		{"sin", sinF32, ewtF32(0, 3.1415926, -3.1415926, 1), ewtF32(0, 0, 0, 0.84147), 1e-5},
+		{"cos", cosF32, ewtF32(0, 3.1415926, -3.1415926, 1), ewtF32(1, -1, -1, 0.54030), 1e-5},
+		{"log", logF32, ewtF32(1, 2.7182818, 0.5, 2), ewtF32(0, 1, -0.693147, 0.693147), 1e-5},
+		{"elu", eluF32, ewtF32(0, -6, 2, -4, 3, -2, 10, -0.1), ewtF32(0.0, -0.997521, 2.0, -0.981684, 3.0, -0.864665, 10.0, -0.0951626), 1e-5},
+		{"exp special", expF32, []float32{inf, -inf, nan, negZero, 89}, []float32{inf, 0, nan, 1, inf}, 0},
+		{"log special", logF32, []float32{0, negZero, -1, inf, nan, 1}, []float32{-inf, -inf, nan, inf, nan, 0}, 0},
+		{"sin special", sinF32, []float32{inf, -inf, nan, negZero}, []float32{nan, nan, nan, negZero}, 0},
+		{"cos special", cosF32, []float32{inf, nan, negZero}, []float32{nan, nan, 1}, 0},
+		{"elu special", eluF32, []float32{-inf, inf, nan, negZero}, []float32{-1, inf, nan, negZero}, 0},
 	} {
 		out := make([]float32, len(c.in)+1)
 		out[len(c.in)] = 23

@@ -85,6 +85,7 @@ const (
 	ConvWinLane             Func = "convWinLane"
 	ConvWinPad              Func = "convWinPad"
 	CopyConst               Func = "copyConst"
+	CosF32                  Func = "cosF32"
 	DequantizeI16           Func = "dequantizeI16"
 	DequantizeI8            Func = "dequantizeI8"
 	DequantizeU8            Func = "dequantizeU8"
@@ -106,6 +107,7 @@ const (
 	DwRowsInt8              Func = "dwRowsInt8"
 	DwRowsSrc               Func = "dwRowsSrc"
 	DwTaps                  Func = "dwTaps"
+	EluF32                  Func = "eluF32"
 	EmbeddingHybrid         Func = "embeddingHybrid"
 	EmbeddingHybridConstIdx Func = "embeddingHybridConstIdx"
 	EwLoadF32               Func = "ewLoadF32"
@@ -115,6 +117,7 @@ const (
 	EwRowStart              Func = "ewRowStart"
 	EwRows                  Func = "ewRows"
 	EwTab32                 Func = "ewTab32"
+	ExpF32                  Func = "expF32"
 	FcDotF4                 Func = "fcDotF4"
 	FcDotI16                Func = "fcDotI16"
 	FcDotI16Acc32           Func = "fcDotI16Acc32"
@@ -156,6 +159,7 @@ const (
 	LeakyReluInt16          Func = "leakyReluInt16"
 	LeakyReluInt8           Func = "leakyReluInt8"
 	LeakyReluOne            Func = "leakyReluOne"
+	LogF32                  Func = "logF32"
 	LogicalNot              Func = "logicalNot"
 	LogisticF32             Func = "logisticF32"
 	LogisticInt16           Func = "logisticInt16"
@@ -263,6 +267,7 @@ const (
 	SatRoundDoublingHighMul Func = "satRoundDoublingHighMul"
 	SigmoidTab              Func = "sigmoidTab"
 	SigmoidTab2             Func = "sigmoidTab2"
+	SinF32                  Func = "sinF32"
 	SoftmaxExpNeg           Func = "softmaxExpNeg"
 	SoftmaxExpSmall         Func = "softmaxExpSmall"
 	SoftmaxF32              Func = "softmaxF32"
@@ -419,6 +424,7 @@ func Funcs() []Func {
 		ConvWinLane,
 		ConvWinPad,
 		CopyConst,
+		CosF32,
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
@@ -440,6 +446,7 @@ func Funcs() []Func {
 		DwRowsInt8,
 		DwRowsSrc,
 		DwTaps,
+		EluF32,
 		EmbeddingHybrid,
 		EmbeddingHybridConstIdx,
 		EwLoadF32,
@@ -449,6 +456,7 @@ func Funcs() []Func {
 		EwRowStart,
 		EwRows,
 		EwTab32,
+		ExpF32,
 		FcDotF4,
 		FcDotI16,
 		FcDotI16Acc32,
@@ -490,6 +498,7 @@ func Funcs() []Func {
 		LeakyReluInt16,
 		LeakyReluInt8,
 		LeakyReluOne,
+		LogF32,
 		LogicalNot,
 		LogisticF32,
 		LogisticInt16,
@@ -597,6 +606,7 @@ func Funcs() []Func {
 		SatRoundDoublingHighMul,
 		SigmoidTab,
 		SigmoidTab2,
+		SinF32,
 		SoftmaxExpNeg,
 		SoftmaxExpSmall,
 		SoftmaxF32,
@@ -826,6 +836,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"d", "[]int64"}, {"v", "int64"}, {"first", "bool"}}, true
 	case CopyConst:
 		return []Param{{"dst", "[]byte"}, {"src", "string"}}, true
+	case CosF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case DequantizeI16:
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]int16"}, {"out", "[]float32"}}, true
 	case DequantizeI8:
@@ -868,6 +880,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"row", "[]int8"}, {"zrow", "[]int8"}, {"ix", "int"}, {"w", "int"}}, true
 	case DwTaps:
 		return []Param{{"origin", "int"}, {"dilation", "int"}, {"taps", "int"}, {"size", "int"}}, true
+	case EluF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case EmbeddingHybrid:
 		return []Param{{"p", "*gatherParams"}, {"scale", "float32"}, {"out", "[]float32"}, {"table", "[]int8"}, {"idx", "[]int32"}}, true
 	case EmbeddingHybridConstIdx:
@@ -886,6 +900,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"bc", "*ewBcast"}, {"n", "int"}}, true
 	case EwTab32:
 		return []Param{{"t", "*[2048]byte"}, {"i", "int"}}, true
+	case ExpF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case FcDotF4:
 		return []Param{{"x", "[]float32"}, {"w", "string"}, {"t", "*[4]float32"}}, true
 	case FcDotI16:
@@ -968,6 +984,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*leakyReluParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case LeakyReluOne:
 		return []Param{{"p", "*leakyReluParams"}, {"x", "int32"}}, true
+	case LogF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case LogicalNot:
 		return []Param{{"in", "[]uint8"}, {"out", "[]uint8"}}, true
 	case LogisticF32:
@@ -1182,6 +1200,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"i", "int"}}, true
 	case SigmoidTab2:
 		return []Param{{"i", "int"}}, true
+	case SinF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case SoftmaxExpNeg:
 		return []Param{{"a", "int32"}}, true
 	case SoftmaxExpSmall:
@@ -1305,6 +1325,7 @@ func (f Func) Results() int {
 		ConvWinLane,
 		ConvWinPad,
 		CopyConst,
+		CosF32,
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
@@ -1323,11 +1344,13 @@ func (f Func) Results() int {
 		DwRowsAny,
 		DwRowsBuild,
 		DwRowsInt8,
+		EluF32,
 		EmbeddingHybrid,
 		EmbeddingHybridConstIdx,
 		EwLoadF32,
 		EwLoadI16,
 		EwLoadI32,
+		ExpF32,
 		FcDotF4,
 		FcDots,
 		FcF32,
@@ -1352,6 +1375,7 @@ func (f Func) Results() int {
 		LeakyReluF32,
 		LeakyReluInt16,
 		LeakyReluInt8,
+		LogF32,
 		LogicalNot,
 		LogisticF32,
 		LogisticInt16,
@@ -1422,6 +1446,7 @@ func (f Func) Results() int {
 		ResizeNearest,
 		RoundF32,
 		RsqrtF32,
+		SinF32,
 		SoftmaxF32,
 		SoftmaxInt16,
 		SoftmaxInt8,
