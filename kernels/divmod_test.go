@@ -119,7 +119,8 @@ func dmtSqDiffParams(t *testing.T, leftShift int, s1, s2, so float32, z1, z2, zo
 // TestDivmodSquaredDifference ports squared_difference_test.cc: float32
 // and int32 with and without broadcasting, int8 with its min/max ranges and
 // int16 with its scales, compared after dequantizing within the test's
-// tolerance.
+// tolerance. (The test writes one input as -0.0, which is +0 in C++ as in
+// Go.)
 func TestDivmodSquaredDifference(t *testing.T) {
 	s, s6, one := []int{1, 2, 2, 1}, []int{1, 3, 1, 2}, []int{1}
 	for _, c := range []struct {
@@ -128,7 +129,7 @@ func TestDivmodSquaredDifference(t *testing.T) {
 		a, b, want []float32
 	}{
 		{"same shape", s, s, ewtF32(-0.2, 0.2, -1.2, 0.8), ewtF32(0.5, 0.2, -1.5, 0.5), ewtF32(0.49, 0.0, 0.09, 0.09)},
-		{"various shapes", s6, s6, ewtF32(-2.0, 0.2, 0.3, 0.8, 1.1, -2.0), ewtF32(1.0, 0.2, 0.6, 0.4, -1.0, -0.0), ewtF32(9.0, 0.0, 0.09, 0.16, 4.41, 4.0)},
+		{"various shapes", s6, s6, ewtF32(-2.0, 0.2, 0.3, 0.8, 1.1, -2.0), ewtF32(1.0, 0.2, 0.6, 0.4, -1.0, 0), ewtF32(9.0, 0.0, 0.09, 0.16, 4.41, 4.0)},
 		{"broadcast", s6, one, ewtF32(-0.2, 0.2, 0.5, 0.8, 0.11, 1.1), ewtF32(0.1), ewtF32(0.09, 0.01, 0.16, 0.49, 0.0001, 1.0)},
 	} {
 		out := make([]float32, len(c.want))
@@ -160,7 +161,7 @@ func TestDivmodSquaredDifference(t *testing.T) {
 		tol                    float64
 	}{
 		{"same shape", s, s, ewtF32(-0.2, 0.2, -1.2, 0.8), ewtF32(0.5, 0.2, -1.5, 0.5), ewtF32(0.49, 0.0, 0.09, 0.09), -1.2, 0.8, -1.5, 0.5, 0.5, 2.0 / 255},
-		{"various shapes", s6, s6, ewtF32(-2.0, 0.2, 0.3, 0.8, 1.1, -2.0), ewtF32(1.0, 0.2, 0.6, 0.4, -1.0, -0.0), ewtF32(9.0, 0.0, 0.09, 0.16, 4.41, 4.0), -2, 1.7, -1, 1, 9, 18.0 / 255},
+		{"various shapes", s6, s6, ewtF32(-2.0, 0.2, 0.3, 0.8, 1.1, -2.0), ewtF32(1.0, 0.2, 0.6, 0.4, -1.0, 0), ewtF32(9.0, 0.0, 0.09, 0.16, 4.41, 4.0), -2, 1.7, -1, 1, 9, 18.0 / 255},
 		{"broadcast", s6, one, ewtF32(-0.2, 0.2, 0.5, 0.8, 0.11, 1.1), ewtF32(0.1), ewtF32(0.09, 0.01, 0.16, 0.49, 0.0001, 1.0), -0.2, 1.1, 0, 1, 1, 2.0 / 255},
 	} {
 		s1, z1 := dmtScaleZP(c.lo1, c.hi1)
@@ -182,7 +183,7 @@ func TestDivmodSquaredDifference(t *testing.T) {
 		a, b, want []float32
 	}{
 		{"same shape", s, s, ewtF32(-0.2, 0.2, -1.2, 0.8), ewtF32(0.5, 0.2, -1.5, 0.5), ewtF32(0.49, 0.0, 0.09, 0.09)},
-		{"various shapes", s6, s6, ewtF32(-2.0, 0.2, 0.3, 0.8, 1.1, -2.0), ewtF32(1.0, 0.2, 0.6, 0.4, -1.0, -0.0), ewtF32(9.0, 0.0, 0.09, 0.16, 4.41, 4.0)},
+		{"various shapes", s6, s6, ewtF32(-2.0, 0.2, 0.3, 0.8, 1.1, -2.0), ewtF32(1.0, 0.2, 0.6, 0.4, -1.0, 0), ewtF32(9.0, 0.0, 0.09, 0.16, 4.41, 4.0)},
 		{"broadcast", s6, one, ewtF32(-0.2, 0.2, 0.5, 0.8, 0.11, 1.1), ewtF32(0.1), ewtF32(0.09, 0.01, 0.16, 0.49, 0.0001, 1.0)},
 	} {
 		p := dmtSqDiffParams(t, 0, 0.0025, 0.005, 0.001, 0, 0, 0, -32768, 32767)
