@@ -26,24 +26,24 @@ package kernels
 //   - octPass: parameter p has type unsafe.Pointer
 //   - svdfFeatures: parameter acc has type *[24]int32
 //   - functions with results (helpers, not program steps):
-//     absQ, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16, argMinMaxIdxI8,
-//     clampF32, clampI32, constI8, constU8, convLean8, convPWDot16,
-//     convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny, convPWOut,
-//     convPWRescale, convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps,
-//     dusClamp, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
-//     ewRows, ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
-//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, ld32, ld64, ldf32,
-//     le64, leakyReluOne, logisticTanh16Input, lstmCellF, lstmCellQ,
-//     lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q,
-//     lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
+//     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
+//     argMinMaxIdxI8, clampF32, clampI32, constI8, constU8, convLean8,
+//     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
+//     convPWOut, convPWRescale, convRQ32, convRQR, convRowsDot, convRowsEdge,
+//     convTaps, dusClamp, dwRescale, dwRowsSrc, dwTaps, ewRequantDown,
+//     ewRowStart, ewRows, ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ,
+//     fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
+//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
+//     ld32, ld64, ldf32, le64, leakyReluOne, logisticTanh16Input, lstmCellF,
+//     lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S,
+//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
 //     lstmRowBatch, lstmRq16, lstmSigmoidQ, lstmTanhQ, meanRequant,
 //     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
 //     poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
 //     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
 //     satRoundDoublingHighMul, sigmoidTab, sigmoidTab2, softmaxExpNeg,
 //     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, subQuantOne, tconvTaps
+//     softmaxRescale, sqDiffQuantOne, subQuantOne, tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -68,6 +68,16 @@ func Call(fn string, args []any) bool {
 		addInt16(args[0].(*ewQuantParams), args[1].(*ewBcast), args[2].([]int16), args[3].([]int16), args[4].([]int16))
 	case "addInt8Tab":
 		addInt8Tab(args[0].(*ewQuantParams), args[1].(string), args[2].(*ewBcast), args[3].([]int8), args[4].([]int8), args[5].([]int8))
+	case "addNF32Acc":
+		addNF32Acc(args[0].([]float32), args[1].([]float32))
+	case "addNF32Start":
+		addNF32Start(args[0].([]float32))
+	case "addNInt8Acc":
+		addNInt8Acc(args[0].(*ewQuantParams), args[1].([]int8), args[2].([]int32))
+	case "addNInt8Out":
+		addNInt8Out(args[0].(*ewQuantParams), args[1].([]int32), args[2].([]int8))
+	case "addNInt8Start":
+		addNInt8Start(args[0].(*ewQuantParams), args[1].([]int32))
 	case "argMinMaxF32I32":
 		argMinMaxF32I32(args[0].(*argMinMaxParams), args[1].([]float32), args[2].([]int32))
 	case "argMinMaxF32I64":
@@ -86,6 +96,8 @@ func Call(fn string, args []any) bool {
 		avgPoolInt16(args[0].(*poolParams), args[1].([]int16), args[2].([]int16))
 	case "avgPoolInt8":
 		avgPoolInt8(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
+	case "ceilF32":
+		ceilF32(args[0].([]float32), args[1].([]float32))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":
@@ -120,12 +132,18 @@ func Call(fn string, args []any) bool {
 		convWinPad(args[0].([]int64), args[1].(int64), args[2].(bool))
 	case "copyConst":
 		copyConst(args[0].([]byte), args[1].(string))
+	case "cosF32":
+		cosF32(args[0].([]float32), args[1].([]float32))
 	case "dequantizeI16":
 		dequantizeI16(args[0].(*dequantizeParams), args[1].([]int16), args[2].([]float32))
 	case "dequantizeI8":
 		dequantizeI8(args[0].(*dequantizeParams), args[1].([]int8), args[2].([]float32))
 	case "dequantizeU8":
 		dequantizeU8(args[0].(*dequantizeParams), args[1].([]uint8), args[2].([]float32))
+	case "divF32":
+		divF32(args[0].(*ewF32Params), args[1].(*ewBcast), args[2].([]float32), args[3].([]float32), args[4].([]float32))
+	case "divI32":
+		divI32(args[0].(*ewI32Params), args[1].(*ewBcast), args[2].([]int32), args[3].([]int32), args[4].([]int32))
 	case "dusI32":
 		dusI32(args[0].(*dusParams), args[1].([]byte), args[2].([]byte), args[3].([]int32))
 	case "dusI32Const":
@@ -150,6 +168,8 @@ func Call(fn string, args []any) bool {
 		dwRowsBuild(args[0].(*dwRowsParams), args[1].([]int8), args[2].([]int8), int(args[3].(int64)), int(args[4].(int64)), args[5].([]int64))
 	case "dwRowsInt8":
 		dwRowsInt8(args[0].(*dwRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int64), args[5].([]int64), args[6].([]int8), args[7].([]int8))
+	case "eluF32":
+		eluF32(args[0].([]float32), args[1].([]float32))
 	case "embeddingHybrid":
 		embeddingHybrid(args[0].(*gatherParams), float32(args[1].(float64)), args[2].([]float32), args[3].([]int8), args[4].([]int32))
 	case "embeddingHybridConstIdx":
@@ -160,6 +180,8 @@ func Call(fn string, args []any) bool {
 		ewLoadI16(args[0].(string), args[1].([]int16))
 	case "ewLoadI32":
 		ewLoadI32(args[0].(string), args[1].([]int32))
+	case "expF32":
+		expF32(args[0].([]float32), args[1].([]float32))
 	case "fcDots":
 		fcDots(args[0].([]int8), args[1].(string), args[2].([]int32))
 	case "fcF32":
@@ -180,6 +202,12 @@ func Call(fn string, args []any) bool {
 		fcOutPC(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
 	case "fcOutPT":
 		fcOutPT(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
+	case "floorDivF32":
+		floorDivF32(args[0].(*ewBcast), args[1].([]float32), args[2].([]float32), args[3].([]float32))
+	case "floorF32":
+		floorF32(args[0].([]float32), args[1].([]float32))
+	case "floorModF32":
+		floorModF32(args[0].(*ewBcast), args[1].([]float32), args[2].([]float32), args[3].([]float32))
 	case "gather":
 		gather(args[0].(*gatherParams), args[1].([]byte), args[2].([]byte), args[3].([]int32))
 	case "gatherConstIdx":
@@ -198,6 +226,8 @@ func Call(fn string, args []any) bool {
 		leakyReluInt16(args[0].(*leakyReluParams), args[1].([]int16), args[2].([]int16))
 	case "leakyReluInt8":
 		leakyReluInt8(args[0].(*leakyReluParams), args[1].([]int8), args[2].([]int8))
+	case "logF32":
+		logF32(args[0].([]float32), args[1].([]float32))
 	case "logicalNot":
 		logicalNot(args[0].([]uint8), args[1].([]uint8))
 	case "logisticF32":
@@ -328,8 +358,12 @@ func Call(fn string, args []any) bool {
 		resizeBilinearInt8(args[0].(*resizeBilinearParams), args[1].(string), args[2].(string), args[3].([]int8), args[4].([]int8))
 	case "resizeNearest":
 		resizeNearest(args[0].(*resizeNearestParams), args[1].(string), args[2].(string), args[3].([]byte), args[4].([]byte))
+	case "roundF32":
+		roundF32(args[0].([]float32), args[1].([]float32))
 	case "rsqrtF32":
 		rsqrtF32(args[0].([]float32), args[1].([]float32))
+	case "sinF32":
+		sinF32(args[0].([]float32), args[1].([]float32))
 	case "softmaxF32":
 		softmaxF32(args[0].(*softmaxParams), args[1].([]float32), args[2].([]float32))
 	case "softmaxInt16":
@@ -338,6 +372,14 @@ func Call(fn string, args []any) bool {
 		softmaxInt8(args[0].(*softmaxParams), args[1].([]int8), args[2].([]int8), args[3].([]int32))
 	case "softmaxInt8Int16":
 		softmaxInt8Int16(args[0].(*softmaxParams), args[1].([]int8), args[2].([]int16), args[3].([]int32))
+	case "sqDiffF32":
+		sqDiffF32(args[0].(*ewBcast), args[1].([]float32), args[2].([]float32), args[3].([]float32))
+	case "sqDiffI32":
+		sqDiffI32(args[0].(*ewBcast), args[1].([]int32), args[2].([]int32), args[3].([]int32))
+	case "sqDiffInt16":
+		sqDiffInt16(args[0].(*ewQuantParams), args[1].(*ewBcast), args[2].([]int16), args[3].([]int16), args[4].([]int16))
+	case "sqDiffInt8":
+		sqDiffInt8(args[0].(*ewQuantParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "sqrtF32":
 		sqrtF32(args[0].([]float32), args[1].([]float32))
 	case "squareF32":

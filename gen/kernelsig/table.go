@@ -24,6 +24,12 @@ const (
 	AddI32                  Func = "addI32"
 	AddInt16                Func = "addInt16"
 	AddInt8Tab              Func = "addInt8Tab"
+	AddNF32Acc              Func = "addNF32Acc"
+	AddNF32Start            Func = "addNF32Start"
+	AddNInt8Acc             Func = "addNInt8Acc"
+	AddNInt8Out             Func = "addNInt8Out"
+	AddNInt8Start           Func = "addNInt8Start"
+	AddNInt8Term            Func = "addNInt8Term"
 	AddQuantOne             Func = "addQuantOne"
 	ArgMinMaxF32I32         Func = "argMinMaxF32I32"
 	ArgMinMaxF32I64         Func = "argMinMaxF32I64"
@@ -37,6 +43,7 @@ const (
 	AvgPoolF32              Func = "avgPoolF32"
 	AvgPoolInt16            Func = "avgPoolInt16"
 	AvgPoolInt8             Func = "avgPoolInt8"
+	CeilF32                 Func = "ceilF32"
 	ClampF32                Func = "clampF32"
 	ClampI32                Func = "clampI32"
 	ConstI8                 Func = "constI8"
@@ -78,9 +85,12 @@ const (
 	ConvWinLane             Func = "convWinLane"
 	ConvWinPad              Func = "convWinPad"
 	CopyConst               Func = "copyConst"
+	CosF32                  Func = "cosF32"
 	DequantizeI16           Func = "dequantizeI16"
 	DequantizeI8            Func = "dequantizeI8"
 	DequantizeU8            Func = "dequantizeU8"
+	DivF32                  Func = "divF32"
+	DivI32                  Func = "divI32"
 	DusClamp                Func = "dusClamp"
 	DusI32                  Func = "dusI32"
 	DusI32Const             Func = "dusI32Const"
@@ -102,6 +112,7 @@ const (
 	DwRowsInt8              Func = "dwRowsInt8"
 	DwRowsSrc               Func = "dwRowsSrc"
 	DwTaps                  Func = "dwTaps"
+	EluF32                  Func = "eluF32"
 	EmbeddingHybrid         Func = "embeddingHybrid"
 	EmbeddingHybridConstIdx Func = "embeddingHybridConstIdx"
 	EwLoadF32               Func = "ewLoadF32"
@@ -111,6 +122,7 @@ const (
 	EwRowStart              Func = "ewRowStart"
 	EwRows                  Func = "ewRows"
 	EwTab32                 Func = "ewTab32"
+	ExpF32                  Func = "expF32"
 	FcDotF4                 Func = "fcDotF4"
 	FcDotI16                Func = "fcDotI16"
 	FcDotI16Acc32           Func = "fcDotI16Acc32"
@@ -129,6 +141,9 @@ const (
 	FcRQFor                 Func = "fcRQFor"
 	FcRescale               Func = "fcRescale"
 	FcSumI8                 Func = "fcSumI8"
+	FloorDivF32             Func = "floorDivF32"
+	FloorF32                Func = "floorF32"
+	FloorModF32             Func = "floorModF32"
 	Gather                  Func = "gather"
 	GatherConstIdx          Func = "gatherConstIdx"
 	GatherIndex             Func = "gatherIndex"
@@ -149,6 +164,7 @@ const (
 	LeakyReluInt16          Func = "leakyReluInt16"
 	LeakyReluInt8           Func = "leakyReluInt8"
 	LeakyReluOne            Func = "leakyReluOne"
+	LogF32                  Func = "logF32"
 	LogicalNot              Func = "logicalNot"
 	LogisticF32             Func = "logisticF32"
 	LogisticInt16           Func = "logisticInt16"
@@ -247,6 +263,7 @@ const (
 	ResizeBilinearF32       Func = "resizeBilinearF32"
 	ResizeBilinearInt8      Func = "resizeBilinearInt8"
 	ResizeNearest           Func = "resizeNearest"
+	RoundF32                Func = "roundF32"
 	RoundingDivByPOT        Func = "roundingDivByPOT"
 	RqApply                 Func = "rqApply"
 	RqFor                   Func = "rqFor"
@@ -255,6 +272,7 @@ const (
 	SatRoundDoublingHighMul Func = "satRoundDoublingHighMul"
 	SigmoidTab              Func = "sigmoidTab"
 	SigmoidTab2             Func = "sigmoidTab2"
+	SinF32                  Func = "sinF32"
 	SoftmaxExpNeg           Func = "softmaxExpNeg"
 	SoftmaxExpSmall         Func = "softmaxExpSmall"
 	SoftmaxF32              Func = "softmaxF32"
@@ -265,6 +283,11 @@ const (
 	SoftmaxLUT              Func = "softmaxLUT"
 	SoftmaxRecip            Func = "softmaxRecip"
 	SoftmaxRescale          Func = "softmaxRescale"
+	SqDiffF32               Func = "sqDiffF32"
+	SqDiffI32               Func = "sqDiffI32"
+	SqDiffInt16             Func = "sqDiffInt16"
+	SqDiffInt8              Func = "sqDiffInt8"
+	SqDiffQuantOne          Func = "sqDiffQuantOne"
 	SqrtF32                 Func = "sqrtF32"
 	SquareF32               Func = "squareF32"
 	SubF32                  Func = "subF32"
@@ -346,6 +369,12 @@ func Funcs() []Func {
 		AddI32,
 		AddInt16,
 		AddInt8Tab,
+		AddNF32Acc,
+		AddNF32Start,
+		AddNInt8Acc,
+		AddNInt8Out,
+		AddNInt8Start,
+		AddNInt8Term,
 		AddQuantOne,
 		ArgMinMaxF32I32,
 		ArgMinMaxF32I64,
@@ -359,6 +388,7 @@ func Funcs() []Func {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		CeilF32,
 		ClampF32,
 		ClampI32,
 		ConstI8,
@@ -400,9 +430,12 @@ func Funcs() []Func {
 		ConvWinLane,
 		ConvWinPad,
 		CopyConst,
+		CosF32,
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		DivF32,
+		DivI32,
 		DusClamp,
 		DusI32,
 		DusI32Const,
@@ -424,6 +457,7 @@ func Funcs() []Func {
 		DwRowsInt8,
 		DwRowsSrc,
 		DwTaps,
+		EluF32,
 		EmbeddingHybrid,
 		EmbeddingHybridConstIdx,
 		EwLoadF32,
@@ -433,6 +467,7 @@ func Funcs() []Func {
 		EwRowStart,
 		EwRows,
 		EwTab32,
+		ExpF32,
 		FcDotF4,
 		FcDotI16,
 		FcDotI16Acc32,
@@ -451,6 +486,9 @@ func Funcs() []Func {
 		FcRQFor,
 		FcRescale,
 		FcSumI8,
+		FloorDivF32,
+		FloorF32,
+		FloorModF32,
 		Gather,
 		GatherConstIdx,
 		GatherIndex,
@@ -471,6 +509,7 @@ func Funcs() []Func {
 		LeakyReluInt16,
 		LeakyReluInt8,
 		LeakyReluOne,
+		LogF32,
 		LogicalNot,
 		LogisticF32,
 		LogisticInt16,
@@ -569,6 +608,7 @@ func Funcs() []Func {
 		ResizeBilinearF32,
 		ResizeBilinearInt8,
 		ResizeNearest,
+		RoundF32,
 		RoundingDivByPOT,
 		RqApply,
 		RqFor,
@@ -577,6 +617,7 @@ func Funcs() []Func {
 		SatRoundDoublingHighMul,
 		SigmoidTab,
 		SigmoidTab2,
+		SinF32,
 		SoftmaxExpNeg,
 		SoftmaxExpSmall,
 		SoftmaxF32,
@@ -587,6 +628,11 @@ func Funcs() []Func {
 		SoftmaxLUT,
 		SoftmaxRecip,
 		SoftmaxRescale,
+		SqDiffF32,
+		SqDiffI32,
+		SqDiffInt16,
+		SqDiffInt8,
+		SqDiffQuantOne,
 		SqrtF32,
 		SquareF32,
 		SubF32,
@@ -680,6 +726,18 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*ewQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int16"}, {"b", "[]int16"}, {"out", "[]int16"}}, true
 	case AddInt8Tab:
 		return []Param{{"p", "*ewQuantParams"}, {"tab", "string"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
+	case AddNF32Acc:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case AddNF32Start:
+		return []Param{{"out", "[]float32"}}, true
+	case AddNInt8Acc:
+		return []Param{{"p", "*ewQuantParams"}, {"in", "[]int8"}, {"acc", "[]int32"}}, true
+	case AddNInt8Out:
+		return []Param{{"p", "*ewQuantParams"}, {"acc", "[]int32"}, {"out", "[]int8"}}, true
+	case AddNInt8Start:
+		return []Param{{"p", "*ewQuantParams"}, {"acc", "[]int32"}}, true
+	case AddNInt8Term:
+		return []Param{{"p", "*ewQuantParams"}, {"x", "int32"}}, true
 	case AddQuantOne:
 		return []Param{{"p", "*ewQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case ArgMinMaxF32I32:
@@ -706,6 +764,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*poolParams"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
 	case AvgPoolInt8:
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case CeilF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case ClampF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case ClampI32:
@@ -788,12 +848,18 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"d", "[]int64"}, {"v", "int64"}, {"first", "bool"}}, true
 	case CopyConst:
 		return []Param{{"dst", "[]byte"}, {"src", "string"}}, true
+	case CosF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case DequantizeI16:
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]int16"}, {"out", "[]float32"}}, true
 	case DequantizeI8:
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]int8"}, {"out", "[]float32"}}, true
 	case DequantizeU8:
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]uint8"}, {"out", "[]float32"}}, true
+	case DivF32:
+		return []Param{{"p", "*ewF32Params"}, {"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
+	case DivI32:
+		return []Param{{"p", "*ewI32Params"}, {"bc", "*ewBcast"}, {"a", "[]int32"}, {"b", "[]int32"}, {"out", "[]int32"}}, true
 	case DusClamp:
 		return []Param{{"v", "int64"}, {"lim", "int"}}, true
 	case DusI32:
@@ -836,6 +902,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"row", "[]int8"}, {"zrow", "[]int8"}, {"ix", "int"}, {"w", "int"}}, true
 	case DwTaps:
 		return []Param{{"origin", "int"}, {"dilation", "int"}, {"taps", "int"}, {"size", "int"}}, true
+	case EluF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case EmbeddingHybrid:
 		return []Param{{"p", "*gatherParams"}, {"scale", "float32"}, {"out", "[]float32"}, {"table", "[]int8"}, {"idx", "[]int32"}}, true
 	case EmbeddingHybridConstIdx:
@@ -854,6 +922,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"bc", "*ewBcast"}, {"n", "int"}}, true
 	case EwTab32:
 		return []Param{{"t", "*[2048]byte"}, {"i", "int"}}, true
+	case ExpF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case FcDotF4:
 		return []Param{{"x", "[]float32"}, {"w", "string"}, {"t", "*[4]float32"}}, true
 	case FcDotI16:
@@ -890,6 +960,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "int32"}, {"q", "fcRQ"}}, true
 	case FcSumI8:
 		return []Param{{"x", "[]int8"}}, true
+	case FloorDivF32:
+		return []Param{{"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
+	case FloorF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case FloorModF32:
+		return []Param{{"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case Gather:
 		return []Param{{"p", "*gatherParams"}, {"dst", "[]byte"}, {"src", "[]byte"}, {"idx", "[]int32"}}, true
 	case GatherConstIdx:
@@ -930,6 +1006,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*leakyReluParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case LeakyReluOne:
 		return []Param{{"p", "*leakyReluParams"}, {"x", "int32"}}, true
+	case LogF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case LogicalNot:
 		return []Param{{"in", "[]uint8"}, {"out", "[]uint8"}}, true
 	case LogisticF32:
@@ -1126,6 +1204,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*resizeBilinearParams"}, {"ys", "string"}, {"xs", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case ResizeNearest:
 		return []Param{{"p", "*resizeNearestParams"}, {"ys", "string"}, {"xs", "string"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
+	case RoundF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case RoundingDivByPOT:
 		return []Param{{"x", "int32"}, {"exponent", "int"}}, true
 	case RqApply:
@@ -1142,6 +1222,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"i", "int"}}, true
 	case SigmoidTab2:
 		return []Param{{"i", "int"}}, true
+	case SinF32:
+		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case SoftmaxExpNeg:
 		return []Param{{"a", "int32"}}, true
 	case SoftmaxExpSmall:
@@ -1162,6 +1244,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "int32"}}, true
 	case SoftmaxRescale:
 		return []Param{{"x", "int32"}, {"exp", "uint"}}, true
+	case SqDiffF32:
+		return []Param{{"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
+	case SqDiffI32:
+		return []Param{{"bc", "*ewBcast"}, {"a", "[]int32"}, {"b", "[]int32"}, {"out", "[]int32"}}, true
+	case SqDiffInt16:
+		return []Param{{"p", "*ewQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int16"}, {"b", "[]int16"}, {"out", "[]int16"}}, true
+	case SqDiffInt8:
+		return []Param{{"p", "*ewQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
+	case SqDiffQuantOne:
+		return []Param{{"p", "*ewQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case SqrtF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case SquareF32:
@@ -1216,6 +1308,11 @@ func (f Func) Results() int {
 		AddI32,
 		AddInt16,
 		AddInt8Tab,
+		AddNF32Acc,
+		AddNF32Start,
+		AddNInt8Acc,
+		AddNInt8Out,
+		AddNInt8Start,
 		ArgMinMaxF32I32,
 		ArgMinMaxF32I64,
 		ArgMinMaxI16I32,
@@ -1225,6 +1322,7 @@ func (f Func) Results() int {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		CeilF32,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -1249,9 +1347,12 @@ func (f Func) Results() int {
 		ConvWinLane,
 		ConvWinPad,
 		CopyConst,
+		CosF32,
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		DivF32,
+		DivI32,
 		DusI32,
 		DusI32Const,
 		DusI64,
@@ -1269,11 +1370,13 @@ func (f Func) Results() int {
 		DwRowsAny,
 		DwRowsBuild,
 		DwRowsInt8,
+		EluF32,
 		EmbeddingHybrid,
 		EmbeddingHybridConstIdx,
 		EwLoadF32,
 		EwLoadI16,
 		EwLoadI32,
+		ExpF32,
 		FcDotF4,
 		FcDots,
 		FcF32,
@@ -1286,6 +1389,9 @@ func (f Func) Results() int {
 		FcOctOut,
 		FcOutPC,
 		FcOutPT,
+		FloorDivF32,
+		FloorF32,
+		FloorModF32,
 		Gather,
 		GatherConstIdx,
 		GatherNd,
@@ -1295,6 +1401,7 @@ func (f Func) Results() int {
 		LeakyReluF32,
 		LeakyReluInt16,
 		LeakyReluInt8,
+		LogF32,
 		LogicalNot,
 		LogisticF32,
 		LogisticInt16,
@@ -1363,11 +1470,17 @@ func (f Func) Results() int {
 		ResizeBilinearF32,
 		ResizeBilinearInt8,
 		ResizeNearest,
+		RoundF32,
 		RsqrtF32,
+		SinF32,
 		SoftmaxF32,
 		SoftmaxInt16,
 		SoftmaxInt8,
 		SoftmaxInt8Int16,
+		SqDiffF32,
+		SqDiffI32,
+		SqDiffInt16,
+		SqDiffInt8,
 		SqrtF32,
 		SquareF32,
 		SubF32,
@@ -1387,6 +1500,7 @@ func (f Func) Results() int {
 		TconvInt8:
 		return 0
 	case AbsQ,
+		AddNInt8Term,
 		AddQuantOne,
 		ArgMinMaxIdxF32,
 		ArgMinMaxIdxI16,
@@ -1454,6 +1568,7 @@ func (f Func) Results() int {
 		SoftmaxLUT,
 		SoftmaxRecip,
 		SoftmaxRescale,
+		SqDiffQuantOne,
 		SubQuantOne:
 		return 1
 	case ConvRowsEdge,

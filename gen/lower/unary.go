@@ -9,8 +9,8 @@ import (
 // Lowerings of the elementwise unary operators whose reference results are
 // exact (kernels/unary.go), following TFLite Micro's elementwise.cc (ABS,
 // SQRT, RSQRT, SQUARE, LOGICAL_NOT) and neg.cc (NEG). SIN, COS, LOG and
-// float EXP are not here: C's sinf/cosf/logf are not reproducible bit for
-// bit from Go. Quantized RSQRT is not supported yet.
+// EXP, whose C library results Go reproduces within an ulp or two rather
+// than bit for bit, are in math.go. Quantized RSQRT is not supported yet.
 
 func init() {
 	register(model.OpAbs, lowerAbs, elementwise)
