@@ -27,16 +27,16 @@ package kernels
 //   - svdfFeatures: parameter acc has type *[24]int32
 //   - functions with results (helpers, not program steps):
 //     absQ, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16, argMinMaxIdxI8,
-//     clampF32, clampI32, constI8, constU8, convLean8, convPWDot16,
-//     convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny, convPWOut,
-//     convPWRescale, convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps,
-//     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
-//     ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
-//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, ld32, ld64, ldf32,
-//     le64, leakyReluOne, logisticTanh16Input, lstmCellF, lstmCellQ,
-//     lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q,
-//     lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
+//     b2u8, clampF32, clampI32, cmpOrd32, cmpOrd64, constI8, constU8,
+//     convLean8, convPWDot16, convPWDot4, convPWDot8, convPWDot8x4,
+//     convPWDotAny, convPWOut, convPWRescale, convRQ32, convRQR, convRowsDot,
+//     convRowsEdge, convTaps, dwRescale, dwRowsSrc, dwTaps, ewRequantDown,
+//     ewRowStart, ewRows, ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ,
+//     fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
+//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
+//     ld32, ld64, ldf32, le64, leakyReluOne, logisticTanh16Input, lstmCellF,
+//     lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S,
+//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
 //     lstmRowBatch, lstmRq16, lstmSigmoidQ, lstmTanhQ, meanRequant,
 //     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
 //     poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
@@ -86,6 +86,16 @@ func Call(fn string, args []any) bool {
 		avgPoolInt16(args[0].(*poolParams), args[1].([]int16), args[2].([]int16))
 	case "avgPoolInt8":
 		avgPoolInt8(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
+	case "cmpBool":
+		cmpBool(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]uint8), args[3].([]uint8), args[4].([]uint8))
+	case "cmpF32":
+		cmpF32(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]float32), args[3].([]float32), args[4].([]uint8))
+	case "cmpI32":
+		cmpI32(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]int32), args[3].([]int32), args[4].([]uint8))
+	case "cmpI64":
+		cmpI64(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]int64), args[3].([]int64), args[4].([]uint8))
+	case "cmpInt8":
+		cmpInt8(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]uint8))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":
@@ -190,8 +200,14 @@ func Call(fn string, args []any) bool {
 		leakyReluInt16(args[0].(*leakyReluParams), args[1].([]int16), args[2].([]int16))
 	case "leakyReluInt8":
 		leakyReluInt8(args[0].(*leakyReluParams), args[1].([]int8), args[2].([]int8))
+	case "loadI64":
+		loadI64(args[0].(string), args[1].([]int64))
+	case "logicalAnd":
+		logicalAnd(args[0].(*ewBcast), args[1].([]uint8), args[2].([]uint8), args[3].([]uint8))
 	case "logicalNot":
 		logicalNot(args[0].([]uint8), args[1].([]uint8))
+	case "logicalOr":
+		logicalOr(args[0].(*ewBcast), args[1].([]uint8), args[2].([]uint8), args[3].([]uint8))
 	case "logisticF32":
 		logisticF32(args[0].([]float32), args[1].([]float32))
 	case "logisticInt16":
@@ -407,6 +423,29 @@ func NewParams(typ string, fields map[string]any) any {
 				p.inner = int(v.(int64))
 			case "isMin":
 				p.isMin = v.(bool)
+			default:
+				return nil
+			}
+		}
+		return p
+	case "cmpParams":
+		p := &cmpParams{}
+		for k, v := range fields {
+			switch k {
+			case "mask":
+				p.mask = uint8(v.(int64))
+			case "in1Off":
+				p.in1Off = int32(v.(int64))
+			case "in2Off":
+				p.in2Off = int32(v.(int64))
+			case "in1Mult":
+				p.in1Mult = int32(v.(int64))
+			case "in2Mult":
+				p.in2Mult = int32(v.(int64))
+			case "in1Shift":
+				p.in1Shift = int(v.(int64))
+			case "in2Shift":
+				p.in2Shift = int(v.(int64))
 			default:
 				return nil
 			}

@@ -37,8 +37,16 @@ const (
 	AvgPoolF32              Func = "avgPoolF32"
 	AvgPoolInt16            Func = "avgPoolInt16"
 	AvgPoolInt8             Func = "avgPoolInt8"
+	B2u8                    Func = "b2u8"
 	ClampF32                Func = "clampF32"
 	ClampI32                Func = "clampI32"
+	CmpBool                 Func = "cmpBool"
+	CmpF32                  Func = "cmpF32"
+	CmpI32                  Func = "cmpI32"
+	CmpI64                  Func = "cmpI64"
+	CmpInt8                 Func = "cmpInt8"
+	CmpOrd32                Func = "cmpOrd32"
+	CmpOrd64                Func = "cmpOrd64"
 	ConstI8                 Func = "constI8"
 	ConstU8                 Func = "constU8"
 	ConvF32                 Func = "convF32"
@@ -144,7 +152,10 @@ const (
 	LeakyReluInt16          Func = "leakyReluInt16"
 	LeakyReluInt8           Func = "leakyReluInt8"
 	LeakyReluOne            Func = "leakyReluOne"
+	LoadI64                 Func = "loadI64"
+	LogicalAnd              Func = "logicalAnd"
 	LogicalNot              Func = "logicalNot"
+	LogicalOr               Func = "logicalOr"
 	LogisticF32             Func = "logisticF32"
 	LogisticInt16           Func = "logisticInt16"
 	LogisticTanh16Input     Func = "logisticTanh16Input"
@@ -285,6 +296,7 @@ const (
 const (
 	AbsParams            Struct = "absParams"
 	ArgMinMaxParams      Struct = "argMinMaxParams"
+	CmpParams            Struct = "cmpParams"
 	ConvPWParams         Struct = "convPWParams"
 	ConvPWRQ             Struct = "convPWRQ"
 	ConvParams           Struct = "convParams"
@@ -353,8 +365,16 @@ func Funcs() []Func {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		B2u8,
 		ClampF32,
 		ClampI32,
+		CmpBool,
+		CmpF32,
+		CmpI32,
+		CmpI64,
+		CmpInt8,
+		CmpOrd32,
+		CmpOrd64,
 		ConstI8,
 		ConstU8,
 		ConvF32,
@@ -460,7 +480,10 @@ func Funcs() []Func {
 		LeakyReluInt16,
 		LeakyReluInt8,
 		LeakyReluOne,
+		LoadI64,
+		LogicalAnd,
 		LogicalNot,
+		LogicalOr,
 		LogisticF32,
 		LogisticInt16,
 		LogisticTanh16Input,
@@ -603,6 +626,7 @@ func Structs() []Struct {
 	return []Struct{
 		AbsParams,
 		ArgMinMaxParams,
+		CmpParams,
 		ConvPWParams,
 		ConvPWRQ,
 		ConvParams,
@@ -694,10 +718,26 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*poolParams"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
 	case AvgPoolInt8:
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case B2u8:
+		return []Param{{"v", "bool"}}, true
 	case ClampF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case ClampI32:
 		return []Param{{"x", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case CmpBool:
+		return []Param{{"p", "*cmpParams"}, {"bc", "*ewBcast"}, {"a", "[]uint8"}, {"b", "[]uint8"}, {"out", "[]uint8"}}, true
+	case CmpF32:
+		return []Param{{"p", "*cmpParams"}, {"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]uint8"}}, true
+	case CmpI32:
+		return []Param{{"p", "*cmpParams"}, {"bc", "*ewBcast"}, {"a", "[]int32"}, {"b", "[]int32"}, {"out", "[]uint8"}}, true
+	case CmpI64:
+		return []Param{{"p", "*cmpParams"}, {"bc", "*ewBcast"}, {"a", "[]int64"}, {"b", "[]int64"}, {"out", "[]uint8"}}, true
+	case CmpInt8:
+		return []Param{{"p", "*cmpParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]uint8"}}, true
+	case CmpOrd32:
+		return []Param{{"x", "int32"}, {"y", "int32"}}, true
+	case CmpOrd64:
+		return []Param{{"x", "int64"}, {"y", "int64"}}, true
 	case ConstI8:
 		return []Param{{"s", "string"}}, true
 	case ConstU8:
@@ -908,8 +948,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*leakyReluParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case LeakyReluOne:
 		return []Param{{"p", "*leakyReluParams"}, {"x", "int32"}}, true
+	case LoadI64:
+		return []Param{{"s", "string"}, {"dst", "[]int64"}}, true
+	case LogicalAnd:
+		return []Param{{"bc", "*ewBcast"}, {"a", "[]uint8"}, {"b", "[]uint8"}, {"out", "[]uint8"}}, true
 	case LogicalNot:
 		return []Param{{"in", "[]uint8"}, {"out", "[]uint8"}}, true
+	case LogicalOr:
+		return []Param{{"bc", "*ewBcast"}, {"a", "[]uint8"}, {"b", "[]uint8"}, {"out", "[]uint8"}}, true
 	case LogisticF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case LogisticInt16:
@@ -1203,6 +1249,11 @@ func (f Func) Results() int {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		CmpBool,
+		CmpF32,
+		CmpI32,
+		CmpI64,
+		CmpInt8,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -1269,7 +1320,10 @@ func (f Func) Results() int {
 		LeakyReluF32,
 		LeakyReluInt16,
 		LeakyReluInt8,
+		LoadI64,
+		LogicalAnd,
 		LogicalNot,
+		LogicalOr,
 		LogisticF32,
 		LogisticInt16,
 		LstmDecodeF,
@@ -1365,8 +1419,11 @@ func (f Func) Results() int {
 		ArgMinMaxIdxF32,
 		ArgMinMaxIdxI16,
 		ArgMinMaxIdxI8,
+		B2u8,
 		ClampF32,
 		ClampI32,
+		CmpOrd32,
+		CmpOrd64,
 		ConstI8,
 		ConstU8,
 		ConvPWOut,
@@ -1467,6 +1524,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"shift", "int"}, {"rescale", "bool"}}, true
 	case ArgMinMaxParams:
 		return []Param{{"outer", "int"}, {"axis", "int"}, {"inner", "int"}, {"isMin", "bool"}}, true
+	case CmpParams:
+		return []Param{{"mask", "uint8"}, {"in1Off", "int32"}, {"in2Off", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}}, true
 	case ConvPWParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvPWRQ:

@@ -1,0 +1,185 @@
+package kernels
+
+// Comparisons (EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL)
+// and LOGICAL_AND / LOGICAL_OR with broadcasting (see ewBcast), as TFLite
+// Micro's comparisons.cc and logical.cc. Outputs are bools, one byte each
+// (0 or 1).
+//
+// One kernel per input type serves all six comparisons: the operator is a
+// truth table (cmpParams.mask) over the outcome of comparing x with y, bit
+// cmpLess for x < y, cmpEqual for x == y, cmpGreater for x > y and
+// cmpUnordered when a float32 operand is NaN (every comparison but
+// NOT_EQUAL is then false, as in C).
+
+const (
+	cmpLess      = 0
+	cmpEqual     = 1
+	cmpGreater   = 2
+	cmpUnordered = 3
+)
+
+// cmpParams is a comparison: the truth table mask and, for int8, TFLM's
+// rescaling of both inputs (offset = -zero point, then a left shift by 8
+// and the input's scale as a multiplier below one, shift <= 0) before the
+// rescaled values are compared.
+type cmpParams struct {
+	mask               uint8
+	in1Off, in2Off     int32
+	in1Mult, in2Mult   int32
+	in1Shift, in2Shift int
+}
+
+// cmpOrd32 is the outcome of comparing two int32.
+func cmpOrd32(x, y int32) uint {
+	if x < y {
+		return cmpLess
+	}
+	if x > y {
+		return cmpGreater
+	}
+	return cmpEqual
+}
+
+// cmpOrd64 is the outcome of comparing two int64.
+func cmpOrd64(x, y int64) uint {
+	if x < y {
+		return cmpLess
+	}
+	if x > y {
+		return cmpGreater
+	}
+	return cmpEqual
+}
+
+// cmpF32 compares float32 tensors.
+func cmpF32(p *cmpParams, bc *ewBcast, a, b []float32, out []uint8) {
+	m := p.mask
+	n := bc.inner
+	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
+		ai, bi := ewRowStart(bc, r)
+		o := out[r*n : r*n+n]
+		for i := range o {
+			x, y := a[ai], b[bi]
+			k := uint(cmpUnordered)
+			switch {
+			case x < y:
+				k = cmpLess
+			case x > y:
+				k = cmpGreater
+			case x == y:
+				k = cmpEqual
+			}
+			o[i] = m >> k & 1
+			ai += bc.aInner
+			bi += bc.bInner
+		}
+	}
+}
+
+// cmpI32 compares int32 tensors.
+func cmpI32(p *cmpParams, bc *ewBcast, a, b []int32, out []uint8) {
+	m := p.mask
+	n := bc.inner
+	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
+		ai, bi := ewRowStart(bc, r)
+		o := out[r*n : r*n+n]
+		for i := range o {
+			o[i] = m >> cmpOrd32(a[ai], b[bi]) & 1
+			ai += bc.aInner
+			bi += bc.bInner
+		}
+	}
+}
+
+// cmpI64 compares int64 tensors.
+func cmpI64(p *cmpParams, bc *ewBcast, a, b []int64, out []uint8) {
+	m := p.mask
+	n := bc.inner
+	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
+		ai, bi := ewRowStart(bc, r)
+		o := out[r*n : r*n+n]
+		for i := range o {
+			o[i] = m >> cmpOrd64(a[ai], b[bi]) & 1
+			ai += bc.aInner
+			bi += bc.bInner
+		}
+	}
+}
+
+// cmpBool compares bool tensors (EQUAL and NOT_EQUAL).
+func cmpBool(p *cmpParams, bc *ewBcast, a, b []uint8, out []uint8) {
+	m := p.mask
+	n := bc.inner
+	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
+		ai, bi := ewRowStart(bc, r)
+		o := out[r*n : r*n+n]
+		for i := range o {
+			o[i] = m >> cmpOrd32(int32(a[ai]), int32(b[bi])) & 1
+			ai += bc.aInner
+			bi += bc.bInner
+		}
+	}
+}
+
+// cmpInt8 compares int8 tensors after rescaling both, as TFLM's
+// ComparisonWithScaling: ((x - zp) << 8) times the input's scale.
+func cmpInt8(p *cmpParams, bc *ewBcast, a, b []int8, out []uint8) {
+	m := p.mask
+	r1, r2 := uint(-p.in1Shift)&31, uint(-p.in2Shift)&31
+	n := bc.inner
+	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
+		ai, bi := ewRowStart(bc, r)
+		o := out[r*n : r*n+n]
+		for i := range o {
+			x := ewRequantDown((p.in1Off+int32(a[ai]))<<8, p.in1Mult, r1)
+			y := ewRequantDown((p.in2Off+int32(b[bi]))<<8, p.in2Mult, r2)
+			o[i] = m >> cmpOrd32(x, y) & 1
+			ai += bc.aInner
+			bi += bc.bInner
+		}
+	}
+}
+
+// logicalAnd is LOGICAL_AND of bool tensors.
+func logicalAnd(bc *ewBcast, a, b, out []uint8) {
+	n := bc.inner
+	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
+		ai, bi := ewRowStart(bc, r)
+		o := out[r*n : r*n+n]
+		for i := range o {
+			o[i] = b2u8(a[ai] != 0 && b[bi] != 0)
+			ai += bc.aInner
+			bi += bc.bInner
+		}
+	}
+}
+
+// logicalOr is LOGICAL_OR of bool tensors.
+func logicalOr(bc *ewBcast, a, b, out []uint8) {
+	n := bc.inner
+	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
+		ai, bi := ewRowStart(bc, r)
+		o := out[r*n : r*n+n]
+		for i := range o {
+			o[i] = b2u8(a[ai] != 0 || b[bi] != 0)
+			ai += bc.aInner
+			bi += bc.bInner
+		}
+	}
+}
+
+// b2u8 is a bool as a byte.
+func b2u8(v bool) uint8 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// loadI64 decodes a constant string of little-endian int64 values into dst,
+// so that a constant operand can be read like an activation.
+func loadI64(s string, dst []int64) {
+	for i := range dst {
+		dst[i] = ld64(s, i)
+	}
+}
