@@ -183,3 +183,98 @@ func loadI64(s string, dst []int64) {
 		dst[i] = ld64(s, i)
 	}
 }
+
+// selBcast describes how SELECT_V2 walks its three inputs (condition, x,
+// y): like ewBcast, a row of inner elements and up to four outer
+// dimensions, innermost first, with each input's step along each (0 where
+// it is broadcast). Unused dimensions have size 1 and steps 0.
+type selBcast struct {
+	inner                  int
+	cInner, xInner, yInner int
+	n1, n2, n3, n4         int
+	c1, c2, c3, c4         int
+	x1, x2, x3, x4         int
+	y1, y2, y3, y4         int
+}
+
+// selRowStart returns the offsets in the three inputs of the first element
+// of output row r.
+func selRowStart(bc *selBcast, r int) (ci, xi, yi int) {
+	k := r % bc.n1
+	r /= bc.n1
+	ci, xi, yi = k*bc.c1, k*bc.x1, k*bc.y1
+	k = r % bc.n2
+	r /= bc.n2
+	ci, xi, yi = ci+k*bc.c2, xi+k*bc.x2, yi+k*bc.y2
+	k = r % bc.n3
+	r /= bc.n3
+	ci, xi, yi = ci+k*bc.c3, xi+k*bc.x3, yi+k*bc.y3
+	k = r % bc.n4
+	return ci + k*bc.c4, xi + k*bc.x4, yi + k*bc.y4
+}
+
+// selRows is the number of output rows of a SELECT_V2 with n outputs.
+func selRows(bc *selBcast, n int) int {
+	if bc.inner == 0 {
+		return 0
+	}
+	return n / bc.inner
+}
+
+// selectInt8 is SELECT_V2 for int8 (and any one-byte type): out = cond ?
+// x : y, element by element after broadcasting.
+func selectInt8(bc *selBcast, cond []uint8, x, y, out []int8) {
+	n := bc.inner
+	for r, rows := 0, selRows(bc, len(out)); r < rows; r++ {
+		ci, xi, yi := selRowStart(bc, r)
+		o := out[r*n : r*n+n]
+		for i := range o {
+			v := y[yi]
+			if cond[ci] != 0 {
+				v = x[xi]
+			}
+			o[i] = v
+			ci += bc.cInner
+			xi += bc.xInner
+			yi += bc.yInner
+		}
+	}
+}
+
+// selectInt16 is SELECT_V2 for int16.
+func selectInt16(bc *selBcast, cond []uint8, x, y, out []int16) {
+	n := bc.inner
+	for r, rows := 0, selRows(bc, len(out)); r < rows; r++ {
+		ci, xi, yi := selRowStart(bc, r)
+		o := out[r*n : r*n+n]
+		for i := range o {
+			v := y[yi]
+			if cond[ci] != 0 {
+				v = x[xi]
+			}
+			o[i] = v
+			ci += bc.cInner
+			xi += bc.xInner
+			yi += bc.yInner
+		}
+	}
+}
+
+// selectF32 is SELECT_V2 for float32 (the bits are copied, NaNs too).
+func selectF32(bc *selBcast, cond []uint8, x, y, out []float32) {
+	n := bc.inner
+	for r, rows := 0, selRows(bc, len(out)); r < rows; r++ {
+		ci, xi, yi := selRowStart(bc, r)
+		o := out[r*n : r*n+n]
+		for i := range o {
+			v := y[yi]
+			if cond[ci] != 0 {
+				v = x[xi]
+			}
+			o[i] = v
+			ci += bc.cInner
+			xi += bc.xInner
+			yi += bc.yInner
+		}
+	}
+}

@@ -157,3 +157,53 @@ func TestLoadI64(t *testing.T) {
 		t.Errorf("got %v", dst)
 	}
 }
+
+// selTFlat is the SELECT_V2 plan of three same-shape inputs.
+func selTFlat(n int) *selBcast {
+	return &selBcast{inner: n, cInner: 1, xInner: 1, yInner: 1, n1: 1, n2: 1, n3: 1, n4: 1}
+}
+
+// TestSelectTFLM ports select_test.cc: the plain cases and broadcasts of
+// the condition.
+func TestSelectTFLM(t *testing.T) {
+	f := make([]float32, 4)
+	selectF32(selTFlat(4), []uint8{1, 0, 1, 0}, []float32{0.1, 0.2, 0.3, 0.4}, []float32{0.5, 0.6, 0.7, 0.8}, f)
+	if f[0] != 0.1 || f[1] != 0.6 || f[2] != 0.3 || f[3] != 0.8 {
+		t.Errorf("SelectFloat: %v", f)
+	}
+	b := make([]int8, 4)
+	selectInt8(selTFlat(4), []uint8{0, 1, 0, 0}, []int8{1, -2, 3, 4}, []int8{5, 6, 7, -8}, b)
+	if b[0] != 5 || b[1] != -2 || b[2] != 7 || b[3] != -8 {
+		t.Errorf("SelectInt8: %v", b)
+	}
+	for _, c := range []struct {
+		name    string
+		bc      selBcast
+		cond    []uint8
+		x, y    []int16
+		want    []int16
+		outSize int
+	}{
+		{"SelectInt16", *selTFlat(4), []uint8{0, 1, 0, 0}, []int16{1, 2, 3, 4}, []int16{5, 6, 7, 8}, []int16{5, 2, 7, 8}, 4},
+		// condition [1] against x [1,2,2,2,1] and y [1,2,2,1]: y repeats.
+		{"OneDimensionConditionWithSingleValue", selBcast{inner: 4, cInner: 0, xInner: 1, yInner: 1, n1: 2, x1: 4, n2: 1, n3: 1, n4: 1},
+			[]uint8{0}, []int16{1, 2, 3, 4, 5, 6, 7, 8}, []int16{9, 10, 11, 12}, []int16{9, 10, 11, 12, 9, 10, 11, 12}, 8},
+		// condition [1,2] against [1,2,2].
+		{"LesserThan4D", selBcast{inner: 2, cInner: 1, xInner: 1, yInner: 1, n1: 2, x1: 2, y1: 2, n2: 1, n3: 1, n4: 1},
+			[]uint8{0, 1}, []int16{1, 2, 3, 4}, []int16{5, 6, 7, 8}, []int16{5, 2, 7, 4}, 4},
+		{"OnFalseValue", selBcast{inner: 4, xInner: 1, yInner: 1, n1: 1, n2: 1, n3: 1, n4: 1},
+			[]uint8{0}, []int16{1, 2, 3, 4}, []int16{5, 6, 7, 8}, []int16{5, 6, 7, 8}, 4},
+		// condition [2] against x and y [2,1,2,1] into [2,1,2,2].
+		{"OneDimensionConditionWithTwoValues", selBcast{inner: 2, cInner: 1, n1: 2, x1: 1, y1: 1, n2: 2, x2: 2, y2: 2, n3: 1, n4: 1},
+			[]uint8{0, 1}, []int16{1, 2, 3, 4}, []int16{5, 6, 7, 8}, []int16{5, 1, 6, 2, 7, 3, 8, 4}, 8},
+	} {
+		out := make([]int16, c.outSize)
+		selectInt16(&c.bc, c.cond, c.x, c.y, out)
+		for i, w := range c.want {
+			if out[i] != w {
+				t.Errorf("%s: got %v, want %v", c.name, out, c.want)
+				break
+			}
+		}
+	}
+}

@@ -41,9 +41,9 @@ package kernels
 //     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
 //     poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
 //     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
-//     satRoundDoublingHighMul, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, subQuantOne, tconvTaps
+//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
+//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
+//     softmaxRecip, softmaxRescale, subQuantOne, tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -338,6 +338,12 @@ func Call(fn string, args []any) bool {
 		resizeNearest(args[0].(*resizeNearestParams), args[1].(string), args[2].(string), args[3].([]byte), args[4].([]byte))
 	case "rsqrtF32":
 		rsqrtF32(args[0].([]float32), args[1].([]float32))
+	case "selectF32":
+		selectF32(args[0].(*selBcast), args[1].([]uint8), args[2].([]float32), args[3].([]float32), args[4].([]float32))
+	case "selectInt16":
+		selectInt16(args[0].(*selBcast), args[1].([]uint8), args[2].([]int16), args[3].([]int16), args[4].([]int16))
+	case "selectInt8":
+		selectInt8(args[0].(*selBcast), args[1].([]uint8), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "softmaxF32":
 		softmaxF32(args[0].(*softmaxParams), args[1].([]float32), args[2].([]float32))
 	case "softmaxInt16":
@@ -1505,6 +1511,55 @@ func NewParams(typ string, fields map[string]any) any {
 				p.rsh = uint32(v.(int64))
 			case "mask":
 				p.mask = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "selBcast":
+		p := &selBcast{}
+		for k, v := range fields {
+			switch k {
+			case "inner":
+				p.inner = int(v.(int64))
+			case "cInner":
+				p.cInner = int(v.(int64))
+			case "xInner":
+				p.xInner = int(v.(int64))
+			case "yInner":
+				p.yInner = int(v.(int64))
+			case "n1":
+				p.n1 = int(v.(int64))
+			case "n2":
+				p.n2 = int(v.(int64))
+			case "n3":
+				p.n3 = int(v.(int64))
+			case "n4":
+				p.n4 = int(v.(int64))
+			case "c1":
+				p.c1 = int(v.(int64))
+			case "c2":
+				p.c2 = int(v.(int64))
+			case "c3":
+				p.c3 = int(v.(int64))
+			case "c4":
+				p.c4 = int(v.(int64))
+			case "x1":
+				p.x1 = int(v.(int64))
+			case "x2":
+				p.x2 = int(v.(int64))
+			case "x3":
+				p.x3 = int(v.(int64))
+			case "x4":
+				p.x4 = int(v.(int64))
+			case "y1":
+				p.y1 = int(v.(int64))
+			case "y2":
+				p.y2 = int(v.(int64))
+			case "y3":
+				p.y3 = int(v.(int64))
+			case "y4":
+				p.y4 = int(v.(int64))
 			default:
 				return nil
 			}

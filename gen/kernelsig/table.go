@@ -259,6 +259,11 @@ const (
 	RqFromFC                Func = "rqFromFC"
 	RsqrtF32                Func = "rsqrtF32"
 	SatRoundDoublingHighMul Func = "satRoundDoublingHighMul"
+	SelRowStart             Func = "selRowStart"
+	SelRows                 Func = "selRows"
+	SelectF32               Func = "selectF32"
+	SelectInt16             Func = "selectInt16"
+	SelectInt8              Func = "selectInt8"
 	SigmoidTab              Func = "sigmoidTab"
 	SigmoidTab2             Func = "sigmoidTab2"
 	SoftmaxExpNeg           Func = "softmaxExpNeg"
@@ -334,6 +339,7 @@ const (
 	ResizeBilinearParams Struct = "resizeBilinearParams"
 	ResizeNearestParams  Struct = "resizeNearestParams"
 	Rq32                 Struct = "rq32"
+	SelBcast             Struct = "selBcast"
 	SoftmaxParams        Struct = "softmaxParams"
 	SvdfFloatParams      Struct = "svdfFloatParams"
 	SvdfParams           Struct = "svdfParams"
@@ -587,6 +593,11 @@ func Funcs() []Func {
 		RqFromFC,
 		RsqrtF32,
 		SatRoundDoublingHighMul,
+		SelRowStart,
+		SelRows,
+		SelectF32,
+		SelectInt16,
+		SelectInt8,
 		SigmoidTab,
 		SigmoidTab2,
 		SoftmaxExpNeg,
@@ -664,6 +675,7 @@ func Structs() []Struct {
 		ResizeBilinearParams,
 		ResizeNearestParams,
 		Rq32,
+		SelBcast,
 		SoftmaxParams,
 		SvdfFloatParams,
 		SvdfParams,
@@ -1162,6 +1174,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case SatRoundDoublingHighMul:
 		return []Param{{"a", "int32"}, {"b", "int32"}}, true
+	case SelRowStart:
+		return []Param{{"bc", "*selBcast"}, {"r", "int"}}, true
+	case SelRows:
+		return []Param{{"bc", "*selBcast"}, {"n", "int"}}, true
+	case SelectF32:
+		return []Param{{"bc", "*selBcast"}, {"cond", "[]uint8"}, {"x", "[]float32"}, {"y", "[]float32"}, {"out", "[]float32"}}, true
+	case SelectInt16:
+		return []Param{{"bc", "*selBcast"}, {"cond", "[]uint8"}, {"x", "[]int16"}, {"y", "[]int16"}, {"out", "[]int16"}}, true
+	case SelectInt8:
+		return []Param{{"bc", "*selBcast"}, {"cond", "[]uint8"}, {"x", "[]int8"}, {"y", "[]int8"}, {"out", "[]int8"}}, true
 	case SigmoidTab:
 		return []Param{{"i", "int"}}, true
 	case SigmoidTab2:
@@ -1392,6 +1414,9 @@ func (f Func) Results() int {
 		ResizeBilinearInt8,
 		ResizeNearest,
 		RsqrtF32,
+		SelectF32,
+		SelectInt16,
+		SelectInt8,
 		SoftmaxF32,
 		SoftmaxInt16,
 		SoftmaxInt8,
@@ -1478,6 +1503,7 @@ func (f Func) Results() int {
 		RqFor,
 		RqFromFC,
 		SatRoundDoublingHighMul,
+		SelRows,
 		SigmoidTab,
 		SoftmaxExpNeg,
 		SoftmaxExpSmall,
@@ -1498,6 +1524,8 @@ func (f Func) Results() int {
 		SoftmaxInt8Row,
 		TconvTaps:
 		return 2
+	case SelRowStart:
+		return 3
 	case ConvPWDot16,
 		ConvPWDot4,
 		ConvPWDot8,
@@ -1600,6 +1628,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batches", "int"}, {"outH", "int"}, {"outW", "int"}, {"run", "int"}, {"inBatch", "int"}}, true
 	case Rq32:
 		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}}, true
+	case SelBcast:
+		return []Param{{"inner", "int"}, {"cInner", "int"}, {"xInner", "int"}, {"yInner", "int"}, {"n1", "int"}, {"n2", "int"}, {"n3", "int"}, {"n4", "int"}, {"c1", "int"}, {"c2", "int"}, {"c3", "int"}, {"c4", "int"}, {"x1", "int"}, {"x2", "int"}, {"x3", "int"}, {"x4", "int"}, {"y1", "int"}, {"y2", "int"}, {"y3", "int"}, {"y4", "int"}}, true
 	case SoftmaxParams:
 		return []Param{{"outer", "int"}, {"depth", "int"}, {"inputMult", "int32"}, {"inputShift", "int"}, {"diffMin", "int32"}, {"beta", "float32"}}, true
 	case SvdfFloatParams:

@@ -1,6 +1,8 @@
 package lower
 
 import (
+	"fmt"
+
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
@@ -33,6 +35,7 @@ func init() {
 	register(model.OpGreaterEqual, lowerCompare(cmpMaskGreaterEqual, false), elementwise)
 	register(model.OpLogicalAnd, lowerLogical(kernelsig.LogicalAnd), elementwise)
 	register(model.OpLogicalOr, lowerLogical(kernelsig.LogicalOr), elementwise)
+	register(model.OpSelectV2, lowerSelectV2, elementwise)
 }
 
 // Truth tables of the comparisons over the outcomes of kernels.cmpParams:
@@ -172,4 +175,187 @@ func lowerLogical(fn kernelsig.Func) lowering {
 		}
 		return cmpEmit(c, fn, nil, plan, a, b, out)
 	}
+}
+
+// SELECT_V2 (TFLite Micro's select.cc): out = condition ? x : y, the three
+// inputs broadcast against each other (BroadcastSelectSimple fuses
+// dimensions as the binary operators do). The condition is bool, x and y
+// and the output float32, int8 or int16 of one type; quantization is not
+// looked at (values are copied). As in TFLM's Prepare, three one-element
+// inputs and a one-element output of any shapes are a plain copy, and
+// otherwise the output shape must be the broadcast of the inputs' shapes,
+// of the largest input rank.
+
+// bcLoop is one fused loop of an N-input broadcast: its count and the step
+// of each input along it (0 where the input is broadcast).
+type bcLoop struct {
+	n  int
+	st []int
+}
+
+// bcLoops plans a broadcast of the input shapes ins to out as fused loops,
+// innermost first, fusing neighbouring dimensions as TFLM's
+// BroadcastBinaryOpSimple and BroadcastSelectSimple do. empty reports an
+// output without elements.
+func bcLoops(ins [][]int, out []int) (loops []bcLoop, empty bool, err error) {
+	rank := len(out)
+	for _, s := range ins {
+		rank = max(rank, len(s))
+	}
+	ext := func(s []int) []int {
+		e := make([]int, rank)
+		for i := range e {
+			e[i] = 1
+		}
+		copy(e[rank-len(s):], s)
+		return e
+	}
+	eo := ext(out)
+	es := make([][]int, len(ins))
+	for k, s := range ins {
+		es[k] = ext(s)
+	}
+	for i := range rank {
+		want, zero := 1, false
+		for k := range es {
+			d := es[k][i]
+			zero = zero || d == 0
+			if d != 1 {
+				if want != 1 && d != want {
+					return nil, false, fmt.Errorf("shapes %v do not broadcast", ins)
+				}
+				want = d
+			}
+		}
+		if zero {
+			want = 0
+		}
+		if eo[i] != want {
+			return nil, false, fmt.Errorf("output shape %v is not the broadcast of %v", out, ins)
+		}
+		if want == 0 {
+			empty = true
+		}
+	}
+	if empty {
+		return nil, true, nil
+	}
+	fuse := func(outDim, stride, expected, next int) bool {
+		if outDim == 1 {
+			return true
+		}
+		if next == 0 {
+			return stride == 0
+		}
+		return stride == expected
+	}
+	acc := make([]int, len(ins))
+	for k := range acc {
+		acc[k] = 1
+	}
+	accO := 1
+	for i := rank - 1; i >= 0; i-- {
+		do := eo[i]
+		st := make([]int, len(ins))
+		for k := range ins {
+			st[k] = acc[k]
+			if es[k][i] == 1 && do != 1 {
+				st[k] = 0
+			}
+		}
+		l := len(loops) - 1
+		ok := l >= 0 && fuse(do, accO, accO, loops[l].n) // output strides: always contiguous
+		for k := range ins {
+			ok = ok && fuse(do, st[k], acc[k], loops[l].st[k])
+		}
+		if ok {
+			loops[l].n *= do
+		} else {
+			loops = append(loops, bcLoop{do, st})
+		}
+		for k := range ins {
+			acc[k] *= es[k][i]
+		}
+		accO *= do
+	}
+	if len(loops) == 0 {
+		loops = []bcLoop{{1, make([]int, len(ins))}}
+	}
+	return loops, false, nil
+}
+
+// selLoops is the number of loops of kernels.selBcast (the row and four).
+const selLoops = 5
+
+func lowerSelectV2(c *opCtx) error {
+	if c.NumIn() != 3 || c.NumOut() != 1 {
+		return c.Errorf("want 3 inputs and 1 output, have %d and %d", c.NumIn(), c.NumOut())
+	}
+	cond, x, y, out := c.In(0), c.In(1), c.In(2), c.Out(0)
+	if cond == nil || x == nil || y == nil {
+		return c.Errorf("an input is missing")
+	}
+	if cond.Type != model.Bool {
+		return c.Errorf("condition type %s, want bool", cond.Type)
+	}
+	if x.Type != y.Type || out.Type != x.Type {
+		return c.Errorf("x, y and output types %s, %s and %s differ", x.Type, y.Type, out.Type)
+	}
+	var fn kernelsig.Func
+	switch x.Type {
+	case model.Int8:
+		fn = kernelsig.SelectInt8
+	case model.Int16:
+		fn = kernelsig.SelectInt16
+	case model.Float32:
+		fn = kernelsig.SelectF32
+	default:
+		return c.Errorf("type %s is not supported (int8, int16, float32)", x.Type)
+	}
+	var loops []bcLoop
+	switch {
+	case moveSameShape(cond.Shape, x.Shape) && moveSameShape(x.Shape, y.Shape) && cond.NumElements() == out.NumElements():
+		loops = []bcLoop{{out.NumElements(), []int{1, 1, 1}}}
+	case cond.NumElements() == 1 && x.NumElements() == 1 && y.NumElements() == 1 && out.NumElements() == 1:
+		loops = []bcLoop{{1, []int{0, 0, 0}}}
+	default:
+		if r := max(len(cond.Shape), len(x.Shape), len(y.Shape)); len(out.Shape) != r {
+			return c.Errorf("output rank %d, want %d (the largest input rank)", len(out.Shape), r)
+		}
+		var empty bool
+		var err error
+		loops, empty, err = bcLoops([][]int{cond.Shape, x.Shape, y.Shape}, out.Shape)
+		if err != nil {
+			return c.Errorf("%v", err)
+		}
+		if empty {
+			return nil
+		}
+	}
+	if len(loops) > selLoops {
+		return c.Errorf("the broadcast needs %d loops, at most %d are supported", len(loops), selLoops)
+	}
+	if loops[0].n == 0 {
+		return nil
+	}
+	f := []Field{F("inner", Int(loops[0].n)),
+		F("cInner", Int(loops[0].st[0])), F("xInner", Int(loops[0].st[1])), F("yInner", Int(loops[0].st[2]))}
+	for k := 1; k < selLoops; k++ {
+		l := bcLoop{1, []int{0, 0, 0}}
+		if k < len(loops) {
+			l = loops[k]
+		}
+		f = append(f, F(fmt.Sprintf("n%d", k), Int(l.n)),
+			F(fmt.Sprintf("c%d", k), Int(l.st[0])), F(fmt.Sprintf("x%d", k), Int(l.st[1])), F(fmt.Sprintf("y%d", k), Int(l.st[2])))
+	}
+	xv, err := ewOperand(c, x)
+	if err != nil {
+		return err
+	}
+	yv, err := ewOperand(c, y)
+	if err != nil {
+		return err
+	}
+	c.Call(fn, Struct(kernelsig.SelBcast, f...), View(cond), xv, yv, View(out))
+	return nil
 }

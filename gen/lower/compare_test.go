@@ -207,3 +207,67 @@ func TestCompareGreaterInt16Refused(t *testing.T) {
 		t.Errorf("%s: error %v", c.desc, err)
 	}
 }
+
+// randSelect is a random SELECT_V2 of type dt: three broadcast inputs (all
+// one-element of mixed shapes one case in ten), one of x and y constant
+// one case in five.
+func randSelect(r *rand.Rand, dt model.DType) diffCase {
+	shapes, out := randBcastShapes(r, 3)
+	if r.IntN(10) == 0 {
+		shapes = [][]int{randDims(r, r.IntN(3), 1), randDims(r, r.IntN(3), 1), randDims(r, r.IntN(3), 1)}
+		out = randDims(r, r.IntN(3), 1)
+	} else if rk := max(len(shapes[0]), len(shapes[1]), len(shapes[2])); r.IntN(4) > 0 {
+		out = out[len(out)-rk:] // TFLM wants the largest input rank
+	}
+	c := diffCase{outDT: dt, desc: fmt.Sprintf("SELECT_V2 %s %v %v %v -> %v", dt, shapes[0], shapes[1], shapes[2], out)}
+	m := builder.New("select_v2 differential case")
+	q := randQuant(r, dt)
+	var ins []int
+	k := -1
+	if r.IntN(5) == 0 {
+		k = 1 + r.IntN(2)
+	}
+	tc := addInput(m, &c, &ins, "cond", shapes[0], nil, randCmpVals(r, model.Bool, shapeProd(shapes[0])), false)
+	tx := addInput(m, &c, &ins, "x", shapes[1], q, randCmpVals(r, dt, shapeProd(shapes[1])), k == 1)
+	ty := addInput(m, &c, &ins, "y", shapes[2], q, randCmpVals(r, dt, shapeProd(shapes[2])), k == 2)
+	to := m.Tensor("out", dt, out, q)
+	m.Op(model.OpSelectV2, []int{tc, tx, ty}, []int{to}, nil)
+	m.IO(ins, []int{to})
+	c.model = m.Bytes()
+	return c
+}
+
+// TestSelectMatchesTFLM: SELECT_V2 of every type TFLM's Eval takes.
+func TestSelectMatchesTFLM(t *testing.T) {
+	o := oracle.New(t)
+	for _, dt := range []model.DType{model.Float32, model.Int8, model.Int16} {
+		t.Run("SELECT_V2_"+dt.String(), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(dt), 123))
+			runDiffCases(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase { return randSelect(r, dt) }, nil)
+		})
+	}
+}
+
+// TestSelectRefusedAsTFLM: types TFLM's SELECT_V2 rejects, a condition
+// that is not bool, and shapes that do not broadcast.
+func TestSelectRefusedAsTFLM(t *testing.T) {
+	o := oracle.New(t)
+	r := rand.New(rand.NewPCG(8, 9))
+	checkRefusedAsTFLM(t, o, randSelect(r, model.Int32), model.OpSelectV2, "not supported")
+	checkRefusedAsTFLM(t, o, randSelect(r, model.Bool), model.OpSelectV2, "not supported")
+	mk := func(condDT model.DType, cs, xs, ys, os []int) diffCase {
+		m := builder.New("select_v2 refused")
+		tc := m.Tensor("cond", condDT, cs, nil)
+		tx := m.Tensor("x", model.Float32, xs, nil)
+		ty := m.Tensor("y", model.Float32, ys, nil)
+		to := m.Tensor("out", model.Float32, os, nil)
+		m.Op(model.OpSelectV2, []int{tc, tx, ty}, []int{to}, nil)
+		m.IO([]int{tc, tx, ty}, []int{to})
+		return diffCase{model: m.Bytes(), desc: fmt.Sprintf("SELECT_V2 %s %v %v %v -> %v", condDT, cs, xs, ys, os),
+			inputs: []diffVals{randCmpVals(r, condDT, shapeProd(cs)), randVals(r, model.Float32, shapeProd(xs)), randVals(r, model.Float32, shapeProd(ys))}}
+	}
+	checkRefusedAsTFLM(t, o, mk(model.Int8, []int{2}, []int{2}, []int{2}, []int{2}), model.OpSelectV2, "want bool")
+	checkRefusedAsTFLM(t, o, mk(model.Bool, []int{2}, []int{3}, []int{2}, []int{3}), model.OpSelectV2, "do not broadcast")
+	checkRefusedAsTFLM(t, o, mk(model.Bool, []int{2}, []int{1}, []int{2}, []int{3}), model.OpSelectV2, "not the broadcast")
+	checkRefusedAsTFLM(t, o, mk(model.Bool, []int{2}, []int{1}, []int{2}, []int{1, 2}), model.OpSelectV2, "rank")
+}
