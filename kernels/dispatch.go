@@ -27,8 +27,8 @@ package kernels
 //   - svdfFeatures: parameter acc has type *[24]int32
 //   - functions with results (helpers, not program steps):
 //     absQ, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16, argMinMaxIdxI8,
-//     b2u8, clampF32, clampI32, cmpOrd32, cmpOrd64, constI8, constU8,
-//     convLean8, convPWDot16, convPWDot4, convPWDot8, convPWDot8x4,
+//     b2u8, castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64, constI8,
+//     constU8, convLean8, convPWDot16, convPWDot4, convPWDot8, convPWDot8x4,
 //     convPWDotAny, convPWOut, convPWRescale, convRQ32, convRQR, convRowsDot,
 //     convRowsEdge, convTaps, dwRescale, dwRowsSrc, dwTaps, ewRequantDown,
 //     ewRowStart, ewRows, ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ,
@@ -86,6 +86,14 @@ func Call(fn string, args []any) bool {
 		avgPoolInt16(args[0].(*poolParams), args[1].([]int16), args[2].([]int16))
 	case "avgPoolInt8":
 		avgPoolInt8(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
+	case "castF32Int":
+		castF32Int(args[0].(*castParams), args[1].(int64), args[2].(int64), args[3].([]byte), args[4].([]byte))
+	case "castInt":
+		castInt(args[0].(*castParams), args[1].([]byte), args[2].([]byte))
+	case "castIntF32":
+		castIntF32(args[0].(*castParams), args[1].([]float32), args[2].([]byte))
+	case "castStore":
+		castStore(args[0].(*castParams), args[1].([]byte), int(args[2].(int64)), args[3].(int64))
 	case "cmpBool":
 		cmpBool(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]uint8), args[3].([]uint8), args[4].([]uint8))
 	case "cmpF32":
@@ -429,6 +437,21 @@ func NewParams(typ string, fields map[string]any) any {
 				p.inner = int(v.(int64))
 			case "isMin":
 				p.isMin = v.(bool)
+			default:
+				return nil
+			}
+		}
+		return p
+	case "castParams":
+		p := &castParams{}
+		for k, v := range fields {
+			switch k {
+			case "inSize":
+				p.inSize = int(v.(int64))
+			case "outSize":
+				p.outSize = int(v.(int64))
+			case "signed":
+				p.signed = v.(bool)
 			default:
 				return nil
 			}

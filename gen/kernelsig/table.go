@@ -38,6 +38,11 @@ const (
 	AvgPoolInt16            Func = "avgPoolInt16"
 	AvgPoolInt8             Func = "avgPoolInt8"
 	B2u8                    Func = "b2u8"
+	CastF32Int              Func = "castF32Int"
+	CastInt                 Func = "castInt"
+	CastIntF32              Func = "castIntF32"
+	CastLoad                Func = "castLoad"
+	CastStore               Func = "castStore"
 	ClampF32                Func = "clampF32"
 	ClampI32                Func = "clampI32"
 	CmpBool                 Func = "cmpBool"
@@ -301,6 +306,7 @@ const (
 const (
 	AbsParams            Struct = "absParams"
 	ArgMinMaxParams      Struct = "argMinMaxParams"
+	CastParams           Struct = "castParams"
 	CmpParams            Struct = "cmpParams"
 	ConvPWParams         Struct = "convPWParams"
 	ConvPWRQ             Struct = "convPWRQ"
@@ -372,6 +378,11 @@ func Funcs() []Func {
 		AvgPoolInt16,
 		AvgPoolInt8,
 		B2u8,
+		CastF32Int,
+		CastInt,
+		CastIntF32,
+		CastLoad,
+		CastStore,
 		ClampF32,
 		ClampI32,
 		CmpBool,
@@ -637,6 +648,7 @@ func Structs() []Struct {
 	return []Struct{
 		AbsParams,
 		ArgMinMaxParams,
+		CastParams,
 		CmpParams,
 		ConvPWParams,
 		ConvPWRQ,
@@ -732,6 +744,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case B2u8:
 		return []Param{{"v", "bool"}}, true
+	case CastF32Int:
+		return []Param{{"p", "*castParams"}, {"lo", "int64"}, {"hi", "int64"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
+	case CastInt:
+		return []Param{{"p", "*castParams"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
+	case CastIntF32:
+		return []Param{{"p", "*castParams"}, {"dst", "[]float32"}, {"src", "[]byte"}}, true
+	case CastLoad:
+		return []Param{{"p", "*castParams"}, {"src", "[]byte"}, {"i", "int"}}, true
+	case CastStore:
+		return []Param{{"p", "*castParams"}, {"dst", "[]byte"}, {"i", "int"}, {"v", "int64"}}, true
 	case ClampF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case ClampI32:
@@ -1271,6 +1293,10 @@ func (f Func) Results() int {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		CastF32Int,
+		CastInt,
+		CastIntF32,
+		CastStore,
 		CmpBool,
 		CmpF32,
 		CmpI32,
@@ -1445,6 +1471,7 @@ func (f Func) Results() int {
 		ArgMinMaxIdxI16,
 		ArgMinMaxIdxI8,
 		B2u8,
+		CastLoad,
 		ClampF32,
 		ClampI32,
 		CmpOrd32,
@@ -1552,6 +1579,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"shift", "int"}, {"rescale", "bool"}}, true
 	case ArgMinMaxParams:
 		return []Param{{"outer", "int"}, {"axis", "int"}, {"inner", "int"}, {"isMin", "bool"}}, true
+	case CastParams:
+		return []Param{{"inSize", "int"}, {"outSize", "int"}, {"signed", "bool"}}, true
 	case CmpParams:
 		return []Param{{"mask", "uint8"}, {"in1Off", "int32"}, {"in2Off", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}}, true
 	case ConvPWParams:
