@@ -27,23 +27,24 @@ package kernels
 //   - svdfFeatures: parameter acc has type *[24]int32
 //   - functions with results (helpers, not program steps):
 //     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
-//     argMinMaxIdxI8, clampF32, clampI32, constI8, constU8, convLean8,
-//     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
-//     convPWOut, convPWRescale, convRQ32, convRQR, convRowsDot, convRowsEdge,
-//     convTaps, dusClamp, dwRescale, dwRowsSrc, dwTaps, ewRequantDown,
-//     ewRowStart, ewRows, ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ,
-//     fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
-//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
-//     ld32, ld64, ldf32, le64, leakyReluOne, logisticTanh16Input, lstmCellF,
-//     lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S,
-//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
-//     lstmRowBatch, lstmRq16, lstmSigmoidQ, lstmTanhQ, meanRequant,
-//     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
-//     poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
-//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
-//     satRoundDoublingHighMul, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, subQuantOne, tconvTaps
+//     argMinMaxIdxI8, b2u8, castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64,
+//     constI8, constU8, convLean8, convPWDot16, convPWDot4, convPWDot8,
+//     convPWDot8x4, convPWDotAny, convPWOut, convPWRescale, convRQ32,
+//     convRQR, convRowsDot, convRowsEdge, convTaps, dusClamp, dwRescale,
+//     dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32,
+//     fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
+//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
+//     hardSwishShl16, hardSwishSrdhm16, ld32, ld64, ldf32, le64,
+//     leakyReluOne, logisticTanh16Input, lstmCellF, lstmCellQ, lstmDot16,
+//     lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q, lstmFCQ64,
+//     lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ, lstmRowBatch, lstmRq16,
+//     lstmSigmoidQ, lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64,
+//     mulQuantOne, octCols64, octLanes, poolAvgRound, poolWindow, preluOne,
+//     quantizeF32One, reluOne, requantizeOne, roundingDivByPOT, rqApply,
+//     rqFor, rqFromFC, satRoundDoublingHighMul, selRowStart, selRows,
+//     sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
+//     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
+//     sqDiffQuantOne, subQuantOne, tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -96,8 +97,26 @@ func Call(fn string, args []any) bool {
 		avgPoolInt16(args[0].(*poolParams), args[1].([]int16), args[2].([]int16))
 	case "avgPoolInt8":
 		avgPoolInt8(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
+	case "castF32Int":
+		castF32Int(args[0].(*castParams), args[1].(int64), args[2].(int64), args[3].([]byte), args[4].([]byte))
+	case "castInt":
+		castInt(args[0].(*castParams), args[1].([]byte), args[2].([]byte))
+	case "castIntF32":
+		castIntF32(args[0].(*castParams), args[1].([]float32), args[2].([]byte))
+	case "castStore":
+		castStore(args[0].(*castParams), args[1].([]byte), int(args[2].(int64)), args[3].(int64))
 	case "ceilF32":
 		ceilF32(args[0].([]float32), args[1].([]float32))
+	case "cmpBool":
+		cmpBool(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]uint8), args[3].([]uint8), args[4].([]uint8))
+	case "cmpF32":
+		cmpF32(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]float32), args[3].([]float32), args[4].([]uint8))
+	case "cmpI32":
+		cmpI32(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]int32), args[3].([]int32), args[4].([]uint8))
+	case "cmpI64":
+		cmpI64(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]int64), args[3].([]int64), args[4].([]uint8))
+	case "cmpInt8":
+		cmpInt8(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]uint8))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":
@@ -226,10 +245,16 @@ func Call(fn string, args []any) bool {
 		leakyReluInt16(args[0].(*leakyReluParams), args[1].([]int16), args[2].([]int16))
 	case "leakyReluInt8":
 		leakyReluInt8(args[0].(*leakyReluParams), args[1].([]int8), args[2].([]int8))
+	case "loadI64":
+		loadI64(args[0].(string), args[1].([]int64))
 	case "logF32":
 		logF32(args[0].([]float32), args[1].([]float32))
+	case "logicalAnd":
+		logicalAnd(args[0].(*ewBcast), args[1].([]uint8), args[2].([]uint8), args[3].([]uint8))
 	case "logicalNot":
 		logicalNot(args[0].([]uint8), args[1].([]uint8))
+	case "logicalOr":
+		logicalOr(args[0].(*ewBcast), args[1].([]uint8), args[2].([]uint8), args[3].([]uint8))
 	case "logisticF32":
 		logisticF32(args[0].([]float32), args[1].([]float32))
 	case "logisticInt16":
@@ -362,6 +387,12 @@ func Call(fn string, args []any) bool {
 		roundF32(args[0].([]float32), args[1].([]float32))
 	case "rsqrtF32":
 		rsqrtF32(args[0].([]float32), args[1].([]float32))
+	case "selectF32":
+		selectF32(args[0].(*selBcast), args[1].([]uint8), args[2].([]float32), args[3].([]float32), args[4].([]float32))
+	case "selectInt16":
+		selectInt16(args[0].(*selBcast), args[1].([]uint8), args[2].([]int16), args[3].([]int16), args[4].([]int16))
+	case "selectInt8":
+		selectInt8(args[0].(*selBcast), args[1].([]uint8), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "sinF32":
 		sinF32(args[0].([]float32), args[1].([]float32))
 	case "softmaxF32":
@@ -457,6 +488,44 @@ func NewParams(typ string, fields map[string]any) any {
 				p.inner = int(v.(int64))
 			case "isMin":
 				p.isMin = v.(bool)
+			default:
+				return nil
+			}
+		}
+		return p
+	case "castParams":
+		p := &castParams{}
+		for k, v := range fields {
+			switch k {
+			case "inSize":
+				p.inSize = int(v.(int64))
+			case "outSize":
+				p.outSize = int(v.(int64))
+			case "signed":
+				p.signed = v.(bool)
+			default:
+				return nil
+			}
+		}
+		return p
+	case "cmpParams":
+		p := &cmpParams{}
+		for k, v := range fields {
+			switch k {
+			case "mask":
+				p.mask = uint8(v.(int64))
+			case "in1Off":
+				p.in1Off = int32(v.(int64))
+			case "in2Off":
+				p.in2Off = int32(v.(int64))
+			case "in1Mult":
+				p.in1Mult = int32(v.(int64))
+			case "in2Mult":
+				p.in2Mult = int32(v.(int64))
+			case "in1Shift":
+				p.in1Shift = int(v.(int64))
+			case "in2Shift":
+				p.in2Shift = int(v.(int64))
 			default:
 				return nil
 			}
@@ -1553,6 +1622,55 @@ func NewParams(typ string, fields map[string]any) any {
 				p.rsh = uint32(v.(int64))
 			case "mask":
 				p.mask = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "selBcast":
+		p := &selBcast{}
+		for k, v := range fields {
+			switch k {
+			case "inner":
+				p.inner = int(v.(int64))
+			case "cInner":
+				p.cInner = int(v.(int64))
+			case "xInner":
+				p.xInner = int(v.(int64))
+			case "yInner":
+				p.yInner = int(v.(int64))
+			case "n1":
+				p.n1 = int(v.(int64))
+			case "n2":
+				p.n2 = int(v.(int64))
+			case "n3":
+				p.n3 = int(v.(int64))
+			case "n4":
+				p.n4 = int(v.(int64))
+			case "c1":
+				p.c1 = int(v.(int64))
+			case "c2":
+				p.c2 = int(v.(int64))
+			case "c3":
+				p.c3 = int(v.(int64))
+			case "c4":
+				p.c4 = int(v.(int64))
+			case "x1":
+				p.x1 = int(v.(int64))
+			case "x2":
+				p.x2 = int(v.(int64))
+			case "x3":
+				p.x3 = int(v.(int64))
+			case "x4":
+				p.x4 = int(v.(int64))
+			case "y1":
+				p.y1 = int(v.(int64))
+			case "y2":
+				p.y2 = int(v.(int64))
+			case "y3":
+				p.y3 = int(v.(int64))
+			case "y4":
+				p.y4 = int(v.(int64))
 			default:
 				return nil
 			}

@@ -43,9 +43,22 @@ const (
 	AvgPoolF32              Func = "avgPoolF32"
 	AvgPoolInt16            Func = "avgPoolInt16"
 	AvgPoolInt8             Func = "avgPoolInt8"
+	B2u8                    Func = "b2u8"
+	CastF32Int              Func = "castF32Int"
+	CastInt                 Func = "castInt"
+	CastIntF32              Func = "castIntF32"
+	CastLoad                Func = "castLoad"
+	CastStore               Func = "castStore"
 	CeilF32                 Func = "ceilF32"
 	ClampF32                Func = "clampF32"
 	ClampI32                Func = "clampI32"
+	CmpBool                 Func = "cmpBool"
+	CmpF32                  Func = "cmpF32"
+	CmpI32                  Func = "cmpI32"
+	CmpI64                  Func = "cmpI64"
+	CmpInt8                 Func = "cmpInt8"
+	CmpOrd32                Func = "cmpOrd32"
+	CmpOrd64                Func = "cmpOrd64"
 	ConstI8                 Func = "constI8"
 	ConstU8                 Func = "constU8"
 	ConvF32                 Func = "convF32"
@@ -164,8 +177,11 @@ const (
 	LeakyReluInt16          Func = "leakyReluInt16"
 	LeakyReluInt8           Func = "leakyReluInt8"
 	LeakyReluOne            Func = "leakyReluOne"
+	LoadI64                 Func = "loadI64"
 	LogF32                  Func = "logF32"
+	LogicalAnd              Func = "logicalAnd"
 	LogicalNot              Func = "logicalNot"
+	LogicalOr               Func = "logicalOr"
 	LogisticF32             Func = "logisticF32"
 	LogisticInt16           Func = "logisticInt16"
 	LogisticTanh16Input     Func = "logisticTanh16Input"
@@ -270,6 +286,11 @@ const (
 	RqFromFC                Func = "rqFromFC"
 	RsqrtF32                Func = "rsqrtF32"
 	SatRoundDoublingHighMul Func = "satRoundDoublingHighMul"
+	SelRowStart             Func = "selRowStart"
+	SelRows                 Func = "selRows"
+	SelectF32               Func = "selectF32"
+	SelectInt16             Func = "selectInt16"
+	SelectInt8              Func = "selectInt8"
 	SigmoidTab              Func = "sigmoidTab"
 	SigmoidTab2             Func = "sigmoidTab2"
 	SinF32                  Func = "sinF32"
@@ -313,6 +334,8 @@ const (
 const (
 	AbsParams            Struct = "absParams"
 	ArgMinMaxParams      Struct = "argMinMaxParams"
+	CastParams           Struct = "castParams"
+	CmpParams            Struct = "cmpParams"
 	ConvPWParams         Struct = "convPWParams"
 	ConvPWRQ             Struct = "convPWRQ"
 	ConvParams           Struct = "convParams"
@@ -351,6 +374,7 @@ const (
 	ResizeBilinearParams Struct = "resizeBilinearParams"
 	ResizeNearestParams  Struct = "resizeNearestParams"
 	Rq32                 Struct = "rq32"
+	SelBcast             Struct = "selBcast"
 	SoftmaxParams        Struct = "softmaxParams"
 	SvdfFloatParams      Struct = "svdfFloatParams"
 	SvdfParams           Struct = "svdfParams"
@@ -388,9 +412,22 @@ func Funcs() []Func {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		B2u8,
+		CastF32Int,
+		CastInt,
+		CastIntF32,
+		CastLoad,
+		CastStore,
 		CeilF32,
 		ClampF32,
 		ClampI32,
+		CmpBool,
+		CmpF32,
+		CmpI32,
+		CmpI64,
+		CmpInt8,
+		CmpOrd32,
+		CmpOrd64,
 		ConstI8,
 		ConstU8,
 		ConvF32,
@@ -509,8 +546,11 @@ func Funcs() []Func {
 		LeakyReluInt16,
 		LeakyReluInt8,
 		LeakyReluOne,
+		LoadI64,
 		LogF32,
+		LogicalAnd,
 		LogicalNot,
+		LogicalOr,
 		LogisticF32,
 		LogisticInt16,
 		LogisticTanh16Input,
@@ -615,6 +655,11 @@ func Funcs() []Func {
 		RqFromFC,
 		RsqrtF32,
 		SatRoundDoublingHighMul,
+		SelRowStart,
+		SelRows,
+		SelectF32,
+		SelectInt16,
+		SelectInt8,
 		SigmoidTab,
 		SigmoidTab2,
 		SinF32,
@@ -660,6 +705,8 @@ func Structs() []Struct {
 	return []Struct{
 		AbsParams,
 		ArgMinMaxParams,
+		CastParams,
+		CmpParams,
 		ConvPWParams,
 		ConvPWRQ,
 		ConvParams,
@@ -698,6 +745,7 @@ func Structs() []Struct {
 		ResizeBilinearParams,
 		ResizeNearestParams,
 		Rq32,
+		SelBcast,
 		SoftmaxParams,
 		SvdfFloatParams,
 		SvdfParams,
@@ -764,12 +812,38 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*poolParams"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
 	case AvgPoolInt8:
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case B2u8:
+		return []Param{{"v", "bool"}}, true
+	case CastF32Int:
+		return []Param{{"p", "*castParams"}, {"lo", "int64"}, {"hi", "int64"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
+	case CastInt:
+		return []Param{{"p", "*castParams"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
+	case CastIntF32:
+		return []Param{{"p", "*castParams"}, {"dst", "[]float32"}, {"src", "[]byte"}}, true
+	case CastLoad:
+		return []Param{{"p", "*castParams"}, {"src", "[]byte"}, {"i", "int"}}, true
+	case CastStore:
+		return []Param{{"p", "*castParams"}, {"dst", "[]byte"}, {"i", "int"}, {"v", "int64"}}, true
 	case CeilF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case ClampF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case ClampI32:
 		return []Param{{"x", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case CmpBool:
+		return []Param{{"p", "*cmpParams"}, {"bc", "*ewBcast"}, {"a", "[]uint8"}, {"b", "[]uint8"}, {"out", "[]uint8"}}, true
+	case CmpF32:
+		return []Param{{"p", "*cmpParams"}, {"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]uint8"}}, true
+	case CmpI32:
+		return []Param{{"p", "*cmpParams"}, {"bc", "*ewBcast"}, {"a", "[]int32"}, {"b", "[]int32"}, {"out", "[]uint8"}}, true
+	case CmpI64:
+		return []Param{{"p", "*cmpParams"}, {"bc", "*ewBcast"}, {"a", "[]int64"}, {"b", "[]int64"}, {"out", "[]uint8"}}, true
+	case CmpInt8:
+		return []Param{{"p", "*cmpParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]uint8"}}, true
+	case CmpOrd32:
+		return []Param{{"x", "int32"}, {"y", "int32"}}, true
+	case CmpOrd64:
+		return []Param{{"x", "int64"}, {"y", "int64"}}, true
 	case ConstI8:
 		return []Param{{"s", "string"}}, true
 	case ConstU8:
@@ -1006,10 +1080,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*leakyReluParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case LeakyReluOne:
 		return []Param{{"p", "*leakyReluParams"}, {"x", "int32"}}, true
+	case LoadI64:
+		return []Param{{"s", "string"}, {"dst", "[]int64"}}, true
 	case LogF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case LogicalAnd:
+		return []Param{{"bc", "*ewBcast"}, {"a", "[]uint8"}, {"b", "[]uint8"}, {"out", "[]uint8"}}, true
 	case LogicalNot:
 		return []Param{{"in", "[]uint8"}, {"out", "[]uint8"}}, true
+	case LogicalOr:
+		return []Param{{"bc", "*ewBcast"}, {"a", "[]uint8"}, {"b", "[]uint8"}, {"out", "[]uint8"}}, true
 	case LogisticF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case LogisticInt16:
@@ -1218,6 +1298,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case SatRoundDoublingHighMul:
 		return []Param{{"a", "int32"}, {"b", "int32"}}, true
+	case SelRowStart:
+		return []Param{{"bc", "*selBcast"}, {"r", "int"}}, true
+	case SelRows:
+		return []Param{{"bc", "*selBcast"}, {"n", "int"}}, true
+	case SelectF32:
+		return []Param{{"bc", "*selBcast"}, {"cond", "[]uint8"}, {"x", "[]float32"}, {"y", "[]float32"}, {"out", "[]float32"}}, true
+	case SelectInt16:
+		return []Param{{"bc", "*selBcast"}, {"cond", "[]uint8"}, {"x", "[]int16"}, {"y", "[]int16"}, {"out", "[]int16"}}, true
+	case SelectInt8:
+		return []Param{{"bc", "*selBcast"}, {"cond", "[]uint8"}, {"x", "[]int8"}, {"y", "[]int8"}, {"out", "[]int8"}}, true
 	case SigmoidTab:
 		return []Param{{"i", "int"}}, true
 	case SigmoidTab2:
@@ -1322,7 +1412,16 @@ func (f Func) Results() int {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		CastF32Int,
+		CastInt,
+		CastIntF32,
+		CastStore,
 		CeilF32,
+		CmpBool,
+		CmpF32,
+		CmpI32,
+		CmpI64,
+		CmpInt8,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -1401,8 +1500,11 @@ func (f Func) Results() int {
 		LeakyReluF32,
 		LeakyReluInt16,
 		LeakyReluInt8,
+		LoadI64,
 		LogF32,
+		LogicalAnd,
 		LogicalNot,
+		LogicalOr,
 		LogisticF32,
 		LogisticInt16,
 		LstmDecodeF,
@@ -1472,6 +1574,9 @@ func (f Func) Results() int {
 		ResizeNearest,
 		RoundF32,
 		RsqrtF32,
+		SelectF32,
+		SelectInt16,
+		SelectInt8,
 		SinF32,
 		SoftmaxF32,
 		SoftmaxInt16,
@@ -1505,8 +1610,12 @@ func (f Func) Results() int {
 		ArgMinMaxIdxF32,
 		ArgMinMaxIdxI16,
 		ArgMinMaxIdxI8,
+		B2u8,
+		CastLoad,
 		ClampF32,
 		ClampI32,
+		CmpOrd32,
+		CmpOrd64,
 		ConstI8,
 		ConstU8,
 		ConvPWOut,
@@ -1562,6 +1671,7 @@ func (f Func) Results() int {
 		RqFor,
 		RqFromFC,
 		SatRoundDoublingHighMul,
+		SelRows,
 		SigmoidTab,
 		SoftmaxExpNeg,
 		SoftmaxExpSmall,
@@ -1583,6 +1693,8 @@ func (f Func) Results() int {
 		SoftmaxInt8Row,
 		TconvTaps:
 		return 2
+	case SelRowStart:
+		return 3
 	case ConvPWDot16,
 		ConvPWDot4,
 		ConvPWDot8,
@@ -1609,6 +1721,10 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"shift", "int"}, {"rescale", "bool"}}, true
 	case ArgMinMaxParams:
 		return []Param{{"outer", "int"}, {"axis", "int"}, {"inner", "int"}, {"isMin", "bool"}}, true
+	case CastParams:
+		return []Param{{"inSize", "int"}, {"outSize", "int"}, {"signed", "bool"}}, true
+	case CmpParams:
+		return []Param{{"mask", "uint8"}, {"in1Off", "int32"}, {"in2Off", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}}, true
 	case ConvPWParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvPWRQ:
@@ -1685,6 +1801,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batches", "int"}, {"outH", "int"}, {"outW", "int"}, {"run", "int"}, {"inBatch", "int"}}, true
 	case Rq32:
 		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}}, true
+	case SelBcast:
+		return []Param{{"inner", "int"}, {"cInner", "int"}, {"xInner", "int"}, {"yInner", "int"}, {"n1", "int"}, {"n2", "int"}, {"n3", "int"}, {"n4", "int"}, {"c1", "int"}, {"c2", "int"}, {"c3", "int"}, {"c4", "int"}, {"x1", "int"}, {"x2", "int"}, {"x3", "int"}, {"x4", "int"}, {"y1", "int"}, {"y2", "int"}, {"y3", "int"}, {"y4", "int"}}, true
 	case SoftmaxParams:
 		return []Param{{"outer", "int"}, {"depth", "int"}, {"inputMult", "int32"}, {"inputShift", "int"}, {"diffMin", "int32"}, {"beta", "float32"}}, true
 	case SvdfFloatParams:
