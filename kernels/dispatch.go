@@ -282,6 +282,16 @@ func Call(fn string, args []any) bool {
 		quantizeF32ToInt16(args[0].(*quantizeParams), args[1].([]float32), args[2].([]int16))
 	case "quantizeF32ToInt8":
 		quantizeF32ToInt8(args[0].(*quantizeParams), args[1].([]float32), args[2].([]int8))
+	case "reduceAll":
+		reduceAll(args[0].(*meanParams), args[1].([]uint8), args[2].([]uint8))
+	case "reduceMaxF32":
+		reduceMaxF32(args[0].(*meanParams), args[1].([]float32), args[2].([]float32))
+	case "reduceMaxInt8":
+		reduceMaxInt8(args[0].(*meanParams), args[1].([]int8), args[2].([]int8))
+	case "reduceMinF32":
+		reduceMinF32(args[0].(*meanParams), args[1].([]float32), args[2].([]float32))
+	case "reduceMinInt8":
+		reduceMinInt8(args[0].(*meanParams), args[1].([]int8), args[2].([]int8))
 	case "relu6F32":
 		relu6F32(args[0].([]float32), args[1].([]float32))
 	case "relu6Int16":

@@ -221,6 +221,11 @@ const (
 	QuantizeF32One          Func = "quantizeF32One"
 	QuantizeF32ToInt16      Func = "quantizeF32ToInt16"
 	QuantizeF32ToInt8       Func = "quantizeF32ToInt8"
+	ReduceAll               Func = "reduceAll"
+	ReduceMaxF32            Func = "reduceMaxF32"
+	ReduceMaxInt8           Func = "reduceMaxInt8"
+	ReduceMinF32            Func = "reduceMinF32"
+	ReduceMinInt8           Func = "reduceMinInt8"
 	Relu6F32                Func = "relu6F32"
 	Relu6Int16              Func = "relu6Int16"
 	Relu6Int8               Func = "relu6Int8"
@@ -537,6 +542,11 @@ func Funcs() []Func {
 		QuantizeF32One,
 		QuantizeF32ToInt16,
 		QuantizeF32ToInt8,
+		ReduceAll,
+		ReduceMaxF32,
+		ReduceMaxInt8,
+		ReduceMinF32,
+		ReduceMinInt8,
 		Relu6F32,
 		Relu6Int16,
 		Relu6Int8,
@@ -1062,6 +1072,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*quantizeParams"}, {"in", "[]float32"}, {"out", "[]int16"}}, true
 	case QuantizeF32ToInt8:
 		return []Param{{"p", "*quantizeParams"}, {"in", "[]float32"}, {"out", "[]int8"}}, true
+	case ReduceAll:
+		return []Param{{"p", "*meanParams"}, {"in", "[]uint8"}, {"out", "[]uint8"}}, true
+	case ReduceMaxF32:
+		return []Param{{"p", "*meanParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
+	case ReduceMaxInt8:
+		return []Param{{"p", "*meanParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case ReduceMinF32:
+		return []Param{{"p", "*meanParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
+	case ReduceMinInt8:
+		return []Param{{"p", "*meanParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case Relu6F32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case Relu6Int16:
@@ -1318,6 +1338,11 @@ func (f Func) Results() int {
 		PreluInt8,
 		QuantizeF32ToInt16,
 		QuantizeF32ToInt8,
+		ReduceAll,
+		ReduceMaxF32,
+		ReduceMaxInt8,
+		ReduceMinF32,
+		ReduceMinInt8,
 		Relu6F32,
 		Relu6Int16,
 		Relu6Int8,
