@@ -86,6 +86,16 @@ func Call(fn string, args []any) bool {
 		avgPoolInt16(args[0].(*poolParams), args[1].([]int16), args[2].([]int16))
 	case "avgPoolInt8":
 		avgPoolInt8(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
+	case "batchMatmulF32":
+		batchMatmulF32(args[0].(*batchMatmulParams), args[1].([]float32), args[2].([]float32), args[3].([]float32))
+	case "batchMatmulF32ConstR":
+		batchMatmulF32ConstR(args[0].(*batchMatmulParams), args[1].([]float32), args[2].(string), args[3].([]float32))
+	case "batchMatmulInt16":
+		batchMatmulInt16(args[0].(*batchMatmulParams), args[1].([]int16), args[2].([]int16), args[3].([]int16))
+	case "batchMatmulInt16ConstR":
+		batchMatmulInt16ConstR(args[0].(*batchMatmulParams), args[1].([]int16), args[2].(string), args[3].([]int16))
+	case "batchMatmulInt8":
+		batchMatmulInt8(args[0].(*batchMatmulParams), args[1].([]int8), args[2].([]int8), args[3].([]int8))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":
@@ -417,6 +427,61 @@ func NewParams(typ string, fields map[string]any) any {
 				p.inner = int(v.(int64))
 			case "isMin":
 				p.isMin = v.(bool)
+			default:
+				return nil
+			}
+		}
+		return p
+	case "batchMatmulParams":
+		p := &batchMatmulParams{}
+		for k, v := range fields {
+			switch k {
+			case "n0":
+				p.n0 = int(v.(int64))
+			case "n1":
+				p.n1 = int(v.(int64))
+			case "n2":
+				p.n2 = int(v.(int64))
+			case "l0":
+				p.l0 = int(v.(int64))
+			case "l1":
+				p.l1 = int(v.(int64))
+			case "l2":
+				p.l2 = int(v.(int64))
+			case "r0":
+				p.r0 = int(v.(int64))
+			case "r1":
+				p.r1 = int(v.(int64))
+			case "r2":
+				p.r2 = int(v.(int64))
+			case "rows":
+				p.rows = int(v.(int64))
+			case "cols":
+				p.cols = int(v.(int64))
+			case "depth":
+				p.depth = int(v.(int64))
+			case "lRow":
+				p.lRow = int(v.(int64))
+			case "lK":
+				p.lK = int(v.(int64))
+			case "rK":
+				p.rK = int(v.(int64))
+			case "rCol":
+				p.rCol = int(v.(int64))
+			case "oRow":
+				p.oRow = int(v.(int64))
+			case "oCol":
+				p.oCol = int(v.(int64))
+			case "lhsZP":
+				p.lhsZP = int32(v.(int64))
+			case "rhsZP":
+				p.rhsZP = int32(v.(int64))
+			case "outZP":
+				p.outZP = int32(v.(int64))
+			case "mult":
+				p.mult = int32(v.(int64))
+			case "shift":
+				p.shift = int(v.(int64))
 			default:
 				return nil
 			}

@@ -37,6 +37,11 @@ const (
 	AvgPoolF32              Func = "avgPoolF32"
 	AvgPoolInt16            Func = "avgPoolInt16"
 	AvgPoolInt8             Func = "avgPoolInt8"
+	BatchMatmulF32          Func = "batchMatmulF32"
+	BatchMatmulF32ConstR    Func = "batchMatmulF32ConstR"
+	BatchMatmulInt16        Func = "batchMatmulInt16"
+	BatchMatmulInt16ConstR  Func = "batchMatmulInt16ConstR"
+	BatchMatmulInt8         Func = "batchMatmulInt8"
 	ClampF32                Func = "clampF32"
 	ClampI32                Func = "clampI32"
 	ConstI8                 Func = "constI8"
@@ -290,6 +295,7 @@ const (
 const (
 	AbsParams            Struct = "absParams"
 	ArgMinMaxParams      Struct = "argMinMaxParams"
+	BatchMatmulParams    Struct = "batchMatmulParams"
 	ConvPWParams         Struct = "convPWParams"
 	ConvPWRQ             Struct = "convPWRQ"
 	ConvParams           Struct = "convParams"
@@ -358,6 +364,11 @@ func Funcs() []Func {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		BatchMatmulF32,
+		BatchMatmulF32ConstR,
+		BatchMatmulInt16,
+		BatchMatmulInt16ConstR,
+		BatchMatmulInt8,
 		ClampF32,
 		ClampI32,
 		ConstI8,
@@ -613,6 +624,7 @@ func Structs() []Struct {
 	return []Struct{
 		AbsParams,
 		ArgMinMaxParams,
+		BatchMatmulParams,
 		ConvPWParams,
 		ConvPWRQ,
 		ConvParams,
@@ -704,6 +716,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*poolParams"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
 	case AvgPoolInt8:
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case BatchMatmulF32:
+		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]float32"}, {"rhs", "[]float32"}, {"out", "[]float32"}}, true
+	case BatchMatmulF32ConstR:
+		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]float32"}, {"rhs", "string"}, {"out", "[]float32"}}, true
+	case BatchMatmulInt16:
+		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]int16"}, {"rhs", "[]int16"}, {"out", "[]int16"}}, true
+	case BatchMatmulInt16ConstR:
+		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]int16"}, {"rhs", "string"}, {"out", "[]int16"}}, true
+	case BatchMatmulInt8:
+		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]int8"}, {"rhs", "[]int8"}, {"out", "[]int8"}}, true
 	case ClampF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case ClampI32:
@@ -1223,6 +1245,11 @@ func (f Func) Results() int {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		BatchMatmulF32,
+		BatchMatmulF32ConstR,
+		BatchMatmulInt16,
+		BatchMatmulInt16ConstR,
+		BatchMatmulInt8,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -1492,6 +1519,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"shift", "int"}, {"rescale", "bool"}}, true
 	case ArgMinMaxParams:
 		return []Param{{"outer", "int"}, {"axis", "int"}, {"inner", "int"}, {"isMin", "bool"}}, true
+	case BatchMatmulParams:
+		return []Param{{"n0", "int"}, {"n1", "int"}, {"n2", "int"}, {"l0", "int"}, {"l1", "int"}, {"l2", "int"}, {"r0", "int"}, {"r1", "int"}, {"r2", "int"}, {"rows", "int"}, {"cols", "int"}, {"depth", "int"}, {"lRow", "int"}, {"lK", "int"}, {"rK", "int"}, {"rCol", "int"}, {"oRow", "int"}, {"oCol", "int"}, {"lhsZP", "int32"}, {"rhsZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"shift", "int"}}, true
 	case ConvPWParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvPWRQ:

@@ -83,14 +83,20 @@ func randReduce(r *rand.Rand, code model.OpCode, dt model.DType, opt reduceOpt) 
 		qo = qi
 		switch code {
 		case model.OpSum, model.OpMean:
-			// Sums of count values: an output scale up to a few times
-			// count times the input's.
+			// Sums of count values (zero points at the limits make them
+			// all of one sign): an output scale about count times the
+			// input's for SUM, near the input's for MEAN, and an output
+			// zero point near the middle as often as at the limits.
 			grow := 0.0
 			if code == model.OpSum {
 				grow = math.Log2(float64(count))
 			}
-			so := qi.Scale[0] * float32(math.Exp2(grow*r.Float64()+4*r.Float64()-2))
-			qo = builder.PerTensor(so, randQuant(r, dt).ZeroPoint[0])
+			so := qi.Scale[0] * float32(math.Exp2(grow+4*r.Float64()-1))
+			zo := randQuant(r, dt).ZeroPoint[0]
+			if r.IntN(2) == 0 {
+				zo /= 8
+			}
+			qo = builder.PerTensor(so, zo)
 		default:
 			if opt.diffQuant {
 				if r.IntN(2) == 0 {
