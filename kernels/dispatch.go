@@ -33,10 +33,10 @@ package kernels
 //     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
 //     ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
 //     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, ld32, ld64, ldf32,
-//     le64, leakyReluOne, logisticTanh16Input, lstmCellF, lstmCellQ,
-//     lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q,
-//     lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
+//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
+//     ld64, ldf32, le64, leakyReluOne, logisticTanh16Input, lstmCellF,
+//     lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S,
+//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
 //     lstmRowBatch, lstmRq16, lstmSigmoidQ, lstmTanhQ, meanRequant,
 //     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
 //     poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
@@ -194,6 +194,12 @@ func Call(fn string, args []any) bool {
 		hardSwishF32(args[0].([]float32), args[1].([]float32))
 	case "hardSwishInt8":
 		hardSwishInt8(args[0].(*hardSwishParams), args[1].([]int8), args[2].([]int8))
+	case "l2NormF32":
+		l2NormF32(args[0].(*l2NormParams), args[1].([]float32), args[2].([]float32))
+	case "l2NormInt8":
+		l2NormInt8(args[0].(*l2NormParams), args[1].([]int8), args[2].([]int8))
+	case "l2PoolF32":
+		l2PoolF32(args[0].(*poolParams), args[1].([]float32), args[2].([]float32))
 	case "leakyReluF32":
 		leakyReluF32(float32(args[0].(float64)), args[1].([]float32), args[2].([]float32))
 	case "leakyReluInt16":
@@ -1050,6 +1056,21 @@ func NewParams(typ string, fields map[string]any) any {
 				p.reluishMult = int32(v.(int64))
 			case "reluishExp":
 				p.reluishExp = int(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "l2NormParams":
+		p := &l2NormParams{}
+		for k, v := range fields {
+			switch k {
+			case "rows":
+				p.rows = int(v.(int64))
+			case "depth":
+				p.depth = int(v.(int64))
+			case "inZP":
+				p.inZP = int32(v.(int64))
 			default:
 				return nil
 			}

@@ -141,6 +141,10 @@ const (
 	HardSwishSdhm16         Func = "hardSwishSdhm16"
 	HardSwishShl16          Func = "hardSwishShl16"
 	HardSwishSrdhm16        Func = "hardSwishSrdhm16"
+	L2InvSqrt               Func = "l2InvSqrt"
+	L2NormF32               Func = "l2NormF32"
+	L2NormInt8              Func = "l2NormInt8"
+	L2PoolF32               Func = "l2PoolF32"
 	Ld32                    Func = "ld32"
 	Ld64                    Func = "ld64"
 	Ldf32                   Func = "ldf32"
@@ -314,6 +318,7 @@ const (
 	GatherNdParams       Struct = "gatherNdParams"
 	GatherParams         Struct = "gatherParams"
 	HardSwishParams      Struct = "hardSwishParams"
+	L2NormParams         Struct = "l2NormParams"
 	LeakyReluParams      Struct = "leakyReluParams"
 	LogisticTanh16Params Struct = "logisticTanh16Params"
 	LogisticTanhParams   Struct = "logisticTanhParams"
@@ -468,6 +473,10 @@ func Funcs() []Func {
 		HardSwishSdhm16,
 		HardSwishShl16,
 		HardSwishSrdhm16,
+		L2InvSqrt,
+		L2NormF32,
+		L2NormInt8,
+		L2PoolF32,
 		Ld32,
 		Ld64,
 		Ldf32,
@@ -643,6 +652,7 @@ func Structs() []Struct {
 		GatherNdParams,
 		GatherParams,
 		HardSwishParams,
+		L2NormParams,
 		LeakyReluParams,
 		LogisticTanh16Params,
 		LogisticTanhParams,
@@ -924,6 +934,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"v", "int16"}, {"e", "int"}}, true
 	case HardSwishSrdhm16:
 		return []Param{{"a", "int16"}, {"b", "int16"}}, true
+	case L2InvSqrt:
+		return []Param{{"acc", "int32"}}, true
+	case L2NormF32:
+		return []Param{{"p", "*l2NormParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
+	case L2NormInt8:
+		return []Param{{"p", "*l2NormParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case L2PoolF32:
+		return []Param{{"p", "*poolParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
 	case Ld32:
 		return []Param{{"s", "string"}, {"i", "int"}}, true
 	case Ld64:
@@ -1313,6 +1331,9 @@ func (f Func) Results() int {
 		GatherNdConstIdx,
 		HardSwishF32,
 		HardSwishInt8,
+		L2NormF32,
+		L2NormInt8,
+		L2PoolF32,
 		LeakyReluF32,
 		LeakyReluInt16,
 		LeakyReluInt8,
@@ -1486,6 +1507,7 @@ func (f Func) Results() int {
 		DwTaps,
 		EwRowStart,
 		FcRQFor,
+		L2InvSqrt,
 		LogisticTanh16Input,
 		OctLanes,
 		PoolWindow,
@@ -1557,6 +1579,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batches", "int"}, {"outer", "int"}, {"coords", "int"}, {"axis", "int"}, {"row", "int"}}, true
 	case HardSwishParams:
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"outMult", "int32"}, {"outExp", "int"}, {"reluishMult", "int32"}, {"reluishExp", "int"}}, true
+	case L2NormParams:
+		return []Param{{"rows", "int"}, {"depth", "int"}, {"inZP", "int32"}}, true
 	case LeakyReluParams:
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"multID", "int32"}, {"shiftID", "int"}, {"multAlpha", "int32"}, {"shiftAlpha", "int"}, {"alphaNeg", "bool"}, {"qmin", "int32"}, {"qmax", "int32"}}, true
 	case LogisticTanh16Params:
