@@ -130,6 +130,10 @@ func Call(fn string, args []any) bool {
 		convWinPad(args[0].([]int64), args[1].(int64), args[2].(bool))
 	case "copyConst":
 		copyConst(args[0].([]byte), args[1].(string))
+	case "cumsumF32":
+		cumsumF32(args[0].(*cumsumParams), args[1].([]float32), args[2].([]float32))
+	case "cumsumInt8":
+		cumsumInt8(args[0].(*cumsumParams), args[1].([]int8), args[2].([]int8))
 	case "dequantizeI16":
 		dequantizeI16(args[0].(*dequantizeParams), args[1].([]int16), args[2].([]float32))
 	case "dequantizeI8":
@@ -681,6 +685,37 @@ func NewParams(typ string, fields map[string]any) any {
 				p.actMin = int32(v.(int64))
 			case "actMax":
 				p.actMax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "cumsumParams":
+		p := &cumsumParams{}
+		for k, v := range fields {
+			switch k {
+			case "outer":
+				p.outer = int(v.(int64))
+			case "depth":
+				p.depth = int(v.(int64))
+			case "inner":
+				p.inner = int(v.(int64))
+			case "exclusive":
+				p.exclusive = v.(bool)
+			case "reverse":
+				p.reverse = v.(bool)
+			case "inOffset":
+				p.inOffset = int32(v.(int64))
+			case "outZP":
+				p.outZP = int32(v.(int64))
+			case "inMult":
+				p.inMult = int32(v.(int64))
+			case "outMult":
+				p.outMult = int32(v.(int64))
+			case "inShift":
+				p.inShift = int(v.(int64))
+			case "outShift":
+				p.outShift = int(v.(int64))
 			default:
 				return nil
 			}

@@ -211,3 +211,80 @@ func reduceAll(p *meanParams, in, out []uint8) {
 		}
 	}
 }
+
+// cumsumParams describes one CUMSUM over one axis: outer positions before
+// the axis, depth along it and inner positions after it (row-major).
+// Integer fields are for int8: the input offset (-zero point) and
+// TFLM's rescaling, the input scaled to 2^20 / 2 units (inMult, inShift
+// <= 0), the running sum back to the output (outMult, outShift <= 0)
+// plus outZP.
+type cumsumParams struct {
+	outer, depth, inner int
+	exclusive, reverse  bool
+	inOffset, outZP     int32
+	inMult, outMult     int32
+	inShift, outShift   int
+}
+
+// cumsumF32 is the float32 CUMSUM: a running sum from +0 along the axis
+// (backwards when reverse), each output the sum before (exclusive) or
+// after adding its own element. Every element is read before its output
+// is written, so out may be in.
+func cumsumF32(p *cumsumParams, in, out []float32) {
+	step := p.inner
+	for o := 0; o < p.outer; o++ {
+		for i := 0; i < p.inner; i++ {
+			idx := o*p.depth*p.inner + i
+			st := step
+			if p.reverse {
+				idx += (p.depth - 1) * p.inner
+				st = -step
+			}
+			var acc float32
+			for d := 0; d < p.depth; d++ {
+				v := in[idx]
+				if p.exclusive {
+					out[idx] = acc
+					acc += v
+				} else {
+					acc += v
+					out[idx] = acc
+				}
+				idx += st
+			}
+		}
+	}
+}
+
+// cumsumInt8 is the int8 CUMSUM of TFLM's reference: each element minus
+// the zero point, shifted left by 20 and rescaled, is added to a running
+// int32 sum, which is rescaled to the output. As in the reference the sum
+// does not start at 0 but at the rescaled input offset (-zero point), so
+// a nonzero input zero point shifts every output. out may be in.
+func cumsumInt8(p *cumsumParams, in, out []int8) {
+	const leftShift = 20
+	start := mulByQuantMul(p.inOffset*(1<<leftShift), p.inMult, p.inShift)
+	step := p.inner
+	for o := 0; o < p.outer; o++ {
+		for i := 0; i < p.inner; i++ {
+			idx := o*p.depth*p.inner + i
+			st := step
+			if p.reverse {
+				idx += (p.depth - 1) * p.inner
+				st = -step
+			}
+			acc := start
+			for d := 0; d < p.depth; d++ {
+				y := mulByQuantMul((p.inOffset+int32(in[idx]))*(1<<leftShift), p.inMult, p.inShift)
+				s := acc + y
+				if p.exclusive {
+					s = acc
+				}
+				acc += y
+				v := mulByQuantMul(s, p.outMult, p.outShift) + p.outZP
+				out[idx] = int8(clampI32(v, -128, 127))
+				idx += st
+			}
+		}
+	}
+}

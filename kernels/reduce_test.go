@@ -215,3 +215,57 @@ func TestReduceAll(t *testing.T) {
 		})
 	}
 }
+
+// Cases from TFLite Micro's cumsum_test.cc: float exact, int8 within that
+// file's tolerance (two quantization steps) with its symmetric ranges
+// (zero point 0).
+func TestCumsum(t *testing.T) {
+	in := []float32{1, 2, 3, 4, 5, 6, 7, 8}
+	for _, c := range []struct {
+		name           string
+		shape          []int
+		axis           int
+		exclusive, rev bool
+		want           []float32
+		rangeMax       float32
+	}{
+		{"CumSumOpTestSimpleTest", []int{2, 4}, 1, false, false, []float32{1, 3, 6, 10, 5, 11, 18, 26}, 26},
+		{"CumSumOpTestSimpleAxis0Test", []int{2, 4}, 0, false, false, []float32{1, 2, 3, 4, 6, 8, 10, 12}, 12},
+		{"CumSumOpTestSimple1DTest", []int{8}, 0, false, false, []float32{1, 3, 6, 10, 15, 21, 28, 36}, 36},
+		{"CumSumOpTestSimpleReverseTest", []int{2, 4}, 1, false, true, []float32{10, 9, 7, 4, 26, 21, 15, 8}, 26},
+		{"CumSumOpTestSimpleExclusiveTest", []int{2, 4}, 1, true, false, []float32{0, 1, 3, 6, 0, 5, 11, 18}, 18},
+		{"CumSumOpTestSimpleReverseExclusiveTest", []int{2, 4}, 1, true, true, []float32{9, 7, 4, 0, 21, 15, 8, 0}, 21},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &cumsumParams{outer: 1, depth: c.shape[c.axis], inner: 1, exclusive: c.exclusive, reverse: c.rev}
+			for d := 0; d < c.axis; d++ {
+				p.outer *= c.shape[d]
+			}
+			for d := c.axis + 1; d < len(c.shape); d++ {
+				p.inner *= c.shape[d]
+			}
+			out := make([]float32, 8)
+			cumsumF32(p, in, out)
+			for i := range c.want {
+				if out[i] != c.want[i] {
+					t.Fatalf("float: got %v, want %v", out, c.want)
+				}
+			}
+			scale := 2 * c.rangeMax / 255
+			p.inMult, p.inShift = quant.Multiplier(0.5)
+			p.outMult, p.outShift = quant.Multiplier(2 * float64(scale) / (float64(1<<20) * float64(scale)))
+			q := reduceTQuant(in, scale, 0, -128, 127)
+			qi := make([]int8, len(q))
+			for i, v := range q {
+				qi[i] = int8(v)
+			}
+			qo := make([]int8, 8)
+			cumsumInt8(p, qi, qo)
+			for i := range c.want {
+				if math.Abs(float64(float32(qo[i])*scale-c.want[i])) > float64(2*scale) {
+					t.Fatalf("int8: got %v (scale %g), want %v", qo, scale, c.want)
+				}
+			}
+		})
+	}
+}

@@ -83,6 +83,8 @@ const (
 	ConvWinLane             Func = "convWinLane"
 	ConvWinPad              Func = "convWinPad"
 	CopyConst               Func = "copyConst"
+	CumsumF32               Func = "cumsumF32"
+	CumsumInt8              Func = "cumsumInt8"
 	DequantizeI16           Func = "dequantizeI16"
 	DequantizeI8            Func = "dequantizeI8"
 	DequantizeU8            Func = "dequantizeU8"
@@ -305,6 +307,7 @@ const (
 	ConvParams           Struct = "convParams"
 	ConvRowsParams       Struct = "convRowsParams"
 	ConvWinParams        Struct = "convWinParams"
+	CumsumParams         Struct = "cumsumParams"
 	DequantizeParams     Struct = "dequantizeParams"
 	Dw3x3Params          Struct = "dw3x3Params"
 	DwParams             Struct = "dwParams"
@@ -415,6 +418,8 @@ func Funcs() []Func {
 		ConvWinLane,
 		ConvWinPad,
 		CopyConst,
+		CumsumF32,
+		CumsumInt8,
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
@@ -639,6 +644,7 @@ func Structs() []Struct {
 		ConvParams,
 		ConvRowsParams,
 		ConvWinParams,
+		CumsumParams,
 		DequantizeParams,
 		Dw3x3Params,
 		DwParams,
@@ -818,6 +824,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"d", "[]int64"}, {"v", "int64"}, {"first", "bool"}}, true
 	case CopyConst:
 		return []Param{{"dst", "[]byte"}, {"src", "string"}}, true
+	case CumsumF32:
+		return []Param{{"p", "*cumsumParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
+	case CumsumInt8:
+		return []Param{{"p", "*cumsumParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case DequantizeI16:
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]int16"}, {"out", "[]float32"}}, true
 	case DequantizeI8:
@@ -1292,6 +1302,8 @@ func (f Func) Results() int {
 		ConvWinLane,
 		ConvWinPad,
 		CopyConst,
+		CumsumF32,
+		CumsumInt8,
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
@@ -1553,6 +1565,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvWinParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int64"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case CumsumParams:
+		return []Param{{"outer", "int"}, {"depth", "int"}, {"inner", "int"}, {"exclusive", "bool"}, {"reverse", "bool"}, {"inOffset", "int32"}, {"outZP", "int32"}, {"inMult", "int32"}, {"outMult", "int32"}, {"inShift", "int"}, {"outShift", "int"}}, true
 	case DequantizeParams:
 		return []Param{{"scale", "float32"}, {"zp", "int32"}}, true
 	case Dw3x3Params:

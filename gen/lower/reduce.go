@@ -2,6 +2,7 @@ package lower
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
@@ -25,13 +26,23 @@ import (
 // kept dimensions alternate more than five times, and int8 and int16 SUM
 // with an axis out of range (TFLM's Eval ignores the failed ResolveAxis
 // there and leaves zeros; its float path fails the Invoke).
+//
+// CUMSUM (TFLM's cumsum.cc), a running sum along one axis, is here too.
 
 func init() {
 	register(model.OpSum, lowerSum, ownBuffer)
 	register(model.OpReduceMax, lowerReduceMinMax(kernelsig.ReduceMaxF32, kernelsig.ReduceMaxInt8), ownBuffer)
 	register(model.OpReduceMin, lowerReduceMinMax(kernelsig.ReduceMinF32, kernelsig.ReduceMinInt8), ownBuffer)
 	register(model.OpReduceAll, lowerReduceAll, ownBuffer)
+	register(model.OpCumsum, lowerCumsum, elementwise)
 }
+
+// Builtin-option slots of CumsumOptions and its union type (schema.fbs).
+const (
+	cumsumExclusive = 0   // CumsumOptions.exclusive
+	cumsumReverse   = 1   // CumsumOptions.reverse
+	unionCumsum     = 102 // CumsumOptions
+)
 
 // reduceOperands checks what all the reductions share: two inputs and one
 // output of the input's type, constant int32 axes in range, an output with
@@ -169,5 +180,86 @@ func lowerReduceAll(c *opCtx) error {
 		return c.Errorf("input %s: type %s is not supported (bool only)", in.Describe(), in.Type)
 	}
 	c.Call(kernelsig.ReduceAll, Struct(kernelsig.MeanParams, levels...), View(in), View(out))
+	return nil
+}
+
+// lowerCumsum follows TFLM's cumsum.cc: float32 or int8, input and output
+// of one shape, a constant int32 axis of one element (negative counts from
+// the end). The int8 rescaling is CalculateOpData's: the input by 1/2
+// after a left shift of 20, the running sum by 2 * input scale /
+// (2^20 * output scale), which must be below 1 as TFLM checks. Refused
+// although TFLM runs it: an axis that is not constant (TFLM reads it at
+// Invoke).
+func lowerCumsum(c *opCtx) error {
+	if c.NumIn() != 2 || c.NumOut() != 1 || c.In(0) == nil || c.In(1) == nil || c.Out(0) == nil {
+		return c.Errorf("has %d inputs and %d outputs, want 2 and 1", c.NumIn(), c.NumOut())
+	}
+	in, axis, out := c.In(0), c.In(1), c.Out(0)
+	o := c.Op.Options()
+	exclusive, reverse := o.Bool(cumsumExclusive, false), o.Bool(cumsumReverse, false)
+	if err := o.Err(); err != nil {
+		return c.Errorf("%v", err)
+	}
+	if in.Type != model.Float32 && in.Type != model.Int8 {
+		return c.Errorf("input %s: type %s is not supported (float32 or int8)", in.Describe(), in.Type)
+	}
+	if axis.Type != model.Int32 || axis.NumElements() != 1 {
+		return c.Errorf("axis %s must be one int32 value", axis.Describe())
+	}
+	if !axis.IsConst() {
+		return c.Errorf("axis %s must be a constant tensor", axis.Describe())
+	}
+	if len(in.Shape) < 1 {
+		return c.Errorf("input %s must have rank 1 or more", in.Describe())
+	}
+	if out.Type != in.Type || !slices.Equal(in.Shape, out.Shape) {
+		return c.Errorf("input %s and output %s differ in type or shape", in.Describe(), out.Describe())
+	}
+	a := int(int32(binary.LittleEndian.Uint32(axis.Data)))
+	if a < 0 {
+		a += len(in.Shape)
+	}
+	if a < 0 || a >= len(in.Shape) {
+		return c.Errorf("axis %d is out of range for input %s", a, in.Describe())
+	}
+	outer, inner := 1, 1
+	for d, n := range in.Shape {
+		switch {
+		case d < a:
+			outer *= n
+		case d > a:
+			inner *= n
+		}
+	}
+	fields := []Field{F("outer", Int(outer)), F("depth", Int(in.Shape[a])), F("inner", Int(inner)),
+		F("exclusive", Bool(exclusive)), F("reverse", Bool(reverse))}
+	if in.Type == model.Float32 {
+		c.Call(kernelsig.CumsumF32, Struct(kernelsig.CumsumParams, fields...), View(in), View(out))
+		return nil
+	}
+	si, zi, err := reduceQuant(c, in)
+	if err != nil {
+		return err
+	}
+	so, zo, err := reduceQuant(c, out)
+	if err != nil {
+		return err
+	}
+	twice := 2 * float64(si)
+	inReal, outReal := float64(si)/twice, twice/(float64(1<<20)*float64(so))
+	if !(inReal > 0 && inReal < 1 && outReal > 0 && outReal < 1) {
+		return c.Errorf("scales %g and %g give rescalings %g and %g, which TFLite Micro needs in (0, 1)", si, so, inReal, outReal)
+	}
+	im, is, err := c.multiplier("input rescaling", inReal)
+	if err != nil {
+		return err
+	}
+	om, os, err := c.multiplier("output rescaling", outReal)
+	if err != nil {
+		return err
+	}
+	fields = append(fields, F("inOffset", I32(int32(-zi))), F("outZP", I32(int32(zo))),
+		F("inMult", I32(im)), F("inShift", Int(is)), F("outMult", I32(om)), F("outShift", Int(os)))
+	c.Call(kernelsig.CumsumInt8, Struct(kernelsig.CumsumParams, fields...), View(in), View(out))
 	return nil
 }

@@ -218,3 +218,73 @@ func TestReduceRefusedAsTFLM(t *testing.T) {
 		checkRefusedAsTFLM(t, o, c, tc.code, tc.want)
 	}
 }
+
+// randCumsum is a random CUMSUM: rank 1-5, any axis (negative half the
+// time, out of range when badAxis), exclusive and reverse either way; int8
+// outputs with a scale that grows with the depth.
+func randCumsum(r *rand.Rand, dt model.DType, badAxis bool) diffCase {
+	rank := 1 + r.IntN(5)
+	shape := randDims(r, rank, 5)
+	if rank == 1 && r.IntN(3) == 0 {
+		shape[0] = 1 + r.IntN(100)
+	}
+	a := r.IntN(rank)
+	axis := a
+	if r.IntN(2) == 0 {
+		axis -= rank
+	}
+	if badAxis {
+		axis = []int{rank, -rank - 1}[r.IntN(2)]
+	}
+	exclusive, reverse := r.IntN(2) == 0, r.IntN(2) == 0
+	c := diffCase{outDT: dt, desc: fmt.Sprintf("CUMSUM %s %v axis %d exclusive %v reverse %v", dt, shape, axis, exclusive, reverse)}
+	m := builder.New("cumsum differential case")
+	qi := randQuant(r, dt)
+	qo := qi
+	if dt == model.Int8 {
+		so := qi.Scale[0] * float32(math.Exp2(math.Log2(float64(shape[a]))*r.Float64()+2*r.Float64()-1))
+		zo := randQuant(r, dt).ZeroPoint[0]
+		if r.IntN(2) == 0 {
+			zo /= 8
+		}
+		qo = builder.PerTensor(so, zo)
+	}
+	in := m.Tensor("in", dt, shape, qi)
+	axisShape := []int{1}
+	if r.IntN(2) == 0 {
+		axisShape = []int{}
+	}
+	ax := m.ConstI32("axis", axisShape, nil, []int32{int32(axis)})
+	out := m.Tensor("out", dt, shape, qo)
+	m.Op(model.OpCumsum, []int{in, ax}, []int{out}, &builder.Options{Type: unionCumsum, Fields: []builder.Field{
+		builder.Bool(cumsumExclusive, exclusive), builder.Bool(cumsumReverse, reverse)}})
+	m.IO([]int{in}, []int{out})
+	c.inputs = []diffVals{randVals(r, dt, shapeProd(shape))}
+	c.model = m.Bytes()
+	return c
+}
+
+// TestCumsumMatchesTFLM: random CUMSUM models through TFLM and
+// in-process, compared bit for bit; one case in 25 has an axis out of
+// range, which TFLM rejects and the lowering must refuse.
+func TestCumsumMatchesTFLM(t *testing.T) {
+	o := oracle.New(t)
+	for _, dt := range []model.DType{model.Float32, model.Int8} {
+		name := fmt.Sprintf("CUMSUM_%s", dt)
+		t.Run(name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(dt), 102))
+			gen := func(r *rand.Rand) diffCase { return randCumsum(r, dt, r.IntN(25) == 0) }
+			runDiffCases(t, o, diffCount(20, 200), r, gen, nil)
+		})
+	}
+}
+
+// TestCumsumRefusedAsTFLM: the types TFLM's CUMSUM rejects.
+func TestCumsumRefusedAsTFLM(t *testing.T) {
+	o := oracle.New(t)
+	r := rand.New(rand.NewPCG(102, 1))
+	for _, dt := range []model.DType{model.Int16, model.Int32} {
+		checkRefusedAsTFLM(t, o, randCumsum(r, dt, false), model.OpCumsum, "not supported")
+	}
+	checkRefusedAsTFLM(t, o, randCumsum(r, model.Float32, true), model.OpCumsum, "out of range")
+}
