@@ -34,7 +34,7 @@ package kernels
 //     dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32,
 //     fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
 //     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
-//     hardSwishShl16, hardSwishSrdhm16, ld32, ld64, ldf32, le64,
+//     hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le64,
 //     leakyReluOne, logisticTanh16Input, lstmCellF, lstmCellQ, lstmDot16,
 //     lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q, lstmFCQ64,
 //     lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ, lstmRowBatch, lstmRq16,
@@ -97,6 +97,16 @@ func Call(fn string, args []any) bool {
 		avgPoolInt16(args[0].(*poolParams), args[1].([]int16), args[2].([]int16))
 	case "avgPoolInt8":
 		avgPoolInt8(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
+	case "batchMatmulF32":
+		batchMatmulF32(args[0].(*batchMatmulParams), args[1].([]float32), args[2].([]float32), args[3].([]float32))
+	case "batchMatmulF32ConstR":
+		batchMatmulF32ConstR(args[0].(*batchMatmulParams), args[1].([]float32), args[2].(string), args[3].([]float32))
+	case "batchMatmulInt16":
+		batchMatmulInt16(args[0].(*batchMatmulParams), args[1].([]int16), args[2].([]int16), args[3].([]int16))
+	case "batchMatmulInt16ConstR":
+		batchMatmulInt16ConstR(args[0].(*batchMatmulParams), args[1].([]int16), args[2].(string), args[3].([]int16))
+	case "batchMatmulInt8":
+		batchMatmulInt8(args[0].(*batchMatmulParams), args[1].([]int8), args[2].([]int8), args[3].([]int8))
 	case "castF32Int":
 		castF32Int(args[0].(*castParams), args[1].(int64), args[2].(int64), args[3].([]byte), args[4].([]byte))
 	case "castInt":
@@ -153,6 +163,10 @@ func Call(fn string, args []any) bool {
 		copyConst(args[0].([]byte), args[1].(string))
 	case "cosF32":
 		cosF32(args[0].([]float32), args[1].([]float32))
+	case "cumsumF32":
+		cumsumF32(args[0].(*cumsumParams), args[1].([]float32), args[2].([]float32))
+	case "cumsumInt8":
+		cumsumInt8(args[0].(*cumsumParams), args[1].([]int8), args[2].([]int8))
 	case "dequantizeI16":
 		dequantizeI16(args[0].(*dequantizeParams), args[1].([]int16), args[2].([]float32))
 	case "dequantizeI8":
@@ -239,6 +253,12 @@ func Call(fn string, args []any) bool {
 		hardSwishF32(args[0].([]float32), args[1].([]float32))
 	case "hardSwishInt8":
 		hardSwishInt8(args[0].(*hardSwishParams), args[1].([]int8), args[2].([]int8))
+	case "l2NormF32":
+		l2NormF32(args[0].(*l2NormParams), args[1].([]float32), args[2].([]float32))
+	case "l2NormInt8":
+		l2NormInt8(args[0].(*l2NormParams), args[1].([]int8), args[2].([]int8))
+	case "l2PoolF32":
+		l2PoolF32(args[0].(*poolParams), args[1].([]float32), args[2].([]float32))
 	case "leakyReluF32":
 		leakyReluF32(float32(args[0].(float64)), args[1].([]float32), args[2].([]float32))
 	case "leakyReluInt16":
@@ -345,6 +365,16 @@ func Call(fn string, args []any) bool {
 		quantizeF32ToInt16(args[0].(*quantizeParams), args[1].([]float32), args[2].([]int16))
 	case "quantizeF32ToInt8":
 		quantizeF32ToInt8(args[0].(*quantizeParams), args[1].([]float32), args[2].([]int8))
+	case "reduceAll":
+		reduceAll(args[0].(*meanParams), args[1].([]uint8), args[2].([]uint8))
+	case "reduceMaxF32":
+		reduceMaxF32(args[0].(*meanParams), args[1].([]float32), args[2].([]float32))
+	case "reduceMaxInt8":
+		reduceMaxInt8(args[0].(*meanParams), args[1].([]int8), args[2].([]int8))
+	case "reduceMinF32":
+		reduceMinF32(args[0].(*meanParams), args[1].([]float32), args[2].([]float32))
+	case "reduceMinInt8":
+		reduceMinInt8(args[0].(*meanParams), args[1].([]int8), args[2].([]int8))
 	case "relu6F32":
 		relu6F32(args[0].([]float32), args[1].([]float32))
 	case "relu6Int16":
@@ -488,6 +518,61 @@ func NewParams(typ string, fields map[string]any) any {
 				p.inner = int(v.(int64))
 			case "isMin":
 				p.isMin = v.(bool)
+			default:
+				return nil
+			}
+		}
+		return p
+	case "batchMatmulParams":
+		p := &batchMatmulParams{}
+		for k, v := range fields {
+			switch k {
+			case "n0":
+				p.n0 = int(v.(int64))
+			case "n1":
+				p.n1 = int(v.(int64))
+			case "n2":
+				p.n2 = int(v.(int64))
+			case "l0":
+				p.l0 = int(v.(int64))
+			case "l1":
+				p.l1 = int(v.(int64))
+			case "l2":
+				p.l2 = int(v.(int64))
+			case "r0":
+				p.r0 = int(v.(int64))
+			case "r1":
+				p.r1 = int(v.(int64))
+			case "r2":
+				p.r2 = int(v.(int64))
+			case "rows":
+				p.rows = int(v.(int64))
+			case "cols":
+				p.cols = int(v.(int64))
+			case "depth":
+				p.depth = int(v.(int64))
+			case "lRow":
+				p.lRow = int(v.(int64))
+			case "lK":
+				p.lK = int(v.(int64))
+			case "rK":
+				p.rK = int(v.(int64))
+			case "rCol":
+				p.rCol = int(v.(int64))
+			case "oRow":
+				p.oRow = int(v.(int64))
+			case "oCol":
+				p.oCol = int(v.(int64))
+			case "lhsZP":
+				p.lhsZP = int32(v.(int64))
+			case "rhsZP":
+				p.rhsZP = int32(v.(int64))
+			case "outZP":
+				p.outZP = int32(v.(int64))
+			case "mult":
+				p.mult = int32(v.(int64))
+			case "shift":
+				p.shift = int(v.(int64))
 			default:
 				return nil
 			}
@@ -719,6 +804,37 @@ func NewParams(typ string, fields map[string]any) any {
 				p.actMin = int32(v.(int64))
 			case "actMax":
 				p.actMax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "cumsumParams":
+		p := &cumsumParams{}
+		for k, v := range fields {
+			switch k {
+			case "outer":
+				p.outer = int(v.(int64))
+			case "depth":
+				p.depth = int(v.(int64))
+			case "inner":
+				p.inner = int(v.(int64))
+			case "exclusive":
+				p.exclusive = v.(bool)
+			case "reverse":
+				p.reverse = v.(bool)
+			case "inOffset":
+				p.inOffset = int32(v.(int64))
+			case "outZP":
+				p.outZP = int32(v.(int64))
+			case "inMult":
+				p.inMult = int32(v.(int64))
+			case "outMult":
+				p.outMult = int32(v.(int64))
+			case "inShift":
+				p.inShift = int(v.(int64))
+			case "outShift":
+				p.outShift = int(v.(int64))
 			default:
 				return nil
 			}
@@ -1131,6 +1247,21 @@ func NewParams(typ string, fields map[string]any) any {
 				p.reluishMult = int32(v.(int64))
 			case "reluishExp":
 				p.reluishExp = int(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "l2NormParams":
+		p := &l2NormParams{}
+		for k, v := range fields {
+			switch k {
+			case "rows":
+				p.rows = int(v.(int64))
+			case "depth":
+				p.depth = int(v.(int64))
+			case "inZP":
+				p.inZP = int32(v.(int64))
 			default:
 				return nil
 			}

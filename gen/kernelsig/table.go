@@ -44,6 +44,11 @@ const (
 	AvgPoolInt16            Func = "avgPoolInt16"
 	AvgPoolInt8             Func = "avgPoolInt8"
 	B2u8                    Func = "b2u8"
+	BatchMatmulF32          Func = "batchMatmulF32"
+	BatchMatmulF32ConstR    Func = "batchMatmulF32ConstR"
+	BatchMatmulInt16        Func = "batchMatmulInt16"
+	BatchMatmulInt16ConstR  Func = "batchMatmulInt16ConstR"
+	BatchMatmulInt8         Func = "batchMatmulInt8"
 	CastF32Int              Func = "castF32Int"
 	CastInt                 Func = "castInt"
 	CastIntF32              Func = "castIntF32"
@@ -99,6 +104,8 @@ const (
 	ConvWinPad              Func = "convWinPad"
 	CopyConst               Func = "copyConst"
 	CosF32                  Func = "cosF32"
+	CumsumF32               Func = "cumsumF32"
+	CumsumInt8              Func = "cumsumInt8"
 	DequantizeI16           Func = "dequantizeI16"
 	DequantizeI8            Func = "dequantizeI8"
 	DequantizeU8            Func = "dequantizeU8"
@@ -169,6 +176,10 @@ const (
 	HardSwishSdhm16         Func = "hardSwishSdhm16"
 	HardSwishShl16          Func = "hardSwishShl16"
 	HardSwishSrdhm16        Func = "hardSwishSrdhm16"
+	L2InvSqrt               Func = "l2InvSqrt"
+	L2NormF32               Func = "l2NormF32"
+	L2NormInt8              Func = "l2NormInt8"
+	L2PoolF32               Func = "l2PoolF32"
 	Ld32                    Func = "ld32"
 	Ld64                    Func = "ld64"
 	Ldf32                   Func = "ldf32"
@@ -258,6 +269,11 @@ const (
 	QuantizeF32One          Func = "quantizeF32One"
 	QuantizeF32ToInt16      Func = "quantizeF32ToInt16"
 	QuantizeF32ToInt8       Func = "quantizeF32ToInt8"
+	ReduceAll               Func = "reduceAll"
+	ReduceMaxF32            Func = "reduceMaxF32"
+	ReduceMaxInt8           Func = "reduceMaxInt8"
+	ReduceMinF32            Func = "reduceMinF32"
+	ReduceMinInt8           Func = "reduceMinInt8"
 	Relu6F32                Func = "relu6F32"
 	Relu6Int16              Func = "relu6Int16"
 	Relu6Int8               Func = "relu6Int8"
@@ -334,6 +350,7 @@ const (
 const (
 	AbsParams            Struct = "absParams"
 	ArgMinMaxParams      Struct = "argMinMaxParams"
+	BatchMatmulParams    Struct = "batchMatmulParams"
 	CastParams           Struct = "castParams"
 	CmpParams            Struct = "cmpParams"
 	ConvPWParams         Struct = "convPWParams"
@@ -341,6 +358,7 @@ const (
 	ConvParams           Struct = "convParams"
 	ConvRowsParams       Struct = "convRowsParams"
 	ConvWinParams        Struct = "convWinParams"
+	CumsumParams         Struct = "cumsumParams"
 	DequantizeParams     Struct = "dequantizeParams"
 	DusParams            Struct = "dusParams"
 	Dw3x3Params          Struct = "dw3x3Params"
@@ -355,6 +373,7 @@ const (
 	GatherNdParams       Struct = "gatherNdParams"
 	GatherParams         Struct = "gatherParams"
 	HardSwishParams      Struct = "hardSwishParams"
+	L2NormParams         Struct = "l2NormParams"
 	LeakyReluParams      Struct = "leakyReluParams"
 	LogisticTanh16Params Struct = "logisticTanh16Params"
 	LogisticTanhParams   Struct = "logisticTanhParams"
@@ -413,6 +432,11 @@ func Funcs() []Func {
 		AvgPoolInt16,
 		AvgPoolInt8,
 		B2u8,
+		BatchMatmulF32,
+		BatchMatmulF32ConstR,
+		BatchMatmulInt16,
+		BatchMatmulInt16ConstR,
+		BatchMatmulInt8,
 		CastF32Int,
 		CastInt,
 		CastIntF32,
@@ -468,6 +492,8 @@ func Funcs() []Func {
 		ConvWinPad,
 		CopyConst,
 		CosF32,
+		CumsumF32,
+		CumsumInt8,
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
@@ -538,6 +564,10 @@ func Funcs() []Func {
 		HardSwishSdhm16,
 		HardSwishShl16,
 		HardSwishSrdhm16,
+		L2InvSqrt,
+		L2NormF32,
+		L2NormInt8,
+		L2PoolF32,
 		Ld32,
 		Ld64,
 		Ldf32,
@@ -627,6 +657,11 @@ func Funcs() []Func {
 		QuantizeF32One,
 		QuantizeF32ToInt16,
 		QuantizeF32ToInt8,
+		ReduceAll,
+		ReduceMaxF32,
+		ReduceMaxInt8,
+		ReduceMinF32,
+		ReduceMinInt8,
 		Relu6F32,
 		Relu6Int16,
 		Relu6Int8,
@@ -705,6 +740,7 @@ func Structs() []Struct {
 	return []Struct{
 		AbsParams,
 		ArgMinMaxParams,
+		BatchMatmulParams,
 		CastParams,
 		CmpParams,
 		ConvPWParams,
@@ -712,6 +748,7 @@ func Structs() []Struct {
 		ConvParams,
 		ConvRowsParams,
 		ConvWinParams,
+		CumsumParams,
 		DequantizeParams,
 		DusParams,
 		Dw3x3Params,
@@ -726,6 +763,7 @@ func Structs() []Struct {
 		GatherNdParams,
 		GatherParams,
 		HardSwishParams,
+		L2NormParams,
 		LeakyReluParams,
 		LogisticTanh16Params,
 		LogisticTanhParams,
@@ -814,6 +852,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case B2u8:
 		return []Param{{"v", "bool"}}, true
+	case BatchMatmulF32:
+		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]float32"}, {"rhs", "[]float32"}, {"out", "[]float32"}}, true
+	case BatchMatmulF32ConstR:
+		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]float32"}, {"rhs", "string"}, {"out", "[]float32"}}, true
+	case BatchMatmulInt16:
+		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]int16"}, {"rhs", "[]int16"}, {"out", "[]int16"}}, true
+	case BatchMatmulInt16ConstR:
+		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]int16"}, {"rhs", "string"}, {"out", "[]int16"}}, true
+	case BatchMatmulInt8:
+		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]int8"}, {"rhs", "[]int8"}, {"out", "[]int8"}}, true
 	case CastF32Int:
 		return []Param{{"p", "*castParams"}, {"lo", "int64"}, {"hi", "int64"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case CastInt:
@@ -924,6 +972,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"dst", "[]byte"}, {"src", "string"}}, true
 	case CosF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case CumsumF32:
+		return []Param{{"p", "*cumsumParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
+	case CumsumInt8:
+		return []Param{{"p", "*cumsumParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case DequantizeI16:
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]int16"}, {"out", "[]float32"}}, true
 	case DequantizeI8:
@@ -1064,6 +1116,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"v", "int16"}, {"e", "int"}}, true
 	case HardSwishSrdhm16:
 		return []Param{{"a", "int16"}, {"b", "int16"}}, true
+	case L2InvSqrt:
+		return []Param{{"acc", "int32"}}, true
+	case L2NormF32:
+		return []Param{{"p", "*l2NormParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
+	case L2NormInt8:
+		return []Param{{"p", "*l2NormParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case L2PoolF32:
+		return []Param{{"p", "*poolParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
 	case Ld32:
 		return []Param{{"s", "string"}, {"i", "int"}}, true
 	case Ld64:
@@ -1242,6 +1302,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*quantizeParams"}, {"in", "[]float32"}, {"out", "[]int16"}}, true
 	case QuantizeF32ToInt8:
 		return []Param{{"p", "*quantizeParams"}, {"in", "[]float32"}, {"out", "[]int8"}}, true
+	case ReduceAll:
+		return []Param{{"p", "*meanParams"}, {"in", "[]uint8"}, {"out", "[]uint8"}}, true
+	case ReduceMaxF32:
+		return []Param{{"p", "*meanParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
+	case ReduceMaxInt8:
+		return []Param{{"p", "*meanParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case ReduceMinF32:
+		return []Param{{"p", "*meanParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
+	case ReduceMinInt8:
+		return []Param{{"p", "*meanParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case Relu6F32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case Relu6Int16:
@@ -1412,6 +1482,11 @@ func (f Func) Results() int {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		BatchMatmulF32,
+		BatchMatmulF32ConstR,
+		BatchMatmulInt16,
+		BatchMatmulInt16ConstR,
+		BatchMatmulInt8,
 		CastF32Int,
 		CastInt,
 		CastIntF32,
@@ -1447,6 +1522,8 @@ func (f Func) Results() int {
 		ConvWinPad,
 		CopyConst,
 		CosF32,
+		CumsumF32,
+		CumsumInt8,
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
@@ -1497,6 +1574,9 @@ func (f Func) Results() int {
 		GatherNdConstIdx,
 		HardSwishF32,
 		HardSwishInt8,
+		L2NormF32,
+		L2NormInt8,
+		L2PoolF32,
 		LeakyReluF32,
 		LeakyReluInt16,
 		LeakyReluInt8,
@@ -1553,6 +1633,11 @@ func (f Func) Results() int {
 		PreluInt8,
 		QuantizeF32ToInt16,
 		QuantizeF32ToInt8,
+		ReduceAll,
+		ReduceMaxF32,
+		ReduceMaxInt8,
+		ReduceMinF32,
+		ReduceMinInt8,
 		Relu6F32,
 		Relu6Int16,
 		Relu6Int8,
@@ -1686,6 +1771,7 @@ func (f Func) Results() int {
 		DwTaps,
 		EwRowStart,
 		FcRQFor,
+		L2InvSqrt,
 		LogisticTanh16Input,
 		OctLanes,
 		PoolWindow,
@@ -1721,6 +1807,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"shift", "int"}, {"rescale", "bool"}}, true
 	case ArgMinMaxParams:
 		return []Param{{"outer", "int"}, {"axis", "int"}, {"inner", "int"}, {"isMin", "bool"}}, true
+	case BatchMatmulParams:
+		return []Param{{"n0", "int"}, {"n1", "int"}, {"n2", "int"}, {"l0", "int"}, {"l1", "int"}, {"l2", "int"}, {"r0", "int"}, {"r1", "int"}, {"r2", "int"}, {"rows", "int"}, {"cols", "int"}, {"depth", "int"}, {"lRow", "int"}, {"lK", "int"}, {"rK", "int"}, {"rCol", "int"}, {"oRow", "int"}, {"oCol", "int"}, {"lhsZP", "int32"}, {"rhsZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"shift", "int"}}, true
 	case CastParams:
 		return []Param{{"inSize", "int"}, {"outSize", "int"}, {"signed", "bool"}}, true
 	case CmpParams:
@@ -1735,6 +1823,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvWinParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int64"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case CumsumParams:
+		return []Param{{"outer", "int"}, {"depth", "int"}, {"inner", "int"}, {"exclusive", "bool"}, {"reverse", "bool"}, {"inOffset", "int32"}, {"outZP", "int32"}, {"inMult", "int32"}, {"outMult", "int32"}, {"inShift", "int"}, {"outShift", "int"}}, true
 	case DequantizeParams:
 		return []Param{{"scale", "float32"}, {"zp", "int32"}}, true
 	case DusParams:
@@ -1763,6 +1853,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batches", "int"}, {"outer", "int"}, {"coords", "int"}, {"axis", "int"}, {"row", "int"}}, true
 	case HardSwishParams:
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"outMult", "int32"}, {"outExp", "int"}, {"reluishMult", "int32"}, {"reluishExp", "int"}}, true
+	case L2NormParams:
+		return []Param{{"rows", "int"}, {"depth", "int"}, {"inZP", "int32"}}, true
 	case LeakyReluParams:
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"multID", "int32"}, {"shiftID", "int"}, {"multAlpha", "int32"}, {"shiftAlpha", "int"}, {"alphaNeg", "bool"}, {"qmin", "int32"}, {"qmax", "int32"}}, true
 	case LogisticTanh16Params:
