@@ -2,6 +2,7 @@ package gen
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/lower"
@@ -16,9 +17,11 @@ const OfflineMetadataName = "OfflineMemoryAllocation"
 // OfflinePlan plans the model's activation tensors the way TensorFlow Lite
 // Micro can use them: one buffer per non-constant, non-variable tensor,
 // shared only between tensors whose lifetimes are disjoint (no views, no
-// in-place operators, which TFLM's kernels do not expect). It returns one
-// arena offset per tensor, -1 for tensors TFLM allocates itself (constants
-// and variables), and the plan.
+// in-place operators, which TFLM's kernels do not expect), with room left
+// for the scratch buffers TFLM's kernels request at each operator
+// (tflmScratch), which TFLM places around the offline tensors. It returns
+// one arena offset per tensor, -1 for tensors TFLM allocates itself
+// (constants and variables), and the plan.
 func OfflinePlan(g *model.Graph, opt Options) ([]int32, *planner.Plan, error) {
 	p, err := lower.Assemble(g, lower.Bare(g), lower.Options{NoShare: true, NoViews: true})
 	if err != nil {
@@ -38,6 +41,14 @@ func OfflinePlan(g *model.Graph, opt Options) ([]int32, *planner.Plan, error) {
 		if b.Kind == planner.Activation {
 			bufs = append(bufs, b.Buffer)
 			owner = append(owner, b.Tensors)
+		}
+	}
+	// Room for the scratch TFLM's own kernels ask for at each operator,
+	// which TFLM places around the offline tensors.
+	for _, op := range g.Ops {
+		for k, n := range tflmScratch(g, op) {
+			bufs = append(bufs, planner.Buffer{Name: fmt.Sprintf("TFLM scratch %d of operator %d", k, op.Index), Size: n, First: op.Index, Last: op.Index, Kind: planner.Scratch})
+			owner = append(owner, nil)
 		}
 	}
 	plan, err := planner.Make(bufs, planner.Options{Align: lay.Align, Strategy: opt.Planner, Session: sess})

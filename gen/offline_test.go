@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
 
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
@@ -151,4 +152,41 @@ func used(g *model.Graph, t int) bool {
 		}
 	}
 	return false
+}
+
+// TestEmitOfflineInTFLM runs every reference model in TFLite Micro as it
+// is and with the exported offline plan: TFLM must compute the same
+// outputs, and its arena must not grow (the export reserves the scratch
+// TFLM's kernels request, tflmScratch). It logs both arenas.
+func TestEmitOfflineInTFLM(t *testing.T) {
+	o := oracle.New(t)
+	files, _ := filepath.Glob(filepath.Join(e2e.SharedDir(t), "models", "*.tflite"))
+	if len(files) == 0 {
+		t.Skip("no models in shared/models")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, err := EmitOffline(f, data, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		base, want, err := o.Patterns(data)
+		if err != nil {
+			t.Fatalf("%s: TFLM: %v", f, err)
+		}
+		used, got, err := o.Patterns(off)
+		if err != nil {
+			t.Fatalf("%s with the offline plan: TFLM: %v", f, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: TFLM's outputs change with the offline plan", filepath.Base(f))
+		}
+		t.Logf("%-32s TFLM arena %6d bytes, with the exported plan %6d", filepath.Base(f), base, used)
+		if used > base {
+			t.Errorf("%s: the exported plan makes TFLM's arena %d bytes, %d more than its own plan's %d", filepath.Base(f), used, used-base, base)
+		}
+	}
 }

@@ -136,3 +136,45 @@ func ParseInts(s []string) ([]int64, error) {
 	}
 	return out, nil
 }
+
+// Patterns runs model in TFLM's pattern mode (one Invoke per input
+// pattern, ramp and xorshift, in a fresh interpreter; shared/PATTERNS.md)
+// and returns TFLM's arena_used_bytes and the raw output bytes of every
+// output, for both patterns in that order.
+func (o *Oracle) Patterns(model []byte) (arenaUsed int, outputs [][]byte, err error) {
+	o.n++
+	stem := filepath.Join(o.dir, fmt.Sprintf("case%d", o.n))
+	if err := os.WriteFile(stem+".tflite", model, 0o644); err != nil {
+		return 0, nil, err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(o.bin, stem+".tflite", stem)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 1 {
+			return 0, nil, fmt.Errorf("%w: %s", ErrRejected, strings.TrimSpace(stderr.String()))
+		}
+		return 0, nil, fmt.Errorf("tflm_ref: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	_, rest, ok := strings.Cut(stdout.String(), "arena_used ")
+	if !ok {
+		return 0, nil, fmt.Errorf("tflm_ref printed no arena_used: %q", stdout.String())
+	}
+	if arenaUsed, err = strconv.Atoi(strings.Fields(rest)[0]); err != nil {
+		return 0, nil, fmt.Errorf("tflm_ref arena_used: %v", err)
+	}
+	for _, p := range []string{"ramp", "xorshift"} {
+		for k := 0; ; k++ {
+			b, err := os.ReadFile(fmt.Sprintf("%s.%s.out%d.bin", stem, p, k))
+			if err != nil {
+				if k == 0 {
+					return 0, nil, err
+				}
+				break
+			}
+			outputs = append(outputs, b)
+		}
+	}
+	return arenaUsed, outputs, nil
+}
