@@ -107,6 +107,8 @@ func Call(fn string, args []any) bool {
 		castStore(args[0].(*castParams), args[1].([]byte), int(args[2].(int64)), args[3].(int64))
 	case "ceilF32":
 		ceilF32(args[0].([]float32), args[1].([]float32))
+	case "circularBufferInt8":
+		circularBufferInt8(args[0].([]int8), args[1].([]int8), args[2].([]int8), int32(args[3].(int64)), int32(args[4].(int64)))
 	case "cmpBool":
 		cmpBool(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]uint8), args[3].([]uint8), args[4].([]uint8))
 	case "cmpF32":

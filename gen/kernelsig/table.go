@@ -50,6 +50,7 @@ const (
 	CastLoad                Func = "castLoad"
 	CastStore               Func = "castStore"
 	CeilF32                 Func = "ceilF32"
+	CircularBufferInt8      Func = "circularBufferInt8"
 	ClampF32                Func = "clampF32"
 	ClampI32                Func = "clampI32"
 	CmpBool                 Func = "cmpBool"
@@ -419,6 +420,7 @@ func Funcs() []Func {
 		CastLoad,
 		CastStore,
 		CeilF32,
+		CircularBufferInt8,
 		ClampF32,
 		ClampI32,
 		CmpBool,
@@ -826,6 +828,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*castParams"}, {"dst", "[]byte"}, {"i", "int"}, {"v", "int64"}}, true
 	case CeilF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case CircularBufferInt8:
+		return []Param{{"in", "[]int8"}, {"state", "[]int8"}, {"out", "[]int8"}, {"slots", "int32"}, {"depth", "int32"}}, true
 	case ClampF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case ClampI32:
@@ -1417,6 +1421,7 @@ func (f Func) Results() int {
 		CastIntF32,
 		CastStore,
 		CeilF32,
+		CircularBufferInt8,
 		CmpBool,
 		CmpF32,
 		CmpI32,
