@@ -16,7 +16,8 @@ import (
 // customLowerings maps custom operator names to their lowerings; other
 // custom operators are refused.
 var customLowerings = map[string]registration{
-	"CIRCULAR_BUFFER": {lower: lowerCircularBuffer, mem: ownBuffer},
+	"CIRCULAR_BUFFER":              {lower: lowerCircularBuffer, mem: ownBuffer},
+	"TFLite_Detection_PostProcess": {lower: lowerDetectionPostProcess, mem: ownBuffer},
 }
 
 // Flexbuffer element indices of CIRCULAR_BUFFER's options
@@ -145,5 +146,123 @@ func lowerCircularBuffer(c *opCtx) error {
 		state = c.Persistent(model.Int8, out.NumElements())
 	}
 	c.Call(kernelsig.CircularBufferInt8, View(in), state, View(out), I32(int32(slots)), I32(int32(depth)))
+	return nil
+}
+
+// lowerDetectionPostProcess follows TFLM's detection_postprocess.cc, which
+// runs float32 only (its Eval fails on other types): box encodings
+// [1, n, >= 4], scores [1, n, classes (+1 background)], constant anchors
+// [n, 4] (y, x, h, w), four float32 outputs. Options are read by key from
+// the flexbuffer map as TFLM reads them (absent: 0; detections_per_class
+// 100, use_regular_nms false). Refused besides what TFLM rejects: outputs
+// smaller than what TFLM writes (it would write past them), a regular-NMS
+// merge list longer than TFLM's scratch (max_detections*n), no classes,
+// and non-constant anchors.
+func lowerDetectionPostProcess(c *opCtx) error {
+	if c.NumIn() != 3 || c.NumOut() != 4 {
+		return c.Errorf("needs 3 inputs and 4 outputs, has %d and %d", c.NumIn(), c.NumOut())
+	}
+	if err := customInputsReady(c); err != nil {
+		return err
+	}
+	enc, sc, anc := c.In(0), c.In(1), c.In(2)
+	if enc == nil || sc == nil || anc == nil {
+		return c.Errorf("an input is omitted")
+	}
+	if len(enc.Shape) != 3 || len(sc.Shape) != 3 || len(anc.Shape) != 2 {
+		return c.Errorf("box encodings %s and scores %s must have rank 3, anchors %s rank 2", enc.Describe(), sc.Describe(), anc.Describe())
+	}
+	opts, ok, err := customOptions(c)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return c.Errorf("has no custom options (TFLM reads them without checking)")
+	}
+	get := func(key string) (model.FlexRef, error) {
+		r, err := opts.Lookup(key)
+		if err != nil {
+			return r, c.Errorf("custom options: %v", err)
+		}
+		return r, nil
+	}
+	var refs [11]model.FlexRef
+	for i, k := range []string{"max_detections", "max_classes_per_detection", "detections_per_class", "use_regular_nms", "nms_score_threshold", "nms_iou_threshold", "num_classes", "y_scale", "x_scale", "h_scale", "w_scale"} {
+		if refs[i], err = get(k); err != nil {
+			return err
+		}
+	}
+	maxDet, maxCls := refs[0].Int32(), refs[1].Int32()
+	perClass := int32(100)
+	if !refs[2].Null {
+		perClass = refs[2].Int32()
+	}
+	regular := !refs[3].Null && refs[3].Bool()
+	scoreTh, iou, numClasses := refs[4].Float32(), refs[5].Float32(), refs[6].Int32()
+	for _, t := range []*model.Tensor{enc, sc, anc, c.Out(0), c.Out(1), c.Out(2), c.Out(3)} {
+		if t.Type != model.Float32 {
+			return c.Errorf("%s: type %s not supported (float32 only, as in TFLite Micro)", t.Describe(), t.Type)
+		}
+	}
+	nb := enc.Shape[1]
+	switch {
+	case enc.Shape[0] != 1 || enc.Shape[2] < 4:
+		return c.Errorf("box encodings %s must be [1, n, >= 4]", enc.Describe())
+	case sc.Shape[0] != 1 || sc.Shape[1] != nb:
+		return c.Errorf("scores %s must be [1, %d, classes]", sc.Describe(), nb)
+	case numClasses < 1 || sc.Shape[2] < int(numClasses) || sc.Shape[2]-int(numClasses) > 1:
+		return c.Errorf("num_classes %d does not fit scores %s (classes, plus at most one background)", numClasses, sc.Describe())
+	case maxDet < 0:
+		return c.Errorf("max_detections %d is negative", maxDet)
+	case !(iou > 0 && iou <= 1):
+		return c.Errorf("nms_iou_threshold %g is not in (0, 1]", iou)
+	case !regular && maxCls <= 0:
+		return c.Errorf("max_classes_per_detection %d must be positive", maxCls)
+	case regular && perClass <= 0:
+		return c.Errorf("detections_per_class %d must be positive", perClass)
+	case !anc.IsConst():
+		return c.Errorf("anchors %s must be a constant", anc.Describe())
+	case anc.Shape[0] < nb || anc.Shape[1] != 4:
+		return c.Errorf("anchors %s must be [%d, 4]", anc.Describe(), nb)
+	}
+	cats := min(maxCls, numClasses)
+	dets := int(maxDet)
+	if !regular {
+		// Fast NMS writes its k-th of up to max_detections*cats detections
+		// at cats*k + category (TFLM's offsets).
+		dets = int(maxDet) * int(cats) * int(cats)
+	}
+	merge := int(maxDet) + min(nb, int(perClass))
+	if regular && merge > int(maxDet)*nb {
+		return c.Errorf("regular NMS keeps up to %d candidates, more than TFLM's scratch of max_detections*n = %d", merge, int(maxDet)*nb)
+	}
+	for k, want := range []int{4 * dets, dets, dets, 1} {
+		if o := c.Out(k); o.NumElements() < want {
+			return c.Errorf("output %d %s holds fewer than the %d values TFLM writes", k, o.Describe(), want)
+		}
+	}
+	p := Struct(kernelsig.DetectionParams,
+		F("NumBoxes", I32(int32(nb))), F("BoxStride", I32(int32(enc.Shape[2]))),
+		F("NumClasses", I32(numClasses)), F("ClassesWithBg", I32(int32(sc.Shape[2]))),
+		F("MaxDetections", I32(maxDet)), F("Categories", I32(cats)), F("DetectionsPerClass", I32(perClass)),
+		F("Regular", Bool(regular)), F("ScoreThreshold", F32(scoreTh)), F("IoU", F32(iou)),
+		F("YScale", F32(refs[7].Float32())), F("XScale", F32(refs[8].Float32())),
+		F("HScale", F32(refs[9].Float32())), F("WScale", F32(refs[10].Float32())))
+	wide := max(nb, int(maxDet))
+	classIdx, mergeN := 0, 0
+	if regular {
+		mergeN = merge
+	} else {
+		classIdx = nb * int(numClasses)
+	}
+	s := Struct(kernelsig.DetectionScratch,
+		F("Boxes", c.Scratch(model.Float32, 4*nb)), F("Scores", c.Scratch(model.Float32, nb)),
+		F("KeepScores", c.Scratch(model.Float32, wide)), F("MergedScores", c.Scratch(model.Float32, mergeN)),
+		F("Keep", c.Scratch(model.Int32, nb)), F("Order", c.Scratch(model.Int32, nb)),
+		F("Tmp", c.Scratch(model.Int32, wide)), F("Selected", c.Scratch(model.Int32, nb)),
+		F("ClassIdx", c.Scratch(model.Int32, classIdx)), F("Merged", c.Scratch(model.Int32, mergeN)),
+		F("SortIdx", c.Scratch(model.Int32, mergeN)), F("Active", c.Scratch(model.Int8, nb)))
+	c.Call(kernelsig.DetectionPostProcessF32, View(enc), View(sc), Str(anc),
+		View(c.Out(0)), View(c.Out(1)), View(c.Out(2)), View(c.Out(3)), p, s)
 	return nil
 }

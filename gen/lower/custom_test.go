@@ -2,9 +2,11 @@ package lower
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -278,5 +280,183 @@ func checkCustomRefusedAsTFLM(t *testing.T, o *oracle.Oracle, c diffCase, name, 
 	label := fmt.Sprintf("(CUSTOM %q)", name)
 	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), label) || !strings.Contains(err.Error(), want) {
 		t.Errorf("%s: error %v, want an unsupported-model error naming %s and saying %q", c.desc, err, label, want)
+	}
+}
+
+// dppCase is a random TFLite_Detection_PostProcess model: n anchors with
+// positive sizes, box encodings small enough that every decoded box is
+// valid, scores in [0, 1) with ties, fast or regular NMS.
+//
+// cats is 0 for regular NMS, else the categories per anchor: TFLM's fast
+// NMS writes its k-th detection at cats*k + k%cats only.
+func dppCase(r *rand.Rand) (desc string, data []byte, inputs []diffVals, cats int) {
+	nb := 1 + r.IntN(40)
+	numClasses := 1 + r.IntN(5)
+	bg := r.IntN(2)
+	stride := 4 + r.IntN(2)
+	maxDet := 1 + r.IntN(12)
+	maxCls := 1 + r.IntN(3)
+	perClass := 1 + r.IntN(10)
+	regular := r.IntN(2) == 0
+	if regular && maxDet == 1 {
+		maxDet = 2
+	}
+	opts := map[string]builder.FlexValue{
+		"max_detections":            builder.FlexInt(int64(maxDet)),
+		"max_classes_per_detection": builder.FlexInt(int64(maxCls)),
+		"detections_per_class":      builder.FlexInt(int64(perClass)),
+		"use_regular_nms":           builder.FlexBool(regular),
+		"nms_score_threshold":       builder.FlexFloat(float64(float32(r.Float64() * 0.5))),
+		"nms_iou_threshold":         builder.FlexFloat(float64(float32(0.1 + 0.9*r.Float64()))),
+		"num_classes":               builder.FlexInt(int64(numClasses)),
+		"y_scale":                   builder.FlexFloat(10),
+		"x_scale":                   builder.FlexFloat(10),
+		"h_scale":                   builder.FlexFloat(5),
+		"w_scale":                   builder.FlexFloat(5),
+	}
+	anchors := make([]float32, 4*nb)
+	for i := 0; i < nb; i++ {
+		anchors[4*i] = float32(r.Float64())
+		anchors[4*i+1] = float32(r.Float64())
+		anchors[4*i+2] = float32(0.05 + 0.5*r.Float64())
+		anchors[4*i+3] = float32(0.05 + 0.5*r.Float64())
+	}
+	enc := diffVals{dt: model.Float32}
+	for i := 0; i < nb*stride; i++ {
+		enc.flts = append(enc.flts, float32(r.NormFloat64()*2))
+	}
+	scores := diffVals{dt: model.Float32}
+	for i := 0; i < nb*(numClasses+bg); i++ {
+		scores.flts = append(scores.flts, float32(r.IntN(16))/16)
+	}
+	dets := maxDet
+	if !regular {
+		cats := min(maxCls, numClasses)
+		dets = maxDet * cats * cats
+	}
+	m := builder.New("detection postprocess differential case")
+	te := m.Tensor("box_encodings", model.Float32, []int{1, nb, stride}, nil)
+	ts := m.Tensor("scores", model.Float32, []int{1, nb, numClasses + bg}, nil)
+	ta := m.ConstF32("anchors", []int{nb, 4}, anchors)
+	ob := m.Tensor("boxes", model.Float32, []int{1, dets, 4}, nil)
+	oc := m.Tensor("classes", model.Float32, []int{1, dets}, nil)
+	os := m.Tensor("scores_out", model.Float32, []int{1, dets}, nil)
+	on := m.Tensor("num", model.Float32, []int{1}, nil)
+	m.Custom("TFLite_Detection_PostProcess", []int{te, ts, ta}, []int{ob, oc, os, on}, builder.FlexMap(opts, []int{4, 8}[r.IntN(2)]))
+	m.IO([]int{te, ts}, []int{ob, oc, os, on})
+	desc = fmt.Sprintf("%d boxes, %d+%d classes, max %d, regular %v", nb, numClasses, bg, maxDet, regular)
+	if !regular {
+		cats = min(maxCls, numClasses)
+	}
+	return desc, m.Bytes(), []diffVals{enc, scores}, cats
+}
+
+// TestDetectionPostProcessMatchesTFLM compares all four outputs bit for
+// bit: in fast NMS only the detections TFLM writes (it leaves the rest).
+func TestDetectionPostProcessMatchesTFLM(t *testing.T) {
+	t.Run("TFLite_Detection_PostProcess_float32", func(t *testing.T) {
+		o := oracle.New(t)
+		r := rand.New(rand.NewPCG(13, 2))
+		compared, refused, mismatches := 0, 0, 0
+		for i := 0; i < diffCount(20, 200); i++ {
+			desc, data, inputs, cats := dppCase(r)
+			want, oerr := o.Run(data, inputs[0].csv(), inputs[1].csv())
+			got, gerr := inProcess(data, inputs[0].raw(), inputs[1].raw())
+			if oerr == nil && errors.Is(gerr, ErrUnsupported) && strings.Contains(gerr.Error(), "TFLM's scratch") {
+				refused++ // documented: TFLM would write past its scratch
+				continue
+			}
+			if oerr != nil || gerr != nil {
+				t.Errorf("case %d (%s): TFLM %v, tflm-gen %v", i, desc, oerr, gerr)
+				mismatches++
+				refused++
+				continue
+			}
+			if err := compareRaw(model.Float32, got[3], want[3]); err != nil {
+				t.Errorf("case %d (%s): num_detections: %v", i, desc, err)
+				mismatches++
+				continue
+			}
+			n := int(math.Float32frombits(binary.LittleEndian.Uint32(got[3])))
+			bad := false
+			for k, per := range []int{4, 1, 1} {
+				g, w := got[k], want[k]
+				if cats > 0 {
+					var gs []byte
+					var ws []string
+					for j := 0; j < n; j++ {
+						o := cats*j + j%cats
+						gs = append(gs, g[4*per*o:4*per*(o+1)]...)
+						ws = append(ws, w[per*o:per*(o+1)]...)
+					}
+					g, w = gs, ws
+				}
+				if err := compareRaw(model.Float32, g, w); err != nil {
+					t.Errorf("case %d (%s): output %d: %v", i, desc, k, err)
+					bad = true
+				}
+			}
+			if bad {
+				mismatches++
+			}
+			compared++
+		}
+		logDiffCounts(t, compared, refused, mismatches)
+	})
+}
+
+// TestDetectionPostProcessRefusedAsTFLM: what TFLM's Prepare or Eval
+// rejects is refused.
+func TestDetectionPostProcessRefusedAsTFLM(t *testing.T) {
+	o := oracle.New(t)
+	base := map[string]builder.FlexValue{
+		"max_detections": builder.FlexInt(3), "max_classes_per_detection": builder.FlexInt(1),
+		"nms_score_threshold": builder.FlexFloat(0), "nms_iou_threshold": builder.FlexFloat(0.5),
+		"num_classes": builder.FlexInt(2), "y_scale": builder.FlexFloat(10), "x_scale": builder.FlexFloat(10),
+		"h_scale": builder.FlexFloat(5), "w_scale": builder.FlexFloat(5),
+	}
+	with := func(k string, v builder.FlexValue) map[string]builder.FlexValue {
+		m := map[string]builder.FlexValue{}
+		for a, b := range base {
+			m[a] = b
+		}
+		m[k] = v
+		return m
+	}
+	cases := []struct {
+		name  string
+		dt    model.DType
+		encSh []int
+		opts  map[string]builder.FlexValue
+		want  string
+	}{
+		{"int8", model.Int8, []int{1, 4, 4}, base, "float32 only"},
+		{"rank", model.Float32, []int{4, 4}, base, "rank 3"},
+		{"iou 0", model.Float32, []int{1, 4, 4}, with("nms_iou_threshold", builder.FlexFloat(0)), "nms_iou_threshold"},
+		{"classes", model.Float32, []int{1, 4, 4}, with("num_classes", builder.FlexInt(5)), "num_classes"},
+		{"max classes 0", model.Float32, []int{1, 4, 4}, with("max_classes_per_detection", builder.FlexInt(0)), "max_classes_per_detection"},
+	}
+	for _, c := range cases {
+		m := builder.New("detection postprocess refusal")
+		var q *builder.Quant
+		if c.dt == model.Int8 {
+			q = builder.PerTensor(0.1, 0)
+		}
+		te := m.Tensor("enc", c.dt, c.encSh, q)
+		ts := m.Tensor("scores", c.dt, []int{1, 4, 3}, q)
+		ta := m.ConstF32("anchors", []int{4, 4}, make([]float32, 16))
+		var outs []int
+		for k, sh := range [][]int{{1, 3, 4}, {1, 3}, {1, 3}, {1}} {
+			outs = append(outs, m.Tensor(fmt.Sprint("out", k), model.Float32, sh, nil))
+		}
+		m.Custom("TFLite_Detection_PostProcess", []int{te, ts, ta}, outs, builder.FlexMap(c.opts, 8))
+		m.IO([]int{te, ts}, outs)
+		n := 1
+		for _, d := range c.encSh {
+			n *= d
+		}
+		rr := rand.New(rand.NewPCG(1, 3))
+		dc := diffCase{desc: c.name, model: m.Bytes(), inputs: []diffVals{randVals(rr, c.dt, n), randVals(rr, c.dt, 12)}}
+		checkCustomRefusedAsTFLM(t, o, dc, "TFLite_Detection_PostProcess", c.want)
 	}
 }

@@ -136,3 +136,128 @@ func (v FlexVector) Float32(i int) (float32, error) {
 	x, err := v.Float64(i)
 	return float32(x), err
 }
+
+// Inline flexbuffer value types (flexbuffers.h FBT_NULL ... FBT_BOOL).
+const (
+	flexTypeNull  = 0
+	flexTypeInt   = 1
+	flexTypeUint  = 2
+	flexTypeFloat = 3
+	flexTypeBool  = 26
+)
+
+// FlexRef is one map value with its type, read as flexbuffers::Reference
+// reads inline values; Null when the key is absent.
+type FlexRef struct {
+	typ  byte
+	v    FlexVector
+	i    int
+	Null bool
+}
+
+// Lookup finds key in a map root as flexbuffers::Map::operator[] does; a
+// missing key gives a Null reference. Values of types other than null,
+// int, uint, float and bool (strings, vectors, indirect numbers) are an
+// error.
+func (v FlexVector) Lookup(key string) (FlexRef, error) {
+	w := v.width
+	if v.data < 3*w {
+		return FlexRef{}, fmt.Errorf("flexbuffer map has no keys vector")
+	}
+	kpos := v.data - 3*w
+	koff := flexUint(v.b[kpos:], w)
+	kw := int(flexUint(v.b[kpos+w:], w))
+	if koff > uint64(kpos) || !flexWidthOK(kw) {
+		return FlexRef{}, fmt.Errorf("flexbuffer map keys vector is malformed")
+	}
+	keys := kpos - int(koff)
+	if keys+v.n*kw > len(v.b) || keys < 0 {
+		return FlexRef{}, fmt.Errorf("flexbuffer map keys vector is outside the buffer")
+	}
+	if v.data+v.n*w+v.n > len(v.b) {
+		return FlexRef{}, fmt.Errorf("flexbuffer map types are outside the buffer")
+	}
+	for i := 0; i < v.n; i++ {
+		p := keys + i*kw
+		off := flexUint(v.b[p:], kw)
+		if off > uint64(p) {
+			return FlexRef{}, fmt.Errorf("flexbuffer map key %d points before the buffer", i)
+		}
+		s := p - int(off)
+		e := s
+		for e < len(v.b) && v.b[e] != 0 {
+			e++
+		}
+		if e == len(v.b) {
+			return FlexRef{}, fmt.Errorf("flexbuffer map key %d is not terminated", i)
+		}
+		if string(v.b[s:e]) != key {
+			continue
+		}
+		typ := v.b[v.data+v.n*w+i] >> 2
+		switch typ {
+		case flexTypeNull, flexTypeInt, flexTypeUint, flexTypeFloat, flexTypeBool:
+		default:
+			return FlexRef{}, fmt.Errorf("flexbuffer map value %q has type %d, not a number or bool", key, typ)
+		}
+		return FlexRef{typ: typ, v: v, i: i, Null: typ == flexTypeNull}, nil
+	}
+	return FlexRef{Null: true}, nil
+}
+
+// Int64 is Reference::AsInt64 for inline values: floats truncated, null 0.
+func (r FlexRef) Int64() int64 {
+	switch r.typ {
+	case flexTypeInt, flexTypeBool:
+		x, _ := r.v.Int64(r.i)
+		return x
+	case flexTypeUint:
+		e, _ := r.v.elem(r.i)
+		return int64(flexUint(e, r.v.width))
+	case flexTypeFloat:
+		f, _ := r.v.Float64(r.i)
+		return flexTruncInt64(f)
+	}
+	return 0
+}
+
+// flexTruncInt64 truncates f towards zero as static_cast<int64_t> does on
+// x86-64 (out of range and NaN: the minimum int64).
+func flexTruncInt64(f float64) int64 {
+	if !(f > -9.223372036854776e18 && f < 9.223372036854776e18) {
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// Int32 is Reference::AsInt32: Int64 truncated to 32 bits.
+func (r FlexRef) Int32() int32 { return int32(r.Int64()) }
+
+// Float32 is Reference::AsFloat for inline values: ints converted, null 0.
+func (r FlexRef) Float32() float32 {
+	switch r.typ {
+	case flexTypeFloat:
+		f, _ := r.v.Float64(r.i)
+		return float32(f)
+	case flexTypeInt, flexTypeBool:
+		x, _ := r.v.Int64(r.i)
+		return float32(float64(x))
+	case flexTypeUint:
+		e, _ := r.v.elem(r.i)
+		return float32(float64(flexUint(e, r.v.width)))
+	}
+	return 0
+}
+
+// Bool is Reference::AsBool: a non-zero value.
+func (r FlexRef) Bool() bool {
+	switch r.typ {
+	case flexTypeFloat:
+		f, _ := r.v.Float64(r.i)
+		return uint64(f) != 0
+	case flexTypeNull:
+		return false
+	}
+	e, _ := r.v.elem(r.i)
+	return flexUint(e, r.v.width) != 0
+}

@@ -75,3 +75,30 @@ func TestFlexVectorMalformed(t *testing.T) {
 		}
 	}
 }
+
+// TestFlexLookup reads map values by key with their types, as
+// flexbuffers::Map::operator[] and Reference::As* do.
+func TestFlexLookup(t *testing.T) {
+	for _, w := range []int{4, 8} {
+		v, err := model.ParseFlexVector(builder.FlexMap(map[string]builder.FlexValue{
+			"max_detections":    builder.FlexInt(10),
+			"nms_iou_threshold": builder.FlexFloat(0.6),
+			"use_regular_nms":   builder.FlexBool(true),
+			"y_scale":           builder.FlexInt(-2),
+		}, w))
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, _ := v.Lookup("max_detections")
+		iou, _ := v.Lookup("nms_iou_threshold")
+		reg, _ := v.Lookup("use_regular_nms")
+		ys, _ := v.Lookup("y_scale")
+		miss, _ := v.Lookup("num_classes")
+		if md.Int32() != 10 || iou.Float32() != float32(0.6) || !reg.Bool() || ys.Float32() != -2 || !miss.Null || miss.Int32() != 0 {
+			t.Errorf("width %d: %d %v %v %v %v", w, md.Int32(), iou.Float32(), reg.Bool(), ys.Float32(), miss.Null)
+		}
+		if iou.Int32() != 0 {
+			t.Errorf("width %d: float 0.6 as int: %d", w, iou.Int32())
+		}
+	}
+}
