@@ -55,6 +55,7 @@ const (
 	CastLoad                Func = "castLoad"
 	CastStore               Func = "castStore"
 	CeilF32                 Func = "ceilF32"
+	CircularBufferInt8      Func = "circularBufferInt8"
 	ClampF32                Func = "clampF32"
 	ClampI32                Func = "clampI32"
 	CmpBool                 Func = "cmpBool"
@@ -109,6 +110,12 @@ const (
 	DequantizeI16           Func = "dequantizeI16"
 	DequantizeI8            Func = "dequantizeI8"
 	DequantizeU8            Func = "dequantizeU8"
+	DetIoU                  Func = "detIoU"
+	DetMax                  Func = "detMax"
+	DetMin                  Func = "detMin"
+	DetNMS                  Func = "detNMS"
+	DetTopK                 Func = "detTopK"
+	DetectionPostProcessF32 Func = "detectionPostProcessF32"
 	DivF32                  Func = "divF32"
 	DivI32                  Func = "divI32"
 	DusClamp                Func = "dusClamp"
@@ -360,6 +367,8 @@ const (
 	ConvWinParams        Struct = "convWinParams"
 	CumsumParams         Struct = "cumsumParams"
 	DequantizeParams     Struct = "dequantizeParams"
+	DetectionParams      Struct = "detectionParams"
+	DetectionScratch     Struct = "detectionScratch"
 	DusParams            Struct = "dusParams"
 	Dw3x3Params          Struct = "dw3x3Params"
 	DwParams             Struct = "dwParams"
@@ -443,6 +452,7 @@ func Funcs() []Func {
 		CastLoad,
 		CastStore,
 		CeilF32,
+		CircularBufferInt8,
 		ClampF32,
 		ClampI32,
 		CmpBool,
@@ -497,6 +507,12 @@ func Funcs() []Func {
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		DetIoU,
+		DetMax,
+		DetMin,
+		DetNMS,
+		DetTopK,
+		DetectionPostProcessF32,
 		DivF32,
 		DivI32,
 		DusClamp,
@@ -750,6 +766,8 @@ func Structs() []Struct {
 		ConvWinParams,
 		CumsumParams,
 		DequantizeParams,
+		DetectionParams,
+		DetectionScratch,
 		DusParams,
 		Dw3x3Params,
 		DwParams,
@@ -874,6 +892,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*castParams"}, {"dst", "[]byte"}, {"i", "int"}, {"v", "int64"}}, true
 	case CeilF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case CircularBufferInt8:
+		return []Param{{"in", "[]int8"}, {"state", "[]int8"}, {"out", "[]int8"}, {"slots", "int32"}, {"depth", "int32"}}, true
 	case ClampF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case ClampI32:
@@ -982,6 +1002,18 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]int8"}, {"out", "[]float32"}}, true
 	case DequantizeU8:
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]uint8"}, {"out", "[]float32"}}, true
+	case DetIoU:
+		return []Param{{"b", "[]float32"}, {"i", "int32"}, {"j", "int32"}}, true
+	case DetMax:
+		return []Param{{"a", "float32"}, {"b", "float32"}}, true
+	case DetMin:
+		return []Param{{"a", "float32"}, {"b", "float32"}}, true
+	case DetNMS:
+		return []Param{{"p", "*detectionParams"}, {"s", "*detectionScratch"}, {"scores", "[]float32"}, {"maxDet", "int32"}}, true
+	case DetTopK:
+		return []Param{{"v", "[]float32"}, {"n", "int32"}, {"k", "int32"}, {"idx", "[]int32"}}, true
+	case DetectionPostProcessF32:
+		return []Param{{"enc", "[]float32"}, {"scores", "[]float32"}, {"anchors", "string"}, {"boxes", "[]float32"}, {"classes", "[]float32"}, {"outScores", "[]float32"}, {"num", "[]float32"}, {"p", "*detectionParams"}, {"s", "*detectionScratch"}}, true
 	case DivF32:
 		return []Param{{"p", "*ewF32Params"}, {"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case DivI32:
@@ -1492,6 +1524,7 @@ func (f Func) Results() int {
 		CastIntF32,
 		CastStore,
 		CeilF32,
+		CircularBufferInt8,
 		CmpBool,
 		CmpF32,
 		CmpI32,
@@ -1527,6 +1560,8 @@ func (f Func) Results() int {
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		DetTopK,
+		DetectionPostProcessF32,
 		DivF32,
 		DivI32,
 		DusI32,
@@ -1707,6 +1742,10 @@ func (f Func) Results() int {
 		ConvPWRescale,
 		ConvRQ32,
 		ConvRQR,
+		DetIoU,
+		DetMax,
+		DetMin,
+		DetNMS,
 		DusClamp,
 		DwRescale,
 		DwRowsSrc,
@@ -1827,6 +1866,10 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"outer", "int"}, {"depth", "int"}, {"inner", "int"}, {"exclusive", "bool"}, {"reverse", "bool"}, {"inOffset", "int32"}, {"outZP", "int32"}, {"inMult", "int32"}, {"outMult", "int32"}, {"inShift", "int"}, {"outShift", "int"}}, true
 	case DequantizeParams:
 		return []Param{{"scale", "float32"}, {"zp", "int32"}}, true
+	case DetectionParams:
+		return []Param{{"NumBoxes", "int32"}, {"BoxStride", "int32"}, {"NumClasses", "int32"}, {"ClassesWithBg", "int32"}, {"MaxDetections", "int32"}, {"Categories", "int32"}, {"DetectionsPerClass", "int32"}, {"Regular", "bool"}, {"ScoreThreshold", "float32"}, {"IoU", "float32"}, {"YScale", "float32"}, {"XScale", "float32"}, {"HScale", "float32"}, {"WScale", "float32"}}, true
+	case DetectionScratch:
+		return []Param{{"Boxes", "[]float32"}, {"Scores", "[]float32"}, {"KeepScores", "[]float32"}, {"MergedScores", "[]float32"}, {"Keep", "[]int32"}, {"Order", "[]int32"}, {"Tmp", "[]int32"}, {"Selected", "[]int32"}, {"ClassIdx", "[]int32"}, {"Merged", "[]int32"}, {"SortIdx", "[]int32"}, {"Active", "[]int8"}}, true
 	case DusParams:
 		return []Param{{"rank", "int"}, {"lim0", "int"}, {"lim1", "int"}, {"lim2", "int"}, {"lim3", "int"}, {"lim4", "int"}, {"lim5", "int"}, {"st0", "int"}, {"st1", "int"}, {"st2", "int"}, {"st3", "int"}, {"st4", "int"}, {"st5", "int"}, {"move", "*moveParams"}}, true
 	case Dw3x3Params:

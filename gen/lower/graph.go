@@ -55,6 +55,9 @@ func Ops(g *model.Graph, lean []bool) ([]*Fragment, error) {
 		c := &opCtx{G: g, Op: op, lean: lean[op.Index]}
 		frags = append(frags, &Fragment{c})
 		l, ok := lowerings[op.Code]
+		if op.Code == model.OpCustom {
+			l, ok = customLowerings[op.Custom]
+		}
 		if !ok && op.Code == model.OpCustom {
 			errs = append(errs, fmt.Sprintf("%s: no kernel for this custom operator; NPU and EdgeTPU operators need their vendor's runtime (%s)", op.Describe(), signature(g, op)))
 			continue

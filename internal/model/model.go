@@ -143,6 +143,7 @@ type Op struct {
 	Index         int
 	Code          OpCode
 	Custom        string // custom op name when Code is OpCustom
+	CustomOptions []byte // its custom_options (a flexbuffer), nil when absent
 	Version       int
 	Inputs        []int
 	Outputs       []int
@@ -306,6 +307,8 @@ const (
 	maxName = 1 << 16
 	// maxOptionVector bounds an [int] field of builtin options.
 	maxOptionVector = 1 << 12
+	// maxCustomOptions bounds a custom operator's custom_options bytes.
+	maxCustomOptions = 1 << 16
 	// MaxActivationBytes bounds the sum of the sizes of all non-constant
 	// tensors, so that no arena offset the planner computes, even without
 	// any reuse and with alignment padding, overflows a 32-bit int.
@@ -886,6 +889,13 @@ func readOp(i int, ot table, codes []opCode, nTensors int) (*Op, error) {
 			return nil, invalid("%s: builtin options have union type %d, want %d (%s)", d, op.optType, want.typ, want.name)
 		}
 		op.opts = o
+	}
+	if op.Code == OpCustom {
+		// Operator.custom_options (slot 5), as TFLite Micro hands it to
+		// the custom operator's Init.
+		if op.CustomOptions, err = ot.bytes(5, maxCustomOptions); err != nil {
+			return nil, wrapInvalid(d+": custom options", err)
+		}
 	}
 	return op, nil
 }
