@@ -97,6 +97,7 @@ const (
 	ConvWinInt8             Func = "convWinInt8"
 	ConvWinLane             Func = "convWinLane"
 	ConvWinPad              Func = "convWinPad"
+	CopyBytes               Func = "copyBytes"
 	CopyConst               Func = "copyConst"
 	CosF32                  Func = "cosF32"
 	DequantizeI16           Func = "dequantizeI16"
@@ -466,6 +467,7 @@ func Funcs() []Func {
 		ConvWinInt8,
 		ConvWinLane,
 		ConvWinPad,
+		CopyBytes,
 		CopyConst,
 		CosF32,
 		DequantizeI16,
@@ -920,6 +922,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convWinParams"}, {"row", "[]int8"}, {"ix0", "int"}, {"dst", "[]int64"}, {"shift", "uint"}}, true
 	case ConvWinPad:
 		return []Param{{"d", "[]int64"}, {"v", "int64"}, {"first", "bool"}}, true
+	case CopyBytes:
+		return []Param{{"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case CopyConst:
 		return []Param{{"dst", "[]byte"}, {"src", "string"}}, true
 	case CosF32:
@@ -1445,6 +1449,7 @@ func (f Func) Results() int {
 		ConvWinInt8,
 		ConvWinLane,
 		ConvWinPad,
+		CopyBytes,
 		CopyConst,
 		CosF32,
 		DequantizeI16,

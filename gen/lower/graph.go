@@ -51,8 +51,9 @@ func Ops(g *model.Graph, lean []bool) ([]*Fragment, error) {
 	}
 	frags := make([]*Fragment, 0, len(g.Ops))
 	var errs []string
+	st := newLowerState(g)
 	for _, op := range g.Ops {
-		c := &opCtx{G: g, Op: op, lean: lean[op.Index]}
+		c := &opCtx{G: g, Op: op, lean: lean[op.Index], st: st}
 		frags = append(frags, &Fragment{c})
 		l, ok := lowerings[op.Code]
 		if !ok && op.Code == model.OpCustom {
@@ -152,7 +153,8 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 	groups := map[int]*group{}
 	var roots []int
 	touch := func(t, step int) {
-		if t < 0 || g.Tensors[t].IsConst() {
+		if t < 0 || g.Tensors[t].IsConst() || g.Tensors[t].Type == model.Resource {
+			// A resource handle holds no data (resource.go).
 			return
 		}
 		r := find(t)
@@ -238,6 +240,7 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 			})
 		}
 	}
+	addResources(p, frags, reqBuf, last)
 	consts := map[*constData]int{}
 	for _, f := range frags {
 		for _, cd := range f.c.consts {
@@ -418,4 +421,37 @@ func signature(g *model.Graph, op *model.Op) string {
 		out = append(out, fmt.Sprintf("%s%v", t.Type, t.Shape))
 	}
 	return fmt.Sprintf("inputs %s; outputs %s", strings.Join(in, ", "), strings.Join(out, ", "))
+}
+
+// addResources adds one persistent buffer per sized resource variable,
+// owned by the first operator that reads or assigns it.
+func addResources(p *program.Program, frags []*Fragment, reqBuf map[*scratchReq]program.BufID, last int) {
+	if len(frags) == 0 || frags[0].c.st == nil {
+		return
+	}
+	owner := map[*scratchReq]int{}
+	for _, f := range frags {
+		f.c.walk(func(c *opCtx) {
+			for _, k := range c.calls {
+				for _, a := range k.Args {
+					if r, ok := a.(reqArg); ok && r.r.op == -1 {
+						if _, seen := owner[r.r]; !seen {
+							owner[r.r] = f.c.Op.Index
+						}
+					}
+				}
+			}
+		})
+	}
+	for _, v := range frags[0].c.st.vars {
+		op, used := owner[v.req]
+		if v.req == nil || !used {
+			continue
+		}
+		reqBuf[v.req] = program.BufID(len(p.Buffers))
+		p.Buffers = append(p.Buffers, program.Buffer{
+			Buffer: planner.Buffer{Name: v.describe(), Size: v.req.bytes, First: 0, Last: last, Kind: planner.Persistent},
+			Reset:  v.fill, Op: op,
+		})
+	}
 }
