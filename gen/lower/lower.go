@@ -59,6 +59,7 @@ type opCtx struct {
 
 	lean    bool
 	st      *lowerState // shared by the operators of one model
+	flow    *flowSpec   // control flow (flow.go), nil for other operators
 	err     error       // a problem found while emitting calls
 	calls   []kcall
 	scratch []*scratchReq
@@ -320,4 +321,11 @@ func perTensor(c *opCtx, what string, t *model.Tensor) (float32, int64, error) {
 // c calls (control flow), depth first in program order.
 func (c *opCtx) walk(fn func(*opCtx)) {
 	fn(c)
+	if c.flow != nil {
+		for _, b := range c.flow.blocks {
+			for _, cc := range b.ops {
+				cc.walk(fn)
+			}
+		}
+	}
 }

@@ -51,6 +51,7 @@ func (v *resourceVar) describe() string {
 // lowerState is what the lowerings of one model share across operators and
 // subgraphs: the resource variables.
 type lowerState struct {
+	root *model.Graph // subgraph 0, with the model's other subgraphs
 	vars []*resourceVar
 	// handle maps each VAR_HANDLE operator to its variable; handleErr holds
 	// why one names none.
@@ -64,7 +65,7 @@ type lowerState struct {
 // matches any container), and the first ASSIGN_VARIABLE of a variable sizes
 // its buffer and sets its reset value.
 func newLowerState(g *model.Graph) *lowerState {
-	st := &lowerState{handle: map[*model.Op]*resourceVar{}, handleErr: map[*model.Op]string{}}
+	st := &lowerState{root: g, handle: map[*model.Op]*resourceVar{}, handleErr: map[*model.Op]string{}}
 	for k := 0; k <= len(g.Subgraphs); k++ {
 		sg := g.Subgraph(k)
 		for _, op := range sg.Ops {
