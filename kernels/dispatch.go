@@ -161,6 +161,8 @@ func Call(fn string, args []any) bool {
 		convWinLane(args[0].(*convWinParams), args[1].([]int8), int(args[2].(int64)), args[3].([]int64), uint(args[4].(int64)))
 	case "convWinPad":
 		convWinPad(args[0].([]int64), args[1].(int64), args[2].(bool))
+	case "copyBytes":
+		copyBytes(args[0].([]byte), args[1].([]byte))
 	case "copyConst":
 		copyConst(args[0].([]byte), args[1].(string))
 	case "cosF32":

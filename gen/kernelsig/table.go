@@ -103,6 +103,7 @@ const (
 	ConvWinInt8             Func = "convWinInt8"
 	ConvWinLane             Func = "convWinLane"
 	ConvWinPad              Func = "convWinPad"
+	CopyBytes               Func = "copyBytes"
 	CopyConst               Func = "copyConst"
 	CosF32                  Func = "cosF32"
 	CumsumF32               Func = "cumsumF32"
@@ -500,6 +501,7 @@ func Funcs() []Func {
 		ConvWinInt8,
 		ConvWinLane,
 		ConvWinPad,
+		CopyBytes,
 		CopyConst,
 		CosF32,
 		CumsumF32,
@@ -988,6 +990,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convWinParams"}, {"row", "[]int8"}, {"ix0", "int"}, {"dst", "[]int64"}, {"shift", "uint"}}, true
 	case ConvWinPad:
 		return []Param{{"d", "[]int64"}, {"v", "int64"}, {"first", "bool"}}, true
+	case CopyBytes:
+		return []Param{{"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case CopyConst:
 		return []Param{{"dst", "[]byte"}, {"src", "string"}}, true
 	case CosF32:
@@ -1553,6 +1557,7 @@ func (f Func) Results() int {
 		ConvWinInt8,
 		ConvWinLane,
 		ConvWinPad,
+		CopyBytes,
 		CopyConst,
 		CosF32,
 		CumsumF32,
