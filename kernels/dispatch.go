@@ -35,16 +35,17 @@ package kernels
 //     fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
 //     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
 //     hardSwishShl16, hardSwishSrdhm16, ld32, ld64, ldf32, le64,
-//     leakyReluOne, logisticTanh16Input, lstmCellF, lstmCellQ, lstmDot16,
-//     lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q, lstmFCQ64,
-//     lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ, lstmRowBatch, lstmRq16,
-//     lstmSigmoidQ, lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64,
-//     mulQuantOne, octCols64, octLanes, poolAvgRound, poolWindow, preluOne,
-//     quantizeF32One, reluOne, requantizeOne, roundingDivByPOT, rqApply,
-//     rqFor, rqFromFC, satRoundDoublingHighMul, selRowStart, selRows,
-//     sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
-//     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
-//     sqDiffQuantOne, subQuantOne, tconvTaps
+//     leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
+//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
+//     lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S,
+//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
+//     lstmRowBatch, lstmRq16, lstmSigmoidQ, lstmTanhQ, meanRequant,
+//     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
+//     poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
+//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
+//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
+//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -249,6 +250,10 @@ func Call(fn string, args []any) bool {
 		loadI64(args[0].(string), args[1].([]int64))
 	case "logF32":
 		logF32(args[0].([]float32), args[1].([]float32))
+	case "logSoftmaxF32":
+		logSoftmaxF32(args[0].(*logSoftmaxParams), args[1].([]float32), args[2].([]float32))
+	case "logSoftmaxInt8":
+		logSoftmaxInt8(args[0].(*logSoftmaxParams), args[1].([]int8), args[2].([]int8))
 	case "logicalAnd":
 		logicalAnd(args[0].(*ewBcast), args[1].([]uint8), args[2].([]uint8), args[3].([]uint8))
 	case "logicalNot":
@@ -1158,6 +1163,29 @@ func NewParams(typ string, fields map[string]any) any {
 				p.qmin = int32(v.(int64))
 			case "qmax":
 				p.qmax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "logSoftmaxParams":
+		p := &logSoftmaxParams{}
+		for k, v := range fields {
+			switch k {
+			case "outer":
+				p.outer = int(v.(int64))
+			case "depth":
+				p.depth = int(v.(int64))
+			case "inputMult":
+				p.inputMult = int32(v.(int64))
+			case "inputShift":
+				p.inputShift = int(v.(int64))
+			case "reverseMult":
+				p.reverseMult = int32(v.(int64))
+			case "reverseShift":
+				p.reverseShift = int(v.(int64))
+			case "diffMin":
+				p.diffMin = int32(v.(int64))
 			default:
 				return nil
 			}

@@ -179,6 +179,13 @@ const (
 	LeakyReluOne            Func = "leakyReluOne"
 	LoadI64                 Func = "loadI64"
 	LogF32                  Func = "logF32"
+	LogSoftmaxF32           Func = "logSoftmaxF32"
+	LogSoftmaxHalfSum       Func = "logSoftmaxHalfSum"
+	LogSoftmaxInt8          Func = "logSoftmaxInt8"
+	LogSoftmaxLog           Func = "logSoftmaxLog"
+	LogSoftmaxPOT           Func = "logSoftmaxPOT"
+	LogSoftmaxSatAdd        Func = "logSoftmaxSatAdd"
+	LogSoftmaxSatSub        Func = "logSoftmaxSatSub"
 	LogicalAnd              Func = "logicalAnd"
 	LogicalNot              Func = "logicalNot"
 	LogicalOr               Func = "logicalOr"
@@ -356,6 +363,7 @@ const (
 	GatherParams         Struct = "gatherParams"
 	HardSwishParams      Struct = "hardSwishParams"
 	LeakyReluParams      Struct = "leakyReluParams"
+	LogSoftmaxParams     Struct = "logSoftmaxParams"
 	LogisticTanh16Params Struct = "logisticTanh16Params"
 	LogisticTanhParams   Struct = "logisticTanhParams"
 	LstmGate             Struct = "lstmGate"
@@ -548,6 +556,13 @@ func Funcs() []Func {
 		LeakyReluOne,
 		LoadI64,
 		LogF32,
+		LogSoftmaxF32,
+		LogSoftmaxHalfSum,
+		LogSoftmaxInt8,
+		LogSoftmaxLog,
+		LogSoftmaxPOT,
+		LogSoftmaxSatAdd,
+		LogSoftmaxSatSub,
 		LogicalAnd,
 		LogicalNot,
 		LogicalOr,
@@ -727,6 +742,7 @@ func Structs() []Struct {
 		GatherParams,
 		HardSwishParams,
 		LeakyReluParams,
+		LogSoftmaxParams,
 		LogisticTanh16Params,
 		LogisticTanhParams,
 		LstmGate,
@@ -1084,6 +1100,20 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "string"}, {"dst", "[]int64"}}, true
 	case LogF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case LogSoftmaxF32:
+		return []Param{{"p", "*logSoftmaxParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
+	case LogSoftmaxHalfSum:
+		return []Param{{"a", "int32"}, {"b", "int32"}}, true
+	case LogSoftmaxInt8:
+		return []Param{{"p", "*logSoftmaxParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case LogSoftmaxLog:
+		return []Param{{"x", "int32"}}, true
+	case LogSoftmaxPOT:
+		return []Param{{"x", "int32"}, {"exp", "int"}}, true
+	case LogSoftmaxSatAdd:
+		return []Param{{"a", "int32"}, {"b", "int32"}}, true
+	case LogSoftmaxSatSub:
+		return []Param{{"a", "int32"}, {"b", "int32"}}, true
 	case LogicalAnd:
 		return []Param{{"bc", "*ewBcast"}, {"a", "[]uint8"}, {"b", "[]uint8"}, {"out", "[]uint8"}}, true
 	case LogicalNot:
@@ -1502,6 +1532,8 @@ func (f Func) Results() int {
 		LeakyReluInt8,
 		LoadI64,
 		LogF32,
+		LogSoftmaxF32,
+		LogSoftmaxInt8,
 		LogicalAnd,
 		LogicalNot,
 		LogicalOr,
@@ -1644,6 +1676,11 @@ func (f Func) Results() int {
 		Ldf32,
 		Le64,
 		LeakyReluOne,
+		LogSoftmaxHalfSum,
+		LogSoftmaxLog,
+		LogSoftmaxPOT,
+		LogSoftmaxSatAdd,
+		LogSoftmaxSatSub,
 		LstmCellF,
 		LstmCellQ,
 		LstmDot16,
@@ -1765,6 +1802,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"outMult", "int32"}, {"outExp", "int"}, {"reluishMult", "int32"}, {"reluishExp", "int"}}, true
 	case LeakyReluParams:
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"multID", "int32"}, {"shiftID", "int"}, {"multAlpha", "int32"}, {"shiftAlpha", "int"}, {"alphaNeg", "bool"}, {"qmin", "int32"}, {"qmax", "int32"}}, true
+	case LogSoftmaxParams:
+		return []Param{{"outer", "int"}, {"depth", "int"}, {"inputMult", "int32"}, {"inputShift", "int"}, {"reverseMult", "int32"}, {"reverseShift", "int"}, {"diffMin", "int32"}}, true
 	case LogisticTanh16Params:
 		return []Param{{"mult", "int32"}, {"shift", "int"}}, true
 	case LogisticTanhParams:
