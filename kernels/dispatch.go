@@ -30,22 +30,23 @@ package kernels
 //     argMinMaxIdxI8, b2u8, castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64,
 //     constI8, constU8, convLean8, convPWDot16, convPWDot4, convPWDot8,
 //     convPWDot8x4, convPWDotAny, convPWOut, convPWRescale, convRQ32,
-//     convRQR, convRowsDot, convRowsEdge, convTaps, dusClamp, dwRescale,
-//     dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32,
-//     fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
-//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
-//     hardSwishShl16, hardSwishSrdhm16, ld32, ld64, ldf32, le64,
-//     leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
-//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
-//     lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S,
-//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
-//     lstmRowBatch, lstmRq16, lstmSigmoidQ, lstmTanhQ, meanRequant,
-//     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
-//     poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
-//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
-//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
-//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
-//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, tconvTaps
+//     convRQR, convRowsDot, convRowsEdge, convTaps, divLeadingSignBits,
+//     divQuantOne, divRoundingDivByPOT, dusClamp, dwRescale, dwRowsSrc,
+//     dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32, fcDotI16,
+//     fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex,
+//     gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
+//     hardSwishSrdhm16, ld32, ld64, ldf32, le64, leakyReluOne,
+//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
+//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ, lstmDot16,
+//     lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q, lstmFCQ64,
+//     lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ, lstmRowBatch, lstmRq16,
+//     lstmSigmoidQ, lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64,
+//     mulQuantOne, octCols64, octLanes, poolAvgRound, poolWindow, preluOne,
+//     quantizeF32One, reluOne, requantizeOne, roundingDivByPOT, rqApply,
+//     rqFor, rqFromFC, satRoundDoublingHighMul, selRowStart, selRows,
+//     sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
+//     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
+//     sqDiffQuantOne, subQuantOne, tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -164,6 +165,8 @@ func Call(fn string, args []any) bool {
 		divF32(args[0].(*ewF32Params), args[1].(*ewBcast), args[2].([]float32), args[3].([]float32), args[4].([]float32))
 	case "divI32":
 		divI32(args[0].(*ewI32Params), args[1].(*ewBcast), args[2].([]int32), args[3].([]int32), args[4].([]int32))
+	case "divInt8":
+		divInt8(args[0].(*mulQuantParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "dusI32":
 		dusI32(args[0].(*dusParams), args[1].([]byte), args[2].([]byte), args[3].([]int32))
 	case "dusI32Const":

@@ -104,6 +104,10 @@ const (
 	DequantizeU8            Func = "dequantizeU8"
 	DivF32                  Func = "divF32"
 	DivI32                  Func = "divI32"
+	DivInt8                 Func = "divInt8"
+	DivLeadingSignBits      Func = "divLeadingSignBits"
+	DivQuantOne             Func = "divQuantOne"
+	DivRoundingDivByPOT     Func = "divRoundingDivByPOT"
 	DusClamp                Func = "dusClamp"
 	DusI32                  Func = "dusI32"
 	DusI32Const             Func = "dusI32Const"
@@ -481,6 +485,10 @@ func Funcs() []Func {
 		DequantizeU8,
 		DivF32,
 		DivI32,
+		DivInt8,
+		DivLeadingSignBits,
+		DivQuantOne,
+		DivRoundingDivByPOT,
 		DusClamp,
 		DusI32,
 		DusI32Const,
@@ -950,6 +958,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*ewF32Params"}, {"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case DivI32:
 		return []Param{{"p", "*ewI32Params"}, {"bc", "*ewBcast"}, {"a", "[]int32"}, {"b", "[]int32"}, {"out", "[]int32"}}, true
+	case DivInt8:
+		return []Param{{"p", "*mulQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
+	case DivLeadingSignBits:
+		return []Param{{"x", "int32"}}, true
+	case DivQuantOne:
+		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
+	case DivRoundingDivByPOT:
+		return []Param{{"x", "int32"}, {"e", "int"}}, true
 	case DusClamp:
 		return []Param{{"v", "int64"}, {"lim", "int"}}, true
 	case DusI32:
@@ -1482,6 +1498,7 @@ func (f Func) Results() int {
 		DequantizeU8,
 		DivF32,
 		DivI32,
+		DivInt8,
 		DusI32,
 		DusI32Const,
 		DusI64,
@@ -1654,6 +1671,9 @@ func (f Func) Results() int {
 		ConvPWRescale,
 		ConvRQ32,
 		ConvRQR,
+		DivLeadingSignBits,
+		DivQuantOne,
+		DivRoundingDivByPOT,
 		DusClamp,
 		DwRescale,
 		DwRowsSrc,
