@@ -12,8 +12,8 @@ import (
 // Lowerings of TFLite Micro's broadcasting division operators DIV (div.cc),
 // FLOOR_DIV (floor_div.cc) and FLOOR_MOD (floor_mod.cc), of
 // SQUARED_DIFFERENCE (squared_difference.cc) and of ADD_N (add_n.cc)
-// (kernels/divmod.go); int8 DIV as div.h's DivElementwise. Broadcasting reuses the plan of ADD/SUB/MUL
-// (ewBcastPlan).
+// (kernels/divmod.go); int8 DIV as div.h's DivElementwise. Broadcasting
+// reuses the plan of ADD/SUB/MUL (ewBcastPlan).
 
 // divAct is DivOptions.fused_activation_function; the union type of
 // DivOptions is unionDiv.
