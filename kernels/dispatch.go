@@ -31,11 +31,13 @@ package kernels
 //     constI8, constU8, convLean8, convPWDot16, convPWDot4, convPWDot8,
 //     convPWDot8x4, convPWDotAny, convPWOut, convPWRescale, convRQ32,
 //     convRQR, convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin,
-//     detNMS, dusClamp, dwRescale, dwRowsSrc, dwTaps, ewRequantDown,
-//     ewRowStart, ewRows, ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ,
-//     fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
-//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
-//     l2InvSqrt, ld32, ld64, ldf32, le64, leakyReluOne, logisticTanh16Input,
+//     detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dusClamp,
+//     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
+//     ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
+//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
+//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
+//     ld64, ldf32, le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog,
+//     logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input,
 //     lstmCellF, lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8,
 //     lstmDotF8S, lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ,
 //     lstmMakeRQ, lstmRowBatch, lstmRq16, lstmSigmoidQ, lstmTanhQ,
@@ -185,6 +187,8 @@ func Call(fn string, args []any) bool {
 		divF32(args[0].(*ewF32Params), args[1].(*ewBcast), args[2].([]float32), args[3].([]float32), args[4].([]float32))
 	case "divI32":
 		divI32(args[0].(*ewI32Params), args[1].(*ewBcast), args[2].([]int32), args[3].([]int32), args[4].([]int32))
+	case "divInt8":
+		divInt8(args[0].(*mulQuantParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "dusI32":
 		dusI32(args[0].(*dusParams), args[1].([]byte), args[2].([]byte), args[3].([]int32))
 	case "dusI32Const":
@@ -277,6 +281,10 @@ func Call(fn string, args []any) bool {
 		loadI64(args[0].(string), args[1].([]int64))
 	case "logF32":
 		logF32(args[0].([]float32), args[1].([]float32))
+	case "logSoftmaxF32":
+		logSoftmaxF32(args[0].(*logSoftmaxParams), args[1].([]float32), args[2].([]float32))
+	case "logSoftmaxInt8":
+		logSoftmaxInt8(args[0].(*logSoftmaxParams), args[1].([]int8), args[2].([]int8))
 	case "logicalAnd":
 		logicalAnd(args[0].(*ewBcast), args[1].([]uint8), args[2].([]uint8), args[3].([]uint8))
 	case "logicalNot":
@@ -1367,6 +1375,29 @@ func NewParams(typ string, fields map[string]any) any {
 				p.qmin = int32(v.(int64))
 			case "qmax":
 				p.qmax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "logSoftmaxParams":
+		p := &logSoftmaxParams{}
+		for k, v := range fields {
+			switch k {
+			case "outer":
+				p.outer = int(v.(int64))
+			case "depth":
+				p.depth = int(v.(int64))
+			case "inputMult":
+				p.inputMult = int32(v.(int64))
+			case "inputShift":
+				p.inputShift = int(v.(int64))
+			case "reverseMult":
+				p.reverseMult = int32(v.(int64))
+			case "reverseShift":
+				p.reverseShift = int(v.(int64))
+			case "diffMin":
+				p.diffMin = int32(v.(int64))
 			default:
 				return nil
 			}

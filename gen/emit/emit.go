@@ -268,7 +268,9 @@ func (e *emitter) arenaView(dt model.DType, b program.BufID, n int, raw bool) *j
 func (e *emitter) arg(a program.Arg) jen.Code {
 	switch a := a.(type) {
 	case program.View:
-		if viewMethod(a.Type) == "" {
+		// Raw (byte) views exist for every type of known element size
+		// (uint32 for CAST); typed views only for the kernels' types.
+		if a.Raw && a.Type.Size() == 0 || !a.Raw && viewMethod(a.Type) == "" {
 			e.fail("buffer %d: no arena view for type %s", a.Buf, a.Type)
 			return jen.Nil()
 		}

@@ -119,6 +119,10 @@ const (
 	DetectionPostProcessF32 Func = "detectionPostProcessF32"
 	DivF32                  Func = "divF32"
 	DivI32                  Func = "divI32"
+	DivInt8                 Func = "divInt8"
+	DivLeadingSignBits      Func = "divLeadingSignBits"
+	DivQuantOne             Func = "divQuantOne"
+	DivRoundingDivByPOT     Func = "divRoundingDivByPOT"
 	DusClamp                Func = "dusClamp"
 	DusI32                  Func = "dusI32"
 	DusI32Const             Func = "dusI32Const"
@@ -198,6 +202,13 @@ const (
 	LeakyReluOne            Func = "leakyReluOne"
 	LoadI64                 Func = "loadI64"
 	LogF32                  Func = "logF32"
+	LogSoftmaxF32           Func = "logSoftmaxF32"
+	LogSoftmaxHalfSum       Func = "logSoftmaxHalfSum"
+	LogSoftmaxInt8          Func = "logSoftmaxInt8"
+	LogSoftmaxLog           Func = "logSoftmaxLog"
+	LogSoftmaxPOT           Func = "logSoftmaxPOT"
+	LogSoftmaxSatAdd        Func = "logSoftmaxSatAdd"
+	LogSoftmaxSatSub        Func = "logSoftmaxSatSub"
 	LogicalAnd              Func = "logicalAnd"
 	LogicalNot              Func = "logicalNot"
 	LogicalOr               Func = "logicalOr"
@@ -385,6 +396,7 @@ const (
 	HardSwishParams      Struct = "hardSwishParams"
 	L2NormParams         Struct = "l2NormParams"
 	LeakyReluParams      Struct = "leakyReluParams"
+	LogSoftmaxParams     Struct = "logSoftmaxParams"
 	LogisticTanh16Params Struct = "logisticTanh16Params"
 	LogisticTanhParams   Struct = "logisticTanhParams"
 	LstmGate             Struct = "lstmGate"
@@ -517,6 +529,10 @@ func Funcs() []Func {
 		DetectionPostProcessF32,
 		DivF32,
 		DivI32,
+		DivInt8,
+		DivLeadingSignBits,
+		DivQuantOne,
+		DivRoundingDivByPOT,
 		DusClamp,
 		DusI32,
 		DusI32Const,
@@ -596,6 +612,13 @@ func Funcs() []Func {
 		LeakyReluOne,
 		LoadI64,
 		LogF32,
+		LogSoftmaxF32,
+		LogSoftmaxHalfSum,
+		LogSoftmaxInt8,
+		LogSoftmaxLog,
+		LogSoftmaxPOT,
+		LogSoftmaxSatAdd,
+		LogSoftmaxSatSub,
 		LogicalAnd,
 		LogicalNot,
 		LogicalOr,
@@ -785,6 +808,7 @@ func Structs() []Struct {
 		HardSwishParams,
 		L2NormParams,
 		LeakyReluParams,
+		LogSoftmaxParams,
 		LogisticTanh16Params,
 		LogisticTanhParams,
 		LstmGate,
@@ -1022,6 +1046,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*ewF32Params"}, {"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case DivI32:
 		return []Param{{"p", "*ewI32Params"}, {"bc", "*ewBcast"}, {"a", "[]int32"}, {"b", "[]int32"}, {"out", "[]int32"}}, true
+	case DivInt8:
+		return []Param{{"p", "*mulQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
+	case DivLeadingSignBits:
+		return []Param{{"x", "int32"}}, true
+	case DivQuantOne:
+		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
+	case DivRoundingDivByPOT:
+		return []Param{{"x", "int32"}, {"e", "int"}}, true
 	case DusClamp:
 		return []Param{{"v", "int64"}, {"lim", "int"}}, true
 	case DusI32:
@@ -1180,6 +1212,20 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "string"}, {"dst", "[]int64"}}, true
 	case LogF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case LogSoftmaxF32:
+		return []Param{{"p", "*logSoftmaxParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
+	case LogSoftmaxHalfSum:
+		return []Param{{"a", "int32"}, {"b", "int32"}}, true
+	case LogSoftmaxInt8:
+		return []Param{{"p", "*logSoftmaxParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case LogSoftmaxLog:
+		return []Param{{"x", "int32"}}, true
+	case LogSoftmaxPOT:
+		return []Param{{"x", "int32"}, {"exp", "int"}}, true
+	case LogSoftmaxSatAdd:
+		return []Param{{"a", "int32"}, {"b", "int32"}}, true
+	case LogSoftmaxSatSub:
+		return []Param{{"a", "int32"}, {"b", "int32"}}, true
 	case LogicalAnd:
 		return []Param{{"bc", "*ewBcast"}, {"a", "[]uint8"}, {"b", "[]uint8"}, {"out", "[]uint8"}}, true
 	case LogicalNot:
@@ -1569,6 +1615,7 @@ func (f Func) Results() int {
 		DetectionPostProcessF32,
 		DivF32,
 		DivI32,
+		DivInt8,
 		DusI32,
 		DusI32Const,
 		DusI64,
@@ -1622,6 +1669,8 @@ func (f Func) Results() int {
 		LeakyReluInt8,
 		LoadI64,
 		LogF32,
+		LogSoftmaxF32,
+		LogSoftmaxInt8,
 		LogicalAnd,
 		LogicalNot,
 		LogicalOr,
@@ -1751,6 +1800,9 @@ func (f Func) Results() int {
 		DetMax,
 		DetMin,
 		DetNMS,
+		DivLeadingSignBits,
+		DivQuantOne,
+		DivRoundingDivByPOT,
 		DusClamp,
 		DwRescale,
 		DwRowsSrc,
@@ -1773,6 +1825,11 @@ func (f Func) Results() int {
 		Ldf32,
 		Le64,
 		LeakyReluOne,
+		LogSoftmaxHalfSum,
+		LogSoftmaxLog,
+		LogSoftmaxPOT,
+		LogSoftmaxSatAdd,
+		LogSoftmaxSatSub,
 		LstmCellF,
 		LstmCellQ,
 		LstmDot16,
@@ -1905,6 +1962,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"rows", "int"}, {"depth", "int"}, {"inZP", "int32"}}, true
 	case LeakyReluParams:
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"multID", "int32"}, {"shiftID", "int"}, {"multAlpha", "int32"}, {"shiftAlpha", "int"}, {"alphaNeg", "bool"}, {"qmin", "int32"}, {"qmax", "int32"}}, true
+	case LogSoftmaxParams:
+		return []Param{{"outer", "int"}, {"depth", "int"}, {"inputMult", "int32"}, {"inputShift", "int"}, {"reverseMult", "int32"}, {"reverseShift", "int"}, {"diffMin", "int32"}}, true
 	case LogisticTanh16Params:
 		return []Param{{"mult", "int32"}, {"shift", "int"}}, true
 	case LogisticTanhParams:

@@ -517,7 +517,8 @@ func (r *resolver) arg(a Arg) program.Arg {
 		if !ok {
 			return r.fail("%s has no planned buffer", t.Describe())
 		}
-		if program.GoType(t.Type) == "" {
+		// Raw (byte) views need only an element size (uint32 for CAST).
+		if a.raw && t.Type.Size() == 0 || !a.raw && program.GoType(t.Type) == "" {
 			return r.fail("%s: no arena view for type %s", t.Describe(), t.Type)
 		}
 		return program.View{Buf: b, Type: t.Type, N: t.NumElements(), Raw: a.raw}

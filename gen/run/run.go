@@ -429,12 +429,14 @@ func (m *Machine) constTensor(ti int) (*model.Tensor, error) {
 
 // viewType is the Go slice type of an arena view.
 func viewType(dt model.DType, raw bool) (string, error) {
-	g := program.GoType(dt)
-	if g == "" {
-		return "", fmt.Errorf("no arena view for type %s", dt)
-	}
-	if raw {
+	// A raw view is bytes: any type of known element size (uint32 for
+	// CAST) has one, typed views only the kernels' element types.
+	if raw && dt.Size() > 0 {
 		return "[]uint8", nil
+	}
+	g := program.GoType(dt)
+	if g == "" || raw {
+		return "", fmt.Errorf("no arena view for type %s", dt)
 	}
 	return "[]" + g, nil
 }
