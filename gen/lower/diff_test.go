@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
@@ -173,17 +176,41 @@ type diffCase struct {
 // the counts (logDiffCounts) and fails the test when no case compared.
 func runDiffCases(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(r *rand.Rand) diffCase, allowRefusal func(error) bool) (compared, refused int) {
 	t.Helper()
+	// The cases are drawn in order from r, then run on every core: each
+	// TFLM run is a process of its own.
+	cases := make([]diffCase, n)
+	for i := range cases {
+		cases[i] = gen(r)
+	}
+	type result struct {
+		want       [][]string
+		got        [][]byte
+		oerr, gerr error
+	}
+	res := make([]result, n)
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				c := cases[i]
+				var csvs [][]string
+				var raws [][]byte
+				for _, v := range c.inputs {
+					csvs = append(csvs, v.csv())
+					raws = append(raws, v.raw())
+				}
+				res[i].want, res[i].oerr = o.Run(c.model, csvs...)
+				res[i].got, res[i].gerr = inProcess(c.model, raws...)
+			}
+		}()
+	}
+	wg.Wait()
 	mismatches := 0
-	for i := 0; i < n; i++ {
-		c := gen(r)
-		var csvs [][]string
-		var raws [][]byte
-		for _, v := range c.inputs {
-			csvs = append(csvs, v.csv())
-			raws = append(raws, v.raw())
-		}
-		want, oerr := o.Run(c.model, csvs...)
-		got, gerr := inProcess(c.model, raws...)
+	for i, c := range cases {
+		want, oerr, got, gerr := res[i].want, res[i].oerr, res[i].got, res[i].gerr
 		switch {
 		case oerr != nil && errors.Is(oerr, oracle.ErrRejected):
 			if gerr == nil {

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
@@ -23,10 +24,11 @@ import (
 // failed); the error text carries TFLM's log.
 var ErrRejected = errors.New("TFLM rejected the model")
 
-// Oracle runs tflm_ref in a scratch directory.
+// Oracle runs tflm_ref in a scratch directory. Its methods may be called
+// from several goroutines at once.
 type Oracle struct {
 	bin, dir string
-	n        int
+	n        atomic.Int64
 }
 
 // New locates tflm_ref under the reference data (see e2e.SharedDir),
@@ -45,13 +47,22 @@ func New(t testing.TB) *Oracle {
 // returns the values of every output as TFLM prints them (integers in
 // decimal, float32 with 9 significant digits, which round-trips).
 func (o *Oracle) Run(model []byte, inputs ...[]string) ([][]string, error) {
-	o.n++
-	stem := filepath.Join(o.dir, fmt.Sprintf("case%d", o.n))
+	// A small arena first: the default 256 MiB costs most of the run
+	// time, and the pages of a 4 MiB one still half of it. A model TFLM
+	// rejects in it is run again in 4 MiB.
+	out, err := o.run(256<<10, model, inputs)
+	if errors.Is(err, ErrRejected) {
+		out, err = o.run(4<<20, model, inputs)
+	}
+	return out, err
+}
+
+func (o *Oracle) run(arena int, model []byte, inputs [][]string) ([][]string, error) {
+	stem := filepath.Join(o.dir, fmt.Sprintf("case%d", o.n.Add(1)))
 	if err := os.WriteFile(stem+".tflite", model, 0o644); err != nil {
 		return nil, err
 	}
-	// A small arena: the default 256 MiB costs most of the run time.
-	args := []string{"-arena", "4194304", "-csv", stem + ".tflite", stem + ".out.csv"}
+	args := []string{"-arena", strconv.Itoa(arena), "-csv", stem + ".tflite", stem + ".out.csv"}
 	for k, in := range inputs {
 		f := fmt.Sprintf("%s.in%d.csv", stem, k)
 		if err := os.WriteFile(f, []byte(strings.Join(in, ",")+"\n"), 0o644); err != nil {
@@ -142,8 +153,7 @@ func ParseInts(s []string) ([]int64, error) {
 // and returns TFLM's arena_used_bytes and the raw output bytes of every
 // output, for both patterns in that order.
 func (o *Oracle) Patterns(model []byte) (arenaUsed int, outputs [][]byte, err error) {
-	o.n++
-	stem := filepath.Join(o.dir, fmt.Sprintf("case%d", o.n))
+	stem := filepath.Join(o.dir, fmt.Sprintf("case%d", o.n.Add(1)))
 	if err := os.WriteFile(stem+".tflite", model, 0o644); err != nil {
 		return 0, nil, err
 	}
