@@ -106,6 +106,9 @@ type Options struct {
 	// NoViews gives every tensor its own buffer even where an operator is
 	// a view of its input (RESHAPE, SQUEEZE, EXPAND_DIMS).
 	NoViews bool
+	// Overlap lists the operators that write their output over their
+	// dying input, shifted, where their kernels allow it (overlap.go).
+	Overlap map[int]bool
 }
 
 // Assemble builds the program from one fragment per operator: it groups
@@ -238,6 +241,10 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 			})
 		}
 	}
+	var tied map[int]bool
+	if len(opt.Overlap) > 0 && !opt.NoShare {
+		tied = tieOverlaps(g, frags, p, opt.Overlap)
+	}
 	consts := map[*constData]int{}
 	for _, f := range frags {
 		for _, cd := range f.c.consts {
@@ -249,7 +256,11 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 	for _, f := range frags {
 		c := f.c
 		op := program.Op{Index: c.Op.Index, Code: c.Op.Code, MACs: opMACs(g, c.Op)}
-		for _, k := range c.calls {
+		calls := c.calls
+		if tied[c.Op.Index] && c.overlap.calls != nil {
+			calls = c.overlap.calls
+		}
+		for _, k := range calls {
 			call := program.Call{Fn: string(k.Fn), Args: make([]program.Arg, 0, len(k.Args))}
 			for _, a := range k.Args {
 				call.Args = append(call.Args, rs.arg(a))
