@@ -30,21 +30,23 @@ package kernels
 //     argMinMaxIdxI8, b2u8, castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64,
 //     constI8, constU8, convLean8, convPWDot16, convPWDot4, convPWDot8,
 //     convPWDot8x4, convPWDotAny, convPWOut, convPWRescale, convRQ32,
-//     convRQR, convRowsDot, convRowsEdge, convTaps, dusClamp, dwRescale,
-//     dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32,
-//     fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
-//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
-//     hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le64,
-//     leakyReluOne, logisticTanh16Input, lstmCellF, lstmCellQ, lstmDot16,
-//     lstmDotF4, lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q, lstmFCQ64,
-//     lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ, lstmRowBatch, lstmRq16,
-//     lstmSigmoidQ, lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64,
-//     mulQuantOne, octCols64, octLanes, poolAvgRound, poolWindow, preluOne,
-//     quantizeF32One, reluOne, requantizeOne, roundingDivByPOT, rqApply,
-//     rqFor, rqFromFC, satRoundDoublingHighMul, selRowStart, selRows,
-//     sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
-//     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
-//     sqDiffQuantOne, subQuantOne, tconvTaps
+//     convRQR, convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin,
+//     detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dusClamp,
+//     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
+//     ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
+//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
+//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
+//     ld64, ldf32, le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog,
+//     logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input,
+//     lstmCellF, lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8,
+//     lstmDotF8S, lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ,
+//     lstmMakeRQ, lstmRowBatch, lstmRq16, lstmSigmoidQ, lstmTanhQ,
+//     meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64,
+//     octLanes, poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
+//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
+//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
+//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -117,6 +119,8 @@ func Call(fn string, args []any) bool {
 		castStore(args[0].(*castParams), args[1].([]byte), int(args[2].(int64)), args[3].(int64))
 	case "ceilF32":
 		ceilF32(args[0].([]float32), args[1].([]float32))
+	case "circularBufferInt8":
+		circularBufferInt8(args[0].([]int8), args[1].([]int8), args[2].([]int8), int32(args[3].(int64)), int32(args[4].(int64)))
 	case "cmpBool":
 		cmpBool(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]uint8), args[3].([]uint8), args[4].([]uint8))
 	case "cmpF32":
@@ -159,6 +163,8 @@ func Call(fn string, args []any) bool {
 		convWinLane(args[0].(*convWinParams), args[1].([]int8), int(args[2].(int64)), args[3].([]int64), uint(args[4].(int64)))
 	case "convWinPad":
 		convWinPad(args[0].([]int64), args[1].(int64), args[2].(bool))
+	case "copyBytes":
+		copyBytes(args[0].([]byte), args[1].([]byte))
 	case "copyConst":
 		copyConst(args[0].([]byte), args[1].(string))
 	case "cosF32":
@@ -173,10 +179,16 @@ func Call(fn string, args []any) bool {
 		dequantizeI8(args[0].(*dequantizeParams), args[1].([]int8), args[2].([]float32))
 	case "dequantizeU8":
 		dequantizeU8(args[0].(*dequantizeParams), args[1].([]uint8), args[2].([]float32))
+	case "detTopK":
+		detTopK(args[0].([]float32), int32(args[1].(int64)), int32(args[2].(int64)), args[3].([]int32))
+	case "detectionPostProcessF32":
+		detectionPostProcessF32(args[0].([]float32), args[1].([]float32), args[2].(string), args[3].([]float32), args[4].([]float32), args[5].([]float32), args[6].([]float32), args[7].(*detectionParams), args[8].(*detectionScratch))
 	case "divF32":
 		divF32(args[0].(*ewF32Params), args[1].(*ewBcast), args[2].([]float32), args[3].([]float32), args[4].([]float32))
 	case "divI32":
 		divI32(args[0].(*ewI32Params), args[1].(*ewBcast), args[2].([]int32), args[3].([]int32), args[4].([]int32))
+	case "divInt8":
+		divInt8(args[0].(*mulQuantParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "dusI32":
 		dusI32(args[0].(*dusParams), args[1].([]byte), args[2].([]byte), args[3].([]int32))
 	case "dusI32Const":
@@ -269,6 +281,10 @@ func Call(fn string, args []any) bool {
 		loadI64(args[0].(string), args[1].([]int64))
 	case "logF32":
 		logF32(args[0].([]float32), args[1].([]float32))
+	case "logSoftmaxF32":
+		logSoftmaxF32(args[0].(*logSoftmaxParams), args[1].([]float32), args[2].([]float32))
+	case "logSoftmaxInt8":
+		logSoftmaxInt8(args[0].(*logSoftmaxParams), args[1].([]int8), args[2].([]int8))
 	case "logicalAnd":
 		logicalAnd(args[0].(*ewBcast), args[1].([]uint8), args[2].([]uint8), args[3].([]uint8))
 	case "logicalNot":
@@ -853,6 +869,76 @@ func NewParams(typ string, fields map[string]any) any {
 			}
 		}
 		return p
+	case "detectionParams":
+		p := &detectionParams{}
+		for k, v := range fields {
+			switch k {
+			case "NumBoxes":
+				p.NumBoxes = int32(v.(int64))
+			case "BoxStride":
+				p.BoxStride = int32(v.(int64))
+			case "NumClasses":
+				p.NumClasses = int32(v.(int64))
+			case "ClassesWithBg":
+				p.ClassesWithBg = int32(v.(int64))
+			case "MaxDetections":
+				p.MaxDetections = int32(v.(int64))
+			case "Categories":
+				p.Categories = int32(v.(int64))
+			case "DetectionsPerClass":
+				p.DetectionsPerClass = int32(v.(int64))
+			case "Regular":
+				p.Regular = v.(bool)
+			case "ScoreThreshold":
+				p.ScoreThreshold = float32(v.(float64))
+			case "IoU":
+				p.IoU = float32(v.(float64))
+			case "YScale":
+				p.YScale = float32(v.(float64))
+			case "XScale":
+				p.XScale = float32(v.(float64))
+			case "HScale":
+				p.HScale = float32(v.(float64))
+			case "WScale":
+				p.WScale = float32(v.(float64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "detectionScratch":
+		p := &detectionScratch{}
+		for k, v := range fields {
+			switch k {
+			case "Boxes":
+				p.Boxes = v.([]float32)
+			case "Scores":
+				p.Scores = v.([]float32)
+			case "KeepScores":
+				p.KeepScores = v.([]float32)
+			case "MergedScores":
+				p.MergedScores = v.([]float32)
+			case "Keep":
+				p.Keep = v.([]int32)
+			case "Order":
+				p.Order = v.([]int32)
+			case "Tmp":
+				p.Tmp = v.([]int32)
+			case "Selected":
+				p.Selected = v.([]int32)
+			case "ClassIdx":
+				p.ClassIdx = v.([]int32)
+			case "Merged":
+				p.Merged = v.([]int32)
+			case "SortIdx":
+				p.SortIdx = v.([]int32)
+			case "Active":
+				p.Active = v.([]int8)
+			default:
+				return nil
+			}
+		}
+		return p
 	case "dusParams":
 		p := &dusParams{}
 		for k, v := range fields {
@@ -1289,6 +1375,29 @@ func NewParams(typ string, fields map[string]any) any {
 				p.qmin = int32(v.(int64))
 			case "qmax":
 				p.qmax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "logSoftmaxParams":
+		p := &logSoftmaxParams{}
+		for k, v := range fields {
+			switch k {
+			case "outer":
+				p.outer = int(v.(int64))
+			case "depth":
+				p.depth = int(v.(int64))
+			case "inputMult":
+				p.inputMult = int32(v.(int64))
+			case "inputShift":
+				p.inputShift = int(v.(int64))
+			case "reverseMult":
+				p.reverseMult = int32(v.(int64))
+			case "reverseShift":
+				p.reverseShift = int(v.(int64))
+			case "diffMin":
+				p.diffMin = int32(v.(int64))
 			default:
 				return nil
 			}

@@ -1,9 +1,12 @@
 package kernels
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // Binary division operators of TFLite Micro with broadcasting (see ewBcast):
-// DIV (div.cc: float32 and int32 with the fused activation), FLOOR_DIV
+// DIV (div.cc: float32, int32 and int8 with the fused activation), FLOOR_DIV
 // (floor_div.cc) and FLOOR_MOD (floor_mod.cc), float32.
 //
 // Division by zero cannot stop an Invoke here. TFLM's float32 DIV and
@@ -42,6 +45,80 @@ func divI32(p *ewI32Params, bc *ewBcast, a, b, out []int32) {
 				q = a[ai] / d
 			}
 			o[i] = clampI32(q, p.actMin, p.actMax)
+			ai += bc.aInner
+			bi += bc.bInner
+		}
+	}
+}
+
+// divQuantOne is one quantized DIV element (div.h's DivElementwise):
+// with the divisor d = y - zero point made positive (both signs flipped),
+// x is shifted up to its headroom and multiplied by 1/d, taken from
+// GetReciprocal as a Q0.31 value in [1/2, 1] with a power of two, then
+// rescaled by the output multiplier and the combined shift and moved to
+// the output zero point, where the combined right shift may exceed 31
+// (divRoundingDivByPOT).
+//
+// A divisor at its zero point (d = 0) is not excluded by TFLM (only a
+// debug check), and its arithmetic stays defined in practice: the
+// normalising shift of 0 by 32 bits gives 0 (in Go, and for a zero operand
+// on any machine), so the reciprocal is one_over_one_plus_x(-1) with
+// exponent -1. The result is TFLM's, deterministic but not a quotient
+// (e.g. -x scaled by about 1.43 for scales 0.1).
+func divQuantOne(p *mulQuantParams, x, y int32) int32 {
+	n := p.in1Off + x
+	d := p.in2Off + y
+	if d < 0 {
+		n, d = -n, -d
+	}
+	lz := bits.LeadingZeros32(uint32(d))
+	inv := softmaxRecip(int32(uint32(d)<<uint(lz) - 1<<31))
+	recipShift := 31 - lz
+	headroom := divLeadingSignBits(n)
+	q := satRoundDoublingHighMul(n*(1<<uint(headroom)), inv)
+	total := p.shift - recipShift - headroom
+	r := divRoundingDivByPOT(satRoundDoublingHighMul(q, p.mult), -total) + p.outOff
+	return clampI32(r, p.actMin, p.actMax)
+}
+
+// divLeadingSignBits is the number of bits after the sign bit equal to it
+// (31 for 0 and -1).
+func divLeadingSignBits(x int32) int {
+	if x < 0 {
+		x = ^x
+	}
+	return bits.LeadingZeros32(uint32(x)) - 1
+}
+
+// divRoundingDivByPOT is roundingDivByPOT for exponents in [0, 31]; beyond
+// 31 it reproduces what TFLM's RoundingDivideByPOT computes on x86-64,
+// where the exponent is out of its documented range: the mask 2^e - 1 is
+// formed in 64 bits and truncated to 32, and the shift count is taken
+// modulo 32.
+func divRoundingDivByPOT(x int32, e int) int32 {
+	if e >= 0 && e <= 31 {
+		return roundingDivByPOT(x, e)
+	}
+	mask := int32(int64(1)<<uint(e&63) - 1)
+	threshold := mask >> 1
+	if x < 0 {
+		threshold++
+	}
+	r := x >> uint(e&31)
+	if x&mask > threshold {
+		r++
+	}
+	return r
+}
+
+// divInt8 is DIV for int8 tensors.
+func divInt8(p *mulQuantParams, bc *ewBcast, a, b, out []int8) {
+	n := bc.inner
+	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
+		ai, bi := ewRowStart(bc, r)
+		o := out[r*n : r*n+n]
+		for i := range o {
+			o[i] = int8(divQuantOne(p, int32(a[ai]), int32(b[bi])))
 			ai += bc.aInner
 			bi += bc.bInner
 		}

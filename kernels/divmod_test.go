@@ -54,6 +54,46 @@ func TestDivmodDiv(t *testing.T) {
 	}
 }
 
+// TestDivmodDivInt8 ports div_test.cc's int8 cases: inputs and output
+// quantized from [-1, 1] (scale 2/255, zero point 0, as ScaleFromMinMax and
+// ZeroPointFromMinMax give), results dequantized and compared with the
+// goldens within its 2*step + step^2.
+func TestDivmodDivInt8(t *testing.T) {
+	scale := float32(2.0 / 255)
+	m, shift := quant.Multiplier(float64(scale / (scale * scale)))
+	q := func(xs []float32) []int8 {
+		v := make([]int8, len(xs))
+		for i, x := range xs {
+			v[i] = int8(clampI32(int32(math.Round(float64(x/scale))), -128, 127))
+		}
+		return v
+	}
+	tol := 2*float64(scale) + float64(scale)*float64(scale)
+	for _, c := range []struct {
+		name       string
+		act        quant.Activation
+		a, b, want []float32
+	}{
+		{"act none", quant.ActNone, ewtF32(-0.8, -0.2, 0.3, 0.7), ewtF32(-0.8, 0.4, 0.8, 1.0), ewtF32(1.0, -0.5, 0.375, 0.7)},
+		{"relu_n1_to_1", quant.ActReluN1To1, ewtF32(-0.8, 0.2, 0.9, 0.7), ewtF32(0.6, 0.4, 0.9, -0.8), ewtF32(-1.0, 0.5, 1.0, -0.875)},
+		{"relu_n1_to_1 2", quant.ActReluN1To1, ewtF32(-0.5, 0.2, 0.6, 0.3), ewtF32(0.6, 0.5, -0.8, 0.5), ewtF32(-0.833, 0.4, -0.75, 0.6)},
+	} {
+		lo, hi, ok := quant.RangeQuantized(c.act, float64(scale), 0, -128, 127)
+		if !ok {
+			t.Fatalf("%s: no activation range", c.name)
+		}
+		p := &mulQuantParams{mult: m, shift: shift, actMin: lo, actMax: hi}
+		out := make([]int8, len(c.want))
+		sh := []int{1, 2, 2, 1}
+		divInt8(p, ewtBcast(t, sh, sh, sh), q(c.a), q(c.b), out)
+		for i := range out {
+			if got := float64(out[i]) * float64(scale); math.Abs(got-float64(c.want[i])) > tol {
+				t.Errorf("DIV int8 %s: element %d: got %v, want %v", c.name, i, got, c.want[i])
+			}
+		}
+	}
+}
+
 // TestDivmodFloor ports floor_div_test.cc and floor_mod_test.cc (float32,
 // with their broadcast cases) and checks division by zero.
 func TestDivmodFloor(t *testing.T) {

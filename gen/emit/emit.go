@@ -122,7 +122,10 @@ type emitter struct {
 	opt       Options
 	nm        *names
 	usesArena bool // some call takes an arena view
-	err       error
+	// blocks are the functions of control flow blocks (sub1, sub2, ...),
+	// emitted after Invoke.
+	blocks []jen.Code
+	err    error
 }
 
 func (e *emitter) fail(format string, args ...any) {
@@ -173,6 +176,13 @@ func (e *emitter) kernelNames() []string {
 			for _, f := range a.Fields {
 				walk(f.Value)
 			}
+		case program.ConstTable:
+			switch {
+			case a.Bytes && a.Unsigned:
+				seen["constU8"] = true
+			case a.Bytes:
+				seen["constI8"] = true
+			}
 		case program.ConstTensor:
 			switch {
 			case a.Raw:
@@ -182,14 +192,14 @@ func (e *emitter) kernelNames() []string {
 			}
 		}
 	}
-	for _, op := range e.p.Ops {
+	program.Walk(e.p.Ops, func(op *program.Op) {
 		for _, k := range op.Calls {
 			seen[k.Fn] = true
 			for _, a := range k.Args {
 				walk(a)
 			}
 		}
-	}
+	})
 	out := make([]string, 0, len(seen))
 	for n := range seen {
 		out = append(out, n)
@@ -258,7 +268,9 @@ func (e *emitter) arenaView(dt model.DType, b program.BufID, n int, raw bool) *j
 func (e *emitter) arg(a program.Arg) jen.Code {
 	switch a := a.(type) {
 	case program.View:
-		if viewMethod(a.Type) == "" {
+		// Raw (byte) views exist for every type of known element size
+		// (uint32 for CAST); typed views only for the kernels' types.
+		if a.Raw && a.Type.Size() == 0 || !a.Raw && viewMethod(a.Type) == "" {
 			e.fail("buffer %d: no arena view for type %s", a.Buf, a.Type)
 			return jen.Nil()
 		}
@@ -282,6 +294,12 @@ func (e *emitter) arg(a program.Arg) jen.Code {
 		}
 		return jen.Op("&").Id(a.Type).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
 	case program.ConstTable:
+		switch {
+		case a.Bytes && a.Unsigned:
+			return jen.Id("constU8").Call(jen.Id(e.nm.table[a.Index]))
+		case a.Bytes:
+			return jen.Id("constI8").Call(jen.Id(e.nm.table[a.Index]))
+		}
 		return jen.Id(e.nm.table[a.Index])
 	}
 	e.fail("unknown argument %T", a)
@@ -546,16 +564,10 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 		}
 		var step []jen.Code
 		step = append(step, jen.Line(), jen.Comment(fmt.Sprintf("%d: %s %s -> %s", op.Index, op.Code, strings.Join(ins, ", "), strings.Join(outs, ", "))))
-		if len(pop.Calls) == 0 {
+		if len(pop.Calls) == 0 && pop.Flow == nil {
 			step = append(step, jen.Comment("(a view of its input: no code)"))
 		}
-		for _, k := range pop.Calls {
-			args := make([]jen.Code, 0, len(k.Args))
-			for _, a := range k.Args {
-				args = append(args, e.arg(a))
-			}
-			step = append(step, jen.Id(k.Fn).Call(args...))
-		}
+		step = append(step, e.opCode(pop)...)
 		body = append(body, step...)
 		traced = append(traced, step...)
 		traced = append(traced, jen.Id("after").Call(jen.Lit(op.Index)))
@@ -571,7 +583,72 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 	comment(f, "Invoke runs the model once on the current inputs and writes the outputs.\nIt does not allocate and cannot fail.")
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("Invoke").Params().Block(body...)
 	e.traceFuncs(f, traced)
+	for _, b := range e.blocks {
+		f.Add(b)
+	}
 	return nil
+}
+
+// opCode renders an operator's kernel calls and its control flow.
+func (e *emitter) opCode(pop program.Op) []jen.Code {
+	var step []jen.Code
+	for _, k := range pop.Calls {
+		args := make([]jen.Code, 0, len(k.Args))
+		for _, a := range k.Args {
+			args = append(args, e.arg(a))
+		}
+		step = append(step, jen.Id(k.Fn).Call(args...))
+	}
+	if pop.Flow != nil {
+		step = append(step, e.flow(pop)...)
+	}
+	return step
+}
+
+// flow renders control flow over block functions:
+//
+//	if f := a.u8(offFlag, 1); f[0] == 0 { sub1(a); f[0] = 1 }  // CALL_ONCE
+//	if a.u8(offCond, 1)[0] != 0 { sub1(a) } else { sub2(a) }   // IF
+//	for { sub1(a); if a.u8(offOut, 1)[0] == 0 { break }; sub2(a) } // WHILE
+func (e *emitter) flow(pop program.Op) []jen.Code {
+	f := pop.Flow
+	var names []string
+	for i, b := range f.Blocks {
+		names = append(names, e.block(pop, i, b))
+	}
+	cond := e.view(model.Uint8, f.Cond.Buf, 1, false)
+	call := func(i int) jen.Code { return jen.Id(names[i]).Call(jen.Id("a")) }
+	switch f.Kind {
+	case program.FlowOnce:
+		return []jen.Code{jen.If(jen.Id("f").Op(":=").Add(cond), jen.Id("f").Index(jen.Lit(0)).Op("==").Lit(0)).Block(
+			call(0), jen.Id("f").Index(jen.Lit(0)).Op("=").Lit(1))}
+	case program.FlowIf:
+		return []jen.Code{jen.If(cond.Index(jen.Lit(0)).Op("!=").Lit(0)).Block(call(0)).Else().Block(call(1))}
+	case program.FlowWhile:
+		return []jen.Code{jen.For().Block(call(0), jen.If(cond.Index(jen.Lit(0)).Op("==").Lit(0)).Block(jen.Break()), call(1))}
+	}
+	e.fail("operator %d: unknown control flow %d", pop.Index, f.Kind)
+	return nil
+}
+
+// block emits the function of one control flow block and returns its name.
+func (e *emitter) block(pop program.Op, i int, b program.Block) string {
+	name := fmt.Sprintf("sub%d", len(e.blocks)+1)
+	e.blocks = append(e.blocks, nil) // reserve the name before nested blocks
+	at := len(e.blocks) - 1
+	var body []jen.Code
+	for _, op := range b.Ops {
+		if op.Index < 0 {
+			body = append(body, jen.Comment("copies between the operator's tensors and the subgraph's"))
+		} else {
+			body = append(body, jen.Comment(fmt.Sprintf("%d: %s", op.Index, op.Code)))
+		}
+		body = append(body, e.opCode(op)...)
+	}
+	e.usesArena = true
+	e.blocks[at] = jen.Comment(fmt.Sprintf("%s runs subgraph %d: block %d of operator %d (%s).", name, b.Subgraph, i, pop.Index, pop.Code)).Line().
+		Func().Id(name).Params(jen.Id("a").Id("arena")).Block(body...).Line()
+	return name
 }
 
 // traceFuncs emits the per-operator profiling hook, TFLite Micro's

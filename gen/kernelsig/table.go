@@ -55,6 +55,7 @@ const (
 	CastLoad                Func = "castLoad"
 	CastStore               Func = "castStore"
 	CeilF32                 Func = "ceilF32"
+	CircularBufferInt8      Func = "circularBufferInt8"
 	ClampF32                Func = "clampF32"
 	ClampI32                Func = "clampI32"
 	CmpBool                 Func = "cmpBool"
@@ -102,6 +103,7 @@ const (
 	ConvWinInt8             Func = "convWinInt8"
 	ConvWinLane             Func = "convWinLane"
 	ConvWinPad              Func = "convWinPad"
+	CopyBytes               Func = "copyBytes"
 	CopyConst               Func = "copyConst"
 	CosF32                  Func = "cosF32"
 	CumsumF32               Func = "cumsumF32"
@@ -109,8 +111,18 @@ const (
 	DequantizeI16           Func = "dequantizeI16"
 	DequantizeI8            Func = "dequantizeI8"
 	DequantizeU8            Func = "dequantizeU8"
+	DetIoU                  Func = "detIoU"
+	DetMax                  Func = "detMax"
+	DetMin                  Func = "detMin"
+	DetNMS                  Func = "detNMS"
+	DetTopK                 Func = "detTopK"
+	DetectionPostProcessF32 Func = "detectionPostProcessF32"
 	DivF32                  Func = "divF32"
 	DivI32                  Func = "divI32"
+	DivInt8                 Func = "divInt8"
+	DivLeadingSignBits      Func = "divLeadingSignBits"
+	DivQuantOne             Func = "divQuantOne"
+	DivRoundingDivByPOT     Func = "divRoundingDivByPOT"
 	DusClamp                Func = "dusClamp"
 	DusI32                  Func = "dusI32"
 	DusI32Const             Func = "dusI32Const"
@@ -190,6 +202,13 @@ const (
 	LeakyReluOne            Func = "leakyReluOne"
 	LoadI64                 Func = "loadI64"
 	LogF32                  Func = "logF32"
+	LogSoftmaxF32           Func = "logSoftmaxF32"
+	LogSoftmaxHalfSum       Func = "logSoftmaxHalfSum"
+	LogSoftmaxInt8          Func = "logSoftmaxInt8"
+	LogSoftmaxLog           Func = "logSoftmaxLog"
+	LogSoftmaxPOT           Func = "logSoftmaxPOT"
+	LogSoftmaxSatAdd        Func = "logSoftmaxSatAdd"
+	LogSoftmaxSatSub        Func = "logSoftmaxSatSub"
 	LogicalAnd              Func = "logicalAnd"
 	LogicalNot              Func = "logicalNot"
 	LogicalOr               Func = "logicalOr"
@@ -360,6 +379,8 @@ const (
 	ConvWinParams        Struct = "convWinParams"
 	CumsumParams         Struct = "cumsumParams"
 	DequantizeParams     Struct = "dequantizeParams"
+	DetectionParams      Struct = "detectionParams"
+	DetectionScratch     Struct = "detectionScratch"
 	DusParams            Struct = "dusParams"
 	Dw3x3Params          Struct = "dw3x3Params"
 	DwParams             Struct = "dwParams"
@@ -375,6 +396,7 @@ const (
 	HardSwishParams      Struct = "hardSwishParams"
 	L2NormParams         Struct = "l2NormParams"
 	LeakyReluParams      Struct = "leakyReluParams"
+	LogSoftmaxParams     Struct = "logSoftmaxParams"
 	LogisticTanh16Params Struct = "logisticTanh16Params"
 	LogisticTanhParams   Struct = "logisticTanhParams"
 	LstmGate             Struct = "lstmGate"
@@ -443,6 +465,7 @@ func Funcs() []Func {
 		CastLoad,
 		CastStore,
 		CeilF32,
+		CircularBufferInt8,
 		ClampF32,
 		ClampI32,
 		CmpBool,
@@ -490,6 +513,7 @@ func Funcs() []Func {
 		ConvWinInt8,
 		ConvWinLane,
 		ConvWinPad,
+		CopyBytes,
 		CopyConst,
 		CosF32,
 		CumsumF32,
@@ -497,8 +521,18 @@ func Funcs() []Func {
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		DetIoU,
+		DetMax,
+		DetMin,
+		DetNMS,
+		DetTopK,
+		DetectionPostProcessF32,
 		DivF32,
 		DivI32,
+		DivInt8,
+		DivLeadingSignBits,
+		DivQuantOne,
+		DivRoundingDivByPOT,
 		DusClamp,
 		DusI32,
 		DusI32Const,
@@ -578,6 +612,13 @@ func Funcs() []Func {
 		LeakyReluOne,
 		LoadI64,
 		LogF32,
+		LogSoftmaxF32,
+		LogSoftmaxHalfSum,
+		LogSoftmaxInt8,
+		LogSoftmaxLog,
+		LogSoftmaxPOT,
+		LogSoftmaxSatAdd,
+		LogSoftmaxSatSub,
 		LogicalAnd,
 		LogicalNot,
 		LogicalOr,
@@ -750,6 +791,8 @@ func Structs() []Struct {
 		ConvWinParams,
 		CumsumParams,
 		DequantizeParams,
+		DetectionParams,
+		DetectionScratch,
 		DusParams,
 		Dw3x3Params,
 		DwParams,
@@ -765,6 +808,7 @@ func Structs() []Struct {
 		HardSwishParams,
 		L2NormParams,
 		LeakyReluParams,
+		LogSoftmaxParams,
 		LogisticTanh16Params,
 		LogisticTanhParams,
 		LstmGate,
@@ -874,6 +918,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*castParams"}, {"dst", "[]byte"}, {"i", "int"}, {"v", "int64"}}, true
 	case CeilF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case CircularBufferInt8:
+		return []Param{{"in", "[]int8"}, {"state", "[]int8"}, {"out", "[]int8"}, {"slots", "int32"}, {"depth", "int32"}}, true
 	case ClampF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case ClampI32:
@@ -968,6 +1014,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convWinParams"}, {"row", "[]int8"}, {"ix0", "int"}, {"dst", "[]int64"}, {"shift", "uint"}}, true
 	case ConvWinPad:
 		return []Param{{"d", "[]int64"}, {"v", "int64"}, {"first", "bool"}}, true
+	case CopyBytes:
+		return []Param{{"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case CopyConst:
 		return []Param{{"dst", "[]byte"}, {"src", "string"}}, true
 	case CosF32:
@@ -982,10 +1030,30 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]int8"}, {"out", "[]float32"}}, true
 	case DequantizeU8:
 		return []Param{{"p", "*dequantizeParams"}, {"in", "[]uint8"}, {"out", "[]float32"}}, true
+	case DetIoU:
+		return []Param{{"b", "[]float32"}, {"i", "int32"}, {"j", "int32"}}, true
+	case DetMax:
+		return []Param{{"a", "float32"}, {"b", "float32"}}, true
+	case DetMin:
+		return []Param{{"a", "float32"}, {"b", "float32"}}, true
+	case DetNMS:
+		return []Param{{"p", "*detectionParams"}, {"s", "*detectionScratch"}, {"scores", "[]float32"}, {"maxDet", "int32"}}, true
+	case DetTopK:
+		return []Param{{"v", "[]float32"}, {"n", "int32"}, {"k", "int32"}, {"idx", "[]int32"}}, true
+	case DetectionPostProcessF32:
+		return []Param{{"enc", "[]float32"}, {"scores", "[]float32"}, {"anchors", "string"}, {"boxes", "[]float32"}, {"classes", "[]float32"}, {"outScores", "[]float32"}, {"num", "[]float32"}, {"p", "*detectionParams"}, {"s", "*detectionScratch"}}, true
 	case DivF32:
 		return []Param{{"p", "*ewF32Params"}, {"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case DivI32:
 		return []Param{{"p", "*ewI32Params"}, {"bc", "*ewBcast"}, {"a", "[]int32"}, {"b", "[]int32"}, {"out", "[]int32"}}, true
+	case DivInt8:
+		return []Param{{"p", "*mulQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
+	case DivLeadingSignBits:
+		return []Param{{"x", "int32"}}, true
+	case DivQuantOne:
+		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
+	case DivRoundingDivByPOT:
+		return []Param{{"x", "int32"}, {"e", "int"}}, true
 	case DusClamp:
 		return []Param{{"v", "int64"}, {"lim", "int"}}, true
 	case DusI32:
@@ -1144,6 +1212,20 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "string"}, {"dst", "[]int64"}}, true
 	case LogF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case LogSoftmaxF32:
+		return []Param{{"p", "*logSoftmaxParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
+	case LogSoftmaxHalfSum:
+		return []Param{{"a", "int32"}, {"b", "int32"}}, true
+	case LogSoftmaxInt8:
+		return []Param{{"p", "*logSoftmaxParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case LogSoftmaxLog:
+		return []Param{{"x", "int32"}}, true
+	case LogSoftmaxPOT:
+		return []Param{{"x", "int32"}, {"exp", "int"}}, true
+	case LogSoftmaxSatAdd:
+		return []Param{{"a", "int32"}, {"b", "int32"}}, true
+	case LogSoftmaxSatSub:
+		return []Param{{"a", "int32"}, {"b", "int32"}}, true
 	case LogicalAnd:
 		return []Param{{"bc", "*ewBcast"}, {"a", "[]uint8"}, {"b", "[]uint8"}, {"out", "[]uint8"}}, true
 	case LogicalNot:
@@ -1492,6 +1574,7 @@ func (f Func) Results() int {
 		CastIntF32,
 		CastStore,
 		CeilF32,
+		CircularBufferInt8,
 		CmpBool,
 		CmpF32,
 		CmpI32,
@@ -1520,6 +1603,7 @@ func (f Func) Results() int {
 		ConvWinInt8,
 		ConvWinLane,
 		ConvWinPad,
+		CopyBytes,
 		CopyConst,
 		CosF32,
 		CumsumF32,
@@ -1527,8 +1611,11 @@ func (f Func) Results() int {
 		DequantizeI16,
 		DequantizeI8,
 		DequantizeU8,
+		DetTopK,
+		DetectionPostProcessF32,
 		DivF32,
 		DivI32,
+		DivInt8,
 		DusI32,
 		DusI32Const,
 		DusI64,
@@ -1582,6 +1669,8 @@ func (f Func) Results() int {
 		LeakyReluInt8,
 		LoadI64,
 		LogF32,
+		LogSoftmaxF32,
+		LogSoftmaxInt8,
 		LogicalAnd,
 		LogicalNot,
 		LogicalOr,
@@ -1707,6 +1796,13 @@ func (f Func) Results() int {
 		ConvPWRescale,
 		ConvRQ32,
 		ConvRQR,
+		DetIoU,
+		DetMax,
+		DetMin,
+		DetNMS,
+		DivLeadingSignBits,
+		DivQuantOne,
+		DivRoundingDivByPOT,
 		DusClamp,
 		DwRescale,
 		DwRowsSrc,
@@ -1729,6 +1825,11 @@ func (f Func) Results() int {
 		Ldf32,
 		Le64,
 		LeakyReluOne,
+		LogSoftmaxHalfSum,
+		LogSoftmaxLog,
+		LogSoftmaxPOT,
+		LogSoftmaxSatAdd,
+		LogSoftmaxSatSub,
 		LstmCellF,
 		LstmCellQ,
 		LstmDot16,
@@ -1827,6 +1928,10 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"outer", "int"}, {"depth", "int"}, {"inner", "int"}, {"exclusive", "bool"}, {"reverse", "bool"}, {"inOffset", "int32"}, {"outZP", "int32"}, {"inMult", "int32"}, {"outMult", "int32"}, {"inShift", "int"}, {"outShift", "int"}}, true
 	case DequantizeParams:
 		return []Param{{"scale", "float32"}, {"zp", "int32"}}, true
+	case DetectionParams:
+		return []Param{{"NumBoxes", "int32"}, {"BoxStride", "int32"}, {"NumClasses", "int32"}, {"ClassesWithBg", "int32"}, {"MaxDetections", "int32"}, {"Categories", "int32"}, {"DetectionsPerClass", "int32"}, {"Regular", "bool"}, {"ScoreThreshold", "float32"}, {"IoU", "float32"}, {"YScale", "float32"}, {"XScale", "float32"}, {"HScale", "float32"}, {"WScale", "float32"}}, true
+	case DetectionScratch:
+		return []Param{{"Boxes", "[]float32"}, {"Scores", "[]float32"}, {"KeepScores", "[]float32"}, {"MergedScores", "[]float32"}, {"Keep", "[]int32"}, {"Order", "[]int32"}, {"Tmp", "[]int32"}, {"Selected", "[]int32"}, {"ClassIdx", "[]int32"}, {"Merged", "[]int32"}, {"SortIdx", "[]int32"}, {"Active", "[]int8"}}, true
 	case DusParams:
 		return []Param{{"rank", "int"}, {"lim0", "int"}, {"lim1", "int"}, {"lim2", "int"}, {"lim3", "int"}, {"lim4", "int"}, {"lim5", "int"}, {"st0", "int"}, {"st1", "int"}, {"st2", "int"}, {"st3", "int"}, {"st4", "int"}, {"st5", "int"}, {"move", "*moveParams"}}, true
 	case Dw3x3Params:
@@ -1857,6 +1962,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"rows", "int"}, {"depth", "int"}, {"inZP", "int32"}}, true
 	case LeakyReluParams:
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"multID", "int32"}, {"shiftID", "int"}, {"multAlpha", "int32"}, {"shiftAlpha", "int"}, {"alphaNeg", "bool"}, {"qmin", "int32"}, {"qmax", "int32"}}, true
+	case LogSoftmaxParams:
+		return []Param{{"outer", "int"}, {"depth", "int"}, {"inputMult", "int32"}, {"inputShift", "int"}, {"reverseMult", "int32"}, {"reverseShift", "int"}, {"diffMin", "int32"}}, true
 	case LogisticTanh16Params:
 		return []Param{{"mult", "int32"}, {"shift", "int"}}, true
 	case LogisticTanhParams:

@@ -9,10 +9,10 @@ import (
 
 // CAST (TFLite Micro's cast.cc, kernels/cast.go): every pair its Eval
 // takes, from int8, int16, int32, float32 or bool to int8, int16, int32 or
-// float32. TFLM also takes uint32 on both sides, which the kernels handle
-// but the generator refuses: uint32 tensors have no arena view yet. The
-// CastOptions types and any quantization are
-// ignored, as TFLM ignores them. Input and output must have the same number
+// float32, and uint32 on both sides (read and written through byte views,
+// the only arena view uint32 tensors have; they cannot be graph inputs or
+// outputs). The CastOptions types and any quantization are ignored, as
+// TFLM ignores them. Input and output must have the same number
 // of elements. A constant input is first copied into scratch memory.
 // float32 values outside the target integer type (undefined in C++)
 // saturate; see the kernel.
@@ -40,9 +40,6 @@ func lowerCast(c *opCtx) error {
 	in, out := c.In(0), c.Out(0)
 	if in == nil {
 		return c.Errorf("input 0 is missing")
-	}
-	if in.Type == model.Uint32 || out.Type == model.Uint32 {
-		return c.Errorf("uint32 tensors are not supported yet (no arena view for uint32)")
 	}
 	inInt, signed := castIntType(in.Type)
 	if !inInt && in.Type != model.Float32 {

@@ -99,6 +99,12 @@ func TestCastMatchesTFLM(t *testing.T) {
 			combos = append(combos, combo{from, 0, to})
 		}
 	}
+	for _, from := range []model.DType{model.Int8, model.Int16, model.Float32, model.Bool} {
+		combos = append(combos, combo{from, model.Uint32, model.Int32})
+	}
+	for _, to := range []model.DType{model.Int8, model.Int16, model.Int32, model.Float32} {
+		combos = append(combos, combo{model.Int32, model.Uint32, to})
+	}
 	for _, tc := range combos {
 		name := fmt.Sprintf("CAST_%s_to_%s", tc.from, tc.to)
 		switch {
@@ -122,14 +128,45 @@ func TestCastRefusedAsTFLM(t *testing.T) {
 	checkRefusedAsTFLM(t, o, randCast(r, model.Int64, 0, model.Int32), model.OpCast, "not supported")
 	checkRefusedAsTFLM(t, o, randCast(r, model.Int32, 0, model.Int64), model.OpCast, "not supported")
 	checkRefusedAsTFLM(t, o, randCast(r, model.Float32, 0, model.Bool), model.OpCast, "not supported")
-	// TFLM runs casts into and out of uint32; the generator refuses them.
-	for _, c := range []diffCase{randCast(r, model.Int8, model.Uint32, model.Int32), randCast(r, model.Int32, model.Uint32, model.Float32)} {
-		var raws [][]byte
-		for _, v := range c.inputs {
-			raws = append(raws, v.raw())
-		}
-		if _, err := inProcess(c.model, raws...); err == nil || !strings.Contains(err.Error(), "uint32 tensors are not supported") {
-			t.Errorf("%s: error %v", c.desc, err)
-		}
+	// uint32 tensors have byte views only, so they cannot be graph inputs
+	// or outputs (TFLM runs such models).
+	m := builder.New("cast to a uint32 output")
+	in := m.Tensor("in", model.Int32, []int{3}, nil)
+	out := m.Tensor("out", model.Uint32, []int{3}, nil)
+	m.Op(model.OpCast, []int{in}, []int{out}, nil)
+	m.IO([]int{in}, []int{out})
+	if _, err := inProcess(m.Bytes(), make([]byte, 12)); err == nil || !strings.Contains(err.Error(), "not supported for model inputs and outputs") {
+		t.Errorf("uint32 graph output: error %v", err)
+	}
+}
+
+// TestCastUint32ConstMatchesTFLM: a constant uint32 tensor (values over
+// the whole range) cast to int32, int8 and float32, against TFLM.
+func TestCastUint32ConstMatchesTFLM(t *testing.T) {
+	o := oracle.New(t)
+	r := rand.New(rand.NewPCG(32, 32))
+	for _, to := range []model.DType{model.Int32, model.Int8, model.Float32} {
+		name := fmt.Sprintf("CAST_uint32_const_to_%s", to)
+		t.Run(name, func(t *testing.T) {
+			runDiffCases(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase {
+				shape := randDims(r, 1+r.IntN(4), 4)
+				var raw []byte
+				for range shapeProd(shape) {
+					v := r.Uint32()
+					if r.IntN(4) == 0 {
+						v = []uint32{0, 1, math.MaxInt32, 1 << 31, math.MaxUint32}[r.IntN(5)]
+					}
+					raw = append(raw, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+				}
+				m := builder.New("cast of a uint32 constant")
+				k := m.Const("k", model.Uint32, shape, nil, raw)
+				out := m.Tensor("out", to, shape, nil)
+				m.Op(model.OpCast, []int{k}, []int{out}, nil)
+				unused := m.Tensor("unused", model.Int8, []int{1}, nil)
+				m.IO([]int{unused}, []int{out})
+				return diffCase{desc: fmt.Sprintf("CAST uint32 constant %v to %s", shape, to), model: m.Bytes(), outDT: to,
+					inputs: []diffVals{{dt: model.Int8, ints: []int64{0}}}}
+			}, nil)
+		})
 	}
 }

@@ -228,7 +228,12 @@ func (k *convOp) lowerFloat(c *opCtx, fn kernelsig.Func, typ kernelsig.Struct, f
 		return err
 	}
 	fields = append(fields, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
-	c.Call(fn, Struct(typ, fields...), View(k.in), w, b, View(k.out))
+	// A constant data input (TFLM accepts one) is copied to scratch.
+	inArg, err := ewOperand(c, k.in)
+	if err != nil {
+		return err
+	}
+	c.Call(fn, Struct(typ, fields...), inArg, w, b, View(k.out))
 	return nil
 }
 
@@ -390,7 +395,12 @@ func lowerConv2D(c *opCtx) error {
 		if err != nil {
 			return err
 		}
-		c.Call(kernelsig.ConvInt16Acc32, Struct(kernelsig.ConvParams, fields...), View(in), View(filter), b,
+		// A constant data input (TFLM accepts one) is copied to scratch.
+		inArg, err := ewOperand(c, in)
+		if err != nil {
+			return err
+		}
+		c.Call(kernelsig.ConvInt16Acc32, Struct(kernelsig.ConvParams, fields...), inArg, View(filter), b,
 			c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 		return nil
 	}
@@ -401,7 +411,12 @@ func lowerConv2D(c *opCtx) error {
 	if err != nil {
 		return err
 	}
-	c.Call(kernelsig.ConvInt16, Struct(kernelsig.ConvParams, fields...), View(in), View(filter), b,
+	// A constant data input (TFLM accepts one) is copied to scratch.
+	inArg, err := ewOperand(c, in)
+	if err != nil {
+		return err
+	}
+	c.Call(kernelsig.ConvInt16, Struct(kernelsig.ConvParams, fields...), inArg, View(filter), b,
 		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	return nil
 }
@@ -538,7 +553,12 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		return err
 	}
 	fields = append(fields, F("actMin", I32(lo)), F("actMax", I32(hi)))
-	c.Call(kernelsig.DwInt16, Struct(kernelsig.DwParams, fields...), View(in), View(filter), b,
+	// A constant data input (TFLM accepts one) is copied to scratch.
+	inArg, err := ewOperand(c, in)
+	if err != nil {
+		return err
+	}
+	c.Call(kernelsig.DwInt16, Struct(kernelsig.DwParams, fields...), inArg, View(filter), b,
 		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	return nil
 }
@@ -651,7 +671,12 @@ func lowerTransposeConv(c *opCtx) error {
 		}
 	}
 	fields = append(fields, F("actMin", I32(lo)), F("actMax", I32(hi)))
-	c.Call(kernelsig.TconvInt16, Struct(kernelsig.TconvParams, fields...), View(in), View(filter), b,
+	// A constant data input (TFLM accepts one) is copied to scratch.
+	inArg, err := ewOperand(c, in)
+	if err != nil {
+		return err
+	}
+	c.Call(kernelsig.TconvInt16, Struct(kernelsig.TconvParams, fields...), inArg, View(filter), b,
 		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), c.Scratch(model.Int64, n), View(out))
 	return nil
 }

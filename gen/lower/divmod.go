@@ -12,8 +12,8 @@ import (
 // Lowerings of TFLite Micro's broadcasting division operators DIV (div.cc),
 // FLOOR_DIV (floor_div.cc) and FLOOR_MOD (floor_mod.cc), of
 // SQUARED_DIFFERENCE (squared_difference.cc) and of ADD_N (add_n.cc)
-// (kernels/divmod.go). Broadcasting reuses the plan of ADD/SUB/MUL
-// (ewBcastPlan).
+// (kernels/divmod.go); int8 DIV as div.h's DivElementwise. Broadcasting
+// reuses the plan of ADD/SUB/MUL (ewBcastPlan).
 
 // divAct is DivOptions.fused_activation_function; the union type of
 // DivOptions is unionDiv.
@@ -86,8 +86,8 @@ func dmConstZero(t *model.Tensor) bool {
 	return false
 }
 
-// lowerDiv lowers DIV: float32 and int32 (not quantized) with the fused
-// activation.
+// lowerDiv lowers DIV: float32, int32 (not quantized) and int8 with the
+// fused activation.
 func lowerDiv(c *opCtx) error {
 	a, b, out, plan, err := dmBinary(c, 5, false)
 	if err != nil {
@@ -119,8 +119,47 @@ func lowerDiv(c *opCtx) error {
 		lo, hi := quant.RangeInt32(act)
 		p := Struct(kernelsig.EwI32Params, F("actMin", I32(lo)), F("actMax", I32(hi)))
 		return ewEmitBinary(c, kernelsig.DivI32, []Arg{p}, plan, a, b, out)
+	case model.Int8:
+		return lowerDivInt8(c, act, plan, a, b, out)
 	}
-	return c.Errorf("type %s is not supported (float32, int32)", out.Type)
+	return c.Errorf("type %s is not supported (float32, int32, int8)", out.Type)
+}
+
+// divMaxOutShift bounds the int8 DIV output shift: the kernel's combined
+// shift is output shift - reciprocal shift (-1..7, -1 for a divisor at its
+// zero point) - headroom (23..31), and above 22 it could become a left
+// shift, which TFLM's MultiplyByQuantizedMultiplierSmallerThanOneExp
+// cannot apply (a real multiplier of 2^22 and more; refused).
+const divMaxOutShift = 22
+
+// lowerDivInt8 lowers int8 DIV as TFLM's CalculateOpDataDiv prepares it:
+// per-tensor scales and zero points, the output multiplier of input 1
+// scale / (input 2 scale * output scale) taken in float32 and converted by
+// QuantizeMultiplier, the activation range on the output. A divisor at its
+// zero point gives TFLM's (meaningless but deterministic) value, see
+// kernels.divQuantOne.
+func lowerDivInt8(c *opCtx, act quant.Activation, plan ewPlan, a, b, out *model.Tensor) error {
+	s, z, err := ewQuantTriple(c, a, b, out)
+	if err != nil {
+		return err
+	}
+	real := float64(s[0] / (s[1] * s[2]))
+	if math.IsInf(real, 0) || math.IsNaN(real) || !(real > 0) {
+		return c.Errorf("output multiplier %g (input scales %g, %g, output scale %g) is not a positive finite number", real, s[0], s[1], s[2])
+	}
+	m, shift := quant.Multiplier(real)
+	if shift > divMaxOutShift {
+		return c.Errorf("output multiplier %g is too large (shift %d > %d)", real, shift, divMaxOutShift)
+	}
+	lo, hi, err := c.actRange(act, s[2], z[2], out.Type)
+	if err != nil {
+		return err
+	}
+	p := Struct(kernelsig.MulQuantParams,
+		F("in1Off", I32(-z[0])), F("in2Off", I32(-z[1])), F("outOff", I32(z[2])),
+		F("mult", I32(m)), F("shift", Int(shift)),
+		F("actMin", I32(lo)), F("actMax", I32(hi)))
+	return ewEmitBinary(c, kernelsig.DivInt8, []Arg{p}, plan, a, b, out)
 }
 
 // lowerFloorDivMod lowers FLOOR_DIV (div) or FLOOR_MOD: float32 only, as

@@ -293,3 +293,76 @@ func TestSquaredDifferenceRefusedAsTFLM(t *testing.T) {
 	f := diffVals{dt: model.Float32, flts: []float32{1, 2, 3}}
 	checkRefusedAsTFLM(t, o, diffCase{desc: "ADD_N [3] + [1 3]", model: m.Bytes(), inputs: []diffVals{f, f}}, model.OpAddN, "differs in type or shape")
 }
+
+// randDivInt8 is a random int8 DIV with broadcasting up to rank 5,
+// per-tensor quantization (zero points often at the limits), the divisor
+// a constant one case in four and a random fused activation. Divisor
+// values at their zero point, where TFLM's result is undefined, are moved
+// off it unless zeroDivisor.
+func randDivInt8(r *rand.Rand, zeroDivisor bool) diffCase {
+	s1, s2, so := dmBcastShapes(r, 5)
+	c := diffCase{outDT: model.Int8, desc: fmt.Sprintf("DIV int8 %v / %v", s1, s2)}
+	m := builder.New("int8 div differential case")
+	qa, qb, qo := randQuant(r, model.Int8), randQuant(r, model.Int8), randQuant(r, model.Int8)
+	if r.IntN(3) == 0 {
+		// Scales of one order, so that quotients fill the output range.
+		qb.Scale[0] = qa.Scale[0] * float32(0.5+r.Float64())
+		qo.Scale[0] = float32(0.05 + 2*r.Float64())
+	}
+	vb := randVals(r, model.Int8, shapeProd(s2))
+	for i := range vb.ints {
+		if zeroDivisor && r.IntN(3) == 0 {
+			vb.ints[i] = qb.ZeroPoint[0]
+		}
+		if vb.ints[i] == qb.ZeroPoint[0] && !zeroDivisor {
+			vb.ints[i] = qb.ZeroPoint[0] ^ 1
+		}
+	}
+	c.desc += fmt.Sprintf(" scales %g %g %g zps %d %d %d", qa.Scale[0], qb.Scale[0], qo.Scale[0], qa.ZeroPoint[0], qb.ZeroPoint[0], qo.ZeroPoint[0])
+	var ins []int
+	ta := addInput(m, &c, &ins, "a", s1, qa, randVals(r, model.Int8, shapeProd(s1)), false)
+	tb := addInput(m, &c, &ins, "b", s2, qb, vb, r.IntN(4) == 0)
+	to := m.Tensor("out", model.Int8, so, qo)
+	act := []int{0, 1, 2, 3}[r.IntN(4)]
+	c.desc += fmt.Sprintf(" act %d", act)
+	m.Op(model.OpDiv, []int{ta, tb}, []int{to}, &builder.Options{Type: unionDiv, Fields: []builder.Field{builder.Byte(divAct, act)}})
+	m.IO(ins, []int{to})
+	c.model = m.Bytes()
+	return c
+}
+
+// TestDivInt8MatchesTFLM: int8 DIV against TFLM bit for bit, with
+// divisors off their zero point and (DIV_int8_zero_divisor) with divisors
+// at their zero point too. Output multipliers of 2^22 and more are
+// refused (divMaxOutShift).
+func TestDivInt8MatchesTFLM(t *testing.T) {
+	o := oracle.New(t)
+	for _, zero := range []bool{false, true} {
+		name := "DIV_int8"
+		if zero {
+			name += "_zero_divisor"
+		}
+		t.Run(name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(mathSeed(name), 5))
+			runDiffCases(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase {
+				return randDivInt8(r, zero)
+			}, dmRescaleRefusal)
+		})
+	}
+}
+
+// TestDivInt8LargeMultiplierRefused: an int8 DIV whose output multiplier
+// is 2^22 or more (divMaxOutShift), which TFLM would apply with a negative
+// shift count, is refused.
+func TestDivInt8LargeMultiplierRefused(t *testing.T) {
+	m := builder.New("int8 div with a huge multiplier")
+	a := m.Tensor("a", model.Int8, []int{3}, builder.PerTensor(16, 0))
+	b := m.Tensor("b", model.Int8, []int{3}, builder.PerTensor(1.0/1024, 0))
+	out := m.Tensor("out", model.Int8, []int{3}, builder.PerTensor(1.0/1024, 0))
+	m.Op(model.OpDiv, []int{a, b}, []int{out}, nil)
+	m.IO([]int{a, b}, []int{out})
+	_, err := inProcess(m.Bytes(), make([]byte, 3), make([]byte, 3))
+	if err == nil || !strings.Contains(err.Error(), "too large") || !strings.Contains(err.Error(), "(DIV)") {
+		t.Errorf("error %v, want a refusal of the output multiplier", err)
+	}
+}

@@ -106,7 +106,12 @@ func lowerFullyConnected(c *opCtx) error {
 		}
 		params = append(params, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
 		packed := c.Const("Weights", fcPackF32(w.Data, units, depth))
-		c.Call(kernelsig.FcF32, Struct(kernelsig.FcParams, params...), View(in), packed, b, View(out))
+		// A constant data input (TFLM accepts one) is copied to scratch.
+		inArg, err := ewOperand(c, in)
+		if err != nil {
+			return err
+		}
+		c.Call(kernelsig.FcF32, Struct(kernelsig.FcParams, params...), inArg, packed, b, View(out))
 		return nil
 	case model.Int8, model.Int16:
 	default:
@@ -182,9 +187,19 @@ func lowerFullyConnected(c *opCtx) error {
 				return c.Errorf("unit %d: rescale exponent %d is too large for the 64-bit accumulator (input*weights/output scale >= 128)", i, sh)
 			}
 		}
-		c.Call(kernelsig.FcInt16, p, View(in), View(w), c.ConstI64("Bias", folded), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+		// A constant data input (TFLM accepts one) is copied to scratch.
+		inArg, err := ewOperand(c, in)
+		if err != nil {
+			return err
+		}
+		c.Call(kernelsig.FcInt16, p, inArg, View(w), c.ConstI64("Bias", folded), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	default:
-		c.Call(kernelsig.FcInt16Acc32, p, View(in), View(w), c.ConstI32("Bias", fcTrunc32(folded)), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+		// A constant data input (TFLM accepts one) is copied to scratch.
+		inArg, err := ewOperand(c, in)
+		if err != nil {
+			return err
+		}
+		c.Call(kernelsig.FcInt16Acc32, p, inArg, View(w), c.ConstI32("Bias", fcTrunc32(folded)), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ package lower
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -33,9 +34,11 @@ type Fragment struct{ c *opCtx }
 // align (0: the planner's default) as the planner places them.
 func (f *Fragment) ScratchBytes(align int) int {
 	n := 0
-	for _, r := range f.c.scratch {
-		n += planner.AlignedSize(r.bytes, align)
-	}
+	f.c.walk(func(c *opCtx) {
+		for _, r := range c.scratch {
+			n += planner.AlignedSize(r.bytes, align)
+		}
+	})
 	return n
 }
 
@@ -51,10 +54,14 @@ func Ops(g *model.Graph, lean []bool) ([]*Fragment, error) {
 	}
 	frags := make([]*Fragment, 0, len(g.Ops))
 	var errs []string
+	st := newLowerState(g)
 	for _, op := range g.Ops {
-		c := &opCtx{G: g, Op: op, lean: lean[op.Index]}
+		c := &opCtx{G: g, Op: op, lean: lean[op.Index], st: st}
 		frags = append(frags, &Fragment{c})
 		l, ok := lowerings[op.Code]
+		if op.Code == model.OpCustom {
+			l, ok = customLowerings[op.Custom]
+		}
 		if !ok && op.Code == model.OpCustom {
 			errs = append(errs, fmt.Sprintf("%s: no kernel for this custom operator; NPU and EdgeTPU operators need their vendor's runtime (%s)", op.Describe(), signature(g, op)))
 			continue
@@ -155,7 +162,8 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 	groups := map[int]*group{}
 	var roots []int
 	touch := func(t, step int) {
-		if t < 0 || g.Tensors[t].IsConst() {
+		if t < 0 || g.Tensors[t].IsConst() || g.Tensors[t].Type == model.Resource {
+			// A resource handle holds no data (resource.go).
 			return
 		}
 		r := find(t)
@@ -241,6 +249,7 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 			})
 		}
 	}
+	addResources(p, frags, reqBuf, last)
 	var tied map[int]bool
 	if len(opt.Overlap) > 0 && !opt.NoShare {
 		tied = tieOverlaps(g, frags, p, opt.Overlap)
@@ -252,26 +261,17 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 			p.Consts = append(p.Consts, program.Const{Hint: cd.hint, Op: f.c.Op.Index, Data: cd.data})
 		}
 	}
-	rs := &resolver{p: p, reqBuf: reqBuf, consts: consts}
+	rs := &resolver{p: p, reqBuf: reqBuf, consts: consts, tied: tied}
 	for _, f := range frags {
 		c := f.c
-		op := program.Op{Index: c.Op.Index, Code: c.Op.Code, MACs: opMACs(g, c.Op)}
-		calls := c.calls
-		if tied[c.Op.Index] && c.overlap.calls != nil {
-			calls = c.overlap.calls
+		if c.flow != nil {
+			rs.sites(c, c.Op.Index, nil)
 		}
-		for _, k := range calls {
-			call := program.Call{Fn: string(k.Fn), Args: make([]program.Arg, 0, len(k.Args))}
-			for _, a := range k.Args {
-				call.Args = append(call.Args, rs.arg(a))
-			}
-			if rs.err == nil {
-				if err := checkCall(k); err != nil {
-					rs.err = fmt.Errorf("internal error: %w", err)
-				}
-			}
-			op.Calls = append(op.Calls, call)
-		}
+	}
+	for _, f := range frags {
+		c := f.c
+		rs.step = c.Op.Index
+		op := rs.op(c, g, nil)
 		if rs.err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Op.Describe(), rs.err)
 		}
@@ -280,12 +280,216 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 	return p, nil
 }
 
+// op resolves the calls of one lowered operator (and of the subgraphs it
+// calls) in scope, the buffers of the called subgraphs' tensors.
+func (rs *resolver) op(c *opCtx, g *model.Graph, scope map[*model.Tensor]program.BufID) program.Op {
+	op := program.Op{Index: c.Op.Index, Code: c.Op.Code, MACs: opMACs(g, c.Op)}
+	callScope := scope
+	if c.flow != nil {
+		callScope = rs.callScope[c]
+	}
+	rs.scope = callScope
+	calls := c.calls
+	if scope == nil && rs.tied[c.Op.Index] && c.overlap != nil && c.overlap.calls != nil {
+		calls = c.overlap.calls // the raster-order kernel of an overlapped pair
+	}
+	op.Calls = rs.calls(calls)
+	if f := c.flow; f != nil {
+		pf := &program.Flow{Kind: f.kind}
+		rs.scope = callScope
+		if f.condBlock >= 0 {
+			rs.scope = rs.blockScope[f.blocks[f.condBlock]]
+		}
+		if v, ok := rs.arg(f.cond).(program.View); ok {
+			pf.Cond = v
+		} else {
+			rs.fail("control flow condition is not an arena view")
+		}
+		for _, b := range f.blocks {
+			bs := rs.blockScope[b]
+			pb := program.Block{Subgraph: b.sub.SubgraphIndex}
+			rs.scope = bs
+			if len(b.pre) > 0 {
+				pb.Ops = append(pb.Ops, program.Op{Index: -1, Code: c.Op.Code, Calls: rs.calls(b.pre)})
+			}
+			for _, cc := range b.ops {
+				pb.Ops = append(pb.Ops, rs.op(cc, b.sub, bs))
+			}
+			rs.scope = bs
+			if len(b.post) > 0 {
+				pb.Ops = append(pb.Ops, program.Op{Index: -1, Code: c.Op.Code, Calls: rs.calls(b.post)})
+			}
+			pf.Blocks = append(pf.Blocks, pb)
+		}
+		op.Flow = pf
+	}
+	return op
+}
+
+func (rs *resolver) calls(ks []kcall) []program.Call {
+	var out []program.Call
+	for _, k := range ks {
+		call := program.Call{Fn: string(k.Fn), Args: make([]program.Arg, 0, len(k.Args))}
+		for _, a := range k.Args {
+			call.Args = append(call.Args, rs.arg(a))
+		}
+		if rs.err == nil {
+			if err := checkCall(k); err != nil {
+				rs.err = fmt.Errorf("internal error: %w", err)
+			}
+		}
+		out = append(out, call)
+	}
+	return out
+}
+
+// sites gives buffers to the tensors of the subgraphs control flow operator
+// c calls, at step (its operator of subgraph 0), and to their operators'
+// scratch and state, recursively; scope holds the caller's own subgraph
+// tensors (nil in subgraph 0).
+func (rs *resolver) sites(c *opCtx, step int, scope map[*model.Tensor]program.BufID) {
+	p := rs.p
+	last := len(p.Graph.Ops) - 1
+	all := maps.Clone(scope)
+	if all == nil {
+		all = map[*model.Tensor]program.BufID{}
+	}
+	for _, b := range c.flow.blocks {
+		bs := maps.Clone(scope)
+		if bs == nil {
+			bs = map[*model.Tensor]program.BufID{}
+		}
+		sub := b.sub
+		// Views inside the subgraph share a buffer.
+		parent := make([]int, len(sub.Tensors))
+		for i := range parent {
+			parent[i] = i
+		}
+		find := func(t int) int {
+			for parent[t] != t {
+				t = parent[t]
+			}
+			return t
+		}
+		for _, cc := range b.ops {
+			for _, a := range cc.aliases {
+				parent[find(cc.Op.Outputs[a.out])] = find(cc.Op.Inputs[a.in])
+			}
+		}
+		rootBuf := map[int]program.BufID{}
+		for _, t := range sub.Tensors {
+			if t.IsConst() || t.Type == model.Resource {
+				continue
+			}
+			r := find(t.Index)
+			id, ok := rootBuf[r]
+			if !ok {
+				rt := sub.Tensors[r]
+				id = program.BufID(len(p.Buffers))
+				rootBuf[r] = id
+				buf := program.Buffer{
+					Buffer: planner.Buffer{Name: fmt.Sprintf("op%d subgraph%d tensor%d %q", step, sub.SubgraphIndex, r, rt.Name), Size: rt.Bytes(), First: step, Last: step, Kind: planner.Scratch},
+					Reset:  -1, Op: step,
+				}
+				if rt.IsVariable {
+					buf.First, buf.Last, buf.Kind, buf.Reset = 0, last, planner.Persistent, 0
+					if rt.Type == model.Int8 && rt.Quant != nil && len(rt.Quant.ZeroPoint) > 0 {
+						buf.Reset = int(uint8(int8(rt.Quant.ZeroPoint[0])))
+					}
+				}
+				p.Buffers = append(p.Buffers, buf)
+			}
+			bs[t] = id
+			all[t] = id
+		}
+		for _, cc := range b.ops {
+			for _, r := range cc.scratch {
+				rs.reqBuf[r] = program.BufID(len(p.Buffers))
+				p.Buffers = append(p.Buffers, program.Buffer{
+					Buffer: planner.Buffer{Name: fmt.Sprintf("op%d subgraph%d op%d scratch%d (%s)", step, sub.SubgraphIndex, cc.Op.Index, r.n, cc.Op.Code), Size: r.bytes, First: step, Last: step, Kind: planner.Scratch},
+					Reset:  -1, Op: step,
+				})
+			}
+			for _, r := range cc.persist {
+				rs.reqBuf[r] = program.BufID(len(p.Buffers))
+				p.Buffers = append(p.Buffers, program.Buffer{
+					Buffer: planner.Buffer{Name: fmt.Sprintf("op%d subgraph%d op%d state%d (%s)", step, sub.SubgraphIndex, cc.Op.Index, r.n, cc.Op.Code), Size: r.bytes, First: 0, Last: last, Kind: planner.Persistent},
+					Reset:  0, Op: step,
+				})
+			}
+			for _, cd := range cc.consts {
+				rs.consts[cd] = len(p.Consts)
+				p.Consts = append(p.Consts, program.Const{Hint: cd.hint, Op: step, Data: cd.data})
+			}
+		}
+		if rs.blockScope == nil {
+			rs.blockScope = map[*flowBlock]map[*model.Tensor]program.BufID{}
+			rs.callScope = map[*opCtx]map[*model.Tensor]program.BufID{}
+		}
+		rs.blockScope[b] = bs
+		for _, cc := range b.ops {
+			if cc.flow != nil {
+				rs.sites(cc, step, bs)
+			}
+		}
+	}
+	// The copies of WHILE's body name the cond subgraph's inputs too: when
+	// no subgraph repeats (IF may run one subgraph for both branches, each
+	// an instance of its own), every block sees every block's tensors.
+	seen := map[*model.Graph]bool{}
+	repeat := false
+	for _, b := range c.flow.blocks {
+		repeat = repeat || seen[b.sub]
+		seen[b.sub] = true
+	}
+	if !repeat {
+		for _, b := range c.flow.blocks {
+			rs.blockScope[b] = all
+		}
+	}
+	rs.callScope[c] = all
+}
+
 // resolver turns the arguments lowerings record into program arguments.
 type resolver struct {
 	p      *program.Program
 	reqBuf map[*scratchReq]program.BufID
 	consts map[*constData]int
 	err    error
+	tied   map[int]bool // operators of subgraph 0 writing over their input
+	// scope maps the tensors of called subgraphs to their buffers while
+	// their calls are resolved (subgraphs.go); blockScope and callScope
+	// hold it per block and per control flow operator.
+	scope      map[*model.Tensor]program.BufID
+	blockScope map[*flowBlock]map[*model.Tensor]program.BufID
+	callScope  map[*opCtx]map[*model.Tensor]program.BufID
+	// step is the operator of subgraph 0 being resolved; subTables holds
+	// the tables made of subgraphs' constant tensors.
+	step      int
+	subTables map[*model.Tensor]int
+}
+
+// subConst returns the table holding constant tensor t of a subgraph other
+// than 0.
+func (r *resolver) subConst(t *model.Tensor) int {
+	if i, ok := r.subTables[t]; ok {
+		return i
+	}
+	if r.subTables == nil {
+		r.subTables = map[*model.Tensor]int{}
+	}
+	i := len(r.p.Consts)
+	r.p.Consts = append(r.p.Consts, program.Const{Hint: camelHint(t), Op: r.step, Data: t.Data})
+	r.subTables[t] = i
+	return i
+}
+
+// camelHint names a subgraph constant's table after the tensor's index.
+func camelHint(t *model.Tensor) string { return fmt.Sprintf("SubConst%d", t.Index) }
+
+// inMain reports whether t is a tensor of subgraph 0.
+func (r *resolver) inMain(t *model.Tensor) bool {
+	return t.Index < len(r.p.Graph.Tensors) && r.p.Graph.Tensors[t.Index] == t
 }
 
 func (r *resolver) fail(format string, args ...any) program.Arg {
@@ -299,6 +503,22 @@ func (r *resolver) arg(a Arg) program.Arg {
 	switch a := a.(type) {
 	case viewArg:
 		t := a.t
+		if t.IsConst() && !r.inMain(t) {
+			if t.Type.Size() != 1 && !a.raw {
+				return r.fail("constant %s passed as a view; wide constants must use Str", t.Describe())
+			}
+			return program.ConstTable{Index: r.subConst(t), Bytes: true, Unsigned: a.raw || t.Type == model.Uint8 || t.Type == model.Bool}
+		}
+		if !r.inMain(t) {
+			b, ok := r.scope[t]
+			if !ok {
+				return r.fail("%s of a subgraph has no planned buffer", t.Describe())
+			}
+			if program.GoType(t.Type) == "" {
+				return r.fail("%s: no arena view for type %s", t.Describe(), t.Type)
+			}
+			return program.View{Buf: b, Type: t.Type, N: t.NumElements(), Raw: a.raw}
+		}
 		if t.IsConst() {
 			if t.Type.Size() != 1 && !a.raw {
 				return r.fail("constant %s passed as a view; wide constants must use Str", t.Describe())
@@ -309,13 +529,17 @@ func (r *resolver) arg(a Arg) program.Arg {
 		if !ok {
 			return r.fail("%s has no planned buffer", t.Describe())
 		}
-		if program.GoType(t.Type) == "" {
+		// Raw (byte) views need only an element size (uint32 for CAST).
+		if a.raw && t.Type.Size() == 0 || !a.raw && program.GoType(t.Type) == "" {
 			return r.fail("%s: no arena view for type %s", t.Describe(), t.Type)
 		}
 		return program.View{Buf: b, Type: t.Type, N: t.NumElements(), Raw: a.raw}
 	case strArg:
 		if !a.t.IsConst() {
 			return r.fail("%s passed as a constant string but has no data", a.t.Describe())
+		}
+		if !r.inMain(a.t) {
+			return program.ConstTable{Index: r.subConst(a.t)}
 		}
 		return program.ConstTensor{Tensor: a.t.Index, String: true}
 	case litArg:
@@ -429,4 +653,37 @@ func signature(g *model.Graph, op *model.Op) string {
 		out = append(out, fmt.Sprintf("%s%v", t.Type, t.Shape))
 	}
 	return fmt.Sprintf("inputs %s; outputs %s", strings.Join(in, ", "), strings.Join(out, ", "))
+}
+
+// addResources adds one persistent buffer per sized resource variable,
+// owned by the first operator that reads or assigns it.
+func addResources(p *program.Program, frags []*Fragment, reqBuf map[*scratchReq]program.BufID, last int) {
+	if len(frags) == 0 || frags[0].c.st == nil {
+		return
+	}
+	owner := map[*scratchReq]int{}
+	for _, f := range frags {
+		f.c.walk(func(c *opCtx) {
+			for _, k := range c.calls {
+				for _, a := range k.Args {
+					if r, ok := a.(reqArg); ok && r.r.op == -1 {
+						if _, seen := owner[r.r]; !seen {
+							owner[r.r] = f.c.Op.Index
+						}
+					}
+				}
+			}
+		})
+	}
+	for _, v := range frags[0].c.st.vars {
+		op, used := owner[v.req]
+		if v.req == nil || !used {
+			continue
+		}
+		reqBuf[v.req] = program.BufID(len(p.Buffers))
+		p.Buffers = append(p.Buffers, program.Buffer{
+			Buffer: planner.Buffer{Name: v.describe(), Size: v.req.bytes, First: 0, Last: last, Kind: planner.Persistent},
+			Reset:  v.fill, Op: op,
+		})
+	}
 }

@@ -58,7 +58,9 @@ type opCtx struct {
 	Op *model.Op
 
 	lean    bool
-	err     error // a problem found while emitting calls
+	st      *lowerState // shared by the operators of one model
+	flow    *flowSpec   // control flow (flow.go), nil for other operators
+	err     error       // a problem found while emitting calls
 	calls   []kcall
 	scratch []*scratchReq
 	persist []*scratchReq
@@ -314,4 +316,17 @@ func perTensor(c *opCtx, what string, t *model.Tensor) (float32, int64, error) {
 		return 0, 0, c.Errorf("%s %s: invalid scale %g", what, t.Describe(), s)
 	}
 	return s, q.ZeroPoint[0], nil
+}
+
+// walk calls fn on c and on the contexts of the operators of the subgraphs
+// c calls (control flow), depth first in program order.
+func (c *opCtx) walk(fn func(*opCtx)) {
+	fn(c)
+	if c.flow != nil {
+		for _, b := range c.flow.blocks {
+			for _, cc := range b.ops {
+				cc.walk(fn)
+			}
+		}
+	}
 }

@@ -32,6 +32,9 @@ func opMACs(g *model.Graph, op *model.Op) int64 {
 		}
 		return int64(t.NumElements())
 	}
+	if len(op.Outputs) == 0 {
+		return 0 // ASSIGN_VARIABLE, CALL_ONCE
+	}
 	{
 		in, out := g.Input(op, 0), g.Output(op, 0)
 		switch op.Code {

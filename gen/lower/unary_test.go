@@ -14,6 +14,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
 	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
 
 // inProcess lowers and plans a model and runs one Invoke in-process on the
@@ -293,5 +294,104 @@ func TestUnaryInPlace(t *testing.T) {
 	}
 	if len(p.InPlace) != 1 || len(p.Buffers) != 1 {
 		t.Errorf("in-place pairs %v, %d buffers; want one pair sharing one buffer", p.InPlace, len(p.Buffers))
+	}
+}
+
+// randRsqrtInt8 is a random int8 RSQRT of rank 1-5 (one case in eight
+// [256] with every value from the zero point up) with inputs at or above
+// the input zero point (TFLM's Invoke fails below it) and random scales;
+// one case in four has a constant input (a graph input feeds a second
+// RSQRT so that the oracle has one).
+func randRsqrtInt8(r *rand.Rand) diffCase {
+	shape := randDims(r, 1+r.IntN(5), 4)
+	if r.IntN(8) == 0 {
+		shape = []int{256}
+	}
+	qi, qo := randQuant(r, model.Int8), randQuant(r, model.Int8)
+	if r.IntN(2) == 0 {
+		// An output scale near 1/sqrt(input scale) fills the output range.
+		qo.Scale[0] = float32(float64(0.02+r.Float64()) / math.Sqrt(float64(qi.Scale[0])))
+	}
+	n := shapeProd(shape)
+	zi := qi.ZeroPoint[0]
+	v := diffVals{dt: model.Int8}
+	for i := 0; i < n; i++ {
+		x := zi + r.Int64N(128-zi)
+		if r.IntN(4) == 0 {
+			x = min(zi+r.Int64N(4), 127)
+		}
+		if n == 256 {
+			x = min(zi+int64(i), 127)
+		}
+		v.ints = append(v.ints, x)
+	}
+	c := diffCase{outDT: model.Int8, desc: fmt.Sprintf("RSQRT int8 %v scales %g %g zps %d %d", shape, qi.Scale[0], qo.Scale[0], zi, qo.ZeroPoint[0])}
+	m := builder.New("rsqrt int8 differential case")
+	in := m.Tensor("in", model.Int8, shape, qi)
+	out := m.Tensor("out", model.Int8, shape, qo)
+	if r.IntN(4) == 0 {
+		c.desc += " constant"
+		k := v.constTensor(m, "k", shape, qi)
+		m.Op(model.OpRsqrt, []int{k}, []int{out}, nil)
+		out2 := m.Tensor("out2", model.Int8, shape, qo)
+		m.Op(model.OpRsqrt, []int{in}, []int{out2}, nil)
+		m.IO([]int{in}, []int{out, out2})
+	} else {
+		m.Op(model.OpRsqrt, []int{in}, []int{out}, nil)
+		m.IO([]int{in}, []int{out})
+	}
+	c.model = m.Bytes()
+	c.inputs = []diffVals{v}
+	return c
+}
+
+// TestRsqrtInt8MatchesTFLM: int8 RSQRT against TFLM bit for bit; int16
+// (which TFLM's Prepare rejects) and a constant input below its zero point
+// (TFLM's Invoke fails) are refused.
+func TestRsqrtInt8MatchesTFLM(t *testing.T) {
+	o := oracle.New(t)
+	t.Run("RSQRT_int8", func(t *testing.T) {
+		r := rand.New(rand.NewPCG(76, 8))
+		runDiffCases(t, o, diffCount(20, 200), r, randRsqrtInt8, func(err error) bool {
+			return strings.Contains(err.Error(), "too small")
+		})
+	})
+	r := rand.New(rand.NewPCG(76, 16))
+	c := randUnary(r, model.OpRsqrt, model.Int16, true)
+	checkRefusedAsTFLM(t, o, diffCase{desc: "RSQRT int16", model: c.model, inputs: []diffVals{c.diffVals}}, model.OpRsqrt, "not supported")
+
+	m := builder.New("rsqrt of a negative constant")
+	in := m.Tensor("in", model.Int8, []int{2}, builder.PerTensor(0.1, 0))
+	k := m.Const("k", model.Int8, []int{2}, builder.PerTensor(0.1, 0), []byte{5, 0xfe})
+	out := m.Tensor("out", model.Int8, []int{2}, builder.PerTensor(0.1, 0))
+	out2 := m.Tensor("out2", model.Int8, []int{2}, builder.PerTensor(0.1, 0))
+	m.Op(model.OpRsqrt, []int{k}, []int{out}, nil)
+	m.Op(model.OpRsqrt, []int{in}, []int{out2}, nil)
+	m.IO([]int{in}, []int{out, out2})
+	checkRefusedAsTFLM(t, o, diffCase{desc: "RSQRT of constant -2", model: m.Bytes(), inputs: []diffVals{{dt: model.Int8, ints: []int64{1, 2}}}}, model.OpRsqrt, "below its zero point")
+}
+
+// TestRsqrtInt8Table: rsqrtInt8Table on elementwise_test.cc's RsqrtInt8
+// and RsqrtCloseTo0Int8 cases (input scale 142/255, zero point -15, output
+// zero point -128), dequantized and compared with their goldens within the
+// input scale as that test does.
+func TestRsqrtInt8Table(t *testing.T) {
+	si := float32(142.0 / 255.0)
+	for _, tc := range []struct {
+		so         float32
+		in, golden []float32
+	}{
+		{1.0 / 255, []float32{15, 46, 78, 142, 1, 17, 49, 113}, []float32{0.2582, 0.14744, 0.11323, 0.08392, 1, 0.24254, 0.142857, 0.09407}},
+		{3.16 / 255, []float32{15, 46, 78, 142, 1, 0.1, 49, 113}, []float32{0.2582, 0.14744, 0.11323, 0.08392, 1, 3.16228, 0.142857, 0.09407}},
+	} {
+		m, shift := quant.Multiplier(1 / float64(float32(math.Sqrt(float64(si)))*tc.so))
+		tab := rsqrtInt8Table(m, shift, -15, -128)
+		for i, x := range tc.in {
+			q := int8(min(max(math.Round(float64(x/si))-15, -128), 127))
+			f := float64(int32(int8(tab[uint8(q)]))+128) * float64(tc.so)
+			if math.Abs(f-float64(tc.golden[i])) > float64(si) {
+				t.Errorf("output scale %g: rsqrt(%g) = %g, want %g", tc.so, x, f, tc.golden[i])
+			}
+		}
 	}
 }

@@ -75,6 +75,41 @@ type Op struct {
 	// MACs counts the operator's multiply-accumulates (0 where that is not
 	// a meaningful measure).
 	MACs int64
+	// Flow is the control flow of IF, WHILE and CALL_ONCE, run after
+	// Calls; nil for the other operators.
+	Flow *Flow
+}
+
+// FlowKind is the Go statement a Flow stands for.
+type FlowKind int
+
+// Control flow. Cond is a one-byte view: a bool tensor or a flag.
+const (
+	// FlowOnce: if Cond[0] == 0 { Blocks[0]; Cond[0] = 1 } (CALL_ONCE,
+	// Cond a persistent flag that Reset clears).
+	FlowOnce FlowKind = iota + 1
+	// FlowIf: if Cond[0] != 0 { Blocks[0] } else { Blocks[1] } (IF).
+	FlowIf
+	// FlowWhile: for { Blocks[0]; if Cond[0] == 0 { break }; Blocks[1] }
+	// (WHILE: Blocks[0] is the cond subgraph, Cond its output).
+	FlowWhile
+)
+
+// Flow is Go control flow over blocks of subgraph code.
+type Flow struct {
+	Kind   FlowKind
+	Cond   View
+	Blocks []Block
+}
+
+// Block is the code of one called subgraph: its operators in order, with
+// the copies between the caller's tensors and the subgraph's inputs and
+// outputs as operators of Index -1 (Code the caller's) before and after
+// them. The subgraph's tensors, scratch and state are buffers of the
+// program like any other, live during the calling operator of subgraph 0.
+type Block struct {
+	Subgraph int
+	Ops      []Op
 }
 
 // Call is one kernel call: Fn(Args...).
@@ -123,8 +158,14 @@ type ConstTensor struct {
 	Raw    bool
 }
 
-// ConstTable is one of Program.Consts, passed as a string.
-type ConstTable struct{ Index int }
+// ConstTable is one of Program.Consts, passed as a string; when Bytes is
+// set, as a []int8 view of its data ([]uint8 when Unsigned is set too), as
+// ConstTensor passes a one-byte constant (the constants of subgraphs other
+// than 0 are tables).
+type ConstTable struct {
+	Index           int
+	Bytes, Unsigned bool
+}
 
 // Lit is an integer, float32 or bool literal (int, int32, int64, float32
 // or bool), rendered as an untyped constant.
@@ -235,4 +276,17 @@ func GoType(dt model.DType) string {
 		return "float32"
 	}
 	return ""
+}
+
+// Walk calls fn on every operator of ops and, depth first, on the operators
+// of their Flow blocks.
+func Walk(ops []Op, fn func(op *Op)) {
+	for i := range ops {
+		fn(&ops[i])
+		if f := ops[i].Flow; f != nil {
+			for _, b := range f.Blocks {
+				Walk(b.Ops, fn)
+			}
+		}
+	}
 }

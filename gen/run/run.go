@@ -40,7 +40,7 @@ type Machine struct {
 	l     *layout.Layout
 	mem   []uint64 // backing store of arena, allocated as words for alignment
 	arena []byte   // the aligned arena, len == l.Plan.Size
-	calls []call
+	steps []step
 	// resets lists the buffers Reset restores, in buffer order.
 	resets []reset
 	// needsInit is set when some persistent buffer starts non-zero, so the
@@ -53,6 +53,20 @@ type call struct {
 	op   int
 	fn   string
 	args []any
+}
+
+// step is one kernel call or one control flow statement (program.Flow).
+type step struct {
+	call *call
+	flow *flowStep
+}
+
+// flowStep is a Flow with its blocks prepared; cond is the arena offset of
+// its condition byte.
+type flowStep struct {
+	kind   program.FlowKind
+	cond   int
+	blocks [][]step
 }
 
 // reset is one persistent buffer: arena[off:off+n] filled with fill.
@@ -107,16 +121,48 @@ func New(p *program.Program, l *layout.Layout) (*Machine, error) {
 			}
 		}
 	}
-	for _, op := range p.Ops {
+	steps, err := m.prepareOps(p.Ops)
+	if err != nil {
+		return nil, err
+	}
+	m.steps = steps
+	return m, nil
+}
+
+// prepareOps prepares the calls and control flow of ops, recursively.
+func (m *Machine) prepareOps(ops []program.Op) ([]step, error) {
+	var out []step
+	for _, op := range ops {
 		for _, c := range op.Calls {
 			args, err := m.prepare(c)
 			if err != nil {
 				return nil, fmt.Errorf("run: operator %d (%s): kernel %s: %w", op.Index, op.Code, c.Fn, err)
 			}
-			m.calls = append(m.calls, call{op.Index, c.Fn, args})
+			out = append(out, step{call: &call{op.Index, c.Fn, args}})
+		}
+		if f := op.Flow; f != nil {
+			if f.Cond.Type.Size() != 1 || f.Cond.N < 1 {
+				return nil, fmt.Errorf("run: operator %d (%s): condition is not a byte view", op.Index, op.Code)
+			}
+			if _, err := m.view(f.Cond); err != nil {
+				return nil, fmt.Errorf("run: operator %d (%s): condition: %w", op.Index, op.Code, err)
+			}
+			want := map[program.FlowKind]int{program.FlowOnce: 1, program.FlowIf: 2, program.FlowWhile: 2}[f.Kind]
+			if want == 0 || len(f.Blocks) != want {
+				return nil, fmt.Errorf("run: operator %d (%s): flow kind %d with %d blocks", op.Index, op.Code, f.Kind, len(f.Blocks))
+			}
+			fs := &flowStep{kind: f.Kind, cond: m.l.Offset(f.Cond.Buf)}
+			for _, b := range f.Blocks {
+				bs, err := m.prepareOps(b.Ops)
+				if err != nil {
+					return nil, err
+				}
+				fs.blocks = append(fs.blocks, bs)
+			}
+			out = append(out, step{flow: fs})
 		}
 	}
-	return m, nil
+	return out, nil
 }
 
 // Input returns the raw little-endian bytes of graph input i, a view into
@@ -165,9 +211,40 @@ func (m *Machine) Invoke() {
 	if m.needsInit && !m.ready {
 		m.Reset()
 	}
-	for _, c := range m.calls {
-		if !kernels.Call(c.fn, c.args) {
-			panic(fmt.Sprintf("run: operator %d: kernels.Call does not know %s", c.op, c.fn))
+	m.exec(m.steps)
+}
+
+// exec runs steps as the generated code does: kernel calls in order, and
+// control flow as Go statements (program.FlowKind).
+func (m *Machine) exec(steps []step) {
+	for _, s := range steps {
+		if c := s.call; c != nil {
+			if !kernels.Call(c.fn, c.args) {
+				panic(fmt.Sprintf("run: operator %d: kernels.Call does not know %s", c.op, c.fn))
+			}
+			continue
+		}
+		f := s.flow
+		switch f.kind {
+		case program.FlowOnce:
+			if m.arena[f.cond] == 0 {
+				m.exec(f.blocks[0])
+				m.arena[f.cond] = 1
+			}
+		case program.FlowIf:
+			if m.arena[f.cond] != 0 {
+				m.exec(f.blocks[0])
+			} else {
+				m.exec(f.blocks[1])
+			}
+		case program.FlowWhile:
+			for {
+				m.exec(f.blocks[0])
+				if m.arena[f.cond] == 0 {
+					break
+				}
+				m.exec(f.blocks[1])
+			}
 		}
 	}
 }
@@ -247,6 +324,12 @@ func (m *Machine) value(a program.Arg) (kernelsig.Value, error) {
 		if a.Index < 0 || a.Index >= len(m.p.Consts) {
 			return kernelsig.Value{}, fmt.Errorf("constant table %d out of range", a.Index)
 		}
+		switch {
+		case a.Bytes && a.Unsigned:
+			return kernelsig.Value{Kind: kernelsig.Typed, Type: "[]uint8"}, nil
+		case a.Bytes:
+			return kernelsig.Value{Kind: kernelsig.Typed, Type: "[]int8"}, nil
+		}
 		return kernelsig.Value{Kind: kernelsig.Typed, Type: "string"}, nil
 	case program.Lit:
 		switch a.Value.(type) {
@@ -294,7 +377,18 @@ func (m *Machine) convert(a program.Arg, want string) (any, error) {
 		}
 		return out, nil
 	case program.ConstTable:
-		return string(m.p.Consts[a.Index].Data), nil
+		d := m.p.Consts[a.Index].Data
+		switch {
+		case a.Bytes && a.Unsigned:
+			return append([]uint8{}, d...), nil
+		case a.Bytes:
+			out := make([]int8, len(d))
+			for i, b := range d {
+				out[i] = int8(b)
+			}
+			return out, nil
+		}
+		return string(d), nil
 	case program.Lit:
 		return literal(a.Value, want)
 	case program.Struct:
@@ -335,12 +429,14 @@ func (m *Machine) constTensor(ti int) (*model.Tensor, error) {
 
 // viewType is the Go slice type of an arena view.
 func viewType(dt model.DType, raw bool) (string, error) {
-	g := program.GoType(dt)
-	if g == "" {
-		return "", fmt.Errorf("no arena view for type %s", dt)
-	}
-	if raw {
+	// A raw view is bytes: any type of known element size (uint32 for
+	// CAST) has one, typed views only the kernels' element types.
+	if raw && dt.Size() > 0 {
 		return "[]uint8", nil
+	}
+	g := program.GoType(dt)
+	if g == "" || raw {
+		return "", fmt.Errorf("no arena view for type %s", dt)
 	}
 	return "[]" + g, nil
 }

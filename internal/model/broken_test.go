@@ -167,8 +167,8 @@ var brokenCases = []struct {
 		binary.LittleEndian.PutUint32(b[l.Target:], 13)
 	}, kind: model.ErrInvalid,
 		want: `invalid model: tensor 1 "w": constant buffer 1 has 13 bytes, shape [3 4] of int8 needs 12`},
-	{name: "two subgraphs", edit: target32(2, "2"), kind: model.ErrUnsupported,
-		want: `unsupported model feature: 1 problem(s): model has 2 subgraphs; only single-subgraph models are supported`},
+	{name: "two subgraphs, the second past the vector", edit: target32(2, "2"), kind: model.ErrInvalid,
+		want: `invalid model: subgraph 1: corrupt flatbuffer: subgraph 1: vtable offset -18087846 out of range`},
 	{name: "no subgraph", edit: target32(0, "2"), kind: model.ErrInvalid,
 		want: `invalid model: model has no subgraph`},
 	// Indices off by one.

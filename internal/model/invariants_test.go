@@ -17,13 +17,13 @@ func checkInvariants(g *Graph) error {
 		if t == nil || t.Index != i {
 			return fmt.Errorf("tensor %d: bad index", i)
 		}
-		if t.Type.Size() == 0 {
+		if t.Type.Size() == 0 && (t.Type != Resource || t.IsConst()) {
 			return fmt.Errorf("tensor %d: type %s", i, t.Type)
 		}
 		if len(t.Shape) > MaxRank {
 			return fmt.Errorf("tensor %d: rank %d", i, len(t.Shape))
 		}
-		bound := int64(t.Type.Size())
+		bound := int64(max(t.Type.Size(), 1))
 		for _, d := range t.Shape {
 			if d < 0 {
 				return fmt.Errorf("tensor %d: shape %v", i, t.Shape)

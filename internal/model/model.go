@@ -67,6 +67,9 @@ const (
 	Uint32  DType = 15
 	Uint16  DType = 16
 	Int4    DType = 17
+	// Resource is the type of a resource handle (VAR_HANDLE's output): it
+	// names a resource variable and holds no tensor data of its own.
+	Resource DType = 13
 )
 
 var dtypeNames = map[DType]string{
@@ -143,6 +146,7 @@ type Op struct {
 	Index         int
 	Code          OpCode
 	Custom        string // custom op name when Code is OpCustom
+	CustomOptions []byte // its custom_options (a flexbuffer), nil when absent
 	Version       int
 	Inputs        []int
 	Outputs       []int
@@ -159,7 +163,8 @@ func (o *Op) Describe() string {
 	return fmt.Sprintf("operator %d (%s)", o.Index, o.Code)
 }
 
-// Graph is a validated single-subgraph model.
+// Graph is a validated model: its subgraph 0, the one Invoke runs, with the
+// model's other subgraphs (called by control flow operators) in Subgraphs.
 type Graph struct {
 	Name        string // file base name, e.g. "person_detect.tflite"
 	SHA256      string // hex digest of the model file
@@ -170,6 +175,27 @@ type Graph struct {
 	Outputs     []int
 	// Metadata maps metadata names to their buffer bytes.
 	Metadata map[string][]byte
+	// Subgraphs holds subgraphs 1, 2, ... of the model (Subgraphs[k-1] is
+	// subgraph k), each validated like subgraph 0 and holding only Tensors,
+	// Ops, Inputs, Outputs and SubgraphIndex; nil for a single-subgraph
+	// model. Their operators run only when a control flow operator (IF,
+	// WHILE, CALL_ONCE) calls them.
+	Subgraphs []*Graph
+	// SubgraphIndex is the graph's position among the model's subgraphs (0
+	// for the graph Parse returns).
+	SubgraphIndex int
+}
+
+// Subgraph returns subgraph k of the model g was parsed from (g itself for
+// 0), nil when k is out of range. Call it on the graph Parse returned.
+func (g *Graph) Subgraph(k int) *Graph {
+	switch {
+	case k == 0:
+		return g
+	case k > 0 && k <= len(g.Subgraphs):
+		return g.Subgraphs[k-1]
+	}
+	return nil
 }
 
 // Input returns input tensor i of operator op, nil when omitted.
@@ -252,6 +278,17 @@ func (o *Options) Float32(slot int, def float32) float32 {
 	return v
 }
 
+// String reads a string field; ok is false when the field is absent (an
+// empty string that is present gives "", true).
+func (o *Options) String(slot int) (s string, ok bool) {
+	if !o.present {
+		return "", false
+	}
+	b, err := o.t.bytes(slot, maxName)
+	o.keep(err)
+	return string(b), b != nil
+}
+
 // Int32s reads an [int] field; nil when absent.
 func (o *Options) Int32s(slot int) []int32 {
 	if !o.present {
@@ -306,6 +343,8 @@ const (
 	maxName = 1 << 16
 	// maxOptionVector bounds an [int] field of builtin options.
 	maxOptionVector = 1 << 12
+	// maxCustomOptions bounds a custom operator's custom_options bytes.
+	maxCustomOptions = 1 << 16
 	// MaxActivationBytes bounds the sum of the sizes of all non-constant
 	// tensors, so that no arena offset the planner computes, even without
 	// any reuse and with alignment padding, overflows a 32-bit int.
@@ -344,10 +383,12 @@ func wrapInvalid(ctx string, err error) error {
 // all reported together once the model is known to be well formed.
 type parser struct {
 	unsup []string
+	// prefix names the subgraph being read ("subgraph 2: "), "" for 0.
+	prefix string
 }
 
 func (p *parser) unsupported(format string, args ...any) {
-	p.unsup = append(p.unsup, fmt.Sprintf(format, args...))
+	p.unsup = append(p.unsup, p.prefix+fmt.Sprintf(format, args...))
 }
 
 func parse(data []byte) (*Graph, error) {
@@ -396,7 +437,6 @@ func parseRoot(data []byte) (*Graph, error) {
 		return nil, err
 	}
 
-	// Only subgraph 0 is read; the others are counted.
 	sgStart, nsg, err := root.vector(2, 4, maxVectorElems)
 	if err != nil {
 		return nil, wrapInvalid("subgraphs", err)
@@ -404,67 +444,140 @@ func parseRoot(data []byte) (*Graph, error) {
 	if nsg == 0 {
 		return nil, invalid("model has no subgraph")
 	}
-	sgPos := int64(sgStart) + int64(f.u32(sgStart))
-	if sgPos >= int64(len(data)) {
-		return nil, invalid("subgraph 0: offset past the end of the file")
-	}
-	sg, err := f.tableAt(int(sgPos), "subgraph 0")
-	if err != nil {
-		return nil, wrapInvalid("subgraph 0", err)
-	}
-
-	tts, err := sg.tables(0, "tensor", MaxTensors)
-	if err != nil {
-		return nil, wrapInvalid("subgraph 0 tensors", err)
-	}
-	g.Tensors = make([]*Tensor, 0, len(tts))
-	for i, tt := range tts {
-		t, err := p.readTensor(i, tt, buffers)
+	var total int64
+	for k := 0; k < nsg; k++ {
+		sgPos := int64(sgStart+4*k) + int64(f.u32(sgStart+4*k))
+		if sgPos >= int64(len(data)) {
+			return nil, invalid("subgraph %d: offset past the end of the file", k)
+		}
+		sg, err := f.tableAt(int(sgPos), fmt.Sprintf("subgraph %d", k))
 		if err != nil {
+			return nil, wrapInvalid(fmt.Sprintf("subgraph %d", k), err)
+		}
+		s := g
+		if k > 0 {
+			s = &Graph{SubgraphIndex: k}
+			p.prefix = fmt.Sprintf("subgraph %d: ", k)
+		}
+		if err := p.readSubgraph(k, s, sg, buffers, codes); err != nil {
+			if k > 0 {
+				return nil, fmt.Errorf("subgraph %d: %w", k, err)
+			}
 			return nil, err
 		}
-		g.Tensors = append(g.Tensors, t)
-	}
-	if g.Inputs, err = tensorList(sg, 1, len(g.Tensors), "subgraph inputs", false); err != nil {
-		return nil, err
-	}
-	if g.Outputs, err = tensorList(sg, 2, len(g.Tensors), "subgraph outputs", false); err != nil {
-		return nil, err
-	}
-	ots, err := sg.tables(3, "operator", MaxTensors)
-	if err != nil {
-		return nil, wrapInvalid("subgraph 0 operators", err)
-	}
-	g.Ops = make([]*Op, 0, len(ots))
-	for i, ot := range ots {
-		op, err := readOp(i, ot, codes, len(g.Tensors))
-		if err != nil {
-			return nil, err
+		if k > 0 {
+			g.Subgraphs = append(g.Subgraphs, s)
 		}
-		g.Ops = append(g.Ops, op)
-	}
-	if err := checkDataflow(g); err != nil {
-		return nil, err
-	}
-	p.checkGraph(g)
-	if nsg > 1 {
-		var cf []string
-		for _, op := range g.Ops {
-			switch op.Code {
-			case OpIf, OpWhile, OpCallOnce, OpCall:
-				cf = append(cf, op.Describe())
+		for _, t := range s.Tensors {
+			if !t.IsConst() {
+				total += int64(t.Bytes())
 			}
 		}
-		msg := fmt.Sprintf("model has %d subgraphs; only single-subgraph models are supported", nsg)
-		if len(cf) > 0 {
-			msg += " (control flow: " + strings.Join(cf, ", ") + ")"
-		}
-		p.unsup = append([]string{msg}, p.unsup...)
 	}
+	p.prefix = ""
+	if total > MaxActivationBytes {
+		p.unsupported("the non-constant tensors need %d bytes in total, more than %d", total, MaxActivationBytes)
+	}
+	p.checkCalls(g)
 	if len(p.unsup) > 0 {
 		return g, &UnsupportedError{Problems: p.unsup}
 	}
 	return g, nil
+}
+
+// readSubgraph reads and validates one subgraph's tensors, inputs, outputs
+// and operators into s.
+func (p *parser) readSubgraph(k int, s *Graph, sg table, buffers [][]byte, codes []opCode) error {
+	tts, err := sg.tables(0, "tensor", MaxTensors)
+	if err != nil {
+		return wrapInvalid(fmt.Sprintf("subgraph %d tensors", k), err)
+	}
+	s.Tensors = make([]*Tensor, 0, len(tts))
+	for i, tt := range tts {
+		t, err := p.readTensor(i, tt, buffers)
+		if err != nil {
+			return err
+		}
+		s.Tensors = append(s.Tensors, t)
+	}
+	if s.Inputs, err = tensorList(sg, 1, len(s.Tensors), "subgraph inputs", false); err != nil {
+		return err
+	}
+	if s.Outputs, err = tensorList(sg, 2, len(s.Tensors), "subgraph outputs", false); err != nil {
+		return err
+	}
+	ots, err := sg.tables(3, "operator", MaxTensors)
+	if err != nil {
+		return wrapInvalid(fmt.Sprintf("subgraph %d operators", k), err)
+	}
+	s.Ops = make([]*Op, 0, len(ots))
+	for i, ot := range ots {
+		op, err := readOp(i, ot, codes, len(s.Tensors))
+		if err != nil {
+			return err
+		}
+		s.Ops = append(s.Ops, op)
+	}
+	if err := checkDataflow(s); err != nil {
+		return err
+	}
+	p.checkGraph(s)
+	return nil
+}
+
+// Callees returns the subgraphs an operator calls, read from its options
+// (IF: then, else; WHILE: cond, body; CALL_ONCE: init); nil for other
+// operators. The option slots are those of IfOptions, WhileOptions and
+// CallOnceOptions in schema.fbs.
+func (o *Op) Callees() []int {
+	opt := o.Options()
+	switch o.Code {
+	case OpIf, OpWhile:
+		return []int{int(opt.Int32(0, 0)), int(opt.Int32(1, 0))}
+	case OpCallOnce:
+		return []int{int(opt.Int32(0, 0))}
+	}
+	return nil
+}
+
+// checkCalls records control flow that cannot be lowered: a subgraph index
+// out of range, a subgraph calling itself (directly or through others, which
+// TFLite Micro would run until its stack overflows), and subgraphs no
+// operator calls (multi-signature models: only subgraph 0 runs).
+func (p *parser) checkCalls(g *Graph) {
+	n := 1 + len(g.Subgraphs)
+	called := make([]bool, n)
+	state := make([]int, n) // 0 unvisited, 1 on the path, 2 done
+	var visit func(k int, path []int)
+	visit = func(k int, path []int) {
+		state[k] = 1
+		for _, op := range g.Subgraph(k).Ops {
+			for _, c := range op.Callees() {
+				where := op.Describe()
+				if k > 0 {
+					where = fmt.Sprintf("subgraph %d: %s", k, where)
+				}
+				switch {
+				case c < 0 || c >= n:
+					p.unsupported("%s: calls subgraph %d, but the model has subgraphs 0 to %d", where, c, n-1)
+				case state[c] == 1:
+					p.unsupported("%s: calls subgraph %d recursively (call path %v)", where, c, append(slices.Clone(path), c))
+				default:
+					called[c] = true
+					if state[c] == 0 {
+						visit(c, append(slices.Clone(path), c))
+					}
+				}
+			}
+		}
+		state[k] = 2
+	}
+	visit(0, []int{0})
+	for k := 1; k < n; k++ {
+		if !called[k] {
+			p.unsupported("subgraph %d is not called by any control flow operator (only subgraph 0 runs; multi-signature models are not supported)", k)
+		}
+	}
 }
 
 func readBuffers(f *fbuf, root table) ([][]byte, error) {
@@ -627,7 +740,7 @@ func (p *parser) readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) 
 		return nil, ctx(sigErr)
 	}
 	sized := t.Type.Size() != 0
-	if !sized {
+	if !sized && t.Type != Resource {
 		p.unsupported("%s: element type %s is not supported", desc, t.Type)
 	}
 	if len(shape) > MaxRank {
@@ -667,7 +780,9 @@ func (p *parser) readTensor(i int, tt table, buffers [][]byte) (*Tensor, error) 
 	if buf < 0 || int(buf) >= len(buffers) {
 		return nil, invalid("%s: buffer index %d out of range [0, %d)", desc, uint32(buf), len(buffers))
 	}
-	if d := buffers[buf]; d != nil {
+	if d := buffers[buf]; d != nil && t.Type == Resource {
+		return nil, invalid("%s: resource handle with constant data in buffer %d", desc, buf)
+	} else if d != nil {
 		if sized && !sparse && int64(len(d)) != total {
 			return nil, invalid("%s: constant buffer %d has %d bytes, shape %s of %s needs %d", desc, buf, len(d), fmtShape(shape), t.Type, total)
 		}
@@ -866,7 +981,8 @@ func readOp(i int, ot table, codes []opCode, nTensors int) (*Op, error) {
 	if op.Outputs, err = tensorList(ot, 2, nTensors, d+": outputs", false); err != nil {
 		return nil, err
 	}
-	if len(op.Outputs) == 0 {
+	if len(op.Outputs) == 0 && op.Code != OpAssignVariable && op.Code != OpCallOnce {
+		// ASSIGN_VARIABLE and CALL_ONCE act only through state.
 		return nil, invalid("%s: has no outputs", d)
 	}
 	if op.Intermediates, err = tensorList(ot, 8, nTensors, d+": intermediates", true); err != nil {
@@ -886,6 +1002,13 @@ func readOp(i int, ot table, codes []opCode, nTensors int) (*Op, error) {
 			return nil, invalid("%s: builtin options have union type %d, want %d (%s)", d, op.optType, want.typ, want.name)
 		}
 		op.opts = o
+	}
+	if op.Code == OpCustom {
+		// Operator.custom_options (slot 5), as TFLite Micro hands it to
+		// the custom operator's Init.
+		if op.CustomOptions, err = ot.bytes(5, maxCustomOptions); err != nil {
+			return nil, wrapInvalid(d+": custom options", err)
+		}
 	}
 	return op, nil
 }
@@ -954,22 +1077,12 @@ func checkDataflow(g *Graph) error {
 }
 
 // checkGraph records graph outputs that generated code cannot expose
-// (constants are not in the arena) and a total activation size the arena
-// could not hold.
+// (constants are not in the arena).
 func (p *parser) checkGraph(g *Graph) {
 	for k, out := range g.Outputs {
 		if t := g.Tensors[out]; t.IsConst() {
 			p.unsupported("subgraph output %d: %s is a constant", k, t.Describe())
 		}
-	}
-	var total int64
-	for _, t := range g.Tensors {
-		if !t.IsConst() {
-			total += int64(t.Bytes())
-		}
-	}
-	if total > MaxActivationBytes {
-		p.unsupported("the non-constant tensors need %d bytes in total, more than %d", total, MaxActivationBytes)
 	}
 }
 

@@ -5,6 +5,7 @@ package builder
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 
 	flatbuffers "github.com/google/flatbuffers/go"
@@ -57,6 +58,18 @@ type Options struct {
 	Type    uint8
 	Fields  []Field
 	Vectors []vecField
+	Strings []strField
+}
+
+type strField struct {
+	slot int
+	s    string
+}
+
+// String adds a string field to the options.
+func (o Options) String(slot int, s string) Options {
+	o.Strings = append(append([]strField{}, o.Strings...), strField{slot, s})
+	return o
 }
 
 // IntVector adds an [int] field to the options.
@@ -82,8 +95,10 @@ type metadata struct {
 	data []byte
 }
 
-// Model accumulates a single-subgraph model.
+// Model accumulates a model: subgraph 0, and the subgraphs Subgraph adds.
 type Model struct {
+	// subs are subgraphs 1, 2, ... (only in the Model New returned).
+	subs        []*Model
 	tensors     []tensor
 	ops         []op
 	inputs      []int
@@ -97,6 +112,16 @@ type Model struct {
 
 // New starts an empty model.
 func New(description string) *Model { return &Model{description: description} }
+
+// Subgraph adds the next subgraph (1, 2, ...) and returns it: its Tensor,
+// Const, Variable, Op and IO methods build that subgraph, with tensor
+// indices of its own. Only the Model that New returned serializes (Bytes),
+// writing its subgraphs after subgraph 0.
+func (m *Model) Subgraph() *Model {
+	s := &Model{}
+	m.subs = append(m.subs, s)
+	return s
+}
 
 // Tensor adds an activation tensor and returns its index.
 func (m *Model) Tensor(name string, dt model.DType, shape []int, q *Quant) int {
@@ -176,22 +201,26 @@ func i32s(v []int) []int32 {
 // Bytes serializes the model.
 func (m *Model) Bytes() []byte {
 	b := flatbuffers.NewBuilder(1024)
+	sgs := append([]*Model{m}, m.subs...)
 	// Buffer 0 is the empty sentinel, as converters write it.
 	bufOffs := []flatbuffers.UOffsetT{emptyBuffer(b)}
-	bufIndex := make([]int, len(m.tensors))
-	for i, t := range m.tensors {
-		if t.data == nil {
-			continue
+	bufIndex := make([][]int, len(sgs))
+	for k, sm := range sgs {
+		bufIndex[k] = make([]int, len(sm.tensors))
+		for i, t := range sm.tensors {
+			if t.data == nil {
+				continue
+			}
+			b.StartVector(1, len(t.data), 16)
+			for j := len(t.data) - 1; j >= 0; j-- {
+				b.PrependByte(t.data[j])
+			}
+			d := b.EndVector(len(t.data))
+			b.StartObject(3)
+			b.PrependUOffsetTSlot(0, d, 0)
+			bufIndex[k][i] = len(bufOffs)
+			bufOffs = append(bufOffs, b.EndObject())
 		}
-		b.StartVector(1, len(t.data), 16)
-		for k := len(t.data) - 1; k >= 0; k-- {
-			b.PrependByte(t.data[k])
-		}
-		d := b.EndVector(len(t.data))
-		b.StartObject(3)
-		b.PrependUOffsetTSlot(0, d, 0)
-		bufIndex[i] = len(bufOffs)
-		bufOffs = append(bufOffs, b.EndObject())
 	}
 	metaBuf := make([]int, len(m.metadata))
 	for i, md := range m.metadata {
@@ -201,129 +230,43 @@ func (m *Model) Bytes() []byte {
 		metaBuf[i] = len(bufOffs)
 		bufOffs = append(bufOffs, b.EndObject())
 	}
-	tensorOffs := make([]flatbuffers.UOffsetT, len(m.tensors))
-	for i, t := range m.tensors {
-		name := b.CreateString(t.name)
-		shape := intVector(b, i32s(t.shape))
-		var q flatbuffers.UOffsetT
-		if t.quant != nil {
-			scale := floatVector(b, t.quant.Scale)
-			b.StartVector(8, len(t.quant.ZeroPoint), 8)
-			for k := len(t.quant.ZeroPoint) - 1; k >= 0; k-- {
-				b.PrependInt64(t.quant.ZeroPoint[k])
-			}
-			zp := b.EndVector(len(t.quant.ZeroPoint))
-			b.StartObject(7)
-			b.PrependUOffsetTSlot(2, scale, 0)
-			b.PrependUOffsetTSlot(3, zp, 0)
-			b.PrependInt32Slot(6, int32(t.quant.Axis), 0)
-			q = b.EndObject()
-		}
-		b.StartObject(8)
-		b.PrependUOffsetTSlot(0, shape, 0)
-		b.PrependByteSlot(1, byte(t.dtype), 0)
-		b.PrependUint32Slot(2, uint32(bufIndex[i]), 0)
-		b.PrependUOffsetTSlot(3, name, 0)
-		if q != 0 {
-			b.PrependUOffsetTSlot(4, q, 0)
-		}
-		b.PrependBoolSlot(5, t.variable, false)
-		tensorOffs[i] = b.EndObject()
-	}
 	// Operator codes, one per distinct code (and custom name) in order of
 	// first use.
-	type opKey struct {
-		code   model.OpCode
-		custom string
-	}
 	var codes []opKey
 	codeIndex := map[opKey]int{}
-	for _, o := range m.ops {
-		k := opKey{o.code, o.custom}
-		if _, ok := codeIndex[k]; !ok {
-			codeIndex[k] = len(codes)
-			codes = append(codes, k)
+	for _, sm := range sgs {
+		for _, o := range sm.ops {
+			k := opKey{o.code, o.custom}
+			if _, ok := codeIndex[k]; !ok {
+				codeIndex[k] = len(codes)
+				codes = append(codes, k)
+			}
 		}
 	}
-	codeOffs := make([]flatbuffers.UOffsetT, len(codes))
-	for i, c := range codes {
-		var name flatbuffers.UOffsetT
-		if c.code == model.OpCustom {
-			name = b.CreateString(c.custom)
-		}
-		b.StartObject(4)
-		b.PrependInt8Slot(0, int8(min(int32(c.code), 127)), 0)
-		if name != 0 {
-			b.PrependUOffsetTSlot(1, name, 0)
-		}
-		b.PrependInt32Slot(2, 1, 1)
-		b.PrependInt32Slot(3, int32(c.code), 0)
-		codeOffs[i] = b.EndObject()
-	}
-	opOffs := make([]flatbuffers.UOffsetT, len(m.ops))
-	for i, o := range m.ops {
-		ins := intVector(b, i32s(o.inputs))
-		outs := intVector(b, i32s(o.outputs))
-		var opt, custOpt flatbuffers.UOffsetT
-		if o.customOpts != nil {
-			custOpt = b.CreateByteVector(o.customOpts)
-		}
-		if o.opts != nil {
-			vecs := make([]flatbuffers.UOffsetT, len(o.opts.Vectors))
-			for k, v := range o.opts.Vectors {
-				vecs[k] = intVector(b, v.v)
-			}
-			maxSlot := 0
-			for _, f := range o.opts.Fields {
-				maxSlot = max(maxSlot, f.Slot+1)
-			}
-			for _, v := range o.opts.Vectors {
-				maxSlot = max(maxSlot, v.slot+1)
-			}
-			b.StartObject(maxSlot)
-			for _, f := range o.opts.Fields {
-				switch f.Kind {
-				case 'b':
-					b.PrependByteSlot(f.Slot, byte(int(f.Value)), 255^byte(int(f.Value)))
-				case 'i':
-					b.PrependInt32Slot(f.Slot, int32(f.Value), ^int32(f.Value))
-				case 'f':
-					b.PrependFloat32Slot(f.Slot, float32(f.Value), float32(f.Value)+1)
+	sgOffs := make([]flatbuffers.UOffsetT, len(sgs))
+	var codeOffs []flatbuffers.UOffsetT
+	for k, sm := range sgs {
+		sgOffs[k] = sm.subgraph(b, bufIndex[k], codeIndex, func(b *flatbuffers.Builder) {
+			// The codes are written with subgraph 0, where they have always been.
+			codeOffs = make([]flatbuffers.UOffsetT, len(codes))
+			for i, c := range codes {
+				var name flatbuffers.UOffsetT
+				if c.code == model.OpCustom {
+					name = b.CreateString(c.custom)
 				}
+				b.StartObject(4)
+				b.PrependInt8Slot(0, int8(min(int32(c.code), 127)), 0)
+				if name != 0 {
+					b.PrependUOffsetTSlot(1, name, 0)
+				}
+				b.PrependInt32Slot(2, 1, 1)
+				b.PrependInt32Slot(3, int32(c.code), 0)
+				codeOffs[i] = b.EndObject()
 			}
-			for k, v := range o.opts.Vectors {
-				b.PrependUOffsetTSlot(v.slot, vecs[k], 0)
-			}
-			opt = b.EndObject()
-		}
-		b.StartObject(9)
-		b.PrependUint32Slot(0, uint32(codeIndex[opKey{o.code, o.custom}]), 0)
-		b.PrependUOffsetTSlot(1, ins, 0)
-		b.PrependUOffsetTSlot(2, outs, 0)
-		if o.opts != nil {
-			b.PrependByteSlot(3, o.opts.Type, 0)
-			b.PrependUOffsetTSlot(4, opt, 0)
-		}
-		if custOpt != 0 {
-			b.PrependUOffsetTSlot(5, custOpt, 0)
-		}
-		opOffs[i] = b.EndObject()
+		}, k == 0, sgName(k))
 	}
-	tv := offsetVector(b, tensorOffs)
-	iv := intVector(b, i32s(m.inputs))
-	ov := intVector(b, i32s(m.outputs))
-	opv := offsetVector(b, opOffs)
-	sgName := b.CreateString("main")
-	b.StartObject(5)
-	b.PrependUOffsetTSlot(0, tv, 0)
-	b.PrependUOffsetTSlot(1, iv, 0)
-	b.PrependUOffsetTSlot(2, ov, 0)
-	b.PrependUOffsetTSlot(3, opv, 0)
-	b.PrependUOffsetTSlot(4, sgName, 0)
-	sg := b.EndObject()
-
 	codesV := offsetVector(b, codeOffs)
-	sgV := offsetVector(b, []flatbuffers.UOffsetT{sg})
+	sgV := offsetVector(b, sgOffs)
 	bufV := offsetVector(b, bufOffs)
 	desc := b.CreateString(m.description)
 	var metaV flatbuffers.UOffsetT
@@ -354,6 +297,129 @@ func (m *Model) Bytes() []byte {
 		b.FinishWithFileIdentifier(root, []byte("TFL3"))
 	}
 	return b.FinishedBytes()
+}
+
+// subgraph writes m's tensors and operators as one subgraph table; codes
+// writes the operator codes (between the tensors and the operators, where
+// single-subgraph models have always had them) when withCodes is set.
+func (m *Model) subgraph(b *flatbuffers.Builder, bufIndex []int, codeIndex map[opKey]int, codes func(*flatbuffers.Builder), withCodes bool, sgNameText string) flatbuffers.UOffsetT {
+	tensorOffs := make([]flatbuffers.UOffsetT, len(m.tensors))
+	for i, t := range m.tensors {
+		name := b.CreateString(t.name)
+		shape := intVector(b, i32s(t.shape))
+		var q flatbuffers.UOffsetT
+		if t.quant != nil {
+			scale := floatVector(b, t.quant.Scale)
+			b.StartVector(8, len(t.quant.ZeroPoint), 8)
+			for k := len(t.quant.ZeroPoint) - 1; k >= 0; k-- {
+				b.PrependInt64(t.quant.ZeroPoint[k])
+			}
+			zp := b.EndVector(len(t.quant.ZeroPoint))
+			b.StartObject(7)
+			b.PrependUOffsetTSlot(2, scale, 0)
+			b.PrependUOffsetTSlot(3, zp, 0)
+			b.PrependInt32Slot(6, int32(t.quant.Axis), 0)
+			q = b.EndObject()
+		}
+		b.StartObject(8)
+		b.PrependUOffsetTSlot(0, shape, 0)
+		b.PrependByteSlot(1, byte(t.dtype), 0)
+		b.PrependUint32Slot(2, uint32(bufIndex[i]), 0)
+		b.PrependUOffsetTSlot(3, name, 0)
+		if q != 0 {
+			b.PrependUOffsetTSlot(4, q, 0)
+		}
+		b.PrependBoolSlot(5, t.variable, false)
+		tensorOffs[i] = b.EndObject()
+	}
+	if withCodes {
+		codes(b)
+	}
+	opOffs := make([]flatbuffers.UOffsetT, len(m.ops))
+	for i, o := range m.ops {
+		ins := intVector(b, i32s(o.inputs))
+		outs := intVector(b, i32s(o.outputs))
+		var opt, custOpt flatbuffers.UOffsetT
+		if o.customOpts != nil {
+			custOpt = b.CreateByteVector(o.customOpts)
+		}
+		if o.opts != nil {
+			vecs := make([]flatbuffers.UOffsetT, len(o.opts.Vectors))
+			for k, v := range o.opts.Vectors {
+				vecs[k] = intVector(b, v.v)
+			}
+			strs := make([]flatbuffers.UOffsetT, len(o.opts.Strings))
+			for k, v := range o.opts.Strings {
+				strs[k] = b.CreateString(v.s)
+			}
+			maxSlot := 0
+			for _, f := range o.opts.Fields {
+				maxSlot = max(maxSlot, f.Slot+1)
+			}
+			for _, v := range o.opts.Vectors {
+				maxSlot = max(maxSlot, v.slot+1)
+			}
+			for _, v := range o.opts.Strings {
+				maxSlot = max(maxSlot, v.slot+1)
+			}
+			b.StartObject(maxSlot)
+			for _, f := range o.opts.Fields {
+				switch f.Kind {
+				case 'b':
+					b.PrependByteSlot(f.Slot, byte(int(f.Value)), 255^byte(int(f.Value)))
+				case 'i':
+					b.PrependInt32Slot(f.Slot, int32(f.Value), ^int32(f.Value))
+				case 'f':
+					b.PrependFloat32Slot(f.Slot, float32(f.Value), float32(f.Value)+1)
+				}
+			}
+			for k, v := range o.opts.Vectors {
+				b.PrependUOffsetTSlot(v.slot, vecs[k], 0)
+			}
+			for k, v := range o.opts.Strings {
+				b.PrependUOffsetTSlot(v.slot, strs[k], 0)
+			}
+			opt = b.EndObject()
+		}
+		b.StartObject(9)
+		b.PrependUint32Slot(0, uint32(codeIndex[opKey{o.code, o.custom}]), 0)
+		b.PrependUOffsetTSlot(1, ins, 0)
+		b.PrependUOffsetTSlot(2, outs, 0)
+		if o.opts != nil {
+			b.PrependByteSlot(3, o.opts.Type, 0)
+			b.PrependUOffsetTSlot(4, opt, 0)
+		}
+		if custOpt != 0 {
+			b.PrependUOffsetTSlot(5, custOpt, 0)
+		}
+		opOffs[i] = b.EndObject()
+	}
+	tv := offsetVector(b, tensorOffs)
+	iv := intVector(b, i32s(m.inputs))
+	ov := intVector(b, i32s(m.outputs))
+	opv := offsetVector(b, opOffs)
+	sgName := b.CreateString(sgNameText)
+	b.StartObject(5)
+	b.PrependUOffsetTSlot(0, tv, 0)
+	b.PrependUOffsetTSlot(1, iv, 0)
+	b.PrependUOffsetTSlot(2, ov, 0)
+	b.PrependUOffsetTSlot(3, opv, 0)
+	b.PrependUOffsetTSlot(4, sgName, 0)
+	return b.EndObject()
+
+}
+
+func sgName(k int) string {
+	if k == 0 {
+		return "main"
+	}
+	return fmt.Sprintf("subgraph%d", k)
+}
+
+// opKey identifies an operator code: builtin code and custom name.
+type opKey struct {
+	code   model.OpCode
+	custom string
 }
 
 func emptyBuffer(b *flatbuffers.Builder) flatbuffers.UOffsetT {

@@ -100,10 +100,19 @@ func parse(r io.Reader) (map[string]*counts, []string, error) {
 	return byOp, failed, sc.Err()
 }
 
+// customOps are the custom operators' names, which are not upper case.
+var customOps = []string{"TFLite_Detection_PostProcess"}
+
 // operatorOf is the operator a subtest is named after: the leading run of
-// upper-case letters, digits and underscores of its last name element.
+// upper-case letters, digits and underscores of its last name element, or
+// a custom operator's name.
 func operatorOf(test string) string {
 	name := test[strings.LastIndex(test, "/")+1:]
+	for _, c := range customOps {
+		if strings.HasPrefix(name, c) {
+			return c
+		}
+	}
 	end := 0
 	for i, r := range name {
 		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
