@@ -31,7 +31,9 @@ var fuzzGenerators = []struct {
 	{"FLOOR_DIV_float32", func(r *rand.Rand) diffCase { return randDivmod(r, model.OpFloorDiv, model.Float32, 4) }},
 	{"SQUARED_DIFFERENCE_int8", func(r *rand.Rand) diffCase { return randSqDiff(r, model.Int8) }},
 	{"ADD_N_int8", func(r *rand.Rand) diffCase { return randAddN(r, model.Int8) }},
-	{"SUM_int8", func(r *rand.Rand) diffCase { return randReduce(r, model.OpSum, model.Int8, reduceOpt{axisDT: model.Int32}) }},
+	{"SUM_int8", func(r *rand.Rand) diffCase {
+		return randReduce(r, model.OpSum, model.Int8, reduceOpt{axisDT: model.Int32})
+	}},
 	{"REDUCE_MAX_float32", func(r *rand.Rand) diffCase {
 		return randReduce(r, model.OpReduceMax, model.Float32, reduceOpt{axisDT: model.Int32})
 	}},
