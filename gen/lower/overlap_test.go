@@ -3,13 +3,19 @@ package lower
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/gen/run"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
 	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/planner"
 )
 
 // randOverlapGeom is a random convolution geometry of the kind
@@ -255,4 +261,87 @@ func randInt8s(r *rand.Rand, n int) []int8 {
 		v[i] = int8(r.IntN(256) - 128)
 	}
 	return v
+}
+
+// structInts reads the integer fields of a kernel's parameter block.
+func structInts(s program.Struct) map[string]int {
+	out := map[string]int{}
+	for _, f := range s.Fields {
+		if l, ok := f.Value.(program.Lit); ok {
+			switch v := l.Value.(type) {
+			case int:
+				out[f.Name] = v
+			case int32:
+				out[f.Name] = int(v)
+			case int64:
+				out[f.Name] = int(v)
+			}
+		}
+	}
+	return out
+}
+
+// TestOverlapPairsSimulated replays, byte by byte, every overlapped pair
+// the generator emits for the reference models and the fixtures, at the
+// distance the plan gives it (simulateBlocks, from the kernel call's own
+// parameters): no input byte is read after it was overwritten.
+func TestOverlapPairsSimulated(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*.tflite"))
+	more, _ := filepath.Glob(filepath.Join(e2e.SharedDir(t), "models", "*.tflite"))
+	pairs := 0
+	for _, f := range append(files, more...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := model.Parse(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As gen.LowerGraph plans: one session for every plan.
+		popt := layout.Options{Session: planner.NewSession(0)}
+		p, _, err := Program(g, ProgramOptions{Overlap: true, Plan: popt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lay, err := layout.Make(p, nil, popt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Overlaps) > 0 {
+			t.Logf("%s: %d overlapped pairs", filepath.Base(f), len(p.Overlaps))
+		}
+		for _, ov := range p.Overlaps {
+			calls := p.Ops[ov.Op].Calls
+			if len(calls) != 1 {
+				t.Fatalf("%s: operator %d: %d calls", f, ov.Op, len(calls))
+			}
+			c := calls[0]
+			v := structInts(c.Args[0].(program.Struct))
+			geom := convFastGeom{batches: v["batches"], inH: v["inH"], inW: v["inW"], inC: v["inC"],
+				fH: v["filterH"], fW: v["filterW"], outH: v["outH"], outW: v["outW"], outC: v["outC"],
+				strideH: v["strideH"], strideW: v["strideW"], dilH: 1, dilW: 1, padH: v["padH"], padW: v["padW"]}
+			block, readFirst := 2, true
+			switch c.Fn {
+			case string(kernelsig.ConvGatherInt8):
+			case string(kernelsig.Dw3x3Int8):
+				geom.inC, geom.outC, geom.fH, geom.fW = v["chans"], v["chans"], 3, 3
+				block, readFirst = 4, false
+				if geom.outW%4 != 0 && geom.outW%3 == 0 {
+					block = 3
+				}
+			default:
+				t.Fatalf("%s: operator %d overlapped with kernel %s, which has no simulation", f, ov.Op, c.Fn)
+			}
+			shift := lay.Offset(ov.In) - lay.Offset(ov.Out)
+			if err := simulateBlocks(geom, shift, block, readFirst); err != nil {
+				t.Errorf("%s: operator %d (%s): %v", filepath.Base(f), ov.Op, c.Fn, err)
+			}
+			pairs++
+		}
+	}
+	t.Logf("%d overlapped pairs simulated", pairs)
+	if pairs == 0 {
+		t.Error("no overlapped pair")
+	}
 }
