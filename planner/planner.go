@@ -47,6 +47,20 @@ type Buffer struct {
 	Size        int // bytes; 0 is allowed and placed at offset 0
 	First, Last int // inclusive lifetime in steps (operator indices)
 	Kind        Kind
+	// Tie, when set, places this buffer at a fixed distance from another:
+	// an operator writing its output over its own dying input in an order
+	// that never overwrites input still to be read (an overlapped pair).
+	Tie *Tie
+}
+
+// Tie fixes a buffer's offset to Shift bytes above buffer To's (Shift may
+// be negative). The two may overlap in memory although their lifetimes
+// meet. No other buffer may be tied to To; To may itself be tied to a
+// third buffer, so ties form chains (an operator's output overwriting its
+// input, then the next operator's output overwriting that), placed as one
+// rigid block. Shift must be a multiple of the alignment.
+type Tie struct {
+	To, Shift int
 }
 
 // Strategy selects the placement algorithm.
@@ -111,6 +125,9 @@ func problemKey(bufs []Buffer, align int, strategy Strategy) string {
 	k = fmt.Appendf(k, "%d/%d", align, strategy)
 	for _, b := range bufs {
 		k = fmt.Appendf(k, ";%d,%d,%d", b.Size, b.First, b.Last)
+		if b.Tie != nil {
+			k = fmt.Appendf(k, "@%d%+d", b.Tie.To, b.Tie.Shift)
+		}
 	}
 	return string(k)
 }
@@ -135,6 +152,10 @@ const (
 	Exhaustive                      // the search covered every order: no smaller arena exists
 	BestFound                       // search budget ran out; Gap bytes may be saved at most
 	Heuristic                       // greedy strategy requested: no claim
+	// AllOrders: with tied pairs the search covered every placement order,
+	// which need not contain the optimum when a pair leaves a gap another
+	// buffer could use.
+	AllOrders
 )
 
 // Plan is the result of planning.
@@ -165,6 +186,8 @@ func (p *Plan) CertText() string {
 		return "optimal (exhaustive)"
 	case BestFound:
 		return fmt.Sprintf("best found, gap %d bytes", p.Gap())
+	case AllOrders:
+		return fmt.Sprintf("best of every placement order, gap %d bytes", p.Gap())
 	}
 	return fmt.Sprintf("greedy (heuristic), %d bytes above the lower bound", p.Gap())
 }
@@ -195,9 +218,29 @@ func Make(bufs []Buffer, opt Options) (*Plan, error) {
 	if align < 1 || align&(align-1) != 0 {
 		return nil, fmt.Errorf("alignment %d is not a power of two", align)
 	}
+	tiedTo := map[int]bool{}
 	for i, b := range bufs {
 		if b.Size < 0 || b.First < 0 || b.Last < b.First {
 			return nil, fmt.Errorf("%w: buffer %d %q: size %d, lifetime [%d, %d]", ErrBadBuffer, i, b.Name, b.Size, b.First, b.Last)
+		}
+		if t := b.Tie; t != nil {
+			if t.To < 0 || t.To >= len(bufs) || t.To == i || tiedTo[t.To] || t.Shift%align != 0 {
+				return nil, fmt.Errorf("%w: buffer %d %q: tie to buffer %d at %d bytes (the other buffer must exist and have no other buffer tied to it; the shift a multiple of %d)", ErrBadBuffer, i, b.Name, t.To, t.Shift, align)
+			}
+			tiedTo[t.To] = true
+		}
+	}
+	for i := range bufs { // ties form chains, not cycles
+		j := i
+		for n := 0; bufs[j].Tie != nil; n++ {
+			if j = bufs[j].Tie.To; n > len(bufs) {
+				return nil, fmt.Errorf("%w: buffer %d %q: its ties form a cycle", ErrBadBuffer, i, bufs[i].Name)
+			}
+		}
+	}
+	if len(tiedTo) > 0 {
+		if err := checkChains(bufs, align); err != nil {
+			return nil, err
 		}
 	}
 	sess := opt.Session
@@ -228,9 +271,15 @@ func makePinned(bufs []Buffer, strategy Strategy, align int, budget *Budget) (*P
 		}
 		hi = max(hi, b.Last)
 	}
+	// With ties, a pinned buffer may fit in a gap of a tied pair, so
+	// stacking it on top is not optimal: plan everything together.
+	anyTie := false
+	for _, b := range bufs {
+		anyTie = anyTie || b.Tie != nil
+	}
 	var rest, pinned []int
 	for i, b := range bufs {
-		if b.First == lo && b.Last == hi {
+		if b.First == lo && b.Last == hi && !anyTie {
 			pinned = append(pinned, i)
 		} else {
 			rest = append(rest, i)
@@ -264,6 +313,11 @@ func makePinned(bufs []Buffer, strategy Strategy, align int, budget *Budget) (*P
 
 // makeFree plans buffers none of which is pinned.
 func makeFree(bufs []Buffer, strategy Strategy, align int, budget *Budget) (*Plan, error) {
+	for _, b := range bufs {
+		if b.Tie != nil {
+			return makeTied(bufs, strategy, align, budget), nil
+		}
+	}
 	p := newProblem(bufs, align)
 	plan := &Plan{LowerBound: p.lowerBound, PeakStep: p.peakStep}
 
@@ -660,12 +714,19 @@ func (s *search) dfs(depth, height int) bool {
 // FirstOverlap checks a plan: found reports two buffers i < j that are live
 // at the same step and overlap in memory (the first such pair), so the plan
 // is bad; found is false when the plan is valid. Sizes are taken as given
-// (unaligned), so it checks exactly what the program touches.
+// (unaligned), so it checks exactly what the program touches. A tied
+// buffer may overlap the buffer it is tied to, but must sit at exactly its
+// distance from it (found reports the pair when not).
 func FirstOverlap(bufs []Buffer, offsets []int) (i, j int, found bool) {
+	for i, b := range bufs {
+		if t := b.Tie; t != nil && offsets[i] != offsets[t.To]+t.Shift {
+			return min(i, t.To), max(i, t.To), true
+		}
+	}
 	for i = range bufs {
 		for j = i + 1; j < len(bufs); j++ {
 			a, b := bufs[i], bufs[j]
-			if a.Size == 0 || b.Size == 0 {
+			if a.Size == 0 || b.Size == 0 || a.Tie != nil && a.Tie.To == j || b.Tie != nil && b.Tie.To == i {
 				continue
 			}
 			if a.First <= b.Last && b.First <= a.Last &&

@@ -42,6 +42,7 @@ type config struct {
 	check, version bool
 	stamp          bool
 	speed          bool
+	fuse           string
 	align          int
 	plannerName    string
 	effort         int64
@@ -125,6 +126,7 @@ func addFlags(fs *flag.FlagSet, cfg *config, plan bool) {
 	fs.StringVar(&cfg.plannerName, "planner", "optimal", "memory planner: optimal or greedy (TFLite Micro's rule)")
 	fs.Int64Var(&cfg.effort, "plan-effort", planner.DefaultEffort, "exact planner search budget in search `steps`, for all plans of one run together (machine independent)")
 	fs.BoolVar(&cfg.speed, "speed", false, "use every fast kernel even where its scratch memory makes the arena larger")
+	fs.StringVar(&cfg.fuse, "fuse", "on", "on: operators may write their output over their dying input where that makes the arena smaller; off: today's layer-by-layer plan")
 	fs.IntVar(&cfg.maxArena, "max-arena", 0, "fail when the arena needs more than `bytes` (0: no limit)")
 	fs.Int64Var(&cfg.maxModel, "max-model-size", 256<<20, "refuse model files larger than `bytes`")
 }
@@ -164,6 +166,9 @@ func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, err
 	if cfg.plannerName != "optimal" && cfg.plannerName != "greedy" {
 		return nil, "", fmt.Errorf("-planner %q: must be optimal or greedy", cfg.plannerName)
 	}
+	if cfg.fuse != "on" && cfg.fuse != "off" {
+		return nil, "", fmt.Errorf("-fuse %q: want on or off", cfg.fuse)
+	}
 	if cfg.effort < 1 {
 		return nil, "", fmt.Errorf("-plan-effort %d: must be positive", cfg.effort)
 	}
@@ -177,7 +182,7 @@ func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, err
 }
 
 func (c *config) options() gen.Options {
-	o := gen.Options{Package: c.pkg, Align: c.align, Effort: c.effort, MaxArena: c.maxArena, Speed: c.speed}
+	o := gen.Options{Package: c.pkg, Align: c.align, Effort: c.effort, MaxArena: c.maxArena, Speed: c.speed, NoFuse: c.fuse == "off"}
 	if c.plannerName == "greedy" {
 		o.Planner = planner.Greedy
 	}

@@ -59,13 +59,15 @@ func TestExitCodes(t *testing.T) {
 		{"two models", []string{exampleModel, exampleModel, "-o", out}, 2, "one model file expected, got 2", false},
 		{"bad flag", []string{"-bogus", exampleModel}, 2, "flag provided but not defined: -bogus", false},
 		{"bad align", []string{exampleModel, "-align", "3", "-o", out}, 2, "-align 3: must be a power of two", false},
+		{"bad fuse", []string{exampleModel, "-fuse", "yes", "-o", out}, 2, `-fuse "yes": want on or off`, false},
 		{"bad planner", []string{exampleModel, "-planner", "best", "-o", out}, 2, `-planner "best": must be optimal or greedy`, false},
 		{"bad package", []string{exampleModel, "-pkg", "1x", "-o", out}, 1, `package name "1x" is not a Go identifier`, false},
 		{"missing file", []string{filepath.Join(tmp, "nope.tflite"), "-o", out}, 1, "nope.tflite: no such file or directory", false},
 		{"truncated", []string{corrupt, "-o", out}, 1, "corrupt.tflite: invalid model", false},
 		{"not a model", []string{notModel, "-o", out}, 1, `text.tflite: invalid model: file identifier is`, false},
 		{"too large", []string{exampleModel, "-max-model-size", "100", "-o", out}, 1, "over the -max-model-size limit of 100", false},
-		{"arena limit", []string{exampleModel, "-max-arena", "1000", "-o", out}, 1, "arena needs 1536 bytes, 536 over the limit of 1000; peak at operator 2 (CONV_2D)", false},
+		{"arena limit", []string{exampleModel, "-max-arena", "1000", "-o", out}, 1, "arena needs 1040 bytes, 40 over the limit of 1000; peak at operator 3 (AVERAGE_POOL_2D)", false},
+		{"arena limit layer by layer", []string{exampleModel, "-max-arena", "1000", "-fuse=off", "-o", out}, 1, "arena needs 1536 bytes, 536 over the limit of 1000; peak at operator 2 (CONV_2D)", false},
 		{"version", []string{"-version"}, 0, "", false},
 		{"flags after model", []string{exampleModel, "-o", out, "-pkg", "tiny"}, 0, "", true},
 	}
@@ -168,9 +170,16 @@ func TestPlanCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"arena        1536 bytes", "lower bound  1536 bytes", "Timeline"} {
+	for _, want := range []string{"arena        1040 bytes", "lower bound  1040 bytes", "operator 2 (CONV_2D) writes b3 (t3) over b2 (t2)", "Timeline"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("plan output lacks %q", want)
+		}
+	}
+	// -fuse=off: the layer-by-layer plan, conv3 and its input apart.
+	_, flat, _ := runCLI("plan", exampleModel, "-fuse=off")
+	for _, want := range []string{"arena        1536 bytes", "lower bound  1536 bytes", "schedule     layer by layer"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("plan -fuse=off output lacks %q", want)
 		}
 	}
 	b, err := os.ReadFile(svg)

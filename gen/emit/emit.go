@@ -567,6 +567,12 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 		if len(pop.Calls) == 0 && pop.Flow == nil {
 			step = append(step, jen.Comment("(a view of its input: no code)"))
 		}
+		for _, ov := range e.p.Overlaps {
+			if ov.Op == pop.Index {
+				step = append(step, jen.Comment(fmt.Sprintf("(written over its dying input, which starts %d bytes above the output: raster order never overwrites input still to be read)",
+					e.lay.Offset(ov.In)-e.lay.Offset(ov.Out))))
+			}
+		}
 		step = append(step, e.opCode(pop)...)
 		body = append(body, step...)
 		traced = append(traced, step...)

@@ -71,6 +71,11 @@ func Make(p *program.Program, plain *program.Program, opt Options) (*Layout, err
 
 func place(p *program.Program, align int, opt Options) (*planner.Plan, error) {
 	bufs := p.PlannerBuffers()
+	for i, b := range bufs {
+		if b.Tie != nil && b.Tie.Shift%align != 0 {
+			bufs[i].Tie = &planner.Tie{To: b.Tie.To, Shift: planner.AlignedSize(b.Tie.Shift, align)}
+		}
+	}
 	plan, err := planner.Make(bufs, planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort, Session: opt.Session})
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)

@@ -864,10 +864,21 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 	if err != nil {
 		return err
 	}
+	wt := c.Const("PW", convPWPairs(rows))
 	c.Call(kernelsig.ConvPWInt8, Struct(kernelsig.ConvPWParams,
 		F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
 		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
-		View(in), c.Const("PW", convPWPairs(rows)), rq, View(out))
+		View(in), wt, rq, View(out))
+	if inC%8 == 0 && inC <= convGatherMax && outC <= convGatherMaxC {
+		// convPWInt8 writes channel pair by channel pair; written over its
+		// input, the layer runs as convGatherInt8 (raster order, pixel
+		// pairs) on the same weights: a 1x1 window of inC values.
+		g := convFastGeom{batches: 1, inH: 1, inW: pixels, inC: inC, fH: 1, fW: 1, outH: 1, outW: pixels, outC: outC,
+			strideH: 1, strideW: 1, dilH: 1, dilW: 1}
+		c.offerOverlapWith(0, rasterWindowShift(g, 1, 1, 2, true), func() {
+			c.Call(kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), wt, rq, View(out))
+		})
+	}
 	return nil
 }
 
@@ -888,6 +899,9 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 			padded[oc] = append(append([]int8(nil), r...), make([]int8, kp-k)...)
 		}
 		c.Call(kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Gather", convPWPairs(padded)), rq, View(out))
+		// convGatherInt8 gathers the windows of two pixels, then writes
+		// both, in raster order.
+		c.offerOverlap(0, rasterWindowShift(g, 1, 1, 2, true))
 		return nil
 	}
 	wt := make([]byte, 0, (len(rows)+1)/2*2*k)
@@ -1005,5 +1019,14 @@ func dwLower3x3Int8(c *opCtx, in, filter, bias, out *model.Tensor, oh, ow, strid
 		F("padH", Int(padH)), F("padW", Int(padW)),
 		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
 		View(in), c.Const("DW", wt), c.Const("ZP", zrow), rq, View(out))
+	// dw3x3Int8 writes blocks of bw pixels of a row in raster order,
+	// channel by channel (its reads and writes interleave in a block).
+	bw := 4
+	if ow%4 != 0 && ow%3 == 0 {
+		bw = 3
+	}
+	g := convFastGeom{batches: batches, inH: inH, inW: inW, inC: C, fH: 3, fW: 3, outH: oh, outW: ow, outC: C,
+		strideH: strideH, strideW: strideW, dilH: 1, dilW: 1, padH: padH, padW: padW}
+	c.offerOverlap(0, rasterWindowShift(g, 1, 1, bw, false))
 	return nil
 }

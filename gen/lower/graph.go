@@ -113,6 +113,9 @@ type Options struct {
 	// NoViews gives every tensor its own buffer even where an operator is
 	// a view of its input (RESHAPE, SQUEEZE, EXPAND_DIMS).
 	NoViews bool
+	// Overlap lists the operators that write their output over their
+	// dying input, shifted, where their kernels allow it (overlap.go).
+	Overlap map[int]bool
 }
 
 // Assemble builds the program from one fragment per operator: it groups
@@ -247,6 +250,10 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 		}
 	}
 	addResources(p, frags, reqBuf, last)
+	var tied map[int]bool
+	if len(opt.Overlap) > 0 && !opt.NoShare {
+		tied = tieOverlaps(g, frags, p, opt.Overlap)
+	}
 	consts := map[*constData]int{}
 	for _, f := range frags {
 		for _, cd := range f.c.consts {
@@ -254,7 +261,7 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 			p.Consts = append(p.Consts, program.Const{Hint: cd.hint, Op: f.c.Op.Index, Data: cd.data})
 		}
 	}
-	rs := &resolver{p: p, reqBuf: reqBuf, consts: consts}
+	rs := &resolver{p: p, reqBuf: reqBuf, consts: consts, tied: tied}
 	for _, f := range frags {
 		c := f.c
 		if c.flow != nil {
@@ -282,7 +289,11 @@ func (rs *resolver) op(c *opCtx, g *model.Graph, scope map[*model.Tensor]program
 		callScope = rs.callScope[c]
 	}
 	rs.scope = callScope
-	op.Calls = rs.calls(c.calls)
+	calls := c.calls
+	if scope == nil && rs.tied[c.Op.Index] && c.overlap != nil && c.overlap.calls != nil {
+		calls = c.overlap.calls // the raster-order kernel of an overlapped pair
+	}
+	op.Calls = rs.calls(calls)
 	if f := c.flow; f != nil {
 		pf := &program.Flow{Kind: f.kind}
 		rs.scope = callScope
@@ -445,6 +456,7 @@ type resolver struct {
 	reqBuf map[*scratchReq]program.BufID
 	consts map[*constData]int
 	err    error
+	tied   map[int]bool // operators of subgraph 0 writing over their input
 	// scope maps the tensors of called subgraphs to their buffers while
 	// their calls are resolved (subgraphs.go); blockScope and callScope
 	// hold it per block and per control flow operator.

@@ -66,6 +66,7 @@ type opCtx struct {
 	persist []*scratchReq
 	aliases []alias
 	consts  []*constData
+	overlap *overlapOffer // the kernel may write its output over an input
 }
 
 // kcall is one emitted kernel call: fn(args...).

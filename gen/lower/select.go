@@ -14,6 +14,10 @@ type ProgramOptions struct {
 	// Speed keeps every fast kernel variant even where its scratch memory
 	// makes the arena larger.
 	Speed bool
+	// Overlap lets operators write their output over their dying input
+	// where their kernels allow it and the arena comes out smaller
+	// (overlap.go).
+	Overlap bool
 	// Plan is how candidate selections are planned (alignment, strategy,
 	// effort): the same as for the final plan.
 	Plan layout.Options
@@ -72,6 +76,20 @@ func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err
 	}
 	if p, err = Assemble(g, frags, opt.Options); err != nil {
 		return nil, nil, err
+	}
+	if opt.Overlap {
+		// Operators write over their dying input where that makes the
+		// arena smaller.
+		p, err = chooseOverlaps(g, frags, opt.Options, p, func(q *program.Program) (int, error) {
+			l, err := layout.Make(q, nil, opt.Plan)
+			if err != nil {
+				return 0, err
+			}
+			return l.Plan.Size, nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	for _, b := range p.Buffers {
 		if len(b.Tensors) > 1 {

@@ -31,6 +31,19 @@ type Program struct {
 	InPlace []InPlace
 	// TensorBuf maps a non-constant tensor index to its buffer.
 	TensorBuf map[int]BufID
+	// Overlaps lists the operators that write their output over their
+	// dying input (the input's buffer is tied to the output's, see
+	// planner.Tie).
+	Overlaps []Overlap
+}
+
+// Overlap is an operator writing buffer Out over its dying input In, which
+// starts at least MinShift bytes above Out (In's planner Tie holds the
+// shift, MinShift rounded up to the alignment).
+type Overlap struct {
+	Op       int
+	In, Out  BufID
+	MinShift int
 }
 
 // BufID names one buffer of a Program.

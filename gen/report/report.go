@@ -28,6 +28,8 @@ type layoutReport struct {
 	Align                    int
 	Saved, Plain             int
 	InPlace                  []string
+	Overlaps                 []string
+	MACs                     int64
 	Table, Chart             string
 	Const                    *ConstBytes // nil when no code was emitted
 }
@@ -74,6 +76,18 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes) ([]byte, er
 		Act: pr.Bytes(planner.Activation), Scratch: pr.Bytes(planner.Scratch), Persistent: pr.Bytes(planner.Persistent),
 		PeakOp: p.PeakStep, PeakName: pr.Ops[p.PeakStep].Code.String(), Align: l.Align,
 		Saved: l.PlainSize - p.Size, Plain: l.PlainSize,
+	}
+	for _, op := range pr.Ops {
+		r.MACs += op.MACs
+	}
+	row := map[program.BufID]int{} // a buffer's number in the table
+	for n, i := range Order(pr) {
+		row[program.BufID(i)] = n
+	}
+	for _, ov := range pr.Overlaps {
+		in, out := pr.Buffers[ov.In], pr.Buffers[ov.Out]
+		r.Overlaps = append(r.Overlaps, fmt.Sprintf("operator %d (%s) writes %s over %s, which starts %d bytes above it (at least %d needed)",
+			ov.Op, pr.Ops[ov.Op].Code, bufLabel(row[ov.Out], out), bufLabel(row[ov.In], in), l.Offset(ov.In)-l.Offset(ov.Out), ov.MinShift))
 	}
 	for _, ip := range pr.InPlace {
 		r.InPlace = append(r.InPlace, fmt.Sprintf("operator %d (%s) writes t%d in place of t%d", ip.Op, pr.Ops[ip.Op].Code, ip.Out, ip.In))
@@ -137,4 +151,13 @@ func chart(pr *program.Program, order []int) string {
 		sb.WriteByte('\n')
 	}
 	return sb.String()
+}
+
+// bufLabel names a buffer as the table does: b<id> and its tensors.
+func bufLabel(n int, b program.Buffer) string {
+	var ts []string
+	for _, t := range b.Tensors {
+		ts = append(ts, fmt.Sprintf("t%d", t))
+	}
+	return fmt.Sprintf("b%d (%s)", n, strings.Join(ts, " = "))
 }

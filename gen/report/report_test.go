@@ -90,6 +90,7 @@ func TestText(t *testing.T) {
 
 arena        112 bytes
 lower bound  112 bytes (largest total of buffers live at one operator)
+schedule     layer by layer; 0 multiply-accumulates per Invoke
 plan         optimal (= lower bound), by hand
 by kind      activations 58, scratch 40, persistent 8 bytes (unaligned)
 sharing      32 bytes saved by views and in-place operators (one buffer per tensor: 144 bytes)

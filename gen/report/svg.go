@@ -42,6 +42,14 @@ func SVG(pr *program.Program, l *layout.Layout) []byte {
 			fmt.Fprintf(&sb, "<text x=\"%d\" y=\"%d\">b%d</text>\n", x+2, y+11, k)
 		}
 	}
+	// Overlapped pairs: the output, drawn over its input, outlined dashed.
+	for _, ov := range pr.Overlaps {
+		b := pr.Buffers[ov.Out]
+		x := left + b.First*colW
+		y := top + plotH - int(float64(l.Plan.Offsets[ov.Out]+b.Size)*scale)
+		fmt.Fprintf(&sb, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#c1121f\" stroke-dasharray=\"3\"><title>operator %d writes %s over its dying input</title></rect>\n",
+			x, y, (b.Last-b.First+1)*colW, max(1, int(float64(b.Size)*scale)), ov.Op, html.EscapeString(b.Name))
+	}
 	ly := top + plotH - int(float64(l.Plan.LowerBound)*scale)
 	fmt.Fprintf(&sb, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"red\" stroke-dasharray=\"4\"/>\n", left, ly, left+n*colW, ly)
 	fmt.Fprintf(&sb, "<text x=\"2\" y=\"%d\" fill=\"red\">lower bound</text>\n", ly+4)

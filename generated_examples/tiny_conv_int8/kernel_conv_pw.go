@@ -4,90 +4,6 @@
 
 package tiny_conv_int8
 
-import (
-	"unsafe"
-)
-
-// convPWParams describes a pointwise convolution.
-type convPWParams struct {
-	pixels         int   // batches * height * width
-	inC, outC      int   // input and output channels
-	outOffset      int32 // output zero point
-	actMin, actMax int32 // quantized activation bounds
-}
-
-// convPWInt8 runs the pointwise convolution without scratch memory. wt
-// holds the int8 weights in the layout of convPWPairs: for each pair of
-// output channels (outC rounded up to even, the missing channel's weights
-// zero), 2*inC bytes; rq holds the requantization triples (conv_rq.go).
-//
-// The products are computed for two pixels and two output channels at a
-// time in four int32 sums, one 32-bit multiply-add each (MLA on ARM): a
-// 32-bit core keeps the four sums, three base pointers and the loaded
-// values in its registers, where lane-packed 64-bit products would need
-// a 64-bit add per multiply and twice the registers per sum. The sums wrap
-// like the reference's int32 accumulator.
-func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
-	K, N, P := p.inC, p.outC, p.pixels
-	w := constI8(wt)
-	in = in[:P*K]
-	out = out[:P*N]
-	w = w[:(N+1)/2*2*K]
-	// With K a multiple of eight, rows and weights are read as groups of
-	// eight and sixteen (convPWPair8); otherwise through convPWDotAny.
-	K8 := K / 8
-	in8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/8)
-	w16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/16)
-	var q [4]convPWRQ
-	q2 := (*[2]convPWRQ)(q[:2])
-	for ob := 0; ob < N; ob += 2 {
-		convPWRQLoad(rq, ob, &q[0])
-		two := ob+1 < N
-		if two {
-			convPWRQLoad(rq, ob+1, &q[1])
-		}
-		if convPW64 && K%8 == 0 && K < 1<<17 && ob+2 < N {
-			// Four channels, two pixels a multiply (convPWQuad8).
-			convPWRQLoad(rq, ob+2, &q[2])
-			m := min(4, N-ob)
-			if m == 4 {
-				convPWRQLoad(rq, ob+3, &q[3])
-			}
-			convPWQuad8(p, in8, w16[ob/2*K8:ob/2*K8+2*K8], &q, m, out[ob:])
-			ob += 2
-			continue
-		}
-		if K%8 == 0 {
-			convPWPair8(p, in8, w16[ob/2*K8:ob/2*K8+K8], q2, two, out[ob:])
-			continue
-		}
-		wb := w[ob*K : ob*K+2*K]
-		for px := 0; px < P; px += 2 {
-			p1 := min(px+1, P-1) // an odd last pixel is paired with itself
-			s00, s01, s10, s11 := convPWDotAny(in[px*K:px*K+K], in[p1*K:p1*K+K], wb)
-			convPWStore2x2(p, s00, s01, s10, s11, q2, two, px+1 < P, out[px*N+ob:])
-		}
-	}
-}
-
-// convPWStore2x2 rescales and stores the sums of pixels px (s00, s01) and
-// px+1 (s10, s11, when second) for output channels ob (q[0]) and ob+1
-// (s01, s11, q[1], when two); out starts at pixel px, channel ob.
-func convPWStore2x2(p *convPWParams, s00, s01, s10, s11 int32, q *[2]convPWRQ, two, second bool, out []int8) {
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	out[0] = convPWOut(s00, &q[0], zo, lo, hi)
-	if two {
-		out[1] = convPWOut(s01, &q[1], zo, lo, hi)
-	}
-	if second {
-		o := out[p.outC:]
-		o[0] = convPWOut(s10, &q[0], zo, lo, hi)
-		if two {
-			o[1] = convPWOut(s11, &q[1], zo, lo, hi)
-		}
-	}
-}
-
 // convPWRQ is one output channel's requantization in 32-bit steps: the
 // folded bias, the left shift, twice the multiplier (the multiplier is Q31
 // and >= 0, so this fits in uint32) and, for the rounding right shift r,
@@ -117,12 +33,6 @@ func convPWRQLoad(rq string, c int, q *convPWRQ) {
 		q.negRound = ^uint32(0)
 		q.kh, q.rm1 = 1<<(q.right-2&31), q.right-1
 	}
-}
-
-// convPWOut adds the folded bias to the sum acc, rescales it
-// (convPWRescale), adds the output zero point zo and clamps it to [lo, hi].
-func convPWOut(acc int32, q *convPWRQ, zo, lo, hi int32) int8 {
-	return int8(max(min(convPWRescale(acc, q)+zo, hi), lo))
 }
 
 // convPWRescale adds the folded bias to the sum acc and rescales it with
@@ -168,76 +78,6 @@ func convRQR(v int32, m, kh, rm1 uint32) int32 {
 	s := uint32(v >> 31)
 	k := uint64(kh+s&^m)<<32 | uint64(1<<30|s&(1<<31))
 	return int32(uint32((uint64(uint32(v))*uint64(m)+k)>>32)) >> (rm1 & 31)
-}
-
-// convPWBatch is how many pixel pairs convPWPair8 passes to convPWDot8 at
-// once (their sums are kept in a local array).
-const convPWBatch = 32
-
-// convPWPair8 computes output channels ob and ob+1 (when two) for every
-// pixel: x holds the pixels' rows as groups of eight inputs (K/8 groups a
-// pixel), w the channel pair's weights as groups of sixteen (the first
-// channel's eight, then the second's), q their requantizations; out starts
-// at channel ob of pixel 0. The dot products of a batch of pixel pairs
-// come from convPWDot8 (an odd last pixel is paired with itself), then
-// the batch is rescaled and stored.
-//
-//go:noinline
-func convPWPair8(p *convPWParams, x [][8]int8, w [][16]int8, q *[2]convPWRQ, two bool, out []int8) {
-	K8, N, P := len(w), p.outC, p.pixels
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	nch := 1
-	if two {
-		nch = 2
-	}
-	// With an even number of groups, rows and weights are read as groups
-	// of sixteen and thirty-two (convPWDot16).
-	x16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(x))), len(x)/2)
-	w32 := unsafe.Slice((*[32]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/2)
-	// sums[j][t] is channel ob+j of pixel px+t.
-	var sums [2][2 * convPWBatch]int32
-	for px := 0; px < P; px += 2 * convPWBatch {
-		n := min(convPWBatch, (P-px+1)/2)
-		for i := 0; i < n; i++ {
-			a := (px + 2*i) * K8
-			b := min(a+K8, (P-1)*K8)
-			var s00, s01, s10, s11 int32
-			if K8%2 == 0 {
-				s00, s01, s10, s11 = convPWDot16(x16[a/2:a/2+K8/2], x16[b/2:b/2+K8/2], w32)
-			} else {
-				s00, s01, s10, s11 = convPWDot8(x[a:a+K8], x[b:b+K8], w)
-			}
-			sums[0][2*i], sums[1][2*i], sums[0][2*i+1], sums[1][2*i+1] = s00, s01, s10, s11
-		}
-		m := min(2*convPWBatch, P-px)
-		for j := 0; j < nch; j++ {
-			// One channel at a time, so that its requantization stays in
-			// registers (convRQ32 written out: so the compiler keeps more
-			// of it in registers).
-			qj := &q[j]
-			o := out[px*N+j:]
-			if qj.right >= 2 && qj.right <= 23 && zo >= -128 && zo <= 128 {
-				// convRQR written out, with zo added in the high word
-				// (zo*2^(r-1)), which adds it to the result exactly: the
-				// high word stays below 2^30 + 2^(r-2) + 2^(r+6) <= 2^31
-				// in magnitude.
-				bias, mult, rm1 := qj.bias, qj.mult2>>1, qj.rm1&31
-				kh := qj.kh + uint32(zo)<<rm1
-				for t, acc := range sums[j][:m] {
-					o[t*N] = int8(max(min(convRQR(acc+bias, mult, kh, rm1), hi), lo))
-				}
-				continue
-			}
-			bias, left, mult2, right := qj.bias, qj.left&31, qj.mult2, qj.right&31
-			mask, half, neg := qj.mask, qj.half, qj.negRound
-			for t, acc := range sums[j][:m] {
-				v := (acc + bias) << left
-				h := int32((uint64(uint32(v))*uint64(mult2)+1<<31)>>32) - int32(mult2&uint32(v>>31))
-				y := h>>right + int32((uint32(h)&mask+half+uint32(h>>31)&neg)>>right)
-				o[t*N] = int8(max(min(y+zo, hi), lo))
-			}
-		}
-	}
 }
 
 // convPWDot8 returns the dot products of two pixel rows a and b (groups of
@@ -308,92 +148,6 @@ func convPWDot8(a, b [][8]int8, w [][16]int8) (s00, s01, s10, s11 int32) {
 		v = int32(r[15])
 		s01 += x * v
 		s11 += y * v
-	}
-	return
-}
-
-// convPW64 is true where int is 64 bits wide: there convPWInt8 multiplies
-// two pixels at once with 64-bit products (convPWQuad8).
-const convPW64 = ^uint(0)>>63 == 1
-
-// convPWQuad8 is convPWPair8 for four output channels ob..ob+3 (m of them
-// exist; w holds their two channel pairs, q their requantizations), for
-// 64-bit machines: the inputs of a pixel pair are packed into one int64,
-// a + b<<32, so that one 64-bit multiply by a weight gives both products,
-// a*w in the low 32 bits and b*w above. The low lane of a sum is the int32
-// sum of a*w (wrapping like the reference's); as that sum is exact in
-// int32 for K < 2^17, the high lane is the int32 sum of b*w.
-//
-//go:noinline
-func convPWQuad8(p *convPWParams, x [][8]int8, w [][16]int8, q *[4]convPWRQ, m int, out []int8) {
-	K8, N, P := len(w)/2, p.outC, p.pixels
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	w0, w1 := w[:K8], w[K8:2*K8]
-	for px := 0; px < P; px += 2 {
-		a := px * K8
-		b := min(a+K8, (P-1)*K8)
-		var s [4]int64
-		s[0], s[1], s[2], s[3] = convPWDot8x4(x[a:a+K8], x[b:b+K8], w0, w1)
-		o := out[px*N:]
-		for j := range s[:m] {
-			l := int32(s[j])
-			o[j] = int8(max(min(convPWRescale(l, &q[j])+zo, hi), lo))
-			if px+1 < P {
-				o[N+j] = int8(max(min(convPWRescale(int32((s[j]-int64(l))>>32), &q[j])+zo, hi), lo))
-			}
-		}
-	}
-}
-
-// convPWDot8x4 returns the lane-packed dot products (pixel a in the low 32
-// bits, b above) of two pixel rows with the four weight rows of two
-// channel pairs w0 and w1 (convPWDot8's layout).
-//
-//go:noinline
-func convPWDot8x4(a, b [][8]int8, w0, w1 [][16]int8) (s0, s1, s2, s3 int64) {
-	b, w0, w1 = b[:len(a)], w0[:len(a)], w1[:len(a)]
-	for k := range a {
-		qa, qb, r, t := a[k], b[k], w0[k], w1[k]
-		v := int64(qa[0]) + int64(qb[0])<<32
-		s0 += v * int64(r[0])
-		s1 += v * int64(r[8])
-		s2 += v * int64(t[0])
-		s3 += v * int64(t[8])
-		v = int64(qa[1]) + int64(qb[1])<<32
-		s0 += v * int64(r[1])
-		s1 += v * int64(r[9])
-		s2 += v * int64(t[1])
-		s3 += v * int64(t[9])
-		v = int64(qa[2]) + int64(qb[2])<<32
-		s0 += v * int64(r[2])
-		s1 += v * int64(r[10])
-		s2 += v * int64(t[2])
-		s3 += v * int64(t[10])
-		v = int64(qa[3]) + int64(qb[3])<<32
-		s0 += v * int64(r[3])
-		s1 += v * int64(r[11])
-		s2 += v * int64(t[3])
-		s3 += v * int64(t[11])
-		v = int64(qa[4]) + int64(qb[4])<<32
-		s0 += v * int64(r[4])
-		s1 += v * int64(r[12])
-		s2 += v * int64(t[4])
-		s3 += v * int64(t[12])
-		v = int64(qa[5]) + int64(qb[5])<<32
-		s0 += v * int64(r[5])
-		s1 += v * int64(r[13])
-		s2 += v * int64(t[5])
-		s3 += v * int64(t[13])
-		v = int64(qa[6]) + int64(qb[6])<<32
-		s0 += v * int64(r[6])
-		s1 += v * int64(r[14])
-		s2 += v * int64(t[6])
-		s3 += v * int64(t[14])
-		v = int64(qa[7]) + int64(qb[7])<<32
-		s0 += v * int64(r[7])
-		s1 += v * int64(r[15])
-		s2 += v * int64(t[7])
-		s3 += v * int64(t[15])
 	}
 	return
 }
@@ -517,30 +271,6 @@ func convPWDot16(a, b [][16]int8, w [][32]int8) (s00, s01, s10, s11 int32) {
 		y = int32(qb[15])
 		s10 += y * u
 		v = int32(r[31])
-		s01 += x * v
-		s11 += y * v
-	}
-	return
-}
-
-// convPWDotAny returns the dot products of the pixel rows x0 and x1 (of
-// any length K) with the weight rows of a pair of output channels, w in
-// convPWPairs's layout (2K bytes); s01 is x0 with the second channel.
-func convPWDotAny(x0, x1, w []int8) (s00, s01, s10, s11 int32) {
-	K := len(x0)
-	x1, w = x1[:K], w[:2*K]
-	n := K / 8 * 8
-	for k := range x0 {
-		// Weight k of the first channel, and the second's 8 (groups) or 1
-		// (tail) bytes later.
-		j, d := 2*k, 1
-		if k < n {
-			j, d = 16*(k/8)+k%8, 8
-		}
-		u, v := int32(w[j]), int32(w[j+d])
-		x, y := int32(x0[k]), int32(x1[k])
-		s00 += x * u
-		s10 += y * u
 		s01 += x * v
 		s11 += y * v
 	}

@@ -1,0 +1,200 @@
+package lower
+
+import (
+	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/planner"
+)
+
+// Overlapped in-place operators. A kernel that computes its output in
+// raster order, reading each output pixel's input window before it writes
+// that pixel, can write its output over its own input when the input dies
+// there, provided the output starts far enough below the input that no
+// write reaches input a later pixel still reads. The lowering states the
+// smallest such distance (overlapOffer); Assemble ties the input's buffer
+// to the output's at that distance when the input dies at the operator,
+// and the planner places the pair as one block: output and input overlap,
+// and the pair takes max(output, distance + input) bytes instead of their
+// sum. Every output element is computed exactly as without overlap.
+
+// overlapOffer says that the operator's output may be placed minShift
+// bytes below its input In (an input index) and written over it, by the
+// operator's calls or, when calls is set, by these instead (a raster-order
+// kernel where the usual one writes in another order).
+type overlapOffer struct {
+	in       int
+	minShift int
+	calls    []kcall
+}
+
+// offerOverlap records that the operator's kernel writes its output over
+// input in safely when the input starts at least minShift bytes above the
+// output.
+func (c *opCtx) offerOverlap(in, minShift int) {
+	c.overlap = &overlapOffer{in: in, minShift: minShift}
+}
+
+// offerOverlapWith records that the calls emit makes write the operator's
+// output over input in safely at minShift; they replace the operator's
+// calls when the pair is overlapped. emit must use the constants the
+// operator's own calls use, so that no constant is stored twice.
+func (c *opCtx) offerOverlapWith(in, minShift int, emit func()) {
+	own := c.calls
+	c.calls = nil
+	emit()
+	c.overlap = &overlapOffer{in: in, minShift: minShift, calls: c.calls}
+	c.calls = own
+}
+
+// rasterWindowShift is the smallest distance (bytes from the output's
+// start to the input's) at which a kernel writing pixels in raster order
+// (batch, row, column), each pixel's outC elements of outSize bytes, never
+// overwrites input a later read needs. The kernel works on blocks of block
+// consecutive columns of a row (the last block of a row may be short).
+// With readFirst it reads all the block's input windows before it writes
+// any of its pixels (convGatherInt8: pairs). Otherwise (dw3x3Int8, a
+// depthwise kernel of int8 elements, inC == outC) it goes channel by
+// channel: it reads channel c of the block's windows, then writes channel c
+// of the block's pixels. The input is NHWC with elements of inSize bytes;
+// a pixel's window is fH x fW taps at stride and dilation, shifted by the
+// padding, clipped to the image.
+func rasterWindowShift(g convFastGeom, inSize, outSize, block int, readFirst bool) int {
+	pixels := g.batches * g.outH * g.outW
+	const none = int(^uint(0) >> 1)
+	minAddr := make([]int, pixels) // lowest input byte each pixel reads
+	start := make([]int, pixels)   // first pixel of each pixel's block
+	end := make([]int, pixels)     // first pixel after it
+	img := g.inH * g.inW * g.inC * inSize
+	k := 0
+	for b := 0; b < g.batches; b++ {
+		for oy := 0; oy < g.outH; oy++ {
+			for ox := 0; ox < g.outW; ox++ {
+				iy0, ix0 := oy*g.strideH-g.padH, ox*g.strideW-g.padW
+				iy, ix := max(iy0, 0), max(ix0, 0)
+				if iy >= min(iy0+(g.fH-1)*g.dilH+1, g.inH) || ix >= min(ix0+(g.fW-1)*g.dilW+1, g.inW) {
+					minAddr[k] = none
+				} else {
+					minAddr[k] = b*img + (iy*g.inW+ix)*g.inC*inSize
+				}
+				s := ox / block * block
+				start[k], end[k] = k-ox+s, k-ox+min(s+block, g.outW)
+				k++
+			}
+		}
+	}
+	// suffix[j]: the lowest input byte pixels j and later read.
+	suffix := make([]int, pixels+1)
+	suffix[pixels] = none
+	for j := pixels - 1; j >= 0; j-- {
+		suffix[j] = min(suffix[j+1], minAddr[j])
+	}
+	shift := 0
+	need := func(write, read int) { // a write at byte write before a read at byte read
+		if read != none {
+			shift = max(shift, write-read+1)
+		}
+	}
+	for k := 0; k < pixels; k++ {
+		lastByte := (k+1)*g.outC*outSize - 1
+		if readFirst {
+			need(lastByte, suffix[end[k]])
+			continue
+		}
+		// Channel c of pixel k is written before channels c+1... of its
+		// block's windows and everything after the block are read.
+		need(lastByte, suffix[end[k]])
+		if blockMin := minRange(minAddr, start[k], end[k]); blockMin != none && g.outC > 1 {
+			// The write of channel c (byte kC+c) must stay below channel
+			// c+1 of the block's lowest window (blockMin+c+1): for every
+			// c < C-1 that is kC - blockMin + 1.
+			need(k*g.outC, blockMin+1)
+		}
+	}
+	return shift
+}
+
+func minRange(v []int, from, to int) int {
+	m := v[from]
+	for _, x := range v[from+1 : to] {
+		m = min(m, x)
+	}
+	return m
+}
+
+// tieOverlaps ties, for each operator that offers an overlap, its dying
+// input's buffer to its output's buffer. The input must be read last by
+// that operator and not be a graph output or state; the output must be
+// born there. Consecutive pairs chain (an output overwritten in turn by
+// the next operator's output): the planner places a chain as one block.
+func tieOverlaps(g *model.Graph, frags []*Fragment, p *program.Program, ops map[int]bool) map[int]bool {
+	tied := map[int]bool{}
+	outBufs := map[program.BufID]bool{}
+	for _, t := range g.Outputs {
+		outBufs[p.TensorBuf[t]] = true
+	}
+	hasTie, tiedTo := map[program.BufID]bool{}, map[program.BufID]bool{}
+	for _, f := range frags {
+		c := f.c
+		if c.overlap == nil || len(c.Op.Outputs) != 1 || !ops[c.Op.Index] {
+			continue
+		}
+		in := c.Op.Inputs[c.overlap.in]
+		bi, ok1 := p.TensorBuf[in]
+		bo, ok2 := p.TensorBuf[c.Op.Outputs[0]]
+		if !ok1 || !ok2 || bi == bo || hasTie[bi] || tiedTo[bo] || outBufs[bi] {
+			continue
+		}
+		ib, ob := &p.Buffers[bi], &p.Buffers[bo]
+		if ib.Kind != planner.Activation || ob.Kind != planner.Activation || ib.Last != c.Op.Index || ob.First != c.Op.Index {
+			continue
+		}
+		shift := planner.AlignedSize(c.overlap.minShift, 0)
+		ib.Tie = &planner.Tie{To: int(bo), Shift: shift}
+		hasTie[bi], tiedTo[bo] = true, true
+		tied[c.Op.Index] = true
+		p.Overlaps = append(p.Overlaps, program.Overlap{Op: c.Op.Index, In: bi, Out: bo, MinShift: c.overlap.minShift})
+	}
+	return tied
+}
+
+// chooseOverlaps picks the operators to overlap: starting from none, each
+// operator that offers an overlap, in order, is kept when its pair is
+// possible and the arena comes out smaller with it (plan returns the arena
+// of a program). It returns the chosen program.
+func chooseOverlaps(g *model.Graph, frags []*Fragment, opt Options, flat *program.Program, plan func(*program.Program) (int, error)) (*program.Program, error) {
+	best, bestSize := flat, -1
+	chosen := map[int]bool{}
+	for _, f := range frags {
+		if f.c.overlap == nil {
+			continue
+		}
+		if bestSize < 0 {
+			n, err := plan(flat)
+			if err != nil {
+				return nil, err
+			}
+			bestSize = n
+		}
+		try := map[int]bool{f.c.Op.Index: true}
+		for op := range chosen {
+			try[op] = true
+		}
+		o := opt
+		o.Overlap = try
+		q, err := Assemble(g, frags, o)
+		if err != nil {
+			return nil, err
+		}
+		if len(q.Overlaps) != len(try) {
+			continue // this operator's input does not die there
+		}
+		n, err := plan(q)
+		if err != nil {
+			return nil, err
+		}
+		if n < bestSize {
+			best, bestSize, chosen = q, n, try
+		}
+	}
+	return best, nil
+}

@@ -1,0 +1,347 @@
+package lower
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
+	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/gen/run"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
+	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/planner"
+)
+
+// randOverlapGeom is a random convolution geometry of the kind
+// convGatherInt8 runs: small windows, strides 1-3, SAME or VALID padding.
+func randOverlapGeom(r *rand.Rand) convFastGeom {
+	g := convFastGeom{batches: 1 + r.IntN(2), inH: 1 + r.IntN(12), inW: 1 + r.IntN(12), inC: 1 + r.IntN(4),
+		fH: 1 + r.IntN(4), fW: 1 + r.IntN(4), outC: 1 + r.IntN(12),
+		strideH: 1 + r.IntN(3), strideW: 1 + r.IntN(3), dilH: 1, dilW: 1}
+	g.fH, g.fW = min(g.fH, g.inH), min(g.fW, g.inW)
+	if r.IntN(2) == 0 { // SAME
+		g.outH, g.outW = (g.inH+g.strideH-1)/g.strideH, (g.inW+g.strideW-1)/g.strideW
+		g.padH = max(0, ((g.outH-1)*g.strideH+g.fH-g.inH)/2)
+		g.padW = max(0, ((g.outW-1)*g.strideW+g.fW-g.inW)/2)
+	} else {
+		g.outH, g.outW = (g.inH-g.fH)/g.strideH+1, (g.inW-g.fW)/g.strideW+1
+	}
+	return g
+}
+
+// simulateBlocks replays a raster kernel's memory accesses byte by byte
+// with the output at 0 and the input shift bytes above it: blocks of block
+// columns of a row; with readFirst (convGatherInt8) all the block's input
+// windows are read, then all its pixels written; otherwise (dw3x3Int8,
+// depthwise: inC == outC) channel by channel, the channel's taps of the
+// block's windows read, then the channel of its pixels written. It reports
+// the first read of an input byte that an earlier write overwrote.
+func simulateBlocks(g convFastGeom, shift, block int, readFirst bool) error {
+	in := g.batches * g.inH * g.inW * g.inC
+	out := g.batches * g.outH * g.outW * g.outC
+	mem := make([]int, max(out, shift+in)) // 1: input byte intact, 2: overwritten
+	for i := 0; i < in; i++ {
+		mem[shift+i] = 1
+	}
+	read := func(b, oy, ox, c0, c1 int) error {
+		for ky := 0; ky < g.fH; ky++ {
+			for kx := 0; kx < g.fW; kx++ {
+				iy, ix := oy*g.strideH-g.padH+ky, ox*g.strideW-g.padW+kx
+				if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW {
+					continue
+				}
+				for c := c0; c < c1; c++ {
+					a := shift + ((b*g.inH+iy)*g.inW+ix)*g.inC + c
+					if mem[a] != 1 {
+						return fmt.Errorf("pixel (%d,%d,%d) reads input byte %d after it was overwritten", b, oy, ox, a-shift)
+					}
+				}
+			}
+		}
+		return nil
+	}
+	write := func(b, oy, ox, c0, c1 int) {
+		q := ((b*g.outH+oy)*g.outW + ox) * g.outC
+		for c := c0; c < c1; c++ {
+			mem[q+c] = 2
+		}
+	}
+	for b := 0; b < g.batches; b++ {
+		for oy := 0; oy < g.outH; oy++ {
+			for ox := 0; ox < g.outW; ox += block {
+				end := min(ox+block, g.outW)
+				if readFirst {
+					for x := ox; x < end; x++ {
+						if err := read(b, oy, x, 0, g.inC); err != nil {
+							return err
+						}
+					}
+					for x := ox; x < end; x++ {
+						write(b, oy, x, 0, g.outC)
+					}
+					continue
+				}
+				for c := 0; c < g.outC; c++ {
+					for x := ox; x < end; x++ {
+						if err := read(b, oy, x, c, c+1); err != nil {
+							return err
+						}
+					}
+					for x := ox; x < end; x++ {
+						write(b, oy, x, c, c+1)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// TestRasterWindowShiftSafe proves the overlap distance of convGatherInt8
+// safe and minimal on random geometries by simulating its reads and writes
+// byte by byte: at the computed distance no read meets an overwritten
+// byte; one byte less, some read does.
+func TestRasterWindowShiftSafe(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 1))
+	for trial := 0; trial < 3000; trial++ {
+		g := randOverlapGeom(r)
+		if g.outH < 1 || g.outW < 1 {
+			continue
+		}
+		block, readFirst := 2, true // convGatherInt8
+		if trial%2 == 1 {           // dw3x3Int8: depthwise, blocks of 3 or 4
+			g.outC = g.inC
+			block, readFirst = 3+r.IntN(2), false
+		}
+		d := rasterWindowShift(g, 1, 1, block, readFirst)
+		if err := simulateBlocks(g, d, block, readFirst); err != nil {
+			t.Fatalf("%+v, blocks of %d, shift %d: %v", g, block, d, err)
+		}
+		if d > 0 {
+			if err := simulateBlocks(g, d-1, block, readFirst); err == nil {
+				t.Fatalf("%+v, blocks of %d: shift %d is not the smallest safe one", g, block, d)
+			}
+		}
+	}
+}
+
+// inProcessOverlap is inProcess with overlapped pairs allowed; it also
+// returns the program's overlapped pairs.
+func inProcessOverlap(data []byte, inputs ...[]byte) ([][]byte, int, error) {
+	g, err := model.Parse("case.tflite", data)
+	if err != nil {
+		return nil, 0, err
+	}
+	p, _, err := Program(g, ProgramOptions{Overlap: true})
+	if err != nil {
+		return nil, 0, err
+	}
+	lay, err := layout.Make(p, nil, layout.Options{})
+	if err != nil {
+		return nil, 0, err
+	}
+	m, err := run.New(p, lay)
+	if err != nil {
+		return nil, 0, err
+	}
+	for k, in := range inputs {
+		copy(m.Input(k), in)
+	}
+	m.Invoke()
+	var outs [][]byte
+	for k := range g.Outputs {
+		outs = append(outs, append([]byte(nil), m.Output(k)...))
+	}
+	return outs, len(p.Overlaps), nil
+}
+
+// TestOverlapMatchesTFLM: random int8 convolutions whose output is written
+// over their input (convGatherInt8 with the input at the computed shift)
+// give TFLM's outputs bit for bit.
+func TestOverlapMatchesTFLM(t *testing.T) {
+	o := oracle.New(t)
+	t.Run("CONV_2D_int8_overlapped", func(t *testing.T) { overlapCases(t, o, false) })
+	t.Run("DEPTHWISE_CONV_2D_int8_overlapped", func(t *testing.T) { overlapCases(t, o, true) })
+}
+
+// overlapCases runs random int8 convolutions (depthwise: 3x3, multiplier 1)
+// that the generator writes over their input.
+func overlapCases(t *testing.T, o *oracle.Oracle, depthwise bool) {
+	r := rand.New(rand.NewPCG(12, 2))
+	compared, refused, mismatches := 0, 0, 0
+	for i := 0; compared < diffCount(20, 200) && i < 4000; i++ {
+		g := randOverlapGeom(r)
+		if depthwise {
+			g.inC = 1 + r.IntN(16)
+			g.outC, g.fH, g.fW, g.strideW = g.inC, 3, 3, 1+r.IntN(2)
+			g.inH, g.inW = 3+r.IntN(10), 3+r.IntN(10)
+			if r.IntN(2) == 0 {
+				g.outH, g.outW = (g.inH+g.strideH-1)/g.strideH, (g.inW+g.strideW-1)/g.strideW
+				g.padH = max(0, ((g.outH-1)*g.strideH+3-g.inH)/2)
+				g.padW = max(0, ((g.outW-1)*g.strideW+3-g.inW)/2)
+			} else {
+				g.outH, g.outW = (g.inH-3)/g.strideH+1, (g.inW-3)/g.strideW+1
+				g.padH, g.padW = 0, 0
+			}
+		}
+		if g.outH < 1 || g.outW < 1 || g.batches != 1 {
+			continue
+		}
+		m := builder.New("overlap case")
+		iq := randQuant(r, model.Int8)
+		in := m.Tensor("in", model.Int8, []int{1, g.inH, g.inW, g.inC}, iq)
+		code, wshape, opts := model.OpConv2D, []int{g.outC, g.fH, g.fW, g.inC}, 1
+		if depthwise {
+			code, wshape, opts = model.OpDepthwiseConv2D, []int{1, 3, 3, g.outC}, 2
+		}
+		// Per-channel filter scales and an int32 bias, as converters write
+		// them (TFLM's depthwise kernel needs both).
+		wq := &builder.Quant{Axis: 0}
+		if depthwise {
+			wq.Axis = 3
+		}
+		bq := &builder.Quant{}
+		bias := make([]int32, g.outC)
+		for c := 0; c < g.outC; c++ {
+			wq.Scale = append(wq.Scale, 0.01+0.002*float32(c))
+			wq.ZeroPoint = append(wq.ZeroPoint, 0)
+			bq.Scale = append(bq.Scale, 0)
+			bq.ZeroPoint = append(bq.ZeroPoint, 0)
+			bias[c] = int32(r.IntN(2001) - 1000)
+		}
+		w := m.ConstI8("w", wshape, wq, randInt8s(r, shapeProd(wshape)))
+		out := m.Tensor("out", model.Int8, []int{1, g.outH, g.outW, g.outC}, builder.PerTensor(randScale(r)*4, int64(r.IntN(256)-128)))
+		pad := 1 // VALID
+		if g.padH > 0 || g.padW > 0 || (g.outH == (g.inH+g.strideH-1)/g.strideH && g.outW == (g.inW+g.strideW-1)/g.strideW) {
+			pad = 0 // SAME
+		}
+		fields := []builder.Field{builder.Byte(0, pad), builder.Int(1, g.strideW), builder.Int(2, g.strideH), builder.Byte(3, 0), builder.Int(4, 1), builder.Int(5, 1)}
+		if depthwise { // depth_multiplier 1 in slot 3, activation NONE in 4
+			fields = []builder.Field{builder.Byte(0, pad), builder.Int(1, g.strideW), builder.Int(2, g.strideH), builder.Int(3, 1), builder.Byte(4, 0), builder.Int(5, 1), builder.Int(6, 1)}
+		}
+		for c := range bq.Scale {
+			bq.Scale[c] = iq.Scale[0] * wq.Scale[c]
+		}
+		bt := m.ConstI32("b", []int{g.outC}, bq, bias)
+		m.Op(code, []int{in, w, bt}, []int{out}, &builder.Options{Type: uint8(opts), Fields: fields})
+		m.IO([]int{in}, []int{out})
+		x := randVals(r, model.Int8, g.inH*g.inW*g.inC)
+		got, pairs, gerr := inProcessOverlap(m.Bytes(), x.raw())
+		want, oerr := o.Run(m.Bytes(), x.csv())
+		if oerr != nil || gerr != nil {
+			if (oerr == nil) != (gerr == nil) {
+				t.Errorf("case %d %+v: TFLM %v, tflm-gen %v", i, g, oerr, gerr)
+				mismatches++
+			}
+			refused++
+			continue
+		}
+		if pairs == 0 {
+			continue // another kernel, or no arena saved
+		}
+		if err := compareRaw(model.Int8, got[0], want[0]); err != nil {
+			plain, _ := inProcess(m.Bytes(), x.raw())
+			t.Errorf("case %d %+v: %v (without overlap: %v)", i, g, err, compareRaw(model.Int8, plain[0], want[0]))
+			mismatches++
+		}
+		compared++
+	}
+	logDiffCounts(t, compared, refused, mismatches)
+}
+
+func randInt8s(r *rand.Rand, n int) []int8 {
+	v := make([]int8, n)
+	for i := range v {
+		v[i] = int8(r.IntN(256) - 128)
+	}
+	return v
+}
+
+// structInts reads the integer fields of a kernel's parameter block.
+func structInts(s program.Struct) map[string]int {
+	out := map[string]int{}
+	for _, f := range s.Fields {
+		if l, ok := f.Value.(program.Lit); ok {
+			switch v := l.Value.(type) {
+			case int:
+				out[f.Name] = v
+			case int32:
+				out[f.Name] = int(v)
+			case int64:
+				out[f.Name] = int(v)
+			}
+		}
+	}
+	return out
+}
+
+// TestOverlapPairsSimulated replays, byte by byte, every overlapped pair
+// the generator emits for the reference models and the fixtures, at the
+// distance the plan gives it (simulateBlocks, from the kernel call's own
+// parameters): no input byte is read after it was overwritten.
+func TestOverlapPairsSimulated(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*.tflite"))
+	more, _ := filepath.Glob(filepath.Join(e2e.SharedDir(t), "models", "*.tflite"))
+	pairs := 0
+	for _, f := range append(files, more...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := model.Parse(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As gen.LowerGraph plans: one session for every plan.
+		popt := layout.Options{Session: planner.NewSession(0)}
+		p, _, err := Program(g, ProgramOptions{Overlap: true, Plan: popt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lay, err := layout.Make(p, nil, popt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Overlaps) > 0 {
+			t.Logf("%s: %d overlapped pairs", filepath.Base(f), len(p.Overlaps))
+		}
+		for _, ov := range p.Overlaps {
+			calls := p.Ops[ov.Op].Calls
+			if len(calls) != 1 {
+				t.Fatalf("%s: operator %d: %d calls", f, ov.Op, len(calls))
+			}
+			c := calls[0]
+			v := structInts(c.Args[0].(program.Struct))
+			geom := convFastGeom{batches: v["batches"], inH: v["inH"], inW: v["inW"], inC: v["inC"],
+				fH: v["filterH"], fW: v["filterW"], outH: v["outH"], outW: v["outW"], outC: v["outC"],
+				strideH: v["strideH"], strideW: v["strideW"], dilH: 1, dilW: 1, padH: v["padH"], padW: v["padW"]}
+			block, readFirst := 2, true
+			switch c.Fn {
+			case string(kernelsig.ConvGatherInt8):
+			case string(kernelsig.Dw3x3Int8):
+				geom.inC, geom.outC, geom.fH, geom.fW = v["chans"], v["chans"], 3, 3
+				block, readFirst = 4, false
+				if geom.outW%4 != 0 && geom.outW%3 == 0 {
+					block = 3
+				}
+			default:
+				t.Fatalf("%s: operator %d overlapped with kernel %s, which has no simulation", f, ov.Op, c.Fn)
+			}
+			shift := lay.Offset(ov.In) - lay.Offset(ov.Out)
+			if err := simulateBlocks(geom, shift, block, readFirst); err != nil {
+				t.Errorf("%s: operator %d (%s): %v", filepath.Base(f), ov.Op, c.Fn, err)
+			}
+			pairs++
+		}
+	}
+	t.Logf("%d overlapped pairs simulated", pairs)
+	if pairs == 0 {
+		t.Error("no overlapped pair")
+	}
+}
