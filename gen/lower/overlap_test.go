@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
@@ -344,4 +345,116 @@ func TestOverlapPairsSimulated(t *testing.T) {
 	if pairs == 0 {
 		t.Error("no overlapped pair")
 	}
+}
+
+// randChain is a random int8 chain of 2-5 layers (3x3 or 1x1 convolutions,
+// 3x3 depthwise convolutions, strides 1 and 2, SAME and VALID, and average
+// pools) on a random image, quantized per channel as converters write it.
+func randChain(r *rand.Rand) ([]byte, diffVals, string) {
+	m := builder.New("overlap chain")
+	h, w, c := 4+r.IntN(13), 4+r.IntN(13), 1+r.IntN(8)
+	q := randQuant(r, model.Int8)
+	in := m.Tensor("in", model.Int8, []int{1, h, w, c}, q)
+	vals := randVals(r, model.Int8, h*w*c)
+	desc := fmt.Sprintf("%dx%dx%d", h, w, c)
+	x, xq := in, q
+	layers := 2 + r.IntN(4)
+	for k := 0; k < layers; k++ {
+		stride, same := 1+r.IntN(2), r.IntN(2) == 0
+		kind := r.IntN(4) // 0 conv 3x3, 1 pointwise, 2 depthwise 3x3, 3 average pool
+		f := 3
+		if kind == 1 {
+			f, stride, same = 1, 1, false
+		}
+		if !same && (h < f || w < f) {
+			same = true
+		}
+		oh, ow := (h-f)/stride+1, (w-f)/stride+1
+		pad := 1
+		if same {
+			oh, ow, pad = (h+stride-1)/stride, (w+stride-1)/stride, 0
+		}
+		oc := c
+		if kind <= 1 {
+			oc = 1 + r.IntN(12)
+		}
+		oq := xq // a pool keeps its input's quantization
+		if kind != 3 {
+			oq = builder.PerTensor(randScale(r)*4, int64(r.IntN(256)-128))
+		}
+		y := m.Tensor(fmt.Sprint("l", k), model.Int8, []int{1, oh, ow, oc}, oq)
+		desc += fmt.Sprintf(" -> %s%d/%d %dx%dx%d", [...]string{"conv", "pw", "dw", "pool"}[kind], f, stride, oh, ow, oc)
+		if kind == 3 {
+			m.Op(model.OpAveragePool2D, []int{x}, []int{y}, &builder.Options{Type: 5, Fields: []builder.Field{
+				builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, 3), builder.Int(4, 3), builder.Byte(5, 0)}})
+		} else {
+			wq := &builder.Quant{}
+			bq := &builder.Quant{}
+			shape := []int{oc, f, f, c}
+			if kind == 2 {
+				shape, wq.Axis = []int{1, 3, 3, oc}, 3
+			}
+			bias := make([]int32, oc)
+			for i := 0; i < oc; i++ {
+				wq.Scale = append(wq.Scale, 0.005+0.003*float32(r.IntN(8)))
+				wq.ZeroPoint = append(wq.ZeroPoint, 0)
+				bq.Scale = append(bq.Scale, xq.Scale[0]*wq.Scale[i])
+				bq.ZeroPoint = append(bq.ZeroPoint, 0)
+				bias[i] = int32(r.IntN(4001) - 2000)
+			}
+			wt := m.ConstI8(fmt.Sprint("w", k), shape, wq, randInt8s(r, shapeProd(shape)))
+			bt := m.ConstI32(fmt.Sprint("b", k), []int{oc}, bq, bias)
+			act := r.IntN(2) // NONE or RELU
+			if kind == 2 {
+				m.Op(model.OpDepthwiseConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 2, Fields: []builder.Field{
+					builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, 1), builder.Byte(4, act), builder.Int(5, 1), builder.Int(6, 1)}})
+			} else {
+				m.Op(model.OpConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 1, Fields: []builder.Field{
+					builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Byte(3, act), builder.Int(4, 1), builder.Int(5, 1)}})
+			}
+		}
+		x, xq, h, w, c = y, oq, oh, ow, oc
+	}
+	m.IO([]int{in}, []int{x})
+	return m.Bytes(), vals, desc
+}
+
+// TestOverlapChainsMatchTFLM: random chains of convolution, depthwise and
+// pool layers give byte-identical outputs with overlapped pairs and
+// layer by layer (-fuse=off), and TFLM's outputs; it counts the chains
+// where some pair was overlapped and their arena against layer by layer.
+func TestOverlapChainsMatchTFLM(t *testing.T) {
+	o := oracle.New(t)
+	t.Run("CONV_2D_chains_overlapped", func(t *testing.T) {
+		r := rand.New(rand.NewPCG(12, 3))
+		compared, refused, mismatches, saved := 0, 0, 0, 0
+		for i := 0; compared < diffCount(20, 150) && i < 2000; i++ {
+			data, x, desc := randChain(r)
+			want, oerr := o.Run(data, x.csv())
+			got, pairs, gerr := inProcessOverlap(data, x.raw())
+			flat, ferr := inProcess(data, x.raw())
+			if oerr != nil || gerr != nil || ferr != nil {
+				if (oerr == nil) != (gerr == nil) || (gerr == nil) != (ferr == nil) {
+					t.Errorf("chain %d (%s): TFLM %v, overlapped %v, layer by layer %v", i, desc, oerr, gerr, ferr)
+					mismatches++
+				}
+				refused++
+				continue
+			}
+			if pairs == 0 {
+				continue
+			}
+			if !slices.Equal(got[0], flat[0]) {
+				t.Errorf("chain %d (%s): overlapped and layer-by-layer outputs differ", i, desc)
+				mismatches++
+			} else if err := compareRaw(model.Int8, got[0], want[0]); err != nil {
+				t.Errorf("chain %d (%s): %v", i, desc, err)
+				mismatches++
+			}
+			saved += pairs
+			compared++
+		}
+		t.Logf("%d overlapped pairs in %d chains", saved, compared)
+		logDiffCounts(t, compared, refused, mismatches)
+	})
 }
