@@ -176,6 +176,16 @@ type diffCase struct {
 // the counts (logDiffCounts) and fails the test when no case compared.
 func runDiffCases(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(r *rand.Rand) diffCase, allowRefusal func(error) bool) (compared, refused int) {
 	t.Helper()
+	return runDiffCasesWith(t, o, n, r, gen, allowRefusal, func(c diffCase, got [][]byte, want [][]string) error {
+		return compareRaw(c.outDT, got[0], want[0])
+	})
+}
+
+// runDiffCasesWith is runDiffCases comparing the outputs with cmp (every
+// output, or float32 within a tolerance).
+func runDiffCasesWith(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(r *rand.Rand) diffCase, allowRefusal func(error) bool,
+	cmp func(c diffCase, got [][]byte, want [][]string) error) (compared, refused int) {
+	t.Helper()
 	// The cases are drawn in order from r, then run on every core: each
 	// TFLM run is a process of its own.
 	cases := make([]diffCase, n)
@@ -229,7 +239,7 @@ func runDiffCases(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(
 			refused++
 			continue
 		}
-		if err := compareRaw(c.outDT, got[0], want[0]); err != nil {
+		if err := cmp(c, got, want); err != nil {
 			t.Errorf("case %d (%s): %v", i, c.desc, err)
 			mismatches++
 		}

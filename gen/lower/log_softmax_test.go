@@ -95,37 +95,15 @@ func TestLogSoftmaxMatchesTFLM(t *testing.T) {
 	})
 	t.Run("LOG_SOFTMAX_float32", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(50, 32))
-		compared, refused, mismatches, inexact := 0, 0, 0, 0
-		for i := 0; i < diffCount(20, 200); i++ {
-			c := randLogSoftmax(r, model.Float32)
-			want, oerr := o.Run(c.model, c.inputs[0].csv())
-			got, gerr := inProcess(c.model, c.inputs[0].raw())
-			switch {
-			case errors.Is(oerr, oracle.ErrRejected):
-				if gerr == nil {
-					t.Errorf("case %d (%s): TFLM rejects the model (%v) but tflm-gen lowers it", i, c.desc, oerr)
-					mismatches++
-				}
-				refused++
-				continue
-			case oerr != nil:
-				t.Fatalf("case %d (%s): oracle: %v", i, c.desc, oerr)
-			case gerr != nil:
-				t.Errorf("case %d (%s): TFLM runs it, tflm-gen: %v", i, c.desc, gerr)
-				mismatches++
-				continue
-			}
-			if err := logSoftmaxCompareNear(got[0], want[0]); err != nil {
-				t.Errorf("case %d (%s): %v", i, c.desc, err)
-				mismatches++
-			}
+		inexact := 0
+		gen := func(r *rand.Rand) diffCase { return randLogSoftmax(r, model.Float32) }
+		compared, _ := runDiffCasesWith(t, o, diffCount(20, 200), r, gen, nil, func(c diffCase, got [][]byte, want [][]string) error {
 			if compareRaw(model.Float32, got[0], want[0]) != nil {
 				inexact++
 			}
-			compared++
-		}
+			return logSoftmaxCompareNear(got[0], want[0])
+		})
 		t.Logf("%d of %d compared cases not bit-exact", inexact, compared)
-		logDiffCounts(t, compared, refused, mismatches)
 	})
 }
 

@@ -2,7 +2,6 @@ package lower
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -131,43 +130,14 @@ func mathCompareNear(got []byte, want []string) error {
 // also logs how many outputs differed in their bits at all.
 func mathRunNear(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(r *rand.Rand) diffCase) {
 	t.Helper()
-	compared, refused, mismatches, inexact := 0, 0, 0, 0
-	for i := 0; i < n; i++ {
-		c := gen(r)
-		var csvs [][]string
-		var raws [][]byte
-		for _, v := range c.inputs {
-			csvs = append(csvs, v.csv())
-			raws = append(raws, v.raw())
-		}
-		want, oerr := o.Run(c.model, csvs...)
-		got, gerr := inProcess(c.model, raws...)
-		switch {
-		case oerr != nil && errors.Is(oerr, oracle.ErrRejected):
-			if gerr == nil {
-				t.Errorf("case %d (%s): TFLM rejects the model (%v) but tflm-gen lowers it", i, c.desc, oerr)
-				mismatches++
-			}
-			refused++
-			continue
-		case oerr != nil:
-			t.Fatalf("case %d (%s): oracle: %v", i, c.desc, oerr)
-		case gerr != nil:
-			t.Errorf("case %d (%s): TFLM runs it, tflm-gen: %v", i, c.desc, gerr)
-			mismatches++
-			continue
-		}
-		if err := mathCompareNear(got[0], want[0]); err != nil {
-			t.Errorf("case %d (%s): %v", i, c.desc, err)
-			mismatches++
-		}
+	inexact := 0
+	compared, _ := runDiffCasesWith(t, o, n, r, gen, nil, func(c diffCase, got [][]byte, want [][]string) error {
 		if compareRaw(model.Float32, got[0], want[0]) != nil {
 			inexact++
 		}
-		compared++
-	}
+		return mathCompareNear(got[0], want[0])
+	})
 	t.Logf("%d of %d compared cases not bit-exact (within 1e-5 relative)", inexact, compared)
-	logDiffCounts(t, compared, refused, mismatches)
 }
 
 // mathTranscVals draws inputs for EXP, LOG, SIN, COS and ELU: randVals

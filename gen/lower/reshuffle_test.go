@@ -1,7 +1,6 @@
 package lower
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -331,51 +330,17 @@ func randDynamicUpdateSlice(r *rand.Rand, dt, idxDT model.DType) diffCase {
 // several), with no refusal allowed.
 func runReshuffleCases(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(r *rand.Rand) diffCase) {
 	t.Helper()
-	compared, refused, mismatches := 0, 0, 0
-	for i := 0; i < n; i++ {
-		c := gen(r)
-		var csvs [][]string
-		var raws [][]byte
-		for _, v := range c.inputs {
-			csvs = append(csvs, v.csv())
-			raws = append(raws, v.raw())
-		}
-		want, oerr := o.Run(c.model, csvs...)
-		got, gerr := inProcess(c.model, raws...)
-		switch {
-		case oerr != nil && errors.Is(oerr, oracle.ErrRejected):
-			if gerr == nil {
-				t.Errorf("case %d (%s): TFLM rejects the model (%v) but tflm-gen lowers it", i, c.desc, oerr)
-				mismatches++
-			}
-			refused++
-			continue
-		case oerr != nil:
-			t.Fatalf("case %d (%s): oracle: %v", i, c.desc, oerr)
-		case gerr != nil:
-			t.Errorf("case %d (%s): TFLM runs it, tflm-gen: %v", i, c.desc, gerr)
-			mismatches++
-			refused++
-			continue
-		}
+	runDiffCasesWith(t, o, n, r, gen, nil, func(c diffCase, got [][]byte, want [][]string) error {
 		if len(got) != len(want) {
-			t.Errorf("case %d (%s): %d outputs, TFLM has %d", i, c.desc, len(got), len(want))
-			mismatches++
-			continue
+			return fmt.Errorf("%d outputs, TFLM has %d", len(got), len(want))
 		}
-		bad := false
 		for k := range got {
 			if err := compareRaw(c.outDT, got[k], want[k]); err != nil {
-				t.Errorf("case %d (%s): output %d: %v", i, c.desc, k, err)
-				bad = true
+				return fmt.Errorf("output %d: %v", k, err)
 			}
 		}
-		if bad {
-			mismatches++
-		}
-		compared++
-	}
-	logDiffCounts(t, compared, refused, mismatches)
+		return nil
+	})
 }
 
 // TestReshuffleMatchesTFLM: random models of every operator of
