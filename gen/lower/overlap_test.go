@@ -458,3 +458,31 @@ func TestOverlapChainsMatchTFLM(t *testing.T) {
 		logDiffCounts(t, compared, refused, mismatches)
 	})
 }
+
+// FuzzOverlapChains keeps drawing random chains (randChain, one seed per
+// input): with overlapped pairs the outputs must be byte-identical to the
+// layer-by-layer build and equal TFLM's.
+func FuzzOverlapChains(f *testing.F) {
+	for s := uint64(0); s < 8; s++ {
+		f.Add(s)
+	}
+	o := oracle.New(f)
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		data, x, desc := randChain(rand.New(rand.NewPCG(seed, 77)))
+		got, _, gerr := inProcessOverlap(data, x.raw())
+		flat, ferr := inProcess(data, x.raw())
+		want, oerr := o.Run(data, x.csv())
+		if (gerr == nil) != (ferr == nil) || (gerr == nil) != (oerr == nil) {
+			t.Fatalf("%s: overlapped %v, layer by layer %v, TFLM %v", desc, gerr, ferr, oerr)
+		}
+		if gerr != nil {
+			return
+		}
+		if !slices.Equal(got[0], flat[0]) {
+			t.Fatalf("%s: overlapped and layer-by-layer outputs differ", desc)
+		}
+		if err := compareRaw(model.Int8, got[0], want[0]); err != nil {
+			t.Fatalf("%s: %v", desc, err)
+		}
+	})
+}
