@@ -76,6 +76,16 @@ func oldBeta(r *rand.Rand) float32 {
 	return float32(0.1 + 4.9*r.Float64())
 }
 
+// oldNear is 1 in half the cases, else a factor within 0.05% of 1 (TFLM's
+// TF_LITE_ENSURE_NEAR tolerance for softmax's int16 output scales is
+// 0.1%).
+func oldNear(r *rand.Rand) float32 {
+	if r.IntN(2) == 0 {
+		return 1
+	}
+	return float32(1 + 0.001*(r.Float64()-0.5))
+}
+
 func randSoftmaxCase(r *rand.Rand, in, out model.DType) diffCase {
 	beta := oldBeta(r)
 	opts := &builder.Options{Type: unionSoftmax, Fields: []builder.Field{builder.Float(softmaxBeta, beta)}}
@@ -84,9 +94,15 @@ func randSoftmaxCase(r *rand.Rand, in, out model.DType) diffCase {
 	case in == model.Int8 && out == model.Int8:
 		qi, qo = randQuant(r, in), builder.PerTensor(1.0/256, -128)
 	case in == model.Int8 && out == model.Int16:
-		qi, qo = randQuant(r, in), builder.PerTensor(1.0/65536, -32768)
+		qi, qo = randQuant(r, in), builder.PerTensor(1.0/65536*oldNear(r), -32768)
 	case in == model.Int16:
-		qi, qo = builder.PerTensor(randScale(r)/64, 0), builder.PerTensor(1.0/32768, 0)
+		// TFLM checks only the output's zero point: the input's cancels
+		// in the differences to the row maximum.
+		zp := int64(0)
+		if r.IntN(3) == 0 {
+			zp = int64(r.IntN(65536) - 32768)
+		}
+		qi, qo = builder.PerTensor(randScale(r)/64, zp), builder.PerTensor(1.0/32768*oldNear(r), 0)
 	}
 	return oldActCase(r, model.OpSoftmax, in, out, qi, qo, opts, fmt.Sprintf("beta %g", beta))
 }
@@ -221,7 +237,8 @@ func TestOldReluMatchesTFLM(t *testing.T) {
 
 // randPreluCase: input of rank 1-4, alpha broadcast against it (rank at
 // most the input's, each dimension 1 or the input's), alpha constant in
-// half the cases and a graph input otherwise.
+// half the cases and a graph input otherwise. An int16 input has an int8
+// alpha (the only alpha type TFLM takes with it).
 func randPreluCase(r *rand.Rand, dt model.DType) diffCase {
 	shape := randDims(r, 1+r.IntN(4), 4)
 	ashape := append([]int(nil), shape[len(shape)-r.IntN(len(shape)+1):]...)
@@ -234,6 +251,9 @@ func randPreluCase(r *rand.Rand, dt model.DType) diffCase {
 		ashape = []int{1}
 	}
 	adt := dt
+	if dt == model.Int16 {
+		adt = model.Int8
+	}
 	qi, qa, qo := randQuant(r, dt), randQuant(r, adt), randQuant(r, dt)
 	m := builder.New("prelu differential case")
 	in := m.Tensor("in", dt, shape, qi)
@@ -259,11 +279,11 @@ func randPreluCase(r *rand.Rand, dt model.DType) diffCase {
 	return c
 }
 
-// TestOldPreluMatchesTFLM: PRELU float32 and int8 with broadcast alpha,
-// bit for bit.
+// TestOldPreluMatchesTFLM: PRELU float32, int8 and int16 (int8 alpha)
+// with broadcast alpha, bit for bit.
 func TestOldPreluMatchesTFLM(t *testing.T) {
 	o := oracle.New(t)
-	for _, dt := range []model.DType{model.Float32, model.Int8} {
+	for _, dt := range []model.DType{model.Float32, model.Int8, model.Int16} {
 		t.Run(fmt.Sprintf("PRELU_%s", dt), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(92, uint64(dt)))
 			runDiffCases(t, o, diffCount(10, 100), r, func(r *rand.Rand) diffCase { return randPreluCase(r, dt) }, nil)
@@ -437,4 +457,30 @@ func oldArgMinMaxInt64(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, code
 		compared++
 	}
 	logDiffCounts(t, compared, 0, mismatches)
+}
+
+// TestOldActivationsRefusedAsTFLM: quantizations and types TFLM's Prepare
+// or Eval rejects for the activations.
+func TestOldActivationsRefusedAsTFLM(t *testing.T) {
+	o := oracle.New(t)
+	r := rand.New(rand.NewPCG(95, 1))
+	q := builder.PerTensor
+	for _, tc := range []struct {
+		code   model.OpCode
+		dt     model.DType
+		qi, qo *builder.Quant
+		want   string
+	}{
+		{model.OpLogistic, model.Int8, q(0.1, 0), q(1.0/256, 0), "want -128"},
+		{model.OpLogistic, model.Int16, q(1.0/4096, 0), q(1.0/256, 0), "not 2^-15"},
+		{model.OpTanh, model.Int16, q(1.0/4096, 3), q(1.0/32768, 0), "zero points 0"},
+		{model.OpTanh, model.Int16, q(1.0/4096, 0), q(1.0/32768, 3), "zero points 0"},
+		{model.OpRelu, model.Int16, q(0.5, 1), q(0.5, 0), "zero points 0"},
+		{model.OpHardSwish, model.Int16, q(0.5, 0), q(0.5, 0), "not supported"},
+		{model.OpHardSwish, model.Int8, q(10, 0), q(0.001, 0), "larger than 1"},
+		{model.OpRelu, model.Int32, nil, nil, "not supported"},
+		{model.OpLogistic, model.Int32, nil, nil, "not supported"},
+	} {
+		checkRefusedAsTFLM(t, o, oldActCase(r, tc.code, tc.dt, tc.dt, tc.qi, tc.qo, nil, ""), tc.code, tc.want)
+	}
 }
