@@ -90,7 +90,9 @@ type logisticTanhConsts struct {
 // (without QuantizeMultiplier's carry), and inputs beyond the radius
 // saturate. Input scales of 8 and more (shift 31 and more) give radius 0,
 // as in TFLM: every input saturates (x <= 0 to -128, x > 0 to 127) and the
-// shift is never applied.
+// shift is never applied. Scales below 2^-28 (a negative shift) are
+// refused although TFLM runs them: its CalculateInputRadius then shifts
+// by a negative amount, which is undefined.
 func logisticTanhInt8Consts(scale float32, zp int32) (logisticTanhConsts, error) {
 	k := logisticTanhConsts{InZP: zp}
 	real := float64(scale) * float64(int64(1)<<27)
