@@ -88,7 +88,11 @@ type logisticTanhConsts struct {
 // logisticTanhInt8Consts computes the constants of an int8 LOGISTIC or
 // TANH: the input is rescaled to Q4.27 with a multiplier taken from frexp
 // (without QuantizeMultiplier's carry), and inputs beyond the radius
-// saturate.
+// saturate. Input scales of 8 and more (shift 31 and more) give radius 0,
+// as in TFLM: every input saturates (x <= 0 to -128, x > 0 to 127) and the
+// shift is never applied. Scales below 2^-28 (a negative shift) are
+// refused although TFLM runs them: its CalculateInputRadius then shifts
+// by a negative amount, which is undefined.
 func logisticTanhInt8Consts(scale float32, zp int32) (logisticTanhConsts, error) {
 	k := logisticTanhConsts{InZP: zp}
 	real := float64(scale) * float64(int64(1)<<27)
@@ -97,11 +101,11 @@ func logisticTanhInt8Consts(scale float32, zp int32) (logisticTanhConsts, error)
 	if m >= 1<<31 {
 		return k, fmt.Errorf("input scale %v: the input multiplier overflows int32", scale)
 	}
-	if shift < 0 || shift > 30 {
+	if shift < 0 {
 		return k, fmt.Errorf("input scale %v is out of the supported range", scale)
 	}
 	k.Mult, k.Shift = int32(m), shift
-	radius := math.Floor(15 * float64(int64(1)<<27) / float64(int64(1)<<shift))
+	radius := math.Floor(15 * float64(int64(1)<<27) / math.Ldexp(1, shift))
 	k.Radius = int32(radius)
 	return k, nil
 }
