@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -529,5 +530,87 @@ func TestMoveOpsMatchTFLM(t *testing.T) {
 				runDiffCases(t, o, diffCount(10, 100), r, g, tc.allow)
 			})
 		}
+	}
+}
+
+const dmUnionSvdf = 6 // SVDFOptions
+
+// dmPow2 is 2^e.
+func dmPow2(e int) float32 { return float32(math.Ldexp(1, e)) }
+
+// randSvdf is one Invoke of a random SVDF (int8 with int16 weights_time
+// and state, or float32; rank 1 or 2) from a zero state. Integer scales
+// are drawn so that both effective scales are in [2^-14, 2^1), with the
+// bias scale state*weights_time as TFLM requires.
+func randSvdf(r *rand.Rand, dt model.DType) diffCase {
+	batch, inSize, units, rank, memory := 1+r.IntN(2), 1+r.IntN(6), 1+r.IntN(4), 1+r.IntN(2), 1+r.IntN(5)
+	filters := units * rank
+	c := diffCase{outDT: dt}
+	m := builder.New("svdf differential case")
+	act := 0
+	if dt == model.Float32 {
+		act = r.IntN(4)
+	}
+	var ti, twf, twt, tb, ts, to int
+	desc := ""
+	if dt == model.Int8 {
+		qin := randQuant(r, model.Int8)
+		inS := qin.Scale[0]
+		wfS := randScale(r)
+		stS := float32(float64(inS) * float64(wfS) / float64(dmPow2(r.IntN(16)-14)))
+		wtS := randScale(r)
+		outS := float32(float64(stS) * float64(wtS) / float64(dmPow2(r.IntN(15)-14)))
+		bS := stS * wtS
+		oq := randQuant(r, model.Int8)
+		oq.Scale[0] = outS
+		ti = m.Tensor("in", dt, []int{batch, inSize}, qin)
+		c.inputs = []diffVals{randVals(r, dt, batch*inSize)}
+		twf = randVals(r, model.Int8, filters*inSize).constTensor(m, "weights_feature", []int{filters, inSize}, builder.PerTensor(wfS, 0))
+		twt = randVals(r, model.Int16, filters*memory).constTensor(m, "weights_time", []int{filters, memory}, builder.PerTensor(wtS, 0))
+		bv := diffVals{dt: model.Int32}
+		for range units {
+			bv.ints = append(bv.ints, r.Int64N(1<<20)-1<<19)
+		}
+		tb = bv.constTensor(m, "bias", []int{units}, builder.PerTensor(bS, 0))
+		ts = m.Variable("state", model.Int16, []int{batch, memory * filters}, builder.PerTensor(stS, 0))
+		to = m.Tensor("out", dt, []int{batch, units}, oq)
+		desc = fmt.Sprintf(" scales in %g wf %g wt %g state %g out %g zp in %d out %d", inS, wfS, wtS, stS, outS, qin.ZeroPoint[0], oq.ZeroPoint[0])
+	} else {
+		w := func(n int) diffVals {
+			v := diffVals{dt: dt}
+			for range n {
+				v.flts = append(v.flts, float32(r.NormFloat64()))
+			}
+			return v
+		}
+		// Finite inputs only: TFLM applies the activation with
+		// std::max/std::min and no bound for NONE (so +-Inf passes and
+		// RELU maps NaN to 0), while the float kernel clamps to
+		// [-FLT_MAX, FLT_MAX]; the specials of randVals would differ.
+		ti = m.Tensor("in", dt, []int{batch, inSize}, nil)
+		c.inputs = []diffVals{w(batch * inSize)}
+		twf = w(filters*inSize).constTensor(m, "weights_feature", []int{filters, inSize}, nil)
+		twt = w(filters*memory).constTensor(m, "weights_time", []int{filters, memory}, nil)
+		tb = w(units).constTensor(m, "bias", []int{units}, nil)
+		ts = m.Variable("state", dt, []int{batch, memory * filters}, nil)
+		to = m.Tensor("out", dt, []int{batch, units}, nil)
+	}
+	m.Op(model.OpSvdf, []int{ti, twf, twt, tb, ts}, []int{to}, &builder.Options{Type: dmUnionSvdf, Fields: []builder.Field{
+		builder.Int(svdfRank, rank), builder.Byte(svdfAct, act)}})
+	m.IO([]int{ti}, []int{to})
+	c.desc = fmt.Sprintf("SVDF %s batch %d input %d units %d rank %d memory %d act %d%s", dt, batch, inSize, units, rank, memory, act, desc)
+	c.model = m.Bytes()
+	return c
+}
+
+// TestSvdfMatchesTFLM: one Invoke of random SVDF operators, int8 (int16
+// weights_time and state) and float32, compared bit for bit.
+func TestSvdfMatchesTFLM(t *testing.T) {
+	o := oracle.New(t)
+	for _, dt := range []model.DType{model.Int8, model.Float32} {
+		t.Run("SVDF_"+dt.String(), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(model.OpSvdf), uint64(dt)+77))
+			runDiffCases(t, o, diffCount(10, 100), r, func(r *rand.Rand) diffCase { return randSvdf(r, dt) }, nil)
+		})
 	}
 }
