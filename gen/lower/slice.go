@@ -235,6 +235,10 @@ func lowerTranspose(c *opCtx) error {
 	if err != nil {
 		return err
 	}
+	if in.Type != model.Float32 && in.Type != model.Int8 && in.Type != model.Int16 {
+		// TFLM's transpose.cc Eval supports these three only.
+		return c.Errorf("type %s is not supported (TFLM supports float32, int8 and int16)", in.Type)
+	}
 	perm, err := moveConstInts(c.In(1), false)
 	if err != nil {
 		return c.Errorf("perm: %v", err)
@@ -277,6 +281,10 @@ func lowerSlice(c *opCtx) error {
 	in, out, err := moveIO(c, 3, 1)
 	if err != nil {
 		return err
+	}
+	if in.Type == model.Int64 {
+		// TFLM's slice.cc Eval has no int64 case.
+		return c.Errorf("type %s is not supported", in.Type)
 	}
 	begin, err := moveConstInts(c.In(1), true)
 	if err != nil {
@@ -337,6 +345,10 @@ func lowerStridedSlice(c *opCtx) error {
 	in, out, err := moveIO(c, 4, 1)
 	if err != nil {
 		return err
+	}
+	if in.Type == model.Int64 {
+		// TFLM's strided_slice.cc Eval has no int64 case.
+		return c.Errorf("type %s is not supported", in.Type)
 	}
 	var v [3][]int64
 	for k, name := range []string{"begin", "end", "strides"} {
