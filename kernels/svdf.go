@@ -1,6 +1,9 @@
 package kernels
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 // SVDF (singular value decomposition filter), as in TFLite Micro's reference
 // svdf kernel. Each invocation:
@@ -258,7 +261,25 @@ func svdfFloat(p *svdfFloatParams, in []float32, wf, wt, bias string, state []fl
 				}
 				acc += dot
 			}
-			out[b*p.numUnits+u] = clampF32(acc, p.actMin, p.actMax)
+			out[b*p.numUnits+u] = svdfActF32(acc, p.actMin, p.actMax)
 		}
 	}
+}
+
+// svdfActF32 is the fused activation as TFLite Micro's float SVDF applies
+// it (ActivationValFloat, not the clamp of the other float kernels): NONE
+// (lo = -MaxFloat32, hi = MaxFloat32) is the identity, infinities
+// included; RELU is max(0, x), unbounded above (hi = MaxFloat32); the
+// others max(lo, min(x, hi)). A NaN becomes lo, as in C++'s std::max(lo, NaN).
+func svdfActF32(x, lo, hi float32) float32 {
+	if lo == -math.MaxFloat32 {
+		return x
+	}
+	if hi != math.MaxFloat32 && hi < x {
+		x = hi
+	}
+	if !(lo < x) {
+		x = lo
+	}
+	return x
 }

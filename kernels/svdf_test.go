@@ -759,3 +759,33 @@ func TestSvdfIntMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestSvdfActF32: TFLite Micro's ActivationValFloat as the float SVDF
+// applies it, with C++'s std::max(lo, x) and std::min(x, hi): NONE keeps
+// everything, RELU keeps +Inf, a NaN becomes the lower bound.
+func TestSvdfActF32(t *testing.T) {
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	const big = math.MaxFloat32
+	for _, c := range []struct {
+		name      string
+		x, lo, hi float32
+		want      float32
+	}{
+		{"NONE +Inf", inf, -big, big, inf},
+		{"NONE -Inf", -inf, -big, big, -inf},
+		{"RELU +Inf", inf, 0, big, inf},
+		{"RELU -2", -2, 0, big, 0},
+		{"RELU NaN", nan, 0, big, 0},
+		{"RELU6 7", 7, 0, 6, 6},
+		{"RELU6 NaN", nan, 0, 6, 0},
+		{"RELU_N1_TO_1 -3", -3, -1, 1, -1},
+		{"RELU_N1_TO_1 0.5", 0.5, -1, 1, 0.5},
+	} {
+		if got := svdfActF32(c.x, c.lo, c.hi); got != c.want {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
+		}
+	}
+	if got := svdfActF32(nan, -big, big); got == got {
+		t.Errorf("NONE NaN: got %v, want NaN", got)
+	}
+}

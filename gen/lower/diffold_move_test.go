@@ -583,12 +583,15 @@ func randSvdf(r *rand.Rand, dt model.DType) diffCase {
 			}
 			return v
 		}
-		// Finite inputs only: TFLM applies the activation with
-		// std::max/std::min and no bound for NONE (so +-Inf passes and
-		// RELU maps NaN to 0), while the float kernel clamps to
-		// [-FLT_MAX, FLT_MAX]; the specials of randVals would differ.
+		// Inputs with randVals' specials (zeros of both signs,
+		// infinities, extremes), which overflow to infinities and NaN:
+		// TFLM's activation passes infinities for NONE and RELU and
+		// turns NaN into the lower bound (kernels' svdfActF32).
 		ti = m.Tensor("in", dt, []int{batch, inSize}, nil)
 		c.inputs = []diffVals{w(batch * inSize)}
+		if r.IntN(2) == 0 {
+			c.inputs[0] = randVals(r, dt, batch*inSize)
+		}
 		twf = w(filters*inSize).constTensor(m, "weights_feature", []int{filters, inSize}, nil)
 		twt = w(filters*memory).constTensor(m, "weights_time", []int{filters, memory}, nil)
 		tb = w(units).constTensor(m, "bias", []int{units}, nil)
