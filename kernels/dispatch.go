@@ -46,7 +46,8 @@ package kernels
 //     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
 //     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
 //     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
-//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, tconvTaps
+//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32,
+//     tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64

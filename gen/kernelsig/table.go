@@ -351,6 +351,7 @@ const (
 	SubInt16                Func = "subInt16"
 	SubInt8Tab              Func = "subInt8Tab"
 	SubQuantOne             Func = "subQuantOne"
+	SvdfActF32              Func = "svdfActF32"
 	SvdfFeatures            Func = "svdfFeatures"
 	SvdfFloat               Func = "svdfFloat"
 	SvdfInt8x16             Func = "svdfInt8x16"
@@ -761,6 +762,7 @@ func Funcs() []Func {
 		SubInt16,
 		SubInt8Tab,
 		SubQuantOne,
+		SvdfActF32,
 		SvdfFeatures,
 		SvdfFloat,
 		SvdfInt8x16,
@@ -1510,6 +1512,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*ewQuantParams"}, {"tab", "string"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
 	case SubQuantOne:
 		return []Param{{"p", "*ewQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
+	case SvdfActF32:
+		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case SvdfFeatures:
 		return []Param{{"p", "*svdfParams"}, {"x", "[]int8"}, {"wf", "string"}, {"c", "int"}, {"m", "int"}, {"acc", "*[24]int32"}}, true
 	case SvdfFloat:
@@ -1865,7 +1869,8 @@ func (f Func) Results() int {
 		SoftmaxRecip,
 		SoftmaxRescale,
 		SqDiffQuantOne,
-		SubQuantOne:
+		SubQuantOne,
+		SvdfActF32:
 		return 1
 	case ConvRowsEdge,
 		ConvTaps,
