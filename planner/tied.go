@@ -204,9 +204,11 @@ func makeTied(bufs []Buffer, strategy Strategy, align int, budget *Budget) *Plan
 	}
 	plan.Cert = AtLowerBound
 	if bestH > p.lowerBound {
-		s := &tiedSearch{p: p, budget: budget, cost: 1 + int64(len(p.units))/64, best: bestH, bestOff: best,
+		// A step computes the fit of every unplaced unit against every
+		// placed member: it costs 1 + units/16 of the budget.
+		s := &tiedSearch{p: p, budget: budget, cost: 1 + int64(len(p.units))/16, best: bestH, bestOff: best,
 			off: make([]int, len(p.units)), placedU: make([]bool, len(p.units))}
-		complete := s.dfs(0, 0, nil)
+		complete := s.dfs(0, 0)
 		plan.Steps = s.steps
 		if s.improved {
 			best, bestH, plan.Method = s.bestOff, s.best, "branch and bound"
@@ -238,9 +240,11 @@ type tiedSearch struct {
 	improved bool
 	off      []int
 	placedU  []bool
+	placed   []placedSpan // the placed units' members
+	cands    []cand
 }
 
-func (s *tiedSearch) dfs(depth, height int, placed []placedSpan) bool {
+func (s *tiedSearch) dfs(depth, height int) bool {
 	p := s.p
 	if depth == len(p.units) {
 		if height < s.best {
@@ -248,32 +252,42 @@ func (s *tiedSearch) dfs(depth, height int, placed []placedSpan) bool {
 		}
 		return true
 	}
-	type cand struct{ u, at int }
-	var cands []cand
+	base := len(s.cands)
 	for u := range p.units {
 		if s.placedU[u] {
 			continue
 		}
-		at := p.fit(u, placed)
+		at := p.fit(u, s.placed)
 		if at+p.extent[u] >= s.best {
+			s.cands = s.cands[:base]
 			return true
 		}
-		cands = append(cands, cand{u, at})
+		s.cands = append(s.cands, cand{u, at})
 	}
+	cands := s.cands[base:]
 	sort.SliceStable(cands, func(a, b int) bool {
 		if cands[a].at != cands[b].at {
 			return cands[a].at < cands[b].at
 		}
-		return p.extent[cands[a].u] > p.extent[cands[b].u]
+		return p.extent[cands[a].i] > p.extent[cands[b].i]
 	})
-	for _, c := range cands {
+	defer func() { s.cands = s.cands[:base] }()
+	for k := range cands {
+		c := s.cands[base+k]
 		if !s.budget.take(s.cost) {
 			return false
 		}
 		s.steps++
-		s.placedU[c.u], s.off[c.u] = true, c.at
-		ok := s.dfs(depth+1, max(height, c.at+p.extent[c.u]), append(placed[:len(placed):len(placed)], p.spans(c.u, c.at)...))
-		s.placedU[c.u] = false
+		mark := len(s.placed)
+		for _, m := range p.units[c.i] {
+			if m.size > 0 {
+				s.placed = append(s.placed, placedSpan{c.at + m.rel, c.at + m.rel + m.size, m.first, m.last})
+			}
+		}
+		s.placedU[c.i], s.off[c.i] = true, c.at
+		ok := s.dfs(depth+1, max(height, c.at+p.extent[c.i]))
+		s.placedU[c.i] = false
+		s.placed = s.placed[:mark]
 		if !ok {
 			return false
 		}
