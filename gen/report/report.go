@@ -75,13 +75,11 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes) ([]byte, er
 		Cert: p.CertText(), Method: p.Method, Steps: p.Steps, BudgetOut: p.Cert == planner.BestFound,
 		Act: pr.Bytes(planner.Activation), Scratch: pr.Bytes(planner.Scratch), Persistent: pr.Bytes(planner.Persistent),
 		PeakOp: p.PeakStep, PeakName: pr.Ops[p.PeakStep].Code.String(), Align: l.Align,
-		Saved: l.PlainSize - p.Size, Plain: l.PlainSize,
+		Saved: l.PlainSize - p.Size, Plain: l.PlainSize, MACs: pr.MACs(),
 	}
-	for _, op := range pr.Ops {
-		r.MACs += op.MACs
-	}
+	order := Order(pr)
 	row := map[program.BufID]int{} // a buffer's number in the table
-	for n, i := range Order(pr) {
+	for n, i := range order {
 		row[program.BufID(i)] = n
 	}
 	for _, ov := range pr.Overlaps {
@@ -94,16 +92,11 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes) ([]byte, er
 	}
 	var tb strings.Builder
 	fmt.Fprintf(&tb, "%4s %8s %8s %9s  %-10s  %s\n", "buf", "offset", "size", "ops", "kind", "name")
-	order := Order(pr)
 	for n, i := range order {
 		b := pr.Buffers[i]
 		name := b.Name
-		if ts := b.Tensors; len(ts) > 0 {
-			var parts []string
-			for _, t := range ts {
-				parts = append(parts, fmt.Sprintf("t%d", t))
-			}
-			name += " (" + strings.Join(parts, " = ") + ")"
+		if len(b.Tensors) > 0 {
+			name += " (" + tensorList(b) + ")"
 		}
 		fmt.Fprintf(&tb, "%4s %8d %8d %9s  %-10s  %s\n", fmt.Sprintf("b%d", n), p.Offsets[i], b.Size,
 			fmt.Sprintf("%d-%d", b.First, b.Last), b.Kind, name)
@@ -153,11 +146,16 @@ func chart(pr *program.Program, order []int) string {
 	return sb.String()
 }
 
-// bufLabel names a buffer as the table does: b<id> and its tensors.
+// bufLabel names a buffer as the table does: b<row> and its tensors.
 func bufLabel(n int, b program.Buffer) string {
-	var ts []string
-	for _, t := range b.Tensors {
-		ts = append(ts, fmt.Sprintf("t%d", t))
+	return fmt.Sprintf("b%d (%s)", n, tensorList(b))
+}
+
+// tensorList is the tensors a buffer holds, "t1 = t2".
+func tensorList(b program.Buffer) string {
+	ts := make([]string, len(b.Tensors))
+	for k, t := range b.Tensors {
+		ts[k] = fmt.Sprintf("t%d", t)
 	}
-	return fmt.Sprintf("b%d (%s)", n, strings.Join(ts, " = "))
+	return strings.Join(ts, " = ")
 }
