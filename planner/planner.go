@@ -422,16 +422,17 @@ func (p *problem) height(off []int) int {
 
 // lowestFit returns the lowest offset at which buffer i fits given the
 // placed buffers (placed[j] true, offsets off[j]).
-func (p *problem) lowestFit(i int, off []int, placed []bool, tmp []span) int {
-	tmp = tmp[:0]
+func (p *problem) lowestFit(i int, off []int, placed []bool, tmp *[]span) int {
+	sp := (*tmp)[:0]
 	for _, j := range p.conflicts[i] {
 		if placed[j] && p.size[j] > 0 {
-			tmp = append(tmp, span{off[j], off[j] + p.size[j]})
+			sp = append(sp, span{off[j], off[j] + p.size[j]})
 		}
 	}
-	sort.Slice(tmp, func(a, b int) bool { return tmp[a].lo < tmp[b].lo })
+	slices.SortFunc(sp, func(a, b span) int { return a.lo - b.lo })
+	*tmp = sp
 	cand := 0
-	for _, s := range tmp {
+	for _, s := range sp {
 		if s.lo >= cand+p.size[i] {
 			break
 		}
@@ -448,7 +449,7 @@ func (p *problem) firstFit(order []int) []int {
 	placed := make([]bool, p.n)
 	var tmp []span
 	for _, i := range order {
-		off[i] = p.lowestFit(i, off, placed, tmp)
+		off[i] = p.lowestFit(i, off, placed, &tmp)
 		placed[i] = true
 	}
 	return off
@@ -571,35 +572,14 @@ func (p *problem) conflict(i, j int) bool {
 }
 
 // fitOf is the lowest offset at which unplaced buffer i fits among the
-// placed buffers. It scans whichever is shorter: i's placed conflicts,
-// sorted by offset here, or all placed buffers in offset order.
+// placed buffers. It scans whichever is shorter: i's placed conflicts
+// (lowestFit, which sorts them), or all placed buffers in offset order.
 func (s *search) fitOf(i int) int {
 	p := s.p
-	cand := 0
 	if len(p.conflicts[i]) < len(s.byOff) {
-		tmp := s.tmp[:0]
-		for _, j := range p.conflicts[i] {
-			if !s.placed[j] || p.size[j] == 0 {
-				continue
-			}
-			sp := span{s.off[j], s.off[j] + p.size[j]}
-			k := len(tmp)
-			tmp = append(tmp, sp)
-			for k > 0 && tmp[k-1].lo > sp.lo {
-				tmp[k] = tmp[k-1]
-				k--
-			}
-			tmp[k] = sp
-		}
-		s.tmp = tmp
-		for _, sp := range tmp {
-			if sp.lo >= cand+p.size[i] {
-				break
-			}
-			cand = max(cand, sp.hi)
-		}
-		return cand
+		return p.lowestFit(i, s.off, s.placed, &s.tmp)
 	}
+	cand := 0
 	for _, j := range s.byOff {
 		if !p.conflict(i, j) {
 			continue

@@ -65,7 +65,7 @@ func (s *refSearch) dfs(depth, height int) bool {
 		if dup {
 			continue
 		}
-		at := p.lowestFit(i, s.off, s.placed, s.tmp)
+		at := p.lowestFit(i, s.off, s.placed, &s.tmp)
 		if at+p.size[i] >= s.best {
 			return true
 		}
