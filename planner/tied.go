@@ -130,14 +130,14 @@ func (p *tiedProblem) fit(u int, placed []placedSpan) int {
 	return off
 }
 
-func (p *tiedProblem) spans(u, off int) []placedSpan {
-	var out []placedSpan
+// appendSpans appends the members of unit u placed at off.
+func (p *tiedProblem) appendSpans(dst []placedSpan, u, off int) []placedSpan {
 	for _, m := range p.units[u] {
 		if m.size > 0 {
-			out = append(out, placedSpan{off + m.rel, off + m.rel + m.size, m.first, m.last})
+			dst = append(dst, placedSpan{off + m.rel, off + m.rel + m.size, m.first, m.last})
 		}
 	}
-	return out
+	return dst
 }
 
 // firstFit places units in order, each at its lowest fit; it returns the
@@ -148,7 +148,7 @@ func (p *tiedProblem) firstFit(order []int) ([]int, int) {
 	h := 0
 	for _, u := range order {
 		off[u] = p.fit(u, placed)
-		placed = append(placed, p.spans(u, off[u])...)
+		placed = p.appendSpans(placed, u, off[u])
 		h = max(h, off[u]+p.extent[u])
 	}
 	return off, h
@@ -279,11 +279,7 @@ func (s *tiedSearch) dfs(depth, height int) bool {
 		}
 		s.steps++
 		mark := len(s.placed)
-		for _, m := range p.units[c.i] {
-			if m.size > 0 {
-				s.placed = append(s.placed, placedSpan{c.at + m.rel, c.at + m.rel + m.size, m.first, m.last})
-			}
-		}
+		s.placed = p.appendSpans(s.placed, c.i, c.at)
 		s.placedU[c.i], s.off[c.i] = true, c.at
 		ok := s.dfs(depth+1, max(height, c.at+p.extent[c.i]))
 		s.placedU[c.i] = false
