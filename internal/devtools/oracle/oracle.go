@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -48,14 +49,19 @@ func New(t testing.TB) *Oracle {
 // decimal, float32 with 9 significant digits, which round-trips).
 func (o *Oracle) Run(model []byte, inputs ...[]string) ([][]string, error) {
 	// A small arena first: the default 256 MiB costs most of the run
-	// time, and the pages of a 4 MiB one still half of it. A model TFLM
-	// rejects in it is run again in 4 MiB.
+	// time, and the pages of a 4 MiB one still half of it. A model that
+	// does not fit in it is run again in 4 MiB.
 	out, err := o.run(256<<10, model, inputs)
-	if errors.Is(err, ErrRejected) {
+	if errors.Is(err, ErrRejected) && outOfArena.MatchString(err.Error()) {
 		out, err = o.run(4<<20, model, inputs)
 	}
 	return out, err
 }
+
+// outOfArena matches TFLM's messages for an arena too small (its
+// allocators' "Failed to allocate ...", "Unable to allocate ...", "Failed to
+// resize buffer ...").
+var outOfArena = regexp.MustCompile(`(?i)allocate|resize buffer`)
 
 func (o *Oracle) run(arena int, model []byte, inputs [][]string) ([][]string, error) {
 	stem := filepath.Join(o.dir, fmt.Sprintf("case%d", o.n.Add(1)))
