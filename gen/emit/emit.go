@@ -192,14 +192,18 @@ func (e *emitter) kernelNames() []string {
 			}
 		}
 	}
+	call := func(k program.Call) {
+		seen[k.Fn] = true
+		for _, a := range k.Args {
+			walk(a)
+		}
+	}
 	program.Walk(e.p.Ops, func(op *program.Op) {
 		for _, k := range op.Calls {
-			seen[k.Fn] = true
-			for _, a := range k.Args {
-				walk(a)
-			}
+			call(k)
 		}
 	})
+	e.p.GroupCalls(call)
 	out := make([]string, 0, len(seen))
 	for n := range seen {
 		out = append(out, n)
@@ -265,6 +269,28 @@ func (e *emitter) arenaView(dt model.DType, b program.BufID, n int, raw bool) *j
 	return jen.Id("a").Dot(viewMethod(dt)).Call(jen.Id(e.nm.buf[b]), jen.Lit(n))
 }
 
+// viewAt renders a view that starts inside its buffer, at a fixed offset
+// plus, in a fused group's loop, a step per run of the loop:
+// a.i8(offX+768+384*band, 384).
+func (e *emitter) viewAt(v program.View) *jen.Statement {
+	e.usesArena = true
+	size := v.Type.Size()
+	off := jen.Id(e.nm.buf[v.Buf])
+	if v.Off != 0 {
+		off = off.Op("+").Lit(v.Off * size)
+	}
+	if v.Step != 0 {
+		off = off.Op("+").Lit(v.Step * size).Op("*").Id(bandVar)
+	}
+	if v.Raw {
+		return jen.Id("a").Dot("u8").Call(off, jen.Lit(v.N*size))
+	}
+	return jen.Id("a").Dot(viewMethod(v.Type)).Call(off, jen.Lit(v.N))
+}
+
+// bandVar counts the runs of a fused group's loop.
+const bandVar = "band"
+
 func (e *emitter) arg(a program.Arg) jen.Code {
 	switch a := a.(type) {
 	case program.View:
@@ -273,6 +299,9 @@ func (e *emitter) arg(a program.Arg) jen.Code {
 		if a.Raw && a.Type.Size() == 0 || !a.Raw && viewMethod(a.Type) == "" {
 			e.fail("buffer %d: no arena view for type %s", a.Buf, a.Type)
 			return jen.Nil()
+		}
+		if a.Off != 0 || a.Step != 0 {
+			return e.viewAt(a)
 		}
 		return e.view(a.Type, a.Buf, a.N, a.Raw)
 	case program.ConstTensor:
@@ -563,6 +592,17 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 			outs = append(outs, commentText(g.Tensors[t].Name))
 		}
 		var step []jen.Code
+		if grp := e.p.GroupOf(pop.Index); grp != nil {
+			if grp.First == pop.Index {
+				step = e.groupCode(grp)
+				body = append(body, step...)
+				traced = append(traced, step...)
+				for i := grp.First; i <= grp.Last; i++ {
+					traced = append(traced, jen.Id("after").Call(jen.Lit(i)))
+				}
+			}
+			continue
+		}
 		step = append(step, jen.Line(), jen.Comment(fmt.Sprintf("%d: %s %s -> %s", op.Index, op.Code, strings.Join(ins, ", "), strings.Join(outs, ", "))))
 		if len(pop.Calls) == 0 && pop.Flow == nil {
 			step = append(step, jen.Comment("(a view of its input: no code)"))
@@ -593,6 +633,45 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 		f.Add(b)
 	}
 	return nil
+}
+
+// groupCode renders a fused group: a comment listing its operators and
+// line buffers, its first calls, the loop over row bands and its last
+// calls.
+func (e *emitter) groupCode(grp *program.Group) []jen.Code {
+	g := e.g
+	name := func(t int) string { return commentText(g.Tensors[t].Name) }
+	var step []jen.Code
+	step = append(step, jen.Line(), jen.Comment(fmt.Sprintf("%d-%d: fused, row by row: every row is computed once, each intermediate tensor held", grp.First, grp.Last)))
+	step = append(step, jen.Comment("as a line buffer of the rows the next operator still needs:"))
+	lines := map[int]program.Line{}
+	for _, l := range grp.Lines {
+		lines[l.Tensor] = l
+	}
+	for i := grp.First; i <= grp.Last; i++ {
+		op := g.Ops[i]
+		out := op.Outputs[0]
+		held := "whole"
+		if l, ok := lines[out]; ok {
+			held = fmt.Sprintf("line of %d of %d rows, %d bytes", l.Rows, l.TensorRows, l.Rows*l.RowBytes)
+		}
+		step = append(step, jen.Comment(fmt.Sprintf("  %d: %s %s -> %s (%s)", i, op.Code, name(op.Inputs[0]), name(out), held)))
+	}
+	if grp.MinShift >= 0 {
+		step = append(step, jen.Comment(fmt.Sprintf("The output is written over the dying input, which starts %d bytes above it.", e.lay.Offset(grp.In)-e.lay.Offset(grp.Out))))
+	}
+	calls := func(ss []program.Step) []jen.Code {
+		var out []jen.Code
+		for _, s := range ss {
+			out = append(out, e.opCode(program.Op{Index: s.Op, Calls: []program.Call{s.Call}})...)
+		}
+		return out
+	}
+	step = append(step, calls(grp.Pre)...)
+	if grp.Iter > 0 {
+		step = append(step, jen.For(jen.Id(bandVar).Op(":=").Lit(0), jen.Id(bandVar).Op("<").Lit(grp.Iter), jen.Id(bandVar).Op("++")).Block(calls(grp.Body)...))
+	}
+	return append(step, calls(grp.Post)...)
 }
 
 // opCode renders an operator's kernel calls and its control flow.

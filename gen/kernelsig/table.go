@@ -329,6 +329,7 @@ const (
 	SigmoidTab              Func = "sigmoidTab"
 	SigmoidTab2             Func = "sigmoidTab2"
 	SinF32                  Func = "sinF32"
+	SlideRows               Func = "slideRows"
 	SoftmaxExpNeg           Func = "softmaxExpNeg"
 	SoftmaxExpSmall         Func = "softmaxExpSmall"
 	SoftmaxF32              Func = "softmaxF32"
@@ -740,6 +741,7 @@ func Funcs() []Func {
 		SigmoidTab,
 		SigmoidTab2,
 		SinF32,
+		SlideRows,
 		SoftmaxExpNeg,
 		SoftmaxExpSmall,
 		SoftmaxF32,
@@ -1468,6 +1470,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"i", "int"}}, true
 	case SinF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case SlideRows:
+		return []Param{{"b", "[]uint8"}, {"from", "int"}}, true
 	case SoftmaxExpNeg:
 		return []Param{{"a", "int32"}}, true
 	case SoftmaxExpSmall:
@@ -1756,6 +1760,7 @@ func (f Func) Results() int {
 		SelectInt16,
 		SelectInt8,
 		SinF32,
+		SlideRows,
 		SoftmaxF32,
 		SoftmaxInt16,
 		SoftmaxInt8,

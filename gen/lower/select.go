@@ -78,16 +78,7 @@ func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err
 		return nil, nil, err
 	}
 	if opt.Overlap {
-		// Operators write over their dying input where that makes the
-		// arena smaller.
-		p, err = chooseOverlaps(g, frags, opt.Options, p, func(q *program.Program) (int, error) {
-			l, err := layout.Make(q, nil, opt.Plan)
-			if err != nil {
-				return 0, err
-			}
-			return l.Plan.Size, nil
-		})
-		if err != nil {
+		if p, err = belowTheBound(g, frags, opt, p); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -98,4 +89,48 @@ func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err
 		}
 	}
 	return p, plain, err
+}
+
+// belowTheBound returns the program with the smallest arena among: flat
+// (layer by layer) with operators writing over their dying input where
+// that makes the arena smaller, and the fused groups (fuse.go) that make
+// the estimated peak smallest, with the overlapped operators that peak
+// needs. A tie keeps the program without groups (fewer calls).
+func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *program.Program) (*program.Program, error) {
+	plan := func(q *program.Program) (int, error) {
+		l, err := layout.Make(q, nil, opt.Plan)
+		if err != nil {
+			return 0, err
+		}
+		return l.Plan.Size, nil
+	}
+	best, err := chooseOverlaps(g, frags, opt.Options, flat, plan)
+	if err != nil {
+		return nil, err
+	}
+	spans, overlap := newFusePlanner(flat, frags, opt.Plan.Align).choose()
+	if len(spans) == 0 {
+		return best, nil
+	}
+	bestSize, err := plan(best)
+	if err != nil {
+		return nil, err
+	}
+	o := opt.Options
+	o.Overlap = overlap
+	q, err := Assemble(g, frags, o)
+	if err != nil {
+		return nil, err
+	}
+	if q, err = fuse(q, spans); err != nil {
+		return nil, err
+	}
+	n, err := plan(q)
+	if err != nil {
+		return nil, err
+	}
+	if n < bestSize {
+		return q, nil
+	}
+	return best, nil
 }

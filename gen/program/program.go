@@ -35,6 +35,112 @@ type Program struct {
 	// dying input (the input's buffer is tied to the output's, see
 	// planner.Tie).
 	Overlaps []Overlap
+	// Groups lists the fused groups: chains of operators that run row band
+	// by row band, their intermediate tensors held as line buffers of a few
+	// rows (fused row streaming). The operators of a group have no Calls of
+	// their own; the group's steps hold them.
+	Groups []Group
+}
+
+// Group is a chain of operators First..Last (execution order, each
+// reading the previous one's output) run together: the first reads the
+// whole tensor In, the last writes the whole tensor Out, and every tensor
+// in between lives only as a line buffer (Lines) holding the rows its
+// consumer still needs. Its code is Pre, then Iter runs of Body (loop
+// counter t = 0 ... Iter-1, each view at Off + t*Step), then Post; Expand
+// gives the calls in the order they run. Every output element is computed
+// once, by the same kernel call arithmetic as layer by layer.
+type Group struct {
+	First, Last int
+	In, Out     BufID
+	Lines       []Line
+	Pre         []Step
+	Iter        int
+	Body        []Step
+	Post        []Step
+	// Calls counts the calls Expand gives (kernel bands and line slides).
+	Calls int
+	// MinShift is the least distance In may start above Out so that no
+	// write of Out reaches input rows still to be read (In's planner Tie
+	// holds it when the two overlap), -1 when they do not overlap.
+	MinShift int
+}
+
+// Line is the line buffer of one intermediate tensor of a group: Rows rows
+// of RowBytes bytes, always holding consecutive rows of the tensor from its
+// start (a slide call moves the rows still needed down before new rows are
+// written).
+type Line struct {
+	Buf            BufID
+	Tensor         int
+	Rows, RowBytes int
+	// TensorRows is the tensor's height: the line holds Rows of them.
+	TensorRows int
+}
+
+// Step is one call of a group, made for operator Op (a kernel call on a
+// band of rows, or a slide of Op's line buffer).
+type Step struct {
+	Op   int
+	Call Call
+	// Rows are the output rows a band computes and InRows the input rows
+	// it reads (empty for a slide).
+	Rows, InRows RowRange
+}
+
+// RowRange is the rows [Lo, Hi) of a tensor, plus t*Step in loop run t.
+type RowRange struct{ Lo, Hi, Step int }
+
+func (r RowRange) at(t int) RowRange {
+	return RowRange{Lo: r.Lo + t*r.Step, Hi: r.Hi + t*r.Step}
+}
+
+// Expand returns the group's calls in the order they run, with the loop
+// unrolled: each view's offset is Off + t*Step for loop run t.
+func (g *Group) Expand() []Step {
+	out := append([]Step(nil), g.Pre...)
+	for t := 0; t < g.Iter; t++ {
+		for _, s := range g.Body {
+			out = append(out, Step{Op: s.Op, Call: s.Call.At(t), Rows: s.Rows.at(t), InRows: s.InRows.at(t)})
+		}
+	}
+	return append(out, g.Post...)
+}
+
+// At returns the call with every view at loop run t: Off + t*Step, Step 0.
+func (c Call) At(t int) Call {
+	args := make([]Arg, len(c.Args))
+	for i, a := range c.Args {
+		if v, ok := a.(View); ok {
+			v.Off += t * v.Step
+			v.Step = 0
+			a = v
+		}
+		args[i] = a
+	}
+	return Call{Fn: c.Fn, Args: args}
+}
+
+// GroupCalls calls fn on every call of the fused groups (loop bodies once).
+func (p *Program) GroupCalls(fn func(Call)) {
+	for _, g := range p.Groups {
+		for _, ss := range [][]Step{g.Pre, g.Body, g.Post} {
+			for _, s := range ss {
+				fn(s.Call)
+			}
+		}
+	}
+}
+
+// GroupOf returns the group operator op belongs to, nil when it runs on
+// its own.
+func (p *Program) GroupOf(op int) *Group {
+	for i := range p.Groups {
+		if g := &p.Groups[i]; g.First <= op && op <= g.Last {
+			return g
+		}
+	}
+	return nil
 }
 
 // Overlap is an operator writing buffer Out over its dying input In, which
@@ -141,12 +247,16 @@ type InPlace struct{ Op, In, Out int }
 type Arg interface{ isArg() }
 
 // View is a typed slice over an arena buffer ([]int8, []float32, ...), or
-// over its raw bytes when Raw is set; N counts elements of Type.
+// over its raw bytes when Raw is set; N counts elements of Type. It starts
+// Off elements of Type into the buffer, plus t*Step in the loop of a fused
+// group (Group.Body; Step is 0 everywhere else).
 type View struct {
 	Buf  BufID
 	Type model.DType
 	N    int
 	Raw  bool
+	Off  int
+	Step int
 }
 
 // ConstTensor is a constant tensor of the model: a string constant when
@@ -249,6 +359,11 @@ func (p *Program) UsedTensors() []int {
 			}
 		}
 	}
+	p.GroupCalls(func(c Call) {
+		for _, a := range c.Args {
+			walk(a)
+		}
+	})
 	out := make([]int, 0, len(seen))
 	for t := range p.Graph.Tensors {
 		if seen[t] {

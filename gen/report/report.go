@@ -29,6 +29,8 @@ type layoutReport struct {
 	Saved, Plain             int
 	InPlace                  []string
 	Overlaps                 []string
+	Groups                   []string // lines describing the fused groups
+	NumGroups                int
 	MACs                     int64
 	Table, Chart             string
 	Const                    *ConstBytes // nil when no code was emitted
@@ -86,6 +88,10 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes) ([]byte, er
 		in, out := pr.Buffers[ov.In], pr.Buffers[ov.Out]
 		r.Overlaps = append(r.Overlaps, fmt.Sprintf("operator %d (%s) writes %s over %s, which starts %d bytes above it (at least %d needed)",
 			ov.Op, pr.Ops[ov.Op].Code, bufLabel(row[ov.Out], out), bufLabel(row[ov.In], in), l.Offset(ov.In)-l.Offset(ov.Out), ov.MinShift))
+	}
+	r.NumGroups = len(pr.Groups)
+	for _, grp := range pr.Groups {
+		r.Groups = append(r.Groups, groupText(pr, l, &grp, row)...)
 	}
 	for _, ip := range pr.InPlace {
 		r.InPlace = append(r.InPlace, fmt.Sprintf("operator %d (%s) writes t%d in place of t%d", ip.Op, pr.Ops[ip.Op].Code, ip.Out, ip.In))
@@ -158,4 +164,30 @@ func tensorList(b program.Buffer) string {
 		ts[k] = fmt.Sprintf("t%d", t)
 	}
 	return strings.Join(ts, " = ")
+}
+
+// groupText describes a fused group: its operators, calls and loop, its
+// line buffers and whether its output overlaps its input.
+func groupText(pr *program.Program, l *layout.Layout, grp *program.Group, row map[program.BufID]int) []string {
+	var codes []string
+	for i := grp.First; i <= grp.Last; i++ {
+		codes = append(codes, pr.Ops[i].Code.String())
+	}
+	loop := "no loop"
+	if grp.Iter > 0 {
+		loop = fmt.Sprintf("a loop of %d runs of %d calls", grp.Iter, len(grp.Body))
+	}
+	out := []string{fmt.Sprintf("operators %d-%d (%s) fused, row by row: %d calls, %s", grp.First, grp.Last, strings.Join(codes, ", "), grp.Calls, loop)}
+	for _, ln := range grp.Lines {
+		b := pr.Buffers[ln.Buf]
+		out = append(out, fmt.Sprintf("  line %s: %d of %d rows of %d bytes", bufLabel(row[ln.Buf], b), ln.Rows, ln.TensorRows, ln.RowBytes))
+	}
+	in, o := pr.Buffers[grp.In], pr.Buffers[grp.Out]
+	if grp.MinShift >= 0 {
+		out = append(out, fmt.Sprintf("  output %s written over the dying input %s, which starts %d bytes above it (at least %d needed)",
+			bufLabel(row[grp.Out], o), bufLabel(row[grp.In], in), l.Offset(grp.In)-l.Offset(grp.Out), grp.MinShift))
+	} else {
+		out = append(out, fmt.Sprintf("  input %s and output %s whole", bufLabel(row[grp.In], in), bufLabel(row[grp.Out], o)))
+	}
+	return out
 }

@@ -50,6 +50,12 @@ func SVG(pr *program.Program, l *layout.Layout) []byte {
 		fmt.Fprintf(&sb, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#c1121f\" stroke-dasharray=\"3\"><title>operator %d writes %s over its dying input</title></rect>\n",
 			x, y, (b.Last-b.First+1)*colW, max(1, int(float64(b.Size)*scale)), ov.Op, html.EscapeString(b.Name))
 	}
+	// Fused groups: their operators' columns, outlined dashed.
+	for _, grp := range pr.Groups {
+		fmt.Fprintf(&sb, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#2a9d8f\" stroke-width=\"2\" stroke-dasharray=\"6 3\"><title>operators %d-%d fused, row by row: %d line buffers</title></rect>\n",
+			left+grp.First*colW, top, (grp.Last-grp.First+1)*colW, plotH, grp.First, grp.Last, len(grp.Lines))
+		fmt.Fprintf(&sb, "<text x=\"%d\" y=\"%d\" fill=\"#2a9d8f\">fused %d-%d</text>\n", left+grp.First*colW+2, top-4, grp.First, grp.Last)
+	}
 	ly := top + plotH - int(float64(l.Plan.LowerBound)*scale)
 	fmt.Fprintf(&sb, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"red\" stroke-dasharray=\"4\"/>\n", left, ly, left+n*colW, ly)
 	fmt.Fprintf(&sb, "<text x=\"2\" y=\"%d\" fill=\"red\">lower bound</text>\n", ly+4)

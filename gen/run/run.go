@@ -121,7 +121,7 @@ func New(p *program.Program, l *layout.Layout) (*Machine, error) {
 			}
 		}
 	}
-	steps, err := m.prepareOps(p.Ops)
+	steps, err := m.prepareOps(p.Ops, true)
 	if err != nil {
 		return nil, err
 	}
@@ -129,11 +129,26 @@ func New(p *program.Program, l *layout.Layout) (*Machine, error) {
 	return m, nil
 }
 
-// prepareOps prepares the calls and control flow of ops, recursively.
-func (m *Machine) prepareOps(ops []program.Op) ([]step, error) {
+// prepareOps prepares the calls and control flow of ops, recursively; top
+// says ops are the program's own (subgraph 0), where fused groups run their
+// calls, loops unrolled, at their first operator.
+func (m *Machine) prepareOps(ops []program.Op, top bool) ([]step, error) {
 	var out []step
 	for _, op := range ops {
-		for _, c := range op.Calls {
+		calls := op.Calls
+		if top {
+			if g := m.p.GroupOf(op.Index); g != nil {
+				if len(calls) > 0 {
+					return nil, fmt.Errorf("run: operator %d (%s) of a fused group has calls of its own", op.Index, op.Code)
+				}
+				if g.First == op.Index {
+					for _, s := range g.Expand() {
+						calls = append(calls, s.Call)
+					}
+				}
+			}
+		}
+		for _, c := range calls {
 			args, err := m.prepare(c)
 			if err != nil {
 				return nil, fmt.Errorf("run: operator %d (%s): kernel %s: %w", op.Index, op.Code, c.Fn, err)
@@ -153,7 +168,7 @@ func (m *Machine) prepareOps(ops []program.Op) ([]step, error) {
 			}
 			fs := &flowStep{kind: f.Kind, cond: m.l.Offset(f.Cond.Buf)}
 			for _, b := range f.Blocks {
-				bs, err := m.prepareOps(b.Ops)
+				bs, err := m.prepareOps(b.Ops, false)
 				if err != nil {
 					return nil, err
 				}
@@ -451,6 +466,10 @@ func (m *Machine) view(v program.View) (any, error) {
 		return nil, err
 	}
 	off, n, size := m.l.Offset(v.Buf), v.N, v.Type.Size()
+	if v.Step != 0 || v.Off < 0 || n < 0 || (v.Off+n)*size > m.p.Buffers[v.Buf].Size {
+		return nil, fmt.Errorf("view of %d %s at element %d (step %d) outside its %d-byte buffer %d", n, v.Type, v.Off, v.Step, m.p.Buffers[v.Buf].Size, v.Buf)
+	}
+	off += v.Off * size
 	if n < 0 || off < 0 || off+n*size > len(m.arena) {
 		return nil, fmt.Errorf("view of %d %s at %d outside the %d-byte arena", n, v.Type, off, len(m.arena))
 	}

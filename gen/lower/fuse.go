@@ -1,0 +1,589 @@
+package lower
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/planner"
+)
+
+// Fused row streaming. A chain of convolution-like operators, each reading
+// only the previous one's output, can run row by row: an output row of a
+// convolution needs a window of its input's rows, so each intermediate
+// tensor only has to hold the rows its consumer still needs (a line
+// buffer), never the whole tensor. The group is scheduled by demand: to
+// produce row y of the last operator, each operator before it produces the
+// rows the next one's window needs, one row at a time, so every line holds
+// as few rows as the windows allow. Every row of every tensor is computed
+// once, by the same kernel on a band of rows: a band of a convolution is
+// the convolution of a shorter input (the rows the band's windows cover)
+// with the padding that is left at that edge, so the kernels that run
+// whole tensors run bands unchanged. A line keeps its rows from its start:
+// before a producer writes new rows, the rows still needed slide down
+// (slideRows), a copy of a few rows per row produced.
+//
+// The group's input and output stay whole tensors; when the input dies in
+// the group the output is written over it (tied at the smallest distance
+// the schedule allows, computed by replaying it).
+
+// bandKind says how a kernel call is cut into bands of output rows.
+type bandKind int
+
+const (
+	// bandWindow: a parameter struct with batches, inH, outH, padH,
+	// strideH, filterH (or a fixed height) and optionally dilationH.
+	bandWindow bandKind = iota + 1
+	// bandPixels: a pointwise kernel whose struct counts pixels.
+	bandPixels
+)
+
+// bandKernel is how one kernel runs on bands.
+type bandKernel struct {
+	kind bandKind
+	// filterH is the filter height of kernels whose struct has none.
+	filterH int
+}
+
+// bandKernels lists the kernels that compute output rows from windows of
+// input rows and nothing else, so a band of rows is a call on a shorter
+// geometry.
+var bandKernels = map[string]bandKernel{
+	"convInt8":       {kind: bandWindow},
+	"convInt16":      {kind: bandWindow},
+	"convInt16Acc32": {kind: bandWindow},
+	"convF32":        {kind: bandWindow},
+	"convLeanInt8":   {kind: bandWindow},
+	"convWinInt8":    {kind: bandWindow},
+	"convRowsInt8":   {kind: bandWindow},
+	"convGatherInt8": {kind: bandWindow},
+	"dwInt8":         {kind: bandWindow},
+	"dwInt16":        {kind: bandWindow},
+	"dwF32":          {kind: bandWindow},
+	"dw3x3Int8":      {kind: bandWindow, filterH: 3},
+	"dwRowsInt8":     {kind: bandWindow},
+	"avgPoolInt8":    {kind: bandWindow},
+	"avgPoolInt16":   {kind: bandWindow},
+	"avgPoolF32":     {kind: bandWindow},
+	"maxPoolInt8":    {kind: bandWindow},
+	"maxPoolInt16":   {kind: bandWindow},
+	"maxPoolF32":     {kind: bandWindow},
+	"l2PoolF32":      {kind: bandWindow},
+	"convPWInt8":     {kind: bandPixels},
+}
+
+// bandOp is one operator that can run in bands of output rows.
+type bandOp struct {
+	op            int
+	call          program.Call
+	param         int // argument index of the parameter struct
+	in, out       int // argument indices of the input and output views
+	kind          bandKind
+	inBuf, outBuf program.BufID
+	inType        model.DType
+	outType       model.DType
+	inH, outH     int // tensor heights
+	inRow, outRow int // elements per row
+	outW          int // pixels per output row
+	// Output row y reads input rows [y*stride-pad, y*stride-pad+span),
+	// clipped to the image.
+	stride, pad, span int
+}
+
+// rows returns the input rows output row y reads, [lo, hi).
+func (b *bandOp) rows(y int) (lo, hi int) {
+	o := y*b.stride - b.pad
+	return max(o, 0), min(o+b.span, b.inH)
+}
+
+func structInt(s program.Struct, name string) (int, bool) {
+	for _, f := range s.Fields {
+		if f.Name == name {
+			if l, ok := f.Value.(program.Lit); ok {
+				switch v := l.Value.(type) {
+				case int:
+					return v, true
+				case int32:
+					return int(v), true
+				case int64:
+					return int(v), true
+				}
+			}
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+func withInts(s program.Struct, set map[string]int) program.Struct {
+	out := program.Struct{Type: s.Type, Fields: slices.Clone(s.Fields)}
+	for i, f := range out.Fields {
+		if v, ok := set[f.Name]; ok {
+			out.Fields[i].Value = program.Lit{Value: v}
+		}
+	}
+	return out
+}
+
+// nhwc returns the height and row length (W*C elements) and width of a
+// rank-4 tensor of batch 1.
+func nhwc(t *model.Tensor) (h, row, w int, ok bool) {
+	if len(t.Shape) != 4 || t.Shape[0] != 1 {
+		return 0, 0, 0, false
+	}
+	for _, d := range t.Shape {
+		if d <= 0 {
+			return 0, 0, 0, false
+		}
+	}
+	return int(t.Shape[1]), int(t.Shape[2] * t.Shape[3]), int(t.Shape[2]), true
+}
+
+// bandable returns operator i of p as a bandOp, or nil when it cannot run
+// in bands: one call of a band kernel, reading tensor input 0 whole and
+// writing output 0 whole, NHWC of batch 1.
+func bandable(p *program.Program, i int) *bandOp {
+	op := p.Ops[i]
+	gop := p.Graph.Ops[i]
+	if len(op.Calls) != 1 || op.Flow != nil || len(gop.Inputs) == 0 || len(gop.Outputs) != 1 || gop.Inputs[0] < 0 {
+		return nil
+	}
+	call := op.Calls[0]
+	bk, ok := bandKernels[call.Fn]
+	if !ok {
+		return nil
+	}
+	g := p.Graph
+	tin, tout := g.Tensors[gop.Inputs[0]], g.Tensors[gop.Outputs[0]]
+	if tin.IsConst() {
+		return nil
+	}
+	inBuf, ok1 := p.TensorBuf[gop.Inputs[0]]
+	outBuf, ok2 := p.TensorBuf[gop.Outputs[0]]
+	if !ok1 || !ok2 || inBuf == outBuf {
+		return nil
+	}
+	b := &bandOp{op: i, call: call, param: -1, in: -1, out: -1, kind: bk.kind, inBuf: inBuf, outBuf: outBuf, inType: tin.Type, outType: tout.Type}
+	var w1, w2 int
+	var ok3, ok4 bool
+	b.inH, b.inRow, w1, ok3 = nhwc(tin)
+	b.outH, b.outRow, w2, ok4 = nhwc(tout)
+	if !ok3 || !ok4 || len(p.Buffers[inBuf].Tensors) != 1 || len(p.Buffers[outBuf].Tensors) != 1 {
+		return nil
+	}
+	_ = w1
+	b.outW = w2
+	for k, a := range call.Args {
+		switch a := a.(type) {
+		case program.View:
+			if a.Off != 0 || a.Step != 0 {
+				return nil
+			}
+			switch a.Buf {
+			case inBuf:
+				if b.in >= 0 || a.Raw || a.Type != tin.Type || a.N != b.inH*b.inRow {
+					return nil
+				}
+				b.in = k
+			case outBuf:
+				if b.out >= 0 || a.Raw || a.Type != tout.Type || a.N != b.outH*b.outRow {
+					return nil
+				}
+				b.out = k
+			}
+		case program.Struct:
+			if b.param >= 0 {
+				return nil
+			}
+			b.param = k
+		}
+	}
+	if b.in < 0 || b.out < 0 || b.param < 0 {
+		return nil
+	}
+	s := call.Args[b.param].(program.Struct)
+	switch bk.kind {
+	case bandPixels:
+		px, ok := structInt(s, "pixels")
+		if !ok || px != b.outH*w2 || b.inH != b.outH {
+			return nil
+		}
+		b.stride, b.pad, b.span = 1, 0, 1
+	case bandWindow:
+		get := func(n string) int {
+			v, ok := structInt(s, n)
+			if !ok {
+				return -1
+			}
+			return v
+		}
+		batches, inH, outH, padH, strideH := get("batches"), get("inH"), get("outH"), get("padH"), get("strideH")
+		fH := bk.filterH
+		if fH == 0 {
+			fH = get("filterH")
+		}
+		dil := 1
+		if _, has := structInt(s, "dilationH"); has {
+			dil = get("dilationH")
+		}
+		if batches != 1 || inH != b.inH || outH != b.outH || padH < 0 || strideH < 1 || fH < 1 || dil < 1 {
+			return nil
+		}
+		b.stride, b.pad, b.span = strideH, padH, (fH-1)*dil+1
+	}
+	// Every output row must read at least one input row (a band of only
+	// padding would be a call on an empty input).
+	for y := 0; y < b.outH; y++ {
+		if lo, hi := b.rows(y); hi <= lo {
+			return nil
+		}
+	}
+	return b
+}
+
+// bandEvent is one call of a group's schedule: a band of output rows
+// [r0, r1) of chain operator op reading its input rows [lo, hi), or (slide)
+// a slide of op's line.
+type bandEvent struct {
+	op     int
+	slide  bool
+	r0, r1 int
+	lo, hi int
+	// inOff, outOff: element offsets of the band's input and output views
+	// (in the group's input or a line, in the output or a line).
+	inOff, outOff int
+	// slide: the line holds rows elements rows..., drop the first from.
+	rows, from int
+}
+
+// bandSchedule is the demand-driven schedule of a chain.
+type bandSchedule struct {
+	ops      []*bandOp
+	events   []bandEvent
+	lineRows []int // rows each intermediate line holds at most
+}
+
+// schedule runs the chain by demand: each output row of the last operator
+// in turn, each operator producing the rows the next one's window needs,
+// then the rows nobody needs (every row is computed, as layer by layer).
+func schedule(ops []*bandOp) *bandSchedule {
+	k := len(ops)
+	s := &bandSchedule{ops: ops, lineRows: make([]int, k-1)}
+	done := make([]int, k)
+	base := make([]int, k) // the first row each line holds
+	var ensure func(i, y int)
+	ensure = func(i, y int) {
+		b := ops[i]
+		for done[i] <= y {
+			r := done[i]
+			lo, hi := b.rows(r)
+			if i > 0 {
+				ensure(i-1, hi-1)
+			}
+			ev := bandEvent{op: i, r0: r, r1: r + 1, lo: lo, hi: hi}
+			if i == 0 {
+				ev.inOff = lo * b.inRow
+			} else {
+				ev.inOff = (lo - base[i-1]) * b.inRow
+			}
+			if i == k-1 {
+				ev.outOff = r * b.outRow
+			} else {
+				keep := r
+				if done[i+1] < ops[i+1].outH {
+					keep, _ = ops[i+1].rows(done[i+1])
+					keep = min(keep, r)
+				}
+				if keep > base[i] {
+					if held := done[i] - keep; held > 0 {
+						s.events = append(s.events, bandEvent{op: i, slide: true, rows: done[i] - base[i], from: keep - base[i]})
+					}
+					base[i] = keep
+				}
+				s.lineRows[i] = max(s.lineRows[i], r+1-base[i])
+				ev.outOff = (r - base[i]) * b.outRow
+			}
+			if n := len(s.events); n > 0 {
+				if last := &s.events[n-1]; !last.slide && last.op == i && last.r1 == r && last.outOff+(last.r1-last.r0)*b.outRow == ev.outOff {
+					// The same operator's next row, nothing in between:
+					// one band.
+					last.r1, last.hi = r+1, hi
+					done[i]++
+					continue
+				}
+			}
+			s.events = append(s.events, ev)
+			done[i]++
+		}
+	}
+	last := ops[k-1]
+	for y := 0; y < last.outH; y++ {
+		ensure(k-1, y)
+	}
+	for i := k - 2; i >= 0; i-- {
+		ensure(i, ops[i].outH-1)
+	}
+	return s
+}
+
+// inOutShift is the least distance the group's input may start above its
+// output so that no band writes output bytes that a later band still
+// reads as input.
+func (s *bandSchedule) inOutShift() int {
+	first, last := s.ops[0], s.ops[len(s.ops)-1]
+	inSize, outSize := first.inType.Size(), last.outType.Size()
+	const none = int(^uint(0) >> 1)
+	suffix := none // lowest input byte read by the events after the current one
+	shift := 0
+	for e := len(s.events) - 1; e >= 0; e-- {
+		ev := s.events[e]
+		if ev.slide {
+			continue
+		}
+		if ev.op == len(s.ops)-1 && suffix != none {
+			end := ev.r1 * last.outRow * outSize
+			shift = max(shift, end-suffix)
+		}
+		if ev.op == 0 {
+			suffix = min(suffix, ev.lo*first.inRow*inSize)
+		}
+	}
+	return shift
+}
+
+// lineBytes is the size of intermediate line j.
+func (s *bandSchedule) lineBytes(j int) int {
+	b := s.ops[j]
+	return s.lineRows[j] * b.outRow * b.outType.Size()
+}
+
+// bandCall is the kernel call of a band event, over views of in and out.
+func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
+	args := slices.Clone(b.call.Args)
+	s := args[b.param].(program.Struct)
+	switch b.kind {
+	case bandPixels:
+		args[b.param] = withInts(s, map[string]int{"pixels": (ev.r1 - ev.r0) * b.outW})
+	case bandWindow:
+		args[b.param] = withInts(s, map[string]int{
+			"inH":  ev.hi - ev.lo,
+			"outH": ev.r1 - ev.r0,
+			"padH": ev.lo - (ev.r0*b.stride - b.pad),
+		})
+	}
+	in.N, out.N = (ev.hi-ev.lo)*b.inRow, (ev.r1-ev.r0)*b.outRow
+	args[b.in], args[b.out] = in, out
+	return program.Call{Fn: b.call.Fn, Args: args}
+}
+
+// fuseSpan is a chosen group: operators first..last.
+type fuseSpan struct{ first, last int }
+
+// fuse returns p with the chosen spans run as fused groups: the
+// intermediate tensors' buffers shrink to lines living through the group,
+// the output is born and the input lives through the whole group, the
+// operators' scratch lives through it too, and the input is tied below
+// the output where it dies in the group. p is not modified.
+func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
+	if len(spans) == 0 {
+		return p, nil
+	}
+	q := *p
+	q.Buffers = slices.Clone(p.Buffers)
+	q.Ops = slices.Clone(p.Ops)
+	q.Groups = nil
+	for _, sp := range spans {
+		var ops []*bandOp
+		for i := sp.first; i <= sp.last; i++ {
+			b := bandable(p, i)
+			if b == nil {
+				return nil, fmt.Errorf("internal error: operator %d cannot run in bands", i)
+			}
+			ops = append(ops, b)
+		}
+		s := schedule(ops)
+		grp := program.Group{First: sp.first, Last: sp.last, In: ops[0].inBuf, Out: ops[len(ops)-1].outBuf, MinShift: -1}
+		lines := make([]program.BufID, len(ops)-1)
+		for j := range lines {
+			id := ops[j].outBuf
+			lines[j] = id
+			b := &q.Buffers[id]
+			b.Size = s.lineBytes(j)
+			b.First, b.Last = sp.first, sp.last
+			grp.Lines = append(grp.Lines, program.Line{Buf: id, Tensor: b.Tensors[0], Rows: s.lineRows[j], RowBytes: ops[j].outRow * ops[j].outType.Size(), TensorRows: ops[j].outH})
+		}
+		in, out := &q.Buffers[grp.In], &q.Buffers[grp.Out]
+		dies := in.Last == sp.first
+		in.Last = max(in.Last, sp.last)
+		out.First = min(out.First, sp.first)
+		for k := range q.Buffers {
+			if b := &q.Buffers[k]; b.Kind == planner.Scratch && b.Op >= sp.first && b.Op <= sp.last {
+				b.First, b.Last = sp.first, sp.last
+			}
+		}
+		if dies && in.Kind == planner.Activation && out.Kind == planner.Activation && in.Tie == nil && !isGraphOutput(p, grp.In) && !tiedTo(q.Buffers, grp.Out) {
+			shift := s.inOutShift()
+			if shift+in.Size < in.Size+out.Size {
+				in.Tie = &planner.Tie{To: int(grp.Out), Shift: planner.AlignedSize(shift, 0)}
+				grp.MinShift = shift
+			}
+		}
+		var steps []program.Step
+		for _, ev := range s.events {
+			b := ops[ev.op]
+			if ev.slide {
+				steps = append(steps, program.Step{Op: b.op, Call: program.Call{Fn: "slideRows", Args: []program.Arg{
+					program.View{Buf: lines[ev.op], Type: b.outType, N: ev.rows * b.outRow, Raw: true},
+					program.Lit{Value: ev.from * b.outRow * b.outType.Size()},
+				}}})
+				continue
+			}
+			inV := program.View{Buf: grp.In, Type: b.inType, Off: ev.inOff}
+			if ev.op > 0 {
+				inV.Buf = lines[ev.op-1]
+			}
+			outV := program.View{Buf: grp.Out, Type: b.outType, Off: ev.outOff}
+			if ev.op < len(ops)-1 {
+				outV.Buf = lines[ev.op]
+			}
+			steps = append(steps, program.Step{Op: b.op, Call: b.bandCall(ev, inV, outV),
+				Rows: program.RowRange{Lo: ev.r0, Hi: ev.r1}, InRows: program.RowRange{Lo: ev.lo, Hi: ev.hi}})
+		}
+		grp.Calls = len(steps)
+		compress(&grp, steps, sp.last)
+		if got := grp.Expand(); !reflect.DeepEqual(got, steps) {
+			return nil, fmt.Errorf("internal error: operators %d-%d: the loop of the fused group does not give its schedule back", sp.first, sp.last)
+		}
+		for i := sp.first; i <= sp.last; i++ {
+			q.Ops[i].Calls = nil
+		}
+		q.Groups = append(q.Groups, grp)
+	}
+	return &q, nil
+}
+
+func isGraphOutput(p *program.Program, b program.BufID) bool {
+	for _, t := range p.Graph.Outputs {
+		if p.TensorBuf[t] == b {
+			return true
+		}
+	}
+	return false
+}
+
+func tiedTo(bufs []program.Buffer, to program.BufID) bool {
+	for _, b := range bufs {
+		if b.Tie != nil && b.Tie.To == int(to) {
+			return true
+		}
+	}
+	return false
+}
+
+// compress writes steps as the group's Pre, loop and Post: the steps are
+// cut into segments, each ending with a band of the last operator, and the
+// longest run of segments that are the same calls with every view offset
+// moving by the same amount from one segment to the next becomes the loop.
+func compress(grp *program.Group, steps []program.Step, lastOp int) {
+	var segs [][]program.Step
+	start := 0
+	for i, s := range steps {
+		if s.Op == lastOp && s.Call.Fn != "slideRows" {
+			segs = append(segs, steps[start:i+1])
+			start = i + 1
+		}
+	}
+	tail := steps[start:]
+	bestAt, bestLen := 0, 1
+	for t0 := 0; t0+1 < len(segs); t0++ {
+		d, ok := segDelta(segs[t0], segs[t0+1])
+		if !ok {
+			continue
+		}
+		n := 2
+		for t0+n < len(segs) {
+			d2, ok := segDelta(segs[t0+n-1], segs[t0+n])
+			if !ok || !slices.Equal(d, d2) {
+				break
+			}
+			n++
+		}
+		if n > bestLen {
+			bestAt, bestLen = t0, n
+		}
+	}
+	if bestLen < 2 {
+		grp.Pre = slices.Clone(steps)
+		return
+	}
+	for _, s := range segs[:bestAt] {
+		grp.Pre = append(grp.Pre, s...)
+	}
+	d, _ := segDelta(segs[bestAt], segs[bestAt+1])
+	k := 0
+	for _, s := range segs[bestAt] {
+		c := program.Call{Fn: s.Call.Fn, Args: slices.Clone(s.Call.Args)}
+		s.Rows.Step, s.InRows.Step = d[k], d[k+1]
+		k += 2
+		for i, a := range c.Args {
+			if v, ok := a.(program.View); ok {
+				v.Step = d[k]
+				k++
+				c.Args[i] = v
+			}
+		}
+		grp.Body = append(grp.Body, program.Step{Op: s.Op, Call: c, Rows: s.Rows, InRows: s.InRows})
+	}
+	grp.Iter = bestLen
+	for _, s := range segs[bestAt+bestLen:] {
+		grp.Post = append(grp.Post, s...)
+	}
+	grp.Post = append(grp.Post, tail...)
+}
+
+// segDelta returns, for two segments of the same calls, how far each view
+// moved from a to b; ok is false when they differ otherwise.
+func segDelta(a, b []program.Step) ([]int, bool) {
+	if len(a) != len(b) {
+		return nil, false
+	}
+	var d []int
+	for i := range a {
+		ca, cb := a[i].Call, b[i].Call
+		if a[i].Op != b[i].Op || ca.Fn != cb.Fn || len(ca.Args) != len(cb.Args) {
+			return nil, false
+		}
+		ra, rb, ia, ib := a[i].Rows, b[i].Rows, a[i].InRows, b[i].InRows
+		if rb.Hi-rb.Lo != ra.Hi-ra.Lo || ib.Hi-ib.Lo != ia.Hi-ia.Lo {
+			return nil, false
+		}
+		d = append(d, rb.Lo-ra.Lo, ib.Lo-ia.Lo)
+		for k := range ca.Args {
+			va, okA := ca.Args[k].(program.View)
+			vb, okB := cb.Args[k].(program.View)
+			if okA != okB {
+				return nil, false
+			}
+			if okA {
+				if va.Buf != vb.Buf || va.Type != vb.Type || va.N != vb.N || va.Raw != vb.Raw {
+					return nil, false
+				}
+				d = append(d, vb.Off-va.Off)
+				continue
+			}
+			if argKey(ca.Args[k]) != argKey(cb.Args[k]) {
+				return nil, false
+			}
+		}
+	}
+	return d, true
+}
+
+func argKey(a program.Arg) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%#v", a)
+	return sb.String()
+}

@@ -1,0 +1,217 @@
+package lower
+
+import (
+	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/planner"
+)
+
+// maxGroup bounds the operators of one fused group.
+const maxGroup = 12
+
+// fusePlanner estimates, on the layer-by-layer program, what each
+// operator and each candidate group costs: the bytes live while it runs,
+// each buffer rounded up to the alignment as the planner places it.
+type fusePlanner struct {
+	p      *program.Program
+	frags  []*Fragment
+	align  int
+	band   []*bandOp
+	link   []bool // operator i reads operator i-1's output, which dies there
+	groups map[fuseSpan]int
+}
+
+func newFusePlanner(p *program.Program, frags []*Fragment, align int) *fusePlanner {
+	n := len(p.Ops)
+	f := &fusePlanner{p: p, frags: frags, align: align, band: make([]*bandOp, n), link: make([]bool, n), groups: map[fuseSpan]int{}}
+	for i := range p.Ops {
+		f.band[i] = bandable(p, i)
+	}
+	for i := 1; i < n; i++ {
+		a, b := f.band[i-1], f.band[i]
+		if a == nil || b == nil || a.outBuf != b.inBuf {
+			continue
+		}
+		buf := p.Buffers[a.outBuf]
+		f.link[i] = buf.Kind == planner.Activation && buf.First == i-1 && buf.Last == i && buf.Tie == nil && !isGraphOutput(p, a.outBuf)
+	}
+	return f
+}
+
+func (f *fusePlanner) size(b program.BufID) int {
+	return planner.AlignedSize(f.p.Buffers[b].Size, f.align)
+}
+
+// live sums the buffers live at some step of [i, j] except skip.
+func (f *fusePlanner) live(i, j int, skip func(k int, b *program.Buffer) bool) int {
+	n := 0
+	for k := range f.p.Buffers {
+		b := &f.p.Buffers[k]
+		if b.First <= j && b.Last >= i && !skip(k, b) {
+			n += planner.AlignedSize(b.Size, f.align)
+		}
+	}
+	return n
+}
+
+// single is what operator i costs run on its own, overlapped where its
+// kernel offers it.
+func (f *fusePlanner) single(i int) (withOverlap, without int) {
+	without = f.live(i, i, func(int, *program.Buffer) bool { return false })
+	withOverlap = without
+	c := f.frags[i].c
+	if c.overlap == nil || len(c.Op.Outputs) != 1 {
+		return
+	}
+	bi, ok1 := f.p.TensorBuf[c.Op.Inputs[c.overlap.in]]
+	bo, ok2 := f.p.TensorBuf[c.Op.Outputs[0]]
+	if !ok1 || !ok2 || bi == bo || isGraphOutput(f.p, bi) {
+		return
+	}
+	ib, ob := f.p.Buffers[bi], f.p.Buffers[bo]
+	if ib.Kind != planner.Activation || ob.Kind != planner.Activation || ib.Last != i || ob.First != i {
+		return
+	}
+	in, out := f.size(bi), f.size(bo)
+	pair := max(out, planner.AlignedSize(c.overlap.minShift, f.align)+in)
+	withOverlap = without - (in + out) + min(pair, in+out)
+	return
+}
+
+// group is what operators sp.first..sp.last cost fused, -1 when they
+// cannot be.
+func (f *fusePlanner) group(sp fuseSpan) int {
+	if v, ok := f.groups[sp]; ok {
+		return v
+	}
+	cost := -1
+	if f.fusable(sp) {
+		ops := f.band[sp.first : sp.last+1]
+		s := schedule(ops)
+		mine := map[program.BufID]bool{ops[0].inBuf: true, ops[len(ops)-1].outBuf: true}
+		lines := 0
+		for j := range ops[:len(ops)-1] {
+			mine[ops[j].outBuf] = true
+			lines += planner.AlignedSize(s.lineBytes(j), f.align)
+		}
+		scratch := 0
+		other := f.live(sp.first, sp.last, func(k int, b *program.Buffer) bool {
+			if b.Kind == planner.Scratch && b.Op >= sp.first && b.Op <= sp.last {
+				scratch += planner.AlignedSize(b.Size, f.align)
+				return true
+			}
+			return mine[program.BufID(k)]
+		})
+		inB, outB := ops[0].inBuf, ops[len(ops)-1].outBuf
+		in, out := f.size(inB), f.size(outB)
+		pair := in + out
+		ib := f.p.Buffers[inB]
+		if ib.Last == sp.first && ib.Kind == planner.Activation && !isGraphOutput(f.p, inB) {
+			pair = min(pair, max(out, planner.AlignedSize(s.inOutShift(), f.align)+in))
+		}
+		cost = other + scratch + lines + pair
+	}
+	f.groups[sp] = cost
+	return cost
+}
+
+func (f *fusePlanner) fusable(sp fuseSpan) bool {
+	if sp.last <= sp.first || sp.last-sp.first+1 > maxGroup {
+		return false
+	}
+	for i := sp.first + 1; i <= sp.last; i++ {
+		if !f.link[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// choose returns the groups that make the estimated peak smallest, and,
+// among the choices with that peak, fuse the fewest operators; and the
+// operators left on their own that must overlap for that peak.
+func (f *fusePlanner) choose() ([]fuseSpan, map[int]bool) {
+	n := len(f.p.Ops)
+	// Runs of linked operators: only inside them can groups form.
+	type run struct{ s, e int }
+	var runs []run
+	for i := 0; i < n; {
+		j := i
+		for j+1 < n && f.link[j+1] {
+			j++
+		}
+		runs = append(runs, run{i, j})
+		i = j + 1
+	}
+	const inf = int(^uint(0) >> 1)
+	segCost := func(i, j int) int {
+		if i == j {
+			c, _ := f.single(i)
+			return c
+		}
+		if c := f.group(fuseSpan{i, j}); c >= 0 {
+			return c
+		}
+		return inf
+	}
+	// Smallest peak.
+	peak := 0
+	for _, r := range runs {
+		best := make([]int, r.e-r.s+2) // best[k]: ops r.s..r.s+k-1
+		best[0] = 0
+		for k := 1; k < len(best); k++ {
+			best[k] = inf
+			j := r.s + k - 1
+			for i := j; i >= max(r.s, j-maxGroup+1); i-- {
+				c := segCost(i, j)
+				if c == inf || best[i-r.s] == inf {
+					continue
+				}
+				best[k] = min(best[k], max(best[i-r.s], c))
+			}
+		}
+		peak = max(peak, best[len(best)-1])
+	}
+	// Fewest fused operators within that peak.
+	var spans []fuseSpan
+	overlap := map[int]bool{}
+	for _, r := range runs {
+		m := r.e - r.s + 1
+		fused := make([]int, m+1)
+		from := make([]int, m+1)
+		for k := 1; k <= m; k++ {
+			fused[k] = inf
+			j := r.s + k - 1
+			for i := j; i >= max(r.s, j-maxGroup+1); i-- {
+				c := segCost(i, j)
+				if c > peak || fused[i-r.s] == inf {
+					continue
+				}
+				cnt := fused[i-r.s]
+				if i < j {
+					cnt += j - i + 1
+				}
+				if cnt < fused[k] {
+					fused[k], from[k] = cnt, i
+				}
+			}
+		}
+		if fused[m] == inf {
+			continue
+		}
+		for k := m; k > 0; {
+			i := from[k]
+			j := r.s + k - 1
+			if i < j {
+				spans = append(spans, fuseSpan{i, j})
+			} else if with, without := f.single(i); without > peak && with <= peak {
+				overlap[i] = true
+			}
+			k = i - r.s
+		}
+	}
+	// Spans in execution order.
+	for a, b := 0, len(spans)-1; a < b; a, b = a+1, b-1 {
+		spans[a], spans[b] = spans[b], spans[a]
+	}
+	return spans, overlap
+}

@@ -1,0 +1,344 @@
+package lower
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/gen/run"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
+	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/planner"
+)
+
+// fuseAll returns the layer-by-layer program of g with every run of
+// operators that can be fused (up to maxGroup each) run as fused groups,
+// whether or not that makes the arena smaller: the tests check the
+// execution of groups, not the choice of them.
+func fuseAll(g *model.Graph) (*program.Program, error) {
+	p, _, err := Program(g, ProgramOptions{})
+	if err != nil {
+		return nil, err
+	}
+	fp := newFusePlanner(p, nil, 0)
+	var spans []fuseSpan
+	for i := 0; i < len(p.Ops); {
+		j := i
+		for j+1 < len(p.Ops) && fp.link[j+1] && j+1-i < maxGroup {
+			j++
+		}
+		if j > i {
+			spans = append(spans, fuseSpan{i, j})
+		}
+		i = j + 1
+	}
+	return fuse(p, spans)
+}
+
+// runProgram runs p in-process on the inputs and returns its outputs.
+func runProgram(p *program.Program, lay *layout.Layout, inputs ...[]byte) ([][]byte, error) {
+	m, err := run.New(p, lay)
+	if err != nil {
+		return nil, err
+	}
+	for k, in := range inputs {
+		copy(m.Input(k), in)
+	}
+	m.Invoke()
+	var outs [][]byte
+	for k := range p.Graph.Outputs {
+		outs = append(outs, append([]byte(nil), m.Output(k)...))
+	}
+	return outs, nil
+}
+
+// simulateGroups replays the calls of every fused group of p byte by byte
+// over the arena as lay places it: each byte carries the tensor element it
+// holds. Every band must find in its input view exactly the input rows it
+// reads, the group's output must end whole, and no byte of another buffer
+// live during the group may change.
+func simulateGroups(p *program.Program, lay *layout.Layout) error {
+	g := p.Graph
+	rowBytes := func(t int) int {
+		sh := g.Tensors[t].Shape
+		return int(sh[2]*sh[3]) * g.Tensors[t].Type.Size()
+	}
+	for _, grp := range p.Groups {
+		tags := make([]int64, lay.Plan.Size)
+		for i := range tags {
+			tags[i] = -1
+		}
+		tag := func(t, k int) int64 { return int64(t)<<32 | int64(k) }
+		mine := map[program.BufID]bool{grp.In: true, grp.Out: true}
+		for _, l := range grp.Lines {
+			mine[l.Buf] = true
+		}
+		// Other buffers live during the group: a sentinel per byte.
+		for b, buf := range p.Buffers {
+			if mine[program.BufID(b)] || buf.First > grp.Last || buf.Last < grp.First || buf.Kind == planner.Scratch && buf.Op >= grp.First && buf.Op <= grp.Last {
+				continue
+			}
+			o := lay.Offset(program.BufID(b))
+			for k := 0; k < buf.Size; k++ {
+				tags[o+k] = -2 - int64(b)
+			}
+		}
+		inT := g.Ops[grp.First].Inputs[0]
+		o := lay.Offset(grp.In)
+		for k := 0; k < g.Tensors[inT].Bytes(); k++ {
+			tags[o+k] = tag(inT, k)
+		}
+		sentinels := slices.Clone(tags)
+		lineOf := map[int]program.BufID{} // operator -> its output line
+		for i := grp.First; i < grp.Last; i++ {
+			lineOf[i] = p.TensorBuf[g.Ops[i].Outputs[0]]
+		}
+		computed := map[int][]int{} // operator -> times each output row was computed
+		for i := grp.First; i <= grp.Last; i++ {
+			computed[i] = make([]int, g.Tensors[g.Ops[i].Outputs[0]].Shape[1])
+		}
+		viewBytes := func(v program.View) (int, int) {
+			s := v.Type.Size()
+			return lay.Offset(v.Buf) + v.Off*s, v.N * s
+		}
+		for n, s := range grp.Expand() {
+			c := s.Call
+			if c.Fn == "slideRows" {
+				at, size := viewBytes(c.Args[0].(program.View))
+				from := c.Args[1].(program.Lit).Value.(int)
+				copy(tags[at:at+size], tags[at+from:at+size])
+				continue
+			}
+			op := g.Ops[s.Op]
+			inBuf, outBuf := grp.In, grp.Out
+			if s.Op > grp.First {
+				inBuf = lineOf[s.Op-1]
+			}
+			if s.Op < grp.Last {
+				outBuf = lineOf[s.Op]
+			}
+			var in, out *program.View
+			for _, a := range c.Args {
+				if v, ok := a.(program.View); ok {
+					switch v.Buf {
+					case inBuf:
+						in = &v
+					case outBuf:
+						out = &v
+					}
+				}
+			}
+			if in == nil || out == nil {
+				return fmt.Errorf("group %d-%d, call %d (%s, operator %d): no input or output view", grp.First, grp.Last, n, c.Fn, s.Op)
+			}
+			it, ot := op.Inputs[0], op.Outputs[0]
+			at, size := viewBytes(*in)
+			if size != (s.InRows.Hi-s.InRows.Lo)*rowBytes(it) {
+				return fmt.Errorf("group %d-%d, call %d: input view of %d bytes for rows %d-%d", grp.First, grp.Last, n, size, s.InRows.Lo, s.InRows.Hi)
+			}
+			for k := 0; k < size; k++ {
+				if want := tag(it, s.InRows.Lo*rowBytes(it)+k); tags[at+k] != want {
+					return fmt.Errorf("group %d-%d, call %d (operator %d, rows %d-%d): input byte %d holds %x, want %x (tensor %d byte %d)",
+						grp.First, grp.Last, n, s.Op, s.Rows.Lo, s.Rows.Hi, k, tags[at+k], want, it, s.InRows.Lo*rowBytes(it)+k)
+				}
+			}
+			at, size = viewBytes(*out)
+			if size != (s.Rows.Hi-s.Rows.Lo)*rowBytes(ot) {
+				return fmt.Errorf("group %d-%d, call %d: output view of %d bytes for rows %d-%d", grp.First, grp.Last, n, size, s.Rows.Lo, s.Rows.Hi)
+			}
+			for k := 0; k < size; k++ {
+				tags[at+k] = tag(ot, s.Rows.Lo*rowBytes(ot)+k)
+			}
+			for y := s.Rows.Lo; y < s.Rows.Hi; y++ {
+				computed[s.Op][y]++
+			}
+		}
+		// Every row of every tensor computed exactly once: the same
+		// multiply-accumulates as layer by layer.
+		for i := grp.First; i <= grp.Last; i++ {
+			for y, n := range computed[i] {
+				if n != 1 {
+					return fmt.Errorf("group %d-%d: operator %d computes row %d %d times", grp.First, grp.Last, i, y, n)
+				}
+			}
+		}
+		outT := g.Ops[grp.Last].Outputs[0]
+		o = lay.Offset(grp.Out)
+		for k := 0; k < g.Tensors[outT].Bytes(); k++ {
+			if tags[o+k] != tag(outT, k) {
+				return fmt.Errorf("group %d-%d: output byte %d holds %x at the end", grp.First, grp.Last, k, tags[o+k])
+			}
+		}
+		for i, s := range sentinels {
+			if s <= -2 && tags[i] != s {
+				return fmt.Errorf("group %d-%d: arena byte %d of buffer %d was overwritten", grp.First, grp.Last, i, -2-s)
+			}
+		}
+	}
+	return nil
+}
+
+// TestFusedGroupsSimulated replays every fused group the generator chooses
+// for the reference models and the fixtures, and every group of the
+// random chains run fused whole, on the arena as planned.
+func TestFusedGroupsSimulated(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*.tflite"))
+	more, _ := filepath.Glob(filepath.Join(e2e.SharedDir(t), "models", "*.tflite"))
+	groups := 0
+	for _, f := range append(files, more...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := model.Parse(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		popt := layout.Options{Session: planner.NewSession(0)}
+		p, _, err := Program(g, ProgramOptions{Overlap: true, Plan: popt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lay, err := layout.Make(p, nil, popt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := simulateGroups(p, lay); err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+		}
+		for _, grp := range p.Groups {
+			t.Logf("%s: operators %d-%d fused: %d calls (%d in the loop, %d runs)", filepath.Base(f), grp.First, grp.Last, grp.Calls, len(grp.Body), grp.Iter)
+		}
+		groups += len(p.Groups)
+	}
+	r := rand.New(rand.NewPCG(5, 8))
+	for i := 0; i < diffCount(50, 400); i++ {
+		data, _, desc := randChain(r)
+		g, err := model.Parse("chain.tflite", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := fuseAll(g)
+		if err != nil {
+			t.Fatalf("chain %d (%s): %v", i, desc, err)
+		}
+		lay, err := layout.Make(p, nil, layout.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := simulateGroups(p, lay); err != nil {
+			t.Errorf("chain %d (%s): %v", i, desc, err)
+		}
+		groups += len(p.Groups)
+	}
+	t.Logf("%d fused groups simulated", groups)
+	if groups == 0 {
+		t.Error("no fused group")
+	}
+}
+
+// TestFusedChainsMatchTFLM: random chains of convolution, pointwise,
+// depthwise and pool layers run fused whole give byte-identical outputs to
+// the layer-by-layer build and TFLM's outputs; the chains where the
+// generator chooses groups itself are run that way too.
+func TestFusedChainsMatchTFLM(t *testing.T) {
+	o := oracle.New(t)
+	t.Run("CONV_2D_chains_fused", func(t *testing.T) {
+		r := rand.New(rand.NewPCG(21, 4))
+		compared, refused, mismatches, chosen := 0, 0, 0, 0
+		for i := 0; compared < diffCount(20, 150) && i < 2000; i++ {
+			data, x, desc := randChain(r)
+			want, oerr := o.Run(data, x.csv())
+			flat, ferr := inProcess(data, x.raw())
+			if oerr != nil || ferr != nil {
+				if (oerr == nil) != (ferr == nil) {
+					t.Errorf("chain %d (%s): TFLM %v, layer by layer %v", i, desc, oerr, ferr)
+					mismatches++
+				}
+				refused++
+				continue
+			}
+			if err := compareFused(data, x.raw(), flat[0], want[0], &chosen); err != nil {
+				t.Errorf("chain %d (%s): %v", i, desc, err)
+				mismatches++
+			}
+			compared++
+		}
+		t.Logf("%d chains, %d where the generator chose groups itself", compared, chosen)
+		logDiffCounts(t, compared, refused, mismatches)
+	})
+}
+
+// compareFused runs the chain fused whole and as the generator chooses,
+// and compares both with the layer-by-layer output and TFLM's.
+func compareFused(data, input, flat []byte, want []string, chosen *int) error {
+	g, err := model.Parse("chain.tflite", data)
+	if err != nil {
+		return err
+	}
+	p, err := fuseAll(g)
+	if err != nil {
+		return err
+	}
+	if len(p.Groups) == 0 {
+		return fmt.Errorf("no group formed")
+	}
+	q, _, err := Program(g, ProgramOptions{Overlap: true})
+	if err != nil {
+		return err
+	}
+	if len(q.Groups) > 0 {
+		*chosen++
+	}
+	for _, prog := range []*program.Program{p, q} {
+		lay, err := layout.Make(prog, nil, layout.Options{})
+		if err != nil {
+			return err
+		}
+		if err := simulateGroups(prog, lay); err != nil {
+			return err
+		}
+		got, err := runProgram(prog, lay, input)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(got[0], flat) {
+			return fmt.Errorf("fused (%d groups) and layer-by-layer outputs differ", len(prog.Groups))
+		}
+		if err := compareRaw(model.Int8, got[0], want); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FuzzFusedChains keeps drawing random chains (randChain, one seed per
+// input): run fused whole and as chosen, the outputs must be
+// byte-identical to the layer-by-layer build and equal TFLM's.
+func FuzzFusedChains(f *testing.F) {
+	for s := uint64(0); s < 8; s++ {
+		f.Add(s)
+	}
+	o := oracle.New(f)
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		data, x, desc := randChain(rand.New(rand.NewPCG(seed, 91)))
+		flat, ferr := inProcess(data, x.raw())
+		want, oerr := o.Run(data, x.csv())
+		if (ferr == nil) != (oerr == nil) {
+			t.Fatalf("%s: layer by layer %v, TFLM %v", desc, ferr, oerr)
+		}
+		if ferr != nil {
+			return
+		}
+		var chosen int
+		if err := compareFused(data, x.raw(), flat[0], want[0], &chosen); err != nil {
+			t.Fatalf("%s: %v", desc, err)
+		}
+	})
+}
