@@ -223,6 +223,7 @@ func TestSvdfInt(t *testing.T) {
 			bias := svdfTBias(tc.bias, q.wtScale*q.stScale)
 			st := svdfTQuantize(tc.state0, q.stScale, 0, tmin, tmax)
 			golden := svdfTI8(svdfTQuantize(tc.golden, q.outScale, q.outZP, -128, 127))
+			p.octW = q.stateBits == 16 // svdfInt8x16 takes octDot weights only
 			wfp, fb, tb := svdfTFold(p, wf, wt, bias, q.inZP)
 			st8, st16 := svdfTI8(st), svdfTI16(st)
 			out := make([]int8, tc.batch*tc.units)
@@ -230,7 +231,7 @@ func TestSvdfInt(t *testing.T) {
 			for k := 0; k*step < len(in); k++ {
 				x := in[k*step : (k+1)*step]
 				if q.stateBits == 16 {
-					svdfInt8x16(p, x, wfp, fb, svdfTStr16(wt), tb, st16, out)
+					svdfInt8x16(p, x, wfp, svdfTRec16(p, wt, fb, tb), st16, out)
 				} else {
 					svdfInt8x8(p, x, wfp, fb, string(svdfTBytes8(wt)), tb, st8, out)
 				}
@@ -269,6 +270,23 @@ func svdfTFold(p *svdfParams, wf []int8, wt []int32, bias string, inZP int32) (w
 		return fcTPackOct(wf, p.numFilters, p.inputSize), fcTStr32(fbv), fcTStr32(tbv)
 	}
 	return fcTPack(wf, p.numFilters, p.inputSize), fcTStr32(fbv), fcTStr32(tbv)
+}
+
+// svdfTRec16 mirrors gen/lower's svdfRecords16: per unit the folded time
+// bias, then per filter the folded feature bias and the int16 weights_time.
+func svdfTRec16(p *svdfParams, wt []int32, fb, tb string) string {
+	var b []byte
+	for u := 0; u < p.numUnits; u++ {
+		b = append(b, tb[4*u:4*u+4]...)
+		for f := u * p.rank; f < (u+1)*p.rank; f++ {
+			b = append(b, fb[4*f:4*f+4]...)
+			b = append(b, svdfTStr16(wt[f*p.memory:(f+1)*p.memory])...)
+		}
+	}
+	if len(b) != p.numUnits*svdfRec16Len(p.rank, p.memory) {
+		panic("svdfTRec16: length")
+	}
+	return string(b)
 }
 
 // svdfTBytes8 stores int8 values as bytes.
@@ -705,7 +723,7 @@ func TestSvdfIntMatchesReference(t *testing.T) {
 				numUnits: sh.units, memory: sh.mem, stateZP: stZP, outZP: r.Int31n(256) - 128,
 				mult1: q1.mult, lsh1: q1.lsh, rsh1: q1.rsh, half1: q1.half,
 				mult2: q2.mult, lsh2: q2.lsh, rsh2: q2.rsh, half2: q2.half,
-				octW: i >= 2,
+				octW: i >= 2 || bits == 16, // svdfInt8x16 takes octDot weights only
 			}
 			wf := make([]int8, nf*sh.input)
 			for i := range wf {
@@ -737,7 +755,7 @@ func TestSvdfIntMatchesReference(t *testing.T) {
 				}
 				want := svdfTRef(p, m1, s1, m2, s2, inZP, in, wf, wt, bias, refState, stMin, stMax, wrap)
 				if bits == 16 {
-					svdfInt8x16(p, in, wfp, fb, svdfTStr16(wt), tb, st16, out)
+					svdfInt8x16(p, in, wfp, svdfTRec16(p, wt, fb, tb), st16, out)
 				} else {
 					svdfInt8x8(p, in, wfp, fb, string(svdfTBytes8(wt)), tb, st8, out)
 				}
