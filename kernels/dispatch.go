@@ -49,8 +49,7 @@ package kernels
 //     rqFor, rqFromFC, satRoundDoublingHighMul, selRowStart, selRows,
 //     sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
 //     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
-//     sqDiffQuantOne, subQuantOne, svdfActF32, svdfRec16Len, svdfSumI8,
-//     tconvTaps
+//     sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8, tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -476,9 +475,9 @@ func Call(fn string, args []any) bool {
 	case "svdfFloat":
 		svdfFloat(args[0].(*svdfFloatParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].(string), args[5].([]float32), args[6].([]float32))
 	case "svdfInt8x16":
-		svdfInt8x16(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int16), args[5].([]int8))
+		svdfInt8x16(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int8))
 	case "svdfInt8x16Any":
-		svdfInt8x16Any(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int16), args[5].([]int8))
+		svdfInt8x16Any(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int8))
 	case "svdfInt8x8":
 		svdfInt8x8(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8), args[7].([]int8))
 	case "svdfTime8":

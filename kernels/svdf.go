@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"math/bits"
 	"unsafe"
 )
 
@@ -71,17 +72,11 @@ type svdfFloatParams struct {
 	actMin, actMax   float32
 }
 
-// svdfRec16Len is the length in bytes of one unit's record in
-// svdfInt8x16's rec string: the unit's folded time bias (int32), then for
-// each of its rank filters the folded feature bias (int32) and the
-// filter's memory weights_time values (int16), all little-endian.
-func svdfRec16Len(rank, mem int) int { return 4 + rank*(4+2*mem) }
-
 // svdfInt8x16 runs an SVDF with int8 input and output, weights_feature
-// packed for octDot (wf), int16 weights_time and int16 activation state.
-// rec holds per unit the folded biases described above and the unit's
-// weights_time (svdfRec16Len). The fused activation is not applied: TFLM's
-// integer kernel ignores it.
+// packed for octDot (wf), int16 weights_time (wt, little-endian, as
+// stored) and int16 activation state; fbias and tbias are the folded int32
+// corrections described above. The fused activation is not applied:
+// TFLM's integer kernel ignores it.
 //
 // Block by block of eight filters: their feature sums (octDot), their new
 // state values (svdfNewState16), then per filter its memory row shifted
@@ -91,35 +86,43 @@ func svdfRec16Len(rank, mem int) int { return 4 + rank*(4+2*mem) }
 // are overwritten by the new values, so the results are the same. Each
 // step is a loop of its own so that its values fit in the registers of a
 // 32-bit core.
-func svdfInt8x16(p *svdfParams, in []int8, wf, rec string, state []int16, out []int8) {
-	mem, nf, rank, nu, k := p.memory, p.numFilters, p.rank, p.numUnits, p.inputSize
-	rl := svdfRec16Len(rank, mem)
-	rec = rec[:nu*rl]
+func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int16, out []int8) {
+	mem, nf, nu, k := p.memory, p.numFilters, p.numUnits, p.inputSize
+	fbias, tbias, wt = fbias[:4*((nf+7)&^7)], tbias[:4*nu], wt[:2*nf*mem]
 	state = state[:p.batch*nf*mem]
 	out = out[:p.batch*nu]
-	if mem%8 != 0 || rank != 1 {
-		svdfInt8x16Any(p, in, wf, rec, state, out)
+	if mem%8 != 0 || p.rank != 1 {
+		svdfInt8x16Any(p, in, wf, fbias, wt, tbias, state, out)
 		return
 	}
 	q1, q2 := rqFromFC(p.mult1, p.lsh1, p.rsh1), rqFromFC(p.mult2, p.lsh2, p.rsh2)
 	groups := mem/8 - 1 // groups of eight memory slots before a row's last
 	var acc, tac [8]int32
-	rbase := unsafe.Pointer(unsafe.StringData(rec))
+	fb := unsafe.Pointer(unsafe.StringData(fbias))
+	tb := unsafe.Pointer(unsafe.StringData(tbias))
+	wb := unsafe.Pointer(unsafe.StringData(wt))
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
 		corr := -128 * svdfSumI8(x) // octPack stores w+128
 		o := out[b*nf : (b+1)*nf]
-		sbase := unsafe.Pointer(unsafe.SliceData(state[b*nf*mem : (b+1)*nf*mem]))
+		sb := unsafe.Pointer(unsafe.SliceData(state[b*nf*mem : (b+1)*nf*mem]))
 		for c := 0; c < nf; c += 8 {
 			m := min(8, nf-c)
-			octDot(x, wf[c*k:], &acc)
-			svdfNewState16(&acc, m, unsafe.Add(rbase, c*rl+4), rl, corr, &q1, p.stateZP)
+			if bits.UintSize == 64 {
+				octDot(x, wf[c*k:], &acc)
+			} else {
+				// octDot's two passes, called directly.
+				wp := unsafe.Pointer(unsafe.StringData(wf[c*k : (c+8)*k+octPad]))
+				octPass(x, wp, (*[4]int32)(acc[0:4]))
+				octPass(x, unsafe.Add(wp, 4), (*[4]int32)(acc[4:8]))
+			}
+			svdfNewState16(&acc, (*[8][4]byte)(unsafe.Add(fb, 4*c)), corr, &q1, p.stateZP)
+			tbv := (*[8][4]byte)(unsafe.Add(tb, 4*c))
 			for j := range tac[:m] {
-				fp := unsafe.Add(rbase, (c+j)*rl)
-				t := le32((*[4]byte)(fp))
+				t := le32(&tbv[j])
 				v := int16(acc[j])
-				wp := unsafe.Add(fp, 8)
-				sp := unsafe.Add(sbase, 2*mem*(c+j))
+				wp := unsafe.Add(wb, 2*mem*(c+j))
+				sp := unsafe.Add(sb, 2*mem*(c+j))
 				for range groups {
 					// Slots 1..8 of the group's nine move to 0..7.
 					s, w, h := (*[9]int16)(sp), (*[16]uint8)(wp), (*[16]int8)(wp)
@@ -181,19 +184,20 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, rec string, state []int16, out []
 	}
 }
 
-// svdfNewState16 turns the first m raw feature sums in a into new state
-// values (kept in a, as int16 values): plus corr and the feature bias at
-// fb (the first of m, rl bytes apart), rescaled by q (rqApply, written out
-// so that q's fields stay in registers), clamped to int16, plus the state
-// zero point, truncated to int16.
-func svdfNewState16(a *[8]int32, m int, fb unsafe.Pointer, rl int, corr int32, q *rq32, zp int32) {
+// svdfNewState16 turns the eight raw feature sums in a into new state
+// values (kept in a, as int16 values): plus corr and the feature biases fb
+// (little-endian int32; the lowering pads them to a multiple of eight
+// filters), rescaled by q (rqApply, written out so that q's fields stay in
+// registers), clamped to int16, plus the state zero point, truncated to
+// int16.
+func svdfNewState16(a *[8]int32, fb *[8][4]byte, corr int32, q *rq32, zp int32) {
 	pow, mult, rsh, mask := q.pow, int64(uint32(q.mult)), q.rsh&31, q.mask
 	half := mask >> 1
-	for j := range a[:m] {
-		x := a[j] + corr + le32((*[4]byte)(unsafe.Add(fb, j*rl)))
+	for j := range a {
+		x := a[j] + corr + le32(&fb[j])
 		y := int32(uint64(int64(x*pow)*mult+1<<30) >> 31)
 		v := y>>rsh - (half+int32(uint32(y)>>31)-y&mask)>>31
-		if uint32(v+32768) > 65535 {
+		if (v+32768)>>16 != 0 {
 			v = min(max(v, -32768), 32767)
 		}
 		// The zero point is added after the clamp and the sum is
@@ -220,27 +224,25 @@ func svdfOut8(t *[8]int32, o []int8, q *rq32, zp int32) {
 
 // svdfInt8x16Any is svdfInt8x16 for any rank and memory size, with
 // bounds-checked slices.
-func svdfInt8x16Any(p *svdfParams, in []int8, wf, rec string, state []int16, out []int8) {
-	mem, nf, rank, nu, k := p.memory, p.numFilters, p.rank, p.numUnits, p.inputSize
+func svdfInt8x16Any(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int16, out []int8) {
+	mem, nf, nu, k := p.memory, p.numFilters, p.numUnits, p.inputSize
 	q1, q2 := rqFromFC(p.mult1, p.lsh1, p.rsh1), rqFromFC(p.mult2, p.lsh2, p.rsh2)
 	var acc [8]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
 		corr := -128 * svdfSumI8(x)
 		row := state[b*nf*mem : (b+1)*nf*mem]
-		r := rec
 		f := 0
 		for u := range out[b*nu : (b+1)*nu] {
-			t := ld32(r, 0)
-			r = r[4:]
-			for range rank {
+			t := ld32(tbias, u)
+			for range p.rank {
 				if f&7 == 0 {
 					octDot(x, wf[f*k:], &acc)
 				}
-				a := acc[f&7] + corr + ld32(r, 0)
+				a := acc[f&7] + corr + ld32(fbias, f)
 				v := int16(min(max(rqApply(a, &q1), -32768), 32767) + p.stateZP)
 				s := row[f*mem : f*mem+mem]
-				w := r[4 : 4+2*mem]
+				w := wt[2*f*mem : 2*f*mem+2*mem]
 				for j := 0; j < mem-1; j++ {
 					sj := s[j+1]
 					s[j] = sj
@@ -248,7 +250,6 @@ func svdfInt8x16Any(p *svdfParams, in []int8, wf, rec string, state []int16, out
 				}
 				s[mem-1] = v
 				t += int32(v) * int32(int16(uint16(w[2*mem-2])|uint16(w[2*mem-1])<<8))
-				r = r[4+2*mem:]
 				f++
 			}
 			out[b*nu+u] = int8(min(max(rqApply(t, &q2)+p.outZP, -128), 127))

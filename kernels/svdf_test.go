@@ -231,7 +231,7 @@ func TestSvdfInt(t *testing.T) {
 			for k := 0; k*step < len(in); k++ {
 				x := in[k*step : (k+1)*step]
 				if q.stateBits == 16 {
-					svdfInt8x16(p, x, wfp, svdfTRec16(p, wt, fb, tb), st16, out)
+					svdfInt8x16(p, x, wfp, fb, svdfTStr16(wt), tb, st16, out)
 				} else {
 					svdfInt8x8(p, x, wfp, fb, string(svdfTBytes8(wt)), tb, st8, out)
 				}
@@ -267,26 +267,11 @@ func svdfTFold(p *svdfParams, wf []int8, wt []int32, bias string, inZP int32) (w
 		tbv[u] = ld32(bias, u) - p.stateZP*sum
 	}
 	if p.octW {
+		// Padded to a multiple of eight filters, as gen/lower does for svdfInt8x16.
+		fbv = append(fbv, make([]int32, (-len(fbv))&7)...)
 		return fcTPackOct(wf, p.numFilters, p.inputSize), fcTStr32(fbv), fcTStr32(tbv)
 	}
 	return fcTPack(wf, p.numFilters, p.inputSize), fcTStr32(fbv), fcTStr32(tbv)
-}
-
-// svdfTRec16 mirrors gen/lower's svdfRecords16: per unit the folded time
-// bias, then per filter the folded feature bias and the int16 weights_time.
-func svdfTRec16(p *svdfParams, wt []int32, fb, tb string) string {
-	var b []byte
-	for u := 0; u < p.numUnits; u++ {
-		b = append(b, tb[4*u:4*u+4]...)
-		for f := u * p.rank; f < (u+1)*p.rank; f++ {
-			b = append(b, fb[4*f:4*f+4]...)
-			b = append(b, svdfTStr16(wt[f*p.memory:(f+1)*p.memory])...)
-		}
-	}
-	if len(b) != p.numUnits*svdfRec16Len(p.rank, p.memory) {
-		panic("svdfTRec16: length")
-	}
-	return string(b)
 }
 
 // svdfTBytes8 stores int8 values as bytes.
@@ -755,7 +740,7 @@ func TestSvdfIntMatchesReference(t *testing.T) {
 				}
 				want := svdfTRef(p, m1, s1, m2, s2, inZP, in, wf, wt, bias, refState, stMin, stMax, wrap)
 				if bits == 16 {
-					svdfInt8x16(p, in, wfp, svdfTRec16(p, wt, fb, tb), st16, out)
+					svdfInt8x16(p, in, wfp, fb, svdfTStr16(wt), tb, st16, out)
 				} else {
 					svdfInt8x8(p, in, wfp, fb, string(svdfTBytes8(wt)), tb, st8, out)
 				}

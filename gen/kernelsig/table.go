@@ -360,7 +360,6 @@ const (
 	SvdfInt8x8              Func = "svdfInt8x8"
 	SvdfNewState16          Func = "svdfNewState16"
 	SvdfOut8                Func = "svdfOut8"
-	SvdfRec16Len            Func = "svdfRec16Len"
 	SvdfSumI8               Func = "svdfSumI8"
 	SvdfTime8               Func = "svdfTime8"
 	TanhF32                 Func = "tanhF32"
@@ -776,7 +775,6 @@ func Funcs() []Func {
 		SvdfInt8x8,
 		SvdfNewState16,
 		SvdfOut8,
-		SvdfRec16Len,
 		SvdfSumI8,
 		SvdfTime8,
 		TanhF32,
@@ -1531,17 +1529,15 @@ func (f Func) Params() ([]Param, bool) {
 	case SvdfFloat:
 		return []Param{{"p", "*svdfFloatParams"}, {"in", "[]float32"}, {"wf", "string"}, {"wt", "string"}, {"bias", "string"}, {"state", "[]float32"}, {"out", "[]float32"}}, true
 	case SvdfInt8x16:
-		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"rec", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
 	case SvdfInt8x16Any:
-		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"rec", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
 	case SvdfInt8x8:
 		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"out", "[]int8"}}, true
 	case SvdfNewState16:
-		return []Param{{"a", "*[8]int32"}, {"m", "int"}, {"fb", "unsafe.Pointer"}, {"rl", "int"}, {"corr", "int32"}, {"q", "*rq32"}, {"zp", "int32"}}, true
+		return []Param{{"a", "*[8]int32"}, {"fb", "*[8][4]byte"}, {"corr", "int32"}, {"q", "*rq32"}, {"zp", "int32"}}, true
 	case SvdfOut8:
 		return []Param{{"t", "*[8]int32"}, {"o", "[]int8"}, {"q", "*rq32"}, {"zp", "int32"}}, true
-	case SvdfRec16Len:
-		return []Param{{"rank", "int"}, {"mem", "int"}}, true
 	case SvdfSumI8:
 		return []Param{{"x", "[]int8"}}, true
 	case SvdfTime8:
@@ -1894,7 +1890,6 @@ func (f Func) Results() int {
 		SqDiffQuantOne,
 		SubQuantOne,
 		SvdfActF32,
-		SvdfRec16Len,
 		SvdfSumI8:
 		return 1
 	case ConvRowsEdge,

@@ -229,28 +229,14 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 	fb, tb := svdfFoldBiases(sh, wf, wt, bias, int32(inZP), int32(stZP))
 	// The fused activation is ignored, as in TFLM's integer kernel (the
 	// output is only clamped to int8).
+	fn := kernelsig.SvdfInt8x8
 	if wt.Type == model.Int16 {
-		c.Call(kernelsig.SvdfInt8x16, p, View(in), wfPacked, c.Const("UnitRecords", svdfRecords16(sh, wt, fb, tb)), View(state), View(out))
-		return nil
+		fn = kernelsig.SvdfInt8x16
+		// svdfInt8x16 rescales the feature sums eight filters at a time.
+		fb = append(fb, make([]int32, (-len(fb))&7)...)
 	}
-	c.Call(kernelsig.SvdfInt8x8, p, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state), View(out))
+	c.Call(fn, p, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state), View(out))
 	return nil
-}
-
-// svdfRecords16 lays out svdfInt8x16's per-unit records
-// (kernels.svdfRec16Len): the unit's folded time bias, then per filter of
-// the unit its folded feature bias and its memory weights_time values, all
-// little-endian.
-func svdfRecords16(sh svdfShape, wt *model.Tensor, fb, tb []int32) []byte {
-	rec := make([]byte, 0, sh.numUnits*(4+sh.rank*(4+2*sh.memory)))
-	for u, t := range tb {
-		rec = binary.LittleEndian.AppendUint32(rec, uint32(t))
-		for f := u * sh.rank; f < (u+1)*sh.rank; f++ {
-			rec = binary.LittleEndian.AppendUint32(rec, uint32(fb[f]))
-			rec = append(rec, wt.Data[2*f*sh.memory:2*(f+1)*sh.memory]...)
-		}
-	}
-	return rec
 }
 
 // svdfFoldBiases returns the integer kernels' folded constants: per filter
