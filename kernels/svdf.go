@@ -123,7 +123,7 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 				v := int16(acc[j])
 				wp := unsafe.Add(wb, 2*mem*(c+j))
 				sp := unsafe.Add(sb, 2*mem*(c+j))
-				for range groups {
+				for g := 0; g < groups; g++ {
 					// Slots 1..8 of the group's nine move to 0..7.
 					s, w, h := (*[9]int16)(sp), (*[16]uint8)(wp), (*[16]int8)(wp)
 					v0 := s[1]
@@ -235,7 +235,7 @@ func svdfInt8x16Any(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state
 		f := 0
 		for u := range out[b*nu : (b+1)*nu] {
 			t := ld32(tbias, u)
-			for range p.rank {
+			for r := 0; r < p.rank; r++ {
 				if f&7 == 0 {
 					octDot(x, wf[f*k:], &acc)
 				}
