@@ -25,6 +25,8 @@ package kernels
 //   - octDot64: parameter p has type unsafe.Pointer
 //   - octPass: parameter p has type unsafe.Pointer
 //   - svdfFeatures: parameter acc has type *[24]int32
+//   - svdfNewState16: parameter a has type *[8]int32
+//   - svdfOut8: parameter t has type *[8]int32
 //   - functions with results (helpers, not program steps):
 //     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
 //     argMinMaxIdxI8, b2u8, castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64,
@@ -36,18 +38,18 @@ package kernels
 //     ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
 //     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
 //     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
-//     ld64, ldf32, le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog,
-//     logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input,
-//     lstmCellF, lstmCellQ, lstmDot16, lstmDotF4, lstmDotF4S, lstmDotF8,
-//     lstmDotF8S, lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ,
-//     lstmMakeRQ, lstmRowBatch, lstmRq16, lstmSigmoidQ, lstmTanhQ,
-//     meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64,
-//     octLanes, poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
-//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
-//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
-//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
-//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32,
-//     tconvTaps
+//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
+//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
+//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmDot16, lstmDotF4,
+//     lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q, lstmFCQ64, lstmGate16,
+//     lstmGateF, lstmHiddenQ, lstmMakeRQ, lstmRowBatch, lstmRq16,
+//     lstmSigmoidQ, lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64,
+//     mulQuantOne, octCols64, octLanes, poolAvgRound, poolWindow, preluOne,
+//     quantizeF32One, reluOne, requantizeOne, roundingDivByPOT, rqApply,
+//     rqFor, rqFromFC, satRoundDoublingHighMul, selRowStart, selRows,
+//     sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
+//     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
+//     sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8, tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -476,10 +478,10 @@ func Call(fn string, args []any) bool {
 		svdfFloat(args[0].(*svdfFloatParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].(string), args[5].([]float32), args[6].([]float32))
 	case "svdfInt8x16":
 		svdfInt8x16(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int8))
+	case "svdfInt8x16Any":
+		svdfInt8x16Any(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int8))
 	case "svdfInt8x8":
 		svdfInt8x8(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8), args[7].([]int8))
-	case "svdfTime16":
-		svdfTime16(args[0].(*svdfParams), args[1].([]int16), args[2].(string), args[3].(string), args[4].([]int8))
 	case "svdfTime8":
 		svdfTime8(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "tanhF32":

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"math/bits"
 	"unsafe"
 )
 
@@ -71,91 +72,213 @@ type svdfFloatParams struct {
 	actMin, actMax   float32
 }
 
-// svdfInt8x16 runs an SVDF with int8 input and output, packed int8
-// weights_feature (wf), int16 weights_time (wt, little-endian) and int16
-// activation state; fbias and tbias are the folded int32 corrections
-// described above. The fused activation is not applied: TFLM's integer
-// kernel ignores it.
+// svdfInt8x16 runs an SVDF with int8 input and output, weights_feature
+// packed for octDot (wf), int16 weights_time (wt, little-endian, as
+// stored) and int16 activation state; fbias and tbias are the folded int32
+// corrections described above. The fused activation is not applied:
+// TFLM's integer kernel ignores it.
+//
+// Block by block of eight filters: their feature sums (octDot), their new
+// state values (svdfNewState16), then per filter its memory row shifted
+// left by one while it is multiplied with the weights, so that the state
+// is read and written once, and the units' outputs (svdfOut8). TFLM shifts
+// the whole state by one element first; the values that move across rows
+// are overwritten by the new values, so the results are the same. Each
+// step is a loop of its own so that its values fit in the registers of a
+// 32-bit core.
 func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int16, out []int8) {
-	mem, nf := p.memory, p.numFilters
+	mem, nf, nu, k := p.memory, p.numFilters, p.numUnits, p.inputSize
+	fbias, tbias, wt = fbias[:4*((nf+7)&^7)], tbias[:4*nu], wt[:2*nf*mem]
 	state = state[:p.batch*nf*mem]
-	copy(state, state[1:])
-	q := rqFromFC(p.mult1, p.lsh1, p.rsh1)
-	var acc [svdfChunk]int32
+	out = out[:p.batch*nu]
+	if mem%8 != 0 || p.rank != 1 {
+		svdfInt8x16Any(p, in, wf, fbias, wt, tbias, state, out)
+		return
+	}
+	q1, q2 := rqFromFC(p.mult1, p.lsh1, p.rsh1), rqFromFC(p.mult2, p.lsh2, p.rsh2)
+	groups := mem/8 - 1 // groups of eight memory slots before a row's last
+	var acc, tac [8]int32
+	fb := unsafe.Pointer(unsafe.StringData(fbias))
+	tb := unsafe.Pointer(unsafe.StringData(tbias))
+	wb := unsafe.Pointer(unsafe.StringData(wt))
 	for b := 0; b < p.batch; b++ {
-		x := in[b*p.inputSize : (b+1)*p.inputSize]
-		corr := -128 * fcSumI8(x) // both weight layouts store w+128
-		row := state[b*nf*mem : (b+1)*nf*mem]
-		for c := 0; c < nf; c += svdfChunk {
-			m := min(svdfChunk, nf-c)
-			svdfFeatures(p, x, wf, c, m, &acc)
-			for r, a := range acc[:m] {
-				a += corr
-				v := min(max(rqApply(a+ld32(fbias, c+r), &q), -32768), 32767)
-				// The zero point is added after the clamp and the sum is
-				// truncated to the state type, as TFLM does.
-				row[(c+r+1)*mem-1] = int16(v + p.stateZP)
+		x := in[b*k : (b+1)*k]
+		corr := -128 * svdfSumI8(x) // octPack stores w+128
+		o := out[b*nf : (b+1)*nf]
+		sb := unsafe.Pointer(unsafe.SliceData(state[b*nf*mem : (b+1)*nf*mem]))
+		for c := 0; c < nf; c += 8 {
+			m := min(8, nf-c)
+			if bits.UintSize == 64 {
+				octDot(x, wf[c*k:], &acc)
+			} else {
+				// octDot's two passes, called directly.
+				wp := unsafe.Pointer(unsafe.StringData(wf[c*k : (c+8)*k+octPad]))
+				octPass(x, wp, (*[4]int32)(acc[0:4]))
+				octPass(x, unsafe.Add(wp, 4), (*[4]int32)(acc[4:8]))
 			}
+			svdfNewState16(&acc, (*[8][4]byte)(unsafe.Add(fb, 4*c)), corr, &q1, p.stateZP)
+			tbv := (*[8][4]byte)(unsafe.Add(tb, 4*c))
+			for j := range tac[:m] {
+				t := le32(&tbv[j])
+				v := int16(acc[j])
+				wp := unsafe.Add(wb, 2*mem*(c+j))
+				sp := unsafe.Add(sb, 2*mem*(c+j))
+				for g := 0; g < groups; g++ {
+					// Slots 1..8 of the group's nine move to 0..7.
+					s, w, h := (*[9]int16)(sp), (*[16]uint8)(wp), (*[16]int8)(wp)
+					v0 := s[1]
+					s[0] = v0
+					t += int32(v0) * (int32(h[1])<<8 | int32(w[0]))
+					v1 := s[2]
+					s[1] = v1
+					t += int32(v1) * (int32(h[3])<<8 | int32(w[2]))
+					v2 := s[3]
+					s[2] = v2
+					t += int32(v2) * (int32(h[5])<<8 | int32(w[4]))
+					v3 := s[4]
+					s[3] = v3
+					t += int32(v3) * (int32(h[7])<<8 | int32(w[6]))
+					v4 := s[5]
+					s[4] = v4
+					t += int32(v4) * (int32(h[9])<<8 | int32(w[8]))
+					v5 := s[6]
+					s[5] = v5
+					t += int32(v5) * (int32(h[11])<<8 | int32(w[10]))
+					v6 := s[7]
+					s[6] = v6
+					t += int32(v6) * (int32(h[13])<<8 | int32(w[12]))
+					v7 := s[8]
+					s[7] = v7
+					t += int32(v7) * (int32(h[15])<<8 | int32(w[14]))
+					sp, wp = unsafe.Add(sp, 16), unsafe.Add(wp, 16)
+				}
+				// The row's last group takes the new value.
+				s, w, h := (*[8]int16)(sp), (*[16]uint8)(wp), (*[16]int8)(wp)
+				v0 := s[1]
+				s[0] = v0
+				t += int32(v0) * (int32(h[1])<<8 | int32(w[0]))
+				v1 := s[2]
+				s[1] = v1
+				t += int32(v1) * (int32(h[3])<<8 | int32(w[2]))
+				v2 := s[3]
+				s[2] = v2
+				t += int32(v2) * (int32(h[5])<<8 | int32(w[4]))
+				v3 := s[4]
+				s[3] = v3
+				t += int32(v3) * (int32(h[7])<<8 | int32(w[6]))
+				v4 := s[5]
+				s[4] = v4
+				t += int32(v4) * (int32(h[9])<<8 | int32(w[8]))
+				v5 := s[6]
+				s[5] = v5
+				t += int32(v5) * (int32(h[11])<<8 | int32(w[10]))
+				v6 := s[7]
+				s[6] = v6
+				t += int32(v6) * (int32(h[13])<<8 | int32(w[12]))
+				s[7] = v
+				t += int32(v) * (int32(h[15])<<8 | int32(w[14]))
+				tac[j] = t
+			}
+			svdfOut8(&tac, o[c:c+m], &q2, p.outZP)
 		}
-		svdfTime16(p, row, wt, tbias, out[b*p.numUnits:(b+1)*p.numUnits])
 	}
 }
 
-// svdfTime16 computes the units o of one batch row from its int16 state
-// row: per unit, the folded bias plus the dot product of its filters'
-// memory with their weights_time rows (little-endian int16), rescaled. The
-// rank filters of a unit are consecutive, so each unit reads one
-// contiguous run of rank*memory values.
-func svdfTime16(p *svdfParams, row []int16, wt, tbias string, o []int8) {
-	l := p.rank * p.memory
-	q, zp := rqFromFC(p.mult2, p.lsh2, p.rsh2), p.outZP
-	if n8 := len(o) * l / 8; l%8 == 0 && n8 > 0 && len(row) >= 8*n8 && len(wt) >= 16*n8 {
-		// Runs of eight state values and their weights, viewed as arrays
-		// once for the whole row: no slicing per unit. A weight is its
-		// signed high byte (an int8 view of the same bytes) shifted over
-		// its low byte.
-		s8 := unsafe.Slice((*[8]int16)(unsafe.Pointer(unsafe.SliceData(row))), n8)
-		w8 := unsafe.Slice((*[16]uint8)(unsafe.Pointer(unsafe.StringData(wt))), n8)
-		h8 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.StringData(wt))), n8)
-		i := 0
-		for u := range o {
-			acc := ld32(tbias, u)
-			for e := i + l/8; i < e; i++ {
-				s, w, h := &s8[i], &w8[i], &h8[i]
-				acc += int32(s[0])*(int32(h[1])<<8|int32(w[0])) +
-					int32(s[1])*(int32(h[3])<<8|int32(w[2])) +
-					int32(s[2])*(int32(h[5])<<8|int32(w[4])) +
-					int32(s[3])*(int32(h[7])<<8|int32(w[6])) +
-					int32(s[4])*(int32(h[9])<<8|int32(w[8])) +
-					int32(s[5])*(int32(h[11])<<8|int32(w[10])) +
-					int32(s[6])*(int32(h[13])<<8|int32(w[12])) +
-					int32(s[7])*(int32(h[15])<<8|int32(w[14]))
+// svdfNewState16 turns the eight raw feature sums in a into new state
+// values (kept in a, as int16 values): plus corr and the feature biases fb
+// (little-endian int32; the lowering pads them to a multiple of eight
+// filters), rescaled by q (rqApply, written out so that q's fields stay in
+// registers), clamped to int16, plus the state zero point, truncated to
+// int16.
+func svdfNewState16(a *[8]int32, fb *[8][4]byte, corr int32, q *rq32, zp int32) {
+	pow, mult, rsh, mask := q.pow, int64(uint32(q.mult)), q.rsh&31, q.mask
+	half := mask >> 1
+	for j := range a {
+		x := a[j] + corr + le32(&fb[j])
+		y := int32(uint64(int64(x*pow)*mult+1<<30) >> 31)
+		v := y>>rsh - (half+int32(uint32(y)>>31)-y&mask)>>31
+		if (v+32768)>>16 != 0 {
+			v = min(max(v, -32768), 32767)
+		}
+		// The zero point is added after the clamp and the sum is
+		// truncated to the state type, as TFLM does.
+		a[j] = int32(int16(v + zp))
+	}
+}
+
+// svdfOut8 writes o[j] = the time sum t[j] rescaled by q (as in
+// svdfNewState16), plus zp, clamped to int8.
+func svdfOut8(t *[8]int32, o []int8, q *rq32, zp int32) {
+	pow, mult, rsh, mask := q.pow, int64(uint32(q.mult)), q.rsh&31, q.mask
+	half := mask >> 1
+	for j := range o {
+		x := t[j&7]
+		y := int32(uint64(int64(x*pow)*mult+1<<30) >> 31)
+		v := y>>rsh - (half+int32(uint32(y)>>31)-y&mask)>>31 + zp
+		if uint32(v+128) > 255 {
+			v = min(max(v, -128), 127)
+		}
+		o[j] = int8(v)
+	}
+}
+
+// svdfInt8x16Any is svdfInt8x16 for any rank and memory size, with
+// bounds-checked slices.
+func svdfInt8x16Any(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int16, out []int8) {
+	mem, nf, nu, k := p.memory, p.numFilters, p.numUnits, p.inputSize
+	q1, q2 := rqFromFC(p.mult1, p.lsh1, p.rsh1), rqFromFC(p.mult2, p.lsh2, p.rsh2)
+	var acc [8]int32
+	for b := 0; b < p.batch; b++ {
+		x := in[b*k : (b+1)*k]
+		corr := -128 * svdfSumI8(x)
+		row := state[b*nf*mem : (b+1)*nf*mem]
+		f := 0
+		for u := range out[b*nu : (b+1)*nu] {
+			t := ld32(tbias, u)
+			for r := 0; r < p.rank; r++ {
+				if f&7 == 0 {
+					octDot(x, wf[f*k:], &acc)
+				}
+				a := acc[f&7] + corr + ld32(fbias, f)
+				v := int16(min(max(rqApply(a, &q1), -32768), 32767) + p.stateZP)
+				s := row[f*mem : f*mem+mem]
+				w := wt[2*f*mem : 2*f*mem+2*mem]
+				for j := 0; j < mem-1; j++ {
+					sj := s[j+1]
+					s[j] = sj
+					t += int32(sj) * int32(int16(uint16(w[2*j])|uint16(w[2*j+1])<<8))
+				}
+				s[mem-1] = v
+				t += int32(v) * int32(int16(uint16(w[2*mem-2])|uint16(w[2*mem-1])<<8))
+				f++
 			}
-			o[u] = int8(min(max(rqApply(acc, &q)+zp, -128), 127))
+			out[b*nu+u] = int8(min(max(rqApply(t, &q2)+p.outZP, -128), 127))
 		}
-		return
 	}
-	for u := range o {
-		s := row[u*l : u*l+l]
-		w := wt[2*u*l : 2*u*l+2*l]
-		acc := ld32(tbias, u)
-		for len(s) >= 8 && len(w) >= 16 {
-			acc += int32(s[0])*int32(int16(uint16(w[0])|uint16(w[1])<<8)) +
-				int32(s[1])*int32(int16(uint16(w[2])|uint16(w[3])<<8)) +
-				int32(s[2])*int32(int16(uint16(w[4])|uint16(w[5])<<8)) +
-				int32(s[3])*int32(int16(uint16(w[6])|uint16(w[7])<<8)) +
-				int32(s[4])*int32(int16(uint16(w[8])|uint16(w[9])<<8)) +
-				int32(s[5])*int32(int16(uint16(w[10])|uint16(w[11])<<8)) +
-				int32(s[6])*int32(int16(uint16(w[12])|uint16(w[13])<<8)) +
-				int32(s[7])*int32(int16(uint16(w[14])|uint16(w[15])<<8))
-			s, w = s[8:], w[16:]
+}
+
+// le32 is the little-endian int32 of four bytes.
+func le32(q *[4]byte) int32 {
+	return int32(uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24)
+}
+
+// svdfSumI8 is the sum of x in plain int32 additions (one byte load and
+// one add per element on a 32-bit core).
+func svdfSumI8(x []int8) int32 {
+	var s int32
+	n := len(x) / 8
+	if n > 0 {
+		x8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(x))), n)
+		for i := range x8 {
+			v := &x8[i]
+			s += int32(v[0]) + int32(v[1]) + int32(v[2]) + int32(v[3]) +
+				int32(v[4]) + int32(v[5]) + int32(v[6]) + int32(v[7])
 		}
-		for len(s) > 0 && len(w) >= 2 {
-			acc += int32(s[0]) * int32(int16(uint16(w[0])|uint16(w[1])<<8))
-			s, w = s[1:], w[2:]
-		}
-		o[u] = int8(min(max(rqApply(acc, &q)+zp, -128), 127))
 	}
+	for _, v := range x[8*n:] {
+		s += int32(v)
+	}
+	return s
 }
 
 // svdfInt8x8 is svdfInt8x16 with int8 weights_time (a constant string) and

@@ -223,6 +223,7 @@ func TestSvdfInt(t *testing.T) {
 			bias := svdfTBias(tc.bias, q.wtScale*q.stScale)
 			st := svdfTQuantize(tc.state0, q.stScale, 0, tmin, tmax)
 			golden := svdfTI8(svdfTQuantize(tc.golden, q.outScale, q.outZP, -128, 127))
+			p.octW = q.stateBits == 16 // svdfInt8x16 takes octDot weights only
 			wfp, fb, tb := svdfTFold(p, wf, wt, bias, q.inZP)
 			st8, st16 := svdfTI8(st), svdfTI16(st)
 			out := make([]int8, tc.batch*tc.units)
@@ -266,6 +267,8 @@ func svdfTFold(p *svdfParams, wf []int8, wt []int32, bias string, inZP int32) (w
 		tbv[u] = ld32(bias, u) - p.stateZP*sum
 	}
 	if p.octW {
+		// Padded to a multiple of eight filters, as gen/lower does for svdfInt8x16.
+		fbv = append(fbv, make([]int32, (-len(fbv))&7)...)
 		return fcTPackOct(wf, p.numFilters, p.inputSize), fcTStr32(fbv), fcTStr32(tbv)
 	}
 	return fcTPack(wf, p.numFilters, p.inputSize), fcTStr32(fbv), fcTStr32(tbv)
@@ -705,7 +708,7 @@ func TestSvdfIntMatchesReference(t *testing.T) {
 				numUnits: sh.units, memory: sh.mem, stateZP: stZP, outZP: r.Int31n(256) - 128,
 				mult1: q1.mult, lsh1: q1.lsh, rsh1: q1.rsh, half1: q1.half,
 				mult2: q2.mult, lsh2: q2.lsh, rsh2: q2.rsh, half2: q2.half,
-				octW: i >= 2,
+				octW: i >= 2 || bits == 16, // svdfInt8x16 takes octDot weights only
 			}
 			wf := make([]int8, nf*sh.input)
 			for i := range wf {

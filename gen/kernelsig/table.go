@@ -195,6 +195,7 @@ const (
 	Ld32                    Func = "ld32"
 	Ld64                    Func = "ld64"
 	Ldf32                   Func = "ldf32"
+	Le32                    Func = "le32"
 	Le64                    Func = "le64"
 	LeakyReluF32            Func = "leakyReluF32"
 	LeakyReluInt16          Func = "leakyReluInt16"
@@ -356,8 +357,11 @@ const (
 	SvdfFeatures            Func = "svdfFeatures"
 	SvdfFloat               Func = "svdfFloat"
 	SvdfInt8x16             Func = "svdfInt8x16"
+	SvdfInt8x16Any          Func = "svdfInt8x16Any"
 	SvdfInt8x8              Func = "svdfInt8x8"
-	SvdfTime16              Func = "svdfTime16"
+	SvdfNewState16          Func = "svdfNewState16"
+	SvdfOut8                Func = "svdfOut8"
+	SvdfSumI8               Func = "svdfSumI8"
 	SvdfTime8               Func = "svdfTime8"
 	TanhF32                 Func = "tanhF32"
 	TanhInt16               Func = "tanhInt16"
@@ -607,6 +611,7 @@ func Funcs() []Func {
 		Ld32,
 		Ld64,
 		Ldf32,
+		Le32,
 		Le64,
 		LeakyReluF32,
 		LeakyReluInt16,
@@ -768,8 +773,11 @@ func Funcs() []Func {
 		SvdfFeatures,
 		SvdfFloat,
 		SvdfInt8x16,
+		SvdfInt8x16Any,
 		SvdfInt8x8,
-		SvdfTime16,
+		SvdfNewState16,
+		SvdfOut8,
+		SvdfSumI8,
 		SvdfTime8,
 		TanhF32,
 		TanhInt16,
@@ -1202,6 +1210,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "string"}, {"i", "int"}}, true
 	case Ldf32:
 		return []Param{{"s", "string"}, {"i", "int"}}, true
+	case Le32:
+		return []Param{{"q", "*[4]byte"}}, true
 	case Le64:
 		return []Param{{"q", "*[8]byte"}}, true
 	case LeakyReluF32:
@@ -1524,10 +1534,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*svdfFloatParams"}, {"in", "[]float32"}, {"wf", "string"}, {"wt", "string"}, {"bias", "string"}, {"state", "[]float32"}, {"out", "[]float32"}}, true
 	case SvdfInt8x16:
 		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
+	case SvdfInt8x16Any:
+		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
 	case SvdfInt8x8:
 		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"out", "[]int8"}}, true
-	case SvdfTime16:
-		return []Param{{"p", "*svdfParams"}, {"row", "[]int16"}, {"wt", "string"}, {"tbias", "string"}, {"o", "[]int8"}}, true
+	case SvdfNewState16:
+		return []Param{{"a", "*[8]int32"}, {"fb", "*[8][4]byte"}, {"corr", "int32"}, {"q", "*rq32"}, {"zp", "int32"}}, true
+	case SvdfOut8:
+		return []Param{{"t", "*[8]int32"}, {"o", "[]int8"}, {"q", "*rq32"}, {"zp", "int32"}}, true
+	case SvdfSumI8:
+		return []Param{{"x", "[]int8"}}, true
 	case SvdfTime8:
 		return []Param{{"p", "*svdfParams"}, {"row", "[]int8"}, {"wt", "string"}, {"tbias", "string"}, {"o", "[]int8"}}, true
 	case TanhF32:
@@ -1778,8 +1794,10 @@ func (f Func) Results() int {
 		SvdfFeatures,
 		SvdfFloat,
 		SvdfInt8x16,
+		SvdfInt8x16Any,
 		SvdfInt8x8,
-		SvdfTime16,
+		SvdfNewState16,
+		SvdfOut8,
 		SvdfTime8,
 		TanhF32,
 		TanhInt16,
@@ -1832,6 +1850,7 @@ func (f Func) Results() int {
 		Ld32,
 		Ld64,
 		Ldf32,
+		Le32,
 		Le64,
 		LeakyReluOne,
 		LogSoftmaxHalfSum,
@@ -1875,7 +1894,8 @@ func (f Func) Results() int {
 		SoftmaxRescale,
 		SqDiffQuantOne,
 		SubQuantOne,
-		SvdfActF32:
+		SvdfActF32,
+		SvdfSumI8:
 		return 1
 	case ConvRowsEdge,
 		ConvTaps,

@@ -232,6 +232,8 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 	fn := kernelsig.SvdfInt8x8
 	if wt.Type == model.Int16 {
 		fn = kernelsig.SvdfInt8x16
+		// svdfInt8x16 rescales the feature sums eight filters at a time.
+		fb = append(fb, make([]int32, (-len(fb))&7)...)
 	}
 	c.Call(fn, p, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state), View(out))
 	return nil
