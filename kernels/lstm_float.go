@@ -260,42 +260,37 @@ func lstmDecodeF(dst []float32, src string) {
 	}
 }
 
-// lstmExpTab holds 2^(j/32) for j = 0..31 as little-endian float64.
-const lstmExpTab = "" +
-	"\x00\x00\x00\x00\x00\x00\xf0\x3f\x74\x85\x15\xd3\xb0\x59\xf0\x3f\x0f\x89\xf9\x6c\x58\xb5\xf0\x3f" +
-	"\x51\x5b\x12\xd0\x01\x13\xf1\x3f\x7b\x51\x7d\x3c\xb8\x72\xf1\x3f\xaa\xb9\x68\x31\x87\xd4\xf1\x3f" +
-	"\x38\x62\x75\x6e\x7a\x38\xf2\x3f\xe1\xde\x1f\xf5\x9d\x9e\xf2\x3f\x15\xb7\x31\x0a\xfe\x06\xf3\x3f" +
-	"\xcb\xa9\x3a\x37\xa7\x71\xf3\x3f\x22\x34\x12\x4c\xa6\xde\xf3\x3f\x2d\x89\x61\x60\x08\x4e\xf4\x3f" +
-	"\x27\x2a\x36\xd5\xda\xbf\xf4\x3f\x82\x4f\x9d\x56\x2b\x34\xf5\x3f\x29\x54\x48\xdd\x07\xab\xf5\x3f" +
-	"\x85\x55\x3a\xb0\x7e\x24\xf6\x3f\xcd\x3b\x7f\x66\x9e\xa0\xf6\x3f\x74\x5f\xec\xe8\x75\x1f\xf7\x3f" +
-	"\x87\x01\xeb\x73\x14\xa1\xf7\x3f\x13\xce\x4c\x99\x89\x25\xf8\x3f\xdb\xa0\x2a\x42\xe5\xac\xf8\x3f" +
-	"\xe5\xc5\xcd\xb0\x37\x37\xf9\x3f\x90\xf0\xa3\x82\x91\xc4\xf9\x3f\x5d\x25\x3e\xb2\x03\x55\xfa\x3f" +
-	"\xad\xd3\x5a\x99\x9f\xe8\xfa\x3f\x47\x5e\xfb\xf2\x76\x7f\xfb\x3f\x9c\x52\x85\xdd\x9b\x19\xfc\x3f" +
-	"\x69\x90\xef\xdc\x20\xb7\xfc\x3f\x87\xa4\xfb\xdc\x18\x58\xfd\x3f\x5f\x9b\x7b\x33\x97\xfc\xfd\x3f" +
-	"\xda\x90\xa4\xa2\xaf\xa4\xfe\x3f\x40\x45\x6e\x5b\x76\x50\xff\x3f"
-
 // lstmActMax is the most values lstmSigmoidF and lstmTanhF take at once.
 const lstmActMax = 32
 
 // lstmExpN replaces each element a of v (|a| <= 200) with e^a, computed in
-// float64 as 2^(k/32) * e^r with k = round(32a/ln2) and |r| <= ln2/64:
-// 2^(k/32) from lstmExpTab and the exponent field, e^r by a degree-4 Taylor
-// polynomial. The relative error is about 1e-12, so rounding the result to
-// float32 gives the correctly rounded e^a except within 1e-12 of a rounding
-// boundary. Outside [-200, 200] the result is meaningless (but the table
-// index is masked, so nothing panics). The loop has no branches or calls:
-// the processor overlaps the long dependency chains of the elements.
+// float64 as 2^k * e^r with k = round(a/ln2) and |r| <= ln2/2 (ln2 in two
+// parts, so r is exact to about 2^-60): 2^k from the exponent field, e^r by
+// its degree-10 Taylor polynomial (Horner; the remainder is below 2.3e-13
+// relative). Rounding the result to float32 gives the correctly rounded
+// e^a except within about 3e-13 of a rounding boundary. Outside [-200, 200]
+// the result is meaningless (nothing panics). The loop has no branches,
+// calls or table loads: the processor overlaps the long dependency chains
+// of the elements.
 func lstmExpN(v []float64) {
-	const round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
+	const (
+		round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
+		ln2hi = 6.93147180369123816490e-01
+		ln2lo = 1.90821492927058770002e-10
+	)
+	// The coefficients are read from a local array: gc for ARM would
+	// otherwise load each constant through the literal pool (two
+	// instructions) in every iteration.
+	cs := [11]float64{1.44269504088896338700, ln2hi, ln2lo, 1.0 / 3628800, 1.0 / 362880, 1.0 / 40320,
+		1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6}
 	for k, a := range v {
-		t := a*46.166241308446828 + round       // 32/ln2
-		r := a - (t-round)*0.021660849392498290 // ln2/32
-		n := math.Float64bits(t) - math.Float64bits(round)
-		o := 8 * int(n&31)
-		tb := uint64(lstmExpTab[o]) | uint64(lstmExpTab[o+1])<<8 | uint64(lstmExpTab[o+2])<<16 | uint64(lstmExpTab[o+3])<<24 |
-			uint64(lstmExpTab[o+4])<<32 | uint64(lstmExpTab[o+5])<<40 | uint64(lstmExpTab[o+6])<<48 | uint64(lstmExpTab[o+7])<<56
-		r2 := r * r
-		v[k] = ((1 + r) + r2*(0.5+r*(1.0/6)+r2*(1.0/24))) * math.Float64frombits(tb+uint64(int64(n)>>5)<<52)
+		t := a*cs[0] + round
+		kf := t - round
+		r := (a - kf*cs[1]) - kf*cs[2]
+		p := 1 + r*(1+r*(1.0/2+r*(cs[10]+r*(cs[9]+r*(cs[8]+r*(cs[7]+
+			r*(cs[6]+r*(cs[5]+r*(cs[4]+r*cs[3])))))))))
+		n := uint32(math.Float64bits(t)) // k in the low bits, two's complement
+		v[k] = p * math.Float64frombits(uint64(n+1023)<<52)
 	}
 }
 
