@@ -48,9 +48,18 @@ func lstmDotF4(x []float32, w []float32) (a0, a1, a2, a3 float32) {
 // adds, and eight accumulators plus eight products do not fit in the 15
 // usable float registers, so an accumulator would spill to the stack and
 // its chain would run through memory.
+//
+// The loop tests its end after the adds: then each accumulator has one use
+// and gc for ARM makes multiply and add one VMLA (which rounds the product
+// as the separate multiply does).
 func lstmDotF8(x []float32, w []float32) (a0, a1, a2, a3, b0, b1, b2, b3 float32) {
+	if len(x) == 0 {
+		return
+	}
 	wq := unsafe.Slice((*[4]float32)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/4)
-	for d, xv := range x {
+	wq = wq[:2*len(x)]
+	for d := 0; ; {
+		xv := x[d]
 		q := &wq[2*d]
 		a0 += float32(xv * q[0])
 		a1 += float32(xv * q[1])
@@ -61,8 +70,11 @@ func lstmDotF8(x []float32, w []float32) (a0, a1, a2, a3, b0, b1, b2, b3 float32
 		b1 += float32(xv * q[1])
 		b2 += float32(xv * q[2])
 		b3 += float32(xv * q[3])
+		d++
+		if d >= len(x) {
+			return
+		}
 	}
-	return
 }
 
 // lstmDotF4S is lstmDotF4 for weights read directly from a constant string
@@ -243,9 +255,23 @@ func lstmF32q(p []byte, k int) float32 {
 }
 
 // lstmGateF returns a gate's pre-activation: the clamped input FC a plus
-// bias b, plus the clamped recurrent FC r.
+// bias b, plus the clamped recurrent FC r. Clamping to the finite range
+// changes only infinities: x-x is 0 exactly when x is finite, so one test
+// skips both clamps.
 func lstmGateF(a, b, r float32) float32 {
-	return clampF32(a+b, -lstmMaxF, lstmMaxF) + clampF32(r, -lstmMaxF, lstmMaxF)
+	x := a + b
+	if x-x+(r-r) == 0 {
+		return x + r
+	}
+	return clampF32(x, -lstmMaxF, lstmMaxF) + clampF32(r, -lstmMaxF, lstmMaxF)
+}
+
+// lstmClampF is clampF32(x, -lstmMaxF, lstmMaxF) (see lstmGateF).
+func lstmClampF(x float32) float32 {
+	if x-x == 0 {
+		return x
+	}
+	return clampF32(x, -lstmMaxF, lstmMaxF)
 }
 
 // lstmDecodeF decodes len(dst) little-endian float32 values of src.
@@ -305,25 +331,38 @@ func lstmSigmoidF(dst, src []float32) {
 	var e [lstmActMax]float64
 	es := e[:len(src)]
 	for k, v := range src {
-		a := -float64(v)
-		if v < -9 {
-			a = max(float64(v), -200)
-		}
-		es[k] = a
+		es[k] = lstmSigArg(v)
 	}
 	lstmExpN(es)
 	dst = dst[:len(src)]
 	for k, v := range src {
-		ef := float32(es[k])
-		y := 1 / (1 + ef)
-		if v < -9 {
-			y = ef
-		}
-		if v > 16.619047164916992188 {
-			y = 1
-		}
-		dst[k] = y
+		dst[k] = lstmSigFin(v, es[k])
 	}
+}
+
+// lstmSigArg returns the argument of e^a for the logistic of v.
+func lstmSigArg(v float32) float64 {
+	a := -float64(v)
+	if v < -9 {
+		a = float64(v)
+		if a < -200 {
+			a = -200
+		}
+	}
+	return a
+}
+
+// lstmSigFin returns the logistic of v from e, e^lstmSigArg(v).
+func lstmSigFin(v float32, e float64) float32 {
+	ef := float32(e)
+	y := 1 / (1 + ef)
+	if v < -9 {
+		y = ef
+	}
+	if v > 16.619047164916992188 {
+		y = 1
+	}
+	return y
 }
 
 // lstmTanhF stores tanh of each element of src (at most lstmActMax) in dst
@@ -334,24 +373,40 @@ func lstmTanhF(dst, src []float32) {
 	var e [lstmActMax]float64
 	es := e[:len(src)]
 	for k, v := range src {
-		es[k] = min(2*math.Abs(float64(v)), 200)
+		es[k] = lstmTanhArg(v)
 	}
 	lstmExpN(es)
 	dst = dst[:len(src)]
 	for k, v := range src {
-		y := float32(math.Copysign(1-2/(es[k]+1), float64(v)))
-		if math.Abs(float64(v)) < 1.0/16384 {
-			y = v
-		}
-		dst[k] = y
+		dst[k] = lstmTanhFin(v, es[k])
 	}
+}
+
+// lstmTanhArg returns the argument of e^a for tanh v.
+func lstmTanhArg(v float32) float64 {
+	a := 2 * math.Abs(float64(v))
+	if a > 200 {
+		a = 200
+	}
+	return a
+}
+
+// lstmTanhFin returns tanh v from e, e^lstmTanhArg(v).
+func lstmTanhFin(v float32, e float64) float32 {
+	y := float32(math.Copysign(1-2/(e+1), float64(v)))
+	if math.Abs(float64(v)) < 1.0/16384 {
+		y = v
+	}
+	return y
 }
 
 // lstmCellF returns the updated cell state of one unit.
 func lstmCellF(p *lstmParams, c, f, i, g float32) float32 {
-	a := clampF32(float32(f*c), -lstmMaxF, lstmMaxF)
-	b := clampF32(float32(i*g), -lstmMaxF, lstmMaxF)
+	a, b := float32(f*c), float32(i*g)
 	v := a + b
+	if a-a+(b-b) != 0 {
+		v = clampF32(a, -lstmMaxF, lstmMaxF) + clampF32(b, -lstmMaxF, lstmMaxF)
+	}
 	if p.clip {
 		// std::max(std::min(clip, v), -clip), NaN included.
 		if !(v < p.cellClipF) {
@@ -400,11 +455,13 @@ func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float3
 	wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
 	bias = bias[:16*s]
-	// g holds a group's forget, input and output gates (sigmoid), then its
-	// cell gate (tanh), lstmChunkF values each.
+	// g holds a group of m units' forget, input and output gates
+	// (sigmoid), then its cell gates (tanh), m values each; e the
+	// arguments of e^a for their activations.
 	const k = lstmChunkF
 	var g [4 * k]float32
 	var t [k]float32
+	var e [4 * k]float64
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
@@ -412,8 +469,7 @@ func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float3
 			m := min(k, s-o0)
 			for j := 0; j < m; j += 2 {
 				o := o0 + j
-				var a [8]float32
-				var rc [8]float32
+				var a, rc [8]float32
 				pair := o+1 < s
 				switch {
 				case pair && len(wi) > 0:
@@ -432,26 +488,35 @@ func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float3
 				for u := 0; u < 2 && j+u < m; u++ {
 					bb := bias[16*(o+u) : 16*(o+u)+16]
 					g[j+u] = lstmGateF(a[4*u], ldf32(bb, 0), rc[4*u])
-					g[k+j+u] = lstmGateF(a[4*u+1], ldf32(bb, 1), rc[4*u+1])
-					g[3*k+j+u] = lstmGateF(a[4*u+2], ldf32(bb, 2), rc[4*u+2])
-					g[2*k+j+u] = lstmGateF(a[4*u+3], ldf32(bb, 3), rc[4*u+3])
+					g[m+j+u] = lstmGateF(a[4*u+1], ldf32(bb, 1), rc[4*u+1])
+					g[3*m+j+u] = lstmGateF(a[4*u+2], ldf32(bb, 2), rc[4*u+2])
+					g[2*m+j+u] = lstmGateF(a[4*u+3], ldf32(bb, 3), rc[4*u+3])
 				}
 			}
-			if m == k {
-				lstmSigmoidF(g[:3*k], g[:3*k])
-			} else {
-				lstmSigmoidF(g[:m], g[:m])
-				lstmSigmoidF(g[k:k+m], g[k:k+m])
-				lstmSigmoidF(g[2*k:2*k+m], g[2*k:2*k+m])
+			gs, es := g[:4*m], e[:4*m]
+			for j, v := range gs[:3*m] {
+				es[j] = lstmSigArg(v)
 			}
-			lstmTanhF(g[3*k:3*k+m], g[3*k:3*k+m])
-			for j := 0; j < m; j++ {
-				t[j] = lstmCellF(p, cb[o0+j], g[j], g[k+j], g[3*k+j])
-				cb[o0+j] = t[j]
+			for j, v := range gs[3*m:] {
+				es[3*m+j] = lstmTanhArg(v)
 			}
-			lstmTanhF(t[:m], t[:m])
-			for j := 0; j < m; j++ {
-				yr[o0+j] = clampF32(float32(t[j]*g[2*k+j]), -lstmMaxF, lstmMaxF)
+			lstmExpN(es)
+			for j, v := range gs[:3*m] {
+				gs[j] = lstmSigFin(v, es[j])
+			}
+			for j, v := range gs[3*m:] {
+				gs[3*m+j] = lstmTanhFin(v, es[3*m+j])
+			}
+			ts, et := t[:m], e[:m]
+			for j := range ts {
+				v := lstmCellF(p, cb[o0+j], gs[j], gs[m+j], gs[3*m+j])
+				cb[o0+j] = v
+				ts[j] = v
+				et[j] = lstmTanhArg(v)
+			}
+			lstmExpN(et)
+			for j, v := range ts {
+				yr[o0+j] = lstmClampF(float32(lstmTanhFin(v, et[j]) * gs[2*m+j]))
 			}
 		}
 		copy(hb, yr)
