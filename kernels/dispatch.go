@@ -40,16 +40,18 @@ package kernels
 //     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
 //     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
 //     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
-//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmDot16, lstmDotF4,
-//     lstmDotF4S, lstmDotF8, lstmDotF8S, lstmF32q, lstmFCQ64, lstmGate16,
-//     lstmGateF, lstmHiddenQ, lstmMakeRQ, lstmRowBatch, lstmRq16,
-//     lstmSigmoidQ, lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64,
-//     mulQuantOne, octCols64, octLanes, poolAvgRound, poolWindow, preluOne,
-//     quantizeF32One, reluOne, requantizeOne, roundingDivByPOT, rqApply,
-//     rqFor, rqFromFC, satRoundDoublingHighMul, selRowStart, selRows,
-//     sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
-//     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
-//     sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8, tconvTaps
+//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmDot16,
+//     lstmDotF4, lstmDotF4Q, lstmDotF4S, lstmDotF8, lstmDotF8Q, lstmDotF8S,
+//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
+//     lstmRowBatch, lstmRq16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
+//     lstmStrF32, lstmStrOff, lstmTanhArg, lstmTanhFin, lstmTanhQ, lstmWords,
+//     meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64,
+//     octLanes, poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
+//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
+//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
+//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32,
+//     svdfSumI8, tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64

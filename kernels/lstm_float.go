@@ -48,9 +48,18 @@ func lstmDotF4(x []float32, w []float32) (a0, a1, a2, a3 float32) {
 // adds, and eight accumulators plus eight products do not fit in the 15
 // usable float registers, so an accumulator would spill to the stack and
 // its chain would run through memory.
+//
+// The loop tests its end after the adds: then each accumulator has one use
+// and gc for ARM makes multiply and add one VMLA (which rounds the product
+// as the separate multiply does).
 func lstmDotF8(x []float32, w []float32) (a0, a1, a2, a3, b0, b1, b2, b3 float32) {
+	if len(x) == 0 {
+		return
+	}
 	wq := unsafe.Slice((*[4]float32)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/4)
-	for d, xv := range x {
+	wq = wq[:2*len(x)]
+	for d := 0; ; {
+		xv := x[d]
 		q := &wq[2*d]
 		a0 += float32(xv * q[0])
 		a1 += float32(xv * q[1])
@@ -61,13 +70,21 @@ func lstmDotF8(x []float32, w []float32) (a0, a1, a2, a3, b0, b1, b2, b3 float32
 		b1 += float32(xv * q[1])
 		b2 += float32(xv * q[2])
 		b3 += float32(xv * q[3])
+		d++
+		if d >= len(x) {
+			return
+		}
 	}
-	return
 }
 
 // lstmDotF4S is lstmDotF4 for weights read directly from a constant string
 // (16 bytes per element of x).
 func lstmDotF4S(x []float32, w string) (a0, a1, a2, a3 float32) {
+	if off := lstmStrOff(w); off == 0 {
+		return lstmDotF4(x, lstmStrF32(w))
+	} else if lstmFunnel {
+		return lstmDotF4Q(x, w, off)
+	}
 	wq := unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
 	wq = wq[:len(x)]
 	for d, xv := range x {
@@ -83,6 +100,11 @@ func lstmDotF4S(x []float32, w string) (a0, a1, a2, a3 float32) {
 // lstmDotF8S is lstmDotF8 for weights read from a constant string (32
 // bytes per element of x).
 func lstmDotF8S(x []float32, w string) (a0, a1, a2, a3, b0, b1, b2, b3 float32) {
+	if off := lstmStrOff(w); off == 0 {
+		return lstmDotF8(x, lstmStrF32(w))
+	} else if lstmFunnel {
+		return lstmDotF8Q(x, w, off)
+	}
 	wq := unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
 	for d, xv := range x {
 		p := wq[2*d][:]
@@ -99,15 +121,157 @@ func lstmDotF8S(x []float32, w string) (a0, a1, a2, a3, b0, b1, b2, b3 float32) 
 	return
 }
 
+// Read-only data has no alignment guarantee (gc packs string data at byte
+// granularity), so the string kernels look at the address: a word-aligned
+// string is read as float32 directly. Otherwise, on 64-bit targets the
+// compiler merges the four byte loads of lstmF32q into one load; 32-bit
+// targets (gc for ARM does not merge them) read the aligned words that
+// cover the string and shift each float together from two neighbours
+// (lstmFunnel). Only words inside the string are read: the partial first
+// and last words are assembled from bytes.
+
+// lstmFunnel is true where int is 32 bits.
+const lstmFunnel = ^uint(0)>>32 == 0
+
+// lstmStrOff returns the address of w's data modulo 4.
+func lstmStrOff(w string) uint32 {
+	return uint32(uintptr(unsafe.Pointer(unsafe.StringData(w)))) & 3
+}
+
+// lstmStrF32 views a word-aligned string as float32 values.
+func lstmStrF32(w string) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.StringData(w))), len(w)/4)
+}
+
+// lstmWords prepares the funnel read of w (address off mod 4, off != 0,
+// len(w) a multiple of 4 and at least 4): it returns the first (4-off)
+// bytes of w as the low bytes of c, the aligned words that lie entirely
+// inside w (len(w)/4-1 of them) and the last off bytes of w as the low
+// bytes of e. Float j of w is then word j-1's high bytes (or c) shifted
+// down by 8*off, or'ed with word j's low bytes (or e) shifted up by
+// 32-8*off.
+func lstmWords(w string, off uint32) (c uint32, q []uint32, e uint32) {
+	n := len(w)
+	for k := int(4-off) - 1; k >= 0; k-- {
+		c = c<<8 | uint32(w[k])
+	}
+	for k := n - 1; k >= n-int(off); k-- {
+		e = e<<8 | uint32(w[k])
+	}
+	p := unsafe.Add(unsafe.Pointer(unsafe.StringData(w)), 4-off)
+	return c, unsafe.Slice((*uint32)(p), n/4-1), e
+}
+
+// lstmDotF4Q is lstmDotF4S through the funnel (see lstmWords): the
+// elements but the last in one loop, then the last one, whose last word is
+// e.
+func lstmDotF4Q(x []float32, w string, off uint32) (a0, a1, a2, a3 float32) {
+	c, q, e := lstmWords(w, off)
+	sl, sr := (8*off)&31, (32-8*off)&31
+	n := len(x) - 1
+	if n < 0 {
+		return
+	}
+	q = q[:4*n+3]
+	for d, xv := range x[:n] {
+		r := (*[4]uint32)(q[4*d : 4*d+4])
+		w0 := c | r[0]<<sr
+		w1 := r[0]>>sl | r[1]<<sr
+		w2 := r[1]>>sl | r[2]<<sr
+		w3 := r[2]>>sl | r[3]<<sr
+		c = r[3] >> sl
+		a0 += float32(xv * math.Float32frombits(w0))
+		a1 += float32(xv * math.Float32frombits(w1))
+		a2 += float32(xv * math.Float32frombits(w2))
+		a3 += float32(xv * math.Float32frombits(w3))
+	}
+	r := (*[3]uint32)(q[4*n:])
+	xv := x[n]
+	a0 += float32(xv * math.Float32frombits(c|r[0]<<sr))
+	a1 += float32(xv * math.Float32frombits(r[0]>>sl|r[1]<<sr))
+	a2 += float32(xv * math.Float32frombits(r[1]>>sl|r[2]<<sr))
+	a3 += float32(xv * math.Float32frombits(r[2]>>sl|e<<sr))
+	return
+}
+
+// lstmDotF8Q is lstmDotF8S through the funnel (see lstmWords): the
+// elements but the last in a loop over blocks of eight words, then the
+// last one, whose last word is e. The loop tests its end after the adds:
+// then each accumulator has one use and gc for ARM makes multiply and add
+// one VMLA (which rounds the product as the separate multiply does).
+func lstmDotF8Q(x []float32, w string, off uint32) (a0, a1, a2, a3, b0, b1, b2, b3 float32) {
+	c, q, e := lstmWords(w, off)
+	sl, sr := (8*off)&31, (32-8*off)&31
+	n := len(x) - 1
+	if n < 0 {
+		return
+	}
+	q = q[:8*n+7]
+	if n > 0 {
+		qb := unsafe.Slice((*[8]uint32)(unsafe.Pointer(unsafe.SliceData(q))), n)
+		xs := x[:n]
+		for d := 0; ; {
+			xv := xs[d]
+			r := &qb[d]
+			w0 := c | r[0]<<sr
+			w1 := r[0]>>sl | r[1]<<sr
+			w2 := r[1]>>sl | r[2]<<sr
+			w3 := r[2]>>sl | r[3]<<sr
+			a0 += float32(xv * math.Float32frombits(w0))
+			a1 += float32(xv * math.Float32frombits(w1))
+			a2 += float32(xv * math.Float32frombits(w2))
+			a3 += float32(xv * math.Float32frombits(w3))
+			w4 := r[3]>>sl | r[4]<<sr
+			w5 := r[4]>>sl | r[5]<<sr
+			w6 := r[5]>>sl | r[6]<<sr
+			w7 := r[6]>>sl | r[7]<<sr
+			c = r[7] >> sl
+			b0 += float32(xv * math.Float32frombits(w4))
+			b1 += float32(xv * math.Float32frombits(w5))
+			b2 += float32(xv * math.Float32frombits(w6))
+			b3 += float32(xv * math.Float32frombits(w7))
+			d++
+			if d >= len(qb) {
+				break
+			}
+		}
+	}
+	r := (*[7]uint32)(q[8*n:])
+	xv := x[n]
+	a0 += float32(xv * math.Float32frombits(c|r[0]<<sr))
+	a1 += float32(xv * math.Float32frombits(r[0]>>sl|r[1]<<sr))
+	a2 += float32(xv * math.Float32frombits(r[1]>>sl|r[2]<<sr))
+	a3 += float32(xv * math.Float32frombits(r[2]>>sl|r[3]<<sr))
+	b0 += float32(xv * math.Float32frombits(r[3]>>sl|r[4]<<sr))
+	b1 += float32(xv * math.Float32frombits(r[4]>>sl|r[5]<<sr))
+	b2 += float32(xv * math.Float32frombits(r[5]>>sl|r[6]<<sr))
+	b3 += float32(xv * math.Float32frombits(r[6]>>sl|e<<sr))
+	return
+}
+
 // lstmF32q reads the k-th little-endian float32 of p.
 func lstmF32q(p []byte, k int) float32 {
 	return math.Float32frombits(uint32(p[4*k]) | uint32(p[4*k+1])<<8 | uint32(p[4*k+2])<<16 | uint32(p[4*k+3])<<24)
 }
 
 // lstmGateF returns a gate's pre-activation: the clamped input FC a plus
-// bias b, plus the clamped recurrent FC r.
+// bias b, plus the clamped recurrent FC r. Clamping to the finite range
+// changes only infinities: x-x is 0 exactly when x is finite, so one test
+// skips both clamps.
 func lstmGateF(a, b, r float32) float32 {
-	return clampF32(a+b, -lstmMaxF, lstmMaxF) + clampF32(r, -lstmMaxF, lstmMaxF)
+	x := a + b
+	if x-x+(r-r) == 0 {
+		return x + r
+	}
+	return clampF32(x, -lstmMaxF, lstmMaxF) + clampF32(r, -lstmMaxF, lstmMaxF)
+}
+
+// lstmClampF is clampF32(x, -lstmMaxF, lstmMaxF) (see lstmGateF).
+func lstmClampF(x float32) float32 {
+	if x-x == 0 {
+		return x
+	}
+	return clampF32(x, -lstmMaxF, lstmMaxF)
 }
 
 // lstmDecodeF decodes len(dst) little-endian float32 values of src.
@@ -122,42 +286,37 @@ func lstmDecodeF(dst []float32, src string) {
 	}
 }
 
-// lstmExpTab holds 2^(j/32) for j = 0..31 as little-endian float64.
-const lstmExpTab = "" +
-	"\x00\x00\x00\x00\x00\x00\xf0\x3f\x74\x85\x15\xd3\xb0\x59\xf0\x3f\x0f\x89\xf9\x6c\x58\xb5\xf0\x3f" +
-	"\x51\x5b\x12\xd0\x01\x13\xf1\x3f\x7b\x51\x7d\x3c\xb8\x72\xf1\x3f\xaa\xb9\x68\x31\x87\xd4\xf1\x3f" +
-	"\x38\x62\x75\x6e\x7a\x38\xf2\x3f\xe1\xde\x1f\xf5\x9d\x9e\xf2\x3f\x15\xb7\x31\x0a\xfe\x06\xf3\x3f" +
-	"\xcb\xa9\x3a\x37\xa7\x71\xf3\x3f\x22\x34\x12\x4c\xa6\xde\xf3\x3f\x2d\x89\x61\x60\x08\x4e\xf4\x3f" +
-	"\x27\x2a\x36\xd5\xda\xbf\xf4\x3f\x82\x4f\x9d\x56\x2b\x34\xf5\x3f\x29\x54\x48\xdd\x07\xab\xf5\x3f" +
-	"\x85\x55\x3a\xb0\x7e\x24\xf6\x3f\xcd\x3b\x7f\x66\x9e\xa0\xf6\x3f\x74\x5f\xec\xe8\x75\x1f\xf7\x3f" +
-	"\x87\x01\xeb\x73\x14\xa1\xf7\x3f\x13\xce\x4c\x99\x89\x25\xf8\x3f\xdb\xa0\x2a\x42\xe5\xac\xf8\x3f" +
-	"\xe5\xc5\xcd\xb0\x37\x37\xf9\x3f\x90\xf0\xa3\x82\x91\xc4\xf9\x3f\x5d\x25\x3e\xb2\x03\x55\xfa\x3f" +
-	"\xad\xd3\x5a\x99\x9f\xe8\xfa\x3f\x47\x5e\xfb\xf2\x76\x7f\xfb\x3f\x9c\x52\x85\xdd\x9b\x19\xfc\x3f" +
-	"\x69\x90\xef\xdc\x20\xb7\xfc\x3f\x87\xa4\xfb\xdc\x18\x58\xfd\x3f\x5f\x9b\x7b\x33\x97\xfc\xfd\x3f" +
-	"\xda\x90\xa4\xa2\xaf\xa4\xfe\x3f\x40\x45\x6e\x5b\x76\x50\xff\x3f"
-
 // lstmActMax is the most values lstmSigmoidF and lstmTanhF take at once.
 const lstmActMax = 32
 
 // lstmExpN replaces each element a of v (|a| <= 200) with e^a, computed in
-// float64 as 2^(k/32) * e^r with k = round(32a/ln2) and |r| <= ln2/64:
-// 2^(k/32) from lstmExpTab and the exponent field, e^r by a degree-4 Taylor
-// polynomial. The relative error is about 1e-12, so rounding the result to
-// float32 gives the correctly rounded e^a except within 1e-12 of a rounding
-// boundary. Outside [-200, 200] the result is meaningless (but the table
-// index is masked, so nothing panics). The loop has no branches or calls:
-// the processor overlaps the long dependency chains of the elements.
+// float64 as 2^k * e^r with k = round(a/ln2) and |r| <= ln2/2 (ln2 in two
+// parts, so r is exact to about 2^-60): 2^k from the exponent field, e^r by
+// its degree-10 Taylor polynomial (Horner; the remainder is below 2.3e-13
+// relative). Rounding the result to float32 gives the correctly rounded
+// e^a except within about 3e-13 of a rounding boundary. Outside [-200, 200]
+// the result is meaningless (nothing panics). The loop has no branches,
+// calls or table loads: the processor overlaps the long dependency chains
+// of the elements.
 func lstmExpN(v []float64) {
-	const round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
+	const (
+		round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
+		ln2hi = 6.93147180369123816490e-01
+		ln2lo = 1.90821492927058770002e-10
+	)
+	// The coefficients are read from a local array: gc for ARM would
+	// otherwise load each constant through the literal pool (two
+	// instructions) in every iteration.
+	cs := [11]float64{1.44269504088896338700, ln2hi, ln2lo, 1.0 / 3628800, 1.0 / 362880, 1.0 / 40320,
+		1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6}
 	for k, a := range v {
-		t := a*46.166241308446828 + round       // 32/ln2
-		r := a - (t-round)*0.021660849392498290 // ln2/32
-		n := math.Float64bits(t) - math.Float64bits(round)
-		o := 8 * int(n&31)
-		tb := uint64(lstmExpTab[o]) | uint64(lstmExpTab[o+1])<<8 | uint64(lstmExpTab[o+2])<<16 | uint64(lstmExpTab[o+3])<<24 |
-			uint64(lstmExpTab[o+4])<<32 | uint64(lstmExpTab[o+5])<<40 | uint64(lstmExpTab[o+6])<<48 | uint64(lstmExpTab[o+7])<<56
-		r2 := r * r
-		v[k] = ((1 + r) + r2*(0.5+r*(1.0/6)+r2*(1.0/24))) * math.Float64frombits(tb+uint64(int64(n)>>5)<<52)
+		t := a*cs[0] + round
+		kf := t - round
+		r := (a - kf*cs[1]) - kf*cs[2]
+		p := 1 + r*(1+r*(1.0/2+r*(cs[10]+r*(cs[9]+r*(cs[8]+r*(cs[7]+
+			r*(cs[6]+r*(cs[5]+r*(cs[4]+r*cs[3])))))))))
+		n := uint32(math.Float64bits(t)) // k in the low bits, two's complement
+		v[k] = p * math.Float64frombits(uint64(n+1023)<<52)
 	}
 }
 
@@ -172,25 +331,38 @@ func lstmSigmoidF(dst, src []float32) {
 	var e [lstmActMax]float64
 	es := e[:len(src)]
 	for k, v := range src {
-		a := -float64(v)
-		if v < -9 {
-			a = max(float64(v), -200)
-		}
-		es[k] = a
+		es[k] = lstmSigArg(v)
 	}
 	lstmExpN(es)
 	dst = dst[:len(src)]
 	for k, v := range src {
-		ef := float32(es[k])
-		y := 1 / (1 + ef)
-		if v < -9 {
-			y = ef
-		}
-		if v > 16.619047164916992188 {
-			y = 1
-		}
-		dst[k] = y
+		dst[k] = lstmSigFin(v, es[k])
 	}
+}
+
+// lstmSigArg returns the argument of e^a for the logistic of v.
+func lstmSigArg(v float32) float64 {
+	a := -float64(v)
+	if v < -9 {
+		a = float64(v)
+		if a < -200 {
+			a = -200
+		}
+	}
+	return a
+}
+
+// lstmSigFin returns the logistic of v from e, e^lstmSigArg(v).
+func lstmSigFin(v float32, e float64) float32 {
+	ef := float32(e)
+	y := 1 / (1 + ef)
+	if v < -9 {
+		y = ef
+	}
+	if v > 16.619047164916992188 {
+		y = 1
+	}
+	return y
 }
 
 // lstmTanhF stores tanh of each element of src (at most lstmActMax) in dst
@@ -201,24 +373,40 @@ func lstmTanhF(dst, src []float32) {
 	var e [lstmActMax]float64
 	es := e[:len(src)]
 	for k, v := range src {
-		es[k] = min(2*math.Abs(float64(v)), 200)
+		es[k] = lstmTanhArg(v)
 	}
 	lstmExpN(es)
 	dst = dst[:len(src)]
 	for k, v := range src {
-		y := float32(math.Copysign(1-2/(es[k]+1), float64(v)))
-		if math.Abs(float64(v)) < 1.0/16384 {
-			y = v
-		}
-		dst[k] = y
+		dst[k] = lstmTanhFin(v, es[k])
 	}
+}
+
+// lstmTanhArg returns the argument of e^a for tanh v.
+func lstmTanhArg(v float32) float64 {
+	a := 2 * math.Abs(float64(v))
+	if a > 200 {
+		a = 200
+	}
+	return a
+}
+
+// lstmTanhFin returns tanh v from e, e^lstmTanhArg(v).
+func lstmTanhFin(v float32, e float64) float32 {
+	y := float32(math.Copysign(1-2/(e+1), float64(v)))
+	if math.Abs(float64(v)) < 1.0/16384 {
+		y = v
+	}
+	return y
 }
 
 // lstmCellF returns the updated cell state of one unit.
 func lstmCellF(p *lstmParams, c, f, i, g float32) float32 {
-	a := clampF32(float32(f*c), -lstmMaxF, lstmMaxF)
-	b := clampF32(float32(i*g), -lstmMaxF, lstmMaxF)
+	a, b := float32(f*c), float32(i*g)
 	v := a + b
+	if a-a+(b-b) != 0 {
+		v = clampF32(a, -lstmMaxF, lstmMaxF) + clampF32(b, -lstmMaxF, lstmMaxF)
+	}
 	if p.clip {
 		// std::max(std::min(clip, v), -clip), NaN included.
 		if !(v < p.cellClipF) {
@@ -267,11 +455,13 @@ func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float3
 	wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
 	bias = bias[:16*s]
-	// g holds a group's forget, input and output gates (sigmoid), then its
-	// cell gate (tanh), lstmChunkF values each.
+	// g holds a group of m units' forget, input and output gates
+	// (sigmoid), then its cell gates (tanh), m values each; e the
+	// arguments of e^a for their activations.
 	const k = lstmChunkF
 	var g [4 * k]float32
 	var t [k]float32
+	var e [4 * k]float64
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
@@ -279,8 +469,7 @@ func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float3
 			m := min(k, s-o0)
 			for j := 0; j < m; j += 2 {
 				o := o0 + j
-				var a [8]float32
-				var rc [8]float32
+				var a, rc [8]float32
 				pair := o+1 < s
 				switch {
 				case pair && len(wi) > 0:
@@ -299,26 +488,35 @@ func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float3
 				for u := 0; u < 2 && j+u < m; u++ {
 					bb := bias[16*(o+u) : 16*(o+u)+16]
 					g[j+u] = lstmGateF(a[4*u], ldf32(bb, 0), rc[4*u])
-					g[k+j+u] = lstmGateF(a[4*u+1], ldf32(bb, 1), rc[4*u+1])
-					g[3*k+j+u] = lstmGateF(a[4*u+2], ldf32(bb, 2), rc[4*u+2])
-					g[2*k+j+u] = lstmGateF(a[4*u+3], ldf32(bb, 3), rc[4*u+3])
+					g[m+j+u] = lstmGateF(a[4*u+1], ldf32(bb, 1), rc[4*u+1])
+					g[3*m+j+u] = lstmGateF(a[4*u+2], ldf32(bb, 2), rc[4*u+2])
+					g[2*m+j+u] = lstmGateF(a[4*u+3], ldf32(bb, 3), rc[4*u+3])
 				}
 			}
-			if m == k {
-				lstmSigmoidF(g[:3*k], g[:3*k])
-			} else {
-				lstmSigmoidF(g[:m], g[:m])
-				lstmSigmoidF(g[k:k+m], g[k:k+m])
-				lstmSigmoidF(g[2*k:2*k+m], g[2*k:2*k+m])
+			gs, es := g[:4*m], e[:4*m]
+			for j, v := range gs[:3*m] {
+				es[j] = lstmSigArg(v)
 			}
-			lstmTanhF(g[3*k:3*k+m], g[3*k:3*k+m])
-			for j := 0; j < m; j++ {
-				t[j] = lstmCellF(p, cb[o0+j], g[j], g[k+j], g[3*k+j])
-				cb[o0+j] = t[j]
+			for j, v := range gs[3*m:] {
+				es[3*m+j] = lstmTanhArg(v)
 			}
-			lstmTanhF(t[:m], t[:m])
-			for j := 0; j < m; j++ {
-				yr[o0+j] = clampF32(float32(t[j]*g[2*k+j]), -lstmMaxF, lstmMaxF)
+			lstmExpN(es)
+			for j, v := range gs[:3*m] {
+				gs[j] = lstmSigFin(v, es[j])
+			}
+			for j, v := range gs[3*m:] {
+				gs[3*m+j] = lstmTanhFin(v, es[3*m+j])
+			}
+			ts, et := t[:m], e[:m]
+			for j := range ts {
+				v := lstmCellF(p, cb[o0+j], gs[j], gs[m+j], gs[3*m+j])
+				cb[o0+j] = v
+				ts[j] = v
+				et[j] = lstmTanhArg(v)
+			}
+			lstmExpN(et)
+			for j, v := range ts {
+				yr[o0+j] = lstmClampF(float32(lstmTanhFin(v, et[j]) * gs[2*m+j]))
 			}
 		}
 		copy(hb, yr)

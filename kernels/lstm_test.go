@@ -981,13 +981,6 @@ func TestLSTMActivationsFloat(t *testing.T) {
 	if g, h := lstmTSigmoid(nan), lstmTTanh(nan); g == g || h == h {
 		t.Errorf("logistic(NaN) = %g, tanh(NaN) = %g, want NaN", g, h)
 	}
-	// lstmExpTab holds 2^(j/32).
-	for j := 0; j < 32; j++ {
-		got := math.Float64frombits(uint64(ld64(lstmExpTab, j)))
-		if want := math.Exp2(float64(j) / 32); math.Abs(got-want) > 2e-16*want {
-			t.Errorf("lstmExpTab[%d] = %v, want %v", j, got, want)
-		}
-	}
 }
 
 // TestLSTMMakeRQ checks the LSTM kernels' requantization, fcRescale with

@@ -218,11 +218,14 @@ const (
 	LogisticTanh16Input     Func = "logisticTanh16Input"
 	LstmCellF               Func = "lstmCellF"
 	LstmCellQ               Func = "lstmCellQ"
+	LstmClampF              Func = "lstmClampF"
 	LstmDecodeF             Func = "lstmDecodeF"
 	LstmDot16               Func = "lstmDot16"
 	LstmDotF4               Func = "lstmDotF4"
+	LstmDotF4Q              Func = "lstmDotF4Q"
 	LstmDotF4S              Func = "lstmDotF4S"
 	LstmDotF8               Func = "lstmDotF8"
+	LstmDotF8Q              Func = "lstmDotF8Q"
 	LstmDotF8S              Func = "lstmDotF8S"
 	LstmExpN                Func = "lstmExpN"
 	LstmF32q                Func = "lstmF32q"
@@ -239,10 +242,17 @@ const (
 	LstmRowBatch            Func = "lstmRowBatch"
 	LstmRq16                Func = "lstmRq16"
 	LstmRunF                Func = "lstmRunF"
+	LstmSigArg              Func = "lstmSigArg"
+	LstmSigFin              Func = "lstmSigFin"
 	LstmSigmoidF            Func = "lstmSigmoidF"
 	LstmSigmoidQ            Func = "lstmSigmoidQ"
+	LstmStrF32              Func = "lstmStrF32"
+	LstmStrOff              Func = "lstmStrOff"
+	LstmTanhArg             Func = "lstmTanhArg"
 	LstmTanhF               Func = "lstmTanhF"
+	LstmTanhFin             Func = "lstmTanhFin"
 	LstmTanhQ               Func = "lstmTanhQ"
+	LstmWords               Func = "lstmWords"
 	LutInt8                 Func = "lutInt8"
 	MaxPoolF32              Func = "maxPoolF32"
 	MaxPoolInt16            Func = "maxPoolInt16"
@@ -634,11 +644,14 @@ func Funcs() []Func {
 		LogisticTanh16Input,
 		LstmCellF,
 		LstmCellQ,
+		LstmClampF,
 		LstmDecodeF,
 		LstmDot16,
 		LstmDotF4,
+		LstmDotF4Q,
 		LstmDotF4S,
 		LstmDotF8,
+		LstmDotF8Q,
 		LstmDotF8S,
 		LstmExpN,
 		LstmF32q,
@@ -655,10 +668,17 @@ func Funcs() []Func {
 		LstmRowBatch,
 		LstmRq16,
 		LstmRunF,
+		LstmSigArg,
+		LstmSigFin,
 		LstmSigmoidF,
 		LstmSigmoidQ,
+		LstmStrF32,
+		LstmStrOff,
+		LstmTanhArg,
 		LstmTanhF,
+		LstmTanhFin,
 		LstmTanhQ,
+		LstmWords,
 		LutInt8,
 		MaxPoolF32,
 		MaxPoolInt16,
@@ -1256,16 +1276,22 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*lstmParams"}, {"c", "float32"}, {"f", "float32"}, {"i", "float32"}, {"g", "float32"}}, true
 	case LstmCellQ:
 		return []Param{{"p", "*lstmParams"}, {"r", "*lstmUnitRQ"}, {"c", "int16"}, {"f", "int16"}, {"i", "int16"}, {"g", "int16"}}, true
+	case LstmClampF:
+		return []Param{{"x", "float32"}}, true
 	case LstmDecodeF:
 		return []Param{{"dst", "[]float32"}, {"src", "string"}}, true
 	case LstmDot16:
 		return []Param{{"x", "[]int16"}, {"w", "[]int8"}}, true
 	case LstmDotF4:
 		return []Param{{"x", "[]float32"}, {"w", "[]float32"}}, true
+	case LstmDotF4Q:
+		return []Param{{"x", "[]float32"}, {"w", "string"}, {"off", "uint32"}}, true
 	case LstmDotF4S:
 		return []Param{{"x", "[]float32"}, {"w", "string"}}, true
 	case LstmDotF8:
 		return []Param{{"x", "[]float32"}, {"w", "[]float32"}}, true
+	case LstmDotF8Q:
+		return []Param{{"x", "[]float32"}, {"w", "string"}, {"off", "uint32"}}, true
 	case LstmDotF8S:
 		return []Param{{"x", "[]float32"}, {"w", "string"}}, true
 	case LstmExpN:
@@ -1298,14 +1324,28 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "int32"}, {"q", "*rq32"}}, true
 	case LstmRunF:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wi", "[]float32"}, {"wr", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+	case LstmSigArg:
+		return []Param{{"v", "float32"}}, true
+	case LstmSigFin:
+		return []Param{{"v", "float32"}, {"e", "float64"}}, true
 	case LstmSigmoidF:
 		return []Param{{"dst", "[]float32"}, {"src", "[]float32"}}, true
 	case LstmSigmoidQ:
 		return []Param{{"v", "int16"}}, true
+	case LstmStrF32:
+		return []Param{{"w", "string"}}, true
+	case LstmStrOff:
+		return []Param{{"w", "string"}}, true
+	case LstmTanhArg:
+		return []Param{{"v", "float32"}}, true
 	case LstmTanhF:
 		return []Param{{"dst", "[]float32"}, {"src", "[]float32"}}, true
+	case LstmTanhFin:
+		return []Param{{"v", "float32"}, {"e", "float64"}}, true
 	case LstmTanhQ:
 		return []Param{{"v", "int16"}, {"mult", "int32"}, {"shift", "int"}}, true
+	case LstmWords:
+		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case LutInt8:
 		return []Param{{"tab", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case MaxPoolF32:
@@ -1860,6 +1900,7 @@ func (f Func) Results() int {
 		LogSoftmaxSatSub,
 		LstmCellF,
 		LstmCellQ,
+		LstmClampF,
 		LstmDot16,
 		LstmF32q,
 		LstmFCQ64,
@@ -1869,7 +1910,13 @@ func (f Func) Results() int {
 		LstmMakeRQ,
 		LstmRowBatch,
 		LstmRq16,
+		LstmSigArg,
+		LstmSigFin,
 		LstmSigmoidQ,
+		LstmStrF32,
+		LstmStrOff,
+		LstmTanhArg,
+		LstmTanhFin,
 		LstmTanhQ,
 		MeanRequant,
 		MulByQuantMul,
@@ -1910,7 +1957,8 @@ func (f Func) Results() int {
 		SoftmaxInt8Row,
 		TconvTaps:
 		return 2
-	case SelRowStart:
+	case LstmWords,
+		SelRowStart:
 		return 3
 	case ConvPWDot16,
 		ConvPWDot4,
@@ -1919,12 +1967,14 @@ func (f Func) Results() int {
 		ConvPWDotAny,
 		ConvRowsDot,
 		LstmDotF4,
+		LstmDotF4Q,
 		LstmDotF4S,
 		OctCols64:
 		return 4
 	case ConvLean8:
 		return 5
 	case LstmDotF8,
+		LstmDotF8Q,
 		LstmDotF8S:
 		return 8
 	}

@@ -1,0 +1,58 @@
+package kernels
+
+import (
+	"math"
+	"testing"
+)
+
+// TestLSTMDotFStrAlign checks the float LSTM's string dot products at every
+// address modulo 4 (aligned view, funnel or byte decode) against the
+// decoded-float versions: identical bits.
+func TestLSTMDotFStrAlign(t *testing.T) {
+	rng := uint32(12345)
+	next := func() float32 {
+		rng ^= rng << 13
+		rng ^= rng >> 17
+		rng ^= rng << 5
+		return float32(int32(rng>>8)-1<<23) / (1 << 22)
+	}
+	for _, n := range []int{1, 2, 3, 7, 20, 28} {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = next()
+		}
+		w := make([]float32, 8*n)
+		for i := range w {
+			w[i] = next()
+		}
+		ws := lstmTF32Str(w)
+		a0, a1, a2, a3, b0, b1, b2, b3 := lstmDotF8(x, w)
+		want8 := [8]float32{a0, a1, a2, a3, b0, b1, b2, b3}
+		c0, c1, c2, c3 := lstmDotF4(x, w[:4*n])
+		want4 := [4]float32{c0, c1, c2, c3}
+		for off := 0; off < 8; off++ {
+			// A fresh buffer with off bytes in front (and a few behind,
+			// which must not matter).
+			buf := make([]byte, off+len(ws)+5)
+			for i := range buf {
+				buf[i] = 0xa5
+			}
+			copy(buf[off:], ws)
+			s := string(buf)[off : off+len(ws)]
+			a0, a1, a2, a3, b0, b1, b2, b3 := lstmDotF8S(x, s)
+			got8 := [8]float32{a0, a1, a2, a3, b0, b1, b2, b3}
+			c0, c1, c2, c3 := lstmDotF4S(x, s[:16*n])
+			got4 := [4]float32{c0, c1, c2, c3}
+			for k := range got8 {
+				if math.Float32bits(got8[k]) != math.Float32bits(want8[k]) {
+					t.Fatalf("n=%d off=%d (addr mod 4 %d): lstmDotF8S[%d] = %g, want %g", n, off, lstmStrOff(s), k, got8[k], want8[k])
+				}
+			}
+			for k := range got4 {
+				if math.Float32bits(got4[k]) != math.Float32bits(want4[k]) {
+					t.Fatalf("n=%d off=%d (addr mod 4 %d): lstmDotF4S[%d] = %g, want %g", n, off, lstmStrOff(s), k, got4[k], want4[k])
+				}
+			}
+		}
+	}
+}
