@@ -32,7 +32,7 @@ func newFusePlanner(p *program.Program, frags []*Fragment, align int) *fusePlann
 			continue
 		}
 		buf := p.Buffers[a.outBuf]
-		f.link[i] = buf.Kind == planner.Activation && buf.First == i-1 && buf.Last == i && buf.Tie == nil && !isGraphOutput(p, a.outBuf)
+		f.link[i] = buf.Kind == planner.Activation && len(buf.Tensors) == 1 && buf.First == i-1 && buf.Last == i && buf.Tie == nil && !isGraphOutput(p, a.outBuf)
 	}
 	return f
 }

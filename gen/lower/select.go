@@ -92,10 +92,12 @@ func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err
 }
 
 // belowTheBound returns the program with the smallest arena among: flat
-// (layer by layer) with operators writing over their dying input where
-// that makes the arena smaller, and the fused groups (fuse.go) that make
-// the estimated peak smallest, with the overlapped operators that peak
-// needs. A tie keeps the program without groups (fewer calls).
+// (layer by layer) with operators writing over their dying input, added
+// one by one where that makes the arena smaller, and the fused groups
+// (fuse.go) that make the estimated peak smallest, with the overlapped
+// operators that peak needs (which also finds sets of overlaps that only
+// lower the arena together, where several operators share the peak). A
+// tie keeps the first (fewer calls).
 func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *program.Program) (*program.Program, error) {
 	plan := func(q *program.Program) (int, error) {
 		l, err := layout.Make(q, nil, opt.Plan)
@@ -109,7 +111,7 @@ func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *
 		return nil, err
 	}
 	spans, overlap := newFusePlanner(flat, frags, opt.Plan.Align).choose()
-	if len(spans) == 0 {
+	if len(spans) == 0 && len(overlap) == 0 {
 		return best, nil
 	}
 	bestSize, err := plan(best)

@@ -1,0 +1,201 @@
+package lower
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
+	"github.com/tflm-gen/tflm-gen/internal/model"
+)
+
+// netBuilder builds int8 networks layer by layer with random weights and
+// quantization, as converters write them (per-channel weights).
+type netBuilder struct {
+	m       *builder.Model
+	r       *rand.Rand
+	n       int
+	h, w, c map[int]int
+	q       map[int]*builder.Quant
+}
+
+func newNet(r *rand.Rand, name string, h, w, c int) (*netBuilder, int) {
+	nb := &netBuilder{m: builder.New(name), r: r, h: map[int]int{}, w: map[int]int{}, c: map[int]int{}, q: map[int]*builder.Quant{}}
+	return nb, nb.tensor(h, w, c, builder.PerTensor(0.02+0.01*r.Float32(), int64(r.IntN(64)-32)))
+}
+
+func (nb *netBuilder) tensor(h, w, c int, q *builder.Quant) int {
+	t := nb.m.Tensor(fmt.Sprint("t", nb.n), model.Int8, []int{1, h, w, c}, q)
+	nb.n++
+	nb.h[t], nb.w[t], nb.c[t], nb.q[t] = h, w, c, q
+	return t
+}
+
+// conv adds a CONV_2D (depthwise when dw) with SAME padding and RELU6.
+func (nb *netBuilder) conv(x, oc, fh, fw, stride int, dw, relu bool) int {
+	h, w, c := nb.h[x], nb.w[x], nb.c[x]
+	oh, ow := (h+stride-1)/stride, (w+stride-1)/stride
+	if dw {
+		oc = c
+	}
+	y := nb.tensor(oh, ow, oc, builder.PerTensor(0.02+0.02*nb.r.Float32(), int64(nb.r.IntN(64)-100)))
+	shape := []int{oc, fh, fw, c}
+	wq, bq := &builder.Quant{}, &builder.Quant{}
+	if dw {
+		shape, wq.Axis = []int{1, fh, fw, oc}, 3
+	}
+	bias := make([]int32, oc)
+	for i := 0; i < oc; i++ {
+		wq.Scale = append(wq.Scale, 0.002+0.004*nb.r.Float32())
+		wq.ZeroPoint = append(wq.ZeroPoint, 0)
+		bq.Scale = append(bq.Scale, nb.q[x].Scale[0]*wq.Scale[i])
+		bq.ZeroPoint = append(bq.ZeroPoint, 0)
+		bias[i] = int32(nb.r.IntN(2001) - 1000)
+	}
+	wt := nb.m.ConstI8(fmt.Sprint("w", nb.n), shape, wq, randInt8s(nb.r, shapeProd(shape)))
+	bt := nb.m.ConstI32(fmt.Sprint("b", nb.n), []int{oc}, bq, bias)
+	act := 0
+	if relu {
+		act = 3
+	}
+	if dw {
+		nb.m.Op(model.OpDepthwiseConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 2, Fields: []builder.Field{
+			builder.Byte(0, 0), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, 1), builder.Byte(4, act), builder.Int(5, 1), builder.Int(6, 1)}})
+	} else {
+		nb.m.Op(model.OpConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 1, Fields: []builder.Field{
+			builder.Byte(0, 0), builder.Int(1, stride), builder.Int(2, stride), builder.Byte(3, act), builder.Int(4, 1), builder.Int(5, 1)}})
+	}
+	return y
+}
+
+func (nb *netBuilder) add(a, b int) int {
+	y := nb.tensor(nb.h[a], nb.w[a], nb.c[a], builder.PerTensor(0.03+0.02*nb.r.Float32(), int64(nb.r.IntN(64)-32)))
+	nb.m.Op(model.OpAdd, []int{a, b}, []int{y}, nil)
+	return y
+}
+
+func (nb *netBuilder) avgPoolAll(x int) int {
+	y := nb.tensor(1, 1, nb.c[x], nb.q[x])
+	nb.m.Op(model.OpAveragePool2D, []int{x}, []int{y}, &builder.Options{Type: 5, Fields: []builder.Field{
+		builder.Byte(0, 1), builder.Int(1, 1), builder.Int(2, 1), builder.Int(3, nb.w[x]), builder.Int(4, nb.h[x]), builder.Byte(5, 0)}})
+	return y
+}
+
+// mobileNetV2 is MobileNet V2-style: inverted residual blocks (1x1
+// expansion, 3x3 depthwise, 1x1 projection, residual ADD where shapes
+// allow) on a 64x64x3 image.
+func mobileNetV2(r *rand.Rand) ([]byte, int) {
+	nb, x := newNet(r, "mobilenet v2 style", 64, 64, 3)
+	in := x
+	x = nb.conv(x, 16, 3, 3, 2, false, true)
+	for _, b := range []struct{ t, c, s int }{{1, 8, 1}, {6, 12, 2}, {6, 12, 1}, {6, 16, 2}, {6, 16, 1}, {6, 24, 2}} {
+		y := x
+		if b.t > 1 {
+			y = nb.conv(y, nb.c[x]*b.t, 1, 1, 1, false, true)
+		}
+		y = nb.conv(y, 0, 3, 3, b.s, true, true)
+		y = nb.conv(y, b.c, 1, 1, 1, false, false)
+		if b.s == 1 && b.c == nb.c[x] {
+			y = nb.add(x, y)
+		}
+		x = y
+	}
+	x = nb.avgPoolAll(x)
+	nb.m.IO([]int{in}, []int{x})
+	return nb.m.Bytes(), 64 * 64 * 3
+}
+
+// dsCNN is a DS-CNN keyword model: a 10x4 convolution with stride 2 on a
+// 49x10 spectrogram, four depthwise-separable blocks, global average pool.
+func dsCNN(r *rand.Rand) ([]byte, int) {
+	nb, x := newNet(r, "ds-cnn style", 49, 10, 1)
+	in := x
+	x = nb.conv(x, 32, 10, 4, 2, false, true)
+	for k := 0; k < 4; k++ {
+		x = nb.conv(x, 0, 3, 3, 1, true, true)
+		x = nb.conv(x, 32, 1, 1, 1, false, true)
+	}
+	x = nb.avgPoolAll(x)
+	nb.m.IO([]int{in}, []int{x})
+	return nb.m.Bytes(), 49 * 10
+}
+
+// resNet is ResNet-style: 3x3 convolutions with residual ADDs on a
+// 32x32x3 image, downsampling by strided convolutions.
+func resNet(r *rand.Rand) ([]byte, int) {
+	nb, x := newNet(r, "resnet style", 32, 32, 3)
+	in := x
+	x = nb.conv(x, 16, 3, 3, 1, false, true)
+	for _, c := range []int{16, 16, 24} {
+		if c != nb.c[x] {
+			x = nb.conv(x, c, 3, 3, 2, false, true)
+		}
+		y := nb.conv(x, c, 3, 3, 1, false, true)
+		y = nb.conv(y, c, 3, 3, 1, false, false)
+		x = nb.add(x, y)
+	}
+	x = nb.avgPoolAll(x)
+	nb.m.IO([]int{in}, []int{x})
+	return nb.m.Bytes(), 32 * 32 * 3
+}
+
+// TestFusedNetworks: MobileNet V2-, DS-CNN- and ResNet-style networks the
+// team does not see in ../shared: the default build (fused groups and
+// overlapped pairs as chosen) is byte-identical to the layer-by-layer build
+// and to TFLM, and its arena is never larger; the log gives both arenas.
+func TestFusedNetworks(t *testing.T) {
+	o := oracle.New(t)
+	for _, net := range []struct {
+		name  string
+		build func(*rand.Rand) ([]byte, int)
+	}{{"mobilenet_v2", mobileNetV2}, {"ds_cnn", dsCNN}, {"resnet", resNet}} {
+		t.Run(net.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, 3))
+			data, n := net.build(r)
+			x := randVals(r, model.Int8, n)
+			g, err := model.Parse(net.name+".tflite", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			arena := map[bool]int{}
+			var outs [2][]byte
+			for k, fused := range []bool{false, true} {
+				p, _, err := Program(g, ProgramOptions{Overlap: fused})
+				if err != nil {
+					t.Fatal(err)
+				}
+				lay, err := layout.Make(p, nil, layout.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := simulateGroups(p, lay); err != nil {
+					t.Fatal(err)
+				}
+				got, err := runProgram(p, lay, x.raw())
+				if err != nil {
+					t.Fatal(err)
+				}
+				arena[fused], outs[k] = lay.Plan.Size, got[0]
+				if fused {
+					t.Logf("%s: arena %d bytes layer by layer, %d default (%d fused groups, %d overlapped pairs), %d MACs", net.name, arena[false], arena[true], len(p.Groups), len(p.Overlaps), p.MACs())
+				}
+			}
+			if !slices.Equal(outs[0], outs[1]) {
+				t.Errorf("default and layer-by-layer outputs differ")
+			}
+			if arena[true] > arena[false] {
+				t.Errorf("default arena %d larger than layer by layer %d", arena[true], arena[false])
+			}
+			want, err := o.Run(data, x.csv())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := compareRaw(model.Int8, outs[1], want[0]); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}

@@ -1,0 +1,195 @@
+package lower
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
+	"github.com/tflm-gen/tflm-gen/internal/model"
+)
+
+// randTypedChain is a random chain of 2-6 layers of element type dt
+// (int8, int16 or float32): convolutions 1x1, 3x3 and 5x5 (dilated
+// sometimes), depthwise 3x3 and 5x5 with depth multiplier 1 or 2, average
+// and max pools, strides 1 and 2, SAME and VALID, on images up to 24 rows,
+// so that every band kernel of fuse.go meets chains.
+func randTypedChain(r *rand.Rand, dt model.DType) ([]byte, diffVals, string) {
+	m := builder.New("fused chain")
+	h, w, c := 5+r.IntN(20), 3+r.IntN(12), 1+r.IntN(6)
+	q := randQuant(r, dt)
+	if dt == model.Int16 {
+		q = builder.PerTensor(randScale(r), 0)
+	}
+	in := m.Tensor("in", dt, []int{1, h, w, c}, q)
+	vals := randVals(r, dt, h*w*c)
+	if dt == model.Float32 {
+		// Finite inputs: infinities through a convolution give NaN
+		// payloads that say nothing about the schedule.
+		for i := range vals.flts {
+			vals.flts[i] = float32(r.NormFloat64())
+		}
+	}
+	desc := fmt.Sprintf("%s %dx%dx%d", dt, h, w, c)
+	x, xq := in, q
+	layers := 2 + r.IntN(5)
+	for k := 0; k < layers; k++ {
+		kind := r.IntN(5) // 0 conv, 1 pointwise, 2 depthwise, 3 average pool, 4 max pool
+		f := []int{3, 3, 5}[r.IntN(3)]
+		stride, dil := 1+r.IntN(2), 1
+		if kind == 0 && r.IntN(4) == 0 {
+			dil, stride = 2, 1
+		}
+		if kind == 1 {
+			f, stride = 1, 1
+		}
+		if kind >= 3 {
+			f = 2 + r.IntN(2)
+		}
+		ef := (f-1)*dil + 1
+		same := r.IntN(2) == 0 || h < ef || w < ef
+		oh, ow, pad := (h-ef)/stride+1, (w-ef)/stride+1, 1
+		if same {
+			oh, ow, pad = (h+stride-1)/stride, (w+stride-1)/stride, 0
+		}
+		mult := 1
+		if kind == 2 && r.IntN(3) == 0 {
+			mult = 2
+		}
+		oc := c * mult
+		if kind <= 1 {
+			oc = 1 + r.IntN(10)
+		}
+		oq := xq
+		if kind <= 2 && dt != model.Float32 {
+			zp := int64(r.IntN(256) - 128)
+			if dt == model.Int16 {
+				zp = 0
+			}
+			oq = builder.PerTensor(randScale(r)*4, zp)
+		}
+		y := m.Tensor(fmt.Sprint("l", k), dt, []int{1, oh, ow, oc}, oq)
+		desc += fmt.Sprintf(" -> %s%d/%d%s %dx%dx%d", [...]string{"conv", "pw", "dw", "avg", "max"}[kind], f, stride, map[bool]string{true: "d2"}[dil == 2], oh, ow, oc)
+		if kind >= 3 {
+			code := model.OpAveragePool2D
+			if kind == 4 {
+				code = model.OpMaxPool2D
+			}
+			m.Op(code, []int{x}, []int{y}, &builder.Options{Type: 5, Fields: []builder.Field{
+				builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, f), builder.Int(4, f), builder.Byte(5, r.IntN(2))}})
+			x, h, w = y, oh, ow
+			continue
+		}
+		shape := []int{oc, f, f, c}
+		if kind == 2 {
+			shape = []int{1, f, f, oc}
+		}
+		n := shapeProd(shape)
+		var wt, bt int
+		switch dt {
+		case model.Float32:
+			wv, bv := make([]float32, n), make([]float32, oc)
+			for i := range wv {
+				wv[i] = float32(r.NormFloat64() * 0.3)
+			}
+			for i := range bv {
+				bv[i] = float32(r.NormFloat64())
+			}
+			wt, bt = m.ConstF32(fmt.Sprint("w", k), shape, wv), m.ConstF32(fmt.Sprint("b", k), []int{oc}, bv)
+		default:
+			wq, bq := &builder.Quant{}, &builder.Quant{}
+			if kind == 2 {
+				wq.Axis = 3
+			}
+			for i := 0; i < oc; i++ {
+				wq.Scale = append(wq.Scale, 0.005+0.003*float32(r.IntN(8)))
+				wq.ZeroPoint = append(wq.ZeroPoint, 0)
+				bq.Scale = append(bq.Scale, xq.Scale[0]*wq.Scale[i])
+				bq.ZeroPoint = append(bq.ZeroPoint, 0)
+			}
+			wt = m.ConstI8(fmt.Sprint("w", k), shape, wq, randInt8s(r, n))
+			if dt == model.Int16 {
+				var raw []byte
+				for i := 0; i < oc; i++ {
+					raw = binary.LittleEndian.AppendUint64(raw, uint64(int64(r.IntN(40001)-20000)))
+				}
+				bt = m.Const(fmt.Sprint("b", k), model.Int64, []int{oc}, bq, raw)
+			} else {
+				bias := make([]int32, oc)
+				for i := range bias {
+					bias[i] = int32(r.IntN(4001) - 2000)
+				}
+				bt = m.ConstI32(fmt.Sprint("b", k), []int{oc}, bq, bias)
+			}
+		}
+		act := []int{0, 1, 3}[r.IntN(3)] // NONE, RELU, RELU6
+		if kind == 2 {
+			m.Op(model.OpDepthwiseConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 2, Fields: []builder.Field{
+				builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, mult), builder.Byte(4, act), builder.Int(5, 1), builder.Int(6, 1)}})
+		} else {
+			m.Op(model.OpConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 1, Fields: []builder.Field{
+				builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Byte(3, act), builder.Int(4, dil), builder.Int(5, dil)}})
+		}
+		x, xq, h, w, c = y, oq, oh, ow, oc
+	}
+	m.IO([]int{in}, []int{x})
+	return m.Bytes(), vals, desc
+}
+
+// TestFusedTypedChainsMatchTFLM: random int8, int16 and float32 chains
+// (randTypedChain) run fused whole are byte-identical to the layer-by-layer
+// build and match TFLM (float32 bit for bit as well: the same kernel
+// arithmetic in the same order); the log lists the kernels the groups ran.
+func TestFusedTypedChainsMatchTFLM(t *testing.T) {
+	o := oracle.New(t)
+	for _, dt := range []model.DType{model.Int8, model.Int16, model.Float32} {
+		t.Run("CONV_2D_chains_fused_"+strings.ToLower(dt.String()), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(dt), 17))
+			compared, refused, mismatches := 0, 0, 0
+			kernelsRun := map[string]int{}
+			for i := 0; compared < diffCount(20, 120) && i < 2000; i++ {
+				data, x, desc := randTypedChain(r, dt)
+				want, oerr := o.Run(data, x.csv())
+				flat, ferr := inProcess(data, x.raw())
+				if oerr != nil || ferr != nil {
+					if (oerr == nil) != (ferr == nil) && !(ferr != nil && doConvRefusal(ferr)) {
+						t.Errorf("chain %d (%s): TFLM %v, layer by layer %v", i, desc, oerr, ferr)
+						mismatches++
+					}
+					refused++
+					continue
+				}
+				g, err := model.Parse("chain.tflite", data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := fuseAll(g)
+				if err != nil {
+					t.Fatalf("chain %d (%s): %v", i, desc, err)
+				}
+				for _, grp := range p.Groups {
+					for _, s := range grp.Expand() {
+						kernelsRun[s.Call.Fn]++
+					}
+				}
+				var chosen int
+				if err := compareFused(data, x.raw(), flat[0], want[0], &chosen); err != nil {
+					t.Errorf("chain %d (%s): %v", i, desc, err)
+					mismatches++
+				}
+				compared++
+			}
+			var ks []string
+			for k, n := range kernelsRun {
+				ks = append(ks, fmt.Sprintf("%s %d", k, n))
+			}
+			sort.Strings(ks)
+			t.Logf("band calls per kernel: %s", strings.Join(ks, ", "))
+			logDiffCounts(t, compared, refused, mismatches)
+		})
+	}
+}
