@@ -54,7 +54,6 @@ type bandKernel struct {
 var bandKernels = map[string]bandKernel{
 	"convInt8":       {kind: bandWindow},
 	"convInt16":      {kind: bandWindow},
-	"convInt16Acc32": {kind: bandWindow},
 	"convF32":        {kind: bandWindow},
 	"convLeanInt8":   {kind: bandWindow},
 	"convWinInt8":    {kind: bandWindow},
@@ -71,7 +70,6 @@ var bandKernels = map[string]bandKernel{
 	"maxPoolInt8":    {kind: bandWindow},
 	"maxPoolInt16":   {kind: bandWindow},
 	"maxPoolF32":     {kind: bandWindow},
-	"l2PoolF32":      {kind: bandWindow},
 	"convPWInt8":     {kind: bandPixels},
 }
 
