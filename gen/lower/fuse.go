@@ -165,15 +165,12 @@ func bandable(p *program.Program, i int) *bandOp {
 		return nil
 	}
 	b := &bandOp{op: i, call: call, param: -1, in: -1, out: -1, kind: bk.kind, inBuf: inBuf, outBuf: outBuf, inType: tin.Type, outType: tout.Type}
-	var w1, w2 int
 	var ok3, ok4 bool
-	b.inH, b.inRow, w1, ok3 = nhwc(tin)
-	b.outH, b.outRow, w2, ok4 = nhwc(tout)
+	b.inH, b.inRow, _, ok3 = nhwc(tin)
+	b.outH, b.outRow, b.outW, ok4 = nhwc(tout)
 	if !ok3 || !ok4 {
 		return nil
 	}
-	_ = w1
-	b.outW = w2
 	for k, a := range call.Args {
 		switch a := a.(type) {
 		case program.View:
@@ -206,7 +203,7 @@ func bandable(p *program.Program, i int) *bandOp {
 	switch bk.kind {
 	case bandPixels:
 		px, ok := structInt(s, "pixels")
-		if !ok || px != b.outH*w2 || b.inH != b.outH {
+		if !ok || px != b.outH*b.outW || b.inH != b.outH {
 			return nil
 		}
 		b.stride, b.pad, b.span = 1, 0, 1
