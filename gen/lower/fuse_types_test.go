@@ -16,7 +16,8 @@ import (
 // randTypedChain is a random chain of 2-6 layers of element type dt
 // (int8, int16 or float32): convolutions 1x1, 3x3 and 5x5 (dilated
 // sometimes), depthwise 3x3 and 5x5 with depth multiplier 1 or 2, average
-// and max pools, strides 1 and 2, SAME and VALID, on images up to 24 rows,
+// and max pools, strides 1 and 2, SAME and VALID, residual ADDs where a
+// layer keeps its shape, on images up to 24 rows,
 // so that every band kernel of fuse.go meets chains.
 func randTypedChain(r *rand.Rand, dt model.DType) ([]byte, diffVals, string) {
 	m := builder.New("fused chain")
@@ -133,6 +134,18 @@ func randTypedChain(r *rand.Rand, dt model.DType) ([]byte, diffVals, string) {
 		} else {
 			m.Op(model.OpConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 1, Fields: []builder.Field{
 				builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Byte(3, act), builder.Int(4, dil), builder.Int(5, dil)}})
+		}
+		if oh == h && ow == w && oc == c && r.IntN(3) == 0 {
+			// A residual ADD of the layer's input and output: the input
+			// lives past the layer, so a chain ends here.
+			aq := oq
+			if dt != model.Float32 {
+				aq = builder.PerTensor(randScale(r)*4, map[bool]int64{true: 0, false: int64(r.IntN(256) - 128)}[dt == model.Int16])
+			}
+			z := m.Tensor(fmt.Sprint("add", k), dt, []int{1, oh, ow, oc}, aq)
+			m.Op(model.OpAdd, []int{x, y}, []int{z}, nil)
+			desc += " +add"
+			y, oq = z, aq
 		}
 		x, xq, h, w, c = y, oq, oh, ow, oc
 	}
