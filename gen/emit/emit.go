@@ -663,6 +663,11 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 	calls := func(ss []program.Step) []jen.Code {
 		var out []jen.Code
 		for _, s := range ss {
+			what := "keep the rows still needed at the start of its line"
+			if s.Rows.Hi > s.Rows.Lo {
+				what = rowsText("row", s.Rows) + " from input " + rowsText("row", s.InRows)
+			}
+			out = append(out, jen.Comment(fmt.Sprintf("%d: %s", s.Op, what)))
 			out = append(out, e.opCode(program.Op{Index: s.Op, Calls: []program.Call{s.Call}})...)
 		}
 		return out
@@ -672,6 +677,21 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 		step = append(step, jen.For(jen.Id(bandVar).Op(":=").Lit(0), jen.Id(bandVar).Op("<").Lit(grp.Iter), jen.Id(bandVar).Op("++")).Block(calls(grp.Body)...))
 	}
 	return append(step, calls(grp.Post)...)
+}
+
+// rowsText is "rows 3-4", "row 2" or "rows 2+2*band-3+2*band" for a
+// group's row range.
+func rowsText(noun string, r program.RowRange) string {
+	at := func(v int) string {
+		if r.Step == 0 {
+			return fmt.Sprint(v)
+		}
+		return fmt.Sprintf("%d+%d*%s", v, r.Step, bandVar)
+	}
+	if r.Hi-r.Lo == 1 {
+		return noun + " " + at(r.Lo)
+	}
+	return fmt.Sprintf("%ss %s to %s", noun, at(r.Lo), at(r.Hi-1))
 }
 
 // opCode renders an operator's kernel calls and its control flow.
