@@ -789,9 +789,14 @@ func (e *emitter) traceFuncs(f *jen.File, traced []jen.Code) {
 			jen.Return(jen.Lit(0)),
 		)
 	}
-	comment(f, "InvokeTraced is Invoke calling after(op) once each operator op is done, for\n"+
-		"profiling on the device (read a cycle counter in after). It does not allocate\n"+
-		"unless after does; Invoke itself carries no tracing cost.")
+	doc := "InvokeTraced is Invoke calling after(op) once each operator op is done, for\n" +
+		"profiling on the device (read a cycle counter in after). It does not allocate\n" +
+		"unless after does; Invoke itself carries no tracing cost."
+	if len(e.p.Groups) > 0 {
+		doc += "\nThe operators of a fused group run interleaved, row by row: after is called\n" +
+			"for each of them once the whole group is done."
+	}
+	comment(f, doc)
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("InvokeTraced").Params(jen.Id("after").Func().Params(jen.Id("op").Int())).Block(traced...)
 }
 
