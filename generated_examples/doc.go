@@ -9,3 +9,4 @@ package examples
 //go:generate go run ../cmd/tflm-gen ../testdata/dense_int8.tflite -o dense_int8
 //go:generate go run ../cmd/tflm-gen ../testdata/tiny_conv_int8.tflite -o tiny_conv_int8
 //go:generate go run ../cmd/tflm-gen ../testdata/mlp_float.tflite -o mlp_float
+//go:generate go run ../cmd/tflm-gen ../testdata/mobilenet_int8.tflite -o mobilenet_int8

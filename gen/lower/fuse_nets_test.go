@@ -1,7 +1,9 @@
 package lower
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -195,6 +197,53 @@ func TestFusedNetworks(t *testing.T) {
 			}
 			if err := compareRaw(model.Int8, outs[1], want[0]); err != nil {
 				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestFixturesMatchTFLM: the project's example models (builder.Examples,
+// committed in testdata/ and generated_examples/), default build with their
+// fused groups and overlapped pairs, give TFLM's outputs on random inputs.
+func TestFixturesMatchTFLM(t *testing.T) {
+	o := oracle.New(t)
+	r := rand.New(rand.NewPCG(7, 1))
+	for _, ex := range builder.Examples() {
+		t.Run(ex.Name, func(t *testing.T) {
+			data := ex.Build()
+			g, err := model.Parse(ex.Name+".tflite", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := 0; k < 3; k++ {
+				in := g.Tensors[g.Inputs[0]]
+				x := randVals(r, in.Type, in.NumElements())
+				got, _, err := inProcessOverlap(data, x.raw())
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := o.Run(data, x.csv())
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := g.Tensors[g.Outputs[0]]
+				if out.Type == model.Float32 {
+					// SOFTMAX's exp is C's libm in TFLM: within 1e-5.
+					w, err := oracle.ParseFloats(want[0])
+					if err != nil {
+						t.Fatal(err)
+					}
+					for i, v := range w {
+						gv := math.Float32frombits(binary.LittleEndian.Uint32(got[0][4*i:]))
+						if d := math.Abs(float64(gv - v)); d > 1e-5*max(1, math.Abs(float64(v))) {
+							t.Errorf("input %d: output %d is %g, TFLM %g", k, i, gv, v)
+						}
+					}
+					continue
+				}
+				if err := compareRaw(out.Type, got[0], want[0]); err != nil {
+					t.Errorf("input %d: %v", k, err)
+				}
 			}
 		})
 	}

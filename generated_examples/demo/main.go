@@ -8,6 +8,7 @@ import (
 
 	"github.com/tflm-gen/tflm-gen/generated_examples/dense_int8"
 	"github.com/tflm-gen/tflm-gen/generated_examples/mlp_float"
+	"github.com/tflm-gen/tflm-gen/generated_examples/mobilenet_int8"
 	"github.com/tflm-gen/tflm-gen/generated_examples/tiny_conv_int8"
 )
 
@@ -49,4 +50,25 @@ func main() {
 	copy(f.InputFloat32(0), []float32{0.5, -1, 0.25, 2, -0.75, 1})
 	f.Invoke()
 	fmt.Printf("mlp_float: arena %d bytes, probabilities %.4f\n", mlp_float.ArenaSize, f.OutputFloat32(0))
+
+	// mobilenet_int8: a 32x32 ring; its first four layers run fused, row by
+	// row, so the arena holds a few rows of them instead of whole tensors.
+	var n mobilenet_int8.Model
+	ring := n.InputInt8(0)
+	for y := 0; y < mobilenet_int8.Input0Dim1; y++ {
+		for x := 0; x < mobilenet_int8.Input0Dim2; x++ {
+			dy, dx := y-16, x-16
+			v := int8(-128)
+			if d := dx*dx + dy*dy; d > 64 && d < 144 {
+				v = 127
+			}
+			ring[y*mobilenet_int8.Input0Dim2+x] = v
+		}
+	}
+	n.Invoke()
+	fmt.Printf("mobilenet_int8: arena %d bytes, class probabilities:", mobilenet_int8.ArenaSize)
+	for _, q := range n.OutputInt8(0) {
+		fmt.Printf(" %.3f", float64(int(q)-mobilenet_int8.Output0ZeroPoint)*mobilenet_int8.Output0Scale)
+	}
+	fmt.Println()
 }

@@ -18,6 +18,7 @@ func Examples() []Example {
 		{"dense_int8", "int8 three-layer perceptron (FULLY_CONNECTED with RELU), shaped like TFLite Micro's hello_world, random weights", DenseInt8},
 		{"tiny_conv_int8", "int8 convolutional classifier: CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED, SOFTMAX", TinyConvInt8},
 		{"mlp_float", "float32 perceptron with ADD and SOFTMAX", MLPFloat},
+		{"mobilenet_int8", "int8 MobileNet V1-style image classifier (32x32): depthwise-separable blocks that tflm-gen runs as fused row-by-row groups", MobileNetInt8},
 	}
 }
 
@@ -175,5 +176,80 @@ func MLPFloat() []byte {
 	m.Op(model.OpAdd, []int{a, b}, []int{sum}, &Options{Type: optAdd, Fields: []Field{Byte(0, actNone)}})
 	m.Op(model.OpSoftmax, []int{sum}, []int{out}, &Options{Type: optSoftmax, Fields: []Field{Float(0, 1)}})
 	m.IO([]int{in}, []int{out})
+	return m.Bytes()
+}
+
+// MobileNetInt8 is a MobileNet V1-style int8 classifier on a 32x32 image:
+// a strided 3x3 convolution, three depthwise-separable blocks (3x3
+// depthwise, 1x1 pointwise; the second strided), average pool, fully
+// connected, softmax. Its high-resolution layers are what fused row
+// streaming runs row by row.
+func MobileNetInt8() []byte {
+	r := rng(0x5eed)
+	m := New("tflm-gen example: mobilenet_int8")
+	perChan := func(n int, base float32, axis int) *Quant {
+		q := &Quant{Axis: axis}
+		for i := 0; i < n; i++ {
+			q.Scale = append(q.Scale, base*(1+float32(i%5)/8))
+			q.ZeroPoint = append(q.ZeroPoint, 0)
+		}
+		return q
+	}
+	bias := func(name string, inScale float32, wq *Quant) int {
+		bq := &Quant{}
+		for _, s := range wq.Scale {
+			bq.Scale = append(bq.Scale, inScale*s)
+			bq.ZeroPoint = append(bq.ZeroPoint, 0)
+		}
+		return m.ConstI32(name, []int{len(wq.Scale)}, bq, r.int32s(len(wq.Scale), 300))
+	}
+	scale := float32(0.0078125)
+	x := m.Tensor("image", model.Int8, []int{1, 32, 32, 1}, PerTensor(scale, -1))
+	in := x
+	h, c := 32, 1
+	layer := func(name string, dw bool, oc, stride int) {
+		oh := (h + stride - 1) / stride
+		if dw {
+			oc = c
+		}
+		os := float32(0.02) + 0.002*float32(oc%7)
+		y := m.Tensor(name+"/relu6", model.Int8, []int{1, oh, oh, oc}, PerTensor(os, -128))
+		if dw {
+			wq := perChan(oc, 0.01, 3)
+			w := m.ConstI8(name+"/weights", []int{1, 3, 3, oc}, wq, r.int8s(9*oc))
+			m.Op(model.OpDepthwiseConv2D, []int{x, w, bias(name+"/bias", scale, wq)}, []int{y},
+				&Options{Type: optDepthwise, Fields: []Field{Byte(0, padSame), Int(1, stride), Int(2, stride), Int(3, 1), Byte(4, actRelu6), Int(5, 1), Int(6, 1)}})
+		} else {
+			f := 1
+			if c == 1 {
+				f = 3
+			}
+			wq := perChan(oc, 0.006, 0)
+			w := m.ConstI8(name+"/weights", []int{oc, f, f, c}, wq, r.int8s(oc*f*f*c))
+			m.Op(model.OpConv2D, []int{x, w, bias(name+"/bias", scale, wq)}, []int{y},
+				&Options{Type: optConv2D, Fields: []Field{Byte(0, padSame), Int(1, stride), Int(2, stride), Byte(3, actRelu6), Int(4, 1), Int(5, 1)}})
+		}
+		x, scale, h, c = y, os, oh, oc
+	}
+	layer("conv0", false, 8, 2)
+	layer("block1/dw", true, 0, 1)
+	layer("block1/pw", false, 16, 1)
+	layer("block2/dw", true, 0, 2)
+	layer("block2/pw", false, 32, 1)
+	layer("block3/dw", true, 0, 1)
+	layer("block3/pw", false, 32, 1)
+	pool := m.Tensor("pool", model.Int8, []int{1, 1, 1, c}, PerTensor(scale, -128))
+	m.Op(model.OpAveragePool2D, []int{x}, []int{pool},
+		&Options{Type: optPool2D, Fields: []Field{Byte(0, padValid), Int(1, h), Int(2, h), Int(3, h), Int(4, h), Byte(5, actNone)}})
+	flat := m.Tensor("flatten", model.Int8, []int{1, c}, PerTensor(scale, -128))
+	shape := m.ConstI32("flatten/shape", []int{2}, nil, []int32{1, int32(c)})
+	m.Op(model.OpReshape, []int{pool, shape}, []int{flat}, (&Options{Type: optReshape}).IntVector(0, []int32{1, int32(c)}).ptr())
+	logits := m.Tensor("logits", model.Int8, []int{1, 4}, PerTensor(0.3, 10))
+	w := m.ConstI8("fc/weights", []int{4, c}, PerTensor(0.008, 0), r.int8s(4*c))
+	b := m.ConstI32("fc/bias", []int{4}, PerTensor(scale*0.008, 0), r.int32s(4, 500))
+	m.Op(model.OpFullyConnected, []int{flat, w, b}, []int{logits}, &Options{Type: optFC, Fields: []Field{Byte(0, actNone)}})
+	probs := m.Tensor("probs", model.Int8, []int{1, 4}, PerTensor(1.0/256, -128))
+	m.Op(model.OpSoftmax, []int{logits}, []int{probs}, &Options{Type: optSoftmax, Fields: []Field{Float(0, 1)}})
+	m.IO([]int{in}, []int{probs})
 	return m.Bytes()
 }
