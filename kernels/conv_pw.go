@@ -910,14 +910,23 @@ type convPWRunArgs struct {
 // convPWBlock prepares g.t for the block of output channels ob.. (at most
 // convPWBlk) and reports whether convPWQ is exact for every one of them.
 func convPWBlock(p *convPWParams, g *convPWRunArgs, rq string, ob int) bool {
-	var q convPWRQ
 	g.nb = min(convPWBlk, p.outC-ob)
 	g.span, g.hi = p.actMax-p.actMin, p.actMax
-	for j := 0; j < g.nb; j++ {
-		convPWRQLoad(rq, ob+j, &q)
-		if !convPWChLoad(&q, p.inC, p, &g.t[j]) {
+	zl, k14 := uint32(p.outOffset-p.actMin), int64(p.inC)<<14
+	rq = rq[12*ob : 12*ob+12*g.nb]
+	for j := range g.t[:g.nb] {
+		// convPWRQLoad and convPWChLoad in one.
+		s := rq[12*j : 12*j+12]
+		bias := int32(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
+		m2 := (uint32(s[4]) | uint32(s[5])<<8 | uint32(s[6])<<16 | uint32(s[7])<<24) << 1
+		r := -int32(uint32(s[8]) | uint32(s[9])<<8 | uint32(s[10])<<16 | uint32(s[11])<<24)
+		b := int64(bias)
+		if r < 1 || r > 21 || max(b, -b)+k14 >= 1<<30 {
 			return false
 		}
+		t := &g.t[j]
+		t.bias, t.m2, t.c, t.r = bias, m2, ^m2, uint32(r)
+		t.kh = 1<<(r-1) + zl<<r
 	}
 	return true
 }
