@@ -159,6 +159,9 @@ var convTPWShapes = [][3]int{
 	{2304, 8, 16}, {576, 16, 32}, {576, 32, 32}, {144, 32, 64}, {144, 64, 64},
 	{36, 64, 128}, {36, 128, 128}, {9, 128, 256}, {9, 256, 256}, {1, 256, 2},
 	{7, 5, 7}, {3, 1, 1}, {5, 300, 6}, {4, 9000, 3},
+	// convPWRunK8 and convPWTile: odd pixel counts, blocks of convPWBlk
+	// channels with odd and even tails, rows of odd and even groups.
+	{5, 8, 16}, {7, 8, 18}, {3, 8, 34}, {9, 8, 7}, {5, 16, 17}, {7, 24, 33}, {3, 40, 20}, {1, 8, 2},
 }
 
 // TestConvPWInt8 checks the pointwise kernel against convInt8 on random
@@ -489,6 +492,40 @@ func TestConvRQRTies(t *testing.T) {
 					kh := q.kh + uint32(zo)<<q.rm1
 					if got, want := convRQR(v, uint32(m), kh, q.rm1), mulByQuantMul(v, m, sh)+zo; got != want {
 						t.Fatalf("v %d mult %d shift %d zo %d: got %d, want %d", v, m, sh, zo, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestConvPWQ checks convPWQ (through convPWChLoad) against mulByQuantMul,
+// the output zero point and the clamp where the rounding meets exact ties
+// and at the bound |v| < 2^30 it relies on, for every right shift it takes.
+func TestConvPWQ(t *testing.T) {
+	vs := []int32{1<<30 - 1, -1<<30 + 1, 1<<29 + 12345, -1<<29 - 12345}
+	for v := int32(-4100); v <= 4100; v++ {
+		vs = append(vs, v)
+	}
+	r := rand.New(rand.NewSource(9))
+	for i := 0; i < 2000; i++ {
+		vs = append(vs, int32(r.Uint32())>>2>>uint(r.Intn(28)))
+	}
+	for _, m := range []int32{0, 1, 2, 1 << 29, 1 << 30, 3 << 29, 1<<31 - 1, 1<<30 + 1, 1518500250} {
+		for sh := -21; sh <= -1; sh++ {
+			for _, zp := range [][3]int32{{-128, -128, 127}, {-1, -100, 50}, {127, 127, 127}, {5, -128, 127}, {-128, -128, -128}} {
+				p := &convPWParams{inC: 1, outOffset: zp[0], actMin: zp[1], actMax: zp[2]}
+				var q convPWRQ
+				convPWRQLoad(convTI32s([]int32{0, m, int32(sh)}), 0, &q)
+				var c convPWCh
+				if !convPWChLoad(&q, 1, p, &c) {
+					t.Fatalf("mult %d shift %d: not exact", m, sh)
+				}
+				span := zp[2] - zp[1]
+				for _, v := range vs {
+					want := int8(max(min(mulByQuantMul(v, m, sh)+zp[0], zp[2]), zp[1]))
+					if got := int8(zp[2] - convPWQ(v, &c, span)); got != want {
+						t.Fatalf("v %d mult %d shift %d zp %v: got %d, want %d", v, m, sh, zp, got, want)
 					}
 				}
 			}

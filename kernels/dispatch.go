@@ -30,28 +30,32 @@ package kernels
 //   - functions with results (helpers, not program steps):
 //     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
 //     argMinMaxIdxI8, b2u8, castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64,
-//     constI8, constU8, convLean8, convPWDot16, convPWDot4, convPWDot8,
-//     convPWDot8x4, convPWDotAny, convPWOut, convPWRescale, convRQ32,
-//     convRQR, convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin,
-//     detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dusClamp,
-//     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
-//     ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
-//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
-//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
-//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
-//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmDot16,
-//     lstmDotF4, lstmDotF4Q, lstmDotF4S, lstmDotF8, lstmDotF8Q, lstmDotF8S,
-//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
-//     lstmRowBatch, lstmRq16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
-//     lstmStrF32, lstmStrOff, lstmTanhArg, lstmTanhFin, lstmTanhQ, lstmWords,
-//     meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64,
-//     octLanes, poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
-//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
-//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
-//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
-//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32,
-//     svdfSumI8, tconvTaps
+//     constI8, constU8, convLean8, convPWBlock, convPWChLoad, convPWDot16,
+//     convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny, convPWOut, convPWQ,
+//     convPWRescale, convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps,
+//     detIoU, detMax, detMin, detNMS, divLeadingSignBits, divQuantOne,
+//     divRoundingDivByPOT, dusClamp, dwRescale, dwRowsSrc, dwTaps,
+//     ewRequantDown, ewRowStart, ewRows, ewTab32, fcDotI16, fcDotI16Acc32,
+//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
+//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
+//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
+//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
+//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
+//     lstmClampF, lstmDot16, lstmDotF4, lstmDotF4Q, lstmDotF4S, lstmDotF8,
+//     lstmDotF8Q, lstmDotF8S, lstmF32q, lstmFCQ64, lstmGate16, lstmGateF,
+//     lstmHiddenQ, lstmMakeRQ, lstmRowBatch, lstmRq16, lstmSigArg,
+//     lstmSigFin, lstmSigmoidQ, lstmStrF32, lstmStrOff, lstmTanhArg,
+//     lstmTanhFin, lstmTanhQ, lstmWords, meanRequant, mulByQuantMul,
+//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
+//     poolWindow, preluOne, quantizeF32One, reluOne, requantizeOne,
+//     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
+//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
+//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
+//     softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8,
+//     tconvTaps
+//
+// Not constructible through NewParams:
+//   - convPWRunArgs: field x has type [][8]int8
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -156,6 +160,10 @@ func Call(fn string, args []any) bool {
 		convPWRQLoad(args[0].(string), int(args[1].(int64)), args[2].(*convPWRQ))
 	case "convPWRows":
 		convPWRows(args[0].([]int64), args[1].([]uint8), int(args[2].(int64)), int(args[3].(int64)), args[4].([]int64), args[5].([]int8), int32(args[6].(int64)), int32(args[7].(int64)), int32(args[8].(int64)))
+	case "convPWRunK8":
+		convPWRunK8(args[0].(*convPWRunArgs))
+	case "convPWTile":
+		convPWTile(args[0].(*convPWRunArgs))
 	case "convRQLoad":
 		convRQLoad(args[0].(string), args[1].([]int64))
 	case "convRowsInt8":
@@ -634,6 +642,25 @@ func NewParams(typ string, fields map[string]any) any {
 				p.in1Shift = int(v.(int64))
 			case "in2Shift":
 				p.in2Shift = int(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convPWCh":
+		p := &convPWCh{}
+		for k, v := range fields {
+			switch k {
+			case "bias":
+				p.bias = int32(v.(int64))
+			case "m2":
+				p.m2 = uint32(v.(int64))
+			case "c":
+				p.c = uint32(v.(int64))
+			case "kh":
+				p.kh = uint32(v.(int64))
+			case "r":
+				p.r = uint32(v.(int64))
 			default:
 				return nil
 			}

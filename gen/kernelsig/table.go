@@ -76,6 +76,8 @@ const (
 	ConvLean8               Func = "convLean8"
 	ConvLeanInt8            Func = "convLeanInt8"
 	ConvLeanStore           Func = "convLeanStore"
+	ConvPWBlock             Func = "convPWBlock"
+	ConvPWChLoad            Func = "convPWChLoad"
 	ConvPWDot16             Func = "convPWDot16"
 	ConvPWDot4              Func = "convPWDot4"
 	ConvPWDot8              Func = "convPWDot8"
@@ -84,13 +86,16 @@ const (
 	ConvPWInt8              Func = "convPWInt8"
 	ConvPWOut               Func = "convPWOut"
 	ConvPWPair8             Func = "convPWPair8"
+	ConvPWQ                 Func = "convPWQ"
 	ConvPWQuad8             Func = "convPWQuad8"
 	ConvPWRQLoad            Func = "convPWRQLoad"
 	ConvPWRescale           Func = "convPWRescale"
 	ConvPWRows              Func = "convPWRows"
+	ConvPWRunK8             Func = "convPWRunK8"
 	ConvPWSplit             Func = "convPWSplit"
 	ConvPWStore             Func = "convPWStore"
 	ConvPWStore2x2          Func = "convPWStore2x2"
+	ConvPWTile              Func = "convPWTile"
 	ConvRQ32                Func = "convRQ32"
 	ConvRQLoad              Func = "convRQLoad"
 	ConvRQR                 Func = "convRQR"
@@ -388,8 +393,10 @@ const (
 	BatchMatmulParams    Struct = "batchMatmulParams"
 	CastParams           Struct = "castParams"
 	CmpParams            Struct = "cmpParams"
+	ConvPWCh             Struct = "convPWCh"
 	ConvPWParams         Struct = "convPWParams"
 	ConvPWRQ             Struct = "convPWRQ"
+	ConvPWRunArgs        Struct = "convPWRunArgs"
 	ConvParams           Struct = "convParams"
 	ConvRowsParams       Struct = "convRowsParams"
 	ConvWinParams        Struct = "convWinParams"
@@ -502,6 +509,8 @@ func Funcs() []Func {
 		ConvLean8,
 		ConvLeanInt8,
 		ConvLeanStore,
+		ConvPWBlock,
+		ConvPWChLoad,
 		ConvPWDot16,
 		ConvPWDot4,
 		ConvPWDot8,
@@ -510,13 +519,16 @@ func Funcs() []Func {
 		ConvPWInt8,
 		ConvPWOut,
 		ConvPWPair8,
+		ConvPWQ,
 		ConvPWQuad8,
 		ConvPWRQLoad,
 		ConvPWRescale,
 		ConvPWRows,
+		ConvPWRunK8,
 		ConvPWSplit,
 		ConvPWStore,
 		ConvPWStore2x2,
+		ConvPWTile,
 		ConvRQ32,
 		ConvRQLoad,
 		ConvRQR,
@@ -816,8 +828,10 @@ func Structs() []Struct {
 		BatchMatmulParams,
 		CastParams,
 		CmpParams,
+		ConvPWCh,
 		ConvPWParams,
 		ConvPWRQ,
+		ConvPWRunArgs,
 		ConvParams,
 		ConvRowsParams,
 		ConvWinParams,
@@ -992,6 +1006,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convParams"}, {"in", "[]int8"}, {"wt", "string"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
 	case ConvLeanStore:
 		return []Param{{"p", "*convParams"}, {"s", "*[4]int64"}, {"corr", "int32"}, {"c0", "int"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
+	case ConvPWBlock:
+		return []Param{{"p", "*convPWParams"}, {"g", "*convPWRunArgs"}, {"rq", "string"}, {"ob", "int"}}, true
+	case ConvPWChLoad:
+		return []Param{{"q", "*convPWRQ"}, {"K", "int"}, {"p", "*convPWParams"}, {"t", "*convPWCh"}}, true
 	case ConvPWDot16:
 		return []Param{{"a", "[][16]int8"}, {"b", "[][16]int8"}, {"w", "[][32]int8"}}, true
 	case ConvPWDot4:
@@ -1008,6 +1026,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"acc", "int32"}, {"q", "*convPWRQ"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvPWPair8:
 		return []Param{{"p", "*convPWParams"}, {"x", "[][8]int8"}, {"w", "[][16]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
+	case ConvPWQ:
+		return []Param{{"v", "int32"}, {"t", "*convPWCh"}, {"span", "int32"}}, true
 	case ConvPWQuad8:
 		return []Param{{"p", "*convPWParams"}, {"x", "[][8]int8"}, {"w", "[][16]int8"}, {"q", "*[4]convPWRQ"}, {"m", "int"}, {"out", "[]int8"}}, true
 	case ConvPWRQLoad:
@@ -1016,12 +1036,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"acc", "int32"}, {"q", "*convPWRQ"}}, true
 	case ConvPWRows:
 		return []Param{{"xp", "[]int64"}, {"w", "[]uint8"}, {"n", "int"}, {"N", "int"}, {"rqs", "[]int64"}, {"out", "[]int8"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case ConvPWRunK8:
+		return []Param{{"g", "*convPWRunArgs"}}, true
 	case ConvPWSplit:
 		return []Param{{"s", "int64"}, {"v", "*[3]int32"}}, true
 	case ConvPWStore:
 		return []Param{{"v", "*[4][3]int32"}, {"n", "int"}, {"m", "int"}, {"rqs", "[]int64"}, {"out", "[]int8"}, {"N", "int"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvPWStore2x2:
 		return []Param{{"p", "*convPWParams"}, {"s00", "int32"}, {"s01", "int32"}, {"s10", "int32"}, {"s11", "int32"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"second", "bool"}, {"out", "[]int8"}}, true
+	case ConvPWTile:
+		return []Param{{"g", "*convPWRunArgs"}}, true
 	case ConvRQ32:
 		return []Param{{"acc", "int32"}, {"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}}, true
 	case ConvRQLoad:
@@ -1657,9 +1681,11 @@ func (f Func) Results() int {
 		ConvPWQuad8,
 		ConvPWRQLoad,
 		ConvPWRows,
+		ConvPWRunK8,
 		ConvPWSplit,
 		ConvPWStore,
 		ConvPWStore2x2,
+		ConvPWTile,
 		ConvRQLoad,
 		ConvRowsInt8,
 		ConvRowsPair,
@@ -1859,7 +1885,10 @@ func (f Func) Results() int {
 		CmpOrd64,
 		ConstI8,
 		ConstU8,
+		ConvPWBlock,
+		ConvPWChLoad,
 		ConvPWOut,
+		ConvPWQ,
 		ConvPWRescale,
 		ConvRQ32,
 		ConvRQR,
@@ -1994,10 +2023,14 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"inSize", "int"}, {"outSize", "int"}, {"signed", "bool"}}, true
 	case CmpParams:
 		return []Param{{"mask", "uint8"}, {"in1Off", "int32"}, {"in2Off", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}}, true
+	case ConvPWCh:
+		return []Param{{"bias", "int32"}, {"m2", "uint32"}, {"c", "uint32"}, {"kh", "uint32"}, {"r", "uint32"}}, true
 	case ConvPWParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvPWRQ:
 		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}}, true
+	case ConvPWRunArgs:
+		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "[16]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case ConvRowsParams:
