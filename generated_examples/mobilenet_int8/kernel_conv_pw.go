@@ -38,8 +38,13 @@ func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
 	K8 := K / 8
 	in8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/8)
 	w16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/16)
+	// Rows of an even number of groups as groups of sixteen (convPWTile).
+	K16 := K8 / 2
+	in16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/16)
+	w32 := unsafe.Slice((*[32]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/32)
 	var q [4]convPWRQ
 	q2 := (*[2]convPWRQ)(q[:2])
+	var g convPWRunArgs
 	for ob := 0; ob < N; ob += 2 {
 		convPWRQLoad(rq, ob, &q[0])
 		two := ob+1 < N
@@ -58,6 +63,26 @@ func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
 			continue
 		}
 		if K%8 == 0 {
+			if ob%convPWBlk == 0 && convPWBlock(p, &g, rq, ob) {
+				// Channels ob.. ob+convPWBlk-1 (those there are) done.
+				g.x, g.w, g.x16, g.w32 = in8, w16[ob/2*K8:], in16, w32[ob/2*K16:]
+				g.P, g.N, g.K8, g.out = P, N, K8, out[ob:]
+				if K8 == 1 && N%2 == 0 {
+					convPWRunK8(&g)
+				} else {
+					// Pair by pair: g.t[0:2] the pair's records.
+					t := g.t
+					for j := 0; j < g.nb; j += 2 {
+						g.t[0], g.t[1] = t[j], t[min(j+1, g.nb-1)]
+						g.two = j+1 < g.nb
+						g.w, g.w32 = w16[(ob+j)/2*K8:], w32[(ob+j)/2*K16:]
+						g.out = out[ob+j:]
+						convPWTile(&g)
+					}
+				}
+				ob += convPWBlk - 2
+				continue
+			}
 			convPWPair8(p, in8, w16[ob/2*K8:ob/2*K8+K8], q2, two, out[ob:])
 			continue
 		}
@@ -545,4 +570,402 @@ func convPWDotAny(x0, x1, w []int8) (s00, s01, s10, s11 int32) {
 		s11 += y * v
 	}
 	return
+}
+
+// convPWCh is one output channel's requantization for convPWTile, with
+// the output zero point and the clamp folded in (convPWQ).
+type convPWCh struct {
+	bias int32  // folded bias: the sums start at it
+	m2   uint32 // twice the multiplier
+	c    uint32 // ^m2, -(m2+1) mod 2^32: the high-word correction for v < 0
+	kh   uint32 // 2^(r-1) + (zo-lo)*2^r
+	r    uint32 // the right shift, 1 to 21
+}
+
+// convPWQ rescales the sum v (folded bias included) of a channel t and
+// clamps it, returning hi - y for the clamped output y (span = hi - lo).
+//
+// It is convRQR doubled: with U the unsigned product of uint32(v) and 2m
+// (v*2m plus 2m*2^32 when v < 0), mulByQuantMul(v) + zo - lo is
+//
+//	floor((U + 2^31 + (2^(r-1) + (zo-lo)*2^r - [v < 0]*(2m+1))*2^32) / 2^(32+r))
+//
+// (convRQR's numerator and denominator times two; -(2m+1) = ^2m modulo
+// 2^32). |v| < 2^30, so the true high word, at most |v*m/2^31| + 2^20 +
+// 255*2^21 + 1 in magnitude, is an int32 and its arithmetic shift by r is
+// the result. The clamp to [0, span] and the final hi - y are branch-free.
+func convPWQ(v int32, t *convPWCh, span int32) int32 {
+	x := uint64(uint32(v))*uint64(t.m2) + (uint64(t.kh+uint32(v>>31)&t.c)<<32 | 1<<31)
+	y := int32(uint32(x>>32)) >> (t.r & 31)
+	y &^= y >> 31
+	z := span - y
+	return z &^ (z >> 31)
+}
+
+// convPWBlk is how many output channels convPWInt8 prepares the
+// requantizations of at once (convPWBlock), an even number.
+const convPWBlk = 16
+
+// convPWRunArgs are the arguments and loop state of convPWRunK8 and
+// convPWTile, read from memory where they are needed, so that the dot
+// product loops keep the registers (gc's register allocator reloads every
+// value live across a loop at its back edge).
+type convPWRunArgs struct {
+	x   [][8]int8  // the pixels' rows, groups of eight inputs
+	w   [][16]int8 // the weights from the block's first channel pair on (convPWDot8's layout)
+	x16 [][16]int8 // x and w as groups of sixteen inputs, used when a
+	w32 [][32]int8 // row has an even number of groups
+	t   [convPWBlk]convPWCh
+	nb  int // channels in the block
+	P   int // pixels
+	N   int // output channels
+	K8  int // groups of eight inputs a row
+
+	span, hi int32  // actMax - actMin, actMax
+	out      []int8 // from the block's first channel of pixel 0 on
+
+	// The loop state: pixel px; for convPWTile the first groups a of
+	// pixel px's row in x or x16 and a row's length d in them.
+	px, a, d int
+	two      bool // convPWTile: whether channel ob+1 exists
+}
+
+// convPWBlock prepares g.t for the block of output channels ob.. (at most
+// convPWBlk) and reports whether convPWQ is exact for every one of them.
+func convPWBlock(p *convPWParams, g *convPWRunArgs, rq string, ob int) bool {
+	g.nb = min(convPWBlk, p.outC-ob)
+	g.span, g.hi = p.actMax-p.actMin, p.actMax
+	zl, k14 := uint32(p.outOffset-p.actMin), int64(p.inC)<<14
+	rq = rq[12*ob : 12*ob+12*g.nb]
+	for j := range g.t[:g.nb] {
+		// convPWRQLoad and convPWChLoad in one.
+		s := rq[12*j : 12*j+12]
+		bias := int32(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
+		m2 := (uint32(s[4]) | uint32(s[5])<<8 | uint32(s[6])<<16 | uint32(s[7])<<24) << 1
+		r := -int32(uint32(s[8]) | uint32(s[9])<<8 | uint32(s[10])<<16 | uint32(s[11])<<24)
+		b := int64(bias)
+		if r < 1 || r > 21 || max(b, -b)+k14 >= 1<<30 {
+			return false
+		}
+		t := &g.t[j]
+		t.bias, t.m2, t.c, t.r = bias, m2, ^m2, uint32(r)
+		t.kh = 1<<(r-1) + zl<<r
+	}
+	return true
+}
+
+// convPWRunK8 computes a block of g.nb output channels (g.t holds their
+// requantizations) of every pixel for rows of eight inputs (g.K8 = 1) and
+// an even number of output channels, two pixels by two channels at a time
+// (convPWTile's products written out): the rows, weights,
+// requantizations and outputs are indexed by channel pair, the outputs of
+// an odd last pixel's partner go to a dummy row.
+//
+//go:noinline
+func convPWRunK8(g *convPWRunArgs) {
+	var dummy [convPWBlk / 2][2]int8
+	// Only what the tile loop uses is live across it: the pixel index and
+	// the rest are read from g again (convPWRunArgs).
+	for g.px = 0; g.px < g.P; g.px += 2 {
+		px, np, N2 := g.px, (g.nb+1)/2, g.N/2
+		x := g.x[:g.P]
+		w := g.w[:np]
+		t2 := unsafe.Slice((*[2]convPWCh)(unsafe.Pointer(&g.t[0])), convPWBlk/2)[:np]
+		out2 := unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.SliceData(g.out))), (len(g.out)+1)/2)
+		qa, qb := &x[px], &x[px]
+		o0, o1 := out2[px*N2:], dummy[:]
+		if px+1 < len(x) {
+			qb, o1 = &x[px+1], out2[(px+1)*N2:]
+		}
+		o0, o1 = o0[:len(w)], o1[:len(w)]
+		for jp := range w {
+			r, t := &w[jp], &t2[jp]
+			s00, s01 := t[0].bias, t[1].bias
+			s10, s11 := s00, s01
+			x, u := int32(qa[0]), int32(r[0])
+			s00 += x * u
+			y := int32(qb[0])
+			s10 += y * u
+			v := int32(r[8])
+			s01 += x * v
+			s11 += y * v
+			x, u = int32(qa[1]), int32(r[1])
+			s00 += x * u
+			y = int32(qb[1])
+			s10 += y * u
+			v = int32(r[9])
+			s01 += x * v
+			s11 += y * v
+			x, u = int32(qa[2]), int32(r[2])
+			s00 += x * u
+			y = int32(qb[2])
+			s10 += y * u
+			v = int32(r[10])
+			s01 += x * v
+			s11 += y * v
+			x, u = int32(qa[3]), int32(r[3])
+			s00 += x * u
+			y = int32(qb[3])
+			s10 += y * u
+			v = int32(r[11])
+			s01 += x * v
+			s11 += y * v
+			x, u = int32(qa[4]), int32(r[4])
+			s00 += x * u
+			y = int32(qb[4])
+			s10 += y * u
+			v = int32(r[12])
+			s01 += x * v
+			s11 += y * v
+			x, u = int32(qa[5]), int32(r[5])
+			s00 += x * u
+			y = int32(qb[5])
+			s10 += y * u
+			v = int32(r[13])
+			s01 += x * v
+			s11 += y * v
+			x, u = int32(qa[6]), int32(r[6])
+			s00 += x * u
+			y = int32(qb[6])
+			s10 += y * u
+			v = int32(r[14])
+			s01 += x * v
+			s11 += y * v
+			x, u = int32(qa[7]), int32(r[7])
+			s00 += x * u
+			y = int32(qb[7])
+			s10 += y * u
+			v = int32(r[15])
+			s01 += x * v
+			s11 += y * v
+			span, hi := g.span, g.hi
+			a, b := &o0[jp], &o1[jp]
+			a[0] = int8(hi - convPWQ(s00, &t[0], span))
+			a[1] = int8(hi - convPWQ(s01, &t[1], span))
+			b[0] = int8(hi - convPWQ(s10, &t[0], span))
+			b[1] = int8(hi - convPWQ(s11, &t[1], span))
+		}
+	}
+}
+
+// convPWTile computes output channels ob and ob+1 (when g.two; g.t[0] and
+// g.t[1] hold their requantizations) of every pixel: g.w and g.w32 start
+// at the pair's weights, g.out at channel ob of pixel 0, pixels N apart in
+// it. Two pixels at a time, the four sums start at the folded biases and
+// take one multiply-add per product (the dot products written out here,
+// rows of an even number of groups by sixteen inputs, as in convPWDot16,
+// others by eight); an odd last pixel is paired with itself. The loop
+// state lives in g, so that only the sums and the dot product's pointers
+// are live across the inner loops.
+//
+//go:noinline
+func convPWTile(g *convPWRunArgs) {
+	g.a, g.d = 0, g.K8
+	if g.K8%2 == 0 {
+		g.d = g.K8 / 2
+	}
+	for g.px = 0; g.px < g.P; g.px += 2 {
+		a, d := g.a, g.d
+		b := a + d
+		if g.px+1 == g.P {
+			b = a
+		}
+		s00, s01 := g.t[0].bias, g.t[1].bias
+		s10, s11 := s00, s01
+		if g.K8%2 == 0 {
+			xa, xb := g.x16[a:a+d], g.x16[b:b+d]
+			xb, w := xb[:len(xa)], g.w32[:len(xa)]
+			for k := range xa {
+				qa, qb, r := &xa[k], &xb[k], &w[k]
+				x, u := int32(qa[0]), int32(r[0])
+				s00 += x * u
+				y := int32(qb[0])
+				s10 += y * u
+				v := int32(r[8])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[1]), int32(r[1])
+				s00 += x * u
+				y = int32(qb[1])
+				s10 += y * u
+				v = int32(r[9])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[2]), int32(r[2])
+				s00 += x * u
+				y = int32(qb[2])
+				s10 += y * u
+				v = int32(r[10])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[3]), int32(r[3])
+				s00 += x * u
+				y = int32(qb[3])
+				s10 += y * u
+				v = int32(r[11])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[4]), int32(r[4])
+				s00 += x * u
+				y = int32(qb[4])
+				s10 += y * u
+				v = int32(r[12])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[5]), int32(r[5])
+				s00 += x * u
+				y = int32(qb[5])
+				s10 += y * u
+				v = int32(r[13])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[6]), int32(r[6])
+				s00 += x * u
+				y = int32(qb[6])
+				s10 += y * u
+				v = int32(r[14])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[7]), int32(r[7])
+				s00 += x * u
+				y = int32(qb[7])
+				s10 += y * u
+				v = int32(r[15])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[8]), int32(r[16])
+				s00 += x * u
+				y = int32(qb[8])
+				s10 += y * u
+				v = int32(r[24])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[9]), int32(r[17])
+				s00 += x * u
+				y = int32(qb[9])
+				s10 += y * u
+				v = int32(r[25])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[10]), int32(r[18])
+				s00 += x * u
+				y = int32(qb[10])
+				s10 += y * u
+				v = int32(r[26])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[11]), int32(r[19])
+				s00 += x * u
+				y = int32(qb[11])
+				s10 += y * u
+				v = int32(r[27])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[12]), int32(r[20])
+				s00 += x * u
+				y = int32(qb[12])
+				s10 += y * u
+				v = int32(r[28])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[13]), int32(r[21])
+				s00 += x * u
+				y = int32(qb[13])
+				s10 += y * u
+				v = int32(r[29])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[14]), int32(r[22])
+				s00 += x * u
+				y = int32(qb[14])
+				s10 += y * u
+				v = int32(r[30])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[15]), int32(r[23])
+				s00 += x * u
+				y = int32(qb[15])
+				s10 += y * u
+				v = int32(r[31])
+				s01 += x * v
+				s11 += y * v
+			}
+		} else {
+			xa, xb := g.x[a:a+d], g.x[b:b+d]
+			xb, w := xb[:len(xa)], g.w[:len(xa)]
+			for k := range xa {
+				qa, qb, r := &xa[k], &xb[k], &w[k]
+				x, u := int32(qa[0]), int32(r[0])
+				s00 += x * u
+				y := int32(qb[0])
+				s10 += y * u
+				v := int32(r[8])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[1]), int32(r[1])
+				s00 += x * u
+				y = int32(qb[1])
+				s10 += y * u
+				v = int32(r[9])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[2]), int32(r[2])
+				s00 += x * u
+				y = int32(qb[2])
+				s10 += y * u
+				v = int32(r[10])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[3]), int32(r[3])
+				s00 += x * u
+				y = int32(qb[3])
+				s10 += y * u
+				v = int32(r[11])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[4]), int32(r[4])
+				s00 += x * u
+				y = int32(qb[4])
+				s10 += y * u
+				v = int32(r[12])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[5]), int32(r[5])
+				s00 += x * u
+				y = int32(qb[5])
+				s10 += y * u
+				v = int32(r[13])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[6]), int32(r[6])
+				s00 += x * u
+				y = int32(qb[6])
+				s10 += y * u
+				v = int32(r[14])
+				s01 += x * v
+				s11 += y * v
+				x, u = int32(qa[7]), int32(r[7])
+				s00 += x * u
+				y = int32(qb[7])
+				s10 += y * u
+				v = int32(r[15])
+				s01 += x * v
+				s11 += y * v
+			}
+		}
+		N, span, hi := g.N, g.span, g.hi
+		o := g.out[g.px*N:]
+		o[0] = int8(hi - convPWQ(s00, &g.t[0], span))
+		if g.two {
+			o[1] = int8(hi - convPWQ(s01, &g.t[1], span))
+		}
+		if g.px+1 < g.P {
+			o = o[N:]
+			o[0] = int8(hi - convPWQ(s10, &g.t[0], span))
+			if g.two {
+				o[1] = int8(hi - convPWQ(s11, &g.t[1], span))
+			}
+		}
+		g.a += 2 * g.d
+	}
 }
