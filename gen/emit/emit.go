@@ -125,6 +125,9 @@ type emitter struct {
 	// blocks are the functions of control flow blocks (sub1, sub2, ...),
 	// emitted after Invoke.
 	blocks []jen.Code
+	// shared names the parameter structs a fused group declares once
+	// (by their rendering, see groupCode) while its calls are rendered.
+	shared map[string]string
 	err    error
 }
 
@@ -317,6 +320,9 @@ func (e *emitter) arg(a program.Arg) jen.Code {
 	case program.Lit:
 		return literal(a.Value, e)
 	case program.Struct:
+		if name, ok := e.shared[fmt.Sprintf("%#v", a)]; ok {
+			return jen.Id(name)
+		}
 		items := make([]jen.Code, 0, len(a.Fields))
 		for _, f := range a.Fields {
 			items = append(items, jen.Id(f.Name).Op(":").Add(e.arg(f.Value)))
@@ -672,11 +678,37 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 		}
 		return out
 	}
-	step = append(step, calls(grp.Pre)...)
-	if grp.Iter > 0 {
-		step = append(step, jen.For(jen.Id(bandVar).Op(":=").Lit(0), jen.Id(bandVar).Op("<").Lit(grp.Iter), jen.Id(bandVar).Op("++")).Block(calls(grp.Body)...))
+	// Each distinct parameter struct is declared once, at the top of the
+	// group's block: the bands of one operator share most of them.
+	var decls []jen.Code
+	e.shared = map[string]string{}
+	for _, ss := range [][]program.Step{grp.Pre, grp.Body, grp.Post} {
+		for _, st := range ss {
+			for _, a := range st.Call.Args {
+				sa, ok := a.(program.Struct)
+				if !ok {
+					continue
+				}
+				key := fmt.Sprintf("%#v", sa)
+				if _, seen := e.shared[key]; seen {
+					continue
+				}
+				name := fmt.Sprintf("p%d", len(e.shared))
+				saved := e.shared
+				e.shared = nil
+				decls = append(decls, jen.Id(name).Op(":=").Add(e.arg(sa)))
+				e.shared = saved
+				e.shared[key] = name
+			}
+		}
 	}
-	return append(step, calls(grp.Post)...)
+	body := append(decls, calls(grp.Pre)...)
+	if grp.Iter > 0 {
+		body = append(body, jen.For(jen.Id(bandVar).Op(":=").Lit(0), jen.Id(bandVar).Op("<").Lit(grp.Iter), jen.Id(bandVar).Op("++")).Block(calls(grp.Body)...))
+	}
+	body = append(body, calls(grp.Post)...)
+	e.shared = nil
+	return append(step, jen.Block(body...))
 }
 
 // rowsText is "rows 3-4", "row 2" or "rows 2+2*band-3+2*band" for a

@@ -135,164 +135,50 @@ func (m *Model) Invoke() {
 	//	3: DEPTHWISE_CONV_2D block1/pw/relu6 -> block2/dw/relu6 (whole)
 	//
 	// The output is written over the dying input, which starts 0 bytes above it.
-	// 0: rows 0 to 1 from input rows 0 to 4
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       5,
-		inW:       32,
-		inC:       1,
-		filterH:   3,
-		filterW:   3,
-		outH:      2,
-		outW:      16,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offImage, 160), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6, 256))
-	// 1: row 0 from input rows 0 to 1
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       2,
-		inW:       16,
-		chans:     8,
-		outH:      1,
-		outW:      16,
-		strideH:   1,
-		strideW:   1,
-		padH:      1,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offConv0Relu6, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-	// 2: row 0 from input row 0
-	convPWInt8(&convPWParams{
-		pixels:    16,
-		inC:       8,
-		outC:      16,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6, 256))
-	// 0: row 2 from input rows 4 to 6
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       3,
-		inW:       32,
-		inC:       1,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      16,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offImage+128, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-	// 1: row 1 from input rows 0 to 2
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       3,
-		inW:       16,
-		chans:     8,
-		outH:      1,
-		outW:      16,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-	// 2: row 1 from input row 1
-	convPWInt8(&convPWParams{
-		pixels:    16,
-		inC:       8,
-		outC:      16,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-	// 0: keep the rows still needed at the start of its line
-	slideRows(a.u8(offConv0Relu6, 384), 128)
-	// 0: row 3 from input rows 6 to 8
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       3,
-		inW:       32,
-		inC:       1,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      16,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offImage+192, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-	// 1: row 2 from input rows 1 to 3
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       3,
-		inW:       16,
-		chans:     8,
-		outH:      1,
-		outW:      16,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-	// 2: row 2 from input row 2
-	convPWInt8(&convPWParams{
-		pixels:    16,
-		inC:       8,
-		outC:      16,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
-	// 3: row 0 from input rows 0 to 2
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       3,
-		inW:       16,
-		chans:     16,
-		outH:      1,
-		outW:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6, 128))
-	for band := 0; band < 5; band++ {
-		// 0: keep the rows still needed at the start of its line
-		slideRows(a.u8(offConv0Relu6, 384), 128)
-		// 0: row 4+2*band from input rows 8+4*band to 10+4*band
-		convGatherInt8(&convRowsParams{
+	{
+		p0 := &convRowsParams{
+			batches:   1,
+			inH:       5,
+			inW:       32,
+			inC:       1,
+			filterH:   3,
+			filterW:   3,
+			outH:      2,
+			outW:      16,
+			outC:      8,
+			strideH:   2,
+			strideW:   2,
+			padH:      0,
+			padW:      0,
+			inZP:      -1,
+			outOffset: -128,
+			actMin:    -128,
+			actMax:    127,
+		}
+		p1 := &dw3x3Params{
+			batches:   1,
+			inH:       2,
+			inW:       16,
+			chans:     8,
+			outH:      1,
+			outW:      16,
+			strideH:   1,
+			strideW:   1,
+			padH:      1,
+			padW:      1,
+			outOffset: -128,
+			actMin:    -128,
+			actMax:    127,
+		}
+		p2 := &convPWParams{
+			pixels:    16,
+			inC:       8,
+			outC:      16,
+			outOffset: -128,
+			actMin:    -128,
+			actMax:    122,
+		}
+		p3 := &convRowsParams{
 			batches:   1,
 			inH:       3,
 			inW:       32,
@@ -310,9 +196,8 @@ func (m *Model) Invoke() {
 			outOffset: -128,
 			actMin:    -128,
 			actMax:    127,
-		}, a.i8(offImage+256+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-		// 1: row 3+2*band from input rows 2+2*band to 4+2*band
-		dw3x3Int8(&dw3x3Params{
+		}
+		p4 := &dw3x3Params{
 			batches:   1,
 			inH:       3,
 			inW:       16,
@@ -326,67 +211,8 @@ func (m *Model) Invoke() {
 			outOffset: -128,
 			actMin:    -128,
 			actMax:    127,
-		}, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: keep the rows still needed at the start of its line
-		slideRows(a.u8(offBlock1PwRelu6, 768), 512)
-		// 2: row 3+2*band from input row 3+2*band
-		convPWInt8(&convPWParams{
-			pixels:    16,
-			inC:       8,
-			outC:      16,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    122,
-		}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-		// 0: keep the rows still needed at the start of its line
-		slideRows(a.u8(offConv0Relu6, 384), 128)
-		// 0: row 5+2*band from input rows 10+4*band to 12+4*band
-		convGatherInt8(&convRowsParams{
-			batches:   1,
-			inH:       3,
-			inW:       32,
-			inC:       1,
-			filterH:   3,
-			filterW:   3,
-			outH:      1,
-			outW:      16,
-			outC:      8,
-			strideH:   2,
-			strideW:   2,
-			padH:      0,
-			padW:      0,
-			inZP:      -1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}, a.i8(offImage+320+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-		// 1: row 4+2*band from input rows 3+2*band to 5+2*band
-		dw3x3Int8(&dw3x3Params{
-			batches:   1,
-			inH:       3,
-			inW:       16,
-			chans:     8,
-			outH:      1,
-			outW:      16,
-			strideH:   1,
-			strideW:   1,
-			padH:      0,
-			padW:      1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: row 4+2*band from input row 4+2*band
-		convPWInt8(&convPWParams{
-			pixels:    16,
-			inC:       8,
-			outC:      16,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    122,
-		}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
-		// 3: row 1+1*band from input rows 2+2*band to 4+2*band
-		dw3x3Int8(&dw3x3Params{
+		}
+		p5 := &dw3x3Params{
 			batches:   1,
 			inH:       3,
 			inW:       16,
@@ -400,163 +226,129 @@ func (m *Model) Invoke() {
 			outOffset: -128,
 			actMin:    -128,
 			actMax:    122,
-		}, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+128+128*band, 128))
+		}
+		p6 := &convRowsParams{
+			batches:   1,
+			inH:       2,
+			inW:       32,
+			inC:       1,
+			filterH:   3,
+			filterW:   3,
+			outH:      1,
+			outW:      16,
+			outC:      8,
+			strideH:   2,
+			strideW:   2,
+			padH:      0,
+			padW:      0,
+			inZP:      -1,
+			outOffset: -128,
+			actMin:    -128,
+			actMax:    127,
+		}
+		p7 := &dw3x3Params{
+			batches:   1,
+			inH:       2,
+			inW:       16,
+			chans:     8,
+			outH:      1,
+			outW:      16,
+			strideH:   1,
+			strideW:   1,
+			padH:      0,
+			padW:      1,
+			outOffset: -128,
+			actMin:    -128,
+			actMax:    127,
+		}
+		p8 := &dw3x3Params{
+			batches:   1,
+			inH:       2,
+			inW:       16,
+			chans:     16,
+			outH:      1,
+			outW:      8,
+			strideH:   2,
+			strideW:   2,
+			padH:      0,
+			padW:      0,
+			outOffset: -128,
+			actMin:    -128,
+			actMax:    122,
+		}
+		// 0: rows 0 to 1 from input rows 0 to 4
+		convGatherInt8(p0, a.i8(offImage, 160), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6, 256))
+		// 1: row 0 from input rows 0 to 1
+		dw3x3Int8(p1, a.i8(offConv0Relu6, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+		// 2: row 0 from input row 0
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6, 256))
+		// 0: row 2 from input rows 4 to 6
+		convGatherInt8(p3, a.i8(offImage+128, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
+		// 1: row 1 from input rows 0 to 2
+		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+		// 2: row 1 from input row 1
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
+		// 0: keep the rows still needed at the start of its line
+		slideRows(a.u8(offConv0Relu6, 384), 128)
+		// 0: row 3 from input rows 6 to 8
+		convGatherInt8(p3, a.i8(offImage+192, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
+		// 1: row 2 from input rows 1 to 3
+		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+		// 2: row 2 from input row 2
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
+		// 3: row 0 from input rows 0 to 2
+		dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6, 128))
+		for band := 0; band < 5; band++ {
+			// 0: keep the rows still needed at the start of its line
+			slideRows(a.u8(offConv0Relu6, 384), 128)
+			// 0: row 4+2*band from input rows 8+4*band to 10+4*band
+			convGatherInt8(p3, a.i8(offImage+256+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
+			// 1: row 3+2*band from input rows 2+2*band to 4+2*band
+			dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+			// 2: keep the rows still needed at the start of its line
+			slideRows(a.u8(offBlock1PwRelu6, 768), 512)
+			// 2: row 3+2*band from input row 3+2*band
+			convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
+			// 0: keep the rows still needed at the start of its line
+			slideRows(a.u8(offConv0Relu6, 384), 128)
+			// 0: row 5+2*band from input rows 10+4*band to 12+4*band
+			convGatherInt8(p3, a.i8(offImage+320+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
+			// 1: row 4+2*band from input rows 3+2*band to 5+2*band
+			dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+			// 2: row 4+2*band from input row 4+2*band
+			convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
+			// 3: row 1+1*band from input rows 2+2*band to 4+2*band
+			dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+128+128*band, 128))
+		}
+		// 0: keep the rows still needed at the start of its line
+		slideRows(a.u8(offConv0Relu6, 384), 128)
+		// 0: row 14 from input rows 28 to 30
+		convGatherInt8(p3, a.i8(offImage+896, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
+		// 1: row 13 from input rows 12 to 14
+		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+		// 2: keep the rows still needed at the start of its line
+		slideRows(a.u8(offBlock1PwRelu6, 768), 512)
+		// 2: row 13 from input row 13
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
+		// 0: keep the rows still needed at the start of its line
+		slideRows(a.u8(offConv0Relu6, 384), 128)
+		// 0: row 15 from input rows 30 to 31
+		convGatherInt8(p6, a.i8(offImage+960, 64), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
+		// 1: row 14 from input rows 13 to 15
+		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+		// 2: row 14 from input row 14
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
+		// 3: row 6 from input rows 12 to 14
+		dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+768, 128))
+		// 1: row 15 from input rows 14 to 15
+		dw3x3Int8(p7, a.i8(offConv0Relu6+128, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+		// 2: keep the rows still needed at the start of its line
+		slideRows(a.u8(offBlock1PwRelu6, 768), 512)
+		// 2: row 15 from input row 15
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
+		// 3: row 7 from input rows 14 to 15
+		dw3x3Int8(p8, a.i8(offBlock1PwRelu6, 512), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+896, 128))
 	}
-	// 0: keep the rows still needed at the start of its line
-	slideRows(a.u8(offConv0Relu6, 384), 128)
-	// 0: row 14 from input rows 28 to 30
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       3,
-		inW:       32,
-		inC:       1,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      16,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offImage+896, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-	// 1: row 13 from input rows 12 to 14
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       3,
-		inW:       16,
-		chans:     8,
-		outH:      1,
-		outW:      16,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-	// 2: keep the rows still needed at the start of its line
-	slideRows(a.u8(offBlock1PwRelu6, 768), 512)
-	// 2: row 13 from input row 13
-	convPWInt8(&convPWParams{
-		pixels:    16,
-		inC:       8,
-		outC:      16,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-	// 0: keep the rows still needed at the start of its line
-	slideRows(a.u8(offConv0Relu6, 384), 128)
-	// 0: row 15 from input rows 30 to 31
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       2,
-		inW:       32,
-		inC:       1,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      16,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offImage+960, 64), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-	// 1: row 14 from input rows 13 to 15
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       3,
-		inW:       16,
-		chans:     8,
-		outH:      1,
-		outW:      16,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-	// 2: row 14 from input row 14
-	convPWInt8(&convPWParams{
-		pixels:    16,
-		inC:       8,
-		outC:      16,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
-	// 3: row 6 from input rows 12 to 14
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       3,
-		inW:       16,
-		chans:     16,
-		outH:      1,
-		outW:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+768, 128))
-	// 1: row 15 from input rows 14 to 15
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       2,
-		inW:       16,
-		chans:     8,
-		outH:      1,
-		outW:      16,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offConv0Relu6+128, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-	// 2: keep the rows still needed at the start of its line
-	slideRows(a.u8(offBlock1PwRelu6, 768), 512)
-	// 2: row 15 from input row 15
-	convPWInt8(&convPWParams{
-		pixels:    16,
-		inC:       8,
-		outC:      16,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-	// 3: row 7 from input rows 14 to 15
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       2,
-		inW:       16,
-		chans:     16,
-		outH:      1,
-		outW:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1PwRelu6, 512), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+896, 128))
 
 	// 4: CONV_2D block2/dw/relu6 -> block2/pw/relu6
 	// (written over its dying input, which starts 992 bytes above the output: raster order never overwrites input still to be read)
@@ -738,164 +530,50 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	//	3: DEPTHWISE_CONV_2D block1/pw/relu6 -> block2/dw/relu6 (whole)
 	//
 	// The output is written over the dying input, which starts 0 bytes above it.
-	// 0: rows 0 to 1 from input rows 0 to 4
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       5,
-		inW:       32,
-		inC:       1,
-		filterH:   3,
-		filterW:   3,
-		outH:      2,
-		outW:      16,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offImage, 160), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6, 256))
-	// 1: row 0 from input rows 0 to 1
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       2,
-		inW:       16,
-		chans:     8,
-		outH:      1,
-		outW:      16,
-		strideH:   1,
-		strideW:   1,
-		padH:      1,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offConv0Relu6, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-	// 2: row 0 from input row 0
-	convPWInt8(&convPWParams{
-		pixels:    16,
-		inC:       8,
-		outC:      16,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6, 256))
-	// 0: row 2 from input rows 4 to 6
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       3,
-		inW:       32,
-		inC:       1,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      16,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offImage+128, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-	// 1: row 1 from input rows 0 to 2
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       3,
-		inW:       16,
-		chans:     8,
-		outH:      1,
-		outW:      16,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-	// 2: row 1 from input row 1
-	convPWInt8(&convPWParams{
-		pixels:    16,
-		inC:       8,
-		outC:      16,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-	// 0: keep the rows still needed at the start of its line
-	slideRows(a.u8(offConv0Relu6, 384), 128)
-	// 0: row 3 from input rows 6 to 8
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       3,
-		inW:       32,
-		inC:       1,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      16,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offImage+192, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-	// 1: row 2 from input rows 1 to 3
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       3,
-		inW:       16,
-		chans:     8,
-		outH:      1,
-		outW:      16,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-	// 2: row 2 from input row 2
-	convPWInt8(&convPWParams{
-		pixels:    16,
-		inC:       8,
-		outC:      16,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
-	// 3: row 0 from input rows 0 to 2
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       3,
-		inW:       16,
-		chans:     16,
-		outH:      1,
-		outW:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6, 128))
-	for band := 0; band < 5; band++ {
-		// 0: keep the rows still needed at the start of its line
-		slideRows(a.u8(offConv0Relu6, 384), 128)
-		// 0: row 4+2*band from input rows 8+4*band to 10+4*band
-		convGatherInt8(&convRowsParams{
+	{
+		p0 := &convRowsParams{
+			batches:   1,
+			inH:       5,
+			inW:       32,
+			inC:       1,
+			filterH:   3,
+			filterW:   3,
+			outH:      2,
+			outW:      16,
+			outC:      8,
+			strideH:   2,
+			strideW:   2,
+			padH:      0,
+			padW:      0,
+			inZP:      -1,
+			outOffset: -128,
+			actMin:    -128,
+			actMax:    127,
+		}
+		p1 := &dw3x3Params{
+			batches:   1,
+			inH:       2,
+			inW:       16,
+			chans:     8,
+			outH:      1,
+			outW:      16,
+			strideH:   1,
+			strideW:   1,
+			padH:      1,
+			padW:      1,
+			outOffset: -128,
+			actMin:    -128,
+			actMax:    127,
+		}
+		p2 := &convPWParams{
+			pixels:    16,
+			inC:       8,
+			outC:      16,
+			outOffset: -128,
+			actMin:    -128,
+			actMax:    122,
+		}
+		p3 := &convRowsParams{
 			batches:   1,
 			inH:       3,
 			inW:       32,
@@ -913,9 +591,8 @@ func (m *Model) InvokeTraced(after func(op int)) {
 			outOffset: -128,
 			actMin:    -128,
 			actMax:    127,
-		}, a.i8(offImage+256+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-		// 1: row 3+2*band from input rows 2+2*band to 4+2*band
-		dw3x3Int8(&dw3x3Params{
+		}
+		p4 := &dw3x3Params{
 			batches:   1,
 			inH:       3,
 			inW:       16,
@@ -929,67 +606,8 @@ func (m *Model) InvokeTraced(after func(op int)) {
 			outOffset: -128,
 			actMin:    -128,
 			actMax:    127,
-		}, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: keep the rows still needed at the start of its line
-		slideRows(a.u8(offBlock1PwRelu6, 768), 512)
-		// 2: row 3+2*band from input row 3+2*band
-		convPWInt8(&convPWParams{
-			pixels:    16,
-			inC:       8,
-			outC:      16,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    122,
-		}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-		// 0: keep the rows still needed at the start of its line
-		slideRows(a.u8(offConv0Relu6, 384), 128)
-		// 0: row 5+2*band from input rows 10+4*band to 12+4*band
-		convGatherInt8(&convRowsParams{
-			batches:   1,
-			inH:       3,
-			inW:       32,
-			inC:       1,
-			filterH:   3,
-			filterW:   3,
-			outH:      1,
-			outW:      16,
-			outC:      8,
-			strideH:   2,
-			strideW:   2,
-			padH:      0,
-			padW:      0,
-			inZP:      -1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}, a.i8(offImage+320+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-		// 1: row 4+2*band from input rows 3+2*band to 5+2*band
-		dw3x3Int8(&dw3x3Params{
-			batches:   1,
-			inH:       3,
-			inW:       16,
-			chans:     8,
-			outH:      1,
-			outW:      16,
-			strideH:   1,
-			strideW:   1,
-			padH:      0,
-			padW:      1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: row 4+2*band from input row 4+2*band
-		convPWInt8(&convPWParams{
-			pixels:    16,
-			inC:       8,
-			outC:      16,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    122,
-		}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
-		// 3: row 1+1*band from input rows 2+2*band to 4+2*band
-		dw3x3Int8(&dw3x3Params{
+		}
+		p5 := &dw3x3Params{
 			batches:   1,
 			inH:       3,
 			inW:       16,
@@ -1003,163 +621,129 @@ func (m *Model) InvokeTraced(after func(op int)) {
 			outOffset: -128,
 			actMin:    -128,
 			actMax:    122,
-		}, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+128+128*band, 128))
+		}
+		p6 := &convRowsParams{
+			batches:   1,
+			inH:       2,
+			inW:       32,
+			inC:       1,
+			filterH:   3,
+			filterW:   3,
+			outH:      1,
+			outW:      16,
+			outC:      8,
+			strideH:   2,
+			strideW:   2,
+			padH:      0,
+			padW:      0,
+			inZP:      -1,
+			outOffset: -128,
+			actMin:    -128,
+			actMax:    127,
+		}
+		p7 := &dw3x3Params{
+			batches:   1,
+			inH:       2,
+			inW:       16,
+			chans:     8,
+			outH:      1,
+			outW:      16,
+			strideH:   1,
+			strideW:   1,
+			padH:      0,
+			padW:      1,
+			outOffset: -128,
+			actMin:    -128,
+			actMax:    127,
+		}
+		p8 := &dw3x3Params{
+			batches:   1,
+			inH:       2,
+			inW:       16,
+			chans:     16,
+			outH:      1,
+			outW:      8,
+			strideH:   2,
+			strideW:   2,
+			padH:      0,
+			padW:      0,
+			outOffset: -128,
+			actMin:    -128,
+			actMax:    122,
+		}
+		// 0: rows 0 to 1 from input rows 0 to 4
+		convGatherInt8(p0, a.i8(offImage, 160), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6, 256))
+		// 1: row 0 from input rows 0 to 1
+		dw3x3Int8(p1, a.i8(offConv0Relu6, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+		// 2: row 0 from input row 0
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6, 256))
+		// 0: row 2 from input rows 4 to 6
+		convGatherInt8(p3, a.i8(offImage+128, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
+		// 1: row 1 from input rows 0 to 2
+		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+		// 2: row 1 from input row 1
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
+		// 0: keep the rows still needed at the start of its line
+		slideRows(a.u8(offConv0Relu6, 384), 128)
+		// 0: row 3 from input rows 6 to 8
+		convGatherInt8(p3, a.i8(offImage+192, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
+		// 1: row 2 from input rows 1 to 3
+		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+		// 2: row 2 from input row 2
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
+		// 3: row 0 from input rows 0 to 2
+		dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6, 128))
+		for band := 0; band < 5; band++ {
+			// 0: keep the rows still needed at the start of its line
+			slideRows(a.u8(offConv0Relu6, 384), 128)
+			// 0: row 4+2*band from input rows 8+4*band to 10+4*band
+			convGatherInt8(p3, a.i8(offImage+256+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
+			// 1: row 3+2*band from input rows 2+2*band to 4+2*band
+			dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+			// 2: keep the rows still needed at the start of its line
+			slideRows(a.u8(offBlock1PwRelu6, 768), 512)
+			// 2: row 3+2*band from input row 3+2*band
+			convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
+			// 0: keep the rows still needed at the start of its line
+			slideRows(a.u8(offConv0Relu6, 384), 128)
+			// 0: row 5+2*band from input rows 10+4*band to 12+4*band
+			convGatherInt8(p3, a.i8(offImage+320+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
+			// 1: row 4+2*band from input rows 3+2*band to 5+2*band
+			dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+			// 2: row 4+2*band from input row 4+2*band
+			convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
+			// 3: row 1+1*band from input rows 2+2*band to 4+2*band
+			dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+128+128*band, 128))
+		}
+		// 0: keep the rows still needed at the start of its line
+		slideRows(a.u8(offConv0Relu6, 384), 128)
+		// 0: row 14 from input rows 28 to 30
+		convGatherInt8(p3, a.i8(offImage+896, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
+		// 1: row 13 from input rows 12 to 14
+		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+		// 2: keep the rows still needed at the start of its line
+		slideRows(a.u8(offBlock1PwRelu6, 768), 512)
+		// 2: row 13 from input row 13
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
+		// 0: keep the rows still needed at the start of its line
+		slideRows(a.u8(offConv0Relu6, 384), 128)
+		// 0: row 15 from input rows 30 to 31
+		convGatherInt8(p6, a.i8(offImage+960, 64), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
+		// 1: row 14 from input rows 13 to 15
+		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+		// 2: row 14 from input row 14
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
+		// 3: row 6 from input rows 12 to 14
+		dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+768, 128))
+		// 1: row 15 from input rows 14 to 15
+		dw3x3Int8(p7, a.i8(offConv0Relu6+128, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
+		// 2: keep the rows still needed at the start of its line
+		slideRows(a.u8(offBlock1PwRelu6, 768), 512)
+		// 2: row 15 from input row 15
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
+		// 3: row 7 from input rows 14 to 15
+		dw3x3Int8(p8, a.i8(offBlock1PwRelu6, 512), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+896, 128))
 	}
-	// 0: keep the rows still needed at the start of its line
-	slideRows(a.u8(offConv0Relu6, 384), 128)
-	// 0: row 14 from input rows 28 to 30
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       3,
-		inW:       32,
-		inC:       1,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      16,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offImage+896, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-	// 1: row 13 from input rows 12 to 14
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       3,
-		inW:       16,
-		chans:     8,
-		outH:      1,
-		outW:      16,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-	// 2: keep the rows still needed at the start of its line
-	slideRows(a.u8(offBlock1PwRelu6, 768), 512)
-	// 2: row 13 from input row 13
-	convPWInt8(&convPWParams{
-		pixels:    16,
-		inC:       8,
-		outC:      16,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-	// 0: keep the rows still needed at the start of its line
-	slideRows(a.u8(offConv0Relu6, 384), 128)
-	// 0: row 15 from input rows 30 to 31
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       2,
-		inW:       32,
-		inC:       1,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      16,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offImage+960, 64), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-	// 1: row 14 from input rows 13 to 15
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       3,
-		inW:       16,
-		chans:     8,
-		outH:      1,
-		outW:      16,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-	// 2: row 14 from input row 14
-	convPWInt8(&convPWParams{
-		pixels:    16,
-		inC:       8,
-		outC:      16,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
-	// 3: row 6 from input rows 12 to 14
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       3,
-		inW:       16,
-		chans:     16,
-		outH:      1,
-		outW:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+768, 128))
-	// 1: row 15 from input rows 14 to 15
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       2,
-		inW:       16,
-		chans:     8,
-		outH:      1,
-		outW:      16,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offConv0Relu6+128, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-	// 2: keep the rows still needed at the start of its line
-	slideRows(a.u8(offBlock1PwRelu6, 768), 512)
-	// 2: row 15 from input row 15
-	convPWInt8(&convPWParams{
-		pixels:    16,
-		inC:       8,
-		outC:      16,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-	// 3: row 7 from input rows 14 to 15
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       2,
-		inW:       16,
-		chans:     16,
-		outH:      1,
-		outW:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
-	}, a.i8(offBlock1PwRelu6, 512), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+896, 128))
 	after(0)
 	after(1)
 	after(2)
