@@ -21,9 +21,10 @@ import (
 // the results are the reference's dot products bit for bit, on every path:
 //
 //   - 32-bit targets: plain int32 multiply-accumulates (one MLA per weight
-//     on ARM, after one byte load), four rows per pass so that the
-//     accumulators, the activation and the two base pointers fit in the
-//     registers of a 32-bit core, eight input elements per iteration;
+//     on ARM, after one byte load), all eight rows in one pass (octPass8:
+//     one activation load per eight MACs), eight input elements per
+//     iteration; octPass, four rows per pass, is kept for callers that
+//     take a block in halves;
 //   - 64-bit targets: one 8-byte load at offset j of a column holds rows j
 //     and j+4 in bytes 0 and 4; masked, it is two weights in 32-bit lanes,
 //     so one 64-bit multiply by the activation gives two products. Four
@@ -46,8 +47,158 @@ func octDot(x []int8, w string, a *[8]int32) {
 		octDot64(x, p, a)
 		return
 	}
-	octPass(x, p, (*[4]int32)(a[0:4]))
-	octPass(x, unsafe.Add(p, 4), (*[4]int32)(a[4:8]))
+	octPass8(x, p, a)
+}
+
+// octPass8 computes the eight rows of a block at p in one pass over x:
+// eight accumulators, the activation, the weight and the two walking
+// pointers fill the registers of a 32-bit core (gc for ARM keeps the end
+// pointer on the stack and reloads it once per group of eight elements).
+func octPass8(x []int8, p unsafe.Pointer, a *[8]int32) {
+	k := len(x)
+	n := k / 8
+	var a0, a1, a2, a3, a4, a5, a6, a7 int32
+	// The last k%8 elements first: then nothing but a is live across the
+	// main loop.
+	d := 8 * n
+	if k&4 != 0 {
+		xx, q := (*[4]int8)(x[d:d+4]), (*[32]uint8)(unsafe.Add(p, 8*d))
+		v := int32(xx[0])
+		a0 += v * int32(q[0])
+		a1 += v * int32(q[1])
+		a2 += v * int32(q[2])
+		a3 += v * int32(q[3])
+		a4 += v * int32(q[4])
+		a5 += v * int32(q[5])
+		a6 += v * int32(q[6])
+		a7 += v * int32(q[7])
+		v = int32(xx[1])
+		a0 += v * int32(q[8])
+		a1 += v * int32(q[9])
+		a2 += v * int32(q[10])
+		a3 += v * int32(q[11])
+		a4 += v * int32(q[12])
+		a5 += v * int32(q[13])
+		a6 += v * int32(q[14])
+		a7 += v * int32(q[15])
+		v = int32(xx[2])
+		a0 += v * int32(q[16])
+		a1 += v * int32(q[17])
+		a2 += v * int32(q[18])
+		a3 += v * int32(q[19])
+		a4 += v * int32(q[20])
+		a5 += v * int32(q[21])
+		a6 += v * int32(q[22])
+		a7 += v * int32(q[23])
+		v = int32(xx[3])
+		a0 += v * int32(q[24])
+		a1 += v * int32(q[25])
+		a2 += v * int32(q[26])
+		a3 += v * int32(q[27])
+		a4 += v * int32(q[28])
+		a5 += v * int32(q[29])
+		a6 += v * int32(q[30])
+		a7 += v * int32(q[31])
+		d += 4
+	}
+	for ; d < k; d++ {
+		xx, q := (*[1]int8)(x[d:d+1]), (*[8]uint8)(unsafe.Add(p, 8*d))
+		v := int32(xx[0])
+		a0 += v * int32(q[0])
+		a1 += v * int32(q[1])
+		a2 += v * int32(q[2])
+		a3 += v * int32(q[3])
+		a4 += v * int32(q[4])
+		a5 += v * int32(q[5])
+		a6 += v * int32(q[6])
+		a7 += v * int32(q[7])
+	}
+	xq, wq := unsafe.Pointer(unsafe.SliceData(x)), p
+	if n > 0 {
+		// Both pointers walk and stop at the last group (never a
+		// pointer past x).
+		xe := unsafe.Add(xq, 8*(n-1))
+		for {
+			xx, q := (*[8]int8)(xq), (*[64]uint8)(wq)
+			v := int32(xx[0])
+			a0 += v * int32(q[0])
+			a1 += v * int32(q[1])
+			a2 += v * int32(q[2])
+			a3 += v * int32(q[3])
+			a4 += v * int32(q[4])
+			a5 += v * int32(q[5])
+			a6 += v * int32(q[6])
+			a7 += v * int32(q[7])
+			v = int32(xx[1])
+			a0 += v * int32(q[8])
+			a1 += v * int32(q[9])
+			a2 += v * int32(q[10])
+			a3 += v * int32(q[11])
+			a4 += v * int32(q[12])
+			a5 += v * int32(q[13])
+			a6 += v * int32(q[14])
+			a7 += v * int32(q[15])
+			v = int32(xx[2])
+			a0 += v * int32(q[16])
+			a1 += v * int32(q[17])
+			a2 += v * int32(q[18])
+			a3 += v * int32(q[19])
+			a4 += v * int32(q[20])
+			a5 += v * int32(q[21])
+			a6 += v * int32(q[22])
+			a7 += v * int32(q[23])
+			v = int32(xx[3])
+			a0 += v * int32(q[24])
+			a1 += v * int32(q[25])
+			a2 += v * int32(q[26])
+			a3 += v * int32(q[27])
+			a4 += v * int32(q[28])
+			a5 += v * int32(q[29])
+			a6 += v * int32(q[30])
+			a7 += v * int32(q[31])
+			v = int32(xx[4])
+			a0 += v * int32(q[32])
+			a1 += v * int32(q[33])
+			a2 += v * int32(q[34])
+			a3 += v * int32(q[35])
+			a4 += v * int32(q[36])
+			a5 += v * int32(q[37])
+			a6 += v * int32(q[38])
+			a7 += v * int32(q[39])
+			v = int32(xx[5])
+			a0 += v * int32(q[40])
+			a1 += v * int32(q[41])
+			a2 += v * int32(q[42])
+			a3 += v * int32(q[43])
+			a4 += v * int32(q[44])
+			a5 += v * int32(q[45])
+			a6 += v * int32(q[46])
+			a7 += v * int32(q[47])
+			v = int32(xx[6])
+			a0 += v * int32(q[48])
+			a1 += v * int32(q[49])
+			a2 += v * int32(q[50])
+			a3 += v * int32(q[51])
+			a4 += v * int32(q[52])
+			a5 += v * int32(q[53])
+			a6 += v * int32(q[54])
+			a7 += v * int32(q[55])
+			v = int32(xx[7])
+			a0 += v * int32(q[56])
+			a1 += v * int32(q[57])
+			a2 += v * int32(q[58])
+			a3 += v * int32(q[59])
+			a4 += v * int32(q[60])
+			a5 += v * int32(q[61])
+			a6 += v * int32(q[62])
+			a7 += v * int32(q[63])
+			if xq == xe {
+				break
+			}
+			xq, wq = unsafe.Add(xq, 8), unsafe.Add(wq, 64)
+		}
+	}
+	a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = a0, a1, a2, a3, a4, a5, a6, a7
 }
 
 // octPass computes four rows of a block: the rows at byte offsets 0..3 of

@@ -287,6 +287,7 @@ const (
 	OctDot64                Func = "octDot64"
 	OctLanes                Func = "octLanes"
 	OctPass                 Func = "octPass"
+	OctPass8                Func = "octPass8"
 	PadBytes                Func = "padBytes"
 	PadBytesConst           Func = "padBytesConst"
 	PadFill                 Func = "padFill"
@@ -713,6 +714,7 @@ func Funcs() []Func {
 		OctDot64,
 		OctLanes,
 		OctPass,
+		OctPass8,
 		PadBytes,
 		PadBytesConst,
 		PadFill,
@@ -1414,6 +1416,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "int64"}}, true
 	case OctPass:
 		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[4]int32"}}, true
+	case OctPass8:
+		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[8]int32"}}, true
 	case PadBytes:
 		return []Param{{"p", "*padParams"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case PadBytesConst:
@@ -1778,6 +1782,7 @@ func (f Func) Results() int {
 		OctDot,
 		OctDot64,
 		OctPass,
+		OctPass8,
 		PadBytes,
 		PadBytesConst,
 		PadFill,
