@@ -23,8 +23,7 @@ import (
 //   - 32-bit targets: plain int32 multiply-accumulates (one MLA per weight
 //     on ARM, after one byte load), all eight rows in one pass (octPass8:
 //     one activation load per eight MACs), eight input elements per
-//     iteration; octPass, four rows per pass, is kept for callers that
-//     take a block in halves;
+//     iteration;
 //   - 64-bit targets: one 8-byte load at offset j of a column holds rows j
 //     and j+4 in bytes 0 and 4; masked, it is two weights in 32-bit lanes,
 //     so one 64-bit multiply by the activation gives two products. Four
@@ -199,100 +198,6 @@ func octPass8(x []int8, p unsafe.Pointer, a *[8]int32) {
 		}
 	}
 	a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = a0, a1, a2, a3, a4, a5, a6, a7
-}
-
-// octPass computes four rows of a block: the rows at byte offsets 0..3 of
-// each 8-byte column at p.
-func octPass(x []int8, p unsafe.Pointer, a *[4]int32) {
-	k := len(x)
-	n := k / 8
-	var a0, a1, a2, a3 int32
-	if n > 0 {
-		// Both pointers walk and stop at the last group (no slice
-		// headers to build, and never a pointer past x).
-		xq, wq := unsafe.Pointer(unsafe.SliceData(x)), p
-		for i := n; ; i-- {
-			xx, q := (*[8]int8)(xq), (*[64]uint8)(wq)
-			v := int32(xx[0])
-			a0 += v * int32(q[0])
-			a1 += v * int32(q[1])
-			a2 += v * int32(q[2])
-			a3 += v * int32(q[3])
-			v = int32(xx[1])
-			a0 += v * int32(q[8])
-			a1 += v * int32(q[9])
-			a2 += v * int32(q[10])
-			a3 += v * int32(q[11])
-			v = int32(xx[2])
-			a0 += v * int32(q[16])
-			a1 += v * int32(q[17])
-			a2 += v * int32(q[18])
-			a3 += v * int32(q[19])
-			v = int32(xx[3])
-			a0 += v * int32(q[24])
-			a1 += v * int32(q[25])
-			a2 += v * int32(q[26])
-			a3 += v * int32(q[27])
-			v = int32(xx[4])
-			a0 += v * int32(q[32])
-			a1 += v * int32(q[33])
-			a2 += v * int32(q[34])
-			a3 += v * int32(q[35])
-			v = int32(xx[5])
-			a0 += v * int32(q[40])
-			a1 += v * int32(q[41])
-			a2 += v * int32(q[42])
-			a3 += v * int32(q[43])
-			v = int32(xx[6])
-			a0 += v * int32(q[48])
-			a1 += v * int32(q[49])
-			a2 += v * int32(q[50])
-			a3 += v * int32(q[51])
-			v = int32(xx[7])
-			a0 += v * int32(q[56])
-			a1 += v * int32(q[57])
-			a2 += v * int32(q[58])
-			a3 += v * int32(q[59])
-			if i == 1 {
-				break
-			}
-			xq, wq = unsafe.Add(xq, 8), unsafe.Add(wq, 64)
-		}
-	}
-	d := 8 * n
-	if k-d >= 4 {
-		xx, q := (*[4]int8)(x[d:d+4]), (*[28]uint8)(unsafe.Add(p, 8*d))
-		v := int32(xx[0])
-		a0 += v * int32(q[0])
-		a1 += v * int32(q[1])
-		a2 += v * int32(q[2])
-		a3 += v * int32(q[3])
-		v = int32(xx[1])
-		a0 += v * int32(q[8])
-		a1 += v * int32(q[9])
-		a2 += v * int32(q[10])
-		a3 += v * int32(q[11])
-		v = int32(xx[2])
-		a0 += v * int32(q[16])
-		a1 += v * int32(q[17])
-		a2 += v * int32(q[18])
-		a3 += v * int32(q[19])
-		v = int32(xx[3])
-		a0 += v * int32(q[24])
-		a1 += v * int32(q[25])
-		a2 += v * int32(q[26])
-		a3 += v * int32(q[27])
-		d += 4
-	}
-	for ; d < k; d++ {
-		q := (*[4]uint8)(unsafe.Add(p, 8*d))
-		v := int32(x[d])
-		a0 += v * int32(q[0])
-		a1 += v * int32(q[1])
-		a2 += v * int32(q[2])
-		a3 += v * int32(q[3])
-	}
-	a[0], a[1], a[2], a[3] = a0, a1, a2, a3
 }
 
 // octDot64 is octDot for 64-bit targets: two products per multiplication

@@ -111,10 +111,8 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 			if bits.UintSize == 64 {
 				octDot(x, wf[c*k:], &acc)
 			} else {
-				// octDot's two passes, called directly.
-				wp := unsafe.Pointer(unsafe.StringData(wf[c*k : (c+8)*k+octPad]))
-				octPass(x, wp, (*[4]int32)(acc[0:4]))
-				octPass(x, unsafe.Add(wp, 4), (*[4]int32)(acc[4:8]))
+				// octDot's pass, called directly.
+				octPass8(x, unsafe.Pointer(unsafe.StringData(wf[c*k:(c+8)*k+octPad])), &acc)
 			}
 			svdfNewState16(&acc, (*[8][4]byte)(unsafe.Add(fb, 4*c)), corr, &q1, p.stateZP)
 			tbv := (*[8][4]byte)(unsafe.Add(tb, 4*c))

@@ -286,7 +286,6 @@ const (
 	OctDot                  Func = "octDot"
 	OctDot64                Func = "octDot64"
 	OctLanes                Func = "octLanes"
-	OctPass                 Func = "octPass"
 	OctPass8                Func = "octPass8"
 	PadBytes                Func = "padBytes"
 	PadBytesConst           Func = "padBytesConst"
@@ -713,7 +712,6 @@ func Funcs() []Func {
 		OctDot,
 		OctDot64,
 		OctLanes,
-		OctPass,
 		OctPass8,
 		PadBytes,
 		PadBytesConst,
@@ -1414,8 +1412,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[8]int32"}}, true
 	case OctLanes:
 		return []Param{{"s", "int64"}}, true
-	case OctPass:
-		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[4]int32"}}, true
 	case OctPass8:
 		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[8]int32"}}, true
 	case PadBytes:
@@ -1781,7 +1777,6 @@ func (f Func) Results() int {
 		NegF32,
 		OctDot,
 		OctDot64,
-		OctPass,
 		OctPass8,
 		PadBytes,
 		PadBytesConst,
