@@ -176,17 +176,26 @@ func octPass8(x []int8, p unsafe.Pointer, a *[8]int32) {
 		a7 += v * int32(q[31])
 		d += 4
 	}
-	for ; d < k; d++ {
-		xx, q := (*[1]int8)(x[d:d+1]), (*[8]uint8)(unsafe.Add(p, 8*d))
-		v := int32(xx[0])
-		a0 += v * int32(q[0])
-		a1 += v * int32(q[1])
-		a2 += v * int32(q[2])
-		a3 += v * int32(q[3])
-		a4 += v * int32(q[4])
-		a5 += v * int32(q[5])
-		a6 += v * int32(q[6])
-		a7 += v * int32(q[7])
+	if d < k {
+		// One element at a time, both pointers walking up to the last.
+		xq, wq := unsafe.Pointer(&x[d]), unsafe.Add(p, 8*d)
+		xl := unsafe.Pointer(&x[k-1])
+		for {
+			q := (*[8]uint8)(wq)
+			v := int32(*(*int8)(xq))
+			a0 += v * int32(q[0])
+			a1 += v * int32(q[1])
+			a2 += v * int32(q[2])
+			a3 += v * int32(q[3])
+			a4 += v * int32(q[4])
+			a5 += v * int32(q[5])
+			a6 += v * int32(q[6])
+			a7 += v * int32(q[7])
+			if xq == xl {
+				break
+			}
+			xq, wq = unsafe.Add(xq, 1), unsafe.Add(wq, 8)
+		}
 	}
 	xq, wq := unsafe.Pointer(unsafe.SliceData(x)), p
 	if n > 0 {
