@@ -23,7 +23,7 @@ package kernels
 //   - fcOctOut: parameter a has type *[8]int32
 //   - octDot: parameter a has type *[8]int32
 //   - octDot64: parameter p has type unsafe.Pointer
-//   - octPass: parameter p has type unsafe.Pointer
+//   - octPass8: parameter p has type unsafe.Pointer
 //   - svdfFeatures: parameter acc has type *[24]int32
 //   - svdfNewState16: parameter a has type *[8]int32
 //   - svdfOut8: parameter t has type *[8]int32

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+	"unsafe"
 )
 
 // octTPack lays out rows [n][k] as octDot reads them (as gen's octPack
@@ -27,13 +28,14 @@ func octTPack(w [][]int8, k int) string {
 
 // TestOctDot compares octDot's eight sums (less 128*sum(x)) with plain
 // int32 dot products: random rows, and the extremes (all -128; -128
-// against 127), lengths around the unrolling and up to 2000.
+// against 127), lengths around the unrollings (16, 8, 4, 1 on 32-bit
+// targets; 4, 1 on 64-bit ones) and up to 2000.
 func TestOctDot(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
 	for trial := 0; trial < 400; trial++ {
 		k := r.Intn(300)
-		if trial < 12 {
-			k = []int{0, 1, 7, 8, 9, 15, 16, 17, 257, 560, 1000, 2000}[trial]
+		if ks := []int{0, 1, 3, 4, 7, 8, 9, 12, 15, 16, 17, 20, 28, 31, 32, 33, 257, 560, 1000, 2000}; trial < len(ks) {
+			k = ks[trial]
 		}
 		mode := trial % 4
 		x := make([]int8, k)
@@ -53,16 +55,26 @@ func TestOctDot(t *testing.T) {
 				}
 			}
 		}
-		var got [8]int32
-		octDot(x, octTPack(w, k), &got)
+		// octDot, and both of its paths directly (the other target's too).
+		ws := octTPack(w, k)
+		wp := unsafe.Pointer(unsafe.StringData(ws))
+		var got, got8, got64 [8]int32
+		octDot(x, ws, &got)
+		octPass8(x, wp, &got8)
+		octDot64(x, wp, &got64)
 		corr := -128 * fcSumI8(x)
 		for j := range w {
 			var want int32
 			for d := 0; d < k; d++ {
 				want += int32(x[d]) * int32(w[j][d])
 			}
-			if got[j]+corr != want {
-				t.Fatalf("trial %d (k %d, mode %d): row %d = %d, want %d", trial, k, mode, j, got[j]+corr, want)
+			for _, g := range []struct {
+				name string
+				a    *[8]int32
+			}{{"octDot", &got}, {"octPass8", &got8}, {"octDot64", &got64}} {
+				if g.a[j]+corr != want {
+					t.Fatalf("trial %d (k %d, mode %d): %s row %d = %d, want %d", trial, k, mode, g.name, j, g.a[j]+corr, want)
+				}
 			}
 		}
 	}

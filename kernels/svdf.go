@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math"
-	"math/bits"
 	"unsafe"
 )
 
@@ -108,14 +107,7 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 		sb := unsafe.Pointer(unsafe.SliceData(state[b*nf*mem : (b+1)*nf*mem]))
 		for c := 0; c < nf; c += 8 {
 			m := min(8, nf-c)
-			if bits.UintSize == 64 {
-				octDot(x, wf[c*k:], &acc)
-			} else {
-				// octDot's two passes, called directly.
-				wp := unsafe.Pointer(unsafe.StringData(wf[c*k : (c+8)*k+octPad]))
-				octPass(x, wp, (*[4]int32)(acc[0:4]))
-				octPass(x, unsafe.Add(wp, 4), (*[4]int32)(acc[4:8]))
-			}
+			octDot(x, wf[c*k:], &acc)
 			svdfNewState16(&acc, (*[8][4]byte)(unsafe.Add(fb, 4*c)), corr, &q1, p.stateZP)
 			tbv := (*[8][4]byte)(unsafe.Add(tb, 4*c))
 			for j := range tac[:m] {

@@ -291,7 +291,7 @@ const (
 	OctDot                  Func = "octDot"
 	OctDot64                Func = "octDot64"
 	OctLanes                Func = "octLanes"
-	OctPass                 Func = "octPass"
+	OctPass8                Func = "octPass8"
 	PadBytes                Func = "padBytes"
 	PadBytesConst           Func = "padBytesConst"
 	PadFill                 Func = "padFill"
@@ -724,7 +724,7 @@ func Funcs() []Func {
 		OctDot,
 		OctDot64,
 		OctLanes,
-		OctPass,
+		OctPass8,
 		PadBytes,
 		PadBytesConst,
 		PadFill,
@@ -1436,8 +1436,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[8]int32"}}, true
 	case OctLanes:
 		return []Param{{"s", "int64"}}, true
-	case OctPass:
-		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[4]int32"}}, true
+	case OctPass8:
+		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[8]int32"}}, true
 	case PadBytes:
 		return []Param{{"p", "*padParams"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case PadBytesConst:
@@ -1803,7 +1803,7 @@ func (f Func) Results() int {
 		NegF32,
 		OctDot,
 		OctDot64,
-		OctPass,
+		OctPass8,
 		PadBytes,
 		PadBytesConst,
 		PadFill,
