@@ -2,7 +2,8 @@ package kernels
 
 import "unsafe"
 
-// Int8 DEPTHWISE_CONV_2D with depth multiplier 1, a 3x3 filter, no
+// Int8 DEPTHWISE_CONV_2D with depth multiplier 1 (dw3x3Mult: one input
+// channel, any multiplier), a 3x3 filter, no
 // dilation and horizontal stride 1 or 2, without scratch memory, for
 // 32-bit cores: four (or three) horizontally adjacent output pixels of a
 // channel are computed together, each product one int32 multiply-add (MLA
@@ -14,11 +15,12 @@ import "unsafe"
 // the folded bias (conv_rq.go, bias - zp*sum of the channel's weights)
 // cancels them, so every sum is TFLM's int32 accumulator, wrapping alike.
 
-// dw3x3Params describes a 3x3 depthwise convolution with depth multiplier
-// 1 and no dilation.
+// dw3x3Params describes a 3x3 depthwise convolution without dilation:
+// depth multiplier 1, or one input channel.
 type dw3x3Params struct {
 	batches          int
-	inH, inW, chans  int
+	inH, inW, chans  int // chans: input channels
+	mult             int // depth multiplier (0 means 1)
 	outH, outW       int
 	strideH, strideW int   // strideW is 1 or 2
 	padH, padW       int   // padding before the first row / column
@@ -26,11 +28,20 @@ type dw3x3Params struct {
 	actMin, actMax   int32 // quantized activation bounds
 }
 
-// dw3x3Int8 runs the convolution. w holds the weights channel-major, the
-// nine taps of channel c (row by row) at 9c; zrow is chans bytes of the
+// dw3x3Seg bounds the output pixels of a segment of dw3x3Mult (a multiple
+// of four).
+const dw3x3Seg = 64
+
+// dw3x3Int8 runs the convolution. w holds the weights by output channel,
+// the nine taps of channel k (row by row) at 9k; zrow is chans bytes of the
 // input zero point; rq holds the requantization triples (conv_rq.go) with
-// the bias folded for input offset -zp.
+// the bias folded for input offset -zp. With a depth multiplier above 1
+// (one input channel) it runs dw3x3Mult.
 func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
+	if p.mult > 1 {
+		dw3x3Mult(p, in, w, zrow, rq, out)
+		return
+	}
 	C := p.chans
 	w9 := unsafe.Slice((*[9]int8)(unsafe.Pointer(unsafe.StringData(w))), len(w)/9)
 	w9 = w9[:C]
@@ -549,4 +560,374 @@ func dw3x3Tri2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int
 			}
 		}
 	}
+}
+
+// dw3x3Mult is dw3x3Int8 for one input channel and a depth multiplier
+// above 1: a row is computed in segments of up to dw3x3Seg pixels; the
+// segment's window values are copied into a local array, column by column
+// (the three taps of a column adjacent), so that the output channels read
+// every tap of a block of four pixels at a constant offset from one
+// pointer. All of a segment's input is read before any of its outputs is
+// written.
+func dw3x3Mult(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
+	C := p.chans
+	D := max(p.mult, 1)
+	N := C * D
+	if N == 0 || p.outW <= 0 || p.outH <= 0 {
+		return
+	}
+	w9 := unsafe.Slice((*[9]int8)(unsafe.Pointer(unsafe.StringData(w))), len(w)/9)
+	w9 = w9[:N]
+	rq = rq[:12*N]
+	zp := int8(zrow[0])
+	sW := p.strideW
+	inW, W := p.inW, p.outW
+	rs := inW * C
+	img := p.inH * rs
+	var buf [2*dw3x3Seg + 1][3]int8
+	for b := 0; b < p.batches; b++ {
+		x := in[b*img : b*img+img]
+		for oy := 0; oy < p.outH; oy++ {
+			iy0 := oy*p.strideH - p.padH
+			var r0, r1, r2 []int8
+			all := true
+			if iy := iy0; iy >= 0 && iy < p.inH {
+				r0 = x[iy*rs : iy*rs+rs]
+			} else {
+				all = false
+			}
+			if iy := iy0 + 1; iy >= 0 && iy < p.inH {
+				r1 = x[iy*rs : iy*rs+rs]
+			} else {
+				all = false
+			}
+			if iy := iy0 + 2; iy >= 0 && iy < p.inH {
+				r2 = x[iy*rs : iy*rs+rs]
+			} else {
+				all = false
+			}
+			o := out[(b*p.outH+oy)*W*N : (b*p.outH+oy+1)*W*N]
+			for s0 := 0; s0 < W; s0 += dw3x3Seg {
+				n := min(dw3x3Seg, W-s0)
+				ng := ((n+3)/4*4-1)*sW + 3 // columns the blocks read
+				g := buf[:ng]
+				ix0 := s0*sW - p.padW
+				jl := min(max(-ix0, 0), ng)
+				jh := max(min(inW-ix0, ng), jl)
+				for j := range g {
+					g[j] = [3]int8{zp, zp, zp}
+				}
+				gv := g[jl:jh]
+				cnt := (len(gv)-1)*C + 1 // values of a row from the first to the last column
+				q0 := (ix0 + jl) * C
+				os := o[s0*N:]
+				for c := 0; c < C; c++ {
+					if len(gv) > 0 {
+						if all {
+							dw3x3Gather3(gv, r0[q0+c:q0+c+cnt], r1[q0+c:q0+c+cnt], r2[q0+c:q0+c+cnt], C)
+						} else {
+							dw3x3Rows(gv, r0, r1, r2, q0+c, cnt, C)
+						}
+					}
+					for j := 0; j < D; j++ {
+						k := c*D + j
+						if sW == 1 {
+							dw3x3Seg1(g, n, &w9[k], rq[12*k:12*k+12], p, os[k:], N)
+						} else {
+							dw3x3Seg2(g, n, &w9[k], rq[12*k:12*k+12], p, os[k:], N)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// dw3x3Gather3 copies every C-th value of a0, a1 and a2 (the same length)
+// into the columns of g.
+//
+//go:noinline
+func dw3x3Gather3(g [][3]int8, a0, a1, a2 []int8, C int) {
+	a1, a2 = a1[:len(a0)], a2[:len(a0)]
+	i := 0
+	for k := range g {
+		if i >= len(a0) {
+			break
+		}
+		e := &g[k]
+		e[0], e[1], e[2] = a0[i], a1[i], a2[i]
+		i += C
+	}
+}
+
+// dw3x3Rows copies the window rows that lie inside the image (r0, r1, r2;
+// nil for a row in the padding) into g: cnt values from offset q, every
+// C-th.
+func dw3x3Rows(g [][3]int8, r0, r1, r2 []int8, q, cnt, C int) {
+	for fy, r := range [3][]int8{r0, r1, r2} {
+		if r == nil {
+			continue
+		}
+		a := r[q : q+cnt]
+		i := 0
+		for k := range g {
+			if i >= len(a) {
+				break
+			}
+			g[k][fy] = a[i]
+			i += C
+		}
+	}
+}
+
+// dw3x3Req is a decoded requantization: fast says that the result is
+// (H + k + 2*(v>>31)) >> sh with H the high word of (v<<2)*m (dwRQFast),
+// otherwise convRQ32's operands.
+type dw3x3Req struct {
+	bias                         int32
+	m                            uint32
+	k, mm                        int32
+	sh                           uint32
+	fast                         bool
+	left, mult2, right, mask, hf uint32
+	neg                          uint32
+}
+
+// dw3x3Load decodes requantization record r (12 bytes) for output zero
+// point zo.
+func dw3x3Load(r string, zo int32, q *dw3x3Req) {
+	r = r[:12]
+	bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
+	m := int32(uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24)
+	sh := int32(int8(r[8])) // the exponent is within [-31, 31]
+	q.bias = bias
+	q.m = uint32(m)
+	q.mm = -m - 2
+	// dwRQFast needs |v| < 2^29 for v = acc + bias (|acc| <= 9*128*128),
+	// a right shift of 1..21 and |zo| <= 128 (no int32 overflow).
+	rr := -sh
+	q.fast = rr >= 1 && rr <= 21 && zo >= -128 && zo <= 128 && m >= 0 &&
+		bias > -(1<<29-147456) && bias < 1<<29-147456
+	if q.fast {
+		q.k = 1 + 1<<uint32(rr) + zo<<uint32(rr+1)
+		q.sh = uint32(rr+1) & 31
+		return
+	}
+	q.left, q.right = uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
+	q.mult2 = uint32(m) << 1
+	q.mask = uint32(1)<<q.right - 1
+	q.hf = q.mask - q.mask>>1 // 2^(r-1), 0 when r = 0
+	q.neg = -min(q.right, 1)  // all ones when r > 0
+}
+
+// dwRQFast is TFLM's MultiplyByQuantizedMultiplier(v, m, -r) plus the
+// output zero point zo, for 1 <= r <= 21, |v| < 2^29, 0 <= m < 2^31 and
+// |zo| <= 128, with k = 1 + 2^r + zo*2^(r+1) and sh = r+1. The doubling
+// high multiply rounds to h = floor((X + 2^30)/2^31) for X = v*m (the
+// nudge 1-2^30 and truncation of negative products give the same), which
+// is floor((H+1)/2) with H = floor(4X/2^32), the high word of the 64-bit
+// product (v<<2)*m. The rounding divide by 2^r (half away from zero) is
+// floor((h + 2^(r-1) - [h<0])/2^r); the two floors merge into
+// floor((H + 1 + 2^r - 2[h<0])/2^(r+1)), and [v<0] may replace [h<0]: v < 0
+// with h = 0 means H = -1, where both give 0.
+func dwRQFast(v int32, m uint32, k, mm int32, sh uint32) int32 {
+	// The signed high word is the unsigned one less m when v < 0; with
+	// mm = -m-2 the corrections merge into mm&(v>>31).
+	h := int32(uint32((uint64(uint32(v<<2)) * uint64(m)) >> 32))
+	return (h + k + mm&(v>>31)) >> (sh & 31)
+}
+
+// dwClamp is max(min(v, hi), lo) without branches, for |v| < 2^30.
+func dwClamp(v, lo, hi int32) int32 {
+	d := v - hi
+	v -= d &^ (d >> 31)
+	d = v - lo
+	return v - d&(d>>31)
+}
+
+// dw3x3Seg1 computes n output pixels of one output channel with
+// horizontal stride 1 from g (column j's three taps at g[j]), weights wc,
+// requantization record r; out[step*i] is pixel i.
+//
+//go:noinline
+func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []int8, step int) {
+	var q dw3x3Req
+	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	dw3x3Load(r, zo, &q)
+	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, q.sh
+	for i := 0; i < n; i += 4 {
+		v := (*[6][3]int8)(g[i : i+6])
+		var a0, a1, a2, a3, x, u0, u1, u2 int32
+		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
+		a0 = int32(v[0][0])*u0 + bias
+		x = int32(v[1][0])
+		a0 += x * u1
+		a1 = x*u0 + bias
+		x = int32(v[2][0])
+		a0 += x * u2
+		a1 += x * u1
+		a2 = x*u0 + bias
+		x = int32(v[3][0])
+		a1 += x * u2
+		a2 += x * u1
+		a3 = x*u0 + bias
+		x = int32(v[4][0])
+		a2 += x * u2
+		a3 += x * u1
+		a3 += int32(v[5][0]) * u2
+		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
+		a0 += int32(v[0][1]) * u0
+		x = int32(v[1][1])
+		a0 += x * u1
+		a1 += x * u0
+		x = int32(v[2][1])
+		a0 += x * u2
+		a1 += x * u1
+		a2 += x * u0
+		x = int32(v[3][1])
+		a1 += x * u2
+		a2 += x * u1
+		a3 += x * u0
+		x = int32(v[4][1])
+		a2 += x * u2
+		a3 += x * u1
+		a3 += int32(v[5][1]) * u2
+		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
+		a0 += int32(v[0][2]) * u0
+		x = int32(v[1][2])
+		a0 += x * u1
+		a1 += x * u0
+		x = int32(v[2][2])
+		a0 += x * u2
+		a1 += x * u1
+		a2 += x * u0
+		x = int32(v[3][2])
+		a1 += x * u2
+		a2 += x * u1
+		a3 += x * u0
+		x = int32(v[4][2])
+		a2 += x * u2
+		a3 += x * u1
+		a3 += int32(v[5][2]) * u2
+		if q.fast {
+			a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
+			a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
+			a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
+			a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
+		} else {
+			a0, a1, a2, a3 = dw3x3Slow(&q, a0, a1, a2, a3, lo, hi, zo)
+		}
+		o := out[i*step:]
+		if n-i >= 4 {
+			o = o[:3*step+1]
+			o[0] = int8(a0)
+			o[step] = int8(a1)
+			o[2*step] = int8(a2)
+			o[3*step] = int8(a3)
+			continue
+		}
+		o[0] = int8(a0)
+		if n-i > 1 {
+			o[step] = int8(a1)
+			if n-i > 2 {
+				o[2*step] = int8(a2)
+			}
+		}
+	}
+}
+
+// dw3x3Seg2 is dw3x3Seg1 with horizontal stride 2.
+//
+//go:noinline
+func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []int8, step int) {
+	var q dw3x3Req
+	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	dw3x3Load(r, zo, &q)
+	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, q.sh
+	for i := 0; i < n; i += 4 {
+		v := (*[9][3]int8)(g[2*i : 2*i+9])
+		var a0, a1, a2, a3, x, u0, u1, u2 int32
+		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
+		a0 = int32(v[0][0])*u0 + bias
+		a0 += int32(v[1][0]) * u1
+		x = int32(v[2][0])
+		a0 += x * u2
+		a1 = x*u0 + bias
+		a1 += int32(v[3][0]) * u1
+		x = int32(v[4][0])
+		a1 += x * u2
+		a2 = x*u0 + bias
+		a2 += int32(v[5][0]) * u1
+		x = int32(v[6][0])
+		a2 += x * u2
+		a3 = x*u0 + bias
+		a3 += int32(v[7][0]) * u1
+		a3 += int32(v[8][0]) * u2
+		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
+		a0 += int32(v[0][1]) * u0
+		a0 += int32(v[1][1]) * u1
+		x = int32(v[2][1])
+		a0 += x * u2
+		a1 += x * u0
+		a1 += int32(v[3][1]) * u1
+		x = int32(v[4][1])
+		a1 += x * u2
+		a2 += x * u0
+		a2 += int32(v[5][1]) * u1
+		x = int32(v[6][1])
+		a2 += x * u2
+		a3 += x * u0
+		a3 += int32(v[7][1]) * u1
+		a3 += int32(v[8][1]) * u2
+		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
+		a0 += int32(v[0][2]) * u0
+		a0 += int32(v[1][2]) * u1
+		x = int32(v[2][2])
+		a0 += x * u2
+		a1 += x * u0
+		a1 += int32(v[3][2]) * u1
+		x = int32(v[4][2])
+		a1 += x * u2
+		a2 += x * u0
+		a2 += int32(v[5][2]) * u1
+		x = int32(v[6][2])
+		a2 += x * u2
+		a3 += x * u0
+		a3 += int32(v[7][2]) * u1
+		a3 += int32(v[8][2]) * u2
+		if q.fast {
+			a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
+			a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
+			a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
+			a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
+		} else {
+			a0, a1, a2, a3 = dw3x3Slow(&q, a0, a1, a2, a3, lo, hi, zo)
+		}
+		o := out[i*step:]
+		if n-i >= 4 {
+			o = o[:3*step+1]
+			o[0] = int8(a0)
+			o[step] = int8(a1)
+			o[2*step] = int8(a2)
+			o[3*step] = int8(a3)
+			continue
+		}
+		o[0] = int8(a0)
+		if n-i > 1 {
+			o[step] = int8(a1)
+			if n-i > 2 {
+				o[2*step] = int8(a2)
+			}
+		}
+	}
+}
+
+// dw3x3Slow requantizes the sums (bias included) of four pixels with
+// convRQ32 and clamps them.
+func dw3x3Slow(q *dw3x3Req, a0, a1, a2, a3 int32, lo, hi, zo int32) (int32, int32, int32, int32) {
+	a0 = max(min(convRQ32(a0, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg)+zo, hi), lo)
+	a1 = max(min(convRQ32(a1, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg)+zo, hi), lo)
+	a2 = max(min(convRQ32(a2, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg)+zo, hi), lo)
+	a3 = max(min(convRQ32(a3, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg)+zo, hi), lo)
+	return a0, a1, a2, a3
 }

@@ -14,8 +14,12 @@ package kernels
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
 //   - convRowsPair: parameter w has type [][2]int8
+//   - dw3x3Gather3: parameter g has type [][3]int8
 //   - dw3x3Quad1: parameter cols has type *[3][9][]int8
 //   - dw3x3Quad2: parameter cols has type *[3][9][]int8
+//   - dw3x3Rows: parameter g has type [][3]int8
+//   - dw3x3Seg1: parameter g has type [][3]int8
+//   - dw3x3Seg2: parameter g has type [][3]int8
 //   - dw3x3Tri1: parameter cols has type *[3][9][]int8
 //   - dw3x3Tri2: parameter cols has type *[3][9][]int8
 //   - dwRowsAny: parameter rows has type [][]int64
@@ -34,24 +38,25 @@ package kernels
 //     convPWDot8x4, convPWDotAny, convPWOut, convPWRescale, convRQ32,
 //     convRQR, convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin,
 //     detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dusClamp,
-//     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
-//     ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
-//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
-//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
-//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
-//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmDot16,
-//     lstmDotF4, lstmDotF4Q, lstmDotF4S, lstmDotF8, lstmDotF8Q, lstmDotF8S,
-//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
-//     lstmRowBatch, lstmRq16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
-//     lstmStrF32, lstmStrOff, lstmTanhArg, lstmTanhFin, lstmTanhQ, lstmWords,
-//     meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64,
-//     octLanes, poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
-//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
-//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
-//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
-//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32,
-//     svdfSumI8, tconvTaps
+//     dw3x3Slow, dwClamp, dwRQFast, dwRescale, dwRowsSrc, dwTaps,
+//     ewRequantDown, ewRowStart, ewRows, ewTab32, fcDotI16, fcDotI16Acc32,
+//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
+//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
+//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
+//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
+//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
+//     lstmClampF, lstmDot16, lstmDotF4, lstmDotF4Q, lstmDotF4S, lstmDotF8,
+//     lstmDotF8Q, lstmDotF8S, lstmF32q, lstmFCQ64, lstmGate16, lstmGateF,
+//     lstmHiddenQ, lstmMakeRQ, lstmRowBatch, lstmRq16, lstmSigArg,
+//     lstmSigFin, lstmSigmoidQ, lstmStrF32, lstmStrOff, lstmTanhArg,
+//     lstmTanhFin, lstmTanhQ, lstmWords, meanRequant, mulByQuantMul,
+//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
+//     poolWindow, preluOne, quantizeF32One, reluOne, requantizeOne,
+//     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
+//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
+//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
+//     softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8,
+//     tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -204,6 +209,10 @@ func Call(fn string, args []any) bool {
 		dusI64Const(args[0].(*dusParams), args[1].([]byte), args[2].(string), args[3].([]int64))
 	case "dw3x3Int8":
 		dw3x3Int8(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
+	case "dw3x3Load":
+		dw3x3Load(args[0].(string), int32(args[1].(int64)), args[2].(*dw3x3Req))
+	case "dw3x3Mult":
+		dw3x3Mult(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
 	case "dwF32":
 		dwF32(args[0].(*dwParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "dwFinish":
@@ -995,6 +1004,8 @@ func NewParams(typ string, fields map[string]any) any {
 				p.inW = int(v.(int64))
 			case "chans":
 				p.chans = int(v.(int64))
+			case "mult":
+				p.mult = int(v.(int64))
 			case "outH":
 				p.outH = int(v.(int64))
 			case "outW":
@@ -1013,6 +1024,39 @@ func NewParams(typ string, fields map[string]any) any {
 				p.actMin = int32(v.(int64))
 			case "actMax":
 				p.actMax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "dw3x3Req":
+		p := &dw3x3Req{}
+		for k, v := range fields {
+			switch k {
+			case "bias":
+				p.bias = int32(v.(int64))
+			case "m":
+				p.m = uint32(v.(int64))
+			case "k":
+				p.k = int32(v.(int64))
+			case "mm":
+				p.mm = int32(v.(int64))
+			case "sh":
+				p.sh = uint32(v.(int64))
+			case "fast":
+				p.fast = v.(bool)
+			case "left":
+				p.left = uint32(v.(int64))
+			case "mult2":
+				p.mult2 = uint32(v.(int64))
+			case "right":
+				p.right = uint32(v.(int64))
+			case "mask":
+				p.mask = uint32(v.(int64))
+			case "hf":
+				p.hf = uint32(v.(int64))
+			case "neg":
+				p.neg = uint32(v.(int64))
 			default:
 				return nil
 			}

@@ -128,15 +128,24 @@ const (
 	DusI32Const             Func = "dusI32Const"
 	DusI64                  Func = "dusI64"
 	DusI64Const             Func = "dusI64Const"
+	Dw3x3Gather3            Func = "dw3x3Gather3"
 	Dw3x3Int8               Func = "dw3x3Int8"
+	Dw3x3Load               Func = "dw3x3Load"
+	Dw3x3Mult               Func = "dw3x3Mult"
 	Dw3x3Quad1              Func = "dw3x3Quad1"
 	Dw3x3Quad2              Func = "dw3x3Quad2"
+	Dw3x3Rows               Func = "dw3x3Rows"
+	Dw3x3Seg1               Func = "dw3x3Seg1"
+	Dw3x3Seg2               Func = "dw3x3Seg2"
+	Dw3x3Slow               Func = "dw3x3Slow"
 	Dw3x3Tri1               Func = "dw3x3Tri1"
 	Dw3x3Tri2               Func = "dw3x3Tri2"
+	DwClamp                 Func = "dwClamp"
 	DwF32                   Func = "dwF32"
 	DwFinish                Func = "dwFinish"
 	DwInt16                 Func = "dwInt16"
 	DwInt8                  Func = "dwInt8"
+	DwRQFast                Func = "dwRQFast"
 	DwRescale               Func = "dwRescale"
 	DwRows3x3               Func = "dwRows3x3"
 	DwRowsAny               Func = "dwRowsAny"
@@ -399,6 +408,7 @@ const (
 	DetectionScratch     Struct = "detectionScratch"
 	DusParams            Struct = "dusParams"
 	Dw3x3Params          Struct = "dw3x3Params"
+	Dw3x3Req             Struct = "dw3x3Req"
 	DwParams             Struct = "dwParams"
 	DwRowsParams         Struct = "dwRowsParams"
 	EwBcast              Struct = "ewBcast"
@@ -554,15 +564,24 @@ func Funcs() []Func {
 		DusI32Const,
 		DusI64,
 		DusI64Const,
+		Dw3x3Gather3,
 		Dw3x3Int8,
+		Dw3x3Load,
+		Dw3x3Mult,
 		Dw3x3Quad1,
 		Dw3x3Quad2,
+		Dw3x3Rows,
+		Dw3x3Seg1,
+		Dw3x3Seg2,
+		Dw3x3Slow,
 		Dw3x3Tri1,
 		Dw3x3Tri2,
+		DwClamp,
 		DwF32,
 		DwFinish,
 		DwInt16,
 		DwInt8,
+		DwRQFast,
 		DwRescale,
 		DwRows3x3,
 		DwRowsAny,
@@ -827,6 +846,7 @@ func Structs() []Struct {
 		DetectionScratch,
 		DusParams,
 		Dw3x3Params,
+		Dw3x3Req,
 		DwParams,
 		DwRowsParams,
 		EwBcast,
@@ -1096,16 +1116,32 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dusParams"}, {"dst", "[]byte"}, {"upd", "[]byte"}, {"start", "[]int64"}}, true
 	case DusI64Const:
 		return []Param{{"p", "*dusParams"}, {"dst", "[]byte"}, {"upd", "string"}, {"start", "[]int64"}}, true
+	case Dw3x3Gather3:
+		return []Param{{"g", "[][3]int8"}, {"a0", "[]int8"}, {"a1", "[]int8"}, {"a2", "[]int8"}, {"C", "int"}}, true
 	case Dw3x3Int8:
+		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case Dw3x3Load:
+		return []Param{{"r", "string"}, {"zo", "int32"}, {"q", "*dw3x3Req"}}, true
+	case Dw3x3Mult:
 		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case Dw3x3Quad1:
 		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Quad2:
 		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+	case Dw3x3Rows:
+		return []Param{{"g", "[][3]int8"}, {"r0", "[]int8"}, {"r1", "[]int8"}, {"r2", "[]int8"}, {"q", "int"}, {"cnt", "int"}, {"C", "int"}}, true
+	case Dw3x3Seg1:
+		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"wc", "*[9]int8"}, {"r", "string"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
+	case Dw3x3Seg2:
+		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"wc", "*[9]int8"}, {"r", "string"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
+	case Dw3x3Slow:
+		return []Param{{"q", "*dw3x3Req"}, {"a0", "int32"}, {"a1", "int32"}, {"a2", "int32"}, {"a3", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"zo", "int32"}}, true
 	case Dw3x3Tri1:
 		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Tri2:
 		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+	case DwClamp:
+		return []Param{{"v", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case DwF32:
 		return []Param{{"p", "*dwParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case DwFinish:
@@ -1114,6 +1150,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dwParams"}, {"in", "[]int16"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case DwInt8:
 		return []Param{{"p", "*dwParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
+	case DwRQFast:
+		return []Param{{"v", "int32"}, {"m", "uint32"}, {"k", "int32"}, {"mm", "int32"}, {"sh", "uint32"}}, true
 	case DwRescale:
 		return []Param{{"x", "int32"}, {"m", "int32"}, {"shift", "int"}}, true
 	case DwRows3x3:
@@ -1684,9 +1722,15 @@ func (f Func) Results() int {
 		DusI32Const,
 		DusI64,
 		DusI64Const,
+		Dw3x3Gather3,
 		Dw3x3Int8,
+		Dw3x3Load,
+		Dw3x3Mult,
 		Dw3x3Quad1,
 		Dw3x3Quad2,
+		Dw3x3Rows,
+		Dw3x3Seg1,
+		Dw3x3Seg2,
 		Dw3x3Tri1,
 		Dw3x3Tri2,
 		DwF32,
@@ -1871,6 +1915,8 @@ func (f Func) Results() int {
 		DivQuantOne,
 		DivRoundingDivByPOT,
 		DusClamp,
+		DwClamp,
+		DwRQFast,
 		DwRescale,
 		DwRowsSrc,
 		EwRequantDown,
@@ -1966,6 +2012,7 @@ func (f Func) Results() int {
 		ConvPWDot8x4,
 		ConvPWDotAny,
 		ConvRowsDot,
+		Dw3x3Slow,
 		LstmDotF4,
 		LstmDotF4Q,
 		LstmDotF4S,
@@ -2015,7 +2062,9 @@ func (s Struct) Fields() ([]Param, bool) {
 	case DusParams:
 		return []Param{{"rank", "int"}, {"lim0", "int"}, {"lim1", "int"}, {"lim2", "int"}, {"lim3", "int"}, {"lim4", "int"}, {"lim5", "int"}, {"st0", "int"}, {"st1", "int"}, {"st2", "int"}, {"st3", "int"}, {"st4", "int"}, {"st5", "int"}, {"move", "*moveParams"}}, true
 	case Dw3x3Params:
-		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"mult", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case Dw3x3Req:
+		return []Param{{"bias", "int32"}, {"m", "uint32"}, {"k", "int32"}, {"mm", "int32"}, {"sh", "uint32"}, {"fast", "bool"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"hf", "uint32"}, {"neg", "uint32"}}, true
 	case DwParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"depthMul", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case DwRowsParams:
