@@ -28,6 +28,10 @@ type dw3x3Params struct {
 	actMin, actMax   int32 // quantized activation bounds
 }
 
+// dw3x3BiasMax bounds the folded biases that dwRQFast takes: |acc + bias|
+// < 2^29 with |acc| <= 9*128*128.
+const dw3x3BiasMax = 1<<29 - 147456
+
 // dw3x3Seg bounds the output pixels of a segment of dw3x3Mult (a multiple
 // of four).
 const dw3x3Seg = 64
@@ -49,14 +53,9 @@ func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 	z = z[:C]
 	rq = rq[:12*C]
 	img := p.inH * p.inW * C
-	// Blocks of four output pixels, or of three where that leaves no
-	// pixel slot idle and four would.
-	bw := 4
-	if p.outW%4 != 0 && p.outW%3 == 0 {
-		bw = 3
-	}
+	bw := dw3x3BlockWidth(p.outW)
 	nc := (bw-1)*p.strideW + 3 // input columns of a block
-	var cols [3][9][]int8
+	var cols dw3x3Cols
 	for b := 0; b < p.batches; b++ {
 		x := in[b*img : b*img+img]
 		for oy := 0; oy < p.outH; oy++ {
@@ -89,6 +88,10 @@ func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 				}
 				n := min(bw, p.outW-ox)
 				switch {
+				case bw == 6 && p.strideW == 1:
+					dw3x3Hex1(&cols, w9, rq, p, n, o[ox*C:])
+				case bw == 6:
+					dw3x3Hex2(&cols, w9, rq, p, n, o[ox*C:])
 				case bw == 4 && p.strideW == 1:
 					dw3x3Quad1(&cols, w9, rq, p, n, o[ox*C:])
 				case bw == 4:
@@ -103,21 +106,396 @@ func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 	}
 }
 
+// dw3x3BlockWidth is the block width of dw3x3Int8 for rows of outW
+// pixels: six when that divides the row, else four, or three where that
+// leaves no pixel slot idle and four would.
+func dw3x3BlockWidth(outW int) int {
+	switch {
+	case outW%6 == 0:
+		return 6
+	case outW%4 != 0 && outW%3 == 0:
+		return 3
+	}
+	return 4
+}
+
+// dw3x3Cols holds, for the block kernels, the channels of each window row
+// and input column of a block (at most 13 columns: six pixels, stride 2).
+type dw3x3Cols [3][13][]int8
+
+// dw3x3FastN is the bound of uint32(-sh-1) below which shifts sh take
+// dwRQFast (-21..-1, when dwRQFast can add zo).
+func dw3x3FastN(zo int32) uint32 {
+	if zo >= -128 && zo <= 128 {
+		return 21
+	}
+	return 0
+}
+
+// dw3x3Hex1 computes six output pixels (the first n of them are stored)
+// of every channel with horizontal stride 1: cols[fy][k] holds the
+// channels of window row fy, input column k of the 8 the pixels read;
+// out starts at the first pixel's first channel.
+//
+//go:noinline
+func dw3x3Hex1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
+	C := len(w)
+	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	fastN := dw3x3FastN(zo)
+	rq = rq[:12*C]
+	x00 := cols[0][0][:C]
+	x01 := cols[0][1][:C]
+	x02 := cols[0][2][:C]
+	x03 := cols[0][3][:C]
+	x04 := cols[0][4][:C]
+	x05 := cols[0][5][:C]
+	x06 := cols[0][6][:C]
+	x07 := cols[0][7][:C]
+	x10 := cols[1][0][:C]
+	x11 := cols[1][1][:C]
+	x12 := cols[1][2][:C]
+	x13 := cols[1][3][:C]
+	x14 := cols[1][4][:C]
+	x15 := cols[1][5][:C]
+	x16 := cols[1][6][:C]
+	x17 := cols[1][7][:C]
+	x20 := cols[2][0][:C]
+	x21 := cols[2][1][:C]
+	x22 := cols[2][2][:C]
+	x23 := cols[2][3][:C]
+	x24 := cols[2][4][:C]
+	x25 := cols[2][5][:C]
+	x26 := cols[2][6][:C]
+	x27 := cols[2][7][:C]
+	for c := range w {
+		wc := &w[c]
+		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
+		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
+		a0 = int32(x00[c]) * u0
+		x = int32(x01[c])
+		a0 += x * u1
+		a1 = x * u0
+		x = int32(x02[c])
+		a0 += x * u2
+		a1 += x * u1
+		a2 = x * u0
+		x = int32(x03[c])
+		a1 += x * u2
+		a2 += x * u1
+		a3 = x * u0
+		x = int32(x04[c])
+		a2 += x * u2
+		a3 += x * u1
+		a4 = x * u0
+		x = int32(x05[c])
+		a3 += x * u2
+		a4 += x * u1
+		a5 = x * u0
+		x = int32(x06[c])
+		a4 += x * u2
+		a5 += x * u1
+		a5 += int32(x07[c]) * u2
+		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
+		a0 += int32(x10[c]) * u0
+		x = int32(x11[c])
+		a0 += x * u1
+		a1 += x * u0
+		x = int32(x12[c])
+		a0 += x * u2
+		a1 += x * u1
+		a2 += x * u0
+		x = int32(x13[c])
+		a1 += x * u2
+		a2 += x * u1
+		a3 += x * u0
+		x = int32(x14[c])
+		a2 += x * u2
+		a3 += x * u1
+		a4 += x * u0
+		x = int32(x15[c])
+		a3 += x * u2
+		a4 += x * u1
+		a5 += x * u0
+		x = int32(x16[c])
+		a4 += x * u2
+		a5 += x * u1
+		a5 += int32(x17[c]) * u2
+		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
+		a0 += int32(x20[c]) * u0
+		x = int32(x21[c])
+		a0 += x * u1
+		a1 += x * u0
+		x = int32(x22[c])
+		a0 += x * u2
+		a1 += x * u1
+		a2 += x * u0
+		x = int32(x23[c])
+		a1 += x * u2
+		a2 += x * u1
+		a3 += x * u0
+		x = int32(x24[c])
+		a2 += x * u2
+		a3 += x * u1
+		a4 += x * u0
+		x = int32(x25[c])
+		a3 += x * u2
+		a4 += x * u1
+		a5 += x * u0
+		x = int32(x26[c])
+		a4 += x * u2
+		a5 += x * u1
+		a5 += int32(x27[c]) * u2
+		r := rq[12*c : 12*c+12]
+		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
+		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
+		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
+		o := out[c:]
+		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
+			// dwRQFast, zo in k.
+			rr := uint32(-sh) & 31
+			m := mult2 >> 1
+			k := 1 + int32(1)<<rr + zo<<((rr+1)&31)
+			mm := -int32(m) - 2
+			s := (rr + 1) & 31
+			a0 = dwClamp(dwRQFast(a0+bias, m, k, mm, s), lo, hi)
+			a1 = dwClamp(dwRQFast(a1+bias, m, k, mm, s), lo, hi)
+			a2 = dwClamp(dwRQFast(a2+bias, m, k, mm, s), lo, hi)
+			a3 = dwClamp(dwRQFast(a3+bias, m, k, mm, s), lo, hi)
+			a4 = dwClamp(dwRQFast(a4+bias, m, k, mm, s), lo, hi)
+			a5 = dwClamp(dwRQFast(a5+bias, m, k, mm, s), lo, hi)
+		} else {
+			left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
+			mask := uint32(1)<<right - 1
+			half := mask - mask>>1 // 2^(r-1), 0 when r = 0
+			neg := -min(right, 1)  // all ones when r > 0
+			a0 = max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a3 = max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a4 = max(min(convRQ32(a4, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a5 = max(min(convRQ32(a5, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+		}
+		if n >= 6 {
+			o[0] = int8(a0)
+			o[C] = int8(a1)
+			o[2*C] = int8(a2)
+			o[3*C] = int8(a3)
+			o[4*C] = int8(a4)
+			o[5*C] = int8(a5)
+			continue
+		}
+		o[0] = int8(a0)
+		if n > 1 {
+			o[C] = int8(a1)
+		}
+		if n > 2 {
+			o[2*C] = int8(a2)
+		}
+		if n > 3 {
+			o[3*C] = int8(a3)
+		}
+		if n > 4 {
+			o[4*C] = int8(a4)
+		}
+		if n > 5 {
+			o[5*C] = int8(a5)
+		}
+	}
+}
+
+// dw3x3Hex2 computes six output pixels (the first n of them are stored)
+// of every channel with horizontal stride 2: cols[fy][k] holds the
+// channels of window row fy, input column k of the 13 the pixels read;
+// out starts at the first pixel's first channel.
+//
+//go:noinline
+func dw3x3Hex2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
+	C := len(w)
+	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	fastN := dw3x3FastN(zo)
+	rq = rq[:12*C]
+	x00 := cols[0][0][:C]
+	x01 := cols[0][1][:C]
+	x02 := cols[0][2][:C]
+	x03 := cols[0][3][:C]
+	x04 := cols[0][4][:C]
+	x05 := cols[0][5][:C]
+	x06 := cols[0][6][:C]
+	x07 := cols[0][7][:C]
+	x08 := cols[0][8][:C]
+	x09 := cols[0][9][:C]
+	x0a := cols[0][10][:C]
+	x0b := cols[0][11][:C]
+	x0c := cols[0][12][:C]
+	x10 := cols[1][0][:C]
+	x11 := cols[1][1][:C]
+	x12 := cols[1][2][:C]
+	x13 := cols[1][3][:C]
+	x14 := cols[1][4][:C]
+	x15 := cols[1][5][:C]
+	x16 := cols[1][6][:C]
+	x17 := cols[1][7][:C]
+	x18 := cols[1][8][:C]
+	x19 := cols[1][9][:C]
+	x1a := cols[1][10][:C]
+	x1b := cols[1][11][:C]
+	x1c := cols[1][12][:C]
+	x20 := cols[2][0][:C]
+	x21 := cols[2][1][:C]
+	x22 := cols[2][2][:C]
+	x23 := cols[2][3][:C]
+	x24 := cols[2][4][:C]
+	x25 := cols[2][5][:C]
+	x26 := cols[2][6][:C]
+	x27 := cols[2][7][:C]
+	x28 := cols[2][8][:C]
+	x29 := cols[2][9][:C]
+	x2a := cols[2][10][:C]
+	x2b := cols[2][11][:C]
+	x2c := cols[2][12][:C]
+	for c := range w {
+		wc := &w[c]
+		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
+		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
+		a0 = int32(x00[c]) * u0
+		a0 += int32(x01[c]) * u1
+		x = int32(x02[c])
+		a0 += x * u2
+		a1 = x * u0
+		a1 += int32(x03[c]) * u1
+		x = int32(x04[c])
+		a1 += x * u2
+		a2 = x * u0
+		a2 += int32(x05[c]) * u1
+		x = int32(x06[c])
+		a2 += x * u2
+		a3 = x * u0
+		a3 += int32(x07[c]) * u1
+		x = int32(x08[c])
+		a3 += x * u2
+		a4 = x * u0
+		a4 += int32(x09[c]) * u1
+		x = int32(x0a[c])
+		a4 += x * u2
+		a5 = x * u0
+		a5 += int32(x0b[c]) * u1
+		a5 += int32(x0c[c]) * u2
+		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
+		a0 += int32(x10[c]) * u0
+		a0 += int32(x11[c]) * u1
+		x = int32(x12[c])
+		a0 += x * u2
+		a1 += x * u0
+		a1 += int32(x13[c]) * u1
+		x = int32(x14[c])
+		a1 += x * u2
+		a2 += x * u0
+		a2 += int32(x15[c]) * u1
+		x = int32(x16[c])
+		a2 += x * u2
+		a3 += x * u0
+		a3 += int32(x17[c]) * u1
+		x = int32(x18[c])
+		a3 += x * u2
+		a4 += x * u0
+		a4 += int32(x19[c]) * u1
+		x = int32(x1a[c])
+		a4 += x * u2
+		a5 += x * u0
+		a5 += int32(x1b[c]) * u1
+		a5 += int32(x1c[c]) * u2
+		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
+		a0 += int32(x20[c]) * u0
+		a0 += int32(x21[c]) * u1
+		x = int32(x22[c])
+		a0 += x * u2
+		a1 += x * u0
+		a1 += int32(x23[c]) * u1
+		x = int32(x24[c])
+		a1 += x * u2
+		a2 += x * u0
+		a2 += int32(x25[c]) * u1
+		x = int32(x26[c])
+		a2 += x * u2
+		a3 += x * u0
+		a3 += int32(x27[c]) * u1
+		x = int32(x28[c])
+		a3 += x * u2
+		a4 += x * u0
+		a4 += int32(x29[c]) * u1
+		x = int32(x2a[c])
+		a4 += x * u2
+		a5 += x * u0
+		a5 += int32(x2b[c]) * u1
+		a5 += int32(x2c[c]) * u2
+		r := rq[12*c : 12*c+12]
+		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
+		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
+		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
+		o := out[c:]
+		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
+			// dwRQFast, zo in k.
+			rr := uint32(-sh) & 31
+			m := mult2 >> 1
+			k := 1 + int32(1)<<rr + zo<<((rr+1)&31)
+			mm := -int32(m) - 2
+			s := (rr + 1) & 31
+			a0 = dwClamp(dwRQFast(a0+bias, m, k, mm, s), lo, hi)
+			a1 = dwClamp(dwRQFast(a1+bias, m, k, mm, s), lo, hi)
+			a2 = dwClamp(dwRQFast(a2+bias, m, k, mm, s), lo, hi)
+			a3 = dwClamp(dwRQFast(a3+bias, m, k, mm, s), lo, hi)
+			a4 = dwClamp(dwRQFast(a4+bias, m, k, mm, s), lo, hi)
+			a5 = dwClamp(dwRQFast(a5+bias, m, k, mm, s), lo, hi)
+		} else {
+			left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
+			mask := uint32(1)<<right - 1
+			half := mask - mask>>1 // 2^(r-1), 0 when r = 0
+			neg := -min(right, 1)  // all ones when r > 0
+			a0 = max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a3 = max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a4 = max(min(convRQ32(a4, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a5 = max(min(convRQ32(a5, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+		}
+		if n >= 6 {
+			o[0] = int8(a0)
+			o[C] = int8(a1)
+			o[2*C] = int8(a2)
+			o[3*C] = int8(a3)
+			o[4*C] = int8(a4)
+			o[5*C] = int8(a5)
+			continue
+		}
+		o[0] = int8(a0)
+		if n > 1 {
+			o[C] = int8(a1)
+		}
+		if n > 2 {
+			o[2*C] = int8(a2)
+		}
+		if n > 3 {
+			o[3*C] = int8(a3)
+		}
+		if n > 4 {
+			o[4*C] = int8(a4)
+		}
+		if n > 5 {
+			o[5*C] = int8(a5)
+		}
+	}
+}
+
 // dw3x3Quad1 computes four output pixels (the first n of them are stored)
 // of every channel with horizontal stride 1: cols[fy][k] holds the
 // channels of window row fy, input column k of the 6 the pixels read;
 // out starts at the first pixel's first channel.
 //
 //go:noinline
-func dw3x3Quad1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
+func dw3x3Quad1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	// Shifts sh with uint32(-sh-2) < fastN (-23..-2, when convRQR can
-	// add zo) take convRQR.
-	fastN := uint32(0)
-	if zo >= -128 && zo <= 128 {
-		fastN = 22
-	}
+	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
@@ -139,86 +517,100 @@ func dw3x3Quad1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 	x25 := cols[2][5][:C]
 	for c := range w {
 		wc := &w[c]
-		var a0, a1, a2, a3 int32
-		u := int32(wc[0])
-		a0 += int32(x00[c]) * u
-		a1 += int32(x01[c]) * u
-		a2 += int32(x02[c]) * u
-		a3 += int32(x03[c]) * u
-		u = int32(wc[1])
-		a0 += int32(x01[c]) * u
-		a1 += int32(x02[c]) * u
-		a2 += int32(x03[c]) * u
-		a3 += int32(x04[c]) * u
-		u = int32(wc[2])
-		a0 += int32(x02[c]) * u
-		a1 += int32(x03[c]) * u
-		a2 += int32(x04[c]) * u
-		a3 += int32(x05[c]) * u
-		u = int32(wc[3])
-		a0 += int32(x10[c]) * u
-		a1 += int32(x11[c]) * u
-		a2 += int32(x12[c]) * u
-		a3 += int32(x13[c]) * u
-		u = int32(wc[4])
-		a0 += int32(x11[c]) * u
-		a1 += int32(x12[c]) * u
-		a2 += int32(x13[c]) * u
-		a3 += int32(x14[c]) * u
-		u = int32(wc[5])
-		a0 += int32(x12[c]) * u
-		a1 += int32(x13[c]) * u
-		a2 += int32(x14[c]) * u
-		a3 += int32(x15[c]) * u
-		u = int32(wc[6])
-		a0 += int32(x20[c]) * u
-		a1 += int32(x21[c]) * u
-		a2 += int32(x22[c]) * u
-		a3 += int32(x23[c]) * u
-		u = int32(wc[7])
-		a0 += int32(x21[c]) * u
-		a1 += int32(x22[c]) * u
-		a2 += int32(x23[c]) * u
-		a3 += int32(x24[c]) * u
-		u = int32(wc[8])
-		a0 += int32(x22[c]) * u
-		a1 += int32(x23[c]) * u
-		a2 += int32(x24[c]) * u
-		a3 += int32(x25[c]) * u
+		var a0, a1, a2, a3, x, u0, u1, u2 int32
+		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
+		a0 = int32(x00[c]) * u0
+		x = int32(x01[c])
+		a0 += x * u1
+		a1 = x * u0
+		x = int32(x02[c])
+		a0 += x * u2
+		a1 += x * u1
+		a2 = x * u0
+		x = int32(x03[c])
+		a1 += x * u2
+		a2 += x * u1
+		a3 = x * u0
+		x = int32(x04[c])
+		a2 += x * u2
+		a3 += x * u1
+		a3 += int32(x05[c]) * u2
+		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
+		a0 += int32(x10[c]) * u0
+		x = int32(x11[c])
+		a0 += x * u1
+		a1 += x * u0
+		x = int32(x12[c])
+		a0 += x * u2
+		a1 += x * u1
+		a2 += x * u0
+		x = int32(x13[c])
+		a1 += x * u2
+		a2 += x * u1
+		a3 += x * u0
+		x = int32(x14[c])
+		a2 += x * u2
+		a3 += x * u1
+		a3 += int32(x15[c]) * u2
+		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
+		a0 += int32(x20[c]) * u0
+		x = int32(x21[c])
+		a0 += x * u1
+		a1 += x * u0
+		x = int32(x22[c])
+		a0 += x * u2
+		a1 += x * u1
+		a2 += x * u0
+		x = int32(x23[c])
+		a1 += x * u2
+		a2 += x * u1
+		a3 += x * u0
+		x = int32(x24[c])
+		a2 += x * u2
+		a3 += x * u1
+		a3 += int32(x25[c]) * u2
 		r := rq[12*c : 12*c+12]
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
 		o := out[c:]
-		if uint32(-sh-2) < fastN {
-			// convRQR with zo added in the high word (convPWPair8).
-			m, rm1 := mult2>>1, uint32(-sh-1)&31
-			kh := uint32(1)<<(rm1-1&31) + uint32(zo)<<rm1
-			o[0] = int8(max(min(convRQR(a0+bias, m, kh, rm1), hi), lo))
-			if n > 1 {
-				o[C] = int8(max(min(convRQR(a1+bias, m, kh, rm1), hi), lo))
-				if n > 2 {
-					o[2*C] = int8(max(min(convRQR(a2+bias, m, kh, rm1), hi), lo))
-					if n > 3 {
-						o[3*C] = int8(max(min(convRQR(a3+bias, m, kh, rm1), hi), lo))
-					}
-				}
-			}
+		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
+			// dwRQFast, zo in k.
+			rr := uint32(-sh) & 31
+			m := mult2 >> 1
+			k := 1 + int32(1)<<rr + zo<<((rr+1)&31)
+			mm := -int32(m) - 2
+			s := (rr + 1) & 31
+			a0 = dwClamp(dwRQFast(a0+bias, m, k, mm, s), lo, hi)
+			a1 = dwClamp(dwRQFast(a1+bias, m, k, mm, s), lo, hi)
+			a2 = dwClamp(dwRQFast(a2+bias, m, k, mm, s), lo, hi)
+			a3 = dwClamp(dwRQFast(a3+bias, m, k, mm, s), lo, hi)
+		} else {
+			left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
+			mask := uint32(1)<<right - 1
+			half := mask - mask>>1 // 2^(r-1), 0 when r = 0
+			neg := -min(right, 1)  // all ones when r > 0
+			a0 = max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a3 = max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+		}
+		if n >= 4 {
+			o[0] = int8(a0)
+			o[C] = int8(a1)
+			o[2*C] = int8(a2)
+			o[3*C] = int8(a3)
 			continue
 		}
-		left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
-		mask := uint32(1)<<right - 1
-		half := mask - mask>>1 // 2^(r-1), 0 when r = 0
-		neg := -min(right, 1)  // all ones when r > 0
-		o[0] = int8(max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
+		o[0] = int8(a0)
 		if n > 1 {
-			o[C] = int8(max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
-			if n > 2 {
-				o[2*C] = int8(max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
-				if n > 3 {
-					o[3*C] = int8(max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
-				}
-			}
+			o[C] = int8(a1)
+		}
+		if n > 2 {
+			o[2*C] = int8(a2)
+		}
+		if n > 3 {
+			o[3*C] = int8(a3)
 		}
 	}
 }
@@ -229,15 +621,10 @@ func dw3x3Quad1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 // out starts at the first pixel's first channel.
 //
 //go:noinline
-func dw3x3Quad2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
+func dw3x3Quad2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	// Shifts sh with uint32(-sh-2) < fastN (-23..-2, when convRQR can
-	// add zo) take convRQR.
-	fastN := uint32(0)
-	if zo >= -128 && zo <= 128 {
-		fastN = 22
-	}
+	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
@@ -268,86 +655,97 @@ func dw3x3Quad2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 	x28 := cols[2][8][:C]
 	for c := range w {
 		wc := &w[c]
-		var a0, a1, a2, a3 int32
-		u := int32(wc[0])
-		a0 += int32(x00[c]) * u
-		a1 += int32(x02[c]) * u
-		a2 += int32(x04[c]) * u
-		a3 += int32(x06[c]) * u
-		u = int32(wc[1])
-		a0 += int32(x01[c]) * u
-		a1 += int32(x03[c]) * u
-		a2 += int32(x05[c]) * u
-		a3 += int32(x07[c]) * u
-		u = int32(wc[2])
-		a0 += int32(x02[c]) * u
-		a1 += int32(x04[c]) * u
-		a2 += int32(x06[c]) * u
-		a3 += int32(x08[c]) * u
-		u = int32(wc[3])
-		a0 += int32(x10[c]) * u
-		a1 += int32(x12[c]) * u
-		a2 += int32(x14[c]) * u
-		a3 += int32(x16[c]) * u
-		u = int32(wc[4])
-		a0 += int32(x11[c]) * u
-		a1 += int32(x13[c]) * u
-		a2 += int32(x15[c]) * u
-		a3 += int32(x17[c]) * u
-		u = int32(wc[5])
-		a0 += int32(x12[c]) * u
-		a1 += int32(x14[c]) * u
-		a2 += int32(x16[c]) * u
-		a3 += int32(x18[c]) * u
-		u = int32(wc[6])
-		a0 += int32(x20[c]) * u
-		a1 += int32(x22[c]) * u
-		a2 += int32(x24[c]) * u
-		a3 += int32(x26[c]) * u
-		u = int32(wc[7])
-		a0 += int32(x21[c]) * u
-		a1 += int32(x23[c]) * u
-		a2 += int32(x25[c]) * u
-		a3 += int32(x27[c]) * u
-		u = int32(wc[8])
-		a0 += int32(x22[c]) * u
-		a1 += int32(x24[c]) * u
-		a2 += int32(x26[c]) * u
-		a3 += int32(x28[c]) * u
+		var a0, a1, a2, a3, x, u0, u1, u2 int32
+		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
+		a0 = int32(x00[c]) * u0
+		a0 += int32(x01[c]) * u1
+		x = int32(x02[c])
+		a0 += x * u2
+		a1 = x * u0
+		a1 += int32(x03[c]) * u1
+		x = int32(x04[c])
+		a1 += x * u2
+		a2 = x * u0
+		a2 += int32(x05[c]) * u1
+		x = int32(x06[c])
+		a2 += x * u2
+		a3 = x * u0
+		a3 += int32(x07[c]) * u1
+		a3 += int32(x08[c]) * u2
+		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
+		a0 += int32(x10[c]) * u0
+		a0 += int32(x11[c]) * u1
+		x = int32(x12[c])
+		a0 += x * u2
+		a1 += x * u0
+		a1 += int32(x13[c]) * u1
+		x = int32(x14[c])
+		a1 += x * u2
+		a2 += x * u0
+		a2 += int32(x15[c]) * u1
+		x = int32(x16[c])
+		a2 += x * u2
+		a3 += x * u0
+		a3 += int32(x17[c]) * u1
+		a3 += int32(x18[c]) * u2
+		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
+		a0 += int32(x20[c]) * u0
+		a0 += int32(x21[c]) * u1
+		x = int32(x22[c])
+		a0 += x * u2
+		a1 += x * u0
+		a1 += int32(x23[c]) * u1
+		x = int32(x24[c])
+		a1 += x * u2
+		a2 += x * u0
+		a2 += int32(x25[c]) * u1
+		x = int32(x26[c])
+		a2 += x * u2
+		a3 += x * u0
+		a3 += int32(x27[c]) * u1
+		a3 += int32(x28[c]) * u2
 		r := rq[12*c : 12*c+12]
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
 		o := out[c:]
-		if uint32(-sh-2) < fastN {
-			// convRQR with zo added in the high word (convPWPair8).
-			m, rm1 := mult2>>1, uint32(-sh-1)&31
-			kh := uint32(1)<<(rm1-1&31) + uint32(zo)<<rm1
-			o[0] = int8(max(min(convRQR(a0+bias, m, kh, rm1), hi), lo))
-			if n > 1 {
-				o[C] = int8(max(min(convRQR(a1+bias, m, kh, rm1), hi), lo))
-				if n > 2 {
-					o[2*C] = int8(max(min(convRQR(a2+bias, m, kh, rm1), hi), lo))
-					if n > 3 {
-						o[3*C] = int8(max(min(convRQR(a3+bias, m, kh, rm1), hi), lo))
-					}
-				}
-			}
+		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
+			// dwRQFast, zo in k.
+			rr := uint32(-sh) & 31
+			m := mult2 >> 1
+			k := 1 + int32(1)<<rr + zo<<((rr+1)&31)
+			mm := -int32(m) - 2
+			s := (rr + 1) & 31
+			a0 = dwClamp(dwRQFast(a0+bias, m, k, mm, s), lo, hi)
+			a1 = dwClamp(dwRQFast(a1+bias, m, k, mm, s), lo, hi)
+			a2 = dwClamp(dwRQFast(a2+bias, m, k, mm, s), lo, hi)
+			a3 = dwClamp(dwRQFast(a3+bias, m, k, mm, s), lo, hi)
+		} else {
+			left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
+			mask := uint32(1)<<right - 1
+			half := mask - mask>>1 // 2^(r-1), 0 when r = 0
+			neg := -min(right, 1)  // all ones when r > 0
+			a0 = max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a3 = max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+		}
+		if n >= 4 {
+			o[0] = int8(a0)
+			o[C] = int8(a1)
+			o[2*C] = int8(a2)
+			o[3*C] = int8(a3)
 			continue
 		}
-		left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
-		mask := uint32(1)<<right - 1
-		half := mask - mask>>1 // 2^(r-1), 0 when r = 0
-		neg := -min(right, 1)  // all ones when r > 0
-		o[0] = int8(max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
+		o[0] = int8(a0)
 		if n > 1 {
-			o[C] = int8(max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
-			if n > 2 {
-				o[2*C] = int8(max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
-				if n > 3 {
-					o[3*C] = int8(max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
-				}
-			}
+			o[C] = int8(a1)
+		}
+		if n > 2 {
+			o[2*C] = int8(a2)
+		}
+		if n > 3 {
+			o[3*C] = int8(a3)
 		}
 	}
 }
@@ -358,15 +756,10 @@ func dw3x3Quad2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n in
 // out starts at the first pixel's first channel.
 //
 //go:noinline
-func dw3x3Tri1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
+func dw3x3Tri1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	// Shifts sh with uint32(-sh-2) < fastN (-23..-2, when convRQR can
-	// add zo) take convRQR.
-	fastN := uint32(0)
-	if zo >= -128 && zo <= 128 {
-		fastN = 22
-	}
+	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
@@ -385,71 +778,82 @@ func dw3x3Tri1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int
 	x24 := cols[2][4][:C]
 	for c := range w {
 		wc := &w[c]
-		var a0, a1, a2 int32
-		u := int32(wc[0])
-		a0 += int32(x00[c]) * u
-		a1 += int32(x01[c]) * u
-		a2 += int32(x02[c]) * u
-		u = int32(wc[1])
-		a0 += int32(x01[c]) * u
-		a1 += int32(x02[c]) * u
-		a2 += int32(x03[c]) * u
-		u = int32(wc[2])
-		a0 += int32(x02[c]) * u
-		a1 += int32(x03[c]) * u
-		a2 += int32(x04[c]) * u
-		u = int32(wc[3])
-		a0 += int32(x10[c]) * u
-		a1 += int32(x11[c]) * u
-		a2 += int32(x12[c]) * u
-		u = int32(wc[4])
-		a0 += int32(x11[c]) * u
-		a1 += int32(x12[c]) * u
-		a2 += int32(x13[c]) * u
-		u = int32(wc[5])
-		a0 += int32(x12[c]) * u
-		a1 += int32(x13[c]) * u
-		a2 += int32(x14[c]) * u
-		u = int32(wc[6])
-		a0 += int32(x20[c]) * u
-		a1 += int32(x21[c]) * u
-		a2 += int32(x22[c]) * u
-		u = int32(wc[7])
-		a0 += int32(x21[c]) * u
-		a1 += int32(x22[c]) * u
-		a2 += int32(x23[c]) * u
-		u = int32(wc[8])
-		a0 += int32(x22[c]) * u
-		a1 += int32(x23[c]) * u
-		a2 += int32(x24[c]) * u
+		var a0, a1, a2, x, u0, u1, u2 int32
+		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
+		a0 = int32(x00[c]) * u0
+		x = int32(x01[c])
+		a0 += x * u1
+		a1 = x * u0
+		x = int32(x02[c])
+		a0 += x * u2
+		a1 += x * u1
+		a2 = x * u0
+		x = int32(x03[c])
+		a1 += x * u2
+		a2 += x * u1
+		a2 += int32(x04[c]) * u2
+		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
+		a0 += int32(x10[c]) * u0
+		x = int32(x11[c])
+		a0 += x * u1
+		a1 += x * u0
+		x = int32(x12[c])
+		a0 += x * u2
+		a1 += x * u1
+		a2 += x * u0
+		x = int32(x13[c])
+		a1 += x * u2
+		a2 += x * u1
+		a2 += int32(x14[c]) * u2
+		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
+		a0 += int32(x20[c]) * u0
+		x = int32(x21[c])
+		a0 += x * u1
+		a1 += x * u0
+		x = int32(x22[c])
+		a0 += x * u2
+		a1 += x * u1
+		a2 += x * u0
+		x = int32(x23[c])
+		a1 += x * u2
+		a2 += x * u1
+		a2 += int32(x24[c]) * u2
 		r := rq[12*c : 12*c+12]
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
 		o := out[c:]
-		if uint32(-sh-2) < fastN {
-			// convRQR with zo added in the high word (convPWPair8).
-			m, rm1 := mult2>>1, uint32(-sh-1)&31
-			kh := uint32(1)<<(rm1-1&31) + uint32(zo)<<rm1
-			o[0] = int8(max(min(convRQR(a0+bias, m, kh, rm1), hi), lo))
-			if n > 1 {
-				o[C] = int8(max(min(convRQR(a1+bias, m, kh, rm1), hi), lo))
-				if n > 2 {
-					o[2*C] = int8(max(min(convRQR(a2+bias, m, kh, rm1), hi), lo))
-				}
-			}
+		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
+			// dwRQFast, zo in k.
+			rr := uint32(-sh) & 31
+			m := mult2 >> 1
+			k := 1 + int32(1)<<rr + zo<<((rr+1)&31)
+			mm := -int32(m) - 2
+			s := (rr + 1) & 31
+			a0 = dwClamp(dwRQFast(a0+bias, m, k, mm, s), lo, hi)
+			a1 = dwClamp(dwRQFast(a1+bias, m, k, mm, s), lo, hi)
+			a2 = dwClamp(dwRQFast(a2+bias, m, k, mm, s), lo, hi)
+		} else {
+			left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
+			mask := uint32(1)<<right - 1
+			half := mask - mask>>1 // 2^(r-1), 0 when r = 0
+			neg := -min(right, 1)  // all ones when r > 0
+			a0 = max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+		}
+		if n >= 3 {
+			o[0] = int8(a0)
+			o[C] = int8(a1)
+			o[2*C] = int8(a2)
 			continue
 		}
-		left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
-		mask := uint32(1)<<right - 1
-		half := mask - mask>>1 // 2^(r-1), 0 when r = 0
-		neg := -min(right, 1)  // all ones when r > 0
-		o[0] = int8(max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
+		o[0] = int8(a0)
 		if n > 1 {
-			o[C] = int8(max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
-			if n > 2 {
-				o[2*C] = int8(max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
-			}
+			o[C] = int8(a1)
+		}
+		if n > 2 {
+			o[2*C] = int8(a2)
 		}
 	}
 }
@@ -460,15 +864,10 @@ func dw3x3Tri1(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int
 // out starts at the first pixel's first channel.
 //
 //go:noinline
-func dw3x3Tri2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
+func dw3x3Tri2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	// Shifts sh with uint32(-sh-2) < fastN (-23..-2, when convRQR can
-	// add zo) take convRQR.
-	fastN := uint32(0)
-	if zo >= -128 && zo <= 128 {
-		fastN = 22
-	}
+	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
@@ -493,71 +892,79 @@ func dw3x3Tri2(cols *[3][9][]int8, w [][9]int8, rq string, p *dw3x3Params, n int
 	x26 := cols[2][6][:C]
 	for c := range w {
 		wc := &w[c]
-		var a0, a1, a2 int32
-		u := int32(wc[0])
-		a0 += int32(x00[c]) * u
-		a1 += int32(x02[c]) * u
-		a2 += int32(x04[c]) * u
-		u = int32(wc[1])
-		a0 += int32(x01[c]) * u
-		a1 += int32(x03[c]) * u
-		a2 += int32(x05[c]) * u
-		u = int32(wc[2])
-		a0 += int32(x02[c]) * u
-		a1 += int32(x04[c]) * u
-		a2 += int32(x06[c]) * u
-		u = int32(wc[3])
-		a0 += int32(x10[c]) * u
-		a1 += int32(x12[c]) * u
-		a2 += int32(x14[c]) * u
-		u = int32(wc[4])
-		a0 += int32(x11[c]) * u
-		a1 += int32(x13[c]) * u
-		a2 += int32(x15[c]) * u
-		u = int32(wc[5])
-		a0 += int32(x12[c]) * u
-		a1 += int32(x14[c]) * u
-		a2 += int32(x16[c]) * u
-		u = int32(wc[6])
-		a0 += int32(x20[c]) * u
-		a1 += int32(x22[c]) * u
-		a2 += int32(x24[c]) * u
-		u = int32(wc[7])
-		a0 += int32(x21[c]) * u
-		a1 += int32(x23[c]) * u
-		a2 += int32(x25[c]) * u
-		u = int32(wc[8])
-		a0 += int32(x22[c]) * u
-		a1 += int32(x24[c]) * u
-		a2 += int32(x26[c]) * u
+		var a0, a1, a2, x, u0, u1, u2 int32
+		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
+		a0 = int32(x00[c]) * u0
+		a0 += int32(x01[c]) * u1
+		x = int32(x02[c])
+		a0 += x * u2
+		a1 = x * u0
+		a1 += int32(x03[c]) * u1
+		x = int32(x04[c])
+		a1 += x * u2
+		a2 = x * u0
+		a2 += int32(x05[c]) * u1
+		a2 += int32(x06[c]) * u2
+		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
+		a0 += int32(x10[c]) * u0
+		a0 += int32(x11[c]) * u1
+		x = int32(x12[c])
+		a0 += x * u2
+		a1 += x * u0
+		a1 += int32(x13[c]) * u1
+		x = int32(x14[c])
+		a1 += x * u2
+		a2 += x * u0
+		a2 += int32(x15[c]) * u1
+		a2 += int32(x16[c]) * u2
+		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
+		a0 += int32(x20[c]) * u0
+		a0 += int32(x21[c]) * u1
+		x = int32(x22[c])
+		a0 += x * u2
+		a1 += x * u0
+		a1 += int32(x23[c]) * u1
+		x = int32(x24[c])
+		a1 += x * u2
+		a2 += x * u0
+		a2 += int32(x25[c]) * u1
+		a2 += int32(x26[c]) * u2
 		r := rq[12*c : 12*c+12]
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
 		o := out[c:]
-		if uint32(-sh-2) < fastN {
-			// convRQR with zo added in the high word (convPWPair8).
-			m, rm1 := mult2>>1, uint32(-sh-1)&31
-			kh := uint32(1)<<(rm1-1&31) + uint32(zo)<<rm1
-			o[0] = int8(max(min(convRQR(a0+bias, m, kh, rm1), hi), lo))
-			if n > 1 {
-				o[C] = int8(max(min(convRQR(a1+bias, m, kh, rm1), hi), lo))
-				if n > 2 {
-					o[2*C] = int8(max(min(convRQR(a2+bias, m, kh, rm1), hi), lo))
-				}
-			}
+		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
+			// dwRQFast, zo in k.
+			rr := uint32(-sh) & 31
+			m := mult2 >> 1
+			k := 1 + int32(1)<<rr + zo<<((rr+1)&31)
+			mm := -int32(m) - 2
+			s := (rr + 1) & 31
+			a0 = dwClamp(dwRQFast(a0+bias, m, k, mm, s), lo, hi)
+			a1 = dwClamp(dwRQFast(a1+bias, m, k, mm, s), lo, hi)
+			a2 = dwClamp(dwRQFast(a2+bias, m, k, mm, s), lo, hi)
+		} else {
+			left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
+			mask := uint32(1)<<right - 1
+			half := mask - mask>>1 // 2^(r-1), 0 when r = 0
+			neg := -min(right, 1)  // all ones when r > 0
+			a0 = max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
+		}
+		if n >= 3 {
+			o[0] = int8(a0)
+			o[C] = int8(a1)
+			o[2*C] = int8(a2)
 			continue
 		}
-		left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
-		mask := uint32(1)<<right - 1
-		half := mask - mask>>1 // 2^(r-1), 0 when r = 0
-		neg := -min(right, 1)  // all ones when r > 0
-		o[0] = int8(max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
+		o[0] = int8(a0)
 		if n > 1 {
-			o[C] = int8(max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
-			if n > 2 {
-				o[2*C] = int8(max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo))
-			}
+			o[C] = int8(a1)
+		}
+		if n > 2 {
+			o[2*C] = int8(a2)
 		}
 	}
 }
@@ -707,7 +1114,7 @@ func dw3x3Load(r string, zo int32, q *dw3x3Req) {
 	// a right shift of 1..21 and |zo| <= 128 (no int32 overflow).
 	rr := -sh
 	q.fast = rr >= 1 && rr <= 21 && zo >= -128 && zo <= 128 && m >= 0 &&
-		bias > -(1<<29-147456) && bias < 1<<29-147456
+		bias > -dw3x3BiasMax && bias < dw3x3BiasMax
 	if q.fast {
 		q.k = 1 + 1<<uint32(rr) + zo<<uint32(rr+1)
 		q.sh = uint32(rr+1) & 31

@@ -128,7 +128,11 @@ const (
 	DusI32Const             Func = "dusI32Const"
 	DusI64                  Func = "dusI64"
 	DusI64Const             Func = "dusI64Const"
+	Dw3x3BlockWidth         Func = "dw3x3BlockWidth"
+	Dw3x3FastN              Func = "dw3x3FastN"
 	Dw3x3Gather3            Func = "dw3x3Gather3"
+	Dw3x3Hex1               Func = "dw3x3Hex1"
+	Dw3x3Hex2               Func = "dw3x3Hex2"
 	Dw3x3Int8               Func = "dw3x3Int8"
 	Dw3x3Load               Func = "dw3x3Load"
 	Dw3x3Mult               Func = "dw3x3Mult"
@@ -564,7 +568,11 @@ func Funcs() []Func {
 		DusI32Const,
 		DusI64,
 		DusI64Const,
+		Dw3x3BlockWidth,
+		Dw3x3FastN,
 		Dw3x3Gather3,
+		Dw3x3Hex1,
+		Dw3x3Hex2,
 		Dw3x3Int8,
 		Dw3x3Load,
 		Dw3x3Mult,
@@ -1116,8 +1124,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dusParams"}, {"dst", "[]byte"}, {"upd", "[]byte"}, {"start", "[]int64"}}, true
 	case DusI64Const:
 		return []Param{{"p", "*dusParams"}, {"dst", "[]byte"}, {"upd", "string"}, {"start", "[]int64"}}, true
+	case Dw3x3BlockWidth:
+		return []Param{{"outW", "int"}}, true
+	case Dw3x3FastN:
+		return []Param{{"zo", "int32"}}, true
 	case Dw3x3Gather3:
 		return []Param{{"g", "[][3]int8"}, {"a0", "[]int8"}, {"a1", "[]int8"}, {"a2", "[]int8"}, {"C", "int"}}, true
+	case Dw3x3Hex1:
+		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+	case Dw3x3Hex2:
+		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Int8:
 		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case Dw3x3Load:
@@ -1125,9 +1141,9 @@ func (f Func) Params() ([]Param, bool) {
 	case Dw3x3Mult:
 		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case Dw3x3Quad1:
-		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Quad2:
-		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Rows:
 		return []Param{{"g", "[][3]int8"}, {"r0", "[]int8"}, {"r1", "[]int8"}, {"r2", "[]int8"}, {"q", "int"}, {"cnt", "int"}, {"C", "int"}}, true
 	case Dw3x3Seg1:
@@ -1137,9 +1153,9 @@ func (f Func) Params() ([]Param, bool) {
 	case Dw3x3Slow:
 		return []Param{{"q", "*dw3x3Req"}, {"a0", "int32"}, {"a1", "int32"}, {"a2", "int32"}, {"a3", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"zo", "int32"}}, true
 	case Dw3x3Tri1:
-		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Tri2:
-		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case DwClamp:
 		return []Param{{"v", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case DwF32:
@@ -1723,6 +1739,8 @@ func (f Func) Results() int {
 		DusI64,
 		DusI64Const,
 		Dw3x3Gather3,
+		Dw3x3Hex1,
+		Dw3x3Hex2,
 		Dw3x3Int8,
 		Dw3x3Load,
 		Dw3x3Mult,
@@ -1915,6 +1933,8 @@ func (f Func) Results() int {
 		DivQuantOne,
 		DivRoundingDivByPOT,
 		DusClamp,
+		Dw3x3BlockWidth,
+		Dw3x3FastN,
 		DwClamp,
 		DwRQFast,
 		DwRescale,
@@ -2149,6 +2169,8 @@ func underlying(t string) string {
 	switch t {
 	case "arena":
 		return "[]byte"
+	case "dw3x3Cols":
+		return "[3][13][]int8"
 	}
 	return t
 }

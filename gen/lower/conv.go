@@ -1033,8 +1033,11 @@ func dwLower3x3Int8(c *opCtx, in, filter, bias, out *model.Tensor, oh, ow, strid
 	}
 	// dw3x3Int8 writes blocks of bw pixels of a row in raster order,
 	// channel by channel (its reads and writes interleave in a block).
-	bw := 4
-	if ow%4 != 0 && ow%3 == 0 {
+	bw := 4 // kernels' dw3x3BlockWidth
+	switch {
+	case ow%6 == 0:
+		bw = 6
+	case ow%4 != 0 && ow%3 == 0:
 		bw = 3
 	}
 	c.offerOverlap(0, rasterWindowShift(g, 1, 1, bw, false))
