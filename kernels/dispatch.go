@@ -53,12 +53,12 @@ package kernels
 //     lstmSigFin, lstmSigmoidQ, lstmStrF32, lstmStrOff, lstmTanhArg,
 //     lstmTanhFin, lstmTanhQ, lstmWords, meanRequant, mulByQuantMul,
 //     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
-//     poolWindow, preluOne, quantizeF32One, reluOne, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
-//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8,
-//     tconvTaps
+//     poolWindow, preluOne, quantizeF32One, reluOne, requantizeFast,
+//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
+//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
+//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
+//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32,
+//     svdfSumI8, tconvTaps
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64

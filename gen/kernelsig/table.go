@@ -324,6 +324,7 @@ const (
 	ReluInt16               Func = "reluInt16"
 	ReluInt8                Func = "reluInt8"
 	ReluOne                 Func = "reluOne"
+	RequantizeFast          Func = "requantizeFast"
 	RequantizeI16ToI16      Func = "requantizeI16ToI16"
 	RequantizeI16ToI32      Func = "requantizeI16ToI32"
 	RequantizeI16ToI8       Func = "requantizeI16ToI8"
@@ -764,6 +765,7 @@ func Funcs() []Func {
 		ReluInt16,
 		ReluInt8,
 		ReluOne,
+		RequantizeFast,
 		RequantizeI16ToI16,
 		RequantizeI16ToI32,
 		RequantizeI16ToI8,
@@ -1516,6 +1518,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*reluParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case ReluOne:
 		return []Param{{"p", "*reluParams"}, {"x", "int32"}}, true
+	case RequantizeFast:
+		return []Param{{"p", "*requantizeParams"}}, true
 	case RequantizeI16ToI16:
 		return []Param{{"p", "*requantizeParams"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
 	case RequantizeI16ToI32:
@@ -2038,7 +2042,8 @@ func (f Func) Results() int {
 		LstmDotF4S,
 		OctCols64:
 		return 4
-	case ConvLean8:
+	case ConvLean8,
+		RequantizeFast:
 		return 5
 	case LstmDotF8,
 		LstmDotF8Q,
