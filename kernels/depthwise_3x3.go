@@ -143,6 +143,13 @@ func dw3x3Hex1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
+	// ok is pixel k of the block (pixels past n alias pixel n-1).
+	o0 := out[:C]
+	o1 := out[min(1, n-1)*C:][:C]
+	o2 := out[min(2, n-1)*C:][:C]
+	o3 := out[min(3, n-1)*C:][:C]
+	o4 := out[min(4, n-1)*C:][:C]
+	o5 := out[min(5, n-1)*C:][:C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
 	x02 := cols[0][2][:C]
@@ -249,7 +256,6 @@ func dw3x3Hex1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		o := out[c:]
 		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
 			// dwRQFast, zo in k.
 			rr := uint32(-sh) & 31
@@ -275,31 +281,13 @@ func dw3x3Hex1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 			a4 = max(min(convRQ32(a4, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 			a5 = max(min(convRQ32(a5, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 		}
-		if n >= 6 {
-			o[0] = int8(a0)
-			o[C] = int8(a1)
-			o[2*C] = int8(a2)
-			o[3*C] = int8(a3)
-			o[4*C] = int8(a4)
-			o[5*C] = int8(a5)
-			continue
-		}
-		o[0] = int8(a0)
-		if n > 1 {
-			o[C] = int8(a1)
-		}
-		if n > 2 {
-			o[2*C] = int8(a2)
-		}
-		if n > 3 {
-			o[3*C] = int8(a3)
-		}
-		if n > 4 {
-			o[4*C] = int8(a4)
-		}
-		if n > 5 {
-			o[5*C] = int8(a5)
-		}
+		// Descending: a pixel past n aliases pixel n-1, stored last.
+		o5[c] = int8(a5)
+		o4[c] = int8(a4)
+		o3[c] = int8(a3)
+		o2[c] = int8(a2)
+		o1[c] = int8(a1)
+		o0[c] = int8(a0)
 	}
 }
 
@@ -314,6 +302,13 @@ func dw3x3Hex2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
+	// ok is pixel k of the block (pixels past n alias pixel n-1).
+	o0 := out[:C]
+	o1 := out[min(1, n-1)*C:][:C]
+	o2 := out[min(2, n-1)*C:][:C]
+	o3 := out[min(3, n-1)*C:][:C]
+	o4 := out[min(4, n-1)*C:][:C]
+	o5 := out[min(5, n-1)*C:][:C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
 	x02 := cols[0][2][:C]
@@ -432,7 +427,6 @@ func dw3x3Hex2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		o := out[c:]
 		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
 			// dwRQFast, zo in k.
 			rr := uint32(-sh) & 31
@@ -458,31 +452,13 @@ func dw3x3Hex2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 			a4 = max(min(convRQ32(a4, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 			a5 = max(min(convRQ32(a5, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 		}
-		if n >= 6 {
-			o[0] = int8(a0)
-			o[C] = int8(a1)
-			o[2*C] = int8(a2)
-			o[3*C] = int8(a3)
-			o[4*C] = int8(a4)
-			o[5*C] = int8(a5)
-			continue
-		}
-		o[0] = int8(a0)
-		if n > 1 {
-			o[C] = int8(a1)
-		}
-		if n > 2 {
-			o[2*C] = int8(a2)
-		}
-		if n > 3 {
-			o[3*C] = int8(a3)
-		}
-		if n > 4 {
-			o[4*C] = int8(a4)
-		}
-		if n > 5 {
-			o[5*C] = int8(a5)
-		}
+		// Descending: a pixel past n aliases pixel n-1, stored last.
+		o5[c] = int8(a5)
+		o4[c] = int8(a4)
+		o3[c] = int8(a3)
+		o2[c] = int8(a2)
+		o1[c] = int8(a1)
+		o0[c] = int8(a0)
 	}
 }
 
@@ -497,6 +473,11 @@ func dw3x3Quad1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
+	// ok is pixel k of the block (pixels past n alias pixel n-1).
+	o0 := out[:C]
+	o1 := out[min(1, n-1)*C:][:C]
+	o2 := out[min(2, n-1)*C:][:C]
+	o3 := out[min(3, n-1)*C:][:C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
 	x02 := cols[0][2][:C]
@@ -573,7 +554,6 @@ func dw3x3Quad1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		o := out[c:]
 		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
 			// dwRQFast, zo in k.
 			rr := uint32(-sh) & 31
@@ -595,23 +575,11 @@ func dw3x3Quad1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 			a3 = max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 		}
-		if n >= 4 {
-			o[0] = int8(a0)
-			o[C] = int8(a1)
-			o[2*C] = int8(a2)
-			o[3*C] = int8(a3)
-			continue
-		}
-		o[0] = int8(a0)
-		if n > 1 {
-			o[C] = int8(a1)
-		}
-		if n > 2 {
-			o[2*C] = int8(a2)
-		}
-		if n > 3 {
-			o[3*C] = int8(a3)
-		}
+		// Descending: a pixel past n aliases pixel n-1, stored last.
+		o3[c] = int8(a3)
+		o2[c] = int8(a2)
+		o1[c] = int8(a1)
+		o0[c] = int8(a0)
 	}
 }
 
@@ -626,6 +594,11 @@ func dw3x3Quad2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
+	// ok is pixel k of the block (pixels past n alias pixel n-1).
+	o0 := out[:C]
+	o1 := out[min(1, n-1)*C:][:C]
+	o2 := out[min(2, n-1)*C:][:C]
+	o3 := out[min(3, n-1)*C:][:C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
 	x02 := cols[0][2][:C]
@@ -708,7 +681,6 @@ func dw3x3Quad2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		o := out[c:]
 		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
 			// dwRQFast, zo in k.
 			rr := uint32(-sh) & 31
@@ -730,23 +702,11 @@ func dw3x3Quad2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 			a3 = max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 		}
-		if n >= 4 {
-			o[0] = int8(a0)
-			o[C] = int8(a1)
-			o[2*C] = int8(a2)
-			o[3*C] = int8(a3)
-			continue
-		}
-		o[0] = int8(a0)
-		if n > 1 {
-			o[C] = int8(a1)
-		}
-		if n > 2 {
-			o[2*C] = int8(a2)
-		}
-		if n > 3 {
-			o[3*C] = int8(a3)
-		}
+		// Descending: a pixel past n aliases pixel n-1, stored last.
+		o3[c] = int8(a3)
+		o2[c] = int8(a2)
+		o1[c] = int8(a1)
+		o0[c] = int8(a0)
 	}
 }
 
@@ -761,6 +721,10 @@ func dw3x3Tri1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
+	// ok is pixel k of the block (pixels past n alias pixel n-1).
+	o0 := out[:C]
+	o1 := out[min(1, n-1)*C:][:C]
+	o2 := out[min(2, n-1)*C:][:C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
 	x02 := cols[0][2][:C]
@@ -822,7 +786,6 @@ func dw3x3Tri1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		o := out[c:]
 		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
 			// dwRQFast, zo in k.
 			rr := uint32(-sh) & 31
@@ -842,19 +805,10 @@ func dw3x3Tri1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 		}
-		if n >= 3 {
-			o[0] = int8(a0)
-			o[C] = int8(a1)
-			o[2*C] = int8(a2)
-			continue
-		}
-		o[0] = int8(a0)
-		if n > 1 {
-			o[C] = int8(a1)
-		}
-		if n > 2 {
-			o[2*C] = int8(a2)
-		}
+		// Descending: a pixel past n aliases pixel n-1, stored last.
+		o2[c] = int8(a2)
+		o1[c] = int8(a1)
+		o0[c] = int8(a0)
 	}
 }
 
@@ -869,6 +823,10 @@ func dw3x3Tri2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
+	// ok is pixel k of the block (pixels past n alias pixel n-1).
+	o0 := out[:C]
+	o1 := out[min(1, n-1)*C:][:C]
+	o2 := out[min(2, n-1)*C:][:C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
 	x02 := cols[0][2][:C]
@@ -933,7 +891,6 @@ func dw3x3Tri2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		o := out[c:]
 		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
 			// dwRQFast, zo in k.
 			rr := uint32(-sh) & 31
@@ -953,19 +910,10 @@ func dw3x3Tri2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 		}
-		if n >= 3 {
-			o[0] = int8(a0)
-			o[C] = int8(a1)
-			o[2*C] = int8(a2)
-			continue
-		}
-		o[0] = int8(a0)
-		if n > 1 {
-			o[C] = int8(a1)
-		}
-		if n > 2 {
-			o[2*C] = int8(a2)
-		}
+		// Descending: a pixel past n aliases pixel n-1, stored last.
+		o2[c] = int8(a2)
+		o1[c] = int8(a1)
+		o0[c] = int8(a0)
 	}
 }
 
