@@ -940,6 +940,7 @@ func dw3x3Mult(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 	rs := inW * C
 	img := p.inH * rs
 	var buf [2*dw3x3Seg + 1][3]int8
+	var q dw3x3Req
 	for b := 0; b < p.batches; b++ {
 		x := in[b*img : b*img+img]
 		for oy := 0; oy < p.outH; oy++ {
@@ -986,10 +987,14 @@ func dw3x3Mult(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 					}
 					for j := 0; j < D; j++ {
 						k := c*D + j
-						if sW == 1 {
-							dw3x3Seg1(g, n, &w9[k], rq[12*k:12*k+12], p, os[k:], N)
-						} else {
-							dw3x3Seg2(g, n, &w9[k], rq[12*k:12*k+12], p, os[k:], N)
+						dw3x3Load(rq[12*k:12*k+12], p.outOffset, &q)
+						switch {
+						case !q.fast:
+							dw3x3SegSlow(g, n, sW, &w9[k], &q, p, os[k:], N)
+						case sW == 1:
+							dw3x3Seg1(g, n, &w9[k], &q, p, os[k:], N)
+						default:
+							dw3x3Seg2(g, n, &w9[k], &q, p, os[k:], N)
 						}
 					}
 				}
@@ -1105,10 +1110,8 @@ func dwClamp(v, lo, hi int32) int32 {
 // requantization record r; out[step*i] is pixel i.
 //
 //go:noinline
-func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []int8, step int) {
-	var q dw3x3Req
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	dw3x3Load(r, zo, &q)
+func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, q *dw3x3Req, p *dw3x3Params, out []int8, step int) {
+	lo, hi := p.actMin, p.actMax
 	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, q.sh
 	for i := 0; i < n; i += 4 {
 		v := (*[6][3]int8)(g[i : i+6])
@@ -1164,23 +1167,19 @@ func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []
 		a2 += x * u2
 		a3 += x * u1
 		a3 += int32(v[5][2]) * u2
-		if q.fast {
-			a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
-			a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
-			a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
-			a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
-		} else {
-			a0, a1, a2, a3 = dw3x3Slow(&q, a0, a1, a2, a3, lo, hi, zo)
-		}
-		o := out[i*step:]
+		a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
+		a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
+		a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
+		a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
 		if n-i >= 4 {
-			o = o[:3*step+1]
-			o[0] = int8(a0)
-			o[step] = int8(a1)
-			o[2*step] = int8(a2)
-			o[3*step] = int8(a3)
+			j := i * step
+			out[j+3*step] = int8(a3)
+			out[j+2*step] = int8(a2)
+			out[j+step] = int8(a1)
+			out[j] = int8(a0)
 			continue
 		}
+		o := out[i*step:]
 		o[0] = int8(a0)
 		if n-i > 1 {
 			o[step] = int8(a1)
@@ -1194,10 +1193,8 @@ func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []
 // dw3x3Seg2 is dw3x3Seg1 with horizontal stride 2.
 //
 //go:noinline
-func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []int8, step int) {
-	var q dw3x3Req
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	dw3x3Load(r, zo, &q)
+func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, q *dw3x3Req, p *dw3x3Params, out []int8, step int) {
+	lo, hi := p.actMin, p.actMax
 	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, q.sh
 	for i := 0; i < n; i += 4 {
 		v := (*[9][3]int8)(g[2*i : 2*i+9])
@@ -1250,23 +1247,19 @@ func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []
 		a3 += x * u0
 		a3 += int32(v[7][2]) * u1
 		a3 += int32(v[8][2]) * u2
-		if q.fast {
-			a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
-			a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
-			a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
-			a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
-		} else {
-			a0, a1, a2, a3 = dw3x3Slow(&q, a0, a1, a2, a3, lo, hi, zo)
-		}
-		o := out[i*step:]
+		a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
+		a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
+		a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
+		a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
 		if n-i >= 4 {
-			o = o[:3*step+1]
-			o[0] = int8(a0)
-			o[step] = int8(a1)
-			o[2*step] = int8(a2)
-			o[3*step] = int8(a3)
+			j := i * step
+			out[j+3*step] = int8(a3)
+			out[j+2*step] = int8(a2)
+			out[j+step] = int8(a1)
+			out[j] = int8(a0)
 			continue
 		}
+		o := out[i*step:]
 		o[0] = int8(a0)
 		if n-i > 1 {
 			o[step] = int8(a1)
@@ -1277,12 +1270,18 @@ func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []
 	}
 }
 
-// dw3x3Slow requantizes the sums (bias included) of four pixels with
-// convRQ32 and clamps them.
-func dw3x3Slow(q *dw3x3Req, a0, a1, a2, a3 int32, lo, hi, zo int32) (int32, int32, int32, int32) {
-	a0 = max(min(convRQ32(a0, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg)+zo, hi), lo)
-	a1 = max(min(convRQ32(a1, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg)+zo, hi), lo)
-	a2 = max(min(convRQ32(a2, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg)+zo, hi), lo)
-	a3 = max(min(convRQ32(a3, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg)+zo, hi), lo)
-	return a0, a1, a2, a3
+// dw3x3SegSlow is dw3x3Seg1 and dw3x3Seg2 (stride sW) for requantizations
+// that dwRQFast does not take.
+func dw3x3SegSlow(g [][3]int8, n, sW int, wc *[9]int8, q *dw3x3Req, p *dw3x3Params, out []int8, step int) {
+	for i := 0; i < n; i++ {
+		a := q.bias
+		v := g[i*sW : i*sW+3]
+		for fy := 0; fy < 3; fy++ {
+			for fx := 0; fx < 3; fx++ {
+				a += int32(v[fx][fy]) * int32(wc[3*fy+fx])
+			}
+		}
+		a = convRQ32(a, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg) + p.outOffset
+		out[i*step] = int8(max(min(a, p.actMax), p.actMin))
+	}
 }

@@ -22,6 +22,7 @@ package kernels
 //   - dw3x3Rows: parameter g has type [][3]int8
 //   - dw3x3Seg1: parameter g has type [][3]int8
 //   - dw3x3Seg2: parameter g has type [][3]int8
+//   - dw3x3SegSlow: parameter g has type [][3]int8
 //   - dw3x3Tri1: parameter cols has type *dw3x3Cols
 //   - dw3x3Tri2: parameter cols has type *dw3x3Cols
 //   - dwRowsAny: parameter rows has type [][]int64
@@ -40,12 +41,12 @@ package kernels
 //     convPWDot8x4, convPWDotAny, convPWOut, convPWRescale, convRQ32,
 //     convRQR, convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin,
 //     detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dusClamp,
-//     dw3x3BlockWidth, dw3x3FastN, dw3x3Slow, dwClamp, dwRQFast, dwRescale,
-//     dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32,
-//     fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
-//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
-//     hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32,
-//     le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
+//     dw3x3BlockWidth, dw3x3FastN, dwClamp, dwRQFast, dwRescale, dwRowsSrc,
+//     dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32, fcDotI16,
+//     fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex,
+//     gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
+//     hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32, le64,
+//     leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
 //     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
 //     lstmCellQ, lstmClampF, lstmDot16, lstmDotF4, lstmDotF4Q, lstmDotF4S,
 //     lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmF32q, lstmFCQ64, lstmGate16,

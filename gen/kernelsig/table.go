@@ -141,7 +141,7 @@ const (
 	Dw3x3Rows               Func = "dw3x3Rows"
 	Dw3x3Seg1               Func = "dw3x3Seg1"
 	Dw3x3Seg2               Func = "dw3x3Seg2"
-	Dw3x3Slow               Func = "dw3x3Slow"
+	Dw3x3SegSlow            Func = "dw3x3SegSlow"
 	Dw3x3Tri1               Func = "dw3x3Tri1"
 	Dw3x3Tri2               Func = "dw3x3Tri2"
 	DwClamp                 Func = "dwClamp"
@@ -582,7 +582,7 @@ func Funcs() []Func {
 		Dw3x3Rows,
 		Dw3x3Seg1,
 		Dw3x3Seg2,
-		Dw3x3Slow,
+		Dw3x3SegSlow,
 		Dw3x3Tri1,
 		Dw3x3Tri2,
 		DwClamp,
@@ -1149,11 +1149,11 @@ func (f Func) Params() ([]Param, bool) {
 	case Dw3x3Rows:
 		return []Param{{"g", "[][3]int8"}, {"r0", "[]int8"}, {"r1", "[]int8"}, {"r2", "[]int8"}, {"q", "int"}, {"cnt", "int"}, {"C", "int"}}, true
 	case Dw3x3Seg1:
-		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"wc", "*[9]int8"}, {"r", "string"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
+		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"wc", "*[9]int8"}, {"q", "*dw3x3Req"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
 	case Dw3x3Seg2:
-		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"wc", "*[9]int8"}, {"r", "string"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
-	case Dw3x3Slow:
-		return []Param{{"q", "*dw3x3Req"}, {"a0", "int32"}, {"a1", "int32"}, {"a2", "int32"}, {"a3", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"zo", "int32"}}, true
+		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"wc", "*[9]int8"}, {"q", "*dw3x3Req"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
+	case Dw3x3SegSlow:
+		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"sW", "int"}, {"wc", "*[9]int8"}, {"q", "*dw3x3Req"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
 	case Dw3x3Tri1:
 		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Tri2:
@@ -1753,6 +1753,7 @@ func (f Func) Results() int {
 		Dw3x3Rows,
 		Dw3x3Seg1,
 		Dw3x3Seg2,
+		Dw3x3SegSlow,
 		Dw3x3Tri1,
 		Dw3x3Tri2,
 		DwF32,
@@ -2036,7 +2037,6 @@ func (f Func) Results() int {
 		ConvPWDot8x4,
 		ConvPWDotAny,
 		ConvRowsDot,
-		Dw3x3Slow,
 		LstmDotF4,
 		LstmDotF4Q,
 		LstmDotF4S,
