@@ -144,6 +144,8 @@ func Call(fn string, args []any) bool {
 		cmpI64(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]int64), args[3].([]int64), args[4].([]uint8))
 	case "cmpInt8":
 		cmpInt8(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]uint8))
+	case "convCopy":
+		convCopy(args[0].([]int8), args[1].([]int8))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":

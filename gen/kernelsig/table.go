@@ -67,6 +67,7 @@ const (
 	CmpOrd64                Func = "cmpOrd64"
 	ConstI8                 Func = "constI8"
 	ConstU8                 Func = "constU8"
+	ConvCopy                Func = "convCopy"
 	ConvF32                 Func = "convF32"
 	ConvGatherInt8          Func = "convGatherInt8"
 	ConvGatherWin           Func = "convGatherWin"
@@ -508,6 +509,7 @@ func Funcs() []Func {
 		CmpOrd64,
 		ConstI8,
 		ConstU8,
+		ConvCopy,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -1004,6 +1006,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "string"}}, true
 	case ConstU8:
 		return []Param{{"s", "string"}}, true
+	case ConvCopy:
+		return []Param{{"d", "[]int8"}, {"src", "[]int8"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case ConvGatherInt8:
@@ -1702,6 +1706,7 @@ func (f Func) Results() int {
 		CmpI32,
 		CmpI64,
 		CmpInt8,
+		ConvCopy,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
