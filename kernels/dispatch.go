@@ -25,6 +25,7 @@ package kernels
 //   - dw3x3SegSlow: parameter g has type [][3]int8
 //   - dw3x3Tri1: parameter cols has type *dw3x3Cols
 //   - dw3x3Tri2: parameter cols has type *dw3x3Cols
+//   - dwRecDecode: parameter t has type []dwRec
 //   - dwRowsAny: parameter rows has type [][]int64
 //   - fcDotF4: parameter t has type *[4]float32
 //   - fcOctOut: parameter a has type *[8]int32
@@ -1115,6 +1116,27 @@ func NewParams(typ string, fields map[string]any) any {
 				p.fActMin = float32(v.(float64))
 			case "fActMax":
 				p.fActMax = float32(v.(float64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "dwRec":
+		p := &dwRec{}
+		for k, v := range fields {
+			switch k {
+			case "bias":
+				p.bias = int32(v.(int64))
+			case "k":
+				p.k = int32(v.(int64))
+			case "mm":
+				p.mm = int32(v.(int64))
+			case "m":
+				p.m = uint32(v.(int64))
+			case "sh":
+				p.sh = int8(v.(int64))
+			case "fast":
+				p.fast = v.(bool)
 			default:
 				return nil
 			}

@@ -151,6 +151,7 @@ const (
 	DwInt16                 Func = "dwInt16"
 	DwInt8                  Func = "dwInt8"
 	DwRQFast                Func = "dwRQFast"
+	DwRecDecode             Func = "dwRecDecode"
 	DwRescale               Func = "dwRescale"
 	DwRows3x3               Func = "dwRows3x3"
 	DwRowsAny               Func = "dwRowsAny"
@@ -416,6 +417,7 @@ const (
 	Dw3x3Params          Struct = "dw3x3Params"
 	Dw3x3Req             Struct = "dw3x3Req"
 	DwParams             Struct = "dwParams"
+	DwRec                Struct = "dwRec"
 	DwRowsParams         Struct = "dwRowsParams"
 	EwBcast              Struct = "ewBcast"
 	EwF32Params          Struct = "ewF32Params"
@@ -593,6 +595,7 @@ func Funcs() []Func {
 		DwInt16,
 		DwInt8,
 		DwRQFast,
+		DwRecDecode,
 		DwRescale,
 		DwRows3x3,
 		DwRowsAny,
@@ -860,6 +863,7 @@ func Structs() []Struct {
 		Dw3x3Params,
 		Dw3x3Req,
 		DwParams,
+		DwRec,
 		DwRowsParams,
 		EwBcast,
 		EwF32Params,
@@ -1174,6 +1178,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dwParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
 	case DwRQFast:
 		return []Param{{"v", "int32"}, {"m", "uint32"}, {"k", "int32"}, {"mm", "int32"}, {"sh", "uint32"}}, true
+	case DwRecDecode:
+		return []Param{{"rq", "string"}, {"zo", "int32"}, {"biasMax", "int32"}, {"t", "[]dwRec"}}, true
 	case DwRescale:
 		return []Param{{"x", "int32"}, {"m", "int32"}, {"shift", "int"}}, true
 	case DwRows3x3:
@@ -1765,6 +1771,7 @@ func (f Func) Results() int {
 		DwFinish,
 		DwInt16,
 		DwInt8,
+		DwRecDecode,
 		DwRows3x3,
 		DwRowsAny,
 		DwRowsBuild,
@@ -2097,6 +2104,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"bias", "int32"}, {"m", "uint32"}, {"k", "int32"}, {"mm", "int32"}, {"sh", "uint32"}, {"fast", "bool"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"hf", "uint32"}, {"neg", "uint32"}}, true
 	case DwParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"depthMul", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
+	case DwRec:
+		return []Param{{"bias", "int32"}, {"k", "int32"}, {"mm", "int32"}, {"m", "uint32"}, {"sh", "int8"}, {"fast", "bool"}}, true
 	case DwRowsParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int64"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case EwBcast:
