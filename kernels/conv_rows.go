@@ -408,14 +408,15 @@ func (r *dwRec) apply(acc int32, p *convRowsParams) int32 {
 	if r.fast {
 		return dwClamp(dwRQFast(acc+r.bias, r.m, r.k, r.mm, uint32(r.sh)), p.actMin, p.actMax)
 	}
-	return r.slow(acc, p)
+	return r.slow(acc, p.outOffset, p.actMin, p.actMax)
 }
 
-// slow is apply for records dwRQFast does not take.
-func (r *dwRec) slow(acc int32, p *convRowsParams) int32 {
+// slow is apply for records dwRQFast does not take, with output zero point
+// zo and activation range [lo, hi].
+func (r *dwRec) slow(acc, zo, lo, hi int32) int32 {
 	sh := int32(r.sh)
 	left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
 	mask := uint32(1)<<right - 1
 	v := convRQ32(acc, r.bias, left, r.m<<1, right, mask, mask-mask>>1, -min(right, 1))
-	return max(min(v+p.outOffset, p.actMax), p.actMin)
+	return max(min(v+zo, hi), lo)
 }

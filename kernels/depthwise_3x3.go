@@ -940,7 +940,7 @@ func dw3x3Mult(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 	rs := inW * C
 	img := p.inH * rs
 	var buf [2*dw3x3Seg + 1][3]int8
-	var q dw3x3Req
+	var q [1]dwRec
 	for b := 0; b < p.batches; b++ {
 		x := in[b*img : b*img+img]
 		for oy := 0; oy < p.outH; oy++ {
@@ -987,14 +987,14 @@ func dw3x3Mult(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 					}
 					for j := 0; j < D; j++ {
 						k := c*D + j
-						dw3x3Load(rq[12*k:12*k+12], p.outOffset, &q)
+						dwRecDecode(rq[12*k:12*k+12], p.outOffset, dw3x3BiasMax, q[:])
 						switch {
-						case !q.fast:
-							dw3x3SegSlow(g, n, sW, &w9[k], &q, p, os[k:], N)
+						case !q[0].fast:
+							dw3x3SegSlow(g, n, sW, &w9[k], &q[0], p, os[k:], N)
 						case sW == 1:
-							dw3x3Seg1(g, n, &w9[k], &q, p, os[k:], N)
+							dw3x3Seg1(g, n, &w9[k], &q[0], p, os[k:], N)
 						default:
-							dw3x3Seg2(g, n, &w9[k], &q, p, os[k:], N)
+							dw3x3Seg2(g, n, &w9[k], &q[0], p, os[k:], N)
 						}
 					}
 				}
@@ -1040,46 +1040,6 @@ func dw3x3Rows(g [][3]int8, r0, r1, r2 []int8, q, cnt, C int) {
 	}
 }
 
-// dw3x3Req is a decoded requantization: fast says that the result is
-// (H + k + 2*(v>>31)) >> sh with H the high word of (v<<2)*m (dwRQFast),
-// otherwise convRQ32's operands.
-type dw3x3Req struct {
-	bias                         int32
-	m                            uint32
-	k, mm                        int32
-	sh                           uint32
-	fast                         bool
-	left, mult2, right, mask, hf uint32
-	neg                          uint32
-}
-
-// dw3x3Load decodes requantization record r (12 bytes) for output zero
-// point zo.
-func dw3x3Load(r string, zo int32, q *dw3x3Req) {
-	r = r[:12]
-	bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-	m := int32(uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24)
-	sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-	q.bias = bias
-	q.m = uint32(m)
-	q.mm = -m - 2
-	// dwRQFast needs |v| < 2^29 for v = acc + bias (|acc| <= 9*128*128),
-	// a right shift of 1..21 and |zo| <= 128 (no int32 overflow).
-	rr := -sh
-	q.fast = rr >= 1 && rr <= 21 && zo >= -128 && zo <= 128 && m >= 0 &&
-		bias > -dw3x3BiasMax && bias < dw3x3BiasMax
-	if q.fast {
-		q.k = 1 + 1<<uint32(rr) + zo<<uint32(rr+1)
-		q.sh = uint32(rr+1) & 31
-		return
-	}
-	q.left, q.right = uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
-	q.mult2 = uint32(m) << 1
-	q.mask = uint32(1)<<q.right - 1
-	q.hf = q.mask - q.mask>>1 // 2^(r-1), 0 when r = 0
-	q.neg = -min(q.right, 1)  // all ones when r > 0
-}
-
 // dwRQFast is TFLM's MultiplyByQuantizedMultiplier(v, m, -r) plus the
 // output zero point zo, for 1 <= r <= 21, |v| < 2^29, 0 <= m < 2^31 and
 // |zo| <= 128, with k = 1 + 2^r + zo*2^(r+1) and sh = r+1. The doubling
@@ -1110,9 +1070,9 @@ func dwClamp(v, lo, hi int32) int32 {
 // requantization record r; out[step*i] is pixel i.
 //
 //go:noinline
-func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, q *dw3x3Req, p *dw3x3Params, out []int8, step int) {
+func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []int8, step int) {
 	lo, hi := p.actMin, p.actMax
-	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, q.sh
+	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, uint32(q.sh)
 	for i := 0; i < n; i += 4 {
 		v := (*[6][3]int8)(g[i : i+6])
 		var a0, a1, a2, a3, x, u0, u1, u2 int32
@@ -1193,9 +1153,9 @@ func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, q *dw3x3Req, p *dw3x3Params, out
 // dw3x3Seg2 is dw3x3Seg1 with horizontal stride 2.
 //
 //go:noinline
-func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, q *dw3x3Req, p *dw3x3Params, out []int8, step int) {
+func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []int8, step int) {
 	lo, hi := p.actMin, p.actMax
-	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, q.sh
+	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, uint32(q.sh)
 	for i := 0; i < n; i += 4 {
 		v := (*[9][3]int8)(g[2*i : 2*i+9])
 		var a0, a1, a2, a3, x, u0, u1, u2 int32
@@ -1272,16 +1232,15 @@ func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, q *dw3x3Req, p *dw3x3Params, out
 
 // dw3x3SegSlow is dw3x3Seg1 and dw3x3Seg2 (stride sW) for requantizations
 // that dwRQFast does not take.
-func dw3x3SegSlow(g [][3]int8, n, sW int, wc *[9]int8, q *dw3x3Req, p *dw3x3Params, out []int8, step int) {
+func dw3x3SegSlow(g [][3]int8, n, sW int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []int8, step int) {
 	for i := 0; i < n; i++ {
-		a := q.bias
+		a := int32(0)
 		v := g[i*sW : i*sW+3]
 		for fy := 0; fy < 3; fy++ {
 			for fx := 0; fx < 3; fx++ {
 				a += int32(v[fx][fy]) * int32(wc[3*fy+fx])
 			}
 		}
-		a = convRQ32(a, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg) + p.outOffset
-		out[i*step] = int8(max(min(a, p.actMax), p.actMin))
+		out[i*step] = int8(q.slow(a, p.outOffset, p.actMin, p.actMax))
 	}
 }

@@ -215,8 +215,6 @@ func Call(fn string, args []any) bool {
 		dusI64Const(args[0].(*dusParams), args[1].([]byte), args[2].(string), args[3].([]int64))
 	case "dw3x3Int8":
 		dw3x3Int8(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
-	case "dw3x3Load":
-		dw3x3Load(args[0].(string), int32(args[1].(int64)), args[2].(*dw3x3Req))
 	case "dw3x3Mult":
 		dw3x3Mult(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
 	case "dwF32":
@@ -1030,39 +1028,6 @@ func NewParams(typ string, fields map[string]any) any {
 				p.actMin = int32(v.(int64))
 			case "actMax":
 				p.actMax = int32(v.(int64))
-			default:
-				return nil
-			}
-		}
-		return p
-	case "dw3x3Req":
-		p := &dw3x3Req{}
-		for k, v := range fields {
-			switch k {
-			case "bias":
-				p.bias = int32(v.(int64))
-			case "m":
-				p.m = uint32(v.(int64))
-			case "k":
-				p.k = int32(v.(int64))
-			case "mm":
-				p.mm = int32(v.(int64))
-			case "sh":
-				p.sh = uint32(v.(int64))
-			case "fast":
-				p.fast = v.(bool)
-			case "left":
-				p.left = uint32(v.(int64))
-			case "mult2":
-				p.mult2 = uint32(v.(int64))
-			case "right":
-				p.right = uint32(v.(int64))
-			case "mask":
-				p.mask = uint32(v.(int64))
-			case "hf":
-				p.hf = uint32(v.(int64))
-			case "neg":
-				p.neg = uint32(v.(int64))
 			default:
 				return nil
 			}

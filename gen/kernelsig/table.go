@@ -135,7 +135,6 @@ const (
 	Dw3x3Hex1               Func = "dw3x3Hex1"
 	Dw3x3Hex2               Func = "dw3x3Hex2"
 	Dw3x3Int8               Func = "dw3x3Int8"
-	Dw3x3Load               Func = "dw3x3Load"
 	Dw3x3Mult               Func = "dw3x3Mult"
 	Dw3x3Quad1              Func = "dw3x3Quad1"
 	Dw3x3Quad2              Func = "dw3x3Quad2"
@@ -415,7 +414,6 @@ const (
 	DetectionScratch     Struct = "detectionScratch"
 	DusParams            Struct = "dusParams"
 	Dw3x3Params          Struct = "dw3x3Params"
-	Dw3x3Req             Struct = "dw3x3Req"
 	DwParams             Struct = "dwParams"
 	DwRec                Struct = "dwRec"
 	DwRowsParams         Struct = "dwRowsParams"
@@ -579,7 +577,6 @@ func Funcs() []Func {
 		Dw3x3Hex1,
 		Dw3x3Hex2,
 		Dw3x3Int8,
-		Dw3x3Load,
 		Dw3x3Mult,
 		Dw3x3Quad1,
 		Dw3x3Quad2,
@@ -861,7 +858,6 @@ func Structs() []Struct {
 		DetectionScratch,
 		DusParams,
 		Dw3x3Params,
-		Dw3x3Req,
 		DwParams,
 		DwRec,
 		DwRowsParams,
@@ -1146,8 +1142,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Int8:
 		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
-	case Dw3x3Load:
-		return []Param{{"r", "string"}, {"zo", "int32"}, {"q", "*dw3x3Req"}}, true
 	case Dw3x3Mult:
 		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case Dw3x3Quad1:
@@ -1157,11 +1151,11 @@ func (f Func) Params() ([]Param, bool) {
 	case Dw3x3Rows:
 		return []Param{{"g", "[][3]int8"}, {"r0", "[]int8"}, {"r1", "[]int8"}, {"r2", "[]int8"}, {"q", "int"}, {"cnt", "int"}, {"C", "int"}}, true
 	case Dw3x3Seg1:
-		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"wc", "*[9]int8"}, {"q", "*dw3x3Req"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
+		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"wc", "*[9]int8"}, {"q", "*dwRec"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
 	case Dw3x3Seg2:
-		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"wc", "*[9]int8"}, {"q", "*dw3x3Req"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
+		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"wc", "*[9]int8"}, {"q", "*dwRec"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
 	case Dw3x3SegSlow:
-		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"sW", "int"}, {"wc", "*[9]int8"}, {"q", "*dw3x3Req"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
+		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"sW", "int"}, {"wc", "*[9]int8"}, {"q", "*dwRec"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
 	case Dw3x3Tri1:
 		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Tri2:
@@ -1757,7 +1751,6 @@ func (f Func) Results() int {
 		Dw3x3Hex1,
 		Dw3x3Hex2,
 		Dw3x3Int8,
-		Dw3x3Load,
 		Dw3x3Mult,
 		Dw3x3Quad1,
 		Dw3x3Quad2,
@@ -2100,8 +2093,6 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"rank", "int"}, {"lim0", "int"}, {"lim1", "int"}, {"lim2", "int"}, {"lim3", "int"}, {"lim4", "int"}, {"lim5", "int"}, {"st0", "int"}, {"st1", "int"}, {"st2", "int"}, {"st3", "int"}, {"st4", "int"}, {"st5", "int"}, {"move", "*moveParams"}}, true
 	case Dw3x3Params:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"mult", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
-	case Dw3x3Req:
-		return []Param{{"bias", "int32"}, {"m", "uint32"}, {"k", "int32"}, {"mm", "int32"}, {"sh", "uint32"}, {"fast", "bool"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"hf", "uint32"}, {"neg", "uint32"}}, true
 	case DwParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"depthMul", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case DwRec:
