@@ -66,23 +66,31 @@ func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 				if iy0 >= 0 && iy0+3 <= p.inH && ix0 >= 0 && ix0+nc <= p.inW {
 					// All inside: consecutive columns of three rows.
 					for fy := range cols {
-						row := x[((iy0+fy)*p.inW+ix0)*C : ((iy0+fy)*p.inW+ix0+nc)*C]
+						q := ((iy0+fy)*p.inW + ix0) * C
 						cr := cols[fy][:nc]
 						for k := range cr {
-							cr[k] = row[k*C : k*C+C : k*C+C]
+							cr[k] = x[q : q+C : q+C]
+							q += C
 						}
 					}
 				} else {
 					for fy := range cols {
 						iy := iy0 + fy
-						for k := 0; k < nc; k++ {
-							ix := ix0 + k
-							if iy >= 0 && iy < p.inH && ix >= 0 && ix < p.inW {
-								q := (iy*p.inW + ix) * C
-								cols[fy][k] = x[q : q+C]
-							} else {
-								cols[fy][k] = z
+						cr := cols[fy][:nc]
+						if iy < 0 || iy >= p.inH {
+							for k := range cr {
+								cr[k] = z
 							}
+							continue
+						}
+						q := (iy*p.inW + ix0) * C
+						for k := range cr {
+							if ix := ix0 + k; ix >= 0 && ix < p.inW {
+								cr[k] = x[q : q+C : q+C]
+							} else {
+								cr[k] = z
+							}
+							q += C
 						}
 					}
 				}
