@@ -59,23 +59,31 @@ func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 				if iy0 >= 0 && iy0+3 <= p.inH && ix0 >= 0 && ix0+nc <= p.inW {
 					// All inside: consecutive columns of three rows.
 					for fy := range cols {
-						row := x[((iy0+fy)*p.inW+ix0)*C : ((iy0+fy)*p.inW+ix0+nc)*C]
+						q := ((iy0+fy)*p.inW + ix0) * C
 						cr := cols[fy][:nc]
 						for k := range cr {
-							cr[k] = row[k*C : k*C+C : k*C+C]
+							cr[k] = x[q : q+C : q+C]
+							q += C
 						}
 					}
 				} else {
 					for fy := range cols {
 						iy := iy0 + fy
-						for k := 0; k < nc; k++ {
-							ix := ix0 + k
-							if iy >= 0 && iy < p.inH && ix >= 0 && ix < p.inW {
-								q := (iy*p.inW + ix) * C
-								cols[fy][k] = x[q : q+C]
-							} else {
-								cols[fy][k] = z
+						cr := cols[fy][:nc]
+						if iy < 0 || iy >= p.inH {
+							for k := range cr {
+								cr[k] = z
 							}
+							continue
+						}
+						q := (iy*p.inW + ix0) * C
+						for k := range cr {
+							if ix := ix0 + k; ix >= 0 && ix < p.inW {
+								cr[k] = x[q : q+C : q+C]
+							} else {
+								cr[k] = z
+							}
+							q += C
 						}
 					}
 				}
@@ -136,6 +144,13 @@ func dw3x3Hex1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
+	// ok is pixel k of the block (pixels past n alias pixel n-1).
+	o0 := out[:C]
+	o1 := out[min(1, n-1)*C:][:C]
+	o2 := out[min(2, n-1)*C:][:C]
+	o3 := out[min(3, n-1)*C:][:C]
+	o4 := out[min(4, n-1)*C:][:C]
+	o5 := out[min(5, n-1)*C:][:C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
 	x02 := cols[0][2][:C]
@@ -242,7 +257,6 @@ func dw3x3Hex1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		o := out[c:]
 		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
 			// dwRQFast, zo in k.
 			rr := uint32(-sh) & 31
@@ -268,31 +282,13 @@ func dw3x3Hex1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 			a4 = max(min(convRQ32(a4, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 			a5 = max(min(convRQ32(a5, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 		}
-		if n >= 6 {
-			o[0] = int8(a0)
-			o[C] = int8(a1)
-			o[2*C] = int8(a2)
-			o[3*C] = int8(a3)
-			o[4*C] = int8(a4)
-			o[5*C] = int8(a5)
-			continue
-		}
-		o[0] = int8(a0)
-		if n > 1 {
-			o[C] = int8(a1)
-		}
-		if n > 2 {
-			o[2*C] = int8(a2)
-		}
-		if n > 3 {
-			o[3*C] = int8(a3)
-		}
-		if n > 4 {
-			o[4*C] = int8(a4)
-		}
-		if n > 5 {
-			o[5*C] = int8(a5)
-		}
+		// Descending: a pixel past n aliases pixel n-1, stored last.
+		o5[c] = int8(a5)
+		o4[c] = int8(a4)
+		o3[c] = int8(a3)
+		o2[c] = int8(a2)
+		o1[c] = int8(a1)
+		o0[c] = int8(a0)
 	}
 }
 
@@ -307,6 +303,13 @@ func dw3x3Hex2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
+	// ok is pixel k of the block (pixels past n alias pixel n-1).
+	o0 := out[:C]
+	o1 := out[min(1, n-1)*C:][:C]
+	o2 := out[min(2, n-1)*C:][:C]
+	o3 := out[min(3, n-1)*C:][:C]
+	o4 := out[min(4, n-1)*C:][:C]
+	o5 := out[min(5, n-1)*C:][:C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
 	x02 := cols[0][2][:C]
@@ -425,7 +428,6 @@ func dw3x3Hex2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		o := out[c:]
 		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
 			// dwRQFast, zo in k.
 			rr := uint32(-sh) & 31
@@ -451,31 +453,13 @@ func dw3x3Hex2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 			a4 = max(min(convRQ32(a4, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 			a5 = max(min(convRQ32(a5, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 		}
-		if n >= 6 {
-			o[0] = int8(a0)
-			o[C] = int8(a1)
-			o[2*C] = int8(a2)
-			o[3*C] = int8(a3)
-			o[4*C] = int8(a4)
-			o[5*C] = int8(a5)
-			continue
-		}
-		o[0] = int8(a0)
-		if n > 1 {
-			o[C] = int8(a1)
-		}
-		if n > 2 {
-			o[2*C] = int8(a2)
-		}
-		if n > 3 {
-			o[3*C] = int8(a3)
-		}
-		if n > 4 {
-			o[4*C] = int8(a4)
-		}
-		if n > 5 {
-			o[5*C] = int8(a5)
-		}
+		// Descending: a pixel past n aliases pixel n-1, stored last.
+		o5[c] = int8(a5)
+		o4[c] = int8(a4)
+		o3[c] = int8(a3)
+		o2[c] = int8(a2)
+		o1[c] = int8(a1)
+		o0[c] = int8(a0)
 	}
 }
 
@@ -490,6 +474,11 @@ func dw3x3Quad1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
+	// ok is pixel k of the block (pixels past n alias pixel n-1).
+	o0 := out[:C]
+	o1 := out[min(1, n-1)*C:][:C]
+	o2 := out[min(2, n-1)*C:][:C]
+	o3 := out[min(3, n-1)*C:][:C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
 	x02 := cols[0][2][:C]
@@ -566,7 +555,6 @@ func dw3x3Quad1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		o := out[c:]
 		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
 			// dwRQFast, zo in k.
 			rr := uint32(-sh) & 31
@@ -588,23 +576,11 @@ func dw3x3Quad1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 			a3 = max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 		}
-		if n >= 4 {
-			o[0] = int8(a0)
-			o[C] = int8(a1)
-			o[2*C] = int8(a2)
-			o[3*C] = int8(a3)
-			continue
-		}
-		o[0] = int8(a0)
-		if n > 1 {
-			o[C] = int8(a1)
-		}
-		if n > 2 {
-			o[2*C] = int8(a2)
-		}
-		if n > 3 {
-			o[3*C] = int8(a3)
-		}
+		// Descending: a pixel past n aliases pixel n-1, stored last.
+		o3[c] = int8(a3)
+		o2[c] = int8(a2)
+		o1[c] = int8(a1)
+		o0[c] = int8(a0)
 	}
 }
 
@@ -619,6 +595,11 @@ func dw3x3Quad2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
+	// ok is pixel k of the block (pixels past n alias pixel n-1).
+	o0 := out[:C]
+	o1 := out[min(1, n-1)*C:][:C]
+	o2 := out[min(2, n-1)*C:][:C]
+	o3 := out[min(3, n-1)*C:][:C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
 	x02 := cols[0][2][:C]
@@ -701,7 +682,6 @@ func dw3x3Quad2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		o := out[c:]
 		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
 			// dwRQFast, zo in k.
 			rr := uint32(-sh) & 31
@@ -723,23 +703,11 @@ func dw3x3Quad2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 			a3 = max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 		}
-		if n >= 4 {
-			o[0] = int8(a0)
-			o[C] = int8(a1)
-			o[2*C] = int8(a2)
-			o[3*C] = int8(a3)
-			continue
-		}
-		o[0] = int8(a0)
-		if n > 1 {
-			o[C] = int8(a1)
-		}
-		if n > 2 {
-			o[2*C] = int8(a2)
-		}
-		if n > 3 {
-			o[3*C] = int8(a3)
-		}
+		// Descending: a pixel past n aliases pixel n-1, stored last.
+		o3[c] = int8(a3)
+		o2[c] = int8(a2)
+		o1[c] = int8(a1)
+		o0[c] = int8(a0)
 	}
 }
 
@@ -754,6 +722,10 @@ func dw3x3Tri1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
+	// ok is pixel k of the block (pixels past n alias pixel n-1).
+	o0 := out[:C]
+	o1 := out[min(1, n-1)*C:][:C]
+	o2 := out[min(2, n-1)*C:][:C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
 	x02 := cols[0][2][:C]
@@ -815,7 +787,6 @@ func dw3x3Tri1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		o := out[c:]
 		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
 			// dwRQFast, zo in k.
 			rr := uint32(-sh) & 31
@@ -835,19 +806,10 @@ func dw3x3Tri1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 		}
-		if n >= 3 {
-			o[0] = int8(a0)
-			o[C] = int8(a1)
-			o[2*C] = int8(a2)
-			continue
-		}
-		o[0] = int8(a0)
-		if n > 1 {
-			o[C] = int8(a1)
-		}
-		if n > 2 {
-			o[2*C] = int8(a2)
-		}
+		// Descending: a pixel past n aliases pixel n-1, stored last.
+		o2[c] = int8(a2)
+		o1[c] = int8(a1)
+		o0[c] = int8(a0)
 	}
 }
 
@@ -862,6 +824,10 @@ func dw3x3Tri2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
 	rq = rq[:12*C]
+	// ok is pixel k of the block (pixels past n alias pixel n-1).
+	o0 := out[:C]
+	o1 := out[min(1, n-1)*C:][:C]
+	o2 := out[min(2, n-1)*C:][:C]
 	x00 := cols[0][0][:C]
 	x01 := cols[0][1][:C]
 	x02 := cols[0][2][:C]
@@ -926,7 +892,6 @@ func dw3x3Tri2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
 		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
 		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		o := out[c:]
 		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
 			// dwRQFast, zo in k.
 			rr := uint32(-sh) & 31
@@ -946,19 +911,10 @@ func dw3x3Tri2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
 		}
-		if n >= 3 {
-			o[0] = int8(a0)
-			o[C] = int8(a1)
-			o[2*C] = int8(a2)
-			continue
-		}
-		o[0] = int8(a0)
-		if n > 1 {
-			o[C] = int8(a1)
-		}
-		if n > 2 {
-			o[2*C] = int8(a2)
-		}
+		// Descending: a pixel past n aliases pixel n-1, stored last.
+		o2[c] = int8(a2)
+		o1[c] = int8(a1)
+		o0[c] = int8(a0)
 	}
 }
 
@@ -985,6 +941,7 @@ func dw3x3Mult(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 	rs := inW * C
 	img := p.inH * rs
 	var buf [2*dw3x3Seg + 1][3]int8
+	var q [1]dwRec
 	for b := 0; b < p.batches; b++ {
 		x := in[b*img : b*img+img]
 		for oy := 0; oy < p.outH; oy++ {
@@ -1031,10 +988,14 @@ func dw3x3Mult(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 					}
 					for j := 0; j < D; j++ {
 						k := c*D + j
-						if sW == 1 {
-							dw3x3Seg1(g, n, &w9[k], rq[12*k:12*k+12], p, os[k:], N)
-						} else {
-							dw3x3Seg2(g, n, &w9[k], rq[12*k:12*k+12], p, os[k:], N)
+						dwRecDecode(rq[12*k:12*k+12], p.outOffset, dw3x3BiasMax, q[:])
+						switch {
+						case !q[0].fast:
+							dw3x3SegSlow(g, n, sW, &w9[k], &q[0], p, os[k:], N)
+						case sW == 1:
+							dw3x3Seg1(g, n, &w9[k], &q[0], p, os[k:], N)
+						default:
+							dw3x3Seg2(g, n, &w9[k], &q[0], p, os[k:], N)
 						}
 					}
 				}
@@ -1080,46 +1041,6 @@ func dw3x3Rows(g [][3]int8, r0, r1, r2 []int8, q, cnt, C int) {
 	}
 }
 
-// dw3x3Req is a decoded requantization: fast says that the result is
-// (H + k + 2*(v>>31)) >> sh with H the high word of (v<<2)*m (dwRQFast),
-// otherwise convRQ32's operands.
-type dw3x3Req struct {
-	bias                         int32
-	m                            uint32
-	k, mm                        int32
-	sh                           uint32
-	fast                         bool
-	left, mult2, right, mask, hf uint32
-	neg                          uint32
-}
-
-// dw3x3Load decodes requantization record r (12 bytes) for output zero
-// point zo.
-func dw3x3Load(r string, zo int32, q *dw3x3Req) {
-	r = r[:12]
-	bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-	m := int32(uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24)
-	sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-	q.bias = bias
-	q.m = uint32(m)
-	q.mm = -m - 2
-	// dwRQFast needs |v| < 2^29 for v = acc + bias (|acc| <= 9*128*128),
-	// a right shift of 1..21 and |zo| <= 128 (no int32 overflow).
-	rr := -sh
-	q.fast = rr >= 1 && rr <= 21 && zo >= -128 && zo <= 128 && m >= 0 &&
-		bias > -dw3x3BiasMax && bias < dw3x3BiasMax
-	if q.fast {
-		q.k = 1 + 1<<uint32(rr) + zo<<uint32(rr+1)
-		q.sh = uint32(rr+1) & 31
-		return
-	}
-	q.left, q.right = uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
-	q.mult2 = uint32(m) << 1
-	q.mask = uint32(1)<<q.right - 1
-	q.hf = q.mask - q.mask>>1 // 2^(r-1), 0 when r = 0
-	q.neg = -min(q.right, 1)  // all ones when r > 0
-}
-
 // dwRQFast is TFLM's MultiplyByQuantizedMultiplier(v, m, -r) plus the
 // output zero point zo, for 1 <= r <= 21, |v| < 2^29, 0 <= m < 2^31 and
 // |zo| <= 128, with k = 1 + 2^r + zo*2^(r+1) and sh = r+1. The doubling
@@ -1150,11 +1071,9 @@ func dwClamp(v, lo, hi int32) int32 {
 // requantization record r; out[step*i] is pixel i.
 //
 //go:noinline
-func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []int8, step int) {
-	var q dw3x3Req
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	dw3x3Load(r, zo, &q)
-	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, q.sh
+func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []int8, step int) {
+	lo, hi := p.actMin, p.actMax
+	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, uint32(q.sh)
 	for i := 0; i < n; i += 4 {
 		v := (*[6][3]int8)(g[i : i+6])
 		var a0, a1, a2, a3, x, u0, u1, u2 int32
@@ -1209,23 +1128,19 @@ func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []
 		a2 += x * u2
 		a3 += x * u1
 		a3 += int32(v[5][2]) * u2
-		if q.fast {
-			a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
-			a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
-			a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
-			a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
-		} else {
-			a0, a1, a2, a3 = dw3x3Slow(&q, a0, a1, a2, a3, lo, hi, zo)
-		}
-		o := out[i*step:]
+		a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
+		a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
+		a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
+		a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
 		if n-i >= 4 {
-			o = o[:3*step+1]
-			o[0] = int8(a0)
-			o[step] = int8(a1)
-			o[2*step] = int8(a2)
-			o[3*step] = int8(a3)
+			j := i * step
+			out[j+3*step] = int8(a3)
+			out[j+2*step] = int8(a2)
+			out[j+step] = int8(a1)
+			out[j] = int8(a0)
 			continue
 		}
+		o := out[i*step:]
 		o[0] = int8(a0)
 		if n-i > 1 {
 			o[step] = int8(a1)
@@ -1239,11 +1154,9 @@ func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []
 // dw3x3Seg2 is dw3x3Seg1 with horizontal stride 2.
 //
 //go:noinline
-func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []int8, step int) {
-	var q dw3x3Req
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	dw3x3Load(r, zo, &q)
-	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, q.sh
+func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []int8, step int) {
+	lo, hi := p.actMin, p.actMax
+	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, uint32(q.sh)
 	for i := 0; i < n; i += 4 {
 		v := (*[9][3]int8)(g[2*i : 2*i+9])
 		var a0, a1, a2, a3, x, u0, u1, u2 int32
@@ -1295,23 +1208,19 @@ func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []
 		a3 += x * u0
 		a3 += int32(v[7][2]) * u1
 		a3 += int32(v[8][2]) * u2
-		if q.fast {
-			a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
-			a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
-			a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
-			a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
-		} else {
-			a0, a1, a2, a3 = dw3x3Slow(&q, a0, a1, a2, a3, lo, hi, zo)
-		}
-		o := out[i*step:]
+		a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
+		a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
+		a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
+		a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
 		if n-i >= 4 {
-			o = o[:3*step+1]
-			o[0] = int8(a0)
-			o[step] = int8(a1)
-			o[2*step] = int8(a2)
-			o[3*step] = int8(a3)
+			j := i * step
+			out[j+3*step] = int8(a3)
+			out[j+2*step] = int8(a2)
+			out[j+step] = int8(a1)
+			out[j] = int8(a0)
 			continue
 		}
+		o := out[i*step:]
 		o[0] = int8(a0)
 		if n-i > 1 {
 			o[step] = int8(a1)
@@ -1322,12 +1231,17 @@ func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, r string, p *dw3x3Params, out []
 	}
 }
 
-// dw3x3Slow requantizes the sums (bias included) of four pixels with
-// convRQ32 and clamps them.
-func dw3x3Slow(q *dw3x3Req, a0, a1, a2, a3 int32, lo, hi, zo int32) (int32, int32, int32, int32) {
-	a0 = max(min(convRQ32(a0, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg)+zo, hi), lo)
-	a1 = max(min(convRQ32(a1, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg)+zo, hi), lo)
-	a2 = max(min(convRQ32(a2, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg)+zo, hi), lo)
-	a3 = max(min(convRQ32(a3, 0, q.left, q.mult2, q.right, q.mask, q.hf, q.neg)+zo, hi), lo)
-	return a0, a1, a2, a3
+// dw3x3SegSlow is dw3x3Seg1 and dw3x3Seg2 (stride sW) for requantizations
+// that dwRQFast does not take.
+func dw3x3SegSlow(g [][3]int8, n, sW int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []int8, step int) {
+	for i := 0; i < n; i++ {
+		a := int32(0)
+		v := g[i*sW : i*sW+3]
+		for fy := 0; fy < 3; fy++ {
+			for fx := 0; fx < 3; fx++ {
+				a += int32(v[fx][fy]) * int32(wc[3*fy+fx])
+			}
+		}
+		out[i*step] = int8(q.slow(a, p.outOffset, p.actMin, p.actMax))
+	}
 }
