@@ -2,14 +2,16 @@ package kernels
 
 import "unsafe"
 
-// Int8 DEPTHWISE_CONV_2D with depth multiplier 1 (dw3x3Mult: one input
-// channel, any multiplier), a 3x3 filter, no
-// dilation and horizontal stride 1 or 2, without scratch memory, for
-// 32-bit cores: four (or three) horizontally adjacent output pixels of a
-// channel are computed together, each product one int32 multiply-add (MLA
-// on ARM), so the weights of a channel and its requantization are loaded
-// once per block and, with stride 1, each input value once per block
-// instead of up to three times.
+// Int8 DEPTHWISE_CONV_2D with a 3x3 filter, no dilation and horizontal
+// stride 1 or 2, without scratch memory, for 32-bit cores. With depth
+// multiplier 1, six (or four, or three) horizontally adjacent output pixels
+// of a channel are computed together (dw3x3Hex1 ... dw3x3Tri2), row by
+// filter row, each product one int32 multiply-add (MLA on ARM): the three
+// weights of a filter row are loaded once per block and each input value
+// once per block. One input channel with a depth multiplier above 1 runs
+// dw3x3Mult. Sums are requantized by dwRQFast (one 32x32->64 multiply) and
+// clamped without branches (dwClamp) where the requantization allows it,
+// else by convRQ32.
 //
 // Taps in the padding read zrow, a constant row of the input zero point;
 // the folded bias (conv_rq.go, bias - zp*sum of the channel's weights)
