@@ -696,7 +696,7 @@ const (
 	convRQMaxShift = 31  // largest left shift of the fast rescale
 	convGatherMax  = 128 // window values convGatherInt8 gathers
 	convGatherMaxC = 64  // output channels convGatherInt8 handles
-	dw3x3Seg       = 64  // pixels of a dw3x3Int8 segment (kernels/depthwise_3x3.go)
+	dw3x3Seg       = 60  // pixels of a dw3x3Mult segment (kernels/depthwise_3x3.go)
 )
 
 // convFastGeom is the geometry of a convolution lowered to a fast kernel.

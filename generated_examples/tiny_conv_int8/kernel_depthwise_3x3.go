@@ -26,8 +26,8 @@ type dw3x3Params struct {
 const dw3x3BiasMax = 1<<29 - 147456
 
 // dw3x3Seg bounds the output pixels of a segment of dw3x3Mult (a multiple
-// of four).
-const dw3x3Seg = 64
+// of its blocks of six).
+const dw3x3Seg = 60
 
 // dw3x3Int8 runs the convolution. w holds the weights by output channel,
 // the nine taps of channel k (row by row) at 9k; zrow is chans bytes of the
@@ -922,7 +922,7 @@ func dw3x3Tri2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 // above 1: a row is computed in segments of up to dw3x3Seg pixels; the
 // segment's window values are copied into a local array, column by column
 // (the three taps of a column adjacent), so that the output channels read
-// every tap of a block of four pixels at a constant offset from one
+// every tap of a block of six pixels at a constant offset from one
 // pointer. All of a segment's input is read before any of its outputs is
 // written.
 func dw3x3Mult(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
@@ -966,7 +966,7 @@ func dw3x3Mult(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 			o := out[(b*p.outH+oy)*W*N : (b*p.outH+oy+1)*W*N]
 			for s0 := 0; s0 < W; s0 += dw3x3Seg {
 				n := min(dw3x3Seg, W-s0)
-				ng := ((n+3)/4*4-1)*sW + 3 // columns the blocks read
+				ng := ((n+5)/6*6-1)*sW + 3 // columns the blocks read
 				g := buf[:ng]
 				ix0 := s0*sW - p.padW
 				jl := min(max(-ix0, 0), ng)
@@ -1067,16 +1067,17 @@ func dwClamp(v, lo, hi int32) int32 {
 }
 
 // dw3x3Seg1 computes n output pixels of one output channel with
-// horizontal stride 1 from g (column j's three taps at g[j]), weights wc,
-// requantization record r; out[step*i] is pixel i.
+// horizontal stride 1, in blocks of six, from g (column j's three taps at
+// g[j]; g covers whole blocks), weights wc and requantization q (fast);
+// out[step*i] is pixel i.
 //
 //go:noinline
 func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []int8, step int) {
 	lo, hi := p.actMin, p.actMax
 	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, uint32(q.sh)
-	for i := 0; i < n; i += 4 {
-		v := (*[6][3]int8)(g[i : i+6])
-		var a0, a1, a2, a3, x, u0, u1, u2 int32
+	for i := 0; i < n; i += 6 {
+		v := (*[8][3]int8)(g[i : i+8])
+		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
 		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
 		a0 = int32(v[0][0])*u0 + bias
 		x = int32(v[1][0])
@@ -1093,7 +1094,15 @@ func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []
 		x = int32(v[4][0])
 		a2 += x * u2
 		a3 += x * u1
-		a3 += int32(v[5][0]) * u2
+		a4 = x*u0 + bias
+		x = int32(v[5][0])
+		a3 += x * u2
+		a4 += x * u1
+		a5 = x*u0 + bias
+		x = int32(v[6][0])
+		a4 += x * u2
+		a5 += x * u1
+		a5 += int32(v[7][0]) * u2
 		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
 		a0 += int32(v[0][1]) * u0
 		x = int32(v[1][1])
@@ -1110,7 +1119,15 @@ func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []
 		x = int32(v[4][1])
 		a2 += x * u2
 		a3 += x * u1
-		a3 += int32(v[5][1]) * u2
+		a4 += x * u0
+		x = int32(v[5][1])
+		a3 += x * u2
+		a4 += x * u1
+		a5 += x * u0
+		x = int32(v[6][1])
+		a4 += x * u2
+		a5 += x * u1
+		a5 += int32(v[7][1]) * u2
 		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
 		a0 += int32(v[0][2]) * u0
 		x = int32(v[1][2])
@@ -1127,13 +1144,25 @@ func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []
 		x = int32(v[4][2])
 		a2 += x * u2
 		a3 += x * u1
-		a3 += int32(v[5][2]) * u2
+		a4 += x * u0
+		x = int32(v[5][2])
+		a3 += x * u2
+		a4 += x * u1
+		a5 += x * u0
+		x = int32(v[6][2])
+		a4 += x * u2
+		a5 += x * u1
+		a5 += int32(v[7][2]) * u2
 		a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
 		a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
 		a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
 		a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
-		if n-i >= 4 {
+		a4 = dwClamp(dwRQFast(a4, m, k, mm, sh), lo, hi)
+		a5 = dwClamp(dwRQFast(a5, m, k, mm, sh), lo, hi)
+		if n-i >= 6 {
 			j := i * step
+			out[j+5*step] = int8(a5)
+			out[j+4*step] = int8(a4)
 			out[j+3*step] = int8(a3)
 			out[j+2*step] = int8(a2)
 			out[j+step] = int8(a1)
@@ -1144,9 +1173,18 @@ func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []
 		o[0] = int8(a0)
 		if n-i > 1 {
 			o[step] = int8(a1)
-			if n-i > 2 {
-				o[2*step] = int8(a2)
-			}
+		}
+		if n-i > 2 {
+			o[2*step] = int8(a2)
+		}
+		if n-i > 3 {
+			o[3*step] = int8(a3)
+		}
+		if n-i > 4 {
+			o[4*step] = int8(a4)
+		}
+		if n-i > 5 {
+			o[5*step] = int8(a5)
 		}
 	}
 }
@@ -1157,9 +1195,9 @@ func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []
 func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []int8, step int) {
 	lo, hi := p.actMin, p.actMax
 	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, uint32(q.sh)
-	for i := 0; i < n; i += 4 {
-		v := (*[9][3]int8)(g[2*i : 2*i+9])
-		var a0, a1, a2, a3, x, u0, u1, u2 int32
+	for i := 0; i < n; i += 6 {
+		v := (*[13][3]int8)(g[2*i : 2*i+13])
+		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
 		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
 		a0 = int32(v[0][0])*u0 + bias
 		a0 += int32(v[1][0]) * u1
@@ -1175,7 +1213,15 @@ func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []
 		a2 += x * u2
 		a3 = x*u0 + bias
 		a3 += int32(v[7][0]) * u1
-		a3 += int32(v[8][0]) * u2
+		x = int32(v[8][0])
+		a3 += x * u2
+		a4 = x*u0 + bias
+		a4 += int32(v[9][0]) * u1
+		x = int32(v[10][0])
+		a4 += x * u2
+		a5 = x*u0 + bias
+		a5 += int32(v[11][0]) * u1
+		a5 += int32(v[12][0]) * u2
 		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
 		a0 += int32(v[0][1]) * u0
 		a0 += int32(v[1][1]) * u1
@@ -1191,7 +1237,15 @@ func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []
 		a2 += x * u2
 		a3 += x * u0
 		a3 += int32(v[7][1]) * u1
-		a3 += int32(v[8][1]) * u2
+		x = int32(v[8][1])
+		a3 += x * u2
+		a4 += x * u0
+		a4 += int32(v[9][1]) * u1
+		x = int32(v[10][1])
+		a4 += x * u2
+		a5 += x * u0
+		a5 += int32(v[11][1]) * u1
+		a5 += int32(v[12][1]) * u2
 		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
 		a0 += int32(v[0][2]) * u0
 		a0 += int32(v[1][2]) * u1
@@ -1207,13 +1261,25 @@ func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []
 		a2 += x * u2
 		a3 += x * u0
 		a3 += int32(v[7][2]) * u1
-		a3 += int32(v[8][2]) * u2
+		x = int32(v[8][2])
+		a3 += x * u2
+		a4 += x * u0
+		a4 += int32(v[9][2]) * u1
+		x = int32(v[10][2])
+		a4 += x * u2
+		a5 += x * u0
+		a5 += int32(v[11][2]) * u1
+		a5 += int32(v[12][2]) * u2
 		a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
 		a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
 		a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
 		a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
-		if n-i >= 4 {
+		a4 = dwClamp(dwRQFast(a4, m, k, mm, sh), lo, hi)
+		a5 = dwClamp(dwRQFast(a5, m, k, mm, sh), lo, hi)
+		if n-i >= 6 {
 			j := i * step
+			out[j+5*step] = int8(a5)
+			out[j+4*step] = int8(a4)
 			out[j+3*step] = int8(a3)
 			out[j+2*step] = int8(a2)
 			out[j+step] = int8(a1)
@@ -1224,9 +1290,18 @@ func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []
 		o[0] = int8(a0)
 		if n-i > 1 {
 			o[step] = int8(a1)
-			if n-i > 2 {
-				o[2*step] = int8(a2)
-			}
+		}
+		if n-i > 2 {
+			o[2*step] = int8(a2)
+		}
+		if n-i > 3 {
+			o[3*step] = int8(a3)
+		}
+		if n-i > 4 {
+			o[4*step] = int8(a4)
+		}
+		if n-i > 5 {
+			o[5*step] = int8(a5)
 		}
 	}
 }
