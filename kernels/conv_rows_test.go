@@ -41,6 +41,11 @@ func TestConvRowsInt8(t *testing.T) {
 		{1, 96, 96, 1, 3, 3, 8, 2, 2, 1, 1, true},
 		{1, 7, 9, 2, 2, 2, 3, 1, 2, 1, 1, false},
 		{1, 8, 11, 3, 3, 4, 1, 3, 1, 1, 1, false},
+		// Window rows of eight values (convGatherWin's unrolled rows).
+		{2, 6, 7, 2, 3, 4, 5, 1, 2, 1, 1, true},
+		{1, 5, 6, 4, 2, 2, 3, 2, 1, 1, 1, true},
+		{1, 9, 12, 1, 5, 8, 4, 1, 1, 1, 1, true},
+		{1, 9, 12, 1, 5, 8, 4, 1, 1, 1, 1, false},
 	}
 	for i := 0; i < 60; i++ {
 		cases = append(cases, convTWinCase{1 + r.Intn(2), 1 + r.Intn(9), 1 + r.Intn(12), 1 + r.Intn(5),

@@ -14,10 +14,18 @@ package kernels
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
 //   - convRowsPair: parameter w has type [][2]int8
-//   - dw3x3Quad1: parameter cols has type *[3][9][]int8
-//   - dw3x3Quad2: parameter cols has type *[3][9][]int8
-//   - dw3x3Tri1: parameter cols has type *[3][9][]int8
-//   - dw3x3Tri2: parameter cols has type *[3][9][]int8
+//   - dw3x3Gather3: parameter g has type [][3]int8
+//   - dw3x3Hex1: parameter cols has type *dw3x3Cols
+//   - dw3x3Hex2: parameter cols has type *dw3x3Cols
+//   - dw3x3Quad1: parameter cols has type *dw3x3Cols
+//   - dw3x3Quad2: parameter cols has type *dw3x3Cols
+//   - dw3x3Rows: parameter g has type [][3]int8
+//   - dw3x3Seg1: parameter g has type [][3]int8
+//   - dw3x3Seg2: parameter g has type [][3]int8
+//   - dw3x3SegSlow: parameter g has type [][3]int8
+//   - dw3x3Tri1: parameter cols has type *dw3x3Cols
+//   - dw3x3Tri2: parameter cols has type *dw3x3Cols
+//   - dwRecDecode: parameter t has type []dwRec
 //   - dwRowsAny: parameter rows has type [][]int64
 //   - fcDotF4: parameter t has type *[4]float32
 //   - fcOctOut: parameter a has type *[8]int32
@@ -34,25 +42,25 @@ package kernels
 //     convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny, convPWOut, convPWQ,
 //     convPWRescale, convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps,
 //     detIoU, detMax, detMin, detNMS, divLeadingSignBits, divQuantOne,
-//     divRoundingDivByPOT, dusClamp, dwRescale, dwRowsSrc, dwTaps,
-//     ewRequantDown, ewRowStart, ewRows, ewTab32, fcDotI16, fcDotI16Acc32,
-//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
-//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
-//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
-//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
-//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
-//     lstmClampF, lstmDot16, lstmDotF4, lstmDotF4Q, lstmDotF4S, lstmDotF8,
-//     lstmDotF8Q, lstmDotF8S, lstmF32q, lstmFCQ64, lstmGate16, lstmGateF,
-//     lstmHiddenQ, lstmMakeRQ, lstmRowBatch, lstmRq16, lstmSigArg,
-//     lstmSigFin, lstmSigmoidQ, lstmStrF32, lstmStrOff, lstmTanhArg,
-//     lstmTanhFin, lstmTanhQ, lstmWords, meanRequant, mulByQuantMul,
-//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
-//     poolWindow, preluOne, quantizeF32One, reluOne, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
-//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8,
-//     tconvTaps
+//     divRoundingDivByPOT, dusClamp, dw3x3BlockWidth, dw3x3FastN, dwClamp,
+//     dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
+//     ewRows, ewTab32, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
+//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
+//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
+//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
+//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
+//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmDot16,
+//     lstmDotF4, lstmDotF4Q, lstmDotF4S, lstmDotF8, lstmDotF8Q, lstmDotF8S,
+//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
+//     lstmRowBatch, lstmRq16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
+//     lstmStrF32, lstmStrOff, lstmTanhArg, lstmTanhFin, lstmTanhQ, lstmWords,
+//     meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64,
+//     octLanes, poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
+//     rqFromFC, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
+//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
+//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne,
+//     svdfActF32, svdfSumI8, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -140,6 +148,8 @@ func Call(fn string, args []any) bool {
 		cmpI64(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]int64), args[3].([]int64), args[4].([]uint8))
 	case "cmpInt8":
 		cmpInt8(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]uint8))
+	case "convCopy":
+		convCopy(args[0].([]int8), args[1].([]int8))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":
@@ -212,6 +222,8 @@ func Call(fn string, args []any) bool {
 		dusI64Const(args[0].(*dusParams), args[1].([]byte), args[2].(string), args[3].([]int64))
 	case "dw3x3Int8":
 		dw3x3Int8(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
+	case "dw3x3Mult":
+		dw3x3Mult(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
 	case "dwF32":
 		dwF32(args[0].(*dwParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "dwFinish":
@@ -1022,6 +1034,8 @@ func NewParams(typ string, fields map[string]any) any {
 				p.inW = int(v.(int64))
 			case "chans":
 				p.chans = int(v.(int64))
+			case "mult":
+				p.mult = int(v.(int64))
 			case "outH":
 				p.outH = int(v.(int64))
 			case "outW":
@@ -1093,6 +1107,27 @@ func NewParams(typ string, fields map[string]any) any {
 				p.fActMin = float32(v.(float64))
 			case "fActMax":
 				p.fActMax = float32(v.(float64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "dwRec":
+		p := &dwRec{}
+		for k, v := range fields {
+			switch k {
+			case "bias":
+				p.bias = int32(v.(int64))
+			case "k":
+				p.k = int32(v.(int64))
+			case "mm":
+				p.mm = int32(v.(int64))
+			case "m":
+				p.m = uint32(v.(int64))
+			case "sh":
+				p.sh = int8(v.(int64))
+			case "fast":
+				p.fast = v.(bool)
 			default:
 				return nil
 			}

@@ -70,8 +70,29 @@ func requantizeOne(p *requantizeParams, q fcRQ, x int32) int32 {
 	return min(max(fcRescale(x-p.inZP, q)+p.outZP, p.qmin), p.qmax)
 }
 
+// requantizeFast reports whether p's rescale of inputs x - inZP of an
+// int8 or int16 input (|x - inZP| < 2^17) plus outZP is dwRQFast(x - inZP,
+// m, k, mm, sh) (no left shift, a right shift of 1..21, |outZP| <= 128),
+// and returns dwRQFast's constants.
+func requantizeFast(p *requantizeParams) (m uint32, k, mm int32, sh uint32, ok bool) {
+	r := int32(p.rsh) - 31
+	if p.lsh != 0 || r < 1 || r > 21 || p.mult < 0 || p.outZP < -128 || p.outZP > 128 ||
+		p.inZP < -32768 || p.inZP > 32767 {
+		return 0, 0, 0, 0, false
+	}
+	return uint32(p.mult), 1 + int32(1)<<r + p.outZP<<(r+1), -p.mult - 2, uint32(r + 1), true
+}
+
 // requantizeI8ToI8 is QUANTIZE from int8 to int8.
 func requantizeI8ToI8(p *requantizeParams, in, out []int8) {
+	if m, k, mm, sh, ok := requantizeFast(p); ok {
+		lo, hi, zi := p.qmin, p.qmax, p.inZP
+		out = out[:len(in)]
+		for i, x := range in {
+			out[i] = int8(dwClamp(dwRQFast(int32(x)-zi, m, k, mm, sh), lo, hi))
+		}
+		return
+	}
 	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
 	for i, v := range in {
 		out[i] = int8(requantizeOne(p, q, int32(v)))
@@ -112,6 +133,14 @@ func requantizeU8ToI8(p *requantizeParams, in []uint8, out []int8) {
 
 // requantizeI16ToI8 is QUANTIZE from int16 to int8.
 func requantizeI16ToI8(p *requantizeParams, in []int16, out []int8) {
+	if m, k, mm, sh, ok := requantizeFast(p); ok {
+		lo, hi, zi := p.qmin, p.qmax, p.inZP
+		out = out[:len(in)]
+		for i, x := range in {
+			out[i] = int8(dwClamp(dwRQFast(int32(x)-zi, m, k, mm, sh), lo, hi))
+		}
+		return
+	}
 	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
 	for i, v := range in {
 		out[i] = int8(requantizeOne(p, q, int32(v)))

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -159,5 +160,64 @@ func TestQuantizeReference(t *testing.T) {
 	}
 	if n != 4 {
 		t.Fatalf("checked %d QUANTIZE operators, want 4", n)
+	}
+}
+
+// TestRequantizeFast checks the dwRQFast loops of requantizeI16ToI8 and
+// requantizeI8ToI8 against requantizeOne (the general path) on every input
+// value, for random multipliers, shifts (left, right 0..31) and zero
+// points.
+func TestRequantizeFast(t *testing.T) {
+	r := rand.New(rand.NewSource(15))
+	in16 := make([]int16, 65536)
+	for i := range in16 {
+		in16[i] = int16(i - 32768)
+	}
+	in8 := make([]int8, 256)
+	for i := range in8 {
+		in8[i] = int8(i - 128)
+	}
+	out16 := make([]int8, len(in16))
+	out8 := make([]int8, len(in8))
+	for trial := 0; trial < 300; trial++ {
+		p := &requantizeParams{mult: int32(1<<30 + r.Int63n(1<<30)), qmin: -128, qmax: 127}
+		if trial%2 == 0 {
+			p.qmin, p.qmax = int32(r.Intn(100)-128), int32(127-r.Intn(100))
+		}
+		sh := r.Intn(33) - 31 // exponent -31..1
+		if trial < 40 {
+			sh = -(trial % 23)
+		}
+		if sh > 0 {
+			p.lsh, p.rsh = uint8(sh), 31
+		} else {
+			p.rsh = uint8(31 - sh)
+			if sh < 0 {
+				p.half = int32(1) << (-sh - 1)
+			}
+		}
+		p.outZP = int32(r.Intn(256) - 128)
+		for _, w := range []struct {
+			zi  int32
+			n16 bool
+		}{{int32(r.Intn(65536) - 32768), true}, {0, true}, {int32(r.Intn(256) - 128), false}} {
+			p.inZP = w.zi
+			q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
+			if w.n16 {
+				requantizeI16ToI8(p, in16, out16)
+				for i, v := range in16 {
+					if want := int8(requantizeOne(p, q, int32(v))); out16[i] != want {
+						t.Fatalf("%+v: int16 %d gives %d, want %d", *p, v, out16[i], want)
+					}
+				}
+				continue
+			}
+			requantizeI8ToI8(p, in8, out8)
+			for i, v := range in8 {
+				if want := int8(requantizeOne(p, q, int32(v))); out8[i] != want {
+					t.Fatalf("%+v: int8 %d gives %d, want %d", *p, v, out8[i], want)
+				}
+			}
+		}
 	}
 }

@@ -67,6 +67,7 @@ const (
 	CmpOrd64                Func = "cmpOrd64"
 	ConstI8                 Func = "constI8"
 	ConstU8                 Func = "constU8"
+	ConvCopy                Func = "convCopy"
 	ConvF32                 Func = "convF32"
 	ConvGatherInt8          Func = "convGatherInt8"
 	ConvGatherWin           Func = "convGatherWin"
@@ -133,15 +134,28 @@ const (
 	DusI32Const             Func = "dusI32Const"
 	DusI64                  Func = "dusI64"
 	DusI64Const             Func = "dusI64Const"
+	Dw3x3BlockWidth         Func = "dw3x3BlockWidth"
+	Dw3x3FastN              Func = "dw3x3FastN"
+	Dw3x3Gather3            Func = "dw3x3Gather3"
+	Dw3x3Hex1               Func = "dw3x3Hex1"
+	Dw3x3Hex2               Func = "dw3x3Hex2"
 	Dw3x3Int8               Func = "dw3x3Int8"
+	Dw3x3Mult               Func = "dw3x3Mult"
 	Dw3x3Quad1              Func = "dw3x3Quad1"
 	Dw3x3Quad2              Func = "dw3x3Quad2"
+	Dw3x3Rows               Func = "dw3x3Rows"
+	Dw3x3Seg1               Func = "dw3x3Seg1"
+	Dw3x3Seg2               Func = "dw3x3Seg2"
+	Dw3x3SegSlow            Func = "dw3x3SegSlow"
 	Dw3x3Tri1               Func = "dw3x3Tri1"
 	Dw3x3Tri2               Func = "dw3x3Tri2"
+	DwClamp                 Func = "dwClamp"
 	DwF32                   Func = "dwF32"
 	DwFinish                Func = "dwFinish"
 	DwInt16                 Func = "dwInt16"
 	DwInt8                  Func = "dwInt8"
+	DwRQFast                Func = "dwRQFast"
+	DwRecDecode             Func = "dwRecDecode"
 	DwRescale               Func = "dwRescale"
 	DwRows3x3               Func = "dwRows3x3"
 	DwRowsAny               Func = "dwRowsAny"
@@ -316,6 +330,7 @@ const (
 	ReluInt16               Func = "reluInt16"
 	ReluInt8                Func = "reluInt8"
 	ReluOne                 Func = "reluOne"
+	RequantizeFast          Func = "requantizeFast"
 	RequantizeI16ToI16      Func = "requantizeI16ToI16"
 	RequantizeI16ToI32      Func = "requantizeI16ToI32"
 	RequantizeI16ToI8       Func = "requantizeI16ToI8"
@@ -407,6 +422,7 @@ const (
 	DusParams            Struct = "dusParams"
 	Dw3x3Params          Struct = "dw3x3Params"
 	DwParams             Struct = "dwParams"
+	DwRec                Struct = "dwRec"
 	DwRowsParams         Struct = "dwRowsParams"
 	EwBcast              Struct = "ewBcast"
 	EwF32Params          Struct = "ewF32Params"
@@ -500,6 +516,7 @@ func Funcs() []Func {
 		CmpOrd64,
 		ConstI8,
 		ConstU8,
+		ConvCopy,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -566,15 +583,28 @@ func Funcs() []Func {
 		DusI32Const,
 		DusI64,
 		DusI64Const,
+		Dw3x3BlockWidth,
+		Dw3x3FastN,
+		Dw3x3Gather3,
+		Dw3x3Hex1,
+		Dw3x3Hex2,
 		Dw3x3Int8,
+		Dw3x3Mult,
 		Dw3x3Quad1,
 		Dw3x3Quad2,
+		Dw3x3Rows,
+		Dw3x3Seg1,
+		Dw3x3Seg2,
+		Dw3x3SegSlow,
 		Dw3x3Tri1,
 		Dw3x3Tri2,
+		DwClamp,
 		DwF32,
 		DwFinish,
 		DwInt16,
 		DwInt8,
+		DwRQFast,
+		DwRecDecode,
 		DwRescale,
 		DwRows3x3,
 		DwRowsAny,
@@ -749,6 +779,7 @@ func Funcs() []Func {
 		ReluInt16,
 		ReluInt8,
 		ReluOne,
+		RequantizeFast,
 		RequantizeI16ToI16,
 		RequantizeI16ToI32,
 		RequantizeI16ToI8,
@@ -842,6 +873,7 @@ func Structs() []Struct {
 		DusParams,
 		Dw3x3Params,
 		DwParams,
+		DwRec,
 		DwRowsParams,
 		EwBcast,
 		EwF32Params,
@@ -988,6 +1020,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "string"}}, true
 	case ConstU8:
 		return []Param{{"s", "string"}}, true
+	case ConvCopy:
+		return []Param{{"d", "[]int8"}, {"src", "[]int8"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case ConvGatherInt8:
@@ -1120,16 +1154,38 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dusParams"}, {"dst", "[]byte"}, {"upd", "[]byte"}, {"start", "[]int64"}}, true
 	case DusI64Const:
 		return []Param{{"p", "*dusParams"}, {"dst", "[]byte"}, {"upd", "string"}, {"start", "[]int64"}}, true
+	case Dw3x3BlockWidth:
+		return []Param{{"outW", "int"}}, true
+	case Dw3x3FastN:
+		return []Param{{"zo", "int32"}}, true
+	case Dw3x3Gather3:
+		return []Param{{"g", "[][3]int8"}, {"a0", "[]int8"}, {"a1", "[]int8"}, {"a2", "[]int8"}, {"C", "int"}}, true
+	case Dw3x3Hex1:
+		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+	case Dw3x3Hex2:
+		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Int8:
 		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case Dw3x3Mult:
+		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case Dw3x3Quad1:
-		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Quad2:
-		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+	case Dw3x3Rows:
+		return []Param{{"g", "[][3]int8"}, {"r0", "[]int8"}, {"r1", "[]int8"}, {"r2", "[]int8"}, {"q", "int"}, {"cnt", "int"}, {"C", "int"}}, true
+	case Dw3x3Seg1:
+		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"wc", "*[9]int8"}, {"q", "*dwRec"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
+	case Dw3x3Seg2:
+		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"wc", "*[9]int8"}, {"q", "*dwRec"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
+	case Dw3x3SegSlow:
+		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"sW", "int"}, {"wc", "*[9]int8"}, {"q", "*dwRec"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
 	case Dw3x3Tri1:
-		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Tri2:
-		return []Param{{"cols", "*[3][9][]int8"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+	case DwClamp:
+		return []Param{{"v", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case DwF32:
 		return []Param{{"p", "*dwParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case DwFinish:
@@ -1138,6 +1194,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dwParams"}, {"in", "[]int16"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case DwInt8:
 		return []Param{{"p", "*dwParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
+	case DwRQFast:
+		return []Param{{"v", "int32"}, {"m", "uint32"}, {"k", "int32"}, {"mm", "int32"}, {"sh", "uint32"}}, true
+	case DwRecDecode:
+		return []Param{{"rq", "string"}, {"zo", "int32"}, {"biasMax", "int32"}, {"t", "[]dwRec"}}, true
 	case DwRescale:
 		return []Param{{"x", "int32"}, {"m", "int32"}, {"shift", "int"}}, true
 	case DwRows3x3:
@@ -1486,6 +1546,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*reluParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case ReluOne:
 		return []Param{{"p", "*reluParams"}, {"x", "int32"}}, true
+	case RequantizeFast:
+		return []Param{{"p", "*requantizeParams"}}, true
 	case RequantizeI16ToI16:
 		return []Param{{"p", "*requantizeParams"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
 	case RequantizeI16ToI32:
@@ -1668,6 +1730,7 @@ func (f Func) Results() int {
 		CmpI32,
 		CmpI64,
 		CmpInt8,
+		ConvCopy,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -1710,15 +1773,24 @@ func (f Func) Results() int {
 		DusI32Const,
 		DusI64,
 		DusI64Const,
+		Dw3x3Gather3,
+		Dw3x3Hex1,
+		Dw3x3Hex2,
 		Dw3x3Int8,
+		Dw3x3Mult,
 		Dw3x3Quad1,
 		Dw3x3Quad2,
+		Dw3x3Rows,
+		Dw3x3Seg1,
+		Dw3x3Seg2,
+		Dw3x3SegSlow,
 		Dw3x3Tri1,
 		Dw3x3Tri2,
 		DwF32,
 		DwFinish,
 		DwInt16,
 		DwInt8,
+		DwRecDecode,
 		DwRows3x3,
 		DwRowsAny,
 		DwRowsBuild,
@@ -1900,6 +1972,10 @@ func (f Func) Results() int {
 		DivQuantOne,
 		DivRoundingDivByPOT,
 		DusClamp,
+		Dw3x3BlockWidth,
+		Dw3x3FastN,
+		DwClamp,
+		DwRQFast,
 		DwRescale,
 		DwRowsSrc,
 		EwRequantDown,
@@ -2000,7 +2076,8 @@ func (f Func) Results() int {
 		LstmDotF4S,
 		OctCols64:
 		return 4
-	case ConvLean8:
+	case ConvLean8,
+		RequantizeFast:
 		return 5
 	case LstmDotF8,
 		LstmDotF8Q,
@@ -2048,9 +2125,11 @@ func (s Struct) Fields() ([]Param, bool) {
 	case DusParams:
 		return []Param{{"rank", "int"}, {"lim0", "int"}, {"lim1", "int"}, {"lim2", "int"}, {"lim3", "int"}, {"lim4", "int"}, {"lim5", "int"}, {"st0", "int"}, {"st1", "int"}, {"st2", "int"}, {"st3", "int"}, {"st4", "int"}, {"st5", "int"}, {"move", "*moveParams"}}, true
 	case Dw3x3Params:
-		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"mult", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case DwParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"depthMul", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
+	case DwRec:
+		return []Param{{"bias", "int32"}, {"k", "int32"}, {"mm", "int32"}, {"m", "uint32"}, {"sh", "int8"}, {"fast", "bool"}}, true
 	case DwRowsParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int64"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case EwBcast:
@@ -2133,6 +2212,8 @@ func underlying(t string) string {
 	switch t {
 	case "arena":
 		return "[]byte"
+	case "dw3x3Cols":
+		return "[3][13][]int8"
 	}
 	return t
 }

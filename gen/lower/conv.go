@@ -488,7 +488,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		}
 		// A 3x3 depthwise convolution needs no scratch: dw3x3Int8 in every
 		// build.
-		if depthMul == 1 && fH == 3 && fW == 3 && dilH == 1 && dilW == 1 && (strideW == 1 || strideW == 2) &&
+		if (depthMul == 1 || inC == 1) && fH == 3 && fW == 3 && dilH == 1 && dilW == 1 && (strideW == 1 || strideW == 2) &&
 			convFastOK(shift) {
 			return dwLower3x3Int8(c, in, filter, bias, out, oh, ow, strideH, strideW, padH, padW,
 				mult, shift, inZP, outZP, lo, hi)
@@ -696,6 +696,7 @@ const (
 	convRQMaxShift = 31  // largest left shift of the fast rescale
 	convGatherMax  = 128 // window values convGatherInt8 gathers
 	convGatherMaxC = 64  // output channels convGatherInt8 handles
+	dw3x3Seg       = 60  // pixels of a dw3x3Mult segment (kernels/depthwise_3x3.go)
 )
 
 // convFastGeom is the geometry of a convolution lowered to a fast kernel.
@@ -993,40 +994,52 @@ func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGe
 }
 
 // dwLower3x3Int8 emits dw3x3Int8, the scratch-free 3x3 depthwise kernel
-// (depth multiplier 1, no dilation, horizontal stride 1 or 2): the filter
-// channel-major ([C][9], taps row by row), a constant row of the input zero
-// point for padded taps and conv_rq.go's requantization triples with the
-// bias folded for input offset -zp.
+// (depth multiplier 1 or one input channel, no dilation, horizontal stride
+// 1 or 2): the filter by output channel ([outC][9], taps row by row), a
+// constant row of the input zero point for padded taps and conv_rq.go's
+// requantization triples with the bias folded for input offset -zp.
 func dwLower3x3Int8(c *opCtx, in, filter, bias, out *model.Tensor, oh, ow, strideH, strideW, padH, padW int,
 	mult, shift []int32, inZP, outZP, lo, hi int32) error {
 	batches, inH, inW, C := in.Shape[0], in.Shape[1], in.Shape[2], in.Shape[3]
-	rows := convDepthwiseAsConv(filter.Data, C)
+	N := filter.Shape[3]
+	rows := convDepthwiseAsConv(filter.Data, N)
 	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
 	if err != nil {
 		return err
 	}
 	zrow := make([]byte, C)
-	wt := make([]byte, 0, 9*C)
-	for ch, w := range rows {
+	for ch := range zrow {
 		zrow[ch] = byte(int8(inZP))
+	}
+	wt := make([]byte, 0, 9*N)
+	for _, w := range rows {
 		for _, v := range w {
 			wt = append(wt, byte(v))
 		}
 	}
 	c.Call(kernelsig.Dw3x3Int8, Struct(kernelsig.Dw3x3Params,
-		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("chans", Int(C)),
+		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("chans", Int(C)), F("mult", Int(N/C)),
 		F("outH", Int(oh)), F("outW", Int(ow)), F("strideH", Int(strideH)), F("strideW", Int(strideW)),
 		F("padH", Int(padH)), F("padW", Int(padW)),
 		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
 		View(in), c.Const("DW", wt), c.Const("ZP", zrow), rq, View(out))
+	g := convFastGeom{batches: batches, inH: inH, inW: inW, inC: C, fH: 3, fW: 3, outH: oh, outW: ow, outC: N,
+		strideH: strideH, strideW: strideW, dilH: 1, dilW: 1, padH: padH, padW: padW}
+	if N != C {
+		// dw3x3Mult (one input channel) reads a segment's windows, then
+		// writes its pixels.
+		c.offerOverlap(0, rasterWindowShift(g, 1, 1, dw3x3Seg, true))
+		return nil
+	}
 	// dw3x3Int8 writes blocks of bw pixels of a row in raster order,
 	// channel by channel (its reads and writes interleave in a block).
-	bw := 4
-	if ow%4 != 0 && ow%3 == 0 {
+	bw := 4 // kernels' dw3x3BlockWidth
+	switch {
+	case ow%6 == 0:
+		bw = 6
+	case ow%4 != 0 && ow%3 == 0:
 		bw = 3
 	}
-	g := convFastGeom{batches: batches, inH: inH, inW: inW, inC: C, fH: 3, fW: 3, outH: oh, outW: ow, outC: C,
-		strideH: strideH, strideW: strideW, dilH: 1, dilW: 1, padH: padH, padW: padW}
 	c.offerOverlap(0, rasterWindowShift(g, 1, 1, bw, false))
 	return nil
 }

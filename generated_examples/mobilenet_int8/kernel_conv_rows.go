@@ -44,28 +44,10 @@ func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 	N := p.outC
 	w16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/16)
 	w16 = w16[:(N+1)/2*K8]
-	var q [convGatherMaxC + 1]convPWRQ
-	for c := 0; c < N; c++ {
-		convPWRQLoad(rq, c, &q[c])
-	}
-	// fast[i]: channels 2i and 2i+1 (when there) requantize with convRQR
-	// and the output zero point in its kh (convPWPair8); q[c].kh then
-	// includes zo*2^(right-1).
-	var fast [(convGatherMaxC + 1) / 2]bool
-	if zo := p.outOffset; zo >= -128 && zo <= 128 {
-		for ob := 0; ob < N; ob += 2 {
-			f := true
-			for c := ob; c < min(ob+2, N); c++ {
-				f = f && q[c].right >= 2 && q[c].right <= 23
-			}
-			if f {
-				for c := ob; c < min(ob+2, N); c++ {
-					q[c].kh += uint32(zo) << (q[c].rm1 & 31)
-				}
-			}
-			fast[ob/2] = f
-		}
-	}
+	// Requantizations decoded once (channel N, when N is odd, is unused);
+	// |acc| <= K*2^14 for dwRQFast.
+	var q [convGatherMaxC + 1]dwRec
+	dwRecDecode(rq, p.outOffset, 1<<29-int32(K)<<14, q[:N])
 	var win [2][convGatherMax]int8
 	a8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&win[0])), K8)
 	b8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&win[1])), K8)
@@ -73,7 +55,7 @@ func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 	b16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(&win[1])), K8/2)
 	w32 := unsafe.Slice((*[32]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/32)
 	img := p.inH * p.inW * p.inC
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	lo, hi := p.actMin, p.actMax
 	for b := 0; b < p.batches; b++ {
 		x := in[b*img : b*img+img]
 		for oy := 0; oy < p.outH; oy++ {
@@ -95,31 +77,31 @@ func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 						s00, s01, s10, s11 = convPWDot8(a8, b8, w16[ob/2*K8:ob/2*K8+K8])
 					}
 					q0, q1 := &q[ob], &q[ob+1]
-					if fast[ob/2] {
-						// convRQR, zo in the high word (convPWPair8).
-						m0, m1 := q0.mult2>>1, q1.mult2>>1
-						r[ob] = int8(max(min(convRQR(s00+q0.bias, m0, q0.kh, q0.rm1), hi), lo))
+					if q0.fast && q1.fast {
+						b0, m0, k0, mm0, sh0 := q0.bias, q0.m, q0.k, q0.mm, uint32(q0.sh)
+						b1, m1, k1, mm1, sh1 := q1.bias, q1.m, q1.k, q1.mm, uint32(q1.sh)
+						r[ob] = int8(dwClamp(dwRQFast(s00+b0, m0, k0, mm0, sh0), lo, hi))
 						two := ob+1 < N
 						if two {
-							r[ob+1] = int8(max(min(convRQR(s01+q1.bias, m1, q1.kh, q1.rm1), hi), lo))
+							r[ob+1] = int8(dwClamp(dwRQFast(s01+b1, m1, k1, mm1, sh1), lo, hi))
 						}
 						if second {
-							r[N+ob] = int8(max(min(convRQR(s10+q0.bias, m0, q0.kh, q0.rm1), hi), lo))
+							r[N+ob] = int8(dwClamp(dwRQFast(s10+b0, m0, k0, mm0, sh0), lo, hi))
 							if two {
-								r[N+ob+1] = int8(max(min(convRQR(s11+q1.bias, m1, q1.kh, q1.rm1), hi), lo))
+								r[N+ob+1] = int8(dwClamp(dwRQFast(s11+b1, m1, k1, mm1, sh1), lo, hi))
 							}
 						}
 						continue
 					}
-					r[ob] = int8(max(min(convPWRescale(s00, q0)+zo, hi), lo))
+					r[ob] = int8(q0.apply(s00, p))
 					two := ob+1 < N
 					if two {
-						r[ob+1] = int8(max(min(convPWRescale(s01, q1)+zo, hi), lo))
+						r[ob+1] = int8(q1.apply(s01, p))
 					}
 					if second {
-						r[N+ob] = int8(max(min(convPWRescale(s10, q0)+zo, hi), lo))
+						r[N+ob] = int8(q0.apply(s10, p))
 						if two {
-							r[N+ob+1] = int8(max(min(convPWRescale(s11, q1)+zo, hi), lo))
+							r[N+ob+1] = int8(q1.apply(s11, p))
 						}
 					}
 				}
@@ -134,24 +116,56 @@ func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 func convGatherWin(p *convRowsParams, x []int8, iy0, ix0 int, dst []int8) {
 	C, fW := p.inC, p.filterW
 	L := fW * C
+	rs := p.inW * C
+	dst = dst[:p.filterH*L]
 	if iy0 >= 0 && iy0+p.filterH <= p.inH && ix0 >= 0 && ix0+fW <= p.inW {
 		// All inside: filterH row segments.
-		rs := p.inW * C
-		x = x[(iy0*p.inW+ix0)*C:]
-		for fy := 0; fy < p.filterH; fy++ {
-			src := x[fy*rs : fy*rs+L]
-			d := dst[fy*L : fy*L+L]
-			d = d[:len(src)]
-			//lint:ignore S1001 short copies stay an inlined loop, not a memmove call
-			for i, v := range src {
-				d[i] = v
+		off := (iy0*p.inW + ix0) * C
+		if L == 8 {
+			// Rows of eight values (micro_speech's 10x8 filter).
+			for dj := 0; dj+8 <= len(dst); dj += 8 {
+				s8, d8 := (*[8]int8)(x[off:off+8]), (*[8]int8)(dst[dj:dj+8])
+				d8[0], d8[1], d8[2], d8[3] = s8[0], s8[1], s8[2], s8[3]
+				d8[4], d8[5], d8[6], d8[7] = s8[4], s8[5], s8[6], s8[7]
+				off += rs
 			}
+			return
+		}
+		for dj := 0; dj+L <= len(dst); dj += L {
+			src, d := x[off:off+L], dst[dj:dj+L]
+			j := 0
+			for ; j+8 <= len(src); j += 8 {
+				s8, d8 := (*[8]int8)(src[j:j+8]), (*[8]int8)(d[j:j+8])
+				d8[0], d8[1], d8[2], d8[3] = s8[0], s8[1], s8[2], s8[3]
+				d8[4], d8[5], d8[6], d8[7] = s8[4], s8[5], s8[6], s8[7]
+			}
+			for ; j < len(src); j++ {
+				d[j] = src[j]
+			}
+			off += rs
 		}
 		return
 	}
 	zp := int8(p.inZP)
 	lo := min(max(-ix0, 0), fW) * C
 	hi := max(min(p.inW-ix0, fW)*C, lo)
+	if L == 8 {
+		for fy := 0; fy < p.filterH; fy++ {
+			d8 := (*[8]int8)(dst[8*fy : 8*fy+8])
+			d8[0], d8[1], d8[2], d8[3] = zp, zp, zp, zp
+			d8[4], d8[5], d8[6], d8[7] = zp, zp, zp, zp
+			if iy := iy0 + fy; iy >= 0 && iy < p.inH {
+				src := x[(iy*p.inW+ix0)*C+lo : (iy*p.inW+ix0)*C+hi]
+				mid := d8[lo:hi]
+				mid = mid[:len(src)]
+				//lint:ignore S1001 short copies stay an inlined loop, not a memmove call
+				for i, v := range src {
+					mid[i] = v
+				}
+			}
+		}
+		return
+	}
 	for fy := 0; fy < p.filterH; fy++ {
 		d := dst[fy*L : fy*L+L]
 		iy := iy0 + fy
@@ -165,15 +179,77 @@ func convGatherWin(p *convRowsParams, x []int8, iy0, ix0 int, dst []int8) {
 			d[i] = zp
 		}
 		q := (iy*p.inW + ix0) * C
-		src := x[q+lo : q+hi]
-		mid := d[lo:hi]
-		mid = mid[:len(src)]
-		//lint:ignore S1001 short copies stay an inlined loop, not a memmove call
-		for i, v := range src {
-			mid[i] = v
-		}
+		convCopy(d[lo:hi], x[q+lo:q+hi])
 		for i := hi; i < L; i++ {
 			d[i] = zp
 		}
 	}
+}
+
+// convCopy copies src into d (the same length) in groups of eight bytes at
+// constant offsets, then byte by byte (short copies stay inline, not a
+// memmove call).
+func convCopy(d, src []int8) {
+	d = d[:len(src)]
+	j := 0
+	for ; j+8 <= len(src); j += 8 {
+		s8, d8 := (*[8]int8)(src[j:j+8]), (*[8]int8)(d[j:j+8])
+		d8[0], d8[1], d8[2], d8[3] = s8[0], s8[1], s8[2], s8[3]
+		d8[4], d8[5], d8[6], d8[7] = s8[4], s8[5], s8[6], s8[7]
+	}
+	for ; j < len(src); j++ {
+		d[j] = src[j]
+	}
+}
+
+// dwRec is a decoded requantization record (conv_rq.go's triple): fast
+// says that dwRQFast(acc + bias, m, k, mm, sh) takes it (k includes the
+// output zero point); otherwise sh is the exponent.
+type dwRec struct {
+	bias, k, mm int32
+	m           uint32
+	sh          int8
+	fast        bool
+}
+
+// dwRecDecode decodes the records rq (12 bytes each) into t for output
+// zero point zo; dwRQFast takes those with |bias| < biasMax (so that
+// |acc + bias| < 2^29), a right shift of 1..21 and m >= 0, when |zo| <= 128.
+func dwRecDecode(rq string, zo, biasMax int32, t []dwRec) {
+	rq = rq[:12*len(t)]
+	zok := zo >= -128 && zo <= 128
+	for c := range t {
+		r := rq[12*c : 12*c+12]
+		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
+		m := int32(uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24)
+		sh := int8(r[8]) // the exponent is within [-31, 31]
+		rr := -int32(sh)
+		e := &t[c]
+		*e = dwRec{bias: bias, m: uint32(m), sh: sh}
+		if zok && rr >= 1 && rr <= 21 && m >= 0 && bias > -biasMax && bias < biasMax {
+			e.fast = true
+			e.k = 1 + int32(1)<<uint32(rr) + zo<<uint32(rr+1)
+			e.mm = -m - 2
+			e.sh = int8(rr + 1)
+		}
+	}
+}
+
+// apply requantizes acc (bias not included) with r, adds the output zero
+// point and clamps to p's activation range.
+func (r *dwRec) apply(acc int32, p *convRowsParams) int32 {
+	if r.fast {
+		return dwClamp(dwRQFast(acc+r.bias, r.m, r.k, r.mm, uint32(r.sh)), p.actMin, p.actMax)
+	}
+	return r.slow(acc, p.outOffset, p.actMin, p.actMax)
+}
+
+// slow is apply for records dwRQFast does not take, with output zero point
+// zo and activation range [lo, hi].
+func (r *dwRec) slow(acc, zo, lo, hi int32) int32 {
+	sh := int32(r.sh)
+	left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
+	mask := uint32(1)<<right - 1
+	v := convRQ32(acc, r.bias, left, r.m<<1, right, mask, mask-mask>>1, -min(right, 1))
+	return max(min(v+zo, hi), lo)
 }

@@ -4,51 +4,6 @@
 
 package tiny_conv_int8
 
-// convPWRQ is one output channel's requantization in 32-bit steps: the
-// folded bias, the left shift, twice the multiplier (the multiplier is Q31
-// and >= 0, so this fits in uint32) and, for the rounding right shift r,
-// the mask 2^r - 1, the half 2^(r-1) and negRound, all ones when r > 0
-// (mask, half and negRound are zero when r = 0).
-type convPWRQ struct {
-	bias                 int32
-	left, mult2, right   uint32
-	mask, half, negRound uint32
-	// For right >= 2 (then left = 0), convRQR's kh = 2^(right-2) and
-	// rm1 = right - 1.
-	kh, rm1 uint32
-}
-
-// convPWRQLoad decodes channel c's triple (folded bias, multiplier, shift)
-// of rq into q.
-func convPWRQLoad(rq string, c int, q *convPWRQ) {
-	s := rq[12*c : 12*c+12]
-	q.bias = int32(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
-	q.mult2 = (uint32(s[4]) | uint32(s[5])<<8 | uint32(s[6])<<16 | uint32(s[7])<<24) << 1
-	shift := int32(uint32(s[8]) | uint32(s[9])<<8 | uint32(s[10])<<16 | uint32(s[11])<<24)
-	q.left, q.right = uint32(max(shift, 0)), uint32(max(-shift, 0))
-	q.mask, q.half, q.negRound = 0, 0, 0
-	if q.right > 0 {
-		q.mask = 1<<q.right - 1
-		q.half = 1 << (q.right - 1)
-		q.negRound = ^uint32(0)
-		q.kh, q.rm1 = 1<<(q.right-2&31), q.right-1
-	}
-}
-
-// convPWRescale adds the folded bias to the sum acc and rescales it with
-// 32-bit operations (bit-exact mulByQuantMul).
-//
-// With v = (acc + bias) << left and m the multiplier (0 <= m < 2^31), the
-// rounding doubling high multiply is floor((v*m + 2^30) / 2^31) (see
-// fc_rq.go), i.e. the high word h of v*2m + 2^31: the unsigned 32x32->64
-// product of uint32(v) and 2m plus 2^31, less 2m in the high word when
-// v < 0. The rounding right shift of h by r is floor((h + 2^(r-1) -
-// [h < 0]) / 2^r), i.e. h>>r plus the carry of (h & mask) + half - [h < 0],
-// which is 0 or 1 (and h itself when r = 0).
-func convPWRescale(acc int32, q *convPWRQ) int32 {
-	return convRQ32(acc, q.bias, q.left, q.mult2, q.right, q.mask, q.half, q.negRound)
-}
-
 // convRQ32 is convPWRescale with the requantization's fields as
 // arguments, which the compiler can keep in registers across a loop.
 func convRQ32(acc, bias int32, left, mult2, right, mask, half, negRound uint32) int32 {
@@ -56,28 +11,6 @@ func convRQ32(acc, bias int32, left, mult2, right, mask, half, negRound uint32) 
 	h := int32((uint64(uint32(v))*uint64(mult2)+1<<31)>>32) - int32(mult2&uint32(v>>31))
 	r := right & 31
 	return h>>r + int32((uint32(h)&mask+half+uint32(h>>31)&negRound)>>r)
-}
-
-// convRQR is the rescale of v = acc + bias by multiplier m with a right
-// shift r >= 2 (left shift 0), bit-exact mulByQuantMul, in one 32x32->64
-// multiply, one 64-bit add and one shift; kh is 2^(r-2) and rm1 is r-1.
-// With X = v*m, the doubling high multiply and the rounding right shift
-// merge (conv_rq.go) into
-//
-//	floor((X + 2^30 + 2^(30+r) - [h < 0]*2^31) / 2^(31+r))
-//
-// where h = floor((X + 2^30)/2^31). h < 0 implies v < 0, and v < 0 implies
-// h <= 0; where v < 0 but h = 0 the correction changes nothing (both
-// floor((2^(r-1) - 1)/2^r) and floor(2^(r-1)/2^r) are 0 for r >= 1), so
-// [v < 0] replaces [h < 0]. X is the unsigned product of uint32(v) and m
-// less m*2^32 when v < 0, so with s = v>>31 the addend is, modulo 2^64,
-// (kh - (m+1)&s)*2^32 + 2^30 + (s&2^31) (|X| < 2^62: the true sum is
-// within int64 and its high word within int32). The shift is at least 32,
-// so the result is the high word shifted right by r-1.
-func convRQR(v int32, m, kh, rm1 uint32) int32 {
-	s := uint32(v >> 31)
-	k := uint64(kh+s&^m)<<32 | uint64(1<<30|s&(1<<31))
-	return int32(uint32((uint64(uint32(v))*uint64(m)+k)>>32)) >> (rm1 & 31)
 }
 
 // convPWDot8 returns the dot products of two pixel rows a and b (groups of
