@@ -1,5 +1,7 @@
 package kernels
 
+import "math/bits"
+
 // Fast int8 UNIDIRECTIONAL_SEQUENCE_LSTM (int8 activations and weights, int16
 // cell state; see lstm.go for the arithmetic it reproduces bit for bit).
 //
@@ -61,10 +63,10 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 				}
 				ia, ra := (*[4]int32)(in[4*u:4*u+4]), (*[4]int32)(rec[4*u:4*u+4])
 				bb := bias[32*o : 32*o+32]
-				pf := lstmSat16(lstmSat16(grq[0].apply(ia[0]+cx+ld32(bb, 0))) + lstmSat16(grq[4].apply(ra[0]+ch+ld32(bb, 4))))
-				pi := lstmSat16(lstmSat16(grq[1].apply(ia[1]+cx+ld32(bb, 1))) + lstmSat16(grq[5].apply(ra[1]+ch+ld32(bb, 5))))
-				pg := lstmSat16(lstmSat16(grq[2].apply(ia[2]+cx+ld32(bb, 2))) + lstmSat16(grq[6].apply(ra[2]+ch+ld32(bb, 6))))
-				po := lstmSat16(lstmSat16(grq[3].apply(ia[3]+cx+ld32(bb, 3))) + lstmSat16(grq[7].apply(ra[3]+ch+ld32(bb, 7))))
+				pf := lstmSat16(lstmSat16(grq[0].rnd(grq[0].hm(ia[0]+cx+ld32(bb, 0)))) + lstmSat16(grq[4].rnd(grq[4].hm(ra[0]+ch+ld32(bb, 4)))))
+				pi := lstmSat16(lstmSat16(grq[1].rnd(grq[1].hm(ia[1]+cx+ld32(bb, 1)))) + lstmSat16(grq[5].rnd(grq[5].hm(ra[1]+ch+ld32(bb, 5)))))
+				pg := lstmSat16(lstmSat16(grq[2].rnd(grq[2].hm(ia[2]+cx+ld32(bb, 2)))) + lstmSat16(grq[6].rnd(grq[6].hm(ra[2]+ch+ld32(bb, 6)))))
+				po := lstmSat16(lstmSat16(grq[3].rnd(grq[3].hm(ia[3]+cx+ld32(bb, 3)))) + lstmSat16(grq[7].rnd(grq[7].hm(ra[3]+ch+ld32(bb, 7)))))
 
 				// f, i = lstmSigmoidQ(pf), lstmSigmoidQ(pi).
 				var f, i int32
@@ -125,7 +127,7 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 					gv = r >> 8
 				}
 				// The cell update (lstmCellQ).
-				cv := lstmSat16(fq.apply(f*int32(cb[o]))) + lstmSat16(iq.apply(i*gv))
+				cv := lstmSat16(fq.rnd(fq.hm(f*int32(cb[o])))) + lstmSat16(iq.rnd(iq.hm(i*gv)))
 				cv = min(max(cv, cLo), cHi)
 				cb[o] = int16(cv)
 				// ov = lstmSigmoidQ(po).
@@ -168,7 +170,7 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 					}
 					t = r >> 8
 				}
-				yr[o] = int8(min(max(hZP+hq.apply(t*ov), hMin), hMax))
+				yr[o] = int8(min(max(hZP+hq.rnd(hq.hm(t*ov)), hMin), hMax))
 			}
 		}
 		copy(hb, yr)
@@ -189,11 +191,22 @@ func lstmMakeQ(m int32, shift int) lstmQ {
 	return lstmQ{mult: q.mult, pow: q.pow, rsh: q.rsh & 31, mask: q.mask, thr: q.mask >> 1}
 }
 
-// apply is rqApply (mulByQuantMul bit for bit): the doubling high multiply
-// as one signed 32x32->64 multiply (mult >= 0 fits int32), then the
-// rounding right shift.
-func (q *lstmQ) apply(x int32) int32 {
-	y := int32((int64(x*q.pow)*int64(q.mult) + 1<<30) >> 31)
+// hm is the first half of rqApply (mulByQuantMul bit for bit), the
+// doubling high multiply (ab + 2^30) >> 31 of ab = (x*pow)*mult: it is 2*hi
+// + ((lo>>1 + 2^29) >> 30) with hi, lo the signed product's words, from
+// one UMULL (bits.Mul32) and the sign correction of a (mult >= 0). gc for
+// 32-bit ARM builds a 64-bit product of int32s from a UMULL, two MULs and
+// adds instead. q.rnd(q.hm(x)) is rqApply(x); they are two functions for
+// gc's inliner.
+func (q *lstmQ) hm(x int32) int32 {
+	m := uint32(q.mult)
+	a := x * q.pow
+	hi, lo := bits.Mul32(uint32(a), m)
+	return int32((hi-uint32(a>>31)&m)<<1 + (lo>>1+1<<29)>>30)
+}
+
+// rnd is the rounding right shift of rqApply.
+func (q *lstmQ) rnd(y int32) int32 {
 	return y>>(q.rsh&31) - (q.thr+int32(uint32(y)>>31)-y&q.mask)>>31
 }
 
