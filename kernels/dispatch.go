@@ -51,16 +51,17 @@ package kernels
 //     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
 //     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmDot16,
 //     lstmDotF4, lstmDotF4Q, lstmDotF4S, lstmDotF8, lstmDotF8Q, lstmDotF8S,
-//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeRQ,
-//     lstmRowBatch, lstmRq16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
-//     lstmStrF32, lstmStrOff, lstmTanhArg, lstmTanhFin, lstmTanhQ, lstmWords,
-//     meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64,
-//     octLanes, poolAvgRound, poolWindow, preluOne, quantizeF32One, reluOne,
-//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
-//     rqFromFC, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
-//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
-//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne,
-//     svdfActF32, svdfSumI8, tconvTaps
+//     lstmF32q, lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeQ,
+//     lstmMakeRQ, lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin,
+//     lstmSigmoidQ, lstmStrF32, lstmStrOff, lstmTanhArg, lstmTanhFin,
+//     lstmTanhQ, lstmWords, meanRequant, mulByQuantMul, mulByQuantMul64,
+//     mulQuantOne, octCols64, octLanes, poolAvgRound, poolWindow, preluOne,
+//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
+//     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
+//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
+//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
+//     softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8,
+//     tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -1561,6 +1562,25 @@ func NewParams(typ string, fields map[string]any) any {
 				p.cellClip = int32(v.(int64))
 			case "cellClipF":
 				p.cellClipF = float32(v.(float64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "lstmQ":
+		p := &lstmQ{}
+		for k, v := range fields {
+			switch k {
+			case "mult":
+				p.mult = int32(v.(int64))
+			case "pow":
+				p.pow = int32(v.(int64))
+			case "rsh":
+				p.rsh = uint32(v.(int64))
+			case "mask":
+				p.mask = int32(v.(int64))
+			case "thr":
+				p.thr = int32(v.(int64))
 			default:
 				return nil
 			}

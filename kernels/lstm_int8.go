@@ -1,5 +1,7 @@
 package kernels
 
+import "math/bits"
+
 // Fast int8 UNIDIRECTIONAL_SEQUENCE_LSTM (int8 activations and weights, int16
 // cell state; see lstm.go for the arithmetic it reproduces bit for bit).
 //
@@ -19,24 +21,39 @@ package kernels
 // weights (packed, see above) and int16 cell state c. It needs no scratch
 // memory. Gates come in TFLM's evaluation order: forget, input, cell,
 // output.
+//
+// Everything after the dot products is written out in the unit loop
+// (lstmSigmoidQ, lstmTanhQ, lstmCellQ and lstmHiddenQ are too big for gc's
+// inliner, and a call passes its arguments on the stack on 32-bit ARM); the
+// operations are theirs, in the same order.
 func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
 	// The gates' FC requantizations and the unit's, prepared once.
-	var grq [8]rq32
-	grq[0], grq[4] = lstmMakeRQ(fg.inMult, fg.inShift), lstmMakeRQ(fg.recMult, fg.recShift)
-	grq[1], grq[5] = lstmMakeRQ(ig.inMult, ig.inShift), lstmMakeRQ(ig.recMult, ig.recShift)
-	grq[2], grq[6] = lstmMakeRQ(cg.inMult, cg.inShift), lstmMakeRQ(cg.recMult, cg.recShift)
-	grq[3], grq[7] = lstmMakeRQ(og.inMult, og.inShift), lstmMakeRQ(og.recMult, og.recShift)
-	var urq lstmUnitRQ
-	lstmMakeUnitRQ(p, &urq)
+	var grq [8]lstmQ
+	grq[0], grq[4] = lstmMakeQ(fg.inMult, fg.inShift), lstmMakeQ(fg.recMult, fg.recShift)
+	grq[1], grq[5] = lstmMakeQ(ig.inMult, ig.inShift), lstmMakeQ(ig.recMult, ig.recShift)
+	grq[2], grq[6] = lstmMakeQ(cg.inMult, cg.inShift), lstmMakeQ(cg.recMult, cg.recShift)
+	grq[3], grq[7] = lstmMakeQ(og.inMult, og.inShift), lstmMakeQ(og.recMult, og.recShift)
+	fq, iq, hq := lstmMakeQ(p.forgetMult, p.forgetShift), lstmMakeQ(p.inputMult, p.inputShift), lstmMakeQ(p.hidMult, p.hidShift)
+	// Saturation to int16 then clipping is one clamp to the intersection.
+	cLo, cHi := int32(-32768), int32(32767)
+	if p.clip {
+		cLo, cHi = max(-p.cellClip, cLo), min(p.cellClip, cHi)
+	}
+	tMul, tSh := p.tanhMult, uint32(p.tanhShift)&31
+	tRnd := int32(0)
+	if tSh > 0 {
+		tRnd = 1 << (tSh - 1)
+	}
+	hZP, hMin, hMax := p.hidZP, p.hidMin, p.hidMax
+	var in, rec [8]int32
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
 		// octDot's sums are of x*(w+128).
 		cx, ch := -128*fcSumI8(xr), -128*fcSumI8(hb)
 		for g := 0; 2*g < s; g++ {
-			var in, rec [8]int32
 			octDot(xr, wIn[8*n*g:], &in)
 			octDot(hb, wRec[8*s*g:], &rec)
 			for u := 0; u < 2; u++ {
@@ -44,25 +61,159 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 				if o >= s {
 					break
 				}
-				j := 4 * (u & 1)
+				ia, ra := (*[4]int32)(in[4*u:4*u+4]), (*[4]int32)(rec[4*u:4*u+4])
 				bb := bias[32*o : 32*o+32]
-				pf := min(max(lstmRq16(in[j]+cx+ld32(bb, 0), &grq[0])+lstmRq16(rec[j]+ch+ld32(bb, 4), &grq[4]), -32768), 32767)
-				pi := min(max(lstmRq16(in[j+1]+cx+ld32(bb, 1), &grq[1])+lstmRq16(rec[j+1]+ch+ld32(bb, 5), &grq[5]), -32768), 32767)
-				pg := min(max(lstmRq16(in[j+2]+cx+ld32(bb, 2), &grq[2])+lstmRq16(rec[j+2]+ch+ld32(bb, 6), &grq[6]), -32768), 32767)
-				po := min(max(lstmRq16(in[j+3]+cx+ld32(bb, 3), &grq[3])+lstmRq16(rec[j+3]+ch+ld32(bb, 7), &grq[7]), -32768), 32767)
-				f, i := lstmSigmoidQ(int16(pf)), lstmSigmoidQ(int16(pi))
-				gv, og := lstmTanhQ(int16(pg), 3, 0), lstmSigmoidQ(int16(po))
-				cv := lstmCellQ(p, &urq, cb[o], f, i, gv)
-				cb[o] = cv
-				yr[o] = int8(lstmHiddenQ(p, &urq, cv, og))
+				pf := lstmSat16(lstmSat16(grq[0].rnd(grq[0].hm(ia[0]+cx+ld32(bb, 0)))) + lstmSat16(grq[4].rnd(grq[4].hm(ra[0]+ch+ld32(bb, 4)))))
+				pi := lstmSat16(lstmSat16(grq[1].rnd(grq[1].hm(ia[1]+cx+ld32(bb, 1)))) + lstmSat16(grq[5].rnd(grq[5].hm(ra[1]+ch+ld32(bb, 5)))))
+				pg := lstmSat16(lstmSat16(grq[2].rnd(grq[2].hm(ia[2]+cx+ld32(bb, 2)))) + lstmSat16(grq[6].rnd(grq[6].hm(ra[2]+ch+ld32(bb, 6)))))
+				po := lstmSat16(lstmSat16(grq[3].rnd(grq[3].hm(ia[3]+cx+ld32(bb, 3)))) + lstmSat16(grq[7].rnd(grq[7].hm(ra[3]+ch+ld32(bb, 7)))))
+
+				// f, i = lstmSigmoidQ(pf), lstmSigmoidQ(pi).
+				var f, i int32
+				{
+					x := pf * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r uint32
+					if u := ax >> 9; u >= 255 {
+						r = 0x7FFF << 10
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = lo<<9 + (ax&0x1FF)*(hi-lo)
+					}
+					if x >= 0 {
+						r += 1 << 9
+					} else {
+						r = 1<<25 - r + 1<<9 - 1
+					}
+					f = int32(r >> 10)
+				}
+				{
+					x := pi * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r uint32
+					if u := ax >> 9; u >= 255 {
+						r = 0x7FFF << 10
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = lo<<9 + (ax&0x1FF)*(hi-lo)
+					}
+					if x >= 0 {
+						r += 1 << 9
+					} else {
+						r = 1<<25 - r + 1<<9 - 1
+					}
+					i = int32(r >> 10)
+				}
+				// gv = lstmTanhQ(pg, 3, 0).
+				var gv int32
+				{
+					x := pg * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r int32
+					if u := ax >> 8; u >= 255 {
+						r = 0xFFFF << 8
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = int32(lo<<8 + (ax&0xFF)*(hi-lo))
+					}
+					if x >= 0 {
+						r = r - 1<<23 + 1<<7
+					} else {
+						r = -r + 1<<23 + 1<<7 - 1
+					}
+					gv = r >> 8
+				}
+				// The cell update (lstmCellQ).
+				cv := lstmSat16(fq.rnd(fq.hm(f*int32(cb[o])))) + lstmSat16(iq.rnd(iq.hm(i*gv)))
+				cv = min(max(cv, cLo), cHi)
+				cb[o] = int16(cv)
+				// ov = lstmSigmoidQ(po).
+				var ov int32
+				{
+					x := po * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r uint32
+					if u := ax >> 9; u >= 255 {
+						r = 0x7FFF << 10
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = lo<<9 + (ax&0x1FF)*(hi-lo)
+					}
+					if x >= 0 {
+						r += 1 << 9
+					} else {
+						r = 1<<25 - r + 1<<9 - 1
+					}
+					ov = int32(r >> 10)
+				}
+				// The hidden state (lstmHiddenQ): tanh of the cell, times ov.
+				var t int32
+				{
+					x := (cv*tMul + tRnd) >> tSh
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r int32
+					if u := ax >> 8; u >= 255 {
+						r = 0xFFFF << 8
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = int32(lo<<8 + (ax&0xFF)*(hi-lo))
+					}
+					if x >= 0 {
+						r = r - 1<<23 + 1<<7
+					} else {
+						r = -r + 1<<23 + 1<<7 - 1
+					}
+					t = r >> 8
+				}
+				yr[o] = int8(min(max(hZP+hq.rnd(hq.hm(t*ov)), hMin), hMax))
 			}
 		}
 		copy(hb, yr)
 	}
 }
 
-// lstmRq16 requantizes one FC accumulator of a gate to Q3.12 and clamps it
-// to int16 (the two FCs of a gate are then added with int16 saturation).
-func lstmRq16(a int32, q *rq32) int32 {
-	return min(max(rqApply(a, q), -32768), 32767)
+// lstmQ is an rq32 for lstmInt8, with the rounding threshold ready.
+type lstmQ struct {
+	mult, pow int32
+	rsh       uint32
+	mask, thr int32
+}
+
+// lstmMakeQ prepares the requantization by the generation-time multiplier m
+// (>= 0) and exponent shift in [-31, 30] (see lstmMakeRQ).
+func lstmMakeQ(m int32, shift int) lstmQ {
+	q := rqFor(m, shift)
+	return lstmQ{mult: q.mult, pow: q.pow, rsh: q.rsh & 31, mask: q.mask, thr: q.mask >> 1}
+}
+
+// hm is the first half of rqApply (mulByQuantMul bit for bit), the
+// doubling high multiply (ab + 2^30) >> 31 of ab = (x*pow)*mult: it is 2*hi
+// + ((lo>>1 + 2^29) >> 30) with hi, lo the signed product's words, from
+// one UMULL (bits.Mul32) and the sign correction of a (mult >= 0). gc for
+// 32-bit ARM builds a 64-bit product of int32s from a UMULL, two MULs and
+// adds instead. q.rnd(q.hm(x)) is rqApply(x); they are two functions for
+// gc's inliner.
+func (q *lstmQ) hm(x int32) int32 {
+	m := uint32(q.mult)
+	a := x * q.pow
+	hi, lo := bits.Mul32(uint32(a), m)
+	return int32((hi-uint32(a>>31)&m)<<1 + (lo>>1+1<<29)>>30)
+}
+
+// rnd is the rounding right shift of rqApply.
+func (q *lstmQ) rnd(y int32) int32 {
+	return y>>(q.rsh&31) - (q.thr+int32(uint32(y)>>31)-y&q.mask)>>31
+}
+
+// lstmSat16 clamps v to int16.
+func lstmSat16(v int32) int32 {
+	if int32(int16(v)) != v {
+		v = v>>31 ^ 0x7FFF
+	}
+	return v
 }

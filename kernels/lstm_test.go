@@ -3,6 +3,7 @@ package kernels
 import (
 	"encoding/binary"
 	"math"
+	"math/rand"
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/internal/quant"
@@ -1108,6 +1109,42 @@ func TestLSTMFloatMatchesTFLMOrder(t *testing.T) {
 					t.Fatalf("trial %d (%+v): %s[%d] = %g, want %g", trial, *p, cmp.what, i, cmp.got[i], cmp.want[i])
 				}
 			}
+		}
+	}
+}
+
+// TestLstmQ checks lstmInt8's requantization (hm then rnd) against rqApply
+// and mulByQuantMul over extreme and random accumulators, multipliers and
+// exponents, and lstmSat16 against a clamp.
+func TestLstmQ(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	xs := []int32{0, 1, -1, 2, -2, math.MaxInt32, math.MinInt32, math.MaxInt32 - 1, math.MinInt32 + 1, 1 << 30, -1 << 30, 32767, -32768}
+	for range 2000 {
+		xs = append(xs, int32(rng.Uint32()), int32(rng.Uint32())>>uint(rng.Intn(31)))
+	}
+	ms := []int32{0, 1, 1 << 30, math.MaxInt32, 1 << 29, 1518500250}
+	for range 40 {
+		ms = append(ms, int32(rng.Uint32()>>1))
+	}
+	for shift := -31; shift <= 30; shift++ {
+		for _, m := range ms {
+			r, q := rqFor(m, shift), lstmMakeQ(m, shift)
+			for _, x := range xs {
+				want := rqApply(x, &r)
+				if got := q.rnd(q.hm(x)); got != want {
+					t.Fatalf("m %d shift %d x %d: lstmQ %d, rqApply %d", m, shift, x, got, want)
+				}
+				if shift <= 0 || (int64(x)<<uint(shift) == int64(x<<uint(shift))) {
+					if w2 := mulByQuantMul(x, m, shift); w2 != want {
+						t.Fatalf("m %d shift %d x %d: rqApply %d, mulByQuantMul %d", m, shift, x, want, w2)
+					}
+				}
+			}
+		}
+	}
+	for _, v := range xs {
+		if got, want := lstmSat16(v), min(max(v, -32768), 32767); got != want {
+			t.Fatalf("lstmSat16(%d) = %d, want %d", v, got, want)
 		}
 	}
 }

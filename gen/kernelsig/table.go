@@ -256,11 +256,12 @@ const (
 	LstmHiddenQ             Func = "lstmHiddenQ"
 	LstmInt16               Func = "lstmInt16"
 	LstmInt8                Func = "lstmInt8"
+	LstmMakeQ               Func = "lstmMakeQ"
 	LstmMakeRQ              Func = "lstmMakeRQ"
 	LstmMakeUnitRQ          Func = "lstmMakeUnitRQ"
 	LstmRowBatch            Func = "lstmRowBatch"
-	LstmRq16                Func = "lstmRq16"
 	LstmRunF                Func = "lstmRunF"
+	LstmSat16               Func = "lstmSat16"
 	LstmSigArg              Func = "lstmSigArg"
 	LstmSigFin              Func = "lstmSigFin"
 	LstmSigmoidF            Func = "lstmSigmoidF"
@@ -440,6 +441,7 @@ const (
 	LogisticTanhParams   Struct = "logisticTanhParams"
 	LstmGate             Struct = "lstmGate"
 	LstmParams           Struct = "lstmParams"
+	LstmQ                Struct = "lstmQ"
 	LstmUnitRQ           Struct = "lstmUnitRQ"
 	MeanParams           Struct = "meanParams"
 	MoveParams           Struct = "moveParams"
@@ -705,11 +707,12 @@ func Funcs() []Func {
 		LstmHiddenQ,
 		LstmInt16,
 		LstmInt8,
+		LstmMakeQ,
 		LstmMakeRQ,
 		LstmMakeUnitRQ,
 		LstmRowBatch,
-		LstmRq16,
 		LstmRunF,
+		LstmSat16,
 		LstmSigArg,
 		LstmSigFin,
 		LstmSigmoidF,
@@ -891,6 +894,7 @@ func Structs() []Struct {
 		LogisticTanhParams,
 		LstmGate,
 		LstmParams,
+		LstmQ,
 		LstmUnitRQ,
 		MeanParams,
 		MoveParams,
@@ -1398,16 +1402,18 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int16"}, {"h", "[]int16"}, {"c", "[]int16"}, {"out", "[]int16"}, {"fg", "*lstmGate"}, {"fw", "[]int8"}, {"fr", "[]int8"}, {"fb", "string"}, {"ig", "*lstmGate"}, {"iw", "[]int8"}, {"ir", "[]int8"}, {"ib", "string"}, {"cg", "*lstmGate"}, {"cw", "[]int8"}, {"cr", "[]int8"}, {"cb", "string"}, {"og", "*lstmGate"}, {"ow", "[]int8"}, {"or", "[]int8"}, {"ob", "string"}}, true
 	case LstmInt8:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+	case LstmMakeQ:
+		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeRQ:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeUnitRQ:
 		return []Param{{"p", "*lstmParams"}, {"u", "*lstmUnitRQ"}}, true
 	case LstmRowBatch:
 		return []Param{{"p", "*lstmParams"}, {"r", "int"}}, true
-	case LstmRq16:
-		return []Param{{"a", "int32"}, {"q", "*rq32"}}, true
 	case LstmRunF:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wi", "[]float32"}, {"wr", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+	case LstmSat16:
+		return []Param{{"v", "int32"}}, true
 	case LstmSigArg:
 		return []Param{{"v", "float32"}}, true
 	case LstmSigFin:
@@ -2012,9 +2018,10 @@ func (f Func) Results() int {
 		LstmGate16,
 		LstmGateF,
 		LstmHiddenQ,
+		LstmMakeQ,
 		LstmMakeRQ,
 		LstmRowBatch,
-		LstmRq16,
+		LstmSat16,
 		LstmSigArg,
 		LstmSigFin,
 		LstmSigmoidQ,
@@ -2164,6 +2171,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"inMult", "int32"}, {"recMult", "int32"}, {"inShift", "int"}, {"recShift", "int"}}, true
 	case LstmParams:
 		return []Param{{"batch", "int"}, {"steps", "int"}, {"inDim", "int"}, {"units", "int"}, {"timeMajor", "bool"}, {"forgetMult", "int32"}, {"inputMult", "int32"}, {"forgetShift", "int"}, {"inputShift", "int"}, {"hidMult", "int32"}, {"hidShift", "int"}, {"hidZP", "int32"}, {"hidMin", "int32"}, {"hidMax", "int32"}, {"tanhMult", "int32"}, {"tanhShift", "int"}, {"clip", "bool"}, {"cellClip", "int32"}, {"cellClipF", "float32"}}, true
+	case LstmQ:
+		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}, {"thr", "int32"}}, true
 	case LstmUnitRQ:
 		return []Param{{"forget", "rq32"}, {"input", "rq32"}, {"hid", "rq32"}}, true
 	case MeanParams:
