@@ -4,11 +4,6 @@
 
 package mlp_float
 
-import (
-	"math"
-	"unsafe"
-)
-
 // fcParams describes one FULLY_CONNECTED operator. Integer kernels ignore
 // the float bounds and vice versa; mult, lsh, rsh and half are the
 // per-tensor requantization (fcRQ) of fcInt8PT.
@@ -57,17 +52,8 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 // arrays so the loop needs no bounds checks), each summed in input order
 // with every product rounded to float32 (no fused multiply-add).
 func fcDotF4(x []float32, w string, t *[4]float32) {
-	var t0, t1, t2, t3 float32
-	if len(x) > 0 {
-		w16 := unsafe.Slice((*[16]uint8)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
-		w16 = w16[:len(x)]
-		for i, v := range x {
-			q := &w16[i]
-			t0 += float32(v * math.Float32frombits(uint32(q[0])|uint32(q[1])<<8|uint32(q[2])<<16|uint32(q[3])<<24))
-			t1 += float32(v * math.Float32frombits(uint32(q[4])|uint32(q[5])<<8|uint32(q[6])<<16|uint32(q[7])<<24))
-			t2 += float32(v * math.Float32frombits(uint32(q[8])|uint32(q[9])<<8|uint32(q[10])<<16|uint32(q[11])<<24))
-			t3 += float32(v * math.Float32frombits(uint32(q[12])|uint32(q[13])<<8|uint32(q[14])<<16|uint32(q[15])<<24))
-		}
-	}
-	t[0], t[1], t[2], t[3] = t0, t1, t2, t3
+	// The same products and sums in the same order as the LSTM's gate dot
+	// products, which read the string as float32 where it is word-aligned
+	// and by funnel shifts on 32-bit targets otherwise.
+	t[0], t[1], t[2], t[3] = lstmDotF4S(x, w[:16*len(x)])
 }
