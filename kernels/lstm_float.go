@@ -25,22 +25,7 @@ import (
 // lstmMaxF is the largest finite float32, TFLM's bound for activation none.
 const lstmMaxF = math.MaxFloat32
 
-// lstmDotF4 returns the dot products of x with the four interleaved weight
-// rows w (4 floats per element of x), each summed in order.
-func lstmDotF4(x []float32, w []float32) (a0, a1, a2, a3 float32) {
-	wq := unsafe.Slice((*[4]float32)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/4)
-	wq = wq[:len(x)]
-	for d, xv := range x {
-		q := &wq[d]
-		a0 += float32(xv * q[0])
-		a1 += float32(xv * q[1])
-		a2 += float32(xv * q[2])
-		a3 += float32(xv * q[3])
-	}
-	return a0, a1, a2, a3
-}
-
-// lstmDotF8 is lstmDotF4 for two units at once: w holds 8 floats per
+// lstmDotF8 is f32Dot4 for two units at once: w holds 8 floats per
 // element of x (the four gates of one unit, then of the next).
 //
 // The two units' halves are separate blocks (each behind its own bounds
@@ -77,130 +62,37 @@ func lstmDotF8(x []float32, w []float32) (a0, a1, a2, a3, b0, b1, b2, b3 float32
 	}
 }
 
-// lstmDotF4S is lstmDotF4 for weights read directly from a constant string
-// (16 bytes per element of x).
-func lstmDotF4S(x []float32, w string) (a0, a1, a2, a3 float32) {
-	if off := lstmStrOff(w); off == 0 {
-		return lstmDotF4(x, lstmStrF32(w))
-	} else if lstmFunnel {
-		return lstmDotF4Q(x, w, off)
-	}
-	wq := unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
-	wq = wq[:len(x)]
-	for d, xv := range x {
-		p := wq[d][:]
-		a0 += float32(xv * lstmF32q(p, 0))
-		a1 += float32(xv * lstmF32q(p, 1))
-		a2 += float32(xv * lstmF32q(p, 2))
-		a3 += float32(xv * lstmF32q(p, 3))
-	}
-	return a0, a1, a2, a3
-}
-
 // lstmDotF8S is lstmDotF8 for weights read from a constant string (32
 // bytes per element of x).
 func lstmDotF8S(x []float32, w string) (a0, a1, a2, a3, b0, b1, b2, b3 float32) {
-	if off := lstmStrOff(w); off == 0 {
-		return lstmDotF8(x, lstmStrF32(w))
-	} else if lstmFunnel {
+	if off := f32StrOff(w); off == 0 {
+		return lstmDotF8(x, f32StrView(w))
+	} else if f32Funnel {
 		return lstmDotF8Q(x, w, off)
 	}
 	wq := unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
 	for d, xv := range x {
 		p := wq[2*d][:]
-		a0 += float32(xv * lstmF32q(p, 0))
-		a1 += float32(xv * lstmF32q(p, 1))
-		a2 += float32(xv * lstmF32q(p, 2))
-		a3 += float32(xv * lstmF32q(p, 3))
+		a0 += float32(xv * f32q(p, 0))
+		a1 += float32(xv * f32q(p, 1))
+		a2 += float32(xv * f32q(p, 2))
+		a3 += float32(xv * f32q(p, 3))
 		p = wq[2*d+1][:]
-		b0 += float32(xv * lstmF32q(p, 0))
-		b1 += float32(xv * lstmF32q(p, 1))
-		b2 += float32(xv * lstmF32q(p, 2))
-		b3 += float32(xv * lstmF32q(p, 3))
+		b0 += float32(xv * f32q(p, 0))
+		b1 += float32(xv * f32q(p, 1))
+		b2 += float32(xv * f32q(p, 2))
+		b3 += float32(xv * f32q(p, 3))
 	}
 	return
 }
 
-// Read-only data has no alignment guarantee (gc packs string data at byte
-// granularity), so the string kernels look at the address: a word-aligned
-// string is read as float32 directly. Otherwise, on 64-bit targets the
-// compiler merges the four byte loads of lstmF32q into one load; 32-bit
-// targets (gc for ARM does not merge them) read the aligned words that
-// cover the string and shift each float together from two neighbours
-// (lstmFunnel). Only words inside the string are read: the partial first
-// and last words are assembled from bytes.
-
-// lstmFunnel is true where int is 32 bits.
-const lstmFunnel = ^uint(0)>>32 == 0
-
-// lstmStrOff returns the address of w's data modulo 4.
-func lstmStrOff(w string) uint32 {
-	return uint32(uintptr(unsafe.Pointer(unsafe.StringData(w)))) & 3
-}
-
-// lstmStrF32 views a word-aligned string as float32 values.
-func lstmStrF32(w string) []float32 {
-	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.StringData(w))), len(w)/4)
-}
-
-// lstmWords prepares the funnel read of w (address off mod 4, off != 0,
-// len(w) a multiple of 4 and at least 4): it returns the first (4-off)
-// bytes of w as the low bytes of c, the aligned words that lie entirely
-// inside w (len(w)/4-1 of them) and the last off bytes of w as the low
-// bytes of e. Float j of w is then word j-1's high bytes (or c) shifted
-// down by 8*off, or'ed with word j's low bytes (or e) shifted up by
-// 32-8*off.
-func lstmWords(w string, off uint32) (c uint32, q []uint32, e uint32) {
-	n := len(w)
-	for k := int(4-off) - 1; k >= 0; k-- {
-		c = c<<8 | uint32(w[k])
-	}
-	for k := n - 1; k >= n-int(off); k-- {
-		e = e<<8 | uint32(w[k])
-	}
-	p := unsafe.Add(unsafe.Pointer(unsafe.StringData(w)), 4-off)
-	return c, unsafe.Slice((*uint32)(p), n/4-1), e
-}
-
-// lstmDotF4Q is lstmDotF4S through the funnel (see lstmWords): the
-// elements but the last in one loop, then the last one, whose last word is
-// e.
-func lstmDotF4Q(x []float32, w string, off uint32) (a0, a1, a2, a3 float32) {
-	c, q, e := lstmWords(w, off)
-	sl, sr := (8*off)&31, (32-8*off)&31
-	n := len(x) - 1
-	if n < 0 {
-		return
-	}
-	q = q[:4*n+3]
-	for d, xv := range x[:n] {
-		r := (*[4]uint32)(q[4*d : 4*d+4])
-		w0 := c | r[0]<<sr
-		w1 := r[0]>>sl | r[1]<<sr
-		w2 := r[1]>>sl | r[2]<<sr
-		w3 := r[2]>>sl | r[3]<<sr
-		c = r[3] >> sl
-		a0 += float32(xv * math.Float32frombits(w0))
-		a1 += float32(xv * math.Float32frombits(w1))
-		a2 += float32(xv * math.Float32frombits(w2))
-		a3 += float32(xv * math.Float32frombits(w3))
-	}
-	r := (*[3]uint32)(q[4*n:])
-	xv := x[n]
-	a0 += float32(xv * math.Float32frombits(c|r[0]<<sr))
-	a1 += float32(xv * math.Float32frombits(r[0]>>sl|r[1]<<sr))
-	a2 += float32(xv * math.Float32frombits(r[1]>>sl|r[2]<<sr))
-	a3 += float32(xv * math.Float32frombits(r[2]>>sl|e<<sr))
-	return
-}
-
-// lstmDotF8Q is lstmDotF8S through the funnel (see lstmWords): the
+// lstmDotF8Q is lstmDotF8S through the funnel (see f32Words): the
 // elements but the last in a loop over blocks of eight words, then the
 // last one, whose last word is e. The loop tests its end after the adds:
 // then each accumulator has one use and gc for ARM makes multiply and add
 // one VMLA (which rounds the product as the separate multiply does).
 func lstmDotF8Q(x []float32, w string, off uint32) (a0, a1, a2, a3, b0, b1, b2, b3 float32) {
-	c, q, e := lstmWords(w, off)
+	c, q, e := f32Words(w, off)
 	sl, sr := (8*off)&31, (32-8*off)&31
 	n := len(x) - 1
 	if n < 0 {
@@ -247,11 +139,6 @@ func lstmDotF8Q(x []float32, w string, off uint32) (a0, a1, a2, a3, b0, b1, b2, 
 	b2 += float32(xv * math.Float32frombits(r[5]>>sl|r[6]<<sr))
 	b3 += float32(xv * math.Float32frombits(r[6]>>sl|e<<sr))
 	return
-}
-
-// lstmF32q reads the k-th little-endian float32 of p.
-func lstmF32q(p []byte, k int) float32 {
-	return math.Float32frombits(uint32(p[4*k]) | uint32(p[4*k+1])<<8 | uint32(p[4*k+2])<<16 | uint32(p[4*k+3])<<24)
 }
 
 // lstmGateF returns a gate's pre-activation: the clamped input FC a plus
@@ -479,11 +366,11 @@ func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float3
 					a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(xr, wIn[16*n*o:16*n*(o+2)])
 					rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8S(hb, wRec[16*s*o:16*s*(o+2)])
 				case len(wi) > 0:
-					a[0], a[1], a[2], a[3] = lstmDotF4(xr, wi[4*n*o:4*n*(o+1)])
-					rc[0], rc[1], rc[2], rc[3] = lstmDotF4(hb, wr[4*s*o:4*s*(o+1)])
+					a[0], a[1], a[2], a[3] = f32Dot4(xr, wi[4*n*o:4*n*(o+1)])
+					rc[0], rc[1], rc[2], rc[3] = f32Dot4(hb, wr[4*s*o:4*s*(o+1)])
 				default:
-					a[0], a[1], a[2], a[3] = lstmDotF4S(xr, wIn[16*n*o:16*n*(o+1)])
-					rc[0], rc[1], rc[2], rc[3] = lstmDotF4S(hb, wRec[16*s*o:16*s*(o+1)])
+					a[0], a[1], a[2], a[3] = f32DotStr4(xr, wIn[16*n*o:16*n*(o+1)])
+					rc[0], rc[1], rc[2], rc[3] = f32DotStr4(hb, wRec[16*s*o:16*s*(o+1)])
 				}
 				for u := 0; u < 2 && j+u < m; u++ {
 					bb := bias[16*(o+u) : 16*(o+u)+16]

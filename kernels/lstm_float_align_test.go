@@ -28,7 +28,7 @@ func TestLSTMDotFStrAlign(t *testing.T) {
 		ws := lstmTF32Str(w)
 		a0, a1, a2, a3, b0, b1, b2, b3 := lstmDotF8(x, w)
 		want8 := [8]float32{a0, a1, a2, a3, b0, b1, b2, b3}
-		c0, c1, c2, c3 := lstmDotF4(x, w[:4*n])
+		c0, c1, c2, c3 := f32Dot4(x, w[:4*n])
 		want4 := [4]float32{c0, c1, c2, c3}
 		for off := 0; off < 8; off++ {
 			// A fresh buffer with off bytes in front (and a few behind,
@@ -41,16 +41,16 @@ func TestLSTMDotFStrAlign(t *testing.T) {
 			s := string(buf)[off : off+len(ws)]
 			a0, a1, a2, a3, b0, b1, b2, b3 := lstmDotF8S(x, s)
 			got8 := [8]float32{a0, a1, a2, a3, b0, b1, b2, b3}
-			c0, c1, c2, c3 := lstmDotF4S(x, s[:16*n])
+			c0, c1, c2, c3 := f32DotStr4(x, s[:16*n])
 			got4 := [4]float32{c0, c1, c2, c3}
 			for k := range got8 {
 				if math.Float32bits(got8[k]) != math.Float32bits(want8[k]) {
-					t.Fatalf("n=%d off=%d (addr mod 4 %d): lstmDotF8S[%d] = %g, want %g", n, off, lstmStrOff(s), k, got8[k], want8[k])
+					t.Fatalf("n=%d off=%d (addr mod 4 %d): lstmDotF8S[%d] = %g, want %g", n, off, f32StrOff(s), k, got8[k], want8[k])
 				}
 			}
 			for k := range got4 {
 				if math.Float32bits(got4[k]) != math.Float32bits(want4[k]) {
-					t.Fatalf("n=%d off=%d (addr mod 4 %d): lstmDotF4S[%d] = %g, want %g", n, off, lstmStrOff(s), k, got4[k], want4[k])
+					t.Fatalf("n=%d off=%d (addr mod 4 %d): f32DotStr4[%d] = %g, want %g", n, off, f32StrOff(s), k, got4[k], want4[k])
 				}
 			}
 		}

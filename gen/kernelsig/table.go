@@ -174,6 +174,13 @@ const (
 	EwRows                  Func = "ewRows"
 	EwTab32                 Func = "ewTab32"
 	ExpF32                  Func = "expF32"
+	F32Dot4                 Func = "f32Dot4"
+	F32DotFunnel4           Func = "f32DotFunnel4"
+	F32DotStr4              Func = "f32DotStr4"
+	F32StrOff               Func = "f32StrOff"
+	F32StrView              Func = "f32StrView"
+	F32Words                Func = "f32Words"
+	F32q                    Func = "f32q"
 	FcDotF4                 Func = "fcDotF4"
 	FcDotI16                Func = "fcDotI16"
 	FcDotI16Acc32           Func = "fcDotI16Acc32"
@@ -240,14 +247,10 @@ const (
 	LstmClampF              Func = "lstmClampF"
 	LstmDecodeF             Func = "lstmDecodeF"
 	LstmDot16               Func = "lstmDot16"
-	LstmDotF4               Func = "lstmDotF4"
-	LstmDotF4Q              Func = "lstmDotF4Q"
-	LstmDotF4S              Func = "lstmDotF4S"
 	LstmDotF8               Func = "lstmDotF8"
 	LstmDotF8Q              Func = "lstmDotF8Q"
 	LstmDotF8S              Func = "lstmDotF8S"
 	LstmExpN                Func = "lstmExpN"
-	LstmF32q                Func = "lstmF32q"
 	LstmFCQ64               Func = "lstmFCQ64"
 	LstmFloat               Func = "lstmFloat"
 	LstmFloatLean           Func = "lstmFloatLean"
@@ -266,13 +269,10 @@ const (
 	LstmSigFin              Func = "lstmSigFin"
 	LstmSigmoidF            Func = "lstmSigmoidF"
 	LstmSigmoidQ            Func = "lstmSigmoidQ"
-	LstmStrF32              Func = "lstmStrF32"
-	LstmStrOff              Func = "lstmStrOff"
 	LstmTanhArg             Func = "lstmTanhArg"
 	LstmTanhF               Func = "lstmTanhF"
 	LstmTanhFin             Func = "lstmTanhFin"
 	LstmTanhQ               Func = "lstmTanhQ"
-	LstmWords               Func = "lstmWords"
 	LutInt8                 Func = "lutInt8"
 	MaxPoolF32              Func = "maxPoolF32"
 	MaxPoolInt16            Func = "maxPoolInt16"
@@ -625,6 +625,13 @@ func Funcs() []Func {
 		EwRows,
 		EwTab32,
 		ExpF32,
+		F32Dot4,
+		F32DotFunnel4,
+		F32DotStr4,
+		F32StrOff,
+		F32StrView,
+		F32Words,
+		F32q,
 		FcDotF4,
 		FcDotI16,
 		FcDotI16Acc32,
@@ -691,14 +698,10 @@ func Funcs() []Func {
 		LstmClampF,
 		LstmDecodeF,
 		LstmDot16,
-		LstmDotF4,
-		LstmDotF4Q,
-		LstmDotF4S,
 		LstmDotF8,
 		LstmDotF8Q,
 		LstmDotF8S,
 		LstmExpN,
-		LstmF32q,
 		LstmFCQ64,
 		LstmFloat,
 		LstmFloatLean,
@@ -717,13 +720,10 @@ func Funcs() []Func {
 		LstmSigFin,
 		LstmSigmoidF,
 		LstmSigmoidQ,
-		LstmStrF32,
-		LstmStrOff,
 		LstmTanhArg,
 		LstmTanhF,
 		LstmTanhFin,
 		LstmTanhQ,
-		LstmWords,
 		LutInt8,
 		MaxPoolF32,
 		MaxPoolInt16,
@@ -1238,6 +1238,20 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"t", "*[2048]byte"}, {"i", "int"}}, true
 	case ExpF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case F32Dot4:
+		return []Param{{"x", "[]float32"}, {"w", "[]float32"}}, true
+	case F32DotFunnel4:
+		return []Param{{"x", "[]float32"}, {"w", "string"}, {"off", "uint32"}}, true
+	case F32DotStr4:
+		return []Param{{"x", "[]float32"}, {"w", "string"}}, true
+	case F32StrOff:
+		return []Param{{"w", "string"}}, true
+	case F32StrView:
+		return []Param{{"w", "string"}}, true
+	case F32Words:
+		return []Param{{"w", "string"}, {"off", "uint32"}}, true
+	case F32q:
+		return []Param{{"p", "[]byte"}, {"k", "int"}}, true
 	case FcDotF4:
 		return []Param{{"x", "[]float32"}, {"w", "string"}, {"t", "*[4]float32"}}, true
 	case FcDotI16:
@@ -1370,12 +1384,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"dst", "[]float32"}, {"src", "string"}}, true
 	case LstmDot16:
 		return []Param{{"x", "[]int16"}, {"w", "[]int8"}}, true
-	case LstmDotF4:
-		return []Param{{"x", "[]float32"}, {"w", "[]float32"}}, true
-	case LstmDotF4Q:
-		return []Param{{"x", "[]float32"}, {"w", "string"}, {"off", "uint32"}}, true
-	case LstmDotF4S:
-		return []Param{{"x", "[]float32"}, {"w", "string"}}, true
 	case LstmDotF8:
 		return []Param{{"x", "[]float32"}, {"w", "[]float32"}}, true
 	case LstmDotF8Q:
@@ -1384,8 +1392,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]float32"}, {"w", "string"}}, true
 	case LstmExpN:
 		return []Param{{"v", "[]float64"}}, true
-	case LstmF32q:
-		return []Param{{"p", "[]byte"}, {"k", "int"}}, true
 	case LstmFCQ64:
 		return []Param{{"acc", "int64"}, {"m", "int32"}, {"shift", "int"}}, true
 	case LstmFloat:
@@ -1422,10 +1428,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"dst", "[]float32"}, {"src", "[]float32"}}, true
 	case LstmSigmoidQ:
 		return []Param{{"v", "int16"}}, true
-	case LstmStrF32:
-		return []Param{{"w", "string"}}, true
-	case LstmStrOff:
-		return []Param{{"w", "string"}}, true
 	case LstmTanhArg:
 		return []Param{{"v", "float32"}}, true
 	case LstmTanhF:
@@ -1434,8 +1436,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"v", "float32"}, {"e", "float64"}}, true
 	case LstmTanhQ:
 		return []Param{{"v", "int16"}, {"mult", "int32"}, {"shift", "int"}}, true
-	case LstmWords:
-		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case LutInt8:
 		return []Param{{"tab", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case MaxPoolF32:
@@ -1987,6 +1987,9 @@ func (f Func) Results() int {
 		EwRequantDown,
 		EwRows,
 		EwTab32,
+		F32StrOff,
+		F32StrView,
+		F32q,
 		FcDotI16,
 		FcDotI16Acc32,
 		FcMakeRQ,
@@ -2013,7 +2016,6 @@ func (f Func) Results() int {
 		LstmCellQ,
 		LstmClampF,
 		LstmDot16,
-		LstmF32q,
 		LstmFCQ64,
 		LstmGate16,
 		LstmGateF,
@@ -2025,8 +2027,6 @@ func (f Func) Results() int {
 		LstmSigArg,
 		LstmSigFin,
 		LstmSigmoidQ,
-		LstmStrF32,
-		LstmStrOff,
 		LstmTanhArg,
 		LstmTanhFin,
 		LstmTanhQ,
@@ -2069,7 +2069,7 @@ func (f Func) Results() int {
 		SoftmaxInt8Row,
 		TconvTaps:
 		return 2
-	case LstmWords,
+	case F32Words,
 		SelRowStart:
 		return 3
 	case ConvPWDot16,
@@ -2078,9 +2078,9 @@ func (f Func) Results() int {
 		ConvPWDot8x4,
 		ConvPWDotAny,
 		ConvRowsDot,
-		LstmDotF4,
-		LstmDotF4Q,
-		LstmDotF4S,
+		F32Dot4,
+		F32DotFunnel4,
+		F32DotStr4,
 		OctCols64:
 		return 4
 	case ConvLean8,

@@ -55,5 +55,5 @@ func fcDotF4(x []float32, w string, t *[4]float32) {
 	// The same products and sums in the same order as the LSTM's gate dot
 	// products, which read the string as float32 where it is word-aligned
 	// and by funnel shifts on 32-bit targets otherwise.
-	t[0], t[1], t[2], t[3] = lstmDotF4S(x, w[:16*len(x)])
+	t[0], t[1], t[2], t[3] = f32DotStr4(x, w[:16*len(x)])
 }

@@ -9,9 +9,9 @@ import (
 	"unsafe"
 )
 
-// lstmDotF4 returns the dot products of x with the four interleaved weight
+// f32Dot4 returns the dot products of x with the four interleaved weight
 // rows w (4 floats per element of x), each summed in order.
-func lstmDotF4(x []float32, w []float32) (a0, a1, a2, a3 float32) {
+func f32Dot4(x []float32, w []float32) (a0, a1, a2, a3 float32) {
 	wq := unsafe.Slice((*[4]float32)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/4)
 	wq = wq[:len(x)]
 	for d, xv := range x {
@@ -24,47 +24,47 @@ func lstmDotF4(x []float32, w []float32) (a0, a1, a2, a3 float32) {
 	return a0, a1, a2, a3
 }
 
-// lstmDotF4S is lstmDotF4 for weights read directly from a constant string
+// f32DotStr4 is f32Dot4 for weights read directly from a constant string
 // (16 bytes per element of x).
-func lstmDotF4S(x []float32, w string) (a0, a1, a2, a3 float32) {
-	if off := lstmStrOff(w); off == 0 {
-		return lstmDotF4(x, lstmStrF32(w))
-	} else if lstmFunnel {
-		return lstmDotF4Q(x, w, off)
+func f32DotStr4(x []float32, w string) (a0, a1, a2, a3 float32) {
+	if off := f32StrOff(w); off == 0 {
+		return f32Dot4(x, f32StrView(w))
+	} else if f32Funnel {
+		return f32DotFunnel4(x, w, off)
 	}
 	wq := unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
 	wq = wq[:len(x)]
 	for d, xv := range x {
 		p := wq[d][:]
-		a0 += float32(xv * lstmF32q(p, 0))
-		a1 += float32(xv * lstmF32q(p, 1))
-		a2 += float32(xv * lstmF32q(p, 2))
-		a3 += float32(xv * lstmF32q(p, 3))
+		a0 += float32(xv * f32q(p, 0))
+		a1 += float32(xv * f32q(p, 1))
+		a2 += float32(xv * f32q(p, 2))
+		a3 += float32(xv * f32q(p, 3))
 	}
 	return a0, a1, a2, a3
 }
 
-// lstmFunnel is true where int is 32 bits.
-const lstmFunnel = ^uint(0)>>32 == 0
+// f32Funnel is true where int is 32 bits.
+const f32Funnel = ^uint(0)>>32 == 0
 
-// lstmStrOff returns the address of w's data modulo 4.
-func lstmStrOff(w string) uint32 {
+// f32StrOff returns the address of w's data modulo 4.
+func f32StrOff(w string) uint32 {
 	return uint32(uintptr(unsafe.Pointer(unsafe.StringData(w)))) & 3
 }
 
-// lstmStrF32 views a word-aligned string as float32 values.
-func lstmStrF32(w string) []float32 {
+// f32StrView views a word-aligned string as float32 values.
+func f32StrView(w string) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.StringData(w))), len(w)/4)
 }
 
-// lstmWords prepares the funnel read of w (address off mod 4, off != 0,
+// f32Words prepares the funnel read of w (address off mod 4, off != 0,
 // len(w) a multiple of 4 and at least 4): it returns the first (4-off)
 // bytes of w as the low bytes of c, the aligned words that lie entirely
 // inside w (len(w)/4-1 of them) and the last off bytes of w as the low
 // bytes of e. Float j of w is then word j-1's high bytes (or c) shifted
 // down by 8*off, or'ed with word j's low bytes (or e) shifted up by
 // 32-8*off.
-func lstmWords(w string, off uint32) (c uint32, q []uint32, e uint32) {
+func f32Words(w string, off uint32) (c uint32, q []uint32, e uint32) {
 	n := len(w)
 	for k := int(4-off) - 1; k >= 0; k-- {
 		c = c<<8 | uint32(w[k])
@@ -76,11 +76,11 @@ func lstmWords(w string, off uint32) (c uint32, q []uint32, e uint32) {
 	return c, unsafe.Slice((*uint32)(p), n/4-1), e
 }
 
-// lstmDotF4Q is lstmDotF4S through the funnel (see lstmWords): the
+// f32DotFunnel4 is f32DotStr4 through the funnel (see f32Words): the
 // elements but the last in one loop, then the last one, whose last word is
 // e.
-func lstmDotF4Q(x []float32, w string, off uint32) (a0, a1, a2, a3 float32) {
-	c, q, e := lstmWords(w, off)
+func f32DotFunnel4(x []float32, w string, off uint32) (a0, a1, a2, a3 float32) {
+	c, q, e := f32Words(w, off)
 	sl, sr := (8*off)&31, (32-8*off)&31
 	n := len(x) - 1
 	if n < 0 {
@@ -108,7 +108,7 @@ func lstmDotF4Q(x []float32, w string, off uint32) (a0, a1, a2, a3 float32) {
 	return
 }
 
-// lstmF32q reads the k-th little-endian float32 of p.
-func lstmF32q(p []byte, k int) float32 {
+// f32q reads the k-th little-endian float32 of p.
+func f32q(p []byte, k int) float32 {
 	return math.Float32frombits(uint32(p[4*k]) | uint32(p[4*k+1])<<8 | uint32(p[4*k+2])<<16 | uint32(p[4*k+3])<<24)
 }
