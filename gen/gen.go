@@ -42,13 +42,16 @@ type Options struct {
 	MaxArena int
 	// Speed keeps every fast kernel variant even where its scratch memory
 	// makes the arena larger (by default they are used only where the
-	// memory is free anyway).
+	// memory is free anyway), and runs operators layer by layer (no fused
+	// groups or overlapped pairs, which cost a few per cent of
+	// instructions).
 	Speed bool
 	// NoShare disables in-place operators (an elementwise output taking
 	// over the memory of an input that dies there).
 	NoShare bool
-	// NoFuse keeps the layer-by-layer plan: no operator writes its output
-	// over its dying input at a shift (overlapped pairs, lower/overlap.go).
+	// NoFuse keeps the layer-by-layer plan: no fused groups
+	// (lower/fuse.go), and no operator writes its output over its dying
+	// input at a shift (overlapped pairs, lower/overlap.go).
 	NoFuse bool
 	// NoTests leaves out generated_test.go (allocation, independence and
 	// benchmark tests of the generated package).
@@ -132,7 +135,7 @@ func LowerGraph(g *model.Graph, opt Options) (*program.Program, *layout.Layout, 
 	// One search budget for every plan of this generation: the candidate
 	// selections of variant choice, the final plan and the plain plan.
 	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Session: planner.NewSession(opt.Effort)}
-	p, plain, err := lower.Program(g, lower.ProgramOptions{Options: lower.Options{NoShare: opt.NoShare}, Overlap: !opt.NoFuse, Speed: opt.Speed, Plan: popt})
+	p, plain, err := lower.Program(g, lower.ProgramOptions{Options: lower.Options{NoShare: opt.NoShare}, Overlap: !opt.NoFuse && !opt.Speed, Speed: opt.Speed, Plan: popt})
 	if err != nil {
 		return nil, nil, err
 	}
