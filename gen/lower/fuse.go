@@ -52,7 +52,6 @@ type bandKernel struct {
 // input rows and nothing else, so a band of rows is a call on a shorter
 // geometry.
 var bandKernels = map[string]bandKernel{
-	"convInt8":       {kind: bandWindow},
 	"convInt16":      {kind: bandWindow},
 	"convF32":        {kind: bandWindow},
 	"convLeanInt8":   {kind: bandWindow},
