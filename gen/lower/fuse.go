@@ -446,7 +446,6 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 			steps = append(steps, program.Step{Op: b.op, Call: b.bandCall(ev, inV, outV),
 				Rows: program.RowRange{Lo: ev.r0, Hi: ev.r1}, InRows: program.RowRange{Lo: ev.lo, Hi: ev.hi}})
 		}
-		grp.Calls = len(steps)
 		compress(&grp, steps, sp.last)
 		if got := grp.Expand(); !reflect.DeepEqual(got, steps) {
 			return nil, fmt.Errorf("internal error: operators %d-%d: the loop of the fused group does not give its schedule back", sp.first, sp.last)

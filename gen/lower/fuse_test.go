@@ -213,7 +213,7 @@ func TestFusedGroupsSimulated(t *testing.T) {
 			t.Errorf("%s: %v", filepath.Base(f), err)
 		}
 		for _, grp := range p.Groups {
-			t.Logf("%s: operators %d-%d fused: %d calls (%d in the loop, %d runs)", filepath.Base(f), grp.First, grp.Last, grp.Calls, len(grp.Body), grp.Iter)
+			t.Logf("%s: operators %d-%d fused: %d calls (%d in the loop, %d runs)", filepath.Base(f), grp.First, grp.Last, grp.Calls(), len(grp.Body), grp.Iter)
 		}
 		groups += len(p.Groups)
 	}

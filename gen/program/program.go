@@ -58,8 +58,6 @@ type Group struct {
 	Iter        int
 	Body        []Step
 	Post        []Step
-	// Calls counts the calls Expand gives (kernel bands and line slides).
-	Calls int
 	// MinShift is the least distance In may start above Out so that no
 	// write of Out reaches input rows still to be read (In's planner Tie
 	// holds it when the two overlap), -1 when they do not overlap.
@@ -106,6 +104,9 @@ func (g *Group) Expand() []Step {
 	}
 	return append(out, g.Post...)
 }
+
+// Calls counts the calls Expand gives (kernel bands and line slides).
+func (g *Group) Calls() int { return len(g.Pre) + g.Iter*len(g.Body) + len(g.Post) }
 
 // At returns the call with every view at loop run t: Off + t*Step, Step 0.
 func (c Call) At(t int) Call {

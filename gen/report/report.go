@@ -177,7 +177,7 @@ func groupText(pr *program.Program, l *layout.Layout, grp *program.Group, row ma
 	if grp.Iter > 0 {
 		loop = fmt.Sprintf("a loop of %d runs of %d calls", grp.Iter, len(grp.Body))
 	}
-	out := []string{fmt.Sprintf("operators %d-%d (%s) fused, row by row: %d calls, %s", grp.First, grp.Last, strings.Join(codes, ", "), grp.Calls, loop)}
+	out := []string{fmt.Sprintf("operators %d-%d (%s) fused, row by row: %d calls, %s", grp.First, grp.Last, strings.Join(codes, ", "), grp.Calls(), loop)}
 	for _, ln := range grp.Lines {
 		b := pr.Buffers[ln.Buf]
 		out = append(out, fmt.Sprintf("  line %s: %d of %d rows of %d bytes", bufLabel(row[ln.Buf], b), ln.Rows, ln.TensorRows, ln.RowBytes))
