@@ -693,11 +693,9 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 				if _, seen := e.shared[key]; seen {
 					continue
 				}
+				// Rendered before its own name is known, so as a literal.
 				name := fmt.Sprintf("p%d", len(e.shared))
-				saved := e.shared
-				e.shared = nil
 				decls = append(decls, jen.Id(name).Op(":=").Add(e.arg(sa)))
-				e.shared = saved
 				e.shared[key] = name
 			}
 		}
