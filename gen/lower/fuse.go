@@ -409,8 +409,8 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 			b.First, b.Last = sp.first, sp.last
 			grp.Lines = append(grp.Lines, program.Line{Buf: id, Tensor: b.Tensors[0], Rows: s.lineRows[j], RowBytes: ops[j].outRow * ops[j].outType.Size(), TensorRows: ops[j].outH})
 		}
+		mayTie := groupMayTie(&q, grp.In, grp.Out, sp.first) && q.Buffers[grp.In].Tie == nil && !tiedTo(q.Buffers, grp.Out)
 		in, out := &q.Buffers[grp.In], &q.Buffers[grp.Out]
-		dies := in.Last == sp.first
 		in.Last = max(in.Last, sp.last)
 		out.First = min(out.First, sp.first)
 		for k := range q.Buffers {
@@ -418,7 +418,7 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 				b.First, b.Last = sp.first, sp.last
 			}
 		}
-		if dies && in.Kind == planner.Activation && out.Kind == planner.Activation && in.Tie == nil && !isGraphOutput(p, grp.In) && !tiedTo(q.Buffers, grp.Out) {
+		if mayTie {
 			shift := s.inOutShift()
 			if shift+in.Size < in.Size+out.Size {
 				in.Tie = &planner.Tie{To: int(grp.Out), Shift: planner.AlignedSize(shift, 0)}
@@ -456,6 +456,14 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 		q.Groups = append(q.Groups, grp)
 	}
 	return &q, nil
+}
+
+// groupMayTie says whether a group starting at operator first may write
+// its output over its input: both activations, the input dying at first
+// (read by no later operator) and not a graph output.
+func groupMayTie(p *program.Program, in, out program.BufID, first int) bool {
+	ib, ob := p.Buffers[in], p.Buffers[out]
+	return ib.Last == first && ib.Kind == planner.Activation && ob.Kind == planner.Activation && !isGraphOutput(p, in)
 }
 
 func isGraphOutput(p *program.Program, b program.BufID) bool {

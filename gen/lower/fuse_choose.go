@@ -59,16 +59,8 @@ func (f *fusePlanner) single(i int) (withOverlap, without int) {
 	without = f.live(i, i, func(int, *program.Buffer) bool { return false })
 	withOverlap = without
 	c := f.frags[i].c
-	if c.overlap == nil || len(c.Op.Outputs) != 1 {
-		return
-	}
-	bi, ok1 := f.p.TensorBuf[c.Op.Inputs[c.overlap.in]]
-	bo, ok2 := f.p.TensorBuf[c.Op.Outputs[0]]
-	if !ok1 || !ok2 || bi == bo || isGraphOutput(f.p, bi) {
-		return
-	}
-	ib, ob := f.p.Buffers[bi], f.p.Buffers[bo]
-	if ib.Kind != planner.Activation || ob.Kind != planner.Activation || ib.Last != i || ob.First != i {
+	bi, bo, ok := overlapPair(f.p, c)
+	if !ok {
 		return
 	}
 	in, out := f.size(bi), f.size(bo)
@@ -104,8 +96,7 @@ func (f *fusePlanner) group(sp fuseSpan) int {
 		inB, outB := ops[0].inBuf, ops[len(ops)-1].outBuf
 		in, out := f.size(inB), f.size(outB)
 		pair := in + out
-		ib := f.p.Buffers[inB]
-		if ib.Last == sp.first && ib.Kind == planner.Activation && !isGraphOutput(f.p, inB) {
+		if groupMayTie(f.p, inB, outB, sp.first) {
 			pair = min(pair, max(out, planner.AlignedSize(s.inOutShift(), f.align)+in))
 		}
 		cost = other + scratch + lines + pair

@@ -252,7 +252,7 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 	addResources(p, frags, reqBuf, last)
 	var tied map[int]bool
 	if len(opt.Overlap) > 0 && !opt.NoShare {
-		tied = tieOverlaps(g, frags, p, opt.Overlap)
+		tied = tieOverlaps(frags, p, opt.Overlap)
 	}
 	consts := map[*constData]int{}
 	for _, f := range frags {

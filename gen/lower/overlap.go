@@ -126,28 +126,19 @@ func minRange(v []int, from, to int) int {
 // that operator and not be a graph output or state; the output must be
 // born there. Consecutive pairs chain (an output overwritten in turn by
 // the next operator's output): the planner places a chain as one block.
-func tieOverlaps(g *model.Graph, frags []*Fragment, p *program.Program, ops map[int]bool) map[int]bool {
+func tieOverlaps(frags []*Fragment, p *program.Program, ops map[int]bool) map[int]bool {
 	tied := map[int]bool{}
-	outBufs := map[program.BufID]bool{}
-	for _, t := range g.Outputs {
-		outBufs[p.TensorBuf[t]] = true
-	}
 	hasTie, tiedTo := map[program.BufID]bool{}, map[program.BufID]bool{}
 	for _, f := range frags {
 		c := f.c
-		if c.overlap == nil || len(c.Op.Outputs) != 1 || !ops[c.Op.Index] {
+		if !ops[c.Op.Index] {
 			continue
 		}
-		in := c.Op.Inputs[c.overlap.in]
-		bi, ok1 := p.TensorBuf[in]
-		bo, ok2 := p.TensorBuf[c.Op.Outputs[0]]
-		if !ok1 || !ok2 || bi == bo || hasTie[bi] || tiedTo[bo] || outBufs[bi] {
+		bi, bo, ok := overlapPair(p, c)
+		if !ok || hasTie[bi] || tiedTo[bo] {
 			continue
 		}
-		ib, ob := &p.Buffers[bi], &p.Buffers[bo]
-		if ib.Kind != planner.Activation || ob.Kind != planner.Activation || ib.Last != c.Op.Index || ob.First != c.Op.Index {
-			continue
-		}
+		ib := &p.Buffers[bi]
 		shift := planner.AlignedSize(c.overlap.minShift, 0)
 		ib.Tie = &planner.Tie{To: int(bo), Shift: shift}
 		hasTie[bi], tiedTo[bo] = true, true
@@ -155,6 +146,26 @@ func tieOverlaps(g *model.Graph, frags []*Fragment, p *program.Program, ops map[
 		p.Overlaps = append(p.Overlaps, program.Overlap{Op: c.Op.Index, In: bi, Out: bo, MinShift: c.overlap.minShift})
 	}
 	return tied
+}
+
+// overlapPair returns the buffers of the input and output an operator
+// offers to overlap in program p, ok when the pair is possible there: the
+// input is an activation read last by the operator and not a graph output,
+// the output an activation born there, in a buffer of its own.
+func overlapPair(p *program.Program, c *opCtx) (in, out program.BufID, ok bool) {
+	if c.overlap == nil || len(c.Op.Outputs) != 1 {
+		return 0, 0, false
+	}
+	in, ok1 := p.TensorBuf[c.Op.Inputs[c.overlap.in]]
+	out, ok2 := p.TensorBuf[c.Op.Outputs[0]]
+	if !ok1 || !ok2 || in == out || isGraphOutput(p, in) {
+		return 0, 0, false
+	}
+	ib, ob := p.Buffers[in], p.Buffers[out]
+	if ib.Kind != planner.Activation || ob.Kind != planner.Activation || ib.Last != c.Op.Index || ob.First != c.Op.Index {
+		return 0, 0, false
+	}
+	return in, out, true
 }
 
 // chooseOverlaps picks the operators to overlap: starting from none, each
