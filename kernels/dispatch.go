@@ -467,8 +467,6 @@ func Call(fn string, args []any) bool {
 		selectInt8(args[0].(*selBcast), args[1].([]uint8), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "sinF32":
 		sinF32(args[0].([]float32), args[1].([]float32))
-	case "slideRows":
-		slideRows(args[0].([]uint8), int(args[1].(int64)))
 	case "softmaxF32":
 		softmaxF32(args[0].(*softmaxParams), args[1].([]float32), args[2].([]float32))
 	case "softmaxInt16":

@@ -7,7 +7,8 @@ package kernels
 // subgraph's tensors. The branching itself is Go code in Invoke.
 
 // copyBytes copies src into dst; both have the same length (checked at
-// generation time).
+// generation time). They may overlap: a fused group's line buffer slides
+// the rows it still needs down to its start with it.
 func copyBytes(dst, src []byte) {
 	copy(dst, src)
 }

@@ -361,7 +361,6 @@ const (
 	SigmoidTab              Func = "sigmoidTab"
 	SigmoidTab2             Func = "sigmoidTab2"
 	SinF32                  Func = "sinF32"
-	SlideRows               Func = "slideRows"
 	SoftmaxExpNeg           Func = "softmaxExpNeg"
 	SoftmaxExpSmall         Func = "softmaxExpSmall"
 	SoftmaxF32              Func = "softmaxF32"
@@ -812,7 +811,6 @@ func Funcs() []Func {
 		SigmoidTab,
 		SigmoidTab2,
 		SinF32,
-		SlideRows,
 		SoftmaxExpNeg,
 		SoftmaxExpSmall,
 		SoftmaxF32,
@@ -1612,8 +1610,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"i", "int"}}, true
 	case SinF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
-	case SlideRows:
-		return []Param{{"b", "[]uint8"}, {"from", "int"}}, true
 	case SoftmaxExpNeg:
 		return []Param{{"a", "int32"}}, true
 	case SoftmaxExpSmall:
@@ -1920,7 +1916,6 @@ func (f Func) Results() int {
 		SelectInt16,
 		SelectInt8,
 		SinF32,
-		SlideRows,
 		SoftmaxF32,
 		SoftmaxInt16,
 		SoftmaxInt8,

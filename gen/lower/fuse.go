@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/planner"
@@ -24,7 +25,7 @@ import (
 // with the padding that is left at that edge, so the kernels that run
 // whole tensors run bands unchanged. A line keeps its rows from its start:
 // before a producer writes new rows, the rows still needed slide down
-// (slideRows), a copy of a few rows per row produced.
+// (copyBytes over the line), a copy of a few rows per row produced.
 //
 // The group's input and output stay whole tensors; when the input dies in
 // the group the output is written over it (tied at the smallest distance
@@ -429,9 +430,12 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 		for _, ev := range s.events {
 			b := ops[ev.op]
 			if ev.slide {
-				steps = append(steps, program.Step{Op: b.op, Call: program.Call{Fn: "slideRows", Args: []program.Arg{
-					program.View{Buf: lines[ev.op], Type: b.outType, N: ev.rows * b.outRow, Raw: true},
-					program.Lit{Value: ev.from * b.outRow * b.outType.Size()},
+				// The rows still needed move down to the line's start
+				// (copy moves overlapping bytes correctly).
+				kept := (ev.rows - ev.from) * b.outRow
+				steps = append(steps, program.Step{Op: b.op, Call: program.Call{Fn: string(kernelsig.CopyBytes), Args: []program.Arg{
+					program.View{Buf: lines[ev.op], Type: b.outType, N: kept, Raw: true},
+					program.View{Buf: lines[ev.op], Type: b.outType, Off: ev.from * b.outRow, N: kept, Raw: true},
 				}}})
 				continue
 			}
@@ -492,7 +496,7 @@ func compress(grp *program.Group, steps []program.Step, lastOp int) {
 	var segs [][]program.Step
 	start := 0
 	for i, s := range steps {
-		if s.Op == lastOp && s.Call.Fn != "slideRows" {
+		if s.Op == lastOp && s.Rows.Hi > s.Rows.Lo {
 			segs = append(segs, steps[start:i+1])
 			start = i + 1
 		}

@@ -109,10 +109,13 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 		}
 		for n, s := range grp.Expand() {
 			c := s.Call
-			if c.Fn == "slideRows" {
-				at, size := viewBytes(c.Args[0].(program.View))
-				from := c.Args[1].(program.Lit).Value.(int)
-				copy(tags[at:at+size], tags[at+from:at+size])
+			if s.Rows.Hi == s.Rows.Lo { // a line's slide: copyBytes(dst, src)
+				dst, n := viewBytes(c.Args[0].(program.View))
+				src, m := viewBytes(c.Args[1].(program.View))
+				if c.Fn != "copyBytes" || n != m {
+					return fmt.Errorf("group %d-%d, call %d: %s of %d and %d bytes is not a slide", grp.First, grp.Last, n, c.Fn, n, m)
+				}
+				copy(tags[dst:dst+n], tags[src:src+n])
 				continue
 			}
 			op := g.Ops[s.Op]

@@ -294,7 +294,7 @@ func (m *Model) Invoke() {
 		// 2: row 1 from input row 1
 		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
 		// 0: keep the rows still needed at the start of its line
-		slideRows(a.u8(offConv0Relu6, 384), 128)
+		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 		// 0: row 3 from input rows 6 to 8
 		convGatherInt8(p3, a.i8(offImage+192, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
 		// 1: row 2 from input rows 1 to 3
@@ -305,17 +305,17 @@ func (m *Model) Invoke() {
 		dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6, 128))
 		for band := 0; band < 5; band++ {
 			// 0: keep the rows still needed at the start of its line
-			slideRows(a.u8(offConv0Relu6, 384), 128)
+			copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 			// 0: row 4+2*band from input rows 8+4*band to 10+4*band
 			convGatherInt8(p3, a.i8(offImage+256+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
 			// 1: row 3+2*band from input rows 2+2*band to 4+2*band
 			dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
 			// 2: keep the rows still needed at the start of its line
-			slideRows(a.u8(offBlock1PwRelu6, 768), 512)
+			copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 			// 2: row 3+2*band from input row 3+2*band
 			convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
 			// 0: keep the rows still needed at the start of its line
-			slideRows(a.u8(offConv0Relu6, 384), 128)
+			copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 			// 0: row 5+2*band from input rows 10+4*band to 12+4*band
 			convGatherInt8(p3, a.i8(offImage+320+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
 			// 1: row 4+2*band from input rows 3+2*band to 5+2*band
@@ -326,17 +326,17 @@ func (m *Model) Invoke() {
 			dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+128+128*band, 128))
 		}
 		// 0: keep the rows still needed at the start of its line
-		slideRows(a.u8(offConv0Relu6, 384), 128)
+		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 		// 0: row 14 from input rows 28 to 30
 		convGatherInt8(p3, a.i8(offImage+896, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
 		// 1: row 13 from input rows 12 to 14
 		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
 		// 2: keep the rows still needed at the start of its line
-		slideRows(a.u8(offBlock1PwRelu6, 768), 512)
+		copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 		// 2: row 13 from input row 13
 		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
 		// 0: keep the rows still needed at the start of its line
-		slideRows(a.u8(offConv0Relu6, 384), 128)
+		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 		// 0: row 15 from input rows 30 to 31
 		convGatherInt8(p6, a.i8(offImage+960, 64), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
 		// 1: row 14 from input rows 13 to 15
@@ -348,7 +348,7 @@ func (m *Model) Invoke() {
 		// 1: row 15 from input rows 14 to 15
 		dw3x3Int8(p7, a.i8(offConv0Relu6+128, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
 		// 2: keep the rows still needed at the start of its line
-		slideRows(a.u8(offBlock1PwRelu6, 768), 512)
+		copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 		// 2: row 15 from input row 15
 		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
 		// 3: row 7 from input rows 14 to 15
@@ -695,7 +695,7 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		// 2: row 1 from input row 1
 		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
 		// 0: keep the rows still needed at the start of its line
-		slideRows(a.u8(offConv0Relu6, 384), 128)
+		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 		// 0: row 3 from input rows 6 to 8
 		convGatherInt8(p3, a.i8(offImage+192, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
 		// 1: row 2 from input rows 1 to 3
@@ -706,17 +706,17 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6, 128))
 		for band := 0; band < 5; band++ {
 			// 0: keep the rows still needed at the start of its line
-			slideRows(a.u8(offConv0Relu6, 384), 128)
+			copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 			// 0: row 4+2*band from input rows 8+4*band to 10+4*band
 			convGatherInt8(p3, a.i8(offImage+256+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
 			// 1: row 3+2*band from input rows 2+2*band to 4+2*band
 			dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
 			// 2: keep the rows still needed at the start of its line
-			slideRows(a.u8(offBlock1PwRelu6, 768), 512)
+			copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 			// 2: row 3+2*band from input row 3+2*band
 			convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
 			// 0: keep the rows still needed at the start of its line
-			slideRows(a.u8(offConv0Relu6, 384), 128)
+			copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 			// 0: row 5+2*band from input rows 10+4*band to 12+4*band
 			convGatherInt8(p3, a.i8(offImage+320+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
 			// 1: row 4+2*band from input rows 3+2*band to 5+2*band
@@ -727,17 +727,17 @@ func (m *Model) InvokeTraced(after func(op int)) {
 			dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+128+128*band, 128))
 		}
 		// 0: keep the rows still needed at the start of its line
-		slideRows(a.u8(offConv0Relu6, 384), 128)
+		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 		// 0: row 14 from input rows 28 to 30
 		convGatherInt8(p3, a.i8(offImage+896, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
 		// 1: row 13 from input rows 12 to 14
 		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
 		// 2: keep the rows still needed at the start of its line
-		slideRows(a.u8(offBlock1PwRelu6, 768), 512)
+		copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 		// 2: row 13 from input row 13
 		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
 		// 0: keep the rows still needed at the start of its line
-		slideRows(a.u8(offConv0Relu6, 384), 128)
+		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 		// 0: row 15 from input rows 30 to 31
 		convGatherInt8(p6, a.i8(offImage+960, 64), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
 		// 1: row 14 from input rows 13 to 15
@@ -749,7 +749,7 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		// 1: row 15 from input rows 14 to 15
 		dw3x3Int8(p7, a.i8(offConv0Relu6+128, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
 		// 2: keep the rows still needed at the start of its line
-		slideRows(a.u8(offBlock1PwRelu6, 768), 512)
+		copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 		// 2: row 15 from input row 15
 		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
 		// 3: row 7 from input rows 14 to 15
