@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/gen/program"
@@ -579,16 +578,10 @@ func segDelta(a, b []program.Step) ([]int, bool) {
 				d = append(d, vb.Off-va.Off)
 				continue
 			}
-			if argKey(ca.Args[k]) != argKey(cb.Args[k]) {
+			if !reflect.DeepEqual(ca.Args[k], cb.Args[k]) {
 				return nil, false
 			}
 		}
 	}
 	return d, true
-}
-
-func argKey(a program.Arg) string {
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%#v", a)
-	return sb.String()
 }
