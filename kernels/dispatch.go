@@ -55,7 +55,7 @@ package kernels
 //     lstmHiddenQ, lstmMakeQ, lstmMakeRQ, lstmRowBatch, lstmSat16,
 //     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
 //     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
-//     octCols64, octLanes, poolAvgRound, poolWindow, preluOne,
+//     octCols64, octLanes, poolAvgRound, poolWindow, preluOne, pwLd,
 //     quantizeF32One, reluOne, requantizeFast, requantizeOne,
 //     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
 //     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
@@ -165,6 +165,8 @@ func Call(fn string, args []any) bool {
 		convInt8(args[0].(*convParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8))
 	case "convLeanInt8":
 		convLeanInt8(args[0].(*convParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8))
+	case "convPWGrid":
+		convPWGrid(args[0].(*convPWRunArgs))
 	case "convPWInt8":
 		convPWInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "convPWRQLoad":

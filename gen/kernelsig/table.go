@@ -84,6 +84,7 @@ const (
 	ConvPWDot8              Func = "convPWDot8"
 	ConvPWDot8x4            Func = "convPWDot8x4"
 	ConvPWDotAny            Func = "convPWDotAny"
+	ConvPWGrid              Func = "convPWGrid"
 	ConvPWInt8              Func = "convPWInt8"
 	ConvPWOut               Func = "convPWOut"
 	ConvPWPair8             Func = "convPWPair8"
@@ -316,6 +317,7 @@ const (
 	PreluInt16              Func = "preluInt16"
 	PreluInt8               Func = "preluInt8"
 	PreluOne                Func = "preluOne"
+	PwLd                    Func = "pwLd"
 	QuantizeF32One          Func = "quantizeF32One"
 	QuantizeF32ToInt16      Func = "quantizeF32ToInt16"
 	QuantizeF32ToInt8       Func = "quantizeF32ToInt8"
@@ -534,6 +536,7 @@ func Funcs() []Func {
 		ConvPWDot8,
 		ConvPWDot8x4,
 		ConvPWDotAny,
+		ConvPWGrid,
 		ConvPWInt8,
 		ConvPWOut,
 		ConvPWPair8,
@@ -766,6 +769,7 @@ func Funcs() []Func {
 		PreluInt16,
 		PreluInt8,
 		PreluOne,
+		PwLd,
 		QuantizeF32One,
 		QuantizeF32ToInt16,
 		QuantizeF32ToInt8,
@@ -1056,6 +1060,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "[][8]int8"}, {"b", "[][8]int8"}, {"w0", "[][16]int8"}, {"w1", "[][16]int8"}}, true
 	case ConvPWDotAny:
 		return []Param{{"x0", "[]int8"}, {"x1", "[]int8"}, {"w", "[]int8"}}, true
+	case ConvPWGrid:
+		return []Param{{"g", "*convPWRunArgs"}}, true
 	case ConvPWInt8:
 		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case ConvPWOut:
@@ -1520,6 +1526,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*preluParams"}, {"bc", "*ewBcast"}, {"in", "[]int8"}, {"alpha", "[]int8"}, {"out", "[]int8"}}, true
 	case PreluOne:
 		return []Param{{"p", "*preluParams"}, {"x", "int32"}, {"a", "int32"}}, true
+	case PwLd:
+		return []Param{{"p", "unsafe.Pointer"}, {"off", "uintptr"}}, true
 	case QuantizeF32One:
 		return []Param{{"p", "*quantizeParams"}, {"v", "float32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case QuantizeF32ToInt16:
@@ -1741,6 +1749,7 @@ func (f Func) Results() int {
 		ConvInt8,
 		ConvLeanInt8,
 		ConvLeanStore,
+		ConvPWGrid,
 		ConvPWInt8,
 		ConvPWPair8,
 		ConvPWQuad8,
@@ -2031,6 +2040,7 @@ func (f Func) Results() int {
 		MulQuantOne,
 		PoolAvgRound,
 		PreluOne,
+		PwLd,
 		QuantizeF32One,
 		ReluOne,
 		RequantizeOne,
@@ -2109,7 +2119,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case ConvPWRQ:
 		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}}, true
 	case ConvPWRunArgs:
-		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "[16]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
+		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "[16]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"in", "[]int8"}, {"wt", "[]int8"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case ConvRowsParams:
