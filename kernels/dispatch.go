@@ -55,7 +55,7 @@ package kernels
 //     lstmHiddenQ, lstmMakeQ, lstmMakeRQ, lstmRowBatch, lstmSat16,
 //     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
 //     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
-//     octCols64, octLanes, poolAvgRound, poolWindow, preluOne, pwLd,
+//     octCols64, octLanes, poolAvgRound, poolWindow, preluOne,
 //     quantizeF32One, reluOne, requantizeFast, requantizeOne,
 //     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
 //     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,

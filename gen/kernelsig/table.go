@@ -317,7 +317,6 @@ const (
 	PreluInt16              Func = "preluInt16"
 	PreluInt8               Func = "preluInt8"
 	PreluOne                Func = "preluOne"
-	PwLd                    Func = "pwLd"
 	QuantizeF32One          Func = "quantizeF32One"
 	QuantizeF32ToInt16      Func = "quantizeF32ToInt16"
 	QuantizeF32ToInt8       Func = "quantizeF32ToInt8"
@@ -769,7 +768,6 @@ func Funcs() []Func {
 		PreluInt16,
 		PreluInt8,
 		PreluOne,
-		PwLd,
 		QuantizeF32One,
 		QuantizeF32ToInt16,
 		QuantizeF32ToInt8,
@@ -1526,8 +1524,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*preluParams"}, {"bc", "*ewBcast"}, {"in", "[]int8"}, {"alpha", "[]int8"}, {"out", "[]int8"}}, true
 	case PreluOne:
 		return []Param{{"p", "*preluParams"}, {"x", "int32"}, {"a", "int32"}}, true
-	case PwLd:
-		return []Param{{"p", "unsafe.Pointer"}, {"off", "uintptr"}}, true
 	case QuantizeF32One:
 		return []Param{{"p", "*quantizeParams"}, {"v", "float32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case QuantizeF32ToInt16:
@@ -2040,7 +2036,6 @@ func (f Func) Results() int {
 		MulQuantOne,
 		PoolAvgRound,
 		PreluOne,
-		PwLd,
 		QuantizeF32One,
 		ReluOne,
 		RequantizeOne,
@@ -2119,7 +2114,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case ConvPWRQ:
 		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}}, true
 	case ConvPWRunArgs:
-		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "[16]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"in", "[]int8"}, {"wt", "[]int8"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
+		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "[16]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"in", "[]int8"}, {"wt", "[]int8"}, {"pin", "unsafe.Pointer"}, {"pwt", "unsafe.Pointer"}, {"pout", "unsafe.Pointer"}, {"xa", "int"}, {"xb", "int"}, {"oa", "int"}, {"ob", "int"}, {"j", "int"}, {"wo", "int"}, {"s", "int32"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case ConvRowsParams:

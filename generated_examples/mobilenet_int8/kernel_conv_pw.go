@@ -69,6 +69,9 @@ func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
 				g.P, g.N, g.K8, g.out = P, N, K8, out[ob:]
 				if K8 == 1 && N%2 == 0 {
 					convPWRunK8(&g)
+				} else if g.nb%2 == 0 {
+					g.in, g.wt = in, w[ob*K:]
+					convPWGrid(&g)
 				} else {
 					// Pair by pair: g.t[0:2] the pair's records.
 					t := g.t
@@ -623,6 +626,17 @@ type convPWRunArgs struct {
 
 	span, hi int32  // actMax - actMin, actMax
 	out      []int8 // from the block's first channel of pixel 0 on
+
+	// For convPWGrid: the pixels' rows, and the weights from the block's
+	// first channel pair on, and the same as pointers (with out's); the
+	// loop state: the offsets of the rows of pixels px and px+1, of their
+	// outputs and of channel pair j's weights, and a sum stored only to
+	// order the loads around the column loop.
+	in, wt         []int8
+	pin, pwt, pout unsafe.Pointer
+	xa, xb, oa, ob int
+	j, wo          int
+	s              int32
 
 	// The loop state: pixel px; for convPWTile the first groups a of
 	// pixel px's row in x or x16 and a row's length d in them.
