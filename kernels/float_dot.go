@@ -64,6 +64,11 @@ const f32Funnel = ^uint(0)>>32 == 0
 // float32.
 const f32Unaligned = runtime.Compiler == "gc" && (runtime.GOARCH == "amd64" || runtime.GOARCH == "386")
 
+// f32RangeLoop selects the plain range loop in the float dot products, for
+// gc on amd64; elsewhere they test the loop end after the adds (which gc
+// for ARM needs to fuse multiply and add).
+const f32RangeLoop = runtime.Compiler == "gc" && runtime.GOARCH == "amd64"
+
 // f32StrOff returns the address of w's data modulo 4.
 func f32StrOff(w string) uint32 {
 	return uint32(uintptr(unsafe.Pointer(unsafe.StringData(w)))) & 3

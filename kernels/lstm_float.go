@@ -41,6 +41,22 @@ func lstmDotF8(x []float32, w []float32) (a0, a1, a2, a3, b0, b1, b2, b3 float32
 		return
 	}
 	wq := unsafe.Slice((*[8]float32)(unsafe.Pointer(unsafe.SliceData(w[:8*len(x)]))), len(x))
+	if f32RangeLoop {
+		// gc for amd64 keeps the accumulators in place over a range
+		// loop (the loop below makes it shuffle them at the back edge).
+		for d, xv := range x {
+			q := &wq[d]
+			a0 += float32(xv * q[0])
+			a1 += float32(xv * q[1])
+			a2 += float32(xv * q[2])
+			a3 += float32(xv * q[3])
+			b0 += float32(xv * q[4])
+			b1 += float32(xv * q[5])
+			b2 += float32(xv * q[6])
+			b3 += float32(xv * q[7])
+		}
+		return
+	}
 	for d := 0; ; {
 		xv := x[d]
 		q := &wq[d]
@@ -62,7 +78,7 @@ func lstmDotF8(x []float32, w []float32) (a0, a1, a2, a3, b0, b1, b2, b3 float32
 // lstmDotF8S is lstmDotF8 for weights read from a constant string (32
 // bytes per element of x).
 func lstmDotF8S(x []float32, w string) (a0, a1, a2, a3, b0, b1, b2, b3 float32) {
-	if off := f32StrOff(w); off == 0 {
+	if off := f32StrOff(w); off == 0 || f32Unaligned {
 		return lstmDotF8(x, f32StrView(w))
 	} else if f32Funnel {
 		return lstmDotF8Q(x, w, off)
