@@ -282,6 +282,7 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 		sl, sr = (8*off)&31, (32-8*off)&31
 		q = q[:4*k*nb-1]
 	}
+	lo, hi := p.fActMin, p.fActMax
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
 		o := out[b*n : b*n+n]
@@ -299,14 +300,29 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 			default:
 				t0, t1, t2, t3 = f32DotStr4(x, w[4*j:4*j+16*k])
 			}
-			t := [4]float32{t0, t1, t2, t3}
 			ch := 4 * blk
-			for r, v := range t[:min(4, n-ch)] {
+			if ch+4 <= n {
+				// A whole block: no loop over the channels, the bias as one
+				// 16-byte piece.
+				var b0, b1, b2, b3 float32
+				if len(bias) != 0 {
+					bq := bias[4*ch : 4*ch+16]
+					b0, b1, b2, b3 = ldf32(bq, 0), ldf32(bq, 1), ldf32(bq, 2), ldf32(bq, 3)
+				}
+				oq := (*[4]float32)(o[ch : ch+4])
+				oq[0] = clampF32(t0+b0, lo, hi)
+				oq[1] = clampF32(t1+b1, lo, hi)
+				oq[2] = clampF32(t2+b2, lo, hi)
+				oq[3] = clampF32(t3+b3, lo, hi)
+				continue
+			}
+			t := [4]float32{t0, t1, t2, t3}
+			for r, v := range t[:n-ch] {
 				var bv float32
 				if len(bias) != 0 {
 					bv = ldf32(bias, ch+r)
 				}
-				o[ch+r] = clampF32(v+bv, p.fActMin, p.fActMax)
+				o[ch+r] = clampF32(v+bv, lo, hi)
 			}
 		}
 	}
