@@ -27,7 +27,6 @@ package kernels
 //   - dw3x3Tri2: parameter cols has type *dw3x3Cols
 //   - dwRecDecode: parameter t has type []dwRec
 //   - dwRowsAny: parameter rows has type [][]int64
-//   - fcDotF4: parameter t has type *[4]float32
 //   - fcOctOut: parameter a has type *[8]int32
 //   - octDot: parameter a has type *[8]int32
 //   - octDot64: parameter p has type unsafe.Pointer
@@ -44,24 +43,24 @@ package kernels
 //     detIoU, detMax, detMin, detNMS, divLeadingSignBits, divQuantOne,
 //     divRoundingDivByPOT, dusClamp, dw3x3BlockWidth, dw3x3FastN, dwClamp,
 //     dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
-//     ewRows, ewTab32, f32Dot4, f32DotFunnel4, f32DotStr4, f32StrOff,
-//     f32StrView, f32Words, f32q, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor,
-//     fcRescale, fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
-//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
-//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
-//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmDot16,
-//     lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmFCQ64, lstmGate16, lstmGateF,
-//     lstmHiddenQ, lstmMakeQ, lstmMakeRQ, lstmRowBatch, lstmSat16,
-//     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
-//     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
-//     octCols64, octLanes, poolAvgRound, poolWindow, preluOne,
-//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
-//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8,
-//     tconvTaps
+//     ewRows, ewTab32, f32Dot4, f32DotFunnel4, f32DotStr4, f32Funnel4,
+//     f32FunnelLast4, f32StrOff, f32StrView, f32Words, f32q, fcDotI16,
+//     fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex,
+//     gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
+//     hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32, le64,
+//     leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
+//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
+//     lstmCellQ, lstmClampF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
+//     lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeQ, lstmMakeRQ,
+//     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
+//     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
+//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
+//     poolWindow, preluOne, quantizeF32One, reluOne, requantizeFast,
+//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
+//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
+//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
+//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32,
+//     svdfSumI8, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8

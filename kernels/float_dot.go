@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"runtime"
 	"unsafe"
 )
 
@@ -28,7 +29,7 @@ func f32Dot4(x []float32, w []float32) (a0, a1, a2, a3 float32) {
 // f32DotStr4 is f32Dot4 for weights read directly from a constant string
 // (16 bytes per element of x).
 func f32DotStr4(x []float32, w string) (a0, a1, a2, a3 float32) {
-	if off := f32StrOff(w); off == 0 {
+	if off := f32StrOff(w); off == 0 || f32Unaligned {
 		return f32Dot4(x, f32StrView(w))
 	} else if f32Funnel {
 		return f32DotFunnel4(x, w, off)
@@ -56,6 +57,17 @@ func f32DotStr4(x []float32, w string) (a0, a1, a2, a3 float32) {
 
 // f32Funnel is true where int is 32 bits.
 const f32Funnel = ^uint(0)>>32 == 0
+
+// f32Unaligned is true where a float32 may be loaded from any address:
+// gc for x86 (SSE loads and the integer loads of softfloat have no
+// alignment requirement). There the string kernels view any string as
+// float32.
+const f32Unaligned = runtime.Compiler == "gc" && (runtime.GOARCH == "amd64" || runtime.GOARCH == "386")
+
+// f32RangeLoop selects the plain range loop in the float dot products, for
+// gc on amd64; elsewhere they test the loop end after the adds (which gc
+// for ARM needs to fuse multiply and add).
+const f32RangeLoop = runtime.Compiler == "gc" && runtime.GOARCH == "amd64"
 
 // f32StrOff returns the address of w's data modulo 4.
 func f32StrOff(w string) uint32 {
@@ -121,4 +133,51 @@ func f32DotFunnel4(x []float32, w string, off uint32) (a0, a1, a2, a3 float32) {
 // f32q reads the k-th little-endian float32 of p.
 func f32q(p []byte, k int) float32 {
 	return math.Float32frombits(uint32(p[4*k]) | uint32(p[4*k+1])<<8 | uint32(p[4*k+2])<<16 | uint32(p[4*k+3])<<24)
+}
+
+// f32Funnel4 is the funnel dot product (see f32Words) of x with four
+// interleaved rows whose words are q (4 per element of x, the words that
+// end each element's floats) and c, the first float's low bytes (the
+// preceding word shifted down by sl). It also returns the carry for the
+// next element after x. The loop tests its end after the adds, so gc for
+// ARM makes each multiply and add one VMLA.
+func f32Funnel4(x []float32, q []uint32, c, sl, sr uint32) (a0, a1, a2, a3 float32, cn uint32) {
+	if len(x) == 0 {
+		return 0, 0, 0, 0, c
+	}
+	sl, sr = sl&31, sr&31 // (shifts known to be below 32 need no range check)
+	qb := unsafe.Slice((*[4]uint32)(unsafe.Pointer(unsafe.SliceData(q[:4*len(x)]))), len(x))
+	for d := 0; ; {
+		xv := x[d]
+		r := &qb[d]
+		r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
+		a0 += float32(xv * math.Float32frombits(c|r0<<sr))
+		a1 += float32(xv * math.Float32frombits(r0>>sl|r1<<sr))
+		a2 += float32(xv * math.Float32frombits(r1>>sl|r2<<sr))
+		a3 += float32(xv * math.Float32frombits(r2>>sl|r3<<sr))
+		c = r3 >> sl
+		d++
+		if d >= len(x) {
+			return a0, a1, a2, a3, c
+		}
+	}
+}
+
+// f32FunnelLast4 is f32Funnel4 for the block that ends the string: q holds
+// 4*len(x)-1 words, the last word's place is taken by e (the string's last
+// bytes, see f32Words).
+func f32FunnelLast4(x []float32, q []uint32, c, e, sl, sr uint32) (a0, a1, a2, a3 float32) {
+	n := len(x) - 1
+	if n < 0 {
+		return
+	}
+	sl, sr = sl&31, sr&31
+	a0, a1, a2, a3, c = f32Funnel4(x[:n], q[:4*n], c, sl, sr)
+	r := (*[3]uint32)(q[4*n : 4*n+3])
+	xv := x[n]
+	a0 += float32(xv * math.Float32frombits(c|r[0]<<sr))
+	a1 += float32(xv * math.Float32frombits(r[0]>>sl|r[1]<<sr))
+	a2 += float32(xv * math.Float32frombits(r[1]>>sl|r[2]<<sr))
+	a3 += float32(xv * math.Float32frombits(r[2]>>sl|e<<sr))
+	return
 }

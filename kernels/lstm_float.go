@@ -28,33 +28,46 @@ const lstmMaxF = math.MaxFloat32
 // lstmDotF8 is f32Dot4 for two units at once: w holds 8 floats per
 // element of x (the four gates of one unit, then of the next).
 //
-// The two units' halves are separate blocks (each behind its own bounds
-// check): within one block gc schedules every load and multiply before the
-// adds, and eight accumulators plus eight products do not fit in the 15
-// usable float registers, so an accumulator would spill to the stack and
-// its chain would run through memory.
-//
-// The loop tests its end after the adds: then each accumulator has one use
-// and gc for ARM makes multiply and add one VMLA (which rounds the product
-// as the separate multiply does).
+// The element's eight weights are one [8]float32 behind one bounds check
+// (the slice is sized once). The loop tests its end after the adds: then
+// each accumulator has one use and gc for ARM makes multiply and add one
+// VMLA (which rounds the product as the separate multiply does). Eight
+// accumulators, x and eight weights need one register more than gc for
+// ARM has (one accumulator goes through the stack), which still costs
+// fewer instructions than splitting the element in two bounds-checked
+// halves.
 func lstmDotF8(x []float32, w []float32) (a0, a1, a2, a3, b0, b1, b2, b3 float32) {
 	if len(x) == 0 {
 		return
 	}
-	wq := unsafe.Slice((*[4]float32)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/4)
-	wq = wq[:2*len(x)]
+	wq := unsafe.Slice((*[8]float32)(unsafe.Pointer(unsafe.SliceData(w[:8*len(x)]))), len(x))
+	if f32RangeLoop {
+		// gc for amd64 keeps the accumulators in place over a range
+		// loop (the loop below makes it shuffle them at the back edge).
+		for d, xv := range x {
+			q := &wq[d]
+			a0 += float32(xv * q[0])
+			a1 += float32(xv * q[1])
+			a2 += float32(xv * q[2])
+			a3 += float32(xv * q[3])
+			b0 += float32(xv * q[4])
+			b1 += float32(xv * q[5])
+			b2 += float32(xv * q[6])
+			b3 += float32(xv * q[7])
+		}
+		return
+	}
 	for d := 0; ; {
 		xv := x[d]
-		q := &wq[2*d]
+		q := &wq[d]
 		a0 += float32(xv * q[0])
 		a1 += float32(xv * q[1])
 		a2 += float32(xv * q[2])
 		a3 += float32(xv * q[3])
-		q = &wq[2*d+1]
-		b0 += float32(xv * q[0])
-		b1 += float32(xv * q[1])
-		b2 += float32(xv * q[2])
-		b3 += float32(xv * q[3])
+		b0 += float32(xv * q[4])
+		b1 += float32(xv * q[5])
+		b2 += float32(xv * q[6])
+		b3 += float32(xv * q[7])
 		d++
 		if d >= len(x) {
 			return
@@ -65,7 +78,7 @@ func lstmDotF8(x []float32, w []float32) (a0, a1, a2, a3, b0, b1, b2, b3 float32
 // lstmDotF8S is lstmDotF8 for weights read from a constant string (32
 // bytes per element of x).
 func lstmDotF8S(x []float32, w string) (a0, a1, a2, a3, b0, b1, b2, b3 float32) {
-	if off := f32StrOff(w); off == 0 {
+	if off := f32StrOff(w); off == 0 || f32Unaligned {
 		return lstmDotF8(x, f32StrView(w))
 	} else if f32Funnel {
 		return lstmDotF8Q(x, w, off)

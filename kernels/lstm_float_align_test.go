@@ -56,3 +56,61 @@ func TestLSTMDotFStrAlign(t *testing.T) {
 		}
 	}
 }
+
+// TestFullyConnectedF32Align runs fcF32 with its weight and bias strings at
+// every address modulo 4 (aligned view, funnel with the carry running over
+// blocks, or byte decode) and compares each output bit for bit with an
+// in-order float32 reference.
+func TestFullyConnectedF32Align(t *testing.T) {
+	rng := uint32(999)
+	next := func() float32 {
+		rng ^= rng << 13
+		rng ^= rng >> 17
+		rng ^= rng << 5
+		return float32(int32(rng>>8)-1<<23) / (1 << 22)
+	}
+	at := func(s string, off int) string {
+		buf := make([]byte, off+len(s)+5)
+		for i := range buf {
+			buf[i] = 0x5a
+		}
+		copy(buf[off:], s)
+		return string(buf)[off : off+len(s)]
+	}
+	for _, sh := range [][3]int{{1, 1, 1}, {1, 16, 1}, {1, 1, 16}, {1, 16, 16}, {2, 3, 5}, {1, 560, 10}, {3, 7, 9}, {1, 2, 4}} {
+		batches, k, n := sh[0], sh[1], sh[2]
+		x := make([]float32, batches*k)
+		for i := range x {
+			x[i] = next()
+		}
+		w := make([]float32, n*k)
+		for i := range w {
+			w[i] = next()
+		}
+		bias := make([]float32, n)
+		for i := range bias {
+			bias[i] = next()
+		}
+		want := make([]float32, batches*n)
+		for b := 0; b < batches; b++ {
+			for c := 0; c < n; c++ {
+				var a float32
+				for i := 0; i < k; i++ {
+					a += float32(x[b*k+i] * w[c*k+i])
+				}
+				want[b*n+c] = clampF32(a+bias[c], -1, 1.5)
+			}
+		}
+		ws, bs := fcTPackF32(w, n, k), fcTStrF32(bias)
+		p := &fcParams{batches: batches, outDepth: n, accumDepth: k, fActMin: -1, fActMax: 1.5}
+		for off := 0; off < 8; off++ {
+			out := make([]float32, batches*n)
+			fcF32(p, x, at(ws, off), at(bs, 7-off), out)
+			for i := range out {
+				if math.Float32bits(out[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("batches=%d k=%d n=%d off=%d (addr mod 4 %d): out[%d] = %g, want %g", batches, k, n, off, f32StrOff(at(ws, off)), i, out[i], want[i])
+				}
+			}
+		}
+	}
+}

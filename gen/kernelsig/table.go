@@ -178,11 +178,12 @@ const (
 	F32Dot4                 Func = "f32Dot4"
 	F32DotFunnel4           Func = "f32DotFunnel4"
 	F32DotStr4              Func = "f32DotStr4"
+	F32Funnel4              Func = "f32Funnel4"
+	F32FunnelLast4          Func = "f32FunnelLast4"
 	F32StrOff               Func = "f32StrOff"
 	F32StrView              Func = "f32StrView"
 	F32Words                Func = "f32Words"
 	F32q                    Func = "f32q"
-	FcDotF4                 Func = "fcDotF4"
 	FcDotI16                Func = "fcDotI16"
 	FcDotI16Acc32           Func = "fcDotI16Acc32"
 	FcDots                  Func = "fcDots"
@@ -629,11 +630,12 @@ func Funcs() []Func {
 		F32Dot4,
 		F32DotFunnel4,
 		F32DotStr4,
+		F32Funnel4,
+		F32FunnelLast4,
 		F32StrOff,
 		F32StrView,
 		F32Words,
 		F32q,
-		FcDotF4,
 		FcDotI16,
 		FcDotI16Acc32,
 		FcDots,
@@ -1246,6 +1248,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]float32"}, {"w", "string"}, {"off", "uint32"}}, true
 	case F32DotStr4:
 		return []Param{{"x", "[]float32"}, {"w", "string"}}, true
+	case F32Funnel4:
+		return []Param{{"x", "[]float32"}, {"q", "[]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+	case F32FunnelLast4:
+		return []Param{{"x", "[]float32"}, {"q", "[]uint32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
 	case F32StrOff:
 		return []Param{{"w", "string"}}, true
 	case F32StrView:
@@ -1254,8 +1260,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case F32q:
 		return []Param{{"p", "[]byte"}, {"k", "int"}}, true
-	case FcDotF4:
-		return []Param{{"x", "[]float32"}, {"w", "string"}, {"t", "*[4]float32"}}, true
 	case FcDotI16:
 		return []Param{{"x", "[]int16"}, {"w", "[]int8"}}, true
 	case FcDotI16Acc32:
@@ -1809,7 +1813,6 @@ func (f Func) Results() int {
 		EwLoadI16,
 		EwLoadI32,
 		ExpF32,
-		FcDotF4,
 		FcDots,
 		FcF32,
 		FcInt16,
@@ -2081,9 +2084,11 @@ func (f Func) Results() int {
 		F32Dot4,
 		F32DotFunnel4,
 		F32DotStr4,
+		F32FunnelLast4,
 		OctCols64:
 		return 4
 	case ConvLean8,
+		F32Funnel4,
 		RequantizeFast:
 		return 5
 	case LstmDotF8,

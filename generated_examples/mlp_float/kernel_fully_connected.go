@@ -28,32 +28,74 @@ type fcParams struct {
 // operator has none. Each channel's products are summed in input order and
 // the bias is added last, as in the reference, so results match it to the
 // last bit; the four channels of a block are independent sums.
+//
+// The weight string's alignment is looked at once per call (see
+// f32StrOff): word-aligned (or on a target that loads unaligned floats) it
+// is viewed as float32; on 32-bit targets otherwise the aligned words that
+// cover it are read once (f32Words) and every float is shifted together
+// from two neighbours, the carry running from block to block; elsewhere
+// the bytes are decoded (which 64-bit compilers merge into word loads).
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	k, n := p.accumDepth, p.outDepth
+	if k <= 0 || n <= 0 {
+		return
+	}
+	nb := (n + 3) / 4
+	w = w[:16*k*nb]
+	off := f32StrOff(w)
+	var wf []float32
+	var q []uint32
+	var c0, e, sl, sr uint32
+	switch {
+	case off == 0 || f32Unaligned:
+		wf = f32StrView(w)
+	case f32Funnel:
+		c0, q, e = f32Words(w, off)
+		sl, sr = (8*off)&31, (32-8*off)&31
+		q = q[:4*k*nb-1]
+	}
+	lo, hi := p.fActMin, p.fActMax
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
 		o := out[b*n : b*n+n]
-		var t [4]float32
-		for c := 0; c < n; c += 4 {
-			fcDotF4(x, w[4*c*k:4*c*k+16*k], &t)
-			for r, v := range t[:min(4, n-c)] {
+		c := c0
+		for blk := 0; blk < nb; blk++ {
+			var t0, t1, t2, t3 float32
+			j := 4 * k * blk // first float (and word) of the block
+			switch {
+			case wf != nil:
+				t0, t1, t2, t3 = f32Dot4(x, wf[j:j+4*k])
+			case q != nil && blk < nb-1:
+				t0, t1, t2, t3, c = f32Funnel4(x, q[j:j+4*k], c, sl, sr)
+			case q != nil:
+				t0, t1, t2, t3 = f32FunnelLast4(x, q[j:], c, e, sl, sr)
+			default:
+				t0, t1, t2, t3 = f32DotStr4(x, w[4*j:4*j+16*k])
+			}
+			ch := 4 * blk
+			if ch+4 <= n {
+				// A whole block: no loop over the channels, the bias as one
+				// 16-byte piece.
+				var b0, b1, b2, b3 float32
+				if len(bias) != 0 {
+					bq := bias[4*ch : 4*ch+16]
+					b0, b1, b2, b3 = ldf32(bq, 0), ldf32(bq, 1), ldf32(bq, 2), ldf32(bq, 3)
+				}
+				oq := (*[4]float32)(o[ch : ch+4])
+				oq[0] = clampF32(t0+b0, lo, hi)
+				oq[1] = clampF32(t1+b1, lo, hi)
+				oq[2] = clampF32(t2+b2, lo, hi)
+				oq[3] = clampF32(t3+b3, lo, hi)
+				continue
+			}
+			t := [4]float32{t0, t1, t2, t3}
+			for r, v := range t[:n-ch] {
 				var bv float32
 				if len(bias) != 0 {
-					bv = ldf32(bias, c+r)
+					bv = ldf32(bias, ch+r)
 				}
-				o[c+r] = clampF32(v+bv, p.fActMin, p.fActMax)
+				o[ch+r] = clampF32(v+bv, lo, hi)
 			}
 		}
 	}
-}
-
-// fcDotF4 stores in t the float32 dot products of x with the four channels
-// of a packed block ([len(x)][4] little-endian float32, viewed as 16-byte
-// arrays so the loop needs no bounds checks), each summed in input order
-// with every product rounded to float32 (no fused multiply-add).
-func fcDotF4(x []float32, w string, t *[4]float32) {
-	// The same products and sums in the same order as the LSTM's gate dot
-	// products, which read the string as float32 where it is word-aligned
-	// and by funnel shifts on 32-bit targets otherwise.
-	t[0], t[1], t[2], t[3] = f32DotStr4(x, w[:16*len(x)])
 }
