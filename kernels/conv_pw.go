@@ -911,6 +911,7 @@ type convPWRunArgs struct {
 	// order the loads around the column loop.
 	in, wt         []int8
 	pin, pwt, pout unsafe.Pointer
+	tp             unsafe.Pointer // the records: &t, or a caller's array
 	xa, xb, oa, ob int
 	j, wo          int
 	s              int32
@@ -926,17 +927,22 @@ type convPWRunArgs struct {
 func convPWBlock(p *convPWParams, g *convPWRunArgs, rq string, ob int) bool {
 	g.nb = min(convPWBlk, p.outC-ob)
 	g.span, g.hi = p.actMax-p.actMin, p.actMax
-	if p.inC >= 1<<16 {
+	return convPWChDecode(rq[12*ob:12*ob+12*g.nb], p.inC, p.outOffset, p.actMin, g.t[:g.nb])
+}
+
+// convPWChDecode prepares t from the requantization triples rq (one a
+// channel, len(t) of them) for rows of K inputs, output zero point zo and
+// lower bound lo, and reports whether convPWQ is exact for every channel
+// (convPWChLoad's condition).
+func convPWChDecode(rq string, K int, zo, lo int32, t []convPWCh) bool {
+	if K >= 1<<16 {
 		return false
 	}
-	zl, k14 := uint32(p.outOffset-p.actMin), uint32(p.inC)<<14
-	rq = rq[12*ob : 12*ob+12*g.nb]
-	t := g.t[:len(rq)/12]
+	zl, k14 := uint32(zo-lo), uint32(K)<<14
+	rq = rq[:12*len(t)]
 	for j := range t {
 		// convPWRQLoad and convPWChLoad in one, in 32-bit steps:
-		// |bias| + K*2^14 < 2^32 (K < 2^16), and the shift's exponent
-		// (-r) is a small int32, so its low byte is enough once
-		// uint32(r-1) < 21 holds of the whole word's value.
+		// |bias| + K*2^14 < 2^32 as K < 2^16.
 		s := rq[12*j : 12*j+12]
 		bias := uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 		m2 := (uint32(s[4]) | uint32(s[5])<<8 | uint32(s[6])<<16 | uint32(s[7])<<24) << 1

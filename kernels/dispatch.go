@@ -37,30 +37,31 @@ package kernels
 //   - functions with results (helpers, not program steps):
 //     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
 //     argMinMaxIdxI8, b2u8, castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64,
-//     constI8, constU8, convLean8, convPWBlock, convPWChLoad, convPWDot16,
-//     convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny, convPWOut, convPWQ,
-//     convPWRescale, convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps,
-//     detIoU, detMax, detMin, detNMS, divLeadingSignBits, divQuantOne,
-//     divRoundingDivByPOT, dusClamp, dw3x3BlockWidth, dw3x3FastN, dwClamp,
-//     dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
-//     ewRows, ewTab32, f32Dot4, f32DotFunnel4, f32DotStr4, f32Funnel4,
-//     f32FunnelLast4, f32StrOff, f32StrView, f32Words, f32q, fcDotI16,
-//     fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex,
-//     gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
-//     hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32, le64,
-//     leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
-//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
-//     lstmCellQ, lstmClampF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
-//     lstmFCQ64, lstmGate16, lstmGateF, lstmHiddenQ, lstmMakeQ, lstmMakeRQ,
-//     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
-//     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
-//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
-//     poolWindow, preluOne, quantizeF32One, reluOne, requantizeFast,
-//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
-//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
-//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
-//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32,
-//     svdfSumI8, tconvTaps
+//     constI8, constU8, convGatherGrid, convLean8, convPWBlock,
+//     convPWChDecode, convPWChLoad, convPWDot16, convPWDot4, convPWDot8,
+//     convPWDot8x4, convPWDotAny, convPWOut, convPWQ, convPWRescale,
+//     convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps, detIoU, detMax,
+//     detMin, detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT,
+//     dusClamp, dw3x3BlockWidth, dw3x3FastN, dwClamp, dwRQFast, dwRescale,
+//     dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32, f32Dot4,
+//     f32DotFunnel4, f32DotStr4, f32Funnel4, f32FunnelLast4, f32StrOff,
+//     f32StrView, f32Words, f32q, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor,
+//     fcRescale, fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
+//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
+//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
+//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
+//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmDot16,
+//     lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmFCQ64, lstmGate16, lstmGateF,
+//     lstmHiddenQ, lstmMakeQ, lstmMakeRQ, lstmRowBatch, lstmSat16,
+//     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
+//     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
+//     octCols64, octLanes, poolAvgRound, poolWindow, preluOne,
+//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
+//     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
+//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
+//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
+//     softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8,
+//     tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -166,6 +167,8 @@ func Call(fn string, args []any) bool {
 		convLeanInt8(args[0].(*convParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8))
 	case "convPWGrid":
 		convPWGrid(args[0].(*convPWRunArgs))
+	case "convPWGridPair":
+		convPWGridPair(args[0].(*convPWRunArgs))
 	case "convPWInt8":
 		convPWInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "convPWRQLoad":

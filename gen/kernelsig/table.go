@@ -69,6 +69,7 @@ const (
 	ConstU8                 Func = "constU8"
 	ConvCopy                Func = "convCopy"
 	ConvF32                 Func = "convF32"
+	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
 	ConvGatherWin           Func = "convGatherWin"
 	ConvInt16               Func = "convInt16"
@@ -78,6 +79,7 @@ const (
 	ConvLeanInt8            Func = "convLeanInt8"
 	ConvLeanStore           Func = "convLeanStore"
 	ConvPWBlock             Func = "convPWBlock"
+	ConvPWChDecode          Func = "convPWChDecode"
 	ConvPWChLoad            Func = "convPWChLoad"
 	ConvPWDot16             Func = "convPWDot16"
 	ConvPWDot4              Func = "convPWDot4"
@@ -85,6 +87,7 @@ const (
 	ConvPWDot8x4            Func = "convPWDot8x4"
 	ConvPWDotAny            Func = "convPWDotAny"
 	ConvPWGrid              Func = "convPWGrid"
+	ConvPWGridPair          Func = "convPWGridPair"
 	ConvPWInt8              Func = "convPWInt8"
 	ConvPWOut               Func = "convPWOut"
 	ConvPWPair8             Func = "convPWPair8"
@@ -521,6 +524,7 @@ func Funcs() []Func {
 		ConstU8,
 		ConvCopy,
 		ConvF32,
+		ConvGatherGrid,
 		ConvGatherInt8,
 		ConvGatherWin,
 		ConvInt16,
@@ -530,6 +534,7 @@ func Funcs() []Func {
 		ConvLeanInt8,
 		ConvLeanStore,
 		ConvPWBlock,
+		ConvPWChDecode,
 		ConvPWChLoad,
 		ConvPWDot16,
 		ConvPWDot4,
@@ -537,6 +542,7 @@ func Funcs() []Func {
 		ConvPWDot8x4,
 		ConvPWDotAny,
 		ConvPWGrid,
+		ConvPWGridPair,
 		ConvPWInt8,
 		ConvPWOut,
 		ConvPWPair8,
@@ -1030,6 +1036,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"d", "[]int8"}, {"src", "[]int8"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case ConvGatherGrid:
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case ConvGatherInt8:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case ConvGatherWin:
@@ -1048,6 +1056,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convParams"}, {"s", "*[4]int64"}, {"corr", "int32"}, {"c0", "int"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
 	case ConvPWBlock:
 		return []Param{{"p", "*convPWParams"}, {"g", "*convPWRunArgs"}, {"rq", "string"}, {"ob", "int"}}, true
+	case ConvPWChDecode:
+		return []Param{{"rq", "string"}, {"K", "int"}, {"zo", "int32"}, {"lo", "int32"}, {"t", "[]convPWCh"}}, true
 	case ConvPWChLoad:
 		return []Param{{"q", "*convPWRQ"}, {"K", "int"}, {"p", "*convPWParams"}, {"t", "*convPWCh"}}, true
 	case ConvPWDot16:
@@ -1061,6 +1071,8 @@ func (f Func) Params() ([]Param, bool) {
 	case ConvPWDotAny:
 		return []Param{{"x0", "[]int8"}, {"x1", "[]int8"}, {"w", "[]int8"}}, true
 	case ConvPWGrid:
+		return []Param{{"g", "*convPWRunArgs"}}, true
+	case ConvPWGridPair:
 		return []Param{{"g", "*convPWRunArgs"}}, true
 	case ConvPWInt8:
 		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
@@ -1750,6 +1762,7 @@ func (f Func) Results() int {
 		ConvLeanInt8,
 		ConvLeanStore,
 		ConvPWGrid,
+		ConvPWGridPair,
 		ConvPWInt8,
 		ConvPWPair8,
 		ConvPWQuad8,
@@ -1966,7 +1979,9 @@ func (f Func) Results() int {
 		CmpOrd64,
 		ConstI8,
 		ConstU8,
+		ConvGatherGrid,
 		ConvPWBlock,
+		ConvPWChDecode,
 		ConvPWChLoad,
 		ConvPWOut,
 		ConvPWQ,
@@ -2119,7 +2134,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case ConvPWRQ:
 		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}}, true
 	case ConvPWRunArgs:
-		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "[16]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"in", "[]int8"}, {"wt", "[]int8"}, {"pin", "unsafe.Pointer"}, {"pwt", "unsafe.Pointer"}, {"pout", "unsafe.Pointer"}, {"xa", "int"}, {"xb", "int"}, {"oa", "int"}, {"ob", "int"}, {"j", "int"}, {"wo", "int"}, {"s", "int32"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
+		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "[16]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"in", "[]int8"}, {"wt", "[]int8"}, {"pin", "unsafe.Pointer"}, {"pwt", "unsafe.Pointer"}, {"pout", "unsafe.Pointer"}, {"tp", "unsafe.Pointer"}, {"xa", "int"}, {"xb", "int"}, {"oa", "int"}, {"ob", "int"}, {"j", "int"}, {"wo", "int"}, {"s", "int32"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case ConvRowsParams:

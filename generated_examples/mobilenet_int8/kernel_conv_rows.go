@@ -39,6 +39,9 @@ const (
 // the weight rows [outC][K], K rounded up to a multiple of eight with
 // zeros, in convPWPairs's layout; rq the requantization triples.
 func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
+	if convGatherGrid(p, in, wt, rq, out) {
+		return
+	}
 	K := p.filterH * p.filterW * p.inC
 	K8 := (K + 7) / 8
 	N := p.outC
@@ -108,6 +111,47 @@ func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 			}
 		}
 	}
+}
+
+// convGatherGrid is convGatherInt8 through convPWGridPair, pixel pair by
+// pixel pair of each output row (the raster order convGatherInt8's
+// overlap relies on: a pair's windows are gathered before its outputs are
+// written), for an even number of output channels whose requantizations
+// convPWQ computes exactly; otherwise it writes nothing and reports false.
+func convGatherGrid(p *convRowsParams, in []int8, wt, rq string, out []int8) bool {
+	K := p.filterH * p.filterW * p.inC
+	K8, N := (K+7)/8, p.outC
+	var recs [convGatherMaxC]convPWCh
+	if N%2 != 0 || N > len(recs) || K8*8 > convGatherMax || p.outW <= 0 ||
+		!convPWChDecode(rq, 8*K8, p.outOffset, p.actMin, recs[:N]) {
+		return false
+	}
+	w := constI8(wt)[:N*8*K8]
+	var win [2][convGatherMax]int8
+	var g convPWRunArgs
+	g.nb, g.K8, g.span, g.hi = N, K8, p.actMax-p.actMin, p.actMax
+	g.pin, g.pwt, g.tp = unsafe.Pointer(&win), unsafe.Pointer(unsafe.SliceData(w)), unsafe.Pointer(&recs)
+	img := p.inH * p.inW * p.inC
+	row := p.outW * N
+	for b := 0; b < p.batches; b++ {
+		x := in[b*img : b*img+img]
+		for oy := 0; oy < p.outH; oy++ {
+			iy0 := oy*p.strideH - p.padH
+			o := out[(b*p.outH+oy)*row : (b*p.outH+oy+1)*row]
+			g.pout = unsafe.Pointer(unsafe.SliceData(o))
+			for ox := 0; ox < p.outW; ox += 2 {
+				ix0 := ox*p.strideW - p.padW
+				convGatherWin(p, x, iy0, ix0, win[0][:K])
+				g.xa, g.xb, g.oa, g.ob = 0, 0, ox*N, ox*N
+				if ox+1 < p.outW {
+					convGatherWin(p, x, iy0, ix0+p.strideW, win[1][:K])
+					g.xb, g.ob = convGatherMax, ox*N+N
+				}
+				convPWGridPair(&g)
+			}
+		}
+	}
+	return true
 }
 
 // convGatherWin writes the window of the pixel whose taps start at input

@@ -4,6 +4,10 @@
 
 package tiny_conv_int8
 
+import (
+	"unsafe"
+)
+
 // convRQ32 is convPWRescale with the requantization's fields as
 // arguments, which the compiler can keep in registers across a loop.
 func convRQ32(acc, bias int32, left, mult2, right, mask, half, negRound uint32) int32 {
@@ -208,4 +212,102 @@ func convPWDot16(a, b [][16]int8, w [][32]int8) (s00, s01, s10, s11 int32) {
 		s11 += y * v
 	}
 	return
+}
+
+// convPWCh is one output channel's requantization for convPWTile, with
+// the output zero point and the clamp folded in (convPWQ).
+type convPWCh struct {
+	bias int32  // folded bias: the sums start at it
+	m2   uint32 // twice the multiplier
+	c    uint32 // ^m2, -(m2+1) mod 2^32: the high-word correction for v < 0
+	kh   uint32 // 2^(r-1) + (zo-lo)*2^r
+	r    uint32 // the right shift, 1 to 21
+}
+
+// convPWQ rescales the sum v (folded bias included) of a channel t and
+// clamps it, returning hi - y for the clamped output y (span = hi - lo).
+//
+// It is convRQR doubled: with U the unsigned product of uint32(v) and 2m
+// (v*2m plus 2m*2^32 when v < 0), mulByQuantMul(v) + zo - lo is
+//
+//	floor((U + 2^31 + (2^(r-1) + (zo-lo)*2^r - [v < 0]*(2m+1))*2^32) / 2^(32+r))
+//
+// (convRQR's numerator and denominator times two; -(2m+1) = ^2m modulo
+// 2^32). |v| < 2^30, so the true high word, at most |v*m/2^31| + 2^20 +
+// 255*2^21 + 1 in magnitude, is an int32 and its arithmetic shift by r is
+// the result. The clamp to [0, span] and the final hi - y are branch-free.
+func convPWQ(v int32, t *convPWCh, span int32) int32 {
+	x := uint64(uint32(v))*uint64(t.m2) + (uint64(t.kh+uint32(v>>31)&t.c)<<32 | 1<<31)
+	y := int32(uint32(x>>32)) >> (t.r & 31)
+	y &^= y >> 31
+	z := span - y
+	return z &^ (z >> 31)
+}
+
+// convPWBlk is how many output channels convPWInt8 prepares the
+// requantizations of at once (convPWBlock), an even number.
+const convPWBlk = 16
+
+// convPWRunArgs are the arguments and loop state of convPWRunK8 and
+// convPWTile, read from memory where they are needed, so that the dot
+// product loops keep the registers (gc's register allocator reloads every
+// value live across a loop at its back edge).
+type convPWRunArgs struct {
+	x   [][8]int8  // the pixels' rows, groups of eight inputs
+	w   [][16]int8 // the weights from the block's first channel pair on (convPWDot8's layout)
+	x16 [][16]int8 // x and w as groups of sixteen inputs, used when a
+	w32 [][32]int8 // row has an even number of groups
+	t   [convPWBlk]convPWCh
+	nb  int // channels in the block
+	P   int // pixels
+	N   int // output channels
+	K8  int // groups of eight inputs a row
+
+	span, hi int32  // actMax - actMin, actMax
+	out      []int8 // from the block's first channel of pixel 0 on
+
+	// For convPWGrid: the pixels' rows, and the weights from the block's
+	// first channel pair on, and the same as pointers (with out's); the
+	// loop state: the offsets of the rows of pixels px and px+1, of their
+	// outputs and of channel pair j's weights, and a sum stored only to
+	// order the loads around the column loop.
+	in, wt         []int8
+	pin, pwt, pout unsafe.Pointer
+	tp             unsafe.Pointer // the records: &t, or a caller's array
+	xa, xb, oa, ob int
+	j, wo          int
+	s              int32
+
+	// The loop state: pixel px; for convPWTile the first groups a of
+	// pixel px's row in x or x16 and a row's length d in them.
+	px, a, d int
+	two      bool // convPWTile: whether channel ob+1 exists
+}
+
+// convPWChDecode prepares t from the requantization triples rq (one a
+// channel, len(t) of them) for rows of K inputs, output zero point zo and
+// lower bound lo, and reports whether convPWQ is exact for every channel
+// (convPWChLoad's condition).
+func convPWChDecode(rq string, K int, zo, lo int32, t []convPWCh) bool {
+	if K >= 1<<16 {
+		return false
+	}
+	zl, k14 := uint32(zo-lo), uint32(K)<<14
+	rq = rq[:12*len(t)]
+	for j := range t {
+		// convPWRQLoad and convPWChLoad in one, in 32-bit steps:
+		// |bias| + K*2^14 < 2^32 as K < 2^16.
+		s := rq[12*j : 12*j+12]
+		bias := uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+		m2 := (uint32(s[4]) | uint32(s[5])<<8 | uint32(s[6])<<16 | uint32(s[7])<<24) << 1
+		r := -(uint32(s[8]) | uint32(s[9])<<8 | uint32(s[10])<<16 | uint32(s[11])<<24)
+		neg := uint32(int32(bias) >> 31)
+		if r-1 >= 21 || (bias^neg)-neg+k14 >= 1<<30 {
+			return false
+		}
+		c := &t[j]
+		c.bias, c.m2, c.c, c.r = int32(bias), m2, ^m2, r
+		c.kh = 1<<(r-1) + zl<<r
+	}
+	return true
 }
