@@ -912,6 +912,9 @@ type convPWRunArgs struct {
 	in, wt         []int8
 	pin, pwt, pout unsafe.Pointer
 	tp             unsafe.Pointer // the records: &t, or a caller's array
+	// For convPWRunK8: t and out by channel pair.
+	t2             *[convPWBlk / 2][2]convPWCh
+	out2           [][2]int8
 	xa, xb, oa, ob int
 	j, wo          int
 	s              int32
@@ -968,14 +971,18 @@ func convPWChDecode(rq string, K int, zo, lo int32, t []convPWCh) bool {
 //go:noinline
 func convPWRunK8(g *convPWRunArgs) {
 	var dummy [convPWBlk / 2][2]int8
+	// The records and outputs by channel pair, made once (unsafe.Slice of
+	// a variable length is a runtime call).
+	g.t2 = (*[convPWBlk / 2][2]convPWCh)(unsafe.Pointer(&g.t))
+	g.out2 = unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.SliceData(g.out))), (len(g.out)+1)/2)
 	// Only what the tile loop uses is live across it: the pixel index and
 	// the rest are read from g again (convPWRunArgs).
 	for g.px = 0; g.px < g.P; g.px += 2 {
 		px, np, N2 := g.px, (g.nb+1)/2, g.N/2
 		x := g.x[:g.P]
 		w := g.w[:np]
-		t2 := unsafe.Slice((*[2]convPWCh)(unsafe.Pointer(&g.t[0])), convPWBlk/2)[:np]
-		out2 := unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.SliceData(g.out))), (len(g.out)+1)/2)
+		t2 := g.t2[:np]
+		out2 := g.out2
 		qa, qb := &x[px], &x[px]
 		o0, o1 := out2[px*N2:], dummy[:]
 		if px+1 < len(x) {
