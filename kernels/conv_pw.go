@@ -840,43 +840,52 @@ func convPWDot4(xp []int64, w0, w1, w2, w3 []uint8) (s0, s1, s2, s3 int64) {
 // convPWCh is one output channel's requantization for convPWTile, with
 // the output zero point and the clamp folded in (convPWQ).
 type convPWCh struct {
-	bias int32  // folded bias: the sums start at it
+	bias int32  // folded bias + 2^30: the sums start at it
 	m2   uint32 // twice the multiplier
-	c    uint32 // ^m2, -(m2+1) mod 2^32: the high-word correction for v < 0
-	kh   uint32 // 2^(r-1) + (zo-lo)*2^r
+	d    uint64 // convPWQ's addend
 	r    uint32 // the right shift, 1 to 21
+}
+
+// convPWChSet fills t for folded bias b, twice the multiplier m2, right
+// shift r and zl = zo - lo (convPWQ).
+func convPWChSet(t *convPWCh, b int32, m2, r, zl uint32) {
+	kh := int64(1)<<(r-1) + int64(zl)<<r
+	t.bias, t.m2, t.r = b+1<<30, m2, r
+	t.d = uint64(1<<31 + (kh-1)<<32 - int64(m2)<<30)
 }
 
 // convPWChLoad prepares t from q for rows of K inputs and reports whether
 // convPWQ is exact for the channel: a right shift of 1 to 21 (no left
-// shift) and |bias| + K*2^14 < 2^30, which bounds |v| = |acc + bias|, so
-// that the high word below stays inside int32.
+// shift) and |bias| + K*2^14 < 2^30, which bounds |v| = |acc + bias|.
 func convPWChLoad(q *convPWRQ, K int, p *convPWParams, t *convPWCh) bool {
 	b := int64(q.bias)
 	if q.left != 0 || q.right < 1 || q.right > 21 || max(b, -b)+int64(K)<<14 >= 1<<30 {
 		return false
 	}
-	r := q.right
-	t.bias, t.m2, t.c, t.r = q.bias, q.mult2, ^q.mult2, r
-	t.kh = 1<<(r-1) + uint32(p.outOffset-p.actMin)<<r
+	convPWChSet(t, q.bias, q.mult2, q.right, uint32(p.outOffset-p.actMin))
 	return true
 }
 
-// convPWQ rescales the sum v (folded bias included) of a channel t and
-// clamps it, returning hi - y for the clamped output y (span = hi - lo).
+// convPWQ rescales the sum s of a channel t and clamps it, returning hi -
+// y for the clamped output y (span = hi - lo). The sums start at t.bias,
+// so s = v + 2^30 for the true sum v = acc + folded bias, |v| < 2^30: s
+// lies in (0, 2^31), and v < 0 exactly when bit 30 of s is clear.
 //
-// It is convRQR doubled: with U the unsigned product of uint32(v) and 2m
-// (v*2m plus 2m*2^32 when v < 0), mulByQuantMul(v) + zo - lo is
+// It is convRQR doubled: with m the multiplier, mulByQuantMul(v) + zo - lo
+// is floor(N / 2^(32+r)) for
 //
-//	floor((U + 2^31 + (2^(r-1) + (zo-lo)*2^r - [v < 0]*(2m+1))*2^32) / 2^(32+r))
+//	N = 2mv + 2^31 + (2^(r-1) + (zo-lo)*2^r - [v < 0])*2^32
 //
-// (convRQR's numerator and denominator times two; -(2m+1) = ^2m modulo
-// 2^32). |v| < 2^30, so the true high word, at most |v*m/2^31| + 2^20 +
-// 255*2^21 + 1 in magnitude, is an int32 and its arithmetic shift by r is
-// the result. The clamp to [0, span] and the final hi - y are branch-free.
-func convPWQ(v int32, t *convPWCh, span int32) int32 {
-	x := uint64(uint32(v))*uint64(t.m2) + (uint64(t.kh+uint32(v>>31)&t.c)<<32 | 1<<31)
-	y := int32(uint32(x>>32)) >> (t.r & 31)
+// (convRQR's numerator and denominator times two). With 2mv = s*2m -
+// 2^30*2m and [v < 0] = 1 - (s>>30), N = s*2m + d + (s>>30)*2^32 for the
+// constant d = 2^31 + (2^(r-1) + (zo-lo)*2^r - 1)*2^32 - 2^30*2m: one
+// unsigned 32x32->64 multiply, a 64-bit add and the bit added to the high
+// word. |v| < 2^30, so N's high word, at most |v*m/2^31| + 2^20 + 255*2^21
+// + 1 in magnitude, is an int32 and its arithmetic shift by r is the
+// result. The clamp to [0, span] and the final hi - y are branch-free.
+func convPWQ(s int32, t *convPWCh, span int32) int32 {
+	x := uint64(uint32(s))*uint64(t.m2) + t.d
+	y := (int32(uint32(x>>32)) + int32(uint32(s)>>30)) >> (t.r & 31)
 	y &^= y >> 31
 	z := span - y
 	return z &^ (z >> 31)
@@ -954,9 +963,7 @@ func convPWChDecode(rq string, K int, zo, lo int32, t []convPWCh) bool {
 		if r-1 >= 21 || (bias^neg)-neg+k14 >= 1<<30 {
 			return false
 		}
-		c := &t[j]
-		c.bias, c.m2, c.c, c.r = int32(bias), m2, ^m2, r
-		c.kh = 1<<(r-1) + zl<<r
+		convPWChSet(&t[j], int32(bias), m2, r, zl)
 	}
 	return true
 }

@@ -524,7 +524,7 @@ func TestConvPWQ(t *testing.T) {
 				span := zp[2] - zp[1]
 				for _, v := range vs {
 					want := int8(max(min(mulByQuantMul(v, m, sh)+zp[0], zp[2]), zp[1]))
-					if got := int8(zp[2] - convPWQ(v, &c, span)); got != want {
+					if got := int8(zp[2] - convPWQ(v+c.bias, &c, span)); got != want {
 						t.Fatalf("v %d mult %d shift %d zp %v: got %d, want %d", v, m, sh, zp, got, want)
 					}
 				}

@@ -165,6 +165,8 @@ func Call(fn string, args []any) bool {
 		convInt8(args[0].(*convParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8))
 	case "convLeanInt8":
 		convLeanInt8(args[0].(*convParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8))
+	case "convPWChSet":
+		convPWChSet(args[0].(*convPWCh), int32(args[1].(int64)), uint32(args[2].(int64)), uint32(args[3].(int64)), uint32(args[4].(int64)))
 	case "convPWGrid":
 		convPWGrid(args[0].(*convPWRunArgs))
 	case "convPWGridPair":
@@ -670,10 +672,8 @@ func NewParams(typ string, fields map[string]any) any {
 				p.bias = int32(v.(int64))
 			case "m2":
 				p.m2 = uint32(v.(int64))
-			case "c":
-				p.c = uint32(v.(int64))
-			case "kh":
-				p.kh = uint32(v.(int64))
+			case "d":
+				p.d = uint64(v.(int64))
 			case "r":
 				p.r = uint32(v.(int64))
 			default:

@@ -81,6 +81,7 @@ const (
 	ConvPWBlock             Func = "convPWBlock"
 	ConvPWChDecode          Func = "convPWChDecode"
 	ConvPWChLoad            Func = "convPWChLoad"
+	ConvPWChSet             Func = "convPWChSet"
 	ConvPWDot16             Func = "convPWDot16"
 	ConvPWDot4              Func = "convPWDot4"
 	ConvPWDot8              Func = "convPWDot8"
@@ -536,6 +537,7 @@ func Funcs() []Func {
 		ConvPWBlock,
 		ConvPWChDecode,
 		ConvPWChLoad,
+		ConvPWChSet,
 		ConvPWDot16,
 		ConvPWDot4,
 		ConvPWDot8,
@@ -1060,6 +1062,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"rq", "string"}, {"K", "int"}, {"zo", "int32"}, {"lo", "int32"}, {"t", "[]convPWCh"}}, true
 	case ConvPWChLoad:
 		return []Param{{"q", "*convPWRQ"}, {"K", "int"}, {"p", "*convPWParams"}, {"t", "*convPWCh"}}, true
+	case ConvPWChSet:
+		return []Param{{"t", "*convPWCh"}, {"b", "int32"}, {"m2", "uint32"}, {"r", "uint32"}, {"zl", "uint32"}}, true
 	case ConvPWDot16:
 		return []Param{{"a", "[][16]int8"}, {"b", "[][16]int8"}, {"w", "[][32]int8"}}, true
 	case ConvPWDot4:
@@ -1081,7 +1085,7 @@ func (f Func) Params() ([]Param, bool) {
 	case ConvPWPair8:
 		return []Param{{"p", "*convPWParams"}, {"x", "[][8]int8"}, {"w", "[][16]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
 	case ConvPWQ:
-		return []Param{{"v", "int32"}, {"t", "*convPWCh"}, {"span", "int32"}}, true
+		return []Param{{"s", "int32"}, {"t", "*convPWCh"}, {"span", "int32"}}, true
 	case ConvPWQuad8:
 		return []Param{{"p", "*convPWParams"}, {"x", "[][8]int8"}, {"w", "[][16]int8"}, {"q", "*[4]convPWRQ"}, {"m", "int"}, {"out", "[]int8"}}, true
 	case ConvPWRQLoad:
@@ -1761,6 +1765,7 @@ func (f Func) Results() int {
 		ConvInt8,
 		ConvLeanInt8,
 		ConvLeanStore,
+		ConvPWChSet,
 		ConvPWGrid,
 		ConvPWGridPair,
 		ConvPWInt8,
@@ -2128,13 +2133,13 @@ func (s Struct) Fields() ([]Param, bool) {
 	case CmpParams:
 		return []Param{{"mask", "uint8"}, {"in1Off", "int32"}, {"in2Off", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}}, true
 	case ConvPWCh:
-		return []Param{{"bias", "int32"}, {"m2", "uint32"}, {"c", "uint32"}, {"kh", "uint32"}, {"r", "uint32"}}, true
+		return []Param{{"bias", "int32"}, {"m2", "uint32"}, {"d", "uint64"}, {"r", "uint32"}}, true
 	case ConvPWParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvPWRQ:
 		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}}, true
 	case ConvPWRunArgs:
-		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "[16]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"in", "[]int8"}, {"wt", "[]int8"}, {"pin", "unsafe.Pointer"}, {"pwt", "unsafe.Pointer"}, {"pout", "unsafe.Pointer"}, {"tp", "unsafe.Pointer"}, {"xa", "int"}, {"xb", "int"}, {"oa", "int"}, {"ob", "int"}, {"j", "int"}, {"wo", "int"}, {"s", "int32"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
+		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "[16]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"in", "[]int8"}, {"wt", "[]int8"}, {"pin", "unsafe.Pointer"}, {"pwt", "unsafe.Pointer"}, {"pout", "unsafe.Pointer"}, {"tp", "unsafe.Pointer"}, {"t2", "*[8][2]convPWCh"}, {"out2", "[][2]int8"}, {"xa", "int"}, {"xb", "int"}, {"oa", "int"}, {"ob", "int"}, {"j", "int"}, {"wo", "int"}, {"s", "int32"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case ConvRowsParams:

@@ -217,28 +217,40 @@ func convPWDot16(a, b [][16]int8, w [][32]int8) (s00, s01, s10, s11 int32) {
 // convPWCh is one output channel's requantization for convPWTile, with
 // the output zero point and the clamp folded in (convPWQ).
 type convPWCh struct {
-	bias int32  // folded bias: the sums start at it
+	bias int32  // folded bias + 2^30: the sums start at it
 	m2   uint32 // twice the multiplier
-	c    uint32 // ^m2, -(m2+1) mod 2^32: the high-word correction for v < 0
-	kh   uint32 // 2^(r-1) + (zo-lo)*2^r
+	d    uint64 // convPWQ's addend
 	r    uint32 // the right shift, 1 to 21
 }
 
-// convPWQ rescales the sum v (folded bias included) of a channel t and
-// clamps it, returning hi - y for the clamped output y (span = hi - lo).
+// convPWChSet fills t for folded bias b, twice the multiplier m2, right
+// shift r and zl = zo - lo (convPWQ).
+func convPWChSet(t *convPWCh, b int32, m2, r, zl uint32) {
+	kh := int64(1)<<(r-1) + int64(zl)<<r
+	t.bias, t.m2, t.r = b+1<<30, m2, r
+	t.d = uint64(1<<31 + (kh-1)<<32 - int64(m2)<<30)
+}
+
+// convPWQ rescales the sum s of a channel t and clamps it, returning hi -
+// y for the clamped output y (span = hi - lo). The sums start at t.bias,
+// so s = v + 2^30 for the true sum v = acc + folded bias, |v| < 2^30: s
+// lies in (0, 2^31), and v < 0 exactly when bit 30 of s is clear.
 //
-// It is convRQR doubled: with U the unsigned product of uint32(v) and 2m
-// (v*2m plus 2m*2^32 when v < 0), mulByQuantMul(v) + zo - lo is
+// It is convRQR doubled: with m the multiplier, mulByQuantMul(v) + zo - lo
+// is floor(N / 2^(32+r)) for
 //
-//	floor((U + 2^31 + (2^(r-1) + (zo-lo)*2^r - [v < 0]*(2m+1))*2^32) / 2^(32+r))
+//	N = 2mv + 2^31 + (2^(r-1) + (zo-lo)*2^r - [v < 0])*2^32
 //
-// (convRQR's numerator and denominator times two; -(2m+1) = ^2m modulo
-// 2^32). |v| < 2^30, so the true high word, at most |v*m/2^31| + 2^20 +
-// 255*2^21 + 1 in magnitude, is an int32 and its arithmetic shift by r is
-// the result. The clamp to [0, span] and the final hi - y are branch-free.
-func convPWQ(v int32, t *convPWCh, span int32) int32 {
-	x := uint64(uint32(v))*uint64(t.m2) + (uint64(t.kh+uint32(v>>31)&t.c)<<32 | 1<<31)
-	y := int32(uint32(x>>32)) >> (t.r & 31)
+// (convRQR's numerator and denominator times two). With 2mv = s*2m -
+// 2^30*2m and [v < 0] = 1 - (s>>30), N = s*2m + d + (s>>30)*2^32 for the
+// constant d = 2^31 + (2^(r-1) + (zo-lo)*2^r - 1)*2^32 - 2^30*2m: one
+// unsigned 32x32->64 multiply, a 64-bit add and the bit added to the high
+// word. |v| < 2^30, so N's high word, at most |v*m/2^31| + 2^20 + 255*2^21
+// + 1 in magnitude, is an int32 and its arithmetic shift by r is the
+// result. The clamp to [0, span] and the final hi - y are branch-free.
+func convPWQ(s int32, t *convPWCh, span int32) int32 {
+	x := uint64(uint32(s))*uint64(t.m2) + t.d
+	y := (int32(uint32(x>>32)) + int32(uint32(s)>>30)) >> (t.r & 31)
 	y &^= y >> 31
 	z := span - y
 	return z &^ (z >> 31)
@@ -274,6 +286,9 @@ type convPWRunArgs struct {
 	in, wt         []int8
 	pin, pwt, pout unsafe.Pointer
 	tp             unsafe.Pointer // the records: &t, or a caller's array
+	// For convPWRunK8: t and out by channel pair.
+	t2             *[convPWBlk / 2][2]convPWCh
+	out2           [][2]int8
 	xa, xb, oa, ob int
 	j, wo          int
 	s              int32
@@ -305,9 +320,7 @@ func convPWChDecode(rq string, K int, zo, lo int32, t []convPWCh) bool {
 		if r-1 >= 21 || (bias^neg)-neg+k14 >= 1<<30 {
 			return false
 		}
-		c := &t[j]
-		c.bias, c.m2, c.c, c.r = int32(bias), m2, ^m2, r
-		c.kh = 1<<(r-1) + zl<<r
+		convPWChSet(&t[j], int32(bias), m2, r, zl)
 	}
 	return true
 }
