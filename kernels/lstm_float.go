@@ -199,16 +199,28 @@ const lstmActMax = 32
 // calls or table loads: the processor overlaps the long dependency chains
 // of the elements.
 func lstmExpN(v []float64) {
-	const (
-		round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
-		ln2hi = 6.93147180369123816490e-01
-		ln2lo = 1.90821492927058770002e-10
-	)
 	// The coefficients are read from a local array: gc for ARM would
 	// otherwise load each constant through the literal pool (two
 	// instructions) in every iteration.
-	cs := [11]float64{1.44269504088896338700, ln2hi, ln2lo, 1.0 / 3628800, 1.0 / 362880, 1.0 / 40320,
+	cs := lstmExpCoef()
+	lstmExpNC(v, &cs)
+}
+
+// lstmExpCoef returns the constants of lstmExpNC: 1/ln2, ln2 in two parts,
+// then the Taylor coefficients 1/10! to 1/3!.
+func lstmExpCoef() [11]float64 {
+	const (
+		ln2hi = 6.93147180369123816490e-01
+		ln2lo = 1.90821492927058770002e-10
+	)
+	return [11]float64{1.44269504088896338700, ln2hi, ln2lo, 1.0 / 3628800, 1.0 / 362880, 1.0 / 40320,
 		1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6}
+}
+
+// lstmExpNC is lstmExpN with its constants (lstmExpCoef) made by the
+// caller, which may call it many times.
+func lstmExpNC(v []float64, cs *[11]float64) {
+	const round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
 	for k, a := range v {
 		t := a*cs[0] + round
 		kf := t - round
@@ -349,8 +361,9 @@ func lstmFloatLean(p *lstmParams, x []float32, h []float32, c []float32, out []f
 }
 
 // lstmNextMax is the most input FC results (4 per unit) lstmRunFunnelF
-// keeps for the next time step: with more units it pairs no steps.
-const lstmNextMax = 96
+// keeps for the next time step: pairs beyond compute their input FC one
+// step at a time.
+const lstmNextMax = 80
 
 // lstmRunFunnelF is lstmRunF for weight strings that are not word-aligned
 // on 32-bit targets (see f32Words), without scratch memory. Decoding a
@@ -377,121 +390,134 @@ func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []
 	gI0 := unsafe.Slice((*[8]uint32)(unsafe.Pointer(unsafe.SliceData(qI))), len(qI)/8)
 	gI4 := unsafe.Slice((*[8]uint32)(unsafe.Pointer(unsafe.SliceData(qI[4:]))), (len(qI)-4)/8)
 	gR := unsafe.Slice((*[8]uint32)(unsafe.Pointer(unsafe.SliceData(qR))), len(qR)/8)
-	pairSteps := 8*np <= lstmNextMax
+	// The first pk pairs compute the next row's input FC in advance.
+	pk := min(np, lstmNextMax/8)
 	var nx [lstmNextMax]float32
+	cs := lstmExpCoef()
 	rows := p.batch * p.steps
 	for r := 0; r < rows; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
 		// first: this step computes its input FC together with the next
 		// row's; second: its input FC waits in nx.
-		first := pairSteps && r%2 == 0 && r+1 < rows
-		second := pairSteps && r%2 == 1
+		first := r%2 == 0 && r+1 < rows
+		second := r%2 == 1
 		var x1 []float32
 		if first {
 			x1 = x[(r+1)*n : (r+1)*n+n]
 		}
-		var a0 [8]float32
+		var a0, rc [8]float32
 		for k := 0; k < np; k++ {
 			a := &a0
-			bb := bias[32*k : 32*k+32]
 			switch {
-			case second:
+			case second && k < pk:
 				a = (*[8]float32)(nx[8*k : 8*k+8])
-			case first:
-				a1 := (*[8]float32)(nx[8*k : 8*k+8])
-				for u := 0; u < 2; u++ {
-					j := 8*n*k + 4*u // the unit's first word
-					var cw uint32
-					if j == 0 {
-						cw = cI
-					} else {
-						cw = qI[j-1] >> slI
-					}
-					g := gI0
-					if u == 1 {
-						g = gI4
-					}
-					// Whole groups for all elements but at the very
-					// end of the string.
-					m := min(n, len(g)-n*k)
-					var v, v1 [4]float32
-					v[0], v[1], v[2], v[3], v1[0], v1[1], v1[2], v1[3], cw = lstmFunnel4x2(xr[:m], x1[:m], g[n*k:n*k+m], cw, slI, srI)
-					if m < n {
-						lstmFunnelTail4x2(&v, &v1, xr[n-1], x1[n-1], qI, j+8*(n-1), cw, eI, slI, srI)
-					}
-					bv := [4]float32{ldf32(bb, 4*u), ldf32(bb, 4*u+1), ldf32(bb, 4*u+2), ldf32(bb, 4*u+3)}
-					a[4*u], a[4*u+1], a[4*u+2], a[4*u+3] = v[0]+bv[0], v[1]+bv[1], v[2]+bv[2], v[3]+bv[3]
-					a1[4*u], a1[4*u+1], a1[4*u+2], a1[4*u+3] = v1[0]+bv[0], v1[1]+bv[1], v1[2]+bv[2], v1[3]+bv[3]
-				}
+			case first && k < pk:
+				lstmInPairF(a, (*[8]float32)(nx[8*k:8*k+8]), xr, x1, qI, gI0, gI4, k, cI, eI, slI, srI, bias[32*k:32*k+32])
 			default:
 				a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(xr, wIn[32*n*k:32*n*(k+1)])
+				bb := bias[32*k : 32*k+32]
 				for g := range a {
 					a[g] += ldf32(bb, g)
 				}
 			}
-			// The recurrent FC of the pair.
-			j := 8 * s * k
-			var cw uint32
-			if j == 0 {
-				cw = cR
-			} else {
-				cw = qR[j-1] >> slR
-			}
-			m := min(s, len(gR)-s*k)
-			var rc [8]float32
-			rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7], cw = lstmFunnel8(hb[:m], gR[s*k:s*k+m], cw, slR, srR)
-			if m < s {
-				lstmFunnelTail8(&rc, hb[s-1], qR, j+8*(s-1), cw, eR, slR, srR)
-			}
-			lstmFinish2F(p, a, &rc, cb[2*k:2*k+2], yr[2*k:2*k+2])
+			lstmRecPairF(&rc, hb, qR, gR, k, cR, eR, slR, srR)
+			lstmFinish2F(p, a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
 		}
 		if np*2 < s {
-			// The last unit, alone.
-			o := s - 1
-			var a, rc [8]float32
-			a[0], a[1], a[2], a[3] = f32DotStr4(xr, wIn[16*n*o:16*n*(o+1)])
-			rc[0], rc[1], rc[2], rc[3] = f32DotStr4(hb, wRec[16*s*o:16*s*(o+1)])
-			bb := bias[16*o : 16*o+16]
-			for g := 0; g < 4; g++ {
-				a[g] += ldf32(bb, g)
-			}
-			lstmFinish1F(p, &a, &rc, cb[o:o+1], yr[o:o+1])
+			lstmLastUnitF(p, xr, hb, cb, yr, wIn, wRec, bias, &cs)
 		}
 		copy(hb, yr)
 	}
 }
 
+// lstmInPairF computes unit pair k's input FC with bias for the rows x0
+// (into a) and x1 (into a1) through the funnel: the words q, grouped by
+// eight from word 0 (g0) and from word 4 (g4), the string's first and last
+// bytes c and e.
+func lstmInPairF(a, a1 *[8]float32, x0, x1 []float32, q []uint32, g0, g4 [][8]uint32, k int, c, e, sl, sr uint32, bb string) {
+	n := len(x0)
+	x1 = x1[:n]
+	bb = bb[:32]
+	sl, sr = sl&31, sr&31
+	for u := 0; u < 2; u++ {
+		j := 8*n*k + 4*u // the unit's first word
+		cw := c
+		if j > 0 {
+			cw = q[j-1] >> sl
+		}
+		g := g0
+		if u == 1 {
+			g = g4
+		}
+		// Whole groups for all elements but at the very end of the
+		// string.
+		m := min(n, len(g)-n*k)
+		var v, v1 [4]float32
+		v[0], v[1], v[2], v[3], v1[0], v1[1], v1[2], v1[3], cw = lstmFunnel4x2(x0[:m], x1[:m], g[n*k:n*k+m], cw, sl, sr)
+		if m < n {
+			lstmFunnelTail4x2(&v, &v1, x0[n-1], x1[n-1], q, j+8*(n-1), cw, e, sl, sr)
+		}
+		for i := range v {
+			bv := ldf32(bb, 4*u+i)
+			a[4*u+i] = v[i] + bv
+			a1[4*u+i] = v1[i] + bv
+		}
+	}
+}
+
+// lstmRecPairF computes unit pair k's recurrent FC of h into rc through the
+// funnel (q grouped by eight in g, c and e as in lstmInPairF).
+func lstmRecPairF(rc *[8]float32, h []float32, q []uint32, g [][8]uint32, k int, c, e, sl, sr uint32) {
+	s := len(h)
+	j := 8 * s * k
+	if j > 0 {
+		c = q[j-1] >> (sl & 31)
+	}
+	m := min(s, len(g)-s*k)
+	rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7], c = lstmFunnel8(h[:m], g[s*k:s*k+m], c, sl, sr)
+	if m < s {
+		lstmFunnelTail8(rc, h[s-1], q, j+8*(s-1), c, e, sl, sr)
+	}
+}
+
+// lstmLastUnitF runs the last unit of an odd number of units (weights
+// [inDim][4] and [units][4] after the pairs).
+func lstmLastUnitF(p *lstmParams, x, h, c, y []float32, wIn, wRec, bias string, cs *[11]float64) {
+	n, s := len(x), len(h)
+	o := s - 1
+	var a, rc [4]float32
+	a[0], a[1], a[2], a[3] = f32DotStr4(x, wIn[16*n*o:16*n*(o+1)])
+	rc[0], rc[1], rc[2], rc[3] = f32DotStr4(h, wRec[16*s*o:16*s*(o+1)])
+	bb := bias[16*o : 16*o+16]
+	g0, g1, g2, g3 := lstmGateFS(a[0]+ldf32(bb, 0), rc[0]), lstmGateFS(a[1]+ldf32(bb, 1), rc[1]),
+		lstmGateFS(a[2]+ldf32(bb, 2), rc[2]), lstmGateFS(a[3]+ldf32(bb, 3), rc[3])
+	e := [4]float64{lstmSigArg(g0), lstmSigArg(g1), lstmTanhArg(g2), lstmSigArg(g3)}
+	lstmExpNC(e[:], cs)
+	v := lstmCellF(p, c[o], lstmSigFin(g0, e[0]), lstmSigFin(g1, e[1]), lstmTanhFin(g2, e[2]))
+	c[o] = v
+	e[0] = lstmTanhArg(v)
+	lstmExpNC(e[:1], cs)
+	y[o] = lstmClampF(float32(lstmTanhFin(v, e[0]) * lstmSigFin(g3, e[3])))
+}
+
 // lstmFinish2F finishes two units from their input FCs with bias a and
 // recurrent FCs rc (gates forget, input, cell, output of the first unit,
 // then of the second): the new cell states go to c, the outputs to y.
-func lstmFinish2F(p *lstmParams, a, rc *[8]float32, c, y []float32) {
-	c, y = c[:2], y[:2]
+func lstmFinish2F(p *lstmParams, a, rc *[8]float32, c, y *[2]float32, cs *[11]float64) {
 	g0, g1, g2, g3 := lstmGateFS(a[0], rc[0]), lstmGateFS(a[1], rc[1]), lstmGateFS(a[2], rc[2]), lstmGateFS(a[3], rc[3])
 	g4, g5, g6, g7 := lstmGateFS(a[4], rc[4]), lstmGateFS(a[5], rc[5]), lstmGateFS(a[6], rc[6]), lstmGateFS(a[7], rc[7])
-	e := [8]float64{lstmSigArg(g0), lstmSigArg(g1), lstmTanhArg(g2), lstmSigArg(g3),
-		lstmSigArg(g4), lstmSigArg(g5), lstmTanhArg(g6), lstmSigArg(g7)}
-	lstmExpN(e[:])
+	var e [8]float64
+	e[0], e[1], e[2], e[3] = lstmSigArg(g0), lstmSigArg(g1), lstmTanhArg(g2), lstmSigArg(g3)
+	e[4], e[5], e[6], e[7] = lstmSigArg(g4), lstmSigArg(g5), lstmTanhArg(g6), lstmSigArg(g7)
+	lstmExpNC(e[:], cs)
 	v0 := lstmCellF(p, c[0], lstmSigFin(g0, e[0]), lstmSigFin(g1, e[1]), lstmTanhFin(g2, e[2]))
 	v1 := lstmCellF(p, c[1], lstmSigFin(g4, e[4]), lstmSigFin(g5, e[5]), lstmTanhFin(g6, e[6]))
 	c[0], c[1] = v0, v1
 	e[0], e[1] = lstmTanhArg(v0), lstmTanhArg(v1)
-	lstmExpN(e[:2])
+	lstmExpNC(e[:2], cs)
 	y[0] = lstmClampF(float32(lstmTanhFin(v0, e[0]) * lstmSigFin(g3, e[3])))
 	y[1] = lstmClampF(float32(lstmTanhFin(v1, e[1]) * lstmSigFin(g7, e[7])))
-}
-
-// lstmFinish1F is lstmFinish2F for one unit (a[:4], rc[:4]).
-func lstmFinish1F(p *lstmParams, a, rc *[8]float32, c, y []float32) {
-	c, y = c[:1], y[:1]
-	g0, g1, g2, g3 := lstmGateFS(a[0], rc[0]), lstmGateFS(a[1], rc[1]), lstmGateFS(a[2], rc[2]), lstmGateFS(a[3], rc[3])
-	e := [4]float64{lstmSigArg(g0), lstmSigArg(g1), lstmTanhArg(g2), lstmSigArg(g3)}
-	lstmExpN(e[:])
-	v := lstmCellF(p, c[0], lstmSigFin(g0, e[0]), lstmSigFin(g1, e[1]), lstmTanhFin(g2, e[2]))
-	c[0] = v
-	e[0] = lstmTanhArg(v)
-	lstmExpN(e[:1])
-	y[0] = lstmClampF(float32(lstmTanhFin(v, e[0]) * lstmSigFin(g3, e[3])))
 }
 
 // lstmGateFS is lstmGateF with the bias already added to x.
