@@ -353,7 +353,7 @@ func lstmFloat(p *lstmParams, x []float32, h []float32, c []float32, out []float
 // they are used.
 func lstmFloatLean(p *lstmParams, x []float32, h []float32, c []float32, out []float32,
 	wIn, wRec, bias string) {
-	if f32Funnel && !f32Unaligned && p.units >= 2 && p.inDim >= 2 && f32StrOff(wIn) != 0 && f32StrOff(wRec) != 0 {
+	if p.units >= 2 && p.inDim >= 2 {
 		lstmRunFunnelF(p, x, h, c, out, wIn, wRec, bias)
 		return
 	}
@@ -379,6 +379,12 @@ func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []
 	np := s / 2 // unit pairs; with odd s the last unit is alone
 	bias = bias[:16*s]
 	offI, offR := f32StrOff(wIn), f32StrOff(wRec)
+	if !f32Funnel || f32Unaligned || offI == 0 || offR == 0 {
+		// Weights read as float32 directly (lstmDotF8S) need no
+		// funnel.
+		lstmRunViewF(p, x, h, c, out, wIn, wRec, bias)
+		return
+	}
 	slI, srI := (8*offI)&31, (32-8*offI)&31
 	slR, srR := (8*offR)&31, (32-8*offR)&31
 	cI, qI, eI := f32Words(wIn[:16*n*s], offI)
@@ -423,6 +429,34 @@ func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []
 			}
 			lstmRecPairF(&rc, hb, qR, gR, k, cR, eR, slR, srR)
 			lstmFinish2F(p, a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
+		}
+		if np*2 < s {
+			lstmLastUnitF(p, xr, hb, cb, yr, wIn, wRec, bias, &cs)
+		}
+		copy(hb, yr)
+	}
+}
+
+// lstmRunViewF is lstmRunFunnelF for weights read without the funnel
+// (lstmDotF8S), one time step at a time.
+func lstmRunViewF(p *lstmParams, x []float32, h []float32, c []float32, out []float32,
+	wIn, wRec, bias string) {
+	n, s := p.inDim, p.units
+	np := s / 2
+	bias = bias[:16*s]
+	cs := lstmExpCoef()
+	for r := 0; r < p.batch*p.steps; r++ {
+		b := lstmRowBatch(p, r)
+		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
+		var a, rc [8]float32
+		for k := 0; k < np; k++ {
+			a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(xr, wIn[32*n*k:32*n*(k+1)])
+			bb := bias[32*k : 32*k+32]
+			for g := range a {
+				a[g] += ldf32(bb, g)
+			}
+			rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8S(hb, wRec[32*s*k:32*s*(k+1)])
+			lstmFinish2F(p, &a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
 		}
 		if np*2 < s {
 			lstmLastUnitF(p, xr, hb, cb, yr, wIn, wRec, bias, &cs)
