@@ -422,10 +422,7 @@ func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []
 				lstmInPairF(a, (*[8]float32)(nx[8*k:8*k+8]), xr, x1, qI, gI0, gI4, k, cI, eI, slI, srI, bias[32*k:32*k+32])
 			default:
 				a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(xr, wIn[32*n*k:32*n*(k+1)])
-				bb := bias[32*k : 32*k+32]
-				for g := range a {
-					a[g] += ldf32(bb, g)
-				}
+				lstmAddBias8(a, bias[32*k:32*k+32])
 			}
 			lstmRecPairF(&rc, hb, qR, gR, k, cR, eR, slR, srR)
 			lstmFinish2F(p, a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
@@ -451,10 +448,7 @@ func lstmRunViewF(p *lstmParams, x []float32, h []float32, c []float32, out []fl
 		var a, rc [8]float32
 		for k := 0; k < np; k++ {
 			a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(xr, wIn[32*n*k:32*n*(k+1)])
-			bb := bias[32*k : 32*k+32]
-			for g := range a {
-				a[g] += ldf32(bb, g)
-			}
+			lstmAddBias8(&a, bias[32*k:32*k+32])
 			rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8S(hb, wRec[32*s*k:32*s*(k+1)])
 			lstmFinish2F(p, &a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
 		}
@@ -463,6 +457,13 @@ func lstmRunViewF(p *lstmParams, x []float32, h []float32, c []float32, out []fl
 		}
 		copy(hb, yr)
 	}
+}
+
+// lstmAddBias8 adds the eight floats of b to a.
+func lstmAddBias8(a *[8]float32, b string) {
+	b = b[:32]
+	a[0], a[1], a[2], a[3] = a[0]+ldf32(b, 0), a[1]+ldf32(b, 1), a[2]+ldf32(b, 2), a[3]+ldf32(b, 3)
+	a[4], a[5], a[6], a[7] = a[4]+ldf32(b, 4), a[5]+ldf32(b, 5), a[6]+ldf32(b, 6), a[7]+ldf32(b, 7)
 }
 
 // lstmInPairF computes unit pair k's input FC with bias for the rows x0
