@@ -202,8 +202,17 @@ func lstmExpN(v []float64) {
 	// The coefficients are read from a local array: gc for ARM would
 	// otherwise load each constant through the literal pool (two
 	// instructions) in every iteration.
+	const round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
 	cs := lstmExpCoef()
-	lstmExpNC(v, &cs)
+	for k, a := range v {
+		t := a*cs[0] + round
+		kf := t - round
+		r := (a - kf*cs[1]) - kf*cs[2]
+		p := 1 + r*(1+r*(1.0/2+r*(cs[10]+r*(cs[9]+r*(cs[8]+r*(cs[7]+
+			r*(cs[6]+r*(cs[5]+r*(cs[4]+r*cs[3])))))))))
+		n := uint32(math.Float64bits(t)) // k in the low bits, two's complement
+		v[k] = p * math.Float64frombits(uint64(n+1023)<<52)
+	}
 }
 
 // lstmExpCoef returns the constants of lstmExpNC: 1/ln2, ln2 in two parts,
