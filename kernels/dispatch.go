@@ -28,6 +28,14 @@ package kernels
 //   - dwRecDecode: parameter t has type []dwRec
 //   - dwRowsAny: parameter rows has type [][]int64
 //   - fcOctOut: parameter a has type *[8]int32
+//   - lstmAddBias8: parameter a has type *[8]float32
+//   - lstmExpNC: parameter cs has type *[11]float64
+//   - lstmFinish2F: parameter a has type *[8]float32
+//   - lstmFunnelTail4x2: parameter a has type *[4]float32
+//   - lstmFunnelTail8: parameter a has type *[8]float32
+//   - lstmInPairF: parameter a has type *[8]float32
+//   - lstmLastUnitF: parameter cs has type *[11]float64
+//   - lstmRecPairF: parameter rc has type *[8]float32
 //   - octDot: parameter a has type *[8]int32
 //   - octDot64: parameter p has type unsafe.Pointer
 //   - octPass8: parameter p has type unsafe.Pointer
@@ -51,7 +59,8 @@ package kernels
 //     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
 //     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
 //     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmDot16,
-//     lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmFCQ64, lstmGate16, lstmGateF,
+//     lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmExpCoef, lstmFCQ64,
+//     lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF, lstmGateFS,
 //     lstmHiddenQ, lstmMakeQ, lstmMakeRQ, lstmRowBatch, lstmSat16,
 //     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
 //     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
@@ -343,6 +352,10 @@ func Call(fn string, args []any) bool {
 		lstmMakeUnitRQ(args[0].(*lstmParams), args[1].(*lstmUnitRQ))
 	case "lstmRunF":
 		lstmRunF(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].([]float32), args[6].([]float32), args[7].(string), args[8].(string), args[9].(string))
+	case "lstmRunFunnelF":
+		lstmRunFunnelF(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].(string), args[6].(string), args[7].(string))
+	case "lstmRunViewF":
+		lstmRunViewF(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].(string), args[6].(string), args[7].(string))
 	case "lstmSigmoidF":
 		lstmSigmoidF(args[0].([]float32), args[1].([]float32))
 	case "lstmTanhF":

@@ -199,16 +199,37 @@ const lstmActMax = 32
 // calls or table loads: the processor overlaps the long dependency chains
 // of the elements.
 func lstmExpN(v []float64) {
-	const (
-		round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
-		ln2hi = 6.93147180369123816490e-01
-		ln2lo = 1.90821492927058770002e-10
-	)
 	// The coefficients are read from a local array: gc for ARM would
 	// otherwise load each constant through the literal pool (two
 	// instructions) in every iteration.
-	cs := [11]float64{1.44269504088896338700, ln2hi, ln2lo, 1.0 / 3628800, 1.0 / 362880, 1.0 / 40320,
+	const round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
+	cs := lstmExpCoef()
+	for k, a := range v {
+		t := a*cs[0] + round
+		kf := t - round
+		r := (a - kf*cs[1]) - kf*cs[2]
+		p := 1 + r*(1+r*(1.0/2+r*(cs[10]+r*(cs[9]+r*(cs[8]+r*(cs[7]+
+			r*(cs[6]+r*(cs[5]+r*(cs[4]+r*cs[3])))))))))
+		n := uint32(math.Float64bits(t)) // k in the low bits, two's complement
+		v[k] = p * math.Float64frombits(uint64(n+1023)<<52)
+	}
+}
+
+// lstmExpCoef returns the constants of lstmExpNC: 1/ln2, ln2 in two parts,
+// then the Taylor coefficients 1/10! to 1/3!.
+func lstmExpCoef() [11]float64 {
+	const (
+		ln2hi = 6.93147180369123816490e-01
+		ln2lo = 1.90821492927058770002e-10
+	)
+	return [11]float64{1.44269504088896338700, ln2hi, ln2lo, 1.0 / 3628800, 1.0 / 362880, 1.0 / 40320,
 		1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6}
+}
+
+// lstmExpNC is lstmExpN with its constants (lstmExpCoef) made by the
+// caller, which may call it many times.
+func lstmExpNC(v []float64, cs *[11]float64) {
+	const round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
 	for k, a := range v {
 		t := a*cs[0] + round
 		kf := t - round
@@ -341,7 +362,324 @@ func lstmFloat(p *lstmParams, x []float32, h []float32, c []float32, out []float
 // they are used.
 func lstmFloatLean(p *lstmParams, x []float32, h []float32, c []float32, out []float32,
 	wIn, wRec, bias string) {
+	if p.units >= 2 && p.inDim >= 2 {
+		lstmRunFunnelF(p, x, h, c, out, wIn, wRec, bias)
+		return
+	}
 	lstmRunF(p, x, h, c, out, nil, nil, wIn, wRec, bias)
+}
+
+// lstmNextMax is the most input FC results (4 per unit) lstmRunFunnelF
+// keeps for the next time step: pairs beyond compute their input FC one
+// step at a time.
+const lstmNextMax = 80
+
+// lstmRunFunnelF is lstmRunF for weight strings that are not word-aligned
+// on 32-bit targets (see f32Words), without scratch memory. Decoding a
+// float through the funnel costs more than the multiply-add it feeds, so
+// the input FC, which does not depend on the recurrence, runs over two time
+// steps at once: each decoded weight serves both, and the second step's
+// results (bias added) wait in nx. The funnel views of both weight strings
+// are made once per call; each unit pair's gates are finished right after
+// its dot products.
+func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []float32,
+	wIn, wRec, bias string) {
+	n, s := p.inDim, p.units
+	np := s / 2 // unit pairs; with odd s the last unit is alone
+	bias = bias[:16*s]
+	offI, offR := f32StrOff(wIn), f32StrOff(wRec)
+	if !f32Funnel || f32Unaligned || offI == 0 || offR == 0 {
+		// Weights read as float32 directly (lstmDotF8S) need no
+		// funnel.
+		lstmRunViewF(p, x, h, c, out, wIn, wRec, bias)
+		return
+	}
+	slI, srI := (8*offI)&31, (32-8*offI)&31
+	slR, srR := (8*offR)&31, (32-8*offR)&31
+	cI, qI, eI := f32Words(wIn[:16*n*s], offI)
+	cR, qR, eR := f32Words(wRec[:16*s*s], offR)
+	// Element d of unit pair k: input words qI[8(n*k+d)+4u-1 ...] for
+	// unit u, recurrent words qR[8(s*k+d)-1 ...]. Groups of eight words,
+	// from word 0 (unit 0 of a pair, the recurrent pair) or word 4 (unit
+	// 1 of a pair).
+	gI0 := unsafe.Slice((*[8]uint32)(unsafe.Pointer(unsafe.SliceData(qI))), len(qI)/8)
+	gI4 := unsafe.Slice((*[8]uint32)(unsafe.Pointer(unsafe.SliceData(qI[4:]))), (len(qI)-4)/8)
+	gR := unsafe.Slice((*[8]uint32)(unsafe.Pointer(unsafe.SliceData(qR))), len(qR)/8)
+	// The first pk pairs compute the next row's input FC in advance.
+	pk := min(np, lstmNextMax/8)
+	var nx [lstmNextMax]float32
+	cs := lstmExpCoef()
+	rows := p.batch * p.steps
+	for r := 0; r < rows; r++ {
+		b := lstmRowBatch(p, r)
+		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
+		// first: this step computes its input FC together with the next
+		// row's; second: its input FC waits in nx.
+		first := r%2 == 0 && r+1 < rows
+		second := r%2 == 1
+		var x1 []float32
+		if first {
+			x1 = x[(r+1)*n : (r+1)*n+n]
+		}
+		var a0, rc [8]float32
+		for k := 0; k < np; k++ {
+			a := &a0
+			switch {
+			case second && k < pk:
+				a = (*[8]float32)(nx[8*k : 8*k+8])
+			case first && k < pk:
+				lstmInPairF(a, (*[8]float32)(nx[8*k:8*k+8]), xr, x1, qI, gI0, gI4, k, cI, eI, slI, srI, bias[32*k:32*k+32])
+			default:
+				a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(xr, wIn[32*n*k:32*n*(k+1)])
+				lstmAddBias8(a, bias[32*k:32*k+32])
+			}
+			lstmRecPairF(&rc, hb, qR, gR, k, cR, eR, slR, srR)
+			lstmFinish2F(p, a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
+		}
+		if np*2 < s {
+			lstmLastUnitF(p, xr, hb, cb, yr, wIn, wRec, bias, &cs)
+		}
+		copy(hb, yr)
+	}
+}
+
+// lstmRunViewF is lstmRunFunnelF for weights read without the funnel
+// (lstmDotF8S), one time step at a time.
+func lstmRunViewF(p *lstmParams, x []float32, h []float32, c []float32, out []float32,
+	wIn, wRec, bias string) {
+	n, s := p.inDim, p.units
+	np := s / 2
+	bias = bias[:16*s]
+	cs := lstmExpCoef()
+	for r := 0; r < p.batch*p.steps; r++ {
+		b := lstmRowBatch(p, r)
+		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
+		var a, rc [8]float32
+		for k := 0; k < np; k++ {
+			a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(xr, wIn[32*n*k:32*n*(k+1)])
+			lstmAddBias8(&a, bias[32*k:32*k+32])
+			rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8S(hb, wRec[32*s*k:32*s*(k+1)])
+			lstmFinish2F(p, &a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
+		}
+		if np*2 < s {
+			lstmLastUnitF(p, xr, hb, cb, yr, wIn, wRec, bias, &cs)
+		}
+		copy(hb, yr)
+	}
+}
+
+// lstmAddBias8 adds the eight floats of b to a.
+func lstmAddBias8(a *[8]float32, b string) {
+	b = b[:32]
+	a[0], a[1], a[2], a[3] = a[0]+ldf32(b, 0), a[1]+ldf32(b, 1), a[2]+ldf32(b, 2), a[3]+ldf32(b, 3)
+	a[4], a[5], a[6], a[7] = a[4]+ldf32(b, 4), a[5]+ldf32(b, 5), a[6]+ldf32(b, 6), a[7]+ldf32(b, 7)
+}
+
+// lstmInPairF computes unit pair k's input FC with bias for the rows x0
+// (into a) and x1 (into a1) through the funnel: the words q, grouped by
+// eight from word 0 (g0) and from word 4 (g4), the string's first and last
+// bytes c and e.
+func lstmInPairF(a, a1 *[8]float32, x0, x1 []float32, q []uint32, g0, g4 [][8]uint32, k int, c, e, sl, sr uint32, bb string) {
+	n := len(x0)
+	x1 = x1[:n]
+	bb = bb[:32]
+	sl, sr = sl&31, sr&31
+	for u := 0; u < 2; u++ {
+		j := 8*n*k + 4*u // the unit's first word
+		cw := c
+		if j > 0 {
+			cw = q[j-1] >> sl
+		}
+		g := g0
+		if u == 1 {
+			g = g4
+		}
+		// Whole groups for all elements but at the very end of the
+		// string.
+		m := min(n, len(g)-n*k)
+		var v, v1 [4]float32
+		v[0], v[1], v[2], v[3], v1[0], v1[1], v1[2], v1[3], cw = lstmFunnel4x2(x0[:m], x1[:m], g[n*k:n*k+m], cw, sl, sr)
+		if m < n {
+			lstmFunnelTail4x2(&v, &v1, x0[n-1], x1[n-1], q, j+8*(n-1), cw, e, sl, sr)
+		}
+		for i := range v {
+			bv := ldf32(bb, 4*u+i)
+			a[4*u+i] = v[i] + bv
+			a1[4*u+i] = v1[i] + bv
+		}
+	}
+}
+
+// lstmRecPairF computes unit pair k's recurrent FC of h into rc through the
+// funnel (q grouped by eight in g, c and e as in lstmInPairF).
+func lstmRecPairF(rc *[8]float32, h []float32, q []uint32, g [][8]uint32, k int, c, e, sl, sr uint32) {
+	s := len(h)
+	j := 8 * s * k
+	if j > 0 {
+		c = q[j-1] >> (sl & 31)
+	}
+	m := min(s, len(g)-s*k)
+	rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7], c = lstmFunnel8(h[:m], g[s*k:s*k+m], c, sl, sr)
+	if m < s {
+		lstmFunnelTail8(rc, h[s-1], q, j+8*(s-1), c, e, sl, sr)
+	}
+}
+
+// lstmLastUnitF runs the last unit of an odd number of units (weights
+// [inDim][4] and [units][4] after the pairs).
+func lstmLastUnitF(p *lstmParams, x, h, c, y []float32, wIn, wRec, bias string, cs *[11]float64) {
+	n, s := len(x), len(h)
+	o := s - 1
+	var a, rc [4]float32
+	a[0], a[1], a[2], a[3] = f32DotStr4(x, wIn[16*n*o:16*n*(o+1)])
+	rc[0], rc[1], rc[2], rc[3] = f32DotStr4(h, wRec[16*s*o:16*s*(o+1)])
+	bb := bias[16*o : 16*o+16]
+	g0, g1, g2, g3 := lstmGateFS(a[0]+ldf32(bb, 0), rc[0]), lstmGateFS(a[1]+ldf32(bb, 1), rc[1]),
+		lstmGateFS(a[2]+ldf32(bb, 2), rc[2]), lstmGateFS(a[3]+ldf32(bb, 3), rc[3])
+	e := [4]float64{lstmSigArg(g0), lstmSigArg(g1), lstmTanhArg(g2), lstmSigArg(g3)}
+	lstmExpNC(e[:], cs)
+	v := lstmCellF(p, c[o], lstmSigFin(g0, e[0]), lstmSigFin(g1, e[1]), lstmTanhFin(g2, e[2]))
+	c[o] = v
+	e[0] = lstmTanhArg(v)
+	lstmExpNC(e[:1], cs)
+	y[o] = lstmClampF(float32(lstmTanhFin(v, e[0]) * lstmSigFin(g3, e[3])))
+}
+
+// lstmFinish2F finishes two units from their input FCs with bias a and
+// recurrent FCs rc (gates forget, input, cell, output of the first unit,
+// then of the second): the new cell states go to c, the outputs to y.
+func lstmFinish2F(p *lstmParams, a, rc *[8]float32, c, y *[2]float32, cs *[11]float64) {
+	g0, g1, g2, g3 := lstmGateFS(a[0], rc[0]), lstmGateFS(a[1], rc[1]), lstmGateFS(a[2], rc[2]), lstmGateFS(a[3], rc[3])
+	g4, g5, g6, g7 := lstmGateFS(a[4], rc[4]), lstmGateFS(a[5], rc[5]), lstmGateFS(a[6], rc[6]), lstmGateFS(a[7], rc[7])
+	var e [8]float64
+	e[0], e[1], e[2], e[3] = lstmSigArg(g0), lstmSigArg(g1), lstmTanhArg(g2), lstmSigArg(g3)
+	e[4], e[5], e[6], e[7] = lstmSigArg(g4), lstmSigArg(g5), lstmTanhArg(g6), lstmSigArg(g7)
+	lstmExpNC(e[:], cs)
+	v0 := lstmCellF(p, c[0], lstmSigFin(g0, e[0]), lstmSigFin(g1, e[1]), lstmTanhFin(g2, e[2]))
+	v1 := lstmCellF(p, c[1], lstmSigFin(g4, e[4]), lstmSigFin(g5, e[5]), lstmTanhFin(g6, e[6]))
+	c[0], c[1] = v0, v1
+	e[0], e[1] = lstmTanhArg(v0), lstmTanhArg(v1)
+	lstmExpNC(e[:2], cs)
+	y[0] = lstmClampF(float32(lstmTanhFin(v0, e[0]) * lstmSigFin(g3, e[3])))
+	y[1] = lstmClampF(float32(lstmTanhFin(v1, e[1]) * lstmSigFin(g7, e[7])))
+}
+
+// lstmGateFS is lstmGateF with the bias already added to x.
+func lstmGateFS(x, r float32) float32 {
+	if x-x+(r-r) == 0 {
+		return x + r
+	}
+	return clampF32(x, -lstmMaxF, lstmMaxF) + clampF32(r, -lstmMaxF, lstmMaxF)
+}
+
+// lstmFunnel4x2 is the funnel dot product (see f32Words) of one unit's four
+// gates with two input rows x0 and x1 at once: element d's four floats are
+// words 0-3 of g[d] (the first shifted together with c, the previous word
+// shifted down by sl); word 7's high bytes are the next element's carry,
+// returned at the end. The loop tests its end after the adds (one VMLA per
+// multiply-add on gc for ARM).
+func lstmFunnel4x2(x0, x1 []float32, g [][8]uint32, c, sl, sr uint32) (a0, a1, a2, a3, b0, b1, b2, b3 float32, cn uint32) {
+	if len(x0) == 0 {
+		return 0, 0, 0, 0, 0, 0, 0, 0, c
+	}
+	sl, sr = sl&31, sr&31
+	g = g[:len(x0)]
+	x1 = x1[:len(x0)]
+	for d := 0; ; {
+		r := &g[d]
+		u, v := x0[d], x1[d]
+		r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
+		w := math.Float32frombits(c | r0<<sr)
+		a0 += float32(u * w)
+		b0 += float32(v * w)
+		w = math.Float32frombits(r0>>sl | r1<<sr)
+		a1 += float32(u * w)
+		b1 += float32(v * w)
+		w = math.Float32frombits(r1>>sl | r2<<sr)
+		a2 += float32(u * w)
+		b2 += float32(v * w)
+		w = math.Float32frombits(r2>>sl | r3<<sr)
+		a3 += float32(u * w)
+		b3 += float32(v * w)
+		c = r[7] >> sl
+		d++
+		if d >= len(g) {
+			return a0, a1, a2, a3, b0, b1, b2, b3, c
+		}
+	}
+}
+
+// lstmFunnelTail4x2 adds the last element (x0v, x1v) of lstmFunnel4x2 to
+// a and b: its floats are the words q[t..t+3] (q[t+3] is e at the end of
+// the string) with the carry c.
+func lstmFunnelTail4x2(a, b *[4]float32, x0v, x1v float32, q []uint32, t int, c, e, sl, sr uint32) {
+	sl, sr = sl&31, sr&31
+	r := (*[3]uint32)(q[t : t+3])
+	r3 := e
+	if t+3 < len(q) {
+		r3 = q[t+3]
+	}
+	w := [4]float32{math.Float32frombits(c | r[0]<<sr), math.Float32frombits(r[0]>>sl | r[1]<<sr),
+		math.Float32frombits(r[1]>>sl | r[2]<<sr), math.Float32frombits(r[2]>>sl | r3<<sr)}
+	for k := range w {
+		a[k] += float32(x0v * w[k])
+		b[k] += float32(x1v * w[k])
+	}
+}
+
+// lstmFunnel8 is lstmDotF8Q's loop over whole groups g of eight words
+// with the carry c (see lstmFunnel4x2); it returns the next carry.
+func lstmFunnel8(x []float32, g [][8]uint32, c, sl, sr uint32) (a0, a1, a2, a3, b0, b1, b2, b3 float32, cn uint32) {
+	if len(x) == 0 {
+		return 0, 0, 0, 0, 0, 0, 0, 0, c
+	}
+	sl, sr = sl&31, sr&31
+	g = g[:len(x)]
+	for d := 0; ; {
+		xv := x[d]
+		r := &g[d]
+		w0 := c | r[0]<<sr
+		w1 := r[0]>>sl | r[1]<<sr
+		w2 := r[1]>>sl | r[2]<<sr
+		w3 := r[2]>>sl | r[3]<<sr
+		a0 += float32(xv * math.Float32frombits(w0))
+		a1 += float32(xv * math.Float32frombits(w1))
+		a2 += float32(xv * math.Float32frombits(w2))
+		a3 += float32(xv * math.Float32frombits(w3))
+		w4 := r[3]>>sl | r[4]<<sr
+		w5 := r[4]>>sl | r[5]<<sr
+		w6 := r[5]>>sl | r[6]<<sr
+		w7 := r[6]>>sl | r[7]<<sr
+		c = r[7] >> sl
+		b0 += float32(xv * math.Float32frombits(w4))
+		b1 += float32(xv * math.Float32frombits(w5))
+		b2 += float32(xv * math.Float32frombits(w6))
+		b3 += float32(xv * math.Float32frombits(w7))
+		d++
+		if d >= len(g) {
+			return a0, a1, a2, a3, b0, b1, b2, b3, c
+		}
+	}
+}
+
+// lstmFunnelTail8 adds the last element xv of lstmFunnel8 to a: its floats
+// are the words q[t..t+7] (q[t+7] is e at the end of the string) with the
+// carry c.
+func lstmFunnelTail8(a *[8]float32, xv float32, q []uint32, t int, c, e, sl, sr uint32) {
+	sl, sr = sl&31, sr&31
+	r := (*[7]uint32)(q[t : t+7])
+	r7 := e
+	if t+7 < len(q) {
+		r7 = q[t+7]
+	}
+	a[0] += float32(xv * math.Float32frombits(c|r[0]<<sr))
+	a[1] += float32(xv * math.Float32frombits(r[0]>>sl|r[1]<<sr))
+	a[2] += float32(xv * math.Float32frombits(r[1]>>sl|r[2]<<sr))
+	a[3] += float32(xv * math.Float32frombits(r[2]>>sl|r[3]<<sr))
+	a[4] += float32(xv * math.Float32frombits(r[3]>>sl|r[4]<<sr))
+	a[5] += float32(xv * math.Float32frombits(r[4]>>sl|r[5]<<sr))
+	a[6] += float32(xv * math.Float32frombits(r[5]>>sl|r[6]<<sr))
+	a[7] += float32(xv * math.Float32frombits(r[6]>>sl|r7<<sr))
 }
 
 // lstmRunF runs the float LSTM with the decoded weights wi and wr, or, when

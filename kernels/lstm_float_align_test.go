@@ -114,3 +114,69 @@ func TestFullyConnectedF32Align(t *testing.T) {
 		}
 	}
 }
+
+// TestLSTMFloatLeanAlign runs lstmFloatLean with its weight and bias
+// strings at every address modulo 4 (funnel with two steps per pass, view,
+// odd unit counts, more pairs than lstmNextMax holds) and compares outputs
+// and states bit for bit with lstmFloat (decoded weights).
+func TestLSTMFloatLeanAlign(t *testing.T) {
+	rng := uint32(4242)
+	next := func() float32 {
+		rng ^= rng << 13
+		rng ^= rng >> 17
+		rng ^= rng << 5
+		return float32(int32(rng>>8)-1<<23) / (1 << 23)
+	}
+	at := func(s string, off int) string {
+		buf := make([]byte, off+len(s)+5)
+		for i := range buf {
+			buf[i] = 0x3c
+		}
+		copy(buf[off:], s)
+		return string(buf)[off : off+len(s)]
+	}
+	for _, sh := range [][4]int{{1, 3, 2, 2}, {1, 5, 2, 3}, {2, 4, 3, 5}, {1, 7, 28, 20}, {1, 2, 5, 23}, {3, 3, 1, 2}, {1, 4, 2, 25}} {
+		p := &lstmParams{batch: sh[0], steps: sh[1], inDim: sh[2], units: sh[3], clip: true, cellClipF: 1.5, timeMajor: sh[0] == 2}
+		n, s := p.inDim, p.units
+		var w, r, b [4][]float32
+		for g := range w {
+			w[g], r[g], b[g] = make([]float32, s*n), make([]float32, s*s), make([]float32, s)
+			for _, v := range [][]float32{w[g], r[g], b[g]} {
+				for i := range v {
+					v[i] = 2 * next()
+				}
+			}
+		}
+		wIn, wRec, bias := lstmTInterleave(w, s, n), lstmTInterleave(r, s, s), lstmTInterleave(b, s, 1)
+		x := make([]float32, p.batch*p.steps*n)
+		h0, c0 := make([]float32, p.batch*s), make([]float32, p.batch*s)
+		for _, v := range [][]float32{x, h0, c0} {
+			for i := range v {
+				v[i] = 3 * next()
+			}
+		}
+		run := func(lean bool, oi, or, ob int) [3][]float32 {
+			h, c := append([]float32(nil), h0...), append([]float32(nil), c0...)
+			out := make([]float32, p.batch*p.steps*s)
+			if lean {
+				lstmFloatLean(p, x, h, c, out, at(wIn, oi), at(wRec, or), at(bias, ob))
+			} else {
+				lstmFloat(p, x, h, c, out, make([]float32, 4*(n+s)*s), wIn, wRec, bias)
+			}
+			return [3][]float32{out, h, c}
+		}
+		want := run(false, 0, 0, 0)
+		for oi := 0; oi < 4; oi++ {
+			for or := 0; or < 4; or++ {
+				got := run(true, oi, or, (oi+or)%4)
+				for k := range want {
+					for i := range want[k] {
+						if math.Float32bits(got[k][i]) != math.Float32bits(want[k][i]) {
+							t.Fatalf("%v offsets %d/%d: result %d[%d] = %g, want %g", sh, oi, or, k, i, got[k][i], want[k][i])
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -248,6 +248,7 @@ const (
 	LogisticF32             Func = "logisticF32"
 	LogisticInt16           Func = "logisticInt16"
 	LogisticTanh16Input     Func = "logisticTanh16Input"
+	LstmAddBias8            Func = "lstmAddBias8"
 	LstmCellF               Func = "lstmCellF"
 	LstmCellQ               Func = "lstmCellQ"
 	LstmClampF              Func = "lstmClampF"
@@ -256,20 +257,33 @@ const (
 	LstmDotF8               Func = "lstmDotF8"
 	LstmDotF8Q              Func = "lstmDotF8Q"
 	LstmDotF8S              Func = "lstmDotF8S"
+	LstmExpCoef             Func = "lstmExpCoef"
 	LstmExpN                Func = "lstmExpN"
+	LstmExpNC               Func = "lstmExpNC"
 	LstmFCQ64               Func = "lstmFCQ64"
+	LstmFinish2F            Func = "lstmFinish2F"
 	LstmFloat               Func = "lstmFloat"
 	LstmFloatLean           Func = "lstmFloatLean"
+	LstmFunnel4x2           Func = "lstmFunnel4x2"
+	LstmFunnel8             Func = "lstmFunnel8"
+	LstmFunnelTail4x2       Func = "lstmFunnelTail4x2"
+	LstmFunnelTail8         Func = "lstmFunnelTail8"
 	LstmGate16              Func = "lstmGate16"
 	LstmGateF               Func = "lstmGateF"
+	LstmGateFS              Func = "lstmGateFS"
 	LstmHiddenQ             Func = "lstmHiddenQ"
+	LstmInPairF             Func = "lstmInPairF"
 	LstmInt16               Func = "lstmInt16"
 	LstmInt8                Func = "lstmInt8"
+	LstmLastUnitF           Func = "lstmLastUnitF"
 	LstmMakeQ               Func = "lstmMakeQ"
 	LstmMakeRQ              Func = "lstmMakeRQ"
 	LstmMakeUnitRQ          Func = "lstmMakeUnitRQ"
+	LstmRecPairF            Func = "lstmRecPairF"
 	LstmRowBatch            Func = "lstmRowBatch"
 	LstmRunF                Func = "lstmRunF"
+	LstmRunFunnelF          Func = "lstmRunFunnelF"
+	LstmRunViewF            Func = "lstmRunViewF"
 	LstmSat16               Func = "lstmSat16"
 	LstmSigArg              Func = "lstmSigArg"
 	LstmSigFin              Func = "lstmSigFin"
@@ -704,6 +718,7 @@ func Funcs() []Func {
 		LogisticF32,
 		LogisticInt16,
 		LogisticTanh16Input,
+		LstmAddBias8,
 		LstmCellF,
 		LstmCellQ,
 		LstmClampF,
@@ -712,20 +727,33 @@ func Funcs() []Func {
 		LstmDotF8,
 		LstmDotF8Q,
 		LstmDotF8S,
+		LstmExpCoef,
 		LstmExpN,
+		LstmExpNC,
 		LstmFCQ64,
+		LstmFinish2F,
 		LstmFloat,
 		LstmFloatLean,
+		LstmFunnel4x2,
+		LstmFunnel8,
+		LstmFunnelTail4x2,
+		LstmFunnelTail8,
 		LstmGate16,
 		LstmGateF,
+		LstmGateFS,
 		LstmHiddenQ,
+		LstmInPairF,
 		LstmInt16,
 		LstmInt8,
+		LstmLastUnitF,
 		LstmMakeQ,
 		LstmMakeRQ,
 		LstmMakeUnitRQ,
+		LstmRecPairF,
 		LstmRowBatch,
 		LstmRunF,
+		LstmRunFunnelF,
+		LstmRunViewF,
 		LstmSat16,
 		LstmSigArg,
 		LstmSigFin,
@@ -1396,6 +1424,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*logisticTanh16Params"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
 	case LogisticTanh16Input:
 		return []Param{{"p", "*logisticTanh16Params"}, {"v", "int16"}}, true
+	case LstmAddBias8:
+		return []Param{{"a", "*[8]float32"}, {"b", "string"}}, true
 	case LstmCellF:
 		return []Param{{"p", "*lstmParams"}, {"c", "float32"}, {"f", "float32"}, {"i", "float32"}, {"g", "float32"}}, true
 	case LstmCellQ:
@@ -1412,34 +1442,60 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]float32"}, {"w", "string"}, {"off", "uint32"}}, true
 	case LstmDotF8S:
 		return []Param{{"x", "[]float32"}, {"w", "string"}}, true
+	case LstmExpCoef:
+		return []Param{}, true
 	case LstmExpN:
 		return []Param{{"v", "[]float64"}}, true
+	case LstmExpNC:
+		return []Param{{"v", "[]float64"}, {"cs", "*[11]float64"}}, true
 	case LstmFCQ64:
 		return []Param{{"acc", "int64"}, {"m", "int32"}, {"shift", "int"}}, true
+	case LstmFinish2F:
+		return []Param{{"p", "*lstmParams"}, {"a", "*[8]float32"}, {"rc", "*[8]float32"}, {"c", "*[2]float32"}, {"y", "*[2]float32"}, {"cs", "*[11]float64"}}, true
 	case LstmFloat:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wbuf", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmFloatLean:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+	case LstmFunnel4x2:
+		return []Param{{"x0", "[]float32"}, {"x1", "[]float32"}, {"g", "[][8]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+	case LstmFunnel8:
+		return []Param{{"x", "[]float32"}, {"g", "[][8]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+	case LstmFunnelTail4x2:
+		return []Param{{"a", "*[4]float32"}, {"b", "*[4]float32"}, {"x0v", "float32"}, {"x1v", "float32"}, {"q", "[]uint32"}, {"t", "int"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+	case LstmFunnelTail8:
+		return []Param{{"a", "*[8]float32"}, {"xv", "float32"}, {"q", "[]uint32"}, {"t", "int"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
 	case LstmGate16:
 		return []Param{{"g", "*lstmGate"}, {"p", "*lstmParams"}, {"x", "[]int16"}, {"h", "[]int16"}, {"w", "[]int8"}, {"r", "[]int8"}, {"bias", "string"}, {"o", "int"}}, true
 	case LstmGateF:
 		return []Param{{"a", "float32"}, {"b", "float32"}, {"r", "float32"}}, true
+	case LstmGateFS:
+		return []Param{{"x", "float32"}, {"r", "float32"}}, true
 	case LstmHiddenQ:
 		return []Param{{"p", "*lstmParams"}, {"r", "*lstmUnitRQ"}, {"c", "int16"}, {"og", "int16"}}, true
+	case LstmInPairF:
+		return []Param{{"a", "*[8]float32"}, {"a1", "*[8]float32"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"q", "[]uint32"}, {"g0", "[][8]uint32"}, {"g4", "[][8]uint32"}, {"k", "int"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"bb", "string"}}, true
 	case LstmInt16:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int16"}, {"h", "[]int16"}, {"c", "[]int16"}, {"out", "[]int16"}, {"fg", "*lstmGate"}, {"fw", "[]int8"}, {"fr", "[]int8"}, {"fb", "string"}, {"ig", "*lstmGate"}, {"iw", "[]int8"}, {"ir", "[]int8"}, {"ib", "string"}, {"cg", "*lstmGate"}, {"cw", "[]int8"}, {"cr", "[]int8"}, {"cb", "string"}, {"og", "*lstmGate"}, {"ow", "[]int8"}, {"or", "[]int8"}, {"ob", "string"}}, true
 	case LstmInt8:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+	case LstmLastUnitF:
+		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"y", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}, {"cs", "*[11]float64"}}, true
 	case LstmMakeQ:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeRQ:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeUnitRQ:
 		return []Param{{"p", "*lstmParams"}, {"u", "*lstmUnitRQ"}}, true
+	case LstmRecPairF:
+		return []Param{{"rc", "*[8]float32"}, {"h", "[]float32"}, {"q", "[]uint32"}, {"g", "[][8]uint32"}, {"k", "int"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
 	case LstmRowBatch:
 		return []Param{{"p", "*lstmParams"}, {"r", "int"}}, true
 	case LstmRunF:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wi", "[]float32"}, {"wr", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+	case LstmRunFunnelF:
+		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+	case LstmRunViewF:
+		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmSat16:
 		return []Param{{"v", "int32"}}, true
 	case LstmSigArg:
@@ -1866,14 +1922,24 @@ func (f Func) Results() int {
 		LogicalOr,
 		LogisticF32,
 		LogisticInt16,
+		LstmAddBias8,
 		LstmDecodeF,
 		LstmExpN,
+		LstmExpNC,
+		LstmFinish2F,
 		LstmFloat,
 		LstmFloatLean,
+		LstmFunnelTail4x2,
+		LstmFunnelTail8,
+		LstmInPairF,
 		LstmInt16,
 		LstmInt8,
+		LstmLastUnitF,
 		LstmMakeUnitRQ,
+		LstmRecPairF,
 		LstmRunF,
+		LstmRunFunnelF,
+		LstmRunViewF,
 		LstmSigmoidF,
 		LstmTanhF,
 		LutInt8,
@@ -2039,9 +2105,11 @@ func (f Func) Results() int {
 		LstmCellQ,
 		LstmClampF,
 		LstmDot16,
+		LstmExpCoef,
 		LstmFCQ64,
 		LstmGate16,
 		LstmGateF,
+		LstmGateFS,
 		LstmHiddenQ,
 		LstmMakeQ,
 		LstmMakeRQ,
@@ -2115,6 +2183,9 @@ func (f Func) Results() int {
 		LstmDotF8Q,
 		LstmDotF8S:
 		return 8
+	case LstmFunnel4x2,
+		LstmFunnel8:
+		return 9
 	}
 	return -1
 }
