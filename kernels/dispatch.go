@@ -180,6 +180,12 @@ func Call(fn string, args []any) bool {
 		convPWGrid(args[0].(*convPWRunArgs))
 	case "convPWGridPair":
 		convPWGridPair(args[0].(*convPWRunArgs))
+	case "convPWGridPair16":
+		convPWGridPair16(args[0].(*convPWRunArgs))
+	case "convPWGridPairL":
+		convPWGridPairL(args[0].(*convPWRunArgs))
+	case "convPWGridRun":
+		convPWGridRun(args[0].(*convPWRunArgs))
 	case "convPWInt8":
 		convPWInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "convPWRQLoad":

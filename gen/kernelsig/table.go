@@ -89,6 +89,9 @@ const (
 	ConvPWDotAny            Func = "convPWDotAny"
 	ConvPWGrid              Func = "convPWGrid"
 	ConvPWGridPair          Func = "convPWGridPair"
+	ConvPWGridPair16        Func = "convPWGridPair16"
+	ConvPWGridPairL         Func = "convPWGridPairL"
+	ConvPWGridRun           Func = "convPWGridRun"
 	ConvPWInt8              Func = "convPWInt8"
 	ConvPWOut               Func = "convPWOut"
 	ConvPWPair8             Func = "convPWPair8"
@@ -559,6 +562,9 @@ func Funcs() []Func {
 		ConvPWDotAny,
 		ConvPWGrid,
 		ConvPWGridPair,
+		ConvPWGridPair16,
+		ConvPWGridPairL,
+		ConvPWGridRun,
 		ConvPWInt8,
 		ConvPWOut,
 		ConvPWPair8,
@@ -1105,6 +1111,12 @@ func (f Func) Params() ([]Param, bool) {
 	case ConvPWGrid:
 		return []Param{{"g", "*convPWRunArgs"}}, true
 	case ConvPWGridPair:
+		return []Param{{"g", "*convPWRunArgs"}}, true
+	case ConvPWGridPair16:
+		return []Param{{"g", "*convPWRunArgs"}}, true
+	case ConvPWGridPairL:
+		return []Param{{"g", "*convPWRunArgs"}}, true
+	case ConvPWGridRun:
 		return []Param{{"g", "*convPWRunArgs"}}, true
 	case ConvPWInt8:
 		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
@@ -1824,6 +1836,9 @@ func (f Func) Results() int {
 		ConvPWChSet,
 		ConvPWGrid,
 		ConvPWGridPair,
+		ConvPWGridPair16,
+		ConvPWGridPairL,
+		ConvPWGridRun,
 		ConvPWInt8,
 		ConvPWPair8,
 		ConvPWQuad8,

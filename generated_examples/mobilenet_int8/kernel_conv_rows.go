@@ -147,7 +147,7 @@ func convGatherGrid(p *convRowsParams, in []int8, wt, rq string, out []int8) boo
 					convGatherWin(p, x, iy0, ix0+p.strideW, win[1][:K])
 					g.xb, g.ob = convGatherMax, ox*N+N
 				}
-				convPWGridPair(&g)
+				convPWGridRun(&g)
 			}
 		}
 	}

@@ -24,6 +24,8 @@ func main() {
 // source is the text of kernels/conv_pw_grid.go.
 func source() string {
 	s := strings.ReplaceAll(template, "@B32@", columns(32, 4))
+	s = strings.ReplaceAll(s, "@B32L@", columns(32, 3))
+	s = strings.ReplaceAll(s, "@B16T@", columns(16, 2))
 	s = strings.ReplaceAll(s, "@B16@", columns(16, 3))
 	return strings.ReplaceAll(s, "@B8@", columns(8, 3))
 }
@@ -103,6 +105,19 @@ func convPWGrid(g *convPWRunArgs) {
 		if g.px+1 < g.P {
 			g.xb, g.ob = g.xa+8*g.K8, g.oa+g.N
 		}
+		convPWGridRun(g)
+	}
+}
+
+// convPWGridRun runs the pixel pair through the convPWGridPair variant
+// for g.K8.
+func convPWGridRun(g *convPWRunArgs) {
+	switch {
+	case g.K8 == 2:
+		convPWGridPair16(g)
+	case g.K8%4 == 0:
+		convPWGridPairL(g)
+	default:
 		convPWGridPair(g)
 	}
 }
@@ -155,6 +170,71 @@ func convPWGridPair(g *convPWRunArgs) {
 		if g.K8&1 != 0 {
 @B8@
 		}
+		// Channel by channel, the two pixels' outputs, so that a channel's
+		// requantization is read once (a store might alias it, for all gc
+		// knows).
+		t = (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
+		span, hi := g.span, g.hi
+		oa, ob := unsafe.Add(g.pout, g.oa+g.j), unsafe.Add(g.pout, g.ob+g.j)
+		y0, y1 := hi-convPWQ(s00, &t[0], span), hi-convPWQ(s10, &t[0], span)
+		*(*int8)(oa), *(*int8)(ob) = int8(y0), int8(y1)
+		y0, y1 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span)
+		*(*int8)(unsafe.Add(oa, 1)), *(*int8)(unsafe.Add(ob, 1)) = int8(y0), int8(y1)
+		if g.j+2 < g.nb {
+			g.wo += 16 * g.K8
+		}
+	}
+}
+
+// convPWGridPairL is convPWGridPair for rows of a multiple of 32 inputs
+// (g.K8 a multiple of four, at least four): the column loop alone.
+//
+//go:noinline
+func convPWGridPairL(g *convPWRunArgs) {
+	g.wo = 0
+	for g.j = 0; g.j < g.nb; g.j += 2 {
+		t := (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
+		s00, s01 := t[0].bias, t[1].bias
+		s10, s11 := s00, s01
+		a, b, r := unsafe.Add(g.pin, g.xa), unsafe.Add(g.pin, g.xb), unsafe.Add(g.pwt, g.wo)
+		for n := g.K8 >> 2; ; {
+@B32L@
+			if n--; n == 0 {
+				break
+			}
+			a, b, r = unsafe.Add(a, 32), unsafe.Add(b, 32), unsafe.Add(r, 64)
+		}
+		// A store, so that what the loop does not use is read from g again
+		// below instead of being kept in registers from before the loop
+		// (gc would reuse those loads).
+		g.s = s00
+		// Channel by channel, the two pixels' outputs, so that a channel's
+		// requantization is read once (a store might alias it, for all gc
+		// knows).
+		t = (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
+		span, hi := g.span, g.hi
+		oa, ob := unsafe.Add(g.pout, g.oa+g.j), unsafe.Add(g.pout, g.ob+g.j)
+		y0, y1 := hi-convPWQ(s00, &t[0], span), hi-convPWQ(s10, &t[0], span)
+		*(*int8)(oa), *(*int8)(ob) = int8(y0), int8(y1)
+		y0, y1 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span)
+		*(*int8)(unsafe.Add(oa, 1)), *(*int8)(unsafe.Add(ob, 1)) = int8(y0), int8(y1)
+		if g.j+2 < g.nb {
+			g.wo += 16 * g.K8
+		}
+	}
+}
+
+// convPWGridPair16 is convPWGridPair for rows of 16 inputs (g.K8 = 2).
+//
+//go:noinline
+func convPWGridPair16(g *convPWRunArgs) {
+	g.wo = 0
+	for g.j = 0; g.j < g.nb; g.j += 2 {
+		t := (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
+		s00, s01 := t[0].bias, t[1].bias
+		s10, s11 := s00, s01
+		a, b, r := unsafe.Add(g.pin, g.xa), unsafe.Add(g.pin, g.xb), unsafe.Add(g.pwt, g.wo)
+@B16T@
 		// Channel by channel, the two pixels' outputs, so that a channel's
 		// requantization is read once (a store might alias it, for all gc
 		// knows).
