@@ -506,9 +506,7 @@ func convPWGridPair(g *convPWRunArgs) {
 		*(*int8)(oa), *(*int8)(ob) = int8(y0), int8(y1)
 		y0, y1 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span)
 		*(*int8)(unsafe.Add(oa, 1)), *(*int8)(unsafe.Add(ob, 1)) = int8(y0), int8(y1)
-		if g.j+2 < g.nb {
-			g.wo += 16 * g.K8
-		}
+		g.wo += 16 * g.K8
 	}
 }
 
@@ -767,9 +765,7 @@ func convPWGridPairL(g *convPWRunArgs) {
 		*(*int8)(oa), *(*int8)(ob) = int8(y0), int8(y1)
 		y0, y1 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span)
 		*(*int8)(unsafe.Add(oa, 1)), *(*int8)(unsafe.Add(ob, 1)) = int8(y0), int8(y1)
-		if g.j+2 < g.nb {
-			g.wo += 16 * g.K8
-		}
+		g.wo += 16 * g.K8
 	}
 }
 
@@ -905,8 +901,6 @@ func convPWGridPair16(g *convPWRunArgs) {
 		*(*int8)(oa), *(*int8)(ob) = int8(y0), int8(y1)
 		y0, y1 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span)
 		*(*int8)(unsafe.Add(oa, 1)), *(*int8)(unsafe.Add(ob, 1)) = int8(y0), int8(y1)
-		if g.j+2 < g.nb {
-			g.wo += 16 * g.K8
-		}
+		g.wo += 16 * g.K8
 	}
 }
