@@ -59,6 +59,22 @@ func convTRandQ(r *rand.Rand, n int) (bias, mult, shift string) {
 	return convTI32s(b), convTI32s(m), convTI32s(s)
 }
 
+// convTRandQRight is convTRandQ with right shifts of 1 to 21 only, the
+// requantizations convPWQ takes (convPWChDecode), so that the tile kernels
+// (convPWGrid, convPWRunK8, convGatherGrid) run instead of their
+// fallbacks.
+func convTRandQRight(r *rand.Rand, n int) (bias, mult, shift string) {
+	b := make([]int32, n)
+	m := make([]int32, n)
+	s := make([]int32, n)
+	for i := range b {
+		b[i] = int32(r.Intn(40001) - 20000)
+		m[i] = int32(1<<30 + r.Intn(1<<30))
+		s[i] = -int32(1 + r.Intn(21))
+	}
+	return convTI32s(b), convTI32s(m), convTI32s(s)
+}
+
 // convTPWSums sums each output channel's weights of a [outC][k] filter.
 func convTPWSums(filter []int8, outC int) []int32 {
 	k := len(filter) / outC
@@ -169,11 +185,20 @@ var convTPWShapes = [][3]int{
 func TestConvPWInt8(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
 	for _, sh := range convTPWShapes {
-		for _, zp := range []int32{-128, -1, 0, 127} {
+		for _, zp := range []int32{-128, -1, 0, 127, -128 + 256, -1 + 256} {
+			// The last two are -128 and -1 again with right shifts only:
+			// the tile kernels' path.
+			right := zp > 127
+			if right {
+				zp -= 256
+			}
 			px, k, n := sh[0], sh[1], sh[2]
 			in := convTRandI8(r, px*k)
 			filter := convTRandI8(r, n*k)
 			bias, mult, shift := convTRandQ(r, n)
+			if right {
+				bias, mult, shift = convTRandQRight(r, n)
+			}
 			lo, hi := int32(-128), int32(127)
 			if zp == -1 {
 				lo, hi = -100, 50
@@ -186,6 +211,9 @@ func TestConvPWInt8(t *testing.T) {
 			pp := &convPWParams{pixels: px, inC: k, outC: n, outOffset: zp / 2, actMin: lo, actMax: hi}
 			got := make([]int8, px*n)
 			rq := convTRQ(bias, mult, shift, convTPWSums(filter, n), -zp)
+			if right && k < 1<<12 && !convPWChDecode(rq, k, pp.outOffset, lo, make([]convPWCh, n)) {
+				t.Fatalf("%v zp %d: right shifts only, but convPWQ is not exact", sh, zp)
+			}
 			convPWInt8(pp, in, convTPWPairs(filter, n), rq, got)
 			for i := range want {
 				if got[i] != want[i] {

@@ -51,8 +51,15 @@ func TestConvRowsInt8(t *testing.T) {
 		cases = append(cases, convTWinCase{1 + r.Intn(2), 1 + r.Intn(9), 1 + r.Intn(12), 1 + r.Intn(5),
 			1 + r.Intn(4), 1 + r.Intn(4), 1 + r.Intn(7), 1 + r.Intn(3), 1 + r.Intn(3), 1, 1, true})
 	}
+	grid := 0
 	for ci, c := range cases {
-		for _, zp := range []int32{-128, -5, 127} {
+		for _, zq := range []int32{-128, -5, 127, -128 + 256, -5 + 256} {
+			// The last two are -128 and -5 again with right shifts only,
+			// the requantizations convGatherGrid takes.
+			zp, right := zq, zq > 127
+			if right {
+				zp -= 256
+			}
 			oh := convTOutSize(c.same, c.inH, c.fH, c.sH, 1)
 			ow := convTOutSize(c.same, c.inW, c.fW, c.sW, 1)
 			if oh <= 0 || ow <= 0 {
@@ -69,6 +76,9 @@ func TestConvRowsInt8(t *testing.T) {
 			in := convTRandI8(r, c.b*c.inH*c.inW*c.inC)
 			filter := convTRandI8(r, c.outC*c.fH*c.fW*c.inC)
 			bias, mult, shift := convTRandQ(r, c.outC)
+			if right {
+				bias, mult, shift = convTRandQRight(r, c.outC)
+			}
 			want := make([]int8, c.b*oh*ow*c.outC)
 			convInt8(cp, in, filter, bias, mult, shift, want)
 			rp := &convRowsParams{batches: c.b, inH: c.inH, inW: c.inW, inC: c.inC, filterH: c.fH, filterW: c.fW,
@@ -95,7 +105,24 @@ func TestConvRowsInt8(t *testing.T) {
 						t.Fatalf("gather: case %d %+v zp %d: output %d is %d, want %d", ci, c, zp, i, got[i], want[i])
 					}
 				}
+				if right && c.outC%2 == 0 {
+					// The tile path itself, which convGatherInt8 takes here.
+					clear(got)
+					if !convGatherGrid(rp, in, convTPWPairs(padded, c.outC), rq, got) {
+						t.Fatalf("gather: case %d %+v zp %d: convGatherGrid declined right shifts", ci, c, zp)
+					}
+					for i := range want {
+						if got[i] != want[i] {
+							t.Fatalf("gather grid: case %d %+v zp %d: output %d is %d, want %d", ci, c, zp, i, got[i], want[i])
+						}
+					}
+					grid++
+				}
 			}
 		}
+	}
+	t.Logf("%d gather cases through convGatherGrid", grid)
+	if grid == 0 {
+		t.Fatal("no case ran convGatherGrid")
 	}
 }
