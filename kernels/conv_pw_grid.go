@@ -5,7 +5,7 @@ package kernels
 import "unsafe"
 
 // convPWGrid computes the block of g.nb output channels (an even number;
-// g.t holds their requantizations, convPWBlock) of every pixel, for rows
+// g.tp points to their requantizations, convPWBlock) of every pixel, for rows
 // of K = 8*g.K8 inputs: g.in holds the pixels' rows, g.wt the block's
 // weights from its first channel pair on (convPWPairs' layout: per pair,
 // per group of eight columns, the first channel's eight weights then the
@@ -28,10 +28,13 @@ func convPWGrid(g *convPWRunArgs) {
 	_ = g.wt[nb*K-1]
 	_ = g.out[(P-1)*N+nb-1]
 	g.nb = nb
-	g.pin = unsafe.Pointer(unsafe.SliceData(g.in))
-	g.pwt = unsafe.Pointer(unsafe.SliceData(g.wt))
-	g.pout = unsafe.Pointer(unsafe.SliceData(g.out))
-	g.tp = unsafe.Pointer(&g.t)
+	// The caller has set g.pin, g.pwt and g.pout to the data of g.in,
+	// g.wt and g.out (a pointer stored through g here would move the
+	// caller's g to the heap).
+	if g.pin != unsafe.Pointer(unsafe.SliceData(g.in)) || g.pwt != unsafe.Pointer(unsafe.SliceData(g.wt)) ||
+		g.pout != unsafe.Pointer(unsafe.SliceData(g.out)) {
+		return
+	}
 	for g.px = 0; g.px < g.P; g.px += 2 {
 		g.xa, g.oa = g.px*8*g.K8, g.px*g.N
 		g.xb, g.ob = g.xa, g.oa

@@ -45,6 +45,8 @@ func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
 	var q [4]convPWRQ
 	q2 := (*[2]convPWRQ)(q[:2])
 	var g convPWRunArgs
+	var recs [convPWBlk]convPWCh
+	g.t = &recs
 	for ob := 0; ob < N; ob += 2 {
 		convPWRQLoad(rq, ob, &q[0])
 		two := ob+1 < N
@@ -68,13 +70,20 @@ func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
 				g.x, g.w, g.x16, g.w32 = in8, w16[ob/2*K8:], in16, w32[ob/2*K16:]
 				g.P, g.N, g.K8, g.out = P, N, K8, out[ob:]
 				if K8 == 1 && N%2 == 0 {
+					// The outputs by channel pair, made here (unsafe.Slice of
+					// a variable length is a runtime call, and a pointer
+					// stored through &g in the kernel would move g to the
+					// heap).
+					g.out2 = unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.SliceData(g.out))), (len(g.out)+1)/2)
 					convPWRunK8(&g)
 				} else if g.nb%2 == 0 {
-					g.in, g.wt = in, w[ob*K:]
+					g.in, g.wt, g.tp = in, w[ob*K:], unsafe.Pointer(g.t)
+					g.pin, g.pwt = unsafe.Pointer(unsafe.SliceData(g.in)), unsafe.Pointer(unsafe.SliceData(g.wt))
+					g.pout = unsafe.Pointer(unsafe.SliceData(g.out))
 					convPWGrid(&g)
 				} else {
 					// Pair by pair: g.t[0:2] the pair's records.
-					t := g.t
+					t := *g.t
 					for j := 0; j < g.nb; j += 2 {
 						g.t[0], g.t[1] = t[j], t[min(j+1, g.nb-1)]
 						g.two = j+1 < g.nb
@@ -626,15 +635,15 @@ const convPWBlk = 16
 // product loops keep the registers (gc's register allocator reloads every
 // value live across a loop at its back edge).
 type convPWRunArgs struct {
-	x   [][8]int8  // the pixels' rows, groups of eight inputs
-	w   [][16]int8 // the weights from the block's first channel pair on (convPWDot8's layout)
-	x16 [][16]int8 // x and w as groups of sixteen inputs, used when a
-	w32 [][32]int8 // row has an even number of groups
-	t   [convPWBlk]convPWCh
-	nb  int // channels in the block
-	P   int // pixels
-	N   int // output channels
-	K8  int // groups of eight inputs a row
+	x   [][8]int8            // the pixels' rows, groups of eight inputs
+	w   [][16]int8           // the weights from the block's first channel pair on (convPWDot8's layout)
+	x16 [][16]int8           // x and w as groups of sixteen inputs, used when a
+	w32 [][32]int8           // row has an even number of groups
+	t   *[convPWBlk]convPWCh // the block's records (not in g: a pointer into g stored in g moves g to the heap)
+	nb  int                  // channels in the block
+	P   int                  // pixels
+	N   int                  // output channels
+	K8  int                  // groups of eight inputs a row
 
 	span, hi int32  // actMax - actMin, actMax
 	out      []int8 // from the block's first channel of pixel 0 on
@@ -647,8 +656,7 @@ type convPWRunArgs struct {
 	in, wt         []int8
 	pin, pwt, pout unsafe.Pointer
 	tp             unsafe.Pointer // the records: &t, or a caller's array
-	// For convPWRunK8: t and out by channel pair.
-	t2             *[convPWBlk / 2][2]convPWCh
+	// For convPWRunK8: out by channel pair (its caller makes it).
 	out2           [][2]int8
 	xa, xb, oa, ob int
 	j, wo          int
@@ -704,17 +712,13 @@ func convPWChDecode(rq string, K int, zo, lo int32, t []convPWCh) bool {
 //go:noinline
 func convPWRunK8(g *convPWRunArgs) {
 	var dummy [convPWBlk / 2][2]int8
-	// The records and outputs by channel pair, made once (unsafe.Slice of
-	// a variable length is a runtime call).
-	g.t2 = (*[convPWBlk / 2][2]convPWCh)(unsafe.Pointer(&g.t))
-	g.out2 = unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.SliceData(g.out))), (len(g.out)+1)/2)
 	// Only what the tile loop uses is live across it: the pixel index and
 	// the rest are read from g again (convPWRunArgs).
 	for g.px = 0; g.px < g.P; g.px += 2 {
 		px, np, N2 := g.px, (g.nb+1)/2, g.N/2
 		x := g.x[:g.P]
 		w := g.w[:np]
-		t2 := g.t2[:np]
+		t2 := (*[convPWBlk / 2][2]convPWCh)(unsafe.Pointer(g.t))[:np]
 		out2 := g.out2
 		qa, qb := &x[px], &x[px]
 		o0, o1 := out2[px*N2:], dummy[:]

@@ -9,7 +9,7 @@ import (
 )
 
 // convPWGrid computes the block of g.nb output channels (an even number;
-// g.t holds their requantizations, convPWBlock) of every pixel, for rows
+// g.tp points to their requantizations, convPWBlock) of every pixel, for rows
 // of K = 8*g.K8 inputs: g.in holds the pixels' rows, g.wt the block's
 // weights from its first channel pair on (convPWPairs' layout: per pair,
 // per group of eight columns, the first channel's eight weights then the
@@ -32,10 +32,13 @@ func convPWGrid(g *convPWRunArgs) {
 	_ = g.wt[nb*K-1]
 	_ = g.out[(P-1)*N+nb-1]
 	g.nb = nb
-	g.pin = unsafe.Pointer(unsafe.SliceData(g.in))
-	g.pwt = unsafe.Pointer(unsafe.SliceData(g.wt))
-	g.pout = unsafe.Pointer(unsafe.SliceData(g.out))
-	g.tp = unsafe.Pointer(&g.t)
+	// The caller has set g.pin, g.pwt and g.pout to the data of g.in,
+	// g.wt and g.out (a pointer stored through g here would move the
+	// caller's g to the heap).
+	if g.pin != unsafe.Pointer(unsafe.SliceData(g.in)) || g.pwt != unsafe.Pointer(unsafe.SliceData(g.wt)) ||
+		g.pout != unsafe.Pointer(unsafe.SliceData(g.out)) {
+		return
+	}
 	for g.px = 0; g.px < g.P; g.px += 2 {
 		g.xa, g.oa = g.px*8*g.K8, g.px*g.N
 		g.xb, g.ob = g.xa, g.oa
@@ -501,11 +504,14 @@ func convPWGridPair(g *convPWRunArgs) {
 		// knows).
 		t = (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
 		span, hi := g.span, g.hi
-		oa, ob := unsafe.Add(g.pout, g.oa+g.j), unsafe.Add(g.pout, g.ob+g.j)
+		o := unsafe.Add(g.pout, g.j)
 		y0, y1 := hi-convPWQ(s00, &t[0], span), hi-convPWQ(s10, &t[0], span)
-		*(*int8)(oa), *(*int8)(ob) = int8(y0), int8(y1)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
+		o = unsafe.Add(o, 1)
 		y0, y1 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span)
-		*(*int8)(unsafe.Add(oa, 1)), *(*int8)(unsafe.Add(ob, 1)) = int8(y0), int8(y1)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
 		g.wo += 16 * g.K8
 	}
 }
@@ -760,11 +766,14 @@ func convPWGridPairL(g *convPWRunArgs) {
 		// knows).
 		t = (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
 		span, hi := g.span, g.hi
-		oa, ob := unsafe.Add(g.pout, g.oa+g.j), unsafe.Add(g.pout, g.ob+g.j)
+		o := unsafe.Add(g.pout, g.j)
 		y0, y1 := hi-convPWQ(s00, &t[0], span), hi-convPWQ(s10, &t[0], span)
-		*(*int8)(oa), *(*int8)(ob) = int8(y0), int8(y1)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
+		o = unsafe.Add(o, 1)
 		y0, y1 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span)
-		*(*int8)(unsafe.Add(oa, 1)), *(*int8)(unsafe.Add(ob, 1)) = int8(y0), int8(y1)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
 		g.wo += 16 * g.K8
 	}
 }
@@ -896,11 +905,14 @@ func convPWGridPair16(g *convPWRunArgs) {
 		// knows).
 		t = (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
 		span, hi := g.span, g.hi
-		oa, ob := unsafe.Add(g.pout, g.oa+g.j), unsafe.Add(g.pout, g.ob+g.j)
+		o := unsafe.Add(g.pout, g.j)
 		y0, y1 := hi-convPWQ(s00, &t[0], span), hi-convPWQ(s10, &t[0], span)
-		*(*int8)(oa), *(*int8)(ob) = int8(y0), int8(y1)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
+		o = unsafe.Add(o, 1)
 		y0, y1 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span)
-		*(*int8)(unsafe.Add(oa, 1)), *(*int8)(unsafe.Add(ob, 1)) = int8(y0), int8(y1)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
 		g.wo += 16 * g.K8
 	}
 }

@@ -265,15 +265,15 @@ const convPWBlk = 16
 // product loops keep the registers (gc's register allocator reloads every
 // value live across a loop at its back edge).
 type convPWRunArgs struct {
-	x   [][8]int8  // the pixels' rows, groups of eight inputs
-	w   [][16]int8 // the weights from the block's first channel pair on (convPWDot8's layout)
-	x16 [][16]int8 // x and w as groups of sixteen inputs, used when a
-	w32 [][32]int8 // row has an even number of groups
-	t   [convPWBlk]convPWCh
-	nb  int // channels in the block
-	P   int // pixels
-	N   int // output channels
-	K8  int // groups of eight inputs a row
+	x   [][8]int8            // the pixels' rows, groups of eight inputs
+	w   [][16]int8           // the weights from the block's first channel pair on (convPWDot8's layout)
+	x16 [][16]int8           // x and w as groups of sixteen inputs, used when a
+	w32 [][32]int8           // row has an even number of groups
+	t   *[convPWBlk]convPWCh // the block's records (not in g: a pointer into g stored in g moves g to the heap)
+	nb  int                  // channels in the block
+	P   int                  // pixels
+	N   int                  // output channels
+	K8  int                  // groups of eight inputs a row
 
 	span, hi int32  // actMax - actMin, actMax
 	out      []int8 // from the block's first channel of pixel 0 on
@@ -286,8 +286,7 @@ type convPWRunArgs struct {
 	in, wt         []int8
 	pin, pwt, pout unsafe.Pointer
 	tp             unsafe.Pointer // the records: &t, or a caller's array
-	// For convPWRunK8: t and out by channel pair.
-	t2             *[convPWBlk / 2][2]convPWCh
+	// For convPWRunK8: out by channel pair (its caller makes it).
 	out2           [][2]int8
 	xa, xb, oa, ob int
 	j, wo          int

@@ -463,11 +463,14 @@ func convPWGridPair(g *convPWRunArgs) {
 		// knows).
 		t = (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
 		span, hi := g.span, g.hi
-		oa, ob := unsafe.Add(g.pout, g.oa+g.j), unsafe.Add(g.pout, g.ob+g.j)
+		o := unsafe.Add(g.pout, g.j)
 		y0, y1 := hi-convPWQ(s00, &t[0], span), hi-convPWQ(s10, &t[0], span)
-		*(*int8)(oa), *(*int8)(ob) = int8(y0), int8(y1)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
+		o = unsafe.Add(o, 1)
 		y0, y1 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span)
-		*(*int8)(unsafe.Add(oa, 1)), *(*int8)(unsafe.Add(ob, 1)) = int8(y0), int8(y1)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
 		g.wo += 16 * g.K8
 	}
 }
@@ -722,11 +725,14 @@ func convPWGridPairL(g *convPWRunArgs) {
 		// knows).
 		t = (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
 		span, hi := g.span, g.hi
-		oa, ob := unsafe.Add(g.pout, g.oa+g.j), unsafe.Add(g.pout, g.ob+g.j)
+		o := unsafe.Add(g.pout, g.j)
 		y0, y1 := hi-convPWQ(s00, &t[0], span), hi-convPWQ(s10, &t[0], span)
-		*(*int8)(oa), *(*int8)(ob) = int8(y0), int8(y1)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
+		o = unsafe.Add(o, 1)
 		y0, y1 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span)
-		*(*int8)(unsafe.Add(oa, 1)), *(*int8)(unsafe.Add(ob, 1)) = int8(y0), int8(y1)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
 		g.wo += 16 * g.K8
 	}
 }
@@ -858,11 +864,14 @@ func convPWGridPair16(g *convPWRunArgs) {
 		// knows).
 		t = (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
 		span, hi := g.span, g.hi
-		oa, ob := unsafe.Add(g.pout, g.oa+g.j), unsafe.Add(g.pout, g.ob+g.j)
+		o := unsafe.Add(g.pout, g.j)
 		y0, y1 := hi-convPWQ(s00, &t[0], span), hi-convPWQ(s10, &t[0], span)
-		*(*int8)(oa), *(*int8)(ob) = int8(y0), int8(y1)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
+		o = unsafe.Add(o, 1)
 		y0, y1 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span)
-		*(*int8)(unsafe.Add(oa, 1)), *(*int8)(unsafe.Add(ob, 1)) = int8(y0), int8(y1)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
 		g.wo += 16 * g.K8
 	}
 }

@@ -14,13 +14,20 @@ import (
 	"golang.org/x/tools/go/types/typeutil"
 )
 
-// AllowedImports are the only packages generated code may import.
+// AllowedImports are the only packages generated code may import, besides
+// runtime for its build constants (RuntimeConsts).
 var AllowedImports = []string{"math", "math/bits", "unsafe"}
 
-// Imports reports imports outside AllowedImports.
+// RuntimeConsts are the names generated code may use from package runtime:
+// constants fixed at build time (gc and TinyGo both define them), which
+// let a kernel pick a code path per target without a runtime call.
+var RuntimeConsts = []string{"Compiler", "GOARCH", "GOOS"}
+
+// Imports reports imports outside AllowedImports, and uses of package
+// runtime other than RuntimeConsts.
 var Imports = &analysis.Analyzer{
 	Name: "tinygoimports",
-	Doc:  "report imports other than unsafe, math and math/bits in generated code",
+	Doc:  "report imports other than unsafe, math and math/bits in generated code (runtime only for its build constants)",
 	Run:  runImports,
 }
 
@@ -28,7 +35,7 @@ func runImports(pass *analysis.Pass) (any, error) {
 	for _, f := range pass.Files {
 		for _, spec := range f.Imports {
 			path, err := strconv.Unquote(spec.Path.Value)
-			if err != nil {
+			if err != nil || path == "runtime" {
 				continue
 			}
 			allowed := false
@@ -36,9 +43,30 @@ func runImports(pass *analysis.Pass) (any, error) {
 				allowed = allowed || path == a
 			}
 			if !allowed {
-				pass.Reportf(spec.Pos(), "import %q is not allowed: generated code may import only %v", path, AllowedImports)
+				pass.Reportf(spec.Pos(), "import %q is not allowed: generated code may import only %v (and runtime for %v)", path, AllowedImports, RuntimeConsts)
 			}
 		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			id, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			pkg, ok := pass.TypesInfo.Uses[id].(*types.PkgName)
+			if !ok || pkg.Imported().Path() != "runtime" {
+				return true
+			}
+			for _, c := range RuntimeConsts {
+				if sel.Sel.Name == c {
+					return true
+				}
+			}
+			pass.Reportf(sel.Pos(), "runtime.%s is not allowed: generated code may use only runtime's build constants %v", sel.Sel.Name, RuntimeConsts)
+			return true
+		})
 	}
 	return nil, nil
 }

@@ -5,7 +5,8 @@
 //
 // Check applies these rules to one package directory:
 //
-//   - Imports are limited to unsafe, math and math/bits (Imports analyzer).
+//   - Imports are limited to unsafe, math and math/bits, and runtime for
+//     its build constants GOARCH, GOOS and Compiler (Imports analyzer).
 //   - No package-level variables: only constants, types and functions, so
 //     that every weight is a constant in flash (Globals analyzer).
 //   - On the Invoke path — Model.Invoke, Model.Reset and every function or
