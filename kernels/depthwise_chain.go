@@ -363,6 +363,9 @@ func dw3x3ChainInt8(p *dw3x3Params, in []int8, w9 [][9]int8, z []int8, rq string
 				o := out[((b*p.outH+oy)*W)*C+g0:]
 				for ox := 0; ox < W; ox += 6 {
 					ix0 := ox*sW - p.padW
+					// Columns kl..kh-1 of the window are inside the image.
+					kl, kh := min(max(-ix0, 0), nc), max(min(inW-ix0, nc), 0)
+					kh = max(kh, kl)
 					for fy := 0; fy < 3; fy++ {
 						r := bw[fy*nc : fy*nc+nc]
 						iy := iy0 + fy
@@ -372,19 +375,34 @@ func dw3x3ChainInt8(p *dw3x3Params, in []int8, w9 [][9]int8, z []int8, rq string
 							}
 							continue
 						}
-						row := x[iy*inW*C : (iy+1)*inW*C]
-						q := ix0*C + g0
-						for k := range r {
-							if ix := ix0 + k; uint(ix) < uint(inW) {
-								s := row[q : q+4]
-								r[k][0] = *(*uint32)(unsafe.Pointer(&s[0]))
-								if nch > 4 {
-									s = row[q+4 : q+8]
-									r[k][1] = *(*uint32)(unsafe.Pointer(&s[0]))
+						for k := range r[:kl] {
+							r[k] = [2]uint32{zw, zw}
+						}
+						for k := kh; k < len(r); k++ {
+							r[k] = [2]uint32{zw, zw}
+						}
+						if kl == kh {
+							continue
+						}
+						q := (iy*inW+ix0+kl)*C + g0
+						if nch == dw3x3G {
+							// Whole columns: two words each, C bytes apart.
+							_ = x[q+(kh-kl-1)*C+dw3x3G-1]
+							sp, dp := unsafe.Pointer(&x[q]), unsafe.Pointer(&r[kl])
+							for k := kh - kl; ; {
+								a, b := *(*uint32)(sp), *(*uint32)(unsafe.Add(sp, 4))
+								*(*uint32)(dp) = a
+								*(*uint32)(unsafe.Add(dp, 4)) = b
+								if k--; k == 0 {
+									break
 								}
-							} else {
-								r[k] = [2]uint32{zw, zw}
+								sp, dp = unsafe.Add(sp, C), unsafe.Add(dp, 8)
 							}
+							continue
+						}
+						for k := kl; k < kh; k++ {
+							s := x[q : q+4]
+							r[k][0] = *(*uint32)(unsafe.Pointer(&s[0]))
 							q += C
 						}
 					}
