@@ -649,21 +649,28 @@ type convPWRunArgs struct {
 func convPWBlock(p *convPWParams, g *convPWRunArgs, rq string, ob int) bool {
 	g.nb = min(convPWBlk, p.outC-ob)
 	g.span, g.hi = p.actMax-p.actMin, p.actMax
-	zl, k14 := uint32(p.outOffset-p.actMin), int64(p.inC)<<14
+	if p.inC >= 1<<16 {
+		return false
+	}
+	zl, k14 := uint32(p.outOffset-p.actMin), uint32(p.inC)<<14
 	rq = rq[12*ob : 12*ob+12*g.nb]
-	for j := range g.t[:g.nb] {
-		// convPWRQLoad and convPWChLoad in one.
+	t := g.t[:len(rq)/12]
+	for j := range t {
+		// convPWRQLoad and convPWChLoad in one, in 32-bit steps:
+		// |bias| + K*2^14 < 2^32 (K < 2^16), and the shift's exponent
+		// (-r) is a small int32, so its low byte is enough once
+		// uint32(r-1) < 21 holds of the whole word's value.
 		s := rq[12*j : 12*j+12]
-		bias := int32(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
+		bias := uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 		m2 := (uint32(s[4]) | uint32(s[5])<<8 | uint32(s[6])<<16 | uint32(s[7])<<24) << 1
-		r := -int32(uint32(s[8]) | uint32(s[9])<<8 | uint32(s[10])<<16 | uint32(s[11])<<24)
-		b := int64(bias)
-		if r < 1 || r > 21 || max(b, -b)+k14 >= 1<<30 {
+		r := -(uint32(s[8]) | uint32(s[9])<<8 | uint32(s[10])<<16 | uint32(s[11])<<24)
+		neg := uint32(int32(bias) >> 31)
+		if r-1 >= 21 || (bias^neg)-neg+k14 >= 1<<30 {
 			return false
 		}
-		t := &g.t[j]
-		t.bias, t.m2, t.c, t.r = bias, m2, ^m2, uint32(r)
-		t.kh = 1<<(r-1) + zl<<r
+		c := &t[j]
+		c.bias, c.m2, c.c, c.r = int32(bias), m2, ^m2, r
+		c.kh = 1<<(r-1) + zl<<r
 	}
 	return true
 }
