@@ -54,6 +54,9 @@ func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 	z := constI8(zrow)
 	z = z[:C]
 	rq = rq[:12*C]
+	if dw3x3ChainInt8(p, in, w9, z, rq, out) {
+		return
+	}
 	img := p.inH * p.inW * C
 	bw := dw3x3BlockWidth(p.outW)
 	nc := (bw-1)*p.strideW + 3 // input columns of a block

@@ -50,30 +50,31 @@ package kernels
 //     convPWDot8x4, convPWDotAny, convPWOut, convPWQ, convPWRescale,
 //     convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps, detIoU, detMax,
 //     detMin, detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT,
-//     dusClamp, dw3x3BlockWidth, dw3x3FastN, dwClamp, dwRQFast, dwRescale,
-//     dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32, f32Dot4,
-//     f32DotFunnel4, f32DotStr4, f32Funnel4, f32FunnelLast4, f32StrOff,
-//     f32StrView, f32Words, f32q, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor,
-//     fcRescale, fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
-//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
-//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
-//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmDot16,
-//     lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmExpCoef, lstmFCQ64,
-//     lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF, lstmGateFS,
-//     lstmHiddenQ, lstmMakeQ, lstmMakeRQ, lstmRowBatch, lstmSat16,
-//     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
-//     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
-//     octCols64, octLanes, poolAvgRound, poolWindow, preluOne,
-//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
-//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8,
-//     tconvTaps
+//     dusClamp, dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN,
+//     dwClamp, dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown,
+//     ewRowStart, ewRows, ewTab32, f32Dot4, f32DotFunnel4, f32DotStr4,
+//     f32Funnel4, f32FunnelLast4, f32StrOff, f32StrView, f32Words, f32q,
+//     fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
+//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
+//     hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32,
+//     le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
+//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
+//     lstmCellQ, lstmClampF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
+//     lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
+//     lstmGateF, lstmGateFS, lstmHiddenQ, lstmMakeQ, lstmMakeRQ,
+//     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
+//     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
+//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
+//     poolWindow, preluOne, quantizeF32One, reluOne, requantizeFast,
+//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
+//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
+//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
+//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32,
+//     svdfSumI8, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
+//   - dw3x3Run: field w has type unsafe.Pointer
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -242,6 +243,10 @@ func Call(fn string, args []any) bool {
 		dusI64(args[0].(*dusParams), args[1].([]byte), args[2].([]byte), args[3].([]int64))
 	case "dusI64Const":
 		dusI64Const(args[0].(*dusParams), args[1].([]byte), args[2].(string), args[3].([]int64))
+	case "dw3x3Buf1":
+		dw3x3Buf1(args[0].(*dw3x3Run))
+	case "dw3x3Buf2":
+		dw3x3Buf2(args[0].(*dw3x3Run))
 	case "dw3x3Int8":
 		dw3x3Int8(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
 	case "dw3x3Mult":
@@ -1076,6 +1081,25 @@ func NewParams(typ string, fields map[string]any) any {
 				p.actMin = int32(v.(int64))
 			case "actMax":
 				p.actMax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "dw3x3Rec":
+		p := &dw3x3Rec{}
+		for k, v := range fields {
+			switch k {
+			case "bias":
+				p.bias = int32(v.(int64))
+			case "k":
+				p.k = int32(v.(int64))
+			case "mm":
+				p.mm = int32(v.(int64))
+			case "m":
+				p.m = uint32(v.(int64))
+			case "sh":
+				p.sh = uint32(v.(int64))
 			default:
 				return nil
 			}

@@ -143,6 +143,10 @@ const (
 	DusI64                  Func = "dusI64"
 	DusI64Const             Func = "dusI64Const"
 	Dw3x3BlockWidth         Func = "dw3x3BlockWidth"
+	Dw3x3Buf1               Func = "dw3x3Buf1"
+	Dw3x3Buf2               Func = "dw3x3Buf2"
+	Dw3x3ChainInt8          Func = "dw3x3ChainInt8"
+	Dw3x3Decode             Func = "dw3x3Decode"
 	Dw3x3FastN              Func = "dw3x3FastN"
 	Dw3x3Gather3            Func = "dw3x3Gather3"
 	Dw3x3Hex1               Func = "dw3x3Hex1"
@@ -444,6 +448,8 @@ const (
 	DetectionScratch     Struct = "detectionScratch"
 	DusParams            Struct = "dusParams"
 	Dw3x3Params          Struct = "dw3x3Params"
+	Dw3x3Rec             Struct = "dw3x3Rec"
+	Dw3x3Run             Struct = "dw3x3Run"
 	DwParams             Struct = "dwParams"
 	DwRec                Struct = "dwRec"
 	DwRowsParams         Struct = "dwRowsParams"
@@ -616,6 +622,10 @@ func Funcs() []Func {
 		DusI64,
 		DusI64Const,
 		Dw3x3BlockWidth,
+		Dw3x3Buf1,
+		Dw3x3Buf2,
+		Dw3x3ChainInt8,
+		Dw3x3Decode,
 		Dw3x3FastN,
 		Dw3x3Gather3,
 		Dw3x3Hex1,
@@ -919,6 +929,8 @@ func Structs() []Struct {
 		DetectionScratch,
 		DusParams,
 		Dw3x3Params,
+		Dw3x3Rec,
+		Dw3x3Run,
 		DwParams,
 		DwRec,
 		DwRowsParams,
@@ -1220,6 +1232,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dusParams"}, {"dst", "[]byte"}, {"upd", "string"}, {"start", "[]int64"}}, true
 	case Dw3x3BlockWidth:
 		return []Param{{"outW", "int"}}, true
+	case Dw3x3Buf1:
+		return []Param{{"g", "*dw3x3Run"}}, true
+	case Dw3x3Buf2:
+		return []Param{{"g", "*dw3x3Run"}}, true
+	case Dw3x3ChainInt8:
+		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w9", "[][9]int8"}, {"z", "[]int8"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case Dw3x3Decode:
+		return []Param{{"rq", "string"}, {"d", "int32"}, {"t", "*[8]dw3x3Rec"}, {"n", "int"}}, true
 	case Dw3x3FastN:
 		return []Param{{"zo", "int32"}}, true
 	case Dw3x3Gather3:
@@ -1873,6 +1893,8 @@ func (f Func) Results() int {
 		DusI32Const,
 		DusI64,
 		DusI64Const,
+		Dw3x3Buf1,
+		Dw3x3Buf2,
 		Dw3x3Gather3,
 		Dw3x3Hex1,
 		Dw3x3Hex2,
@@ -2083,6 +2105,8 @@ func (f Func) Results() int {
 		DivRoundingDivByPOT,
 		DusClamp,
 		Dw3x3BlockWidth,
+		Dw3x3ChainInt8,
+		Dw3x3Decode,
 		Dw3x3FastN,
 		DwClamp,
 		DwRQFast,
@@ -2244,6 +2268,10 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"rank", "int"}, {"lim0", "int"}, {"lim1", "int"}, {"lim2", "int"}, {"lim3", "int"}, {"lim4", "int"}, {"lim5", "int"}, {"st0", "int"}, {"st1", "int"}, {"st2", "int"}, {"st3", "int"}, {"st4", "int"}, {"st5", "int"}, {"move", "*moveParams"}}, true
 	case Dw3x3Params:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"chans", "int"}, {"mult", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case Dw3x3Rec:
+		return []Param{{"bias", "int32"}, {"k", "int32"}, {"mm", "int32"}, {"m", "uint32"}, {"sh", "uint32"}}, true
+	case Dw3x3Run:
+		return []Param{{"buf", "[312]int8"}, {"t", "[8]dw3x3Rec"}, {"w", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"C", "uintptr"}, {"j", "uintptr"}, {"nch", "uintptr"}, {"span", "int32"}, {"hi", "int32"}, {"_", "[0]uint32"}}, true
 	case DwParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"depthMul", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case DwRec:
