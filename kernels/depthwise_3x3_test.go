@@ -3,6 +3,7 @@ package kernels
 import (
 	"math/rand"
 	"testing"
+	"unsafe"
 )
 
 // dwT3x3Layout returns a [1][3][3][C] depthwise filter channel-major
@@ -146,6 +147,87 @@ func TestDwRQFast(t *testing.T) {
 		got := dwRQFast(v, uint32(m), k, -m-2, uint32(rr+1))
 		if got != want {
 			t.Fatalf("v %d m %d r %d zo %d: %d, want %d", v, m, rr, zo, got, want)
+		}
+	}
+}
+
+// TestDepthwise3x3Chain checks dw3x3ChainInt8, the channel-group kernel
+// dw3x3Int8 takes for rows of whole six-pixel blocks and a multiple of
+// four channels, against dwInt8: with requantizations it takes (right
+// shifts), separate buffers and the output written over its input two
+// input rows below it (the overlap the planner offers).
+func TestDepthwise3x3Chain(t *testing.T) {
+	r := rand.New(rand.NewSource(15))
+	cases := []dwTRowsCase{
+		{b: 1, inH: 6, inW: 6, c: 4, sH: 1, sW: 1, same: true},
+		{b: 2, inH: 5, inW: 12, c: 8, sH: 1, sW: 1, same: true},
+		{b: 1, inH: 7, inW: 12, c: 16, sH: 2, sW: 2, same: true},
+		{b: 1, inH: 8, inW: 11, c: 12, sH: 1, sW: 2, same: true},
+		{b: 1, inH: 5, inW: 8, c: 20, sH: 1, sW: 1, same: false},
+		{b: 2, inH: 9, inW: 14, c: 36, sH: 2, sW: 2, same: false},
+	}
+	for i, c := range cases {
+		for _, zp := range []int32{-128, 127, 3} {
+			oh := convTOutSize(c.same, c.inH, 3, c.sH, 1)
+			ow := convTOutSize(c.same, c.inW, 3, c.sW, 1)
+			if ow%6 != 0 {
+				t.Fatalf("case %d: %d output columns, not whole blocks of six", i, ow)
+			}
+			dp := &dwParams{batches: c.b, inH: c.inH, inW: c.inW, inC: c.c, filterH: 3, filterW: 3,
+				outH: oh, outW: ow, outC: c.c, depthMul: 1, strideH: c.sH, strideW: c.sW, dilationH: 1, dilationW: 1,
+				padH: convTPad(c.sH, 1, c.inH, 3, oh), padW: convTPad(c.sW, 1, c.inW, 3, ow),
+				inOffset: -zp, outOffset: 5, actMin: -128, actMax: 127}
+			in := convTRandI8(r, c.b*c.inH*c.inW*c.c)
+			filter := convTRandI8(r, 9*c.c)
+			bias, mult, shift := convTRandQRight(r, c.c)
+			want := make([]int8, c.b*oh*ow*c.c)
+			dwInt8(dp, in, filter, bias, mult, shift, want)
+			p := &dw3x3Params{batches: c.b, inH: c.inH, inW: c.inW, chans: c.c, mult: 1, outH: oh, outW: ow,
+				strideH: c.sH, strideW: c.sW, padH: dp.padH, padW: dp.padW, outOffset: 5, actMin: -128, actMax: 127}
+			w, zrow, rq := dwT3x3Layout(filter, c.c, bias, mult, shift, zp)
+			w9 := make([][9]int8, c.c)
+			for ch := range w9 {
+				for k := range w9[ch] {
+					w9[ch][k] = int8(w[9*ch+k])
+				}
+			}
+			check := func(what string, got []int8) {
+				t.Helper()
+				for j := range want {
+					if got[j] != want[j] {
+						t.Fatalf("case %d %+v zp %d %s: output %d is %d, want %d", i, c, zp, what, j, got[j], want[j])
+					}
+				}
+			}
+			// Separate buffers; the input starts a word boundary (an
+			// arena offset is a multiple of 16).
+			buf := make([]uint32, (len(in)+len(want))/4+2)
+			b8 := unsafe.Slice((*int8)(unsafe.Pointer(&buf[0])), 4*len(buf))
+			xin, out := b8[:len(in)], b8[len(in)+3:][:len(want)]
+			copy(xin, in)
+			if !dw3x3ChainInt8(p, xin, w9, constI8(zrow), rq, out) {
+				t.Fatalf("case %d %+v zp %d: dw3x3ChainInt8 declined", i, c, zp)
+			}
+			check("separate", out)
+			// Written over its input, two input rows (a multiple of the
+			// channels) below it.
+			d := 2 * c.inW * c.c
+			ob := make([]uint32, (d+4+max(len(in), len(want)))/4+1)
+			o8 := unsafe.Slice((*int8)(unsafe.Pointer(&ob[0])), 4*len(ob))
+			copy(o8[d:], in)
+			if !dw3x3ChainInt8(p, o8[d:d+len(in)], w9, constI8(zrow), rq, o8[:len(want)]) {
+				t.Fatalf("case %d %+v zp %d: dw3x3ChainInt8 declined the overlap", i, c, zp)
+			}
+			check("over its input", o8[:len(want)])
+			if c.c%8 == 0 {
+				// The input four bytes above the output: output channel c
+				// would land on input channel c+4, which a later group
+				// reads.
+				copy(o8[4:], in)
+				if dw3x3ChainInt8(p, o8[4:4+len(in)], w9, constI8(zrow), rq, o8[:len(want)]) {
+					t.Fatalf("case %d %+v zp %d: dw3x3ChainInt8 took an overlap off the channel grid", i, c, zp)
+				}
+			}
 		}
 	}
 }

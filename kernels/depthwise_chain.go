@@ -320,7 +320,8 @@ func dw3x3Decode(rq string, d int32, t *[dw3x3G]dw3x3Rec, n int) bool {
 // dw3x3ChainInt8 runs dw3x3Int8 with dw3x3Buf1 and dw3x3Buf2 when they
 // apply: depth multiplier 1, rows of whole blocks of six pixels, a
 // multiple of four channels, a word-aligned input apart in memory from the
-// output, an output zero point less actMin within [-256, 256] and records
+// output or below it by a multiple of the channels (see there), an output
+// zero point less actMin within [-256, 256] and records
 // dwRQFast takes. It reports whether it ran. The channels go in groups of
 // dw3x3G (their records decoded once), each group over the whole image;
 // a block's window is copied into g.buf a word (four channels) at a time,
@@ -342,8 +343,28 @@ func dw3x3ChainInt8(p *dw3x3Params, in []int8, w9 [][9]int8, z []int8, rq string
 	}
 	in, out = in[:nIn], out[:nOut]
 	ib, ob := uintptr(unsafe.Pointer(&in[0])), uintptr(unsafe.Pointer(&out[0]))
-	if ib&3 != 0 || (ib < ob+uintptr(nOut) && ob < ib+uintptr(nIn)) {
+	if ib&3 != 0 {
 		return false
+	}
+	if ib < ob+uintptr(nOut) && ob < ib+uintptr(nIn) {
+		// Written over its input (the planner's overlap, safe in raster
+		// order): output channel c reads only input channel c, so with
+		// the output a multiple of C bytes below the input, output (p, c)
+		// lands on input (p - (ib-ob)/C, c), the same channel at an
+		// earlier pixel. A channel group run in raster order then
+		// clobbers only what raster order would, and the later groups'
+		// channels not at all. The records are all checked first: a
+		// fallback after some groups were written would read clobbered
+		// input.
+		if ob > ib || (ib-ob)%uintptr(C) != 0 {
+			return false
+		}
+		var t [dw3x3G]dw3x3Rec
+		for g0 := 0; g0 < C; g0 += dw3x3G {
+			if !dw3x3Decode(rq[12*g0:], d, &t, min(dw3x3G, C-g0)) {
+				return false
+			}
+		}
 	}
 	nc := 5*sW + 3 // columns of a block's window row
 	zw := uint32(uint8(z[0])) * 0x01010101
