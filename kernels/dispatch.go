@@ -350,6 +350,8 @@ func Call(fn string, args []any) bool {
 		lstmInt8(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string))
 	case "lstmMakeUnitRQ":
 		lstmMakeUnitRQ(args[0].(*lstmParams), args[1].(*lstmUnitRQ))
+	case "lstmRunDecF":
+		lstmRunDecF(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].([]float32), args[6].([]float32), args[7].(string), args[8].(string), args[9].(string))
 	case "lstmRunF":
 		lstmRunF(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].([]float32), args[6].([]float32), args[7].(string), args[8].(string), args[9].(string))
 	case "lstmRunFunnelF":

@@ -352,10 +352,45 @@ func lstmCellF(p *lstmParams, c, f, i, g float32) float32 {
 func lstmFloat(p *lstmParams, x []float32, h []float32, c []float32, out []float32, wbuf []float32,
 	wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
+	if f32Unaligned && s >= 2 {
+		// Any string is viewed as float32 here: decoding gains nothing.
+		lstmRunViewF(p, x, h, c, out, wIn, wRec, bias)
+		return
+	}
 	wb := wbuf[:4*(n+s)*s]
 	lstmDecodeF(wb[:4*n*s], wIn)
 	lstmDecodeF(wb[4*n*s:], wRec)
+	if s >= 2 {
+		lstmRunDecF(p, x, h, c, out, wb[:4*n*s], wb[4*n*s:], wIn, wRec, bias)
+		return
+	}
 	lstmRunF(p, x, h, c, out, wb[:4*n*s], wb[4*n*s:], "", "", bias)
+}
+
+// lstmRunDecF is lstmRunViewF for the decoded weights wi and wr (a last
+// odd unit reads wIn and wRec).
+func lstmRunDecF(p *lstmParams, x []float32, h []float32, c []float32, out []float32, wi, wr []float32,
+	wIn, wRec, bias string) {
+	n, s := p.inDim, p.units
+	np := s / 2
+	bias = bias[:16*s]
+	wi, wr = wi[:8*n*np], wr[:8*s*np]
+	cs := lstmExpCoef()
+	for r := 0; r < p.batch*p.steps; r++ {
+		b := lstmRowBatch(p, r)
+		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
+		var a, rc [8]float32
+		for k := 0; k < np; k++ {
+			a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8(xr, wi[8*n*k:8*n*(k+1)])
+			lstmAddBias8(&a, bias[32*k:32*k+32])
+			rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8(hb, wr[8*s*k:8*s*(k+1)])
+			lstmFinish2F(p, &a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
+		}
+		if np*2 < s {
+			lstmLastUnitF(p, xr, hb, cb, yr, wIn, wRec, bias, &cs)
+		}
+		copy(hb, yr)
+	}
 }
 
 // lstmFloatLean is lstmFloat without scratch memory: weights are decoded as

@@ -281,6 +281,7 @@ const (
 	LstmMakeUnitRQ          Func = "lstmMakeUnitRQ"
 	LstmRecPairF            Func = "lstmRecPairF"
 	LstmRowBatch            Func = "lstmRowBatch"
+	LstmRunDecF             Func = "lstmRunDecF"
 	LstmRunF                Func = "lstmRunF"
 	LstmRunFunnelF          Func = "lstmRunFunnelF"
 	LstmRunViewF            Func = "lstmRunViewF"
@@ -751,6 +752,7 @@ func Funcs() []Func {
 		LstmMakeUnitRQ,
 		LstmRecPairF,
 		LstmRowBatch,
+		LstmRunDecF,
 		LstmRunF,
 		LstmRunFunnelF,
 		LstmRunViewF,
@@ -1490,6 +1492,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"rc", "*[8]float32"}, {"h", "[]float32"}, {"q", "[]uint32"}, {"g", "[][8]uint32"}, {"k", "int"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
 	case LstmRowBatch:
 		return []Param{{"p", "*lstmParams"}, {"r", "int"}}, true
+	case LstmRunDecF:
+		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wi", "[]float32"}, {"wr", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmRunF:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wi", "[]float32"}, {"wr", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmRunFunnelF:
@@ -1937,6 +1941,7 @@ func (f Func) Results() int {
 		LstmLastUnitF,
 		LstmMakeUnitRQ,
 		LstmRecPairF,
+		LstmRunDecF,
 		LstmRunF,
 		LstmRunFunnelF,
 		LstmRunViewF,
