@@ -266,13 +266,16 @@ const (
 	LstmFloatLean           Func = "lstmFloatLean"
 	LstmFunnel4x2           Func = "lstmFunnel4x2"
 	LstmFunnel8             Func = "lstmFunnel8"
+	LstmFunnelInit          Func = "lstmFunnelInit"
 	LstmFunnelTail4x2       Func = "lstmFunnelTail4x2"
 	LstmFunnelTail8         Func = "lstmFunnelTail8"
 	LstmGate16              Func = "lstmGate16"
 	LstmGateF               Func = "lstmGateF"
 	LstmGateFS              Func = "lstmGateFS"
 	LstmHiddenQ             Func = "lstmHiddenQ"
+	LstmInOneF              Func = "lstmInOneF"
 	LstmInPairF             Func = "lstmInPairF"
+	LstmInUnitF             Func = "lstmInUnitF"
 	LstmInt16               Func = "lstmInt16"
 	LstmInt8                Func = "lstmInt8"
 	LstmLastUnitF           Func = "lstmLastUnitF"
@@ -459,6 +462,7 @@ const (
 	LogSoftmaxParams     Struct = "logSoftmaxParams"
 	LogisticTanh16Params Struct = "logisticTanh16Params"
 	LogisticTanhParams   Struct = "logisticTanhParams"
+	LstmFunnelSt         Struct = "lstmFunnelSt"
 	LstmGate             Struct = "lstmGate"
 	LstmParams           Struct = "lstmParams"
 	LstmQ                Struct = "lstmQ"
@@ -737,13 +741,16 @@ func Funcs() []Func {
 		LstmFloatLean,
 		LstmFunnel4x2,
 		LstmFunnel8,
+		LstmFunnelInit,
 		LstmFunnelTail4x2,
 		LstmFunnelTail8,
 		LstmGate16,
 		LstmGateF,
 		LstmGateFS,
 		LstmHiddenQ,
+		LstmInOneF,
 		LstmInPairF,
+		LstmInUnitF,
 		LstmInt16,
 		LstmInt8,
 		LstmLastUnitF,
@@ -932,6 +939,7 @@ func Structs() []Struct {
 		LogSoftmaxParams,
 		LogisticTanh16Params,
 		LogisticTanhParams,
+		LstmFunnelSt,
 		LstmGate,
 		LstmParams,
 		LstmQ,
@@ -1459,9 +1467,11 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmFloatLean:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmFunnel4x2:
-		return []Param{{"x0", "[]float32"}, {"x1", "[]float32"}, {"g", "[][8]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+		return []Param{{"a", "*[4]float32"}, {"b", "*[4]float32"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"g", "[][8]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
 	case LstmFunnel8:
-		return []Param{{"x", "[]float32"}, {"g", "[][8]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+		return []Param{{"a", "*[8]float32"}, {"x", "[]float32"}, {"g", "[][8]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+	case LstmFunnelInit:
+		return []Param{{"st", "*lstmFunnelSt"}, {"wIn", "string"}, {"wRec", "string"}, {"offI", "uint32"}, {"offR", "uint32"}}, true
 	case LstmFunnelTail4x2:
 		return []Param{{"a", "*[4]float32"}, {"b", "*[4]float32"}, {"x0v", "float32"}, {"x1v", "float32"}, {"q", "[]uint32"}, {"t", "int"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
 	case LstmFunnelTail8:
@@ -1474,8 +1484,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "float32"}, {"r", "float32"}}, true
 	case LstmHiddenQ:
 		return []Param{{"p", "*lstmParams"}, {"r", "*lstmUnitRQ"}, {"c", "int16"}, {"og", "int16"}}, true
+	case LstmInOneF:
+		return []Param{{"a", "*[8]float32"}, {"x", "[]float32"}, {"w", "string"}, {"bb", "string"}}, true
 	case LstmInPairF:
-		return []Param{{"a", "*[8]float32"}, {"a1", "*[8]float32"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"q", "[]uint32"}, {"g0", "[][8]uint32"}, {"g4", "[][8]uint32"}, {"k", "int"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"bb", "string"}}, true
+		return []Param{{"st", "*lstmFunnelSt"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"k", "int"}, {"bb", "string"}}, true
+	case LstmInUnitF:
+		return []Param{{"st", "*lstmFunnelSt"}, {"v", "*[4]float32"}, {"v1", "*[4]float32"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"g", "[][8]uint32"}, {"k", "int"}, {"u", "int"}}, true
 	case LstmInt16:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int16"}, {"h", "[]int16"}, {"c", "[]int16"}, {"out", "[]int16"}, {"fg", "*lstmGate"}, {"fw", "[]int8"}, {"fr", "[]int8"}, {"fb", "string"}, {"ig", "*lstmGate"}, {"iw", "[]int8"}, {"ir", "[]int8"}, {"ib", "string"}, {"cg", "*lstmGate"}, {"cw", "[]int8"}, {"cr", "[]int8"}, {"cb", "string"}, {"og", "*lstmGate"}, {"ow", "[]int8"}, {"or", "[]int8"}, {"ob", "string"}}, true
 	case LstmInt8:
@@ -1489,7 +1503,7 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmMakeUnitRQ:
 		return []Param{{"p", "*lstmParams"}, {"u", "*lstmUnitRQ"}}, true
 	case LstmRecPairF:
-		return []Param{{"rc", "*[8]float32"}, {"h", "[]float32"}, {"q", "[]uint32"}, {"g", "[][8]uint32"}, {"k", "int"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+		return []Param{{"st", "*lstmFunnelSt"}, {"h", "[]float32"}, {"k", "int"}}, true
 	case LstmRowBatch:
 		return []Param{{"p", "*lstmParams"}, {"r", "int"}}, true
 	case LstmRunDecF:
@@ -1933,9 +1947,12 @@ func (f Func) Results() int {
 		LstmFinish2F,
 		LstmFloat,
 		LstmFloatLean,
+		LstmFunnelInit,
 		LstmFunnelTail4x2,
 		LstmFunnelTail8,
+		LstmInOneF,
 		LstmInPairF,
+		LstmInUnitF,
 		LstmInt16,
 		LstmInt8,
 		LstmLastUnitF,
@@ -2112,6 +2129,8 @@ func (f Func) Results() int {
 		LstmDot16,
 		LstmExpCoef,
 		LstmFCQ64,
+		LstmFunnel4x2,
+		LstmFunnel8,
 		LstmGate16,
 		LstmGateF,
 		LstmGateFS,
@@ -2188,9 +2207,6 @@ func (f Func) Results() int {
 		LstmDotF8Q,
 		LstmDotF8S:
 		return 8
-	case LstmFunnel4x2,
-		LstmFunnel8:
-		return 9
 	}
 	return -1
 }
@@ -2268,6 +2284,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"mult", "int32"}, {"shift", "int"}}, true
 	case LogisticTanhParams:
 		return []Param{{"inZP", "int32"}, {"radius", "int32"}, {"mult", "int32"}, {"shift", "int"}}, true
+	case LstmFunnelSt:
+		return []Param{{"nx", "[80]float32"}, {"cs", "[11]float64"}, {"a", "[8]float32"}, {"rc", "[8]float32"}, {"qI", "[]uint32"}, {"qR", "[]uint32"}, {"gI0", "[][8]uint32"}, {"gI4", "[][8]uint32"}, {"gR", "[][8]uint32"}, {"cI", "uint32"}, {"eI", "uint32"}, {"slI", "uint32"}, {"srI", "uint32"}, {"cR", "uint32"}, {"eR", "uint32"}, {"slR", "uint32"}, {"srR", "uint32"}}, true
 	case LstmGate:
 		return []Param{{"inMult", "int32"}, {"recMult", "int32"}, {"inShift", "int"}, {"recShift", "int"}}, true
 	case LstmParams:
