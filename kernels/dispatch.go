@@ -35,7 +35,7 @@ package kernels
 //   - lstmFunnelTail8: parameter a has type *[8]float32
 //   - lstmInOneF: parameter a has type *[8]float32
 //   - lstmInUnitF: parameter v has type *[4]float32
-//   - lstmLastUnitF: parameter cs has type *[11]float64
+//   - lstmLastUnitF: parameter co has type *float32
 //   - octDot: parameter a has type *[8]int32
 //   - octDot64: parameter p has type unsafe.Pointer
 //   - octPass8: parameter p has type unsafe.Pointer
@@ -58,8 +58,8 @@ package kernels
 //     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
 //     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
 //     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
-//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmDot16,
-//     lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmExpCoef, lstmFCQ64,
+//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmClipF,
+//     lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmExpCoef, lstmFCQ64,
 //     lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF, lstmGateFS,
 //     lstmHiddenQ, lstmMakeQ, lstmMakeRQ, lstmRowBatch, lstmSat16,
 //     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
@@ -1605,6 +1605,21 @@ func NewParams(typ string, fields map[string]any) any {
 				p.mask = int32(v.(int64))
 			case "thr":
 				p.thr = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "lstmStrF":
+		p := &lstmStrF{}
+		for k, v := range fields {
+			switch k {
+			case "in":
+				p.in = v.(string)
+			case "rec":
+				p.rec = v.(string)
+			case "bias":
+				p.bias = v.(string)
 			default:
 				return nil
 			}

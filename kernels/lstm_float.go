@@ -305,7 +305,12 @@ func lstmTanhF(dst, src []float32) {
 
 // lstmTanhArg returns the argument of e^a for tanh v.
 func lstmTanhArg(v float32) float64 {
-	a := 2 * math.Abs(float64(v))
+	// |v| by a comparison: math.Abs moves the value through an integer
+	// register (a stack slot each on gc for ARM).
+	a := 2 * float64(v)
+	if v < 0 {
+		a = -a
+	}
 	if a > 200 {
 		a = 200
 	}
@@ -314,8 +319,12 @@ func lstmTanhArg(v float32) float64 {
 
 // lstmTanhFin returns tanh v from e, e^lstmTanhArg(v).
 func lstmTanhFin(v float32, e float64) float32 {
-	y := float32(math.Copysign(1-2/(e+1), float64(v)))
-	if math.Abs(float64(v)) < 1.0/16384 {
+	t := 1 - 2/(e+1)
+	if v < 0 {
+		t = -t
+	}
+	y := float32(t)
+	if v > -1.0/16384 && v < 1.0/16384 {
 		y = v
 	}
 	return y
@@ -376,6 +385,7 @@ func lstmRunDecF(p *lstmParams, x []float32, h []float32, c []float32, out []flo
 	bias = bias[:16*s]
 	wi, wr = wi[:8*n*np], wr[:8*s*np]
 	cs := lstmExpCoef()
+	w := lstmStrF{wIn, wRec, bias}
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
@@ -387,7 +397,7 @@ func lstmRunDecF(p *lstmParams, x []float32, h []float32, c []float32, out []flo
 			lstmFinish2F(p, &a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
 		}
 		if np*2 < s {
-			lstmLastUnitF(p, xr, hb, cb, yr, wIn, wRec, bias, &cs)
+			lstmLastUnitF(p, xr, hb, &cb[s-1], &yr[s-1], &w, &cs)
 		}
 		copy(hb, yr)
 	}
@@ -420,6 +430,7 @@ type lstmFunnelSt struct {
 	nx                                 [lstmNextMax]float32
 	cs                                 [11]float64
 	a, rc                              [8]float32
+	w                                  lstmStrF
 	qI, qR                             []uint32
 	gI0, gI4, gR                       [][8]uint32
 	cI, eI, slI, srI, cR, eR, slR, srR uint32
@@ -448,6 +459,7 @@ func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []
 		return
 	}
 	var st lstmFunnelSt
+	st.w.in, st.w.rec, st.w.bias = wIn, wRec, bias
 	lstmFunnelInit(&st, wIn[:16*n*s], wRec[:16*s*s], offI, offR)
 	// The first pk pairs compute the next row's input FC in advance.
 	pk := min(np, lstmNextMax/8)
@@ -477,7 +489,7 @@ func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []
 			lstmFinish2F(p, a, &st.rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &st.cs)
 		}
 		if np*2 < s {
-			lstmLastUnitF(p, xr, hb, cb, yr, wIn, wRec, bias, &st.cs)
+			lstmLastUnitF(p, xr, hb, &cb[s-1], &yr[s-1], &st.w, &st.cs)
 		}
 		copy(hb, yr)
 	}
@@ -513,6 +525,7 @@ func lstmRunViewF(p *lstmParams, x []float32, h []float32, c []float32, out []fl
 	np := s / 2
 	bias = bias[:16*s]
 	cs := lstmExpCoef()
+	w := lstmStrF{wIn, wRec, bias}
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
@@ -524,7 +537,7 @@ func lstmRunViewF(p *lstmParams, x []float32, h []float32, c []float32, out []fl
 			lstmFinish2F(p, &a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
 		}
 		if np*2 < s {
-			lstmLastUnitF(p, xr, hb, cb, yr, wIn, wRec, bias, &cs)
+			lstmLastUnitF(p, xr, hb, &cb[s-1], &yr[s-1], &w, &cs)
 		}
 		copy(hb, yr)
 	}
@@ -590,9 +603,14 @@ func lstmRecPairF(st *lstmFunnelSt, h []float32, k int) {
 	}
 }
 
+// lstmStrF holds the weight and bias strings of a float LSTM.
+type lstmStrF struct{ in, rec, bias string }
+
 // lstmLastUnitF runs the last unit of an odd number of units (weights
-// [inDim][4] and [units][4] after the pairs).
-func lstmLastUnitF(p *lstmParams, x, h, c, y []float32, wIn, wRec, bias string, cs *[11]float64) {
+// [inDim][4] and [units][4] after the pairs in w), whose cell state is *cs
+// and output *yo. Its few arguments keep the caller's frame small.
+func lstmLastUnitF(p *lstmParams, x, h []float32, co, yo *float32, w *lstmStrF, cs *[11]float64) {
+	wIn, wRec, bias := w.in, w.rec, w.bias
 	n, s := len(x), len(h)
 	o := s - 1
 	var a, rc [4]float32
@@ -603,30 +621,53 @@ func lstmLastUnitF(p *lstmParams, x, h, c, y []float32, wIn, wRec, bias string, 
 		lstmGateFS(a[2]+ldf32(bb, 2), rc[2]), lstmGateFS(a[3]+ldf32(bb, 3), rc[3])
 	e := [4]float64{lstmSigArg(g0), lstmSigArg(g1), lstmTanhArg(g2), lstmSigArg(g3)}
 	lstmExpNC(e[:], cs)
-	v := lstmCellF(p, c[o], lstmSigFin(g0, e[0]), lstmSigFin(g1, e[1]), lstmTanhFin(g2, e[2]))
-	c[o] = v
+	v := lstmCellF(p, *co, lstmSigFin(g0, e[0]), lstmSigFin(g1, e[1]), lstmTanhFin(g2, e[2]))
+	*co = v
 	e[0] = lstmTanhArg(v)
 	lstmExpNC(e[:1], cs)
-	y[o] = lstmClampF(float32(lstmTanhFin(v, e[0]) * lstmSigFin(g3, e[3])))
+	*yo = lstmClampF(float32(lstmTanhFin(v, e[0]) * lstmSigFin(g3, e[3])))
 }
 
 // lstmFinish2F finishes two units from their input FCs with bias a and
 // recurrent FCs rc (gates forget, input, cell, output of the first unit,
-// then of the second): the new cell states go to c, the outputs to y.
+// then of the second): the new cell states go to c, the outputs to y. The
+// gate pre-activations replace a (they stay in memory over the exp call,
+// which keeps the frame small).
 func lstmFinish2F(p *lstmParams, a, rc *[8]float32, c, y *[2]float32, cs *[11]float64) {
-	g0, g1, g2, g3 := lstmGateFS(a[0], rc[0]), lstmGateFS(a[1], rc[1]), lstmGateFS(a[2], rc[2]), lstmGateFS(a[3], rc[3])
-	g4, g5, g6, g7 := lstmGateFS(a[4], rc[4]), lstmGateFS(a[5], rc[5]), lstmGateFS(a[6], rc[6]), lstmGateFS(a[7], rc[7])
+	a[0], a[1], a[2], a[3] = lstmGateFS(a[0], rc[0]), lstmGateFS(a[1], rc[1]), lstmGateFS(a[2], rc[2]), lstmGateFS(a[3], rc[3])
+	a[4], a[5], a[6], a[7] = lstmGateFS(a[4], rc[4]), lstmGateFS(a[5], rc[5]), lstmGateFS(a[6], rc[6]), lstmGateFS(a[7], rc[7])
 	var e [8]float64
-	e[0], e[1], e[2], e[3] = lstmSigArg(g0), lstmSigArg(g1), lstmTanhArg(g2), lstmSigArg(g3)
-	e[4], e[5], e[6], e[7] = lstmSigArg(g4), lstmSigArg(g5), lstmTanhArg(g6), lstmSigArg(g7)
+	e[0], e[1], e[2], e[3] = lstmSigArg(a[0]), lstmSigArg(a[1]), lstmTanhArg(a[2]), lstmSigArg(a[3])
+	e[4], e[5], e[6], e[7] = lstmSigArg(a[4]), lstmSigArg(a[5]), lstmTanhArg(a[6]), lstmSigArg(a[7])
 	lstmExpNC(e[:], cs)
-	v0 := lstmCellF(p, c[0], lstmSigFin(g0, e[0]), lstmSigFin(g1, e[1]), lstmTanhFin(g2, e[2]))
-	v1 := lstmCellF(p, c[1], lstmSigFin(g4, e[4]), lstmSigFin(g5, e[5]), lstmTanhFin(g6, e[6]))
+	// The cell updates (lstmCellF), both units.
+	f0, i0, g0 := lstmSigFin(a[0], e[0]), lstmSigFin(a[1], e[1]), lstmTanhFin(a[2], e[2])
+	f1, i1, g1 := lstmSigFin(a[4], e[4]), lstmSigFin(a[5], e[5]), lstmTanhFin(a[6], e[6])
+	a[0], a[1] = lstmSigFin(a[3], e[3]), lstmSigFin(a[7], e[7]) // the output gates
+	p0, q0, p1, q1 := float32(f0*c[0]), float32(i0*g0), float32(f1*c[1]), float32(i1*g1)
+	v0, v1 := p0+q0, p1+q1
+	if p0-p0+(q0-q0)+(p1-p1)+(q1-q1) != 0 {
+		v0, v1 = lstmClampF(p0)+lstmClampF(q0), lstmClampF(p1)+lstmClampF(q1)
+	}
+	if p.clip {
+		v0, v1 = lstmClipF(v0, p.cellClipF), lstmClipF(v1, p.cellClipF)
+	}
 	c[0], c[1] = v0, v1
 	e[0], e[1] = lstmTanhArg(v0), lstmTanhArg(v1)
 	lstmExpNC(e[:2], cs)
-	y[0] = lstmClampF(float32(lstmTanhFin(v0, e[0]) * lstmSigFin(g3, e[3])))
-	y[1] = lstmClampF(float32(lstmTanhFin(v1, e[1]) * lstmSigFin(g7, e[7])))
+	y[0] = lstmClampF(float32(lstmTanhFin(v0, e[0]) * a[0]))
+	y[1] = lstmClampF(float32(lstmTanhFin(v1, e[1]) * a[1]))
+}
+
+// lstmClipF is TFLM's std::max(std::min(clip, v), -clip), NaN included.
+func lstmClipF(v, clip float32) float32 {
+	if !(v < clip) {
+		v = clip
+	}
+	if v < -clip {
+		v = -clip
+	}
+	return v
 }
 
 // lstmGateFS is lstmGateF with the bias already added to x.

@@ -252,6 +252,7 @@ const (
 	LstmCellF               Func = "lstmCellF"
 	LstmCellQ               Func = "lstmCellQ"
 	LstmClampF              Func = "lstmClampF"
+	LstmClipF               Func = "lstmClipF"
 	LstmDecodeF             Func = "lstmDecodeF"
 	LstmDot16               Func = "lstmDot16"
 	LstmDotF8               Func = "lstmDotF8"
@@ -466,6 +467,7 @@ const (
 	LstmGate             Struct = "lstmGate"
 	LstmParams           Struct = "lstmParams"
 	LstmQ                Struct = "lstmQ"
+	LstmStrF             Struct = "lstmStrF"
 	LstmUnitRQ           Struct = "lstmUnitRQ"
 	MeanParams           Struct = "meanParams"
 	MoveParams           Struct = "moveParams"
@@ -727,6 +729,7 @@ func Funcs() []Func {
 		LstmCellF,
 		LstmCellQ,
 		LstmClampF,
+		LstmClipF,
 		LstmDecodeF,
 		LstmDot16,
 		LstmDotF8,
@@ -943,6 +946,7 @@ func Structs() []Struct {
 		LstmGate,
 		LstmParams,
 		LstmQ,
+		LstmStrF,
 		LstmUnitRQ,
 		MeanParams,
 		MoveParams,
@@ -1442,6 +1446,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*lstmParams"}, {"r", "*lstmUnitRQ"}, {"c", "int16"}, {"f", "int16"}, {"i", "int16"}, {"g", "int16"}}, true
 	case LstmClampF:
 		return []Param{{"x", "float32"}}, true
+	case LstmClipF:
+		return []Param{{"v", "float32"}, {"clip", "float32"}}, true
 	case LstmDecodeF:
 		return []Param{{"dst", "[]float32"}, {"src", "string"}}, true
 	case LstmDot16:
@@ -1495,7 +1501,7 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmInt8:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmLastUnitF:
-		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"y", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}, {"cs", "*[11]float64"}}, true
+		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"co", "*float32"}, {"yo", "*float32"}, {"w", "*lstmStrF"}, {"cs", "*[11]float64"}}, true
 	case LstmMakeQ:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeRQ:
@@ -2126,6 +2132,7 @@ func (f Func) Results() int {
 		LstmCellF,
 		LstmCellQ,
 		LstmClampF,
+		LstmClipF,
 		LstmDot16,
 		LstmExpCoef,
 		LstmFCQ64,
@@ -2285,13 +2292,15 @@ func (s Struct) Fields() ([]Param, bool) {
 	case LogisticTanhParams:
 		return []Param{{"inZP", "int32"}, {"radius", "int32"}, {"mult", "int32"}, {"shift", "int"}}, true
 	case LstmFunnelSt:
-		return []Param{{"nx", "[80]float32"}, {"cs", "[11]float64"}, {"a", "[8]float32"}, {"rc", "[8]float32"}, {"qI", "[]uint32"}, {"qR", "[]uint32"}, {"gI0", "[][8]uint32"}, {"gI4", "[][8]uint32"}, {"gR", "[][8]uint32"}, {"cI", "uint32"}, {"eI", "uint32"}, {"slI", "uint32"}, {"srI", "uint32"}, {"cR", "uint32"}, {"eR", "uint32"}, {"slR", "uint32"}, {"srR", "uint32"}}, true
+		return []Param{{"nx", "[80]float32"}, {"cs", "[11]float64"}, {"a", "[8]float32"}, {"rc", "[8]float32"}, {"w", "lstmStrF"}, {"qI", "[]uint32"}, {"qR", "[]uint32"}, {"gI0", "[][8]uint32"}, {"gI4", "[][8]uint32"}, {"gR", "[][8]uint32"}, {"cI", "uint32"}, {"eI", "uint32"}, {"slI", "uint32"}, {"srI", "uint32"}, {"cR", "uint32"}, {"eR", "uint32"}, {"slR", "uint32"}, {"srR", "uint32"}}, true
 	case LstmGate:
 		return []Param{{"inMult", "int32"}, {"recMult", "int32"}, {"inShift", "int"}, {"recShift", "int"}}, true
 	case LstmParams:
 		return []Param{{"batch", "int"}, {"steps", "int"}, {"inDim", "int"}, {"units", "int"}, {"timeMajor", "bool"}, {"forgetMult", "int32"}, {"inputMult", "int32"}, {"forgetShift", "int"}, {"inputShift", "int"}, {"hidMult", "int32"}, {"hidShift", "int"}, {"hidZP", "int32"}, {"hidMin", "int32"}, {"hidMax", "int32"}, {"tanhMult", "int32"}, {"tanhShift", "int"}, {"clip", "bool"}, {"cellClip", "int32"}, {"cellClipF", "float32"}}, true
 	case LstmQ:
 		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}, {"thr", "int32"}}, true
+	case LstmStrF:
+		return []Param{{"in", "string"}, {"rec", "string"}, {"bias", "string"}}, true
 	case LstmUnitRQ:
 		return []Param{{"forget", "rq32"}, {"input", "rq32"}, {"hid", "rq32"}}, true
 	case MeanParams:
