@@ -33,9 +33,9 @@ package kernels
 //   - lstmFinish2F: parameter a has type *[8]float32
 //   - lstmFunnelTail4x2: parameter a has type *[4]float32
 //   - lstmFunnelTail8: parameter a has type *[8]float32
-//   - lstmInPairF: parameter a has type *[8]float32
-//   - lstmLastUnitF: parameter cs has type *[11]float64
-//   - lstmRecPairF: parameter rc has type *[8]float32
+//   - lstmInOneF: parameter a has type *[8]float32
+//   - lstmInUnitF: parameter v has type *[4]float32
+//   - lstmLastUnitF: parameter co has type *float32
 //   - octDot: parameter a has type *[8]int32
 //   - octDot64: parameter p has type unsafe.Pointer
 //   - octPass8: parameter p has type unsafe.Pointer
@@ -59,9 +59,9 @@ package kernels
 //     hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32,
 //     le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
 //     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
-//     lstmCellQ, lstmClampF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
-//     lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
-//     lstmGateF, lstmGateFS, lstmHiddenQ, lstmMakeQ, lstmMakeRQ,
+//     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
+//     lstmDotF8S, lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8,
+//     lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ, lstmMakeQ, lstmMakeRQ,
 //     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
 //     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
 //     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
@@ -75,6 +75,7 @@ package kernels
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
 //   - dw3x3Run: field w has type unsafe.Pointer
+//   - lstmFunnelSt: field gI0 has type [][8]uint32
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64
@@ -355,12 +356,20 @@ func Call(fn string, args []any) bool {
 		lstmFloat(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].([]float32), args[6].(string), args[7].(string), args[8].(string))
 	case "lstmFloatLean":
 		lstmFloatLean(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].(string), args[6].(string), args[7].(string))
+	case "lstmFunnelInit":
+		lstmFunnelInit(args[0].(*lstmFunnelSt), args[1].(string), args[2].(string), uint32(args[3].(int64)), uint32(args[4].(int64)))
+	case "lstmInPairF":
+		lstmInPairF(args[0].(*lstmFunnelSt), args[1].([]float32), args[2].([]float32), int(args[3].(int64)), args[4].(string))
 	case "lstmInt16":
 		lstmInt16(args[0].(*lstmParams), args[1].([]int16), args[2].([]int16), args[3].([]int16), args[4].([]int16), args[5].(*lstmGate), args[6].([]int8), args[7].([]int8), args[8].(string), args[9].(*lstmGate), args[10].([]int8), args[11].([]int8), args[12].(string), args[13].(*lstmGate), args[14].([]int8), args[15].([]int8), args[16].(string), args[17].(*lstmGate), args[18].([]int8), args[19].([]int8), args[20].(string))
 	case "lstmInt8":
 		lstmInt8(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string))
 	case "lstmMakeUnitRQ":
 		lstmMakeUnitRQ(args[0].(*lstmParams), args[1].(*lstmUnitRQ))
+	case "lstmRecPairF":
+		lstmRecPairF(args[0].(*lstmFunnelSt), args[1].([]float32), int(args[2].(int64)))
+	case "lstmRunDecF":
+		lstmRunDecF(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].([]float32), args[6].([]float32), args[7].(string), args[8].(string), args[9].(string))
 	case "lstmRunF":
 		lstmRunF(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].([]float32), args[6].([]float32), args[7].(string), args[8].(string), args[9].(string))
 	case "lstmRunFunnelF":
@@ -1626,6 +1635,21 @@ func NewParams(typ string, fields map[string]any) any {
 				p.mask = int32(v.(int64))
 			case "thr":
 				p.thr = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "lstmStrF":
+		p := &lstmStrF{}
+		for k, v := range fields {
+			switch k {
+			case "in":
+				p.in = v.(string)
+			case "rec":
+				p.rec = v.(string)
+			case "bias":
+				p.bias = v.(string)
 			default:
 				return nil
 			}

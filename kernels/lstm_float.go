@@ -305,7 +305,12 @@ func lstmTanhF(dst, src []float32) {
 
 // lstmTanhArg returns the argument of e^a for tanh v.
 func lstmTanhArg(v float32) float64 {
-	a := 2 * math.Abs(float64(v))
+	// |v| by a comparison: math.Abs moves the value through an integer
+	// register (a stack slot each on gc for ARM).
+	a := 2 * float64(v)
+	if v < 0 {
+		a = -a
+	}
 	if a > 200 {
 		a = 200
 	}
@@ -314,8 +319,12 @@ func lstmTanhArg(v float32) float64 {
 
 // lstmTanhFin returns tanh v from e, e^lstmTanhArg(v).
 func lstmTanhFin(v float32, e float64) float32 {
-	y := float32(math.Copysign(1-2/(e+1), float64(v)))
-	if math.Abs(float64(v)) < 1.0/16384 {
+	t := 1 - 2/(e+1)
+	if v < 0 {
+		t = -t
+	}
+	y := float32(t)
+	if v > -1.0/16384 && v < 1.0/16384 {
 		y = v
 	}
 	return y
@@ -352,10 +361,46 @@ func lstmCellF(p *lstmParams, c, f, i, g float32) float32 {
 func lstmFloat(p *lstmParams, x []float32, h []float32, c []float32, out []float32, wbuf []float32,
 	wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
+	if f32Unaligned && s >= 2 {
+		// Any string is viewed as float32 here: decoding gains nothing.
+		lstmRunViewF(p, x, h, c, out, wIn, wRec, bias)
+		return
+	}
 	wb := wbuf[:4*(n+s)*s]
 	lstmDecodeF(wb[:4*n*s], wIn)
 	lstmDecodeF(wb[4*n*s:], wRec)
+	if s >= 2 {
+		lstmRunDecF(p, x, h, c, out, wb[:4*n*s], wb[4*n*s:], wIn, wRec, bias)
+		return
+	}
 	lstmRunF(p, x, h, c, out, wb[:4*n*s], wb[4*n*s:], "", "", bias)
+}
+
+// lstmRunDecF is lstmRunViewF for the decoded weights wi and wr (a last
+// odd unit reads wIn and wRec).
+func lstmRunDecF(p *lstmParams, x []float32, h []float32, c []float32, out []float32, wi, wr []float32,
+	wIn, wRec, bias string) {
+	n, s := p.inDim, p.units
+	np := s / 2
+	bias = bias[:16*s]
+	wi, wr = wi[:8*n*np], wr[:8*s*np]
+	cs := lstmExpCoef()
+	w := lstmStrF{wIn, wRec, bias}
+	for r := 0; r < p.batch*p.steps; r++ {
+		b := lstmRowBatch(p, r)
+		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
+		var a, rc [8]float32
+		for k := 0; k < np; k++ {
+			a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8(xr, wi[8*n*k:8*n*(k+1)])
+			lstmAddBias8(&a, bias[32*k:32*k+32])
+			rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8(hb, wr[8*s*k:8*s*(k+1)])
+			lstmFinish2F(p, &a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
+		}
+		if np*2 < s {
+			lstmLastUnitF(p, xr, hb, &cb[s-1], &yr[s-1], &w, &cs)
+		}
+		copy(hb, yr)
+	}
 }
 
 // lstmFloatLean is lstmFloat without scratch memory: weights are decoded as
@@ -374,6 +419,23 @@ func lstmFloatLean(p *lstmParams, x []float32, h []float32, c []float32, out []f
 // step at a time.
 const lstmNextMax = 80
 
+// lstmFunnelSt is what lstmRunFunnelF keeps over a call: the next row's
+// input FC results with bias (nx), the exp constants, the current pair's
+// input and recurrent FC results (a, rc) and the funnel views of both
+// weight strings. Element d of unit pair k: input words qI[8(n*k+d)+4u-1
+// ...] for unit u, recurrent words qR[8(s*k+d)-1 ...], in groups of eight
+// words from word 0 (gI0: unit 0 of a pair; gR: the recurrent pair) or
+// word 4 (gI4: unit 1 of a pair).
+type lstmFunnelSt struct {
+	nx                                 [lstmNextMax]float32
+	cs                                 [11]float64
+	a, rc                              [8]float32
+	w                                  lstmStrF
+	qI, qR                             []uint32
+	gI0, gI4, gR                       [][8]uint32
+	cI, eI, slI, srI, cR, eR, slR, srR uint32
+}
+
 // lstmRunFunnelF is lstmRunF for weight strings that are not word-aligned
 // on 32-bit targets (see f32Words), without scratch memory. Decoding a
 // float through the funnel costs more than the multiply-add it feeds, so
@@ -381,7 +443,9 @@ const lstmNextMax = 80
 // steps at once: each decoded weight serves both, and the second step's
 // results (bias added) wait in nx. The funnel views of both weight strings
 // are made once per call; each unit pair's gates are finished right after
-// its dot products.
+// its dot products. The loop holds little more than indices: the pair's
+// work is in functions of their own, which keeps the deepest stack chain
+// short.
 func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []float32,
 	wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
@@ -394,21 +458,11 @@ func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []
 		lstmRunViewF(p, x, h, c, out, wIn, wRec, bias)
 		return
 	}
-	slI, srI := (8*offI)&31, (32-8*offI)&31
-	slR, srR := (8*offR)&31, (32-8*offR)&31
-	cI, qI, eI := f32Words(wIn[:16*n*s], offI)
-	cR, qR, eR := f32Words(wRec[:16*s*s], offR)
-	// Element d of unit pair k: input words qI[8(n*k+d)+4u-1 ...] for
-	// unit u, recurrent words qR[8(s*k+d)-1 ...]. Groups of eight words,
-	// from word 0 (unit 0 of a pair, the recurrent pair) or word 4 (unit
-	// 1 of a pair).
-	gI0 := unsafe.Slice((*[8]uint32)(unsafe.Pointer(unsafe.SliceData(qI))), len(qI)/8)
-	gI4 := unsafe.Slice((*[8]uint32)(unsafe.Pointer(unsafe.SliceData(qI[4:]))), (len(qI)-4)/8)
-	gR := unsafe.Slice((*[8]uint32)(unsafe.Pointer(unsafe.SliceData(qR))), len(qR)/8)
+	var st lstmFunnelSt
+	st.w.in, st.w.rec, st.w.bias = wIn, wRec, bias
+	lstmFunnelInit(&st, wIn[:16*n*s], wRec[:16*s*s], offI, offR)
 	// The first pk pairs compute the next row's input FC in advance.
 	pk := min(np, lstmNextMax/8)
-	var nx [lstmNextMax]float32
-	cs := lstmExpCoef()
 	rows := p.batch * p.steps
 	for r := 0; r < rows; r++ {
 		b := lstmRowBatch(p, r)
@@ -417,30 +471,50 @@ func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []
 		// row's; second: its input FC waits in nx.
 		first := r%2 == 0 && r+1 < rows
 		second := r%2 == 1
-		var x1 []float32
+		x1 := xr
 		if first {
 			x1 = x[(r+1)*n : (r+1)*n+n]
 		}
-		var a0, rc [8]float32
 		for k := 0; k < np; k++ {
-			a := &a0
+			a := &st.a
 			switch {
 			case second && k < pk:
-				a = (*[8]float32)(nx[8*k : 8*k+8])
+				a = (*[8]float32)(st.nx[8*k : 8*k+8])
 			case first && k < pk:
-				lstmInPairF(a, (*[8]float32)(nx[8*k:8*k+8]), xr, x1, qI, gI0, gI4, k, cI, eI, slI, srI, bias[32*k:32*k+32])
+				lstmInPairF(&st, xr, x1, k, bias[32*k:32*k+32])
 			default:
-				a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(xr, wIn[32*n*k:32*n*(k+1)])
-				lstmAddBias8(a, bias[32*k:32*k+32])
+				lstmInOneF(a, xr, wIn[32*n*k:32*n*(k+1)], bias[32*k:32*k+32])
 			}
-			lstmRecPairF(&rc, hb, qR, gR, k, cR, eR, slR, srR)
-			lstmFinish2F(p, a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
+			lstmRecPairF(&st, hb, k)
+			lstmFinish2F(p, a, &st.rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &st.cs)
 		}
 		if np*2 < s {
-			lstmLastUnitF(p, xr, hb, cb, yr, wIn, wRec, bias, &cs)
+			lstmLastUnitF(p, xr, hb, &cb[s-1], &yr[s-1], &st.w, &st.cs)
 		}
 		copy(hb, yr)
 	}
+}
+
+// lstmFunnelInit sets up st for the weight strings wIn and wRec (address
+// offI and offR mod 4, both non-zero).
+func lstmFunnelInit(st *lstmFunnelSt, wIn, wRec string, offI, offR uint32) {
+	st.cs = lstmExpCoef()
+	st.slI, st.srI = (8*offI)&31, (32-8*offI)&31
+	st.slR, st.srR = (8*offR)&31, (32-8*offR)&31
+	var qI, qR []uint32
+	st.cI, qI, st.eI = f32Words(wIn, offI)
+	st.cR, qR, st.eR = f32Words(wRec, offR)
+	st.qI, st.qR = qI, qR
+	st.gI0 = unsafe.Slice((*[8]uint32)(unsafe.Pointer(unsafe.SliceData(qI))), len(qI)/8)
+	st.gI4 = unsafe.Slice((*[8]uint32)(unsafe.Pointer(unsafe.SliceData(qI[4:]))), (len(qI)-4)/8)
+	st.gR = unsafe.Slice((*[8]uint32)(unsafe.Pointer(unsafe.SliceData(qR))), len(qR)/8)
+}
+
+// lstmInOneF computes a unit pair's input FC of x with bias into a (w the
+// pair's weights, bb its bias).
+func lstmInOneF(a *[8]float32, x []float32, w, bb string) {
+	a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(x, w)
+	lstmAddBias8(a, bb)
 }
 
 // lstmRunViewF is lstmRunFunnelF for weights read without the funnel
@@ -451,6 +525,7 @@ func lstmRunViewF(p *lstmParams, x []float32, h []float32, c []float32, out []fl
 	np := s / 2
 	bias = bias[:16*s]
 	cs := lstmExpCoef()
+	w := lstmStrF{wIn, wRec, bias}
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
@@ -462,7 +537,7 @@ func lstmRunViewF(p *lstmParams, x []float32, h []float32, c []float32, out []fl
 			lstmFinish2F(p, &a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
 		}
 		if np*2 < s {
-			lstmLastUnitF(p, xr, hb, cb, yr, wIn, wRec, bias, &cs)
+			lstmLastUnitF(p, xr, hb, &cb[s-1], &yr[s-1], &w, &cs)
 		}
 		copy(hb, yr)
 	}
@@ -476,58 +551,66 @@ func lstmAddBias8(a *[8]float32, b string) {
 }
 
 // lstmInPairF computes unit pair k's input FC with bias for the rows x0
-// (into a) and x1 (into a1) through the funnel: the words q, grouped by
-// eight from word 0 (g0) and from word 4 (g4), the string's first and last
-// bytes c and e.
-func lstmInPairF(a, a1 *[8]float32, x0, x1 []float32, q []uint32, g0, g4 [][8]uint32, k int, c, e, sl, sr uint32, bb string) {
-	n := len(x0)
-	x1 = x1[:n]
+// (into st.a) and x1 (into st.nx) through the funnel; bb is the pair's
+// bias.
+func lstmInPairF(st *lstmFunnelSt, x0, x1 []float32, k int, bb string) {
+	a, a1 := &st.a, (*[8]float32)(st.nx[8*k:8*k+8])
+	lstmInUnitF(st, (*[4]float32)(a[:4]), (*[4]float32)(a1[:4]), x0, x1, st.gI0, k, 0)
+	lstmInUnitF(st, (*[4]float32)(a[4:]), (*[4]float32)(a1[4:]), x0, x1, st.gI4, k, 4)
 	bb = bb[:32]
-	sl, sr = sl&31, sr&31
-	for u := 0; u < 2; u++ {
-		j := 8*n*k + 4*u // the unit's first word
-		cw := c
-		if j > 0 {
-			cw = q[j-1] >> sl
-		}
-		g := g0
-		if u == 1 {
-			g = g4
-		}
-		// Whole groups for all elements but at the very end of the
-		// string.
-		m := min(n, len(g)-n*k)
-		var v, v1 [4]float32
-		v[0], v[1], v[2], v[3], v1[0], v1[1], v1[2], v1[3], cw = lstmFunnel4x2(x0[:m], x1[:m], g[n*k:n*k+m], cw, sl, sr)
-		if m < n {
-			lstmFunnelTail4x2(&v, &v1, x0[n-1], x1[n-1], q, j+8*(n-1), cw, e, sl, sr)
-		}
-		for i := range v {
-			bv := ldf32(bb, 4*u+i)
-			a[4*u+i] = v[i] + bv
-			a1[4*u+i] = v1[i] + bv
-		}
+	for i := range a {
+		bv := ldf32(bb, i)
+		a[i] += bv
+		a1[i] += bv
 	}
 }
 
-// lstmRecPairF computes unit pair k's recurrent FC of h into rc through the
-// funnel (q grouped by eight in g, c and e as in lstmInPairF).
-func lstmRecPairF(rc *[8]float32, h []float32, q []uint32, g [][8]uint32, k int, c, e, sl, sr uint32) {
+// lstmInUnitF computes one unit's four gate sums of pair k for the rows x0
+// (into v) and x1 (into v1): its words start at word 8*n*k+u of st.qI,
+// grouped by eight in g.
+func lstmInUnitF(st *lstmFunnelSt, v, v1 *[4]float32, x0, x1 []float32, g [][8]uint32, k, u int) {
+	n := len(x0)
+	q := st.qI
+	sl, sr := st.slI&31, st.srI&31
+	j := 8*n*k + u // the unit's first word
+	cw := st.cI
+	if j > 0 {
+		cw = q[j-1] >> sl
+	}
+	// Whole groups for all elements but at the very end of the string.
+	m := min(n, len(g)-n*k)
+	cw = lstmFunnel4x2(v, v1, x0[:m], x1[:m], g[n*k:n*k+m], cw, sl, sr)
+	if m < n {
+		lstmFunnelTail4x2(v, v1, x0[n-1], x1[n-1], q, j+8*(n-1), cw, st.eI, sl, sr)
+	}
+}
+
+// lstmRecPairF computes unit pair k's recurrent FC of h into st.rc through
+// the funnel.
+func lstmRecPairF(st *lstmFunnelSt, h []float32, k int) {
 	s := len(h)
 	j := 8 * s * k
+	q, g := st.qR, st.gR
+	sl, sr := st.slR&31, st.srR&31
+	c := st.cR
 	if j > 0 {
-		c = q[j-1] >> (sl & 31)
+		c = q[j-1] >> sl
 	}
 	m := min(s, len(g)-s*k)
-	rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7], c = lstmFunnel8(h[:m], g[s*k:s*k+m], c, sl, sr)
+	c = lstmFunnel8(&st.rc, h[:m], g[s*k:s*k+m], c, sl, sr)
 	if m < s {
-		lstmFunnelTail8(rc, h[s-1], q, j+8*(s-1), c, e, sl, sr)
+		lstmFunnelTail8(&st.rc, h[s-1], q, j+8*(s-1), c, st.eR, sl, sr)
 	}
 }
 
+// lstmStrF holds the weight and bias strings of a float LSTM.
+type lstmStrF struct{ in, rec, bias string }
+
 // lstmLastUnitF runs the last unit of an odd number of units (weights
-// [inDim][4] and [units][4] after the pairs).
-func lstmLastUnitF(p *lstmParams, x, h, c, y []float32, wIn, wRec, bias string, cs *[11]float64) {
+// [inDim][4] and [units][4] after the pairs in w), whose cell state is *cs
+// and output *yo. Its few arguments keep the caller's frame small.
+func lstmLastUnitF(p *lstmParams, x, h []float32, co, yo *float32, w *lstmStrF, cs *[11]float64) {
+	wIn, wRec, bias := w.in, w.rec, w.bias
 	n, s := len(x), len(h)
 	o := s - 1
 	var a, rc [4]float32
@@ -538,30 +621,53 @@ func lstmLastUnitF(p *lstmParams, x, h, c, y []float32, wIn, wRec, bias string, 
 		lstmGateFS(a[2]+ldf32(bb, 2), rc[2]), lstmGateFS(a[3]+ldf32(bb, 3), rc[3])
 	e := [4]float64{lstmSigArg(g0), lstmSigArg(g1), lstmTanhArg(g2), lstmSigArg(g3)}
 	lstmExpNC(e[:], cs)
-	v := lstmCellF(p, c[o], lstmSigFin(g0, e[0]), lstmSigFin(g1, e[1]), lstmTanhFin(g2, e[2]))
-	c[o] = v
+	v := lstmCellF(p, *co, lstmSigFin(g0, e[0]), lstmSigFin(g1, e[1]), lstmTanhFin(g2, e[2]))
+	*co = v
 	e[0] = lstmTanhArg(v)
 	lstmExpNC(e[:1], cs)
-	y[o] = lstmClampF(float32(lstmTanhFin(v, e[0]) * lstmSigFin(g3, e[3])))
+	*yo = lstmClampF(float32(lstmTanhFin(v, e[0]) * lstmSigFin(g3, e[3])))
 }
 
 // lstmFinish2F finishes two units from their input FCs with bias a and
 // recurrent FCs rc (gates forget, input, cell, output of the first unit,
-// then of the second): the new cell states go to c, the outputs to y.
+// then of the second): the new cell states go to c, the outputs to y. The
+// gate pre-activations replace a (they stay in memory over the exp call,
+// which keeps the frame small).
 func lstmFinish2F(p *lstmParams, a, rc *[8]float32, c, y *[2]float32, cs *[11]float64) {
-	g0, g1, g2, g3 := lstmGateFS(a[0], rc[0]), lstmGateFS(a[1], rc[1]), lstmGateFS(a[2], rc[2]), lstmGateFS(a[3], rc[3])
-	g4, g5, g6, g7 := lstmGateFS(a[4], rc[4]), lstmGateFS(a[5], rc[5]), lstmGateFS(a[6], rc[6]), lstmGateFS(a[7], rc[7])
+	a[0], a[1], a[2], a[3] = lstmGateFS(a[0], rc[0]), lstmGateFS(a[1], rc[1]), lstmGateFS(a[2], rc[2]), lstmGateFS(a[3], rc[3])
+	a[4], a[5], a[6], a[7] = lstmGateFS(a[4], rc[4]), lstmGateFS(a[5], rc[5]), lstmGateFS(a[6], rc[6]), lstmGateFS(a[7], rc[7])
 	var e [8]float64
-	e[0], e[1], e[2], e[3] = lstmSigArg(g0), lstmSigArg(g1), lstmTanhArg(g2), lstmSigArg(g3)
-	e[4], e[5], e[6], e[7] = lstmSigArg(g4), lstmSigArg(g5), lstmTanhArg(g6), lstmSigArg(g7)
+	e[0], e[1], e[2], e[3] = lstmSigArg(a[0]), lstmSigArg(a[1]), lstmTanhArg(a[2]), lstmSigArg(a[3])
+	e[4], e[5], e[6], e[7] = lstmSigArg(a[4]), lstmSigArg(a[5]), lstmTanhArg(a[6]), lstmSigArg(a[7])
 	lstmExpNC(e[:], cs)
-	v0 := lstmCellF(p, c[0], lstmSigFin(g0, e[0]), lstmSigFin(g1, e[1]), lstmTanhFin(g2, e[2]))
-	v1 := lstmCellF(p, c[1], lstmSigFin(g4, e[4]), lstmSigFin(g5, e[5]), lstmTanhFin(g6, e[6]))
+	// The cell updates (lstmCellF), both units.
+	f0, i0, g0 := lstmSigFin(a[0], e[0]), lstmSigFin(a[1], e[1]), lstmTanhFin(a[2], e[2])
+	f1, i1, g1 := lstmSigFin(a[4], e[4]), lstmSigFin(a[5], e[5]), lstmTanhFin(a[6], e[6])
+	a[0], a[1] = lstmSigFin(a[3], e[3]), lstmSigFin(a[7], e[7]) // the output gates
+	p0, q0, p1, q1 := float32(f0*c[0]), float32(i0*g0), float32(f1*c[1]), float32(i1*g1)
+	v0, v1 := p0+q0, p1+q1
+	if p0-p0+(q0-q0)+(p1-p1)+(q1-q1) != 0 {
+		v0, v1 = lstmClampF(p0)+lstmClampF(q0), lstmClampF(p1)+lstmClampF(q1)
+	}
+	if p.clip {
+		v0, v1 = lstmClipF(v0, p.cellClipF), lstmClipF(v1, p.cellClipF)
+	}
 	c[0], c[1] = v0, v1
 	e[0], e[1] = lstmTanhArg(v0), lstmTanhArg(v1)
 	lstmExpNC(e[:2], cs)
-	y[0] = lstmClampF(float32(lstmTanhFin(v0, e[0]) * lstmSigFin(g3, e[3])))
-	y[1] = lstmClampF(float32(lstmTanhFin(v1, e[1]) * lstmSigFin(g7, e[7])))
+	y[0] = lstmClampF(float32(lstmTanhFin(v0, e[0]) * a[0]))
+	y[1] = lstmClampF(float32(lstmTanhFin(v1, e[1]) * a[1]))
+}
+
+// lstmClipF is TFLM's std::max(std::min(clip, v), -clip), NaN included.
+func lstmClipF(v, clip float32) float32 {
+	if !(v < clip) {
+		v = clip
+	}
+	if v < -clip {
+		v = -clip
+	}
+	return v
 }
 
 // lstmGateFS is lstmGateF with the bias already added to x.
@@ -576,11 +682,13 @@ func lstmGateFS(x, r float32) float32 {
 // gates with two input rows x0 and x1 at once: element d's four floats are
 // words 0-3 of g[d] (the first shifted together with c, the previous word
 // shifted down by sl); word 7's high bytes are the next element's carry,
-// returned at the end. The loop tests its end after the adds (one VMLA per
-// multiply-add on gc for ARM).
-func lstmFunnel4x2(x0, x1 []float32, g [][8]uint32, c, sl, sr uint32) (a0, a1, a2, a3, b0, b1, b2, b3 float32, cn uint32) {
+// returned at the end; the sums go to a (row x0) and b (row x1). The loop
+// tests its end after the adds (one VMLA per multiply-add on gc for ARM).
+func lstmFunnel4x2(a, b *[4]float32, x0, x1 []float32, g [][8]uint32, c, sl, sr uint32) uint32 {
+	var a0, a1, a2, a3, b0, b1, b2, b3 float32
 	if len(x0) == 0 {
-		return 0, 0, 0, 0, 0, 0, 0, 0, c
+		*a, *b = [4]float32{}, [4]float32{}
+		return c
 	}
 	sl, sr = sl&31, sr&31
 	g = g[:len(x0)]
@@ -604,7 +712,9 @@ func lstmFunnel4x2(x0, x1 []float32, g [][8]uint32, c, sl, sr uint32) (a0, a1, a
 		c = r[7] >> sl
 		d++
 		if d >= len(g) {
-			return a0, a1, a2, a3, b0, b1, b2, b3, c
+			a[0], a[1], a[2], a[3] = a0, a1, a2, a3
+			b[0], b[1], b[2], b[3] = b0, b1, b2, b3
+			return c
 		}
 	}
 }
@@ -628,10 +738,13 @@ func lstmFunnelTail4x2(a, b *[4]float32, x0v, x1v float32, q []uint32, t int, c,
 }
 
 // lstmFunnel8 is lstmDotF8Q's loop over whole groups g of eight words
-// with the carry c (see lstmFunnel4x2); it returns the next carry.
-func lstmFunnel8(x []float32, g [][8]uint32, c, sl, sr uint32) (a0, a1, a2, a3, b0, b1, b2, b3 float32, cn uint32) {
+// with the carry c (see lstmFunnel4x2): the sums go to a, the next carry
+// is returned.
+func lstmFunnel8(a *[8]float32, x []float32, g [][8]uint32, c, sl, sr uint32) uint32 {
+	var a0, a1, a2, a3, b0, b1, b2, b3 float32
 	if len(x) == 0 {
-		return 0, 0, 0, 0, 0, 0, 0, 0, c
+		*a = [8]float32{}
+		return c
 	}
 	sl, sr = sl&31, sr&31
 	g = g[:len(x)]
@@ -657,7 +770,9 @@ func lstmFunnel8(x []float32, g [][8]uint32, c, sl, sr uint32) (a0, a1, a2, a3, 
 		b3 += float32(xv * math.Float32frombits(w7))
 		d++
 		if d >= len(g) {
-			return a0, a1, a2, a3, b0, b1, b2, b3, c
+			a[0], a[1], a[2], a[3] = a0, a1, a2, a3
+			a[4], a[5], a[6], a[7] = b0, b1, b2, b3
+			return c
 		}
 	}
 }

@@ -259,6 +259,7 @@ const (
 	LstmCellF               Func = "lstmCellF"
 	LstmCellQ               Func = "lstmCellQ"
 	LstmClampF              Func = "lstmClampF"
+	LstmClipF               Func = "lstmClipF"
 	LstmDecodeF             Func = "lstmDecodeF"
 	LstmDot16               Func = "lstmDot16"
 	LstmDotF8               Func = "lstmDotF8"
@@ -273,13 +274,16 @@ const (
 	LstmFloatLean           Func = "lstmFloatLean"
 	LstmFunnel4x2           Func = "lstmFunnel4x2"
 	LstmFunnel8             Func = "lstmFunnel8"
+	LstmFunnelInit          Func = "lstmFunnelInit"
 	LstmFunnelTail4x2       Func = "lstmFunnelTail4x2"
 	LstmFunnelTail8         Func = "lstmFunnelTail8"
 	LstmGate16              Func = "lstmGate16"
 	LstmGateF               Func = "lstmGateF"
 	LstmGateFS              Func = "lstmGateFS"
 	LstmHiddenQ             Func = "lstmHiddenQ"
+	LstmInOneF              Func = "lstmInOneF"
 	LstmInPairF             Func = "lstmInPairF"
+	LstmInUnitF             Func = "lstmInUnitF"
 	LstmInt16               Func = "lstmInt16"
 	LstmInt8                Func = "lstmInt8"
 	LstmLastUnitF           Func = "lstmLastUnitF"
@@ -288,6 +292,7 @@ const (
 	LstmMakeUnitRQ          Func = "lstmMakeUnitRQ"
 	LstmRecPairF            Func = "lstmRecPairF"
 	LstmRowBatch            Func = "lstmRowBatch"
+	LstmRunDecF             Func = "lstmRunDecF"
 	LstmRunF                Func = "lstmRunF"
 	LstmRunFunnelF          Func = "lstmRunFunnelF"
 	LstmRunViewF            Func = "lstmRunViewF"
@@ -467,9 +472,11 @@ const (
 	LogSoftmaxParams     Struct = "logSoftmaxParams"
 	LogisticTanh16Params Struct = "logisticTanh16Params"
 	LogisticTanhParams   Struct = "logisticTanhParams"
+	LstmFunnelSt         Struct = "lstmFunnelSt"
 	LstmGate             Struct = "lstmGate"
 	LstmParams           Struct = "lstmParams"
 	LstmQ                Struct = "lstmQ"
+	LstmStrF             Struct = "lstmStrF"
 	LstmUnitRQ           Struct = "lstmUnitRQ"
 	MeanParams           Struct = "meanParams"
 	MoveParams           Struct = "moveParams"
@@ -738,6 +745,7 @@ func Funcs() []Func {
 		LstmCellF,
 		LstmCellQ,
 		LstmClampF,
+		LstmClipF,
 		LstmDecodeF,
 		LstmDot16,
 		LstmDotF8,
@@ -752,13 +760,16 @@ func Funcs() []Func {
 		LstmFloatLean,
 		LstmFunnel4x2,
 		LstmFunnel8,
+		LstmFunnelInit,
 		LstmFunnelTail4x2,
 		LstmFunnelTail8,
 		LstmGate16,
 		LstmGateF,
 		LstmGateFS,
 		LstmHiddenQ,
+		LstmInOneF,
 		LstmInPairF,
+		LstmInUnitF,
 		LstmInt16,
 		LstmInt8,
 		LstmLastUnitF,
@@ -767,6 +778,7 @@ func Funcs() []Func {
 		LstmMakeUnitRQ,
 		LstmRecPairF,
 		LstmRowBatch,
+		LstmRunDecF,
 		LstmRunF,
 		LstmRunFunnelF,
 		LstmRunViewF,
@@ -948,9 +960,11 @@ func Structs() []Struct {
 		LogSoftmaxParams,
 		LogisticTanh16Params,
 		LogisticTanhParams,
+		LstmFunnelSt,
 		LstmGate,
 		LstmParams,
 		LstmQ,
+		LstmStrF,
 		LstmUnitRQ,
 		MeanParams,
 		MoveParams,
@@ -1464,6 +1478,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*lstmParams"}, {"r", "*lstmUnitRQ"}, {"c", "int16"}, {"f", "int16"}, {"i", "int16"}, {"g", "int16"}}, true
 	case LstmClampF:
 		return []Param{{"x", "float32"}}, true
+	case LstmClipF:
+		return []Param{{"v", "float32"}, {"clip", "float32"}}, true
 	case LstmDecodeF:
 		return []Param{{"dst", "[]float32"}, {"src", "string"}}, true
 	case LstmDot16:
@@ -1489,9 +1505,11 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmFloatLean:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmFunnel4x2:
-		return []Param{{"x0", "[]float32"}, {"x1", "[]float32"}, {"g", "[][8]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+		return []Param{{"a", "*[4]float32"}, {"b", "*[4]float32"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"g", "[][8]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
 	case LstmFunnel8:
-		return []Param{{"x", "[]float32"}, {"g", "[][8]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+		return []Param{{"a", "*[8]float32"}, {"x", "[]float32"}, {"g", "[][8]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+	case LstmFunnelInit:
+		return []Param{{"st", "*lstmFunnelSt"}, {"wIn", "string"}, {"wRec", "string"}, {"offI", "uint32"}, {"offR", "uint32"}}, true
 	case LstmFunnelTail4x2:
 		return []Param{{"a", "*[4]float32"}, {"b", "*[4]float32"}, {"x0v", "float32"}, {"x1v", "float32"}, {"q", "[]uint32"}, {"t", "int"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
 	case LstmFunnelTail8:
@@ -1504,14 +1522,18 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "float32"}, {"r", "float32"}}, true
 	case LstmHiddenQ:
 		return []Param{{"p", "*lstmParams"}, {"r", "*lstmUnitRQ"}, {"c", "int16"}, {"og", "int16"}}, true
+	case LstmInOneF:
+		return []Param{{"a", "*[8]float32"}, {"x", "[]float32"}, {"w", "string"}, {"bb", "string"}}, true
 	case LstmInPairF:
-		return []Param{{"a", "*[8]float32"}, {"a1", "*[8]float32"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"q", "[]uint32"}, {"g0", "[][8]uint32"}, {"g4", "[][8]uint32"}, {"k", "int"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"bb", "string"}}, true
+		return []Param{{"st", "*lstmFunnelSt"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"k", "int"}, {"bb", "string"}}, true
+	case LstmInUnitF:
+		return []Param{{"st", "*lstmFunnelSt"}, {"v", "*[4]float32"}, {"v1", "*[4]float32"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"g", "[][8]uint32"}, {"k", "int"}, {"u", "int"}}, true
 	case LstmInt16:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int16"}, {"h", "[]int16"}, {"c", "[]int16"}, {"out", "[]int16"}, {"fg", "*lstmGate"}, {"fw", "[]int8"}, {"fr", "[]int8"}, {"fb", "string"}, {"ig", "*lstmGate"}, {"iw", "[]int8"}, {"ir", "[]int8"}, {"ib", "string"}, {"cg", "*lstmGate"}, {"cw", "[]int8"}, {"cr", "[]int8"}, {"cb", "string"}, {"og", "*lstmGate"}, {"ow", "[]int8"}, {"or", "[]int8"}, {"ob", "string"}}, true
 	case LstmInt8:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmLastUnitF:
-		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"y", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}, {"cs", "*[11]float64"}}, true
+		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"co", "*float32"}, {"yo", "*float32"}, {"w", "*lstmStrF"}, {"cs", "*[11]float64"}}, true
 	case LstmMakeQ:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeRQ:
@@ -1519,9 +1541,11 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmMakeUnitRQ:
 		return []Param{{"p", "*lstmParams"}, {"u", "*lstmUnitRQ"}}, true
 	case LstmRecPairF:
-		return []Param{{"rc", "*[8]float32"}, {"h", "[]float32"}, {"q", "[]uint32"}, {"g", "[][8]uint32"}, {"k", "int"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+		return []Param{{"st", "*lstmFunnelSt"}, {"h", "[]float32"}, {"k", "int"}}, true
 	case LstmRowBatch:
 		return []Param{{"p", "*lstmParams"}, {"r", "int"}}, true
+	case LstmRunDecF:
+		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wi", "[]float32"}, {"wr", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmRunF:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wi", "[]float32"}, {"wr", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmRunFunnelF:
@@ -1966,14 +1990,18 @@ func (f Func) Results() int {
 		LstmFinish2F,
 		LstmFloat,
 		LstmFloatLean,
+		LstmFunnelInit,
 		LstmFunnelTail4x2,
 		LstmFunnelTail8,
+		LstmInOneF,
 		LstmInPairF,
+		LstmInUnitF,
 		LstmInt16,
 		LstmInt8,
 		LstmLastUnitF,
 		LstmMakeUnitRQ,
 		LstmRecPairF,
+		LstmRunDecF,
 		LstmRunF,
 		LstmRunFunnelF,
 		LstmRunViewF,
@@ -2143,9 +2171,12 @@ func (f Func) Results() int {
 		LstmCellF,
 		LstmCellQ,
 		LstmClampF,
+		LstmClipF,
 		LstmDot16,
 		LstmExpCoef,
 		LstmFCQ64,
+		LstmFunnel4x2,
+		LstmFunnel8,
 		LstmGate16,
 		LstmGateF,
 		LstmGateFS,
@@ -2222,9 +2253,6 @@ func (f Func) Results() int {
 		LstmDotF8Q,
 		LstmDotF8S:
 		return 8
-	case LstmFunnel4x2,
-		LstmFunnel8:
-		return 9
 	}
 	return -1
 }
@@ -2306,12 +2334,16 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"mult", "int32"}, {"shift", "int"}}, true
 	case LogisticTanhParams:
 		return []Param{{"inZP", "int32"}, {"radius", "int32"}, {"mult", "int32"}, {"shift", "int"}}, true
+	case LstmFunnelSt:
+		return []Param{{"nx", "[80]float32"}, {"cs", "[11]float64"}, {"a", "[8]float32"}, {"rc", "[8]float32"}, {"w", "lstmStrF"}, {"qI", "[]uint32"}, {"qR", "[]uint32"}, {"gI0", "[][8]uint32"}, {"gI4", "[][8]uint32"}, {"gR", "[][8]uint32"}, {"cI", "uint32"}, {"eI", "uint32"}, {"slI", "uint32"}, {"srI", "uint32"}, {"cR", "uint32"}, {"eR", "uint32"}, {"slR", "uint32"}, {"srR", "uint32"}}, true
 	case LstmGate:
 		return []Param{{"inMult", "int32"}, {"recMult", "int32"}, {"inShift", "int"}, {"recShift", "int"}}, true
 	case LstmParams:
 		return []Param{{"batch", "int"}, {"steps", "int"}, {"inDim", "int"}, {"units", "int"}, {"timeMajor", "bool"}, {"forgetMult", "int32"}, {"inputMult", "int32"}, {"forgetShift", "int"}, {"inputShift", "int"}, {"hidMult", "int32"}, {"hidShift", "int"}, {"hidZP", "int32"}, {"hidMin", "int32"}, {"hidMax", "int32"}, {"tanhMult", "int32"}, {"tanhShift", "int"}, {"clip", "bool"}, {"cellClip", "int32"}, {"cellClipF", "float32"}}, true
 	case LstmQ:
 		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}, {"thr", "int32"}}, true
+	case LstmStrF:
+		return []Param{{"in", "string"}, {"rec", "string"}, {"bias", "string"}}, true
 	case LstmUnitRQ:
 		return []Param{{"forget", "rq32"}, {"input", "rq32"}, {"hid", "rq32"}}, true
 	case MeanParams:
