@@ -66,21 +66,71 @@ func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
 	K16 := K8 / 2
 	in16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/16)
 	w32 := unsafe.Slice((*[32]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/32)
+	if K%8 == 0 && !convPW64 {
+		// Blocks of convPWBlk channels whose requantizations convPWQ
+		// takes run as tiles (convPWGrid, convPWRunK8, convPWTile); the
+		// others pair by pair.
+		var g convPWRunArgs
+		var recs [convPWBlk]convPWCh
+		g.t = &recs
+		for ob := 0; ob < N; ob += convPWBlk {
+			if !convPWBlock(p, &g, rq, ob) {
+				convPWPairs(p, in, w, rq, out, ob, min(ob+convPWBlk, N))
+				continue
+			}
+			g.x, g.w, g.x16, g.w32 = in8, w16[ob/2*K8:], in16, w32[ob/2*K16:]
+			g.P, g.N, g.K8, g.out = P, N, K8, out[ob:]
+			switch {
+			case K8 == 1 && N%2 == 0:
+				// The outputs by channel pair, made here (unsafe.Slice of
+				// a variable length is a runtime call, and a pointer
+				// stored through &g in the kernel would move g to the
+				// heap).
+				g.out2 = unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.SliceData(g.out))), (len(g.out)+1)/2)
+				convPWRunK8(&g)
+			case g.nb%2 == 0:
+				g.in, g.wt, g.tp = in, w[ob*K:], unsafe.Pointer(g.t)
+				g.pin, g.pwt = unsafe.Pointer(unsafe.SliceData(g.in)), unsafe.Pointer(unsafe.SliceData(g.wt))
+				g.pout = unsafe.Pointer(unsafe.SliceData(g.out))
+				convPWGrid(&g)
+			default:
+				// Pair by pair: g.t[0:2] the pair's records.
+				t := *g.t
+				for j := 0; j < g.nb; j += 2 {
+					g.t[0], g.t[1] = t[j], t[min(j+1, g.nb-1)]
+					g.two = j+1 < g.nb
+					g.w, g.w32 = w16[(ob+j)/2*K8:], w32[(ob+j)/2*K16:]
+					g.out = out[ob+j:]
+					convPWTile(&g)
+				}
+			}
+		}
+		return
+	}
+	convPWPairs(p, in, w, rq, out, 0, N)
+}
+
+// convPWPairs is convPWInt8 for output channels lo..hi-1 (lo even), a pair
+// at a time (four on 64-bit machines): convPWQuad8, convPWPair8 or
+// convPWDotAny, with convPWRQ's requantization. in, w and out are
+// convPWInt8's, resliced.
+func convPWPairs(p *convPWParams, in, w []int8, rq string, out []int8, lo, hi int) {
+	K, N, P := p.inC, p.outC, p.pixels
+	K8 := K / 8
+	in8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/8)
+	w16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/16)
 	var q [4]convPWRQ
 	q2 := (*[2]convPWRQ)(q[:2])
-	var g convPWRunArgs
-	var recs [convPWBlk]convPWCh
-	g.t = &recs
-	for ob := 0; ob < N; ob += 2 {
+	for ob := lo; ob < hi; ob += 2 {
 		convPWRQLoad(rq, ob, &q[0])
 		two := ob+1 < N
 		if two {
 			convPWRQLoad(rq, ob+1, &q[1])
 		}
-		if convPW64 && K%8 == 0 && K < 1<<17 && ob+2 < N {
+		if convPW64 && K%8 == 0 && K < 1<<17 && ob+2 < hi {
 			// Four channels, two pixels a multiply (convPWQuad8).
 			convPWRQLoad(rq, ob+2, &q[2])
-			m := min(4, N-ob)
+			m := min(4, hi-ob)
 			if m == 4 {
 				convPWRQLoad(rq, ob+3, &q[3])
 			}
@@ -89,36 +139,6 @@ func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
 			continue
 		}
 		if K%8 == 0 {
-			if ob%convPWBlk == 0 && convPWBlock(p, &g, rq, ob) {
-				// Channels ob.. ob+convPWBlk-1 (those there are) done.
-				g.x, g.w, g.x16, g.w32 = in8, w16[ob/2*K8:], in16, w32[ob/2*K16:]
-				g.P, g.N, g.K8, g.out = P, N, K8, out[ob:]
-				if K8 == 1 && N%2 == 0 {
-					// The outputs by channel pair, made here (unsafe.Slice of
-					// a variable length is a runtime call, and a pointer
-					// stored through &g in the kernel would move g to the
-					// heap).
-					g.out2 = unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.SliceData(g.out))), (len(g.out)+1)/2)
-					convPWRunK8(&g)
-				} else if g.nb%2 == 0 {
-					g.in, g.wt, g.tp = in, w[ob*K:], unsafe.Pointer(g.t)
-					g.pin, g.pwt = unsafe.Pointer(unsafe.SliceData(g.in)), unsafe.Pointer(unsafe.SliceData(g.wt))
-					g.pout = unsafe.Pointer(unsafe.SliceData(g.out))
-					convPWGrid(&g)
-				} else {
-					// Pair by pair: g.t[0:2] the pair's records.
-					t := *g.t
-					for j := 0; j < g.nb; j += 2 {
-						g.t[0], g.t[1] = t[j], t[min(j+1, g.nb-1)]
-						g.two = j+1 < g.nb
-						g.w, g.w32 = w16[(ob+j)/2*K8:], w32[(ob+j)/2*K16:]
-						g.out = out[ob+j:]
-						convPWTile(&g)
-					}
-				}
-				ob += convPWBlk - 2
-				continue
-			}
 			convPWPair8(p, in8, w16[ob/2*K8:ob/2*K8+K8], q2, two, out[ob:])
 			continue
 		}
@@ -858,9 +878,12 @@ type convPWCh struct {
 // convPWChSet fills t for folded bias b, twice the multiplier m2, right
 // shift r and zl = zo - lo (convPWQ).
 func convPWChSet(t *convPWCh, b int32, m2, r, zl uint32) {
-	kh := int64(1)<<(r-1) + int64(zl)<<r
+	// kh = 2^(r-1) + zl*2^r < 2^20 + 2^29 for r <= 21, zl <= 255 (the
+	// masks only spare gc the code for shifts of 32 and more); d modulo
+	// 2^64.
+	kh := uint32(1)<<((r-1)&31) + zl<<(r&31)
 	t.bias, t.m2, t.r = b+1<<30, m2, r
-	t.d = uint64(1<<31 + (kh-1)<<32 - int64(m2)<<30)
+	t.d = 1<<31 + uint64(kh-1)<<32 - uint64(m2)<<30
 }
 
 // convPWChLoad prepares t from q for rows of K inputs and reports whether
@@ -966,7 +989,7 @@ func convPWChDecode(rq string, K int, zo, lo int32, t []convPWCh) bool {
 		s := rq[12*j : 12*j+12]
 		bias := uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 		m2 := (uint32(s[4]) | uint32(s[5])<<8 | uint32(s[6])<<16 | uint32(s[7])<<24) << 1
-		r := -(uint32(s[8]) | uint32(s[9])<<8 | uint32(s[10])<<16 | uint32(s[11])<<24)
+		r := uint32(-int32(int8(s[8]))) // the exponent is within [-31, 31]
 		neg := uint32(int32(bias) >> 31)
 		if r-1 >= 21 || (bias^neg)-neg+k14 >= 1<<30 {
 			return false

@@ -41,20 +41,15 @@ func convPWGrid(g *convPWRunArgs) {
 		if g.px+1 < g.P {
 			g.xb, g.ob = g.xa+8*g.K8, g.oa+g.N
 		}
-		convPWGridRun(g)
-	}
-}
-
-// convPWGridRun runs the pixel pair through the convPWGridPair variant
-// for g.K8.
-func convPWGridRun(g *convPWRunArgs) {
-	switch {
-	case g.K8 == 2:
-		convPWGridPair16(g)
-	case g.K8%4 == 0:
-		convPWGridPairL(g)
-	default:
-		convPWGridPair(g)
+		// The convPWGridPair variant for g.K8.
+		switch {
+		case g.K8 == 2:
+			convPWGridPair16(g)
+		case g.K8%4 == 0:
+			convPWGridPairL(g)
+		default:
+			convPWGridPair(g)
+		}
 	}
 }
 

@@ -983,8 +983,18 @@ func dw3x3Mult(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 				ix0 := s0*sW - p.padW
 				jl := min(max(-ix0, 0), ng)
 				jh := max(min(inW-ix0, ng), jl)
-				for j := range g {
-					g[j] = [3]int8{zp, zp, zp}
+				// The padding's columns take the zero point (all of them
+				// when a window row is outside the image: dw3x3Rows skips
+				// such rows); dw3x3Gather3 fills the rest.
+				pad := g
+				if all {
+					pad = g[:jl]
+					for j := range g[jh:] {
+						g[jh+j] = [3]int8{zp, zp, zp}
+					}
+				}
+				for j := range pad {
+					pad[j] = [3]int8{zp, zp, zp}
 				}
 				gv := g[jl:jh]
 				cnt := (len(gv)-1)*C + 1 // values of a row from the first to the last column

@@ -65,12 +65,12 @@ package kernels
 //     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
 //     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
 //     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
-//     poolWindow, preluOne, quantizeF32One, reluOne, requantizeFast,
-//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC,
-//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
-//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
-//     softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32,
-//     svdfSumI8, tconvTaps
+//     poolRecip, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
+//     rqFromFC, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
+//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
+//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne,
+//     svdfActF32, svdfSumI8, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -186,10 +186,10 @@ func Call(fn string, args []any) bool {
 		convPWGridPair16(args[0].(*convPWRunArgs))
 	case "convPWGridPairL":
 		convPWGridPairL(args[0].(*convPWRunArgs))
-	case "convPWGridRun":
-		convPWGridRun(args[0].(*convPWRunArgs))
 	case "convPWInt8":
 		convPWInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "convPWPairs":
+		convPWPairs(args[0].(*convPWParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].([]int8), int(args[5].(int64)), int(args[6].(int64)))
 	case "convPWRQLoad":
 		convPWRQLoad(args[0].(string), int(args[1].(int64)), args[2].(*convPWRQ))
 	case "convPWRows":

@@ -273,3 +273,39 @@ func TestPoolingInt8Strided(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolRecip checks that poolRecip's multiply divides exactly every
+// dividend the int8 average pooling gives it (0 <= x <= 128n + n/2), for
+// every window size up to 4096 and samples up to poolRecipMax, at the
+// ends of the range and around every multiple of n there.
+func TestPoolRecip(t *testing.T) {
+	ns := []int32{}
+	for n := int32(1); n <= 4096; n++ {
+		ns = append(ns, n)
+	}
+	for n := int32(4097); n <= poolRecipMax; n += 997 {
+		ns = append(ns, n)
+	}
+	ns = append(ns, poolRecipMax-1, poolRecipMax)
+	for _, n := range ns {
+		rcp := poolRecip(n)
+		top := uint64(128*n + n/2)
+		check := func(x uint64) {
+			if got, want := (x*rcp)>>40, x/uint64(n); got != want {
+				t.Fatalf("n %d x %d: %d, want %d", n, x, got, want)
+			}
+		}
+		for _, x := range []uint64{0, 1, uint64(n / 2), top - 1, top} {
+			check(x)
+		}
+		if n <= 64 {
+			for x := uint64(0); x <= top; x++ {
+				check(x)
+			}
+		}
+		for k := top / uint64(n); k > 0 && k+3 > top/uint64(n); k-- {
+			check(k*uint64(n) - 1)
+			check(k * uint64(n))
+		}
+	}
+}

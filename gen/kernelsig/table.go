@@ -91,10 +91,10 @@ const (
 	ConvPWGridPair          Func = "convPWGridPair"
 	ConvPWGridPair16        Func = "convPWGridPair16"
 	ConvPWGridPairL         Func = "convPWGridPairL"
-	ConvPWGridRun           Func = "convPWGridRun"
 	ConvPWInt8              Func = "convPWInt8"
 	ConvPWOut               Func = "convPWOut"
 	ConvPWPair8             Func = "convPWPair8"
+	ConvPWPairs             Func = "convPWPairs"
 	ConvPWQ                 Func = "convPWQ"
 	ConvPWQuad8             Func = "convPWQuad8"
 	ConvPWRQLoad            Func = "convPWRQLoad"
@@ -343,6 +343,7 @@ const (
 	PadBytesConst           Func = "padBytesConst"
 	PadFill                 Func = "padFill"
 	PoolAvgRound            Func = "poolAvgRound"
+	PoolRecip               Func = "poolRecip"
 	PoolWindow              Func = "poolWindow"
 	PreluF32                Func = "preluF32"
 	PreluInt16              Func = "preluInt16"
@@ -577,10 +578,10 @@ func Funcs() []Func {
 		ConvPWGridPair,
 		ConvPWGridPair16,
 		ConvPWGridPairL,
-		ConvPWGridRun,
 		ConvPWInt8,
 		ConvPWOut,
 		ConvPWPair8,
+		ConvPWPairs,
 		ConvPWQ,
 		ConvPWQuad8,
 		ConvPWRQLoad,
@@ -829,6 +830,7 @@ func Funcs() []Func {
 		PadBytesConst,
 		PadFill,
 		PoolAvgRound,
+		PoolRecip,
 		PoolWindow,
 		PreluF32,
 		PreluInt16,
@@ -1142,14 +1144,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"g", "*convPWRunArgs"}}, true
 	case ConvPWGridPairL:
 		return []Param{{"g", "*convPWRunArgs"}}, true
-	case ConvPWGridRun:
-		return []Param{{"g", "*convPWRunArgs"}}, true
 	case ConvPWInt8:
 		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case ConvPWOut:
 		return []Param{{"acc", "int32"}, {"q", "*convPWRQ"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvPWPair8:
 		return []Param{{"p", "*convPWParams"}, {"x", "[][8]int8"}, {"w", "[][16]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
+	case ConvPWPairs:
+		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"w", "[]int8"}, {"rq", "string"}, {"out", "[]int8"}, {"lo", "int"}, {"hi", "int"}}, true
 	case ConvPWQ:
 		return []Param{{"s", "int32"}, {"t", "*convPWCh"}, {"span", "int32"}}, true
 	case ConvPWQuad8:
@@ -1646,6 +1648,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"dst", "[]byte"}, {"v", "int64"}, {"esz", "int"}}, true
 	case PoolAvgRound:
 		return []Param{{"acc", "int32"}, {"n", "int32"}}, true
+	case PoolRecip:
+		return []Param{{"n", "int32"}}, true
 	case PoolWindow:
 		return []Param{{"origin", "int"}, {"taps", "int"}, {"size", "int"}}, true
 	case PreluF32:
@@ -1882,9 +1886,9 @@ func (f Func) Results() int {
 		ConvPWGridPair,
 		ConvPWGridPair16,
 		ConvPWGridPairL,
-		ConvPWGridRun,
 		ConvPWInt8,
 		ConvPWPair8,
+		ConvPWPairs,
 		ConvPWQuad8,
 		ConvPWRQLoad,
 		ConvPWRows,
@@ -2196,6 +2200,7 @@ func (f Func) Results() int {
 		MulByQuantMul64,
 		MulQuantOne,
 		PoolAvgRound,
+		PoolRecip,
 		PreluOne,
 		QuantizeF32One,
 		ReluOne,

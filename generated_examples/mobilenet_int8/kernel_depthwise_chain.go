@@ -308,8 +308,11 @@ func dw3x3Decode(rq string, d int32, t *[dw3x3G]dw3x3Rec, n int) bool {
 		if rr < 1 || rr > 21 || m < 0 || bias <= -dw3x3BiasMax || bias >= dw3x3BiasMax {
 			return false
 		}
-		t[c] = dw3x3Rec{bias: bias, k: 1 + int32(1)<<uint32(rr) + d<<uint32(rr+1), mm: -m - 2,
-			m: uint32(m), sh: uint32(rr + 1)}
+		// rr is 1..21 here; the masks only spare gc the code for shifts
+		// of 32 and more.
+		tc := &t[c]
+		tc.bias, tc.k, tc.mm = bias, 1+int32(1)<<(uint32(rr)&31)+d<<(uint32(rr+1)&31), -m-2
+		tc.m, tc.sh = uint32(m), uint32(rr+1)
 	}
 	return true
 }

@@ -226,9 +226,12 @@ type convPWCh struct {
 // convPWChSet fills t for folded bias b, twice the multiplier m2, right
 // shift r and zl = zo - lo (convPWQ).
 func convPWChSet(t *convPWCh, b int32, m2, r, zl uint32) {
-	kh := int64(1)<<(r-1) + int64(zl)<<r
+	// kh = 2^(r-1) + zl*2^r < 2^20 + 2^29 for r <= 21, zl <= 255 (the
+	// masks only spare gc the code for shifts of 32 and more); d modulo
+	// 2^64.
+	kh := uint32(1)<<((r-1)&31) + zl<<(r&31)
 	t.bias, t.m2, t.r = b+1<<30, m2, r
-	t.d = uint64(1<<31 + (kh-1)<<32 - int64(m2)<<30)
+	t.d = 1<<31 + uint64(kh-1)<<32 - uint64(m2)<<30
 }
 
 // convPWQ rescales the sum s of a channel t and clamps it, returning hi -
@@ -314,7 +317,7 @@ func convPWChDecode(rq string, K int, zo, lo int32, t []convPWCh) bool {
 		s := rq[12*j : 12*j+12]
 		bias := uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 		m2 := (uint32(s[4]) | uint32(s[5])<<8 | uint32(s[6])<<16 | uint32(s[7])<<24) << 1
-		r := -(uint32(s[8]) | uint32(s[9])<<8 | uint32(s[10])<<16 | uint32(s[11])<<24)
+		r := uint32(-int32(int8(s[8]))) // the exponent is within [-31, 31]
 		neg := uint32(int32(bias) >> 31)
 		if r-1 >= 21 || (bias^neg)-neg+k14 >= 1<<30 {
 			return false

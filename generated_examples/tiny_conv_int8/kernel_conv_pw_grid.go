@@ -8,19 +8,6 @@ import (
 	"unsafe"
 )
 
-// convPWGridRun runs the pixel pair through the convPWGridPair variant
-// for g.K8.
-func convPWGridRun(g *convPWRunArgs) {
-	switch {
-	case g.K8 == 2:
-		convPWGridPair16(g)
-	case g.K8%4 == 0:
-		convPWGridPairL(g)
-	default:
-		convPWGridPair(g)
-	}
-}
-
 // convPWGridPair computes output channels 0..g.nb-1 (an even number) of
 // the pixel pair whose rows start at g.pin + g.xa and g.pin + g.xb, with
 // outputs at g.pout + g.oa and g.pout + g.ob, from rows of 8*g.K8 inputs,

@@ -147,7 +147,14 @@ func convGatherGrid(p *convRowsParams, in []int8, wt, rq string, out []int8) boo
 					convGatherWin(p, x, iy0, ix0+p.strideW, win[1][:K])
 					g.xb, g.ob = convGatherMax, ox*N+N
 				}
-				convPWGridRun(&g)
+				switch {
+				case K8 == 2:
+					convPWGridPair16(&g)
+				case K8%4 == 0:
+					convPWGridPairL(&g)
+				default:
+					convPWGridPair(&g)
+				}
 			}
 		}
 	}

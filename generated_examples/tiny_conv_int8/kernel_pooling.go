@@ -35,6 +35,17 @@ func poolAvgRound(acc, n int32) int32 {
 	return (acc - n/2) / n
 }
 
+// poolRecipMax bounds the window sizes n for which poolRecip's
+// multiply divides exactly the int8 window sums (|sum| + n/2 <= 129n).
+const poolRecipMax = 1 << 16
+
+// poolRecip is floor(2^40/n) + 1: for 0 <= x < 2^40/n, (x*poolRecip(n))
+// >> 40 is floor(x/n) (the excess x*e/2^40, e <= 1, stays below 1/n).
+// For the int8 average's x <= 129n that holds up to n = poolRecipMax.
+func poolRecip(n int32) uint64 {
+	return 1<<40/uint64(n) + 1
+}
+
 // avgPoolInt8 is the int8 average pooling.
 func avgPoolInt8(p *poolParams, in, out []int8) {
 	d := p.depth
@@ -53,6 +64,20 @@ func avgPoolInt8(p *poolParams, in, out []int8) {
 				start := base + (iy0+fy0)*row + (ix0+fx0)*d
 				span := (fx1 - fx0) * d
 				dst := out[o : o+d]
+				if n <= 0 || n > poolRecipMax {
+					for c := range dst {
+						var acc int32
+						for y, r := fy0, start+c; y < fy1; y, r = y+1, r+row {
+							for i := r; i < r+span; i += d {
+								acc += int32(in[i])
+							}
+						}
+						dst[c] = int8(clampI32(poolAvgRound(acc, n), p.actMin, p.actMax))
+					}
+					o += d
+					continue
+				}
+				rcp, h := poolRecip(n), uint32(n/2)
 				for c := range dst {
 					var acc int32
 					for y, r := fy0, start+c; y < fy1; y, r = y+1, r+row {
@@ -60,7 +85,10 @@ func avgPoolInt8(p *poolParams, in, out []int8) {
 							acc += int32(in[i])
 						}
 					}
-					dst[c] = int8(clampI32(poolAvgRound(acc, n), p.actMin, p.actMax))
+					// poolAvgRound by the reciprocal: |acc| <= 128n.
+					s := acc >> 31
+					q := int32((uint64(uint32((acc^s)-s)+h) * rcp) >> 40)
+					dst[c] = int8(clampI32((q^s)-s, p.actMin, p.actMax))
 				}
 				o += d
 			}
