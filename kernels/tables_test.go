@@ -449,10 +449,14 @@ func TestTableAddSubInt8(t *testing.T) {
 	}
 
 	var limits [2]bool
+	fast := 0 // cases whose contiguous layout takes addInt8TabFast
 	got := make([]int8, 65536)
 	for ci, c := range cases {
 		for _, sub := range []bool{false, true} {
 			p := ewtAddSubParams[int8](t, sub, c.s, c.z, c.act)
+			if p.outShift <= -1 && p.outShift >= -21 && p.outMult >= 0 && p.outOff >= -128 && p.outOff <= 128 {
+				fast++
+			}
 			tab := tabtAddTable(p, sub)
 			var ref [65536]int8 // ref[uint8(x)<<8|uint8(y)]
 			for k := range ref {
@@ -486,6 +490,10 @@ func TestTableAddSubInt8(t *testing.T) {
 	if !limits[0] || !limits[1] {
 		t.Errorf("the cases reach the int8 limits %v (want both)", limits)
 	}
+	if fast == 0 {
+		t.Error("no case takes addInt8TabFast")
+	}
+	t.Logf("%d of %d add/sub cases take addInt8TabFast", fast, 2*len(cases))
 }
 
 // TestTableEwTab32 checks ewTab32 on a table of random and extreme int32

@@ -24,6 +24,7 @@ const (
 	AddI32                  Func = "addI32"
 	AddInt16                Func = "addInt16"
 	AddInt8Tab              Func = "addInt8Tab"
+	AddInt8TabFast          Func = "addInt8TabFast"
 	AddNF32Acc              Func = "addNF32Acc"
 	AddNF32Start            Func = "addNF32Start"
 	AddNInt8Acc             Func = "addNInt8Acc"
@@ -185,6 +186,7 @@ const (
 	EwRowStart              Func = "ewRowStart"
 	EwRows                  Func = "ewRows"
 	EwTab32                 Func = "ewTab32"
+	EwTabAt                 Func = "ewTabAt"
 	ExpF32                  Func = "expF32"
 	F32Dot4                 Func = "f32Dot4"
 	F32DotFunnel4           Func = "f32DotFunnel4"
@@ -511,6 +513,7 @@ func Funcs() []Func {
 		AddI32,
 		AddInt16,
 		AddInt8Tab,
+		AddInt8TabFast,
 		AddNF32Acc,
 		AddNF32Start,
 		AddNInt8Acc,
@@ -672,6 +675,7 @@ func Funcs() []Func {
 		EwRowStart,
 		EwRows,
 		EwTab32,
+		EwTabAt,
 		ExpF32,
 		F32Dot4,
 		F32DotFunnel4,
@@ -1010,6 +1014,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*ewQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int16"}, {"b", "[]int16"}, {"out", "[]int16"}}, true
 	case AddInt8Tab:
 		return []Param{{"p", "*ewQuantParams"}, {"tab", "string"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
+	case AddInt8TabFast:
+		return []Param{{"t", "*[2048]byte"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}, {"m", "uint32"}, {"r", "uint"}, {"oo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case AddNF32Acc:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case AddNF32Start:
@@ -1332,6 +1338,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"bc", "*ewBcast"}, {"n", "int"}}, true
 	case EwTab32:
 		return []Param{{"t", "*[2048]byte"}, {"i", "int"}}, true
+	case EwTabAt:
+		return []Param{{"p", "unsafe.Pointer"}}, true
 	case ExpF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case F32Dot4:
@@ -1842,6 +1850,7 @@ func (f Func) Results() int {
 		AddI32,
 		AddInt16,
 		AddInt8Tab,
+		AddInt8TabFast,
 		AddNF32Acc,
 		AddNF32Start,
 		AddNInt8Acc,
@@ -2147,6 +2156,7 @@ func (f Func) Results() int {
 		EwRequantDown,
 		EwRows,
 		EwTab32,
+		EwTabAt,
 		F32StrOff,
 		F32StrView,
 		F32q,
