@@ -27,8 +27,8 @@ package kernels
 //   - dw3x3Tri2: parameter cols has type *dw3x3Cols
 //   - dwRecDecode: parameter t has type []dwRec
 //   - dwRowsAny: parameter rows has type [][]int64
-//   - f32FunnelRow: parameter g has type [][4]uint32
-//   - f32ViewRow: parameter w has type [][4]float32
+//   - f32FunnelRow: parameter pg has type unsafe.Pointer
+//   - f32ViewRow: parameter pw has type unsafe.Pointer
 //   - fcOctOut: parameter a has type *[8]int32
 //   - lstmAddBias8: parameter a has type *[8]float32
 //   - lstmExpNC: parameter cs has type *[11]float64

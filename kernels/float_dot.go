@@ -187,7 +187,7 @@ func f32Funnel1(x []float32, g [][4]uint32, c, sl, sr uint32) (float32, uint32) 
 // f32FunnelRow writes to o the dot products (without bias) of the input
 // row x with the blocks of four interleaved rows read through the funnel
 // (see f32Words): g groups by four the aligned words inside the weight
-// string (len(x)*nb-1 of them for nb blocks), t is the three words after
+// string (len(x)*nb-1 of them for nb blocks, from pg on), t is the three words after
 // them, e the string's last bytes and c the first float's low bytes. The
 // last block has len(o) - 4*(nb-1) channels, one of them computing only
 // its own products. The loops walk pointers that never pass their last
@@ -197,12 +197,10 @@ func f32Funnel1(x []float32, g [][4]uint32, c, sl, sr uint32) (float32, uint32) 
 // What the code needs after an inner loop it reads from memory (arrays of
 // more than one element are never kept in registers): values held in
 // registers across a loop make gc reload them on every iteration.
-func f32FunnelRow(x []float32, g [][4]uint32, t *[3]uint32, o []float32, c, e, sl, sr uint32) {
+func f32FunnelRow(x []float32, pg unsafe.Pointer, t *[3]uint32, o []float32, c, e, sl, sr uint32) {
 	sl, sr = sl&31, sr&31 // (shifts known to be below 32 need no range check)
 	k, n := len(x), len(o)
 	nb := (n + 3) / 4
-	g = g[:k*nb-1]
-	pg := unsafe.Pointer(unsafe.SliceData(g))
 	var keep [2]unsafe.Pointer // x, then the last block's outputs
 	var blks [3]int            // the block, whole blocks, channels of the last
 	keep[0] = unsafe.Pointer(unsafe.SliceData(x))
@@ -284,13 +282,11 @@ func f32FunnelRow(x []float32, g [][4]uint32, t *[3]uint32, o []float32, c, e, s
 	}
 }
 
-// f32ViewRow is f32FunnelRow for weights viewed as float32: w holds the
-// nb blocks, len(x) groups of four floats each.
-func f32ViewRow(x []float32, w [][4]float32, o []float32) {
+// f32ViewRow is f32FunnelRow for weights viewed as float32: from pw on
+// lie the nb blocks, len(x) groups of four floats each.
+func f32ViewRow(x []float32, pw unsafe.Pointer, o []float32) {
 	k, n := len(x), len(o)
 	nb := (n + 3) / 4
-	w = w[:k*nb]
-	pw := unsafe.Pointer(unsafe.SliceData(w))
 	x0 := unsafe.Pointer(unsafe.SliceData(x))
 	xl := unsafe.Add(x0, 4*(k-1)) // the last element
 	for blk := 0; blk < nb; blk++ {

@@ -297,10 +297,9 @@ func fcActF32(o []float32, bias string, lo, hi float32) {
 	off := f32StrOff(bias)
 	switch {
 	case off == 0 || f32Unaligned:
-		bv := f32StrView(bias)
-		bv = bv[:len(o)]
+		pb := unsafe.Pointer(unsafe.StringData(bias))
 		for i, v := range o {
-			o[i] = clampF32(v+bv[i], lo, hi)
+			o[i] = clampF32(v+*(*float32)(unsafe.Add(pb, 4*i)), lo, hi)
 		}
 	case f32Funnel:
 		var c, e uint32
@@ -334,10 +333,10 @@ func fcActF32(o []float32, bias string, lo, hi float32) {
 // target that loads unaligned floats).
 func fcF32V(p *fcParams, in []float32, w, bias string, out []float32) {
 	k, n := p.accumDepth, p.outDepth
-	wv := unsafe.Slice((*[4]float32)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
+	pw := unsafe.Pointer(unsafe.StringData(w)) // (fcF32 checked len(w))
 	for b := 0; b < p.batches; b++ {
 		o := out[b*n : b*n+n]
-		f32ViewRow(in[b*k:b*k+k], wv, o)
+		f32ViewRow(in[b*k:b*k+k], pw, o)
 		fcActF32(o, bias, p.fActMin, p.fActMax)
 	}
 }
@@ -353,14 +352,13 @@ func fcF32Q(p *fcParams, in []float32, w string, off uint32, bias string, out []
 	for i := len(w) - 1; i >= len(w)-int(off); i-- {
 		e = e<<8 | uint32(w[i])
 	}
-	// len(w)/4-1 words lie inside w: k*nb-1 whole groups and three more.
-	ng := len(w)/16 - 1
+	// len(w)/4-1 words lie inside w (fcF32 checked len(w)): k*nb-1 whole
+	// groups from p0 on and three more (t).
 	p0 := unsafe.Add(unsafe.Pointer(unsafe.StringData(w)), 4-off)
-	g := unsafe.Slice((*[4]uint32)(p0), ng)
-	t := (*[3]uint32)(unsafe.Add(p0, 16*ng))
+	t := (*[3]uint32)(unsafe.Add(p0, len(w)-16))
 	for b := 0; b < p.batches; b++ {
 		o := out[b*n : b*n+n]
-		f32FunnelRow(in[b*k:b*k+k], g, t, o, c0, e, 8*off, 32-8*off)
+		f32FunnelRow(in[b*k:b*k+k], p0, t, o, c0, e, 8*off, 32-8*off)
 		fcActF32(o, bias, p.fActMin, p.fActMax)
 	}
 }

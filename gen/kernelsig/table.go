@@ -1359,7 +1359,7 @@ func (f Func) Params() ([]Param, bool) {
 	case F32Funnel4:
 		return []Param{{"x", "[]float32"}, {"g", "[][4]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
 	case F32FunnelRow:
-		return []Param{{"x", "[]float32"}, {"g", "[][4]uint32"}, {"t", "*[3]uint32"}, {"o", "[]float32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+		return []Param{{"x", "[]float32"}, {"pg", "unsafe.Pointer"}, {"t", "*[3]uint32"}, {"o", "[]float32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
 	case F32Store4:
 		return []Param{{"o", "[]float32"}, {"a0", "float32"}, {"a1", "float32"}, {"a2", "float32"}, {"a3", "float32"}}, true
 	case F32StrOff:
@@ -1367,7 +1367,7 @@ func (f Func) Params() ([]Param, bool) {
 	case F32StrView:
 		return []Param{{"w", "string"}}, true
 	case F32ViewRow:
-		return []Param{{"x", "[]float32"}, {"w", "[][4]float32"}, {"o", "[]float32"}}, true
+		return []Param{{"x", "[]float32"}, {"pw", "unsafe.Pointer"}, {"o", "[]float32"}}, true
 	case F32Words:
 		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case F32q:
