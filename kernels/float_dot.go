@@ -135,55 +135,6 @@ func f32q(p []byte, k int) float32 {
 	return math.Float32frombits(uint32(p[4*k]) | uint32(p[4*k+1])<<8 | uint32(p[4*k+2])<<16 | uint32(p[4*k+3])<<24)
 }
 
-// f32Funnel4 is the funnel dot product (see f32Words) of x with four
-// interleaved rows whose words are g (4 per element of x, the words that
-// end each element's floats) and c, the first float's low bytes (the
-// preceding word shifted down by sl). It also returns the carry for the
-// next element after x. The loop tests its end after the adds, so gc for
-// ARM makes each multiply and add one VMLA.
-func f32Funnel4(x []float32, g [][4]uint32, c, sl, sr uint32) (a0, a1, a2, a3 float32, cn uint32) {
-	if len(x) == 0 {
-		return 0, 0, 0, 0, c
-	}
-	sl, sr = sl&31, sr&31 // (shifts known to be below 32 need no range check)
-	g = g[:len(x)]
-	for d := 0; ; {
-		xv := x[d]
-		r := &g[d]
-		r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-		a0 += float32(xv * math.Float32frombits(c|r0<<sr))
-		a1 += float32(xv * math.Float32frombits(r0>>sl|r1<<sr))
-		a2 += float32(xv * math.Float32frombits(r1>>sl|r2<<sr))
-		a3 += float32(xv * math.Float32frombits(r2>>sl|r3<<sr))
-		c = r3 >> sl
-		d++
-		if d >= len(x) {
-			return a0, a1, a2, a3, c
-		}
-	}
-}
-
-// f32Funnel1 is f32Funnel4 for the first row only and all of x but its
-// last element, which is the caller's: it returns the sum and the carry
-// for the last element.
-func f32Funnel1(x []float32, g [][4]uint32, c, sl, sr uint32) (float32, uint32) {
-	var a float32
-	if len(x) == 0 {
-		return 0, c
-	}
-	sl, sr = sl&31, sr&31
-	g = g[:len(x)]
-	for d := 0; ; {
-		r := &g[d]
-		a += float32(x[d] * math.Float32frombits(c|r[0]<<sr))
-		c = r[3] >> sl
-		d++
-		if d >= len(x) {
-			return a, c
-		}
-	}
-}
-
 // f32FunnelRow writes to o the dot products (without bias) of the input
 // row x with the blocks of four interleaved rows read through the funnel
 // (see f32Words): g groups by four the aligned words inside the weight

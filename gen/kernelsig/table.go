@@ -189,8 +189,6 @@ const (
 	F32Dot4                 Func = "f32Dot4"
 	F32DotFunnel4           Func = "f32DotFunnel4"
 	F32DotStr4              Func = "f32DotStr4"
-	F32Funnel1              Func = "f32Funnel1"
-	F32Funnel4              Func = "f32Funnel4"
 	F32FunnelRow            Func = "f32FunnelRow"
 	F32Store4               Func = "f32Store4"
 	F32StrOff               Func = "f32StrOff"
@@ -683,8 +681,6 @@ func Funcs() []Func {
 		F32Dot4,
 		F32DotFunnel4,
 		F32DotStr4,
-		F32Funnel1,
-		F32Funnel4,
 		F32FunnelRow,
 		F32Store4,
 		F32StrOff,
@@ -1354,10 +1350,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]float32"}, {"w", "string"}, {"off", "uint32"}}, true
 	case F32DotStr4:
 		return []Param{{"x", "[]float32"}, {"w", "string"}}, true
-	case F32Funnel1:
-		return []Param{{"x", "[]float32"}, {"g", "[][4]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
-	case F32Funnel4:
-		return []Param{{"x", "[]float32"}, {"g", "[][4]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
 	case F32FunnelRow:
 		return []Param{{"x", "[]float32"}, {"pg", "unsafe.Pointer"}, {"t", "*[3]uint32"}, {"o", "[]float32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
 	case F32Store4:
@@ -2261,7 +2253,6 @@ func (f Func) Results() int {
 		ConvTaps,
 		DwTaps,
 		EwRowStart,
-		F32Funnel1,
 		FcRQFor,
 		L2InvSqrt,
 		LogisticTanh16Input,
@@ -2286,7 +2277,6 @@ func (f Func) Results() int {
 		OctCols64:
 		return 4
 	case ConvLean8,
-		F32Funnel4,
 		RequantizeFast:
 		return 5
 	case LstmDotF8,
