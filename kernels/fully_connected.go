@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"math"
 	"unsafe"
 )
 
@@ -259,71 +260,121 @@ func fcInt16Acc32(p *fcParams, in []int16, w []int8, bias, mult, shift string, o
 //
 // The weight string's alignment is looked at once per call (see
 // f32StrOff): word-aligned (or on a target that loads unaligned floats) it
-// is viewed as float32; on 32-bit targets otherwise the aligned words that
-// cover it are read once (f32Words) and every float is shifted together
-// from two neighbours, the carry running from block to block; elsewhere
-// the bytes are decoded (which 64-bit compilers merge into word loads).
+// is viewed as float32 (fcF32V); on 32-bit targets otherwise the aligned
+// words that cover it are read once and every float is shifted together
+// from two neighbours, the carry running from block to block (fcF32Q);
+// elsewhere the bytes are decoded (which 64-bit compilers merge into word
+// loads). A last block of one channel computes only that channel.
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	k, n := p.accumDepth, p.outDepth
 	if k <= 0 || n <= 0 {
 		return
 	}
-	nb := (n + 3) / 4
-	w = w[:16*k*nb]
-	off := f32StrOff(w)
-	var wf []float32
-	var q []uint32
-	var c0, e, sl, sr uint32
+	w = w[:16*k*((n+3)/4)]
+	if off := f32StrOff(w); off == 0 || f32Unaligned {
+		fcF32V(p, in, w, bias, out)
+	} else if f32Funnel {
+		fcF32Q(p, in, w, off, bias, out)
+	} else {
+		fcF32B(p, in, w, bias, out)
+	}
+}
+
+// fcActF32 adds the bias (one float32 per element of o, or "") to o and
+// clamps it to [lo, hi]. A misaligned bias is read through the funnel on
+// 32-bit targets (see f32Words), one aligned word per channel.
+func fcActF32(o []float32, bias string, lo, hi float32) {
+	if len(o) == 0 {
+		return
+	}
+	if len(bias) == 0 {
+		for i, v := range o {
+			o[i] = clampF32(v, lo, hi)
+		}
+		return
+	}
+	bias = bias[:4*len(o)]
+	off := f32StrOff(bias)
 	switch {
 	case off == 0 || f32Unaligned:
-		wf = f32StrView(w)
+		pb := unsafe.Pointer(unsafe.StringData(bias))
+		for i, v := range o {
+			o[i] = clampF32(v+*(*float32)(unsafe.Add(pb, 4*i)), lo, hi)
+		}
 	case f32Funnel:
-		c0, q, e = f32Words(w, off)
-		sl, sr = (8*off)&31, (32-8*off)&31
-		q = q[:4*k*nb-1]
+		var c, e uint32
+		for i := int(4-off) - 1; i >= 0; i-- {
+			c = c<<8 | uint32(bias[i])
+		}
+		for i := len(bias) - 1; i >= len(bias)-int(off); i-- {
+			e = e<<8 | uint32(bias[i])
+		}
+		sl, sr := (8*off)&31, (32-8*off)&31
+		n := len(o) - 1
+		pb := unsafe.Add(unsafe.Pointer(unsafe.StringData(bias)), 4-off)
+		o = o[:n+1]
+		for i := 0; i < n; i++ {
+			r := *(*uint32)(pb)
+			o[i] = clampF32(o[i]+math.Float32frombits(c|r<<sr), lo, hi)
+			c = r >> sl
+			if i < n-1 {
+				pb = unsafe.Add(pb, 4)
+			}
+		}
+		o[n] = clampF32(o[n]+math.Float32frombits(c|e<<sr), lo, hi)
+	default:
+		for i, v := range o {
+			o[i] = clampF32(v+ldf32(bias, i), lo, hi)
+		}
 	}
+}
+
+// fcF32V is fcF32 over weights viewed as float32 (w word-aligned, or a
+// target that loads unaligned floats).
+func fcF32V(p *fcParams, in []float32, w, bias string, out []float32) {
+	k, n := p.accumDepth, p.outDepth
+	pw := unsafe.Pointer(unsafe.StringData(w)) // (fcF32 checked len(w))
+	for b := 0; b < p.batches; b++ {
+		o := out[b*n : b*n+n]
+		f32ViewRow(in[b*k:b*k+k], pw, o)
+		fcActF32(o, bias, p.fActMin, p.fActMax)
+	}
+}
+
+// fcF32Q is fcF32 through the funnel (see f32Words, f32FunnelRow) for w at
+// address off mod 4 (off != 0) on 32-bit targets.
+func fcF32Q(p *fcParams, in []float32, w string, off uint32, bias string, out []float32) {
+	k, n := p.accumDepth, p.outDepth
+	var c0, e uint32
+	for i := int(4-off) - 1; i >= 0; i-- {
+		c0 = c0<<8 | uint32(w[i])
+	}
+	for i := len(w) - 1; i >= len(w)-int(off); i-- {
+		e = e<<8 | uint32(w[i])
+	}
+	// len(w)/4-1 words lie inside w (fcF32 checked len(w)): k*nb-1 whole
+	// groups from p0 on and three more (t).
+	p0 := unsafe.Add(unsafe.Pointer(unsafe.StringData(w)), 4-off)
+	t := (*[3]uint32)(unsafe.Add(p0, len(w)-16))
+	for b := 0; b < p.batches; b++ {
+		o := out[b*n : b*n+n]
+		f32FunnelRow(in[b*k:b*k+k], p0, t, o, c0, e, 8*off, 32-8*off)
+		fcActF32(o, bias, p.fActMin, p.fActMax)
+	}
+}
+
+// fcF32B is fcF32 decoding the weights' bytes (64-bit targets that do not
+// load unaligned floats, where the compiler merges the loads).
+func fcF32B(p *fcParams, in []float32, w, bias string, out []float32) {
+	k, n := p.accumDepth, p.outDepth
 	lo, hi := p.fActMin, p.fActMax
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
 		o := out[b*n : b*n+n]
-		c := c0
-		for blk := 0; blk < nb; blk++ {
-			var t0, t1, t2, t3 float32
-			j := 4 * k * blk // first float (and word) of the block
-			switch {
-			case wf != nil:
-				t0, t1, t2, t3 = f32Dot4(x, wf[j:j+4*k])
-			case q != nil && blk < nb-1:
-				t0, t1, t2, t3, c = f32Funnel4(x, q[j:j+4*k], c, sl, sr)
-			case q != nil:
-				t0, t1, t2, t3 = f32FunnelLast4(x, q[j:], c, e, sl, sr)
-			default:
-				t0, t1, t2, t3 = f32DotStr4(x, w[4*j:4*j+16*k])
-			}
-			ch := 4 * blk
-			if ch+4 <= n {
-				// A whole block: no loop over the channels, the bias as one
-				// 16-byte piece.
-				var b0, b1, b2, b3 float32
-				if len(bias) != 0 {
-					bq := bias[4*ch : 4*ch+16]
-					b0, b1, b2, b3 = ldf32(bq, 0), ldf32(bq, 1), ldf32(bq, 2), ldf32(bq, 3)
-				}
-				oq := (*[4]float32)(o[ch : ch+4])
-				oq[0] = clampF32(t0+b0, lo, hi)
-				oq[1] = clampF32(t1+b1, lo, hi)
-				oq[2] = clampF32(t2+b2, lo, hi)
-				oq[3] = clampF32(t3+b3, lo, hi)
-				continue
-			}
-			t := [4]float32{t0, t1, t2, t3}
-			for r, v := range t[:n-ch] {
-				var bv float32
-				if len(bias) != 0 {
-					bv = ldf32(bias, ch+r)
-				}
-				o[ch+r] = clampF32(v+bv, lo, hi)
-			}
+		for ch := 0; ch < n; ch += 4 {
+			a0, a1, a2, a3 := f32DotStr4(x, w[16*k*(ch/4):16*k*(ch/4+1)])
+			f32Store4(o[ch:], a0, a1, a2, a3)
 		}
+		fcActF32(o, bias, lo, hi)
 	}
 }

@@ -191,16 +191,21 @@ const (
 	F32Dot4                 Func = "f32Dot4"
 	F32DotFunnel4           Func = "f32DotFunnel4"
 	F32DotStr4              Func = "f32DotStr4"
-	F32Funnel4              Func = "f32Funnel4"
-	F32FunnelLast4          Func = "f32FunnelLast4"
+	F32FunnelRow            Func = "f32FunnelRow"
+	F32Store4               Func = "f32Store4"
 	F32StrOff               Func = "f32StrOff"
 	F32StrView              Func = "f32StrView"
+	F32ViewRow              Func = "f32ViewRow"
 	F32Words                Func = "f32Words"
 	F32q                    Func = "f32q"
+	FcActF32                Func = "fcActF32"
 	FcDotI16                Func = "fcDotI16"
 	FcDotI16Acc32           Func = "fcDotI16Acc32"
 	FcDots                  Func = "fcDots"
 	FcF32                   Func = "fcF32"
+	FcF32B                  Func = "fcF32B"
+	FcF32Q                  Func = "fcF32Q"
+	FcF32V                  Func = "fcF32V"
 	FcInt16                 Func = "fcInt16"
 	FcInt16Acc32            Func = "fcInt16Acc32"
 	FcInt8                  Func = "fcInt8"
@@ -680,16 +685,21 @@ func Funcs() []Func {
 		F32Dot4,
 		F32DotFunnel4,
 		F32DotStr4,
-		F32Funnel4,
-		F32FunnelLast4,
+		F32FunnelRow,
+		F32Store4,
 		F32StrOff,
 		F32StrView,
+		F32ViewRow,
 		F32Words,
 		F32q,
+		FcActF32,
 		FcDotI16,
 		FcDotI16Acc32,
 		FcDots,
 		FcF32,
+		FcF32B,
+		FcF32Q,
+		FcF32V,
 		FcInt16,
 		FcInt16Acc32,
 		FcInt8,
@@ -1348,18 +1358,22 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]float32"}, {"w", "string"}, {"off", "uint32"}}, true
 	case F32DotStr4:
 		return []Param{{"x", "[]float32"}, {"w", "string"}}, true
-	case F32Funnel4:
-		return []Param{{"x", "[]float32"}, {"q", "[]uint32"}, {"c", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
-	case F32FunnelLast4:
-		return []Param{{"x", "[]float32"}, {"q", "[]uint32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+	case F32FunnelRow:
+		return []Param{{"x", "[]float32"}, {"pg", "unsafe.Pointer"}, {"t", "*[3]uint32"}, {"o", "[]float32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+	case F32Store4:
+		return []Param{{"o", "[]float32"}, {"a0", "float32"}, {"a1", "float32"}, {"a2", "float32"}, {"a3", "float32"}}, true
 	case F32StrOff:
 		return []Param{{"w", "string"}}, true
 	case F32StrView:
 		return []Param{{"w", "string"}}, true
+	case F32ViewRow:
+		return []Param{{"x", "[]float32"}, {"pw", "unsafe.Pointer"}, {"o", "[]float32"}}, true
 	case F32Words:
 		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case F32q:
 		return []Param{{"p", "[]byte"}, {"k", "int"}}, true
+	case FcActF32:
+		return []Param{{"o", "[]float32"}, {"bias", "string"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case FcDotI16:
 		return []Param{{"x", "[]int16"}, {"w", "[]int8"}}, true
 	case FcDotI16Acc32:
@@ -1367,6 +1381,12 @@ func (f Func) Params() ([]Param, bool) {
 	case FcDots:
 		return []Param{{"x", "[]int8"}, {"w", "string"}, {"acc", "[]int32"}}, true
 	case FcF32:
+		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case FcF32B:
+		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case FcF32Q:
+		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"off", "uint32"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case FcF32V:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcInt16:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
@@ -1961,8 +1981,15 @@ func (f Func) Results() int {
 		EwLoadI16,
 		EwLoadI32,
 		ExpF32,
+		F32FunnelRow,
+		F32Store4,
+		F32ViewRow,
+		FcActF32,
 		FcDots,
 		FcF32,
+		FcF32B,
+		FcF32Q,
+		FcF32V,
 		FcInt16,
 		FcInt16Acc32,
 		FcInt8,
@@ -2257,11 +2284,9 @@ func (f Func) Results() int {
 		F32Dot4,
 		F32DotFunnel4,
 		F32DotStr4,
-		F32FunnelLast4,
 		OctCols64:
 		return 4
 	case ConvLean8,
-		F32Funnel4,
 		RequantizeFast:
 		return 5
 	case LstmDotF8,

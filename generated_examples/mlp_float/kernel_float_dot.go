@@ -120,49 +120,160 @@ func f32q(p []byte, k int) float32 {
 	return math.Float32frombits(uint32(p[4*k]) | uint32(p[4*k+1])<<8 | uint32(p[4*k+2])<<16 | uint32(p[4*k+3])<<24)
 }
 
-// f32Funnel4 is the funnel dot product (see f32Words) of x with four
-// interleaved rows whose words are q (4 per element of x, the words that
-// end each element's floats) and c, the first float's low bytes (the
-// preceding word shifted down by sl). It also returns the carry for the
-// next element after x. The loop tests its end after the adds, so gc for
-// ARM makes each multiply and add one VMLA.
-func f32Funnel4(x []float32, q []uint32, c, sl, sr uint32) (a0, a1, a2, a3 float32, cn uint32) {
-	if len(x) == 0 {
-		return 0, 0, 0, 0, c
-	}
+// f32FunnelRow writes to o the dot products (without bias) of the input
+// row x with the blocks of four interleaved rows read through the funnel
+// (see f32Words): g groups by four the aligned words inside the weight
+// string (len(x)*nb-1 of them for nb blocks, from pg on), t is the three words after
+// them, e the string's last bytes and c the first float's low bytes. The
+// last block has len(o) - 4*(nb-1) channels, one of them computing only
+// its own products. The loops walk pointers that never pass their last
+// element and test their end after the adds (so gc for ARM makes each
+// multiply and add one VMLA).
+//
+// What the code needs after an inner loop it reads from memory (arrays of
+// more than one element are never kept in registers): values held in
+// registers across a loop make gc reload them on every iteration.
+func f32FunnelRow(x []float32, pg unsafe.Pointer, t *[3]uint32, o []float32, c, e, sl, sr uint32) {
 	sl, sr = sl&31, sr&31 // (shifts known to be below 32 need no range check)
-	qb := unsafe.Slice((*[4]uint32)(unsafe.Pointer(unsafe.SliceData(q[:4*len(x)]))), len(x))
-	for d := 0; ; {
-		xv := x[d]
-		r := &qb[d]
-		r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-		a0 += float32(xv * math.Float32frombits(c|r0<<sr))
-		a1 += float32(xv * math.Float32frombits(r0>>sl|r1<<sr))
-		a2 += float32(xv * math.Float32frombits(r1>>sl|r2<<sr))
-		a3 += float32(xv * math.Float32frombits(r2>>sl|r3<<sr))
-		c = r3 >> sl
-		d++
-		if d >= len(x) {
-			return a0, a1, a2, a3, c
+	k, n := len(x), len(o)
+	nb := (n + 3) / 4
+	var keep [2]unsafe.Pointer // x, then the last block's outputs
+	var blks [3]int            // the block, whole blocks, channels of the last
+	keep[0] = unsafe.Pointer(unsafe.SliceData(x))
+	keep[1] = unsafe.Pointer(unsafe.SliceData(o))
+	blks[1], blks[2] = nb-1, n-4*(nb-1)
+	xl := unsafe.Add(keep[0], 4*(k-1)) // the last element
+	for ; blks[0] < blks[1]; blks[0]++ {
+		var a0, a1, a2, a3 float32
+		for px := keep[0]; ; {
+			xv := *(*float32)(px)
+			r := (*[4]uint32)(pg)
+			r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
+			a0 += float32(xv * math.Float32frombits(c|r0<<sr))
+			a1 += float32(xv * math.Float32frombits(r0>>sl|r1<<sr))
+			a2 += float32(xv * math.Float32frombits(r1>>sl|r2<<sr))
+			a3 += float32(xv * math.Float32frombits(r2>>sl|r3<<sr))
+			c = r3 >> sl
+			pg = unsafe.Add(pg, 16) // (at most to t)
+			if px == xl {
+				break
+			}
+			px = unsafe.Add(px, 4)
 		}
+		oq := (*[4]float32)(keep[1])
+		oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
+		keep[1] = unsafe.Add(keep[1], 16)
+	}
+	// The last block: all elements but the last through the loop, the last
+	// with t and e.
+	if blks[2] == 1 {
+		var a float32
+		if xl != keep[0] {
+			for px := keep[0]; ; {
+				r := (*[4]uint32)(pg)
+				a += float32(*(*float32)(px) * math.Float32frombits(c|r[0]<<sr))
+				c = r[3] >> sl
+				px = unsafe.Add(px, 4)
+				if px == xl {
+					break
+				}
+				pg = unsafe.Add(pg, 16)
+			}
+		}
+		*(*float32)(keep[1]) = a + float32(*(*float32)(xl)*math.Float32frombits(c|t[0]<<sr))
+		return
+	}
+	var a0, a1, a2, a3 float32
+	if xl != keep[0] {
+		for px := keep[0]; ; {
+			xv := *(*float32)(px)
+			r := (*[4]uint32)(pg)
+			r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
+			a0 += float32(xv * math.Float32frombits(c|r0<<sr))
+			a1 += float32(xv * math.Float32frombits(r0>>sl|r1<<sr))
+			a2 += float32(xv * math.Float32frombits(r1>>sl|r2<<sr))
+			a3 += float32(xv * math.Float32frombits(r2>>sl|r3<<sr))
+			c = r3 >> sl
+			px = unsafe.Add(px, 4)
+			if px == xl {
+				break
+			}
+			pg = unsafe.Add(pg, 16)
+		}
+	}
+	xv := *(*float32)(xl)
+	t0, t1, t2 := t[0], t[1], t[2]
+	a0 += float32(xv * math.Float32frombits(c|t0<<sr))
+	a1 += float32(xv * math.Float32frombits(t0>>sl|t1<<sr))
+	a2 += float32(xv * math.Float32frombits(t1>>sl|t2<<sr))
+	a3 += float32(xv * math.Float32frombits(t2>>sl|e<<sr))
+	oq := (*[4]float32)(keep[1])
+	switch blks[2] {
+	case 4:
+		oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
+	case 3:
+		oq[0], oq[1], oq[2] = a0, a1, a2
+	case 2:
+		oq[0], oq[1] = a0, a1
 	}
 }
 
-// f32FunnelLast4 is f32Funnel4 for the block that ends the string: q holds
-// 4*len(x)-1 words, the last word's place is taken by e (the string's last
-// bytes, see f32Words).
-func f32FunnelLast4(x []float32, q []uint32, c, e, sl, sr uint32) (a0, a1, a2, a3 float32) {
-	n := len(x) - 1
-	if n < 0 {
-		return
+// f32ViewRow is f32FunnelRow for weights viewed as float32: from pw on
+// lie the nb blocks, len(x) groups of four floats each.
+func f32ViewRow(x []float32, pw unsafe.Pointer, o []float32) {
+	k, n := len(x), len(o)
+	nb := (n + 3) / 4
+	x0 := unsafe.Pointer(unsafe.SliceData(x))
+	xl := unsafe.Add(x0, 4*(k-1)) // the last element
+	for blk := 0; blk < nb; blk++ {
+		if blk == nb-1 && n-4*blk == 1 {
+			// One channel left: only its products.
+			var a float32
+			for px := x0; ; {
+				a += float32(*(*float32)(px) * (*[4]float32)(pw)[0])
+				if px == xl {
+					break
+				}
+				px = unsafe.Add(px, 4)
+				pw = unsafe.Add(pw, 16)
+			}
+			o[n-1] = a
+			return
+		}
+		var a0, a1, a2, a3 float32
+		for px := x0; ; {
+			xv := *(*float32)(px)
+			r := (*[4]float32)(pw)
+			a0 += float32(xv * r[0])
+			a1 += float32(xv * r[1])
+			a2 += float32(xv * r[2])
+			a3 += float32(xv * r[3])
+			if px == xl {
+				break
+			}
+			px = unsafe.Add(px, 4)
+			pw = unsafe.Add(pw, 16)
+		}
+		if blk < nb-1 {
+			pw = unsafe.Add(pw, 16)
+		}
+		f32Store4(o[4*blk:], a0, a1, a2, a3)
 	}
-	sl, sr = sl&31, sr&31
-	a0, a1, a2, a3, c = f32Funnel4(x[:n], q[:4*n], c, sl, sr)
-	r := (*[3]uint32)(q[4*n : 4*n+3])
-	xv := x[n]
-	a0 += float32(xv * math.Float32frombits(c|r[0]<<sr))
-	a1 += float32(xv * math.Float32frombits(r[0]>>sl|r[1]<<sr))
-	a2 += float32(xv * math.Float32frombits(r[1]>>sl|r[2]<<sr))
-	a3 += float32(xv * math.Float32frombits(r[2]>>sl|e<<sr))
-	return
+}
+
+// f32Store4 stores the first min(len(o), 4) of a0..a3 in o.
+func f32Store4(o []float32, a0, a1, a2, a3 float32) {
+	switch len(o) {
+	case 1:
+		o[0] = a0
+	case 2:
+		oq := (*[2]float32)(o)
+		oq[0], oq[1] = a0, a1
+	case 3:
+		oq := (*[3]float32)(o)
+		oq[0], oq[1], oq[2] = a0, a1, a2
+	default:
+		oq := (*[4]float32)(o[:4])
+		oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
+	}
 }
