@@ -33,15 +33,7 @@ func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
 	in = in[:P*K]
 	out = out[:P*N]
 	w = w[:(N+1)/2*2*K]
-	// With K a multiple of eight, rows and weights are read as groups of
-	// eight and sixteen (convPWPair8); otherwise through convPWDotAny.
-	K8 := K / 8
-	in8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/8)
-	w16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/16)
-	// Rows of an even number of groups as groups of sixteen (convPWTile).
-	K16 := K8 / 2
-	in16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/16)
-	w32 := unsafe.Slice((*[32]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/32)
+	K8, K16 := K/8, K/16
 	if K%8 == 0 && !convPW64 {
 		// Blocks of convPWBlk channels whose requantizations convPWQ
 		// takes run as tiles (convPWGrid, convPWRunK8, convPWTile); the
@@ -54,10 +46,15 @@ func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
 				convPWPairs(p, in, w, rq, out, ob, min(ob+convPWBlk, N))
 				continue
 			}
-			g.x, g.w, g.x16, g.w32 = in8, w16[ob/2*K8:], in16, w32[ob/2*K16:]
 			g.P, g.N, g.K8, g.out = P, N, K8, out[ob:]
 			switch {
 			case K8 == 1 && N%2 == 0:
+				// Rows and weights as groups of eight and sixteen (made
+				// here: unsafe.Slice of a variable length is a runtime
+				// call, which convPWGrid's blocks do without).
+				g.x = unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/8)
+				w16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/16)
+				g.w = w16[ob/2*K8:]
 				// The outputs by channel pair, made here (unsafe.Slice of
 				// a variable length is a runtime call, and a pointer
 				// stored through &g in the kernel would move g to the
@@ -70,7 +67,13 @@ func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
 				g.pout = unsafe.Pointer(unsafe.SliceData(g.out))
 				convPWGrid(&g)
 			default:
-				// Pair by pair: g.t[0:2] the pair's records.
+				// Pair by pair: g.t[0:2] the pair's records; rows and
+				// weights as groups of eight and sixteen, and of sixteen
+				// and thirty-two for rows of an even number of groups.
+				g.x = unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/8)
+				g.x16 = unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/16)
+				w16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/16)
+				w32 := unsafe.Slice((*[32]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/32)
 				t := *g.t
 				for j := 0; j < g.nb; j += 2 {
 					g.t[0], g.t[1] = t[j], t[min(j+1, g.nb-1)]
