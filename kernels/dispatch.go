@@ -31,6 +31,7 @@ package kernels
 //   - f32FunnelRow: parameter pg has type unsafe.Pointer
 //   - f32ViewRow: parameter pw has type unsafe.Pointer
 //   - fcOctOut: parameter a has type *[8]int32
+//   - fcOutPTFast: parameter a has type *[8]int32
 //   - lstmAddBias8: parameter a has type *[8]float32
 //   - lstmExpNC: parameter cs has type *[11]float64
 //   - lstmFinish2F: parameter a has type *[8]float32
@@ -57,10 +58,10 @@ package kernels
 //     dwClamp, dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown,
 //     ewRowStart, ewRows, ewTab32, ewTabAt, f32Dot4, f32DotFunnel4,
 //     f32DotStr4, f32StrOff, f32StrView, f32Words, f32q, fcDotI16,
-//     fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex,
-//     gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
-//     hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32, le64,
-//     leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
+//     fcDotI16Acc32, fcMakeRQ, fcPTSlow, fcRQFor, fcRescale, fcSumI8,
+//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
+//     hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32,
+//     le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
 //     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
 //     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
 //     lstmDotF8S, lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8,
@@ -1345,6 +1346,29 @@ func NewParams(typ string, fields map[string]any) any {
 				p.actMin = int32(v.(int64))
 			case "actMax":
 				p.actMax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "fcPTFast":
+		p := &fcPTFast{}
+		for k, v := range fields {
+			switch k {
+			case "ch":
+				p.ch = *v.(*convPWCh)
+			case "q":
+				p.q = *v.(*rq32)
+			case "zo":
+				p.zo = int32(v.(int64))
+			case "lo":
+				p.lo = int32(v.(int64))
+			case "hi":
+				p.hi = int32(v.(int64))
+			case "span":
+				p.span = int32(v.(int64))
+			case "ok":
+				p.ok = v.(bool)
 			default:
 				return nil
 			}

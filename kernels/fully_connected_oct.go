@@ -1,5 +1,7 @@
 package kernels
 
+import "unsafe"
+
 // fcOctInt8 is the int8 fully connected layer computed with octDot
 // (oct.go): eight output channels per pass over the input row, one byte per
 // weight. w holds the weights packed at generation time (gen/lower's
@@ -41,6 +43,15 @@ func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
 	k, n := p.accumDepth, p.outDepth
 	q := rqFromFC(p.mult, p.lsh, p.rsh)
 	zp, lo, hi := p.outOffset, p.actMin, p.actMax
+	// With no left shift and a right shift of 1 to 21, the outputs whose
+	// sum v has |v| < 2^30 take convPWQ (one multiply, the zero point,
+	// rounding and clamp folded in), the others rqApply.
+	var t fcPTFast
+	t.ok = p.lsh == 0 && q.rsh >= 1 && q.rsh <= 21 && p.mult >= 0 && zp >= lo && zp-lo <= 255
+	if t.ok {
+		convPWChSet(&t.ch, 0, 2*uint32(p.mult), q.rsh, uint32(zp-lo))
+		t.q, t.zo, t.lo, t.hi, t.span = q, zp, lo, hi, hi-lo
+	}
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
 		o := out[b*n : b*n+n]
@@ -50,9 +61,57 @@ func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
 			octDot(x, w[c*k:], &a)
 			oc := o[c:min(c+8, n)]
 			bc := bias[4*c : 4*c+4*len(oc)]
+			if t.ok {
+				fcOutPTFast(&a, corr, bc, &t, oc)
+				continue
+			}
 			for j := range oc {
 				oc[j] = int8(min(max(rqApply(a[j&7]+corr+ld32(bc, j), &q)+zp, lo), hi))
 			}
 		}
 	}
+}
+
+// fcPTFast is fcOctInt8PT's per-tensor requantization: as a convPWCh (its
+// bias unused) and as the rq32 for sums outside convPWQ's range, with the
+// output zero point and bounds.
+type fcPTFast struct {
+	ch               convPWCh
+	q                rq32
+	zo, lo, hi, span int32
+	ok               bool
+}
+
+// fcOutPTFast finishes the len(o) <= 8 channels of a block: sum a[j] +
+// corr + the folded bias (little-endian int32 j of bias), then convPWQ
+// where the sum is within (-2^30, 2^30) and rqApply elsewhere, so that
+// every output is TFLM's.
+func fcOutPTFast(a *[8]int32, corr int32, bias string, t *fcPTFast, o []int8) {
+	o = o[:min(len(o), 8)]
+	pb := unsafe.Pointer(unsafe.StringData(bias[:4*len(o)]))
+	// The record's fields in locals: the stores below might alias t, for
+	// all gc knows.
+	m2, d, r, span, hi := t.ch.m2, t.ch.d, t.ch.r&31, t.span, t.hi
+	for j := range o {
+		q := (*[4]byte)(unsafe.Add(pb, 4*j))
+		v := a[j] + corr + int32(uint32(q[0])|uint32(q[1])<<8|uint32(q[2])<<16|uint32(q[3])<<24)
+		if s := uint32(v) + 1<<30; s-1 < 1<<31-1 {
+			// convPWQ written out.
+			x := uint64(s)*uint64(m2) + d
+			y := (int32(uint32(x>>32)) + int32(s>>30)) >> r
+			y &^= y >> 31
+			z := span - y
+			o[j] = int8(hi - z&^(z>>31))
+			continue
+		}
+		o[j] = fcPTSlow(v, t)
+	}
+}
+
+// fcPTSlow is fcOutPTFast's requantization of a sum outside convPWQ's
+// range, out of line so that the loop keeps its registers.
+//
+//go:noinline
+func fcPTSlow(v int32, t *fcPTFast) int8 {
+	return int8(min(max(rqApply(v, &t.q)+t.zo, t.lo), t.hi))
 }

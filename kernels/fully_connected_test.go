@@ -708,3 +708,62 @@ func TestFcSumI8(t *testing.T) {
 		}
 	}
 }
+
+// TestFcOctInt8PTFast checks fcOctInt8PT where it takes fcOutPTFast (no
+// left shift, a right shift of 1 to 21) against fcInt8PT, with folded
+// biases near and beyond the +-2^30 bound of convPWQ's range so that both
+// of fcOutPTFast's paths run, zero points at the int8 limits and narrow
+// clamps.
+func TestFcOctInt8PTFast(t *testing.T) {
+	r := rand.New(rand.NewSource(31))
+	fast, slow := 0, 0
+	for i := 0; i < 300; i++ {
+		k, n := 1+r.Intn(40), 1+r.Intn(20)
+		zp := int32(r.Intn(256) - 128)
+		lo, hi := int32(-128), int32(127)
+		if i%3 == 1 {
+			lo, hi = max(zp, -128), min(zp+100, 127)
+		}
+		p := &fcParams{batches: 1 + r.Intn(3), outDepth: n, accumDepth: k, outOffset: zp, actMin: lo, actMax: hi}
+		q := fcTRQ(int32(1<<30+r.Intn(1<<30)), -(1 + r.Intn(21)))
+		p.mult, p.lsh, p.rsh, p.half = q.mult, q.lsh, q.rsh, q.half
+		in := make([]int8, p.batches*k)
+		for j := range in {
+			in[j] = int8(r.Intn(256) - 128)
+		}
+		w := make([]int8, n*k)
+		for j := range w {
+			w[j] = int8(r.Intn(255) - 127)
+		}
+		bias := make([]int32, n)
+		for c := range bias {
+			switch r.Intn(4) {
+			case 0:
+				bias[c] = 1<<30 - int32(r.Intn(1<<16)) // near the bound, either side once the sum is added
+			case 1:
+				bias[c] = -1<<30 + int32(r.Intn(1<<16))
+			case 2:
+				bias[c] = int32(r.Uint32()) // anywhere
+			default:
+				bias[c] = int32(r.Intn(1<<20) - 1<<19)
+			}
+			if s := int64(bias[c]); s > -1<<30+int64(k)<<14 && s < 1<<30-int64(k)<<14 {
+				fast++
+			} else {
+				slow++
+			}
+		}
+		want := make([]int8, p.batches*n)
+		fcInt8PT(p, in, fcTPack(w, n, k), fcTStr32(bias), want)
+		got := make([]int8, len(want))
+		fcOctInt8PT(p, in, fcTPackOct(w, n, k), fcTStr32(bias), got)
+		for j := range want {
+			if got[j] != want[j] {
+				t.Fatalf("case %d k %d n %d zp %d [%d %d]: out[%d] = %d, fcInt8PT gives %d", i, k, n, zp, lo, hi, j, got[j], want[j])
+			}
+		}
+	}
+	if fast == 0 || slow == 0 {
+		t.Fatalf("channels inside / near or outside convPWQ's range: %d / %d (want both)", fast, slow)
+	}
+}

@@ -216,6 +216,8 @@ const (
 	FcOctOut                Func = "fcOctOut"
 	FcOutPC                 Func = "fcOutPC"
 	FcOutPT                 Func = "fcOutPT"
+	FcOutPTFast             Func = "fcOutPTFast"
+	FcPTSlow                Func = "fcPTSlow"
 	FcRQFor                 Func = "fcRQFor"
 	FcRescale               Func = "fcRescale"
 	FcSumI8                 Func = "fcSumI8"
@@ -470,6 +472,7 @@ const (
 	EwF32Params          Struct = "ewF32Params"
 	EwI32Params          Struct = "ewI32Params"
 	EwQuantParams        Struct = "ewQuantParams"
+	FcPTFast             Struct = "fcPTFast"
 	FcParams             Struct = "fcParams"
 	FcRQ                 Struct = "fcRQ"
 	GatherNdParams       Struct = "gatherNdParams"
@@ -710,6 +713,8 @@ func Funcs() []Func {
 		FcOctOut,
 		FcOutPC,
 		FcOutPT,
+		FcOutPTFast,
+		FcPTSlow,
 		FcRQFor,
 		FcRescale,
 		FcSumI8,
@@ -966,6 +971,7 @@ func Structs() []Struct {
 		EwF32Params,
 		EwI32Params,
 		EwQuantParams,
+		FcPTFast,
 		FcParams,
 		FcRQ,
 		GatherNdParams,
@@ -1408,6 +1414,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*fcParams"}, {"acc", "[]int32"}, {"corr", "int32"}, {"rq", "string"}, {"o", "[]int8"}}, true
 	case FcOutPT:
 		return []Param{{"p", "*fcParams"}, {"acc", "[]int32"}, {"corr", "int32"}, {"bias", "string"}, {"o", "[]int8"}}, true
+	case FcOutPTFast:
+		return []Param{{"a", "*[8]int32"}, {"corr", "int32"}, {"bias", "string"}, {"t", "*fcPTFast"}, {"o", "[]int8"}}, true
+	case FcPTSlow:
+		return []Param{{"v", "int32"}, {"t", "*fcPTFast"}}, true
 	case FcRQFor:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case FcRescale:
@@ -1999,6 +2009,7 @@ func (f Func) Results() int {
 		FcOctOut,
 		FcOutPC,
 		FcOutPT,
+		FcOutPTFast,
 		FloorDivF32,
 		FloorF32,
 		FloorModF32,
@@ -2190,6 +2201,7 @@ func (f Func) Results() int {
 		FcDotI16,
 		FcDotI16Acc32,
 		FcMakeRQ,
+		FcPTSlow,
 		FcRescale,
 		FcSumI8,
 		GatherIndex,
@@ -2354,6 +2366,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"actMin", "int32"}, {"actMax", "int32"}}, true
 	case EwQuantParams:
 		return []Param{{"in1Off", "int32"}, {"in2Off", "int32"}, {"outOff", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"outMult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}, {"outShift", "int"}, {"leftShift", "int"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case FcPTFast:
+		return []Param{{"ch", "convPWCh"}, {"q", "rq32"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"span", "int32"}, {"ok", "bool"}}, true
 	case FcParams:
 		return []Param{{"batches", "int"}, {"outDepth", "int"}, {"accumDepth", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}, {"mult", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}, {"half", "int32"}}, true
 	case FcRQ:
