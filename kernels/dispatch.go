@@ -80,6 +80,7 @@ package kernels
 //   - convPWRunArgs: field x has type [][8]int8
 //   - dw3x3Run: field w has type unsafe.Pointer
 //   - lstmFunnelSt: field gI0 has type [][8]uint32
+//   - viewHeader: field data has type unsafe.Pointer
 
 // Call runs the kernel function named fn with args and reports whether fn
 // is one Call knows. Arguments: an int64 for an integer parameter, a float64

@@ -507,6 +507,7 @@ const (
 	SvdfFloatParams      Struct = "svdfFloatParams"
 	SvdfParams           Struct = "svdfParams"
 	TconvParams          Struct = "tconvParams"
+	ViewHeader           Struct = "viewHeader"
 )
 
 // Funcs returns every kernel function, sorted by name.
@@ -1006,6 +1007,7 @@ func Structs() []Struct {
 		SvdfFloatParams,
 		SvdfParams,
 		TconvParams,
+		ViewHeader,
 	}
 }
 
@@ -2436,6 +2438,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batch", "int"}, {"inputSize", "int"}, {"numFilters", "int"}, {"rank", "int"}, {"numUnits", "int"}, {"memory", "int"}, {"stateZP", "int32"}, {"outZP", "int32"}, {"mult1", "int32"}, {"half1", "int32"}, {"lsh1", "uint8"}, {"rsh1", "uint8"}, {"mult2", "int32"}, {"half2", "int32"}, {"lsh2", "uint8"}, {"rsh2", "uint8"}, {"octW", "bool"}}, true
 	case TconvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
+	case ViewHeader:
+		return []Param{{"data", "unsafe.Pointer"}, {"len", "int"}, {"cap", "int"}}, true
 	}
 	return nil, false
 }
