@@ -17,16 +17,160 @@ import "math/bits"
 // 8 int32, the four gates' input FC biases (zero point folded in) then the
 // four recurrent FC biases.
 
-// lstmInt8 runs an LSTM with int8 input, output and hidden state h, int8
-// weights (packed, see above) and int16 cell state c. It needs no scratch
-// memory. Gates come in TFLM's evaluation order: forget, input, cell,
-// output.
-//
-// Everything after the dot products is written out in the unit loop
-// (lstmSigmoidQ, lstmTanhQ, lstmCellQ and lstmHiddenQ are too big for gc's
-// inliner, and a call passes its arguments on the stack on 32-bit ARM); the
-// operations are theirs, in the same order.
 func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
+	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
+	n, s := p.inDim, p.units
+	// The gates' FC requantizations and the unit's, prepared once.
+	const sum, prod = 1<<31 - 1, 1 << 30
+	if !lstmRFits(fg.inMult, fg.inShift, sum) || !lstmRFits(fg.recMult, fg.recShift, sum) ||
+		!lstmRFits(ig.inMult, ig.inShift, sum) || !lstmRFits(ig.recMult, ig.recShift, sum) ||
+		!lstmRFits(cg.inMult, cg.inShift, sum) || !lstmRFits(cg.recMult, cg.recShift, sum) ||
+		!lstmRFits(og.inMult, og.inShift, sum) || !lstmRFits(og.recMult, og.recShift, sum) ||
+		!lstmRFits(p.forgetMult, p.forgetShift, prod) || !lstmRFits(p.inputMult, p.inputShift, prod) ||
+		!lstmRFits(p.hidMult, p.hidShift, prod) {
+		lstmInt8Wide(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
+		return
+	}
+	var grq [8]lstmR
+	grq[0], grq[4] = lstmMakeR(fg.inMult, fg.inShift), lstmMakeR(fg.recMult, fg.recShift)
+	grq[1], grq[5] = lstmMakeR(ig.inMult, ig.inShift), lstmMakeR(ig.recMult, ig.recShift)
+	grq[2], grq[6] = lstmMakeR(cg.inMult, cg.inShift), lstmMakeR(cg.recMult, cg.recShift)
+	grq[3], grq[7] = lstmMakeR(og.inMult, og.inShift), lstmMakeR(og.recMult, og.recShift)
+	fq, iq, hq := lstmMakeR(p.forgetMult, p.forgetShift), lstmMakeR(p.inputMult, p.inputShift), lstmMakeR(p.hidMult, p.hidShift)
+	// Saturation to int16 then clipping is one clamp to the intersection.
+	cLo, cHi := int32(-32768), int32(32767)
+	if p.clip {
+		cLo, cHi = max(-p.cellClip, cLo), min(p.cellClip, cHi)
+	}
+	tMul, tSh := p.tanhMult, uint32(p.tanhShift)&31
+	tRnd := int32(0)
+	if tSh > 0 {
+		tRnd = 1 << (tSh - 1)
+	}
+	hZP, hMin, hMax := p.hidZP, p.hidMin, p.hidMax
+	var in, rec [8]int32
+	for r := 0; r < p.batch*p.steps; r++ {
+		b := lstmRowBatch(p, r)
+		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
+		// octDot's sums are of x*(w+128).
+		cx, ch := -128*fcSumI8(xr), -128*fcSumI8(hb)
+		for g := 0; 2*g < s; g++ {
+			octDot(xr, wIn[8*n*g:], &in)
+			octDot(hb, wRec[8*s*g:], &rec)
+			for u := 0; u < 2; u++ {
+				o := 2*g + u
+				if o >= s {
+					break
+				}
+				ia, ra := (*[4]int32)(in[4*u:4*u+4]), (*[4]int32)(rec[4*u:4*u+4])
+				bb := bias[32*o : 32*o+32]
+				pf := lstmSat16(lstmSat16(grq[0].rq(ia[0]+cx+ld32(bb, 0))) + lstmSat16(grq[4].rq(ra[0]+ch+ld32(bb, 4))))
+				pi := lstmSat16(lstmSat16(grq[1].rq(ia[1]+cx+ld32(bb, 1))) + lstmSat16(grq[5].rq(ra[1]+ch+ld32(bb, 5))))
+				pg := lstmSat16(lstmSat16(grq[2].rq(ia[2]+cx+ld32(bb, 2))) + lstmSat16(grq[6].rq(ra[2]+ch+ld32(bb, 6))))
+				po := lstmSat16(lstmSat16(grq[3].rq(ia[3]+cx+ld32(bb, 3))) + lstmSat16(grq[7].rq(ra[3]+ch+ld32(bb, 7))))
+
+				// f, i = lstmSigmoidQ(pf), lstmSigmoidQ(pi).
+				var f, i int32
+				{
+					x := pf * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					// |x| <= 3*32768: u <= 192, never lstmSigmoidQ's 255.
+					lo, hi := sigmoidTab2(int(ax >> 9))
+					r := lo<<9 + (ax&0x1FF)*(hi-lo)
+					if x >= 0 {
+						r += 1 << 9
+					} else {
+						r = 1<<25 - r + 1<<9 - 1
+					}
+					f = int32(r >> 10)
+				}
+				{
+					x := pi * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					// |x| <= 3*32768: u <= 192, never lstmSigmoidQ's 255.
+					lo, hi := sigmoidTab2(int(ax >> 9))
+					r := lo<<9 + (ax&0x1FF)*(hi-lo)
+					if x >= 0 {
+						r += 1 << 9
+					} else {
+						r = 1<<25 - r + 1<<9 - 1
+					}
+					i = int32(r >> 10)
+				}
+				// gv = lstmTanhQ(pg, 3, 0).
+				var gv int32
+				{
+					x := pg * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r int32
+					if u := ax >> 8; u >= 255 {
+						r = 0xFFFF << 8
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = int32(lo<<8 + (ax&0xFF)*(hi-lo))
+					}
+					if x >= 0 {
+						r = r - 1<<23 + 1<<7
+					} else {
+						r = -r + 1<<23 + 1<<7 - 1
+					}
+					gv = r >> 8
+				}
+				// The cell update (lstmCellQ).
+				cv := lstmSat16(fq.rq(f*int32(cb[o]))) + lstmSat16(iq.rq(i*gv))
+				cv = min(max(cv, cLo), cHi)
+				cb[o] = int16(cv)
+				// ov = lstmSigmoidQ(po).
+				var ov int32
+				{
+					x := po * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					// |x| <= 3*32768: u <= 192, never lstmSigmoidQ's 255.
+					lo, hi := sigmoidTab2(int(ax >> 9))
+					r := lo<<9 + (ax&0x1FF)*(hi-lo)
+					if x >= 0 {
+						r += 1 << 9
+					} else {
+						r = 1<<25 - r + 1<<9 - 1
+					}
+					ov = int32(r >> 10)
+				}
+				// The hidden state (lstmHiddenQ): tanh of the cell, times ov.
+				var t int32
+				{
+					x := (cv*tMul + tRnd) >> tSh
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r int32
+					if u := ax >> 8; u >= 255 {
+						r = 0xFFFF << 8
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = int32(lo<<8 + (ax&0xFF)*(hi-lo))
+					}
+					if x >= 0 {
+						r = r - 1<<23 + 1<<7
+					} else {
+						r = -r + 1<<23 + 1<<7 - 1
+					}
+					t = r >> 8
+				}
+				yr[o] = int8(min(max(hZP+hq.rq(t*ov), hMin), hMax))
+			}
+		}
+		copy(hb, yr)
+	}
+}
+
+// lstmInt8Wide is lstmInt8 with rqApply's two rounding steps (lstmQ) for
+// the gate requantizations, for a multiplier within 2^e of 2^31 (e the right
+// shift) where lstmR's single step could overflow (see lstmRFits). No real
+// model needs it.
+func lstmInt8Wide(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
 	// The gates' FC requantizations and the unit's, prepared once.
@@ -177,7 +321,54 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	}
 }
 
-// lstmQ is an rq32 for lstmInt8, with the rounding threshold ready.
+// lstmR is rqApply (mulByQuantMul bit for bit) in one rounding step, for
+// x*pow*mult below 2^62 - 2^(30+e) in magnitude (e the right shift; see
+// lstmRFits). rqApply rounds y = (P + 2^30) >> 31 of P = (x*pow)*mult, then
+// y/2^e half away from zero: (y + 2^(e-1) - [y < 0]) >> e. Nested floors
+// make that (2P + 2^31 + 2^(31+e) - [y < 0]*2^32) >> (32 + e), and [y < 0]
+// may be [x*pow < 0]: they differ only where y = 0 and both give 0. So:
+// the high word of the 64-bit product by m2 = 2*mult, less mc = m2 + [e > 0]
+// for a negative factor (the signed product's correction and the rounding
+// term), plus kh = 2^(e-1) (0 for e = 0) and the carry of low + 2^31,
+// shifted right by e: a UMULL and five ALU operations.
+type lstmR struct {
+	pow    int32
+	m2, mc uint32
+	kh     int32
+	e      uint8
+}
+
+// lstmMakeR prepares lstmR for the multiplier m (>= 0) and exponent shift
+// in [-31, 30].
+func lstmMakeR(m int32, shift int) lstmR {
+	l, e := uint32(max(shift, 0)), uint32(max(-shift, 0))
+	q := lstmR{pow: int32(uint32(1) << l), m2: 2 * uint32(m), e: uint8(e)}
+	q.mc = q.m2
+	if e > 0 {
+		q.mc++
+		q.kh = 1 << (e - 1)
+	}
+	return q
+}
+
+// lstmRFits reports whether lstmR(m, shift).rq(x) is rqApply for every x
+// with x*pow in [-2^31, xmax]: when 2*xmax*m + 2^31 + 2^(31+e) < 2^63 (e
+// the right shift; always for e = 0). The gates' sums need xmax = 2^31-1,
+// m <= 2^31 - 2^e; the cell and hidden products of two int16s 2^30, e < 31
+// or m < 2^31-1.
+func lstmRFits(m int32, shift int, xmax uint64) bool {
+	e := uint(max(-shift, 0))
+	return e == 0 || 2*xmax*uint64(m)+1<<31+1<<(31+e) < 1<<63
+}
+
+// rq scales x.
+func (q *lstmR) rq(x int32) int32 {
+	a := x * q.pow
+	hi, lo := bits.Mul32(uint32(a), q.m2)
+	return int32(hi-uint32(a>>31)&q.mc+uint32(q.kh)+lo>>31) >> q.e
+}
+
+// lstmQ is an rq32 for lstmInt8Wide, with the rounding threshold ready.
 type lstmQ struct {
 	mult, pow int32
 	rsh       uint32
