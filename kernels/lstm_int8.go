@@ -54,16 +54,17 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
 		// octDot's sums are of x*(w+128).
 		cx, ch := -128*fcSumI8(xr), -128*fcSumI8(hb)
-		for g := 0; 2*g < s; g++ {
-			octDot(xr, wIn[8*n*g:], &in)
-			octDot(hb, wRec[8*s*g:], &rec)
-			for u := 0; u < 2; u++ {
-				o := 2*g + u
-				if o >= s {
-					break
-				}
-				ia, ra := (*[4]int32)(in[4*u:4*u+4]), (*[4]int32)(rec[4*u:4*u+4])
-				bb := bias[32*o : 32*o+32]
+		bs := bias
+		for o := 0; o < s; o++ {
+			if o&1 == 0 {
+				octDot(xr, wIn[4*n*o:], &in)
+				octDot(hb, wRec[4*s*o:], &rec)
+			}
+			k := 4 * (o & 1)
+			ia, ra := (*[4]int32)(in[k:]), (*[4]int32)(rec[k:])
+			bb := bs[:32]
+			bs = bs[32:]
+			{
 				pf := lstmSat16(lstmSat16(grq[0].rq(ia[0]+cx+ld32(bb, 0))) + lstmSat16(grq[4].rq(ra[0]+ch+ld32(bb, 4))))
 				pi := lstmSat16(lstmSat16(grq[1].rq(ia[1]+cx+ld32(bb, 1))) + lstmSat16(grq[5].rq(ra[1]+ch+ld32(bb, 5))))
 				pg := lstmSat16(lstmSat16(grq[2].rq(ia[2]+cx+ld32(bb, 2))) + lstmSat16(grq[6].rq(ra[2]+ch+ld32(bb, 6))))
@@ -75,9 +76,13 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 					x := pf * 3
 					m := x >> 31
 					ax := uint32((x ^ m) - m)
-					// |x| <= 3*32768: u <= 192, never lstmSigmoidQ's 255.
-					lo, hi := sigmoidTab2(int(ax >> 9))
-					r := lo<<9 + (ax&0x1FF)*(hi-lo)
+					var r uint32
+					if u := ax >> 9; u >= 255 {
+						r = 0x7FFF << 10
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = lo<<9 + (ax&0x1FF)*(hi-lo)
+					}
 					if x >= 0 {
 						r += 1 << 9
 					} else {
@@ -89,9 +94,13 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 					x := pi * 3
 					m := x >> 31
 					ax := uint32((x ^ m) - m)
-					// |x| <= 3*32768: u <= 192, never lstmSigmoidQ's 255.
-					lo, hi := sigmoidTab2(int(ax >> 9))
-					r := lo<<9 + (ax&0x1FF)*(hi-lo)
+					var r uint32
+					if u := ax >> 9; u >= 255 {
+						r = 0x7FFF << 10
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = lo<<9 + (ax&0x1FF)*(hi-lo)
+					}
 					if x >= 0 {
 						r += 1 << 9
 					} else {
@@ -129,9 +138,13 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 					x := po * 3
 					m := x >> 31
 					ax := uint32((x ^ m) - m)
-					// |x| <= 3*32768: u <= 192, never lstmSigmoidQ's 255.
-					lo, hi := sigmoidTab2(int(ax >> 9))
-					r := lo<<9 + (ax&0x1FF)*(hi-lo)
+					var r uint32
+					if u := ax >> 9; u >= 255 {
+						r = 0x7FFF << 10
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = lo<<9 + (ax&0x1FF)*(hi-lo)
+					}
 					if x >= 0 {
 						r += 1 << 9
 					} else {
