@@ -288,10 +288,13 @@ const (
 	LstmInUnitF             Func = "lstmInUnitF"
 	LstmInt16               Func = "lstmInt16"
 	LstmInt8                Func = "lstmInt8"
+	LstmInt8Wide            Func = "lstmInt8Wide"
 	LstmLastUnitF           Func = "lstmLastUnitF"
 	LstmMakeQ               Func = "lstmMakeQ"
+	LstmMakeR               Func = "lstmMakeR"
 	LstmMakeRQ              Func = "lstmMakeRQ"
 	LstmMakeUnitRQ          Func = "lstmMakeUnitRQ"
+	LstmRFits               Func = "lstmRFits"
 	LstmRecPairF            Func = "lstmRecPairF"
 	LstmRowBatch            Func = "lstmRowBatch"
 	LstmRunDecF             Func = "lstmRunDecF"
@@ -479,6 +482,7 @@ const (
 	LstmGate             Struct = "lstmGate"
 	LstmParams           Struct = "lstmParams"
 	LstmQ                Struct = "lstmQ"
+	LstmR                Struct = "lstmR"
 	LstmStrF             Struct = "lstmStrF"
 	LstmUnitRQ           Struct = "lstmUnitRQ"
 	MeanParams           Struct = "meanParams"
@@ -777,10 +781,13 @@ func Funcs() []Func {
 		LstmInUnitF,
 		LstmInt16,
 		LstmInt8,
+		LstmInt8Wide,
 		LstmLastUnitF,
 		LstmMakeQ,
+		LstmMakeR,
 		LstmMakeRQ,
 		LstmMakeUnitRQ,
+		LstmRFits,
 		LstmRecPairF,
 		LstmRowBatch,
 		LstmRunDecF,
@@ -970,6 +977,7 @@ func Structs() []Struct {
 		LstmGate,
 		LstmParams,
 		LstmQ,
+		LstmR,
 		LstmStrF,
 		LstmUnitRQ,
 		MeanParams,
@@ -1542,14 +1550,20 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int16"}, {"h", "[]int16"}, {"c", "[]int16"}, {"out", "[]int16"}, {"fg", "*lstmGate"}, {"fw", "[]int8"}, {"fr", "[]int8"}, {"fb", "string"}, {"ig", "*lstmGate"}, {"iw", "[]int8"}, {"ir", "[]int8"}, {"ib", "string"}, {"cg", "*lstmGate"}, {"cw", "[]int8"}, {"cr", "[]int8"}, {"cb", "string"}, {"og", "*lstmGate"}, {"ow", "[]int8"}, {"or", "[]int8"}, {"ob", "string"}}, true
 	case LstmInt8:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+	case LstmInt8Wide:
+		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmLastUnitF:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"co", "*float32"}, {"yo", "*float32"}, {"w", "*lstmStrF"}, {"cs", "*[11]float64"}}, true
 	case LstmMakeQ:
+		return []Param{{"m", "int32"}, {"shift", "int"}}, true
+	case LstmMakeR:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeRQ:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeUnitRQ:
 		return []Param{{"p", "*lstmParams"}, {"u", "*lstmUnitRQ"}}, true
+	case LstmRFits:
+		return []Param{{"m", "int32"}, {"shift", "int"}, {"xmax", "uint64"}}, true
 	case LstmRecPairF:
 		return []Param{{"st", "*lstmFunnelSt"}, {"h", "[]float32"}, {"k", "int"}}, true
 	case LstmRowBatch:
@@ -2011,6 +2025,7 @@ func (f Func) Results() int {
 		LstmInUnitF,
 		LstmInt16,
 		LstmInt8,
+		LstmInt8Wide,
 		LstmLastUnitF,
 		LstmMakeUnitRQ,
 		LstmRecPairF,
@@ -2196,7 +2211,9 @@ func (f Func) Results() int {
 		LstmGateFS,
 		LstmHiddenQ,
 		LstmMakeQ,
+		LstmMakeR,
 		LstmMakeRQ,
+		LstmRFits,
 		LstmRowBatch,
 		LstmSat16,
 		LstmSigArg,
@@ -2357,6 +2374,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batch", "int"}, {"steps", "int"}, {"inDim", "int"}, {"units", "int"}, {"timeMajor", "bool"}, {"forgetMult", "int32"}, {"inputMult", "int32"}, {"forgetShift", "int"}, {"inputShift", "int"}, {"hidMult", "int32"}, {"hidShift", "int"}, {"hidZP", "int32"}, {"hidMin", "int32"}, {"hidMax", "int32"}, {"tanhMult", "int32"}, {"tanhShift", "int"}, {"clip", "bool"}, {"cellClip", "int32"}, {"cellClipF", "float32"}}, true
 	case LstmQ:
 		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}, {"thr", "int32"}}, true
+	case LstmR:
+		return []Param{{"pow", "int32"}, {"m2", "uint32"}, {"mc", "uint32"}, {"kh", "int32"}, {"e", "uint8"}}, true
 	case LstmStrF:
 		return []Param{{"in", "string"}, {"rec", "string"}, {"bias", "string"}}, true
 	case LstmUnitRQ:
