@@ -48,6 +48,13 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		tRnd = 1 << (tSh - 1)
 	}
 	hZP, hMin, hMax := p.hidZP, p.hidMin, p.hidMax
+	// The recurrent FC biases fold in the hidden state's zero point (no
+	// LSTM operator has a recurrent bias): all zero for a zero point of 0.
+	// Each is then a test of recB instead of a load of four bytes.
+	recB := false
+	for o := 0; o < s; o++ {
+		recB = recB || ld32(bias, 8*o+4)|ld32(bias, 8*o+5)|ld32(bias, 8*o+6)|ld32(bias, 8*o+7) != 0
+	}
 	var in, rec [8]int32
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
@@ -65,10 +72,14 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 			bb := bs[:32]
 			bs = bs[32:]
 			{
-				pf := lstmSat16(lstmSat16(grq[0].rq(ia[0]+cx+ld32(bb, 0))) + lstmSat16(grq[4].rq(ra[0]+ch+ld32(bb, 4))))
-				pi := lstmSat16(lstmSat16(grq[1].rq(ia[1]+cx+ld32(bb, 1))) + lstmSat16(grq[5].rq(ra[1]+ch+ld32(bb, 5))))
-				pg := lstmSat16(lstmSat16(grq[2].rq(ia[2]+cx+ld32(bb, 2))) + lstmSat16(grq[6].rq(ra[2]+ch+ld32(bb, 6))))
-				po := lstmSat16(lstmSat16(grq[3].rq(ia[3]+cx+ld32(bb, 3))) + lstmSat16(grq[7].rq(ra[3]+ch+ld32(bb, 7))))
+				r0, r1, r2, r3 := ch, ch, ch, ch
+				if recB {
+					r0, r1, r2, r3 = ch+ld32(bb, 4), ch+ld32(bb, 5), ch+ld32(bb, 6), ch+ld32(bb, 7)
+				}
+				pf := lstmSat16(lstmSat16(grq[0].rq(ia[0]+cx+ld32(bb, 0))) + lstmSat16(grq[4].rq(ra[0]+r0)))
+				pi := lstmSat16(lstmSat16(grq[1].rq(ia[1]+cx+ld32(bb, 1))) + lstmSat16(grq[5].rq(ra[1]+r1)))
+				pg := lstmSat16(lstmSat16(grq[2].rq(ia[2]+cx+ld32(bb, 2))) + lstmSat16(grq[6].rq(ra[2]+r2)))
+				po := lstmSat16(lstmSat16(grq[3].rq(ia[3]+cx+ld32(bb, 3))) + lstmSat16(grq[7].rq(ra[3]+r3)))
 
 				// f, i = lstmSigmoidQ(pf), lstmSigmoidQ(pi).
 				var f, i int32
