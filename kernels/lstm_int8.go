@@ -72,14 +72,14 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 			bb := bs[:32]
 			bs = bs[32:]
 			{
-				r0, r1, r2, r3 := ch, ch, ch, ch
+				r0, r1, r2, r3 := ra[0]+ch, ra[1]+ch, ra[2]+ch, ra[3]+ch
 				if recB {
-					r0, r1, r2, r3 = ch+ld32(bb, 4), ch+ld32(bb, 5), ch+ld32(bb, 6), ch+ld32(bb, 7)
+					r0, r1, r2, r3 = r0+ld32(bb, 4), r1+ld32(bb, 5), r2+ld32(bb, 6), r3+ld32(bb, 7)
 				}
-				pf := lstmSat16(lstmSat16(grq[0].rq(ia[0]+cx+ld32(bb, 0))) + lstmSat16(grq[4].rq(ra[0]+r0)))
-				pi := lstmSat16(lstmSat16(grq[1].rq(ia[1]+cx+ld32(bb, 1))) + lstmSat16(grq[5].rq(ra[1]+r1)))
-				pg := lstmSat16(lstmSat16(grq[2].rq(ia[2]+cx+ld32(bb, 2))) + lstmSat16(grq[6].rq(ra[2]+r2)))
-				po := lstmSat16(lstmSat16(grq[3].rq(ia[3]+cx+ld32(bb, 3))) + lstmSat16(grq[7].rq(ra[3]+r3)))
+				pf := lstmSat16(lstmSat16(grq[0].rq(ia[0]+cx+ld32(bb, 0))) + lstmSat16(grq[4].rq(r0)))
+				pi := lstmSat16(lstmSat16(grq[1].rq(ia[1]+cx+ld32(bb, 1))) + lstmSat16(grq[5].rq(r1)))
+				pg := lstmSat16(lstmSat16(grq[2].rq(ia[2]+cx+ld32(bb, 2))) + lstmSat16(grq[6].rq(r2)))
+				po := lstmSat16(lstmSat16(grq[3].rq(ia[3]+cx+ld32(bb, 3))) + lstmSat16(grq[7].rq(r3)))
 
 				// f, i = lstmSigmoidQ(pf), lstmSigmoidQ(pi).
 				var f, i int32
