@@ -346,27 +346,26 @@ func lstmInt8Wide(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 }
 
 // lstmR is rqApply (mulByQuantMul bit for bit) in one rounding step, for
-// x*pow*mult below 2^62 - 2^(30+e) in magnitude (e the right shift; see
-// lstmRFits). rqApply rounds y = (P + 2^30) >> 31 of P = (x*pow)*mult, then
-// y/2^e half away from zero: (y + 2^(e-1) - [y < 0]) >> e. Nested floors
-// make that (2P + 2^31 + 2^(31+e) - [y < 0]*2^32) >> (32 + e), and [y < 0]
-// may be [x*pow < 0]: they differ only where y = 0 and both give 0. So:
-// the high word of the 64-bit product by m2 = 2*mult, less mc = m2 + [e > 0]
-// for a negative factor (the signed product's correction and the rounding
-// term), plus kh = 2^(e-1) (0 for e = 0) and the carry of low + 2^31,
-// shifted right by e: a UMULL and five ALU operations.
+// an exponent shift <= 0 (pow 1, right shift e) and x*mult below 2^62 -
+// 2^(30+e) in magnitude (see lstmRFits). rqApply rounds y = (P + 2^30) >> 31
+// of P = x*mult, then y/2^e half away from zero: (y + 2^(e-1) - [y < 0]) >>
+// e. Nested floors make that (2P + 2^31 + 2^(31+e) - [y < 0]*2^32) >> (32 +
+// e), and [y < 0] may be [x < 0]: they differ only where y = 0 and both
+// give 0. So: the high word of the 64-bit product by m2 = 2*mult, less mc =
+// m2 + [e > 0] for a negative x (the signed product's correction and the
+// rounding term), plus kh = 2^(e-1) (0 for e = 0) and the carry of low +
+// 2^31, shifted right by e: a UMULL and five ALU operations.
 type lstmR struct {
-	pow    int32
 	m2, mc uint32
 	kh     int32
 	e      uint8
 }
 
 // lstmMakeR prepares lstmR for the multiplier m (>= 0) and exponent shift
-// in [-31, 30].
+// in [-31, 0].
 func lstmMakeR(m int32, shift int) lstmR {
-	l, e := uint32(max(shift, 0)), uint32(max(-shift, 0))
-	q := lstmR{pow: int32(uint32(1) << l), m2: 2 * uint32(m), e: uint8(e)}
+	e := uint32(max(min(-shift, 31), 0))
+	q := lstmR{m2: 2 * uint32(m), e: uint8(e)}
 	q.mc = q.m2
 	if e > 0 {
 		q.mc++
@@ -375,21 +374,23 @@ func lstmMakeR(m int32, shift int) lstmR {
 	return q
 }
 
-// lstmRFits reports whether lstmR(m, shift).rq(x) is rqApply for every x
-// with x*pow in [-2^31, xmax]: when 2*xmax*m + 2^31 + 2^(31+e) < 2^63 (e
-// the right shift; always for e = 0). The gates' sums need xmax = 2^31-1,
-// m <= 2^31 - 2^e; the cell and hidden products of two int16s 2^30, e < 31
-// or m < 2^31-1.
+// lstmRFits reports whether lstmR(m, shift).rq(x) is rqApply for every x in
+// [-2^31, xmax]: when shift <= 0 and 2*xmax*m + 2^31 + 2^(31+e) < 2^63 (e =
+// -shift; always for e = 0). The gates' sums need xmax = 2^31-1, m <= 2^31 -
+// 2^e; the cell and hidden products of two int16s 2^30, e < 31 or m <
+// 2^31-1. A left shift (x*2^shift wrapping in 32 bits) is lstmInt8Wide's.
 func lstmRFits(m int32, shift int, xmax uint64) bool {
-	e := uint(max(-shift, 0))
+	if shift > 0 {
+		return false
+	}
+	e := uint(-shift)
 	return e == 0 || 2*xmax*uint64(m)+1<<31+1<<(31+e) < 1<<63
 }
 
 // rq scales x.
 func (q *lstmR) rq(x int32) int32 {
-	a := x * q.pow
-	hi, lo := bits.Mul32(uint32(a), q.m2)
-	return int32(hi-uint32(a>>31)&q.mc+uint32(q.kh)+lo>>31) >> q.e
+	hi, lo := bits.Mul32(uint32(x), q.m2)
+	return int32(hi-uint32(x>>31)&q.mc+uint32(q.kh)+lo>>31) >> q.e
 }
 
 // lstmQ is an rq32 for lstmInt8Wide, with the rounding threshold ready.

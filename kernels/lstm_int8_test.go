@@ -8,7 +8,8 @@ import (
 
 // TestLstmR checks lstmR's one-step requantization against rqApply over
 // extreme and random accumulators, multipliers and exponents wherever
-// lstmRFits says it holds (for any int32 and for |x| <= 2^30).
+// lstmRFits says it holds (for any int32 and for |x| <= 2^30; never for a
+// left shift).
 func TestLstmR(t *testing.T) {
 	rng := rand.New(rand.NewSource(12))
 	xs := []int32{0, 1, -1, 2, -2, 3, -3, math.MaxInt32, math.MinInt32, math.MaxInt32 - 1, math.MinInt32 + 1, 1 << 30, -1 << 30, 32767, -32768, 32767 * 32767, -32768 * 32767}

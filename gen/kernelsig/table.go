@@ -2375,7 +2375,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case LstmQ:
 		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}, {"thr", "int32"}}, true
 	case LstmR:
-		return []Param{{"pow", "int32"}, {"m2", "uint32"}, {"mc", "uint32"}, {"kh", "int32"}, {"e", "uint8"}}, true
+		return []Param{{"m2", "uint32"}, {"mc", "uint32"}, {"kh", "int32"}, {"e", "uint8"}}, true
 	case LstmStrF:
 		return []Param{{"in", "string"}, {"rec", "string"}, {"bias", "string"}}, true
 	case LstmUnitRQ:
