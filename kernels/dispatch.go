@@ -63,16 +63,16 @@ package kernels
 //     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmClipF,
 //     lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmExpCoef, lstmFCQ64,
 //     lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF, lstmGateFS,
-//     lstmHiddenQ, lstmMakeQ, lstmMakeR, lstmMakeRQ, lstmRFits, lstmRowBatch,
-//     lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg,
-//     lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64,
-//     mulQuantOne, octCols64, octLanes, poolAvgRound, poolRecip, poolWindow,
-//     preluOne, quantizeF32One, reluOne, requantizeFast, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
-//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8,
-//     tconvTaps
+//     lstmHiddenQ, lstmMakeQ, lstmMakeR, lstmMakeRG, lstmMakeRQ, lstmRFits,
+//     lstmRGFits, lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin,
+//     lstmSigmoidQ, lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant,
+//     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
+//     poolAvgRound, poolRecip, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
+//     rqFromFC, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
+//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
+//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne,
+//     svdfActF32, svdfSumI8, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -1656,6 +1656,19 @@ func NewParams(typ string, fields map[string]any) any {
 				p.kh = int32(v.(int64))
 			case "e":
 				p.e = uint8(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "lstmRG":
+		p := &lstmRG{}
+		for k, v := range fields {
+			switch k {
+			case "lstmR":
+				p.lstmR = *v.(*lstmR)
+			case "pow":
+				p.pow = int32(v.(int64))
 			default:
 				return nil
 			}

@@ -21,21 +21,21 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
 	// The gates' FC requantizations and the unit's, prepared once.
-	const sum, prod = 1<<31 - 1, 1 << 30
-	if !lstmRFits(fg.inMult, fg.inShift, sum) || !lstmRFits(fg.recMult, fg.recShift, sum) ||
-		!lstmRFits(ig.inMult, ig.inShift, sum) || !lstmRFits(ig.recMult, ig.recShift, sum) ||
-		!lstmRFits(cg.inMult, cg.inShift, sum) || !lstmRFits(cg.recMult, cg.recShift, sum) ||
-		!lstmRFits(og.inMult, og.inShift, sum) || !lstmRFits(og.recMult, og.recShift, sum) ||
+	const prod = 1 << 30
+	if !lstmRGFits(fg.inMult, fg.inShift) || !lstmRGFits(fg.recMult, fg.recShift) ||
+		!lstmRGFits(ig.inMult, ig.inShift) || !lstmRGFits(ig.recMult, ig.recShift) ||
+		!lstmRGFits(cg.inMult, cg.inShift) || !lstmRGFits(cg.recMult, cg.recShift) ||
+		!lstmRGFits(og.inMult, og.inShift) || !lstmRGFits(og.recMult, og.recShift) ||
 		!lstmRFits(p.forgetMult, p.forgetShift, prod) || !lstmRFits(p.inputMult, p.inputShift, prod) ||
 		!lstmRFits(p.hidMult, p.hidShift, prod) {
 		lstmInt8Wide(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
 		return
 	}
-	var grq [8]lstmR
-	grq[0], grq[4] = lstmMakeR(fg.inMult, fg.inShift), lstmMakeR(fg.recMult, fg.recShift)
-	grq[1], grq[5] = lstmMakeR(ig.inMult, ig.inShift), lstmMakeR(ig.recMult, ig.recShift)
-	grq[2], grq[6] = lstmMakeR(cg.inMult, cg.inShift), lstmMakeR(cg.recMult, cg.recShift)
-	grq[3], grq[7] = lstmMakeR(og.inMult, og.inShift), lstmMakeR(og.recMult, og.recShift)
+	var grq [8]lstmRG
+	grq[0], grq[4] = lstmMakeRG(fg.inMult, fg.inShift), lstmMakeRG(fg.recMult, fg.recShift)
+	grq[1], grq[5] = lstmMakeRG(ig.inMult, ig.inShift), lstmMakeRG(ig.recMult, ig.recShift)
+	grq[2], grq[6] = lstmMakeRG(cg.inMult, cg.inShift), lstmMakeRG(cg.recMult, cg.recShift)
+	grq[3], grq[7] = lstmMakeRG(og.inMult, og.inShift), lstmMakeRG(og.recMult, og.recShift)
 	fq, iq, hq := lstmMakeR(p.forgetMult, p.forgetShift), lstmMakeR(p.inputMult, p.inputShift), lstmMakeR(p.hidMult, p.hidShift)
 	// Saturation to int16 then clipping is one clamp to the intersection.
 	cLo, cHi := int32(-32768), int32(32767)
@@ -50,10 +50,11 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	hZP, hMin, hMax := p.hidZP, p.hidMin, p.hidMax
 	// The recurrent FC biases fold in the hidden state's zero point (no
 	// LSTM operator has a recurrent bias): all zero for a zero point of 0.
-	// Each is then a test of recB instead of a load of four bytes.
-	recB := false
-	for o := 0; o < s; o++ {
-		recB = recB || ld32(bias, 8*o+4)|ld32(bias, 8*o+5)|ld32(bias, 8*o+6)|ld32(bias, 8*o+7) != 0
+	// Each is then a test of recB instead of a load of four bytes. The scan
+	// costs about what one row's loads do: a single row just loads them.
+	recB := p.batch*p.steps == 1
+	for o := 0; o < s && !recB; o++ {
+		recB = ld32(bias, 8*o+4)|ld32(bias, 8*o+5)|ld32(bias, 8*o+6)|ld32(bias, 8*o+7) != 0
 	}
 	var in, rec [8]int32
 	for r := 0; r < p.batch*p.steps; r++ {
@@ -385,6 +386,29 @@ func lstmRFits(m int32, shift int, xmax uint64) bool {
 	}
 	e := uint(-shift)
 	return e == 0 || 2*xmax*uint64(m)+1<<31+1<<(31+e) < 1<<63
+}
+
+// lstmRG is a gate's lstmR with its left shift, the power of two pow.
+type lstmRG struct {
+	lstmR
+	pow int32
+}
+
+// lstmMakeRG prepares lstmRG for the multiplier m (>= 0) and exponent shift
+// in [-31, 30].
+func lstmMakeRG(m int32, shift int) lstmRG {
+	return lstmRG{lstmR: lstmMakeR(m, min(shift, 0)), pow: int32(uint32(1) << uint(max(shift, 0)))}
+}
+
+// lstmRGFits reports whether lstmRG(m, shift).rq(x) is rqApply for every
+// int32 x: x*pow wraps in 32 bits as rqApply's does; then lstmR.
+func lstmRGFits(m int32, shift int) bool {
+	return lstmRFits(m, min(shift, 0), 1<<31-1)
+}
+
+// rq scales x.
+func (q *lstmRG) rq(x int32) int32 {
+	return q.lstmR.rq(x * q.pow)
 }
 
 // rq scales x.

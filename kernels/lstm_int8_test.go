@@ -9,7 +9,7 @@ import (
 // TestLstmR checks lstmR's one-step requantization against rqApply over
 // extreme and random accumulators, multipliers and exponents wherever
 // lstmRFits says it holds (for any int32 and for |x| <= 2^30; never for a
-// left shift).
+// left shift), and lstmRG (with a left shift) wherever lstmRGFits holds.
 func TestLstmR(t *testing.T) {
 	rng := rand.New(rand.NewSource(12))
 	xs := []int32{0, 1, -1, 2, -2, 3, -3, math.MaxInt32, math.MinInt32, math.MaxInt32 - 1, math.MinInt32 + 1, 1 << 30, -1 << 30, 32767, -32768, 32767 * 32767, -32768 * 32767}
@@ -24,7 +24,13 @@ func TestLstmR(t *testing.T) {
 		for _, m := range ms {
 			r, q := rqFor(m, shift), lstmMakeR(m, shift)
 			fits, fitsSmall := lstmRFits(m, shift, 1<<31-1), lstmRFits(m, shift, 1<<30)
+			g, gfits := lstmMakeRG(m, shift), lstmRGFits(m, shift)
 			for _, x := range xs {
+				if gfits {
+					if got, want := g.rq(x), rqApply(x, &r); got != want {
+						t.Fatalf("m %d shift %d x %d: lstmRG %d, rqApply %d", m, shift, x, got, want)
+					}
+				}
 				small := x >= -1<<30 && x <= 1<<30 && fitsSmall
 				if !fits && !small {
 					continue

@@ -292,9 +292,11 @@ const (
 	LstmLastUnitF           Func = "lstmLastUnitF"
 	LstmMakeQ               Func = "lstmMakeQ"
 	LstmMakeR               Func = "lstmMakeR"
+	LstmMakeRG              Func = "lstmMakeRG"
 	LstmMakeRQ              Func = "lstmMakeRQ"
 	LstmMakeUnitRQ          Func = "lstmMakeUnitRQ"
 	LstmRFits               Func = "lstmRFits"
+	LstmRGFits              Func = "lstmRGFits"
 	LstmRecPairF            Func = "lstmRecPairF"
 	LstmRowBatch            Func = "lstmRowBatch"
 	LstmRunDecF             Func = "lstmRunDecF"
@@ -483,6 +485,7 @@ const (
 	LstmParams           Struct = "lstmParams"
 	LstmQ                Struct = "lstmQ"
 	LstmR                Struct = "lstmR"
+	LstmRG               Struct = "lstmRG"
 	LstmStrF             Struct = "lstmStrF"
 	LstmUnitRQ           Struct = "lstmUnitRQ"
 	MeanParams           Struct = "meanParams"
@@ -785,9 +788,11 @@ func Funcs() []Func {
 		LstmLastUnitF,
 		LstmMakeQ,
 		LstmMakeR,
+		LstmMakeRG,
 		LstmMakeRQ,
 		LstmMakeUnitRQ,
 		LstmRFits,
+		LstmRGFits,
 		LstmRecPairF,
 		LstmRowBatch,
 		LstmRunDecF,
@@ -978,6 +983,7 @@ func Structs() []Struct {
 		LstmParams,
 		LstmQ,
 		LstmR,
+		LstmRG,
 		LstmStrF,
 		LstmUnitRQ,
 		MeanParams,
@@ -1558,12 +1564,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeR:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
+	case LstmMakeRG:
+		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeRQ:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeUnitRQ:
 		return []Param{{"p", "*lstmParams"}, {"u", "*lstmUnitRQ"}}, true
 	case LstmRFits:
 		return []Param{{"m", "int32"}, {"shift", "int"}, {"xmax", "uint64"}}, true
+	case LstmRGFits:
+		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmRecPairF:
 		return []Param{{"st", "*lstmFunnelSt"}, {"h", "[]float32"}, {"k", "int"}}, true
 	case LstmRowBatch:
@@ -2212,8 +2222,10 @@ func (f Func) Results() int {
 		LstmHiddenQ,
 		LstmMakeQ,
 		LstmMakeR,
+		LstmMakeRG,
 		LstmMakeRQ,
 		LstmRFits,
+		LstmRGFits,
 		LstmRowBatch,
 		LstmSat16,
 		LstmSigArg,
@@ -2376,6 +2388,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}, {"thr", "int32"}}, true
 	case LstmR:
 		return []Param{{"m2", "uint32"}, {"mc", "uint32"}, {"kh", "int32"}, {"e", "uint8"}}, true
+	case LstmRG:
+		return []Param{{"lstmR", "lstmR"}, {"pow", "int32"}}, true
 	case LstmStrF:
 		return []Param{{"in", "string"}, {"rec", "string"}, {"bias", "string"}}, true
 	case LstmUnitRQ:
