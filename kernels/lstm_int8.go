@@ -22,20 +22,25 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	n, s := p.inDim, p.units
 	// The gates' FC requantizations and the unit's, prepared once.
 	const prod = 1 << 30
-	if !lstmRGFits(fg.inMult, fg.inShift) || !lstmRGFits(fg.recMult, fg.recShift) ||
-		!lstmRGFits(ig.inMult, ig.inShift) || !lstmRGFits(ig.recMult, ig.recShift) ||
-		!lstmRGFits(cg.inMult, cg.inShift) || !lstmRGFits(cg.recMult, cg.recShift) ||
-		!lstmRGFits(og.inMult, og.inShift) || !lstmRGFits(og.recMult, og.recShift) ||
+	const sum = 1<<31 - 1
+	if !lstmRGFits(fg.inMult, fg.inShift) || !lstmRFits(fg.recMult, fg.recShift, sum) ||
+		!lstmRGFits(ig.inMult, ig.inShift) || !lstmRFits(ig.recMult, ig.recShift, sum) ||
+		!lstmRGFits(cg.inMult, cg.inShift) || !lstmRFits(cg.recMult, cg.recShift, sum) ||
+		!lstmRGFits(og.inMult, og.inShift) || !lstmRFits(og.recMult, og.recShift, sum) ||
 		!lstmRFits(p.forgetMult, p.forgetShift, prod) || !lstmRFits(p.inputMult, p.inputShift, prod) ||
 		!lstmRFits(p.hidMult, p.hidShift, prod) {
 		lstmInt8Wide(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
 		return
 	}
-	var grq [8]lstmRG
-	grq[0], grq[4] = lstmMakeRG(fg.inMult, fg.inShift), lstmMakeRG(fg.recMult, fg.recShift)
-	grq[1], grq[5] = lstmMakeRG(ig.inMult, ig.inShift), lstmMakeRG(ig.recMult, ig.recShift)
-	grq[2], grq[6] = lstmMakeRG(cg.inMult, cg.inShift), lstmMakeRG(cg.recMult, cg.recShift)
-	grq[3], grq[7] = lstmMakeRG(og.inMult, og.inShift), lstmMakeRG(og.recMult, og.recShift)
+	// The input FCs' exponents may be > 0 (a large input scale), the
+	// recurrent FCs' (hidden scale about 1/128) are not in practice: a
+	// recurrent left shift takes lstmInt8Wide.
+	var grq [4]lstmRG
+	var rrq [4]lstmR
+	grq[0], rrq[0] = lstmMakeRG(fg.inMult, fg.inShift), lstmMakeR(fg.recMult, fg.recShift)
+	grq[1], rrq[1] = lstmMakeRG(ig.inMult, ig.inShift), lstmMakeR(ig.recMult, ig.recShift)
+	grq[2], rrq[2] = lstmMakeRG(cg.inMult, cg.inShift), lstmMakeR(cg.recMult, cg.recShift)
+	grq[3], rrq[3] = lstmMakeRG(og.inMult, og.inShift), lstmMakeR(og.recMult, og.recShift)
 	fq, iq, hq := lstmMakeR(p.forgetMult, p.forgetShift), lstmMakeR(p.inputMult, p.inputShift), lstmMakeR(p.hidMult, p.hidShift)
 	// Saturation to int16 then clipping is one clamp to the intersection.
 	cLo, cHi := int32(-32768), int32(32767)
@@ -77,10 +82,10 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 				if recB {
 					r0, r1, r2, r3 = r0+ld32(bb, 4), r1+ld32(bb, 5), r2+ld32(bb, 6), r3+ld32(bb, 7)
 				}
-				pf := lstmSat16(lstmSat16(grq[0].rq(ia[0]+cx+ld32(bb, 0))) + lstmSat16(grq[4].rq(r0)))
-				pi := lstmSat16(lstmSat16(grq[1].rq(ia[1]+cx+ld32(bb, 1))) + lstmSat16(grq[5].rq(r1)))
-				pg := lstmSat16(lstmSat16(grq[2].rq(ia[2]+cx+ld32(bb, 2))) + lstmSat16(grq[6].rq(r2)))
-				po := lstmSat16(lstmSat16(grq[3].rq(ia[3]+cx+ld32(bb, 3))) + lstmSat16(grq[7].rq(r3)))
+				pf := lstmSat16(lstmSat16(grq[0].rq(ia[0]+cx+ld32(bb, 0))) + lstmSat16(rrq[0].rq(r0)))
+				pi := lstmSat16(lstmSat16(grq[1].rq(ia[1]+cx+ld32(bb, 1))) + lstmSat16(rrq[1].rq(r1)))
+				pg := lstmSat16(lstmSat16(grq[2].rq(ia[2]+cx+ld32(bb, 2))) + lstmSat16(rrq[2].rq(r2)))
+				po := lstmSat16(lstmSat16(grq[3].rq(ia[3]+cx+ld32(bb, 3))) + lstmSat16(rrq[3].rq(r3)))
 
 				// f, i = lstmSigmoidQ(pf), lstmSigmoidQ(pi).
 				var f, i int32
