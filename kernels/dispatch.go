@@ -1648,8 +1648,6 @@ func NewParams(typ string, fields map[string]any) any {
 		p := &lstmR{}
 		for k, v := range fields {
 			switch k {
-			case "m2":
-				p.m2 = uint32(v.(int64))
 			case "mc":
 				p.mc = uint32(v.(int64))
 			case "kh":

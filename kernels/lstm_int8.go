@@ -361,18 +361,18 @@ func lstmInt8Wide(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 // m2 + [e > 0] for a negative x (the signed product's correction and the
 // rounding term), plus kh = 2^(e-1) (0 for e = 0) and the carry of low +
 // 2^31, shifted right by e: a UMULL and five ALU operations.
+// (m2 is mc without its low bit: one word less of stack per lstmR.)
 type lstmR struct {
-	m2, mc uint32
-	kh     int32
-	e      uint8
+	mc uint32
+	kh int32
+	e  uint8
 }
 
 // lstmMakeR prepares lstmR for the multiplier m (>= 0) and exponent shift
 // in [-31, 0].
 func lstmMakeR(m int32, shift int) lstmR {
 	e := uint32(max(min(-shift, 31), 0))
-	q := lstmR{m2: 2 * uint32(m), e: uint8(e)}
-	q.mc = q.m2
+	q := lstmR{mc: 2 * uint32(m), e: uint8(e)}
 	if e > 0 {
 		q.mc++
 		q.kh = 1 << (e - 1)
@@ -418,7 +418,7 @@ func (q *lstmRG) rq(x int32) int32 {
 
 // rq scales x.
 func (q *lstmR) rq(x int32) int32 {
-	hi, lo := bits.Mul32(uint32(x), q.m2)
+	hi, lo := bits.Mul32(uint32(x), q.mc&^1)
 	return int32(hi-uint32(x>>31)&q.mc+uint32(q.kh)+lo>>31) >> q.e
 }
 

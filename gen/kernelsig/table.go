@@ -2387,7 +2387,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case LstmQ:
 		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}, {"thr", "int32"}}, true
 	case LstmR:
-		return []Param{{"m2", "uint32"}, {"mc", "uint32"}, {"kh", "int32"}, {"e", "uint8"}}, true
+		return []Param{{"mc", "uint32"}, {"kh", "int32"}, {"e", "uint8"}}, true
 	case LstmRG:
 		return []Param{{"lstmR", "lstmR"}, {"pow", "int32"}}, true
 	case LstmStrF:
