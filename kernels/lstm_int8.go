@@ -17,16 +17,190 @@ import "math/bits"
 // 8 int32, the four gates' input FC biases (zero point folded in) then the
 // four recurrent FC biases.
 
-// lstmInt8 runs an LSTM with int8 input, output and hidden state h, int8
-// weights (packed, see above) and int16 cell state c. It needs no scratch
-// memory. Gates come in TFLM's evaluation order: forget, input, cell,
-// output.
-//
-// Everything after the dot products is written out in the unit loop
-// (lstmSigmoidQ, lstmTanhQ, lstmCellQ and lstmHiddenQ are too big for gc's
-// inliner, and a call passes its arguments on the stack on 32-bit ARM); the
-// operations are theirs, in the same order.
 func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
+	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
+	n, s := p.inDim, p.units
+	// The gates' FC requantizations and the unit's, prepared once.
+	const prod = 1 << 30
+	const sum = 1<<31 - 1
+	if !lstmRGFits(fg.inMult, fg.inShift) || !lstmRFits(fg.recMult, fg.recShift, sum) ||
+		!lstmRGFits(ig.inMult, ig.inShift) || !lstmRFits(ig.recMult, ig.recShift, sum) ||
+		!lstmRGFits(cg.inMult, cg.inShift) || !lstmRFits(cg.recMult, cg.recShift, sum) ||
+		!lstmRGFits(og.inMult, og.inShift) || !lstmRFits(og.recMult, og.recShift, sum) ||
+		!lstmRFits(p.forgetMult, p.forgetShift, prod) || !lstmRFits(p.inputMult, p.inputShift, prod) ||
+		!lstmRFits(p.hidMult, p.hidShift, prod) {
+		lstmInt8Wide(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
+		return
+	}
+	// The input FCs' exponents may be > 0 (a large input scale), the
+	// recurrent FCs' (hidden scale about 1/128) are not in practice: a
+	// recurrent left shift takes lstmInt8Wide.
+	var grq [4]lstmRG
+	var rrq [4]lstmR
+	grq[0], rrq[0] = lstmMakeRG(fg.inMult, fg.inShift), lstmMakeR(fg.recMult, fg.recShift)
+	grq[1], rrq[1] = lstmMakeRG(ig.inMult, ig.inShift), lstmMakeR(ig.recMult, ig.recShift)
+	grq[2], rrq[2] = lstmMakeRG(cg.inMult, cg.inShift), lstmMakeR(cg.recMult, cg.recShift)
+	grq[3], rrq[3] = lstmMakeRG(og.inMult, og.inShift), lstmMakeR(og.recMult, og.recShift)
+	fq, iq, hq := lstmMakeR(p.forgetMult, p.forgetShift), lstmMakeR(p.inputMult, p.inputShift), lstmMakeR(p.hidMult, p.hidShift)
+	// Saturation to int16 then clipping is one clamp to the intersection.
+	cLo, cHi := int32(-32768), int32(32767)
+	if p.clip {
+		cLo, cHi = max(-p.cellClip, cLo), min(p.cellClip, cHi)
+	}
+	tMul, tSh := p.tanhMult, uint32(p.tanhShift)&31
+	tRnd := int32(0)
+	if tSh > 0 {
+		tRnd = 1 << (tSh - 1)
+	}
+	hZP, hMin, hMax := p.hidZP, p.hidMin, p.hidMax
+	// The recurrent FC biases fold in the hidden state's zero point (no
+	// LSTM operator has a recurrent bias): all zero for a zero point of 0.
+	// Each is then a test of recB instead of a load of four bytes. The scan
+	// costs about what one row's loads do: a single row just loads them.
+	recB := p.batch*p.steps == 1
+	for o := 0; o < s && !recB; o++ {
+		recB = ld32(bias, 8*o+4)|ld32(bias, 8*o+5)|ld32(bias, 8*o+6)|ld32(bias, 8*o+7) != 0
+	}
+	var in, rec [8]int32
+	for r := 0; r < p.batch*p.steps; r++ {
+		b := lstmRowBatch(p, r)
+		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
+		// octDot's sums are of x*(w+128).
+		cx, ch := -128*fcSumI8(xr), -128*fcSumI8(hb)
+		bs := bias
+		for o := 0; o < s; o++ {
+			if o&1 == 0 {
+				octDot(xr, wIn[4*n*o:], &in)
+				octDot(hb, wRec[4*s*o:], &rec)
+			}
+			k := 4 * (o & 1)
+			ia, ra := (*[4]int32)(in[k:]), (*[4]int32)(rec[k:])
+			bb := bs[:32]
+			bs = bs[32:]
+			{
+				r0, r1, r2, r3 := ra[0]+ch, ra[1]+ch, ra[2]+ch, ra[3]+ch
+				if recB {
+					r0, r1, r2, r3 = r0+ld32(bb, 4), r1+ld32(bb, 5), r2+ld32(bb, 6), r3+ld32(bb, 7)
+				}
+				pf := lstmSat16(lstmSat16(grq[0].rq(ia[0]+cx+ld32(bb, 0))) + lstmSat16(rrq[0].rq(r0)))
+				pi := lstmSat16(lstmSat16(grq[1].rq(ia[1]+cx+ld32(bb, 1))) + lstmSat16(rrq[1].rq(r1)))
+				pg := lstmSat16(lstmSat16(grq[2].rq(ia[2]+cx+ld32(bb, 2))) + lstmSat16(rrq[2].rq(r2)))
+				po := lstmSat16(lstmSat16(grq[3].rq(ia[3]+cx+ld32(bb, 3))) + lstmSat16(rrq[3].rq(r3)))
+
+				// f, i = lstmSigmoidQ(pf), lstmSigmoidQ(pi).
+				var f, i int32
+				{
+					x := pf * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r uint32
+					if u := ax >> 9; u >= 255 {
+						r = 0x7FFF << 10
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = lo<<9 + (ax&0x1FF)*(hi-lo)
+					}
+					if x >= 0 {
+						r += 1 << 9
+					} else {
+						r = 1<<25 - r + 1<<9 - 1
+					}
+					f = int32(r >> 10)
+				}
+				{
+					x := pi * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r uint32
+					if u := ax >> 9; u >= 255 {
+						r = 0x7FFF << 10
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = lo<<9 + (ax&0x1FF)*(hi-lo)
+					}
+					if x >= 0 {
+						r += 1 << 9
+					} else {
+						r = 1<<25 - r + 1<<9 - 1
+					}
+					i = int32(r >> 10)
+				}
+				// gv = lstmTanhQ(pg, 3, 0).
+				var gv int32
+				{
+					x := pg * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r int32
+					if u := ax >> 8; u >= 255 {
+						r = 0xFFFF << 8
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = int32(lo<<8 + (ax&0xFF)*(hi-lo))
+					}
+					if x >= 0 {
+						r = r - 1<<23 + 1<<7
+					} else {
+						r = -r + 1<<23 + 1<<7 - 1
+					}
+					gv = r >> 8
+				}
+				// The cell update (lstmCellQ).
+				cv := lstmSat16(fq.rq(f*int32(cb[o]))) + lstmSat16(iq.rq(i*gv))
+				cv = min(max(cv, cLo), cHi)
+				cb[o] = int16(cv)
+				// ov = lstmSigmoidQ(po).
+				var ov int32
+				{
+					x := po * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r uint32
+					if u := ax >> 9; u >= 255 {
+						r = 0x7FFF << 10
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = lo<<9 + (ax&0x1FF)*(hi-lo)
+					}
+					if x >= 0 {
+						r += 1 << 9
+					} else {
+						r = 1<<25 - r + 1<<9 - 1
+					}
+					ov = int32(r >> 10)
+				}
+				// The hidden state (lstmHiddenQ): tanh of the cell, times ov.
+				var t int32
+				{
+					x := (cv*tMul + tRnd) >> tSh
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r int32
+					if u := ax >> 8; u >= 255 {
+						r = 0xFFFF << 8
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = int32(lo<<8 + (ax&0xFF)*(hi-lo))
+					}
+					if x >= 0 {
+						r = r - 1<<23 + 1<<7
+					} else {
+						r = -r + 1<<23 + 1<<7 - 1
+					}
+					t = r >> 8
+				}
+				yr[o] = int8(min(max(hZP+hq.rq(t*ov), hMin), hMax))
+			}
+		}
+		copy(hb, yr)
+	}
+}
+
+// lstmInt8Wide is lstmInt8 with rqApply's two rounding steps (lstmQ) for
+// the gate requantizations, for a multiplier within 2^e of 2^31 (e the right
+// shift) where lstmR's single step could overflow (see lstmRFits). No real
+// model needs it.
+func lstmInt8Wide(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
 	// The gates' FC requantizations and the unit's, prepared once.
@@ -177,7 +351,78 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	}
 }
 
-// lstmQ is an rq32 for lstmInt8, with the rounding threshold ready.
+// lstmR is rqApply (mulByQuantMul bit for bit) in one rounding step, for
+// an exponent shift <= 0 (pow 1, right shift e) and x*mult below 2^62 -
+// 2^(30+e) in magnitude (see lstmRFits). rqApply rounds y = (P + 2^30) >> 31
+// of P = x*mult, then y/2^e half away from zero: (y + 2^(e-1) - [y < 0]) >>
+// e. Nested floors make that (2P + 2^31 + 2^(31+e) - [y < 0]*2^32) >> (32 +
+// e), and [y < 0] may be [x < 0]: they differ only where y = 0 and both
+// give 0. So: the high word of the 64-bit product by m2 = 2*mult, less mc =
+// m2 + [e > 0] for a negative x (the signed product's correction and the
+// rounding term), plus kh = 2^(e-1) (0 for e = 0) and the carry of low +
+// 2^31, shifted right by e: a UMULL and five ALU operations.
+// (m2 is mc without its low bit: one word less of stack per lstmR.)
+type lstmR struct {
+	mc uint32
+	kh int32
+	e  uint8
+}
+
+// lstmMakeR prepares lstmR for the multiplier m (>= 0) and exponent shift
+// in [-31, 0].
+func lstmMakeR(m int32, shift int) lstmR {
+	e := uint32(max(min(-shift, 31), 0))
+	q := lstmR{mc: 2 * uint32(m), e: uint8(e)}
+	if e > 0 {
+		q.mc++
+		q.kh = 1 << (e - 1)
+	}
+	return q
+}
+
+// lstmRFits reports whether lstmR(m, shift).rq(x) is rqApply for every x in
+// [-2^31, xmax]: when shift <= 0 and 2*xmax*m + 2^31 + 2^(31+e) < 2^63 (e =
+// -shift; always for e = 0). The gates' sums need xmax = 2^31-1, m <= 2^31 -
+// 2^e; the cell and hidden products of two int16s 2^30, e < 31 or m <
+// 2^31-1. A left shift (x*2^shift wrapping in 32 bits) is lstmInt8Wide's.
+func lstmRFits(m int32, shift int, xmax uint64) bool {
+	if shift > 0 {
+		return false
+	}
+	e := uint(-shift)
+	return e == 0 || 2*xmax*uint64(m)+1<<31+1<<(31+e) < 1<<63
+}
+
+// lstmRG is a gate's lstmR with its left shift, the power of two pow.
+type lstmRG struct {
+	lstmR
+	pow int32
+}
+
+// lstmMakeRG prepares lstmRG for the multiplier m (>= 0) and exponent shift
+// in [-31, 30].
+func lstmMakeRG(m int32, shift int) lstmRG {
+	return lstmRG{lstmR: lstmMakeR(m, min(shift, 0)), pow: int32(uint32(1) << uint(max(shift, 0)))}
+}
+
+// lstmRGFits reports whether lstmRG(m, shift).rq(x) is rqApply for every
+// int32 x: x*pow wraps in 32 bits as rqApply's does; then lstmR.
+func lstmRGFits(m int32, shift int) bool {
+	return lstmRFits(m, min(shift, 0), 1<<31-1)
+}
+
+// rq scales x.
+func (q *lstmRG) rq(x int32) int32 {
+	return q.lstmR.rq(x * q.pow)
+}
+
+// rq scales x.
+func (q *lstmR) rq(x int32) int32 {
+	hi, lo := bits.Mul32(uint32(x), q.mc&^1)
+	return int32(hi-uint32(x>>31)&q.mc+uint32(q.kh)+lo>>31) >> q.e
+}
+
+// lstmQ is an rq32 for lstmInt8Wide, with the rounding threshold ready.
 type lstmQ struct {
 	mult, pow int32
 	rsh       uint32

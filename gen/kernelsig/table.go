@@ -295,10 +295,15 @@ const (
 	LstmInUnitF             Func = "lstmInUnitF"
 	LstmInt16               Func = "lstmInt16"
 	LstmInt8                Func = "lstmInt8"
+	LstmInt8Wide            Func = "lstmInt8Wide"
 	LstmLastUnitF           Func = "lstmLastUnitF"
 	LstmMakeQ               Func = "lstmMakeQ"
+	LstmMakeR               Func = "lstmMakeR"
+	LstmMakeRG              Func = "lstmMakeRG"
 	LstmMakeRQ              Func = "lstmMakeRQ"
 	LstmMakeUnitRQ          Func = "lstmMakeUnitRQ"
+	LstmRFits               Func = "lstmRFits"
+	LstmRGFits              Func = "lstmRGFits"
 	LstmRecPairF            Func = "lstmRecPairF"
 	LstmRowBatch            Func = "lstmRowBatch"
 	LstmRunDecF             Func = "lstmRunDecF"
@@ -487,6 +492,8 @@ const (
 	LstmGate             Struct = "lstmGate"
 	LstmParams           Struct = "lstmParams"
 	LstmQ                Struct = "lstmQ"
+	LstmR                Struct = "lstmR"
+	LstmRG               Struct = "lstmRG"
 	LstmStrF             Struct = "lstmStrF"
 	LstmUnitRQ           Struct = "lstmUnitRQ"
 	MeanParams           Struct = "meanParams"
@@ -793,10 +800,15 @@ func Funcs() []Func {
 		LstmInUnitF,
 		LstmInt16,
 		LstmInt8,
+		LstmInt8Wide,
 		LstmLastUnitF,
 		LstmMakeQ,
+		LstmMakeR,
+		LstmMakeRG,
 		LstmMakeRQ,
 		LstmMakeUnitRQ,
+		LstmRFits,
+		LstmRGFits,
 		LstmRecPairF,
 		LstmRowBatch,
 		LstmRunDecF,
@@ -987,6 +999,8 @@ func Structs() []Struct {
 		LstmGate,
 		LstmParams,
 		LstmQ,
+		LstmR,
+		LstmRG,
 		LstmStrF,
 		LstmUnitRQ,
 		MeanParams,
@@ -1574,14 +1588,24 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int16"}, {"h", "[]int16"}, {"c", "[]int16"}, {"out", "[]int16"}, {"fg", "*lstmGate"}, {"fw", "[]int8"}, {"fr", "[]int8"}, {"fb", "string"}, {"ig", "*lstmGate"}, {"iw", "[]int8"}, {"ir", "[]int8"}, {"ib", "string"}, {"cg", "*lstmGate"}, {"cw", "[]int8"}, {"cr", "[]int8"}, {"cb", "string"}, {"og", "*lstmGate"}, {"ow", "[]int8"}, {"or", "[]int8"}, {"ob", "string"}}, true
 	case LstmInt8:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+	case LstmInt8Wide:
+		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmLastUnitF:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"co", "*float32"}, {"yo", "*float32"}, {"w", "*lstmStrF"}, {"cs", "*[11]float64"}}, true
 	case LstmMakeQ:
+		return []Param{{"m", "int32"}, {"shift", "int"}}, true
+	case LstmMakeR:
+		return []Param{{"m", "int32"}, {"shift", "int"}}, true
+	case LstmMakeRG:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeRQ:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeUnitRQ:
 		return []Param{{"p", "*lstmParams"}, {"u", "*lstmUnitRQ"}}, true
+	case LstmRFits:
+		return []Param{{"m", "int32"}, {"shift", "int"}, {"xmax", "uint64"}}, true
+	case LstmRGFits:
+		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmRecPairF:
 		return []Param{{"st", "*lstmFunnelSt"}, {"h", "[]float32"}, {"k", "int"}}, true
 	case LstmRowBatch:
@@ -2051,6 +2075,7 @@ func (f Func) Results() int {
 		LstmInUnitF,
 		LstmInt16,
 		LstmInt8,
+		LstmInt8Wide,
 		LstmLastUnitF,
 		LstmMakeUnitRQ,
 		LstmRecPairF,
@@ -2237,7 +2262,11 @@ func (f Func) Results() int {
 		LstmGateFS,
 		LstmHiddenQ,
 		LstmMakeQ,
+		LstmMakeR,
+		LstmMakeRG,
 		LstmMakeRQ,
+		LstmRFits,
+		LstmRGFits,
 		LstmRowBatch,
 		LstmSat16,
 		LstmSigArg,
@@ -2398,6 +2427,10 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batch", "int"}, {"steps", "int"}, {"inDim", "int"}, {"units", "int"}, {"timeMajor", "bool"}, {"forgetMult", "int32"}, {"inputMult", "int32"}, {"forgetShift", "int"}, {"inputShift", "int"}, {"hidMult", "int32"}, {"hidShift", "int"}, {"hidZP", "int32"}, {"hidMin", "int32"}, {"hidMax", "int32"}, {"tanhMult", "int32"}, {"tanhShift", "int"}, {"clip", "bool"}, {"cellClip", "int32"}, {"cellClipF", "float32"}}, true
 	case LstmQ:
 		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}, {"thr", "int32"}}, true
+	case LstmR:
+		return []Param{{"mc", "uint32"}, {"kh", "int32"}, {"e", "uint8"}}, true
+	case LstmRG:
+		return []Param{{"lstmR", "lstmR"}, {"pow", "int32"}}, true
 	case LstmStrF:
 		return []Param{{"in", "string"}, {"rec", "string"}, {"bias", "string"}}, true
 	case LstmUnitRQ:
