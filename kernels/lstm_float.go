@@ -749,37 +749,66 @@ func lstmFunnelTail4x2(a, b *[4]float32, x0v, x1v float32, q []uint32, t int, c,
 // lstmFunnel8 is lstmDotF8Q's loop over whole groups g of eight words
 // with the carry c (see lstmFunnel4x2): the sums go to a, the next carry
 // is returned. The loop walks pointers (no index, no bounds checks) that
-// never pass their last element.
+// never pass their last element, two elements per pass; an odd last
+// element follows the loop.
 func lstmFunnel8(a *[8]float32, x []float32, g [][8]uint32, c, sl, sr uint32) uint32 {
 	var a0, a1, a2, a3, b0, b1, b2, b3 float32
-	if len(x) == 0 {
-		*a = [8]float32{}
-		return c
-	}
 	sl, sr = sl&31, sr&31
 	g = g[:len(x)]
-	px := unsafe.Pointer(unsafe.SliceData(x))
-	xl := unsafe.Add(px, 4*(len(x)-1)) // the last element
-	pg := unsafe.Pointer(unsafe.SliceData(g))
-	for {
-		xv := *(*float32)(px)
-		r := (*[8]uint32)(pg)
-		r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-		a0 += float32(xv * math.Float32frombits(c|r0<<sr))
-		a1 += float32(xv * math.Float32frombits(r0>>sl|r1<<sr))
-		a2 += float32(xv * math.Float32frombits(r1>>sl|r2<<sr))
-		a3 += float32(xv * math.Float32frombits(r2>>sl|r3<<sr))
-		r4, r5, r6, r7 := r[4], r[5], r[6], r[7]
-		b0 += float32(xv * math.Float32frombits(r3>>sl|r4<<sr))
-		b1 += float32(xv * math.Float32frombits(r4>>sl|r5<<sr))
-		b2 += float32(xv * math.Float32frombits(r5>>sl|r6<<sr))
-		b3 += float32(xv * math.Float32frombits(r6>>sl|r7<<sr))
-		c = r7 >> sl
-		if px == xl {
-			break
+	// What is needed after the loop stays in memory (gc would otherwise
+	// hold it in a register over the loop and reload it every pass).
+	var odd [2]unsafe.Pointer // an odd last element and its group
+	if n := len(x); n%2 != 0 {
+		odd[0], odd[1] = unsafe.Pointer(&x[n-1]), unsafe.Pointer(&g[n-1])
+	}
+	if len(x) >= 2 {
+		px := unsafe.Pointer(unsafe.SliceData(x))
+		xl := unsafe.Add(px, 8*(len(x)/2-1)) // the last pair
+		pg := unsafe.Pointer(unsafe.SliceData(g))
+		for {
+			q := (*[2][8]uint32)(pg)
+			xv := (*[2]float32)(px)[0]
+			r0, r1, r2, r3 := q[0][0], q[0][1], q[0][2], q[0][3]
+			a0 += float32(xv * math.Float32frombits(c|r0<<sr))
+			a1 += float32(xv * math.Float32frombits(r0>>sl|r1<<sr))
+			a2 += float32(xv * math.Float32frombits(r1>>sl|r2<<sr))
+			a3 += float32(xv * math.Float32frombits(r2>>sl|r3<<sr))
+			r4, r5, r6, r7 := q[0][4], q[0][5], q[0][6], q[0][7]
+			b0 += float32(xv * math.Float32frombits(r3>>sl|r4<<sr))
+			b1 += float32(xv * math.Float32frombits(r4>>sl|r5<<sr))
+			b2 += float32(xv * math.Float32frombits(r5>>sl|r6<<sr))
+			b3 += float32(xv * math.Float32frombits(r6>>sl|r7<<sr))
+			c = r7 >> sl
+			xv = (*[2]float32)(px)[1]
+			r0, r1, r2, r3 = q[1][0], q[1][1], q[1][2], q[1][3]
+			a0 += float32(xv * math.Float32frombits(c|r0<<sr))
+			a1 += float32(xv * math.Float32frombits(r0>>sl|r1<<sr))
+			a2 += float32(xv * math.Float32frombits(r1>>sl|r2<<sr))
+			a3 += float32(xv * math.Float32frombits(r2>>sl|r3<<sr))
+			r4, r5, r6, r7 = q[1][4], q[1][5], q[1][6], q[1][7]
+			b0 += float32(xv * math.Float32frombits(r3>>sl|r4<<sr))
+			b1 += float32(xv * math.Float32frombits(r4>>sl|r5<<sr))
+			b2 += float32(xv * math.Float32frombits(r5>>sl|r6<<sr))
+			b3 += float32(xv * math.Float32frombits(r6>>sl|r7<<sr))
+			c = r7 >> sl
+			if px == xl {
+				break
+			}
+			px = unsafe.Add(px, 8)
+			pg = unsafe.Add(pg, 64)
 		}
-		px = unsafe.Add(px, 4)
-		pg = unsafe.Add(pg, 32)
+	}
+	if odd[0] != nil {
+		xv, r := *(*float32)(odd[0]), (*[8]uint32)(odd[1])
+		a0 += float32(xv * math.Float32frombits(c|r[0]<<sr))
+		a1 += float32(xv * math.Float32frombits(r[0]>>sl|r[1]<<sr))
+		a2 += float32(xv * math.Float32frombits(r[1]>>sl|r[2]<<sr))
+		a3 += float32(xv * math.Float32frombits(r[2]>>sl|r[3]<<sr))
+		b0 += float32(xv * math.Float32frombits(r[3]>>sl|r[4]<<sr))
+		b1 += float32(xv * math.Float32frombits(r[4]>>sl|r[5]<<sr))
+		b2 += float32(xv * math.Float32frombits(r[5]>>sl|r[6]<<sr))
+		b3 += float32(xv * math.Float32frombits(r[6]>>sl|r[7]<<sr))
+		c = r[7] >> sl
 	}
 	a[0], a[1], a[2], a[3] = a0, a1, a2, a3
 	a[4], a[5], a[6], a[7] = b0, b1, b2, b3
