@@ -684,44 +684,79 @@ func lstmGateFS(x, r float32) float32 {
 // shifted down by sl); word 7's high bytes are the next element's carry,
 // returned at the end; the sums go to a (row x0) and b (row x1). The loop
 // walks pointers (no index, no bounds checks) that never pass their last
-// element and tests its end after the adds (one VMLA per multiply-add on
-// gc for ARM).
+// element, two elements per pass (an odd last one follows the loop), and
+// tests its end after the adds (one VMLA per multiply-add on gc for ARM).
 func lstmFunnel4x2(a, b *[4]float32, x0, x1 []float32, g [][8]uint32, c, sl, sr uint32) uint32 {
 	var a0, a1, a2, a3, b0, b1, b2, b3 float32
-	if len(x0) == 0 {
-		*a, *b = [4]float32{}, [4]float32{}
-		return c
-	}
 	sl, sr = sl&31, sr&31
 	g = g[:len(x0)]
 	x1 = x1[:len(x0)]
-	p0 := unsafe.Pointer(unsafe.SliceData(x0))
-	p1 := unsafe.Pointer(unsafe.SliceData(x1))
-	xl := unsafe.Add(p0, 4*(len(x0)-1)) // the last element
-	pg := unsafe.Pointer(unsafe.SliceData(g))
-	for {
-		u, v := *(*float32)(p0), *(*float32)(p1)
-		r := (*[8]uint32)(pg)
-		r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-		w := math.Float32frombits(c | r0<<sr)
+	// What is needed after the loop stays in memory (gc would otherwise
+	// hold it in a register over the loop or reload it every pass).
+	var odd [3]unsafe.Pointer // an odd last element of x0 and x1, its group
+	if n := len(x0); n%2 != 0 {
+		odd[0], odd[1], odd[2] = unsafe.Pointer(&x0[n-1]), unsafe.Pointer(&x1[n-1]), unsafe.Pointer(&g[n-1])
+	}
+	if len(x0) >= 2 {
+		p0 := unsafe.Pointer(unsafe.SliceData(x0))
+		p1 := unsafe.Pointer(unsafe.SliceData(x1))
+		xl := unsafe.Add(p0, 8*(len(x0)/2-1)) // the last pair
+		pg := unsafe.Pointer(unsafe.SliceData(g))
+		for {
+			q := (*[2][8]uint32)(pg)
+			u, v := (*[2]float32)(p0)[0], (*[2]float32)(p1)[0]
+			r0, r1, r2, r3 := q[0][0], q[0][1], q[0][2], q[0][3]
+			w := math.Float32frombits(c | r0<<sr)
+			a0 += float32(u * w)
+			b0 += float32(v * w)
+			w = math.Float32frombits(r0>>sl | r1<<sr)
+			a1 += float32(u * w)
+			b1 += float32(v * w)
+			w = math.Float32frombits(r1>>sl | r2<<sr)
+			a2 += float32(u * w)
+			b2 += float32(v * w)
+			w = math.Float32frombits(r2>>sl | r3<<sr)
+			a3 += float32(u * w)
+			b3 += float32(v * w)
+			c = q[0][7] >> sl
+			u, v = (*[2]float32)(p0)[1], (*[2]float32)(p1)[1]
+			r0, r1, r2, r3 = q[1][0], q[1][1], q[1][2], q[1][3]
+			w = math.Float32frombits(c | r0<<sr)
+			a0 += float32(u * w)
+			b0 += float32(v * w)
+			w = math.Float32frombits(r0>>sl | r1<<sr)
+			a1 += float32(u * w)
+			b1 += float32(v * w)
+			w = math.Float32frombits(r1>>sl | r2<<sr)
+			a2 += float32(u * w)
+			b2 += float32(v * w)
+			w = math.Float32frombits(r2>>sl | r3<<sr)
+			a3 += float32(u * w)
+			b3 += float32(v * w)
+			c = q[1][7] >> sl
+			if p0 == xl {
+				break
+			}
+			p0 = unsafe.Add(p0, 8)
+			p1 = unsafe.Add(p1, 8)
+			pg = unsafe.Add(pg, 64)
+		}
+	}
+	if odd[0] != nil {
+		u, v, r := *(*float32)(odd[0]), *(*float32)(odd[1]), (*[8]uint32)(odd[2])
+		w := math.Float32frombits(c | r[0]<<sr)
 		a0 += float32(u * w)
 		b0 += float32(v * w)
-		w = math.Float32frombits(r0>>sl | r1<<sr)
+		w = math.Float32frombits(r[0]>>sl | r[1]<<sr)
 		a1 += float32(u * w)
 		b1 += float32(v * w)
-		w = math.Float32frombits(r1>>sl | r2<<sr)
+		w = math.Float32frombits(r[1]>>sl | r[2]<<sr)
 		a2 += float32(u * w)
 		b2 += float32(v * w)
-		w = math.Float32frombits(r2>>sl | r3<<sr)
+		w = math.Float32frombits(r[2]>>sl | r[3]<<sr)
 		a3 += float32(u * w)
 		b3 += float32(v * w)
 		c = r[7] >> sl
-		if p0 == xl {
-			break
-		}
-		p0 = unsafe.Add(p0, 4)
-		p1 = unsafe.Add(p1, 4)
-		pg = unsafe.Add(pg, 32)
 	}
 	a[0], a[1], a[2], a[3] = a0, a1, a2, a3
 	b[0], b[1], b[2], b[3] = b0, b1, b2, b3
