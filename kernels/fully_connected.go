@@ -302,13 +302,7 @@ func fcActF32(o []float32, bias string, lo, hi float32) {
 			o[i] = clampF32(v+*(*float32)(unsafe.Add(pb, 4*i)), lo, hi)
 		}
 	case f32Funnel:
-		var c, e uint32
-		for i := int(4-off) - 1; i >= 0; i-- {
-			c = c<<8 | uint32(bias[i])
-		}
-		for i := len(bias) - 1; i >= len(bias)-int(off); i-- {
-			e = e<<8 | uint32(bias[i])
-		}
+		c, e := f32Ends(bias, off)
 		sl, sr := (8*off)&31, (32-8*off)&31
 		n := len(o) - 1
 		pb := unsafe.Add(unsafe.Pointer(unsafe.StringData(bias)), 4-off)
@@ -345,13 +339,7 @@ func fcF32V(p *fcParams, in []float32, w, bias string, out []float32) {
 // address off mod 4 (off != 0) on 32-bit targets.
 func fcF32Q(p *fcParams, in []float32, w string, off uint32, bias string, out []float32) {
 	k, n := p.accumDepth, p.outDepth
-	var c0, e uint32
-	for i := int(4-off) - 1; i >= 0; i-- {
-		c0 = c0<<8 | uint32(w[i])
-	}
-	for i := len(w) - 1; i >= len(w)-int(off); i-- {
-		e = e<<8 | uint32(w[i])
-	}
+	c0, e := f32Ends(w, off)
 	// len(w)/4-1 words lie inside w (fcF32 checked len(w)): k*nb-1 whole
 	// groups from p0 on and three more (t).
 	p0 := unsafe.Add(unsafe.Pointer(unsafe.StringData(w)), 4-off)
