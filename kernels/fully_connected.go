@@ -289,7 +289,12 @@ func fcActF32(o []float32, bias string, lo, hi float32) {
 	}
 	if len(bias) == 0 {
 		for i, v := range o {
-			o[i] = clampF32(v, lo, hi)
+			o[i] = v
+			if v < lo {
+				o[i] = lo
+			} else if v > hi {
+				o[i] = hi
+			}
 		}
 		return
 	}
@@ -297,25 +302,49 @@ func fcActF32(o []float32, bias string, lo, hi float32) {
 	off := f32StrOff(bias)
 	switch {
 	case off == 0 || f32Unaligned:
+		// Pointers walk o and bias; the clamp stores the bound over the
+		// sum (through clampF32 or with a float phi, gc for ARM moves and
+		// reloads the bounds on every element).
 		pb := unsafe.Pointer(unsafe.StringData(bias))
-		for i, v := range o {
-			o[i] = clampF32(v+*(*float32)(unsafe.Add(pb, 4*i)), lo, hi)
+		po := unsafe.Pointer(unsafe.SliceData(o))
+		ol := unsafe.Add(po, 4*(len(o)-1)) // the last element
+		for {
+			v := *(*float32)(po) + *(*float32)(pb)
+			*(*float32)(po) = v
+			if v < lo {
+				*(*float32)(po) = lo
+			} else if v > hi {
+				*(*float32)(po) = hi
+			}
+			if po == ol {
+				break
+			}
+			po = unsafe.Add(po, 4)
+			pb = unsafe.Add(pb, 4)
 		}
 	case f32Funnel:
+		// Pointers walk o and the aligned words inside bias (one fewer
+		// than o's elements: the last element's bias ends with e); the
+		// clamp as above.
 		c, e := f32Ends(bias, off)
 		sl, sr := (8*off)&31, (32-8*off)&31
-		n := len(o) - 1
 		pb := unsafe.Add(unsafe.Pointer(unsafe.StringData(bias)), 4-off)
-		o = o[:n+1]
-		for i := 0; i < n; i++ {
+		po := unsafe.Pointer(unsafe.SliceData(o))
+		ol := unsafe.Add(po, 4*(len(o)-1)) // the last element
+		for po != ol {
 			r := *(*uint32)(pb)
-			o[i] = clampF32(o[i]+math.Float32frombits(c|r<<sr), lo, hi)
-			c = r >> sl
-			if i < n-1 {
-				pb = unsafe.Add(pb, 4)
+			v := *(*float32)(po) + math.Float32frombits(c|r<<sr)
+			*(*float32)(po) = v
+			if v < lo {
+				*(*float32)(po) = lo
+			} else if v > hi {
+				*(*float32)(po) = hi
 			}
+			c = r >> sl
+			po = unsafe.Add(po, 4)
+			pb = unsafe.Add(pb, 4) // (at most to the last word's bytes)
 		}
-		o[n] = clampF32(o[n]+math.Float32frombits(c|e<<sr), lo, hi)
+		*(*float32)(ol) = clampF32(*(*float32)(ol)+math.Float32frombits(c|e<<sr), lo, hi)
 	default:
 		for i, v := range o {
 			o[i] = clampF32(v+ldf32(bias, i), lo, hi)
