@@ -57,7 +57,7 @@ package kernels
 //     dusClamp, dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN,
 //     dwClamp, dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown,
 //     ewRowStart, ewRows, ewTab32, ewTabAt, f32Dot4, f32DotFunnel4,
-//     f32DotStr4, f32StrOff, f32StrView, f32Words, f32q, fcDotI16,
+//     f32DotStr4, f32Ends, f32StrOff, f32StrView, f32Words, f32q, fcDotI16,
 //     fcDotI16Acc32, fcMakeRQ, fcPTSlow, fcRQFor, fcRescale, fcSumI8,
 //     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
 //     hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32,

@@ -88,14 +88,19 @@ func f32StrView(w string) []float32 {
 // 32-8*off.
 func f32Words(w string, off uint32) (c uint32, q []uint32, e uint32) {
 	n := len(w)
-	for k := int(4-off) - 1; k >= 0; k-- {
-		c = c<<8 | uint32(w[k])
-	}
-	for k := n - 1; k >= n-int(off); k-- {
-		e = e<<8 | uint32(w[k])
-	}
+	c, e = f32Ends(w, off)
 	p := unsafe.Add(unsafe.Pointer(unsafe.StringData(w)), 4-off)
 	return c, unsafe.Slice((*uint32)(p), n/4-1), e
+}
+
+// f32Ends returns f32Words' c and e: the first 4-off bytes of w as the low
+// bytes of c, the last off bytes as the low bytes of e (from w's first
+// and last three bytes).
+func f32Ends(w string, off uint32) (c, e uint32) {
+	h, t := w[:3], w[len(w)-3:] // (off is 1 to 3)
+	c = (uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2])<<16) & (^uint32(0) >> (8 * off & 31))
+	e = (uint32(t[0]) | uint32(t[1])<<8 | uint32(t[2])<<16) >> ((24 - 8*off) & 31)
+	return c, e
 }
 
 // f32DotFunnel4 is f32DotStr4 through the funnel (see f32Words): the

@@ -683,40 +683,84 @@ func lstmGateFS(x, r float32) float32 {
 // words 0-3 of g[d] (the first shifted together with c, the previous word
 // shifted down by sl); word 7's high bytes are the next element's carry,
 // returned at the end; the sums go to a (row x0) and b (row x1). The loop
+// walks pointers (no index, no bounds checks) that never pass their last
+// element, two elements per pass (an odd last one follows the loop), and
 // tests its end after the adds (one VMLA per multiply-add on gc for ARM).
 func lstmFunnel4x2(a, b *[4]float32, x0, x1 []float32, g [][8]uint32, c, sl, sr uint32) uint32 {
 	var a0, a1, a2, a3, b0, b1, b2, b3 float32
-	if len(x0) == 0 {
-		*a, *b = [4]float32{}, [4]float32{}
-		return c
-	}
 	sl, sr = sl&31, sr&31
 	g = g[:len(x0)]
 	x1 = x1[:len(x0)]
-	for d := 0; ; {
-		r := &g[d]
-		u, v := x0[d], x1[d]
-		r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-		w := math.Float32frombits(c | r0<<sr)
+	// What is needed after the loop stays in memory (gc would otherwise
+	// hold it in a register over the loop or reload it every pass).
+	var odd [3]unsafe.Pointer // an odd last element of x0 and x1, its group
+	if n := len(x0); n%2 != 0 {
+		odd[0], odd[1], odd[2] = unsafe.Pointer(&x0[n-1]), unsafe.Pointer(&x1[n-1]), unsafe.Pointer(&g[n-1])
+	}
+	if len(x0) >= 2 {
+		p0 := unsafe.Pointer(unsafe.SliceData(x0))
+		p1 := unsafe.Pointer(unsafe.SliceData(x1))
+		xl := unsafe.Add(p0, 8*(len(x0)/2-1)) // the last pair
+		pg := unsafe.Pointer(unsafe.SliceData(g))
+		for {
+			q := (*[2][8]uint32)(pg)
+			u, v := (*[2]float32)(p0)[0], (*[2]float32)(p1)[0]
+			r0, r1, r2, r3 := q[0][0], q[0][1], q[0][2], q[0][3]
+			w := math.Float32frombits(c | r0<<sr)
+			a0 += float32(u * w)
+			b0 += float32(v * w)
+			w = math.Float32frombits(r0>>sl | r1<<sr)
+			a1 += float32(u * w)
+			b1 += float32(v * w)
+			w = math.Float32frombits(r1>>sl | r2<<sr)
+			a2 += float32(u * w)
+			b2 += float32(v * w)
+			w = math.Float32frombits(r2>>sl | r3<<sr)
+			a3 += float32(u * w)
+			b3 += float32(v * w)
+			c = q[0][7] >> sl
+			u, v = (*[2]float32)(p0)[1], (*[2]float32)(p1)[1]
+			r0, r1, r2, r3 = q[1][0], q[1][1], q[1][2], q[1][3]
+			w = math.Float32frombits(c | r0<<sr)
+			a0 += float32(u * w)
+			b0 += float32(v * w)
+			w = math.Float32frombits(r0>>sl | r1<<sr)
+			a1 += float32(u * w)
+			b1 += float32(v * w)
+			w = math.Float32frombits(r1>>sl | r2<<sr)
+			a2 += float32(u * w)
+			b2 += float32(v * w)
+			w = math.Float32frombits(r2>>sl | r3<<sr)
+			a3 += float32(u * w)
+			b3 += float32(v * w)
+			c = q[1][7] >> sl
+			if p0 == xl {
+				break
+			}
+			p0 = unsafe.Add(p0, 8)
+			p1 = unsafe.Add(p1, 8)
+			pg = unsafe.Add(pg, 64)
+		}
+	}
+	if odd[0] != nil {
+		u, v, r := *(*float32)(odd[0]), *(*float32)(odd[1]), (*[8]uint32)(odd[2])
+		w := math.Float32frombits(c | r[0]<<sr)
 		a0 += float32(u * w)
 		b0 += float32(v * w)
-		w = math.Float32frombits(r0>>sl | r1<<sr)
+		w = math.Float32frombits(r[0]>>sl | r[1]<<sr)
 		a1 += float32(u * w)
 		b1 += float32(v * w)
-		w = math.Float32frombits(r1>>sl | r2<<sr)
+		w = math.Float32frombits(r[1]>>sl | r[2]<<sr)
 		a2 += float32(u * w)
 		b2 += float32(v * w)
-		w = math.Float32frombits(r2>>sl | r3<<sr)
+		w = math.Float32frombits(r[2]>>sl | r[3]<<sr)
 		a3 += float32(u * w)
 		b3 += float32(v * w)
 		c = r[7] >> sl
-		d++
-		if d >= len(g) {
-			a[0], a[1], a[2], a[3] = a0, a1, a2, a3
-			b[0], b[1], b[2], b[3] = b0, b1, b2, b3
-			return c
-		}
 	}
+	a[0], a[1], a[2], a[3] = a0, a1, a2, a3
+	b[0], b[1], b[2], b[3] = b0, b1, b2, b3
+	return c
 }
 
 // lstmFunnelTail4x2 adds the last element (x0v, x1v) of lstmFunnel4x2 to
@@ -739,42 +783,71 @@ func lstmFunnelTail4x2(a, b *[4]float32, x0v, x1v float32, q []uint32, t int, c,
 
 // lstmFunnel8 is lstmDotF8Q's loop over whole groups g of eight words
 // with the carry c (see lstmFunnel4x2): the sums go to a, the next carry
-// is returned.
+// is returned. The loop walks pointers (no index, no bounds checks) that
+// never pass their last element, two elements per pass; an odd last
+// element follows the loop.
 func lstmFunnel8(a *[8]float32, x []float32, g [][8]uint32, c, sl, sr uint32) uint32 {
 	var a0, a1, a2, a3, b0, b1, b2, b3 float32
-	if len(x) == 0 {
-		*a = [8]float32{}
-		return c
-	}
 	sl, sr = sl&31, sr&31
 	g = g[:len(x)]
-	for d := 0; ; {
-		xv := x[d]
-		r := &g[d]
-		w0 := c | r[0]<<sr
-		w1 := r[0]>>sl | r[1]<<sr
-		w2 := r[1]>>sl | r[2]<<sr
-		w3 := r[2]>>sl | r[3]<<sr
-		a0 += float32(xv * math.Float32frombits(w0))
-		a1 += float32(xv * math.Float32frombits(w1))
-		a2 += float32(xv * math.Float32frombits(w2))
-		a3 += float32(xv * math.Float32frombits(w3))
-		w4 := r[3]>>sl | r[4]<<sr
-		w5 := r[4]>>sl | r[5]<<sr
-		w6 := r[5]>>sl | r[6]<<sr
-		w7 := r[6]>>sl | r[7]<<sr
-		c = r[7] >> sl
-		b0 += float32(xv * math.Float32frombits(w4))
-		b1 += float32(xv * math.Float32frombits(w5))
-		b2 += float32(xv * math.Float32frombits(w6))
-		b3 += float32(xv * math.Float32frombits(w7))
-		d++
-		if d >= len(g) {
-			a[0], a[1], a[2], a[3] = a0, a1, a2, a3
-			a[4], a[5], a[6], a[7] = b0, b1, b2, b3
-			return c
+	// What is needed after the loop stays in memory (gc would otherwise
+	// hold it in a register over the loop and reload it every pass).
+	var odd [2]unsafe.Pointer // an odd last element and its group
+	if n := len(x); n%2 != 0 {
+		odd[0], odd[1] = unsafe.Pointer(&x[n-1]), unsafe.Pointer(&g[n-1])
+	}
+	if len(x) >= 2 {
+		px := unsafe.Pointer(unsafe.SliceData(x))
+		xl := unsafe.Add(px, 8*(len(x)/2-1)) // the last pair
+		pg := unsafe.Pointer(unsafe.SliceData(g))
+		for {
+			q := (*[2][8]uint32)(pg)
+			xv := (*[2]float32)(px)[0]
+			r0, r1, r2, r3 := q[0][0], q[0][1], q[0][2], q[0][3]
+			a0 += float32(xv * math.Float32frombits(c|r0<<sr))
+			a1 += float32(xv * math.Float32frombits(r0>>sl|r1<<sr))
+			a2 += float32(xv * math.Float32frombits(r1>>sl|r2<<sr))
+			a3 += float32(xv * math.Float32frombits(r2>>sl|r3<<sr))
+			r4, r5, r6, r7 := q[0][4], q[0][5], q[0][6], q[0][7]
+			b0 += float32(xv * math.Float32frombits(r3>>sl|r4<<sr))
+			b1 += float32(xv * math.Float32frombits(r4>>sl|r5<<sr))
+			b2 += float32(xv * math.Float32frombits(r5>>sl|r6<<sr))
+			b3 += float32(xv * math.Float32frombits(r6>>sl|r7<<sr))
+			c = r7 >> sl
+			xv = (*[2]float32)(px)[1]
+			r0, r1, r2, r3 = q[1][0], q[1][1], q[1][2], q[1][3]
+			a0 += float32(xv * math.Float32frombits(c|r0<<sr))
+			a1 += float32(xv * math.Float32frombits(r0>>sl|r1<<sr))
+			a2 += float32(xv * math.Float32frombits(r1>>sl|r2<<sr))
+			a3 += float32(xv * math.Float32frombits(r2>>sl|r3<<sr))
+			r4, r5, r6, r7 = q[1][4], q[1][5], q[1][6], q[1][7]
+			b0 += float32(xv * math.Float32frombits(r3>>sl|r4<<sr))
+			b1 += float32(xv * math.Float32frombits(r4>>sl|r5<<sr))
+			b2 += float32(xv * math.Float32frombits(r5>>sl|r6<<sr))
+			b3 += float32(xv * math.Float32frombits(r6>>sl|r7<<sr))
+			c = r7 >> sl
+			if px == xl {
+				break
+			}
+			px = unsafe.Add(px, 8)
+			pg = unsafe.Add(pg, 64)
 		}
 	}
+	if odd[0] != nil {
+		xv, r := *(*float32)(odd[0]), (*[8]uint32)(odd[1])
+		a0 += float32(xv * math.Float32frombits(c|r[0]<<sr))
+		a1 += float32(xv * math.Float32frombits(r[0]>>sl|r[1]<<sr))
+		a2 += float32(xv * math.Float32frombits(r[1]>>sl|r[2]<<sr))
+		a3 += float32(xv * math.Float32frombits(r[2]>>sl|r[3]<<sr))
+		b0 += float32(xv * math.Float32frombits(r[3]>>sl|r[4]<<sr))
+		b1 += float32(xv * math.Float32frombits(r[4]>>sl|r[5]<<sr))
+		b2 += float32(xv * math.Float32frombits(r[5]>>sl|r[6]<<sr))
+		b3 += float32(xv * math.Float32frombits(r[6]>>sl|r[7]<<sr))
+		c = r[7] >> sl
+	}
+	a[0], a[1], a[2], a[3] = a0, a1, a2, a3
+	a[4], a[5], a[6], a[7] = b0, b1, b2, b3
+	return c
 }
 
 // lstmFunnelTail8 adds the last element xv of lstmFunnel8 to a: its floats

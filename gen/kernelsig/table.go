@@ -191,6 +191,7 @@ const (
 	F32Dot4                 Func = "f32Dot4"
 	F32DotFunnel4           Func = "f32DotFunnel4"
 	F32DotStr4              Func = "f32DotStr4"
+	F32Ends                 Func = "f32Ends"
 	F32FunnelRow            Func = "f32FunnelRow"
 	F32Store4               Func = "f32Store4"
 	F32StrOff               Func = "f32StrOff"
@@ -696,6 +697,7 @@ func Funcs() []Func {
 		F32Dot4,
 		F32DotFunnel4,
 		F32DotStr4,
+		F32Ends,
 		F32FunnelRow,
 		F32Store4,
 		F32StrOff,
@@ -1380,6 +1382,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]float32"}, {"w", "string"}, {"off", "uint32"}}, true
 	case F32DotStr4:
 		return []Param{{"x", "[]float32"}, {"w", "string"}}, true
+	case F32Ends:
+		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case F32FunnelRow:
 		return []Param{{"x", "[]float32"}, {"pg", "unsafe.Pointer"}, {"t", "*[3]uint32"}, {"o", "[]float32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
 	case F32Store4:
@@ -2306,6 +2310,7 @@ func (f Func) Results() int {
 		ConvTaps,
 		DwTaps,
 		EwRowStart,
+		F32Ends,
 		FcRQFor,
 		L2InvSqrt,
 		LogisticTanh16Input,

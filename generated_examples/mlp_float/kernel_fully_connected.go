@@ -65,7 +65,12 @@ func fcActF32(o []float32, bias string, lo, hi float32) {
 	}
 	if len(bias) == 0 {
 		for i, v := range o {
-			o[i] = clampF32(v, lo, hi)
+			o[i] = v
+			if v < lo {
+				o[i] = lo
+			} else if v > hi {
+				o[i] = hi
+			}
 		}
 		return
 	}
@@ -73,31 +78,49 @@ func fcActF32(o []float32, bias string, lo, hi float32) {
 	off := f32StrOff(bias)
 	switch {
 	case off == 0 || f32Unaligned:
+		// Pointers walk o and bias; the clamp stores the bound over the
+		// sum (through clampF32 or with a float phi, gc for ARM moves and
+		// reloads the bounds on every element).
 		pb := unsafe.Pointer(unsafe.StringData(bias))
-		for i, v := range o {
-			o[i] = clampF32(v+*(*float32)(unsafe.Add(pb, 4*i)), lo, hi)
+		po := unsafe.Pointer(unsafe.SliceData(o))
+		ol := unsafe.Add(po, 4*(len(o)-1)) // the last element
+		for {
+			v := *(*float32)(po) + *(*float32)(pb)
+			*(*float32)(po) = v
+			if v < lo {
+				*(*float32)(po) = lo
+			} else if v > hi {
+				*(*float32)(po) = hi
+			}
+			if po == ol {
+				break
+			}
+			po = unsafe.Add(po, 4)
+			pb = unsafe.Add(pb, 4)
 		}
 	case f32Funnel:
-		var c, e uint32
-		for i := int(4-off) - 1; i >= 0; i-- {
-			c = c<<8 | uint32(bias[i])
-		}
-		for i := len(bias) - 1; i >= len(bias)-int(off); i-- {
-			e = e<<8 | uint32(bias[i])
-		}
+		// Pointers walk o and the aligned words inside bias (one fewer
+		// than o's elements: the last element's bias ends with e); the
+		// clamp as above.
+		c, e := f32Ends(bias, off)
 		sl, sr := (8*off)&31, (32-8*off)&31
-		n := len(o) - 1
 		pb := unsafe.Add(unsafe.Pointer(unsafe.StringData(bias)), 4-off)
-		o = o[:n+1]
-		for i := 0; i < n; i++ {
+		po := unsafe.Pointer(unsafe.SliceData(o))
+		ol := unsafe.Add(po, 4*(len(o)-1)) // the last element
+		for po != ol {
 			r := *(*uint32)(pb)
-			o[i] = clampF32(o[i]+math.Float32frombits(c|r<<sr), lo, hi)
-			c = r >> sl
-			if i < n-1 {
-				pb = unsafe.Add(pb, 4)
+			v := *(*float32)(po) + math.Float32frombits(c|r<<sr)
+			*(*float32)(po) = v
+			if v < lo {
+				*(*float32)(po) = lo
+			} else if v > hi {
+				*(*float32)(po) = hi
 			}
+			c = r >> sl
+			po = unsafe.Add(po, 4)
+			pb = unsafe.Add(pb, 4) // (at most to the last word's bytes)
 		}
-		o[n] = clampF32(o[n]+math.Float32frombits(c|e<<sr), lo, hi)
+		*(*float32)(ol) = clampF32(*(*float32)(ol)+math.Float32frombits(c|e<<sr), lo, hi)
 	default:
 		for i, v := range o {
 			o[i] = clampF32(v+ldf32(bias, i), lo, hi)
@@ -121,13 +144,7 @@ func fcF32V(p *fcParams, in []float32, w, bias string, out []float32) {
 // address off mod 4 (off != 0) on 32-bit targets.
 func fcF32Q(p *fcParams, in []float32, w string, off uint32, bias string, out []float32) {
 	k, n := p.accumDepth, p.outDepth
-	var c0, e uint32
-	for i := int(4-off) - 1; i >= 0; i-- {
-		c0 = c0<<8 | uint32(w[i])
-	}
-	for i := len(w) - 1; i >= len(w)-int(off); i-- {
-		e = e<<8 | uint32(w[i])
-	}
+	c0, e := f32Ends(w, off)
 	// len(w)/4-1 words lie inside w (fcF32 checked len(w)): k*nb-1 whole
 	// groups from p0 on and three more (t).
 	p0 := unsafe.Add(unsafe.Pointer(unsafe.StringData(w)), 4-off)
