@@ -28,6 +28,8 @@ package kernels
 //   - dw3x3Tri2: parameter cols has type *dw3x3Cols
 //   - dwRecDecode: parameter t has type []dwRec
 //   - dwRowsAny: parameter rows has type [][]int64
+//   - f32Act4: parameter po has type unsafe.Pointer
+//   - f32ActLast: parameter po has type unsafe.Pointer
 //   - f32FunnelRow: parameter pg has type unsafe.Pointer
 //   - f32ViewRow: parameter pw has type unsafe.Pointer
 //   - fcOctOut: parameter a has type *[8]int32
@@ -56,30 +58,31 @@ package kernels
 //     detMin, detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT,
 //     dusClamp, dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN,
 //     dwClamp, dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown,
-//     ewRowStart, ewRows, ewTab32, ewTabAt, f32Dot4, f32DotFunnel4,
-//     f32DotStr4, f32Ends, f32StrOff, f32StrView, f32Words, f32q, fcDotI16,
-//     fcDotI16Acc32, fcMakeRQ, fcPTSlow, fcRQFor, fcRescale, fcSumI8,
-//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
-//     hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32,
-//     le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
-//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
-//     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
-//     lstmDotF8S, lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8,
-//     lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ, lstmMakeQ, lstmMakeR,
-//     lstmMakeRG, lstmMakeRQ, lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16,
-//     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
-//     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
-//     octCols64, octLanes, poolAvgRound, poolRecip, poolWindow, preluOne,
-//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
-//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8,
-//     tconvTaps
+//     ewRowStart, ewRows, ewTab32, ewTabAt, f32ActInit, f32Dot4,
+//     f32DotFunnel4, f32DotStr4, f32Ends, f32StrOff, f32StrView, f32Words,
+//     f32q, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcPTSlow, fcRQFor, fcRescale,
+//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
+//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
+//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
+//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
+//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmClipF,
+//     lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmExpCoef, lstmFCQ64,
+//     lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF, lstmGateFS,
+//     lstmHiddenQ, lstmMakeQ, lstmMakeR, lstmMakeRG, lstmMakeRQ, lstmRFits,
+//     lstmRGFits, lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin,
+//     lstmSigmoidQ, lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant,
+//     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
+//     poolAvgRound, poolRecip, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
+//     rqFromFC, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
+//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
+//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne,
+//     svdfActF32, svdfSumI8, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
 //   - dw3x3Run: field w has type unsafe.Pointer
+//   - f32Act: field pb has type unsafe.Pointer
 //   - lstmFunnelSt: field gI0 has type [][8]uint32
 //   - viewHeader: field data has type unsafe.Pointer
 
@@ -297,9 +300,9 @@ func Call(fn string, args []any) bool {
 	case "fcF32B":
 		fcF32B(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "fcF32Q":
-		fcF32Q(args[0].(*fcParams), args[1].([]float32), args[2].(string), uint32(args[3].(int64)), args[4].(string), args[5].([]float32))
+		fcF32Q(args[0].(*fcParams), args[1].([]float32), args[2].(string), uint32(args[3].(int64)), args[4].(*f32Act), args[5].([]float32))
 	case "fcF32V":
-		fcF32V(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
+		fcF32V(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(*f32Act), args[4].([]float32))
 	case "fcInt16":
 		fcInt16(args[0].(*fcParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
 	case "fcInt16Acc32":

@@ -287,10 +287,16 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 		return
 	}
 	w = w[:16*k*((n+3)/4)]
-	if off := f32StrOff(w); off == 0 || f32Unaligned {
-		fcF32V(p, in, w, bias, out)
+	if len(bias) != 0 {
+		bias = bias[:4*n]
+	}
+	var ac f32Act
+	if !f32ActInit(&ac, bias, p.fActMin, p.fActMax) {
+		fcF32B(p, in, w, bias, out)
+	} else if off := f32StrOff(w); off == 0 || f32Unaligned {
+		fcF32V(p, in, w, &ac, out)
 	} else if f32Funnel {
-		fcF32Q(p, in, w, off, bias, out)
+		fcF32Q(p, in, w, off, &ac, out)
 	} else {
 		fcF32B(p, in, w, bias, out)
 	}
@@ -370,19 +376,18 @@ func fcActF32(o []float32, bias string, lo, hi float32) {
 
 // fcF32V is fcF32 over weights viewed as float32 (w word-aligned, or a
 // target that loads unaligned floats).
-func fcF32V(p *fcParams, in []float32, w, bias string, out []float32) {
+func fcF32V(p *fcParams, in []float32, w string, ac *f32Act, out []float32) {
 	k, n := p.accumDepth, p.outDepth
 	pw := unsafe.Pointer(unsafe.StringData(w)) // (fcF32 checked len(w))
 	for b := 0; b < p.batches; b++ {
-		o := out[b*n : b*n+n]
-		f32ViewRow(in[b*k:b*k+k], pw, o)
-		fcActF32(o, bias, p.fActMin, p.fActMax)
+		ac.pb, ac.c = ac.pb0, ac.c0
+		f32ViewRow(in[b*k:b*k+k], pw, out[b*n:b*n+n], ac)
 	}
 }
 
 // fcF32Q is fcF32 through the funnel (see f32Words, f32FunnelRow) for w at
 // address off mod 4 (off != 0) on 32-bit targets.
-func fcF32Q(p *fcParams, in []float32, w string, off uint32, bias string, out []float32) {
+func fcF32Q(p *fcParams, in []float32, w string, off uint32, ac *f32Act, out []float32) {
 	k, n := p.accumDepth, p.outDepth
 	c0, e := f32Ends(w, off)
 	// len(w)/4-1 words lie inside w (fcF32 checked len(w)): k*nb-1 whole
@@ -390,9 +395,8 @@ func fcF32Q(p *fcParams, in []float32, w string, off uint32, bias string, out []
 	p0 := unsafe.Add(unsafe.Pointer(unsafe.StringData(w)), 4-off)
 	t := (*[3]uint32)(unsafe.Add(p0, len(w)-16))
 	for b := 0; b < p.batches; b++ {
-		o := out[b*n : b*n+n]
-		f32FunnelRow(in[b*k:b*k+k], p0, t, o, c0, e, 8*off, 32-8*off)
-		fcActF32(o, bias, p.fActMin, p.fActMax)
+		ac.pb, ac.c = ac.pb0, ac.c0
+		f32FunnelRow(in[b*k:b*k+k], p0, t, out[b*n:b*n+n], c0, e, 8*off, 32-8*off, ac)
 	}
 }
 

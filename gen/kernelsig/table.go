@@ -188,6 +188,9 @@ const (
 	EwTab32                 Func = "ewTab32"
 	EwTabAt                 Func = "ewTabAt"
 	ExpF32                  Func = "expF32"
+	F32Act4                 Func = "f32Act4"
+	F32ActInit              Func = "f32ActInit"
+	F32ActLast              Func = "f32ActLast"
 	F32Dot4                 Func = "f32Dot4"
 	F32DotFunnel4           Func = "f32DotFunnel4"
 	F32DotStr4              Func = "f32DotStr4"
@@ -478,6 +481,7 @@ const (
 	EwF32Params          Struct = "ewF32Params"
 	EwI32Params          Struct = "ewI32Params"
 	EwQuantParams        Struct = "ewQuantParams"
+	F32Act               Struct = "f32Act"
 	FcPTFast             Struct = "fcPTFast"
 	FcParams             Struct = "fcParams"
 	FcRQ                 Struct = "fcRQ"
@@ -694,6 +698,9 @@ func Funcs() []Func {
 		EwTab32,
 		EwTabAt,
 		ExpF32,
+		F32Act4,
+		F32ActInit,
+		F32ActLast,
 		F32Dot4,
 		F32DotFunnel4,
 		F32DotStr4,
@@ -986,6 +993,7 @@ func Structs() []Struct {
 		EwF32Params,
 		EwI32Params,
 		EwQuantParams,
+		F32Act,
 		FcPTFast,
 		FcParams,
 		FcRQ,
@@ -1376,6 +1384,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "unsafe.Pointer"}}, true
 	case ExpF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case F32Act4:
+		return []Param{{"ac", "*f32Act"}, {"po", "unsafe.Pointer"}, {"a0", "float32"}, {"a1", "float32"}, {"a2", "float32"}, {"a3", "float32"}}, true
+	case F32ActInit:
+		return []Param{{"a", "*f32Act"}, {"bias", "string"}, {"lo", "float32"}, {"hi", "float32"}}, true
+	case F32ActLast:
+		return []Param{{"ac", "*f32Act"}, {"po", "unsafe.Pointer"}, {"m", "int"}, {"a0", "float32"}, {"a1", "float32"}, {"a2", "float32"}, {"a3", "float32"}}, true
 	case F32Dot4:
 		return []Param{{"x", "[]float32"}, {"w", "[]float32"}}, true
 	case F32DotFunnel4:
@@ -1385,7 +1399,7 @@ func (f Func) Params() ([]Param, bool) {
 	case F32Ends:
 		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case F32FunnelRow:
-		return []Param{{"x", "[]float32"}, {"pg", "unsafe.Pointer"}, {"t", "*[3]uint32"}, {"o", "[]float32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}}, true
+		return []Param{{"x", "[]float32"}, {"pg", "unsafe.Pointer"}, {"t", "*[3]uint32"}, {"o", "[]float32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"ac", "*f32Act"}}, true
 	case F32Store4:
 		return []Param{{"o", "[]float32"}, {"a0", "float32"}, {"a1", "float32"}, {"a2", "float32"}, {"a3", "float32"}}, true
 	case F32StrOff:
@@ -1393,7 +1407,7 @@ func (f Func) Params() ([]Param, bool) {
 	case F32StrView:
 		return []Param{{"w", "string"}}, true
 	case F32ViewRow:
-		return []Param{{"x", "[]float32"}, {"pw", "unsafe.Pointer"}, {"o", "[]float32"}}, true
+		return []Param{{"x", "[]float32"}, {"pw", "unsafe.Pointer"}, {"o", "[]float32"}, {"ac", "*f32Act"}}, true
 	case F32Words:
 		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case F32q:
@@ -1411,9 +1425,9 @@ func (f Func) Params() ([]Param, bool) {
 	case FcF32B:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcF32Q:
-		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"off", "uint32"}, {"bias", "string"}, {"out", "[]float32"}}, true
+		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"off", "uint32"}, {"ac", "*f32Act"}, {"out", "[]float32"}}, true
 	case FcF32V:
-		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"ac", "*f32Act"}, {"out", "[]float32"}}, true
 	case FcInt16:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case FcInt16Acc32:
@@ -2021,6 +2035,8 @@ func (f Func) Results() int {
 		EwLoadI16,
 		EwLoadI32,
 		ExpF32,
+		F32Act4,
+		F32ActLast,
 		F32FunnelRow,
 		F32Store4,
 		F32ViewRow,
@@ -2226,6 +2242,7 @@ func (f Func) Results() int {
 		EwRows,
 		EwTab32,
 		EwTabAt,
+		F32ActInit,
 		F32StrOff,
 		F32StrView,
 		F32q,
@@ -2402,6 +2419,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"actMin", "int32"}, {"actMax", "int32"}}, true
 	case EwQuantParams:
 		return []Param{{"in1Off", "int32"}, {"in2Off", "int32"}, {"outOff", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"outMult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}, {"outShift", "int"}, {"leftShift", "int"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case F32Act:
+		return []Param{{"pb", "unsafe.Pointer"}, {"pb0", "unsafe.Pointer"}, {"c0", "uint32"}, {"step", "uintptr"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"fun", "bool"}, {"lo", "float32"}, {"hi", "float32"}, {"negZero", "[4]float32"}}, true
 	case FcPTFast:
 		return []Param{{"ch", "convPWCh"}, {"q", "rq32"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"span", "int32"}, {"ok", "bool"}}, true
 	case FcParams:
