@@ -30,8 +30,6 @@ package kernels
 //   - dwRowsAny: parameter rows has type [][]int64
 //   - f32Act4: parameter po has type unsafe.Pointer
 //   - f32ActLast: parameter po has type unsafe.Pointer
-//   - f32FunnelRow: parameter pg has type unsafe.Pointer
-//   - f32ViewRow: parameter pw has type unsafe.Pointer
 //   - fcOctOut: parameter a has type *[8]int32
 //   - fcOutPTFast: parameter a has type *[8]int32
 //   - lstmAddBias8: parameter a has type *[8]float32
@@ -289,8 +287,12 @@ func Call(fn string, args []any) bool {
 		ewLoadI32(args[0].(string), args[1].([]int32))
 	case "expF32":
 		expF32(args[0].([]float32), args[1].([]float32))
+	case "f32FunnelRow":
+		f32FunnelRow(args[0].(*f32Act))
 	case "f32Store4":
 		f32Store4(args[0].([]float32), float32(args[1].(float64)), float32(args[2].(float64)), float32(args[3].(float64)), float32(args[4].(float64)))
+	case "f32ViewRow":
+		f32ViewRow(args[0].(*f32Act))
 	case "fcActF32":
 		fcActF32(args[0].([]float32), args[1].(string), float32(args[2].(float64)), float32(args[3].(float64)))
 	case "fcDots":
@@ -299,10 +301,6 @@ func Call(fn string, args []any) bool {
 		fcF32(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "fcF32B":
 		fcF32B(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
-	case "fcF32Q":
-		fcF32Q(args[0].(*fcParams), args[1].([]float32), args[2].(string), uint32(args[3].(int64)), args[4].(*f32Act), args[5].([]float32))
-	case "fcF32V":
-		fcF32V(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(*f32Act), args[4].([]float32))
 	case "fcInt16":
 		fcInt16(args[0].(*fcParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
 	case "fcInt16Acc32":

@@ -157,6 +157,13 @@ type f32Act struct {
 	fun    bool
 	bias   bool
 	lo, hi float32
+	// The row (set by fcF32 before each row function call): input x (k
+	// elements), output o (n), the weights pw; for the funnel t, the
+	// first carry wc, last bytes we and shifts wsl, wsr (see f32FunnelRow).
+	x, o, pw         unsafe.Pointer
+	k, n             int
+	t                *[3]uint32
+	wc, we, wsl, wsr uint32
 }
 
 // f32ActInit prepares a for bias (one float32 per channel, or "") and the
@@ -235,6 +242,20 @@ func f32Act4(ac *f32Act, po unsafe.Pointer, a0, a1, a2, a3 float32) {
 // f32ActLast is f32Act4 for the last block, of m channels (1 to 4): the
 // funnel's last bias word is e.
 func f32ActLast(ac *f32Act, po unsafe.Pointer, m int, a0, a1, a2, a3 float32) {
+	if m == 1 {
+		if ac.fun {
+			a0 += math.Float32frombits(ac.c | ac.e<<(ac.sr&31))
+		} else if ac.bias {
+			a0 += *(*float32)(ac.pb)
+		}
+		*(*float32)(po) = a0
+		if a0 < ac.lo {
+			*(*float32)(po) = ac.lo
+		} else if a0 > ac.hi {
+			*(*float32)(po) = ac.hi
+		}
+		return
+	}
 	if ac.fun {
 		sl, sr := ac.sl&31, ac.sr&31
 		r := (*[3]uint32)(ac.pb) // (only the first m-1 are inside the string)
@@ -289,7 +310,7 @@ func f32ActLast(ac *f32Act, po unsafe.Pointer, m int, a0, a1, a2, a3 float32) {
 
 // f32FunnelRow writes to o the bias-added, clamped (see f32Act) dot
 // products of the input row x with the blocks of four interleaved rows
-// read through the funnel (see f32Words): pg is the first aligned word
+// read through the funnel (see f32Words), all of them given by ac: pg = pw is the first aligned word
 // inside the weight string (len(x)*nb*4-1 of them for nb blocks), t the
 // three words that end them, e the string's last bytes and c the first
 // float's low bytes. The last block has len(o) - 4*(nb-1) channels, one of
@@ -300,14 +321,15 @@ func f32ActLast(ac *f32Act, po unsafe.Pointer, m int, a0, a1, a2, a3 float32) {
 // What the code needs after an inner loop it reads from memory (arrays of
 // more than one element are never kept in registers): values held in
 // registers across a loop make gc reload them on every iteration.
-func f32FunnelRow(x []float32, pg unsafe.Pointer, t *[3]uint32, o []float32, c, e, sl, sr uint32, ac *f32Act) {
-	sl, sr = sl&31, sr&31 // (shifts known to be below 32 need no range check)
-	k, n := len(x), len(o)
+func f32FunnelRow(ac *f32Act) {
+	pg, t, c, e := ac.pw, ac.t, ac.wc, ac.we
+	sl, sr := ac.wsl&31, ac.wsr&31 // (shifts known to be below 32 need no range check)
+	k, n := ac.k, ac.n
 	nb := (n + 3) / 4
 	var keep [4]unsafe.Pointer // x, the block's outputs, the last pair, the last pair of the last block
 	var blks [4]int            // the block, whole blocks, channels of the last, k
-	keep[0] = unsafe.Pointer(unsafe.SliceData(x))
-	keep[1] = unsafe.Pointer(unsafe.SliceData(o))
+	keep[0] = ac.x
+	keep[1] = ac.o
 	keep[2] = unsafe.Add(keep[0], 8*(k/2-1))
 	keep[3] = unsafe.Add(keep[0], 8*((k-1)/2-1))
 	blks[1], blks[2], blks[3] = nb-1, n-4*(nb-1), k
@@ -462,12 +484,12 @@ func f32FunnelRow(x []float32, pg unsafe.Pointer, t *[3]uint32, o []float32, c, 
 
 // f32ViewRow is f32FunnelRow for weights viewed as float32: from pw on
 // lie the nb blocks, len(x) groups of four floats each.
-func f32ViewRow(x []float32, pw unsafe.Pointer, o []float32, ac *f32Act) {
-	k, n := len(x), len(o)
+func f32ViewRow(ac *f32Act) {
+	k, n, pw := ac.k, ac.n, ac.pw
 	nb := (n + 3) / 4
-	x0 := unsafe.Pointer(unsafe.SliceData(x))
+	x0 := ac.x
 	xl := unsafe.Add(x0, 4*(k-1)) // the last element
-	po := unsafe.Pointer(unsafe.SliceData(o))
+	po := ac.o
 	for blk := 0; blk < nb; blk++ {
 		if blk == nb-1 && n-4*blk == 1 {
 			// One channel left: only its products.

@@ -208,8 +208,6 @@ const (
 	FcDots                  Func = "fcDots"
 	FcF32                   Func = "fcF32"
 	FcF32B                  Func = "fcF32B"
-	FcF32Q                  Func = "fcF32Q"
-	FcF32V                  Func = "fcF32V"
 	FcInt16                 Func = "fcInt16"
 	FcInt16Acc32            Func = "fcInt16Acc32"
 	FcInt8                  Func = "fcInt8"
@@ -718,8 +716,6 @@ func Funcs() []Func {
 		FcDots,
 		FcF32,
 		FcF32B,
-		FcF32Q,
-		FcF32V,
 		FcInt16,
 		FcInt16Acc32,
 		FcInt8,
@@ -1399,7 +1395,7 @@ func (f Func) Params() ([]Param, bool) {
 	case F32Ends:
 		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case F32FunnelRow:
-		return []Param{{"x", "[]float32"}, {"pg", "unsafe.Pointer"}, {"t", "*[3]uint32"}, {"o", "[]float32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"ac", "*f32Act"}}, true
+		return []Param{{"ac", "*f32Act"}}, true
 	case F32Store4:
 		return []Param{{"o", "[]float32"}, {"a0", "float32"}, {"a1", "float32"}, {"a2", "float32"}, {"a3", "float32"}}, true
 	case F32StrOff:
@@ -1407,7 +1403,7 @@ func (f Func) Params() ([]Param, bool) {
 	case F32StrView:
 		return []Param{{"w", "string"}}, true
 	case F32ViewRow:
-		return []Param{{"x", "[]float32"}, {"pw", "unsafe.Pointer"}, {"o", "[]float32"}, {"ac", "*f32Act"}}, true
+		return []Param{{"ac", "*f32Act"}}, true
 	case F32Words:
 		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case F32q:
@@ -1424,10 +1420,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcF32B:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
-	case FcF32Q:
-		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"off", "uint32"}, {"ac", "*f32Act"}, {"out", "[]float32"}}, true
-	case FcF32V:
-		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"ac", "*f32Act"}, {"out", "[]float32"}}, true
 	case FcInt16:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case FcInt16Acc32:
@@ -2044,8 +2036,6 @@ func (f Func) Results() int {
 		FcDots,
 		FcF32,
 		FcF32B,
-		FcF32Q,
-		FcF32V,
 		FcInt16,
 		FcInt16Acc32,
 		FcInt8,
@@ -2420,7 +2410,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case EwQuantParams:
 		return []Param{{"in1Off", "int32"}, {"in2Off", "int32"}, {"outOff", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"outMult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}, {"outShift", "int"}, {"leftShift", "int"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case F32Act:
-		return []Param{{"pb", "unsafe.Pointer"}, {"pb0", "unsafe.Pointer"}, {"c0", "uint32"}, {"step", "uintptr"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"fun", "bool"}, {"lo", "float32"}, {"hi", "float32"}, {"negZero", "[4]float32"}}, true
+		return []Param{{"pb", "unsafe.Pointer"}, {"pb0", "unsafe.Pointer"}, {"c0", "uint32"}, {"step", "uintptr"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"fun", "bool"}, {"bias", "bool"}, {"lo", "float32"}, {"hi", "float32"}, {"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"pw", "unsafe.Pointer"}, {"k", "int"}, {"n", "int"}, {"t", "*[3]uint32"}, {"wc", "uint32"}, {"we", "uint32"}, {"wsl", "uint32"}, {"wsr", "uint32"}}, true
 	case FcPTFast:
 		return []Param{{"ch", "convPWCh"}, {"q", "rq32"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"span", "int32"}, {"ok", "bool"}}, true
 	case FcParams:
