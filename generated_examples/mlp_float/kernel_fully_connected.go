@@ -36,9 +36,9 @@ type fcParams struct {
 //
 // The weight string's alignment is looked at once per call (see
 // f32StrOff): word-aligned (or on a target that loads unaligned floats) it
-// is viewed as float32 (fcF32V); on 32-bit targets otherwise the aligned
+// is viewed as float32 (f32ViewRow); on 32-bit targets otherwise the aligned
 // words that cover it are read once and every float is shifted together
-// from two neighbours, the carry running from block to block (fcF32Q);
+// from two neighbours, the carry running from block to block (f32FunnelRow);
 // elsewhere the bytes are decoded (which 64-bit compilers merge into word
 // loads). A last block of one channel computes only that channel.
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
@@ -47,12 +47,40 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 		return
 	}
 	w = w[:16*k*((n+3)/4)]
-	if off := f32StrOff(w); off == 0 || f32Unaligned {
-		fcF32V(p, in, w, bias, out)
-	} else if f32Funnel {
-		fcF32Q(p, in, w, off, bias, out)
-	} else {
+	if len(bias) != 0 {
+		bias = bias[:4*n]
+	}
+	var ac f32Act
+	if !f32ActInit(&ac, bias, p.fActMin, p.fActMax) {
 		fcF32B(p, in, w, bias, out)
+		return
+	}
+	off := f32StrOff(w)
+	view := off == 0 || f32Unaligned
+	if !view && !f32Funnel {
+		fcF32B(p, in, w, bias, out)
+		return
+	}
+	in, out = in[:k*p.batches], out[:n*p.batches]
+	ac.k, ac.n = k, n
+	ac.pw = unsafe.Pointer(unsafe.StringData(w))
+	if !view {
+		// len(w)/4-1 words lie inside w: k*nb-1 whole groups from pw on
+		// and three more (t).
+		ac.wc, ac.we = f32Ends(w, off)
+		ac.wsl, ac.wsr = 8*off, 32-8*off
+		ac.pw = unsafe.Add(ac.pw, 4-off)
+		ac.t = (*[3]uint32)(unsafe.Add(ac.pw, len(w)-16))
+	}
+	for b := 0; b < p.batches; b++ {
+		ac.x = unsafe.Pointer(&in[b*k])
+		ac.o = unsafe.Pointer(&out[b*n])
+		ac.pb, ac.c = ac.pb0, ac.c0
+		if view {
+			f32ViewRow(&ac)
+		} else {
+			f32FunnelRow(&ac)
+		}
 	}
 }
 
@@ -125,34 +153,6 @@ func fcActF32(o []float32, bias string, lo, hi float32) {
 		for i, v := range o {
 			o[i] = clampF32(v+ldf32(bias, i), lo, hi)
 		}
-	}
-}
-
-// fcF32V is fcF32 over weights viewed as float32 (w word-aligned, or a
-// target that loads unaligned floats).
-func fcF32V(p *fcParams, in []float32, w, bias string, out []float32) {
-	k, n := p.accumDepth, p.outDepth
-	pw := unsafe.Pointer(unsafe.StringData(w)) // (fcF32 checked len(w))
-	for b := 0; b < p.batches; b++ {
-		o := out[b*n : b*n+n]
-		f32ViewRow(in[b*k:b*k+k], pw, o)
-		fcActF32(o, bias, p.fActMin, p.fActMax)
-	}
-}
-
-// fcF32Q is fcF32 through the funnel (see f32Words, f32FunnelRow) for w at
-// address off mod 4 (off != 0) on 32-bit targets.
-func fcF32Q(p *fcParams, in []float32, w string, off uint32, bias string, out []float32) {
-	k, n := p.accumDepth, p.outDepth
-	c0, e := f32Ends(w, off)
-	// len(w)/4-1 words lie inside w (fcF32 checked len(w)): k*nb-1 whole
-	// groups from p0 on and three more (t).
-	p0 := unsafe.Add(unsafe.Pointer(unsafe.StringData(w)), 4-off)
-	t := (*[3]uint32)(unsafe.Add(p0, len(w)-16))
-	for b := 0; b < p.batches; b++ {
-		o := out[b*n : b*n+n]
-		f32FunnelRow(in[b*k:b*k+k], p0, t, o, c0, e, 8*off, 32-8*off)
-		fcActF32(o, bias, p.fActMin, p.fActMax)
 	}
 }
 
