@@ -28,7 +28,6 @@ package kernels
 //   - dw3x3Tri2: parameter cols has type *dw3x3Cols
 //   - dwRecDecode: parameter t has type []dwRec
 //   - dwRowsAny: parameter rows has type [][]int64
-//   - f32Act4: parameter po has type unsafe.Pointer
 //   - f32ActLast: parameter po has type unsafe.Pointer
 //   - fcOctOut: parameter a has type *[8]int32
 //   - fcOutPTFast: parameter a has type *[8]int32

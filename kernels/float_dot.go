@@ -194,52 +194,8 @@ func f32ActInit(a *f32Act, bias string, lo, hi float32) bool {
 	return true
 }
 
-// f32Act4 adds the bias of a whole block (four channels, not the last
-// channel) to a0..a3 and stores them, clamped, at po.
-func f32Act4(ac *f32Act, po unsafe.Pointer, a0, a1, a2, a3 float32) {
-	if ac.fun {
-		r := (*[4]uint32)(ac.pb)
-		sl, sr := ac.sl&31, ac.sr&31
-		r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-		a0 += math.Float32frombits(ac.c | r0<<sr)
-		a1 += math.Float32frombits(r0>>sl | r1<<sr)
-		a2 += math.Float32frombits(r1>>sl | r2<<sr)
-		a3 += math.Float32frombits(r2>>sl | r3<<sr)
-		ac.c = r3 >> sl
-	} else if ac.bias {
-		r := (*[4]float32)(ac.pb)
-		a0 += r[0]
-		a1 += r[1]
-		a2 += r[2]
-		a3 += r[3]
-	}
-	ac.pb = unsafe.Add(ac.pb, ac.step)
-	oq := (*[4]float32)(po)
-	lo, hi := ac.lo, ac.hi
-	oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
-	if a0 < lo {
-		oq[0] = lo
-	} else if a0 > hi {
-		oq[0] = hi
-	}
-	if a1 < lo {
-		oq[1] = lo
-	} else if a1 > hi {
-		oq[1] = hi
-	}
-	if a2 < lo {
-		oq[2] = lo
-	} else if a2 > hi {
-		oq[2] = hi
-	}
-	if a3 < lo {
-		oq[3] = lo
-	} else if a3 > hi {
-		oq[3] = hi
-	}
-}
-
-// f32ActLast is f32Act4 for the last block, of m channels (1 to 4): the
+// f32ActLast adds the bias to the sums of the last block (the row
+// functions do the same inline, marked f32Act4, for whole blocks), of m channels (1 to 4): the
 // funnel's last bias word is e.
 func f32ActLast(ac *f32Act, po unsafe.Pointer, m int, a0, a1, a2, a3 float32) {
 	if m == 1 {

@@ -188,7 +188,6 @@ const (
 	EwTab32                 Func = "ewTab32"
 	EwTabAt                 Func = "ewTabAt"
 	ExpF32                  Func = "expF32"
-	F32Act4                 Func = "f32Act4"
 	F32ActInit              Func = "f32ActInit"
 	F32ActLast              Func = "f32ActLast"
 	F32Dot4                 Func = "f32Dot4"
@@ -696,7 +695,6 @@ func Funcs() []Func {
 		EwTab32,
 		EwTabAt,
 		ExpF32,
-		F32Act4,
 		F32ActInit,
 		F32ActLast,
 		F32Dot4,
@@ -1380,8 +1378,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "unsafe.Pointer"}}, true
 	case ExpF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
-	case F32Act4:
-		return []Param{{"ac", "*f32Act"}, {"po", "unsafe.Pointer"}, {"a0", "float32"}, {"a1", "float32"}, {"a2", "float32"}, {"a3", "float32"}}, true
 	case F32ActInit:
 		return []Param{{"a", "*f32Act"}, {"bias", "string"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case F32ActLast:
@@ -2027,7 +2023,6 @@ func (f Func) Results() int {
 		EwLoadI16,
 		EwLoadI32,
 		ExpF32,
-		F32Act4,
 		F32ActLast,
 		F32FunnelRow,
 		F32Store4,

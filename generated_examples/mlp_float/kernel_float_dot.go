@@ -179,7 +179,8 @@ func f32ActInit(a *f32Act, bias string, lo, hi float32) bool {
 	return true
 }
 
-// f32ActLast is f32Act4 for the last block, of m channels (1 to 4): the
+// f32ActLast adds the bias to the sums of the last block (the row
+// functions do the same inline, marked f32Act4, for whole blocks), of m channels (1 to 4): the
 // funnel's last bias word is e.
 func f32ActLast(ac *f32Act, po unsafe.Pointer, m int, a0, a1, a2, a3 float32) {
 	if m == 1 {
