@@ -55,31 +55,31 @@ package kernels
 //     detMin, detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT,
 //     dusClamp, dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN,
 //     dwClamp, dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown,
-//     ewRowStart, ewRows, ewTab32, ewTabAt, f32ActInit, f32Dot4,
-//     f32DotFunnel4, f32DotStr4, f32Ends, f32StrOff, f32StrView, f32Words,
-//     f32q, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcPTSlow, fcRQFor, fcRescale,
-//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
-//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
-//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
-//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmClipF,
-//     lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmExpCoef, lstmFCQ64,
-//     lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF, lstmGateFS,
-//     lstmHiddenQ, lstmMakeQ, lstmMakeR, lstmMakeRG, lstmMakeRQ, lstmRFits,
-//     lstmRGFits, lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin,
-//     lstmSigmoidQ, lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant,
-//     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
-//     poolAvgRound, poolRecip, poolWindow, preluOne, quantizeF32One, reluOne,
-//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
-//     rqFromFC, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
-//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
-//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne,
-//     svdfActF32, svdfSumI8, tconvTaps
+//     ewRowStart, ewRows, ewTab32, ewTabAt, f32Dot4, f32DotFunnel4,
+//     f32DotStr4, f32Ends, f32StrOff, f32StrView, f32Words, f32q, fcDotI16,
+//     fcDotI16Acc32, fcMakeRQ, fcPTSlow, fcRQFor, fcRescale, fcSumI8,
+//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
+//     hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32,
+//     le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
+//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
+//     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
+//     lstmDotF8S, lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8,
+//     lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ, lstmMakeQ, lstmMakeR,
+//     lstmMakeRG, lstmMakeRQ, lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16,
+//     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
+//     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
+//     octCols64, octLanes, poolAvgRound, poolRecip, poolWindow, preluOne,
+//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
+//     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
+//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
+//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
+//     softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8,
+//     tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
 //   - dw3x3Run: field w has type unsafe.Pointer
-//   - f32Act: field pb has type unsafe.Pointer
+//   - f32Act: field x has type unsafe.Pointer
 //   - lstmFunnelSt: field gI0 has type [][8]uint32
 //   - viewHeader: field data has type unsafe.Pointer
 

@@ -140,389 +140,346 @@ func f32q(p []byte, k int) float32 {
 	return math.Float32frombits(uint32(p[4*k]) | uint32(p[4*k+1])<<8 | uint32(p[4*k+2])<<16 | uint32(p[4*k+3])<<24)
 }
 
-// f32Act is the bias and clamp that fcF32's row functions apply to every
-// block of four sums while they are in registers: pb is the next block's
-// bias, four float32 values (view) or, for a misaligned bias on 32-bit
-// targets (fun), four of the aligned words inside it, read through the
-// funnel (see f32Words) with the carry c, shifts sl, sr and the last bytes
-// e (the bias of the last channel). Without a bias (!bias) the sums are
-// only clamped.
+// f32Act holds what fcF32's row functions need, set by fcF32 in one go
+// (so that gc drops the zeroing of the struct) and read, never written,
+// by the row functions (pointer stores through ac would need write
+// barriers).
+//
+// The row: input x (k elements; xl the last, x2 the first of the last
+// whole pair, x3 that of the pair before the last two elements), output
+// o (4*(nb-1)+m channels, m of them, 1 to 4, in the last block), the
+// weights pw; for the funnel (see f32Words) t, the three words that end
+// the weights, the first carry wc, last bytes we and shifts wsl, wsr.
+//
+// The bias and clamp, applied to every block of four sums while they are
+// in registers: pb is the first block's bias, four float32 values
+// (mode 1) or, for a misaligned bias on 32-bit targets (mode 2), the
+// aligned words inside it, read through the funnel with the first carry
+// c, shifts sl, sr and the last bytes e (the bias of the last channel).
+// Without a bias (mode 0) the sums are only clamped to [lo, hi].
 type f32Act struct {
-	pb     unsafe.Pointer
-	pb0    unsafe.Pointer // pb and c of the first block (f32ActInit)
-	c0     uint32
-	step   uintptr
-	c, e   uint32
-	sl, sr uint32
-	fun    bool
-	bias   bool
-	lo, hi float32
-	// The row (set by fcF32 before each row function call): input x (k
-	// elements), output o (n), the weights pw; for the funnel t, the
-	// first carry wc, last bytes we and shifts wsl, wsr (see f32FunnelRow).
-	x, o, pw         unsafe.Pointer
-	k, n             int
-	t                *[3]uint32
-	wc, we, wsl, wsr uint32
+	x, xl, x2, x3, o, pw, pb unsafe.Pointer
+	t                        *[3]uint32
+	k, nb, m                 int
+	wc, we, wsl, wsr         uint32
+	c, e, sl, sr, mode       uint32
+	lo, hi                   float32
 }
 
-// f32ActInit prepares a for bias (one float32 per channel, or "") and the
-// bounds lo, hi. It reports false where a misaligned bias can be read
-// neither as float32 nor through the funnel.
-func f32ActInit(a *f32Act, bias string, lo, hi float32) bool {
-	a.lo, a.hi = lo, hi
-	a.step = 16
-	a.fun = false
-	a.bias = len(bias) != 0
-	if !a.bias {
-		return true
-	}
-	off := f32StrOff(bias)
-	if off == 0 || f32Unaligned {
-		a.pb = unsafe.Pointer(unsafe.StringData(bias))
-		a.pb0 = a.pb
-		return true
-	}
-	if !f32Funnel {
-		return false
-	}
-	a.fun = true
-	a.c, a.e = f32Ends(bias, off)
-	a.sl, a.sr = (8*off)&31, (32-8*off)&31
-	a.pb = unsafe.Add(unsafe.Pointer(unsafe.StringData(bias)), 4-off)
-	a.pb0, a.c0 = a.pb, a.c
-	return true
-}
-
-// f32ActLast adds the bias to the sums of the last block (the row
-// functions do the same inline, marked f32Act4, for whole blocks), of m channels (1 to 4): the
+// f32ActLast adds the bias (from pb, with the funnel's carry c) to the
+// sums of a last block of m channels (2 or 3) and clamps them: the
 // funnel's last bias word is e.
-func f32ActLast(ac *f32Act, po unsafe.Pointer, m int, a0, a1, a2, a3 float32) {
-	if m == 1 {
-		if ac.fun {
-			a0 += math.Float32frombits(ac.c | ac.e<<(ac.sr&31))
-		} else if ac.bias {
-			a0 += *(*float32)(ac.pb)
-		}
-		*(*float32)(po) = a0
-		if a0 < ac.lo {
-			*(*float32)(po) = ac.lo
-		} else if a0 > ac.hi {
-			*(*float32)(po) = ac.hi
-		}
-		return
-	}
-	if ac.fun {
+func f32ActLast(ac *f32Act, po, pb unsafe.Pointer, c uint32, m int, a0, a1, a2 float32) {
+	if ac.mode == 2 {
 		sl, sr := ac.sl&31, ac.sr&31
-		r := (*[3]uint32)(ac.pb) // (only the first m-1 are inside the string)
-		switch m {
-		case 4:
-			r0, r1, r2 := r[0], r[1], r[2]
-			a0 += math.Float32frombits(ac.c | r0<<sr)
-			a1 += math.Float32frombits(r0>>sl | r1<<sr)
-			a2 += math.Float32frombits(r1>>sl | r2<<sr)
-			a3 += math.Float32frombits(r2>>sl | ac.e<<sr)
-		case 3:
-			r0, r1 := r[0], r[1]
-			a0 += math.Float32frombits(ac.c | r0<<sr)
+		r := (*[2]uint32)(pb) // (only the first m-1 are inside the string)
+		r0 := r[0]
+		a0 += math.Float32frombits(c | r0<<sr)
+		if m == 3 {
+			r1 := r[1]
 			a1 += math.Float32frombits(r0>>sl | r1<<sr)
 			a2 += math.Float32frombits(r1>>sl | ac.e<<sr)
-		case 2:
-			r0 := r[0]
-			a0 += math.Float32frombits(ac.c | r0<<sr)
+		} else {
 			a1 += math.Float32frombits(r0>>sl | ac.e<<sr)
-		default:
-			a0 += math.Float32frombits(ac.c | ac.e<<sr)
 		}
-	} else if ac.bias {
-		r := (*[4]float32)(ac.pb)
-		switch m {
-		case 4:
-			a0, a1, a2, a3 = a0+r[0], a1+r[1], a2+r[2], a3+r[3]
-		case 3:
-			a0, a1, a2 = a0+r[0], a1+r[1], a2+r[2]
-		case 2:
-			a0, a1 = a0+r[0], a1+r[1]
-		default:
-			a0 += r[0]
+	} else if ac.mode == 1 {
+		r := (*[2]float32)(pb)
+		a0, a1 = a0+r[0], a1+r[1]
+		if m == 3 {
+			a2 += (*[3]float32)(pb)[2]
 		}
 	}
 	lo, hi := ac.lo, ac.hi
-	a0, a1, a2, a3 = clampF32(a0, lo, hi), clampF32(a1, lo, hi), clampF32(a2, lo, hi), clampF32(a3, lo, hi)
-	switch m {
-	case 4:
-		oq := (*[4]float32)(po)
-		oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
-	case 3:
-		oq := (*[3]float32)(po)
-		oq[0], oq[1], oq[2] = a0, a1, a2
-	case 2:
-		oq := (*[2]float32)(po)
-		oq[0], oq[1] = a0, a1
-	default:
-		*(*float32)(po) = a0
+	oq := (*[2]float32)(po)
+	oq[0], oq[1] = clampF32(a0, lo, hi), clampF32(a1, lo, hi)
+	if m == 3 {
+		(*[3]float32)(po)[2] = clampF32(a2, lo, hi)
 	}
 }
 
 // f32FunnelRow writes to o the bias-added, clamped (see f32Act) dot
 // products of the input row x with the blocks of four interleaved rows
-// read through the funnel (see f32Words), all of them given by ac: pg = pw is the first aligned word
-// inside the weight string (len(x)*nb*4-1 of them for nb blocks), t the
-// three words that end them, e the string's last bytes and c the first
-// float's low bytes. The last block has len(o) - 4*(nb-1) channels, one of
-// them computing only its own products. The loops walk pointers that never
-// pass their last element, two elements per pass, and test their end after
-// the adds (so gc for ARM makes each multiply and add one VMLA).
-//
-// What the code needs after an inner loop it reads from memory (arrays of
-// more than one element are never kept in registers): values held in
-// registers across a loop make gc reload them on every iteration.
+// read through the funnel (see f32Words), all of them given by ac: pw is
+// the first aligned word inside the weight string (len(x)*nb*4-1 of them
+// for nb blocks), t the three words that end them, we the string's last
+// bytes and wc the first float's low bytes. The last block has m channels,
+// one of them computing only its own products. The loops walk pointers
+// that never pass their last element, two elements per pass, and test
+// their end after the adds (so gc for ARM makes each multiply and add one
+// VMLA). What the loops need after them they read from ac.
 func f32FunnelRow(ac *f32Act) {
-	pg, t, c, e := ac.pw, ac.t, ac.wc, ac.we
+	pg, c := ac.pw, ac.wc
 	sl, sr := ac.wsl&31, ac.wsr&31 // (shifts known to be below 32 need no range check)
-	k, n := ac.k, ac.n
-	nb := (n + 3) / 4
-	var keep [4]unsafe.Pointer // x, the block's outputs, the last pair, the last pair of the last block
-	var blks [4]int            // the block, whole blocks, channels of the last, k
-	keep[0] = ac.x
-	keep[1] = ac.o
-	keep[2] = unsafe.Add(keep[0], 8*(k/2-1))
-	keep[3] = unsafe.Add(keep[0], 8*((k-1)/2-1))
-	blks[1], blks[2], blks[3] = nb-1, n-4*(nb-1), k
-	xl := unsafe.Add(keep[0], 4*(k-1)) // the last element
-	for ; blks[0] < blks[1]; blks[0]++ {
+	po, pb, bc := ac.o, ac.pb, ac.c
+	for blk := ac.nb - 1; ; blk-- {
 		var a0, a1, a2, a3 float32
-		if blks[3] >= 2 {
-			for px := keep[0]; ; {
-				xv := (*[2]float32)(px)
-				r := (*[8]uint32)(pg)
-				u := xv[0]
-				r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-				a0 += float32(u * math.Float32frombits(c|r0<<sr))
-				a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
-				a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
-				a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
-				u = xv[1]
-				c = r3 >> sl
-				r0, r1, r2, r3 = r[4], r[5], r[6], r[7]
-				a0 += float32(u * math.Float32frombits(c|r0<<sr))
-				a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
-				a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
-				a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
-				c = r3 >> sl
-				pg = unsafe.Add(pg, 32) // (at most to t)
-				if px == keep[2] {
-					break
+		if blk != 0 {
+			if ac.k >= 2 {
+				for px := ac.x; ; {
+					xv := (*[2]float32)(px)
+					r := (*[8]uint32)(pg)
+					u := xv[0]
+					r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
+					a0 += float32(u * math.Float32frombits(c|r0<<sr))
+					a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
+					a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
+					a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
+					u = xv[1]
+					c = r3 >> sl
+					r0, r1, r2, r3 = r[4], r[5], r[6], r[7]
+					a0 += float32(u * math.Float32frombits(c|r0<<sr))
+					a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
+					a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
+					a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
+					c = r3 >> sl
+					pg = unsafe.Add(pg, 32) // (at most to t)
+					if px == ac.x2 {
+						break
+					}
+					px = unsafe.Add(px, 8)
 				}
-				px = unsafe.Add(px, 8)
 			}
-		}
-		if blks[3]%2 != 0 {
-			u := *(*float32)(xl)
-			r := (*[4]uint32)(pg)
-			r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-			a0 += float32(u * math.Float32frombits(c|r0<<sr))
-			a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
-			a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
-			a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
-			c = r3 >> sl
-			pg = unsafe.Add(pg, 16) // (at most to t)
-		}
-		{ // f32Act4
-			if ac.fun {
-				r := (*[4]uint32)(ac.pb)
-				sl, sr := ac.sl&31, ac.sr&31
-				r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-				a0 += math.Float32frombits(ac.c | r0<<sr)
-				a1 += math.Float32frombits(r0>>sl | r1<<sr)
-				a2 += math.Float32frombits(r1>>sl | r2<<sr)
-				a3 += math.Float32frombits(r2>>sl | r3<<sr)
-				ac.c = r3 >> sl
-			} else if ac.bias {
-				r := (*[4]float32)(ac.pb)
-				a0 += r[0]
-				a1 += r[1]
-				a2 += r[2]
-				a3 += r[3]
-			}
-			ac.pb = unsafe.Add(ac.pb, ac.step)
-			oq := (*[4]float32)(keep[1])
-			lo, hi := ac.lo, ac.hi
-			oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
-			if a0 < lo {
-				oq[0] = lo
-			} else if a0 > hi {
-				oq[0] = hi
-			}
-			if a1 < lo {
-				oq[1] = lo
-			} else if a1 > hi {
-				oq[1] = hi
-			}
-			if a2 < lo {
-				oq[2] = lo
-			} else if a2 > hi {
-				oq[2] = hi
-			}
-			if a3 < lo {
-				oq[3] = lo
-			} else if a3 > hi {
-				oq[3] = hi
-			}
-		}
-		keep[1] = unsafe.Add(keep[1], 16)
-	}
-	// The last block: all elements but the last through the loop, the last
-	// with t and e.
-	if blks[2] == 1 {
-		var a float32
-		if xl != keep[0] {
-			for px := keep[0]; ; {
+			if ac.k%2 != 0 {
+				u := *(*float32)(ac.xl)
 				r := (*[4]uint32)(pg)
-				a += float32(*(*float32)(px) * math.Float32frombits(c|r[0]<<sr))
-				c = r[3] >> sl
-				px = unsafe.Add(px, 4)
-				if px == xl {
-					break
+				r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
+				a0 += float32(u * math.Float32frombits(c|r0<<sr))
+				a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
+				a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
+				a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
+				c = r3 >> sl
+				pg = unsafe.Add(pg, 16) // (at most to t)
+			}
+		} else {
+			// The last block: all elements but the last through the
+			// loop, the last with t and we.
+			if ac.m == 1 {
+				var a float32
+				xl := ac.xl
+				if xl != ac.x {
+					for px := ac.x; ; {
+						r := (*[4]uint32)(pg)
+						a += float32(*(*float32)(px) * math.Float32frombits(c|r[0]<<sr))
+						c = r[3] >> sl
+						px = unsafe.Add(px, 4)
+						if px == xl {
+							break
+						}
+						pg = unsafe.Add(pg, 16)
+					}
 				}
-				pg = unsafe.Add(pg, 16)
+				a += float32(*(*float32)(xl) * math.Float32frombits(c|ac.t[0]<<sr))
+				if ac.mode == 2 {
+					a += math.Float32frombits(bc | ac.e<<(ac.sr&31))
+				} else if ac.mode == 1 {
+					a += *(*float32)(pb)
+				}
+				*(*float32)(po) = a
+				if a < ac.lo {
+					*(*float32)(po) = ac.lo
+				} else if a > ac.hi {
+					*(*float32)(po) = ac.hi
+				}
+				return
+			}
+			if ac.k >= 3 {
+				for px := ac.x; ; {
+					xv := (*[2]float32)(px)
+					r := (*[8]uint32)(pg)
+					u := xv[0]
+					r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
+					a0 += float32(u * math.Float32frombits(c|r0<<sr))
+					a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
+					a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
+					a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
+					u = xv[1]
+					c = r3 >> sl
+					r0, r1, r2, r3 = r[4], r[5], r[6], r[7]
+					a0 += float32(u * math.Float32frombits(c|r0<<sr))
+					a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
+					a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
+					a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
+					c = r3 >> sl
+					if px == ac.x3 {
+						break
+					}
+					px = unsafe.Add(px, 8)
+					pg = unsafe.Add(pg, 32)
+				}
+				pg = unsafe.Add(pg, 32)
+			}
+			if ac.k%2 == 0 {
+				u := *(*float32)(unsafe.Add(ac.xl, -4))
+				r := (*[4]uint32)(pg)
+				r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
+				a0 += float32(u * math.Float32frombits(c|r0<<sr))
+				a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
+				a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
+				a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
+				c = r3 >> sl
+			}
+			xv := *(*float32)(ac.xl)
+			t := ac.t
+			t0, t1, t2 := t[0], t[1], t[2]
+			a0 += float32(xv * math.Float32frombits(c|t0<<sr))
+			a1 += float32(xv * math.Float32frombits(t0>>sl|t1<<sr))
+			a2 += float32(xv * math.Float32frombits(t1>>sl|t2<<sr))
+			a3 += float32(xv * math.Float32frombits(t2>>sl|ac.we<<sr))
+			if ac.m != 4 {
+				f32ActLast(ac, po, pb, bc, ac.m, a0, a1, a2)
+				return
 			}
 		}
-		a += float32(*(*float32)(xl) * math.Float32frombits(c|t[0]<<sr))
-		f32ActLast(ac, keep[1], 1, a, 0, 0, 0)
-		return
-	}
-	var a0, a1, a2, a3 float32
-	if blks[3] >= 3 {
-		for px := keep[0]; ; {
-			xv := (*[2]float32)(px)
-			r := (*[8]uint32)(pg)
-			u := xv[0]
-			r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-			a0 += float32(u * math.Float32frombits(c|r0<<sr))
-			a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
-			a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
-			a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
-			u = xv[1]
-			c = r3 >> sl
-			r0, r1, r2, r3 = r[4], r[5], r[6], r[7]
-			a0 += float32(u * math.Float32frombits(c|r0<<sr))
-			a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
-			a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
-			a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
-			c = r3 >> sl
-			if px == keep[3] {
-				break
+		// The bias and clamp of four channels (in the last block the
+		// funnel's fourth bias word is e).
+		if ac.mode == 2 {
+			r := (*[3]uint32)(pb)
+			bsl, bsr := ac.sl&31, ac.sr&31
+			r0, r1, r2 := r[0], r[1], r[2]
+			r3 := ac.e
+			if blk != 0 {
+				r3 = (*[4]uint32)(pb)[3]
 			}
-			px = unsafe.Add(px, 8)
-			pg = unsafe.Add(pg, 32)
+			a0 += math.Float32frombits(bc | r0<<bsr)
+			a1 += math.Float32frombits(r0>>bsl | r1<<bsr)
+			a2 += math.Float32frombits(r1>>bsl | r2<<bsr)
+			a3 += math.Float32frombits(r2>>bsl | r3<<bsr)
+			bc = r3 >> bsl
+		} else if ac.mode == 1 {
+			r := (*[4]float32)(pb)
+			a0 += r[0]
+			a1 += r[1]
+			a2 += r[2]
+			a3 += r[3]
 		}
-		pg = unsafe.Add(pg, 32)
+		oq := (*[4]float32)(po)
+		lo, hi := ac.lo, ac.hi
+		oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
+		if a0 < lo {
+			oq[0] = lo
+		} else if a0 > hi {
+			oq[0] = hi
+		}
+		if a1 < lo {
+			oq[1] = lo
+		} else if a1 > hi {
+			oq[1] = hi
+		}
+		if a2 < lo {
+			oq[2] = lo
+		} else if a2 > hi {
+			oq[2] = hi
+		}
+		if a3 < lo {
+			oq[3] = lo
+		} else if a3 > hi {
+			oq[3] = hi
+		}
+		if blk == 0 {
+			return
+		}
+		pb = unsafe.Add(pb, 16)
+		po = unsafe.Add(po, 16)
 	}
-	if blks[3]%2 == 0 {
-		u := *(*float32)(unsafe.Add(xl, -4))
-		r := (*[4]uint32)(pg)
-		r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-		a0 += float32(u * math.Float32frombits(c|r0<<sr))
-		a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
-		a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
-		a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
-		c = r3 >> sl
-	}
-	xv := *(*float32)(xl)
-	t0, t1, t2 := t[0], t[1], t[2]
-	a0 += float32(xv * math.Float32frombits(c|t0<<sr))
-	a1 += float32(xv * math.Float32frombits(t0>>sl|t1<<sr))
-	a2 += float32(xv * math.Float32frombits(t1>>sl|t2<<sr))
-	a3 += float32(xv * math.Float32frombits(t2>>sl|e<<sr))
-	f32ActLast(ac, keep[1], blks[2], a0, a1, a2, a3)
 }
 
 // f32ViewRow is f32FunnelRow for weights viewed as float32: from pw on
 // lie the nb blocks, len(x) groups of four floats each.
 func f32ViewRow(ac *f32Act) {
-	k, n, pw := ac.k, ac.n, ac.pw
-	nb := (n + 3) / 4
-	x0 := ac.x
-	xl := unsafe.Add(x0, 4*(k-1)) // the last element
-	po := ac.o
-	for blk := 0; blk < nb; blk++ {
-		if blk == nb-1 && n-4*blk == 1 {
+	pw := ac.pw
+	po, pb, bc := ac.o, ac.pb, ac.c
+	for blk := ac.nb - 1; ; blk-- {
+		if blk == 0 && ac.m == 1 {
 			// One channel left: only its products.
 			var a float32
-			for px := x0; ; {
+			for px := ac.x; ; {
 				a += float32(*(*float32)(px) * (*[4]float32)(pw)[0])
-				if px == xl {
+				if px == ac.xl {
 					break
 				}
 				px = unsafe.Add(px, 4)
 				pw = unsafe.Add(pw, 16)
 			}
-			f32ActLast(ac, po, 1, a, 0, 0, 0)
+			if ac.mode == 2 {
+				a += math.Float32frombits(bc | ac.e<<(ac.sr&31))
+			} else if ac.mode == 1 {
+				a += *(*float32)(pb)
+			}
+			*(*float32)(po) = a
+			if a < ac.lo {
+				*(*float32)(po) = ac.lo
+			} else if a > ac.hi {
+				*(*float32)(po) = ac.hi
+			}
 			return
 		}
 		var a0, a1, a2, a3 float32
-		for px := x0; ; {
+		for px := ac.x; ; {
 			xv := *(*float32)(px)
 			r := (*[4]float32)(pw)
 			a0 += float32(xv * r[0])
 			a1 += float32(xv * r[1])
 			a2 += float32(xv * r[2])
 			a3 += float32(xv * r[3])
-			if px == xl {
+			pw = unsafe.Add(pw, 16)
+			if px == ac.xl {
 				break
 			}
 			px = unsafe.Add(px, 4)
-			pw = unsafe.Add(pw, 16)
 		}
-		if blk < nb-1 {
-			pw = unsafe.Add(pw, 16)
-			{ // f32Act4
-				if ac.fun {
-					r := (*[4]uint32)(ac.pb)
-					sl, sr := ac.sl&31, ac.sr&31
-					r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-					a0 += math.Float32frombits(ac.c | r0<<sr)
-					a1 += math.Float32frombits(r0>>sl | r1<<sr)
-					a2 += math.Float32frombits(r1>>sl | r2<<sr)
-					a3 += math.Float32frombits(r2>>sl | r3<<sr)
-					ac.c = r3 >> sl
-				} else if ac.bias {
-					r := (*[4]float32)(ac.pb)
-					a0 += r[0]
-					a1 += r[1]
-					a2 += r[2]
-					a3 += r[3]
-				}
-				ac.pb = unsafe.Add(ac.pb, ac.step)
-				oq := (*[4]float32)(po)
-				lo, hi := ac.lo, ac.hi
-				oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
-				if a0 < lo {
-					oq[0] = lo
-				} else if a0 > hi {
-					oq[0] = hi
-				}
-				if a1 < lo {
-					oq[1] = lo
-				} else if a1 > hi {
-					oq[1] = hi
-				}
-				if a2 < lo {
-					oq[2] = lo
-				} else if a2 > hi {
-					oq[2] = hi
-				}
-				if a3 < lo {
-					oq[3] = lo
-				} else if a3 > hi {
-					oq[3] = hi
-				}
+		if blk == 0 && ac.m != 4 {
+			f32ActLast(ac, po, pb, bc, ac.m, a0, a1, a2)
+			return
+		}
+		// The bias and clamp of four channels (as in f32FunnelRow).
+		if ac.mode == 2 {
+			r := (*[3]uint32)(pb)
+			bsl, bsr := ac.sl&31, ac.sr&31
+			r0, r1, r2 := r[0], r[1], r[2]
+			r3 := ac.e
+			if blk != 0 {
+				r3 = (*[4]uint32)(pb)[3]
 			}
-			po = unsafe.Add(po, 16)
-		} else {
-			f32ActLast(ac, po, n-4*blk, a0, a1, a2, a3)
+			a0 += math.Float32frombits(bc | r0<<bsr)
+			a1 += math.Float32frombits(r0>>bsl | r1<<bsr)
+			a2 += math.Float32frombits(r1>>bsl | r2<<bsr)
+			a3 += math.Float32frombits(r2>>bsl | r3<<bsr)
+			bc = r3 >> bsl
+		} else if ac.mode == 1 {
+			r := (*[4]float32)(pb)
+			a0 += r[0]
+			a1 += r[1]
+			a2 += r[2]
+			a3 += r[3]
 		}
+		oq := (*[4]float32)(po)
+		lo, hi := ac.lo, ac.hi
+		oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
+		if a0 < lo {
+			oq[0] = lo
+		} else if a0 > hi {
+			oq[0] = hi
+		}
+		if a1 < lo {
+			oq[1] = lo
+		} else if a1 > hi {
+			oq[1] = hi
+		}
+		if a2 < lo {
+			oq[2] = lo
+		} else if a2 > hi {
+			oq[2] = hi
+		}
+		if a3 < lo {
+			oq[3] = lo
+		} else if a3 > hi {
+			oq[3] = hi
+		}
+		if blk == 0 {
+			return
+		}
+		pb = unsafe.Add(pb, 16)
+		po = unsafe.Add(po, 16)
 	}
 }
 

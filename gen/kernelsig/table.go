@@ -188,7 +188,6 @@ const (
 	EwTab32                 Func = "ewTab32"
 	EwTabAt                 Func = "ewTabAt"
 	ExpF32                  Func = "expF32"
-	F32ActInit              Func = "f32ActInit"
 	F32ActLast              Func = "f32ActLast"
 	F32Dot4                 Func = "f32Dot4"
 	F32DotFunnel4           Func = "f32DotFunnel4"
@@ -695,7 +694,6 @@ func Funcs() []Func {
 		EwTab32,
 		EwTabAt,
 		ExpF32,
-		F32ActInit,
 		F32ActLast,
 		F32Dot4,
 		F32DotFunnel4,
@@ -1378,10 +1376,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "unsafe.Pointer"}}, true
 	case ExpF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
-	case F32ActInit:
-		return []Param{{"a", "*f32Act"}, {"bias", "string"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case F32ActLast:
-		return []Param{{"ac", "*f32Act"}, {"po", "unsafe.Pointer"}, {"m", "int"}, {"a0", "float32"}, {"a1", "float32"}, {"a2", "float32"}, {"a3", "float32"}}, true
+		return []Param{{"ac", "*f32Act"}, {"po", "unsafe.Pointer"}, {"pb", "unsafe.Pointer"}, {"c", "uint32"}, {"m", "int"}, {"a0", "float32"}, {"a1", "float32"}, {"a2", "float32"}}, true
 	case F32Dot4:
 		return []Param{{"x", "[]float32"}, {"w", "[]float32"}}, true
 	case F32DotFunnel4:
@@ -2227,7 +2223,6 @@ func (f Func) Results() int {
 		EwRows,
 		EwTab32,
 		EwTabAt,
-		F32ActInit,
 		F32StrOff,
 		F32StrView,
 		F32q,
@@ -2405,7 +2400,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case EwQuantParams:
 		return []Param{{"in1Off", "int32"}, {"in2Off", "int32"}, {"outOff", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"outMult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}, {"outShift", "int"}, {"leftShift", "int"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case F32Act:
-		return []Param{{"pb", "unsafe.Pointer"}, {"pb0", "unsafe.Pointer"}, {"c0", "uint32"}, {"step", "uintptr"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"fun", "bool"}, {"bias", "bool"}, {"lo", "float32"}, {"hi", "float32"}, {"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"pw", "unsafe.Pointer"}, {"k", "int"}, {"n", "int"}, {"t", "*[3]uint32"}, {"wc", "uint32"}, {"we", "uint32"}, {"wsl", "uint32"}, {"wsr", "uint32"}}, true
+		return []Param{{"x", "unsafe.Pointer"}, {"xl", "unsafe.Pointer"}, {"x2", "unsafe.Pointer"}, {"x3", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"pw", "unsafe.Pointer"}, {"pb", "unsafe.Pointer"}, {"t", "*[3]uint32"}, {"k", "int"}, {"nb", "int"}, {"m", "int"}, {"wc", "uint32"}, {"we", "uint32"}, {"wsl", "uint32"}, {"wsr", "uint32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"mode", "uint32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case FcPTFast:
 		return []Param{{"ch", "convPWCh"}, {"q", "rq32"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"span", "int32"}, {"ok", "bool"}}, true
 	case FcParams:

@@ -42,45 +42,75 @@ type fcParams struct {
 // elsewhere the bytes are decoded (which 64-bit compilers merge into word
 // loads). A last block of one channel computes only that channel.
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
-	k, n := p.accumDepth, p.outDepth
-	if k <= 0 || n <= 0 {
+	k, n, nbat := p.accumDepth, p.outDepth, p.batches
+	if k <= 0 || n <= 0 || nbat <= 0 {
 		return
 	}
-	w = w[:16*k*((n+3)/4)]
+	nb := (n + 3) / 4
+	w = w[:16*k*nb]
+	in, out = in[:k*nbat], out[:n*nbat]
+	var pb unsafe.Pointer
+	var c, e, sl, sr, mode uint32
 	if len(bias) != 0 {
 		bias = bias[:4*n]
+		pb, mode = unsafe.Pointer(unsafe.StringData(bias)), 1
+		if off := f32StrOff(bias); off != 0 && !f32Unaligned {
+			if !f32Funnel {
+				fcF32B(p, in, w, bias, out)
+				return
+			}
+			c, e = f32Ends(bias, off)
+			sl, sr = 8*off, 32-8*off
+			pb, mode = unsafe.Add(pb, 4-off), 2
+		}
 	}
-	var ac f32Act
-	if !f32ActInit(&ac, bias, p.fActMin, p.fActMax) {
-		fcF32B(p, in, w, bias, out)
-		return
-	}
+	pw := unsafe.Pointer(unsafe.StringData(w))
+	var t *[3]uint32
+	var wc, we, wsl, wsr uint32
 	off := f32StrOff(w)
 	view := off == 0 || f32Unaligned
-	if !view && !f32Funnel {
-		fcF32B(p, in, w, bias, out)
-		return
-	}
-	in, out = in[:k*p.batches], out[:n*p.batches]
-	ac.k, ac.n = k, n
-	ac.pw = unsafe.Pointer(unsafe.StringData(w))
 	if !view {
+		if !f32Funnel {
+			fcF32B(p, in, w, bias, out)
+			return
+		}
 		// len(w)/4-1 words lie inside w: k*nb-1 whole groups from pw on
 		// and three more (t).
-		ac.wc, ac.we = f32Ends(w, off)
-		ac.wsl, ac.wsr = 8*off, 32-8*off
-		ac.pw = unsafe.Add(ac.pw, 4-off)
-		ac.t = (*[3]uint32)(unsafe.Add(ac.pw, len(w)-16))
+		wc, we = f32Ends(w, off)
+		wsl, wsr = 8*off, 32-8*off
+		pw = unsafe.Add(pw, 4-off)
+		t = (*[3]uint32)(unsafe.Add(pw, len(w)-16))
 	}
-	for b := 0; b < p.batches; b++ {
-		ac.x = unsafe.Pointer(&in[b*k])
-		ac.o = unsafe.Pointer(&out[b*n])
-		ac.pb, ac.c = ac.pb0, ac.c0
+	// The loops' ends (see f32FunnelRow), never before x: the last
+	// element, the first of the last pair, of the pair before the last two.
+	x := unsafe.Pointer(unsafe.SliceData(in))
+	q2, q3 := k/2-1, (k-1)/2-1
+	if q3 < 0 {
+		q2, q3 = max(q2, 0), 0
+	}
+	// (Every field stored in one block: gc drops the struct's zeroing.)
+	var ac f32Act
+	ac.x, ac.xl, ac.x2, ac.x3 = x, unsafe.Add(x, 4*(k-1)), unsafe.Add(x, 8*q2), unsafe.Add(x, 8*q3)
+	ac.o, ac.pw, ac.pb, ac.t = unsafe.Pointer(unsafe.SliceData(out)), pw, pb, t
+	ac.k, ac.nb, ac.m = k, nb, n-4*(nb-1)
+	ac.wc, ac.we, ac.wsl, ac.wsr = wc, we, wsl, wsr
+	ac.c, ac.e, ac.sl, ac.sr, ac.mode = c, e, sl, sr, mode
+	ac.lo, ac.hi = p.fActMin, p.fActMax
+	for {
 		if view {
 			f32ViewRow(&ac)
 		} else {
 			f32FunnelRow(&ac)
 		}
+		nbat--
+		if nbat == 0 {
+			return
+		}
+		ac.x = unsafe.Add(ac.x, 4*k)
+		ac.xl = unsafe.Add(ac.xl, 4*k)
+		ac.x2 = unsafe.Add(ac.x2, 4*k)
+		ac.x3 = unsafe.Add(ac.x3, 4*k)
+		ac.o = unsafe.Add(ac.o, 4*n)
 	}
 }
 
