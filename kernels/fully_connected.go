@@ -328,14 +328,16 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	if q3 < 0 {
 		q2, q3 = max(q2, 0), 0
 	}
-	// (Every field stored in one block: gc drops the struct's zeroing.)
+	// (Every field stored in one block, with no load between: gc drops
+	// the struct's zeroing.)
+	lo, hi := p.fActMin, p.fActMax
 	var ac f32Act
 	ac.x, ac.xl, ac.x2, ac.x3 = x, unsafe.Add(x, 4*(k-1)), unsafe.Add(x, 8*q2), unsafe.Add(x, 8*q3)
 	ac.o, ac.pw, ac.pb, ac.t = unsafe.Pointer(unsafe.SliceData(out)), pw, pb, t
 	ac.k, ac.nb, ac.m = k, nb, n-4*(nb-1)
 	ac.wc, ac.we, ac.wsl, ac.wsr = wc, we, wsl, wsr
 	ac.c, ac.e, ac.sl, ac.sr, ac.mode = c, e, sl, sr, mode
-	ac.lo, ac.hi = p.fActMin, p.fActMax
+	ac.lo, ac.hi = lo, hi
 	for {
 		if view {
 			f32ViewRow(&ac)
