@@ -195,10 +195,16 @@ func f32ActLast(ac *f32Act, po, pb unsafe.Pointer, c uint32, m int, a0, a1, a2 f
 func f32FunnelRow(ac *f32Act) {
 	pg, c := ac.pw, ac.wc
 	sl, sr := ac.wsl&31, ac.wsr&31 // (shifts known to be below 32 need no range check)
-	po, pb, bc := ac.o, ac.pb, ac.c
-	for blk := ac.nb - 1; ; blk-- {
+	// The block's output and bias pointers, the blocks left and the bias
+	// carry stay in memory across the loops (values held in registers
+	// across a loop make gc reload them on every iteration).
+	var pp [2]unsafe.Pointer
+	var bv [2]uint32
+	pp[0], pp[1] = ac.o, ac.pb
+	bv[0], bv[1] = uint32(ac.nb-1), ac.c
+	for ; ; bv[0]-- {
 		var a0, a1, a2, a3 float32
-		if blk != 0 {
+		if bv[0] != 0 {
 			if ac.k >= 2 {
 				for px := ac.x; ; {
 					xv := (*[2]float32)(px)
@@ -255,15 +261,15 @@ func f32FunnelRow(ac *f32Act) {
 				}
 				a += float32(*(*float32)(xl) * math.Float32frombits(c|ac.t[0]<<sr))
 				if ac.mode == 2 {
-					a += math.Float32frombits(bc | ac.e<<(ac.sr&31))
+					a += math.Float32frombits(bv[1] | ac.e<<(ac.sr&31))
 				} else if ac.mode == 1 {
-					a += *(*float32)(pb)
+					a += *(*float32)(pp[1])
 				}
-				*(*float32)(po) = a
+				*(*float32)(pp[0]) = a
 				if a < ac.lo {
-					*(*float32)(po) = ac.lo
+					*(*float32)(pp[0]) = ac.lo
 				} else if a > ac.hi {
-					*(*float32)(po) = ac.hi
+					*(*float32)(pp[0]) = ac.hi
 				}
 				return
 			}
@@ -311,33 +317,33 @@ func f32FunnelRow(ac *f32Act) {
 			a2 += float32(xv * math.Float32frombits(t1>>sl|t2<<sr))
 			a3 += float32(xv * math.Float32frombits(t2>>sl|ac.we<<sr))
 			if ac.m != 4 {
-				f32ActLast(ac, po, pb, bc, ac.m, a0, a1, a2)
+				f32ActLast(ac, pp[0], pp[1], bv[1], ac.m, a0, a1, a2)
 				return
 			}
 		}
 		// The bias and clamp of four channels (in the last block the
 		// funnel's fourth bias word is e).
 		if ac.mode == 2 {
-			r := (*[3]uint32)(pb)
+			r := (*[3]uint32)(pp[1])
 			bsl, bsr := ac.sl&31, ac.sr&31
 			r0, r1, r2 := r[0], r[1], r[2]
 			r3 := ac.e
-			if blk != 0 {
-				r3 = (*[4]uint32)(pb)[3]
+			if bv[0] != 0 {
+				r3 = (*[4]uint32)(pp[1])[3]
 			}
-			a0 += math.Float32frombits(bc | r0<<bsr)
+			a0 += math.Float32frombits(bv[1] | r0<<bsr)
 			a1 += math.Float32frombits(r0>>bsl | r1<<bsr)
 			a2 += math.Float32frombits(r1>>bsl | r2<<bsr)
 			a3 += math.Float32frombits(r2>>bsl | r3<<bsr)
-			bc = r3 >> bsl
+			bv[1] = r3 >> bsl
 		} else if ac.mode == 1 {
-			r := (*[4]float32)(pb)
+			r := (*[4]float32)(pp[1])
 			a0 += r[0]
 			a1 += r[1]
 			a2 += r[2]
 			a3 += r[3]
 		}
-		oq := (*[4]float32)(po)
+		oq := (*[4]float32)(pp[0])
 		lo, hi := ac.lo, ac.hi
 		oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
 		if a0 < lo {
@@ -360,11 +366,11 @@ func f32FunnelRow(ac *f32Act) {
 		} else if a3 > hi {
 			oq[3] = hi
 		}
-		if blk == 0 {
+		if bv[0] == 0 {
 			return
 		}
-		pb = unsafe.Add(pb, 16)
-		po = unsafe.Add(po, 16)
+		pp[0] = unsafe.Add(pp[0], 16)
+		pp[1] = unsafe.Add(pp[1], 16)
 	}
 }
 
