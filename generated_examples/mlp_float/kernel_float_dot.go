@@ -198,10 +198,12 @@ func f32FunnelRow(ac *f32Act) {
 	// The block's output and bias pointers, the blocks left and the bias
 	// carry stay in memory across the loops (values held in registers
 	// across a loop make gc reload them on every iteration).
+	// (Loaded before the arrays are filled: gc drops their zeroing.)
+	po, pb, nb1, bc := ac.o, ac.pb, uint32(ac.nb-1), ac.c
 	var pp [2]unsafe.Pointer
 	var bv [2]uint32
-	pp[0], pp[1] = ac.o, ac.pb
-	bv[0], bv[1] = uint32(ac.nb-1), ac.c
+	pp[0], pp[1] = po, pb
+	bv[0], bv[1] = nb1, bc
 	for ; ; bv[0]-- {
 		var a0, a1, a2, a3 float32
 		if bv[0] != 0 {
