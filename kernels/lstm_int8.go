@@ -1,6 +1,9 @@
 package kernels
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // Fast int8 UNIDIRECTIONAL_SEQUENCE_LSTM (int8 activations and weights, int16
 // cell state; see lstm.go for the arithmetic it reproduces bit for bit).
@@ -32,7 +35,8 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		lstmInt8Wide(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
 		return
 	}
-	if fg.inShift <= 0 && ig.inShift <= 0 && cg.inShift <= 0 && og.inShift <= 0 {
+	if fg.inShift < 0 && ig.inShift < 0 && cg.inShift < 0 && og.inShift < 0 &&
+		fg.recShift < 0 && ig.recShift < 0 && cg.recShift < 0 && og.recShift < 0 {
 		lstmInt8R(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
 		return
 	}
@@ -209,18 +213,19 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	}
 }
 
-// lstmInt8R is lstmInt8 for input FCs without a left shift (every gate's
-// inShift <= 0): the gates' requantizations are all lstmR, a multiply less
-// per gate. lstmInt8 has checked that lstmR is exact.
+// lstmInt8R is lstmInt8 for gates whose FCs all shift right (every
+// inShift and recShift < 0): the gates' requantizations are lstmRU, with
+// no left shift and two operations less than lstmR. lstmInt8 has checked
+// that lstmR is exact.
 func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
 	// The gates' FC requantizations and the unit's, prepared once.
-	var grq, rrq [4]lstmR
-	grq[0], rrq[0] = lstmMakeR(fg.inMult, fg.inShift), lstmMakeR(fg.recMult, fg.recShift)
-	grq[1], rrq[1] = lstmMakeR(ig.inMult, ig.inShift), lstmMakeR(ig.recMult, ig.recShift)
-	grq[2], rrq[2] = lstmMakeR(cg.inMult, cg.inShift), lstmMakeR(cg.recMult, cg.recShift)
-	grq[3], rrq[3] = lstmMakeR(og.inMult, og.inShift), lstmMakeR(og.recMult, og.recShift)
+	var grq, rrq [4]lstmRU
+	grq[0], rrq[0] = lstmMakeRU(fg.inMult, fg.inShift), lstmMakeRU(fg.recMult, fg.recShift)
+	grq[1], rrq[1] = lstmMakeRU(ig.inMult, ig.inShift), lstmMakeRU(ig.recMult, ig.recShift)
+	grq[2], rrq[2] = lstmMakeRU(cg.inMult, cg.inShift), lstmMakeRU(cg.recMult, cg.recShift)
+	grq[3], rrq[3] = lstmMakeRU(og.inMult, og.inShift), lstmMakeRU(og.recMult, og.recShift)
 	fq, iq, hq := lstmMakeR(p.forgetMult, p.forgetShift), lstmMakeR(p.inputMult, p.inputShift), lstmMakeR(p.hidMult, p.hidShift)
 	// Saturation to int16 then clipping is one clamp to the intersection.
 	cLo, cHi := int32(-32768), int32(32767)
@@ -249,7 +254,10 @@ func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
 		// octDot's sums are of x*(w+128).
-		cx, ch := -128*fcSumI8(xr), -128*fcSumI8(hb)
+		// Plus 2^31: the gates' sums offset to unsigned (lstmRU).
+		// In memory, so that gc loads each instead of recomputing it.
+		var cc [2]int32
+		cc[0], cc[1] = -128*fcSumI8(xr)+math.MinInt32, -128*fcSumI8(hb)+math.MinInt32
 		bs := bias
 		for o := 0; o < s; o++ {
 			if o&1 == 0 {
@@ -261,14 +269,14 @@ func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 			bb := bs[:32]
 			bs = bs[32:]
 			{
-				r0, r1, r2, r3 := ra[0]+ch, ra[1]+ch, ra[2]+ch, ra[3]+ch
+				r0, r1, r2, r3 := ra[0]+cc[1], ra[1]+cc[1], ra[2]+cc[1], ra[3]+cc[1]
 				if recB {
 					r0, r1, r2, r3 = r0+ld32(bb, 4), r1+ld32(bb, 5), r2+ld32(bb, 6), r3+ld32(bb, 7)
 				}
-				pf := lstmSat16(lstmSat16(grq[0].rq(ia[0]+cx+ld32(bb, 0))) + lstmSat16(rrq[0].rq(r0)))
-				pi := lstmSat16(lstmSat16(grq[1].rq(ia[1]+cx+ld32(bb, 1))) + lstmSat16(rrq[1].rq(r1)))
-				pg := lstmSat16(lstmSat16(grq[2].rq(ia[2]+cx+ld32(bb, 2))) + lstmSat16(rrq[2].rq(r2)))
-				po := lstmSat16(lstmSat16(grq[3].rq(ia[3]+cx+ld32(bb, 3))) + lstmSat16(rrq[3].rq(r3)))
+				pf := lstmSat16(lstmSat16(grq[0].rq(uint32(ia[0]+cc[0]+ld32(bb, 0)))) + lstmSat16(rrq[0].rq(uint32(r0))))
+				pi := lstmSat16(lstmSat16(grq[1].rq(uint32(ia[1]+cc[0]+ld32(bb, 1)))) + lstmSat16(rrq[1].rq(uint32(r1))))
+				pg := lstmSat16(lstmSat16(grq[2].rq(uint32(ia[2]+cc[0]+ld32(bb, 2)))) + lstmSat16(rrq[2].rq(uint32(r2))))
+				po := lstmSat16(lstmSat16(grq[3].rq(uint32(ia[3]+cc[0]+ld32(bb, 3)))) + lstmSat16(rrq[3].rq(uint32(r3))))
 
 				// f, i = lstmSigmoidQ(pf), lstmSigmoidQ(pi).
 				var f, i int32
@@ -580,6 +588,29 @@ func lstmRFits(m int32, shift int, xmax uint64) bool {
 	}
 	e := uint(-shift)
 	return e == 0 || 2*xmax*uint64(m)+1<<31+1<<(31+e) < 1<<63
+}
+
+// lstmRU is lstmR for a right shift e > 0 of the gate sum x given as u =
+// x + 2^31 (mod 2^32, in [0, 2^32)): u*m2 = x*m2 + mult*2^32 has x*m2's
+// low word and its high word plus mult, and [x < 0] = 1 - u>>31. So
+// lstmR's value is (hi + k + u>>31 + lo>>31) >> e with hi, lo the words of
+// u*m2 and k = kh - mult - 1: no sign correction.
+type lstmRU struct {
+	m2, k uint32
+	e     uint8
+}
+
+// lstmMakeRU prepares lstmRU for the multiplier m (>= 0) and exponent
+// shift in [-31, -1].
+func lstmMakeRU(m int32, shift int) lstmRU {
+	q := lstmMakeR(m, shift)
+	return lstmRU{m2: q.mc &^ 1, k: uint32(q.kh) - uint32(m) - 1, e: q.e}
+}
+
+// rq scales x = u - 2^31.
+func (q *lstmRU) rq(u uint32) int32 {
+	hi, lo := bits.Mul32(u, q.m2)
+	return int32(hi+q.k+u>>31+lo>>31) >> q.e
 }
 
 // lstmRG is a gate's lstmR with its left shift, the power of two pow.
