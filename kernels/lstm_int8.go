@@ -36,7 +36,8 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		return
 	}
 	if fg.inShift < 0 && ig.inShift < 0 && cg.inShift < 0 && og.inShift < 0 &&
-		fg.recShift < 0 && ig.recShift < 0 && cg.recShift < 0 && og.recShift < 0 {
+		fg.recShift < 0 && ig.recShift < 0 && cg.recShift < 0 && og.recShift < 0 &&
+		p.forgetShift < 0 && p.inputShift < 0 && p.hidShift < 0 {
 		lstmInt8R(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
 		return
 	}
@@ -214,8 +215,9 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 }
 
 // lstmInt8R is lstmInt8 for gates whose FCs all shift right (every
-// inShift and recShift < 0): the gates' requantizations are lstmRU, with
-// no left shift and two operations less than lstmR. lstmInt8 has checked
+// inShift and recShift < 0) and cell and hidden scalings that do too: all
+// requantizations are lstmRU, with no left shift and one or two operations
+// less than lstmR. lstmInt8 has checked
 // that lstmR is exact.
 func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
@@ -226,7 +228,7 @@ func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	grq[1], rrq[1] = lstmMakeRU(ig.inMult, ig.inShift), lstmMakeRU(ig.recMult, ig.recShift)
 	grq[2], rrq[2] = lstmMakeRU(cg.inMult, cg.inShift), lstmMakeRU(cg.recMult, cg.recShift)
 	grq[3], rrq[3] = lstmMakeRU(og.inMult, og.inShift), lstmMakeRU(og.recMult, og.recShift)
-	fq, iq, hq := lstmMakeR(p.forgetMult, p.forgetShift), lstmMakeR(p.inputMult, p.inputShift), lstmMakeR(p.hidMult, p.hidShift)
+	fq, iq, hq := lstmMakeRU(p.forgetMult, p.forgetShift), lstmMakeRU(p.inputMult, p.inputShift), lstmMakeRU(p.hidMult, p.hidShift)
 	// Saturation to int16 then clipping is one clamp to the intersection.
 	cLo, cHi := int32(-32768), int32(32767)
 	if p.clip {
@@ -337,7 +339,7 @@ func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 					gv = r >> 8
 				}
 				// The cell update (lstmCellQ).
-				cv := lstmSat16(fq.rq(f*int32(cb[o]))) + lstmSat16(iq.rq(i*gv))
+				cv := lstmSat16(fq.rq(uint32(f*int32(cb[o]))^1<<31)) + lstmSat16(iq.rq(uint32(i*gv)^1<<31))
 				if uint32(cv-cLo) > cSpan {
 					cv = min(max(cv, cLo), cHi)
 				}
@@ -382,7 +384,7 @@ func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 					}
 					t = r >> 8
 				}
-				y := hZP + hq.rq(t*ov)
+				y := hZP + hq.rq(uint32(t*ov)^1<<31)
 				if uint32(y-hMin) > hSpan {
 					y = min(max(y, hMin), hMax)
 				}
