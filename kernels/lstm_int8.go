@@ -260,7 +260,6 @@ func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		// In memory, so that gc loads each instead of recomputing it.
 		var cc [2]int32
 		cc[0], cc[1] = -128*fcSumI8(xr)+math.MinInt32, -128*fcSumI8(hb)+math.MinInt32
-		bs := bias
 		for o := 0; o < s; o++ {
 			if o&1 == 0 {
 				octDot(xr, wIn[4*n*o:], &in)
@@ -268,8 +267,7 @@ func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 			}
 			k := 4 * (o & 1)
 			ia, ra := (*[4]int32)(in[k:]), (*[4]int32)(rec[k:])
-			bb := bs[:32]
-			bs = bs[32:]
+			bb := bias[32*o : 32*o+32]
 			{
 				r0, r1, r2, r3 := ra[0]+cc[1], ra[1]+cc[1], ra[2]+cc[1], ra[3]+cc[1]
 				if recB {
