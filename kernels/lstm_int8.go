@@ -79,7 +79,6 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
 		// octDot's sums are of x*(w+128).
 		cx, ch := -128*fcSumI8(xr), -128*fcSumI8(hb)
-		bs := bias
 		for o := 0; o < s; o++ {
 			if o&1 == 0 {
 				octDot(xr, wIn[4*n*o:], &in)
@@ -87,8 +86,7 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 			}
 			k := 4 * (o & 1)
 			ia, ra := (*[4]int32)(in[k:]), (*[4]int32)(rec[k:])
-			bb := bs[:32]
-			bs = bs[32:]
+			bb := bias[32*o : 32*o+32]
 			{
 				r0, r1, r2, r3 := ra[0]+ch, ra[1]+ch, ra[2]+ch, ra[3]+ch
 				if recB {
