@@ -65,16 +65,16 @@ package kernels
 //     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
 //     lstmDotF8S, lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8,
 //     lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ, lstmMakeQ, lstmMakeR,
-//     lstmMakeRG, lstmMakeRQ, lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16,
-//     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
-//     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
-//     octCols64, octLanes, poolAvgRound, poolRecip, poolWindow, preluOne,
-//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, satRoundDoublingHighMul,
-//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, subQuantOne, svdfActF32, svdfSumI8,
-//     tconvTaps
+//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits,
+//     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
+//     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
+//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
+//     poolRecip, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
+//     rqFromFC, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
+//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
+//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne,
+//     svdfActF32, svdfSumI8, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -380,6 +380,8 @@ func Call(fn string, args []any) bool {
 		lstmInt16(args[0].(*lstmParams), args[1].([]int16), args[2].([]int16), args[3].([]int16), args[4].([]int16), args[5].(*lstmGate), args[6].([]int8), args[7].([]int8), args[8].(string), args[9].(*lstmGate), args[10].([]int8), args[11].([]int8), args[12].(string), args[13].(*lstmGate), args[14].([]int8), args[15].([]int8), args[16].(string), args[17].(*lstmGate), args[18].([]int8), args[19].([]int8), args[20].(string))
 	case "lstmInt8":
 		lstmInt8(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string))
+	case "lstmInt8R":
+		lstmInt8R(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string))
 	case "lstmInt8Wide":
 		lstmInt8Wide(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string))
 	case "lstmMakeUnitRQ":
@@ -1704,6 +1706,21 @@ func NewParams(typ string, fields map[string]any) any {
 				p.lstmR = *v.(*lstmR)
 			case "pow":
 				p.pow = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "lstmRU":
+		p := &lstmRU{}
+		for k, v := range fields {
+			switch k {
+			case "m2":
+				p.m2 = uint32(v.(int64))
+			case "k":
+				p.k = uint32(v.(int64))
+			case "e":
+				p.e = uint8(v.(int64))
 			default:
 				return nil
 			}

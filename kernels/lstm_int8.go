@@ -1,6 +1,9 @@
 package kernels
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // Fast int8 UNIDIRECTIONAL_SEQUENCE_LSTM (int8 activations and weights, int16
 // cell state; see lstm.go for the arithmetic it reproduces bit for bit).
@@ -32,6 +35,12 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		lstmInt8Wide(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
 		return
 	}
+	if fg.inShift < 0 && ig.inShift < 0 && cg.inShift < 0 && og.inShift < 0 &&
+		fg.recShift < 0 && ig.recShift < 0 && cg.recShift < 0 && og.recShift < 0 &&
+		p.forgetShift < 0 && p.inputShift < 0 && p.hidShift < 0 {
+		lstmInt8R(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
+		return
+	}
 	// The input FCs' exponents may be > 0 (a large input scale), the
 	// recurrent FCs' (hidden scale about 1/128) are not in practice: a
 	// recurrent left shift takes lstmInt8Wide.
@@ -53,6 +62,9 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		tRnd = 1 << (tSh - 1)
 	}
 	hZP, hMin, hMax := p.hidZP, p.hidMin, p.hidMax
+	// The clamps test a range first (one unsigned compare): cLo <= cHi and
+	// hMin <= hMax.
+	cSpan, hSpan := uint32(cHi-cLo), uint32(hMax-hMin)
 	// The recurrent FC biases fold in the hidden state's zero point (no
 	// LSTM operator has a recurrent bias): all zero for a zero point of 0.
 	// Each is then a test of recB instead of a load of four bytes. The scan
@@ -67,7 +79,6 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
 		// octDot's sums are of x*(w+128).
 		cx, ch := -128*fcSumI8(xr), -128*fcSumI8(hb)
-		bs := bias
 		for o := 0; o < s; o++ {
 			if o&1 == 0 {
 				octDot(xr, wIn[4*n*o:], &in)
@@ -75,8 +86,7 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 			}
 			k := 4 * (o & 1)
 			ia, ra := (*[4]int32)(in[k:]), (*[4]int32)(rec[k:])
-			bb := bs[:32]
-			bs = bs[32:]
+			bb := bias[32*o : 32*o+32]
 			{
 				r0, r1, r2, r3 := ra[0]+ch, ra[1]+ch, ra[2]+ch, ra[3]+ch
 				if recB {
@@ -147,7 +157,9 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 				}
 				// The cell update (lstmCellQ).
 				cv := lstmSat16(fq.rq(f*int32(cb[o]))) + lstmSat16(iq.rq(i*gv))
-				cv = min(max(cv, cLo), cHi)
+				if uint32(cv-cLo) > cSpan {
+					cv = min(max(cv, cLo), cHi)
+				}
 				cb[o] = int16(cv)
 				// ov = lstmSigmoidQ(po).
 				var ov int32
@@ -189,7 +201,190 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 					}
 					t = r >> 8
 				}
-				yr[o] = int8(min(max(hZP+hq.rq(t*ov), hMin), hMax))
+				y := hZP + hq.rq(t*ov)
+				if uint32(y-hMin) > hSpan {
+					y = min(max(y, hMin), hMax)
+				}
+				yr[o] = int8(y)
+			}
+		}
+		copy(hb, yr)
+	}
+}
+
+// lstmInt8R is lstmInt8 for gates whose FCs all shift right (every
+// inShift and recShift < 0) and cell and hidden scalings that do too: all
+// requantizations are lstmRU, with no left shift and one or two operations
+// less than lstmR. lstmInt8 has checked
+// that lstmR is exact.
+func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
+	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
+	n, s := p.inDim, p.units
+	// The gates' FC requantizations and the unit's, prepared once.
+	var grq, rrq [4]lstmRU
+	grq[0], rrq[0] = lstmMakeRU(fg.inMult, fg.inShift), lstmMakeRU(fg.recMult, fg.recShift)
+	grq[1], rrq[1] = lstmMakeRU(ig.inMult, ig.inShift), lstmMakeRU(ig.recMult, ig.recShift)
+	grq[2], rrq[2] = lstmMakeRU(cg.inMult, cg.inShift), lstmMakeRU(cg.recMult, cg.recShift)
+	grq[3], rrq[3] = lstmMakeRU(og.inMult, og.inShift), lstmMakeRU(og.recMult, og.recShift)
+	fq, iq, hq := lstmMakeRU(p.forgetMult, p.forgetShift), lstmMakeRU(p.inputMult, p.inputShift), lstmMakeRU(p.hidMult, p.hidShift)
+	// Saturation to int16 then clipping is one clamp to the intersection.
+	cLo, cHi := int32(-32768), int32(32767)
+	if p.clip {
+		cLo, cHi = max(-p.cellClip, cLo), min(p.cellClip, cHi)
+	}
+	tMul, tSh := p.tanhMult, uint32(p.tanhShift)&31
+	tRnd := int32(0)
+	if tSh > 0 {
+		tRnd = 1 << (tSh - 1)
+	}
+	hZP, hMin, hMax := p.hidZP, p.hidMin, p.hidMax
+	// The clamps test a range first (one unsigned compare): cLo <= cHi and
+	// hMin <= hMax.
+	cSpan, hSpan := uint32(cHi-cLo), uint32(hMax-hMin)
+	// The recurrent FC biases fold in the hidden state's zero point (no
+	// LSTM operator has a recurrent bias): all zero for a zero point of 0.
+	// Each is then a test of recB instead of a load of four bytes. The scan
+	// costs about what one row's loads do: a single row just loads them.
+	recB := p.batch*p.steps == 1
+	for o := 0; o < s && !recB; o++ {
+		recB = ld32(bias, 8*o+4)|ld32(bias, 8*o+5)|ld32(bias, 8*o+6)|ld32(bias, 8*o+7) != 0
+	}
+	var in, rec [8]int32
+	for r := 0; r < p.batch*p.steps; r++ {
+		b := lstmRowBatch(p, r)
+		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
+		// octDot's sums are of x*(w+128).
+		// Plus 2^31: the gates' sums offset to unsigned (lstmRU).
+		// In memory, so that gc loads each instead of recomputing it.
+		var cc [2]int32
+		cc[0], cc[1] = -128*fcSumI8(xr)+math.MinInt32, -128*fcSumI8(hb)+math.MinInt32
+		for o := 0; o < s; o++ {
+			if o&1 == 0 {
+				octDot(xr, wIn[4*n*o:], &in)
+				octDot(hb, wRec[4*s*o:], &rec)
+			}
+			k := 4 * (o & 1)
+			ia, ra := (*[4]int32)(in[k:]), (*[4]int32)(rec[k:])
+			bb := bias[32*o : 32*o+32]
+			{
+				r0, r1, r2, r3 := ra[0]+cc[1], ra[1]+cc[1], ra[2]+cc[1], ra[3]+cc[1]
+				if recB {
+					r0, r1, r2, r3 = r0+ld32(bb, 4), r1+ld32(bb, 5), r2+ld32(bb, 6), r3+ld32(bb, 7)
+				}
+				pf := lstmSat16(lstmSat16(grq[0].rq(uint32(ia[0]+cc[0]+ld32(bb, 0)))) + lstmSat16(rrq[0].rq(uint32(r0))))
+				pi := lstmSat16(lstmSat16(grq[1].rq(uint32(ia[1]+cc[0]+ld32(bb, 1)))) + lstmSat16(rrq[1].rq(uint32(r1))))
+				pg := lstmSat16(lstmSat16(grq[2].rq(uint32(ia[2]+cc[0]+ld32(bb, 2)))) + lstmSat16(rrq[2].rq(uint32(r2))))
+				po := lstmSat16(lstmSat16(grq[3].rq(uint32(ia[3]+cc[0]+ld32(bb, 3)))) + lstmSat16(rrq[3].rq(uint32(r3))))
+
+				// f, i = lstmSigmoidQ(pf), lstmSigmoidQ(pi).
+				var f, i int32
+				{
+					x := pf * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r uint32
+					if u := ax >> 9; u >= 255 {
+						r = 0x7FFF << 10
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = lo<<9 + (ax&0x1FF)*(hi-lo)
+					}
+					if x >= 0 {
+						r += 1 << 9
+					} else {
+						r = 1<<25 - r + 1<<9 - 1
+					}
+					f = int32(r >> 10)
+				}
+				{
+					x := pi * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r uint32
+					if u := ax >> 9; u >= 255 {
+						r = 0x7FFF << 10
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = lo<<9 + (ax&0x1FF)*(hi-lo)
+					}
+					if x >= 0 {
+						r += 1 << 9
+					} else {
+						r = 1<<25 - r + 1<<9 - 1
+					}
+					i = int32(r >> 10)
+				}
+				// gv = lstmTanhQ(pg, 3, 0).
+				var gv int32
+				{
+					x := pg * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r int32
+					if u := ax >> 8; u >= 255 {
+						r = 0xFFFF << 8
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = int32(lo<<8 + (ax&0xFF)*(hi-lo))
+					}
+					if x >= 0 {
+						r = r - 1<<23 + 1<<7
+					} else {
+						r = -r + 1<<23 + 1<<7 - 1
+					}
+					gv = r >> 8
+				}
+				// The cell update (lstmCellQ).
+				cv := lstmSat16(fq.rq(uint32(f*int32(cb[o]))^1<<31)) + lstmSat16(iq.rq(uint32(i*gv)^1<<31))
+				if uint32(cv-cLo) > cSpan {
+					cv = min(max(cv, cLo), cHi)
+				}
+				cb[o] = int16(cv)
+				// ov = lstmSigmoidQ(po).
+				var ov int32
+				{
+					x := po * 3
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r uint32
+					if u := ax >> 9; u >= 255 {
+						r = 0x7FFF << 10
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = lo<<9 + (ax&0x1FF)*(hi-lo)
+					}
+					if x >= 0 {
+						r += 1 << 9
+					} else {
+						r = 1<<25 - r + 1<<9 - 1
+					}
+					ov = int32(r >> 10)
+				}
+				// The hidden state (lstmHiddenQ): tanh of the cell, times ov.
+				var t int32
+				{
+					x := (cv*tMul + tRnd) >> tSh
+					m := x >> 31
+					ax := uint32((x ^ m) - m)
+					var r int32
+					if u := ax >> 8; u >= 255 {
+						r = 0xFFFF << 8
+					} else {
+						lo, hi := sigmoidTab2(int(u))
+						r = int32(lo<<8 + (ax&0xFF)*(hi-lo))
+					}
+					if x >= 0 {
+						r = r - 1<<23 + 1<<7
+					} else {
+						r = -r + 1<<23 + 1<<7 - 1
+					}
+					t = r >> 8
+				}
+				y := hZP + hq.rq(uint32(t*ov)^1<<31)
+				if uint32(y-hMin) > hSpan {
+					y = min(max(y, hMin), hMax)
+				}
+				yr[o] = int8(y)
 			}
 		}
 		copy(hb, yr)
@@ -391,6 +586,29 @@ func lstmRFits(m int32, shift int, xmax uint64) bool {
 	}
 	e := uint(-shift)
 	return e == 0 || 2*xmax*uint64(m)+1<<31+1<<(31+e) < 1<<63
+}
+
+// lstmRU is lstmR for a right shift e > 0 of the gate sum x given as u =
+// x + 2^31 (mod 2^32, in [0, 2^32)): u*m2 = x*m2 + mult*2^32 has x*m2's
+// low word and its high word plus mult, and [x < 0] = 1 - u>>31. So
+// lstmR's value is (hi + k + u>>31 + lo>>31) >> e with hi, lo the words of
+// u*m2 and k = kh - mult - 1: no sign correction.
+type lstmRU struct {
+	m2, k uint32
+	e     uint8
+}
+
+// lstmMakeRU prepares lstmRU for the multiplier m (>= 0) and exponent
+// shift in [-31, -1].
+func lstmMakeRU(m int32, shift int) lstmRU {
+	q := lstmMakeR(m, shift)
+	return lstmRU{m2: q.mc &^ 1, k: uint32(q.kh) - uint32(m) - 1, e: q.e}
+}
+
+// rq scales x = u - 2^31.
+func (q *lstmRU) rq(u uint32) int32 {
+	hi, lo := bits.Mul32(u, q.m2)
+	return int32(hi+q.k+u>>31+lo>>31) >> q.e
 }
 
 // lstmRG is a gate's lstmR with its left shift, the power of two pow.

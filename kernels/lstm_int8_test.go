@@ -38,6 +38,12 @@ func TestLstmR(t *testing.T) {
 				if got, want := q.rq(x), rqApply(x, &r); got != want {
 					t.Fatalf("m %d shift %d x %d (fits %v): lstmR %d, rqApply %d", m, shift, x, fits, got, want)
 				}
+				if shift < 0 && fits {
+					u := lstmMakeRU(m, shift)
+					if got, want := u.rq(uint32(x)^1<<31), rqApply(x, &r); got != want {
+						t.Fatalf("m %d shift %d x %d: lstmRU %d, rqApply %d", m, shift, x, got, want)
+					}
+				}
 			}
 		}
 	}

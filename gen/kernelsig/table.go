@@ -295,12 +295,14 @@ const (
 	LstmInUnitF             Func = "lstmInUnitF"
 	LstmInt16               Func = "lstmInt16"
 	LstmInt8                Func = "lstmInt8"
+	LstmInt8R               Func = "lstmInt8R"
 	LstmInt8Wide            Func = "lstmInt8Wide"
 	LstmLastUnitF           Func = "lstmLastUnitF"
 	LstmMakeQ               Func = "lstmMakeQ"
 	LstmMakeR               Func = "lstmMakeR"
 	LstmMakeRG              Func = "lstmMakeRG"
 	LstmMakeRQ              Func = "lstmMakeRQ"
+	LstmMakeRU              Func = "lstmMakeRU"
 	LstmMakeUnitRQ          Func = "lstmMakeUnitRQ"
 	LstmRFits               Func = "lstmRFits"
 	LstmRGFits              Func = "lstmRGFits"
@@ -495,6 +497,7 @@ const (
 	LstmQ                Struct = "lstmQ"
 	LstmR                Struct = "lstmR"
 	LstmRG               Struct = "lstmRG"
+	LstmRU               Struct = "lstmRU"
 	LstmStrF             Struct = "lstmStrF"
 	LstmUnitRQ           Struct = "lstmUnitRQ"
 	MeanParams           Struct = "meanParams"
@@ -801,12 +804,14 @@ func Funcs() []Func {
 		LstmInUnitF,
 		LstmInt16,
 		LstmInt8,
+		LstmInt8R,
 		LstmInt8Wide,
 		LstmLastUnitF,
 		LstmMakeQ,
 		LstmMakeR,
 		LstmMakeRG,
 		LstmMakeRQ,
+		LstmMakeRU,
 		LstmMakeUnitRQ,
 		LstmRFits,
 		LstmRGFits,
@@ -1003,6 +1008,7 @@ func Structs() []Struct {
 		LstmQ,
 		LstmR,
 		LstmRG,
+		LstmRU,
 		LstmStrF,
 		LstmUnitRQ,
 		MeanParams,
@@ -1590,6 +1596,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int16"}, {"h", "[]int16"}, {"c", "[]int16"}, {"out", "[]int16"}, {"fg", "*lstmGate"}, {"fw", "[]int8"}, {"fr", "[]int8"}, {"fb", "string"}, {"ig", "*lstmGate"}, {"iw", "[]int8"}, {"ir", "[]int8"}, {"ib", "string"}, {"cg", "*lstmGate"}, {"cw", "[]int8"}, {"cr", "[]int8"}, {"cb", "string"}, {"og", "*lstmGate"}, {"ow", "[]int8"}, {"or", "[]int8"}, {"ob", "string"}}, true
 	case LstmInt8:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+	case LstmInt8R:
+		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmInt8Wide:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmLastUnitF:
@@ -1601,6 +1609,8 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmMakeRG:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeRQ:
+		return []Param{{"m", "int32"}, {"shift", "int"}}, true
+	case LstmMakeRU:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeUnitRQ:
 		return []Param{{"p", "*lstmParams"}, {"u", "*lstmUnitRQ"}}, true
@@ -2076,6 +2086,7 @@ func (f Func) Results() int {
 		LstmInUnitF,
 		LstmInt16,
 		LstmInt8,
+		LstmInt8R,
 		LstmInt8Wide,
 		LstmLastUnitF,
 		LstmMakeUnitRQ,
@@ -2266,6 +2277,7 @@ func (f Func) Results() int {
 		LstmMakeR,
 		LstmMakeRG,
 		LstmMakeRQ,
+		LstmMakeRU,
 		LstmRFits,
 		LstmRGFits,
 		LstmRowBatch,
@@ -2435,6 +2447,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"mc", "uint32"}, {"kh", "int32"}, {"e", "uint8"}}, true
 	case LstmRG:
 		return []Param{{"lstmR", "lstmR"}, {"pow", "int32"}}, true
+	case LstmRU:
+		return []Param{{"m2", "uint32"}, {"k", "uint32"}, {"e", "uint8"}}, true
 	case LstmStrF:
 		return []Param{{"in", "string"}, {"rec", "string"}, {"bias", "string"}}, true
 	case LstmUnitRQ:
