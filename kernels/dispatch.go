@@ -69,7 +69,7 @@ package kernels
 //     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
 //     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
 //     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
-//     poolRecip, poolWindow, preluOne, quantizeF32One, reluOne,
+//     poolRecip, poolSumI8, poolWindow, preluOne, quantizeF32One, reluOne,
 //     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
 //     rqFromFC, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
 //     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,

@@ -360,6 +360,7 @@ const (
 	PadFill                 Func = "padFill"
 	PoolAvgRound            Func = "poolAvgRound"
 	PoolRecip               Func = "poolRecip"
+	PoolSumI8               Func = "poolSumI8"
 	PoolWindow              Func = "poolWindow"
 	PreluF32                Func = "preluF32"
 	PreluInt16              Func = "preluInt16"
@@ -869,6 +870,7 @@ func Funcs() []Func {
 		PadFill,
 		PoolAvgRound,
 		PoolRecip,
+		PoolSumI8,
 		PoolWindow,
 		PreluF32,
 		PreluInt16,
@@ -1726,6 +1728,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"acc", "int32"}, {"n", "int32"}}, true
 	case PoolRecip:
 		return []Param{{"n", "int32"}}, true
+	case PoolSumI8:
+		return []Param{{"in", "[]int8"}, {"r", "int"}, {"row", "int"}, {"span", "int"}, {"d", "int"}, {"rows", "int"}}, true
 	case PoolWindow:
 		return []Param{{"origin", "int"}, {"taps", "int"}, {"size", "int"}}, true
 	case PreluF32:
@@ -2294,6 +2298,7 @@ func (f Func) Results() int {
 		MulQuantOne,
 		PoolAvgRound,
 		PoolRecip,
+		PoolSumI8,
 		PreluOne,
 		QuantizeF32One,
 		ReluOne,

@@ -66,12 +66,7 @@ func avgPoolInt8(p *poolParams, in, out []int8) {
 				dst := out[o : o+d]
 				if n <= 0 || n > poolRecipMax {
 					for c := range dst {
-						var acc int32
-						for y, r := fy0, start+c; y < fy1; y, r = y+1, r+row {
-							for i := r; i < r+span; i += d {
-								acc += int32(in[i])
-							}
-						}
+						acc := poolSumI8(in, start+c, row, span, d, fy1-fy0)
 						dst[c] = int8(clampI32(poolAvgRound(acc, n), p.actMin, p.actMax))
 					}
 					o += d
@@ -79,12 +74,7 @@ func avgPoolInt8(p *poolParams, in, out []int8) {
 				}
 				rcp, h := poolRecip(n), uint32(n/2)
 				for c := range dst {
-					var acc int32
-					for y, r := fy0, start+c; y < fy1; y, r = y+1, r+row {
-						for i := r; i < r+span; i += d {
-							acc += int32(in[i])
-						}
-					}
+					acc := poolSumI8(in, start+c, row, span, d, fy1-fy0)
 					// poolAvgRound by the reciprocal: |acc| <= 128n.
 					s := acc >> 31
 					q := int32((uint64(uint32((acc^s)-s)+h) * rcp) >> 40)
@@ -94,4 +84,16 @@ func avgPoolInt8(p *poolParams, in, out []int8) {
 			}
 		}
 	}
+}
+
+// poolSumI8 sums a window's values of one channel: rows rows from r, row
+// apart, each span bytes of values d apart.
+func poolSumI8(in []int8, r, row, span, d, rows int) int32 {
+	var acc int32
+	for ; rows > 0; rows, r = rows-1, r+row {
+		for i := r; i < r+span; i += d {
+			acc += int32(in[i])
+		}
+	}
+	return acc
 }
