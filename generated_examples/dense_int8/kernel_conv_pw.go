@@ -23,3 +23,28 @@ func convPWChSet(t *convPWCh, b int32, m2, r, zl uint32) {
 	t.bias, t.m2, t.r = b+1<<30, m2, r
 	t.d = 1<<31 + uint64(kh-1)<<32 - uint64(m2)<<30
 }
+
+// convPWQ rescales the sum s of a channel t and clamps it, returning hi -
+// y for the clamped output y (span = hi - lo). The sums start at t.bias,
+// so s = v + 2^30 for the true sum v = acc + folded bias, |v| < 2^30: s
+// lies in (0, 2^31), and v < 0 exactly when bit 30 of s is clear.
+//
+// It is convRQR doubled: with m the multiplier, mulByQuantMul(v) + zo - lo
+// is floor(N / 2^(32+r)) for
+//
+//	N = 2mv + 2^31 + (2^(r-1) + (zo-lo)*2^r - [v < 0])*2^32
+//
+// (convRQR's numerator and denominator times two). With 2mv = s*2m -
+// 2^30*2m and [v < 0] = 1 - (s>>30), N = s*2m + d + (s>>30)*2^32 for the
+// constant d = 2^31 + (2^(r-1) + (zo-lo)*2^r - 1)*2^32 - 2^30*2m: one
+// unsigned 32x32->64 multiply, a 64-bit add and the bit added to the high
+// word. |v| < 2^30, so N's high word, at most |v*m/2^31| + 2^20 + 255*2^21
+// + 1 in magnitude, is an int32 and its arithmetic shift by r is the
+// result. The clamp to [0, span] and the final hi - y are branch-free.
+func convPWQ(s int32, t *convPWCh, span int32) int32 {
+	x := uint64(uint32(s))*uint64(t.m2) + t.d
+	y := (int32(uint32(x>>32)) + int32(uint32(s)>>30)) >> (t.r & 31)
+	y &^= y >> 31
+	z := span - y
+	return z &^ (z >> 31)
+}

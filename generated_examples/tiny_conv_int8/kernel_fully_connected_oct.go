@@ -61,19 +61,14 @@ type fcPTFast struct {
 func fcOutPTFast(a *[8]int32, corr int32, bias string, t *fcPTFast, o []int8) {
 	o = o[:min(len(o), 8)]
 	pb := unsafe.Pointer(unsafe.StringData(bias[:4*len(o)]))
-	// The record's fields in locals: the stores below might alias t, for
+	// The record copied to a local: the stores below might alias t, for
 	// all gc knows.
-	m2, d, r, span, hi := t.ch.m2, t.ch.d, t.ch.r&31, t.span, t.hi
+	ch, span, hi := t.ch, t.span, t.hi
 	for j := range o {
 		q := (*[4]byte)(unsafe.Add(pb, 4*j))
 		v := a[j] + corr + int32(uint32(q[0])|uint32(q[1])<<8|uint32(q[2])<<16|uint32(q[3])<<24)
 		if s := uint32(v) + 1<<30; s-1 < 1<<31-1 {
-			// convPWQ written out.
-			x := uint64(s)*uint64(m2) + d
-			y := (int32(uint32(x>>32)) + int32(s>>30)) >> r
-			y &^= y >> 31
-			z := span - y
-			o[j] = int8(hi - z&^(z>>31))
+			o[j] = int8(hi - convPWQ(int32(s), &ch, span))
 			continue
 		}
 		o[j] = fcPTSlow(v, t)
