@@ -889,18 +889,6 @@ func convPWChSet(t *convPWCh, b int32, m2, r, zl uint32) {
 	t.d = 1<<31 + uint64(kh-1)<<32 - uint64(m2)<<30
 }
 
-// convPWChLoad prepares t from q for rows of K inputs and reports whether
-// convPWQ is exact for the channel: a right shift of 1 to 21 (no left
-// shift) and |bias| + K*2^14 < 2^30, which bounds |v| = |acc + bias|.
-func convPWChLoad(q *convPWRQ, K int, p *convPWParams, t *convPWCh) bool {
-	b := int64(q.bias)
-	if q.left != 0 || q.right < 1 || q.right > 21 || max(b, -b)+int64(K)<<14 >= 1<<30 {
-		return false
-	}
-	convPWChSet(t, q.bias, q.mult2, q.right, uint32(p.outOffset-p.actMin))
-	return true
-}
-
 // convPWQ rescales the sum s of a channel t and clamps it, returning hi -
 // y for the clamped output y (span = hi - lo). The sums start at t.bias,
 // so s = v + 2^30 for the true sum v = acc + folded bias, |v| < 2^30: s
@@ -979,7 +967,8 @@ func convPWBlock(p *convPWParams, g *convPWRunArgs, rq string, ob int) bool {
 // convPWChDecode prepares t from the requantization triples rq (one a
 // channel, len(t) of them) for rows of K inputs, output zero point zo and
 // lower bound lo, and reports whether convPWQ is exact for every channel
-// (convPWChLoad's condition).
+// (a right shift of 1 to 21 and |bias| + K*2^14 < 2^30, which bounds
+// |v| = |acc + bias|).
 func convPWChDecode(rq string, K int, zo, lo int32, t []convPWCh) bool {
 	if K >= 1<<16 {
 		return false
@@ -987,7 +976,7 @@ func convPWChDecode(rq string, K int, zo, lo int32, t []convPWCh) bool {
 	zl, k14 := uint32(zo-lo), uint32(K)<<14
 	rq = rq[:12*len(t)]
 	for j := range t {
-		// convPWRQLoad and convPWChLoad in one, in 32-bit steps:
+		// The triple decoded and checked in 32-bit steps:
 		// |bias| + K*2^14 < 2^32 as K < 2^16.
 		s := rq[12*j : 12*j+12]
 		bias := uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24

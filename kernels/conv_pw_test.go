@@ -527,7 +527,7 @@ func TestConvRQRTies(t *testing.T) {
 	}
 }
 
-// TestConvPWQ checks convPWQ (through convPWChLoad) against mulByQuantMul,
+// TestConvPWQ checks convPWQ (through convPWChDecode) against mulByQuantMul,
 // the output zero point and the clamp where the rounding meets exact ties
 // and at the bound |v| < 2^30 it relies on, for every right shift it takes.
 func TestConvPWQ(t *testing.T) {
@@ -542,17 +542,15 @@ func TestConvPWQ(t *testing.T) {
 	for _, m := range []int32{0, 1, 2, 1 << 29, 1 << 30, 3 << 29, 1<<31 - 1, 1<<30 + 1, 1518500250} {
 		for sh := -21; sh <= -1; sh++ {
 			for _, zp := range [][3]int32{{-128, -128, 127}, {-1, -100, 50}, {127, 127, 127}, {5, -128, 127}, {-128, -128, -128}} {
-				p := &convPWParams{inC: 1, outOffset: zp[0], actMin: zp[1], actMax: zp[2]}
-				var q convPWRQ
-				convPWRQLoad(convTI32s([]int32{0, m, int32(sh)}), 0, &q)
-				var c convPWCh
-				if !convPWChLoad(&q, 1, p, &c) {
+				var cs [1]convPWCh
+				if !convPWChDecode(convTI32s([]int32{0, m, int32(sh)}), 1, zp[0], zp[1], cs[:]) {
 					t.Fatalf("mult %d shift %d: not exact", m, sh)
 				}
+				c := &cs[0]
 				span := zp[2] - zp[1]
 				for _, v := range vs {
 					want := int8(max(min(mulByQuantMul(v, m, sh)+zp[0], zp[2]), zp[1]))
-					if got := int8(zp[2] - convPWQ(v+c.bias, &c, span)); got != want {
+					if got := int8(zp[2] - convPWQ(v+c.bias, c, span)); got != want {
 						t.Fatalf("v %d mult %d shift %d zp %v: got %d, want %d", v, m, sh, zp, got, want)
 					}
 				}

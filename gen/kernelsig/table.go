@@ -81,7 +81,6 @@ const (
 	ConvLeanStore           Func = "convLeanStore"
 	ConvPWBlock             Func = "convPWBlock"
 	ConvPWChDecode          Func = "convPWChDecode"
-	ConvPWChLoad            Func = "convPWChLoad"
 	ConvPWChSet             Func = "convPWChSet"
 	ConvPWDot16             Func = "convPWDot16"
 	ConvPWDot4              Func = "convPWDot4"
@@ -591,7 +590,6 @@ func Funcs() []Func {
 		ConvLeanStore,
 		ConvPWBlock,
 		ConvPWChDecode,
-		ConvPWChLoad,
 		ConvPWChSet,
 		ConvPWDot16,
 		ConvPWDot4,
@@ -1170,8 +1168,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convPWParams"}, {"g", "*convPWRunArgs"}, {"rq", "string"}, {"ob", "int"}}, true
 	case ConvPWChDecode:
 		return []Param{{"rq", "string"}, {"K", "int"}, {"zo", "int32"}, {"lo", "int32"}, {"t", "[]convPWCh"}}, true
-	case ConvPWChLoad:
-		return []Param{{"q", "*convPWRQ"}, {"K", "int"}, {"p", "*convPWParams"}, {"t", "*convPWCh"}}, true
 	case ConvPWChSet:
 		return []Param{{"t", "*convPWCh"}, {"b", "int32"}, {"m2", "uint32"}, {"r", "uint32"}, {"zl", "uint32"}}, true
 	case ConvPWDot16:
@@ -2212,7 +2208,6 @@ func (f Func) Results() int {
 		ConvGatherGrid,
 		ConvPWBlock,
 		ConvPWChDecode,
-		ConvPWChLoad,
 		ConvPWOut,
 		ConvPWQ,
 		ConvPWRescale,

@@ -705,7 +705,8 @@ func convPWBlock(p *convPWParams, g *convPWRunArgs, rq string, ob int) bool {
 // convPWChDecode prepares t from the requantization triples rq (one a
 // channel, len(t) of them) for rows of K inputs, output zero point zo and
 // lower bound lo, and reports whether convPWQ is exact for every channel
-// (convPWChLoad's condition).
+// (a right shift of 1 to 21 and |bias| + K*2^14 < 2^30, which bounds
+// |v| = |acc + bias|).
 func convPWChDecode(rq string, K int, zo, lo int32, t []convPWCh) bool {
 	if K >= 1<<16 {
 		return false
@@ -713,7 +714,7 @@ func convPWChDecode(rq string, K int, zo, lo int32, t []convPWCh) bool {
 	zl, k14 := uint32(zo-lo), uint32(K)<<14
 	rq = rq[:12*len(t)]
 	for j := range t {
-		// convPWRQLoad and convPWChLoad in one, in 32-bit steps:
+		// The triple decoded and checked in 32-bit steps:
 		// |bias| + K*2^14 < 2^32 as K < 2^16.
 		s := rq[12*j : 12*j+12]
 		bias := uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
