@@ -171,8 +171,7 @@ func subInt8Tab(p *ewQuantParams, tab string, bc *ewBcast, a, b, out []int8) {
 
 // ewTab32 reads little-endian int32 number i (0..511) of a 2 KiB table.
 func ewTab32(t *[2048]byte, i int) int32 {
-	i &= 511
-	return int32(uint32(t[4*i]) | uint32(t[4*i+1])<<8 | uint32(t[4*i+2])<<16 | uint32(t[4*i+3])<<24)
+	return ewTabAt(unsafe.Add(unsafe.Pointer(t), 4*(i&511)))
 }
 
 // addInt16 is ADD for int16 tensors (TFLM's general rescaling path; the
