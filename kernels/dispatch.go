@@ -50,9 +50,9 @@ package kernels
 //     argMinMaxIdxI8, b2u8, castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64,
 //     constI8, constU8, convGatherGrid, convLean8, convPWBlock,
 //     convPWChDecode, convPWDot16, convPWDot4, convPWDot8, convPWDot8x4,
-//     convPWDotAny, convPWOut, convPWQ, convPWRescale, convRQ32, convRQR,
-//     convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin, detNMS,
-//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dusClamp,
+//     convPWDotAny, convPWOut, convPWQ, convPWQ0, convPWRescale, convRQ32,
+//     convRQR, convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin,
+//     detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dusClamp,
 //     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
 //     dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
 //     ewRows, ewTab32, ewTabAt, f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends,
@@ -74,7 +74,7 @@ package kernels
 //     rqFromFC, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
 //     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
 //     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne,
-//     svdfActF32, svdfSumI8, tconvTaps
+//     svdfActF32, svdfFastPlan, svdfOutQ, svdfQ0, svdfSumI8, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -560,10 +560,24 @@ func Call(fn string, args []any) bool {
 		svdfInt8x16(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int8))
 	case "svdfInt8x16Any":
 		svdfInt8x16Any(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int8))
+	case "svdfInt8x16Fast":
+		svdfInt8x16Fast(args[0].(*svdfParams), args[1].(*svdfFastRQ), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].(string), args[7].([]int16), args[8].([]int8))
 	case "svdfInt8x8":
 		svdfInt8x8(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8), args[7].([]int8))
+	case "svdfInt8x8Fast":
+		svdfInt8x8Fast(args[0].(*svdfParams), args[1].(*svdfFastRQ), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].(string), args[7].([]int8), args[8].([]int8))
+	case "svdfRecSet":
+		svdfRecSet(args[0].(*svdfRec), int32(args[1].(int64)), uint32(args[2].(int64)), uint32(args[3].(int64)), uint32(args[4].(int64)))
+	case "svdfState16":
+		svdfState16(args[0].([]int32), args[1].(string), int32(args[2].(int64)), args[3].(*svdfFastRQ), int32(args[4].(int64)))
+	case "svdfState8":
+		svdfState8(args[0].([]int32), args[1].(string), int32(args[2].(int64)), args[3].(*svdfFastRQ), int32(args[4].(int64)))
 	case "svdfTime8":
 		svdfTime8(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "svdfTimeOutI16":
+		svdfTimeOutI16(args[0].([]int16), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), args[5].(*svdfFastRQ), args[6].([]int8))
+	case "svdfTimeOutI8":
+		svdfTimeOutI8(args[0].([]int8), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), args[5].(*svdfFastRQ), args[6].([]int8))
 	case "tanhF32":
 		tanhF32(args[0].([]float32), args[1].([]float32))
 	case "tanhInt16":
@@ -2181,6 +2195,23 @@ func NewParams(typ string, fields map[string]any) any {
 			}
 		}
 		return p
+	case "svdfFastRQ":
+		p := &svdfFastRQ{}
+		for k, v := range fields {
+			switch k {
+			case "f":
+				p.f = *v.(*svdfRec)
+			case "t":
+				p.t = *v.(*svdfRec)
+			case "fq":
+				p.fq = *v.(*rq32)
+			case "tq":
+				p.tq = *v.(*rq32)
+			default:
+				return nil
+			}
+		}
+		return p
 	case "svdfFloatParams":
 		p := &svdfFloatParams{}
 		for k, v := range fields {
@@ -2244,6 +2275,25 @@ func NewParams(typ string, fields map[string]any) any {
 				p.rsh2 = uint8(v.(int64))
 			case "octW":
 				p.octW = v.(bool)
+			default:
+				return nil
+			}
+		}
+		return p
+	case "svdfRec":
+		p := &svdfRec{}
+		for k, v := range fields {
+			switch k {
+			case "m2":
+				p.m2 = uint32(v.(int64))
+			case "e":
+				p.e = uint32(v.(int64))
+			case "d":
+				p.d = uint64(v.(int64))
+			case "r":
+				p.r = uint32(v.(int64))
+			case "lsh":
+				p.lsh = uint32(v.(int64))
 			default:
 				return nil
 			}

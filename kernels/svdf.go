@@ -90,6 +90,11 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 	fbias, tbias, wt = fbias[:4*((nf+7)&^7)], tbias[:4*nu], wt[:2*nf*mem]
 	state = state[:p.batch*nf*mem]
 	out = out[:p.batch*nu]
+	var r svdfFastRQ
+	if svdfFastPlan(p, true, &r) {
+		svdfInt8x16Fast(p, &r, in, wf, fbias, wt, tbias, state, out)
+		return
+	}
 	if mem%8 != 0 || p.rank != 1 {
 		svdfInt8x16Any(p, in, wf, fbias, wt, tbias, state, out)
 		return
@@ -278,6 +283,11 @@ func svdfSumI8(x []int8) int32 {
 func svdfInt8x8(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int8, out []int8) {
 	mem, nf := p.memory, p.numFilters
 	state = state[:p.batch*nf*mem]
+	var r svdfFastRQ
+	if svdfFastPlan(p, false, &r) {
+		svdfInt8x8Fast(p, &r, in, wf, fbias, wt, tbias, state, out)
+		return
+	}
 	copy(state, state[1:])
 	q := rqFromFC(p.mult1, p.lsh1, p.rsh1)
 	var acc [svdfChunk]int32

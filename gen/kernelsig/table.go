@@ -96,6 +96,7 @@ const (
 	ConvPWPair8             Func = "convPWPair8"
 	ConvPWPairs             Func = "convPWPairs"
 	ConvPWQ                 Func = "convPWQ"
+	ConvPWQ0                Func = "convPWQ0"
 	ConvPWQuad8             Func = "convPWQuad8"
 	ConvPWRQLoad            Func = "convPWRQLoad"
 	ConvPWRescale           Func = "convPWRescale"
@@ -433,15 +434,25 @@ const (
 	SubInt8Tab              Func = "subInt8Tab"
 	SubQuantOne             Func = "subQuantOne"
 	SvdfActF32              Func = "svdfActF32"
+	SvdfFastPlan            Func = "svdfFastPlan"
 	SvdfFeatures            Func = "svdfFeatures"
 	SvdfFloat               Func = "svdfFloat"
 	SvdfInt8x16             Func = "svdfInt8x16"
 	SvdfInt8x16Any          Func = "svdfInt8x16Any"
+	SvdfInt8x16Fast         Func = "svdfInt8x16Fast"
 	SvdfInt8x8              Func = "svdfInt8x8"
+	SvdfInt8x8Fast          Func = "svdfInt8x8Fast"
 	SvdfNewState16          Func = "svdfNewState16"
 	SvdfOut8                Func = "svdfOut8"
+	SvdfOutQ                Func = "svdfOutQ"
+	SvdfQ0                  Func = "svdfQ0"
+	SvdfRecSet              Func = "svdfRecSet"
+	SvdfState16             Func = "svdfState16"
+	SvdfState8              Func = "svdfState8"
 	SvdfSumI8               Func = "svdfSumI8"
 	SvdfTime8               Func = "svdfTime8"
+	SvdfTimeOutI16          Func = "svdfTimeOutI16"
+	SvdfTimeOutI8           Func = "svdfTimeOutI8"
 	TanhF32                 Func = "tanhF32"
 	TanhInt16               Func = "tanhInt16"
 	TconvF32                Func = "tconvF32"
@@ -515,8 +526,10 @@ const (
 	Rq32                 Struct = "rq32"
 	SelBcast             Struct = "selBcast"
 	SoftmaxParams        Struct = "softmaxParams"
+	SvdfFastRQ           Struct = "svdfFastRQ"
 	SvdfFloatParams      Struct = "svdfFloatParams"
 	SvdfParams           Struct = "svdfParams"
+	SvdfRec              Struct = "svdfRec"
 	TconvParams          Struct = "tconvParams"
 	ViewHeader           Struct = "viewHeader"
 )
@@ -605,6 +618,7 @@ func Funcs() []Func {
 		ConvPWPair8,
 		ConvPWPairs,
 		ConvPWQ,
+		ConvPWQ0,
 		ConvPWQuad8,
 		ConvPWRQLoad,
 		ConvPWRescale,
@@ -942,15 +956,25 @@ func Funcs() []Func {
 		SubInt8Tab,
 		SubQuantOne,
 		SvdfActF32,
+		SvdfFastPlan,
 		SvdfFeatures,
 		SvdfFloat,
 		SvdfInt8x16,
 		SvdfInt8x16Any,
+		SvdfInt8x16Fast,
 		SvdfInt8x8,
+		SvdfInt8x8Fast,
 		SvdfNewState16,
 		SvdfOut8,
+		SvdfOutQ,
+		SvdfQ0,
+		SvdfRecSet,
+		SvdfState16,
+		SvdfState8,
 		SvdfSumI8,
 		SvdfTime8,
+		SvdfTimeOutI16,
+		SvdfTimeOutI8,
 		TanhF32,
 		TanhInt16,
 		TconvF32,
@@ -1026,8 +1050,10 @@ func Structs() []Struct {
 		Rq32,
 		SelBcast,
 		SoftmaxParams,
+		SvdfFastRQ,
 		SvdfFloatParams,
 		SvdfParams,
+		SvdfRec,
 		TconvParams,
 		ViewHeader,
 	}
@@ -1198,6 +1224,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"w", "[]int8"}, {"rq", "string"}, {"out", "[]int8"}, {"lo", "int"}, {"hi", "int"}}, true
 	case ConvPWQ:
 		return []Param{{"s", "int32"}, {"t", "*convPWCh"}, {"span", "int32"}}, true
+	case ConvPWQ0:
+		return []Param{{"s", "int32"}, {"t", "*convPWCh"}}, true
 	case ConvPWQuad8:
 		return []Param{{"p", "*convPWParams"}, {"x", "[][8]int8"}, {"w", "[][16]int8"}, {"q", "*[4]convPWRQ"}, {"m", "int"}, {"out", "[]int8"}}, true
 	case ConvPWRQLoad:
@@ -1872,6 +1900,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*ewQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case SvdfActF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
+	case SvdfFastPlan:
+		return []Param{{"p", "*svdfParams"}, {"st16", "bool"}, {"r", "*svdfFastRQ"}}, true
 	case SvdfFeatures:
 		return []Param{{"p", "*svdfParams"}, {"x", "[]int8"}, {"wf", "string"}, {"c", "int"}, {"m", "int"}, {"acc", "*[24]int32"}}, true
 	case SvdfFloat:
@@ -1880,16 +1910,34 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
 	case SvdfInt8x16Any:
 		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
+	case SvdfInt8x16Fast:
+		return []Param{{"p", "*svdfParams"}, {"r", "*svdfFastRQ"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
 	case SvdfInt8x8:
 		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"out", "[]int8"}}, true
+	case SvdfInt8x8Fast:
+		return []Param{{"p", "*svdfParams"}, {"r", "*svdfFastRQ"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"out", "[]int8"}}, true
 	case SvdfNewState16:
 		return []Param{{"a", "*[8]int32"}, {"fb", "*[8][4]byte"}, {"corr", "int32"}, {"q", "*rq32"}, {"zp", "int32"}}, true
 	case SvdfOut8:
 		return []Param{{"t", "*[8]int32"}, {"o", "[]int8"}, {"q", "*rq32"}, {"zp", "int32"}}, true
+	case SvdfOutQ:
+		return []Param{{"v", "int32"}, {"r", "*svdfFastRQ"}}, true
+	case SvdfQ0:
+		return []Param{{"s", "uint32"}, {"t", "*svdfRec"}}, true
+	case SvdfRecSet:
+		return []Param{{"t", "*svdfRec"}, {"mult", "int32"}, {"lsh", "uint32"}, {"r", "uint32"}, {"zl", "uint32"}}, true
+	case SvdfState16:
+		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"corr", "int32"}, {"r", "*svdfFastRQ"}, {"zs", "int32"}}, true
+	case SvdfState8:
+		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"corr", "int32"}, {"r", "*svdfFastRQ"}, {"zs", "int32"}}, true
 	case SvdfSumI8:
 		return []Param{{"x", "[]int8"}}, true
 	case SvdfTime8:
 		return []Param{{"p", "*svdfParams"}, {"row", "[]int8"}, {"wt", "string"}, {"tbias", "string"}, {"o", "[]int8"}}, true
+	case SvdfTimeOutI16:
+		return []Param{{"st", "[]int16"}, {"wt", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"r", "*svdfFastRQ"}, {"o", "[]int8"}}, true
+	case SvdfTimeOutI8:
+		return []Param{{"st", "[]int8"}, {"wt", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"r", "*svdfFastRQ"}, {"o", "[]int8"}}, true
 	case TanhF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case TanhInt16:
@@ -2181,10 +2229,17 @@ func (f Func) Results() int {
 		SvdfFloat,
 		SvdfInt8x16,
 		SvdfInt8x16Any,
+		SvdfInt8x16Fast,
 		SvdfInt8x8,
+		SvdfInt8x8Fast,
 		SvdfNewState16,
 		SvdfOut8,
+		SvdfRecSet,
+		SvdfState16,
+		SvdfState8,
 		SvdfTime8,
+		SvdfTimeOutI16,
+		SvdfTimeOutI8,
 		TanhF32,
 		TanhInt16,
 		TconvF32,
@@ -2210,6 +2265,7 @@ func (f Func) Results() int {
 		ConvPWChDecode,
 		ConvPWOut,
 		ConvPWQ,
+		ConvPWQ0,
 		ConvPWRescale,
 		ConvRQ32,
 		ConvRQR,
@@ -2313,6 +2369,9 @@ func (f Func) Results() int {
 		SqDiffQuantOne,
 		SubQuantOne,
 		SvdfActF32,
+		SvdfFastPlan,
+		SvdfOutQ,
+		SvdfQ0,
 		SvdfSumI8:
 		return 1
 	case ConvRowsEdge,
@@ -2483,10 +2542,14 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"inner", "int"}, {"cInner", "int"}, {"xInner", "int"}, {"yInner", "int"}, {"n1", "int"}, {"n2", "int"}, {"n3", "int"}, {"n4", "int"}, {"c1", "int"}, {"c2", "int"}, {"c3", "int"}, {"c4", "int"}, {"x1", "int"}, {"x2", "int"}, {"x3", "int"}, {"x4", "int"}, {"y1", "int"}, {"y2", "int"}, {"y3", "int"}, {"y4", "int"}}, true
 	case SoftmaxParams:
 		return []Param{{"outer", "int"}, {"depth", "int"}, {"inputMult", "int32"}, {"inputShift", "int"}, {"diffMin", "int32"}, {"beta", "float32"}}, true
+	case SvdfFastRQ:
+		return []Param{{"f", "svdfRec"}, {"t", "svdfRec"}, {"fq", "rq32"}, {"tq", "rq32"}}, true
 	case SvdfFloatParams:
 		return []Param{{"batch", "int"}, {"inputSize", "int"}, {"numFilters", "int"}, {"rank", "int"}, {"numUnits", "int"}, {"memory", "int"}, {"actMin", "float32"}, {"actMax", "float32"}}, true
 	case SvdfParams:
 		return []Param{{"batch", "int"}, {"inputSize", "int"}, {"numFilters", "int"}, {"rank", "int"}, {"numUnits", "int"}, {"memory", "int"}, {"stateZP", "int32"}, {"outZP", "int32"}, {"mult1", "int32"}, {"half1", "int32"}, {"lsh1", "uint8"}, {"rsh1", "uint8"}, {"mult2", "int32"}, {"half2", "int32"}, {"lsh2", "uint8"}, {"rsh2", "uint8"}, {"octW", "bool"}}, true
+	case SvdfRec:
+		return []Param{{"m2", "uint32"}, {"e", "uint32"}, {"d", "uint64"}, {"r", "uint32"}, {"lsh", "uint32"}}, true
 	case TconvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case ViewHeader:

@@ -1,0 +1,354 @@
+package kernels
+
+import "unsafe"
+
+// The integer SVDF kernels' fast path, for the common shape (rank 1, a
+// memory of a multiple of eight slots, octDot weights) with the feature
+// rescaling a left shift or a right shift of up to 21 bits and the time
+// rescaling a right shift of 1 to 21 bits. A block of filters at a time:
+// their feature sums (octDot), their new state values (svdfState8/16), then
+// per filter its row shifted by one slot while it is multiplied with
+// weights_time (operands read at constant offsets from two walking
+// pointers: a load of each, the store of the shift and one multiply-add
+// per product on a 32-bit core) and the unit's output. Both rescalings use
+// convPWQ's one-multiply form (svdfRec); it covers sums in [-2^30, 2^30),
+// and the sums outside are clamped into it, which svdfFastPlan makes exact
+// by requiring that both ends of that range already saturate.
+
+// svdfRec is one of an SVDF's per-tensor requantizations in a
+// one-multiply form: convPWQ's (see there) generalized to right shifts r
+// of 0 (no rounding step; e masks the sign bit's term off) and to a left
+// shift lsh applied to the sum first, as TFLM does (wrapping in int32).
+type svdfRec struct {
+	m2, e  uint32 // twice the multiplier; 1 when r > 0, else 0
+	d      uint64 // the addend, with the rounding and zl folded in
+	r, lsh uint32
+}
+
+// svdfRecSet fills t for multiplier mult >= 0, left shift lsh, right shift
+// r <= 21 and zl = zo - lo <= 255 (0 for the form without clamp).
+func svdfRecSet(t *svdfRec, mult int32, lsh, r, zl uint32) {
+	m2 := 2 * uint32(mult)
+	kh := uint64(zl) // r = 0: N = 2mv + 2^31 + zl*2^32
+	t.e = 0
+	if r > 0 {
+		// convPWChSet's N: the rounding half, and -[v < 0], which the
+		// sign bit's term adds back for v >= 0.
+		kh = 1<<(r-1) + uint64(zl)<<r - 1
+		t.e = 1
+	}
+	t.m2, t.r, t.lsh = m2, r, lsh
+	t.d = 1<<31 + kh<<32 - uint64(m2)<<30
+}
+
+// svdfQ0 is mulByQuantMul(v) + zl for s = v<<lsh + 2^30 in (0, 2^31).
+func svdfQ0(s uint32, t *svdfRec) int32 {
+	x := uint64(s)*uint64(t.m2) + t.d
+	return (int32(uint32(x>>32)) + int32(s>>30&t.e)) >> (t.r & 31)
+}
+
+// svdfFastRQ holds an SVDF's two requantizations for the fast kernels: f
+// (feature sum to state value) and t (time sum to int8 output, clamped
+// around the output zero point), with rq32 copies for the sums outside
+// [-2^30, 2^30).
+type svdfFastRQ struct {
+	f, t   svdfRec
+	fq, tq rq32
+}
+
+// svdfFastPlan reports whether the SVDF p takes the fast kernels and
+// fills r for them. The feature record clamps to the int8 state's range
+// when st16 is false, and does not clamp (the kernel does, to int16) when
+// it is true.
+func svdfFastPlan(p *svdfParams, st16 bool, r *svdfFastRQ) bool {
+	if p.rank != 1 || p.memory%8 != 0 || p.memory == 0 || !p.octW || p.numUnits != p.numFilters {
+		return false
+	}
+	r.fq, r.tq = rqFromFC(p.mult1, p.lsh1, p.rsh1), rqFromFC(p.mult2, p.lsh2, p.rsh2)
+	if p.lsh1 > 30 || p.lsh2 != 0 || p.mult1 < 0 || p.mult2 < 0 ||
+		r.fq.rsh > 21 || r.tq.rsh-1 >= 21 || p.outZP < -128 || p.outZP > 127 {
+		return false
+	}
+	zf := uint32(128) // zo - lo for the int8 state: 0 - (-128)
+	if st16 {
+		zf = 0
+	}
+	svdfRecSet(&r.f, p.mult1, uint32(p.lsh1), r.fq.rsh, zf)
+	svdfRecSet(&r.t, p.mult2, uint32(p.lsh2), r.tq.rsh, uint32(p.outZP+128))
+	// Sums outside [-2^30, 2^30) are clamped into it first: exact when
+	// the bounds already saturate (rescaling is monotonic), which the
+	// fast path requires.
+	zo := p.outZP
+	sq := 0
+	if st16 {
+		sq = 1
+	}
+	hi, lo := [2]int32{127, 32767}[sq], [2]int32{-128, -32768}[sq]
+	if rqApply(1<<30-1, &rq32{mult: p.mult1, pow: 1, rsh: r.fq.rsh, mask: r.fq.mask}) < hi ||
+		rqApply(-1<<30, &rq32{mult: p.mult1, pow: 1, rsh: r.fq.rsh, mask: r.fq.mask}) > lo ||
+		rqApply(1<<30-1, &r.tq)+zo < 127 || rqApply(-1<<30, &r.tq)+zo > -128 {
+		return false
+	}
+	return true
+}
+
+// svdfBlk is how many filters the fast kernels take through each step
+// at once (their sums and new state values are a local array).
+const svdfBlk = 64
+
+// svdfState8 turns the raw feature sums a[j] of a block into new int8
+// state values, kept in a[j]: plus corr and feature bias j (fb:
+// little-endian int32), rescaled by r.f, clamped to int8, plus the state
+// zero point zs, truncated to int8 as TFLM does.
+//
+//go:noinline
+func svdfState8(a []int32, fb string, corr int32, r *svdfFastRQ, zs int32) {
+	fb = fb[:4*len(a)]
+	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.StringData(fb))
+	end := unsafe.Add(pa, 4*len(a))
+	m2, e, d, sh, lsh := r.f.m2, r.f.e, r.f.d, r.f.r&31, r.f.lsh&31
+	for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
+		v := *(*int32)(pa) + corr + le32((*[4]byte)(pb))
+		s := uint32(min(max(v<<lsh, -1<<30), 1<<30-1)) + 1<<30
+		x := uint64(s)*uint64(m2) + d
+		y := (int32(uint32(x>>32)) + int32(s>>30&e)) >> sh // rq(v) + 128
+		y &^= y >> 31
+		y = 255 - y
+		y = 127 - y&^(y>>31)
+		*(*int32)(pa) = int32(int8(y + zs))
+	}
+}
+
+// svdfState16 is svdfState8 for int16 state.
+//
+//go:noinline
+func svdfState16(a []int32, fb string, corr int32, r *svdfFastRQ, zs int32) {
+	fb = fb[:4*len(a)]
+	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.StringData(fb))
+	end := unsafe.Add(pa, 4*len(a))
+	m2, e, d, sh, lsh := r.f.m2, r.f.e, r.f.d, r.f.r&31, r.f.lsh&31
+	for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
+		v := *(*int32)(pa) + corr + le32((*[4]byte)(pb))
+		s := uint32(min(max(v<<lsh, -1<<30), 1<<30-1)) + 1<<30
+		x := uint64(s)*uint64(m2) + d
+		y := (int32(uint32(x>>32)) + int32(s>>30&e)) >> sh
+		if (y+32768)>>16 != 0 {
+			y = min(max(y, -32768), 32767)
+		}
+		// The zero point is added after the clamp and the sum is
+		// truncated to the state type, as TFLM does.
+		*(*int32)(pa) = int32(int16(y + zs))
+	}
+}
+
+// svdfOutQ is the int8 output of time sum v: rescaled by r.t, plus the
+// output zero point (folded into r.t), clamped to int8.
+func svdfOutQ(v int32, r *svdfFastRQ) int8 {
+	s := uint32(min(max(v, -1<<30), 1<<30-1)) + 1<<30
+	x := uint64(s)*uint64(r.t.m2) + r.t.d
+	y := (int32(uint32(x>>32)) + int32(s>>30)) >> (r.t.r & 31) // rq(v) + zo + 128
+	y &^= y >> 31
+	y = 255 - y
+	return int8(127 - y&^(y>>31))
+}
+
+// svdfTimeOutI8 finishes a block of len(a) filters with int8 state: row j
+// (st[j*mem:]) is shifted left by one slot as it is multiplied with its
+// int8 weights_time row (wt[j*mem:]) and takes the new value a[j] in its
+// last slot; the time sum is time bias j (tb) plus those products, and
+// output j its rescaling (svdfOutQ). mem is a multiple of 8.
+//
+//go:noinline
+func svdfTimeOutI8(st []int8, wt, tb string, a []int32, mem int, r *svdfFastRQ, o []int8) {
+	n := len(a)
+	st, wt, tb, o = st[:n*mem], wt[:n*mem], tb[:4*n], o[:n]
+	ps := unsafe.Pointer(unsafe.SliceData(st))
+	pw := unsafe.Pointer(unsafe.StringData(wt))
+	pb := unsafe.Pointer(unsafe.StringData(tb))
+	po := unsafe.Pointer(unsafe.SliceData(o))
+	pa := unsafe.Pointer(unsafe.SliceData(a))
+	end := unsafe.Add(pa, 4*n)
+	g := 8 * (mem/8 - 1) // bytes of a row before its last group of eight
+	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+		acc := le32((*[4]byte)(pb))
+		for e := unsafe.Add(ps, g); ps != e; ps, pw = unsafe.Add(ps, 8), unsafe.Add(pw, 8) {
+			// Slots 1..8 of the group's nine move to 0..7.
+			s, w := (*[9]int8)(ps), (*[8]int8)(pw)
+			v0 := s[1]
+			s[0] = v0
+			acc += int32(v0) * int32(w[0])
+			v1 := s[2]
+			s[1] = v1
+			acc += int32(v1) * int32(w[1])
+			v2 := s[3]
+			s[2] = v2
+			acc += int32(v2) * int32(w[2])
+			v3 := s[4]
+			s[3] = v3
+			acc += int32(v3) * int32(w[3])
+			v4 := s[5]
+			s[4] = v4
+			acc += int32(v4) * int32(w[4])
+			v5 := s[6]
+			s[5] = v5
+			acc += int32(v5) * int32(w[5])
+			v6 := s[7]
+			s[6] = v6
+			acc += int32(v6) * int32(w[6])
+			v7 := s[8]
+			s[7] = v7
+			acc += int32(v7) * int32(w[7])
+		}
+		// The row's last group takes the new value.
+		s, w := (*[8]int8)(ps), (*[8]int8)(pw)
+		v0 := s[1]
+		s[0] = v0
+		acc += int32(v0) * int32(w[0])
+		v1 := s[2]
+		s[1] = v1
+		acc += int32(v1) * int32(w[1])
+		v2 := s[3]
+		s[2] = v2
+		acc += int32(v2) * int32(w[2])
+		v3 := s[4]
+		s[3] = v3
+		acc += int32(v3) * int32(w[3])
+		v4 := s[5]
+		s[4] = v4
+		acc += int32(v4) * int32(w[4])
+		v5 := s[6]
+		s[5] = v5
+		acc += int32(v5) * int32(w[5])
+		v6 := s[7]
+		s[6] = v6
+		acc += int32(v6) * int32(w[6])
+		v := *(*int32)(pa)
+		s[7] = int8(v)
+		acc += v * int32(w[7])
+		ps, pw = unsafe.Add(ps, 8), unsafe.Add(pw, 8)
+		*(*int8)(po) = svdfOutQ(acc, r)
+	}
+}
+
+// svdfTimeOutI16 is svdfTimeOutI8 for int16 state and int16 weights_time
+// (little-endian, as stored): each row is shifted left by one slot as it
+// is multiplied, and the new value goes to its last slot.
+//
+//go:noinline
+func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, r *svdfFastRQ, o []int8) {
+	n := len(a)
+	st, wt, tb, o = st[:n*mem], wt[:2*n*mem], tb[:4*n], o[:n]
+	ps := unsafe.Pointer(unsafe.SliceData(st))
+	pw := unsafe.Pointer(unsafe.StringData(wt))
+	pb := unsafe.Pointer(unsafe.StringData(tb))
+	po := unsafe.Pointer(unsafe.SliceData(o))
+	pa := unsafe.Pointer(unsafe.SliceData(a))
+	end := unsafe.Add(pa, 4*n)
+	g := 16 * (mem/8 - 1) // bytes of a row before its last group of eight
+	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+		acc := le32((*[4]byte)(pb))
+		for e := unsafe.Add(ps, g); ps != e; ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16) {
+			// Slots 1..8 of the group's nine move to 0..7.
+			s, w, h := (*[9]int16)(ps), (*[16]uint8)(pw), (*[16]int8)(pw)
+			v0 := s[1]
+			s[0] = v0
+			acc += int32(v0) * (int32(h[1])<<8 | int32(w[0]))
+			v1 := s[2]
+			s[1] = v1
+			acc += int32(v1) * (int32(h[3])<<8 | int32(w[2]))
+			v2 := s[3]
+			s[2] = v2
+			acc += int32(v2) * (int32(h[5])<<8 | int32(w[4]))
+			v3 := s[4]
+			s[3] = v3
+			acc += int32(v3) * (int32(h[7])<<8 | int32(w[6]))
+			v4 := s[5]
+			s[4] = v4
+			acc += int32(v4) * (int32(h[9])<<8 | int32(w[8]))
+			v5 := s[6]
+			s[5] = v5
+			acc += int32(v5) * (int32(h[11])<<8 | int32(w[10]))
+			v6 := s[7]
+			s[6] = v6
+			acc += int32(v6) * (int32(h[13])<<8 | int32(w[12]))
+			v7 := s[8]
+			s[7] = v7
+			acc += int32(v7) * (int32(h[15])<<8 | int32(w[14]))
+		}
+		// The row's last group takes the new value.
+		s, w, h := (*[8]int16)(ps), (*[16]uint8)(pw), (*[16]int8)(pw)
+		v0 := s[1]
+		s[0] = v0
+		acc += int32(v0) * (int32(h[1])<<8 | int32(w[0]))
+		v1 := s[2]
+		s[1] = v1
+		acc += int32(v1) * (int32(h[3])<<8 | int32(w[2]))
+		v2 := s[3]
+		s[2] = v2
+		acc += int32(v2) * (int32(h[5])<<8 | int32(w[4]))
+		v3 := s[4]
+		s[3] = v3
+		acc += int32(v3) * (int32(h[7])<<8 | int32(w[6]))
+		v4 := s[5]
+		s[4] = v4
+		acc += int32(v4) * (int32(h[9])<<8 | int32(w[8]))
+		v5 := s[6]
+		s[5] = v5
+		acc += int32(v5) * (int32(h[11])<<8 | int32(w[10]))
+		v6 := s[7]
+		s[6] = v6
+		acc += int32(v6) * (int32(h[13])<<8 | int32(w[12]))
+		v := *(*int32)(pa)
+		s[7] = int16(v)
+		acc += v * (int32(h[15])<<8 | int32(w[14]))
+		ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16)
+		*(*int8)(po) = svdfOutQ(acc, r)
+	}
+}
+
+// svdfInt8x8Fast is svdfInt8x8's fast path (svdfFastPlan true for int8
+// state), svdfBlk filters at a time: feature sums (octDot), new state
+// values, then rows (shifted by one slot), time sums and outputs.
+func svdfInt8x8Fast(p *svdfParams, r *svdfFastRQ, in []int8, wf, fbias, wt, tbias string, state []int8, out []int8) {
+	mem, nf, k := p.memory, p.numFilters, p.inputSize
+	fbias, tbias, wt = fbias[:4*nf], tbias[:4*nf], wt[:nf*mem]
+	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
+	var acc [svdfBlk]int32
+	for b := 0; b < p.batch; b++ {
+		x := in[b*k : (b+1)*k]
+		corr := -128 * svdfSumI8(x) // octPack stores w+128
+		row := state[b*nf*mem : (b+1)*nf*mem]
+		o := out[b*nf : (b+1)*nf]
+		for c := 0; c < nf; c += svdfBlk {
+			n := min(svdfBlk, nf-c)
+			for j := 0; j < n; j += 8 {
+				octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
+			}
+			svdfState8(acc[:n], fbias[4*c:], corr, r, p.stateZP)
+			svdfTimeOutI8(row[c*mem:], wt[c*mem:], tbias[4*c:], acc[:n], mem, r, o[c:])
+		}
+	}
+}
+
+// svdfInt8x16Fast is svdfInt8x16's fast path (svdfFastPlan true for int16
+// state), as svdfInt8x8Fast.
+func svdfInt8x16Fast(p *svdfParams, r *svdfFastRQ, in []int8, wf, fbias, wt, tbias string, state []int16, out []int8) {
+	mem, nf, k := p.memory, p.numFilters, p.inputSize
+	fbias, tbias, wt = fbias[:4*nf], tbias[:4*nf], wt[:2*nf*mem]
+	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
+	var acc [svdfBlk]int32
+	for b := 0; b < p.batch; b++ {
+		x := in[b*k : (b+1)*k]
+		corr := -128 * svdfSumI8(x) // octPack stores w+128
+		row := state[b*nf*mem : (b+1)*nf*mem]
+		o := out[b*nf : (b+1)*nf]
+		for c := 0; c < nf; c += svdfBlk {
+			n := min(svdfBlk, nf-c)
+			for j := 0; j < n; j += 8 {
+				octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
+			}
+			svdfState16(acc[:n], fbias[4*c:], corr, r, p.stateZP)
+			svdfTimeOutI16(row[c*mem:], wt[2*c*mem:], tbias[4*c:], acc[:n], mem, r, o[c:])
+		}
+	}
+}
