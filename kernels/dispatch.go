@@ -57,24 +57,25 @@ package kernels
 //     dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
 //     ewRows, ewTab32, ewTabAt, f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends,
 //     f32StrOff, f32StrView, f32Words, f32q, fcDotI16, fcDotI16Acc32,
-//     fcMakeRQ, fcPTSlow, fcRQFor, fcRescale, fcSumI8, gatherIndex,
-//     gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
-//     hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32, le64,
-//     leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
-//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
-//     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
-//     lstmDotF8S, lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8,
-//     lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ, lstmMakeQ, lstmMakeR,
-//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits,
-//     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
-//     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
-//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
-//     poolRecip, poolSumI8, poolWindow, preluOne, quantizeF32One, reluOne,
-//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
-//     rqFromFC, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
-//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
-//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, subQuantOne,
-//     svdfActF32, svdfFastPlan, svdfOutQ, svdfQ0, svdfSumI8, tconvTaps
+//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
+//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
+//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
+//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
+//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
+//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
+//     lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
+//     lstmGateF, lstmGateFS, lstmHiddenQ, lstmMakeQ, lstmMakeR, lstmMakeRG,
+//     lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16,
+//     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
+//     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
+//     octCols64, octLanes, poolAvgRound, poolRecip, poolSumI8, poolWindow,
+//     preluOne, quantizeF32One, reluOne, requantizeFast, requantizeOne,
+//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneIn, rqOneQ,
+//     rqOneSat, rqOneSet, satRoundDoublingHighMul, selRowStart, selRows,
+//     sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
+//     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
+//     sqDiffQuantOne, subQuantOne, svdfActF32, svdfFastPlan, svdfOutQ,
+//     svdfSumI8, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -566,8 +567,6 @@ func Call(fn string, args []any) bool {
 		svdfInt8x8(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8), args[7].([]int8))
 	case "svdfInt8x8Fast":
 		svdfInt8x8Fast(args[0].(*svdfParams), args[1].(*svdfFastRQ), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].(string), args[7].([]int8), args[8].([]int8))
-	case "svdfRecSet":
-		svdfRecSet(args[0].(*svdfRec), int32(args[1].(int64)), uint32(args[2].(int64)), uint32(args[3].(int64)), uint32(args[4].(int64)))
 	case "svdfState16":
 		svdfState16(args[0].([]int32), args[1].(string), int32(args[2].(int64)), args[3].(*svdfFastRQ), int32(args[4].(int64)))
 	case "svdfState8":
@@ -1371,29 +1370,6 @@ func NewParams(typ string, fields map[string]any) any {
 			}
 		}
 		return p
-	case "fcPTFast":
-		p := &fcPTFast{}
-		for k, v := range fields {
-			switch k {
-			case "ch":
-				p.ch = *v.(*convPWCh)
-			case "q":
-				p.q = *v.(*rq32)
-			case "zo":
-				p.zo = int32(v.(int64))
-			case "lo":
-				p.lo = int32(v.(int64))
-			case "hi":
-				p.hi = int32(v.(int64))
-			case "span":
-				p.span = int32(v.(int64))
-			case "ok":
-				p.ok = v.(bool)
-			default:
-				return nil
-			}
-		}
-		return p
 	case "fcParams":
 		p := &fcParams{}
 		for k, v := range fields {
@@ -2125,6 +2101,29 @@ func NewParams(typ string, fields map[string]any) any {
 			}
 		}
 		return p
+	case "rqOne":
+		p := &rqOne{}
+		for k, v := range fields {
+			switch k {
+			case "m2":
+				p.m2 = uint32(v.(int64))
+			case "e":
+				p.e = uint32(v.(int64))
+			case "d":
+				p.d = uint64(v.(int64))
+			case "r":
+				p.r = uint32(v.(int64))
+			case "lsh":
+				p.lsh = uint32(v.(int64))
+			case "span":
+				p.span = int32(v.(int64))
+			case "hi":
+				p.hi = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
 	case "selBcast":
 		p := &selBcast{}
 		for k, v := range fields {
@@ -2200,13 +2199,9 @@ func NewParams(typ string, fields map[string]any) any {
 		for k, v := range fields {
 			switch k {
 			case "f":
-				p.f = *v.(*svdfRec)
+				p.f = *v.(*rqOne)
 			case "t":
-				p.t = *v.(*svdfRec)
-			case "fq":
-				p.fq = *v.(*rq32)
-			case "tq":
-				p.tq = *v.(*rq32)
+				p.t = *v.(*rqOne)
 			default:
 				return nil
 			}
@@ -2275,25 +2270,6 @@ func NewParams(typ string, fields map[string]any) any {
 				p.rsh2 = uint8(v.(int64))
 			case "octW":
 				p.octW = v.(bool)
-			default:
-				return nil
-			}
-		}
-		return p
-	case "svdfRec":
-		p := &svdfRec{}
-		for k, v := range fields {
-			switch k {
-			case "m2":
-				p.m2 = uint32(v.(int64))
-			case "e":
-				p.e = uint32(v.(int64))
-			case "d":
-				p.d = uint64(v.(int64))
-			case "r":
-				p.r = uint32(v.(int64))
-			case "lsh":
-				p.lsh = uint32(v.(int64))
 			default:
 				return nil
 			}

@@ -73,3 +73,58 @@ func TestFcRescale(t *testing.T) {
 		}
 	}
 }
+
+// TestRqOne compares rqOneQ (and rqOne0 inside the range) with
+// mulByQuantMul plus zero point and clamp for random requantizations
+// (right shifts of 0 to 21, left shifts of 1 to 4) wherever rqOneSet
+// accepts them, on random sums, sums at the ends of [-2^30, 2^30) after
+// the left shift, and the int32 extremes, where the sum is clamped first.
+func TestRqOne(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	accepted := 0
+	for i := 0; i < 3000; i++ {
+		m := int32(1<<30 + r.Intn(1<<30))
+		shift := r.Intn(26) - 21
+		q := fcTRQ(m, shift)
+		zo := int32(r.Intn(256) - 128)
+		lo, hi := int32(-128), int32(127)
+		if i%2 == 1 {
+			lo, hi = max(zo, -128), min(zo+int32(r.Intn(200)), 127)
+		}
+		var t1 rqOne
+		if !rqOneSet(&t1, q.mult, q.lsh, q.rsh, zo, lo, hi) {
+			continue
+		}
+		accepted++
+		for j := 0; j < 200; j++ {
+			var v int32
+			switch j % 5 {
+			case 0:
+				v = int32(r.Uint32())
+			case 1:
+				v = int32(r.Intn(1<<22)) - 1<<21
+			case 2:
+				v = (1<<30 - 1 - int32(r.Intn(3))) >> q.lsh
+			case 3:
+				v = (-1<<30 + int32(r.Intn(3))) >> q.lsh
+			default:
+				v = [2]int32{math.MaxInt32, math.MinInt32}[j&1]
+			}
+			want := min(max(mulByQuantMul(v, m, shift)+zo, lo), hi)
+			if got := rqOneQ(v, &t1); got != want {
+				t.Fatalf("m %d shift %d zo %d [%d %d] v %d: rqOneQ %d, want %d", m, shift, zo, lo, hi, v, got, want)
+			}
+		}
+	}
+	if accepted < 1000 {
+		t.Fatalf("rqOneSet accepted %d of 3000 requantizations", accepted)
+	}
+	// Where a sum beyond the range need not saturate, the clamp would be
+	// wrong: rqOneSet must decline.
+	var t1 rqOne
+	for _, m := range []int32{1, 1 << 20, 1 << 27} {
+		if q := fcTRQ(m, -21); rqOneSet(&t1, q.mult, q.lsh, q.rsh, 0, -128, 127) {
+			t.Errorf("rqOneSet accepts multiplier %d with right shift 21", m)
+		}
+	}
+}

@@ -709,11 +709,12 @@ func TestFcSumI8(t *testing.T) {
 	}
 }
 
-// TestFcOctInt8PTFast checks fcOctInt8PT where it takes fcOutPTFast (no
-// left shift, a right shift of 1 to 21) against fcInt8PT, with folded
-// biases near and beyond the +-2^30 bound of convPWQ's range so that both
-// of fcOutPTFast's paths run, zero points at the int8 limits and narrow
-// clamps.
+// TestFcOctInt8PTFast checks fcOctInt8PT where it takes fcOutPTFast
+// (rqOneSet: right shifts of 0 to 21, left shifts) against fcInt8PT, with
+// folded biases near and beyond the +-2^30 bound of the one-multiply
+// form's range so that sums inside it and sums clamped into it both occur,
+// zero points at the int8 limits and narrow clamps; every case must take
+// the fast path.
 func TestFcOctInt8PTFast(t *testing.T) {
 	r := rand.New(rand.NewSource(31))
 	fast, slow := 0, 0
@@ -725,8 +726,12 @@ func TestFcOctInt8PTFast(t *testing.T) {
 			lo, hi = max(zp, -128), min(zp+100, 127)
 		}
 		p := &fcParams{batches: 1 + r.Intn(3), outDepth: n, accumDepth: k, outOffset: zp, actMin: lo, actMax: hi}
-		q := fcTRQ(int32(1<<30+r.Intn(1<<30)), -(1 + r.Intn(21)))
+		q := fcTRQ(int32(1<<30+r.Intn(1<<30)), r.Intn(24)-21)
 		p.mult, p.lsh, p.rsh, p.half = q.mult, q.lsh, q.rsh, q.half
+		var rec rqOne
+		if !rqOneSet(&rec, p.mult, p.lsh, p.rsh, zp, lo, hi) {
+			t.Fatalf("case %d: rqOneSet declines %+v", i, p)
+		}
 		in := make([]int8, p.batches*k)
 		for j := range in {
 			in[j] = int8(r.Intn(256) - 128)
@@ -747,7 +752,7 @@ func TestFcOctInt8PTFast(t *testing.T) {
 			default:
 				bias[c] = int32(r.Intn(1<<20) - 1<<19)
 			}
-			if s := int64(bias[c]); s > -1<<30+int64(k)<<14 && s < 1<<30-int64(k)<<14 {
+			if s := int64(bias[c]) << p.lsh; s > -1<<30+int64(k)<<(14+p.lsh) && s < 1<<30-int64(k)<<(14+p.lsh) {
 				fast++
 			} else {
 				slow++
@@ -764,6 +769,6 @@ func TestFcOctInt8PTFast(t *testing.T) {
 		}
 	}
 	if fast == 0 || slow == 0 {
-		t.Fatalf("channels inside / near or outside convPWQ's range: %d / %d (want both)", fast, slow)
+		t.Fatalf("channels inside / near or outside the one-multiply range: %d / %d (want both)", fast, slow)
 	}
 }

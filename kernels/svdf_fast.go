@@ -15,81 +15,29 @@ import "unsafe"
 // and the sums outside are clamped into it, which svdfFastPlan makes exact
 // by requiring that both ends of that range already saturate.
 
-// svdfRec is one of an SVDF's per-tensor requantizations in a
-// one-multiply form: convPWQ's (see there) generalized to right shifts r
-// of 0 (no rounding step; e masks the sign bit's term off) and to a left
-// shift lsh applied to the sum first, as TFLM does (wrapping in int32).
-type svdfRec struct {
-	m2, e  uint32 // twice the multiplier; 1 when r > 0, else 0
-	d      uint64 // the addend, with the rounding and zl folded in
-	r, lsh uint32
-}
-
-// svdfRecSet fills t for multiplier mult >= 0, left shift lsh, right shift
-// r <= 21 and zl = zo - lo <= 255 (0 for the form without clamp).
-func svdfRecSet(t *svdfRec, mult int32, lsh, r, zl uint32) {
-	m2 := 2 * uint32(mult)
-	kh := uint64(zl) // r = 0: N = 2mv + 2^31 + zl*2^32
-	t.e = 0
-	if r > 0 {
-		// convPWChSet's N: the rounding half, and -[v < 0], which the
-		// sign bit's term adds back for v >= 0.
-		kh = 1<<(r-1) + uint64(zl)<<r - 1
-		t.e = 1
-	}
-	t.m2, t.r, t.lsh = m2, r, lsh
-	t.d = 1<<31 + kh<<32 - uint64(m2)<<30
-}
-
-// svdfQ0 is mulByQuantMul(v) + zl for s = v<<lsh + 2^30 in (0, 2^31).
-func svdfQ0(s uint32, t *svdfRec) int32 {
-	x := uint64(s)*uint64(t.m2) + t.d
-	return (int32(uint32(x>>32)) + int32(s>>30&t.e)) >> (t.r & 31)
-}
-
 // svdfFastRQ holds an SVDF's two requantizations for the fast kernels: f
-// (feature sum to state value) and t (time sum to int8 output, clamped
-// around the output zero point), with rq32 copies for the sums outside
-// [-2^30, 2^30).
+// (feature sum to state value: clamped to int8 for int8 state, not clamped
+// for int16 state, where the kernel clamps) and t (time sum to the int8
+// output).
 type svdfFastRQ struct {
-	f, t   svdfRec
-	fq, tq rq32
+	f, t rqOne
 }
 
 // svdfFastPlan reports whether the SVDF p takes the fast kernels and
-// fills r for them. The feature record clamps to the int8 state's range
-// when st16 is false, and does not clamp (the kernel does, to int16) when
-// it is true.
+// fills r for them.
 func svdfFastPlan(p *svdfParams, st16 bool, r *svdfFastRQ) bool {
 	if p.rank != 1 || p.memory%8 != 0 || p.memory == 0 || !p.octW || p.numUnits != p.numFilters {
 		return false
 	}
-	r.fq, r.tq = rqFromFC(p.mult1, p.lsh1, p.rsh1), rqFromFC(p.mult2, p.lsh2, p.rsh2)
-	if p.lsh1 > 30 || p.lsh2 != 0 || p.mult1 < 0 || p.mult2 < 0 ||
-		r.fq.rsh > 21 || r.tq.rsh-1 >= 21 || p.outZP < -128 || p.outZP > 127 {
-		return false
-	}
-	zf := uint32(128) // zo - lo for the int8 state: 0 - (-128)
 	if st16 {
-		zf = 0
+		// The no-clamp form (zo = lo = hi = 0), its ends checked
+		// against the int16 range.
+		return rqOneSet(&r.f, p.mult1, p.lsh1, p.rsh1, 0, 0, 0) &&
+			rqOneSat(p.mult1, p.rsh1, 0, -32768, 32767) &&
+			rqOneSet(&r.t, p.mult2, p.lsh2, p.rsh2, p.outZP, -128, 127) && p.rsh2 > 31
 	}
-	svdfRecSet(&r.f, p.mult1, uint32(p.lsh1), r.fq.rsh, zf)
-	svdfRecSet(&r.t, p.mult2, uint32(p.lsh2), r.tq.rsh, uint32(p.outZP+128))
-	// Sums outside [-2^30, 2^30) are clamped into it first: exact when
-	// the bounds already saturate (rescaling is monotonic), which the
-	// fast path requires.
-	zo := p.outZP
-	sq := 0
-	if st16 {
-		sq = 1
-	}
-	hi, lo := [2]int32{127, 32767}[sq], [2]int32{-128, -32768}[sq]
-	if rqApply(1<<30-1, &rq32{mult: p.mult1, pow: 1, rsh: r.fq.rsh, mask: r.fq.mask}) < hi ||
-		rqApply(-1<<30, &rq32{mult: p.mult1, pow: 1, rsh: r.fq.rsh, mask: r.fq.mask}) > lo ||
-		rqApply(1<<30-1, &r.tq)+zo < 127 || rqApply(-1<<30, &r.tq)+zo > -128 {
-		return false
-	}
-	return true
+	return rqOneSet(&r.f, p.mult1, p.lsh1, p.rsh1, 0, -128, 127) &&
+		rqOneSet(&r.t, p.mult2, p.lsh2, p.rsh2, p.outZP, -128, 127) && p.rsh2 > 31
 }
 
 // svdfBlk is how many filters the fast kernels take through each step
@@ -106,10 +54,11 @@ func svdfState8(a []int32, fb string, corr int32, r *svdfFastRQ, zs int32) {
 	fb = fb[:4*len(a)]
 	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.StringData(fb))
 	end := unsafe.Add(pa, 4*len(a))
+	// rqOneQ with the record's fields in registers (span 255, hi 127).
 	m2, e, d, sh, lsh := r.f.m2, r.f.e, r.f.d, r.f.r&31, r.f.lsh&31
 	for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
 		v := *(*int32)(pa) + corr + le32((*[4]byte)(pb))
-		s := uint32(min(max(v<<lsh, -1<<30), 1<<30-1)) + 1<<30
+		s := uint32(rqOneIn(v<<lsh)) + 1<<30
 		x := uint64(s)*uint64(m2) + d
 		y := (int32(uint32(x>>32)) + int32(s>>30&e)) >> sh // rq(v) + 128
 		y &^= y >> 31
@@ -126,10 +75,11 @@ func svdfState16(a []int32, fb string, corr int32, r *svdfFastRQ, zs int32) {
 	fb = fb[:4*len(a)]
 	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.StringData(fb))
 	end := unsafe.Add(pa, 4*len(a))
+	// rqOne0 with the record's fields in registers.
 	m2, e, d, sh, lsh := r.f.m2, r.f.e, r.f.d, r.f.r&31, r.f.lsh&31
 	for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
 		v := *(*int32)(pa) + corr + le32((*[4]byte)(pb))
-		s := uint32(min(max(v<<lsh, -1<<30), 1<<30-1)) + 1<<30
+		s := uint32(rqOneIn(v<<lsh)) + 1<<30
 		x := uint64(s)*uint64(m2) + d
 		y := (int32(uint32(x>>32)) + int32(s>>30&e)) >> sh
 		if (y+32768)>>16 != 0 {
@@ -141,12 +91,13 @@ func svdfState16(a []int32, fb string, corr int32, r *svdfFastRQ, zs int32) {
 	}
 }
 
-// svdfOutQ is the int8 output of time sum v: rescaled by r.t, plus the
-// output zero point (folded into r.t), clamped to int8.
-func svdfOutQ(v int32, r *svdfFastRQ) int8 {
-	s := uint32(min(max(v, -1<<30), 1<<30-1)) + 1<<30
-	x := uint64(s)*uint64(r.t.m2) + r.t.d
-	y := (int32(uint32(x>>32)) + int32(s>>30)) >> (r.t.r & 31) // rq(v) + zo + 128
+// svdfOutQ is rqOneQ for the time record of svdfFastPlan (no left shift,
+// a right shift of at least 1, clamp to int8), its fields read where they
+// are needed.
+func svdfOutQ(v int32, t *rqOne) int8 {
+	s := uint32(rqOneIn(v)) + 1<<30
+	x := uint64(s)*uint64(t.m2) + t.d
+	y := (int32(uint32(x>>32)) + int32(s>>30)) >> (t.r & 31) // rq(v) + zo + 128
 	y &^= y >> 31
 	y = 255 - y
 	return int8(127 - y&^(y>>31))
@@ -226,7 +177,7 @@ func svdfTimeOutI8(st []int8, wt, tb string, a []int32, mem int, r *svdfFastRQ, 
 		s[7] = int8(v)
 		acc += v * int32(w[7])
 		ps, pw = unsafe.Add(ps, 8), unsafe.Add(pw, 8)
-		*(*int8)(po) = svdfOutQ(acc, r)
+		*(*int8)(po) = svdfOutQ(acc, &r.t)
 	}
 }
 
@@ -302,7 +253,7 @@ func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, r *svdfFastRQ
 		s[7] = int16(v)
 		acc += v * (int32(h[15])<<8 | int32(w[14]))
 		ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16)
-		*(*int8)(po) = svdfOutQ(acc, r)
+		*(*int8)(po) = svdfOutQ(acc, &r.t)
 	}
 }
 

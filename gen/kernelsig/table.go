@@ -217,7 +217,6 @@ const (
 	FcOutPC                 Func = "fcOutPC"
 	FcOutPT                 Func = "fcOutPT"
 	FcOutPTFast             Func = "fcOutPTFast"
-	FcPTSlow                Func = "fcPTSlow"
 	FcRQFor                 Func = "fcRQFor"
 	FcRescale               Func = "fcRescale"
 	FcSumI8                 Func = "fcSumI8"
@@ -401,6 +400,11 @@ const (
 	RqApply                 Func = "rqApply"
 	RqFor                   Func = "rqFor"
 	RqFromFC                Func = "rqFromFC"
+	RqOne0                  Func = "rqOne0"
+	RqOneIn                 Func = "rqOneIn"
+	RqOneQ                  Func = "rqOneQ"
+	RqOneSat                Func = "rqOneSat"
+	RqOneSet                Func = "rqOneSet"
 	RsqrtF32                Func = "rsqrtF32"
 	SatRoundDoublingHighMul Func = "satRoundDoublingHighMul"
 	SelRowStart             Func = "selRowStart"
@@ -445,8 +449,6 @@ const (
 	SvdfNewState16          Func = "svdfNewState16"
 	SvdfOut8                Func = "svdfOut8"
 	SvdfOutQ                Func = "svdfOutQ"
-	SvdfQ0                  Func = "svdfQ0"
-	SvdfRecSet              Func = "svdfRecSet"
 	SvdfState16             Func = "svdfState16"
 	SvdfState8              Func = "svdfState8"
 	SvdfSumI8               Func = "svdfSumI8"
@@ -491,7 +493,6 @@ const (
 	EwI32Params          Struct = "ewI32Params"
 	EwQuantParams        Struct = "ewQuantParams"
 	F32Act               Struct = "f32Act"
-	FcPTFast             Struct = "fcPTFast"
 	FcParams             Struct = "fcParams"
 	FcRQ                 Struct = "fcRQ"
 	GatherNdParams       Struct = "gatherNdParams"
@@ -524,12 +525,12 @@ const (
 	ResizeBilinearParams Struct = "resizeBilinearParams"
 	ResizeNearestParams  Struct = "resizeNearestParams"
 	Rq32                 Struct = "rq32"
+	RqOne                Struct = "rqOne"
 	SelBcast             Struct = "selBcast"
 	SoftmaxParams        Struct = "softmaxParams"
 	SvdfFastRQ           Struct = "svdfFastRQ"
 	SvdfFloatParams      Struct = "svdfFloatParams"
 	SvdfParams           Struct = "svdfParams"
-	SvdfRec              Struct = "svdfRec"
 	TconvParams          Struct = "tconvParams"
 	ViewHeader           Struct = "viewHeader"
 )
@@ -739,7 +740,6 @@ func Funcs() []Func {
 		FcOutPC,
 		FcOutPT,
 		FcOutPTFast,
-		FcPTSlow,
 		FcRQFor,
 		FcRescale,
 		FcSumI8,
@@ -923,6 +923,11 @@ func Funcs() []Func {
 		RqApply,
 		RqFor,
 		RqFromFC,
+		RqOne0,
+		RqOneIn,
+		RqOneQ,
+		RqOneSat,
+		RqOneSet,
 		RsqrtF32,
 		SatRoundDoublingHighMul,
 		SelRowStart,
@@ -967,8 +972,6 @@ func Funcs() []Func {
 		SvdfNewState16,
 		SvdfOut8,
 		SvdfOutQ,
-		SvdfQ0,
-		SvdfRecSet,
 		SvdfState16,
 		SvdfState8,
 		SvdfSumI8,
@@ -1015,7 +1018,6 @@ func Structs() []Struct {
 		EwI32Params,
 		EwQuantParams,
 		F32Act,
-		FcPTFast,
 		FcParams,
 		FcRQ,
 		GatherNdParams,
@@ -1048,12 +1050,12 @@ func Structs() []Struct {
 		ResizeBilinearParams,
 		ResizeNearestParams,
 		Rq32,
+		RqOne,
 		SelBcast,
 		SoftmaxParams,
 		SvdfFastRQ,
 		SvdfFloatParams,
 		SvdfParams,
-		SvdfRec,
 		TconvParams,
 		ViewHeader,
 	}
@@ -1465,9 +1467,7 @@ func (f Func) Params() ([]Param, bool) {
 	case FcOutPT:
 		return []Param{{"p", "*fcParams"}, {"acc", "[]int32"}, {"corr", "int32"}, {"bias", "string"}, {"o", "[]int8"}}, true
 	case FcOutPTFast:
-		return []Param{{"a", "*[8]int32"}, {"corr", "int32"}, {"bias", "string"}, {"t", "*fcPTFast"}, {"o", "[]int8"}}, true
-	case FcPTSlow:
-		return []Param{{"v", "int32"}, {"t", "*fcPTFast"}}, true
+		return []Param{{"a", "*[8]int32"}, {"corr", "int32"}, {"bias", "string"}, {"t", "*rqOne"}, {"o", "[]int8"}}, true
 	case FcRQFor:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case FcRescale:
@@ -1834,6 +1834,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case RqFromFC:
 		return []Param{{"mult", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}}, true
+	case RqOne0:
+		return []Param{{"v", "int32"}, {"t", "*rqOne"}}, true
+	case RqOneIn:
+		return []Param{{"u", "int32"}}, true
+	case RqOneQ:
+		return []Param{{"v", "int32"}, {"t", "*rqOne"}}, true
+	case RqOneSat:
+		return []Param{{"mult", "int32"}, {"rsh", "uint8"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case RqOneSet:
+		return []Param{{"t", "*rqOne"}, {"mult", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case RsqrtF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case SatRoundDoublingHighMul:
@@ -1921,11 +1931,7 @@ func (f Func) Params() ([]Param, bool) {
 	case SvdfOut8:
 		return []Param{{"t", "*[8]int32"}, {"o", "[]int8"}, {"q", "*rq32"}, {"zp", "int32"}}, true
 	case SvdfOutQ:
-		return []Param{{"v", "int32"}, {"r", "*svdfFastRQ"}}, true
-	case SvdfQ0:
-		return []Param{{"s", "uint32"}, {"t", "*svdfRec"}}, true
-	case SvdfRecSet:
-		return []Param{{"t", "*svdfRec"}, {"mult", "int32"}, {"lsh", "uint32"}, {"r", "uint32"}, {"zl", "uint32"}}, true
+		return []Param{{"v", "int32"}, {"t", "*rqOne"}}, true
 	case SvdfState16:
 		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"corr", "int32"}, {"r", "*svdfFastRQ"}, {"zs", "int32"}}, true
 	case SvdfState8:
@@ -2234,7 +2240,6 @@ func (f Func) Results() int {
 		SvdfInt8x8Fast,
 		SvdfNewState16,
 		SvdfOut8,
-		SvdfRecSet,
 		SvdfState16,
 		SvdfState8,
 		SvdfTime8,
@@ -2295,7 +2300,6 @@ func (f Func) Results() int {
 		FcDotI16,
 		FcDotI16Acc32,
 		FcMakeRQ,
-		FcPTSlow,
 		FcRescale,
 		FcSumI8,
 		GatherIndex,
@@ -2358,6 +2362,11 @@ func (f Func) Results() int {
 		RqApply,
 		RqFor,
 		RqFromFC,
+		RqOne0,
+		RqOneIn,
+		RqOneQ,
+		RqOneSat,
+		RqOneSet,
 		SatRoundDoublingHighMul,
 		SelRows,
 		SigmoidTab,
@@ -2371,7 +2380,6 @@ func (f Func) Results() int {
 		SvdfActF32,
 		SvdfFastPlan,
 		SvdfOutQ,
-		SvdfQ0,
 		SvdfSumI8:
 		return 1
 	case ConvRowsEdge,
@@ -2472,8 +2480,6 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"in1Off", "int32"}, {"in2Off", "int32"}, {"outOff", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"outMult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}, {"outShift", "int"}, {"leftShift", "int"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case F32Act:
 		return []Param{{"x", "unsafe.Pointer"}, {"xl", "unsafe.Pointer"}, {"x2", "unsafe.Pointer"}, {"x3", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"pw", "unsafe.Pointer"}, {"pb", "unsafe.Pointer"}, {"t", "*[3]uint32"}, {"k", "int"}, {"nb", "int"}, {"m", "int"}, {"wc", "uint32"}, {"we", "uint32"}, {"wsl", "uint32"}, {"wsr", "uint32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"mode", "uint32"}, {"lo", "float32"}, {"hi", "float32"}}, true
-	case FcPTFast:
-		return []Param{{"ch", "convPWCh"}, {"q", "rq32"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"span", "int32"}, {"ok", "bool"}}, true
 	case FcParams:
 		return []Param{{"batches", "int"}, {"outDepth", "int"}, {"accumDepth", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}, {"mult", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}, {"half", "int32"}}, true
 	case FcRQ:
@@ -2538,18 +2544,18 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"batches", "int"}, {"outH", "int"}, {"outW", "int"}, {"run", "int"}, {"inBatch", "int"}}, true
 	case Rq32:
 		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}}, true
+	case RqOne:
+		return []Param{{"m2", "uint32"}, {"e", "uint32"}, {"d", "uint64"}, {"r", "uint32"}, {"lsh", "uint32"}, {"span", "int32"}, {"hi", "int32"}}, true
 	case SelBcast:
 		return []Param{{"inner", "int"}, {"cInner", "int"}, {"xInner", "int"}, {"yInner", "int"}, {"n1", "int"}, {"n2", "int"}, {"n3", "int"}, {"n4", "int"}, {"c1", "int"}, {"c2", "int"}, {"c3", "int"}, {"c4", "int"}, {"x1", "int"}, {"x2", "int"}, {"x3", "int"}, {"x4", "int"}, {"y1", "int"}, {"y2", "int"}, {"y3", "int"}, {"y4", "int"}}, true
 	case SoftmaxParams:
 		return []Param{{"outer", "int"}, {"depth", "int"}, {"inputMult", "int32"}, {"inputShift", "int"}, {"diffMin", "int32"}, {"beta", "float32"}}, true
 	case SvdfFastRQ:
-		return []Param{{"f", "svdfRec"}, {"t", "svdfRec"}, {"fq", "rq32"}, {"tq", "rq32"}}, true
+		return []Param{{"f", "rqOne"}, {"t", "rqOne"}}, true
 	case SvdfFloatParams:
 		return []Param{{"batch", "int"}, {"inputSize", "int"}, {"numFilters", "int"}, {"rank", "int"}, {"numUnits", "int"}, {"memory", "int"}, {"actMin", "float32"}, {"actMax", "float32"}}, true
 	case SvdfParams:
 		return []Param{{"batch", "int"}, {"inputSize", "int"}, {"numFilters", "int"}, {"rank", "int"}, {"numUnits", "int"}, {"memory", "int"}, {"stateZP", "int32"}, {"outZP", "int32"}, {"mult1", "int32"}, {"half1", "int32"}, {"lsh1", "uint8"}, {"rsh1", "uint8"}, {"mult2", "int32"}, {"half2", "int32"}, {"lsh2", "uint8"}, {"rsh2", "uint8"}, {"octW", "bool"}}, true
-	case SvdfRec:
-		return []Param{{"m2", "uint32"}, {"e", "uint32"}, {"d", "uint64"}, {"r", "uint32"}, {"lsh", "uint32"}}, true
 	case TconvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case ViewHeader:
