@@ -254,11 +254,6 @@ func svdfInt8x16Any(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state
 	}
 }
 
-// le32 is the little-endian int32 of four bytes.
-func le32(q *[4]byte) int32 {
-	return int32(uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24)
-}
-
 // svdfSumI8 is the sum of x in plain int32 additions (one byte load and
 // one add per element on a 32-bit core).
 func svdfSumI8(x []int8) int32 {

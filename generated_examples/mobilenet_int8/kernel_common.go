@@ -38,6 +38,11 @@ func roundingDivByPOT(x int32, exponent int) int32 {
 	return r
 }
 
+// le32 is the little-endian int32 of four bytes.
+func le32(q *[4]byte) int32 {
+	return int32(uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24)
+}
+
 // ld32 reads the i-th little-endian int32 of a constant string.
 func ld32(s string, i int) int32 {
 	s = s[4*i : 4*i+4]

@@ -15,15 +15,9 @@ func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
 	k, n := p.accumDepth, p.outDepth
 	q := rqFromFC(p.mult, p.lsh, p.rsh)
 	zp, lo, hi := p.outOffset, p.actMin, p.actMax
-	// With no left shift and a right shift of 1 to 21, the outputs whose
-	// sum v has |v| < 2^30 take convPWQ (one multiply, the zero point,
-	// rounding and clamp folded in), the others rqApply.
-	var t fcPTFast
-	t.ok = p.lsh == 0 && q.rsh >= 1 && q.rsh <= 21 && p.mult >= 0 && zp >= lo && zp-lo <= 255
-	if t.ok {
-		convPWChSet(&t.ch, 0, 2*uint32(p.mult), q.rsh, uint32(zp-lo))
-		t.q, t.zo, t.lo, t.hi, t.span = q, zp, lo, hi, hi-lo
-	}
+	// The one-multiply form where it is exact for every sum (rqOneSet).
+	var t rqOne
+	fast := rqOneSet(&t, p.mult, p.lsh, p.rsh, zp, lo, hi)
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
 		o := out[b*n : b*n+n]
@@ -33,7 +27,7 @@ func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
 			octDot(x, w[c*k:], &a)
 			oc := o[c:min(c+8, n)]
 			bc := bias[4*c : 4*c+4*len(oc)]
-			if t.ok {
+			if fast {
 				fcOutPTFast(&a, corr, bc, &t, oc)
 				continue
 			}
@@ -44,41 +38,30 @@ func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
 	}
 }
 
-// fcPTFast is fcOctInt8PT's per-tensor requantization: as a convPWCh (its
-// bias unused) and as the rq32 for sums outside convPWQ's range, with the
-// output zero point and bounds.
-type fcPTFast struct {
-	ch               convPWCh
-	q                rq32
-	zo, lo, hi, span int32
-	ok               bool
-}
-
 // fcOutPTFast finishes the len(o) <= 8 channels of a block: sum a[j] +
-// corr + the folded bias (little-endian int32 j of bias), then convPWQ
-// where the sum is within (-2^30, 2^30) and rqApply elsewhere, so that
-// every output is TFLM's.
-func fcOutPTFast(a *[8]int32, corr int32, bias string, t *fcPTFast, o []int8) {
+// corr + the folded bias (little-endian int32 j of bias), rescaled, plus
+// the zero point and clamped by t (rqOneQ; written out with the record's
+// fields in registers for the usual case, no left shift and a right shift
+// of at least 1).
+func fcOutPTFast(a *[8]int32, corr int32, bias string, t *rqOne, o []int8) {
 	o = o[:min(len(o), 8)]
 	pb := unsafe.Pointer(unsafe.StringData(bias[:4*len(o)]))
-	// The record copied to a local: the stores below might alias t, for
-	// all gc knows.
-	ch, span, hi := t.ch, t.span, t.hi
-	for j := range o {
-		q := (*[4]byte)(unsafe.Add(pb, 4*j))
-		v := a[j] + corr + int32(uint32(q[0])|uint32(q[1])<<8|uint32(q[2])<<16|uint32(q[3])<<24)
-		if s := uint32(v) + 1<<30; s-1 < 1<<31-1 {
-			o[j] = int8(hi - convPWQ(int32(s), &ch, span))
-			continue
+	if t.lsh != 0 || t.e == 0 {
+		for j := range o {
+			o[j] = int8(rqOneQ(a[j]+corr+le32((*[4]byte)(unsafe.Add(pb, 4*j))), t))
 		}
-		o[j] = fcPTSlow(v, t)
+		return
 	}
-}
-
-// fcPTSlow is fcOutPTFast's requantization of a sum outside convPWQ's
-// range, out of line so that the loop keeps its registers.
-//
-//go:noinline
-func fcPTSlow(v int32, t *fcPTFast) int8 {
-	return int8(min(max(rqApply(v, &t.q)+t.zo, t.lo), t.hi))
+	pa, po := unsafe.Pointer(a), unsafe.Pointer(unsafe.SliceData(o))
+	end := unsafe.Add(po, len(o))
+	m2, d, sh, span, hi := t.m2, t.d, t.r&31, t.span, t.hi
+	for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+		v := *(*int32)(pa) + corr + le32((*[4]byte)(pb))
+		s := uint32(rqOneIn(v)) + 1<<30
+		x := uint64(s)*uint64(m2) + d
+		y := (int32(uint32(x>>32)) + int32(s>>30)) >> sh
+		y &^= y >> 31
+		y = span - y
+		*(*int8)(po) = int8(hi - y&^(y>>31))
+	}
 }
