@@ -96,7 +96,6 @@ const (
 	ConvPWPair8             Func = "convPWPair8"
 	ConvPWPairs             Func = "convPWPairs"
 	ConvPWQ                 Func = "convPWQ"
-	ConvPWQ0                Func = "convPWQ0"
 	ConvPWQuad8             Func = "convPWQuad8"
 	ConvPWRQLoad            Func = "convPWRQLoad"
 	ConvPWRescale           Func = "convPWRescale"
@@ -619,7 +618,6 @@ func Funcs() []Func {
 		ConvPWPair8,
 		ConvPWPairs,
 		ConvPWQ,
-		ConvPWQ0,
 		ConvPWQuad8,
 		ConvPWRQLoad,
 		ConvPWRescale,
@@ -1226,8 +1224,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"w", "[]int8"}, {"rq", "string"}, {"out", "[]int8"}, {"lo", "int"}, {"hi", "int"}}, true
 	case ConvPWQ:
 		return []Param{{"s", "int32"}, {"t", "*convPWCh"}, {"span", "int32"}}, true
-	case ConvPWQ0:
-		return []Param{{"s", "int32"}, {"t", "*convPWCh"}}, true
 	case ConvPWQuad8:
 		return []Param{{"p", "*convPWParams"}, {"x", "[][8]int8"}, {"w", "[][16]int8"}, {"q", "*[4]convPWRQ"}, {"m", "int"}, {"out", "[]int8"}}, true
 	case ConvPWRQLoad:
@@ -2270,7 +2266,6 @@ func (f Func) Results() int {
 		ConvPWChDecode,
 		ConvPWOut,
 		ConvPWQ,
-		ConvPWQ0,
 		ConvPWRescale,
 		ConvRQ32,
 		ConvRQR,

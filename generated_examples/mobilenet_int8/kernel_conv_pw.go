@@ -645,17 +645,11 @@ func convPWChSet(t *convPWCh, b int32, m2, r, zl uint32) {
 // + 1 in magnitude, is an int32 and its arithmetic shift by r is the
 // result. The clamp to [0, span] and the final hi - y are branch-free.
 func convPWQ(s int32, t *convPWCh, span int32) int32 {
-	y := convPWQ0(s, t)
+	x := uint64(uint32(s))*uint64(t.m2) + t.d
+	y := (int32(uint32(x>>32)) + int32(uint32(s)>>30)) >> (t.r & 31)
 	y &^= y >> 31
 	z := span - y
 	return z &^ (z >> 31)
-}
-
-// convPWQ0 is convPWQ before the clamp: for a record set with zl = 0 it
-// is mulByQuantMul of the true sum v = s - 2^30 itself.
-func convPWQ0(s int32, t *convPWCh) int32 {
-	x := uint64(uint32(s))*uint64(t.m2) + t.d
-	return (int32(uint32(x>>32)) + int32(uint32(s)>>30)) >> (t.r & 31)
 }
 
 // convPWBlk is how many output channels convPWInt8 prepares the
