@@ -75,7 +75,7 @@ package kernels
 //     sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
 //     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
 //     sqDiffQuantOne, subQuantOne, svdfActF32, svdfFastPlan, svdfOutQ,
-//     svdfSumI8, tconvTaps
+//     svdfRingStep, svdfRingWT16, svdfSumI8, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -563,10 +563,16 @@ func Call(fn string, args []any) bool {
 		svdfInt8x16Any(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int8))
 	case "svdfInt8x16Fast":
 		svdfInt8x16Fast(args[0].(*svdfParams), args[1].(*svdfFastRQ), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].(string), args[7].([]int16), args[8].([]int8))
+	case "svdfInt8x16Ring":
+		svdfInt8x16Ring(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int32), args[8].([]int8))
 	case "svdfInt8x8":
 		svdfInt8x8(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8), args[7].([]int8))
 	case "svdfInt8x8Fast":
 		svdfInt8x8Fast(args[0].(*svdfParams), args[1].(*svdfFastRQ), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].(string), args[7].([]int8), args[8].([]int8))
+	case "svdfInt8x8Ring":
+		svdfInt8x8Ring(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8), args[7].([]int32), args[8].([]int8))
+	case "svdfRingSlow":
+		svdfRingSlow(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8), args[7].([]int16), int(args[8].(int64)), int(args[9].(int64)), args[10].([]int8))
 	case "svdfState16":
 		svdfState16(args[0].([]int32), args[1].(string), int32(args[2].(int64)), args[3].(*svdfFastRQ), int32(args[4].(int64)))
 	case "svdfState8":
@@ -577,6 +583,10 @@ func Call(fn string, args []any) bool {
 		svdfTimeOutI16(args[0].([]int16), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), args[5].(*svdfFastRQ), args[6].([]int8))
 	case "svdfTimeOutI8":
 		svdfTimeOutI8(args[0].([]int8), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), args[5].(*svdfFastRQ), args[6].([]int8))
+	case "svdfTimeOutRingI16":
+		svdfTimeOutRingI16(args[0].([]int16), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), args[7].(*svdfFastRQ), args[8].([]int8))
+	case "svdfTimeOutRingI8":
+		svdfTimeOutRingI8(args[0].([]int8), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), args[7].(*svdfFastRQ), args[8].([]int8))
 	case "tanhF32":
 		tanhF32(args[0].([]float32), args[1].([]float32))
 	case "tanhInt16":

@@ -2,13 +2,17 @@ package kernels
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestSvdfFastMatchesReference drives the fast SVDF kernels (svdfFastPlan:
-// rank 1, memory a multiple of 8, right-shift time rescaling) on random
-// data over successive invokes and requires output and state to equal
-// svdfTRef (TFLM's reference, transcribed) bit for bit. The cases cover
+// rank 1, memory a multiple of 8, right-shift time rescaling) and the ring
+// kernels of -speed (svdf_ring.go; the last two cases take their slow
+// path) on random data over successive invokes and requires output and
+// state (the ring's rotated back) to equal svdfTRef (TFLM's reference,
+// transcribed) bit for bit. The cases cover
 // both state types, more filters than a block (svdfBlk) and a partial
 // block of eight, feature rescales with right shifts of 0 to 21 and left
 // shifts of 1 and 2, and biases large enough that sums leave [-2^30, 2^30)
@@ -34,6 +38,10 @@ func TestSvdfFastMatchesReference(t *testing.T) {
 		{16, shape{2, 24, 70, 16}, 2, -19, 512, 1 << 12},
 		{16, shape{1, 9, 13, 8}, -3, -19, 4096, 1 << 12},
 		{16, shape{1, 16, 64, 8}, 0, -13, 32768, 1<<31 - 1},
+		// Declined by svdfFastPlan (the ring kernels' slow path): int16
+		// state's range not saturated at right shift 21; a time left shift.
+		{16, shape{1, 16, 24, 8}, -21, -13, 256, 1 << 12},
+		{8, shape{2, 16, 24, 16}, -9, 1, 8, 1 << 12},
 	}
 	for ci, tc := range cases {
 		sh := tc.sh
@@ -59,8 +67,9 @@ func TestSvdfFastMatchesReference(t *testing.T) {
 			octW: true,
 		}
 		var plan svdfFastRQ
-		if !svdfFastPlan(p, tc.bits == 16, &plan) {
-			t.Fatalf("case %d: svdfFastPlan declined %+v", ci, tc)
+		declined := ci >= len(cases)-2
+		if svdfFastPlan(p, tc.bits == 16, &plan) == declined {
+			t.Fatalf("case %d: svdfFastPlan %v for %+v", ci, !declined, tc)
 		}
 		wf := make([]int8, nf*sh.input)
 		for i := range wf {
@@ -85,6 +94,21 @@ func TestSvdfFastMatchesReference(t *testing.T) {
 		}
 		wfp, fb, tb := svdfTFold(p, wf, wt, fcTStr32(bias), inZP)
 		out := make([]int8, sh.batch*sh.units)
+		// The ring kernels' state, position and doubled weights.
+		ring8, ring16 := slices.Clone(st8), slices.Clone(st16)
+		pos := []int32{0}
+		var dbl []int32
+		for f := 0; f < nf; f++ {
+			dbl = append(dbl, wt[f*sh.mem:(f+1)*sh.mem]...)
+			dbl = append(dbl, wt[f*sh.mem:(f+1)*sh.mem]...)
+		}
+		ww := string(svdfTBytes8(dbl))
+		if tc.bits == 16 {
+			// Twice more, the second copy one byte further.
+			ww = svdfTStr16(dbl) + "\x00" + svdfTStr16(dbl)
+		}
+		outRing := make([]int8, len(out))
+		var parity [2]bool
 		sat, inside := 0, 0
 		for step := 0; step < 12; step++ {
 			in := make([]int8, sh.batch*sh.input)
@@ -94,8 +118,35 @@ func TestSvdfFastMatchesReference(t *testing.T) {
 			want := svdfTRef(p, m1, tc.s1, m2, tc.s2, inZP, in, wf, wt, bias, refState, stMin, stMax, wrap)
 			if tc.bits == 16 {
 				svdfInt8x16(p, in, wfp, fb, svdfTStr16(wt), tb, st16, out)
+				// The same string at an even and at an odd address, so that
+				// each copy is the aligned one in turn.
+				w := ww
+				if step&1 == 1 {
+					w = ("\x00" + ww)[1:]
+				}
+				parity[uintptr(unsafe.Pointer(unsafe.StringData(w)))&1] = true
+				if a := svdfRingWT16(w); uintptr(unsafe.Pointer(unsafe.StringData(a)))&1 != 0 || a != svdfTStr16(dbl) {
+					t.Fatalf("case %d: svdfRingWT16 returns a misaligned or wrong copy", ci)
+				}
+				svdfInt8x16Ring(p, in, wfp, fb, w, tb, ring16, pos, outRing)
 			} else {
 				svdfInt8x8(p, in, wfp, fb, string(svdfTBytes8(wt)), tb, st8, out)
+				svdfInt8x8Ring(p, in, wfp, fb, ww, tb, ring8, pos, outRing)
+			}
+			if !slices.Equal(out, outRing) {
+				t.Fatalf("case %d step %d: the ring kernel's output differs: %v, want %v", ci, step, outRing, out)
+			}
+			for i := range refState {
+				// Logical slot m of a row is at physical (pos+m) mod memory.
+				row, m := i/sh.mem, i%sh.mem
+				j := row*sh.mem + (int(pos[0])+m)%sh.mem
+				got := int32(ring8[j])
+				if tc.bits == 16 {
+					got = int32(ring16[j])
+				}
+				if got != refState[i] {
+					t.Fatalf("case %d step %d: ring state slot %d of row %d = %d, want %d", ci, step, m, row, got, refState[i])
+				}
 			}
 			for i := range want {
 				if out[i] != want[i] {
@@ -116,6 +167,9 @@ func TestSvdfFastMatchesReference(t *testing.T) {
 					t.Fatalf("case %d %+v step %d: state[%d] = %d, want %d", ci, tc, step, i, got, v)
 				}
 			}
+		}
+		if tc.bits == 16 && !(parity[0] && parity[1]) {
+			t.Errorf("case %d: the doubled weights were not read at both alignments", ci)
 		}
 		// The rounding is only tested by outputs inside the int8 range.
 		switch {

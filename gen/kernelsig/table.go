@@ -443,17 +443,24 @@ const (
 	SvdfInt8x16             Func = "svdfInt8x16"
 	SvdfInt8x16Any          Func = "svdfInt8x16Any"
 	SvdfInt8x16Fast         Func = "svdfInt8x16Fast"
+	SvdfInt8x16Ring         Func = "svdfInt8x16Ring"
 	SvdfInt8x8              Func = "svdfInt8x8"
 	SvdfInt8x8Fast          Func = "svdfInt8x8Fast"
+	SvdfInt8x8Ring          Func = "svdfInt8x8Ring"
 	SvdfNewState16          Func = "svdfNewState16"
 	SvdfOut8                Func = "svdfOut8"
 	SvdfOutQ                Func = "svdfOutQ"
+	SvdfRingSlow            Func = "svdfRingSlow"
+	SvdfRingStep            Func = "svdfRingStep"
+	SvdfRingWT16            Func = "svdfRingWT16"
 	SvdfState16             Func = "svdfState16"
 	SvdfState8              Func = "svdfState8"
 	SvdfSumI8               Func = "svdfSumI8"
 	SvdfTime8               Func = "svdfTime8"
 	SvdfTimeOutI16          Func = "svdfTimeOutI16"
 	SvdfTimeOutI8           Func = "svdfTimeOutI8"
+	SvdfTimeOutRingI16      Func = "svdfTimeOutRingI16"
+	SvdfTimeOutRingI8       Func = "svdfTimeOutRingI8"
 	TanhF32                 Func = "tanhF32"
 	TanhInt16               Func = "tanhInt16"
 	TconvF32                Func = "tconvF32"
@@ -965,17 +972,24 @@ func Funcs() []Func {
 		SvdfInt8x16,
 		SvdfInt8x16Any,
 		SvdfInt8x16Fast,
+		SvdfInt8x16Ring,
 		SvdfInt8x8,
 		SvdfInt8x8Fast,
+		SvdfInt8x8Ring,
 		SvdfNewState16,
 		SvdfOut8,
 		SvdfOutQ,
+		SvdfRingSlow,
+		SvdfRingStep,
+		SvdfRingWT16,
 		SvdfState16,
 		SvdfState8,
 		SvdfSumI8,
 		SvdfTime8,
 		SvdfTimeOutI16,
 		SvdfTimeOutI8,
+		SvdfTimeOutRingI16,
+		SvdfTimeOutRingI8,
 		TanhF32,
 		TanhInt16,
 		TconvF32,
@@ -1918,16 +1932,26 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
 	case SvdfInt8x16Fast:
 		return []Param{{"p", "*svdfParams"}, {"r", "*svdfFastRQ"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
+	case SvdfInt8x16Ring:
+		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"pos", "[]int32"}, {"out", "[]int8"}}, true
 	case SvdfInt8x8:
 		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"out", "[]int8"}}, true
 	case SvdfInt8x8Fast:
 		return []Param{{"p", "*svdfParams"}, {"r", "*svdfFastRQ"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"out", "[]int8"}}, true
+	case SvdfInt8x8Ring:
+		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"pos", "[]int32"}, {"out", "[]int8"}}, true
 	case SvdfNewState16:
 		return []Param{{"a", "*[8]int32"}, {"fb", "*[8][4]byte"}, {"corr", "int32"}, {"q", "*rq32"}, {"zp", "int32"}}, true
 	case SvdfOut8:
 		return []Param{{"t", "*[8]int32"}, {"o", "[]int8"}, {"q", "*rq32"}, {"zp", "int32"}}, true
 	case SvdfOutQ:
 		return []Param{{"v", "int32"}, {"t", "*rqOne"}}, true
+	case SvdfRingSlow:
+		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"st8", "[]int8"}, {"st16", "[]int16"}, {"slot", "int"}, {"off", "int"}, {"out", "[]int8"}}, true
+	case SvdfRingStep:
+		return []Param{{"pos", "[]int32"}, {"mem", "int"}}, true
+	case SvdfRingWT16:
+		return []Param{{"ww", "string"}}, true
 	case SvdfState16:
 		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"corr", "int32"}, {"r", "*svdfFastRQ"}, {"zs", "int32"}}, true
 	case SvdfState8:
@@ -1940,6 +1964,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"st", "[]int16"}, {"wt", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"r", "*svdfFastRQ"}, {"o", "[]int8"}}, true
 	case SvdfTimeOutI8:
 		return []Param{{"st", "[]int8"}, {"wt", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"r", "*svdfFastRQ"}, {"o", "[]int8"}}, true
+	case SvdfTimeOutRingI16:
+		return []Param{{"st", "[]int16"}, {"ww", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"slot", "int"}, {"off", "int"}, {"r", "*svdfFastRQ"}, {"o", "[]int8"}}, true
+	case SvdfTimeOutRingI8:
+		return []Param{{"st", "[]int8"}, {"ww", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"slot", "int"}, {"off", "int"}, {"r", "*svdfFastRQ"}, {"o", "[]int8"}}, true
 	case TanhF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case TanhInt16:
@@ -2232,15 +2260,20 @@ func (f Func) Results() int {
 		SvdfInt8x16,
 		SvdfInt8x16Any,
 		SvdfInt8x16Fast,
+		SvdfInt8x16Ring,
 		SvdfInt8x8,
 		SvdfInt8x8Fast,
+		SvdfInt8x8Ring,
 		SvdfNewState16,
 		SvdfOut8,
+		SvdfRingSlow,
 		SvdfState16,
 		SvdfState8,
 		SvdfTime8,
 		SvdfTimeOutI16,
 		SvdfTimeOutI8,
+		SvdfTimeOutRingI16,
+		SvdfTimeOutRingI8,
 		TanhF32,
 		TanhInt16,
 		TconvF32,
@@ -2375,6 +2408,7 @@ func (f Func) Results() int {
 		SvdfActF32,
 		SvdfFastPlan,
 		SvdfOutQ,
+		SvdfRingWT16,
 		SvdfSumI8:
 		return 1
 	case ConvRowsEdge,
@@ -2389,6 +2423,7 @@ func (f Func) Results() int {
 		PoolWindow,
 		SigmoidTab2,
 		SoftmaxInt8Row,
+		SvdfRingStep,
 		TconvTaps:
 		return 2
 	case F32Words,

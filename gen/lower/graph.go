@@ -46,6 +46,12 @@ func (f *Fragment) ScratchBytes(align int) int {
 // variant with the least scratch memory. Every operator that cannot be
 // lowered is reported in one error wrapping ErrUnsupported.
 func Ops(g *model.Graph, lean []bool) ([]*Fragment, error) {
+	return ops(g, lean, false)
+}
+
+// ops is Ops; speed lets lowerings take the variants that trade flash for
+// speed (lowerState.speed).
+func ops(g *model.Graph, lean []bool, speed bool) ([]*Fragment, error) {
 	if len(g.Ops) == 0 {
 		return nil, fmt.Errorf("%w: model has no operators", model.ErrInvalid)
 	}
@@ -55,6 +61,7 @@ func Ops(g *model.Graph, lean []bool) ([]*Fragment, error) {
 	frags := make([]*Fragment, 0, len(g.Ops))
 	var errs []string
 	st := newLowerState(g)
+	st.speed = speed
 	for _, op := range g.Ops {
 		c := &opCtx{G: g, Op: op, lean: lean[op.Index], st: st}
 		frags = append(frags, &Fragment{c})

@@ -99,6 +99,11 @@ type constData struct {
 // (a generation-time table) is used either way.
 func (c *opCtx) Lean() bool { return c.lean }
 
+// Speed reports whether the build trades flash for speed (-speed): a
+// lowering may then emit variants whose constants are laid out more than
+// once.
+func (c *opCtx) Speed() bool { return c.st != nil && c.st.speed }
+
 // Errorf returns an error prefixed with the operator's index and type.
 func (c *opCtx) Errorf(format string, args ...any) error {
 	return fmt.Errorf("%s: %s", c.Op.Describe(), fmt.Sprintf(format, args...))

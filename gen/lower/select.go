@@ -26,11 +26,12 @@ type ProgramOptions struct {
 // Program lowers every operator of g with its fastest kernels and, unless
 // opt.Speed is set, lets variant.Choose give up the fast kernels whose
 // scratch memory would make the arena larger than with lean kernels only.
+// With opt.Speed, lowerings may also trade flash for speed.
 // plain is the same program with one buffer per tensor (no views, no
 // in-place operators), for reporting what sharing saves; it is nil when no
 // buffer of p holds more than one tensor.
 func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err error) {
-	fast, err := Ops(g, make([]bool, len(g.Ops)))
+	fast, err := ops(g, make([]bool, len(g.Ops)), opt.Speed)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -235,8 +235,32 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 		// svdfInt8x16 rescales the feature sums eight filters at a time.
 		fb = append(fb, make([]int32, (-len(fb))&7)...)
 	}
+	if c.Speed() && !c.Lean() && sh.rank == 1 && sh.memory%8 == 0 {
+		// -speed: the ring kernels (kernels/svdf_ring.go), with
+		// weights_time's rows doubled (int16: twice, the second copy at
+		// an odd offset) and the ring's position in a persistent int32.
+		ring, ww := kernelsig.SvdfInt8x8Ring, svdfDoubleRows(wt.Data, sh.numFilters, sh.memory*wt.Type.Size())
+		if wt.Type == model.Int16 {
+			ring = kernelsig.SvdfInt8x16Ring
+			ww = append(append(ww, 0), ww...)
+		}
+		pos := c.Persistent(model.Int32, 1)
+		c.Call(ring, p, View(in), wfPacked, c.ConstI32("FeatureBias", fb), c.Const("TimeWeightsRing", ww), c.ConstI32("TimeBias", tb), View(state), pos, View(out))
+		return nil
+	}
 	c.Call(fn, p, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state), View(out))
 	return nil
+}
+
+// svdfDoubleRows returns n rows of rb bytes each, each written twice in a
+// row (row || row).
+func svdfDoubleRows(data []byte, n, rb int) []byte {
+	out := make([]byte, 0, 2*n*rb)
+	for r := 0; r < n; r++ {
+		row := data[r*rb : (r+1)*rb]
+		out = append(append(out, row...), row...)
+	}
+	return out
 }
 
 // svdfFoldBiases returns the integer kernels' folded constants: per filter

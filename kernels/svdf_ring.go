@@ -1,0 +1,209 @@
+package kernels
+
+import "unsafe"
+
+// The -speed SVDF kernels keep each filter's memory row as a ring instead
+// of TFLM's shift register: one slot is written per Invoke, and pos (a
+// persistent int32) holds the physical slot of the oldest value. Logical
+// slot m (0 the oldest) of every row is at physical (pos+m) mod memory.
+// weights_time is stored with each row twice (row || row), so that for
+// any pos the weights of the physical slots 0..memory-1 are one
+// contiguous window of it, from offset memory - pos: the time product
+// reads the row and the window in order and stores nothing but the new
+// value. The sums are the same int32 values as TFLM's in another order
+// (wrapping addition is associative), and Reset's state (every slot the
+// zero point, pos 0) is TFLM's initial state. The int16 weights are
+// stored twice more, the second copy at an odd offset, so that one of
+// them is 2-byte aligned and each weight is one halfword load.
+
+// svdfRingStep advances pos (a value out of range counts as 0) and
+// returns the physical slot of the new value and the offset of the
+// weights' window in each doubled row.
+func svdfRingStep(pos []int32, mem int) (slot, off int) {
+	p := int(uint32(pos[0]))
+	if p >= mem {
+		p = 0
+	}
+	q := p + 1
+	if q == mem {
+		q = 0
+	}
+	pos[0] = int32(q)
+	return p, mem - q
+}
+
+// svdfRingWT16 returns the 2-byte-aligned copy of the doubled int16
+// weights_time in ww (copy || 0 || copy).
+func svdfRingWT16(ww string) string {
+	n := (len(ww) - 1) / 2
+	if uintptr(unsafe.Pointer(unsafe.StringData(ww)))&1 == 0 {
+		return ww[:n]
+	}
+	return ww[n+1 : 2*n+1]
+}
+
+// svdfTimeOutRingI8 is svdfTimeOutI8 for ring rows: row j (st[j*mem:])
+// takes a[j] at physical slot slot, and its time sum reads the doubled
+// int8 weights ww[2*j*mem+off:] (mem a multiple of 8).
+//
+//go:noinline
+func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, r *svdfFastRQ, o []int8) {
+	n := len(a)
+	st, ww, tb, o = st[:n*mem], ww[:2*n*mem], tb[:4*n], o[:n]
+	slot, off = min(slot, mem-1), min(off, mem)
+	ps := unsafe.Pointer(unsafe.SliceData(st))
+	pw := unsafe.Add(unsafe.Pointer(unsafe.StringData(ww)), off)
+	pb := unsafe.Pointer(unsafe.StringData(tb))
+	po := unsafe.Pointer(unsafe.SliceData(o))
+	pa := unsafe.Pointer(unsafe.SliceData(a))
+	end := unsafe.Add(pa, 4*n)
+	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+		*(*int8)(unsafe.Add(ps, slot)) = int8(*(*int32)(pa))
+		acc := le32((*[4]byte)(pb))
+		for e := unsafe.Add(ps, mem); ps != e; ps, pw = unsafe.Add(ps, 8), unsafe.Add(pw, 8) {
+			s, w := (*[8]int8)(ps), (*[8]int8)(pw)
+			acc += int32(s[0]) * int32(w[0])
+			acc += int32(s[1]) * int32(w[1])
+			acc += int32(s[2]) * int32(w[2])
+			acc += int32(s[3]) * int32(w[3])
+			acc += int32(s[4]) * int32(w[4])
+			acc += int32(s[5]) * int32(w[5])
+			acc += int32(s[6]) * int32(w[6])
+			acc += int32(s[7]) * int32(w[7])
+		}
+		pw = unsafe.Add(pw, mem) // the doubled row's second half
+		*(*int8)(po) = svdfOutQ(acc, &r.t)
+	}
+}
+
+// svdfTimeOutRingI16 is svdfTimeOutRingI8 for int16 state and the aligned
+// copy of the doubled int16 weights (svdfRingWT16).
+//
+//go:noinline
+func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int, r *svdfFastRQ, o []int8) {
+	n := len(a)
+	st, ww, tb, o = st[:n*mem], ww[:4*n*mem], tb[:4*n], o[:n]
+	slot, off = min(slot, mem-1), min(off, mem)
+	ps := unsafe.Pointer(unsafe.SliceData(st))
+	pw := unsafe.Add(unsafe.Pointer(unsafe.StringData(ww)), 2*off)
+	pb := unsafe.Pointer(unsafe.StringData(tb))
+	po := unsafe.Pointer(unsafe.SliceData(o))
+	pa := unsafe.Pointer(unsafe.SliceData(a))
+	end := unsafe.Add(pa, 4*n)
+	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+		*(*int16)(unsafe.Add(ps, 2*slot)) = int16(*(*int32)(pa))
+		acc := le32((*[4]byte)(pb))
+		for e := unsafe.Add(ps, 2*mem); ps != e; ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16) {
+			s, w := (*[8]int16)(ps), (*[8]int16)(pw)
+			acc += int32(s[0]) * int32(w[0])
+			acc += int32(s[1]) * int32(w[1])
+			acc += int32(s[2]) * int32(w[2])
+			acc += int32(s[3]) * int32(w[3])
+			acc += int32(s[4]) * int32(w[4])
+			acc += int32(s[5]) * int32(w[5])
+			acc += int32(s[6]) * int32(w[6])
+			acc += int32(s[7]) * int32(w[7])
+		}
+		pw = unsafe.Add(pw, 2*mem)
+		*(*int8)(po) = svdfOutQ(acc, &r.t)
+	}
+}
+
+// svdfInt8x8Ring is svdfInt8x8 with ring rows (see above): ww is
+// weights_time with each row doubled, pos the ring's position. rank must
+// be 1 and the memory a multiple of 8 (the lowering emits it only then).
+func svdfInt8x8Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state []int8, pos []int32, out []int8) {
+	mem, nf, k := p.memory, p.numFilters, p.inputSize
+	fbias, tbias, ww = fbias[:4*nf], tbias[:4*nf], ww[:2*nf*mem]
+	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
+	slot, off := svdfRingStep(pos, mem)
+	var r svdfFastRQ
+	if !svdfFastPlan(p, false, &r) {
+		svdfRingSlow(p, in, wf, fbias, ww, tbias, state, nil, slot, off, out)
+		return
+	}
+	var acc [svdfBlk]int32
+	for b := 0; b < p.batch; b++ {
+		x := in[b*k : (b+1)*k]
+		corr := -128 * svdfSumI8(x) // octPack stores w+128
+		row := state[b*nf*mem : (b+1)*nf*mem]
+		o := out[b*nf : (b+1)*nf]
+		for c := 0; c < nf; c += svdfBlk {
+			n := min(svdfBlk, nf-c)
+			for j := 0; j < n; j += 8 {
+				octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
+			}
+			svdfState8(acc[:n], fbias[4*c:], corr, &r, p.stateZP)
+			svdfTimeOutRingI8(row[c*mem:], ww[2*c*mem:], tbias[4*c:], acc[:n], mem, slot, off, &r, o[c:])
+		}
+	}
+}
+
+// svdfInt8x16Ring is svdfInt8x16 with ring rows: ww holds the doubled
+// int16 weights_time twice (svdfRingWT16).
+func svdfInt8x16Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state []int16, pos []int32, out []int8) {
+	mem, nf, k := p.memory, p.numFilters, p.inputSize
+	ww = svdfRingWT16(ww)
+	fbias, tbias, ww = fbias[:4*nf], tbias[:4*nf], ww[:4*nf*mem]
+	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
+	slot, off := svdfRingStep(pos, mem)
+	var r svdfFastRQ
+	if !svdfFastPlan(p, true, &r) {
+		svdfRingSlow(p, in, wf, fbias, ww, tbias, nil, state, slot, off, out)
+		return
+	}
+	var acc [svdfBlk]int32
+	for b := 0; b < p.batch; b++ {
+		x := in[b*k : (b+1)*k]
+		corr := -128 * svdfSumI8(x) // octPack stores w+128
+		row := state[b*nf*mem : (b+1)*nf*mem]
+		o := out[b*nf : (b+1)*nf]
+		for c := 0; c < nf; c += svdfBlk {
+			n := min(svdfBlk, nf-c)
+			for j := 0; j < n; j += 8 {
+				octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
+			}
+			svdfState16(acc[:n], fbias[4*c:], corr, &r, p.stateZP)
+			svdfTimeOutRingI16(row[c*mem:], ww[4*c*mem:], tbias[4*c:], acc[:n], mem, slot, off, &r, o[c:])
+		}
+	}
+}
+
+// svdfRingSlow is the ring kernels' path for requantizations the fast
+// kernels do not take (rqApply throughout), for int8 state (st8) or int16
+// state (st16, with int16 weights); slot and off are svdfRingStep's.
+func svdfRingSlow(p *svdfParams, in []int8, wf, fbias, ww, tbias string, st8 []int8, st16 []int16, slot, off int, out []int8) {
+	mem, nf, k := p.memory, p.numFilters, p.inputSize
+	q1, q2 := rqFromFC(p.mult1, p.lsh1, p.rsh1), rqFromFC(p.mult2, p.lsh2, p.rsh2)
+	e := 1 // bytes per weight
+	if st16 != nil {
+		e = 2
+	}
+	var acc [8]int32
+	for b := 0; b < p.batch; b++ {
+		x := in[b*k : (b+1)*k]
+		corr := -128 * svdfSumI8(x)
+		for f := 0; f < nf; f++ {
+			if f&7 == 0 {
+				octDot(x, wf[f*k:], &acc)
+			}
+			v := rqApply(acc[f&7]+corr+ld32(fbias, f), &q1)
+			t := ld32(tbias, f)
+			w := ww[e*(2*f*mem+off):]
+			if st16 != nil {
+				row := st16[(b*nf+f)*mem : (b*nf+f+1)*mem]
+				row[slot] = int16(min(max(v, -32768), 32767) + p.stateZP)
+				for j, s := range row {
+					t += int32(s) * int32(int16(uint16(w[2*j])|uint16(w[2*j+1])<<8))
+				}
+			} else {
+				row := st8[(b*nf+f)*mem : (b*nf+f+1)*mem]
+				row[slot] = int8(min(max(v, -128), 127) + p.stateZP)
+				for j, s := range row {
+					t += int32(s) * int32(int8(w[j]))
+				}
+			}
+			out[b*nf+f] = int8(min(max(rqApply(t, &q2)+p.outZP, -128), 127))
+		}
+	}
+}
