@@ -74,8 +74,8 @@ package kernels
 //     rqOneSat, rqOneSet, satRoundDoublingHighMul, selRowStart, selRows,
 //     sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
 //     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
-//     sqDiffQuantOne, subQuantOne, svdfActF32, svdfFastPlan, svdfOutQ,
-//     svdfRingStep, svdfRingWT16, svdfSumI8, tconvTaps
+//     sqDiffQuantOne, subQuantOne, svdfActF32, svdfAligned4, svdfFastPlan,
+//     svdfOutQ, svdfRingStep, svdfRingWT16, svdfSumI8, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -574,9 +574,9 @@ func Call(fn string, args []any) bool {
 	case "svdfRingSlow":
 		svdfRingSlow(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8), args[7].([]int16), int(args[8].(int64)), int(args[9].(int64)), args[10].([]int8))
 	case "svdfState16":
-		svdfState16(args[0].([]int32), args[1].(string), int32(args[2].(int64)), args[3].(*svdfFastRQ), int32(args[4].(int64)))
+		svdfState16(args[0].([]int32), args[1].(string), args[2].(bool), int32(args[3].(int64)), args[4].(*svdfFastRQ), int32(args[5].(int64)))
 	case "svdfState8":
-		svdfState8(args[0].([]int32), args[1].(string), int32(args[2].(int64)), args[3].(*svdfFastRQ), int32(args[4].(int64)))
+		svdfState8(args[0].([]int32), args[1].(string), args[2].(bool), int32(args[3].(int64)), args[4].(*svdfFastRQ), int32(args[5].(int64)))
 	case "svdfTime8":
 		svdfTime8(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "svdfTimeOutI16":

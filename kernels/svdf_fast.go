@@ -46,18 +46,25 @@ const svdfBlk = 64
 
 // svdfState8 turns the raw feature sums a[j] of a block into new int8
 // state values, kept in a[j]: plus corr and feature bias j (fb:
-// little-endian int32), rescaled by r.f, clamped to int8, plus the state
-// zero point zs, truncated to int8 as TFLM does.
+// little-endian int32; word-aligned when al is set, then read as words),
+// rescaled by r.f, clamped to int8, plus the state zero point zs,
+// truncated to int8 as TFLM does.
 //
 //go:noinline
-func svdfState8(a []int32, fb string, corr int32, r *svdfFastRQ, zs int32) {
+func svdfState8(a []int32, fb string, al bool, corr int32, r *svdfFastRQ, zs int32) {
 	fb = fb[:4*len(a)]
 	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.StringData(fb))
 	end := unsafe.Add(pa, 4*len(a))
 	// rqOneQ with the record's fields in registers (span 255, hi 127).
 	m2, e, d, sh, lsh := r.f.m2, r.f.e, r.f.d, r.f.r&31, r.f.lsh&31
 	for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
-		v := *(*int32)(pa) + corr + le32((*[4]byte)(pb))
+		var b int32
+		if al {
+			b = *(*int32)(pb)
+		} else {
+			b = le32((*[4]byte)(pb))
+		}
+		v := *(*int32)(pa) + corr + b
 		s := uint32(rqOneIn(v<<lsh)) + 1<<30
 		x := uint64(s)*uint64(m2) + d
 		y := (int32(uint32(x>>32)) + int32(s>>30&e)) >> sh // rq(v) + 128
@@ -71,14 +78,20 @@ func svdfState8(a []int32, fb string, corr int32, r *svdfFastRQ, zs int32) {
 // svdfState16 is svdfState8 for int16 state.
 //
 //go:noinline
-func svdfState16(a []int32, fb string, corr int32, r *svdfFastRQ, zs int32) {
+func svdfState16(a []int32, fb string, al bool, corr int32, r *svdfFastRQ, zs int32) {
 	fb = fb[:4*len(a)]
 	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.StringData(fb))
 	end := unsafe.Add(pa, 4*len(a))
 	// rqOne0 with the record's fields in registers.
 	m2, e, d, sh, lsh := r.f.m2, r.f.e, r.f.d, r.f.r&31, r.f.lsh&31
 	for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
-		v := *(*int32)(pa) + corr + le32((*[4]byte)(pb))
+		var b int32
+		if al {
+			b = *(*int32)(pb)
+		} else {
+			b = le32((*[4]byte)(pb))
+		}
+		v := *(*int32)(pa) + corr + b
 		s := uint32(rqOneIn(v<<lsh)) + 1<<30
 		x := uint64(s)*uint64(m2) + d
 		y := (int32(uint32(x>>32)) + int32(s>>30&e)) >> sh
@@ -275,7 +288,7 @@ func svdfInt8x8Fast(p *svdfParams, r *svdfFastRQ, in []int8, wf, fbias, wt, tbia
 			for j := 0; j < n; j += 8 {
 				octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
 			}
-			svdfState8(acc[:n], fbias[4*c:], corr, r, p.stateZP)
+			svdfState8(acc[:n], fbias[4*c:], false, corr, r, p.stateZP)
 			svdfTimeOutI8(row[c*mem:], wt[c*mem:], tbias[4*c:], acc[:n], mem, r, o[c:])
 		}
 	}
@@ -298,7 +311,7 @@ func svdfInt8x16Fast(p *svdfParams, r *svdfFastRQ, in []int8, wf, fbias, wt, tbi
 			for j := 0; j < n; j += 8 {
 				octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
 			}
-			svdfState16(acc[:n], fbias[4*c:], corr, r, p.stateZP)
+			svdfState16(acc[:n], fbias[4*c:], false, corr, r, p.stateZP)
 			svdfTimeOutI16(row[c*mem:], wt[2*c*mem:], tbias[4*c:], acc[:n], mem, r, o[c:])
 		}
 	}

@@ -14,7 +14,9 @@ import "unsafe"
 // (wrapping addition is associative), and Reset's state (every slot the
 // zero point, pos 0) is TFLM's initial state. The int16 weights are
 // stored twice more, the second copy at an odd offset, so that one of
-// them is 2-byte aligned and each weight is one halfword load.
+// them is 2-byte aligned and each weight is one halfword load; the
+// feature and time biases four times, one copy word-aligned
+// (svdfAligned4).
 
 // svdfRingStep advances pos (a value out of range counts as 0) and
 // returns the physical slot of the new value and the offset of the
@@ -32,6 +34,14 @@ func svdfRingStep(pos []int32, mem int) (slot, off int) {
 	return p, mem - q
 }
 
+// svdfAligned4 returns the word-aligned copy of the n bytes (a multiple
+// of 4) that s holds four times, each copy one byte further from a word
+// boundary than the one before (copy i at offset i*(n+1)).
+func svdfAligned4(s string, n int) string {
+	i := int(-uintptr(unsafe.Pointer(unsafe.StringData(s)))) & 3
+	return s[i*(n+1) : i*(n+1)+n]
+}
+
 // svdfRingWT16 returns the 2-byte-aligned copy of the doubled int16
 // weights_time in ww (copy || 0 || copy).
 func svdfRingWT16(ww string) string {
@@ -44,7 +54,8 @@ func svdfRingWT16(ww string) string {
 
 // svdfTimeOutRingI8 is svdfTimeOutI8 for ring rows: row j (st[j*mem:])
 // takes a[j] at physical slot slot, and its time sum reads the doubled
-// int8 weights ww[2*j*mem+off:] (mem a multiple of 8).
+// int8 weights ww[2*j*mem+off:] (mem a multiple of 8); tb is
+// word-aligned (svdfAligned4).
 //
 //go:noinline
 func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, r *svdfFastRQ, o []int8) {
@@ -59,7 +70,7 @@ func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, 
 	end := unsafe.Add(pa, 4*n)
 	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		*(*int8)(unsafe.Add(ps, slot)) = int8(*(*int32)(pa))
-		acc := le32((*[4]byte)(pb))
+		acc := *(*int32)(pb)
 		for e := unsafe.Add(ps, mem); ps != e; ps, pw = unsafe.Add(ps, 8), unsafe.Add(pw, 8) {
 			s, w := (*[8]int8)(ps), (*[8]int8)(pw)
 			acc += int32(s[0]) * int32(w[0])
@@ -92,7 +103,7 @@ func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int
 	end := unsafe.Add(pa, 4*n)
 	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		*(*int16)(unsafe.Add(ps, 2*slot)) = int16(*(*int32)(pa))
-		acc := le32((*[4]byte)(pb))
+		acc := *(*int32)(pb)
 		for e := unsafe.Add(ps, 2*mem); ps != e; ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16) {
 			s, w := (*[8]int16)(ps), (*[8]int16)(pw)
 			acc += int32(s[0]) * int32(w[0])
@@ -114,7 +125,8 @@ func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int
 // be 1 and the memory a multiple of 8 (the lowering emits it only then).
 func svdfInt8x8Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state []int8, pos []int32, out []int8) {
 	mem, nf, k := p.memory, p.numFilters, p.inputSize
-	fbias, tbias, ww = fbias[:4*nf], tbias[:4*nf], ww[:2*nf*mem]
+	fbias, tbias = svdfAligned4(fbias, 4*nf), svdfAligned4(tbias, 4*nf)
+	ww = ww[:2*nf*mem]
 	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
 	slot, off := svdfRingStep(pos, mem)
 	var r svdfFastRQ
@@ -133,7 +145,7 @@ func svdfInt8x8Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state
 			for j := 0; j < n; j += 8 {
 				octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
 			}
-			svdfState8(acc[:n], fbias[4*c:], corr, &r, p.stateZP)
+			svdfState8(acc[:n], fbias[4*c:], true, corr, &r, p.stateZP)
 			svdfTimeOutRingI8(row[c*mem:], ww[2*c*mem:], tbias[4*c:], acc[:n], mem, slot, off, &r, o[c:])
 		}
 	}
@@ -143,8 +155,8 @@ func svdfInt8x8Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state
 // int16 weights_time twice (svdfRingWT16).
 func svdfInt8x16Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state []int16, pos []int32, out []int8) {
 	mem, nf, k := p.memory, p.numFilters, p.inputSize
-	ww = svdfRingWT16(ww)
-	fbias, tbias, ww = fbias[:4*nf], tbias[:4*nf], ww[:4*nf*mem]
+	fbias, tbias = svdfAligned4(fbias, 4*nf), svdfAligned4(tbias, 4*nf)
+	ww = svdfRingWT16(ww)[:4*nf*mem]
 	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
 	slot, off := svdfRingStep(pos, mem)
 	var r svdfFastRQ
@@ -163,7 +175,7 @@ func svdfInt8x16Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, stat
 			for j := 0; j < n; j += 8 {
 				octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
 			}
-			svdfState16(acc[:n], fbias[4*c:], corr, &r, p.stateZP)
+			svdfState16(acc[:n], fbias[4*c:], true, corr, &r, p.stateZP)
 			svdfTimeOutRingI16(row[c*mem:], ww[4*c*mem:], tbias[4*c:], acc[:n], mem, slot, off, &r, o[c:])
 		}
 	}

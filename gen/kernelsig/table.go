@@ -437,6 +437,7 @@ const (
 	SubInt8Tab              Func = "subInt8Tab"
 	SubQuantOne             Func = "subQuantOne"
 	SvdfActF32              Func = "svdfActF32"
+	SvdfAligned4            Func = "svdfAligned4"
 	SvdfFastPlan            Func = "svdfFastPlan"
 	SvdfFeatures            Func = "svdfFeatures"
 	SvdfFloat               Func = "svdfFloat"
@@ -966,6 +967,7 @@ func Funcs() []Func {
 		SubInt8Tab,
 		SubQuantOne,
 		SvdfActF32,
+		SvdfAligned4,
 		SvdfFastPlan,
 		SvdfFeatures,
 		SvdfFloat,
@@ -1920,6 +1922,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*ewQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case SvdfActF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
+	case SvdfAligned4:
+		return []Param{{"s", "string"}, {"n", "int"}}, true
 	case SvdfFastPlan:
 		return []Param{{"p", "*svdfParams"}, {"st16", "bool"}, {"r", "*svdfFastRQ"}}, true
 	case SvdfFeatures:
@@ -1953,9 +1957,9 @@ func (f Func) Params() ([]Param, bool) {
 	case SvdfRingWT16:
 		return []Param{{"ww", "string"}}, true
 	case SvdfState16:
-		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"corr", "int32"}, {"r", "*svdfFastRQ"}, {"zs", "int32"}}, true
+		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"al", "bool"}, {"corr", "int32"}, {"r", "*svdfFastRQ"}, {"zs", "int32"}}, true
 	case SvdfState8:
-		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"corr", "int32"}, {"r", "*svdfFastRQ"}, {"zs", "int32"}}, true
+		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"al", "bool"}, {"corr", "int32"}, {"r", "*svdfFastRQ"}, {"zs", "int32"}}, true
 	case SvdfSumI8:
 		return []Param{{"x", "[]int8"}}, true
 	case SvdfTime8:
@@ -2406,6 +2410,7 @@ func (f Func) Results() int {
 		SqDiffQuantOne,
 		SubQuantOne,
 		SvdfActF32,
+		SvdfAligned4,
 		SvdfFastPlan,
 		SvdfOutQ,
 		SvdfRingWT16,
