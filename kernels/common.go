@@ -1,6 +1,9 @@
 package kernels
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Fixed-point helpers shared by the integer kernels. They reproduce the
 // arithmetic of TFLite Micro's reference kernels (gemmlowp-style double
@@ -58,6 +61,25 @@ func mulByQuantMul64(x int64, m int32, shift int) int32 {
 	total := uint(15 - shift)
 	x = x*reduced + int64(1)<<(total-1)
 	return int32(x >> total)
+}
+
+// sumI8 is the sum of x in plain int32 additions (one byte load and
+// one add per element on a 32-bit core), eight at a time.
+func sumI8(x []int8) int32 {
+	var s int32
+	n := len(x) / 8
+	if n > 0 {
+		x8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(x))), n)
+		for i := range x8 {
+			v := &x8[i]
+			s += int32(v[0]) + int32(v[1]) + int32(v[2]) + int32(v[3]) +
+				int32(v[4]) + int32(v[5]) + int32(v[6]) + int32(v[7])
+		}
+	}
+	for _, v := range x[8*n:] {
+		s += int32(v)
+	}
+	return s
 }
 
 // le32 is the little-endian int32 of four bytes.

@@ -74,8 +74,8 @@ package kernels
 //     rqOneSat, rqOneSet, satRoundDoublingHighMul, selRowStart, selRows,
 //     sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
 //     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
-//     sqDiffQuantOne, subQuantOne, svdfActF32, svdfAligned4, svdfFastPlan,
-//     svdfOutQ, svdfRingStep, svdfRingWT16, svdfSumI8, tconvTaps
+//     sqDiffQuantOne, subQuantOne, sumI8, svdfActF32, svdfAligned4,
+//     svdfFastPlan, svdfOutQ, svdfRingStep, svdfRingWT16, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8

@@ -107,7 +107,7 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 	wb := unsafe.Pointer(unsafe.StringData(wt))
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
-		corr := -128 * svdfSumI8(x) // octPack stores w+128
+		corr := -128 * sumI8(x) // octPack stores w+128
 		o := out[b*nf : (b+1)*nf]
 		sb := unsafe.Pointer(unsafe.SliceData(state[b*nf*mem : (b+1)*nf*mem]))
 		for c := 0; c < nf; c += 8 {
@@ -227,7 +227,7 @@ func svdfInt8x16Any(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state
 	var acc [8]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
-		corr := -128 * svdfSumI8(x)
+		corr := -128 * sumI8(x)
 		row := state[b*nf*mem : (b+1)*nf*mem]
 		f := 0
 		for u := range out[b*nu : (b+1)*nu] {
@@ -252,25 +252,6 @@ func svdfInt8x16Any(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state
 			out[b*nu+u] = int8(min(max(rqApply(t, &q2)+p.outZP, -128), 127))
 		}
 	}
-}
-
-// svdfSumI8 is the sum of x in plain int32 additions (one byte load and
-// one add per element on a 32-bit core).
-func svdfSumI8(x []int8) int32 {
-	var s int32
-	n := len(x) / 8
-	if n > 0 {
-		x8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(x))), n)
-		for i := range x8 {
-			v := &x8[i]
-			s += int32(v[0]) + int32(v[1]) + int32(v[2]) + int32(v[3]) +
-				int32(v[4]) + int32(v[5]) + int32(v[6]) + int32(v[7])
-		}
-	}
-	for _, v := range x[8*n:] {
-		s += int32(v)
-	}
-	return s
 }
 
 // svdfInt8x8 is svdfInt8x16 with int8 weights_time (a constant string) and

@@ -280,7 +280,7 @@ func svdfInt8x8Fast(p *svdfParams, r *svdfFastRQ, in []int8, wf, fbias, wt, tbia
 	var acc [svdfBlk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
-		corr := -128 * svdfSumI8(x) // octPack stores w+128
+		corr := -128 * sumI8(x) // octPack stores w+128
 		row := state[b*nf*mem : (b+1)*nf*mem]
 		o := out[b*nf : (b+1)*nf]
 		for c := 0; c < nf; c += svdfBlk {
@@ -303,7 +303,7 @@ func svdfInt8x16Fast(p *svdfParams, r *svdfFastRQ, in []int8, wf, fbias, wt, tbi
 	var acc [svdfBlk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
-		corr := -128 * svdfSumI8(x) // octPack stores w+128
+		corr := -128 * sumI8(x) // octPack stores w+128
 		row := state[b*nf*mem : (b+1)*nf*mem]
 		o := out[b*nf : (b+1)*nf]
 		for c := 0; c < nf; c += svdfBlk {

@@ -137,7 +137,7 @@ func svdfInt8x8Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state
 	var acc [svdfBlk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
-		corr := -128 * svdfSumI8(x) // octPack stores w+128
+		corr := -128 * sumI8(x) // octPack stores w+128
 		row := state[b*nf*mem : (b+1)*nf*mem]
 		o := out[b*nf : (b+1)*nf]
 		for c := 0; c < nf; c += svdfBlk {
@@ -167,7 +167,7 @@ func svdfInt8x16Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, stat
 	var acc [svdfBlk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
-		corr := -128 * svdfSumI8(x) // octPack stores w+128
+		corr := -128 * sumI8(x) // octPack stores w+128
 		row := state[b*nf*mem : (b+1)*nf*mem]
 		o := out[b*nf : (b+1)*nf]
 		for c := 0; c < nf; c += svdfBlk {
@@ -194,7 +194,7 @@ func svdfRingSlow(p *svdfParams, in []int8, wf, fbias, ww, tbias string, st8 []i
 	var acc [8]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
-		corr := -128 * svdfSumI8(x)
+		corr := -128 * sumI8(x)
 		for f := 0; f < nf; f++ {
 			if f&7 == 0 {
 				octDot(x, wf[f*k:], &acc)

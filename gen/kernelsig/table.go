@@ -436,6 +436,7 @@ const (
 	SubInt16                Func = "subInt16"
 	SubInt8Tab              Func = "subInt8Tab"
 	SubQuantOne             Func = "subQuantOne"
+	SumI8                   Func = "sumI8"
 	SvdfActF32              Func = "svdfActF32"
 	SvdfAligned4            Func = "svdfAligned4"
 	SvdfFastPlan            Func = "svdfFastPlan"
@@ -456,7 +457,6 @@ const (
 	SvdfRingWT16            Func = "svdfRingWT16"
 	SvdfState16             Func = "svdfState16"
 	SvdfState8              Func = "svdfState8"
-	SvdfSumI8               Func = "svdfSumI8"
 	SvdfTime8               Func = "svdfTime8"
 	SvdfTimeOutI16          Func = "svdfTimeOutI16"
 	SvdfTimeOutI8           Func = "svdfTimeOutI8"
@@ -966,6 +966,7 @@ func Funcs() []Func {
 		SubInt16,
 		SubInt8Tab,
 		SubQuantOne,
+		SumI8,
 		SvdfActF32,
 		SvdfAligned4,
 		SvdfFastPlan,
@@ -986,7 +987,6 @@ func Funcs() []Func {
 		SvdfRingWT16,
 		SvdfState16,
 		SvdfState8,
-		SvdfSumI8,
 		SvdfTime8,
 		SvdfTimeOutI16,
 		SvdfTimeOutI8,
@@ -1920,6 +1920,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*ewQuantParams"}, {"tab", "string"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
 	case SubQuantOne:
 		return []Param{{"p", "*ewQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
+	case SumI8:
+		return []Param{{"x", "[]int8"}}, true
 	case SvdfActF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case SvdfAligned4:
@@ -1960,8 +1962,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"al", "bool"}, {"corr", "int32"}, {"r", "*svdfFastRQ"}, {"zs", "int32"}}, true
 	case SvdfState8:
 		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"al", "bool"}, {"corr", "int32"}, {"r", "*svdfFastRQ"}, {"zs", "int32"}}, true
-	case SvdfSumI8:
-		return []Param{{"x", "[]int8"}}, true
 	case SvdfTime8:
 		return []Param{{"p", "*svdfParams"}, {"row", "[]int8"}, {"wt", "string"}, {"tbias", "string"}, {"o", "[]int8"}}, true
 	case SvdfTimeOutI16:
@@ -2409,12 +2409,12 @@ func (f Func) Results() int {
 		SoftmaxRescale,
 		SqDiffQuantOne,
 		SubQuantOne,
+		SumI8,
 		SvdfActF32,
 		SvdfAligned4,
 		SvdfFastPlan,
 		SvdfOutQ,
-		SvdfRingWT16,
-		SvdfSumI8:
+		SvdfRingWT16:
 		return 1
 	case ConvRowsEdge,
 		ConvTaps,
