@@ -82,6 +82,16 @@ func sumI8(x []int8) int32 {
 	return s
 }
 
+// strAligned4 returns the word-aligned copy of the n bytes (a multiple
+// of 4) that s holds four times, each copy one byte further from a word
+// boundary than the one before (copy i at offset i*(n+1); gen/lower's
+// phase4). Read-only data has no alignment guarantee; -speed builds store
+// small per-channel tables this way so that the kernels read words.
+func strAligned4(s string, n int) string {
+	i := int(-uintptr(unsafe.Pointer(unsafe.StringData(s)))) & 3
+	return s[i*(n+1) : i*(n+1)+n]
+}
+
 // le32 is the little-endian int32 of four bytes.
 func le32(q *[4]byte) int32 {
 	return int32(uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24)

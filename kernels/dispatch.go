@@ -30,7 +30,6 @@ package kernels
 //   - dwRowsAny: parameter rows has type [][]int64
 //   - f32ActLast: parameter po has type unsafe.Pointer
 //   - fcOctOut: parameter a has type *[8]int32
-//   - fcOutPTFast: parameter a has type *[8]int32
 //   - lstmAddBias8: parameter a has type *[8]float32
 //   - lstmExpNC: parameter cs has type *[11]float64
 //   - lstmFinish2F: parameter a has type *[8]float32
@@ -71,10 +70,10 @@ package kernels
 //     octCols64, octLanes, poolAvgRound, poolRecip, poolSumI8, poolWindow,
 //     preluOne, quantizeF32One, reluOne, requantizeFast, requantizeOne,
 //     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneIn, rqOneQ,
-//     rqOneSat, rqOneSet, satRoundDoublingHighMul, selRowStart, selRows,
-//     sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
+//     rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul, selRowStart,
+//     selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
 //     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
-//     sqDiffQuantOne, subQuantOne, sumI8, svdfActF32, svdfAligned4,
+//     sqDiffQuantOne, strAligned4, subQuantOne, sumI8, svdfActF32,
 //     svdfFastPlan, svdfOutQ, svdfRingStep, svdfRingWT16, tconvTaps
 //
 // Not constructible through NewParams:
@@ -313,6 +312,8 @@ func Call(fn string, args []any) bool {
 		fcOctInt8(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "fcOctInt8PT":
 		fcOctInt8PT(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "fcOctPTFast":
+		fcOctPTFast(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(*rqOne), args[5].([]int8))
 	case "fcOutPC":
 		fcOutPC(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
 	case "fcOutPT":
@@ -1408,6 +1409,8 @@ func NewParams(typ string, fields map[string]any) any {
 				p.rsh = uint8(v.(int64))
 			case "half":
 				p.half = int32(v.(int64))
+			case "bias4":
+				p.bias4 = v.(bool)
 			default:
 				return nil
 			}

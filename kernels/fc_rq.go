@@ -176,6 +176,18 @@ func rqOneQ(v int32, t *rqOne) int32 {
 	return t.hi - y&^(y>>31)
 }
 
+// rqOneR is rqOneQ's int8 output for a record with no left shift and a
+// right shift sh >= 1, its fields passed by value so that a loop keeps
+// them in registers.
+func rqOneR(v int32, m2 uint32, d uint64, sh uint32, span, hi int32) int8 {
+	s := uint32(rqOneIn(v)) + 1<<30
+	x := uint64(s)*uint64(m2) + d
+	y := (int32(uint32(x>>32)) + int32(s>>30)) >> sh
+	y &^= y >> 31
+	y = span - y
+	return int8(hi - y&^(y>>31))
+}
+
 // rqOneIn clamps u into [-2^30, 2^30), rqOne's range (one test and a
 // branch not taken for the sums inside it).
 func rqOneIn(u int32) int32 {

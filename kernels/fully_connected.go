@@ -35,6 +35,7 @@ type fcParams struct {
 	mult       int32
 	lsh, rsh   uint8
 	half       int32
+	bias4      bool // fcOctInt8PT: bias holds four copies, one word-aligned (strAligned4)
 }
 
 // Packed int8 weights. The int8 kernels take their weight matrix

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/internal/quant"
@@ -709,7 +710,7 @@ func TestFcSumI8(t *testing.T) {
 	}
 }
 
-// TestFcOctInt8PTFast checks fcOctInt8PT where it takes fcOutPTFast
+// TestFcOctInt8PTFast checks fcOctInt8PT where it takes fcOctPTFast
 // (rqOneSet: right shifts of 0 to 21, left shifts) against fcInt8PT, with
 // folded biases near and beyond the +-2^30 bound of the one-multiply
 // form's range so that sums inside it and sums clamped into it both occur,
@@ -766,6 +767,15 @@ func TestFcOctInt8PTFast(t *testing.T) {
 			if got[j] != want[j] {
 				t.Fatalf("case %d k %d n %d zp %d [%d %d]: out[%d] = %d, fcInt8PT gives %d", i, k, n, zp, lo, hi, j, got[j], want[j])
 			}
+		}
+		// -speed's layout: the biases four times (bias4), here at each of
+		// the four alignments.
+		p4 := *p
+		p4.bias4 = true
+		got4 := make([]int8, len(want))
+		fcOctInt8PT(&p4, in, fcTPackOct(w, n, k), tAt(tPhase4(fcTStr32(bias)), i), got4)
+		if !slices.Equal(got4, want) {
+			t.Fatalf("case %d k %d n %d, four-copy biases at offset %d: %v, fcInt8PT gives %v", i, k, n, i&3, got4, want)
 		}
 	}
 	if fast == 0 || slow == 0 {

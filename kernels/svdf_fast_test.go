@@ -109,7 +109,7 @@ func TestSvdfFastMatchesReference(t *testing.T) {
 		}
 		// The biases four times, each copy a byte further (gen/lower's
 		// svdfPhase4).
-		fb4, tb4 := svdfTPhase4(fb[:4*nf]), svdfTPhase4(tb)
+		fb4, tb4 := tPhase4(fb[:4*nf]), tPhase4(tb)
 		outRing := make([]int8, len(out))
 		var parity [2]bool
 		sat, inside := 0, 0
@@ -131,13 +131,13 @@ func TestSvdfFastMatchesReference(t *testing.T) {
 				if a := svdfRingWT16(w); uintptr(unsafe.Pointer(unsafe.StringData(a)))&1 != 0 || a != svdfTStr16(dbl) {
 					t.Fatalf("case %d: svdfRingWT16 returns a misaligned or wrong copy", ci)
 				}
-				svdfInt8x16Ring(p, in, wfp, svdfTAt(fb4, step), w, svdfTAt(tb4, step), ring16, pos, outRing)
+				svdfInt8x16Ring(p, in, wfp, tAt(fb4, step), w, tAt(tb4, step), ring16, pos, outRing)
 			} else {
 				svdfInt8x8(p, in, wfp, fb, string(svdfTBytes8(wt)), tb, st8, out)
-				svdfInt8x8Ring(p, in, wfp, svdfTAt(fb4, step), ww, svdfTAt(tb4, step), ring8, pos, outRing)
+				svdfInt8x8Ring(p, in, wfp, tAt(fb4, step), ww, tAt(tb4, step), ring8, pos, outRing)
 			}
-			if a := svdfAligned4(svdfTAt(tb4, step), len(tb)); uintptr(unsafe.Pointer(unsafe.StringData(a)))&3 != 0 || a != tb {
-				t.Fatalf("case %d step %d: svdfAligned4 returns a misaligned or wrong copy", ci, step)
+			if a := strAligned4(tAt(tb4, step), len(tb)); uintptr(unsafe.Pointer(unsafe.StringData(a)))&3 != 0 || a != tb {
+				t.Fatalf("case %d step %d: strAligned4 returns a misaligned or wrong copy", ci, step)
 			}
 			if !slices.Equal(out, outRing) {
 				t.Fatalf("case %d step %d: the ring kernel's output differs: %v, want %v", ci, step, outRing, out)
@@ -187,23 +187,23 @@ func TestSvdfFastMatchesReference(t *testing.T) {
 	}
 }
 
-// svdfTPhase4 is gen/lower's svdfPhase4: s four times, copy i at offset
+// tPhase4 is gen/lower's svdfPhase4: s four times, copy i at offset
 // i*(len(s)+1).
-func svdfTPhase4(s string) string {
+func tPhase4(s string) string {
 	return s + "\x00" + s + "\x00" + s + "\x00" + s
 }
 
-// svdfTAt returns a copy of s whose address is k mod 4 bytes past that of
+// tAt returns a copy of s whose address is k mod 4 bytes past that of
 // a fresh heap string (word-aligned on the targets the tests run on), so
-// that successive k read each of svdfTPhase4's copies as the aligned one;
+// that successive k read each of tPhase4's copies as the aligned one;
 // it fails the test run if the heap string was not aligned.
-func svdfTAt(s string, k int) string {
+func tAt(s string, k int) string {
 	k &= 3
 	b := make([]byte, k+len(s))
 	copy(b[k:], s)
 	t := string(b)
 	if uintptr(unsafe.Pointer(unsafe.StringData(t)))&3 != 0 {
-		panic("svdfTAt: heap string not word-aligned")
+		panic("tAt: heap string not word-aligned")
 	}
 	return t[k:]
 }

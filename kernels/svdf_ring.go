@@ -16,7 +16,7 @@ import "unsafe"
 // stored twice more, the second copy at an odd offset, so that one of
 // them is 2-byte aligned and each weight is one halfword load; the
 // feature and time biases four times, one copy word-aligned
-// (svdfAligned4).
+// (strAligned4).
 
 // svdfRingStep advances pos (a value out of range counts as 0) and
 // returns the physical slot of the new value and the offset of the
@@ -34,13 +34,6 @@ func svdfRingStep(pos []int32, mem int) (slot, off int) {
 	return p, mem - q
 }
 
-// svdfAligned4 returns the word-aligned copy of the n bytes (a multiple
-// of 4) that s holds four times, each copy one byte further from a word
-// boundary than the one before (copy i at offset i*(n+1)).
-func svdfAligned4(s string, n int) string {
-	i := int(-uintptr(unsafe.Pointer(unsafe.StringData(s)))) & 3
-	return s[i*(n+1) : i*(n+1)+n]
-}
 
 // svdfRingWT16 returns the 2-byte-aligned copy of the doubled int16
 // weights_time in ww (copy || 0 || copy).
@@ -55,7 +48,7 @@ func svdfRingWT16(ww string) string {
 // svdfTimeOutRingI8 is svdfTimeOutI8 for ring rows: row j (st[j*mem:])
 // takes a[j] at physical slot slot, and its time sum reads the doubled
 // int8 weights ww[2*j*mem+off:] (mem a multiple of 8); tb is
-// word-aligned (svdfAligned4).
+// word-aligned (strAligned4).
 //
 //go:noinline
 func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, r *svdfFastRQ, o []int8) {
@@ -125,7 +118,7 @@ func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int
 // be 1 and the memory a multiple of 8 (the lowering emits it only then).
 func svdfInt8x8Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state []int8, pos []int32, out []int8) {
 	mem, nf, k := p.memory, p.numFilters, p.inputSize
-	fbias, tbias = svdfAligned4(fbias, 4*nf), svdfAligned4(tbias, 4*nf)
+	fbias, tbias = strAligned4(fbias, 4*nf), strAligned4(tbias, 4*nf)
 	ww = ww[:2*nf*mem]
 	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
 	slot, off := svdfRingStep(pos, mem)
@@ -155,7 +148,7 @@ func svdfInt8x8Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state
 // int16 weights_time twice (svdfRingWT16).
 func svdfInt8x16Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state []int16, pos []int32, out []int8) {
 	mem, nf, k := p.memory, p.numFilters, p.inputSize
-	fbias, tbias = svdfAligned4(fbias, 4*nf), svdfAligned4(tbias, 4*nf)
+	fbias, tbias = strAligned4(fbias, 4*nf), strAligned4(tbias, 4*nf)
 	ww = svdfRingWT16(ww)[:4*nf*mem]
 	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
 	slot, off := svdfRingStep(pos, mem)

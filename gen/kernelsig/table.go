@@ -213,9 +213,9 @@ const (
 	FcOctInt8               Func = "fcOctInt8"
 	FcOctInt8PT             Func = "fcOctInt8PT"
 	FcOctOut                Func = "fcOctOut"
+	FcOctPTFast             Func = "fcOctPTFast"
 	FcOutPC                 Func = "fcOutPC"
 	FcOutPT                 Func = "fcOutPT"
-	FcOutPTFast             Func = "fcOutPTFast"
 	FcRQFor                 Func = "fcRQFor"
 	FcRescale               Func = "fcRescale"
 	FcSumI8                 Func = "fcSumI8"
@@ -402,6 +402,7 @@ const (
 	RqOne0                  Func = "rqOne0"
 	RqOneIn                 Func = "rqOneIn"
 	RqOneQ                  Func = "rqOneQ"
+	RqOneR                  Func = "rqOneR"
 	RqOneSat                Func = "rqOneSat"
 	RqOneSet                Func = "rqOneSet"
 	RsqrtF32                Func = "rsqrtF32"
@@ -431,6 +432,7 @@ const (
 	SqDiffQuantOne          Func = "sqDiffQuantOne"
 	SqrtF32                 Func = "sqrtF32"
 	SquareF32               Func = "squareF32"
+	StrAligned4             Func = "strAligned4"
 	SubF32                  Func = "subF32"
 	SubI32                  Func = "subI32"
 	SubInt16                Func = "subInt16"
@@ -438,7 +440,6 @@ const (
 	SubQuantOne             Func = "subQuantOne"
 	SumI8                   Func = "sumI8"
 	SvdfActF32              Func = "svdfActF32"
-	SvdfAligned4            Func = "svdfAligned4"
 	SvdfFastPlan            Func = "svdfFastPlan"
 	SvdfFeatures            Func = "svdfFeatures"
 	SvdfFloat               Func = "svdfFloat"
@@ -743,9 +744,9 @@ func Funcs() []Func {
 		FcOctInt8,
 		FcOctInt8PT,
 		FcOctOut,
+		FcOctPTFast,
 		FcOutPC,
 		FcOutPT,
-		FcOutPTFast,
 		FcRQFor,
 		FcRescale,
 		FcSumI8,
@@ -932,6 +933,7 @@ func Funcs() []Func {
 		RqOne0,
 		RqOneIn,
 		RqOneQ,
+		RqOneR,
 		RqOneSat,
 		RqOneSet,
 		RsqrtF32,
@@ -961,6 +963,7 @@ func Funcs() []Func {
 		SqDiffQuantOne,
 		SqrtF32,
 		SquareF32,
+		StrAligned4,
 		SubF32,
 		SubI32,
 		SubInt16,
@@ -968,7 +971,6 @@ func Funcs() []Func {
 		SubQuantOne,
 		SumI8,
 		SvdfActF32,
-		SvdfAligned4,
 		SvdfFastPlan,
 		SvdfFeatures,
 		SvdfFloat,
@@ -1474,12 +1476,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"out", "[]int8"}}, true
 	case FcOctOut:
 		return []Param{{"p", "*fcParams"}, {"a", "*[8]int32"}, {"corr", "int32"}, {"rq", "string"}, {"o", "[]int8"}}, true
+	case FcOctPTFast:
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"t", "*rqOne"}, {"out", "[]int8"}}, true
 	case FcOutPC:
 		return []Param{{"p", "*fcParams"}, {"acc", "[]int32"}, {"corr", "int32"}, {"rq", "string"}, {"o", "[]int8"}}, true
 	case FcOutPT:
 		return []Param{{"p", "*fcParams"}, {"acc", "[]int32"}, {"corr", "int32"}, {"bias", "string"}, {"o", "[]int8"}}, true
-	case FcOutPTFast:
-		return []Param{{"a", "*[8]int32"}, {"corr", "int32"}, {"bias", "string"}, {"t", "*rqOne"}, {"o", "[]int8"}}, true
 	case FcRQFor:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case FcRescale:
@@ -1852,6 +1854,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"u", "int32"}}, true
 	case RqOneQ:
 		return []Param{{"v", "int32"}, {"t", "*rqOne"}}, true
+	case RqOneR:
+		return []Param{{"v", "int32"}, {"m2", "uint32"}, {"d", "uint64"}, {"sh", "uint32"}, {"span", "int32"}, {"hi", "int32"}}, true
 	case RqOneSat:
 		return []Param{{"mult", "int32"}, {"rsh", "uint8"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case RqOneSet:
@@ -1910,6 +1914,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case SquareF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case StrAligned4:
+		return []Param{{"s", "string"}, {"n", "int"}}, true
 	case SubF32:
 		return []Param{{"p", "*ewF32Params"}, {"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case SubI32:
@@ -1924,8 +1930,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]int8"}}, true
 	case SvdfActF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
-	case SvdfAligned4:
-		return []Param{{"s", "string"}, {"n", "int"}}, true
 	case SvdfFastPlan:
 		return []Param{{"p", "*svdfParams"}, {"st16", "bool"}, {"r", "*svdfFastRQ"}}, true
 	case SvdfFeatures:
@@ -2126,9 +2130,9 @@ func (f Func) Results() int {
 		FcOctInt8,
 		FcOctInt8PT,
 		FcOctOut,
+		FcOctPTFast,
 		FcOutPC,
 		FcOutPT,
-		FcOutPTFast,
 		FloorDivF32,
 		FloorF32,
 		FloorModF32,
@@ -2397,6 +2401,7 @@ func (f Func) Results() int {
 		RqOne0,
 		RqOneIn,
 		RqOneQ,
+		RqOneR,
 		RqOneSat,
 		RqOneSet,
 		SatRoundDoublingHighMul,
@@ -2408,10 +2413,10 @@ func (f Func) Results() int {
 		SoftmaxRecip,
 		SoftmaxRescale,
 		SqDiffQuantOne,
+		StrAligned4,
 		SubQuantOne,
 		SumI8,
 		SvdfActF32,
-		SvdfAligned4,
 		SvdfFastPlan,
 		SvdfOutQ,
 		SvdfRingWT16:
@@ -2516,7 +2521,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case F32Act:
 		return []Param{{"x", "unsafe.Pointer"}, {"xl", "unsafe.Pointer"}, {"x2", "unsafe.Pointer"}, {"x3", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"pw", "unsafe.Pointer"}, {"pb", "unsafe.Pointer"}, {"t", "*[3]uint32"}, {"k", "int"}, {"nb", "int"}, {"m", "int"}, {"wc", "uint32"}, {"we", "uint32"}, {"wsl", "uint32"}, {"wsr", "uint32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"mode", "uint32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case FcParams:
-		return []Param{{"batches", "int"}, {"outDepth", "int"}, {"accumDepth", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}, {"mult", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}, {"half", "int32"}}, true
+		return []Param{{"batches", "int"}, {"outDepth", "int"}, {"accumDepth", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}, {"mult", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}, {"half", "int32"}, {"bias4", "bool"}}, true
 	case FcRQ:
 		return []Param{{"mult", "int64"}, {"hi", "int64"}, {"neg", "int64"}, {"sh", "uint16"}}, true
 	case GatherNdParams:

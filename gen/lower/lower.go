@@ -335,3 +335,18 @@ func (c *opCtx) walk(fn func(*opCtx)) {
 		}
 	}
 }
+
+// phase4 returns b four times, each copy one byte after the one before
+// (copy i at offset i*(len(b)+1)), so that for a len(b) that is a
+// multiple of 4 one copy is word-aligned wherever the string lands (the
+// kernels' strAligned4): -speed's layout of small per-channel tables.
+func phase4(b []byte) []byte {
+	out := make([]byte, 0, 4*len(b)+3)
+	for i := 0; i < 4; i++ {
+		if i > 0 {
+			out = append(out, 0)
+		}
+		out = append(out, b...)
+	}
+	return out
+}

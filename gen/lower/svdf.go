@@ -245,7 +245,7 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 			ww = append(append(ww, 0), ww...)
 		}
 		// The biases four times, one copy word-aligned.
-		fb4, tb4 := svdfPhase4(int32Bytes(fb[:sh.numFilters])), svdfPhase4(int32Bytes(tb))
+		fb4, tb4 := phase4(int32Bytes(fb[:sh.numFilters])), phase4(int32Bytes(tb))
 		pos := c.Persistent(model.Int32, 1)
 		c.Call(ring, p, View(in), wfPacked, c.Const("FeatureBiasRing", fb4), c.Const("TimeWeightsRing", ww), c.Const("TimeBiasRing", tb4), View(state), pos, View(out))
 		return nil
@@ -254,20 +254,6 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 	return nil
 }
 
-// svdfPhase4 returns b four times, each copy one byte after the one before
-// (copy i at offset i*(len(b)+1)), so that for a len(b) that is a
-// multiple of 4 one copy is word-aligned wherever the string lands
-// (kernels' svdfAligned4).
-func svdfPhase4(b []byte) []byte {
-	out := make([]byte, 0, 4*len(b)+3)
-	for i := 0; i < 4; i++ {
-		if i > 0 {
-			out = append(out, 0)
-		}
-		out = append(out, b...)
-	}
-	return out
-}
 
 // int32Bytes is v as little-endian bytes.
 func int32Bytes(v []int32) []byte {

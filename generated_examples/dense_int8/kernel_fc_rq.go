@@ -66,16 +66,17 @@ func rqOneSet(t *rqOne, mult int32, lsh, rsh uint8, zo, lo, hi int32) bool {
 		return false
 	}
 	m2 := 2 * uint32(mult)
-	kh := uint64(zl) // r = 0: N = 2mv + 2^31 + zl*2^32
+	kh := zl // r = 0: N = 2mv + 2^31 + zl*2^32
 	t.e = 0
 	if r > 0 {
 		// convPWChSet's N: the rounding half, and -[v < 0], which the
-		// sign bit's term adds back for v >= 0.
-		kh = 1<<(r-1) + uint64(zl)<<r - 1
+		// sign bit's term adds back for v >= 0 (below 2^30 for r <= 21;
+		// the masks only spare gc the code for shifts of 32 and more).
+		kh = 1<<((r-1)&31) + zl<<(r&31) - 1
 		t.e = 1
 	}
 	t.m2, t.r, t.lsh = m2, r, uint32(lsh)
-	t.d = 1<<31 + kh<<32 - uint64(m2)<<30
+	t.d = 1<<31 + uint64(kh)<<32 - uint64(m2)<<30
 	t.span, t.hi = hi-lo, hi
 	return lo == hi || rqOneSat(mult, rsh, zo, lo, hi)
 }
@@ -108,6 +109,18 @@ func rqOneQ(v int32, t *rqOne) int32 {
 	y &^= y >> 31
 	y = t.span - y
 	return t.hi - y&^(y>>31)
+}
+
+// rqOneR is rqOneQ's int8 output for a record with no left shift and a
+// right shift sh >= 1, its fields passed by value so that a loop keeps
+// them in registers.
+func rqOneR(v int32, m2 uint32, d uint64, sh uint32, span, hi int32) int8 {
+	s := uint32(rqOneIn(v)) + 1<<30
+	x := uint64(s)*uint64(m2) + d
+	y := (int32(uint32(x>>32)) + int32(s>>30)) >> sh
+	y &^= y >> 31
+	y = span - y
+	return int8(hi - y&^(y>>31))
 }
 
 // rqOneIn clamps u into [-2^30, 2^30), rqOne's range (one test and a

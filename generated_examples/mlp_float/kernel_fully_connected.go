@@ -24,6 +24,7 @@ type fcParams struct {
 	mult       int32
 	lsh, rsh   uint8
 	half       int32
+	bias4      bool // fcOctInt8PT: bias holds four copies, one word-aligned (strAligned4)
 }
 
 // fcF32 is the float fully connected layer. The weights are packed at

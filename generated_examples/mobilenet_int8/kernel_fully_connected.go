@@ -24,6 +24,7 @@ type fcParams struct {
 	mult       int32
 	lsh, rsh   uint8
 	half       int32
+	bias4      bool // fcOctInt8PT: bias holds four copies, one word-aligned (strAligned4)
 }
 
 // fcSumI8 returns the sum of x (exact: len(x) < 2^24). Eight values at a
@@ -32,18 +33,9 @@ type fcParams struct {
 func fcSumI8(x []int8) int32 {
 	if bits.UintSize == 32 {
 		// 32-bit cores: one load and one add per value (the 64-bit lanes
-		// below cost more there), four at a time.
-		var s0, s1 int32
-		i := 0
-		for ; i+4 <= len(x); i += 4 {
-			q := (*[4]int8)(x[i : i+4])
-			s0 += int32(q[0]) + int32(q[1])
-			s1 += int32(q[2]) + int32(q[3])
-		}
-		for _, v := range x[i:] {
-			s0 += int32(v)
-		}
-		return s0 + s1
+		// below cost more there), out of line, so that the caller's
+		// registers do not spill into its loop.
+		return sumI8(x)
 	}
 	n := len(x) / 8
 	var s uint32 // sum of x+128

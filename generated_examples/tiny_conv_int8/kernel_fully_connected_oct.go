@@ -12,12 +12,18 @@ import (
 // and shift for every channel, in p's mult, lsh, rsh): bias holds one
 // int32 per output channel with the input offset folded in.
 func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
-	k, n := p.accumDepth, p.outDepth
-	q := rqFromFC(p.mult, p.lsh, p.rsh)
+	if p.bias4 {
+		bias = strAligned4(bias, 4*p.outDepth)
+	}
 	zp, lo, hi := p.outOffset, p.actMin, p.actMax
 	// The one-multiply form where it is exact for every sum (rqOneSet).
 	var t rqOne
-	fast := rqOneSet(&t, p.mult, p.lsh, p.rsh, zp, lo, hi)
+	if rqOneSet(&t, p.mult, p.lsh, p.rsh, zp, lo, hi) {
+		fcOctPTFast(p, in, w, bias, &t, out)
+		return
+	}
+	k, n := p.accumDepth, p.outDepth
+	q := rqFromFC(p.mult, p.lsh, p.rsh)
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
 		o := out[b*n : b*n+n]
@@ -27,10 +33,6 @@ func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
 			octDot(x, w[c*k:], &a)
 			oc := o[c:min(c+8, n)]
 			bc := bias[4*c : 4*c+4*len(oc)]
-			if fast {
-				fcOutPTFast(&a, corr, bc, &t, oc)
-				continue
-			}
 			for j := range oc {
 				oc[j] = int8(min(max(rqApply(a[j&7]+corr+ld32(bc, j), &q)+zp, lo), hi))
 			}
@@ -38,30 +40,41 @@ func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
 	}
 }
 
-// fcOutPTFast finishes the len(o) <= 8 channels of a block: sum a[j] +
-// corr + the folded bias (little-endian int32 j of bias), rescaled, plus
-// the zero point and clamped by t (rqOneQ; written out with the record's
-// fields in registers for the usual case, no left shift and a right shift
-// of at least 1).
-func fcOutPTFast(a *[8]int32, corr int32, bias string, t *rqOne, o []int8) {
-	o = o[:min(len(o), 8)]
-	pb := unsafe.Pointer(unsafe.StringData(bias[:4*len(o)]))
-	if t.lsh != 0 || t.e == 0 {
-		for j := range o {
-			o[j] = int8(rqOneQ(a[j]+corr+le32((*[4]byte)(unsafe.Add(pb, 4*j))), t))
+// fcOctPTFast is fcOctInt8PT with t (rqOneQ): each block's eight sums
+// a[j] + corr + the folded bias (little-endian int32; read as words when
+// p.bias4 says they are aligned) are finished right after octDot, with
+// t's fields read after the call (rqOneR for the usual case, no left
+// shift and a right shift of at least 1).
+func fcOctPTFast(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) {
+	k, n := p.accumDepth, p.outDepth
+	bias = bias[:4*n]
+	var a [8]int32
+	for b := 0; b < p.batches; b++ {
+		x := in[b*k : b*k+k]
+		o := out[b*n : b*n+n]
+		corr := -128 * fcSumI8(x) // octDot sums x*(w+128)
+		for c := 0; c < n; c += 8 {
+			octDot(x, w[c*k:], &a)
+			oc := o[c:min(c+8, n)]
+			pb := unsafe.Add(unsafe.Pointer(unsafe.StringData(bias)), 4*c)
+			if t.lsh != 0 || t.e == 0 {
+				for j := range oc {
+					oc[j] = int8(rqOneQ(a[j]+corr+le32((*[4]byte)(unsafe.Add(pb, 4*j))), t))
+				}
+				continue
+			}
+			pa, po := unsafe.Pointer(&a), unsafe.Pointer(unsafe.SliceData(oc))
+			end := unsafe.Add(po, len(oc))
+			m2, d, sh, span, hi := t.m2, t.d, t.r&31, t.span, t.hi
+			if p.bias4 { // word-aligned biases
+				for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+					*(*int8)(po) = rqOneR(*(*int32)(pa)+corr+*(*int32)(pb), m2, d, sh, span, hi)
+				}
+				continue
+			}
+			for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+				*(*int8)(po) = rqOneR(*(*int32)(pa)+corr+le32((*[4]byte)(pb)), m2, d, sh, span, hi)
+			}
 		}
-		return
-	}
-	pa, po := unsafe.Pointer(a), unsafe.Pointer(unsafe.SliceData(o))
-	end := unsafe.Add(po, len(o))
-	m2, d, sh, span, hi := t.m2, t.d, t.r&31, t.span, t.hi
-	for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
-		v := *(*int32)(pa) + corr + le32((*[4]byte)(pb))
-		s := uint32(rqOneIn(v)) + 1<<30
-		x := uint64(s)*uint64(m2) + d
-		y := (int32(uint32(x>>32)) + int32(s>>30)) >> sh
-		y &^= y >> 31
-		y = span - y
-		*(*int8)(po) = int8(hi - y&^(y>>31))
 	}
 }
