@@ -34,7 +34,6 @@ func svdfRingStep(pos []int32, mem int) (slot, off int) {
 	return p, mem - q
 }
 
-
 // svdfRingWT16 returns the 2-byte-aligned copy of the doubled int16
 // weights_time in ww (copy || 0 || copy).
 func svdfRingWT16(ww string) string {

@@ -254,7 +254,6 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 	return nil
 }
 
-
 // int32Bytes is v as little-endian bytes.
 func int32Bytes(v []int32) []byte {
 	out := make([]byte, 4*len(v))
