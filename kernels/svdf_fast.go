@@ -55,24 +55,31 @@ func svdfState8(a []int32, fb string, al bool, corr int32, r *svdfFastRQ, zs int
 	fb = fb[:4*len(a)]
 	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.StringData(fb))
 	end := unsafe.Add(pa, 4*len(a))
-	// rqOneQ with the record's fields in registers (span 255, hi 127).
+	// rqOneQ with the record's fields in registers (span 255, hi 127);
+	// one loop per bias layout, so that neither tests al per filter.
 	m2, e, d, sh, lsh := r.f.m2, r.f.e, r.f.d, r.f.r&31, r.f.lsh&31
-	for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
-		var b int32
-		if al {
-			b = *(*int32)(pb)
-		} else {
-			b = le32((*[4]byte)(pb))
+	if al {
+		for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
+			*(*int32)(pa) = int32(int8(svdfNew8(*(*int32)(pa)+corr+*(*int32)(pb), m2, e, d, sh, lsh) + zs))
 		}
-		v := *(*int32)(pa) + corr + b
-		s := uint32(rqOneIn(v<<lsh)) + 1<<30
-		x := uint64(s)*uint64(m2) + d
-		y := (int32(uint32(x>>32)) + int32(s>>30&e)) >> sh // rq(v) + 128
-		y &^= y >> 31
-		y = 255 - y
-		y = 127 - y&^(y>>31)
-		*(*int32)(pa) = int32(int8(y + zs))
+		return
 	}
+	for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
+		*(*int32)(pa) = int32(int8(svdfNew8(*(*int32)(pa)+corr+le32((*[4]byte)(pb)), m2, e, d, sh, lsh) + zs))
+	}
+}
+
+// svdfNew8 is the int8 state value of feature sum v before the zero
+// point: rqOneQ with the record's fields passed by value (span 255, hi
+// 127). The caller adds the zero point and truncates to int8, as TFLM
+// does.
+func svdfNew8(v int32, m2, e uint32, d uint64, sh, lsh uint32) int32 {
+	s := uint32(rqOneIn(v<<lsh)) + 1<<30
+	x := uint64(s)*uint64(m2) + d
+	y := (int32(uint32(x>>32)) + int32(s>>30&e)) >> sh // rq(v) + 128
+	y &^= y >> 31
+	y = 255 - y
+	return 127 - y&^(y>>31)
 }
 
 // svdfState16 is svdfState8 for int16 state.
@@ -82,26 +89,31 @@ func svdfState16(a []int32, fb string, al bool, corr int32, r *svdfFastRQ, zs in
 	fb = fb[:4*len(a)]
 	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.StringData(fb))
 	end := unsafe.Add(pa, 4*len(a))
-	// rqOne0 with the record's fields in registers.
+	// rqOne0 with the record's fields in registers; one loop per bias
+	// layout, so that neither tests al per filter.
 	m2, e, d, sh, lsh := r.f.m2, r.f.e, r.f.d, r.f.r&31, r.f.lsh&31
-	for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
-		var b int32
-		if al {
-			b = *(*int32)(pb)
-		} else {
-			b = le32((*[4]byte)(pb))
+	if al {
+		for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
+			*(*int32)(pa) = svdfNew16(*(*int32)(pa)+corr+*(*int32)(pb), m2, e, d, sh, lsh, zs)
 		}
-		v := *(*int32)(pa) + corr + b
-		s := uint32(rqOneIn(v<<lsh)) + 1<<30
-		x := uint64(s)*uint64(m2) + d
-		y := (int32(uint32(x>>32)) + int32(s>>30&e)) >> sh
-		if (y+32768)>>16 != 0 {
-			y = min(max(y, -32768), 32767)
-		}
-		// The zero point is added after the clamp and the sum is
-		// truncated to the state type, as TFLM does.
-		*(*int32)(pa) = int32(int16(y + zs))
+		return
 	}
+	for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
+		*(*int32)(pa) = svdfNew16(*(*int32)(pa)+corr+le32((*[4]byte)(pb)), m2, e, d, sh, lsh, zs)
+	}
+}
+
+// svdfNew16 is the new int16 state value of feature sum v: rqOne0 with
+// the record's fields passed by value, clamped to int16, plus the state
+// zero point zs (added after the clamp, as TFLM does), truncated to int16.
+func svdfNew16(v int32, m2, e uint32, d uint64, sh, lsh uint32, zs int32) int32 {
+	s := uint32(rqOneIn(v<<lsh)) + 1<<30
+	x := uint64(s)*uint64(m2) + d
+	y := (int32(uint32(x>>32)) + int32(s>>30&e)) >> sh
+	if (y+32768)>>16 != 0 {
+		y = min(max(y, -32768), 32767)
+	}
+	return int32(int16(y + zs))
 }
 
 // svdfOutQ is rqOneQ for the time record of svdfFastPlan (no left shift,
