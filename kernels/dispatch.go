@@ -74,7 +74,8 @@ package kernels
 //     selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
 //     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
 //     sqDiffQuantOne, strAligned4, subQuantOne, sumI8, svdfActF32,
-//     svdfFastPlan, svdfOutQ, svdfRingStep, svdfRingWT16, tconvTaps
+//     svdfFastPlan, svdfNew16, svdfNew8, svdfRingStep, svdfRingWT16,
+//     tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8

@@ -116,23 +116,12 @@ func svdfNew16(v int32, m2, e uint32, d uint64, sh, lsh uint32, zs int32) int32 
 	return int32(int16(y + zs))
 }
 
-// svdfOutQ is rqOneQ for the time record of svdfFastPlan (no left shift,
-// a right shift of at least 1, clamp to int8), its fields read where they
-// are needed.
-func svdfOutQ(v int32, t *rqOne) int8 {
-	s := uint32(rqOneIn(v)) + 1<<30
-	x := uint64(s)*uint64(t.m2) + t.d
-	y := (int32(uint32(x>>32)) + int32(s>>30)) >> (t.r & 31) // rq(v) + zo + 128
-	y &^= y >> 31
-	y = 255 - y
-	return int8(127 - y&^(y>>31))
-}
-
 // svdfTimeOutI8 finishes a block of len(a) filters with int8 state: row j
 // (st[j*mem:]) is shifted left by one slot as it is multiplied with its
 // int8 weights_time row (wt[j*mem:]) and takes the new value a[j] in its
 // last slot; the time sum is time bias j (tb) plus those products, and
-// output j its rescaling (svdfOutQ). mem is a multiple of 8.
+// output j its rescaling (rqOneR with the time record). mem is a multiple
+// of 8.
 //
 //go:noinline
 func svdfTimeOutI8(st []int8, wt, tb string, a []int32, mem int, r *svdfFastRQ, o []int8) {
@@ -144,7 +133,8 @@ func svdfTimeOutI8(st []int8, wt, tb string, a []int32, mem int, r *svdfFastRQ, 
 	po := unsafe.Pointer(unsafe.SliceData(o))
 	pa := unsafe.Pointer(unsafe.SliceData(a))
 	end := unsafe.Add(pa, 4*n)
-	g := 8 * (mem/8 - 1) // bytes of a row before its last group of eight
+	m2, d, sh := r.t.m2, r.t.d, r.t.r&31 // svdfFastPlan's time record: span 255, hi 127
+	g := 8 * (mem/8 - 1)                 // bytes of a row before its last group of eight
 	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		acc := le32((*[4]byte)(pb))
 		for e := unsafe.Add(ps, g); ps != e; ps, pw = unsafe.Add(ps, 8), unsafe.Add(pw, 8) {
@@ -202,7 +192,7 @@ func svdfTimeOutI8(st []int8, wt, tb string, a []int32, mem int, r *svdfFastRQ, 
 		s[7] = int8(v)
 		acc += v * int32(w[7])
 		ps, pw = unsafe.Add(ps, 8), unsafe.Add(pw, 8)
-		*(*int8)(po) = svdfOutQ(acc, &r.t)
+		*(*int8)(po) = rqOneR(acc, m2, d, sh, 255, 127)
 	}
 }
 
@@ -220,7 +210,8 @@ func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, r *svdfFastRQ
 	po := unsafe.Pointer(unsafe.SliceData(o))
 	pa := unsafe.Pointer(unsafe.SliceData(a))
 	end := unsafe.Add(pa, 4*n)
-	g := 16 * (mem/8 - 1) // bytes of a row before its last group of eight
+	m2, d, sh := r.t.m2, r.t.d, r.t.r&31 // svdfFastPlan's time record: span 255, hi 127
+	g := 16 * (mem/8 - 1)                // bytes of a row before its last group of eight
 	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		acc := le32((*[4]byte)(pb))
 		for e := unsafe.Add(ps, g); ps != e; ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16) {
@@ -278,7 +269,7 @@ func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, r *svdfFastRQ
 		s[7] = int16(v)
 		acc += v * (int32(h[15])<<8 | int32(w[14]))
 		ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16)
-		*(*int8)(po) = svdfOutQ(acc, &r.t)
+		*(*int8)(po) = rqOneR(acc, m2, d, sh, 255, 127)
 	}
 }
 

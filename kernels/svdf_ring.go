@@ -60,6 +60,7 @@ func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, 
 	po := unsafe.Pointer(unsafe.SliceData(o))
 	pa := unsafe.Pointer(unsafe.SliceData(a))
 	end := unsafe.Add(pa, 4*n)
+	m2, d, sh := r.t.m2, r.t.d, r.t.r&31 // svdfFastPlan's time record: span 255, hi 127
 	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		*(*int8)(unsafe.Add(ps, slot)) = int8(*(*int32)(pa))
 		acc := *(*int32)(pb)
@@ -75,7 +76,7 @@ func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, 
 			acc += int32(s[7]) * int32(w[7])
 		}
 		pw = unsafe.Add(pw, mem) // the doubled row's second half
-		*(*int8)(po) = svdfOutQ(acc, &r.t)
+		*(*int8)(po) = rqOneR(acc, m2, d, sh, 255, 127)
 	}
 }
 
@@ -93,6 +94,7 @@ func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int
 	po := unsafe.Pointer(unsafe.SliceData(o))
 	pa := unsafe.Pointer(unsafe.SliceData(a))
 	end := unsafe.Add(pa, 4*n)
+	m2, d, sh := r.t.m2, r.t.d, r.t.r&31 // svdfFastPlan's time record: span 255, hi 127
 	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		*(*int16)(unsafe.Add(ps, 2*slot)) = int16(*(*int32)(pa))
 		acc := *(*int32)(pb)
@@ -108,7 +110,7 @@ func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int
 			acc += int32(s[7]) * int32(w[7])
 		}
 		pw = unsafe.Add(pw, 2*mem)
-		*(*int8)(po) = svdfOutQ(acc, &r.t)
+		*(*int8)(po) = rqOneR(acc, m2, d, sh, 255, 127)
 	}
 }
 

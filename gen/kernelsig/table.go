@@ -450,9 +450,10 @@ const (
 	SvdfInt8x8              Func = "svdfInt8x8"
 	SvdfInt8x8Fast          Func = "svdfInt8x8Fast"
 	SvdfInt8x8Ring          Func = "svdfInt8x8Ring"
+	SvdfNew16               Func = "svdfNew16"
+	SvdfNew8                Func = "svdfNew8"
 	SvdfNewState16          Func = "svdfNewState16"
 	SvdfOut8                Func = "svdfOut8"
-	SvdfOutQ                Func = "svdfOutQ"
 	SvdfRingSlow            Func = "svdfRingSlow"
 	SvdfRingStep            Func = "svdfRingStep"
 	SvdfRingWT16            Func = "svdfRingWT16"
@@ -981,9 +982,10 @@ func Funcs() []Func {
 		SvdfInt8x8,
 		SvdfInt8x8Fast,
 		SvdfInt8x8Ring,
+		SvdfNew16,
+		SvdfNew8,
 		SvdfNewState16,
 		SvdfOut8,
-		SvdfOutQ,
 		SvdfRingSlow,
 		SvdfRingStep,
 		SvdfRingWT16,
@@ -1950,12 +1952,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*svdfParams"}, {"r", "*svdfFastRQ"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"out", "[]int8"}}, true
 	case SvdfInt8x8Ring:
 		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"pos", "[]int32"}, {"out", "[]int8"}}, true
+	case SvdfNew16:
+		return []Param{{"v", "int32"}, {"m2", "uint32"}, {"e", "uint32"}, {"d", "uint64"}, {"sh", "uint32"}, {"lsh", "uint32"}, {"zs", "int32"}}, true
+	case SvdfNew8:
+		return []Param{{"v", "int32"}, {"m2", "uint32"}, {"e", "uint32"}, {"d", "uint64"}, {"sh", "uint32"}, {"lsh", "uint32"}}, true
 	case SvdfNewState16:
 		return []Param{{"a", "*[8]int32"}, {"fb", "*[8][4]byte"}, {"corr", "int32"}, {"q", "*rq32"}, {"zp", "int32"}}, true
 	case SvdfOut8:
 		return []Param{{"t", "*[8]int32"}, {"o", "[]int8"}, {"q", "*rq32"}, {"zp", "int32"}}, true
-	case SvdfOutQ:
-		return []Param{{"v", "int32"}, {"t", "*rqOne"}}, true
 	case SvdfRingSlow:
 		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"st8", "[]int8"}, {"st16", "[]int16"}, {"slot", "int"}, {"off", "int"}, {"out", "[]int8"}}, true
 	case SvdfRingStep:
@@ -2418,7 +2422,8 @@ func (f Func) Results() int {
 		SumI8,
 		SvdfActF32,
 		SvdfFastPlan,
-		SvdfOutQ,
+		SvdfNew16,
+		SvdfNew8,
 		SvdfRingWT16:
 		return 1
 	case ConvRowsEdge,
