@@ -1,6 +1,9 @@
 package kernels
 
-import "unsafe"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // The integer SVDF kernels' fast path, for the common shape (rank 1, a
 // memory of a multiple of eight slots, octDot weights) with the feature
@@ -43,6 +46,24 @@ func svdfFastPlan(p *svdfParams, st16 bool, r *svdfFastRQ) bool {
 // svdfBlk is how many filters the fast kernels take through each step
 // at once (their sums and new state values are a local array).
 const svdfBlk = 64
+
+// svdfProject stores in acc the raw feature sums (octDot) of filters c to
+// c+n-1, n <= svdfBlk, in blocks of eight (the packed weights wf pad the
+// last block), walking one pointer through the weights.
+func svdfProject(x []int8, wf string, c, n int, acc *[svdfBlk]int32) {
+	k, nb := len(x), min((n+7)/8, svdfBlk/8)
+	wf = wf[c*k : (c+8*nb)*k+octPad]
+	p := unsafe.Pointer(unsafe.StringData(wf))
+	for j := 0; j < nb; j++ {
+		a := (*[8]int32)(unsafe.Pointer(&acc[8*j]))
+		if bits.UintSize == 64 {
+			octDot64(x, p, a)
+		} else {
+			octPass8(x, p, a)
+		}
+		p = unsafe.Add(p, 8*k)
+	}
+}
 
 // svdfState8 turns the raw feature sums a[j] of a block into new int8
 // state values, kept in a[j]: plus corr and feature bias j (fb:
@@ -288,9 +309,7 @@ func svdfInt8x8Fast(p *svdfParams, r *svdfFastRQ, in []int8, wf, fbias, wt, tbia
 		o := out[b*nf : (b+1)*nf]
 		for c := 0; c < nf; c += svdfBlk {
 			n := min(svdfBlk, nf-c)
-			for j := 0; j < n; j += 8 {
-				octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
-			}
+			svdfProject(x, wf, c, n, &acc)
 			svdfState8(acc[:n], fbias[4*c:], false, corr, r, p.stateZP)
 			svdfTimeOutI8(row[c*mem:], wt[c*mem:], tbias[4*c:], acc[:n], mem, r, o[c:])
 		}
@@ -311,9 +330,7 @@ func svdfInt8x16Fast(p *svdfParams, r *svdfFastRQ, in []int8, wf, fbias, wt, tbi
 		o := out[b*nf : (b+1)*nf]
 		for c := 0; c < nf; c += svdfBlk {
 			n := min(svdfBlk, nf-c)
-			for j := 0; j < n; j += 8 {
-				octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
-			}
+			svdfProject(x, wf, c, n, &acc)
 			svdfState16(acc[:n], fbias[4*c:], false, corr, r, p.stateZP)
 			svdfTimeOutI16(row[c*mem:], wt[2*c*mem:], tbias[4*c:], acc[:n], mem, r, o[c:])
 		}

@@ -136,9 +136,7 @@ func svdfInt8x8Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state
 		o := out[b*nf : (b+1)*nf]
 		for c := 0; c < nf; c += svdfBlk {
 			n := min(svdfBlk, nf-c)
-			for j := 0; j < n; j += 8 {
-				octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
-			}
+			svdfProject(x, wf, c, n, &acc)
 			svdfState8(acc[:n], fbias[4*c:], true, corr, &r, p.stateZP)
 			svdfTimeOutRingI8(row[c*mem:], ww[2*c*mem:], tbias[4*c:], acc[:n], mem, slot, off, &r, o[c:])
 		}
@@ -166,9 +164,7 @@ func svdfInt8x16Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, stat
 		o := out[b*nf : (b+1)*nf]
 		for c := 0; c < nf; c += svdfBlk {
 			n := min(svdfBlk, nf-c)
-			for j := 0; j < n; j += 8 {
-				octDot(x, wf[(c+j)*k:], (*[8]int32)(acc[j:j+8]))
-			}
+			svdfProject(x, wf, c, n, &acc)
 			svdfState16(acc[:n], fbias[4*c:], true, corr, &r, p.stateZP)
 			svdfTimeOutRingI16(row[c*mem:], ww[4*c*mem:], tbias[4*c:], acc[:n], mem, slot, off, &r, o[c:])
 		}
