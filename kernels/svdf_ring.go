@@ -47,7 +47,9 @@ func svdfRingWT16(ww string) string {
 // svdfTimeOutRingI8 is svdfTimeOutI8 for ring rows: row j (st[j*mem:])
 // takes a[j] at physical slot slot, and its time sum reads the doubled
 // int8 weights ww[2*j*mem+off:] (mem a multiple of 8); tb is
-// word-aligned (strAligned4).
+// word-aligned (strAligned4). A memory of 8 slots, the keyword models'
+// most common, has a loop of its own without the inner loop (about 7
+// instructions a filter fewer under gc).
 //
 //go:noinline
 func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, r *svdfFastRQ, o []int8) {
@@ -61,6 +63,25 @@ func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, 
 	pa := unsafe.Pointer(unsafe.SliceData(a))
 	end := unsafe.Add(pa, 4*n)
 	m2, d, sh := r.t.m2, r.t.d, r.t.r&31 // svdfFastPlan's time record: span 255, hi 127
+	if mem == 8 {
+		// One group of eight a row: no inner loop.
+		for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+			*(*int8)(unsafe.Add(ps, slot)) = int8(*(*int32)(pa))
+			acc := *(*int32)(pb)
+			s, w := (*[8]int8)(ps), (*[8]int8)(pw)
+			acc += int32(s[0]) * int32(w[0])
+			acc += int32(s[1]) * int32(w[1])
+			acc += int32(s[2]) * int32(w[2])
+			acc += int32(s[3]) * int32(w[3])
+			acc += int32(s[4]) * int32(w[4])
+			acc += int32(s[5]) * int32(w[5])
+			acc += int32(s[6]) * int32(w[6])
+			acc += int32(s[7]) * int32(w[7])
+			ps, pw = unsafe.Add(ps, 8), unsafe.Add(pw, 16)
+			*(*int8)(po) = rqOneR(acc, m2, d, sh, 255, 127)
+		}
+		return
+	}
 	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		*(*int8)(unsafe.Add(ps, slot)) = int8(*(*int32)(pa))
 		acc := *(*int32)(pb)
@@ -95,6 +116,25 @@ func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int
 	pa := unsafe.Pointer(unsafe.SliceData(a))
 	end := unsafe.Add(pa, 4*n)
 	m2, d, sh := r.t.m2, r.t.d, r.t.r&31 // svdfFastPlan's time record: span 255, hi 127
+	if mem == 8 {
+		// One group of eight a row: no inner loop.
+		for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+			*(*int16)(unsafe.Add(ps, 2*slot)) = int16(*(*int32)(pa))
+			acc := *(*int32)(pb)
+			s, w := (*[8]int16)(ps), (*[8]int16)(pw)
+			acc += int32(s[0]) * int32(w[0])
+			acc += int32(s[1]) * int32(w[1])
+			acc += int32(s[2]) * int32(w[2])
+			acc += int32(s[3]) * int32(w[3])
+			acc += int32(s[4]) * int32(w[4])
+			acc += int32(s[5]) * int32(w[5])
+			acc += int32(s[6]) * int32(w[6])
+			acc += int32(s[7]) * int32(w[7])
+			ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 32)
+			*(*int8)(po) = rqOneR(acc, m2, d, sh, 255, 127)
+		}
+		return
+	}
 	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		*(*int16)(unsafe.Add(ps, 2*slot)) = int16(*(*int32)(pa))
 		acc := *(*int32)(pb)
