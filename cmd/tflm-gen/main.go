@@ -125,7 +125,7 @@ func addFlags(fs *flag.FlagSet, cfg *config, plan bool) {
 	fs.IntVar(&cfg.align, "align", 16, "buffer offset alignment in `bytes` (power of two)")
 	fs.StringVar(&cfg.plannerName, "planner", "optimal", "memory planner: optimal or greedy (TFLite Micro's rule)")
 	fs.Int64Var(&cfg.effort, "plan-effort", planner.DefaultEffort, "exact planner search budget in search `steps`, for all plans of one run together (machine independent)")
-	fs.BoolVar(&cfg.speed, "speed", false, "use every fast kernel even where its scratch memory makes the arena larger, and run layer by layer (as -fuse=off)")
+	fs.BoolVar(&cfg.speed, "speed", false, "use every fast kernel even where its scratch memory makes the arena larger, run layer by layer (as -fuse=off), and trade flash for speed (SVDF rings, four-copy biases)")
 	fs.StringVar(&cfg.fuse, "fuse", "on", "on: chains of convolutions run fused row by row (line buffers) and operators write their output over their dying input, where that makes the arena smaller; off: the layer-by-layer plan")
 	fs.IntVar(&cfg.maxArena, "max-arena", 0, "fail when the arena needs more than `bytes` (0: no limit)")
 	fs.Int64Var(&cfg.maxModel, "max-model-size", 256<<20, "refuse model files larger than `bytes`")

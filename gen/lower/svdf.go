@@ -54,7 +54,10 @@ func svdfQuantScales(in, wf, wt, state, out float32) (svdfScales, error) {
 // point for int8, like TFLM's ResetVariableTensors). Options: rank (slot 0),
 // fused activation (slot 1; applied by the float kernel only, as in TFLM),
 // asymmetric_quantize_inputs (slot 2, hybrid kernels only; TFLM ignores it).
-// No scratch buffer is needed (see kernels/svdf.go).
+// No scratch buffer is needed (see kernels/svdf.go); with -speed (opCtx.Speed)
+// an integer SVDF of rank 1 and a memory of a multiple of 8 keeps its state
+// as rings (kernels/svdf_ring.go) and asks for one persistent int32, the
+// rings' position.
 func lowerSVDF(c *opCtx) error {
 	if c.NumIn() != 5 || c.NumOut() != 1 {
 		return c.Errorf("has %d inputs and %d outputs, want 5 and 1", c.NumIn(), c.NumOut())
