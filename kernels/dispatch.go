@@ -44,6 +44,7 @@ package kernels
 //   - svdfFeatures: parameter acc has type *[24]int32
 //   - svdfNewState16: parameter a has type *[8]int32
 //   - svdfOut8: parameter t has type *[8]int32
+//   - svdfProject: parameter acc has type *[64]int32
 //   - functions with results (helpers, not program steps):
 //     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
 //     argMinMaxIdxI8, b2u8, castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64,

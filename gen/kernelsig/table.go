@@ -454,6 +454,7 @@ const (
 	SvdfNew8                Func = "svdfNew8"
 	SvdfNewState16          Func = "svdfNewState16"
 	SvdfOut8                Func = "svdfOut8"
+	SvdfProject             Func = "svdfProject"
 	SvdfRingSlow            Func = "svdfRingSlow"
 	SvdfRingStep            Func = "svdfRingStep"
 	SvdfRingWT16            Func = "svdfRingWT16"
@@ -986,6 +987,7 @@ func Funcs() []Func {
 		SvdfNew8,
 		SvdfNewState16,
 		SvdfOut8,
+		SvdfProject,
 		SvdfRingSlow,
 		SvdfRingStep,
 		SvdfRingWT16,
@@ -1960,6 +1962,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "*[8]int32"}, {"fb", "*[8][4]byte"}, {"corr", "int32"}, {"q", "*rq32"}, {"zp", "int32"}}, true
 	case SvdfOut8:
 		return []Param{{"t", "*[8]int32"}, {"o", "[]int8"}, {"q", "*rq32"}, {"zp", "int32"}}, true
+	case SvdfProject:
+		return []Param{{"x", "[]int8"}, {"wf", "string"}, {"c", "int"}, {"n", "int"}, {"acc", "*[64]int32"}}, true
 	case SvdfRingSlow:
 		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"st8", "[]int8"}, {"st16", "[]int16"}, {"slot", "int"}, {"off", "int"}, {"out", "[]int8"}}, true
 	case SvdfRingStep:
@@ -2278,6 +2282,7 @@ func (f Func) Results() int {
 		SvdfInt8x8Ring,
 		SvdfNewState16,
 		SvdfOut8,
+		SvdfProject,
 		SvdfRingSlow,
 		SvdfState16,
 		SvdfState8,
