@@ -33,6 +33,8 @@ var hintText = map[string]string{
 	"Lean": "re-laid-out weights", "DW": "re-laid-out weights", "PW": "re-laid-out weights",
 	"Win": "re-laid-out weights", "InW": "re-laid-out input weights", "RecW": "re-laid-out recurrent weights",
 	"Tab": "lookup table", "ExpLUT": "exponential lookup table", "RecipLUT": "reciprocal lookup table",
+	"Bias4": "folded biases, four copies (one word-aligned)", "FeatureBiasRing": "folded feature biases, four copies (one word-aligned)",
+	"TimeBiasRing": "folded time biases, four copies (one word-aligned)", "TimeWeightsRing": "weights_time, each row twice (int16: all of it twice more)",
 }
 
 func makeNames(p *program.Program) *names {

@@ -172,11 +172,13 @@ func lowerFullyConnected(c *opCtx) error {
 				return err
 			}
 			ps := append(params, F("mult", I32(q.mult)), F("lsh", Int(int(q.lsh))), F("rsh", Int(int(q.rsh))), F("half", I32(q.half)))
-			bias := c.ConstI32("Bias", fcTrunc32(folded))
+			var bias Arg
 			if fnPT == kernelsig.FcOctInt8PT && c.Speed() {
 				// -speed: the biases four times, one copy word-aligned.
 				ps = append(ps, F("bias4", Bool(true)))
 				bias = c.Const("Bias4", phase4(int32Bytes(fcTrunc32(folded))))
+			} else {
+				bias = c.ConstI32("Bias", fcTrunc32(folded))
 			}
 			c.Call(fnPT, Struct(kernelsig.FcParams, ps...), View(in), packed, bias, View(out))
 			return nil

@@ -171,11 +171,7 @@ func (c *opCtx) Const(hint string, data []byte) Arg {
 
 // ConstI32 is Const for little-endian int32 values.
 func (c *opCtx) ConstI32(hint string, v []int32) Arg {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
-	}
-	return c.Const(hint, b)
+	return c.Const(hint, int32Bytes(v))
 }
 
 // ConstI64 is Const for little-endian int64 values.
@@ -347,6 +343,15 @@ func phase4(b []byte) []byte {
 			out = append(out, 0)
 		}
 		out = append(out, b...)
+	}
+	return out
+}
+
+// int32Bytes is v as little-endian bytes.
+func int32Bytes(v []int32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], uint32(x))
 	}
 	return out
 }

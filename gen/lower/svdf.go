@@ -257,15 +257,6 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 	return nil
 }
 
-// int32Bytes is v as little-endian bytes.
-func int32Bytes(v []int32) []byte {
-	out := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(out[4*i:], uint32(x))
-	}
-	return out
-}
-
 // svdfDoubleRows returns n rows of rb bytes each, each written twice in a
 // row (row || row).
 func svdfDoubleRows(data []byte, n, rb int) []byte {
