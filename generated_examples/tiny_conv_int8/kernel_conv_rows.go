@@ -209,7 +209,6 @@ func convGatherWin(p *convRowsParams, x []int8, iy0, ix0 int, dst []int8) {
 				src := x[(iy*p.inW+ix0)*C+lo : (iy*p.inW+ix0)*C+hi]
 				mid := d8[lo:hi]
 				mid = mid[:len(src)]
-				//lint:ignore S1001 short copies stay an inlined loop, not a memmove call
 				for i, v := range src {
 					mid[i] = v
 				}
