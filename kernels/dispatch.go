@@ -70,13 +70,13 @@ package kernels
 //     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
 //     octCols64, octLanes, poolAvgRound, poolRecip, poolSumI8, poolWindow,
 //     preluOne, quantizeF32One, reluOne, requantizeFast, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneIn, rqOneQ,
-//     rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul, selRowStart,
-//     selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg, softmaxExpSmall,
-//     softmaxInt8Row, softmaxLUT, softmaxRecip, softmaxRescale,
-//     sqDiffQuantOne, strAligned4, subQuantOne, sumI8, svdfActF32,
-//     svdfFastPlan, svdfNew16, svdfNew8, svdfRingStep, svdfRingWT16,
-//     tconvTaps
+//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
+//     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
+//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
+//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
+//     softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne, sumI8,
+//     svdfActF32, svdfFastPlan, svdfNew16, svdfNew8, svdfRingStep,
+//     svdfRingWT16, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -314,6 +314,8 @@ func Call(fn string, args []any) bool {
 		fcOctInt8(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "fcOctInt8PT":
 		fcOctInt8PT(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "fcOctInt8PTQ":
+		fcOctInt8PTQ(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(*rqOne), args[5].([]int8))
 	case "fcOctPTFast":
 		fcOctPTFast(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(*rqOne), args[5].([]int8))
 	case "fcOutPC":
@@ -565,31 +567,29 @@ func Call(fn string, args []any) bool {
 	case "svdfInt8x16Any":
 		svdfInt8x16Any(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int8))
 	case "svdfInt8x16Fast":
-		svdfInt8x16Fast(args[0].(*svdfParams), args[1].(*svdfFastRQ), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].(string), args[7].([]int16), args[8].([]int8))
+		svdfInt8x16Fast(args[0].(*svdfParams), args[1].(*rqOne), args[2].(*rqOne), args[3].([]int8), args[4].(string), args[5].(string), args[6].(string), args[7].(string), args[8].([]int16), args[9].([]int8))
 	case "svdfInt8x16Ring":
-		svdfInt8x16Ring(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int32), args[8].([]int8))
+		svdfInt8x16Ring(args[0].(*svdfParams), args[1].(*rqOne), args[2].(*rqOne), args[3].([]int8), args[4].(string), args[5].(string), args[6].(string), args[7].(string), args[8].([]int16), args[9].([]int32), args[10].([]int8))
 	case "svdfInt8x8":
 		svdfInt8x8(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8), args[7].([]int8))
 	case "svdfInt8x8Fast":
-		svdfInt8x8Fast(args[0].(*svdfParams), args[1].(*svdfFastRQ), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].(string), args[7].([]int8), args[8].([]int8))
+		svdfInt8x8Fast(args[0].(*svdfParams), args[1].(*rqOne), args[2].(*rqOne), args[3].([]int8), args[4].(string), args[5].(string), args[6].(string), args[7].(string), args[8].([]int8), args[9].([]int8))
 	case "svdfInt8x8Ring":
-		svdfInt8x8Ring(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8), args[7].([]int32), args[8].([]int8))
-	case "svdfRingSlow":
-		svdfRingSlow(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8), args[7].([]int16), int(args[8].(int64)), int(args[9].(int64)), args[10].([]int8))
+		svdfInt8x8Ring(args[0].(*svdfParams), args[1].(*rqOne), args[2].(*rqOne), args[3].([]int8), args[4].(string), args[5].(string), args[6].(string), args[7].(string), args[8].([]int8), args[9].([]int32), args[10].([]int8))
 	case "svdfState16":
-		svdfState16(args[0].([]int32), args[1].(string), args[2].(bool), int32(args[3].(int64)), args[4].(*svdfFastRQ), int32(args[5].(int64)))
+		svdfState16(args[0].([]int32), args[1].(string), args[2].(bool), int32(args[3].(int64)), args[4].(*rqOne), int32(args[5].(int64)))
 	case "svdfState8":
-		svdfState8(args[0].([]int32), args[1].(string), args[2].(bool), int32(args[3].(int64)), args[4].(*svdfFastRQ), int32(args[5].(int64)))
+		svdfState8(args[0].([]int32), args[1].(string), args[2].(bool), int32(args[3].(int64)), args[4].(*rqOne), int32(args[5].(int64)))
 	case "svdfTime8":
 		svdfTime8(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "svdfTimeOutI16":
-		svdfTimeOutI16(args[0].([]int16), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), args[5].(*svdfFastRQ), args[6].([]int8))
+		svdfTimeOutI16(args[0].([]int16), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), args[5].(*rqOne), args[6].([]int8))
 	case "svdfTimeOutI8":
-		svdfTimeOutI8(args[0].([]int8), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), args[5].(*svdfFastRQ), args[6].([]int8))
+		svdfTimeOutI8(args[0].([]int8), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), args[5].(*rqOne), args[6].([]int8))
 	case "svdfTimeOutRingI16":
-		svdfTimeOutRingI16(args[0].([]int16), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), args[7].(*svdfFastRQ), args[8].([]int8))
+		svdfTimeOutRingI16(args[0].([]int16), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), args[7].(*rqOne), args[8].([]int8))
 	case "svdfTimeOutRingI8":
-		svdfTimeOutRingI8(args[0].([]int8), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), args[7].(*svdfFastRQ), args[8].([]int8))
+		svdfTimeOutRingI8(args[0].([]int8), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), args[7].(*rqOne), args[8].([]int8))
 	case "tanhF32":
 		tanhF32(args[0].([]float32), args[1].([]float32))
 	case "tanhInt16":
@@ -2125,7 +2125,7 @@ func NewParams(typ string, fields map[string]any) any {
 			case "e":
 				p.e = uint32(v.(int64))
 			case "d":
-				p.d = uint64(v.(int64))
+				p.d = v.(int64)
 			case "r":
 				p.r = uint32(v.(int64))
 			case "lsh":
@@ -2204,19 +2204,6 @@ func NewParams(typ string, fields map[string]any) any {
 				p.diffMin = int32(v.(int64))
 			case "beta":
 				p.beta = float32(v.(float64))
-			default:
-				return nil
-			}
-		}
-		return p
-	case "svdfFastRQ":
-		p := &svdfFastRQ{}
-		for k, v := range fields {
-			switch k {
-			case "f":
-				p.f = *v.(*rqOne)
-			case "t":
-				p.t = *v.(*rqOne)
 			default:
 				return nil
 			}

@@ -112,7 +112,7 @@ func rqFromFC(mult int32, lsh, rsh uint8) rq32 {
 // requires.
 type rqOne struct {
 	m2, e    uint32 // twice the multiplier; 1 when r > 0, else 0
-	d        uint64 // the addend, with the rounding and zo - lo folded in
+	d        int64  // the addend, with the rounding and zo - lo folded in (|d| < 2^62)
 	r, lsh   uint32
 	span, hi int32 // hi - lo, hi
 }
@@ -141,7 +141,7 @@ func rqOneSet(t *rqOne, mult int32, lsh, rsh uint8, zo, lo, hi int32) bool {
 		t.e = 1
 	}
 	t.m2, t.r, t.lsh = m2, r, uint32(lsh)
-	t.d = 1<<31 + uint64(kh)<<32 - uint64(m2)<<30
+	t.d = 1<<31 + int64(kh)<<32 - int64(m2)<<30
 	t.span, t.hi = hi-lo, hi
 	return lo == hi || rqOneSat(mult, rsh, zo, lo, hi)
 }
@@ -164,7 +164,7 @@ func rqOneSat(mult int32, rsh uint8, zo, lo, hi int32) bool {
 // in [-2^30, 2^30), otherwise a value at least as far out).
 func rqOne0(v int32, t *rqOne) int32 {
 	s := uint32(rqOneIn(v<<(t.lsh&31))) + 1<<30
-	x := uint64(s)*uint64(t.m2) + t.d
+	x := uint64(s)*uint64(t.m2) + uint64(t.d)
 	return (int32(uint32(x>>32)) + int32(s>>30&t.e)) >> (t.r & 31)
 }
 

@@ -68,6 +68,16 @@ func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
 	}
 }
 
+// fcOctInt8PTQ is fcOctInt8PT for a requantization whose one-multiply
+// record t the generator has planned (PlanRQOne): no test of the
+// parameters at run time.
+func fcOctInt8PTQ(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) {
+	if p.bias4 {
+		bias = strAligned4(bias, 4*p.outDepth)
+	}
+	fcOctPTFast(p, in, w, bias, t, out)
+}
+
 // fcOctPTFast is fcOctInt8PT with t (rqOneQ): each block's eight sums
 // a[j] + corr + the folded bias (little-endian int32; read as words when
 // p.bias4 says they are aligned) are finished right after octDot, with
@@ -93,7 +103,7 @@ func fcOctPTFast(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) {
 			}
 			pa, po := unsafe.Pointer(&a), unsafe.Pointer(unsafe.SliceData(oc))
 			end := unsafe.Add(po, len(oc))
-			m2, d, sh, span, hi := t.m2, t.d, t.r&31, t.span, t.hi
+			m2, d, sh, span, hi := t.m2, uint64(t.d), t.r&31, t.span, t.hi
 			if p.bias4 { // word-aligned biases
 				for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 					*(*int8)(po) = rqOneR(*(*int32)(pa)+corr+*(*int32)(pb), m2, d, sh, span, hi)

@@ -75,7 +75,8 @@ type svdfFloatParams struct {
 // packed for octDot (wf), int16 weights_time (wt, little-endian, as
 // stored) and int16 activation state; fbias and tbias are the folded int32
 // corrections described above. The fused activation is not applied:
-// TFLM's integer kernel ignores it.
+// TFLM's integer kernel ignores it. The generator calls it for an SVDF
+// that svdfFastPlan declines, svdfInt8x16Fast otherwise.
 //
 // Block by block of eight filters: their feature sums (octDot), their new
 // state values (svdfNewState16), then per filter its memory row shifted
@@ -90,11 +91,6 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 	fbias, tbias, wt = fbias[:4*((nf+7)&^7)], tbias[:4*nu], wt[:2*nf*mem]
 	state = state[:p.batch*nf*mem]
 	out = out[:p.batch*nu]
-	var r svdfFastRQ
-	if svdfFastPlan(p, true, &r) {
-		svdfInt8x16Fast(p, &r, in, wf, fbias, wt, tbias, state, out)
-		return
-	}
 	if mem%8 != 0 || p.rank != 1 {
 		svdfInt8x16Any(p, in, wf, fbias, wt, tbias, state, out)
 		return
@@ -255,15 +251,11 @@ func svdfInt8x16Any(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state
 }
 
 // svdfInt8x8 is svdfInt8x16 with int8 weights_time (a constant string) and
-// int8 activation state (whose zero point may be non-zero).
+// int8 activation state (whose zero point may be non-zero); svdfInt8x8Fast
+// is its form for an SVDF that svdfFastPlan accepts.
 func svdfInt8x8(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int8, out []int8) {
 	mem, nf := p.memory, p.numFilters
 	state = state[:p.batch*nf*mem]
-	var r svdfFastRQ
-	if svdfFastPlan(p, false, &r) {
-		svdfInt8x8Fast(p, &r, in, wf, fbias, wt, tbias, state, out)
-		return
-	}
 	copy(state, state[1:])
 	q := rqFromFC(p.mult1, p.lsh1, p.rsh1)
 	var acc [svdfChunk]int32

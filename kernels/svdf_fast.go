@@ -16,31 +16,29 @@ import (
 // per product on a 32-bit core) and the unit's output. Both rescalings use
 // convPWQ's one-multiply form (svdfRec); it covers sums in [-2^30, 2^30),
 // and the sums outside are clamped into it, which svdfFastPlan makes exact
-// by requiring that both ends of that range already saturate.
+// by requiring that both ends of that range already saturate. The
+// generator runs the plan (PlanSVDF) and emits a call of svdfInt8x8Fast,
+// svdfInt8x16Fast or, with -speed, the ring kernels (svdf_ring.go) with
+// its records; other SVDFs call svdfInt8x8 or svdfInt8x16.
 
-// svdfFastRQ holds an SVDF's two requantizations for the fast kernels: f
-// (feature sum to state value: clamped to int8 for int8 state, not clamped
-// for int16 state, where the kernel clamps) and t (time sum to the int8
-// output).
-type svdfFastRQ struct {
-	f, t rqOne
-}
-
-// svdfFastPlan reports whether the SVDF p takes the fast kernels and
-// fills r for them.
-func svdfFastPlan(p *svdfParams, st16 bool, r *svdfFastRQ) bool {
+// svdfFastPlan reports whether the SVDF p (int16 state when st16) takes
+// the fast kernels and fills their two requantizations: f, feature sum to
+// state value (clamped to int8 for int8 state; not clamped for int16
+// state, where the kernel clamps), and t, time sum to the int8 output.
+// The generator calls it (PlanSVDF) and passes f and t to the kernels.
+func svdfFastPlan(p *svdfParams, st16 bool, f, t *rqOne) bool {
 	if p.rank != 1 || p.memory%8 != 0 || p.memory == 0 || !p.octW || p.numUnits != p.numFilters {
 		return false
 	}
 	if st16 {
 		// The no-clamp form (zo = lo = hi = 0), its ends checked
 		// against the int16 range.
-		return rqOneSet(&r.f, p.mult1, p.lsh1, p.rsh1, 0, 0, 0) &&
+		return rqOneSet(f, p.mult1, p.lsh1, p.rsh1, 0, 0, 0) &&
 			rqOneSat(p.mult1, p.rsh1, 0, -32768, 32767) &&
-			rqOneSet(&r.t, p.mult2, p.lsh2, p.rsh2, p.outZP, -128, 127) && p.rsh2 > 31
+			rqOneSet(t, p.mult2, p.lsh2, p.rsh2, p.outZP, -128, 127) && p.rsh2 > 31
 	}
-	return rqOneSet(&r.f, p.mult1, p.lsh1, p.rsh1, 0, -128, 127) &&
-		rqOneSet(&r.t, p.mult2, p.lsh2, p.rsh2, p.outZP, -128, 127) && p.rsh2 > 31
+	return rqOneSet(f, p.mult1, p.lsh1, p.rsh1, 0, -128, 127) &&
+		rqOneSet(t, p.mult2, p.lsh2, p.rsh2, p.outZP, -128, 127) && p.rsh2 > 31
 }
 
 // svdfBlk is how many filters the fast kernels take through each step
@@ -72,13 +70,13 @@ func svdfProject(x []int8, wf string, c, n int, acc *[svdfBlk]int32) {
 // truncated to int8 as TFLM does.
 //
 //go:noinline
-func svdfState8(a []int32, fb string, al bool, corr int32, r *svdfFastRQ, zs int32) {
+func svdfState8(a []int32, fb string, al bool, corr int32, f *rqOne, zs int32) {
 	fb = fb[:4*len(a)]
 	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.StringData(fb))
 	end := unsafe.Add(pa, 4*len(a))
 	// rqOneQ with the record's fields in registers (span 255, hi 127);
 	// one loop per bias layout, so that neither tests al per filter.
-	m2, e, d, sh, lsh := r.f.m2, r.f.e, r.f.d, r.f.r&31, r.f.lsh&31
+	m2, e, d, sh, lsh := f.m2, f.e, uint64(f.d), f.r&31, f.lsh&31
 	if al {
 		for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
 			*(*int32)(pa) = int32(int8(svdfNew8(*(*int32)(pa)+corr+*(*int32)(pb), m2, e, d, sh, lsh) + zs))
@@ -106,13 +104,13 @@ func svdfNew8(v int32, m2, e uint32, d uint64, sh, lsh uint32) int32 {
 // svdfState16 is svdfState8 for int16 state.
 //
 //go:noinline
-func svdfState16(a []int32, fb string, al bool, corr int32, r *svdfFastRQ, zs int32) {
+func svdfState16(a []int32, fb string, al bool, corr int32, f *rqOne, zs int32) {
 	fb = fb[:4*len(a)]
 	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.StringData(fb))
 	end := unsafe.Add(pa, 4*len(a))
 	// rqOne0 with the record's fields in registers; one loop per bias
 	// layout, so that neither tests al per filter.
-	m2, e, d, sh, lsh := r.f.m2, r.f.e, r.f.d, r.f.r&31, r.f.lsh&31
+	m2, e, d, sh, lsh := f.m2, f.e, uint64(f.d), f.r&31, f.lsh&31
 	if al {
 		for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
 			*(*int32)(pa) = svdfNew16(*(*int32)(pa)+corr+*(*int32)(pb), m2, e, d, sh, lsh, zs)
@@ -145,7 +143,7 @@ func svdfNew16(v int32, m2, e uint32, d uint64, sh, lsh uint32, zs int32) int32 
 // of 8.
 //
 //go:noinline
-func svdfTimeOutI8(st []int8, wt, tb string, a []int32, mem int, r *svdfFastRQ, o []int8) {
+func svdfTimeOutI8(st []int8, wt, tb string, a []int32, mem int, t *rqOne, o []int8) {
 	n := len(a)
 	st, wt, tb, o = st[:n*mem], wt[:n*mem], tb[:4*n], o[:n]
 	ps := unsafe.Pointer(unsafe.SliceData(st))
@@ -154,8 +152,8 @@ func svdfTimeOutI8(st []int8, wt, tb string, a []int32, mem int, r *svdfFastRQ, 
 	po := unsafe.Pointer(unsafe.SliceData(o))
 	pa := unsafe.Pointer(unsafe.SliceData(a))
 	end := unsafe.Add(pa, 4*n)
-	m2, d, sh := r.t.m2, r.t.d, r.t.r&31 // svdfFastPlan's time record: span 255, hi 127
-	g := 8 * (mem/8 - 1)                 // bytes of a row before its last group of eight
+	m2, d, sh := t.m2, uint64(t.d), t.r&31 // svdfFastPlan's time record: span 255, hi 127
+	g := 8 * (mem/8 - 1)                   // bytes of a row before its last group of eight
 	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		acc := le32((*[4]byte)(pb))
 		for e := unsafe.Add(ps, g); ps != e; ps, pw = unsafe.Add(ps, 8), unsafe.Add(pw, 8) {
@@ -222,7 +220,7 @@ func svdfTimeOutI8(st []int8, wt, tb string, a []int32, mem int, r *svdfFastRQ, 
 // is multiplied, and the new value goes to its last slot.
 //
 //go:noinline
-func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, r *svdfFastRQ, o []int8) {
+func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, t *rqOne, o []int8) {
 	n := len(a)
 	st, wt, tb, o = st[:n*mem], wt[:2*n*mem], tb[:4*n], o[:n]
 	ps := unsafe.Pointer(unsafe.SliceData(st))
@@ -231,8 +229,8 @@ func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, r *svdfFastRQ
 	po := unsafe.Pointer(unsafe.SliceData(o))
 	pa := unsafe.Pointer(unsafe.SliceData(a))
 	end := unsafe.Add(pa, 4*n)
-	m2, d, sh := r.t.m2, r.t.d, r.t.r&31 // svdfFastPlan's time record: span 255, hi 127
-	g := 16 * (mem/8 - 1)                // bytes of a row before its last group of eight
+	m2, d, sh := t.m2, uint64(t.d), t.r&31 // svdfFastPlan's time record: span 255, hi 127
+	g := 16 * (mem/8 - 1)                  // bytes of a row before its last group of eight
 	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		acc := le32((*[4]byte)(pb))
 		for e := unsafe.Add(ps, g); ps != e; ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16) {
@@ -294,10 +292,11 @@ func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, r *svdfFastRQ
 	}
 }
 
-// svdfInt8x8Fast is svdfInt8x8's fast path (svdfFastPlan true for int8
-// state), svdfBlk filters at a time: feature sums (octDot), new state
-// values, then rows (shifted by one slot), time sums and outputs.
-func svdfInt8x8Fast(p *svdfParams, r *svdfFastRQ, in []int8, wf, fbias, wt, tbias string, state []int8, out []int8) {
+// svdfInt8x8Fast is svdfInt8x8 for an SVDF that svdfFastPlan accepts
+// (int8 state), with its records f and t, svdfBlk filters at a time:
+// feature sums (octDot), new state values, then rows (shifted by one
+// slot), time sums and outputs.
+func svdfInt8x8Fast(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, wt, tbias string, state []int8, out []int8) {
 	mem, nf, k := p.memory, p.numFilters, p.inputSize
 	fbias, tbias, wt = fbias[:4*nf], tbias[:4*nf], wt[:nf*mem]
 	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
@@ -310,15 +309,15 @@ func svdfInt8x8Fast(p *svdfParams, r *svdfFastRQ, in []int8, wf, fbias, wt, tbia
 		for c := 0; c < nf; c += svdfBlk {
 			n := min(svdfBlk, nf-c)
 			svdfProject(x, wf, c, n, &acc)
-			svdfState8(acc[:n], fbias[4*c:], false, corr, r, p.stateZP)
-			svdfTimeOutI8(row[c*mem:], wt[c*mem:], tbias[4*c:], acc[:n], mem, r, o[c:])
+			svdfState8(acc[:n], fbias[4*c:], false, corr, f, p.stateZP)
+			svdfTimeOutI8(row[c*mem:], wt[c*mem:], tbias[4*c:], acc[:n], mem, t, o[c:])
 		}
 	}
 }
 
-// svdfInt8x16Fast is svdfInt8x16's fast path (svdfFastPlan true for int16
-// state), as svdfInt8x8Fast.
-func svdfInt8x16Fast(p *svdfParams, r *svdfFastRQ, in []int8, wf, fbias, wt, tbias string, state []int16, out []int8) {
+// svdfInt8x16Fast is svdfInt8x16 for an SVDF that svdfFastPlan accepts
+// (int16 state), as svdfInt8x8Fast.
+func svdfInt8x16Fast(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, wt, tbias string, state []int16, out []int8) {
 	mem, nf, k := p.memory, p.numFilters, p.inputSize
 	fbias, tbias, wt = fbias[:4*nf], tbias[:4*nf], wt[:2*nf*mem]
 	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
@@ -331,8 +330,8 @@ func svdfInt8x16Fast(p *svdfParams, r *svdfFastRQ, in []int8, wf, fbias, wt, tbi
 		for c := 0; c < nf; c += svdfBlk {
 			n := min(svdfBlk, nf-c)
 			svdfProject(x, wf, c, n, &acc)
-			svdfState16(acc[:n], fbias[4*c:], false, corr, r, p.stateZP)
-			svdfTimeOutI16(row[c*mem:], wt[2*c*mem:], tbias[4*c:], acc[:n], mem, r, o[c:])
+			svdfState16(acc[:n], fbias[4*c:], false, corr, f, p.stateZP)
+			svdfTimeOutI16(row[c*mem:], wt[2*c*mem:], tbias[4*c:], acc[:n], mem, t, o[c:])
 		}
 	}
 }

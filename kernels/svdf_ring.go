@@ -52,7 +52,7 @@ func svdfRingWT16(ww string) string {
 // instructions a filter fewer under gc).
 //
 //go:noinline
-func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, r *svdfFastRQ, o []int8) {
+func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, t *rqOne, o []int8) {
 	n := len(a)
 	st, ww, tb, o = st[:n*mem], ww[:2*n*mem], tb[:4*n], o[:n]
 	slot, off = min(slot, mem-1), min(off, mem)
@@ -62,7 +62,7 @@ func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, 
 	po := unsafe.Pointer(unsafe.SliceData(o))
 	pa := unsafe.Pointer(unsafe.SliceData(a))
 	end := unsafe.Add(pa, 4*n)
-	m2, d, sh := r.t.m2, r.t.d, r.t.r&31 // svdfFastPlan's time record: span 255, hi 127
+	m2, d, sh := t.m2, uint64(t.d), t.r&31 // svdfFastPlan's time record: span 255, hi 127
 	if mem == 8 {
 		// One group of eight a row: no inner loop.
 		for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
@@ -105,7 +105,7 @@ func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, 
 // copy of the doubled int16 weights (svdfRingWT16).
 //
 //go:noinline
-func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int, r *svdfFastRQ, o []int8) {
+func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int, t *rqOne, o []int8) {
 	n := len(a)
 	st, ww, tb, o = st[:n*mem], ww[:4*n*mem], tb[:4*n], o[:n]
 	slot, off = min(slot, mem-1), min(off, mem)
@@ -115,7 +115,7 @@ func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int
 	po := unsafe.Pointer(unsafe.SliceData(o))
 	pa := unsafe.Pointer(unsafe.SliceData(a))
 	end := unsafe.Add(pa, 4*n)
-	m2, d, sh := r.t.m2, r.t.d, r.t.r&31 // svdfFastPlan's time record: span 255, hi 127
+	m2, d, sh := t.m2, uint64(t.d), t.r&31 // svdfFastPlan's time record: span 255, hi 127
 	if mem == 8 {
 		// One group of eight a row: no inner loop.
 		for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
@@ -154,20 +154,16 @@ func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int
 	}
 }
 
-// svdfInt8x8Ring is svdfInt8x8 with ring rows (see above): ww is
-// weights_time with each row doubled, pos the ring's position. rank must
-// be 1 and the memory a multiple of 8 (the lowering emits it only then).
-func svdfInt8x8Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state []int8, pos []int32, out []int8) {
+// svdfInt8x8Ring is svdfInt8x8Fast with ring rows (see above): ww is
+// weights_time with each row doubled, pos the ring's position. The
+// lowering emits it only for an SVDF that svdfFastPlan accepts, with the
+// records f and t.
+func svdfInt8x8Ring(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, ww, tbias string, state []int8, pos []int32, out []int8) {
 	mem, nf, k := p.memory, p.numFilters, p.inputSize
 	fbias, tbias = strAligned4(fbias, 4*nf), strAligned4(tbias, 4*nf)
 	ww = ww[:2*nf*mem]
 	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
 	slot, off := svdfRingStep(pos, mem)
-	var r svdfFastRQ
-	if !svdfFastPlan(p, false, &r) {
-		svdfRingSlow(p, in, wf, fbias, ww, tbias, state, nil, slot, off, out)
-		return
-	}
 	var acc [svdfBlk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
@@ -177,25 +173,20 @@ func svdfInt8x8Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state
 		for c := 0; c < nf; c += svdfBlk {
 			n := min(svdfBlk, nf-c)
 			svdfProject(x, wf, c, n, &acc)
-			svdfState8(acc[:n], fbias[4*c:], true, corr, &r, p.stateZP)
-			svdfTimeOutRingI8(row[c*mem:], ww[2*c*mem:], tbias[4*c:], acc[:n], mem, slot, off, &r, o[c:])
+			svdfState8(acc[:n], fbias[4*c:], true, corr, f, p.stateZP)
+			svdfTimeOutRingI8(row[c*mem:], ww[2*c*mem:], tbias[4*c:], acc[:n], mem, slot, off, t, o[c:])
 		}
 	}
 }
 
 // svdfInt8x16Ring is svdfInt8x16 with ring rows: ww holds the doubled
 // int16 weights_time twice (svdfRingWT16).
-func svdfInt8x16Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, state []int16, pos []int32, out []int8) {
+func svdfInt8x16Ring(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, ww, tbias string, state []int16, pos []int32, out []int8) {
 	mem, nf, k := p.memory, p.numFilters, p.inputSize
 	fbias, tbias = strAligned4(fbias, 4*nf), strAligned4(tbias, 4*nf)
 	ww = svdfRingWT16(ww)[:4*nf*mem]
 	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
 	slot, off := svdfRingStep(pos, mem)
-	var r svdfFastRQ
-	if !svdfFastPlan(p, true, &r) {
-		svdfRingSlow(p, in, wf, fbias, ww, tbias, nil, state, slot, off, out)
-		return
-	}
 	var acc [svdfBlk]int32
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
@@ -205,47 +196,8 @@ func svdfInt8x16Ring(p *svdfParams, in []int8, wf, fbias, ww, tbias string, stat
 		for c := 0; c < nf; c += svdfBlk {
 			n := min(svdfBlk, nf-c)
 			svdfProject(x, wf, c, n, &acc)
-			svdfState16(acc[:n], fbias[4*c:], true, corr, &r, p.stateZP)
-			svdfTimeOutRingI16(row[c*mem:], ww[4*c*mem:], tbias[4*c:], acc[:n], mem, slot, off, &r, o[c:])
-		}
-	}
-}
-
-// svdfRingSlow is the ring kernels' path for requantizations the fast
-// kernels do not take (rqApply throughout), for int8 state (st8) or int16
-// state (st16, with int16 weights); slot and off are svdfRingStep's.
-func svdfRingSlow(p *svdfParams, in []int8, wf, fbias, ww, tbias string, st8 []int8, st16 []int16, slot, off int, out []int8) {
-	mem, nf, k := p.memory, p.numFilters, p.inputSize
-	q1, q2 := rqFromFC(p.mult1, p.lsh1, p.rsh1), rqFromFC(p.mult2, p.lsh2, p.rsh2)
-	e := 1 // bytes per weight
-	if st16 != nil {
-		e = 2
-	}
-	var acc [8]int32
-	for b := 0; b < p.batch; b++ {
-		x := in[b*k : (b+1)*k]
-		corr := -128 * sumI8(x)
-		for f := 0; f < nf; f++ {
-			if f&7 == 0 {
-				octDot(x, wf[f*k:], &acc)
-			}
-			v := rqApply(acc[f&7]+corr+ld32(fbias, f), &q1)
-			t := ld32(tbias, f)
-			w := ww[e*(2*f*mem+off):]
-			if st16 != nil {
-				row := st16[(b*nf+f)*mem : (b*nf+f+1)*mem]
-				row[slot] = int16(min(max(v, -32768), 32767) + p.stateZP)
-				for j, s := range row {
-					t += int32(s) * int32(int16(uint16(w[2*j])|uint16(w[2*j+1])<<8))
-				}
-			} else {
-				row := st8[(b*nf+f)*mem : (b*nf+f+1)*mem]
-				row[slot] = int8(min(max(v, -128), 127) + p.stateZP)
-				for j, s := range row {
-					t += int32(s) * int32(int8(w[j]))
-				}
-			}
-			out[b*nf+f] = int8(min(max(rqApply(t, &q2)+p.outZP, -128), 127))
+			svdfState16(acc[:n], fbias[4*c:], true, corr, f, p.stateZP)
+			svdfTimeOutRingI16(row[c*mem:], ww[4*c*mem:], tbias[4*c:], acc[:n], mem, slot, off, t, o[c:])
 		}
 	}
 }

@@ -182,7 +182,7 @@ func TestRealTable(t *testing.T) {
 // of this package.
 func TestNameCollision(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
-		{"func abc() {}\nfunc Abc() {}\n", "constant Abc for kernel function abc collides with kernel function Abc"},
+		{"func abc() {}\ntype Abc struct{}\n", "constant Abc for kernel struct Abc collides with kernel function abc"},
 		{"func check() {}\n", "constant Check for kernel function check collides with the name Check of kernelsig"},
 		{"type fooP struct{}\nfunc fooP2() {}\ntype param struct{}\n", "constant Param for kernel struct param collides"},
 	} {
@@ -193,6 +193,29 @@ func TestNameCollision(t *testing.T) {
 		_, _, err := generate(dir)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
+		}
+	}
+}
+
+// TestExportedNotKernels checks that exported functions of the kernels
+// package (the generator's planning helpers) are left out of the table and
+// the dispatch.
+func TestExportedNotKernels(t *testing.T) {
+	dir := t.TempDir()
+	src := "package kernels\n\nfunc PlanX(a []int32) { kx(a) }\n\nfunc kx(a []int32) { a[0] = 1 }\n"
+	if err := os.WriteFile(filepath.Join(dir, "k.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	table, dispatch, err := generate(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"table": table, "dispatch": dispatch} {
+		if strings.Contains(string(b), "PlanX") {
+			t.Errorf("%s lists the exported PlanX", name)
+		}
+		if !strings.Contains(string(b), `"kx"`) {
+			t.Errorf("%s does not list the kernel kx", name)
 		}
 	}
 }

@@ -120,7 +120,9 @@ func loadKernelPkg(dir string) (*kernelPkg, error) {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
-				if d.Recv != nil {
+				// Methods are called on their values; exported
+				// functions are the generator's, not kernels.
+				if d.Recv != nil || d.Name.IsExported() {
 					continue
 				}
 				fn := pkg.Scope().Lookup(d.Name.Name).(*types.Func)

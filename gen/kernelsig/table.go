@@ -212,6 +212,7 @@ const (
 	FcMakeRQ                Func = "fcMakeRQ"
 	FcOctInt8               Func = "fcOctInt8"
 	FcOctInt8PT             Func = "fcOctInt8PT"
+	FcOctInt8PTQ            Func = "fcOctInt8PTQ"
 	FcOctOut                Func = "fcOctOut"
 	FcOctPTFast             Func = "fcOctPTFast"
 	FcOutPC                 Func = "fcOutPC"
@@ -400,6 +401,7 @@ const (
 	RqFor                   Func = "rqFor"
 	RqFromFC                Func = "rqFromFC"
 	RqOne0                  Func = "rqOne0"
+	RqOneFields             Func = "rqOneFields"
 	RqOneIn                 Func = "rqOneIn"
 	RqOneQ                  Func = "rqOneQ"
 	RqOneR                  Func = "rqOneR"
@@ -455,7 +457,6 @@ const (
 	SvdfNewState16          Func = "svdfNewState16"
 	SvdfOut8                Func = "svdfOut8"
 	SvdfProject             Func = "svdfProject"
-	SvdfRingSlow            Func = "svdfRingSlow"
 	SvdfRingStep            Func = "svdfRingStep"
 	SvdfRingWT16            Func = "svdfRingWT16"
 	SvdfState16             Func = "svdfState16"
@@ -538,7 +539,6 @@ const (
 	RqOne                Struct = "rqOne"
 	SelBcast             Struct = "selBcast"
 	SoftmaxParams        Struct = "softmaxParams"
-	SvdfFastRQ           Struct = "svdfFastRQ"
 	SvdfFloatParams      Struct = "svdfFloatParams"
 	SvdfParams           Struct = "svdfParams"
 	TconvParams          Struct = "tconvParams"
@@ -745,6 +745,7 @@ func Funcs() []Func {
 		FcMakeRQ,
 		FcOctInt8,
 		FcOctInt8PT,
+		FcOctInt8PTQ,
 		FcOctOut,
 		FcOctPTFast,
 		FcOutPC,
@@ -933,6 +934,7 @@ func Funcs() []Func {
 		RqFor,
 		RqFromFC,
 		RqOne0,
+		RqOneFields,
 		RqOneIn,
 		RqOneQ,
 		RqOneR,
@@ -988,7 +990,6 @@ func Funcs() []Func {
 		SvdfNewState16,
 		SvdfOut8,
 		SvdfProject,
-		SvdfRingSlow,
 		SvdfRingStep,
 		SvdfRingWT16,
 		SvdfState16,
@@ -1073,7 +1074,6 @@ func Structs() []Struct {
 		RqOne,
 		SelBcast,
 		SoftmaxParams,
-		SvdfFastRQ,
 		SvdfFloatParams,
 		SvdfParams,
 		TconvParams,
@@ -1478,6 +1478,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case FcOctInt8PT:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"out", "[]int8"}}, true
+	case FcOctInt8PTQ:
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"t", "*rqOne"}, {"out", "[]int8"}}, true
 	case FcOctOut:
 		return []Param{{"p", "*fcParams"}, {"a", "*[8]int32"}, {"corr", "int32"}, {"rq", "string"}, {"o", "[]int8"}}, true
 	case FcOctPTFast:
@@ -1854,6 +1856,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"mult", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}}, true
 	case RqOne0:
 		return []Param{{"v", "int32"}, {"t", "*rqOne"}}, true
+	case RqOneFields:
+		return []Param{{"t", "*rqOne"}}, true
 	case RqOneIn:
 		return []Param{{"u", "int32"}}, true
 	case RqOneQ:
@@ -1935,7 +1939,7 @@ func (f Func) Params() ([]Param, bool) {
 	case SvdfActF32:
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case SvdfFastPlan:
-		return []Param{{"p", "*svdfParams"}, {"st16", "bool"}, {"r", "*svdfFastRQ"}}, true
+		return []Param{{"p", "*svdfParams"}, {"st16", "bool"}, {"f", "*rqOne"}, {"t", "*rqOne"}}, true
 	case SvdfFeatures:
 		return []Param{{"p", "*svdfParams"}, {"x", "[]int8"}, {"wf", "string"}, {"c", "int"}, {"m", "int"}, {"acc", "*[24]int32"}}, true
 	case SvdfFloat:
@@ -1945,15 +1949,15 @@ func (f Func) Params() ([]Param, bool) {
 	case SvdfInt8x16Any:
 		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
 	case SvdfInt8x16Fast:
-		return []Param{{"p", "*svdfParams"}, {"r", "*svdfFastRQ"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*svdfParams"}, {"f", "*rqOne"}, {"t", "*rqOne"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
 	case SvdfInt8x16Ring:
-		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"pos", "[]int32"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*svdfParams"}, {"f", "*rqOne"}, {"t", "*rqOne"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"pos", "[]int32"}, {"out", "[]int8"}}, true
 	case SvdfInt8x8:
 		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"out", "[]int8"}}, true
 	case SvdfInt8x8Fast:
-		return []Param{{"p", "*svdfParams"}, {"r", "*svdfFastRQ"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*svdfParams"}, {"f", "*rqOne"}, {"t", "*rqOne"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"out", "[]int8"}}, true
 	case SvdfInt8x8Ring:
-		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"pos", "[]int32"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*svdfParams"}, {"f", "*rqOne"}, {"t", "*rqOne"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"pos", "[]int32"}, {"out", "[]int8"}}, true
 	case SvdfNew16:
 		return []Param{{"v", "int32"}, {"m2", "uint32"}, {"e", "uint32"}, {"d", "uint64"}, {"sh", "uint32"}, {"lsh", "uint32"}, {"zs", "int32"}}, true
 	case SvdfNew8:
@@ -1964,26 +1968,24 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"t", "*[8]int32"}, {"o", "[]int8"}, {"q", "*rq32"}, {"zp", "int32"}}, true
 	case SvdfProject:
 		return []Param{{"x", "[]int8"}, {"wf", "string"}, {"c", "int"}, {"n", "int"}, {"acc", "*[64]int32"}}, true
-	case SvdfRingSlow:
-		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"st8", "[]int8"}, {"st16", "[]int16"}, {"slot", "int"}, {"off", "int"}, {"out", "[]int8"}}, true
 	case SvdfRingStep:
 		return []Param{{"pos", "[]int32"}, {"mem", "int"}}, true
 	case SvdfRingWT16:
 		return []Param{{"ww", "string"}}, true
 	case SvdfState16:
-		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"al", "bool"}, {"corr", "int32"}, {"r", "*svdfFastRQ"}, {"zs", "int32"}}, true
+		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"al", "bool"}, {"corr", "int32"}, {"f", "*rqOne"}, {"zs", "int32"}}, true
 	case SvdfState8:
-		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"al", "bool"}, {"corr", "int32"}, {"r", "*svdfFastRQ"}, {"zs", "int32"}}, true
+		return []Param{{"a", "[]int32"}, {"fb", "string"}, {"al", "bool"}, {"corr", "int32"}, {"f", "*rqOne"}, {"zs", "int32"}}, true
 	case SvdfTime8:
 		return []Param{{"p", "*svdfParams"}, {"row", "[]int8"}, {"wt", "string"}, {"tbias", "string"}, {"o", "[]int8"}}, true
 	case SvdfTimeOutI16:
-		return []Param{{"st", "[]int16"}, {"wt", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"r", "*svdfFastRQ"}, {"o", "[]int8"}}, true
+		return []Param{{"st", "[]int16"}, {"wt", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"t", "*rqOne"}, {"o", "[]int8"}}, true
 	case SvdfTimeOutI8:
-		return []Param{{"st", "[]int8"}, {"wt", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"r", "*svdfFastRQ"}, {"o", "[]int8"}}, true
+		return []Param{{"st", "[]int8"}, {"wt", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"t", "*rqOne"}, {"o", "[]int8"}}, true
 	case SvdfTimeOutRingI16:
-		return []Param{{"st", "[]int16"}, {"ww", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"slot", "int"}, {"off", "int"}, {"r", "*svdfFastRQ"}, {"o", "[]int8"}}, true
+		return []Param{{"st", "[]int16"}, {"ww", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"slot", "int"}, {"off", "int"}, {"t", "*rqOne"}, {"o", "[]int8"}}, true
 	case SvdfTimeOutRingI8:
-		return []Param{{"st", "[]int8"}, {"ww", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"slot", "int"}, {"off", "int"}, {"r", "*svdfFastRQ"}, {"o", "[]int8"}}, true
+		return []Param{{"st", "[]int8"}, {"ww", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"slot", "int"}, {"off", "int"}, {"t", "*rqOne"}, {"o", "[]int8"}}, true
 	case TanhF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case TanhInt16:
@@ -2137,6 +2139,7 @@ func (f Func) Results() int {
 		FcInt8PT,
 		FcOctInt8,
 		FcOctInt8PT,
+		FcOctInt8PTQ,
 		FcOctOut,
 		FcOctPTFast,
 		FcOutPC,
@@ -2283,7 +2286,6 @@ func (f Func) Results() int {
 		SvdfNewState16,
 		SvdfOut8,
 		SvdfProject,
-		SvdfRingSlow,
 		SvdfState16,
 		SvdfState8,
 		SvdfTime8,
@@ -2408,6 +2410,7 @@ func (f Func) Results() int {
 		RqFor,
 		RqFromFC,
 		RqOne0,
+		RqOneFields,
 		RqOneIn,
 		RqOneQ,
 		RqOneR,
@@ -2595,13 +2598,11 @@ func (s Struct) Fields() ([]Param, bool) {
 	case Rq32:
 		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}}, true
 	case RqOne:
-		return []Param{{"m2", "uint32"}, {"e", "uint32"}, {"d", "uint64"}, {"r", "uint32"}, {"lsh", "uint32"}, {"span", "int32"}, {"hi", "int32"}}, true
+		return []Param{{"m2", "uint32"}, {"e", "uint32"}, {"d", "int64"}, {"r", "uint32"}, {"lsh", "uint32"}, {"span", "int32"}, {"hi", "int32"}}, true
 	case SelBcast:
 		return []Param{{"inner", "int"}, {"cInner", "int"}, {"xInner", "int"}, {"yInner", "int"}, {"n1", "int"}, {"n2", "int"}, {"n3", "int"}, {"n4", "int"}, {"c1", "int"}, {"c2", "int"}, {"c3", "int"}, {"c4", "int"}, {"x1", "int"}, {"x2", "int"}, {"x3", "int"}, {"x4", "int"}, {"y1", "int"}, {"y2", "int"}, {"y3", "int"}, {"y4", "int"}}, true
 	case SoftmaxParams:
 		return []Param{{"outer", "int"}, {"depth", "int"}, {"inputMult", "int32"}, {"inputShift", "int"}, {"diffMin", "int32"}, {"beta", "float32"}}, true
-	case SvdfFastRQ:
-		return []Param{{"f", "rqOne"}, {"t", "rqOne"}}, true
 	case SvdfFloatParams:
 		return []Param{{"batch", "int"}, {"inputSize", "int"}, {"numFilters", "int"}, {"rank", "int"}, {"numUnits", "int"}, {"memory", "int"}, {"actMin", "float32"}, {"actMax", "float32"}}, true
 	case SvdfParams:

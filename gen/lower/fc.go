@@ -7,6 +7,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
+	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 func init() { register(model.OpFullyConnected, lowerFullyConnected, ownBuffer) }
@@ -172,13 +173,29 @@ func lowerFullyConnected(c *opCtx) error {
 				return err
 			}
 			ps := append(params, F("mult", I32(q.mult)), F("lsh", Int(int(q.lsh))), F("rsh", Int(int(q.rsh))), F("half", I32(q.half)))
+			// The one-multiply requantization, planned here when it is
+			// exact: the kernel then tests nothing at run time, and
+			// its parameters are the shapes and the record.
+			var rq Arg
+			if fnPT == kernelsig.FcOctInt8PT {
+				if rq, err = rqOneArg(c, q.mult, q.lsh, q.rsh, outZP, lo, hi); err != nil {
+					return err
+				}
+				if rq != nil {
+					fnPT, ps = kernelsig.FcOctInt8PTQ, params[:3:3]
+				}
+			}
 			var bias Arg
-			if fnPT == kernelsig.FcOctInt8PT && c.Speed() {
+			if fnPT != kernelsig.FcInt8PT && c.Speed() {
 				// -speed: the biases four times, one copy word-aligned.
 				ps = append(ps, F("bias4", Bool(true)))
 				bias = c.Const("Bias4", phase4(int32Bytes(fcTrunc32(folded))))
 			} else {
 				bias = c.ConstI32("Bias", fcTrunc32(folded))
+			}
+			if rq != nil {
+				c.Call(fnPT, Struct(kernelsig.FcParams, ps...), View(in), packed, bias, rq, View(out))
+				return nil
 			}
 			c.Call(fnPT, Struct(kernelsig.FcParams, ps...), View(in), packed, bias, View(out))
 			return nil
@@ -426,3 +443,33 @@ func fcPackI8(data []byte, n, k int) []byte {
 }
 
 // fcPackF32 re-lays-out a float32 weight matrix [n][k] (little-endian
+
+// rqOneArg returns the one-multiply record of the kernels (kernels.PlanRQOne)
+// for a requantization (multiplier, left shift, 31 + right shift) to an
+// output with zero point zo clamped to [lo, hi], as a Struct argument, or
+// nil when that form is not exact for every sum.
+func rqOneArg(c *opCtx, mult int32, lsh, rsh uint8, zo, lo, hi int32) (Arg, error) {
+	v, ok := kernels.PlanRQOne(mult, lsh, rsh, zo, lo, hi)
+	if !ok {
+		return nil, nil
+	}
+	return rqOneStruct(c, v)
+}
+
+// rqOneStruct returns a record of the kernels' rqOne, given by field
+// (kernels.PlanRQOne, kernels.PlanSVDF), as a Struct argument.
+func rqOneStruct(c *opCtx, v map[string]int64) (Arg, error) {
+	params, _ := kernelsig.RqOne.Fields()
+	fields := make([]Field, 0, len(params))
+	for _, p := range params {
+		x, ok := v[p.Name]
+		if !ok {
+			return nil, c.Errorf("internal error: the planned record has no field %s of %s", p.Name, kernelsig.RqOne)
+		}
+		fields = append(fields, F(p.Name, I64(x)))
+	}
+	if len(v) != len(fields) {
+		return nil, c.Errorf("internal error: the planned record has %d fields, %s has %d", len(v), kernelsig.RqOne, len(fields))
+	}
+	return Struct(kernelsig.RqOne, fields...), nil
+}

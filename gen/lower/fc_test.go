@@ -69,7 +69,19 @@ type fcgCase struct {
 // computes TFLM's reference result (reference_integer_ops::FullyConnected
 // and its per-channel variant).
 func fcgInt8Case(r *rand.Rand, rows, depth, units int, perChannel bool, act quant.Activation, withBias bool) fcgCase {
+	return fcgInt8CaseOut(r, rows, depth, units, perChannel, act, withBias, false)
+}
+
+// fcgInt8CaseOut is fcgInt8Case; with tiny, the output scale is so large
+// (a rescale by 2^-23 or less) that the one-multiply requantization does not
+// apply (kernels.PlanRQOne declines it), and the biases reach 2^30 so that
+// the outputs still vary.
+func fcgInt8CaseOut(r *rand.Rand, rows, depth, units int, perChannel bool, act quant.Activation, withBias, tiny bool) fcgCase {
 	inS, outS := float32(0.02+r.Float64()*0.1), float32(0.05+r.Float64()*0.5)
+	biasMax := int32(1 << 13)
+	if tiny {
+		outS, biasMax = float32(20000+r.Float64()*10000), 1<<30
+	}
 	inZP, outZP := int32(r.Intn(256)-128), int32(r.Intn(256)-128)
 	wS := []float32{float32(0.002 + r.Float64()*0.02)}
 	if perChannel {
@@ -84,7 +96,7 @@ func fcgInt8Case(r *rand.Rand, rows, depth, units int, perChannel bool, act quan
 	}
 	bias := make([]int32, units)
 	for i := range bias {
-		bias[i] = r.Int31n(1<<14) - 1<<13
+		bias[i] = int32(r.Int63n(2*int64(biasMax)) - int64(biasMax))
 	}
 	x := make([]int8, rows*depth)
 	for i := range x {
@@ -134,6 +146,9 @@ func fcgInt8Case(r *rand.Rand, rows, depth, units int, perChannel bool, act quan
 		xb[i] = byte(v)
 	}
 	name := fmt.Sprintf("int8_%dx%dx%d_pc%v_%v_bias%v", rows, depth, units, perChannel, act, withBias)
+	if tiny {
+		name += "_tiny"
+	}
 	return fcgCase{name, m.Bytes(), xb, want}
 }
 
@@ -195,7 +210,8 @@ func TestFullyConnectedGenerated(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(11))
 	var cases []fcgCase
-	// Every int8 shape uses fcOctInt8 (or fcOctInt8PT), the large last one too.
+	// Every int8 shape uses fcOctInt8 (or fcOctInt8PT, fcOctInt8PTQ), the
+	// large last one too.
 	shapes := [][3]int{{1, 1, 1}, {1, 16, 16}, {2, 7, 5}, {1, 33, 13}, {3, 4, 9}, {1, 64, 3}, {1, 250, 4}, {2, 10, 45}, {1, 1100, 25}}
 	for i, s := range shapes {
 		act := []quant.Activation{quant.ActNone, quant.ActRelu, quant.ActRelu6}[i%3]
@@ -204,6 +220,8 @@ func TestFullyConnectedGenerated(t *testing.T) {
 			fcgInt8Case(r, s[0], s[1], s[2], true, act, true),
 			fcgFloatCase(r, s[0], s[1], s[2], act, i%4 != 2))
 	}
+	// Requantizations the generator's plan declines (fcOctInt8PT).
+	cases = append(cases, fcgInt8CaseOut(r, 1, 16, 16, false, quant.ActNone, true, true), fcgInt8CaseOut(r, 2, 33, 13, false, quant.ActRelu, true, true))
 	var pkgs []e2e.Package
 	var jobs []e2e.Job
 	for i, c := range cases {
@@ -220,8 +238,19 @@ func TestFullyConnectedGenerated(t *testing.T) {
 			if fcOctWastes(units, depth) {
 				want = "fcInt8"
 			}
-			if !bytes.Contains(res.Files["model.go"], []byte(want+"PT(")) && !bytes.Contains(res.Files["model.go"], []byte(want+"(")) {
+			src := res.Files["model.go"]
+			if !bytes.Contains(src, []byte(want+"PTQ(")) && !bytes.Contains(src, []byte(want+"PT(")) && !bytes.Contains(src, []byte(want+"(")) {
 				t.Errorf("%s: %s not used", c.name, want)
+			}
+			// Per tensor, the planned kernel unless the plan declines.
+			if want == "fcOctInt8" && strings.Contains(c.name, "pcfalse") {
+				pt := want + "PTQ("
+				if strings.HasSuffix(c.name, "_tiny") {
+					pt = want + "PT("
+				}
+				if !bytes.Contains(src, []byte(pt)) {
+					t.Errorf("%s: %s not used", c.name, pt)
+				}
 			}
 		}
 		pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})

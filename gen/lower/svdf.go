@@ -8,6 +8,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
+	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 func init() { register(model.OpSvdf, lowerSVDF, ownBuffer) }
@@ -218,15 +219,19 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 	// byte per weight).
 	k := sh.inputSize
 	wfPacked := c.Const("FeatureWeights", octPack(sh.numFilters, k, func(r int) []byte { return wf.Data[r*k : r*k+k] }))
-	p := Struct(kernelsig.SvdfParams,
+	// The fast kernels read the shapes and the state zero point only.
+	shapes := []Field{
 		F("batch", Int(sh.batch)), F("inputSize", Int(sh.inputSize)),
 		F("numFilters", Int(sh.numFilters)), F("rank", Int(sh.rank)),
 		F("numUnits", Int(sh.numUnits)), F("memory", Int(sh.memory)),
-		F("stateZP", I32(int32(stZP))), F("outZP", I32(int32(outZP))),
+		F("stateZP", I32(int32(stZP))),
+	}
+	p := Struct(kernelsig.SvdfParams, append(shapes[:len(shapes):len(shapes)],
+		F("outZP", I32(int32(outZP))),
 		F("mult1", I32(q1.mult)), F("half1", I32(q1.half)), F("lsh1", Int(int(q1.lsh))), F("rsh1", Int(int(q1.rsh))),
 		F("mult2", I32(q2.mult)), F("half2", I32(q2.half)), F("lsh2", Int(int(q2.lsh))), F("rsh2", Int(int(q2.rsh))),
 		F("octW", Bool(true)),
-	)
+	)...)
 	// The zero points are folded into per-filter and per-unit constants
 	// (kernels/svdf.go).
 	fb, tb := svdfFoldBiases(sh, wf, wt, bias, int32(inZP), int32(stZP))
@@ -238,7 +243,24 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 		// svdfInt8x16 rescales the feature sums eight filters at a time.
 		fb = append(fb, make([]int32, (-len(fb))&7)...)
 	}
-	if c.Speed() && !c.Lean() && sh.rank == 1 && sh.memory%8 == 0 {
+	// The fast kernels' plan, made here with the kernels' code
+	// (kernels.PlanSVDF): they then get its records and test nothing.
+	rf, rt, fast := kernels.PlanSVDF(wt.Type == model.Int16, sh.rank, sh.memory, sh.numFilters, sh.numUnits, int32(outZP),
+		q1.mult, q1.lsh, q1.rsh, q2.mult, q2.lsh, q2.rsh)
+	if !fast {
+		c.Call(fn, p, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state), View(out))
+		return nil
+	}
+	fq, err := rqOneStruct(c, rf)
+	if err != nil {
+		return err
+	}
+	tq, err := rqOneStruct(c, rt)
+	if err != nil {
+		return err
+	}
+	p = Struct(kernelsig.SvdfParams, shapes...)
+	if c.Speed() && !c.Lean() {
 		// -speed: the ring kernels (kernels/svdf_ring.go), with
 		// weights_time's rows doubled (int16: twice, the second copy at
 		// an odd offset) and the ring's position in a persistent int32.
@@ -250,10 +272,14 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 		// The biases four times, one copy word-aligned.
 		fb4, tb4 := phase4(int32Bytes(fb[:sh.numFilters])), phase4(int32Bytes(tb))
 		pos := c.Persistent(model.Int32, 1)
-		c.Call(ring, p, View(in), wfPacked, c.Const("FeatureBiasRing", fb4), c.Const("TimeWeightsRing", ww), c.Const("TimeBiasRing", tb4), View(state), pos, View(out))
+		c.Call(ring, p, fq, tq, View(in), wfPacked, c.Const("FeatureBiasRing", fb4), c.Const("TimeWeightsRing", ww), c.Const("TimeBiasRing", tb4), View(state), pos, View(out))
 		return nil
 	}
-	c.Call(fn, p, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state), View(out))
+	fn = kernelsig.SvdfInt8x8Fast
+	if wt.Type == model.Int16 {
+		fn = kernelsig.SvdfInt8x16Fast
+	}
+	c.Call(fn, p, fq, tq, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state), View(out))
 	return nil
 }
 

@@ -42,12 +42,6 @@ func le32(q *[4]byte) int32 {
 	return int32(uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24)
 }
 
-// ld32 reads the i-th little-endian int32 of a constant string.
-func ld32(s string, i int) int32 {
-	s = s[4*i : 4*i+4]
-	return int32(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
-}
-
 // le64 is the little-endian uint64 of eight bytes (gc loads them at once).
 func le64(q *[8]byte) uint64 {
 	return uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |

@@ -8,36 +8,14 @@ import (
 	"unsafe"
 )
 
-// fcOctInt8PT is fcOctInt8 for per-tensor requantization (one multiplier
-// and shift for every channel, in p's mult, lsh, rsh): bias holds one
-// int32 per output channel with the input offset folded in.
-func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
+// fcOctInt8PTQ is fcOctInt8PT for a requantization whose one-multiply
+// record t the generator has planned (PlanRQOne): no test of the
+// parameters at run time.
+func fcOctInt8PTQ(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) {
 	if p.bias4 {
 		bias = strAligned4(bias, 4*p.outDepth)
 	}
-	zp, lo, hi := p.outOffset, p.actMin, p.actMax
-	// The one-multiply form where it is exact for every sum (rqOneSet).
-	var t rqOne
-	if rqOneSet(&t, p.mult, p.lsh, p.rsh, zp, lo, hi) {
-		fcOctPTFast(p, in, w, bias, &t, out)
-		return
-	}
-	k, n := p.accumDepth, p.outDepth
-	q := rqFromFC(p.mult, p.lsh, p.rsh)
-	for b := 0; b < p.batches; b++ {
-		x := in[b*k : b*k+k]
-		o := out[b*n : b*n+n]
-		corr := -128 * fcSumI8(x) // octDot sums x*(w+128)
-		for c := 0; c < n; c += 8 {
-			var a [8]int32
-			octDot(x, w[c*k:], &a)
-			oc := o[c:min(c+8, n)]
-			bc := bias[4*c : 4*c+4*len(oc)]
-			for j := range oc {
-				oc[j] = int8(min(max(rqApply(a[j&7]+corr+ld32(bc, j), &q)+zp, lo), hi))
-			}
-		}
-	}
+	fcOctPTFast(p, in, w, bias, t, out)
 }
 
 // fcOctPTFast is fcOctInt8PT with t (rqOneQ): each block's eight sums
@@ -65,7 +43,7 @@ func fcOctPTFast(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) {
 			}
 			pa, po := unsafe.Pointer(&a), unsafe.Pointer(unsafe.SliceData(oc))
 			end := unsafe.Add(po, len(oc))
-			m2, d, sh, span, hi := t.m2, t.d, t.r&31, t.span, t.hi
+			m2, d, sh, span, hi := t.m2, uint64(t.d), t.r&31, t.span, t.hi
 			if p.bias4 { // word-aligned biases
 				for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 					*(*int8)(po) = rqOneR(*(*int32)(pa)+corr+*(*int32)(pb), m2, d, sh, span, hi)

@@ -117,46 +117,49 @@ func (m *Model) Invoke() {
 	a := m.arena()
 
 	// 0: FULLY_CONNECTED x -> dense1/relu
-	fcOctInt8PT(&fcParams{
+	fcOctInt8PTQ(&fcParams{
 		batches:    1,
 		outDepth:   16,
 		accumDepth: 1,
-		outOffset:  -128,
-		actMin:     -128,
-		actMax:     127,
-		mult:       1443081553,
-		lsh:        0,
-		rsh:        37,
-		half:       32,
-	}, a.i8(offX, 1), opDense1ReluWeights, opDense1ReluBias, a.i8(offDense1Relu, 16))
+	}, a.i8(offX, 1), opDense1ReluWeights, opDense1ReluBias, &rqOne{
+		m2:   2886163106,
+		e:    1,
+		d:    -3098993902506475520,
+		r:    6,
+		lsh:  0,
+		span: 255,
+		hi:   127,
+	}, a.i8(offDense1Relu, 16))
 
 	// 1: FULLY_CONNECTED dense1/relu -> dense2/relu
-	fcOctInt8PT(&fcParams{
+	fcOctInt8PTQ(&fcParams{
 		batches:    1,
 		outDepth:   16,
 		accumDepth: 16,
-		outOffset:  -128,
-		actMin:     -128,
-		actMax:     127,
-		mult:       1353446494,
-		lsh:        0,
-		rsh:        38,
-		half:       64,
-	}, a.i8(offDense1Relu, 16), opDense2ReluWeights, opDense2ReluBias, a.i8(offDense2Relu, 16))
+	}, a.i8(offDense1Relu, 16), opDense2ReluWeights, opDense2ReluBias, &rqOne{
+		m2:   2706892988,
+		e:    1,
+		d:    -2906503941577506816,
+		r:    7,
+		lsh:  0,
+		span: 255,
+		hi:   127,
+	}, a.i8(offDense2Relu, 16))
 
 	// 2: FULLY_CONNECTED dense2/relu -> y
-	fcOctInt8PT(&fcParams{
+	fcOctInt8PTQ(&fcParams{
 		batches:    1,
 		outDepth:   1,
 		accumDepth: 16,
-		outOffset:  4,
-		actMin:     -128,
-		actMax:     127,
-		mult:       1595908619,
-		lsh:        0,
-		rsh:        38,
-		half:       64,
-	}, a.i8(offDense2Relu, 16), opYWeights, opYBias, a.i8(offY, 1))
+	}, a.i8(offDense2Relu, 16), opYWeights, opYBias, &rqOne{
+		m2:   3191817238,
+		e:    1,
+		d:    -3427114822506905600,
+		r:    7,
+		lsh:  0,
+		span: 255,
+		hi:   127,
+	}, a.i8(offY, 1))
 }
 
 // NumOps is the number of operators Invoke runs, in order 0 to NumOps-1.
@@ -196,47 +199,50 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	a := m.arena()
 
 	// 0: FULLY_CONNECTED x -> dense1/relu
-	fcOctInt8PT(&fcParams{
+	fcOctInt8PTQ(&fcParams{
 		batches:    1,
 		outDepth:   16,
 		accumDepth: 1,
-		outOffset:  -128,
-		actMin:     -128,
-		actMax:     127,
-		mult:       1443081553,
-		lsh:        0,
-		rsh:        37,
-		half:       32,
-	}, a.i8(offX, 1), opDense1ReluWeights, opDense1ReluBias, a.i8(offDense1Relu, 16))
+	}, a.i8(offX, 1), opDense1ReluWeights, opDense1ReluBias, &rqOne{
+		m2:   2886163106,
+		e:    1,
+		d:    -3098993902506475520,
+		r:    6,
+		lsh:  0,
+		span: 255,
+		hi:   127,
+	}, a.i8(offDense1Relu, 16))
 	after(0)
 
 	// 1: FULLY_CONNECTED dense1/relu -> dense2/relu
-	fcOctInt8PT(&fcParams{
+	fcOctInt8PTQ(&fcParams{
 		batches:    1,
 		outDepth:   16,
 		accumDepth: 16,
-		outOffset:  -128,
-		actMin:     -128,
-		actMax:     127,
-		mult:       1353446494,
-		lsh:        0,
-		rsh:        38,
-		half:       64,
-	}, a.i8(offDense1Relu, 16), opDense2ReluWeights, opDense2ReluBias, a.i8(offDense2Relu, 16))
+	}, a.i8(offDense1Relu, 16), opDense2ReluWeights, opDense2ReluBias, &rqOne{
+		m2:   2706892988,
+		e:    1,
+		d:    -2906503941577506816,
+		r:    7,
+		lsh:  0,
+		span: 255,
+		hi:   127,
+	}, a.i8(offDense2Relu, 16))
 	after(1)
 
 	// 2: FULLY_CONNECTED dense2/relu -> y
-	fcOctInt8PT(&fcParams{
+	fcOctInt8PTQ(&fcParams{
 		batches:    1,
 		outDepth:   1,
 		accumDepth: 16,
-		outOffset:  4,
-		actMin:     -128,
-		actMax:     127,
-		mult:       1595908619,
-		lsh:        0,
-		rsh:        38,
-		half:       64,
-	}, a.i8(offDense2Relu, 16), opYWeights, opYBias, a.i8(offY, 1))
+	}, a.i8(offDense2Relu, 16), opYWeights, opYBias, &rqOne{
+		m2:   3191817238,
+		e:    1,
+		d:    -3427114822506905600,
+		r:    7,
+		lsh:  0,
+		span: 255,
+		hi:   127,
+	}, a.i8(offY, 1))
 	after(2)
 }

@@ -440,18 +440,19 @@ func (m *Model) Invoke() {
 	// (a view of its input: no code)
 
 	// 9: FULLY_CONNECTED flatten -> logits
-	fcOctInt8PT(&fcParams{
+	fcOctInt8PTQ(&fcParams{
 		batches:    1,
 		outDepth:   4,
 		accumDepth: 32,
-		outOffset:  10,
-		actMin:     -128,
-		actMax:     127,
-		mult:       1641937428,
-		lsh:        0,
-		rsh:        41,
-		half:       512,
-	}, a.i8(offPool, 32), opLogitsWeights, opLogitsBias, a.i8(offLogits, 4))
+	}, a.i8(offPool, 32), opLogitsWeights, opLogitsBias, &rqOne{
+		m2:   3283874856,
+		e:    1,
+		d:    -3525424650374873088,
+		r:    10,
+		lsh:  0,
+		span: 255,
+		hi:   127,
+	}, a.i8(offLogits, 4))
 
 	// 10: SOFTMAX logits -> probs
 	softmaxInt8(&softmaxParams{
@@ -850,18 +851,19 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	after(8)
 
 	// 9: FULLY_CONNECTED flatten -> logits
-	fcOctInt8PT(&fcParams{
+	fcOctInt8PTQ(&fcParams{
 		batches:    1,
 		outDepth:   4,
 		accumDepth: 32,
-		outOffset:  10,
-		actMin:     -128,
-		actMax:     127,
-		mult:       1641937428,
-		lsh:        0,
-		rsh:        41,
-		half:       512,
-	}, a.i8(offPool, 32), opLogitsWeights, opLogitsBias, a.i8(offLogits, 4))
+	}, a.i8(offPool, 32), opLogitsWeights, opLogitsBias, &rqOne{
+		m2:   3283874856,
+		e:    1,
+		d:    -3525424650374873088,
+		r:    10,
+		lsh:  0,
+		span: 255,
+		hi:   127,
+	}, a.i8(offLogits, 4))
 	after(9)
 
 	// 10: SOFTMAX logits -> probs

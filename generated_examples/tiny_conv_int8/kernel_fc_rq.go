@@ -4,37 +4,6 @@
 
 package tiny_conv_int8
 
-// rq32 is one requantization in the form rqApply uses: TFLite's
-// MultiplyByQuantizedMultiplier written for 32-bit cores, whose only wide
-// operations are one 32x32->64 multiplication, an add and a constant shift. The left shift is a wrapping
-// multiplication by 2^lsh (as TFLite's x * (1 << left_shift)), and the right
-// shift's rounding is done in int32 without overflow:
-//
-//	y = SaturatingRoundingDoublingHighMul(x << lsh, mult) = floor((x*m + 2^30) / 2^31)
-//	RoundingDivideByPOT(y, r) = (y >> r) + [(y & mask) > (mask >> 1) + [y < 0]]
-//
-// with mask = 2^r - 1 (for m >= 0 the high product never saturates).
-type rq32 struct {
-	mult int32
-	pow  int32 // 2^lsh
-	rsh  uint32
-	mask int32
-}
-
-// rqApply scales x by q, bit for bit as mulByQuantMul.
-func rqApply(x int32, q *rq32) int32 {
-	y := int32(uint64(int64(x*q.pow)*int64(uint32(q.mult))+1<<30) >> 31) // q.mult >= 0
-	thr := q.mask>>1 + int32(uint32(y)>>31)
-	return y>>(q.rsh&31) - (thr-y&q.mask)>>31
-}
-
-// rqFromFC builds the rq32 of a requantization given in fcRQ's terms: the
-// multiplier, the left shift and 31 + the right shift.
-func rqFromFC(mult int32, lsh, rsh uint8) rq32 {
-	r := uint32(rsh) - 31
-	return rq32{mult: mult, pow: int32(1) << (lsh & 31), rsh: r, mask: int32(uint32(1)<<(r&31) - 1)}
-}
-
 // rqOne is a per-tensor requantization, plus zero point and clamp, in a
 // one-multiply form: convPWQ's (see there), generalized to a right shift r
 // of 0 (no rounding step; e masks the sign bit's term off) and to a left
@@ -47,59 +16,16 @@ func rqFromFC(mult int32, lsh, rsh uint8) rq32 {
 // requires.
 type rqOne struct {
 	m2, e    uint32 // twice the multiplier; 1 when r > 0, else 0
-	d        uint64 // the addend, with the rounding and zo - lo folded in
+	d        int64  // the addend, with the rounding and zo - lo folded in (|d| < 2^62)
 	r, lsh   uint32
 	span, hi int32 // hi - lo, hi
-}
-
-// rqOneSet fills t for the requantization given in fcRQ's terms
-// (multiplier, left shift, 31 + right shift), output zero point zo and
-// clamp [lo, hi], and reports whether rqOneQ with it is exact: a
-// multiplier >= 0, a left shift up to 30, a right shift up to 21, 0 <=
-// zo - lo <= 255, and both ends of the sums' range saturating (zo = lo =
-// hi = 0 sets the form without zero point and clamp, rqOne0, whose ends
-// the caller checks with rqOneSat).
-func rqOneSet(t *rqOne, mult int32, lsh, rsh uint8, zo, lo, hi int32) bool {
-	r := uint32(rsh) - 31
-	zl := uint32(zo - lo)
-	if mult < 0 || lsh > 30 || r > 21 || zl > 255 || lo > hi {
-		return false
-	}
-	m2 := 2 * uint32(mult)
-	kh := zl // r = 0: N = 2mv + 2^31 + zl*2^32
-	t.e = 0
-	if r > 0 {
-		// convPWChSet's N: the rounding half, and -[v < 0], which the
-		// sign bit's term adds back for v >= 0 (below 2^30 for r <= 21;
-		// the masks only spare gc the code for shifts of 32 and more).
-		kh = 1<<((r-1)&31) + zl<<(r&31) - 1
-		t.e = 1
-	}
-	t.m2, t.r, t.lsh = m2, r, uint32(lsh)
-	t.d = 1<<31 + uint64(kh)<<32 - uint64(m2)<<30
-	t.span, t.hi = hi-lo, hi
-	return lo == hi || rqOneSat(mult, rsh, zo, lo, hi)
-}
-
-// rqOneSat reports whether shifted sums at or beyond the ends of [-2^30,
-// 2^30) rescale (multiplier mult, 31 + right shift rsh) to outputs, plus
-// zo, at or beyond [lo, hi]. It tests a bound instead of rescaling the
-// ends: with A = (mult>>1) - 1, the doubling high multiply of 2^30 - 1 is
-// at least A and that of -2^30 at most -A, and the rounding shift by r
-// keeps them beyond +-(A>>r); the test leaves one more unit of margin.
-func rqOneSat(mult int32, rsh uint8, zo, lo, hi int32) bool {
-	if mult < 2 {
-		return false
-	}
-	g := int32((uint32(mult)>>1-1)>>((uint32(rsh)-31)&31)) - 1
-	return g+zo >= hi && zo-g <= lo
 }
 
 // rqOne0 is mulByQuantMul(v) + zo - lo for t (unclamped; exact for v<<lsh
 // in [-2^30, 2^30), otherwise a value at least as far out).
 func rqOne0(v int32, t *rqOne) int32 {
 	s := uint32(rqOneIn(v<<(t.lsh&31))) + 1<<30
-	x := uint64(s)*uint64(t.m2) + t.d
+	x := uint64(s)*uint64(t.m2) + uint64(t.d)
 	return (int32(uint32(x>>32)) + int32(s>>30&t.e)) >> (t.r & 31)
 }
 

@@ -205,18 +205,19 @@ func (m *Model) Invoke() {
 	// (a view of its input: no code)
 
 	// 5: FULLY_CONNECTED flatten -> logits
-	fcOctInt8PT(&fcParams{
+	fcOctInt8PTQ(&fcParams{
 		batches:    1,
 		outDepth:   4,
 		accumDepth: 16,
-		outOffset:  10,
-		actMin:     -128,
-		actMax:     127,
-		mult:       1466015497,
-		lsh:        0,
-		rsh:        39,
-		half:       128,
-	}, a.i8(offPool, 16), opLogitsWeights, opLogitsBias, a.i8(offLogits, 4))
+	}, a.i8(offPool, 16), opLogitsWeights, opLogitsBias, &rqOne{
+		m2:   2932030994,
+		e:    1,
+		d:    -3148092027309129728,
+		r:    8,
+		lsh:  0,
+		span: 255,
+		hi:   127,
+	}, a.i8(offLogits, 4))
 
 	// 6: SOFTMAX logits -> probs
 	softmaxInt8(&softmaxParams{
@@ -362,18 +363,19 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	after(4)
 
 	// 5: FULLY_CONNECTED flatten -> logits
-	fcOctInt8PT(&fcParams{
+	fcOctInt8PTQ(&fcParams{
 		batches:    1,
 		outDepth:   4,
 		accumDepth: 16,
-		outOffset:  10,
-		actMin:     -128,
-		actMax:     127,
-		mult:       1466015497,
-		lsh:        0,
-		rsh:        39,
-		half:       128,
-	}, a.i8(offPool, 16), opLogitsWeights, opLogitsBias, a.i8(offLogits, 4))
+	}, a.i8(offPool, 16), opLogitsWeights, opLogitsBias, &rqOne{
+		m2:   2932030994,
+		e:    1,
+		d:    -3148092027309129728,
+		r:    8,
+		lsh:  0,
+		span: 255,
+		hi:   127,
+	}, a.i8(offLogits, 4))
 	after(5)
 
 	// 6: SOFTMAX logits -> probs

@@ -1,0 +1,45 @@
+package kernels
+
+// Generation-time planning. Some kernels pick their form by testing their
+// parameters, such as whether a one-multiply requantization is exact for
+// every sum. The generator makes that choice once, with the kernels' own
+// code, and passes the record the kernel would otherwise build on every
+// Invoke as a literal. Nothing here is copied into a generated package.
+
+// PlanRQOne is rqOneSet for the generator. For the requantization
+// (multiplier, left shift, 31 + right shift), output zero point zo and
+// clamp [lo, hi] it reports whether rqOneQ is exact for every int32 sum
+// and, if so, returns the record's fields by name.
+func PlanRQOne(mult int32, lsh, rsh uint8, zo, lo, hi int32) (map[string]int64, bool) {
+	var t rqOne
+	if !rqOneSet(&t, mult, lsh, rsh, zo, lo, hi) {
+		return nil, false
+	}
+	return rqOneFields(&t), true
+}
+
+// rqOneFields returns t's fields by name.
+func rqOneFields(t *rqOne) map[string]int64 {
+	return map[string]int64{
+		"m2": int64(t.m2), "e": int64(t.e), "d": t.d, "r": int64(t.r),
+		"lsh": int64(t.lsh), "span": int64(t.span), "hi": int64(t.hi),
+	}
+}
+
+// PlanSVDF is svdfFastPlan for the generator: for an int8 SVDF (int16
+// state when st16) with the given shape and requantizations (multiplier,
+// left shift, 31 + right shift, as svdfParams holds them) it reports
+// whether the fast kernels take it and, if so, returns the fields of
+// their feature and time records.
+func PlanSVDF(st16 bool, rank, memory, numFilters, numUnits int, outZP int32,
+	mult1 int32, lsh1, rsh1 uint8, mult2 int32, lsh2, rsh2 uint8) (f, t map[string]int64, ok bool) {
+	p := svdfParams{
+		rank: rank, memory: memory, numFilters: numFilters, numUnits: numUnits, outZP: outZP, octW: true,
+		mult1: mult1, lsh1: lsh1, rsh1: rsh1, mult2: mult2, lsh2: lsh2, rsh2: rsh2,
+	}
+	var rf, rt rqOne
+	if !svdfFastPlan(&p, st16, &rf, &rt) {
+		return nil, nil, false
+	}
+	return rqOneFields(&rf), rqOneFields(&rt), true
+}
