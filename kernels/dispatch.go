@@ -64,19 +64,19 @@ package kernels
 //     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
 //     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
 //     lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
-//     lstmGateF, lstmGateFS, lstmHiddenQ, lstmMakeQ, lstmMakeR, lstmMakeRG,
-//     lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16,
-//     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
-//     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
-//     octCols64, octLanes, poolAvgRound, poolRecip, poolSumI8, poolWindow,
-//     preluOne, quantizeF32One, reluOne, requantizeFast, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
-//     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
-//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne, sumI8,
-//     svdfActF32, svdfFastPlan, svdfNew16, svdfNew8, svdfRingStep,
-//     svdfRingWT16, tconvTaps
+//     lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
+//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits,
+//     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
+//     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
+//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
+//     poolRecip, poolSumI8, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
+//     rqFromFC, rqOne0, rqOneFields, rqOneIn, rqOneQ, rqOneR, rqOneSat,
+//     rqOneSet, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
+//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
+//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, strAligned4,
+//     subQuantOne, sumI8, svdfActF32, svdfFastPlan, svdfNew16, svdfNew8,
+//     svdfRingStep, svdfRingWT16, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -386,6 +386,8 @@ func Call(fn string, args []any) bool {
 		lstmInt16(args[0].(*lstmParams), args[1].([]int16), args[2].([]int16), args[3].([]int16), args[4].([]int16), args[5].(*lstmGate), args[6].([]int8), args[7].([]int8), args[8].(string), args[9].(*lstmGate), args[10].([]int8), args[11].([]int8), args[12].(string), args[13].(*lstmGate), args[14].([]int8), args[15].([]int8), args[16].(string), args[17].(*lstmGate), args[18].([]int8), args[19].([]int8), args[20].(string))
 	case "lstmInt8":
 		lstmInt8(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string))
+	case "lstmInt8G":
+		lstmInt8G(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string))
 	case "lstmInt8R":
 		lstmInt8R(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string))
 	case "lstmInt8Wide":

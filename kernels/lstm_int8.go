@@ -20,10 +20,34 @@ import (
 // 8 int32, the four gates' input FC biases (zero point folded in) then the
 // four recurrent FC biases.
 
+// lstmInt8 runs the int8 LSTM in the form lstmInt8Form picks. Generated
+// packages call that form's kernel directly (PlanLSTMInt8).
 func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
-	n, s := p.inDim, p.units
-	// The gates' FC requantizations and the unit's, prepared once.
+	switch lstmInt8Form(p, fg, ig, cg, og) {
+	case lstmFormWide:
+		lstmInt8Wide(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
+	case lstmFormR:
+		lstmInt8R(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
+	default:
+		lstmInt8G(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
+	}
+}
+
+// The forms of the int8 LSTM kernel, by its requantizations
+// (lstmInt8Form).
+const (
+	lstmFormG    = iota // lstmInt8G: lstmR, and lstmRG for the input FCs
+	lstmFormR           // lstmInt8R: every exponent a right shift (lstmRU)
+	lstmFormWide        // lstmInt8Wide: rqApply's two rounding steps
+)
+
+// lstmInt8Form returns the form of the int8 kernel that is exact for the
+// LSTM's requantizations and takes the fewest operations: lstmFormWide
+// where lstmR's single rounding step could overflow (lstmRFits), else
+// lstmFormR when every exponent shifts right, else lstmFormG. The
+// generator calls it (PlanLSTMInt8) and emits that kernel alone.
+func lstmInt8Form(p *lstmParams, fg, ig, cg, og *lstmGate) int {
 	const prod = 1 << 30
 	const sum = 1<<31 - 1
 	if !lstmRGFits(fg.inMult, fg.inShift) || !lstmRFits(fg.recMult, fg.recShift, sum) ||
@@ -32,15 +56,21 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		!lstmRGFits(og.inMult, og.inShift) || !lstmRFits(og.recMult, og.recShift, sum) ||
 		!lstmRFits(p.forgetMult, p.forgetShift, prod) || !lstmRFits(p.inputMult, p.inputShift, prod) ||
 		!lstmRFits(p.hidMult, p.hidShift, prod) {
-		lstmInt8Wide(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
-		return
+		return lstmFormWide
 	}
 	if fg.inShift < 0 && ig.inShift < 0 && cg.inShift < 0 && og.inShift < 0 &&
 		fg.recShift < 0 && ig.recShift < 0 && cg.recShift < 0 && og.recShift < 0 &&
 		p.forgetShift < 0 && p.inputShift < 0 && p.hidShift < 0 {
-		lstmInt8R(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
-		return
+		return lstmFormR
 	}
+	return lstmFormG
+}
+
+// lstmInt8G is lstmInt8 in the form lstmFormG.
+func lstmInt8G(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
+	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
+	n, s := p.inDim, p.units
+	// The gates' FC requantizations and the unit's, prepared once.
 	// The input FCs' exponents may be > 0 (a large input scale), the
 	// recurrent FCs' (hidden scale about 1/128) are not in practice: a
 	// recurrent left shift takes lstmInt8Wide.
@@ -215,8 +245,8 @@ func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 // lstmInt8R is lstmInt8 for gates whose FCs all shift right (every
 // inShift and recShift < 0) and cell and hidden scalings that do too: all
 // requantizations are lstmRU, with no left shift and one or two operations
-// less than lstmR. lstmInt8 has checked
-// that lstmR is exact.
+// less than lstmR. It requires lstmInt8Form to be lstmFormR (lstmR
+// exact).
 func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
 	n, s := p.inDim, p.units

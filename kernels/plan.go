@@ -43,3 +43,24 @@ func PlanSVDF(st16 bool, rank, memory, numFilters, numUnits int, outZP int32,
 	}
 	return rqOneFields(&rf), rqOneFields(&rt), true
 }
+
+// PlanLSTMInt8 is lstmInt8Form for the generator: the name of the int8
+// LSTM kernel to call for the requantizations of the forget, input, cell
+// and output gates' input and recurrent FCs (in that order) and of the cell
+// and hidden updates (multiplier, exponent).
+func PlanLSTMInt8(inMult, recMult [4]int32, inShift, recShift [4]int,
+	forgetMult int32, forgetShift int, inputMult int32, inputShift int, hidMult int32, hidShift int) string {
+	var g [4]lstmGate
+	for i := range g {
+		g[i] = lstmGate{inMult: inMult[i], recMult: recMult[i], inShift: inShift[i], recShift: recShift[i]}
+	}
+	p := lstmParams{forgetMult: forgetMult, forgetShift: forgetShift, inputMult: inputMult, inputShift: inputShift,
+		hidMult: hidMult, hidShift: hidShift}
+	switch lstmInt8Form(&p, &g[0], &g[1], &g[2], &g[3]) {
+	case lstmFormWide:
+		return "lstmInt8Wide"
+	case lstmFormR:
+		return "lstmInt8R"
+	}
+	return "lstmInt8G"
+}

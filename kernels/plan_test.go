@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 )
@@ -87,5 +88,51 @@ func TestPlanSVDF(t *testing.T) {
 	}
 	if acc < 200 || dec < 200 {
 		t.Fatalf("%d accepted, %d declined: the cases do not cover both", acc, dec)
+	}
+}
+
+// TestPlanLSTMInt8 checks PlanLSTMInt8 against lstmInt8Form on
+// requantizations of each form: exponents right shifts only (lstmInt8R),
+// one of them a left shift, moved to each of the eleven places in turn
+// (lstmInt8G), and a multiplier near 2^31 where one rounding step could
+// overflow (lstmInt8Wide).
+func TestPlanLSTMInt8(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	seen := map[string]int{}
+	for i := 0; i < 600; i++ {
+		var inM, recM [4]int32
+		var inSh, recSh [4]int
+		for k := range inM {
+			inM[k], recM[k] = int32(1<<30+r.Intn(1<<30)), int32(1<<30+r.Intn(1<<30))
+			inSh[k], recSh[k] = -1-r.Intn(20), -1-r.Intn(20)
+		}
+		m := [3]int32{int32(1<<30 + r.Intn(1<<30)), int32(1<<30 + r.Intn(1<<30)), int32(1<<30 + r.Intn(1<<30))}
+		sh := [3]int{-1 - r.Intn(20), -1 - r.Intn(20), -1 - r.Intn(20)}
+		switch j := i % 12; {
+		case j < 4:
+			inSh[j] = 1 + r.Intn(3) // a left shift: the general form
+		case j < 8:
+			recSh[j-4] = 0 // no shift: the general form
+		case j < 11:
+			sh[j-8] = 0
+		default:
+			if i%24 == 11 {
+				recM[r.Intn(4)], recSh[0] = math.MaxInt32, -30 // lstmR could overflow
+			}
+		}
+		g := [4]lstmGate{}
+		for k := range g {
+			g[k] = lstmGate{inMult: inM[k], recMult: recM[k], inShift: inSh[k], recShift: recSh[k]}
+		}
+		p := lstmParams{forgetMult: m[0], forgetShift: sh[0], inputMult: m[1], inputShift: sh[1], hidMult: m[2], hidShift: sh[2]}
+		want := [...]string{lstmFormG: "lstmInt8G", lstmFormR: "lstmInt8R", lstmFormWide: "lstmInt8Wide"}[lstmInt8Form(&p, &g[0], &g[1], &g[2], &g[3])]
+		got := PlanLSTMInt8(inM, recM, inSh, recSh, m[0], sh[0], m[1], sh[1], m[2], sh[2])
+		if got != want {
+			t.Fatalf("case %d: PlanLSTMInt8 = %s, lstmInt8Form says %s", i, got, want)
+		}
+		seen[got]++
+	}
+	if len(seen) != 3 {
+		t.Fatalf("forms planned: %v, want all three", seen)
 	}
 }

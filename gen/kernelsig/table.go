@@ -294,6 +294,8 @@ const (
 	LstmInUnitF             Func = "lstmInUnitF"
 	LstmInt16               Func = "lstmInt16"
 	LstmInt8                Func = "lstmInt8"
+	LstmInt8Form            Func = "lstmInt8Form"
+	LstmInt8G               Func = "lstmInt8G"
 	LstmInt8R               Func = "lstmInt8R"
 	LstmInt8Wide            Func = "lstmInt8Wide"
 	LstmLastUnitF           Func = "lstmLastUnitF"
@@ -827,6 +829,8 @@ func Funcs() []Func {
 		LstmInUnitF,
 		LstmInt16,
 		LstmInt8,
+		LstmInt8Form,
+		LstmInt8G,
 		LstmInt8R,
 		LstmInt8Wide,
 		LstmLastUnitF,
@@ -1642,6 +1646,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int16"}, {"h", "[]int16"}, {"c", "[]int16"}, {"out", "[]int16"}, {"fg", "*lstmGate"}, {"fw", "[]int8"}, {"fr", "[]int8"}, {"fb", "string"}, {"ig", "*lstmGate"}, {"iw", "[]int8"}, {"ir", "[]int8"}, {"ib", "string"}, {"cg", "*lstmGate"}, {"cw", "[]int8"}, {"cr", "[]int8"}, {"cb", "string"}, {"og", "*lstmGate"}, {"ow", "[]int8"}, {"or", "[]int8"}, {"ob", "string"}}, true
 	case LstmInt8:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+	case LstmInt8Form:
+		return []Param{{"p", "*lstmParams"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}}, true
+	case LstmInt8G:
+		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmInt8R:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmInt8Wide:
@@ -2183,6 +2191,7 @@ func (f Func) Results() int {
 		LstmInUnitF,
 		LstmInt16,
 		LstmInt8,
+		LstmInt8G,
 		LstmInt8R,
 		LstmInt8Wide,
 		LstmLastUnitF,
@@ -2379,6 +2388,7 @@ func (f Func) Results() int {
 		LstmGateF,
 		LstmGateFS,
 		LstmHiddenQ,
+		LstmInt8Form,
 		LstmMakeQ,
 		LstmMakeR,
 		LstmMakeRG,

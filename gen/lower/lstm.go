@@ -8,6 +8,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
+	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 func init() { register(model.OpUnidirectionalSequenceLstm, lowerLSTM, ownBuffer) }
@@ -330,6 +331,10 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 	}
 
 	var gates [4][]Field
+	var gq [4]struct {
+		im, rm int32
+		is, rs int
+	}
 	for g := 0; g < 4; g++ {
 		wS, wZP, err := perTensor(c, lstmGateNames[g]+" gate input weights", inW[g])
 		if err != nil {
@@ -351,6 +356,7 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 			return err
 		}
 		gates[g] = []Field{F("inMult", I32(im)), F("inShift", Int(is)), F("recMult", I32(rm)), F("recShift", Int(rs))}
+		gq[g].im, gq[g].is, gq[g].rm, gq[g].rs = im, is, rm, rs
 	}
 
 	fm, fs, err := lstmMulMultiplier(c, "forget gate x cell state", lstmQ015Scale, cS, cS)
@@ -412,7 +418,15 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 				}
 			}
 		}
-		c.Call(kernelsig.LstmInt8, Struct(kernelsig.LstmParams, fields...), View(in), View(h), View(cell), View(out),
+		// The kernel's form, chosen here with the kernels' code: the
+		// package carries that one alone.
+		var inM, recM [4]int32
+		var inSh, recSh [4]int
+		for k, g := range lstmKernelGates {
+			inM[k], recM[k], inSh[k], recSh[k] = gq[g].im, gq[g].rm, gq[g].is, gq[g].rs
+		}
+		form := kernelsig.Func(kernels.PlanLSTMInt8(inM, recM, inSh, recSh, fm, fs, im, is, hm, hs))
+		c.Call(form, Struct(kernelsig.LstmParams, fields...), View(in), View(h), View(cell), View(out),
 			gateArg(0), gateArg(1), gateArg(2), gateArg(3),
 			c.Const("InW", lstmPackInt8W(lstmGateData(inW), s, n)),
 			c.Const("RecW", lstmPackInt8W(lstmGateData(recW), s, s)),
