@@ -37,19 +37,15 @@ func fcOctOut(p *fcParams, a *[8]int32, corr int32, rq string, o []int8) {
 }
 
 // fcOctInt8PT is fcOctInt8 for per-tensor requantization (one multiplier
-// and shift for every channel, in p's mult, lsh, rsh): bias holds one
-// int32 per output channel with the input offset folded in.
+// and shift for every channel, in p's mult, lsh, rsh; rqApply): bias holds
+// one int32 per output channel with the input offset folded in. The
+// generator calls it where the one-multiply form is not exact (PlanRQOne
+// declines), fcOctInt8PTQ otherwise.
 func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
 	if p.bias4 {
 		bias = strAligned4(bias, 4*p.outDepth)
 	}
 	zp, lo, hi := p.outOffset, p.actMin, p.actMax
-	// The one-multiply form where it is exact for every sum (rqOneSet).
-	var t rqOne
-	if rqOneSet(&t, p.mult, p.lsh, p.rsh, zp, lo, hi) {
-		fcOctPTFast(p, in, w, bias, &t, out)
-		return
-	}
 	k, n := p.accumDepth, p.outDepth
 	q := rqFromFC(p.mult, p.lsh, p.rsh)
 	for b := 0; b < p.batches; b++ {
@@ -78,7 +74,7 @@ func fcOctInt8PTQ(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) 
 	fcOctPTFast(p, in, w, bias, t, out)
 }
 
-// fcOctPTFast is fcOctInt8PT with t (rqOneQ): each block's eight sums
+// fcOctPTFast is fcOctInt8PTQ's loop (rqOneQ with t): each block's eight sums
 // a[j] + corr + the folded bias (little-endian int32; read as words when
 // p.bias4 says they are aligned) are finished right after octDot, with
 // t's fields read after the call (rqOneR for the usual case, no left

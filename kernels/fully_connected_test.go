@@ -219,10 +219,21 @@ func fcTRunInt8(t *testing.T, p *fcParams, in, w []int8, bias []int32, mult, shi
 			t.Fatalf("fcInt8PT out[%d] = %d, fcInt8 gives %d", i, got[i], out[i])
 		}
 	}
+	// The rqApply path takes every requantization; the one-multiply path
+	// those rqOneSet accepts (the generator's choice, PlanRQOne).
 	fcOctInt8PT(&pt, in, fcTPackOct(w, p.outDepth, p.accumDepth), fcTStr32(bias), got)
 	for i := range out {
 		if got[i] != out[i] {
 			t.Fatalf("fcOctInt8PT out[%d] = %d, fcInt8 gives %d", i, got[i], out[i])
+		}
+	}
+	var rec rqOne
+	if rqOneSet(&rec, pt.mult, pt.lsh, pt.rsh, pt.outOffset, pt.actMin, pt.actMax) {
+		fcOctInt8PTQ(&pt, in, fcTPackOct(w, p.outDepth, p.accumDepth), fcTStr32(bias), &rec, got)
+		for i := range out {
+			if got[i] != out[i] {
+				t.Fatalf("fcOctInt8PTQ out[%d] = %d, fcInt8 gives %d", i, got[i], out[i])
+			}
 		}
 	}
 }
@@ -710,8 +721,9 @@ func TestFcSumI8(t *testing.T) {
 	}
 }
 
-// TestFcOctInt8PTFast checks fcOctInt8PT where it takes fcOctPTFast
-// (rqOneSet: right shifts of 0 to 21, left shifts) against fcInt8PT, with
+// TestFcOctInt8PTFast checks fcOctInt8PTQ with rqOneSet's records (right
+// shifts of 0 to 21, left shifts), as the generator calls it, against
+// fcInt8PT, with
 // folded biases near and beyond the +-2^30 bound of the one-multiply
 // form's range so that sums inside it and sums clamped into it both occur,
 // zero points at the int8 limits and narrow clamps; every case must take
@@ -762,7 +774,7 @@ func TestFcOctInt8PTFast(t *testing.T) {
 		want := make([]int8, p.batches*n)
 		fcInt8PT(p, in, fcTPack(w, n, k), fcTStr32(bias), want)
 		got := make([]int8, len(want))
-		fcOctInt8PT(p, in, fcTPackOct(w, n, k), fcTStr32(bias), got)
+		fcOctInt8PTQ(p, in, fcTPackOct(w, n, k), fcTStr32(bias), &rec, got)
 		for j := range want {
 			if got[j] != want[j] {
 				t.Fatalf("case %d k %d n %d zp %d [%d %d]: out[%d] = %d, fcInt8PT gives %d", i, k, n, zp, lo, hi, j, got[j], want[j])
@@ -773,7 +785,7 @@ func TestFcOctInt8PTFast(t *testing.T) {
 		p4 := *p
 		p4.bias4 = true
 		got4 := make([]int8, len(want))
-		fcOctInt8PT(&p4, in, fcTPackOct(w, n, k), tAt(tPhase4(fcTStr32(bias)), i), got4)
+		fcOctInt8PTQ(&p4, in, fcTPackOct(w, n, k), tAt(tPhase4(fcTStr32(bias)), i), &rec, got4)
 		if !slices.Equal(got4, want) {
 			t.Fatalf("case %d k %d n %d, four-copy biases at offset %d: %v, fcInt8PT gives %v", i, k, n, i&3, got4, want)
 		}

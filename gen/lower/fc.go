@@ -172,18 +172,21 @@ func lowerFullyConnected(c *opCtx) error {
 			if err != nil {
 				return err
 			}
-			ps := append(params, F("mult", I32(q.mult)), F("lsh", Int(int(q.lsh))), F("rsh", Int(int(q.rsh))), F("half", I32(q.half)))
 			// The one-multiply requantization, planned here when it is
-			// exact: the kernel then tests nothing at run time, and
-			// its parameters are the shapes and the record.
+			// exact: the kernel then tests nothing at run time, and its
+			// parameters are the shapes (params' first three) and the
+			// record.
 			var rq Arg
 			if fnPT == kernelsig.FcOctInt8PT {
 				if rq, err = rqOneArg(c, q.mult, q.lsh, q.rsh, outZP, lo, hi); err != nil {
 					return err
 				}
-				if rq != nil {
-					fnPT, ps = kernelsig.FcOctInt8PTQ, params[:3:3]
-				}
+			}
+			ps := params[:3:3]
+			if rq != nil {
+				fnPT = kernelsig.FcOctInt8PTQ
+			} else {
+				ps = append(params, F("mult", I32(q.mult)), F("lsh", Int(int(q.lsh))), F("rsh", Int(int(q.rsh))), F("half", I32(q.half)))
 			}
 			var bias Arg
 			if fnPT != kernelsig.FcInt8PT && c.Speed() {
@@ -193,11 +196,11 @@ func lowerFullyConnected(c *opCtx) error {
 			} else {
 				bias = c.ConstI32("Bias", fcTrunc32(folded))
 			}
+			args := []Arg{Struct(kernelsig.FcParams, ps...), View(in), packed, bias}
 			if rq != nil {
-				c.Call(fnPT, Struct(kernelsig.FcParams, ps...), View(in), packed, bias, rq, View(out))
-				return nil
+				args = append(args, rq)
 			}
-			c.Call(fnPT, Struct(kernelsig.FcParams, ps...), View(in), packed, bias, View(out))
+			c.Call(fnPT, append(args, View(out))...)
 			return nil
 		}
 		tab, err := fcRQTable(c, fcTrunc32(folded), mult, shift)
@@ -441,8 +444,6 @@ func fcPackI8(data []byte, n, k int) []byte {
 	}
 	return out
 }
-
-// fcPackF32 re-lays-out a float32 weight matrix [n][k] (little-endian
 
 // rqOneArg returns the one-multiply record of the kernels (kernels.PlanRQOne)
 // for a requantization (multiplier, left shift, 31 + right shift) to an

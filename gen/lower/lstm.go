@@ -330,7 +330,8 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 		return c.Errorf("zero points %d (input) and %d (output state) must be within %s range", inZP, hZP, act)
 	}
 
-	var gates [4][]Field
+	// Each gate's input and recurrent FC requantization (multiplier,
+	// exponent), in the model's gate order.
 	var gq [4]struct {
 		im, rm int32
 		is, rs int
@@ -355,7 +356,6 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 		if err != nil {
 			return err
 		}
-		gates[g] = []Field{F("inMult", I32(im)), F("inShift", Int(is)), F("recMult", I32(rm)), F("recShift", Int(rs))}
 		gq[g].im, gq[g].is, gq[g].rm, gq[g].rs = im, is, rm, rs
 	}
 
@@ -405,7 +405,10 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 	for k, g := range lstmKernelGates {
 		folds[k] = lstmFoldBias(sh, bias[g], inW[g], recW[g], -inZP, -hZP)
 	}
-	gateArg := func(k int) Arg { return Struct(kernelsig.LstmGate, gates[lstmKernelGates[k]]...) }
+	gateArg := func(k int) Arg {
+		q := gq[lstmKernelGates[k]]
+		return Struct(kernelsig.LstmGate, F("inMult", I32(q.im)), F("inShift", Int(q.is)), F("recMult", I32(q.rm)), F("recShift", Int(q.rs)))
+	}
 	n, s := sh.inDim, sh.units
 	if act == model.Int8 {
 		// Per unit: the four gates' input FC biases, then their recurrent

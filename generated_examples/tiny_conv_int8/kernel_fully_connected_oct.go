@@ -18,7 +18,7 @@ func fcOctInt8PTQ(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) 
 	fcOctPTFast(p, in, w, bias, t, out)
 }
 
-// fcOctPTFast is fcOctInt8PT with t (rqOneQ): each block's eight sums
+// fcOctPTFast is fcOctInt8PTQ's loop (rqOneQ with t): each block's eight sums
 // a[j] + corr + the folded bias (little-endian int32; read as words when
 // p.bias4 says they are aligned) are finished right after octDot, with
 // t's fields read after the call (rqOneR for the usual case, no left
