@@ -214,7 +214,7 @@ func TestConvPWInt8(t *testing.T) {
 			if right && k < 1<<12 && !convPWChDecode(rq, k, pp.outOffset, lo, make([]convPWCh, n)) {
 				t.Fatalf("%v zp %d: right shifts only, but convPWQ is not exact", sh, zp)
 			}
-			convPWInt8(pp, in, convTPWPairs(filter, n), rq, got)
+			convPWInt8(pp, in, convTPWPairs(filter, n), rq, make([]int32, convPWScratch(pp.outC)), got)
 			for i := range want {
 				if got[i] != want[i] {
 					t.Fatalf("%v zp %d: output %d is %d, want %d", sh, zp, i, got[i], want[i])
@@ -289,7 +289,7 @@ func BenchmarkConvPW(b *testing.B) {
 		out := make([]int8, px*n)
 		b.Run(convTShapeName(sh), func(b *testing.B) {
 			for b.Loop() {
-				convPWInt8(pp, in, wt, rq, out)
+				convPWInt8(pp, in, wt, rq, make([]int32, convPWScratch(pp.outC)), out)
 			}
 			b.ReportMetric(float64(px*k*n)*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "MAC/ns")
 		})
@@ -392,7 +392,7 @@ func TestConvFastReference(t *testing.T) {
 					pp := &convPWParams{pixels: p.batches * p.outH * p.outW, inC: p.inC, outC: p.outC,
 						outOffset: q.outZP, actMin: q.actMin, actMax: q.actMax}
 					clear(got)
-					convPWInt8(pp, x, convTPWPairs(rows, p.outC), rq, got)
+					convPWInt8(pp, x, convTPWPairs(rows, p.outC), rq, make([]int32, convPWScratch(pp.outC)), got)
 					convTNear(t, got, convTI32sOf(want), 0)
 				}
 			})

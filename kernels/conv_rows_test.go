@@ -99,7 +99,7 @@ func TestConvRowsInt8(t *testing.T) {
 					copy(padded[oc*kp:], filter[oc*k:(oc+1)*k])
 				}
 				clear(got)
-				convGatherInt8(rp, in, convTPWPairs(padded, c.outC), rq, got)
+				convGatherInt8(rp, in, convTPWPairs(padded, c.outC), rq, make([]int32, convGatherScratch(rp.filterH*rp.filterW*rp.inC, c.outC)), got)
 				for i := range want {
 					if got[i] != want[i] {
 						t.Fatalf("gather: case %d %+v zp %d: output %d is %d, want %d", ci, c, zp, i, got[i], want[i])
@@ -108,7 +108,7 @@ func TestConvRowsInt8(t *testing.T) {
 				if right && c.outC%2 == 0 {
 					// The tile path itself, which convGatherInt8 takes here.
 					clear(got)
-					if !convGatherGrid(rp, in, convTPWPairs(padded, c.outC), rq, got) {
+					if !convGatherGrid(rp, in, convTPWPairs(padded, c.outC), rq, make([]int32, convGatherScratch(rp.filterH*rp.filterW*rp.inC, c.outC)), got) {
 						t.Fatalf("gather: case %d %+v zp %d: convGatherGrid declined right shifts", ci, c, zp)
 					}
 					for i := range want {

@@ -59,7 +59,7 @@ func dwT3x3RunMult(t *testing.T, r *rand.Rand, c dwTRowsCase, d int, zp, lo, hi 
 		outOffset: 5, actMin: lo, actMax: hi}
 	w, zrow, rq := dwT3x3Layout(filter, n, bias, mult, shift, zp)
 	got := make([]int8, len(want))
-	dw3x3Int8(p, in, w, zrow, rq, got)
+	dw3x3Int8(p, in, w, zrow, rq, make([]int32, dw3x3Scratch), got)
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("%+v mult %d zp %d extreme %v: output %d is %d, want %d", c, d, zp, extreme, i, got[i], want[i])
@@ -205,7 +205,7 @@ func TestDepthwise3x3Chain(t *testing.T) {
 			b8 := unsafe.Slice((*int8)(unsafe.Pointer(&buf[0])), 4*len(buf))
 			xin, out := b8[:len(in)], b8[len(in)+3:][:len(want)]
 			copy(xin, in)
-			if !dw3x3ChainInt8(p, xin, w9, constI8(zrow), rq, out) {
+			if !dw3x3ChainInt8(p, xin, w9, constI8(zrow), rq, make([]int32, dw3x3Scratch), out) {
 				t.Fatalf("case %d %+v zp %d: dw3x3ChainInt8 declined", i, c, zp)
 			}
 			check("separate", out)
@@ -215,7 +215,7 @@ func TestDepthwise3x3Chain(t *testing.T) {
 			ob := make([]uint32, (d+4+max(len(in), len(want)))/4+1)
 			o8 := unsafe.Slice((*int8)(unsafe.Pointer(&ob[0])), 4*len(ob))
 			copy(o8[d:], in)
-			if !dw3x3ChainInt8(p, o8[d:d+len(in)], w9, constI8(zrow), rq, o8[:len(want)]) {
+			if !dw3x3ChainInt8(p, o8[d:d+len(in)], w9, constI8(zrow), rq, make([]int32, dw3x3Scratch), o8[:len(want)]) {
 				t.Fatalf("case %d %+v zp %d: dw3x3ChainInt8 declined the overlap", i, c, zp)
 			}
 			check("over its input", o8[:len(want)])
@@ -224,7 +224,7 @@ func TestDepthwise3x3Chain(t *testing.T) {
 				// would land on input channel c+4, which a later group
 				// reads.
 				copy(o8[4:], in)
-				if dw3x3ChainInt8(p, o8[4:4+len(in)], w9, constI8(zrow), rq, o8[:len(want)]) {
+				if dw3x3ChainInt8(p, o8[4:4+len(in)], w9, constI8(zrow), rq, make([]int32, dw3x3Scratch), o8[:len(want)]) {
 					t.Fatalf("case %d %+v zp %d: dw3x3ChainInt8 took an overlap off the channel grid", i, c, zp)
 				}
 			}

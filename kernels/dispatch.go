@@ -15,17 +15,18 @@ package kernels
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
 //   - convRowsPair: parameter w has type [][2]int8
+//   - dw3x3Fill: parameter c has type *dw3x3Col
 //   - dw3x3Gather3: parameter g has type [][3]int8
-//   - dw3x3Hex1: parameter cols has type *dw3x3Cols
-//   - dw3x3Hex2: parameter cols has type *dw3x3Cols
-//   - dw3x3Quad1: parameter cols has type *dw3x3Cols
-//   - dw3x3Quad2: parameter cols has type *dw3x3Cols
+//   - dw3x3Hex1: parameter c0 has type *dw3x3Col
+//   - dw3x3Hex2: parameter c0 has type *dw3x3Col
+//   - dw3x3Quad1: parameter c0 has type *dw3x3Col
+//   - dw3x3Quad2: parameter c0 has type *dw3x3Col
 //   - dw3x3Rows: parameter g has type [][3]int8
 //   - dw3x3Seg1: parameter g has type [][3]int8
 //   - dw3x3Seg2: parameter g has type [][3]int8
 //   - dw3x3SegSlow: parameter g has type [][3]int8
-//   - dw3x3Tri1: parameter cols has type *dw3x3Cols
-//   - dw3x3Tri2: parameter cols has type *dw3x3Cols
+//   - dw3x3Tri1: parameter c0 has type *dw3x3Col
+//   - dw3x3Tri2: parameter c0 has type *dw3x3Col
 //   - dwRecDecode: parameter t has type []dwRec
 //   - dwRowsAny: parameter rows has type [][]int64
 //   - f32ActLast: parameter po has type unsafe.Pointer
@@ -48,9 +49,10 @@ package kernels
 //   - functions with results (helpers, not program steps):
 //     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
 //     argMinMaxIdxI8, b2u8, castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64,
-//     constI8, constU8, convGatherGrid, convLean8, convPWBlock,
-//     convPWChDecode, convPWDot16, convPWDot4, convPWDot8, convPWDot8x4,
-//     convPWDotAny, convPWOut, convPWQ, convPWRescale, convRQ32, convRQR,
+//     constI8, constU8, convGatherGrid, convGatherScratch,
+//     convGatherWinWords, convLean8, convPWBlock, convPWChDecode,
+//     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
+//     convPWOut, convPWQ, convPWRescale, convPWScratch, convRQ32, convRQR,
 //     convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin, detNMS,
 //     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dusClamp,
 //     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
@@ -80,7 +82,7 @@ package kernels
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
-//   - dw3x3Run: field w has type unsafe.Pointer
+//   - dw3x3Run: field buf has type unsafe.Pointer
 //   - f32Act: field x has type unsafe.Pointer
 //   - lstmFunnelSt: field gI0 has type [][8]uint32
 //   - viewHeader: field data has type unsafe.Pointer
@@ -173,7 +175,7 @@ func Call(fn string, args []any) bool {
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":
-		convGatherInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+		convGatherInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
 	case "convGatherWin":
 		convGatherWin(args[0].(*convRowsParams), args[1].([]int8), int(args[2].(int64)), int(args[3].(int64)), args[4].([]int8))
 	case "convInt16":
@@ -195,7 +197,7 @@ func Call(fn string, args []any) bool {
 	case "convPWGridPairL":
 		convPWGridPairL(args[0].(*convPWRunArgs))
 	case "convPWInt8":
-		convPWInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+		convPWInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
 	case "convPWPairs":
 		convPWPairs(args[0].(*convPWParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].([]int8), int(args[5].(int64)), int(args[6].(int64)))
 	case "convPWRQLoad":
@@ -257,7 +259,7 @@ func Call(fn string, args []any) bool {
 	case "dw3x3Buf2":
 		dw3x3Buf2(args[0].(*dw3x3Run))
 	case "dw3x3Int8":
-		dw3x3Int8(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
+		dw3x3Int8(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int32), args[6].([]int8))
 	case "dw3x3Mult":
 		dw3x3Mult(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
 	case "dwF32":

@@ -20,4 +20,23 @@
 //     family, e.g. convParams) as constants.
 //   - Integer results match TensorFlow Lite Micro's reference kernels bit for
 //     bit; float32 results to within rounding of the same operation order.
+//
+// # Locals under TinyGo
+//
+// TinyGo keeps a local whose address is taken on the stack only when its
+// escape analysis (transform/allocs.go, run before inlining) can see every
+// use; otherwise the local is heap-allocated on every call, which the
+// generated packages promise never happens (CI runs `tinygo build
+// -print-allocs` on every package). So, in every kernel:
+//   - a local array or struct is at most 256 bytes (TinyGo's limit for stack
+//     objects); working memory beyond that is planned scratch in the arena,
+//     passed in by the generated code;
+//   - in the function that declares it, such a local is indexed or passed to
+//     calls, never walked with a pointer variable (a pointer phi escapes);
+//   - a function that receives a pointer into a caller's local never
+//     compares that pointer with another one (LLVM then cannot mark the
+//     parameter nocapture): loops end on a counter or on a pointer into the
+//     arena or the constants; nor converts a slice over it to an array
+//     pointer ((*[8]T)(s[i:i+8]) checks the pointer for nil, which counts
+//     as a capture there): it reslices with s[i:i+8:i+8] instead.
 package kernels

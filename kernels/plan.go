@@ -64,3 +64,21 @@ func PlanLSTMInt8(inMult, recMult [4]int32, inShift, recShift [4]int,
 	}
 	return "lstmInt8G"
 }
+
+// Scratch memory of the kernels that take a scr []int32 argument, in int32
+// words (the generator asks the planner for it).
+
+// Dw3x3Scratch is dw3x3Int8's.
+const Dw3x3Scratch = dw3x3Scratch
+
+// ConvPWScratch is convPWInt8's for outC output channels.
+func ConvPWScratch(outC int) int { return convPWScratch(outC) }
+
+// ConvGatherScratch is convGatherInt8's for windows of K values and outC
+// output channels.
+func ConvGatherScratch(K, outC int) int { return convGatherScratch(K, outC) }
+
+// Dw3x3Seg is the number of pixels of a dw3x3Mult segment: all of a
+// segment's input is read before its outputs are written, which bounds how
+// close below its input the kernel may write its output.
+const Dw3x3Seg = dw3x3Seg

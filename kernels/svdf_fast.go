@@ -73,17 +73,17 @@ func svdfProject(x []int8, wf string, c, n int, acc *[svdfBlk]int32) {
 func svdfState8(a []int32, fb string, al bool, corr int32, f *rqOne, zs int32) {
 	fb = fb[:4*len(a)]
 	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.StringData(fb))
-	end := unsafe.Add(pa, 4*len(a))
+	end := unsafe.Add(pb, 4*len(a)) // pb, not pa: doc.go, "Locals under TinyGo"
 	// rqOneQ with the record's fields in registers (span 255, hi 127);
 	// one loop per bias layout, so that neither tests al per filter.
 	m2, e, d, sh, lsh := f.m2, f.e, uint64(f.d), f.r&31, f.lsh&31
 	if al {
-		for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
+		for ; pb != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
 			*(*int32)(pa) = int32(int8(svdfNew8(*(*int32)(pa)+corr+*(*int32)(pb), m2, e, d, sh, lsh) + zs))
 		}
 		return
 	}
-	for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
+	for ; pb != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
 		*(*int32)(pa) = int32(int8(svdfNew8(*(*int32)(pa)+corr+le32((*[4]byte)(pb)), m2, e, d, sh, lsh) + zs))
 	}
 }
@@ -107,17 +107,17 @@ func svdfNew8(v int32, m2, e uint32, d uint64, sh, lsh uint32) int32 {
 func svdfState16(a []int32, fb string, al bool, corr int32, f *rqOne, zs int32) {
 	fb = fb[:4*len(a)]
 	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.StringData(fb))
-	end := unsafe.Add(pa, 4*len(a))
+	end := unsafe.Add(pb, 4*len(a)) // pb, not pa: doc.go, "Locals under TinyGo"
 	// rqOne0 with the record's fields in registers; one loop per bias
 	// layout, so that neither tests al per filter.
 	m2, e, d, sh, lsh := f.m2, f.e, uint64(f.d), f.r&31, f.lsh&31
 	if al {
-		for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
+		for ; pb != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
 			*(*int32)(pa) = svdfNew16(*(*int32)(pa)+corr+*(*int32)(pb), m2, e, d, sh, lsh, zs)
 		}
 		return
 	}
-	for ; pa != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
+	for ; pb != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
 		*(*int32)(pa) = svdfNew16(*(*int32)(pa)+corr+le32((*[4]byte)(pb)), m2, e, d, sh, lsh, zs)
 	}
 }
@@ -151,10 +151,10 @@ func svdfTimeOutI8(st []int8, wt, tb string, a []int32, mem int, t *rqOne, o []i
 	pb := unsafe.Pointer(unsafe.StringData(tb))
 	po := unsafe.Pointer(unsafe.SliceData(o))
 	pa := unsafe.Pointer(unsafe.SliceData(a))
-	end := unsafe.Add(pa, 4*n)
+	end := unsafe.Add(po, n)               // po, not pa: doc.go, "Locals under TinyGo"
 	m2, d, sh := t.m2, uint64(t.d), t.r&31 // svdfFastPlan's time record: span 255, hi 127
 	g := 8 * (mem/8 - 1)                   // bytes of a row before its last group of eight
-	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+	for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		acc := le32((*[4]byte)(pb))
 		for e := unsafe.Add(ps, g); ps != e; ps, pw = unsafe.Add(ps, 8), unsafe.Add(pw, 8) {
 			// Slots 1..8 of the group's nine move to 0..7.
@@ -228,10 +228,10 @@ func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, t *rqOne, o [
 	pb := unsafe.Pointer(unsafe.StringData(tb))
 	po := unsafe.Pointer(unsafe.SliceData(o))
 	pa := unsafe.Pointer(unsafe.SliceData(a))
-	end := unsafe.Add(pa, 4*n)
+	end := unsafe.Add(po, n)               // po, not pa: doc.go, "Locals under TinyGo"
 	m2, d, sh := t.m2, uint64(t.d), t.r&31 // svdfFastPlan's time record: span 255, hi 127
 	g := 16 * (mem/8 - 1)                  // bytes of a row before its last group of eight
-	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+	for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		acc := le32((*[4]byte)(pb))
 		for e := unsafe.Add(ps, g); ps != e; ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16) {
 			// Slots 1..8 of the group's nine move to 0..7.

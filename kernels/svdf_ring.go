@@ -61,11 +61,11 @@ func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, 
 	pb := unsafe.Pointer(unsafe.StringData(tb))
 	po := unsafe.Pointer(unsafe.SliceData(o))
 	pa := unsafe.Pointer(unsafe.SliceData(a))
-	end := unsafe.Add(pa, 4*n)
+	end := unsafe.Add(po, n)               // po, not pa: doc.go, "Locals under TinyGo"
 	m2, d, sh := t.m2, uint64(t.d), t.r&31 // svdfFastPlan's time record: span 255, hi 127
 	if mem == 8 {
 		// One group of eight a row: no inner loop.
-		for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+		for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 			*(*int8)(unsafe.Add(ps, slot)) = int8(*(*int32)(pa))
 			acc := *(*int32)(pb)
 			s, w := (*[8]int8)(ps), (*[8]int8)(pw)
@@ -82,7 +82,7 @@ func svdfTimeOutRingI8(st []int8, ww, tb string, a []int32, mem, slot, off int, 
 		}
 		return
 	}
-	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+	for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		*(*int8)(unsafe.Add(ps, slot)) = int8(*(*int32)(pa))
 		acc := *(*int32)(pb)
 		for e := unsafe.Add(ps, mem); ps != e; ps, pw = unsafe.Add(ps, 8), unsafe.Add(pw, 8) {
@@ -114,11 +114,11 @@ func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int
 	pb := unsafe.Pointer(unsafe.StringData(tb))
 	po := unsafe.Pointer(unsafe.SliceData(o))
 	pa := unsafe.Pointer(unsafe.SliceData(a))
-	end := unsafe.Add(pa, 4*n)
+	end := unsafe.Add(po, n)               // po, not pa: doc.go, "Locals under TinyGo"
 	m2, d, sh := t.m2, uint64(t.d), t.r&31 // svdfFastPlan's time record: span 255, hi 127
 	if mem == 8 {
 		// One group of eight a row: no inner loop.
-		for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+		for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 			*(*int16)(unsafe.Add(ps, 2*slot)) = int16(*(*int32)(pa))
 			acc := *(*int32)(pb)
 			s, w := (*[8]int16)(ps), (*[8]int16)(pw)
@@ -135,7 +135,7 @@ func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int
 		}
 		return
 	}
-	for ; pa != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
+	for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		*(*int16)(unsafe.Add(ps, 2*slot)) = int16(*(*int32)(pa))
 		acc := *(*int32)(pb)
 		for e := unsafe.Add(ps, 2*mem); ps != e; ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16) {

@@ -66,8 +66,8 @@ func TestExitCodes(t *testing.T) {
 		{"truncated", []string{corrupt, "-o", out}, 1, "corrupt.tflite: invalid model", false},
 		{"not a model", []string{notModel, "-o", out}, 1, `text.tflite: invalid model: file identifier is`, false},
 		{"too large", []string{exampleModel, "-max-model-size", "100", "-o", out}, 1, "over the -max-model-size limit of 100", false},
-		{"arena limit", []string{exampleModel, "-max-arena", "1000", "-o", out}, 1, "arena needs 1040 bytes, 40 over the limit of 1000; peak at operator 3 (AVERAGE_POOL_2D)", false},
-		{"arena limit layer by layer", []string{exampleModel, "-max-arena", "1000", "-fuse=off", "-o", out}, 1, "arena needs 1536 bytes, 536 over the limit of 1000; peak at operator 2 (CONV_2D)", false},
+		{"arena limit", []string{exampleModel, "-max-arena", "1000", "-o", out}, 1, "arena needs 1424 bytes, 424 over the limit of 1000; peak at operator 2 (CONV_2D)", false},
+		{"arena limit layer by layer", []string{exampleModel, "-max-arena", "1000", "-fuse=off", "-o", out}, 1, "arena needs 1968 bytes, 968 over the limit of 1000; peak at operator 2 (CONV_2D)", false},
 		{"version", []string{"-version"}, 0, "", false},
 		{"flags after model", []string{exampleModel, "-o", out, "-pkg", "tiny"}, 0, "", true},
 	}
@@ -170,14 +170,14 @@ func TestPlanCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"arena        1040 bytes", "lower bound  1040 bytes", "operator 2 (CONV_2D) writes b3 (t3) over b2 (t2)", "Timeline"} {
+	for _, want := range []string{"arena        1424 bytes", "lower bound  1424 bytes", "operator 2 (CONV_2D) writes b5 (t3) over b3 (t2)", "Timeline"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("plan output lacks %q", want)
 		}
 	}
 	// -fuse=off: the layer-by-layer plan, conv3 and its input apart.
 	_, flat, _ := runCLI("plan", exampleModel, "-fuse=off")
-	for _, want := range []string{"arena        1536 bytes", "lower bound  1536 bytes", "schedule     layer by layer"} {
+	for _, want := range []string{"arena        1968 bytes", "lower bound  1968 bytes", "schedule     layer by layer"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("plan -fuse=off output lacks %q", want)
 		}

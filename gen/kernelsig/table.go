@@ -72,7 +72,9 @@ const (
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
+	ConvGatherScratch       Func = "convGatherScratch"
 	ConvGatherWin           Func = "convGatherWin"
+	ConvGatherWinWords      Func = "convGatherWinWords"
 	ConvInt16               Func = "convInt16"
 	ConvInt16Acc32          Func = "convInt16Acc32"
 	ConvInt8                Func = "convInt8"
@@ -101,6 +103,7 @@ const (
 	ConvPWRescale           Func = "convPWRescale"
 	ConvPWRows              Func = "convPWRows"
 	ConvPWRunK8             Func = "convPWRunK8"
+	ConvPWScratch           Func = "convPWScratch"
 	ConvPWSplit             Func = "convPWSplit"
 	ConvPWStore             Func = "convPWStore"
 	ConvPWStore2x2          Func = "convPWStore2x2"
@@ -148,6 +151,7 @@ const (
 	Dw3x3ChainInt8          Func = "dw3x3ChainInt8"
 	Dw3x3Decode             Func = "dw3x3Decode"
 	Dw3x3FastN              Func = "dw3x3FastN"
+	Dw3x3Fill               Func = "dw3x3Fill"
 	Dw3x3Gather3            Func = "dw3x3Gather3"
 	Dw3x3Hex1               Func = "dw3x3Hex1"
 	Dw3x3Hex2               Func = "dw3x3Hex2"
@@ -607,7 +611,9 @@ func Funcs() []Func {
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
+		ConvGatherScratch,
 		ConvGatherWin,
+		ConvGatherWinWords,
 		ConvInt16,
 		ConvInt16Acc32,
 		ConvInt8,
@@ -636,6 +642,7 @@ func Funcs() []Func {
 		ConvPWRescale,
 		ConvPWRows,
 		ConvPWRunK8,
+		ConvPWScratch,
 		ConvPWSplit,
 		ConvPWStore,
 		ConvPWStore2x2,
@@ -683,6 +690,7 @@ func Funcs() []Func {
 		Dw3x3ChainInt8,
 		Dw3x3Decode,
 		Dw3x3FastN,
+		Dw3x3Fill,
 		Dw3x3Gather3,
 		Dw3x3Hex1,
 		Dw3x3Hex2,
@@ -1199,11 +1207,15 @@ func (f Func) Params() ([]Param, bool) {
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case ConvGatherGrid:
-		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case ConvGatherInt8:
-		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case ConvGatherScratch:
+		return []Param{{"K", "int"}, {"outC", "int"}}, true
 	case ConvGatherWin:
 		return []Param{{"p", "*convRowsParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}, {"dst", "[]int8"}}, true
+	case ConvGatherWinWords:
+		return []Param{{"K", "int"}}, true
 	case ConvInt16:
 		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case ConvInt16Acc32:
@@ -1241,7 +1253,7 @@ func (f Func) Params() ([]Param, bool) {
 	case ConvPWGridPairL:
 		return []Param{{"g", "*convPWRunArgs"}}, true
 	case ConvPWInt8:
-		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case ConvPWOut:
 		return []Param{{"acc", "int32"}, {"q", "*convPWRQ"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvPWPair8:
@@ -1260,6 +1272,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"xp", "[]int64"}, {"w", "[]uint8"}, {"n", "int"}, {"N", "int"}, {"rqs", "[]int64"}, {"out", "[]int8"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvPWRunK8:
 		return []Param{{"g", "*convPWRunArgs"}}, true
+	case ConvPWScratch:
+		return []Param{{"outC", "int"}}, true
 	case ConvPWSplit:
 		return []Param{{"s", "int64"}, {"v", "*[3]int32"}}, true
 	case ConvPWStore:
@@ -1349,25 +1363,27 @@ func (f Func) Params() ([]Param, bool) {
 	case Dw3x3Buf2:
 		return []Param{{"g", "*dw3x3Run"}}, true
 	case Dw3x3ChainInt8:
-		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w9", "[][9]int8"}, {"z", "[]int8"}, {"rq", "string"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w9", "[][9]int8"}, {"z", "[]int8"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case Dw3x3Decode:
 		return []Param{{"rq", "string"}, {"d", "int32"}, {"t", "*[8]dw3x3Rec"}, {"n", "int"}}, true
 	case Dw3x3FastN:
 		return []Param{{"zo", "int32"}}, true
+	case Dw3x3Fill:
+		return []Param{{"c", "*dw3x3Col"}, {"x", "[]int8"}, {"z", "[]int8"}, {"iy", "int"}, {"ix0", "int"}, {"nc", "int"}, {"p", "*dw3x3Params"}}, true
 	case Dw3x3Gather3:
 		return []Param{{"g", "[][3]int8"}, {"a0", "[]int8"}, {"a1", "[]int8"}, {"a2", "[]int8"}, {"C", "int"}}, true
 	case Dw3x3Hex1:
-		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"c0", "*dw3x3Col"}, {"c1", "*dw3x3Col"}, {"c2", "*dw3x3Col"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Hex2:
-		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"c0", "*dw3x3Col"}, {"c1", "*dw3x3Col"}, {"c2", "*dw3x3Col"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Int8:
-		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case Dw3x3Mult:
 		return []Param{{"p", "*dw3x3Params"}, {"in", "[]int8"}, {"w", "string"}, {"zrow", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case Dw3x3Quad1:
-		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"c0", "*dw3x3Col"}, {"c1", "*dw3x3Col"}, {"c2", "*dw3x3Col"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Quad2:
-		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"c0", "*dw3x3Col"}, {"c1", "*dw3x3Col"}, {"c2", "*dw3x3Col"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Rows:
 		return []Param{{"g", "[][3]int8"}, {"r0", "[]int8"}, {"r1", "[]int8"}, {"r2", "[]int8"}, {"q", "int"}, {"cnt", "int"}, {"C", "int"}}, true
 	case Dw3x3Seg1:
@@ -1377,9 +1393,9 @@ func (f Func) Params() ([]Param, bool) {
 	case Dw3x3SegSlow:
 		return []Param{{"g", "[][3]int8"}, {"n", "int"}, {"sW", "int"}, {"wc", "*[9]int8"}, {"q", "*dwRec"}, {"p", "*dw3x3Params"}, {"out", "[]int8"}, {"step", "int"}}, true
 	case Dw3x3Tri1:
-		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"c0", "*dw3x3Col"}, {"c1", "*dw3x3Col"}, {"c2", "*dw3x3Col"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Tri2:
-		return []Param{{"cols", "*dw3x3Cols"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+		return []Param{{"c0", "*dw3x3Col"}, {"c1", "*dw3x3Col"}, {"c2", "*dw3x3Col"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case DwClamp:
 		return []Param{{"v", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case DwF32:
@@ -2104,6 +2120,7 @@ func (f Func) Results() int {
 		DusI64Const,
 		Dw3x3Buf1,
 		Dw3x3Buf2,
+		Dw3x3Fill,
 		Dw3x3Gather3,
 		Dw3x3Hex1,
 		Dw3x3Hex2,
@@ -2323,11 +2340,14 @@ func (f Func) Results() int {
 		ConstI8,
 		ConstU8,
 		ConvGatherGrid,
+		ConvGatherScratch,
+		ConvGatherWinWords,
 		ConvPWBlock,
 		ConvPWChDecode,
 		ConvPWOut,
 		ConvPWQ,
 		ConvPWRescale,
+		ConvPWScratch,
 		ConvRQ32,
 		ConvRQR,
 		DetIoU,
@@ -2504,7 +2524,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case ConvPWRQ:
 		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}}, true
 	case ConvPWRunArgs:
-		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "*[16]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"in", "[]int8"}, {"wt", "[]int8"}, {"pin", "unsafe.Pointer"}, {"pwt", "unsafe.Pointer"}, {"pout", "unsafe.Pointer"}, {"tp", "unsafe.Pointer"}, {"out2", "[][2]int8"}, {"xa", "int"}, {"xb", "int"}, {"oa", "int"}, {"ob", "int"}, {"j", "int"}, {"wo", "int"}, {"s", "int32"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
+		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "[]convPWCh"}, {"t2", "*[2]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"in", "[]int8"}, {"wt", "[]int8"}, {"pin", "unsafe.Pointer"}, {"pwt", "unsafe.Pointer"}, {"pout", "unsafe.Pointer"}, {"tp", "unsafe.Pointer"}, {"out2", "[][2]int8"}, {"xa", "int"}, {"xb", "int"}, {"oa", "int"}, {"ob", "int"}, {"j", "int"}, {"wo", "int"}, {"s", "int32"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case ConvRowsParams:
@@ -2526,7 +2546,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case Dw3x3Rec:
 		return []Param{{"bias", "int32"}, {"k", "int32"}, {"mm", "int32"}, {"m", "uint32"}, {"sh", "uint32"}}, true
 	case Dw3x3Run:
-		return []Param{{"buf", "[312]int8"}, {"t", "[8]dw3x3Rec"}, {"w", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"C", "uintptr"}, {"j", "uintptr"}, {"nch", "uintptr"}, {"span", "int32"}, {"hi", "int32"}, {"_", "[0]uint32"}}, true
+		return []Param{{"buf", "unsafe.Pointer"}, {"t", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"C", "uintptr"}, {"j", "uintptr"}, {"nch", "uintptr"}, {"span", "int32"}, {"hi", "int32"}, {"_", "[0]uint32"}}, true
 	case DwParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"depthMul", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case DwRec:
@@ -2631,8 +2651,8 @@ func underlying(t string) string {
 	switch t {
 	case "arena":
 		return "[]byte"
-	case "dw3x3Cols":
-		return "[3][13][]int8"
+	case "dw3x3Col":
+		return "[13][]int8"
 	}
 	return t
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
+	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 // Lowerings of the convolution family: CONV_2D, DEPTHWISE_CONV_2D and
@@ -696,7 +697,6 @@ const (
 	convRQMaxShift = 31  // largest left shift of the fast rescale
 	convGatherMax  = 128 // window values convGatherInt8 gathers
 	convGatherMaxC = 64  // output channels convGatherInt8 handles
-	dw3x3Seg       = 60  // pixels of a dw3x3Mult segment (kernels/depthwise_3x3.go)
 )
 
 // convFastGeom is the geometry of a convolution lowered to a fast kernel.
@@ -869,7 +869,7 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 	c.Call(kernelsig.ConvPWInt8, Struct(kernelsig.ConvPWParams,
 		F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
 		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
-		View(in), wt, rq, View(out))
+		View(in), wt, rq, c.Scratch(model.Int32, kernels.ConvPWScratch(outC)), View(out))
 	if inC%8 == 0 && inC <= convGatherMax && outC <= convGatherMaxC {
 		// convPWInt8 writes channel pair by channel pair; written over its
 		// input, the layer runs as convGatherInt8 (raster order, pixel
@@ -877,7 +877,8 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 		g := convFastGeom{batches: 1, inH: 1, inW: pixels, inC: inC, fH: 1, fW: 1, outH: 1, outW: pixels, outC: outC,
 			strideH: 1, strideW: 1, dilH: 1, dilW: 1}
 		c.offerOverlapWith(0, rasterWindowShift(g, 1, 1, 2, true), func() {
-			c.Call(kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), wt, rq, View(out))
+			c.Call(kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), wt, rq,
+				c.Scratch(model.Int32, kernels.ConvGatherScratch(inC, outC)), View(out))
 		})
 	}
 	return nil
@@ -899,7 +900,8 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 		for oc, r := range rows {
 			padded[oc] = append(append([]int8(nil), r...), make([]int8, kp-k)...)
 		}
-		c.Call(kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Gather", convPWPairs(padded)), rq, View(out))
+		c.Call(kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Gather", convPWPairs(padded)), rq,
+			c.Scratch(model.Int32, kernels.ConvGatherScratch(k, len(rows))), View(out))
 		// convGatherInt8 gathers the windows of two pixels, then writes
 		// both, in raster order.
 		c.offerOverlap(0, rasterWindowShift(g, 1, 1, 2, true))
@@ -1017,18 +1019,24 @@ func dwLower3x3Int8(c *opCtx, in, filter, bias, out *model.Tensor, oh, ow, strid
 			wt = append(wt, byte(v))
 		}
 	}
+	// dw3x3Int8's scratch is for dw3x3ChainInt8, which takes rows of whole
+	// blocks of six pixels of a multiple of four channels.
+	words := 0
+	if N == C && ow%6 == 0 && C%4 == 0 {
+		words = kernels.Dw3x3Scratch
+	}
 	c.Call(kernelsig.Dw3x3Int8, Struct(kernelsig.Dw3x3Params,
 		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("chans", Int(C)), F("mult", Int(N/C)),
 		F("outH", Int(oh)), F("outW", Int(ow)), F("strideH", Int(strideH)), F("strideW", Int(strideW)),
 		F("padH", Int(padH)), F("padW", Int(padW)),
 		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
-		View(in), c.Const("DW", wt), c.Const("ZP", zrow), rq, View(out))
+		View(in), c.Const("DW", wt), c.Const("ZP", zrow), rq, c.Scratch(model.Int32, words), View(out))
 	g := convFastGeom{batches: batches, inH: inH, inW: inW, inC: C, fH: 3, fW: 3, outH: oh, outW: ow, outC: N,
 		strideH: strideH, strideW: strideW, dilH: 1, dilW: 1, padH: padH, padW: padW}
 	if N != C {
 		// dw3x3Mult (one input channel) reads a segment's windows, then
 		// writes its pixels.
-		c.offerOverlap(0, rasterWindowShift(g, 1, 1, dw3x3Seg, true))
+		c.offerOverlap(0, rasterWindowShift(g, 1, 1, kernels.Dw3x3Seg, true))
 		return nil
 	}
 	// dw3x3Int8 writes blocks of bw pixels of a row in raster order,

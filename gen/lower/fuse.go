@@ -373,6 +373,43 @@ func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 	return program.Call{Fn: b.call.Fn, Args: args}
 }
 
+// shareGroupScratch gives the operators of group sp one scratch buffer,
+// live through the group: a kernel's scratch holds nothing from one call
+// to the next (in the layer-by-layer plan other buffers reuse it between
+// calls), and the group's calls run one after another, so the first
+// scratch buffer, grown to the largest, serves every call; the others are
+// left empty and the calls' views are moved to it.
+func shareGroupScratch(q *program.Program, ops []*bandOp, sp fuseSpan) {
+	shared := program.BufID(-1)
+	for k := range q.Buffers {
+		b := &q.Buffers[k]
+		if b.Kind != planner.Scratch || b.Op < sp.first || b.Op > sp.last {
+			continue
+		}
+		if shared < 0 {
+			shared = program.BufID(k)
+			b.First, b.Last = sp.first, sp.last
+			continue
+		}
+		s := &q.Buffers[shared]
+		s.Size = max(s.Size, b.Size)
+		b.Size = 0
+		for _, o := range ops {
+			if o.op != b.Op {
+				continue
+			}
+			args := slices.Clone(o.call.Args)
+			for i, a := range args {
+				if v, ok := a.(program.View); ok && v.Buf == program.BufID(k) {
+					v.Buf = shared
+					args[i] = v
+				}
+			}
+			o.call = program.Call{Fn: o.call.Fn, Args: args}
+		}
+	}
+}
+
 // fuseSpan is a chosen group: operators first..last.
 type fuseSpan struct{ first, last int }
 
@@ -413,11 +450,7 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 		in, out := &q.Buffers[grp.In], &q.Buffers[grp.Out]
 		in.Last = max(in.Last, sp.last)
 		out.First = min(out.First, sp.first)
-		for k := range q.Buffers {
-			if b := &q.Buffers[k]; b.Kind == planner.Scratch && b.Op >= sp.first && b.Op <= sp.last {
-				b.First, b.Last = sp.first, sp.last
-			}
-		}
+		shareGroupScratch(&q, ops, sp)
 		if mayTie {
 			shift := s.inOutShift()
 			if shift+in.Size < in.Size+out.Size {

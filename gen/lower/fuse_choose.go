@@ -88,7 +88,7 @@ func (f *fusePlanner) group(sp fuseSpan) int {
 		scratch := 0
 		other := f.live(sp.first, sp.last, func(k int, b *program.Buffer) bool {
 			if b.Kind == planner.Scratch && b.Op >= sp.first && b.Op <= sp.last {
-				scratch += planner.AlignedSize(b.Size, f.align)
+				scratch = max(scratch, planner.AlignedSize(b.Size, f.align)) // one buffer shared by the group (shareGroupScratch)
 				return true
 			}
 			return mine[program.BufID(k)]

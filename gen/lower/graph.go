@@ -12,6 +12,7 @@ package lower
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -233,17 +234,30 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 		p.Buffers = append(p.Buffers, b)
 	}
 	reqBuf := map[*scratchReq]program.BufID{}
+	addScratch := func(c *opCtx, r *scratchReq) {
+		reqBuf[r] = program.BufID(len(p.Buffers))
+		p.Buffers = append(p.Buffers, program.Buffer{
+			Buffer: planner.Buffer{
+				Name: fmt.Sprintf("op%d scratch%d (%s)", c.Op.Index, r.n, c.Op.Code),
+				Size: r.bytes, First: c.Op.Index, Last: c.Op.Index, Kind: planner.Scratch,
+			},
+			Reset: -1, Op: c.Op.Index,
+		})
+	}
+	// Overlapped pairs first: an overlapped operator's calls, and so the
+	// scratch they use, are those of its overlap offer.
+	var tied map[int]bool
+	if len(opt.Overlap) > 0 && !opt.NoShare {
+		tied = tieOverlaps(frags, p, opt.Overlap)
+	}
 	for _, f := range frags {
 		c := f.c
-		for _, r := range c.scratch {
-			reqBuf[r] = program.BufID(len(p.Buffers))
-			p.Buffers = append(p.Buffers, program.Buffer{
-				Buffer: planner.Buffer{
-					Name: fmt.Sprintf("op%d scratch%d (%s)", c.Op.Index, r.n, c.Op.Code),
-					Size: r.bytes, First: c.Op.Index, Last: c.Op.Index, Kind: planner.Scratch,
-				},
-				Reset: -1, Op: c.Op.Index,
-			})
+		scratch := c.scratch
+		if tied[c.Op.Index] && c.overlap.calls != nil {
+			scratch = usedScratch(c.overlap.calls, append(slices.Clone(c.scratch), c.overlap.scratch...))
+		}
+		for _, r := range scratch {
+			addScratch(c, r)
 		}
 		for _, r := range c.persist {
 			reqBuf[r] = program.BufID(len(p.Buffers))
@@ -257,10 +271,6 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 		}
 	}
 	addResources(p, frags, reqBuf, last)
-	var tied map[int]bool
-	if len(opt.Overlap) > 0 && !opt.NoShare {
-		tied = tieOverlaps(frags, p, opt.Overlap)
-	}
 	consts := map[*constData]int{}
 	for _, f := range frags {
 		for _, cd := range f.c.consts {
@@ -285,6 +295,35 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 		p.Ops = append(p.Ops, op)
 	}
 	return p, nil
+}
+
+// usedScratch returns the requests of reqs that the arguments of calls
+// use, in the order of reqs.
+func usedScratch(calls []kcall, reqs []*scratchReq) []*scratchReq {
+	used := map[*scratchReq]bool{}
+	var walk func(a Arg)
+	walk = func(a Arg) {
+		switch a := a.(type) {
+		case reqArg:
+			used[a.r] = true
+		case structArg:
+			for _, f := range a.fields {
+				walk(f.Value)
+			}
+		}
+	}
+	for _, k := range calls {
+		for _, a := range k.Args {
+			walk(a)
+		}
+	}
+	var out []*scratchReq
+	for _, r := range reqs {
+		if used[r] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // op resolves the calls of one lowered operator (and of the subgraphs it

@@ -4,6 +4,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/planner"
+	"slices"
 )
 
 // Overlapped in-place operators. A kernel that computes its output in
@@ -25,6 +26,7 @@ type overlapOffer struct {
 	in       int
 	minShift int
 	calls    []kcall
+	scratch  []*scratchReq // the scratch only calls use: planned only when the pair is overlapped
 }
 
 // offerOverlap records that the operator's kernel writes its output over
@@ -39,11 +41,11 @@ func (c *opCtx) offerOverlap(in, minShift int) {
 // calls when the pair is overlapped. emit must use the constants the
 // operator's own calls use, so that no constant is stored twice.
 func (c *opCtx) offerOverlapWith(in, minShift int, emit func()) {
-	own := c.calls
+	own, nScratch := c.calls, len(c.scratch)
 	c.calls = nil
 	emit()
-	c.overlap = &overlapOffer{in: in, minShift: minShift, calls: c.calls}
-	c.calls = own
+	c.overlap = &overlapOffer{in: in, minShift: minShift, calls: c.calls, scratch: slices.Clone(c.scratch[nScratch:])}
+	c.calls, c.scratch = own, c.scratch[:nScratch]
 }
 
 // rasterWindowShift is the smallest distance (bytes from the output's
