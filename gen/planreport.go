@@ -20,7 +20,7 @@ func PlanReport(name string, data []byte, opt Options) (*PlanOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	text, err := report.Text(p, lay, nil)
+	text, err := report.Text(p, lay, nil, nil)
 	if err != nil {
 		return nil, err
 	}

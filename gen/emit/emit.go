@@ -67,7 +67,7 @@ func header(g *model.Graph, opt Options) string {
 // Files renders program p planned as lay: file name -> contents.
 func Files(p *program.Program, lay *layout.Layout, opt Options) (map[string][]byte, error) {
 	g := p.Graph
-	e := &emitter{g: g, p: p, lay: lay, opt: opt, nm: makeNames(p)}
+	e := &emitter{g: g, p: p, lay: lay, opt: opt, nm: makeNames(p), stack: StackOf(p)}
 	files := map[string][]byte{}
 
 	modelSrc, err := e.modelFile()
@@ -79,7 +79,8 @@ func Files(p *program.Program, lay *layout.Layout, opt Options) (map[string][]by
 	if err != nil {
 		return nil, err
 	}
-	kfiles, err := kernelFiles(e.kernelNames(), opt.Package, header(g, opt))
+	need, called := e.kernelNames()
+	kfiles, err := kernelFiles(need, called, opt.Package, header(g, opt))
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +92,7 @@ func Files(p *program.Program, lay *layout.Layout, opt Options) (map[string][]by
 			return nil, err
 		}
 	}
-	files["layout.txt"], err = report.Text(p, lay, ConstBytes(p))
+	files["layout.txt"], err = report.Text(p, lay, ConstBytes(p), &e.stack)
 	if err != nil {
 		return nil, err
 	}
@@ -122,6 +123,7 @@ type emitter struct {
 	opt       Options
 	nm        *names
 	usesArena bool // some call takes an arena view
+	stack     report.Stack
 	// blocks are the functions of control flow blocks (sub1, sub2, ...),
 	// emitted after Invoke.
 	blocks []jen.Code
@@ -169,8 +171,11 @@ func render(name string, f *jen.File) ([]byte, error) {
 }
 
 // kernelNames lists every kernel function and parameter type the calls use.
-func (e *emitter) kernelNames() []string {
+// kernelNames returns the kernel declarations the calls name, and the
+// functions they call.
+func (e *emitter) kernelNames() (need []string, called map[string]bool) {
 	seen := map[string]bool{"arena": true}
+	called = map[string]bool{}
 	var walk func(a program.Arg)
 	walk = func(a program.Arg) {
 		switch a := a.(type) {
@@ -196,7 +201,7 @@ func (e *emitter) kernelNames() []string {
 		}
 	}
 	call := func(k program.Call) {
-		seen[k.Fn] = true
+		seen[k.Fn], called[k.Fn] = true, true
 		for _, a := range k.Args {
 			walk(a)
 		}
@@ -207,12 +212,12 @@ func (e *emitter) kernelNames() []string {
 		}
 	})
 	e.p.GroupCalls(call)
-	out := make([]string, 0, len(seen))
+	need = make([]string, 0, len(seen))
 	for n := range seen {
-		out = append(out, n)
+		need = append(need, n)
 	}
-	sort.Strings(out)
-	return out
+	sort.Strings(need)
+	return need, called
 }
 
 func constViewFn(dt model.DType) string {
@@ -382,8 +387,10 @@ func (e *emitter) modelFile() ([]byte, error) {
 	comment(f, fmt.Sprintf("ArenaSize is the working memory of a Model in bytes: every activation, scratch\n"+
 		"and persistent buffer, placed so that buffers live at the same time never\n"+
 		"overlap. The plan is %s; its peak is at operator %d (%s).\n"+
-		"Persistent state takes %d bytes of it. layout.txt lists every buffer.",
-		lay.Plan.CertText(), peak, e.p.Ops[peak].Code, e.p.Bytes(planner.Persistent)))
+		"Persistent state takes %d bytes of it. layout.txt lists every buffer.\n\n"+
+		"RAM: ArenaSize + stack %d bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of\n"+
+		"Invoke or Reset takes at most %d bytes of stack below its caller's.",
+		lay.Plan.CertText(), peak, e.p.Ops[peak].Code, e.p.Bytes(planner.Persistent), e.stack.Bytes, e.stack.Bytes))
 	f.Const().Id("ArenaSize").Op("=").Lit(lay.Plan.Size)
 	e.offsetConsts(f)
 	comment(f, "NumInputs and NumOutputs count the graph's inputs and outputs.")
@@ -586,6 +593,26 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 	body = append(body, jen.Id("a").Op(":=").Id("m").Dot("arena").Call())
 	// traced is the same body with after(op) once each operator is done.
 	traced := append([]jen.Code{}, body...)
+	// Each operator (or fused group) with code is a function of its own,
+	// called once from Invoke and once from InvokeTraced: every kernel
+	// call appears once in the source, and each function's frame holds
+	// only its own parameter blocks, so that Invoke's stack is the
+	// deepest operator's, not the sum of them all.
+	var funcs []jen.Code
+	run := func(name, doc string, code []jen.Code, ops ...int) {
+		fn := jen.Null()
+		for _, l := range strings.Split(doc, "\n") {
+			fn.Comment(l).Line()
+		}
+		fn.Comment("").Line().Comment("//go:noinline").Line().Func().Id(name).Params(jen.Id("a").Id("arena")).Block(code...).Line()
+		funcs = append(funcs, fn)
+		body = append(body, jen.Id(name).Call(jen.Id("a")))
+		traced = append(traced, jen.Id(name).Call(jen.Id("a")))
+		for _, op := range ops {
+			traced = append(traced, jen.Id("after").Call(jen.Lit(op)))
+		}
+		e.usesArena = true
+	}
 	for _, pop := range e.p.Ops {
 		op := g.Ops[pop.Index]
 		var ins, outs []string
@@ -597,32 +624,33 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 		for _, t := range op.Outputs {
 			outs = append(outs, commentText(g.Tensors[t].Name))
 		}
-		var step []jen.Code
 		if grp := e.p.GroupOf(pop.Index); grp != nil {
 			if grp.First == pop.Index {
-				step = e.groupCode(grp)
-				body = append(body, step...)
-				traced = append(traced, step...)
+				var ops []int
 				for i := grp.First; i <= grp.Last; i++ {
-					traced = append(traced, jen.Id("after").Call(jen.Lit(i)))
+					ops = append(ops, i)
 				}
+				run(fmt.Sprintf("ops%dto%d", grp.First, grp.Last),
+					fmt.Sprintf("ops%dto%d runs operators %d-%d, fused row by row (see the comment in it).", grp.First, grp.Last, grp.First, grp.Last),
+					e.groupCode(grp), ops...)
 			}
 			continue
 		}
-		step = append(step, jen.Line(), jen.Comment(fmt.Sprintf("%d: %s %s -> %s", op.Index, op.Code, strings.Join(ins, ", "), strings.Join(outs, ", "))))
-		if len(pop.Calls) == 0 && pop.Flow == nil {
-			step = append(step, jen.Comment("(a view of its input: no code)"))
+		what := fmt.Sprintf("%d: %s %s -> %s", op.Index, op.Code, strings.Join(ins, ", "), strings.Join(outs, ", "))
+		code := e.opCode(pop)
+		if len(code) == 0 {
+			body = append(body, jen.Comment(what+" (a view of its input: no code)"))
+			traced = append(traced, jen.Id("after").Call(jen.Lit(op.Index)))
+			continue
 		}
+		doc := fmt.Sprintf("op%d runs operator %s", op.Index, what)
 		for _, ov := range e.p.Overlaps {
 			if ov.Op == pop.Index {
-				step = append(step, jen.Comment(fmt.Sprintf("(written over its dying input, which starts %d bytes above the output: raster order never overwrites input still to be read)",
-					e.lay.Offset(ov.In)-e.lay.Offset(ov.Out))))
+				doc += fmt.Sprintf("\n(written over its dying input, which starts %d bytes above the output: raster order never overwrites input still to be read)",
+					e.lay.Offset(ov.In)-e.lay.Offset(ov.Out))
 			}
 		}
-		step = append(step, e.opCode(pop)...)
-		body = append(body, step...)
-		traced = append(traced, step...)
-		traced = append(traced, jen.Id("after").Call(jen.Lit(op.Index)))
+		run(fmt.Sprintf("op%d", op.Index), doc, code, op.Index)
 	}
 	if e.err != nil {
 		return e.err
@@ -635,6 +663,9 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 	comment(f, "Invoke runs the model once on the current inputs and writes the outputs.\nIt does not allocate and cannot fail.")
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("Invoke").Params().Block(body...)
 	e.traceFuncs(f, traced)
+	for _, fn := range funcs {
+		f.Add(fn)
+	}
 	for _, b := range e.blocks {
 		f.Add(b)
 	}
@@ -648,7 +679,7 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 	g := e.g
 	name := func(t int) string { return commentText(g.Tensors[t].Name) }
 	var step []jen.Code
-	step = append(step, jen.Line(), jen.Comment(fmt.Sprintf("%d-%d: fused, row by row: every row is computed once, each intermediate tensor held", grp.First, grp.Last)))
+	step = append(step, jen.Comment(fmt.Sprintf("%d-%d: fused, row by row: every row is computed once, each intermediate tensor held", grp.First, grp.Last)))
 	step = append(step, jen.Comment("as a line buffer of the rows the next operator still needs:"))
 	lines := map[int]program.Line{}
 	for _, l := range grp.Lines {
@@ -706,7 +737,7 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 	}
 	body = append(body, calls(grp.Post)...)
 	e.shared = nil
-	return append(step, jen.Block(body...))
+	return append(step, body...)
 }
 
 // rowsText is "rows 3-4", "row 2" or "rows 2+2*band-3+2*band" for a

@@ -200,8 +200,11 @@ func styleChecks(list string) bool {
 // kernelFiles returns the kernel code a model needs: the declarations named
 // in need and everything they use, nothing else. Declarations keep their
 // file (kernel_<name>.go), order and comments; the package clause becomes
-// pkg and each file starts with the generated-code header.
-func kernelFiles(need []string, pkg, hdr string) (map[string][]byte, error) {
+// pkg and each file starts with the generated-code header. The functions
+// in called, which the generated code calls, are marked //go:noinline:
+// each then keeps a frame of its own, whose stack use is the kernel's
+// whatever the model (the generator's stack figure adds them up).
+func kernelFiles(need []string, called map[string]bool, pkg, hdr string) (map[string][]byte, error) {
 	ks, err := loadKernels()
 	if err != nil {
 		return nil, err
@@ -256,7 +259,11 @@ func kernelFiles(need []string, pkg, hdr string) (map[string][]byte, error) {
 		}
 		for _, d := range ds {
 			b.WriteString("\n")
-			b.Write(d.src)
+			if len(d.names) == 1 && called[d.names[0]] {
+				b.Write(noinline(d.src))
+			} else {
+				b.Write(d.src)
+			}
 			b.WriteString("\n")
 		}
 		name := "kernel_" + file
@@ -265,4 +272,24 @@ func kernelFiles(need []string, pkg, hdr string) (map[string][]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// noinline adds a //go:noinline directive to a function declaration's
+// source (its doc comment kept), unless it has one.
+func noinline(src []byte) []byte {
+	if bytes.Contains(src, []byte("//go:noinline\n")) {
+		return src
+	}
+	i := bytes.Index(src, []byte("\nfunc "))
+	if bytes.HasPrefix(src, []byte("func ")) {
+		i = -1
+	} else if i < 0 {
+		return src // not a function
+	}
+	out := append([]byte(nil), src[:i+1]...)
+	if i >= 0 {
+		out = append(out, "//\n"...)
+	}
+	out = append(out, "//go:noinline\n"...)
+	return append(out, src[i+1:]...)
 }

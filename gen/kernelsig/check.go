@@ -189,3 +189,11 @@ func canon(t string) string {
 	}
 	return b.String()
 }
+
+// StackBytes returns the deepest stack a call of f reached in the TinyGo
+// builds for the Cortex-M4 that internal/devtools/stacktable measured (its
+// frame and its callees'), ok false when no measured package called f.
+func StackBytes(f Func) (n int, ok bool) {
+	n, ok = stackBytes[f]
+	return n, ok
+}

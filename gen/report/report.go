@@ -34,6 +34,19 @@ type layoutReport struct {
 	MACs                     int64
 	Table, Chart             string
 	Const                    *ConstBytes // nil when no code was emitted
+	Stack                    *Stack      // nil when no code was emitted
+	StackOpName              string
+	RAM                      int
+}
+
+// Stack bounds the stack a call of the generated Invoke (or Reset) takes on
+// the board (TinyGo for the Cortex-M4, -opt=z): Bytes below the caller's
+// stack pointer, deepest in operator Op (the first of its fused group).
+// Unmeasured lists the kernels called for which no measurement exists
+// (each then counted as the deepest measured kernel).
+type Stack struct {
+	Bytes, Op  int
+	Unmeasured []string
 }
 
 // ConstBytes is the read-only data of a generated package, in bytes: the
@@ -67,17 +80,23 @@ func Order(pr *program.Program) []int {
 	return idx
 }
 
-// Text renders layout.txt for program pr planned as l; consts, when not
-// nil, adds the package's read-only data.
-func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes) ([]byte, error) {
+// Text renders layout.txt for program pr planned as l; consts and stack,
+// when not nil, add the package's read-only data and stack.
+func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stack) ([]byte, error) {
 	p := l.Plan
 	g := pr.Graph
-	r := layoutReport{Const: consts,
+	r := layoutReport{Const: consts, Stack: stack,
 		Model: g.Name, SHA256: g.SHA256, Arena: p.Size, LowerBound: p.LowerBound,
 		Cert: p.CertText(), Method: p.Method, Steps: p.Steps, BudgetOut: p.Cert == planner.BestFound,
 		Act: pr.Bytes(planner.Activation), Scratch: pr.Bytes(planner.Scratch), Persistent: pr.Bytes(planner.Persistent),
 		PeakOp: p.PeakStep, PeakName: pr.Ops[p.PeakStep].Code.String(), Align: l.Align,
 		Saved: l.PlainSize - p.Size, Plain: l.PlainSize, MACs: pr.MACs(),
+	}
+	if stack != nil {
+		r.RAM = p.Size + stack.Bytes
+		if stack.Op >= 0 {
+			r.StackOpName = pr.Ops[stack.Op].Code.String()
+		}
 	}
 	order := Order(pr)
 	row := map[program.BufID]int{} // a buffer's number in the table

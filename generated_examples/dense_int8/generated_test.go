@@ -59,11 +59,13 @@ func TestModelsAreIndependent(t *testing.T) {
 	var got [2][]byte
 	var wg sync.WaitGroup
 	for k := range got {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			m := new(Model)
 			run(m, uint32(k+1))
 			got[k] = run(m, uint32(k+1))
-		})
+		}()
 	}
 	wg.Wait()
 	for k := range got {
@@ -137,8 +139,5 @@ func BenchmarkInvoke(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m.Invoke()
-	}
-	if ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N); ns > 0 {
-		b.ReportMetric(288.0/ns, "MAC/ns")
 	}
 }

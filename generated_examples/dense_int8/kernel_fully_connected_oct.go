@@ -11,6 +11,8 @@ import (
 // fcOctInt8PTQ is fcOctInt8PT for a requantization whose one-multiply
 // record t the generator has planned (PlanRQOne): no test of the
 // parameters at run time.
+//
+//go:noinline
 func fcOctInt8PTQ(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) {
 	if p.bias4 {
 		bias = strAligned4(bias, 4*p.outDepth)
@@ -41,17 +43,18 @@ func fcOctPTFast(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) {
 				}
 				continue
 			}
-			pa, po := unsafe.Pointer(&a), unsafe.Pointer(unsafe.SliceData(oc))
-			end := unsafe.Add(po, len(oc))
+			// a is indexed, never walked by a pointer: TinyGo keeps a local
+			// on the stack only while its address flows into nothing but
+			// loads, stores and calls (a pointer phi moves it to the heap).
 			m2, d, sh, span, hi := t.m2, uint64(t.d), t.r&31, t.span, t.hi
 			if p.bias4 { // word-aligned biases
-				for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
-					*(*int8)(po) = rqOneR(*(*int32)(pa)+corr+*(*int32)(pb), m2, d, sh, span, hi)
+				for j := range oc {
+					oc[j] = rqOneR(a[j&7]+corr+*(*int32)(unsafe.Add(pb, 4*j)), m2, d, sh, span, hi)
 				}
 				continue
 			}
-			for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
-				*(*int8)(po) = rqOneR(*(*int32)(pa)+corr+le32((*[4]byte)(pb)), m2, d, sh, span, hi)
+			for j := range oc {
+				oc[j] = rqOneR(a[j&7]+corr+le32((*[4]byte)(unsafe.Add(pb, 4*j))), m2, d, sh, span, hi)
 			}
 		}
 	}

@@ -49,6 +49,8 @@ type ewF32Params struct {
 }
 
 // addF32 is ADD for float32 tensors.
+//
+//go:noinline
 func addF32(p *ewF32Params, bc *ewBcast, a, b, out []float32) {
 	n := bc.inner
 	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {

@@ -42,6 +42,8 @@ type fcParams struct {
 // from two neighbours, the carry running from block to block (f32FunnelRow);
 // elsewhere the bytes are decoded (which 64-bit compilers merge into word
 // loads). A last block of one channel computes only that channel.
+//
+//go:noinline
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	k, n, nbat := p.accumDepth, p.outDepth, p.batches
 	if k <= 0 || n <= 0 || nbat <= 0 {

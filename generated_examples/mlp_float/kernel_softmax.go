@@ -20,6 +20,8 @@ type softmaxParams struct {
 
 // softmaxF32 is the float softmax: exp((x - max) * beta), normalised by the
 // row sum, in float32 as the reference computes it.
+//
+//go:noinline
 func softmaxF32(p *softmaxParams, in, out []float32) {
 	d := p.depth
 	for i := 0; i < p.outer; i++ {

@@ -13,6 +13,9 @@ import "unsafe"
 // and persistent buffer, placed so that buffers live at the same time never
 // overlap. The plan is optimal (= lower bound); its peak is at operator 1 (FULLY_CONNECTED).
 // Persistent state takes 0 bytes of it. layout.txt lists every buffer.
+//
+// RAM: ArenaSize + stack 504 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
+// Invoke or Reset takes at most 504 bytes of stack below its caller's.
 const ArenaSize = 64
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart).
@@ -109,56 +112,10 @@ func (m *Model) Reset() {}
 // It does not allocate and cannot fail.
 func (m *Model) Invoke() {
 	a := m.arena()
-
-	// 0: FULLY_CONNECTED features -> branch_a
-	fcF32(&fcParams{
-		batches:    1,
-		outDepth:   3,
-		accumDepth: 6,
-		fActMin:    0.0,
-		fActMax:    3.4028235e+38,
-	}, a.f32(offFeatures, 6), opBranchAWeights, tensorABias, a.f32(offBranchA, 3))
-
-	// 1: FULLY_CONNECTED features -> branch_b
-	fcF32(&fcParams{
-		batches:    1,
-		outDepth:   3,
-		accumDepth: 6,
-		fActMin:    -3.4028235e+38,
-		fActMax:    3.4028235e+38,
-	}, a.f32(offFeatures, 6), opBranchBWeights, opBranchBNoBias, a.f32(offBranchB, 3))
-
-	// 2: ADD branch_a, branch_b -> sum
-	addF32(&ewF32Params{
-		actMin: -3.4028235e+38,
-		actMax: 3.4028235e+38,
-	}, &ewBcast{
-		inner:  3,
-		aInner: 1,
-		bInner: 1,
-		n1:     1,
-		a1:     0,
-		b1:     0,
-		n2:     1,
-		a2:     0,
-		b2:     0,
-		n3:     1,
-		a3:     0,
-		b3:     0,
-		n4:     1,
-		a4:     0,
-		b4:     0,
-		n5:     1,
-		a5:     0,
-		b5:     0,
-	}, a.f32(offBranchA, 3), a.f32(offBranchB, 3), a.f32(offBranchA, 3))
-
-	// 3: SOFTMAX sum -> probs
-	softmaxF32(&softmaxParams{
-		outer: 1,
-		depth: 3,
-		beta:  1.0,
-	}, a.f32(offBranchA, 3), a.f32(offProbs, 3))
+	op0(a)
+	op1(a)
+	op2(a)
+	op3(a)
 }
 
 // NumOps is the number of operators Invoke runs, in order 0 to NumOps-1.
@@ -196,8 +153,20 @@ func OpMACs(op int) int64 {
 // unless after does; Invoke itself carries no tracing cost.
 func (m *Model) InvokeTraced(after func(op int)) {
 	a := m.arena()
+	op0(a)
+	after(0)
+	op1(a)
+	after(1)
+	op2(a)
+	after(2)
+	op3(a)
+	after(3)
+}
 
-	// 0: FULLY_CONNECTED features -> branch_a
+// op0 runs operator 0: FULLY_CONNECTED features -> branch_a
+//
+//go:noinline
+func op0(a arena) {
 	fcF32(&fcParams{
 		batches:    1,
 		outDepth:   3,
@@ -205,9 +174,12 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		fActMin:    0.0,
 		fActMax:    3.4028235e+38,
 	}, a.f32(offFeatures, 6), opBranchAWeights, tensorABias, a.f32(offBranchA, 3))
-	after(0)
+}
 
-	// 1: FULLY_CONNECTED features -> branch_b
+// op1 runs operator 1: FULLY_CONNECTED features -> branch_b
+//
+//go:noinline
+func op1(a arena) {
 	fcF32(&fcParams{
 		batches:    1,
 		outDepth:   3,
@@ -215,9 +187,12 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		fActMin:    -3.4028235e+38,
 		fActMax:    3.4028235e+38,
 	}, a.f32(offFeatures, 6), opBranchBWeights, opBranchBNoBias, a.f32(offBranchB, 3))
-	after(1)
+}
 
-	// 2: ADD branch_a, branch_b -> sum
+// op2 runs operator 2: ADD branch_a, branch_b -> sum
+//
+//go:noinline
+func op2(a arena) {
 	addF32(&ewF32Params{
 		actMin: -3.4028235e+38,
 		actMax: 3.4028235e+38,
@@ -241,13 +216,15 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		a5:     0,
 		b5:     0,
 	}, a.f32(offBranchA, 3), a.f32(offBranchB, 3), a.f32(offBranchA, 3))
-	after(2)
+}
 
-	// 3: SOFTMAX sum -> probs
+// op3 runs operator 3: SOFTMAX sum -> probs
+//
+//go:noinline
+func op3(a arena) {
 	softmaxF32(&softmaxParams{
 		outer: 1,
 		depth: 3,
 		beta:  1.0,
 	}, a.f32(offBranchA, 3), a.f32(offProbs, 3))
-	after(3)
 }

@@ -16,10 +16,17 @@ type convPWParams struct {
 	actMin, actMax int32 // quantized activation bounds
 }
 
-// convPWInt8 runs the pointwise convolution without scratch memory. wt
-// holds the int8 weights in the layout of convPWPairs: for each pair of
-// output channels (outC rounded up to even, the missing channel's weights
-// zero), 2*inC bytes; rq holds the requantization triples (conv_rq.go).
+// convPWScratch is the scratch memory of convPWInt8 in int32 words for
+// outC output channels: the records of a block of channels, then those of
+// the channel pair convPWTile computes.
+func convPWScratch(outC int) int { return (min(outC, convPWBlk) + 2) * convPWChWords }
+
+// convPWInt8 runs the pointwise convolution. wt holds the int8 weights in
+// the layout of convPWPairs: for each pair of output channels (outC
+// rounded up to even, the missing channel's weights zero), 2*inC bytes; rq
+// holds the requantization triples (conv_rq.go); scr is
+// convPWScratch(outC) words of scratch (8-byte aligned) for the decoded
+// records.
 //
 // The products are computed for two pixels and two output channels at a
 // time in four int32 sums, one 32-bit multiply-add each (MLA on ARM): a
@@ -27,7 +34,9 @@ type convPWParams struct {
 // values in its registers, where lane-packed 64-bit products would need
 // a 64-bit add per multiply and twice the registers per sum. The sums wrap
 // like the reference's int32 accumulator.
-func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
+//
+//go:noinline
+func convPWInt8(p *convPWParams, in []int8, wt, rq string, scr []int32, out []int8) {
 	K, N, P := p.inC, p.outC, p.pixels
 	w := constI8(wt)
 	in = in[:P*K]
@@ -38,9 +47,11 @@ func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
 		// Blocks of convPWBlk channels whose requantizations convPWQ
 		// takes run as tiles (convPWGrid, convPWRunK8, convPWTile); the
 		// others pair by pair.
+		scr = scr[:convPWScratch(N)]
+		nb := min(N, convPWBlk)
 		var g convPWRunArgs
-		var recs [convPWBlk]convPWCh
-		g.t = &recs
+		g.t = unsafe.Slice((*convPWCh)(unsafe.Pointer(&scr[0])), nb)
+		g.t2 = (*[2]convPWCh)(unsafe.Pointer(&scr[nb*convPWChWords]))
 		for ob := 0; ob < N; ob += convPWBlk {
 			if !convPWBlock(p, &g, rq, ob) {
 				convPWPairs(p, in, w, rq, out, ob, min(ob+convPWBlk, N))
@@ -62,21 +73,20 @@ func convPWInt8(p *convPWParams, in []int8, wt, rq string, out []int8) {
 				g.out2 = unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.SliceData(g.out))), (len(g.out)+1)/2)
 				convPWRunK8(&g)
 			case g.nb%2 == 0:
-				g.in, g.wt, g.tp = in, w[ob*K:], unsafe.Pointer(g.t)
+				g.in, g.wt, g.tp = in, w[ob*K:], unsafe.Pointer(&g.t[0])
 				g.pin, g.pwt = unsafe.Pointer(unsafe.SliceData(g.in)), unsafe.Pointer(unsafe.SliceData(g.wt))
 				g.pout = unsafe.Pointer(unsafe.SliceData(g.out))
 				convPWGrid(&g)
 			default:
-				// Pair by pair: g.t[0:2] the pair's records; rows and
+				// Pair by pair: g.t2 the pair's records; rows and
 				// weights as groups of eight and sixteen, and of sixteen
 				// and thirty-two for rows of an even number of groups.
 				g.x = unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/8)
 				g.x16 = unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(in))), len(in)/16)
 				w16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/16)
 				w32 := unsafe.Slice((*[32]int8)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/32)
-				t := *g.t
 				for j := 0; j < g.nb; j += 2 {
-					g.t[0], g.t[1] = t[j], t[min(j+1, g.nb-1)]
+					g.t2[0], g.t2[1] = g.t[j], g.t[min(j+1, g.nb-1)]
 					g.two = j+1 < g.nb
 					g.w, g.w32 = w16[(ob+j)/2*K8:], w32[(ob+j)/2*K16:]
 					g.out = out[ob+j:]
@@ -232,7 +242,7 @@ func convRQR(v int32, m, kh, rm1 uint32) int32 {
 
 // convPWBatch is how many pixel pairs convPWPair8 passes to convPWDot8 at
 // once (their sums are kept in a local array).
-const convPWBatch = 32
+const convPWBatch = 16
 
 // convPWPair8 computes output channels ob and ob+1 (when two) for every
 // pixel: x holds the pixels' rows as groups of eight inputs (K/8 groups a
@@ -661,15 +671,16 @@ const convPWBlk = 16
 // product loops keep the registers (gc's register allocator reloads every
 // value live across a loop at its back edge).
 type convPWRunArgs struct {
-	x   [][8]int8            // the pixels' rows, groups of eight inputs
-	w   [][16]int8           // the weights from the block's first channel pair on (convPWDot8's layout)
-	x16 [][16]int8           // x and w as groups of sixteen inputs, used when a
-	w32 [][32]int8           // row has an even number of groups
-	t   *[convPWBlk]convPWCh // the block's records (not in g: a pointer into g stored in g moves g to the heap)
-	nb  int                  // channels in the block
-	P   int                  // pixels
-	N   int                  // output channels
-	K8  int                  // groups of eight inputs a row
+	x   [][8]int8    // the pixels' rows, groups of eight inputs
+	w   [][16]int8   // the weights from the block's first channel pair on (convPWDot8's layout)
+	x16 [][16]int8   // x and w as groups of sixteen inputs, used when a
+	w32 [][32]int8   // row has an even number of groups
+	t   []convPWCh   // the block's records, at most convPWBlk (in scratch: a pointer into g stored in g moves g to the heap)
+	t2  *[2]convPWCh // convPWTile's channel pair's records (in scratch)
+	nb  int          // channels in the block
+	P   int          // pixels
+	N   int          // output channels
+	K8  int          // groups of eight inputs a row
 
 	span, hi int32  // actMax - actMin, actMax
 	out      []int8 // from the block's first channel of pixel 0 on
@@ -733,22 +744,21 @@ func convPWChDecode(rq string, K int, zo, lo int32, t []convPWCh) bool {
 // requantizations) of every pixel for rows of eight inputs (g.K8 = 1) and
 // an even number of output channels, two pixels by two channels at a time
 // (convPWTile's products written out): the rows, weights,
-// requantizations and outputs are indexed by channel pair, the outputs of
-// an odd last pixel's partner go to a dummy row.
+// requantizations and outputs are indexed by channel pair; an odd last
+// pixel is paired with itself.
 //
 //go:noinline
 func convPWRunK8(g *convPWRunArgs) {
-	var dummy [convPWBlk / 2][2]int8
 	// Only what the tile loop uses is live across it: the pixel index and
 	// the rest are read from g again (convPWRunArgs).
 	for g.px = 0; g.px < g.P; g.px += 2 {
 		px, np, N2 := g.px, (g.nb+1)/2, g.N/2
 		x := g.x[:g.P]
 		w := g.w[:np]
-		t2 := (*[convPWBlk / 2][2]convPWCh)(unsafe.Pointer(g.t))[:np]
+		t2 := unsafe.Slice((*[2]convPWCh)(unsafe.Pointer(&g.t[0])), np)
 		out2 := g.out2
 		qa, qb := &x[px], &x[px]
-		o0, o1 := out2[px*N2:], dummy[:]
+		o0, o1 := out2[px*N2:], out2[px*N2:] // an odd last pixel's partner is itself: the same values stored twice
 		if px+1 < len(x) {
 			qb, o1 = &x[px+1], out2[(px+1)*N2:]
 		}
@@ -823,8 +833,8 @@ func convPWRunK8(g *convPWRunArgs) {
 	}
 }
 
-// convPWTile computes output channels ob and ob+1 (when g.two; g.t[0] and
-// g.t[1] hold their requantizations) of every pixel: g.w and g.w32 start
+// convPWTile computes output channels ob and ob+1 (when g.two; g.t2[0] and
+// g.t2[1] hold their requantizations) of every pixel: g.w and g.w32 start
 // at the pair's weights, g.out at channel ob of pixel 0, pixels N apart in
 // it. Two pixels at a time, the four sums start at the folded biases and
 // take one multiply-add per product (the dot products written out here,
@@ -845,7 +855,7 @@ func convPWTile(g *convPWRunArgs) {
 		if g.px+1 == g.P {
 			b = a
 		}
-		s00, s01 := g.t[0].bias, g.t[1].bias
+		s00, s01 := g.t2[0].bias, g.t2[1].bias
 		s10, s11 := s00, s01
 		if g.K8%2 == 0 {
 			xa, xb := g.x16[a:a+d], g.x16[b:b+d]
@@ -1030,15 +1040,15 @@ func convPWTile(g *convPWRunArgs) {
 		}
 		N, span, hi := g.N, g.span, g.hi
 		o := g.out[g.px*N:]
-		o[0] = int8(hi - convPWQ(s00, &g.t[0], span))
+		o[0] = int8(hi - convPWQ(s00, &g.t2[0], span))
 		if g.two {
-			o[1] = int8(hi - convPWQ(s01, &g.t[1], span))
+			o[1] = int8(hi - convPWQ(s01, &g.t2[1], span))
 		}
 		if g.px+1 < g.P {
 			o = o[N:]
-			o[0] = int8(hi - convPWQ(s10, &g.t[0], span))
+			o[0] = int8(hi - convPWQ(s10, &g.t2[0], span))
 			if g.two {
-				o[1] = int8(hi - convPWQ(s11, &g.t[1], span))
+				o[1] = int8(hi - convPWQ(s11, &g.t2[1], span))
 			}
 		}
 		g.a += 2 * g.d

@@ -27,14 +27,17 @@ const dw3x3BiasMax = 1<<29 - 147456
 
 // dw3x3Seg bounds the output pixels of a segment of dw3x3Mult (a multiple
 // of its blocks of six).
-const dw3x3Seg = 60
+const dw3x3Seg = 36
 
 // dw3x3Int8 runs the convolution. w holds the weights by output channel,
 // the nine taps of channel k (row by row) at 9k; zrow is chans bytes of the
 // input zero point; rq holds the requantization triples (conv_rq.go) with
-// the bias folded for input offset -zp. With a depth multiplier above 1
-// (one input channel) it runs dw3x3Mult.
-func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
+// the bias folded for input offset -zp; scr is dw3x3Scratch words of
+// scratch for dw3x3ChainInt8. With a depth multiplier above 1 (one input
+// channel) it runs dw3x3Mult.
+//
+//go:noinline
+func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, scr []int32, out []int8) {
 	if p.mult > 1 {
 		dw3x3Mult(p, in, w, zrow, rq, out)
 		return
@@ -45,13 +48,14 @@ func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 	z := constI8(zrow)
 	z = z[:C]
 	rq = rq[:12*C]
-	if dw3x3ChainInt8(p, in, w9, z, rq, out) {
+	if dw3x3ChainInt8(p, in, w9, z, rq, scr, out) {
 		return
 	}
 	img := p.inH * p.inW * C
 	bw := dw3x3BlockWidth(p.outW)
 	nc := (bw-1)*p.strideW + 3 // input columns of a block
-	var cols dw3x3Cols
+	// One array per window row: each stays within TinyGo's stack limit.
+	var c0, c1, c2 dw3x3Col
 	for b := 0; b < p.batches; b++ {
 		x := in[b*img : b*img+img]
 		for oy := 0; oy < p.outH; oy++ {
@@ -59,51 +63,23 @@ func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
 			o := out[(b*p.outH+oy)*p.outW*C : (b*p.outH+oy+1)*p.outW*C]
 			for ox := 0; ox < p.outW; ox += bw {
 				ix0 := ox*p.strideW - p.padW
-				if iy0 >= 0 && iy0+3 <= p.inH && ix0 >= 0 && ix0+nc <= p.inW {
-					// All inside: consecutive columns of three rows.
-					for fy := range cols {
-						q := ((iy0+fy)*p.inW + ix0) * C
-						cr := cols[fy][:nc]
-						for k := range cr {
-							cr[k] = x[q : q+C : q+C]
-							q += C
-						}
-					}
-				} else {
-					for fy := range cols {
-						iy := iy0 + fy
-						cr := cols[fy][:nc]
-						if iy < 0 || iy >= p.inH {
-							for k := range cr {
-								cr[k] = z
-							}
-							continue
-						}
-						q := (iy*p.inW + ix0) * C
-						for k := range cr {
-							if ix := ix0 + k; ix >= 0 && ix < p.inW {
-								cr[k] = x[q : q+C : q+C]
-							} else {
-								cr[k] = z
-							}
-							q += C
-						}
-					}
-				}
+				dw3x3Fill(&c0, x, z, iy0, ix0, nc, p)
+				dw3x3Fill(&c1, x, z, iy0+1, ix0, nc, p)
+				dw3x3Fill(&c2, x, z, iy0+2, ix0, nc, p)
 				n := min(bw, p.outW-ox)
 				switch {
 				case bw == 6 && p.strideW == 1:
-					dw3x3Hex1(&cols, w9, rq, p, n, o[ox*C:])
+					dw3x3Hex1(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
 				case bw == 6:
-					dw3x3Hex2(&cols, w9, rq, p, n, o[ox*C:])
+					dw3x3Hex2(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
 				case bw == 4 && p.strideW == 1:
-					dw3x3Quad1(&cols, w9, rq, p, n, o[ox*C:])
+					dw3x3Quad1(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
 				case bw == 4:
-					dw3x3Quad2(&cols, w9, rq, p, n, o[ox*C:])
+					dw3x3Quad2(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
 				case p.strideW == 1:
-					dw3x3Tri1(&cols, w9, rq, p, n, o[ox*C:])
+					dw3x3Tri1(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
 				default:
-					dw3x3Tri2(&cols, w9, rq, p, n, o[ox*C:])
+					dw3x3Tri2(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
 				}
 			}
 		}
@@ -123,9 +99,41 @@ func dw3x3BlockWidth(outW int) int {
 	return 4
 }
 
-// dw3x3Cols holds, for the block kernels, the channels of each window row
-// and input column of a block (at most 13 columns: six pixels, stride 2).
-type dw3x3Cols [3][13][]int8
+// dw3x3Col holds, for the block kernels, the channels of each input
+// column of a block in one window row (at most 13 columns: six pixels,
+// stride 2).
+type dw3x3Col [13][]int8
+
+// dw3x3Fill points the first nc columns of c at the input columns ix0...
+// of row iy of x, or at the zero point z for columns or a row in the
+// padding.
+func dw3x3Fill(c *dw3x3Col, x, z []int8, iy, ix0, nc int, p *dw3x3Params) {
+	C := p.chans
+	cr := c[:nc]
+	if iy < 0 || iy >= p.inH {
+		for k := range cr {
+			cr[k] = z
+		}
+		return
+	}
+	q := (iy*p.inW + ix0) * C
+	if ix0 >= 0 && ix0+nc <= p.inW {
+		// All inside: consecutive columns.
+		for k := range cr {
+			cr[k] = x[q : q+C : q+C]
+			q += C
+		}
+		return
+	}
+	for k := range cr {
+		if ix := ix0 + k; ix >= 0 && ix < p.inW {
+			cr[k] = x[q : q+C : q+C]
+		} else {
+			cr[k] = z
+		}
+		q += C
+	}
+}
 
 // dw3x3FastN is the bound of uint32(-sh-1) below which shifts sh take
 // dwRQFast (-21..-1, when dwRQFast can add zo).
@@ -137,12 +145,12 @@ func dw3x3FastN(zo int32) uint32 {
 }
 
 // dw3x3Hex1 computes six output pixels (the first n of them are stored)
-// of every channel with horizontal stride 1: cols[fy][k] holds the
+// of every channel with horizontal stride 1: c0, c1 and c2 hold, for window rows 0-2, at [k] the
 // channels of window row fy, input column k of the 8 the pixels read;
 // out starts at the first pixel's first channel.
 //
 //go:noinline
-func dw3x3Hex1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
+func dw3x3Hex1(c0, c1, c2 *dw3x3Col, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
@@ -154,30 +162,30 @@ func dw3x3Hex1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 	o3 := out[min(3, n-1)*C:][:C]
 	o4 := out[min(4, n-1)*C:][:C]
 	o5 := out[min(5, n-1)*C:][:C]
-	x00 := cols[0][0][:C]
-	x01 := cols[0][1][:C]
-	x02 := cols[0][2][:C]
-	x03 := cols[0][3][:C]
-	x04 := cols[0][4][:C]
-	x05 := cols[0][5][:C]
-	x06 := cols[0][6][:C]
-	x07 := cols[0][7][:C]
-	x10 := cols[1][0][:C]
-	x11 := cols[1][1][:C]
-	x12 := cols[1][2][:C]
-	x13 := cols[1][3][:C]
-	x14 := cols[1][4][:C]
-	x15 := cols[1][5][:C]
-	x16 := cols[1][6][:C]
-	x17 := cols[1][7][:C]
-	x20 := cols[2][0][:C]
-	x21 := cols[2][1][:C]
-	x22 := cols[2][2][:C]
-	x23 := cols[2][3][:C]
-	x24 := cols[2][4][:C]
-	x25 := cols[2][5][:C]
-	x26 := cols[2][6][:C]
-	x27 := cols[2][7][:C]
+	x00 := c0[0][:C]
+	x01 := c0[1][:C]
+	x02 := c0[2][:C]
+	x03 := c0[3][:C]
+	x04 := c0[4][:C]
+	x05 := c0[5][:C]
+	x06 := c0[6][:C]
+	x07 := c0[7][:C]
+	x10 := c1[0][:C]
+	x11 := c1[1][:C]
+	x12 := c1[2][:C]
+	x13 := c1[3][:C]
+	x14 := c1[4][:C]
+	x15 := c1[5][:C]
+	x16 := c1[6][:C]
+	x17 := c1[7][:C]
+	x20 := c2[0][:C]
+	x21 := c2[1][:C]
+	x22 := c2[2][:C]
+	x23 := c2[3][:C]
+	x24 := c2[4][:C]
+	x25 := c2[5][:C]
+	x26 := c2[6][:C]
+	x27 := c2[7][:C]
 	for c := range w {
 		wc := &w[c]
 		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
@@ -296,12 +304,12 @@ func dw3x3Hex1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 }
 
 // dw3x3Hex2 computes six output pixels (the first n of them are stored)
-// of every channel with horizontal stride 2: cols[fy][k] holds the
+// of every channel with horizontal stride 2: c0, c1 and c2 hold, for window rows 0-2, at [k] the
 // channels of window row fy, input column k of the 13 the pixels read;
 // out starts at the first pixel's first channel.
 //
 //go:noinline
-func dw3x3Hex2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
+func dw3x3Hex2(c0, c1, c2 *dw3x3Col, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
@@ -313,45 +321,45 @@ func dw3x3Hex2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 	o3 := out[min(3, n-1)*C:][:C]
 	o4 := out[min(4, n-1)*C:][:C]
 	o5 := out[min(5, n-1)*C:][:C]
-	x00 := cols[0][0][:C]
-	x01 := cols[0][1][:C]
-	x02 := cols[0][2][:C]
-	x03 := cols[0][3][:C]
-	x04 := cols[0][4][:C]
-	x05 := cols[0][5][:C]
-	x06 := cols[0][6][:C]
-	x07 := cols[0][7][:C]
-	x08 := cols[0][8][:C]
-	x09 := cols[0][9][:C]
-	x0a := cols[0][10][:C]
-	x0b := cols[0][11][:C]
-	x0c := cols[0][12][:C]
-	x10 := cols[1][0][:C]
-	x11 := cols[1][1][:C]
-	x12 := cols[1][2][:C]
-	x13 := cols[1][3][:C]
-	x14 := cols[1][4][:C]
-	x15 := cols[1][5][:C]
-	x16 := cols[1][6][:C]
-	x17 := cols[1][7][:C]
-	x18 := cols[1][8][:C]
-	x19 := cols[1][9][:C]
-	x1a := cols[1][10][:C]
-	x1b := cols[1][11][:C]
-	x1c := cols[1][12][:C]
-	x20 := cols[2][0][:C]
-	x21 := cols[2][1][:C]
-	x22 := cols[2][2][:C]
-	x23 := cols[2][3][:C]
-	x24 := cols[2][4][:C]
-	x25 := cols[2][5][:C]
-	x26 := cols[2][6][:C]
-	x27 := cols[2][7][:C]
-	x28 := cols[2][8][:C]
-	x29 := cols[2][9][:C]
-	x2a := cols[2][10][:C]
-	x2b := cols[2][11][:C]
-	x2c := cols[2][12][:C]
+	x00 := c0[0][:C]
+	x01 := c0[1][:C]
+	x02 := c0[2][:C]
+	x03 := c0[3][:C]
+	x04 := c0[4][:C]
+	x05 := c0[5][:C]
+	x06 := c0[6][:C]
+	x07 := c0[7][:C]
+	x08 := c0[8][:C]
+	x09 := c0[9][:C]
+	x0a := c0[10][:C]
+	x0b := c0[11][:C]
+	x0c := c0[12][:C]
+	x10 := c1[0][:C]
+	x11 := c1[1][:C]
+	x12 := c1[2][:C]
+	x13 := c1[3][:C]
+	x14 := c1[4][:C]
+	x15 := c1[5][:C]
+	x16 := c1[6][:C]
+	x17 := c1[7][:C]
+	x18 := c1[8][:C]
+	x19 := c1[9][:C]
+	x1a := c1[10][:C]
+	x1b := c1[11][:C]
+	x1c := c1[12][:C]
+	x20 := c2[0][:C]
+	x21 := c2[1][:C]
+	x22 := c2[2][:C]
+	x23 := c2[3][:C]
+	x24 := c2[4][:C]
+	x25 := c2[5][:C]
+	x26 := c2[6][:C]
+	x27 := c2[7][:C]
+	x28 := c2[8][:C]
+	x29 := c2[9][:C]
+	x2a := c2[10][:C]
+	x2b := c2[11][:C]
+	x2c := c2[12][:C]
 	for c := range w {
 		wc := &w[c]
 		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
@@ -467,12 +475,12 @@ func dw3x3Hex2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 }
 
 // dw3x3Quad1 computes four output pixels (the first n of them are stored)
-// of every channel with horizontal stride 1: cols[fy][k] holds the
+// of every channel with horizontal stride 1: c0, c1 and c2 hold, for window rows 0-2, at [k] the
 // channels of window row fy, input column k of the 6 the pixels read;
 // out starts at the first pixel's first channel.
 //
 //go:noinline
-func dw3x3Quad1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
+func dw3x3Quad1(c0, c1, c2 *dw3x3Col, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
@@ -482,24 +490,24 @@ func dw3x3Quad1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 	o1 := out[min(1, n-1)*C:][:C]
 	o2 := out[min(2, n-1)*C:][:C]
 	o3 := out[min(3, n-1)*C:][:C]
-	x00 := cols[0][0][:C]
-	x01 := cols[0][1][:C]
-	x02 := cols[0][2][:C]
-	x03 := cols[0][3][:C]
-	x04 := cols[0][4][:C]
-	x05 := cols[0][5][:C]
-	x10 := cols[1][0][:C]
-	x11 := cols[1][1][:C]
-	x12 := cols[1][2][:C]
-	x13 := cols[1][3][:C]
-	x14 := cols[1][4][:C]
-	x15 := cols[1][5][:C]
-	x20 := cols[2][0][:C]
-	x21 := cols[2][1][:C]
-	x22 := cols[2][2][:C]
-	x23 := cols[2][3][:C]
-	x24 := cols[2][4][:C]
-	x25 := cols[2][5][:C]
+	x00 := c0[0][:C]
+	x01 := c0[1][:C]
+	x02 := c0[2][:C]
+	x03 := c0[3][:C]
+	x04 := c0[4][:C]
+	x05 := c0[5][:C]
+	x10 := c1[0][:C]
+	x11 := c1[1][:C]
+	x12 := c1[2][:C]
+	x13 := c1[3][:C]
+	x14 := c1[4][:C]
+	x15 := c1[5][:C]
+	x20 := c2[0][:C]
+	x21 := c2[1][:C]
+	x22 := c2[2][:C]
+	x23 := c2[3][:C]
+	x24 := c2[4][:C]
+	x25 := c2[5][:C]
 	for c := range w {
 		wc := &w[c]
 		var a0, a1, a2, a3, x, u0, u1, u2 int32
@@ -588,12 +596,12 @@ func dw3x3Quad1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 }
 
 // dw3x3Quad2 computes four output pixels (the first n of them are stored)
-// of every channel with horizontal stride 2: cols[fy][k] holds the
+// of every channel with horizontal stride 2: c0, c1 and c2 hold, for window rows 0-2, at [k] the
 // channels of window row fy, input column k of the 9 the pixels read;
 // out starts at the first pixel's first channel.
 //
 //go:noinline
-func dw3x3Quad2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
+func dw3x3Quad2(c0, c1, c2 *dw3x3Col, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
@@ -603,33 +611,33 @@ func dw3x3Quad2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 	o1 := out[min(1, n-1)*C:][:C]
 	o2 := out[min(2, n-1)*C:][:C]
 	o3 := out[min(3, n-1)*C:][:C]
-	x00 := cols[0][0][:C]
-	x01 := cols[0][1][:C]
-	x02 := cols[0][2][:C]
-	x03 := cols[0][3][:C]
-	x04 := cols[0][4][:C]
-	x05 := cols[0][5][:C]
-	x06 := cols[0][6][:C]
-	x07 := cols[0][7][:C]
-	x08 := cols[0][8][:C]
-	x10 := cols[1][0][:C]
-	x11 := cols[1][1][:C]
-	x12 := cols[1][2][:C]
-	x13 := cols[1][3][:C]
-	x14 := cols[1][4][:C]
-	x15 := cols[1][5][:C]
-	x16 := cols[1][6][:C]
-	x17 := cols[1][7][:C]
-	x18 := cols[1][8][:C]
-	x20 := cols[2][0][:C]
-	x21 := cols[2][1][:C]
-	x22 := cols[2][2][:C]
-	x23 := cols[2][3][:C]
-	x24 := cols[2][4][:C]
-	x25 := cols[2][5][:C]
-	x26 := cols[2][6][:C]
-	x27 := cols[2][7][:C]
-	x28 := cols[2][8][:C]
+	x00 := c0[0][:C]
+	x01 := c0[1][:C]
+	x02 := c0[2][:C]
+	x03 := c0[3][:C]
+	x04 := c0[4][:C]
+	x05 := c0[5][:C]
+	x06 := c0[6][:C]
+	x07 := c0[7][:C]
+	x08 := c0[8][:C]
+	x10 := c1[0][:C]
+	x11 := c1[1][:C]
+	x12 := c1[2][:C]
+	x13 := c1[3][:C]
+	x14 := c1[4][:C]
+	x15 := c1[5][:C]
+	x16 := c1[6][:C]
+	x17 := c1[7][:C]
+	x18 := c1[8][:C]
+	x20 := c2[0][:C]
+	x21 := c2[1][:C]
+	x22 := c2[2][:C]
+	x23 := c2[3][:C]
+	x24 := c2[4][:C]
+	x25 := c2[5][:C]
+	x26 := c2[6][:C]
+	x27 := c2[7][:C]
+	x28 := c2[8][:C]
 	for c := range w {
 		wc := &w[c]
 		var a0, a1, a2, a3, x, u0, u1, u2 int32
@@ -715,12 +723,12 @@ func dw3x3Quad2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, 
 }
 
 // dw3x3Tri1 computes three output pixels (the first n of them are stored)
-// of every channel with horizontal stride 1: cols[fy][k] holds the
+// of every channel with horizontal stride 1: c0, c1 and c2 hold, for window rows 0-2, at [k] the
 // channels of window row fy, input column k of the 5 the pixels read;
 // out starts at the first pixel's first channel.
 //
 //go:noinline
-func dw3x3Tri1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
+func dw3x3Tri1(c0, c1, c2 *dw3x3Col, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
@@ -729,21 +737,21 @@ func dw3x3Tri1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 	o0 := out[:C]
 	o1 := out[min(1, n-1)*C:][:C]
 	o2 := out[min(2, n-1)*C:][:C]
-	x00 := cols[0][0][:C]
-	x01 := cols[0][1][:C]
-	x02 := cols[0][2][:C]
-	x03 := cols[0][3][:C]
-	x04 := cols[0][4][:C]
-	x10 := cols[1][0][:C]
-	x11 := cols[1][1][:C]
-	x12 := cols[1][2][:C]
-	x13 := cols[1][3][:C]
-	x14 := cols[1][4][:C]
-	x20 := cols[2][0][:C]
-	x21 := cols[2][1][:C]
-	x22 := cols[2][2][:C]
-	x23 := cols[2][3][:C]
-	x24 := cols[2][4][:C]
+	x00 := c0[0][:C]
+	x01 := c0[1][:C]
+	x02 := c0[2][:C]
+	x03 := c0[3][:C]
+	x04 := c0[4][:C]
+	x10 := c1[0][:C]
+	x11 := c1[1][:C]
+	x12 := c1[2][:C]
+	x13 := c1[3][:C]
+	x14 := c1[4][:C]
+	x20 := c2[0][:C]
+	x21 := c2[1][:C]
+	x22 := c2[2][:C]
+	x23 := c2[3][:C]
+	x24 := c2[4][:C]
 	for c := range w {
 		wc := &w[c]
 		var a0, a1, a2, x, u0, u1, u2 int32
@@ -817,12 +825,12 @@ func dw3x3Tri1(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 }
 
 // dw3x3Tri2 computes three output pixels (the first n of them are stored)
-// of every channel with horizontal stride 2: cols[fy][k] holds the
+// of every channel with horizontal stride 2: c0, c1 and c2 hold, for window rows 0-2, at [k] the
 // channels of window row fy, input column k of the 7 the pixels read;
 // out starts at the first pixel's first channel.
 //
 //go:noinline
-func dw3x3Tri2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
+func dw3x3Tri2(c0, c1, c2 *dw3x3Col, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
 	C := len(w)
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	fastN := dw3x3FastN(zo)
@@ -831,27 +839,27 @@ func dw3x3Tri2(cols *dw3x3Cols, w [][9]int8, rq string, p *dw3x3Params, n int, o
 	o0 := out[:C]
 	o1 := out[min(1, n-1)*C:][:C]
 	o2 := out[min(2, n-1)*C:][:C]
-	x00 := cols[0][0][:C]
-	x01 := cols[0][1][:C]
-	x02 := cols[0][2][:C]
-	x03 := cols[0][3][:C]
-	x04 := cols[0][4][:C]
-	x05 := cols[0][5][:C]
-	x06 := cols[0][6][:C]
-	x10 := cols[1][0][:C]
-	x11 := cols[1][1][:C]
-	x12 := cols[1][2][:C]
-	x13 := cols[1][3][:C]
-	x14 := cols[1][4][:C]
-	x15 := cols[1][5][:C]
-	x16 := cols[1][6][:C]
-	x20 := cols[2][0][:C]
-	x21 := cols[2][1][:C]
-	x22 := cols[2][2][:C]
-	x23 := cols[2][3][:C]
-	x24 := cols[2][4][:C]
-	x25 := cols[2][5][:C]
-	x26 := cols[2][6][:C]
+	x00 := c0[0][:C]
+	x01 := c0[1][:C]
+	x02 := c0[2][:C]
+	x03 := c0[3][:C]
+	x04 := c0[4][:C]
+	x05 := c0[5][:C]
+	x06 := c0[6][:C]
+	x10 := c1[0][:C]
+	x11 := c1[1][:C]
+	x12 := c1[2][:C]
+	x13 := c1[3][:C]
+	x14 := c1[4][:C]
+	x15 := c1[5][:C]
+	x16 := c1[6][:C]
+	x20 := c2[0][:C]
+	x21 := c2[1][:C]
+	x22 := c2[2][:C]
+	x23 := c2[3][:C]
+	x24 := c2[4][:C]
+	x25 := c2[5][:C]
+	x26 := c2[6][:C]
 	for c := range w {
 		wc := &w[c]
 		var a0, a1, a2, x, u0, u1, u2 int32
@@ -1089,7 +1097,7 @@ func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []
 	lo, hi := p.actMin, p.actMax
 	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, uint32(q.sh)
 	for i := 0; i < n; i += 6 {
-		v := (*[8][3]int8)(g[i : i+8])
+		v := g[i : i+8 : i+8] // not (*[8][3]int8)(...): that conversion escapes buf under TinyGo
 		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
 		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
 		a0 = int32(v[0][0])*u0 + bias
@@ -1209,7 +1217,7 @@ func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []
 	lo, hi := p.actMin, p.actMax
 	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, uint32(q.sh)
 	for i := 0; i < n; i += 6 {
-		v := (*[13][3]int8)(g[2*i : 2*i+13])
+		v := g[2*i : 2*i+13 : 2*i+13] // as in dw3x3Seg1
 		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
 		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
 		a0 = int32(v[0][0])*u0 + bias

@@ -7,6 +7,8 @@ package mobilenet_int8
 // copyBytes copies src into dst; both have the same length (checked at
 // generation time). They may overlap: a fused group's line buffer slides
 // the rows it still needs down to its start with it.
+//
+//go:noinline
 func copyBytes(dst, src []byte) {
 	copy(dst, src)
 }

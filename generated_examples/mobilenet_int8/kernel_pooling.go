@@ -47,6 +47,8 @@ func poolRecip(n int32) uint64 {
 }
 
 // avgPoolInt8 is the int8 average pooling.
+//
+//go:noinline
 func avgPoolInt8(p *poolParams, in, out []int8) {
 	d := p.depth
 	row := p.inW * d

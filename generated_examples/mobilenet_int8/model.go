@@ -11,24 +11,34 @@ import "unsafe"
 
 // ArenaSize is the working memory of a Model in bytes: every activation, scratch
 // and persistent buffer, placed so that buffers live at the same time never
-// overlap. The plan is optimal (= lower bound); its peak is at operator 5 (DEPTHWISE_CONV_2D).
+// overlap. The plan is best found, gap 352 bytes; its peak is at operator 6 (CONV_2D).
 // Persistent state takes 0 bytes of it. layout.txt lists every buffer.
-const ArenaSize = 2432
+//
+// RAM: ArenaSize + stack 2108 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
+// Invoke or Reset takes at most 2108 bytes of stack below its caller's.
+const ArenaSize = 3232
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart).
 const (
-	offBlock1DwRelu6 = 1152 // tensor 4 "block1/dw/relu6": 128 bytes, operators 0-3
-	offBlock1PwRelu6 = 0    // tensor 7 "block1/pw/relu6": 768 bytes, operators 0-3
-	offBlock2DwRelu6 = 1376 // tensor 10 "block2/dw/relu6": 1024 bytes, operators 0-4
-	offConv0Relu6    = 768  // tensor 1 "conv0/relu6": 384 bytes, operators 0-3
-	offImage         = 1376 // tensor 0 "image": 1024 bytes, operators 0-3
-	offBlock2PwRelu6 = 384  // tensor 13 "block2/pw/relu6": 2048 bytes, operators 4-5
-	offBlock3DwRelu6 = 0    // tensor 16 "block3/dw/relu6": 2048 bytes, operators 5-6
-	offBlock3PwRelu6 = 0    // tensor 19 "block3/pw/relu6": 2048 bytes, operators 6-7
-	offPool          = 2048 // tensor 22 "pool" = 23 "flatten": 32 bytes, operators 7-9
-	offLogits        = 0    // tensor 25 "logits": 4 bytes, operators 9-10
-	offProbs         = 16   // tensor 28 "probs": 4 bytes, operators 10-10
-	offProbsScratch0 = 32   // op10 scratch0 (SOFTMAX): 16 bytes, operators 10-10
+	offBlock1DwRelu6         = 1200 // tensor 4 "block1/dw/relu6": 128 bytes, operators 0-3
+	offBlock1PwRelu6         = 0    // tensor 7 "block1/pw/relu6": 768 bytes, operators 0-3
+	offBlock2DwRelu6         = 1376 // tensor 10 "block2/dw/relu6": 1024 bytes, operators 0-4
+	offConv0Relu6            = 2400 // tensor 1 "conv0/relu6": 384 bytes, operators 0-3
+	offImage                 = 1376 // tensor 0 "image": 1024 bytes, operators 0-3
+	offConv0Relu6Scratch0    = 768  // op0 scratch0 (CONV_2D): 432 bytes, operators 0-3
+	offBlock1DwRelu6Scratch0 = 0    // op1 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 1-1
+	offBlock1PwRelu6Scratch0 = 0    // op2 scratch0 (CONV_2D): 0 bytes, operators 2-2
+	offBlock2DwRelu6Scratch0 = 0    // op3 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 3-3
+	offBlock2PwRelu6         = 384  // tensor 13 "block2/pw/relu6": 2048 bytes, operators 4-5
+	offBlock2PwRelu6Scratch0 = 2432 // op4 scratch1 (CONV_2D): 800 bytes, operators 4-4
+	offBlock3DwRelu6         = 0    // tensor 16 "block3/dw/relu6": 2048 bytes, operators 5-6
+	offBlock3DwRelu6Scratch0 = 0    // op5 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 5-5
+	offBlock3PwRelu6         = 0    // tensor 19 "block3/pw/relu6": 2048 bytes, operators 6-7
+	offBlock3PwRelu6Scratch0 = 2048 // op6 scratch1 (CONV_2D): 832 bytes, operators 6-6
+	offPool                  = 2048 // tensor 22 "pool" = 23 "flatten": 32 bytes, operators 7-9
+	offLogits                = 0    // tensor 25 "logits": 4 bytes, operators 9-10
+	offProbs                 = 16   // tensor 28 "probs": 4 bytes, operators 10-10
+	offProbsScratch0         = 32   // op10 scratch0 (SOFTMAX): 16 bytes, operators 10-10
 )
 
 // NumInputs and NumOutputs count the graph's inputs and outputs.
@@ -125,343 +135,14 @@ func (m *Model) Reset() {}
 // It does not allocate and cannot fail.
 func (m *Model) Invoke() {
 	a := m.arena()
-
-	// 0-3: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	0: CONV_2D image -> conv0/relu6 (line of 3 of 16 rows, 384 bytes)
-	//	1: DEPTHWISE_CONV_2D conv0/relu6 -> block1/dw/relu6 (line of 1 of 16 rows, 128 bytes)
-	//	2: CONV_2D block1/dw/relu6 -> block1/pw/relu6 (line of 3 of 16 rows, 768 bytes)
-	//	3: DEPTHWISE_CONV_2D block1/pw/relu6 -> block2/dw/relu6 (whole)
-	//
-	// The output is written over the dying input, which starts 0 bytes above it.
-	{
-		p0 := &convRowsParams{
-			batches:   1,
-			inH:       5,
-			inW:       32,
-			inC:       1,
-			filterH:   3,
-			filterW:   3,
-			outH:      2,
-			outW:      16,
-			outC:      8,
-			strideH:   2,
-			strideW:   2,
-			padH:      0,
-			padW:      0,
-			inZP:      -1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}
-		p1 := &dw3x3Params{
-			batches:   1,
-			inH:       2,
-			inW:       16,
-			chans:     8,
-			mult:      1,
-			outH:      1,
-			outW:      16,
-			strideH:   1,
-			strideW:   1,
-			padH:      1,
-			padW:      1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}
-		p2 := &convPWParams{
-			pixels:    16,
-			inC:       8,
-			outC:      16,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    122,
-		}
-		p3 := &convRowsParams{
-			batches:   1,
-			inH:       3,
-			inW:       32,
-			inC:       1,
-			filterH:   3,
-			filterW:   3,
-			outH:      1,
-			outW:      16,
-			outC:      8,
-			strideH:   2,
-			strideW:   2,
-			padH:      0,
-			padW:      0,
-			inZP:      -1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}
-		p4 := &dw3x3Params{
-			batches:   1,
-			inH:       3,
-			inW:       16,
-			chans:     8,
-			mult:      1,
-			outH:      1,
-			outW:      16,
-			strideH:   1,
-			strideW:   1,
-			padH:      0,
-			padW:      1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}
-		p5 := &dw3x3Params{
-			batches:   1,
-			inH:       3,
-			inW:       16,
-			chans:     16,
-			mult:      1,
-			outH:      1,
-			outW:      8,
-			strideH:   2,
-			strideW:   2,
-			padH:      0,
-			padW:      0,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    122,
-		}
-		p6 := &convRowsParams{
-			batches:   1,
-			inH:       2,
-			inW:       32,
-			inC:       1,
-			filterH:   3,
-			filterW:   3,
-			outH:      1,
-			outW:      16,
-			outC:      8,
-			strideH:   2,
-			strideW:   2,
-			padH:      0,
-			padW:      0,
-			inZP:      -1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}
-		p7 := &dw3x3Params{
-			batches:   1,
-			inH:       2,
-			inW:       16,
-			chans:     8,
-			mult:      1,
-			outH:      1,
-			outW:      16,
-			strideH:   1,
-			strideW:   1,
-			padH:      0,
-			padW:      1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}
-		p8 := &dw3x3Params{
-			batches:   1,
-			inH:       2,
-			inW:       16,
-			chans:     16,
-			mult:      1,
-			outH:      1,
-			outW:      8,
-			strideH:   2,
-			strideW:   2,
-			padH:      0,
-			padW:      0,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    122,
-		}
-		// 0: rows 0 to 1 from input rows 0 to 4
-		convGatherInt8(p0, a.i8(offImage, 160), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6, 256))
-		// 1: row 0 from input rows 0 to 1
-		dw3x3Int8(p1, a.i8(offConv0Relu6, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: row 0 from input row 0
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6, 256))
-		// 0: row 2 from input rows 4 to 6
-		convGatherInt8(p3, a.i8(offImage+128, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-		// 1: row 1 from input rows 0 to 2
-		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: row 1 from input row 1
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-		// 0: keep the rows still needed at the start of its line
-		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
-		// 0: row 3 from input rows 6 to 8
-		convGatherInt8(p3, a.i8(offImage+192, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-		// 1: row 2 from input rows 1 to 3
-		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: row 2 from input row 2
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
-		// 3: row 0 from input rows 0 to 2
-		dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6, 128))
-		for band := 0; band < 5; band++ {
-			// 0: keep the rows still needed at the start of its line
-			copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
-			// 0: row 4+2*band from input rows 8+4*band to 10+4*band
-			convGatherInt8(p3, a.i8(offImage+256+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-			// 1: row 3+2*band from input rows 2+2*band to 4+2*band
-			dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-			// 2: keep the rows still needed at the start of its line
-			copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
-			// 2: row 3+2*band from input row 3+2*band
-			convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-			// 0: keep the rows still needed at the start of its line
-			copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
-			// 0: row 5+2*band from input rows 10+4*band to 12+4*band
-			convGatherInt8(p3, a.i8(offImage+320+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-			// 1: row 4+2*band from input rows 3+2*band to 5+2*band
-			dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-			// 2: row 4+2*band from input row 4+2*band
-			convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
-			// 3: row 1+1*band from input rows 2+2*band to 4+2*band
-			dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+128+128*band, 128))
-		}
-		// 0: keep the rows still needed at the start of its line
-		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
-		// 0: row 14 from input rows 28 to 30
-		convGatherInt8(p3, a.i8(offImage+896, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-		// 1: row 13 from input rows 12 to 14
-		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: keep the rows still needed at the start of its line
-		copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
-		// 2: row 13 from input row 13
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-		// 0: keep the rows still needed at the start of its line
-		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
-		// 0: row 15 from input rows 30 to 31
-		convGatherInt8(p6, a.i8(offImage+960, 64), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-		// 1: row 14 from input rows 13 to 15
-		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: row 14 from input row 14
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
-		// 3: row 6 from input rows 12 to 14
-		dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+768, 128))
-		// 1: row 15 from input rows 14 to 15
-		dw3x3Int8(p7, a.i8(offConv0Relu6+128, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: keep the rows still needed at the start of its line
-		copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
-		// 2: row 15 from input row 15
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-		// 3: row 7 from input rows 14 to 15
-		dw3x3Int8(p8, a.i8(offBlock1PwRelu6, 512), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+896, 128))
-	}
-
-	// 4: CONV_2D block2/dw/relu6 -> block2/pw/relu6
-	// (written over its dying input, which starts 992 bytes above the output: raster order never overwrites input still to be read)
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       1,
-		inW:       64,
-		inC:       16,
-		filterH:   1,
-		filterW:   1,
-		outH:      1,
-		outW:      64,
-		outC:      32,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      0,
-		inZP:      -128,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    86,
-	}, a.i8(offBlock2DwRelu6, 1024), opBlock2PwRelu6PW, opBlock2PwRelu6RQ, a.i8(offBlock2PwRelu6, 2048))
-
-	// 5: DEPTHWISE_CONV_2D block2/pw/relu6 -> block3/dw/relu6
-	// (written over its dying input, which starts 384 bytes above the output: raster order never overwrites input still to be read)
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       8,
-		inW:       8,
-		chans:     32,
-		mult:      1,
-		outH:      8,
-		outW:      8,
-		strideH:   1,
-		strideW:   1,
-		padH:      1,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    86,
-	}, a.i8(offBlock2PwRelu6, 2048), opBlock3DwRelu6DW, opBlock3DwRelu6ZP, opBlock3DwRelu6RQ, a.i8(offBlock3DwRelu6, 2048))
-
-	// 6: CONV_2D block3/dw/relu6 -> block3/pw/relu6
-	// (written over its dying input, which starts 0 bytes above the output: raster order never overwrites input still to be read)
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       1,
-		inW:       64,
-		inC:       32,
-		filterH:   1,
-		filterW:   1,
-		outH:      1,
-		outW:      64,
-		outC:      32,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      0,
-		inZP:      -128,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    86,
-	}, a.i8(offBlock3DwRelu6, 2048), opBlock3PwRelu6PW, opBlock3PwRelu6RQ, a.i8(offBlock3PwRelu6, 2048))
-
-	// 7: AVERAGE_POOL_2D block3/pw/relu6 -> pool
-	avgPoolInt8(&poolParams{
-		batches: 1,
-		inH:     8,
-		inW:     8,
-		depth:   32,
-		outH:    1,
-		outW:    1,
-		strideH: 8,
-		strideW: 8,
-		filterH: 8,
-		filterW: 8,
-		padH:    0,
-		padW:    0,
-		actMin:  -128,
-		actMax:  127,
-	}, a.i8(offBlock3PwRelu6, 2048), a.i8(offPool, 32))
-
-	// 8: RESHAPE pool -> flatten
-	// (a view of its input: no code)
-
-	// 9: FULLY_CONNECTED flatten -> logits
-	fcOctInt8PTQ(&fcParams{
-		batches:    1,
-		outDepth:   4,
-		accumDepth: 32,
-	}, a.i8(offPool, 32), opLogitsWeights, opLogitsBias, &rqOne{
-		m2:   3283874856,
-		e:    1,
-		d:    -3525424650374873088,
-		r:    10,
-		lsh:  0,
-		span: 255,
-		hi:   127,
-	}, a.i8(offLogits, 4))
-
-	// 10: SOFTMAX logits -> probs
-	softmaxInt8(&softmaxParams{
-		outer:      1,
-		depth:      4,
-		inputMult:  1288490240,
-		inputShift: 25,
-		diffMin:    -62,
-	}, a.i8(offLogits, 4), a.i8(offProbs, 4), a.i32(offProbsScratch0, 4))
+	ops0to3(a)
+	op4(a)
+	op5(a)
+	op6(a)
+	op7(a)
+	// 8: RESHAPE pool -> flatten (a view of its input: no code)
+	op9(a)
+	op10(a)
 }
 
 // NumOps is the number of operators Invoke runs, in order 0 to NumOps-1.
@@ -527,7 +208,30 @@ func OpMACs(op int) int64 {
 // for each of them once the whole group is done.
 func (m *Model) InvokeTraced(after func(op int)) {
 	a := m.arena()
+	ops0to3(a)
+	after(0)
+	after(1)
+	after(2)
+	after(3)
+	op4(a)
+	after(4)
+	op5(a)
+	after(5)
+	op6(a)
+	after(6)
+	op7(a)
+	after(7)
+	after(8)
+	op9(a)
+	after(9)
+	op10(a)
+	after(10)
+}
 
+// ops0to3 runs operators 0-3, fused row by row (see the comment in it).
+//
+//go:noinline
+func ops0to3(a arena) {
 	// 0-3: fused, row by row: every row is computed once, each intermediate tensor held
 	// as a line buffer of the rows the next operator still needs:
 	//
@@ -537,232 +241,230 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	//	3: DEPTHWISE_CONV_2D block1/pw/relu6 -> block2/dw/relu6 (whole)
 	//
 	// The output is written over the dying input, which starts 0 bytes above it.
-	{
-		p0 := &convRowsParams{
-			batches:   1,
-			inH:       5,
-			inW:       32,
-			inC:       1,
-			filterH:   3,
-			filterW:   3,
-			outH:      2,
-			outW:      16,
-			outC:      8,
-			strideH:   2,
-			strideW:   2,
-			padH:      0,
-			padW:      0,
-			inZP:      -1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}
-		p1 := &dw3x3Params{
-			batches:   1,
-			inH:       2,
-			inW:       16,
-			chans:     8,
-			mult:      1,
-			outH:      1,
-			outW:      16,
-			strideH:   1,
-			strideW:   1,
-			padH:      1,
-			padW:      1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}
-		p2 := &convPWParams{
-			pixels:    16,
-			inC:       8,
-			outC:      16,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    122,
-		}
-		p3 := &convRowsParams{
-			batches:   1,
-			inH:       3,
-			inW:       32,
-			inC:       1,
-			filterH:   3,
-			filterW:   3,
-			outH:      1,
-			outW:      16,
-			outC:      8,
-			strideH:   2,
-			strideW:   2,
-			padH:      0,
-			padW:      0,
-			inZP:      -1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}
-		p4 := &dw3x3Params{
-			batches:   1,
-			inH:       3,
-			inW:       16,
-			chans:     8,
-			mult:      1,
-			outH:      1,
-			outW:      16,
-			strideH:   1,
-			strideW:   1,
-			padH:      0,
-			padW:      1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}
-		p5 := &dw3x3Params{
-			batches:   1,
-			inH:       3,
-			inW:       16,
-			chans:     16,
-			mult:      1,
-			outH:      1,
-			outW:      8,
-			strideH:   2,
-			strideW:   2,
-			padH:      0,
-			padW:      0,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    122,
-		}
-		p6 := &convRowsParams{
-			batches:   1,
-			inH:       2,
-			inW:       32,
-			inC:       1,
-			filterH:   3,
-			filterW:   3,
-			outH:      1,
-			outW:      16,
-			outC:      8,
-			strideH:   2,
-			strideW:   2,
-			padH:      0,
-			padW:      0,
-			inZP:      -1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}
-		p7 := &dw3x3Params{
-			batches:   1,
-			inH:       2,
-			inW:       16,
-			chans:     8,
-			mult:      1,
-			outH:      1,
-			outW:      16,
-			strideH:   1,
-			strideW:   1,
-			padH:      0,
-			padW:      1,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    127,
-		}
-		p8 := &dw3x3Params{
-			batches:   1,
-			inH:       2,
-			inW:       16,
-			chans:     16,
-			mult:      1,
-			outH:      1,
-			outW:      8,
-			strideH:   2,
-			strideW:   2,
-			padH:      0,
-			padW:      0,
-			outOffset: -128,
-			actMin:    -128,
-			actMax:    122,
-		}
-		// 0: rows 0 to 1 from input rows 0 to 4
-		convGatherInt8(p0, a.i8(offImage, 160), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6, 256))
-		// 1: row 0 from input rows 0 to 1
-		dw3x3Int8(p1, a.i8(offConv0Relu6, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: row 0 from input row 0
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6, 256))
-		// 0: row 2 from input rows 4 to 6
-		convGatherInt8(p3, a.i8(offImage+128, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-		// 1: row 1 from input rows 0 to 2
-		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: row 1 from input row 1
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-		// 0: keep the rows still needed at the start of its line
-		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
-		// 0: row 3 from input rows 6 to 8
-		convGatherInt8(p3, a.i8(offImage+192, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-		// 1: row 2 from input rows 1 to 3
-		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: row 2 from input row 2
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
-		// 3: row 0 from input rows 0 to 2
-		dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6, 128))
-		for band := 0; band < 5; band++ {
-			// 0: keep the rows still needed at the start of its line
-			copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
-			// 0: row 4+2*band from input rows 8+4*band to 10+4*band
-			convGatherInt8(p3, a.i8(offImage+256+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-			// 1: row 3+2*band from input rows 2+2*band to 4+2*band
-			dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-			// 2: keep the rows still needed at the start of its line
-			copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
-			// 2: row 3+2*band from input row 3+2*band
-			convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-			// 0: keep the rows still needed at the start of its line
-			copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
-			// 0: row 5+2*band from input rows 10+4*band to 12+4*band
-			convGatherInt8(p3, a.i8(offImage+320+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-			// 1: row 4+2*band from input rows 3+2*band to 5+2*band
-			dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-			// 2: row 4+2*band from input row 4+2*band
-			convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
-			// 3: row 1+1*band from input rows 2+2*band to 4+2*band
-			dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+128+128*band, 128))
-		}
-		// 0: keep the rows still needed at the start of its line
-		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
-		// 0: row 14 from input rows 28 to 30
-		convGatherInt8(p3, a.i8(offImage+896, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-		// 1: row 13 from input rows 12 to 14
-		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: keep the rows still needed at the start of its line
-		copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
-		// 2: row 13 from input row 13
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-		// 0: keep the rows still needed at the start of its line
-		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
-		// 0: row 15 from input rows 30 to 31
-		convGatherInt8(p6, a.i8(offImage+960, 64), opConv0Relu6Gather, opConv0Relu6RQ, a.i8(offConv0Relu6+256, 128))
-		// 1: row 14 from input rows 13 to 15
-		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: row 14 from input row 14
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+512, 256))
-		// 3: row 6 from input rows 12 to 14
-		dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+768, 128))
-		// 1: row 15 from input rows 14 to 15
-		dw3x3Int8(p7, a.i8(offConv0Relu6+128, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i8(offBlock1DwRelu6, 128))
-		// 2: keep the rows still needed at the start of its line
-		copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
-		// 2: row 15 from input row 15
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i8(offBlock1PwRelu6+256, 256))
-		// 3: row 7 from input rows 14 to 15
-		dw3x3Int8(p8, a.i8(offBlock1PwRelu6, 512), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i8(offBlock2DwRelu6+896, 128))
+	p0 := &convRowsParams{
+		batches:   1,
+		inH:       5,
+		inW:       32,
+		inC:       1,
+		filterH:   3,
+		filterW:   3,
+		outH:      2,
+		outW:      16,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		padH:      0,
+		padW:      0,
+		inZP:      -1,
+		outOffset: -128,
+		actMin:    -128,
+		actMax:    127,
 	}
-	after(0)
-	after(1)
-	after(2)
-	after(3)
+	p1 := &dw3x3Params{
+		batches:   1,
+		inH:       2,
+		inW:       16,
+		chans:     8,
+		mult:      1,
+		outH:      1,
+		outW:      16,
+		strideH:   1,
+		strideW:   1,
+		padH:      1,
+		padW:      1,
+		outOffset: -128,
+		actMin:    -128,
+		actMax:    127,
+	}
+	p2 := &convPWParams{
+		pixels:    16,
+		inC:       8,
+		outC:      16,
+		outOffset: -128,
+		actMin:    -128,
+		actMax:    122,
+	}
+	p3 := &convRowsParams{
+		batches:   1,
+		inH:       3,
+		inW:       32,
+		inC:       1,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      16,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		padH:      0,
+		padW:      0,
+		inZP:      -1,
+		outOffset: -128,
+		actMin:    -128,
+		actMax:    127,
+	}
+	p4 := &dw3x3Params{
+		batches:   1,
+		inH:       3,
+		inW:       16,
+		chans:     8,
+		mult:      1,
+		outH:      1,
+		outW:      16,
+		strideH:   1,
+		strideW:   1,
+		padH:      0,
+		padW:      1,
+		outOffset: -128,
+		actMin:    -128,
+		actMax:    127,
+	}
+	p5 := &dw3x3Params{
+		batches:   1,
+		inH:       3,
+		inW:       16,
+		chans:     16,
+		mult:      1,
+		outH:      1,
+		outW:      8,
+		strideH:   2,
+		strideW:   2,
+		padH:      0,
+		padW:      0,
+		outOffset: -128,
+		actMin:    -128,
+		actMax:    122,
+	}
+	p6 := &convRowsParams{
+		batches:   1,
+		inH:       2,
+		inW:       32,
+		inC:       1,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      16,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		padH:      0,
+		padW:      0,
+		inZP:      -1,
+		outOffset: -128,
+		actMin:    -128,
+		actMax:    127,
+	}
+	p7 := &dw3x3Params{
+		batches:   1,
+		inH:       2,
+		inW:       16,
+		chans:     8,
+		mult:      1,
+		outH:      1,
+		outW:      16,
+		strideH:   1,
+		strideW:   1,
+		padH:      0,
+		padW:      1,
+		outOffset: -128,
+		actMin:    -128,
+		actMax:    127,
+	}
+	p8 := &dw3x3Params{
+		batches:   1,
+		inH:       2,
+		inW:       16,
+		chans:     16,
+		mult:      1,
+		outH:      1,
+		outW:      8,
+		strideH:   2,
+		strideW:   2,
+		padH:      0,
+		padW:      0,
+		outOffset: -128,
+		actMin:    -128,
+		actMax:    122,
+	}
+	// 0: rows 0 to 1 from input rows 0 to 4
+	convGatherInt8(p0, a.i8(offImage, 160), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6, 256))
+	// 1: row 0 from input rows 0 to 1
+	dw3x3Int8(p1, a.i8(offConv0Relu6, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+	// 2: row 0 from input row 0
+	convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6, 256))
+	// 0: row 2 from input rows 4 to 6
+	convGatherInt8(p3, a.i8(offImage+128, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6+256, 128))
+	// 1: row 1 from input rows 0 to 2
+	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+	// 2: row 1 from input row 1
+	convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+256, 256))
+	// 0: keep the rows still needed at the start of its line
+	copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+	// 0: row 3 from input rows 6 to 8
+	convGatherInt8(p3, a.i8(offImage+192, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6+256, 128))
+	// 1: row 2 from input rows 1 to 3
+	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+	// 2: row 2 from input row 2
+	convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+512, 256))
+	// 3: row 0 from input rows 0 to 2
+	dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock2DwRelu6, 128))
+	for band := 0; band < 5; band++ {
+		// 0: keep the rows still needed at the start of its line
+		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+		// 0: row 4+2*band from input rows 8+4*band to 10+4*band
+		convGatherInt8(p3, a.i8(offImage+256+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6+256, 128))
+		// 1: row 3+2*band from input rows 2+2*band to 4+2*band
+		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+		// 2: keep the rows still needed at the start of its line
+		copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
+		// 2: row 3+2*band from input row 3+2*band
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+256, 256))
+		// 0: keep the rows still needed at the start of its line
+		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+		// 0: row 5+2*band from input rows 10+4*band to 12+4*band
+		convGatherInt8(p3, a.i8(offImage+320+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6+256, 128))
+		// 1: row 4+2*band from input rows 3+2*band to 5+2*band
+		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+		// 2: row 4+2*band from input row 4+2*band
+		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+512, 256))
+		// 3: row 1+1*band from input rows 2+2*band to 4+2*band
+		dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock2DwRelu6+128+128*band, 128))
+	}
+	// 0: keep the rows still needed at the start of its line
+	copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+	// 0: row 14 from input rows 28 to 30
+	convGatherInt8(p3, a.i8(offImage+896, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6+256, 128))
+	// 1: row 13 from input rows 12 to 14
+	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+	// 2: keep the rows still needed at the start of its line
+	copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
+	// 2: row 13 from input row 13
+	convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+256, 256))
+	// 0: keep the rows still needed at the start of its line
+	copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+	// 0: row 15 from input rows 30 to 31
+	convGatherInt8(p6, a.i8(offImage+960, 64), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6+256, 128))
+	// 1: row 14 from input rows 13 to 15
+	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+	// 2: row 14 from input row 14
+	convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+512, 256))
+	// 3: row 6 from input rows 12 to 14
+	dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock2DwRelu6+768, 128))
+	// 1: row 15 from input rows 14 to 15
+	dw3x3Int8(p7, a.i8(offConv0Relu6+128, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+	// 2: keep the rows still needed at the start of its line
+	copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
+	// 2: row 15 from input row 15
+	convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+256, 256))
+	// 3: row 7 from input rows 14 to 15
+	dw3x3Int8(p8, a.i8(offBlock1PwRelu6, 512), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock2DwRelu6+896, 128))
+}
 
-	// 4: CONV_2D block2/dw/relu6 -> block2/pw/relu6
-	// (written over its dying input, which starts 992 bytes above the output: raster order never overwrites input still to be read)
+// op4 runs operator 4: CONV_2D block2/dw/relu6 -> block2/pw/relu6
+// (written over its dying input, which starts 992 bytes above the output: raster order never overwrites input still to be read)
+//
+//go:noinline
+func op4(a arena) {
 	convGatherInt8(&convRowsParams{
 		batches:   1,
 		inH:       1,
@@ -781,11 +483,14 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    86,
-	}, a.i8(offBlock2DwRelu6, 1024), opBlock2PwRelu6PW, opBlock2PwRelu6RQ, a.i8(offBlock2PwRelu6, 2048))
-	after(4)
+	}, a.i8(offBlock2DwRelu6, 1024), opBlock2PwRelu6PW, opBlock2PwRelu6RQ, a.i32(offBlock2PwRelu6Scratch0, 200), a.i8(offBlock2PwRelu6, 2048))
+}
 
-	// 5: DEPTHWISE_CONV_2D block2/pw/relu6 -> block3/dw/relu6
-	// (written over its dying input, which starts 384 bytes above the output: raster order never overwrites input still to be read)
+// op5 runs operator 5: DEPTHWISE_CONV_2D block2/pw/relu6 -> block3/dw/relu6
+// (written over its dying input, which starts 384 bytes above the output: raster order never overwrites input still to be read)
+//
+//go:noinline
+func op5(a arena) {
 	dw3x3Int8(&dw3x3Params{
 		batches:   1,
 		inH:       8,
@@ -801,11 +506,14 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    86,
-	}, a.i8(offBlock2PwRelu6, 2048), opBlock3DwRelu6DW, opBlock3DwRelu6ZP, opBlock3DwRelu6RQ, a.i8(offBlock3DwRelu6, 2048))
-	after(5)
+	}, a.i8(offBlock2PwRelu6, 2048), opBlock3DwRelu6DW, opBlock3DwRelu6ZP, opBlock3DwRelu6RQ, a.i32(offBlock3DwRelu6Scratch0, 0), a.i8(offBlock3DwRelu6, 2048))
+}
 
-	// 6: CONV_2D block3/dw/relu6 -> block3/pw/relu6
-	// (written over its dying input, which starts 0 bytes above the output: raster order never overwrites input still to be read)
+// op6 runs operator 6: CONV_2D block3/dw/relu6 -> block3/pw/relu6
+// (written over its dying input, which starts 0 bytes above the output: raster order never overwrites input still to be read)
+//
+//go:noinline
+func op6(a arena) {
 	convGatherInt8(&convRowsParams{
 		batches:   1,
 		inH:       1,
@@ -824,10 +532,13 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    86,
-	}, a.i8(offBlock3DwRelu6, 2048), opBlock3PwRelu6PW, opBlock3PwRelu6RQ, a.i8(offBlock3PwRelu6, 2048))
-	after(6)
+	}, a.i8(offBlock3DwRelu6, 2048), opBlock3PwRelu6PW, opBlock3PwRelu6RQ, a.i32(offBlock3PwRelu6Scratch0, 208), a.i8(offBlock3PwRelu6, 2048))
+}
 
-	// 7: AVERAGE_POOL_2D block3/pw/relu6 -> pool
+// op7 runs operator 7: AVERAGE_POOL_2D block3/pw/relu6 -> pool
+//
+//go:noinline
+func op7(a arena) {
 	avgPoolInt8(&poolParams{
 		batches: 1,
 		inH:     8,
@@ -844,13 +555,12 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		actMin:  -128,
 		actMax:  127,
 	}, a.i8(offBlock3PwRelu6, 2048), a.i8(offPool, 32))
-	after(7)
+}
 
-	// 8: RESHAPE pool -> flatten
-	// (a view of its input: no code)
-	after(8)
-
-	// 9: FULLY_CONNECTED flatten -> logits
+// op9 runs operator 9: FULLY_CONNECTED flatten -> logits
+//
+//go:noinline
+func op9(a arena) {
 	fcOctInt8PTQ(&fcParams{
 		batches:    1,
 		outDepth:   4,
@@ -864,9 +574,12 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		span: 255,
 		hi:   127,
 	}, a.i8(offLogits, 4))
-	after(9)
+}
 
-	// 10: SOFTMAX logits -> probs
+// op10 runs operator 10: SOFTMAX logits -> probs
+//
+//go:noinline
+func op10(a arena) {
 	softmaxInt8(&softmaxParams{
 		outer:      1,
 		depth:      4,
@@ -874,5 +587,4 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		inputShift: 25,
 		diffMin:    -62,
 	}, a.i8(offLogits, 4), a.i8(offProbs, 4), a.i32(offProbsScratch0, 4))
-	after(10)
 }

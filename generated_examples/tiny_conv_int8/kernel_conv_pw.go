@@ -259,24 +259,21 @@ func convPWQ(s int32, t *convPWCh, span int32) int32 {
 	return z &^ (z >> 31)
 }
 
-// convPWBlk is how many output channels convPWInt8 prepares the
-// requantizations of at once (convPWBlock), an even number.
-const convPWBlk = 16
-
 // convPWRunArgs are the arguments and loop state of convPWRunK8 and
 // convPWTile, read from memory where they are needed, so that the dot
 // product loops keep the registers (gc's register allocator reloads every
 // value live across a loop at its back edge).
 type convPWRunArgs struct {
-	x   [][8]int8            // the pixels' rows, groups of eight inputs
-	w   [][16]int8           // the weights from the block's first channel pair on (convPWDot8's layout)
-	x16 [][16]int8           // x and w as groups of sixteen inputs, used when a
-	w32 [][32]int8           // row has an even number of groups
-	t   *[convPWBlk]convPWCh // the block's records (not in g: a pointer into g stored in g moves g to the heap)
-	nb  int                  // channels in the block
-	P   int                  // pixels
-	N   int                  // output channels
-	K8  int                  // groups of eight inputs a row
+	x   [][8]int8    // the pixels' rows, groups of eight inputs
+	w   [][16]int8   // the weights from the block's first channel pair on (convPWDot8's layout)
+	x16 [][16]int8   // x and w as groups of sixteen inputs, used when a
+	w32 [][32]int8   // row has an even number of groups
+	t   []convPWCh   // the block's records, at most convPWBlk (in scratch: a pointer into g stored in g moves g to the heap)
+	t2  *[2]convPWCh // convPWTile's channel pair's records (in scratch)
+	nb  int          // channels in the block
+	P   int          // pixels
+	N   int          // output channels
+	K8  int          // groups of eight inputs a row
 
 	span, hi int32  // actMax - actMin, actMax
 	out      []int8 // from the block's first channel of pixel 0 on

@@ -29,33 +29,61 @@ const (
 	convGatherMaxC = 64
 )
 
+// Words of the records convGatherInt8 decodes into its scratch: a
+// convPWCh (convGatherGrid) or a dwRec per output channel, at most (a test
+// checks them against unsafe.Sizeof).
+const (
+	convPWChWords = 6
+	dwRecWords    = 5
+)
+
+// convGatherScratch is the scratch memory of convGatherInt8, in int32
+// words, for windows of K values and outC output channels: the two
+// gathered windows (K rounded up to a multiple of eight, each), then the
+// decoded requantization records (convGatherGrid's convPWCh, or the
+// fallback's dwRec, one more than the channels).
+func convGatherScratch(K, outC int) int {
+	return convGatherWinWords(K) + max(convPWChWords*outC, dwRecWords*(outC+1))
+}
+
+// convGatherWinWords is the words of the two windows in the scratch of
+// convGatherInt8 for windows of K values: a multiple of four, so that the
+// records after them are 16-byte aligned.
+func convGatherWinWords(K int) int { return 4 * ((K + 7) / 8) }
+
 // convGatherInt8 is convRowsInt8 for small windows (at most convGatherMax
 // values, at most convGatherMaxC output channels), where a window row is
 // too short for convRowsDot's per-row set-up to pay: the windows of two
-// horizontally adjacent pixels are gathered into local arrays (the input
-// zero point for taps in the padding, which the folded bias cancels) and
+// horizontally adjacent pixels are gathered into scratch (the input zero
+// point for taps in the padding, which the folded bias cancels) and
 // multiplied with every pair of output channels by convPWDot16 or
-// convPWDot8. wt holds
-// the weight rows [outC][K], K rounded up to a multiple of eight with
-// zeros, in convPWPairs's layout; rq the requantization triples.
-func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
-	if convGatherGrid(p, in, wt, rq, out) {
-		return
-	}
+// convPWDot8. wt holds the weight rows [outC][K], K rounded up to a
+// multiple of eight with zeros, in convPWPairs's layout; rq the
+// requantization triples; scr convGatherScratch(K, outC) words of
+// scratch (8-byte aligned) for K = filterH*filterW*inC.
+//
+//go:noinline
+func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, scr []int32, out []int8) {
+	N := p.outC
 	K := p.filterH * p.filterW * p.inC
 	K8 := (K + 7) / 8
-	N := p.outC
+	scr = scr[:convGatherScratch(K, N)]
+	if convGatherGrid(p, in, wt, rq, scr, out) {
+		return
+	}
 	w16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/16)
 	w16 = w16[:(N+1)/2*K8]
 	// Requantizations decoded once (channel N, when N is odd, is unused);
 	// |acc| <= K*2^14 for dwRQFast.
-	var q [convGatherMaxC + 1]dwRec
+	q := unsafe.Slice((*dwRec)(unsafe.Pointer(&scr[convGatherWinWords(K)])), N+1)
 	dwRecDecode(rq, p.outOffset, 1<<29-int32(K)<<14, q[:N])
-	var win [2][convGatherMax]int8
-	a8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&win[0])), K8)
-	b8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&win[1])), K8)
-	a16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(&win[0])), K8/2)
-	b16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(&win[1])), K8/2)
+	// The two windows, 8*K8 bytes each.
+	wa := unsafe.Slice((*int8)(unsafe.Pointer(&scr[0])), 8*K8)
+	wb := unsafe.Slice((*int8)(unsafe.Pointer(&scr[2*K8])), 8*K8)
+	a8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&wa[0])), K8)
+	b8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(&wb[0])), K8)
+	a16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(&wa[0])), K8/2)
+	b16 := unsafe.Slice((*[16]int8)(unsafe.Pointer(&wb[0])), K8/2)
 	w32 := unsafe.Slice((*[32]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/32)
 	img := p.inH * p.inW * p.inC
 	lo, hi := p.actMin, p.actMax
@@ -67,9 +95,9 @@ func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 			for ox := 0; ox < p.outW; ox += 2 {
 				ix0 := ox*p.strideW - p.padW
 				second := ox+1 < p.outW
-				convGatherWin(p, x, iy0, ix0, win[0][:K])
+				convGatherWin(p, x, iy0, ix0, wa[:K])
 				if second {
-					convGatherWin(p, x, iy0, ix0+p.strideW, win[1][:K])
+					convGatherWin(p, x, iy0, ix0+p.strideW, wb[:K])
 				}
 				r := o[ox*N:]
 				for ob := 0; ob < N; ob += 2 {
@@ -118,19 +146,23 @@ func convGatherInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 // overlap relies on: a pair's windows are gathered before its outputs are
 // written), for an even number of output channels whose requantizations
 // convPWQ computes exactly; otherwise it writes nothing and reports false.
-func convGatherGrid(p *convRowsParams, in []int8, wt, rq string, out []int8) bool {
+func convGatherGrid(p *convRowsParams, in []int8, wt, rq string, scr []int32, out []int8) bool {
 	K := p.filterH * p.filterW * p.inC
 	K8, N := (K+7)/8, p.outC
-	var recs [convGatherMaxC]convPWCh
-	if N%2 != 0 || N > len(recs) || K8*8 > convGatherMax || p.outW <= 0 ||
-		!convPWChDecode(rq, 8*K8, p.outOffset, p.actMin, recs[:N]) {
+	if N%2 != 0 || N > convGatherMaxC || K8*8 > convGatherMax || p.outW <= 0 || N == 0 {
+		return false
+	}
+	recs := unsafe.Slice((*convPWCh)(unsafe.Pointer(&scr[convGatherWinWords(K)])), N)
+	if !convPWChDecode(rq, 8*K8, p.outOffset, p.actMin, recs) {
 		return false
 	}
 	w := constI8(wt)[:N*8*K8]
-	var win [2][convGatherMax]int8
+	// The two windows, 8*K8 bytes each.
+	wa := unsafe.Slice((*int8)(unsafe.Pointer(&scr[0])), 8*K8)
+	wb := unsafe.Slice((*int8)(unsafe.Pointer(&scr[2*K8])), 8*K8)
 	var g convPWRunArgs
 	g.nb, g.K8, g.span, g.hi = N, K8, p.actMax-p.actMin, p.actMax
-	g.pin, g.pwt, g.tp = unsafe.Pointer(&win), unsafe.Pointer(unsafe.SliceData(w)), unsafe.Pointer(&recs)
+	g.pin, g.pwt, g.tp = unsafe.Pointer(&wa[0]), unsafe.Pointer(unsafe.SliceData(w)), unsafe.Pointer(&recs[0])
 	img := p.inH * p.inW * p.inC
 	row := p.outW * N
 	for b := 0; b < p.batches; b++ {
@@ -141,11 +173,11 @@ func convGatherGrid(p *convRowsParams, in []int8, wt, rq string, out []int8) boo
 			g.pout = unsafe.Pointer(unsafe.SliceData(o))
 			for ox := 0; ox < p.outW; ox += 2 {
 				ix0 := ox*p.strideW - p.padW
-				convGatherWin(p, x, iy0, ix0, win[0][:K])
+				convGatherWin(p, x, iy0, ix0, wa[:K])
 				g.xa, g.xb, g.oa, g.ob = 0, 0, ox*N, ox*N
 				if ox+1 < p.outW {
-					convGatherWin(p, x, iy0, ix0+p.strideW, win[1][:K])
-					g.xb, g.ob = convGatherMax, ox*N+N
+					convGatherWin(p, x, iy0, ix0+p.strideW, wb[:K])
+					g.xb, g.ob = 8*K8, ox*N+N
 				}
 				switch {
 				case K8 == 2:

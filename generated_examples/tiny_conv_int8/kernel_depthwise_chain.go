@@ -11,6 +11,13 @@ import (
 // dw3x3G is the number of channels of a group (two words of a column).
 const dw3x3G = 8
 
+// dw3x3Scratch is the scratch memory of dw3x3ChainInt8 (and so of
+// dw3x3Int8) in int32 words: a block's window, then a group's records.
+const dw3x3Scratch = 3*13*dw3x3G/4 + dw3x3G*dw3x3RecWords
+
+// dw3x3RecWords is the size of a dw3x3Rec in words (a test checks it).
+const dw3x3RecWords = 5
+
 // dw3x3Rec is one channel's requantization for dwRQFast with the clamp
 // folded in: k includes the output zero point less actMin, so that the
 // result is the output less actMin before clamping.
@@ -22,8 +29,8 @@ type dw3x3Rec struct {
 // dw3x3Run is the loop state of dw3x3Buf1 and dw3x3Buf2, in memory so
 // that only the sums, weights and the window pointer live in registers.
 type dw3x3Run struct {
-	buf [3 * 13 * dw3x3G]int8 // the block's window: row, column, channel
-	t   [dw3x3G]dw3x3Rec
+	buf unsafe.Pointer // the block's window, [3 * 13 * dw3x3G]int8: row, column, channel (in scratch)
+	t   unsafe.Pointer // the group's records, [dw3x3G]dw3x3Rec, right after buf (in scratch)
 	w   unsafe.Pointer // the group's weights
 	out unsafe.Pointer // the block's first pixel, the group's first channel
 	C   uintptr        // output pixel stride
@@ -43,8 +50,8 @@ type dw3x3Run struct {
 //go:noinline
 func dw3x3Buf1(g *dw3x3Run) {
 	for g.j = 0; g.j < g.nch; g.j++ {
-		b := (*[3 * 13 * dw3x3G]int8)(unsafe.Add(unsafe.Pointer(&g.buf), g.j))
-		q := (*dw3x3Rec)(unsafe.Add(unsafe.Pointer(&g.t), g.j*unsafe.Sizeof(dw3x3Rec{})))
+		b := (*[3 * 13 * dw3x3G]int8)(unsafe.Add(g.buf, g.j))
+		q := (*dw3x3Rec)(unsafe.Add(g.t, g.j*unsafe.Sizeof(dw3x3Rec{})))
 		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
 		a0 = q.bias
 		a1, a2, a3, a4, a5 = a0, a0, a0, a0, a0
@@ -173,8 +180,8 @@ func dw3x3Buf1(g *dw3x3Run) {
 //go:noinline
 func dw3x3Buf2(g *dw3x3Run) {
 	for g.j = 0; g.j < g.nch; g.j++ {
-		b := (*[3 * 13 * dw3x3G]int8)(unsafe.Add(unsafe.Pointer(&g.buf), g.j))
-		q := (*dw3x3Rec)(unsafe.Add(unsafe.Pointer(&g.t), g.j*unsafe.Sizeof(dw3x3Rec{})))
+		b := (*[3 * 13 * dw3x3G]int8)(unsafe.Add(g.buf, g.j))
+		q := (*dw3x3Rec)(unsafe.Add(g.t, g.j*unsafe.Sizeof(dw3x3Rec{})))
 		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
 		a0 = q.bias
 		a1, a2, a3, a4, a5 = a0, a0, a0, a0, a0
@@ -325,8 +332,8 @@ func dw3x3Decode(rq string, d int32, t *[dw3x3G]dw3x3Rec, n int) bool {
 // dwRQFast takes. It reports whether it ran. The channels go in groups of
 // dw3x3G (their records decoded once), each group over the whole image;
 // a block's window is copied into g.buf a word (four channels) at a time,
-// padded taps as the zero point.
-func dw3x3ChainInt8(p *dw3x3Params, in []int8, w9 [][9]int8, z []int8, rq string, out []int8) bool {
+// padded taps as the zero point. scr is dw3x3Scratch words of scratch.
+func dw3x3ChainInt8(p *dw3x3Params, in []int8, w9 [][9]int8, z []int8, rq string, scr []int32, out []int8) bool {
 	C, W, sW, inW := p.chans, p.outW, p.strideW, p.inW
 	if W <= 0 || W%6 != 0 || C <= 0 || C%4 != 0 || p.outH <= 0 || p.batches <= 0 || p.inH <= 0 || inW <= 0 ||
 		len(w9) < C || len(z) < C || len(rq) < 12*C {
@@ -369,11 +376,14 @@ func dw3x3ChainInt8(p *dw3x3Params, in []int8, w9 [][9]int8, z []int8, rq string
 	nc := 5*sW + 3 // columns of a block's window row
 	zw := uint32(uint8(z[0])) * 0x01010101
 	var g dw3x3Run
+	scr = scr[:dw3x3Scratch]
+	g.buf, g.t = unsafe.Pointer(&scr[0]), unsafe.Pointer(&scr[3*13*dw3x3G/4])
+	t := (*[dw3x3G]dw3x3Rec)(g.t)
 	g.C, g.span, g.hi = uintptr(C), p.actMax-p.actMin, p.actMax
-	bw := unsafe.Slice((*[dw3x3G / 4]uint32)(unsafe.Pointer(&g.buf)), 3*13)
+	bw := unsafe.Slice((*[dw3x3G / 4]uint32)(g.buf), 3*13)
 	for g0 := 0; g0 < C; g0 += dw3x3G {
 		nch := min(dw3x3G, C-g0)
-		if !dw3x3Decode(rq[12*g0:], d, &g.t, nch) {
+		if !dw3x3Decode(rq[12*g0:], d, t, nch) {
 			return false
 		}
 		g.nch, g.w = uintptr(nch), unsafe.Pointer(&w9[g0])

@@ -131,6 +131,8 @@ func softmaxInt8Row(p *softmaxParams, row []int8, exps []int32) (scale int32, ov
 
 // softmaxInt8 is the int8 -> int8 softmax (output scale 1/256, zero point
 // -128). scratch holds at least depth int32 values.
+//
+//go:noinline
 func softmaxInt8(p *softmaxParams, in, out []int8, scratch []int32) {
 	d := p.depth
 	for i := 0; i < p.outer; i++ {

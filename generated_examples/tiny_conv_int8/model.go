@@ -11,20 +11,26 @@ import "unsafe"
 
 // ArenaSize is the working memory of a Model in bytes: every activation, scratch
 // and persistent buffer, placed so that buffers live at the same time never
-// overlap. The plan is optimal (= lower bound); its peak is at operator 3 (AVERAGE_POOL_2D).
+// overlap. The plan is optimal (= lower bound); its peak is at operator 2 (CONV_2D).
 // Persistent state takes 0 bytes of it. layout.txt lists every buffer.
-const ArenaSize = 1040
+//
+// RAM: ArenaSize + stack 1592 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
+// Invoke or Reset takes at most 1592 bytes of stack below its caller's.
+const ArenaSize = 1424
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart).
 const (
-	offConv1Relu     = 0   // tensor 1 "conv1/relu": 512 bytes, operators 0-1
-	offImage         = 512 // tensor 0 "image": 256 bytes, operators 0-0
-	offDw2Relu6      = 512 // tensor 2 "dw2/relu6": 512 bytes, operators 1-2
-	offConv3Relu     = 16  // tensor 3 "conv3/relu": 1024 bytes, operators 2-3
-	offPool          = 0   // tensor 4 "pool" = 5 "flatten": 16 bytes, operators 3-5
-	offLogits        = 16  // tensor 6 "logits": 4 bytes, operators 5-6
-	offProbs         = 0   // tensor 7 "probs": 4 bytes, operators 6-6
-	offProbsScratch0 = 32  // op6 scratch0 (SOFTMAX): 16 bytes, operators 6-6
+	offConv1Relu         = 0   // tensor 1 "conv1/relu": 512 bytes, operators 0-1
+	offImage             = 512 // tensor 0 "image": 256 bytes, operators 0-0
+	offConv1ReluScratch0 = 768 // op0 scratch0 (CONV_2D): 224 bytes, operators 0-0
+	offDw2Relu6          = 896 // tensor 2 "dw2/relu6": 512 bytes, operators 1-2
+	offDw2Relu6Scratch0  = 0   // op1 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 1-1
+	offConv3Relu         = 400 // tensor 3 "conv3/relu": 1024 bytes, operators 2-3
+	offConv3ReluScratch0 = 0   // op2 scratch1 (CONV_2D): 400 bytes, operators 2-2
+	offPool              = 0   // tensor 4 "pool" = 5 "flatten": 16 bytes, operators 3-5
+	offLogits            = 16  // tensor 6 "logits": 4 bytes, operators 5-6
+	offProbs             = 0   // tensor 7 "probs": 4 bytes, operators 6-6
+	offProbsScratch0     = 32  // op6 scratch0 (SOFTMAX): 16 bytes, operators 6-6
 )
 
 // NumInputs and NumOutputs count the graph's inputs and outputs.
@@ -121,112 +127,13 @@ func (m *Model) Reset() {}
 // It does not allocate and cannot fail.
 func (m *Model) Invoke() {
 	a := m.arena()
-
-	// 0: CONV_2D image -> conv1/relu
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       16,
-		inW:       16,
-		inC:       1,
-		filterH:   3,
-		filterW:   3,
-		outH:      8,
-		outW:      8,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		padH:      0,
-		padW:      0,
-		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offImage, 256), opConv1ReluGather, opConv1ReluRQ, a.i8(offConv1Relu, 512))
-
-	// 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6
-	dw3x3Int8(&dw3x3Params{
-		batches:   1,
-		inH:       8,
-		inW:       8,
-		chans:     8,
-		mult:      1,
-		outH:      8,
-		outW:      8,
-		strideH:   1,
-		strideW:   1,
-		padH:      1,
-		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offConv1Relu, 512), opDw2Relu6DW, opDw2Relu6ZP, opDw2Relu6RQ, a.i8(offDw2Relu6, 512))
-
-	// 2: CONV_2D dw2/relu6 -> conv3/relu
-	// (written over its dying input, which starts 496 bytes above the output: raster order never overwrites input still to be read)
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       1,
-		inW:       64,
-		inC:       8,
-		filterH:   1,
-		filterW:   1,
-		outH:      1,
-		outW:      64,
-		outC:      16,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      0,
-		inZP:      -128,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
-	}, a.i8(offDw2Relu6, 512), opConv3ReluPW, opConv3ReluRQ, a.i8(offConv3Relu, 1024))
-
-	// 3: AVERAGE_POOL_2D conv3/relu -> pool
-	avgPoolInt8(&poolParams{
-		batches: 1,
-		inH:     8,
-		inW:     8,
-		depth:   16,
-		outH:    1,
-		outW:    1,
-		strideH: 8,
-		strideW: 8,
-		filterH: 8,
-		filterW: 8,
-		padH:    0,
-		padW:    0,
-		actMin:  -128,
-		actMax:  127,
-	}, a.i8(offConv3Relu, 1024), a.i8(offPool, 16))
-
-	// 4: RESHAPE pool -> flatten
-	// (a view of its input: no code)
-
-	// 5: FULLY_CONNECTED flatten -> logits
-	fcOctInt8PTQ(&fcParams{
-		batches:    1,
-		outDepth:   4,
-		accumDepth: 16,
-	}, a.i8(offPool, 16), opLogitsWeights, opLogitsBias, &rqOne{
-		m2:   2932030994,
-		e:    1,
-		d:    -3148092027309129728,
-		r:    8,
-		lsh:  0,
-		span: 255,
-		hi:   127,
-	}, a.i8(offLogits, 4))
-
-	// 6: SOFTMAX logits -> probs
-	softmaxInt8(&softmaxParams{
-		outer:      1,
-		depth:      4,
-		inputMult:  1546188288,
-		inputShift: 23,
-		diffMin:    -248,
-	}, a.i8(offLogits, 4), a.i8(offProbs, 4), a.i32(offProbsScratch0, 4))
+	op0(a)
+	op1(a)
+	op2(a)
+	op3(a)
+	// 4: RESHAPE pool -> flatten (a view of its input: no code)
+	op5(a)
+	op6(a)
 }
 
 // NumOps is the number of operators Invoke runs, in order 0 to NumOps-1.
@@ -274,8 +181,25 @@ func OpMACs(op int) int64 {
 // unless after does; Invoke itself carries no tracing cost.
 func (m *Model) InvokeTraced(after func(op int)) {
 	a := m.arena()
+	op0(a)
+	after(0)
+	op1(a)
+	after(1)
+	op2(a)
+	after(2)
+	op3(a)
+	after(3)
+	after(4)
+	op5(a)
+	after(5)
+	op6(a)
+	after(6)
+}
 
-	// 0: CONV_2D image -> conv1/relu
+// op0 runs operator 0: CONV_2D image -> conv1/relu
+//
+//go:noinline
+func op0(a arena) {
 	convGatherInt8(&convRowsParams{
 		batches:   1,
 		inH:       16,
@@ -294,10 +218,13 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(offImage, 256), opConv1ReluGather, opConv1ReluRQ, a.i8(offConv1Relu, 512))
-	after(0)
+	}, a.i8(offImage, 256), opConv1ReluGather, opConv1ReluRQ, a.i32(offConv1ReluScratch0, 56), a.i8(offConv1Relu, 512))
+}
 
-	// 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6
+// op1 runs operator 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6
+//
+//go:noinline
+func op1(a arena) {
 	dw3x3Int8(&dw3x3Params{
 		batches:   1,
 		inH:       8,
@@ -313,11 +240,14 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(offConv1Relu, 512), opDw2Relu6DW, opDw2Relu6ZP, opDw2Relu6RQ, a.i8(offDw2Relu6, 512))
-	after(1)
+	}, a.i8(offConv1Relu, 512), opDw2Relu6DW, opDw2Relu6ZP, opDw2Relu6RQ, a.i32(offDw2Relu6Scratch0, 0), a.i8(offDw2Relu6, 512))
+}
 
-	// 2: CONV_2D dw2/relu6 -> conv3/relu
-	// (written over its dying input, which starts 496 bytes above the output: raster order never overwrites input still to be read)
+// op2 runs operator 2: CONV_2D dw2/relu6 -> conv3/relu
+// (written over its dying input, which starts 496 bytes above the output: raster order never overwrites input still to be read)
+//
+//go:noinline
+func op2(a arena) {
 	convGatherInt8(&convRowsParams{
 		batches:   1,
 		inH:       1,
@@ -336,10 +266,13 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		outOffset: -128,
 		actMin:    -128,
 		actMax:    127,
-	}, a.i8(offDw2Relu6, 512), opConv3ReluPW, opConv3ReluRQ, a.i8(offConv3Relu, 1024))
-	after(2)
+	}, a.i8(offDw2Relu6, 512), opConv3ReluPW, opConv3ReluRQ, a.i32(offConv3ReluScratch0, 100), a.i8(offConv3Relu, 1024))
+}
 
-	// 3: AVERAGE_POOL_2D conv3/relu -> pool
+// op3 runs operator 3: AVERAGE_POOL_2D conv3/relu -> pool
+//
+//go:noinline
+func op3(a arena) {
 	avgPoolInt8(&poolParams{
 		batches: 1,
 		inH:     8,
@@ -356,13 +289,12 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		actMin:  -128,
 		actMax:  127,
 	}, a.i8(offConv3Relu, 1024), a.i8(offPool, 16))
-	after(3)
+}
 
-	// 4: RESHAPE pool -> flatten
-	// (a view of its input: no code)
-	after(4)
-
-	// 5: FULLY_CONNECTED flatten -> logits
+// op5 runs operator 5: FULLY_CONNECTED flatten -> logits
+//
+//go:noinline
+func op5(a arena) {
 	fcOctInt8PTQ(&fcParams{
 		batches:    1,
 		outDepth:   4,
@@ -376,9 +308,12 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		span: 255,
 		hi:   127,
 	}, a.i8(offLogits, 4))
-	after(5)
+}
 
-	// 6: SOFTMAX logits -> probs
+// op6 runs operator 6: SOFTMAX logits -> probs
+//
+//go:noinline
+func op6(a arena) {
 	softmaxInt8(&softmaxParams{
 		outer:      1,
 		depth:      4,
@@ -386,5 +321,4 @@ func (m *Model) InvokeTraced(after func(op int)) {
 		inputShift: 23,
 		diffMin:    -248,
 	}, a.i8(offLogits, 4), a.i8(offProbs, 4), a.i32(offProbsScratch0, 4))
-	after(6)
 }

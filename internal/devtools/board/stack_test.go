@@ -1,0 +1,90 @@
+package board
+
+import (
+	"strings"
+	"testing"
+)
+
+// dis is llvm-objdump output (--no-show-raw-insn) in the shapes LLVM emits
+// for Thumb-2: a prologue of push and sub sp, direct calls, a call through
+// a register loaded from a literal pool and copied, an early-return
+// epilogue before more body, a tail call, a panic call.
+const dis = `
+00001000 <main.invoke>:
+    1000:      	push	{r7, lr}
+    1002:      	bl	0x1100 <tg/p.op0>       @ imm = #0xfc
+    1006:      	bl	0x1200 <tg/p.op1>       @ imm = #0x1f8
+    100a:      	pop	{r7, pc}
+
+00001100 <tg/p.op0>:
+    1100:      	push.w	{r4, r5, r6, r7, r8, r9, r10, r11, lr}
+    1104:      	sub	sp, #0x20
+    1106:      	ldr.w	r6, [pc, #0x20]         @ 0x1128 <tg/p.op0+0x28>
+    110a:      	mov	r4, r6
+    110c:      	blx	r4
+    110e:      	cbz	r0, 0x1118 <tg/p.op0+0x18>
+    1110:      	add	sp, #0x20
+    1112:      	pop.w	{r4, r5, r6, r7, r8, r9, r10, r11, pc}
+    1118:      	bl	0x1300 <tg/p.leaf>      @ imm = #0x1e4
+    111c:      	bl	0x1400 <runtime.nilPanic> @ imm = #0x2e0
+
+00001200 <tg/p.op1>:
+    1200:      	push	{r4, lr}
+    1202:      	sub.w	sp, sp, #0x100
+    1206:      	b.w	0x1300 <tg/p.leaf>      @ imm = #0xf6
+
+00001300 <tg/p.leaf>:
+    1300:      	push	{r4, r5, r6, lr}
+    1302:      	vpush	{d8, d9}
+    1306:      	bx	lr
+
+00001400 <runtime.nilPanic>:
+    1400:      	push	{r7, lr}
+    1402:      	blx	r3
+`
+
+func TestParseFrames(t *testing.T) {
+	f, err := parseFrames([]byte(dis), func(lit uint64) (string, bool) {
+		if lit == 0x1128 {
+			return "tg/p.leaf", true
+		}
+		return "", false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for fn, want := range map[string]int{"main.invoke": 8, "tg/p.op0": 36 + 32, "tg/p.op1": 8 + 256, "tg/p.leaf": 16 + 16} {
+		if f.Self[fn] != want {
+			t.Errorf("%s: own depth %d, want %d", fn, f.Self[fn], want)
+		}
+	}
+	// op0 -> leaf through r6 -> r4 and directly; op1 tail-calls leaf.
+	if got := strings.Join(f.Calls["tg/p.op0"], ","); got != "tg/p.leaf,runtime.nilPanic" {
+		t.Errorf("op0 calls %s", got)
+	}
+	if got := strings.Join(f.Calls["tg/p.op1"], ","); got != "tg/p.leaf" {
+		t.Errorf("op1 calls %s", got)
+	}
+	// The deepest path: main.invoke -> op1 -> leaf; the panic's indirect
+	// call is not followed.
+	d, err := f.Depth("main.invoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 8 + 264 + 32; d != want {
+		t.Errorf("depth %d, want %d", d, want)
+	}
+	if _, err := f.Depth("runtime.nilPanic"); err == nil || !strings.Contains(err.Error(), "indirect call") {
+		t.Errorf("an unresolved indirect call: error %v", err)
+	}
+}
+
+func TestRegCount(t *testing.T) {
+	for list, want := range map[string]int{
+		"{r4, r5, r6, r7, r8, r9, r10, r11, lr}": 9, "{r7, lr}": 2, "{d8-d11}": 4, "sp!, {r4-r7, lr}": 5,
+	} {
+		if got := regCount(list); got != want {
+			t.Errorf("regCount(%q) = %d, want %d", list, got, want)
+		}
+	}
+}
