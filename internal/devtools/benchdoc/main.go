@@ -5,7 +5,7 @@
 // under qemu by ../shared/arm/count (with TFLM and TFLM + CMSIS-NN on ARM).
 //
 //	go run ./internal/devtools/benchdoc [-shared ../shared] [-o BENCH.md] [-count 5]
-//	        [-timing=false] [-arm=false] [-amd64=false] [-models a,b]
+//	        [-timing=false] [-arm=false] [-amd64=false] [-board=false] [-models a,b]
 //
 // Run it from the repository root.
 package main
@@ -13,6 +13,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -31,6 +32,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/emit"
 	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/report"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/board"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/templates"
 )
@@ -52,6 +54,7 @@ type options struct {
 	benchtime          string
 	tflmBench          string
 	timing, arm, amd64 bool
+	board              bool
 	countTool          string
 	models             []string // nil: all
 }
@@ -66,6 +69,7 @@ func main() {
 	flag.StringVar(&o.tflmBench, "tflm-bench", "", "tflm_bench binary (internal/devtools/benchdoc/tflm/build.sh): also time TFLM on this machine")
 	flag.BoolVar(&o.timing, "timing", true, "run the timing rounds (false: only the instruction counts)")
 	flag.BoolVar(&o.arm, "arm", true, "count instructions on 32-bit ARM with TFLM and CMSIS-NN (needs -count-tool and qemu-arm; without them the section says so)")
+	flag.BoolVar(&o.board, "board", true, "count instructions and measure flash under TinyGo for the Cortex-M4 (needs ../shared/tinygo/install; without it the section says so)")
 	flag.BoolVar(&o.amd64, "amd64", true, "count instructions on x86-64 (needs -count-tool and qemu-x86_64; without them the section says so)")
 	flag.StringVar(&o.countTool, "count-tool", "", "shared/arm/count (default: SHARED/arm/count)")
 	flag.StringVar(&models, "models", "", "comma-separated model names to include (default: all)")
@@ -91,6 +95,7 @@ type entry struct {
 	model     string   // the .tflite file
 	want      string   // TFLM's output 0 for the ramp input, "" if none
 	arena     int
+	stack     int    // the stated stack of Invoke on the board (emit.StackOf)
 	speed     *entry // the -speed build, when its arena differs
 	speedCode bool   // -speed generates different code from the default
 	ref       bool   // a reference model (shared/ref)
@@ -140,7 +145,8 @@ func run(o options) error {
 			return err
 		}
 		e := entry{name: name, pkg: pkg, macs: lower.MACs(g), tflmNs: tflm, tflmIr: tflmIr, inputs: inputs,
-			model: path, want: want, arena: res.Layout.Plan.Size, consts: emit.ConstBytes(res.Program)}
+			model: path, want: want, arena: res.Layout.Plan.Size, consts: emit.ConstBytes(res.Program),
+			stack: emit.StackOf(res.Program).Bytes}
 		for _, i := range g.Inputs {
 			e.float = e.float || g.Tensors[i].Type == model.Float32
 		}
@@ -232,6 +238,17 @@ func run(o options) error {
 			}
 		}
 	}
+	boardRows, boardNote := []boardRow(nil), "Not measured in this run (`-board=false`)."
+	if o.board {
+		if _, err := os.Stat(filepath.Join(o.shared, "tinygo", "count")); err != nil {
+			boardNote = "`" + filepath.Join(o.shared, "tinygo", "count") + "` is not here, so this was not measured in this run."
+		} else if boardRows, err = boardCounts(o, tmp, entries, armRows); err != nil {
+			if !errors.Is(err, board.ErrNoTinyGo) {
+				return err
+			}
+			boardNote = "TinyGo is not installed here (`../shared/tinygo/install`), so this was not measured in this run."
+		}
+	}
 	rows, hereRows, hereNote, err := timings(o, tmp, entries)
 	if err != nil {
 		return err
@@ -247,6 +264,7 @@ func run(o options) error {
 		"CPU": cpuName(), "Count": o.count, "Rows": rows, "TimingNote": timingNote,
 		"IrRows": irRows, "IrNote": irNote, "IrBad": irBad, "ArmRows": armRows, "ArmNote": armNote,
 		"TFLMHost": tflmHost, "HereRows": hereRows, "HereNote": hereNote,
+		"BoardRows": boardRows, "BoardNote": boardNote,
 	}
 	if err := template.Must(template.ParseFS(templates.Files, "bench.md.tmpl")).Execute(&buf, data); err != nil {
 		return err
