@@ -58,6 +58,11 @@ func ops(g *model.Graph, lean []bool, speed bool) ([]*Fragment, error) {
 	if len(lean) != len(g.Ops) {
 		return nil, fmt.Errorf("internal error: %d lean flags for %d operators", len(lean), len(g.Ops))
 	}
+	// Subgraphs are inlined at each call site: lowering must not start on
+	// recursive calls or a call tree too large to inline.
+	if probs := model.CallProblems(g); len(probs) > 0 {
+		return nil, &model.UnsupportedError{Problems: probs}
+	}
 	frags := make([]*Fragment, 0, len(g.Ops))
 	var errs []string
 	st := newLowerState(g)
