@@ -77,6 +77,10 @@ var ErrUnsupported = model.ErrUnsupported
 // ErrTooLarge is wrapped when the plan exceeds Options.MaxArena.
 var ErrTooLarge = layout.ErrTooLarge
 
+// ErrTooComplex is wrapped when the memory plan has more pairs of buffers
+// live at a common operator than planner.MaxLivePairs.
+var ErrTooComplex = planner.ErrTooComplex
+
 // Generate generates the package for the model in data; name is the model's
 // file name, used in messages and in the generated header.
 func Generate(name string, data []byte, opt Options) (*Result, error) {

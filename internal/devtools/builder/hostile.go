@@ -117,3 +117,26 @@ func NoOutputs() []byte {
 	m.IO([]int{x}, nil)
 	return m.Bytes()
 }
+
+// ConvChain: n int8 3x3 convolutions (SAME padding, 8x8x2) one after the
+// other, all reading the same weights: the operators the overlapped-pair
+// and fusion choices consider.
+func ConvChain(n int) []byte {
+	r := rng(0xbad)
+	m := New(fmt.Sprintf("convolution chain of %d", n))
+	q := PerTensor(0.05, -3)
+	wq := &Quant{Axis: 0, Scale: []float32{0.01, 0.02}, ZeroPoint: []int64{0, 0}}
+	bq := &Quant{Axis: 0, Scale: []float32{0.0005, 0.001}, ZeroPoint: []int64{0, 0}}
+	w := m.ConstI8("w", []int{2, 3, 3, 2}, wq, r.int8s(36))
+	b := m.ConstI32("b", []int{2}, bq, r.int32s(2, 100))
+	prev := m.Tensor("x", model.Int8, []int{1, 8, 8, 2}, q)
+	in := prev
+	for i := range n {
+		t := m.Tensor(fmt.Sprintf("t%d", i), model.Int8, []int{1, 8, 8, 2}, q)
+		m.Op(model.OpConv2D, []int{prev, w, b}, []int{t},
+			&Options{Type: optConv2D, Fields: []Field{Byte(0, padSame), Int(1, 1), Int(2, 1), Byte(3, actRelu), Int(4, 1), Int(5, 1)}})
+		prev = t
+	}
+	m.IO([]int{in}, []int{prev})
+	return m.Bytes()
+}
