@@ -501,6 +501,19 @@ func (e *emitter) ioAccessors(f *jen.File, kind string, idx []int) {
 		types[t.Type] = true
 	}
 	lower := strings.ToLower(kind)
+	if len(idx) == 0 {
+		// A graph without inputs (or outputs) runs all the same, as in
+		// TFLite Micro:
+		//
+		//	func (m *Model) Input(i int) []byte {
+		//		panic("pkg: Input index out of range")
+		//	}
+		comment(f, fmt.Sprintf("%s would return the raw little-endian bytes of graph %s i; the graph has\nno %ss, so it always panics.", kind, lower, lower))
+		f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id(kind).Params(jen.Id("i").Int()).Index().Byte().Block(
+			jen.Panic(jen.Lit(fmt.Sprintf("%s: %s index out of range", pkg, kind))),
+		)
+		return
+	}
 	comment(f, fmt.Sprintf("%s returns the raw little-endian bytes of graph %s i, a view into the\narena. It panics if i is out of range.", kind, lower))
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id(kind).Params(jen.Id("i").Int()).Index().Byte().Block(
 		jen.Id("a").Op(":=").Id("m").Dot("arena").Call(),
