@@ -299,7 +299,7 @@ func TestOverlapPairsSimulated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// As gen.LowerGraph plans: one session for every plan.
+		// As gen's lowerGraph plans: one session for every plan.
 		popt := layout.Options{Session: planner.NewSession(0)}
 		p, _, err := Program(g, ProgramOptions{Overlap: true, Plan: popt})
 		if err != nil {
