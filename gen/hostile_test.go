@@ -5,6 +5,7 @@ package gen
 import (
 	"errors"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +94,30 @@ func TestHostileModels(t *testing.T) {
 				t.Errorf("allocated %d MB, over %d MB for %.2f MB", alloc>>20, limit>>20, mb)
 			}
 		})
+	}
+}
+
+// TestNoRawFormatCharactersInGo: tensor and model names with bidirectional
+// overrides and other invisible characters reach generated Go only as
+// escapes (issue 26, item 16).
+func TestNoRawFormatCharactersInGo(t *testing.T) {
+	evil := []string{"in\u202e//\u2066", "a\u2067b\u2069", "c\u200f", "d\u200be"}
+	for _, variable := range []bool{false, true} {
+		data := brokenGenModel([3]model.OpCode{model.OpRelu, model.OpRelu, model.OpRelu}, [4]string{evil[0], evil[1], evil[2], evil[3]}, variable)
+		res, err := Generate("m\u202egnp.tflite", data, Options{Package: "m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, src := range res.Files {
+			if !strings.HasSuffix(name, ".go") {
+				continue
+			}
+			for i, r := range string(src) {
+				if r != '\n' && r != '\t' && !strconv.IsPrint(r) {
+					t.Errorf("variable=%v: %s: raw %U at byte %d", variable, name, r, i)
+					break
+				}
+			}
+		}
 	}
 }

@@ -69,7 +69,7 @@ func TestExitCodes(t *testing.T) {
 		{"package keyword", []string{exampleModel, "-pkg", "func", "-o", out}, 2, `-pkg: package name "func" is a Go keyword`, false},
 		{"model is a directory", []string{tmp, "-o", out}, 1, tmp + " is a directory, not a model file", false},
 		{"missing file", []string{filepath.Join(tmp, "nope.tflite"), "-o", out}, 1, "nope.tflite: no such file or directory", false},
-		{"truncated", []string{corrupt, "-o", out}, 1, "corrupt.tflite: invalid model", false},
+		{"truncated", []string{corrupt, "-o", out}, 1, "corrupt.tflite: invalid model: the file looks truncated: it refers to data past its end (", false},
 		{"not a model", []string{notModel, "-o", out}, 1, `text.tflite: invalid model: file identifier is`, false},
 		{"too large", []string{exampleModel, "-max-model-size", "100", "-o", out}, 1, "over the -max-model-size limit of 100", false},
 		{"arena limit", []string{exampleModel, "-max-arena", "1000", "-o", out}, 1, "arena needs 1040 bytes, 40 over the limit of 1000; peak at operator 3 (AVERAGE_POOL_2D)", false},

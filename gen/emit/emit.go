@@ -42,10 +42,16 @@ const (
 )
 
 // commentText makes a name from the model safe inside a // comment: names
-// with line breaks, control characters or comment markers are quoted.
+// with line breaks, control characters, invisible format characters
+// (bidirectional overrides) or comment markers are quoted.
 func commentText(s string) string {
 	for _, r := range s {
-		if r < ' ' || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 || r == '\uFFFD' {
+		// Control characters, line and paragraph separators, and the
+		// invisible format characters (bidirectional overrides and
+		// isolates, which can make a comment display differently from
+		// what the compiler reads) are not printable: quoted, they show
+		// as escapes.
+		if r != ' ' && !strconv.IsPrint(r) || r == '\uFFFD' {
 			return strconv.Quote(s)
 		}
 	}
@@ -375,7 +381,7 @@ func (e *emitter) modelFile() ([]byte, error) {
 	f.ImportName(pathUnsafe, "unsafe")
 	packageComment(f, fmt.Sprintf("Package %s runs the TensorFlow Lite model %s, compiled ahead of time by\n"+
 		"tflm-gen: all memory is one arena inside Model, planned at generation time;\n"+
-		"weights are read-only constants; Invoke is a fixed sequence of kernel calls.", pkg, g.Name))
+		"weights are read-only constants; Invoke is a fixed sequence of kernel calls.", pkg, commentText(g.Name)))
 
 	// const (ArenaSize = ...; NumInputs = ...; NumOutputs = ...)
 	peak := lay.Plan.PeakStep

@@ -22,13 +22,16 @@ var ErrInvalid = errors.New("invalid model")
 var ErrUnsupported = errors.New("unsupported model feature")
 
 // UnsupportedError lists every unsupported feature found in a well-formed
-// model, so that one run reports them all. It wraps ErrUnsupported.
+// model, so that one run reports them all. It wraps ErrUnsupported. Its
+// message is one line: operators with the same problem are listed
+// together, and past a few entries the rest are counted (problems.go);
+// Problems has them all.
 type UnsupportedError struct {
 	Problems []string
 }
 
 func (e *UnsupportedError) Error() string {
-	return fmt.Sprintf("%v: %d problem(s): %s", ErrUnsupported, len(e.Problems), strings.Join(e.Problems, "; "))
+	return fmt.Sprintf("%v: %d problem(s): %s", ErrUnsupported, len(e.Problems), summarize(e.Problems))
 }
 
 // Unwrap returns ErrUnsupported.
@@ -393,7 +396,7 @@ func (p *parser) unsupported(format string, args ...any) {
 
 func parse(data []byte) (*Graph, error) {
 	if len(data) < 8 {
-		return nil, invalid("file is %d bytes, too short for a flatbuffer", len(data))
+		return nil, invalid("file is %d bytes, too short for a flatbuffer (truncated, or not a model)", len(data))
 	}
 	// The file identifier is optional: TFLite Micro's GetModel does not
 	// check it, so a model without one is accepted when the rest
@@ -410,8 +413,14 @@ func parse(data []byte) (*Graph, error) {
 }
 
 // parseRoot reads the model's root table and subgraph 0.
-func parseRoot(data []byte) (*Graph, error) {
+func parseRoot(data []byte) (g *Graph, err error) {
 	f := &fbuf{b: data, budget: 2*int64(len(data)) + 1<<20, charging: true}
+	defer func() {
+		// A file cut short refers to data past its end: say so first.
+		if err != nil && f.pastEnd && errors.Is(err, errCorrupt) {
+			err = fmt.Errorf("%w: the file looks truncated: it refers to data past its end (%s)", ErrInvalid, strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
+		}
+	}()
 	// Options tables are read after parsing, without charging (each read is
 	// bounded by maxOptionVector); nothing writes to f after this.
 	defer func() { f.charging = false }()
@@ -420,7 +429,7 @@ func parseRoot(data []byte) (*Graph, error) {
 	if err != nil {
 		return nil, wrapInvalid("model", err)
 	}
-	g := &Graph{Metadata: map[string][]byte{}}
+	g = &Graph{Metadata: map[string][]byte{}}
 	if g.Description, err = root.str(3, maxName); err != nil {
 		return nil, wrapInvalid("model description", err)
 	}
