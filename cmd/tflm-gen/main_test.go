@@ -198,8 +198,41 @@ func TestPackageName(t *testing.T) {
 	}
 }
 
-// TestGoGenerate runs the README's go:generate recipe in a fresh module
-// that requires tflm-gen through a replace directive, then builds it.
+// readmeRecipe returns the firmware-module recipe of the README: the
+// commands of the sh block that makes tflm-gen a tool dependency, and the
+// //go:generate line.
+func readmeRecipe(t *testing.T, root string) (cmds [][]string, directive string) {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, block := range strings.Split(string(readme), "```sh\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		if !strings.Contains(block, "go mod edit -tool") {
+			continue
+		}
+		for _, l := range strings.Split(block, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && !strings.HasPrefix(f[0], "#") {
+				cmds = append(cmds, f)
+			}
+		}
+	}
+	for _, l := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(l, "//go:generate go tool tflm-gen ") {
+			directive = l
+		}
+	}
+	if len(cmds) == 0 || directive == "" {
+		t.Fatalf("README.md has no tool-dependency recipe (commands %q, directive %q)", cmds, directive)
+	}
+	return cmds, directive
+}
+
+// TestGoGenerate runs the README's firmware-module recipe exactly as
+// written: in a fresh module, the commands that make tflm-gen a tool
+// dependency (its clone, ../tflm-gen, is this checkout), the //go:generate
+// line, go generate, go build, and a program that uses the package.
 func TestGoGenerate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module; skipped with -short")
@@ -208,23 +241,16 @@ func TestGoGenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmds, directive := readmeRecipe(t, root)
 	dir := t.TempDir()
-	model, _ := os.ReadFile(exampleModel)
-	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
-	mod, _ := os.ReadFile(filepath.Join(root, "go.mod"))
-	var requires []string
-	for _, l := range strings.Split(string(mod), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && strings.Contains(f[0], ".") {
-			requires = append(requires, "\t"+f[0]+" "+f[1])
-		}
+	model, err := os.ReadFile(exampleModel)
+	if err != nil {
+		t.Fatal(err)
 	}
 	files := map[string]string{
-		"go.mod": "module example.com/firmware\n\ngo 1.26\n\nrequire github.com/tflm-gen/tflm-gen v0.0.0\n\nrequire (\n" +
-			strings.Join(requires, "\n") + "\n)\n\nreplace github.com/tflm-gen/tflm-gen => " + root + "\n",
-		"go.sum":       string(sum),
 		"model.tflite": string(model),
-		"gen.go":       "package firmware\n\n//go:generate go run github.com/tflm-gen/tflm-gen/cmd/tflm-gen model.tflite -o model\n",
-		"main/main.go": "package main\n\nimport \"example.com/firmware/model\"\n\nfunc main() {\n\tvar m model.Model\n\tm.InputInt8(0)[0] = 1\n\tm.Invoke()\n\tprintln(m.OutputInt8(0)[0])\n}\n",
+		"gen.go":       "package firmware\n\n" + directive + "\n",
+		"main/main.go": "package main\n\nimport \"example.com/firmware/model\"\n\nfunc main() {\n\tvar m model.Model\n\tm.InputInt8(0)[0] = 1\n\tm.Invoke()\n\tprintln(\"ok\", len(m.OutputInt8(0)))\n}\n",
 	}
 	for n, c := range files {
 		p := filepath.Join(dir, n)
@@ -233,15 +259,35 @@ func TestGoGenerate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"generate", "./..."}, {"build", "-o", os.DevNull, "./main"}} {
-		cmd := exec.Command("go", args...)
+	goCmd := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		// The scratch module alone: no workspace, no flags of the caller.
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
 		}
+		return string(out)
 	}
+	goCmd("go", "mod", "init", "example.com/firmware")
+	for _, c := range cmds {
+		for i, a := range c {
+			c[i] = strings.ReplaceAll(a, "../tflm-gen", root)
+		}
+		goCmd(c...)
+	}
+	goCmd("go", "generate", "./...")
 	if _, err := os.Stat(filepath.Join(dir, "model", "model.go")); err != nil {
 		t.Fatalf("go generate did not write the package: %v", err)
+	}
+	goCmd("go", "build", "./...")
+	if out := goCmd("go", "run", "./main"); !strings.Contains(out, "ok 4") {
+		t.Errorf("the program printed %q", out)
+	}
+	// The generated package needs nothing but the standard library.
+	if out := goCmd("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./model"); strings.TrimSpace(out) != "example.com/firmware/model" {
+		t.Errorf("the generated package depends on %q", out)
 	}
 }
