@@ -206,20 +206,24 @@ func (c *config) options() gen.Options {
 // readModel reads the model file, refusing files over the size limit before
 // reading them whole.
 func readModel(path string, limit int64) ([]byte, error) {
+	// Stat before opening: opening a FIFO would wait for a writer.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regularModel(path, st); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
+	if st, err = f.Stat(); err != nil {
 		return nil, err
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a model file", path)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s), not a model file", path, st.Mode().Type())
+	if err := regularModel(path, st); err != nil {
+		return nil, err
 	}
 	if st.Size() > limit {
 		return nil, fmt.Errorf("%s: %d bytes is over the -max-model-size limit of %d", path, st.Size(), limit)
@@ -232,6 +236,17 @@ func readModel(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: over the -max-model-size limit of %d bytes", path, limit)
 	}
 	return data, nil
+}
+
+// regularModel refuses a model path that is not a regular file.
+func regularModel(path string, st os.FileInfo) error {
+	if st.IsDir() {
+		return fmt.Errorf("%s is a directory, not a model file", path)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s), not a model file", path, st.Mode().Type())
+	}
+	return nil
 }
 
 // packageName makes a package name from a directory name: a Go

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/gen"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
 )
 
 const exampleModel = "../../testdata/tiny_conv_int8.tflite"
@@ -49,6 +50,17 @@ func TestExitCodes(t *testing.T) {
 	}
 	notModel := filepath.Join(tmp, "text.tflite")
 	os.WriteFile(notModel, []byte("hello, this is not a model"), 0o644)
+	// Hostile models (issue 26): one line naming the file and the limit.
+	hostile := func(name string, data []byte) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	recursive := hostile("recursive.tflite", builder.MutualCallOnce())
+	tree := hostile("tree.tflite", builder.CallOnceTree(16))
+	fan := hostile("fan.tflite", builder.FanOut(5000))
 	out := filepath.Join(tmp, "out")
 	tests := []struct {
 		name    string
@@ -74,6 +86,10 @@ func TestExitCodes(t *testing.T) {
 		{"too large", []string{exampleModel, "-max-model-size", "100", "-o", out}, 1, "over the -max-model-size limit of 100", false},
 		{"arena limit", []string{exampleModel, "-max-arena", "1000", "-o", out}, 1, "arena needs 1040 bytes, 40 over the limit of 1000; peak at operator 3 (AVERAGE_POOL_2D)", false},
 		{"arena limit layer by layer", []string{exampleModel, "-max-arena", "1000", "-fuse=off", "-o", out}, 1, "arena needs 1536 bytes, 536 over the limit of 1000; peak at operator 2 (CONV_2D)", false},
+		{"recursive subgraphs", []string{recursive, "-o", out}, 1, "recursive.tflite: unsupported model feature: 1 problem(s): subgraph 2: operator 0 (CALL_ONCE): calls subgraph 1 recursively (call cycle 1 -> 2 -> 1)", false},
+		{"call tree", []string{tree, "-o", out}, 1, "tree.tflite: unsupported model feature: 1 problem(s): operator 0 (CALL_ONCE): runs 131069 operators of called subgraphs", false},
+		{"live pairs", []string{fan, "-o", out}, 1, "fan.tflite: memory plan too large: 12497500 pairs of buffers are live at a common operator, more than the planner's limit of 1048576 (planner.MaxLivePairs); 5000 buffers are live at operator 4998 (ABS)", false},
+		{"live pairs, plan", []string{"plan", fan}, 1, "fan.tflite: memory plan too large: 12497500 pairs", false},
 		{"version", []string{"-version"}, 0, "", false},
 		{"flags after model", []string{exampleModel, "-o", out, "-pkg", "tiny"}, 0, "", true},
 	}

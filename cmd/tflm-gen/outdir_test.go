@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/tflm-gen/tflm-gen/gen"
 )
 
 const otherModel = "../../testdata/mlp_float.tflite"
@@ -207,5 +205,42 @@ func TestWriteErrorsNameFlags(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q; want 1, %q", tc.flag, code, stderr, tc.want)
 		}
 	}
-	_ = gen.GeneratedHeader
+}
+
+// TestModelNotARegularFile: a model path that is a FIFO is refused without
+// opening it (opening would wait for a writer), a directory says so.
+func TestModelNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "model.tflite")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	out := filepath.Join(dir, "out")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{fifo, "-o", out}, "tflm-gen: " + fifo + " is not a regular file (p---------), not a model file\n"},
+		{[]string{"plan", fifo}, "tflm-gen: " + fifo + " is not a regular file (p---------), not a model file\n"},
+		{[]string{dir, "-o", out}, "tflm-gen: " + dir + " is a directory, not a model file\n"},
+	} {
+		done := make(chan struct{})
+		var code int
+		var stderr string
+		go func() {
+			defer close(done)
+			code, _, stderr = runCLI(tc.args...)
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v: tflm-gen hangs", tc.args)
+		}
+		if code != 1 || stderr != tc.want {
+			t.Errorf("%v: exit %d, stderr %q; want 1, %q", tc.args, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", tc.args, out)
+		}
+	}
 }
