@@ -47,6 +47,8 @@ func TestHostileModels(t *testing.T) {
 		{"fan-out of 1,400 live outputs", func() []byte { return builder.FanOut(1400) }, "", nil, false, 0},
 		{"chain of 20,000 operators", func() []byte { return builder.Chain(20_000) }, "", nil, false, 0},
 		{"chain of 60,000 operators", func() []byte { return builder.Chain(60_000) }, "", nil, true, 0},
+		{"chain of 70,000 operators", func() []byte { return builder.Chain(70_000) },
+			"unsupported model feature: 1 problem(s): the program has 70000 operators, more than the limit of 65536 (model.MaxOperators)", model.ErrUnsupported, true, 0},
 		// The weak spot: 168 bytes of model per convolution (all share one
 		// weight tensor), each lowered, fused and planned as a candidate
 		// and emitted as 1.5 KB of Go: about 5 s of CPU per MB.

@@ -557,6 +557,14 @@ func (o *Op) Callees() []int {
 // two. Real models call a few small subgraphs.
 const MaxInlinedOps = 1 << 12
 
+// MaxOperators bounds the operators of the program tflm-gen generates:
+// subgraph 0's and, once per call site, those of the subgraphs it calls.
+// Generation takes time and memory in proportion (up to about 60 KB of
+// memory per operator for a chain of convolutions), so this bounds both,
+// at 65,536 operators: dozens of times what any model for a
+// microcontroller has.
+const MaxOperators = 1 << 16
+
 // checkCalls records control flow that cannot be lowered (CallProblems).
 func (p *parser) checkCalls(g *Graph) {
 	p.unsup = append(p.unsup, CallProblems(g)...)
@@ -566,8 +574,9 @@ func (p *parser) checkCalls(g *Graph) {
 // lowered: a subgraph index out of range, a subgraph calling itself
 // (directly or through others, which TFLite Micro would run until its stack
 // overflows), subgraphs no operator calls (multi-signature models: only
-// subgraph 0 runs), and called subgraphs that, inlined at every call site,
-// exceed MaxInlinedOps operators or MaxActivationBytes of tensors. The
+// subgraph 0 runs), called subgraphs that, inlined at every call site,
+// exceed MaxInlinedOps operators or MaxActivationBytes of tensors, and a
+// program of more than MaxOperators operators. The
 // lowering must not start when the list is not empty. It takes time linear
 // in the model's operators and subgraphs.
 func CallProblems(g *Graph) []string {
@@ -671,6 +680,9 @@ func CallProblems(g *Graph) []string {
 			}
 		}
 		ops[k], bytes[k] = o, b
+	}
+	if ops[0] > MaxOperators && ops[0]-int64(len(g.Ops)) <= MaxInlinedOps {
+		probs = append(probs, fmt.Sprintf("the program has %d operators, more than the limit of %d (model.MaxOperators)", ops[0], MaxOperators))
 	}
 	if inlined := ops[0] - int64(len(g.Ops)); inlined > MaxInlinedOps {
 		most, mostOps := (*Op)(nil), int64(0)
