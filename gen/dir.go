@@ -52,6 +52,12 @@ func generated(name string, head []byte) bool {
 	return false
 }
 
+// mayBeGenerated reports whether a file of this name can be one tflm-gen
+// wrote (generated decides from its content); others are never opened.
+func mayBeGenerated(name string) bool {
+	return strings.HasSuffix(name, ".go") || name == "layout.txt"
+}
+
 // existing is what an output directory holds under one name.
 type existing struct {
 	path    string
@@ -159,7 +165,7 @@ func survey(dir string, files map[string][]byte) (*dirPlan, error) {
 		return nil, err
 	}
 	for _, de := range entries {
-		if _, out := files[de.Name()]; out || !de.Type().IsRegular() {
+		if _, out := files[de.Name()]; out || !de.Type().IsRegular() || !mayBeGenerated(de.Name()) {
 			continue
 		}
 		e, err := inspect(dir, de.Name())
