@@ -210,12 +210,14 @@ func itThem(l []string) string  { return plural(l, "it", "them") }
 // renamed over it, so no file is ever half written, and the files are
 // renamed only once all of them are written.
 func WriteDir(dir string, files map[string][]byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating the output directory: %w", err)
-	}
 	p, err := survey(dir, files)
 	if err != nil {
 		return err
+	}
+	_, statErr := os.Lstat(dir)
+	created := errors.Is(statErr, fs.ErrNotExist)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating the output directory: %w", err)
 	}
 	tmps := make([]string, len(p.names))
 	cleanup := func() {
@@ -223,6 +225,9 @@ func WriteDir(dir string, files map[string][]byte) error {
 			if t != "" {
 				os.Remove(t)
 			}
+		}
+		if created {
+			os.Remove(dir) // only if still empty
 		}
 	}
 	for i, n := range p.names {
