@@ -2,6 +2,7 @@ package gen
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -44,11 +45,11 @@ func TestGenerateBrokenModels(t *testing.T) {
 		want string
 	}{
 		{"empty file", nil, model.ErrInvalid,
-			`invalid model: file is 0 bytes, too short for a flatbuffer`},
+			`invalid model: file is 0 bytes, too short for a flatbuffer (truncated, or not a model)`},
 		{"text file", []byte("package main\n\nfunc main() {}\n"), model.ErrInvalid,
 			`invalid model: file identifier is "age ", not "TFL3" (probably not a TensorFlow Lite model), and the file does not read as a model without one: model: corrupt flatbuffer: root table at byte 1801675120 is outside the 29-byte file`},
 		{"truncated", good[:len(good)/2], model.ErrInvalid,
-			`invalid model: buffers: corrupt flatbuffer: buffer 0: offset past the end of the file`},
+			`invalid model: the file looks truncated: it refers to data past its end (buffers: corrupt flatbuffer: buffer 0: offset past the end of the file)`},
 		{"no operators", func() []byte {
 			m := builder.New("no operators")
 			x := m.Tensor("x", model.Float32, []int{4}, nil)
@@ -71,6 +72,21 @@ func TestGenerateBrokenModels(t *testing.T) {
 			return m.Bytes()
 		}(), model.ErrUnsupported,
 			`unsupported model feature: 1 problem(s): operator 0 (CUSTOM "ethos-u"): no kernel for this custom operator; NPU and EdgeTPU operators need their vendor's runtime (inputs const uint8[8], uint8[64], int8[1 4]; outputs int8[1 4])`},
+		{"73 NPU operators: one entry", func() []byte {
+			m := builder.New("ethos-u")
+			q := builder.PerTensor(0.5, 0)
+			cmd := m.Const("cmd", model.Uint8, []int{8}, nil, make([]byte, 8))
+			prev := m.Tensor("in", model.Int8, []int{1, 4}, q)
+			in := prev
+			for i := range 73 {
+				out := m.Tensor(fmt.Sprint("t", i), model.Int8, []int{1, 4 + i%3}, q)
+				m.Custom("ethos-u", []int{cmd, prev}, []int{out}, nil)
+				prev = out
+			}
+			m.IO([]int{in}, []int{prev})
+			return m.Bytes()
+		}(), model.ErrUnsupported,
+			`unsupported model feature: 73 problem(s): 73 operators 0, 1, 2, 3, 4, 5 and 67 more (CUSTOM "ethos-u"): no kernel for this custom operator; NPU and EdgeTPU operators need their vendor's runtime`},
 		{"tensor types and operators listed together", func() []byte {
 			m := builder.New("types")
 			x := m.Tensor("x", model.DType(8), []int{4}, nil) // complex64

@@ -10,7 +10,11 @@
 //	gen/variant     which operators keep a fast kernel that needs scratch
 //	gen/emit        program + layout -> Go files (and gen/report's layout.txt)
 //
-// Nothing touches the disk.
+// Generate touches no disk. To put its files into a directory as the
+// tflm-gen command does, WriteDir writes them (every check before the first
+// write, each file written beside its name and renamed, files tflm-gen did
+// not write never replaced) and CheckDir compares them with what the
+// directory holds (-check). CheckPackageName validates a package name.
 package gen
 
 import (
@@ -77,11 +81,15 @@ var ErrUnsupported = model.ErrUnsupported
 // ErrTooLarge is wrapped when the plan exceeds Options.MaxArena.
 var ErrTooLarge = layout.ErrTooLarge
 
+// ErrTooComplex is wrapped when the memory plan has more pairs of buffers
+// live at a common operator than planner.MaxLivePairs.
+var ErrTooComplex = planner.ErrTooComplex
+
 // Generate generates the package for the model in data; name is the model's
 // file name, used in messages and in the generated header.
 func Generate(name string, data []byte, opt Options) (*Result, error) {
-	if !token.IsIdentifier(opt.Package) || opt.Package == "_" {
-		return nil, fmt.Errorf("package name %q is not a Go identifier", opt.Package)
+	if err := CheckPackageName(opt.Package); err != nil {
+		return nil, err
 	}
 	p, lay, err := Lower(name, data, opt)
 	if err != nil {
@@ -94,6 +102,23 @@ func Generate(name string, data []byte, opt Options) (*Result, error) {
 	return &Result{Files: files, Program: p, Layout: lay}, nil
 }
 
+// CheckPackageName returns an error when name cannot be the name of a
+// generated package: it must be a Go identifier, not a keyword, and not
+// "main" (a command, which nothing can import), "init" or "_".
+func CheckPackageName(name string) error {
+	switch {
+	case token.IsKeyword(name):
+		return fmt.Errorf("package name %q is a Go keyword", name)
+	case !token.IsIdentifier(name):
+		return fmt.Errorf("package name %q is not a Go identifier", name)
+	case name == "main":
+		return fmt.Errorf("package name %q would make a command, which no code can import; the generated package is a library", name)
+	case name == "init" || name == "_":
+		return fmt.Errorf("package name %q is not allowed by Go", name)
+	}
+	return nil
+}
+
 // Lower parses, lowers and plans the model without emitting code; used by
 // the plan command and by tests.
 func Lower(name string, data []byte, opt Options) (*program.Program, *layout.Layout, error) {
@@ -101,7 +126,7 @@ func Lower(name string, data []byte, opt Options) (*program.Program, *layout.Lay
 	if err != nil {
 		return nil, nil, err
 	}
-	return LowerGraph(g, opt)
+	return lowerGraph(g, opt)
 }
 
 // parse reads a model. When the model reader finds unsupported features
@@ -127,11 +152,11 @@ func parse(name string, data []byte) (*model.Graph, error) {
 	return nil, err
 }
 
-// LowerGraph lowers and plans a parsed graph (lower.Program, then
+// lowerGraph lowers and plans a parsed graph (lower.Program, then
 // layout.Make). Unless Options.Speed is set, a fast kernel is kept only
 // where its scratch memory does not make the arena larger. A plan over Options.MaxArena fails with
 // ErrTooLarge and the peak explained.
-func LowerGraph(g *model.Graph, opt Options) (*program.Program, *layout.Layout, error) {
+func lowerGraph(g *model.Graph, opt Options) (*program.Program, *layout.Layout, error) {
 	// One search budget for every plan of this generation: the candidate
 	// selections of variant choice, the final plan and the plain plan.
 	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Session: planner.NewSession(opt.Effort)}

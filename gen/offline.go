@@ -14,7 +14,7 @@ import (
 // offline memory plan from.
 const OfflineMetadataName = "OfflineMemoryAllocation"
 
-// OfflinePlan plans the model's activation tensors the way TensorFlow Lite
+// offlinePlan plans the model's activation tensors the way TensorFlow Lite
 // Micro can use them: one buffer per non-constant, non-variable tensor,
 // shared only between tensors whose lifetimes are disjoint (no views, no
 // in-place operators, which TFLM's kernels do not expect), with room left
@@ -22,7 +22,7 @@ const OfflineMetadataName = "OfflineMemoryAllocation"
 // (tflmScratch), which TFLM places around the offline tensors. It returns
 // one arena offset per tensor, -1 for tensors TFLM allocates itself
 // (constants and variables), and the plan.
-func OfflinePlan(g *model.Graph, opt Options) ([]int32, *planner.Plan, error) {
+func offlinePlan(g *model.Graph, opt Options) ([]int32, *planner.Plan, error) {
 	p, err := lower.Assemble(g, lower.Bare(g), lower.Options{NoShare: true, NoViews: true})
 	if err != nil {
 		return nil, nil, err
@@ -68,7 +68,7 @@ func OfflinePlan(g *model.Graph, opt Options) ([]int32, *planner.Plan, error) {
 }
 
 // EmitOffline returns a copy of the model with TFLite Micro's
-// OfflineMemoryAllocation metadata set from OfflinePlan; everything else in
+// OfflineMemoryAllocation metadata set from offlinePlan; everything else in
 // the model is unchanged. The copy is the original file shifted behind a new
 // root table whose buffers and metadata vectors gain one entry each.
 func EmitOffline(name string, data []byte, opt Options) ([]byte, error) {
@@ -76,7 +76,7 @@ func EmitOffline(name string, data []byte, opt Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	offs, _, err := OfflinePlan(g, opt)
+	offs, _, err := offlinePlan(g, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,7 @@ func TestEmitOffline(t *testing.T) {
 			if !ok {
 				t.Fatal("no OfflineMemoryAllocation metadata")
 			}
-			want, plan, err := OfflinePlan(g0, Options{})
+			want, plan, err := offlinePlan(g0, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -195,6 +195,126 @@ func (p *Plan) CertText() string {
 // ErrBadBuffer reports an invalid buffer request.
 var ErrBadBuffer = errors.New("invalid buffer")
 
+// MaxLivePairs bounds the pairs of buffers live at a common step (the
+// conflicts the planner keeps and checks; a layer-by-layer model of n
+// operators has about 2n of them, every model of ../shared fewer than 200).
+// Their number grows with the square of the buffers live at once, which
+// only a hostile graph makes large (one tensor read by thousands of
+// operators whose outputs all stay live): Make refuses more with a
+// *LivePairsError, so that planning time and memory stay bounded.
+const MaxLivePairs = 1 << 20
+
+// ErrTooComplex is wrapped by errors refusing a problem over MaxLivePairs.
+var ErrTooComplex = errors.New("memory plan too large")
+
+// LivePairsError reports a problem with more than MaxLivePairs pairs of
+// buffers live at a common step. It wraps ErrTooComplex.
+type LivePairsError struct {
+	Pairs int64 // pairs of buffers live at a common step
+	// Step is a step where the most buffers are live, Live their number.
+	Step, Live int
+}
+
+func (e *LivePairsError) Error() string {
+	return fmt.Sprintf("%v: %d pairs of buffers are live at a common step (up to %d buffers at step %d), more than the planner's limit of %d (planner.MaxLivePairs)", ErrTooComplex, e.Pairs, e.Live, e.Step, MaxLivePairs)
+}
+
+// Unwrap returns ErrTooComplex.
+func (e *LivePairsError) Unwrap() error { return ErrTooComplex }
+
+// LivePairs counts the pairs of buffers live at a common step and finds a
+// step where the most buffers are live (live of them), in O(n log n).
+func LivePairs(bufs []Buffer) (pairs int64, step, live int) {
+	n := len(bufs)
+	firsts, lasts := make([]int, n), make([]int, n)
+	for i, b := range bufs {
+		firsts[i], lasts[i] = b.First, b.Last
+	}
+	slices.Sort(firsts)
+	slices.Sort(lasts)
+	// Pairs that do not meet: one ends before the other starts.
+	var apart int64
+	k := 0
+	for _, f := range firsts {
+		for k < n && lasts[k] < f {
+			k++
+		}
+		apart += int64(k)
+	}
+	// The most buffers live at once: sweep starts against ends.
+	k = 0
+	for i, f := range firsts {
+		for k < n && lasts[k] < f {
+			k++
+		}
+		if i+1-k > live {
+			live, step = i+1-k, f
+		}
+	}
+	return int64(n)*int64(n-1)/2 - apart, step, live
+}
+
+// forEachLivePair calls fn(i, j) for every pair of buffers i != j whose
+// lifetimes [first, last] meet, in O(n log n + pairs): a sweep by start
+// with the started buffers in a heap by end.
+func forEachLivePair(first, last []int, fn func(i, j int)) {
+	order := make([]int, len(first))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return first[a] - first[b] })
+	h := &endHeap{last: last}
+	for _, i := range order {
+		for len(h.ids) > 0 && last[h.ids[0]] < first[i] {
+			h.pop()
+		}
+		for _, j := range h.ids {
+			fn(j, i)
+		}
+		h.push(i)
+	}
+}
+
+// endHeap is a binary min-heap of buffer ids by lifetime end.
+type endHeap struct {
+	ids  []int
+	last []int
+}
+
+func (h *endHeap) less(a, b int) bool { return h.last[h.ids[a]] < h.last[h.ids[b]] }
+
+func (h *endHeap) push(i int) {
+	h.ids = append(h.ids, i)
+	for c := len(h.ids) - 1; c > 0; {
+		p := (c - 1) / 2
+		if !h.less(c, p) {
+			break
+		}
+		h.ids[c], h.ids[p] = h.ids[p], h.ids[c]
+		c = p
+	}
+}
+
+func (h *endHeap) pop() {
+	n := len(h.ids) - 1
+	h.ids[0] = h.ids[n]
+	h.ids = h.ids[:n]
+	for p := 0; ; {
+		c := 2*p + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h.less(c+1, c) {
+			c++
+		}
+		if !h.less(c, p) {
+			break
+		}
+		h.ids[c], h.ids[p] = h.ids[p], h.ids[c]
+		p = c
+	}
+}
+
 // DefaultAlign is the alignment Make uses when Options.Align is 0.
 const DefaultAlign = 16
 
@@ -230,18 +350,30 @@ func Make(bufs []Buffer, opt Options) (*Plan, error) {
 			tiedTo[t.To] = true
 		}
 	}
-	for i := range bufs { // ties form chains, not cycles
+	// Ties form chains, not cycles: follow each chain once (state 1: on
+	// the chain being followed, 2: known to end), linear in the buffers.
+	state := make([]int8, len(bufs))
+	for i := range bufs {
 		j := i
-		for n := 0; bufs[j].Tie != nil; n++ {
-			if j = bufs[j].Tie.To; n > len(bufs) {
-				return nil, fmt.Errorf("%w: buffer %d %q: its ties form a cycle", ErrBadBuffer, i, bufs[i].Name)
-			}
+		for state[j] == 0 && bufs[j].Tie != nil {
+			state[j] = 1
+			j = bufs[j].Tie.To
 		}
+		if state[j] == 1 {
+			return nil, fmt.Errorf("%w: buffer %d %q: its ties form a cycle", ErrBadBuffer, i, bufs[i].Name)
+		}
+		for j = i; state[j] == 1; j = bufs[j].Tie.To {
+			state[j] = 2
+		}
+		state[j] = 2
 	}
 	if len(tiedTo) > 0 {
 		if err := checkChains(bufs, align); err != nil {
 			return nil, err
 		}
+	}
+	if pairs, step, live := LivePairs(bufs); pairs > MaxLivePairs {
+		return nil, &LivePairsError{Pairs: pairs, Step: step, Live: live}
 	}
 	sess := opt.Session
 	if sess == nil {
@@ -387,13 +519,12 @@ func newProblem(bufs []Buffer, align int) *problem {
 		maxStep = max(maxStep, b.Last)
 	}
 	p.conflicts = make([][]int, p.n)
-	for i := 0; i < p.n; i++ {
-		for j := i + 1; j < p.n; j++ {
-			if p.first[i] <= p.last[j] && p.first[j] <= p.last[i] {
-				p.conflicts[i] = append(p.conflicts[i], j)
-				p.conflicts[j] = append(p.conflicts[j], i)
-			}
-		}
+	forEachLivePair(p.first, p.last, func(i, j int) {
+		p.conflicts[i] = append(p.conflicts[i], j)
+		p.conflicts[j] = append(p.conflicts[j], i)
+	})
+	for _, c := range p.conflicts {
+		slices.Sort(c) // by index, as the search expects no other order
 	}
 	if p.n > 0 {
 		live := make([]int, maxStep+2)
@@ -537,7 +668,7 @@ type search struct {
 	tmp   []span
 }
 
-type cand struct{ i, at int }
+type cand struct{ i, at int32 } // int32: the candidate lists of a deep search are the planner's largest memory
 
 // fitUndo restores a fit changed by a placement.
 type fitUndo struct{ i, fit int }
@@ -662,7 +793,7 @@ func (s *search) dfs(depth, height int) bool {
 			s.cands = s.cands[:base]
 			return true
 		}
-		s.cands = append(s.cands, cand{i, at})
+		s.cands = append(s.cands, cand{int32(i), int32(at)})
 	}
 	cands := s.cands[base:]
 	sort.SliceStable(cands, func(a, b int) bool {
@@ -678,9 +809,10 @@ func (s *search) dfs(depth, height int) bool {
 			return false
 		}
 		s.steps++
-		mark := s.place(c.i, c.at)
-		ok := s.dfs(depth+1, max(height, c.at+p.size[c.i]))
-		s.unplace(c.i, mark)
+		ci, at := int(c.i), int(c.at)
+		mark := s.place(ci, at)
+		ok := s.dfs(depth+1, max(height, at+p.size[ci]))
+		s.unplace(ci, mark)
 		if !ok {
 			return false
 		}
@@ -703,17 +835,25 @@ func FirstOverlap(bufs []Buffer, offsets []int) (i, j int, found bool) {
 			return min(i, t.To), max(i, t.To), true
 		}
 	}
-	for i = range bufs {
-		for j = i + 1; j < len(bufs); j++ {
-			a, b := bufs[i], bufs[j]
-			if a.Size == 0 || b.Size == 0 || a.Tie != nil && a.Tie.To == j || b.Tie != nil && b.Tie.To == i {
-				continue
-			}
-			if a.First <= b.Last && b.First <= a.Last &&
-				offsets[i] < offsets[j]+b.Size && offsets[j] < offsets[i]+a.Size {
-				return i, j, true
-			}
-		}
+	// Only buffers live at a common step can clash: visit those pairs
+	// (forEachLivePair) and keep the first clash in (i, j) order.
+	first, last := make([]int, len(bufs)), make([]int, len(bufs))
+	for k, b := range bufs {
+		first[k], last[k] = b.First, b.Last
 	}
-	return 0, 0, false
+	forEachLivePair(first, last, func(x, y int) {
+		x, y = min(x, y), max(x, y)
+		a, b := bufs[x], bufs[y]
+		if a.Size == 0 || b.Size == 0 || a.Tie != nil && a.Tie.To == y || b.Tie != nil && b.Tie.To == x {
+			return
+		}
+		if offsets[x] < offsets[y]+b.Size && offsets[y] < offsets[x]+a.Size &&
+			(!found || x < i || x == i && y < j) {
+			i, j, found = x, y, true
+		}
+	})
+	if !found {
+		return 0, 0, false
+	}
+	return i, j, true
 }

@@ -69,7 +69,7 @@ func (s *refSearch) dfs(depth, height int) bool {
 		if at+p.size[i] >= s.best {
 			return true
 		}
-		cands = append(cands, cand{i, at})
+		cands = append(cands, cand{int32(i), int32(at)})
 	}
 	sort.SliceStable(cands, func(a, b int) bool {
 		if cands[a].at != cands[b].at {
@@ -82,9 +82,10 @@ func (s *refSearch) dfs(depth, height int) bool {
 			return false
 		}
 		s.steps++
-		s.placed[c.i], s.off[c.i] = true, c.at
-		ok := s.dfs(depth+1, max(height, c.at+p.size[c.i]))
-		s.placed[c.i] = false
+		ci, at := int(c.i), int(c.at)
+		s.placed[ci], s.off[ci] = true, at
+		ok := s.dfs(depth+1, max(height, at+p.size[ci]))
+		s.placed[ci] = false
 		if !ok {
 			return false
 		}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -28,12 +29,16 @@ type tiedProblem struct {
 	lowerBound int
 	peakStep   int
 	n          int // buffers
+	// Per buffer: its unit, its place in the unit (rel, aligned size),
+	// and the buffers of other units live at a common step with it.
+	unitOf, rel, size []int
+	conflicts         [][]int
 }
 
-func newTiedProblem(bufs []Buffer, align int) *tiedProblem {
-	p := &tiedProblem{n: len(bufs)}
-	// A unit is a chain: a buffer without a tie, the buffer tied to it,
-	// the buffer tied to that one, ...
+// tiedUnits groups the buffers into units: a chain is a buffer without a
+// tie, the buffer tied to it, the buffer tied to that one, ...; each member
+// with its offset in the unit (the lowest at 0), aligned size and lifetime.
+func tiedUnits(bufs []Buffer, align int) [][]member {
 	tiedBy := make([]int, len(bufs))
 	for i := range tiedBy {
 		tiedBy[i] = -1
@@ -43,6 +48,7 @@ func newTiedProblem(bufs []Buffer, align int) *tiedProblem {
 			tiedBy[b.Tie.To] = i
 		}
 	}
+	var units [][]member
 	for i, b := range bufs {
 		if b.Tie != nil {
 			continue
@@ -51,104 +57,153 @@ func newTiedProblem(bufs []Buffer, align int) *tiedProblem {
 		for j := tiedBy[i]; j >= 0; j = tiedBy[j] {
 			ms = append(ms, member{buf: j, rel: ms[len(ms)-1].rel + bufs[j].Tie.Shift})
 		}
-		p.units = append(p.units, ms)
-	}
-	maxStep := 0
-	for u, ms := range p.units {
 		low := 0
 		for _, m := range ms {
 			low = min(low, m.rel)
 		}
-		p.extent = append(p.extent, 0)
-		p.first = append(p.first, bufs[ms[0].buf].First)
-		p.last = append(p.last, bufs[ms[0].buf].Last)
 		for k := range ms {
 			b := bufs[ms[k].buf]
 			ms[k].rel -= low
 			ms[k].size = alignUp(b.Size, align)
 			ms[k].first, ms[k].last = b.First, b.Last
-			p.extent[u] = max(p.extent[u], ms[k].rel+ms[k].size)
-			p.first[u] = min(p.first[u], b.First)
-			p.last[u] = max(p.last[u], b.Last)
-			maxStep = max(maxStep, b.Last)
+		}
+		units = append(units, ms)
+	}
+	return units
+}
+
+func newTiedProblem(bufs []Buffer, align int) *tiedProblem {
+	p := &tiedProblem{n: len(bufs), units: tiedUnits(bufs, align)}
+	for u, ms := range p.units {
+		p.extent = append(p.extent, 0)
+		p.first = append(p.first, ms[0].first)
+		p.last = append(p.last, ms[0].last)
+		for _, m := range ms {
+			p.extent[u] = max(p.extent[u], m.rel+m.size)
+			p.first[u] = min(p.first[u], m.first)
+			p.last[u] = max(p.last[u], m.last)
 		}
 	}
-	for t := 0; t <= maxStep; t++ {
-		sum := 0
-		for _, ms := range p.units {
-			sum += liveUnion(ms, t)
-		}
-		if sum > p.lowerBound {
-			p.lowerBound, p.peakStep = sum, t
+	p.unitOf, p.rel, p.size = make([]int, p.n), make([]int, p.n), make([]int, p.n)
+	for u, ms := range p.units {
+		for _, m := range ms {
+			p.unitOf[m.buf], p.rel[m.buf], p.size[m.buf] = u, m.rel, m.size
 		}
 	}
+	first, last := make([]int, p.n), make([]int, p.n)
+	for i, b := range bufs {
+		first[i], last[i] = b.First, b.Last
+	}
+	p.conflicts = make([][]int, p.n)
+	forEachLivePair(first, last, func(i, j int) {
+		if p.unitOf[i] != p.unitOf[j] && p.size[i] > 0 && p.size[j] > 0 {
+			p.conflicts[i] = append(p.conflicts[i], j)
+			p.conflicts[j] = append(p.conflicts[j], i)
+		}
+	})
+	p.lowerBound, p.peakStep = p.unionBound()
 	return p
 }
 
-// liveUnion is the memory the members live at step t cover.
-func liveUnion(ms []member, t int) int {
+// stepDelta is a change of the live memory at a step.
+type stepDelta struct{ step, delta int }
+
+// unionBound is the lifetime lower bound over units: the largest total, at
+// one step, of the memory each unit's live members cover (their union),
+// and the first step where it is reached. Each unit is swept over the
+// steps where its live members change, so the work is the members and
+// their pairs live at a common step, not steps times units.
+func (p *tiedProblem) unionBound() (bound, step int) {
+	var deltas []stepDelta
+	type ev struct{ step, m int }
+	var evs []ev
+	var live []int // members live at the current step
 	var sp []span
-	for _, m := range ms {
-		if m.first <= t && t <= m.last && m.size > 0 {
-			sp = append(sp, span{m.rel, m.rel + m.size})
+	for _, ms := range p.units {
+		evs = evs[:0]
+		for k, m := range ms {
+			if m.size > 0 {
+				evs = append(evs, ev{m.first, k}, ev{m.last + 1, -1 - k})
+			}
+		}
+		slices.SortFunc(evs, func(a, b ev) int { return a.step - b.step })
+		live, prev := live[:0], 0
+		for e := 0; e < len(evs); {
+			at := evs[e].step
+			for ; e < len(evs) && evs[e].step == at; e++ {
+				if k := evs[e].m; k >= 0 {
+					live = append(live, k)
+				} else {
+					live = slices.DeleteFunc(live, func(x int) bool { return x == -1-k })
+				}
+			}
+			sp = sp[:0]
+			for _, k := range live {
+				sp = append(sp, span{ms[k].rel, ms[k].rel + ms[k].size})
+			}
+			slices.SortFunc(sp, func(a, b span) int { return a.lo - b.lo })
+			cover, end := 0, 0
+			for _, s := range sp {
+				if s.hi > end {
+					cover += s.hi - max(s.lo, end)
+					end = s.hi
+				}
+			}
+			if cover != prev {
+				deltas = append(deltas, stepDelta{at, cover - prev})
+				prev = cover
+			}
 		}
 	}
-	sort.Slice(sp, func(a, b int) bool { return sp[a].lo < sp[b].lo })
-	n, end := 0, 0
-	for _, s := range sp {
-		if s.hi > end {
-			n += s.hi - max(s.lo, end)
-			end = s.hi
+	slices.SortStableFunc(deltas, func(a, b stepDelta) int { return a.step - b.step })
+	sum := 0
+	for e := 0; e < len(deltas); {
+		at := deltas[e].step
+		for ; e < len(deltas) && deltas[e].step == at; e++ {
+			sum += deltas[e].delta
+		}
+		if sum > bound {
+			bound, step = sum, at
 		}
 	}
-	return n
+	return bound, step
 }
 
-// placedSpan is a placed member: its memory and lifetime.
-type placedSpan struct {
-	lo, hi, first, last int
-}
-
-// fit is the lowest offset at which unit u's members all avoid the placed
-// members they share a step with.
-func (p *tiedProblem) fit(u int, placed []placedSpan) int {
-	off := 0
+// fit is the lowest offset at which unit u's members all avoid the members
+// of the placed units (placed, at offsets off) they share a step with.
+func (p *tiedProblem) fit(u int, off []int, placed []bool) int {
+	at := 0
 	for moved := true; moved; {
 		moved = false
 		for _, m := range p.units[u] {
 			if m.size == 0 {
 				continue
 			}
-			for _, s := range placed {
-				if s.first <= m.last && m.first <= s.last && off+m.rel < s.hi && s.lo < off+m.rel+m.size {
-					off = s.hi - m.rel
+			for _, b := range p.conflicts[m.buf] {
+				v := p.unitOf[b]
+				if !placed[v] {
+					continue
+				}
+				lo := off[v] + p.rel[b]
+				if hi := lo + p.size[b]; at+m.rel < hi && lo < at+m.rel+m.size {
+					at = hi - m.rel
 					moved = true
 				}
 			}
 		}
 	}
-	return off
-}
-
-// appendSpans appends the members of unit u placed at off.
-func (p *tiedProblem) appendSpans(dst []placedSpan, u, off int) []placedSpan {
-	for _, m := range p.units[u] {
-		if m.size > 0 {
-			dst = append(dst, placedSpan{off + m.rel, off + m.rel + m.size, m.first, m.last})
-		}
-	}
-	return dst
+	return at
 }
 
 // firstFit places units in order, each at its lowest fit; it returns the
 // unit offsets and the arena height.
 func (p *tiedProblem) firstFit(order []int) ([]int, int) {
 	off := make([]int, len(p.units))
-	var placed []placedSpan
+	placed := make([]bool, len(p.units))
 	h := 0
 	for _, u := range order {
-		off[u] = p.fit(u, placed)
-		placed = p.appendSpans(placed, u, off[u])
+		off[u] = p.fit(u, off, placed)
+		placed[u] = true
 		h = max(h, off[u]+p.extent[u])
 	}
 	return off, h
@@ -208,6 +263,12 @@ func makeTied(bufs []Buffer, strategy Strategy, align int, budget *Budget) *Plan
 		// placed member: it costs 1 + units/16 of the budget.
 		s := &tiedSearch{p: p, budget: budget, cost: 1 + int64(len(p.units))/16, best: bestH, bestOff: best,
 			off: make([]int, len(p.units)), placedU: make([]bool, len(p.units))}
+		// The search holds every level's candidates on its path: at most
+		// the units at each of the levels the budget can reach. Allocated
+		// once (growing it step by step allocated several times as much
+		// on graphs of thousands of buffers).
+		n := int64(len(p.units))
+		s.cands = make([]cand, 0, n*min(n, budget.left/s.cost+1))
 		complete := s.dfs(0, 0)
 		plan.Steps = s.steps
 		if s.improved {
@@ -240,7 +301,6 @@ type tiedSearch struct {
 	improved bool
 	off      []int
 	placedU  []bool
-	placed   []placedSpan // the placed units' members
 	cands    []cand
 }
 
@@ -257,12 +317,12 @@ func (s *tiedSearch) dfs(depth, height int) bool {
 		if s.placedU[u] {
 			continue
 		}
-		at := p.fit(u, s.placed)
+		at := p.fit(u, s.off, s.placedU)
 		if at+p.extent[u] >= s.best {
 			s.cands = s.cands[:base]
 			return true
 		}
-		s.cands = append(s.cands, cand{u, at})
+		s.cands = append(s.cands, cand{int32(u), int32(at)})
 	}
 	cands := s.cands[base:]
 	sort.SliceStable(cands, func(a, b int) bool {
@@ -278,12 +338,10 @@ func (s *tiedSearch) dfs(depth, height int) bool {
 			return false
 		}
 		s.steps++
-		mark := len(s.placed)
-		s.placed = p.appendSpans(s.placed, c.i, c.at)
-		s.placedU[c.i], s.off[c.i] = true, c.at
-		ok := s.dfs(depth+1, max(height, c.at+p.extent[c.i]))
-		s.placedU[c.i] = false
-		s.placed = s.placed[:mark]
+		ci, at := int(c.i), int(c.at)
+		s.placedU[ci], s.off[ci] = true, at
+		ok := s.dfs(depth+1, max(height, at+p.extent[ci]))
+		s.placedU[ci] = false
 		if !ok {
 			return false
 		}
@@ -298,16 +356,22 @@ func (s *tiedSearch) dfs(depth, height int) bool {
 // chain that are not tied to each other overlap while both are live: no
 // plan could place them.
 func checkChains(bufs []Buffer, align int) error {
-	p := newTiedProblem(bufs, align)
-	for _, ms := range p.units {
-		for a := range ms {
-			for b := a + 2; b < len(ms); b++ {
-				x, y := ms[a], ms[b]
-				if x.first <= y.last && y.first <= x.last && x.size > 0 && y.size > 0 &&
-					x.rel < y.rel+y.size && y.rel < x.rel+x.size {
-					return fmt.Errorf("%w: buffers %d %q and %d %q of one chain of ties overlap while both are live", ErrBadBuffer, x.buf, bufs[x.buf].Name, y.buf, bufs[y.buf].Name)
-				}
+	for _, ms := range tiedUnits(bufs, align) {
+		// Only members live at a common step can clash.
+		first, last := make([]int, len(ms)), make([]int, len(ms))
+		for k, m := range ms {
+			first[k], last[k] = m.first, m.last
+		}
+		var err error
+		forEachLivePair(first, last, func(a, b int) {
+			a, b = min(a, b), max(a, b)
+			x, y := ms[a], ms[b]
+			if err == nil && b >= a+2 && x.size > 0 && y.size > 0 && x.rel < y.rel+y.size && y.rel < x.rel+x.size {
+				err = fmt.Errorf("%w: buffers %d %q and %d %q of one chain of ties overlap while both are live", ErrBadBuffer, x.buf, bufs[x.buf].Name, y.buf, bufs[y.buf].Name)
 			}
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil

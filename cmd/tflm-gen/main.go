@@ -178,6 +178,17 @@ func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, err
 	if cfg.maxModel < 1 {
 		return nil, "", fmt.Errorf("-max-model-size %d: must be positive", cfg.maxModel)
 	}
+	if !plan {
+		if cfg.out == "" {
+			base := filepath.Base(pos[0])
+			cfg.out = strings.TrimSuffix(base, filepath.Ext(base))
+		}
+		if cfg.pkg == "" {
+			cfg.pkg = packageName(cfg.out)
+		} else if err := gen.CheckPackageName(cfg.pkg); err != nil {
+			return nil, "", fmt.Errorf("-pkg: %w", err)
+		}
+	}
 	return cfg, pos[0], nil
 }
 
@@ -195,17 +206,24 @@ func (c *config) options() gen.Options {
 // readModel reads the model file, refusing files over the size limit before
 // reading them whole.
 func readModel(path string, limit int64) ([]byte, error) {
+	// Stat before opening: opening a FIFO would wait for a writer.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regularModel(path, st); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
+	if st, err = f.Stat(); err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
+	if err := regularModel(path, st); err != nil {
+		return nil, err
 	}
 	if st.Size() > limit {
 		return nil, fmt.Errorf("%s: %d bytes is over the -max-model-size limit of %d", path, st.Size(), limit)
@@ -220,8 +238,29 @@ func readModel(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// packageName makes a Go identifier from a directory name.
+// regularModel refuses a model path that is not a regular file.
+func regularModel(path string, st os.FileInfo) error {
+	if st.IsDir() {
+		return fmt.Errorf("%s is a directory, not a model file", path)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s), not a model file", path, st.Mode().Type())
+	}
+	return nil
+}
+
+// packageName makes a package name from a directory name: a Go
+// identifier that gen.CheckPackageName accepts ("go" gives "gomodel").
 func packageName(dir string) string {
+	name := identifier(dir)
+	if gen.CheckPackageName(name) != nil {
+		name += "model"
+	}
+	return name
+}
+
+// identifier makes a Go identifier from a directory name.
+func identifier(dir string) string {
 	base := filepath.Base(filepath.Clean(dir))
 	var b strings.Builder
 	for _, r := range strings.ToLower(base) {
@@ -242,13 +281,6 @@ func packageName(dir string) string {
 }
 
 func runGenerate(cfg *config, path string, stdout io.Writer) error {
-	if cfg.out == "" {
-		base := filepath.Base(path)
-		cfg.out = strings.TrimSuffix(base, filepath.Ext(base))
-	}
-	if cfg.pkg == "" {
-		cfg.pkg = packageName(cfg.out)
-	}
 	data, err := readModel(path, cfg.maxModel)
 	if err != nil {
 		return err
@@ -258,7 +290,7 @@ func runGenerate(cfg *config, path string, stdout io.Writer) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if cfg.check {
-		drift, err := checkDir(cfg.out, res.Files, stdout)
+		drift, err := gen.CheckDir(cfg.out, res.Files, stdout)
 		if err != nil {
 			return err
 		}
@@ -267,7 +299,7 @@ func runGenerate(cfg *config, path string, stdout io.Writer) error {
 		}
 		return nil
 	}
-	if err := writeDir(cfg.out, res.Files); err != nil {
+	if err := gen.WriteDir(cfg.out, res.Files); err != nil {
 		return err
 	}
 	p := res.Layout.Plan
@@ -295,8 +327,8 @@ func runPlan(cfg *config, path string, stdout io.Writer) error {
 		return err
 	}
 	if cfg.svg != "" {
-		if err := writeFileAtomic(cfg.svg, rep.SVG); err != nil {
-			return err
+		if err := gen.WriteFile(cfg.svg, rep.SVG); err != nil {
+			return fmt.Errorf("-svg: %w", err)
 		}
 	}
 	if cfg.emitOffline != "" {
@@ -304,8 +336,8 @@ func runPlan(cfg *config, path string, stdout io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		if err := writeFileAtomic(cfg.emitOffline, out); err != nil {
-			return err
+		if err := gen.WriteFile(cfg.emitOffline, out); err != nil {
+			return fmt.Errorf("-emit-offline: %w", err)
 		}
 	}
 	return nil

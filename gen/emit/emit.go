@@ -42,10 +42,16 @@ const (
 )
 
 // commentText makes a name from the model safe inside a // comment: names
-// with line breaks, control characters or comment markers are quoted.
+// with line breaks, control characters, invisible format characters
+// (bidirectional overrides) or comment markers are quoted.
 func commentText(s string) string {
 	for _, r := range s {
-		if r < ' ' || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 || r == '\uFFFD' {
+		// Control characters, line and paragraph separators, and the
+		// invisible format characters (bidirectional overrides and
+		// isolates, which can make a comment display differently from
+		// what the compiler reads) are not printable: quoted, they show
+		// as escapes.
+		if r != ' ' && !strconv.IsPrint(r) || r == '\uFFFD' {
 			return strconv.Quote(s)
 		}
 	}
@@ -380,7 +386,7 @@ func (e *emitter) modelFile() ([]byte, error) {
 	f.ImportName(pathUnsafe, "unsafe")
 	packageComment(f, fmt.Sprintf("Package %s runs the TensorFlow Lite model %s, compiled ahead of time by\n"+
 		"tflm-gen: all memory is one arena inside Model, planned at generation time;\n"+
-		"weights are read-only constants; Invoke is a fixed sequence of kernel calls.", pkg, g.Name))
+		"weights are read-only constants; Invoke is a fixed sequence of kernel calls.", pkg, commentText(g.Name)))
 
 	// const (ArenaSize = ...; NumInputs = ...; NumOutputs = ...)
 	peak := lay.Plan.PeakStep
@@ -508,6 +514,19 @@ func (e *emitter) ioAccessors(f *jen.File, kind string, idx []int) {
 		types[t.Type] = true
 	}
 	lower := strings.ToLower(kind)
+	if len(idx) == 0 {
+		// A graph without inputs (or outputs) runs all the same, as in
+		// TFLite Micro:
+		//
+		//	func (m *Model) Input(i int) []byte {
+		//		panic("pkg: Input index out of range")
+		//	}
+		comment(f, fmt.Sprintf("%s would return the raw little-endian bytes of graph %s i; the graph has\nno %ss, so it always panics.", kind, lower, lower))
+		f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id(kind).Params(jen.Id("i").Int()).Index().Byte().Block(
+			jen.Panic(jen.Lit(fmt.Sprintf("%s: %s index out of range", pkg, kind))),
+		)
+		return
+	}
 	comment(f, fmt.Sprintf("%s returns the raw little-endian bytes of graph %s i, a view into the\narena. It panics if i is out of range.", kind, lower))
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id(kind).Params(jen.Id("i").Int()).Index().Byte().Block(
 		jen.Id("a").Op(":=").Id("m").Dot("arena").Call(),

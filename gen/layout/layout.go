@@ -77,6 +77,12 @@ func place(p *program.Program, align int, opt Options) (*planner.Plan, error) {
 		}
 	}
 	plan, err := planner.Make(bufs, planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort, Session: opt.Session})
+	var pairs *planner.LivePairsError
+	if errors.As(err, &pairs) && pairs.Step >= 0 && pairs.Step < len(p.Ops) {
+		op := p.Ops[pairs.Step]
+		return nil, fmt.Errorf("%w: %d pairs of buffers are live at a common operator, more than the planner's limit of %d (planner.MaxLivePairs); %d buffers are live at operator %d (%s)",
+			planner.ErrTooComplex, pairs.Pairs, planner.MaxLivePairs, pairs.Live, op.Index, op.Code)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("planning: %w", err)
 	}

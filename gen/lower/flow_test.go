@@ -191,6 +191,12 @@ func TestControlFlowRefused(t *testing.T) {
 			s.IO([]int{sc, sx}, []int{sy})
 			return m.Bytes()
 		}},
+		// Issue 26: recursion that does not pass through subgraph 0 once
+		// overflowed the lowering's stack; a call tree doubling per level
+		// was inlined into 2^depth copies.
+		{"mutual recursion 1 -> 2 -> 1", "subgraph 2: operator 0 (CALL_ONCE): calls subgraph 1 recursively (call cycle 1 -> 2 -> 1)", builder.MutualCallOnce},
+		{"call tree past MaxInlinedOps", "operator 0 (CALL_ONCE): runs 8189 operators of called subgraphs", func() []byte { return builder.CallOnceTree(12) }},
+		{"call tree of 40 levels", "operator 0 (CALL_ONCE): runs 2199023255549 operators of called subgraphs", func() []byte { return builder.CallOnceTree(40) }},
 		{"shape mismatch", "does not match", func() []byte {
 			m := builder.New("if")
 			cond := m.Tensor("cond", model.Bool, []int{1}, nil)

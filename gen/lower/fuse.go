@@ -266,6 +266,12 @@ type bandSchedule struct {
 func schedule(ops []*bandOp) *bandSchedule {
 	k := len(ops)
 	s := &bandSchedule{ops: ops, lineRows: make([]int, k-1)}
+	rows := 0
+	for _, b := range ops {
+		rows += b.outH
+	}
+	// At most a band and a slide per row.
+	s.events = make([]bandEvent, 0, 2*rows)
 	done := make([]int, k)
 	base := make([]int, k) // the first row each line holds
 	var ensure func(i, y int)

@@ -18,6 +18,12 @@ type fusePlanner struct {
 	band   []*bandOp
 	link   []bool // operator i reads operator i-1's output, which dies there
 	groups map[fuseSpan]int
+	// bornBy[j] sums the (aligned) buffers whose lifetime starts at step j
+	// or before, diedBy[i] those whose lifetime ends before step i, so that
+	// the buffers live at some step of [i, j] sum to bornBy[j]-diedBy[i].
+	bornBy, diedBy []int
+	// scratchOf lists the scratch buffers of each operator.
+	scratchOf [][]program.BufID
 }
 
 func newFusePlanner(p *program.Program, frags []*Fragment, align int) *fusePlanner {
@@ -25,6 +31,22 @@ func newFusePlanner(p *program.Program, frags []*Fragment, align int) *fusePlann
 	f := &fusePlanner{p: p, frags: frags, align: align, band: make([]*bandOp, n), link: make([]bool, n), groups: map[fuseSpan]int{}}
 	for i := range p.Ops {
 		f.band[i] = bandable(p, i)
+	}
+	f.bornBy, f.diedBy, f.scratchOf = make([]int, n+1), make([]int, n+1), make([][]program.BufID, n)
+	for k := range p.Buffers {
+		b := &p.Buffers[k]
+		sz := planner.AlignedSize(b.Size, align)
+		f.bornBy[min(max(b.First, 0), n)] += sz
+		if b.Last+1 <= n {
+			f.diedBy[max(b.Last+1, 0)] += sz
+		}
+		if b.Kind == planner.Scratch && b.Op >= 0 && b.Op < n {
+			f.scratchOf[b.Op] = append(f.scratchOf[b.Op], program.BufID(k))
+		}
+	}
+	for i := 1; i <= n; i++ {
+		f.bornBy[i] += f.bornBy[i-1]
+		f.diedBy[i] += f.diedBy[i-1]
 	}
 	for i := 1; i < n; i++ {
 		a, b := f.band[i-1], f.band[i]
@@ -41,22 +63,22 @@ func (f *fusePlanner) size(b program.BufID) int {
 	return planner.AlignedSize(f.p.Buffers[b].Size, f.align)
 }
 
-// live sums the buffers live at some step of [i, j] except skip.
-func (f *fusePlanner) live(i, j int, skip func(k int, b *program.Buffer) bool) int {
-	n := 0
-	for k := range f.p.Buffers {
-		b := &f.p.Buffers[k]
-		if b.First <= j && b.Last >= i && !skip(k, b) {
-			n += planner.AlignedSize(b.Size, f.align)
-		}
-	}
-	return n
+// live sums the buffers live at some step of [i, j] (0 <= i <= j < the
+// number of operators), in constant time.
+func (f *fusePlanner) live(i, j int) int {
+	return f.bornBy[j] - f.diedBy[i]
+}
+
+// liveIn reports whether buffer b is live at some step of [i, j].
+func (f *fusePlanner) liveIn(b program.BufID, i, j int) bool {
+	buf := &f.p.Buffers[b]
+	return buf.First <= j && buf.Last >= i
 }
 
 // single is what operator i costs run on its own, overlapped where its
 // kernel offers it.
 func (f *fusePlanner) single(i int) (withOverlap, without int) {
-	without = f.live(i, i, func(int, *program.Buffer) bool { return false })
+	without = f.live(i, i)
 	withOverlap = without
 	c := f.frags[i].c
 	bi, bo, ok := overlapPair(f.p, c)
@@ -85,14 +107,22 @@ func (f *fusePlanner) group(sp fuseSpan) int {
 			mine[ops[j].outBuf] = true
 			lines += planner.AlignedSize(s.lineBytes(j), f.align)
 		}
-		scratch := 0
-		other := f.live(sp.first, sp.last, func(k int, b *program.Buffer) bool {
-			if b.Kind == planner.Scratch && b.Op >= sp.first && b.Op <= sp.last {
-				scratch = max(scratch, planner.AlignedSize(b.Size, f.align)) // one buffer shared by the group (shareGroupScratch)
-				return true
+		// The buffers live in the span but the operators' scratch and
+		// the chain's own tensors, which the group replaces.
+		scratch, other := 0, f.live(sp.first, sp.last)
+		for k := sp.first; k <= sp.last; k++ {
+			for _, b := range f.scratchOf[k] {
+				if f.liveIn(b, sp.first, sp.last) {
+					scratch = max(scratch, f.size(b)) // one buffer shared by the group (shareGroupScratch)
+					other -= f.size(b)
+				}
 			}
-			return mine[program.BufID(k)]
-		})
+		}
+		for b := range mine {
+			if f.liveIn(b, sp.first, sp.last) && !(f.p.Buffers[b].Kind == planner.Scratch && f.p.Buffers[b].Op >= sp.first && f.p.Buffers[b].Op <= sp.last) {
+				other -= f.size(b)
+			}
+		}
 		inB, outB := ops[0].inBuf, ops[len(ops)-1].outBuf
 		in, out := f.size(inB), f.size(outB)
 		pair := in + out

@@ -59,6 +59,11 @@ func ops(g *model.Graph, lean []bool, speed bool) ([]*Fragment, error) {
 	if len(lean) != len(g.Ops) {
 		return nil, fmt.Errorf("internal error: %d lean flags for %d operators", len(lean), len(g.Ops))
 	}
+	// Subgraphs are inlined at each call site: lowering must not start on
+	// recursive calls or a call tree too large to inline.
+	if probs := model.CallProblems(g); len(probs) > 0 {
+		return nil, &model.UnsupportedError{Problems: probs}
+	}
 	frags := make([]*Fragment, 0, len(g.Ops))
 	var errs []string
 	st := newLowerState(g)
@@ -169,6 +174,9 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 	}
 	groups := map[int]*group{}
 	var roots []int
+	// listed marks the tensors already in their group's list: a group can
+	// hold every tensor of a long chain of in-place operators.
+	listed := make([]bool, len(g.Tensors))
 	touch := func(t, step int) {
 		if t < 0 || g.Tensors[t].IsConst() || g.Tensors[t].Type == model.Resource {
 			// A resource handle holds no data (resource.go).
@@ -182,11 +190,8 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 			roots = append(roots, r)
 		}
 		gr.first, gr.last = min(gr.first, step), max(gr.last, step)
-		found := false
-		for _, x := range gr.tensors {
-			found = found || x == t
-		}
-		if !found {
+		if !listed[t] {
+			listed[t] = true
 			gr.tensors = append(gr.tensors, t)
 		}
 		if g.Tensors[t].IsVariable {

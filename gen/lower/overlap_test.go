@@ -299,7 +299,7 @@ func TestOverlapPairsSimulated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// As gen.LowerGraph plans: one session for every plan.
+		// As gen's lowerGraph plans: one session for every plan.
 		popt := layout.Options{Session: planner.NewSession(0)}
 		p, _, err := Program(g, ProgramOptions{Overlap: true, Plan: popt})
 		if err != nil {
@@ -485,4 +485,41 @@ func FuzzOverlapChains(f *testing.F) {
 			t.Fatalf("%s: %v", desc, err)
 		}
 	})
+}
+
+// TestHeaviestCandidates: past maxOverlapWork, chooseOverlaps tries the
+// candidates at the steps with the most bytes live, in program order.
+func TestHeaviestCandidates(t *testing.T) {
+	// Operators 0-5; buffer sizes make the live bytes per step
+	// 10, 10, 50, 30, 50, 10.
+	p := &program.Program{}
+	for i := range 6 {
+		p.Ops = append(p.Ops, program.Op{Index: i})
+	}
+	for _, b := range []planner.Buffer{{Size: 10, First: 0, Last: 5}, {Size: 40, First: 2, Last: 2}, {Size: 20, First: 3, Last: 4}, {Size: 20, First: 4, Last: 4}} {
+		p.Buffers = append(p.Buffers, program.Buffer{Buffer: b})
+	}
+	var cands []*opCtx
+	for i := range 6 {
+		cands = append(cands, &opCtx{Op: &model.Op{Index: i}})
+	}
+	for _, tc := range []struct {
+		keep int
+		want []int
+	}{
+		{0, []int{2}}, // at least one
+		{1, []int{2}},
+		{2, []int{2, 4}},
+		{3, []int{2, 3, 4}},
+		{4, []int{0, 2, 3, 4}}, // ties: program order
+		{9, []int{0, 1, 2, 3, 4, 5}},
+	} {
+		var got []int
+		for _, c := range heaviest(p, cands, tc.keep) {
+			got = append(got, c.Op.Index)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("keep %d: operators %v, want %v", tc.keep, got, tc.want)
+		}
+	}
 }

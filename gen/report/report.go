@@ -135,9 +135,18 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 	return out.Bytes(), nil
 }
 
+// maxChartCells bounds the timeline chart (buffers times operators): it
+// grows with the square of a program's size, so a long chain of operators
+// would write hundreds of megabytes of dots. Every model of ../shared stays
+// far below (person_detect: 32 buffers x 31 operators).
+const maxChartCells = 1 << 20
+
 // chart draws one row per buffer and one column per operator.
 func chart(pr *program.Program, order []int) string {
 	n := len(pr.Ops)
+	if cells := int64(len(order)) * int64(n); cells > maxChartCells {
+		return fmt.Sprintf("(not drawn: %d buffers x %d operators is over %d cells; the table above lists every lifetime)\n", len(order), n, maxChartCells)
+	}
 	var sb strings.Builder
 	pad := strings.Repeat(" ", 6)
 	if n > 10 {

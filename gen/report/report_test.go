@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -190,6 +191,40 @@ func TestChartTens(t *testing.T) {
 	}
 	if !strings.Contains(string(got), "\npeak         operator 9 (ADD): 32 bytes live\n") {
 		t.Errorf("peak line wrong:\n%s", got)
+	}
+}
+
+// TestChartBounded: the timeline, buffers times operators characters, is
+// drawn only up to maxChartCells (a chain of 20,000 operators drew 401 MB).
+func TestChartBounded(t *testing.T) {
+	for _, tc := range []struct {
+		ops, bufs int
+		drawn     bool
+	}{
+		{1024, 1024, true},
+		{1024, 1025, false},
+		{60_000, 60_000, false},
+	} {
+		p := &program.Program{Graph: &model.Graph{Name: "long.tflite"}}
+		for i := range tc.ops {
+			p.Ops = append(p.Ops, program.Op{Index: i, Code: model.OpAbs})
+		}
+		offs := make([]int, tc.bufs)
+		for i := range tc.bufs {
+			p.Buffers = append(p.Buffers, program.Buffer{Buffer: planner.Buffer{Name: "t", Size: 16, First: i % tc.ops, Last: i % tc.ops}, Reset: -1, Op: -1})
+		}
+		l := &layout.Layout{Align: 16, PlainSize: 16, Plan: &planner.Plan{Offsets: offs, Size: 16, LowerBound: 16}}
+		got, err := Text(p, l, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		note := fmt.Sprintf("(not drawn: %d buffers x %d operators is over 1048576 cells; the table above lists every lifetime)", tc.bufs, tc.ops)
+		if drawn := !strings.Contains(string(got), note); drawn != tc.drawn {
+			t.Errorf("%d buffers x %d operators: drawn = %v, want %v", tc.bufs, tc.ops, drawn, tc.drawn)
+		}
+		if max := 200*tc.bufs + 3*tc.ops + 1<<20 + 4096; tc.drawn && len(got) > max || !tc.drawn && len(got) > 200*tc.bufs {
+			t.Errorf("%d buffers x %d operators: layout.txt is %d bytes", tc.bufs, tc.ops, len(got))
+		}
 	}
 }
 

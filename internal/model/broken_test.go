@@ -142,7 +142,7 @@ var brokenCases = []struct {
 	{name: "tensor 1 vtable too short", edit: vtable16(0, 2, "2[0]", "0[1]", "0"), kind: model.ErrInvalid,
 		want: `invalid model: subgraph 0 tensors: corrupt flatbuffer: tensor 1: vtable length 2 invalid`},
 	{name: "tensor 1 vtable past end", edit: vtable16(0, 0xfffe, "2[0]", "0[1]", "0"), kind: model.ErrInvalid,
-		want: `invalid model: subgraph 0 tensors: corrupt flatbuffer: tensor 1 vtable at byte 626 (+65534) is outside the 912-byte file`},
+		want: `invalid model: the file looks truncated: it refers to data past its end (subgraph 0 tensors: corrupt flatbuffer: tensor 1 vtable at byte 626 (+65534) is outside the 912-byte file)`},
 	{name: "tensor 1 table size 0", edit: vtable16(2, 0, "2[0]", "0[1]", "0"), kind: model.ErrInvalid,
 		want: `invalid model: subgraph 0 tensors: corrupt flatbuffer: tensor 1: table size 0 is smaller than its vtable offset`},
 	{name: "tensor 1 field outside table", edit: vtable16(4, 0x7ff0, "2[0]", "0[1]", "0"), kind: model.ErrInvalid,
@@ -159,7 +159,7 @@ var brokenCases = []struct {
 	{name: "operator 0 inputs huge length", edit: target32(0x7fffffff, "2[0]", "3[0]", "1"), kind: model.ErrInvalid,
 		want: `invalid model: operator 0 (FULLY_CONNECTED): inputs: corrupt flatbuffer: field 1: vector of 2147483647 elements is longer than the file`},
 	{name: "operator 0 inputs length past end", edit: target32(3000, "2[0]", "3[0]", "1"), kind: model.ErrInvalid,
-		want: `invalid model: operator 0 (FULLY_CONNECTED): inputs: corrupt flatbuffer: field 1: vector of 3000 elements is longer than the file`},
+		want: `invalid model: the file looks truncated: it refers to data past its end (operator 0 (FULLY_CONNECTED): inputs: corrupt flatbuffer: field 1: vector of 3000 elements is longer than the file)`},
 	{name: "tensor 4 shape length max uint32", edit: target32(0xffffffff, "2[0]", "0[4]", "0"), kind: model.ErrInvalid,
 		want: `invalid model: tensor 4: corrupt flatbuffer: field 0: vector of 4294967295 elements is longer than the file`},
 	{name: "buffer 1 data length off by one", edit: func(b []byte) {

@@ -22,6 +22,30 @@ type fbuf struct {
 	// fields at one large vector to make the reader allocate without bound.
 	budget   int64
 	charging bool
+	// pastEnd records that some offset pointed past the end of the file,
+	// but not absurdly far (below truncatedLimit): what a truncated file
+	// gives. Its errors say so.
+	pastEnd bool
+}
+
+// truncatedLimit: a reference past the end of the file below this
+// position suggests a file cut short (no model tflm-gen reads is larger);
+// one above it, a corrupt offset.
+const truncatedLimit = 1 << 30
+
+// past records a reference to position pos when it lies past the end of
+// the file (pastEnd).
+func (f *fbuf) past(pos int64) {
+	if pos >= int64(len(f.b)) && pos < truncatedLimit {
+		f.pastEnd = true
+	}
+}
+
+// beyond reports whether pos, a position the file refers to, lies past its
+// end, and records it (past).
+func (f *fbuf) beyond(pos int64) bool {
+	f.past(pos)
+	return pos >= int64(len(f.b))
 }
 
 // maxVectorElems is the length limit for vectors bounded only by the file
@@ -41,6 +65,9 @@ type table struct {
 
 func (f *fbuf) need(pos, n int, what string) error {
 	if pos < 0 || n < 0 || pos > len(f.b) || n > len(f.b)-pos {
+		if pos >= 0 && n >= 0 {
+			f.past(int64(pos) + int64(n))
+		}
 		return fmt.Errorf("%w: %s at byte %d (+%d) is outside the %d-byte file", errCorrupt, what, pos, n, len(f.b))
 	}
 	return nil
@@ -54,6 +81,7 @@ func (f *fbuf) root() (table, error) {
 		return table{}, err
 	}
 	if pos := int64(f.u32(0)); pos > int64(len(f.b)) {
+		f.past(pos)
 		return table{}, fmt.Errorf("%w: root table at byte %d is outside the %d-byte file", errCorrupt, pos, len(f.b))
 	}
 	return f.tableAt(int(f.u32(0)), "root table")
@@ -67,6 +95,7 @@ func (f *fbuf) tableAt(pos int, what string) (table, error) {
 	soff := int64(int32(f.u32(pos)))
 	vt := int64(pos) - soff
 	if vt < 0 || vt > int64(len(f.b)) {
+		f.past(vt)
 		return table{}, fmt.Errorf("%w: %s: vtable offset %d out of range", errCorrupt, what, vt)
 	}
 	if err := f.need(int(vt), 4, what+" vtable"); err != nil {
@@ -154,7 +183,7 @@ func (t table) indirect(slot int) (int, error) {
 		return 0, err
 	}
 	q := int64(p) + int64(t.f.u32(p))
-	if q >= int64(len(t.f.b)) {
+	if t.f.beyond(q) {
 		return 0, fmt.Errorf("%w: field %d points past the end of the file", errCorrupt, slot)
 	}
 	return int(q), nil
@@ -186,6 +215,7 @@ func (t table) vector(slot, elemSize, maxN int) (start, n int, err error) {
 	}
 	ln := int64(t.f.u32(q))
 	if ln*int64(elemSize) > int64(len(t.f.b)) {
+		t.f.past(int64(q) + 4 + ln*int64(elemSize))
 		return 0, 0, fmt.Errorf("%w: field %d: vector of %d elements is longer than the file", errCorrupt, slot, ln)
 	}
 	if ln > int64(maxN) {
@@ -262,7 +292,7 @@ func (t table) tables(slot int, what string, maxN int) ([]table, error) {
 	for i := range out {
 		p := s + 4*i
 		q := int64(p) + int64(t.f.u32(p))
-		if q >= int64(len(t.f.b)) {
+		if t.f.beyond(q) {
 			return nil, fmt.Errorf("%w: %s %d: offset past the end of the file", errCorrupt, what, i)
 		}
 		if out[i], err = t.f.tableAt(int(q), fmt.Sprintf("%s %d", what, i)); err != nil {

@@ -22,13 +22,16 @@ var ErrInvalid = errors.New("invalid model")
 var ErrUnsupported = errors.New("unsupported model feature")
 
 // UnsupportedError lists every unsupported feature found in a well-formed
-// model, so that one run reports them all. It wraps ErrUnsupported.
+// model, so that one run reports them all. It wraps ErrUnsupported. Its
+// message is one line: operators with the same problem are listed
+// together, and past a few entries the rest are counted (problems.go);
+// Problems has them all.
 type UnsupportedError struct {
 	Problems []string
 }
 
 func (e *UnsupportedError) Error() string {
-	return fmt.Sprintf("%v: %d problem(s): %s", ErrUnsupported, len(e.Problems), strings.Join(e.Problems, "; "))
+	return fmt.Sprintf("%v: %d problem(s): %s", ErrUnsupported, len(e.Problems), summarize(e.Problems))
 }
 
 // Unwrap returns ErrUnsupported.
@@ -393,7 +396,7 @@ func (p *parser) unsupported(format string, args ...any) {
 
 func parse(data []byte) (*Graph, error) {
 	if len(data) < 8 {
-		return nil, invalid("file is %d bytes, too short for a flatbuffer", len(data))
+		return nil, invalid("file is %d bytes, too short for a flatbuffer (truncated, or not a model)", len(data))
 	}
 	// The file identifier is optional: TFLite Micro's GetModel does not
 	// check it, so a model without one is accepted when the rest
@@ -410,8 +413,14 @@ func parse(data []byte) (*Graph, error) {
 }
 
 // parseRoot reads the model's root table and subgraph 0.
-func parseRoot(data []byte) (*Graph, error) {
+func parseRoot(data []byte) (g *Graph, err error) {
 	f := &fbuf{b: data, budget: 2*int64(len(data)) + 1<<20, charging: true}
+	defer func() {
+		// A file cut short refers to data past its end: say so first.
+		if err != nil && f.pastEnd && errors.Is(err, errCorrupt) {
+			err = fmt.Errorf("%w: the file looks truncated: it refers to data past its end (%s)", ErrInvalid, strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
+		}
+	}()
 	// Options tables are read after parsing, without charging (each read is
 	// bounded by maxOptionVector); nothing writes to f after this.
 	defer func() { f.charging = false }()
@@ -420,7 +429,7 @@ func parseRoot(data []byte) (*Graph, error) {
 	if err != nil {
 		return nil, wrapInvalid("model", err)
 	}
-	g := &Graph{Metadata: map[string][]byte{}}
+	g = &Graph{Metadata: map[string][]byte{}}
 	if g.Description, err = root.str(3, maxName); err != nil {
 		return nil, wrapInvalid("model description", err)
 	}
@@ -540,44 +549,157 @@ func (o *Op) Callees() []int {
 	return nil
 }
 
-// checkCalls records control flow that cannot be lowered: a subgraph index
-// out of range, a subgraph calling itself (directly or through others, which
-// TFLite Micro would run until its stack overflows), and subgraphs no
-// operator calls (multi-signature models: only subgraph 0 runs).
+// MaxInlinedOps bounds the operators of called subgraphs (IF, WHILE,
+// CALL_ONCE), counted once per call site: tflm-gen inlines a called
+// subgraph at each operator that calls it (gen/lower/flow.go), so a
+// subgraph calling the next one twice, a few levels deep, would otherwise
+// multiply the program (and the generator's time and memory) by a power of
+// two. Real models call a few small subgraphs.
+const MaxInlinedOps = 1 << 12
+
+// MaxOperators bounds the operators of the program tflm-gen generates:
+// subgraph 0's and, once per call site, those of the subgraphs it calls.
+// Generation takes time and memory in proportion (up to about 60 KB of
+// memory per operator for a chain of convolutions), so this bounds both,
+// at 65,536 operators: dozens of times what any model for a
+// microcontroller has.
+const MaxOperators = 1 << 16
+
+// checkCalls records control flow that cannot be lowered (CallProblems).
 func (p *parser) checkCalls(g *Graph) {
+	p.unsup = append(p.unsup, CallProblems(g)...)
+}
+
+// CallProblems lists the control flow of model g (subgraph 0) that cannot be
+// lowered: a subgraph index out of range, a subgraph calling itself
+// (directly or through others, which TFLite Micro would run until its stack
+// overflows), subgraphs no operator calls (multi-signature models: only
+// subgraph 0 runs), called subgraphs that, inlined at every call site,
+// exceed MaxInlinedOps operators or MaxActivationBytes of tensors, and a
+// program of more than MaxOperators operators. The
+// lowering must not start when the list is not empty. It takes time linear
+// in the model's operators and subgraphs.
+func CallProblems(g *Graph) []string {
+	var probs []string
 	n := 1 + len(g.Subgraphs)
+	where := func(k int, op *Op) string {
+		if k > 0 {
+			return fmt.Sprintf("subgraph %d: %s", k, op.Describe())
+		}
+		return op.Describe()
+	}
 	called := make([]bool, n)
-	state := make([]int, n) // 0 unvisited, 1 on the path, 2 done
-	var visit func(k int, path []int)
-	visit = func(k int, path []int) {
-		state[k] = 1
-		for _, op := range g.Subgraph(k).Ops {
-			for _, c := range op.Callees() {
-				where := op.Describe()
-				if k > 0 {
-					where = fmt.Sprintf("subgraph %d: %s", k, where)
+	state := make([]int8, n) // 0 unvisited, 1 on the path, 2 done
+	var post []int           // subgraphs in the order their calls are done
+	// An explicit stack instead of recursion: the call depth is bounded
+	// only by the number of subgraphs.
+	type frame struct{ k, op, callee int }
+	stack := []frame{{k: 0}}
+	state[0] = 1
+	bad := false
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		ops := g.Subgraph(f.k).Ops
+		if f.op == len(ops) {
+			state[f.k] = 2
+			post = append(post, f.k)
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		op := ops[f.op]
+		cs := op.Callees()
+		if f.callee == len(cs) {
+			f.op, f.callee = f.op+1, 0
+			continue
+		}
+		c := cs[f.callee]
+		f.callee++
+		switch {
+		case c < 0 || c >= n:
+			bad = true
+			probs = append(probs, fmt.Sprintf("%s: calls subgraph %d, but the model has subgraphs 0 to %d", where(f.k, op), c, n-1))
+		case state[c] == 1:
+			bad = true
+			// The path from the subgraph called again, which is on
+			// the stack; a long one is shortened.
+			from := len(stack) - 1
+			for stack[from].k != c {
+				from--
+			}
+			var path strings.Builder
+			for i := from; i < len(stack); i++ {
+				if i-from == 8 && len(stack)-i > 8 {
+					fmt.Fprintf(&path, " ... (%d more)", len(stack)-8-i)
+					i = len(stack) - 8
 				}
-				switch {
-				case c < 0 || c >= n:
-					p.unsupported("%s: calls subgraph %d, but the model has subgraphs 0 to %d", where, c, n-1)
-				case state[c] == 1:
-					p.unsupported("%s: calls subgraph %d recursively (call path %v)", where, c, append(slices.Clone(path), c))
-				default:
-					called[c] = true
-					if state[c] == 0 {
-						visit(c, append(slices.Clone(path), c))
-					}
-				}
+				fmt.Fprintf(&path, "%d -> ", stack[i].k)
+			}
+			probs = append(probs, fmt.Sprintf("%s: calls subgraph %d recursively (call cycle %s%d)", where(f.k, op), c, path.String(), c))
+		default:
+			called[c] = true
+			if state[c] == 0 {
+				state[c] = 1
+				stack = append(stack, frame{k: c})
 			}
 		}
-		state[k] = 2
 	}
-	visit(0, []int{0})
 	for k := 1; k < n; k++ {
 		if !called[k] {
-			p.unsupported("subgraph %d is not called by any control flow operator (only subgraph 0 runs; multi-signature models are not supported)", k)
+			probs = append(probs, fmt.Sprintf("subgraph %d is not called by any control flow operator (only subgraph 0 runs; multi-signature models are not supported)", k))
 		}
 	}
+	if bad {
+		return probs
+	}
+	// What each subgraph runs with its calls inlined: operators and
+	// non-constant tensor bytes, saturating far above the limits.
+	const cap = 1 << 50
+	ops, bytes := make([]int64, n), make([]int64, n)
+	once := int64(0)
+	for k := range n {
+		for _, t := range g.Subgraph(k).Tensors {
+			if !t.IsConst() {
+				once += int64(t.Bytes())
+			}
+		}
+	}
+	if once > MaxActivationBytes {
+		return probs // parseRoot reports it
+	}
+	for _, k := range post {
+		sub := g.Subgraph(k)
+		o, b := int64(len(sub.Ops)), int64(0)
+		for _, t := range sub.Tensors {
+			if !t.IsConst() {
+				b += int64(t.Bytes())
+			}
+		}
+		for _, op := range sub.Ops {
+			for _, c := range op.Callees() {
+				o, b = min(o+ops[c], cap), min(b+bytes[c], cap)
+			}
+		}
+		ops[k], bytes[k] = o, b
+	}
+	if ops[0] > MaxOperators && ops[0]-int64(len(g.Ops)) <= MaxInlinedOps {
+		probs = append(probs, fmt.Sprintf("the program has %d operators, more than the limit of %d (model.MaxOperators)", ops[0], MaxOperators))
+	}
+	if inlined := ops[0] - int64(len(g.Ops)); inlined > MaxInlinedOps {
+		most, mostOps := (*Op)(nil), int64(0)
+		for _, op := range g.Ops {
+			o := int64(0)
+			for _, c := range op.Callees() {
+				o = min(o+ops[c], cap)
+			}
+			if o > mostOps {
+				most, mostOps = op, o
+			}
+		}
+		probs = append(probs, fmt.Sprintf("%s: runs %d operators of called subgraphs, each call site inlining its own copy of the subgraph it calls; the model's control flow runs %d in all, more than the limit of %d (model.MaxInlinedOps)", most.Describe(), mostOps, inlined, MaxInlinedOps))
+	} else if bytes[0] > MaxActivationBytes {
+		probs = append(probs, fmt.Sprintf("the non-constant tensors need %d bytes in total with a copy of a called subgraph's tensors for each call site, more than %d", bytes[0], MaxActivationBytes))
+	}
+	return probs
 }
 
 func readBuffers(f *fbuf, root table) ([][]byte, error) {
