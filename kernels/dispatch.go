@@ -15,6 +15,7 @@ package kernels
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
 //   - convRowsPair: parameter w has type [][2]int8
+//   - dspPWLast: parameter xa has type unsafe.Pointer
 //   - dw3x3Fill: parameter c has type *dw3x3Col
 //   - dw3x3Gather3: parameter g has type [][3]int8
 //   - dw3x3Hex1: parameter c0 has type *dw3x3Col
@@ -54,34 +55,37 @@ package kernels
 //     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
 //     convPWOut, convPWQ, convPWRescale, convPWScratch, convRQ32, convRQR,
 //     convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin, detNMS,
-//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dusClamp,
-//     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
-//     dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
-//     ewRows, ewTab32, ewTabAt, f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends,
-//     f32StrOff, f32StrView, f32Words, f32q, fcDotI16, fcDotI16Acc32,
-//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
-//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
-//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
-//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
-//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
-//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
-//     lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
-//     lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
-//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits,
-//     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
-//     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
-//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
-//     poolRecip, poolSumI8, poolWindow, preluOne, quantizeF32One, reluOne,
-//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
-//     rqFromFC, rqOne0, rqOneFields, rqOneIn, rqOneQ, rqOneR, rqOneSat,
-//     rqOneSet, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
-//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
-//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, strAligned4,
-//     subQuantOne, sumI8, svdfActF32, svdfFastPlan, svdfNew16, svdfNew8,
-//     svdfRingStep, svdfRingWT16, tconvTaps
+//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspPackPairs,
+//     dspPlanRecords, dspQ, dspWidenWords, dusClamp, dw3x3BlockWidth,
+//     dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp, dwRQFast, dwRescale,
+//     dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32, ewTabAt,
+//     f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends, f32StrOff, f32StrView,
+//     f32Words, f32q, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
+//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
+//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
+//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
+//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
+//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmClipF,
+//     lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmExpCoef, lstmFCQ64,
+//     lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF, lstmGateFS,
+//     lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR, lstmMakeRG,
+//     lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16,
+//     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
+//     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
+//     octCols64, octLanes, poolAvgRound, poolRecip, poolSumI8, poolWindow,
+//     preluOne, quantizeF32One, reluOne, requantizeFast, requantizeOne,
+//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
+//     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
+//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
+//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
+//     softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne, sumI8,
+//     svdfActF32, svdfFastPlan, svdfNew16, svdfNew8, svdfRingStep,
+//     svdfRingWT16, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
+//   - dspArgs: field x has type unsafe.Pointer
+//   - dspPWArgs: field x has type unsafe.Pointer
 //   - dw3x3Run: field buf has type unsafe.Pointer
 //   - f32Act: field x has type unsafe.Pointer
 //   - lstmFunnelSt: field gI0 has type [][8]uint32
@@ -188,6 +192,10 @@ func Call(fn string, args []any) bool {
 		convLeanInt8(args[0].(*convParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8))
 	case "convPWChSet":
 		convPWChSet(args[0].(*convPWCh), int32(args[1].(int64)), uint32(args[2].(int64)), uint32(args[3].(int64)), uint32(args[4].(int64)))
+	case "convPWDSP":
+		convPWDSP(args[0].(*convPWDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
+	case "convPWDSPW":
+		convPWDSPW(args[0].(*convPWDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
 	case "convPWGrid":
 		convPWGrid(args[0].(*convPWRunArgs))
 	case "convPWGridPair":
@@ -246,6 +254,22 @@ func Call(fn string, args []any) bool {
 		divI32(args[0].(*ewI32Params), args[1].(*ewBcast), args[2].([]int32), args[3].([]int32), args[4].([]int32))
 	case "divInt8":
 		divInt8(args[0].(*mulQuantParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
+	case "dspDot2x2Rows":
+		dspDot2x2Rows(args[0].(*dspArgs))
+	case "dspDot2x2RowsRef":
+		dspDot2x2RowsRef(args[0].(*dspArgs))
+	case "dspPWPairs":
+		dspPWPairs(args[0].(*dspPWArgs))
+	case "dspPWPairsRef":
+		dspPWPairsRef(args[0].(*dspPWArgs))
+	case "dspPWPairsW":
+		dspPWPairsW(args[0].(*dspPWArgs))
+	case "dspPWPairsWRef":
+		dspPWPairsWRef(args[0].(*dspPWArgs))
+	case "dspWiden2":
+		dspWiden2(args[0].(*dspPWArgs))
+	case "dspWiden2Ref":
+		dspWiden2Ref(args[0].(*dspPWArgs))
 	case "dusI32":
 		dusI32(args[0].(*dusParams), args[1].([]byte), args[2].([]byte), args[3].([]int32))
 	case "dusI32Const":
@@ -759,6 +783,25 @@ func NewParams(typ string, fields map[string]any) any {
 				p.d = uint64(v.(int64))
 			case "r":
 				p.r = uint32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convPWDSPParams":
+		p := &convPWDSPParams{}
+		for k, v := range fields {
+			switch k {
+			case "pixels":
+				p.pixels = int(v.(int64))
+			case "inC":
+				p.inC = int(v.(int64))
+			case "outC":
+				p.outC = int(v.(int64))
+			case "span":
+				p.span = int32(v.(int64))
+			case "hi":
+				p.hi = int32(v.(int64))
 			default:
 				return nil
 			}

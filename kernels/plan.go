@@ -82,3 +82,28 @@ func ConvGatherScratch(K, outC int) int { return convGatherScratch(K, outC) }
 // segment's input is read before its outputs are written, which bounds how
 // close below its input the kernel may write its output.
 const Dw3x3Seg = dw3x3Seg
+
+// PlanPWDSP plans convPWDSP for a pointwise convolution with weight rows
+// rows ([outC][K]) and requantization triples rq (conv_rq.go) for output
+// zero point zo and activation minimum lo: the packed weights and the
+// records, ok false when the kernel cannot take the layer (K not a
+// multiple of four, or a requantization convPWQ would not compute
+// exactly).
+func PlanPWDSP(rows [][]int8, rq []byte, zo, lo int32) (wt, rec []byte, ok bool) {
+	if len(rows) == 0 || len(rows[0]) < 4 || len(rows[0])%4 != 0 {
+		return nil, nil, false
+	}
+	K := len(rows[0])
+	if rec, ok = dspPlanRecords(rq, K, zo, lo); !ok {
+		return nil, nil, false
+	}
+	return dspPackPairs(rows, K), rec, true
+}
+
+// DSPPWArgsWords is convPWDSP's scratch, in int32 words: the argument
+// block of its DSP loops (dsp.go).
+const DSPPWArgsWords = dspPWArgsWords
+
+// DSPWidenWords is the scratch convPWDSPW adds to DSPPWArgsWords for rows
+// of K inputs: the widened pixel pair.
+func DSPWidenWords(K int) int { return dspWidenWords(K) }

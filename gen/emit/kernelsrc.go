@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,7 +30,13 @@ type kernelDecl struct {
 // kernelSource is the parsed kernel package.
 type kernelSource struct {
 	decls []*kernelDecl
-	owner map[string]*kernelDecl // declared name -> declaration
+	owner map[string]*kernelDecl // declared name -> declaration (the host build's)
+	// twins are the declarations of the same names in files that the
+	// host build excludes (a target's variant, e.g. dsp_arm.go for
+	// TinyGo on Cortex-M): they travel with the declaration they twin.
+	twins map[*kernelDecl][]*kernelDecl
+	// constraint is the //go:build line of each file that has one.
+	constraint map[string]string
 }
 
 // loadKernels parses the kernel sources embedded in package kernels.
@@ -37,7 +45,7 @@ func loadKernels() (*kernelSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	ks := &kernelSource{owner: map[string]*kernelDecl{}}
+	ks := &kernelSource{owner: map[string]*kernelDecl{}, twins: map[*kernelDecl][]*kernelDecl{}, constraint: map[string]string{}}
 	methods := map[string][]*ast.FuncDecl{}
 	type pending struct {
 		d    *kernelDecl
@@ -56,6 +64,9 @@ func loadKernels() (*kernelSource, error) {
 		af, err := parser.ParseFile(fset, n, src, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return nil, fmt.Errorf("kernel source %s: %w", n, err)
+		}
+		if c := buildConstraint(af); c != "" {
+			ks.constraint[n] = c
 		}
 		imports := map[string]string{} // local name -> path
 		for _, im := range af.Imports {
@@ -137,11 +148,38 @@ func loadKernels() (*kernelSource, error) {
 			ks.decls = append(ks.decls, kd)
 		}
 	}
+	// The host build's declarations own the names; a variant file's
+	// declaration of a name is its twin.
+	hostBuild := func(file string) bool {
+		c := ks.constraint[file]
+		if c == "" {
+			return true
+		}
+		x, err := constraint.Parse(c)
+		return err == nil && x.Eval(func(tag string) bool { return tag == "gc" || tag == runtime.GOOS || tag == runtime.GOARCH })
+	}
 	for _, p := range all {
+		if !hostBuild(p.d.file) {
+			continue
+		}
 		for _, n := range p.d.names {
 			if prev, dup := ks.owner[n]; dup && !strings.HasPrefix(n, ".") {
 				return nil, fmt.Errorf("kernel sources: %s declared in %s and %s", n, prev.file, p.d.file)
 			}
+			ks.owner[n] = p.d
+		}
+	}
+	for _, p := range all {
+		if hostBuild(p.d.file) {
+			continue
+		}
+		for _, n := range p.d.names {
+			if o, ok := ks.owner[n]; ok {
+				ks.twins[o] = append(ks.twins[o], p.d)
+				continue
+			}
+			// Declared in the variant file only (a helper of its
+			// twins): owned there.
 			ks.owner[n] = p.d
 		}
 	}
@@ -224,6 +262,12 @@ func kernelFiles(need []string, called map[string]bool, pkg, hdr string) (map[st
 	for len(queue) > 0 {
 		d := queue[0]
 		queue = queue[1:]
+		for _, t := range ks.twins[d] {
+			if !keep[t] {
+				keep[t] = true
+				queue = append(queue, t)
+			}
+		}
 		for _, r := range d.refs {
 			if o, ok := ks.owner[r]; ok && !keep[o] {
 				keep[o] = true
@@ -247,6 +291,9 @@ func kernelFiles(need []string, called map[string]bool, pkg, hdr string) (map[st
 		var b bytes.Buffer
 		for _, l := range strings.Split(hdr, "\n") {
 			b.WriteString("// " + l + "\n")
+		}
+		if c := ks.constraint[file]; c != "" {
+			b.WriteString("\n" + c + "\n")
 		}
 		b.WriteString("\npackage " + pkg + "\n")
 		if len(imports) > 0 {
@@ -272,6 +319,21 @@ func kernelFiles(need []string, called map[string]bool, pkg, hdr string) (map[st
 		}
 	}
 	return out, nil
+}
+
+// buildConstraint returns a file's //go:build line, "" when it has none.
+func buildConstraint(f *ast.File) string {
+	for _, cg := range f.Comments {
+		if cg.Pos() > f.Package {
+			break
+		}
+		for _, c := range cg.List {
+			if constraint.IsGoBuild(c.Text) {
+				return c.Text
+			}
+		}
+	}
+	return ""
 }
 
 // noinline adds a //go:noinline directive to a function declaration's

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/format"
 	"go/importer"
 	"go/parser"
@@ -102,6 +103,12 @@ func loadKernelPkg(dir string) (*kernelPkg, error) {
 	for _, n := range names {
 		b := filepath.Base(n)
 		if strings.HasSuffix(b, "_test.go") || b == "embed.go" || b == "doc.go" || b == dispatchFile {
+			continue
+		}
+		// A target's variant file (dsp_arm.go: TinyGo on Cortex-M)
+		// declares the same functions as the host's: the host's are the
+		// signatures.
+		if ok, err := build.Default.MatchFile(dir, b); err != nil || !ok {
 			continue
 		}
 		f, err := parser.ParseFile(fset, n, nil, parser.SkipObjectResolution)

@@ -84,6 +84,8 @@ const (
 	ConvPWBlock             Func = "convPWBlock"
 	ConvPWChDecode          Func = "convPWChDecode"
 	ConvPWChSet             Func = "convPWChSet"
+	ConvPWDSP               Func = "convPWDSP"
+	ConvPWDSPW              Func = "convPWDSPW"
 	ConvPWDot16             Func = "convPWDot16"
 	ConvPWDot4              Func = "convPWDot4"
 	ConvPWDot8              Func = "convPWDot8"
@@ -140,6 +142,19 @@ const (
 	DivLeadingSignBits      Func = "divLeadingSignBits"
 	DivQuantOne             Func = "divQuantOne"
 	DivRoundingDivByPOT     Func = "divRoundingDivByPOT"
+	DspDot2x2Rows           Func = "dspDot2x2Rows"
+	DspDot2x2RowsRef        Func = "dspDot2x2RowsRef"
+	DspPWLast               Func = "dspPWLast"
+	DspPWPairs              Func = "dspPWPairs"
+	DspPWPairsRef           Func = "dspPWPairsRef"
+	DspPWPairsW             Func = "dspPWPairsW"
+	DspPWPairsWRef          Func = "dspPWPairsWRef"
+	DspPackPairs            Func = "dspPackPairs"
+	DspPlanRecords          Func = "dspPlanRecords"
+	DspQ                    Func = "dspQ"
+	DspWiden2               Func = "dspWiden2"
+	DspWiden2Ref            Func = "dspWiden2Ref"
+	DspWidenWords           Func = "dspWidenWords"
 	DusClamp                Func = "dusClamp"
 	DusI32                  Func = "dusI32"
 	DusI32Const             Func = "dusI32Const"
@@ -488,6 +503,7 @@ const (
 	CastParams           Struct = "castParams"
 	CmpParams            Struct = "cmpParams"
 	ConvPWCh             Struct = "convPWCh"
+	ConvPWDSPParams      Struct = "convPWDSPParams"
 	ConvPWParams         Struct = "convPWParams"
 	ConvPWRQ             Struct = "convPWRQ"
 	ConvPWRunArgs        Struct = "convPWRunArgs"
@@ -498,6 +514,8 @@ const (
 	DequantizeParams     Struct = "dequantizeParams"
 	DetectionParams      Struct = "detectionParams"
 	DetectionScratch     Struct = "detectionScratch"
+	DspArgs              Struct = "dspArgs"
+	DspPWArgs            Struct = "dspPWArgs"
 	DusParams            Struct = "dusParams"
 	Dw3x3Params          Struct = "dw3x3Params"
 	Dw3x3Rec             Struct = "dw3x3Rec"
@@ -623,6 +641,8 @@ func Funcs() []Func {
 		ConvPWBlock,
 		ConvPWChDecode,
 		ConvPWChSet,
+		ConvPWDSP,
+		ConvPWDSPW,
 		ConvPWDot16,
 		ConvPWDot4,
 		ConvPWDot8,
@@ -679,6 +699,19 @@ func Funcs() []Func {
 		DivLeadingSignBits,
 		DivQuantOne,
 		DivRoundingDivByPOT,
+		DspDot2x2Rows,
+		DspDot2x2RowsRef,
+		DspPWLast,
+		DspPWPairs,
+		DspPWPairsRef,
+		DspPWPairsW,
+		DspPWPairsWRef,
+		DspPackPairs,
+		DspPlanRecords,
+		DspQ,
+		DspWiden2,
+		DspWiden2Ref,
+		DspWidenWords,
 		DusClamp,
 		DusI32,
 		DusI32Const,
@@ -1029,6 +1062,7 @@ func Structs() []Struct {
 		CastParams,
 		CmpParams,
 		ConvPWCh,
+		ConvPWDSPParams,
 		ConvPWParams,
 		ConvPWRQ,
 		ConvPWRunArgs,
@@ -1039,6 +1073,8 @@ func Structs() []Struct {
 		DequantizeParams,
 		DetectionParams,
 		DetectionScratch,
+		DspArgs,
+		DspPWArgs,
 		DusParams,
 		Dw3x3Params,
 		Dw3x3Rec,
@@ -1234,6 +1270,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"rq", "string"}, {"K", "int"}, {"zo", "int32"}, {"lo", "int32"}, {"t", "[]convPWCh"}}, true
 	case ConvPWChSet:
 		return []Param{{"t", "*convPWCh"}, {"b", "int32"}, {"m2", "uint32"}, {"r", "uint32"}, {"zl", "uint32"}}, true
+	case ConvPWDSP:
+		return []Param{{"p", "*convPWDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case ConvPWDSPW:
+		return []Param{{"p", "*convPWDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case ConvPWDot16:
 		return []Param{{"a", "[][16]int8"}, {"b", "[][16]int8"}, {"w", "[][32]int8"}}, true
 	case ConvPWDot4:
@@ -1346,6 +1386,32 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case DivRoundingDivByPOT:
 		return []Param{{"x", "int32"}, {"e", "int"}}, true
+	case DspDot2x2Rows:
+		return []Param{{"g", "*dspArgs"}}, true
+	case DspDot2x2RowsRef:
+		return []Param{{"g", "*dspArgs"}}, true
+	case DspPWLast:
+		return []Param{{"g", "*dspPWArgs"}, {"xa", "unsafe.Pointer"}, {"xb", "uint32"}, {"pw", "unsafe.Pointer"}, {"pr", "unsafe.Pointer"}, {"k4", "int"}, {"N", "int"}, {"span", "int32"}, {"hi", "int32"}, {"oa", "[]int8"}, {"ob", "[]int8"}}, true
+	case DspPWPairs:
+		return []Param{{"g", "*dspPWArgs"}}, true
+	case DspPWPairsRef:
+		return []Param{{"g", "*dspPWArgs"}}, true
+	case DspPWPairsW:
+		return []Param{{"g", "*dspPWArgs"}}, true
+	case DspPWPairsWRef:
+		return []Param{{"g", "*dspPWArgs"}}, true
+	case DspPackPairs:
+		return []Param{{"rows", "[][]int8"}, {"K", "int"}}, true
+	case DspPlanRecords:
+		return []Param{{"rq", "[]byte"}, {"K", "int"}, {"zo", "int32"}, {"lo", "int32"}}, true
+	case DspQ:
+		return []Param{{"s", "int32"}, {"r", "*[20]byte"}, {"span", "int32"}}, true
+	case DspWiden2:
+		return []Param{{"g", "*dspPWArgs"}}, true
+	case DspWiden2Ref:
+		return []Param{{"g", "*dspPWArgs"}}, true
+	case DspWidenWords:
+		return []Param{{"K", "int"}}, true
 	case DusClamp:
 		return []Param{{"v", "int64"}, {"lim", "int"}}, true
 	case DusI32:
@@ -2079,6 +2145,8 @@ func (f Func) Results() int {
 		ConvLeanInt8,
 		ConvLeanStore,
 		ConvPWChSet,
+		ConvPWDSP,
+		ConvPWDSPW,
 		ConvPWGrid,
 		ConvPWGridPair,
 		ConvPWGridPair16,
@@ -2114,6 +2182,15 @@ func (f Func) Results() int {
 		DivF32,
 		DivI32,
 		DivInt8,
+		DspDot2x2Rows,
+		DspDot2x2RowsRef,
+		DspPWLast,
+		DspPWPairs,
+		DspPWPairsRef,
+		DspPWPairsW,
+		DspPWPairsWRef,
+		DspWiden2,
+		DspWiden2Ref,
 		DusI32,
 		DusI32Const,
 		DusI64,
@@ -2357,6 +2434,9 @@ func (f Func) Results() int {
 		DivLeadingSignBits,
 		DivQuantOne,
 		DivRoundingDivByPOT,
+		DspPackPairs,
+		DspQ,
+		DspWidenWords,
 		DusClamp,
 		Dw3x3BlockWidth,
 		Dw3x3ChainInt8,
@@ -2466,6 +2546,7 @@ func (f Func) Results() int {
 		return 1
 	case ConvRowsEdge,
 		ConvTaps,
+		DspPlanRecords,
 		DwTaps,
 		EwRowStart,
 		F32Ends,
@@ -2519,6 +2600,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"mask", "uint8"}, {"in1Off", "int32"}, {"in2Off", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}}, true
 	case ConvPWCh:
 		return []Param{{"bias", "int32"}, {"m2", "uint32"}, {"d", "uint64"}, {"r", "uint32"}}, true
+	case ConvPWDSPParams:
+		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"span", "int32"}, {"hi", "int32"}}, true
 	case ConvPWParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvPWRQ:
@@ -2539,6 +2622,10 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"NumBoxes", "int32"}, {"BoxStride", "int32"}, {"NumClasses", "int32"}, {"ClassesWithBg", "int32"}, {"MaxDetections", "int32"}, {"Categories", "int32"}, {"DetectionsPerClass", "int32"}, {"Regular", "bool"}, {"ScoreThreshold", "float32"}, {"IoU", "float32"}, {"YScale", "float32"}, {"XScale", "float32"}, {"HScale", "float32"}, {"WScale", "float32"}}, true
 	case DetectionScratch:
 		return []Param{{"Boxes", "[]float32"}, {"Scores", "[]float32"}, {"KeepScores", "[]float32"}, {"MergedScores", "[]float32"}, {"Keep", "[]int32"}, {"Order", "[]int32"}, {"Tmp", "[]int32"}, {"Selected", "[]int32"}, {"ClassIdx", "[]int32"}, {"Merged", "[]int32"}, {"SortIdx", "[]int32"}, {"Active", "[]int8"}}, true
+	case DspArgs:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"n", "uint32"}, {"xb", "uint32"}, {"s", "[4]int32"}}, true
+	case DspPWArgs:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"n", "uint32"}, {"xb", "uint32"}, {"rec", "unsafe.Pointer"}, {"oa", "unsafe.Pointer"}, {"ob", "unsafe.Pointer"}, {"pairs", "uint32"}, {"span", "int32"}, {"lo", "int32"}, {"wx", "unsafe.Pointer"}}, true
 	case DusParams:
 		return []Param{{"rank", "int"}, {"lim0", "int"}, {"lim1", "int"}, {"lim2", "int"}, {"lim3", "int"}, {"lim4", "int"}, {"lim5", "int"}, {"st0", "int"}, {"st1", "int"}, {"st2", "int"}, {"st3", "int"}, {"st4", "int"}, {"st5", "int"}, {"move", "*moveParams"}}, true
 	case Dw3x3Params:

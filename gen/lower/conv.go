@@ -788,6 +788,15 @@ func convDepthwiseAsConv(data []byte, outC int) [][]int8 {
 // convRQRecords builds the kernels' per-channel requantization triples
 // (kernels/conv_rq.go): folded bias (convFoldBias), multiplier and shift.
 func convRQRecords(c *opCtx, bias *model.Tensor, rows [][]int8, mult, shift []int32, inOffset int32) (Arg, error) {
+	rec, err := convRQTriples(c, bias, rows, mult, shift, inOffset)
+	if err != nil {
+		return nil, err
+	}
+	return c.ConstI32("RQ", rec), nil
+}
+
+// convRQTriples returns convRQRecords' triples.
+func convRQTriples(c *opCtx, bias *model.Tensor, rows [][]int8, mult, shift []int32, inOffset int32) ([]int32, error) {
 	folded, err := convFoldBias(c, bias, rows, inOffset)
 	if err != nil {
 		return nil, err
@@ -796,7 +805,7 @@ func convRQRecords(c *opCtx, bias *model.Tensor, rows [][]int8, mult, shift []in
 	for oc, b := range folded {
 		rec = append(rec, b, mult[oc], shift[oc])
 	}
-	return c.ConstI32("RQ", rec), nil
+	return rec, nil
 }
 
 // convFoldBias returns per output channel the bias plus inOffset times the
@@ -861,10 +870,29 @@ func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFast
 // convolution of the given pixels with weight rows [outC][inC].
 func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC int, rows [][]int8,
 	mult, shift []int32, inZP, outZP, lo, hi int32) error {
-	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
+	triples, err := convRQTriples(c, bias, rows, mult, shift, -inZP)
 	if err != nil {
 		return err
 	}
+	if wt, rec, ok := kernels.PlanPWDSP(rows, int32Bytes(triples), outZP, lo); ok && c.DSP() {
+		// Tiles of two pixels by two channels through the DSP loop;
+		// faster from a widened copy of each pixel pair where its
+		// scratch is free.
+		fn, words := kernelsig.ConvPWDSP, kernels.DSPPWArgsWords
+		if !c.Lean() {
+			fn, words = kernelsig.ConvPWDSPW, words+kernels.DSPWidenWords(inC)
+		}
+		c.Call(fn, Struct(kernelsig.ConvPWDSPParams,
+			F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
+			F("span", I32(hi-lo)), F("hi", I32(hi))),
+			View(in), c.Const("PW", wt), c.Const("Rec", rec), c.Scratch(model.Int32, words), View(out))
+		// convPWDSP reads a pixel pair's rows while it writes the pair's
+		// outputs channel pair by channel pair: written over its input, the
+		// outputs of pair p must end before pair p's rows start.
+		c.offerOverlap(0, pairwiseShift(pixels, inC, outC))
+		return nil
+	}
+	rq := c.ConstI32("RQ", triples)
 	wt := c.Const("PW", convPWPairs(rows))
 	c.Call(kernelsig.ConvPWInt8, Struct(kernelsig.ConvPWParams,
 		F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
@@ -882,6 +910,19 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 		})
 	}
 	return nil
+}
+
+// pairwiseShift is the least distance (bytes) a pointwise kernel that goes
+// pixel pair by pixel pair (pixels of k input and n output bytes, reading
+// a pair's inputs while writing its outputs) needs between the start of
+// its output and the start of its input when it writes over that input:
+// the outputs of pixels p and p+1 end before pixel p's input starts.
+func pairwiseShift(pixels, k, n int) int {
+	shift := 0
+	for p := 0; p < pixels; p += 2 {
+		shift = max(shift, min(p+2, pixels)*n-p*k)
+	}
+	return shift
 }
 
 // convLowerRowsInt8 emits convRowsInt8, the scratch-free convolution

@@ -70,6 +70,8 @@ var bandKernels = map[string]bandKernel{
 	"maxPoolInt16":   {kind: bandWindow},
 	"maxPoolF32":     {kind: bandWindow},
 	"convPWInt8":     {kind: bandPixels},
+	"convPWDSP":      {kind: bandPixels},
+	"convPWDSPW":     {kind: bandPixels},
 }
 
 // bandOp is one operator that can run in bands of output rows.

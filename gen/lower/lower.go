@@ -104,6 +104,10 @@ func (c *opCtx) Lean() bool { return c.lean }
 // once.
 func (c *opCtx) Speed() bool { return c.st != nil && c.st.speed }
 
+// DSP reports whether the lowering may call the kernels built on the DSP
+// loops (kernels/dsp.go): the default, for TinyGo on a Cortex-M4/M7.
+func (c *opCtx) DSP() bool { return true }
+
 // Errorf returns an error prefixed with the operator's index and type.
 func (c *opCtx) Errorf(format string, args ...any) error {
 	return fmt.Errorf("%s: %s", c.Op.Describe(), fmt.Sprintf(format, args...))

@@ -8,55 +8,6 @@ import (
 	"unsafe"
 )
 
-// convPWGrid computes the block of g.nb output channels (an even number;
-// g.tp points to their requantizations, convPWBlock) of every pixel, for rows
-// of K = 8*g.K8 inputs: g.in holds the pixels' rows, g.wt the block's
-// weights from its first channel pair on (convPWPairs' layout: per pair,
-// per group of eight columns, the first channel's eight weights then the
-// second's) and g.out the outputs from the block's first channel of pixel
-// 0 on, pixels g.N apart. Pixel pair by pixel pair, convPWGridPair does
-// the work; an odd last pixel is paired with itself (its second sums
-// equal its first and are stored at the same place).
-//
-// The lengths are checked once here; the loops then address the rows,
-// weights, records and outputs through pointers, with no bounds checks,
-// and never form a pointer beyond the last element they read or write.
-//
-//go:noinline
-func convPWGrid(g *convPWRunArgs) {
-	P, N, nb, K := g.P, g.N, g.nb&^1, 8*g.K8
-	if P <= 0 || nb <= 0 || K <= 0 || nb > len(g.t) {
-		return
-	}
-	_ = g.in[P*K-1]
-	_ = g.wt[nb*K-1]
-	_ = g.out[(P-1)*N+nb-1]
-	g.nb = nb
-	// The caller has set g.pin, g.pwt and g.pout to the data of g.in,
-	// g.wt and g.out (a pointer stored through g here would move the
-	// caller's g to the heap).
-	if g.pin != unsafe.Pointer(unsafe.SliceData(g.in)) || g.pwt != unsafe.Pointer(unsafe.SliceData(g.wt)) ||
-		g.pout != unsafe.Pointer(unsafe.SliceData(g.out)) {
-		return
-	}
-	for g.px = 0; g.px < g.P; g.px += 2 {
-		g.xa, g.oa = g.px*8*g.K8, g.px*g.N
-		g.xb, g.ob = g.xa, g.oa
-		if g.px+1 < g.P {
-			g.xb, g.ob = g.xa+8*g.K8, g.oa+g.N
-		}
-		// The convPWGridPair variant for g.K8.
-		switch {
-		case g.K8 == 2:
-			convPWGridPair16(g)
-		case g.K8%4 == 0:
-			convPWGridPairL(g)
-		default:
-			convPWGridPair(g)
-		}
-	}
-}
-
 // convPWGridPair computes output channels 0..g.nb-1 (an even number) of
 // the pixel pair whose rows start at g.pin + g.xa and g.pin + g.xb, with
 // outputs at g.pout + g.oa and g.pout + g.ob, from rows of 8*g.K8 inputs,

@@ -11,30 +11,30 @@ import "unsafe"
 
 // ArenaSize is the working memory of a Model in bytes: every activation, scratch
 // and persistent buffer, placed so that buffers live at the same time never
-// overlap. The plan is best found, gap 352 bytes; its peak is at operator 6 (CONV_2D).
+// overlap. The plan is optimal (= lower bound); its peak is at operator 0 (CONV_2D).
 // Persistent state takes 0 bytes of it. layout.txt lists every buffer.
 //
-// RAM: ArenaSize + stack 2108 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
-// Invoke or Reset takes at most 2108 bytes of stack below its caller's.
-const ArenaSize = 3232
+// RAM: ArenaSize + stack 2104 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
+// Invoke or Reset takes at most 2104 bytes of stack below its caller's.
+const ArenaSize = 2528
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart).
 const (
-	offBlock1DwRelu6         = 1200 // tensor 4 "block1/dw/relu6": 128 bytes, operators 0-3
+	offBlock1DwRelu6         = 1376 // tensor 4 "block1/dw/relu6": 128 bytes, operators 0-3
 	offBlock1PwRelu6         = 0    // tensor 7 "block1/pw/relu6": 768 bytes, operators 0-3
-	offBlock2DwRelu6         = 1376 // tensor 10 "block2/dw/relu6": 1024 bytes, operators 0-4
-	offConv0Relu6            = 2400 // tensor 1 "conv0/relu6": 384 bytes, operators 0-3
-	offImage                 = 1376 // tensor 0 "image": 1024 bytes, operators 0-3
-	offConv0Relu6Scratch0    = 768  // op0 scratch0 (CONV_2D): 432 bytes, operators 0-3
+	offBlock2DwRelu6         = 1504 // tensor 10 "block2/dw/relu6": 1024 bytes, operators 0-4
+	offConv0Relu6            = 768  // tensor 1 "conv0/relu6": 384 bytes, operators 0-3
+	offImage                 = 1504 // tensor 0 "image": 1024 bytes, operators 0-3
+	offConv0Relu6Scratch0    = 1152 // op0 scratch0 (CONV_2D): 224 bytes, operators 0-3
 	offBlock1DwRelu6Scratch0 = 0    // op1 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 1-1
 	offBlock1PwRelu6Scratch0 = 0    // op2 scratch0 (CONV_2D): 0 bytes, operators 2-2
 	offBlock2DwRelu6Scratch0 = 0    // op3 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 3-3
-	offBlock2PwRelu6         = 384  // tensor 13 "block2/pw/relu6": 2048 bytes, operators 4-5
-	offBlock2PwRelu6Scratch0 = 2432 // op4 scratch1 (CONV_2D): 800 bytes, operators 4-4
-	offBlock3DwRelu6         = 0    // tensor 16 "block3/dw/relu6": 2048 bytes, operators 5-6
+	offBlock2PwRelu6         = 448  // tensor 13 "block2/pw/relu6": 2048 bytes, operators 4-5
+	offBlock2PwRelu6Scratch0 = 0    // op4 scratch0 (CONV_2D): 136 bytes, operators 4-4
+	offBlock3DwRelu6         = 64   // tensor 16 "block3/dw/relu6": 2048 bytes, operators 5-6
 	offBlock3DwRelu6Scratch0 = 0    // op5 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 5-5
 	offBlock3PwRelu6         = 0    // tensor 19 "block3/pw/relu6": 2048 bytes, operators 6-7
-	offBlock3PwRelu6Scratch0 = 2048 // op6 scratch1 (CONV_2D): 832 bytes, operators 6-6
+	offBlock3PwRelu6Scratch0 = 2112 // op6 scratch0 (CONV_2D): 200 bytes, operators 6-6
 	offPool                  = 2048 // tensor 22 "pool" = 23 "flatten": 32 bytes, operators 7-9
 	offLogits                = 0    // tensor 25 "logits": 4 bytes, operators 9-10
 	offProbs                 = 16   // tensor 28 "probs": 4 bytes, operators 10-10
@@ -276,13 +276,12 @@ func ops0to3(a arena) {
 		actMin:    -128,
 		actMax:    127,
 	}
-	p2 := &convPWParams{
-		pixels:    16,
-		inC:       8,
-		outC:      16,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
+	p2 := &convPWDSPParams{
+		pixels: 16,
+		inC:    8,
+		outC:   16,
+		span:   250,
+		hi:     122,
 	}
 	p3 := &convRowsParams{
 		batches:   1,
@@ -391,13 +390,13 @@ func ops0to3(a arena) {
 	// 1: row 0 from input rows 0 to 1
 	dw3x3Int8(p1, a.i8(offConv0Relu6, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
 	// 2: row 0 from input row 0
-	convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6, 256))
+	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6, 256))
 	// 0: row 2 from input rows 4 to 6
 	convGatherInt8(p3, a.i8(offImage+128, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6+256, 128))
 	// 1: row 1 from input rows 0 to 2
 	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
 	// 2: row 1 from input row 1
-	convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+256, 256))
+	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
 	// 0: keep the rows still needed at the start of its line
 	copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 	// 0: row 3 from input rows 6 to 8
@@ -405,7 +404,7 @@ func ops0to3(a arena) {
 	// 1: row 2 from input rows 1 to 3
 	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
 	// 2: row 2 from input row 2
-	convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+512, 256))
+	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+512, 256))
 	// 3: row 0 from input rows 0 to 2
 	dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock2DwRelu6, 128))
 	for band := 0; band < 5; band++ {
@@ -418,7 +417,7 @@ func ops0to3(a arena) {
 		// 2: keep the rows still needed at the start of its line
 		copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 		// 2: row 3+2*band from input row 3+2*band
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+256, 256))
+		convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
 		// 0: keep the rows still needed at the start of its line
 		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 		// 0: row 5+2*band from input rows 10+4*band to 12+4*band
@@ -426,7 +425,7 @@ func ops0to3(a arena) {
 		// 1: row 4+2*band from input rows 3+2*band to 5+2*band
 		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
 		// 2: row 4+2*band from input row 4+2*band
-		convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+512, 256))
+		convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+512, 256))
 		// 3: row 1+1*band from input rows 2+2*band to 4+2*band
 		dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock2DwRelu6+128+128*band, 128))
 	}
@@ -439,7 +438,7 @@ func ops0to3(a arena) {
 	// 2: keep the rows still needed at the start of its line
 	copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 	// 2: row 13 from input row 13
-	convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+256, 256))
+	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
 	// 0: keep the rows still needed at the start of its line
 	copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 	// 0: row 15 from input rows 30 to 31
@@ -447,7 +446,7 @@ func ops0to3(a arena) {
 	// 1: row 14 from input rows 13 to 15
 	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
 	// 2: row 14 from input row 14
-	convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+512, 256))
+	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+512, 256))
 	// 3: row 6 from input rows 12 to 14
 	dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock2DwRelu6+768, 128))
 	// 1: row 15 from input rows 14 to 15
@@ -455,35 +454,23 @@ func ops0to3(a arena) {
 	// 2: keep the rows still needed at the start of its line
 	copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 	// 2: row 15 from input row 15
-	convPWInt8(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6RQ, a.i32(offConv0Relu6Scratch0, 108), a.i8(offBlock1PwRelu6+256, 256))
+	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
 	// 3: row 7 from input rows 14 to 15
 	dw3x3Int8(p8, a.i8(offBlock1PwRelu6, 512), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock2DwRelu6+896, 128))
 }
 
 // op4 runs operator 4: CONV_2D block2/dw/relu6 -> block2/pw/relu6
-// (written over its dying input, which starts 992 bytes above the output: raster order never overwrites input still to be read)
+// (written over its dying input, which starts 1056 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
 func op4(a arena) {
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       1,
-		inW:       64,
-		inC:       16,
-		filterH:   1,
-		filterW:   1,
-		outH:      1,
-		outW:      64,
-		outC:      32,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      0,
-		inZP:      -128,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    86,
-	}, a.i8(offBlock2DwRelu6, 1024), opBlock2PwRelu6PW, opBlock2PwRelu6RQ, a.i32(offBlock2PwRelu6Scratch0, 200), a.i8(offBlock2PwRelu6, 2048))
+	convPWDSPW(&convPWDSPParams{
+		pixels: 64,
+		inC:    16,
+		outC:   32,
+		span:   214,
+		hi:     86,
+	}, a.i8(offBlock2DwRelu6, 1024), opBlock2PwRelu6PW, opBlock2PwRelu6Rec, a.i32(offBlock2PwRelu6Scratch0, 34), a.i8(offBlock2PwRelu6, 2048))
 }
 
 // op5 runs operator 5: DEPTHWISE_CONV_2D block2/pw/relu6 -> block3/dw/relu6
@@ -510,29 +497,17 @@ func op5(a arena) {
 }
 
 // op6 runs operator 6: CONV_2D block3/dw/relu6 -> block3/pw/relu6
-// (written over its dying input, which starts 0 bytes above the output: raster order never overwrites input still to be read)
+// (written over its dying input, which starts 64 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
 func op6(a arena) {
-	convGatherInt8(&convRowsParams{
-		batches:   1,
-		inH:       1,
-		inW:       64,
-		inC:       32,
-		filterH:   1,
-		filterW:   1,
-		outH:      1,
-		outW:      64,
-		outC:      32,
-		strideH:   1,
-		strideW:   1,
-		padH:      0,
-		padW:      0,
-		inZP:      -128,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    86,
-	}, a.i8(offBlock3DwRelu6, 2048), opBlock3PwRelu6PW, opBlock3PwRelu6RQ, a.i32(offBlock3PwRelu6Scratch0, 208), a.i8(offBlock3PwRelu6, 2048))
+	convPWDSPW(&convPWDSPParams{
+		pixels: 64,
+		inC:    32,
+		outC:   32,
+		span:   214,
+		hi:     86,
+	}, a.i8(offBlock3DwRelu6, 2048), opBlock3PwRelu6PW, opBlock3PwRelu6Rec, a.i32(offBlock3PwRelu6Scratch0, 50), a.i8(offBlock3PwRelu6, 2048))
 }
 
 // op7 runs operator 7: AVERAGE_POOL_2D block3/pw/relu6 -> pool

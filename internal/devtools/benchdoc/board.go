@@ -15,9 +15,9 @@ import (
 // the Cortex-M4.
 type boardRow struct {
 	Model, OptZ, Opt2, GcArm, CMSIS, RatioZ, Ratio2 string
-	Code, ROData, PkgCode, PkgROData                 string
-	Arena, Stack, RAM                                string
-	Exact                                            string
+	Code, ROData, PkgCode, PkgROData                string
+	Arena, Stack, RAM                               string
+	Exact                                           string
 }
 
 // boardCounts counts every entry's Invoke under TinyGo at -opt=z and

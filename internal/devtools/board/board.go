@@ -145,8 +145,8 @@ func (t *Tools) Run(elf string, timeout time.Duration) ([]byte, error) {
 
 // Test runs `tinygo test` of the package in pkgDir (its generated tests
 // included) on the emulated Cortex-M3 board (cortex-m-qemu, where test
-// output reaches the console), in scratch directory dir, and returns its
-// output.
+// output reaches the console; with the nodsp tag, as on any core without
+// the DSP extension), in scratch directory dir, and returns its output.
 func (t *Tools) Test(dir, pkgDir string) ([]byte, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "p"), 0o755); err != nil {
 		return nil, err
@@ -167,7 +167,10 @@ func (t *Tools) Test(dir, pkgDir string) ([]byte, error) {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module tg\n\ngo 1.25\n"), 0o644); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(t.TinyGo, "test", "-v", "-target=cortex-m-qemu", "./p")
+	// cortex-m-qemu is a Cortex-M3, without the DSP extension: the
+	// packages' Cortex-M variant (kernels/dsp_arm.go) is for the M4/M7, and
+	// the nodsp tag leaves it out.
+	cmd := exec.Command(t.TinyGo, "test", "-v", "-target=cortex-m-qemu", "-tags=nodsp", "./p")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
 	out, err := cmd.CombinedOutput()

@@ -44,6 +44,7 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -102,6 +103,46 @@ func goVersion() string {
 	return "go1.26"
 }
 
+// TargetConstraint is the build constraint of the only files a generated
+// package may hold besides those every build compiles: the kernels'
+// variant for TinyGo on a Cortex-M with the DSP extension (its inline
+// assembly through TinyGo's device/arm), twin of a file under the negated
+// constraint that every other build compiles.
+const TargetConstraint = "//go:build tinygo && cortexm && !nodsp"
+
+// checkVariant checks a file the host build excludes: it must carry
+// TargetConstraint, import nothing but unsafe and device/arm, and declare
+// no package-level variable (TinyGo compiles it: CI builds every package
+// for the board).
+func checkVariant(path string) []Problem {
+	fs := token.NewFileSet()
+	af, err := parser.ParseFile(fs, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return []Problem{{token.Position{Filename: path, Line: 1, Column: 1}, err.Error()}}
+	}
+	var probs []Problem
+	found := false
+	for _, cg := range af.Comments {
+		for _, c := range cg.List {
+			found = found || c.Text == TargetConstraint
+		}
+	}
+	if !found {
+		probs = append(probs, Problem{fs.Position(af.Package), "file excluded by build constraints other than the TinyGo Cortex-M variant's (" + TargetConstraint + "): generated code must compile the same way for every target"})
+	}
+	for _, im := range af.Imports {
+		if p, _ := strconv.Unquote(im.Path.Value); p != "unsafe" && p != "device/arm" {
+			probs = append(probs, Problem{fs.Position(im.Pos()), fmt.Sprintf("import %q is not allowed in the Cortex-M variant: only unsafe and device/arm", p)})
+		}
+	}
+	for _, d := range af.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+			probs = append(probs, Problem{fs.Position(g.Pos()), "package-level variable in the Cortex-M variant"})
+		}
+	}
+	return probs
+}
+
 // load parses and type-checks the package in dir. File-level problems
 // (non-Go sources, files excluded by build constraints) are returned as
 // problems, not errors.
@@ -117,13 +158,7 @@ func load(dir string) (*loaded, []Problem, error) {
 	l := &loaded{dir: dir, fset: token.NewFileSet()}
 	var probs []Problem
 	for _, f := range bp.IgnoredGoFiles {
-		pos := token.Position{Filename: filepath.Join(dir, f), Line: 1, Column: 1}
-		// Report at the package clause: line 1 holds the constraint.
-		fs := token.NewFileSet()
-		if af, err := parser.ParseFile(fs, pos.Filename, nil, parser.PackageClauseOnly); err == nil {
-			pos = fs.Position(af.Package)
-		}
-		probs = append(probs, Problem{pos, "file excluded by build constraints: generated code must compile the same way for every target (and this check cannot see it)"})
+		probs = append(probs, checkVariant(filepath.Join(dir, f))...)
 	}
 	var other []string
 	for _, list := range [][]string{bp.CgoFiles, bp.CFiles, bp.CXXFiles, bp.MFiles, bp.HFiles, bp.FFiles, bp.SFiles, bp.SwigFiles, bp.SwigCXXFiles, bp.SysoFiles} {
