@@ -169,6 +169,21 @@ type diffCase struct {
 	outDT  model.DType
 }
 
+// diffN is the number of random cases of a differential (sub)test: long
+// in a full run, short with -short. The cases are always drawn long from
+// the random source, so that -short runs a prefix of the full run's cases
+// and the source is left as the full run leaves it for whatever draws from
+// it next (the oracle's replay holds the full run's cases only).
+type diffN struct{ short, long int }
+
+// run is the number of the drawn cases that run.
+func (n diffN) run() int {
+	if testing.Short() {
+		return min(n.short, n.long)
+	}
+	return n.long
+}
+
 // runDiffCases runs n cases from gen through TFLM and in-process and
 // compares output 0. A model TFLM rejects must be refused by the lowering;
 // a model TFLM runs may be refused only when allowRefusal says so (a
@@ -176,7 +191,7 @@ type diffCase struct {
 // It returns the numbers compared and refused and logs the counts
 // (diffTally.log: the test fails when no case compared, and is skipped when
 // that is because cases were skipped).
-func runDiffCases(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(r *rand.Rand) diffCase, allowRefusal func(error) bool) (compared, refused int) {
+func runDiffCases(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen func(r *rand.Rand) diffCase, allowRefusal func(error) bool) (compared, refused int) {
 	t.Helper()
 	return runDiffCasesWith(t, o, n, r, gen, allowRefusal, func(c diffCase, got [][]byte, want [][]string) error {
 		return compareRaw(c.outDT, got[0], want[0])
@@ -185,15 +200,16 @@ func runDiffCases(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(
 
 // runDiffCasesWith is runDiffCases comparing the outputs with cmp (every
 // output, or float32 within a tolerance).
-func runDiffCasesWith(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(r *rand.Rand) diffCase, allowRefusal func(error) bool,
+func runDiffCasesWith(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen func(r *rand.Rand) diffCase, allowRefusal func(error) bool,
 	cmp func(c diffCase, got [][]byte, want [][]string) error) (compared, refused int) {
 	t.Helper()
 	// The cases are drawn in order from r, then run on every core: each
 	// TFLM run is a process of its own.
-	cases := make([]diffCase, n)
+	cases := make([]diffCase, n.long)
 	for i := range cases {
 		cases[i] = gen(r)
 	}
+	cases = cases[:n.run()]
 	type result struct {
 		want       [][]string
 		got        [][]byte
@@ -339,6 +355,10 @@ func checkRefused(t *testing.T, o *oracle.Oracle, c diffCase, label, want string
 	})
 }
 
+// diffCount is the number of cases of a test that draws cases until
+// enough were compared: short with -short, else long. The test must draw
+// from a random source of its own, so that -short runs a prefix of the
+// full run's cases.
 func diffCount(short, long int) int {
 	if testing.Short() {
 		return short

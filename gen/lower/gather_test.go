@@ -161,7 +161,7 @@ func TestGatherMatchesTFLM(t *testing.T) {
 				seed = seed*31 + uint64(b)
 			}
 			r := rand.New(rand.NewPCG(seed, 13))
-			runDiffCases(t, o, diffCount(20, 200), r, tc.gen, nil)
+			runDiffCases(t, o, diffN{20, 200}, r, tc.gen, nil)
 		})
 	}
 }
@@ -207,7 +207,7 @@ func TestShapeMatchesTFLM(t *testing.T) {
 				desc: fmt.Sprintf("SHAPE of %s %v", dt, shape)}
 		}
 	}
-	t.Run("SHAPE_int32", func(t *testing.T) { runDiffCases(t, o, diffCount(10, 50), r, gen(model.Int32), nil) })
+	t.Run("SHAPE_int32", func(t *testing.T) { runDiffCases(t, o, diffN{10, 50}, r, gen(model.Int32), nil) })
 	checkRefusedAsTFLM(t, o, gen(model.Int64)(r), model.OpShape, "int32 only")
 }
 

@@ -354,7 +354,7 @@ func TestRsqrtInt8MatchesTFLM(t *testing.T) {
 	o := oracle.New(t)
 	t.Run("RSQRT_int8", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(76, 8))
-		runDiffCases(t, o, diffCount(20, 200), r, randRsqrtInt8, func(err error) bool {
+		runDiffCases(t, o, diffN{20, 200}, r, randRsqrtInt8, func(err error) bool {
 			return strings.Contains(err.Error(), "too small")
 		})
 	})
