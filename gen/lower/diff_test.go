@@ -264,10 +264,38 @@ func runDiffCasesWith(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen
 			t.Errorf("case %d (%s): %v", i, c.desc, err)
 			tally.mismatches++
 		}
+		if err := refCheck(c, want); err != nil {
+			t.Errorf("case %d (%s): %v", i, c.desc, err)
+		}
 		tally.compared++
 	}
 	tally.log(t)
 	return tally.compared, tally.refused
+}
+
+// refCheck compares the reference implementations that check new fuzzing
+// inputs (fuzz_ref_test.go) with TFLM's outputs of a case, so that they
+// stay exact; nil when they do not cover the case.
+func refCheck(c diffCase, want [][]string) error {
+	var raws [][]byte
+	for _, v := range c.inputs {
+		raws = append(raws, v.raw())
+	}
+	ref, err := refRun(c.model, raws...)
+	switch {
+	case errors.Is(err, errNoRef):
+		return nil
+	case err != nil:
+		return fmt.Errorf("reference implementation: %w", err)
+	case len(ref) != len(want):
+		return fmt.Errorf("reference implementation: %d outputs, TFLM has %d", len(ref), len(want))
+	}
+	for k, v := range ref {
+		if err := compareRaw(v.dt, v.raw(), want[k]); err != nil {
+			return fmt.Errorf("reference implementation (fuzz_ref_test.go), output %d: %w", k, err)
+		}
+	}
+	return nil
 }
 
 // diffTally counts the cases of one differential (sub)test for its count
