@@ -71,6 +71,7 @@ func TestLenientAsTFLM(t *testing.T) {
 				got = append(got, math.Float32frombits(binary.LittleEndian.Uint32(m.Output(0)[4*i:])))
 			}
 			want, err := o.Run(c.data, oracle.Floats(in))
+			oracle.SkipIfNotRecorded(t, err, c.name)
 			if err != nil {
 				t.Fatalf("TFLM: %v", err)
 			}

@@ -3,6 +3,7 @@ package gen
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -194,8 +195,8 @@ func TestResizeGatherShapeBuild(t *testing.T) {
 	type ref struct {
 		c      opsBuildCase
 		g      *model.Graph
-		want   []byte // in-process output
-		tflm   []string
+		want   []byte   // in-process output
+		tflm   []string // nil: no TFLM reference for the case (skipped)
 		badRef bool
 	}
 	var refs []ref
@@ -207,7 +208,10 @@ func TestResizeGatherShapeBuild(t *testing.T) {
 		}
 		pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
 		tflm, err := o.Run(c.model, c.inputs...)
-		if err != nil {
+		if errors.Is(err, oracle.ErrNotRecorded) {
+			t.Logf("%s: comparison with TFLM skipped: %v", c.name, err)
+			tflm = [][]string{nil}
+		} else if err != nil {
 			t.Fatalf("%s: oracle: %v", c.name, err)
 		}
 		runOnce := func(inputs [][]byte) []byte {
@@ -240,19 +244,24 @@ func TestResizeGatherShapeBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	withTFLM := 0
 	for i, r := range results {
 		ref := refs[i]
 		got := r.Outputs[0][0]
 		if !bytes.Equal(got, ref.want) {
 			t.Errorf("%s (out-of-range indices %v): built package and in-process run differ", ref.c.name, ref.badRef)
 		}
-		if ref.badRef {
+		if ref.badRef || ref.tflm == nil {
 			continue
 		}
 		dt := ref.g.Tensors[ref.g.Outputs[0]].Type
 		if err := opsMatchTFLM(dt, got, ref.tflm); err != nil {
 			t.Errorf("%s: built package against TFLM: %v", ref.c.name, err)
 		}
+		withTFLM++
 	}
-	t.Logf("%d packages built, %d runs compared", len(pkgs), len(results))
+	t.Logf("%d packages built, %d runs compared, %d of them with TFLM", len(pkgs), len(results), withTFLM)
+	if withTFLM == 0 {
+		t.Skip("no case compared with TFLM: none has a recorded TFLM result")
+	}
 }

@@ -122,7 +122,7 @@ func TestBatchMatmulMatchesTFLM(t *testing.T) {
 			gen := func(r *rand.Rand) diffCase {
 				return randBatchMatmul(r, dt, bmmOpt{badDepth: r.IntN(20) == 0, badBatch: r.IntN(20) == 0})
 			}
-			runDiffCases(t, o, diffCount(20, 200), r, gen, nil)
+			runDiffCases(t, o, diffN{20, 200}, r, gen, nil)
 		})
 	}
 }

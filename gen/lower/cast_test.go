@@ -115,7 +115,7 @@ func TestCastMatchesTFLM(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(tc.from)*31+uint64(tc.via), uint64(tc.to)))
-			runDiffCases(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase { return randCast(r, tc.from, tc.via, tc.to) }, nil)
+			runDiffCases(t, o, diffN{20, 200}, r, func(r *rand.Rand) diffCase { return randCast(r, tc.from, tc.via, tc.to) }, nil)
 		})
 	}
 }
@@ -148,7 +148,7 @@ func TestCastUint32ConstMatchesTFLM(t *testing.T) {
 	for _, to := range []model.DType{model.Int32, model.Int8, model.Float32} {
 		name := fmt.Sprintf("CAST_uint32_const_to_%s", to)
 		t.Run(name, func(t *testing.T) {
-			runDiffCases(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase {
+			runDiffCases(t, o, diffN{20, 200}, r, func(r *rand.Rand) diffCase {
 				shape := randDims(r, 1+r.IntN(4), 4)
 				var raw []byte
 				for range shapeProd(shape) {

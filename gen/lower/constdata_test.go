@@ -97,7 +97,7 @@ func TestConstDataMatchesTFLM(t *testing.T) {
 		name := tc.code.String() + "_const_data_" + strings.ToLower(tc.dt.String())
 		t.Run(name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(mathSeed(name), 13))
-			runDiffCases(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase {
+			runDiffCases(t, o, diffN{20, 200}, r, func(r *rand.Rand) diffCase {
 				return randConstData(r, tc.code, tc.dt)
 			}, nil)
 		})

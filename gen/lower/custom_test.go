@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,42 +16,36 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/run"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
-	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
-// invokeOracle runs tflm_ref's pattern mode with -invokes n: per pattern
-// (ramp, xorshift) one interpreter runs n Invokes, the input pattern
-// continuing across them. It returns, per pattern, the inputs and outputs
-// of every Invoke ([invoke][k] raw bytes), or an error wrapping
-// oracle.ErrRejected when TFLM's AllocateTensors or an Invoke fails.
+// invokeRun is what TFLM gave for one input pattern over n Invokes: the
+// inputs and outputs of every Invoke ([invoke][k] raw bytes).
 type invokeRun struct {
 	ins, outs [][][]byte
 }
 
-func invokeOracle(t *testing.T, dir string, modelBytes []byte, n, nIn, nOut int) (map[string]invokeRun, error) {
-	t.Helper()
-	bin := filepath.Join(e2e.SharedDir(t), "tflm", "tflm_ref")
+// invokeOracle runs tflm_ref's pattern mode with -invokes n in dir: per
+// pattern (ramp, xorshift) one interpreter runs n Invokes, the input
+// pattern continuing across them. It returns each pattern's run, or an
+// error wrapping oracle.ErrRejected when TFLM's AllocateTensors or an
+// Invoke fails (with the JSON's status and error), or
+// oracle.ErrNotRecorded when the replay has no recording of the case.
+func invokeOracle(o *oracle.Oracle, dir string, modelBytes []byte, n, nIn, nOut int) (map[string]invokeRun, error) {
 	stem := filepath.Join(dir, "case")
-	for _, f := range []string{stem + ".json"} {
-		os.Remove(f)
-	}
+	os.Remove(stem + ".json")
 	if err := os.WriteFile(stem+".tflite", modelBytes, 0o644); err != nil {
 		return nil, err
 	}
-	var stderr bytes.Buffer
-	cmd := exec.Command(bin, "-arena", "1048576", "-invokes", fmt.Sprint(n), stem+".tflite", stem)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 1 {
+	if _, err := o.Exec("-arena", "1048576", "-invokes", fmt.Sprint(n), stem+".tflite", stem); err != nil {
+		if errors.Is(err, oracle.ErrRejected) {
 			var j struct{ Status, Error string }
 			b, _ := os.ReadFile(stem + ".json")
 			json.Unmarshal(b, &j)
-			return nil, fmt.Errorf("%w: %s: %s %s", oracle.ErrRejected, j.Status, j.Error, strings.TrimSpace(stderr.String()))
+			return nil, fmt.Errorf("%s: %s: %w", j.Status, j.Error, err)
 		}
-		return nil, fmt.Errorf("tflm_ref: %v: %s", err, stderr.String())
+		return nil, err
 	}
 	res := map[string]invokeRun{}
 	for _, pat := range []string{"ramp", "xorshift"} {
@@ -186,37 +179,40 @@ func cbCase(r *rand.Rand) (desc string, data []byte, written func(i int) (lo, hi
 // with TFLM over 7 Invokes per input pattern (state carried over).
 func TestCircularBufferMatchesTFLM(t *testing.T) {
 	t.Run("CIRCULAR_BUFFER_int8", func(t *testing.T) {
-		oracle.New(t) // skips without tflm_ref
+		o := oracle.New(t)
 		dir := t.TempDir()
 		r := rand.New(rand.NewPCG(13, 1))
-		compared, refused, mismatches := 0, 0, 0
+		var n diffTally
 		for i := 0; i < diffCount(20, 200); i++ {
 			desc, data, written := cbCase(r)
-			want, oerr := invokeOracle(t, dir, data, 7, 1, 1)
+			want, oerr := invokeOracle(o, dir, data, 7, 1, 1)
+			if n.skip(t, oerr, i, desc) {
+				continue
+			}
 			_, _, gerr := inProcessMachine(data)
 			switch {
 			case oerr != nil && errors.Is(oerr, oracle.ErrRejected):
 				if gerr == nil {
 					t.Errorf("case %d (%s): TFLM rejects the model (%v) but tflm-gen lowers it", i, desc, oerr)
-					mismatches++
+					n.mismatches++
 				}
-				refused++
+				n.refused++
 				continue
 			case oerr != nil:
 				t.Fatalf("case %d (%s): oracle: %v", i, desc, oerr)
 			case gerr != nil:
 				t.Errorf("case %d (%s): TFLM runs it, tflm-gen: %v", i, desc, gerr)
-				mismatches++
-				refused++
+				n.mismatches++
+				n.refused++
 				continue
 			}
 			if err := compareInvokes(data, want, written); err != nil {
 				t.Errorf("case %d (%s): %v", i, desc, err)
-				mismatches++
+				n.mismatches++
 			}
-			compared++
+			n.compared++
 		}
-		logDiffCounts(t, compared, refused, mismatches)
+		n.log(t)
 	})
 }
 
@@ -267,20 +263,7 @@ func TestCircularBufferRefusedAsTFLM(t *testing.T) {
 // which errors name as CUSTOM "name".
 func checkCustomRefusedAsTFLM(t *testing.T, o *oracle.Oracle, c diffCase, name, want string) {
 	t.Helper()
-	var csvs [][]string
-	var raws [][]byte
-	for _, v := range c.inputs {
-		csvs = append(csvs, v.csv())
-		raws = append(raws, v.raw())
-	}
-	if _, err := o.Run(c.model, csvs...); !errors.Is(err, oracle.ErrRejected) {
-		t.Errorf("%s: TFLM did not reject the model: %v", c.desc, err)
-	}
-	_, err := inProcess(c.model, raws...)
-	label := fmt.Sprintf("(CUSTOM %q)", name)
-	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), label) || !strings.Contains(err.Error(), want) {
-		t.Errorf("%s: error %v, want an unsupported-model error naming %s and saying %q", c.desc, err, label, want)
-	}
+	checkRefused(t, o, c, fmt.Sprintf("(CUSTOM %q)", name), want)
 }
 
 // dppCase is a random TFLite_Detection_PostProcess model: n anchors with
@@ -357,24 +340,27 @@ func TestDetectionPostProcessMatchesTFLM(t *testing.T) {
 	t.Run("TFLite_Detection_PostProcess_float32", func(t *testing.T) {
 		o := oracle.New(t)
 		r := rand.New(rand.NewPCG(13, 2))
-		compared, refused, mismatches := 0, 0, 0
+		var tally diffTally
 		for i := 0; i < diffCount(20, 200); i++ {
 			desc, data, inputs, cats := dppCase(r)
 			want, oerr := o.Run(data, inputs[0].csv(), inputs[1].csv())
+			if tally.skip(t, oerr, i, desc) {
+				continue
+			}
 			got, gerr := inProcess(data, inputs[0].raw(), inputs[1].raw())
 			if oerr == nil && errors.Is(gerr, ErrUnsupported) && strings.Contains(gerr.Error(), "TFLM's scratch") {
-				refused++ // documented: TFLM would write past its scratch
+				tally.refused++ // documented: TFLM would write past its scratch
 				continue
 			}
 			if oerr != nil || gerr != nil {
 				t.Errorf("case %d (%s): TFLM %v, tflm-gen %v", i, desc, oerr, gerr)
-				mismatches++
-				refused++
+				tally.mismatches++
+				tally.refused++
 				continue
 			}
 			if err := compareRaw(model.Float32, got[3], want[3]); err != nil {
 				t.Errorf("case %d (%s): num_detections: %v", i, desc, err)
-				mismatches++
+				tally.mismatches++
 				continue
 			}
 			n := int(math.Float32frombits(binary.LittleEndian.Uint32(got[3])))
@@ -397,11 +383,11 @@ func TestDetectionPostProcessMatchesTFLM(t *testing.T) {
 				}
 			}
 			if bad {
-				mismatches++
+				tally.mismatches++
 			}
-			compared++
+			tally.compared++
 		}
-		logDiffCounts(t, compared, refused, mismatches)
+		tally.log(t)
 	})
 }
 

@@ -47,7 +47,7 @@ func TestMulZeroConstantDenormalScale(t *testing.T) {
 	}
 	for _, dt := range []model.DType{model.Int8, model.Int16} {
 		t.Run(fmt.Sprintf("MUL_%s_zero_constant_denormal_scale", dt), func(t *testing.T) {
-			runDiffCases(t, o, diffCount(5, 40), rand.New(rand.NewPCG(uint64(dt), 43)), gen(dt), nil)
+			runDiffCases(t, o, diffN{5, 40}, rand.New(rand.NewPCG(uint64(dt), 43)), gen(dt), nil)
 		})
 	}
 }

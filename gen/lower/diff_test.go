@@ -169,12 +169,29 @@ type diffCase struct {
 	outDT  model.DType
 }
 
+// diffN is the number of random cases of a differential (sub)test: long
+// in a full run, short with -short. The cases are always drawn long from
+// the random source, so that -short runs a prefix of the full run's cases
+// and the source is left as the full run leaves it for whatever draws from
+// it next (the oracle's replay holds the full run's cases only).
+type diffN struct{ short, long int }
+
+// run is the number of the drawn cases that run.
+func (n diffN) run() int {
+	if testing.Short() {
+		return min(n.short, n.long)
+	}
+	return n.long
+}
+
 // runDiffCases runs n cases from gen through TFLM and in-process and
 // compares output 0. A model TFLM rejects must be refused by the lowering;
 // a model TFLM runs may be refused only when allowRefusal says so (a
-// documented refusal). It returns the numbers compared and refused, logs
-// the counts (logDiffCounts) and fails the test when no case compared.
-func runDiffCases(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(r *rand.Rand) diffCase, allowRefusal func(error) bool) (compared, refused int) {
+// documented refusal). A case the oracle has no recording of is skipped.
+// It returns the numbers compared and refused and logs the counts
+// (diffTally.log: the test fails when no case compared, and is skipped when
+// that is because cases were skipped).
+func runDiffCases(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen func(r *rand.Rand) diffCase, allowRefusal func(error) bool) (compared, refused int) {
 	t.Helper()
 	return runDiffCasesWith(t, o, n, r, gen, allowRefusal, func(c diffCase, got [][]byte, want [][]string) error {
 		return compareRaw(c.outDT, got[0], want[0])
@@ -183,28 +200,29 @@ func runDiffCases(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(
 
 // runDiffCasesWith is runDiffCases comparing the outputs with cmp (every
 // output, or float32 within a tolerance).
-func runDiffCasesWith(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(r *rand.Rand) diffCase, allowRefusal func(error) bool,
+func runDiffCasesWith(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen func(r *rand.Rand) diffCase, allowRefusal func(error) bool,
 	cmp func(c diffCase, got [][]byte, want [][]string) error) (compared, refused int) {
 	t.Helper()
 	// The cases are drawn in order from r, then run on every core: each
 	// TFLM run is a process of its own.
-	cases := make([]diffCase, n)
+	cases := make([]diffCase, n.long)
 	for i := range cases {
 		cases[i] = gen(r)
 	}
+	cases = cases[:n.run()]
 	type result struct {
 		want       [][]string
 		got        [][]byte
 		oerr, gerr error
 	}
-	res := make([]result, n)
+	res := make([]result, len(cases))
 	var wg sync.WaitGroup
 	next := atomic.Int64{}
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+			for i := int(next.Add(1)) - 1; i < len(cases); i = int(next.Add(1)) - 1 {
 				c := cases[i]
 				var csvs [][]string
 				var raws [][]byte
@@ -218,70 +236,157 @@ func runDiffCasesWith(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen f
 		}()
 	}
 	wg.Wait()
-	mismatches := 0
+	var tally diffTally
 	for i, c := range cases {
 		want, oerr, got, gerr := res[i].want, res[i].oerr, res[i].got, res[i].gerr
+		if tally.skip(t, oerr, i, c.desc) {
+			continue
+		}
 		switch {
 		case oerr != nil && errors.Is(oerr, oracle.ErrRejected):
 			if gerr == nil {
 				t.Errorf("case %d (%s): TFLM rejects the model (%v) but tflm-gen lowers it", i, c.desc, oerr)
-				mismatches++
+				tally.mismatches++
 			}
-			refused++
+			tally.refused++
 			continue
 		case oerr != nil:
 			t.Fatalf("case %d (%s): oracle: %v", i, c.desc, oerr)
 		case gerr != nil:
 			if !errors.Is(gerr, ErrUnsupported) || allowRefusal == nil || !allowRefusal(gerr) {
 				t.Errorf("case %d (%s): TFLM runs it, tflm-gen: %v", i, c.desc, gerr)
-				mismatches++
+				tally.mismatches++
 			}
-			refused++
+			tally.refused++
 			continue
 		}
 		if err := cmp(c, got, want); err != nil {
 			t.Errorf("case %d (%s): %v", i, c.desc, err)
-			mismatches++
+			tally.mismatches++
 		}
-		compared++
+		if err := refCheck(c, want); err != nil {
+			t.Errorf("case %d (%s): %v", i, c.desc, err)
+		}
+		tally.compared++
 	}
-	logDiffCounts(t, compared, refused, mismatches)
-	return compared, refused
+	tally.log(t)
+	return tally.compared, tally.refused
 }
 
-// logDiffCounts writes the count line of one differential (sub)test, which
+// refCheck compares the reference implementations that check new fuzzing
+// inputs (fuzz_ref_test.go) with TFLM's outputs of a case, so that they
+// stay exact; nil when they do not cover the case.
+func refCheck(c diffCase, want [][]string) error {
+	var raws [][]byte
+	for _, v := range c.inputs {
+		raws = append(raws, v.raw())
+	}
+	ref, err := refRun(c.model, raws...)
+	switch {
+	case errors.Is(err, errNoRef):
+		return nil
+	case err != nil:
+		return fmt.Errorf("reference implementation: %w", err)
+	case len(ref) != len(want):
+		return fmt.Errorf("reference implementation: %d outputs, TFLM has %d", len(ref), len(want))
+	}
+	for k, v := range ref {
+		if err := compareRaw(v.dt, v.raw(), want[k]); err != nil {
+			return fmt.Errorf("reference implementation (fuzz_ref_test.go), output %d: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// diffTally counts the cases of one differential (sub)test for its count
+// line (log).
+type diffTally struct {
+	compared   int // outputs compared with TFLM's
+	refused    int // refused by both sides, or by tflm-gen as documented
+	skipped    int // no TFLM reference (oracle.ErrNotRecorded): neither passed nor failed
+	mismatches int // failed
+}
+
+// skip reports whether oerr says that the oracle has no recording of case
+// i (oracle.ErrNotRecorded); it then counts the case as skipped and logs
+// it. A test checks this before anything else about the case.
+func (n *diffTally) skip(t *testing.T, oerr error, i int, desc string) bool {
+	t.Helper()
+	if !errors.Is(oerr, oracle.ErrNotRecorded) {
+		return false
+	}
+	n.skipped++
+	t.Logf("case %d (%s): skipped: %v", i, desc, oerr)
+	return true
+}
+
+// done is the number of cases compared or skipped: a test that draws
+// cases until enough were compared stops at the same case whether or not
+// the oracle had their recordings.
+func (n diffTally) done() int { return n.compared + n.skipped }
+
+// log writes the count line of one differential (sub)test, which
 // internal/devtools/diffcount collects into a table per operator. The test
 // (or subtest) name must start with the operator's name followed by "_"
 // and the types in lower case (e.g. "RESIZE_BILINEAR_int8"). A test that
-// compared nothing fails.
-func logDiffCounts(t *testing.T, compared, refused, mismatches int) {
+// compared nothing fails, unless cases were skipped for want of a
+// reference: the skipped cases may be those that would have compared, so
+// the test is skipped.
+func (n diffTally) log(t *testing.T) {
 	t.Helper()
-	t.Logf("differential counts: compared %d, refused %d, mismatches %d", compared, refused, mismatches)
-	if compared == 0 {
+	t.Logf("differential counts: compared %d, refused %d, skipped %d, mismatches %d", n.compared, n.refused, n.skipped, n.mismatches)
+	n.skipIfNoneCompared(t)
+	if n.compared == 0 {
 		t.Errorf("no case compared with TFLM")
+	}
+}
+
+// skipIfNoneCompared skips the test when it compared no case and skipped
+// some for want of a reference (for tests that log no count line).
+func (n diffTally) skipIfNoneCompared(t *testing.T) {
+	t.Helper()
+	if n.compared == 0 && n.skipped > 0 {
+		t.Skipf("no case compared with TFLM: %d cases skipped for want of a recorded TFLM result (shared/tflm/README.md, Replay)", n.skipped)
 	}
 }
 
 // checkRefusedAsTFLM: TFLM rejects the case's model and the lowering
 // refuses it with an unsupported-model error naming the operator and
-// containing want.
+// containing want. It runs as a subtest named after the case, skipped when
+// the oracle has no recording of it.
 func checkRefusedAsTFLM(t *testing.T, o *oracle.Oracle, c diffCase, code model.OpCode, want string) {
 	t.Helper()
-	var csvs [][]string
-	var raws [][]byte
-	for _, v := range c.inputs {
-		csvs = append(csvs, v.csv())
-		raws = append(raws, v.raw())
-	}
-	if _, err := o.Run(c.model, csvs...); !errors.Is(err, oracle.ErrRejected) {
-		t.Errorf("%s: TFLM did not reject the model: %v", c.desc, err)
-	}
-	_, err := inProcess(c.model, raws...)
-	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "("+code.String()+")") || !strings.Contains(err.Error(), want) {
-		t.Errorf("%s: error %v, want an unsupported-model error naming %s and saying %q", c.desc, err, code, want)
-	}
+	checkRefused(t, o, c, "("+code.String()+")", want)
 }
 
+// checkRefused is checkRefusedAsTFLM for an operator named label in the
+// lowering's errors ("(CONV_2D)", `(CUSTOM "name")`).
+func checkRefused(t *testing.T, o *oracle.Oracle, c diffCase, label, want string) {
+	t.Helper()
+	t.Run(c.desc, func(t *testing.T) {
+		t.Helper()
+		var csvs [][]string
+		var raws [][]byte
+		for _, v := range c.inputs {
+			csvs = append(csvs, v.csv())
+			raws = append(raws, v.raw())
+		}
+		_, oerr := o.Run(c.model, csvs...)
+		oracle.SkipIfNotRecorded(t, oerr, c.desc)
+		if !errors.Is(oerr, oracle.ErrRejected) {
+			t.Errorf("%s: TFLM did not reject the model: %v", c.desc, oerr)
+		}
+		_, err := inProcess(c.model, raws...)
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), label) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want an unsupported-model error naming %s and saying %q", c.desc, err, label, want)
+		}
+	})
+}
+
+// diffCount is the number of cases of a test that draws cases until
+// enough were compared: short with -short, else long. The test must draw
+// from a random source of its own, so that -short runs a prefix of the
+// full run's cases.
 func diffCount(short, long int) int {
 	if testing.Short() {
 		return short

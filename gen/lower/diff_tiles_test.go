@@ -84,7 +84,7 @@ func TestDiffTileKernelsMatchTFLM(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(77, uint64(kind)))
 			gen := func(r *rand.Rand) diffCase { return randTileConv(r, kind) }
-			runDiffCases(t, o, diffCount(20, 120), r, gen, doConvRefusal)
+			runDiffCases(t, o, diffN{20, 120}, r, gen, doConvRefusal)
 		})
 	}
 }

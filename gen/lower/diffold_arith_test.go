@@ -140,7 +140,7 @@ func TestDiffOldArithMatchesTFLM(t *testing.T) {
 			t.Run(fmt.Sprintf("%s_%s", code, dt), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(code), 100+uint64(dt)))
 				gen := func(r *rand.Rand) diffCase { return randDOBinary(r, code, dt) }
-				runDiffCases(t, o, diffCount(10, 100), r, gen, nil)
+				runDiffCases(t, o, diffN{10, 100}, r, gen, nil)
 			})
 		}
 	}
@@ -194,7 +194,7 @@ func TestDiffOldPoolMatchesTFLM(t *testing.T) {
 			t.Run(fmt.Sprintf("%s_%s", code, dt), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(code), 200+uint64(dt)))
 				gen := func(r *rand.Rand) diffCase { return randDOPool(r, code, dt) }
-				runDiffCases(t, o, diffCount(10, 100), r, gen, nil)
+				runDiffCases(t, o, diffN{10, 100}, r, gen, nil)
 			})
 		}
 	}
@@ -368,7 +368,7 @@ func TestDiffOldConvMatchesTFLM(t *testing.T) {
 			t.Run(fmt.Sprintf("%s_%s", code, k), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(code), 300+uint64(k)))
 				gen := func(r *rand.Rand) diffCase { return randDOConv(r, depthwise, k) }
-				runDiffCases(t, o, diffCount(10, 100), r, gen, doConvRefusal)
+				runDiffCases(t, o, diffN{10, 100}, r, gen, doConvRefusal)
 			})
 		}
 	}
@@ -440,7 +440,7 @@ func TestDiffOldFullyConnectedMatchesTFLM(t *testing.T) {
 		t.Run("FULLY_CONNECTED_"+tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(model.OpFullyConnected), 400+uint64(tc.k)*2+map[bool]uint64{true: 1}[tc.perTensor]))
 			gen := func(r *rand.Rand) diffCase { return randDOFC(r, tc.k, tc.perTensor) }
-			runDiffCases(t, o, diffCount(10, 100), r, gen, doConvRefusal)
+			runDiffCases(t, o, diffN{10, 100}, r, gen, doConvRefusal)
 		})
 	}
 }
@@ -493,7 +493,7 @@ func TestDiffOldTransposeConvMatchesTFLM(t *testing.T) {
 		t.Run(fmt.Sprintf("TRANSPOSE_CONV_%s", k), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(model.OpTransposeConv), 500+uint64(k)))
 			gen := func(r *rand.Rand) diffCase { return randDOTransposeConv(r, k) }
-			runDiffCases(t, o, diffCount(10, 100), r, gen, doConvRefusal)
+			runDiffCases(t, o, diffN{10, 100}, r, gen, doConvRefusal)
 		})
 	}
 }

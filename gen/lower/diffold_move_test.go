@@ -527,7 +527,7 @@ func TestMoveOpsMatchTFLM(t *testing.T) {
 			t.Run(fmt.Sprintf("%s_%s", tc.code, dt), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(tc.code), uint64(dt)+77))
 				g := func(r *rand.Rand) diffCase { return tc.gen(r, dt) }
-				runDiffCases(t, o, diffCount(10, 100), r, g, tc.allow)
+				runDiffCases(t, o, diffN{10, 100}, r, g, tc.allow)
 			})
 		}
 	}
@@ -613,7 +613,7 @@ func TestSvdfMatchesTFLM(t *testing.T) {
 	for _, dt := range []model.DType{model.Int8, model.Float32} {
 		t.Run("SVDF_"+dt.String(), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(model.OpSvdf), uint64(dt)+77))
-			runDiffCases(t, o, diffCount(10, 100), r, func(r *rand.Rand) diffCase { return randSvdf(r, dt) }, nil)
+			runDiffCases(t, o, diffN{10, 100}, r, func(r *rand.Rand) diffCase { return randSvdf(r, dt) }, nil)
 		})
 	}
 }

@@ -115,7 +115,7 @@ func TestDivmodMatchesTFLM(t *testing.T) {
 		name := tc.code.String() + "_" + strings.ToLower(tc.dt.String())
 		t.Run(name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(mathSeed(name), 5))
-			runDiffCases(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase {
+			runDiffCases(t, o, diffN{20, 200}, r, func(r *rand.Rand) diffCase {
 				return randDivmod(r, tc.code, tc.dt, tc.maxRank)
 			}, nil)
 		})
@@ -247,7 +247,7 @@ func TestSquaredDifferenceMatchesTFLM(t *testing.T) {
 		name := tc.code.String() + "_" + strings.ToLower(tc.dt.String())
 		t.Run(name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(mathSeed(name), 7))
-			runDiffCases(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase {
+			runDiffCases(t, o, diffN{20, 200}, r, func(r *rand.Rand) diffCase {
 				if tc.code == model.OpAddN {
 					return randAddN(r, tc.dt)
 				}
@@ -344,7 +344,7 @@ func TestDivInt8MatchesTFLM(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(mathSeed(name), 5))
-			runDiffCases(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase {
+			runDiffCases(t, o, diffN{20, 200}, r, func(r *rand.Rand) diffCase {
 				return randDivInt8(r, zero)
 			}, dmRescaleRefusal)
 		})

@@ -138,7 +138,7 @@ func TestFillMatchesTFLM(t *testing.T) {
 			for _, b := range tc.name {
 				seed = seed*31 + uint64(b)
 			}
-			runDiffCases(t, o, diffCount(20, 200), rand.New(rand.NewPCG(seed, 17)), tc.gen, nil)
+			runDiffCases(t, o, diffN{20, 200}, rand.New(rand.NewPCG(seed, 17)), tc.gen, nil)
 		})
 	}
 }

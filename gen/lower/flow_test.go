@@ -40,7 +40,7 @@ func binarySub(m *builder.Model, code model.OpCode, n int) {
 func TestCallOnceMatchesTFLM(t *testing.T) {
 	o := oracle.New(t)
 	t.Run("CALL_ONCE_float32", func(t *testing.T) {
-		runDiffCases(t, o, diffCount(5, 20), rand.New(rand.NewPCG(1, 29)), func(r *rand.Rand) diffCase {
+		runDiffCases(t, o, diffN{5, 20}, rand.New(rand.NewPCG(1, 29)), func(r *rand.Rand) diffCase {
 			n := 1 + r.IntN(8)
 			m := builder.New("call once")
 			x := m.Tensor("x", model.Float32, []int{n}, nil)
@@ -111,7 +111,7 @@ func ifModel(n int) []byte {
 func TestIfMatchesTFLM(t *testing.T) {
 	o := oracle.New(t)
 	t.Run("IF_float32", func(t *testing.T) {
-		runDiffCases(t, o, diffCount(20, 200), rand.New(rand.NewPCG(2, 31)), func(r *rand.Rand) diffCase {
+		runDiffCases(t, o, diffN{20, 200}, rand.New(rand.NewPCG(2, 31)), func(r *rand.Rand) diffCase {
 			n := 1 + r.IntN(16)
 			cond := diffVals{dt: model.Bool, ints: []int64{int64(r.IntN(2))}}
 			return diffCase{desc: "if", model: ifModel(n), inputs: []diffVals{randVals(r, model.Float32, n), cond}, outDT: model.Float32}
@@ -150,7 +150,7 @@ func whileModel(n int, limit int32) []byte {
 func TestWhileMatchesTFLM(t *testing.T) {
 	o := oracle.New(t)
 	t.Run("WHILE_float32", func(t *testing.T) {
-		runDiffCases(t, o, diffCount(20, 200), rand.New(rand.NewPCG(4, 37)), func(r *rand.Rand) diffCase {
+		runDiffCases(t, o, diffN{20, 200}, rand.New(rand.NewPCG(4, 37)), func(r *rand.Rand) diffCase {
 			n := 1 + r.IntN(16)
 			i := diffVals{dt: model.Int32, ints: []int64{int64(r.IntN(10) - 3)}}
 			return diffCase{desc: "while", model: whileModel(n, int32(r.IntN(8))), inputs: []diffVals{randVals(r, model.Float32, n), i}, outDT: model.Float32}

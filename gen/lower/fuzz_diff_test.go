@@ -11,7 +11,9 @@ import (
 
 // fuzzGenerators are random single-operator cases whose outputs must equal
 // TFLM's bit for bit (the float operators compared with a tolerance are
-// left to their own tests).
+// left to their own tests). Each operator and type here has a reference
+// implementation in fuzz_ref_test.go, which checks the inputs TFLM's
+// recording does not cover.
 var fuzzGenerators = []struct {
 	name string
 	gen  func(r *rand.Rand) diffCase
@@ -48,12 +50,16 @@ var fuzzGenerators = []struct {
 }
 
 // FuzzDifferentialTFLM keeps drawing random cases of the differential
-// tests (a generator and a seed per input) and runs each through TFLM and
-// in-process: a model TFLM rejects must be refused, a model tflm-gen
+// tests (a generator and a seed per input) and runs each in-process and
+// through TFLM: a model TFLM rejects must be refused, a model tflm-gen
 // refuses must be refused as unsupported (never a crash or an invalid-model
-// error), and every output byte must equal TFLM's. The seed corpus runs in
-// go test; `go test ./gen/lower -run '^$' -fuzz FuzzDifferentialTFLM`
-// keeps going.
+// error), and every output byte must equal TFLM's, and the reference
+// implementations' (refRun) where they cover the case. The oracle's replay
+// has recordings of the seed corpus only: a new input is checked against
+// the reference implementations alone, and a refusal must be an
+// unsupported-model or invalid-model error (refusedCleanly). The seed
+// corpus runs in go test; `go test ./gen/lower -run '^$' -fuzz
+// FuzzDifferentialTFLM` keeps going.
 func FuzzDifferentialTFLM(f *testing.F) {
 	for i := range fuzzGenerators {
 		f.Add(uint8(i), uint64(i)*7919)
@@ -70,6 +76,10 @@ func FuzzDifferentialTFLM(f *testing.F) {
 		}
 		want, oerr := o.Run(c.model, csvs...)
 		got, gerr := inProcess(c.model, raws...)
+		if errors.Is(oerr, oracle.ErrNotRecorded) {
+			fuzzCheckRef(t, g.name, c, got, gerr)
+			return
+		}
 		switch {
 		case oerr != nil && errors.Is(oerr, oracle.ErrRejected):
 			if gerr == nil {
@@ -95,6 +105,49 @@ func FuzzDifferentialTFLM(f *testing.F) {
 					t.Fatalf("%s (%s): output %d: %v", g.name, c.desc, k, err)
 				}
 			}
+			if err := refCheck(c, want); err != nil {
+				t.Fatalf("%s (%s): %v", g.name, c.desc, err)
+			}
 		}
 	})
+}
+
+// fuzzCheckRef checks a case the oracle has no recording of: tflm-gen's
+// outputs must equal the reference implementations' bit for bit (float32
+// NaNs of any payload equal), and a refusal must be clean
+// (refusedCleanly). A case the references do not cover is skipped.
+func fuzzCheckRef(t *testing.T, name string, c diffCase, got [][]byte, gerr error) {
+	t.Helper()
+	if gerr != nil {
+		if !refusedCleanly(gerr) {
+			t.Fatalf("%s (%s): tflm-gen: %v, neither an unsupported-model nor an invalid-model error", name, c.desc, gerr)
+		}
+		return
+	}
+	var raws [][]byte
+	for _, v := range c.inputs {
+		raws = append(raws, v.raw())
+	}
+	ref, err := refRun(c.model, raws...)
+	switch {
+	case errors.Is(err, errNoRef):
+		t.Skipf("%s (%s): no TFLM recording and %v", name, c.desc, err)
+	case err != nil:
+		t.Fatalf("%s (%s): reference implementation: %v", name, c.desc, err)
+	case len(ref) != len(got):
+		t.Fatalf("%s (%s): %d outputs, the reference implementation has %d", name, c.desc, len(got), len(ref))
+	}
+	for k, v := range ref {
+		if err := compareRaw(v.dt, got[k], v.csv()); err != nil {
+			t.Fatalf("%s (%s): output %d against the reference implementation (fuzz_ref_test.go, no TFLM recording): %v", name, c.desc, k, err)
+		}
+	}
+}
+
+// refusedCleanly says whether a refusal of a model without a TFLM reference
+// is acceptable: an unsupported-model or invalid-model error. Without TFLM
+// nothing says which of the two (or a successful run) the model deserves;
+// the differential tests check that against TFLM.
+func refusedCleanly(err error) bool {
+	return errors.Is(err, ErrUnsupported) || errors.Is(err, model.ErrInvalid)
 }

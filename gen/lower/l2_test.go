@@ -109,7 +109,7 @@ func TestL2MatchesTFLM(t *testing.T) {
 				seed = seed*31 + uint64(b)
 			}
 			r := rand.New(rand.NewPCG(seed, 12))
-			runDiffCases(t, o, diffCount(20, 200), r, tc.gen, nil)
+			runDiffCases(t, o, diffN{20, 200}, r, tc.gen, nil)
 		})
 	}
 }

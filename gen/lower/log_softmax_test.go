@@ -89,7 +89,7 @@ func TestLogSoftmaxMatchesTFLM(t *testing.T) {
 	o := oracle.New(t)
 	t.Run("LOG_SOFTMAX_int8", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(50, 8))
-		runDiffCases(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase {
+		runDiffCases(t, o, diffN{20, 200}, r, func(r *rand.Rand) diffCase {
 			return randLogSoftmax(r, model.Int8)
 		}, nil)
 	})
@@ -97,7 +97,7 @@ func TestLogSoftmaxMatchesTFLM(t *testing.T) {
 		r := rand.New(rand.NewPCG(50, 32))
 		inexact := 0
 		gen := func(r *rand.Rand) diffCase { return randLogSoftmax(r, model.Float32) }
-		compared, _ := runDiffCasesWith(t, o, diffCount(20, 200), r, gen, nil, func(c diffCase, got [][]byte, want [][]string) error {
+		compared, _ := runDiffCasesWith(t, o, diffN{20, 200}, r, gen, nil, func(c diffCase, got [][]byte, want [][]string) error {
 			if compareRaw(model.Float32, got[0], want[0]) != nil {
 				inexact++
 			}

@@ -66,7 +66,7 @@ func TestMathRoundingMatchesTFLM(t *testing.T) {
 		name := code.String() + "_float32"
 		t.Run(name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(mathSeed(name), 3))
-			runDiffCases(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase {
+			runDiffCases(t, o, diffN{20, 200}, r, func(r *rand.Rand) diffCase {
 				return randMathUnary(r, code, model.Float32, mathRoundingVals)
 			}, nil)
 		})
@@ -128,7 +128,7 @@ func mathCompareNear(got []byte, want []string) error {
 // mathRunNear is runDiffCases for float32 operators TFLM computes with C's
 // transcendental functions: output 0 is compared with mathCompareNear. It
 // also logs how many outputs differed in their bits at all.
-func mathRunNear(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(r *rand.Rand) diffCase) {
+func mathRunNear(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen func(r *rand.Rand) diffCase) {
 	t.Helper()
 	inexact := 0
 	compared, _ := runDiffCasesWith(t, o, n, r, gen, nil, func(c diffCase, got [][]byte, want [][]string) error {
@@ -164,14 +164,14 @@ func TestMathTranscendentalMatchesTFLM(t *testing.T) {
 		name := code.String() + "_float32"
 		t.Run(name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(mathSeed(name), 9))
-			mathRunNear(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase {
+			mathRunNear(t, o, diffN{20, 200}, r, func(r *rand.Rand) diffCase {
 				return randMathUnary(r, code, model.Float32, mathTranscVals)
 			})
 		})
 	}
 	t.Run("ELU_int8", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(mathSeed("ELU_int8"), 9))
-		runDiffCases(t, o, diffCount(20, 200), r, func(r *rand.Rand) diffCase {
+		runDiffCases(t, o, diffN{20, 200}, r, func(r *rand.Rand) diffCase {
 			shape := randDims(r, 1+r.IntN(4), 4)
 			if r.IntN(2) == 0 {
 				shape = []int{256}

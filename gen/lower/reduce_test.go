@@ -188,7 +188,7 @@ func TestReduceMatchesTFLM(t *testing.T) {
 			if tc.dt == model.Int8 || tc.dt == model.Int16 {
 				allow = func(err error) bool { return strings.Contains(err.Error(), "out of range") }
 			}
-			runDiffCases(t, o, diffCount(20, 200), r, gen, allow)
+			runDiffCases(t, o, diffN{20, 200}, r, gen, allow)
 		})
 	}
 }
@@ -274,7 +274,7 @@ func TestCumsumMatchesTFLM(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(dt), 102))
 			gen := func(r *rand.Rand) diffCase { return randCumsum(r, dt, r.IntN(25) == 0) }
-			runDiffCases(t, o, diffCount(20, 200), r, gen, nil)
+			runDiffCases(t, o, diffN{20, 200}, r, gen, nil)
 		})
 	}
 }

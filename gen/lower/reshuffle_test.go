@@ -328,7 +328,7 @@ func randDynamicUpdateSlice(r *rand.Rand, dt, idxDT model.DType) diffCase {
 
 // runReshuffleCases is runDiffCases comparing every output (SPLIT_V has
 // several), with no refusal allowed.
-func runReshuffleCases(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, gen func(r *rand.Rand) diffCase) {
+func runReshuffleCases(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen func(r *rand.Rand) diffCase) {
 	t.Helper()
 	runDiffCasesWith(t, o, n, r, gen, nil, func(c diffCase, got [][]byte, want [][]string) error {
 		if len(got) != len(want) {
@@ -382,7 +382,7 @@ func TestReshuffleMatchesTFLM(t *testing.T) {
 				seed = seed*31 + uint64(b)
 			}
 			r := rand.New(rand.NewPCG(seed, 17))
-			runReshuffleCases(t, o, diffCount(20, 200), r, tc.gen)
+			runReshuffleCases(t, o, diffN{20, 200}, r, tc.gen)
 		})
 	}
 }

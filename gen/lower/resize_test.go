@@ -78,7 +78,7 @@ func TestResizeMatchesTFLM(t *testing.T) {
 		t.Run(fmt.Sprintf("%s_%s", tc.code, tc.dt), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(tc.code), uint64(tc.dt)))
 			gen := func(r *rand.Rand) diffCase { return randResize(r, tc.code, tc.dt, true) }
-			runDiffCases(t, o, diffCount(20, 200), r, gen, nil)
+			runDiffCases(t, o, diffN{20, 200}, r, gen, nil)
 		})
 	}
 }

@@ -1,11 +1,13 @@
 // Command diffcount runs the differential tests against TFLite Micro (the
 // tests of gen/lower whose names end in MatchesTFLM) and prints, per
 // operator, how many random cases were compared with TFLM, how many both
-// sides refused, and how many mismatched:
+// sides refused, how many were skipped because the oracle (a replay of
+// recorded TFLM runs, shared/tflm/README.md) has no recording of them, and
+// how many mismatched:
 //
 //	go run ./internal/devtools/diffcount [-short] [-run REGEXP]
 //
-// Each differential subtest logs one count line (gen/lower's logDiffCounts)
+// Each differential subtest logs one count line (gen/lower's diffTally.log)
 // and is named after its operator and types ("RESIZE_BILINEAR_int8"). The
 // command exits non-zero when a test failed or no count line was found.
 package main
@@ -26,10 +28,10 @@ import (
 
 // counts are the summed count lines of one operator.
 type counts struct {
-	combos, compared, refused, mismatches int
+	combos, compared, refused, skipped, mismatches int
 }
 
-var countLine = regexp.MustCompile(`differential counts: compared (\d+), refused (\d+), mismatches (\d+)`)
+var countLine = regexp.MustCompile(`differential counts: compared (\d+), refused (\d+), skipped (\d+), mismatches (\d+)`)
 
 func main() {
 	short := flag.Bool("short", false, "run the tests with -short (a tenth of the cases)")
@@ -88,14 +90,15 @@ func parse(r io.Reader) (map[string]*counts, []string, error) {
 			c = &counts{}
 			byOp[op] = c
 		}
-		var n [3]int
+		var n [4]int
 		for i := range n {
 			fmt.Sscan(m[i+1], &n[i])
 		}
 		c.combos++
 		c.compared += n[0]
 		c.refused += n[1]
-		c.mismatches += n[2]
+		c.skipped += n[2]
+		c.mismatches += n[3]
 	}
 	return byOp, failed, sc.Err()
 }
@@ -134,15 +137,16 @@ func write(w io.Writer, byOp map[string]*counts) {
 	}
 	sort.Strings(ops)
 	var total counts
-	fmt.Fprintln(w, "| operator | type combinations | cases compared with TFLM | refused (as TFLM, or documented) | mismatches |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| operator | type combinations | cases compared with TFLM | refused (as TFLM, or documented) | skipped (no TFLM recording) | mismatches |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
 	for _, op := range ops {
 		c := byOp[op]
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %d |\n", op, c.combos, c.compared, c.refused, c.mismatches)
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d |\n", op, c.combos, c.compared, c.refused, c.skipped, c.mismatches)
 		total.combos += c.combos
 		total.compared += c.compared
 		total.refused += c.refused
+		total.skipped += c.skipped
 		total.mismatches += c.mismatches
 	}
-	fmt.Fprintf(w, "| all %d operators | %d | %d | %d | %d |\n", len(ops), total.combos, total.compared, total.refused, total.mismatches)
+	fmt.Fprintf(w, "| all %d operators | %d | %d | %d | %d | %d |\n", len(ops), total.combos, total.compared, total.refused, total.skipped, total.mismatches)
 }

@@ -1,7 +1,13 @@
-// Package oracle runs TensorFlow Lite Micro itself (shared/tflm/tflm_ref,
-// the reference-kernel build behind shared/ref) on models that tests build,
-// for differential tests: the same model and inputs through TFLM and through
-// tflm-gen must give the same output bytes.
+// Package oracle runs TensorFlow Lite Micro (shared/tflm/tflm_ref, the
+// reference-kernel build behind shared/ref, now a replay of its recorded
+// runs) on models that tests build, for differential tests: the same model
+// and inputs through TFLM and through tflm-gen must give the same output
+// bytes.
+//
+// A call the replay has no recording of is an error wrapping
+// ErrNotRecorded: there is no reference for that case, so a test skips it
+// (SkipIfNotRecorded for a test of one case; gen/lower's differential
+// harness counts the skips) and neither passes nor fails it.
 package oracle
 
 import (
@@ -24,6 +30,44 @@ import (
 // ErrRejected is wrapped when TFLM refuses the model (its Prepare or Invoke
 // failed); the error text carries TFLM's log.
 var ErrRejected = errors.New("TFLM rejected the model")
+
+// ErrNotRecorded is wrapped when tflm_ref has no recorded TFLM result for
+// the call (the replay exits with notRecordedStatus; shared/tflm/README.md,
+// "Replay"): a case added or changed since the recording. The error text
+// carries tflm_ref's message.
+var ErrNotRecorded = errors.New("no TFLM reference for this case")
+
+// Exit statuses of tflm_ref: the real binary's "TFLM rejected the model"
+// (AllocateTensors or Invoke failed), and the replay's "not recorded".
+const (
+	rejectedStatus    = 1
+	notRecordedStatus = 3
+)
+
+// exitError classifies a failed run of tflm_ref from its error and
+// stderr: ErrRejected, ErrNotRecorded, or any other failure.
+func exitError(err error, stderr []byte) error {
+	msg := strings.TrimSpace(string(stderr))
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		switch ee.ExitCode() {
+		case rejectedStatus:
+			return fmt.Errorf("%w: %s", ErrRejected, msg)
+		case notRecordedStatus:
+			return fmt.Errorf("%w (tflm_ref exit status %d): %s", ErrNotRecorded, notRecordedStatus, msg)
+		}
+	}
+	return fmt.Errorf("tflm_ref: %v: %s", err, msg)
+}
+
+// SkipIfNotRecorded skips a test of one case when err wraps ErrNotRecorded,
+// naming the case; other errors, and nil, return.
+func SkipIfNotRecorded(t testing.TB, err error, what string) {
+	t.Helper()
+	if errors.Is(err, ErrNotRecorded) {
+		t.Skipf("%s: skipped: %v", what, err)
+	}
+}
 
 // Oracle runs tflm_ref in a scratch directory. Its methods may be called
 // from several goroutines at once.
@@ -76,15 +120,8 @@ func (o *Oracle) run(arena int, model []byte, inputs [][]string) ([][]string, er
 		}
 		args = append(args, f)
 	}
-	var stderr bytes.Buffer
-	cmd := exec.Command(o.bin, args...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 1 {
-			return nil, fmt.Errorf("%w: %s", ErrRejected, strings.TrimSpace(stderr.String()))
-		}
-		return nil, fmt.Errorf("tflm_ref: %v: %s", err, strings.TrimSpace(stderr.String()))
+	if _, err := o.Exec(args...); err != nil {
+		return nil, err
 	}
 	var outs [][]string
 	for k := 0; ; k++ {
@@ -104,6 +141,20 @@ func (o *Oracle) run(arena int, model []byte, inputs [][]string) ([][]string, er
 		}
 		outs = append(outs, strings.FieldsFunc(strings.TrimSpace(string(b)), func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }))
 	}
+}
+
+// Exec runs tflm_ref with args (its command line, shared/tflm/README.md)
+// and returns its stdout. A failure wraps ErrRejected (TFLM's Prepare or
+// Invoke failed; the text carries TFLM's log), ErrNotRecorded (the replay
+// has no recording of the call), or is any other error of the run.
+func (o *Oracle) Exec(args ...string) (stdout []byte, err error) {
+	var out, stderr bytes.Buffer
+	cmd := exec.Command(o.bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, exitError(err, stderr.Bytes())
+	}
+	return out.Bytes(), nil
 }
 
 // Ints formats integers as input values.
@@ -163,19 +214,13 @@ func (o *Oracle) Patterns(model []byte) (arenaUsed int, outputs [][]byte, err er
 	if err := os.WriteFile(stem+".tflite", model, 0o644); err != nil {
 		return 0, nil, err
 	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(o.bin, stem+".tflite", stem)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 1 {
-			return 0, nil, fmt.Errorf("%w: %s", ErrRejected, strings.TrimSpace(stderr.String()))
-		}
-		return 0, nil, fmt.Errorf("tflm_ref: %v: %s", err, strings.TrimSpace(stderr.String()))
+	stdout, err := o.Exec(stem+".tflite", stem)
+	if err != nil {
+		return 0, nil, err
 	}
-	_, rest, ok := strings.Cut(stdout.String(), "arena_used ")
+	_, rest, ok := strings.Cut(string(stdout), "arena_used ")
 	if !ok {
-		return 0, nil, fmt.Errorf("tflm_ref printed no arena_used: %q", stdout.String())
+		return 0, nil, fmt.Errorf("tflm_ref printed no arena_used: %q", stdout)
 	}
 	if arenaUsed, err = strconv.Atoi(strings.Fields(rest)[0]); err != nil {
 		return 0, nil, fmt.Errorf("tflm_ref arena_used: %v", err)
