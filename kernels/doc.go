@@ -39,4 +39,25 @@
 //     arena or the constants; nor converts a slice over it to an array
 //     pointer ((*[8]T)(s[i:i+8]) checks the pointer for nil, which counts
 //     as a capture there): it reslices with s[i:i+8:i+8] instead.
+//
+// # Thumb-2 loops for the DSP extension
+//
+// TinyGo cannot express SXTB16 or SMLAD in Go (LLVM's ARMParallelDSP pass,
+// which forms SMLAD, runs only at -O3 codegen, which TinyGo never uses), so
+// inner loops that need them are inline assembly (dsp.go explains the
+// three files):
+//   - dsp_arm.go carries "//go:build tinygo && cortexm && !nodsp" and
+//     imports device/arm; dsp_go.go carries the negation and declares the
+//     same functions in Go, calling the *Ref functions of dsp.go (no build
+//     line), which every build compiles and the tests compare with.
+//     gen/emit copies a declaration's twin from the other file with it.
+//   - An assembly function takes one pointer to an argument block in the
+//     kernel's planned scratch (never a Go local: its address converted to
+//     a number moves it to the heap), reads {g} before touching any
+//     register, saves r0-r12, lr and the flags (mrs/msr apsr_nzcvq) and
+//     restores them: TinyGo's inline assembly declares no clobbers.
+//   - Every loop has a board test: TestDSPOnBoard runs both forms on the
+//     emulated Cortex-M4 on random operands and compares them.
+//   - Loads from flash (weights, records) may be unaligned: LDR and LDRB,
+//     never LDRD or LDM, on them.
 package kernels
