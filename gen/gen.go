@@ -50,6 +50,11 @@ type Options struct {
 	// groups or overlapped pairs, which cost a few per cent of
 	// instructions).
 	Speed bool
+	// GC generates for gc (-compiler gc): the kernels tuned for gc's code
+	// generation, instead of those for TinyGo on a Cortex-M4/M7, whose
+	// inner loops are Thumb-2 assembly there and Go everywhere else (a
+	// package for TinyGo runs under gc too, only slower).
+	GC bool
 	// NoShare disables in-place operators (an elementwise output taking
 	// over the memory of an input that dies there).
 	NoShare bool
@@ -160,7 +165,7 @@ func lowerGraph(g *model.Graph, opt Options) (*program.Program, *layout.Layout, 
 	// One search budget for every plan of this generation: the candidate
 	// selections of variant choice, the final plan and the plain plan.
 	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Session: planner.NewSession(opt.Effort)}
-	p, plain, err := lower.Program(g, lower.ProgramOptions{Options: lower.Options{NoShare: opt.NoShare}, Overlap: !opt.NoFuse && !opt.Speed, Speed: opt.Speed, Plan: popt})
+	p, plain, err := lower.Program(g, lower.ProgramOptions{Options: lower.Options{NoShare: opt.NoShare}, Overlap: !opt.NoFuse && !opt.Speed, Speed: opt.Speed, GC: opt.GC, Plan: popt})
 	if err != nil {
 		return nil, nil, err
 	}

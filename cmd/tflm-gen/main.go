@@ -43,6 +43,7 @@ type config struct {
 	stamp          bool
 	speed          bool
 	fuse           string
+	compiler       string
 	align          int
 	plannerName    string
 	effort         int64
@@ -126,6 +127,7 @@ func addFlags(fs *flag.FlagSet, cfg *config, plan bool) {
 	fs.StringVar(&cfg.plannerName, "planner", "optimal", "memory planner: optimal or greedy (TFLite Micro's rule)")
 	fs.Int64Var(&cfg.effort, "plan-effort", planner.DefaultEffort, "exact planner search budget in search `steps`, for all plans of one run together (machine independent)")
 	fs.BoolVar(&cfg.speed, "speed", false, "use every fast kernel even where its scratch memory makes the arena larger, run layer by layer (as -fuse=off), and trade flash for speed (SVDF rings, four-copy biases)")
+	fs.StringVar(&cfg.compiler, "compiler", "tinygo", "tinygo: kernels for TinyGo on a Cortex-M4/M7 (Thumb-2 DSP loops there, Go elsewhere); gc: kernels tuned for gc")
 	fs.StringVar(&cfg.fuse, "fuse", "on", "on: chains of convolutions run fused row by row (line buffers) and operators write their output over their dying input, where that makes the arena smaller; off: the layer-by-layer plan")
 	fs.IntVar(&cfg.maxArena, "max-arena", 0, "fail when the arena needs more than `bytes` (0: no limit)")
 	fs.Int64Var(&cfg.maxModel, "max-model-size", 256<<20, "refuse model files larger than `bytes`")
@@ -166,6 +168,9 @@ func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, err
 	if cfg.plannerName != "optimal" && cfg.plannerName != "greedy" {
 		return nil, "", fmt.Errorf("-planner %q: must be optimal or greedy", cfg.plannerName)
 	}
+	if cfg.compiler != "tinygo" && cfg.compiler != "gc" {
+		return nil, "", fmt.Errorf("-compiler %q: want tinygo or gc", cfg.compiler)
+	}
 	if cfg.fuse != "on" && cfg.fuse != "off" {
 		return nil, "", fmt.Errorf("-fuse %q: want on or off", cfg.fuse)
 	}
@@ -193,7 +198,7 @@ func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, err
 }
 
 func (c *config) options() gen.Options {
-	o := gen.Options{Package: c.pkg, Align: c.align, Effort: c.effort, MaxArena: c.maxArena, Speed: c.speed, NoFuse: c.fuse == "off"}
+	o := gen.Options{Package: c.pkg, Align: c.align, Effort: c.effort, MaxArena: c.maxArena, Speed: c.speed, GC: c.compiler == "gc", NoFuse: c.fuse == "off"}
 	if c.plannerName == "greedy" {
 		o.Planner = planner.Greedy
 	}

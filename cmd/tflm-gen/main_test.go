@@ -84,8 +84,8 @@ func TestExitCodes(t *testing.T) {
 		{"truncated", []string{corrupt, "-o", out}, 1, "corrupt.tflite: invalid model: the file looks truncated: it refers to data past its end (", false},
 		{"not a model", []string{notModel, "-o", out}, 1, `text.tflite: invalid model: file identifier is`, false},
 		{"too large", []string{exampleModel, "-max-model-size", "100", "-o", out}, 1, "over the -max-model-size limit of 100", false},
-		{"arena limit", []string{exampleModel, "-max-arena", "1000", "-o", out}, 1, "arena needs 1424 bytes, 424 over the limit of 1000; peak at operator 2 (CONV_2D)", false},
-		{"arena limit layer by layer", []string{exampleModel, "-max-arena", "1000", "-fuse=off", "-o", out}, 1, "arena needs 1968 bytes, 968 over the limit of 1000; peak at operator 2 (CONV_2D)", false},
+		{"arena limit", []string{exampleModel, "-max-arena", "1000", "-o", out}, 1, "arena needs 1120 bytes, 120 over the limit of 1000; peak at operator 2 (CONV_2D)", false},
+		{"arena limit layer by layer", []string{exampleModel, "-max-arena", "1000", "-fuse=off", "-o", out}, 1, "arena needs 1616 bytes, 616 over the limit of 1000; peak at operator 2 (CONV_2D)", false},
 		{"recursive subgraphs", []string{recursive, "-o", out}, 1, "recursive.tflite: unsupported model feature: 1 problem(s): subgraph 2: operator 0 (CALL_ONCE): calls subgraph 1 recursively (call cycle 1 -> 2 -> 1)", false},
 		{"call tree", []string{tree, "-o", out}, 1, "tree.tflite: unsupported model feature: 1 problem(s): operator 0 (CALL_ONCE): runs 131069 operators of called subgraphs", false},
 		{"live pairs", []string{fan, "-o", out}, 1, "fan.tflite: memory plan too large: 12497500 pairs of buffers are live at a common operator, more than the planner's limit of 1048576 (planner.MaxLivePairs); 5000 buffers are live at operator 4998 (ABS)", false},
@@ -178,14 +178,14 @@ func TestPlanCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"arena        1424 bytes", "lower bound  1424 bytes", "operator 2 (CONV_2D) writes b5 (t3) over b3 (t2)", "Timeline"} {
+	for _, want := range []string{"arena        1120 bytes", "lower bound  1120 bytes", "operator 2 (CONV_2D) writes b5 (t3) over b3 (t2)", "Timeline"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("plan output lacks %q", want)
 		}
 	}
 	// -fuse=off: the layer-by-layer plan, conv3 and its input apart.
 	_, flat, _ := runCLI("plan", exampleModel, "-fuse=off")
-	for _, want := range []string{"arena        1968 bytes", "lower bound  1968 bytes", "schedule     layer by layer"} {
+	for _, want := range []string{"arena        1616 bytes", "lower bound  1616 bytes", "schedule     layer by layer"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("plan -fuse=off output lacks %q", want)
 		}

@@ -47,12 +47,22 @@ func (f *Fragment) ScratchBytes(align int) int {
 // variant with the least scratch memory. Every operator that cannot be
 // lowered is reported in one error wrapping ErrUnsupported.
 func Ops(g *model.Graph, lean []bool) ([]*Fragment, error) {
-	return ops(g, lean, false)
+	return ops(g, lean, kernelChoice{})
 }
 
-// ops is Ops; speed lets lowerings take the variants that trade flash for
-// speed (lowerState.speed).
-func ops(g *model.Graph, lean []bool, speed bool) ([]*Fragment, error) {
+// kernelChoice says which kernels the lowerings may pick besides the lean
+// or fast variant of each operator.
+type kernelChoice struct {
+	// speed lets lowerings take variants that trade flash for speed
+	// (ProgramOptions.Speed).
+	speed bool
+	// gc asks for the kernels tuned for gc instead of those for TinyGo on
+	// a Cortex-M (ProgramOptions.GC).
+	gc bool
+}
+
+// ops is Ops with the kernels k allows.
+func ops(g *model.Graph, lean []bool, k kernelChoice) ([]*Fragment, error) {
 	if len(g.Ops) == 0 {
 		return nil, fmt.Errorf("%w: model has no operators", model.ErrInvalid)
 	}
@@ -67,7 +77,7 @@ func ops(g *model.Graph, lean []bool, speed bool) ([]*Fragment, error) {
 	frags := make([]*Fragment, 0, len(g.Ops))
 	var errs []string
 	st := newLowerState(g)
-	st.speed = speed
+	st.kernels = k
 	for _, op := range g.Ops {
 		c := &opCtx{G: g, Op: op, lean: lean[op.Index], st: st}
 		frags = append(frags, &Fragment{c})

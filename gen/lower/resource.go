@@ -57,9 +57,9 @@ type lowerState struct {
 	// why one names none.
 	handle    map[*model.Op]*resourceVar
 	handleErr map[*model.Op]string
-	// speed lets lowerings take variants that trade flash (constants laid
-	// out twice) for speed: set for -speed only (ProgramOptions.Speed).
-	speed bool
+	// kernels says which kernels the lowerings may pick (-speed's
+	// flash-for-speed variants, gc's or TinyGo's).
+	kernels kernelChoice
 }
 
 // newLowerState finds the model's resource variables in TFLM's Prepare

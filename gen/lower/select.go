@@ -14,6 +14,10 @@ type ProgramOptions struct {
 	// Speed keeps every fast kernel variant even where its scratch memory
 	// makes the arena larger.
 	Speed bool
+	// GC picks the kernels tuned for gc's code generation instead of the
+	// Thumb-2 DSP loops for TinyGo on a Cortex-M (which every other build
+	// runs as Go).
+	GC bool
 	// Overlap lets operators write their output over their dying input
 	// where their kernels allow it and the arena comes out smaller
 	// (overlap.go).
@@ -31,7 +35,7 @@ type ProgramOptions struct {
 // in-place operators), for reporting what sharing saves; it is nil when no
 // buffer of p holds more than one tensor.
 func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err error) {
-	fast, err := ops(g, make([]bool, len(g.Ops)), opt.Speed)
+	fast, err := ops(g, make([]bool, len(g.Ops)), kernelChoice{speed: opt.Speed, gc: opt.GC})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -41,7 +45,7 @@ func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err
 		for i := range all {
 			all[i] = true
 		}
-		lean, err := Ops(g, all)
+		lean, err := ops(g, all, kernelChoice{gc: opt.GC})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -642,7 +642,7 @@ func armCounts(c counter, entries []entry) ([]armRow, error) {
 		if !e.ref {
 			continue
 		}
-		d, err := c.run("--tflm", e.model)
+		d, err := c.run("--tflm", e.model, "-compiler", "gc")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", e.name, err)
 		}
@@ -652,7 +652,7 @@ func armCounts(c counter, entries []entry) ([]armRow, error) {
 		bad := d.mismatches("tflm_ref")
 		s := d
 		if e.speedCode {
-			if s, err = c.run(e.model, "-speed"); err != nil {
+			if s, err = c.run(e.model, "-speed", "-compiler", "gc"); err != nil {
 				return nil, fmt.Errorf("%s -speed: %w", e.name, err)
 			}
 			for _, m := range sameOutputs(d, s) {
