@@ -50,37 +50,37 @@ package kernels
 //   - functions with results (helpers, not program steps):
 //     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
 //     argMinMaxIdxI8, b2u8, castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64,
-//     constI8, constU8, convGatherGrid, convGatherScratch,
-//     convGatherWinWords, convLean8, convPWBlock, convPWChDecode,
-//     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
-//     convPWOut, convPWQ, convPWRescale, convPWScratch, convRQ32, convRQR,
-//     convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin, detNMS,
-//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspPackPairs,
-//     dspPlanRecords, dspQ, dspWidenWords, dusClamp, dw3x3BlockWidth,
-//     dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp, dwRQFast, dwRescale,
-//     dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32, ewTabAt,
-//     f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends, f32StrOff, f32StrView,
-//     f32Words, f32q, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
-//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
-//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
-//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
-//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmClipF,
-//     lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmExpCoef, lstmFCQ64,
-//     lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF, lstmGateFS,
-//     lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR, lstmMakeRG,
-//     lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16,
-//     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
-//     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
-//     octCols64, octLanes, poolAvgRound, poolRecip, poolSumI8, poolWindow,
-//     preluOne, quantizeF32One, reluOne, requantizeFast, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
-//     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
-//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne, sumI8,
-//     svdfActF32, svdfFastPlan, svdfNew16, svdfNew8, svdfRingStep,
-//     svdfRingWT16, tconvTaps
+//     constI8, constU8, convDSPScratch, convDSPWScratch, convGatherGrid,
+//     convGatherScratch, convGatherWinWords, convLean8, convPWBlock,
+//     convPWChDecode, convPWDot16, convPWDot4, convPWDot8, convPWDot8x4,
+//     convPWDotAny, convPWOut, convPWQ, convPWRescale, convPWScratch,
+//     convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps, detIoU, detMax,
+//     detMin, detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT,
+//     dspPackPairs, dspPlanRecords, dspQ, dspWidenWords, dusClamp,
+//     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
+//     dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
+//     ewRows, ewTab32, ewTabAt, f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends,
+//     f32StrOff, f32StrView, f32Words, f32q, fcDotI16, fcDotI16Acc32,
+//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
+//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
+//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
+//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
+//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
+//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
+//     lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
+//     lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
+//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits,
+//     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
+//     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
+//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
+//     poolRecip, poolSumI8, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
+//     rqFromFC, rqOne0, rqOneFields, rqOneIn, rqOneQ, rqOneR, rqOneSat,
+//     rqOneSet, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
+//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
+//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, strAligned4,
+//     subQuantOne, sumI8, svdfActF32, svdfFastPlan, svdfNew16, svdfNew8,
+//     svdfRingStep, svdfRingWT16, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -176,6 +176,14 @@ func Call(fn string, args []any) bool {
 		cmpInt8(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]uint8))
 	case "convCopy":
 		convCopy(args[0].([]int8), args[1].([]int8))
+	case "convDSP":
+		convDSP(args[0].(*convDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
+	case "convDSPRun":
+		convDSPRun(args[0].(*convDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8), args[6].(bool))
+	case "convDSPW":
+		convDSPW(args[0].(*convDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
+	case "convDSPWindow":
+		convDSPWindow(args[0].(*convDSPParams), args[1].([]int8), int(args[2].(int64)), args[3].([]int8))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":
@@ -766,6 +774,51 @@ func NewParams(typ string, fields map[string]any) any {
 				p.in1Shift = int(v.(int64))
 			case "in2Shift":
 				p.in2Shift = int(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convDSPParams":
+		p := &convDSPParams{}
+		for k, v := range fields {
+			switch k {
+			case "batches":
+				p.batches = int(v.(int64))
+			case "inH":
+				p.inH = int(v.(int64))
+			case "inW":
+				p.inW = int(v.(int64))
+			case "inC":
+				p.inC = int(v.(int64))
+			case "filterH":
+				p.filterH = int(v.(int64))
+			case "filterW":
+				p.filterW = int(v.(int64))
+			case "outH":
+				p.outH = int(v.(int64))
+			case "outW":
+				p.outW = int(v.(int64))
+			case "outC":
+				p.outC = int(v.(int64))
+			case "strideH":
+				p.strideH = int(v.(int64))
+			case "strideW":
+				p.strideW = int(v.(int64))
+			case "dilationH":
+				p.dilationH = int(v.(int64))
+			case "dilationW":
+				p.dilationW = int(v.(int64))
+			case "padH":
+				p.padH = int(v.(int64))
+			case "padW":
+				p.padW = int(v.(int64))
+			case "inZP":
+				p.inZP = int32(v.(int64))
+			case "span":
+				p.span = int32(v.(int64))
+			case "hi":
+				p.hi = int32(v.(int64))
 			default:
 				return nil
 			}

@@ -82,7 +82,8 @@ func dspPWPairs(g *dspPWArgs) {
 	ldr r5, [r8, #20]
 	mov r6, r4
 	mov r7, r5
-1:
+	tst r2, #1
+	beq 3f
 	ldr r9, [r0, r3]
 	ldr r8, [r0], #4
 	sxtb16 r10, r8
@@ -104,7 +105,51 @@ func dspPWPairs(g *dspPWArgs) {
 	smlad r7, r11, r12, r7
 	smlad r7, r9, lr, r7
 	subs r2, r2, #1
-	bne 1b
+	beq 4f
+3:
+	ldr r9, [r0, r3]
+	ldr r8, [r0], #4
+	sxtb16 r10, r8
+	sxtb16 r8, r8, ror #8
+	sxtb16 r11, r9
+	sxtb16 r9, r9, ror #8
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r4, r10, r12, r4
+	smlad r4, r8, lr, r4
+	smlad r6, r11, r12, r6
+	smlad r6, r9, lr, r6
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r5, r10, r12, r5
+	smlad r5, r8, lr, r5
+	smlad r7, r11, r12, r7
+	smlad r7, r9, lr, r7
+	ldr r9, [r0, r3]
+	ldr r8, [r0], #4
+	sxtb16 r10, r8
+	sxtb16 r8, r8, ror #8
+	sxtb16 r11, r9
+	sxtb16 r9, r9, ror #8
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r4, r10, r12, r4
+	smlad r4, r8, lr, r4
+	smlad r6, r11, r12, r6
+	smlad r6, r9, lr, r6
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r5, r10, r12, r5
+	smlad r5, r8, lr, r5
+	smlad r7, r11, r12, r7
+	smlad r7, r9, lr, r7
+	subs r2, r2, #2
+	bne 3b
+4:
 	ldr r12, [sp, #4]
 	ldr r0, [r12, #16]
 	ldr r2, [r12, #20]
@@ -225,7 +270,8 @@ func dspPWPairsW(g *dspPWArgs) {
 	ldr r5, [r8, #20]
 	mov r6, r4
 	mov r7, r5
-1:
+	tst r2, #1
+	beq 3f
 	ldm r0!, {r8-r11}
 	ldr lr, [r1], #4
 	sxtb16 r12, lr
@@ -242,7 +288,41 @@ func dspPWPairsW(g *dspPWArgs) {
 	smlad r7, r10, r12, r7
 	smlad r7, r11, lr, r7
 	subs r2, r2, #1
-	bne 1b
+	beq 4f
+3:
+	ldm r0!, {r8-r11}
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r4, r8, r12, r4
+	smlad r4, r9, lr, r4
+	smlad r6, r10, r12, r6
+	smlad r6, r11, lr, r6
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r5, r8, r12, r5
+	smlad r5, r9, lr, r5
+	smlad r7, r10, r12, r7
+	smlad r7, r11, lr, r7
+	ldm r0!, {r8-r11}
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r4, r8, r12, r4
+	smlad r4, r9, lr, r4
+	smlad r6, r10, r12, r6
+	smlad r6, r11, lr, r6
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r5, r8, r12, r5
+	smlad r5, r9, lr, r5
+	smlad r7, r10, r12, r7
+	smlad r7, r11, lr, r7
+	subs r2, r2, #2
+	bne 3b
+4:
 	ldr r12, [sp, #4]
 	ldr r0, [r12, #16]
 	ldr r2, [r12, #20]

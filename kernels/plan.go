@@ -107,3 +107,23 @@ const DSPPWArgsWords = dspPWArgsWords
 // DSPWidenWords is the scratch convPWDSPW adds to DSPPWArgsWords for rows
 // of K inputs: the widened pixel pair.
 func DSPWidenWords(K int) int { return dspWidenWords(K) }
+
+// PlanConvDSP plans convDSP and convDSPW for an ungrouped int8 convolution
+// with weight rows rows ([outC][K], filter order) and requantization
+// triples rq: the packed weights and the records, ok false when a
+// requantization convPWQ would not compute exactly.
+func PlanConvDSP(rows [][]int8, rq []byte, zo, lo int32) (wt, rec []byte, ok bool) {
+	if len(rows) == 0 || len(rows[0]) == 0 {
+		return nil, nil, false
+	}
+	K := len(rows[0])
+	if rec, ok = dspPlanRecords(rq, K, zo, lo); !ok {
+		return nil, nil, false
+	}
+	return dspPackPairs(rows, K), rec, true
+}
+
+// ConvDSPScratch and ConvDSPWScratch are convDSP's and convDSPW's scratch
+// in int32 words for windows of K values.
+func ConvDSPScratch(K int) int  { return convDSPScratch(K) }
+func ConvDSPWScratch(K int) int { return convDSPWScratch(K) }

@@ -69,6 +69,12 @@ const (
 	ConstI8                 Func = "constI8"
 	ConstU8                 Func = "constU8"
 	ConvCopy                Func = "convCopy"
+	ConvDSP                 Func = "convDSP"
+	ConvDSPRun              Func = "convDSPRun"
+	ConvDSPScratch          Func = "convDSPScratch"
+	ConvDSPW                Func = "convDSPW"
+	ConvDSPWScratch         Func = "convDSPWScratch"
+	ConvDSPWindow           Func = "convDSPWindow"
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
@@ -502,6 +508,7 @@ const (
 	BatchMatmulParams    Struct = "batchMatmulParams"
 	CastParams           Struct = "castParams"
 	CmpParams            Struct = "cmpParams"
+	ConvDSPParams        Struct = "convDSPParams"
 	ConvPWCh             Struct = "convPWCh"
 	ConvPWDSPParams      Struct = "convPWDSPParams"
 	ConvPWParams         Struct = "convPWParams"
@@ -626,6 +633,12 @@ func Funcs() []Func {
 		ConstI8,
 		ConstU8,
 		ConvCopy,
+		ConvDSP,
+		ConvDSPRun,
+		ConvDSPScratch,
+		ConvDSPW,
+		ConvDSPWScratch,
+		ConvDSPWindow,
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
@@ -1061,6 +1074,7 @@ func Structs() []Struct {
 		BatchMatmulParams,
 		CastParams,
 		CmpParams,
+		ConvDSPParams,
 		ConvPWCh,
 		ConvPWDSPParams,
 		ConvPWParams,
@@ -1240,6 +1254,18 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "string"}}, true
 	case ConvCopy:
 		return []Param{{"d", "[]int8"}, {"src", "[]int8"}}, true
+	case ConvDSP:
+		return []Param{{"p", "*convDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case ConvDSPRun:
+		return []Param{{"p", "*convDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}, {"wide", "bool"}}, true
+	case ConvDSPScratch:
+		return []Param{{"K", "int"}}, true
+	case ConvDSPW:
+		return []Param{{"p", "*convDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case ConvDSPWScratch:
+		return []Param{{"K", "int"}}, true
+	case ConvDSPWindow:
+		return []Param{{"p", "*convDSPParams"}, {"in", "[]int8"}, {"pix", "int"}, {"dst", "[]int8"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case ConvGatherGrid:
@@ -2136,6 +2162,10 @@ func (f Func) Results() int {
 		CmpI64,
 		CmpInt8,
 		ConvCopy,
+		ConvDSP,
+		ConvDSPRun,
+		ConvDSPW,
+		ConvDSPWindow,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -2416,6 +2446,8 @@ func (f Func) Results() int {
 		CmpOrd64,
 		ConstI8,
 		ConstU8,
+		ConvDSPScratch,
+		ConvDSPWScratch,
 		ConvGatherGrid,
 		ConvGatherScratch,
 		ConvGatherWinWords,
@@ -2598,6 +2630,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"inSize", "int"}, {"outSize", "int"}, {"signed", "bool"}}, true
 	case CmpParams:
 		return []Param{{"mask", "uint8"}, {"in1Off", "int32"}, {"in2Off", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}}, true
+	case ConvDSPParams:
+		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"span", "int32"}, {"hi", "int32"}}, true
 	case ConvPWCh:
 		return []Param{{"bias", "int32"}, {"m2", "uint32"}, {"d", "uint64"}, {"r", "uint32"}}, true
 	case ConvPWDSPParams:

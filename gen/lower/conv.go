@@ -346,11 +346,21 @@ func lowerConv2D(c *opCtx) error {
 			return err
 		}
 		// A pointwise convolution needs no scratch: convPWInt8 in every
-		// build.
+		// build (convPWDSP for TinyGo when the rows are whole words; other
+		// rows go through convDSP's gathered windows below).
 		if fC == inC && convFastOK(shift) && fH == 1 && fW == 1 && strideH == 1 && strideW == 1 &&
-			padH == 0 && padW == 0 && oh == inH && ow == inW {
+			padH == 0 && padW == 0 && oh == inH && ow == inW && (inC%4 == 0 || !c.DSP()) {
 			return convLowerPWInt8(c, in, bias, out, batches*oh*ow, inC, outC, convOHWI(filter.Data, outC),
 				mult, shift, inZP, outZP, lo, hi)
+		}
+		if fC == inC && c.DSP() {
+			g := convFastGeom{
+				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
+				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
+			}
+			if ok, err := convLowerDSPInt8(c, in, bias, out, g, convOHWI(filter.Data, outC), mult, shift, inZP, outZP, lo, hi); ok || err != nil {
+				return err
+			}
 		}
 		if fC == inC && convFastOK(shift) && dilH == 1 && dilW == 1 {
 			return convLowerRowsInt8(c, in, bias, out, convFastGeom{
@@ -910,6 +920,37 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 		})
 	}
 	return nil
+}
+
+// convLowerDSPInt8 emits convDSP (or, where its scratch is free,
+// convDSPW) for an ungrouped int8 convolution with weight rows [outC][K]
+// in filter order, when the kernel's records are exact for it (ok false
+// otherwise, nothing emitted).
+func convLowerDSPInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, rows [][]int8,
+	mult, shift []int32, inZP, outZP, lo, hi int32) (bool, error) {
+	triples, err := convRQTriples(c, bias, rows, mult, shift, -inZP)
+	if err != nil {
+		return false, err
+	}
+	wt, rec, ok := kernels.PlanConvDSP(rows, int32Bytes(triples), outZP, lo)
+	if !ok {
+		return false, nil
+	}
+	K := g.fH * g.fW * g.inC
+	fn, words := kernelsig.ConvDSP, kernels.ConvDSPScratch(K)
+	if !c.Lean() {
+		fn, words = kernelsig.ConvDSPW, kernels.ConvDSPWScratch(K)
+	}
+	c.Call(fn, Struct(kernelsig.ConvDSPParams,
+		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
+		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)), F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)),
+		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)), F("dilationH", Int(g.dilH)), F("dilationW", Int(g.dilW)),
+		F("padH", Int(g.padH)), F("padW", Int(g.padW)), F("inZP", I32(inZP)), F("span", I32(hi-lo)), F("hi", I32(hi))),
+		View(in), c.Const("Conv", wt), c.Const("Rec", rec), c.Scratch(model.Int32, words), View(out))
+	// A pixel pair's windows are gathered before any of its outputs is
+	// written, in raster order.
+	c.offerOverlap(0, rasterWindowShift(g, 1, 1, 2, true))
+	return true, nil
 }
 
 // pairwiseShift is the least distance (bytes) a pointwise kernel that goes

@@ -72,6 +72,8 @@ var bandKernels = map[string]bandKernel{
 	"convPWInt8":     {kind: bandPixels},
 	"convPWDSP":      {kind: bandPixels},
 	"convPWDSPW":     {kind: bandPixels},
+	"convDSP":        {kind: bandWindow},
+	"convDSPW":       {kind: bandWindow},
 }
 
 // bandOp is one operator that can run in bands of output rows.

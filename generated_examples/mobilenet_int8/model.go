@@ -11,21 +11,21 @@ import "unsafe"
 
 // ArenaSize is the working memory of a Model in bytes: every activation, scratch
 // and persistent buffer, placed so that buffers live at the same time never
-// overlap. The plan is optimal (= lower bound); its peak is at operator 0 (CONV_2D).
+// overlap. The plan is best of every placement order, gap 80 bytes; its peak is at operator 0 (CONV_2D).
 // Persistent state takes 0 bytes of it. layout.txt lists every buffer.
 //
-// RAM: ArenaSize + stack 2104 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
-// Invoke or Reset takes at most 2104 bytes of stack below its caller's.
+// RAM: ArenaSize + stack 2116 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
+// Invoke or Reset takes at most 2116 bytes of stack below its caller's.
 const ArenaSize = 2528
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart).
 const (
-	offBlock1DwRelu6         = 1376 // tensor 4 "block1/dw/relu6": 128 bytes, operators 0-3
+	offBlock1DwRelu6         = 1296 // tensor 4 "block1/dw/relu6": 128 bytes, operators 0-3
 	offBlock1PwRelu6         = 0    // tensor 7 "block1/pw/relu6": 768 bytes, operators 0-3
 	offBlock2DwRelu6         = 1504 // tensor 10 "block2/dw/relu6": 1024 bytes, operators 0-4
 	offConv0Relu6            = 768  // tensor 1 "conv0/relu6": 384 bytes, operators 0-3
 	offImage                 = 1504 // tensor 0 "image": 1024 bytes, operators 0-3
-	offConv0Relu6Scratch0    = 1152 // op0 scratch0 (CONV_2D): 224 bytes, operators 0-3
+	offConv0Relu6Scratch0    = 1152 // op0 scratch0 (CONV_2D): 144 bytes, operators 0-3
 	offBlock1DwRelu6Scratch0 = 0    // op1 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 1-1
 	offBlock1PwRelu6Scratch0 = 0    // op2 scratch0 (CONV_2D): 0 bytes, operators 2-2
 	offBlock2DwRelu6Scratch0 = 0    // op3 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 3-3
@@ -241,7 +241,7 @@ func ops0to3(a arena) {
 	//	3: DEPTHWISE_CONV_2D block1/pw/relu6 -> block2/dw/relu6 (whole)
 	//
 	// The output is written over the dying input, which starts 0 bytes above it.
-	p0 := &convRowsParams{
+	p0 := &convDSPParams{
 		batches:   1,
 		inH:       5,
 		inW:       32,
@@ -253,12 +253,13 @@ func ops0to3(a arena) {
 		outC:      8,
 		strideH:   2,
 		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
 		padH:      0,
 		padW:      0,
 		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
+		span:      255,
+		hi:        127,
 	}
 	p1 := &dw3x3Params{
 		batches:   1,
@@ -283,7 +284,7 @@ func ops0to3(a arena) {
 		span:   250,
 		hi:     122,
 	}
-	p3 := &convRowsParams{
+	p3 := &convDSPParams{
 		batches:   1,
 		inH:       3,
 		inW:       32,
@@ -295,12 +296,13 @@ func ops0to3(a arena) {
 		outC:      8,
 		strideH:   2,
 		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
 		padH:      0,
 		padW:      0,
 		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
+		span:      255,
+		hi:        127,
 	}
 	p4 := &dw3x3Params{
 		batches:   1,
@@ -334,7 +336,7 @@ func ops0to3(a arena) {
 		actMin:    -128,
 		actMax:    122,
 	}
-	p6 := &convRowsParams{
+	p6 := &convDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       32,
@@ -346,12 +348,13 @@ func ops0to3(a arena) {
 		outC:      8,
 		strideH:   2,
 		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
 		padH:      0,
 		padW:      0,
 		inZP:      -1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
+		span:      255,
+		hi:        127,
 	}
 	p7 := &dw3x3Params{
 		batches:   1,
@@ -386,13 +389,13 @@ func ops0to3(a arena) {
 		actMax:    122,
 	}
 	// 0: rows 0 to 1 from input rows 0 to 4
-	convGatherInt8(p0, a.i8(offImage, 160), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6, 256))
+	convDSPW(p0, a.i8(offImage, 160), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6, 256))
 	// 1: row 0 from input rows 0 to 1
 	dw3x3Int8(p1, a.i8(offConv0Relu6, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
 	// 2: row 0 from input row 0
 	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6, 256))
 	// 0: row 2 from input rows 4 to 6
-	convGatherInt8(p3, a.i8(offImage+128, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6+256, 128))
+	convDSPW(p3, a.i8(offImage+128, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 	// 1: row 1 from input rows 0 to 2
 	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
 	// 2: row 1 from input row 1
@@ -400,7 +403,7 @@ func ops0to3(a arena) {
 	// 0: keep the rows still needed at the start of its line
 	copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 	// 0: row 3 from input rows 6 to 8
-	convGatherInt8(p3, a.i8(offImage+192, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6+256, 128))
+	convDSPW(p3, a.i8(offImage+192, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 	// 1: row 2 from input rows 1 to 3
 	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
 	// 2: row 2 from input row 2
@@ -411,7 +414,7 @@ func ops0to3(a arena) {
 		// 0: keep the rows still needed at the start of its line
 		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 		// 0: row 4+2*band from input rows 8+4*band to 10+4*band
-		convGatherInt8(p3, a.i8(offImage+256+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6+256, 128))
+		convDSPW(p3, a.i8(offImage+256+128*band, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 		// 1: row 3+2*band from input rows 2+2*band to 4+2*band
 		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
 		// 2: keep the rows still needed at the start of its line
@@ -421,7 +424,7 @@ func ops0to3(a arena) {
 		// 0: keep the rows still needed at the start of its line
 		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 		// 0: row 5+2*band from input rows 10+4*band to 12+4*band
-		convGatherInt8(p3, a.i8(offImage+320+128*band, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6+256, 128))
+		convDSPW(p3, a.i8(offImage+320+128*band, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 		// 1: row 4+2*band from input rows 3+2*band to 5+2*band
 		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
 		// 2: row 4+2*band from input row 4+2*band
@@ -432,7 +435,7 @@ func ops0to3(a arena) {
 	// 0: keep the rows still needed at the start of its line
 	copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 	// 0: row 14 from input rows 28 to 30
-	convGatherInt8(p3, a.i8(offImage+896, 96), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6+256, 128))
+	convDSPW(p3, a.i8(offImage+896, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 	// 1: row 13 from input rows 12 to 14
 	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
 	// 2: keep the rows still needed at the start of its line
@@ -442,7 +445,7 @@ func ops0to3(a arena) {
 	// 0: keep the rows still needed at the start of its line
 	copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 	// 0: row 15 from input rows 30 to 31
-	convGatherInt8(p6, a.i8(offImage+960, 64), opConv0Relu6Gather, opConv0Relu6RQ, a.i32(offConv0Relu6Scratch0, 56), a.i8(offConv0Relu6+256, 128))
+	convDSPW(p6, a.i8(offImage+960, 64), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 	// 1: row 14 from input rows 13 to 15
 	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
 	// 2: row 14 from input row 14

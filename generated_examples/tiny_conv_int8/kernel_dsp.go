@@ -85,3 +85,57 @@ func dspPWPairsRef(g *dspPWArgs) {
 		ob[1] = int8(hi - dspQ(d.s[3], r1, g.span))
 	}
 }
+
+// dspWidenWords is the scratch of a pixel pair widened by dspWiden2 for
+// rows of K int8 columns (K a multiple of four), in int32 words.
+func dspWidenWords(K int) int { return 4 * (K / 4) }
+
+// dspWiden2Ref is dspWiden2 in Go: the g.n groups of four int8 columns of
+// pixels a (g.x) and b (g.xb bytes further) written to g.wx as int16
+// halves, a group's four words in the order SXTB16 makes them: a0 a2, a1
+// a3, b0 b2, b1 b3 (low half first).
+func dspWiden2Ref(g *dspPWArgs) {
+	n := int(g.n)
+	a := unsafe.Slice((*int8)(g.x), 4*n)
+	b := unsafe.Slice((*int8)(unsafe.Add(g.x, g.xb)), 4*n)
+	d := unsafe.Slice((*int16)(g.wx), 8*n)
+	for i := 0; i < n; i++ {
+		x, y, o := a[4*i:4*i+4:4*i+4], b[4*i:4*i+4:4*i+4], d[8*i:8*i+8:8*i+8]
+		o[0], o[1], o[2], o[3] = int16(x[0]), int16(x[2]), int16(x[1]), int16(x[3])
+		o[4], o[5], o[6], o[7] = int16(y[0]), int16(y[2]), int16(y[1]), int16(y[3])
+	}
+}
+
+// dspPWPairsWRef is dspPWPairsRef with the pixel pair read from its
+// widened copy at g.wx (dspWiden2): the same sums.
+func dspPWPairsWRef(g *dspPWArgs) {
+	n := int(g.n)
+	x := unsafe.Slice((*int16)(g.wx), 8*n)
+	hi := g.lo + g.span
+	w := g.w
+	for j := 0; j < int(g.pairs); j++ {
+		r0 := (*[dspRecBytes]byte)(unsafe.Add(g.rec, 2*dspRecBytes*j))
+		r1 := (*[dspRecBytes]byte)(unsafe.Add(g.rec, 2*dspRecBytes*j+dspRecBytes))
+		b0, b1 := le32((*[4]byte)(r0[0:4])), le32((*[4]byte)(r1[0:4]))
+		s00, s01, s10, s11 := b0, b1, b0, b1
+		c := unsafe.Slice((*int8)(w), 8*n)
+		for i := 0; i < n; i++ {
+			v, c0, c1 := x[8*i:8*i+8:8*i+8], c[8*i:8*i+4:8*i+4], c[8*i+4:8*i+8:8*i+8]
+			// v holds a0 a2 a1 a3 b0 b2 b1 b3.
+			for k, at := range [4]int{0, 2, 1, 3} {
+				u, t := int32(c0[at]), int32(c1[at])
+				s00 += int32(v[k]) * u
+				s01 += int32(v[k]) * t
+				s10 += int32(v[4+k]) * u
+				s11 += int32(v[4+k]) * t
+			}
+		}
+		w = unsafe.Add(w, 8*n)
+		oa := (*[2]int8)(unsafe.Add(g.oa, 2*j))
+		ob := (*[2]int8)(unsafe.Add(g.ob, 2*j))
+		oa[0] = int8(hi - dspQ(s00, r0, g.span))
+		oa[1] = int8(hi - dspQ(s01, r1, g.span))
+		ob[0] = int8(hi - dspQ(s10, r0, g.span))
+		ob[1] = int8(hi - dspQ(s11, r1, g.span))
+	}
+}
