@@ -33,6 +33,7 @@ func convPWDSP(p *convPWDSPParams, in []int8, wt, rec string, scr []int32, out [
 	span, hi := p.span, p.hi
 	pw, pr := unsafe.Pointer(unsafe.StringData(wt)), unsafe.Pointer(unsafe.StringData(rec))
 	for px := 0; px < P; px += 2 {
+		dspClear(unsafe.Pointer(g), dspPWArgsWords)
 		oa, ob := out[px*N:px*N+N], out[px*N:px*N+N]
 		xb := uint32(K)
 		if px+1 < P {
@@ -70,6 +71,7 @@ func convPWDSPW(p *convPWDSPParams, in []int8, wt, rec string, scr []int32, out 
 	span, hi := p.span, p.hi
 	pw, pr := unsafe.Pointer(unsafe.StringData(wt)), unsafe.Pointer(unsafe.StringData(rec))
 	for px := 0; px < P; px += 2 {
+		dspClear(unsafe.Pointer(g), dspPWArgsWords)
 		oa, ob := out[px*N:px*N+N], out[px*N:px*N+N]
 		xb := uint32(K)
 		if px+1 < P {
@@ -99,6 +101,7 @@ func dspPWLast(g *dspPWArgs, xa unsafe.Pointer, xb uint32, pw, pr unsafe.Pointer
 	j := N - 1
 	r := (*[dspRecBytes]byte)(unsafe.Add(pr, dspRecBytes*j))
 	b := le32((*[4]byte)(r[0:4]))
+	dspClear(unsafe.Pointer(g), dspPWArgsWords)
 	d := (*dspArgs)(unsafe.Pointer(g))
 	d.x, d.w, d.n, d.xb = xa, unsafe.Add(pw, 8*k4*(j/2)), uint32(k4), xb
 	d.s = [4]int32{b, b, b, b}

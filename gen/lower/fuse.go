@@ -386,11 +386,16 @@ func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 // shareGroupScratch gives the operators of group sp one scratch buffer,
 // live through the group: a kernel's scratch holds nothing from one call
 // to the next (in the layer-by-layer plan other buffers reuse it between
-// calls), and the group's calls run one after another, so the first
-// scratch buffer, grown to the largest, serves every call; the others are
-// left empty and the calls' views are moved to it.
+// calls), and the group's calls run one after another, so one buffer
+// serves every call. An operator's own scratch buffers stay apart in it,
+// one after another (16-byte aligned); the buffer is the largest
+// operator's total. The group's other scratch buffers are left empty and
+// the calls' views moved into the shared one.
 func shareGroupScratch(q *program.Program, ops []*bandOp, sp fuseSpan) {
+	const align = 16
 	shared := program.BufID(-1)
+	where := map[program.BufID]int{} // scratch buffer -> byte offset in the shared one
+	used := map[int]int{}           // operator -> bytes of the shared buffer its scratch takes
 	for k := range q.Buffers {
 		b := &q.Buffers[k]
 		if b.Kind != planner.Scratch || b.Op < sp.first || b.Op > sp.last {
@@ -398,25 +403,35 @@ func shareGroupScratch(q *program.Program, ops []*bandOp, sp fuseSpan) {
 		}
 		if shared < 0 {
 			shared = program.BufID(k)
-			b.First, b.Last = sp.first, sp.last
-			continue
 		}
-		s := &q.Buffers[shared]
-		s.Size = max(s.Size, b.Size)
-		b.Size = 0
-		for _, o := range ops {
-			if o.op != b.Op {
-				continue
-			}
-			args := slices.Clone(o.call.Args)
-			for i, a := range args {
-				if v, ok := a.(program.View); ok && v.Buf == program.BufID(k) {
-					v.Buf = shared
+		where[program.BufID(k)] = used[b.Op]
+		used[b.Op] += (b.Size + align - 1) / align * align
+	}
+	if shared < 0 {
+		return
+	}
+	size := 0
+	for _, n := range used {
+		size = max(size, n)
+	}
+	for id := range where {
+		if id != shared {
+			q.Buffers[id].Size = 0
+		}
+	}
+	s := &q.Buffers[shared]
+	s.Size, s.First, s.Last = size, sp.first, sp.last
+	for _, o := range ops {
+		args := slices.Clone(o.call.Args)
+		for i, a := range args {
+			if v, ok := a.(program.View); ok {
+				if off, moved := where[v.Buf]; moved {
+					v.Buf, v.Off = shared, v.Off+off/v.Type.Size()
 					args[i] = v
 				}
 			}
-			o.call = program.Call{Fn: o.call.Fn, Args: args}
 		}
+		o.call = program.Call{Fn: o.call.Fn, Args: args}
 	}
 }
 

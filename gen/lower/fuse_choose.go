@@ -111,12 +111,16 @@ func (f *fusePlanner) group(sp fuseSpan) int {
 		// the chain's own tensors, which the group replaces.
 		scratch, other := 0, f.live(sp.first, sp.last)
 		for k := sp.first; k <= sp.last; k++ {
+			// One buffer shared by the group, each operator's scratch
+			// one after another in it (shareGroupScratch).
+			mine := 0
 			for _, b := range f.scratchOf[k] {
 				if f.liveIn(b, sp.first, sp.last) {
-					scratch = max(scratch, f.size(b)) // one buffer shared by the group (shareGroupScratch)
+					mine += planner.AlignedSize(f.p.Buffers[b].Size, 16)
 					other -= f.size(b)
 				}
 			}
+			scratch = max(scratch, planner.AlignedSize(mine, f.align))
 		}
 		for b := range mine {
 			if f.liveIn(b, sp.first, sp.last) && !(f.p.Buffers[b].Kind == planner.Scratch && f.p.Buffers[b].Op >= sp.first && f.p.Buffers[b].Op <= sp.last) {

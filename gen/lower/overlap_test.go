@@ -327,7 +327,23 @@ func TestOverlapPairsSimulated(t *testing.T) {
 				fH: v["filterH"], fW: v["filterW"], outH: v["outH"], outW: v["outW"], outC: v["outC"],
 				strideH: v["strideH"], strideW: v["strideW"], dilH: 1, dilW: 1, padH: v["padH"], padW: v["padW"]}
 			block, readFirst := 2, true
+			shift := lay.Offset(ov.In) - lay.Offset(ov.Out)
 			switch c.Fn {
+			case string(kernelsig.ConvPWDSP), string(kernelsig.ConvPWDSPW):
+				// Pixel pair by pixel pair, reading the pair's rows while
+				// writing its outputs: the pair's outputs must end before
+				// its rows start.
+				P, K, N := v["pixels"], v["inC"], v["outC"]
+				for px := 0; px < P; px += 2 {
+					if end := min(px+2, P) * N; end > shift+px*K {
+						t.Errorf("%s: operator %d (%s): pixels %d-%d write up to byte %d, over their input at %d", filepath.Base(f), ov.Op, c.Fn, px, px+1, end, shift+px*K)
+						break
+					}
+				}
+				pairs++
+				continue
+			case string(kernelsig.ConvDSP), string(kernelsig.ConvDSPW):
+				geom.dilH, geom.dilW = v["dilationH"], v["dilationW"]
 			case string(kernelsig.ConvGatherInt8):
 			case string(kernelsig.Dw3x3Int8):
 				geom.inC, geom.outC, geom.fH, geom.fW = v["chans"], v["chans"], 3, 3
@@ -338,7 +354,6 @@ func TestOverlapPairsSimulated(t *testing.T) {
 			default:
 				t.Fatalf("%s: operator %d overlapped with kernel %s, which has no simulation", f, ov.Op, c.Fn)
 			}
-			shift := lay.Offset(ov.In) - lay.Offset(ov.Out)
 			if err := simulateBlocks(geom, shift, block, readFirst); err != nil {
 				t.Errorf("%s: operator %d (%s): %v", filepath.Base(f), ov.Op, c.Fn, err)
 			}

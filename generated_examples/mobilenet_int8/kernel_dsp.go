@@ -5,12 +5,16 @@
 package mobilenet_int8
 
 import (
+	"runtime"
 	"unsafe"
 )
 
 // dspArgs is the argument block of the DSP loops, words in this order (the
 // assembly loads them with one LDM). The pointers are unsafe.Pointer, not
-// uintptr, so that the Go loops' conversions stay valid for checkptr.
+// uintptr, so that the Go loops' conversions stay valid for checkptr. The
+// block lives in the arena, whose words held other data before: a kernel
+// clears a block (dspClear) before it stores pointers in it, or gc's
+// write barrier would take the old word for a pointer.
 type dspArgs struct {
 	x  unsafe.Pointer // pixel a's row (dspDot2x2Rows)
 	w  unsafe.Pointer // the channel pair's weights
@@ -137,5 +141,15 @@ func dspPWPairsWRef(g *dspPWArgs) {
 		oa[1] = int8(hi - dspQ(s01, r1, g.span))
 		ob[0] = int8(hi - dspQ(s10, r0, g.span))
 		ob[1] = int8(hi - dspQ(s11, r1, g.span))
+	}
+}
+
+// dspClear zeroes the first n words of an argument block with plain
+// integer stores, so that pointer stores into it find nil there (see
+// dspArgs): under gc only, whose write barrier reads the old word (TinyGo's
+// collector has none).
+func dspClear(p unsafe.Pointer, n int) {
+	if runtime.Compiler == "gc" {
+		clear(unsafe.Slice((*uint32)(p), n))
 	}
 }

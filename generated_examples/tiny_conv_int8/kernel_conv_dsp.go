@@ -55,6 +55,7 @@ func convDSPRun(p *convDSPParams, in []int8, wt, rec string, scr []int32, out []
 	span, hi := p.span, p.hi
 	pw, pr := unsafe.Pointer(unsafe.StringData(wt)), unsafe.Pointer(unsafe.StringData(rec))
 	for p0 := 0; p0 < P; p0 += 2 {
+		dspClear(unsafe.Pointer(g), dspPWArgsWords)
 		convDSPWindow(p, in, p0, wa[:K])
 		oa, ob := out[p0*N:p0*N+N], out[p0*N:p0*N+N]
 		xb := uint32(4 * k4)
