@@ -1,0 +1,195 @@
+package kernels
+
+import (
+	"math"
+	"math/bits"
+	"runtime"
+	"unsafe"
+)
+
+// Float32 arithmetic for targets without a floating-point unit, where the
+// compiler calls a software routine for every float32 add and multiply
+// (TinyGo's Cortex-M targets: compiler-rt, 50 to 100 instructions each).
+// The kernels' hot loops use these instead; they give the bits of IEEE
+// float32 arithmetic (round to nearest even), so every target computes
+// the same results, and they keep values unpacked between operations.
+//
+// The fast paths take normal operands whose results stay normal; the
+// kernels check that (f32sRange, f32sDotOK) and otherwise use plain
+// float32 arithmetic.
+
+// f32Soft is true where float32 arithmetic is emulated in software:
+// TinyGo for 32-bit ARM (its Cortex-M targets have no FPU).
+const f32Soft = runtime.Compiler == "tinygo" && runtime.GOARCH == "arm"
+
+// f32sRange returns the smallest and largest biased exponent of the
+// non-zero values among x (lo > hi when all are zero), and whether all of
+// them are normal or zero.
+func f32sRange(x []float32) (lo, hi uint32, ok bool) {
+	lo, hi = 255, 0
+	for _, v := range x {
+		if lo, hi, ok = f32sRangeAdd(lo, hi, math.Float32bits(v)); !ok {
+			return
+		}
+	}
+	return lo, hi, true
+}
+
+// f32sRangeStr is f32sRange for the little-endian float32 values of a
+// constant string.
+func f32sRangeStr(w string) (lo, hi uint32, ok bool) {
+	lo, hi = 255, 0
+	for i := 0; i+4 <= len(w); i += 4 {
+		if lo, hi, ok = f32sRangeAdd(lo, hi, uint32(w[i])|uint32(w[i+1])<<8|uint32(w[i+2])<<16|uint32(w[i+3])<<24); !ok {
+			return
+		}
+	}
+	return lo, hi, true
+}
+
+// f32sRangeAdd adds the float32 with bits b to the exponent range [lo,
+// hi]; ok is false when b is subnormal, infinite or NaN.
+func f32sRangeAdd(lo, hi, b uint32) (uint32, uint32, bool) {
+	if b<<1 == 0 {
+		return lo, hi, true
+	}
+	e := b >> 23 & 0xff
+	return min(lo, e), max(hi, e), e-1 < 254
+}
+
+// f32sDotOK reports whether f32sDot may sum n products of values with
+// exponents in [xlo, xhi] and [wlo, whi] (f32sRange): every product and
+// every partial sum is then normal or zero. Products are multiples of
+// 2^(xlo+wlo-277), so a non-zero sum is at least that, normal when
+// xlo+wlo >= 151; the sum of n products is below
+// 2^(xhi+whi-252+bits.Len(n)).
+func f32sDotOK(xlo, xhi, wlo, whi uint32, n int) bool {
+	if xlo > xhi || wlo > whi {
+		return true // all products are zero
+	}
+	return xlo+wlo >= 151 && xhi+whi+uint32(bits.Len(uint(n))) <= 379
+}
+
+// f32sX is a non-zero element of a dot product's input, unpacked for
+// f32sDot: m its significand with the leading one at bit 31, e its biased
+// exponent minus 126, s its sign (bit 31) and w the byte offset of its
+// weight.
+type f32sX struct {
+	m uint32
+	e int32
+	s uint32
+	w uint32
+}
+
+// f32sChunk is the most elements f32sUnpackN unpacks at once (a local
+// array of f32sX of this length stays on TinyGo's stack).
+const f32sChunk = 16
+
+// f32sUnpackN unpacks the non-zero elements among the first f32sChunk of
+// x (normal or zero) into u, their weights at byte offsets stride apart
+// from w0, and returns how many there are and how many elements of x it
+// read.
+func f32sUnpackN(u *[f32sChunk]f32sX, x []float32, w0, stride uint32) (n, read int) {
+	x = x[:min(len(x), f32sChunk)]
+	for i, v := range x {
+		b := math.Float32bits(v)
+		if b<<1 != 0 {
+			u[n] = f32sX{b<<8 | 1<<31, int32(b>>23&0xff) - 126, b & (1 << 31), w0 + stride*uint32(i)}
+			n++
+		}
+	}
+	return n, len(x)
+}
+
+// f32sSum is a float32 sum in progress for f32sDot: a its significand
+// with its sign, the magnitude in [2^29, 2^30) (24 bits at bits 29..6, 0
+// for zero), e its biased exponent (f32sZeroE for zero).
+type f32sSum struct{ a, e int32 }
+
+// f32sZeroE is the exponent of a zero f32sSum: below any product's.
+const f32sZeroE = -1 << 20
+
+// f32sDot returns s plus the products of the elements of x with their
+// weights (the float32 words at pw + x[i].w, which must be aligned), in
+// order, each product rounded to float32 and each sum rounded to float32
+// (to nearest even), as float32 arithmetic computes them. The products
+// and sums must stay normal (f32sDotOK).
+//
+// The significands are signed, so one path adds and subtracts: the
+// operand with the smaller exponent is shifted right by the difference
+// (the bits shifted out make bit 0 a sticky bit, which stays below the
+// rounding point whatever the shift back), the sum is normalized and
+// rounded at bit 6.
+func f32sDot(s f32sSum, x []f32sX, pw unsafe.Pointer) f32sSum {
+	a, ae := s.a, s.e
+	// (x is ranged over by value: its address must not go through an
+	// unsafe.Pointer, or TinyGo moves the caller's array to the heap.)
+	for _, v := range x {
+		w := *(*uint32)(unsafe.Add(pw, v.w))
+		if w<<1 == 0 {
+			continue
+		}
+		// The product: 24 x 24 bits in [2^62, 2^64), rounded to 24 bits
+		// and moved to bits 29..6.
+		hi, lo := bits.Mul32(v.m, w<<8|1<<31)
+		pe := v.e + int32(w>>23&0xff)
+		if int32(hi) >= 0 {
+			hi = hi<<1 | lo>>31
+			lo <<= 1
+			pe--
+		}
+		if lo != 0 {
+			hi |= 1
+		}
+		r := hi + 0x7f + hi>>8&1
+		p := int32(r>>2) &^ 0x3f
+		if r < hi {
+			p, pe = 1<<29, pe+1 // rounded up to 2^32
+		}
+		sg := int32(v.s^w) >> 31
+		p = p ^ sg - sg
+		// The sum.
+		d := ae - pe
+		if d < 0 {
+			a, p = p, a
+			ae, d = pe, -d
+		}
+		if d > 25 {
+			continue // p is below a quarter of a's last place
+		}
+		t := p >> uint(d&31)
+		if t<<uint(d&31) != p {
+			t |= 1
+		}
+		a += t
+		if a == 0 {
+			ae = f32sZeroE
+			continue
+		}
+		sa := a >> 31
+		m := uint32(a ^ sa - sa)
+		n := int32(bits.LeadingZeros32(m)) - 2 // 0 when the magnitude is in place
+		if n < 0 {
+			m = m>>1 | m&1
+		} else {
+			m <<= uint(n & 31)
+		}
+		ae -= n
+		m = (m + 0x1f + m>>6&1) &^ 0x3f
+		if m >= 1<<30 {
+			m, ae = 1<<29, ae+1
+		}
+		a = int32(m) ^ sa - sa
+	}
+	return f32sSum{a, ae}
+}
+
+// f32sSumF32 returns the float32 of a sum.
+func f32sSumF32(s f32sSum) float32 {
+	if s.a == 0 {
+		return 0
+	}
+	sa := s.a >> 31
+	m := uint32(s.a ^ sa - sa)
+	return math.Float32frombits(uint32(sa)&(1<<31) | uint32(s.e)<<23 | m>>6&0x7fffff)
+}
