@@ -228,26 +228,34 @@ func f32Tanh(x float32) float32 {
 		}
 		return math.Float32frombits(sign | 0x3f800000)
 	case a < 0x3d800000: // |x| < 2^-4
-		m := a&0x7fffff | 0x800000
-		v := m << (a>>23 - 114)  // |x| in Q36 (the shift is 1 to 8)
-		z, _ := bits.Mul32(v, v) // Q40
-		s, _ := bits.Mul32(z, tanhC4)
-		s, _ = bits.Mul32(z, tanhC3-s>>8)
-		s, _ = bits.Mul32(z, tanhC2-s>>8)
-		zh, zl := bits.Mul32(z, tanhC1-s>>8) // z*Q in Q73
-		P := 1<<62 - (uint64(zh)<<32|uint64(zl))>>11
-		ph, pl := bits.Mul32(m, uint32(P>>32))
-		c, _ := bits.Mul32(m, uint32(P))
-		M = (uint64(ph)<<32 | uint64(pl) + uint64(c)) << 9 // m*P/2^23 in Q62
-		q = int32(a>>23) - 127
-		if M < 1<<62 {
-			M <<= 1
-			q--
-		}
+		M, q = tanhSmall(a)
 	default:
 		M, q = tanhMid(a)
 	}
 	return math.Float32frombits(sign | math.Float32bits(f32Pack(M, q)))
+}
+
+// tanhSmall returns tanh x for the float32 x with bits a, 2^-12 <= x <
+// 2^-4, as M*2^(q-62), M in [2^62, 2^63): x*(1 - z*Q(z)), z = x^2, Q the
+// series' polynomial (tanhC1..4) in Q33, z and x in 32-bit fixed point.
+func tanhSmall(a uint32) (M uint64, q int32) {
+	m := a&0x7fffff | 0x800000
+	v := m << (a>>23 - 114)  // x in Q36 (the shift is 1 to 8)
+	z, _ := bits.Mul32(v, v) // Q40
+	s, _ := bits.Mul32(z, tanhC4)
+	s, _ = bits.Mul32(z, tanhC3-s>>8)
+	s, _ = bits.Mul32(z, tanhC2-s>>8)
+	zh, zl := bits.Mul32(z, tanhC1-s>>8) // z*Q in Q73
+	P := 1<<62 - (uint64(zh)<<32|uint64(zl))>>11
+	ph, pl := bits.Mul32(m, uint32(P>>32))
+	c, _ := bits.Mul32(m, uint32(P))
+	M = (uint64(ph)<<32 | uint64(pl) + uint64(c)) << 9 // m*P/2^23 in Q62
+	q = int32(a>>23) - 127
+	if M < 1<<62 {
+		M <<= 1
+		q--
+	}
+	return M, q
 }
 
 // tanhMid returns tanh x for the float32 x with bits a, 2^-4 <= x < 10,

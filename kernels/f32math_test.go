@@ -235,3 +235,40 @@ func TestF32Tables(t *testing.T) {
 		t.Errorf("piOver2Q62 = %d, want %d", got, w)
 	}
 }
+
+// TestF32Bounds measures the relative error of the integer evaluations
+// before their rounding to float32 (expFix, tanhSmall, tanhMid) against
+// the float64 math package over dense sweeps: exp within 2^-39.5, tanh
+// within 2^-40 and 2^-37. These bounds make the float32 results one ulp
+// off the correctly rounded ones as rarely as TestF32Elementary finds.
+func TestF32Bounds(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		lo, hi uint32
+		neg    bool
+		fix    func(uint32) (uint64, int32)
+		ref    func(float64) float64
+		bound  float64
+	}{
+		{"expFix", 0x33000000, 0x42d00000, true, expFix, math.Exp, 1.0 / (1 << 39) / math.Sqrt2},
+		{"tanhSmall", 0x39800000, 0x3d800000, false, tanhSmall, math.Tanh, 1.0 / (1 << 40)},
+		{"tanhMid", 0x3d800000, 0x41200000, false, tanhMid, math.Tanh, 1.0 / (1 << 37)},
+	} {
+		worst := 0.0
+		for b := c.lo; b < c.hi; b += 13 {
+			for _, bb := range []uint32{b, b | 1<<31} {
+				if bb != b && !c.neg {
+					continue
+				}
+				M, q := c.fix(bb)
+				got := float64(M) * math.Exp2(float64(q-62))
+				want := c.ref(float64(math.Float32frombits(bb)))
+				worst = max(worst, math.Abs(got-want)/want)
+			}
+		}
+		if worst > c.bound {
+			t.Errorf("%s: relative error up to %g (2^%.2f), want at most 2^%.2f", c.name, worst, math.Log2(worst), math.Log2(c.bound))
+		}
+		t.Logf("%s: relative error up to 2^%.2f", c.name, math.Log2(worst))
+	}
+}
