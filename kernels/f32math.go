@@ -184,18 +184,19 @@ func f32ExpRare(x float32) float32 {
 // rounded to float32 (f32Exp) and the rest in float32, as TFLM computes
 // it.
 func f32Logistic(x float32) float32 {
-	if x > 16.619047164916992188 {
+	if f32Lt(16.619047164916992188, x) {
 		return 1
 	}
 	a := -x
-	if x < -9 {
+	low := f32Lt(x, -9)
+	if low {
 		a = x
 	}
 	e := f32Exp(a)
-	if x < -9 {
+	if low {
 		return e
 	}
-	return 1 / (1 + e)
+	return f32Div(1, f32Add(1, e))
 }
 
 // Constants of f32Tanh: the odd series tanh v = v*(1 - z*(1/3 - 2z/15 +

@@ -110,7 +110,8 @@ type f32sSum struct{ a, e int32 }
 const f32sZeroE = -1 << 20
 
 // f32sDot returns s plus the products of the elements of x with their
-// weights (the float32 words at pw + x[i].w, which must be aligned), in
+// weights (the little-endian float32 values at pw + x[i].w, read as words
+// when aligned says all are word-aligned, else byte by byte), in
 // order, each product rounded to float32 and each sum rounded to float32
 // (to nearest even), as float32 arithmetic computes them. The products
 // and sums must stay normal (f32sDotOK).
@@ -120,12 +121,18 @@ const f32sZeroE = -1 << 20
 // (the bits shifted out make bit 0 a sticky bit, which stays below the
 // rounding point whatever the shift back), the sum is normalized and
 // rounded at bit 6.
-func f32sDot(s f32sSum, x []f32sX, pw unsafe.Pointer) f32sSum {
+func f32sDot(s f32sSum, x []f32sX, pw unsafe.Pointer, aligned bool) f32sSum {
 	a, ae := s.a, s.e
 	// (x is ranged over by value: its address must not go through an
 	// unsafe.Pointer, or TinyGo moves the caller's array to the heap.)
 	for _, v := range x {
-		w := *(*uint32)(unsafe.Add(pw, v.w))
+		var w uint32
+		if aligned {
+			w = *(*uint32)(unsafe.Add(pw, v.w))
+		} else {
+			q := (*[4]byte)(unsafe.Add(pw, v.w))
+			w = uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24
+		}
 		if w<<1 == 0 {
 			continue
 		}
@@ -166,6 +173,7 @@ func f32sDot(s f32sSum, x []f32sX, pw unsafe.Pointer) f32sSum {
 			ae = f32sZeroE
 			continue
 		}
+		// f32sRound, inline.
 		sa := a >> 31
 		m := uint32(a ^ sa - sa)
 		n := int32(bits.LeadingZeros32(m)) - 2 // 0 when the magnitude is in place
@@ -192,4 +200,201 @@ func f32sSumF32(s f32sSum) float32 {
 	sa := s.a >> 31
 	m := uint32(s.a ^ sa - sa)
 	return math.Float32frombits(uint32(sa)&(1<<31) | uint32(s.e)<<23 | m>>6&0x7fffff)
+}
+
+// f32Add returns x + y: the compiler's float32 addition, or f32sAdd where
+// float32 is emulated. f32Mul, f32Div, f32Lt and f32Finite likewise: the
+// float kernels' scalar arithmetic outside the dot products.
+func f32Add(x, y float32) float32 {
+	if f32Soft {
+		return f32sAdd(x, y)
+	}
+	return x + y
+}
+
+// f32Mul returns x * y (see f32Add).
+func f32Mul(x, y float32) float32 {
+	if f32Soft {
+		return f32sMul(x, y)
+	}
+	return x * y
+}
+
+// f32Div returns x / y (see f32Add).
+func f32Div(x, y float32) float32 {
+	if f32Soft {
+		return f32sDiv(x, y)
+	}
+	return x / y
+}
+
+// f32Lt reports whether x < y (false when either is NaN; see f32Add).
+func f32Lt(x, y float32) bool {
+	if f32Soft {
+		return f32sLt(x, y)
+	}
+	return x < y
+}
+
+// f32Finite reports whether x is neither infinite nor NaN (see f32Add).
+func f32Finite(x float32) bool {
+	if f32Soft {
+		return math.Float32bits(x)&0x7f800000 != 0x7f800000
+	}
+	return x-x == 0
+}
+
+// f32Finite2 reports whether x and y are both finite (see f32Add; on an
+// FPU one comparison).
+func f32Finite2(x, y float32) bool {
+	if f32Soft {
+		return math.Float32bits(x)&0x7f800000 != 0x7f800000 && math.Float32bits(y)&0x7f800000 != 0x7f800000
+	}
+	return x-x+(y-y) == 0
+}
+
+// f32sSig returns the significand of the normal float32 with bits b, with
+// its sign, at bits 29..6 (as f32sSum).
+func f32sSig(b uint32) int32 {
+	m := int32((b&0x7fffff | 0x800000) << 6)
+	s := int32(b) >> 31
+	return m ^ s - s
+}
+
+// f32sBits returns the bits of the float32 with significand a (as
+// f32sSum, not zero) and biased exponent e, which must be in [1, 254].
+func f32sBits(a, e int32) uint32 {
+	s := a >> 31
+	return uint32(s)&(1<<31) | uint32(e)<<23 | uint32(a^s-s)>>6&0x7fffff
+}
+
+// f32sRound normalizes and rounds (to nearest even) the sum a (not zero;
+// bit 0 sticky) with biased exponent e of f32sDot's form: magnitude below
+// 2^31 with its leading one at bit 30 at most, rounded to bits 29..6.
+// (f32sDot has the same lines in its loop: LLVM at -Oz calls a function
+// with two callers rather than inline it.)
+func f32sRound(a, e int32) (int32, int32) {
+	sa := a >> 31
+	m := uint32(a ^ sa - sa)
+	n := int32(bits.LeadingZeros32(m)) - 2 // 0 when the magnitude is in place
+	if n < 0 {
+		m = m>>1 | m&1
+	} else {
+		m <<= uint(n & 31)
+	}
+	e -= n
+	m = (m + 0x1f + m>>6&1) &^ 0x3f
+	if m >= 1<<30 {
+		m, e = 1<<29, e+1
+	}
+	return int32(m) ^ sa - sa, e
+}
+
+// f32sAdd returns x + y rounded to float32 (to nearest even): the
+// significands aligned with a sticky bit, added and rounded as in f32sDot,
+// for normal operands and a normal or zero sum; the compiler's addition
+// otherwise.
+func f32sAdd(x, y float32) float32 {
+	bx, by := math.Float32bits(x), math.Float32bits(y)
+	ex, ey := int32(bx>>23&0xff), int32(by>>23&0xff)
+	if uint32(ex-1) >= 254 || uint32(ey-1) >= 254 {
+		return x + y // zero, subnormal, infinite, NaN
+	}
+	a, b := f32sSig(bx), f32sSig(by)
+	d := ex - ey
+	if d < 0 {
+		a, b, ex, d = b, a, ey, -d
+		bx = by
+	}
+	if d > 25 {
+		return math.Float32frombits(bx) // b is below a quarter of a's last place
+	}
+	t := b >> uint(d&31)
+	if t<<uint(d&31) != b {
+		t |= 1
+	}
+	if a += t; a == 0 {
+		return 0
+	}
+	a, ex = f32sRound(a, ex)
+	if uint32(ex-1) >= 254 {
+		return x + y // a subnormal or infinite sum
+	}
+	return math.Float32frombits(f32sBits(a, ex))
+}
+
+// f32sMul returns x * y rounded to float32 (to nearest even) for normal
+// operands and a normal product; the compiler's multiplication otherwise.
+func f32sMul(x, y float32) float32 {
+	bx, by := math.Float32bits(x), math.Float32bits(y)
+	ex, ey := int32(bx>>23&0xff), int32(by>>23&0xff)
+	if uint32(ex-1) >= 254 || uint32(ey-1) >= 254 {
+		return x * y
+	}
+	hi, lo := bits.Mul32(bx<<8|1<<31, by<<8|1<<31) // in [2^62, 2^64)
+	e := ex + ey - 126
+	if int32(hi) >= 0 {
+		hi = hi<<1 | lo>>31
+		lo <<= 1
+		e--
+	}
+	if lo != 0 {
+		hi |= 1
+	}
+	r := hi + 0x7f + hi>>8&1
+	m := r >> 8
+	if r < hi {
+		m, e = 1<<23, e+1 // rounded up to 2^32
+	}
+	if uint32(e-1) >= 254 {
+		return x * y
+	}
+	return math.Float32frombits((bx^by)&(1<<31) | uint32(e)<<23 | m&0x7fffff)
+}
+
+// f32sDiv returns x / y rounded to float32 (to nearest even) for normal
+// operands and a normal quotient; the compiler's division otherwise. The
+// significands' quotient comes seven bits at a time from 32-bit divisions
+// (one instruction each on Cortex-M4), 28 bits with the remainder as
+// sticky bit.
+func f32sDiv(x, y float32) float32 {
+	bx, by := math.Float32bits(x), math.Float32bits(y)
+	ex, ey := int32(bx>>23&0xff), int32(by>>23&0xff)
+	if uint32(ex-1) >= 254 || uint32(ey-1) >= 254 {
+		return x / y
+	}
+	mx, my := bx&0x7fffff|0x800000, by&0x7fffff|0x800000
+	var q uint32
+	r := mx
+	for i := 0; i < 4; i++ {
+		r <<= 7 // below 2^31
+		d := r / my
+		r -= d * my
+		q = q<<7 | d
+	}
+	// q = mx/my * 2^28 in (2^27, 2^29): leading one at bit 28 or 27.
+	if r != 0 {
+		q |= 1
+	}
+	e := ex - ey + 127
+	if q < 1<<28 {
+		q <<= 1
+		e--
+	}
+	m := (q + 0xf + q>>5&1) >> 5 // 24 bits, or 2^24
+	if uint32(e-1) >= 254 {
+		return x / y
+	}
+	return math.Float32frombits((bx^by)&(1<<31) + uint32(e)<<23 + m - 1<<23)
+}
+
+// f32sLt reports whether x < y, false when either is NaN: the bits as
+// signed magnitudes, made two's complement (-0 and +0 both 0).
+func f32sLt(x, y float32) bool {
+	bx, by := math.Float32bits(x), math.Float32bits(y)
+	if bx&^(1<<31) > 0x7f800000 || by&^(1<<31) > 0x7f800000 {
+		return false
+	}
+	sx, sy := int32(bx)>>31, int32(by)>>31
+	return int32(bx&^(1<<31))^sx-sx < int32(by&^(1<<31))^sy-sy
 }

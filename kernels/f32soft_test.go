@@ -1,17 +1,19 @@
 package kernels
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand"
 	"testing"
 	"unsafe"
 )
 
-// f32TAligned returns a copy of s whose data is word-aligned.
-func f32TAligned(s string) string {
-	b := make([]uint32, (len(s)+3)/4)
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), 4*len(b)), s)
-	return unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(s))
+// f32TAt returns a copy of s whose data's address is off modulo 4.
+func f32TAt(s string, off int) string {
+	b := make([]uint32, (len(s)+7)/4)
+	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), off)
+	copy(unsafe.Slice((*byte)(p), len(s)), s)
+	return unsafe.String((*byte)(p), len(s))
 }
 
 // f32TRand returns random float32 values: zeros, small integers and
@@ -26,19 +28,20 @@ func f32TRand(rng *rand.Rand) float32 {
 	return float32(rng.NormFloat64() * math.Exp2(float64(rng.Intn(21)-10)))
 }
 
-// f32TDot returns the sum of x[i]*w[i] by f32sDot (the weights in
-// aligned memory, the input unpacked in chunks).
-func f32TDot(x, w []float32) float32 {
-	wa := make([]uint32, len(w))
+// f32TDot returns the sum of x[i]*w[i] by f32sDot (the weights in memory
+// at an address off modulo 4, the input unpacked in chunks).
+func f32TDot(x, w []float32, off int) float32 {
+	wb := make([]byte, 4*len(w))
 	for i, v := range w {
-		wa[i] = math.Float32bits(v)
+		binary.LittleEndian.PutUint32(wb[4*i:], math.Float32bits(v))
 	}
-	pw := unsafe.Pointer(unsafe.SliceData(wa))
+	ws := f32TAt(string(wb), off)
+	pw := unsafe.Pointer(unsafe.StringData(ws))
 	s := f32sSum{0, f32sZeroE}
 	var u [f32sChunk]f32sX
 	for d := 0; d < len(x); {
 		n, read := f32sUnpackN(&u, x[d:], uint32(4*d), 4)
-		s = f32sDot(s, u[:n], pw)
+		s = f32sDot(s, u[:n], pw, off == 0)
 		d += read
 	}
 	return f32sSumF32(s)
@@ -60,7 +63,7 @@ func TestF32sDot(t *testing.T) {
 			}
 			want += float32(x[i] * w[i])
 		}
-		if got := f32TDot(x, w); math.Float32bits(got) != math.Float32bits(want) {
+		if got := f32TDot(x, w, trial%4); math.Float32bits(got) != math.Float32bits(want) {
 			t.Fatalf("trial %d: %v . %v = %g (%#x), want %g (%#x)", trial, x, w, got, math.Float32bits(got), want, math.Float32bits(want))
 		}
 	}
@@ -105,7 +108,7 @@ func TestF32sDotOK(t *testing.T) {
 			for i := range x {
 				want += float32(x[i] * w[i])
 			}
-			if got := f32TDot(x, w); math.Float32bits(got) != math.Float32bits(want) {
+			if got := f32TDot(x, w, trial%4); math.Float32bits(got) != math.Float32bits(want) {
 				t.Fatalf("%+v: %v . %v = %g, want %g", c, x, w, got, want)
 			}
 		}
@@ -142,8 +145,8 @@ func TestLSTMSoftF(t *testing.T) {
 		for g := range w {
 			w[g], r[g], b[g] = rnd(s*n, 0.5), rnd(s*s, 0.5), rnd(s, 0.5)
 		}
-		// Word-aligned weights (the soft dot products read them as words).
-		wIn, wRec, bias := f32TAligned(lstmTInterleave(w, s, n)), f32TAligned(lstmTInterleave(r, s, s)), lstmTInterleave(b, s, 1)
+		// The weights word-aligned (read as words) or not (byte by byte).
+		wIn, wRec, bias := f32TAt(lstmTInterleave(w, s, n), trial%4), f32TAt(lstmTInterleave(r, s, s), trial/4%4), lstmTInterleave(b, s, 1)
 		x, h, c := rnd(p.batch*p.steps*n, 2), rnd(p.batch*s, 1), rnd(p.batch*s, 1)
 		h2, c2 := append([]float32(nil), h...), append([]float32(nil), c...)
 		out, out2 := make([]float32, p.batch*p.steps*s), make([]float32, p.batch*p.steps*s)
@@ -158,6 +161,91 @@ func TestLSTMSoftF(t *testing.T) {
 					t.Fatalf("trial %d (%+v): %s[%d] = %g, want %g", trial, *p, cmp.what, i, cmp.got[i], cmp.want[i])
 				}
 			}
+		}
+	}
+}
+
+// TestF32sScalar checks f32sAdd, f32sMul, f32sDiv and f32sLt against
+// float32 arithmetic on random operands of every class and exponent
+// (including results that over- or underflow, which take the compiler's
+// operation): identical bits, any NaN for NaN.
+func TestF32sScalar(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	val := func() float32 {
+		switch rng.Intn(20) {
+		case 0:
+			return math.Float32frombits(rng.Uint32()) // any pattern
+		case 1:
+			return []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), 1, -1, 1e-40}[rng.Intn(7)]
+		}
+		return float32(rng.NormFloat64() * math.Exp2(float64(rng.Intn(60)-30)))
+	}
+	same := func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) || a != a && b != b }
+	for i := 0; i < 3000000; i++ {
+		x, y := val(), val()
+		if i%4 == 0 {
+			y = -x * (1 + float32(rng.NormFloat64())/(1<<22)) // cancellation
+		}
+		if g, w := f32sAdd(x, y), x+y; !same(g, w) {
+			t.Fatalf("%g + %g = %g (%#x), want %g (%#x)", x, y, g, math.Float32bits(g), w, math.Float32bits(w))
+		}
+		if g, w := f32sMul(x, y), x*y; !same(g, w) {
+			t.Fatalf("%g * %g = %g (%#x), want %g (%#x)", x, y, g, math.Float32bits(g), w, math.Float32bits(w))
+		}
+		if g, w := f32sDiv(x, y), x/y; !same(g, w) {
+			t.Fatalf("%g / %g = %g (%#x), want %g (%#x)", x, y, g, math.Float32bits(g), w, math.Float32bits(w))
+		}
+		if g, w := f32sLt(x, y), x < y; g != w {
+			t.Fatalf("%g < %g = %v, want %v", x, y, g, w)
+		}
+	}
+}
+
+// TestFullyConnectedF32Soft runs fcF32Soft and fcF32B (plain float32) on
+// random layers with the weights at every address modulo 4: identical
+// bits; and checks fcF32Soft declines inputs beyond f32sDotOK's range.
+func TestFullyConnectedF32Soft(t *testing.T) {
+	rng := rand.New(rand.NewSource(6))
+	for trial := 0; trial < 200; trial++ {
+		k, n, nbat := 1+rng.Intn(40), 1+rng.Intn(11), 1+rng.Intn(3)
+		nb := (n + 3) / 4
+		wv := make([]float32, 4*k*nb)
+		for i := range wv {
+			if i%4 < n-4*(i/(4*k)) {
+				wv[i] = f32TRand(rng)
+			}
+		}
+		wb := make([]byte, 4*len(wv))
+		for i, v := range wv {
+			binary.LittleEndian.PutUint32(wb[4*i:], math.Float32bits(v))
+		}
+		w := f32TAt(string(wb), trial%4)
+		bias := ""
+		if trial%2 == 0 {
+			bb := make([]byte, 4*n)
+			for i := 0; i < n; i++ {
+				binary.LittleEndian.PutUint32(bb[4*i:], math.Float32bits(f32TRand(rng)))
+			}
+			bias = string(bb)
+		}
+		in := make([]float32, k*nbat)
+		for i := range in {
+			in[i] = f32TRand(rng)
+		}
+		p := &fcParams{batches: nbat, outDepth: n, accumDepth: k, fActMin: -3, fActMax: 1e30}
+		got, want := make([]float32, n*nbat), make([]float32, n*nbat)
+		if !fcF32Soft(p, in, w, bias, got) {
+			t.Fatalf("trial %d: fcF32Soft declined", trial)
+		}
+		fcF32B(p, in, w, bias, want)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("trial %d (k %d, n %d): out[%d] = %g, want %g", trial, k, n, i, got[i], want[i])
+			}
+		}
+		in[rng.Intn(len(in))] = 1e-41 // subnormal: plain float32 arithmetic
+		if fcF32Soft(p, in, w, bias, got) {
+			t.Fatalf("trial %d: fcF32Soft took a subnormal input", trial)
 		}
 	}
 }

@@ -159,16 +159,12 @@ func lstmDotF8Q(x []float32, w string, off uint32) (a0, a1, a2, a3, b0, b1, b2, 
 // changes only infinities: x-x is 0 exactly when x is finite, so one test
 // skips both clamps.
 func lstmGateF(a, b, r float32) float32 {
-	x := a + b
-	if x-x+(r-r) == 0 {
-		return x + r
-	}
-	return clampF32(x, -lstmMaxF, lstmMaxF) + clampF32(r, -lstmMaxF, lstmMaxF)
+	return lstmGateFS(f32Add(a, b), r)
 }
 
 // lstmClampF is clampF32(x, -lstmMaxF, lstmMaxF) (see lstmGateF).
 func lstmClampF(x float32) float32 {
-	if x-x == 0 {
+	if f32Finite(x) {
 		return x
 	}
 	return clampF32(x, -lstmMaxF, lstmMaxF)
@@ -205,19 +201,15 @@ func lstmTanhF(dst, src []float32) {
 
 // lstmCellF returns the updated cell state of one unit.
 func lstmCellF(p *lstmParams, c, f, i, g float32) float32 {
-	a, b := float32(f*c), float32(i*g)
-	v := a + b
-	if a-a+(b-b) != 0 {
+	a, b := f32Mul(f, c), f32Mul(i, g)
+	var v float32
+	if f32Finite2(a, b) {
+		v = f32Add(a, b)
+	} else {
 		v = clampF32(a, -lstmMaxF, lstmMaxF) + clampF32(b, -lstmMaxF, lstmMaxF)
 	}
 	if p.clip {
-		// std::max(std::min(clip, v), -clip), NaN included.
-		if !(v < p.cellClipF) {
-			v = p.cellClipF
-		}
-		if v < -p.cellClipF {
-			v = -p.cellClipF
-		}
+		v = lstmClipF(v, p.cellClipF)
 	}
 	return v
 }
@@ -423,8 +415,8 @@ func lstmRunViewF(p *lstmParams, x []float32, h []float32, c []float32, out []fl
 // lstmAddBias8 adds the eight floats of b to a.
 func lstmAddBias8(a *[8]float32, b string) {
 	b = b[:32]
-	a[0], a[1], a[2], a[3] = a[0]+ldf32(b, 0), a[1]+ldf32(b, 1), a[2]+ldf32(b, 2), a[3]+ldf32(b, 3)
-	a[4], a[5], a[6], a[7] = a[4]+ldf32(b, 4), a[5]+ldf32(b, 5), a[6]+ldf32(b, 6), a[7]+ldf32(b, 7)
+	a[0], a[1], a[2], a[3] = f32Add(a[0], ldf32(b, 0)), f32Add(a[1], ldf32(b, 1)), f32Add(a[2], ldf32(b, 2)), f32Add(a[3], ldf32(b, 3))
+	a[4], a[5], a[6], a[7] = f32Add(a[4], ldf32(b, 4)), f32Add(a[5], ldf32(b, 5)), f32Add(a[6], ldf32(b, 6)), f32Add(a[7], ldf32(b, 7))
 }
 
 // lstmInPairF computes unit pair k's input FC with bias for the rows x0
@@ -494,11 +486,11 @@ func lstmLastUnitF(p *lstmParams, x, h []float32, co, yo *float32, w *lstmStrF) 
 	a[0], a[1], a[2], a[3] = f32DotStr4(x, wIn[16*n*o:16*n*(o+1)])
 	rc[0], rc[1], rc[2], rc[3] = f32DotStr4(h, wRec[16*s*o:16*s*(o+1)])
 	bb := bias[16*o : 16*o+16]
-	g0, g1, g2, g3 := lstmGateFS(a[0]+ldf32(bb, 0), rc[0]), lstmGateFS(a[1]+ldf32(bb, 1), rc[1]),
-		lstmGateFS(a[2]+ldf32(bb, 2), rc[2]), lstmGateFS(a[3]+ldf32(bb, 3), rc[3])
+	g0, g1, g2, g3 := lstmGateF(a[0], ldf32(bb, 0), rc[0]), lstmGateF(a[1], ldf32(bb, 1), rc[1]),
+		lstmGateF(a[2], ldf32(bb, 2), rc[2]), lstmGateF(a[3], ldf32(bb, 3), rc[3])
 	v := lstmCellF(p, *co, f32Logistic(g0), f32Logistic(g1), f32Tanh(g2))
 	*co = v
-	*yo = lstmClampF(float32(f32Tanh(v) * f32Logistic(g3)))
+	*yo = lstmClampF(f32Mul(f32Tanh(v), f32Logistic(g3)))
 }
 
 // lstmFinish2F finishes two units from their input FCs with bias a and
@@ -514,16 +506,16 @@ func lstmFinish2F(p *lstmParams, a, rc *[8]float32, c, y *[2]float32) {
 		o := f32Logistic(lstmGateFS(g[3], r[3]))
 		v := lstmCellF(p, c[u], f, i, cg)
 		c[u] = v
-		y[u] = lstmClampF(float32(f32Tanh(v) * o))
+		y[u] = lstmClampF(f32Mul(f32Tanh(v), o))
 	}
 }
 
 // lstmClipF is TFLM's std::max(std::min(clip, v), -clip), NaN included.
 func lstmClipF(v, clip float32) float32 {
-	if !(v < clip) {
+	if !f32Lt(v, clip) {
 		v = clip
 	}
-	if v < -clip {
+	if f32Lt(v, -clip) {
 		v = -clip
 	}
 	return v
@@ -531,8 +523,8 @@ func lstmClipF(v, clip float32) float32 {
 
 // lstmGateFS is lstmGateF with the bias already added to x.
 func lstmGateFS(x, r float32) float32 {
-	if x-x+(r-r) == 0 {
-		return x + r
+	if f32Finite2(x, r) {
+		return f32Add(x, r)
 	}
 	return clampF32(x, -lstmMaxF, lstmMaxF) + clampF32(r, -lstmMaxF, lstmMaxF)
 }
@@ -762,7 +754,7 @@ func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float3
 				g2, g3 := lstmGateF(a[2], ldf32(bb, 2), rc[2]), lstmGateF(a[3], ldf32(bb, 3), rc[3])
 				v := lstmCellF(p, cb[o], f32Logistic(g0), f32Logistic(g1), f32Tanh(g2))
 				cb[o] = v
-				yr[o] = lstmClampF(float32(f32Tanh(v) * f32Logistic(g3)))
+				yr[o] = lstmClampF(f32Mul(f32Tanh(v), f32Logistic(g3)))
 				break
 			}
 			lstmAddBias8(&a, bias[16*o:16*o+32])

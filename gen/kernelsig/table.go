@@ -189,8 +189,10 @@ const (
 	ExpF32                  Func = "expF32"
 	ExpFix                  Func = "expFix"
 	F32ActLast              Func = "f32ActLast"
+	F32Add                  Func = "f32Add"
 	F32Ceil                 Func = "f32Ceil"
 	F32Cos                  Func = "f32Cos"
+	F32Div                  Func = "f32Div"
 	F32Dot4                 Func = "f32Dot4"
 	F32DotFunnel4           Func = "f32DotFunnel4"
 	F32DotStr4              Func = "f32DotStr4"
@@ -198,13 +200,17 @@ const (
 	F32Exp                  Func = "f32Exp"
 	F32ExpRare              Func = "f32ExpRare"
 	F32Expm1                Func = "f32Expm1"
+	F32Finite               Func = "f32Finite"
+	F32Finite2              Func = "f32Finite2"
 	F32Floor                Func = "f32Floor"
 	F32FromFix              Func = "f32FromFix"
 	F32FromQ                Func = "f32FromQ"
 	F32FunnelRow            Func = "f32FunnelRow"
 	F32Log                  Func = "f32Log"
 	F32Logistic             Func = "f32Logistic"
+	F32Lt                   Func = "f32Lt"
 	F32Mod                  Func = "f32Mod"
+	F32Mul                  Func = "f32Mul"
 	F32NaN                  Func = "f32NaN"
 	F32Pack                 Func = "f32Pack"
 	F32RoundI32             Func = "f32RoundI32"
@@ -220,11 +226,18 @@ const (
 	F32ViewRow              Func = "f32ViewRow"
 	F32Words                Func = "f32Words"
 	F32q                    Func = "f32q"
+	F32sAdd                 Func = "f32sAdd"
+	F32sBits                Func = "f32sBits"
+	F32sDiv                 Func = "f32sDiv"
 	F32sDot                 Func = "f32sDot"
 	F32sDotOK               Func = "f32sDotOK"
+	F32sLt                  Func = "f32sLt"
+	F32sMul                 Func = "f32sMul"
 	F32sRange               Func = "f32sRange"
 	F32sRangeAdd            Func = "f32sRangeAdd"
 	F32sRangeStr            Func = "f32sRangeStr"
+	F32sRound               Func = "f32sRound"
+	F32sSig                 Func = "f32sSig"
 	F32sSumF32              Func = "f32sSumF32"
 	F32sUnpackN             Func = "f32sUnpackN"
 	FcActF32                Func = "fcActF32"
@@ -233,6 +246,7 @@ const (
 	FcDots                  Func = "fcDots"
 	FcF32                   Func = "fcF32"
 	FcF32B                  Func = "fcF32B"
+	FcF32Soft               Func = "fcF32Soft"
 	FcInt16                 Func = "fcInt16"
 	FcInt16Acc32            Func = "fcInt16Acc32"
 	FcInt8                  Func = "fcInt8"
@@ -495,6 +509,7 @@ const (
 	TanhF32                 Func = "tanhF32"
 	TanhInt16               Func = "tanhInt16"
 	TanhMid                 Func = "tanhMid"
+	TanhSmall               Func = "tanhSmall"
 	TconvF32                Func = "tconvF32"
 	TconvInt16              Func = "tconvInt16"
 	TconvInt8               Func = "tconvInt8"
@@ -751,8 +766,10 @@ func Funcs() []Func {
 		ExpF32,
 		ExpFix,
 		F32ActLast,
+		F32Add,
 		F32Ceil,
 		F32Cos,
+		F32Div,
 		F32Dot4,
 		F32DotFunnel4,
 		F32DotStr4,
@@ -760,13 +777,17 @@ func Funcs() []Func {
 		F32Exp,
 		F32ExpRare,
 		F32Expm1,
+		F32Finite,
+		F32Finite2,
 		F32Floor,
 		F32FromFix,
 		F32FromQ,
 		F32FunnelRow,
 		F32Log,
 		F32Logistic,
+		F32Lt,
 		F32Mod,
+		F32Mul,
 		F32NaN,
 		F32Pack,
 		F32RoundI32,
@@ -782,11 +803,18 @@ func Funcs() []Func {
 		F32ViewRow,
 		F32Words,
 		F32q,
+		F32sAdd,
+		F32sBits,
+		F32sDiv,
 		F32sDot,
 		F32sDotOK,
+		F32sLt,
+		F32sMul,
 		F32sRange,
 		F32sRangeAdd,
 		F32sRangeStr,
+		F32sRound,
+		F32sSig,
 		F32sSumF32,
 		F32sUnpackN,
 		FcActF32,
@@ -795,6 +823,7 @@ func Funcs() []Func {
 		FcDots,
 		FcF32,
 		FcF32B,
+		FcF32Soft,
 		FcInt16,
 		FcInt16Acc32,
 		FcInt8,
@@ -1057,6 +1086,7 @@ func Funcs() []Func {
 		TanhF32,
 		TanhInt16,
 		TanhMid,
+		TanhSmall,
 		TconvF32,
 		TconvInt16,
 		TconvInt8,
@@ -1490,10 +1520,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"b", "uint32"}}, true
 	case F32ActLast:
 		return []Param{{"ac", "*f32Act"}, {"po", "unsafe.Pointer"}, {"pb", "unsafe.Pointer"}, {"c", "uint32"}, {"m", "int"}, {"a0", "float32"}, {"a1", "float32"}, {"a2", "float32"}}, true
+	case F32Add:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
 	case F32Ceil:
 		return []Param{{"x", "float32"}}, true
 	case F32Cos:
 		return []Param{{"x", "float32"}}, true
+	case F32Div:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
 	case F32Dot4:
 		return []Param{{"x", "[]float32"}, {"w", "[]float32"}}, true
 	case F32DotFunnel4:
@@ -1508,6 +1542,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "float32"}}, true
 	case F32Expm1:
 		return []Param{{"x", "float32"}}, true
+	case F32Finite:
+		return []Param{{"x", "float32"}}, true
+	case F32Finite2:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
 	case F32Floor:
 		return []Param{{"x", "float32"}}, true
 	case F32FromFix:
@@ -1520,7 +1558,11 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "float32"}}, true
 	case F32Logistic:
 		return []Param{{"x", "float32"}}, true
+	case F32Lt:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
 	case F32Mod:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
+	case F32Mul:
 		return []Param{{"x", "float32"}, {"y", "float32"}}, true
 	case F32NaN:
 		return []Param{}, true
@@ -1552,16 +1594,30 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case F32q:
 		return []Param{{"p", "[]byte"}, {"k", "int"}}, true
+	case F32sAdd:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
+	case F32sBits:
+		return []Param{{"a", "int32"}, {"e", "int32"}}, true
+	case F32sDiv:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
 	case F32sDot:
-		return []Param{{"s", "f32sSum"}, {"x", "[]f32sX"}, {"pw", "unsafe.Pointer"}}, true
+		return []Param{{"s", "f32sSum"}, {"x", "[]f32sX"}, {"pw", "unsafe.Pointer"}, {"aligned", "bool"}}, true
 	case F32sDotOK:
 		return []Param{{"xlo", "uint32"}, {"xhi", "uint32"}, {"wlo", "uint32"}, {"whi", "uint32"}, {"n", "int"}}, true
+	case F32sLt:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
+	case F32sMul:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
 	case F32sRange:
 		return []Param{{"x", "[]float32"}}, true
 	case F32sRangeAdd:
 		return []Param{{"lo", "uint32"}, {"hi", "uint32"}, {"b", "uint32"}}, true
 	case F32sRangeStr:
 		return []Param{{"w", "string"}}, true
+	case F32sRound:
+		return []Param{{"a", "int32"}, {"e", "int32"}}, true
+	case F32sSig:
+		return []Param{{"b", "uint32"}}, true
 	case F32sSumF32:
 		return []Param{{"s", "f32sSum"}}, true
 	case F32sUnpackN:
@@ -1577,6 +1633,8 @@ func (f Func) Params() ([]Param, bool) {
 	case FcF32:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcF32B:
+		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case FcF32Soft:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcInt16:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
@@ -1715,7 +1773,7 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmDotF8S:
 		return []Param{{"x", "[]float32"}, {"w", "string"}}, true
 	case LstmDotS8:
-		return []Param{{"a", "*[8]float32"}, {"x", "[]float32"}, {"w", "string"}}, true
+		return []Param{{"a", "*[8]float32"}, {"xu", "*[16]f32sX"}, {"x", "[]float32"}, {"w", "string"}}, true
 	case LstmFCQ64:
 		return []Param{{"acc", "int64"}, {"m", "int32"}, {"shift", "int"}}, true
 	case LstmFinish2F:
@@ -2102,6 +2160,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*logisticTanh16Params"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
 	case TanhMid:
 		return []Param{{"a", "uint32"}}, true
+	case TanhSmall:
+		return []Param{{"a", "uint32"}}, true
 	case TconvF32:
 		return []Param{{"p", "*tconvParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case TconvInt16:
@@ -2454,17 +2514,23 @@ func (f Func) Results() int {
 		EwRows,
 		EwTab32,
 		EwTabAt,
+		F32Add,
 		F32Ceil,
 		F32Cos,
+		F32Div,
 		F32Exp,
 		F32ExpRare,
 		F32Expm1,
+		F32Finite,
+		F32Finite2,
 		F32Floor,
 		F32FromFix,
 		F32FromQ,
 		F32Log,
 		F32Logistic,
+		F32Lt,
 		F32Mod,
+		F32Mul,
 		F32NaN,
 		F32Pack,
 		F32RoundI32,
@@ -2476,11 +2542,18 @@ func (f Func) Results() int {
 		F32Tab64,
 		F32Tanh,
 		F32q,
+		F32sAdd,
+		F32sBits,
+		F32sDiv,
 		F32sDot,
 		F32sDotOK,
+		F32sLt,
+		F32sMul,
+		F32sSig,
 		F32sSumF32,
 		FcDotI16,
 		FcDotI16Acc32,
+		FcF32Soft,
 		FcMakeRQ,
 		FcRescale,
 		FcSumI8,
@@ -2573,6 +2646,7 @@ func (f Func) Results() int {
 		ExpFix,
 		F32Ends,
 		F32Unpack,
+		F32sRound,
 		F32sUnpackN,
 		FcRQFor,
 		L2InvSqrt,
@@ -2583,6 +2657,7 @@ func (f Func) Results() int {
 		SoftmaxInt8Row,
 		SvdfRingStep,
 		TanhMid,
+		TanhSmall,
 		TconvTaps:
 		return 2
 	case F32Words,
