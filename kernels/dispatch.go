@@ -36,6 +36,7 @@ package kernels
 //   - lstmFunnelTail4x2: parameter a has type *[4]float32
 //   - lstmFunnelTail8: parameter a has type *[8]float32
 //   - lstmInOneF: parameter a has type *[8]float32
+//   - lstmInPairF: parameter a1 has type *[8]float32
 //   - lstmInUnitF: parameter v has type *[4]float32
 //   - lstmLastUnitF: parameter co has type *float32
 //   - octDot: parameter a has type *[8]int32
@@ -71,7 +72,7 @@ package kernels
 //     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
 //     lstmDotF8S, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
 //     lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
-//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits,
+//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext, lstmRFits, lstmRGFits,
 //     lstmRowBatch, lstmSat16, lstmSigmoidQ, lstmTanhQ, meanRequant,
 //     mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne, octCols64,
 //     octLanes, poolAvgRound, poolRecip, poolSumI8, poolWindow, preluOne,
@@ -384,8 +385,6 @@ func Call(fn string, args []any) bool {
 		lstmFloatLean(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].(string), args[6].(string), args[7].(string))
 	case "lstmFunnelInit":
 		lstmFunnelInit(args[0].(*lstmFunnelSt), args[1].(string), args[2].(string), uint32(args[3].(int64)), uint32(args[4].(int64)))
-	case "lstmInPairF":
-		lstmInPairF(args[0].(*lstmFunnelSt), args[1].([]float32), args[2].([]float32), int(args[3].(int64)), args[4].(string))
 	case "lstmInt16":
 		lstmInt16(args[0].(*lstmParams), args[1].([]int16), args[2].([]int16), args[3].([]int16), args[4].([]int16), args[5].(*lstmGate), args[6].([]int8), args[7].([]int8), args[8].(string), args[9].(*lstmGate), args[10].([]int8), args[11].([]int8), args[12].(string), args[13].(*lstmGate), args[14].([]int8), args[15].([]int8), args[16].(string), args[17].(*lstmGate), args[18].([]int8), args[19].([]int8), args[20].(string))
 	case "lstmInt8":

@@ -287,19 +287,28 @@ func lstmFloatLean(p *lstmParams, x []float32, h []float32, c []float32, out []f
 }
 
 // lstmNextMax is the most input FC results (4 per unit) lstmRunFunnelF
-// keeps for the next time step: pairs beyond compute their input FC one
-// step at a time.
+// keeps for the next time step, in two local arrays of half as many
+// (TinyGo keeps no local larger than 256 bytes on the stack); pairs beyond
+// compute their input FC one step at a time.
 const lstmNextMax = 80
 
-// lstmFunnelSt is what lstmRunFunnelF keeps over a call: the next row's
-// input FC results with bias (nx), the exp constants, the current pair's
-// input and recurrent FC results (a, rc) and the funnel views of both
+// lstmNext returns unit pair k's slot (k < lstmNextMax/8) in the two
+// halves a and b of lstmRunFunnelF's results for the next row.
+func lstmNext(a, b *[lstmNextMax / 2]float32, k int) *[8]float32 {
+	if k < lstmNextMax/16 {
+		return (*[8]float32)(a[8*k : 8*k+8])
+	}
+	k -= lstmNextMax / 16
+	return (*[8]float32)(b[8*k : 8*k+8])
+}
+
+// lstmFunnelSt is what lstmRunFunnelF keeps over a call: the current
+// pair's input and recurrent FC results (a, rc) and the funnel views of both
 // weight strings. Element d of unit pair k: input words qI[8(n*k+d)+4u-1
 // ...] for unit u, recurrent words qR[8(s*k+d)-1 ...], in groups of eight
 // words from word 0 (gI0: unit 0 of a pair; gR: the recurrent pair) or
 // word 4 (gI4: unit 1 of a pair).
 type lstmFunnelSt struct {
-	nx                                 [lstmNextMax]float32
 	a, rc                              [8]float32
 	w                                  lstmStrF
 	qI, qR                             []uint32
@@ -330,6 +339,8 @@ func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []
 		return
 	}
 	var st lstmFunnelSt
+	// The next row's input FC results with bias (lstmNext).
+	var nxA, nxB [lstmNextMax / 2]float32
 	st.w.in, st.w.rec, st.w.bias = wIn, wRec, bias
 	lstmFunnelInit(&st, wIn[:16*n*s], wRec[:16*s*s], offI, offR)
 	// The first pk pairs compute the next row's input FC in advance.
@@ -350,9 +361,9 @@ func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []
 			a := &st.a
 			switch {
 			case second && k < pk:
-				a = (*[8]float32)(st.nx[8*k : 8*k+8])
+				a = lstmNext(&nxA, &nxB, k)
 			case first && k < pk:
-				lstmInPairF(&st, xr, x1, k, bias[32*k:32*k+32])
+				lstmInPairF(&st, lstmNext(&nxA, &nxB, k), xr, x1, k, bias[32*k:32*k+32])
 			default:
 				lstmInOneF(a, xr, wIn[32*n*k:32*n*(k+1)], bias[32*k:32*k+32])
 			}
@@ -420,10 +431,9 @@ func lstmAddBias8(a *[8]float32, b string) {
 }
 
 // lstmInPairF computes unit pair k's input FC with bias for the rows x0
-// (into st.a) and x1 (into st.nx) through the funnel; bb is the pair's
-// bias.
-func lstmInPairF(st *lstmFunnelSt, x0, x1 []float32, k int, bb string) {
-	a, a1 := &st.a, (*[8]float32)(st.nx[8*k:8*k+8])
+// (into st.a) and x1 (into a1) through the funnel; bb is the pair's bias.
+func lstmInPairF(st *lstmFunnelSt, a1 *[8]float32, x0, x1 []float32, k int, bb string) {
+	a := &st.a
 	lstmInUnitF(st, (*[4]float32)(a[:4]), (*[4]float32)(a1[:4]), x0, x1, st.gI0, k, 0)
 	lstmInUnitF(st, (*[4]float32)(a[4:]), (*[4]float32)(a1[4:]), x0, x1, st.gI4, k, 4)
 	bb = bb[:32]

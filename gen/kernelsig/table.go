@@ -345,6 +345,7 @@ const (
 	LstmMakeRQ              Func = "lstmMakeRQ"
 	LstmMakeRU              Func = "lstmMakeRU"
 	LstmMakeUnitRQ          Func = "lstmMakeUnitRQ"
+	LstmNext                Func = "lstmNext"
 	LstmRFits               Func = "lstmRFits"
 	LstmRGFits              Func = "lstmRGFits"
 	LstmRecPairF            Func = "lstmRecPairF"
@@ -922,6 +923,7 @@ func Funcs() []Func {
 		LstmMakeRQ,
 		LstmMakeRU,
 		LstmMakeUnitRQ,
+		LstmNext,
 		LstmRFits,
 		LstmRGFits,
 		LstmRecPairF,
@@ -1803,7 +1805,7 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmInOneF:
 		return []Param{{"a", "*[8]float32"}, {"x", "[]float32"}, {"w", "string"}, {"bb", "string"}}, true
 	case LstmInPairF:
-		return []Param{{"st", "*lstmFunnelSt"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"k", "int"}, {"bb", "string"}}, true
+		return []Param{{"st", "*lstmFunnelSt"}, {"a1", "*[8]float32"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"k", "int"}, {"bb", "string"}}, true
 	case LstmInUnitF:
 		return []Param{{"st", "*lstmFunnelSt"}, {"v", "*[4]float32"}, {"v1", "*[4]float32"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"g", "[][8]uint32"}, {"k", "int"}, {"u", "int"}}, true
 	case LstmInt16:
@@ -1832,6 +1834,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeUnitRQ:
 		return []Param{{"p", "*lstmParams"}, {"u", "*lstmUnitRQ"}}, true
+	case LstmNext:
+		return []Param{{"a", "*[40]float32"}, {"b", "*[40]float32"}, {"k", "int"}}, true
 	case LstmRFits:
 		return []Param{{"m", "int32"}, {"shift", "int"}, {"xmax", "uint64"}}, true
 	case LstmRGFits:
@@ -2592,6 +2596,7 @@ func (f Func) Results() int {
 		LstmMakeRG,
 		LstmMakeRQ,
 		LstmMakeRU,
+		LstmNext,
 		LstmRFits,
 		LstmRGFits,
 		LstmRowBatch,
@@ -2772,7 +2777,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case LogisticTanhParams:
 		return []Param{{"inZP", "int32"}, {"radius", "int32"}, {"mult", "int32"}, {"shift", "int"}}, true
 	case LstmFunnelSt:
-		return []Param{{"nx", "[80]float32"}, {"a", "[8]float32"}, {"rc", "[8]float32"}, {"w", "lstmStrF"}, {"qI", "[]uint32"}, {"qR", "[]uint32"}, {"gI0", "[][8]uint32"}, {"gI4", "[][8]uint32"}, {"gR", "[][8]uint32"}, {"cI", "uint32"}, {"eI", "uint32"}, {"slI", "uint32"}, {"srI", "uint32"}, {"cR", "uint32"}, {"eR", "uint32"}, {"slR", "uint32"}, {"srR", "uint32"}}, true
+		return []Param{{"a", "[8]float32"}, {"rc", "[8]float32"}, {"w", "lstmStrF"}, {"qI", "[]uint32"}, {"qR", "[]uint32"}, {"gI0", "[][8]uint32"}, {"gI4", "[][8]uint32"}, {"gR", "[][8]uint32"}, {"cI", "uint32"}, {"eI", "uint32"}, {"slI", "uint32"}, {"srI", "uint32"}, {"cR", "uint32"}, {"eR", "uint32"}, {"slR", "uint32"}, {"srR", "uint32"}}, true
 	case LstmGate:
 		return []Param{{"inMult", "int32"}, {"recMult", "int32"}, {"inShift", "int"}, {"recShift", "int"}}, true
 	case LstmParams:
