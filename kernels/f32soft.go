@@ -24,37 +24,32 @@ const f32Soft = runtime.Compiler == "tinygo" && runtime.GOARCH == "arm"
 
 // f32sRange returns the smallest and largest biased exponent of the
 // non-zero values among x (lo > hi when all are zero), and whether all of
-// them are normal or zero.
+// them are normal or zero (no exponent field 0 or 255 among them).
 func f32sRange(x []float32) (lo, hi uint32, ok bool) {
 	lo, hi = 255, 0
 	for _, v := range x {
-		if lo, hi, ok = f32sRangeAdd(lo, hi, math.Float32bits(v)); !ok {
-			return
+		if b := math.Float32bits(v); b<<1 != 0 {
+			e := b >> 23 & 0xff
+			lo, hi = min(lo, e), max(hi, e)
 		}
 	}
-	return lo, hi, true
+	return lo, hi, lo > hi || lo != 0 && hi != 255
 }
 
 // f32sRangeStr is f32sRange for the little-endian float32 values of a
-// constant string.
+// constant string (viewed as float32 when word-aligned).
 func f32sRangeStr(w string) (lo, hi uint32, ok bool) {
+	if f32StrOff(w) == 0 {
+		return f32sRange(f32StrView(w))
+	}
 	lo, hi = 255, 0
 	for i := 0; i+4 <= len(w); i += 4 {
-		if lo, hi, ok = f32sRangeAdd(lo, hi, uint32(w[i])|uint32(w[i+1])<<8|uint32(w[i+2])<<16|uint32(w[i+3])<<24); !ok {
-			return
+		if b := uint32(w[i]) | uint32(w[i+1])<<8 | uint32(w[i+2])<<16 | uint32(w[i+3])<<24; b<<1 != 0 {
+			e := b >> 23 & 0xff
+			lo, hi = min(lo, e), max(hi, e)
 		}
 	}
-	return lo, hi, true
-}
-
-// f32sRangeAdd adds the float32 with bits b to the exponent range [lo,
-// hi]; ok is false when b is subnormal, infinite or NaN.
-func f32sRangeAdd(lo, hi, b uint32) (uint32, uint32, bool) {
-	if b<<1 == 0 {
-		return lo, hi, true
-	}
-	e := b >> 23 & 0xff
-	return min(lo, e), max(hi, e), e-1 < 254
+	return lo, hi, lo > hi || lo != 0 && hi != 255
 }
 
 // f32sDotOK reports whether f32sDot may sum n products of values with

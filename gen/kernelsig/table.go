@@ -234,7 +234,6 @@ const (
 	F32sLt                  Func = "f32sLt"
 	F32sMul                 Func = "f32sMul"
 	F32sRange               Func = "f32sRange"
-	F32sRangeAdd            Func = "f32sRangeAdd"
 	F32sRangeStr            Func = "f32sRangeStr"
 	F32sRound               Func = "f32sRound"
 	F32sSig                 Func = "f32sSig"
@@ -812,7 +811,6 @@ func Funcs() []Func {
 		F32sLt,
 		F32sMul,
 		F32sRange,
-		F32sRangeAdd,
 		F32sRangeStr,
 		F32sRound,
 		F32sSig,
@@ -1612,8 +1610,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "float32"}, {"y", "float32"}}, true
 	case F32sRange:
 		return []Param{{"x", "[]float32"}}, true
-	case F32sRangeAdd:
-		return []Param{{"lo", "uint32"}, {"hi", "uint32"}, {"b", "uint32"}}, true
 	case F32sRangeStr:
 		return []Param{{"w", "string"}}, true
 	case F32sRound:
@@ -2667,7 +2663,6 @@ func (f Func) Results() int {
 		return 2
 	case F32Words,
 		F32sRange,
-		F32sRangeAdd,
 		F32sRangeStr,
 		SelRowStart:
 		return 3
