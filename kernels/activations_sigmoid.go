@@ -1,9 +1,6 @@
 package kernels
 
-import (
-	"math"
-	"unsafe"
-)
+import "unsafe"
 
 // LOGISTIC and TANH, as in TFLite Micro's reference kernels:
 //   - int8 runs through a 256-entry table that the generator computes with
@@ -93,25 +90,17 @@ func tanhInt16(p *logisticTanh16Params, in, out []int16) {
 	}
 }
 
-// logisticF32 is LOGISTIC for float32, with TFLM's cut-offs: 1 above
-// 16.619047, exp(x) below -9, 1/(1+exp(-x)) in between.
+// logisticF32 is LOGISTIC for float32 (f32Logistic: TFLM's cut-offs, then
+// 1/(1+exp(-x)) in float32).
 func logisticF32(in, out []float32) {
 	for i, v := range in {
-		switch {
-		case v > 16.619047164916992188:
-			out[i] = 1
-		case v < -9:
-			out[i] = float32(math.Exp(float64(v)))
-		default:
-			e := float32(math.Exp(float64(-v)))
-			out[i] = 1 / (1 + e)
-		}
+		out[i] = f32Logistic(v)
 	}
 }
 
-// tanhF32 is TANH for float32.
+// tanhF32 is TANH for float32 (f32Tanh).
 func tanhF32(in, out []float32) {
 	for i, v := range in {
-		out[i] = float32(math.Tanh(float64(v)))
+		out[i] = f32Tanh(v)
 	}
 }

@@ -80,18 +80,22 @@ func castIntF32(p *castParams, dst []float32, src []byte) {
 
 // castF32Int casts float32 to an integer type of outSize bytes whose range
 // is [lo, hi]: truncation toward zero, saturated to the range, NaN to 0.
+// The bounds are compared in float32: lo is a power of two or 0, and hi
+// either exact or 2^k - 1 with k > 24, which rounds to 2^k, and no float32
+// lies between 2^k - 1 and 2^k.
 func castF32Int(p *castParams, lo, hi int64, dst, src []byte) {
 	n := len(dst) / p.outSize
+	flo, fhi := float32(lo), float32(hi)
 	for i := 0; i < n; i++ {
 		s := src[4*i : 4*i+4]
-		f := float64(math.Float32frombits(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24))
+		f := math.Float32frombits(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
 		var v int64
 		switch {
 		case f != f:
 			v = 0
-		case f <= float64(lo):
+		case f <= flo:
 			v = lo
-		case f >= float64(hi):
+		case f >= fhi:
 			v = hi
 		default:
 			v = int64(f)

@@ -29,7 +29,8 @@ type detectionScratch struct {
 
 // detectionPostProcessF32 is TFLite_Detection_PostProcess for float32:
 // box encodings [1, n, stride] decoded against anchors [n, 4] (y, x, h, w)
-// into corners in float64 then float32 as TFLM computes them, then fast
+// into corners in float64 then float32 as TFLM computes them (TFLM's
+// DecodeCenterSizeBoxes divides and calls exp in double), then fast
 // NMS (each anchor ranked by its best class) or regular NMS (per class,
 // merged), with TFLM's orders and tie-breaks: a stable sort by decreasing
 // score for NMS candidates, (score decreasing, index increasing) for top-k

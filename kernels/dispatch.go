@@ -15,6 +15,7 @@ package kernels
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
 //   - convRowsPair: parameter w has type [][2]int8
+//   - dspClear: parameter p has type unsafe.Pointer
 //   - dspPWLast: parameter xa has type unsafe.Pointer
 //   - dw3x3Fill: parameter c has type *dw3x3Col
 //   - dw3x3Gather3: parameter g has type [][3]int8
@@ -33,11 +34,12 @@ package kernels
 //   - f32ActLast: parameter po has type unsafe.Pointer
 //   - fcOctOut: parameter a has type *[8]int32
 //   - lstmAddBias8: parameter a has type *[8]float32
-//   - lstmExpNC: parameter cs has type *[11]float64
+//   - lstmDotS8: parameter a has type *[8]float32
 //   - lstmFinish2F: parameter a has type *[8]float32
 //   - lstmFunnelTail4x2: parameter a has type *[4]float32
 //   - lstmFunnelTail8: parameter a has type *[8]float32
 //   - lstmInOneF: parameter a has type *[8]float32
+//   - lstmInPairF: parameter a1 has type *[8]float32
 //   - lstmInUnitF: parameter v has type *[4]float32
 //   - lstmLastUnitF: parameter co has type *float32
 //   - octDot: parameter a has type *[8]int32
@@ -59,28 +61,34 @@ package kernels
 //     dspPackPairs, dspPlanRecords, dspQ, dspWidenWords, dusClamp,
 //     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
 //     dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
-//     ewRows, ewTab32, ewTabAt, f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends,
-//     f32StrOff, f32StrView, f32Words, f32q, fcDotI16, fcDotI16Acc32,
-//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
-//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
-//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
-//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
-//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
-//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
-//     lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
+//     ewRows, ewTab32, ewTabAt, expFix, f32Add, f32Ceil, f32Cos, f32Div,
+//     f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends, f32Exp, f32ExpRare,
+//     f32Expm1, f32Finite, f32Finite2, f32Floor, f32FromFix, f32FromQ,
+//     f32Log, f32Logistic, f32Lt, f32Mod, f32Mul, f32NaN, f32Pack,
+//     f32RoundI32, f32Sin, f32SinCos, f32Sqrt, f32StrOff, f32StrView,
+//     f32Tab64, f32Tanh, f32Unpack, f32Words, f32q, f32sAdd, f32sBits,
+//     f32sDiv, f32sDot, f32sDotOK, f32sLt, f32sMul, f32sRange, f32sRangeStr,
+//     f32sRound, f32sSig, f32sSumF32, f32sUnpackN, fcDotI16, fcDotI16Acc32,
+//     fcF32Soft, fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex,
+//     gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
+//     hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32, le64,
+//     leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
+//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
+//     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
+//     lstmDotF8S, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
 //     lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
-//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits,
-//     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
-//     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
-//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
-//     poolRecip, poolSumI8, poolWindow, preluOne, quantizeF32One, reluOne,
-//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
-//     rqFromFC, rqOne0, rqOneFields, rqOneIn, rqOneQ, rqOneR, rqOneSat,
-//     rqOneSet, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
-//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
-//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, strAligned4,
-//     subQuantOne, sumI8, svdfActF32, svdfFastPlan, svdfNew16, svdfNew8,
-//     svdfRingStep, svdfRingWT16, tconvTaps
+//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext, lstmRFits, lstmRGFits,
+//     lstmRowBatch, lstmSat16, lstmSigmoidQ, lstmTanhQ, meanRequant,
+//     mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne, octCols64,
+//     octLanes, poolAvgRound, poolRecip, poolSumI8, poolWindow, preluOne,
+//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
+//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
+//     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
+//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
+//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
+//     softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne, sumI8,
+//     svdfActF32, svdfFastPlan, svdfNew16, svdfNew8, svdfRingStep,
+//     svdfRingWT16, tanhMid, tanhSmall, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -406,16 +414,12 @@ func Call(fn string, args []any) bool {
 		logisticInt16(args[0].(*logisticTanh16Params), args[1].([]int16), args[2].([]int16))
 	case "lstmDecodeF":
 		lstmDecodeF(args[0].([]float32), args[1].(string))
-	case "lstmExpN":
-		lstmExpN(args[0].([]float64))
 	case "lstmFloat":
 		lstmFloat(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].([]float32), args[6].(string), args[7].(string), args[8].(string))
 	case "lstmFloatLean":
 		lstmFloatLean(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].(string), args[6].(string), args[7].(string))
 	case "lstmFunnelInit":
 		lstmFunnelInit(args[0].(*lstmFunnelSt), args[1].(string), args[2].(string), uint32(args[3].(int64)), uint32(args[4].(int64)))
-	case "lstmInPairF":
-		lstmInPairF(args[0].(*lstmFunnelSt), args[1].([]float32), args[2].([]float32), int(args[3].(int64)), args[4].(string))
 	case "lstmInt16":
 		lstmInt16(args[0].(*lstmParams), args[1].([]int16), args[2].([]int16), args[3].([]int16), args[4].([]int16), args[5].(*lstmGate), args[6].([]int8), args[7].([]int8), args[8].(string), args[9].(*lstmGate), args[10].([]int8), args[11].([]int8), args[12].(string), args[13].(*lstmGate), args[14].([]int8), args[15].([]int8), args[16].(string), args[17].(*lstmGate), args[18].([]int8), args[19].([]int8), args[20].(string))
 	case "lstmInt8":
@@ -436,6 +440,8 @@ func Call(fn string, args []any) bool {
 		lstmRunF(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].([]float32), args[6].([]float32), args[7].(string), args[8].(string), args[9].(string))
 	case "lstmRunFunnelF":
 		lstmRunFunnelF(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].(string), args[6].(string), args[7].(string))
+	case "lstmRunSoftF":
+		lstmRunSoftF(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].(string), args[6].(string), args[7].(string))
 	case "lstmRunViewF":
 		lstmRunViewF(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].(string), args[6].(string), args[7].(string))
 	case "lstmSigmoidF":
@@ -1478,6 +1484,36 @@ func NewParams(typ string, fields map[string]any) any {
 				p.actMin = int32(v.(int64))
 			case "actMax":
 				p.actMax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "f32sSum":
+		p := &f32sSum{}
+		for k, v := range fields {
+			switch k {
+			case "a":
+				p.a = int32(v.(int64))
+			case "e":
+				p.e = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "f32sX":
+		p := &f32sX{}
+		for k, v := range fields {
+			switch k {
+			case "m":
+				p.m = uint32(v.(int64))
+			case "e":
+				p.e = int32(v.(int64))
+			case "s":
+				p.s = uint32(v.(int64))
+			case "w":
+				p.w = uint32(v.(int64))
 			default:
 				return nil
 			}

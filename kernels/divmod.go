@@ -126,7 +126,10 @@ func divInt8(p *mulQuantParams, bc *ewBcast, a, b, out []int8) {
 }
 
 // floorDivF32 is FLOOR_DIV for float32: floor(a / b) with the quotient
-// taken in float64, as the reference does, then rounded to float32.
+// taken in float64, then rounded to float32. TFLM computes it in double
+// (floor_div.h: std::floor(double(x) / double(y))), and so does this
+// kernel, to give its bits: the one float32 kernel with double arithmetic
+// (software routines on targets without a double-precision FPU).
 func floorDivF32(bc *ewBcast, a, b, out []float32) {
 	n := bc.inner
 	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
@@ -150,7 +153,7 @@ func floorModF32(bc *ewBcast, a, b, out []float32) {
 		o := out[r*n : r*n+n]
 		for i := range o {
 			y := b[bi]
-			m := float32(math.Mod(float64(a[ai]), float64(y)))
+			m := f32Mod(a[ai], y)
 			if m != 0 && (y < 0) != (m < 0) {
 				m += y
 			}

@@ -29,7 +29,7 @@ func l2NormF32(p *l2NormParams, in, out []float32) {
 		for _, v := range x {
 			s += float32(v * v)
 		}
-		n := float32(math.Sqrt(float64(s))) // correctly rounded, as sqrtf
+		n := f32Sqrt(s) // correctly rounded, as sqrtf
 		if n < eps {
 			n = eps
 		}
@@ -117,7 +117,7 @@ func l2PoolF32(p *poolParams, in, out []float32) {
 							total += float32(in[i] * in[i])
 						}
 					}
-					v := float32(math.Sqrt(float64(total / n)))
+					v := f32Sqrt(total / n)
 					dst[c] = clampF32(v, p.fActMin, p.fActMax)
 				}
 				o += d

@@ -9,8 +9,8 @@ import (
 // (reference_ops::LogSoftmax and LogSoftmaxQuantized).
 //
 // The float32 kernel is x - max - log(sum(exp(x - max))) per row, summed in
-// float32; exp and log are computed in float64 and rounded to float32, so
-// results match C's expf and logf within an ulp or two, not bit for bit.
+// float32; exp and log are f32Exp and f32Log, so results match C's expf and
+// logf within an ulp or two, not bit for bit.
 //
 // The int8 kernel follows gemmlowp's fixed-point recipe: the difference to
 // the row maximum is rescaled to Q5.26 (inputMult, inputShift; differences
@@ -52,9 +52,9 @@ func logSoftmaxF32(p *logSoftmaxParams, in, out []float32) {
 		}
 		var sum float32
 		for _, v := range row {
-			sum += float32(math.Exp(float64(v - mx)))
+			sum += f32Exp(v - mx)
 		}
-		logSum := float32(math.Log(float64(sum)))
+		logSum := f32Log(sum)
 		for c, v := range row {
 			dst[c] = v - mx - logSum
 		}

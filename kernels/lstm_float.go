@@ -10,8 +10,8 @@ import (
 // products in order in float32 and adds the bias (none for the recurrent
 // FC), the two FCs are added, sigmoid uses TFLM's cut-offs, and products and
 // FC results are clamped to the finite float32 range as TFLM's activation
-// "none" does. exp and tanh are evaluated in float64 and rounded to float32
-// (within an ulp of the C library's expf and tanhf).
+// "none" does. exp and tanh are f32Exp and f32Tanh (integer arithmetic,
+// within an ulp of the C library's expf and tanhf).
 //
 // Weights are re-laid out at generation time so that the four gates of one
 // unit are computed together: for unit o and input element d, the forget,
@@ -159,16 +159,12 @@ func lstmDotF8Q(x []float32, w string, off uint32) (a0, a1, a2, a3, b0, b1, b2, 
 // changes only infinities: x-x is 0 exactly when x is finite, so one test
 // skips both clamps.
 func lstmGateF(a, b, r float32) float32 {
-	x := a + b
-	if x-x+(r-r) == 0 {
-		return x + r
-	}
-	return clampF32(x, -lstmMaxF, lstmMaxF) + clampF32(r, -lstmMaxF, lstmMaxF)
+	return lstmGateFS(f32Add(a, b), r)
 }
 
 // lstmClampF is clampF32(x, -lstmMaxF, lstmMaxF) (see lstmGateF).
 func lstmClampF(x float32) float32 {
-	if x-x == 0 {
+	if f32Finite(x) {
 		return x
 	}
 	return clampF32(x, -lstmMaxF, lstmMaxF)
@@ -186,165 +182,34 @@ func lstmDecodeF(dst []float32, src string) {
 	}
 }
 
-// lstmActMax is the most values lstmSigmoidF and lstmTanhF take at once.
-const lstmActMax = 32
-
-// lstmExpN replaces each element a of v (|a| <= 200) with e^a, computed in
-// float64 as 2^k * e^r with k = round(a/ln2) and |r| <= ln2/2 (ln2 in two
-// parts, so r is exact to about 2^-60): 2^k from the exponent field, e^r by
-// its degree-10 Taylor polynomial (Horner; the remainder is below 2.3e-13
-// relative). Rounding the result to float32 gives the correctly rounded
-// e^a except within about 3e-13 of a rounding boundary. Outside [-200, 200]
-// the result is meaningless (nothing panics). The loop has no branches,
-// calls or table loads: the processor overlaps the long dependency chains
-// of the elements.
-func lstmExpN(v []float64) {
-	// The coefficients are read from a local array: gc for ARM would
-	// otherwise load each constant through the literal pool (two
-	// instructions) in every iteration.
-	const round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
-	cs := lstmExpCoef()
-	for k, a := range v {
-		t := a*cs[0] + round
-		kf := t - round
-		r := (a - kf*cs[1]) - kf*cs[2]
-		p := 1 + r*(1+r*(1.0/2+r*(cs[10]+r*(cs[9]+r*(cs[8]+r*(cs[7]+
-			r*(cs[6]+r*(cs[5]+r*(cs[4]+r*cs[3])))))))))
-		n := uint32(math.Float64bits(t)) // k in the low bits, two's complement
-		v[k] = p * math.Float64frombits(uint64(n+1023)<<52)
-	}
-}
-
-// lstmExpCoef returns the constants of lstmExpNC: 1/ln2, ln2 in two parts,
-// then the Taylor coefficients 1/10! to 1/3!.
-func lstmExpCoef() [11]float64 {
-	const (
-		ln2hi = 6.93147180369123816490e-01
-		ln2lo = 1.90821492927058770002e-10
-	)
-	return [11]float64{1.44269504088896338700, ln2hi, ln2lo, 1.0 / 3628800, 1.0 / 362880, 1.0 / 40320,
-		1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6}
-}
-
-// lstmExpNC is lstmExpN with its constants (lstmExpCoef) made by the
-// caller, which may call it many times.
-func lstmExpNC(v []float64, cs *[11]float64) {
-	const round = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
-	for k, a := range v {
-		t := a*cs[0] + round
-		kf := t - round
-		r := (a - kf*cs[1]) - kf*cs[2]
-		p := 1 + r*(1+r*(1.0/2+r*(cs[10]+r*(cs[9]+r*(cs[8]+r*(cs[7]+
-			r*(cs[6]+r*(cs[5]+r*(cs[4]+r*cs[3])))))))))
-		n := uint32(math.Float64bits(t)) // k in the low bits, two's complement
-		v[k] = p * math.Float64frombits(uint64(n+1023)<<52)
-	}
-}
-
-// lstmSigmoidF stores TFLM's float logistic of each element of src (at
-// most lstmActMax) in dst (which may be src), with its cut-offs: 1 above
-// 16.619047, e^v (expf, rounded to float32) below -9, else 1/(1+e^-v) with
-// e^-v rounded to float32 and the rest in float32, as TFLM computes it. e^a
-// comes from lstmExpN: below -9, a = v is limited to -200 (beyond, the
-// float32 result no longer changes); above 16.619047 (a < -16.6, maybe far
-// below -200) e^a is not used.
+// lstmSigmoidF stores f32Logistic of each element of src in dst (which
+// may be src).
 func lstmSigmoidF(dst, src []float32) {
-	var e [lstmActMax]float64
-	es := e[:len(src)]
-	for k, v := range src {
-		es[k] = lstmSigArg(v)
-	}
-	lstmExpN(es)
 	dst = dst[:len(src)]
 	for k, v := range src {
-		dst[k] = lstmSigFin(v, es[k])
+		dst[k] = f32Logistic(v)
 	}
 }
 
-// lstmSigArg returns the argument of e^a for the logistic of v.
-func lstmSigArg(v float32) float64 {
-	a := -float64(v)
-	if v < -9 {
-		a = float64(v)
-		if a < -200 {
-			a = -200
-		}
-	}
-	return a
-}
-
-// lstmSigFin returns the logistic of v from e, e^lstmSigArg(v).
-func lstmSigFin(v float32, e float64) float32 {
-	ef := float32(e)
-	y := 1 / (1 + ef)
-	if v < -9 {
-		y = ef
-	}
-	if v > 16.619047164916992188 {
-		y = 1
-	}
-	return y
-}
-
-// lstmTanhF stores tanh of each element of src (at most lstmActMax) in dst
-// (which may be src): 1 - 2/(e^(2|v|)+1) in float64 with the sign of v,
-// rounded to float32 (v itself for |v| < 2^-14, where tanh v rounds to v).
-// 2|v| is limited to 200 (beyond, the result is 1).
+// lstmTanhF stores tanh of each element of src in dst (which may be src).
 func lstmTanhF(dst, src []float32) {
-	var e [lstmActMax]float64
-	es := e[:len(src)]
-	for k, v := range src {
-		es[k] = lstmTanhArg(v)
-	}
-	lstmExpN(es)
 	dst = dst[:len(src)]
 	for k, v := range src {
-		dst[k] = lstmTanhFin(v, es[k])
+		dst[k] = f32Tanh(v)
 	}
-}
-
-// lstmTanhArg returns the argument of e^a for tanh v.
-func lstmTanhArg(v float32) float64 {
-	// |v| by a comparison: math.Abs moves the value through an integer
-	// register (a stack slot each on gc for ARM).
-	a := 2 * float64(v)
-	if v < 0 {
-		a = -a
-	}
-	if a > 200 {
-		a = 200
-	}
-	return a
-}
-
-// lstmTanhFin returns tanh v from e, e^lstmTanhArg(v).
-func lstmTanhFin(v float32, e float64) float32 {
-	t := 1 - 2/(e+1)
-	if v < 0 {
-		t = -t
-	}
-	y := float32(t)
-	if v > -1.0/16384 && v < 1.0/16384 {
-		y = v
-	}
-	return y
 }
 
 // lstmCellF returns the updated cell state of one unit.
 func lstmCellF(p *lstmParams, c, f, i, g float32) float32 {
-	a, b := float32(f*c), float32(i*g)
-	v := a + b
-	if a-a+(b-b) != 0 {
+	a, b := f32Mul(f, c), f32Mul(i, g)
+	var v float32
+	if f32Finite2(a, b) {
+		v = f32Add(a, b)
+	} else {
 		v = clampF32(a, -lstmMaxF, lstmMaxF) + clampF32(b, -lstmMaxF, lstmMaxF)
 	}
 	if p.clip {
-		// std::max(std::min(clip, v), -clip), NaN included.
-		if !(v < p.cellClipF) {
-			v = p.cellClipF
-		}
-		if v < -p.cellClipF {
-			v = -p.cellClipF
-		}
+		v = lstmClipF(v, p.cellClipF)
 	}
 	return v
 }
@@ -361,6 +226,10 @@ func lstmCellF(p *lstmParams, c, f, i, g float32) float32 {
 func lstmFloat(p *lstmParams, x []float32, h []float32, c []float32, out []float32, wbuf []float32,
 	wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
+	if f32Soft {
+		lstmRunSoftF(p, x, h, c, out, wIn, wRec, bias)
+		return
+	}
 	if f32Unaligned && s >= 2 {
 		// Any string is viewed as float32 here: decoding gains nothing.
 		lstmRunViewF(p, x, h, c, out, wIn, wRec, bias)
@@ -384,7 +253,6 @@ func lstmRunDecF(p *lstmParams, x []float32, h []float32, c []float32, out []flo
 	np := s / 2
 	bias = bias[:16*s]
 	wi, wr = wi[:8*n*np], wr[:8*s*np]
-	cs := lstmExpCoef()
 	w := lstmStrF{wIn, wRec, bias}
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
@@ -394,10 +262,10 @@ func lstmRunDecF(p *lstmParams, x []float32, h []float32, c []float32, out []flo
 			a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8(xr, wi[8*n*k:8*n*(k+1)])
 			lstmAddBias8(&a, bias[32*k:32*k+32])
 			rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8(hb, wr[8*s*k:8*s*(k+1)])
-			lstmFinish2F(p, &a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
+			lstmFinish2F(p, &a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]))
 		}
 		if np*2 < s {
-			lstmLastUnitF(p, xr, hb, &cb[s-1], &yr[s-1], &w, &cs)
+			lstmLastUnitF(p, xr, hb, &cb[s-1], &yr[s-1], &w)
 		}
 		copy(hb, yr)
 	}
@@ -407,6 +275,10 @@ func lstmRunDecF(p *lstmParams, x []float32, h []float32, c []float32, out []flo
 // they are used.
 func lstmFloatLean(p *lstmParams, x []float32, h []float32, c []float32, out []float32,
 	wIn, wRec, bias string) {
+	if f32Soft {
+		lstmRunSoftF(p, x, h, c, out, wIn, wRec, bias)
+		return
+	}
 	if p.units >= 2 && p.inDim >= 2 {
 		lstmRunFunnelF(p, x, h, c, out, wIn, wRec, bias)
 		return
@@ -415,20 +287,28 @@ func lstmFloatLean(p *lstmParams, x []float32, h []float32, c []float32, out []f
 }
 
 // lstmNextMax is the most input FC results (4 per unit) lstmRunFunnelF
-// keeps for the next time step: pairs beyond compute their input FC one
-// step at a time.
+// keeps for the next time step, in two local arrays of half as many
+// (TinyGo keeps no local larger than 256 bytes on the stack); pairs beyond
+// compute their input FC one step at a time.
 const lstmNextMax = 80
 
-// lstmFunnelSt is what lstmRunFunnelF keeps over a call: the next row's
-// input FC results with bias (nx), the exp constants, the current pair's
-// input and recurrent FC results (a, rc) and the funnel views of both
+// lstmNext returns unit pair k's slot (k < lstmNextMax/8) in the two
+// halves a and b of lstmRunFunnelF's results for the next row.
+func lstmNext(a, b *[lstmNextMax / 2]float32, k int) *[8]float32 {
+	if k < lstmNextMax/16 {
+		return (*[8]float32)(a[8*k : 8*k+8])
+	}
+	k -= lstmNextMax / 16
+	return (*[8]float32)(b[8*k : 8*k+8])
+}
+
+// lstmFunnelSt is what lstmRunFunnelF keeps over a call: the current
+// pair's input and recurrent FC results (a, rc) and the funnel views of both
 // weight strings. Element d of unit pair k: input words qI[8(n*k+d)+4u-1
 // ...] for unit u, recurrent words qR[8(s*k+d)-1 ...], in groups of eight
 // words from word 0 (gI0: unit 0 of a pair; gR: the recurrent pair) or
 // word 4 (gI4: unit 1 of a pair).
 type lstmFunnelSt struct {
-	nx                                 [lstmNextMax]float32
-	cs                                 [11]float64
 	a, rc                              [8]float32
 	w                                  lstmStrF
 	qI, qR                             []uint32
@@ -459,6 +339,8 @@ func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []
 		return
 	}
 	var st lstmFunnelSt
+	// The next row's input FC results with bias (lstmNext).
+	var nxA, nxB [lstmNextMax / 2]float32
 	st.w.in, st.w.rec, st.w.bias = wIn, wRec, bias
 	lstmFunnelInit(&st, wIn[:16*n*s], wRec[:16*s*s], offI, offR)
 	// The first pk pairs compute the next row's input FC in advance.
@@ -479,17 +361,17 @@ func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []
 			a := &st.a
 			switch {
 			case second && k < pk:
-				a = (*[8]float32)(st.nx[8*k : 8*k+8])
+				a = lstmNext(&nxA, &nxB, k)
 			case first && k < pk:
-				lstmInPairF(&st, xr, x1, k, bias[32*k:32*k+32])
+				lstmInPairF(&st, lstmNext(&nxA, &nxB, k), xr, x1, k, bias[32*k:32*k+32])
 			default:
 				lstmInOneF(a, xr, wIn[32*n*k:32*n*(k+1)], bias[32*k:32*k+32])
 			}
 			lstmRecPairF(&st, hb, k)
-			lstmFinish2F(p, a, &st.rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &st.cs)
+			lstmFinish2F(p, a, &st.rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]))
 		}
 		if np*2 < s {
-			lstmLastUnitF(p, xr, hb, &cb[s-1], &yr[s-1], &st.w, &st.cs)
+			lstmLastUnitF(p, xr, hb, &cb[s-1], &yr[s-1], &st.w)
 		}
 		copy(hb, yr)
 	}
@@ -498,7 +380,6 @@ func lstmRunFunnelF(p *lstmParams, x []float32, h []float32, c []float32, out []
 // lstmFunnelInit sets up st for the weight strings wIn and wRec (address
 // offI and offR mod 4, both non-zero).
 func lstmFunnelInit(st *lstmFunnelSt, wIn, wRec string, offI, offR uint32) {
-	st.cs = lstmExpCoef()
 	st.slI, st.srI = (8*offI)&31, (32-8*offI)&31
 	st.slR, st.srR = (8*offR)&31, (32-8*offR)&31
 	var qI, qR []uint32
@@ -524,7 +405,6 @@ func lstmRunViewF(p *lstmParams, x []float32, h []float32, c []float32, out []fl
 	n, s := p.inDim, p.units
 	np := s / 2
 	bias = bias[:16*s]
-	cs := lstmExpCoef()
 	w := lstmStrF{wIn, wRec, bias}
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
@@ -534,10 +414,10 @@ func lstmRunViewF(p *lstmParams, x []float32, h []float32, c []float32, out []fl
 			a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(xr, wIn[32*n*k:32*n*(k+1)])
 			lstmAddBias8(&a, bias[32*k:32*k+32])
 			rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8S(hb, wRec[32*s*k:32*s*(k+1)])
-			lstmFinish2F(p, &a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]), &cs)
+			lstmFinish2F(p, &a, &rc, (*[2]float32)(cb[2*k:2*k+2]), (*[2]float32)(yr[2*k:2*k+2]))
 		}
 		if np*2 < s {
-			lstmLastUnitF(p, xr, hb, &cb[s-1], &yr[s-1], &w, &cs)
+			lstmLastUnitF(p, xr, hb, &cb[s-1], &yr[s-1], &w)
 		}
 		copy(hb, yr)
 	}
@@ -546,15 +426,14 @@ func lstmRunViewF(p *lstmParams, x []float32, h []float32, c []float32, out []fl
 // lstmAddBias8 adds the eight floats of b to a.
 func lstmAddBias8(a *[8]float32, b string) {
 	b = b[:32]
-	a[0], a[1], a[2], a[3] = a[0]+ldf32(b, 0), a[1]+ldf32(b, 1), a[2]+ldf32(b, 2), a[3]+ldf32(b, 3)
-	a[4], a[5], a[6], a[7] = a[4]+ldf32(b, 4), a[5]+ldf32(b, 5), a[6]+ldf32(b, 6), a[7]+ldf32(b, 7)
+	a[0], a[1], a[2], a[3] = f32Add(a[0], ldf32(b, 0)), f32Add(a[1], ldf32(b, 1)), f32Add(a[2], ldf32(b, 2)), f32Add(a[3], ldf32(b, 3))
+	a[4], a[5], a[6], a[7] = f32Add(a[4], ldf32(b, 4)), f32Add(a[5], ldf32(b, 5)), f32Add(a[6], ldf32(b, 6)), f32Add(a[7], ldf32(b, 7))
 }
 
 // lstmInPairF computes unit pair k's input FC with bias for the rows x0
-// (into st.a) and x1 (into st.nx) through the funnel; bb is the pair's
-// bias.
-func lstmInPairF(st *lstmFunnelSt, x0, x1 []float32, k int, bb string) {
-	a, a1 := &st.a, (*[8]float32)(st.nx[8*k:8*k+8])
+// (into st.a) and x1 (into a1) through the funnel; bb is the pair's bias.
+func lstmInPairF(st *lstmFunnelSt, a1 *[8]float32, x0, x1 []float32, k int, bb string) {
+	a := &st.a
 	lstmInUnitF(st, (*[4]float32)(a[:4]), (*[4]float32)(a1[:4]), x0, x1, st.gI0, k, 0)
 	lstmInUnitF(st, (*[4]float32)(a[4:]), (*[4]float32)(a1[4:]), x0, x1, st.gI4, k, 4)
 	bb = bb[:32]
@@ -609,7 +488,7 @@ type lstmStrF struct{ in, rec, bias string }
 // lstmLastUnitF runs the last unit of an odd number of units (weights
 // [inDim][4] and [units][4] after the pairs in w), whose cell state is *cs
 // and output *yo. Its few arguments keep the caller's frame small.
-func lstmLastUnitF(p *lstmParams, x, h []float32, co, yo *float32, w *lstmStrF, cs *[11]float64) {
+func lstmLastUnitF(p *lstmParams, x, h []float32, co, yo *float32, w *lstmStrF) {
 	wIn, wRec, bias := w.in, w.rec, w.bias
 	n, s := len(x), len(h)
 	o := s - 1
@@ -617,54 +496,36 @@ func lstmLastUnitF(p *lstmParams, x, h []float32, co, yo *float32, w *lstmStrF, 
 	a[0], a[1], a[2], a[3] = f32DotStr4(x, wIn[16*n*o:16*n*(o+1)])
 	rc[0], rc[1], rc[2], rc[3] = f32DotStr4(h, wRec[16*s*o:16*s*(o+1)])
 	bb := bias[16*o : 16*o+16]
-	g0, g1, g2, g3 := lstmGateFS(a[0]+ldf32(bb, 0), rc[0]), lstmGateFS(a[1]+ldf32(bb, 1), rc[1]),
-		lstmGateFS(a[2]+ldf32(bb, 2), rc[2]), lstmGateFS(a[3]+ldf32(bb, 3), rc[3])
-	e := [4]float64{lstmSigArg(g0), lstmSigArg(g1), lstmTanhArg(g2), lstmSigArg(g3)}
-	lstmExpNC(e[:], cs)
-	v := lstmCellF(p, *co, lstmSigFin(g0, e[0]), lstmSigFin(g1, e[1]), lstmTanhFin(g2, e[2]))
+	g0, g1, g2, g3 := lstmGateF(a[0], ldf32(bb, 0), rc[0]), lstmGateF(a[1], ldf32(bb, 1), rc[1]),
+		lstmGateF(a[2], ldf32(bb, 2), rc[2]), lstmGateF(a[3], ldf32(bb, 3), rc[3])
+	v := lstmCellF(p, *co, f32Logistic(g0), f32Logistic(g1), f32Tanh(g2))
 	*co = v
-	e[0] = lstmTanhArg(v)
-	lstmExpNC(e[:1], cs)
-	*yo = lstmClampF(float32(lstmTanhFin(v, e[0]) * lstmSigFin(g3, e[3])))
+	*yo = lstmClampF(f32Mul(f32Tanh(v), f32Logistic(g3)))
 }
 
 // lstmFinish2F finishes two units from their input FCs with bias a and
 // recurrent FCs rc (gates forget, input, cell, output of the first unit,
-// then of the second): the new cell states go to c, the outputs to y. The
-// gate pre-activations replace a (they stay in memory over the exp call,
-// which keeps the frame small).
-func lstmFinish2F(p *lstmParams, a, rc *[8]float32, c, y *[2]float32, cs *[11]float64) {
-	a[0], a[1], a[2], a[3] = lstmGateFS(a[0], rc[0]), lstmGateFS(a[1], rc[1]), lstmGateFS(a[2], rc[2]), lstmGateFS(a[3], rc[3])
-	a[4], a[5], a[6], a[7] = lstmGateFS(a[4], rc[4]), lstmGateFS(a[5], rc[5]), lstmGateFS(a[6], rc[6]), lstmGateFS(a[7], rc[7])
-	var e [8]float64
-	e[0], e[1], e[2], e[3] = lstmSigArg(a[0]), lstmSigArg(a[1]), lstmTanhArg(a[2]), lstmSigArg(a[3])
-	e[4], e[5], e[6], e[7] = lstmSigArg(a[4]), lstmSigArg(a[5]), lstmTanhArg(a[6]), lstmSigArg(a[7])
-	lstmExpNC(e[:], cs)
-	// The cell updates (lstmCellF), both units.
-	f0, i0, g0 := lstmSigFin(a[0], e[0]), lstmSigFin(a[1], e[1]), lstmTanhFin(a[2], e[2])
-	f1, i1, g1 := lstmSigFin(a[4], e[4]), lstmSigFin(a[5], e[5]), lstmTanhFin(a[6], e[6])
-	a[0], a[1] = lstmSigFin(a[3], e[3]), lstmSigFin(a[7], e[7]) // the output gates
-	p0, q0, p1, q1 := float32(f0*c[0]), float32(i0*g0), float32(f1*c[1]), float32(i1*g1)
-	v0, v1 := p0+q0, p1+q1
-	if p0-p0+(q0-q0)+(p1-p1)+(q1-q1) != 0 {
-		v0, v1 = lstmClampF(p0)+lstmClampF(q0), lstmClampF(p1)+lstmClampF(q1)
+// then of the second): the new cell states go to c, the outputs to y.
+func lstmFinish2F(p *lstmParams, a, rc *[8]float32, c, y *[2]float32) {
+	for u := 0; u < 2; u++ {
+		g := (*[4]float32)(a[4*u : 4*u+4])
+		r := (*[4]float32)(rc[4*u : 4*u+4])
+		f := f32Logistic(lstmGateFS(g[0], r[0]))
+		i := f32Logistic(lstmGateFS(g[1], r[1]))
+		cg := f32Tanh(lstmGateFS(g[2], r[2]))
+		o := f32Logistic(lstmGateFS(g[3], r[3]))
+		v := lstmCellF(p, c[u], f, i, cg)
+		c[u] = v
+		y[u] = lstmClampF(f32Mul(f32Tanh(v), o))
 	}
-	if p.clip {
-		v0, v1 = lstmClipF(v0, p.cellClipF), lstmClipF(v1, p.cellClipF)
-	}
-	c[0], c[1] = v0, v1
-	e[0], e[1] = lstmTanhArg(v0), lstmTanhArg(v1)
-	lstmExpNC(e[:2], cs)
-	y[0] = lstmClampF(float32(lstmTanhFin(v0, e[0]) * a[0]))
-	y[1] = lstmClampF(float32(lstmTanhFin(v1, e[1]) * a[1]))
 }
 
 // lstmClipF is TFLM's std::max(std::min(clip, v), -clip), NaN included.
 func lstmClipF(v, clip float32) float32 {
-	if !(v < clip) {
+	if !f32Lt(v, clip) {
 		v = clip
 	}
-	if v < -clip {
+	if f32Lt(v, -clip) {
 		v = -clip
 	}
 	return v
@@ -672,8 +533,8 @@ func lstmClipF(v, clip float32) float32 {
 
 // lstmGateFS is lstmGateF with the bias already added to x.
 func lstmGateFS(x, r float32) float32 {
-	if x-x+(r-r) == 0 {
-		return x + r
+	if f32Finite2(x, r) {
+		return f32Add(x, r)
 	}
 	return clampF32(x, -lstmMaxF, lstmMaxF) + clampF32(r, -lstmMaxF, lstmMaxF)
 }
@@ -871,83 +732,44 @@ func lstmFunnelTail8(a *[8]float32, xv float32, q []uint32, t int, c, e, sl, sr 
 }
 
 // lstmRunF runs the float LSTM with the decoded weights wi and wr, or, when
-// they are empty, with weights decoded from wIn and wRec as they are used.
-// Units are finished in groups of lstmChunkF: first their gate
-// pre-activations (input FC with bias and recurrent FC, each clamped, then
-// added), two units at a time; then the activations, cell updates and
-// hidden values, each over the whole group, so that the long dependency
-// chains of exp and tanh overlap across units.
+// they are empty, with weights decoded from wIn and wRec as they are used:
+// two units at a time (lstmDotF8, lstmFinish2F), an odd last unit alone.
 func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float32, wi, wr []float32,
 	wIn, wRec, bias string) {
 	n, s := p.inDim, p.units
 	bias = bias[:16*s]
-	// g holds a group of m units' forget, input and output gates
-	// (sigmoid), then its cell gates (tanh), m values each; e the
-	// arguments of e^a for their activations.
-	const k = lstmChunkF
-	var g [4 * k]float32
-	var t [k]float32
-	var e [4 * k]float64
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
-		for o0 := 0; o0 < s; o0 += k {
-			m := min(k, s-o0)
-			for j := 0; j < m; j += 2 {
-				o := o0 + j
-				var a, rc [8]float32
-				pair := o+1 < s
-				switch {
-				case pair && len(wi) > 0:
-					a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8(xr, wi[4*n*o:4*n*(o+2)])
-					rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8(hb, wr[4*s*o:4*s*(o+2)])
-				case pair:
-					a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(xr, wIn[16*n*o:16*n*(o+2)])
-					rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8S(hb, wRec[16*s*o:16*s*(o+2)])
-				case len(wi) > 0:
-					a[0], a[1], a[2], a[3] = f32Dot4(xr, wi[4*n*o:4*n*(o+1)])
-					rc[0], rc[1], rc[2], rc[3] = f32Dot4(hb, wr[4*s*o:4*s*(o+1)])
-				default:
-					a[0], a[1], a[2], a[3] = f32DotStr4(xr, wIn[16*n*o:16*n*(o+1)])
-					rc[0], rc[1], rc[2], rc[3] = f32DotStr4(hb, wRec[16*s*o:16*s*(o+1)])
-				}
-				for u := 0; u < 2 && j+u < m; u++ {
-					bb := bias[16*(o+u) : 16*(o+u)+16]
-					g[j+u] = lstmGateF(a[4*u], ldf32(bb, 0), rc[4*u])
-					g[m+j+u] = lstmGateF(a[4*u+1], ldf32(bb, 1), rc[4*u+1])
-					g[3*m+j+u] = lstmGateF(a[4*u+2], ldf32(bb, 2), rc[4*u+2])
-					g[2*m+j+u] = lstmGateF(a[4*u+3], ldf32(bb, 3), rc[4*u+3])
-				}
+		for o := 0; o < s; o += 2 {
+			var a, rc [8]float32
+			pair := o+1 < s
+			switch {
+			case pair && len(wi) > 0:
+				a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8(xr, wi[4*n*o:4*n*(o+2)])
+				rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8(hb, wr[4*s*o:4*s*(o+2)])
+			case pair:
+				a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = lstmDotF8S(xr, wIn[16*n*o:16*n*(o+2)])
+				rc[0], rc[1], rc[2], rc[3], rc[4], rc[5], rc[6], rc[7] = lstmDotF8S(hb, wRec[16*s*o:16*s*(o+2)])
+			case len(wi) > 0:
+				a[0], a[1], a[2], a[3] = f32Dot4(xr, wi[4*n*o:4*n*(o+1)])
+				rc[0], rc[1], rc[2], rc[3] = f32Dot4(hb, wr[4*s*o:4*s*(o+1)])
+			default:
+				a[0], a[1], a[2], a[3] = f32DotStr4(xr, wIn[16*n*o:16*n*(o+1)])
+				rc[0], rc[1], rc[2], rc[3] = f32DotStr4(hb, wRec[16*s*o:16*s*(o+1)])
 			}
-			gs, es := g[:4*m], e[:4*m]
-			for j, v := range gs[:3*m] {
-				es[j] = lstmSigArg(v)
+			if !pair {
+				bb := bias[16*o : 16*o+16]
+				g0, g1 := lstmGateF(a[0], ldf32(bb, 0), rc[0]), lstmGateF(a[1], ldf32(bb, 1), rc[1])
+				g2, g3 := lstmGateF(a[2], ldf32(bb, 2), rc[2]), lstmGateF(a[3], ldf32(bb, 3), rc[3])
+				v := lstmCellF(p, cb[o], f32Logistic(g0), f32Logistic(g1), f32Tanh(g2))
+				cb[o] = v
+				yr[o] = lstmClampF(f32Mul(f32Tanh(v), f32Logistic(g3)))
+				break
 			}
-			for j, v := range gs[3*m:] {
-				es[3*m+j] = lstmTanhArg(v)
-			}
-			lstmExpN(es)
-			for j, v := range gs[:3*m] {
-				gs[j] = lstmSigFin(v, es[j])
-			}
-			for j, v := range gs[3*m:] {
-				gs[3*m+j] = lstmTanhFin(v, es[3*m+j])
-			}
-			ts, et := t[:m], e[:m]
-			for j := range ts {
-				v := lstmCellF(p, cb[o0+j], gs[j], gs[m+j], gs[3*m+j])
-				cb[o0+j] = v
-				ts[j] = v
-				et[j] = lstmTanhArg(v)
-			}
-			lstmExpN(et)
-			for j, v := range ts {
-				yr[o0+j] = lstmClampF(float32(lstmTanhFin(v, et[j]) * gs[2*m+j]))
-			}
+			lstmAddBias8(&a, bias[16*o:16*o+32])
+			lstmFinish2F(p, &a, &rc, (*[2]float32)(cb[o:o+2]), (*[2]float32)(yr[o:o+2]))
 		}
 		copy(hb, yr)
 	}
 }
-
-// lstmChunkF is the number of units lstmRunF finishes together (even).
-const lstmChunkF = 8

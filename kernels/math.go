@@ -1,17 +1,14 @@
 package kernels
 
-import "math"
-
 // Elementwise float32 rounding operators of TFLite Micro: FLOOR (floor.cc),
-// CEIL (ceil.cc) and ROUND (round.cc). All three are exact: a float32 is
-// widened to float64 without loss, and floor or ceil of it is again a
-// float32 value.
+// CEIL (ceil.cc) and ROUND (round.cc). All three are exact (f32Floor and
+// f32Ceil clear the fraction bits).
 
 // floorF32 is FLOOR: the largest integer not above x (-0 and NaN stay).
 func floorF32(in, out []float32) {
 	out = out[:len(in)]
 	for i, v := range in {
-		out[i] = float32(math.Floor(float64(v)))
+		out[i] = f32Floor(v)
 	}
 }
 
@@ -19,7 +16,7 @@ func floorF32(in, out []float32) {
 func ceilF32(in, out []float32) {
 	out = out[:len(in)]
 	for i, v := range in {
-		out[i] = float32(math.Ceil(float64(v)))
+		out[i] = f32Ceil(v)
 	}
 }
 
@@ -32,7 +29,7 @@ func ceilF32(in, out []float32) {
 func roundF32(in, out []float32) {
 	out = out[:len(in)]
 	for i, v := range in {
-		f := float32(math.Floor(float64(v)))
+		f := f32Floor(v)
 		d := v - f
 		if d < 0.5 || d == 0.5 && int32(f)%2 == 0 {
 			out[i] = f
@@ -43,19 +40,20 @@ func roundF32(in, out []float32) {
 }
 
 // EXP (exp.cc), LOG, SIN and COS (elementwise.cc) and float32 ELU (elu.cc):
-// TFLM calls C's expf, logf, sinf, cosf and expm1f. These kernels compute
-// in float64 and round once to float32, which gives the correctly rounded
-// result, or one ulp off in rare double-rounding cases; C libraries are
-// not all correctly rounded either, so these results match TFLM's within
-// an ulp or two rather than bit for bit (the differential tests compare
-// them within 1e-5 relative). Infinities, zeros and NaN follow C99 Annex F
-// (exp(-inf) = 0, log(0) = -inf, log(x < 0) = NaN, sin(inf) = NaN).
+// TFLM calls C's expf, logf, sinf, cosf and expm1f. These kernels use
+// f32Exp, f32Log, f32Sin, f32Cos and f32Expm1 (integer arithmetic, see
+// f32math.go), which give the correctly rounded result but within about
+// 2^-40 of a rounding boundary, where they may be one ulp off; C libraries
+// are not all correctly rounded either, so these results match TFLM's
+// within an ulp or two rather than bit for bit (the differential tests
+// compare them within 1e-5 relative). Infinities, zeros and NaN follow C99
+// Annex F (exp(-inf) = 0, log(0) = -inf, log(x < 0) = NaN, sin(inf) = NaN).
 
 // expF32 is EXP for float32.
 func expF32(in, out []float32) {
 	out = out[:len(in)]
 	for i, v := range in {
-		out[i] = float32(math.Exp(float64(v)))
+		out[i] = f32Exp(v)
 	}
 }
 
@@ -63,7 +61,7 @@ func expF32(in, out []float32) {
 func logF32(in, out []float32) {
 	out = out[:len(in)]
 	for i, v := range in {
-		out[i] = float32(math.Log(float64(v)))
+		out[i] = f32Log(v)
 	}
 }
 
@@ -71,7 +69,7 @@ func logF32(in, out []float32) {
 func sinF32(in, out []float32) {
 	out = out[:len(in)]
 	for i, v := range in {
-		out[i] = float32(math.Sin(float64(v)))
+		out[i] = f32Sin(v)
 	}
 }
 
@@ -79,7 +77,7 @@ func sinF32(in, out []float32) {
 func cosF32(in, out []float32) {
 	out = out[:len(in)]
 	for i, v := range in {
-		out[i] = float32(math.Cos(float64(v)))
+		out[i] = f32Cos(v)
 	}
 }
 
@@ -89,7 +87,7 @@ func eluF32(in, out []float32) {
 	out = out[:len(in)]
 	for i, v := range in {
 		if v < 0 {
-			v = float32(math.Expm1(float64(v)))
+			v = f32Expm1(v)
 		}
 		out[i] = v
 	}

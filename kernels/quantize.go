@@ -1,7 +1,5 @@
 package kernels
 
-import "math"
-
 // QUANTIZE (float32 to int8/int16, and requantization between integer
 // types) and DEQUANTIZE (int8/int16/uint8 to float32), as in TFLite Micro's
 // reference kernels.
@@ -15,21 +13,10 @@ type quantizeParams struct {
 // quantizeF32One quantizes v: round(v/scale) (ties away from zero, computed
 // in float32 as TFLM does) plus the zero point, clamped to [lo, hi].
 // Quotients beyond the int32 range saturate (what the float-to-int
-// conversion of Arm targets does) and NaN becomes the zero point.
+// conversion of Arm targets does) and NaN becomes the zero point
+// (f32RoundI32).
 func quantizeF32One(p *quantizeParams, v float32, lo, hi int32) int32 {
-	q := float64(v / p.scale)
-	var r int64
-	switch {
-	case q != q:
-		r = 0
-	case q >= 1<<31:
-		r = 1<<31 - 1
-	case q <= -(1 << 31):
-		r = -1 << 31
-	default:
-		r = int64(math.Round(q))
-	}
-	r += int64(p.zp)
+	r := int64(f32RoundI32(v/p.scale)) + int64(p.zp)
 	if r < int64(lo) {
 		return lo
 	}
@@ -185,27 +172,28 @@ type dequantizeParams struct {
 	zp    int32
 }
 
-// dequantizeI8 is DEQUANTIZE from int8: scale*(q-zp) computed in float64
-// and rounded once to float32, as TFLM does.
+// dequantizeI8 is DEQUANTIZE from int8: scale*(q-zp) rounded once to
+// float32. TFLM computes the product in double and rounds it to float:
+// when q-zp is below 2^24 in magnitude (exact in float32; always, unless
+// the zero point lies far outside the input type's range) the double
+// product is exact (24+25 bits), so the float32 product, rounded once, is
+// the same number; beyond, the two differ by an ulp at most.
 func dequantizeI8(p *dequantizeParams, in []int8, out []float32) {
-	s := float64(p.scale)
 	for i, v := range in {
-		out[i] = float32(s * float64(int32(v)-p.zp))
+		out[i] = p.scale * float32(int32(v)-p.zp)
 	}
 }
 
 // dequantizeI16 is DEQUANTIZE from int16.
 func dequantizeI16(p *dequantizeParams, in []int16, out []float32) {
-	s := float64(p.scale)
 	for i, v := range in {
-		out[i] = float32(s * float64(int32(v)-p.zp))
+		out[i] = p.scale * float32(int32(v)-p.zp)
 	}
 }
 
 // dequantizeU8 is DEQUANTIZE from uint8.
 func dequantizeU8(p *dequantizeParams, in []uint8, out []float32) {
-	s := float64(p.scale)
 	for i, v := range in {
-		out[i] = float32(s * float64(int32(v)-p.zp))
+		out[i] = p.scale * float32(int32(v)-p.zp)
 	}
 }

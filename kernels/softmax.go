@@ -237,7 +237,7 @@ func softmaxF32(p *softmaxParams, in, out []float32) {
 		}
 		var sum float32
 		for c, v := range row {
-			e := float32(math.Exp(float64((v - mx) * p.beta)))
+			e := f32Exp((v - mx) * p.beta)
 			dst[c] = e
 			sum += e
 		}

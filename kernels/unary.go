@@ -5,9 +5,8 @@ import "math"
 // Elementwise unary operators whose result TFLite Micro's reference kernels
 // compute exactly: ABS (float32, int8, int16), NEG, SQRT, RSQRT and SQUARE
 // (float32) and LOGICAL_NOT (bool). The float32 kernels give the bits of
-// the reference: a sign flip or clear, and square roots rounded once to
-// float32 (a float64 square root of a float32 rounds to the same float32 as
-// sqrtf, the float64 significand being more than twice as wide).
+// the reference: a sign flip or clear, and square roots correctly rounded
+// (f32Sqrt, as sqrtf).
 
 // absF32 is float32 ABS: the sign bit cleared, as fabsf does (NaNs too).
 func absF32(in, out []float32) {
@@ -29,7 +28,7 @@ func negF32(in, out []float32) {
 func sqrtF32(in, out []float32) {
 	out = out[:len(in)]
 	for i, v := range in {
-		out[i] = float32(math.Sqrt(float64(v)))
+		out[i] = f32Sqrt(v)
 	}
 }
 
@@ -38,7 +37,7 @@ func sqrtF32(in, out []float32) {
 func rsqrtF32(in, out []float32) {
 	out = out[:len(in)]
 	for i, v := range in {
-		out[i] = 1 / float32(math.Sqrt(float64(v)))
+		out[i] = 1 / f32Sqrt(v)
 	}
 }
 

@@ -148,6 +148,7 @@ const (
 	DivLeadingSignBits      Func = "divLeadingSignBits"
 	DivQuantOne             Func = "divQuantOne"
 	DivRoundingDivByPOT     Func = "divRoundingDivByPOT"
+	DspClear                Func = "dspClear"
 	DspDot2x2Rows           Func = "dspDot2x2Rows"
 	DspDot2x2RowsRef        Func = "dspDot2x2RowsRef"
 	DspPWLast               Func = "dspPWLast"
@@ -212,24 +213,65 @@ const (
 	EwTab32                 Func = "ewTab32"
 	EwTabAt                 Func = "ewTabAt"
 	ExpF32                  Func = "expF32"
+	ExpFix                  Func = "expFix"
 	F32ActLast              Func = "f32ActLast"
+	F32Add                  Func = "f32Add"
+	F32Ceil                 Func = "f32Ceil"
+	F32Cos                  Func = "f32Cos"
+	F32Div                  Func = "f32Div"
 	F32Dot4                 Func = "f32Dot4"
 	F32DotFunnel4           Func = "f32DotFunnel4"
 	F32DotStr4              Func = "f32DotStr4"
 	F32Ends                 Func = "f32Ends"
+	F32Exp                  Func = "f32Exp"
+	F32ExpRare              Func = "f32ExpRare"
+	F32Expm1                Func = "f32Expm1"
+	F32Finite               Func = "f32Finite"
+	F32Finite2              Func = "f32Finite2"
+	F32Floor                Func = "f32Floor"
+	F32FromFix              Func = "f32FromFix"
+	F32FromQ                Func = "f32FromQ"
 	F32FunnelRow            Func = "f32FunnelRow"
+	F32Log                  Func = "f32Log"
+	F32Logistic             Func = "f32Logistic"
+	F32Lt                   Func = "f32Lt"
+	F32Mod                  Func = "f32Mod"
+	F32Mul                  Func = "f32Mul"
+	F32NaN                  Func = "f32NaN"
+	F32Pack                 Func = "f32Pack"
+	F32RoundI32             Func = "f32RoundI32"
+	F32Sin                  Func = "f32Sin"
+	F32SinCos               Func = "f32SinCos"
+	F32Sqrt                 Func = "f32Sqrt"
 	F32Store4               Func = "f32Store4"
 	F32StrOff               Func = "f32StrOff"
 	F32StrView              Func = "f32StrView"
+	F32Tab64                Func = "f32Tab64"
+	F32Tanh                 Func = "f32Tanh"
+	F32Unpack               Func = "f32Unpack"
 	F32ViewRow              Func = "f32ViewRow"
 	F32Words                Func = "f32Words"
 	F32q                    Func = "f32q"
+	F32sAdd                 Func = "f32sAdd"
+	F32sBits                Func = "f32sBits"
+	F32sDiv                 Func = "f32sDiv"
+	F32sDot                 Func = "f32sDot"
+	F32sDotOK               Func = "f32sDotOK"
+	F32sLt                  Func = "f32sLt"
+	F32sMul                 Func = "f32sMul"
+	F32sRange               Func = "f32sRange"
+	F32sRangeStr            Func = "f32sRangeStr"
+	F32sRound               Func = "f32sRound"
+	F32sSig                 Func = "f32sSig"
+	F32sSumF32              Func = "f32sSumF32"
+	F32sUnpackN             Func = "f32sUnpackN"
 	FcActF32                Func = "fcActF32"
 	FcDotI16                Func = "fcDotI16"
 	FcDotI16Acc32           Func = "fcDotI16Acc32"
 	FcDots                  Func = "fcDots"
 	FcF32                   Func = "fcF32"
 	FcF32B                  Func = "fcF32B"
+	FcF32Soft               Func = "fcF32Soft"
 	FcInt16                 Func = "fcInt16"
 	FcInt16Acc32            Func = "fcInt16Acc32"
 	FcInt8                  Func = "fcInt8"
@@ -298,9 +340,7 @@ const (
 	LstmDotF8               Func = "lstmDotF8"
 	LstmDotF8Q              Func = "lstmDotF8Q"
 	LstmDotF8S              Func = "lstmDotF8S"
-	LstmExpCoef             Func = "lstmExpCoef"
-	LstmExpN                Func = "lstmExpN"
-	LstmExpNC               Func = "lstmExpNC"
+	LstmDotS8               Func = "lstmDotS8"
 	LstmFCQ64               Func = "lstmFCQ64"
 	LstmFinish2F            Func = "lstmFinish2F"
 	LstmFloat               Func = "lstmFloat"
@@ -330,6 +370,7 @@ const (
 	LstmMakeRQ              Func = "lstmMakeRQ"
 	LstmMakeRU              Func = "lstmMakeRU"
 	LstmMakeUnitRQ          Func = "lstmMakeUnitRQ"
+	LstmNext                Func = "lstmNext"
 	LstmRFits               Func = "lstmRFits"
 	LstmRGFits              Func = "lstmRGFits"
 	LstmRecPairF            Func = "lstmRecPairF"
@@ -337,15 +378,12 @@ const (
 	LstmRunDecF             Func = "lstmRunDecF"
 	LstmRunF                Func = "lstmRunF"
 	LstmRunFunnelF          Func = "lstmRunFunnelF"
+	LstmRunSoftF            Func = "lstmRunSoftF"
 	LstmRunViewF            Func = "lstmRunViewF"
 	LstmSat16               Func = "lstmSat16"
-	LstmSigArg              Func = "lstmSigArg"
-	LstmSigFin              Func = "lstmSigFin"
 	LstmSigmoidF            Func = "lstmSigmoidF"
 	LstmSigmoidQ            Func = "lstmSigmoidQ"
-	LstmTanhArg             Func = "lstmTanhArg"
 	LstmTanhF               Func = "lstmTanhF"
-	LstmTanhFin             Func = "lstmTanhFin"
 	LstmTanhQ               Func = "lstmTanhQ"
 	LutInt8                 Func = "lutInt8"
 	MaxPoolF32              Func = "maxPoolF32"
@@ -374,6 +412,7 @@ const (
 	MulI32                  Func = "mulI32"
 	MulInt16                Func = "mulInt16"
 	MulInt8                 Func = "mulInt8"
+	MulQ62                  Func = "mulQ62"
 	MulQuantOne             Func = "mulQuantOne"
 	NegF32                  Func = "negF32"
 	OctCols64               Func = "octCols64"
@@ -495,6 +534,8 @@ const (
 	SvdfTimeOutRingI8       Func = "svdfTimeOutRingI8"
 	TanhF32                 Func = "tanhF32"
 	TanhInt16               Func = "tanhInt16"
+	TanhMid                 Func = "tanhMid"
+	TanhSmall               Func = "tanhSmall"
 	TconvF32                Func = "tconvF32"
 	TconvInt16              Func = "tconvInt16"
 	TconvInt8               Func = "tconvInt8"
@@ -535,6 +576,8 @@ const (
 	EwI32Params          Struct = "ewI32Params"
 	EwQuantParams        Struct = "ewQuantParams"
 	F32Act               Struct = "f32Act"
+	F32sSum              Struct = "f32sSum"
+	F32sX                Struct = "f32sX"
 	FcParams             Struct = "fcParams"
 	FcRQ                 Struct = "fcRQ"
 	GatherNdParams       Struct = "gatherNdParams"
@@ -712,6 +755,7 @@ func Funcs() []Func {
 		DivLeadingSignBits,
 		DivQuantOne,
 		DivRoundingDivByPOT,
+		DspClear,
 		DspDot2x2Rows,
 		DspDot2x2RowsRef,
 		DspPWLast,
@@ -776,24 +820,65 @@ func Funcs() []Func {
 		EwTab32,
 		EwTabAt,
 		ExpF32,
+		ExpFix,
 		F32ActLast,
+		F32Add,
+		F32Ceil,
+		F32Cos,
+		F32Div,
 		F32Dot4,
 		F32DotFunnel4,
 		F32DotStr4,
 		F32Ends,
+		F32Exp,
+		F32ExpRare,
+		F32Expm1,
+		F32Finite,
+		F32Finite2,
+		F32Floor,
+		F32FromFix,
+		F32FromQ,
 		F32FunnelRow,
+		F32Log,
+		F32Logistic,
+		F32Lt,
+		F32Mod,
+		F32Mul,
+		F32NaN,
+		F32Pack,
+		F32RoundI32,
+		F32Sin,
+		F32SinCos,
+		F32Sqrt,
 		F32Store4,
 		F32StrOff,
 		F32StrView,
+		F32Tab64,
+		F32Tanh,
+		F32Unpack,
 		F32ViewRow,
 		F32Words,
 		F32q,
+		F32sAdd,
+		F32sBits,
+		F32sDiv,
+		F32sDot,
+		F32sDotOK,
+		F32sLt,
+		F32sMul,
+		F32sRange,
+		F32sRangeStr,
+		F32sRound,
+		F32sSig,
+		F32sSumF32,
+		F32sUnpackN,
 		FcActF32,
 		FcDotI16,
 		FcDotI16Acc32,
 		FcDots,
 		FcF32,
 		FcF32B,
+		FcF32Soft,
 		FcInt16,
 		FcInt16Acc32,
 		FcInt8,
@@ -862,9 +947,7 @@ func Funcs() []Func {
 		LstmDotF8,
 		LstmDotF8Q,
 		LstmDotF8S,
-		LstmExpCoef,
-		LstmExpN,
-		LstmExpNC,
+		LstmDotS8,
 		LstmFCQ64,
 		LstmFinish2F,
 		LstmFloat,
@@ -894,6 +977,7 @@ func Funcs() []Func {
 		LstmMakeRQ,
 		LstmMakeRU,
 		LstmMakeUnitRQ,
+		LstmNext,
 		LstmRFits,
 		LstmRGFits,
 		LstmRecPairF,
@@ -901,15 +985,12 @@ func Funcs() []Func {
 		LstmRunDecF,
 		LstmRunF,
 		LstmRunFunnelF,
+		LstmRunSoftF,
 		LstmRunViewF,
 		LstmSat16,
-		LstmSigArg,
-		LstmSigFin,
 		LstmSigmoidF,
 		LstmSigmoidQ,
-		LstmTanhArg,
 		LstmTanhF,
-		LstmTanhFin,
 		LstmTanhQ,
 		LutInt8,
 		MaxPoolF32,
@@ -938,6 +1019,7 @@ func Funcs() []Func {
 		MulI32,
 		MulInt16,
 		MulInt8,
+		MulQ62,
 		MulQuantOne,
 		NegF32,
 		OctCols64,
@@ -1059,6 +1141,8 @@ func Funcs() []Func {
 		SvdfTimeOutRingI8,
 		TanhF32,
 		TanhInt16,
+		TanhMid,
+		TanhSmall,
 		TconvF32,
 		TconvInt16,
 		TconvInt8,
@@ -1101,6 +1185,8 @@ func Structs() []Struct {
 		EwI32Params,
 		EwQuantParams,
 		F32Act,
+		F32sSum,
+		F32sX,
 		FcParams,
 		FcRQ,
 		GatherNdParams,
@@ -1412,6 +1498,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case DivRoundingDivByPOT:
 		return []Param{{"x", "int32"}, {"e", "int"}}, true
+	case DspClear:
+		return []Param{{"p", "unsafe.Pointer"}, {"n", "int"}}, true
 	case DspDot2x2Rows:
 		return []Param{{"g", "*dspArgs"}}, true
 	case DspDot2x2RowsRef:
@@ -1540,8 +1628,18 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "unsafe.Pointer"}}, true
 	case ExpF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case ExpFix:
+		return []Param{{"b", "uint32"}}, true
 	case F32ActLast:
 		return []Param{{"ac", "*f32Act"}, {"po", "unsafe.Pointer"}, {"pb", "unsafe.Pointer"}, {"c", "uint32"}, {"m", "int"}, {"a0", "float32"}, {"a1", "float32"}, {"a2", "float32"}}, true
+	case F32Add:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
+	case F32Ceil:
+		return []Param{{"x", "float32"}}, true
+	case F32Cos:
+		return []Param{{"x", "float32"}}, true
+	case F32Div:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
 	case F32Dot4:
 		return []Param{{"x", "[]float32"}, {"w", "[]float32"}}, true
 	case F32DotFunnel4:
@@ -1550,20 +1648,90 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]float32"}, {"w", "string"}}, true
 	case F32Ends:
 		return []Param{{"w", "string"}, {"off", "uint32"}}, true
+	case F32Exp:
+		return []Param{{"x", "float32"}}, true
+	case F32ExpRare:
+		return []Param{{"x", "float32"}}, true
+	case F32Expm1:
+		return []Param{{"x", "float32"}}, true
+	case F32Finite:
+		return []Param{{"x", "float32"}}, true
+	case F32Finite2:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
+	case F32Floor:
+		return []Param{{"x", "float32"}}, true
+	case F32FromFix:
+		return []Param{{"M", "uint64"}, {"q", "int32"}}, true
+	case F32FromQ:
+		return []Param{{"v", "int64"}, {"q", "int32"}}, true
 	case F32FunnelRow:
 		return []Param{{"ac", "*f32Act"}}, true
+	case F32Log:
+		return []Param{{"x", "float32"}}, true
+	case F32Logistic:
+		return []Param{{"x", "float32"}}, true
+	case F32Lt:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
+	case F32Mod:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
+	case F32Mul:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
+	case F32NaN:
+		return []Param{}, true
+	case F32Pack:
+		return []Param{{"M", "uint64"}, {"q", "int32"}}, true
+	case F32RoundI32:
+		return []Param{{"x", "float32"}}, true
+	case F32Sin:
+		return []Param{{"x", "float32"}}, true
+	case F32SinCos:
+		return []Param{{"x", "float32"}, {"cos", "bool"}}, true
+	case F32Sqrt:
+		return []Param{{"x", "float32"}}, true
 	case F32Store4:
 		return []Param{{"o", "[]float32"}, {"a0", "float32"}, {"a1", "float32"}, {"a2", "float32"}, {"a3", "float32"}}, true
 	case F32StrOff:
 		return []Param{{"w", "string"}}, true
 	case F32StrView:
 		return []Param{{"w", "string"}}, true
+	case F32Tab64:
+		return []Param{{"s", "string"}, {"i", "int"}}, true
+	case F32Tanh:
+		return []Param{{"x", "float32"}}, true
+	case F32Unpack:
+		return []Param{{"a", "uint32"}}, true
 	case F32ViewRow:
 		return []Param{{"ac", "*f32Act"}}, true
 	case F32Words:
 		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case F32q:
 		return []Param{{"p", "[]byte"}, {"k", "int"}}, true
+	case F32sAdd:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
+	case F32sBits:
+		return []Param{{"a", "int32"}, {"e", "int32"}}, true
+	case F32sDiv:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
+	case F32sDot:
+		return []Param{{"s", "f32sSum"}, {"x", "[]f32sX"}, {"pw", "unsafe.Pointer"}, {"aligned", "bool"}}, true
+	case F32sDotOK:
+		return []Param{{"xlo", "uint32"}, {"xhi", "uint32"}, {"wlo", "uint32"}, {"whi", "uint32"}, {"n", "int"}}, true
+	case F32sLt:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
+	case F32sMul:
+		return []Param{{"x", "float32"}, {"y", "float32"}}, true
+	case F32sRange:
+		return []Param{{"x", "[]float32"}}, true
+	case F32sRangeStr:
+		return []Param{{"w", "string"}}, true
+	case F32sRound:
+		return []Param{{"a", "int32"}, {"e", "int32"}}, true
+	case F32sSig:
+		return []Param{{"b", "uint32"}}, true
+	case F32sSumF32:
+		return []Param{{"s", "f32sSum"}}, true
+	case F32sUnpackN:
+		return []Param{{"u", "*[16]f32sX"}, {"x", "[]float32"}, {"w0", "uint32"}, {"stride", "uint32"}}, true
 	case FcActF32:
 		return []Param{{"o", "[]float32"}, {"bias", "string"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case FcDotI16:
@@ -1575,6 +1743,8 @@ func (f Func) Params() ([]Param, bool) {
 	case FcF32:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcF32B:
+		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case FcF32Soft:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcInt16:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
@@ -1712,16 +1882,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]float32"}, {"w", "string"}, {"off", "uint32"}}, true
 	case LstmDotF8S:
 		return []Param{{"x", "[]float32"}, {"w", "string"}}, true
-	case LstmExpCoef:
-		return []Param{}, true
-	case LstmExpN:
-		return []Param{{"v", "[]float64"}}, true
-	case LstmExpNC:
-		return []Param{{"v", "[]float64"}, {"cs", "*[11]float64"}}, true
+	case LstmDotS8:
+		return []Param{{"a", "*[8]float32"}, {"xu", "*[16]f32sX"}, {"x", "[]float32"}, {"w", "string"}}, true
 	case LstmFCQ64:
 		return []Param{{"acc", "int64"}, {"m", "int32"}, {"shift", "int"}}, true
 	case LstmFinish2F:
-		return []Param{{"p", "*lstmParams"}, {"a", "*[8]float32"}, {"rc", "*[8]float32"}, {"c", "*[2]float32"}, {"y", "*[2]float32"}, {"cs", "*[11]float64"}}, true
+		return []Param{{"p", "*lstmParams"}, {"a", "*[8]float32"}, {"rc", "*[8]float32"}, {"c", "*[2]float32"}, {"y", "*[2]float32"}}, true
 	case LstmFloat:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wbuf", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmFloatLean:
@@ -1747,7 +1913,7 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmInOneF:
 		return []Param{{"a", "*[8]float32"}, {"x", "[]float32"}, {"w", "string"}, {"bb", "string"}}, true
 	case LstmInPairF:
-		return []Param{{"st", "*lstmFunnelSt"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"k", "int"}, {"bb", "string"}}, true
+		return []Param{{"st", "*lstmFunnelSt"}, {"a1", "*[8]float32"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"k", "int"}, {"bb", "string"}}, true
 	case LstmInUnitF:
 		return []Param{{"st", "*lstmFunnelSt"}, {"v", "*[4]float32"}, {"v1", "*[4]float32"}, {"x0", "[]float32"}, {"x1", "[]float32"}, {"g", "[][8]uint32"}, {"k", "int"}, {"u", "int"}}, true
 	case LstmInt16:
@@ -1763,7 +1929,7 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmInt8Wide:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmLastUnitF:
-		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"co", "*float32"}, {"yo", "*float32"}, {"w", "*lstmStrF"}, {"cs", "*[11]float64"}}, true
+		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"co", "*float32"}, {"yo", "*float32"}, {"w", "*lstmStrF"}}, true
 	case LstmMakeQ:
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeR:
@@ -1776,6 +1942,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmMakeUnitRQ:
 		return []Param{{"p", "*lstmParams"}, {"u", "*lstmUnitRQ"}}, true
+	case LstmNext:
+		return []Param{{"a", "*[40]float32"}, {"b", "*[40]float32"}, {"k", "int"}}, true
 	case LstmRFits:
 		return []Param{{"m", "int32"}, {"shift", "int"}, {"xmax", "uint64"}}, true
 	case LstmRGFits:
@@ -1790,24 +1958,18 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wi", "[]float32"}, {"wr", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmRunFunnelF:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+	case LstmRunSoftF:
+		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmRunViewF:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmSat16:
 		return []Param{{"v", "int32"}}, true
-	case LstmSigArg:
-		return []Param{{"v", "float32"}}, true
-	case LstmSigFin:
-		return []Param{{"v", "float32"}, {"e", "float64"}}, true
 	case LstmSigmoidF:
 		return []Param{{"dst", "[]float32"}, {"src", "[]float32"}}, true
 	case LstmSigmoidQ:
 		return []Param{{"v", "int16"}}, true
-	case LstmTanhArg:
-		return []Param{{"v", "float32"}}, true
 	case LstmTanhF:
 		return []Param{{"dst", "[]float32"}, {"src", "[]float32"}}, true
-	case LstmTanhFin:
-		return []Param{{"v", "float32"}, {"e", "float64"}}, true
 	case LstmTanhQ:
 		return []Param{{"v", "int16"}, {"mult", "int32"}, {"shift", "int"}}, true
 	case LutInt8:
@@ -1864,6 +2026,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*mulQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int16"}, {"b", "[]int16"}, {"out", "[]int16"}}, true
 	case MulInt8:
 		return []Param{{"p", "*mulQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
+	case MulQ62:
+		return []Param{{"a", "int64"}, {"b", "int64"}}, true
 	case MulQuantOne:
 		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case NegF32:
@@ -2106,6 +2270,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case TanhInt16:
 		return []Param{{"p", "*logisticTanh16Params"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
+	case TanhMid:
+		return []Param{{"a", "uint32"}}, true
+	case TanhSmall:
+		return []Param{{"a", "uint32"}}, true
 	case TconvF32:
 		return []Param{{"p", "*tconvParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case TconvInt16:
@@ -2212,6 +2380,7 @@ func (f Func) Results() int {
 		DivF32,
 		DivI32,
 		DivInt8,
+		DspClear,
 		DspDot2x2Rows,
 		DspDot2x2RowsRef,
 		DspPWLast,
@@ -2302,8 +2471,7 @@ func (f Func) Results() int {
 		LogisticInt16,
 		LstmAddBias8,
 		LstmDecodeF,
-		LstmExpN,
-		LstmExpNC,
+		LstmDotS8,
 		LstmFinish2F,
 		LstmFloat,
 		LstmFloatLean,
@@ -2324,6 +2492,7 @@ func (f Func) Results() int {
 		LstmRunDecF,
 		LstmRunF,
 		LstmRunFunnelF,
+		LstmRunSoftF,
 		LstmRunViewF,
 		LstmSigmoidF,
 		LstmTanhF,
@@ -2482,11 +2651,46 @@ func (f Func) Results() int {
 		EwRows,
 		EwTab32,
 		EwTabAt,
+		F32Add,
+		F32Ceil,
+		F32Cos,
+		F32Div,
+		F32Exp,
+		F32ExpRare,
+		F32Expm1,
+		F32Finite,
+		F32Finite2,
+		F32Floor,
+		F32FromFix,
+		F32FromQ,
+		F32Log,
+		F32Logistic,
+		F32Lt,
+		F32Mod,
+		F32Mul,
+		F32NaN,
+		F32Pack,
+		F32RoundI32,
+		F32Sin,
+		F32SinCos,
+		F32Sqrt,
 		F32StrOff,
 		F32StrView,
+		F32Tab64,
+		F32Tanh,
 		F32q,
+		F32sAdd,
+		F32sBits,
+		F32sDiv,
+		F32sDot,
+		F32sDotOK,
+		F32sLt,
+		F32sMul,
+		F32sSig,
+		F32sSumF32,
 		FcDotI16,
 		FcDotI16Acc32,
+		FcF32Soft,
 		FcMakeRQ,
 		FcRescale,
 		FcSumI8,
@@ -2512,7 +2716,6 @@ func (f Func) Results() int {
 		LstmClampF,
 		LstmClipF,
 		LstmDot16,
-		LstmExpCoef,
 		LstmFCQ64,
 		LstmFunnel4x2,
 		LstmFunnel8,
@@ -2526,19 +2729,17 @@ func (f Func) Results() int {
 		LstmMakeRG,
 		LstmMakeRQ,
 		LstmMakeRU,
+		LstmNext,
 		LstmRFits,
 		LstmRGFits,
 		LstmRowBatch,
 		LstmSat16,
-		LstmSigArg,
-		LstmSigFin,
 		LstmSigmoidQ,
-		LstmTanhArg,
-		LstmTanhFin,
 		LstmTanhQ,
 		MeanRequant,
 		MulByQuantMul,
 		MulByQuantMul64,
+		MulQ62,
 		MulQuantOne,
 		PoolAvgRound,
 		PoolRecip,
@@ -2581,7 +2782,11 @@ func (f Func) Results() int {
 		DspPlanRecords,
 		DwTaps,
 		EwRowStart,
+		ExpFix,
 		F32Ends,
+		F32Unpack,
+		F32sRound,
+		F32sUnpackN,
 		FcRQFor,
 		L2InvSqrt,
 		LogisticTanh16Input,
@@ -2590,9 +2795,13 @@ func (f Func) Results() int {
 		SigmoidTab2,
 		SoftmaxInt8Row,
 		SvdfRingStep,
+		TanhMid,
+		TanhSmall,
 		TconvTaps:
 		return 2
 	case F32Words,
+		F32sRange,
+		F32sRangeStr,
 		SelRowStart:
 		return 3
 	case ConvPWDot16,
@@ -2684,6 +2893,10 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"in1Off", "int32"}, {"in2Off", "int32"}, {"outOff", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"outMult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}, {"outShift", "int"}, {"leftShift", "int"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case F32Act:
 		return []Param{{"x", "unsafe.Pointer"}, {"xl", "unsafe.Pointer"}, {"x2", "unsafe.Pointer"}, {"x3", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"pw", "unsafe.Pointer"}, {"pb", "unsafe.Pointer"}, {"t", "*[3]uint32"}, {"k", "int"}, {"nb", "int"}, {"m", "int"}, {"wc", "uint32"}, {"we", "uint32"}, {"wsl", "uint32"}, {"wsr", "uint32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"mode", "uint32"}, {"lo", "float32"}, {"hi", "float32"}}, true
+	case F32sSum:
+		return []Param{{"a", "int32"}, {"e", "int32"}}, true
+	case F32sX:
+		return []Param{{"m", "uint32"}, {"e", "int32"}, {"s", "uint32"}, {"w", "uint32"}}, true
 	case FcParams:
 		return []Param{{"batches", "int"}, {"outDepth", "int"}, {"accumDepth", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}, {"mult", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}, {"half", "int32"}, {"bias4", "bool"}}, true
 	case FcRQ:
@@ -2705,7 +2918,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case LogisticTanhParams:
 		return []Param{{"inZP", "int32"}, {"radius", "int32"}, {"mult", "int32"}, {"shift", "int"}}, true
 	case LstmFunnelSt:
-		return []Param{{"nx", "[80]float32"}, {"cs", "[11]float64"}, {"a", "[8]float32"}, {"rc", "[8]float32"}, {"w", "lstmStrF"}, {"qI", "[]uint32"}, {"qR", "[]uint32"}, {"gI0", "[][8]uint32"}, {"gI4", "[][8]uint32"}, {"gR", "[][8]uint32"}, {"cI", "uint32"}, {"eI", "uint32"}, {"slI", "uint32"}, {"srI", "uint32"}, {"cR", "uint32"}, {"eR", "uint32"}, {"slR", "uint32"}, {"srR", "uint32"}}, true
+		return []Param{{"a", "[8]float32"}, {"rc", "[8]float32"}, {"w", "lstmStrF"}, {"qI", "[]uint32"}, {"qR", "[]uint32"}, {"gI0", "[][8]uint32"}, {"gI4", "[][8]uint32"}, {"gR", "[][8]uint32"}, {"cI", "uint32"}, {"eI", "uint32"}, {"slI", "uint32"}, {"srI", "uint32"}, {"cR", "uint32"}, {"eR", "uint32"}, {"slR", "uint32"}, {"srR", "uint32"}}, true
 	case LstmGate:
 		return []Param{{"inMult", "int32"}, {"recMult", "int32"}, {"inShift", "int"}, {"recShift", "int"}}, true
 	case LstmParams:
