@@ -12,71 +12,118 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 )
 
-// TestStatedStackBoundsMeasured builds the package of every model in
-// ../shared/models and of every fixture with TinyGo for the Cortex-M4,
-// runs it on the emulated board with the stack painted, and checks the
-// stack layout.txt states (emit.StackOf) against that fresh measurement
-// and against the worst-case depth of the ELF's call graph: never below
-// either, and not far above. It also checks that TinyGo puts
-// nothing of the package on the heap. (internal/devtools/stacktable -check,
-// which CI runs, does the same for ../shared/grid's models too.)
-func TestStatedStackBoundsMeasured(t *testing.T) {
+// TestOnTheBoard builds the package of every model in ../shared/models and
+// every fixture (default flags, and -speed for models with float32
+// tensors, whose -speed kernels differ) and every package in
+// generated_examples/ with TinyGo for the Cortex-M4, runs it on the
+// emulated board with the stack painted, and checks:
+//   - TinyGo puts nothing of the package on the heap;
+//   - the firmware links no double-precision software routine (float32
+//     kernels compute in float32 and integers, as TFLM; TinyGo links with
+//     section garbage collection, so a routine present is reachable from
+//     Invoke or Reset), naming the callers otherwise;
+//   - the stack layout.txt states (emit.StackOf) bounds both the painted
+//     measurement and the worst-case depth of the ELF's call graph, and is
+//     not far above them.
+//
+// (internal/devtools/stacktable -check, which CI runs, does the same for
+// ../shared/grid's models too.)
+func TestOnTheBoard(t *testing.T) {
 	tools := board.Require(t)
+	type pkg struct {
+		name  string
+		files func() (map[string][]byte, *Result, error)
+	}
+	var pkgs []pkg
+	generate := func(path string, speed bool) func() (map[string][]byte, *Result, error) {
+		return func() (map[string][]byte, *Result, error) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return nil, nil, err
+			}
+			res, err := Generate(filepath.Base(path), data, Options{Package: "p", Speed: speed})
+			if err != nil {
+				return nil, nil, err
+			}
+			return res.Files, res, nil
+		}
+	}
 	models, _ := filepath.Glob(filepath.Join(e2e.SharedDir(t), "models", "*.tflite"))
 	fixtures, _ := filepath.Glob(filepath.Join("..", "testdata", "*.tflite"))
-	sem := make(chan struct{}, 2)
-	var wg sync.WaitGroup
 	for _, path := range append(models, fixtures...) {
 		name := strings.TrimSuffix(filepath.Base(path), ".tflite")
+		pkgs = append(pkgs, pkg{name, generate(path, false)}, pkg{name + " -speed", generate(path, true)})
+	}
+	examples, _ := filepath.Glob(filepath.Join("..", "generated_examples", "*", "model.go"))
+	for _, m := range examples {
+		dir := filepath.Dir(m)
+		pkgs = append(pkgs, pkg{"generated_examples/" + filepath.Base(dir), func() (map[string][]byte, *Result, error) {
+			files := map[string][]byte{}
+			names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, n := range names {
+				if files[filepath.Base(n)], err = os.ReadFile(n); err != nil {
+					return nil, nil, err
+				}
+			}
+			return files, nil, nil
+		}})
+	}
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
+	for _, p := range pkgs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			data, err := os.ReadFile(path)
+			files, res, err := p.files()
 			if err != nil {
-				t.Error(err)
+				t.Errorf("%s: %v", p.name, err)
 				return
 			}
-			res, err := Generate(filepath.Base(path), data, Options{Package: "p"})
-			if err != nil {
-				t.Errorf("%s: %v", name, err)
-				return
+			if strings.HasSuffix(p.name, " -speed") && !strings.Contains(string(files["model.go"]), "float32") {
+				return // -speed changes only float kernels' code on the board's checks
 			}
 			dir := t.TempDir()
-			pkg := filepath.Join(dir, "pkg")
-			if err := os.Mkdir(pkg, 0o755); err != nil {
+			pkgDir := filepath.Join(dir, "pkg")
+			if err := os.Mkdir(pkgDir, 0o755); err != nil {
 				t.Error(err)
 				return
 			}
-			for f, b := range res.Files {
-				if err := os.WriteFile(filepath.Join(pkg, f), b, 0o644); err != nil {
+			for f, b := range files {
+				if err := os.WriteFile(filepath.Join(pkgDir, f), b, 0o644); err != nil {
 					t.Error(err)
 					return
 				}
 			}
-			u, err := tools.MeasureStack(filepath.Join(dir, "board"), pkg)
+			u, fr, err := tools.MeasureStackFrames(filepath.Join(dir, "board"), pkgDir)
 			if err != nil {
-				t.Errorf("%s: %v", name, err)
+				t.Errorf("%s: %v", p.name, err)
 				return
 			}
-			stated := emit.StackOf(res.Program).Bytes
-			t.Logf("%-26s stack: stated %5d, measured Invoke %5d, Reset %4d, static bound %5d", name, stated, u.Invoke, u.Reset, u.Static)
 			if len(u.Allocs) > 0 {
-				t.Errorf("%s: heap allocations under TinyGo: %s", name, strings.Join(u.Allocs, "; "))
+				t.Errorf("%s: heap allocations under TinyGo: %s", p.name, strings.Join(u.Allocs, "; "))
+			}
+			if routines, calls := fr.SoftDouble(); len(routines) > 0 {
+				t.Errorf("%s: the firmware links double-precision routines %v, called by %s", p.name, routines, strings.Join(calls, ", "))
 			}
 			if u.StaticErr != nil {
-				t.Errorf("%s: static analysis: %v", name, u.StaticErr)
+				t.Errorf("%s: static analysis: %v", p.name, u.StaticErr)
+				return
 			}
-			// The static bound covers every path, the painted measurement the
-			// one the ramp input takes; each checks the other (static >=
-			// measured), and the statement must cover both without being far
-			// above the worst case.
 			if u.Static < u.Invoke {
-				t.Errorf("%s: static bound %d below the measured %d: the analysis misses a frame", name, u.Static, u.Invoke)
+				t.Errorf("%s: static bound %d below the measured %d: the analysis misses a frame", p.name, u.Static, u.Invoke)
 			}
+			if res == nil {
+				return // a committed package: its statement is checked through its model
+			}
+			stated := emit.StackOf(res.Program).Bytes
+			t.Logf("%-32s stack: stated %5d, measured Invoke %5d, Reset %4d, static bound %5d", p.name, stated, u.Invoke, u.Reset, u.Static)
 			if worst := max(u.Invoke, u.Reset, u.Static); worst > stated || stated > worst+worst/3+160 {
-				t.Errorf("%s: stated stack %d bytes, worst case %d: the statement must bound it, within a third plus 160 bytes", name, stated, worst)
+				t.Errorf("%s: stated stack %d bytes, worst case %d: the statement must bound it, within a third plus 160 bytes", p.name, stated, worst)
 			}
 		}()
 	}

@@ -272,14 +272,11 @@ func fcInt16Acc32(p *fcParams, in []int16, w []int8, bias, mult, shift string, o
 // words that cover it are read once and every float is shifted together
 // from two neighbours, the carry running from block to block (f32FunnelRow);
 // elsewhere the bytes are decoded (which 64-bit compilers merge into word
-// loads). A last block of one channel computes only that channel. Where
-// float32 is emulated, fcF32Soft does the work.
+// loads). A last block of one channel computes only that channel. For
+// layers of fcSoftMinDepth and deeper the generator calls fcF32S.
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	k, n, nbat := p.accumDepth, p.outDepth, p.batches
 	if k <= 0 || n <= 0 || nbat <= 0 {
-		return
-	}
-	if f32Soft && k >= fcSoftMinDepth && fcF32Soft(p, in, w, bias, out) {
 		return
 	}
 	nb := (n + 3) / 4

@@ -2,13 +2,22 @@ package kernels
 
 import "unsafe"
 
-// fcSoftMinDepth is the least input depth for which fcF32 takes
-// fcF32Soft: per call it scans the weights' and inputs' exponents and
+// fcSoftMinDepth is the least input depth for which the generator calls
+// fcF32S, which takes fcF32Soft where float32 is emulated: per call it scans the weights' and inputs' exponents and
 // unpacks each input row once per block, which shallow layers do not
 // repay (on TinyGo for Cortex-M4, hello_world_float's and mlp_float's
 // layers of depth 1 to 16 took 11% and 24% more instructions with it;
 // trained_lstm's of depth 560, 330,000 fewer).
 const fcSoftMinDepth = 64
+
+// fcF32S is fcF32 for layers of at least fcSoftMinDepth inputs: where
+// float32 is emulated (f32Soft), fcF32Soft, unless it declines.
+func fcF32S(p *fcParams, in []float32, w, bias string, out []float32) {
+	if f32Soft && fcF32Soft(p, in, w, bias, out) {
+		return
+	}
+	fcF32(p, in, w, bias, out)
+}
 
 // fcF32Soft is fcF32 where float32 arithmetic is emulated (f32Soft): each
 // channel's products summed in order by f32sDot, the bias and clamp by

@@ -127,3 +127,7 @@ func PlanConvDSP(rows [][]int8, rq []byte, zo, lo int32) (wt, rec []byte, ok boo
 // in int32 words for windows of K values.
 func ConvDSPScratch(K int) int  { return convDSPScratch(K) }
 func ConvDSPWScratch(K int) int { return convDSPWScratch(K) }
+
+// FCSoftMinDepth is the least input depth for which the generator calls
+// fcF32S instead of fcF32 (fcSoftMinDepth).
+const FCSoftMinDepth = fcSoftMinDepth

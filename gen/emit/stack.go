@@ -13,7 +13,7 @@ import (
 
 // Stack figures of the TinyGo 0.40 build for the Cortex-M4 (-opt=z), in
 // bytes, set from measurements of the reference models and the grid
-// (internal/devtools/stacktable; TestStatedStackBoundsMeasured checks
+// (internal/devtools/stacktable; TestOnTheBoard checks
 // them on the board):
 const (
 	// stackInvoke is Invoke's own frame and the call into it.

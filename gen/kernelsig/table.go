@@ -271,6 +271,7 @@ const (
 	FcDots                  Func = "fcDots"
 	FcF32                   Func = "fcF32"
 	FcF32B                  Func = "fcF32B"
+	FcF32S                  Func = "fcF32S"
 	FcF32Soft               Func = "fcF32Soft"
 	FcInt16                 Func = "fcInt16"
 	FcInt16Acc32            Func = "fcInt16Acc32"
@@ -878,6 +879,7 @@ func Funcs() []Func {
 		FcDots,
 		FcF32,
 		FcF32B,
+		FcF32S,
 		FcF32Soft,
 		FcInt16,
 		FcInt16Acc32,
@@ -1744,6 +1746,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcF32B:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case FcF32S:
+		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcF32Soft:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcInt16:
@@ -2434,6 +2438,7 @@ func (f Func) Results() int {
 		FcDots,
 		FcF32,
 		FcF32B,
+		FcF32S,
 		FcInt16,
 		FcInt16Acc32,
 		FcInt8,

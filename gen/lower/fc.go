@@ -112,7 +112,11 @@ func lowerFullyConnected(c *opCtx) error {
 		if err != nil {
 			return err
 		}
-		c.Call(kernelsig.FcF32, Struct(kernelsig.FcParams, params...), inArg, packed, b, View(out))
+		fn := kernelsig.FcF32
+		if depth >= kernels.FCSoftMinDepth {
+			fn = kernelsig.FcF32S // emulated float32 repays its set-up on deep layers
+		}
+		c.Call(fn, Struct(kernelsig.FcParams, params...), inArg, packed, b, View(out))
 		return nil
 	case model.Int8, model.Int16:
 	default:

@@ -5,7 +5,7 @@
 // under qemu by ../shared/arm/count (with TFLM and TFLM + CMSIS-NN on ARM).
 //
 //	go run ./internal/devtools/benchdoc [-shared ../shared] [-o BENCH.md] [-count 5]
-//	        [-timing=false] [-arm=false] [-amd64=false] [-board=false] [-models a,b]
+//	        [-timing=false] [-arm=false] [-amd64=false] [-board=false] [-grid=false] [-models a,b]
 //
 // Run it from the repository root.
 package main
@@ -54,7 +54,7 @@ type options struct {
 	benchtime          string
 	tflmBench          string
 	timing, arm, amd64 bool
-	board              bool
+	board, grid        bool
 	countTool          string
 	models             []string // nil: all
 }
@@ -69,6 +69,7 @@ func main() {
 	flag.StringVar(&o.tflmBench, "tflm-bench", "", "tflm_bench binary (internal/devtools/benchdoc/tflm/build.sh): also time TFLM on this machine")
 	flag.BoolVar(&o.timing, "timing", true, "run the timing rounds (false: only the instruction counts)")
 	flag.BoolVar(&o.arm, "arm", true, "count instructions on 32-bit ARM with TFLM and CMSIS-NN (needs -count-tool and qemu-arm; without them the section says so)")
+	flag.BoolVar(&o.grid, "grid", true, "count every model of ../shared/grid under TinyGo and gc (about 25 minutes; needs the board tools and qemu-arm)")
 	flag.BoolVar(&o.board, "board", true, "count instructions and measure flash under TinyGo for the Cortex-M4 (needs ../shared/tinygo/install; without it the section says so)")
 	flag.BoolVar(&o.amd64, "amd64", true, "count instructions on x86-64 (needs -count-tool and qemu-x86_64; without them the section says so)")
 	flag.StringVar(&o.countTool, "count-tool", "", "shared/arm/count (default: SHARED/arm/count)")
@@ -247,6 +248,20 @@ func run(o options) error {
 				return err
 			}
 			boardNote = "TinyGo is not installed here (`../shared/tinygo/install`), so this was not measured in this run."
+		} else {
+			boardNote = ""
+		}
+	}
+	gridRows, gridFams, gridNote := []gridRow(nil), []gridFamily(nil), "Not measured in this run (`-grid=false`)."
+	if o.grid {
+		if _, err := board.Find(); err != nil {
+			gridNote = "TinyGo is not installed here (`../shared/tinygo/install`), so this was not measured in this run."
+		} else if ok, note := countAvailable(o.countTool, "qemu-arm"); !ok {
+			gridNote = note
+		} else if gridRows, gridFams, err = gridCounts(o, tmp); err != nil {
+			return err
+		} else {
+			gridNote = ""
 		}
 	}
 	rows, hereRows, hereNote, err := timings(o, tmp, entries)
@@ -265,6 +280,7 @@ func run(o options) error {
 		"IrRows": irRows, "IrNote": irNote, "IrBad": irBad, "ArmRows": armRows, "ArmNote": armNote,
 		"TFLMHost": tflmHost, "HereRows": hereRows, "HereNote": hereNote,
 		"BoardRows": boardRows, "BoardNote": boardNote,
+		"GridRows": gridRows, "GridFamilies": gridFams, "GridNote": gridNote,
 	}
 	if err := template.Must(template.ParseFS(templates.Files, "bench.md.tmpl")).Execute(&buf, data); err != nil {
 		return err

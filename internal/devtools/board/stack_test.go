@@ -88,3 +88,24 @@ func TestRegCount(t *testing.T) {
 		}
 	}
 }
+
+func TestIsSoftDouble(t *testing.T) {
+	for name, want := range map[string]bool{
+		"__aeabi_dadd": true, "__aeabi_d2f": true, "__aeabi_f2d": true, "__aeabi_i2d": true, "__muldf3": true,
+		"__extendsfdf2": true, "__truncdfsf2": true, "__fixdfsi": true, "__floatsidf": true, "exp": true, "sqrt": true,
+		"__aeabi_fadd": false, "__mulsf3": false, "expf": false, "sqrtf": false, "tg/p.exp": false, "memset": false,
+	} {
+		if got := IsSoftDouble(name); got != want {
+			t.Errorf("IsSoftDouble(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestSoftDoubleCalls(t *testing.T) {
+	f := &Frames{Self: map[string]int{"tg/p.k": 8, "__aeabi_dadd": 16, "__aeabi_dmul": 8, "expf": 8},
+		Calls: map[string][]string{"tg/p.k": {"__aeabi_dadd", "expf"}, "__aeabi_dadd": {"__aeabi_dmul"}}}
+	routines, calls := f.SoftDouble()
+	if strings.Join(routines, ",") != "__aeabi_dadd,__aeabi_dmul" || strings.Join(calls, ",") != "tg/p.k -> __aeabi_dadd" {
+		t.Errorf("routines %v, calls %v", routines, calls)
+	}
+}

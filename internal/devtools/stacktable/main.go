@@ -9,8 +9,9 @@
 // frame and its callees', from the disassembly). Needs TinyGo
 // (../shared/tinygo/install) and ../shared.
 //
-// Every package is also checked: no heap allocation under TinyGo, a stack
-// the static analysis can bound, and (with -check) a measured stack within
+// Every package is also checked: no heap allocation under TinyGo, no
+// double-precision software routine in the firmware, a stack the static
+// analysis can bound, and (with -check) a measured stack within
 // the one the generator states (emit.StackOf) with the committed table.
 //
 //	go run ./internal/devtools/stacktable            # rewrite gen/kernelsig/stack.go
@@ -209,6 +210,9 @@ func measure(tools *board.Tools, dir string, j job, kernels map[string]bool, che
 	var problems []string
 	if len(u.Allocs) > 0 {
 		problems = append(problems, "heap allocations under TinyGo: "+strings.Join(u.Allocs, "; "))
+	}
+	if routines, calls := fr.SoftDouble(); len(routines) > 0 {
+		problems = append(problems, fmt.Sprintf("double-precision routines %v, called by %s", routines, strings.Join(calls, ", ")))
 	}
 	if u.Static < u.Invoke {
 		problems = append(problems, fmt.Sprintf("static bound %d below the measured %d: the analysis misses a frame", u.Static, u.Invoke))
