@@ -395,7 +395,7 @@ func shareGroupScratch(q *program.Program, ops []*bandOp, sp fuseSpan) {
 	const align = 16
 	shared := program.BufID(-1)
 	where := map[program.BufID]int{} // scratch buffer -> byte offset in the shared one
-	used := map[int]int{}           // operator -> bytes of the shared buffer its scratch takes
+	used := map[int]int{}            // operator -> bytes of the shared buffer its scratch takes
 	for k := range q.Buffers {
 		b := &q.Buffers[k]
 		if b.Kind != planner.Scratch || b.Op < sp.first || b.Op > sp.last {
