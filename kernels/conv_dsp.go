@@ -117,7 +117,7 @@ func convDSPWindow(p *convDSPParams, in []int8, pix int, dst []int8) {
 		row := img[iy*p.inW*C : (iy+1)*p.inW*C]
 		if p.dilationW == 1 && ix0 >= 0 && ix0+fW <= p.inW {
 			// The window row inside the image: one segment.
-			copy(dst[k:k+fW*C], row[ix0*C:(ix0+fW)*C])
+			convDSPCopy(dst[k:k+fW*C], row[ix0*C:(ix0+fW)*C])
 			k += fW * C
 			continue
 		}
@@ -131,7 +131,20 @@ func convDSPWindow(p *convDSPParams, in []int8, pix int, dst []int8) {
 				}
 				continue
 			}
-			copy(seg, row[ix*C:ix*C+C])
+			convDSPCopy(seg, row[ix*C:ix*C+C])
 		}
 	}
+}
+
+// convDSPCopy copies a window segment: short ones a byte at a time,
+// longer ones with dspCopy.
+func convDSPCopy(dst, src []int8) {
+	src = src[:len(dst)]
+	if len(dst) < 16 {
+		for i := range dst {
+			dst[i] = src[i]
+		}
+		return
+	}
+	dspCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), len(dst))
 }

@@ -392,3 +392,45 @@ func dspPWPairsW(g *dspPWArgs) {
 	pop {r0-r12, lr}
 `, map[string]interface{}{"g": uintptr(unsafe.Pointer(g))})
 }
+
+// dspCopy copies n bytes from src to dst (not overlapping), a word at a
+// time whatever the alignment (the Cortex-M4 loads and stores unaligned
+// words), 16 bytes an iteration: picolibc's memmove, which copy() calls,
+// moves a byte at a time. The operands reach the assembly in any
+// registers: it stores them first and pops them into its own.
+func dspCopy(dst, src unsafe.Pointer, n int) {
+	arm.AsmFull(`
+	push {r0-r12, lr}
+	str {d}, [sp, #-4]!
+	str {s}, [sp, #-4]!
+	str {n}, [sp, #-4]!
+	pop {r0, r1, r2}
+	mrs r3, apsr
+	push {r3}
+	subs r0, r0, #16
+	blt 2f
+1:
+	ldr r4, [r1], #4
+	ldr r5, [r1], #4
+	ldr r6, [r1], #4
+	ldr r7, [r1], #4
+	str r4, [r2], #4
+	str r5, [r2], #4
+	str r6, [r2], #4
+	str r7, [r2], #4
+	subs r0, r0, #16
+	bge 1b
+2:
+	adds r0, r0, #16
+	beq 4f
+3:
+	ldrb r4, [r1], #1
+	strb r4, [r2], #1
+	subs r0, r0, #1
+	bne 3b
+4:
+	pop {r3}
+	msr apsr_nzcvq, r3
+	pop {r0-r12, lr}
+`, map[string]interface{}{"d": uintptr(dst), "s": uintptr(src), "n": uintptr(n)})
+}

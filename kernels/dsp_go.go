@@ -2,6 +2,8 @@
 
 package kernels
 
+import "unsafe"
+
 // dspDot2x2Rows: see dsp.go. Here, Go.
 func dspDot2x2Rows(g *dspArgs) { dspDot2x2RowsRef(g) }
 
@@ -13,3 +15,8 @@ func dspWiden2(g *dspPWArgs) { dspWiden2Ref(g) }
 
 // dspPWPairsW: see dsp.go. Here, Go.
 func dspPWPairsW(g *dspPWArgs) { dspPWPairsWRef(g) }
+
+// dspCopy: see dsp_arm.go. Here, copy.
+func dspCopy(dst, src unsafe.Pointer, n int) {
+	copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
+}
