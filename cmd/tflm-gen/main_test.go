@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -306,4 +307,38 @@ func TestGoGenerate(t *testing.T) {
 	if out := goCmd("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./model"); strings.TrimSpace(out) != "example.com/firmware/model" {
 		t.Errorf("the generated package depends on %q", out)
 	}
+	// A model that needs fewer kernels (issue 26, item 6): go generate
+	// lists the packages' files before running tflm-gen, so a run that
+	// removed a file of the package would fail on it. The package keeps
+	// its file names whatever the model.
+	before := snapshotNames(t, filepath.Join(dir, "model"))
+	smaller, err := os.ReadFile("../../testdata/dense_int8.tflite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "model.tflite"), smaller, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goCmd("go", "generate", "./...")
+	if after := snapshotNames(t, filepath.Join(dir, "model")); !slices.Equal(before, after) {
+		t.Errorf("the package's files changed with the model: %v, then %v", before, after)
+	}
+	goCmd("go", "build", "./...")
+	if out := goCmd("go", "run", "./main"); !strings.Contains(out, "ok 1") {
+		t.Errorf("the program printed %q", out)
+	}
+}
+
+// snapshotNames lists the names in dir, sorted.
+func snapshotNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
 }

@@ -10,6 +10,92 @@ import (
 	"unsafe"
 )
 
+// Copied from kernels/common.go.
+
+// ld32 reads the i-th little-endian int32 of a constant string.
+func ld32(s string, i int) int32 {
+	s = s[4*i : 4*i+4]
+	return int32(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
+}
+
+// ldf32 reads the i-th little-endian float32 of a constant string.
+func ldf32(s string, i int) float32 { return math.Float32frombits(uint32(ld32(s, i))) }
+
+// clampF32 limits x to [lo, hi].
+func clampF32(x, lo, hi float32) float32 {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi
+	}
+	return x
+}
+
+// Copied from kernels/elementwise.go.
+
+// ewBcast describes how a binary elementwise operator walks its inputs.
+// Outer dimensions are numbered from the innermost (1) outwards; unused ones
+// have size 1 and steps 0. Steps are in elements.
+type ewBcast struct {
+	inner              int // row length (innermost fused dimension)
+	aInner, bInner     int // steps of the two inputs along a row
+	n1, n2, n3, n4, n5 int
+	a1, a2, a3, a4, a5 int
+	b1, b2, b3, b4, b5 int
+}
+
+// ewRowStart returns the offsets in the two inputs of the first element of
+// output row r.
+func ewRowStart(bc *ewBcast, r int) (ai, bi int) {
+	k := r % bc.n1
+	r /= bc.n1
+	ai, bi = k*bc.a1, k*bc.b1
+	k = r % bc.n2
+	r /= bc.n2
+	ai, bi = ai+k*bc.a2, bi+k*bc.b2
+	k = r % bc.n3
+	r /= bc.n3
+	ai, bi = ai+k*bc.a3, bi+k*bc.b3
+	k = r % bc.n4
+	r /= bc.n4
+	ai, bi = ai+k*bc.a4, bi+k*bc.b4
+	k = r % bc.n5
+	ai, bi = ai+k*bc.a5, bi+k*bc.b5
+	return ai, bi
+}
+
+// ewRows is the number of output rows of an operator with n output elements.
+func ewRows(bc *ewBcast, n int) int {
+	if bc.inner == 0 {
+		return 0
+	}
+	return n / bc.inner
+}
+
+// ewF32Params holds the fused activation bounds of a float32 operator.
+type ewF32Params struct {
+	actMin, actMax float32
+}
+
+// addF32 is ADD for float32 tensors.
+//
+//go:noinline
+func addF32(p *ewF32Params, bc *ewBcast, a, b, out []float32) {
+	n := bc.inner
+	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
+		ai, bi := ewRowStart(bc, r)
+		o := out[r*n : r*n+n]
+		for i := range o {
+			o[i] = clampF32(a[ai]+b[bi], p.actMin, p.actMax)
+			ai += bc.aInner
+			bi += bc.bInner
+		}
+	}
+}
+
+// Copied from kernels/float_dot.go.
+
 // f32Dot4 returns the dot products of x with the four interleaved weight
 // rows w (4 floats per element of x), each summed in order.
 func f32Dot4(x []float32, w []float32) (a0, a1, a2, a3 float32) {
@@ -491,4 +577,290 @@ func f32Store4(o []float32, a0, a1, a2, a3 float32) {
 		oq := (*[4]float32)(o[:4])
 		oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
 	}
+}
+
+// Copied from kernels/fully_connected.go.
+
+// fcParams describes one FULLY_CONNECTED operator. Integer kernels ignore
+// the float bounds and vice versa; mult, lsh, rsh and half are the
+// per-tensor requantization (fcRQ) of fcInt8PT.
+type fcParams struct {
+	batches    int // rows of input and output
+	outDepth   int // output channels (weight rows)
+	accumDepth int // input channels (weight columns)
+	outOffset  int32
+	actMin     int32
+	actMax     int32
+	fActMin    float32
+	fActMax    float32
+	mult       int32
+	lsh, rsh   uint8
+	half       int32
+	bias4      bool // fcOctInt8PT: bias holds four copies, one word-aligned (strAligned4)
+}
+
+// fcF32 is the float fully connected layer. The weights are packed at
+// generation time (gen/lower_fc.go, fcPackF32) in blocks of four channels,
+// [k][4] little-endian float32 values per block, the last block padded with
+// zero rows; bias holds one float32 per channel, or is "" when the
+// operator has none. Each channel's products are summed in input order and
+// the bias is added last, as in the reference, so results match it to the
+// last bit; the four channels of a block are independent sums.
+//
+// The weight string's alignment is looked at once per call (see
+// f32StrOff): word-aligned (or on a target that loads unaligned floats) it
+// is viewed as float32 (f32ViewRow); on 32-bit targets otherwise the aligned
+// words that cover it are read once and every float is shifted together
+// from two neighbours, the carry running from block to block (f32FunnelRow);
+// elsewhere the bytes are decoded (which 64-bit compilers merge into word
+// loads). A last block of one channel computes only that channel.
+//
+//go:noinline
+func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
+	k, n, nbat := p.accumDepth, p.outDepth, p.batches
+	if k <= 0 || n <= 0 || nbat <= 0 {
+		return
+	}
+	nb := (n + 3) / 4
+	w = w[:16*k*nb]
+	in, out = in[:k*nbat], out[:n*nbat]
+	var pb unsafe.Pointer
+	var c, e, sl, sr, mode uint32
+	if len(bias) != 0 {
+		bias = bias[:4*n]
+		pb, mode = unsafe.Pointer(unsafe.StringData(bias)), 1
+		if off := f32StrOff(bias); off != 0 && !f32Unaligned {
+			if !f32Funnel {
+				fcF32B(p, in, w, bias, out)
+				return
+			}
+			c, e = f32Ends(bias, off)
+			sl, sr = 8*off, 32-8*off
+			pb, mode = unsafe.Add(pb, 4-off), 2
+		}
+	}
+	pw := unsafe.Pointer(unsafe.StringData(w))
+	var t *[3]uint32
+	var wc, we, wsl, wsr uint32
+	off := f32StrOff(w)
+	view := off == 0 || f32Unaligned
+	if !view {
+		if !f32Funnel {
+			fcF32B(p, in, w, bias, out)
+			return
+		}
+		// len(w)/4-1 words lie inside w: k*nb-1 whole groups from pw on
+		// and three more (t).
+		wc, we = f32Ends(w, off)
+		wsl, wsr = 8*off, 32-8*off
+		pw = unsafe.Add(pw, 4-off)
+		t = (*[3]uint32)(unsafe.Add(pw, len(w)-16))
+	}
+	// The loops' ends (see f32FunnelRow), never before x: the last
+	// element, the first of the last pair, of the pair before the last two.
+	x := unsafe.Pointer(unsafe.SliceData(in))
+	q2, q3 := k/2-1, (k-1)/2-1
+	if q3 < 0 {
+		q2, q3 = max(q2, 0), 0
+	}
+	// (Every field stored in one block, with no load between: gc drops
+	// the struct's zeroing.)
+	lo, hi := p.fActMin, p.fActMax
+	var ac f32Act
+	ac.x, ac.xl, ac.x2, ac.x3 = x, unsafe.Add(x, 4*(k-1)), unsafe.Add(x, 8*q2), unsafe.Add(x, 8*q3)
+	ac.o, ac.pw, ac.pb, ac.t = unsafe.Pointer(unsafe.SliceData(out)), pw, pb, t
+	ac.k, ac.nb, ac.m = k, nb, n-4*(nb-1)
+	ac.wc, ac.we, ac.wsl, ac.wsr = wc, we, wsl, wsr
+	ac.c, ac.e, ac.sl, ac.sr, ac.mode = c, e, sl, sr, mode
+	ac.lo, ac.hi = lo, hi
+	for {
+		if view {
+			f32ViewRow(&ac)
+		} else {
+			f32FunnelRow(&ac)
+		}
+		nbat--
+		if nbat == 0 {
+			return
+		}
+		ac.x = unsafe.Add(ac.x, 4*k)
+		ac.xl = unsafe.Add(ac.xl, 4*k)
+		ac.x2 = unsafe.Add(ac.x2, 4*k)
+		ac.x3 = unsafe.Add(ac.x3, 4*k)
+		ac.o = unsafe.Add(ac.o, 4*n)
+	}
+}
+
+// fcActF32 adds the bias (one float32 per element of o, or "") to o and
+// clamps it to [lo, hi]. A misaligned bias is read through the funnel on
+// 32-bit targets (see f32Words), one aligned word per channel.
+func fcActF32(o []float32, bias string, lo, hi float32) {
+	if len(o) == 0 {
+		return
+	}
+	if len(bias) == 0 {
+		for i, v := range o {
+			o[i] = v
+			if v < lo {
+				o[i] = lo
+			} else if v > hi {
+				o[i] = hi
+			}
+		}
+		return
+	}
+	bias = bias[:4*len(o)]
+	off := f32StrOff(bias)
+	switch {
+	case off == 0 || f32Unaligned:
+		// Pointers walk o and bias; the clamp stores the bound over the
+		// sum (through clampF32 or with a float phi, gc for ARM moves and
+		// reloads the bounds on every element).
+		pb := unsafe.Pointer(unsafe.StringData(bias))
+		po := unsafe.Pointer(unsafe.SliceData(o))
+		ol := unsafe.Add(po, 4*(len(o)-1)) // the last element
+		for {
+			v := *(*float32)(po) + *(*float32)(pb)
+			*(*float32)(po) = v
+			if v < lo {
+				*(*float32)(po) = lo
+			} else if v > hi {
+				*(*float32)(po) = hi
+			}
+			if po == ol {
+				break
+			}
+			po = unsafe.Add(po, 4)
+			pb = unsafe.Add(pb, 4)
+		}
+	case f32Funnel:
+		// Pointers walk o and the aligned words inside bias (one fewer
+		// than o's elements: the last element's bias ends with e); the
+		// clamp as above.
+		c, e := f32Ends(bias, off)
+		sl, sr := (8*off)&31, (32-8*off)&31
+		pb := unsafe.Add(unsafe.Pointer(unsafe.StringData(bias)), 4-off)
+		po := unsafe.Pointer(unsafe.SliceData(o))
+		ol := unsafe.Add(po, 4*(len(o)-1)) // the last element
+		for po != ol {
+			r := *(*uint32)(pb)
+			v := *(*float32)(po) + math.Float32frombits(c|r<<sr)
+			*(*float32)(po) = v
+			if v < lo {
+				*(*float32)(po) = lo
+			} else if v > hi {
+				*(*float32)(po) = hi
+			}
+			c = r >> sl
+			po = unsafe.Add(po, 4)
+			pb = unsafe.Add(pb, 4) // (at most to the last word's bytes)
+		}
+		*(*float32)(ol) = clampF32(*(*float32)(ol)+math.Float32frombits(c|e<<sr), lo, hi)
+	default:
+		for i, v := range o {
+			o[i] = clampF32(v+ldf32(bias, i), lo, hi)
+		}
+	}
+}
+
+// fcF32B is fcF32 decoding the weights' bytes (64-bit targets that do not
+// load unaligned floats, where the compiler merges the loads).
+func fcF32B(p *fcParams, in []float32, w, bias string, out []float32) {
+	k, n := p.accumDepth, p.outDepth
+	lo, hi := p.fActMin, p.fActMax
+	for b := 0; b < p.batches; b++ {
+		x := in[b*k : b*k+k]
+		o := out[b*n : b*n+n]
+		for ch := 0; ch < n; ch += 4 {
+			a0, a1, a2, a3 := f32DotStr4(x, w[16*k*(ch/4):16*k*(ch/4+1)])
+			f32Store4(o[ch:], a0, a1, a2, a3)
+		}
+		fcActF32(o, bias, lo, hi)
+	}
+}
+
+// Copied from kernels/softmax.go.
+
+// softmaxParams describes one SOFTMAX operator: rows of depth elements.
+type softmaxParams struct {
+	outer      int // number of rows
+	depth      int // elements per row (last dimension)
+	inputMult  int32
+	inputShift int   // left shift applied with inputMult (>= 0 for int8 input)
+	diffMin    int32 // int8 input: smaller differences to the maximum give 0
+	beta       float32
+}
+
+// softmaxF32 is the float softmax: exp((x - max) * beta), normalised by the
+// row sum, in float32 as the reference computes it.
+//
+//go:noinline
+func softmaxF32(p *softmaxParams, in, out []float32) {
+	d := p.depth
+	for i := 0; i < p.outer; i++ {
+		row := in[i*d : i*d+d]
+		dst := out[i*d : i*d+d]
+		mx := float32(-3.4028234663852886e38)
+		for _, v := range row {
+			if mx < v {
+				mx = v
+			}
+		}
+		var sum float32
+		for c, v := range row {
+			e := float32(math.Exp(float64((v - mx) * p.beta)))
+			dst[c] = e
+			sum += e
+		}
+		for c := range dst {
+			dst[c] /= sum
+		}
+	}
+}
+
+// Copied from kernels/view.go.
+
+// arena is the model's working memory. Generated code takes typed views of it
+// at offsets fixed by the planner; the views below check the byte range
+// against the arena and then reinterpret it, so a wrong offset panics
+// instead of corrupting memory. Offsets are multiples of the plan alignment
+// (16 by default) from a 16-byte-aligned base, so every view is aligned for
+// its element type.
+type arena []byte
+
+// viewHeader is a slice's header (data, len, cap), as gc and TinyGo lay it
+// out: the typed views are built from the byte range's data without
+// unsafe.Slice, which is a runtime call for a variable length on 32-bit
+// gc. The byte range has been checked against the arena.
+type viewHeader struct {
+	data     unsafe.Pointer
+	len, cap int
+}
+
+func (a arena) u8(off, n int) []uint8 { return a[off : off+n : off+n] }
+
+func (a arena) i8(off, n int) []int8 {
+	b := a[off : off+n : off+n]
+	// The same slice header retyped (see viewHeader).
+	return *(*[]int8)(unsafe.Pointer(&b))
+}
+
+func (a arena) i16(off, n int) []int16 {
+	b := a[off : off+2*n : off+2*n]
+	return *(*[]int16)(unsafe.Pointer(&viewHeader{unsafe.Pointer(unsafe.SliceData(b)), n, n}))
+}
+
+func (a arena) i32(off, n int) []int32 {
+	b := a[off : off+4*n : off+4*n]
+	return *(*[]int32)(unsafe.Pointer(&viewHeader{unsafe.Pointer(unsafe.SliceData(b)), n, n}))
+}
+
+func (a arena) i64(off, n int) []int64 {
+	b := a[off : off+8*n : off+8*n]
+	return *(*[]int64)(unsafe.Pointer(&viewHeader{unsafe.Pointer(unsafe.SliceData(b)), n, n}))
+}
+
+func (a arena) f32(off, n int) []float32 {
+	b := a[off : off+4*n : off+4*n]
+	return *(*[]float32)(unsafe.Pointer(&viewHeader{unsafe.Pointer(unsafe.SliceData(b)), n, n}))
 }

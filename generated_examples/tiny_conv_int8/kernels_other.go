@@ -6,6 +6,8 @@
 
 package tiny_conv_int8
 
+// Copied from kernels/dsp_go.go.
+
 // dspDot2x2Rows: see dsp.go. Here, Go.
 func dspDot2x2Rows(g *dspArgs) { dspDot2x2RowsRef(g) }
 
