@@ -386,7 +386,8 @@ func (e *emitter) modelFile() ([]byte, error) {
 	f.ImportName(pathUnsafe, "unsafe")
 	packageComment(f, fmt.Sprintf("Package %s runs the TensorFlow Lite model %s, compiled ahead of time by\n"+
 		"tflm-gen: all memory is one arena inside Model, planned at generation time;\n"+
-		"weights are read-only constants; Invoke is a fixed sequence of kernel calls.", pkg, commentText(g.Name)))
+		"weights are read-only constants; Invoke is a fixed sequence of kernel calls.\n\n%s",
+		pkg, commentText(g.Name), e.ioDoc()))
 
 	// const (ArenaSize = ...; NumInputs = ...; NumOutputs = ...)
 	peak := lay.Plan.PeakStep
@@ -441,6 +442,76 @@ func (e *emitter) modelFile() ([]byte, error) {
 	return render("model.go", f)
 }
 
+// ioDoc says in the package documentation how inputs and outputs share the
+// arena: the planner reuses an input's memory once no operator reads it
+// any more, as TensorFlow Lite Micro's planner does, so Invoke may
+// overwrite the inputs, and an output may share memory with an input.
+// What this plan does is stated too, for each input and output it
+// concerns.
+func (e *emitter) ioDoc() string {
+	if len(e.g.Inputs) == 0 {
+		return "The graph has no inputs; its outputs are views into the arena (Output)."
+	}
+	doc := "Inputs and outputs are views into the arena (Input, Output). The plan reuses\n" +
+		"a tensor's memory once no operator reads it any more, input tensors\n" +
+		"included, as TensorFlow Lite Micro's memory planner does: Invoke may\n" +
+		"overwrite the inputs, so write every input before each Invoke."
+	var over []string
+	for k, ti := range e.g.Inputs {
+		if e.overwritten(e.p.TensorBuf[ti]) {
+			over = append(over, fmt.Sprint(k))
+		}
+	}
+	switch {
+	case len(over) == 0:
+		doc += "\nThis plan happens to leave them unchanged."
+	case len(over) == len(e.g.Inputs):
+		doc += "\nThis plan overwrites every input."
+	default:
+		doc += fmt.Sprintf("\nThis plan overwrites input %s.", strings.Join(over, ", "))
+	}
+	var shared []string
+	for k, to := range e.g.Outputs {
+		bo := e.p.TensorBuf[to]
+		for _, ti := range e.g.Inputs {
+			if bi := e.p.TensorBuf[ti]; bi == bo || e.overlap(bi, bo) {
+				shared = append(shared, fmt.Sprint(k))
+				break
+			}
+		}
+	}
+	if len(shared) > 0 {
+		doc += fmt.Sprintf("\nOutput %s shares memory with an input: read the outputs before writing the\nnext inputs.", strings.Join(shared, ", "))
+	}
+	return doc
+}
+
+// overlap reports whether buffers a and b share bytes of the arena.
+func (e *emitter) overlap(a, b program.BufID) bool {
+	ba, bb := e.p.Buffers[a], e.p.Buffers[b]
+	oa, ob := e.lay.Offset(a), e.lay.Offset(b)
+	return ba.Size > 0 && bb.Size > 0 && oa < ob+bb.Size && ob < oa+ba.Size
+}
+
+// overwritten reports whether Invoke writes over buffer b, a graph input's:
+// an operator writes one of the buffer's tensors in place of another, or
+// another buffer shares some of b's bytes (buffers share bytes only when
+// not live at the same time, or when an operator writes its output over
+// its dying input: either way that buffer's writer writes there).
+func (e *emitter) overwritten(b program.BufID) bool {
+	for _, ip := range e.p.InPlace {
+		if e.p.TensorBuf[ip.Out] == b {
+			return true
+		}
+	}
+	for i := range e.p.Buffers {
+		if id := program.BufID(i); id != b && e.overlap(id, b) {
+			return true
+		}
+	}
+	return false
+}
+
 // offsetConsts emits the arena offset of every buffer, in the order of
 // layout.txt (first use, kind, name), so that a new plan shows as a change
 // of these lines:
@@ -456,20 +527,28 @@ func (e *emitter) offsetConsts(f *jen.File) {
 	var defs []jen.Code
 	for _, i := range report.Order(e.p) {
 		b := e.p.Buffers[i]
-		what := commentText(b.Name)
+		what := commentText(shortName(b.Name))
 		if len(b.Tensors) > 0 {
 			var ts []string
-			for _, t := range b.Tensors {
-				ts = append(ts, fmt.Sprintf("%d %s", t, commentText(strconv.Quote(e.g.Tensors[t].Name))))
+			for k, t := range b.Tensors {
+				if k == maxCommentTensors && len(b.Tensors) > k+1 {
+					ts = append(ts, fmt.Sprintf("%d more", len(b.Tensors)-k))
+					break
+				}
+				ts = append(ts, fmt.Sprintf("%d %s", t, commentText(strconv.Quote(shortName(e.g.Tensors[t].Name)))))
 			}
 			what = "tensor " + strings.Join(ts, " = ")
 		}
 		defs = append(defs, jen.Id(e.nm.buf[i]).Op("=").Lit(e.lay.Offset(program.BufID(i))).Comment(
 			fmt.Sprintf("%s: %d bytes, operators %d-%d", what, b.Size, b.First, b.Last)))
 	}
-	comment(f, "Arena offsets of the buffers, as planned (layout.txt has the chart).")
+	comment(f, "Arena offsets of the buffers, as planned (layout.txt has the chart and the\ntensors' names in full).")
 	f.Const().Defs(defs...)
 }
+
+// maxCommentTensors bounds the tensors an offset's comment names: a buffer
+// shared by a long chain of views and in-place operators holds many.
+const maxCommentTensors = 3
 
 // ioConsts emits, per input or output, constants for its shape and
 // quantization:
@@ -493,7 +572,7 @@ func (e *emitter) ioConsts(f *jen.File, kind string, idx []int) {
 				jen.Id(p+"Scale").Op("=").Add(literal(q.Scale[0], nil)),
 				jen.Id(p+"ZeroPoint").Op("=").Lit(int(q.ZeroPoint[0])))
 		}
-		comment(f, fmt.Sprintf("%s %d is tensor %d %q: %s%v, %d elements.", kind, k, ti, t.Name, t.Type, t.Shape, t.NumElements()))
+		comment(f, fmt.Sprintf("%s %d is tensor %d %q: %s%v, %d elements.", kind, k, ti, shortName(t.Name), t.Type, t.Shape, t.NumElements()))
 		if q := t.Quant; q != nil && len(q.Scale) == 1 {
 			comment(f, fmt.Sprintf("real value = %sScale * (q - %sZeroPoint).", p, p))
 		}
@@ -527,7 +606,11 @@ func (e *emitter) ioAccessors(f *jen.File, kind string, idx []int) {
 		)
 		return
 	}
-	comment(f, fmt.Sprintf("%s returns the raw little-endian bytes of graph %s i, a view into the\narena. It panics if i is out of range.", kind, lower))
+	what := "Invoke may overwrite it (see the package documentation)"
+	if kind == "Output" {
+		what = "valid until the next Invoke, or until an input sharing its memory is\nwritten (see the package documentation)"
+	}
+	comment(f, fmt.Sprintf("%s returns the raw little-endian bytes of graph %s i, a view into the\narena: %s.\nIt panics if i is out of range.", kind, lower, what))
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id(kind).Params(jen.Id("i").Int()).Index().Byte().Block(
 		jen.Id("a").Op(":=").Id("m").Dot("arena").Call(),
 		jen.Switch(jen.Id("i")).Block(cases...),
@@ -578,7 +661,7 @@ func (e *emitter) resetFunc(f *jen.File, needsInit bool) {
 	for _, i := range order {
 		b, off := bufs[i], e.nm.buf[i]
 		sl := jen.Id("a").Index(jen.Id(off).Op(":").Id(off).Op("+").Lit(b.Size))
-		body = append(body, jen.Comment(fmt.Sprintf("%s (%d bytes)", commentText(b.Name), b.Size)))
+		body = append(body, jen.Comment(fmt.Sprintf("%s (%d bytes)", commentText(shortName(b.Name)), b.Size)))
 		if v := b.Reset; v == 0 {
 			body = append(body, jen.Clear(sl))
 		} else {
@@ -637,11 +720,11 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 		var ins, outs []string
 		for _, t := range op.Inputs {
 			if t >= 0 && !g.Tensors[t].IsConst() {
-				ins = append(ins, commentText(g.Tensors[t].Name))
+				ins = append(ins, commentText(shortName(g.Tensors[t].Name)))
 			}
 		}
 		for _, t := range op.Outputs {
-			outs = append(outs, commentText(g.Tensors[t].Name))
+			outs = append(outs, commentText(shortName(g.Tensors[t].Name)))
 		}
 		if grp := e.p.GroupOf(pop.Index); grp != nil {
 			if grp.First == pop.Index {
@@ -696,7 +779,7 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 // calls.
 func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 	g := e.g
-	name := func(t int) string { return commentText(g.Tensors[t].Name) }
+	name := func(t int) string { return commentText(shortName(g.Tensors[t].Name)) }
 	var step []jen.Code
 	step = append(step, jen.Comment(fmt.Sprintf("%d-%d: fused, row by row: every row is computed once, each intermediate tensor held", grp.First, grp.Last)))
 	step = append(step, jen.Comment("as a line buffer of the rows the next operator still needs:"))
@@ -905,7 +988,7 @@ func (e *emitter) weightsFile() ([]byte, error) {
 	for _, i := range e.p.UsedTensors() {
 		t := e.g.Tensors[i]
 		name := e.nm.tensor[i]
-		writeStringConst(&b, &skel, name, fmt.Sprintf("%s is tensor %d %q: %s%v.", name, i, t.Name, t.Type, t.Shape), t.Data)
+		writeStringConst(&b, &skel, name, fmt.Sprintf("%s is tensor %d %q: %s%v.", name, i, shortName(t.Name), t.Type, t.Shape), t.Data)
 	}
 	for k, cd := range e.p.Consts {
 		what := hintText[cd.Hint]
