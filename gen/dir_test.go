@@ -28,6 +28,11 @@ func TestGeneratedByContent(t *testing.T) {
 		{"layout.txt", GeneratedHeader + "\n", false},
 		{"notes.txt", "# Memory layout of tiny.tflite (sha256 ab)\n" + layoutHeader + "\n", false},
 		{"README", GeneratedHeader + "\n", false},
+		{"report.json", "{\n  \"generator\": \"tflm-gen\",\n  \"model\": \"x.tflite\"\n}\n", true},
+		{"report.json", "{\"generator\": \"tflm-gen\"}\n", false},
+		{"report.json", "{\n  \"model\": \"x\",\n  \"generator\": \"tflm-gen\",\n}\n", false},
+		{"report.json", "{\n  \"generator\": \"tflm-gen-fork\",\n", false},
+		{"other.json", "{\n  \"generator\": \"tflm-gen\",\n", false},
 	} {
 		if got := generated(tc.name, []byte(tc.head)); got != tc.ours {
 			t.Errorf("generated(%q, %q) = %v, want %v", tc.name, tc.head, got, tc.ours)

@@ -50,6 +50,7 @@ type config struct {
 	maxArena       int
 	maxModel       int64
 	svg            string
+	json           string
 	emitOffline    string
 }
 
@@ -120,6 +121,7 @@ func addFlags(fs *flag.FlagSet, cfg *config, plan bool) {
 		fs.BoolVar(&cfg.stamp, "stamp", false, "write the tflm-gen version into generated headers")
 	} else {
 		fs.StringVar(&cfg.svg, "svg", "", "also draw the arena as an SVG picture into `file`")
+		fs.StringVar(&cfg.json, "json", "", "also write the machine-readable report (report.json of a generated package) into `file`")
 		fs.StringVar(&cfg.emitOffline, "emit-offline", "", "write a copy of the model with TFLite Micro's OfflineMemoryAllocation metadata set from the plan into `file`")
 	}
 	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
@@ -334,6 +336,11 @@ func runPlan(cfg *config, path string, stdout io.Writer) error {
 	if cfg.svg != "" {
 		if err := gen.WriteFile(cfg.svg, rep.SVG); err != nil {
 			return fmt.Errorf("-svg: %w", err)
+		}
+	}
+	if cfg.json != "" {
+		if err := gen.WriteFile(cfg.json, rep.JSON); err != nil {
+			return fmt.Errorf("-json: %w", err)
 		}
 	}
 	if cfg.emitOffline != "" {

@@ -195,6 +195,20 @@ func TestPlanCommand(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(b, []byte("<svg ")) || !bytes.Contains(b, []byte("lower bound")) {
 		t.Errorf("svg not written correctly: %v", err)
 	}
+	// -json writes the report.json that generation writes.
+	js := filepath.Join(t.TempDir(), "plan.json")
+	if code, _, stderr := runCLI("plan", exampleModel, "-json", js); code != 0 {
+		t.Fatalf("plan -json: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "m")
+	if code, _, stderr := runCLI(exampleModel, "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, _ := os.ReadFile(js)
+	want, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if len(want) == 0 || !bytes.Equal(got, want) {
+		t.Errorf("plan -json wrote\n%s\nreport.json is\n%s", got, want)
+	}
 }
 
 func TestPackageName(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package emit renders a lowered and planned program as a Go package:
 // model.go (the API and Invoke), weights.go (read-only constants), the
 // kernels the program calls (copied from package kernels), the package's own
-// tests and layout.txt. It reads the program and the layout and changes
+// tests, and gen/report's layout.txt and report.json. It reads the program and the layout and changes
 // neither.
 package emit
 
@@ -98,7 +98,12 @@ func Files(p *program.Program, lay *layout.Layout, opt Options) (map[string][]by
 			return nil, err
 		}
 	}
-	files["layout.txt"], err = report.Text(p, lay, ConstBytes(p), &e.stack)
+	consts := ConstBytes(p)
+	files["layout.txt"], err = report.Text(p, lay, consts, &e.stack)
+	if err != nil {
+		return nil, err
+	}
+	files["report.json"], err = report.Make(p, lay, consts, &e.stack, opt.Version).JSON()
 	if err != nil {
 		return nil, err
 	}
