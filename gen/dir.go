@@ -298,50 +298,49 @@ func writeTemp(path string, data []byte) (string, error) {
 const maxCheckRead = 64 << 20
 
 // CheckDir compares files (Result.Files) with dir, as WriteDir would leave
-// it, writing nothing: it reports whether anything differs (a file changed,
-// missing, or a generated file the output no longer has) and, when diff is
-// not nil, writes a unified diff of every difference to it. A name held by
-// a file tflm-gen did not write, or by something that is not a regular
-// file, is an error wrapping ErrNotOurs (WriteDir would refuse it).
-func CheckDir(dir string, files map[string][]byte, diff io.Writer) (bool, error) {
+// it, writing nothing. The Drift lists every file that differs (changed,
+// missing, or a generated file the output no longer has) with its diff,
+// and holds report.json as it is in dir and as generated, for the summary
+// of what changed in the plan; Drift.Changed reports whether anything
+// differs. A name held by a file tflm-gen did not write, or by something
+// that is not a regular file, is an error wrapping ErrNotOurs (WriteDir
+// would refuse it).
+func CheckDir(dir string, files map[string][]byte) (*Drift, error) {
 	p, err := survey(dir, files)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	if diff == nil {
-		diff = io.Discard
+	d := &Drift{Dir: dir, Total: len(files)}
+	if js, ok := files["report.json"]; ok {
+		d.New, _ = report.ParseJSON(js)
 	}
-	drift := false
 	for i, n := range p.names {
 		e, want := p.files[i], files[n]
 		var old []byte
 		if e.present {
 			if old, err = readRegular(e.path, int64(len(want))+maxCheckRead); err != nil {
-				return false, err
+				return nil, err
+			}
+			if n == "report.json" {
+				d.Old, _ = report.ParseJSON(old)
 			}
 		}
 		if e.present && bytes.Equal(old, want) {
 			continue
 		}
-		drift = true
 		if !e.present {
 			old = nil
 		}
-		if _, err := io.WriteString(diff, unifiedDiff(e.path, old, want)); err != nil {
-			return false, err
-		}
+		d.Files = append(d.Files, fileDrift(n, e.path, old, want))
 	}
 	for _, e := range p.stale {
-		drift = true
 		old, err := readRegular(e.path, maxCheckRead)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
-		if _, err := io.WriteString(diff, unifiedDiff(e.path, old, nil)); err != nil {
-			return false, err
-		}
+		d.Files = append(d.Files, fileDrift(filepath.Base(e.path), e.path, old, nil))
 	}
-	return drift, nil
+	return d, nil
 }
 
 func sortedNames(files map[string][]byte) []string {

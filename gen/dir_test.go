@@ -70,9 +70,16 @@ func TestCheckDir(t *testing.T) {
 				os.WriteFile(filepath.Join(dir, n), b, 0o644)
 			}
 			var diff bytes.Buffer
-			drift, err := CheckDir(dir, files, &diff)
+			d, err := CheckDir(dir, files)
 			if tc.notOur != errors.Is(err, ErrNotOurs) || !tc.notOur && err != nil {
 				t.Fatalf("error %v", err)
+			}
+			drift := false
+			if d != nil {
+				drift = d.Changed()
+				if err := d.WriteDiff(&diff); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if drift != tc.drift {
 				t.Errorf("drift %v, want %v", drift, tc.drift)

@@ -40,6 +40,7 @@ var errUsage = errors.New("usage")
 type config struct {
 	out, pkg       string
 	check, version bool
+	diff           bool
 	stamp          bool
 	speed          bool
 	fuse           string
@@ -117,7 +118,8 @@ func addFlags(fs *flag.FlagSet, cfg *config, plan bool) {
 	if !plan {
 		fs.StringVar(&cfg.out, "o", "", "output `directory` (created if needed; default: the model's base name)")
 		fs.StringVar(&cfg.pkg, "pkg", "", "package `name` (default: last element of the output directory)")
-		fs.BoolVar(&cfg.check, "check", false, "compare with the files in the output directory, print a diff and exit 1 on drift; write nothing")
+		fs.BoolVar(&cfg.check, "check", false, "compare with the files in the output directory, print what differs (files, plan, operators) and exit 1 on drift; write nothing")
+		fs.BoolVar(&cfg.diff, "diff", false, "with -check, print the full unified diff too")
 		fs.BoolVar(&cfg.stamp, "stamp", false, "write the tflm-gen version into generated headers")
 	} else {
 		fs.StringVar(&cfg.svg, "svg", "", "also draw the arena as an SVG picture into `file`")
@@ -297,14 +299,25 @@ func runGenerate(cfg *config, path string, stdout io.Writer) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if cfg.check {
-		drift, err := gen.CheckDir(cfg.out, res.Files, stdout)
+		drift, err := gen.CheckDir(cfg.out, res.Files)
 		if err != nil {
 			return err
 		}
-		if drift {
-			return fmt.Errorf("%s: generated code in %s is out of date; rerun tflm-gen", path, cfg.out)
+		if !drift.Changed() {
+			return nil
 		}
-		return nil
+		if err := drift.WriteSummary(stdout); err != nil {
+			return err
+		}
+		if cfg.diff {
+			err = drift.WriteDiff(stdout)
+		} else {
+			_, err = fmt.Fprintln(stdout, "(tflm-gen -check -diff prints the full diff)")
+		}
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("%s: generated code in %s is out of date; rerun tflm-gen", path, cfg.out)
 	}
 	if err := gen.WriteDir(cfg.out, res.Files); err != nil {
 		return err

@@ -141,8 +141,11 @@ func TestWriteAndCheck(t *testing.T) {
 	user := filepath.Join(out, "model_test.go")
 	os.WriteFile(user, []byte("package tinyconv\n"), 0o644)
 
-	if code, stdout, _ := runCLI(exampleModel, "-o", out, "-check"); code != 1 || !strings.Contains(stdout, "--- a/"+stale) {
-		t.Errorf("-check with a stale file: exit %d, diff %q", code, stdout)
+	if code, stdout, _ := runCLI(exampleModel, "-o", out, "-check"); code != 1 || !strings.Contains(stdout, "kernel_old.go  stale") || strings.Contains(stdout, "--- a/") {
+		t.Errorf("-check with a stale file: exit %d, summary %q", code, stdout)
+	}
+	if code, stdout, _ := runCLI(exampleModel, "-o", out, "-check", "-diff"); code != 1 || !strings.Contains(stdout, "--- a/"+stale) {
+		t.Errorf("-check -diff with a stale file: exit %d, diff %q", code, stdout)
 	}
 	if code, _, stderr := runCLI(exampleModel, "-o", out); code != 0 {
 		t.Fatalf("regenerate: exit %d: %s", code, stderr)
@@ -156,16 +159,24 @@ func TestWriteAndCheck(t *testing.T) {
 	if code, stdout, stderr := runCLI(exampleModel, "-o", out, "-check"); code != 0 || stdout != "" {
 		t.Errorf("-check on fresh output: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	// Edit one constant: -check prints a unified diff and writes nothing.
+	// Edit one constant: -check prints a summary (-diff: and a unified
+	// diff) and writes nothing.
 	edited := bytes.Replace(model, []byte("const ArenaSize = "), []byte("const ArenaSize = 1 + "), 1)
 	os.WriteFile(filepath.Join(out, "model.go"), edited, 0o644)
 	code, stdout, stderr := runCLI(exampleModel, "-o", out, "-check")
 	if code != 1 || !strings.Contains(stderr, "out of date") {
 		t.Errorf("-check after edit: exit %d, stderr %q", code, stderr)
 	}
-	for _, want := range []string{"--- a/" + filepath.Join(out, "model.go"), "@@ ", "-const ArenaSize = 1 + ", "+const ArenaSize = "} {
+	for _, want := range []string{out + " differs from the generated package: 1 file\n", "  model.go  changed  +1 -1 line, in ArenaSize\n",
+		"plan, before -> after:\n  unchanged: model, ArenaSize 1120,", "operators that changed: none\n", "(tflm-gen -check -diff prints the full diff)"} {
 		if !strings.Contains(stdout, want) {
-			t.Errorf("diff lacks %q:\n%s", want, stdout)
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = runCLI(exampleModel, "-o", out, "-check", "-diff")
+	for _, want := range []string{"model.go  changed", "--- a/" + filepath.Join(out, "model.go"), "@@ ", "-const ArenaSize = 1 + ", "+const ArenaSize = "} {
+		if code != 1 || !strings.Contains(stdout, want) {
+			t.Errorf("-diff: exit %d, output lacks %q:\n%s", code, want, stdout)
 		}
 	}
 	if after, _ := os.ReadFile(filepath.Join(out, "model.go")); !bytes.Equal(after, edited) {
