@@ -1,7 +1,11 @@
 package report
 
 import (
+	"bytes"
+	"encoding/xml"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -244,35 +248,112 @@ func TestChartBounded(t *testing.T) {
 	}
 }
 
+// svgTexts parses an SVG and returns its text elements: content, the
+// position of the anchor, the anchor and whether it runs down the page
+// (rotate(90)); and the picture's width and height.
+func svgTexts(t *testing.T, svg []byte) (texts []svgTextElem, w, h int) {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	var cur *svgTextElem
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the SVG is not well-formed XML: %v", err)
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			attr := map[string]string{}
+			for _, a := range e.Attr {
+				attr[a.Name.Local] = a.Value
+			}
+			switch e.Name.Local {
+			case "svg":
+				w, _ = strconv.Atoi(attr["width"])
+				h, _ = strconv.Atoi(attr["height"])
+			case "text":
+				cur = &svgTextElem{anchor: attr["text-anchor"]}
+				cur.x, _ = strconv.Atoi(attr["x"])
+				cur.y, _ = strconv.Atoi(attr["y"])
+				if tr := attr["transform"]; tr != "" {
+					var r int
+					if _, err := fmt.Sscanf(tr, "translate(%d %d) rotate(%d)", &cur.x, &cur.y, &r); err != nil {
+						t.Fatalf("transform %q: %v", tr, err)
+					}
+					cur.down, cur.up = r == 90, r == -90
+				}
+			}
+		case xml.CharData:
+			if cur != nil {
+				cur.s += string(e)
+			}
+		case xml.EndElement:
+			if e.Name.Local == "text" && cur != nil {
+				texts = append(texts, *cur)
+				cur = nil
+			}
+		}
+	}
+	return texts, w, h
+}
+
+type svgTextElem struct {
+	s        string
+	x, y     int
+	anchor   string
+	down, up bool
+}
+
+// box is the text's extent: x0, y0 (top), x1, y1.
+func (e svgTextElem) box(fontH int) (int, int, int, int) {
+	tw := textW(e.s)
+	switch {
+	case e.down:
+		return e.x - fontH, e.y, e.x, e.y + tw
+	case e.up:
+		return e.x - fontH, e.y - tw/2, e.x, e.y + tw/2
+	}
+	x0 := e.x
+	switch e.anchor {
+	case "end":
+		x0 = e.x - tw
+	case "middle":
+		x0 = e.x - tw/2
+	}
+	return x0, e.y - fontH + 2, x0 + tw, e.y + 2
+}
+
+// TestSVG: the picture of the hand-made plan: escaped text, one rectangle
+// per buffer at its place, the legend, labels per operator.
 func TestSVG(t *testing.T) {
 	p, l := handProgram(), handLayout()
 	p.Graph.Name = "hand & made.tflite"
-	s := string(SVG(p, l))
+	svg := SVG(p, l)
+	s := string(svg)
 	if !strings.HasPrefix(s, "<svg ") || !strings.HasSuffix(s, "</svg>\n") {
 		t.Errorf("not one svg element:\n%s", s)
 	}
 	if !strings.Contains(s, "<title>hand &amp; made.tflite</title>") {
 		t.Errorf("title not escaped:\n%s", s)
 	}
-	// One frame plus one rect per non-empty buffer: 6 buffers, "zero"
-	// (b4) is empty.
-	if n := strings.Count(s, "<rect "); n != 1+5 {
-		t.Errorf("%d rects, want 6 (frame + 5 non-empty buffers)", n)
-	}
 	if strings.Contains(s, "b4 zero") {
 		t.Errorf("the zero-size buffer is drawn:\n%s", s)
 	}
-	// Geometry (colW 24, left 80, top 40, plot height 600, scale
-	// 600/112): conv/out spans ops 0-3, x = 80, width 4*24 = 96; its top
-	// (64+32 = 96 bytes) is at y = 640 - int(96*600/112 = 514.3) = 126,
-	// height int(32*600/112 = 171.4) = 171. state: top 104 bytes,
-	// y = 640 - int(557.1) = 83, height int(42.9) = 42. out: ops 3-3,
-	// x = 80+3*24 = 152, width 24, top 10 bytes: y = 640 - int(53.6) =
-	// 587, height int(53.6) = 53.
+	// Geometry: 4 operators, columns of min(48, 960/4) = 48 pixels; the
+	// plot 600 pixels for 112 bytes at top 64; ticks every 20 bytes
+	// (niceStep(112)): tick labels "100" are 20 pixels, so the plot
+	// starts at 12+14+20+8 = 54. conv/out spans ops 0-3: x 54, width
+	// 4*48 = 192; its top (96 bytes) at 664 - int(96*600/112 = 514.3) =
+	// 150, height int(32*600/112 = 171.4) = 171. state: top 104 bytes,
+	// y = 664 - int(557.1) = 107, height int(42.9) = 42. out: ops 3-3,
+	// x = 54+3*48 = 198, width 48, top 10 bytes: y = 664 - int(53.6) =
+	// 611, height 53.
 	for _, r := range []string{
-		`<rect x="80" y="126" width="96" height="171" fill="#8ecae6" stroke="#023047"><title>b0 conv/out: offset 64, 32 bytes, ops 0-3</title></rect>`,
-		`<rect x="80" y="83" width="96" height="42" fill="#e76f51" stroke="#023047"><title>b3 state: offset 96, 8 bytes, ops 0-3</title></rect>`,
-		`<rect x="152" y="587" width="24" height="53" fill="#8ecae6" stroke="#023047"><title>b5 out: offset 0, 10 bytes, ops 3-3</title></rect>`,
+		`<rect x="54" y="150" width="192" height="171" fill="#8ecae6" stroke="#023047"><title>b0 conv/out: offset 64, 32 bytes, ops 0-3</title></rect>`,
+		`<rect x="54" y="107" width="192" height="42" fill="#e76f51" stroke="#023047"><title>b3 state: offset 96, 8 bytes, ops 0-3</title></rect>`,
+		`<rect x="198" y="611" width="48" height="53" fill="#8ecae6" stroke="#023047"><title>b5 out: offset 0, 10 bytes, ops 3-3</title></rect>`,
 		`fill="#ffb703" stroke="#023047"><title>b2 conv/scratch: offset 16, 40 bytes, ops 0-0</title>`,
 		`<title>b1 in: offset 0, 16 bytes, ops 0-0</title>`,
 	} {
@@ -280,11 +361,103 @@ func TestSVG(t *testing.T) {
 			t.Errorf("svg lacks\n%s\nin\n%s", r, s)
 		}
 	}
-	// One label per operator along the x axis.
-	for _, op := range []string{">0 CONV_2D<", ">1 RESHAPE<", ">2 ADD<", ">3 SVDF<"} {
-		if !strings.Contains(s, op) {
-			t.Errorf("svg lacks the operator label %q", op)
+	texts, _, _ := svgTexts(t, svg)
+	have := map[string]bool{}
+	for _, e := range texts {
+		have[e.s] = true
+	}
+	// One label per operator along the x axis, the legend, the buffers
+	// by number and name, the lower bound, the axes' titles.
+	for _, want := range []string{"0 CONV_2D", "1 RESHAPE", "2 ADD", "3 SVDF", "Legend", "activation (a tensor)",
+		"scratch (an operator's working memory)", "persistent (state kept across Invoke)", "output written over its dying input",
+		"fused group, run row by row", "lower bound (no plan is smaller)", "Buffers", "b0   conv/out", "b5   out",
+		"lower bound 112", "arena offset (bytes)", "operator (execution order)", "b0 conv/out", "0", "100",
+		"arena 112 bytes, lower bound 112 bytes, optimal (= lower bound)"} {
+		if !have[want] {
+			t.Errorf("svg has no text %q", want)
 		}
+	}
+}
+
+// TestSVGNothingClipped: on plans with long names, many operators and a
+// lower bound below the arena, every text lies inside the picture and no
+// two texts overlap (the title, the operator labels, the lower bound's
+// label against the axis numbers).
+func TestSVGNothingClipped(t *testing.T) {
+	long := func(n int) *program.Program {
+		g := &model.Graph{Name: strings.Repeat("a_very_long_model_name/", 6) + ".tflite"}
+		p := &program.Program{Graph: g}
+		codes := []model.OpCode{model.OpUnidirectionalSequenceLstm, model.OpAdd, model.OpDepthwiseConv2D}
+		for i := range n {
+			g.Ops = append(g.Ops, &model.Op{Index: i, Code: codes[i%3]})
+			p.Ops = append(p.Ops, program.Op{Index: i, Code: codes[i%3]})
+		}
+		for i := range n {
+			p.Buffers = append(p.Buffers, program.Buffer{Buffer: planner.Buffer{
+				Name: fmt.Sprintf("model/block_%d/%s/output", i, strings.Repeat("x", i%70)), Size: 100 + 37*(i%5), First: i, Last: min(n-1, i+1),
+				Kind: planner.Kind(i % 3)}, Tensors: []int{i}, Reset: -1, Op: -1})
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		p    *program.Program
+		l    *layout.Layout
+	}{
+		{"hand", handProgram(), handLayout()},
+		{"one operator", long(1), &layout.Layout{Align: 16, Plan: &planner.Plan{Offsets: []int{0}, Size: 112, LowerBound: 112}}},
+		{"80 operators, bound below", long(80), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := tc.l
+			if l == nil {
+				offs := make([]int, len(tc.p.Buffers))
+				for i := range offs {
+					offs[i] = (i % 2) * 256
+				}
+				l = &layout.Layout{Align: 16, Plan: &planner.Plan{Offsets: offs, Size: 512, LowerBound: 490, Cert: planner.BestFound}}
+			}
+			texts, w, h := svgTexts(t, SVG(tc.p, l))
+			type box struct {
+				x0, y0, x1, y1 int
+				s              string
+			}
+			var boxes []box
+			for _, e := range texts {
+				fontH := 10
+				if e.s == tc.p.Graph.Name {
+					fontH = 13
+				}
+				x0, y0, x1, y1 := e.box(fontH)
+				if fontH == 13 {
+					x1 = x0 + len([]rune(e.s))*svgTitleW
+				}
+				if x0 < 0 || y0 < 0 || x1 > w || y1 > h {
+					t.Errorf("text %q at [%d,%d]-[%d,%d] is outside the picture of %dx%d", e.s, x0, y0, x1, y1, w, h)
+				}
+				for _, o := range boxes {
+					if x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1 {
+						t.Errorf("text %q at [%d,%d]-[%d,%d] overlaps %q at [%d,%d]-[%d,%d]", e.s, x0, y0, x1, y1, o.s, o.x0, o.y0, o.x1, o.y1)
+					}
+				}
+				boxes = append(boxes, box{x0, y0, x1, y1, e.s})
+			}
+		})
+	}
+}
+
+// TestSVGLegendBounded: the legend names the first svgMaxKeyed buffers,
+// then counts the others.
+func TestSVGLegendBounded(t *testing.T) {
+	p := &program.Program{Graph: &model.Graph{Name: "m.tflite"}, Ops: []program.Op{{Index: 0, Code: model.OpAbs}}}
+	offs := make([]int, 100)
+	for i := range offs {
+		p.Buffers = append(p.Buffers, program.Buffer{Buffer: planner.Buffer{Name: fmt.Sprintf("t%d", i), Size: 4, First: 0, Last: 0}, Reset: -1, Op: -1})
+		offs[i] = 4 * i
+	}
+	s := string(SVG(p, &layout.Layout{Align: 4, Plan: &planner.Plan{Offsets: offs, Size: 400, LowerBound: 400}}))
+	if !strings.Contains(s, ">b63  t") || strings.Contains(s, ">b64  t") || !strings.Contains(s, "... and 36 more (layout.txt lists them all)") {
+		t.Errorf("legend not bounded at 64 buffers")
 	}
 }
 
