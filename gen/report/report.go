@@ -1,6 +1,7 @@
-// Package report renders the memory plan of a lowered program for people:
-// the layout.txt table and timeline chart of every generated package (and
-// of the plan command), and an SVG of the arena.
+// Package report renders the memory plan of a lowered program: for people,
+// the layout.txt of every generated package (and of the plan command: the
+// table, timeline and arena map) and an SVG of the arena; for tools,
+// report.json (Report), and what changed between two of them (Delta).
 package report
 
 import (
