@@ -28,6 +28,11 @@ func TestGeneratedByContent(t *testing.T) {
 		{"layout.txt", GeneratedHeader + "\n", false},
 		{"notes.txt", "# Memory layout of tiny.tflite (sha256 ab)\n" + layoutHeader + "\n", false},
 		{"README", GeneratedHeader + "\n", false},
+		{"report.json", "{\n  \"generator\": \"tflm-gen\",\n  \"model\": \"x.tflite\"\n}\n", true},
+		{"report.json", "{\"generator\": \"tflm-gen\"}\n", false},
+		{"report.json", "{\n  \"model\": \"x\",\n  \"generator\": \"tflm-gen\",\n}\n", false},
+		{"report.json", "{\n  \"generator\": \"tflm-gen-fork\",\n", false},
+		{"other.json", "{\n  \"generator\": \"tflm-gen\",\n", false},
 	} {
 		if got := generated(tc.name, []byte(tc.head)); got != tc.ours {
 			t.Errorf("generated(%q, %q) = %v, want %v", tc.name, tc.head, got, tc.ours)
@@ -65,9 +70,16 @@ func TestCheckDir(t *testing.T) {
 				os.WriteFile(filepath.Join(dir, n), b, 0o644)
 			}
 			var diff bytes.Buffer
-			drift, err := CheckDir(dir, files, &diff)
+			d, err := CheckDir(dir, files)
 			if tc.notOur != errors.Is(err, ErrNotOurs) || !tc.notOur && err != nil {
 				t.Fatalf("error %v", err)
+			}
+			drift := false
+			if d != nil {
+				drift = d.Changed()
+				if err := d.WriteDiff(&diff); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if drift != tc.drift {
 				t.Errorf("drift %v, want %v", drift, tc.drift)

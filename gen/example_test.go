@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tflm-gen/tflm-gen/gen"
 )
@@ -81,17 +82,22 @@ func ExampleCheckDir() {
 	if err := gen.WriteDir(dir, res.Files); err != nil {
 		log.Fatal(err)
 	}
-	stale, err := gen.CheckDir(dir, res.Files, nil)
-	fmt.Println(stale, err)
+	drift, err := gen.CheckDir(dir, res.Files)
+	fmt.Println(drift.Changed(), err)
 
-	// Someone edits a generated file: CheckDir reports it with a diff.
+	// Someone edits a generated file: CheckDir reports it, with a summary
+	// for a CI log and a unified diff.
 	model := filepath.Join(dir, "model.go")
 	src, _ := os.ReadFile(model)
 	os.WriteFile(model, bytes.Replace(src, []byte("const ArenaSize = 1120"), []byte("const ArenaSize = 1024"), 1), 0o644)
-	var diff bytes.Buffer
-	stale, err = gen.CheckDir(dir, res.Files, &diff)
-	fmt.Println(stale, err, bytes.Contains(diff.Bytes(), []byte("-const ArenaSize = 1024\n+const ArenaSize = 1120\n")))
+	drift, err = gen.CheckDir(dir, res.Files)
+	fmt.Println(drift.Changed(), err)
+	f := drift.Files[0]
+	fmt.Println(f.Name, f.State, f.Added, f.Removed, f.Decls)
+	fmt.Println(strings.Contains(f.Diff, "-const ArenaSize = 1024\n+const ArenaSize = 1120\n"))
 	// Output:
 	// false <nil>
-	// true <nil> true
+	// true <nil>
+	// model.go changed 1 1 [ArenaSize]
+	// true
 }

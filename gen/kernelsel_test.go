@@ -9,12 +9,16 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tflm-gen/tflm-gen/gen/emit"
 )
 
 // TestOnlyUsedKernels generates mlp_float (three operator types:
-// FULLY_CONNECTED, ADD, SOFTMAX) and checks that every copied kernel file
-// is needed: each declares something another file of the package uses, and
-// no kernel of an operator type the model lacks is present.
+// FULLY_CONNECTED, ADD, SOFTMAX) and checks that every copied kernel
+// declaration is needed: each is used by another declaration of the
+// package, and no kernel source of an operator type the model lacks is
+// copied (the kernel files mark each source's declarations with a
+// "// Copied from kernels/<file>." line).
 func TestOnlyUsedKernels(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "testdata", "mlp_float.tflite"))
 	if err != nil {
@@ -25,65 +29,78 @@ func TestOnlyUsedKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	fset := token.NewFileSet()
-	decls := map[string][]string{} // file -> top-level names
-	refs := map[string]map[string]bool{}
+	type decl struct {
+		file  string
+		names []string
+		refs  map[string]bool
+	}
+	var decls []decl
+	kernelFile := map[string]bool{}
+	for _, n := range emit.KernelFileNames() {
+		kernelFile[n] = true
+	}
 	var names []string
-	for n, src := range res.Files {
+	for n := range res.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
 		if !strings.HasSuffix(n, ".go") {
 			continue
 		}
-		names = append(names, n)
-		f, err := parser.ParseFile(fset, n, src, 0)
+		src := res.Files[n]
+		f, err := parser.ParseFile(fset, n, src, parser.ParseComments)
 		if err != nil {
 			t.Fatal(err)
 		}
-		refs[n] = map[string]bool{}
 		for _, d := range f.Decls {
+			dd := decl{file: n, refs: map[string]bool{}}
 			switch d := d.(type) {
 			case *ast.FuncDecl:
 				if d.Recv == nil {
-					decls[n] = append(decls[n], d.Name.Name)
+					dd.names = append(dd.names, d.Name.Name)
 				}
 			case *ast.GenDecl:
 				for _, s := range d.Specs {
 					switch s := s.(type) {
 					case *ast.TypeSpec:
-						decls[n] = append(decls[n], s.Name.Name)
+						dd.names = append(dd.names, s.Name.Name)
 					case *ast.ValueSpec:
 						for _, id := range s.Names {
-							decls[n] = append(decls[n], id.Name)
+							dd.names = append(dd.names, id.Name)
 						}
 					}
 				}
 			}
+			ast.Inspect(d, func(x ast.Node) bool {
+				if id, ok := x.(*ast.Ident); ok {
+					dd.refs[id.Name] = true
+				}
+				return true
+			})
+			decls = append(decls, dd)
 		}
-		ast.Inspect(f, func(x ast.Node) bool {
-			if id, ok := x.(*ast.Ident); ok {
-				refs[n][id.Name] = true
+		if !kernelFile[n] {
+			continue
+		}
+		for _, foreign := range []string{"conv", "depthwise", "lstm", "svdf", "pooling", "pad", "slice", "mean", "quantize", "activations", "argmax", "dsp"} {
+			if strings.Contains(string(src), "// Copied from kernels/"+foreign) {
+				t.Errorf("%s: kernels/%s* copied into a model with no such operator", n, foreign)
 			}
-			return true
-		})
+		}
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		if !strings.HasPrefix(n, "kernel_") {
+	for i, d := range decls {
+		if !kernelFile[d.file] || len(d.names) == 0 {
 			continue
 		}
 		used := false
-		for _, d := range decls[n] {
-			for _, other := range names {
-				if other != n && refs[other][d] {
-					used = true
-				}
+		for j, o := range decls {
+			for _, name := range d.names {
+				used = used || j != i && o.refs[name]
 			}
 		}
 		if !used {
-			t.Errorf("%s is copied but nothing else in the package uses it", n)
-		}
-		for _, foreign := range []string{"conv", "depthwise", "lstm", "svdf", "pooling", "pad", "slice", "mean", "quantize", "activations", "argmax"} {
-			if strings.HasPrefix(n, "kernel_"+foreign) {
-				t.Errorf("%s copied into a model with no such operator", n)
-			}
+			t.Errorf("%s: %v is copied but nothing else in the package uses it", d.file, d.names)
 		}
 	}
 	t.Logf("files: %v", names)

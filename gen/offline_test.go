@@ -32,7 +32,7 @@ func offlineModels(t *testing.T) map[string]string {
 	return out
 }
 
-var headerLines = regexp.MustCompile(`(?m)^(// Model: |// SHA-256: |# Memory layout of ).*$`)
+var headerLines = regexp.MustCompile(`(?m)^(// Model: |// SHA-256: |# Memory layout of |  "sha256": ).*$`)
 
 // TestEmitOffline checks -emit-offline: the output parses, its
 // OfflineMemoryAllocation metadata decodes to exactly our plan, the plan

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"github.com/tflm-gen/tflm-gen/gen/emit"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/gen/report"
@@ -10,6 +11,7 @@ import (
 type PlanOutput struct {
 	Text    []byte // the layout report, as in layout.txt
 	SVG     []byte // the arena drawn as offset against operator
+	JSON    []byte // report.json, as generation writes it
 	Program *program.Program
 	Layout  *layout.Layout
 }
@@ -24,5 +26,10 @@ func PlanReport(name string, data []byte, opt Options) (*PlanOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &PlanOutput{Text: text, SVG: report.SVG(p, lay), Program: p, Layout: lay}, nil
+	stack := emit.StackOf(p)
+	js, err := report.Make(p, lay, emit.ConstBytes(p), &stack, opt.Version).JSON()
+	if err != nil {
+		return nil, err
+	}
+	return &PlanOutput{Text: text, SVG: report.SVG(p, lay), JSON: js, Program: p, Layout: lay}, nil
 }

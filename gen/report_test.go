@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/tflm-gen/tflm-gen/gen/report"
 )
 
 // TestLayoutConstants checks the "constants" line of every committed
@@ -67,4 +70,73 @@ func stringConst(t *testing.T, e ast.Expr) constant.Value {
 	}
 	t.Fatalf("weights.go: unexpected constant expression %T", e)
 	return nil
+}
+
+// TestReportJSON generates the fixtures and the reference models (when
+// ../shared is there), default and -speed, and checks report.json against
+// the package: it parses and starts with the generator key; every kernel
+// it names is called in model.go; the operators' constants add up to the
+// total, which is weights.go's (TestLayoutConstants); no operator has more
+// bytes live than the lower bound; totals match the plan.
+func TestReportJSON(t *testing.T) {
+	models, _ := filepath.Glob(filepath.Join("..", "testdata", "*.tflite"))
+	if shared := os.Getenv("TFLM_SHARED"); shared != "" || dirExists(filepath.Join("..", "..", "shared", "models")) {
+		if shared == "" {
+			shared = filepath.Join("..", "..", "shared")
+		}
+		more, _ := filepath.Glob(filepath.Join(shared, "models", "*.tflite"))
+		models = append(models, more...)
+	}
+	for _, path := range models {
+		for _, speed := range []bool{false, true} {
+			name := strings.TrimSuffix(filepath.Base(path), ".tflite")
+			if speed {
+				name += "/speed"
+			}
+			t.Run(name, func(t *testing.T) {
+				data, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := Generate(filepath.Base(path), data, Options{Package: "m", Speed: speed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b := res.Files["report.json"]
+				if !generated("report.json", b) {
+					t.Fatalf("report.json is not recognised as generated:\n%.200s", b)
+				}
+				r, err := report.ParseJSON(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				model := string(res.Files["model.go"])
+				sum := 0
+				for _, o := range r.Operators {
+					for _, k := range o.Kernels {
+						if !strings.Contains(model, k+"(") {
+							t.Errorf("operator %d: kernel %s is not called in model.go", o.Index, k)
+						}
+					}
+					sum += o.ConstBytes
+					if o.LiveBytes > r.LowerBound {
+						t.Errorf("operator %d: %d bytes live, over the lower bound %d", o.Index, o.LiveBytes, r.LowerBound)
+					}
+				}
+				if sum != r.Constants.Total {
+					t.Errorf("operators' constants add up to %d, total %d", sum, r.Constants.Total)
+				}
+				pl := res.Layout.Plan
+				if r.ArenaSize != pl.Size || r.LowerBound != pl.LowerBound || r.Certificate != pl.CertText() || len(r.Operators) != len(res.Program.Ops) ||
+					len(r.Buffers) != len(res.Program.Buffers) || r.Stack == nil || r.RAM != pl.Size+r.Stack.Bytes {
+					t.Errorf("totals: %+v", r)
+				}
+			})
+		}
+	}
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

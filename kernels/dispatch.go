@@ -16,6 +16,7 @@ package kernels
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
 //   - convRowsPair: parameter w has type [][2]int8
 //   - dspClear: parameter p has type unsafe.Pointer
+//   - dspCopy: parameter dst has type unsafe.Pointer
 //   - dspPWLast: parameter xa has type unsafe.Pointer
 //   - dw3x3Fill: parameter c has type *dw3x3Col
 //   - dw3x3Gather3: parameter g has type [][3]int8
@@ -186,6 +187,8 @@ func Call(fn string, args []any) bool {
 		convCopy(args[0].([]int8), args[1].([]int8))
 	case "convDSP":
 		convDSP(args[0].(*convDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
+	case "convDSPCopy":
+		convDSPCopy(args[0].([]int8), args[1].([]int8))
 	case "convDSPRun":
 		convDSPRun(args[0].(*convDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8), args[6].(bool))
 	case "convDSPW":

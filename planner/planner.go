@@ -106,7 +106,9 @@ func NewSession(steps int64) *Session {
 func (s *Session) StepsLeft() int64 { return s.budget.left }
 
 // Budget is a number of search steps.
-type Budget struct{ left int64 }
+type Budget struct {
+	left int64
+}
 
 // take takes the given number of steps, reporting false when they are not
 // left.
@@ -664,11 +666,8 @@ type search struct {
 	seen  []int64 // per class: the node that last took a candidate of it
 	node  int64
 	undo  []fitUndo
-	cands []cand
 	tmp   []span
 }
-
-type cand struct{ i, at int32 } // int32: the candidate lists of a deep search are the planner's largest memory
 
 // fitUndo restores a fit changed by a placement.
 type fitUndo struct{ i, fit int }
@@ -777,50 +776,75 @@ func (s *search) dfs(depth, height int) bool {
 		}
 		return true
 	}
-	// Candidates: unplaced buffers, largest first; identical buffers (same
-	// size and lifetime) are interchangeable, so only the first is tried.
-	s.node++
-	base := len(s.cands)
-	for i := 0; i < p.n; i++ {
-		if s.placed[i] || s.seen[s.class[i]] == s.node {
-			continue
-		}
-		s.seen[s.class[i]] = s.node
-		at := s.fit[i]
-		if at+p.size[i] >= s.best {
-			// Placing i anywhere now cannot beat the best: every
-			// completion of this node places i at or above this fit.
-			s.cands = s.cands[:base]
-			return true
-		}
-		s.cands = append(s.cands, cand{int32(i), int32(at)})
+	// Candidates: unplaced buffers in order of fit, largest first at equal
+	// fits; identical buffers (same size and lifetime) are interchangeable,
+	// so only the first is tried. The candidates are not kept: each next
+	// one is found by a new scan (the fits are restored after each child),
+	// so that a deep search holds no per-level lists.
+	c, cat := s.nextCand(-1, 0)
+	if c == prune {
+		return true
 	}
-	cands := s.cands[base:]
-	sort.SliceStable(cands, func(a, b int) bool {
-		if cands[a].at != cands[b].at {
-			return cands[a].at < cands[b].at
-		}
-		return p.size[cands[a].i] > p.size[cands[b].i]
-	})
-	defer func() { s.cands = s.cands[:base] }()
-	for k := range cands {
-		c := s.cands[base+k]
+	for c >= 0 {
 		if !s.budget.take(s.cost) {
 			return false
 		}
 		s.steps++
-		ci, at := int(c.i), int(c.at)
-		mark := s.place(ci, at)
-		ok := s.dfs(depth+1, max(height, at+p.size[ci]))
-		s.unplace(ci, mark)
+		mark := s.place(c, cat)
+		ok := s.dfs(depth+1, max(height, cat+p.size[c]))
+		s.unplace(c, mark)
 		if !ok {
 			return false
 		}
 		if s.best == p.lowerBound {
 			return true
 		}
+		c, cat = s.nextCand(c, cat)
 	}
 	return true
+}
+
+// prune is nextCand's answer when some unplaced buffer cannot be placed
+// below the best height found.
+const prune = -2
+
+// nextCand returns the candidate that follows (after, afterAt) in the
+// search order (the first one when after is -1), or -1 when there is none.
+// The first scan also prunes: it returns prune when an unplaced buffer's
+// fit already reaches the best height.
+func (s *search) nextCand(after, afterAt int) (int, int) {
+	p := s.p
+	s.node++
+	c, cat := -1, 0
+	for i := 0; i < p.n; i++ {
+		if s.placed[i] || s.seen[s.class[i]] == s.node {
+			continue
+		}
+		s.seen[s.class[i]] = s.node
+		at := s.fit[i]
+		if after < 0 && at+p.size[i] >= s.best {
+			// Placing i anywhere now cannot beat the best: every
+			// completion of this node places i at or above this fit.
+			return prune, 0
+		}
+		if (after < 0 || candBefore(p.size, after, afterAt, i, at)) && (c < 0 || candBefore(p.size, i, at, c, cat)) {
+			c, cat = i, at
+		}
+	}
+	return c, cat
+}
+
+// candBefore reports whether candidate i at offset at comes before j at bt
+// in a search's order: lower fit first, then the larger, then the lower
+// index.
+func candBefore(size []int, i, at, j, bt int) bool {
+	if at != bt {
+		return at < bt
+	}
+	if size[i] != size[j] {
+		return size[i] > size[j]
+	}
+	return i < j
 }
 
 // FirstOverlap checks a plan: found reports two buffers i < j that are live

@@ -30,6 +30,8 @@ func scheduleBuffers(r *rand.Rand, ops int) []Buffer {
 // refSearch is the search as first written: every node recomputes every
 // candidate's lowest fit from scratch. The incremental search must visit
 // the same nodes in the same order.
+type refCand struct{ i, at int }
+
 type refSearch struct {
 	p        *problem
 	budget   int64
@@ -50,7 +52,7 @@ func (s *refSearch) dfs(depth, height int) bool {
 		}
 		return true
 	}
-	var cands []cand
+	var cands []refCand
 	for i := 0; i < p.n; i++ {
 		if s.placed[i] {
 			continue
@@ -69,7 +71,7 @@ func (s *refSearch) dfs(depth, height int) bool {
 		if at+p.size[i] >= s.best {
 			return true
 		}
-		cands = append(cands, cand{int32(i), int32(at)})
+		cands = append(cands, refCand{i, at})
 	}
 	sort.SliceStable(cands, func(a, b int) bool {
 		if cands[a].at != cands[b].at {
@@ -82,7 +84,7 @@ func (s *refSearch) dfs(depth, height int) bool {
 			return false
 		}
 		s.steps++
-		ci, at := int(c.i), int(c.at)
+		ci, at := c.i, c.at
 		s.placed[ci], s.off[ci] = true, at
 		ok := s.dfs(depth+1, max(height, at+p.size[ci]))
 		s.placed[ci] = false

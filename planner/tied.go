@@ -263,12 +263,6 @@ func makeTied(bufs []Buffer, strategy Strategy, align int, budget *Budget) *Plan
 		// placed member: it costs 1 + units/16 of the budget.
 		s := &tiedSearch{p: p, budget: budget, cost: 1 + int64(len(p.units))/16, best: bestH, bestOff: best,
 			off: make([]int, len(p.units)), placedU: make([]bool, len(p.units))}
-		// The search holds every level's candidates on its path: at most
-		// the units at each of the levels the budget can reach. Allocated
-		// once (growing it step by step allocated several times as much
-		// on graphs of thousands of buffers).
-		n := int64(len(p.units))
-		s.cands = make([]cand, 0, n*min(n, budget.left/s.cost+1))
 		complete := s.dfs(0, 0)
 		plan.Steps = s.steps
 		if s.improved {
@@ -301,7 +295,6 @@ type tiedSearch struct {
 	improved bool
 	off      []int
 	placedU  []bool
-	cands    []cand
 }
 
 func (s *tiedSearch) dfs(depth, height int) bool {
@@ -312,44 +305,51 @@ func (s *tiedSearch) dfs(depth, height int) bool {
 		}
 		return true
 	}
-	base := len(s.cands)
-	for u := range p.units {
-		if s.placedU[u] {
-			continue
-		}
-		at := p.fit(u, s.off, s.placedU)
-		if at+p.extent[u] >= s.best {
-			s.cands = s.cands[:base]
-			return true
-		}
-		s.cands = append(s.cands, cand{int32(u), int32(at)})
+	// As in search.dfs, each next candidate is found by a new scan rather
+	// than kept in a per-level list.
+	c, cat := s.nextCand(-1, 0)
+	if c == prune {
+		return true
 	}
-	cands := s.cands[base:]
-	sort.SliceStable(cands, func(a, b int) bool {
-		if cands[a].at != cands[b].at {
-			return cands[a].at < cands[b].at
-		}
-		return p.extent[cands[a].i] > p.extent[cands[b].i]
-	})
-	defer func() { s.cands = s.cands[:base] }()
-	for k := range cands {
-		c := s.cands[base+k]
+	for c >= 0 {
 		if !s.budget.take(s.cost) {
 			return false
 		}
 		s.steps++
-		ci, at := int(c.i), int(c.at)
-		s.placedU[ci], s.off[ci] = true, at
-		ok := s.dfs(depth+1, max(height, at+p.extent[ci]))
-		s.placedU[ci] = false
+		s.placedU[c], s.off[c] = true, cat
+		ok := s.dfs(depth+1, max(height, cat+p.extent[c]))
+		s.placedU[c] = false
 		if !ok {
 			return false
 		}
 		if s.best == p.lowerBound {
 			return true
 		}
+		c, cat = s.nextCand(c, cat)
 	}
 	return true
+}
+
+// nextCand returns the unit that follows (after, afterAt) in the search
+// order (lower fit, then larger extent, then lower index; the first one
+// when after is -1), or -1 when there is none. The first scan returns
+// prune when an unplaced unit's fit already reaches the best height.
+func (s *tiedSearch) nextCand(after, afterAt int) (int, int) {
+	p := s.p
+	c, cat := -1, 0
+	for u := range p.units {
+		if s.placedU[u] {
+			continue
+		}
+		at := p.fit(u, s.off, s.placedU)
+		if after < 0 && at+p.extent[u] >= s.best {
+			return prune, 0
+		}
+		if (after < 0 || candBefore(p.extent, after, afterAt, u, at)) && (c < 0 || candBefore(p.extent, u, at, c, cat)) {
+			c, cat = u, at
+		}
+	}
+	return c, cat
 }
 
 // checkChains rejects ties whose fixed distances make two buffers of one

@@ -40,6 +40,7 @@ var errUsage = errors.New("usage")
 type config struct {
 	out, pkg       string
 	check, version bool
+	diff           bool
 	stamp          bool
 	speed          bool
 	fuse           string
@@ -50,6 +51,7 @@ type config struct {
 	maxArena       int
 	maxModel       int64
 	svg            string
+	json           string
 	emitOffline    string
 }
 
@@ -116,10 +118,12 @@ func addFlags(fs *flag.FlagSet, cfg *config, plan bool) {
 	if !plan {
 		fs.StringVar(&cfg.out, "o", "", "output `directory` (created if needed; default: the model's base name)")
 		fs.StringVar(&cfg.pkg, "pkg", "", "package `name` (default: last element of the output directory)")
-		fs.BoolVar(&cfg.check, "check", false, "compare with the files in the output directory, print a diff and exit 1 on drift; write nothing")
+		fs.BoolVar(&cfg.check, "check", false, "compare with the files in the output directory, print what differs (files, plan, operators) and exit 1 on drift; write nothing")
+		fs.BoolVar(&cfg.diff, "diff", false, "with -check, print the full unified diff too")
 		fs.BoolVar(&cfg.stamp, "stamp", false, "write the tflm-gen version into generated headers")
 	} else {
 		fs.StringVar(&cfg.svg, "svg", "", "also draw the arena as an SVG picture into `file`")
+		fs.StringVar(&cfg.json, "json", "", "also write the machine-readable report (report.json of a generated package) into `file`")
 		fs.StringVar(&cfg.emitOffline, "emit-offline", "", "write a copy of the model with TFLite Micro's OfflineMemoryAllocation metadata set from the plan into `file`")
 	}
 	fs.BoolVar(&cfg.version, "version", false, "print the version and exit")
@@ -295,14 +299,25 @@ func runGenerate(cfg *config, path string, stdout io.Writer) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if cfg.check {
-		drift, err := gen.CheckDir(cfg.out, res.Files, stdout)
+		drift, err := gen.CheckDir(cfg.out, res.Files)
 		if err != nil {
 			return err
 		}
-		if drift {
-			return fmt.Errorf("%s: generated code in %s is out of date; rerun tflm-gen", path, cfg.out)
+		if !drift.Changed() {
+			return nil
 		}
-		return nil
+		if err := drift.WriteSummary(stdout); err != nil {
+			return err
+		}
+		if cfg.diff {
+			err = drift.WriteDiff(stdout)
+		} else {
+			_, err = fmt.Fprintln(stdout, "(tflm-gen -check -diff prints the full diff)")
+		}
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("%s: generated code in %s is out of date; rerun tflm-gen", path, cfg.out)
 	}
 	if err := gen.WriteDir(cfg.out, res.Files); err != nil {
 		return err
@@ -334,6 +349,11 @@ func runPlan(cfg *config, path string, stdout io.Writer) error {
 	if cfg.svg != "" {
 		if err := gen.WriteFile(cfg.svg, rep.SVG); err != nil {
 			return fmt.Errorf("-svg: %w", err)
+		}
+	}
+	if cfg.json != "" {
+		if err := gen.WriteFile(cfg.json, rep.JSON); err != nil {
+			return fmt.Errorf("-json: %w", err)
 		}
 	}
 	if cfg.emitOffline != "" {

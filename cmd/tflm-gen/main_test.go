@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,8 +85,8 @@ func TestExitCodes(t *testing.T) {
 		{"truncated", []string{corrupt, "-o", out}, 1, "corrupt.tflite: invalid model: the file looks truncated: it refers to data past its end (", false},
 		{"not a model", []string{notModel, "-o", out}, 1, `text.tflite: invalid model: file identifier is`, false},
 		{"too large", []string{exampleModel, "-max-model-size", "100", "-o", out}, 1, "over the -max-model-size limit of 100", false},
-		{"arena limit", []string{exampleModel, "-max-arena", "1000", "-o", out}, 1, "arena needs 1120 bytes, 120 over the limit of 1000; peak at operator 2 (CONV_2D)", false},
-		{"arena limit layer by layer", []string{exampleModel, "-max-arena", "1000", "-fuse=off", "-o", out}, 1, "arena needs 1616 bytes, 616 over the limit of 1000; peak at operator 2 (CONV_2D)", false},
+		{"arena limit", []string{exampleModel, "-max-arena", "1000", "-o", out}, 1, "arena needs 1120 bytes, 120 over the limit of 1000; the plan equals the lower bound, so no plan of these buffers is smaller; peak at operator 2 (CONV_2D)", false},
+		{"arena limit layer by layer", []string{exampleModel, "-max-arena", "1000", "-fuse=off", "-o", out}, 1, "arena needs 1616 bytes, 616 over the limit of 1000; the plan equals the lower bound, so no plan of these buffers is smaller; peak at operator 2 (CONV_2D)", false},
 		{"recursive subgraphs", []string{recursive, "-o", out}, 1, "recursive.tflite: unsupported model feature: 1 problem(s): subgraph 2: operator 0 (CALL_ONCE): calls subgraph 1 recursively (call cycle 1 -> 2 -> 1)", false},
 		{"call tree", []string{tree, "-o", out}, 1, "tree.tflite: unsupported model feature: 1 problem(s): operator 0 (CALL_ONCE): runs 131069 operators of called subgraphs", false},
 		{"live pairs", []string{fan, "-o", out}, 1, "fan.tflite: memory plan too large: 12497500 pairs of buffers are live at a common operator, more than the planner's limit of 1048576 (planner.MaxLivePairs); 5000 buffers are live at operator 4998 (ABS)", false},
@@ -140,8 +141,11 @@ func TestWriteAndCheck(t *testing.T) {
 	user := filepath.Join(out, "model_test.go")
 	os.WriteFile(user, []byte("package tinyconv\n"), 0o644)
 
-	if code, stdout, _ := runCLI(exampleModel, "-o", out, "-check"); code != 1 || !strings.Contains(stdout, "--- a/"+stale) {
-		t.Errorf("-check with a stale file: exit %d, diff %q", code, stdout)
+	if code, stdout, _ := runCLI(exampleModel, "-o", out, "-check"); code != 1 || !strings.Contains(stdout, "kernel_old.go  stale") || strings.Contains(stdout, "--- a/") {
+		t.Errorf("-check with a stale file: exit %d, summary %q", code, stdout)
+	}
+	if code, stdout, _ := runCLI(exampleModel, "-o", out, "-check", "-diff"); code != 1 || !strings.Contains(stdout, "--- a/"+stale) {
+		t.Errorf("-check -diff with a stale file: exit %d, diff %q", code, stdout)
 	}
 	if code, _, stderr := runCLI(exampleModel, "-o", out); code != 0 {
 		t.Fatalf("regenerate: exit %d: %s", code, stderr)
@@ -155,16 +159,24 @@ func TestWriteAndCheck(t *testing.T) {
 	if code, stdout, stderr := runCLI(exampleModel, "-o", out, "-check"); code != 0 || stdout != "" {
 		t.Errorf("-check on fresh output: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	// Edit one constant: -check prints a unified diff and writes nothing.
+	// Edit one constant: -check prints a summary (-diff: and a unified
+	// diff) and writes nothing.
 	edited := bytes.Replace(model, []byte("const ArenaSize = "), []byte("const ArenaSize = 1 + "), 1)
 	os.WriteFile(filepath.Join(out, "model.go"), edited, 0o644)
 	code, stdout, stderr := runCLI(exampleModel, "-o", out, "-check")
 	if code != 1 || !strings.Contains(stderr, "out of date") {
 		t.Errorf("-check after edit: exit %d, stderr %q", code, stderr)
 	}
-	for _, want := range []string{"--- a/" + filepath.Join(out, "model.go"), "@@ ", "-const ArenaSize = 1 + ", "+const ArenaSize = "} {
+	for _, want := range []string{out + " differs from the generated package: 1 file\n", "  model.go  changed  +1 -1 line, in ArenaSize\n",
+		"plan, before -> after:\n  unchanged: model, ArenaSize 1120,", "operators that changed: none\n", "(tflm-gen -check -diff prints the full diff)"} {
 		if !strings.Contains(stdout, want) {
-			t.Errorf("diff lacks %q:\n%s", want, stdout)
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = runCLI(exampleModel, "-o", out, "-check", "-diff")
+	for _, want := range []string{"model.go  changed", "--- a/" + filepath.Join(out, "model.go"), "@@ ", "-const ArenaSize = 1 + ", "+const ArenaSize = "} {
+		if code != 1 || !strings.Contains(stdout, want) {
+			t.Errorf("-diff: exit %d, output lacks %q:\n%s", code, want, stdout)
 		}
 	}
 	if after, _ := os.ReadFile(filepath.Join(out, "model.go")); !bytes.Equal(after, edited) {
@@ -193,6 +205,20 @@ func TestPlanCommand(t *testing.T) {
 	b, err := os.ReadFile(svg)
 	if err != nil || !bytes.HasPrefix(b, []byte("<svg ")) || !bytes.Contains(b, []byte("lower bound")) {
 		t.Errorf("svg not written correctly: %v", err)
+	}
+	// -json writes the report.json that generation writes.
+	js := filepath.Join(t.TempDir(), "plan.json")
+	if code, _, stderr := runCLI("plan", exampleModel, "-json", js); code != 0 {
+		t.Fatalf("plan -json: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "m")
+	if code, _, stderr := runCLI(exampleModel, "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got, _ := os.ReadFile(js)
+	want, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if len(want) == 0 || !bytes.Equal(got, want) {
+		t.Errorf("plan -json wrote\n%s\nreport.json is\n%s", got, want)
 	}
 }
 
@@ -306,4 +332,38 @@ func TestGoGenerate(t *testing.T) {
 	if out := goCmd("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./model"); strings.TrimSpace(out) != "example.com/firmware/model" {
 		t.Errorf("the generated package depends on %q", out)
 	}
+	// A model that needs fewer kernels (issue 26, item 6): go generate
+	// lists the packages' files before running tflm-gen, so a run that
+	// removed a file of the package would fail on it. The package keeps
+	// its file names whatever the model.
+	before := snapshotNames(t, filepath.Join(dir, "model"))
+	smaller, err := os.ReadFile("../../testdata/dense_int8.tflite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "model.tflite"), smaller, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	goCmd("go", "generate", "./...")
+	if after := snapshotNames(t, filepath.Join(dir, "model")); !slices.Equal(before, after) {
+		t.Errorf("the package's files changed with the model: %v, then %v", before, after)
+	}
+	goCmd("go", "build", "./...")
+	if out := goCmd("go", "run", "./main"); !strings.Contains(out, "ok 1") {
+		t.Errorf("the program printed %q", out)
+	}
+}
+
+// snapshotNames lists the names in dir, sorted.
+func snapshotNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
 }

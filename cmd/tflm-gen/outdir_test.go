@@ -66,6 +66,9 @@ func TestOutputDirSafety(t *testing.T) {
 		{name: "user's layout.txt", setup: func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, "layout.txt"), []byte("my notes on the layout\n"), 0o644)
 		}, code: 1, stderr: "layout.txt exists and was not written by tflm-gen"},
+		{name: "user's report.json", setup: func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "report.json"), []byte("{\"generator\": \"my CI\"}\n"), 0o644)
+		}, code: 1, stderr: "report.json exists and was not written by tflm-gen"},
 		{name: "several user files", setup: func(t *testing.T, dir string) {
 			for _, n := range []string{"model.go", "weights.go", "layout.txt", "generated_test.go"} {
 				os.WriteFile(filepath.Join(dir, n), []byte(user), 0o644)

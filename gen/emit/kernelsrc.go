@@ -235,13 +235,48 @@ func styleChecks(list string) bool {
 	return true
 }
 
+// The copied kernel code goes into files of fixed names, all of them in
+// every package whatever the model: kernelsFile holds the declarations of
+// the kernel sources without a build constraint, and each build constraint
+// of the kernel sources has one file of its own (variantFiles), holding the
+// declarations of the files with that constraint, or only its package
+// clause. A model change then never adds or removes a file: go generate,
+// which lists a package's files before running the generators, never meets
+// a file that a run of tflm-gen removed, and a diff stays in the files
+// whose code changed.
+const kernelsFile = "kernels.go"
+
+// variantFiles names the generated file of each build constraint line of
+// the kernel sources (TestVariantFilesCoverKernelSources checks that every
+// constrained kernel source has one): the Thumb-2 DSP loops for TinyGo on
+// a Cortex-M4/M7 (kernels/dsp_arm.go) and their Go twins for every other
+// build (kernels/dsp_go.go).
+var variantFiles = map[string]string{
+	"//go:build tinygo && cortexm && !nodsp":  "kernels_cortexm.go",
+	"//go:build !tinygo || !cortexm || nodsp": "kernels_other.go",
+}
+
+// KernelFileNames lists the files of copied kernel code every generated
+// package has, sorted.
+func KernelFileNames() []string {
+	names := []string{kernelsFile}
+	for _, n := range variantFiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // kernelFiles returns the kernel code a model needs: the declarations named
-// in need and everything they use, nothing else. Declarations keep their
-// file (kernel_<name>.go), order and comments; the package clause becomes
-// pkg and each file starts with the generated-code header. The functions
-// in called, which the generated code calls, are marked //go:noinline:
-// each then keeps a frame of its own, whose stack use is the kernel's
-// whatever the model (the generator's stack figure adds them up).
+// in need and everything they use, nothing else, in the files of
+// KernelFileNames (each of them, even when it holds no declaration).
+// Declarations keep their order and comments, grouped by the kernel source
+// file they come from (a "// kernels/<file>" line before each group); the
+// package clause becomes pkg and each file starts with the generated-code
+// header hdr. The functions in called, which the generated code calls, are
+// marked //go:noinline: each then keeps a frame of its own, whose stack use
+// is the kernel's whatever the model (the generator's stack figure adds
+// them up).
 func kernelFiles(need []string, called map[string]bool, pkg, hdr string) (map[string][]byte, error) {
 	ks, err := loadKernels()
 	if err != nil {
@@ -275,36 +310,59 @@ func kernelFiles(need []string, called map[string]bool, pkg, hdr string) (map[st
 			}
 		}
 	}
-	byFile := map[string][]*kernelDecl{}
+	// Output file -> its declarations; every file is written.
+	byOut := map[string][]*kernelDecl{kernelsFile: nil}
+	constraintOf := map[string]string{kernelsFile: ""}
+	for c, n := range variantFiles {
+		byOut[n], constraintOf[n] = nil, c
+	}
 	for d := range keep {
-		byFile[d.file] = append(byFile[d.file], d)
+		out, err := ks.outFile(d.file)
+		if err != nil {
+			return nil, err
+		}
+		byOut[out] = append(byOut[out], d)
 	}
 	out := map[string][]byte{}
-	for file, ds := range byFile {
-		sort.Slice(ds, func(i, j int) bool { return ds[i].order < ds[j].order })
-		imports := map[string]bool{}
+	for name, ds := range byOut {
+		sort.Slice(ds, func(i, j int) bool {
+			if ds[i].file != ds[j].file {
+				return ds[i].file < ds[j].file
+			}
+			return ds[i].order < ds[j].order
+		})
+		// import paths, by the name the code uses (the last element).
+		imports := map[string]string{}
 		for _, d := range ds {
 			for _, p := range d.imports {
-				imports[p] = true
+				local := p[strings.LastIndex(p, "/")+1:]
+				if q, dup := imports[local]; dup && q != p {
+					return nil, fmt.Errorf("internal error: kernel sources import %q and %q, both as %s, into %s", q, p, local, name)
+				}
+				imports[local] = p
 			}
 		}
 		var b bytes.Buffer
 		for _, l := range strings.Split(hdr, "\n") {
 			b.WriteString("// " + l + "\n")
 		}
-		if c := ks.constraint[file]; c != "" {
+		if c := constraintOf[name]; c != "" {
 			b.WriteString("\n" + c + "\n")
 		}
 		b.WriteString("\npackage " + pkg + "\n")
 		if len(imports) > 0 {
 			var paths []string
-			for p := range imports {
+			for _, p := range imports {
 				paths = append(paths, strconv.Quote(p))
 			}
 			sort.Strings(paths)
 			b.WriteString("\nimport (\n\t" + strings.Join(paths, "\n\t") + "\n)\n")
 		}
-		for _, d := range ds {
+		for i, d := range ds {
+			if i == 0 || d.file != ds[i-1].file {
+				// A line of its own, apart from any doc comment.
+				b.WriteString("\n// Copied from kernels/" + d.file + ".\n")
+			}
 			b.WriteString("\n")
 			if len(d.names) == 1 && called[d.names[0]] {
 				b.Write(noinline(d.src))
@@ -313,12 +371,24 @@ func kernelFiles(need []string, called map[string]bool, pkg, hdr string) (map[st
 			}
 			b.WriteString("\n")
 		}
-		name := "kernel_" + file
 		if out[name], err = formatSource(name, b.Bytes()); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// outFile returns the generated file that takes the declarations of kernel
+// source file: kernelsFile, or the variant file of its build constraint.
+func (ks *kernelSource) outFile(file string) (string, error) {
+	c := ks.constraint[file]
+	if c == "" {
+		return kernelsFile, nil
+	}
+	if n, ok := variantFiles[c]; ok {
+		return n, nil
+	}
+	return "", fmt.Errorf("internal error: kernel source %s has the build constraint %q, which has no generated file (gen/emit/kernelsrc.go, variantFiles)", file, c)
 }
 
 // buildConstraint returns a file's //go:build line, "" when it has none.

@@ -90,10 +90,73 @@ func opName(p *program.Program, op int) string {
 	return camel(g.Tensors[o.Outputs[0]].Name, fmt.Sprintf("Op%d", op))
 }
 
+// fusedName splits a tensor name that the TensorFlow Lite converter made
+// by joining the names of fused operations with ";" into the path prefix
+// its parts share and what follows it in each part:
+//
+//	"seq/dense/MatMul;seq/dense/Relu;seq/dense/BiasAdd" -> "seq/dense", [MatMul Relu BiasAdd]
+//
+// prefix is "" when the parts share no path element (or the name has no
+// ";"); every part keeps at least its last element.
+func fusedName(s string) (prefix string, parts []string) {
+	parts = strings.Split(s, ";")
+	if len(parts) < 2 {
+		return "", parts
+	}
+	elems := strings.Split(parts[0], "/")
+	n := len(elems) - 1 // elements shared, at most all but the last of each part
+	for _, p := range parts[1:] {
+		pe := strings.Split(p, "/")
+		k := 0
+		for k < n && k < len(pe)-1 && pe[k] == elems[k] {
+			k++
+		}
+		n = k
+	}
+	if n == 0 {
+		return "", parts
+	}
+	prefix = strings.Join(elems[:n], "/")
+	rest := make([]string, len(parts))
+	for i, p := range parts {
+		rest[i] = p[len(prefix)+1:]
+	}
+	return prefix, rest
+}
+
+// layerName is the part of a tensor name that identifiers are made from:
+// the layer path a fused name's parts share ("seq/dense"), else its first
+// part, else the name.
+func layerName(s string) string {
+	prefix, parts := fusedName(s)
+	if prefix != "" {
+		return prefix
+	}
+	return parts[0]
+}
+
+// maxCommentName bounds a tensor name in a generated comment, in runes;
+// layout.txt and report.json give every name in full.
+const maxCommentName = 72
+
+// shortName shortens a tensor name for a comment: a fused name's shared
+// path written once ("seq/dense/{MatMul;Relu;BiasAdd}"), and a name longer
+// than maxCommentName runes cut, with "..." where it was cut.
+func shortName(s string) string {
+	if prefix, parts := fusedName(s); prefix != "" {
+		s = prefix + "/{" + strings.Join(parts, ";") + "}"
+	}
+	if r := []rune(s); len(r) > maxCommentName {
+		s = string(r[:maxCommentName-3]) + "..."
+	}
+	return s
+}
+
 // camel turns a tensor name into an exported-style identifier part: words
-// of letters and digits, each capitalised; fallback when nothing is left.
+// of letters and digits of its layer name (layerName), each capitalised;
+// fallback when nothing is left.
 func camel(s, fallback string) string {
-	words := strings.FieldsFunc(s, func(r rune) bool {
+	words := strings.FieldsFunc(layerName(s), func(r rune) bool {
 		return !(r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)))
 	})
 	for i, w := range words {

@@ -14,7 +14,7 @@ import (
 func (e *emitter) testFile(macs int64) ([]byte, error) {
 	g := e.g
 	f := jen.NewFile(e.opt.Package)
-	headerComment(f, header(g, e.opt))
+	headerComment(f, generatedLine)
 
 	// func fillInputs(m *Model, seed uint32) { ... }
 	var fill []jen.Code

@@ -70,6 +70,7 @@ const (
 	ConstU8                 Func = "constU8"
 	ConvCopy                Func = "convCopy"
 	ConvDSP                 Func = "convDSP"
+	ConvDSPCopy             Func = "convDSPCopy"
 	ConvDSPRun              Func = "convDSPRun"
 	ConvDSPScratch          Func = "convDSPScratch"
 	ConvDSPW                Func = "convDSPW"
@@ -149,6 +150,7 @@ const (
 	DivQuantOne             Func = "divQuantOne"
 	DivRoundingDivByPOT     Func = "divRoundingDivByPOT"
 	DspClear                Func = "dspClear"
+	DspCopy                 Func = "dspCopy"
 	DspDot2x2Rows           Func = "dspDot2x2Rows"
 	DspDot2x2RowsRef        Func = "dspDot2x2RowsRef"
 	DspPWLast               Func = "dspPWLast"
@@ -678,6 +680,7 @@ func Funcs() []Func {
 		ConstU8,
 		ConvCopy,
 		ConvDSP,
+		ConvDSPCopy,
 		ConvDSPRun,
 		ConvDSPScratch,
 		ConvDSPW,
@@ -757,6 +760,7 @@ func Funcs() []Func {
 		DivQuantOne,
 		DivRoundingDivByPOT,
 		DspClear,
+		DspCopy,
 		DspDot2x2Rows,
 		DspDot2x2RowsRef,
 		DspPWLast,
@@ -1344,6 +1348,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"d", "[]int8"}, {"src", "[]int8"}}, true
 	case ConvDSP:
 		return []Param{{"p", "*convDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case ConvDSPCopy:
+		return []Param{{"dst", "[]int8"}, {"src", "[]int8"}}, true
 	case ConvDSPRun:
 		return []Param{{"p", "*convDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}, {"wide", "bool"}}, true
 	case ConvDSPScratch:
@@ -1502,6 +1508,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "int32"}, {"e", "int"}}, true
 	case DspClear:
 		return []Param{{"p", "unsafe.Pointer"}, {"n", "int"}}, true
+	case DspCopy:
+		return []Param{{"dst", "unsafe.Pointer"}, {"src", "unsafe.Pointer"}, {"n", "int"}}, true
 	case DspDot2x2Rows:
 		return []Param{{"g", "*dspArgs"}}, true
 	case DspDot2x2RowsRef:
@@ -2335,6 +2343,7 @@ func (f Func) Results() int {
 		CmpInt8,
 		ConvCopy,
 		ConvDSP,
+		ConvDSPCopy,
 		ConvDSPRun,
 		ConvDSPW,
 		ConvDSPWindow,
@@ -2385,6 +2394,7 @@ func (f Func) Results() int {
 		DivI32,
 		DivInt8,
 		DspClear,
+		DspCopy,
 		DspDot2x2Rows,
 		DspDot2x2RowsRef,
 		DspPWLast,

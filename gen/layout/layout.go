@@ -96,8 +96,9 @@ func place(p *program.Program, align int, opt Options) (*planner.Plan, error) {
 }
 
 // CheckLimit returns an error wrapping ErrTooLarge, saying which buffers
-// are live at the plan's peak, when the arena is larger than limit bytes
-// (limit > 0).
+// are live at the plan's peak and what the gap between the plan and its
+// lower bound means for the limit, when the arena is larger than limit
+// bytes (limit > 0).
 func CheckLimit(p *program.Program, l *Layout, limit int) error {
 	if limit <= 0 || l.Plan.Size <= limit {
 		return nil
@@ -105,11 +106,11 @@ func CheckLimit(p *program.Program, l *Layout, limit int) error {
 	return fmt.Errorf("%w: %s", ErrTooLarge, explainOver(p, l, limit))
 }
 
-// liveAt lists the buffers live at step, largest first.
+// liveAt lists the buffers live at step that take memory, largest first.
 func liveAt(p *program.Program, step int) []int {
 	var live []int
 	for i, b := range p.Buffers {
-		if b.First <= step && step <= b.Last {
+		if b.First <= step && step <= b.Last && b.Size > 0 {
 			live = append(live, i)
 		}
 	}
@@ -117,19 +118,58 @@ func liveAt(p *program.Program, step int) []int {
 	return live
 }
 
-// explainOver says why the plan does not fit in limit bytes.
+// maxExplained bounds the buffers a limit error lists one by one.
+const maxExplained = 8
+
+// explainOver says why the plan does not fit in limit bytes: by how much,
+// whether a smaller plan can exist (the lower bound against the limit, and
+// the certificate), and the buffers live at the peak with their offsets,
+// saying which share bytes (an output written over its dying input).
 func explainOver(p *program.Program, l *Layout, limit int) string {
 	pl := l.Plan
 	step := pl.PeakStep
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "arena needs %d bytes, %d over the limit of %d", pl.Size, pl.Size-limit, limit)
-	if pl.Size > pl.LowerBound {
-		fmt.Fprintf(&sb, " (lower bound %d; plan is %s)", pl.LowerBound, pl.CertText())
+	fmt.Fprintf(&sb, "arena needs %d bytes, %d over the limit of %d; ", pl.Size, pl.Size-limit, limit)
+	switch {
+	case pl.Size == pl.LowerBound:
+		sb.WriteString("the plan equals the lower bound, so no plan of these buffers is smaller")
+	case pl.LowerBound > limit:
+		fmt.Fprintf(&sb, "the lower bound, %d bytes, is over the limit too, so no plan of these buffers fits (this one is %s)", pl.LowerBound, pl.CertText())
+	case pl.Cert == planner.Exhaustive:
+		fmt.Fprintf(&sb, "the lower bound, %d bytes, is within the limit, but the plan is %s: the search tried every placement and none is smaller", pl.LowerBound, pl.CertText())
+	case pl.Cert == planner.BestFound:
+		fmt.Fprintf(&sb, "the lower bound, %d bytes, is within the limit and the plan is %s: the search stopped at its budget, so a plan that fits may exist (-plan-effort raises the budget)", pl.LowerBound, pl.CertText())
+	case pl.Cert == planner.AllOrders:
+		fmt.Fprintf(&sb, "the lower bound, %d bytes, is within the limit and the plan is %s: no placement order does better, though a plan that fits may exist", pl.LowerBound, pl.CertText())
+	default:
+		fmt.Fprintf(&sb, "the lower bound, %d bytes, is within the limit and the plan is %s: -planner optimal searches for a smaller one", pl.LowerBound, pl.CertText())
 	}
-	fmt.Fprintf(&sb, "; peak at operator %d (%s) where these buffers are live:", step, p.Ops[step].Code)
-	for _, i := range liveAt(p, step) {
+	live := liveAt(p, step)
+	fmt.Fprintf(&sb, "; peak at operator %d (%s), where %d bytes are live (aligned sizes, bytes an output shares with its dying input counted once), in these buffers:", step, p.Ops[step].Code, pl.LowerBound)
+	for k, i := range live {
+		if k == maxExplained {
+			rest := 0
+			for _, j := range live[k:] {
+				rest += p.Buffers[j].Size
+			}
+			fmt.Fprintf(&sb, " %d more, %d bytes in all;", len(live)-k, rest)
+			break
+		}
 		b := p.Buffers[i]
-		fmt.Fprintf(&sb, " %q %d bytes (%s, ops %d-%d);", b.Name, b.Size, b.Kind, b.First, b.Last)
+		fmt.Fprintf(&sb, " %q %d bytes at offset %d (%s, ops %d-%d", b.Name, b.Size, pl.Offsets[i], b.Kind, b.First, b.Last)
+		// The bytes it shares with a buffer live since before: it is
+		// written over that buffer, which dies at this operator.
+		for _, j := range live {
+			o := p.Buffers[j]
+			if j == i || o.First > b.First || o.First == b.First && j > i {
+				continue
+			}
+			lo, hi := max(pl.Offsets[i], pl.Offsets[j]), min(pl.Offsets[i]+b.Size, pl.Offsets[j]+o.Size)
+			if lo < hi {
+				fmt.Fprintf(&sb, "; written over %q, sharing %d bytes with it", o.Name, hi-lo)
+			}
+		}
+		sb.WriteString(");")
 	}
 	return strings.TrimSuffix(sb.String(), ";")
 }

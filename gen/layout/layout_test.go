@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/gen/program"
@@ -260,23 +261,58 @@ func TestCheckLimit(t *testing.T) {
 		{name: "limit equal to the arena", p: p, l: l, limit: 224},
 		{name: "limit above the arena", p: p, l: l, limit: 1 << 20},
 		{
-			// 224-200 = 24 over; the plan is at its lower bound, so no
-			// bound is given; the live buffers at operator 1 (A, B, S, P)
-			// largest first with their unaligned sizes.
+			// 224-200 = 24 over; the plan is at its lower bound; the
+			// live buffers at operator 1 (A, B, S, P) largest first with
+			// their unaligned sizes and offsets.
 			name: "over, at the lower bound", p: p, l: l, limit: 200,
 			want: `arena larger than the limit: arena needs 224 bytes, 24 over the limit of 200; ` +
-				`peak at operator 1 (DEPTHWISE_CONV_2D) where these buffers are live: ` +
-				`"A" 100 bytes (activation, ops 0-1); "B" 50 bytes (activation, ops 1-2); ` +
-				`"S" 20 bytes (scratch, ops 1-1); "P" 10 bytes (persistent, ops 0-3)`,
+				`the plan equals the lower bound, so no plan of these buffers is smaller; ` +
+				`peak at operator 1 (DEPTHWISE_CONV_2D), where 224 bytes are live (aligned sizes, bytes an output shares with its dying input counted once), in these buffers: ` +
+				fmt.Sprintf(`"A" 100 bytes at offset %d (activation, ops 0-1); "B" 50 bytes at offset %d (activation, ops 1-2); `, l.Plan.Offsets[0], l.Plan.Offsets[1]) +
+				fmt.Sprintf(`"S" 20 bytes at offset %d (scratch, ops 1-1); "P" 10 bytes at offset %d (persistent, ops 0-3)`, l.Plan.Offsets[2], l.Plan.Offsets[4]),
 		},
 		{
-			// 160-64 = 96 over; gap 160-128 = 32.
-			name: "over, with a gap", p: q, l: ql, limit: 64,
-			want: `arena larger than the limit: arena needs 160 bytes, 96 over the limit of 64 ` +
-				`(lower bound 128; plan is best found, gap 32 bytes); ` +
-				`peak at operator 1 (ADD) where these buffers are live: ` +
-				`"y" 48 bytes (activation, ops 1-1); "v" 40 bytes (scratch, ops 1-1); ` +
-				`"x" 16 bytes (activation, ops 0-1); "w" 16 bytes (scratch, ops 1-2)`,
+			// 160-64 = 96 over; gap 160-128 = 32, the bound over the
+			// limit too.
+			name: "over, bound over too", p: q, l: ql, limit: 64,
+			want: `arena larger than the limit: arena needs 160 bytes, 96 over the limit of 64; ` +
+				`the lower bound, 128 bytes, is over the limit too, so no plan of these buffers fits (this one is best found, gap 32 bytes); ` +
+				`peak at operator 1 (ADD), where 128 bytes are live (aligned sizes, bytes an output shares with its dying input counted once), in these buffers: ` +
+				`"y" 48 bytes at offset 16 (activation, ops 1-1); "v" 40 bytes at offset 112 (scratch, ops 1-1); ` +
+				`"x" 16 bytes at offset 0 (activation, ops 0-1); "w" 16 bytes at offset 64 (scratch, ops 1-2)`,
+		},
+		{
+			// The bound fits the limit: what the certificate says
+			// about a plan that fits.
+			name: "over, bound within, budget out", p: q, l: ql, limit: 144,
+			want: `the lower bound, 128 bytes, is within the limit and the plan is best found, gap 32 bytes: the search stopped at its budget, so a plan that fits may exist (-plan-effort raises the budget); peak at operator 1`,
+		},
+		{
+			name: "over, bound within, exhaustive", p: q, l: withCert(ql, planner.Exhaustive), limit: 144,
+			want: `the lower bound, 128 bytes, is within the limit, but the plan is optimal (exhaustive): the search tried every placement and none is smaller; peak`,
+		},
+		{
+			name: "over, bound within, all orders", p: q, l: withCert(ql, planner.AllOrders), limit: 144,
+			want: `is within the limit and the plan is best of every placement order, gap 32 bytes: no placement order does better, though a plan that fits may exist; peak`,
+		},
+		{
+			name: "over, bound within, greedy", p: q, l: withCert(ql, planner.Heuristic), limit: 144,
+			want: `is within the limit and the plan is greedy (heuristic), 32 bytes above the lower bound: -planner optimal searches for a smaller one; peak`,
+		},
+		{
+			// Overlapped pair: T is written over U, which dies at
+			// operator 1; U's 32 bytes at 16 and T's at 0 share 16.
+			name: "shared bytes", limit: 40,
+			p: prog([]model.OpCode{model.OpConv2D, model.OpConv2D}, act("U", 32, 0, 1), act("T", 32, 1, 1)),
+			l: &Layout{Align: 16, PlainSize: 64, Plan: &planner.Plan{Offsets: []int{16, 0}, Size: 48, LowerBound: 48, PeakStep: 1}},
+			want: `peak at operator 1 (CONV_2D), where 48 bytes are live (aligned sizes, bytes an output shares with its dying input counted once), in these buffers: ` +
+				`"U" 32 bytes at offset 16 (activation, ops 0-1); "T" 32 bytes at offset 0 (activation, ops 1-1; written over "U", sharing 16 bytes with it)`,
+		},
+		{
+			// Many live buffers: the largest few, then a count.
+			name: "many", limit: 100, p: many(12),
+			l:    &Layout{Align: 16, Plan: &planner.Plan{Offsets: []int{0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176}, Size: 192, LowerBound: 192}},
+			want: `"b7" 16 bytes at offset 112 (activation, ops 0-0); 4 more, 64 bytes in all`,
 		},
 	}
 	for _, tc := range tests {
@@ -294,9 +330,25 @@ func TestCheckLimit(t *testing.T) {
 			if !errors.Is(err, ErrTooLarge) {
 				t.Errorf("error %q does not wrap ErrTooLarge", err)
 			}
-			if err.Error() != tc.want {
-				t.Errorf("error\n%s\nwant\n%s", err, tc.want)
+			if !strings.Contains(err.Error(), tc.want) || strings.HasPrefix(tc.want, "arena") && err.Error() != tc.want {
+				t.Errorf("error\n%s\nwant (in it)\n%s", err, tc.want)
 			}
 		})
 	}
+}
+
+// withCert returns a copy of l with the certificate c.
+func withCert(l *Layout, c planner.Certificate) *Layout {
+	plan := *l.Plan
+	plan.Cert = c
+	return &Layout{Align: l.Align, PlainSize: l.PlainSize, Plan: &plan}
+}
+
+// many is one operator with n 16-byte activations b0, b1, ... live at it.
+func many(n int) *program.Program {
+	var bufs []program.Buffer
+	for i := range n {
+		bufs = append(bufs, act(fmt.Sprintf("b%d", i), 16, 0, 0))
+	}
+	return prog([]model.OpCode{model.OpAdd}, bufs...)
 }

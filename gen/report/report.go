@@ -1,12 +1,14 @@
-// Package report renders the memory plan of a lowered program for people:
-// the layout.txt table and timeline chart of every generated package (and
-// of the plan command), and an SVG of the arena.
+// Package report renders the memory plan of a lowered program: for people,
+// the layout.txt of every generated package (and of the plan command: the
+// table, timeline and arena map) and an SVG of the arena; for tools,
+// report.json (Report), and what changed between two of them (Delta).
 package report
 
 import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tflm-gen/tflm-gen/gen/layout"
@@ -32,11 +34,14 @@ type layoutReport struct {
 	Groups                   []string // lines describing the fused groups
 	NumGroups                int
 	MACs                     int64
-	Table, Chart             string
-	Const                    *ConstBytes // nil when no code was emitted
-	Stack                    *Stack      // nil when no code was emitted
-	StackOpName              string
-	RAM                      int
+	Table, Chart, Map        string
+	MapColumn                int // bytes a column of the map covers
+	// CertMeaning says what the certificate means, in words.
+	CertMeaning string
+	Const       *ConstBytes // nil when no code was emitted
+	Stack       *Stack      // nil when no code was emitted
+	StackOpName string
+	RAM         int
 }
 
 // Stack bounds the stack a call of the generated Invoke (or Reset) takes on
@@ -91,6 +96,7 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 		Act: pr.Bytes(planner.Activation), Scratch: pr.Bytes(planner.Scratch), Persistent: pr.Bytes(planner.Persistent),
 		PeakOp: p.PeakStep, PeakName: pr.Ops[p.PeakStep].Code.String(), Align: l.Align,
 		Saved: l.PlainSize - p.Size, Plain: l.PlainSize, MACs: pr.MACs(),
+		CertMeaning: CertMeaning(p), MapColumn: mapColumnBytes(p.Size),
 	}
 	if stack != nil {
 		r.RAM = p.Size + stack.Bytes
@@ -127,7 +133,8 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 			fmt.Sprintf("%d-%d", b.First, b.Last), b.Kind, name)
 	}
 	r.Table = tb.String()
-	r.Chart = chart(pr, order)
+	r.Chart = chart(pr, order, p.Offsets)
+	r.Map = arenaMap(pr, l, order)
 	var out bytes.Buffer
 	if err := templates.Layout.Execute(&out, r); err != nil {
 		return nil, fmt.Errorf("layout report: %w", err)
@@ -141,8 +148,24 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 // far below (person_detect: 32 buffers x 31 operators).
 const maxChartCells = 1 << 20
 
-// chart draws one row per buffer and one column per operator.
-func chart(pr *program.Program, order []int) string {
+// CertMeaning says in words what plan p's certificate (CertText) means.
+func CertMeaning(p *planner.Plan) string {
+	switch p.Cert {
+	case planner.AtLowerBound:
+		return "the arena equals the lower bound: no plan of these buffers can be smaller"
+	case planner.Exhaustive:
+		return fmt.Sprintf("%d bytes above the lower bound, but the search tried every order of placing the buffers: no plan of these buffers is smaller (the buffers live at the peak cannot all be packed below the others)", p.Gap())
+	case planner.BestFound:
+		return fmt.Sprintf("the search stopped at its budget (-plan-effort) before it could prove this plan optimal: a plan up to %d bytes smaller may exist", p.Gap())
+	case planner.AllOrders:
+		return fmt.Sprintf("the search tried every order of placing the buffers, each at its lowest free offset, and found none smaller; with buffers written over their dying input a plan up to %d bytes smaller may still exist (one that puts a buffer in a gap no lowest placement finds)", p.Gap())
+	}
+	return fmt.Sprintf("-planner greedy: TFLite Micro's rule (largest buffer first, at the lowest offset that fits), no search; a plan up to %d bytes smaller may exist", p.Gap())
+}
+
+// chart draws one row per buffer and one column per operator, each row
+// ending with the buffer's bytes in the arena.
+func chart(pr *program.Program, order []int, offsets []int) string {
 	n := len(pr.Ops)
 	if cells := int64(len(order)) * int64(n); cells > maxChartCells {
 		return fmt.Sprintf("(not drawn: %d buffers x %d operators is over %d cells; the table above lists every lifetime)\n", len(order), n, maxChartCells)
@@ -175,9 +198,152 @@ func chart(pr *program.Program, order []int) string {
 				sb.WriteByte('.')
 			}
 		}
+		if b.Size > 0 {
+			fmt.Fprintf(&sb, "  %d-%d", offsets[i], offsets[i]+b.Size-1)
+		} else {
+			sb.WriteString("  (empty)")
+		}
 		sb.WriteByte('\n')
 	}
 	return sb.String()
+}
+
+// mapColumns is the most columns the arena map draws; a column covers a
+// power of two of bytes, so the map has mapColumns/2 to mapColumns.
+const mapColumns = 64
+
+// maxMapOpName bounds the output tensor name ending a row of the map.
+const maxMapOpName = 40
+
+// mapColumnBytes is the bytes a column of the arena map covers: the least
+// power of two that draws an arena of size bytes in mapColumns columns.
+func mapColumnBytes(size int) int {
+	col := 1
+	for col*mapColumns < size {
+		col *= 2
+	}
+	return col
+}
+
+// bufChar is the character of buffer number n (b<n>) in the arena map.
+func bufChar(n int) byte {
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	if n < len(digits) {
+		return digits[n]
+	}
+	return '*'
+}
+
+// arenaMap draws the arena at every operator, as TFLite Micro's planner
+// prints its plan: one row per operator (its number, type, the bytes in
+// use and its output's name), one column per power of two of bytes, each
+// buffer live at the operator drawn with its character (bufChar), '+'
+// where two live buffers share bytes (an output written over its dying
+// input) and '.' where no live buffer is. A column shows the buffer that
+// covers most of it.
+func arenaMap(pr *program.Program, l *layout.Layout, order []int) string {
+	n := len(pr.Ops)
+	if n*mapColumns > maxChartCells {
+		return fmt.Sprintf("(not drawn: %d operators x %d columns is over %d cells; the table above gives every offset)\n", n, mapColumns, maxChartCells)
+	}
+	size := l.Plan.Size
+	col := mapColumnBytes(size)
+	cols := max(1, (size+col-1)/col)
+	num := make([]int, len(pr.Buffers)) // a buffer's number in the table
+	for k, i := range order {
+		num[i] = k
+	}
+	byFirst := make([][]int, n)
+	for _, i := range order {
+		if b := pr.Buffers[i]; b.Size > 0 && b.First >= 0 && b.First < n {
+			byFirst[b.First] = append(byFirst[b.First], i)
+		}
+	}
+	codeW := 0
+	for _, op := range pr.Ops {
+		codeW = max(codeW, len(op.Code.String()))
+	}
+	numW := len(fmt.Sprint(n - 1))
+	liveW := len(fmt.Sprint(size))
+	var sb strings.Builder
+	pad := strings.Repeat(" ", numW+1+codeW+1)
+	end := fmt.Sprint(size)
+	ruler := "0" + strings.Repeat(" ", max(1, cols-1-len(end))) + end
+	fmt.Fprintf(&sb, "%s%s\n", pad, ruler)
+	type span struct{ lo, hi, buf int }
+	var live []int
+	var spans []span
+	row := make([]byte, cols)
+	cover := make([]int, cols) // bytes of the column the drawn buffer covers
+	for s := 0; s < n; s++ {
+		live = append(live, byFirst[s]...)
+		k := 0
+		spans = spans[:0]
+		for _, i := range live {
+			if pr.Buffers[i].Last >= s {
+				live[k] = i
+				k++
+				off := l.Plan.Offsets[i]
+				spans = append(spans, span{off, off + pr.Buffers[i].Size, i})
+			}
+		}
+		live = live[:k]
+		for c := range row {
+			row[c], cover[c] = '.', 0
+		}
+		sort.Slice(spans, func(a, b int) bool {
+			if spans[a].lo != spans[b].lo {
+				return spans[a].lo < spans[b].lo
+			}
+			return num[spans[a].buf] < num[spans[b].buf]
+		})
+		used, reach := 0, 0
+		var shared [][2]int
+		for _, sp := range spans {
+			if sp.lo < reach {
+				shared = append(shared, [2]int{sp.lo, min(sp.hi, reach)})
+			}
+			if lo := max(sp.lo, reach); sp.hi > lo {
+				used += sp.hi - lo
+			}
+			reach = max(reach, sp.hi)
+			for c := sp.lo / col; c < cols && c*col < sp.hi; c++ {
+				b := min(sp.hi, (c+1)*col) - max(sp.lo, c*col)
+				if b > cover[c] {
+					row[c], cover[c] = bufChar(num[sp.buf]), b
+				}
+			}
+		}
+		for _, sh := range shared {
+			for c := sh[0] / col; c < cols && c*col < sh[1]; c++ {
+				row[c] = '+'
+			}
+		}
+		name := ""
+		if i := pr.Ops[s].Index; i >= 0 && i < len(pr.Graph.Ops) {
+			if o := pr.Graph.Ops[i]; len(o.Outputs) > 0 && o.Outputs[0] >= 0 {
+				name = "  " + mapName(pr.Graph.Tensors[o.Outputs[0]].Name)
+			}
+		}
+		fmt.Fprintf(&sb, "%*d %-*s|%s| %*d%s\n", numW, s, codeW, pr.Ops[s].Code, string(row), liveW, used, name)
+	}
+	return sb.String()
+}
+
+// mapName is a tensor name as a row of the arena map ends with it: quoted
+// when it holds anything but printable characters, cut at maxMapOpName
+// characters.
+func mapName(s string) string {
+	for _, r := range s {
+		if !strconv.IsPrint(r) {
+			s = strconv.Quote(s)
+			break
+		}
+	}
+	if r := []rune(s); len(r) > maxMapOpName {
+		s = string(r[:maxMapOpName-3]) + "..."
+	}
+	return s
 }
 
 // bufLabel names a buffer as the table does: b<row> and its tensors.

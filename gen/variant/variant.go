@@ -20,6 +20,11 @@ type Plan struct {
 // Choose passes a fresh slice on every call.
 type Planner func(lean []bool) (Plan, error)
 
+// maxWork bounds Choose's work: operators times plans made. The models of
+// ../shared stay far below (person_detect: 31 operators, 4 steps); a chain of
+// 2,000 operators gets 8.
+const maxWork = 1 << 14
+
 // Choose returns the selection to emit. fastScratch and leanScratch give,
 // per operator, the bytes of scratch each variant needs, rounded as the
 // planner places them. Starting from every fast variant, operators whose
@@ -51,7 +56,12 @@ func Choose(fastScratch, leanScratch []int, plan Planner) ([]bool, Plan, error) 
 			left++
 		}
 	}
-	for cur.Size > base.Size && left > 0 {
+	// Each step plans the whole program: on programs of thousands of
+	// operators the steps are bounded (maxWork operators planned in all),
+	// and a choice the bound cuts short ends with every operator lean.
+	steps := max(1, maxWork/max(n, 1))
+	for cur.Size > base.Size && left > 0 && steps > 0 {
+		steps--
 		pick := -1
 		if p := cur.PeakStep; p >= 0 && p < n && extra[p] > 0 {
 			pick = p

@@ -5,6 +5,14 @@
 // Package mlp_float runs the TensorFlow Lite model mlp_float.tflite, compiled ahead of time by
 // tflm-gen: all memory is one arena inside Model, planned at generation time;
 // weights are read-only constants; Invoke is a fixed sequence of kernel calls.
+//
+// Inputs and outputs are views into the arena (Input, Output). The plan reuses
+// a tensor's memory once no operator reads it any more, input tensors
+// included, as TensorFlow Lite Micro's memory planner does: Invoke may
+// overwrite the inputs, so write every input before each Invoke.
+// This plan overwrites every input.
+// Output 0 shares memory with an input: read the outputs before writing the
+// next inputs.
 package mlp_float
 
 import "unsafe"
@@ -14,11 +22,12 @@ import "unsafe"
 // overlap. The plan is optimal (= lower bound); its peak is at operator 1 (FULLY_CONNECTED).
 // Persistent state takes 0 bytes of it. layout.txt lists every buffer.
 //
-// RAM: ArenaSize + stack 816 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
-// Invoke or Reset takes at most 816 bytes of stack below its caller's.
+// RAM: ArenaSize + stack 504 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
+// Invoke or Reset takes at most 504 bytes of stack below its caller's.
 const ArenaSize = 64
 
-// Arena offsets of the buffers, as planned (layout.txt has the chart).
+// Arena offsets of the buffers, as planned (layout.txt has the chart and the
+// tensors' names in full).
 const (
 	offBranchA  = 48 // tensor 1 "branch_a" = 3 "sum": 12 bytes, operators 0-3
 	offFeatures = 0  // tensor 0 "features": 24 bytes, operators 0-1
@@ -60,7 +69,8 @@ func (m *Model) arena() arena {
 }
 
 // Input returns the raw little-endian bytes of graph input i, a view into the
-// arena. It panics if i is out of range.
+// arena: Invoke may overwrite it (see the package documentation).
+// It panics if i is out of range.
 func (m *Model) Input(i int) []byte {
 	a := m.arena()
 	switch i {
@@ -82,7 +92,9 @@ func (m *Model) InputFloat32(i int) []float32 {
 }
 
 // Output returns the raw little-endian bytes of graph output i, a view into the
-// arena. It panics if i is out of range.
+// arena: valid until the next Invoke, or until an input sharing its memory is
+// written (see the package documentation).
+// It panics if i is out of range.
 func (m *Model) Output(i int) []byte {
 	a := m.arena()
 	switch i {

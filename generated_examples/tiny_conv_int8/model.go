@@ -5,6 +5,12 @@
 // Package tiny_conv_int8 runs the TensorFlow Lite model tiny_conv_int8.tflite, compiled ahead of time by
 // tflm-gen: all memory is one arena inside Model, planned at generation time;
 // weights are read-only constants; Invoke is a fixed sequence of kernel calls.
+//
+// Inputs and outputs are views into the arena (Input, Output). The plan reuses
+// a tensor's memory once no operator reads it any more, input tensors
+// included, as TensorFlow Lite Micro's memory planner does: Invoke may
+// overwrite the inputs, so write every input before each Invoke.
+// This plan overwrites every input.
 package tiny_conv_int8
 
 import "unsafe"
@@ -18,7 +24,8 @@ import "unsafe"
 // Invoke or Reset takes at most 1592 bytes of stack below its caller's.
 const ArenaSize = 1120
 
-// Arena offsets of the buffers, as planned (layout.txt has the chart).
+// Arena offsets of the buffers, as planned (layout.txt has the chart and the
+// tensors' names in full).
 const (
 	offConv1Relu         = 0    // tensor 1 "conv1/relu": 512 bytes, operators 0-1
 	offImage             = 512  // tensor 0 "image": 256 bytes, operators 0-0
@@ -75,7 +82,8 @@ func (m *Model) arena() arena {
 }
 
 // Input returns the raw little-endian bytes of graph input i, a view into the
-// arena. It panics if i is out of range.
+// arena: Invoke may overwrite it (see the package documentation).
+// It panics if i is out of range.
 func (m *Model) Input(i int) []byte {
 	a := m.arena()
 	switch i {
@@ -97,7 +105,9 @@ func (m *Model) InputInt8(i int) []int8 {
 }
 
 // Output returns the raw little-endian bytes of graph output i, a view into the
-// arena. It panics if i is out of range.
+// arena: valid until the next Invoke, or until an input sharing its memory is
+// written (see the package documentation).
+// It panics if i is out of range.
 func (m *Model) Output(i int) []byte {
 	a := m.arena()
 	switch i {

@@ -21,9 +21,9 @@ type Package struct {
 	Files map[string][]byte // generated files
 }
 
-// Job asks the driver to run one package: set the inputs, invoke Invokes
-// times (Reset first when Reset is true), and return the outputs after
-// every invoke.
+// Job asks the driver to run one package: set the inputs and invoke,
+// Invokes times (the inputs set again before every Invoke, which may reuse
+// their memory), and return the outputs after every invoke.
 type Job struct {
 	Package string   `json:"package"`
 	Inputs  [][]byte `json:"inputs"`
@@ -71,10 +71,12 @@ func main() {
 		switch j.Package {
 {{range .}}		case {{printf "%q" .}}:
 			m := new({{.}}.Model)
-			for i, in := range j.Inputs {
-				copy(m.Input(i), in)
-			}
 			for k := 0; k < j.Invokes; k++ {
+				// Before every Invoke, as the API asks: an Invoke may
+				// reuse its inputs' memory.
+				for i, in := range j.Inputs {
+					copy(m.Input(i), in)
+				}
 				m.Invoke()
 				var outs [][]byte
 				for i := 0; i < {{.}}.NumOutputs; i++ {
