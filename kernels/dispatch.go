@@ -509,6 +509,10 @@ func Call(fn string, args []any) bool {
 		padBytesConst(args[0].(*padParams), args[1].([]byte), args[2].(string))
 	case "padFill":
 		padFill(args[0].([]byte), args[1].(int64), int(args[2].(int64)))
+	case "padRowsInt16":
+		padRowsInt16(args[0].(*padRowsParams), args[1].([]int16), args[2].([]int16))
+	case "padRowsInt8":
+		padRowsInt8(args[0].(*padRowsParams), args[1].([]int8), args[2].([]int8))
 	case "preluF32":
 		preluF32(args[0].(*ewBcast), args[1].([]float32), args[2].([]float32), args[3].([]float32))
 	case "preluInt16":
@@ -2057,6 +2061,29 @@ func NewParams(typ string, fields map[string]any) any {
 				p.rowIn = int(v.(int64))
 			case "rowRight":
 				p.rowRight = int(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "padRowsParams":
+		p := &padRowsParams{}
+		for k, v := range fields {
+			switch k {
+			case "inH":
+				p.inH = int(v.(int64))
+			case "outH":
+				p.outH = int(v.(int64))
+			case "padH":
+				p.padH = int(v.(int64))
+			case "rowLeft":
+				p.rowLeft = int(v.(int64))
+			case "rowIn":
+				p.rowIn = int(v.(int64))
+			case "rowRight":
+				p.rowRight = int(v.(int64))
+			case "value":
+				p.value = int32(v.(int64))
 			default:
 				return nil
 			}

@@ -426,6 +426,8 @@ const (
 	PadBytes                Func = "padBytes"
 	PadBytesConst           Func = "padBytesConst"
 	PadFill                 Func = "padFill"
+	PadRowsInt16            Func = "padRowsInt16"
+	PadRowsInt8             Func = "padRowsInt8"
 	PoolAvgRound            Func = "poolAvgRound"
 	PoolRecip               Func = "poolRecip"
 	PoolSumI8               Func = "poolSumI8"
@@ -604,6 +606,7 @@ const (
 	MoveParams           Struct = "moveParams"
 	MulQuantParams       Struct = "mulQuantParams"
 	PadParams            Struct = "padParams"
+	PadRowsParams        Struct = "padRowsParams"
 	PoolParams           Struct = "poolParams"
 	PreluParams          Struct = "preluParams"
 	QuantizeParams       Struct = "quantizeParams"
@@ -1036,6 +1039,8 @@ func Funcs() []Func {
 		PadBytes,
 		PadBytesConst,
 		PadFill,
+		PadRowsInt16,
+		PadRowsInt8,
 		PoolAvgRound,
 		PoolRecip,
 		PoolSumI8,
@@ -1216,6 +1221,7 @@ func Structs() []Struct {
 		MoveParams,
 		MulQuantParams,
 		PadParams,
+		PadRowsParams,
 		PoolParams,
 		PreluParams,
 		QuantizeParams,
@@ -2060,6 +2066,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*padParams"}, {"dst", "[]byte"}, {"src", "string"}}, true
 	case PadFill:
 		return []Param{{"dst", "[]byte"}, {"v", "int64"}, {"esz", "int"}}, true
+	case PadRowsInt16:
+		return []Param{{"p", "*padRowsParams"}, {"dst", "[]int16"}, {"src", "[]int16"}}, true
+	case PadRowsInt8:
+		return []Param{{"p", "*padRowsParams"}, {"dst", "[]int8"}, {"src", "[]int8"}}, true
 	case PoolAvgRound:
 		return []Param{{"acc", "int32"}, {"n", "int32"}}, true
 	case PoolRecip:
@@ -2542,6 +2552,8 @@ func (f Func) Results() int {
 		PadBytes,
 		PadBytesConst,
 		PadFill,
+		PadRowsInt16,
+		PadRowsInt8,
 		PreluF32,
 		PreluInt16,
 		PreluInt8,
@@ -2958,6 +2970,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"in1Off", "int32"}, {"in2Off", "int32"}, {"outOff", "int32"}, {"mult", "int32"}, {"shift", "int"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case PadParams:
 		return []Param{{"esz", "int"}, {"value", "int64"}, {"n0", "int"}, {"n1", "int"}, {"n2", "int"}, {"n3", "int"}, {"lo0", "int"}, {"lo1", "int"}, {"lo2", "int"}, {"lo3", "int"}, {"hi0", "int"}, {"hi1", "int"}, {"hi2", "int"}, {"hi3", "int"}, {"block0", "int"}, {"block1", "int"}, {"block2", "int"}, {"block3", "int"}, {"rowLeft", "int"}, {"rowIn", "int"}, {"rowRight", "int"}}, true
+	case PadRowsParams:
+		return []Param{{"inH", "int"}, {"outH", "int"}, {"padH", "int"}, {"rowLeft", "int"}, {"rowIn", "int"}, {"rowRight", "int"}, {"value", "int32"}}, true
 	case PoolParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"depth", "int"}, {"outH", "int"}, {"outW", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"padH", "int"}, {"padW", "int"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case PreluParams:

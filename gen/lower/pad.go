@@ -176,10 +176,49 @@ func lowerPad(c *opCtx) error {
 	if out.NumElements() == 0 {
 		return nil
 	}
+	if fn, ok := padRowsKernel(in, pads); ok {
+		// Height and width of a batch-1 image: row by row, so that fused
+		// row streaming can run it on bands of rows.
+		row := in.Shape[3]
+		c.Call(fn, Struct(kernelsig.PadRowsParams,
+			F("inH", Int(in.Shape[1])), F("outH", Int(out.Shape[1])), F("padH", Int(pads[1][0])),
+			F("rowLeft", Int(pads[2][0]*row)), F("rowIn", Int(in.Shape[2]*row)), F("rowRight", Int(pads[2][1]*row)),
+			F("value", I32(padValue32(in.Type, p.value)))), View(out), View(in))
+		return nil
+	}
 	if in.IsConst() {
 		c.Call(kernelsig.PadBytesConst, p.arg(), Bytes(out), Str(in))
 	} else {
 		c.Call(kernelsig.PadBytes, p.arg(), Bytes(out), Bytes(in))
 	}
 	return nil
+}
+
+// padRowsKernel returns the row kernel for a pad of a batch-1 NHWC int8 or
+// int16 image over height and width only (ok false otherwise).
+func padRowsKernel(in *model.Tensor, pads [][2]int) (kernelsig.Func, bool) {
+	if in.IsConst() || len(in.Shape) != 4 || in.Shape[0] != 1 || pads[0] != [2]int{} || pads[3] != [2]int{} {
+		return "", false
+	}
+	for _, d := range in.Shape {
+		if d <= 0 {
+			return "", false
+		}
+	}
+	switch in.Type {
+	case model.Int8:
+		return kernelsig.PadRowsInt8, true
+	case model.Int16:
+		return kernelsig.PadRowsInt16, true
+	}
+	return "", false
+}
+
+// padValue32 is the pad element of an int8 or int16 pad, sign-extended
+// from the low bytes of v.
+func padValue32(t model.DType, v int64) int32 {
+	if t == model.Int8 {
+		return int32(int8(v))
+	}
+	return int32(int16(v))
 }
