@@ -61,8 +61,8 @@ package kernels
 //     dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp, dwDSPFirstTap,
 //     dwDSPInterior, dwDSPItemRead, dwDSPItemWrite, dwDSPPairs, dwDSPPlan,
 //     dwDSPPlanQ8, dwDSPQuads, dwDSPRowInside, dwDSPScratch, dwDSPScratchQ8,
-//     dwDSPSetup, dwDSPShift, dwRQFast, dwRescale, dwRowsSrc, dwTaps,
-//     ewRequantDown, ewRowStart, ewRows, ewTab32, ewTabAt, f32Dot4,
+//     dwDSPSetup, dwDSPShift, dwDSPZerosQ8, dwRQFast, dwRescale, dwRowsSrc,
+//     dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32, ewTabAt, f32Dot4,
 //     f32DotFunnel4, f32DotStr4, f32Ends, f32StrOff, f32StrView, f32Words,
 //     f32q, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
 //     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
@@ -306,6 +306,8 @@ func Call(fn string, args []any) bool {
 		dwDSPInt8Q8(args[0].(*dwDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int32), args[6].([]int8))
 	case "dwDSPItemsRef":
 		dwDSPItemsRef(args[0].(*dwDSPArgs), int(args[1].(int64)))
+	case "dwDSPQuadTable":
+		dwDSPQuadTable(args[0].([]uintptr), args[1].([]uint32), args[2].([]int8), args[3].(*dwDSPParams), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), uintptr(args[7].(int64)), uint32(args[8].(int64)))
 	case "dwDSPRunM1":
 		dwDSPRunM1(args[0].(*dwDSPArgs))
 	case "dwDSPRunM1Ref":
@@ -324,8 +326,6 @@ func Call(fn string, args []any) bool {
 		dwDSPRunQ8Ref(args[0].(*dwDSPArgs))
 	case "dwDSPTable":
 		dwDSPTable(args[0].(*dwDSPRun), args[1].(*dwDSPParams), args[2].([]int8), int(args[3].(int64)), int(args[4].(int64)))
-	case "dwDSPWindow":
-		dwDSPWindow(args[0].([]int8), args[1].([]int8), args[2].(*dwDSPParams), int(args[3].(int64)), int(args[4].(int64)), int(args[5].(int64)), int8(args[6].(int64)))
 	case "dwF32":
 		dwF32(args[0].(*dwParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "dwFinish":

@@ -28,9 +28,10 @@ import "unsafe"
 // One input channel with a depth multiplier that is a multiple of eight
 // (dwDSPInt8Q8) goes eight output channels an item, four adjacent taps of
 // a filter row a table entry (one word load), the weights widened at
-// generation time: a pixel whose window, its rows' taps rounded up to
-// four, does not lie inside the image runs on a copy of its window in the
-// scratch, padded with the zero point.
+// generation time: for a pixel whose window, its rows' taps rounded up to
+// four, does not lie inside the image, a quad in a padded row reads four
+// bytes of the zero point, and one partly outside the image's columns a
+// copy in the scratch, padded with the zero point.
 
 // dwDSPParams describes a depthwise convolution for dwDSPInt8M1 (depth
 // multiplier 1), dwDSPInt8M2 (2) and dwDSPInt8MQ (a multiple of four).
@@ -438,7 +439,7 @@ func dwDSPShift(p *dwDSPParams, q8 bool) int {
 	for b := 0; b < p.batches; b++ {
 		for oy := 0; oy < p.outH; oy++ {
 			l, r := 0, 0
-			if dwDSPRowInside(p, oy*p.strideH-p.padH) {
+			if q8 || dwDSPRowInside(p, oy*p.strideH-p.padH) {
 				l, r = xl, xr
 			}
 			for ox := 0; ox < p.outW; ox++ {
@@ -537,13 +538,18 @@ func dwDSPFirstTap(o0, dil, taps, size int) int {
 // of fW taps.
 func dwDSPQuads(fW int) int { return (fW + 3) / 4 }
 
+// dwDSPZerosQ8 is the length of dwDSPInt8Q8's zero row for outW output
+// columns at horizontal stride sW: a quad's four bytes, and as many more as
+// a row's pixels advance.
+func dwDSPZerosQ8(outW, sW int) int { return 4 + max(outW-1, 0)*sW }
+
 // dwDSPQ8RecBytes is the size of a dwDSPInt8Q8 group's records: eight of
 // dspRecBytes.
 const dwDSPQ8RecBytes = 8 * dspRecBytes
 
 // dwDSPScratchQ8 is dwDSPInt8Q8's scratch for an fH x fW filter, in int32
-// words: the argument block, the table (a pointer per quad) and a padded
-// pixel's window (fH rows of the quads' taps).
+// words: the argument block, the table (a pointer per quad) and a word per
+// quad for a padded pixel's quads partly outside the image.
 func dwDSPScratchQ8(fH, fW int) int {
 	nq := fH * dwDSPQuads(fW)
 	return dwDSPArgsWords + nq*dwDSPPtrWords + nq
@@ -628,11 +634,11 @@ func dwDSPPlanQ8(rows [][]int8, fH, fW int, rq []byte, zo, lo int32) (wt, rec []
 // a depth multiplier that is a multiple of eight (no horizontal dilation)
 // on the DSP loop dwDSPRunQ8: the output channels in groups of eight, the
 // taps four adjacent ones at a time. wt and rec are dwDSPPlanQ8's, zrow
-// holds the input zero point, scr dwDSPScratchQ8 words (8-byte aligned).
-// Output rows are computed in order; in a row, each pixel whose window
-// (its rows' taps rounded up to four) does not lie inside the image group
-// by group on a copy of its window, and the others group by group, all
-// pixels of a group in turn (dwDSPShift replays this order).
+// holds dwDSPZerosQ8 bytes of the input zero point, scr dwDSPScratchQ8
+// words (8-byte aligned). Output rows are computed in order; in a row,
+// each pixel whose window's columns (its rows' taps rounded up to four)
+// do not lie inside the image group by group, and the others group by
+// group, all pixels of a group in turn (dwDSPShift replays this order).
 func dwDSPInt8Q8(p *dwDSPParams, in []int8, wt, rec, zrow string, scr []int32, out []int8) {
 	fH, nqw := p.filterH, dwDSPQuads(p.filterW)
 	W4, nq := 4*nqw, fH*nqw
@@ -645,36 +651,30 @@ func dwDSPInt8Q8(p *dwDSPParams, in []int8, wt, rec, zrow string, scr []int32, o
 	_ = out[p.batches*p.outH*p.outW*p.outC-1]
 	_ = wt[G*64*nq-1]
 	_ = rec[G*dwDSPQ8RecBytes-1]
-	zp := int8(zrow[0])
+	dxl, dxr := dwDSPInterior(p, W4)
+	// The zero row is read by the interior pixels of a row too, item by
+	// item further.
+	zr := uintptr(unsafe.Pointer(unsafe.StringData(zrow[:4+max(dxr-dxl-1, 0)*p.strideW])))
+	zw := uint32(uint8(zrow[0])) * 0x01010101
 	scr = scr[:dwDSPScratchQ8(fH, p.filterW)]
 	g := (*dwDSPArgs)(unsafe.Pointer(&scr[0]))
 	tab := unsafe.Slice((*uintptr)(unsafe.Pointer(&scr[dwDSPArgsWords])), nq)
-	win := unsafe.Slice((*int8)(unsafe.Pointer(&scr[dwDSPArgsWords+nq*dwDSPPtrWords])), fH*W4)
+	win := unsafe.Slice((*uint32)(unsafe.Pointer(&scr[dwDSPArgsWords+nq*dwDSPPtrWords])), nq)
 	wb, rb := unsafe.Pointer(unsafe.StringData(wt)), unsafe.Pointer(unsafe.StringData(rec))
 	g.np = int32(nq)
 	dspSetPtr(&g.tab, unsafe.Pointer(&tab[0]))
 	g.span2 = uint32(p.span) | uint32(p.span)<<16
 	g.lo4 = uint32(uint8(p.hi-p.span)) * 0x01010101
-	dxl, dxr := dwDSPInterior(p, W4)
 	for b := 0; b < p.batches; b++ {
 		x := in[b*img : b*img+img]
-		x0 := uintptr(unsafe.Pointer(&x[0]))
 		for oy := 0; oy < p.outH; oy++ {
 			iy0 := oy*p.strideH - p.padH
 			px := (b*p.outH + oy) * p.outW
-			xl, xr := 0, 0
-			if dwDSPRowInside(p, iy0) {
-				xl, xr = dxl, dxr
-			}
+			xl, xr := dxl, dxr // a padded row's quads read the zero row
 			for ox := 0; ox < p.outW; ox++ {
 				ix0 := ox*p.strideW - p.padW
 				if ox == xl && xl < xr {
-					for kh := 0; kh < fH; kh++ {
-						r := x0 + uintptr((iy0+kh*p.dilationH)*p.inW+ix0)
-						for q := 0; q < nqw; q++ {
-							tab[kh*nqw+q] = r + uintptr(4*q)
-						}
-					}
+					dwDSPQuadTable(tab, win, x, p, iy0, ix0, nqw, zr, zw)
 					for gi := 0; gi < G; gi++ {
 						g.bc = 0
 						dspSetPtr(&g.w, unsafe.Add(wb, gi*64*nq))
@@ -686,11 +686,7 @@ func dwDSPInt8Q8(p *dwDSPParams, in []int8, wt, rec, zrow string, scr []int32, o
 					ox = xr - 1
 					continue
 				}
-				dwDSPWindow(win, x, p, iy0, ix0, W4, zp)
-				w0 := uintptr(unsafe.Pointer(&win[0]))
-				for i := range tab {
-					tab[i] = w0 + uintptr(4*i)
-				}
+				dwDSPQuadTable(tab, win, x, p, iy0, ix0, nqw, zr, zw)
 				g.bc = 0
 				dspSetPtr(&g.w, wb)
 				dspSetPtr(&g.rec, rb)
@@ -702,24 +698,55 @@ func dwDSPInt8Q8(p *dwDSPParams, in []int8, wt, rec, zrow string, scr []int32, o
 	}
 }
 
-// dwDSPWindow copies the window at (iy0, ix0) of the one-channel image x
-// into win, rows of W4 taps, zp for taps in the padding.
-func dwDSPWindow(win, x []int8, p *dwDSPParams, iy0, ix0, W4 int, zp int8) {
+// dwDSPQuadTable fills tab with the pointers to the quads (four adjacent
+// taps, nqw a filter row) of the window at (iy0, ix0) of the one-channel
+// image x: into x for a quad inside the image, zr (four zero points) for a
+// quad in a padded row, a word of win (the quad's bytes inside the image,
+// padded with zw's zero points) for a quad partly inside.
+//
+//go:noinline
+func dwDSPQuadTable(tab []uintptr, win []uint32, x []int8, p *dwDSPParams, iy0, ix0, nqw int, zr uintptr, zw uint32) {
+	n, inW := p.filterH*nqw, p.inW
+	tab, win = tab[:n], win[:n]
+	x0, w0 := uintptr(unsafe.Pointer(&x[0])), uintptr(unsafe.Pointer(&win[0]))
+	i, iy := 0, iy0
 	for kh := 0; kh < p.filterH; kh++ {
-		row := win[kh*W4 : kh*W4+W4]
-		iy := iy0 + kh*p.dilationH
-		if iy < 0 || iy >= p.inH {
-			for i := range row {
-				row[i] = zp
+		if uint(iy) >= uint(p.inH) {
+			for q := 0; q < nqw; q++ {
+				tab[i] = zr
+				i++
 			}
+			iy += p.dilationH
 			continue
 		}
-		a, e := max(-ix0, 0), min(p.inW-ix0, W4)
-		for i := range row {
-			row[i] = zp
+		r, ix := iy*inW, ix0
+		for q := 0; q < nqw; q++ {
+			switch {
+			case ix >= 0 && ix <= inW-4:
+				tab[i] = x0 + uintptr(r+ix)
+			case inW >= 4 && ix < 0 && ix > -4:
+				// The row's first word, shifted in after zero points.
+				sh := uint(-ix) * 8
+				win[i] = uint32(le32((*[4]byte)(unsafe.Pointer(&x[r]))))<<sh | zw>>(32-sh)
+				tab[i] = w0 + uintptr(4*i)
+			case inW >= 4 && ix > inW-4 && ix < inW:
+				// The row's last word, shifted out before zero points.
+				sh := uint(ix+4-inW) * 8
+				win[i] = uint32(le32((*[4]byte)(unsafe.Pointer(&x[r+inW-4]))))>>sh | zw<<(32-sh)
+				tab[i] = w0 + uintptr(4*i)
+			default:
+				v := zw
+				for j := 0; j < 4; j++ {
+					if c := ix + j; uint(c) < uint(inW) {
+						v = v&^(0xff<<(8*j)) | uint32(uint8(x[r+c]))<<(8*j)
+					}
+				}
+				win[i] = v
+				tab[i] = w0 + uintptr(4*i)
+			}
+			i++
+			ix += 4
 		}
-		if a < e {
-			copy(row[a:e], x[iy*p.inW+ix0+a:iy*p.inW+ix0+e])
-		}
+		iy += p.dilationH
 	}
 }

@@ -70,7 +70,7 @@ func dwTDSPRun(t *testing.T, r *rand.Rand, c dwTDSPCase, zp, zo, lo, hi int32, q
 		outH: oh, outW: ow, outC: n, depthMul: c.mul, strideH: c.sH, strideW: c.sW, dilationH: c.dH, dilationW: c.dW,
 		padH: dp.padH, padW: dp.padW, span: hi - lo, hi: hi}
 	wt, rec := dwTDSPLayout(t, filter, n, c.fH, c.fW, bias, mult, shift, zp, zo, lo, q8)
-	z := make([]byte, c.inC)
+	z := make([]byte, max(c.inC, dwDSPZerosQ8(ow, c.sW)))
 	for i := range z {
 		z[i] = byte(zp)
 	}

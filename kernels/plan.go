@@ -133,6 +133,10 @@ func DWDSPScratch(fH, fW int) int { return dwDSPScratch(fH, fW) }
 // words.
 func DWDSPScratchQ8(fH, fW int) int { return dwDSPScratchQ8(fH, fW) }
 
+// DWDSPZerosQ8 is the length of dwDSPInt8Q8's zero row for outW output
+// columns at horizontal stride sW.
+func DWDSPZerosQ8(outW, sW int) int { return dwDSPZerosQ8(outW, sW) }
+
 // DWGeom is the geometry of a depthwise convolution, for DWDSPShift.
 type DWGeom struct {
 	Batches, InH, InW, InC int

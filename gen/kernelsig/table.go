@@ -196,6 +196,7 @@ const (
 	DwDSPPairs              Func = "dwDSPPairs"
 	DwDSPPlan               Func = "dwDSPPlan"
 	DwDSPPlanQ8             Func = "dwDSPPlanQ8"
+	DwDSPQuadTable          Func = "dwDSPQuadTable"
 	DwDSPQuads              Func = "dwDSPQuads"
 	DwDSPRowInside          Func = "dwDSPRowInside"
 	DwDSPRunM1              Func = "dwDSPRunM1"
@@ -211,7 +212,7 @@ const (
 	DwDSPSetup              Func = "dwDSPSetup"
 	DwDSPShift              Func = "dwDSPShift"
 	DwDSPTable              Func = "dwDSPTable"
-	DwDSPWindow             Func = "dwDSPWindow"
+	DwDSPZerosQ8            Func = "dwDSPZerosQ8"
 	DwF32                   Func = "dwF32"
 	DwFinish                Func = "dwFinish"
 	DwInt16                 Func = "dwInt16"
@@ -788,6 +789,7 @@ func Funcs() []Func {
 		DwDSPPairs,
 		DwDSPPlan,
 		DwDSPPlanQ8,
+		DwDSPQuadTable,
 		DwDSPQuads,
 		DwDSPRowInside,
 		DwDSPRunM1,
@@ -803,7 +805,7 @@ func Funcs() []Func {
 		DwDSPSetup,
 		DwDSPShift,
 		DwDSPTable,
-		DwDSPWindow,
+		DwDSPZerosQ8,
 		DwF32,
 		DwFinish,
 		DwInt16,
@@ -1564,6 +1566,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"rows", "[][]int8"}, {"rq", "[]byte"}, {"zo", "int32"}, {"lo", "int32"}}, true
 	case DwDSPPlanQ8:
 		return []Param{{"rows", "[][]int8"}, {"fH", "int"}, {"fW", "int"}, {"rq", "[]byte"}, {"zo", "int32"}, {"lo", "int32"}}, true
+	case DwDSPQuadTable:
+		return []Param{{"tab", "[]uintptr"}, {"win", "[]uint32"}, {"x", "[]int8"}, {"p", "*dwDSPParams"}, {"iy0", "int"}, {"ix0", "int"}, {"nqw", "int"}, {"zr", "uintptr"}, {"zw", "uint32"}}, true
 	case DwDSPQuads:
 		return []Param{{"fW", "int"}}, true
 	case DwDSPRowInside:
@@ -1594,8 +1598,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dwDSPParams"}, {"q8", "bool"}}, true
 	case DwDSPTable:
 		return []Param{{"d", "*dwDSPRun"}, {"p", "*dwDSPParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}}, true
-	case DwDSPWindow:
-		return []Param{{"win", "[]int8"}, {"x", "[]int8"}, {"p", "*dwDSPParams"}, {"iy0", "int"}, {"ix0", "int"}, {"W4", "int"}, {"zp", "int8"}}, true
+	case DwDSPZerosQ8:
+		return []Param{{"outW", "int"}, {"sW", "int"}}, true
 	case DwF32:
 		return []Param{{"p", "*dwParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case DwFinish:
@@ -2351,6 +2355,7 @@ func (f Func) Results() int {
 		DwDSPInt8MQ,
 		DwDSPInt8Q8,
 		DwDSPItemsRef,
+		DwDSPQuadTable,
 		DwDSPRunM1,
 		DwDSPRunM1Ref,
 		DwDSPRunM2,
@@ -2360,7 +2365,6 @@ func (f Func) Results() int {
 		DwDSPRunQ8,
 		DwDSPRunQ8Ref,
 		DwDSPTable,
-		DwDSPWindow,
 		DwF32,
 		DwFinish,
 		DwInt16,
@@ -2603,6 +2607,7 @@ func (f Func) Results() int {
 		DwDSPScratchQ8,
 		DwDSPSetup,
 		DwDSPShift,
+		DwDSPZerosQ8,
 		DwRQFast,
 		DwRescale,
 		DwRowsSrc,

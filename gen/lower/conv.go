@@ -1086,6 +1086,9 @@ func dwLowerDSPInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGeo
 		return false, nil
 	}
 	zrow := make([]byte, g.inC)
+	if q8 {
+		zrow = make([]byte, kernels.DWDSPZerosQ8(g.outW, g.strideW))
+	}
 	for i := range zrow {
 		zrow[i] = byte(int8(inZP))
 	}

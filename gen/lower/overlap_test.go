@@ -295,7 +295,8 @@ func structInts(s program.Struct) map[string]int {
 // pixel by pixel; a group of a pixel reads its input channels at every tap
 // inside the image, then writes its four channels. With q8
 // (dwDSPInt8Q8), groups of eight channels, and a window's columns inside
-// counted with its rows' taps rounded up to four.
+// counted with its rows' taps rounded up to four, and a padded row's
+// pixels inside its columns run group by group too.
 func simulateDWDSP(g convFastGeom, m, shift int, q8 bool) error {
 	in := g.batches * g.inH * g.inW * g.inC
 	out := g.batches * g.outH * g.outW * g.outC
@@ -341,7 +342,7 @@ func simulateDWDSP(g convFastGeom, m, shift int, q8 bool) error {
 	}
 	for b := 0; b < g.batches; b++ {
 		for oy := 0; oy < g.outH; oy++ {
-			row := inside(oy*g.strideH-g.padH, g.dilH, g.fH, g.inH)
+			row := q8 || inside(oy*g.strideH-g.padH, g.dilH, g.fH, g.inH)
 			for ox := 0; ox < g.outW; {
 				if row && inside(ox*g.strideW-g.padW, g.dilW, fW, g.inW) {
 					end := ox
