@@ -11,12 +11,11 @@ import "unsafe"
 // whose channel count is not a multiple of four overlaps the one before:
 // it ends at the last channel, and its first channels are computed twice,
 // alike). One "item" of the loops is one group of one output pixel: its
-// four sums start at the records' biases (dspPlanRecords: folded bias plus
-// 2^30), add two taps at a time, each tap's input value and weight widened
-// to 16-bit halves, a pair of taps of a channel in one word, so that one
-// SMLAD adds both products; then the four sums are requantized as dspQ
-// does, clamped two at a time (USUB16 and SEL against the span) and
-// stored as one word. Taps are read through a table in the scratch of one
+// four sums start at the records' folded biases, add two taps at a time,
+// each tap's input value and weight widened to 16-bit halves, a pair of
+// taps of a channel in one word, so that one SMLAD adds both products;
+// then the four sums are requantized (dwDSPQ: one SMMLAR), clamped two at
+// a time (USUB16 and SEL against the span) and stored as one word. Taps are read through a table in the scratch of one
 // pointer per tap: tap t of an item reads at tab[t] + bc, bc an offset
 // that advances from item to item. The pixels of a row whose window lies
 // inside the image share the table of the first of them (bc: the input
@@ -52,7 +51,7 @@ type dwDSPParams struct {
 type dwDSPArgs struct {
 	bc    uintptr        // 0: the first item's offset added to the tap pointers
 	w     unsafe.Pointer // 4: the first item's weights (dwDSPPlan's layout)
-	rec   unsafe.Pointer // 8: the first item's four records (dspRecBytes each)
+	rec   unsafe.Pointer // 8: the first item's records (dwDSPRecs)
 	out   unsafe.Pointer // 12: the first item's four output bytes
 	dbc   int32          // 16: advance of bc per item, in bytes
 	dw    int32          // 20: of w
@@ -80,8 +79,76 @@ const dwDSPPtrWords = 2
 // in int32 words: the argument block and the table (2*np pointers).
 func dwDSPScratch(fH, fW int) int { return dwDSPArgsWords + 2*dwDSPPairs(fH*fW)*dwDSPPtrWords }
 
-// dwDSPRecBytes is the size of a group's records: four of dspRecBytes.
-const dwDSPRecBytes = 4 * dspRecBytes
+// dwDSPRecBytes is the size of the records of a group of four channels
+// (dwDSPRecs).
+const dwDSPRecBytes = 4 * dwDSPRecChan
+
+// dwDSPRecChan is the size of a channel's requantization record: its
+// folded bias, multiplier and addend (int32 each) and its right shift (a
+// byte). A group's records are its channels' biases, then multipliers,
+// then addends, then shifts.
+const dwDSPRecChan = 13
+
+// dwDSPQ requantizes the sum v (the folded bias included) of a channel
+// with multiplier m, addend k and right shift r, as the Thumb-2 loops do,
+// and returns the result less actMin, clamped to [0, span]: with X =
+// 2*v*m, TFLM's rounding doubling high multiply is floor((X + 2^31) /
+// 2^32) (SMMLAR of 2v and m adds k to it: k = 2^(r-1) + (zo - actMin)*2^r,
+// the rounding right shift's half and the output zero point less actMin
+// moved before the shift), its rounding right shift subtracts one for v <
+// 0 (as convPWQ explains), and the two floors merge. |v| < 2^30, so 2v is
+// an int32; the sum is below 2^31 in magnitude.
+func dwDSPQ(v, m, k int32, r uint8, span int32) int32 {
+	y := int32(uint64(int64(2*v)*int64(m)+1<<31)>>32) + k + v>>31
+	y >>= r & 31
+	y &^= y >> 31
+	return min(y, span)
+}
+
+// dwDSPRec returns record k of the records at rec of a group of n
+// channels (dwDSPRecChan).
+func dwDSPRec(rec unsafe.Pointer, k, n int) (bias, m, kk int32, r uint8) {
+	b := unsafe.Slice((*byte)(rec), n*dwDSPRecChan)
+	return le32((*[4]byte)(b[4*k : 4*k+4])), le32((*[4]byte)(b[4*(n+k) : 4*(n+k)+4])),
+		le32((*[4]byte)(b[4*(2*n+k) : 4*(2*n+k)+4])), b[12*n+k]
+}
+
+// dwDSPRecs returns the records (dwDSPRecChan) of the channels whose
+// requantization triples (conv_rq.go: folded bias, multiplier, shift) are
+// rq, for sums of taps products, output zero point zo and activation
+// minimum lo, in groups of g channels (starting at g*i, the last one at
+// n-g), ok false when dwDSPQ would not be exact for every sum: a right
+// shift of 1 to 21 and |bias| + taps*2^14 < 2^30 (convPWChDecode's test).
+func dwDSPRecs(rq []byte, taps int, zo, lo int32, g int) ([]byte, bool) {
+	n := len(rq) / 12
+	t := make([]convPWCh, n)
+	if n < g || !convPWChDecode(string(rq), taps, zo, lo, t) {
+		return nil, false
+	}
+	var out []byte
+	for i := 0; i < (n+g-1)/g; i++ {
+		s := min(g*i, n-g)
+		grp := t[s : s+g]
+		for _, c := range grp {
+			out = binary32(out, uint32(c.bias-1<<30))
+		}
+		for _, c := range grp {
+			out = binary32(out, c.m2/2)
+		}
+		for _, c := range grp {
+			out = binary32(out, uint32(1)<<(c.r-1)+uint32(zo-lo)<<c.r)
+		}
+		for _, c := range grp {
+			out = append(out, byte(c.r))
+		}
+	}
+	return out, true
+}
+
+// binary32 appends v little-endian.
+func binary32(b []byte, v uint32) []byte {
+	return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+}
 
 // The loops' ways of reading a tap's input for the four channels of a
 // group (dwDSPItemsRef's mode).
@@ -97,13 +164,13 @@ const (
 // bytes at the tap's address for dwDSPM1, bytes 0, 0, 1, 1 for dwDSPM2,
 // byte 0 for all four for dwDSPMQ) times the pair's weights (a word per
 // two channels: channel 2h's tap 2j, channel 2h+1's tap 2j, then the same
-// for tap 2j+1) are added; each sum is requantized by dspQ and stored;
+// for tap 2j+1) are added; each sum is requantized by dwDSPQ and stored;
 // then bc, w, rec and out advance.
 func dwDSPItemsRef(g *dwDSPArgs, mode int) {
 	np := int(g.np)
 	tab := unsafe.Slice((*unsafe.Pointer)(g.tab), 2*np)
 	span := int32(g.span2 & 0xffff)
-	hi := int32(int8(g.lo4)) + span
+	lo := int32(int8(g.lo4))
 	bc, w, rec, out := g.bc, g.w, g.rec, g.out
 	for i := 0; i < int(g.n); i++ {
 		if i > 0 {
@@ -111,7 +178,7 @@ func dwDSPItemsRef(g *dwDSPArgs, mode int) {
 		}
 		var s [4]int32
 		for k := range s {
-			s[k] = le32((*[4]byte)(unsafe.Add(rec, dspRecBytes*k)))
+			s[k], _, _, _ = dwDSPRec(rec, k, 4)
 		}
 		ws := unsafe.Slice((*int8)(w), 8*np)
 		for j := 0; j < np; j++ {
@@ -131,7 +198,8 @@ func dwDSPItemsRef(g *dwDSPArgs, mode int) {
 		}
 		o := (*[4]int8)(out)
 		for k := range o {
-			o[k] = int8(hi - dspQ(s[k], (*[dspRecBytes]byte)(unsafe.Add(rec, dspRecBytes*k)), span))
+			_, m, kk, r := dwDSPRec(rec, k, 4)
+			o[k] = int8(lo + dwDSPQ(s[k], m, kk, r, span))
 		}
 	}
 }
@@ -151,22 +219,21 @@ func dwDSPRunMQRef(g *dwDSPArgs) { dwDSPItemsRef(g, dwDSPMQ) }
 // triples (conv_rq.go) with the bias folded for input offset -zp. For each
 // group of four output channels (starting at 4g, the last one at outC-4),
 // the np tap pairs' two words (dwDSPItemsRef), and the channels' records
-// (dspPlanRecords). ok is false with fewer than four output channels or a
-// requantization dspQ would not compute exactly.
+// (dwDSPRecs). ok is false with fewer than four output channels or a
+// requantization dwDSPQ would not compute exactly.
 func dwDSPPlan(rows [][]int8, rq []byte, zo, lo int32) (wt, rec []byte, ok bool) {
 	n := len(rows)
 	if n < 4 || len(rows[0]) == 0 {
 		return nil, nil, false
 	}
 	T := len(rows[0])
-	r, ok := dspPlanRecords(rq, T, zo, lo)
+	rec, ok = dwDSPRecs(rq, T, zo, lo, 4)
 	if !ok {
 		return nil, nil, false
 	}
 	np := dwDSPPairs(T)
 	for g := 0; g < (n+3)/4; g++ {
 		s := min(4*g, n-4)
-		rec = append(rec, r[s*dspRecBytes:(s+4)*dspRecBytes]...)
 		for j := 0; j < np; j++ {
 			for h := 0; h < 2; h++ {
 				for t := 2 * j; t < 2*j+2; t++ {
@@ -543,9 +610,9 @@ func dwDSPQuads(fW int) int { return (fW + 3) / 4 }
 // a row's pixels advance.
 func dwDSPZerosQ8(outW, sW int) int { return 4 + max(outW-1, 0)*sW }
 
-// dwDSPQ8RecBytes is the size of a dwDSPInt8Q8 group's records: eight of
-// dspRecBytes.
-const dwDSPQ8RecBytes = 8 * dspRecBytes
+// dwDSPQ8RecBytes is the size of the records of a dwDSPInt8Q8 group
+// (dwDSPRecs).
+const dwDSPQ8RecBytes = 8 * dwDSPRecChan
 
 // dwDSPScratchQ8 is dwDSPInt8Q8's scratch for an fH x fW filter, in int32
 // words: the argument block, the table (a pointer per quad) and a word per
@@ -559,13 +626,13 @@ func dwDSPScratchQ8(fH, fW int) int {
 // from the records' biases; for each of g.np quads, the four bytes at the
 // quad's pointer plus bc, x0..x3, times the quad's 16 weight words (for
 // each channel, x0 and x2's int16 weights in one word, then x1 and x3's)
-// are added; the sums are requantized by dspQ and stored; then bc, w, rec
+// are added; the sums are requantized by dwDSPQ and stored; then bc, w, rec
 // and out advance.
 func dwDSPRunQ8Ref(g *dwDSPArgs) {
 	nq := int(g.np)
 	tab := unsafe.Slice((*unsafe.Pointer)(g.tab), nq)
 	span := int32(g.span2 & 0xffff)
-	hi := int32(int8(g.lo4)) + span
+	lo := int32(int8(g.lo4))
 	bc, w, rec, out := g.bc, g.w, g.rec, g.out
 	for i := 0; i < int(g.n); i++ {
 		if i > 0 {
@@ -573,7 +640,7 @@ func dwDSPRunQ8Ref(g *dwDSPArgs) {
 		}
 		var s [8]int32
 		for k := range s {
-			s[k] = le32((*[4]byte)(unsafe.Add(rec, dspRecBytes*k)))
+			s[k], _, _, _ = dwDSPRec(rec, k, 8)
 		}
 		ws := unsafe.Slice((*[2]byte)(w), 32*nq)
 		for j := 0; j < nq; j++ {
@@ -588,7 +655,8 @@ func dwDSPRunQ8Ref(g *dwDSPArgs) {
 		}
 		o := (*[8]int8)(out)
 		for k := range o {
-			o[k] = int8(hi - dspQ(s[k], (*[dspRecBytes]byte)(unsafe.Add(rec, dspRecBytes*k)), span))
+			_, m, kk, r := dwDSPRec(rec, k, 8)
+			o[k] = int8(lo + dwDSPQ(s[k], m, kk, r, span))
 		}
 	}
 }
@@ -599,20 +667,19 @@ func dwDSPRunQ8Ref(g *dwDSPArgs) {
 // offset -zp. For each group of eight output channels, each quad of each
 // filter row (the row's taps rounded up to four with zero weights), the
 // channels' two words of int16 weights (dwDSPRunQ8Ref), and the channels'
-// records (dspPlanRecords). ok is false unless the channels are a
-// multiple of eight and dspQ computes every requantization exactly.
+// records (dwDSPRecs). ok is false unless the channels are a multiple of
+// eight and dwDSPQ computes every requantization exactly.
 func dwDSPPlanQ8(rows [][]int8, fH, fW int, rq []byte, zo, lo int32) (wt, rec []byte, ok bool) {
 	n := len(rows)
 	if n == 0 || n%8 != 0 || fH*fW != len(rows[0]) {
 		return nil, nil, false
 	}
-	r, ok := dspPlanRecords(rq, fH*fW, zo, lo)
+	rec, ok = dwDSPRecs(rq, fH*fW, zo, lo, 8)
 	if !ok {
 		return nil, nil, false
 	}
 	nqw := dwDSPQuads(fW)
 	for g := 0; g < n/8; g++ {
-		rec = append(rec, r[8*g*dspRecBytes:8*(g+1)*dspRecBytes]...)
 		for kh := 0; kh < fH; kh++ {
 			for q := 0; q < nqw; q++ {
 				for c := 8 * g; c < 8*g+8; c++ {

@@ -11,13 +11,14 @@ import (
 // with the block's address on the stack, the item's state in registers
 // (r0 bc, r1 the table, r2 the weights, r3 the tap pairs left, lr the
 // records, r4-r7 the four sums), the tap-pair loop (a tap's address: its
-// pointer plus bc) that differs by depth multiplier, then the requantization of dspPWPairs for each sum (UMLAL
-// of the multiplier and the 64-bit addend, the sum's bit 30, the right
-// shift, USAT to [0, 255]), the four results clamped to the span two at a
-// time (USUB16 and SEL), packed into a word, actMin added to each byte
-// (UADD8) and stored with one STR; then the block's pointers advance
-// (LDM, four ADDs, STM). Every register the assembly touches and the
-// flags, GE included, are saved and restored, and {g} is read first.
+// pointer plus bc) that differs by depth multiplier, then each sum
+// requantized as dwDSPQ does (SMMLAR of twice the sum and the multiplier
+// with the addend, less one for a negative sum, the right shift, USAT to
+// [0, 255]), the four results clamped to the span two at a time (USUB16
+// and SEL), packed into a word, actMin added to each byte (UADD8) and
+// stored with one STR; then the block's pointers advance (LDM, four ADDs,
+// STM). Every register the assembly touches and the flags, GE included,
+// are saved and restored, and {g} is read first.
 
 // dwDSPAsmHead starts an item: the block's address from the stack, bc, w
 // and rec by one LDM, the table and the pair count, the sums from the
@@ -34,9 +35,9 @@ const dwDSPAsmHead = `
 	ldr r1, [r12, #48]
 	ldr r3, [r12, #36]
 	ldr r4, [lr]
-	ldr r5, [lr, #20]
-	ldr r6, [lr, #40]
-	ldr r7, [lr, #60]
+	ldr r5, [lr, #4]
+	ldr r6, [lr, #8]
+	ldr r7, [lr, #12]
 1:
 `
 
@@ -45,36 +46,36 @@ const dwDSPAsmHead = `
 const dwDSPAsmTail = `
 	subs r3, r3, #1
 	bne 1b
-	ldr r8, [lr, #4]
-	ldr r9, [lr, #8]
-	ldr r10, [lr, #12]
-	umlal r9, r10, r4, r8
-	add r10, r10, r4, lsr #30
-	ldrb r8, [lr, #16]
+	ldr r8, [lr, #16]
+	ldr r9, [lr, #32]
+	lsl r10, r4, #1
+	smmlar r10, r10, r8, r9
+	add r10, r10, r4, asr #31
+	ldrb r8, [lr, #48]
 	asr r10, r10, r8
 	usat r4, #8, r10
-	ldr r8, [lr, #24]
-	ldr r9, [lr, #28]
-	ldr r10, [lr, #32]
-	umlal r9, r10, r5, r8
-	add r10, r10, r5, lsr #30
-	ldrb r8, [lr, #36]
+	ldr r8, [lr, #20]
+	ldr r9, [lr, #36]
+	lsl r10, r5, #1
+	smmlar r10, r10, r8, r9
+	add r10, r10, r5, asr #31
+	ldrb r8, [lr, #49]
 	asr r10, r10, r8
 	usat r5, #8, r10
-	ldr r8, [lr, #44]
-	ldr r9, [lr, #48]
-	ldr r10, [lr, #52]
-	umlal r9, r10, r6, r8
-	add r10, r10, r6, lsr #30
-	ldrb r8, [lr, #56]
+	ldr r8, [lr, #24]
+	ldr r9, [lr, #40]
+	lsl r10, r6, #1
+	smmlar r10, r10, r8, r9
+	add r10, r10, r6, asr #31
+	ldrb r8, [lr, #50]
 	asr r10, r10, r8
 	usat r6, #8, r10
-	ldr r8, [lr, #64]
-	ldr r9, [lr, #68]
-	ldr r10, [lr, #72]
-	umlal r9, r10, r7, r8
-	add r10, r10, r7, lsr #30
-	ldrb r8, [lr, #76]
+	ldr r8, [lr, #28]
+	ldr r9, [lr, #44]
+	lsl r10, r7, #1
+	smmlar r10, r10, r8, r9
+	add r10, r10, r7, asr #31
+	ldrb r8, [lr, #51]
 	asr r10, r10, r8
 	usat r7, #8, r10
 	ldr r12, [sp]
@@ -202,13 +203,13 @@ func dwDSPRunQ8(g *dwDSPArgs) {
 	add r3, r1, r3, lsl #2
 	str r3, [sp, #4]
 	ldr r4, [lr]
-	ldr r5, [lr, #20]
-	ldr r6, [lr, #40]
-	ldr r7, [lr, #60]
-	ldr r8, [lr, #80]
-	ldr r9, [lr, #100]
-	ldr r10, [lr, #120]
-	ldr r11, [lr, #140]
+	ldr r5, [lr, #4]
+	ldr r6, [lr, #8]
+	ldr r7, [lr, #12]
+	ldr r8, [lr, #16]
+	ldr r9, [lr, #20]
+	ldr r10, [lr, #24]
+	ldr r11, [lr, #28]
 1:
 	ldr r12, [r1], #4
 	ldr r12, [r12, r0]
@@ -251,68 +252,68 @@ func dwDSPRunQ8(g *dwDSPArgs) {
 	bne 1b
 	ldr r12, [sp]
 	ldr lr, [r12, #8]
-	ldr r1, [lr, #4]
-	ldr r2, [lr, #8]
-	ldr r3, [lr, #12]
-	umlal r2, r3, r4, r1
-	add r3, r3, r4, lsr #30
-	ldrb r1, [lr, #16]
-	asr r3, r3, r1
-	usat r4, #8, r3
-	ldr r1, [lr, #24]
-	ldr r2, [lr, #28]
-	ldr r3, [lr, #32]
-	umlal r2, r3, r5, r1
-	add r3, r3, r5, lsr #30
-	ldrb r1, [lr, #36]
-	asr r3, r3, r1
-	usat r5, #8, r3
-	ldr r1, [lr, #44]
-	ldr r2, [lr, #48]
-	ldr r3, [lr, #52]
-	umlal r2, r3, r6, r1
-	add r3, r3, r6, lsr #30
-	ldrb r1, [lr, #56]
-	asr r3, r3, r1
-	usat r6, #8, r3
-	ldr r1, [lr, #64]
-	ldr r2, [lr, #68]
-	ldr r3, [lr, #72]
-	umlal r2, r3, r7, r1
-	add r3, r3, r7, lsr #30
-	ldrb r1, [lr, #76]
-	asr r3, r3, r1
-	usat r7, #8, r3
-	ldr r1, [lr, #84]
-	ldr r2, [lr, #88]
-	ldr r3, [lr, #92]
-	umlal r2, r3, r8, r1
-	add r3, r3, r8, lsr #30
+	ldr r1, [lr, #32]
+	ldr r2, [lr, #64]
+	lsl r3, r4, #1
+	smmlar r3, r3, r1, r2
+	add r3, r3, r4, asr #31
 	ldrb r1, [lr, #96]
 	asr r3, r3, r1
+	usat r4, #8, r3
+	ldr r1, [lr, #36]
+	ldr r2, [lr, #68]
+	lsl r3, r5, #1
+	smmlar r3, r3, r1, r2
+	add r3, r3, r5, asr #31
+	ldrb r1, [lr, #97]
+	asr r3, r3, r1
+	usat r5, #8, r3
+	ldr r1, [lr, #40]
+	ldr r2, [lr, #72]
+	lsl r3, r6, #1
+	smmlar r3, r3, r1, r2
+	add r3, r3, r6, asr #31
+	ldrb r1, [lr, #98]
+	asr r3, r3, r1
+	usat r6, #8, r3
+	ldr r1, [lr, #44]
+	ldr r2, [lr, #76]
+	lsl r3, r7, #1
+	smmlar r3, r3, r1, r2
+	add r3, r3, r7, asr #31
+	ldrb r1, [lr, #99]
+	asr r3, r3, r1
+	usat r7, #8, r3
+	ldr r1, [lr, #48]
+	ldr r2, [lr, #80]
+	lsl r3, r8, #1
+	smmlar r3, r3, r1, r2
+	add r3, r3, r8, asr #31
+	ldrb r1, [lr, #100]
+	asr r3, r3, r1
 	usat r8, #8, r3
-	ldr r1, [lr, #104]
-	ldr r2, [lr, #108]
-	ldr r3, [lr, #112]
-	umlal r2, r3, r9, r1
-	add r3, r3, r9, lsr #30
-	ldrb r1, [lr, #116]
+	ldr r1, [lr, #52]
+	ldr r2, [lr, #84]
+	lsl r3, r9, #1
+	smmlar r3, r3, r1, r2
+	add r3, r3, r9, asr #31
+	ldrb r1, [lr, #101]
 	asr r3, r3, r1
 	usat r9, #8, r3
-	ldr r1, [lr, #124]
-	ldr r2, [lr, #128]
-	ldr r3, [lr, #132]
-	umlal r2, r3, r10, r1
-	add r3, r3, r10, lsr #30
-	ldrb r1, [lr, #136]
+	ldr r1, [lr, #56]
+	ldr r2, [lr, #88]
+	lsl r3, r10, #1
+	smmlar r3, r3, r1, r2
+	add r3, r3, r10, asr #31
+	ldrb r1, [lr, #102]
 	asr r3, r3, r1
 	usat r10, #8, r3
-	ldr r1, [lr, #144]
-	ldr r2, [lr, #148]
-	ldr r3, [lr, #152]
-	umlal r2, r3, r11, r1
-	add r3, r3, r11, lsr #30
-	ldrb r1, [lr, #156]
+	ldr r1, [lr, #60]
+	ldr r2, [lr, #92]
+	lsl r3, r11, #1
+	smmlar r3, r3, r1, r2
+	add r3, r3, r11, asr #31
+	ldrb r1, [lr, #103]
 	asr r3, r3, r1
 	usat r11, #8, r3
 	ldr r2, [r12, #40]

@@ -59,7 +59,7 @@ func main() {
 			ch, wq = 8, 64*np
 		}
 		dw := []int{0, wq}[rnd()%2]
-		drec := []int{0, 20 * ch}[rnd()%2]
+		drec := []int{0, 13 * ch}[rnd()%2]
 		dout := ch + int(rnd()%8)
 		bc := int(rnd() % 64) // the items' offset from the tap pointers
 		in := 1 + int(rnd()%8) // the input: 4096 bytes from in on
@@ -75,18 +75,19 @@ func main() {
 				*(*uint32)(unsafe.Pointer(&mem[b+4*j])) = v
 			}
 		}
-		// Records: requantizations as convPWChSet makes them, with right
-		// shifts that leave most outputs inside the clamp.
-		for j := 0; j < ch*n; j++ {
-			r := mem[rec+20*j:]
-			b := uint32(int32(rnd()%65536) - 32768 + 1<<30)
-			m2 := 2 * (rnd()>>1 | 1<<30)
-			sh := 8 + rnd()%12
-			zl := rnd() % 256
-			kh := uint32(1)<<(sh-1) + zl<<sh
-			d := 1<<31 + uint64(kh-1)<<32 - uint64(m2)<<30
-			for i, v := range []uint32{b, m2, uint32(d), uint32(d >> 32), sh} {
-				r[4*i], r[4*i+1], r[4*i+2], r[4*i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+		// Records (dwDSPRecChan, a group's fields one after another):
+		// requantizations as dwDSPRecs makes them, with right shifts that
+		// leave most outputs inside the clamp.
+		for i := 0; i < n; i++ {
+			r := mem[rec+13*ch*i:]
+			for k := 0; k < ch; k++ {
+				sh := 8 + rnd()%12
+				zl := rnd() % 256
+				for f, v := range []uint32{uint32(int32(rnd()%65536) - 32768), rnd()>>1 | 1<<30, uint32(1)<<(sh-1) + zl<<sh} {
+					q := r[4*(f*ch+k):]
+					q[0], q[1], q[2], q[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+				}
+				r[12*ch+k] = byte(sh)
 			}
 		}
 		if mode == 3 {

@@ -50,6 +50,7 @@ const (
 	BatchMatmulInt16        Func = "batchMatmulInt16"
 	BatchMatmulInt16ConstR  Func = "batchMatmulInt16ConstR"
 	BatchMatmulInt8         Func = "batchMatmulInt8"
+	Binary32                Func = "binary32"
 	CastF32Int              Func = "castF32Int"
 	CastInt                 Func = "castInt"
 	CastIntF32              Func = "castIntF32"
@@ -196,8 +197,11 @@ const (
 	DwDSPPairs              Func = "dwDSPPairs"
 	DwDSPPlan               Func = "dwDSPPlan"
 	DwDSPPlanQ8             Func = "dwDSPPlanQ8"
+	DwDSPQ                  Func = "dwDSPQ"
 	DwDSPQuadTable          Func = "dwDSPQuadTable"
 	DwDSPQuads              Func = "dwDSPQuads"
+	DwDSPRec                Func = "dwDSPRec"
+	DwDSPRecs               Func = "dwDSPRecs"
 	DwDSPRowInside          Func = "dwDSPRowInside"
 	DwDSPRunM1              Func = "dwDSPRunM1"
 	DwDSPRunM1Ref           Func = "dwDSPRunM1Ref"
@@ -643,6 +647,7 @@ func Funcs() []Func {
 		BatchMatmulInt16,
 		BatchMatmulInt16ConstR,
 		BatchMatmulInt8,
+		Binary32,
 		CastF32Int,
 		CastInt,
 		CastIntF32,
@@ -789,8 +794,11 @@ func Funcs() []Func {
 		DwDSPPairs,
 		DwDSPPlan,
 		DwDSPPlanQ8,
+		DwDSPQ,
 		DwDSPQuadTable,
 		DwDSPQuads,
+		DwDSPRec,
+		DwDSPRecs,
 		DwDSPRowInside,
 		DwDSPRunM1,
 		DwDSPRunM1Ref,
@@ -1274,6 +1282,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]int16"}, {"rhs", "string"}, {"out", "[]int16"}}, true
 	case BatchMatmulInt8:
 		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]int8"}, {"rhs", "[]int8"}, {"out", "[]int8"}}, true
+	case Binary32:
+		return []Param{{"b", "[]byte"}, {"v", "uint32"}}, true
 	case CastF32Int:
 		return []Param{{"p", "*castParams"}, {"lo", "int64"}, {"hi", "int64"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case CastInt:
@@ -1566,10 +1576,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"rows", "[][]int8"}, {"rq", "[]byte"}, {"zo", "int32"}, {"lo", "int32"}}, true
 	case DwDSPPlanQ8:
 		return []Param{{"rows", "[][]int8"}, {"fH", "int"}, {"fW", "int"}, {"rq", "[]byte"}, {"zo", "int32"}, {"lo", "int32"}}, true
+	case DwDSPQ:
+		return []Param{{"v", "int32"}, {"m", "int32"}, {"k", "int32"}, {"r", "uint8"}, {"span", "int32"}}, true
 	case DwDSPQuadTable:
 		return []Param{{"tab", "[]uintptr"}, {"win", "[]uint32"}, {"x", "[]int8"}, {"p", "*dwDSPParams"}, {"iy0", "int"}, {"ix0", "int"}, {"nqw", "int"}, {"zr", "uintptr"}, {"zw", "uint32"}}, true
 	case DwDSPQuads:
 		return []Param{{"fW", "int"}}, true
+	case DwDSPRec:
+		return []Param{{"rec", "unsafe.Pointer"}, {"k", "int"}, {"n", "int"}}, true
+	case DwDSPRecs:
+		return []Param{{"rq", "[]byte"}, {"taps", "int"}, {"zo", "int32"}, {"lo", "int32"}, {"g", "int"}}, true
 	case DwDSPRowInside:
 		return []Param{{"p", "*dwDSPParams"}, {"iy0", "int"}}, true
 	case DwDSPRunM1:
@@ -2563,6 +2579,7 @@ func (f Func) Results() int {
 		ArgMinMaxIdxI16,
 		ArgMinMaxIdxI8,
 		B2u8,
+		Binary32,
 		CastLoad,
 		ClampF32,
 		ClampI32,
@@ -2601,6 +2618,7 @@ func (f Func) Results() int {
 		DwDSPItemRead,
 		DwDSPItemWrite,
 		DwDSPPairs,
+		DwDSPQ,
 		DwDSPQuads,
 		DwDSPRowInside,
 		DwDSPScratch,
@@ -2713,6 +2731,7 @@ func (f Func) Results() int {
 		ConvTaps,
 		DspPlanRecords,
 		DwDSPInterior,
+		DwDSPRecs,
 		DwTaps,
 		EwRowStart,
 		F32Ends,
@@ -2737,6 +2756,7 @@ func (f Func) Results() int {
 		ConvPWDot8x4,
 		ConvPWDotAny,
 		ConvRowsDot,
+		DwDSPRec,
 		F32Dot4,
 		F32DotFunnel4,
 		F32DotStr4,

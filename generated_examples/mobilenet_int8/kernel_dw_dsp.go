@@ -27,7 +27,7 @@ type dwDSPParams struct {
 type dwDSPArgs struct {
 	bc    uintptr        // 0: the first item's offset added to the tap pointers
 	w     unsafe.Pointer // 4: the first item's weights (dwDSPPlan's layout)
-	rec   unsafe.Pointer // 8: the first item's four records (dspRecBytes each)
+	rec   unsafe.Pointer // 8: the first item's records (dwDSPRecs)
 	out   unsafe.Pointer // 12: the first item's four output bytes
 	dbc   int32          // 16: advance of bc per item, in bytes
 	dw    int32          // 20: of w
@@ -55,8 +55,39 @@ const dwDSPPtrWords = 2
 // in int32 words: the argument block and the table (2*np pointers).
 func dwDSPScratch(fH, fW int) int { return dwDSPArgsWords + 2*dwDSPPairs(fH*fW)*dwDSPPtrWords }
 
-// dwDSPRecBytes is the size of a group's records: four of dspRecBytes.
-const dwDSPRecBytes = 4 * dspRecBytes
+// dwDSPRecBytes is the size of the records of a group of four channels
+// (dwDSPRecs).
+const dwDSPRecBytes = 4 * dwDSPRecChan
+
+// dwDSPRecChan is the size of a channel's requantization record: its
+// folded bias, multiplier and addend (int32 each) and its right shift (a
+// byte). A group's records are its channels' biases, then multipliers,
+// then addends, then shifts.
+const dwDSPRecChan = 13
+
+// dwDSPQ requantizes the sum v (the folded bias included) of a channel
+// with multiplier m, addend k and right shift r, as the Thumb-2 loops do,
+// and returns the result less actMin, clamped to [0, span]: with X =
+// 2*v*m, TFLM's rounding doubling high multiply is floor((X + 2^31) /
+// 2^32) (SMMLAR of 2v and m adds k to it: k = 2^(r-1) + (zo - actMin)*2^r,
+// the rounding right shift's half and the output zero point less actMin
+// moved before the shift), its rounding right shift subtracts one for v <
+// 0 (as convPWQ explains), and the two floors merge. |v| < 2^30, so 2v is
+// an int32; the sum is below 2^31 in magnitude.
+func dwDSPQ(v, m, k int32, r uint8, span int32) int32 {
+	y := int32(uint64(int64(2*v)*int64(m)+1<<31)>>32) + k + v>>31
+	y >>= r & 31
+	y &^= y >> 31
+	return min(y, span)
+}
+
+// dwDSPRec returns record k of the records at rec of a group of n
+// channels (dwDSPRecChan).
+func dwDSPRec(rec unsafe.Pointer, k, n int) (bias, m, kk int32, r uint8) {
+	b := unsafe.Slice((*byte)(rec), n*dwDSPRecChan)
+	return le32((*[4]byte)(b[4*k : 4*k+4])), le32((*[4]byte)(b[4*(n+k) : 4*(n+k)+4])),
+		le32((*[4]byte)(b[4*(2*n+k) : 4*(2*n+k)+4])), b[12*n+k]
+}
 
 // The loops' ways of reading a tap's input for the four channels of a
 // group (dwDSPItemsRef's mode).
@@ -72,13 +103,13 @@ const (
 // bytes at the tap's address for dwDSPM1, bytes 0, 0, 1, 1 for dwDSPM2,
 // byte 0 for all four for dwDSPMQ) times the pair's weights (a word per
 // two channels: channel 2h's tap 2j, channel 2h+1's tap 2j, then the same
-// for tap 2j+1) are added; each sum is requantized by dspQ and stored;
+// for tap 2j+1) are added; each sum is requantized by dwDSPQ and stored;
 // then bc, w, rec and out advance.
 func dwDSPItemsRef(g *dwDSPArgs, mode int) {
 	np := int(g.np)
 	tab := unsafe.Slice((*unsafe.Pointer)(g.tab), 2*np)
 	span := int32(g.span2 & 0xffff)
-	hi := int32(int8(g.lo4)) + span
+	lo := int32(int8(g.lo4))
 	bc, w, rec, out := g.bc, g.w, g.rec, g.out
 	for i := 0; i < int(g.n); i++ {
 		if i > 0 {
@@ -86,7 +117,7 @@ func dwDSPItemsRef(g *dwDSPArgs, mode int) {
 		}
 		var s [4]int32
 		for k := range s {
-			s[k] = le32((*[4]byte)(unsafe.Add(rec, dspRecBytes*k)))
+			s[k], _, _, _ = dwDSPRec(rec, k, 4)
 		}
 		ws := unsafe.Slice((*int8)(w), 8*np)
 		for j := 0; j < np; j++ {
@@ -106,7 +137,8 @@ func dwDSPItemsRef(g *dwDSPArgs, mode int) {
 		}
 		o := (*[4]int8)(out)
 		for k := range o {
-			o[k] = int8(hi - dspQ(s[k], (*[dspRecBytes]byte)(unsafe.Add(rec, dspRecBytes*k)), span))
+			_, m, kk, r := dwDSPRec(rec, k, 4)
+			o[k] = int8(lo + dwDSPQ(s[k], m, kk, r, span))
 		}
 	}
 }

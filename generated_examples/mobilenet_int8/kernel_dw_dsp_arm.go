@@ -26,9 +26,9 @@ const dwDSPAsmHead = `
 	ldr r1, [r12, #48]
 	ldr r3, [r12, #36]
 	ldr r4, [lr]
-	ldr r5, [lr, #20]
-	ldr r6, [lr, #40]
-	ldr r7, [lr, #60]
+	ldr r5, [lr, #4]
+	ldr r6, [lr, #8]
+	ldr r7, [lr, #12]
 1:
 `
 
@@ -37,36 +37,36 @@ const dwDSPAsmHead = `
 const dwDSPAsmTail = `
 	subs r3, r3, #1
 	bne 1b
-	ldr r8, [lr, #4]
-	ldr r9, [lr, #8]
-	ldr r10, [lr, #12]
-	umlal r9, r10, r4, r8
-	add r10, r10, r4, lsr #30
-	ldrb r8, [lr, #16]
+	ldr r8, [lr, #16]
+	ldr r9, [lr, #32]
+	lsl r10, r4, #1
+	smmlar r10, r10, r8, r9
+	add r10, r10, r4, asr #31
+	ldrb r8, [lr, #48]
 	asr r10, r10, r8
 	usat r4, #8, r10
-	ldr r8, [lr, #24]
-	ldr r9, [lr, #28]
-	ldr r10, [lr, #32]
-	umlal r9, r10, r5, r8
-	add r10, r10, r5, lsr #30
-	ldrb r8, [lr, #36]
+	ldr r8, [lr, #20]
+	ldr r9, [lr, #36]
+	lsl r10, r5, #1
+	smmlar r10, r10, r8, r9
+	add r10, r10, r5, asr #31
+	ldrb r8, [lr, #49]
 	asr r10, r10, r8
 	usat r5, #8, r10
-	ldr r8, [lr, #44]
-	ldr r9, [lr, #48]
-	ldr r10, [lr, #52]
-	umlal r9, r10, r6, r8
-	add r10, r10, r6, lsr #30
-	ldrb r8, [lr, #56]
+	ldr r8, [lr, #24]
+	ldr r9, [lr, #40]
+	lsl r10, r6, #1
+	smmlar r10, r10, r8, r9
+	add r10, r10, r6, asr #31
+	ldrb r8, [lr, #50]
 	asr r10, r10, r8
 	usat r6, #8, r10
-	ldr r8, [lr, #64]
-	ldr r9, [lr, #68]
-	ldr r10, [lr, #72]
-	umlal r9, r10, r7, r8
-	add r10, r10, r7, lsr #30
-	ldrb r8, [lr, #76]
+	ldr r8, [lr, #28]
+	ldr r9, [lr, #44]
+	lsl r10, r7, #1
+	smmlar r10, r10, r8, r9
+	add r10, r10, r7, asr #31
+	ldrb r8, [lr, #51]
 	asr r10, r10, r8
 	usat r7, #8, r10
 	ldr r12, [sp]
