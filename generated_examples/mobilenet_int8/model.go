@@ -14,8 +14,8 @@ import "unsafe"
 // overlap. The plan is best found, gap 32 bytes; its peak is at operator 0 (CONV_2D).
 // Persistent state takes 0 bytes of it. layout.txt lists every buffer.
 //
-// RAM: ArenaSize + stack 2184 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
-// Invoke or Reset takes at most 2184 bytes of stack below its caller's.
+// RAM: ArenaSize + stack 1616 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
+// Invoke or Reset takes at most 1616 bytes of stack below its caller's.
 const ArenaSize = 2560
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart).
