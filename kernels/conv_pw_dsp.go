@@ -43,8 +43,12 @@ func convPWDSP(p *convPWDSPParams, in []int8, wt, rec string, scr []int32, out [
 		}
 		xa := unsafe.Pointer(&in[px*K])
 		if N >= 2 {
-			g.x, g.w, g.n, g.xb, g.rec = xa, pw, uint32(k4), xb, pr
-			g.oa, g.ob = unsafe.Pointer(&oa[0]), unsafe.Pointer(&ob[0])
+			dspSetPtr(&g.x, xa)
+			dspSetPtr(&g.w, pw)
+			dspSetPtr(&g.rec, pr)
+			dspSetPtr(&g.oa, unsafe.Pointer(&oa[0]))
+			dspSetPtr(&g.ob, unsafe.Pointer(&ob[0]))
+			g.n, g.xb = uint32(k4), xb
 			g.pairs, g.span, g.lo = uint32(N/2), span, hi-span
 			dspPWPairs(g)
 		}
@@ -80,11 +84,15 @@ func convPWDSPW(p *convPWDSPParams, in []int8, wt, rec string, scr []int32, out 
 			xb = 0
 		}
 		xa := unsafe.Pointer(&in[px*K])
-		g.x, g.n, g.xb, g.wx = xa, uint32(k4), xb, unsafe.Pointer(&scr[dspPWArgsWords])
+		dspSetPtr(&g.x, xa)
+		dspSetPtr(&g.wx, unsafe.Pointer(&scr[dspPWArgsWords]))
+		g.n, g.xb = uint32(k4), xb
 		dspWiden2(g)
 		if N >= 2 {
-			g.w, g.rec = pw, pr
-			g.oa, g.ob = unsafe.Pointer(&oa[0]), unsafe.Pointer(&ob[0])
+			dspSetPtr(&g.w, pw)
+			dspSetPtr(&g.rec, pr)
+			dspSetPtr(&g.oa, unsafe.Pointer(&oa[0]))
+			dspSetPtr(&g.ob, unsafe.Pointer(&ob[0]))
 			g.pairs, g.span, g.lo = uint32(N/2), span, hi-span
 			dspPWPairsW(g)
 		}
@@ -103,7 +111,9 @@ func dspPWLast(g *dspPWArgs, xa unsafe.Pointer, xb uint32, pw, pr unsafe.Pointer
 	b := le32((*[4]byte)(r[0:4]))
 	dspClear(unsafe.Pointer(g), dspPWArgsWords)
 	d := (*dspArgs)(unsafe.Pointer(g))
-	d.x, d.w, d.n, d.xb = xa, unsafe.Add(pw, 8*k4*(j/2)), uint32(k4), xb
+	dspSetPtr(&d.x, xa)
+	dspSetPtr(&d.w, unsafe.Add(pw, 8*k4*(j/2)))
+	d.n, d.xb = uint32(k4), xb
 	d.s = [4]int32{b, b, b, b}
 	dspDot2x2Rows(d)
 	oa[j] = int8(hi - dspQ(d.s[0], r, span))

@@ -18,6 +18,7 @@ package kernels
 //   - dspClear: parameter p has type unsafe.Pointer
 //   - dspCopy: parameter dst has type unsafe.Pointer
 //   - dspPWLast: parameter xa has type unsafe.Pointer
+//   - dspSetPtr: parameter dst has type *unsafe.Pointer
 //   - dw3x3Fill: parameter c has type *dw3x3Col
 //   - dw3x3Gather3: parameter g has type [][3]int8
 //   - dw3x3Hex1: parameter c0 has type *dw3x3Col
@@ -52,28 +53,31 @@ package kernels
 //   - svdfProject: parameter acc has type *[64]int32
 //   - functions with results (helpers, not program steps):
 //     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
-//     argMinMaxIdxI8, b2u8, castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64,
-//     constI8, constU8, convDSPScratch, convDSPWScratch, convGatherGrid,
-//     convGatherScratch, convGatherWinWords, convLean8, convPWBlock,
-//     convPWChDecode, convPWDot16, convPWDot4, convPWDot8, convPWDot8x4,
-//     convPWDotAny, convPWOut, convPWQ, convPWRescale, convPWScratch,
-//     convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps, detIoU, detMax,
-//     detMin, detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT,
-//     dspPackPairs, dspPlanRecords, dspQ, dspWidenWords, dusClamp,
-//     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
-//     dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
-//     ewRows, ewTab32, ewTabAt, expFix, f32Add, f32Ceil, f32Cos, f32Div,
-//     f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends, f32Exp, f32ExpRare,
-//     f32Expm1, f32Finite, f32Finite2, f32Floor, f32FromFix, f32FromQ,
-//     f32Log, f32Logistic, f32Lt, f32Mod, f32Mul, f32NaN, f32Pack,
-//     f32RoundI32, f32Sin, f32SinCos, f32Sqrt, f32StrOff, f32StrView,
-//     f32Tab64, f32Tanh, f32Unpack, f32Words, f32q, f32sAdd, f32sBits,
-//     f32sDiv, f32sDot, f32sDotOK, f32sLt, f32sMul, f32sRange, f32sRangeStr,
-//     f32sRound, f32sSig, f32sSumF32, f32sUnpackN, fcDotI16, fcDotI16Acc32,
-//     fcF32Soft, fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex,
-//     gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
-//     hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32, le64,
-//     leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
+//     argMinMaxIdxI8, b2u8, binary32, castLoad, clampF32, clampI32, cmpOrd32,
+//     cmpOrd64, constI8, constU8, convDSPScratch, convDSPWScratch,
+//     convGatherGrid, convGatherScratch, convGatherWinWords, convLean8,
+//     convPWBlock, convPWChDecode, convPWDot16, convPWDot4, convPWDot8,
+//     convPWDot8x4, convPWDotAny, convPWOut, convPWQ, convPWRescale,
+//     convPWScratch, convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps,
+//     detIoU, detMax, detMin, detNMS, divLeadingSignBits, divQuantOne,
+//     divRoundingDivByPOT, dspPackPairs, dspPlanRecords, dspQ, dspWidenWords,
+//     dusClamp, dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN,
+//     dwClamp, dwDSPFirstTap, dwDSPInterior, dwDSPItemRead, dwDSPItemWrite,
+//     dwDSPPairs, dwDSPPlan, dwDSPPlanQ8, dwDSPQ, dwDSPQuads, dwDSPRec,
+//     dwDSPRecs, dwDSPRowInside, dwDSPScratch, dwDSPScratchQ8, dwDSPSetup,
+//     dwDSPShift, dwDSPZerosQ8, dwRQFast, dwRescale, dwRowsSrc, dwTaps,
+//     ewRequantDown, ewRowStart, ewRows, ewTab32, ewTabAt, expFix, f32Add,
+//     f32Ceil, f32Cos, f32Div, f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends,
+//     f32Exp, f32ExpRare, f32Expm1, f32Finite, f32Finite2, f32Floor,
+//     f32FromFix, f32FromQ, f32Log, f32Logistic, f32Lt, f32Mod, f32Mul,
+//     f32NaN, f32Pack, f32RoundI32, f32Sin, f32SinCos, f32Sqrt, f32StrOff,
+//     f32StrView, f32Tab64, f32Tanh, f32Unpack, f32Words, f32q, f32sAdd,
+//     f32sBits, f32sDiv, f32sDot, f32sDotOK, f32sLt, f32sMul, f32sRange,
+//     f32sRangeStr, f32sRound, f32sSig, f32sSumF32, f32sUnpackN, fcDotI16,
+//     fcDotI16Acc32, fcF32Soft, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
+//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
+//     hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32,
+//     le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
 //     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
 //     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
 //     lstmDotF8S, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
@@ -96,6 +100,8 @@ package kernels
 //   - dspArgs: field x has type unsafe.Pointer
 //   - dspPWArgs: field x has type unsafe.Pointer
 //   - dw3x3Run: field buf has type unsafe.Pointer
+//   - dwDSPArgs: field w has type unsafe.Pointer
+//   - dwDSPRun: field wb has type unsafe.Pointer
 //   - f32Act: field x has type unsafe.Pointer
 //   - lstmFunnelSt: field gI0 has type [][8]uint32
 //   - viewHeader: field data has type unsafe.Pointer
@@ -305,6 +311,40 @@ func Call(fn string, args []any) bool {
 		dw3x3Int8(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int32), args[6].([]int8))
 	case "dw3x3Mult":
 		dw3x3Mult(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
+	case "dwDSPGroups":
+		dwDSPGroups(args[0].(*dwDSPRun), args[1].(*dwDSPParams), args[2].([]int8), int(args[3].(int64)), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), int(args[7].(int64)), int(args[8].(int64)))
+	case "dwDSPInner":
+		dwDSPInner(args[0].(*dwDSPRun), args[1].(*dwDSPParams), args[2].([]int8), int(args[3].(int64)), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)))
+	case "dwDSPInt8M1":
+		dwDSPInt8M1(args[0].(*dwDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int32), args[6].([]int8))
+	case "dwDSPInt8M2":
+		dwDSPInt8M2(args[0].(*dwDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int32), args[6].([]int8))
+	case "dwDSPInt8MQ":
+		dwDSPInt8MQ(args[0].(*dwDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int32), args[6].([]int8))
+	case "dwDSPInt8Q8":
+		dwDSPInt8Q8(args[0].(*dwDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int32), args[6].([]int8))
+	case "dwDSPItemsRef":
+		dwDSPItemsRef(args[0].(*dwDSPArgs), int(args[1].(int64)))
+	case "dwDSPQuadTable":
+		dwDSPQuadTable(args[0].([]uintptr), args[1].([]uint32), args[2].([]int8), args[3].(*dwDSPParams), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), uintptr(args[7].(int64)), uint32(args[8].(int64)))
+	case "dwDSPRunM1":
+		dwDSPRunM1(args[0].(*dwDSPArgs))
+	case "dwDSPRunM1Ref":
+		dwDSPRunM1Ref(args[0].(*dwDSPArgs))
+	case "dwDSPRunM2":
+		dwDSPRunM2(args[0].(*dwDSPArgs))
+	case "dwDSPRunM2Ref":
+		dwDSPRunM2Ref(args[0].(*dwDSPArgs))
+	case "dwDSPRunMQ":
+		dwDSPRunMQ(args[0].(*dwDSPArgs))
+	case "dwDSPRunMQRef":
+		dwDSPRunMQRef(args[0].(*dwDSPArgs))
+	case "dwDSPRunQ8":
+		dwDSPRunQ8(args[0].(*dwDSPArgs))
+	case "dwDSPRunQ8Ref":
+		dwDSPRunQ8Ref(args[0].(*dwDSPArgs))
+	case "dwDSPTable":
+		dwDSPTable(args[0].(*dwDSPRun), args[1].(*dwDSPParams), args[2].([]int8), int(args[3].(int64)), int(args[4].(int64)))
 	case "dwF32":
 		dwF32(args[0].(*dwParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "dwFinish":
@@ -665,6 +705,47 @@ func Call(fn string, args []any) bool {
 // the wrong type panics.
 func NewParams(typ string, fields map[string]any) any {
 	switch typ {
+	case "DWGeom":
+		p := &DWGeom{}
+		for k, v := range fields {
+			switch k {
+			case "Batches":
+				p.Batches = int(v.(int64))
+			case "InH":
+				p.InH = int(v.(int64))
+			case "InW":
+				p.InW = int(v.(int64))
+			case "InC":
+				p.InC = int(v.(int64))
+			case "FilterH":
+				p.FilterH = int(v.(int64))
+			case "FilterW":
+				p.FilterW = int(v.(int64))
+			case "OutH":
+				p.OutH = int(v.(int64))
+			case "OutW":
+				p.OutW = int(v.(int64))
+			case "OutC":
+				p.OutC = int(v.(int64))
+			case "DepthMul":
+				p.DepthMul = int(v.(int64))
+			case "StrideH":
+				p.StrideH = int(v.(int64))
+			case "StrideW":
+				p.StrideW = int(v.(int64))
+			case "DilationH":
+				p.DilationH = int(v.(int64))
+			case "DilationW":
+				p.DilationW = int(v.(int64))
+			case "PadH":
+				p.PadH = int(v.(int64))
+			case "PadW":
+				p.PadW = int(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
 	case "absParams":
 		p := &absParams{}
 		for k, v := range fields {
@@ -1270,6 +1351,51 @@ func NewParams(typ string, fields map[string]any) any {
 				p.m = uint32(v.(int64))
 			case "sh":
 				p.sh = uint32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "dwDSPParams":
+		p := &dwDSPParams{}
+		for k, v := range fields {
+			switch k {
+			case "batches":
+				p.batches = int(v.(int64))
+			case "inH":
+				p.inH = int(v.(int64))
+			case "inW":
+				p.inW = int(v.(int64))
+			case "inC":
+				p.inC = int(v.(int64))
+			case "filterH":
+				p.filterH = int(v.(int64))
+			case "filterW":
+				p.filterW = int(v.(int64))
+			case "outH":
+				p.outH = int(v.(int64))
+			case "outW":
+				p.outW = int(v.(int64))
+			case "outC":
+				p.outC = int(v.(int64))
+			case "depthMul":
+				p.depthMul = int(v.(int64))
+			case "strideH":
+				p.strideH = int(v.(int64))
+			case "strideW":
+				p.strideW = int(v.(int64))
+			case "dilationH":
+				p.dilationH = int(v.(int64))
+			case "dilationW":
+				p.dilationW = int(v.(int64))
+			case "padH":
+				p.padH = int(v.(int64))
+			case "padW":
+				p.padW = int(v.(int64))
+			case "span":
+				p.span = int32(v.(int64))
+			case "hi":
+				p.hi = int32(v.(int64))
 			default:
 				return nil
 			}

@@ -51,6 +51,8 @@
 //     same functions in Go, calling the *Ref functions of dsp.go (no build
 //     line), which every build compiles and the tests compare with.
 //     gen/emit copies a declaration's twin from the other file with it.
+//     The depthwise loops follow the same pattern in dw_dsp_arm.go,
+//     dw_dsp_go.go and dw_dsp.go.
 //   - An assembly function takes one pointer to an argument block in the
 //     kernel's planned scratch (never a Go local: its address converted to
 //     a number moves it to the heap), reads {g} before touching any
@@ -60,4 +62,7 @@
 //     emulated Cortex-M4 on random operands and compares them.
 //   - Loads from flash (weights, records) may be unaligned: LDR and LDRB,
 //     never LDRD or LDM, on them.
+//   - Pointers go into an argument block or a table in the scratch through
+//     dspSetPtr (or as uintptr): a pointer store's write barrier under gc
+//     would hand the arena's old contents to the garbage collector.
 package kernels

@@ -21,6 +21,14 @@ import (
 // and the address of a Go local converted so would move the local to the
 // heap under TinyGo.
 
+// dspSetPtr stores p at *dst without a write barrier. Argument blocks and
+// tables of pointers live in the arena, which the garbage collector does
+// not scan and whose old contents may be anything (another tensor, a stale
+// pointer): a barrier on the store would hand those old contents to the
+// collector as a pointer. The arena, and what its pointers point at, stay
+// alive on their own.
+func dspSetPtr(dst *unsafe.Pointer, p unsafe.Pointer) { *(*uintptr)(unsafe.Pointer(dst)) = uintptr(p) }
+
 // dspArgs is the argument block of the DSP loops, words in this order (the
 // assembly loads them with one LDM). The pointers are unsafe.Pointer, not
 // uintptr, so that the Go loops' conversions stay valid for checkptr. The

@@ -144,28 +144,6 @@ func main() {
 // TestDSPOnBoard checks the Thumb-2 DSP loops against their Go twins on
 // the emulated Cortex-M4 (skipped without TinyGo).
 func TestDSPOnBoard(t *testing.T) {
-	tools := board.Require(t)
-	dir := t.TempDir()
-	if d := os.Getenv("DSP_BOARD_DIR"); d != "" {
-		dir = d
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "p"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	names, _ := filepath.Glob("*.go")
-	for _, n := range names {
-		if strings.HasSuffix(n, "_test.go") || n == "embed.go" || n == "dispatch.go" || n == "plan.go" || n == "doc.go" {
-			continue
-		}
-		b, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b = []byte(strings.Replace(string(b), "package kernels", "package p", 1))
-		if err := os.WriteFile(filepath.Join(dir, "p", n), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	export := `package p
 
 import "unsafe"
@@ -201,7 +179,37 @@ func Widen2Ref(g *DSPPWArgs)   { dspWiden2Ref(pw(g)) }
 func Dot2x2(g *DSPArgs)        { dspDot2x2Rows(dd(g)) }
 func Dot2x2Ref(g *DSPArgs)     { dspDot2x2RowsRef(dd(g)) }
 `
-	main := strings.Replace(dspBoardMain, "import (\n\t\"device/arm\"\n\t\"unsafe\"\n)", "import (\n\t\"device/arm\"\n\t\"unsafe\"\n\n\tp \"tg/p\"\n)", 1)
+	dspBoardRun(t, dspBoardMain, export)
+}
+
+// dspBoardRun builds the kernels (as package p, with export.go added)
+// and the program main for the emulated Cortex-M4, runs it and fails
+// unless it prints "ok" (skipped without TinyGo). main imports p as
+// "tg/p" through the import block it starts with.
+func dspBoardRun(t *testing.T, main, export string) {
+	tools := board.Require(t)
+	dir := t.TempDir()
+	if d := os.Getenv("DSP_BOARD_DIR"); d != "" {
+		dir = d
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "p"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	names, _ := filepath.Glob("*.go")
+	for _, n := range names {
+		if strings.HasSuffix(n, "_test.go") || n == "embed.go" || n == "dispatch.go" || n == "plan.go" || n == "doc.go" {
+			continue
+		}
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = []byte(strings.Replace(string(b), "package kernels", "package p", 1))
+		if err := os.WriteFile(filepath.Join(dir, "p", n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	main = strings.Replace(main, "import (\n\t\"device/arm\"\n\t\"unsafe\"\n)", "import (\n\t\"device/arm\"\n\t\"unsafe\"\n\n\tp \"tg/p\"\n)", 1)
 	files := map[string]string{"main.go": main, "p/export.go": export, "go.mod": "module tg\n\ngo 1.25\n"}
 	for n, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte(text), 0o644); err != nil {

@@ -131,3 +131,53 @@ func ConvDSPWScratch(K int) int { return convDSPWScratch(K) }
 // FCSoftMinDepth is the least input depth for which the generator calls
 // fcF32S instead of fcF32 (fcSoftMinDepth).
 const FCSoftMinDepth = fcSoftMinDepth
+// PlanDWDSP plans the depthwise DSP kernels (dwDSPInt8M1, M2, MQ) for
+// output channels with taps rows ([outC][taps], taps row by row) and
+// requantization triples rq (conv_rq.go, bias folded for input offset
+// -zp), output zero point zo and activation minimum lo: the packed weights
+// and the groups' records, ok false when the kernels cannot take the layer
+// (fewer than four output channels, or a requantization dspQ would not
+// compute exactly).
+func PlanDWDSP(rows [][]int8, rq []byte, zo, lo int32) (wt, rec []byte, ok bool) {
+	return dwDSPPlan(rows, rq, zo, lo)
+}
+
+// PlanDWDSPQ8 is PlanDWDSP for dwDSPInt8Q8 (one input channel, a depth
+// multiplier that is a multiple of eight) and an fH x fW filter.
+func PlanDWDSPQ8(rows [][]int8, fH, fW int, rq []byte, zo, lo int32) (wt, rec []byte, ok bool) {
+	return dwDSPPlanQ8(rows, fH, fW, rq, zo, lo)
+}
+
+// DWDSPScratch is the scratch of dwDSPInt8M1, M2 and MQ for an fH x fW
+// filter, in int32 words.
+func DWDSPScratch(fH, fW int) int { return dwDSPScratch(fH, fW) }
+
+// DWDSPScratchQ8 is dwDSPInt8Q8's scratch for an fH x fW filter, in int32
+// words.
+func DWDSPScratchQ8(fH, fW int) int { return dwDSPScratchQ8(fH, fW) }
+
+// DWDSPZerosQ8 is the length of dwDSPInt8Q8's zero row for outW output
+// columns at horizontal stride sW.
+func DWDSPZerosQ8(outW, sW int) int { return dwDSPZerosQ8(outW, sW) }
+
+// DWGeom is the geometry of a depthwise convolution, for DWDSPShift.
+type DWGeom struct {
+	Batches, InH, InW, InC int
+	FilterH, FilterW       int
+	OutH, OutW, OutC       int
+	DepthMul               int
+	StrideH, StrideW       int
+	DilationH, DilationW   int
+	PadH, PadW             int
+}
+
+// DWDSPShift is the least distance (bytes) the input of a depthwise DSP
+// kernel (dwDSPInt8Q8 when q8) may start above its output when the output
+// is written over it (dwDSPShift: the kernel's order of reads and writes
+// replayed); with depth multiplier 1 the distance must be a multiple of
+// the channels.
+func DWDSPShift(g DWGeom, q8 bool) int {
+	return dwDSPShift(&dwDSPParams{batches: g.Batches, inH: g.InH, inW: g.InW, inC: g.InC,
+		filterH: g.FilterH, filterW: g.FilterW, outH: g.OutH, outW: g.OutW, outC: g.OutC, depthMul: g.DepthMul,
+		strideH: g.StrideH, strideW: g.StrideW, dilationH: g.DilationH, dilationW: g.DilationW, padH: g.PadH, padW: g.PadW}, q8)
+}

@@ -26,6 +26,19 @@ func TestScratchRecordWords(t *testing.T) {
 	if n := 4 * (convPWScratch(convPWBlk) - convPWBlk*convPWChWords); n < int(unsafe.Sizeof([2]convPWCh{})) {
 		t.Errorf("convPWScratch leaves %d bytes for the pair's records", n)
 	}
+	for _, c := range []struct {
+		name  string
+		size  uintptr
+		words int
+	}{
+		{"dspArgs", unsafe.Sizeof(dspArgs{}), dspArgsWords},
+		{"dspPWArgs", unsafe.Sizeof(dspPWArgs{}), dspPWArgsWords},
+		{"dwDSPArgs", unsafe.Sizeof(dwDSPArgs{}), dwDSPArgsWords},
+	} {
+		if c.size > uintptr(4*c.words) {
+			t.Errorf("%s: %d bytes, the scratch sizes count %d words", c.name, c.size, c.words)
+		}
+	}
 	if n := 4 * (dw3x3Scratch - 3*13*dw3x3G/4); n < int(unsafe.Sizeof([dw3x3G]dw3x3Rec{})) {
 		t.Errorf("dw3x3Scratch leaves %d bytes for a group's records", n)
 	}

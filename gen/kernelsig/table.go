@@ -50,6 +50,7 @@ const (
 	BatchMatmulInt16        Func = "batchMatmulInt16"
 	BatchMatmulInt16ConstR  Func = "batchMatmulInt16ConstR"
 	BatchMatmulInt8         Func = "batchMatmulInt8"
+	Binary32                Func = "binary32"
 	CastF32Int              Func = "castF32Int"
 	CastInt                 Func = "castInt"
 	CastIntF32              Func = "castIntF32"
@@ -161,6 +162,7 @@ const (
 	DspPackPairs            Func = "dspPackPairs"
 	DspPlanRecords          Func = "dspPlanRecords"
 	DspQ                    Func = "dspQ"
+	DspSetPtr               Func = "dspSetPtr"
 	DspWiden2               Func = "dspWiden2"
 	DspWiden2Ref            Func = "dspWiden2Ref"
 	DspWidenWords           Func = "dspWidenWords"
@@ -190,6 +192,40 @@ const (
 	Dw3x3Tri1               Func = "dw3x3Tri1"
 	Dw3x3Tri2               Func = "dw3x3Tri2"
 	DwClamp                 Func = "dwClamp"
+	DwDSPFirstTap           Func = "dwDSPFirstTap"
+	DwDSPGroups             Func = "dwDSPGroups"
+	DwDSPInner              Func = "dwDSPInner"
+	DwDSPInt8M1             Func = "dwDSPInt8M1"
+	DwDSPInt8M2             Func = "dwDSPInt8M2"
+	DwDSPInt8MQ             Func = "dwDSPInt8MQ"
+	DwDSPInt8Q8             Func = "dwDSPInt8Q8"
+	DwDSPInterior           Func = "dwDSPInterior"
+	DwDSPItemRead           Func = "dwDSPItemRead"
+	DwDSPItemWrite          Func = "dwDSPItemWrite"
+	DwDSPItemsRef           Func = "dwDSPItemsRef"
+	DwDSPPairs              Func = "dwDSPPairs"
+	DwDSPPlan               Func = "dwDSPPlan"
+	DwDSPPlanQ8             Func = "dwDSPPlanQ8"
+	DwDSPQ                  Func = "dwDSPQ"
+	DwDSPQuadTable          Func = "dwDSPQuadTable"
+	DwDSPQuads              Func = "dwDSPQuads"
+	DwDSPRec                Func = "dwDSPRec"
+	DwDSPRecs               Func = "dwDSPRecs"
+	DwDSPRowInside          Func = "dwDSPRowInside"
+	DwDSPRunM1              Func = "dwDSPRunM1"
+	DwDSPRunM1Ref           Func = "dwDSPRunM1Ref"
+	DwDSPRunM2              Func = "dwDSPRunM2"
+	DwDSPRunM2Ref           Func = "dwDSPRunM2Ref"
+	DwDSPRunMQ              Func = "dwDSPRunMQ"
+	DwDSPRunMQRef           Func = "dwDSPRunMQRef"
+	DwDSPRunQ8              Func = "dwDSPRunQ8"
+	DwDSPRunQ8Ref           Func = "dwDSPRunQ8Ref"
+	DwDSPScratch            Func = "dwDSPScratch"
+	DwDSPScratchQ8          Func = "dwDSPScratchQ8"
+	DwDSPSetup              Func = "dwDSPSetup"
+	DwDSPShift              Func = "dwDSPShift"
+	DwDSPTable              Func = "dwDSPTable"
+	DwDSPZerosQ8            Func = "dwDSPZerosQ8"
 	DwF32                   Func = "dwF32"
 	DwFinish                Func = "dwFinish"
 	DwInt16                 Func = "dwInt16"
@@ -549,6 +585,7 @@ const (
 
 // The struct types of package kernels.
 const (
+	DWGeom               Struct = "DWGeom"
 	AbsParams            Struct = "absParams"
 	ArgMinMaxParams      Struct = "argMinMaxParams"
 	BatchMatmulParams    Struct = "batchMatmulParams"
@@ -573,6 +610,9 @@ const (
 	Dw3x3Params          Struct = "dw3x3Params"
 	Dw3x3Rec             Struct = "dw3x3Rec"
 	Dw3x3Run             Struct = "dw3x3Run"
+	DwDSPArgs            Struct = "dwDSPArgs"
+	DwDSPParams          Struct = "dwDSPParams"
+	DwDSPRun             Struct = "dwDSPRun"
 	DwParams             Struct = "dwParams"
 	DwRec                Struct = "dwRec"
 	DwRowsParams         Struct = "dwRowsParams"
@@ -663,6 +703,7 @@ func Funcs() []Func {
 		BatchMatmulInt16,
 		BatchMatmulInt16ConstR,
 		BatchMatmulInt8,
+		Binary32,
 		CastF32Int,
 		CastInt,
 		CastIntF32,
@@ -774,6 +815,7 @@ func Funcs() []Func {
 		DspPackPairs,
 		DspPlanRecords,
 		DspQ,
+		DspSetPtr,
 		DspWiden2,
 		DspWiden2Ref,
 		DspWidenWords,
@@ -803,6 +845,40 @@ func Funcs() []Func {
 		Dw3x3Tri1,
 		Dw3x3Tri2,
 		DwClamp,
+		DwDSPFirstTap,
+		DwDSPGroups,
+		DwDSPInner,
+		DwDSPInt8M1,
+		DwDSPInt8M2,
+		DwDSPInt8MQ,
+		DwDSPInt8Q8,
+		DwDSPInterior,
+		DwDSPItemRead,
+		DwDSPItemWrite,
+		DwDSPItemsRef,
+		DwDSPPairs,
+		DwDSPPlan,
+		DwDSPPlanQ8,
+		DwDSPQ,
+		DwDSPQuadTable,
+		DwDSPQuads,
+		DwDSPRec,
+		DwDSPRecs,
+		DwDSPRowInside,
+		DwDSPRunM1,
+		DwDSPRunM1Ref,
+		DwDSPRunM2,
+		DwDSPRunM2Ref,
+		DwDSPRunMQ,
+		DwDSPRunMQRef,
+		DwDSPRunQ8,
+		DwDSPRunQ8Ref,
+		DwDSPScratch,
+		DwDSPScratchQ8,
+		DwDSPSetup,
+		DwDSPShift,
+		DwDSPTable,
+		DwDSPZerosQ8,
 		DwF32,
 		DwFinish,
 		DwInt16,
@@ -1164,6 +1240,7 @@ func Funcs() []Func {
 // Structs returns every kernel struct type, sorted by name.
 func Structs() []Struct {
 	return []Struct{
+		DWGeom,
 		AbsParams,
 		ArgMinMaxParams,
 		BatchMatmulParams,
@@ -1188,6 +1265,9 @@ func Structs() []Struct {
 		Dw3x3Params,
 		Dw3x3Rec,
 		Dw3x3Run,
+		DwDSPArgs,
+		DwDSPParams,
+		DwDSPRun,
 		DwParams,
 		DwRec,
 		DwRowsParams,
@@ -1314,6 +1394,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]int16"}, {"rhs", "string"}, {"out", "[]int16"}}, true
 	case BatchMatmulInt8:
 		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]int8"}, {"rhs", "[]int8"}, {"out", "[]int8"}}, true
+	case Binary32:
+		return []Param{{"b", "[]byte"}, {"v", "uint32"}}, true
 	case CastF32Int:
 		return []Param{{"p", "*castParams"}, {"lo", "int64"}, {"hi", "int64"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case CastInt:
@@ -1536,6 +1618,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"rq", "[]byte"}, {"K", "int"}, {"zo", "int32"}, {"lo", "int32"}}, true
 	case DspQ:
 		return []Param{{"s", "int32"}, {"r", "*[20]byte"}, {"span", "int32"}}, true
+	case DspSetPtr:
+		return []Param{{"dst", "*unsafe.Pointer"}, {"p", "unsafe.Pointer"}}, true
 	case DspWiden2:
 		return []Param{{"g", "*dspPWArgs"}}, true
 	case DspWiden2Ref:
@@ -1594,6 +1678,74 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"c0", "*dw3x3Col"}, {"c1", "*dw3x3Col"}, {"c2", "*dw3x3Col"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case DwClamp:
 		return []Param{{"v", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case DwDSPFirstTap:
+		return []Param{{"o0", "int"}, {"dil", "int"}, {"taps", "int"}, {"size", "int"}}, true
+	case DwDSPGroups:
+		return []Param{{"d", "*dwDSPRun"}, {"p", "*dwDSPParams"}, {"out", "[]int8"}, {"px", "int"}, {"gi", "int"}, {"n", "int"}, {"s", "int"}, {"cin", "int"}, {"dbc", "int"}}, true
+	case DwDSPInner:
+		return []Param{{"d", "*dwDSPRun"}, {"p", "*dwDSPParams"}, {"out", "[]int8"}, {"px", "int"}, {"gi", "int"}, {"s", "int"}, {"cin", "int"}}, true
+	case DwDSPInt8M1:
+		return []Param{{"p", "*dwDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"zrow", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case DwDSPInt8M2:
+		return []Param{{"p", "*dwDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"zrow", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case DwDSPInt8MQ:
+		return []Param{{"p", "*dwDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"zrow", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case DwDSPInt8Q8:
+		return []Param{{"p", "*dwDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"zrow", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case DwDSPInterior:
+		return []Param{{"p", "*dwDSPParams"}, {"fW", "int"}}, true
+	case DwDSPItemRead:
+		return []Param{{"p", "*dwDSPParams"}, {"b", "int"}, {"oy", "int"}, {"ox", "int"}, {"gi", "int"}, {"gw", "int"}}, true
+	case DwDSPItemWrite:
+		return []Param{{"p", "*dwDSPParams"}, {"b", "int"}, {"oy", "int"}, {"ox", "int"}, {"gi", "int"}, {"gw", "int"}}, true
+	case DwDSPItemsRef:
+		return []Param{{"g", "*dwDSPArgs"}, {"mode", "int"}}, true
+	case DwDSPPairs:
+		return []Param{{"taps", "int"}}, true
+	case DwDSPPlan:
+		return []Param{{"rows", "[][]int8"}, {"rq", "[]byte"}, {"zo", "int32"}, {"lo", "int32"}}, true
+	case DwDSPPlanQ8:
+		return []Param{{"rows", "[][]int8"}, {"fH", "int"}, {"fW", "int"}, {"rq", "[]byte"}, {"zo", "int32"}, {"lo", "int32"}}, true
+	case DwDSPQ:
+		return []Param{{"v", "int32"}, {"m", "int32"}, {"k", "int32"}, {"r", "uint8"}, {"span", "int32"}}, true
+	case DwDSPQuadTable:
+		return []Param{{"tab", "[]uintptr"}, {"win", "[]uint32"}, {"x", "[]int8"}, {"p", "*dwDSPParams"}, {"iy0", "int"}, {"ix0", "int"}, {"nqw", "int"}, {"zr", "uintptr"}, {"zw", "uint32"}}, true
+	case DwDSPQuads:
+		return []Param{{"fW", "int"}}, true
+	case DwDSPRec:
+		return []Param{{"rec", "unsafe.Pointer"}, {"k", "int"}, {"n", "int"}}, true
+	case DwDSPRecs:
+		return []Param{{"rq", "[]byte"}, {"taps", "int"}, {"zo", "int32"}, {"lo", "int32"}, {"g", "int"}}, true
+	case DwDSPRowInside:
+		return []Param{{"p", "*dwDSPParams"}, {"iy0", "int"}}, true
+	case DwDSPRunM1:
+		return []Param{{"g", "*dwDSPArgs"}}, true
+	case DwDSPRunM1Ref:
+		return []Param{{"g", "*dwDSPArgs"}}, true
+	case DwDSPRunM2:
+		return []Param{{"g", "*dwDSPArgs"}}, true
+	case DwDSPRunM2Ref:
+		return []Param{{"g", "*dwDSPArgs"}}, true
+	case DwDSPRunMQ:
+		return []Param{{"g", "*dwDSPArgs"}}, true
+	case DwDSPRunMQRef:
+		return []Param{{"g", "*dwDSPArgs"}}, true
+	case DwDSPRunQ8:
+		return []Param{{"g", "*dwDSPArgs"}}, true
+	case DwDSPRunQ8Ref:
+		return []Param{{"g", "*dwDSPArgs"}}, true
+	case DwDSPScratch:
+		return []Param{{"fH", "int"}, {"fW", "int"}}, true
+	case DwDSPScratchQ8:
+		return []Param{{"fH", "int"}, {"fW", "int"}}, true
+	case DwDSPSetup:
+		return []Param{{"d", "*dwDSPRun"}, {"p", "*dwDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"zrow", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case DwDSPShift:
+		return []Param{{"p", "*dwDSPParams"}, {"q8", "bool"}}, true
+	case DwDSPTable:
+		return []Param{{"d", "*dwDSPRun"}, {"p", "*dwDSPParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}}, true
+	case DwDSPZerosQ8:
+		return []Param{{"outW", "int"}, {"sW", "int"}}, true
 	case DwF32:
 		return []Param{{"p", "*dwParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case DwFinish:
@@ -2412,6 +2564,7 @@ func (f Func) Results() int {
 		DspPWPairsRef,
 		DspPWPairsW,
 		DspPWPairsWRef,
+		DspSetPtr,
 		DspWiden2,
 		DspWiden2Ref,
 		DusI32,
@@ -2434,6 +2587,23 @@ func (f Func) Results() int {
 		Dw3x3SegSlow,
 		Dw3x3Tri1,
 		Dw3x3Tri2,
+		DwDSPGroups,
+		DwDSPInner,
+		DwDSPInt8M1,
+		DwDSPInt8M2,
+		DwDSPInt8MQ,
+		DwDSPInt8Q8,
+		DwDSPItemsRef,
+		DwDSPQuadTable,
+		DwDSPRunM1,
+		DwDSPRunM1Ref,
+		DwDSPRunM2,
+		DwDSPRunM2Ref,
+		DwDSPRunMQ,
+		DwDSPRunMQRef,
+		DwDSPRunQ8,
+		DwDSPRunQ8Ref,
+		DwDSPTable,
 		DwF32,
 		DwFinish,
 		DwInt16,
@@ -2635,6 +2805,7 @@ func (f Func) Results() int {
 		ArgMinMaxIdxI16,
 		ArgMinMaxIdxI8,
 		B2u8,
+		Binary32,
 		CastLoad,
 		ClampF32,
 		ClampI32,
@@ -2671,6 +2842,18 @@ func (f Func) Results() int {
 		Dw3x3Decode,
 		Dw3x3FastN,
 		DwClamp,
+		DwDSPFirstTap,
+		DwDSPItemRead,
+		DwDSPItemWrite,
+		DwDSPPairs,
+		DwDSPQ,
+		DwDSPQuads,
+		DwDSPRowInside,
+		DwDSPScratch,
+		DwDSPScratchQ8,
+		DwDSPSetup,
+		DwDSPShift,
+		DwDSPZerosQ8,
 		DwRQFast,
 		DwRescale,
 		DwRowsSrc,
@@ -2807,6 +2990,8 @@ func (f Func) Results() int {
 	case ConvRowsEdge,
 		ConvTaps,
 		DspPlanRecords,
+		DwDSPInterior,
+		DwDSPRecs,
 		DwTaps,
 		EwRowStart,
 		ExpFix,
@@ -2826,7 +3011,9 @@ func (f Func) Results() int {
 		TanhSmall,
 		TconvTaps:
 		return 2
-	case F32Words,
+	case DwDSPPlan,
+		DwDSPPlanQ8,
+		F32Words,
 		F32sRange,
 		F32sRangeStr,
 		SelRowStart:
@@ -2837,6 +3024,7 @@ func (f Func) Results() int {
 		ConvPWDot8x4,
 		ConvPWDotAny,
 		ConvRowsDot,
+		DwDSPRec,
 		F32Dot4,
 		F32DotFunnel4,
 		F32DotStr4,
@@ -2856,6 +3044,8 @@ func (f Func) Results() int {
 // Fields returns the fields of s; false if s is not a kernel struct type.
 func (s Struct) Fields() ([]Param, bool) {
 	switch s {
+	case DWGeom:
+		return []Param{{"Batches", "int"}, {"InH", "int"}, {"InW", "int"}, {"InC", "int"}, {"FilterH", "int"}, {"FilterW", "int"}, {"OutH", "int"}, {"OutW", "int"}, {"OutC", "int"}, {"DepthMul", "int"}, {"StrideH", "int"}, {"StrideW", "int"}, {"DilationH", "int"}, {"DilationW", "int"}, {"PadH", "int"}, {"PadW", "int"}}, true
 	case AbsParams:
 		return []Param{{"inZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"shift", "int"}, {"rescale", "bool"}}, true
 	case ArgMinMaxParams:
@@ -2904,6 +3094,12 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"bias", "int32"}, {"k", "int32"}, {"mm", "int32"}, {"m", "uint32"}, {"sh", "uint32"}}, true
 	case Dw3x3Run:
 		return []Param{{"buf", "unsafe.Pointer"}, {"t", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"C", "uintptr"}, {"j", "uintptr"}, {"nch", "uintptr"}, {"span", "int32"}, {"hi", "int32"}, {"_", "[0]uint32"}}, true
+	case DwDSPArgs:
+		return []Param{{"bc", "uintptr"}, {"w", "unsafe.Pointer"}, {"rec", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"dbc", "int32"}, {"dw", "int32"}, {"drec", "int32"}, {"dout", "int32"}, {"n", "int32"}, {"np", "int32"}, {"span2", "uint32"}, {"lo4", "uint32"}, {"tab", "unsafe.Pointer"}}, true
+	case DwDSPParams:
+		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"depthMul", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"span", "int32"}, {"hi", "int32"}}, true
+	case DwDSPRun:
+		return []Param{{"g", "*dwDSPArgs"}, {"tab", "[]uintptr"}, {"np", "int"}, {"G", "int"}, {"xl", "int"}, {"xr", "int"}, {"img", "int"}, {"zrow", "uintptr"}, {"wb", "unsafe.Pointer"}, {"rb", "unsafe.Pointer"}}, true
 	case DwParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"depthMul", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case DwRec:

@@ -7,6 +7,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 	"github.com/tflm-gen/tflm-gen/kernels"
+	"github.com/tflm-gen/tflm-gen/planner"
 )
 
 // Lowerings of the convolution family: CONV_2D, DEPTHWISE_CONV_2D and
@@ -496,6 +497,15 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		b, err := convBiasArg(c, bias, model.Int32, outC)
 		if err != nil {
 			return err
+		}
+		if c.DSP() {
+			ok, err := dwLowerDSPInt8(c, in, filter, bias, out, convFastGeom{
+				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
+				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
+			}, depthMul, mult, shift, inZP, outZP, lo, hi)
+			if ok || err != nil {
+				return err
+			}
 		}
 		// A 3x3 depthwise convolution needs no scratch: dw3x3Int8 in every
 		// build.
@@ -1075,6 +1085,87 @@ func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGe
 		View(in), c.Const("DW", wt), rq, c.Scratch(model.Int64, g.outC*convRQLen),
 		c.Scratch(model.Int64, g.fH*g.outC*t*g.fW), c.Scratch(model.Int8, g.outC), View(out))
 	return nil
+}
+
+// dwLowerDSPInt8 emits the depthwise DSP kernel of the depth multiplier
+// (kernels/dw_dsp.go: dwDSPInt8Q8 for one input channel and a multiple of
+// eight without horizontal dilation, dwDSPInt8M1 for 1 with at least four
+// channels, dwDSPInt8M2 for 2 with at least two input channels,
+// dwDSPInt8MQ for a multiple of four) and reports whether it did: not for
+// other depth multipliers, nor where a requantization is not one the
+// kernels compute exactly (kernels.PlanDWDSP). Its scratch is small (an
+// argument block and a pointer per tap, or per four taps and a window of
+// one channel): it is the lean variant too.
+func dwLowerDSPInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGeom, depthMul int,
+	mult, shift []int32, inZP, outZP, lo, hi int32) (bool, error) {
+	q8 := g.inC == 1 && depthMul%8 == 0 && g.dilW == 1
+	var fn kernelsig.Func
+	switch {
+	case q8:
+		fn = kernelsig.DwDSPInt8Q8
+	case depthMul == 1 && g.inC >= 4:
+		fn = kernelsig.DwDSPInt8M1
+	case depthMul == 2 && g.inC >= 2:
+		fn = kernelsig.DwDSPInt8M2
+	case depthMul%4 == 0:
+		fn = kernelsig.DwDSPInt8MQ
+	default:
+		return false, nil
+	}
+	rows := convDepthwiseAsConv(filter.Data, g.outC)
+	triples, err := convRQTriples(c, bias, rows, mult, shift, -inZP)
+	if err != nil {
+		return false, err
+	}
+	wt, rec, ok := kernels.PlanDWDSP(rows, int32Bytes(triples), outZP, lo)
+	words := kernels.DWDSPScratch(g.fH, g.fW)
+	if q8 {
+		wt, rec, ok = kernels.PlanDWDSPQ8(rows, g.fH, g.fW, int32Bytes(triples), outZP, lo)
+		words = kernels.DWDSPScratchQ8(g.fH, g.fW)
+	}
+	if !ok {
+		return false, nil
+	}
+	zrow := make([]byte, g.inC)
+	if q8 {
+		zrow = make([]byte, kernels.DWDSPZerosQ8(g.outW, g.strideW))
+	}
+	for i := range zrow {
+		zrow[i] = byte(int8(inZP))
+	}
+	c.Call(fn, Struct(kernelsig.DwDSPParams,
+		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
+		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
+		F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)), F("depthMul", Int(depthMul)),
+		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)),
+		F("dilationH", Int(g.dilH)), F("dilationW", Int(g.dilW)),
+		F("padH", Int(g.padH)), F("padW", Int(g.padW)),
+		F("span", I32(hi-lo)), F("hi", I32(hi))),
+		View(in), c.Const("DW", wt), c.Const("Rec", rec), c.Const("ZP", zrow),
+		c.Scratch(model.Int32, words), View(out))
+	// The kernel's own order of reads and writes gives the distance; with
+	// depth multiplier 1 it must be a multiple of the channels, which the
+	// planner's alignment of the tie keeps.
+	dist := kernels.DWDSPShift(kernels.DWGeom{
+		Batches: g.batches, InH: g.inH, InW: g.inW, InC: g.inC, FilterH: g.fH, FilterW: g.fW,
+		OutH: g.outH, OutW: g.outW, OutC: g.outC, DepthMul: depthMul,
+		StrideH: g.strideH, StrideW: g.strideW, DilationH: g.dilH, DilationW: g.dilW, PadH: g.padH, PadW: g.padW,
+	}, q8)
+	if depthMul == 1 {
+		a := planner.DefaultAlign
+		step := g.inC / gcd(g.inC, a) * a
+		dist = (dist + step - 1) / step * step
+	}
+	c.offerOverlap(0, dist)
+	return true, nil
+}
+
+// gcd is the greatest common divisor of two positive ints.
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // dwLower3x3Int8 emits dw3x3Int8, the scratch-free 3x3 depthwise kernel

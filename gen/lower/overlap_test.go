@@ -286,6 +286,121 @@ func structInts(s program.Struct) map[string]int {
 	return out
 }
 
+// simulateDWDSP is simulateBlocks for the depthwise DSP kernels
+// (kernels/dw_dsp.go) with depth multiplier m: output rows in order; in a
+// row, the pixels whose window reaches into the padding each group of four
+// channels by group (the last group of a channel count that is not a
+// multiple of four ends at the last channel), and the pixels whose window
+// lies inside the image (a row inside, columns inside) group by group,
+// pixel by pixel; a group of a pixel reads its input channels at every tap
+// inside the image, then writes its four channels. With q8
+// (dwDSPInt8Q8), groups of eight channels, and a window's columns inside
+// counted with its rows' taps rounded up to four, and a padded row's
+// pixels inside its columns run group by group too.
+func simulateDWDSP(g convFastGeom, m, shift int, q8 bool) error {
+	in := g.batches * g.inH * g.inW * g.inC
+	out := g.batches * g.outH * g.outW * g.outC
+	mem := make([]int, max(out, shift+in)) // 1: input byte intact, 2: overwritten
+	for i := 0; i < in; i++ {
+		mem[shift+i] = 1
+	}
+	inside := func(o0, dil, f, size int) bool { return o0 >= 0 && o0+(f-1)*dil < size }
+	gw, G, fW := 4, (g.outC+3)/4, g.fW
+	if q8 {
+		gw, G, fW = 8, g.outC/8, (g.fW+3)/4*4
+	}
+	item := func(b, oy, ox, grp int) error {
+		s := min(gw*grp, g.outC-gw)
+		var lanes []int
+		switch {
+		case m == 1:
+			lanes = []int{s, s + 1, s + 2, s + 3}
+		case m == 2:
+			lanes = []int{s / 2, s/2 + 1}
+		default:
+			lanes = []int{s / m}
+		}
+		for ky := 0; ky < g.fH; ky++ {
+			for kx := 0; kx < g.fW; kx++ {
+				iy, ix := oy*g.strideH-g.padH+ky*g.dilH, ox*g.strideW-g.padW+kx*g.dilW
+				if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW {
+					continue
+				}
+				for _, c := range lanes {
+					a := shift + ((b*g.inH+iy)*g.inW+ix)*g.inC + c
+					if mem[a] != 1 {
+						return fmt.Errorf("pixel (%d,%d,%d) group %d reads input byte %d after it was overwritten", b, oy, ox, grp, a-shift)
+					}
+				}
+			}
+		}
+		q := ((b*g.outH+oy)*g.outW+ox)*g.outC + s
+		for c := q; c < q+gw; c++ {
+			mem[c] = 2
+		}
+		return nil
+	}
+	for b := 0; b < g.batches; b++ {
+		for oy := 0; oy < g.outH; oy++ {
+			row := q8 || inside(oy*g.strideH-g.padH, g.dilH, g.fH, g.inH)
+			for ox := 0; ox < g.outW; {
+				if row && inside(ox*g.strideW-g.padW, g.dilW, fW, g.inW) {
+					end := ox
+					for end < g.outW && inside(end*g.strideW-g.padW, g.dilW, fW, g.inW) {
+						end++
+					}
+					for grp := 0; grp < G; grp++ {
+						for x := ox; x < end; x++ {
+							if err := item(b, oy, x, grp); err != nil {
+								return err
+							}
+						}
+					}
+					ox = end
+					continue
+				}
+				for grp := 0; grp < G; grp++ {
+					if err := item(b, oy, ox, grp); err != nil {
+						return err
+					}
+				}
+				ox++
+			}
+		}
+	}
+	return nil
+}
+
+// simulatePWDSP is simulateBlocks for the pointwise DSP kernels
+// (kernels/conv_pw_dsp.go): pixel pairs in order (an odd last pixel paired
+// with itself); for each pair, channel pair by channel pair (an odd last
+// channel last), both pixels' rows are read, then the channels of both
+// pixels written.
+func simulatePWDSP(pixels, inC, outC, shift int) error {
+	mem := make([]int, max(pixels*outC, shift+pixels*inC))
+	for i := 0; i < pixels*inC; i++ {
+		mem[shift+i] = 1
+	}
+	for p := 0; p < pixels; p += 2 {
+		q := min(p+1, pixels-1)
+		for c := 0; c < outC; c += 2 {
+			for _, px := range []int{p, q} {
+				for k := 0; k < inC; k++ {
+					if a := shift + px*inC + k; mem[a] != 1 {
+						return fmt.Errorf("pixel %d reads input byte %d after it was overwritten", px, a-shift)
+					}
+				}
+			}
+			for _, px := range []int{p, q} {
+				for j := c; j < min(c+2, outC); j++ {
+					mem[px*outC+j] = 2
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // TestOverlapPairsSimulated replays, byte by byte, every overlapped pair
 // the generator emits for the reference models and the fixtures, at the
 // distance the plan gives it (simulateBlocks, from the kernel call's own
@@ -326,19 +441,19 @@ func TestOverlapPairsSimulated(t *testing.T) {
 			geom := convFastGeom{batches: v["batches"], inH: v["inH"], inW: v["inW"], inC: v["inC"],
 				fH: v["filterH"], fW: v["filterW"], outH: v["outH"], outW: v["outW"], outC: v["outC"],
 				strideH: v["strideH"], strideW: v["strideW"], dilH: 1, dilW: 1, padH: v["padH"], padW: v["padW"]}
-			block, readFirst := 2, true
 			shift := lay.Offset(ov.In) - lay.Offset(ov.Out)
+			block, readFirst := 2, true
 			switch c.Fn {
+			case string(kernelsig.DwDSPInt8M1), string(kernelsig.DwDSPInt8M2), string(kernelsig.DwDSPInt8MQ), string(kernelsig.DwDSPInt8Q8):
+				geom.dilH, geom.dilW = v["dilationH"], v["dilationW"]
+				if err := simulateDWDSP(geom, v["depthMul"], shift, c.Fn == string(kernelsig.DwDSPInt8Q8)); err != nil {
+					t.Errorf("%s: operator %d (%s): %v", filepath.Base(f), ov.Op, c.Fn, err)
+				}
+				pairs++
+				continue
 			case string(kernelsig.ConvPWDSP), string(kernelsig.ConvPWDSPW):
-				// Pixel pair by pixel pair, reading the pair's rows while
-				// writing its outputs: the pair's outputs must end before
-				// its rows start.
-				P, K, N := v["pixels"], v["inC"], v["outC"]
-				for px := 0; px < P; px += 2 {
-					if end := min(px+2, P) * N; end > shift+px*K {
-						t.Errorf("%s: operator %d (%s): pixels %d-%d write up to byte %d, over their input at %d", filepath.Base(f), ov.Op, c.Fn, px, px+1, end, shift+px*K)
-						break
-					}
+				if err := simulatePWDSP(v["pixels"], v["inC"], v["outC"], shift); err != nil {
+					t.Errorf("%s: operator %d (%s): %v", filepath.Base(f), ov.Op, c.Fn, err)
 				}
 				pairs++
 				continue

@@ -230,17 +230,6 @@ func convDSPCopy(dst, src []int8) {
 	dspCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), len(dst))
 }
 
-// Copied from kernels/conv_pw.go.
-
-// convRQ32 is convPWRescale with the requantization's fields as
-// arguments, which the compiler can keep in registers across a loop.
-func convRQ32(acc, bias int32, left, mult2, right, mask, half, negRound uint32) int32 {
-	v := (acc + bias) << (left & 31)
-	h := int32((uint64(uint32(v))*uint64(mult2)+1<<31)>>32) - int32(mult2&uint32(v>>31))
-	r := right & 31
-	return h>>r + int32((uint32(h)&mask+half+uint32(h>>31)&negRound)>>r)
-}
-
 // Copied from kernels/conv_pw_dsp.go.
 
 // convPWDSPParams describes a pointwise convolution for convPWDSP.
@@ -286,8 +275,12 @@ func convPWDSP(p *convPWDSPParams, in []int8, wt, rec string, scr []int32, out [
 		}
 		xa := unsafe.Pointer(&in[px*K])
 		if N >= 2 {
-			g.x, g.w, g.n, g.xb, g.rec = xa, pw, uint32(k4), xb, pr
-			g.oa, g.ob = unsafe.Pointer(&oa[0]), unsafe.Pointer(&ob[0])
+			dspSetPtr(&g.x, xa)
+			dspSetPtr(&g.w, pw)
+			dspSetPtr(&g.rec, pr)
+			dspSetPtr(&g.oa, unsafe.Pointer(&oa[0]))
+			dspSetPtr(&g.ob, unsafe.Pointer(&ob[0]))
+			g.n, g.xb = uint32(k4), xb
 			g.pairs, g.span, g.lo = uint32(N/2), span, hi-span
 			dspPWPairs(g)
 		}
@@ -325,11 +318,15 @@ func convPWDSPW(p *convPWDSPParams, in []int8, wt, rec string, scr []int32, out 
 			xb = 0
 		}
 		xa := unsafe.Pointer(&in[px*K])
-		g.x, g.n, g.xb, g.wx = xa, uint32(k4), xb, unsafe.Pointer(&scr[dspPWArgsWords])
+		dspSetPtr(&g.x, xa)
+		dspSetPtr(&g.wx, unsafe.Pointer(&scr[dspPWArgsWords]))
+		g.n, g.xb = uint32(k4), xb
 		dspWiden2(g)
 		if N >= 2 {
-			g.w, g.rec = pw, pr
-			g.oa, g.ob = unsafe.Pointer(&oa[0]), unsafe.Pointer(&ob[0])
+			dspSetPtr(&g.w, pw)
+			dspSetPtr(&g.rec, pr)
+			dspSetPtr(&g.oa, unsafe.Pointer(&oa[0]))
+			dspSetPtr(&g.ob, unsafe.Pointer(&ob[0]))
 			g.pairs, g.span, g.lo = uint32(N/2), span, hi-span
 			dspPWPairsW(g)
 		}
@@ -348,7 +345,9 @@ func dspPWLast(g *dspPWArgs, xa unsafe.Pointer, xb uint32, pw, pr unsafe.Pointer
 	b := le32((*[4]byte)(r[0:4]))
 	dspClear(unsafe.Pointer(g), dspPWArgsWords)
 	d := (*dspArgs)(unsafe.Pointer(g))
-	d.x, d.w, d.n, d.xb = xa, unsafe.Add(pw, 8*k4*(j/2)), uint32(k4), xb
+	dspSetPtr(&d.x, xa)
+	dspSetPtr(&d.w, unsafe.Add(pw, 8*k4*(j/2)))
+	d.n, d.xb = uint32(k4), xb
 	d.s = [4]int32{b, b, b, b}
 	dspDot2x2Rows(d)
 	oa[j] = int8(hi - dspQ(d.s[0], r, span))
@@ -367,1855 +366,15 @@ func dspQ(s int32, r *[dspRecBytes]byte, span int32) int32 {
 	return z &^ (z >> 31)
 }
 
-// Copied from kernels/conv_rows.go.
-
-// convRowsParams describes a convolution without dilation.
-type convRowsParams struct {
-	batches          int
-	inH, inW, inC    int
-	filterH, filterW int
-	outH, outW, outC int
-	strideH, strideW int
-	padH, padW       int   // padding before the first row / column
-	inZP             int32 // input zero point, read for padded taps
-	outOffset        int32 // output zero point
-	actMin, actMax   int32 // quantized activation bounds
-}
-
-// dwRec is a decoded requantization record (conv_rq.go's triple): fast
-// says that dwRQFast(acc + bias, m, k, mm, sh) takes it (k includes the
-// output zero point); otherwise sh is the exponent.
-type dwRec struct {
-	bias, k, mm int32
-	m           uint32
-	sh          int8
-	fast        bool
-}
-
-// dwRecDecode decodes the records rq (12 bytes each) into t for output
-// zero point zo; dwRQFast takes those with |bias| < biasMax (so that
-// |acc + bias| < 2^29), a right shift of 1..21 and m >= 0, when |zo| <= 128.
-func dwRecDecode(rq string, zo, biasMax int32, t []dwRec) {
-	rq = rq[:12*len(t)]
-	zok := zo >= -128 && zo <= 128
-	for c := range t {
-		r := rq[12*c : 12*c+12]
-		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-		m := int32(uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24)
-		sh := int8(r[8]) // the exponent is within [-31, 31]
-		rr := -int32(sh)
-		e := &t[c]
-		*e = dwRec{bias: bias, m: uint32(m), sh: sh}
-		if zok && rr >= 1 && rr <= 21 && m >= 0 && bias > -biasMax && bias < biasMax {
-			e.fast = true
-			e.k = 1 + int32(1)<<uint32(rr) + zo<<uint32(rr+1)
-			e.mm = -m - 2
-			e.sh = int8(rr + 1)
-		}
-	}
-}
-
-// apply requantizes acc (bias not included) with r, adds the output zero
-// point and clamps to p's activation range.
-func (r *dwRec) apply(acc int32, p *convRowsParams) int32 {
-	if r.fast {
-		return dwClamp(dwRQFast(acc+r.bias, r.m, r.k, r.mm, uint32(r.sh)), p.actMin, p.actMax)
-	}
-	return r.slow(acc, p.outOffset, p.actMin, p.actMax)
-}
-
-// slow is apply for records dwRQFast does not take, with output zero point
-// zo and activation range [lo, hi].
-func (r *dwRec) slow(acc, zo, lo, hi int32) int32 {
-	sh := int32(r.sh)
-	left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
-	mask := uint32(1)<<right - 1
-	v := convRQ32(acc, r.bias, left, r.m<<1, right, mask, mask-mask>>1, -min(right, 1))
-	return max(min(v+zo, hi), lo)
-}
-
-// Copied from kernels/depthwise_3x3.go.
-
-// dw3x3Params describes a 3x3 depthwise convolution without dilation:
-// depth multiplier 1, or one input channel.
-type dw3x3Params struct {
-	batches          int
-	inH, inW, chans  int // chans: input channels
-	mult             int // depth multiplier (0 means 1)
-	outH, outW       int
-	strideH, strideW int   // strideW is 1 or 2
-	padH, padW       int   // padding before the first row / column
-	outOffset        int32 // output zero point
-	actMin, actMax   int32 // quantized activation bounds
-}
-
-// dw3x3BiasMax bounds the folded biases that dwRQFast takes: |acc + bias|
-// < 2^29 with |acc| <= 9*128*128.
-const dw3x3BiasMax = 1<<29 - 147456
-
-// dw3x3Seg bounds the output pixels of a segment of dw3x3Mult (a multiple
-// of its blocks of six).
-const dw3x3Seg = 36
-
-// dw3x3Int8 runs the convolution. w holds the weights by output channel,
-// the nine taps of channel k (row by row) at 9k; zrow is chans bytes of the
-// input zero point; rq holds the requantization triples (conv_rq.go) with
-// the bias folded for input offset -zp; scr is dw3x3Scratch words of
-// scratch for dw3x3ChainInt8. With a depth multiplier above 1 (one input
-// channel) it runs dw3x3Mult.
-//
-//go:noinline
-func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, scr []int32, out []int8) {
-	if p.mult > 1 {
-		dw3x3Mult(p, in, w, zrow, rq, out)
-		return
-	}
-	C := p.chans
-	w9 := unsafe.Slice((*[9]int8)(unsafe.Pointer(unsafe.StringData(w))), len(w)/9)
-	w9 = w9[:C]
-	z := constI8(zrow)
-	z = z[:C]
-	rq = rq[:12*C]
-	if dw3x3ChainInt8(p, in, w9, z, rq, scr, out) {
-		return
-	}
-	img := p.inH * p.inW * C
-	bw := dw3x3BlockWidth(p.outW)
-	nc := (bw-1)*p.strideW + 3 // input columns of a block
-	// One array per window row: each stays within TinyGo's stack limit.
-	var c0, c1, c2 dw3x3Col
-	for b := 0; b < p.batches; b++ {
-		x := in[b*img : b*img+img]
-		for oy := 0; oy < p.outH; oy++ {
-			iy0 := oy*p.strideH - p.padH
-			o := out[(b*p.outH+oy)*p.outW*C : (b*p.outH+oy+1)*p.outW*C]
-			for ox := 0; ox < p.outW; ox += bw {
-				ix0 := ox*p.strideW - p.padW
-				dw3x3Fill(&c0, x, z, iy0, ix0, nc, p)
-				dw3x3Fill(&c1, x, z, iy0+1, ix0, nc, p)
-				dw3x3Fill(&c2, x, z, iy0+2, ix0, nc, p)
-				n := min(bw, p.outW-ox)
-				switch {
-				case bw == 6 && p.strideW == 1:
-					dw3x3Hex1(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
-				case bw == 6:
-					dw3x3Hex2(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
-				case bw == 4 && p.strideW == 1:
-					dw3x3Quad1(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
-				case bw == 4:
-					dw3x3Quad2(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
-				case p.strideW == 1:
-					dw3x3Tri1(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
-				default:
-					dw3x3Tri2(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
-				}
-			}
-		}
-	}
-}
-
-// dw3x3BlockWidth is the block width of dw3x3Int8 for rows of outW
-// pixels: six when that divides the row, else four, or three where that
-// leaves no pixel slot idle and four would.
-func dw3x3BlockWidth(outW int) int {
-	switch {
-	case outW%6 == 0:
-		return 6
-	case outW%4 != 0 && outW%3 == 0:
-		return 3
-	}
-	return 4
-}
-
-// dw3x3Col holds, for the block kernels, the channels of each input
-// column of a block in one window row (at most 13 columns: six pixels,
-// stride 2).
-type dw3x3Col [13][]int8
-
-// dw3x3Fill points the first nc columns of c at the input columns ix0...
-// of row iy of x, or at the zero point z for columns or a row in the
-// padding.
-func dw3x3Fill(c *dw3x3Col, x, z []int8, iy, ix0, nc int, p *dw3x3Params) {
-	C := p.chans
-	cr := c[:nc]
-	if iy < 0 || iy >= p.inH {
-		for k := range cr {
-			cr[k] = z
-		}
-		return
-	}
-	q := (iy*p.inW + ix0) * C
-	if ix0 >= 0 && ix0+nc <= p.inW {
-		// All inside: consecutive columns.
-		for k := range cr {
-			cr[k] = x[q : q+C : q+C]
-			q += C
-		}
-		return
-	}
-	for k := range cr {
-		if ix := ix0 + k; ix >= 0 && ix < p.inW {
-			cr[k] = x[q : q+C : q+C]
-		} else {
-			cr[k] = z
-		}
-		q += C
-	}
-}
-
-// dw3x3FastN is the bound of uint32(-sh-1) below which shifts sh take
-// dwRQFast (-21..-1, when dwRQFast can add zo).
-func dw3x3FastN(zo int32) uint32 {
-	if zo >= -128 && zo <= 128 {
-		return 21
-	}
-	return 0
-}
-
-// dw3x3Hex1 computes six output pixels (the first n of them are stored)
-// of every channel with horizontal stride 1: c0, c1 and c2 hold, for window rows 0-2, at [k] the
-// channels of window row fy, input column k of the 8 the pixels read;
-// out starts at the first pixel's first channel.
-//
-//go:noinline
-func dw3x3Hex1(c0, c1, c2 *dw3x3Col, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
-	C := len(w)
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	fastN := dw3x3FastN(zo)
-	rq = rq[:12*C]
-	// ok is pixel k of the block (pixels past n alias pixel n-1).
-	o0 := out[:C]
-	o1 := out[min(1, n-1)*C:][:C]
-	o2 := out[min(2, n-1)*C:][:C]
-	o3 := out[min(3, n-1)*C:][:C]
-	o4 := out[min(4, n-1)*C:][:C]
-	o5 := out[min(5, n-1)*C:][:C]
-	x00 := c0[0][:C]
-	x01 := c0[1][:C]
-	x02 := c0[2][:C]
-	x03 := c0[3][:C]
-	x04 := c0[4][:C]
-	x05 := c0[5][:C]
-	x06 := c0[6][:C]
-	x07 := c0[7][:C]
-	x10 := c1[0][:C]
-	x11 := c1[1][:C]
-	x12 := c1[2][:C]
-	x13 := c1[3][:C]
-	x14 := c1[4][:C]
-	x15 := c1[5][:C]
-	x16 := c1[6][:C]
-	x17 := c1[7][:C]
-	x20 := c2[0][:C]
-	x21 := c2[1][:C]
-	x22 := c2[2][:C]
-	x23 := c2[3][:C]
-	x24 := c2[4][:C]
-	x25 := c2[5][:C]
-	x26 := c2[6][:C]
-	x27 := c2[7][:C]
-	for c := range w {
-		wc := &w[c]
-		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
-		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
-		a0 = int32(x00[c]) * u0
-		x = int32(x01[c])
-		a0 += x * u1
-		a1 = x * u0
-		x = int32(x02[c])
-		a0 += x * u2
-		a1 += x * u1
-		a2 = x * u0
-		x = int32(x03[c])
-		a1 += x * u2
-		a2 += x * u1
-		a3 = x * u0
-		x = int32(x04[c])
-		a2 += x * u2
-		a3 += x * u1
-		a4 = x * u0
-		x = int32(x05[c])
-		a3 += x * u2
-		a4 += x * u1
-		a5 = x * u0
-		x = int32(x06[c])
-		a4 += x * u2
-		a5 += x * u1
-		a5 += int32(x07[c]) * u2
-		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
-		a0 += int32(x10[c]) * u0
-		x = int32(x11[c])
-		a0 += x * u1
-		a1 += x * u0
-		x = int32(x12[c])
-		a0 += x * u2
-		a1 += x * u1
-		a2 += x * u0
-		x = int32(x13[c])
-		a1 += x * u2
-		a2 += x * u1
-		a3 += x * u0
-		x = int32(x14[c])
-		a2 += x * u2
-		a3 += x * u1
-		a4 += x * u0
-		x = int32(x15[c])
-		a3 += x * u2
-		a4 += x * u1
-		a5 += x * u0
-		x = int32(x16[c])
-		a4 += x * u2
-		a5 += x * u1
-		a5 += int32(x17[c]) * u2
-		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
-		a0 += int32(x20[c]) * u0
-		x = int32(x21[c])
-		a0 += x * u1
-		a1 += x * u0
-		x = int32(x22[c])
-		a0 += x * u2
-		a1 += x * u1
-		a2 += x * u0
-		x = int32(x23[c])
-		a1 += x * u2
-		a2 += x * u1
-		a3 += x * u0
-		x = int32(x24[c])
-		a2 += x * u2
-		a3 += x * u1
-		a4 += x * u0
-		x = int32(x25[c])
-		a3 += x * u2
-		a4 += x * u1
-		a5 += x * u0
-		x = int32(x26[c])
-		a4 += x * u2
-		a5 += x * u1
-		a5 += int32(x27[c]) * u2
-		r := rq[12*c : 12*c+12]
-		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
-		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
-			// dwRQFast, zo in k.
-			rr := uint32(-sh) & 31
-			m := mult2 >> 1
-			k := 1 + int32(1)<<rr + zo<<((rr+1)&31)
-			mm := -int32(m) - 2
-			s := (rr + 1) & 31
-			a0 = dwClamp(dwRQFast(a0+bias, m, k, mm, s), lo, hi)
-			a1 = dwClamp(dwRQFast(a1+bias, m, k, mm, s), lo, hi)
-			a2 = dwClamp(dwRQFast(a2+bias, m, k, mm, s), lo, hi)
-			a3 = dwClamp(dwRQFast(a3+bias, m, k, mm, s), lo, hi)
-			a4 = dwClamp(dwRQFast(a4+bias, m, k, mm, s), lo, hi)
-			a5 = dwClamp(dwRQFast(a5+bias, m, k, mm, s), lo, hi)
-		} else {
-			left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
-			mask := uint32(1)<<right - 1
-			half := mask - mask>>1 // 2^(r-1), 0 when r = 0
-			neg := -min(right, 1)  // all ones when r > 0
-			a0 = max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a3 = max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a4 = max(min(convRQ32(a4, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a5 = max(min(convRQ32(a5, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-		}
-		// Descending: a pixel past n aliases pixel n-1, stored last.
-		o5[c] = int8(a5)
-		o4[c] = int8(a4)
-		o3[c] = int8(a3)
-		o2[c] = int8(a2)
-		o1[c] = int8(a1)
-		o0[c] = int8(a0)
-	}
-}
-
-// dw3x3Hex2 computes six output pixels (the first n of them are stored)
-// of every channel with horizontal stride 2: c0, c1 and c2 hold, for window rows 0-2, at [k] the
-// channels of window row fy, input column k of the 13 the pixels read;
-// out starts at the first pixel's first channel.
-//
-//go:noinline
-func dw3x3Hex2(c0, c1, c2 *dw3x3Col, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
-	C := len(w)
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	fastN := dw3x3FastN(zo)
-	rq = rq[:12*C]
-	// ok is pixel k of the block (pixels past n alias pixel n-1).
-	o0 := out[:C]
-	o1 := out[min(1, n-1)*C:][:C]
-	o2 := out[min(2, n-1)*C:][:C]
-	o3 := out[min(3, n-1)*C:][:C]
-	o4 := out[min(4, n-1)*C:][:C]
-	o5 := out[min(5, n-1)*C:][:C]
-	x00 := c0[0][:C]
-	x01 := c0[1][:C]
-	x02 := c0[2][:C]
-	x03 := c0[3][:C]
-	x04 := c0[4][:C]
-	x05 := c0[5][:C]
-	x06 := c0[6][:C]
-	x07 := c0[7][:C]
-	x08 := c0[8][:C]
-	x09 := c0[9][:C]
-	x0a := c0[10][:C]
-	x0b := c0[11][:C]
-	x0c := c0[12][:C]
-	x10 := c1[0][:C]
-	x11 := c1[1][:C]
-	x12 := c1[2][:C]
-	x13 := c1[3][:C]
-	x14 := c1[4][:C]
-	x15 := c1[5][:C]
-	x16 := c1[6][:C]
-	x17 := c1[7][:C]
-	x18 := c1[8][:C]
-	x19 := c1[9][:C]
-	x1a := c1[10][:C]
-	x1b := c1[11][:C]
-	x1c := c1[12][:C]
-	x20 := c2[0][:C]
-	x21 := c2[1][:C]
-	x22 := c2[2][:C]
-	x23 := c2[3][:C]
-	x24 := c2[4][:C]
-	x25 := c2[5][:C]
-	x26 := c2[6][:C]
-	x27 := c2[7][:C]
-	x28 := c2[8][:C]
-	x29 := c2[9][:C]
-	x2a := c2[10][:C]
-	x2b := c2[11][:C]
-	x2c := c2[12][:C]
-	for c := range w {
-		wc := &w[c]
-		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
-		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
-		a0 = int32(x00[c]) * u0
-		a0 += int32(x01[c]) * u1
-		x = int32(x02[c])
-		a0 += x * u2
-		a1 = x * u0
-		a1 += int32(x03[c]) * u1
-		x = int32(x04[c])
-		a1 += x * u2
-		a2 = x * u0
-		a2 += int32(x05[c]) * u1
-		x = int32(x06[c])
-		a2 += x * u2
-		a3 = x * u0
-		a3 += int32(x07[c]) * u1
-		x = int32(x08[c])
-		a3 += x * u2
-		a4 = x * u0
-		a4 += int32(x09[c]) * u1
-		x = int32(x0a[c])
-		a4 += x * u2
-		a5 = x * u0
-		a5 += int32(x0b[c]) * u1
-		a5 += int32(x0c[c]) * u2
-		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
-		a0 += int32(x10[c]) * u0
-		a0 += int32(x11[c]) * u1
-		x = int32(x12[c])
-		a0 += x * u2
-		a1 += x * u0
-		a1 += int32(x13[c]) * u1
-		x = int32(x14[c])
-		a1 += x * u2
-		a2 += x * u0
-		a2 += int32(x15[c]) * u1
-		x = int32(x16[c])
-		a2 += x * u2
-		a3 += x * u0
-		a3 += int32(x17[c]) * u1
-		x = int32(x18[c])
-		a3 += x * u2
-		a4 += x * u0
-		a4 += int32(x19[c]) * u1
-		x = int32(x1a[c])
-		a4 += x * u2
-		a5 += x * u0
-		a5 += int32(x1b[c]) * u1
-		a5 += int32(x1c[c]) * u2
-		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
-		a0 += int32(x20[c]) * u0
-		a0 += int32(x21[c]) * u1
-		x = int32(x22[c])
-		a0 += x * u2
-		a1 += x * u0
-		a1 += int32(x23[c]) * u1
-		x = int32(x24[c])
-		a1 += x * u2
-		a2 += x * u0
-		a2 += int32(x25[c]) * u1
-		x = int32(x26[c])
-		a2 += x * u2
-		a3 += x * u0
-		a3 += int32(x27[c]) * u1
-		x = int32(x28[c])
-		a3 += x * u2
-		a4 += x * u0
-		a4 += int32(x29[c]) * u1
-		x = int32(x2a[c])
-		a4 += x * u2
-		a5 += x * u0
-		a5 += int32(x2b[c]) * u1
-		a5 += int32(x2c[c]) * u2
-		r := rq[12*c : 12*c+12]
-		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
-		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
-			// dwRQFast, zo in k.
-			rr := uint32(-sh) & 31
-			m := mult2 >> 1
-			k := 1 + int32(1)<<rr + zo<<((rr+1)&31)
-			mm := -int32(m) - 2
-			s := (rr + 1) & 31
-			a0 = dwClamp(dwRQFast(a0+bias, m, k, mm, s), lo, hi)
-			a1 = dwClamp(dwRQFast(a1+bias, m, k, mm, s), lo, hi)
-			a2 = dwClamp(dwRQFast(a2+bias, m, k, mm, s), lo, hi)
-			a3 = dwClamp(dwRQFast(a3+bias, m, k, mm, s), lo, hi)
-			a4 = dwClamp(dwRQFast(a4+bias, m, k, mm, s), lo, hi)
-			a5 = dwClamp(dwRQFast(a5+bias, m, k, mm, s), lo, hi)
-		} else {
-			left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
-			mask := uint32(1)<<right - 1
-			half := mask - mask>>1 // 2^(r-1), 0 when r = 0
-			neg := -min(right, 1)  // all ones when r > 0
-			a0 = max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a3 = max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a4 = max(min(convRQ32(a4, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a5 = max(min(convRQ32(a5, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-		}
-		// Descending: a pixel past n aliases pixel n-1, stored last.
-		o5[c] = int8(a5)
-		o4[c] = int8(a4)
-		o3[c] = int8(a3)
-		o2[c] = int8(a2)
-		o1[c] = int8(a1)
-		o0[c] = int8(a0)
-	}
-}
-
-// dw3x3Quad1 computes four output pixels (the first n of them are stored)
-// of every channel with horizontal stride 1: c0, c1 and c2 hold, for window rows 0-2, at [k] the
-// channels of window row fy, input column k of the 6 the pixels read;
-// out starts at the first pixel's first channel.
-//
-//go:noinline
-func dw3x3Quad1(c0, c1, c2 *dw3x3Col, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
-	C := len(w)
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	fastN := dw3x3FastN(zo)
-	rq = rq[:12*C]
-	// ok is pixel k of the block (pixels past n alias pixel n-1).
-	o0 := out[:C]
-	o1 := out[min(1, n-1)*C:][:C]
-	o2 := out[min(2, n-1)*C:][:C]
-	o3 := out[min(3, n-1)*C:][:C]
-	x00 := c0[0][:C]
-	x01 := c0[1][:C]
-	x02 := c0[2][:C]
-	x03 := c0[3][:C]
-	x04 := c0[4][:C]
-	x05 := c0[5][:C]
-	x10 := c1[0][:C]
-	x11 := c1[1][:C]
-	x12 := c1[2][:C]
-	x13 := c1[3][:C]
-	x14 := c1[4][:C]
-	x15 := c1[5][:C]
-	x20 := c2[0][:C]
-	x21 := c2[1][:C]
-	x22 := c2[2][:C]
-	x23 := c2[3][:C]
-	x24 := c2[4][:C]
-	x25 := c2[5][:C]
-	for c := range w {
-		wc := &w[c]
-		var a0, a1, a2, a3, x, u0, u1, u2 int32
-		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
-		a0 = int32(x00[c]) * u0
-		x = int32(x01[c])
-		a0 += x * u1
-		a1 = x * u0
-		x = int32(x02[c])
-		a0 += x * u2
-		a1 += x * u1
-		a2 = x * u0
-		x = int32(x03[c])
-		a1 += x * u2
-		a2 += x * u1
-		a3 = x * u0
-		x = int32(x04[c])
-		a2 += x * u2
-		a3 += x * u1
-		a3 += int32(x05[c]) * u2
-		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
-		a0 += int32(x10[c]) * u0
-		x = int32(x11[c])
-		a0 += x * u1
-		a1 += x * u0
-		x = int32(x12[c])
-		a0 += x * u2
-		a1 += x * u1
-		a2 += x * u0
-		x = int32(x13[c])
-		a1 += x * u2
-		a2 += x * u1
-		a3 += x * u0
-		x = int32(x14[c])
-		a2 += x * u2
-		a3 += x * u1
-		a3 += int32(x15[c]) * u2
-		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
-		a0 += int32(x20[c]) * u0
-		x = int32(x21[c])
-		a0 += x * u1
-		a1 += x * u0
-		x = int32(x22[c])
-		a0 += x * u2
-		a1 += x * u1
-		a2 += x * u0
-		x = int32(x23[c])
-		a1 += x * u2
-		a2 += x * u1
-		a3 += x * u0
-		x = int32(x24[c])
-		a2 += x * u2
-		a3 += x * u1
-		a3 += int32(x25[c]) * u2
-		r := rq[12*c : 12*c+12]
-		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
-		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
-			// dwRQFast, zo in k.
-			rr := uint32(-sh) & 31
-			m := mult2 >> 1
-			k := 1 + int32(1)<<rr + zo<<((rr+1)&31)
-			mm := -int32(m) - 2
-			s := (rr + 1) & 31
-			a0 = dwClamp(dwRQFast(a0+bias, m, k, mm, s), lo, hi)
-			a1 = dwClamp(dwRQFast(a1+bias, m, k, mm, s), lo, hi)
-			a2 = dwClamp(dwRQFast(a2+bias, m, k, mm, s), lo, hi)
-			a3 = dwClamp(dwRQFast(a3+bias, m, k, mm, s), lo, hi)
-		} else {
-			left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
-			mask := uint32(1)<<right - 1
-			half := mask - mask>>1 // 2^(r-1), 0 when r = 0
-			neg := -min(right, 1)  // all ones when r > 0
-			a0 = max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a3 = max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-		}
-		// Descending: a pixel past n aliases pixel n-1, stored last.
-		o3[c] = int8(a3)
-		o2[c] = int8(a2)
-		o1[c] = int8(a1)
-		o0[c] = int8(a0)
-	}
-}
-
-// dw3x3Quad2 computes four output pixels (the first n of them are stored)
-// of every channel with horizontal stride 2: c0, c1 and c2 hold, for window rows 0-2, at [k] the
-// channels of window row fy, input column k of the 9 the pixels read;
-// out starts at the first pixel's first channel.
-//
-//go:noinline
-func dw3x3Quad2(c0, c1, c2 *dw3x3Col, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
-	C := len(w)
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	fastN := dw3x3FastN(zo)
-	rq = rq[:12*C]
-	// ok is pixel k of the block (pixels past n alias pixel n-1).
-	o0 := out[:C]
-	o1 := out[min(1, n-1)*C:][:C]
-	o2 := out[min(2, n-1)*C:][:C]
-	o3 := out[min(3, n-1)*C:][:C]
-	x00 := c0[0][:C]
-	x01 := c0[1][:C]
-	x02 := c0[2][:C]
-	x03 := c0[3][:C]
-	x04 := c0[4][:C]
-	x05 := c0[5][:C]
-	x06 := c0[6][:C]
-	x07 := c0[7][:C]
-	x08 := c0[8][:C]
-	x10 := c1[0][:C]
-	x11 := c1[1][:C]
-	x12 := c1[2][:C]
-	x13 := c1[3][:C]
-	x14 := c1[4][:C]
-	x15 := c1[5][:C]
-	x16 := c1[6][:C]
-	x17 := c1[7][:C]
-	x18 := c1[8][:C]
-	x20 := c2[0][:C]
-	x21 := c2[1][:C]
-	x22 := c2[2][:C]
-	x23 := c2[3][:C]
-	x24 := c2[4][:C]
-	x25 := c2[5][:C]
-	x26 := c2[6][:C]
-	x27 := c2[7][:C]
-	x28 := c2[8][:C]
-	for c := range w {
-		wc := &w[c]
-		var a0, a1, a2, a3, x, u0, u1, u2 int32
-		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
-		a0 = int32(x00[c]) * u0
-		a0 += int32(x01[c]) * u1
-		x = int32(x02[c])
-		a0 += x * u2
-		a1 = x * u0
-		a1 += int32(x03[c]) * u1
-		x = int32(x04[c])
-		a1 += x * u2
-		a2 = x * u0
-		a2 += int32(x05[c]) * u1
-		x = int32(x06[c])
-		a2 += x * u2
-		a3 = x * u0
-		a3 += int32(x07[c]) * u1
-		a3 += int32(x08[c]) * u2
-		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
-		a0 += int32(x10[c]) * u0
-		a0 += int32(x11[c]) * u1
-		x = int32(x12[c])
-		a0 += x * u2
-		a1 += x * u0
-		a1 += int32(x13[c]) * u1
-		x = int32(x14[c])
-		a1 += x * u2
-		a2 += x * u0
-		a2 += int32(x15[c]) * u1
-		x = int32(x16[c])
-		a2 += x * u2
-		a3 += x * u0
-		a3 += int32(x17[c]) * u1
-		a3 += int32(x18[c]) * u2
-		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
-		a0 += int32(x20[c]) * u0
-		a0 += int32(x21[c]) * u1
-		x = int32(x22[c])
-		a0 += x * u2
-		a1 += x * u0
-		a1 += int32(x23[c]) * u1
-		x = int32(x24[c])
-		a1 += x * u2
-		a2 += x * u0
-		a2 += int32(x25[c]) * u1
-		x = int32(x26[c])
-		a2 += x * u2
-		a3 += x * u0
-		a3 += int32(x27[c]) * u1
-		a3 += int32(x28[c]) * u2
-		r := rq[12*c : 12*c+12]
-		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
-		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
-			// dwRQFast, zo in k.
-			rr := uint32(-sh) & 31
-			m := mult2 >> 1
-			k := 1 + int32(1)<<rr + zo<<((rr+1)&31)
-			mm := -int32(m) - 2
-			s := (rr + 1) & 31
-			a0 = dwClamp(dwRQFast(a0+bias, m, k, mm, s), lo, hi)
-			a1 = dwClamp(dwRQFast(a1+bias, m, k, mm, s), lo, hi)
-			a2 = dwClamp(dwRQFast(a2+bias, m, k, mm, s), lo, hi)
-			a3 = dwClamp(dwRQFast(a3+bias, m, k, mm, s), lo, hi)
-		} else {
-			left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
-			mask := uint32(1)<<right - 1
-			half := mask - mask>>1 // 2^(r-1), 0 when r = 0
-			neg := -min(right, 1)  // all ones when r > 0
-			a0 = max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a3 = max(min(convRQ32(a3, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-		}
-		// Descending: a pixel past n aliases pixel n-1, stored last.
-		o3[c] = int8(a3)
-		o2[c] = int8(a2)
-		o1[c] = int8(a1)
-		o0[c] = int8(a0)
-	}
-}
-
-// dw3x3Tri1 computes three output pixels (the first n of them are stored)
-// of every channel with horizontal stride 1: c0, c1 and c2 hold, for window rows 0-2, at [k] the
-// channels of window row fy, input column k of the 5 the pixels read;
-// out starts at the first pixel's first channel.
-//
-//go:noinline
-func dw3x3Tri1(c0, c1, c2 *dw3x3Col, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
-	C := len(w)
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	fastN := dw3x3FastN(zo)
-	rq = rq[:12*C]
-	// ok is pixel k of the block (pixels past n alias pixel n-1).
-	o0 := out[:C]
-	o1 := out[min(1, n-1)*C:][:C]
-	o2 := out[min(2, n-1)*C:][:C]
-	x00 := c0[0][:C]
-	x01 := c0[1][:C]
-	x02 := c0[2][:C]
-	x03 := c0[3][:C]
-	x04 := c0[4][:C]
-	x10 := c1[0][:C]
-	x11 := c1[1][:C]
-	x12 := c1[2][:C]
-	x13 := c1[3][:C]
-	x14 := c1[4][:C]
-	x20 := c2[0][:C]
-	x21 := c2[1][:C]
-	x22 := c2[2][:C]
-	x23 := c2[3][:C]
-	x24 := c2[4][:C]
-	for c := range w {
-		wc := &w[c]
-		var a0, a1, a2, x, u0, u1, u2 int32
-		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
-		a0 = int32(x00[c]) * u0
-		x = int32(x01[c])
-		a0 += x * u1
-		a1 = x * u0
-		x = int32(x02[c])
-		a0 += x * u2
-		a1 += x * u1
-		a2 = x * u0
-		x = int32(x03[c])
-		a1 += x * u2
-		a2 += x * u1
-		a2 += int32(x04[c]) * u2
-		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
-		a0 += int32(x10[c]) * u0
-		x = int32(x11[c])
-		a0 += x * u1
-		a1 += x * u0
-		x = int32(x12[c])
-		a0 += x * u2
-		a1 += x * u1
-		a2 += x * u0
-		x = int32(x13[c])
-		a1 += x * u2
-		a2 += x * u1
-		a2 += int32(x14[c]) * u2
-		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
-		a0 += int32(x20[c]) * u0
-		x = int32(x21[c])
-		a0 += x * u1
-		a1 += x * u0
-		x = int32(x22[c])
-		a0 += x * u2
-		a1 += x * u1
-		a2 += x * u0
-		x = int32(x23[c])
-		a1 += x * u2
-		a2 += x * u1
-		a2 += int32(x24[c]) * u2
-		r := rq[12*c : 12*c+12]
-		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
-		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
-			// dwRQFast, zo in k.
-			rr := uint32(-sh) & 31
-			m := mult2 >> 1
-			k := 1 + int32(1)<<rr + zo<<((rr+1)&31)
-			mm := -int32(m) - 2
-			s := (rr + 1) & 31
-			a0 = dwClamp(dwRQFast(a0+bias, m, k, mm, s), lo, hi)
-			a1 = dwClamp(dwRQFast(a1+bias, m, k, mm, s), lo, hi)
-			a2 = dwClamp(dwRQFast(a2+bias, m, k, mm, s), lo, hi)
-		} else {
-			left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
-			mask := uint32(1)<<right - 1
-			half := mask - mask>>1 // 2^(r-1), 0 when r = 0
-			neg := -min(right, 1)  // all ones when r > 0
-			a0 = max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-		}
-		// Descending: a pixel past n aliases pixel n-1, stored last.
-		o2[c] = int8(a2)
-		o1[c] = int8(a1)
-		o0[c] = int8(a0)
-	}
-}
-
-// dw3x3Tri2 computes three output pixels (the first n of them are stored)
-// of every channel with horizontal stride 2: c0, c1 and c2 hold, for window rows 0-2, at [k] the
-// channels of window row fy, input column k of the 7 the pixels read;
-// out starts at the first pixel's first channel.
-//
-//go:noinline
-func dw3x3Tri2(c0, c1, c2 *dw3x3Col, w [][9]int8, rq string, p *dw3x3Params, n int, out []int8) {
-	C := len(w)
-	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	fastN := dw3x3FastN(zo)
-	rq = rq[:12*C]
-	// ok is pixel k of the block (pixels past n alias pixel n-1).
-	o0 := out[:C]
-	o1 := out[min(1, n-1)*C:][:C]
-	o2 := out[min(2, n-1)*C:][:C]
-	x00 := c0[0][:C]
-	x01 := c0[1][:C]
-	x02 := c0[2][:C]
-	x03 := c0[3][:C]
-	x04 := c0[4][:C]
-	x05 := c0[5][:C]
-	x06 := c0[6][:C]
-	x10 := c1[0][:C]
-	x11 := c1[1][:C]
-	x12 := c1[2][:C]
-	x13 := c1[3][:C]
-	x14 := c1[4][:C]
-	x15 := c1[5][:C]
-	x16 := c1[6][:C]
-	x20 := c2[0][:C]
-	x21 := c2[1][:C]
-	x22 := c2[2][:C]
-	x23 := c2[3][:C]
-	x24 := c2[4][:C]
-	x25 := c2[5][:C]
-	x26 := c2[6][:C]
-	for c := range w {
-		wc := &w[c]
-		var a0, a1, a2, x, u0, u1, u2 int32
-		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
-		a0 = int32(x00[c]) * u0
-		a0 += int32(x01[c]) * u1
-		x = int32(x02[c])
-		a0 += x * u2
-		a1 = x * u0
-		a1 += int32(x03[c]) * u1
-		x = int32(x04[c])
-		a1 += x * u2
-		a2 = x * u0
-		a2 += int32(x05[c]) * u1
-		a2 += int32(x06[c]) * u2
-		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
-		a0 += int32(x10[c]) * u0
-		a0 += int32(x11[c]) * u1
-		x = int32(x12[c])
-		a0 += x * u2
-		a1 += x * u0
-		a1 += int32(x13[c]) * u1
-		x = int32(x14[c])
-		a1 += x * u2
-		a2 += x * u0
-		a2 += int32(x15[c]) * u1
-		a2 += int32(x16[c]) * u2
-		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
-		a0 += int32(x20[c]) * u0
-		a0 += int32(x21[c]) * u1
-		x = int32(x22[c])
-		a0 += x * u2
-		a1 += x * u0
-		a1 += int32(x23[c]) * u1
-		x = int32(x24[c])
-		a1 += x * u2
-		a2 += x * u0
-		a2 += int32(x25[c]) * u1
-		a2 += int32(x26[c]) * u2
-		r := rq[12*c : 12*c+12]
-		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-		mult2 := (uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24) << 1
-		sh := int32(int8(r[8])) // the exponent is within [-31, 31]
-		if uint32(-sh-1) < fastN && uint32(bias+dw3x3BiasMax) < 2*dw3x3BiasMax {
-			// dwRQFast, zo in k.
-			rr := uint32(-sh) & 31
-			m := mult2 >> 1
-			k := 1 + int32(1)<<rr + zo<<((rr+1)&31)
-			mm := -int32(m) - 2
-			s := (rr + 1) & 31
-			a0 = dwClamp(dwRQFast(a0+bias, m, k, mm, s), lo, hi)
-			a1 = dwClamp(dwRQFast(a1+bias, m, k, mm, s), lo, hi)
-			a2 = dwClamp(dwRQFast(a2+bias, m, k, mm, s), lo, hi)
-		} else {
-			left, right := uint32(max(sh, 0))&31, uint32(max(-sh, 0))&31
-			mask := uint32(1)<<right - 1
-			half := mask - mask>>1 // 2^(r-1), 0 when r = 0
-			neg := -min(right, 1)  // all ones when r > 0
-			a0 = max(min(convRQ32(a0, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a1 = max(min(convRQ32(a1, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-			a2 = max(min(convRQ32(a2, bias, left, mult2, right, mask, half, neg)+zo, hi), lo)
-		}
-		// Descending: a pixel past n aliases pixel n-1, stored last.
-		o2[c] = int8(a2)
-		o1[c] = int8(a1)
-		o0[c] = int8(a0)
-	}
-}
-
-// dw3x3Mult is dw3x3Int8 for one input channel and a depth multiplier
-// above 1: a row is computed in segments of up to dw3x3Seg pixels; the
-// segment's window values are copied into a local array, column by column
-// (the three taps of a column adjacent), so that the output channels read
-// every tap of a block of six pixels at a constant offset from one
-// pointer. All of a segment's input is read before any of its outputs is
-// written.
-func dw3x3Mult(p *dw3x3Params, in []int8, w, zrow, rq string, out []int8) {
-	C := p.chans
-	D := max(p.mult, 1)
-	N := C * D
-	if N == 0 || p.outW <= 0 || p.outH <= 0 {
-		return
-	}
-	w9 := unsafe.Slice((*[9]int8)(unsafe.Pointer(unsafe.StringData(w))), len(w)/9)
-	w9 = w9[:N]
-	rq = rq[:12*N]
-	zp := int8(zrow[0])
-	sW := p.strideW
-	inW, W := p.inW, p.outW
-	rs := inW * C
-	img := p.inH * rs
-	var buf [2*dw3x3Seg + 1][3]int8
-	var q [1]dwRec
-	for b := 0; b < p.batches; b++ {
-		x := in[b*img : b*img+img]
-		for oy := 0; oy < p.outH; oy++ {
-			iy0 := oy*p.strideH - p.padH
-			var r0, r1, r2 []int8
-			all := true
-			if iy := iy0; iy >= 0 && iy < p.inH {
-				r0 = x[iy*rs : iy*rs+rs]
-			} else {
-				all = false
-			}
-			if iy := iy0 + 1; iy >= 0 && iy < p.inH {
-				r1 = x[iy*rs : iy*rs+rs]
-			} else {
-				all = false
-			}
-			if iy := iy0 + 2; iy >= 0 && iy < p.inH {
-				r2 = x[iy*rs : iy*rs+rs]
-			} else {
-				all = false
-			}
-			o := out[(b*p.outH+oy)*W*N : (b*p.outH+oy+1)*W*N]
-			for s0 := 0; s0 < W; s0 += dw3x3Seg {
-				n := min(dw3x3Seg, W-s0)
-				ng := ((n+5)/6*6-1)*sW + 3 // columns the blocks read
-				g := buf[:ng]
-				ix0 := s0*sW - p.padW
-				jl := min(max(-ix0, 0), ng)
-				jh := max(min(inW-ix0, ng), jl)
-				// The padding's columns take the zero point (all of them
-				// when a window row is outside the image: dw3x3Rows skips
-				// such rows); dw3x3Gather3 fills the rest.
-				pad := g
-				if all {
-					pad = g[:jl]
-					for j := range g[jh:] {
-						g[jh+j] = [3]int8{zp, zp, zp}
-					}
-				}
-				for j := range pad {
-					pad[j] = [3]int8{zp, zp, zp}
-				}
-				gv := g[jl:jh]
-				cnt := (len(gv)-1)*C + 1 // values of a row from the first to the last column
-				q0 := (ix0 + jl) * C
-				os := o[s0*N:]
-				for c := 0; c < C; c++ {
-					if len(gv) > 0 {
-						if all {
-							dw3x3Gather3(gv, r0[q0+c:q0+c+cnt], r1[q0+c:q0+c+cnt], r2[q0+c:q0+c+cnt], C)
-						} else {
-							dw3x3Rows(gv, r0, r1, r2, q0+c, cnt, C)
-						}
-					}
-					for j := 0; j < D; j++ {
-						k := c*D + j
-						dwRecDecode(rq[12*k:12*k+12], p.outOffset, dw3x3BiasMax, q[:])
-						switch {
-						case !q[0].fast:
-							dw3x3SegSlow(g, n, sW, &w9[k], &q[0], p, os[k:], N)
-						case sW == 1:
-							dw3x3Seg1(g, n, &w9[k], &q[0], p, os[k:], N)
-						default:
-							dw3x3Seg2(g, n, &w9[k], &q[0], p, os[k:], N)
-						}
-					}
-				}
-			}
-		}
-	}
-}
-
-// dw3x3Gather3 copies every C-th value of a0, a1 and a2 (the same length)
-// into the columns of g.
-//
-//go:noinline
-func dw3x3Gather3(g [][3]int8, a0, a1, a2 []int8, C int) {
-	a1, a2 = a1[:len(a0)], a2[:len(a0)]
-	i := 0
-	for k := range g {
-		if i >= len(a0) {
-			break
-		}
-		e := &g[k]
-		e[0], e[1], e[2] = a0[i], a1[i], a2[i]
-		i += C
-	}
-}
-
-// dw3x3Rows copies the window rows that lie inside the image (r0, r1, r2;
-// nil for a row in the padding) into g: cnt values from offset q, every
-// C-th.
-func dw3x3Rows(g [][3]int8, r0, r1, r2 []int8, q, cnt, C int) {
-	for fy, r := range [3][]int8{r0, r1, r2} {
-		if r == nil {
-			continue
-		}
-		a := r[q : q+cnt]
-		i := 0
-		for k := range g {
-			if i >= len(a) {
-				break
-			}
-			g[k][fy] = a[i]
-			i += C
-		}
-	}
-}
-
-// dwRQFast is TFLM's MultiplyByQuantizedMultiplier(v, m, -r) plus the
-// output zero point zo, for 1 <= r <= 21, |v| < 2^29, 0 <= m < 2^31 and
-// |zo| <= 128, with k = 1 + 2^r + zo*2^(r+1) and sh = r+1. The doubling
-// high multiply rounds to h = floor((X + 2^30)/2^31) for X = v*m (the
-// nudge 1-2^30 and truncation of negative products give the same), which
-// is floor((H+1)/2) with H = floor(4X/2^32), the high word of the 64-bit
-// product (v<<2)*m. The rounding divide by 2^r (half away from zero) is
-// floor((h + 2^(r-1) - [h<0])/2^r); the two floors merge into
-// floor((H + 1 + 2^r - 2[h<0])/2^(r+1)), and [v<0] may replace [h<0]: v < 0
-// with h = 0 means H = -1, where both give 0.
-func dwRQFast(v int32, m uint32, k, mm int32, sh uint32) int32 {
-	// The signed high word is the unsigned one less m when v < 0; with
-	// mm = -m-2 the corrections merge into mm&(v>>31).
-	h := int32(uint32((uint64(uint32(v<<2)) * uint64(m)) >> 32))
-	return (h + k + mm&(v>>31)) >> (sh & 31)
-}
-
-// dwClamp is max(min(v, hi), lo) without branches, for |v| < 2^30.
-func dwClamp(v, lo, hi int32) int32 {
-	d := v - hi
-	v -= d &^ (d >> 31)
-	d = v - lo
-	return v - d&(d>>31)
-}
-
-// dw3x3Seg1 computes n output pixels of one output channel with
-// horizontal stride 1, in blocks of six, from g (column j's three taps at
-// g[j]; g covers whole blocks), weights wc and requantization q (fast);
-// out[step*i] is pixel i.
-//
-//go:noinline
-func dw3x3Seg1(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []int8, step int) {
-	lo, hi := p.actMin, p.actMax
-	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, uint32(q.sh)
-	for i := 0; i < n; i += 6 {
-		v := g[i : i+8 : i+8] // not (*[8][3]int8)(...): that conversion escapes buf under TinyGo
-		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
-		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
-		a0 = int32(v[0][0])*u0 + bias
-		x = int32(v[1][0])
-		a0 += x * u1
-		a1 = x*u0 + bias
-		x = int32(v[2][0])
-		a0 += x * u2
-		a1 += x * u1
-		a2 = x*u0 + bias
-		x = int32(v[3][0])
-		a1 += x * u2
-		a2 += x * u1
-		a3 = x*u0 + bias
-		x = int32(v[4][0])
-		a2 += x * u2
-		a3 += x * u1
-		a4 = x*u0 + bias
-		x = int32(v[5][0])
-		a3 += x * u2
-		a4 += x * u1
-		a5 = x*u0 + bias
-		x = int32(v[6][0])
-		a4 += x * u2
-		a5 += x * u1
-		a5 += int32(v[7][0]) * u2
-		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
-		a0 += int32(v[0][1]) * u0
-		x = int32(v[1][1])
-		a0 += x * u1
-		a1 += x * u0
-		x = int32(v[2][1])
-		a0 += x * u2
-		a1 += x * u1
-		a2 += x * u0
-		x = int32(v[3][1])
-		a1 += x * u2
-		a2 += x * u1
-		a3 += x * u0
-		x = int32(v[4][1])
-		a2 += x * u2
-		a3 += x * u1
-		a4 += x * u0
-		x = int32(v[5][1])
-		a3 += x * u2
-		a4 += x * u1
-		a5 += x * u0
-		x = int32(v[6][1])
-		a4 += x * u2
-		a5 += x * u1
-		a5 += int32(v[7][1]) * u2
-		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
-		a0 += int32(v[0][2]) * u0
-		x = int32(v[1][2])
-		a0 += x * u1
-		a1 += x * u0
-		x = int32(v[2][2])
-		a0 += x * u2
-		a1 += x * u1
-		a2 += x * u0
-		x = int32(v[3][2])
-		a1 += x * u2
-		a2 += x * u1
-		a3 += x * u0
-		x = int32(v[4][2])
-		a2 += x * u2
-		a3 += x * u1
-		a4 += x * u0
-		x = int32(v[5][2])
-		a3 += x * u2
-		a4 += x * u1
-		a5 += x * u0
-		x = int32(v[6][2])
-		a4 += x * u2
-		a5 += x * u1
-		a5 += int32(v[7][2]) * u2
-		a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
-		a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
-		a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
-		a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
-		a4 = dwClamp(dwRQFast(a4, m, k, mm, sh), lo, hi)
-		a5 = dwClamp(dwRQFast(a5, m, k, mm, sh), lo, hi)
-		if n-i >= 6 {
-			j := i * step
-			out[j+5*step] = int8(a5)
-			out[j+4*step] = int8(a4)
-			out[j+3*step] = int8(a3)
-			out[j+2*step] = int8(a2)
-			out[j+step] = int8(a1)
-			out[j] = int8(a0)
-			continue
-		}
-		o := out[i*step:]
-		o[0] = int8(a0)
-		if n-i > 1 {
-			o[step] = int8(a1)
-		}
-		if n-i > 2 {
-			o[2*step] = int8(a2)
-		}
-		if n-i > 3 {
-			o[3*step] = int8(a3)
-		}
-		if n-i > 4 {
-			o[4*step] = int8(a4)
-		}
-		if n-i > 5 {
-			o[5*step] = int8(a5)
-		}
-	}
-}
-
-// dw3x3Seg2 is dw3x3Seg1 with horizontal stride 2.
-//
-//go:noinline
-func dw3x3Seg2(g [][3]int8, n int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []int8, step int) {
-	lo, hi := p.actMin, p.actMax
-	bias, m, k, mm, sh := q.bias, q.m, q.k, q.mm, uint32(q.sh)
-	for i := 0; i < n; i += 6 {
-		v := g[2*i : 2*i+13 : 2*i+13] // as in dw3x3Seg1
-		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
-		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
-		a0 = int32(v[0][0])*u0 + bias
-		a0 += int32(v[1][0]) * u1
-		x = int32(v[2][0])
-		a0 += x * u2
-		a1 = x*u0 + bias
-		a1 += int32(v[3][0]) * u1
-		x = int32(v[4][0])
-		a1 += x * u2
-		a2 = x*u0 + bias
-		a2 += int32(v[5][0]) * u1
-		x = int32(v[6][0])
-		a2 += x * u2
-		a3 = x*u0 + bias
-		a3 += int32(v[7][0]) * u1
-		x = int32(v[8][0])
-		a3 += x * u2
-		a4 = x*u0 + bias
-		a4 += int32(v[9][0]) * u1
-		x = int32(v[10][0])
-		a4 += x * u2
-		a5 = x*u0 + bias
-		a5 += int32(v[11][0]) * u1
-		a5 += int32(v[12][0]) * u2
-		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
-		a0 += int32(v[0][1]) * u0
-		a0 += int32(v[1][1]) * u1
-		x = int32(v[2][1])
-		a0 += x * u2
-		a1 += x * u0
-		a1 += int32(v[3][1]) * u1
-		x = int32(v[4][1])
-		a1 += x * u2
-		a2 += x * u0
-		a2 += int32(v[5][1]) * u1
-		x = int32(v[6][1])
-		a2 += x * u2
-		a3 += x * u0
-		a3 += int32(v[7][1]) * u1
-		x = int32(v[8][1])
-		a3 += x * u2
-		a4 += x * u0
-		a4 += int32(v[9][1]) * u1
-		x = int32(v[10][1])
-		a4 += x * u2
-		a5 += x * u0
-		a5 += int32(v[11][1]) * u1
-		a5 += int32(v[12][1]) * u2
-		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
-		a0 += int32(v[0][2]) * u0
-		a0 += int32(v[1][2]) * u1
-		x = int32(v[2][2])
-		a0 += x * u2
-		a1 += x * u0
-		a1 += int32(v[3][2]) * u1
-		x = int32(v[4][2])
-		a1 += x * u2
-		a2 += x * u0
-		a2 += int32(v[5][2]) * u1
-		x = int32(v[6][2])
-		a2 += x * u2
-		a3 += x * u0
-		a3 += int32(v[7][2]) * u1
-		x = int32(v[8][2])
-		a3 += x * u2
-		a4 += x * u0
-		a4 += int32(v[9][2]) * u1
-		x = int32(v[10][2])
-		a4 += x * u2
-		a5 += x * u0
-		a5 += int32(v[11][2]) * u1
-		a5 += int32(v[12][2]) * u2
-		a0 = dwClamp(dwRQFast(a0, m, k, mm, sh), lo, hi)
-		a1 = dwClamp(dwRQFast(a1, m, k, mm, sh), lo, hi)
-		a2 = dwClamp(dwRQFast(a2, m, k, mm, sh), lo, hi)
-		a3 = dwClamp(dwRQFast(a3, m, k, mm, sh), lo, hi)
-		a4 = dwClamp(dwRQFast(a4, m, k, mm, sh), lo, hi)
-		a5 = dwClamp(dwRQFast(a5, m, k, mm, sh), lo, hi)
-		if n-i >= 6 {
-			j := i * step
-			out[j+5*step] = int8(a5)
-			out[j+4*step] = int8(a4)
-			out[j+3*step] = int8(a3)
-			out[j+2*step] = int8(a2)
-			out[j+step] = int8(a1)
-			out[j] = int8(a0)
-			continue
-		}
-		o := out[i*step:]
-		o[0] = int8(a0)
-		if n-i > 1 {
-			o[step] = int8(a1)
-		}
-		if n-i > 2 {
-			o[2*step] = int8(a2)
-		}
-		if n-i > 3 {
-			o[3*step] = int8(a3)
-		}
-		if n-i > 4 {
-			o[4*step] = int8(a4)
-		}
-		if n-i > 5 {
-			o[5*step] = int8(a5)
-		}
-	}
-}
-
-// dw3x3SegSlow is dw3x3Seg1 and dw3x3Seg2 (stride sW) for requantizations
-// that dwRQFast does not take.
-func dw3x3SegSlow(g [][3]int8, n, sW int, wc *[9]int8, q *dwRec, p *dw3x3Params, out []int8, step int) {
-	for i := 0; i < n; i++ {
-		a := int32(0)
-		v := g[i*sW : i*sW+3]
-		for fy := 0; fy < 3; fy++ {
-			for fx := 0; fx < 3; fx++ {
-				a += int32(v[fx][fy]) * int32(wc[3*fy+fx])
-			}
-		}
-		out[i*step] = int8(q.slow(a, p.outOffset, p.actMin, p.actMax))
-	}
-}
-
-// Copied from kernels/depthwise_chain.go.
-
-// dw3x3G is the number of channels of a group (two words of a column).
-const dw3x3G = 8
-
-// dw3x3Scratch is the scratch memory of dw3x3ChainInt8 (and so of
-// dw3x3Int8) in int32 words: a block's window, then a group's records.
-const dw3x3Scratch = 3*13*dw3x3G/4 + dw3x3G*dw3x3RecWords
-
-// dw3x3RecWords is the size of a dw3x3Rec in words (a test checks it).
-const dw3x3RecWords = 5
-
-// dw3x3Rec is one channel's requantization for dwRQFast with the clamp
-// folded in: k includes the output zero point less actMin, so that the
-// result is the output less actMin before clamping.
-type dw3x3Rec struct {
-	bias, k, mm int32
-	m, sh       uint32
-}
-
-// dw3x3Run is the loop state of dw3x3Buf1 and dw3x3Buf2, in memory so
-// that only the sums, weights and the window pointer live in registers.
-type dw3x3Run struct {
-	buf unsafe.Pointer // the block's window, [3 * 13 * dw3x3G]int8: row, column, channel (in scratch)
-	t   unsafe.Pointer // the group's records, [dw3x3G]dw3x3Rec, right after buf (in scratch)
-	w   unsafe.Pointer // the group's weights
-	out unsafe.Pointer // the block's first pixel, the group's first channel
-	C   uintptr        // output pixel stride
-	j   uintptr
-	nch uintptr
-	// span = actMax - actMin, hi = actMax.
-	span, hi int32
-	_        [0]uint32
-}
-
-// dw3x3Buf1 computes six output pixels of g.nch channels with horizontal
-// stride 1 from g.buf (window row fy, column k, channel j at
-// (8fy+k)*dw3x3G+j); g.w holds the channels' weights, g.t their records
-// and g.out the first pixel's output, pixels g.C apart. The sums are
-// requantized by dwRQFast and clamped without branches.
-//
-//go:noinline
-func dw3x3Buf1(g *dw3x3Run) {
-	for g.j = 0; g.j < g.nch; g.j++ {
-		b := (*[3 * 13 * dw3x3G]int8)(unsafe.Add(g.buf, g.j))
-		q := (*dw3x3Rec)(unsafe.Add(g.t, g.j*unsafe.Sizeof(dw3x3Rec{})))
-		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
-		a0 = q.bias
-		a1, a2, a3, a4, a5 = a0, a0, a0, a0, a0
-		wc := (*[9]int8)(unsafe.Add(g.w, 9*g.j))
-		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
-		a0 += int32(b[0]) * u0
-		x = int32(b[8])
-		a0 += x * u1
-		a1 += x * u0
-		x = int32(b[16])
-		a0 += x * u2
-		a1 += x * u1
-		a2 += x * u0
-		x = int32(b[24])
-		a1 += x * u2
-		a2 += x * u1
-		a3 += x * u0
-		x = int32(b[32])
-		a2 += x * u2
-		a3 += x * u1
-		a4 += x * u0
-		x = int32(b[40])
-		a3 += x * u2
-		a4 += x * u1
-		a5 += x * u0
-		x = int32(b[48])
-		a4 += x * u2
-		a5 += x * u1
-		a5 += int32(b[56]) * u2
-		wc = (*[9]int8)(unsafe.Add(g.w, 9*g.j))
-		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
-		a0 += int32(b[64]) * u0
-		x = int32(b[72])
-		a0 += x * u1
-		a1 += x * u0
-		x = int32(b[80])
-		a0 += x * u2
-		a1 += x * u1
-		a2 += x * u0
-		x = int32(b[88])
-		a1 += x * u2
-		a2 += x * u1
-		a3 += x * u0
-		x = int32(b[96])
-		a2 += x * u2
-		a3 += x * u1
-		a4 += x * u0
-		x = int32(b[104])
-		a3 += x * u2
-		a4 += x * u1
-		a5 += x * u0
-		x = int32(b[112])
-		a4 += x * u2
-		a5 += x * u1
-		a5 += int32(b[120]) * u2
-		wc = (*[9]int8)(unsafe.Add(g.w, 9*g.j))
-		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
-		a0 += int32(b[128]) * u0
-		x = int32(b[136])
-		a0 += x * u1
-		a1 += x * u0
-		x = int32(b[144])
-		a0 += x * u2
-		a1 += x * u1
-		a2 += x * u0
-		x = int32(b[152])
-		a1 += x * u2
-		a2 += x * u1
-		a3 += x * u0
-		x = int32(b[160])
-		a2 += x * u2
-		a3 += x * u1
-		a4 += x * u0
-		x = int32(b[168])
-		a3 += x * u2
-		a4 += x * u1
-		a5 += x * u0
-		x = int32(b[176])
-		a4 += x * u2
-		a5 += x * u1
-		a5 += int32(b[184]) * u2
-		m, k, mm, sh := q.m, q.k, q.mm, q.sh&31
-		span, hi, C := g.span, g.hi, g.C
-		p := unsafe.Add(g.out, g.j)
-		y := int32(uint32((uint64(uint32(a0<<2))*uint64(m))>>32)) + k + mm&(a0>>31)
-		y >>= sh
-		y &^= y >> 31
-		y = span - y
-		*(*int8)(p) = int8(hi - y&^(y>>31))
-		p = unsafe.Add(p, C)
-		y = int32(uint32((uint64(uint32(a1<<2))*uint64(m))>>32)) + k + mm&(a1>>31)
-		y >>= sh
-		y &^= y >> 31
-		y = span - y
-		*(*int8)(p) = int8(hi - y&^(y>>31))
-		p = unsafe.Add(p, C)
-		y = int32(uint32((uint64(uint32(a2<<2))*uint64(m))>>32)) + k + mm&(a2>>31)
-		y >>= sh
-		y &^= y >> 31
-		y = span - y
-		*(*int8)(p) = int8(hi - y&^(y>>31))
-		p = unsafe.Add(p, C)
-		y = int32(uint32((uint64(uint32(a3<<2))*uint64(m))>>32)) + k + mm&(a3>>31)
-		y >>= sh
-		y &^= y >> 31
-		y = span - y
-		*(*int8)(p) = int8(hi - y&^(y>>31))
-		p = unsafe.Add(p, C)
-		y = int32(uint32((uint64(uint32(a4<<2))*uint64(m))>>32)) + k + mm&(a4>>31)
-		y >>= sh
-		y &^= y >> 31
-		y = span - y
-		*(*int8)(p) = int8(hi - y&^(y>>31))
-		p = unsafe.Add(p, C)
-		y = int32(uint32((uint64(uint32(a5<<2))*uint64(m))>>32)) + k + mm&(a5>>31)
-		y >>= sh
-		y &^= y >> 31
-		y = span - y
-		*(*int8)(p) = int8(hi - y&^(y>>31))
-	}
-}
-
-// dw3x3Buf2 is dw3x3Buf1 with horizontal stride 2 (13 columns a window
-// row, at (13fy+k)*dw3x3G+j).
-//
-//go:noinline
-func dw3x3Buf2(g *dw3x3Run) {
-	for g.j = 0; g.j < g.nch; g.j++ {
-		b := (*[3 * 13 * dw3x3G]int8)(unsafe.Add(g.buf, g.j))
-		q := (*dw3x3Rec)(unsafe.Add(g.t, g.j*unsafe.Sizeof(dw3x3Rec{})))
-		var a0, a1, a2, a3, a4, a5, x, u0, u1, u2 int32
-		a0 = q.bias
-		a1, a2, a3, a4, a5 = a0, a0, a0, a0, a0
-		wc := (*[9]int8)(unsafe.Add(g.w, 9*g.j))
-		u0, u1, u2 = int32(wc[0]), int32(wc[1]), int32(wc[2])
-		a0 += int32(b[0]) * u0
-		a0 += int32(b[8]) * u1
-		x = int32(b[16])
-		a0 += x * u2
-		a1 += x * u0
-		a1 += int32(b[24]) * u1
-		x = int32(b[32])
-		a1 += x * u2
-		a2 += x * u0
-		a2 += int32(b[40]) * u1
-		x = int32(b[48])
-		a2 += x * u2
-		a3 += x * u0
-		a3 += int32(b[56]) * u1
-		x = int32(b[64])
-		a3 += x * u2
-		a4 += x * u0
-		a4 += int32(b[72]) * u1
-		x = int32(b[80])
-		a4 += x * u2
-		a5 += x * u0
-		a5 += int32(b[88]) * u1
-		a5 += int32(b[96]) * u2
-		wc = (*[9]int8)(unsafe.Add(g.w, 9*g.j))
-		u0, u1, u2 = int32(wc[3]), int32(wc[4]), int32(wc[5])
-		a0 += int32(b[104]) * u0
-		a0 += int32(b[112]) * u1
-		x = int32(b[120])
-		a0 += x * u2
-		a1 += x * u0
-		a1 += int32(b[128]) * u1
-		x = int32(b[136])
-		a1 += x * u2
-		a2 += x * u0
-		a2 += int32(b[144]) * u1
-		x = int32(b[152])
-		a2 += x * u2
-		a3 += x * u0
-		a3 += int32(b[160]) * u1
-		x = int32(b[168])
-		a3 += x * u2
-		a4 += x * u0
-		a4 += int32(b[176]) * u1
-		x = int32(b[184])
-		a4 += x * u2
-		a5 += x * u0
-		a5 += int32(b[192]) * u1
-		a5 += int32(b[200]) * u2
-		wc = (*[9]int8)(unsafe.Add(g.w, 9*g.j))
-		u0, u1, u2 = int32(wc[6]), int32(wc[7]), int32(wc[8])
-		a0 += int32(b[208]) * u0
-		a0 += int32(b[216]) * u1
-		x = int32(b[224])
-		a0 += x * u2
-		a1 += x * u0
-		a1 += int32(b[232]) * u1
-		x = int32(b[240])
-		a1 += x * u2
-		a2 += x * u0
-		a2 += int32(b[248]) * u1
-		x = int32(b[256])
-		a2 += x * u2
-		a3 += x * u0
-		a3 += int32(b[264]) * u1
-		x = int32(b[272])
-		a3 += x * u2
-		a4 += x * u0
-		a4 += int32(b[280]) * u1
-		x = int32(b[288])
-		a4 += x * u2
-		a5 += x * u0
-		a5 += int32(b[296]) * u1
-		a5 += int32(b[304]) * u2
-		m, k, mm, sh := q.m, q.k, q.mm, q.sh&31
-		span, hi, C := g.span, g.hi, g.C
-		p := unsafe.Add(g.out, g.j)
-		y := int32(uint32((uint64(uint32(a0<<2))*uint64(m))>>32)) + k + mm&(a0>>31)
-		y >>= sh
-		y &^= y >> 31
-		y = span - y
-		*(*int8)(p) = int8(hi - y&^(y>>31))
-		p = unsafe.Add(p, C)
-		y = int32(uint32((uint64(uint32(a1<<2))*uint64(m))>>32)) + k + mm&(a1>>31)
-		y >>= sh
-		y &^= y >> 31
-		y = span - y
-		*(*int8)(p) = int8(hi - y&^(y>>31))
-		p = unsafe.Add(p, C)
-		y = int32(uint32((uint64(uint32(a2<<2))*uint64(m))>>32)) + k + mm&(a2>>31)
-		y >>= sh
-		y &^= y >> 31
-		y = span - y
-		*(*int8)(p) = int8(hi - y&^(y>>31))
-		p = unsafe.Add(p, C)
-		y = int32(uint32((uint64(uint32(a3<<2))*uint64(m))>>32)) + k + mm&(a3>>31)
-		y >>= sh
-		y &^= y >> 31
-		y = span - y
-		*(*int8)(p) = int8(hi - y&^(y>>31))
-		p = unsafe.Add(p, C)
-		y = int32(uint32((uint64(uint32(a4<<2))*uint64(m))>>32)) + k + mm&(a4>>31)
-		y >>= sh
-		y &^= y >> 31
-		y = span - y
-		*(*int8)(p) = int8(hi - y&^(y>>31))
-		p = unsafe.Add(p, C)
-		y = int32(uint32((uint64(uint32(a5<<2))*uint64(m))>>32)) + k + mm&(a5>>31)
-		y >>= sh
-		y &^= y >> 31
-		y = span - y
-		*(*int8)(p) = int8(hi - y&^(y>>31))
-	}
-}
-
-// dw3x3Decode decodes the n records of rq (conv_rq.go's triples) into t
-// for dwRQFast with d = output zero point - actMin folded into k, and
-// reports whether dwRQFast takes them all: a right shift of 1 to 21,
-// m >= 0 and |bias| < dw3x3BiasMax.
-func dw3x3Decode(rq string, d int32, t *[dw3x3G]dw3x3Rec, n int) bool {
-	rq = rq[:12*n]
-	for c := 0; c < n && c < len(t); c++ {
-		r := rq[12*c : 12*c+12]
-		bias := int32(uint32(r[0]) | uint32(r[1])<<8 | uint32(r[2])<<16 | uint32(r[3])<<24)
-		m := int32(uint32(r[4]) | uint32(r[5])<<8 | uint32(r[6])<<16 | uint32(r[7])<<24)
-		rr := -int32(int8(r[8])) // the exponent is within [-31, 31]
-		if rr < 1 || rr > 21 || m < 0 || bias <= -dw3x3BiasMax || bias >= dw3x3BiasMax {
-			return false
-		}
-		// rr is 1..21 here; the masks only spare gc the code for shifts
-		// of 32 and more.
-		tc := &t[c]
-		tc.bias, tc.k, tc.mm = bias, 1+int32(1)<<(uint32(rr)&31)+d<<(uint32(rr+1)&31), -m-2
-		tc.m, tc.sh = uint32(m), uint32(rr+1)
-	}
-	return true
-}
-
-// dw3x3ChainInt8 runs dw3x3Int8 with dw3x3Buf1 and dw3x3Buf2 when they
-// apply: depth multiplier 1, rows of whole blocks of six pixels, a
-// multiple of four channels, a word-aligned input apart in memory from the
-// output or below it by a multiple of the channels (see there), an output
-// zero point less actMin within [-256, 256] and records
-// dwRQFast takes. It reports whether it ran. The channels go in groups of
-// dw3x3G (their records decoded once), each group over the whole image;
-// a block's window is copied into g.buf a word (four channels) at a time,
-// padded taps as the zero point. scr is dw3x3Scratch words of scratch.
-func dw3x3ChainInt8(p *dw3x3Params, in []int8, w9 [][9]int8, z []int8, rq string, scr []int32, out []int8) bool {
-	C, W, sW, inW := p.chans, p.outW, p.strideW, p.inW
-	if W <= 0 || W%6 != 0 || C <= 0 || C%4 != 0 || p.outH <= 0 || p.batches <= 0 || p.inH <= 0 || inW <= 0 ||
-		len(w9) < C || len(z) < C || len(rq) < 12*C {
-		return false
-	}
-	d := p.outOffset - p.actMin
-	if d < -256 || d > 256 || p.actMax < p.actMin {
-		return false
-	}
-	img := p.inH * inW * C
-	nIn, nOut := p.batches*img, p.batches*p.outH*W*C
-	if len(in) < nIn || len(out) < nOut {
-		return false
-	}
-	in, out = in[:nIn], out[:nOut]
-	ib, ob := uintptr(unsafe.Pointer(&in[0])), uintptr(unsafe.Pointer(&out[0]))
-	if ib&3 != 0 {
-		return false
-	}
-	if ib < ob+uintptr(nOut) && ob < ib+uintptr(nIn) {
-		// Written over its input (the planner's overlap, safe in raster
-		// order): output channel c reads only input channel c, so with
-		// the output a multiple of C bytes below the input, output (p, c)
-		// lands on input (p - (ib-ob)/C, c), the same channel at an
-		// earlier pixel. A channel group run in raster order then
-		// clobbers only what raster order would, and the later groups'
-		// channels not at all. The records are all checked first: a
-		// fallback after some groups were written would read clobbered
-		// input.
-		if ob > ib || (ib-ob)%uintptr(C) != 0 {
-			return false
-		}
-		var t [dw3x3G]dw3x3Rec
-		for g0 := 0; g0 < C; g0 += dw3x3G {
-			if !dw3x3Decode(rq[12*g0:], d, &t, min(dw3x3G, C-g0)) {
-				return false
-			}
-		}
-	}
-	nc := 5*sW + 3 // columns of a block's window row
-	zw := uint32(uint8(z[0])) * 0x01010101
-	var g dw3x3Run
-	scr = scr[:dw3x3Scratch]
-	g.buf, g.t = unsafe.Pointer(&scr[0]), unsafe.Pointer(&scr[3*13*dw3x3G/4])
-	t := (*[dw3x3G]dw3x3Rec)(g.t)
-	g.C, g.span, g.hi = uintptr(C), p.actMax-p.actMin, p.actMax
-	bw := unsafe.Slice((*[dw3x3G / 4]uint32)(g.buf), 3*13)
-	for g0 := 0; g0 < C; g0 += dw3x3G {
-		nch := min(dw3x3G, C-g0)
-		if !dw3x3Decode(rq[12*g0:], d, t, nch) {
-			return false
-		}
-		g.nch, g.w = uintptr(nch), unsafe.Pointer(&w9[g0])
-		for b := 0; b < p.batches; b++ {
-			x := in[b*img : b*img+img]
-			for oy := 0; oy < p.outH; oy++ {
-				iy0 := oy*p.strideH - p.padH
-				o := out[((b*p.outH+oy)*W)*C+g0:]
-				for ox := 0; ox < W; ox += 6 {
-					ix0 := ox*sW - p.padW
-					// Columns kl..kh-1 of the window are inside the image.
-					kl, kh := min(max(-ix0, 0), nc), max(min(inW-ix0, nc), 0)
-					kh = max(kh, kl)
-					for fy := 0; fy < 3; fy++ {
-						r := bw[fy*nc : fy*nc+nc]
-						iy := iy0 + fy
-						if iy < 0 || iy >= p.inH {
-							for k := range r {
-								r[k] = [2]uint32{zw, zw}
-							}
-							continue
-						}
-						for k := range r[:kl] {
-							r[k] = [2]uint32{zw, zw}
-						}
-						for k := kh; k < len(r); k++ {
-							r[k] = [2]uint32{zw, zw}
-						}
-						if kl == kh {
-							continue
-						}
-						q := (iy*inW+ix0+kl)*C + g0
-						if nch == dw3x3G {
-							// Whole columns: two words each, C bytes apart.
-							_ = x[q+(kh-kl-1)*C+dw3x3G-1]
-							sp, dp := unsafe.Pointer(&x[q]), unsafe.Pointer(&r[kl])
-							for k := kh - kl; ; {
-								a, b := *(*uint32)(sp), *(*uint32)(unsafe.Add(sp, 4))
-								*(*uint32)(dp) = a
-								*(*uint32)(unsafe.Add(dp, 4)) = b
-								if k--; k == 0 {
-									break
-								}
-								sp, dp = unsafe.Add(sp, C), unsafe.Add(dp, 8)
-							}
-							continue
-						}
-						for k := kl; k < kh; k++ {
-							s := x[q : q+4]
-							r[k][0] = *(*uint32)(unsafe.Pointer(&s[0]))
-							q += C
-						}
-					}
-					_ = o[(ox+5)*C+nch-1]
-					g.out = unsafe.Pointer(&o[ox*C])
-					if sW == 1 {
-						dw3x3Buf1(&g)
-					} else {
-						dw3x3Buf2(&g)
-					}
-				}
-			}
-		}
-	}
-	return true
-}
-
 // Copied from kernels/dsp.go.
+
+// dspSetPtr stores p at *dst without a write barrier. Argument blocks and
+// tables of pointers live in the arena, which the garbage collector does
+// not scan and whose old contents may be anything (another tensor, a stale
+// pointer): a barrier on the store would hand those old contents to the
+// collector as a pointer. The arena, and what its pointers point at, stay
+// alive on their own.
+func dspSetPtr(dst *unsafe.Pointer, p unsafe.Pointer) { *(*uintptr)(unsafe.Pointer(dst)) = uintptr(p) }
 
 // dspArgs is the argument block of the DSP loops, words in this order (the
 // assembly loads them with one LDM). The pointers are unsafe.Pointer, not
@@ -2359,6 +518,305 @@ func dspPWPairsWRef(g *dspPWArgs) {
 func dspClear(p unsafe.Pointer, n int) {
 	if runtime.Compiler == "gc" {
 		clear(unsafe.Slice((*uint32)(p), n))
+	}
+}
+
+// Copied from kernels/dw_dsp.go.
+
+// dwDSPParams describes a depthwise convolution for dwDSPInt8M1 (depth
+// multiplier 1), dwDSPInt8M2 (2) and dwDSPInt8MQ (a multiple of four).
+type dwDSPParams struct {
+	batches              int
+	inH, inW, inC        int
+	filterH, filterW     int
+	outH, outW, outC     int
+	depthMul             int
+	strideH, strideW     int
+	dilationH, dilationW int
+	padH, padW           int   // padding before the first row / column
+	span, hi             int32 // actMax - actMin, actMax
+}
+
+// dwDSPArgs is the argument block of the depthwise DSP loops, words in
+// this order (the assembly reads them by offset and with LDM/STM).
+type dwDSPArgs struct {
+	bc    uintptr        // 0: the first item's offset added to the tap pointers
+	w     unsafe.Pointer // 4: the first item's weights (dwDSPPlan's layout)
+	rec   unsafe.Pointer // 8: the first item's records (dwDSPRecs)
+	out   unsafe.Pointer // 12: the first item's four output bytes
+	dbc   int32          // 16: advance of bc per item, in bytes
+	dw    int32          // 20: of w
+	drec  int32          // 24: of rec
+	dout  int32          // 28: of out
+	n     int32          // 32: items, at least one
+	np    int32          // 36: tap pairs, at least one
+	span2 uint32         // 40: actMax - actMin in both halves
+	lo4   uint32         // 44: actMin in all four bytes
+	tab   unsafe.Pointer // 48: 2*np tap pointers (stored as uintptr): tap t of an item reads at tab[t] + bc
+}
+
+// dwDSPArgsWords is the scratch, in int32 words, of a dwDSPArgs (enough
+// for 64-bit hosts too; a test checks it).
+const dwDSPArgsWords = 18
+
+// dwDSPPairs is the number of tap pairs of a filter of taps taps.
+func dwDSPPairs(taps int) int { return (taps + 1) / 2 }
+
+// dwDSPPtrWords is the scratch, in int32 words, of a table entry (a
+// pointer: enough for 64-bit hosts too).
+const dwDSPPtrWords = 2
+
+// dwDSPScratch is the scratch of the dwDSP kernels for an fH x fW filter,
+// in int32 words: the argument block and the table (2*np pointers).
+func dwDSPScratch(fH, fW int) int { return dwDSPArgsWords + 2*dwDSPPairs(fH*fW)*dwDSPPtrWords }
+
+// dwDSPRecBytes is the size of the records of a group of four channels
+// (dwDSPRecs).
+const dwDSPRecBytes = 4 * dwDSPRecChan
+
+// dwDSPRecChan is the size of a channel's requantization record: its
+// folded bias, multiplier and addend (int32 each) and its right shift (a
+// byte). A group's records are its channels' biases, then multipliers,
+// then addends, then shifts.
+const dwDSPRecChan = 13
+
+// dwDSPQ requantizes the sum v (the folded bias included) of a channel
+// with multiplier m, addend k and right shift r, as the Thumb-2 loops do,
+// and returns the result less actMin, clamped to [0, span]: with X =
+// 2*v*m, TFLM's rounding doubling high multiply is floor((X + 2^31) /
+// 2^32) (SMMLAR of 2v and m adds k to it: k = 2^(r-1) + (zo - actMin)*2^r,
+// the rounding right shift's half and the output zero point less actMin
+// moved before the shift), its rounding right shift subtracts one for v <
+// 0 (as convPWQ explains), and the two floors merge. |v| < 2^30, so 2v is
+// an int32; the sum is below 2^31 in magnitude.
+func dwDSPQ(v, m, k int32, r uint8, span int32) int32 {
+	y := int32(uint64(int64(2*v)*int64(m)+1<<31)>>32) + k + v>>31
+	y >>= r & 31
+	y &^= y >> 31
+	return min(y, span)
+}
+
+// dwDSPRec returns record k of the records at rec of a group of n
+// channels (dwDSPRecChan).
+func dwDSPRec(rec unsafe.Pointer, k, n int) (bias, m, kk int32, r uint8) {
+	b := unsafe.Slice((*byte)(rec), n*dwDSPRecChan)
+	return le32((*[4]byte)(b[4*k : 4*k+4])), le32((*[4]byte)(b[4*(n+k) : 4*(n+k)+4])),
+		le32((*[4]byte)(b[4*(2*n+k) : 4*(2*n+k)+4])), b[12*n+k]
+}
+
+// The loops' ways of reading a tap's input for the four channels of a
+// group (dwDSPItemsRef's mode).
+const (
+	dwDSPM1 = iota // depth multiplier 1: four consecutive input channels
+	dwDSPM2        // 2: two input channels, each for two outputs
+	dwDSPMQ        // a multiple of four: one input channel for all four
+)
+
+// dwDSPItemsRef is the depthwise DSP loop in Go (dwDSPRunM1Ref and its
+// twins): for each of g.n items, the four sums start at the records'
+// biases; for each tap pair j the taps' input values (mode: the four
+// bytes at the tap's address for dwDSPM1, bytes 0, 0, 1, 1 for dwDSPM2,
+// byte 0 for all four for dwDSPMQ) times the pair's weights (a word per
+// two channels: channel 2h's tap 2j, channel 2h+1's tap 2j, then the same
+// for tap 2j+1) are added; each sum is requantized by dwDSPQ and stored;
+// then bc, w, rec and out advance.
+func dwDSPItemsRef(g *dwDSPArgs, mode int) {
+	np := int(g.np)
+	tab := unsafe.Slice((*unsafe.Pointer)(g.tab), 2*np)
+	span := int32(g.span2 & 0xffff)
+	lo := int32(int8(g.lo4))
+	bc, w, rec, out := g.bc, g.w, g.rec, g.out
+	for i := 0; i < int(g.n); i++ {
+		if i > 0 {
+			bc, w, rec, out = bc+uintptr(g.dbc), unsafe.Add(w, g.dw), unsafe.Add(rec, g.drec), unsafe.Add(out, g.dout)
+		}
+		var s [4]int32
+		for k := range s {
+			s[k], _, _, _ = dwDSPRec(rec, k, 4)
+		}
+		ws := unsafe.Slice((*int8)(w), 8*np)
+		for j := 0; j < np; j++ {
+			pa, pb := unsafe.Add(tab[2*j], bc), unsafe.Add(tab[2*j+1], bc)
+			for k := range s {
+				lane := k
+				switch mode {
+				case dwDSPM2:
+					lane = k / 2
+				case dwDSPMQ:
+					lane = 0
+				}
+				xa, xb := int32(*(*int8)(unsafe.Add(pa, lane))), int32(*(*int8)(unsafe.Add(pb, lane)))
+				q := 8*j + 4*(k/2) + k%2
+				s[k] += xa*int32(ws[q]) + xb*int32(ws[q+2])
+			}
+		}
+		o := (*[4]int8)(out)
+		for k := range o {
+			_, m, kk, r := dwDSPRec(rec, k, 4)
+			o[k] = int8(lo + dwDSPQ(s[k], m, kk, r, span))
+		}
+	}
+}
+
+// dwDSPRunM1Ref is dwDSPRunM1 in Go: dwDSPItemsRef, depth multiplier 1.
+func dwDSPRunM1Ref(g *dwDSPArgs) { dwDSPItemsRef(g, dwDSPM1) }
+
+// dwDSPRun is what the dwDSP kernels share: the argument block, the table,
+// and the layer's constants.
+type dwDSPRun struct {
+	g      *dwDSPArgs
+	tab    []uintptr // the table's pointers
+	np, G  int       // tap pairs; groups
+	xl, xr int       // the output columns whose windows lie inside the image's columns
+	img    int       // bytes of an input image
+	zrow   uintptr
+	wb, rb unsafe.Pointer
+}
+
+// dwDSPSetup checks the operands' sizes and fills d for the kernels with
+// groups of four channels: the argument block's constant fields and the
+// interior columns. It reports false when there is nothing to compute.
+func dwDSPSetup(d *dwDSPRun, p *dwDSPParams, in []int8, wt, rec, zrow string, scr []int32, out []int8) bool {
+	T := p.filterH * p.filterW
+	if p.batches <= 0 || p.outH <= 0 || p.outW <= 0 || p.outC < 4 || T <= 0 || p.inC <= 0 {
+		return false
+	}
+	np := dwDSPPairs(T)
+	G := (p.outC + 3) / 4
+	d.np, d.G = np, G
+	d.img = p.inH * p.inW * p.inC
+	_ = in[p.batches*d.img-1]
+	_ = out[p.batches*p.outH*p.outW*p.outC-1]
+	_ = wt[G*8*np-1]
+	_ = rec[G*dwDSPRecBytes-1]
+	_ = zrow[p.inC-1]
+	scr = scr[:dwDSPScratch(p.filterH, p.filterW)]
+	d.g = (*dwDSPArgs)(unsafe.Pointer(&scr[0]))
+	d.tab = unsafe.Slice((*uintptr)(unsafe.Pointer(&scr[dwDSPArgsWords])), 2*np)
+	d.zrow = uintptr(unsafe.Pointer(unsafe.StringData(zrow)))
+	d.wb, d.rb = unsafe.Pointer(unsafe.StringData(wt)), unsafe.Pointer(unsafe.StringData(rec))
+	d.xl, d.xr = dwDSPInterior(p, p.filterW)
+	g := d.g
+	g.np = int32(np)
+	dspSetPtr(&g.tab, unsafe.Pointer(&d.tab[0]))
+	g.span2 = uint32(p.span) | uint32(p.span)<<16
+	g.lo4 = uint32(uint8(p.hi-p.span)) * 0x01010101
+	return true
+}
+
+// dwDSPInterior returns the output columns [xl, xr) whose windows, fW
+// taps wide, lie inside the image's columns (xl = xr when there are none).
+func dwDSPInterior(p *dwDSPParams, fW int) (xl, xr int) {
+	xl = (p.padW + p.strideW - 1) / p.strideW
+	last := p.inW - 1 - (fW-1)*p.dilationW + p.padW // the last window origin inside, plus padW
+	xr = 0
+	if last >= 0 {
+		xr = last/p.strideW + 1
+	}
+	xr = min(xr, p.outW)
+	xl = min(xl, xr)
+	return xl, xr
+}
+
+// dwDSPRowInside reports whether the windows of output rows starting at
+// input row iy0 lie inside the image's rows.
+func dwDSPRowInside(p *dwDSPParams, iy0 int) bool {
+	return iy0 >= 0 && iy0+(p.filterH-1)*p.dilationH < p.inH
+}
+
+// dwDSPTable fills the table with the pointers to the taps (channel 0) of
+// the window at (iy0, ix0) of image x, d.zrow for the taps in the padding.
+func dwDSPTable(d *dwDSPRun, p *dwDSPParams, x []int8, iy0, ix0 int) {
+	t := d.tab
+	x0 := uintptr(unsafe.Pointer(&x[0]))
+	j := 0
+	for kh := 0; kh < p.filterH; kh++ {
+		iy := iy0 + kh*p.dilationH
+		for kw := 0; kw < p.filterW; kw++ {
+			ix := ix0 + kw*p.dilationW
+			v := d.zrow
+			if iy >= 0 && iy < p.inH && ix >= 0 && ix < p.inW {
+				v = x0 + uintptr((iy*p.inW+ix)*p.inC)
+			}
+			t[j] = v
+			j++
+		}
+	}
+	if j < len(t) {
+		t[j] = t[j-1]
+	}
+}
+
+// dwDSPInner sets d.g for the interior pixels [xl, xr) of an output row
+// (its first pixel at output pixel index px), group gi (first channel s,
+// input channel cin); the table holds the first pixel's taps.
+func dwDSPInner(d *dwDSPRun, p *dwDSPParams, out []int8, px, gi, s, cin int) {
+	g := d.g
+	g.bc = uintptr(cin)
+	dspSetPtr(&g.w, unsafe.Add(d.wb, gi*8*d.np))
+	dspSetPtr(&g.rec, unsafe.Add(d.rb, gi*dwDSPRecBytes))
+	dspSetPtr(&g.out, unsafe.Pointer(&out[(px+d.xl)*p.outC+s]))
+	g.dbc, g.dw, g.drec, g.dout = int32(p.strideW*p.inC), 0, 0, int32(p.outC)
+	g.n = int32(d.xr - d.xl)
+}
+
+// dwDSPGroups sets d.g for n groups from gi on (first channel s, input
+// channel cin, each next group dbc input channels further) of output pixel
+// index px, whose table dwDSPTable built.
+func dwDSPGroups(d *dwDSPRun, p *dwDSPParams, out []int8, px, gi, n, s, cin, dbc int) {
+	g := d.g
+	g.bc = uintptr(cin)
+	dspSetPtr(&g.w, unsafe.Add(d.wb, gi*8*d.np))
+	dspSetPtr(&g.rec, unsafe.Add(d.rb, gi*dwDSPRecBytes))
+	dspSetPtr(&g.out, unsafe.Pointer(&out[px*p.outC+s]))
+	g.dbc, g.dw, g.drec, g.dout = int32(dbc), int32(8*d.np), dwDSPRecBytes, 4
+	g.n = int32(n)
+}
+
+// dwDSPInt8M1 is the int8 depthwise convolution with depth multiplier 1
+// (at least four channels) on the DSP loop dwDSPRunM1. wt and rec are
+// dwDSPPlan's, zrow holds inC bytes of the input zero point, scr
+// dwDSPScratch words (8-byte aligned). Output rows are computed in order;
+// in a row, the padded pixels left of the interior each group by group,
+// then the interior pixels group by group, then the padded pixels right of
+// them (dwDSPShift replays this order).
+//
+//go:noinline
+func dwDSPInt8M1(p *dwDSPParams, in []int8, wt, rec, zrow string, scr []int32, out []int8) {
+	var d dwDSPRun
+	if !dwDSPSetup(&d, p, in, wt, rec, zrow, scr, out) {
+		return
+	}
+	C, G := p.outC, d.G
+	full := C / 4
+	for b := 0; b < p.batches; b++ {
+		x := in[b*d.img : b*d.img+d.img]
+		for oy := 0; oy < p.outH; oy++ {
+			iy0 := oy*p.strideH - p.padH
+			px := (b*p.outH + oy) * p.outW
+			xl, xr := 0, 0
+			if dwDSPRowInside(p, iy0) {
+				xl, xr = d.xl, d.xr
+			}
+			for ox := 0; ox < p.outW; ox++ {
+				dwDSPTable(&d, p, x, iy0, ox*p.strideW-p.padW)
+				if ox == xl && xl < xr {
+					for gi := 0; gi < G; gi++ {
+						s := min(4*gi, C-4)
+						dwDSPInner(&d, p, out, px, gi, s, s)
+						dwDSPRunM1(d.g)
+					}
+					ox = xr - 1
+					continue
+				}
+				dwDSPGroups(&d, p, out, px+ox, 0, full, 0, 0, 4)
+				dwDSPRunM1(d.g)
+				if full < G {
+					dwDSPGroups(&d, p, out, px+ox, G-1, 1, C-4, C-4, 0)
+					dwDSPRunM1(d.g)
+				}
+			}
+		}
 	}
 }
 
@@ -3215,10 +1673,4 @@ func (a arena) i64(off, n int) []int64 {
 func (a arena) f32(off, n int) []float32 {
 	b := a[off : off+4*n : off+4*n]
 	return *(*[]float32)(unsafe.Pointer(&viewHeader{unsafe.Pointer(unsafe.SliceData(b)), n, n}))
-}
-
-// constI8 views a read-only string constant as int8 values without copying.
-// The slice must never be written: on a microcontroller the data is in flash.
-func constI8(s string) []int8 {
-	return unsafe.Slice((*int8)(unsafe.Pointer(unsafe.StringData(s))), len(s))
 }

@@ -438,3 +438,120 @@ func dspCopy(dst, src unsafe.Pointer, n int) {
 	pop {r0-r12, lr}
 `, map[string]interface{}{"d": uintptr(dst), "s": uintptr(src), "n": uintptr(n)})
 }
+
+// Copied from kernels/dw_dsp_arm.go.
+
+// dwDSPAsmHead starts an item: the block's address from the stack, bc, w
+// and rec by one LDM, the table and the pair count, the sums from the
+// records' biases.
+const dwDSPAsmHead = `
+	push {r0-r12, lr}
+	mov r12, {g}
+	mrs r0, apsr
+	push {r0}
+	push {r12}
+2:
+	ldr r12, [sp]
+	ldm r12, {r0, r2, lr}
+	ldr r1, [r12, #48]
+	ldr r3, [r12, #36]
+	ldr r4, [lr]
+	ldr r5, [lr, #4]
+	ldr r6, [lr, #8]
+	ldr r7, [lr, #12]
+1:
+`
+
+// dwDSPAsmTail requantizes the four sums, stores them, advances the block
+// and loops over the items.
+const dwDSPAsmTail = `
+	subs r3, r3, #1
+	bne 1b
+	ldr r8, [lr, #16]
+	ldr r9, [lr, #32]
+	lsl r10, r4, #1
+	smmlar r10, r10, r8, r9
+	add r10, r10, r4, asr #31
+	ldrb r8, [lr, #48]
+	asr r10, r10, r8
+	usat r4, #8, r10
+	ldr r8, [lr, #20]
+	ldr r9, [lr, #36]
+	lsl r10, r5, #1
+	smmlar r10, r10, r8, r9
+	add r10, r10, r5, asr #31
+	ldrb r8, [lr, #49]
+	asr r10, r10, r8
+	usat r5, #8, r10
+	ldr r8, [lr, #24]
+	ldr r9, [lr, #40]
+	lsl r10, r6, #1
+	smmlar r10, r10, r8, r9
+	add r10, r10, r6, asr #31
+	ldrb r8, [lr, #50]
+	asr r10, r10, r8
+	usat r6, #8, r10
+	ldr r8, [lr, #28]
+	ldr r9, [lr, #44]
+	lsl r10, r7, #1
+	smmlar r10, r10, r8, r9
+	add r10, r10, r7, asr #31
+	ldrb r8, [lr, #51]
+	asr r10, r10, r8
+	usat r7, #8, r10
+	ldr r12, [sp]
+	ldr r10, [r12, #40]
+	pkhbt r8, r4, r6, lsl #16
+	pkhbt r9, r5, r7, lsl #16
+	usub16 r11, r8, r10
+	sel r8, r10, r8
+	usub16 r11, r9, r10
+	sel r9, r10, r9
+	orr r8, r8, r9, lsl #8
+	ldr r10, [r12, #44]
+	uadd8 r8, r8, r10
+	ldm r12, {r0-r7}
+	str r8, [r3]
+	add r0, r0, r4
+	add r1, r1, r5
+	add r2, r2, r6
+	add r3, r3, r7
+	stm r12, {r0-r3}
+	ldr r0, [r12, #32]
+	subs r0, r0, #1
+	str r0, [r12, #32]
+	bne 2b
+	add sp, sp, #4
+	pop {r0}
+	msr apsr_nzcvqg, r0
+	pop {r0-r12, lr}
+`
+
+// dwDSPRunM1 is dwDSPRunM1Ref (dw_dsp.go) in Thumb-2. A tap pair: the two
+// pointers by one LDRD, the two taps' words (four channels each), PKHBT and
+// PKHTB pair channels 0-1 and 2-3 of the two taps, four SXTB16 widen each
+// channel's two taps into one word, two weight words widened alike, four
+// SMLAD (eight multiply-accumulates in 21 instructions with the loop's).
+func dwDSPRunM1(g *dwDSPArgs) {
+	arm.AsmFull(dwDSPAsmHead+`
+	ldrd r8, r9, [r1], #8
+	ldr r8, [r8, r0]
+	ldr r9, [r9, r0]
+	pkhbt r10, r8, r9, lsl #16
+	pkhtb r8, r9, r8, asr #16
+	ldr r11, [r2], #4
+	sxtb16 r9, r10
+	sxtb16 r12, r11
+	smlad r4, r9, r12, r4
+	sxtb16 r9, r10, ror #8
+	sxtb16 r12, r11, ror #8
+	smlad r5, r9, r12, r5
+	ldr r11, [r2], #4
+	sxtb16 r9, r8
+	sxtb16 r12, r11
+	smlad r6, r9, r12, r6
+	sxtb16 r9, r8, ror #8
+	sxtb16 r12, r11, ror #8
+	smlad r7, r9, r12, r7
+`+dwDSPAsmTail, map[string]interface{}{"g": uintptr(unsafe.Pointer(g))})
+}

@@ -26,3 +26,8 @@ func dspPWPairsW(g *dspPWArgs) { dspPWPairsWRef(g) }
 func dspCopy(dst, src unsafe.Pointer, n int) {
 	copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
 }
+
+// Copied from kernels/dw_dsp_go.go.
+
+// dwDSPRunM1: see dw_dsp.go. Here, Go.
+func dwDSPRunM1(g *dwDSPArgs) { dwDSPRunM1Ref(g) }

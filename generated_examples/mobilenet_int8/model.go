@@ -17,29 +17,29 @@ import "unsafe"
 
 // ArenaSize is the working memory of a Model in bytes: every activation, scratch
 // and persistent buffer, placed so that buffers live at the same time never
-// overlap. The plan is best of every placement order, gap 80 bytes; its peak is at operator 0 (CONV_2D).
+// overlap. The plan is best found, gap 64 bytes; its peak is at operator 5 (DEPTHWISE_CONV_2D).
 // Persistent state takes 0 bytes of it. layout.txt lists every buffer.
 //
-// RAM: ArenaSize + stack 2116 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
-// Invoke or Reset takes at most 2116 bytes of stack below its caller's.
-const ArenaSize = 2528
+// RAM: ArenaSize + stack 1216 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
+// Invoke or Reset takes at most 1216 bytes of stack below its caller's.
+const ArenaSize = 2560
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart and the
 // tensors' names in full).
 const (
-	offBlock1DwRelu6         = 1296 // tensor 4 "block1/dw/relu6": 128 bytes, operators 0-3
+	offBlock1DwRelu6         = 2432 // tensor 4 "block1/dw/relu6": 128 bytes, operators 0-3
 	offBlock1PwRelu6         = 0    // tensor 7 "block1/pw/relu6": 768 bytes, operators 0-3
-	offBlock2DwRelu6         = 1504 // tensor 10 "block2/dw/relu6": 1024 bytes, operators 0-4
+	offBlock2DwRelu6         = 1408 // tensor 10 "block2/dw/relu6": 1024 bytes, operators 0-4
 	offConv0Relu6            = 768  // tensor 1 "conv0/relu6": 384 bytes, operators 0-3
-	offImage                 = 1504 // tensor 0 "image": 1024 bytes, operators 0-3
-	offConv0Relu6Scratch0    = 1152 // op0 scratch0 (CONV_2D): 144 bytes, operators 0-3
+	offImage                 = 1408 // tensor 0 "image": 1024 bytes, operators 0-3
+	offConv0Relu6Scratch0    = 1152 // op0 scratch0 (CONV_2D): 160 bytes, operators 0-3
 	offBlock1DwRelu6Scratch0 = 0    // op1 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 1-1
 	offBlock1PwRelu6Scratch0 = 0    // op2 scratch0 (CONV_2D): 0 bytes, operators 2-2
 	offBlock2DwRelu6Scratch0 = 0    // op3 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 3-3
-	offBlock2PwRelu6         = 448  // tensor 13 "block2/pw/relu6": 2048 bytes, operators 4-5
+	offBlock2PwRelu6         = 352  // tensor 13 "block2/pw/relu6": 2048 bytes, operators 4-5
 	offBlock2PwRelu6Scratch0 = 0    // op4 scratch0 (CONV_2D): 136 bytes, operators 4-4
 	offBlock3DwRelu6         = 64   // tensor 16 "block3/dw/relu6": 2048 bytes, operators 5-6
-	offBlock3DwRelu6Scratch0 = 0    // op5 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 5-5
+	offBlock3DwRelu6Scratch0 = 2400 // op5 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 5-5
 	offBlock3PwRelu6         = 0    // tensor 19 "block3/pw/relu6": 2048 bytes, operators 6-7
 	offBlock3PwRelu6Scratch0 = 2112 // op6 scratch0 (CONV_2D): 200 bytes, operators 6-6
 	offPool                  = 2048 // tensor 22 "pool" = 23 "flatten": 32 bytes, operators 7-9
@@ -271,21 +271,25 @@ func ops0to3(a arena) {
 		span:      255,
 		hi:        127,
 	}
-	p1 := &dw3x3Params{
+	p1 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       16,
-		chans:     8,
-		mult:      1,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
 		outH:      1,
 		outW:      16,
+		outC:      8,
+		depthMul:  1,
 		strideH:   1,
 		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
 		padH:      1,
 		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
+		span:      255,
+		hi:        127,
 	}
 	p2 := &convPWDSPParams{
 		pixels: 16,
@@ -314,37 +318,45 @@ func ops0to3(a arena) {
 		span:      255,
 		hi:        127,
 	}
-	p4 := &dw3x3Params{
+	p4 := &dwDSPParams{
 		batches:   1,
 		inH:       3,
 		inW:       16,
-		chans:     8,
-		mult:      1,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
 		outH:      1,
 		outW:      16,
+		outC:      8,
+		depthMul:  1,
 		strideH:   1,
 		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
 		padH:      0,
 		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
+		span:      255,
+		hi:        127,
 	}
-	p5 := &dw3x3Params{
+	p5 := &dwDSPParams{
 		batches:   1,
 		inH:       3,
 		inW:       16,
-		chans:     16,
-		mult:      1,
+		inC:       16,
+		filterH:   3,
+		filterW:   3,
 		outH:      1,
 		outW:      8,
+		outC:      16,
+		depthMul:  1,
 		strideH:   2,
 		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
 		padH:      0,
 		padW:      0,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
+		span:      250,
+		hi:        122,
 	}
 	p6 := &convDSPParams{
 		batches:   1,
@@ -366,48 +378,56 @@ func ops0to3(a arena) {
 		span:      255,
 		hi:        127,
 	}
-	p7 := &dw3x3Params{
+	p7 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       16,
-		chans:     8,
-		mult:      1,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
 		outH:      1,
 		outW:      16,
+		outC:      8,
+		depthMul:  1,
 		strideH:   1,
 		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
 		padH:      0,
 		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    127,
+		span:      255,
+		hi:        127,
 	}
-	p8 := &dw3x3Params{
+	p8 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       16,
-		chans:     16,
-		mult:      1,
+		inC:       16,
+		filterH:   3,
+		filterW:   3,
 		outH:      1,
 		outW:      8,
+		outC:      16,
+		depthMul:  1,
 		strideH:   2,
 		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
 		padH:      0,
 		padW:      0,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    122,
+		span:      250,
+		hi:        122,
 	}
 	// 0: rows 0 to 1 from input rows 0 to 4
 	convDSPW(p0, a.i8(offImage, 160), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6, 256))
 	// 1: row 0 from input rows 0 to 1
-	dw3x3Int8(p1, a.i8(offConv0Relu6, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+	dwDSPInt8M1(p1, a.i8(offConv0Relu6, 256), opBlock1DwRelu6DW, opBlock1DwRelu6Rec, opBlock1DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
 	// 2: row 0 from input row 0
 	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6, 256))
 	// 0: row 2 from input rows 4 to 6
 	convDSPW(p3, a.i8(offImage+128, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 	// 1: row 1 from input rows 0 to 2
-	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+	dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6Rec, opBlock1DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
 	// 2: row 1 from input row 1
 	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
 	// 0: keep the rows still needed at the start of its line
@@ -415,18 +435,18 @@ func ops0to3(a arena) {
 	// 0: row 3 from input rows 6 to 8
 	convDSPW(p3, a.i8(offImage+192, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 	// 1: row 2 from input rows 1 to 3
-	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+	dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6Rec, opBlock1DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
 	// 2: row 2 from input row 2
 	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+512, 256))
 	// 3: row 0 from input rows 0 to 2
-	dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock2DwRelu6, 128))
+	dwDSPInt8M1(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6Rec, opBlock2DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock2DwRelu6, 128))
 	for band := 0; band < 5; band++ {
 		// 0: keep the rows still needed at the start of its line
 		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 		// 0: row 4+2*band from input rows 8+4*band to 10+4*band
 		convDSPW(p3, a.i8(offImage+256+128*band, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 		// 1: row 3+2*band from input rows 2+2*band to 4+2*band
-		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+		dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6Rec, opBlock1DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
 		// 2: keep the rows still needed at the start of its line
 		copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 		// 2: row 3+2*band from input row 3+2*band
@@ -436,18 +456,18 @@ func ops0to3(a arena) {
 		// 0: row 5+2*band from input rows 10+4*band to 12+4*band
 		convDSPW(p3, a.i8(offImage+320+128*band, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 		// 1: row 4+2*band from input rows 3+2*band to 5+2*band
-		dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+		dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6Rec, opBlock1DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
 		// 2: row 4+2*band from input row 4+2*band
 		convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+512, 256))
 		// 3: row 1+1*band from input rows 2+2*band to 4+2*band
-		dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock2DwRelu6+128+128*band, 128))
+		dwDSPInt8M1(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6Rec, opBlock2DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock2DwRelu6+128+128*band, 128))
 	}
 	// 0: keep the rows still needed at the start of its line
 	copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 	// 0: row 14 from input rows 28 to 30
 	convDSPW(p3, a.i8(offImage+896, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 	// 1: row 13 from input rows 12 to 14
-	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+	dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6Rec, opBlock1DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
 	// 2: keep the rows still needed at the start of its line
 	copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 	// 2: row 13 from input row 13
@@ -457,19 +477,19 @@ func ops0to3(a arena) {
 	// 0: row 15 from input rows 30 to 31
 	convDSPW(p6, a.i8(offImage+960, 64), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 	// 1: row 14 from input rows 13 to 15
-	dw3x3Int8(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+	dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6Rec, opBlock1DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
 	// 2: row 14 from input row 14
 	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+512, 256))
 	// 3: row 6 from input rows 12 to 14
-	dw3x3Int8(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock2DwRelu6+768, 128))
+	dwDSPInt8M1(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6Rec, opBlock2DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock2DwRelu6+768, 128))
 	// 1: row 15 from input rows 14 to 15
-	dw3x3Int8(p7, a.i8(offConv0Relu6+128, 256), opBlock1DwRelu6DW, opBlock1DwRelu6ZP, opBlock1DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock1DwRelu6, 128))
+	dwDSPInt8M1(p7, a.i8(offConv0Relu6+128, 256), opBlock1DwRelu6DW, opBlock1DwRelu6Rec, opBlock1DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
 	// 2: keep the rows still needed at the start of its line
 	copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 	// 2: row 15 from input row 15
 	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
 	// 3: row 7 from input rows 14 to 15
-	dw3x3Int8(p8, a.i8(offBlock1PwRelu6, 512), opBlock2DwRelu6DW, opBlock2DwRelu6ZP, opBlock2DwRelu6RQ, a.i32(offConv0Relu6Scratch0, 0), a.i8(offBlock2DwRelu6+896, 128))
+	dwDSPInt8M1(p8, a.i8(offBlock1PwRelu6, 512), opBlock2DwRelu6DW, opBlock2DwRelu6Rec, opBlock2DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock2DwRelu6+896, 128))
 }
 
 // op4 runs operator 4: CONV_2D block2/dw/relu6 -> block2/pw/relu6
@@ -487,26 +507,30 @@ func op4(a arena) {
 }
 
 // op5 runs operator 5: DEPTHWISE_CONV_2D block2/pw/relu6 -> block3/dw/relu6
-// (written over its dying input, which starts 384 bytes above the output: raster order never overwrites input still to be read)
+// (written over its dying input, which starts 288 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
 func op5(a arena) {
-	dw3x3Int8(&dw3x3Params{
+	dwDSPInt8M1(&dwDSPParams{
 		batches:   1,
 		inH:       8,
 		inW:       8,
-		chans:     32,
-		mult:      1,
+		inC:       32,
+		filterH:   3,
+		filterW:   3,
 		outH:      8,
 		outW:      8,
+		outC:      32,
+		depthMul:  1,
 		strideH:   1,
 		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
 		padH:      1,
 		padW:      1,
-		outOffset: -128,
-		actMin:    -128,
-		actMax:    86,
-	}, a.i8(offBlock2PwRelu6, 2048), opBlock3DwRelu6DW, opBlock3DwRelu6ZP, opBlock3DwRelu6RQ, a.i32(offBlock3DwRelu6Scratch0, 0), a.i8(offBlock3DwRelu6, 2048))
+		span:      214,
+		hi:        86,
+	}, a.i8(offBlock2PwRelu6, 2048), opBlock3DwRelu6DW, opBlock3DwRelu6Rec, opBlock3DwRelu6ZP, a.i32(offBlock3DwRelu6Scratch0, 38), a.i8(offBlock3DwRelu6, 2048))
 }
 
 // op6 runs operator 6: CONV_2D block3/dw/relu6 -> block3/pw/relu6
