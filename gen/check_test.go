@@ -67,14 +67,14 @@ func TestCheckSummary(t *testing.T) {
 				// The stack figure follows the kernels' measured frames
 				// (gen/kernelsig/stack.go), so it is not spelled here.
 				"  unchanged: ArenaSize 1120, lower bound 1120, plan optimal (= lower bound), stack ",
-				", constants 1028, MACs 17472, operators 7\n",
+				", constants 1044, MACs 17472, operators 7\n",
 				"  operators that changed: none\n"}},
 		{name: "-fuse=off", data: data, opt: Options{Package: "tc", NoFuse: true},
 			want: []string{"  ArenaSize    1120 -> 1616 (+496)\n", "  lower bound  1120 -> 1616 (+496)\n",
 				"  operators that changed: ",
-				"  model.go     changed  +3 -4 lines, in ArenaSize, offsets, op2\n",
-				"  operators that changed: 2 of 7\n",
-				"    1 DEPTHWISE_CONV_2D: output at 528 (512 bytes) -> at 1024 (512 bytes)\n",
+				"  model.go     changed  +7 -11 lines, in package clause, ArenaSize, offsets, op1, op2\n",
+				"  operators that changed: 3 of 7\n",
+				"    1 DEPTHWISE_CONV_2D: live 744 -> 1176; no longer writes over its input; output at 528 (512 bytes) -> at 1024 (512 bytes)\n",
 				"    2 CONV_2D: live 1112 -> 1608; no longer writes over its input\n"}},
 		{name: "package from before report.json", data: data, opt: base,
 			setup: func(dir string) { os.Remove(filepath.Join(dir, "report.json")) },

@@ -131,6 +131,7 @@ func ConvDSPWScratch(K int) int { return convDSPWScratch(K) }
 // FCSoftMinDepth is the least input depth for which the generator calls
 // fcF32S instead of fcF32 (fcSoftMinDepth).
 const FCSoftMinDepth = fcSoftMinDepth
+
 // PlanDWDSP plans the depthwise DSP kernels (dwDSPInt8M1, M2, MQ) for
 // output channels with taps rows ([outC][taps], taps row by row) and
 // requantization triples rq (conv_rq.go, bias folded for input offset
