@@ -15,6 +15,10 @@ package kernels
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
 //   - convRowsPair: parameter w has type [][2]int8
+//   - dspFC16Row: parameter x has type unsafe.Pointer
+//   - dspFC16RowRef: parameter x has type unsafe.Pointer
+//   - dspFCRow: parameter x has type unsafe.Pointer
+//   - dspFCRowRef: parameter x has type unsafe.Pointer
 //   - dspPWLast: parameter xa has type unsafe.Pointer
 //   - dw3x3Fill: parameter c has type *dw3x3Col
 //   - dw3x3Gather3: parameter g has type [][3]int8
@@ -55,25 +59,26 @@ package kernels
 //     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
 //     convPWOut, convPWQ, convPWRescale, convPWScratch, convRQ32, convRQR,
 //     convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin, detNMS,
-//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspPackPairs,
-//     dspPlanRecords, dspQ, dspWidenWords, dusClamp, dw3x3BlockWidth,
-//     dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp, dwRQFast, dwRescale,
-//     dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32, ewTabAt,
-//     f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends, f32StrOff, f32StrView,
-//     f32Words, f32q, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale,
-//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
-//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
-//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
-//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmClipF,
-//     lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmExpCoef, lstmFCQ64,
-//     lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF, lstmGateFS,
-//     lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR, lstmMakeRG,
-//     lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16,
-//     lstmSigArg, lstmSigFin, lstmSigmoidQ, lstmTanhArg, lstmTanhFin,
-//     lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64, mulQuantOne,
-//     octCols64, octLanes, poolAvgRound, poolRecip, poolSumI8, poolWindow,
-//     preluOne, quantizeF32One, reluOne, requantizeFast, requantizeOne,
+//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
+//     dspFC16Plan, dspFCPack, dspFCPlan, dspPackPairs, dspPlanRecords, dspQ,
+//     dspQ16, dspWidenWords, dusClamp, dw3x3BlockWidth, dw3x3ChainInt8,
+//     dw3x3Decode, dw3x3FastN, dwClamp, dwRQFast, dwRescale, dwRowsSrc,
+//     dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32, ewTabAt, f32Dot4,
+//     f32DotFunnel4, f32DotStr4, f32Ends, f32StrOff, f32StrView, f32Words,
+//     f32q, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
+//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
+//     hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32,
+//     le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
+//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
+//     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
+//     lstmDotF8S, lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8,
+//     lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form,
+//     lstmMakeQ, lstmMakeR, lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmRFits,
+//     lstmRGFits, lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin,
+//     lstmSigmoidQ, lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant,
+//     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
+//     poolAvgRound, poolRecip, poolSumI8, poolWindow, preluOne,
+//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
 //     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
 //     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
 //     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
@@ -322,6 +327,10 @@ func Call(fn string, args []any) bool {
 		f32ViewRow(args[0].(*f32Act))
 	case "fcActF32":
 		fcActF32(args[0].([]float32), args[1].(string), float32(args[2].(float64)), float32(args[3].(float64)))
+	case "fcDSPInt16":
+		fcDSPInt16(args[0].(*fcDSPParams), args[1].([]int16), args[2].(string), args[3].(string), args[4].([]int16))
+	case "fcDSPInt8":
+		fcDSPInt8(args[0].(*fcDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "fcDots":
 		fcDots(args[0].([]int8), args[1].(string), args[2].([]int32))
 	case "fcF32":
@@ -1425,6 +1434,21 @@ func NewParams(typ string, fields map[string]any) any {
 				p.actMin = int32(v.(int64))
 			case "actMax":
 				p.actMax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "fcDSPParams":
+		p := &fcDSPParams{}
+		for k, v := range fields {
+			switch k {
+			case "batches":
+				p.batches = int(v.(int64))
+			case "outDepth":
+				p.outDepth = int(v.(int64))
+			case "accumDepth":
+				p.accumDepth = int(v.(int64))
 			default:
 				return nil
 			}

@@ -135,9 +135,132 @@ func main() {
 			say("FAIL dot2x2 case " + itoa(c))
 		}
 	}
+	bad += fcCases()
+	bad += fc16Cases()
 	if bad == 0 {
 		say("ok")
 	}
+}
+
+// put32 stores v little-endian at mem[at:].
+func put32(at int, v uint32) {
+	mem[at], mem[at+1], mem[at+2], mem[at+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
+
+// record writes a dspFCRow record (dspRecBytes: convPWChSet's fields,
+// the bias as it is) at mem[at:] for output zero point minus lo zl, with a
+// bias, multiplier and right shift that leave most outputs of random rows
+// inside the clamp; one bias in four anywhere in int32 (saturated sums).
+func record(at int, zl uint32) {
+	b := uint32(int32(rnd()%(1<<21)) - 1<<20)
+	if rnd()%4 == 0 {
+		b = rnd()
+	}
+	m2 := (rnd() | 1<<31) &^ 1
+	r := 8 + rnd()%6
+	kh := uint32(1)<<(r-1) + zl<<r
+	d := 1<<31 + uint64(kh-1)<<32 - uint64(m2)<<30
+	for i, v := range []uint32{b, m2, uint32(d), uint32(d >> 32), r} {
+		put32(at+4*i, v)
+	}
+}
+
+// fcCases compares dspFCRow with dspFCRowRef: rows of K = 4..160 columns
+// (x at an unaligned address), 1 to 13 channels, random records.
+func fcCases() int {
+	bad := 0
+	for c := 0; c < 300; c++ {
+		fill(mem[:])
+		K := 4 * (1 + int(rnd()%40))
+		N := 1 + int(rnd()%13)
+		x := 1 + int(rnd()%7)
+		w := 256 + int(rnd()%5)
+		rec := 8192 + int(rnd()%3)
+		oa, ob := 12288, 12288+64
+		put32(rec, uint32(K/8))
+		put32(rec+4, uint32(K%8/4))
+		put32(rec+8, uint32(N/4))
+		put32(rec+12, uint32(N%4))
+		span := int32(rnd() % 256)
+		lo := -128 + int32(rnd()%uint32(256-span))
+		zl := uint32(rnd() % uint32(span+1))
+		put32(rec+16, uint32(span))
+		put32(rec+20, uint32(lo))
+		for j := 0; j < N; j++ {
+			record(rec+24+20*j, zl)
+		}
+		for i := 0; i < 128; i++ {
+			mem[oa+i] = 0x5a // bytes past N must stay as they are
+		}
+		p.FCRow(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[w]), unsafe.Pointer(&mem[rec]), unsafe.Pointer(&mem[oa]))
+		p.FCRowRef(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[w]), unsafe.Pointer(&mem[rec]), unsafe.Pointer(&mem[ob]))
+		for i := 0; i < 64; i++ {
+			if mem[oa+i] != mem[ob+i] {
+				bad++
+				if bad < 10 {
+					say("FAIL fc case " + itoa(c) + " K " + itoa(K) + " N " + itoa(N) + " byte " + itoa(i) +
+						": asm " + itoa(int(int8(mem[oa+i]))) + ", Go " + itoa(int(int8(mem[ob+i]))))
+				}
+				break
+			}
+		}
+	}
+	return bad
+}
+
+// fc16Cases compares dspFC16Row with dspFC16RowRef: rows of K = 4..600
+// int16 columns (x at an unaligned address; one case in eight at the
+// extremes, -32768 times -128, whose sums leave 32 bits), 1 to 13
+// channels, records planned by dspFC16Plan.
+func fc16Cases() int {
+	bad := 0
+	for c := 0; c < 200; c++ {
+		fill(mem[:])
+		K := 4 * (1 + int(rnd()%150))
+		N := 1 + int(rnd()%13)
+		x := 2 + 2*int(rnd()%3)
+		w := 2048 + int(rnd()%5)
+		rec := 10240 + int(rnd()%3)
+		oa, ob := 12288, 12288+64
+		if c%8 == 0 {
+			for i := 0; i < K; i++ {
+				mem[x+2*i], mem[x+2*i+1] = 0, 0x80
+			}
+			for i := 0; i < N*K; i++ {
+				mem[w+i] = 0x80
+			}
+		}
+		bias, mult, shift := make([]int64, N), make([]int32, N), make([]int32, N)
+		for j := range bias {
+			bias[j] = int64(int32(rnd())) << (rnd() % 8)
+			mult[j] = int32(1<<30 + rnd()%(1<<30))
+			shift[j] = -2 - int32(rnd()%28)
+		}
+		lo := -32768 + int32(rnd()%1000)
+		r := p.FC16Plan(K, bias, mult, shift, int32(rnd()%5)-2, lo, lo+int32(rnd()%65000))
+		if r == nil {
+			say("FAIL fc16 case " + itoa(c) + ": no plan")
+			bad++
+			continue
+		}
+		copy(mem[rec:], r)
+		for i := 0; i < 128; i++ {
+			mem[oa+i] = 0x5a
+		}
+		p.FC16Row(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[w]), unsafe.Pointer(&mem[rec]), unsafe.Pointer(&mem[oa]))
+		p.FC16RowRef(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[w]), unsafe.Pointer(&mem[rec]), unsafe.Pointer(&mem[ob]))
+		for i := 0; i < 64; i++ {
+			if mem[oa+i] != mem[ob+i] {
+				bad++
+				if bad < 10 {
+					say("FAIL fc16 case " + itoa(c) + " K " + itoa(K) + " N " + itoa(N) + " byte " + itoa(i) +
+						": asm " + itoa(int(mem[oa+i])) + ", Go " + itoa(int(mem[ob+i])))
+				}
+				break
+			}
+		}
+	}
+	return bad
 }
 `
 
@@ -200,6 +323,20 @@ func Widen2(g *DSPPWArgs)      { dspWiden2(pw(g)) }
 func Widen2Ref(g *DSPPWArgs)   { dspWiden2Ref(pw(g)) }
 func Dot2x2(g *DSPArgs)        { dspDot2x2Rows(dd(g)) }
 func Dot2x2Ref(g *DSPArgs)     { dspDot2x2RowsRef(dd(g)) }
+
+func FCRow(x, w, r, o unsafe.Pointer)    { dspFCRow(x, w, r, o) }
+func FCRowRef(x, w, r, o unsafe.Pointer) { dspFCRowRef(x, w, r, o) }
+
+func FC16Row(x, w, r, o unsafe.Pointer)    { dspFC16Row(x, w, r, o) }
+func FC16RowRef(x, w, r, o unsafe.Pointer) { dspFC16RowRef(x, w, r, o) }
+
+func FC16Plan(K int, bias []int64, mult, shift []int32, zo, lo, hi int32) []byte {
+	b, ok := dspFC16Plan(K, bias, mult, shift, zo, lo, hi)
+	if !ok {
+		return nil
+	}
+	return b
+}
 `
 	main := strings.Replace(dspBoardMain, "import (\n\t\"device/arm\"\n\t\"unsafe\"\n)", "import (\n\t\"device/arm\"\n\t\"unsafe\"\n\n\tp \"tg/p\"\n)", 1)
 	files := map[string]string{"main.go": main, "p/export.go": export, "go.mod": "module tg\n\ngo 1.25\n"}

@@ -107,3 +107,32 @@ const DSPPWArgsWords = dspPWArgsWords
 // DSPWidenWords is the scratch convPWDSPW adds to DSPPWArgsWords for rows
 // of K inputs: the widened pixel pair.
 func DSPWidenWords(K int) int { return dspWidenWords(K) }
+
+// PlanFCDSP plans fcDSPInt8 for N weight rows of K int8 columns (row(j)
+// returns row j) and requantization triples rq (folded bias, multiplier,
+// exponent per row, little-endian int32) to an output with zero point zo
+// clamped to [lo, hi]: the packed weights and the record string, ok false
+// when the kernel cannot take the layer (K not a multiple of four, or a
+// requantization convPWQ would not compute exactly).
+func PlanFCDSP(N, K int, row func(j int) []byte, rq []byte, zo, lo, hi int32) (wt, rec []byte, ok bool) {
+	if N <= 0 || len(rq) != 12*N {
+		return nil, nil, false
+	}
+	if rec, ok = dspFCPlan(rq, K, zo, lo, hi); !ok {
+		return nil, nil, false
+	}
+	return dspFCPack(N, K, row), rec, true
+}
+
+// PlanFC16DSP plans fcDSPInt16 for rows of K columns with int64 biases
+// (the input offset folded in), multipliers and exponents per output
+// channel, output zero point zo and clamp [lo, hi]: the record string, ok
+// false when the kernel cannot take the layer (K not a multiple of four, a
+// rescale of 1/4 or more).
+func PlanFC16DSP(K int, bias []int64, mult, shift []int32, zo, lo, hi int32) ([]byte, bool) {
+	return dspFC16Plan(K, bias, mult, shift, zo, lo, hi)
+}
+
+// PlanFC16DSPWeights lays out N weight rows of K int8 columns (row(j)
+// returns row j) for fcDSPInt16.
+func PlanFC16DSPWeights(N, K int, row func(j int) []byte) []byte { return dspFC16Pack(N, K, row) }

@@ -144,6 +144,14 @@ const (
 	DivRoundingDivByPOT     Func = "divRoundingDivByPOT"
 	DspDot2x2Rows           Func = "dspDot2x2Rows"
 	DspDot2x2RowsRef        Func = "dspDot2x2RowsRef"
+	DspFC16Pack             Func = "dspFC16Pack"
+	DspFC16Plan             Func = "dspFC16Plan"
+	DspFC16Row              Func = "dspFC16Row"
+	DspFC16RowRef           Func = "dspFC16RowRef"
+	DspFCPack               Func = "dspFCPack"
+	DspFCPlan               Func = "dspFCPlan"
+	DspFCRow                Func = "dspFCRow"
+	DspFCRowRef             Func = "dspFCRowRef"
 	DspPWLast               Func = "dspPWLast"
 	DspPWPairs              Func = "dspPWPairs"
 	DspPWPairsRef           Func = "dspPWPairsRef"
@@ -152,6 +160,7 @@ const (
 	DspPackPairs            Func = "dspPackPairs"
 	DspPlanRecords          Func = "dspPlanRecords"
 	DspQ                    Func = "dspQ"
+	DspQ16                  Func = "dspQ16"
 	DspWiden2               Func = "dspWiden2"
 	DspWiden2Ref            Func = "dspWiden2Ref"
 	DspWidenWords           Func = "dspWidenWords"
@@ -219,6 +228,8 @@ const (
 	F32Words                Func = "f32Words"
 	F32q                    Func = "f32q"
 	FcActF32                Func = "fcActF32"
+	FcDSPInt16              Func = "fcDSPInt16"
+	FcDSPInt8               Func = "fcDSPInt8"
 	FcDotI16                Func = "fcDotI16"
 	FcDotI16Acc32           Func = "fcDotI16Acc32"
 	FcDots                  Func = "fcDots"
@@ -528,6 +539,7 @@ const (
 	EwI32Params          Struct = "ewI32Params"
 	EwQuantParams        Struct = "ewQuantParams"
 	F32Act               Struct = "f32Act"
+	FcDSPParams          Struct = "fcDSPParams"
 	FcParams             Struct = "fcParams"
 	FcRQ                 Struct = "fcRQ"
 	GatherNdParams       Struct = "gatherNdParams"
@@ -701,6 +713,14 @@ func Funcs() []Func {
 		DivRoundingDivByPOT,
 		DspDot2x2Rows,
 		DspDot2x2RowsRef,
+		DspFC16Pack,
+		DspFC16Plan,
+		DspFC16Row,
+		DspFC16RowRef,
+		DspFCPack,
+		DspFCPlan,
+		DspFCRow,
+		DspFCRowRef,
 		DspPWLast,
 		DspPWPairs,
 		DspPWPairsRef,
@@ -709,6 +729,7 @@ func Funcs() []Func {
 		DspPackPairs,
 		DspPlanRecords,
 		DspQ,
+		DspQ16,
 		DspWiden2,
 		DspWiden2Ref,
 		DspWidenWords,
@@ -776,6 +797,8 @@ func Funcs() []Func {
 		F32Words,
 		F32q,
 		FcActF32,
+		FcDSPInt16,
+		FcDSPInt8,
 		FcDotI16,
 		FcDotI16Acc32,
 		FcDots,
@@ -1087,6 +1110,7 @@ func Structs() []Struct {
 		EwI32Params,
 		EwQuantParams,
 		F32Act,
+		FcDSPParams,
 		FcParams,
 		FcRQ,
 		GatherNdParams,
@@ -1390,6 +1414,22 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"g", "*dspArgs"}}, true
 	case DspDot2x2RowsRef:
 		return []Param{{"g", "*dspArgs"}}, true
+	case DspFC16Pack:
+		return []Param{{"N", "int"}, {"K", "int"}, {"row", "func(j int) []byte"}}, true
+	case DspFC16Plan:
+		return []Param{{"K", "int"}, {"bias", "[]int64"}, {"mult", "[]int32"}, {"shift", "[]int32"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case DspFC16Row:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"r", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}}, true
+	case DspFC16RowRef:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"r", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}}, true
+	case DspFCPack:
+		return []Param{{"N", "int"}, {"K", "int"}, {"row", "func(j int) []byte"}}, true
+	case DspFCPlan:
+		return []Param{{"rq", "[]byte"}, {"K", "int"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case DspFCRow:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"r", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}}, true
+	case DspFCRowRef:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"r", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}}, true
 	case DspPWLast:
 		return []Param{{"g", "*dspPWArgs"}, {"xa", "unsafe.Pointer"}, {"xb", "uint32"}, {"pw", "unsafe.Pointer"}, {"pr", "unsafe.Pointer"}, {"k4", "int"}, {"N", "int"}, {"span", "int32"}, {"hi", "int32"}, {"oa", "[]int8"}, {"ob", "[]int8"}}, true
 	case DspPWPairs:
@@ -1406,6 +1446,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"rq", "[]byte"}, {"K", "int"}, {"zo", "int32"}, {"lo", "int32"}}, true
 	case DspQ:
 		return []Param{{"s", "int32"}, {"r", "*[20]byte"}, {"span", "int32"}}, true
+	case DspQ16:
+		return []Param{{"s", "int64"}, {"rc", "*[24]byte"}, {"lo", "int32"}, {"hi", "int32"}, {"zo", "int32"}}, true
 	case DspWiden2:
 		return []Param{{"g", "*dspPWArgs"}}, true
 	case DspWiden2Ref:
@@ -1540,6 +1582,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "[]byte"}, {"k", "int"}}, true
 	case FcActF32:
 		return []Param{{"o", "[]float32"}, {"bias", "string"}, {"lo", "float32"}, {"hi", "float32"}}, true
+	case FcDSPInt16:
+		return []Param{{"p", "*fcDSPParams"}, {"in", "[]int16"}, {"wt", "string"}, {"rec", "string"}, {"out", "[]int16"}}, true
+	case FcDSPInt8:
+		return []Param{{"p", "*fcDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"out", "[]int8"}}, true
 	case FcDotI16:
 		return []Param{{"x", "[]int16"}, {"w", "[]int8"}}, true
 	case FcDotI16Acc32:
@@ -2184,6 +2230,10 @@ func (f Func) Results() int {
 		DivInt8,
 		DspDot2x2Rows,
 		DspDot2x2RowsRef,
+		DspFC16Row,
+		DspFC16RowRef,
+		DspFCRow,
+		DspFCRowRef,
 		DspPWLast,
 		DspPWPairs,
 		DspPWPairsRef,
@@ -2232,6 +2282,8 @@ func (f Func) Results() int {
 		F32Store4,
 		F32ViewRow,
 		FcActF32,
+		FcDSPInt16,
+		FcDSPInt8,
 		FcDots,
 		FcF32,
 		FcF32B,
@@ -2434,8 +2486,11 @@ func (f Func) Results() int {
 		DivLeadingSignBits,
 		DivQuantOne,
 		DivRoundingDivByPOT,
+		DspFC16Pack,
+		DspFCPack,
 		DspPackPairs,
 		DspQ,
+		DspQ16,
 		DspWidenWords,
 		DusClamp,
 		Dw3x3BlockWidth,
@@ -2546,6 +2601,8 @@ func (f Func) Results() int {
 		return 1
 	case ConvRowsEdge,
 		ConvTaps,
+		DspFC16Plan,
+		DspFCPlan,
 		DspPlanRecords,
 		DwTaps,
 		EwRowStart,
@@ -2650,6 +2707,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"in1Off", "int32"}, {"in2Off", "int32"}, {"outOff", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"outMult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}, {"outShift", "int"}, {"leftShift", "int"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case F32Act:
 		return []Param{{"x", "unsafe.Pointer"}, {"xl", "unsafe.Pointer"}, {"x2", "unsafe.Pointer"}, {"x3", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"pw", "unsafe.Pointer"}, {"pb", "unsafe.Pointer"}, {"t", "*[3]uint32"}, {"k", "int"}, {"nb", "int"}, {"m", "int"}, {"wc", "uint32"}, {"we", "uint32"}, {"wsl", "uint32"}, {"wsr", "uint32"}, {"c", "uint32"}, {"e", "uint32"}, {"sl", "uint32"}, {"sr", "uint32"}, {"mode", "uint32"}, {"lo", "float32"}, {"hi", "float32"}}, true
+	case FcDSPParams:
+		return []Param{{"batches", "int"}, {"outDepth", "int"}, {"accumDepth", "int"}}, true
 	case FcParams:
 		return []Param{{"batches", "int"}, {"outDepth", "int"}, {"accumDepth", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}, {"mult", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}, {"half", "int32"}, {"bias4", "bool"}}, true
 	case FcRQ:

@@ -6,7 +6,6 @@ package tiny_conv_int8
 
 import (
 	"math"
-	"unsafe"
 )
 
 // satRoundDoublingHighMul returns the high 32 bits of 2*a*b, rounded to
@@ -39,44 +38,9 @@ func roundingDivByPOT(x int32, exponent int) int32 {
 	return r
 }
 
-// sumI8 is the sum of x in plain int32 additions (one byte load and
-// one add per element on a 32-bit core), eight at a time.
-func sumI8(x []int8) int32 {
-	var s int32
-	n := len(x) / 8
-	if n > 0 {
-		x8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(x))), n)
-		for i := range x8 {
-			v := &x8[i]
-			s += int32(v[0]) + int32(v[1]) + int32(v[2]) + int32(v[3]) +
-				int32(v[4]) + int32(v[5]) + int32(v[6]) + int32(v[7])
-		}
-	}
-	for _, v := range x[8*n:] {
-		s += int32(v)
-	}
-	return s
-}
-
-// strAligned4 returns the word-aligned copy of the n bytes (a multiple
-// of 4) that s holds four times, each copy one byte further from a word
-// boundary than the one before (copy i at offset i*(n+1); gen/lower's
-// phase4). Read-only data has no alignment guarantee; -speed builds store
-// small per-channel tables this way so that the kernels read words.
-func strAligned4(s string, n int) string {
-	i := int(-uintptr(unsafe.Pointer(unsafe.StringData(s)))) & 3
-	return s[i*(n+1) : i*(n+1)+n]
-}
-
 // le32 is the little-endian int32 of four bytes.
 func le32(q *[4]byte) int32 {
 	return int32(uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24)
-}
-
-// le64 is the little-endian uint64 of eight bytes (gc loads them at once).
-func le64(q *[8]byte) uint64 {
-	return uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
-		uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56
 }
 
 // clampI32 limits x to [lo, hi].

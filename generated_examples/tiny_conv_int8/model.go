@@ -283,19 +283,11 @@ func op3(a arena) {
 //
 //go:noinline
 func op5(a arena) {
-	fcOctInt8PTQ(&fcParams{
+	fcDSPInt8(&fcDSPParams{
 		batches:    1,
 		outDepth:   4,
 		accumDepth: 16,
-	}, a.i8(offPool, 16), opLogitsWeights, opLogitsBias, &rqOne{
-		m2:   2932030994,
-		e:    1,
-		d:    -3148092027309129728,
-		r:    8,
-		lsh:  0,
-		span: 255,
-		hi:   127,
-	}, a.i8(offLogits, 4))
+	}, a.i8(offPool, 16), opLogitsWeights, opLogitsRec, a.i8(offLogits, 4))
 }
 
 // op6 runs operator 6: SOFTMAX logits -> probs

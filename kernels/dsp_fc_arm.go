@@ -1,0 +1,598 @@
+//go:build tinygo && cortexm && !nodsp
+
+package kernels
+
+import (
+	"device/arm"
+	"unsafe"
+)
+
+// dspFCRow is dspFCRowRef (fc_dsp.go) in Thumb-2. Per channel quad (then
+// pair, then single, labels 10, 20, 30): per group of eight columns two
+// word loads of the row, widened by four SXTB16 (r7-r10), and for each
+// channel two word loads of its weights, each widened by two SXTB16
+// (r11, r12) into two SMLAD, the sums in r3-r6 (48 instructions for 32
+// multiply-accumulates); then (label 50) each sum plus its record's bias,
+// saturated by SSAT and offset by 2^30, requantized as dspQ does (UMLAL of
+// twice the multiplier and the 64-bit addend, the sum's bit 30, the right
+// shift, USAT and a compare with span, plus lo) and stored. r1 walks the
+// weights from group to group; the row, the records, the outputs, the
+// groups left and the sums live in a frame below the saved registers.
+//
+// Its operands are values, not the address of a block: the kernel has no
+// scratch to hold one. It stores them in its frame before it changes a
+// register (LLVM may have put them in any), saves r0-r12, lr and the flags
+// (mrs/msr apsr_nzcvq), and restores them: TinyGo's inline assembly
+// declares no clobbers.
+func dspFCRow(x, w, r, o unsafe.Pointer) {
+	arm.AsmFull(`
+	push {r0-r12, lr}
+	sub sp, sp, #48
+	str {x}, [sp, #4]
+	str {r}, [sp, #20]
+	str {o}, [sp, #12]
+	mov r1, {w}
+	mrs r0, apsr
+	str r0, [sp]
+	ldr r0, [sp, #20]
+	add r2, r0, #24
+	str r2, [sp, #8]
+	ldr r2, [r0, #8]
+	str r2, [sp, #16]
+	ldr r2, [r0, #12]
+	str r2, [sp, #24]
+2:
+	ldr r0, [sp, #4]
+	ldr r12, [sp, #20]
+	ldr r2, [r12]
+	ldr r3, [sp, #16]
+	cmp r3, #0
+	bne 10f
+	ldr r3, [sp, #24]
+	cmp r3, #2
+	bge 20f
+	cmp r3, #1
+	beq 30f
+	b 9f
+10:
+	sub r3, r3, #1
+	str r3, [sp, #16]
+	mov r3, #0
+	mov r4, #0
+	mov r5, #0
+	mov r6, #0
+	cmp r2, #0
+	beq 13f
+11:
+	ldr r9, [r0, #4]
+	ldr r7, [r0], #8
+	sxtb16 r8, r7, ror #8
+	sxtb16 r7, r7
+	sxtb16 r10, r9, ror #8
+	sxtb16 r9, r9
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r9, r12, r3
+	smlad r3, r10, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r7, r12, r4
+	smlad r4, r8, r11, r4
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r9, r12, r4
+	smlad r4, r10, r11, r4
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r5, r7, r12, r5
+	smlad r5, r8, r11, r5
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r5, r9, r12, r5
+	smlad r5, r10, r11, r5
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r6, r7, r12, r6
+	smlad r6, r8, r11, r6
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r6, r9, r12, r6
+	smlad r6, r10, r11, r6
+	subs r2, r2, #1
+	bne 11b
+13:
+	ldr r12, [sp, #20]
+	ldr r2, [r12, #4]
+	cmp r2, #0
+	beq 14f
+	ldr r7, [r0]
+	sxtb16 r8, r7, ror #8
+	sxtb16 r7, r7
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r7, r12, r4
+	smlad r4, r8, r11, r4
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r5, r7, r12, r5
+	smlad r5, r8, r11, r5
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r6, r7, r12, r6
+	smlad r6, r8, r11, r6
+14:
+	add r7, sp, #28
+	stm r7, {r3-r6}
+	mov r0, #4
+	b 50f
+20:
+	sub r3, r3, #2
+	str r3, [sp, #24]
+	mov r3, #0
+	mov r4, #0
+	cmp r2, #0
+	beq 23f
+21:
+	ldr r9, [r0, #4]
+	ldr r7, [r0], #8
+	sxtb16 r8, r7, ror #8
+	sxtb16 r7, r7
+	sxtb16 r10, r9, ror #8
+	sxtb16 r9, r9
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r9, r12, r3
+	smlad r3, r10, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r7, r12, r4
+	smlad r4, r8, r11, r4
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r9, r12, r4
+	smlad r4, r10, r11, r4
+	subs r2, r2, #1
+	bne 21b
+23:
+	ldr r12, [sp, #20]
+	ldr r2, [r12, #4]
+	cmp r2, #0
+	beq 24f
+	ldr r7, [r0]
+	sxtb16 r8, r7, ror #8
+	sxtb16 r7, r7
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r7, r12, r4
+	smlad r4, r8, r11, r4
+24:
+	add r7, sp, #28
+	stm r7, {r3-r4}
+	mov r0, #2
+	b 50f
+30:
+	mov r3, #0
+	str r3, [sp, #24]
+	mov r3, #0
+	cmp r2, #0
+	beq 33f
+31:
+	ldr r9, [r0, #4]
+	ldr r7, [r0], #8
+	sxtb16 r8, r7, ror #8
+	sxtb16 r7, r7
+	sxtb16 r10, r9, ror #8
+	sxtb16 r9, r9
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r9, r12, r3
+	smlad r3, r10, r11, r3
+	subs r2, r2, #1
+	bne 31b
+33:
+	ldr r12, [sp, #20]
+	ldr r2, [r12, #4]
+	cmp r2, #0
+	beq 34f
+	ldr r7, [r0]
+	sxtb16 r8, r7, ror #8
+	sxtb16 r7, r7
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+34:
+	str r3, [sp, #28]
+	mov r0, #1
+	b 50f
+50:
+	ldr r7, [sp, #8]
+	ldr r2, [sp, #12]
+	ldr r12, [sp, #20]
+	ldr r11, [r12, #16]
+	ldr lr, [r12, #20]
+	add r6, sp, #28
+51:
+	ldr r3, [r6], #4
+	ldr r8, [r7]
+	add r3, r3, r8
+	ssat r3, #31, r3
+	add r3, r3, #1073741824
+	ldr r8, [r7, #4]
+	ldr r9, [r7, #8]
+	ldr r10, [r7, #12]
+	ldrb r12, [r7, #16]
+	umlal r9, r10, r3, r8
+	add r10, r10, r3, lsr #30
+	asr r10, r10, r12
+	usat r10, #8, r10
+	cmp r10, r11
+	it gt
+	movgt r10, r11
+	add r10, r10, lr
+	strb r10, [r2], #1
+	add r7, r7, #20
+	subs r0, r0, #1
+	bne 51b
+	str r7, [sp, #8]
+	str r2, [sp, #12]
+	b 2b
+9:
+	ldr r0, [sp]
+	msr apsr_nzcvq, r0
+	add sp, sp, #48
+	pop {r0-r12, lr}
+
+`, map[string]interface{}{"x": uintptr(x), "w": uintptr(w), "r": uintptr(r), "o": uintptr(o)})
+}
+
+// dspFC16Row is dspFC16RowRef (fc_dsp.go) in Thumb-2: dspFCRow's groups
+// (labels 10, 20, 30) and loops with the row's words used as they are
+// (four word loads per eight columns, r7-r10), in blocks of at most 32
+// groups of eight columns (label 41) whose 32-bit sums are added to the
+// 64-bit sums in the frame (label 45; a last group of four columns joins
+// the last block); then (label 51) each 64-bit sum plus the record's bias,
+// UMLAL and MLA by its multiplier over the rounding term, the high word
+// shifted right by e, plus zo, clamped to [lo, hi] and stored as a
+// halfword. Operands, frame and saved registers as in dspFCRow.
+func dspFC16Row(x, w, r, o unsafe.Pointer) {
+	arm.AsmFull(`
+	push {r0-r12, lr}
+	sub sp, sp, #72
+	str {x}, [sp, #4]
+	str {r}, [sp, #20]
+	str {o}, [sp, #12]
+	mov r1, {w}
+	mrs r0, apsr
+	str r0, [sp]
+	ldr r0, [sp, #20]
+	add r2, r0, #28
+	str r2, [sp, #8]
+	ldr r2, [r0, #8]
+	str r2, [sp, #16]
+	ldr r2, [r0, #12]
+	str r2, [sp, #24]
+2:
+	ldr r3, [sp, #16]
+	cmp r3, #0
+	bne 10f
+	ldr r3, [sp, #24]
+	cmp r3, #2
+	bge 20f
+	cmp r3, #1
+	beq 30f
+	b 9f
+10:
+	sub r3, r3, #1
+	str r3, [sp, #16]
+	mov r3, #4
+	b 40f
+20:
+	sub r3, r3, #2
+	str r3, [sp, #24]
+	mov r3, #2
+	b 40f
+30:
+	mov r3, #0
+	str r3, [sp, #24]
+	mov r3, #1
+40:
+	str r3, [sp, #32]
+	mov r3, #0
+	mov r4, #0
+	strd r3, r4, [sp, #40]
+	strd r3, r4, [sp, #48]
+	strd r3, r4, [sp, #56]
+	strd r3, r4, [sp, #64]
+	ldr r0, [sp, #4]
+	ldr r12, [sp, #20]
+	ldr r2, [r12]
+	str r2, [sp, #28]
+41:
+	ldr r2, [sp, #28]
+	cmp r2, #32
+	it hi
+	movhi r2, #32
+	ldr r12, [sp, #28]
+	sub r12, r12, r2
+	str r12, [sp, #28]
+	mov r3, #0
+	mov r4, #0
+	mov r5, #0
+	mov r6, #0
+	ldr r12, [sp, #32]
+	cmp r12, #2
+	blt 31f
+	beq 21f
+11:
+	cmp r2, #0
+	beq 13f
+12:
+	ldr r8, [r0, #4]
+	ldr r9, [r0, #8]
+	ldr r10, [r0, #12]
+	ldr r7, [r0], #16
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r9, r12, r3
+	smlad r3, r10, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r7, r12, r4
+	smlad r4, r8, r11, r4
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r9, r12, r4
+	smlad r4, r10, r11, r4
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r5, r7, r12, r5
+	smlad r5, r8, r11, r5
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r5, r9, r12, r5
+	smlad r5, r10, r11, r5
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r6, r7, r12, r6
+	smlad r6, r8, r11, r6
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r6, r9, r12, r6
+	smlad r6, r10, r11, r6
+	subs r2, r2, #1
+	bne 12b
+13:
+	ldr r12, [sp, #28]
+	cmp r12, #0
+	bne 45f
+	ldr r12, [sp, #20]
+	ldr r2, [r12, #4]
+	cmp r2, #0
+	beq 45f
+	ldr r8, [r0, #4]
+	ldr r7, [r0], #8
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r7, r12, r4
+	smlad r4, r8, r11, r4
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r5, r7, r12, r5
+	smlad r5, r8, r11, r5
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r6, r7, r12, r6
+	smlad r6, r8, r11, r6
+	b 45f
+21:
+	cmp r2, #0
+	beq 23f
+22:
+	ldr r8, [r0, #4]
+	ldr r9, [r0, #8]
+	ldr r10, [r0, #12]
+	ldr r7, [r0], #16
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r9, r12, r3
+	smlad r3, r10, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r7, r12, r4
+	smlad r4, r8, r11, r4
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r9, r12, r4
+	smlad r4, r10, r11, r4
+	subs r2, r2, #1
+	bne 22b
+23:
+	ldr r12, [sp, #28]
+	cmp r12, #0
+	bne 45f
+	ldr r12, [sp, #20]
+	ldr r2, [r12, #4]
+	cmp r2, #0
+	beq 45f
+	ldr r8, [r0, #4]
+	ldr r7, [r0], #8
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r7, r12, r4
+	smlad r4, r8, r11, r4
+	b 45f
+31:
+	cmp r2, #0
+	beq 33f
+32:
+	ldr r8, [r0, #4]
+	ldr r9, [r0, #8]
+	ldr r10, [r0, #12]
+	ldr r7, [r0], #16
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r9, r12, r3
+	smlad r3, r10, r11, r3
+	subs r2, r2, #1
+	bne 32b
+33:
+	ldr r12, [sp, #28]
+	cmp r12, #0
+	bne 45f
+	ldr r12, [sp, #20]
+	ldr r2, [r12, #4]
+	cmp r2, #0
+	beq 45f
+	ldr r8, [r0, #4]
+	ldr r7, [r0], #8
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	b 45f
+45:
+	ldrd r7, r8, [sp, #40]
+	adds r7, r7, r3
+	adc r8, r8, r3, asr #31
+	strd r7, r8, [sp, #40]
+	ldrd r7, r8, [sp, #48]
+	adds r7, r7, r4
+	adc r8, r8, r4, asr #31
+	strd r7, r8, [sp, #48]
+	ldrd r7, r8, [sp, #56]
+	adds r7, r7, r5
+	adc r8, r8, r5, asr #31
+	strd r7, r8, [sp, #56]
+	ldrd r7, r8, [sp, #64]
+	adds r7, r7, r6
+	adc r8, r8, r6, asr #31
+	strd r7, r8, [sp, #64]
+	ldr r12, [sp, #28]
+	cmp r12, #0
+	bne 41b
+	ldr r7, [sp, #8]
+	ldr r2, [sp, #12]
+	ldr r0, [sp, #32]
+	ldr r12, [sp, #20]
+	ldr r3, [r12, #16]
+	ldr r4, [r12, #20]
+	ldr r5, [r12, #24]
+	add r6, sp, #40
+51:
+	ldrd r8, r9, [r6], #8
+	ldr r10, [r7]
+	ldr r11, [r7, #4]
+	adds r8, r8, r10
+	adc r9, r9, r11
+	ldr r12, [r7, #8]
+	ldr r10, [r7, #12]
+	ldr r11, [r7, #16]
+	umlal r10, r11, r8, r12
+	mla r11, r9, r12, r11
+	ldr r12, [r7, #20]
+	asr r11, r11, r12
+	add r11, r11, r5
+	cmp r11, r3
+	it lt
+	movlt r11, r3
+	cmp r11, r4
+	it gt
+	movgt r11, r4
+	strh r11, [r2], #2
+	add r7, r7, #24
+	subs r0, r0, #1
+	bne 51b
+	str r7, [sp, #8]
+	str r2, [sp, #12]
+	b 2b
+9:
+	ldr r0, [sp]
+	msr apsr_nzcvq, r0
+	add sp, sp, #72
+	pop {r0-r12, lr}
+
+`, map[string]interface{}{"x": uintptr(x), "w": uintptr(w), "r": uintptr(r), "o": uintptr(o)})
+}

@@ -1,0 +1,297 @@
+package kernels
+
+import "unsafe"
+
+// The int8 fully connected layer on the DSP extension: one input row by
+// four output channels at a time (dspFCRow), the row's bytes widened with
+// SXTB16 once per group of eight columns and used for four channels, each
+// channel's weights widened as they are loaded, two multiply-accumulates
+// per SMLAD (48 instructions for 32 multiply-accumulates in Thumb-2); the
+// last N%4 channels as a pair and a single. Each sum plus its folded bias,
+// saturated into [-2^30, 2^30), is requantized by convPWQ (dspQ) with a
+// record the generator computes (dspFCPlan): nothing is tested at run
+// time, and the kernel needs no scratch.
+
+// dspFCHdr is the size of the header before the channel records of a
+// dspFCRow record string: little-endian int32 words n8 (groups of eight
+// columns), k4 (1 when a last group of four columns follows them), quads
+// (N/4), rem (N%4), span (actMax - actMin) and lo (actMin).
+const dspFCHdr = 24
+
+// fcDSPParams is the shape of a fully connected layer on the DSP loops
+// (the rest is in the records).
+type fcDSPParams struct {
+	batches    int // rows of input and output
+	outDepth   int // output channels (weight rows)
+	accumDepth int // input channels (weight columns)
+}
+
+// fcDSPInt8 is the int8 fully connected layer (per-tensor or per-channel
+// weights) through dspFCRow, one call per input row: wt holds the weights
+// in dspFCPack's layout, rec the header and records of dspFCPlan.
+// accumDepth is a multiple of four.
+func fcDSPInt8(p *fcDSPParams, in []int8, wt, rec string, out []int8) {
+	k, n := p.accumDepth, p.outDepth
+	if k < 4 || k%4 != 0 || n <= 0 || p.batches <= 0 {
+		return
+	}
+	in, out = in[:p.batches*k], out[:p.batches*n]
+	wt, rec = wt[:n*k], rec[:dspFCHdr+dspRecBytes*n]
+	pw, pr := unsafe.Pointer(unsafe.StringData(wt)), unsafe.Pointer(unsafe.StringData(rec))
+	for b := 0; b < p.batches; b++ {
+		dspFCRow(unsafe.Pointer(&in[b*k]), pw, pr, unsafe.Pointer(&out[b*n]))
+	}
+}
+
+// dspFCRowRef is dspFCRow in Go: the outputs (header at r) of the int8
+// row at x, for the weights at w (dspFCPack's layout) and the records after
+// the header, stored at o.
+func dspFCRowRef(x, w, r, o unsafe.Pointer) {
+	h := (*[dspFCHdr]byte)(r)
+	n8, k4 := int(le32((*[4]byte)(h[0:4]))), int(le32((*[4]byte)(h[4:8])))
+	N := 4*int(le32((*[4]byte)(h[8:12]))) + int(le32((*[4]byte)(h[12:16])))
+	span, lo := le32((*[4]byte)(h[16:20])), le32((*[4]byte)(h[20:24]))
+	K := 8*n8 + 4*k4
+	xs := unsafe.Slice((*int8)(x), K)
+	ws := unsafe.Slice((*int8)(w), N*K)
+	out := unsafe.Slice((*int8)(o), N)
+	for c0 := 0; c0 < N; {
+		// A group of m channels: a quad, then a pair, then a single.
+		m := 4
+		if c0+4 > N {
+			m = 2
+			if c0+2 > N {
+				m = 1
+			}
+		}
+		wg := ws[c0*K : (c0+m)*K]
+		for c := 0; c < m; c++ {
+			var s int32
+			for g := 0; g < n8; g++ {
+				for i := range 8 {
+					s += int32(xs[8*g+i]) * int32(wg[8*m*g+8*c+i])
+				}
+			}
+			for i := range 4 * k4 {
+				s += int32(xs[8*n8+i]) * int32(wg[8*m*n8+4*c+i])
+			}
+			rc := (*[dspRecBytes]byte)(unsafe.Add(r, dspFCHdr+dspRecBytes*(c0+c)))
+			v := min(max(s+le32((*[4]byte)(rc[0:4])), -1<<30), 1<<30-1)
+			out[c0+c] = int8(lo + span - dspQ(v+1<<30, rc, span))
+		}
+		c0 += m
+	}
+}
+
+// dspFCPack lays out N weight rows of K int8 columns (K a multiple of
+// four; row(j) returns row j) for dspFCRow: groups of four channels, then
+// a pair and a single for the last N%4, each group's rows interleaved by
+// groups of eight columns ([c0 k0..k7][c1 k0..k7]...[c0 k8..k15]...), a
+// last group of four columns the same way.
+func dspFCPack(N, K int, row func(j int) []byte) []byte {
+	out := make([]byte, 0, N*K)
+	for c0 := 0; c0 < N; {
+		m := 4
+		if c0+4 > N {
+			m = 2
+			if c0+2 > N {
+				m = 1
+			}
+		}
+		for g := 0; g < K; g += 8 {
+			n := min(8, K-g)
+			for c := c0; c < c0+m; c++ {
+				out = append(out, row(c)[g:g+n]...)
+			}
+		}
+		c0 += m
+	}
+	return out
+}
+
+// dspFCPlan returns dspFCRow's record string for the requantization
+// triples rq (folded bias, multiplier, exponent per channel, little-endian
+// int32) of rows of K columns, output zero point zo and clamp [lo, hi]:
+// the header, then one dspRecBytes record per channel, convPWCh's fields
+// with the bias as it is (the kernel adds 2^30 after saturating the sum).
+// ok is false where convPWQ would not be exact: a right shift outside 1 to
+// 21, or sums that may leave [-2^30, 2^30) (|bias| + K*2^14 >= 2^30) for a
+// channel whose outputs at the ends of that range are not already lo and
+// hi (then the saturation changes no output).
+func dspFCPlan(rq []byte, K int, zo, lo, hi int32) ([]byte, bool) {
+	N := len(rq) / 12
+	if N <= 0 || K < 4 || K%4 != 0 || K >= 1<<16 || hi < lo || hi-lo > 255 || zo < lo || zo-lo > 255 {
+		return nil, false
+	}
+	span := hi - lo
+	out := make([]byte, 0, dspFCHdr+dspRecBytes*N)
+	for _, v := range []int32{int32(K / 8), int32(K % 8 / 4), int32(N / 4), int32(N % 4), span, lo} {
+		out = append(out, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+	}
+	for j := 0; j < N; j++ {
+		s := rq[12*j : 12*j+12]
+		bias := int32(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
+		m := int32(uint32(s[4]) | uint32(s[5])<<8 | uint32(s[6])<<16 | uint32(s[7])<<24)
+		r := uint32(-int32(uint32(s[8]) | uint32(s[9])<<8 | uint32(s[10])<<16 | uint32(s[11])<<24))
+		if m < 0 || r-1 >= 21 {
+			return nil, false
+		}
+		var t convPWCh
+		convPWChSet(&t, bias, 2*uint32(m), r, uint32(zo-lo))
+		if b := int64(bias); max(b, -b)+int64(K)<<14 >= 1<<30 {
+			// lo + span - convPWQ is the output; at the ends of the
+			// range it must be hi and lo.
+			if convPWQ(1<<31-1, &t, span) != 0 || convPWQ(0, &t, span) != span {
+				return nil, false
+			}
+		}
+		for _, v := range []uint32{uint32(bias), t.m2, uint32(t.d), uint32(t.d >> 32), t.r} {
+			out = append(out, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+		}
+	}
+	return out, true
+}
+
+// The 16x8 fully connected layer (int16 activations, int8 weights, 64-bit
+// accumulator) on the DSP extension: dspFC16Row is dspFCRow's loop with
+// the row already in 16-bit pairs (one word load, two columns), the
+// weights of every group of four columns stored in the order 0, 2, 1, 3 so
+// that SXTB16 widens them into the pairs (0, 1) and (2, 3) that match the
+// row's words (46 instructions for 32 multiply-accumulates). A product is
+// at most 2^22 in magnitude, so 256 columns sum exactly in 32 bits: the
+// loop runs blocks of 256 columns and adds each block's sums to 64-bit
+// ones. The requantization is TFLM's 64-bit one (mulByQuantMul64) in the
+// form dspFC16Plan records.
+
+// dspFC16Hdr is the size of the header before the channel records of a
+// dspFC16Row record string: little-endian int32 words n8, k4, quads, rem
+// (as dspFCHdr's), lo and hi (actMin, actMax) and zo (the output zero
+// point).
+const dspFC16Hdr = 28
+
+// dspRec16Bytes is the size of a dspFC16Row channel record: the int64
+// bias; the multiplier u; the 64-bit rounding term (low word, high word);
+// the shift e (dspFC16Plan).
+const dspRec16Bytes = 24
+
+// fcDSPInt16 is the 16x8 fully connected layer with a 64-bit accumulator
+// through dspFC16Row, one call per input row: wt holds the weights in
+// dspFC16Pack's layout, rec the header and records of dspFC16Plan.
+// accumDepth is a multiple of four.
+func fcDSPInt16(p *fcDSPParams, in []int16, wt, rec string, out []int16) {
+	k, n := p.accumDepth, p.outDepth
+	if k < 4 || k%4 != 0 || n <= 0 || p.batches <= 0 {
+		return
+	}
+	in, out = in[:p.batches*k], out[:p.batches*n]
+	wt, rec = wt[:n*k], rec[:dspFC16Hdr+dspRec16Bytes*n]
+	pw, pr := unsafe.Pointer(unsafe.StringData(wt)), unsafe.Pointer(unsafe.StringData(rec))
+	for b := 0; b < p.batches; b++ {
+		dspFC16Row(unsafe.Pointer(&in[b*k]), pw, pr, unsafe.Pointer(&out[b*n]))
+	}
+}
+
+// dspFC16RowRef is dspFC16Row in Go: the outputs (header at r) of the
+// int16 row at x, for the weights at w (dspFC16Pack's layout) and the
+// records after the header, stored at o.
+func dspFC16RowRef(x, w, r, o unsafe.Pointer) {
+	h := (*[dspFC16Hdr]byte)(r)
+	n8, k4 := int(le32((*[4]byte)(h[0:4]))), int(le32((*[4]byte)(h[4:8])))
+	N := 4*int(le32((*[4]byte)(h[8:12]))) + int(le32((*[4]byte)(h[12:16])))
+	lo, hi, zo := le32((*[4]byte)(h[16:20])), le32((*[4]byte)(h[20:24])), le32((*[4]byte)(h[24:28]))
+	K := 8*n8 + 4*k4
+	xs := unsafe.Slice((*int16)(x), K)
+	ws := unsafe.Slice((*int8)(w), N*K)
+	out := unsafe.Slice((*int16)(o), N)
+	for c0 := 0; c0 < N; {
+		m := 4
+		if c0+4 > N {
+			m = 2
+			if c0+2 > N {
+				m = 1
+			}
+		}
+		wg := ws[c0*K : (c0+m)*K]
+		for c := 0; c < m; c++ {
+			var s int64
+			for j := 0; j < K; j++ {
+				// Column j's weight: its group of eight (or the last
+				// four), the channel's slot in it, the order 0, 2, 1, 3.
+				g, n := j/8, 8
+				if j >= 8*n8 {
+					n = 4
+				}
+				s += int64(xs[j]) * int64(wg[8*m*g+n*c+j%8&^3+[4]int{0, 2, 1, 3}[j&3]])
+			}
+			rc := (*[dspRec16Bytes]byte)(unsafe.Add(r, dspFC16Hdr+dspRec16Bytes*(c0+c)))
+			out[c0+c] = int16(dspQ16(s, rc, lo, hi, zo))
+		}
+		c0 += m
+	}
+}
+
+// dspQ16 is the output of the 64-bit sum s (before the bias) for record
+// rc: S = s + bias, then the high word of S*u + the rounding term (modulo
+// 2^64) shifted right by e, plus zo, clamped to [lo, hi].
+func dspQ16(s int64, rc *[dspRec16Bytes]byte, lo, hi, zo int32) int32 {
+	b := uint64(uint32(le32((*[4]byte)(rc[0:4])))) | uint64(uint32(le32((*[4]byte)(rc[4:8]))))<<32
+	u := uint64(uint32(le32((*[4]byte)(rc[8:12]))))
+	d := uint64(uint32(le32((*[4]byte)(rc[12:16])))) | uint64(uint32(le32((*[4]byte)(rc[16:20]))))<<32
+	y := int32(uint32(((uint64(s)+b)*u+d)>>32)) >> (uint32(le32((*[4]byte)(rc[20:24]))) & 31)
+	return min(max(y+zo, lo), hi)
+}
+
+// dspFC16Pack lays out N weight rows of K int8 columns (K a multiple of
+// four) as dspFCPack does, each group of four columns stored in the order
+// 0, 2, 1, 3.
+func dspFC16Pack(N, K int, row func(j int) []byte) []byte {
+	out := dspFCPack(N, K, row)
+	for i := 0; i+4 <= len(out); i += 4 {
+		out[i+1], out[i+2] = out[i+2], out[i+1]
+	}
+	return out
+}
+
+// dspFC16Plan returns dspFC16Row's record string for rows of K columns,
+// the int64 biases, multipliers and exponents of the N channels, output
+// zero point zo and clamp [lo, hi]; ok false where the form does not apply.
+//
+// mulByQuantMul64(S, m, shift) is int32((S*u0 + 2^(t-1)) >> t) for the
+// reduced multiplier u0 < 2^15 and t = 15 - shift. For t > 32 that is the
+// high word of S*u0 + 2^(t-1) shifted right by e = t - 32 (|S| < 2^47, as
+// TFLM assumes, keeps the 64-bit sum exact). For 17 <= t <= 32, the low 32
+// bits of that sum shifted right by t are the high word of the same sum
+// shifted left by 32 - t, modulo 2^64: S*u + 2^31 with u = u0 << (32 - t)
+// < 2^31, e = 0. Smaller t (a rescale of 1/4 or more) is declined.
+func dspFC16Plan(K int, bias []int64, mult, shift []int32, zo, lo, hi int32) ([]byte, bool) {
+	N := len(bias)
+	if N <= 0 || len(mult) != N || len(shift) != N || K < 4 || K%4 != 0 || lo > hi {
+		return nil, false
+	}
+	out := make([]byte, 0, dspFC16Hdr+dspRec16Bytes*N)
+	put := func(v uint32) { out = append(out, byte(v), byte(v>>8), byte(v>>16), byte(v>>24)) }
+	for _, v := range []int32{int32(K / 8), int32(K % 8 / 4), int32(N / 4), int32(N % 4), lo, hi, zo} {
+		put(uint32(v))
+	}
+	for j := range N {
+		m, t := mult[j], 15-int(shift[j])
+		if m < 0 || t < 17 || t > 62 {
+			return nil, false
+		}
+		u0 := uint64(0x7FFF)
+		if m < 0x7FFF0000 {
+			u0 = uint64((m + 1<<15) >> 16)
+		}
+		u, d, e := u0, uint64(1)<<(t-1), t-32
+		if t <= 32 {
+			u, d, e = u0<<(32-t), 1<<31, 0
+		}
+		put(uint32(bias[j]))
+		put(uint32(uint64(bias[j]) >> 32))
+		put(uint32(u))
+		put(uint32(d))
+		put(uint32(d >> 32))
+		put(uint32(e))
+	}
+	return out, true
+}
