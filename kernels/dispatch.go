@@ -19,6 +19,8 @@ package kernels
 //   - dspFC16RowRef: parameter x has type unsafe.Pointer
 //   - dspFCRow: parameter x has type unsafe.Pointer
 //   - dspFCRowRef: parameter x has type unsafe.Pointer
+//   - dspGather16: parameter d has type unsafe.Pointer
+//   - dspGather16Ref: parameter d has type unsafe.Pointer
 //   - dspPWLast: parameter xa has type unsafe.Pointer
 //   - dw3x3Fill: parameter c has type *dw3x3Col
 //   - dw3x3Gather3: parameter g has type [][3]int8
@@ -181,6 +183,12 @@ func Call(fn string, args []any) bool {
 		cmpInt8(args[0].(*cmpParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]uint8))
 	case "convCopy":
 		convCopy(args[0].([]int8), args[1].([]int8))
+	case "convDSP16Edge":
+		convDSP16Edge(args[0].(*convParams), args[1].([]int16), args[2].([]int16), int(args[3].(int64)), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)))
+	case "convDSPInt16":
+		convDSPInt16(args[0].(*convParams), args[1].([]int16), args[2].(string), args[3].(string), args[4].([]int16), args[5].([]int16))
+	case "convDSPInt16PW":
+		convDSPInt16PW(args[0].(*convParams), args[1].([]int16), args[2].(string), args[3].(string), args[4].([]int16))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":

@@ -137,6 +137,7 @@ func main() {
 	}
 	bad += fcCases()
 	bad += fc16Cases()
+	bad += gatherCases()
 	if bad == 0 {
 		say("ok")
 	}
@@ -200,6 +201,36 @@ func fcCases() int {
 				if bad < 10 {
 					say("FAIL fc case " + itoa(c) + " K " + itoa(K) + " N " + itoa(N) + " byte " + itoa(i) +
 						": asm " + itoa(int(int8(mem[oa+i]))) + ", Go " + itoa(int(int8(mem[ob+i]))))
+				}
+				break
+			}
+		}
+	}
+	return bad
+}
+
+// gatherCases compares dspGather16 with dspGather16Ref: 1 to 12 rows of
+// 2 to 160 bytes, any stride, at unaligned addresses.
+func gatherCases() int {
+	bad := 0
+	for c := 0; c < 300; c++ {
+		fill(mem[:])
+		rows := 1 + int(rnd()%12)
+		n := 2 + 2*int(rnd()%80)
+		stride := n + int(rnd()%200)
+		s := 1 + int(rnd()%7)
+		da, db := 4096+int(rnd()%4), 8192
+		for i := 0; i < 2048; i++ {
+			mem[da+i], mem[db+i] = 0x5a, 0x5a
+		}
+		spec := uint32(n) | uint32(rows)<<16
+		p.Gather16(unsafe.Pointer(&mem[da]), unsafe.Pointer(&mem[s]), uint32(stride), spec)
+		p.Gather16Ref(unsafe.Pointer(&mem[db]), unsafe.Pointer(&mem[s]), uint32(stride), spec)
+		for i := 0; i < 2048; i++ {
+			if mem[da+i] != mem[db+i] {
+				bad++
+				if bad < 10 {
+					say("FAIL gather case " + itoa(c) + " rows " + itoa(rows) + " bytes " + itoa(n) + " at " + itoa(i))
 				}
 				break
 			}
@@ -329,6 +360,9 @@ func FCRowRef(x, w, r, o unsafe.Pointer) { dspFCRowRef(x, w, r, o) }
 
 func FC16Row(x, w, r, o unsafe.Pointer)    { dspFC16Row(x, w, r, o) }
 func FC16RowRef(x, w, r, o unsafe.Pointer) { dspFC16RowRef(x, w, r, o) }
+
+func Gather16(d, s unsafe.Pointer, t, n uint32)    { dspGather16(d, s, t, n) }
+func Gather16Ref(d, s unsafe.Pointer, t, n uint32) { dspGather16Ref(d, s, t, n) }
 
 func FC16Plan(K int, bias []int64, mult, shift []int32, zo, lo, hi int32) []byte {
 	b, ok := dspFC16Plan(K, bias, mult, shift, zo, lo, hi)

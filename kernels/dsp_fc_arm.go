@@ -289,12 +289,13 @@ func dspFCRow(x, w, r, o unsafe.Pointer) {
 
 // dspFC16Row is dspFC16RowRef (fc_dsp.go) in Thumb-2: dspFCRow's groups
 // (labels 10, 20, 30) and loops with the row's words used as they are
-// (four word loads per eight columns, r7-r10), in blocks of at most 32
-// groups of eight columns (label 41) whose 32-bit sums are added to the
-// 64-bit sums in the frame (label 45; a last group of four columns joins
-// the last block); then (label 51) each 64-bit sum plus the record's bias,
-// UMLAL and MLA by its multiplier over the rounding term, the high word
-// shifted right by e, plus zo, clamped to [lo, hi] and stored as a
+// (four word loads per eight columns, r7-r10); a long row (the header's
+// flag) in blocks of at most 32 groups of eight columns (label 41) whose
+// 32-bit sums are added to 64-bit sums in the frame (label 45; a last
+// group of four columns joins the last block), a short one's sums
+// sign-extended into the frame (label 46); then (label 51) for each 64-bit
+// sum, UMLAL and MLA by the record's multiplier onto its addend, the high
+// word shifted right by e, plus zo, clamped to [lo, hi] and stored as a
 // halfword. Operands, frame and saved registers as in dspFCRow.
 func dspFC16Row(x, w, r, o unsafe.Pointer) {
 	arm.AsmFull(`
@@ -307,7 +308,7 @@ func dspFC16Row(x, w, r, o unsafe.Pointer) {
 	mrs r0, apsr
 	str r0, [sp]
 	ldr r0, [sp, #20]
-	add r2, r0, #28
+	add r2, r0, #32
 	str r2, [sp, #8]
 	ldr r2, [r0, #8]
 	str r2, [sp, #16]
@@ -339,15 +340,20 @@ func dspFC16Row(x, w, r, o unsafe.Pointer) {
 	mov r3, #1
 40:
 	str r3, [sp, #32]
+	ldr r0, [sp, #4]
+	mov r12, #0
+	str r12, [sp, #28]
+	ldr r12, [sp, #20]
+	ldr r2, [r12]
+	ldr r12, [r12, #28]
+	cmp r12, #0
+	beq 42f
 	mov r3, #0
 	mov r4, #0
 	strd r3, r4, [sp, #40]
 	strd r3, r4, [sp, #48]
 	strd r3, r4, [sp, #56]
 	strd r3, r4, [sp, #64]
-	ldr r0, [sp, #4]
-	ldr r12, [sp, #20]
-	ldr r2, [r12]
 	str r2, [sp, #28]
 41:
 	ldr r2, [sp, #28]
@@ -357,6 +363,7 @@ func dspFC16Row(x, w, r, o unsafe.Pointer) {
 	ldr r12, [sp, #28]
 	sub r12, r12, r2
 	str r12, [sp, #28]
+42:
 	mov r3, #0
 	mov r4, #0
 	mov r5, #0
@@ -534,6 +541,10 @@ func dspFC16Row(x, w, r, o unsafe.Pointer) {
 	smlad r3, r8, r11, r3
 	b 45f
 45:
+	ldr r12, [sp, #20]
+	ldr r12, [r12, #28]
+	cmp r12, #0
+	beq 46f
 	ldrd r7, r8, [sp, #40]
 	adds r7, r7, r3
 	adc r8, r8, r3, asr #31
@@ -553,6 +564,17 @@ func dspFC16Row(x, w, r, o unsafe.Pointer) {
 	ldr r12, [sp, #28]
 	cmp r12, #0
 	bne 41b
+	b 47f
+46:
+	asr r7, r3, #31
+	strd r3, r7, [sp, #40]
+	asr r7, r4, #31
+	strd r4, r7, [sp, #48]
+	asr r7, r5, #31
+	strd r5, r7, [sp, #56]
+	asr r7, r6, #31
+	strd r6, r7, [sp, #64]
+47:
 	ldr r7, [sp, #8]
 	ldr r2, [sp, #12]
 	ldr r0, [sp, #32]
@@ -563,16 +585,12 @@ func dspFC16Row(x, w, r, o unsafe.Pointer) {
 	add r6, sp, #40
 51:
 	ldrd r8, r9, [r6], #8
-	ldr r10, [r7]
-	ldr r11, [r7, #4]
-	adds r8, r8, r10
-	adc r9, r9, r11
-	ldr r12, [r7, #8]
-	ldr r10, [r7, #12]
-	ldr r11, [r7, #16]
+	ldr r12, [r7]
+	ldr r10, [r7, #4]
+	ldr r11, [r7, #8]
 	umlal r10, r11, r8, r12
 	mla r11, r9, r12, r11
-	ldr r12, [r7, #20]
+	ldr r12, [r7, #12]
 	asr r11, r11, r12
 	add r11, r11, r5
 	cmp r11, r3
@@ -582,7 +600,7 @@ func dspFC16Row(x, w, r, o unsafe.Pointer) {
 	it gt
 	movgt r11, r4
 	strh r11, [r2], #2
-	add r7, r7, #24
+	add r7, r7, #16
 	subs r0, r0, #1
 	bne 51b
 	str r7, [sp, #8]
@@ -595,4 +613,55 @@ func dspFC16Row(x, w, r, o unsafe.Pointer) {
 	pop {r0-r12, lr}
 
 `, map[string]interface{}{"x": uintptr(x), "w": uintptr(w), "r": uintptr(r), "o": uintptr(o)})
+}
+
+// dspGather16 is dspGather16Ref (conv_dsp16.go) in Thumb-2: per row, two
+// words a step (LDR and STR, which may be unaligned), then a last word and
+// a last halfword. Operands, frame and saved registers as in dspFCRow.
+func dspGather16(d, s unsafe.Pointer, stride, spec uint32) {
+	arm.AsmFull(`
+	push {r0-r12, lr}
+	sub sp, sp, #24
+	str {d}, [sp, #4]
+	str {s}, [sp, #8]
+	str {t}, [sp, #12]
+	str {n}, [sp, #16]
+	mrs r0, apsr
+	str r0, [sp]
+	ldr r0, [sp, #4]
+	ldr r1, [sp, #8]
+	ldr r2, [sp, #12]
+	ldr r3, [sp, #16]
+	lsr r4, r3, #16
+	uxth r3, r3
+1:
+	mov r5, r1
+	lsrs r6, r3, #3
+	beq 3f
+2:
+	ldr r8, [r5, #4]
+	ldr r7, [r5], #8
+	str r8, [r0, #4]
+	str r7, [r0], #8
+	subs r6, r6, #1
+	bne 2b
+3:
+	tst r3, #4
+	beq 4f
+	ldr r7, [r5], #4
+	str r7, [r0], #4
+4:
+	tst r3, #2
+	beq 5f
+	ldrh r7, [r5]
+	strh r7, [r0], #2
+5:
+	add r1, r1, r2
+	subs r4, r4, #1
+	bne 1b
+	ldr r0, [sp]
+	msr apsr_nzcvq, r0
+	add sp, sp, #24
+	pop {r0-r12, lr}
+`, map[string]interface{}{"d": uintptr(d), "s": uintptr(s), "t": stride, "n": spec})
 }

@@ -158,21 +158,21 @@ func dspFCPlan(rq []byte, K int, zo, lo, hi int32) ([]byte, bool) {
 // weights of every group of four columns stored in the order 0, 2, 1, 3 so
 // that SXTB16 widens them into the pairs (0, 1) and (2, 3) that match the
 // row's words (46 instructions for 32 multiply-accumulates). A product is
-// at most 2^22 in magnitude, so 256 columns sum exactly in 32 bits: the
-// loop runs blocks of 256 columns and adds each block's sums to 64-bit
-// ones. The requantization is TFLM's 64-bit one (mulByQuantMul64) in the
-// form dspFC16Plan records.
+// at most 2^22 in magnitude, so 256 columns (and a last four) sum exactly
+// in 32 bits: longer rows run in blocks of 256 columns whose sums are
+// added to 64-bit ones. The requantization is TFLM's 64-bit one
+// (mulByQuantMul64) in the form dspFC16Plan records.
 
 // dspFC16Hdr is the size of the header before the channel records of a
 // dspFC16Row record string: little-endian int32 words n8, k4, quads, rem
-// (as dspFCHdr's), lo and hi (actMin, actMax) and zo (the output zero
-// point).
-const dspFC16Hdr = 28
+// (as dspFCHdr's), lo and hi (actMin, actMax), zo (the output zero point)
+// and long (1 when n8 > 32: the row runs in blocks).
+const dspFC16Hdr = 32
 
-// dspRec16Bytes is the size of a dspFC16Row channel record: the int64
-// bias; the multiplier u; the 64-bit rounding term (low word, high word);
-// the shift e (dspFC16Plan).
-const dspRec16Bytes = 24
+// dspRec16Bytes is the size of a dspFC16Row channel record: the
+// multiplier u, the 64-bit addend D (low word, high word) and the shift e
+// (dspFC16Plan).
+const dspRec16Bytes = 16
 
 // fcDSPInt16 is the 16x8 fully connected layer with a 64-bit accumulator
 // through dspFC16Row, one call per input row: wt holds the weights in
@@ -231,13 +231,12 @@ func dspFC16RowRef(x, w, r, o unsafe.Pointer) {
 }
 
 // dspQ16 is the output of the 64-bit sum s (before the bias) for record
-// rc: S = s + bias, then the high word of S*u + the rounding term (modulo
-// 2^64) shifted right by e, plus zo, clamped to [lo, hi].
+// rc: the high word of s*u + D (modulo 2^64) shifted right by e, plus zo,
+// clamped to [lo, hi].
 func dspQ16(s int64, rc *[dspRec16Bytes]byte, lo, hi, zo int32) int32 {
-	b := uint64(uint32(le32((*[4]byte)(rc[0:4])))) | uint64(uint32(le32((*[4]byte)(rc[4:8]))))<<32
-	u := uint64(uint32(le32((*[4]byte)(rc[8:12]))))
-	d := uint64(uint32(le32((*[4]byte)(rc[12:16])))) | uint64(uint32(le32((*[4]byte)(rc[16:20]))))<<32
-	y := int32(uint32(((uint64(s)+b)*u+d)>>32)) >> (uint32(le32((*[4]byte)(rc[20:24]))) & 31)
+	u := uint64(uint32(le32((*[4]byte)(rc[0:4]))))
+	d := uint64(uint32(le32((*[4]byte)(rc[4:8])))) | uint64(uint32(le32((*[4]byte)(rc[8:12]))))<<32
+	y := int32(uint32((uint64(s)*u+d)>>32)) >> (uint32(le32((*[4]byte)(rc[12:16]))) & 31)
 	return min(max(y+zo, lo), hi)
 }
 
@@ -262,7 +261,9 @@ func dspFC16Pack(N, K int, row func(j int) []byte) []byte {
 // TFLM assumes, keeps the 64-bit sum exact). For 17 <= t <= 32, the low 32
 // bits of that sum shifted right by t are the high word of the same sum
 // shifted left by 32 - t, modulo 2^64: S*u + 2^31 with u = u0 << (32 - t)
-// < 2^31, e = 0. Smaller t (a rescale of 1/4 or more) is declined.
+// < 2^31, e = 0. Smaller t (a rescale of 1/4 or more) is declined. With S
+// = s + bias for the sum s of products, the record holds u, D = bias*u +
+// the rounding term (modulo 2^64) and e.
 func dspFC16Plan(K int, bias []int64, mult, shift []int32, zo, lo, hi int32) ([]byte, bool) {
 	N := len(bias)
 	if N <= 0 || len(mult) != N || len(shift) != N || K < 4 || K%4 != 0 || lo > hi {
@@ -270,7 +271,11 @@ func dspFC16Plan(K int, bias []int64, mult, shift []int32, zo, lo, hi int32) ([]
 	}
 	out := make([]byte, 0, dspFC16Hdr+dspRec16Bytes*N)
 	put := func(v uint32) { out = append(out, byte(v), byte(v>>8), byte(v>>16), byte(v>>24)) }
-	for _, v := range []int32{int32(K / 8), int32(K % 8 / 4), int32(N / 4), int32(N % 4), lo, hi, zo} {
+	long := int32(0)
+	if K/8 > 32 {
+		long = 1
+	}
+	for _, v := range []int32{int32(K / 8), int32(K % 8 / 4), int32(N / 4), int32(N % 4), lo, hi, zo, long} {
 		put(uint32(v))
 	}
 	for j := range N {
@@ -286,8 +291,7 @@ func dspFC16Plan(K int, bias []int64, mult, shift []int32, zo, lo, hi int32) ([]
 		if t <= 32 {
 			u, d, e = u0<<(32-t), 1<<31, 0
 		}
-		put(uint32(bias[j]))
-		put(uint32(uint64(bias[j]) >> 32))
+		d += uint64(bias[j]) * u
 		put(uint32(u))
 		put(uint32(d))
 		put(uint32(d >> 32))

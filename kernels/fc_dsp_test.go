@@ -170,3 +170,81 @@ func TestFcDSPInt16(t *testing.T) {
 		t.Fatalf("%d of 300 layers declined", declined)
 	}
 }
+
+// TestConvDSPInt16 compares convDSPInt16 and convDSPInt16PW (their Go
+// loops) with convInt16 on random 16x8 convolutions: filters 1x1 to 5x5,
+// strides 1 and 2, dilations 1 and 2, padding, channel counts that leave a
+// partial group of four columns and of four channels (a band of rows is
+// such a geometry too: a shorter input with the padding left at its edge).
+func TestConvDSPInt16(t *testing.T) {
+	r := rand.New(rand.NewSource(47))
+	for i := 0; i < 200; i++ {
+		p := &convParams{batches: 1 + r.Intn(2), inH: 1 + r.Intn(9), inW: 1 + r.Intn(9), inC: 1 + r.Intn(9),
+			filterH: 1 + r.Intn(5), filterW: 1 + r.Intn(5), outC: 1 + r.Intn(11),
+			strideH: 1 + r.Intn(2), strideW: 1 + r.Intn(2), dilationH: 1 + r.Intn(2), dilationW: 1 + r.Intn(2)}
+		pw := i%4 == 0
+		if pw {
+			p.filterH, p.filterW, p.dilationH, p.dilationW, p.inC = 1, 1, 1, 1, 4*(1+r.Intn(3))
+		}
+		p.filterC, p.groupOutC = p.inC, p.outC
+		same := r.Intn(2) == 0 && !pw
+		geo := func(in, f, s, d int) (out, pad int) {
+			ef := (f-1)*d + 1
+			if same {
+				out = (in + s - 1) / s
+				return out, max((out-1)*s+ef-in, 0) / 2
+			}
+			return (in - ef + s) / s, 0
+		}
+		p.outH, p.padH = geo(p.inH, p.filterH, p.strideH, p.dilationH)
+		p.outW, p.padW = geo(p.inW, p.filterW, p.strideW, p.dilationW)
+		if p.outH <= 0 || p.outW <= 0 {
+			continue
+		}
+		K := p.filterH * p.filterW * p.inC
+		K4 := (K + 3) &^ 3
+		in := make([]int16, p.batches*p.inH*p.inW*p.inC)
+		for j := range in {
+			in[j] = int16(r.Intn(65536) - 32768)
+		}
+		w := make([]int8, p.outC*K)
+		for j := range w {
+			w[j] = int8(r.Intn(256) - 128)
+		}
+		bias, mult, shift := make([]int64, p.outC), make([]int32, p.outC), make([]int32, p.outC)
+		var bs, ms, ss []byte
+		for c := range bias {
+			bias[c] = r.Int63n(1<<36) - 1<<35
+			mult[c], shift[c] = int32(1<<30+r.Intn(1<<30)), int32(-2-r.Intn(20))
+			bs = binary.LittleEndian.AppendUint64(bs, uint64(bias[c]))
+			ms = binary.LittleEndian.AppendUint32(ms, uint32(mult[c]))
+			ss = binary.LittleEndian.AppendUint32(ss, uint32(shift[c]))
+		}
+		p.actMin, p.actMax = -32768, 32767
+		if i%3 == 1 {
+			p.actMin, p.actMax = 0, int32(r.Intn(32768))
+		}
+		rec, ok := dspFC16Plan(K4, bias, mult, shift, 0, p.actMin, p.actMax)
+		if !ok {
+			t.Fatalf("case %d: no plan", i)
+		}
+		wt := string(dspFC16Pack(p.outC, K4, func(j int) []byte { return append(i8Bytes(w[j*K:j*K+K]), make([]byte, K4-K)...) }))
+		n := p.batches * p.outH * p.outW * p.outC
+		want, got := make([]int16, n), make([]int16, n)
+		convInt16(p, in, w, string(bs), string(ms), string(ss), want)
+		if pw {
+			convDSPInt16PW(p, in, wt, string(rec), got)
+		} else {
+			scr := make([]int16, K4)
+			for j := range scr {
+				scr[j] = int16(r.Uint32())
+			}
+			convDSPInt16(p, in, wt, string(rec), scr, got)
+		}
+		for j := range want {
+			if got[j] != want[j] {
+				t.Fatalf("case %d %+v: out[%d] = %d, convInt16 gives %d", i, *p, j, got[j], want[j])
+			}
+		}
+	}
+}

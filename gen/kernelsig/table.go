@@ -69,6 +69,9 @@ const (
 	ConstI8                 Func = "constI8"
 	ConstU8                 Func = "constU8"
 	ConvCopy                Func = "convCopy"
+	ConvDSP16Edge           Func = "convDSP16Edge"
+	ConvDSPInt16            Func = "convDSPInt16"
+	ConvDSPInt16PW          Func = "convDSPInt16PW"
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
@@ -152,6 +155,8 @@ const (
 	DspFCPlan               Func = "dspFCPlan"
 	DspFCRow                Func = "dspFCRow"
 	DspFCRowRef             Func = "dspFCRowRef"
+	DspGather16             Func = "dspGather16"
+	DspGather16Ref          Func = "dspGather16Ref"
 	DspPWLast               Func = "dspPWLast"
 	DspPWPairs              Func = "dspPWPairs"
 	DspPWPairsRef           Func = "dspPWPairsRef"
@@ -638,6 +643,9 @@ func Funcs() []Func {
 		ConstI8,
 		ConstU8,
 		ConvCopy,
+		ConvDSP16Edge,
+		ConvDSPInt16,
+		ConvDSPInt16PW,
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
@@ -721,6 +729,8 @@ func Funcs() []Func {
 		DspFCPlan,
 		DspFCRow,
 		DspFCRowRef,
+		DspGather16,
+		DspGather16Ref,
 		DspPWLast,
 		DspPWPairs,
 		DspPWPairsRef,
@@ -1264,6 +1274,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "string"}}, true
 	case ConvCopy:
 		return []Param{{"d", "[]int8"}, {"src", "[]int8"}}, true
+	case ConvDSP16Edge:
+		return []Param{{"p", "*convParams"}, {"img", "[]int16"}, {"scr", "[]int16"}, {"iy0", "int"}, {"ix0", "int"}, {"fx0", "int"}, {"fx1", "int"}}, true
+	case ConvDSPInt16:
+		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"wt", "string"}, {"rec", "string"}, {"scr", "[]int16"}, {"out", "[]int16"}}, true
+	case ConvDSPInt16PW:
+		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"wt", "string"}, {"rec", "string"}, {"out", "[]int16"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case ConvGatherGrid:
@@ -1430,6 +1446,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"r", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}}, true
 	case DspFCRowRef:
 		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"r", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}}, true
+	case DspGather16:
+		return []Param{{"d", "unsafe.Pointer"}, {"s", "unsafe.Pointer"}, {"stride", "uint32"}, {"spec", "uint32"}}, true
+	case DspGather16Ref:
+		return []Param{{"d", "unsafe.Pointer"}, {"s", "unsafe.Pointer"}, {"stride", "uint32"}, {"spec", "uint32"}}, true
 	case DspPWLast:
 		return []Param{{"g", "*dspPWArgs"}, {"xa", "unsafe.Pointer"}, {"xb", "uint32"}, {"pw", "unsafe.Pointer"}, {"pr", "unsafe.Pointer"}, {"k4", "int"}, {"N", "int"}, {"span", "int32"}, {"hi", "int32"}, {"oa", "[]int8"}, {"ob", "[]int8"}}, true
 	case DspPWPairs:
@@ -1447,7 +1467,7 @@ func (f Func) Params() ([]Param, bool) {
 	case DspQ:
 		return []Param{{"s", "int32"}, {"r", "*[20]byte"}, {"span", "int32"}}, true
 	case DspQ16:
-		return []Param{{"s", "int64"}, {"rc", "*[24]byte"}, {"lo", "int32"}, {"hi", "int32"}, {"zo", "int32"}}, true
+		return []Param{{"s", "int64"}, {"rc", "*[16]byte"}, {"lo", "int32"}, {"hi", "int32"}, {"zo", "int32"}}, true
 	case DspWiden2:
 		return []Param{{"g", "*dspPWArgs"}}, true
 	case DspWiden2Ref:
@@ -2182,6 +2202,9 @@ func (f Func) Results() int {
 		CmpI64,
 		CmpInt8,
 		ConvCopy,
+		ConvDSP16Edge,
+		ConvDSPInt16,
+		ConvDSPInt16PW,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -2234,6 +2257,8 @@ func (f Func) Results() int {
 		DspFC16RowRef,
 		DspFCRow,
 		DspFCRowRef,
+		DspGather16,
+		DspGather16Ref,
 		DspPWLast,
 		DspPWPairs,
 		DspPWPairsRef,

@@ -53,6 +53,8 @@ type bandKernel struct {
 // geometry.
 var bandKernels = map[string]bandKernel{
 	"convInt16":      {kind: bandWindow},
+	"convDSPInt16":   {kind: bandWindow},
+	"convDSPInt16PW": {kind: bandWindow},
 	"convF32":        {kind: bandWindow},
 	"convLeanInt8":   {kind: bandWindow},
 	"convWinInt8":    {kind: bandWindow},
