@@ -15,12 +15,16 @@ package kernels
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
 //   - convRowsPair: parameter w has type [][2]int8
+//   - dspAvgPool: parameter x has type unsafe.Pointer
+//   - dspAvgPoolRef: parameter x has type unsafe.Pointer
 //   - dspFC16Row: parameter x has type unsafe.Pointer
 //   - dspFC16RowRef: parameter x has type unsafe.Pointer
 //   - dspFCRow: parameter x has type unsafe.Pointer
 //   - dspFCRowRef: parameter x has type unsafe.Pointer
 //   - dspGather16: parameter d has type unsafe.Pointer
 //   - dspGather16Ref: parameter d has type unsafe.Pointer
+//   - dspMaxPool: parameter x has type unsafe.Pointer
+//   - dspMaxPoolRef: parameter x has type unsafe.Pointer
 //   - dspPWLast: parameter xa has type unsafe.Pointer
 //   - dw3x3Fill: parameter c has type *dw3x3Col
 //   - dw3x3Gather3: parameter g has type [][3]int8
@@ -62,24 +66,25 @@ package kernels
 //     convPWOut, convPWQ, convPWRescale, convPWScratch, convRQ32, convRQR,
 //     convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin, detNMS,
 //     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
-//     dspFC16Plan, dspFCPack, dspFCPlan, dspPackPairs, dspPlanRecords, dspQ,
-//     dspQ16, dspWidenWords, dusClamp, dw3x3BlockWidth, dw3x3ChainInt8,
-//     dw3x3Decode, dw3x3FastN, dwClamp, dwRQFast, dwRescale, dwRowsSrc,
-//     dwTaps, ewRequantDown, ewRowStart, ewRows, ewTab32, ewTabAt, f32Dot4,
-//     f32DotFunnel4, f32DotStr4, f32Ends, f32StrOff, f32StrView, f32Words,
-//     f32q, fcDotI16, fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
-//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
-//     hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32,
-//     le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
-//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
-//     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
-//     lstmDotF8S, lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8,
-//     lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form,
-//     lstmMakeQ, lstmMakeR, lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmRFits,
-//     lstmRGFits, lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin,
-//     lstmSigmoidQ, lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant,
-//     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
-//     poolAvgRound, poolRecip, poolSumI8, poolWindow, preluOne,
+//     dspFC16Plan, dspFCPack, dspFCPlan, dspPackPairs, dspPlanRecords,
+//     dspPoolArgs, dspPoolPlan, dspQ, dspQ16, dspWidenWords, dusClamp,
+//     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
+//     dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
+//     ewRows, ewTab32, ewTabAt, f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends,
+//     f32StrOff, f32StrView, f32Words, f32q, fcDotI16, fcDotI16Acc32,
+//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
+//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
+//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
+//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
+//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
+//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
+//     lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
+//     lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
+//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits,
+//     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
+//     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
+//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
+//     poolInterior, poolRecip, poolSumI8, poolWindow, preluOne,
 //     quantizeF32One, reluOne, requantizeFast, requantizeOne,
 //     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
 //     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
@@ -143,6 +148,8 @@ func Call(fn string, args []any) bool {
 		argMinMaxI8I32(args[0].(*argMinMaxParams), args[1].([]int8), args[2].([]int32))
 	case "argMinMaxI8I64":
 		argMinMaxI8I64(args[0].(*argMinMaxParams), args[1].([]int8), args[2].([]int64))
+	case "avgPoolDSPInt8":
+		avgPoolDSPInt8(args[0].(*poolParams), args[1].(string), args[2].([]int8), args[3].([]int8))
 	case "avgPoolF32":
 		avgPoolF32(args[0].(*poolParams), args[1].([]float32), args[2].([]float32))
 	case "avgPoolInt16":
@@ -453,6 +460,8 @@ func Call(fn string, args []any) bool {
 		lstmTanhF(args[0].([]float32), args[1].([]float32))
 	case "lutInt8":
 		lutInt8(args[0].(string), args[1].([]int8), args[2].([]int8))
+	case "maxPoolDSPInt8":
+		maxPoolDSPInt8(args[0].(*poolParams), args[1].(string), args[2].([]int8), args[3].([]int8))
 	case "maxPoolF32":
 		maxPoolF32(args[0].(*poolParams), args[1].([]float32), args[2].([]float32))
 	case "maxPoolInt16":

@@ -138,6 +138,7 @@ func main() {
 	bad += fcCases()
 	bad += fc16Cases()
 	bad += gatherCases()
+	bad += poolCases()
 	if bad == 0 {
 		say("ok")
 	}
@@ -203,6 +204,73 @@ func fcCases() int {
 						": asm " + itoa(int(int8(mem[oa+i]))) + ", Go " + itoa(int(int8(mem[ob+i]))))
 				}
 				break
+			}
+		}
+	}
+	return bad
+}
+
+// poolCases compares dspMaxPool and dspAvgPool with their Go twins: depths
+// 4 to 96, runs of 1 to 5 pixels with windows of up to 8x8 taps (16x16 for
+// averages: 256 taps of -128), strides 1 to 3, random clamps.
+func poolCases() int {
+	bad := 0
+	for c := 0; c < 400; c++ {
+		fill(mem[:])
+		words := 1 + int(rnd()%24)
+		d := 4 * words
+		npix := 1 + int(rnd()%5)
+		rows, cols := 1+int(rnd()%8), 1+int(rnd()%8)
+		if c%16 == 0 {
+			rows, cols, npix = 16, 16, 1
+			words = 1 + int(rnd()%2)
+			d = 4 * words
+			for i := 0; i < 8192; i++ {
+				mem[i] = 0x80
+			}
+		}
+		stride := 1 + int(rnd()%3)
+		inW := (npix-1)*stride + cols + int(rnd()%3)
+		if rows*inW*d > 8000 {
+			continue
+		}
+		x := 1 + int(rnd()%3)
+		k := 12000
+		lo := int32(rnd()%256) - 128
+		hi := lo + int32(rnd()%uint32(128-lo))
+		put32(k, uint32(words))
+		put32(k+4, uint32(inW*d))
+		put32(k+8, uint32(d))
+		put32(k+12, uint32(stride*d))
+		for i := 0; i < 4; i++ {
+			mem[k+16+i], mem[k+20+i] = byte(lo), byte(hi)
+		}
+		oa, ob := 12288, 14336
+		spec := uint32(npix) | uint32(rows)<<16 | uint32(cols)<<24
+		for _, avg := range []bool{false, true} {
+			for i := 0; i < 2048; i++ {
+				mem[oa+i], mem[ob+i] = 0x5a, 0x5a
+			}
+			if avg {
+				p.AvgPool(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[oa]), spec, unsafe.Pointer(&mem[k]))
+				p.AvgPoolRef(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[ob]), spec, unsafe.Pointer(&mem[k]))
+			} else {
+				p.MaxPool(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[oa]), spec, unsafe.Pointer(&mem[k]))
+				p.MaxPoolRef(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[ob]), spec, unsafe.Pointer(&mem[k]))
+			}
+			for i := 0; i < 2048; i++ {
+				if mem[oa+i] != mem[ob+i] {
+					bad++
+					if bad < 10 {
+						what := "max"
+						if avg {
+							what = "avg"
+						}
+						say("FAIL " + what + "pool case " + itoa(c) + " depth " + itoa(d) + " pixels " + itoa(npix) + " window " + itoa(rows) + "x" + itoa(cols) +
+							" byte " + itoa(i) + ": asm " + itoa(int(int8(mem[oa+i]))) + ", Go " + itoa(int(int8(mem[ob+i]))))
+					}
+					break
+				}
 			}
 		}
 	}
@@ -363,6 +431,11 @@ func FC16RowRef(x, w, r, o unsafe.Pointer) { dspFC16RowRef(x, w, r, o) }
 
 func Gather16(d, s unsafe.Pointer, t, n uint32)    { dspGather16(d, s, t, n) }
 func Gather16Ref(d, s unsafe.Pointer, t, n uint32) { dspGather16Ref(d, s, t, n) }
+
+func MaxPool(x, o unsafe.Pointer, n uint32, k unsafe.Pointer)    { dspMaxPool(x, o, n, k) }
+func MaxPoolRef(x, o unsafe.Pointer, n uint32, k unsafe.Pointer) { dspMaxPoolRef(x, o, n, k) }
+func AvgPool(x, o unsafe.Pointer, n uint32, k unsafe.Pointer)    { dspAvgPool(x, o, n, k) }
+func AvgPoolRef(x, o unsafe.Pointer, n uint32, k unsafe.Pointer) { dspAvgPoolRef(x, o, n, k) }
 
 func FC16Plan(K int, bias []int64, mult, shift []int32, zo, lo, hi int32) []byte {
 	b, ok := dspFC16Plan(K, bias, mult, shift, zo, lo, hi)

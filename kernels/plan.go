@@ -136,3 +136,10 @@ func PlanFC16DSP(K int, bias []int64, mult, shift []int32, zo, lo, hi int32) ([]
 // PlanFC16DSPWeights lays out N weight rows of K int8 columns (row(j)
 // returns row j) for fcDSPInt16.
 func PlanFC16DSPWeights(N, K int, row func(j int) []byte) []byte { return dspFC16Pack(N, K, row) }
+
+// PlanPoolDSP plans avgPoolDSPInt8 (avg) or maxPoolDSPInt8 for an int8
+// pooling layer: the layer's record, ok false when the kernel cannot take
+// it (dspPoolPlan).
+func PlanPoolDSP(avg bool, depth, inW, outW, strideW, filterH, filterW int, lo, hi int32) ([]byte, bool) {
+	return dspPoolPlan(avg, depth, inW, outW, strideW, filterH, filterW, lo, hi)
+}

@@ -41,6 +41,7 @@ const (
 	ArgMinMaxIdxF32         Func = "argMinMaxIdxF32"
 	ArgMinMaxIdxI16         Func = "argMinMaxIdxI16"
 	ArgMinMaxIdxI8          Func = "argMinMaxIdxI8"
+	AvgPoolDSPInt8          Func = "avgPoolDSPInt8"
 	AvgPoolF32              Func = "avgPoolF32"
 	AvgPoolInt16            Func = "avgPoolInt16"
 	AvgPoolInt8             Func = "avgPoolInt8"
@@ -145,6 +146,8 @@ const (
 	DivLeadingSignBits      Func = "divLeadingSignBits"
 	DivQuantOne             Func = "divQuantOne"
 	DivRoundingDivByPOT     Func = "divRoundingDivByPOT"
+	DspAvgPool              Func = "dspAvgPool"
+	DspAvgPoolRef           Func = "dspAvgPoolRef"
 	DspDot2x2Rows           Func = "dspDot2x2Rows"
 	DspDot2x2RowsRef        Func = "dspDot2x2RowsRef"
 	DspFC16Pack             Func = "dspFC16Pack"
@@ -157,6 +160,8 @@ const (
 	DspFCRowRef             Func = "dspFCRowRef"
 	DspGather16             Func = "dspGather16"
 	DspGather16Ref          Func = "dspGather16Ref"
+	DspMaxPool              Func = "dspMaxPool"
+	DspMaxPoolRef           Func = "dspMaxPoolRef"
 	DspPWLast               Func = "dspPWLast"
 	DspPWPairs              Func = "dspPWPairs"
 	DspPWPairsRef           Func = "dspPWPairsRef"
@@ -164,6 +169,8 @@ const (
 	DspPWPairsWRef          Func = "dspPWPairsWRef"
 	DspPackPairs            Func = "dspPackPairs"
 	DspPlanRecords          Func = "dspPlanRecords"
+	DspPoolArgs             Func = "dspPoolArgs"
+	DspPoolPlan             Func = "dspPoolPlan"
 	DspQ                    Func = "dspQ"
 	DspQ16                  Func = "dspQ16"
 	DspWiden2               Func = "dspWiden2"
@@ -358,6 +365,7 @@ const (
 	LstmTanhFin             Func = "lstmTanhFin"
 	LstmTanhQ               Func = "lstmTanhQ"
 	LutInt8                 Func = "lutInt8"
+	MaxPoolDSPInt8          Func = "maxPoolDSPInt8"
 	MaxPoolF32              Func = "maxPoolF32"
 	MaxPoolInt16            Func = "maxPoolInt16"
 	MaxPoolInt8             Func = "maxPoolInt8"
@@ -395,6 +403,7 @@ const (
 	PadBytesConst           Func = "padBytesConst"
 	PadFill                 Func = "padFill"
 	PoolAvgRound            Func = "poolAvgRound"
+	PoolInterior            Func = "poolInterior"
 	PoolRecip               Func = "poolRecip"
 	PoolSumI8               Func = "poolSumI8"
 	PoolWindow              Func = "poolWindow"
@@ -615,6 +624,7 @@ func Funcs() []Func {
 		ArgMinMaxIdxF32,
 		ArgMinMaxIdxI16,
 		ArgMinMaxIdxI8,
+		AvgPoolDSPInt8,
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
@@ -719,6 +729,8 @@ func Funcs() []Func {
 		DivLeadingSignBits,
 		DivQuantOne,
 		DivRoundingDivByPOT,
+		DspAvgPool,
+		DspAvgPoolRef,
 		DspDot2x2Rows,
 		DspDot2x2RowsRef,
 		DspFC16Pack,
@@ -731,6 +743,8 @@ func Funcs() []Func {
 		DspFCRowRef,
 		DspGather16,
 		DspGather16Ref,
+		DspMaxPool,
+		DspMaxPoolRef,
 		DspPWLast,
 		DspPWPairs,
 		DspPWPairsRef,
@@ -738,6 +752,8 @@ func Funcs() []Func {
 		DspPWPairsWRef,
 		DspPackPairs,
 		DspPlanRecords,
+		DspPoolArgs,
+		DspPoolPlan,
 		DspQ,
 		DspQ16,
 		DspWiden2,
@@ -932,6 +948,7 @@ func Funcs() []Func {
 		LstmTanhFin,
 		LstmTanhQ,
 		LutInt8,
+		MaxPoolDSPInt8,
 		MaxPoolF32,
 		MaxPoolInt16,
 		MaxPoolInt8,
@@ -969,6 +986,7 @@ func Funcs() []Func {
 		PadBytesConst,
 		PadFill,
 		PoolAvgRound,
+		PoolInterior,
 		PoolRecip,
 		PoolSumI8,
 		PoolWindow,
@@ -1218,6 +1236,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*argMinMaxParams"}, {"in", "[]int16"}, {"o", "int"}, {"k", "int"}}, true
 	case ArgMinMaxIdxI8:
 		return []Param{{"p", "*argMinMaxParams"}, {"in", "[]int8"}, {"o", "int"}, {"k", "int"}}, true
+	case AvgPoolDSPInt8:
+		return []Param{{"p", "*poolParams"}, {"k", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case AvgPoolF32:
 		return []Param{{"p", "*poolParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
 	case AvgPoolInt16:
@@ -1426,6 +1446,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case DivRoundingDivByPOT:
 		return []Param{{"x", "int32"}, {"e", "int"}}, true
+	case DspAvgPool:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"spec", "uint32"}, {"k", "unsafe.Pointer"}}, true
+	case DspAvgPoolRef:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"spec", "uint32"}, {"k", "unsafe.Pointer"}}, true
 	case DspDot2x2Rows:
 		return []Param{{"g", "*dspArgs"}}, true
 	case DspDot2x2RowsRef:
@@ -1450,6 +1474,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"d", "unsafe.Pointer"}, {"s", "unsafe.Pointer"}, {"stride", "uint32"}, {"spec", "uint32"}}, true
 	case DspGather16Ref:
 		return []Param{{"d", "unsafe.Pointer"}, {"s", "unsafe.Pointer"}, {"stride", "uint32"}, {"spec", "uint32"}}, true
+	case DspMaxPool:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"spec", "uint32"}, {"k", "unsafe.Pointer"}}, true
+	case DspMaxPoolRef:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"spec", "uint32"}, {"k", "unsafe.Pointer"}}, true
 	case DspPWLast:
 		return []Param{{"g", "*dspPWArgs"}, {"xa", "unsafe.Pointer"}, {"xb", "uint32"}, {"pw", "unsafe.Pointer"}, {"pr", "unsafe.Pointer"}, {"k4", "int"}, {"N", "int"}, {"span", "int32"}, {"hi", "int32"}, {"oa", "[]int8"}, {"ob", "[]int8"}}, true
 	case DspPWPairs:
@@ -1464,6 +1492,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"rows", "[][]int8"}, {"K", "int"}}, true
 	case DspPlanRecords:
 		return []Param{{"rq", "[]byte"}, {"K", "int"}, {"zo", "int32"}, {"lo", "int32"}}, true
+	case DspPoolArgs:
+		return []Param{{"spec", "uint32"}, {"k", "unsafe.Pointer"}}, true
+	case DspPoolPlan:
+		return []Param{{"avg", "bool"}, {"depth", "int"}, {"inW", "int"}, {"outW", "int"}, {"strideW", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case DspQ:
 		return []Param{{"s", "int32"}, {"r", "*[20]byte"}, {"span", "int32"}}, true
 	case DspQ16:
@@ -1852,6 +1884,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"v", "int16"}, {"mult", "int32"}, {"shift", "int"}}, true
 	case LutInt8:
 		return []Param{{"tab", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case MaxPoolDSPInt8:
+		return []Param{{"p", "*poolParams"}, {"k", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case MaxPoolF32:
 		return []Param{{"p", "*poolParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
 	case MaxPoolInt16:
@@ -1926,6 +1960,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"dst", "[]byte"}, {"v", "int64"}, {"esz", "int"}}, true
 	case PoolAvgRound:
 		return []Param{{"acc", "int32"}, {"n", "int32"}}, true
+	case PoolInterior:
+		return []Param{{"p", "*poolParams"}}, true
 	case PoolRecip:
 		return []Param{{"n", "int32"}}, true
 	case PoolSumI8:
@@ -2182,6 +2218,7 @@ func (f Func) Results() int {
 		ArgMinMaxI16I64,
 		ArgMinMaxI8I32,
 		ArgMinMaxI8I64,
+		AvgPoolDSPInt8,
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
@@ -2251,6 +2288,8 @@ func (f Func) Results() int {
 		DivF32,
 		DivI32,
 		DivInt8,
+		DspAvgPool,
+		DspAvgPoolRef,
 		DspDot2x2Rows,
 		DspDot2x2RowsRef,
 		DspFC16Row,
@@ -2259,6 +2298,8 @@ func (f Func) Results() int {
 		DspFCRowRef,
 		DspGather16,
 		DspGather16Ref,
+		DspMaxPool,
+		DspMaxPoolRef,
 		DspPWLast,
 		DspPWPairs,
 		DspPWPairsRef,
@@ -2375,6 +2416,7 @@ func (f Func) Results() int {
 		LstmSigmoidF,
 		LstmTanhF,
 		LutInt8,
+		MaxPoolDSPInt8,
 		MaxPoolF32,
 		MaxPoolInt16,
 		MaxPoolInt8,
@@ -2629,6 +2671,7 @@ func (f Func) Results() int {
 		DspFC16Plan,
 		DspFCPlan,
 		DspPlanRecords,
+		DspPoolPlan,
 		DwTaps,
 		EwRowStart,
 		F32Ends,
@@ -2636,6 +2679,7 @@ func (f Func) Results() int {
 		L2InvSqrt,
 		LogisticTanh16Input,
 		OctLanes,
+		PoolInterior,
 		PoolWindow,
 		SigmoidTab2,
 		SoftmaxInt8Row,
@@ -2663,6 +2707,8 @@ func (f Func) Results() int {
 		LstmDotF8Q,
 		LstmDotF8S:
 		return 8
+	case DspPoolArgs:
+		return 9
 	}
 	return -1
 }

@@ -71,6 +71,8 @@ var bandKernels = map[string]bandKernel{
 	"maxPoolInt8":    {kind: bandWindow},
 	"maxPoolInt16":   {kind: bandWindow},
 	"maxPoolF32":     {kind: bandWindow},
+	"avgPoolDSPInt8": {kind: bandWindow},
+	"maxPoolDSPInt8": {kind: bandWindow},
 	"convPWInt8":     {kind: bandPixels},
 	"convPWDSP":      {kind: bandPixels},
 	"convPWDSPW":     {kind: bandPixels},

@@ -514,7 +514,7 @@ func op6(a arena) {
 //
 //go:noinline
 func op7(a arena) {
-	avgPoolInt8(&poolParams{
+	avgPoolDSPInt8(&poolParams{
 		batches: 1,
 		inH:     8,
 		inW:     8,
@@ -529,7 +529,7 @@ func op7(a arena) {
 		padW:    0,
 		actMin:  -128,
 		actMax:  127,
-	}, a.i8(offBlock3PwRelu6, 2048), a.i8(offPool, 32))
+	}, opPoolPool, a.i8(offBlock3PwRelu6, 2048), a.i8(offPool, 32))
 }
 
 // op9 runs operator 9: FULLY_CONNECTED flatten -> logits
