@@ -25,6 +25,8 @@ package kernels
 //   - dspGather16Ref: parameter d has type unsafe.Pointer
 //   - dspMaxPool: parameter x has type unsafe.Pointer
 //   - dspMaxPoolRef: parameter x has type unsafe.Pointer
+//   - dspMulRows: parameter a has type unsafe.Pointer
+//   - dspMulRowsRef: parameter a has type unsafe.Pointer
 //   - dspPWLast: parameter xa has type unsafe.Pointer
 //   - dw3x3Fill: parameter c has type *dw3x3Col
 //   - dw3x3Gather3: parameter g has type [][3]int8
@@ -66,25 +68,25 @@ package kernels
 //     convPWOut, convPWQ, convPWRescale, convPWScratch, convRQ32, convRQR,
 //     convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin, detNMS,
 //     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
-//     dspFC16Plan, dspFCPack, dspFCPlan, dspPackPairs, dspPlanRecords,
-//     dspPoolArgs, dspPoolPlan, dspQ, dspQ16, dspWidenWords, dusClamp,
-//     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
-//     dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart,
-//     ewRows, ewTab32, ewTabAt, f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends,
-//     f32StrOff, f32StrView, f32Words, f32q, fcDotI16, fcDotI16Acc32,
-//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
-//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
-//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
-//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
-//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
-//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
-//     lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
-//     lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
-//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmRFits, lstmRGFits,
-//     lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin, lstmSigmoidQ,
-//     lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant, mulByQuantMul,
-//     mulByQuantMul64, mulQuantOne, octCols64, octLanes, poolAvgRound,
-//     poolInterior, poolRecip, poolSumI8, poolWindow, preluOne,
+//     dspFC16Plan, dspFCPack, dspFCPlan, dspMulPlan, dspPackPairs,
+//     dspPlanRecords, dspPoolArgs, dspPoolPlan, dspQ, dspQ16, dspWidenWords,
+//     dusClamp, dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN,
+//     dwClamp, dwRQFast, dwRescale, dwRowsSrc, dwTaps, ewRequantDown,
+//     ewRowStart, ewRows, ewTab32, ewTabAt, f32Dot4, f32DotFunnel4,
+//     f32DotStr4, f32Ends, f32StrOff, f32StrView, f32Words, f32q, fcDotI16,
+//     fcDotI16Acc32, fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex,
+//     gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
+//     hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32, le64,
+//     leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
+//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
+//     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
+//     lstmDotF8S, lstmExpCoef, lstmFCQ64, lstmFunnel4x2, lstmFunnel8,
+//     lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form,
+//     lstmMakeQ, lstmMakeR, lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmRFits,
+//     lstmRGFits, lstmRowBatch, lstmSat16, lstmSigArg, lstmSigFin,
+//     lstmSigmoidQ, lstmTanhArg, lstmTanhFin, lstmTanhQ, meanRequant,
+//     mulByQuantMul, mulByQuantMul64, mulQuantOne, octCols64, octLanes,
+//     poolAvgRound, poolInterior, poolRecip, poolSumI8, poolWindow, preluOne,
 //     quantizeF32One, reluOne, requantizeFast, requantizeOne,
 //     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
 //     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
@@ -500,6 +502,8 @@ func Call(fn string, args []any) bool {
 		moveStrided(args[0].(*moveParams), args[1].([]byte), args[2].([]byte))
 	case "moveStridedConst":
 		moveStridedConst(args[0].(*moveParams), args[1].([]byte), args[2].(string))
+	case "mulDSPInt8":
+		mulDSPInt8(args[0].(string), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "mulF32":
 		mulF32(args[0].(*ewF32Params), args[1].(*ewBcast), args[2].([]float32), args[3].([]float32), args[4].([]float32))
 	case "mulI32":

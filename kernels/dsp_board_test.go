@@ -139,6 +139,7 @@ func main() {
 	bad += fc16Cases()
 	bad += gatherCases()
 	bad += poolCases()
+	bad += mulCases()
 	if bad == 0 {
 		say("ok")
 	}
@@ -271,6 +272,58 @@ func poolCases() int {
 					}
 					break
 				}
+			}
+		}
+	}
+	return bad
+}
+
+// mulCases compares dspMulRows with dspMulRowsRef: 1 to 6 rows of 1 to 40
+// elements in the four modes (both inputs stepping, with and without the
+// activation clamp; one input fixed along the row), records planned by
+// dspMulPlan with random offsets, multipliers and shifts.
+func mulCases() int {
+	bad := 0
+	for c := 0; c < 400; c++ {
+		fill(mem[:])
+		inner, n1 := 1+int(rnd()%40), 1+int(rnd()%6)
+		ai, bi := 1, 1
+		switch c % 4 {
+		case 2:
+			bi = 0
+		case 3:
+			ai = 0
+		}
+		a1, b1 := int(rnd()%50), int(rnd()%50)
+		off1, off2 := int32(rnd()%256)-127, int32(rnd()%256)-127
+		zo := int32(rnd()%256) - 128
+		lo, hi := int32(-128), int32(127)
+		if c%4 != 1 {
+			lo = zo
+			hi = lo + int32(rnd()%uint32(128-lo))
+		}
+		k := p.MulPlan(inner, ai, bi, n1, a1, b1, off1, off2, zo, int32(1<<30+rnd()%(1<<30)), -1-int(rnd()%21), lo, hi)
+		if k == nil {
+			say("FAIL mul case " + itoa(c) + ": no plan")
+			bad++
+			continue
+		}
+		copy(mem[12000:], k)
+		oa, ob := 12288, 14336
+		for i := 0; i < 2048; i++ {
+			mem[oa+i], mem[ob+i] = 0x5a, 0x5a
+		}
+		x, y := 1+int(rnd()%3), 4096+int(rnd()%3)
+		p.MulRows(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[y]), unsafe.Pointer(&mem[oa]), unsafe.Pointer(&mem[12000]))
+		p.MulRowsRef(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[y]), unsafe.Pointer(&mem[ob]), unsafe.Pointer(&mem[12000]))
+		for i := 0; i < 2048; i++ {
+			if mem[oa+i] != mem[ob+i] {
+				bad++
+				if bad < 10 {
+					say("FAIL mul case " + itoa(c) + " inner " + itoa(inner) + " rows " + itoa(n1) + " byte " + itoa(i) +
+						": asm " + itoa(int(int8(mem[oa+i]))) + ", Go " + itoa(int(int8(mem[ob+i]))))
+				}
+				break
 			}
 		}
 	}
@@ -436,6 +489,19 @@ func MaxPool(x, o unsafe.Pointer, n uint32, k unsafe.Pointer)    { dspMaxPool(x,
 func MaxPoolRef(x, o unsafe.Pointer, n uint32, k unsafe.Pointer) { dspMaxPoolRef(x, o, n, k) }
 func AvgPool(x, o unsafe.Pointer, n uint32, k unsafe.Pointer)    { dspAvgPool(x, o, n, k) }
 func AvgPoolRef(x, o unsafe.Pointer, n uint32, k unsafe.Pointer) { dspAvgPoolRef(x, o, n, k) }
+
+func MulRows(a, b, o, k unsafe.Pointer)    { dspMulRows(a, b, o, k) }
+func MulRowsRef(a, b, o, k unsafe.Pointer) { dspMulRowsRef(a, b, o, k) }
+
+func MulPlan(inner, ai, bi, n1, a1, b1 int, off1, off2, zo, m int32, shift int, lo, hi int32) []byte {
+	bc := &ewBcast{inner: inner, aInner: ai, bInner: bi, n1: n1, a1: a1, b1: b1}
+	q := &mulQuantParams{in1Off: off1, in2Off: off2, outOff: zo, mult: m, shift: shift, actMin: lo, actMax: hi}
+	k, ok := dspMulPlan(bc, q)
+	if !ok {
+		return nil
+	}
+	return k
+}
 
 func FC16Plan(K int, bias []int64, mult, shift []int32, zo, lo, hi int32) []byte {
 	b, ok := dspFC16Plan(K, bias, mult, shift, zo, lo, hi)

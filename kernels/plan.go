@@ -143,3 +143,15 @@ func PlanFC16DSPWeights(N, K int, row func(j int) []byte) []byte { return dspFC1
 func PlanPoolDSP(avg bool, depth, inW, outW, strideW, filterH, filterW int, lo, hi int32) ([]byte, bool) {
 	return dspPoolPlan(avg, depth, inW, outW, strideW, filterH, filterW, lo, hi)
 }
+
+// PlanMulDSP plans mulDSPInt8 for an int8 MUL with the broadcast plan's
+// row (inner elements, steps aInner and bInner) and its innermost outer
+// dimension (n1 rows, steps a1 and b1), the negated input zero points,
+// the output zero point, the multiplier and exponent and the clamp
+// [lo, hi]: the record, ok false when the kernel cannot take the layer
+// (dspMulPlan).
+func PlanMulDSP(inner, aInner, bInner, n1, a1, b1 int, in1Off, in2Off, outOff, mult int32, shift int, lo, hi int32) ([]byte, bool) {
+	bc := &ewBcast{inner: inner, aInner: aInner, bInner: bInner, n1: n1, a1: a1, b1: b1}
+	p := &mulQuantParams{in1Off: in1Off, in2Off: in2Off, outOff: outOff, mult: mult, shift: shift, actMin: lo, actMax: hi}
+	return dspMulPlan(bc, p)
+}

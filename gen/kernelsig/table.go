@@ -162,6 +162,9 @@ const (
 	DspGather16Ref          Func = "dspGather16Ref"
 	DspMaxPool              Func = "dspMaxPool"
 	DspMaxPoolRef           Func = "dspMaxPoolRef"
+	DspMulPlan              Func = "dspMulPlan"
+	DspMulRows              Func = "dspMulRows"
+	DspMulRowsRef           Func = "dspMulRowsRef"
 	DspPWLast               Func = "dspPWLast"
 	DspPWPairs              Func = "dspPWPairs"
 	DspPWPairsRef           Func = "dspPWPairsRef"
@@ -388,6 +391,7 @@ const (
 	MoveStridedConst        Func = "moveStridedConst"
 	MulByQuantMul           Func = "mulByQuantMul"
 	MulByQuantMul64         Func = "mulByQuantMul64"
+	MulDSPInt8              Func = "mulDSPInt8"
 	MulF32                  Func = "mulF32"
 	MulI32                  Func = "mulI32"
 	MulInt16                Func = "mulInt16"
@@ -745,6 +749,9 @@ func Funcs() []Func {
 		DspGather16Ref,
 		DspMaxPool,
 		DspMaxPoolRef,
+		DspMulPlan,
+		DspMulRows,
+		DspMulRowsRef,
 		DspPWLast,
 		DspPWPairs,
 		DspPWPairsRef,
@@ -971,6 +978,7 @@ func Funcs() []Func {
 		MoveStridedConst,
 		MulByQuantMul,
 		MulByQuantMul64,
+		MulDSPInt8,
 		MulF32,
 		MulI32,
 		MulInt16,
@@ -1478,6 +1486,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"spec", "uint32"}, {"k", "unsafe.Pointer"}}, true
 	case DspMaxPoolRef:
 		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"spec", "uint32"}, {"k", "unsafe.Pointer"}}, true
+	case DspMulPlan:
+		return []Param{{"bc", "*ewBcast"}, {"p", "*mulQuantParams"}}, true
+	case DspMulRows:
+		return []Param{{"a", "unsafe.Pointer"}, {"b", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"k", "unsafe.Pointer"}}, true
+	case DspMulRowsRef:
+		return []Param{{"a", "unsafe.Pointer"}, {"b", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"k", "unsafe.Pointer"}}, true
 	case DspPWLast:
 		return []Param{{"g", "*dspPWArgs"}, {"xa", "unsafe.Pointer"}, {"xb", "uint32"}, {"pw", "unsafe.Pointer"}, {"pr", "unsafe.Pointer"}, {"k4", "int"}, {"N", "int"}, {"span", "int32"}, {"hi", "int32"}, {"oa", "[]int8"}, {"ob", "[]int8"}}, true
 	case DspPWPairs:
@@ -1930,6 +1944,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "int32"}, {"m", "int32"}, {"shift", "int"}}, true
 	case MulByQuantMul64:
 		return []Param{{"x", "int64"}, {"m", "int32"}, {"shift", "int"}}, true
+	case MulDSPInt8:
+		return []Param{{"k", "string"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
 	case MulF32:
 		return []Param{{"p", "*ewF32Params"}, {"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case MulI32:
@@ -2300,6 +2316,8 @@ func (f Func) Results() int {
 		DspGather16Ref,
 		DspMaxPool,
 		DspMaxPoolRef,
+		DspMulRows,
+		DspMulRowsRef,
 		DspPWLast,
 		DspPWPairs,
 		DspPWPairsRef,
@@ -2436,6 +2454,7 @@ func (f Func) Results() int {
 		MoveRow,
 		MoveStrided,
 		MoveStridedConst,
+		MulDSPInt8,
 		MulF32,
 		MulI32,
 		MulInt16,
@@ -2670,6 +2689,7 @@ func (f Func) Results() int {
 		ConvTaps,
 		DspFC16Plan,
 		DspFCPlan,
+		DspMulPlan,
 		DspPlanRecords,
 		DspPoolPlan,
 		DwTaps,
