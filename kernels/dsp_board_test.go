@@ -150,48 +150,46 @@ func put32(at int, v uint32) {
 	mem[at], mem[at+1], mem[at+2], mem[at+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 }
 
-// record writes a dspFCRow record (dspRecBytes: convPWChSet's fields,
-// the bias as it is) at mem[at:] for output zero point minus lo zl, with a
-// bias, multiplier and right shift that leave most outputs of random rows
-// inside the clamp; one bias in four anywhere in int32 (saturated sums).
-func record(at int, zl uint32) {
-	b := uint32(int32(rnd()%(1<<21)) - 1<<20)
-	if rnd()%4 == 0 {
-		b = rnd()
-	}
-	m2 := (rnd() | 1<<31) &^ 1
-	r := 8 + rnd()%6
-	kh := uint32(1)<<(r-1) + zl<<r
-	d := 1<<31 + uint64(kh-1)<<32 - uint64(m2)<<30
-	for i, v := range []uint32{b, m2, uint32(d), uint32(d >> 32), r} {
-		put32(at+4*i, v)
-	}
-}
-
 // fcCases compares dspFCRow with dspFCRowRef: rows of K = 4..160 columns
-// (x at an unaligned address), 1 to 13 channels, random records.
+// (x at an unaligned address), 1 to 27 channels (groups of eight and the
+// rest), records planned by dspFCPlan: multipliers and shifts that leave
+// most outputs of random rows inside the clamp, one bias in four anywhere
+// in int32 (saturated sums).
 func fcCases() int {
-	bad := 0
+	bad, planned := 0, 0
 	for c := 0; c < 300; c++ {
 		fill(mem[:])
 		K := 4 * (1 + int(rnd()%40))
-		N := 1 + int(rnd()%13)
+		N := 1 + int(rnd()%27)
 		x := 1 + int(rnd()%7)
 		w := 256 + int(rnd()%5)
 		rec := 8192 + int(rnd()%3)
 		oa, ob := 12288, 12288+64
-		put32(rec, uint32(K/8))
-		put32(rec+4, uint32(K%8/4))
-		put32(rec+8, uint32(N/4))
-		put32(rec+12, uint32(N%4))
 		span := int32(rnd() % 256)
 		lo := -128 + int32(rnd()%uint32(256-span))
-		zl := uint32(rnd() % uint32(span+1))
-		put32(rec+16, uint32(span))
-		put32(rec+20, uint32(lo))
+		zo := lo + int32(rnd()%uint32(span+1))
+		rq := make([]int32, 0, 3*N)
 		for j := 0; j < N; j++ {
-			record(rec+24+20*j, zl)
+			b := int32(rnd()%(1<<21)) - 1<<20
+			if rnd()%4 == 0 {
+				b = int32(rnd())
+			}
+			sh := -8 - int32(rnd()%6)
+			if rnd()%8 == 0 {
+				// Sums near +-2^30 that still rescale inside the clamp.
+				b, sh = int32(1<<29+rnd()%(1<<29)-1<<20), -21
+				if rnd()%2 == 0 {
+					b = -b
+				}
+			}
+			rq = append(rq, b, int32(1<<30+rnd()%(1<<30)), sh)
 		}
+		r := p.FCPlan(rq, K, zo, lo, lo+span)
+		if r == nil {
+			continue
+		}
+		planned++
+		copy(mem[rec:], r)
 		for i := 0; i < 128; i++ {
 			mem[oa+i] = 0x5a // bytes past N must stay as they are
 		}
@@ -207,6 +205,10 @@ func fcCases() int {
 				break
 			}
 		}
+	}
+	if planned < 100 {
+		say("FAIL fc: only " + itoa(planned) + " of 300 cases planned")
+		bad++
 	}
 	return bad
 }
@@ -478,6 +480,18 @@ func Dot2x2Ref(g *DSPArgs)     { dspDot2x2RowsRef(dd(g)) }
 
 func FCRow(x, w, r, o unsafe.Pointer)    { dspFCRow(x, w, r, o) }
 func FCRowRef(x, w, r, o unsafe.Pointer) { dspFCRowRef(x, w, r, o) }
+
+func FCPlan(rq []int32, K int, zo, lo, hi int32) []byte {
+	b := make([]byte, 0, 4*len(rq))
+	for _, v := range rq {
+		b = append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+	}
+	r, ok := dspFCPlan(b, K, zo, lo, hi)
+	if !ok {
+		return nil
+	}
+	return r
+}
 
 func FC16Row(x, w, r, o unsafe.Pointer)    { dspFC16Row(x, w, r, o) }
 func FC16RowRef(x, w, r, o unsafe.Pointer) { dspFC16RowRef(x, w, r, o) }

@@ -3,20 +3,26 @@ package kernels
 import "unsafe"
 
 // The int8 fully connected layer on the DSP extension: one input row by
-// four output channels at a time (dspFCRow), the row's bytes widened with
-// SXTB16 once per group of eight columns and used for four channels, each
+// eight output channels at a time (dspFCRow), the row's bytes widened with
+// SXTB16 once per group of four columns and used for eight channels, each
 // channel's weights widened as they are loaded, two multiply-accumulates
-// per SMLAD (48 instructions for 32 multiply-accumulates in Thumb-2); the
-// last N%4 channels as a pair and a single. Each sum plus its folded bias,
-// saturated into [-2^30, 2^30), is requantized by convPWQ (dspQ) with a
-// record the generator computes (dspFCPlan): nothing is tested at run
-// time, and the kernel needs no scratch.
+// per SMLAD (46 instructions for 32 multiply-accumulates in Thumb-2); the
+// last N%8 channels as a quad, a pair and a single (columns by eights).
+// Each sum plus its folded bias, saturated into [-2^30, 2^30], is
+// requantized in one SMMLAR (convPWQ's form divided by 2^32, as dspMulRows
+// does) with a record the generator computes (dspFCPlan): nothing is
+// tested at run time, and the kernel needs no scratch.
 
 // dspFCHdr is the size of the header before the channel records of a
 // dspFCRow record string: little-endian int32 words n8 (groups of eight
-// columns), k4 (1 when a last group of four columns follows them), quads
-// (N/4), rem (N%4), span (actMax - actMin) and lo (actMin).
+// columns), k4 (1 when a last group of four columns follows them), octs
+// (N/8), rem (N%8), span (actMax - actMin) and lo (actMin).
 const dspFCHdr = 24
+
+// dspFCRecBytes is the size of a dspFCRow channel record: little-endian
+// int32 words bias (folded), the multiplier m, K = 2^(r-1) + (zo-lo)*2^r
+// and the right shift r.
+const dspFCRecBytes = 16
 
 // fcDSPParams is the shape of a fully connected layer on the DSP loops
 // (the rest is in the records).
@@ -36,11 +42,21 @@ func fcDSPInt8(p *fcDSPParams, in []int8, wt, rec string, out []int8) {
 		return
 	}
 	in, out = in[:p.batches*k], out[:p.batches*n]
-	wt, rec = wt[:n*k], rec[:dspFCHdr+dspRecBytes*n]
+	wt, rec = wt[:n*k], rec[:dspFCHdr+dspFCRecBytes*n]
 	pw, pr := unsafe.Pointer(unsafe.StringData(wt)), unsafe.Pointer(unsafe.StringData(rec))
 	for b := 0; b < p.batches; b++ {
 		dspFCRow(unsafe.Pointer(&in[b*k]), pw, pr, unsafe.Pointer(&out[b*n]))
 	}
+}
+
+// dspFCGroup returns the size of the channel group that starts at channel
+// c0 of N: eight, then four, two and one for the last N%8.
+func dspFCGroup(c0, N int) int {
+	m := 8
+	for c0+m > N {
+		m /= 2
+	}
+	return m
 }
 
 // dspFCRowRef is dspFCRow in Go: the outputs (header at r) of the int8
@@ -49,57 +65,60 @@ func fcDSPInt8(p *fcDSPParams, in []int8, wt, rec string, out []int8) {
 func dspFCRowRef(x, w, r, o unsafe.Pointer) {
 	h := (*[dspFCHdr]byte)(r)
 	n8, k4 := int(le32((*[4]byte)(h[0:4]))), int(le32((*[4]byte)(h[4:8])))
-	N := 4*int(le32((*[4]byte)(h[8:12]))) + int(le32((*[4]byte)(h[12:16])))
+	N := 8*int(le32((*[4]byte)(h[8:12]))) + int(le32((*[4]byte)(h[12:16])))
 	span, lo := le32((*[4]byte)(h[16:20])), le32((*[4]byte)(h[20:24]))
 	K := 8*n8 + 4*k4
 	xs := unsafe.Slice((*int8)(x), K)
 	ws := unsafe.Slice((*int8)(w), N*K)
 	out := unsafe.Slice((*int8)(o), N)
 	for c0 := 0; c0 < N; {
-		// A group of m channels: a quad, then a pair, then a single.
-		m := 4
-		if c0+4 > N {
-			m = 2
-			if c0+2 > N {
-				m = 1
-			}
-		}
+		m := dspFCGroup(c0, N)
 		wg := ws[c0*K : (c0+m)*K]
 		for c := 0; c < m; c++ {
 			var s int32
-			for g := 0; g < n8; g++ {
-				for i := range 8 {
-					s += int32(xs[8*g+i]) * int32(wg[8*m*g+8*c+i])
+			for j := 0; j < K; j++ {
+				// Column j's weight: an oct interleaves its channels by
+				// fours, the smaller groups by eights (the last four
+				// columns by fours).
+				g, n := j/8, 8
+				if m == 8 || j >= 8*n8 {
+					g, n = j/4, 4
 				}
+				s += int32(xs[j]) * int32(wg[m*n*g+n*c+j%n])
 			}
-			for i := range 4 * k4 {
-				s += int32(xs[8*n8+i]) * int32(wg[8*m*n8+4*c+i])
-			}
-			rc := (*[dspRecBytes]byte)(unsafe.Add(r, dspFCHdr+dspRecBytes*(c0+c)))
-			v := min(max(s+le32((*[4]byte)(rc[0:4])), -1<<30), 1<<30-1)
-			out[c0+c] = int8(lo + span - dspQ(v+1<<30, rc, span))
+			rc := (*[dspFCRecBytes]byte)(unsafe.Add(r, dspFCHdr+dspFCRecBytes*(c0+c)))
+			out[c0+c] = int8(lo + dspQS(s, rc, span))
 		}
 		c0 += m
 	}
 }
 
+// dspQS is the requantization of dspFCRow's sum s with record rc: the sum
+// plus the bias, saturated into [-2^30, 2^30], doubled (v2); then the high
+// word of K*2^32 + v2*m + 2^31 (SMMLAR), less 1 when v2 < 0, shifted
+// right by r and clamped to [0, span].
+func dspQS(s int32, rc *[dspFCRecBytes]byte, span int32) int32 {
+	v := min(max(s+le32((*[4]byte)(rc[0:4])), -1<<30), 1<<30-1)
+	v2, m, k, r := 2*v, le32((*[4]byte)(rc[4:8])), le32((*[4]byte)(rc[8:12])), uint32(le32((*[4]byte)(rc[12:16])))
+	t := int32((int64(k)<<32 + int64(v2)*int64(m) + 1<<31) >> 32)
+	return min(max((t+v2>>31)>>(r&31), 0), span)
+}
+
 // dspFCPack lays out N weight rows of K int8 columns (K a multiple of
-// four; row(j) returns row j) for dspFCRow: groups of four channels, then
-// a pair and a single for the last N%4, each group's rows interleaved by
-// groups of eight columns ([c0 k0..k7][c1 k0..k7]...[c0 k8..k15]...), a
-// last group of four columns the same way.
+// four; row(j) returns row j) for dspFCRow: groups of eight channels, their
+// rows interleaved by groups of four columns ([c0 k0..k3][c1 k0..k3]...
+// [c7 k0..k3][c0 k4..k7]...), then a quad, a pair and a single for the
+// last N%8, interleaved by groups of eight columns and a last four.
 func dspFCPack(N, K int, row func(j int) []byte) []byte {
 	out := make([]byte, 0, N*K)
 	for c0 := 0; c0 < N; {
-		m := 4
-		if c0+4 > N {
-			m = 2
-			if c0+2 > N {
-				m = 1
-			}
+		m := dspFCGroup(c0, N)
+		step := 8
+		if m == 8 {
+			step = 4
 		}
-		for g := 0; g < K; g += 8 {
-			n := min(8, K-g)
+		for g := 0; g < K; g += step {
+			n := min(step, K-g)
 			for c := c0; c < c0+m; c++ {
 				out = append(out, row(c)[g:g+n]...)
 			}
@@ -112,21 +131,21 @@ func dspFCPack(N, K int, row func(j int) []byte) []byte {
 // dspFCPlan returns dspFCRow's record string for the requantization
 // triples rq (folded bias, multiplier, exponent per channel, little-endian
 // int32) of rows of K columns, output zero point zo and clamp [lo, hi]:
-// the header, then one dspRecBytes record per channel, convPWCh's fields
-// with the bias as it is (the kernel adds 2^30 after saturating the sum).
-// ok is false where convPWQ would not be exact: a right shift outside 1 to
-// 21, or sums that may leave [-2^30, 2^30) (|bias| + K*2^14 >= 2^30) for a
-// channel whose outputs at the ends of that range are not already lo and
-// hi (then the saturation changes no output).
+// the header, then one dspFCRecBytes record per channel. ok is false
+// where the requantization would not be exact: a right shift outside 1
+// to 21, or sums that may leave [-2^30, 2^30) (|bias| + K*2^14 >= 2^30)
+// for a channel whose outputs at the ends of that range are not already
+// lo and hi (then the saturation changes no output).
 func dspFCPlan(rq []byte, K int, zo, lo, hi int32) ([]byte, bool) {
 	N := len(rq) / 12
 	if N <= 0 || K < 4 || K%4 != 0 || K >= 1<<16 || hi < lo || hi-lo > 255 || zo < lo || zo-lo > 255 {
 		return nil, false
 	}
 	span := hi - lo
-	out := make([]byte, 0, dspFCHdr+dspRecBytes*N)
-	for _, v := range []int32{int32(K / 8), int32(K % 8 / 4), int32(N / 4), int32(N % 4), span, lo} {
-		out = append(out, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+	out := make([]byte, 0, dspFCHdr+dspFCRecBytes*N)
+	put := func(v int32) { out = append(out, byte(v), byte(v>>8), byte(v>>16), byte(v>>24)) }
+	for _, v := range []int32{int32(K / 8), int32(K % 8 / 4), int32(N / 8), int32(N % 8), span, lo} {
+		put(v)
 	}
 	for j := 0; j < N; j++ {
 		s := rq[12*j : 12*j+12]
@@ -136,18 +155,19 @@ func dspFCPlan(rq []byte, K int, zo, lo, hi int32) ([]byte, bool) {
 		if m < 0 || r-1 >= 21 {
 			return nil, false
 		}
-		var t convPWCh
-		convPWChSet(&t, bias, 2*uint32(m), r, uint32(zo-lo))
 		if b := int64(bias); max(b, -b)+int64(K)<<14 >= 1<<30 {
 			// lo + span - convPWQ is the output; at the ends of the
 			// range it must be hi and lo.
+			var t convPWCh
+			convPWChSet(&t, bias, 2*uint32(m), r, uint32(zo-lo))
 			if convPWQ(1<<31-1, &t, span) != 0 || convPWQ(0, &t, span) != span {
 				return nil, false
 			}
 		}
-		for _, v := range []uint32{uint32(bias), t.m2, uint32(t.d), uint32(t.d >> 32), t.r} {
-			out = append(out, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
-		}
+		put(bias)
+		put(m)
+		put(int32(1)<<(r-1) + (zo-lo)<<r)
+		put(int32(r))
 	}
 	return out, true
 }
@@ -241,10 +261,26 @@ func dspQ16(s int64, rc *[dspRec16Bytes]byte, lo, hi, zo int32) int32 {
 }
 
 // dspFC16Pack lays out N weight rows of K int8 columns (K a multiple of
-// four) as dspFCPack does, each group of four columns stored in the order
-// 0, 2, 1, 3.
+// four; row(j) returns row j) for dspFC16Row: groups of four channels,
+// then a pair and a single for the last N%4, each group's rows interleaved
+// by groups of eight columns ([c0 k0..k7][c1 k0..k7]...[c0 k8..k15]...),
+// a last group of four columns the same way; every group of four columns
+// stored in the order 0, 2, 1, 3.
 func dspFC16Pack(N, K int, row func(j int) []byte) []byte {
-	out := dspFCPack(N, K, row)
+	out := make([]byte, 0, N*K)
+	for c0 := 0; c0 < N; {
+		m := 4
+		for c0+m > N {
+			m /= 2
+		}
+		for g := 0; g < K; g += 8 {
+			n := min(8, K-g)
+			for c := c0; c < c0+m; c++ {
+				out = append(out, row(c)[g:g+n]...)
+			}
+		}
+		c0 += m
+	}
 	for i := 0; i+4 <= len(out); i += 4 {
 		out[i+1], out[i+2] = out[i+2], out[i+1]
 	}

@@ -154,6 +154,7 @@ const (
 	DspFC16Plan             Func = "dspFC16Plan"
 	DspFC16Row              Func = "dspFC16Row"
 	DspFC16RowRef           Func = "dspFC16RowRef"
+	DspFCGroup              Func = "dspFCGroup"
 	DspFCPack               Func = "dspFCPack"
 	DspFCPlan               Func = "dspFCPlan"
 	DspFCRow                Func = "dspFCRow"
@@ -176,6 +177,7 @@ const (
 	DspPoolPlan             Func = "dspPoolPlan"
 	DspQ                    Func = "dspQ"
 	DspQ16                  Func = "dspQ16"
+	DspQS                   Func = "dspQS"
 	DspWiden2               Func = "dspWiden2"
 	DspWiden2Ref            Func = "dspWiden2Ref"
 	DspWidenWords           Func = "dspWidenWords"
@@ -741,6 +743,7 @@ func Funcs() []Func {
 		DspFC16Plan,
 		DspFC16Row,
 		DspFC16RowRef,
+		DspFCGroup,
 		DspFCPack,
 		DspFCPlan,
 		DspFCRow,
@@ -763,6 +766,7 @@ func Funcs() []Func {
 		DspPoolPlan,
 		DspQ,
 		DspQ16,
+		DspQS,
 		DspWiden2,
 		DspWiden2Ref,
 		DspWidenWords,
@@ -1470,6 +1474,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"r", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}}, true
 	case DspFC16RowRef:
 		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"r", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}}, true
+	case DspFCGroup:
+		return []Param{{"c0", "int"}, {"N", "int"}}, true
 	case DspFCPack:
 		return []Param{{"N", "int"}, {"K", "int"}, {"row", "func(j int) []byte"}}, true
 	case DspFCPlan:
@@ -1514,6 +1520,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "int32"}, {"r", "*[20]byte"}, {"span", "int32"}}, true
 	case DspQ16:
 		return []Param{{"s", "int64"}, {"rc", "*[16]byte"}, {"lo", "int32"}, {"hi", "int32"}, {"zo", "int32"}}, true
+	case DspQS:
+		return []Param{{"s", "int32"}, {"rc", "*[16]byte"}, {"span", "int32"}}, true
 	case DspWiden2:
 		return []Param{{"g", "*dspPWArgs"}}, true
 	case DspWiden2Ref:
@@ -2573,10 +2581,12 @@ func (f Func) Results() int {
 		DivQuantOne,
 		DivRoundingDivByPOT,
 		DspFC16Pack,
+		DspFCGroup,
 		DspFCPack,
 		DspPackPairs,
 		DspQ,
 		DspQ16,
+		DspQS,
 		DspWidenWords,
 		DusClamp,
 		Dw3x3BlockWidth,

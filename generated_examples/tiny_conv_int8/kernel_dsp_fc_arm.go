@@ -11,17 +11,18 @@ import (
 	"unsafe"
 )
 
-// dspFCRow is dspFCRowRef (fc_dsp.go) in Thumb-2. Per channel quad (then
-// pair, then single, labels 10, 20, 30): per group of eight columns two
-// word loads of the row, widened by four SXTB16 (r7-r10), and for each
-// channel two word loads of its weights, each widened by two SXTB16
-// (r11, r12) into two SMLAD, the sums in r3-r6 (48 instructions for 32
-// multiply-accumulates); then (label 50) each sum plus its record's bias,
-// saturated by SSAT and offset by 2^30, requantized as dspQ does (UMLAL of
-// twice the multiplier and the 64-bit addend, the sum's bit 30, the right
-// shift, USAT and a compare with span, plus lo) and stored. r1 walks the
-// weights from group to group; the row, the records, the outputs, the
-// groups left and the sums live in a frame below the saved registers.
+// dspFCRow is dspFCRowRef (fc_dsp.go) in Thumb-2. Per group of eight
+// channels (label 80): per group of four columns a word load of the row,
+// widened by two SXTB16 (r11, r12), and for each channel a word load of its
+// weights widened by two SXTB16 (r2, lr) into two SMLAD, the sums in
+// r3-r10 (46 instructions for 32 multiply-accumulates), until the row's
+// end; then a quad, a pair and a single (labels 10, 20, 30) by groups of
+// eight columns. Then (label 50) each sum plus its record's bias,
+// saturated by SSAT and doubled, requantized by SMMLAR with the record's
+// multiplier and K, less its sign, shifted right by r, clamped by USAT and
+// a compare with span, plus lo, stored. r1 walks the weights from group to
+// group; the row, its end, the records, the outputs, the groups left and
+// the sums live in a frame below the saved registers.
 //
 // Its operands are values, not the address of a block: the kernel has no
 // scratch to hold one. It stores them in its frame before it changes a
@@ -31,7 +32,7 @@ import (
 func dspFCRow(x, w, r, o unsafe.Pointer) {
 	arm.AsmFull(`
 	push {r0-r12, lr}
-	sub sp, sp, #48
+	sub sp, sp, #64
 	str {x}, [sp, #4]
 	str {r}, [sp, #20]
 	str {o}, [sp, #12]
@@ -45,22 +46,93 @@ func dspFCRow(x, w, r, o unsafe.Pointer) {
 	str r2, [sp, #16]
 	ldr r2, [r0, #12]
 	str r2, [sp, #24]
+	ldr r2, [r0]
+	ldr r3, [r0, #4]
+	lsl r2, r2, #3
+	add r2, r2, r3, lsl #2
+	ldr r3, [sp, #4]
+	add r2, r2, r3
+	str r2, [sp, #28]
 2:
 	ldr r0, [sp, #4]
 	ldr r12, [sp, #20]
 	ldr r2, [r12]
 	ldr r3, [sp, #16]
 	cmp r3, #0
-	bne 10f
+	bne 80f
 	ldr r3, [sp, #24]
+	cmp r3, #4
+	bge 10f
 	cmp r3, #2
 	bge 20f
 	cmp r3, #1
 	beq 30f
 	b 9f
-10:
+80:
 	sub r3, r3, #1
 	str r3, [sp, #16]
+	mov r3, #0
+	mov r4, #0
+	mov r5, #0
+	mov r6, #0
+	mov r7, #0
+	mov r8, #0
+	mov r9, #0
+	mov r10, #0
+81:
+	ldr r11, [r0], #4
+	sxtb16 r12, r11, ror #8
+	sxtb16 r11, r11
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r3, r11, r2, r3
+	smlad r3, r12, lr, r3
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r4, r11, r2, r4
+	smlad r4, r12, lr, r4
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r5, r11, r2, r5
+	smlad r5, r12, lr, r5
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r6, r11, r2, r6
+	smlad r6, r12, lr, r6
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r7, r11, r2, r7
+	smlad r7, r12, lr, r7
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r8, r11, r2, r8
+	smlad r8, r12, lr, r8
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r9, r11, r2, r9
+	smlad r9, r12, lr, r9
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r10, r11, r2, r10
+	smlad r10, r12, lr, r10
+	ldr r2, [sp, #28]
+	cmp r0, r2
+	bne 81b
+	add r2, sp, #32
+	stm r2, {r3-r10}
+	mov r0, #8
+	b 50f
+10:
+	sub r3, r3, #4
+	str r3, [sp, #24]
 	mov r3, #0
 	mov r4, #0
 	mov r5, #0
@@ -145,7 +217,7 @@ func dspFCRow(x, w, r, o unsafe.Pointer) {
 	smlad r6, r7, r12, r6
 	smlad r6, r8, r11, r6
 14:
-	add r7, sp, #28
+	add r7, sp, #32
 	stm r7, {r3-r6}
 	mov r0, #4
 	b 50f
@@ -204,7 +276,7 @@ func dspFCRow(x, w, r, o unsafe.Pointer) {
 	smlad r4, r7, r12, r4
 	smlad r4, r8, r11, r4
 24:
-	add r7, sp, #28
+	add r7, sp, #32
 	stm r7, {r3-r4}
 	mov r0, #2
 	b 50f
@@ -247,7 +319,7 @@ func dspFCRow(x, w, r, o unsafe.Pointer) {
 	smlad r3, r7, r12, r3
 	smlad r3, r8, r11, r3
 34:
-	str r3, [sp, #28]
+	str r3, [sp, #32]
 	mov r0, #1
 	b 50f
 50:
@@ -256,27 +328,26 @@ func dspFCRow(x, w, r, o unsafe.Pointer) {
 	ldr r12, [sp, #20]
 	ldr r11, [r12, #16]
 	ldr lr, [r12, #20]
-	add r6, sp, #28
+	add r6, sp, #32
 51:
 	ldr r3, [r6], #4
 	ldr r8, [r7]
 	add r3, r3, r8
 	ssat r3, #31, r3
-	add r3, r3, #1073741824
+	lsl r3, r3, #1
 	ldr r8, [r7, #4]
 	ldr r9, [r7, #8]
 	ldr r10, [r7, #12]
-	ldrb r12, [r7, #16]
-	umlal r9, r10, r3, r8
-	add r10, r10, r3, lsr #30
-	asr r10, r10, r12
-	usat r10, #8, r10
-	cmp r10, r11
+	smmlar r9, r3, r8, r9
+	add r9, r9, r3, asr #31
+	asr r9, r9, r10
+	usat r9, #8, r9
+	cmp r9, r11
 	it gt
-	movgt r10, r11
-	add r10, r10, lr
-	strb r10, [r2], #1
-	add r7, r7, #20
+	movgt r9, r11
+	add r9, r9, lr
+	strb r9, [r2], #1
+	add r7, r7, #16
 	subs r0, r0, #1
 	bne 51b
 	str r7, [sp, #8]
@@ -285,7 +356,7 @@ func dspFCRow(x, w, r, o unsafe.Pointer) {
 9:
 	ldr r0, [sp]
 	msr apsr_nzcvq, r0
-	add sp, sp, #48
+	add sp, sp, #64
 	pop {r0-r12, lr}
 
 `, map[string]interface{}{"x": uintptr(x), "w": uintptr(w), "r": uintptr(r), "o": uintptr(o)})
