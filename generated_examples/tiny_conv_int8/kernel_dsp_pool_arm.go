@@ -102,6 +102,48 @@ func dspAvgPool(x, o unsafe.Pointer, spec uint32, k unsafe.Pointer) {
 	mov r12, #4
 	b 50f
 20:
+	cmp r3, #2
+	blt 25f
+	sub r3, r3, #2
+	str r3, [sp, #24]
+	mov r2, #0
+	mov r3, #0
+	mov r4, #0
+	mov r5, #0
+	str r0, [sp, #40]
+	mov lr, r0
+	ldr r0, [sp, #16]
+	ldr r0, [r0, #8]
+	ldr r12, [sp, #12]
+	lsr r12, r12, #16
+	uxtb r12, r12
+	str r12, [sp, #36]
+41:
+	mov r11, lr
+	ldr r12, [sp, #12]
+	lsr r12, r12, #24
+42:
+	ldr r10, [r11]
+	sxtab16 r2, r2, r10
+	sxtab16 r3, r3, r10, ror #8
+	ldr r10, [r11, #4]
+	sxtab16 r4, r4, r10
+	sxtab16 r5, r5, r10, ror #8
+	add r11, r11, r0
+	subs r12, r12, #1
+	bne 42b
+	ldr r10, [sp, #16]
+	ldr r10, [r10, #4]
+	add lr, lr, r10
+	ldr r10, [sp, #36]
+	subs r10, r10, #1
+	str r10, [sp, #36]
+	bne 41b
+	add r10, sp, #44
+	stm r10, {r2-r5}
+	mov r12, #2
+	b 50f
+25:
 	cmp r3, #0
 	beq 30f
 	sub r3, r3, #1
