@@ -14,8 +14,8 @@ import "unsafe"
 // overlap. The plan is optimal (= lower bound); its peak is at operator 0 (FULLY_CONNECTED).
 // Persistent state takes 0 bytes of it. layout.txt lists every buffer.
 //
-// RAM: ArenaSize + stack 1548 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
-// Invoke or Reset takes at most 1548 bytes of stack below its caller's.
+// RAM: ArenaSize + stack 560 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
+// Invoke or Reset takes at most 560 bytes of stack below its caller's.
 const ArenaSize = 32
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart).
