@@ -15,8 +15,20 @@ package kernels
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
 //   - convRowsPair: parameter w has type [][2]int8
+//   - dspAvgPool: parameter x has type unsafe.Pointer
+//   - dspAvgPoolRef: parameter x has type unsafe.Pointer
 //   - dspClear: parameter p has type unsafe.Pointer
 //   - dspCopy: parameter dst has type unsafe.Pointer
+//   - dspFC16Row: parameter x has type unsafe.Pointer
+//   - dspFC16RowRef: parameter x has type unsafe.Pointer
+//   - dspFCRow: parameter x has type unsafe.Pointer
+//   - dspFCRowRef: parameter x has type unsafe.Pointer
+//   - dspGather16: parameter d has type unsafe.Pointer
+//   - dspGather16Ref: parameter d has type unsafe.Pointer
+//   - dspMaxPool: parameter x has type unsafe.Pointer
+//   - dspMaxPoolRef: parameter x has type unsafe.Pointer
+//   - dspMulRows: parameter a has type unsafe.Pointer
+//   - dspMulRowsRef: parameter a has type unsafe.Pointer
 //   - dspPWLast: parameter xa has type unsafe.Pointer
 //   - dspSetPtr: parameter dst has type *unsafe.Pointer
 //   - dw3x3Fill: parameter c has type *dw3x3Col
@@ -60,9 +72,11 @@ package kernels
 //     convPWDot8x4, convPWDotAny, convPWOut, convPWQ, convPWRescale,
 //     convPWScratch, convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps,
 //     detIoU, detMax, detMin, detNMS, divLeadingSignBits, divQuantOne,
-//     divRoundingDivByPOT, dspPackPairs, dspPlanRecords, dspQ, dspWidenWords,
-//     dusClamp, dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN,
-//     dwClamp, dwDSPFirstTap, dwDSPInterior, dwDSPItemRead, dwDSPItemWrite,
+//     divRoundingDivByPOT, dspFC16Pack, dspFC16Plan, dspFCGroup, dspFCPack,
+//     dspFCPlan, dspMulPlan, dspPackPairs, dspPlanRecords, dspPoolArgs,
+//     dspPoolPlan, dspQ, dspQ16, dspQS, dspWidenWords, dusClamp,
+//     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
+//     dwDSPFirstTap, dwDSPInterior, dwDSPItemRead, dwDSPItemWrite,
 //     dwDSPPairs, dwDSPPlan, dwDSPPlanQ8, dwDSPQ, dwDSPQuads, dwDSPRec,
 //     dwDSPRecs, dwDSPRowInside, dwDSPScratch, dwDSPScratchQ8, dwDSPSetup,
 //     dwDSPShift, dwDSPZerosQ8, dwRQFast, dwRescale, dwRowsSrc, dwTaps,
@@ -85,8 +99,8 @@ package kernels
 //     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext, lstmRFits, lstmRGFits,
 //     lstmRowBatch, lstmSat16, lstmSigmoidQ, lstmTanhQ, meanRequant,
 //     mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne, octCols64,
-//     octLanes, poolAvgRound, poolRecip, poolSumI8, poolWindow, preluOne,
-//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
+//     octLanes, poolAvgRound, poolInterior, poolRecip, poolSumI8, poolWindow,
+//     preluOne, quantizeF32One, reluOne, requantizeFast, requantizeOne,
 //     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
 //     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
 //     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
@@ -151,6 +165,8 @@ func Call(fn string, args []any) bool {
 		argMinMaxI8I32(args[0].(*argMinMaxParams), args[1].([]int8), args[2].([]int32))
 	case "argMinMaxI8I64":
 		argMinMaxI8I64(args[0].(*argMinMaxParams), args[1].([]int8), args[2].([]int64))
+	case "avgPoolDSPInt8":
+		avgPoolDSPInt8(args[0].(*poolParams), args[1].(string), args[2].([]int8), args[3].([]int8))
 	case "avgPoolF32":
 		avgPoolF32(args[0].(*poolParams), args[1].([]float32), args[2].([]float32))
 	case "avgPoolInt16":
@@ -193,8 +209,14 @@ func Call(fn string, args []any) bool {
 		convCopy(args[0].([]int8), args[1].([]int8))
 	case "convDSP":
 		convDSP(args[0].(*convDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
+	case "convDSP16Edge":
+		convDSP16Edge(args[0].(*convParams), args[1].([]int16), args[2].([]int16), int(args[3].(int64)), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)))
 	case "convDSPCopy":
 		convDSPCopy(args[0].([]int8), args[1].([]int8))
+	case "convDSPInt16":
+		convDSPInt16(args[0].(*convParams), args[1].([]int16), args[2].(string), args[3].(string), args[4].([]int16), args[5].([]int16))
+	case "convDSPInt16PW":
+		convDSPInt16PW(args[0].(*convParams), args[1].([]int16), args[2].(string), args[3].(string), args[4].([]int16))
 	case "convDSPRun":
 		convDSPRun(args[0].(*convDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8), args[6].(bool))
 	case "convDSPW":
@@ -381,6 +403,10 @@ func Call(fn string, args []any) bool {
 		f32ViewRow(args[0].(*f32Act))
 	case "fcActF32":
 		fcActF32(args[0].([]float32), args[1].(string), float32(args[2].(float64)), float32(args[3].(float64)))
+	case "fcDSPInt16":
+		fcDSPInt16(args[0].(*fcDSPParams), args[1].([]int16), args[2].(string), args[3].(string), args[4].([]int16))
+	case "fcDSPInt8":
+		fcDSPInt8(args[0].(*fcDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "fcDots":
 		fcDots(args[0].([]int8), args[1].(string), args[2].([]int32))
 	case "fcF32":
@@ -495,6 +521,8 @@ func Call(fn string, args []any) bool {
 		lstmTanhF(args[0].([]float32), args[1].([]float32))
 	case "lutInt8":
 		lutInt8(args[0].(string), args[1].([]int8), args[2].([]int8))
+	case "maxPoolDSPInt8":
+		maxPoolDSPInt8(args[0].(*poolParams), args[1].(string), args[2].([]int8), args[3].([]int8))
 	case "maxPoolF32":
 		maxPoolF32(args[0].(*poolParams), args[1].([]float32), args[2].([]float32))
 	case "maxPoolInt16":
@@ -533,6 +561,8 @@ func Call(fn string, args []any) bool {
 		moveStrided(args[0].(*moveParams), args[1].([]byte), args[2].([]byte))
 	case "moveStridedConst":
 		moveStridedConst(args[0].(*moveParams), args[1].([]byte), args[2].(string))
+	case "mulDSPInt8":
+		mulDSPInt8(args[0].(string), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "mulF32":
 		mulF32(args[0].(*ewF32Params), args[1].(*ewBcast), args[2].([]float32), args[3].([]float32), args[4].([]float32))
 	case "mulI32":
@@ -1649,6 +1679,21 @@ func NewParams(typ string, fields map[string]any) any {
 				p.s = uint32(v.(int64))
 			case "w":
 				p.w = uint32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "fcDSPParams":
+		p := &fcDSPParams{}
+		for k, v := range fields {
+			switch k {
+			case "batches":
+				p.batches = int(v.(int64))
+			case "outDepth":
+				p.outDepth = int(v.(int64))
+			case "accumDepth":
+				p.accumDepth = int(v.(int64))
 			default:
 				return nil
 			}

@@ -58,6 +58,12 @@
 //     a number moves it to the heap), reads {g} before touching any
 //     register, saves r0-r12, lr and the flags (mrs/msr apsr_nzcvq) and
 //     restores them: TinyGo's inline assembly declares no clobbers.
+//   - A kernel with no scratch of its own (fc_dsp.go, which must not grow
+//     an arena that a fully connected layer sets) instead passes a few
+//     values as operands (at most four: pointers into the arena and the
+//     constants, the rest in a record the generator wrote), and the
+//     assembly pushes r0-r12 and lr, moves sp down and stores every operand
+//     in that frame before it changes any register.
 //   - Every loop has a board test: TestDSPOnBoard runs both forms on the
 //     emulated Cortex-M4 on random operands and compares them.
 //   - Loads from flash (weights, records) may be unaligned: LDR and LDRB,

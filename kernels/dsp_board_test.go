@@ -135,9 +135,286 @@ func main() {
 			say("FAIL dot2x2 case " + itoa(c))
 		}
 	}
+	bad += fcCases()
+	bad += fc16Cases()
+	bad += gatherCases()
+	bad += poolCases()
+	bad += mulCases()
 	if bad == 0 {
 		say("ok")
 	}
+}
+
+// put32 stores v little-endian at mem[at:].
+func put32(at int, v uint32) {
+	mem[at], mem[at+1], mem[at+2], mem[at+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
+
+// fcCases compares dspFCRow with dspFCRowRef: rows of K = 4..160 columns
+// (x at an unaligned address), 1 to 27 channels (groups of eight and the
+// rest), records planned by dspFCPlan: multipliers and shifts that leave
+// most outputs of random rows inside the clamp, one bias in four anywhere
+// in int32 (saturated sums).
+func fcCases() int {
+	bad, planned := 0, 0
+	for c := 0; c < 300; c++ {
+		fill(mem[:])
+		K := 4 * (1 + int(rnd()%40))
+		N := 1 + int(rnd()%27)
+		x := 1 + int(rnd()%7)
+		w := 256 + int(rnd()%5)
+		rec := 8192 + int(rnd()%3)
+		oa, ob := 12288, 12288+64
+		span := int32(rnd() % 256)
+		lo := -128 + int32(rnd()%uint32(256-span))
+		zo := lo + int32(rnd()%uint32(span+1))
+		rq := make([]int32, 0, 3*N)
+		for j := 0; j < N; j++ {
+			b := int32(rnd()%(1<<21)) - 1<<20
+			if rnd()%4 == 0 {
+				b = int32(rnd())
+			}
+			sh := -8 - int32(rnd()%6)
+			if rnd()%8 == 0 {
+				// Sums near +-2^30 that still rescale inside the clamp.
+				b, sh = int32(1<<29+rnd()%(1<<29)-1<<20), -21
+				if rnd()%2 == 0 {
+					b = -b
+				}
+			}
+			rq = append(rq, b, int32(1<<30+rnd()%(1<<30)), sh)
+		}
+		r := p.FCPlan(rq, K, zo, lo, lo+span)
+		if r == nil {
+			continue
+		}
+		planned++
+		copy(mem[rec:], r)
+		for i := 0; i < 128; i++ {
+			mem[oa+i] = 0x5a // bytes past N must stay as they are
+		}
+		p.FCRow(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[w]), unsafe.Pointer(&mem[rec]), unsafe.Pointer(&mem[oa]))
+		p.FCRowRef(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[w]), unsafe.Pointer(&mem[rec]), unsafe.Pointer(&mem[ob]))
+		for i := 0; i < 64; i++ {
+			if mem[oa+i] != mem[ob+i] {
+				bad++
+				if bad < 10 {
+					say("FAIL fc case " + itoa(c) + " K " + itoa(K) + " N " + itoa(N) + " byte " + itoa(i) +
+						": asm " + itoa(int(int8(mem[oa+i]))) + ", Go " + itoa(int(int8(mem[ob+i]))))
+				}
+				break
+			}
+		}
+	}
+	if planned < 100 {
+		say("FAIL fc: only " + itoa(planned) + " of 300 cases planned")
+		bad++
+	}
+	return bad
+}
+
+// poolCases compares dspMaxPool and dspAvgPool with their Go twins: depths
+// 4 to 96, runs of 1 to 5 pixels with windows of up to 8x8 taps (16x16 for
+// averages: 256 taps of -128), strides 1 to 3, random clamps.
+func poolCases() int {
+	bad := 0
+	for c := 0; c < 400; c++ {
+		fill(mem[:])
+		words := 1 + int(rnd()%24)
+		d := 4 * words
+		npix := 1 + int(rnd()%5)
+		rows, cols := 1+int(rnd()%8), 1+int(rnd()%8)
+		if c%16 == 0 {
+			rows, cols, npix = 16, 16, 1
+			words = 1 + int(rnd()%2)
+			d = 4 * words
+			for i := 0; i < 8192; i++ {
+				mem[i] = 0x80
+			}
+		}
+		stride := 1 + int(rnd()%3)
+		inW := (npix-1)*stride + cols + int(rnd()%3)
+		if rows*inW*d > 8000 {
+			continue
+		}
+		x := 1 + int(rnd()%3)
+		k := 12000
+		lo := int32(rnd()%256) - 128
+		hi := lo + int32(rnd()%uint32(128-lo))
+		put32(k, uint32(words))
+		put32(k+4, uint32(inW*d))
+		put32(k+8, uint32(d))
+		put32(k+12, uint32(stride*d))
+		for i := 0; i < 4; i++ {
+			mem[k+16+i], mem[k+20+i] = byte(lo), byte(hi)
+		}
+		oa, ob := 12288, 14336
+		spec := uint32(npix) | uint32(rows)<<16 | uint32(cols)<<24
+		for _, avg := range []bool{false, true} {
+			for i := 0; i < 2048; i++ {
+				mem[oa+i], mem[ob+i] = 0x5a, 0x5a
+			}
+			if avg {
+				p.AvgPool(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[oa]), spec, unsafe.Pointer(&mem[k]))
+				p.AvgPoolRef(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[ob]), spec, unsafe.Pointer(&mem[k]))
+			} else {
+				p.MaxPool(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[oa]), spec, unsafe.Pointer(&mem[k]))
+				p.MaxPoolRef(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[ob]), spec, unsafe.Pointer(&mem[k]))
+			}
+			for i := 0; i < 2048; i++ {
+				if mem[oa+i] != mem[ob+i] {
+					bad++
+					if bad < 10 {
+						what := "max"
+						if avg {
+							what = "avg"
+						}
+						say("FAIL " + what + "pool case " + itoa(c) + " depth " + itoa(d) + " pixels " + itoa(npix) + " window " + itoa(rows) + "x" + itoa(cols) +
+							" byte " + itoa(i) + ": asm " + itoa(int(int8(mem[oa+i]))) + ", Go " + itoa(int(int8(mem[ob+i]))))
+					}
+					break
+				}
+			}
+		}
+	}
+	return bad
+}
+
+// mulCases compares dspMulRows with dspMulRowsRef: 1 to 6 rows of 1 to 40
+// elements in the four modes (both inputs stepping, with and without the
+// activation clamp; one input fixed along the row), records planned by
+// dspMulPlan with random offsets, multipliers and shifts.
+func mulCases() int {
+	bad := 0
+	for c := 0; c < 400; c++ {
+		fill(mem[:])
+		inner, n1 := 1+int(rnd()%40), 1+int(rnd()%6)
+		ai, bi := 1, 1
+		switch c % 4 {
+		case 2:
+			bi = 0
+		case 3:
+			ai = 0
+		}
+		a1, b1 := int(rnd()%50), int(rnd()%50)
+		off1, off2 := int32(rnd()%256)-127, int32(rnd()%256)-127
+		zo := int32(rnd()%256) - 128
+		lo, hi := int32(-128), int32(127)
+		if c%4 != 1 {
+			lo = zo
+			hi = lo + int32(rnd()%uint32(128-lo))
+		}
+		k := p.MulPlan(inner, ai, bi, n1, a1, b1, off1, off2, zo, int32(1<<30+rnd()%(1<<30)), -1-int(rnd()%21), lo, hi)
+		if k == nil {
+			say("FAIL mul case " + itoa(c) + ": no plan")
+			bad++
+			continue
+		}
+		copy(mem[12000:], k)
+		oa, ob := 12288, 14336
+		for i := 0; i < 2048; i++ {
+			mem[oa+i], mem[ob+i] = 0x5a, 0x5a
+		}
+		x, y := 1+int(rnd()%3), 4096+int(rnd()%3)
+		p.MulRows(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[y]), unsafe.Pointer(&mem[oa]), unsafe.Pointer(&mem[12000]))
+		p.MulRowsRef(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[y]), unsafe.Pointer(&mem[ob]), unsafe.Pointer(&mem[12000]))
+		for i := 0; i < 2048; i++ {
+			if mem[oa+i] != mem[ob+i] {
+				bad++
+				if bad < 10 {
+					say("FAIL mul case " + itoa(c) + " inner " + itoa(inner) + " rows " + itoa(n1) + " byte " + itoa(i) +
+						": asm " + itoa(int(int8(mem[oa+i]))) + ", Go " + itoa(int(int8(mem[ob+i]))))
+				}
+				break
+			}
+		}
+	}
+	return bad
+}
+
+// gatherCases compares dspGather16 with dspGather16Ref: 1 to 12 rows of
+// 2 to 160 bytes, any stride, at unaligned addresses.
+func gatherCases() int {
+	bad := 0
+	for c := 0; c < 300; c++ {
+		fill(mem[:])
+		rows := 1 + int(rnd()%12)
+		n := 2 + 2*int(rnd()%80)
+		stride := n + int(rnd()%200)
+		s := 1 + int(rnd()%7)
+		da, db := 4096+int(rnd()%4), 8192
+		for i := 0; i < 2048; i++ {
+			mem[da+i], mem[db+i] = 0x5a, 0x5a
+		}
+		spec := uint32(n) | uint32(rows)<<16
+		p.Gather16(unsafe.Pointer(&mem[da]), unsafe.Pointer(&mem[s]), uint32(stride), spec)
+		p.Gather16Ref(unsafe.Pointer(&mem[db]), unsafe.Pointer(&mem[s]), uint32(stride), spec)
+		for i := 0; i < 2048; i++ {
+			if mem[da+i] != mem[db+i] {
+				bad++
+				if bad < 10 {
+					say("FAIL gather case " + itoa(c) + " rows " + itoa(rows) + " bytes " + itoa(n) + " at " + itoa(i))
+				}
+				break
+			}
+		}
+	}
+	return bad
+}
+
+// fc16Cases compares dspFC16Row with dspFC16RowRef: rows of K = 4..600
+// int16 columns (x at an unaligned address; one case in eight at the
+// extremes, -32768 times -128, whose sums leave 32 bits), 1 to 13
+// channels, records planned by dspFC16Plan.
+func fc16Cases() int {
+	bad := 0
+	for c := 0; c < 200; c++ {
+		fill(mem[:])
+		K := 4 * (1 + int(rnd()%150))
+		N := 1 + int(rnd()%13)
+		x := 2 + 2*int(rnd()%3)
+		w := 2048 + int(rnd()%5)
+		rec := 10240 + int(rnd()%3)
+		oa, ob := 12288, 12288+64
+		if c%8 == 0 {
+			for i := 0; i < K; i++ {
+				mem[x+2*i], mem[x+2*i+1] = 0, 0x80
+			}
+			for i := 0; i < N*K; i++ {
+				mem[w+i] = 0x80
+			}
+		}
+		bias, mult, shift := make([]int64, N), make([]int32, N), make([]int32, N)
+		for j := range bias {
+			bias[j] = int64(int32(rnd())) << (rnd() % 8)
+			mult[j] = int32(1<<30 + rnd()%(1<<30))
+			shift[j] = -2 - int32(rnd()%28)
+		}
+		lo := -32768 + int32(rnd()%1000)
+		r := p.FC16Plan(K, bias, mult, shift, int32(rnd()%5)-2, lo, lo+int32(rnd()%65000))
+		if r == nil {
+			say("FAIL fc16 case " + itoa(c) + ": no plan")
+			bad++
+			continue
+		}
+		copy(mem[rec:], r)
+		for i := 0; i < 128; i++ {
+			mem[oa+i] = 0x5a
+		}
+		p.FC16Row(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[w]), unsafe.Pointer(&mem[rec]), unsafe.Pointer(&mem[oa]))
+		p.FC16RowRef(unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[w]), unsafe.Pointer(&mem[rec]), unsafe.Pointer(&mem[ob]))
+		for i := 0; i < 64; i++ {
+			if mem[oa+i] != mem[ob+i] {
+				bad++
+				if bad < 10 {
+					say("FAIL fc16 case " + itoa(c) + " K " + itoa(K) + " N " + itoa(N) + " byte " + itoa(i) +
+						": asm " + itoa(int(mem[oa+i])) + ", Go " + itoa(int(mem[ob+i])))
+				}
+				break
+			}
+		}
+	}
+	return bad
 }
 `
 
@@ -178,6 +455,53 @@ func Widen2(g *DSPPWArgs)      { dspWiden2(pw(g)) }
 func Widen2Ref(g *DSPPWArgs)   { dspWiden2Ref(pw(g)) }
 func Dot2x2(g *DSPArgs)        { dspDot2x2Rows(dd(g)) }
 func Dot2x2Ref(g *DSPArgs)     { dspDot2x2RowsRef(dd(g)) }
+
+func FCRow(x, w, r, o unsafe.Pointer)    { dspFCRow(x, w, r, o) }
+func FCRowRef(x, w, r, o unsafe.Pointer) { dspFCRowRef(x, w, r, o) }
+
+func FCPlan(rq []int32, K int, zo, lo, hi int32) []byte {
+	b := make([]byte, 0, 4*len(rq))
+	for _, v := range rq {
+		b = append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
+	}
+	r, ok := dspFCPlan(b, K, zo, lo, hi)
+	if !ok {
+		return nil
+	}
+	return r
+}
+
+func FC16Row(x, w, r, o unsafe.Pointer)    { dspFC16Row(x, w, r, o) }
+func FC16RowRef(x, w, r, o unsafe.Pointer) { dspFC16RowRef(x, w, r, o) }
+
+func Gather16(d, s unsafe.Pointer, t, n uint32)    { dspGather16(d, s, t, n) }
+func Gather16Ref(d, s unsafe.Pointer, t, n uint32) { dspGather16Ref(d, s, t, n) }
+
+func MaxPool(x, o unsafe.Pointer, n uint32, k unsafe.Pointer)    { dspMaxPool(x, o, n, k) }
+func MaxPoolRef(x, o unsafe.Pointer, n uint32, k unsafe.Pointer) { dspMaxPoolRef(x, o, n, k) }
+func AvgPool(x, o unsafe.Pointer, n uint32, k unsafe.Pointer)    { dspAvgPool(x, o, n, k) }
+func AvgPoolRef(x, o unsafe.Pointer, n uint32, k unsafe.Pointer) { dspAvgPoolRef(x, o, n, k) }
+
+func MulRows(a, b, o, k unsafe.Pointer)    { dspMulRows(a, b, o, k) }
+func MulRowsRef(a, b, o, k unsafe.Pointer) { dspMulRowsRef(a, b, o, k) }
+
+func MulPlan(inner, ai, bi, n1, a1, b1 int, off1, off2, zo, m int32, shift int, lo, hi int32) []byte {
+	bc := &ewBcast{inner: inner, aInner: ai, bInner: bi, n1: n1, a1: a1, b1: b1}
+	q := &mulQuantParams{in1Off: off1, in2Off: off2, outOff: zo, mult: m, shift: shift, actMin: lo, actMax: hi}
+	k, ok := dspMulPlan(bc, q)
+	if !ok {
+		return nil
+	}
+	return k
+}
+
+func FC16Plan(K int, bias []int64, mult, shift []int32, zo, lo, hi int32) []byte {
+	b, ok := dspFC16Plan(K, bias, mult, shift, zo, lo, hi)
+	if !ok {
+		return nil
+	}
+	return b
+}
 `
 	dspBoardRun(t, dspBoardMain, export)
 }

@@ -53,6 +53,12 @@ func octDot(x []int8, w string, a *[8]int32) {
 // eight accumulators, the activation, the weight and the two walking
 // pointers fill the registers of a 32-bit core (gc for ARM keeps the end
 // pointer on the stack and reloads it once per group of sixteen elements).
+// It stays a function of its own: inlined into its caller (TinyGo inlines
+// a function with one caller, as the SVDF kernels are in a package whose
+// fully connected layers run on the DSP loop), its spills grow that
+// caller's frame by 168 bytes.
+//
+//go:noinline
 func octPass8(x []int8, p unsafe.Pointer, a *[8]int32) {
 	k := len(x)
 	n := k / 16

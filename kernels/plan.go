@@ -182,3 +182,51 @@ func DWDSPShift(g DWGeom, q8 bool) int {
 		filterH: g.FilterH, filterW: g.FilterW, outH: g.OutH, outW: g.OutW, outC: g.OutC, depthMul: g.DepthMul,
 		strideH: g.StrideH, strideW: g.StrideW, dilationH: g.DilationH, dilationW: g.DilationW, padH: g.PadH, padW: g.PadW}, q8)
 }
+
+// PlanFCDSP plans fcDSPInt8 for N weight rows of K int8 columns (row(j)
+// returns row j) and requantization triples rq (folded bias, multiplier,
+// exponent per row, little-endian int32) to an output with zero point zo
+// clamped to [lo, hi]: the packed weights and the record string, ok false
+// when the kernel cannot take the layer (K not a multiple of four, or a
+// requantization convPWQ would not compute exactly).
+func PlanFCDSP(N, K int, row func(j int) []byte, rq []byte, zo, lo, hi int32) (wt, rec []byte, ok bool) {
+	if N <= 0 || len(rq) != 12*N {
+		return nil, nil, false
+	}
+	if rec, ok = dspFCPlan(rq, K, zo, lo, hi); !ok {
+		return nil, nil, false
+	}
+	return dspFCPack(N, K, row), rec, true
+}
+
+// PlanFC16DSP plans fcDSPInt16 for rows of K columns with int64 biases
+// (the input offset folded in), multipliers and exponents per output
+// channel, output zero point zo and clamp [lo, hi]: the record string, ok
+// false when the kernel cannot take the layer (K not a multiple of four, a
+// rescale of 1/4 or more).
+func PlanFC16DSP(K int, bias []int64, mult, shift []int32, zo, lo, hi int32) ([]byte, bool) {
+	return dspFC16Plan(K, bias, mult, shift, zo, lo, hi)
+}
+
+// PlanFC16DSPWeights lays out N weight rows of K int8 columns (row(j)
+// returns row j) for fcDSPInt16.
+func PlanFC16DSPWeights(N, K int, row func(j int) []byte) []byte { return dspFC16Pack(N, K, row) }
+
+// PlanPoolDSP plans avgPoolDSPInt8 (avg) or maxPoolDSPInt8 for an int8
+// pooling layer: the layer's record, ok false when the kernel cannot take
+// it (dspPoolPlan).
+func PlanPoolDSP(avg bool, depth, inW, outW, strideW, filterH, filterW int, lo, hi int32) ([]byte, bool) {
+	return dspPoolPlan(avg, depth, inW, outW, strideW, filterH, filterW, lo, hi)
+}
+
+// PlanMulDSP plans mulDSPInt8 for an int8 MUL with the broadcast plan's
+// row (inner elements, steps aInner and bInner) and its innermost outer
+// dimension (n1 rows, steps a1 and b1), the negated input zero points,
+// the output zero point, the multiplier and exponent and the clamp
+// [lo, hi]: the record, ok false when the kernel cannot take the layer
+// (dspMulPlan).
+func PlanMulDSP(inner, aInner, bInner, n1, a1, b1 int, in1Off, in2Off, outOff, mult int32, shift int, lo, hi int32) ([]byte, bool) {
+	bc := &ewBcast{inner: inner, aInner: aInner, bInner: bInner, n1: n1, a1: a1, b1: b1}
+	p := &mulQuantParams{in1Off: in1Off, in2Off: in2Off, outOff: outOff, mult: mult, shift: shift, actMin: lo, actMax: hi}
+	return dspMulPlan(bc, p)
+}

@@ -41,6 +41,7 @@ const (
 	ArgMinMaxIdxF32         Func = "argMinMaxIdxF32"
 	ArgMinMaxIdxI16         Func = "argMinMaxIdxI16"
 	ArgMinMaxIdxI8          Func = "argMinMaxIdxI8"
+	AvgPoolDSPInt8          Func = "avgPoolDSPInt8"
 	AvgPoolF32              Func = "avgPoolF32"
 	AvgPoolInt16            Func = "avgPoolInt16"
 	AvgPoolInt8             Func = "avgPoolInt8"
@@ -71,7 +72,10 @@ const (
 	ConstU8                 Func = "constU8"
 	ConvCopy                Func = "convCopy"
 	ConvDSP                 Func = "convDSP"
+	ConvDSP16Edge           Func = "convDSP16Edge"
 	ConvDSPCopy             Func = "convDSPCopy"
+	ConvDSPInt16            Func = "convDSPInt16"
+	ConvDSPInt16PW          Func = "convDSPInt16PW"
 	ConvDSPRun              Func = "convDSPRun"
 	ConvDSPScratch          Func = "convDSPScratch"
 	ConvDSPW                Func = "convDSPW"
@@ -150,10 +154,28 @@ const (
 	DivLeadingSignBits      Func = "divLeadingSignBits"
 	DivQuantOne             Func = "divQuantOne"
 	DivRoundingDivByPOT     Func = "divRoundingDivByPOT"
+	DspAvgPool              Func = "dspAvgPool"
+	DspAvgPoolRef           Func = "dspAvgPoolRef"
 	DspClear                Func = "dspClear"
 	DspCopy                 Func = "dspCopy"
 	DspDot2x2Rows           Func = "dspDot2x2Rows"
 	DspDot2x2RowsRef        Func = "dspDot2x2RowsRef"
+	DspFC16Pack             Func = "dspFC16Pack"
+	DspFC16Plan             Func = "dspFC16Plan"
+	DspFC16Row              Func = "dspFC16Row"
+	DspFC16RowRef           Func = "dspFC16RowRef"
+	DspFCGroup              Func = "dspFCGroup"
+	DspFCPack               Func = "dspFCPack"
+	DspFCPlan               Func = "dspFCPlan"
+	DspFCRow                Func = "dspFCRow"
+	DspFCRowRef             Func = "dspFCRowRef"
+	DspGather16             Func = "dspGather16"
+	DspGather16Ref          Func = "dspGather16Ref"
+	DspMaxPool              Func = "dspMaxPool"
+	DspMaxPoolRef           Func = "dspMaxPoolRef"
+	DspMulPlan              Func = "dspMulPlan"
+	DspMulRows              Func = "dspMulRows"
+	DspMulRowsRef           Func = "dspMulRowsRef"
 	DspPWLast               Func = "dspPWLast"
 	DspPWPairs              Func = "dspPWPairs"
 	DspPWPairsRef           Func = "dspPWPairsRef"
@@ -161,7 +183,11 @@ const (
 	DspPWPairsWRef          Func = "dspPWPairsWRef"
 	DspPackPairs            Func = "dspPackPairs"
 	DspPlanRecords          Func = "dspPlanRecords"
+	DspPoolArgs             Func = "dspPoolArgs"
+	DspPoolPlan             Func = "dspPoolPlan"
 	DspQ                    Func = "dspQ"
+	DspQ16                  Func = "dspQ16"
+	DspQS                   Func = "dspQS"
 	DspSetPtr               Func = "dspSetPtr"
 	DspWiden2               Func = "dspWiden2"
 	DspWiden2Ref            Func = "dspWiden2Ref"
@@ -304,6 +330,8 @@ const (
 	F32sSumF32              Func = "f32sSumF32"
 	F32sUnpackN             Func = "f32sUnpackN"
 	FcActF32                Func = "fcActF32"
+	FcDSPInt16              Func = "fcDSPInt16"
+	FcDSPInt8               Func = "fcDSPInt8"
 	FcDotI16                Func = "fcDotI16"
 	FcDotI16Acc32           Func = "fcDotI16Acc32"
 	FcDots                  Func = "fcDots"
@@ -425,6 +453,7 @@ const (
 	LstmTanhF               Func = "lstmTanhF"
 	LstmTanhQ               Func = "lstmTanhQ"
 	LutInt8                 Func = "lutInt8"
+	MaxPoolDSPInt8          Func = "maxPoolDSPInt8"
 	MaxPoolF32              Func = "maxPoolF32"
 	MaxPoolInt16            Func = "maxPoolInt16"
 	MaxPoolInt8             Func = "maxPoolInt8"
@@ -447,6 +476,7 @@ const (
 	MoveStridedConst        Func = "moveStridedConst"
 	MulByQuantMul           Func = "mulByQuantMul"
 	MulByQuantMul64         Func = "mulByQuantMul64"
+	MulDSPInt8              Func = "mulDSPInt8"
 	MulF32                  Func = "mulF32"
 	MulI32                  Func = "mulI32"
 	MulInt16                Func = "mulInt16"
@@ -465,6 +495,7 @@ const (
 	PadRowsInt16            Func = "padRowsInt16"
 	PadRowsInt8             Func = "padRowsInt8"
 	PoolAvgRound            Func = "poolAvgRound"
+	PoolInterior            Func = "poolInterior"
 	PoolRecip               Func = "poolRecip"
 	PoolSumI8               Func = "poolSumI8"
 	PoolWindow              Func = "poolWindow"
@@ -623,6 +654,7 @@ const (
 	F32Act               Struct = "f32Act"
 	F32sSum              Struct = "f32sSum"
 	F32sX                Struct = "f32sX"
+	FcDSPParams          Struct = "fcDSPParams"
 	FcParams             Struct = "fcParams"
 	FcRQ                 Struct = "fcRQ"
 	GatherNdParams       Struct = "gatherNdParams"
@@ -694,6 +726,7 @@ func Funcs() []Func {
 		ArgMinMaxIdxF32,
 		ArgMinMaxIdxI16,
 		ArgMinMaxIdxI8,
+		AvgPoolDSPInt8,
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
@@ -724,7 +757,10 @@ func Funcs() []Func {
 		ConstU8,
 		ConvCopy,
 		ConvDSP,
+		ConvDSP16Edge,
 		ConvDSPCopy,
+		ConvDSPInt16,
+		ConvDSPInt16PW,
 		ConvDSPRun,
 		ConvDSPScratch,
 		ConvDSPW,
@@ -803,10 +839,28 @@ func Funcs() []Func {
 		DivLeadingSignBits,
 		DivQuantOne,
 		DivRoundingDivByPOT,
+		DspAvgPool,
+		DspAvgPoolRef,
 		DspClear,
 		DspCopy,
 		DspDot2x2Rows,
 		DspDot2x2RowsRef,
+		DspFC16Pack,
+		DspFC16Plan,
+		DspFC16Row,
+		DspFC16RowRef,
+		DspFCGroup,
+		DspFCPack,
+		DspFCPlan,
+		DspFCRow,
+		DspFCRowRef,
+		DspGather16,
+		DspGather16Ref,
+		DspMaxPool,
+		DspMaxPoolRef,
+		DspMulPlan,
+		DspMulRows,
+		DspMulRowsRef,
 		DspPWLast,
 		DspPWPairs,
 		DspPWPairsRef,
@@ -814,7 +868,11 @@ func Funcs() []Func {
 		DspPWPairsWRef,
 		DspPackPairs,
 		DspPlanRecords,
+		DspPoolArgs,
+		DspPoolPlan,
 		DspQ,
+		DspQ16,
+		DspQS,
 		DspSetPtr,
 		DspWiden2,
 		DspWiden2Ref,
@@ -957,6 +1015,8 @@ func Funcs() []Func {
 		F32sSumF32,
 		F32sUnpackN,
 		FcActF32,
+		FcDSPInt16,
+		FcDSPInt8,
 		FcDotI16,
 		FcDotI16Acc32,
 		FcDots,
@@ -1078,6 +1138,7 @@ func Funcs() []Func {
 		LstmTanhF,
 		LstmTanhQ,
 		LutInt8,
+		MaxPoolDSPInt8,
 		MaxPoolF32,
 		MaxPoolInt16,
 		MaxPoolInt8,
@@ -1100,6 +1161,7 @@ func Funcs() []Func {
 		MoveStridedConst,
 		MulByQuantMul,
 		MulByQuantMul64,
+		MulDSPInt8,
 		MulF32,
 		MulI32,
 		MulInt16,
@@ -1118,6 +1180,7 @@ func Funcs() []Func {
 		PadRowsInt16,
 		PadRowsInt8,
 		PoolAvgRound,
+		PoolInterior,
 		PoolRecip,
 		PoolSumI8,
 		PoolWindow,
@@ -1278,6 +1341,7 @@ func Structs() []Struct {
 		F32Act,
 		F32sSum,
 		F32sX,
+		FcDSPParams,
 		FcParams,
 		FcRQ,
 		GatherNdParams,
@@ -1376,6 +1440,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*argMinMaxParams"}, {"in", "[]int16"}, {"o", "int"}, {"k", "int"}}, true
 	case ArgMinMaxIdxI8:
 		return []Param{{"p", "*argMinMaxParams"}, {"in", "[]int8"}, {"o", "int"}, {"k", "int"}}, true
+	case AvgPoolDSPInt8:
+		return []Param{{"p", "*poolParams"}, {"k", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case AvgPoolF32:
 		return []Param{{"p", "*poolParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
 	case AvgPoolInt16:
@@ -1436,8 +1502,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"d", "[]int8"}, {"src", "[]int8"}}, true
 	case ConvDSP:
 		return []Param{{"p", "*convDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case ConvDSP16Edge:
+		return []Param{{"p", "*convParams"}, {"img", "[]int16"}, {"scr", "[]int16"}, {"iy0", "int"}, {"ix0", "int"}, {"fx0", "int"}, {"fx1", "int"}}, true
 	case ConvDSPCopy:
 		return []Param{{"dst", "[]int8"}, {"src", "[]int8"}}, true
+	case ConvDSPInt16:
+		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"wt", "string"}, {"rec", "string"}, {"scr", "[]int16"}, {"out", "[]int16"}}, true
+	case ConvDSPInt16PW:
+		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"wt", "string"}, {"rec", "string"}, {"out", "[]int16"}}, true
 	case ConvDSPRun:
 		return []Param{{"p", "*convDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}, {"wide", "bool"}}, true
 	case ConvDSPScratch:
@@ -1594,6 +1666,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case DivRoundingDivByPOT:
 		return []Param{{"x", "int32"}, {"e", "int"}}, true
+	case DspAvgPool:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"spec", "uint32"}, {"k", "unsafe.Pointer"}}, true
+	case DspAvgPoolRef:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"spec", "uint32"}, {"k", "unsafe.Pointer"}}, true
 	case DspClear:
 		return []Param{{"p", "unsafe.Pointer"}, {"n", "int"}}, true
 	case DspCopy:
@@ -1602,6 +1678,38 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"g", "*dspArgs"}}, true
 	case DspDot2x2RowsRef:
 		return []Param{{"g", "*dspArgs"}}, true
+	case DspFC16Pack:
+		return []Param{{"N", "int"}, {"K", "int"}, {"row", "func(j int) []byte"}}, true
+	case DspFC16Plan:
+		return []Param{{"K", "int"}, {"bias", "[]int64"}, {"mult", "[]int32"}, {"shift", "[]int32"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case DspFC16Row:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"r", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}}, true
+	case DspFC16RowRef:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"r", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}}, true
+	case DspFCGroup:
+		return []Param{{"c0", "int"}, {"N", "int"}}, true
+	case DspFCPack:
+		return []Param{{"N", "int"}, {"K", "int"}, {"row", "func(j int) []byte"}}, true
+	case DspFCPlan:
+		return []Param{{"rq", "[]byte"}, {"K", "int"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case DspFCRow:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"r", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}}, true
+	case DspFCRowRef:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"r", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}}, true
+	case DspGather16:
+		return []Param{{"d", "unsafe.Pointer"}, {"s", "unsafe.Pointer"}, {"stride", "uint32"}, {"spec", "uint32"}}, true
+	case DspGather16Ref:
+		return []Param{{"d", "unsafe.Pointer"}, {"s", "unsafe.Pointer"}, {"stride", "uint32"}, {"spec", "uint32"}}, true
+	case DspMaxPool:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"spec", "uint32"}, {"k", "unsafe.Pointer"}}, true
+	case DspMaxPoolRef:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"spec", "uint32"}, {"k", "unsafe.Pointer"}}, true
+	case DspMulPlan:
+		return []Param{{"bc", "*ewBcast"}, {"p", "*mulQuantParams"}}, true
+	case DspMulRows:
+		return []Param{{"a", "unsafe.Pointer"}, {"b", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"k", "unsafe.Pointer"}}, true
+	case DspMulRowsRef:
+		return []Param{{"a", "unsafe.Pointer"}, {"b", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"k", "unsafe.Pointer"}}, true
 	case DspPWLast:
 		return []Param{{"g", "*dspPWArgs"}, {"xa", "unsafe.Pointer"}, {"xb", "uint32"}, {"pw", "unsafe.Pointer"}, {"pr", "unsafe.Pointer"}, {"k4", "int"}, {"N", "int"}, {"span", "int32"}, {"hi", "int32"}, {"oa", "[]int8"}, {"ob", "[]int8"}}, true
 	case DspPWPairs:
@@ -1616,8 +1724,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"rows", "[][]int8"}, {"K", "int"}}, true
 	case DspPlanRecords:
 		return []Param{{"rq", "[]byte"}, {"K", "int"}, {"zo", "int32"}, {"lo", "int32"}}, true
+	case DspPoolArgs:
+		return []Param{{"spec", "uint32"}, {"k", "unsafe.Pointer"}}, true
+	case DspPoolPlan:
+		return []Param{{"avg", "bool"}, {"depth", "int"}, {"inW", "int"}, {"outW", "int"}, {"strideW", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case DspQ:
 		return []Param{{"s", "int32"}, {"r", "*[20]byte"}, {"span", "int32"}}, true
+	case DspQ16:
+		return []Param{{"s", "int64"}, {"rc", "*[16]byte"}, {"lo", "int32"}, {"hi", "int32"}, {"zo", "int32"}}, true
+	case DspQS:
+		return []Param{{"s", "int32"}, {"rc", "*[16]byte"}, {"span", "int32"}}, true
 	case DspSetPtr:
 		return []Param{{"dst", "*unsafe.Pointer"}, {"p", "unsafe.Pointer"}}, true
 	case DspWiden2:
@@ -1902,6 +2018,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"u", "*[16]f32sX"}, {"x", "[]float32"}, {"w0", "uint32"}, {"stride", "uint32"}}, true
 	case FcActF32:
 		return []Param{{"o", "[]float32"}, {"bias", "string"}, {"lo", "float32"}, {"hi", "float32"}}, true
+	case FcDSPInt16:
+		return []Param{{"p", "*fcDSPParams"}, {"in", "[]int16"}, {"wt", "string"}, {"rec", "string"}, {"out", "[]int16"}}, true
+	case FcDSPInt8:
+		return []Param{{"p", "*fcDSPParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rec", "string"}, {"out", "[]int8"}}, true
 	case FcDotI16:
 		return []Param{{"x", "[]int16"}, {"w", "[]int8"}}, true
 	case FcDotI16Acc32:
@@ -2144,6 +2264,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"v", "int16"}, {"mult", "int32"}, {"shift", "int"}}, true
 	case LutInt8:
 		return []Param{{"tab", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case MaxPoolDSPInt8:
+		return []Param{{"p", "*poolParams"}, {"k", "string"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case MaxPoolF32:
 		return []Param{{"p", "*poolParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
 	case MaxPoolInt16:
@@ -2188,6 +2310,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "int32"}, {"m", "int32"}, {"shift", "int"}}, true
 	case MulByQuantMul64:
 		return []Param{{"x", "int64"}, {"m", "int32"}, {"shift", "int"}}, true
+	case MulDSPInt8:
+		return []Param{{"k", "string"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
 	case MulF32:
 		return []Param{{"p", "*ewF32Params"}, {"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case MulI32:
@@ -2224,6 +2348,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*padRowsParams"}, {"dst", "[]int8"}, {"src", "[]int8"}}, true
 	case PoolAvgRound:
 		return []Param{{"acc", "int32"}, {"n", "int32"}}, true
+	case PoolInterior:
+		return []Param{{"p", "*poolParams"}}, true
 	case PoolRecip:
 		return []Param{{"n", "int32"}}, true
 	case PoolSumI8:
@@ -2484,6 +2610,7 @@ func (f Func) Results() int {
 		ArgMinMaxI16I64,
 		ArgMinMaxI8I32,
 		ArgMinMaxI8I64,
+		AvgPoolDSPInt8,
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
@@ -2505,7 +2632,10 @@ func (f Func) Results() int {
 		CmpInt8,
 		ConvCopy,
 		ConvDSP,
+		ConvDSP16Edge,
 		ConvDSPCopy,
+		ConvDSPInt16,
+		ConvDSPInt16PW,
 		ConvDSPRun,
 		ConvDSPW,
 		ConvDSPWindow,
@@ -2555,10 +2685,22 @@ func (f Func) Results() int {
 		DivF32,
 		DivI32,
 		DivInt8,
+		DspAvgPool,
+		DspAvgPoolRef,
 		DspClear,
 		DspCopy,
 		DspDot2x2Rows,
 		DspDot2x2RowsRef,
+		DspFC16Row,
+		DspFC16RowRef,
+		DspFCRow,
+		DspFCRowRef,
+		DspGather16,
+		DspGather16Ref,
+		DspMaxPool,
+		DspMaxPoolRef,
+		DspMulRows,
+		DspMulRowsRef,
 		DspPWLast,
 		DspPWPairs,
 		DspPWPairsRef,
@@ -2625,6 +2767,8 @@ func (f Func) Results() int {
 		F32Store4,
 		F32ViewRow,
 		FcActF32,
+		FcDSPInt16,
+		FcDSPInt8,
 		FcDots,
 		FcF32,
 		FcF32B,
@@ -2692,6 +2836,7 @@ func (f Func) Results() int {
 		LstmSigmoidF,
 		LstmTanhF,
 		LutInt8,
+		MaxPoolDSPInt8,
 		MaxPoolF32,
 		MaxPoolInt16,
 		MaxPoolInt8,
@@ -2711,6 +2856,7 @@ func (f Func) Results() int {
 		MoveRow,
 		MoveStrided,
 		MoveStridedConst,
+		MulDSPInt8,
 		MulF32,
 		MulI32,
 		MulInt16,
@@ -2833,8 +2979,13 @@ func (f Func) Results() int {
 		DivLeadingSignBits,
 		DivQuantOne,
 		DivRoundingDivByPOT,
+		DspFC16Pack,
+		DspFCGroup,
+		DspFCPack,
 		DspPackPairs,
 		DspQ,
+		DspQ16,
+		DspQS,
 		DspWidenWords,
 		DusClamp,
 		Dw3x3BlockWidth,
@@ -2989,7 +3140,11 @@ func (f Func) Results() int {
 		return 1
 	case ConvRowsEdge,
 		ConvTaps,
+		DspFC16Plan,
+		DspFCPlan,
+		DspMulPlan,
 		DspPlanRecords,
+		DspPoolPlan,
 		DwDSPInterior,
 		DwDSPRecs,
 		DwTaps,
@@ -3003,6 +3158,7 @@ func (f Func) Results() int {
 		L2InvSqrt,
 		LogisticTanh16Input,
 		OctLanes,
+		PoolInterior,
 		PoolWindow,
 		SigmoidTab2,
 		SoftmaxInt8Row,
@@ -3037,6 +3193,8 @@ func (f Func) Results() int {
 		LstmDotF8Q,
 		LstmDotF8S:
 		return 8
+	case DspPoolArgs:
+		return 9
 	}
 	return -1
 }
@@ -3120,6 +3278,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"a", "int32"}, {"e", "int32"}}, true
 	case F32sX:
 		return []Param{{"m", "uint32"}, {"e", "int32"}, {"s", "uint32"}, {"w", "uint32"}}, true
+	case FcDSPParams:
+		return []Param{{"batches", "int"}, {"outDepth", "int"}, {"accumDepth", "int"}}, true
 	case FcParams:
 		return []Param{{"batches", "int"}, {"outDepth", "int"}, {"accumDepth", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}, {"mult", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}, {"half", "int32"}, {"bias4", "bool"}}, true
 	case FcRQ:

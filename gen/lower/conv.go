@@ -428,6 +428,9 @@ func lowerConv2D(c *opCtx) error {
 	if err != nil {
 		return err
 	}
+	if convLowerDSPInt16(c, inArg, filter, bias, out, fields, inC, fC, fH, fW, outC, padH, padW, mult, shift, lo, hi) {
+		return nil
+	}
 	c.Call(kernelsig.ConvInt16, Struct(kernelsig.ConvParams, fields...), inArg, View(filter), b,
 		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	return nil

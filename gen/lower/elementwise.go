@@ -7,6 +7,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
+	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 // Lowerings of the binary elementwise operators ADD, SUB, MUL, MAXIMUM and
@@ -500,6 +501,10 @@ func lowerMul(c *opCtx) error {
 		fn := kernelsig.MulInt8
 		if out.Type == model.Int16 {
 			fn = kernelsig.MulInt16
+		} else if rec, ok := mulDSPRecord(c, plan, k); ok {
+			// One requantization instruction an element on the DSP
+			// extension, where its record takes the layer.
+			return ewEmitBinary(c, kernelsig.MulDSPInt8, []Arg{c.Const("Mul", rec)}, plan, a, b, out)
 		}
 		return ewEmitBinary(c, fn, []Arg{p}, plan, a, b, out)
 	case model.Float32:
@@ -516,6 +521,17 @@ func lowerMul(c *opCtx) error {
 		return ewEmitBinary(c, kernelsig.MulI32, []Arg{p}, plan, a, b, out)
 	}
 	return c.Errorf("type %s is not supported", out.Type)
+}
+
+// mulDSPRecord returns the record of mulDSPInt8 (kernels.PlanMulDSP) for
+// an int8 MUL with broadcast plan and constants k, ok false where the DSP
+// kernels are not allowed or the kernel does not take the layer.
+func mulDSPRecord(c *opCtx, plan ewPlan, k mulQuantConsts) ([]byte, bool) {
+	if !c.DSP() || plan.Empty {
+		return nil, false
+	}
+	return kernels.PlanMulDSP(plan.Inner, plan.AInner, plan.BInner, plan.N[0], plan.A[0], plan.B[0],
+		k.In1Off, k.In2Off, k.OutOff, k.Mult, k.Shift, k.ActMin, k.ActMax)
 }
 
 // lowerMaximum lowers MAXIMUM.

@@ -163,6 +163,9 @@ func lowerFullyConnected(c *opCtx) error {
 	p := Struct(kernelsig.FcParams, params...)
 	switch {
 	case in.Type == model.Int8:
+		if fcLowerDSPInt8(c, params, w, folded, mult, shift, units, depth, outZP, lo, hi) {
+			return nil
+		}
 		fnPT, fn := kernelsig.FcOctInt8PT, kernelsig.FcOctInt8
 		var packed Arg
 		if fcOctWastes(units, depth) {
@@ -223,6 +226,14 @@ func lowerFullyConnected(c *opCtx) error {
 		if err != nil {
 			return err
 		}
+		if c.DSP() {
+			// The DSP loop where its records take the requantization.
+			if rec, ok := kernels.PlanFC16DSP(depth, folded, mult, shift, outZP, lo, hi); ok {
+				wt := kernels.PlanFC16DSPWeights(units, depth, func(j int) []byte { return w.Data[j*depth : j*depth+depth] })
+				c.Call(kernelsig.FcDSPInt16, Struct(kernelsig.FcDSPParams, params[:3]...), inArg, c.Const("Weights", wt), c.Const("Rec", rec), View(out))
+				return nil
+			}
+		}
 		c.Call(kernelsig.FcInt16, p, inArg, View(w), c.ConstI64("Bias", folded), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	default:
 		// A constant data input (TFLM accepts one) is copied to scratch.
@@ -233,6 +244,31 @@ func lowerFullyConnected(c *opCtx) error {
 		c.Call(kernelsig.FcInt16Acc32, p, inArg, View(w), c.ConstI32("Bias", fcTrunc32(folded)), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	}
 	return nil
+}
+
+// fcLowerDSPInt8 emits fcDSPInt8 for an int8 layer (per-tensor or
+// per-channel weights) where the DSP kernels are allowed and the kernel
+// takes it (kernels.PlanFCDSP: a depth that is a multiple of four, and a
+// requantization its records compute exactly), and reports whether it did.
+// params are the layer's fcParams fields, batches, outDepth and
+// accumDepth first (fcDSPParams' fields).
+func fcLowerDSPInt8(c *opCtx, params []Field, w *model.Tensor, folded []int64, mult, shift []int32, units, depth int, outZP, lo, hi int32) bool {
+	if !c.DSP() {
+		return false
+	}
+	b := fcTrunc32(folded)
+	triples := make([]int32, 0, 3*units)
+	for u := range units {
+		triples = append(triples, b[u], mult[u], shift[u])
+	}
+	wt, rec, ok := kernels.PlanFCDSP(units, depth, func(j int) []byte { return w.Data[j*depth : j*depth+depth] }, int32Bytes(triples), outZP, lo, hi)
+	if !ok {
+		return false
+	}
+	// One input row by four channels at a time, the sums requantized with
+	// the planned records: no scratch.
+	c.Call(kernelsig.FcDSPInt8, Struct(kernelsig.FcDSPParams, params[:3]...), View(c.In(0)), c.Const("Weights", wt), c.Const("Rec", rec), View(c.Out(0)))
+	return true
 }
 
 // fcMultipliers computes the output multipliers and exponents as TFLM's

@@ -210,8 +210,8 @@ func TestFullyConnectedGenerated(t *testing.T) {
 	}
 	r := rand.New(rand.NewSource(11))
 	var cases []fcgCase
-	// Every int8 shape uses fcOctInt8 (or fcOctInt8PT, fcOctInt8PTQ), the
-	// large last one too.
+	// Every int8 shape uses fcDSPInt8 where its depth is a multiple of
+	// four, fcOctInt8 (or fcOctInt8PT, fcOctInt8PTQ) otherwise.
 	shapes := [][3]int{{1, 1, 1}, {1, 16, 16}, {2, 7, 5}, {1, 33, 13}, {3, 4, 9}, {1, 64, 3}, {1, 250, 4}, {2, 10, 45}, {1, 1100, 25}}
 	for i, s := range shapes {
 		act := []quant.Activation{quant.ActNone, quant.ActRelu, quant.ActRelu6}[i%3]
@@ -231,11 +231,17 @@ func TestFullyConnectedGenerated(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if strings.HasPrefix(c.name, "int8") {
-			// int8_BxDEPTHxUNITS_...: octDot unless its padding wastes flash.
+			// int8_BxDEPTHxUNITS_...: the DSP kernel where it applies (a
+			// depth that is a multiple of four, a requantization its
+			// records take: not the tiny ones), else octDot unless its
+			// padding wastes flash.
 			var batch, depth, units int
 			fmt.Sscanf(c.name, "int8_%dx%dx%d", &batch, &depth, &units)
 			want := "fcOctInt8"
-			if fcOctWastes(units, depth) {
+			switch {
+			case depth%4 == 0 && !strings.HasSuffix(c.name, "_tiny"):
+				want = "fcDSPInt8"
+			case fcOctWastes(units, depth):
 				want = "fcInt8"
 			}
 			src := res.Files["model.go"]

@@ -53,6 +53,8 @@ type bandKernel struct {
 // geometry.
 var bandKernels = map[string]bandKernel{
 	"convInt16":      {kind: bandWindow},
+	"convDSPInt16":   {kind: bandWindow},
+	"convDSPInt16PW": {kind: bandWindow},
 	"convF32":        {kind: bandWindow},
 	"convLeanInt8":   {kind: bandWindow},
 	"convWinInt8":    {kind: bandWindow},
@@ -73,6 +75,8 @@ var bandKernels = map[string]bandKernel{
 	"maxPoolInt8":    {kind: bandWindow},
 	"maxPoolInt16":   {kind: bandWindow},
 	"maxPoolF32":     {kind: bandWindow},
+	"avgPoolDSPInt8": {kind: bandWindow},
+	"maxPoolDSPInt8": {kind: bandWindow},
 	"convPWInt8":     {kind: bandPixels},
 	"convPWDSP":      {kind: bandPixels},
 	"convPWDSPW":     {kind: bandPixels},

@@ -6,6 +6,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
+	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 func init() {
@@ -126,6 +127,20 @@ func lowerPool(c *opCtx, avg bool) error {
 	if err != nil {
 		return err
 	}
-	c.Call(fn, Struct(kernelsig.PoolParams, append(params, F("actMin", I32(lo)), F("actMax", I32(hi)))...), View(in), View(out))
+	p := Struct(kernelsig.PoolParams, append(params, F("actMin", I32(lo)), F("actMax", I32(hi)))...)
+	if in.Type == model.Int8 && c.DSP() {
+		// Four channels a word on the DSP extension where the layer's
+		// record exists (depth a multiple of four, windows the runs and
+		// 16-bit sums hold).
+		if k, ok := kernels.PlanPoolDSP(avg, in.Shape[3], inW, outW, strideW, filterH, filterW, lo, hi); ok {
+			fn = kernelsig.MaxPoolDSPInt8
+			if avg {
+				fn = kernelsig.AvgPoolDSPInt8
+			}
+			c.Call(fn, p, c.Const("Pool", k), View(in), View(out))
+			return nil
+		}
+	}
+	c.Call(fn, p, View(in), View(out))
 	return nil
 }

@@ -49,6 +49,101 @@ func le64(q *[8]byte) uint64 {
 		uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56
 }
 
+// Copied from kernels/fc_dsp.go.
+
+// dspFCHdr is the size of the header before the channel records of a
+// dspFCRow record string: little-endian int32 words n8 (groups of eight
+// columns), k4 (1 when a last group of four columns follows them), octs
+// (N/8), rem (N%8), span (actMax - actMin) and lo (actMin).
+const dspFCHdr = 24
+
+// dspFCRecBytes is the size of a dspFCRow channel record: little-endian
+// int32 words bias (folded), the multiplier m, K = 2^(r-1) + (zo-lo)*2^r
+// and the right shift r.
+const dspFCRecBytes = 16
+
+// fcDSPParams is the shape of a fully connected layer on the DSP loops
+// (the rest is in the records).
+type fcDSPParams struct {
+	batches    int // rows of input and output
+	outDepth   int // output channels (weight rows)
+	accumDepth int // input channels (weight columns)
+}
+
+// fcDSPInt8 is the int8 fully connected layer (per-tensor or per-channel
+// weights) through dspFCRow, one call per input row: wt holds the weights
+// in dspFCPack's layout, rec the header and records of dspFCPlan.
+// accumDepth is a multiple of four.
+//
+//go:noinline
+func fcDSPInt8(p *fcDSPParams, in []int8, wt, rec string, out []int8) {
+	k, n := p.accumDepth, p.outDepth
+	if k < 4 || k%4 != 0 || n <= 0 || p.batches <= 0 {
+		return
+	}
+	in, out = in[:p.batches*k], out[:p.batches*n]
+	wt, rec = wt[:n*k], rec[:dspFCHdr+dspFCRecBytes*n]
+	pw, pr := unsafe.Pointer(unsafe.StringData(wt)), unsafe.Pointer(unsafe.StringData(rec))
+	for b := 0; b < p.batches; b++ {
+		dspFCRow(unsafe.Pointer(&in[b*k]), pw, pr, unsafe.Pointer(&out[b*n]))
+	}
+}
+
+// dspFCGroup returns the size of the channel group that starts at channel
+// c0 of N: eight, then four, two and one for the last N%8.
+func dspFCGroup(c0, N int) int {
+	m := 8
+	for c0+m > N {
+		m /= 2
+	}
+	return m
+}
+
+// dspFCRowRef is dspFCRow in Go: the outputs (header at r) of the int8
+// row at x, for the weights at w (dspFCPack's layout) and the records after
+// the header, stored at o.
+func dspFCRowRef(x, w, r, o unsafe.Pointer) {
+	h := (*[dspFCHdr]byte)(r)
+	n8, k4 := int(le32((*[4]byte)(h[0:4]))), int(le32((*[4]byte)(h[4:8])))
+	N := 8*int(le32((*[4]byte)(h[8:12]))) + int(le32((*[4]byte)(h[12:16])))
+	span, lo := le32((*[4]byte)(h[16:20])), le32((*[4]byte)(h[20:24]))
+	K := 8*n8 + 4*k4
+	xs := unsafe.Slice((*int8)(x), K)
+	ws := unsafe.Slice((*int8)(w), N*K)
+	out := unsafe.Slice((*int8)(o), N)
+	for c0 := 0; c0 < N; {
+		m := dspFCGroup(c0, N)
+		wg := ws[c0*K : (c0+m)*K]
+		for c := 0; c < m; c++ {
+			var s int32
+			for j := 0; j < K; j++ {
+				// Column j's weight: an oct interleaves its channels by
+				// fours, the smaller groups by eights (the last four
+				// columns by fours).
+				g, n := j/8, 8
+				if m == 8 || j >= 8*n8 {
+					g, n = j/4, 4
+				}
+				s += int32(xs[j]) * int32(wg[m*n*g+n*c+j%n])
+			}
+			rc := (*[dspFCRecBytes]byte)(unsafe.Add(r, dspFCHdr+dspFCRecBytes*(c0+c)))
+			out[c0+c] = int8(lo + dspQS(s, rc, span))
+		}
+		c0 += m
+	}
+}
+
+// dspQS is the requantization of dspFCRow's sum s with record rc: the sum
+// plus the bias, saturated into [-2^30, 2^30], doubled (v2); then the high
+// word of K*2^32 + v2*m + 2^31 (SMMLAR), less 1 when v2 < 0, shifted
+// right by r and clamped to [0, span].
+func dspQS(s int32, rc *[dspFCRecBytes]byte, span int32) int32 {
+	v := min(max(s+le32((*[4]byte)(rc[0:4])), -1<<30), 1<<30-1)
+	v2, m, k, r := 2*v, le32((*[4]byte)(rc[4:8])), le32((*[4]byte)(rc[8:12])), uint32(le32((*[4]byte)(rc[12:16])))
+	t := int32((int64(k)<<32 + int64(v2)*int64(m) + 1<<31) >> 32)
+	return min(max((t+v2>>31)>>(r&31), 0), span)
+}
+
 // Copied from kernels/fc_rq.go.
 
 // rqOne is a per-tensor requantization, plus zero point and clamp, in a
@@ -233,6 +328,12 @@ func octDot(x []int8, w string, a *[8]int32) {
 // eight accumulators, the activation, the weight and the two walking
 // pointers fill the registers of a 32-bit core (gc for ARM keeps the end
 // pointer on the stack and reloads it once per group of sixteen elements).
+// It stays a function of its own: inlined into its caller (TinyGo inlines
+// a function with one caller, as the SVDF kernels are in a package whose
+// fully connected layers run on the DSP loop), its spills grow that
+// caller's frame by 168 bytes.
+//
+//go:noinline
 func octPass8(x []int8, p unsafe.Pointer, a *[8]int32) {
 	k := len(x)
 	n := k / 16

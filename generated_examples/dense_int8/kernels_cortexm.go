@@ -3,3 +3,361 @@
 //go:build tinygo && cortexm && !nodsp
 
 package dense_int8
+
+import (
+	"device/arm"
+	"unsafe"
+)
+
+// Copied from kernels/dsp_fc_arm.go.
+
+// dspFCRow is dspFCRowRef (fc_dsp.go) in Thumb-2. Per group of eight
+// channels (label 80): per group of four columns a word load of the row,
+// widened by two SXTB16 (r11, r12), and for each channel a word load of its
+// weights widened by two SXTB16 (r2, lr) into two SMLAD, the sums in
+// r3-r10 (46 instructions for 32 multiply-accumulates), until the row's
+// end; then a quad, a pair and a single (labels 10, 20, 30) by groups of
+// eight columns. Then (label 50) each sum plus its record's bias,
+// saturated by SSAT and doubled, requantized by SMMLAR with the record's
+// multiplier and K, less its sign, shifted right by r, clamped by USAT and
+// a compare with span, plus lo, stored. r1 walks the weights from group to
+// group; the row, its end, the records, the outputs, the groups left and
+// the sums live in a frame below the saved registers.
+//
+// Its operands are values, not the address of a block: the kernel has no
+// scratch to hold one. It stores them in its frame before it changes a
+// register (LLVM may have put them in any), saves r0-r12, lr and the flags
+// (mrs/msr apsr_nzcvq), and restores them: TinyGo's inline assembly
+// declares no clobbers.
+func dspFCRow(x, w, r, o unsafe.Pointer) {
+	arm.AsmFull(`
+	push {r0-r12, lr}
+	sub sp, sp, #64
+	str {x}, [sp, #4]
+	str {r}, [sp, #20]
+	str {o}, [sp, #12]
+	mov r1, {w}
+	mrs r0, apsr
+	str r0, [sp]
+	ldr r0, [sp, #20]
+	add r2, r0, #24
+	str r2, [sp, #8]
+	ldr r2, [r0, #8]
+	str r2, [sp, #16]
+	ldr r2, [r0, #12]
+	str r2, [sp, #24]
+	ldr r2, [r0]
+	ldr r3, [r0, #4]
+	lsl r2, r2, #3
+	add r2, r2, r3, lsl #2
+	ldr r3, [sp, #4]
+	add r2, r2, r3
+	str r2, [sp, #28]
+2:
+	ldr r0, [sp, #4]
+	ldr r12, [sp, #20]
+	ldr r2, [r12]
+	ldr r3, [sp, #16]
+	cmp r3, #0
+	bne 80f
+	ldr r3, [sp, #24]
+	cmp r3, #4
+	bge 10f
+	cmp r3, #2
+	bge 20f
+	cmp r3, #1
+	beq 30f
+	b 9f
+80:
+	sub r3, r3, #1
+	str r3, [sp, #16]
+	mov r3, #0
+	mov r4, #0
+	mov r5, #0
+	mov r6, #0
+	mov r7, #0
+	mov r8, #0
+	mov r9, #0
+	mov r10, #0
+81:
+	ldr r11, [r0], #4
+	sxtb16 r12, r11, ror #8
+	sxtb16 r11, r11
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r3, r11, r2, r3
+	smlad r3, r12, lr, r3
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r4, r11, r2, r4
+	smlad r4, r12, lr, r4
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r5, r11, r2, r5
+	smlad r5, r12, lr, r5
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r6, r11, r2, r6
+	smlad r6, r12, lr, r6
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r7, r11, r2, r7
+	smlad r7, r12, lr, r7
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r8, r11, r2, r8
+	smlad r8, r12, lr, r8
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r9, r11, r2, r9
+	smlad r9, r12, lr, r9
+	ldr lr, [r1], #4
+	sxtb16 r2, lr
+	sxtb16 lr, lr, ror #8
+	smlad r10, r11, r2, r10
+	smlad r10, r12, lr, r10
+	ldr r2, [sp, #28]
+	cmp r0, r2
+	bne 81b
+	add r2, sp, #32
+	stm r2, {r3-r10}
+	mov r0, #8
+	b 50f
+10:
+	sub r3, r3, #4
+	str r3, [sp, #24]
+	mov r3, #0
+	mov r4, #0
+	mov r5, #0
+	mov r6, #0
+	cmp r2, #0
+	beq 13f
+11:
+	ldr r9, [r0, #4]
+	ldr r7, [r0], #8
+	sxtb16 r8, r7, ror #8
+	sxtb16 r7, r7
+	sxtb16 r10, r9, ror #8
+	sxtb16 r9, r9
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r9, r12, r3
+	smlad r3, r10, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r7, r12, r4
+	smlad r4, r8, r11, r4
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r9, r12, r4
+	smlad r4, r10, r11, r4
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r5, r7, r12, r5
+	smlad r5, r8, r11, r5
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r5, r9, r12, r5
+	smlad r5, r10, r11, r5
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r6, r7, r12, r6
+	smlad r6, r8, r11, r6
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r6, r9, r12, r6
+	smlad r6, r10, r11, r6
+	subs r2, r2, #1
+	bne 11b
+13:
+	ldr r12, [sp, #20]
+	ldr r2, [r12, #4]
+	cmp r2, #0
+	beq 14f
+	ldr r7, [r0]
+	sxtb16 r8, r7, ror #8
+	sxtb16 r7, r7
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r7, r12, r4
+	smlad r4, r8, r11, r4
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r5, r7, r12, r5
+	smlad r5, r8, r11, r5
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r6, r7, r12, r6
+	smlad r6, r8, r11, r6
+14:
+	add r7, sp, #32
+	stm r7, {r3-r6}
+	mov r0, #4
+	b 50f
+20:
+	sub r3, r3, #2
+	str r3, [sp, #24]
+	mov r3, #0
+	mov r4, #0
+	cmp r2, #0
+	beq 23f
+21:
+	ldr r9, [r0, #4]
+	ldr r7, [r0], #8
+	sxtb16 r8, r7, ror #8
+	sxtb16 r7, r7
+	sxtb16 r10, r9, ror #8
+	sxtb16 r9, r9
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r9, r12, r3
+	smlad r3, r10, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r7, r12, r4
+	smlad r4, r8, r11, r4
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r9, r12, r4
+	smlad r4, r10, r11, r4
+	subs r2, r2, #1
+	bne 21b
+23:
+	ldr r12, [sp, #20]
+	ldr r2, [r12, #4]
+	cmp r2, #0
+	beq 24f
+	ldr r7, [r0]
+	sxtb16 r8, r7, ror #8
+	sxtb16 r7, r7
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r7, r12, r4
+	smlad r4, r8, r11, r4
+24:
+	add r7, sp, #32
+	stm r7, {r3-r4}
+	mov r0, #2
+	b 50f
+30:
+	mov r3, #0
+	str r3, [sp, #24]
+	mov r3, #0
+	cmp r2, #0
+	beq 33f
+31:
+	ldr r9, [r0, #4]
+	ldr r7, [r0], #8
+	sxtb16 r8, r7, ror #8
+	sxtb16 r7, r7
+	sxtb16 r10, r9, ror #8
+	sxtb16 r9, r9
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r9, r12, r3
+	smlad r3, r10, r11, r3
+	subs r2, r2, #1
+	bne 31b
+33:
+	ldr r12, [sp, #20]
+	ldr r2, [r12, #4]
+	cmp r2, #0
+	beq 34f
+	ldr r7, [r0]
+	sxtb16 r8, r7, ror #8
+	sxtb16 r7, r7
+	ldr r11, [r1], #4
+	sxtb16 r12, r11
+	sxtb16 r11, r11, ror #8
+	smlad r3, r7, r12, r3
+	smlad r3, r8, r11, r3
+34:
+	str r3, [sp, #32]
+	mov r0, #1
+	b 50f
+50:
+	ldr r7, [sp, #8]
+	ldr r2, [sp, #12]
+	ldr r12, [sp, #20]
+	ldr r11, [r12, #16]
+	ldr lr, [r12, #20]
+	add r6, sp, #32
+51:
+	ldr r3, [r6], #4
+	ldr r8, [r7]
+	add r3, r3, r8
+	ssat r3, #31, r3
+	lsl r3, r3, #1
+	ldr r8, [r7, #4]
+	ldr r9, [r7, #8]
+	ldr r10, [r7, #12]
+	smmlar r9, r3, r8, r9
+	add r9, r9, r3, asr #31
+	asr r9, r9, r10
+	usat r9, #8, r9
+	cmp r9, r11
+	it gt
+	movgt r9, r11
+	add r9, r9, lr
+	strb r9, [r2], #1
+	add r7, r7, #16
+	subs r0, r0, #1
+	bne 51b
+	str r7, [sp, #8]
+	str r2, [sp, #12]
+	b 2b
+9:
+	ldr r0, [sp]
+	msr apsr_nzcvq, r0
+	add sp, sp, #64
+	pop {r0-r12, lr}
+
+`, map[string]interface{}{"x": uintptr(x), "w": uintptr(w), "r": uintptr(r), "o": uintptr(o)})
+}

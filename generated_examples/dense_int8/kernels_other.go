@@ -3,3 +3,12 @@
 //go:build !tinygo || !cortexm || nodsp
 
 package dense_int8
+
+import (
+	"unsafe"
+)
+
+// Copied from kernels/dsp_fc_go.go.
+
+// dspFCRow: see fc_dsp.go. Here, Go.
+func dspFCRow(x, w, r, o unsafe.Pointer) { dspFCRowRef(x, w, r, o) }

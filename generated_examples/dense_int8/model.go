@@ -20,8 +20,8 @@ import "unsafe"
 // overlap. The plan is optimal (= lower bound); its peak is at operator 0 (FULLY_CONNECTED).
 // Persistent state takes 0 bytes of it. layout.txt lists every buffer.
 //
-// RAM: ArenaSize + stack 568 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
-// Invoke or Reset takes at most 568 bytes of stack below its caller's.
+// RAM: ArenaSize + stack 560 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
+// Invoke or Reset takes at most 560 bytes of stack below its caller's.
 const ArenaSize = 32
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart and the
@@ -199,36 +199,20 @@ func op0(a arena) {
 //
 //go:noinline
 func op1(a arena) {
-	fcOctInt8PTQ(&fcParams{
+	fcDSPInt8(&fcDSPParams{
 		batches:    1,
 		outDepth:   16,
 		accumDepth: 16,
-	}, a.i8(offDense1Relu, 16), opDense2ReluWeights, opDense2ReluBias, &rqOne{
-		m2:   2706892988,
-		e:    1,
-		d:    -2906503941577506816,
-		r:    7,
-		lsh:  0,
-		span: 255,
-		hi:   127,
-	}, a.i8(offDense2Relu, 16))
+	}, a.i8(offDense1Relu, 16), opDense2ReluWeights, opDense2ReluRec, a.i8(offDense2Relu, 16))
 }
 
 // op2 runs operator 2: FULLY_CONNECTED dense2/relu -> y
 //
 //go:noinline
 func op2(a arena) {
-	fcOctInt8PTQ(&fcParams{
+	fcDSPInt8(&fcDSPParams{
 		batches:    1,
 		outDepth:   1,
 		accumDepth: 16,
-	}, a.i8(offDense2Relu, 16), opYWeights, opYBias, &rqOne{
-		m2:   3191817238,
-		e:    1,
-		d:    -3427114822506905600,
-		r:    7,
-		lsh:  0,
-		span: 255,
-		hi:   127,
-	}, a.i8(offY, 1))
+	}, a.i8(offDense2Relu, 16), opYWeights, opYRec, a.i8(offY, 1))
 }

@@ -551,7 +551,7 @@ func op6(a arena) {
 //
 //go:noinline
 func op7(a arena) {
-	avgPoolInt8(&poolParams{
+	avgPoolDSPInt8(&poolParams{
 		batches: 1,
 		inH:     8,
 		inW:     8,
@@ -566,26 +566,18 @@ func op7(a arena) {
 		padW:    0,
 		actMin:  -128,
 		actMax:  127,
-	}, a.i8(offBlock3PwRelu6, 2048), a.i8(offPool, 32))
+	}, opPoolPool, a.i8(offBlock3PwRelu6, 2048), a.i8(offPool, 32))
 }
 
 // op9 runs operator 9: FULLY_CONNECTED flatten -> logits
 //
 //go:noinline
 func op9(a arena) {
-	fcOctInt8PTQ(&fcParams{
+	fcDSPInt8(&fcDSPParams{
 		batches:    1,
 		outDepth:   4,
 		accumDepth: 32,
-	}, a.i8(offPool, 32), opLogitsWeights, opLogitsBias, &rqOne{
-		m2:   3283874856,
-		e:    1,
-		d:    -3525424650374873088,
-		r:    10,
-		lsh:  0,
-		span: 255,
-		hi:   127,
-	}, a.i8(offLogits, 4))
+	}, a.i8(offPool, 32), opLogitsWeights, opLogitsRec, a.i8(offLogits, 4))
 }
 
 // op10 runs operator 10: SOFTMAX logits -> probs

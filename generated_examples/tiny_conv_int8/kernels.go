@@ -41,44 +41,9 @@ func roundingDivByPOT(x int32, exponent int) int32 {
 	return r
 }
 
-// sumI8 is the sum of x in plain int32 additions (one byte load and
-// one add per element on a 32-bit core), eight at a time.
-func sumI8(x []int8) int32 {
-	var s int32
-	n := len(x) / 8
-	if n > 0 {
-		x8 := unsafe.Slice((*[8]int8)(unsafe.Pointer(unsafe.SliceData(x))), n)
-		for i := range x8 {
-			v := &x8[i]
-			s += int32(v[0]) + int32(v[1]) + int32(v[2]) + int32(v[3]) +
-				int32(v[4]) + int32(v[5]) + int32(v[6]) + int32(v[7])
-		}
-	}
-	for _, v := range x[8*n:] {
-		s += int32(v)
-	}
-	return s
-}
-
-// strAligned4 returns the word-aligned copy of the n bytes (a multiple
-// of 4) that s holds four times, each copy one byte further from a word
-// boundary than the one before (copy i at offset i*(n+1); gen/lower's
-// phase4). Read-only data has no alignment guarantee; -speed builds store
-// small per-channel tables this way so that the kernels read words.
-func strAligned4(s string, n int) string {
-	i := int(-uintptr(unsafe.Pointer(unsafe.StringData(s)))) & 3
-	return s[i*(n+1) : i*(n+1)+n]
-}
-
 // le32 is the little-endian int32 of four bytes.
 func le32(q *[4]byte) int32 {
 	return int32(uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24)
-}
-
-// le64 is the little-endian uint64 of eight bytes (gc loads them at once).
-func le64(q *[8]byte) uint64 {
-	return uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
-		uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56
 }
 
 // clampI32 limits x to [lo, hi].
@@ -774,559 +739,180 @@ func dwDSPInt8M1(p *dwDSPParams, in []int8, wt, rec, zrow string, scr []int32, o
 	}
 }
 
-// Copied from kernels/fc_rq.go.
+// Copied from kernels/fc_dsp.go.
 
-// rqOne is a per-tensor requantization, plus zero point and clamp, in a
-// one-multiply form: convPWQ's (see there), generalized to a right shift r
-// of 0 (no rounding step; e masks the sign bit's term off) and to a left
-// shift lsh applied to the sum first, as TFLM does (wrapping in int32).
-// For u = v<<lsh in [-2^30, 2^30) and s = u + 2^30, y = mulByQuantMul(v)
-// + zo - lo is (the high word of s*m2 + d, plus s>>30 & e) >> r; the
-// output clamp(y + lo) is hi - max(span - max(y, 0), 0). Sums outside
-// that range are clamped into it first, exact when both of its ends
-// already saturate the output (rescaling is monotonic), which rqOneSet
-// requires.
-type rqOne struct {
-	m2, e    uint32 // twice the multiplier; 1 when r > 0, else 0
-	d        int64  // the addend, with the rounding and zo - lo folded in (|d| < 2^62)
-	r, lsh   uint32
-	span, hi int32 // hi - lo, hi
-}
+// dspFCHdr is the size of the header before the channel records of a
+// dspFCRow record string: little-endian int32 words n8 (groups of eight
+// columns), k4 (1 when a last group of four columns follows them), octs
+// (N/8), rem (N%8), span (actMax - actMin) and lo (actMin).
+const dspFCHdr = 24
 
-// rqOne0 is mulByQuantMul(v) + zo - lo for t (unclamped; exact for v<<lsh
-// in [-2^30, 2^30), otherwise a value at least as far out).
-func rqOne0(v int32, t *rqOne) int32 {
-	s := uint32(rqOneIn(v<<(t.lsh&31))) + 1<<30
-	x := uint64(s)*uint64(t.m2) + uint64(t.d)
-	return (int32(uint32(x>>32)) + int32(s>>30&t.e)) >> (t.r & 31)
-}
+// dspFCRecBytes is the size of a dspFCRow channel record: little-endian
+// int32 words bias (folded), the multiplier m, K = 2^(r-1) + (zo-lo)*2^r
+// and the right shift r.
+const dspFCRecBytes = 16
 
-// rqOneQ is the output of sum v: rescaled, plus the zero point, clamped.
-func rqOneQ(v int32, t *rqOne) int32 {
-	y := rqOne0(v, t)
-	y &^= y >> 31
-	y = t.span - y
-	return t.hi - y&^(y>>31)
-}
-
-// rqOneR is rqOneQ's int8 output for a record with no left shift and a
-// right shift sh >= 1, its fields passed by value so that a loop keeps
-// them in registers.
-func rqOneR(v int32, m2 uint32, d uint64, sh uint32, span, hi int32) int8 {
-	s := uint32(rqOneIn(v)) + 1<<30
-	x := uint64(s)*uint64(m2) + d
-	y := (int32(uint32(x>>32)) + int32(s>>30)) >> sh
-	y &^= y >> 31
-	y = span - y
-	return int8(hi - y&^(y>>31))
-}
-
-// rqOneIn clamps u into [-2^30, 2^30), rqOne's range (one test and a
-// branch not taken for the sums inside it).
-func rqOneIn(u int32) int32 {
-	if u != u<<1>>1 {
-		u = u>>31 ^ (1<<30 - 1)
-	}
-	return u
-}
-
-// Copied from kernels/fully_connected.go.
-
-// fcParams describes one FULLY_CONNECTED operator. Integer kernels ignore
-// the float bounds and vice versa; mult, lsh, rsh and half are the
-// per-tensor requantization (fcRQ) of fcInt8PT.
-type fcParams struct {
+// fcDSPParams is the shape of a fully connected layer on the DSP loops
+// (the rest is in the records).
+type fcDSPParams struct {
 	batches    int // rows of input and output
 	outDepth   int // output channels (weight rows)
 	accumDepth int // input channels (weight columns)
-	outOffset  int32
-	actMin     int32
-	actMax     int32
-	fActMin    float32
-	fActMax    float32
-	mult       int32
-	lsh, rsh   uint8
-	half       int32
-	bias4      bool // fcOctInt8PT: bias holds four copies, one word-aligned (strAligned4)
 }
 
-// fcSumI8 returns the sum of x (exact: len(x) < 2^24). Eight values at a
-// time are biased to unsigned bytes (x+128) and added in four 16-bit lanes
-// of a uint64, which cannot overflow within 128 steps.
-func fcSumI8(x []int8) int32 {
-	if bits.UintSize == 32 {
-		// 32-bit cores: one load and one add per value (the 64-bit lanes
-		// below cost more there), out of line, so that the caller's
-		// registers do not spill into its loop.
-		return sumI8(x)
-	}
-	n := len(x) / 8
-	var s uint32 // sum of x+128
-	if n > 0 {
-		x8 := unsafe.Slice((*[8]uint8)(unsafe.Pointer(unsafe.SliceData(x))), n)
-		for len(x8) > 0 {
-			m := min(len(x8), 128)
-			var acc uint64
-			for i := range x8[:m] {
-				v := le64(&x8[i]) ^ 0x8080808080808080
-				acc += v&0x00FF00FF00FF00FF + v>>8&0x00FF00FF00FF00FF
-			}
-			s += uint32(acc&0xFFFF + acc>>16&0xFFFF + acc>>32&0xFFFF + acc>>48)
-			x8 = x8[m:]
-		}
-	}
-	for _, v := range x[8*n:] {
-		s += uint32(int32(v) + 128)
-	}
-	return int32(s) - 128*int32(len(x))
-}
-
-// Copied from kernels/fully_connected_oct.go.
-
-// fcOctInt8PTQ is fcOctInt8PT for a requantization whose one-multiply
-// record t the generator has planned (PlanRQOne): no test of the
-// parameters at run time.
+// fcDSPInt8 is the int8 fully connected layer (per-tensor or per-channel
+// weights) through dspFCRow, one call per input row: wt holds the weights
+// in dspFCPack's layout, rec the header and records of dspFCPlan.
+// accumDepth is a multiple of four.
 //
 //go:noinline
-func fcOctInt8PTQ(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) {
-	if p.bias4 {
-		bias = strAligned4(bias, 4*p.outDepth)
-	}
-	fcOctPTFast(p, in, w, bias, t, out)
-}
-
-// fcOctPTFast is fcOctInt8PTQ's loop (rqOneQ with t): each block's eight sums
-// a[j] + corr + the folded bias (little-endian int32; read as words when
-// p.bias4 says they are aligned) are finished right after octDot, with
-// t's fields read after the call (rqOneR for the usual case, no left
-// shift and a right shift of at least 1).
-func fcOctPTFast(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) {
+func fcDSPInt8(p *fcDSPParams, in []int8, wt, rec string, out []int8) {
 	k, n := p.accumDepth, p.outDepth
-	bias = bias[:4*n]
-	var a [8]int32
+	if k < 4 || k%4 != 0 || n <= 0 || p.batches <= 0 {
+		return
+	}
+	in, out = in[:p.batches*k], out[:p.batches*n]
+	wt, rec = wt[:n*k], rec[:dspFCHdr+dspFCRecBytes*n]
+	pw, pr := unsafe.Pointer(unsafe.StringData(wt)), unsafe.Pointer(unsafe.StringData(rec))
 	for b := 0; b < p.batches; b++ {
-		x := in[b*k : b*k+k]
-		o := out[b*n : b*n+n]
-		corr := -128 * fcSumI8(x) // octDot sums x*(w+128)
-		for c := 0; c < n; c += 8 {
-			octDot(x, w[c*k:], &a)
-			oc := o[c:min(c+8, n)]
-			pb := unsafe.Add(unsafe.Pointer(unsafe.StringData(bias)), 4*c)
-			if t.lsh != 0 || t.e == 0 {
-				for j := range oc {
-					oc[j] = int8(rqOneQ(a[j]+corr+le32((*[4]byte)(unsafe.Add(pb, 4*j))), t))
+		dspFCRow(unsafe.Pointer(&in[b*k]), pw, pr, unsafe.Pointer(&out[b*n]))
+	}
+}
+
+// dspFCGroup returns the size of the channel group that starts at channel
+// c0 of N: eight, then four, two and one for the last N%8.
+func dspFCGroup(c0, N int) int {
+	m := 8
+	for c0+m > N {
+		m /= 2
+	}
+	return m
+}
+
+// dspFCRowRef is dspFCRow in Go: the outputs (header at r) of the int8
+// row at x, for the weights at w (dspFCPack's layout) and the records after
+// the header, stored at o.
+func dspFCRowRef(x, w, r, o unsafe.Pointer) {
+	h := (*[dspFCHdr]byte)(r)
+	n8, k4 := int(le32((*[4]byte)(h[0:4]))), int(le32((*[4]byte)(h[4:8])))
+	N := 8*int(le32((*[4]byte)(h[8:12]))) + int(le32((*[4]byte)(h[12:16])))
+	span, lo := le32((*[4]byte)(h[16:20])), le32((*[4]byte)(h[20:24]))
+	K := 8*n8 + 4*k4
+	xs := unsafe.Slice((*int8)(x), K)
+	ws := unsafe.Slice((*int8)(w), N*K)
+	out := unsafe.Slice((*int8)(o), N)
+	for c0 := 0; c0 < N; {
+		m := dspFCGroup(c0, N)
+		wg := ws[c0*K : (c0+m)*K]
+		for c := 0; c < m; c++ {
+			var s int32
+			for j := 0; j < K; j++ {
+				// Column j's weight: an oct interleaves its channels by
+				// fours, the smaller groups by eights (the last four
+				// columns by fours).
+				g, n := j/8, 8
+				if m == 8 || j >= 8*n8 {
+					g, n = j/4, 4
 				}
-				continue
+				s += int32(xs[j]) * int32(wg[m*n*g+n*c+j%n])
 			}
-			// a is indexed, never walked by a pointer: TinyGo keeps a local
-			// on the stack only while its address flows into nothing but
-			// loads, stores and calls (a pointer phi moves it to the heap).
-			m2, d, sh, span, hi := t.m2, uint64(t.d), t.r&31, t.span, t.hi
-			if p.bias4 { // word-aligned biases
-				for j := range oc {
-					oc[j] = rqOneR(a[j&7]+corr+*(*int32)(unsafe.Add(pb, 4*j)), m2, d, sh, span, hi)
+			rc := (*[dspFCRecBytes]byte)(unsafe.Add(r, dspFCHdr+dspFCRecBytes*(c0+c)))
+			out[c0+c] = int8(lo + dspQS(s, rc, span))
+		}
+		c0 += m
+	}
+}
+
+// dspQS is the requantization of dspFCRow's sum s with record rc: the sum
+// plus the bias, saturated into [-2^30, 2^30], doubled (v2); then the high
+// word of K*2^32 + v2*m + 2^31 (SMMLAR), less 1 when v2 < 0, shifted
+// right by r and clamped to [0, span].
+func dspQS(s int32, rc *[dspFCRecBytes]byte, span int32) int32 {
+	v := min(max(s+le32((*[4]byte)(rc[0:4])), -1<<30), 1<<30-1)
+	v2, m, k, r := 2*v, le32((*[4]byte)(rc[4:8])), le32((*[4]byte)(rc[8:12])), uint32(le32((*[4]byte)(rc[12:16])))
+	t := int32((int64(k)<<32 + int64(v2)*int64(m) + 1<<31) >> 32)
+	return min(max((t+v2>>31)>>(r&31), 0), span)
+}
+
+// Copied from kernels/pool_dsp.go.
+
+// dspPoolRecBytes is the size of a pooling record: little-endian int32
+// words depth/4, the input row in bytes (inW*depth), the tap step (depth),
+// the pixel step (strideW*depth), then actMin's byte four times and
+// actMax's byte four times.
+const dspPoolRecBytes = 24
+
+// poolInterior returns the output columns [a, e) whose windows lie inside
+// the input's width; a = -1 when there are none.
+func poolInterior(p *poolParams) (a, e int) {
+	a = (p.padW + p.strideW - 1) / p.strideW
+	e = min((p.inW-p.filterW+p.padW)/p.strideW+1, p.outW)
+	if p.inW < p.filterW || e <= a {
+		return -1, -1
+	}
+	return a, e
+}
+
+// avgPoolDSPInt8 is the int8 average pooling through dspAvgPool; k is the
+// layer's record (dspPoolPlan).
+//
+//go:noinline
+func avgPoolDSPInt8(p *poolParams, k string, in, out []int8) {
+	d := p.depth
+	row := p.inW * d
+	img := p.inH * row
+	in, out = in[:p.batches*img], out[:p.batches*p.outH*p.outW*d]
+	pk := unsafe.Pointer(unsafe.StringData(k[:dspPoolRecBytes]))
+	a, e := poolInterior(p)
+	o := 0
+	for b := 0; b < p.batches; b++ {
+		for oy := 0; oy < p.outH; oy++ {
+			iy0 := oy*p.strideH - p.padH
+			fy0, fy1 := poolWindow(iy0, p.filterH, p.inH)
+			r0, rows := b*img+(iy0+fy0)*row, uint32(fy1-fy0)<<16
+			for ox := 0; ox < p.outW; {
+				n := 1
+				if ox == a {
+					n = e - a
 				}
-				continue
-			}
-			for j := range oc {
-				oc[j] = rqOneR(a[j&7]+corr+le32((*[4]byte)(unsafe.Add(pb, 4*j))), m2, d, sh, span, hi)
+				ix0 := ox*p.strideW - p.padW
+				fx0, fx1 := poolWindow(ix0, p.filterW, p.inW)
+				dspAvgPool(unsafe.Pointer(&in[r0+(ix0+fx0)*d]), unsafe.Pointer(&out[o]), uint32(n)|rows|uint32(fx1-fx0)<<24, pk)
+				o += n * d
+				ox += n
 			}
 		}
 	}
 }
 
-// Copied from kernels/oct.go.
-
-// octPad is the number of zero bytes after the last block of a weight
-// string.
-const octPad = 4
-
-// octDot stores in a the eight raw sums sum(x[d]*(w[r][d]+128)) of the
-// block of eight rows at the start of w (len(x)*8 bytes, followed by at
-// least octPad bytes).
-func octDot(x []int8, w string, a *[8]int32) {
-	w = w[:8*len(x)+octPad]
-	p := unsafe.Pointer(unsafe.StringData(w))
-	if bits.UintSize == 64 {
-		octDot64(x, p, a)
-		return
-	}
-	octPass8(x, p, a)
+// dspPoolArgs decodes a run's spec and record: pixels, window rows and
+// columns, the record's words.
+func dspPoolArgs(spec uint32, k unsafe.Pointer) (npix, rows, cols, words, rowStep, tap, pix int, lo, hi int8) {
+	r := (*[dspPoolRecBytes]byte)(k)
+	words, rowStep = int(le32((*[4]byte)(r[0:4]))), int(le32((*[4]byte)(r[4:8])))
+	tap, pix = int(le32((*[4]byte)(r[8:12]))), int(le32((*[4]byte)(r[12:16])))
+	return int(spec & 0xffff), int(spec >> 16 & 0xff), int(spec >> 24), words, rowStep, tap, pix, int8(r[16]), int8(r[20])
 }
 
-// octPass8 computes the eight rows of a block at p in one pass over x:
-// eight accumulators, the activation, the weight and the two walking
-// pointers fill the registers of a 32-bit core (gc for ARM keeps the end
-// pointer on the stack and reloads it once per group of sixteen elements).
-func octPass8(x []int8, p unsafe.Pointer, a *[8]int32) {
-	k := len(x)
-	n := k / 16
-	var a0, a1, a2, a3, a4, a5, a6, a7 int32
-	// The last k%16 elements first: then nothing but a is live across the
-	// main loop.
-	d := 16 * n
-	if k&8 != 0 {
-		xx, q := (*[8]int8)(x[d:d+8]), (*[64]uint8)(unsafe.Add(p, 8*d))
-		v := int32(xx[0])
-		a0 += v * int32(q[0])
-		a1 += v * int32(q[1])
-		a2 += v * int32(q[2])
-		a3 += v * int32(q[3])
-		a4 += v * int32(q[4])
-		a5 += v * int32(q[5])
-		a6 += v * int32(q[6])
-		a7 += v * int32(q[7])
-		v = int32(xx[1])
-		a0 += v * int32(q[8])
-		a1 += v * int32(q[9])
-		a2 += v * int32(q[10])
-		a3 += v * int32(q[11])
-		a4 += v * int32(q[12])
-		a5 += v * int32(q[13])
-		a6 += v * int32(q[14])
-		a7 += v * int32(q[15])
-		v = int32(xx[2])
-		a0 += v * int32(q[16])
-		a1 += v * int32(q[17])
-		a2 += v * int32(q[18])
-		a3 += v * int32(q[19])
-		a4 += v * int32(q[20])
-		a5 += v * int32(q[21])
-		a6 += v * int32(q[22])
-		a7 += v * int32(q[23])
-		v = int32(xx[3])
-		a0 += v * int32(q[24])
-		a1 += v * int32(q[25])
-		a2 += v * int32(q[26])
-		a3 += v * int32(q[27])
-		a4 += v * int32(q[28])
-		a5 += v * int32(q[29])
-		a6 += v * int32(q[30])
-		a7 += v * int32(q[31])
-		v = int32(xx[4])
-		a0 += v * int32(q[32])
-		a1 += v * int32(q[33])
-		a2 += v * int32(q[34])
-		a3 += v * int32(q[35])
-		a4 += v * int32(q[36])
-		a5 += v * int32(q[37])
-		a6 += v * int32(q[38])
-		a7 += v * int32(q[39])
-		v = int32(xx[5])
-		a0 += v * int32(q[40])
-		a1 += v * int32(q[41])
-		a2 += v * int32(q[42])
-		a3 += v * int32(q[43])
-		a4 += v * int32(q[44])
-		a5 += v * int32(q[45])
-		a6 += v * int32(q[46])
-		a7 += v * int32(q[47])
-		v = int32(xx[6])
-		a0 += v * int32(q[48])
-		a1 += v * int32(q[49])
-		a2 += v * int32(q[50])
-		a3 += v * int32(q[51])
-		a4 += v * int32(q[52])
-		a5 += v * int32(q[53])
-		a6 += v * int32(q[54])
-		a7 += v * int32(q[55])
-		v = int32(xx[7])
-		a0 += v * int32(q[56])
-		a1 += v * int32(q[57])
-		a2 += v * int32(q[58])
-		a3 += v * int32(q[59])
-		a4 += v * int32(q[60])
-		a5 += v * int32(q[61])
-		a6 += v * int32(q[62])
-		a7 += v * int32(q[63])
-		d += 8
-	}
-	if k&4 != 0 {
-		xx, q := (*[4]int8)(x[d:d+4]), (*[32]uint8)(unsafe.Add(p, 8*d))
-		v := int32(xx[0])
-		a0 += v * int32(q[0])
-		a1 += v * int32(q[1])
-		a2 += v * int32(q[2])
-		a3 += v * int32(q[3])
-		a4 += v * int32(q[4])
-		a5 += v * int32(q[5])
-		a6 += v * int32(q[6])
-		a7 += v * int32(q[7])
-		v = int32(xx[1])
-		a0 += v * int32(q[8])
-		a1 += v * int32(q[9])
-		a2 += v * int32(q[10])
-		a3 += v * int32(q[11])
-		a4 += v * int32(q[12])
-		a5 += v * int32(q[13])
-		a6 += v * int32(q[14])
-		a7 += v * int32(q[15])
-		v = int32(xx[2])
-		a0 += v * int32(q[16])
-		a1 += v * int32(q[17])
-		a2 += v * int32(q[18])
-		a3 += v * int32(q[19])
-		a4 += v * int32(q[20])
-		a5 += v * int32(q[21])
-		a6 += v * int32(q[22])
-		a7 += v * int32(q[23])
-		v = int32(xx[3])
-		a0 += v * int32(q[24])
-		a1 += v * int32(q[25])
-		a2 += v * int32(q[26])
-		a3 += v * int32(q[27])
-		a4 += v * int32(q[28])
-		a5 += v * int32(q[29])
-		a6 += v * int32(q[30])
-		a7 += v * int32(q[31])
-		d += 4
-	}
-	if d < k {
-		// One element at a time, both pointers walking up to the last.
-		xq, wq := unsafe.Pointer(&x[d]), unsafe.Add(p, 8*d)
-		xl := unsafe.Pointer(&x[k-1])
-		for {
-			q := (*[8]uint8)(wq)
-			v := int32(*(*int8)(xq))
-			a0 += v * int32(q[0])
-			a1 += v * int32(q[1])
-			a2 += v * int32(q[2])
-			a3 += v * int32(q[3])
-			a4 += v * int32(q[4])
-			a5 += v * int32(q[5])
-			a6 += v * int32(q[6])
-			a7 += v * int32(q[7])
-			if xq == xl {
-				break
+// dspAvgPoolRef is dspAvgPool in Go: dspMaxPoolRef's windows, each
+// channel's sum divided by rows*cols and rounded half away from zero
+// (poolAvgRound), clamped.
+func dspAvgPoolRef(x, o unsafe.Pointer, spec uint32, k unsafe.Pointer) {
+	npix, rows, cols, words, rowStep, tap, pix, lo, hi := dspPoolArgs(spec, k)
+	d := 4 * words
+	out := unsafe.Slice((*int8)(o), npix*d)
+	n := int32(rows * cols)
+	for i := 0; i < npix; i++ {
+		for c := 0; c < d; c++ {
+			var s int32
+			for y := 0; y < rows; y++ {
+				for xx := 0; xx < cols; xx++ {
+					s += int32(*(*int8)(unsafe.Add(x, i*pix+y*rowStep+xx*tap+c)))
+				}
 			}
-			xq, wq = unsafe.Add(xq, 1), unsafe.Add(wq, 8)
+			out[i*d+c] = int8(clampI32(poolAvgRound(s, n), int32(lo), int32(hi)))
 		}
 	}
-	xq, wq := unsafe.Pointer(unsafe.SliceData(x)), p
-	if n > 0 {
-		// Both pointers walk and stop at the last group (never a
-		// pointer past x).
-		xe := unsafe.Add(xq, 16*(n-1))
-		for {
-			xx, q := (*[16]int8)(xq), (*[128]uint8)(wq)
-			v := int32(xx[0])
-			a0 += v * int32(q[0])
-			a1 += v * int32(q[1])
-			a2 += v * int32(q[2])
-			a3 += v * int32(q[3])
-			a4 += v * int32(q[4])
-			a5 += v * int32(q[5])
-			a6 += v * int32(q[6])
-			a7 += v * int32(q[7])
-			v = int32(xx[1])
-			a0 += v * int32(q[8])
-			a1 += v * int32(q[9])
-			a2 += v * int32(q[10])
-			a3 += v * int32(q[11])
-			a4 += v * int32(q[12])
-			a5 += v * int32(q[13])
-			a6 += v * int32(q[14])
-			a7 += v * int32(q[15])
-			v = int32(xx[2])
-			a0 += v * int32(q[16])
-			a1 += v * int32(q[17])
-			a2 += v * int32(q[18])
-			a3 += v * int32(q[19])
-			a4 += v * int32(q[20])
-			a5 += v * int32(q[21])
-			a6 += v * int32(q[22])
-			a7 += v * int32(q[23])
-			v = int32(xx[3])
-			a0 += v * int32(q[24])
-			a1 += v * int32(q[25])
-			a2 += v * int32(q[26])
-			a3 += v * int32(q[27])
-			a4 += v * int32(q[28])
-			a5 += v * int32(q[29])
-			a6 += v * int32(q[30])
-			a7 += v * int32(q[31])
-			v = int32(xx[4])
-			a0 += v * int32(q[32])
-			a1 += v * int32(q[33])
-			a2 += v * int32(q[34])
-			a3 += v * int32(q[35])
-			a4 += v * int32(q[36])
-			a5 += v * int32(q[37])
-			a6 += v * int32(q[38])
-			a7 += v * int32(q[39])
-			v = int32(xx[5])
-			a0 += v * int32(q[40])
-			a1 += v * int32(q[41])
-			a2 += v * int32(q[42])
-			a3 += v * int32(q[43])
-			a4 += v * int32(q[44])
-			a5 += v * int32(q[45])
-			a6 += v * int32(q[46])
-			a7 += v * int32(q[47])
-			v = int32(xx[6])
-			a0 += v * int32(q[48])
-			a1 += v * int32(q[49])
-			a2 += v * int32(q[50])
-			a3 += v * int32(q[51])
-			a4 += v * int32(q[52])
-			a5 += v * int32(q[53])
-			a6 += v * int32(q[54])
-			a7 += v * int32(q[55])
-			v = int32(xx[7])
-			a0 += v * int32(q[56])
-			a1 += v * int32(q[57])
-			a2 += v * int32(q[58])
-			a3 += v * int32(q[59])
-			a4 += v * int32(q[60])
-			a5 += v * int32(q[61])
-			a6 += v * int32(q[62])
-			a7 += v * int32(q[63])
-			v = int32(xx[8])
-			a0 += v * int32(q[64])
-			a1 += v * int32(q[65])
-			a2 += v * int32(q[66])
-			a3 += v * int32(q[67])
-			a4 += v * int32(q[68])
-			a5 += v * int32(q[69])
-			a6 += v * int32(q[70])
-			a7 += v * int32(q[71])
-			v = int32(xx[9])
-			a0 += v * int32(q[72])
-			a1 += v * int32(q[73])
-			a2 += v * int32(q[74])
-			a3 += v * int32(q[75])
-			a4 += v * int32(q[76])
-			a5 += v * int32(q[77])
-			a6 += v * int32(q[78])
-			a7 += v * int32(q[79])
-			v = int32(xx[10])
-			a0 += v * int32(q[80])
-			a1 += v * int32(q[81])
-			a2 += v * int32(q[82])
-			a3 += v * int32(q[83])
-			a4 += v * int32(q[84])
-			a5 += v * int32(q[85])
-			a6 += v * int32(q[86])
-			a7 += v * int32(q[87])
-			v = int32(xx[11])
-			a0 += v * int32(q[88])
-			a1 += v * int32(q[89])
-			a2 += v * int32(q[90])
-			a3 += v * int32(q[91])
-			a4 += v * int32(q[92])
-			a5 += v * int32(q[93])
-			a6 += v * int32(q[94])
-			a7 += v * int32(q[95])
-			v = int32(xx[12])
-			a0 += v * int32(q[96])
-			a1 += v * int32(q[97])
-			a2 += v * int32(q[98])
-			a3 += v * int32(q[99])
-			a4 += v * int32(q[100])
-			a5 += v * int32(q[101])
-			a6 += v * int32(q[102])
-			a7 += v * int32(q[103])
-			v = int32(xx[13])
-			a0 += v * int32(q[104])
-			a1 += v * int32(q[105])
-			a2 += v * int32(q[106])
-			a3 += v * int32(q[107])
-			a4 += v * int32(q[108])
-			a5 += v * int32(q[109])
-			a6 += v * int32(q[110])
-			a7 += v * int32(q[111])
-			v = int32(xx[14])
-			a0 += v * int32(q[112])
-			a1 += v * int32(q[113])
-			a2 += v * int32(q[114])
-			a3 += v * int32(q[115])
-			a4 += v * int32(q[116])
-			a5 += v * int32(q[117])
-			a6 += v * int32(q[118])
-			a7 += v * int32(q[119])
-			v = int32(xx[15])
-			a0 += v * int32(q[120])
-			a1 += v * int32(q[121])
-			a2 += v * int32(q[122])
-			a3 += v * int32(q[123])
-			a4 += v * int32(q[124])
-			a5 += v * int32(q[125])
-			a6 += v * int32(q[126])
-			a7 += v * int32(q[127])
-			if xq == xe {
-				break
-			}
-			xq, wq = unsafe.Add(xq, 16), unsafe.Add(wq, 128)
-		}
-	}
-	a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = a0, a1, a2, a3, a4, a5, a6, a7
-}
-
-// octDot64 is octDot for 64-bit targets: two products per multiplication
-// (see above), four input elements per iteration.
-func octDot64(x []int8, p unsafe.Pointer, a *[8]int32) {
-	s0, s1, s2, s3 := octCols64(x, p)
-	for d := len(x) &^ 3; d < len(x); d++ {
-		q := unsafe.Add(p, 8*d)
-		v := int64(x[d])
-		s0 += v * int64(le64((*[8]byte)(q))&octMask)
-		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 1)))&octMask)
-		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 2)))&octMask)
-		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 3)))&octMask)
-	}
-	a[0], a[4] = octLanes(s0)
-	a[1], a[5] = octLanes(s1)
-	a[2], a[6] = octLanes(s2)
-	a[3], a[7] = octLanes(s3)
-}
-
-// octMask selects bytes 0 and 4 of a column load: two rows in 32-bit lanes.
-const octMask = 0x000000FF000000FF
-
-// octCols64 returns octDot64's four lane sums over the first len(x)&^3
-// input elements.
-func octCols64(x []int8, p unsafe.Pointer) (s0, s1, s2, s3 int64) {
-	n := len(x) / 4
-	if n == 0 {
-		return
-	}
-	// Both pointers walk (gc then loads the activations with constant
-	// offsets instead of recomputing their addresses); they do not move
-	// after the last iteration, so that they never point past x.
-	xq, q := unsafe.Pointer(unsafe.SliceData(x)), p
-	for d := n; ; d-- {
-		xx := (*[4]int8)(xq)
-		v := int64(xx[0])
-		s0 += v * int64(le64((*[8]byte)(q))&octMask)
-		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 1)))&octMask)
-		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 2)))&octMask)
-		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 3)))&octMask)
-		v = int64(xx[1])
-		s0 += v * int64(le64((*[8]byte)(unsafe.Add(q, 8)))&octMask)
-		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 9)))&octMask)
-		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 10)))&octMask)
-		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 11)))&octMask)
-		v = int64(xx[2])
-		s0 += v * int64(le64((*[8]byte)(unsafe.Add(q, 16)))&octMask)
-		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 17)))&octMask)
-		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 18)))&octMask)
-		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 19)))&octMask)
-		v = int64(xx[3])
-		s0 += v * int64(le64((*[8]byte)(unsafe.Add(q, 24)))&octMask)
-		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 25)))&octMask)
-		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 26)))&octMask)
-		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 27)))&octMask)
-		if d == 1 {
-			return
-		}
-		xq, q = unsafe.Add(xq, 4), unsafe.Add(q, 32)
-	}
-}
-
-// octLanes splits a sum of two signed 32-bit lanes.
-func octLanes(s int64) (lo, hi int32) {
-	lo = int32(s)
-	return lo, int32((s - int64(lo)) >> 32)
 }
 
 // Copied from kernels/pooling.go.
@@ -1360,71 +946,6 @@ func poolAvgRound(acc, n int32) int32 {
 		return (acc + n/2) / n
 	}
 	return (acc - n/2) / n
-}
-
-// poolRecipMax bounds the window sizes n for which poolRecip's
-// multiply divides exactly the int8 window sums (|sum| + n/2 <= 129n).
-const poolRecipMax = 1 << 16
-
-// poolRecip is floor(2^40/n) + 1: for 0 <= x < 2^40/n, (x*poolRecip(n))
-// >> 40 is floor(x/n) (the excess x*e/2^40, e <= 1, stays below 1/n).
-// For the int8 average's x <= 129n that holds up to n = poolRecipMax.
-func poolRecip(n int32) uint64 {
-	return 1<<40/uint64(n) + 1
-}
-
-// avgPoolInt8 is the int8 average pooling.
-//
-//go:noinline
-func avgPoolInt8(p *poolParams, in, out []int8) {
-	d := p.depth
-	row := p.inW * d
-	img := p.inH * row
-	o := 0
-	for b := 0; b < p.batches; b++ {
-		base := b * img
-		for oy := 0; oy < p.outH; oy++ {
-			iy0 := oy*p.strideH - p.padH
-			fy0, fy1 := poolWindow(iy0, p.filterH, p.inH)
-			for ox := 0; ox < p.outW; ox++ {
-				ix0 := ox*p.strideW - p.padW
-				fx0, fx1 := poolWindow(ix0, p.filterW, p.inW)
-				n := int32((fy1 - fy0) * (fx1 - fx0))
-				start := base + (iy0+fy0)*row + (ix0+fx0)*d
-				span := (fx1 - fx0) * d
-				dst := out[o : o+d]
-				if n <= 0 || n > poolRecipMax {
-					for c := range dst {
-						acc := poolSumI8(in, start+c, row, span, d, fy1-fy0)
-						dst[c] = int8(clampI32(poolAvgRound(acc, n), p.actMin, p.actMax))
-					}
-					o += d
-					continue
-				}
-				rcp, h := poolRecip(n), uint32(n/2)
-				for c := range dst {
-					acc := poolSumI8(in, start+c, row, span, d, fy1-fy0)
-					// poolAvgRound by the reciprocal: |acc| <= 128n.
-					s := acc >> 31
-					q := int32((uint64(uint32((acc^s)-s)+h) * rcp) >> 40)
-					dst[c] = int8(clampI32((q^s)-s, p.actMin, p.actMax))
-				}
-				o += d
-			}
-		}
-	}
-}
-
-// poolSumI8 sums a window's values of one channel: rows rows from r, row
-// apart, each span bytes of values d apart.
-func poolSumI8(in []int8, r, row, span, d, rows int) int32 {
-	var acc int32
-	for ; rows > 0; rows, r = rows-1, r+row {
-		for i := r; i < r+span; i += d {
-			acc += int32(in[i])
-		}
-	}
-	return acc
 }
 
 // Copied from kernels/softmax.go.

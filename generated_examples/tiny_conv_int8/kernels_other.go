@@ -8,6 +8,11 @@ import (
 	"unsafe"
 )
 
+// Copied from kernels/dsp_fc_go.go.
+
+// dspFCRow: see fc_dsp.go. Here, Go.
+func dspFCRow(x, w, r, o unsafe.Pointer) { dspFCRowRef(x, w, r, o) }
+
 // Copied from kernels/dsp_go.go.
 
 // dspDot2x2Rows: see dsp.go. Here, Go.
@@ -26,6 +31,11 @@ func dspPWPairsW(g *dspPWArgs) { dspPWPairsWRef(g) }
 func dspCopy(dst, src unsafe.Pointer, n int) {
 	copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
 }
+
+// Copied from kernels/dsp_pool_go.go.
+
+// dspAvgPool: see pool_dsp.go. Here, Go.
+func dspAvgPool(x, o unsafe.Pointer, spec uint32, k unsafe.Pointer) { dspAvgPoolRef(x, o, spec, k) }
 
 // Copied from kernels/dw_dsp_go.go.
 

@@ -279,7 +279,7 @@ func op2(a arena) {
 //
 //go:noinline
 func op3(a arena) {
-	avgPoolInt8(&poolParams{
+	avgPoolDSPInt8(&poolParams{
 		batches: 1,
 		inH:     8,
 		inW:     8,
@@ -294,26 +294,18 @@ func op3(a arena) {
 		padW:    0,
 		actMin:  -128,
 		actMax:  127,
-	}, a.i8(offConv3Relu, 1024), a.i8(offPool, 16))
+	}, opPoolPool, a.i8(offConv3Relu, 1024), a.i8(offPool, 16))
 }
 
 // op5 runs operator 5: FULLY_CONNECTED flatten -> logits
 //
 //go:noinline
 func op5(a arena) {
-	fcOctInt8PTQ(&fcParams{
+	fcDSPInt8(&fcDSPParams{
 		batches:    1,
 		outDepth:   4,
 		accumDepth: 16,
-	}, a.i8(offPool, 16), opLogitsWeights, opLogitsBias, &rqOne{
-		m2:   2932030994,
-		e:    1,
-		d:    -3148092027309129728,
-		r:    8,
-		lsh:  0,
-		span: 255,
-		hi:   127,
-	}, a.i8(offLogits, 4))
+	}, a.i8(offPool, 16), opLogitsWeights, opLogitsRec, a.i8(offLogits, 4))
 }
 
 // op6 runs operator 6: SOFTMAX logits -> probs
