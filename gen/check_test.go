@@ -67,7 +67,7 @@ func TestCheckSummary(t *testing.T) {
 				// The stack figure follows the kernels' measured frames
 				// (gen/kernelsig/stack.go), so it is not spelled here.
 				"  unchanged: ArenaSize 1120, lower bound 1120, plan optimal (= lower bound), stack ",
-				", constants 1044, MACs 17472, operators 7\n",
+				", constants 1072, MACs 17472, operators 7\n",
 				"  operators that changed: none\n"}},
 		{name: "-fuse=off", data: data, opt: Options{Package: "tc", NoFuse: true},
 			want: []string{"  ArenaSize    1120 -> 1616 (+496)\n", "  lower bound  1120 -> 1616 (+496)\n",
