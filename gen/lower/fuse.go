@@ -34,8 +34,8 @@ import (
 type bandKind int
 
 const (
-	// bandWindow: a parameter struct with batches, inH, outH, padH,
-	// strideH, filterH (or a fixed height) and optionally dilationH.
+	// bandWindow: a parameter struct with inH, outH, padH, filterH (or a
+	// fixed height) and optionally batches (1), strideH and dilationH.
 	bandWindow bandKind = iota + 1
 	// bandPixels: a pointwise kernel whose struct counts pixels.
 	bandPixels
@@ -46,6 +46,10 @@ type bandKernel struct {
 	kind bandKind
 	// filterH is the filter height of kernels whose struct has none.
 	filterH int
+	// padRows: output rows may read no input row at all (a PAD's rows of
+	// padding above and below the image), so a band may have an empty
+	// input.
+	padRows bool
 }
 
 // bandKernels lists the kernels that compute output rows from windows of
@@ -82,6 +86,8 @@ var bandKernels = map[string]bandKernel{
 	"convPWDSPW":     {kind: bandPixels},
 	"convDSP":        {kind: bandWindow},
 	"convDSPW":       {kind: bandWindow},
+	"padRowsInt8":    {kind: bandWindow, filterH: 1, padRows: true},
+	"padRowsInt16":   {kind: bandWindow, filterH: 1, padRows: true},
 }
 
 // bandOp is one operator that can run in bands of output rows.
@@ -102,10 +108,12 @@ type bandOp struct {
 	stride, pad, span int
 }
 
-// rows returns the input rows output row y reads, [lo, hi).
+// rows returns the input rows output row y reads, [lo, hi): empty (lo ==
+// hi, at the image's edge) for a row of padding only.
 func (b *bandOp) rows(y int) (lo, hi int) {
 	o := y*b.stride - b.pad
-	return max(o, 0), min(o+b.span, b.inH)
+	lo = min(max(o, 0), b.inH)
+	return lo, max(min(o+b.span, b.inH), lo)
 }
 
 func structInt(s program.Struct, name string) (int, bool) {
@@ -227,6 +235,12 @@ func bandable(p *program.Program, i int) *bandOp {
 			return v
 		}
 		batches, inH, outH, padH, strideH := get("batches"), get("inH"), get("outH"), get("padH"), get("strideH")
+		if _, has := structInt(s, "batches"); !has {
+			batches = 1
+		}
+		if _, has := structInt(s, "strideH"); !has {
+			strideH = 1
+		}
 		fH := bk.filterH
 		if fH == 0 {
 			fH = get("filterH")
@@ -241,8 +255,9 @@ func bandable(p *program.Program, i int) *bandOp {
 		b.stride, b.pad, b.span = strideH, padH, (fH-1)*dil+1
 	}
 	// Every output row must read at least one input row (a band of only
-	// padding would be a call on an empty input).
-	for y := 0; y < b.outH; y++ {
+	// padding would be a call on an empty input), but for kernels that
+	// write rows of padding themselves.
+	for y := 0; y < b.outH && !bk.padRows; y++ {
 		if lo, hi := b.rows(y); hi <= lo {
 			return nil
 		}
@@ -292,7 +307,7 @@ func schedule(ops []*bandOp) *bandSchedule {
 		for done[i] <= y {
 			r := done[i]
 			lo, hi := b.rows(r)
-			if i > 0 {
+			if i > 0 && hi > lo {
 				ensure(i-1, hi-1)
 			}
 			ev := bandEvent{op: i, r0: r, r1: r + 1, lo: lo, hi: hi}
@@ -359,7 +374,7 @@ func (s *bandSchedule) inOutShift() int {
 			end := ev.r1 * last.outRow * outSize
 			shift = max(shift, end-suffix)
 		}
-		if ev.op == 0 {
+		if ev.op == 0 && ev.hi > ev.lo {
 			suffix = min(suffix, ev.lo*first.inRow*inSize)
 		}
 	}

@@ -38,8 +38,17 @@ func (nb *netBuilder) tensor(h, w, c int, q *builder.Quant) int {
 
 // conv adds a CONV_2D (depthwise when dw) with SAME padding and RELU6.
 func (nb *netBuilder) conv(x, oc, fh, fw, stride int, dw, relu bool) int {
+	return nb.convPad(x, oc, fh, fw, stride, dw, relu, false)
+}
+
+// convPad is conv with VALID padding when valid.
+func (nb *netBuilder) convPad(x, oc, fh, fw, stride int, dw, relu, valid bool) int {
 	h, w, c := nb.h[x], nb.w[x], nb.c[x]
 	oh, ow := (h+stride-1)/stride, (w+stride-1)/stride
+	padding := 0
+	if valid {
+		oh, ow, padding = (h-fh)/stride+1, (w-fw)/stride+1, 1
+	}
 	if dw {
 		oc = c
 	}
@@ -65,11 +74,20 @@ func (nb *netBuilder) conv(x, oc, fh, fw, stride int, dw, relu bool) int {
 	}
 	if dw {
 		nb.m.Op(model.OpDepthwiseConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 2, Fields: []builder.Field{
-			builder.Byte(0, 0), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, 1), builder.Byte(4, act), builder.Int(5, 1), builder.Int(6, 1)}})
+			builder.Byte(0, padding), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, 1), builder.Byte(4, act), builder.Int(5, 1), builder.Int(6, 1)}})
 	} else {
 		nb.m.Op(model.OpConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 1, Fields: []builder.Field{
-			builder.Byte(0, 0), builder.Int(1, stride), builder.Int(2, stride), builder.Byte(3, act), builder.Int(4, 1), builder.Int(5, 1)}})
+			builder.Byte(0, padding), builder.Int(1, stride), builder.Int(2, stride), builder.Byte(3, act), builder.Int(4, 1), builder.Int(5, 1)}})
 	}
+	return y
+}
+
+// pad adds a PAD of top, bottom, left and right rows and columns (the
+// input's zero point, as converters write PyTorch's zero padding).
+func (nb *netBuilder) pad(x, top, bottom, left, right int) int {
+	y := nb.tensor(nb.h[x]+top+bottom, nb.w[x]+left+right, nb.c[x], nb.q[x])
+	pads := nb.m.ConstI32(fmt.Sprint("p", nb.n), []int{4, 2}, nil, []int32{0, 0, int32(top), int32(bottom), int32(left), int32(right), 0, 0})
+	nb.m.Op(model.OpPad, []int{x, pads}, []int{y}, nil)
 	return y
 }
 
@@ -99,6 +117,29 @@ func mobileNetV2(r *rand.Rand) ([]byte, int) {
 			y = nb.conv(y, nb.c[x]*b.t, 1, 1, 1, false, true)
 		}
 		y = nb.conv(y, 0, 3, 3, b.s, true, true)
+		y = nb.conv(y, b.c, 1, 1, 1, false, false)
+		if b.s == 1 && b.c == nb.c[x] {
+			y = nb.add(x, y)
+		}
+		x = y
+	}
+	x = nb.avgPoolAll(x)
+	nb.m.IO([]int{in}, []int{x})
+	return nb.m.Bytes(), 64 * 64 * 3
+}
+
+// mobileNetV2Torch is mobileNetV2 as converted from PyTorch: an explicit
+// PAD before every 3x3 convolution, which then has VALID padding.
+func mobileNetV2Torch(r *rand.Rand) ([]byte, int) {
+	nb, x := newNet(r, "mobilenet v2 from pytorch", 64, 64, 3)
+	in := x
+	x = nb.convPad(nb.pad(x, 1, 1, 1, 1), 16, 3, 3, 2, false, true, true)
+	for _, b := range []struct{ t, c, s int }{{1, 8, 1}, {6, 12, 2}, {6, 12, 1}, {6, 16, 2}, {6, 16, 1}, {6, 24, 2}} {
+		y := x
+		if b.t > 1 {
+			y = nb.conv(y, nb.c[x]*b.t, 1, 1, 1, false, true)
+		}
+		y = nb.convPad(nb.pad(y, 1, 1, 1, 1), 0, 3, 3, b.s, true, true, true)
 		y = nb.conv(y, b.c, 1, 1, 1, false, false)
 		if b.s == 1 && b.c == nb.c[x] {
 			y = nb.add(x, y)
@@ -153,7 +194,7 @@ func TestFusedNetworks(t *testing.T) {
 	for _, net := range []struct {
 		name  string
 		build func(*rand.Rand) ([]byte, int)
-	}{{"mobilenet_v2", mobileNetV2}, {"ds_cnn", dsCNN}, {"resnet", resNet}} {
+	}{{"mobilenet_v2", mobileNetV2}, {"mobilenet_v2_torch", mobileNetV2Torch}, {"ds_cnn", dsCNN}, {"resnet", resNet}} {
 		t.Run(net.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, 3))
 			data, n := net.build(r)
