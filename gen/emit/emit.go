@@ -806,9 +806,20 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 		if l, ok := lines[out]; ok {
 			held = fmt.Sprintf("line of %d of %d rows, %d bytes", l.Rows, l.TensorRows, l.Rows*l.RowBytes)
 		}
-		step = append(step, jen.Comment(fmt.Sprintf("  %d: %s %s -> %s (%s)", i, op.Code, name(op.Inputs[0]), name(out), held)))
+		// The activation inputs: the chain's, and an elementwise
+		// operator's skip tensor (read whole).
+		var ins []string
+		for _, t := range op.Inputs {
+			if t >= 0 && !g.Tensors[t].IsConst() {
+				ins = append(ins, name(t))
+			}
+		}
+		step = append(step, jen.Comment(fmt.Sprintf("  %d: %s %s -> %s (%s)", i, op.Code, strings.Join(ins, " + "), name(out), held)))
 	}
-	if grp.MinShift >= 0 {
+	switch {
+	case grp.In == grp.Out:
+		step = append(step, jen.Comment("The output is written in place over the input, its skip tensor: no band writes rows a later band reads."))
+	case grp.MinShift >= 0:
 		step = append(step, jen.Comment(fmt.Sprintf("The output is written over the dying input, which starts %d bytes above it.", e.lay.Offset(grp.In)-e.lay.Offset(grp.Out))))
 	}
 	calls := func(ss []program.Step) []jen.Code {

@@ -29,6 +29,14 @@ import (
 // The group's input and output stay whole tensors; when the input dies in
 // the group the output is written over it (tied at the smallest distance
 // the schedule allows, computed by replaying it).
+//
+// A residual ADD joins a chain too: its chain operand is the previous
+// operator's output, and its other operand (the skip tensor, produced
+// before the group) stays a whole tensor that each band reads the same
+// rows of, so it lives through the group. Where the ADD writes its output
+// over the skip tensor (an in-place operator), and the skip tensor is the
+// group's input, the group's input and output are one buffer: each band of
+// the ADD writes rows no later band reads.
 
 // bandKind says how a kernel call is cut into bands of output rows.
 type bandKind int
@@ -39,6 +47,11 @@ const (
 	bandWindow bandKind = iota + 1
 	// bandPixels: a pointwise kernel whose struct counts pixels.
 	bandPixels
+	// bandElems: a binary elementwise kernel (ewBcast) on operands of
+	// the output's shape, fn(params..., bc, a, b, out): one operand is
+	// the chain's, the other (the skip tensor) is read whole, a band of
+	// rows at a time; a band is a call on fewer elements (bc.inner).
+	bandElems
 )
 
 // bandKernel is how one kernel runs on bands.
@@ -88,6 +101,10 @@ var bandKernels = map[string]bandKernel{
 	"convDSPW":       {kind: bandWindow},
 	"padRowsInt8":    {kind: bandWindow, filterH: 1, padRows: true},
 	"padRowsInt16":   {kind: bandWindow, filterH: 1, padRows: true},
+
+	string(kernelsig.AddInt8Tab): {kind: bandElems},
+	string(kernelsig.AddInt16):   {kind: bandElems},
+	string(kernelsig.AddF32):     {kind: bandElems},
 }
 
 // bandOp is one operator that can run in bands of output rows.
@@ -106,6 +123,11 @@ type bandOp struct {
 	// Output row y reads input rows [y*stride-pad, y*stride-pad+span),
 	// clipped to the image.
 	stride, pad, span int
+	// skip is the argument index of the skip tensor's view (bandElems; -1
+	// for the others): output row y reads its row y, outRow elements of
+	// outType, from skipBuf.
+	skip    int
+	skipBuf program.BufID
 }
 
 // rows returns the input rows output row y reads, [lo, hi): empty (lo ==
@@ -173,6 +195,9 @@ func bandable(p *program.Program, i int) *bandOp {
 	if !ok {
 		return nil
 	}
+	if bk.kind == bandElems {
+		return bandableElems(p, i, call)
+	}
 	g := p.Graph
 	tin, tout := g.Tensors[gop.Inputs[0]], g.Tensors[gop.Outputs[0]]
 	if tin.IsConst() {
@@ -183,7 +208,7 @@ func bandable(p *program.Program, i int) *bandOp {
 	if !ok1 || !ok2 || inBuf == outBuf {
 		return nil
 	}
-	b := &bandOp{op: i, call: call, param: -1, in: -1, out: -1, kind: bk.kind, inBuf: inBuf, outBuf: outBuf, inType: tin.Type, outType: tout.Type}
+	b := &bandOp{op: i, call: call, param: -1, in: -1, out: -1, skip: -1, kind: bk.kind, inBuf: inBuf, outBuf: outBuf, inType: tin.Type, outType: tout.Type}
 	var ok3, ok4 bool
 	b.inH, b.inRow, _, ok3 = nhwc(tin)
 	b.outH, b.outRow, b.outW, ok4 = nhwc(tout)
@@ -259,6 +284,80 @@ func bandable(p *program.Program, i int) *bandOp {
 	// write rows of padding themselves.
 	for y := 0; y < b.outH && !bk.padRows; y++ {
 		if lo, hi := b.rows(y); hi <= lo {
+			return nil
+		}
+	}
+	return b
+}
+
+// bandableElems is bandable for a binary elementwise kernel (bandElems):
+// its chain operand is the output of operator i-1, its other operand a
+// whole activation tensor of another buffer, both of the output's shape
+// and type, with no broadcast. The output may share the skip tensor's
+// buffer (an in-place operator), not the chain operand's.
+func bandableElems(p *program.Program, i int, call program.Call) *bandOp {
+	g := p.Graph
+	gop := g.Ops[i]
+	if i == 0 || len(gop.Inputs) != 2 || len(g.Ops[i-1].Outputs) != 1 || len(call.Args) < 4 {
+		return nil
+	}
+	prev, ok := p.TensorBuf[g.Ops[i-1].Outputs[0]]
+	if !ok {
+		return nil
+	}
+	var bufs [2]program.BufID
+	for k, t := range gop.Inputs {
+		if t < 0 || g.Tensors[t].IsConst() {
+			return nil
+		}
+		if bufs[k], ok = p.TensorBuf[t]; !ok {
+			return nil
+		}
+	}
+	chain := slices.Index(bufs[:], prev)
+	if chain < 0 || bufs[1-chain] == prev {
+		return nil
+	}
+	tin, tskip, tout := g.Tensors[gop.Inputs[chain]], g.Tensors[gop.Inputs[1-chain]], g.Tensors[gop.Outputs[0]]
+	outBuf, ok := p.TensorBuf[gop.Outputs[0]]
+	if !ok || outBuf == prev || tin.Type != tout.Type || tskip.Type != tout.Type ||
+		!slices.Equal(tin.Shape, tout.Shape) || !slices.Equal(tskip.Shape, tout.Shape) || p.Buffers[bufs[1-chain]].Kind != planner.Activation {
+		return nil
+	}
+	b := &bandOp{op: i, call: call, param: -1, kind: bandElems, inBuf: prev, outBuf: outBuf, inType: tin.Type, outType: tout.Type,
+		stride: 1, pad: 0, span: 1, skipBuf: bufs[1-chain]}
+	var ok1, ok2 bool
+	b.inH, b.inRow, _, ok1 = nhwc(tin)
+	b.outH, b.outRow, b.outW, ok2 = nhwc(tout)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	// fn(params..., bc, a, b, out): the last three arguments are the
+	// operands and the output, whole.
+	n := len(call.Args)
+	b.in, b.skip, b.out = n-3+chain, n-2-chain, n-1
+	views := map[int]program.BufID{b.in: b.inBuf, b.skip: b.skipBuf, b.out: b.outBuf}
+	for k, a := range call.Args {
+		switch a := a.(type) {
+		case program.View:
+			buf, mine := views[k]
+			if !mine || a.Buf != buf || a.Off != 0 || a.Step != 0 || a.Raw || a.Type != tout.Type || a.N != b.outH*b.outRow {
+				return nil
+			}
+			delete(views, k)
+		case program.Struct:
+			if a.Type == string(kernelsig.EwBcast) {
+				b.param = k
+			}
+		}
+	}
+	if len(views) > 0 || b.param < 0 {
+		return nil
+	}
+	// One row of all the elements, no outer dimension: no broadcast.
+	s := call.Args[b.param].(program.Struct)
+	for name, want := range map[string]int{"inner": b.outH * b.outRow, "aInner": 1, "bInner": 1, "n1": 1, "n2": 1, "n3": 1, "n4": 1, "n5": 1} {
+		if v, ok := structInt(s, name); !ok || v != want {
 			return nil
 		}
 	}
@@ -358,7 +457,11 @@ func schedule(ops []*bandOp) *bandSchedule {
 
 // inOutShift is the least distance the group's input may start above its
 // output so that no band writes output bytes that a later band still
-// reads as input.
+// reads as input: the first operator's reads, and those of an elementwise
+// operator whose skip tensor is the group's input. Such an operator reads
+// the same elements of its band as it writes, each before it writes it,
+// so its own reads ask no distance of its writes (0: the output may be
+// written over that input in place).
 func (s *bandSchedule) inOutShift() int {
 	first, last := s.ops[0], s.ops[len(s.ops)-1]
 	inSize, outSize := first.inType.Size(), last.outType.Size()
@@ -377,6 +480,9 @@ func (s *bandSchedule) inOutShift() int {
 		if ev.op == 0 && ev.hi > ev.lo {
 			suffix = min(suffix, ev.lo*first.inRow*inSize)
 		}
+		if b := s.ops[ev.op]; b.skip >= 0 && b.skipBuf == first.inBuf {
+			suffix = min(suffix, ev.r0*b.outRow*b.outType.Size())
+		}
 	}
 	return shift
 }
@@ -387,13 +493,18 @@ func (s *bandSchedule) lineBytes(j int) int {
 	return s.lineRows[j] * b.outRow * b.outType.Size()
 }
 
-// bandCall is the kernel call of a band event, over views of in and out.
+// bandCall is the kernel call of a band event, over views of in and out
+// (and of the skip tensor's rows, for bandElems).
 func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 	args := slices.Clone(b.call.Args)
 	s := args[b.param].(program.Struct)
 	switch b.kind {
 	case bandPixels:
 		args[b.param] = withInts(s, map[string]int{"pixels": (ev.r1 - ev.r0) * b.outW})
+	case bandElems:
+		n := (ev.r1 - ev.r0) * b.outRow
+		args[b.param] = withInts(s, map[string]int{"inner": n})
+		args[b.skip] = program.View{Buf: b.skipBuf, Type: b.outType, Off: ev.r0 * b.outRow, N: n}
 	case bandWindow:
 		args[b.param] = withInts(s, map[string]int{
 			"inH":  ev.hi - ev.lo,
@@ -494,12 +605,30 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 			b.First, b.Last = sp.first, sp.last
 			grp.Lines = append(grp.Lines, program.Line{Buf: id, Tensor: b.Tensors[0], Rows: s.lineRows[j], RowBytes: ops[j].outRow * ops[j].outType.Size(), TensorRows: ops[j].outH})
 		}
-		mayTie := groupMayTie(&q, grp.In, grp.Out, sp.first) && q.Buffers[grp.In].Tie == nil && !tiedTo(q.Buffers, grp.Out)
+		mayTie := grp.In != grp.Out && groupMayTie(&q, grp.In, grp.Out, sp) && q.Buffers[grp.In].Tie == nil && !tiedTo(q.Buffers, grp.Out)
 		in, out := &q.Buffers[grp.In], &q.Buffers[grp.Out]
 		in.Last = max(in.Last, sp.last)
 		out.First = min(out.First, sp.first)
+		for _, b := range ops {
+			// A skip tensor, born before the group (the group's operators
+			// write lines, the last its output), lives through it.
+			if b.skip >= 0 {
+				if slices.Contains(lines, b.skipBuf) {
+					return nil, fmt.Errorf("internal error: operator %d reads a line of its group whole", b.op)
+				}
+				q.Buffers[b.skipBuf].Last = max(q.Buffers[b.skipBuf].Last, sp.last)
+			}
+		}
 		shareGroupScratch(&q, ops, sp)
-		if mayTie {
+		if grp.In == grp.Out {
+			// The last operator writes its output over its skip tensor,
+			// which is the group's input: in place, every write must fall
+			// on input no later band reads.
+			if shift := s.inOutShift(); shift > 0 {
+				return nil, fmt.Errorf("internal error: operators %d-%d: the output over the input needs a distance of %d bytes", sp.first, sp.last, shift)
+			}
+			grp.MinShift = 0
+		} else if mayTie {
 			shift := s.inOutShift()
 			if shift+in.Size < in.Size+out.Size {
 				in.Tie = &planner.Tie{To: int(grp.Out), Shift: planner.AlignedSize(shift, 0)}
@@ -542,12 +671,14 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 	return &q, nil
 }
 
-// groupMayTie says whether a group starting at operator first may write
-// its output over its input: both activations, the input dying at first
-// (read by no later operator) and not a graph output.
-func groupMayTie(p *program.Program, in, out program.BufID, first int) bool {
+// groupMayTie says whether group sp may write its output over its input:
+// both activations, the input dying in the group (read by no later
+// operator: in the group, only its first operator and elementwise
+// operators whose skip tensor it is read it, and inOutShift counts both)
+// and not a graph output, the output born in the group.
+func groupMayTie(p *program.Program, in, out program.BufID, sp fuseSpan) bool {
 	ib, ob := p.Buffers[in], p.Buffers[out]
-	return ib.Last == first && ib.Kind == planner.Activation && ob.Kind == planner.Activation && !isGraphOutput(p, in)
+	return ib.Last >= sp.first && ib.Last <= sp.last && ob.First >= sp.first && ib.Kind == planner.Activation && ob.Kind == planner.Activation && !isGraphOutput(p, in)
 }
 
 func isGraphOutput(p *program.Program, b program.BufID) bool {

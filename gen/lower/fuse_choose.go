@@ -130,10 +130,20 @@ func (f *fusePlanner) group(sp fuseSpan) int {
 		inB, outB := ops[0].inBuf, ops[len(ops)-1].outBuf
 		in, out := f.size(inB), f.size(outB)
 		pair := in + out
-		if groupMayTie(f.p, inB, outB, sp.first) {
+		switch {
+		case inB == outB:
+			// The output written in place over the input, its skip
+			// tensor (fuse).
+			pair = in
+			if s.inOutShift() > 0 {
+				pair = -1
+			}
+		case groupMayTie(f.p, inB, outB, sp):
 			pair = min(pair, max(out, planner.AlignedSize(s.inOutShift(), f.align)+in))
 		}
-		cost = other + scratch + lines + pair
+		if pair >= 0 {
+			cost = other + scratch + lines + pair
+		}
 	}
 	f.groups[sp] = cost
 	return cost
@@ -147,6 +157,14 @@ func (f *fusePlanner) fusable(sp fuseSpan) bool {
 		if !f.link[i] {
 			return false
 		}
+	}
+	// A skip tensor is read whole: never one of the group's lines.
+	lines := map[program.BufID]bool{}
+	for _, b := range f.band[sp.first : sp.last+1] {
+		if b.skip >= 0 && lines[b.skipBuf] {
+			return false
+		}
+		lines[b.outBuf] = true
 	}
 	return true
 }

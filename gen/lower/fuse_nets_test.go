@@ -10,6 +10,7 @@ import (
 
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
@@ -295,5 +296,150 @@ func TestFixturesMatchTFLM(t *testing.T) {
 			}
 			n.skipIfNoneCompared(t)
 		})
+	}
+}
+
+// TestFusedResidualSpans fuses, one at a time, every span that can be
+// fused of two small residual networks (ADD(x, conv(conv(x))) and a
+// residual ADD in the middle of a chain, its operands swapped), with and
+// without in-place operators: the skip tensor is then the group's input
+// and output buffer, its output buffer only, another buffer, or the
+// group's input with the output tied below it. Each is simulated byte by
+// byte and byte-identical to layer by layer.
+func TestFusedResidualSpans(t *testing.T) {
+	nets := []struct {
+		name  string
+		build func(*rand.Rand) ([]byte, int)
+	}{
+		{"skip_end", func(r *rand.Rand) ([]byte, int) {
+			nb, in := newNet(r, "residual end", 12, 7, 5)
+			x := nb.conv(in, 6, 3, 3, 1, false, true)
+			y := nb.conv(nb.conv(x, 4, 3, 3, 1, false, true), 6, 3, 3, 1, false, false)
+			out := nb.avgPoolAll(nb.add(x, y))
+			nb.m.IO([]int{in}, []int{out})
+			return nb.m.Bytes(), 12 * 7 * 5
+		}},
+		{"skip_mid", func(r *rand.Rand) ([]byte, int) {
+			nb, in := newNet(r, "residual middle", 11, 6, 4)
+			x := nb.conv(in, 6, 1, 1, 1, false, true)
+			y := nb.conv(x, 6, 3, 3, 1, true, true)
+			z := nb.add(y, x)
+			out := nb.conv(nb.conv(z, 5, 3, 3, 2, false, true), 3, 1, 1, 1, false, false)
+			nb.m.IO([]int{in}, []int{out})
+			return nb.m.Bytes(), 11 * 6 * 4
+		}},
+	}
+	cases := map[string]int{}
+	var pkgs []e2e.Package
+	var jobs []e2e.Job
+	var wants [][]byte
+	for _, net := range nets {
+		r := rand.New(rand.NewPCG(9, 4))
+		data, n := net.build(r)
+		x := randVals(r, model.Int8, n)
+		g, err := model.Parse(net.name+".tflite", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, noShare := range []bool{false, true} {
+			p, _, err := Program(g, ProgramOptions{Options: Options{NoShare: noShare}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lay, err := layout.Make(p, nil, layout.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := runProgram(p, lay, x.raw())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fp := newFusePlanner(p, nil, 0)
+			for i := range p.Ops {
+				for j := i + 1; j < len(p.Ops) && fp.fusable(fuseSpan{i, j}); j++ {
+					sp := fuseSpan{i, j}
+					name := fmt.Sprintf("%s noShare=%v ops %d-%d", net.name, noShare, i, j)
+					var add *bandOp
+					for _, b := range fp.band[i : j+1] {
+						if b.skip >= 0 {
+							add = b
+						}
+					}
+					if fp.group(sp) < 0 {
+						if add == nil || fp.band[i].inBuf != fp.band[j].outBuf {
+							t.Errorf("%s: fusable but no cost", name)
+						}
+						continue
+					}
+					q, err := fuse(p, []fuseSpan{sp})
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					grp := q.Groups[0]
+					if add != nil {
+						c := "skip elsewhere"
+						switch {
+						case grp.In == grp.Out:
+							c = "skip is input and output"
+						case add.skipBuf == grp.Out:
+							c = "skip is output"
+						case add.skipBuf == grp.In && grp.MinShift >= 0:
+							c = "skip is input, output tied below"
+						case add.skipBuf == grp.In:
+							c = "skip is input"
+						}
+						cases[c]++
+						t.Logf("%s: %s (MinShift %d)", name, c, grp.MinShift)
+					}
+					ql, err := layout.Make(q, nil, layout.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := simulateGroups(q, ql); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					got, err := runProgram(q, ql, x.raw())
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got[0], want[0]) {
+						t.Errorf("%s: fused and layer-by-layer outputs differ", name)
+					}
+					if add == nil {
+						continue
+					}
+					// The generated code of the group, built and run below.
+					pkg := fmt.Sprintf("r%d", len(pkgs))
+					res, err := testEmit(q, nil, testOptions{Package: pkg, NoTests: true})
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
+					jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.raw()}, Invokes: 1})
+					wants = append(wants, want[0])
+				}
+			}
+		}
+	}
+	for _, c := range []string{"skip is input and output", "skip is output", "skip elsewhere", "skip is input, output tied below"} {
+		if cases[c] == 0 {
+			t.Errorf("no span where %s", c)
+		}
+	}
+	if testing.Short() {
+		t.Skip("skipping the build of the generated packages with -short")
+	}
+	mod, err := e2e.Build(t.TempDir(), pkgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := mod.Run(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range res {
+		if !slices.Equal(r.Outputs[0][0], wants[k]) {
+			t.Errorf("package %s: the generated code's output differs from layer by layer", jobs[k].Package)
+		}
 	}
 }

@@ -21,7 +21,9 @@ import (
 // fuseAll returns the layer-by-layer program of g with every run of
 // operators that can be fused (up to maxGroup each) run as fused groups,
 // whether or not that makes the arena smaller: the tests check the
-// execution of groups, not the choice of them.
+// execution of groups, not the choice of them. A run whose output would
+// be written in place over its input too early (a residual ADD over the
+// group's input) ends before its last operator.
 func fuseAll(g *model.Graph) (*program.Program, error) {
 	p, _, err := Program(g, ProgramOptions{})
 	if err != nil {
@@ -33,6 +35,9 @@ func fuseAll(g *model.Graph) (*program.Program, error) {
 		j := i
 		for j+1 < len(p.Ops) && fp.link[j+1] && j+1-i < maxGroup {
 			j++
+		}
+		for j > i && fp.group(fuseSpan{i, j}) < 0 {
+			j--
 		}
 		if j > i {
 			spans = append(spans, fuseSpan{i, j})
@@ -62,8 +67,11 @@ func runProgram(p *program.Program, lay *layout.Layout, inputs ...[]byte) ([][]b
 // simulateGroups replays the calls of every fused group of p byte by byte
 // over the arena as lay places it: each byte carries the tensor element it
 // holds. Every band must find in its input view exactly the input rows it
-// reads, the group's output must end whole, and no byte of another buffer
-// live during the group may change.
+// reads (and in the view of a skip tensor, an elementwise operator's
+// other operand read whole, the rows of its band), the group's output must
+// end whole, and no byte of another buffer live during the group may
+// change, nor a skip tensor, but where the group's output is written over
+// it.
 func simulateGroups(p *program.Program, lay *layout.Layout) error {
 	g := p.Graph
 	rowBytes := func(t int) int {
@@ -90,16 +98,58 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 				tags[o+k] = -2 - int64(b)
 			}
 		}
-		inT := g.Ops[grp.First].Inputs[0]
-		o := lay.Offset(grp.In)
-		for k := 0; k < g.Tensors[inT].Bytes(); k++ {
-			tags[o+k] = tag(inT, k)
-		}
-		sentinels := slices.Clone(tags)
 		lineOf := map[int]program.BufID{} // operator -> its output line
 		for i := grp.First; i < grp.Last; i++ {
 			lineOf[i] = p.TensorBuf[g.Ops[i].Outputs[0]]
 		}
+		// Each operator's chain operand (the input in the group's input
+		// or the previous operator's line) and skip tensor (another
+		// activation input, read whole), -1 where it has none.
+		chainOf, skipOf := map[int]int{}, map[int]int{}
+		for i := grp.First; i <= grp.Last; i++ {
+			from := grp.In
+			if i > grp.First {
+				from = lineOf[i-1]
+			}
+			chainOf[i], skipOf[i] = -1, -1
+			for _, t := range g.Ops[i].Inputs {
+				switch {
+				case t < 0 || g.Tensors[t].IsConst():
+				case p.TensorBuf[t] == from && chainOf[i] < 0:
+					chainOf[i] = t
+				default:
+					skipOf[i] = t
+				}
+			}
+		}
+		inT := chainOf[grp.First]
+		o := lay.Offset(grp.In)
+		for k := 0; k < g.Tensors[inT].Bytes(); k++ {
+			tags[o+k] = tag(inT, k)
+		}
+		// A skip tensor's bytes hold its elements (the group's input's
+		// when it is that buffer).
+		skipTag := map[int]int{} // skip tensor -> the tensor its tags name
+		for i := grp.First; i <= grp.Last; i++ {
+			t := skipOf[i]
+			if t < 0 {
+				continue
+			}
+			b := p.TensorBuf[t]
+			if b == grp.In {
+				skipTag[t] = inT
+				continue
+			}
+			if mine[b] && b != grp.Out {
+				return fmt.Errorf("group %d-%d: operator %d reads line %d whole", grp.First, grp.Last, i, b)
+			}
+			skipTag[t] = t
+			o := lay.Offset(b)
+			for k := 0; k < g.Tensors[t].Bytes(); k++ {
+				tags[o+k] = tag(t, k)
+			}
+		}
+		sentinels := slices.Clone(tags)
 		computed := map[int][]int{} // operator -> times each output row was computed
 		for i := grp.First; i <= grp.Last; i++ {
 			computed[i] = make([]int, g.Tensors[g.Ops[i].Outputs[0]].Shape[1])
@@ -127,32 +177,53 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 			if s.Op < grp.Last {
 				outBuf = lineOf[s.Op]
 			}
-			var in, out *program.View
-			for _, a := range c.Args {
+			// The input view is the first of the chain operand's
+			// buffer, the output view the last of the output's, the
+			// skip view another of the skip tensor's buffer (the
+			// output's too when the output is written over it).
+			it, st, ot := chainOf[s.Op], skipOf[s.Op], op.Outputs[0]
+			var in, out, skip *program.View
+			inAt, outAt := -1, -1
+			for k, a := range c.Args {
 				if v, ok := a.(program.View); ok {
-					switch v.Buf {
-					case inBuf:
-						in = &v
-					case outBuf:
-						out = &v
+					if v.Buf == inBuf && in == nil {
+						in, inAt = &v, k
+					}
+					if v.Buf == outBuf {
+						out, outAt = &v, k
 					}
 				}
 			}
-			if in == nil || out == nil {
-				return fmt.Errorf("group %d-%d, call %d (%s, operator %d): no input or output view", grp.First, grp.Last, n, c.Fn, s.Op)
-			}
-			it, ot := op.Inputs[0], op.Outputs[0]
-			at, size := viewBytes(*in)
-			if size != (s.InRows.Hi-s.InRows.Lo)*rowBytes(it) {
-				return fmt.Errorf("group %d-%d, call %d: input view of %d bytes for rows %d-%d", grp.First, grp.Last, n, size, s.InRows.Lo, s.InRows.Hi)
-			}
-			for k := 0; k < size; k++ {
-				if want := tag(it, s.InRows.Lo*rowBytes(it)+k); tags[at+k] != want {
-					return fmt.Errorf("group %d-%d, call %d (operator %d, rows %d-%d): input byte %d holds %x, want %x (tensor %d byte %d)",
-						grp.First, grp.Last, n, s.Op, s.Rows.Lo, s.Rows.Hi, k, tags[at+k], want, it, s.InRows.Lo*rowBytes(it)+k)
+			for k, a := range c.Args {
+				if v, ok := a.(program.View); ok && st >= 0 && v.Buf == p.TensorBuf[st] && k != inAt && k != outAt {
+					skip = &v
 				}
 			}
-			at, size = viewBytes(*out)
+			if in == nil || out == nil || st >= 0 && skip == nil {
+				return fmt.Errorf("group %d-%d, call %d (%s, operator %d): no input, skip or output view", grp.First, grp.Last, n, c.Fn, s.Op)
+			}
+			check := func(what string, v program.View, t, tt, lo, hi int) error {
+				at, size := viewBytes(v)
+				if size != (hi-lo)*rowBytes(t) {
+					return fmt.Errorf("group %d-%d, call %d: %s view of %d bytes for rows %d-%d", grp.First, grp.Last, n, what, size, lo, hi)
+				}
+				for k := 0; k < size; k++ {
+					if want := tag(tt, lo*rowBytes(t)+k); tags[at+k] != want {
+						return fmt.Errorf("group %d-%d, call %d (operator %d, rows %d-%d): %s byte %d holds %x, want %x (tensor %d byte %d)",
+							grp.First, grp.Last, n, s.Op, s.Rows.Lo, s.Rows.Hi, what, k, tags[at+k], want, tt, lo*rowBytes(t)+k)
+					}
+				}
+				return nil
+			}
+			if err := check("input", *in, it, it, s.InRows.Lo, s.InRows.Hi); err != nil {
+				return err
+			}
+			if skip != nil {
+				if err := check("skip", *skip, st, skipTag[st], s.Rows.Lo, s.Rows.Hi); err != nil {
+					return err
+				}
+			}
+			at, size := viewBytes(*out)
 			if size != (s.Rows.Hi-s.Rows.Lo)*rowBytes(ot) {
 				return fmt.Errorf("group %d-%d, call %d: output view of %d bytes for rows %d-%d", grp.First, grp.Last, n, size, s.Rows.Lo, s.Rows.Hi)
 			}
@@ -182,6 +253,17 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 		for i, s := range sentinels {
 			if s <= -2 && tags[i] != s {
 				return fmt.Errorf("group %d-%d: arena byte %d of buffer %d was overwritten", grp.First, grp.Last, i, -2-s)
+			}
+		}
+		for t, tt := range skipTag {
+			if b := p.TensorBuf[t]; b == grp.In || b == grp.Out {
+				continue
+			}
+			o := lay.Offset(p.TensorBuf[t])
+			for k := 0; k < g.Tensors[t].Bytes(); k++ {
+				if tags[o+k] != tag(tt, k) {
+					return fmt.Errorf("group %d-%d: byte %d of skip tensor %d was overwritten", grp.First, grp.Last, k, t)
+				}
 			}
 		}
 	}

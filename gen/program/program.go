@@ -60,7 +60,9 @@ type Group struct {
 	Post        []Step
 	// MinShift is the least distance In may start above Out so that no
 	// write of Out reaches input rows still to be read (In's planner Tie
-	// holds it when the two overlap), -1 when they do not overlap.
+	// holds it when the two overlap), -1 when they do not overlap; 0 when
+	// In is Out (a residual ADD writing in place over its skip tensor,
+	// the group's input).
 	MinShift int
 }
 

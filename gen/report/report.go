@@ -377,7 +377,9 @@ func groupText(pr *program.Program, l *layout.Layout, grp *program.Group, row ma
 		out = append(out, fmt.Sprintf("  line %s: %d of %d rows of %d bytes", bufLabel(row[ln.Buf], b), ln.Rows, ln.TensorRows, ln.RowBytes))
 	}
 	in, o := pr.Buffers[grp.In], pr.Buffers[grp.Out]
-	if grp.MinShift >= 0 {
+	if grp.In == grp.Out {
+		out = append(out, fmt.Sprintf("  output %s written in place over the input, its skip tensor (no band writes rows a later band reads)", bufLabel(row[grp.Out], o)))
+	} else if grp.MinShift >= 0 {
 		out = append(out, fmt.Sprintf("  output %s written over the dying input %s, which starts %d bytes above it (at least %d needed)",
 			bufLabel(row[grp.Out], o), bufLabel(row[grp.In], in), l.Offset(grp.In)-l.Offset(grp.Out), grp.MinShift))
 	} else {
