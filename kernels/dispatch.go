@@ -47,6 +47,7 @@ package kernels
 //   - dwRowsAny: parameter rows has type [][]int64
 //   - f32ActLast: parameter po has type unsafe.Pointer
 //   - fcOctOut: parameter a has type *[8]int32
+//   - fcOctPTFast: parameter a has type *[8]int32
 //   - lstmAddBias8: parameter a has type *[8]float32
 //   - lstmDotS8: parameter a has type *[8]float32
 //   - lstmFinish2F: parameter a has type *[8]float32
@@ -59,10 +60,11 @@ package kernels
 //   - octDot: parameter a has type *[8]int32
 //   - octDot64: parameter p has type unsafe.Pointer
 //   - octPass8: parameter p has type unsafe.Pointer
+//   - octPass8Ref: parameter p has type unsafe.Pointer
 //   - svdfFeatures: parameter acc has type *[24]int32
 //   - svdfNewState16: parameter a has type *[8]int32
 //   - svdfOut8: parameter t has type *[8]int32
-//   - svdfProject: parameter acc has type *[64]int32
+//   - svdfProject: parameter acc has type *[16]int32
 //   - functions with results (helpers, not program steps):
 //     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
 //     argMinMaxIdxI8, b2u8, binary32, castLoad, clampF32, clampI32, cmpOrd32,
@@ -98,16 +100,16 @@ package kernels
 //     lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
 //     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext, lstmRFits, lstmRGFits,
 //     lstmRowBatch, lstmSat16, lstmSigmoidQ, lstmTanhQ, meanRequant,
-//     mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne, octCols64,
-//     octLanes, poolAvgRound, poolInterior, poolRecip, poolSumI8, poolWindow,
-//     preluOne, quantizeF32One, reluOne, requantizeFast, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
-//     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
-//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne, sumI8,
-//     svdfActF32, svdfFastPlan, svdfNew16, svdfNew8, svdfRingStep,
-//     svdfRingWT16, tanhMid, tanhSmall, tconvTaps
+//     mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne, octByte,
+//     octCols64, octLanes, poolAvgRound, poolInterior, poolRecip, poolSumI8,
+//     poolWindow, preluOne, quantizeF32One, reluOne, requantizeFast,
+//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0,
+//     rqOneFields, rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet,
+//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
+//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
+//     softmaxRecip, softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne,
+//     sumI8, svdfActF32, svdfFastPlan, svdfLE32, svdfNew16, svdfNew8,
+//     svdfRingStep, svdfRingWT16, tanhMid, tanhSmall, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -424,13 +426,11 @@ func Call(fn string, args []any) bool {
 	case "fcInt8PT":
 		fcInt8PT(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "fcOctInt8":
-		fcOctInt8(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+		fcOctInt8(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
 	case "fcOctInt8PT":
-		fcOctInt8PT(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+		fcOctInt8PT(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
 	case "fcOctInt8PTQ":
-		fcOctInt8PTQ(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(*rqOne), args[5].([]int8))
-	case "fcOctPTFast":
-		fcOctPTFast(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(*rqOne), args[5].([]int8))
+		fcOctInt8PTQ(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(*rqOne), args[5].([]int32), args[6].([]int8))
 	case "fcOutPC":
 		fcOutPC(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
 	case "fcOutPT":
@@ -494,13 +494,13 @@ func Call(fn string, args []any) bool {
 	case "lstmInt16":
 		lstmInt16(args[0].(*lstmParams), args[1].([]int16), args[2].([]int16), args[3].([]int16), args[4].([]int16), args[5].(*lstmGate), args[6].([]int8), args[7].([]int8), args[8].(string), args[9].(*lstmGate), args[10].([]int8), args[11].([]int8), args[12].(string), args[13].(*lstmGate), args[14].([]int8), args[15].([]int8), args[16].(string), args[17].(*lstmGate), args[18].([]int8), args[19].([]int8), args[20].(string))
 	case "lstmInt8":
-		lstmInt8(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string))
+		lstmInt8(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string), args[12].([]int32))
 	case "lstmInt8G":
-		lstmInt8G(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string))
+		lstmInt8G(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string), args[12].([]int32))
 	case "lstmInt8R":
-		lstmInt8R(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string))
+		lstmInt8R(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string), args[12].([]int32))
 	case "lstmInt8Wide":
-		lstmInt8Wide(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string))
+		lstmInt8Wide(args[0].(*lstmParams), args[1].([]int8), args[2].([]int8), args[3].([]int16), args[4].([]int8), args[5].(*lstmGate), args[6].(*lstmGate), args[7].(*lstmGate), args[8].(*lstmGate), args[9].(string), args[10].(string), args[11].(string), args[12].([]int32))
 	case "lstmMakeUnitRQ":
 		lstmMakeUnitRQ(args[0].(*lstmParams), args[1].(*lstmUnitRQ))
 	case "lstmRecPairF":
@@ -684,19 +684,19 @@ func Call(fn string, args []any) bool {
 	case "svdfFloat":
 		svdfFloat(args[0].(*svdfFloatParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].(string), args[5].([]float32), args[6].([]float32))
 	case "svdfInt8x16":
-		svdfInt8x16(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int8))
+		svdfInt8x16(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int32), args[8].([]int8))
 	case "svdfInt8x16Any":
-		svdfInt8x16Any(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int8))
+		svdfInt8x16Any(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16), args[7].([]int32), args[8].([]int8))
 	case "svdfInt8x16Fast":
-		svdfInt8x16Fast(args[0].(*svdfParams), args[1].(*rqOne), args[2].(*rqOne), args[3].([]int8), args[4].(string), args[5].(string), args[6].(string), args[7].(string), args[8].([]int16), args[9].([]int8))
+		svdfInt8x16Fast(args[0].(*svdfParams), args[1].(*rqOne), args[2].(*rqOne), args[3].([]int8), args[4].(string), args[5].(string), args[6].(string), args[7].(string), args[8].([]int16), args[9].([]int32), args[10].([]int8))
 	case "svdfInt8x16Ring":
-		svdfInt8x16Ring(args[0].(*svdfParams), args[1].(*rqOne), args[2].(*rqOne), args[3].([]int8), args[4].(string), args[5].(string), args[6].(string), args[7].(string), args[8].([]int16), args[9].([]int32), args[10].([]int8))
+		svdfInt8x16Ring(args[0].(*svdfParams), args[1].(*rqOne), args[2].(*rqOne), args[3].([]int8), args[4].(string), args[5].(string), args[6].(string), args[7].(string), args[8].([]int16), args[9].([]int32), args[10].([]int32), args[11].([]int8))
 	case "svdfInt8x8":
-		svdfInt8x8(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8), args[7].([]int8))
+		svdfInt8x8(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8), args[7].([]int32), args[8].([]int8))
 	case "svdfInt8x8Fast":
-		svdfInt8x8Fast(args[0].(*svdfParams), args[1].(*rqOne), args[2].(*rqOne), args[3].([]int8), args[4].(string), args[5].(string), args[6].(string), args[7].(string), args[8].([]int8), args[9].([]int8))
+		svdfInt8x8Fast(args[0].(*svdfParams), args[1].(*rqOne), args[2].(*rqOne), args[3].([]int8), args[4].(string), args[5].(string), args[6].(string), args[7].(string), args[8].([]int8), args[9].([]int32), args[10].([]int8))
 	case "svdfInt8x8Ring":
-		svdfInt8x8Ring(args[0].(*svdfParams), args[1].(*rqOne), args[2].(*rqOne), args[3].([]int8), args[4].(string), args[5].(string), args[6].(string), args[7].(string), args[8].([]int8), args[9].([]int32), args[10].([]int8))
+		svdfInt8x8Ring(args[0].(*svdfParams), args[1].(*rqOne), args[2].(*rqOne), args[3].([]int8), args[4].(string), args[5].(string), args[6].(string), args[7].(string), args[8].([]int8), args[9].([]int32), args[10].([]int32), args[11].([]int8))
 	case "svdfState16":
 		svdfState16(args[0].([]int32), args[1].(string), args[2].(bool), int32(args[3].(int64)), args[4].(*rqOne), int32(args[5].(int64)))
 	case "svdfState8":

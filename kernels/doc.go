@@ -52,15 +52,17 @@
 //     line), which every build compiles and the tests compare with.
 //     gen/emit copies a declaration's twin from the other file with it.
 //     The depthwise loops follow the same pattern in dw_dsp_arm.go,
-//     dw_dsp_go.go and dw_dsp.go.
+//     dw_dsp_go.go and dw_dsp.go, octDot's in dsp_oct_arm.go,
+//     dsp_oct_go.go and oct.go.
 //   - An assembly function takes one pointer to an argument block in the
 //     kernel's planned scratch (never a Go local: its address converted to
 //     a number moves it to the heap), reads {g} before touching any
 //     register, saves r0-r12, lr and the flags (mrs/msr apsr_nzcvq) and
 //     restores them: TinyGo's inline assembly declares no clobbers.
-//   - A kernel with no scratch of its own (fc_dsp.go, which must not grow
-//     an arena that a fully connected layer sets) instead passes a few
-//     values as operands (at most four: pointers into the arena and the
+//   - A kernel with no argument block (fc_dsp.go, which must not grow
+//     an arena that a fully connected layer sets; octPass8, whose only
+//     scratch is the eight words it stores its sums to) instead passes a
+//     few values as operands (at most four: pointers into the arena and the
 //     constants, the rest in a record the generator wrote), and the
 //     assembly pushes r0-r12 and lr, moves sp down and stores every operand
 //     in that frame before it changes any register.

@@ -140,6 +140,7 @@ func main() {
 	bad += gatherCases()
 	bad += poolCases()
 	bad += mulCases()
+	bad += octCases()
 	if bad == 0 {
 		say("ok")
 	}
@@ -332,6 +333,51 @@ func mulCases() int {
 	return bad
 }
 
+// octCases compares octPass8 with octPass8Ref: rows of K = 0 to 299
+// columns (every K below 24 once: each entry into the loop of four groups
+// and each tail), x and the weights at unaligned addresses, the sums in
+// the arena; one case in
+// eight at the extremes (-128 against 255, a weight of 127), one in eight
+// against 0 (-128).
+func octCases() int {
+	bad := 0
+	for c := 0; c < 300; c++ {
+		fill(mem[:])
+		K := int(rnd() % 300)
+		if c < 24 {
+			K = c
+		}
+		x := 1 + int(rnd()%7)
+		w := 512 + int(rnd()%5)
+		switch c % 8 {
+		case 3, 6:
+			for i := 0; i < K; i++ {
+				mem[x+i] = 0x80
+			}
+			for i := 0; i < 8*K; i++ {
+				mem[w+i] = byte(0xff * (c % 8 / 3 % 2))
+			}
+		}
+		xs := unsafe.Slice((*int8)(unsafe.Pointer(&mem[x])), K)
+		// The assembly's sums go to the arena (a kernel's scratch), the
+		// Go twin's to a local.
+		a := (*[8]int32)(unsafe.Pointer(&mem[8192]))
+		var b [8]int32
+		p.Oct8(xs, unsafe.Pointer(&mem[w]), a)
+		p.Oct8Ref(xs, unsafe.Pointer(&mem[w]), &b)
+		for r := range a {
+			if a[r] != b[r] {
+				bad++
+				if bad < 10 {
+					say("FAIL oct case " + itoa(c) + " K " + itoa(K) + " row " + itoa(r) + ": asm " + itoa(int(a[r])) + ", Go " + itoa(int(b[r])))
+				}
+				break
+			}
+		}
+	}
+	return bad
+}
+
 // gatherCases compares dspGather16 with dspGather16Ref: 1 to 12 rows of
 // 2 to 160 bytes, any stride, at unaligned addresses.
 func gatherCases() int {
@@ -481,6 +527,9 @@ func MaxPool(x, o unsafe.Pointer, n uint32, k unsafe.Pointer)    { dspMaxPool(x,
 func MaxPoolRef(x, o unsafe.Pointer, n uint32, k unsafe.Pointer) { dspMaxPoolRef(x, o, n, k) }
 func AvgPool(x, o unsafe.Pointer, n uint32, k unsafe.Pointer)    { dspAvgPool(x, o, n, k) }
 func AvgPoolRef(x, o unsafe.Pointer, n uint32, k unsafe.Pointer) { dspAvgPoolRef(x, o, n, k) }
+
+func Oct8(x []int8, w unsafe.Pointer, a *[8]int32)    { octPass8(x, w, a) }
+func Oct8Ref(x []int8, w unsafe.Pointer, a *[8]int32) { octPass8Ref(x, w, a) }
 
 func MulRows(a, b, o, k unsafe.Pointer)    { dspMulRows(a, b, o, k) }
 func MulRowsRef(a, b, o, k unsafe.Pointer) { dspMulRowsRef(a, b, o, k) }

@@ -7,17 +7,18 @@ import "unsafe"
 // weight. w holds the weights packed at generation time (gen/lower's
 // octPack, rows = output channels). rq holds one fcRQRecordLen-byte record
 // per output channel: the bias with the input offset folded in and the
-// channel's requantization.
-func fcOctInt8(p *fcParams, in []int8, w, rq string, out []int8) {
+// channel's requantization. scr is its planned scratch (fcOctScratch
+// words): octDot's sums, which its assembly stores to memory.
+func fcOctInt8(p *fcParams, in []int8, w, rq string, scr []int32, out []int8) {
 	k, n := p.accumDepth, p.outDepth
+	a := (*[8]int32)(scr[:8])
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
 		o := out[b*n : b*n+n]
 		corr := -128 * fcSumI8(x) // octDot sums x*(w+128)
 		for c := 0; c < n; c += 8 {
-			var a [8]int32
-			octDot(x, w[c*k:], &a)
-			fcOctOut(p, &a, corr, rq[fcRQRecordLen*c:], o[c:min(c+8, n)])
+			octDot(x, w[c*k:], a)
+			fcOctOut(p, a, corr, rq[fcRQRecordLen*c:], o[c:min(c+8, n)])
 		}
 	}
 }
@@ -40,21 +41,21 @@ func fcOctOut(p *fcParams, a *[8]int32, corr int32, rq string, o []int8) {
 // and shift for every channel, in p's mult, lsh, rsh; rqApply): bias holds
 // one int32 per output channel with the input offset folded in. The
 // generator calls it where the one-multiply form is not exact (PlanRQOne
-// declines), fcOctInt8PTQ otherwise.
-func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
+// declines), fcOctInt8PTQ otherwise. scr is as fcOctInt8's.
+func fcOctInt8PT(p *fcParams, in []int8, w, bias string, scr []int32, out []int8) {
 	if p.bias4 {
 		bias = strAligned4(bias, 4*p.outDepth)
 	}
 	zp, lo, hi := p.outOffset, p.actMin, p.actMax
 	k, n := p.accumDepth, p.outDepth
 	q := rqFromFC(p.mult, p.lsh, p.rsh)
+	a := (*[8]int32)(scr[:8])
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
 		o := out[b*n : b*n+n]
 		corr := -128 * fcSumI8(x) // octDot sums x*(w+128)
 		for c := 0; c < n; c += 8 {
-			var a [8]int32
-			octDot(x, w[c*k:], &a)
+			octDot(x, w[c*k:], a)
 			oc := o[c:min(c+8, n)]
 			bc := bias[4*c : 4*c+4*len(oc)]
 			for j := range oc {
@@ -66,29 +67,28 @@ func fcOctInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
 
 // fcOctInt8PTQ is fcOctInt8PT for a requantization whose one-multiply
 // record t the generator has planned (PlanRQOne): no test of the
-// parameters at run time.
-func fcOctInt8PTQ(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) {
+// parameters at run time. scr is as fcOctInt8's.
+func fcOctInt8PTQ(p *fcParams, in []int8, w, bias string, t *rqOne, scr []int32, out []int8) {
 	if p.bias4 {
 		bias = strAligned4(bias, 4*p.outDepth)
 	}
-	fcOctPTFast(p, in, w, bias, t, out)
+	fcOctPTFast(p, in, w, bias, t, (*[8]int32)(scr[:8]), out)
 }
 
 // fcOctPTFast is fcOctInt8PTQ's loop (rqOneQ with t): each block's eight sums
 // a[j] + corr + the folded bias (little-endian int32; read as words when
 // p.bias4 says they are aligned) are finished right after octDot, with
 // t's fields read after the call (rqOneR for the usual case, no left
-// shift and a right shift of at least 1).
-func fcOctPTFast(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) {
+// shift and a right shift of at least 1). a is the scratch for the sums.
+func fcOctPTFast(p *fcParams, in []int8, w, bias string, t *rqOne, a *[8]int32, out []int8) {
 	k, n := p.accumDepth, p.outDepth
 	bias = bias[:4*n]
-	var a [8]int32
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
 		o := out[b*n : b*n+n]
 		corr := -128 * fcSumI8(x) // octDot sums x*(w+128)
 		for c := 0; c < n; c += 8 {
-			octDot(x, w[c*k:], &a)
+			octDot(x, w[c*k:], a)
 			oc := o[c:min(c+8, n)]
 			pb := unsafe.Add(unsafe.Pointer(unsafe.StringData(bias)), 4*c)
 			if t.lsh != 0 || t.e == 0 {
@@ -97,9 +97,6 @@ func fcOctPTFast(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) {
 				}
 				continue
 			}
-			// a is indexed, never walked by a pointer: TinyGo keeps a local
-			// on the stack only while its address flows into nothing but
-			// loads, stores and calls (a pointer phi moves it to the heap).
 			m2, d, sh, span, hi := t.m2, uint64(t.d), t.r&31, t.span, t.hi
 			if p.bias4 { // word-aligned biases
 				for j := range oc {
@@ -113,3 +110,7 @@ func fcOctPTFast(p *fcParams, in []int8, w, bias string, t *rqOne, out []int8) {
 		}
 	}
 }
+
+// fcOctScratch is the scratch of fcOctInt8, fcOctInt8PT and fcOctInt8PTQ
+// in int32 words: one block's eight sums (octDot).
+const fcOctScratch = 8

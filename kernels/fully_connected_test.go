@@ -198,7 +198,7 @@ func fcTRunInt8(t *testing.T, p *fcParams, in, w []int8, bias []int32, mult, shi
 	table := fcTTable(fcTStr32(bias), mult, shift)
 	fcInt8(p, in, packed, table, out)
 	oct := make([]int8, len(out))
-	fcOctInt8(p, in, fcTPackOct(w, p.outDepth, p.accumDepth), table, oct)
+	fcOctInt8(p, in, fcTPackOct(w, p.outDepth, p.accumDepth), table, make([]int32, fcOctScratch), oct)
 	for i := range out {
 		if oct[i] != out[i] {
 			t.Fatalf("fcOctInt8 out[%d] = %d, fcInt8 gives %d", i, oct[i], out[i])
@@ -221,7 +221,7 @@ func fcTRunInt8(t *testing.T, p *fcParams, in, w []int8, bias []int32, mult, shi
 	}
 	// The rqApply path takes every requantization; the one-multiply path
 	// those rqOneSet accepts (the generator's choice, PlanRQOne).
-	fcOctInt8PT(&pt, in, fcTPackOct(w, p.outDepth, p.accumDepth), fcTStr32(bias), got)
+	fcOctInt8PT(&pt, in, fcTPackOct(w, p.outDepth, p.accumDepth), fcTStr32(bias), make([]int32, fcOctScratch), got)
 	for i := range out {
 		if got[i] != out[i] {
 			t.Fatalf("fcOctInt8PT out[%d] = %d, fcInt8 gives %d", i, got[i], out[i])
@@ -229,7 +229,7 @@ func fcTRunInt8(t *testing.T, p *fcParams, in, w []int8, bias []int32, mult, shi
 	}
 	var rec rqOne
 	if rqOneSet(&rec, pt.mult, pt.lsh, pt.rsh, pt.outOffset, pt.actMin, pt.actMax) {
-		fcOctInt8PTQ(&pt, in, fcTPackOct(w, p.outDepth, p.accumDepth), fcTStr32(bias), &rec, got)
+		fcOctInt8PTQ(&pt, in, fcTPackOct(w, p.outDepth, p.accumDepth), fcTStr32(bias), &rec, make([]int32, fcOctScratch), got)
 		for i := range out {
 			if got[i] != out[i] {
 				t.Fatalf("fcOctInt8PTQ out[%d] = %d, fcInt8 gives %d", i, got[i], out[i])
@@ -774,7 +774,7 @@ func TestFcOctInt8PTFast(t *testing.T) {
 		want := make([]int8, p.batches*n)
 		fcInt8PT(p, in, fcTPack(w, n, k), fcTStr32(bias), want)
 		got := make([]int8, len(want))
-		fcOctInt8PTQ(p, in, fcTPackOct(w, n, k), fcTStr32(bias), &rec, got)
+		fcOctInt8PTQ(p, in, fcTPackOct(w, n, k), fcTStr32(bias), &rec, make([]int32, fcOctScratch), got)
 		for j := range want {
 			if got[j] != want[j] {
 				t.Fatalf("case %d k %d n %d zp %d [%d %d]: out[%d] = %d, fcInt8PT gives %d", i, k, n, zp, lo, hi, j, got[j], want[j])
@@ -785,7 +785,7 @@ func TestFcOctInt8PTFast(t *testing.T) {
 		p4 := *p
 		p4.bias4 = true
 		got4 := make([]int8, len(want))
-		fcOctInt8PTQ(&p4, in, fcTPackOct(w, n, k), tAt(tPhase4(fcTStr32(bias)), i), &rec, got4)
+		fcOctInt8PTQ(&p4, in, fcTPackOct(w, n, k), tAt(tPhase4(fcTStr32(bias)), i), &rec, make([]int32, fcOctScratch), got4)
 		if !slices.Equal(got4, want) {
 			t.Fatalf("case %d k %d n %d, four-copy biases at offset %d: %v, fcInt8PT gives %v", i, k, n, i&3, got4, want)
 		}

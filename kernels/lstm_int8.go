@@ -11,8 +11,10 @@ import (
 // Units are taken two at a time: the four gates' dot products of a unit
 // pair are one block of eight rows for octDot (oct.go), rows forget, input,
 // cell, output of unit 2g, then those of unit 2g+1 (a missing unit has zero
-// rows). The activations need no packing, so nothing is prepared per unit
-// or kept in scratch memory.
+// rows). The activations need no packing, so nothing is prepared per unit;
+// the kernels' scratch (lstmInt8Scratch int32 words, planned by the
+// generator) holds the input and recurrent sums of a block, which octDot's
+// assembly stores to memory.
 //
 // Weight layout (built by gen): for unit pair g, the block [len][8] of
 // octDot, one byte per weight; input weights in one string, recurrent
@@ -20,17 +22,21 @@ import (
 // 8 int32, the four gates' input FC biases (zero point folded in) then the
 // four recurrent FC biases.
 
+// lstmInt8Scratch is the scratch of lstmInt8 and its forms in int32 words:
+// the input and the recurrent sums of one block (octDot).
+const lstmInt8Scratch = 16
+
 // lstmInt8 runs the int8 LSTM in the form lstmInt8Form picks. Generated
 // packages call that form's kernel directly (PlanLSTMInt8).
 func lstmInt8(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
-	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
+	fg, ig, cg, og *lstmGate, wIn, wRec, bias string, scr []int32) {
 	switch lstmInt8Form(p, fg, ig, cg, og) {
 	case lstmFormWide:
-		lstmInt8Wide(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
+		lstmInt8Wide(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias, scr)
 	case lstmFormR:
-		lstmInt8R(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
+		lstmInt8R(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias, scr)
 	default:
-		lstmInt8G(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias)
+		lstmInt8G(p, x, h, c, out, fg, ig, cg, og, wIn, wRec, bias, scr)
 	}
 }
 
@@ -68,7 +74,7 @@ func lstmInt8Form(p *lstmParams, fg, ig, cg, og *lstmGate) int {
 
 // lstmInt8G is lstmInt8 in the form lstmFormG.
 func lstmInt8G(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
-	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
+	fg, ig, cg, og *lstmGate, wIn, wRec, bias string, scr []int32) {
 	n, s := p.inDim, p.units
 	// The gates' FC requantizations and the unit's, prepared once.
 	// The input FCs' exponents may be > 0 (a large input scale), the
@@ -103,7 +109,7 @@ func lstmInt8G(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	for o := 0; o < s && !recB; o++ {
 		recB = ld32(bias, 8*o+4)|ld32(bias, 8*o+5)|ld32(bias, 8*o+6)|ld32(bias, 8*o+7) != 0
 	}
-	var in, rec [8]int32
+	in, rec := (*[8]int32)(scr[0:8]), (*[8]int32)(scr[8:16])
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
@@ -111,8 +117,8 @@ func lstmInt8G(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		cx, ch := -128*fcSumI8(xr), -128*fcSumI8(hb)
 		for o := 0; o < s; o++ {
 			if o&1 == 0 {
-				octDot(xr, wIn[4*n*o:], &in)
-				octDot(hb, wRec[4*s*o:], &rec)
+				octDot(xr, wIn[4*n*o:], in)
+				octDot(hb, wRec[4*s*o:], rec)
 			}
 			k := 4 * (o & 1)
 			ia, ra := (*[4]int32)(in[k:]), (*[4]int32)(rec[k:])
@@ -248,7 +254,7 @@ func lstmInt8G(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 // less than lstmR. It requires lstmInt8Form to be lstmFormR (lstmR
 // exact).
 func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
-	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
+	fg, ig, cg, og *lstmGate, wIn, wRec, bias string, scr []int32) {
 	n, s := p.inDim, p.units
 	// The gates' FC requantizations and the unit's, prepared once.
 	var grq, rrq [4]lstmRU
@@ -279,7 +285,7 @@ func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 	for o := 0; o < s && !recB; o++ {
 		recB = ld32(bias, 8*o+4)|ld32(bias, 8*o+5)|ld32(bias, 8*o+6)|ld32(bias, 8*o+7) != 0
 	}
-	var in, rec [8]int32
+	in, rec := (*[8]int32)(scr[0:8]), (*[8]int32)(scr[8:16])
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
@@ -290,8 +296,8 @@ func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		cc[0], cc[1] = -128*fcSumI8(xr)+math.MinInt32, -128*fcSumI8(hb)+math.MinInt32
 		for o := 0; o < s; o++ {
 			if o&1 == 0 {
-				octDot(xr, wIn[4*n*o:], &in)
-				octDot(hb, wRec[4*s*o:], &rec)
+				octDot(xr, wIn[4*n*o:], in)
+				octDot(hb, wRec[4*s*o:], rec)
 			}
 			k := 4 * (o & 1)
 			ia, ra := (*[4]int32)(in[k:]), (*[4]int32)(rec[k:])
@@ -426,7 +432,7 @@ func lstmInt8R(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 // shift) where lstmR's single step could overflow (see lstmRFits). No real
 // model needs it.
 func lstmInt8Wide(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
-	fg, ig, cg, og *lstmGate, wIn, wRec, bias string) {
+	fg, ig, cg, og *lstmGate, wIn, wRec, bias string, scr []int32) {
 	n, s := p.inDim, p.units
 	// The gates' FC requantizations and the unit's, prepared once.
 	var grq [8]lstmQ
@@ -446,15 +452,15 @@ func lstmInt8Wide(p *lstmParams, x []int8, h []int8, c []int16, out []int8,
 		tRnd = 1 << (tSh - 1)
 	}
 	hZP, hMin, hMax := p.hidZP, p.hidMin, p.hidMax
-	var in, rec [8]int32
+	in, rec := (*[8]int32)(scr[0:8]), (*[8]int32)(scr[8:16])
 	for r := 0; r < p.batch*p.steps; r++ {
 		b := lstmRowBatch(p, r)
 		xr, hb, cb, yr := x[r*n:r*n+n], h[b*s:b*s+s], c[b*s:b*s+s], out[r*s:r*s+s]
 		// octDot's sums are of x*(w+128).
 		cx, ch := -128*fcSumI8(xr), -128*fcSumI8(hb)
 		for g := 0; 2*g < s; g++ {
-			octDot(xr, wIn[8*n*g:], &in)
-			octDot(hb, wRec[8*s*g:], &rec)
+			octDot(xr, wIn[8*n*g:], in)
+			octDot(hb, wRec[8*s*g:], rec)
 			for u := 0; u < 2; u++ {
 				o := 2*g + u
 				if o >= s {

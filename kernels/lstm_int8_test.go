@@ -118,8 +118,8 @@ func TestLstmInt8Wide(t *testing.T) {
 		}
 		h1, c1, o1 := append([]int8(nil), h0...), append([]int16(nil), c0...), make([]int8, rows*s)
 		h2, c2, o2 := append([]int8(nil), h0...), append([]int16(nil), c0...), make([]int8, rows*s)
-		lstmInt8(p, x, h1, c1, o1, gates[0], gates[1], gates[2], gates[3], wIn, wRec, bias)
-		lstmInt8Wide(p, x, h2, c2, o2, gates[0], gates[1], gates[2], gates[3], wIn, wRec, bias)
+		lstmInt8(p, x, h1, c1, o1, gates[0], gates[1], gates[2], gates[3], wIn, wRec, bias, make([]int32, lstmInt8Scratch))
+		lstmInt8Wide(p, x, h2, c2, o2, gates[0], gates[1], gates[2], gates[3], wIn, wRec, bias, make([]int32, lstmInt8Scratch))
 		for i := range o1 {
 			if o1[i] != o2[i] {
 				t.Fatalf("trial %d (%+v): out[%d] = %d, wide %d", trial, *p, i, o1[i], o2[i])

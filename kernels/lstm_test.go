@@ -284,7 +284,7 @@ func lstmTCallInt8(p *lstmParams, x, h []int8, c []int16, out []int8, gates [4]*
 		}
 	}
 	wIn, wRec, bias := lstmTPackW(w, s, n), lstmTPackW(r, s, s), lstmTStr(b, 4)
-	lstmInt8(p, x, h, c, out, gates[0], gates[1], gates[2], gates[3], wIn, wRec, bias)
+	lstmInt8(p, x, h, c, out, gates[0], gates[1], gates[2], gates[3], wIn, wRec, bias, make([]int32, lstmInt8Scratch))
 }
 
 // lstmTInterleave lays out four gates' [rows][cols] float weights as the

@@ -8,18 +8,22 @@ import (
 )
 
 // octTPack lays out rows [n][k] as octDot reads them (as gen's octPack
-// does): blocks of eight rows, the last padded with zero rows, each [k][8]
-// of w^0x80, then octPad zero bytes.
+// does): blocks of eight rows, the last padded with zero rows, each
+// [k/4][8][4] then [8][k%4], of w^0x80, then octPad zero bytes.
 func octTPack(w [][]int8, k int) string {
 	var b []byte
+	at := func(r, d int) byte {
+		if r < len(w) {
+			return byte(w[r][d]) ^ 0x80
+		}
+		return 0x80
+	}
 	for c := 0; c < len(w); c += 8 {
-		for d := 0; d < k; d++ {
+		for g := 0; g < k; g += 4 {
 			for r := c; r < c+8; r++ {
-				v := byte(0x80)
-				if r < len(w) {
-					v = byte(w[r][d]) ^ 0x80
+				for d := g; d < min(g+4, k); d++ {
+					b = append(b, at(r, d))
 				}
-				b = append(b, v)
 			}
 		}
 	}

@@ -68,6 +68,20 @@ func PlanLSTMInt8(inMult, recMult [4]int32, inShift, recShift [4]int,
 // Scratch memory of the kernels that take a scr []int32 argument, in int32
 // words (the generator asks the planner for it).
 
+// FCOctScratch is fcOctInt8's, fcOctInt8PT's and fcOctInt8PTQ's.
+const FCOctScratch = fcOctScratch
+
+// LSTMInt8Scratch is lstmInt8's and its forms'.
+const LSTMInt8Scratch = lstmInt8Scratch
+
+// SVDFInt8x16Scratch, SVDFInt8x8Scratch and SVDFFastScratch are
+// svdfInt8x16's, svdfInt8x8's and the fast and ring SVDF kernels'.
+const (
+	SVDFInt8x16Scratch = svdfInt8x16Scratch
+	SVDFInt8x8Scratch  = svdfInt8x8Scratch
+	SVDFFastScratch    = svdfFastScratch
+)
+
 // Dw3x3Scratch is dw3x3Int8's.
 const Dw3x3Scratch = dw3x3Scratch
 

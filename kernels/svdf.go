@@ -17,7 +17,10 @@ import (
 // TFLM keeps the per-filter time products and the per-unit sums in two
 // scratch buffers; here they are folded into the reduction loop, which adds
 // the same int32 values (wrapping addition is associative) or the same
-// float32 values in the same order, so no scratch memory is needed.
+// float32 values in the same order, so no scratch memory is needed for
+// them. The integer kernels' scratch (svdfInt8x16Scratch, svdfInt8x8Scratch
+// and svdfFastScratch int32 words, planned by the generator) holds only
+// feature sums, which octDot's assembly stores to memory.
 //
 // The integer kernels take generation-time data (gen/lower_svdf.go):
 // weights_feature packed like FULLY_CONNECTED weights (fcPackI8, see
@@ -46,6 +49,14 @@ type svdfParams struct {
 // svdfChunk is how many filters the integer kernels project per pass: a
 // multiple of 4 (fcDots) and of 8 (octDot).
 const svdfChunk = 24
+
+// svdfInt8x16Scratch and svdfInt8x8Scratch are the scratch of svdfInt8x16
+// (and svdfInt8x16Any) and of svdfInt8x8 in int32 words: one block's
+// feature sums, one pass's.
+const (
+	svdfInt8x16Scratch = 8
+	svdfInt8x8Scratch  = svdfChunk
+)
 
 // svdfFeatures stores in acc[:m] the raw feature sums of filters
 // c..c+m-1 (m <= svdfChunk, c a multiple of svdfChunk): input row x times
@@ -86,18 +97,19 @@ type svdfFloatParams struct {
 // are overwritten by the new values, so the results are the same. Each
 // step is a loop of its own so that its values fit in the registers of a
 // 32-bit core.
-func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int16, out []int8) {
+func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int16, scr []int32, out []int8) {
 	mem, nf, nu, k := p.memory, p.numFilters, p.numUnits, p.inputSize
 	fbias, tbias, wt = fbias[:4*((nf+7)&^7)], tbias[:4*nu], wt[:2*nf*mem]
 	state = state[:p.batch*nf*mem]
 	out = out[:p.batch*nu]
 	if mem%8 != 0 || p.rank != 1 {
-		svdfInt8x16Any(p, in, wf, fbias, wt, tbias, state, out)
+		svdfInt8x16Any(p, in, wf, fbias, wt, tbias, state, scr, out)
 		return
 	}
 	q1, q2 := rqFromFC(p.mult1, p.lsh1, p.rsh1), rqFromFC(p.mult2, p.lsh2, p.rsh2)
 	groups := mem/8 - 1 // groups of eight memory slots before a row's last
-	var acc, tac [8]int32
+	acc := (*[8]int32)(scr[:8])
+	var tac [8]int32
 	fb := unsafe.Pointer(unsafe.StringData(fbias))
 	tb := unsafe.Pointer(unsafe.StringData(tbias))
 	wb := unsafe.Pointer(unsafe.StringData(wt))
@@ -108,8 +120,8 @@ func svdfInt8x16(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []
 		sb := unsafe.Pointer(unsafe.SliceData(state[b*nf*mem : (b+1)*nf*mem]))
 		for c := 0; c < nf; c += 8 {
 			m := min(8, nf-c)
-			octDot(x, wf[c*k:], &acc)
-			svdfNewState16(&acc, (*[8][4]byte)(unsafe.Add(fb, 4*c)), corr, &q1, p.stateZP)
+			octDot(x, wf[c*k:], acc)
+			svdfNewState16(acc, (*[8][4]byte)(unsafe.Add(fb, 4*c)), corr, &q1, p.stateZP)
 			tbv := (*[8][4]byte)(unsafe.Add(tb, 4*c))
 			for j := range tac[:m] {
 				t := le32(&tbv[j])
@@ -217,10 +229,10 @@ func svdfOut8(t *[8]int32, o []int8, q *rq32, zp int32) {
 
 // svdfInt8x16Any is svdfInt8x16 for any rank and memory size, with
 // bounds-checked slices.
-func svdfInt8x16Any(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int16, out []int8) {
+func svdfInt8x16Any(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int16, scr []int32, out []int8) {
 	mem, nf, nu, k := p.memory, p.numFilters, p.numUnits, p.inputSize
 	q1, q2 := rqFromFC(p.mult1, p.lsh1, p.rsh1), rqFromFC(p.mult2, p.lsh2, p.rsh2)
-	var acc [8]int32
+	acc := (*[8]int32)(scr[:8])
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
 		corr := -128 * sumI8(x)
@@ -230,7 +242,7 @@ func svdfInt8x16Any(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state
 			t := ld32(tbias, u)
 			for r := 0; r < p.rank; r++ {
 				if f&7 == 0 {
-					octDot(x, wf[f*k:], &acc)
+					octDot(x, wf[f*k:], acc)
 				}
 				a := acc[f&7] + corr + ld32(fbias, f)
 				v := int16(min(max(rqApply(a, &q1), -32768), 32767) + p.stateZP)
@@ -253,19 +265,19 @@ func svdfInt8x16Any(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state
 // svdfInt8x8 is svdfInt8x16 with int8 weights_time (a constant string) and
 // int8 activation state (whose zero point may be non-zero); svdfInt8x8Fast
 // is its form for an SVDF that svdfFastPlan accepts.
-func svdfInt8x8(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int8, out []int8) {
+func svdfInt8x8(p *svdfParams, in []int8, wf, fbias, wt, tbias string, state []int8, scr []int32, out []int8) {
 	mem, nf := p.memory, p.numFilters
 	state = state[:p.batch*nf*mem]
 	copy(state, state[1:])
 	q := rqFromFC(p.mult1, p.lsh1, p.rsh1)
-	var acc [svdfChunk]int32
+	acc := (*[svdfChunk]int32)(scr[:svdfChunk])
 	for b := 0; b < p.batch; b++ {
 		x := in[b*p.inputSize : (b+1)*p.inputSize]
 		corr := -128 * fcSumI8(x) // both weight layouts store w+128
 		row := state[b*nf*mem : (b+1)*nf*mem]
 		for c := 0; c < nf; c += svdfChunk {
 			m := min(svdfChunk, nf-c)
-			svdfFeatures(p, x, wf, c, m, &acc)
+			svdfFeatures(p, x, wf, c, m, acc)
 			for r, a := range acc[:m] {
 				a += corr
 				v := min(max(rqApply(a+ld32(fbias, c+r), &q), -128), 127)

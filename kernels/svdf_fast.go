@@ -42,8 +42,15 @@ func svdfFastPlan(p *svdfParams, st16 bool, f, t *rqOne) bool {
 }
 
 // svdfBlk is how many filters the fast kernels take through each step
-// at once (their sums and new state values are a local array).
-const svdfBlk = 64
+// at once (their sums and new state values, kept in the planned scratch).
+// Sixteen: 64 bytes of scratch. (When the block was a local array, TinyGo
+// zeroed it on every call, byte by byte through memset, which for 64
+// filters cost more than the steps' calls for four blocks of sixteen.)
+const svdfBlk = 16
+
+// svdfFastScratch is the scratch of the fast and ring kernels in int32
+// words: one step's sums and new state values.
+const svdfFastScratch = svdfBlk
 
 // svdfProject stores in acc the raw feature sums (octDot) of filters c to
 // c+n-1, n <= svdfBlk, in blocks of eight (the packed weights wf pad the
@@ -84,8 +91,16 @@ func svdfState8(a []int32, fb string, al bool, corr int32, f *rqOne, zs int32) {
 		return
 	}
 	for ; pb != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
-		*(*int32)(pa) = int32(int8(svdfNew8(*(*int32)(pa)+corr+le32((*[4]byte)(pb)), m2, e, d, sh, lsh) + zs))
+		*(*int32)(pa) = int32(int8(svdfNew8(*(*int32)(pa)+corr+svdfLE32(pb), m2, e, d, sh, lsh) + zs))
 	}
+}
+
+// svdfLE32 is le32 at p, written out so that TinyGo (-opt=z), which does
+// not inline le32 into these loops, loads it in place: one LDR on the
+// Cortex-M4, which combines the four byte loads.
+func svdfLE32(p unsafe.Pointer) int32 {
+	q := (*[4]byte)(p)
+	return int32(uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24)
 }
 
 // svdfNew8 is the int8 state value of feature sum v before the zero
@@ -118,7 +133,7 @@ func svdfState16(a []int32, fb string, al bool, corr int32, f *rqOne, zs int32) 
 		return
 	}
 	for ; pb != end; pa, pb = unsafe.Add(pa, 4), unsafe.Add(pb, 4) {
-		*(*int32)(pa) = svdfNew16(*(*int32)(pa)+corr+le32((*[4]byte)(pb)), m2, e, d, sh, lsh, zs)
+		*(*int32)(pa) = svdfNew16(*(*int32)(pa)+corr+svdfLE32(pb), m2, e, d, sh, lsh, zs)
 	}
 }
 
@@ -155,7 +170,7 @@ func svdfTimeOutI8(st []int8, wt, tb string, a []int32, mem int, t *rqOne, o []i
 	m2, d, sh := t.m2, uint64(t.d), t.r&31 // svdfFastPlan's time record: span 255, hi 127
 	g := 8 * (mem/8 - 1)                   // bytes of a row before its last group of eight
 	for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
-		acc := le32((*[4]byte)(pb))
+		acc := svdfLE32(pb)
 		for e := unsafe.Add(ps, g); ps != e; ps, pw = unsafe.Add(ps, 8), unsafe.Add(pw, 8) {
 			// Slots 1..8 of the group's nine move to 0..7.
 			s, w := (*[9]int8)(ps), (*[8]int8)(pw)
@@ -232,7 +247,7 @@ func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, t *rqOne, o [
 	m2, d, sh := t.m2, uint64(t.d), t.r&31 // svdfFastPlan's time record: span 255, hi 127
 	g := 16 * (mem/8 - 1)                  // bytes of a row before its last group of eight
 	for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
-		acc := le32((*[4]byte)(pb))
+		acc := svdfLE32(pb)
 		for e := unsafe.Add(ps, g); ps != e; ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16) {
 			// Slots 1..8 of the group's nine move to 0..7.
 			s, w, h := (*[9]int16)(ps), (*[16]uint8)(pw), (*[16]int8)(pw)
@@ -296,11 +311,11 @@ func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, t *rqOne, o [
 // (int8 state), with its records f and t, svdfBlk filters at a time:
 // feature sums (octDot), new state values, then rows (shifted by one
 // slot), time sums and outputs.
-func svdfInt8x8Fast(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, wt, tbias string, state []int8, out []int8) {
+func svdfInt8x8Fast(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, wt, tbias string, state []int8, scr []int32, out []int8) {
 	mem, nf, k := p.memory, p.numFilters, p.inputSize
 	fbias, tbias, wt = fbias[:4*nf], tbias[:4*nf], wt[:nf*mem]
 	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
-	var acc [svdfBlk]int32
+	acc := (*[svdfBlk]int32)(scr[:svdfBlk])
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
 		corr := -128 * sumI8(x) // octPack stores w+128
@@ -308,7 +323,7 @@ func svdfInt8x8Fast(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, wt, tbias 
 		o := out[b*nf : (b+1)*nf]
 		for c := 0; c < nf; c += svdfBlk {
 			n := min(svdfBlk, nf-c)
-			svdfProject(x, wf, c, n, &acc)
+			svdfProject(x, wf, c, n, acc)
 			svdfState8(acc[:n], fbias[4*c:], false, corr, f, p.stateZP)
 			svdfTimeOutI8(row[c*mem:], wt[c*mem:], tbias[4*c:], acc[:n], mem, t, o[c:])
 		}
@@ -317,11 +332,11 @@ func svdfInt8x8Fast(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, wt, tbias 
 
 // svdfInt8x16Fast is svdfInt8x16 for an SVDF that svdfFastPlan accepts
 // (int16 state), as svdfInt8x8Fast.
-func svdfInt8x16Fast(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, wt, tbias string, state []int16, out []int8) {
+func svdfInt8x16Fast(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, wt, tbias string, state []int16, scr []int32, out []int8) {
 	mem, nf, k := p.memory, p.numFilters, p.inputSize
 	fbias, tbias, wt = fbias[:4*nf], tbias[:4*nf], wt[:2*nf*mem]
 	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
-	var acc [svdfBlk]int32
+	acc := (*[svdfBlk]int32)(scr[:svdfBlk])
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
 		corr := -128 * sumI8(x) // octPack stores w+128
@@ -329,7 +344,7 @@ func svdfInt8x16Fast(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, wt, tbias
 		o := out[b*nf : (b+1)*nf]
 		for c := 0; c < nf; c += svdfBlk {
 			n := min(svdfBlk, nf-c)
-			svdfProject(x, wf, c, n, &acc)
+			svdfProject(x, wf, c, n, acc)
 			svdfState16(acc[:n], fbias[4*c:], false, corr, f, p.stateZP)
 			svdfTimeOutI16(row[c*mem:], wt[2*c*mem:], tbias[4*c:], acc[:n], mem, t, o[c:])
 		}

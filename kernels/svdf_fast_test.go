@@ -122,9 +122,9 @@ func TestSvdfFastMatchesReference(t *testing.T) {
 			want := svdfTRef(p, m1, tc.s1, m2, tc.s2, inZP, in, wf, wt, bias, refState, stMin, stMax, wrap)
 			switch {
 			case tc.bits == 16 && declined:
-				svdfInt8x16(p, in, wfp, fb, svdfTStr16(wt), tb, st16, out)
+				svdfInt8x16(p, in, wfp, fb, svdfTStr16(wt), tb, st16, make([]int32, svdfInt8x16Scratch), out)
 			case tc.bits == 16:
-				svdfInt8x16Fast(p, &fq, &tq, in, wfp, fb, svdfTStr16(wt), tb, st16, out)
+				svdfInt8x16Fast(p, &fq, &tq, in, wfp, fb, svdfTStr16(wt), tb, st16, make([]int32, svdfFastScratch), out)
 				// The same string at an even and at an odd address, so that
 				// each copy is the aligned one in turn.
 				w := ww
@@ -135,12 +135,12 @@ func TestSvdfFastMatchesReference(t *testing.T) {
 				if a := svdfRingWT16(w); uintptr(unsafe.Pointer(unsafe.StringData(a)))&1 != 0 || a != svdfTStr16(dbl) {
 					t.Fatalf("case %d: svdfRingWT16 returns a misaligned or wrong copy", ci)
 				}
-				svdfInt8x16Ring(p, &fq, &tq, in, wfp, tAt(fb4, step), w, tAt(tb4, step), ring16, pos, outRing)
+				svdfInt8x16Ring(p, &fq, &tq, in, wfp, tAt(fb4, step), w, tAt(tb4, step), ring16, pos, make([]int32, svdfFastScratch), outRing)
 			case declined:
-				svdfInt8x8(p, in, wfp, fb, string(svdfTBytes8(wt)), tb, st8, out)
+				svdfInt8x8(p, in, wfp, fb, string(svdfTBytes8(wt)), tb, st8, make([]int32, svdfInt8x8Scratch), out)
 			default:
-				svdfInt8x8Fast(p, &fq, &tq, in, wfp, fb, string(svdfTBytes8(wt)), tb, st8, out)
-				svdfInt8x8Ring(p, &fq, &tq, in, wfp, tAt(fb4, step), ww, tAt(tb4, step), ring8, pos, outRing)
+				svdfInt8x8Fast(p, &fq, &tq, in, wfp, fb, string(svdfTBytes8(wt)), tb, st8, make([]int32, svdfFastScratch), out)
+				svdfInt8x8Ring(p, &fq, &tq, in, wfp, tAt(fb4, step), ww, tAt(tb4, step), ring8, pos, make([]int32, svdfFastScratch), outRing)
 			}
 			if a := strAligned4(tAt(tb4, step), len(tb)); uintptr(unsafe.Pointer(unsafe.StringData(a)))&3 != 0 || a != tb {
 				t.Fatalf("case %d step %d: strAligned4 returns a misaligned or wrong copy", ci, step)

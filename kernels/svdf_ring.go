@@ -158,13 +158,13 @@ func svdfTimeOutRingI16(st []int16, ww, tb string, a []int32, mem, slot, off int
 // weights_time with each row doubled, pos the ring's position. The
 // lowering emits it only for an SVDF that svdfFastPlan accepts, with the
 // records f and t.
-func svdfInt8x8Ring(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, ww, tbias string, state []int8, pos []int32, out []int8) {
+func svdfInt8x8Ring(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, ww, tbias string, state []int8, pos []int32, scr []int32, out []int8) {
 	mem, nf, k := p.memory, p.numFilters, p.inputSize
 	fbias, tbias = strAligned4(fbias, 4*nf), strAligned4(tbias, 4*nf)
 	ww = ww[:2*nf*mem]
 	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
 	slot, off := svdfRingStep(pos, mem)
-	var acc [svdfBlk]int32
+	acc := (*[svdfBlk]int32)(scr[:svdfBlk])
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
 		corr := -128 * sumI8(x) // octPack stores w+128
@@ -172,7 +172,7 @@ func svdfInt8x8Ring(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, ww, tbias 
 		o := out[b*nf : (b+1)*nf]
 		for c := 0; c < nf; c += svdfBlk {
 			n := min(svdfBlk, nf-c)
-			svdfProject(x, wf, c, n, &acc)
+			svdfProject(x, wf, c, n, acc)
 			svdfState8(acc[:n], fbias[4*c:], true, corr, f, p.stateZP)
 			svdfTimeOutRingI8(row[c*mem:], ww[2*c*mem:], tbias[4*c:], acc[:n], mem, slot, off, t, o[c:])
 		}
@@ -181,13 +181,13 @@ func svdfInt8x8Ring(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, ww, tbias 
 
 // svdfInt8x16Ring is svdfInt8x16 with ring rows: ww holds the doubled
 // int16 weights_time twice (svdfRingWT16).
-func svdfInt8x16Ring(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, ww, tbias string, state []int16, pos []int32, out []int8) {
+func svdfInt8x16Ring(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, ww, tbias string, state []int16, pos []int32, scr []int32, out []int8) {
 	mem, nf, k := p.memory, p.numFilters, p.inputSize
 	fbias, tbias = strAligned4(fbias, 4*nf), strAligned4(tbias, 4*nf)
 	ww = svdfRingWT16(ww)[:4*nf*mem]
 	state, out = state[:p.batch*nf*mem], out[:p.batch*nf]
 	slot, off := svdfRingStep(pos, mem)
-	var acc [svdfBlk]int32
+	acc := (*[svdfBlk]int32)(scr[:svdfBlk])
 	for b := 0; b < p.batch; b++ {
 		x := in[b*k : (b+1)*k]
 		corr := -128 * sumI8(x) // octPack stores w+128
@@ -195,7 +195,7 @@ func svdfInt8x16Ring(p *svdfParams, f, t *rqOne, in []int8, wf, fbias, ww, tbias
 		o := out[b*nf : (b+1)*nf]
 		for c := 0; c < nf; c += svdfBlk {
 			n := min(svdfBlk, nf-c)
-			svdfProject(x, wf, c, n, &acc)
+			svdfProject(x, wf, c, n, acc)
 			svdfState16(acc[:n], fbias[4*c:], true, corr, f, p.stateZP)
 			svdfTimeOutRingI16(row[c*mem:], ww[4*c*mem:], tbias[4*c:], acc[:n], mem, slot, off, t, o[c:])
 		}

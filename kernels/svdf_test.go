@@ -231,9 +231,9 @@ func TestSvdfInt(t *testing.T) {
 			for k := 0; k*step < len(in); k++ {
 				x := in[k*step : (k+1)*step]
 				if q.stateBits == 16 {
-					svdfInt8x16(p, x, wfp, fb, svdfTStr16(wt), tb, st16, out)
+					svdfInt8x16(p, x, wfp, fb, svdfTStr16(wt), tb, st16, make([]int32, svdfInt8x16Scratch), out)
 				} else {
-					svdfInt8x8(p, x, wfp, fb, string(svdfTBytes8(wt)), tb, st8, out)
+					svdfInt8x8(p, x, wfp, fb, string(svdfTBytes8(wt)), tb, st8, make([]int32, svdfInt8x8Scratch), out)
 				}
 				want := golden[k*len(out) : (k+1)*len(out)]
 				for i := range out {
@@ -740,9 +740,9 @@ func TestSvdfIntMatchesReference(t *testing.T) {
 				}
 				want := svdfTRef(p, m1, s1, m2, s2, inZP, in, wf, wt, bias, refState, stMin, stMax, wrap)
 				if bits == 16 {
-					svdfInt8x16(p, in, wfp, fb, svdfTStr16(wt), tb, st16, out)
+					svdfInt8x16(p, in, wfp, fb, svdfTStr16(wt), tb, st16, make([]int32, svdfInt8x16Scratch), out)
 				} else {
-					svdfInt8x8(p, in, wfp, fb, string(svdfTBytes8(wt)), tb, st8, out)
+					svdfInt8x8(p, in, wfp, fb, string(svdfTBytes8(wt)), tb, st8, make([]int32, svdfInt8x8Scratch), out)
 				}
 				for i := range want {
 					if out[i] != want[i] {

@@ -484,11 +484,13 @@ const (
 	MulQ62                  Func = "mulQ62"
 	MulQuantOne             Func = "mulQuantOne"
 	NegF32                  Func = "negF32"
+	OctByte                 Func = "octByte"
 	OctCols64               Func = "octCols64"
 	OctDot                  Func = "octDot"
 	OctDot64                Func = "octDot64"
 	OctLanes                Func = "octLanes"
 	OctPass8                Func = "octPass8"
+	OctPass8Ref             Func = "octPass8Ref"
 	PadBytes                Func = "padBytes"
 	PadBytesConst           Func = "padBytesConst"
 	PadFill                 Func = "padFill"
@@ -590,6 +592,7 @@ const (
 	SvdfInt8x8              Func = "svdfInt8x8"
 	SvdfInt8x8Fast          Func = "svdfInt8x8Fast"
 	SvdfInt8x8Ring          Func = "svdfInt8x8Ring"
+	SvdfLE32                Func = "svdfLE32"
 	SvdfNew16               Func = "svdfNew16"
 	SvdfNew8                Func = "svdfNew8"
 	SvdfNewState16          Func = "svdfNewState16"
@@ -1169,11 +1172,13 @@ func Funcs() []Func {
 		MulQ62,
 		MulQuantOne,
 		NegF32,
+		OctByte,
 		OctCols64,
 		OctDot,
 		OctDot64,
 		OctLanes,
 		OctPass8,
+		OctPass8Ref,
 		PadBytes,
 		PadBytesConst,
 		PadFill,
@@ -1275,6 +1280,7 @@ func Funcs() []Func {
 		SvdfInt8x8,
 		SvdfInt8x8Fast,
 		SvdfInt8x8Ring,
+		SvdfLE32,
 		SvdfNew16,
 		SvdfNew8,
 		SvdfNewState16,
@@ -2047,15 +2053,15 @@ func (f Func) Params() ([]Param, bool) {
 	case FcMakeRQ:
 		return []Param{{"mult", "int32"}, {"half", "int32"}, {"lsh", "uint8"}, {"rsh", "uint8"}}, true
 	case FcOctInt8:
-		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case FcOctInt8PT:
-		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case FcOctInt8PTQ:
-		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"t", "*rqOne"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"t", "*rqOne"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case FcOctOut:
 		return []Param{{"p", "*fcParams"}, {"a", "*[8]int32"}, {"corr", "int32"}, {"rq", "string"}, {"o", "[]int8"}}, true
 	case FcOctPTFast:
-		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"t", "*rqOne"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"t", "*rqOne"}, {"a", "*[8]int32"}, {"out", "[]int8"}}, true
 	case FcOutPC:
 		return []Param{{"p", "*fcParams"}, {"acc", "[]int32"}, {"corr", "int32"}, {"rq", "string"}, {"o", "[]int8"}}, true
 	case FcOutPT:
@@ -2209,15 +2215,15 @@ func (f Func) Params() ([]Param, bool) {
 	case LstmInt16:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]int16"}, {"h", "[]int16"}, {"c", "[]int16"}, {"out", "[]int16"}, {"fg", "*lstmGate"}, {"fw", "[]int8"}, {"fr", "[]int8"}, {"fb", "string"}, {"ig", "*lstmGate"}, {"iw", "[]int8"}, {"ir", "[]int8"}, {"ib", "string"}, {"cg", "*lstmGate"}, {"cw", "[]int8"}, {"cr", "[]int8"}, {"cb", "string"}, {"og", "*lstmGate"}, {"ow", "[]int8"}, {"or", "[]int8"}, {"ob", "string"}}, true
 	case LstmInt8:
-		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}, {"scr", "[]int32"}}, true
 	case LstmInt8Form:
 		return []Param{{"p", "*lstmParams"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}}, true
 	case LstmInt8G:
-		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}, {"scr", "[]int32"}}, true
 	case LstmInt8R:
-		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}, {"scr", "[]int32"}}, true
 	case LstmInt8Wide:
-		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+		return []Param{{"p", "*lstmParams"}, {"x", "[]int8"}, {"h", "[]int8"}, {"c", "[]int16"}, {"out", "[]int8"}, {"fg", "*lstmGate"}, {"ig", "*lstmGate"}, {"cg", "*lstmGate"}, {"og", "*lstmGate"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}, {"scr", "[]int32"}}, true
 	case LstmLastUnitF:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"co", "*float32"}, {"yo", "*float32"}, {"w", "*lstmStrF"}}, true
 	case LstmMakeQ:
@@ -2326,6 +2332,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case NegF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case OctByte:
+		return []Param{{"q", "unsafe.Pointer"}, {"i", "int"}}, true
 	case OctCols64:
 		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}}, true
 	case OctDot:
@@ -2335,6 +2343,8 @@ func (f Func) Params() ([]Param, bool) {
 	case OctLanes:
 		return []Param{{"s", "int64"}}, true
 	case OctPass8:
+		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[8]int32"}}, true
+	case OctPass8Ref:
 		return []Param{{"x", "[]int8"}, {"p", "unsafe.Pointer"}, {"a", "*[8]int32"}}, true
 	case PadBytes:
 		return []Param{{"p", "*padParams"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
@@ -2525,19 +2535,21 @@ func (f Func) Params() ([]Param, bool) {
 	case SvdfFloat:
 		return []Param{{"p", "*svdfFloatParams"}, {"in", "[]float32"}, {"wf", "string"}, {"wt", "string"}, {"bias", "string"}, {"state", "[]float32"}, {"out", "[]float32"}}, true
 	case SvdfInt8x16:
-		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case SvdfInt8x16Any:
-		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case SvdfInt8x16Fast:
-		return []Param{{"p", "*svdfParams"}, {"f", "*rqOne"}, {"t", "*rqOne"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*svdfParams"}, {"f", "*rqOne"}, {"t", "*rqOne"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case SvdfInt8x16Ring:
-		return []Param{{"p", "*svdfParams"}, {"f", "*rqOne"}, {"t", "*rqOne"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"pos", "[]int32"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*svdfParams"}, {"f", "*rqOne"}, {"t", "*rqOne"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"state", "[]int16"}, {"pos", "[]int32"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case SvdfInt8x8:
-		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*svdfParams"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case SvdfInt8x8Fast:
-		return []Param{{"p", "*svdfParams"}, {"f", "*rqOne"}, {"t", "*rqOne"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*svdfParams"}, {"f", "*rqOne"}, {"t", "*rqOne"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"wt", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case SvdfInt8x8Ring:
-		return []Param{{"p", "*svdfParams"}, {"f", "*rqOne"}, {"t", "*rqOne"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"pos", "[]int32"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*svdfParams"}, {"f", "*rqOne"}, {"t", "*rqOne"}, {"in", "[]int8"}, {"wf", "string"}, {"fbias", "string"}, {"ww", "string"}, {"tbias", "string"}, {"state", "[]int8"}, {"pos", "[]int32"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case SvdfLE32:
+		return []Param{{"p", "unsafe.Pointer"}}, true
 	case SvdfNew16:
 		return []Param{{"v", "int32"}, {"m2", "uint32"}, {"e", "uint32"}, {"d", "uint64"}, {"sh", "uint32"}, {"lsh", "uint32"}, {"zs", "int32"}}, true
 	case SvdfNew8:
@@ -2547,7 +2559,7 @@ func (f Func) Params() ([]Param, bool) {
 	case SvdfOut8:
 		return []Param{{"t", "*[8]int32"}, {"o", "[]int8"}, {"q", "*rq32"}, {"zp", "int32"}}, true
 	case SvdfProject:
-		return []Param{{"x", "[]int8"}, {"wf", "string"}, {"c", "int"}, {"n", "int"}, {"acc", "*[64]int32"}}, true
+		return []Param{{"x", "[]int8"}, {"wf", "string"}, {"c", "int"}, {"n", "int"}, {"acc", "*[16]int32"}}, true
 	case SvdfRingStep:
 		return []Param{{"pos", "[]int32"}, {"mem", "int"}}, true
 	case SvdfRingWT16:
@@ -2865,6 +2877,7 @@ func (f Func) Results() int {
 		OctDot,
 		OctDot64,
 		OctPass8,
+		OctPass8Ref,
 		PadBytes,
 		PadBytesConst,
 		PadFill,
@@ -3102,6 +3115,7 @@ func (f Func) Results() int {
 		MulByQuantMul64,
 		MulQ62,
 		MulQuantOne,
+		OctByte,
 		PoolAvgRound,
 		PoolRecip,
 		PoolSumI8,
@@ -3134,6 +3148,7 @@ func (f Func) Results() int {
 		SumI8,
 		SvdfActF32,
 		SvdfFastPlan,
+		SvdfLE32,
 		SvdfNew16,
 		SvdfNew8,
 		SvdfRingWT16:

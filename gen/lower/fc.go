@@ -167,12 +167,15 @@ func lowerFullyConnected(c *opCtx) error {
 			return nil
 		}
 		fnPT, fn := kernelsig.FcOctInt8PT, kernelsig.FcOctInt8
-		var packed Arg
+		// The octDot kernels' scratch: a block's sums, which its
+		// assembly stores to memory (kernels/dsp_oct_arm.go).
+		var packed, scr Arg
 		if fcOctWastes(units, depth) {
 			fnPT, fn = kernelsig.FcInt8PT, kernelsig.FcInt8
 			packed = c.Const("Weights", fcPackI8(w.Data, units, depth))
 		} else {
 			packed = c.Const("Weights", octPack(units, depth, func(r int) []byte { return w.Data[r*depth : r*depth+depth] }))
+			scr = c.Scratch(model.Int32, kernels.FCOctScratch)
 		}
 		if fcUniform(mult, shift) {
 			q, err := fcMakeRQ(c, mult[0], int(shift[0]))
@@ -207,12 +210,19 @@ func lowerFullyConnected(c *opCtx) error {
 			if rq != nil {
 				args = append(args, rq)
 			}
+			if scr != nil {
+				args = append(args, scr)
+			}
 			c.Call(fnPT, append(args, View(out))...)
 			return nil
 		}
 		tab, err := fcRQTable(c, fcTrunc32(folded), mult, shift)
 		if err != nil {
 			return err
+		}
+		if scr != nil {
+			c.Call(fn, p, View(in), packed, c.Const("RQ", tab), scr, View(out))
+			return nil
 		}
 		c.Call(fn, p, View(in), packed, c.Const("RQ", tab), View(out))
 	case wide:
@@ -429,18 +439,22 @@ func fcPackF32(data []byte, n, k int) []byte {
 
 // octPack re-lays-out n rows of k int8 weights (row(r) returns row r) for
 // kernels/oct.go's octDot: blocks of eight rows, the last padded with zero
-// rows, each column-major [k][8], every weight stored as w^0x80 (w+128);
+// rows, each by groups of four columns [k/4][8][4] (the eight rows' four
+// weights side by side, as the DSP loop's word loads take them), then the
+// last k%4 columns as [8][k%4], every weight stored as w^0x80 (w+128);
 // then octPad (4) zero bytes that the kernels' last loads may reach.
 func octPack(n, k int, row func(r int) []byte) []byte {
 	out := make([]byte, 0, (n+7)/8*8*k+4)
 	for c := 0; c < n; c += 8 {
-		for d := 0; d < k; d++ {
+		for g := 0; g < k; g += 4 {
 			for r := c; r < c+8; r++ {
-				if r >= n {
-					out = append(out, 0x80)
-					continue
+				for d := g; d < min(g+4, k); d++ {
+					if r >= n {
+						out = append(out, 0x80)
+						continue
+					}
+					out = append(out, row(r)[d]^0x80)
 				}
-				out = append(out, row(r)[d]^0x80)
 			}
 		}
 	}

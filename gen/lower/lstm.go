@@ -433,7 +433,7 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 			gateArg(0), gateArg(1), gateArg(2), gateArg(3),
 			c.Const("InW", lstmPackInt8W(lstmGateData(inW), s, n)),
 			c.Const("RecW", lstmPackInt8W(lstmGateData(recW), s, s)),
-			c.ConstI32("Bias", b))
+			c.ConstI32("Bias", b), c.Scratch(model.Int32, kernels.LSTMInt8Scratch))
 		return nil
 	}
 	args := []Arg{Struct(kernelsig.LstmParams, fields...), View(in), View(h), View(cell), View(out)}

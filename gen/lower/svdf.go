@@ -55,10 +55,11 @@ func svdfQuantScales(in, wf, wt, state, out float32) (svdfScales, error) {
 // point for int8, like TFLM's ResetVariableTensors). Options: rank (slot 0),
 // fused activation (slot 1; applied by the float kernel only, as in TFLM),
 // asymmetric_quantize_inputs (slot 2, hybrid kernels only; TFLM ignores it).
-// No scratch buffer is needed (see kernels/svdf.go); with -speed (opCtx.Speed)
-// an integer SVDF of rank 1 and a memory of a multiple of 8 keeps its state
-// as rings (kernels/svdf_ring.go) and asks for one persistent int32, the
-// rings' position.
+// The integer kernels ask for a scratch buffer of 8 to 24 int32 (octDot's
+// sums, see kernels/svdf.go); with -speed (opCtx.Speed) an integer SVDF of
+// rank 1 and a memory of a multiple of 8 keeps its state as rings
+// (kernels/svdf_ring.go) and asks for one persistent int32, the rings'
+// position.
 func lowerSVDF(c *opCtx) error {
 	if c.NumIn() != 5 || c.NumOut() != 1 {
 		return c.Errorf("has %d inputs and %d outputs, want 5 and 1", c.NumIn(), c.NumOut())
@@ -248,7 +249,12 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 	rf, rt, fast := kernels.PlanSVDF(wt.Type == model.Int16, sh.rank, sh.memory, sh.numFilters, sh.numUnits, int32(outZP),
 		q1.mult, q1.lsh, q1.rsh, q2.mult, q2.lsh, q2.rsh)
 	if !fast {
-		c.Call(fn, p, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state), View(out))
+		words := kernels.SVDFInt8x8Scratch
+		if wt.Type == model.Int16 {
+			words = kernels.SVDFInt8x16Scratch
+		}
+		c.Call(fn, p, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state),
+			c.Scratch(model.Int32, words), View(out))
 		return nil
 	}
 	fq, err := rqOneStruct(c, rf)
@@ -272,14 +278,16 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 		// The biases four times, one copy word-aligned.
 		fb4, tb4 := phase4(int32Bytes(fb[:sh.numFilters])), phase4(int32Bytes(tb))
 		pos := c.Persistent(model.Int32, 1)
-		c.Call(ring, p, fq, tq, View(in), wfPacked, c.Const("FeatureBiasRing", fb4), c.Const("TimeWeightsRing", ww), c.Const("TimeBiasRing", tb4), View(state), pos, View(out))
+		c.Call(ring, p, fq, tq, View(in), wfPacked, c.Const("FeatureBiasRing", fb4), c.Const("TimeWeightsRing", ww), c.Const("TimeBiasRing", tb4), View(state), pos,
+			c.Scratch(model.Int32, kernels.SVDFFastScratch), View(out))
 		return nil
 	}
 	fn = kernelsig.SvdfInt8x8Fast
 	if wt.Type == model.Int16 {
 		fn = kernelsig.SvdfInt8x16Fast
 	}
-	c.Call(fn, p, fq, tq, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state), View(out))
+	c.Call(fn, p, fq, tq, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state),
+		c.Scratch(model.Int32, kernels.SVDFFastScratch), View(out))
 	return nil
 }
 

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 // svdfShared is the reference material: models and TFLM's tensors after one
@@ -68,8 +70,14 @@ func TestSvdfLayersMatchTFLM(t *testing.T) {
 			if err := lowerSVDF(c); err != nil {
 				t.Fatalf("%s: %v", m, err)
 			}
-			if len(c.calls) != 1 || len(c.scratch) != 0 || len(c.persist) != 0 {
-				t.Fatalf("%s: %s: want one call and no planner buffers, got %+v", m, op.Describe(), c)
+			// One buffer: the kernel's scratch for octDot's sums, which
+			// its assembly stores to memory (kernels/dsp_oct_arm.go).
+			if len(c.calls) != 1 || len(c.scratch) != 1 || len(c.persist) != 0 {
+				t.Fatalf("%s: %s: want one call and one scratch buffer, got %+v", m, op.Describe(), c)
+			}
+			words, ok := svdfScratchWords[c.calls[0].Fn]
+			if r := c.scratch[0]; !ok || r.dtype != model.Int32 || r.bytes != 4*words {
+				t.Fatalf("%s: %s: %s: scratch of %d bytes (%s), want %d int32", m, op.Describe(), c.calls[0].Fn, r.bytes, r.dtype, words)
 			}
 			body, err := svdfRenderCall(c, refDir)
 			if err != nil {
@@ -84,7 +92,7 @@ func TestSvdfLayersMatchTFLM(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	for _, f := range []string{"common.go", "view.go", "svdf.go", "svdf_fast.go", "fc_rq.go", "fully_connected.go", "float_dot.go", "oct.go"} {
+	for _, f := range []string{"common.go", "view.go", "svdf.go", "svdf_fast.go", "fc_rq.go", "fully_connected.go", "float_dot.go", "oct.go", "dsp_oct_go.go"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "kernels", f))
 		if err != nil {
 			t.Fatal(err)
@@ -113,6 +121,16 @@ func TestSvdfLayersMatchTFLM(t *testing.T) {
 		t.Fatalf("%d of %d operator checks passed:\n%s", n, nops, outb)
 	}
 	t.Logf("%d SVDF operators bit-exact against TFLM", nops)
+}
+
+// svdfScratchWords is each integer SVDF kernel's scratch in int32 words.
+var svdfScratchWords = map[kernelsig.Func]int{
+	kernelsig.SvdfInt8x8:      kernels.SVDFInt8x8Scratch,
+	kernelsig.SvdfInt8x16:     kernels.SVDFInt8x16Scratch,
+	kernelsig.SvdfInt8x8Fast:  kernels.SVDFFastScratch,
+	kernelsig.SvdfInt8x16Fast: kernels.SVDFFastScratch,
+	kernelsig.SvdfInt8x8Ring:  kernels.SVDFFastScratch,
+	kernelsig.SvdfInt8x16Ring: kernels.SVDFFastScratch,
 }
 
 // svdfCheckPrelude starts the scratch module's test file.
@@ -235,6 +253,12 @@ func svdfRenderArg(a Arg) (string, error) {
 		return strconv.Quote(string(a.t.Data)), nil
 	case constArg:
 		return strconv.Quote(string(a.c.data)), nil
+	case reqArg:
+		// A fresh scratch buffer (the test runs each call once).
+		if a.r.dtype != model.Int32 {
+			return "", fmt.Errorf("scratch of type %s not expected", a.r.dtype)
+		}
+		return fmt.Sprintf("make([]int32, %d)", a.r.bytes/4), nil
 	case litArg:
 		switch v := a.v.(type) {
 		case int:
