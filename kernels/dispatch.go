@@ -705,6 +705,8 @@ func Call(fn string, args []any) bool {
 		svdfTime8(args[0].(*svdfParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "svdfTimeOutI16":
 		svdfTimeOutI16(args[0].([]int16), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), args[5].(*rqOne), args[6].([]int8))
+	case "svdfTimeOutI16Ref":
+		svdfTimeOutI16Ref(args[0].([]int16), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), args[5].(*rqOne), args[6].([]int8))
 	case "svdfTimeOutI8":
 		svdfTimeOutI8(args[0].([]int8), args[1].(string), args[2].(string), args[3].([]int32), int(args[4].(int64)), args[5].(*rqOne), args[6].([]int8))
 	case "svdfTimeOutRingI16":

@@ -141,6 +141,7 @@ func main() {
 	bad += poolCases()
 	bad += mulCases()
 	bad += octCases()
+	bad += timeCases()
 	if bad == 0 {
 		say("ok")
 	}
@@ -378,6 +379,50 @@ func octCases() int {
 	return bad
 }
 
+// timeCases compares svdfTimeOutI16 (two slots a word on the board) with
+// svdfTimeOutI16Ref: 1 to 12 filters of 8 to 48 slots, the state at word
+// and halfword addresses, the weights and time biases at any address;
+// states, outputs and the shifted rows must agree.
+func timeCases() int {
+	bad := 0
+	for c := 0; c < 200; c++ {
+		fill(mem[:])
+		slots := 8 * (1 + int(rnd()%6))
+		n := 1 + int(rnd()%12)
+		sa, sb := 512+2*int(rnd()%2), 2048+2*int(rnd()%2)
+		copy(mem[sb:sb+2*n*slots], mem[sa:sa+2*n*slots])
+		w, tb := 4096+int(rnd()%4), 7168+int(rnd()%4)
+		a := unsafe.Slice((*int32)(unsafe.Pointer(&mem[8192])), n)
+		for i := range a {
+			a[i] = int32(int16(rnd()))
+		}
+		stA := unsafe.Slice((*int16)(unsafe.Pointer(&mem[sa])), n*slots)
+		stB := unsafe.Slice((*int16)(unsafe.Pointer(&mem[sb])), n*slots)
+		wt := unsafe.String(&mem[w], 2*n*slots)
+		tbs := unsafe.String(&mem[tb], 4*n)
+		oA := unsafe.Slice((*int8)(unsafe.Pointer(&mem[9216])), n)
+		oB := unsafe.Slice((*int8)(unsafe.Pointer(&mem[9472])), n)
+		mult, rsh := int32(1<<30+rnd()%(1<<30)), uint8(32+rnd()%21)
+		p.TimeI16(stA, wt, tbs, a, slots, mult, rsh, oA, false)
+		p.TimeI16(stB, wt, tbs, a, slots, mult, rsh, oB, true)
+		for i := range stA {
+			if stA[i] != stB[i] {
+				bad++
+				say("FAIL time case " + itoa(c) + " slot " + itoa(i) + ": board " + itoa(int(stA[i])) + ", Go " + itoa(int(stB[i])))
+				break
+			}
+		}
+		for i := range oA {
+			if oA[i] != oB[i] {
+				bad++
+				say("FAIL time case " + itoa(c) + " output " + itoa(i) + ": board " + itoa(int(oA[i])) + ", Go " + itoa(int(oB[i])))
+				break
+			}
+		}
+	}
+	return bad
+}
+
 // gatherCases compares dspGather16 with dspGather16Ref: 1 to 12 rows of
 // 2 to 160 bytes, any stride, at unaligned addresses.
 func gatherCases() int {
@@ -530,6 +575,20 @@ func AvgPoolRef(x, o unsafe.Pointer, n uint32, k unsafe.Pointer) { dspAvgPoolRef
 
 func Oct8(x []int8, w unsafe.Pointer, a *[8]int32)    { octPass8(x, w, a) }
 func Oct8Ref(x []int8, w unsafe.Pointer, a *[8]int32) { octPass8Ref(x, w, a) }
+
+// TimeI16 runs svdfTimeOutI16 (svdfTimeOutI16Ref when ref) with the time
+// record of multiplier mult and right shift rsh - 31, output in [-128, 127].
+func TimeI16(st []int16, wt, tb string, a []int32, slots int, mult int32, rsh uint8, o []int8, ref bool) {
+	var t rqOne
+	if !rqOneSet(&t, mult, 0, rsh, 0, -128, 127) {
+		panic("rqOneSet")
+	}
+	if ref {
+		svdfTimeOutI16Ref(st, wt, tb, a, slots, &t, o)
+	} else {
+		svdfTimeOutI16(st, wt, tb, a, slots, &t, o)
+	}
+}
 
 func MulRows(a, b, o, k unsafe.Pointer)    { dspMulRows(a, b, o, k) }
 func MulRowsRef(a, b, o, k unsafe.Pointer) { dspMulRowsRef(a, b, o, k) }

@@ -230,12 +230,14 @@ func svdfTimeOutI8(st []int8, wt, tb string, a []int32, mem int, t *rqOne, o []i
 	}
 }
 
-// svdfTimeOutI16 is svdfTimeOutI8 for int16 state and int16 weights_time
-// (little-endian, as stored): each row is shifted left by one slot as it
-// is multiplied, and the new value goes to its last slot.
+// svdfTimeOutI16Ref is svdfTimeOutI8 for int16 state and int16
+// weights_time (little-endian, as stored): each row is shifted left by one
+// slot as it is multiplied, and the new value goes to its last slot. It is
+// svdfTimeOutI16 on every build but the Cortex-M4/M7 one
+// (svdf_time_arm.go), which moves and multiplies two slots a word.
 //
 //go:noinline
-func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, t *rqOne, o []int8) {
+func svdfTimeOutI16Ref(st []int16, wt, tb string, a []int32, mem int, t *rqOne, o []int8) {
 	n := len(a)
 	st, wt, tb, o = st[:n*mem], wt[:2*n*mem], tb[:4*n], o[:n]
 	ps := unsafe.Pointer(unsafe.SliceData(st))

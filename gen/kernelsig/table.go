@@ -604,6 +604,7 @@ const (
 	SvdfState8              Func = "svdfState8"
 	SvdfTime8               Func = "svdfTime8"
 	SvdfTimeOutI16          Func = "svdfTimeOutI16"
+	SvdfTimeOutI16Ref       Func = "svdfTimeOutI16Ref"
 	SvdfTimeOutI8           Func = "svdfTimeOutI8"
 	SvdfTimeOutRingI16      Func = "svdfTimeOutRingI16"
 	SvdfTimeOutRingI8       Func = "svdfTimeOutRingI8"
@@ -1292,6 +1293,7 @@ func Funcs() []Func {
 		SvdfState8,
 		SvdfTime8,
 		SvdfTimeOutI16,
+		SvdfTimeOutI16Ref,
 		SvdfTimeOutI8,
 		SvdfTimeOutRingI16,
 		SvdfTimeOutRingI8,
@@ -2572,6 +2574,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*svdfParams"}, {"row", "[]int8"}, {"wt", "string"}, {"tbias", "string"}, {"o", "[]int8"}}, true
 	case SvdfTimeOutI16:
 		return []Param{{"st", "[]int16"}, {"wt", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"t", "*rqOne"}, {"o", "[]int8"}}, true
+	case SvdfTimeOutI16Ref:
+		return []Param{{"st", "[]int16"}, {"wt", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"t", "*rqOne"}, {"o", "[]int8"}}, true
 	case SvdfTimeOutI8:
 		return []Param{{"st", "[]int8"}, {"wt", "string"}, {"tb", "string"}, {"a", "[]int32"}, {"mem", "int"}, {"t", "*rqOne"}, {"o", "[]int8"}}, true
 	case SvdfTimeOutRingI16:
@@ -2948,6 +2952,7 @@ func (f Func) Results() int {
 		SvdfState8,
 		SvdfTime8,
 		SvdfTimeOutI16,
+		SvdfTimeOutI16Ref,
 		SvdfTimeOutI8,
 		SvdfTimeOutRingI16,
 		SvdfTimeOutRingI8,
