@@ -71,22 +71,49 @@ func TestOnTheBoard(t *testing.T) {
 			return files, nil, nil
 		}})
 	}
+	// Every package generated first, to pick those the default mode runs
+	// (coverKernels).
+	type generated struct {
+		files map[string][]byte
+		res   *Result
+		err   error
+	}
+	gens := make([]generated, len(pkgs))
+	kernels := make([][]string, len(pkgs))
+	for i, p := range pkgs {
+		g := &gens[i]
+		g.files, g.res, g.err = p.files()
+		// -speed changes only float kernels' code on the board's checks.
+		if g.err == nil && !(strings.HasSuffix(p.name, " -speed") && !strings.Contains(string(g.files["model.go"]), "float32")) {
+			kernels[i] = kernelFuncs(g.files)
+		}
+	}
+	run := coverKernels(kernels)
+	if !*runLong {
+		var names []string
+		for i, p := range pkgs {
+			if run[i] {
+				names = append(names, p.name)
+			}
+		}
+		t.Logf("default mode: %d packages, which cover every kernel (go test -long runs all): %s", len(names), strings.Join(names, ", "))
+	}
 	sem := make(chan struct{}, 2)
 	var wg sync.WaitGroup
-	for _, p := range pkgs {
+	for i, p := range pkgs {
+		files, res, err := gens[i].files, gens[i].res, gens[i].err
+		if err != nil {
+			t.Errorf("%s: %v", p.name, err)
+			continue
+		}
+		if kernels[i] == nil || !run[i] {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			files, res, err := p.files()
-			if err != nil {
-				t.Errorf("%s: %v", p.name, err)
-				return
-			}
-			if strings.HasSuffix(p.name, " -speed") && !strings.Contains(string(files["model.go"]), "float32") {
-				return // -speed changes only float kernels' code on the board's checks
-			}
 			dir := t.TempDir()
 			pkgDir := filepath.Join(dir, "pkg")
 			if err := os.Mkdir(pkgDir, 0o755); err != nil {
@@ -140,9 +167,27 @@ func TestGeneratedTestsPassUnderTinyGo(t *testing.T) {
 	if len(dirs) == 0 {
 		t.Fatal("no generated package in generated_examples/")
 	}
+	var kernels [][]string
 	for _, f := range dirs {
+		files := map[string][]byte{}
+		names, _ := filepath.Glob(filepath.Join(filepath.Dir(f), "kernels*.go"))
+		for _, n := range names {
+			b, err := os.ReadFile(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[filepath.Base(n)] = b
+		}
+		kernels = append(kernels, kernelFuncs(files))
+	}
+	run := coverKernels(kernels)
+	for i, f := range dirs {
 		dir := filepath.Dir(f)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
+			if !run[i] {
+				t.Skip("default mode: the other packages declare every kernel this one does (go test -long runs it)")
+			}
+			t.Parallel() // two tinygo runs at a time (-parallel)
 			out, err := tools.Test(t.TempDir(), dir)
 			if err != nil {
 				t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tflm-gen/tflm-gen/kernels"
 )
@@ -38,6 +39,11 @@ type kernelSource struct {
 	// constraint is the //go:build line of each file that has one.
 	constraint map[string]string
 }
+
+// kernelSources is loadKernels run once per process: the embedded sources
+// never change, and parsing them took most of a small model's generation
+// time. The result is read only.
+var kernelSources = sync.OnceValues(loadKernels)
 
 // loadKernels parses the kernel sources embedded in package kernels.
 func loadKernels() (*kernelSource, error) {
@@ -278,7 +284,7 @@ func KernelFileNames() []string {
 // is the kernel's whatever the model (the generator's stack figure adds
 // them up).
 func kernelFiles(need []string, called map[string]bool, pkg, hdr string) (map[string][]byte, error) {
-	ks, err := loadKernels()
+	ks, err := kernelSources()
 	if err != nil {
 		return nil, err
 	}

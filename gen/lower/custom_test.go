@@ -183,13 +183,18 @@ func TestCircularBufferMatchesTFLM(t *testing.T) {
 		dir := t.TempDir()
 		r := rand.New(rand.NewPCG(13, 1))
 		var n diffTally
+		var sw sweep
 		for i := 0; i < diffCount(20, 200); i++ {
 			desc, data, written := cbCase(r)
+			_, _, gerr := inProcessMachine(data)
+			if !sw.take(i, data, ProgramOptions{}) {
+				n.unrunCase(gerr)
+				continue
+			}
 			want, oerr := invokeOracle(o, dir, data, 7, 1, 1)
 			if n.skip(t, oerr, i, desc) {
 				continue
 			}
-			_, _, gerr := inProcessMachine(data)
 			switch {
 			case oerr != nil && errors.Is(oerr, oracle.ErrRejected):
 				if gerr == nil {
@@ -341,13 +346,18 @@ func TestDetectionPostProcessMatchesTFLM(t *testing.T) {
 		o := oracle.New(t)
 		r := rand.New(rand.NewPCG(13, 2))
 		var tally diffTally
+		var sw sweep
 		for i := 0; i < diffCount(20, 200); i++ {
 			desc, data, inputs, cats := dppCase(r)
+			got, path, gerr := inProcessPath(data, inputs[0].raw(), inputs[1].raw())
+			if !sw.pick(i, path) {
+				tally.unrunCase(gerr)
+				continue
+			}
 			want, oerr := o.Run(data, inputs[0].csv(), inputs[1].csv())
 			if tally.skip(t, oerr, i, desc) {
 				continue
 			}
-			got, gerr := inProcess(data, inputs[0].raw(), inputs[1].raw())
 			if oerr == nil && errors.Is(gerr, ErrUnsupported) && strings.Contains(gerr.Error(), "TFLM's scratch") {
 				tally.refused++ // documented: TFLM would write past its scratch
 				continue

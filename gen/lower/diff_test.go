@@ -199,7 +199,9 @@ func runDiffCases(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen fun
 }
 
 // runDiffCasesWith is runDiffCases comparing the outputs with cmp (every
-// output, or float32 within a tolerance).
+// output, or float32 within a tolerance). Every case runs in-process; the
+// cases sweep picks run through TFLM too, the others are compared with the
+// reference implementations where they cover them (refCompare).
 func runDiffCasesWith(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen func(r *rand.Rand) diffCase, allowRefusal func(error) bool,
 	cmp func(c diffCase, got [][]byte, want [][]string) error) (compared, refused int) {
 	t.Helper()
@@ -211,34 +213,50 @@ func runDiffCasesWith(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen
 	}
 	cases = cases[:n.run()]
 	type result struct {
+		path       []string
 		want       [][]string
 		got        [][]byte
 		oerr, gerr error
 	}
 	res := make([]result, len(cases))
-	var wg sync.WaitGroup
-	next := atomic.Int64{}
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < len(cases); i = int(next.Add(1)) - 1 {
-				c := cases[i]
-				var csvs [][]string
-				var raws [][]byte
-				for _, v := range c.inputs {
-					csvs = append(csvs, v.csv())
-					raws = append(raws, v.raw())
-				}
-				res[i].want, res[i].oerr = o.Run(c.model, csvs...)
-				res[i].got, res[i].gerr = inProcess(c.model, raws...)
-			}
-		}()
+	parallel(len(cases), func(i int) {
+		var raws [][]byte
+		for _, v := range cases[i].inputs {
+			raws = append(raws, v.raw())
+		}
+		res[i].got, res[i].path, res[i].gerr = inProcessPath(cases[i].model, raws...)
+	})
+	var sw sweep
+	picked := make([]bool, len(cases))
+	for i := range cases {
+		picked[i] = sw.pick(i, res[i].path)
 	}
-	wg.Wait()
+	parallel(len(cases), func(i int) {
+		if !picked[i] {
+			return
+		}
+		var csvs [][]string
+		for _, v := range cases[i].inputs {
+			csvs = append(csvs, v.csv())
+		}
+		res[i].want, res[i].oerr = o.Run(cases[i].model, csvs...)
+	})
 	var tally diffTally
 	for i, c := range cases {
 		want, oerr, got, gerr := res[i].want, res[i].oerr, res[i].got, res[i].gerr
+		if !picked[i] {
+			tally.unrunCase(gerr)
+			if gerr != nil {
+				continue
+			}
+			if ok, err := refCompare(c, got, cmp); err != nil {
+				t.Errorf("case %d (%s): %v", i, c.desc, err)
+				tally.mismatches++
+			} else if ok {
+				tally.refChecked++
+			}
+			continue
+		}
 		if tally.skip(t, oerr, i, c.desc) {
 			continue
 		}
@@ -273,6 +291,22 @@ func runDiffCasesWith(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen
 	return tally.compared, tally.refused
 }
 
+// parallel calls f(i) for i in [0, n) on every core.
+func parallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // refCheck compares the reference implementations that check new fuzzing
 // inputs (fuzz_ref_test.go) with TFLM's outputs of a case, so that they
 // stay exact; nil when they do not cover the case.
@@ -305,6 +339,11 @@ type diffTally struct {
 	refused    int // refused by both sides, or by tflm-gen as documented
 	skipped    int // no TFLM reference (oracle.ErrNotRecorded): neither passed nor failed
 	mismatches int // failed
+	// The cases the default mode did not run through TFLM (sweep; -long
+	// runs them): unrun those tflm-gen lowers, refChecked those of them
+	// compared with the reference implementations instead (refCompare),
+	// unrunRefused those tflm-gen refuses.
+	unrun, refChecked, unrunRefused int
 }
 
 // skip reports whether oerr says that the oracle has no recording of case
@@ -320,10 +359,12 @@ func (n *diffTally) skip(t *testing.T, oerr error, i int, desc string) bool {
 	return true
 }
 
-// done is the number of cases compared or skipped: a test that draws
-// cases until enough were compared stops at the same case whether or not
-// the oracle had their recordings.
-func (n diffTally) done() int { return n.compared + n.skipped }
+// done is the number of cases compared, skipped, or not run through TFLM
+// but expected to compare (unrun): a test that draws cases until enough
+// were compared stops at the same case whether or not the oracle had their
+// recordings and, in the default mode, about where the full run stops (a
+// case beyond the full run's is skipped: the oracle has no recording of it).
+func (n diffTally) done() int { return n.compared + n.skipped + n.unrun }
 
 // log writes the count line of one differential (sub)test, which
 // internal/devtools/diffcount collects into a table per operator. The test
@@ -335,9 +376,29 @@ func (n diffTally) done() int { return n.compared + n.skipped }
 func (n diffTally) log(t *testing.T) {
 	t.Helper()
 	t.Logf("differential counts: compared %d, refused %d, skipped %d, mismatches %d", n.compared, n.refused, n.skipped, n.mismatches)
+	n.logUnrun(t)
 	n.skipIfNoneCompared(t)
 	if n.compared == 0 {
 		t.Errorf("no case compared with TFLM")
+	}
+}
+
+// unrunCase counts a case the default mode does not run through TFLM,
+// which tflm-gen lowers (gerr nil) or refuses.
+func (n *diffTally) unrunCase(gerr error) {
+	if gerr != nil {
+		n.unrunRefused++
+	} else {
+		n.unrun++
+	}
+}
+
+// logUnrun logs how many cases the default mode did not run through TFLM.
+func (n diffTally) logUnrun(t *testing.T) {
+	t.Helper()
+	if n.unrun+n.unrunRefused > 0 {
+		t.Logf("default mode: %d more cases not run through TFLM (go test -long runs them): %d lowered, %d of them compared with the reference implementations; %d refused",
+			n.unrun+n.unrunRefused, n.unrun, n.refChecked, n.unrunRefused)
 	}
 }
 

@@ -338,14 +338,26 @@ func TestFusedChainsMatchTFLM(t *testing.T) {
 	t.Run("CONV_2D_chains_fused", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(21, 4))
 		var n diffTally
+		var sw sweep
 		chosen := 0
 		for i := 0; n.done() < diffCount(20, 150) && i < 2000; i++ {
 			data, x, desc := randChain(r)
+			flat, ferr := inProcess(data, x.raw())
+			if !sw.all() && !sw.pick(i, chainPath(data)) {
+				// Fused against layer by layer only.
+				n.unrunCase(ferr)
+				if ferr == nil {
+					if err := compareFused(data, x.raw(), flat[0], nil, &chosen); err != nil {
+						t.Errorf("chain %d (%s): %v", i, desc, err)
+						n.mismatches++
+					}
+				}
+				continue
+			}
 			want, oerr := o.Run(data, x.csv())
 			if n.skip(t, oerr, i, desc) {
 				continue
 			}
-			flat, ferr := inProcess(data, x.raw())
 			if oerr != nil || ferr != nil {
 				if (oerr == nil) != (ferr == nil) {
 					t.Errorf("chain %d (%s): TFLM %v, layer by layer %v", i, desc, oerr, ferr)
@@ -360,9 +372,27 @@ func TestFusedChainsMatchTFLM(t *testing.T) {
 			}
 			n.compared++
 		}
-		t.Logf("%d chains, %d where the generator chose groups itself", n.compared, chosen)
+		t.Logf("%d chains, %d where the generator chose groups itself", n.compared+n.unrun, chosen)
 		n.log(t)
 	})
+}
+
+// chainPath is the path of a chain through the generator (sweep): run
+// fused whole (fuseAll) and as the generator chooses.
+func chainPath(data []byte) []string {
+	g, err := model.Parse("chain.tflite", data)
+	if err != nil {
+		return refusalPath("invalid", err)
+	}
+	p, err := fuseAll(g)
+	if err != nil {
+		return refusalPath("refused", err)
+	}
+	path := pathOf(data, ProgramOptions{Overlap: true})
+	for _, e := range programPath(p) {
+		path = append(path, "fused whole: "+e)
+	}
+	return path
 }
 
 // compareFused runs the chain fused whole and as the generator chooses,

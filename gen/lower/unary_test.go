@@ -20,21 +20,29 @@ import (
 // inProcess lowers and plans a model and runs one Invoke in-process on the
 // given raw input bytes, returning the raw output bytes.
 func inProcess(data []byte, inputs ...[]byte) ([][]byte, error) {
+	outs, _, err := inProcessPath(data, inputs...)
+	return outs, err
+}
+
+// inProcessPath is inProcess that also returns the model's path through
+// the generator (pathOf with the default options, from the same lowering).
+func inProcessPath(data []byte, inputs ...[]byte) ([][]byte, []string, error) {
 	g, err := model.Parse("case.tflite", data)
 	if err != nil {
-		return nil, err
+		return nil, refusalPath("invalid", err), err
 	}
 	p, _, err := Program(g, ProgramOptions{})
 	if err != nil {
-		return nil, err
+		return nil, refusalPath("refused", err), err
 	}
+	path := programPath(p)
 	lay, err := layout.Make(p, nil, layout.Options{})
 	if err != nil {
-		return nil, err
+		return nil, refusalPath("refused", err), err
 	}
 	m, err := run.New(p, lay)
 	if err != nil {
-		return nil, err
+		return nil, refusalPath("refused", err), err
 	}
 	for k, in := range inputs {
 		copy(m.Input(k), in)
@@ -44,7 +52,7 @@ func inProcess(data []byte, inputs ...[]byte) ([][]byte, error) {
 	for k := range g.Outputs {
 		outs = append(outs, append([]byte(nil), m.Output(k)...))
 	}
-	return outs, nil
+	return outs, path, nil
 }
 
 // unaryCase is one random single-operator model with its input values.
@@ -206,13 +214,18 @@ func TestUnaryMatchesTFLM(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(tc.code), uint64(tc.dt)))
 			var n diffTally
+			var sw sweep
 			for i := 0; i < perCase; i++ {
 				c := randUnary(r, tc.code, tc.dt, tc.quantized)
+				got, path, gerr := inProcessPath(c.model, c.raw())
+				if !sw.pick(i, path) {
+					n.unrunCase(gerr)
+					continue
+				}
 				want, oerr := o.Run(c.model, c.csv())
 				if n.skip(t, oerr, i, name) {
 					continue
 				}
-				got, gerr := inProcess(c.model, c.raw())
 				switch {
 				case oerr != nil && errors.Is(oerr, oracle.ErrRejected):
 					if gerr == nil {

@@ -7,6 +7,10 @@
 //
 //	go run ./internal/devtools/diffcount [-short] [-run REGEXP]
 //
+// It runs them with -long, every case through TFLM (go test's default mode
+// runs a subset of each sweep's cases through TFLM: gen/lower/sweep_test.go),
+// or with -short, a prefix of each sweep's cases.
+//
 // Each differential subtest logs one count line (gen/lower's diffTally.log)
 // and is named after its operator and types ("RESIZE_BILINEAR_int8"). The
 // command exits non-zero when a test failed or no count line was found.
@@ -40,6 +44,8 @@ func main() {
 	args := []string{"test", "./gen/lower", "-count=1", "-json", "-v", "-run", *run, "-timeout", "30m"}
 	if *short {
 		args = append(args, "-short")
+	} else {
+		args = append(args, "-long")
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Stderr = os.Stderr
