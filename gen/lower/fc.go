@@ -170,7 +170,11 @@ func lowerFullyConnected(c *opCtx) error {
 		// The octDot kernels' scratch: a block's sums, which its
 		// assembly stores to memory (kernels/dsp_oct_arm.go).
 		var packed, scr Arg
-		if fcOctWastes(units, depth) {
+		if fcOctWastes(units, depth) || depth < 4 {
+			// Rows shorter than the DSP loop's group of four columns
+			// gain nothing from it, and its 32 bytes of scratch can
+			// be the layer's peak (hello_world_int8's first layer, one
+			// input: twice TFLM's arena).
 			fnPT, fn = kernelsig.FcInt8PT, kernelsig.FcInt8
 			packed = c.Const("Weights", fcPackI8(w.Data, units, depth))
 		} else {

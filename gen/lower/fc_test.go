@@ -234,14 +234,14 @@ func TestFullyConnectedGenerated(t *testing.T) {
 			// int8_BxDEPTHxUNITS_...: the DSP kernel where it applies (a
 			// depth that is a multiple of four, a requantization its
 			// records take: not the tiny ones), else octDot unless its
-			// padding wastes flash.
+			// padding wastes flash or the rows are shorter than four.
 			var batch, depth, units int
 			fmt.Sscanf(c.name, "int8_%dx%dx%d", &batch, &depth, &units)
 			want := "fcOctInt8"
 			switch {
 			case depth%4 == 0 && !strings.HasSuffix(c.name, "_tiny"):
 				want = "fcDSPInt8"
-			case fcOctWastes(units, depth):
+			case fcOctWastes(units, depth) || depth < 4:
 				want = "fcInt8"
 			}
 			src := res.Files["model.go"]

@@ -28,16 +28,6 @@ func sumI8(x []int8) int32 {
 	return s
 }
 
-// strAligned4 returns the word-aligned copy of the n bytes (a multiple
-// of 4) that s holds four times, each copy one byte further from a word
-// boundary than the one before (copy i at offset i*(n+1); gen/lower's
-// phase4). Read-only data has no alignment guarantee; -speed builds store
-// small per-channel tables this way so that the kernels read words.
-func strAligned4(s string, n int) string {
-	i := int(-uintptr(unsafe.Pointer(unsafe.StringData(s)))) & 3
-	return s[i*(n+1) : i*(n+1)+n]
-}
-
 // le32 is the little-endian int32 of four bytes.
 func le32(q *[4]byte) int32 {
 	return int32(uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24)
@@ -146,58 +136,29 @@ func dspQS(s int32, rc *[dspFCRecBytes]byte, span int32) int32 {
 
 // Copied from kernels/fc_rq.go.
 
-// rqOne is a per-tensor requantization, plus zero point and clamp, in a
-// one-multiply form: convPWQ's (see there), generalized to a right shift r
-// of 0 (no rounding step; e masks the sign bit's term off) and to a left
-// shift lsh applied to the sum first, as TFLM does (wrapping in int32).
-// For u = v<<lsh in [-2^30, 2^30) and s = u + 2^30, y = mulByQuantMul(v)
-// + zo - lo is (the high word of s*m2 + d, plus s>>30 & e) >> r; the
-// output clamp(y + lo) is hi - max(span - max(y, 0), 0). Sums outside
-// that range are clamped into it first, exact when both of its ends
-// already saturate the output (rescaling is monotonic), which rqOneSet
-// requires.
-type rqOne struct {
-	m2, e    uint32 // twice the multiplier; 1 when r > 0, else 0
-	d        int64  // the addend, with the rounding and zo - lo folded in (|d| < 2^62)
-	r, lsh   uint32
-	span, hi int32 // hi - lo, hi
+// fcRQ holds one requantization in the form fcRescale uses, built once per
+// kernel call (or per channel) by fcMakeRQ from the generation-time
+// multiplier, shifts and rounding half. It has four fields so that the
+// compiler keeps it in registers.
+type fcRQ struct {
+	mult int64
+	hi   int64  // half << 31
+	neg  int64  // -1 << 31 when r > 0, else 0
+	sh   uint16 // left shift (0..30) | (31 + right shift) << 8
 }
 
-// rqOne0 is mulByQuantMul(v) + zo - lo for t (unclamped; exact for v<<lsh
-// in [-2^30, 2^30), otherwise a value at least as far out).
-func rqOne0(v int32, t *rqOne) int32 {
-	s := uint32(rqOneIn(v<<(t.lsh&31))) + 1<<30
-	x := uint64(s)*uint64(t.m2) + uint64(t.d)
-	return (int32(uint32(x>>32)) + int32(s>>30&t.e)) >> (t.r & 31)
+// fcMakeRQ builds an fcRQ from a multiplier, the rounding half 2^(r-1) (0
+// when r = 0), the left shift and 31 + the right shift r.
+func fcMakeRQ(mult, half int32, lsh, rsh uint8) fcRQ {
+	h := int64(half)
+	return fcRQ{mult: int64(mult), hi: h << 31, neg: (-h >> 63) << 31, sh: uint16(lsh) | uint16(rsh)<<8}
 }
 
-// rqOneQ is the output of sum v: rescaled, plus the zero point, clamped.
-func rqOneQ(v int32, t *rqOne) int32 {
-	y := rqOne0(v, t)
-	y &^= y >> 31
-	y = t.span - y
-	return t.hi - y&^(y>>31)
-}
-
-// rqOneR is rqOneQ's int8 output for a record with no left shift and a
-// right shift sh >= 1, its fields passed by value so that a loop keeps
-// them in registers.
-func rqOneR(v int32, m2 uint32, d uint64, sh uint32, span, hi int32) int8 {
-	s := uint32(rqOneIn(v)) + 1<<30
-	x := uint64(s)*uint64(m2) + d
-	y := (int32(uint32(x>>32)) + int32(s>>30)) >> sh
-	y &^= y >> 31
-	y = span - y
-	return int8(hi - y&^(y>>31))
-}
-
-// rqOneIn clamps u into [-2^30, 2^30), rqOne's range (one test and a
-// branch not taken for the sums inside it).
-func rqOneIn(u int32) int32 {
-	if u != u<<1>>1 {
-		u = u>>31 ^ (1<<30 - 1)
-	}
-	return u
+// fcRescale scales x by one requantization (bit-exact
+// MultiplyByQuantizedMultiplier).
+func fcRescale(x int32, q fcRQ) int32 {
+	z := int64(x<<(q.sh&31))*q.mult + 1<<30
+	return int32((z + q.hi + (z>>63)&q.neg) >> (q.sh >> 8 & 63))
 }
 
 // Copied from kernels/fully_connected.go.
@@ -251,459 +212,80 @@ func fcSumI8(x []int8) int32 {
 	return int32(s) - 128*int32(len(x))
 }
 
-// Copied from kernels/fully_connected_oct.go.
+// fcChunk is how many channels the int8 kernels compute per pass over the
+// input row (a multiple of 4): their raw sums go to a stack array, then
+// are finished together.
+const fcChunk = 32
 
-// fcOctInt8PTQ is fcOctInt8PT for a requantization whose one-multiply
-// record t the generator has planned (PlanRQOne): no test of the
-// parameters at run time. scr is as fcOctInt8's.
-//
-//go:noinline
-func fcOctInt8PTQ(p *fcParams, in []int8, w, bias string, t *rqOne, scr []int32, out []int8) {
-	if p.bias4 {
-		bias = strAligned4(bias, 4*p.outDepth)
+// fcDots stores in acc the dot products of x with len(acc)/4 consecutive
+// packed 4-channel blocks of w (layout above), wrapping in int32. The input
+// and the weights are viewed as arrays of 4 and 16 bytes, so the inner loop
+// needs no bounds checks.
+func fcDots(x []int8, w string, acc []int32) {
+	k := len(x)
+	n := k / 4
+	x4 := unsafe.Slice((*[4]int8)(unsafe.Pointer(unsafe.SliceData(x))), n)
+	xt := x[4*n:]
+	for len(acc) >= 4 && len(w) >= 4*k {
+		var a0, a1, a2, a3 int32
+		if n > 0 {
+			w16 := unsafe.Slice((*[16]uint8)(unsafe.Pointer(unsafe.StringData(w))), n)
+			for i := range x4 {
+				xx, q := &x4[i], &w16[i]
+				x0, x1, x2, x3 := int32(xx[0]), int32(xx[1]), int32(xx[2]), int32(xx[3])
+				a0 += x0*int32(q[0]) + x1*int32(q[1]) + x2*int32(q[2]) + x3*int32(q[3])
+				a1 += x0*int32(q[4]) + x1*int32(q[5]) + x2*int32(q[6]) + x3*int32(q[7])
+				a2 += x0*int32(q[8]) + x1*int32(q[9]) + x2*int32(q[10]) + x3*int32(q[11])
+				a3 += x0*int32(q[12]) + x1*int32(q[13]) + x2*int32(q[14]) + x3*int32(q[15])
+			}
+		}
+		wt := w[16*n : 4*k]
+		for i, v := range xt {
+			q := wt[4*i : 4*i+4]
+			u := int32(v)
+			a0 += u * int32(q[0])
+			a1 += u * int32(q[1])
+			a2 += u * int32(q[2])
+			a3 += u * int32(q[3])
+		}
+		acc[0], acc[1], acc[2], acc[3] = a0, a1, a2, a3
+		acc, w = acc[4:], w[4*k:]
 	}
-	fcOctPTFast(p, in, w, bias, t, (*[8]int32)(scr[:8]), out)
 }
 
-// fcOctPTFast is fcOctInt8PTQ's loop (rqOneQ with t): each block's eight sums
-// a[j] + corr + the folded bias (little-endian int32; read as words when
-// p.bias4 says they are aligned) are finished right after octDot, with
-// t's fields read after the call (rqOneR for the usual case, no left
-// shift and a right shift of at least 1). a is the scratch for the sums.
-func fcOctPTFast(p *fcParams, in []int8, w, bias string, t *rqOne, a *[8]int32, out []int8) {
+// fcInt8PT is fcInt8 for per-tensor quantized weights: one requantization
+// for all channels (in p), and bias holds one int32 per output channel with
+// the input offset folded in.
+//
+//go:noinline
+func fcInt8PT(p *fcParams, in []int8, w, bias string, out []int8) {
 	k, n := p.accumDepth, p.outDepth
-	bias = bias[:4*n]
+	var acc [fcChunk]int32
 	for b := 0; b < p.batches; b++ {
 		x := in[b*k : b*k+k]
 		o := out[b*n : b*n+n]
-		corr := -128 * fcSumI8(x) // octDot sums x*(w+128)
-		for c := 0; c < n; c += 8 {
-			octDot(x, w[c*k:], a)
-			oc := o[c:min(c+8, n)]
-			pb := unsafe.Add(unsafe.Pointer(unsafe.StringData(bias)), 4*c)
-			if t.lsh != 0 || t.e == 0 {
-				for j := range oc {
-					oc[j] = int8(rqOneQ(a[j]+corr+le32((*[4]byte)(unsafe.Add(pb, 4*j))), t))
-				}
-				continue
-			}
-			m2, d, sh, span, hi := t.m2, uint64(t.d), t.r&31, t.span, t.hi
-			if p.bias4 { // word-aligned biases
-				for j := range oc {
-					oc[j] = rqOneR(a[j&7]+corr+*(*int32)(unsafe.Add(pb, 4*j)), m2, d, sh, span, hi)
-				}
-				continue
-			}
-			for j := range oc {
-				oc[j] = rqOneR(a[j&7]+corr+le32((*[4]byte)(unsafe.Add(pb, 4*j))), m2, d, sh, span, hi)
-			}
+		corr := -128 * fcSumI8(x)
+		for c := 0; c < n; c += fcChunk {
+			m := min(fcChunk, n-c)
+			mb := (m + 3) &^ 3
+			fcDots(x, w[c*k:(c+mb)*k], acc[:mb])
+			fcOutPT(p, acc[:m], corr, bias[4*c:], o[c:c+m])
 		}
 	}
 }
 
-// Copied from kernels/oct.go.
-
-// octPad is the number of zero bytes after the last block of a weight
-// string.
-const octPad = 4
-
-// octDot stores in a the eight raw sums sum(x[d]*(w[r][d]+128)) of the
-// block of eight rows at the start of w (len(x)*8 bytes, followed by at
-// least octPad bytes). a is eight words of the caller's planned
-// scratch in the arena: the DSP loop (dsp_oct_arm.go) stores the sums there
-// from assembly, and a Go local's address handed to it would move that
-// local to the heap under TinyGo.
-func octDot(x []int8, w string, a *[8]int32) {
-	w = w[:8*len(x)+octPad]
-	p := unsafe.Pointer(unsafe.StringData(w))
-	if bits.UintSize == 64 {
-		octDot64(x, p, a)
-		return
+// fcOutPT is fcOutPC with p's per-tensor requantization and bias holding
+// one int32 per channel.
+func fcOutPT(p *fcParams, acc []int32, corr int32, bias string, o []int8) {
+	o = o[:len(acc)]
+	bias = bias[:4*len(acc)]
+	q := fcMakeRQ(p.mult, p.half, p.lsh, p.rsh)
+	zp, lo, hi := p.outOffset, p.actMin, p.actMax
+	for r, v := range acc {
+		t := bias[4*r : 4*r+4]
+		v += corr + int32(uint32(t[0])|uint32(t[1])<<8|uint32(t[2])<<16|uint32(t[3])<<24)
+		o[r] = int8(min(max(fcRescale(v, q)+zp, lo), hi))
 	}
-	octPass8(x, p, a)
-}
-
-// octPass8Ref is octPass8 (the DSP loop of dsp_oct_arm.go) in Go, the
-// 32-bit path elsewhere: it computes the eight rows of a block at p in one
-// pass over x: eight accumulators, the activation, the weight and the two
-// walking pointers fill the registers of a 32-bit core (gc for ARM keeps
-// the end pointer on the stack and reloads it once per group of sixteen
-// elements). It stays a function of its own: inlined into its caller
-// (TinyGo inlines a function with one caller, as the SVDF kernels are in a
-// package whose fully connected layers run on the DSP loop), its spills
-// grow that caller's frame by 168 bytes.
-//
-//go:noinline
-func octPass8Ref(x []int8, p unsafe.Pointer, a *[8]int32) {
-	k := len(x)
-	n := k / 16
-	var a0, a1, a2, a3, a4, a5, a6, a7 int32
-	// The last k%16 elements first: then nothing but a is live across the
-	// main loop.
-	d := 16 * n
-	if k&8 != 0 {
-		xx, q := (*[8]int8)(x[d:d+8]), (*[64]uint8)(unsafe.Add(p, 8*d))
-		v := int32(xx[0])
-		a0 += v * int32(q[0])
-		a1 += v * int32(q[4])
-		a2 += v * int32(q[8])
-		a3 += v * int32(q[12])
-		a4 += v * int32(q[16])
-		a5 += v * int32(q[20])
-		a6 += v * int32(q[24])
-		a7 += v * int32(q[28])
-		v = int32(xx[1])
-		a0 += v * int32(q[1])
-		a1 += v * int32(q[5])
-		a2 += v * int32(q[9])
-		a3 += v * int32(q[13])
-		a4 += v * int32(q[17])
-		a5 += v * int32(q[21])
-		a6 += v * int32(q[25])
-		a7 += v * int32(q[29])
-		v = int32(xx[2])
-		a0 += v * int32(q[2])
-		a1 += v * int32(q[6])
-		a2 += v * int32(q[10])
-		a3 += v * int32(q[14])
-		a4 += v * int32(q[18])
-		a5 += v * int32(q[22])
-		a6 += v * int32(q[26])
-		a7 += v * int32(q[30])
-		v = int32(xx[3])
-		a0 += v * int32(q[3])
-		a1 += v * int32(q[7])
-		a2 += v * int32(q[11])
-		a3 += v * int32(q[15])
-		a4 += v * int32(q[19])
-		a5 += v * int32(q[23])
-		a6 += v * int32(q[27])
-		a7 += v * int32(q[31])
-		v = int32(xx[4])
-		a0 += v * int32(q[32])
-		a1 += v * int32(q[36])
-		a2 += v * int32(q[40])
-		a3 += v * int32(q[44])
-		a4 += v * int32(q[48])
-		a5 += v * int32(q[52])
-		a6 += v * int32(q[56])
-		a7 += v * int32(q[60])
-		v = int32(xx[5])
-		a0 += v * int32(q[33])
-		a1 += v * int32(q[37])
-		a2 += v * int32(q[41])
-		a3 += v * int32(q[45])
-		a4 += v * int32(q[49])
-		a5 += v * int32(q[53])
-		a6 += v * int32(q[57])
-		a7 += v * int32(q[61])
-		v = int32(xx[6])
-		a0 += v * int32(q[34])
-		a1 += v * int32(q[38])
-		a2 += v * int32(q[42])
-		a3 += v * int32(q[46])
-		a4 += v * int32(q[50])
-		a5 += v * int32(q[54])
-		a6 += v * int32(q[58])
-		a7 += v * int32(q[62])
-		v = int32(xx[7])
-		a0 += v * int32(q[35])
-		a1 += v * int32(q[39])
-		a2 += v * int32(q[43])
-		a3 += v * int32(q[47])
-		a4 += v * int32(q[51])
-		a5 += v * int32(q[55])
-		a6 += v * int32(q[59])
-		a7 += v * int32(q[63])
-		d += 8
-	}
-	if k&4 != 0 {
-		xx, q := (*[4]int8)(x[d:d+4]), (*[32]uint8)(unsafe.Add(p, 8*d))
-		v := int32(xx[0])
-		a0 += v * int32(q[0])
-		a1 += v * int32(q[4])
-		a2 += v * int32(q[8])
-		a3 += v * int32(q[12])
-		a4 += v * int32(q[16])
-		a5 += v * int32(q[20])
-		a6 += v * int32(q[24])
-		a7 += v * int32(q[28])
-		v = int32(xx[1])
-		a0 += v * int32(q[1])
-		a1 += v * int32(q[5])
-		a2 += v * int32(q[9])
-		a3 += v * int32(q[13])
-		a4 += v * int32(q[17])
-		a5 += v * int32(q[21])
-		a6 += v * int32(q[25])
-		a7 += v * int32(q[29])
-		v = int32(xx[2])
-		a0 += v * int32(q[2])
-		a1 += v * int32(q[6])
-		a2 += v * int32(q[10])
-		a3 += v * int32(q[14])
-		a4 += v * int32(q[18])
-		a5 += v * int32(q[22])
-		a6 += v * int32(q[26])
-		a7 += v * int32(q[30])
-		v = int32(xx[3])
-		a0 += v * int32(q[3])
-		a1 += v * int32(q[7])
-		a2 += v * int32(q[11])
-		a3 += v * int32(q[15])
-		a4 += v * int32(q[19])
-		a5 += v * int32(q[23])
-		a6 += v * int32(q[27])
-		a7 += v * int32(q[31])
-		d += 4
-	}
-	if t := k - d; t > 0 {
-		// The last one to three columns, [8][t]: row r's weight for
-		// column j at q[t*r+j].
-		for j := 0; j < t; j++ {
-			v, q := int32(x[d+j]), unsafe.Add(p, 8*d+j)
-			a0 += v * int32(*(*uint8)(q))
-			a1 += v * int32(*(*uint8)(unsafe.Add(q, t)))
-			a2 += v * int32(*(*uint8)(unsafe.Add(q, 2*t)))
-			a3 += v * int32(*(*uint8)(unsafe.Add(q, 3*t)))
-			a4 += v * int32(*(*uint8)(unsafe.Add(q, 4*t)))
-			a5 += v * int32(*(*uint8)(unsafe.Add(q, 5*t)))
-			a6 += v * int32(*(*uint8)(unsafe.Add(q, 6*t)))
-			a7 += v * int32(*(*uint8)(unsafe.Add(q, 7*t)))
-		}
-	}
-	xq, wq := unsafe.Pointer(unsafe.SliceData(x)), p
-	if n > 0 {
-		// Both pointers walk and stop at the last group (never a
-		// pointer past x).
-		xe := unsafe.Add(xq, 16*(n-1))
-		for {
-			xx, q := (*[16]int8)(xq), (*[128]uint8)(wq)
-			v := int32(xx[0])
-			a0 += v * int32(q[0])
-			a1 += v * int32(q[4])
-			a2 += v * int32(q[8])
-			a3 += v * int32(q[12])
-			a4 += v * int32(q[16])
-			a5 += v * int32(q[20])
-			a6 += v * int32(q[24])
-			a7 += v * int32(q[28])
-			v = int32(xx[1])
-			a0 += v * int32(q[1])
-			a1 += v * int32(q[5])
-			a2 += v * int32(q[9])
-			a3 += v * int32(q[13])
-			a4 += v * int32(q[17])
-			a5 += v * int32(q[21])
-			a6 += v * int32(q[25])
-			a7 += v * int32(q[29])
-			v = int32(xx[2])
-			a0 += v * int32(q[2])
-			a1 += v * int32(q[6])
-			a2 += v * int32(q[10])
-			a3 += v * int32(q[14])
-			a4 += v * int32(q[18])
-			a5 += v * int32(q[22])
-			a6 += v * int32(q[26])
-			a7 += v * int32(q[30])
-			v = int32(xx[3])
-			a0 += v * int32(q[3])
-			a1 += v * int32(q[7])
-			a2 += v * int32(q[11])
-			a3 += v * int32(q[15])
-			a4 += v * int32(q[19])
-			a5 += v * int32(q[23])
-			a6 += v * int32(q[27])
-			a7 += v * int32(q[31])
-			v = int32(xx[4])
-			a0 += v * int32(q[32])
-			a1 += v * int32(q[36])
-			a2 += v * int32(q[40])
-			a3 += v * int32(q[44])
-			a4 += v * int32(q[48])
-			a5 += v * int32(q[52])
-			a6 += v * int32(q[56])
-			a7 += v * int32(q[60])
-			v = int32(xx[5])
-			a0 += v * int32(q[33])
-			a1 += v * int32(q[37])
-			a2 += v * int32(q[41])
-			a3 += v * int32(q[45])
-			a4 += v * int32(q[49])
-			a5 += v * int32(q[53])
-			a6 += v * int32(q[57])
-			a7 += v * int32(q[61])
-			v = int32(xx[6])
-			a0 += v * int32(q[34])
-			a1 += v * int32(q[38])
-			a2 += v * int32(q[42])
-			a3 += v * int32(q[46])
-			a4 += v * int32(q[50])
-			a5 += v * int32(q[54])
-			a6 += v * int32(q[58])
-			a7 += v * int32(q[62])
-			v = int32(xx[7])
-			a0 += v * int32(q[35])
-			a1 += v * int32(q[39])
-			a2 += v * int32(q[43])
-			a3 += v * int32(q[47])
-			a4 += v * int32(q[51])
-			a5 += v * int32(q[55])
-			a6 += v * int32(q[59])
-			a7 += v * int32(q[63])
-			v = int32(xx[8])
-			a0 += v * int32(q[64])
-			a1 += v * int32(q[68])
-			a2 += v * int32(q[72])
-			a3 += v * int32(q[76])
-			a4 += v * int32(q[80])
-			a5 += v * int32(q[84])
-			a6 += v * int32(q[88])
-			a7 += v * int32(q[92])
-			v = int32(xx[9])
-			a0 += v * int32(q[65])
-			a1 += v * int32(q[69])
-			a2 += v * int32(q[73])
-			a3 += v * int32(q[77])
-			a4 += v * int32(q[81])
-			a5 += v * int32(q[85])
-			a6 += v * int32(q[89])
-			a7 += v * int32(q[93])
-			v = int32(xx[10])
-			a0 += v * int32(q[66])
-			a1 += v * int32(q[70])
-			a2 += v * int32(q[74])
-			a3 += v * int32(q[78])
-			a4 += v * int32(q[82])
-			a5 += v * int32(q[86])
-			a6 += v * int32(q[90])
-			a7 += v * int32(q[94])
-			v = int32(xx[11])
-			a0 += v * int32(q[67])
-			a1 += v * int32(q[71])
-			a2 += v * int32(q[75])
-			a3 += v * int32(q[79])
-			a4 += v * int32(q[83])
-			a5 += v * int32(q[87])
-			a6 += v * int32(q[91])
-			a7 += v * int32(q[95])
-			v = int32(xx[12])
-			a0 += v * int32(q[96])
-			a1 += v * int32(q[100])
-			a2 += v * int32(q[104])
-			a3 += v * int32(q[108])
-			a4 += v * int32(q[112])
-			a5 += v * int32(q[116])
-			a6 += v * int32(q[120])
-			a7 += v * int32(q[124])
-			v = int32(xx[13])
-			a0 += v * int32(q[97])
-			a1 += v * int32(q[101])
-			a2 += v * int32(q[105])
-			a3 += v * int32(q[109])
-			a4 += v * int32(q[113])
-			a5 += v * int32(q[117])
-			a6 += v * int32(q[121])
-			a7 += v * int32(q[125])
-			v = int32(xx[14])
-			a0 += v * int32(q[98])
-			a1 += v * int32(q[102])
-			a2 += v * int32(q[106])
-			a3 += v * int32(q[110])
-			a4 += v * int32(q[114])
-			a5 += v * int32(q[118])
-			a6 += v * int32(q[122])
-			a7 += v * int32(q[126])
-			v = int32(xx[15])
-			a0 += v * int32(q[99])
-			a1 += v * int32(q[103])
-			a2 += v * int32(q[107])
-			a3 += v * int32(q[111])
-			a4 += v * int32(q[115])
-			a5 += v * int32(q[119])
-			a6 += v * int32(q[123])
-			a7 += v * int32(q[127])
-			if xq == xe {
-				break
-			}
-			xq, wq = unsafe.Add(xq, 16), unsafe.Add(wq, 128)
-		}
-	}
-	a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7] = a0, a1, a2, a3, a4, a5, a6, a7
-}
-
-// octDot64 is octDot for 64-bit targets: two products per multiplication
-// (see above), four input elements per iteration, then the last one to
-// three byte by byte.
-func octDot64(x []int8, p unsafe.Pointer, a *[8]int32) {
-	s0, s1, s2, s3 := octCols64(x, p)
-	d := len(x) &^ 3
-	if t := len(x) - d; t > 0 {
-		// [8][t]: row r's weight for column j at q[t*r+j].
-		for j := 0; j < t; j++ {
-			v, q := int64(x[d+j]), unsafe.Add(p, 8*d+j)
-			s0 += v * (octByte(q, 0) | octByte(q, t)<<32)
-			s1 += v * (octByte(q, 2*t) | octByte(q, 3*t)<<32)
-			s2 += v * (octByte(q, 4*t) | octByte(q, 5*t)<<32)
-			s3 += v * (octByte(q, 6*t) | octByte(q, 7*t)<<32)
-		}
-	}
-	a[0], a[1] = octLanes(s0)
-	a[2], a[3] = octLanes(s1)
-	a[4], a[5] = octLanes(s2)
-	a[6], a[7] = octLanes(s3)
-}
-
-// octByte is the byte at q+i.
-func octByte(q unsafe.Pointer, i int) int64 { return int64(*(*uint8)(unsafe.Add(q, i))) }
-
-// octMask selects bytes 0 and 4 of a load: two rows in 32-bit lanes.
-const octMask = 0x000000FF000000FF
-
-// octCols64 returns octDot64's four lane sums (rows 0 and 1, 2 and 3, 4
-// and 5, 6 and 7) over the first len(x)&^3 input elements.
-func octCols64(x []int8, p unsafe.Pointer) (s0, s1, s2, s3 int64) {
-	n := len(x) / 4
-	if n == 0 {
-		return
-	}
-	// Both pointers walk (gc then loads the activations with constant
-	// offsets instead of recomputing their addresses); they do not move
-	// after the last iteration, so that they never point past x.
-	xq, q := unsafe.Pointer(unsafe.SliceData(x)), p
-	for d := n; ; d-- {
-		xx := (*[4]int8)(xq)
-		v := int64(xx[0])
-		s0 += v * int64(le64((*[8]byte)(q))&octMask)
-		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 8)))&octMask)
-		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 16)))&octMask)
-		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 24)))&octMask)
-		v = int64(xx[1])
-		s0 += v * int64(le64((*[8]byte)(unsafe.Add(q, 1)))&octMask)
-		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 9)))&octMask)
-		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 17)))&octMask)
-		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 25)))&octMask)
-		v = int64(xx[2])
-		s0 += v * int64(le64((*[8]byte)(unsafe.Add(q, 2)))&octMask)
-		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 10)))&octMask)
-		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 18)))&octMask)
-		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 26)))&octMask)
-		v = int64(xx[3])
-		s0 += v * int64(le64((*[8]byte)(unsafe.Add(q, 3)))&octMask)
-		s1 += v * int64(le64((*[8]byte)(unsafe.Add(q, 11)))&octMask)
-		s2 += v * int64(le64((*[8]byte)(unsafe.Add(q, 19)))&octMask)
-		s3 += v * int64(le64((*[8]byte)(unsafe.Add(q, 27)))&octMask)
-		if d == 1 {
-			return
-		}
-		xq, q = unsafe.Add(xq, 4), unsafe.Add(q, 32)
-	}
-}
-
-// octLanes splits a sum of two signed 32-bit lanes.
-func octLanes(s int64) (lo, hi int32) {
-	lo = int32(s)
-	return lo, int32((s - int64(lo)) >> 32)
 }
 
 // Copied from kernels/view.go.

@@ -12,8 +12,3 @@ import (
 
 // dspFCRow: see fc_dsp.go. Here, Go.
 func dspFCRow(x, w, r, o unsafe.Pointer) { dspFCRowRef(x, w, r, o) }
-
-// Copied from kernels/dsp_oct_go.go.
-
-// octPass8: see oct.go. Here, Go.
-func octPass8(x []int8, p unsafe.Pointer, a *[8]int32) { octPass8Ref(x, p, a) }

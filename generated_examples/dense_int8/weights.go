@@ -3,7 +3,7 @@
 package dense_int8
 
 // opDense1ReluWeights: re-laid-out weights of operator 0 (FULLY_CONNECTED), made at generation time.
-const opDense1ReluWeights = "\x0d\xa3\xcb\x29\xa3\x7a\xc5\x2a\x4e\xd9\x24\x07\xa9\xa5\x58\x09\x00\x00\x00\x00"
+const opDense1ReluWeights = "\x0d\xa3\xcb\x29\xa3\x7a\xc5\x2a\x4e\xd9\x24\x07\xa9\xa5\x58\x09"
 
 // opDense1ReluBias: folded biases of operator 0 (FULLY_CONNECTED), made at generation time.
 const opDense1ReluBias = "" +
