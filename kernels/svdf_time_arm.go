@@ -4,24 +4,19 @@ package kernels
 
 import "unsafe"
 
-// svdfPair loads the two int16 at p, any address, as one word: LLVM
-// joins the byte loads into one LDR (the Cortex-M4/M7 load unaligned
-// words), never into an LDRD or LDM, which need aligned words.
-func svdfPair(p unsafe.Pointer) uint32 {
-	q := (*[4]byte)(p)
-	return uint32(q[0]) | uint32(q[1])<<8 | uint32(q[2])<<16 | uint32(q[3])<<24
-}
-
 // svdfPut stores the two int16 of x at p, any address, as one word (STR).
-func svdfPut(p unsafe.Pointer, x uint32) {
+// svdfLE32 loads them the same way: LLVM joins its byte loads into one LDR
+// (the Cortex-M4/M7 load unaligned words), never into an LDRD or LDM,
+// which need aligned words.
+func svdfPut(p unsafe.Pointer, x int32) {
 	q := (*[4]byte)(p)
 	q[0], q[1], q[2], q[3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
 }
 
 // svdfMAC2 is the two products of the int16 halves of x and y: LLVM makes
 // it one SMLABB and one SMLATT on the DSP extension.
-func svdfMAC2(acc int32, x, y uint32) int32 {
-	return acc + int32(int16(x))*int32(int16(y)) + (int32(x)>>16)*(int32(y)>>16)
+func svdfMAC2(acc, x, y int32) int32 {
+	return acc + int32(int16(x))*int32(int16(y)) + (x>>16)*(y>>16)
 }
 
 // svdfTimeOutI16 is svdfTimeOutI16Ref (svdf_fast.go) two slots a word:
@@ -45,36 +40,36 @@ func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, t *rqOne, o [
 	for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
 		acc := svdfLE32(pb)
 		for e := unsafe.Add(ps, g); ps != e; ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16) {
-			x := svdfPair(unsafe.Add(ps, 2))
+			x := svdfLE32(unsafe.Add(ps, 2))
 			svdfPut(ps, x)
-			acc = svdfMAC2(acc, x, svdfPair(pw))
-			x = svdfPair(unsafe.Add(ps, 6))
+			acc = svdfMAC2(acc, x, svdfLE32(pw))
+			x = svdfLE32(unsafe.Add(ps, 6))
 			svdfPut(unsafe.Add(ps, 4), x)
-			acc = svdfMAC2(acc, x, svdfPair(unsafe.Add(pw, 4)))
-			x = svdfPair(unsafe.Add(ps, 10))
+			acc = svdfMAC2(acc, x, svdfLE32(unsafe.Add(pw, 4)))
+			x = svdfLE32(unsafe.Add(ps, 10))
 			svdfPut(unsafe.Add(ps, 8), x)
-			acc = svdfMAC2(acc, x, svdfPair(unsafe.Add(pw, 8)))
-			x = svdfPair(unsafe.Add(ps, 14))
+			acc = svdfMAC2(acc, x, svdfLE32(unsafe.Add(pw, 8)))
+			x = svdfLE32(unsafe.Add(ps, 14))
 			svdfPut(unsafe.Add(ps, 12), x)
-			acc = svdfMAC2(acc, x, svdfPair(unsafe.Add(pw, 12)))
+			acc = svdfMAC2(acc, x, svdfLE32(unsafe.Add(pw, 12)))
 		}
 		// The row's last group: slots 1..7 move to 0..6, the new value
 		// goes to slot 7.
-		x := svdfPair(unsafe.Add(ps, 2))
+		x := svdfLE32(unsafe.Add(ps, 2))
 		svdfPut(ps, x)
-		acc = svdfMAC2(acc, x, svdfPair(pw))
-		x = svdfPair(unsafe.Add(ps, 6))
+		acc = svdfMAC2(acc, x, svdfLE32(pw))
+		x = svdfLE32(unsafe.Add(ps, 6))
 		svdfPut(unsafe.Add(ps, 4), x)
-		acc = svdfMAC2(acc, x, svdfPair(unsafe.Add(pw, 4)))
-		x = svdfPair(unsafe.Add(ps, 10))
+		acc = svdfMAC2(acc, x, svdfLE32(unsafe.Add(pw, 4)))
+		x = svdfLE32(unsafe.Add(ps, 10))
 		svdfPut(unsafe.Add(ps, 8), x)
-		acc = svdfMAC2(acc, x, svdfPair(unsafe.Add(pw, 8)))
+		acc = svdfMAC2(acc, x, svdfLE32(unsafe.Add(pw, 8)))
 		v6 := *(*int16)(unsafe.Add(ps, 14))
 		*(*int16)(unsafe.Add(ps, 12)) = v6
-		y := svdfPair(unsafe.Add(pw, 12))
+		y := svdfLE32(unsafe.Add(pw, 12))
 		v := *(*int32)(pa)
 		*(*int16)(unsafe.Add(ps, 14)) = int16(v)
-		acc += int32(v6)*int32(int16(y)) + v*(int32(y)>>16)
+		acc += int32(v6)*int32(int16(y)) + v*(y>>16)
 		ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16)
 		*(*int8)(po) = rqOneR(acc, m2, d, sh, 255, 127)
 	}
