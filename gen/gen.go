@@ -65,6 +65,16 @@ type Options struct {
 	// NoTests leaves out generated_test.go (allocation, independence and
 	// benchmark tests of the generated package).
 	NoTests bool
+	// Pools, when set, places the buffers in several memories (-pool):
+	// each buffer in the pool that makes the access cost of an Invoke
+	// least, every pool within its capacity (layout.Options.Pools).
+	Pools []planner.Pool
+	// Bind makes the generated Model take its memory (the arena, or each
+	// pool) from the application through Model.Bind instead of holding it.
+	Bind bool
+	// ExternalIO keeps the graph's inputs and outputs out of the arena, in
+	// arrays the application owns and passes to Invoke (-io external).
+	ExternalIO bool
 	// Version, when not empty, is stamped into every generated file. Leave
 	// it empty for committed golden output.
 	Version string
@@ -100,7 +110,7 @@ func Generate(name string, data []byte, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := emit.Files(p, lay, emit.Options{Package: opt.Package, NoTests: opt.NoTests, Version: opt.Version})
+	files, err := emit.Files(p, lay, emit.Options{Package: opt.Package, NoTests: opt.NoTests, Version: opt.Version, Bind: opt.Bind})
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +179,16 @@ func lowerGraph(g *model.Graph, opt Options) (*program.Program, *layout.Layout, 
 	if err != nil {
 		return nil, nil, err
 	}
+	popt.Pools, popt.ExternalIO = opt.Pools, opt.ExternalIO
 	lay, err := layout.Make(p, plain, popt)
+	if errors.Is(err, layout.ErrIOShared) && !opt.NoShare {
+		// An operator writes a graph output in place of a graph input
+		// (simple_add's ADD): with the two in separate arrays of the
+		// application it cannot; lower without in-place operators.
+		noShare := opt
+		noShare.NoShare = true
+		return lowerGraph(g, noShare)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

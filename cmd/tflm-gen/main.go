@@ -53,6 +53,9 @@ type config struct {
 	svg            string
 	json           string
 	emitOffline    string
+	pools          poolFlags
+	bind           bool
+	io             string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -133,6 +136,11 @@ func addFlags(fs *flag.FlagSet, cfg *config, plan bool) {
 	fs.BoolVar(&cfg.speed, "speed", false, "use every fast kernel even where its scratch memory makes the arena larger, run layer by layer (as -fuse=off), and trade flash for speed (SVDF rings, four-copy biases)")
 	fs.StringVar(&cfg.compiler, "compiler", "tinygo", "tinygo: kernels for TinyGo on a Cortex-M4/M7 (Thumb-2 DSP loops there, Go elsewhere); gc: kernels tuned for gc")
 	fs.StringVar(&cfg.fuse, "fuse", "on", "on: chains of convolutions run fused row by row (line buffers) and operators write their output over their dying input, where that makes the arena smaller; off: the layer-by-layer plan")
+	fs.Var(&cfg.pools, "pool", "place the buffers in several memories: `NAME:BYTES[:COST]` (repeatable; BYTES may end in K or M, COST is the relative cost of a byte accessed, default 1), e.g. -pool dtcm:64K:1 -pool sram:256K:2")
+	fs.StringVar(&cfg.io, "io", "arena", "arena: inputs and outputs are views into the arena; external: arrays the application owns, passed to Invoke (the arena shrinks by what they took)")
+	if !plan {
+		fs.BoolVar(&cfg.bind, "bind", false, "generated Model takes its memory (the arena, or each -pool) from the application: Model.Bind(&mem)")
+	}
 	fs.IntVar(&cfg.maxArena, "max-arena", 0, "fail when the arena needs more than `bytes` (0: no limit)")
 	fs.Int64Var(&cfg.maxModel, "max-model-size", 256<<20, "refuse model files larger than `bytes`")
 }
@@ -178,6 +186,12 @@ func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, err
 	if cfg.fuse != "on" && cfg.fuse != "off" {
 		return nil, "", fmt.Errorf("-fuse %q: want on or off", cfg.fuse)
 	}
+	if cfg.io != "arena" && cfg.io != "external" {
+		return nil, "", fmt.Errorf("-io %q: want arena or external", cfg.io)
+	}
+	if cfg.emitOffline != "" && (len(cfg.pools) > 0 || cfg.io == "external") {
+		return nil, "", fmt.Errorf("-emit-offline writes one arena, as TensorFlow Lite Micro has: it cannot be combined with -pool or -io external")
+	}
 	if cfg.effort < 1 {
 		return nil, "", fmt.Errorf("-plan-effort %d: must be positive", cfg.effort)
 	}
@@ -202,7 +216,8 @@ func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, err
 }
 
 func (c *config) options() gen.Options {
-	o := gen.Options{Package: c.pkg, Align: c.align, Effort: c.effort, MaxArena: c.maxArena, Speed: c.speed, GC: c.compiler == "gc", NoFuse: c.fuse == "off"}
+	o := gen.Options{Package: c.pkg, Align: c.align, Effort: c.effort, MaxArena: c.maxArena, Speed: c.speed, GC: c.compiler == "gc", NoFuse: c.fuse == "off",
+		Pools: c.pools, Bind: c.bind, ExternalIO: c.io == "external"}
 	if c.plannerName == "greedy" {
 		o.Planner = planner.Greedy
 	}
@@ -327,8 +342,22 @@ func runGenerate(cfg *config, path string, stdout io.Writer) error {
 	if p.Cert == planner.BestFound {
 		budget = " (the planner's search budget ran out before the plan was proven optimal; -plan-effort raises it)"
 	}
-	fmt.Fprintf(stdout, "tflm-gen: %s -> %s (package %s): arena %d bytes, lower bound %d, %s%s\n",
-		path, cfg.out, cfg.pkg, p.Size, p.LowerBound, p.CertText(), budget)
+	l := res.Layout
+	var mems []string
+	for _, pool := range l.Pools {
+		switch {
+		case pool.IO != "":
+			mems = append(mems, fmt.Sprintf("%s %d outside it", pool.IO, pool.Plan.Size))
+		case pool.Name != "":
+			mems = append(mems, fmt.Sprintf("%s %d", pool.Name, pool.Plan.Size))
+		}
+	}
+	where := ""
+	if len(mems) > 0 {
+		where = " (" + strings.Join(mems, ", ") + ")"
+	}
+	fmt.Fprintf(stdout, "tflm-gen: %s -> %s (package %s): arena %d bytes%s, lower bound %d, %s%s\n",
+		path, cfg.out, cfg.pkg, l.ArenaSize(), where, p.LowerBound, p.CertText(), budget)
 	return nil
 }
 

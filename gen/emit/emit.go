@@ -33,6 +33,9 @@ type Options struct {
 	NoTests bool
 	// Version, when not empty, is stamped into every generated file.
 	Version string
+	// Bind makes Model take its memory from the application (Bind)
+	// instead of holding it.
+	Bind bool
 }
 
 const (
@@ -81,6 +84,7 @@ func header(g *model.Graph, opt Options) string {
 func Files(p *program.Program, lay *layout.Layout, opt Options) (map[string][]byte, error) {
 	g := p.Graph
 	e := &emitter{g: g, p: p, lay: lay, opt: opt, nm: makeNames(p), stack: StackOf(p)}
+	e.mems = memories(lay)
 	files := map[string][]byte{}
 
 	modelSrc, err := e.modelFile()
@@ -141,6 +145,12 @@ type emitter struct {
 	opt       Options
 	nm        *names
 	usesArena bool // some call takes an arena view
+	// mems are the memories the operator functions take (memories).
+	mems []memory
+	// used collects the memories (indexes into mems) the code rendered
+	// since it was reset uses; blockUsed those of each block function.
+	used      map[int]bool
+	blockUsed map[string]map[int]bool
 	stack     report.Stack
 	// blocks are the functions of control flow blocks (sub1, sub2, ...),
 	// emitted after Invoke.
@@ -290,9 +300,9 @@ func (e *emitter) view(dt model.DType, b program.BufID, n int, raw bool) *jen.St
 // arenaView renders a.<m>(offName, n) for a typed view of buffer b.
 func (e *emitter) arenaView(dt model.DType, b program.BufID, n int, raw bool) *jen.Statement {
 	if raw {
-		return jen.Id("a").Dot("u8").Call(jen.Id(e.nm.buf[b]), jen.Lit(n*dt.Size()))
+		return jen.Id(e.memOf(b)).Dot("u8").Call(jen.Id(e.nm.buf[b]), jen.Lit(n*dt.Size()))
 	}
-	return jen.Id("a").Dot(viewMethod(dt)).Call(jen.Id(e.nm.buf[b]), jen.Lit(n))
+	return jen.Id(e.memOf(b)).Dot(viewMethod(dt)).Call(jen.Id(e.nm.buf[b]), jen.Lit(n))
 }
 
 // viewAt renders a view that starts inside its buffer, at a fixed offset
@@ -309,9 +319,9 @@ func (e *emitter) viewAt(v program.View) *jen.Statement {
 		off = off.Op("+").Lit(v.Step * size).Op("*").Id(bandVar)
 	}
 	if v.Raw {
-		return jen.Id("a").Dot("u8").Call(off, jen.Lit(v.N*size))
+		return jen.Id(e.memOf(v.Buf)).Dot("u8").Call(off, jen.Lit(v.N*size))
 	}
-	return jen.Id("a").Dot(viewMethod(v.Type)).Call(off, jen.Lit(v.N))
+	return jen.Id(e.memOf(v.Buf)).Dot(viewMethod(v.Type)).Call(off, jen.Lit(v.N))
 }
 
 // bandVar counts the runs of a fused group's loop.
@@ -396,21 +406,43 @@ func (e *emitter) modelFile() ([]byte, error) {
 	f := jen.NewFile(pkg)
 	headerComment(f, header(g, e.opt))
 	f.ImportName(pathUnsafe, "unsafe")
+	where := "all memory is one arena inside Model"
+	switch {
+	case e.opt.Bind && e.oneArena():
+		where = "all working memory is one arena the application provides (Bind)"
+	case e.opt.Bind && lay.Pools != nil:
+		where = "all memory is in pools the application provides (Bind)"
+	case e.opt.Bind:
+		where = "all memory is one arena the application provides (Bind)"
+	case lay.Pools != nil && e.oneArena():
+		where = "all working memory is one arena inside Model"
+	case lay.Pools != nil:
+		where = "all memory is in pools inside Model (one per board memory)"
+	}
 	packageComment(f, fmt.Sprintf("Package %s runs the TensorFlow Lite model %s, compiled ahead of time by\n"+
-		"tflm-gen: all memory is one arena inside Model, planned at generation time;\n"+
+		"tflm-gen: %s, planned at generation time;\n"+
 		"weights are read-only constants; Invoke is a fixed sequence of kernel calls.\n\n%s",
-		pkg, commentText(g.Name), e.ioDoc()))
+		pkg, commentText(g.Name), where, e.ioDoc()))
 
 	// const (ArenaSize = ...; NumInputs = ...; NumOutputs = ...)
 	peak := lay.Plan.PeakStep
-	comment(f, fmt.Sprintf("ArenaSize is the working memory of a Model in bytes: every activation, scratch\n"+
+	arenaDoc := fmt.Sprintf("ArenaSize is the working memory of a Model in bytes: every activation, scratch\n"+
 		"and persistent buffer, placed so that buffers live at the same time never\n"+
 		"overlap. The plan is %s; its peak is at operator %d (%s).\n"+
 		"Persistent state takes %d bytes of it. layout.txt lists every buffer.\n\n"+
 		"RAM: ArenaSize + stack %d bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of\n"+
 		"Invoke or Reset takes at most %d bytes of stack below its caller's.",
-		lay.Plan.CertText(), peak, e.p.Ops[peak].Code, e.p.Bytes(planner.Persistent), e.stack.Bytes, e.stack.Bytes))
-	f.Const().Id("ArenaSize").Op("=").Lit(lay.Plan.Size)
+		lay.Plan.CertText(), peak, e.p.Ops[peak].Code, e.p.Bytes(planner.Persistent), e.stack.Bytes, e.stack.Bytes)
+	needsInit := false
+	for _, b := range e.p.Buffers {
+		needsInit = needsInit || b.Reset > 0
+	}
+	if lay.Pools == nil && !e.opt.Bind {
+		comment(f, arenaDoc)
+		f.Const().Id("ArenaSize").Op("=").Lit(lay.Plan.Size)
+	} else {
+		e.memoryDecls(f, arenaDoc, needsInit)
+	}
 	e.offsetConsts(f)
 	comment(f, "NumInputs and NumOutputs count the graph's inputs and outputs.")
 	f.Const().Defs(
@@ -420,12 +452,28 @@ func (e *emitter) modelFile() ([]byte, error) {
 	e.ioConsts(f, "Input", g.Inputs)
 	e.ioConsts(f, "Output", g.Outputs)
 
-	align := lay.Align
-	// type Model struct { mem [ArenaSize + align - 1]byte; ready bool }
-	needsInit := false
-	for _, b := range e.p.Buffers {
-		needsInit = needsInit || b.Reset > 0
+	if lay.Pools == nil && !e.opt.Bind {
+		e.modelDecl(f, needsInit)
 	}
+
+	if e.extIO() {
+		e.ioTypes(f, "Input", g.Inputs)
+		e.ioTypes(f, "Output", g.Outputs)
+	} else {
+		e.ioAccessors(f, "Input", g.Inputs)
+		e.ioAccessors(f, "Output", g.Outputs)
+	}
+	e.resetFunc(f, needsInit)
+	if err := e.invokeFunc(f, needsInit); err != nil {
+		return nil, err
+	}
+	return render("model.go", f)
+}
+
+// modelDecl emits Model holding one arena, and its arena method.
+func (e *emitter) modelDecl(f *jen.File, needsInit bool) {
+	align := e.lay.Align
+	// type Model struct { mem [ArenaSize + align - 1]byte; ready bool }
 	fields := []jen.Code{
 		jen.Comment(fmt.Sprintf("mem holds the arena; arena() returns its %d-byte-aligned window.", align)),
 		jen.Id("mem").Index(jen.Id("ArenaSize").Op("+").Lit(align - 1)).Byte(),
@@ -445,13 +493,6 @@ func (e *emitter) modelFile() ([]byte, error) {
 		jen.Return(jen.Id("m").Dot("mem").Index(jen.Id("off").Op(":").Id("off").Op("+").Id("ArenaSize").Op(":").Id("off").Op("+").Id("ArenaSize"))),
 	)
 
-	e.ioAccessors(f, "Input", g.Inputs)
-	e.ioAccessors(f, "Output", g.Outputs)
-	e.resetFunc(f, needsInit)
-	if err := e.invokeFunc(f, needsInit); err != nil {
-		return nil, err
-	}
-	return render("model.go", f)
 }
 
 // ioDoc says in the package documentation how inputs and outputs share the
@@ -461,6 +502,24 @@ func (e *emitter) modelFile() ([]byte, error) {
 // What this plan does is stated too, for each input and output it
 // concerns.
 func (e *emitter) ioDoc() string {
+	if e.extIO() {
+		doc := "The inputs and outputs are not in the Model's memory (-io external): each is\n" +
+			"an array the application owns (Input0, Output0, ...), which Invoke takes by\n" +
+			"pointer and reads or writes where it is, so that a DMA can fill an input in\n" +
+			"place and the output lands where the application wants it."
+		var over []string
+		for k, ti := range e.g.Inputs {
+			if e.overwritten(e.p.TensorBuf[ti]) {
+				over = append(over, fmt.Sprint(k))
+			}
+		}
+		if len(over) > 0 {
+			doc += fmt.Sprintf("\nInvoke writes over input %s (an operator computes in place of it).", strings.Join(over, ", "))
+		} else {
+			doc += "\nInvoke leaves the inputs unchanged."
+		}
+		return doc
+	}
 	if len(e.g.Inputs) == 0 {
 		return "The graph has no inputs; its outputs are views into the arena (Output)."
 	}
@@ -501,7 +560,7 @@ func (e *emitter) ioDoc() string {
 // overlap reports whether buffers a and b share bytes of the arena.
 func (e *emitter) overlap(a, b program.BufID) bool {
 	ba, bb := e.p.Buffers[a], e.p.Buffers[b]
-	oa, ob := e.lay.Offset(a), e.lay.Offset(b)
+	oa, ob := e.lay.Plan.Offsets[a], e.lay.Plan.Offsets[b] // pools end to end: no overlap across pools
 	return ba.Size > 0 && bb.Size > 0 && oa < ob+bb.Size && ob < oa+ba.Size
 }
 
@@ -550,6 +609,11 @@ func (e *emitter) offsetConsts(f *jen.File) {
 				ts = append(ts, fmt.Sprintf("%d %s", t, commentText(strconv.Quote(shortName(e.g.Tensors[t].Name)))))
 			}
 			what = "tensor " + strings.Join(ts, " = ")
+		}
+		if m := e.mems[e.memIndex(program.BufID(i))]; m.io != "" {
+			what = fmt.Sprintf("in %s (Invoke's %s), %s", m.typ, m.io, what)
+		} else if m.name != "" {
+			what = fmt.Sprintf("pool %s, %s", m.name, what)
 		}
 		defs = append(defs, jen.Id(e.nm.buf[i]).Op("=").Lit(e.lay.Offset(program.BufID(i))).Comment(
 			fmt.Sprintf("%s: %d bytes, operators %d-%d", what, b.Size, b.First, b.Last)))
@@ -601,7 +665,11 @@ func (e *emitter) ioAccessors(f *jen.File, kind string, idx []int) {
 		t := e.g.Tensors[ti]
 		off := jen.Id(e.nm.buf[e.p.TensorBuf[ti]])
 		end := jen.Id(e.nm.buf[e.p.TensorBuf[ti]]).Op("+").Lit(t.Bytes())
-		cases = append(cases, jen.Case(jen.Lit(k)).Block(jen.Return(jen.Id("a").Index(off.Op(":").Add(end).Op(":").Add(end.Clone())))))
+		mem := jen.Id("m").Dot(e.mems[e.memIndex(e.p.TensorBuf[ti])].get).Call()
+		if e.lay.Pools == nil {
+			mem = jen.Id(e.mems[0].param)
+		}
+		cases = append(cases, jen.Case(jen.Lit(k)).Block(jen.Return(mem.Index(off.Op(":").Add(end).Op(":").Add(end.Clone())))))
 		types[t.Type] = true
 	}
 	lower := strings.ToLower(kind)
@@ -624,7 +692,7 @@ func (e *emitter) ioAccessors(f *jen.File, kind string, idx []int) {
 	}
 	comment(f, fmt.Sprintf("%s returns the raw little-endian bytes of graph %s i, a view into the\narena: %s.\nIt panics if i is out of range.", kind, lower, what))
 	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id(kind).Params(jen.Id("i").Int()).Index().Byte().Block(
-		jen.Id("a").Op(":=").Id("m").Dot("arena").Call(),
+		e.oneMemDecl(),
 		jen.Switch(jen.Id("i")).Block(cases...),
 		jen.Panic(jen.Lit(fmt.Sprintf("%s: %s index out of range", pkg, kind))),
 	)
@@ -640,12 +708,17 @@ func (e *emitter) ioAccessors(f *jen.File, kind string, idx []int) {
 			if t.Type != dt {
 				continue
 			}
-			tc = append(tc, jen.Case(jen.Lit(k)).Block(jen.Return(e.arenaView(dt, e.p.TensorBuf[ti], t.NumElements(), false))))
+			view := e.arenaView(dt, e.p.TensorBuf[ti], t.NumElements(), false)
+			if e.lay.Pools != nil {
+				b := e.p.TensorBuf[ti]
+				view = jen.Id("m").Dot(e.mems[e.memIndex(b)].get).Call().Dot(viewMethod(dt)).Call(jen.Id(e.nm.buf[b]), jen.Lit(t.NumElements()))
+			}
+			tc = append(tc, jen.Case(jen.Lit(k)).Block(jen.Return(view)))
 		}
 		name := kind + typeSuffix(dt)
 		comment(f, fmt.Sprintf("%s returns graph %s i as []%s. It panics if i is out of range or\nthat %s is not of type %s.", name, lower, program.GoType(dt), lower, program.GoType(dt)))
 		f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id(name).Params(jen.Id("i").Int()).Index().Id(program.GoType(dt)).Block(
-			jen.Id("a").Op(":=").Id("m").Dot("arena").Call(),
+			e.oneMemDecl(),
 			jen.Switch(jen.Id("i")).Block(tc...),
 			jen.Panic(jen.Lit(fmt.Sprintf("%s: %s index out of range or not %s", pkg, kind, program.GoType(dt)))),
 		)
@@ -667,12 +740,16 @@ func (e *emitter) resetFunc(f *jen.File, needsInit bool) {
 			order = append(order, i)
 		}
 	}
-	if len(order) > 0 {
-		body = append(body, jen.Id("a").Op(":=").Id("m").Dot("arena").Call())
+	declared := map[int]bool{}
+	for _, i := range order {
+		if k := e.memIndex(program.BufID(i)); !declared[k] {
+			declared[k] = true
+			body = append(body, jen.Id(e.mems[k].param).Op(":=").Id("m").Dot(e.mems[k].get).Call())
+		}
 	}
 	for _, i := range order {
 		b, off := bufs[i], e.nm.buf[i]
-		sl := jen.Id("a").Index(jen.Id(off).Op(":").Id(off).Op("+").Lit(b.Size))
+		sl := jen.Id(e.memOf(program.BufID(i))).Index(jen.Id(off).Op(":").Id(off).Op("+").Lit(b.Size))
 		body = append(body, jen.Comment(fmt.Sprintf("%s (%d bytes)", commentText(shortName(b.Name)), b.Size)))
 		if v := b.Reset; v == 0 {
 			body = append(body, jen.Clear(sl))
@@ -704,7 +781,7 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 		body = append(body, jen.If(jen.Op("!").Id("m").Dot("ready")).Block(jen.Id("m").Dot("Reset").Call()))
 	}
 	arenaAt := len(body)
-	body = append(body, jen.Id("a").Op(":=").Id("m").Dot("arena").Call())
+	body = append(body, e.memDecls()...)
 	// traced is the same body with after(op) once each operator is done.
 	traced := append([]jen.Code{}, body...)
 	// Each operator (or fused group) with code is a function of its own,
@@ -713,22 +790,27 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 	// only its own parameter blocks, so that Invoke's stack is the
 	// deepest operator's, not the sum of them all.
 	var funcs []jen.Code
+	allUsed := map[int]bool{}
 	run := func(name, doc string, code []jen.Code, ops ...int) {
 		fn := jen.Null()
 		for _, l := range strings.Split(doc, "\n") {
 			fn.Comment(l).Line()
 		}
-		fn.Comment("").Line().Comment("//go:noinline").Line().Func().Id(name).Params(jen.Id("a").Id("arena")).Block(code...).Line()
+		fn.Comment("").Line().Comment("//go:noinline").Line().Func().Id(name).Params(e.memParams(e.used)...).Block(code...).Line()
 		funcs = append(funcs, fn)
-		body = append(body, jen.Id(name).Call(jen.Id("a")))
-		traced = append(traced, jen.Id(name).Call(jen.Id("a")))
+		body = append(body, jen.Id(name).Call(e.memArgs(e.used)...))
+		traced = append(traced, jen.Id(name).Call(e.memArgs(e.used)...))
 		for _, op := range ops {
 			traced = append(traced, jen.Id("after").Call(jen.Lit(op)))
 		}
 		e.usesArena = true
+		for k := range e.used {
+			allUsed[k] = true
+		}
 	}
 	for _, pop := range e.p.Ops {
 		op := g.Ops[pop.Index]
+		e.used = map[int]bool{}
 		var ins, outs []string
 		for _, t := range op.Inputs {
 			if t >= 0 && !g.Tensors[t].IsConst() {
@@ -759,7 +841,7 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 		}
 		doc := fmt.Sprintf("op%d runs operator %s", op.Index, what)
 		for _, ov := range e.p.Overlaps {
-			if ov.Op == pop.Index {
+			if ov.Op == pop.Index && e.memIndex(ov.In) == e.memIndex(ov.Out) {
 				doc += fmt.Sprintf("\n(written over its dying input, which starts %d bytes above the output: raster order never overwrites input still to be read)",
 					e.lay.Offset(ov.In)-e.lay.Offset(ov.Out))
 			}
@@ -771,11 +853,30 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 	}
 	if !e.usesArena {
 		// Only views and constants: no call touches the arena.
-		body = append(body[:arenaAt], body[arenaAt+1:]...)
-		traced = append(traced[:arenaAt], traced[arenaAt+1:]...)
+		n := len(e.mems)
+		body = append(body[:arenaAt], body[arenaAt+n:]...)
+		traced = append(traced[:arenaAt], traced[arenaAt+n:]...)
+	} else if e.lay.Pools != nil {
+		// Declare only the memories some operator function takes.
+		decls := e.memDecls()
+		var keep []jen.Code
+		for k := range e.mems {
+			if allUsed[k] {
+				keep = append(keep, decls[k])
+			}
+		}
+		n := len(e.mems)
+		body = append(append(append([]jen.Code{}, body[:arenaAt]...), keep...), body[arenaAt+n:]...)
+		traced = append(append(append([]jen.Code{}, traced[:arenaAt]...), keep...), traced[arenaAt+n:]...)
 	}
-	comment(f, "Invoke runs the model once on the current inputs and writes the outputs.\nIt does not allocate and cannot fail.")
-	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("Invoke").Params().Block(body...)
+	if e.extIO() {
+		comment(f, "Invoke runs the model once on the inputs and writes the outputs, each in the\n"+
+			"application's memory where the arguments point (-io external; see the\n"+
+			"package documentation). It does not allocate; nil arguments panic.")
+	} else {
+		comment(f, "Invoke runs the model once on the current inputs and writes the outputs.\nIt does not allocate and cannot fail.")
+	}
+	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("Invoke").Params(e.ioParams()...).Block(body...)
 	e.traceFuncs(f, traced)
 	for _, fn := range funcs {
 		f.Add(fn)
@@ -819,7 +920,7 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 	switch {
 	case grp.In == grp.Out:
 		step = append(step, jen.Comment("The output is written in place over the input, its skip tensor: no band writes rows a later band reads."))
-	case grp.MinShift >= 0:
+	case grp.MinShift >= 0 && e.memIndex(grp.In) == e.memIndex(grp.Out):
 		step = append(step, jen.Comment(fmt.Sprintf("The output is written over the dying input, which starts %d bytes above it.", e.lay.Offset(grp.In)-e.lay.Offset(grp.Out))))
 	}
 	calls := func(ss []program.Step) []jen.Code {
@@ -908,7 +1009,7 @@ func (e *emitter) flow(pop program.Op) []jen.Code {
 		names = append(names, e.block(pop, i, b))
 	}
 	cond := e.view(model.Uint8, f.Cond.Buf, 1, false)
-	call := func(i int) jen.Code { return jen.Id(names[i]).Call(jen.Id("a")) }
+	call := func(i int) jen.Code { return jen.Id(names[i]).Call(e.memArgs(e.blockUsed[names[i]])...) }
 	switch f.Kind {
 	case program.FlowOnce:
 		return []jen.Code{jen.If(jen.Id("f").Op(":=").Add(cond), jen.Id("f").Index(jen.Lit(0)).Op("==").Lit(0)).Block(
@@ -927,6 +1028,8 @@ func (e *emitter) block(pop program.Op, i int, b program.Block) string {
 	name := fmt.Sprintf("sub%d", len(e.blocks)+1)
 	e.blocks = append(e.blocks, nil) // reserve the name before nested blocks
 	at := len(e.blocks) - 1
+	parent := e.used
+	e.used = map[int]bool{}
 	var body []jen.Code
 	for _, op := range b.Ops {
 		if op.Index < 0 {
@@ -937,8 +1040,19 @@ func (e *emitter) block(pop program.Op, i int, b program.Block) string {
 		body = append(body, e.opCode(op)...)
 	}
 	e.usesArena = true
+	used := e.used
+	if e.blockUsed == nil {
+		e.blockUsed = map[string]map[int]bool{}
+	}
+	e.blockUsed[name] = used
+	e.used = parent
+	for k := range used {
+		if e.used != nil {
+			e.used[k] = true
+		}
+	}
 	e.blocks[at] = jen.Comment(fmt.Sprintf("%s runs subgraph %d: block %d of operator %d (%s).", name, b.Subgraph, i, pop.Index, pop.Code)).Line().
-		Func().Id(name).Params(jen.Id("a").Id("arena")).Block(body...).Line()
+		Func().Id(name).Params(e.memParams(used)...).Block(body...).Line()
 	return name
 }
 
@@ -983,7 +1097,7 @@ func (e *emitter) traceFuncs(f *jen.File, traced []jen.Code) {
 			"for each of them once the whole group is done."
 	}
 	comment(f, doc)
-	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("InvokeTraced").Params(jen.Id("after").Func().Params(jen.Id("op").Int())).Block(traced...)
+	f.Func().Params(jen.Id("m").Op("*").Id("Model")).Id("InvokeTraced").Params(append(e.ioParams(), jen.Id("after").Func().Params(jen.Id("op").Int()))...).Block(traced...)
 }
 
 // weightsFile emits every constant tensor and generation-time table as a

@@ -16,6 +16,23 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 	f := jen.NewFile(e.opt.Package)
 	headerComment(f, generatedLine)
 
+	if e.extIO() {
+		e.testModelDecl(f)
+	}
+	if e.opt.Bind {
+		// func newModel() *Model { m := new(Model); m.Bind(new(Memory)); return m }
+		var args []jen.Code
+		for _, m := range e.arenaMems() {
+			args = append(args, jen.New(jen.Id(m.typ)))
+		}
+		comment(f, "newModel returns a Model bound to memory of its own.")
+		f.Func().Id("newModel").Params().Op("*").Id(e.testModel()).Block(
+			jen.Id("m").Op(":=").New(jen.Id(e.testModel())),
+			jen.Id("m").Dot("Bind").Call(args...),
+			jen.Return(jen.Id("m")),
+		)
+	}
+
 	// func fillInputs(m *Model, seed uint32) { ... }
 	var fill []jen.Code
 	fill = append(fill, jen.Id("s").Op(":=").Lit(uint32(0x9E3779B9)).Op("+").Id("seed"))
@@ -38,22 +55,26 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 		default:
 			return nil, fmt.Errorf("internal error: no test input fill for %s", t.Describe())
 		}
-		fill = append(fill, jen.For(jen.Id("i").Op(":=").Range().Id("m").Dot("Input"+typeSuffix(t.Type)).Call(jen.Lit(k))).Block(
+		in := jen.Id("m").Dot("Input" + typeSuffix(t.Type)).Call(jen.Lit(k))
+		if e.extIO() {
+			in = jen.Id("m").Dot(fmt.Sprintf("in%d", k)).Dot("Data").Index(jen.Op(":"))
+		}
+		fill = append(fill, jen.For(jen.Id("i").Op(":=").Range().Add(in)).Block(
 			jen.Id("s").Op("^=").Id("s").Op("<<").Lit(13),
 			jen.Id("s").Op("^=").Id("s").Op(">>").Lit(17),
 			jen.Id("s").Op("^=").Id("s").Op("<<").Lit(5),
-			jen.Id("m").Dot("Input"+typeSuffix(t.Type)).Call(jen.Lit(k)).Index(jen.Id("i")).Op("=").Add(val),
+			in.Clone().Index(jen.Id("i")).Op("=").Add(val),
 		))
 	}
 	if len(g.Inputs) == 0 {
 		fill = nil // a graph without inputs: nothing to fill
 	}
 	comment(f, "fillInputs writes a deterministic xorshift pattern into every input.")
-	f.Func().Id("fillInputs").Params(jen.Id("m").Op("*").Id("Model"), jen.Id("seed").Uint32()).Block(fill...)
+	f.Func().Id("fillInputs").Params(jen.Id("m").Op("*").Id(e.testModel()), jen.Id("seed").Uint32()).Block(fill...)
 
 	// func outputs(m *Model) []byte
 	comment(f, "outputs copies every output's bytes.")
-	f.Func().Id("outputs").Params(jen.Id("m").Op("*").Id("Model")).Index().Byte().Block(
+	f.Func().Id("outputs").Params(jen.Id("m").Op("*").Id(e.testModel())).Index().Byte().Block(
 		jen.Var().Id("out").Index().Byte(),
 		jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Id("NumOutputs"), jen.Id("i").Op("++")).Block(
 			jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("m").Dot("Output").Call(jen.Id("i")).Op("..."))),
@@ -61,7 +82,7 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 	)
 
 	comment(f, "run resets m, then invokes it twice on the pattern of seed (state carries\nover between the two, as in TensorFlow Lite Micro) and returns both outputs.")
-	f.Func().Id("run").Params(jen.Id("m").Op("*").Id("Model"), jen.Id("seed").Uint32()).Index().Byte().Block(
+	f.Func().Id("run").Params(jen.Id("m").Op("*").Id(e.testModel()), jen.Id("seed").Uint32()).Index().Byte().Block(
 		jen.Id("m").Dot("Reset").Call(),
 		jen.Id("fillInputs").Call(jen.Id("m"), jen.Id("seed")),
 		jen.Id("m").Dot("Invoke").Call(),
@@ -73,7 +94,7 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 
 	comment(f, "TestInvokeDoesNotAllocate checks that Invoke makes no heap allocation.")
 	f.Func().Id("TestInvokeDoesNotAllocate").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.Id("m").Op(":=").New(jen.Id("Model")),
+		jen.Id("m").Op(":=").Add(e.newModel()),
 		jen.Id("fillInputs").Call(jen.Id("m"), jen.Lit(1)),
 		jen.If(jen.Id("n").Op(":=").Qual("testing", "AllocsPerRun").Call(jen.Lit(5), jen.Id("m").Dot("Invoke")), jen.Id("n").Op("!=").Lit(0)).Block(
 			jen.Id("t").Dot("Fatalf").Call(jen.Lit("Invoke allocates %v times per run"), jen.Id("n"))),
@@ -82,8 +103,8 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 	comment(f, "TestModelsAreIndependent runs two Models at the same time (run it with\n-race) and checks each gives what one Model alone gives; a fresh Model and a\nReset one must agree.")
 	f.Func().Id("TestModelsAreIndependent").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.Id("want").Op(":=").Index(jen.Lit(2)).Index().Byte().Values(
-			jen.Id("run").Call(jen.New(jen.Id("Model")), jen.Lit(1)),
-			jen.Id("run").Call(jen.New(jen.Id("Model")), jen.Lit(2)),
+			jen.Id("run").Call(e.newModel(), jen.Lit(1)),
+			jen.Id("run").Call(e.newModel(), jen.Lit(2)),
 		),
 		jen.Var().Id("got").Index(jen.Lit(2)).Index().Byte(),
 		jen.Var().Id("wg").Qual("sync", "WaitGroup"),
@@ -92,7 +113,7 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 			jen.Id("wg").Dot("Add").Call(jen.Lit(1)),
 			jen.Go().Func().Params().Block(
 				jen.Defer().Id("wg").Dot("Done").Call(),
-				jen.Id("m").Op(":=").New(jen.Id("Model")),
+				jen.Id("m").Op(":=").Add(e.newModel()),
 				jen.Id("run").Call(jen.Id("m"), jen.Uint32().Parens(jen.Id("k").Op("+").Lit(1))),
 				jen.Id("got").Index(jen.Id("k")).Op("=").Id("run").Call(jen.Id("m"), jen.Uint32().Parens(jen.Id("k").Op("+").Lit(1))),
 			).Call(),
@@ -106,8 +127,8 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 
 	comment(f, "TestInvokeTraced checks that InvokeTraced computes what Invoke does, calls\nafter once per operator in order, and allocates nothing itself.")
 	f.Func().Id("TestInvokeTraced").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.Id("want").Op(":=").Id("run").Call(jen.New(jen.Id("Model")), jen.Lit(3)),
-		jen.Id("m").Op(":=").New(jen.Id("Model")),
+		jen.Id("want").Op(":=").Id("run").Call(e.newModel(), jen.Lit(3)),
+		jen.Id("m").Op(":=").Add(e.newModel()),
 		jen.Var().Id("ops").Index().Int(),
 		jen.Id("record").Op(":=").Func().Params(jen.Id("op").Int()).Block(jen.Id("ops").Op("=").Append(jen.Id("ops"), jen.Id("op"))),
 		jen.Id("fillInputs").Call(jen.Id("m"), jen.Lit(3)),
@@ -128,6 +149,23 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 			jen.Id("t").Dot("Fatalf").Call(jen.Lit("InvokeTraced allocates %v times per run"), jen.Id("n"))),
 	)
 
+	if !e.extIO() {
+		e.indexTest(f)
+	}
+
+	// (No b.ReportMetric or b.Elapsed: TinyGo's testing lacks them.)
+	comment(f, fmt.Sprintf("BenchmarkInvoke measures one Invoke; the model performs %d multiply-accumulates.", macs))
+	f.Func().Id("BenchmarkInvoke").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
+		jen.Id("m").Op(":=").Add(e.newModel()),
+		jen.Id("fillInputs").Call(jen.Id("m"), jen.Lit(1)),
+		jen.Id("b").Dot("ReportAllocs").Call(),
+		jen.For(jen.Id("b").Dot("Loop").Call()).Block(jen.Id("m").Dot("Invoke").Call()),
+	)
+	return render("generated_test.go", f)
+}
+
+// indexTest emits TestIndexOutOfRangePanics.
+func (e *emitter) indexTest(f *jen.File) {
 	comment(f, "TestIndexOutOfRangePanics checks that a bad input or output index panics\nwith a message instead of touching memory.")
 	f.Func().Id("TestIndexOutOfRangePanics").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.Var().Id("m").Id("Model"),
@@ -144,13 +182,49 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 		),
 	)
 
-	// (No b.ReportMetric or b.Elapsed: TinyGo's testing lacks them.)
-	comment(f, fmt.Sprintf("BenchmarkInvoke measures one Invoke; the model performs %d multiply-accumulates.", macs))
-	f.Func().Id("BenchmarkInvoke").Params(jen.Id("b").Op("*").Qual("testing", "B")).Block(
-		jen.Id("m").Op(":=").New(jen.Id("Model")),
-		jen.Id("fillInputs").Call(jen.Id("m"), jen.Lit(1)),
-		jen.Id("b").Dot("ReportAllocs").Call(),
-		jen.For(jen.Id("b").Dot("Loop").Call()).Block(jen.Id("m").Dot("Invoke").Call()),
-	)
-	return render("generated_test.go", f)
+}
+
+// newModel renders a new Model in the generated tests: new(Model), or
+// newModel() (bound to memory of its own) with Bind.
+func (e *emitter) newModel() *jen.Statement {
+	if e.opt.Bind {
+		return jen.Id("newModel").Call()
+	}
+	return jen.New(jen.Id(e.testModel()))
+}
+
+// testModel is the type the generated tests run: Model, or with -io
+// external testModel, a Model with its inputs and outputs.
+func (e *emitter) testModel() string {
+	if e.extIO() {
+		return "testModel"
+	}
+	return "Model"
+}
+
+// testModelDecl emits testModel (-io external): Model with an array for
+// every input and output, and Invoke, InvokeTraced and Output over them.
+func (e *emitter) testModelDecl(f *jen.File) {
+	g := e.g
+	fields := []jen.Code{jen.Id("Model")}
+	var args []jen.Code
+	var outs []jen.Code
+	for k := range g.Inputs {
+		fields = append(fields, jen.Id(fmt.Sprintf("in%d", k)).Id(fmt.Sprintf("Input%d", k)))
+		args = append(args, jen.Op("&").Id("m").Dot(fmt.Sprintf("in%d", k)))
+	}
+	for k := range g.Outputs {
+		fields = append(fields, jen.Id(fmt.Sprintf("out%d", k)).Id(fmt.Sprintf("Output%d", k)))
+		args = append(args, jen.Op("&").Id("m").Dot(fmt.Sprintf("out%d", k)))
+		outs = append(outs, jen.Case(jen.Lit(k)).Block(jen.Return(jen.Id("m").Dot(fmt.Sprintf("out%d", k)).Dot("Bytes").Call())))
+	}
+	comment(f, "testModel is a Model with its inputs and outputs (-io external).")
+	f.Type().Id("testModel").Struct(fields...)
+	f.Func().Params(jen.Id("m").Op("*").Id("testModel")).Id("Invoke").Params().Block(
+		jen.Id("m").Dot("Model").Dot("Invoke").Call(args...))
+	f.Func().Params(jen.Id("m").Op("*").Id("testModel")).Id("InvokeTraced").Params(jen.Id("after").Func().Params(jen.Id("op").Int())).Block(
+		jen.Id("m").Dot("Model").Dot("InvokeTraced").Call(append(args, jen.Id("after"))...))
+	f.Func().Params(jen.Id("m").Op("*").Id("testModel")).Id("Output").Params(jen.Id("i").Int()).Index().Byte().Block(
+		jen.Switch(jen.Id("i")).Block(outs...),
+		jen.Panic(jen.Lit("output index out of range")))
 }

@@ -27,6 +27,14 @@ type Options struct {
 	// Session, when set, shares one search budget and the plans made so
 	// far across every Make with these options (see planner.Session).
 	Session *planner.Session
+	// Pools, when set, places the buffers in several memories (tflm-gen
+	// -pool): every buffer goes to one pool, chosen to minimise the bytes
+	// accessed per Invoke times each pool's cost (see MakePools).
+	Pools []planner.Pool
+	// ExternalIO takes the graph's inputs and outputs out of the arena
+	// (tflm-gen -io external): each is a memory of its own, which the
+	// application passes to Invoke.
+	ExternalIO bool
 }
 
 // Layout is a planned arena for one program.
@@ -39,13 +47,76 @@ type Layout struct {
 	// own buffer (no views, no in-place operators); PlainSize-Plan.Size is
 	// what operator-aware sharing saves.
 	PlainSize int
+
+	// Pools is set when the buffers were placed in several memories
+	// (Options.Pools), in the order given. Plan then lays the pools end
+	// to end, each starting at its Base, so that the reports draw one
+	// address space; Offset gives a buffer's offset inside its pool.
+	Pools []Pool
+	// PoolOf is each buffer's pool (an index into Pools) when Pools is set.
+	PoolOf []int
+	// Access is the bytes one Invoke moves through each buffer (Access),
+	// set with Pools.
+	Access []int64
+	// Cost is the access cost of the assignment (bytes accessed times the
+	// cost of the buffer's pool, summed); Bound a lower bound on the cost
+	// of any assignment that fits the pools; FastCost the cost with every
+	// buffer in the cheapest pool, SlowCost in the dearest.
+	Cost, Bound, FastCost, SlowCost int64
+}
+
+// Pool is one memory of a multi-pool layout.
+type Pool struct {
+	planner.Pool
+	// Base is the pool's start in the Layout's Plan (pools end to end).
+	Base int
+	// Plan is the plan of the pool's buffers: its Size is the memory the
+	// pool needs, at most its capacity; its offsets are by Members index.
+	Plan *planner.Plan
+	// Members lists the pool's buffers (BufIDs, ascending).
+	Members []int
+	// IO names the graph input or output ("in0", "out1") a memory the
+	// application passes to Invoke holds (-io external), "" for a pool.
+	IO string
+	// Access is the bytes one Invoke moves through the pool.
+	Access int64
 }
 
 // ErrTooLarge is wrapped when a plan exceeds a limit on the arena.
 var ErrTooLarge = errors.New("arena larger than the limit")
 
 // Offset returns the arena offset of buffer b.
-func (l *Layout) Offset(b program.BufID) int { return l.Plan.Offsets[b] }
+func (l *Layout) Offset(b program.BufID) int {
+	if l.Pools != nil {
+		return l.Plan.Offsets[b] - l.Pools[l.PoolOf[b]].Base
+	}
+	return l.Plan.Offsets[b]
+}
+
+// ArenaSize is the working memory a Model holds (or takes with Bind): the
+// plan's size; with pools the sum of their plans (the inputs and outputs
+// of -io external, in the application's memory, not counted).
+func (l *Layout) ArenaSize() int {
+	if l.Pools == nil {
+		return l.Plan.Size
+	}
+	n := 0
+	for _, p := range l.Pools {
+		if p.IO == "" {
+			n += p.Plan.Size
+		}
+	}
+	return n
+}
+
+// PoolName is the name of buffer b's pool, "" without pools (and for the
+// single arena of -io external).
+func (l *Layout) PoolName(b program.BufID) string {
+	if l.Pools == nil {
+		return ""
+	}
+	return l.Pools[l.PoolOf[b]].Name
+}
 
 // Make plans p. plain, when not nil, is the same model assembled with one
 // buffer per tensor, planned only for Layout.PlainSize.
@@ -54,11 +125,19 @@ func Make(p *program.Program, plain *program.Program, opt Options) (*Layout, err
 	if align == 0 {
 		align = planner.DefaultAlign
 	}
-	plan, err := place(p, align, opt)
-	if err != nil {
-		return nil, err
+	var l *Layout
+	if len(opt.Pools) > 0 || opt.ExternalIO {
+		var err error
+		if l, err = placeMemories(p, align, opt); err != nil {
+			return nil, err
+		}
+	} else {
+		plan, err := place(p, align, opt)
+		if err != nil {
+			return nil, err
+		}
+		l = &Layout{Plan: plan, Align: align, PlainSize: plan.Size}
 	}
-	l := &Layout{Plan: plan, Align: align, PlainSize: plan.Size}
 	if plain != nil {
 		pp, err := place(plain, align, opt)
 		if err != nil {
@@ -70,29 +149,49 @@ func Make(p *program.Program, plain *program.Program, opt Options) (*Layout, err
 }
 
 func place(p *program.Program, align int, opt Options) (*planner.Plan, error) {
+	bufs := plannerBuffers(p, align)
+	plan, err := planner.Make(bufs, planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort, Session: opt.Session})
+	if err := planError(p, err); err != nil {
+		return nil, err
+	}
+	return plan, checkPlacement(bufs, plan)
+}
+
+// plannerBuffers returns p's buffers with their ties' shifts aligned.
+func plannerBuffers(p *program.Program, align int) []planner.Buffer {
 	bufs := p.PlannerBuffers()
 	for i, b := range bufs {
 		if b.Tie != nil && b.Tie.Shift%align != 0 {
 			bufs[i].Tie = &planner.Tie{To: b.Tie.To, Shift: planner.AlignedSize(b.Tie.Shift, align)}
 		}
 	}
-	plan, err := planner.Make(bufs, planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort, Session: opt.Session})
+	return bufs
+}
+
+// planError words a planner error in the program's terms.
+func planError(p *program.Program, err error) error {
 	var pairs *planner.LivePairsError
 	if errors.As(err, &pairs) && pairs.Step >= 0 && pairs.Step < len(p.Ops) {
 		op := p.Ops[pairs.Step]
-		return nil, fmt.Errorf("%w: %d pairs of buffers are live at a common operator, more than the planner's limit of %d (planner.MaxLivePairs); %d buffers are live at operator %d (%s)",
+		return fmt.Errorf("%w: %d pairs of buffers are live at a common operator, more than the planner's limit of %d (planner.MaxLivePairs); %d buffers are live at operator %d (%s)",
 			planner.ErrTooComplex, pairs.Pairs, planner.MaxLivePairs, pairs.Live, op.Index, op.Code)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("planning: %w", err)
+		return fmt.Errorf("planning: %w", err)
 	}
+	return nil
+}
+
+// checkPlacement refuses a plan too large for a 32-bit int or with live
+// buffers overlapping (a planner bug).
+func checkPlacement(bufs []planner.Buffer, plan *planner.Plan) error {
 	if plan.Size > model.MaxTensorBytes {
-		return nil, fmt.Errorf("%w: arena of %d bytes does not fit a 32-bit int", model.ErrUnsupported, plan.Size)
+		return fmt.Errorf("%w: arena of %d bytes does not fit a 32-bit int", model.ErrUnsupported, plan.Size)
 	}
 	if i, j, bad := planner.FirstOverlap(bufs, plan.Offsets); bad {
-		return nil, fmt.Errorf("internal error: planner placed %q and %q, live at the same time, in overlapping memory", bufs[i].Name, bufs[j].Name)
+		return fmt.Errorf("internal error: planner placed %q and %q, live at the same time, in overlapping memory", bufs[i].Name, bufs[j].Name)
 	}
-	return plan, nil
+	return nil
 }
 
 // CheckLimit returns an error wrapping ErrTooLarge, saying which buffers

@@ -71,6 +71,35 @@ type Report struct {
 	Operators []JSONOperator `json:"operators"`
 	Groups    []JSONGroup    `json:"fused_groups"`
 	Buffers   []JSONBuffer   `json:"buffers"`
+	// Pools is set for a multi-pool layout (tflm-gen -pool): each
+	// buffer's Offset is then inside its Pool.
+	Pools *JSONPools `json:"pools,omitempty"`
+}
+
+// JSONPools is a multi-pool layout: the pools and the access cost.
+type JSONPools struct {
+	Pools []JSONPool `json:"pools"`
+	// Cost is the access cost of the assignment (bytes accessed per
+	// Invoke times the pool's cost); Bound a lower bound on the cost of
+	// any assignment within the capacities; FastCost with every buffer in
+	// the cheapest pool, SlowCost in the dearest.
+	Cost     int64 `json:"cost"`
+	Bound    int64 `json:"cost_bound"`
+	FastCost int64 `json:"cost_all_cheapest"`
+	SlowCost int64 `json:"cost_all_dearest"`
+}
+
+// JSONPool is one pool: its capacity and cost as given, the bytes its plan
+// takes (the generated <NAME>Size), its lower bound and the bytes an
+// Invoke accesses in it.
+type JSONPool struct {
+	Name       string `json:"name"`
+	Capacity   int    `json:"capacity"`
+	Cost       int64  `json:"cost"`
+	Size       int    `json:"size"`
+	LowerBound int    `json:"lower_bound"`
+	Accessed   int64  `json:"accessed"`
+	Buffers    int    `json:"buffers"`
 }
 
 // JSONConstants is the package's read-only data (ConstBytes).
@@ -170,6 +199,9 @@ type JSONBuffer struct {
 	First   int    `json:"first"`
 	Last    int    `json:"last"`
 	Tensors []int  `json:"tensors"`
+	// Pool and Accessed are set for a multi-pool layout.
+	Pool     string `json:"pool,omitempty"`
+	Accessed int64  `json:"accessed,omitempty"`
 }
 
 // CertKind names a certificate in report.json.
@@ -213,14 +245,26 @@ func Make(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 	for n, i := range order {
 		id[i] = fmt.Sprintf("b%d", n)
 		b := pr.Buffers[i]
-		r.Buffers = append(r.Buffers, JSONBuffer{ID: id[i], Name: b.Name, Kind: b.Kind.String(), Offset: p.Offsets[i],
-			Size: b.Size, First: b.First, Last: b.Last, Tensors: append([]int{}, b.Tensors...)})
+		jb := JSONBuffer{ID: id[i], Name: b.Name, Kind: b.Kind.String(), Offset: l.Offset(program.BufID(i)),
+			Size: b.Size, First: b.First, Last: b.Last, Tensors: append([]int{}, b.Tensors...)}
+		if l.Pools != nil {
+			jb.Pool, jb.Accessed = l.PoolName(program.BufID(i)), l.Access[i]
+		}
+		r.Buffers = append(r.Buffers, jb)
+	}
+	if l.Pools != nil {
+		jp := &JSONPools{Cost: l.Cost, Bound: l.Bound, FastCost: l.FastCost, SlowCost: l.SlowCost}
+		for _, pool := range l.Pools {
+			jp.Pools = append(jp.Pools, JSONPool{Name: pool.Name, Capacity: pool.Size, Cost: pool.Cost, Size: pool.Plan.Size,
+				LowerBound: pool.Plan.LowerBound, Accessed: pool.Access, Buffers: len(pool.Members)})
+		}
+		r.Pools = jp
 	}
 	tensor := func(t int) JSONTensor {
 		tt := g.Tensors[t]
 		jt := JSONTensor{Tensor: t, Name: tt.Name, Type: tt.Type.String(), Shape: append([]int{}, tt.Shape...), Bytes: tt.Bytes()}
 		if b, ok := pr.TensorBuf[t]; ok {
-			jt.Buffer, jt.Offset = id[b], p.Offsets[b]
+			jt.Buffer, jt.Offset = id[b], l.Offset(b)
 		}
 		return jt
 	}

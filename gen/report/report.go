@@ -42,6 +42,9 @@ type layoutReport struct {
 	Stack       *Stack      // nil when no code was emitted
 	StackOpName string
 	RAM         int
+	// Pools describes a multi-pool layout, one line per pool then the
+	// access cost; empty with one arena.
+	Pools []string
 }
 
 // Stack bounds the stack a call of the generated Invoke (or Reset) takes on
@@ -111,6 +114,11 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 	}
 	for _, ov := range pr.Overlaps {
 		in, out := pr.Buffers[ov.In], pr.Buffers[ov.Out]
+		if l.Pools != nil && l.PoolOf[ov.In] != l.PoolOf[ov.Out] {
+			r.Overlaps = append(r.Overlaps, fmt.Sprintf("operator %d (%s) could write %s over %s, but they are in different memories",
+				ov.Op, pr.Ops[ov.Op].Code, bufLabel(row[ov.Out], out), bufLabel(row[ov.In], in)))
+			continue
+		}
 		r.Overlaps = append(r.Overlaps, fmt.Sprintf("operator %d (%s) writes %s over %s, which starts %d bytes above it (at least %d needed)",
 			ov.Op, pr.Ops[ov.Op].Code, bufLabel(row[ov.Out], out), bufLabel(row[ov.In], in), l.Offset(ov.In)-l.Offset(ov.Out), ov.MinShift))
 	}
@@ -122,12 +130,22 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 		r.InPlace = append(r.InPlace, fmt.Sprintf("operator %d (%s) writes t%d in place of t%d", ip.Op, pr.Ops[ip.Op].Code, ip.Out, ip.In))
 	}
 	var tb strings.Builder
-	fmt.Fprintf(&tb, "%4s %8s %8s %9s  %-10s  %s\n", "buf", "offset", "size", "ops", "kind", "name")
+	if l.Pools != nil {
+		r.Pools = poolLines(pr, l)
+		fmt.Fprintf(&tb, "%4s %-8s %8s %8s %9s %10s  %-10s  %s\n", "buf", "pool", "offset", "size", "ops", "accessed", "kind", "name")
+	} else {
+		fmt.Fprintf(&tb, "%4s %8s %8s %9s  %-10s  %s\n", "buf", "offset", "size", "ops", "kind", "name")
+	}
 	for n, i := range order {
 		b := pr.Buffers[i]
 		name := b.Name
 		if len(b.Tensors) > 0 {
 			name += " (" + tensorList(b) + ")"
+		}
+		if l.Pools != nil {
+			fmt.Fprintf(&tb, "%4s %-8s %8d %8d %9s %10d  %-10s  %s\n", fmt.Sprintf("b%d", n), l.PoolName(program.BufID(i)), l.Offset(program.BufID(i)), b.Size,
+				fmt.Sprintf("%d-%d", b.First, b.Last), l.Access[i], b.Kind, name)
+			continue
 		}
 		fmt.Fprintf(&tb, "%4s %8d %8d %9s  %-10s  %s\n", fmt.Sprintf("b%d", n), p.Offsets[i], b.Size,
 			fmt.Sprintf("%d-%d", b.First, b.Last), b.Kind, name)
@@ -379,11 +397,49 @@ func groupText(pr *program.Program, l *layout.Layout, grp *program.Group, row ma
 	in, o := pr.Buffers[grp.In], pr.Buffers[grp.Out]
 	if grp.In == grp.Out {
 		out = append(out, fmt.Sprintf("  output %s written in place over the input, its skip tensor (no band writes rows a later band reads)", bufLabel(row[grp.Out], o)))
+	} else if grp.MinShift >= 0 && l.Pools != nil && l.PoolOf[grp.In] != l.PoolOf[grp.Out] {
+		out = append(out, fmt.Sprintf("  input %s and output %s whole, in different memories", bufLabel(row[grp.In], in), bufLabel(row[grp.Out], o)))
 	} else if grp.MinShift >= 0 {
 		out = append(out, fmt.Sprintf("  output %s written over the dying input %s, which starts %d bytes above it (at least %d needed)",
 			bufLabel(row[grp.Out], o), bufLabel(row[grp.In], in), l.Offset(grp.In)-l.Offset(grp.Out), grp.MinShift))
 	} else {
 		out = append(out, fmt.Sprintf("  input %s and output %s whole", bufLabel(row[grp.In], in), bufLabel(row[grp.Out], o)))
 	}
+	return out
+}
+
+// poolLines describes each memory of a multi-memory layout (the pools of
+// -pool, or the arena, and the inputs and outputs of -io external) and,
+// with pools, the access cost of the assignment against its bounds.
+func poolLines(pr *program.Program, l *layout.Layout) []string {
+	var out []string
+	named := false
+	for _, p := range l.Pools {
+		span := fmt.Sprintf("bytes %d-%d of the timeline and map below", p.Base, p.Base+max(p.Plan.Size, 1)-1)
+		switch {
+		case p.IO != "":
+			out = append(out, fmt.Sprintf("%-8s %d bytes outside the arena, in the application's memory (Invoke's %s), %d bytes accessed per Invoke; %s",
+				p.IO, p.Plan.Size, p.IO, p.Access, span))
+		case p.Name == "":
+			out = append(out, fmt.Sprintf("%-8s %d bytes: %d buffers, %d bytes accessed per Invoke; plan %s, lower bound %d; %s",
+				"arena", p.Plan.Size, len(p.Members), p.Access, p.Plan.CertText(), p.Plan.LowerBound, span))
+		case len(p.Members) == 0:
+			named = true
+			out = append(out, fmt.Sprintf("%-8s capacity %d bytes, cost %d: unused (the cheaper pools hold every buffer)", p.Name, p.Size, p.Cost))
+		default:
+			named = true
+			out = append(out, fmt.Sprintf("%-8s %d of %d bytes, cost %d: %d buffers, %d bytes accessed per Invoke; plan %s, lower bound %d; %s",
+				p.Name, p.Plan.Size, p.Size, p.Cost, len(p.Members), p.Access, p.Plan.CertText(), p.Plan.LowerBound, span))
+		}
+	}
+	if !named {
+		return out
+	}
+	out = append(out, fmt.Sprintf("access cost %d (bytes accessed times the pool's cost); all in the cheapest pool %d, all in the dearest %d;", l.Cost, l.FastCost, l.SlowCost))
+	gap := "the assignment is optimal"
+	if l.Cost > l.Bound {
+		gap = fmt.Sprintf("the assignment is at most %d above the optimum", l.Cost-l.Bound)
+	}
+	out = append(out, fmt.Sprintf("no assignment within the capacities costs less than %d (%s)", l.Bound, gap))
 	return out
 }

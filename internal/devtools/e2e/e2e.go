@@ -19,6 +19,14 @@ import (
 type Package struct {
 	Name  string            // package name and directory
 	Files map[string][]byte // generated files
+	// Bind lists the memory types of a package generated with -bind, in
+	// the order Model.Bind takes them: the driver binds a new one of each.
+	Bind []string
+	// IO is set for a package generated with -io external: the driver
+	// passes an Input<k> and Output<k> of its own to Invoke; In and Out
+	// list the inputs and outputs (0, 1, ...).
+	IO      bool
+	In, Out []int
 }
 
 // Job asks the driver to run one package: set the inputs and invoke,
@@ -47,7 +55,7 @@ import (
 	"encoding/json"
 	"os"
 {{range .}}
-	{{printf "%q" (print "e2emod/" .)}}{{end}}
+	{{printf "%q" (print "e2emod/" .Name)}}{{end}}
 )
 
 type job struct {
@@ -69,8 +77,18 @@ func main() {
 	for _, j := range jobs {
 		var r result
 		switch j.Package {
-{{range .}}		case {{printf "%q" .}}:
-			m := new({{.}}.Model)
+{{range .}}		case {{printf "%q" .Name}}:
+			m := new({{.Name}}.Model){{if .Bind}}
+			m.Bind({{$p := .Name}}{{range $i, $t := .Bind}}{{if $i}}, {{end}}new({{$p}}.{{$t}}){{end}}){{end}}{{if .IO}}{{$p := .Name}}{{range .In}}
+			in{{.}} := new({{$p}}.Input{{.}}){{end}}{{range .Out}}
+			out{{.}} := new({{$p}}.Output{{.}}){{end}}
+			for k := 0; k < j.Invokes; k++ {
+				{{range .In}}copy(in{{.}}.Bytes(), j.Inputs[{{.}}])
+				{{end}}m.Invoke({{range .In}}in{{.}}, {{end}}{{range .Out}}out{{.}}, {{end}})
+				var outs [][]byte{{range .Out}}
+				outs = append(outs, append([]byte(nil), out{{.}}.Bytes()...)){{end}}
+				r.Outputs = append(r.Outputs, outs)
+			}{{else}}
 			for k := 0; k < j.Invokes; k++ {
 				// Before every Invoke, as the API asks: an Invoke may
 				// reuse its inputs' memory.
@@ -79,11 +97,11 @@ func main() {
 				}
 				m.Invoke()
 				var outs [][]byte
-				for i := 0; i < {{.}}.NumOutputs; i++ {
+				for i := 0; i < {{.Name}}.NumOutputs; i++ {
 					outs = append(outs, append([]byte(nil), m.Output(i)...))
 				}
 				r.Outputs = append(r.Outputs, outs)
-			}
+			}{{end}}
 {{end}}		default:
 			panic("unknown package " + j.Package)
 		}
@@ -99,9 +117,7 @@ func main() {
 // e2emod) and builds the driver with the given extra environment (e.g.
 // GOARCH=386).
 func Build(dir string, pkgs []Package, env ...string) (*Module, error) {
-	var names []string
 	for _, p := range pkgs {
-		names = append(names, p.Name)
 		pd := filepath.Join(dir, p.Name)
 		if err := os.MkdirAll(pd, 0o755); err != nil {
 			return nil, err
@@ -112,12 +128,13 @@ func Build(dir string, pkgs []Package, env ...string) (*Module, error) {
 			}
 		}
 	}
-	sort.Strings(names)
+	sorted := append([]Package(nil), pkgs...)
+	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module e2emod\n\ngo 1.26\n"), 0o644); err != nil {
 		return nil, err
 	}
 	var drv bytes.Buffer
-	if err := driverTmpl.Execute(&drv, names); err != nil {
+	if err := driverTmpl.Execute(&drv, sorted); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "driver"), 0o755); err != nil {
