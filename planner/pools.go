@@ -1038,6 +1038,9 @@ func (s *poolSolver) bound(fast int64) int64 {
 		}
 		v, pi := fast, 0
 		for _, it := range items {
+			if it.cover == 0 {
+				continue // takes no room: at the cheapest cost, as in fast
+			}
 			a := s.comps[it.c].access
 			v -= a * minCost
 			left := it.cover
@@ -1068,4 +1071,58 @@ func share(a int64, part, whole int) int64 {
 	hi, lo := bits.Mul64(uint64(a), uint64(part))
 	q, _ := bits.Div64(hi, lo, uint64(whole))
 	return int64(q)
+}
+
+// SplitBound is a lower bound on the access cost of every assignment of
+// bufs to pools that fits, when a tie may be kept (the tied buffers in one
+// pool at their distance) or dropped (the two apart: in different pools,
+// or in one pool at offsets that share no byte). It is MakePools' bound
+// over the buffers untied, each counting at every step its aligned size
+// less half of its overlap, at the tie's distance, with every buffer of its
+// chain whose lifetime meets its own (rounded up, at least 0): by
+// inclusion-exclusion, the buffers of a chain in one pool at one step take
+// at least the sum of these sizes whether their ties are kept or not.
+func SplitBound(bufs []Buffer, access []int64, pools []Pool, opt Options) (int64, error) {
+	minCost, _, err := checkPools(bufs, access, pools)
+	if err != nil {
+		return 0, err
+	}
+	align := opt.Align
+	if align == 0 {
+		align = DefaultAlign
+	}
+	// Each buffer's chain (its root) and offset relative to the root.
+	n := len(bufs)
+	root, rel := make([]int, n), make([]int, n)
+	for i := range bufs {
+		j, off := i, 0
+		for steps := 0; bufs[j].Tie != nil && steps <= n; steps++ {
+			off += bufs[j].Tie.Shift
+			j = bufs[j].Tie.To
+		}
+		root[i], rel[i] = j, off
+	}
+	byRoot := map[int][]int{}
+	for i := range bufs {
+		byRoot[root[i]] = append(byRoot[root[i]], i)
+	}
+	red := make([]Buffer, n)
+	var total int64
+	for i, b := range bufs {
+		total += access[i]
+		size := AlignedSize(b.Size, align)
+		over := 0
+		for _, j := range byRoot[root[i]] {
+			if j == i || bufs[j].Last < b.First || b.Last < bufs[j].First {
+				continue
+			}
+			lo := max(rel[i], rel[j])
+			hi := min(rel[i]+size, rel[j]+AlignedSize(bufs[j].Size, align))
+			over += max(0, hi-lo)
+		}
+		red[i] = Buffer{Name: b.Name, Size: max(0, size-(over+1)/2), First: b.First, Last: b.Last, Kind: b.Kind}
+	}
+	s := newPoolSolver(red, access, pools, Options{Align: 1, Strategy: opt.Strategy})
+	fast := total * minCost
+	return max(fast, s.bound(fast)), nil
 }

@@ -580,3 +580,87 @@ func BenchmarkMakePools(b *testing.B) {
 		}
 	}
 }
+
+// TestSplitBoundBruteForce checks SplitBound against every assignment of
+// small random problems in which a tie may be kept (both buffers in one
+// pool, at their distance) or dropped (the buffers apart): the cheapest
+// assignment whose every pool's plan (Make, ties kept where chosen) fits
+// costs at least the bound.
+func TestSplitBoundBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	checked := 0
+	for trial := 0; trial < 400; trial++ {
+		bufs, access, pools, ok := randomPoolProblem(r)
+		if !ok || len(bufs) > 6 {
+			continue
+		}
+		bound, err := SplitBound(bufs, access, pools, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ties []int
+		for i, b := range bufs {
+			if b.Tie != nil {
+				ties = append(ties, i)
+			}
+		}
+		best, found := int64(0), false
+		assign := make([]int, len(bufs))
+		var rec func(i int)
+		rec = func(i int) {
+			if i < len(bufs) {
+				for k := range pools {
+					assign[i] = k
+					rec(i + 1)
+				}
+				return
+			}
+			var cost int64
+			for j := range bufs {
+				cost += access[j] * pools[assign[j]].Cost
+			}
+			if found && cost >= best {
+				return
+			}
+			for mask := 0; mask < 1<<len(ties); mask++ {
+				fits := true
+				for k := range pools {
+					var sub []Buffer
+					at := map[int]int{}
+					for j := range bufs {
+						if assign[j] == k {
+							at[j] = len(sub)
+							sub = append(sub, bufs[j])
+							sub[len(sub)-1].Tie = nil
+						}
+					}
+					for ti, j := range ties {
+						if to, ok := at[bufs[j].Tie.To]; ok && assign[j] == k && mask&(1<<ti) != 0 {
+							sub[at[j]].Tie = &Tie{To: to, Shift: bufs[j].Tie.Shift}
+						}
+					}
+					p, err := Make(sub, Options{})
+					if err != nil || p.Size > pools[k].Size {
+						fits = false
+						break
+					}
+				}
+				if fits {
+					best, found = cost, true
+					return
+				}
+			}
+		}
+		rec(0)
+		if found {
+			checked++
+			if bound > best {
+				t.Fatalf("trial %d: SplitBound %d above the optimum %d\nbufs %+v\naccess %v\npools %+v", trial, bound, best, bufs, access, pools)
+			}
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("only %d feasible problems checked", checked)
+	}
+	t.Logf("%d feasible problems: SplitBound at most the optimum in each", checked)
+}

@@ -56,6 +56,7 @@ type config struct {
 	pools          poolFlags
 	bind           bool
 	io             string
+	more           []string // models after the first: one package runs them all
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -112,7 +113,7 @@ func printUsage(fs *flag.FlagSet, plan bool, stderr io.Writer) {
 	if plan {
 		fmt.Fprintf(stderr, "usage: tflm-gen plan [flags] MODEL.tflite\n\nPrints the memory plan of a model without generating code.\n\n")
 	} else {
-		fmt.Fprintf(stderr, "usage: tflm-gen [flags] MODEL.tflite\n       tflm-gen plan [flags] MODEL.tflite\n\nGenerates a Go package that runs the model.\n\n")
+		fmt.Fprintf(stderr, "usage: tflm-gen [flags] MODEL.tflite\n       tflm-gen [flags] -o DIR MODEL.tflite MORE.tflite ...\n       tflm-gen plan [flags] MODEL.tflite\n\nGenerates a Go package that runs the model (several models: one package running\nthem one at a time in one arena planned for all).\n\n")
 	}
 	fs.PrintDefaults()
 }
@@ -171,9 +172,12 @@ func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, err
 	switch {
 	case len(pos) == 0:
 		return nil, "", fmt.Errorf("no model file given (run %s -h for usage)", fs.Name())
-	case len(pos) > 1:
+	case len(pos) > 1 && plan:
 		return nil, "", fmt.Errorf("one model file expected, got %d: %s", len(pos), strings.Join(pos, " "))
+	case len(pos) > 1 && cfg.out == "":
+		return nil, "", fmt.Errorf("%d model files: give the package's directory with -o (they run in one package)", len(pos))
 	}
+	cfg.more = pos[1:]
 	if cfg.align < 1 || cfg.align&(cfg.align-1) != 0 || cfg.align > 4096 {
 		return nil, "", fmt.Errorf("-align %d: must be a power of two from 1 to 4096", cfg.align)
 	}
@@ -305,6 +309,9 @@ func identifier(dir string) string {
 }
 
 func runGenerate(cfg *config, path string, stdout io.Writer) error {
+	if len(cfg.more) > 0 {
+		return runMulti(cfg, append([]string{path}, cfg.more...), stdout)
+	}
 	data, err := readModel(path, cfg.maxModel)
 	if err != nil {
 		return err
@@ -358,6 +365,47 @@ func runGenerate(cfg *config, path string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "tflm-gen: %s -> %s (package %s): arena %d bytes%s, lower bound %d, %s%s\n",
 		path, cfg.out, cfg.pkg, l.ArenaSize(), where, p.LowerBound, p.CertText(), budget)
+	return nil
+}
+
+// runMulti generates one package running several models in one arena.
+func runMulti(cfg *config, paths []string, stdout io.Writer) error {
+	var models []gen.ModelFile
+	for _, p := range paths {
+		data, err := readModel(p, cfg.maxModel)
+		if err != nil {
+			return err
+		}
+		models = append(models, gen.ModelFile{Name: p, Data: data})
+	}
+	res, err := gen.GenerateMulti(models, cfg.options())
+	if err != nil {
+		return err
+	}
+	if cfg.check {
+		drift, err := gen.CheckDir(cfg.out, res.Files)
+		if err != nil {
+			return err
+		}
+		if !drift.Changed() {
+			return nil
+		}
+		if err := drift.WriteSummary(stdout); err != nil {
+			return err
+		}
+		if cfg.diff {
+			if err := drift.WriteDiff(stdout); err != nil {
+				return err
+			}
+		}
+		return fmt.Errorf("%s: generated code in %s is out of date; rerun tflm-gen", strings.Join(paths, ", "), cfg.out)
+	}
+	if err := gen.WriteDir(cfg.out, res.Files); err != nil {
+		return err
+	}
+	p := res.Joint.Plan
+	fmt.Fprintf(stdout, "tflm-gen: %s -> %s (package %s, types %s): one arena of %d bytes for all, lower bound %d, %s\n",
+		strings.Join(paths, ", "), cfg.out, cfg.pkg, strings.Join(res.Types, ", "), p.Size, p.LowerBound, p.CertText())
 	return nil
 }
 

@@ -15,6 +15,9 @@ import (
 
 const exampleModel = "../../testdata/tiny_conv_int8.tflite"
 
+// denseModel is a second fixture, for packages running several models.
+const denseModel = "../../testdata/dense_int8.tflite"
+
 func runCLI(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := run(args, &out, &errb)
@@ -71,7 +74,11 @@ func TestExitCodes(t *testing.T) {
 		written bool
 	}{
 		{"no model", []string{"-o", out}, 2, "no model file given", false},
-		{"two models", []string{exampleModel, exampleModel, "-o", out}, 2, "one model file expected, got 2", false},
+		{"two models without -o", []string{exampleModel, exampleModel}, 2, "2 model files: give the package's directory with -o", false},
+		{"two models, same name", []string{exampleModel, exampleModel, "-o", out}, 1, "would both be type TinyConvInt8 in the package", false},
+		{"two models with -pool", []string{exampleModel, denseModel, "-pool", "a:64K", "-o", out}, 1, "-pool, -io external and -bind are not supported with several models", false},
+		{"two models", []string{exampleModel, denseModel, "-o", out}, 0, "", true},
+		{"two models, plan", []string{"plan", exampleModel, denseModel}, 2, "one model file expected, got 2", false},
 		{"bad flag", []string{"-bogus", exampleModel}, 2, "flag provided but not defined: -bogus", false},
 		{"bad align", []string{exampleModel, "-align", "3", "-o", out}, 2, "-align 3: must be a power of two", false},
 		{"bad fuse", []string{exampleModel, "-fuse", "yes", "-o", out}, 2, `-fuse "yes": want on or off`, false},

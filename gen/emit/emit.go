@@ -151,7 +151,11 @@ type emitter struct {
 	// since it was reset uses; blockUsed those of each block function.
 	used      map[int]bool
 	blockUsed map[string]map[int]bool
-	stack     report.Stack
+	// inMulti is set for a model of a package running several models
+	// (MultiFiles): ArenaSize, Memory and the package documentation are
+	// the package's, not the model's.
+	inMulti bool
+	stack   report.Stack
 	// blocks are the functions of control flow blocks (sub1, sub2, ...),
 	// emitted after Invoke.
 	blocks []jen.Code
@@ -419,10 +423,12 @@ func (e *emitter) modelFile() ([]byte, error) {
 	case lay.Pools != nil:
 		where = "all memory is in pools inside Model (one per board memory)"
 	}
-	packageComment(f, fmt.Sprintf("Package %s runs the TensorFlow Lite model %s, compiled ahead of time by\n"+
-		"tflm-gen: %s, planned at generation time;\n"+
-		"weights are read-only constants; Invoke is a fixed sequence of kernel calls.\n\n%s",
-		pkg, commentText(g.Name), where, e.ioDoc()))
+	if !e.inMulti {
+		packageComment(f, fmt.Sprintf("Package %s runs the TensorFlow Lite model %s, compiled ahead of time by\n"+
+			"tflm-gen: %s, planned at generation time;\n"+
+			"weights are read-only constants; Invoke is a fixed sequence of kernel calls.\n\n%s",
+			pkg, commentText(g.Name), where, e.ioDoc()))
+	}
 
 	// const (ArenaSize = ...; NumInputs = ...; NumOutputs = ...)
 	peak := lay.Plan.PeakStep
@@ -841,7 +847,7 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 		}
 		doc := fmt.Sprintf("op%d runs operator %s", op.Index, what)
 		for _, ov := range e.p.Overlaps {
-			if ov.Op == pop.Index && e.memIndex(ov.In) == e.memIndex(ov.Out) {
+			if ov.Op == pop.Index && !e.lay.Apart(ov.In, ov.Out) {
 				doc += fmt.Sprintf("\n(written over its dying input, which starts %d bytes above the output: raster order never overwrites input still to be read)",
 					e.lay.Offset(ov.In)-e.lay.Offset(ov.Out))
 			}
@@ -920,7 +926,7 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 	switch {
 	case grp.In == grp.Out:
 		step = append(step, jen.Comment("The output is written in place over the input, its skip tensor: no band writes rows a later band reads."))
-	case grp.MinShift >= 0 && e.memIndex(grp.In) == e.memIndex(grp.Out):
+	case grp.MinShift >= 0 && !e.lay.Apart(grp.In, grp.Out):
 		step = append(step, jen.Comment(fmt.Sprintf("The output is written over the dying input, which starts %d bytes above it.", e.lay.Offset(grp.In)-e.lay.Offset(grp.Out))))
 	}
 	calls := func(ss []program.Step) []jen.Code {

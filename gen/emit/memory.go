@@ -223,10 +223,13 @@ func (e *emitter) sizeDoc() string {
 func (e *emitter) memoryDecls(f *jen.File, arenaDoc string, needsInit bool) {
 	lay, align := e.lay, e.lay.Align
 	mems := e.arenaMems()
-	if e.oneArena() {
+	switch {
+	case e.inMulti:
+		// ArenaSize and Memory are the package's, shared by its models.
+	case e.oneArena():
 		comment(f, arenaDoc)
 		f.Const().Id("ArenaSize").Op("=").Lit(lay.ArenaSize())
-	} else {
+	default:
 		comment(f, e.sizeDoc()+arenaDoc[strings.Index(arenaDoc, "\n\nRAM:"):])
 		var total []jen.Code
 		defs := []jen.Code{nil}
@@ -263,7 +266,7 @@ func (e *emitter) memoryDecls(f *jen.File, arenaDoc string, needsInit bool) {
 			jen.Comment("ready is set once persistent state holds its initial value (the zero point of int8 state)."),
 			jen.Id("ready").Bool())
 	}
-	if e.opt.Bind {
+	if e.opt.Bind && !e.inMulti {
 		for _, m := range mems {
 			what := "the whole working memory of a Model"
 			if m.name != "" {
@@ -277,6 +280,11 @@ func (e *emitter) memoryDecls(f *jen.File, arenaDoc string, needsInit bool) {
 		comment(f, "Model is one instance of the network, working in memory the application\n"+
 			"provides: call Bind before Reset or Invoke (an unbound Model dereferences a\n"+
 			"nil pointer). Two Models bound to the same memory overwrite each other.")
+	} else if e.inMulti {
+		comment(f, fmt.Sprintf("Model runs the TensorFlow Lite model %s, compiled ahead of time:\n"+
+			"one instance of it, working in the Memory the application provides and the\n"+
+			"package's other models share (Bind; see the package documentation). Call\n"+
+			"Bind before Reset or Invoke.", commentText(e.g.Name)))
 	} else {
 		comment(f, "Model is one instance of the network with its own memory. The zero value is\nready to use; a Model must not be copied after first use.")
 	}

@@ -63,6 +63,17 @@ type Layout struct {
 	// of any assignment that fits the pools; FastCost the cost with every
 	// buffer in the cheapest pool, SlowCost in the dearest.
 	Cost, Bound, FastCost, SlowCost int64
+	// Untied marks, with Pools, the buffers whose planner tie (an output
+	// written over its dying input at a fixed distance) the plan dropped:
+	// they went to another memory than the buffer they were tied to, or
+	// their pool fits only without the tie. Such a pair shares no byte.
+	Untied []bool
+}
+
+// Apart reports whether an overlapped pair, buffer in tied to out, shares
+// no memory in this layout (different memories, or the tie dropped).
+func (l *Layout) Apart(in, out program.BufID) bool {
+	return l.Pools != nil && (l.PoolOf[in] != l.PoolOf[out] || l.Untied[in] || l.Untied[out])
 }
 
 // Pool is one memory of a multi-pool layout.

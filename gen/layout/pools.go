@@ -3,6 +3,7 @@ package layout
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/model"
@@ -72,6 +73,20 @@ func placeMemories(p *program.Program, align int, opt Options) (*Layout, error) 
 	} else {
 		var err error
 		pp, err = planner.MakePools(bufs, acc, pools, popt)
+		alt, untied, aerr := untiedPools(bufs, acc, pools, popt)
+		if aerr == nil && alt != nil {
+			// Ties may be dropped: the bound covers both kinds of plan.
+			if b, berr := planner.SplitBound(bufs, acc, pools, popt); berr == nil {
+				alt.Bound = b
+				if err == nil {
+					pp.Bound = min(pp.Bound, b)
+				}
+			}
+			if err != nil || alt.Cost < pp.Cost {
+				// Cheaper with an overlapped pair apart.
+				pp, err, bufs = alt, nil, untied
+			}
+		}
 		var short *planner.PoolShortError
 		if errors.As(err, &short) {
 			at := fmt.Sprintf("step %d", short.Step)
@@ -86,7 +101,13 @@ func placeMemories(p *program.Program, align int, opt Options) (*Layout, error) 
 		}
 	}
 	l := &Layout{Align: align, PoolOf: make([]int, len(all)), Access: access,
-		Cost: pp.Cost, Bound: pp.Bound, FastCost: pp.FastCost, SlowCost: pp.SlowCost}
+		Cost: pp.Cost, Bound: pp.Bound, FastCost: pp.FastCost, SlowCost: pp.SlowCost, Untied: make([]bool, len(all))}
+	for k, i := range planned {
+		l.Untied[i] = all[i].Tie != nil && bufs[k].Tie == nil
+	}
+	for _, b := range io {
+		l.Untied[b.buf] = all[b.buf].Tie != nil
+	}
 	comb := &planner.Plan{Offsets: make([]int, len(all)), Cert: planner.AtLowerBound, Method: "pools"}
 	base := 0
 	for i, pool := range pools {
@@ -145,6 +166,65 @@ func placeMemories(p *program.Program, align int, opt Options) (*Layout, error) 
 	l.Plan = comb
 	l.PlainSize = comb.Size
 	return l, nil
+}
+
+// untiedPools is MakePools with the ties loosened: a buffer tied to
+// another (an output written over its dying input at a fixed distance) may
+// go to another pool than it, where the two share no byte and need no
+// distance. Within a pool that holds both, the tie is kept when the pool's
+// plan with it still fits (it is usually smaller), else dropped (the two
+// then share no byte either). It returns nil when no buffer is tied, and
+// the buffers with the ties it kept.
+func untiedPools(bufs []planner.Buffer, acc []int64, pools []planner.Pool, opt planner.Options) (*planner.PoolPlan, []planner.Buffer, error) {
+	free := slices.Clone(bufs)
+	tied := false
+	for i := range free {
+		tied = tied || free[i].Tie != nil
+		free[i].Tie = nil
+	}
+	if !tied {
+		return nil, nil, nil
+	}
+	pp, err := planner.MakePools(free, acc, pools, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Each pool planned again with the ties between its own buffers.
+	for i, pool := range pools {
+		members := pp.Members[i]
+		at := map[int]int{}
+		for k, b := range members {
+			at[b] = k
+		}
+		sub := make([]planner.Buffer, len(members))
+		keep := false
+		for k, b := range members {
+			sub[k] = bufs[b]
+			sub[k].Tie = nil
+			if t := bufs[b].Tie; t != nil {
+				if to, ok := at[t.To]; ok {
+					sub[k].Tie = &planner.Tie{To: to, Shift: t.Shift}
+					keep = true
+				}
+			}
+		}
+		if !keep {
+			continue
+		}
+		pl, err := planner.Make(sub, opt)
+		if err != nil || pl.Size > pool.Size {
+			continue // the plan without the ties stands
+		}
+		pp.Plans[i] = pl
+		for k, b := range members {
+			pp.Offsets[b] = pl.Offsets[k]
+			free[b].Tie = nil
+			if sub[k].Tie != nil {
+				free[b].Tie = bufs[b].Tie
+			}
+		}
+	}
+	return pp, free, nil
 }
 
 // ErrIOShared is wrapped when -io external finds two graph inputs or

@@ -114,8 +114,8 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 	}
 	for _, ov := range pr.Overlaps {
 		in, out := pr.Buffers[ov.In], pr.Buffers[ov.Out]
-		if l.Pools != nil && l.PoolOf[ov.In] != l.PoolOf[ov.Out] {
-			r.Overlaps = append(r.Overlaps, fmt.Sprintf("operator %d (%s) could write %s over %s, but they are in different memories",
+		if l.Apart(ov.In, ov.Out) {
+			r.Overlaps = append(r.Overlaps, fmt.Sprintf("operator %d (%s) could write %s over %s, but they share no memory (different memories, or a pool that fits only so)",
 				ov.Op, pr.Ops[ov.Op].Code, bufLabel(row[ov.Out], out), bufLabel(row[ov.In], in)))
 			continue
 		}
@@ -397,8 +397,8 @@ func groupText(pr *program.Program, l *layout.Layout, grp *program.Group, row ma
 	in, o := pr.Buffers[grp.In], pr.Buffers[grp.Out]
 	if grp.In == grp.Out {
 		out = append(out, fmt.Sprintf("  output %s written in place over the input, its skip tensor (no band writes rows a later band reads)", bufLabel(row[grp.Out], o)))
-	} else if grp.MinShift >= 0 && l.Pools != nil && l.PoolOf[grp.In] != l.PoolOf[grp.Out] {
-		out = append(out, fmt.Sprintf("  input %s and output %s whole, in different memories", bufLabel(row[grp.In], in), bufLabel(row[grp.Out], o)))
+	} else if grp.MinShift >= 0 && l.Apart(grp.In, grp.Out) {
+		out = append(out, fmt.Sprintf("  input %s and output %s whole, sharing no memory", bufLabel(row[grp.In], in), bufLabel(row[grp.Out], o)))
 	} else if grp.MinShift >= 0 {
 		out = append(out, fmt.Sprintf("  output %s written over the dying input %s, which starts %d bytes above it (at least %d needed)",
 			bufLabel(row[grp.Out], o), bufLabel(row[grp.In], in), l.Offset(grp.In)-l.Offset(grp.Out), grp.MinShift))

@@ -33,6 +33,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/report"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/board"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/memtable"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/templates"
 )
@@ -285,10 +286,16 @@ func run(o options) error {
 	if err := template.Must(template.ParseFS(templates.Files, "bench.md.tmpl")).Execute(&buf, data); err != nil {
 		return err
 	}
-	if err := os.WriteFile(o.out, buf.Bytes(), 0o644); err != nil {
+	// The memory section (go generate ./... keeps it current) follows.
+	sec, err := memtable.Section(".", o.shared)
+	if err != nil {
 		return err
 	}
-	fmt.Print(buf.String())
+	doc := memtable.Splice(buf.Bytes(), sec)
+	if err := os.WriteFile(o.out, doc, 0o644); err != nil {
+		return err
+	}
+	fmt.Print(string(doc))
 	return nil
 }
 

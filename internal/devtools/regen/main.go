@@ -16,12 +16,15 @@
 //  3. testdata/*.tflite (internal/devtools/builder: the fixture models);
 //  4. testdata/broken/*.golden (internal/model: the reader's messages on
 //     truncated and zeroed models);
-//  5. generated_examples/ (gen: the fixtures' packages), last, as it is
-//     generated from the fixtures with the kernels and signatures above.
+//  5. generated_examples/ (gen: the fixtures' packages), as it is
+//     generated from the fixtures with the kernels and signatures above;
+//  6. BENCH.md's memory section (internal/devtools/memtable: plans of the
+//     reference models and fixtures for several boards), last.
 //
 // Not here: gen/kernelsig/stack.go (go run ./internal/devtools/stacktable:
 // TinyGo builds of every model, minutes; stacktable -check in CI), BENCH.md
-// (go run ./internal/devtools/benchdoc: measurements) and
+// (go run ./internal/devtools/benchdoc: measurements; it keeps the memory
+// section) and
 // internal/model/opcodes.go (from the TensorFlow Lite schema, outside the
 // repository).
 package main
@@ -50,6 +53,7 @@ var steps = []step{
 	{"./internal/devtools/builder", "TestExamples", "testdata/*.tflite"},
 	{"./internal/model", "TestTruncated|TestZeroedTail", "testdata/broken/*.golden"},
 	{"./gen", "TestGeneratedExamples", "generated_examples/"},
+	{"./internal/devtools/memtable", "TestBenchSectionCurrent", "BENCH.md (memory section)"},
 }
 
 // args is the go command line of a step.

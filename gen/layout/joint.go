@@ -1,0 +1,165 @@
+package layout
+
+import (
+	"fmt"
+
+	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/planner"
+)
+
+// Joint is one arena planned for several programs that run one at a time
+// (several models in one package): every program's activation and scratch
+// buffers may share memory with any other program's, since they are live
+// only during that program's Invoke, while every persistent buffer keeps
+// its bytes for the whole run of all of them.
+type Joint struct {
+	// Plan is the joint plan over the programs' buffers laid end to end
+	// in time: program k's steps follow program k-1's, its buffers follow
+	// k-1's in Offsets; persistent buffers span every step.
+	Plan *planner.Plan
+	// Layouts has one layout per program over the joint arena: its
+	// buffers' offsets in it, Plan.Size the joint arena.
+	Layouts []*Layout
+	// Start is the first buffer and Step the first step of each program in
+	// the joint plan.
+	Start, Step []int
+}
+
+// MakeJoint plans one arena for programs that run one at a time (opt as
+// for Make; Pools and ExternalIO are not supported here).
+func MakeJoint(progs []*program.Program, opt Options) (*Joint, error) {
+	if len(opt.Pools) > 0 || opt.ExternalIO {
+		return nil, fmt.Errorf("several models in one arena: -pool and -io external are not supported with several models yet")
+	}
+	align := opt.Align
+	if align == 0 {
+		align = planner.DefaultAlign
+	}
+	j := &Joint{}
+	var bufs []planner.Buffer
+	steps := 0
+	for _, p := range progs {
+		n := len(p.Ops)
+		for _, b := range p.Buffers {
+			n = max(n, b.Last+1)
+		}
+		j.Start = append(j.Start, len(bufs))
+		j.Step = append(j.Step, steps)
+		for _, b := range plannerBuffers(p, align) {
+			b.First += steps
+			b.Last += steps
+			if b.Tie != nil {
+				b.Tie = &planner.Tie{To: b.Tie.To + j.Start[len(j.Start)-1], Shift: b.Tie.Shift}
+			}
+			bufs = append(bufs, b)
+		}
+		steps += n
+	}
+	for i := range bufs {
+		if bufs[i].Kind == planner.Persistent {
+			bufs[i].First, bufs[i].Last = 0, steps-1
+		}
+	}
+	popt := planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort, Session: opt.Session}
+	plan, err := jointPlan(bufs, j.Start, popt)
+	if err != nil {
+		return nil, fmt.Errorf("planning several models: %w", err)
+	}
+	if err := checkPlacement(bufs, plan); err != nil {
+		return nil, err
+	}
+	j.Plan = plan
+	for k, p := range progs {
+		lo := j.Start[k]
+		sub := bufs[lo : lo+len(p.Buffers)]
+		pl := &planner.Plan{Offsets: append([]int(nil), plan.Offsets[lo:lo+len(p.Buffers)]...), Size: plan.Size,
+			LowerBound: plan.LowerBound, Cert: plan.Cert, Steps: plan.Steps, Method: plan.Method}
+		// The program's own peak: the step of its run with the most bytes live.
+		own := make([]planner.Buffer, len(sub))
+		for i, b := range sub {
+			own[i] = b
+			own[i].Tie = nil
+			if b.Kind == planner.Persistent {
+				own[i].First, own[i].Last = j.Step[k], j.Step[k]+max(1, len(p.Ops))-1
+			}
+			own[i].First -= j.Step[k]
+			own[i].Last -= j.Step[k]
+		}
+		pl.PeakStep = min(peakStep(own), max(0, len(p.Ops)-1))
+		j.Layouts = append(j.Layouts, &Layout{Plan: pl, Align: align, PlainSize: plan.Size})
+	}
+	return j, nil
+}
+
+// jointPlan plans the buffers of programs laid end to end in time (start:
+// each program's first buffer). No buffer of one program is live with a
+// buffer of another but the persistent ones, which are live throughout: so
+// the optimum is every persistent buffer stacked, above the largest of the
+// programs' own optimal plans of their other buffers, each at offset 0.
+// The plan is at its lower bound when every program's own plan is, the
+// largest of them setting the height. Ties to or from a persistent buffer
+// (none are made today) fall back to one plan of everything.
+func jointPlan(bufs []planner.Buffer, start []int, opt planner.Options) (*planner.Plan, error) {
+	for _, b := range bufs {
+		if b.Kind == planner.Persistent && b.Tie != nil {
+			return planner.Make(bufs, opt)
+		}
+		if b.Tie != nil && bufs[b.Tie.To].Kind == planner.Persistent {
+			return planner.Make(bufs, opt)
+		}
+	}
+	plan := &planner.Plan{Offsets: make([]int, len(bufs)), Cert: planner.AtLowerBound, Method: "each model's own plan, persistent state stacked above"}
+	height, bound, heightCert := 0, 0, planner.AtLowerBound
+	for k := range start {
+		hi := len(bufs)
+		if k+1 < len(start) {
+			hi = start[k+1]
+		}
+		var rest []planner.Buffer
+		var idx []int
+		num := map[int]int{}
+		for i := start[k]; i < hi; i++ {
+			if bufs[i].Kind != planner.Persistent {
+				num[i] = len(rest)
+				idx = append(idx, i)
+				rest = append(rest, bufs[i])
+			}
+		}
+		for r := range rest {
+			if t := rest[r].Tie; t != nil {
+				rest[r].Tie = &planner.Tie{To: num[t.To], Shift: t.Shift}
+			}
+		}
+		pl, err := planner.Make(rest, opt)
+		if err != nil {
+			return nil, err
+		}
+		for r, i := range idx {
+			plan.Offsets[i] = pl.Offsets[r]
+		}
+		plan.Steps += pl.Steps
+		bound = max(bound, pl.LowerBound)
+		if pl.Size > height || pl.Size == height && worse(heightCert, pl.Cert) {
+			height, heightCert = pl.Size, pl.Cert
+			if pl.Gap() == 0 {
+				heightCert = planner.AtLowerBound
+			}
+			plan.PeakStep = pl.PeakStep // the rest keeps the joint steps
+		}
+	}
+	top := height
+	persistent := 0
+	for i, b := range bufs {
+		if b.Kind == planner.Persistent {
+			plan.Offsets[i] = top
+			top += planner.AlignedSize(b.Size, opt.Align)
+			persistent += planner.AlignedSize(b.Size, opt.Align)
+		}
+	}
+	plan.Size = top
+	plan.LowerBound = bound + persistent
+	if plan.Size > plan.LowerBound {
+		plan.Cert = heightCert
+	}
+	return plan, nil
+}

@@ -1,0 +1,238 @@
+package gen
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tflm-gen/tflm-gen/internal/devtools/board"
+	"github.com/tflm-gen/tflm-gen/planner"
+)
+
+// multiMain is a driver for TestMultiModel: it runs models round robin,
+// three Invokes each, every model's inputs filled with a pattern before its
+// Invoke, and prints a hash of each model's outputs after each Invoke.
+// %s: imports, declarations, the binding statements, one block per model.
+const multiMain = `package main
+
+import (
+%s)
+
+%s
+func pattern(in []byte, i, k int) {
+	for j := range in {
+		in[j] = byte((uint32(j)*2654435761 + uint32(k)*40503 + uint32(i)*97) >> 24)
+	}
+}
+
+func hash(h uint32, out []byte) uint32 {
+	for _, b := range out {
+		h = (h ^ uint32(b)) * 16777619
+	}
+	return h
+}
+
+func main() {
+	%s
+	for k := 0; k < 3; k++ {
+%s	}
+}
+`
+
+// sayHost and sayBoard print one hash line, on the host and through the
+// board's semihosting.
+const (
+	sayHost = `//go:build !tinygo
+
+package main
+
+import "fmt"
+
+func say(name string, h uint32) { fmt.Printf("%s %08x\n", name, h) }
+`
+	sayBoard = `//go:build tinygo
+
+package main
+
+import (
+	"device/arm"
+	"unsafe"
+)
+
+var line [64]byte
+
+func say(name string, v uint32) {
+	n := copy(line[:], name)
+	line[n] = ' '
+	n++
+	for s := 28; s >= 0; s -= 4 {
+		line[n] = "0123456789abcdef"[v>>uint(s)&15]
+		n++
+	}
+	line[n], line[n+1] = '\n', 0
+	arm.SemihostingCall(arm.SemihostingWrite0, uintptr(unsafe.Pointer(&line[0])))
+}
+`
+)
+
+// TestMultiModel generates one package running several models in one arena
+// (fixtures and, with ../shared, three reference models, two with
+// persistent state) and checks: the joint arena is each model's own plan
+// of its non-persistent buffers, the largest of them, plus every model's
+// persistent state; run round robin in one Memory, every model gives the
+// outputs its own package gives alone, three Invokes each (state carries
+// over across the others' Invokes), on the host and, with TinyGo, on the
+// emulated Cortex-M4, with nothing on the heap; the package's generated
+// tests pass.
+func TestMultiModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds generated packages")
+	}
+	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "*.tflite"))
+	if shared := sharedModels(); shared != "" {
+		for _, m := range []string{"micro_speech_quantized", "keyword_scrambled", "dtln_noise_suppression"} {
+			paths = append(paths, filepath.Join(shared, m+".tflite"))
+		}
+	} else {
+		t.Log("../shared/models absent: the fixtures only")
+	}
+	var models []ModelFile
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, ModelFile{Name: p, Data: data})
+	}
+	multi, err := GenerateMulti(models, Options{Package: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The joint arena: the tallest model, persistent state apart, plus
+	// every model's persistent state.
+	tallest, persistent := 0, 0
+	for k, m := range models {
+		alone, err := Generate(filepath.Base(m.Name), m.Data, Options{Package: "p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := alone.Program.Bytes(planner.Persistent)
+		persistent += multi.Programs[k].Bytes(planner.Persistent)
+		tallest = max(tallest, alone.Layout.Plan.Size-st)
+		if st%16 != 0 {
+			t.Logf("%s: persistent %d bytes, not a multiple of 16: the bound below is approximate", m.Name, st)
+		}
+	}
+	if got := multi.Joint.Plan.Size; got > tallest+persistent {
+		t.Errorf("joint arena %d bytes, more than the tallest model without its state (%d) plus all state (%d)", got, tallest, persistent)
+	}
+	t.Logf("joint arena %d bytes (lower bound %d), %s; tallest model alone without state %d, persistent %d", multi.Joint.Plan.Size, multi.Joint.Plan.LowerBound, multi.Joint.Plan.CertText(), tallest, persistent)
+
+	dir := t.TempDir()
+	write := func(sub string, files map[string][]byte) string {
+		d := filepath.Join(dir, sub)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for n, b := range files {
+			if err := os.WriteFile(filepath.Join(d, n), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	pkgDir := write("gen", multi.Files)
+	// The driver over the multi package, bound to one Memory.
+	var decls, bind, blocks strings.Builder
+	decls.WriteString("var mem p.Memory\n")
+	for k, typ := range multi.Types {
+		fmt.Fprintf(&decls, "var m%d p.%s\n", k, typ)
+		fmt.Fprintf(&bind, "m%d.Bind(&mem)\n\t", k)
+		fmt.Fprintf(&blocks, "\t\tfor i := 0; i < p.%sNumInputs; i++ {\n\t\t\tpattern(m%d.Input(i), i, k)\n\t\t}\n\t\tm%d.Invoke()\n\t\th%d := uint32(2166136261)\n\t\tfor i := 0; i < p.%sNumOutputs; i++ {\n\t\t\th%d = hash(h%d, m%d.Output(i))\n\t\t}\n\t\tsay(%q, h%d)\n",
+			typ, k, k, k, typ, k, k, k, typ, k)
+	}
+	multiSrc := fmt.Sprintf(multiMain, "\tp \"tg/p\"\n", decls.String(), bind.String(), blocks.String())
+	// The same over each model's own package.
+	var imports strings.Builder
+	decls.Reset()
+	blocks.Reset()
+	single := map[string]string{"go.mod": "module tg\n\ngo 1.25\n", "say_host.go": sayHost}
+	for k, m := range models {
+		res, err := Generate(filepath.Base(m.Name), m.Data, Options{Package: fmt.Sprintf("s%d", k), NoTests: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(filepath.Join("single", fmt.Sprintf("s%d", k)), res.Files)
+		typ := multi.Types[k]
+		fmt.Fprintf(&imports, "\t\"tg/s%d\"\n", k)
+		fmt.Fprintf(&decls, "var m%d s%d.Model\n", k, k)
+		fmt.Fprintf(&blocks, "\t\tfor i := 0; i < s%d.NumInputs; i++ {\n\t\t\tpattern(m%d.Input(i), i, k)\n\t\t}\n\t\tm%d.Invoke()\n\t\th%d := uint32(2166136261)\n\t\tfor i := 0; i < s%d.NumOutputs; i++ {\n\t\t\th%d = hash(h%d, m%d.Output(i))\n\t\t}\n\t\tsay(%q, h%d)\n",
+			k, k, k, k, k, k, k, k, typ, k)
+	}
+	single["main.go"] = fmt.Sprintf(multiMain, imports.String(), decls.String(), "", blocks.String())
+	for n, b := range single {
+		if err := os.WriteFile(filepath.Join(dir, "single", n), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goRun := func(d string) string {
+		cmd := exec.Command("go", "run", ".")
+		cmd.Dir = d
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go run in %s: %v\n%s", d, err, out)
+		}
+		return string(out)
+	}
+	want := goRun(filepath.Join(dir, "single"))
+	hostMod := filepath.Join(dir, "host")
+	if err := board.Module(hostMod, pkgDir, map[string]string{"main.go": multiSrc, "say_host.go": sayHost}); err != nil {
+		t.Fatal(err)
+	}
+	if got := goRun(hostMod); got != want {
+		t.Errorf("round robin in one Memory:\n%s\neach model alone:\n%s", got, want)
+	}
+	if n := strings.Count(want, "\n"); n != 3*len(models) {
+		t.Fatalf("%d output lines, want %d:\n%s", n, 3*len(models), want)
+	}
+	// The package's own tests: each model's, and the interleaved run.
+	cmd := exec.Command("go", "test", ".")
+	cmd.Dir = pkgDir
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module tgm\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go test of the package: %v\n%s", err, out)
+	}
+
+	tools, err := board.Find()
+	if err != nil {
+		t.Logf("not on the board: %v", err)
+		return
+	}
+	boardMod := filepath.Join(dir, "board")
+	if err := board.Module(boardMod, pkgDir, map[string]string{"main.go": multiSrc, "say_board.go": sayBoard, "say_host.go": sayHost}); err != nil {
+		t.Fatal(err)
+	}
+	elf, allocs, err := tools.Build(boardMod, "-target=cortex-m4-qemu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(allocs) > 0 {
+		t.Errorf("heap allocations on the board: %v", allocs)
+	}
+	out, err := tools.Run(elf, 5*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != want {
+		t.Errorf("on the board:\n%s\neach model alone on the host:\n%s", out, want)
+	}
+	t.Logf("on the board, round robin in one Memory: %d output hashes equal to each model's alone", strings.Count(string(out), "\n"))
+}
