@@ -32,13 +32,14 @@ type MultiResult struct {
 // time in one arena planned for all of them (emit.MultiFiles): each
 // model's activation and scratch buffers may share bytes with the other
 // models', its persistent state has bytes of its own. Each model's type
-// is named after its file ("micro_speech.tflite" -> MicroSpeech).
+// is named after its file ("micro_speech.tflite" -> MicroSpeech). With
+// Options.Pools the arena is the pools, planned for all the models
+// together; with Options.ExternalIO each model's inputs and outputs are
+// arrays of the application. The models always take their memory through
+// Bind (Options.Bind changes nothing).
 func GenerateMulti(models []ModelFile, opt Options) (*MultiResult, error) {
 	if err := CheckPackageName(opt.Package); err != nil {
 		return nil, err
-	}
-	if len(opt.Pools) > 0 || opt.ExternalIO || opt.Bind {
-		return nil, fmt.Errorf("several models in one package: -pool, -io external and -bind are not supported with several models (their Models always take the shared Memory through Bind)")
 	}
 	res := &MultiResult{}
 	seen := map[string]string{}
@@ -61,7 +62,8 @@ func GenerateMulti(models []ModelFile, opt Options) (*MultiResult, error) {
 		res.Types = append(res.Types, typ)
 		units = append(units, emit.Unit{Type: typ, File: file, P: p, Alone: lay.ArenaSize()})
 	}
-	joint, err := layout.MakeJoint(res.Programs, layout.Options{Align: opt.Align, Strategy: opt.Planner, Session: planner.NewSession(opt.Effort)})
+	joint, err := layout.MakeJoint(res.Programs, layout.Options{Align: opt.Align, Strategy: opt.Planner, Session: planner.NewSession(opt.Effort),
+		Pools: opt.Pools, ExternalIO: opt.ExternalIO})
 	if err != nil {
 		return nil, err
 	}

@@ -83,11 +83,12 @@ func say(name string, v uint32) {
 // (fixtures and, with ../shared, three reference models, two with
 // persistent state) and checks: the joint arena is each model's own plan
 // of its non-persistent buffers, the largest of them, plus every model's
-// persistent state; run round robin in one Memory, every model gives the
-// outputs its own package gives alone, three Invokes each (state carries
-// over across the others' Invokes), on the host and, with TinyGo, on the
-// emulated Cortex-M4, with nothing on the heap; the package's generated
-// tests pass.
+// persistent state; with one arena, with two pools, and with two pools and
+// the inputs and outputs in the application's arrays (-io external), run
+// round robin in one memory, every model gives the outputs its own
+// package gives alone, three Invokes each (state carries over across the
+// others' Invokes), on the host and, with TinyGo, on the emulated
+// Cortex-M4, with nothing on the heap; the package's generated tests pass.
 func TestMultiModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds generated packages")
@@ -123,9 +124,6 @@ func TestMultiModel(t *testing.T) {
 		st := alone.Program.Bytes(planner.Persistent)
 		persistent += multi.Programs[k].Bytes(planner.Persistent)
 		tallest = max(tallest, alone.Layout.Plan.Size-st)
-		if st%16 != 0 {
-			t.Logf("%s: persistent %d bytes, not a multiple of 16: the bound below is approximate", m.Name, st)
-		}
 	}
 	if got := multi.Joint.Plan.Size; got > tallest+persistent {
 		t.Errorf("joint arena %d bytes, more than the tallest model without its state (%d) plus all state (%d)", got, tallest, persistent)
@@ -145,40 +143,6 @@ func TestMultiModel(t *testing.T) {
 		}
 		return d
 	}
-	pkgDir := write("gen", multi.Files)
-	// The driver over the multi package, bound to one Memory.
-	var decls, bind, blocks strings.Builder
-	decls.WriteString("var mem p.Memory\n")
-	for k, typ := range multi.Types {
-		fmt.Fprintf(&decls, "var m%d p.%s\n", k, typ)
-		fmt.Fprintf(&bind, "m%d.Bind(&mem)\n\t", k)
-		fmt.Fprintf(&blocks, "\t\tfor i := 0; i < p.%sNumInputs; i++ {\n\t\t\tpattern(m%d.Input(i), i, k)\n\t\t}\n\t\tm%d.Invoke()\n\t\th%d := uint32(2166136261)\n\t\tfor i := 0; i < p.%sNumOutputs; i++ {\n\t\t\th%d = hash(h%d, m%d.Output(i))\n\t\t}\n\t\tsay(%q, h%d)\n",
-			typ, k, k, k, typ, k, k, k, typ, k)
-	}
-	multiSrc := fmt.Sprintf(multiMain, "\tp \"tg/p\"\n", decls.String(), bind.String(), blocks.String())
-	// The same over each model's own package.
-	var imports strings.Builder
-	decls.Reset()
-	blocks.Reset()
-	single := map[string]string{"go.mod": "module tg\n\ngo 1.25\n", "say_host.go": sayHost}
-	for k, m := range models {
-		res, err := Generate(filepath.Base(m.Name), m.Data, Options{Package: fmt.Sprintf("s%d", k), NoTests: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		write(filepath.Join("single", fmt.Sprintf("s%d", k)), res.Files)
-		typ := multi.Types[k]
-		fmt.Fprintf(&imports, "\t\"tg/s%d\"\n", k)
-		fmt.Fprintf(&decls, "var m%d s%d.Model\n", k, k)
-		fmt.Fprintf(&blocks, "\t\tfor i := 0; i < s%d.NumInputs; i++ {\n\t\t\tpattern(m%d.Input(i), i, k)\n\t\t}\n\t\tm%d.Invoke()\n\t\th%d := uint32(2166136261)\n\t\tfor i := 0; i < s%d.NumOutputs; i++ {\n\t\t\th%d = hash(h%d, m%d.Output(i))\n\t\t}\n\t\tsay(%q, h%d)\n",
-			k, k, k, k, k, k, k, k, typ, k)
-	}
-	single["main.go"] = fmt.Sprintf(multiMain, imports.String(), decls.String(), "", blocks.String())
-	for n, b := range single {
-		if err := os.WriteFile(filepath.Join(dir, "single", n), []byte(b), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	goRun := func(d string) string {
 		cmd := exec.Command("go", "run", ".")
 		cmd.Dir = d
@@ -189,50 +153,133 @@ func TestMultiModel(t *testing.T) {
 		}
 		return string(out)
 	}
+	// The reference: each model's own package, alone.
+	var imports, decls, blocks strings.Builder
+	single := map[string]string{"go.mod": "module tg\n\ngo 1.25\n", "say_host.go": sayHost}
+	for k, m := range models {
+		res, err := Generate(filepath.Base(m.Name), m.Data, Options{Package: fmt.Sprintf("s%d", k), NoTests: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(filepath.Join("single", fmt.Sprintf("s%d", k)), res.Files)
+		fmt.Fprintf(&imports, "\t\"tg/s%d\"\n", k)
+		fmt.Fprintf(&decls, "var m%d s%d.Model\n", k, k)
+		fmt.Fprintf(&blocks, "\t\tfor i := 0; i < s%d.NumInputs; i++ {\n\t\t\tpattern(m%d.Input(i), i, k)\n\t\t}\n\t\tm%d.Invoke()\n\t\th%d := uint32(2166136261)\n\t\tfor i := 0; i < s%d.NumOutputs; i++ {\n\t\t\th%d = hash(h%d, m%d.Output(i))\n\t\t}\n\t\tsay(%q, h%d)\n",
+			k, k, k, k, k, k, k, k, multi.Types[k], k)
+	}
+	single["main.go"] = fmt.Sprintf(multiMain, imports.String(), decls.String(), "", blocks.String())
+	for n, b := range single {
+		if err := os.WriteFile(filepath.Join(dir, "single", n), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	want := goRun(filepath.Join(dir, "single"))
-	hostMod := filepath.Join(dir, "host")
-	if err := board.Module(hostMod, pkgDir, map[string]string{"main.go": multiSrc, "say_host.go": sayHost}); err != nil {
-		t.Fatal(err)
-	}
-	if got := goRun(hostMod); got != want {
-		t.Errorf("round robin in one Memory:\n%s\neach model alone:\n%s", got, want)
-	}
 	if n := strings.Count(want, "\n"); n != 3*len(models) {
 		t.Fatalf("%d output lines, want %d:\n%s", n, 3*len(models), want)
 	}
-	// The package's own tests: each model's, and the interleaved run.
-	cmd := exec.Command("go", "test", ".")
-	cmd.Dir = pkgDir
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module tgm\n\ngo 1.26\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go test of the package: %v\n%s", err, out)
+	tools, berr := board.Find()
+	if berr != nil {
+		t.Logf("not on the board: %v", berr)
 	}
 
-	tools, err := board.Find()
-	if err != nil {
-		t.Logf("not on the board: %v", err)
-		return
+	a := multi.Joint.Plan.Size
+	pools := []planner.Pool{{Name: "fast", Size: a / 4, Cost: 1}, {Name: "slow", Size: 4 * a, Cost: 3}}
+	for v, opt := range []Options{{}, {Pools: pools}, {Pools: pools, ExternalIO: true}} {
+		name := fmt.Sprintf("pools %d, io external %v", len(opt.Pools), opt.ExternalIO)
+		opt.Package = "p"
+		multi, err := GenerateMulti(models, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		pkgDir := write(fmt.Sprintf("gen%d", v), multi.Files)
+		// The driver over the multi package, every model bound to the
+		// same memories, run round robin.
+		var decls, bind, blocks strings.Builder
+		var mems []string
+		for _, p := range multi.Joint.Layouts[0].Pools {
+			switch {
+			case p.IO != "":
+			case p.Name == "":
+				mems = append(mems, "Memory")
+			case len(p.Members) > 0 || p.Shared:
+				mems = append(mems, strings.ToUpper(p.Name)+"Memory")
+			}
+		}
+		if multi.Joint.Memories == nil {
+			mems = []string{"Memory"}
+		}
+		var args []string
+		for i, m := range mems {
+			fmt.Fprintf(&decls, "var mem%d p.%s\n", i, m)
+			args = append(args, fmt.Sprintf("&mem%d", i))
+		}
+		for k, typ := range multi.Types {
+			fmt.Fprintf(&decls, "var m%d p.%s\n", k, typ)
+			fmt.Fprintf(&bind, "m%d.Bind(%s)\n\t", k, strings.Join(args, ", "))
+			if !opt.ExternalIO {
+				fmt.Fprintf(&blocks, "\t\tfor i := 0; i < p.%sNumInputs; i++ {\n\t\t\tpattern(m%d.Input(i), i, k)\n\t\t}\n\t\tm%d.Invoke()\n\t\th%d := uint32(2166136261)\n\t\tfor i := 0; i < p.%sNumOutputs; i++ {\n\t\t\th%d = hash(h%d, m%d.Output(i))\n\t\t}\n\t\tsay(%q, h%d)\n",
+					typ, k, k, k, typ, k, k, k, typ, k)
+				continue
+			}
+			g := multi.Programs[k].Graph
+			var ioArgs []string
+			for i := range g.Inputs {
+				fmt.Fprintf(&decls, "var in%d_%d p.%sInput%d\n", k, i, typ, i)
+				fmt.Fprintf(&blocks, "\t\tpattern(in%d_%d.Bytes(), %d, k)\n", k, i, i)
+				ioArgs = append(ioArgs, fmt.Sprintf("&in%d_%d", k, i))
+			}
+			for i := range g.Outputs {
+				fmt.Fprintf(&decls, "var out%d_%d p.%sOutput%d\n", k, i, typ, i)
+				ioArgs = append(ioArgs, fmt.Sprintf("&out%d_%d", k, i))
+			}
+			fmt.Fprintf(&blocks, "\t\tm%d.Invoke(%s)\n\t\th%d := uint32(2166136261)\n", k, strings.Join(ioArgs, ", "), k)
+			for i := range g.Outputs {
+				fmt.Fprintf(&blocks, "\t\th%d = hash(h%d, out%d_%d.Bytes())\n", k, k, k, i)
+			}
+			fmt.Fprintf(&blocks, "\t\tsay(%q, h%d)\n", typ, k)
+		}
+		multiSrc := fmt.Sprintf(multiMain, "\tp \"tg/p\"\n", decls.String(), bind.String(), blocks.String())
+		hostMod := filepath.Join(dir, fmt.Sprintf("host%d", v))
+		if err := board.Module(hostMod, pkgDir, map[string]string{"main.go": multiSrc, "say_host.go": sayHost}); err != nil {
+			t.Fatal(err)
+		}
+		if got := goRun(hostMod); got != want {
+			t.Errorf("%s: round robin in one memory:\n%s\neach model alone:\n%s", name, got, want)
+		}
+		// The package's own tests: each model's, and the interleaved run.
+		if err := os.WriteFile(filepath.Join(pkgDir, "go.mod"), []byte("module tgm\n\ngo 1.26\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("go", "test", ".")
+		cmd.Dir = pkgDir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: go test of the package: %v\n%s", name, err, out)
+		}
+		if err := os.Remove(filepath.Join(pkgDir, "go.mod")); err != nil {
+			t.Fatal(err)
+		}
+		if berr != nil {
+			continue
+		}
+		boardMod := filepath.Join(dir, fmt.Sprintf("board%d", v))
+		if err := board.Module(boardMod, pkgDir, map[string]string{"main.go": multiSrc, "say_board.go": sayBoard, "say_host.go": sayHost}); err != nil {
+			t.Fatal(err)
+		}
+		elf, allocs, err := tools.Build(boardMod, "-target=cortex-m4-qemu")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(allocs) > 0 {
+			t.Errorf("%s: heap allocations on the board: %v", name, allocs)
+		}
+		out, err := tools.Run(elf, 5*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != want {
+			t.Errorf("%s: on the board:\n%s\neach model alone on the host:\n%s", name, out, want)
+		}
+		t.Logf("%s: arena %d bytes; on the board, round robin: %d output hashes equal to each model's alone", name, multi.Joint.Layouts[0].ArenaSize(), strings.Count(string(out), "\n"))
 	}
-	boardMod := filepath.Join(dir, "board")
-	if err := board.Module(boardMod, pkgDir, map[string]string{"main.go": multiSrc, "say_board.go": sayBoard, "say_host.go": sayHost}); err != nil {
-		t.Fatal(err)
-	}
-	elf, allocs, err := tools.Build(boardMod, "-target=cortex-m4-qemu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(allocs) > 0 {
-		t.Errorf("heap allocations on the board: %v", allocs)
-	}
-	out, err := tools.Run(elf, 5*time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(out) != want {
-		t.Errorf("on the board:\n%s\neach model alone on the host:\n%s", out, want)
-	}
-	t.Logf("on the board, round robin in one Memory: %d output hashes equal to each model's alone", strings.Count(string(out), "\n"))
 }

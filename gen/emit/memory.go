@@ -48,7 +48,7 @@ func memories(lay *layout.Layout) []memory {
 		case p.Name == "":
 			arena.pool = i
 			out = append(out, arena)
-		case len(p.Members) > 0:
+		case len(p.Members) > 0 || p.Shared:
 			up := poolIdent(p.Name)
 			out = append(out, memory{param: "p" + up, get: "pool" + up, field: "mem" + up, size: up + "Size", typ: up + "Memory", pool: i, name: p.Name})
 		}
@@ -282,7 +282,7 @@ func (e *emitter) memoryDecls(f *jen.File, arenaDoc string, needsInit bool) {
 			"nil pointer). Two Models bound to the same memory overwrite each other.")
 	} else if e.inMulti {
 		comment(f, fmt.Sprintf("Model runs the TensorFlow Lite model %s, compiled ahead of time:\n"+
-			"one instance of it, working in the Memory the application provides and the\n"+
+			"one instance of it, working in memory the application provides and the\n"+
 			"package's other models share (Bind; see the package documentation). Call\n"+
 			"Bind before Reset or Invoke.", commentText(e.g.Name)))
 	} else {

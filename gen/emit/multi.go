@@ -95,11 +95,17 @@ func MultiFiles(units []Unit, joint *layout.Joint, opt Options) (map[string][]by
 	for n, b := range kfiles {
 		files[n] = b
 	}
-	if files["arena.go"], err = arenaFile(units, joint, stack, opt); err != nil {
+	// The memories every model binds: the arena, or the pools (each
+	// model's emitter lists them alike: every pool of the joint layout).
+	e0 := &emitter{lay: units[0].Lay}
+	e0.mems = memories(units[0].Lay)
+	mems := e0.arenaMems()
+	extIO := e0.extIO()
+	if files["arena.go"], err = arenaFile(units, joint, mems, stack, opt); err != nil {
 		return nil, err
 	}
 	if !opt.NoTests {
-		if files["arena_test.go"], err = arenaTestFile(units, opt); err != nil {
+		if files["arena_test.go"], err = arenaTestFile(units, mems, extIO, opt); err != nil {
 			return nil, err
 		}
 	}
@@ -214,7 +220,7 @@ func renameIdents(src []byte, names map[string]string) []byte {
 
 // arenaFile renders arena.go: the package documentation, ArenaSize and
 // Memory, which every model's Bind takes.
-func arenaFile(units []Unit, joint *layout.Joint, stack int, opt Options) ([]byte, error) {
+func arenaFile(units []Unit, joint *layout.Joint, mems []memory, stack int, opt Options) ([]byte, error) {
 	f := jen.NewFile(opt.Package)
 	var hdr []string
 	var list []string
@@ -231,43 +237,95 @@ func arenaFile(units []Unit, joint *layout.Joint, stack int, opt Options) ([]byt
 	headerComment(f, h)
 	packageComment(f, fmt.Sprintf("Package %s runs %d TensorFlow Lite models, compiled ahead of time by\n"+
 		"tflm-gen, one at a time in one arena: %s.\n\n"+
-		"Each model is a type of its own, working in a Memory the application\n"+
-		"provides: bind every model to the same Memory (Bind). Their activation and\n"+
-		"scratch buffers share its bytes, planned together at generation time: a\n"+
-		"model uses them only during its own Invoke. Each model's persistent state\n"+
-		"has bytes no other model touches, so it carries over while the others run.\n"+
-		"A model's inputs and outputs are views into the arena: write its inputs\n"+
-		"just before its Invoke, and read its outputs before another model's Invoke.\n"+
-		"Models must not run at the same time.", opt.Package, len(units), strings.Join(list, ", ")))
+		"Each model is a type of its own, working in memory the application\n"+
+		"provides (%s): bind every model to the same memory (Bind). Their\n"+
+		"activation and scratch buffers share its bytes, planned together at\n"+
+		"generation time: a model uses them only during its own Invoke. Each model's\n"+
+		"persistent state has bytes no other model touches, so it carries over while\n"+
+		"the others run. %s\n"+
+		"Models must not run at the same time.", opt.Package, len(units), strings.Join(list, ", "), typeList(mems), ioText(joint)))
 	comment(f, fmt.Sprintf("ArenaSize is the working memory of all the models together in bytes, planned\n"+
 		"as one: the plan is %s. Alone the models would need %d bytes\n"+
 		"(each model's arena, together); layout.txt has the joint plan.\n\n"+
 		"RAM: ArenaSize + stack %d bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of\n"+
 		"Invoke or Reset of any of the models takes at most %d bytes of stack below\n"+
 		"its caller's.", joint.Plan.CertText(), alone, stack, stack))
-	f.Const().Id("ArenaSize").Op("=").Lit(joint.Plan.Size)
 	align := joint.Layouts[0].Align
-	comment(f, fmt.Sprintf("Memory is the memory the application provides for every model's Bind:\n"+
-		"ArenaSize bytes and up to %d more, as the models align it to %d bytes. Put\n"+
-		"it where the firmware wants it (a linker section: see the README).", align-1, align))
-	f.Type().Id("Memory").Index(jen.Id("ArenaSize").Op("+").Lit(align - 1)).Byte()
+	if len(mems) == 1 && mems[0].name == "" {
+		f.Const().Id("ArenaSize").Op("=").Lit(joint.Layouts[0].ArenaSize())
+	} else {
+		// Pools: ArenaSize = DTCMSize + SRAMSize, each pool's size.
+		var total []jen.Code
+		defs := []jen.Code{nil}
+		for k, m := range mems {
+			if k > 0 {
+				total = append(total, jen.Op("+"))
+			}
+			total = append(total, jen.Id(m.size))
+			p := joint.Layouts[0].Pools[m.pool]
+			defs = append(defs, jen.Id(m.size).Op("=").Lit(p.Plan.Size).Comment(
+				fmt.Sprintf("pool %q: capacity %d bytes, cost %d", p.Name, p.Size, p.Cost)))
+		}
+		defs[0] = jen.Id("ArenaSize").Op("=").Add(total...)
+		f.Const().Defs(defs...)
+	}
+	for _, m := range mems {
+		what := "ArenaSize bytes"
+		if m.name != "" {
+			what = fmt.Sprintf("pool %q, %s bytes", m.name, m.size)
+		}
+		comment(f, fmt.Sprintf("%s is memory the application provides for every model's Bind:\n"+
+			"%s and up to %d more, as the models align it to %d bytes. Put it where\n"+
+			"the firmware wants it (a linker section: see the README).", m.typ, what, align-1, align))
+		f.Type().Id(m.typ).Index(jen.Id(m.size).Op("+").Lit(align - 1)).Byte()
+	}
 	return render("arena.go", f)
+}
+
+// typeList names the memory types of a package running several models.
+func typeList(mems []memory) string {
+	var out []string
+	for _, m := range mems {
+		out = append(out, m.typ)
+	}
+	return strings.Join(out, ", ")
+}
+
+// ioText says where a package's models have their inputs and outputs.
+func ioText(joint *layout.Joint) string {
+	for _, p := range joint.Layouts[0].Pools {
+		if p.IO != "" {
+			return "A model's inputs and outputs are arrays\n" +
+				"the application owns and passes to its Invoke (-io external)."
+		}
+	}
+	return "A model's inputs and outputs are views into the\n" +
+		"arena: write its inputs just before its Invoke, and read its outputs before\n" +
+		"another model's Invoke."
 }
 
 // arenaTestFile renders arena_test.go: the models bound to one Memory run
 // interleaved (each one's two Invokes around the others') and must give
 // what each gives alone.
-func arenaTestFile(units []Unit, opt Options) ([]byte, error) {
+func arenaTestFile(units []Unit, mems []memory, extIO bool, opt Options) ([]byte, error) {
 	f := jen.NewFile(opt.Package)
 	headerComment(f, generatedLine)
 	lower := func(u Unit) string { return strings.ToLower(u.Type[:1]) + u.Type[1:] }
-	body := []jen.Code{jen.Id("mem").Op(":=").New(jen.Id("Memory"))}
+	var body, binds []jen.Code
+	for k, m := range mems {
+		body = append(body, jen.Id(fmt.Sprintf("mem%d", k)).Op(":=").New(jen.Id(m.typ)))
+		binds = append(binds, jen.Id(fmt.Sprintf("mem%d", k)))
+	}
 	for k, u := range units {
 		l := lower(u)
+		typ := u.Type
+		if extIO {
+			typ = l + "TestModel" // the model with its inputs and outputs
+		}
 		body = append(body,
 			jen.Id(fmt.Sprintf("want%d", k)).Op(":=").Id(l+"Run").Call(jen.Id(l+"NewModel").Call(), jen.Lit(k+1)),
-			jen.Var().Id(fmt.Sprintf("m%d", k)).Id(u.Type),
-			jen.Id(fmt.Sprintf("m%d", k)).Dot("Bind").Call(jen.Id("mem")),
+			jen.Var().Id(fmt.Sprintf("m%d", k)).Id(typ),
+			jen.Id(fmt.Sprintf("m%d", k)).Dot("Bind").Call(binds...),
 			jen.Id(fmt.Sprintf("m%d", k)).Dot("Reset").Call(),
 			jen.Var().Id(fmt.Sprintf("got%d", k)).Index().Byte(),
 		)
@@ -301,11 +359,28 @@ func jointText(units []Unit, joint *layout.Joint, stack int) []byte {
 		alone += u.Alone
 	}
 	p := joint.Plan
-	fmt.Fprintf(&b, "arena        %d bytes, planned for all the models together\n", p.Size)
+	fmt.Fprintf(&b, "arena        %d bytes, planned for all the models together\n", joint.Layouts[0].ArenaSize())
 	fmt.Fprintf(&b, "lower bound  %d bytes (largest total of buffers live at one step of any model, each model's persistent state counted at every step)\n", p.LowerBound)
 	fmt.Fprintf(&b, "plan         %s, by %s\n", p.CertText(), p.Method)
 	fmt.Fprintf(&b, "alone        %d bytes: each model's own arena, together (%d saved by sharing)\n", alone, alone-p.Size)
-	fmt.Fprintf(&b, "RAM          %d bytes: ArenaSize + stack %d (TinyGo 0.40, cortex-m4, -opt=z)\n\n", p.Size+stack, stack)
+	fmt.Fprintf(&b, "RAM          %d bytes: ArenaSize + stack %d (TinyGo 0.40, cortex-m4, -opt=z)\n", joint.Layouts[0].ArenaSize()+stack, stack)
+	if l := joint.Memories; l != nil {
+		named := false
+		for _, pool := range l.Pools {
+			switch {
+			case pool.IO != "":
+			case pool.Name == "":
+				fmt.Fprintf(&b, "memory       arena %d bytes (each model's inputs and outputs in the application's arrays: -io external)\n", pool.Plan.Size)
+			default:
+				named = true
+				fmt.Fprintf(&b, "pool         %s: %d of %d bytes, cost %d, %d buffers, %d bytes accessed per round of Invokes\n", pool.Name, pool.Plan.Size, pool.Size, pool.Cost, len(pool.Members), pool.Access)
+			}
+		}
+		if named {
+			fmt.Fprintf(&b, "access cost  %d for one Invoke of each model (all in the cheapest pool %d, all in the dearest %d; no assignment within the capacities costs less than %d)\n", l.Cost, l.FastCost, l.SlowCost, l.Bound)
+		}
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "%-24s %-40s %10s %10s %10s  %s\n", "model", "file", "alone", "persistent", "steps", "layout")
 	for k, u := range units {
 		steps := len(u.P.Ops)

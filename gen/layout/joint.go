@@ -23,13 +23,16 @@ type Joint struct {
 	// Start is the first buffer and Step the first step of each program in
 	// the joint plan.
 	Start, Step []int
+	// Memories, with pools or -io external, is the layout of all the
+	// programs' buffers together (Plan is its Plan).
+	Memories *Layout
 }
 
 // MakeJoint plans one arena for programs that run one at a time (opt as
 // for Make; Pools and ExternalIO are not supported here).
 func MakeJoint(progs []*program.Program, opt Options) (*Joint, error) {
 	if len(opt.Pools) > 0 || opt.ExternalIO {
-		return nil, fmt.Errorf("several models in one arena: -pool and -io external are not supported with several models yet")
+		return makeJointMemories(progs, opt)
 	}
 	align := opt.Align
 	if align == 0 {
@@ -162,4 +165,114 @@ func jointPlan(bufs []planner.Buffer, start []int, opt planner.Options) (*planne
 		plan.Cert = heightCert
 	}
 	return plan, nil
+}
+
+// makeJointMemories is MakeJoint with pools or -io external: the
+// programs' buffers laid end to end in time as one program, placed by
+// placeBuffers (persistent buffers live throughout, each program's inputs
+// and outputs in memories of their own), then each program's layout cut
+// out of it: every pool of the joint layout (Shared: the models bind the
+// same memories) and the program's own inputs and outputs.
+func makeJointMemories(progs []*program.Program, opt Options) (*Joint, error) {
+	align := opt.Align
+	if align == 0 {
+		align = planner.DefaultAlign
+	}
+	j := &Joint{}
+	cp := &program.Program{}
+	var access []int64
+	var io []ioBuffer
+	var ioOf []int // program of each io buffer
+	steps := 0
+	for k, p := range progs {
+		n := len(p.Ops)
+		for _, b := range p.Buffers {
+			n = max(n, b.Last+1)
+		}
+		start := len(cp.Buffers)
+		j.Start = append(j.Start, start)
+		j.Step = append(j.Step, steps)
+		for _, b := range p.Buffers {
+			b.First += steps
+			b.Last += steps
+			if b.Tie != nil {
+				b.Tie = &planner.Tie{To: b.Tie.To + start, Shift: b.Tie.Shift}
+			}
+			cp.Buffers = append(cp.Buffers, b)
+		}
+		cp.Ops = append(cp.Ops, p.Ops...)
+		for len(cp.Ops) < steps+n {
+			cp.Ops = append(cp.Ops, program.Op{Index: -1})
+		}
+		access = append(access, Access(p)...)
+		if opt.ExternalIO {
+			pio, err := ioBuffers(p)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p.Graph.Name, err)
+			}
+			for _, b := range pio {
+				io = append(io, ioBuffer{buf: b.buf + start, name: b.name})
+				ioOf = append(ioOf, k)
+			}
+		}
+		steps += n
+	}
+	for i := range cp.Buffers {
+		if cp.Buffers[i].Kind == planner.Persistent {
+			cp.Buffers[i].First, cp.Buffers[i].Last = 0, steps-1
+		}
+	}
+	all := plannerBuffers(cp, align)
+	l, err := placeBuffers(cp, all, access, io, j.Start, align, opt)
+	if err != nil {
+		return nil, fmt.Errorf("planning several models: %w", err)
+	}
+	j.Memories, j.Plan = l, l.Plan
+	for k, p := range progs {
+		ioIndex := 0 // the io pools come in io's order
+		lo, hi := j.Start[k], j.Start[k]+len(p.Buffers)
+		pl := &planner.Plan{Offsets: append([]int(nil), l.Plan.Offsets[lo:hi]...), Size: l.Plan.Size,
+			LowerBound: l.Plan.LowerBound, Cert: l.Plan.Cert, Steps: l.Plan.Steps, Method: l.Plan.Method}
+		own := make([]planner.Buffer, hi-lo)
+		for i, b := range all[lo:hi] {
+			own[i] = b
+			own[i].Tie = nil
+			if b.Kind == planner.Persistent {
+				own[i].First, own[i].Last = j.Step[k], j.Step[k]+max(1, len(p.Ops))-1
+			}
+			own[i].First -= j.Step[k]
+			own[i].Last -= j.Step[k]
+		}
+		pl.PeakStep = min(peakStep(own), max(0, len(p.Ops)-1))
+		ml := &Layout{Plan: pl, Align: align, PlainSize: l.Plan.Size, PoolOf: make([]int, hi-lo),
+			Access: append([]int64(nil), l.Access[lo:hi]...), Untied: append([]bool(nil), l.Untied[lo:hi]...),
+			Cost: l.Cost, Bound: l.Bound, FastCost: l.FastCost, SlowCost: l.SlowCost}
+		index := map[int]int{} // joint pool -> this program's
+		for pi, pool := range l.Pools {
+			if pool.IO != "" {
+				of := ioOf[ioIndex]
+				ioIndex++
+				if of != k {
+					continue
+				}
+			}
+			mp := pool
+			mp.Members = nil
+			mp.Access = 0
+			mp.Shared = pool.IO == "" && len(pool.Members) > 0
+			for _, b := range pool.Members {
+				if b >= lo && b < hi {
+					mp.Members = append(mp.Members, b-lo)
+					mp.Access += l.Access[b]
+				}
+			}
+			index[pi] = len(ml.Pools)
+			ml.Pools = append(ml.Pools, mp)
+		}
+		for i := range ml.PoolOf {
+			ml.PoolOf[i] = index[l.PoolOf[lo+i]]
+		}
+		j.Layouts = append(j.Layouts, ml)
+	}
+	return j, nil
 }

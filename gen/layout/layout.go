@@ -89,6 +89,9 @@ type Pool struct {
 	// IO names the graph input or output ("in0", "out1") a memory the
 	// application passes to Invoke holds (-io external), "" for a pool.
 	IO string
+	// Shared marks a pool of several models' joint layout (MakeJoint):
+	// every model binds it, whether it holds buffers of the model or not.
+	Shared bool
 	// Access is the bytes one Invoke moves through the pool.
 	Access int64
 }

@@ -17,8 +17,6 @@ import (
 // Layout's Plan lays the memories end to end in that order, each as large
 // as its plan (a pool at most its capacity).
 func placeMemories(p *program.Program, align int, opt Options) (*Layout, error) {
-	all := plannerBuffers(p, align)
-	access := Access(p)
 	var io []ioBuffer
 	if opt.ExternalIO {
 		var err error
@@ -26,6 +24,18 @@ func placeMemories(p *program.Program, align int, opt Options) (*Layout, error) 
 			return nil, err
 		}
 	}
+	return placeBuffers(p, plannerBuffers(p, align), Access(p), io, nil, align, opt)
+}
+
+// placeBuffers is placeMemories over the buffers all of p (as the planner
+// takes them), with their access counts and the external inputs and
+// outputs io.
+//
+// starts, when not nil, are the first buffers of several programs laid end
+// to end (MakeJoint): each pool is then planned again as jointPlan plans
+// one arena (each program's buffers apart from the persistent ones at
+// offset 0, the persistent ones stacked above), and keeps the smaller plan.
+func placeBuffers(p *program.Program, all []planner.Buffer, access []int64, io []ioBuffer, starts []int, align int, opt Options) (*Layout, error) {
 	ext := map[int]int{} // buffer -> index in io
 	for k, b := range io {
 		ext[b.buf] = k
@@ -98,6 +108,11 @@ func placeMemories(p *program.Program, align int, opt Options) (*Layout, error) 
 		}
 		if err := planError(p, err); err != nil {
 			return nil, err
+		}
+	}
+	if starts != nil {
+		for i := range pools {
+			replanJoint(pp, i, bufs, planned, starts, popt)
 		}
 	}
 	l := &Layout{Align: align, PoolOf: make([]int, len(all)), Access: access,
@@ -321,4 +336,43 @@ func peakStep(bufs []planner.Buffer) int {
 		}
 	}
 	return at
+}
+
+// replanJoint plans pool i of pp again as jointPlan plans several programs
+// (starts: each program's first buffer among all, planned maps the pool
+// plan's buffer numbers to all's) and keeps the plan if it is smaller.
+func replanJoint(pp *planner.PoolPlan, i int, bufs []planner.Buffer, planned []int, starts []int, opt planner.Options) {
+	members := pp.Members[i]
+	if len(members) == 0 {
+		return
+	}
+	at := map[int]int{}
+	for k, b := range members {
+		at[b] = k
+	}
+	sub := make([]planner.Buffer, len(members))
+	var subStarts []int
+	prog := -1
+	for k, b := range members {
+		sub[k] = bufs[b]
+		if t := bufs[b].Tie; t != nil {
+			to, ok := at[t.To]
+			if !ok {
+				return // a tie leaves the pool: keep the plan
+			}
+			sub[k].Tie = &planner.Tie{To: to, Shift: t.Shift}
+		}
+		for prog+1 < len(starts) && starts[prog+1] <= planned[b] {
+			prog++
+			subStarts = append(subStarts, k)
+		}
+	}
+	pl, err := jointPlan(sub, subStarts, opt)
+	if err != nil || pl.Size >= pp.Plans[i].Size {
+		return
+	}
+	pp.Plans[i] = pl
+	for k, b := range members {
+		pp.Offsets[b] = pl.Offsets[k]
+	}
 }

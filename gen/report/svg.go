@@ -132,6 +132,9 @@ func niceStep(size int) int {
 func SVG(pr *program.Program, l *layout.Layout) []byte {
 	n := len(pr.Ops)
 	size := max(l.Plan.Size, 1)
+	for _, p := range l.Pools {
+		size = max(size, p.Base+p.Plan.Size) // the inputs and outputs of -io external too
+	}
 	colW := min(48, max(16, 960/max(n, 1)))
 	plotW := max(n, 1) * colW
 	scale := float64(svgPlotH) / float64(size)
@@ -190,6 +193,20 @@ func SVG(pr *program.Program, l *layout.Layout) []byte {
 		fmt.Fprintf(&sb, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text>\n", left-6, ty+3, v)
 	}
 	fmt.Fprintf(&sb, "<text transform=\"translate(%d %d) rotate(-90)\" text-anchor=\"middle\">arena offset (bytes)</text>\n", svgPad+8, svgTop+svgPlotH/2)
+
+	// The memories of a multi-pool layout, end to end: where each starts.
+	for _, p := range l.Pools {
+		name := p.Name
+		if p.IO != "" {
+			name = p.IO + " (application's)"
+		}
+		if name == "" {
+			name = "arena"
+		}
+		py := y(p.Base)
+		fmt.Fprintf(&sb, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#555\" stroke-dasharray=\"2 2\"/>", left, py, left+plotW, py)
+		fmt.Fprintf(&sb, "<text x=\"%d\" y=\"%d\" fill=\"#555\">%s</text>\n", left+2, py-2, svgText(name))
+	}
 
 	// The buffers.
 	for k, i := range order {
