@@ -256,6 +256,7 @@ func TestMultiModel(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: go test of the package: %v\n%s", name, err, out)
 		}
+		checkTinyGo(t, pkgDir) // every model's Invoke path: what TinyGo lacks or what allocates
 		if err := os.Remove(filepath.Join(pkgDir, "go.mod")); err != nil {
 			t.Fatal(err)
 		}

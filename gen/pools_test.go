@@ -139,8 +139,12 @@ func TestPoolsBitExact(t *testing.T) {
 		}
 	}
 	// The generated tests of the Bind packages (allocation-free Invoke,
-	// independent Models) pass.
+	// independent Models) pass, and every package's Invoke path keeps to
+	// what TinyGo supports without allocating.
 	goTest(t, mod.Dir, "./...")
+	for _, p := range pkgs {
+		checkTinyGo(t, filepath.Join(mod.Dir, p.Name))
+	}
 }
 
 // indexOf returns k for package name "m<k>".

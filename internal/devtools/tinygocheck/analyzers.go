@@ -95,7 +95,8 @@ func runGlobals(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
-// Roots are the methods of type Model where the Invoke path starts.
+// Roots are the methods of type Model (or of each model type of a package
+// running several models) where the Invoke path starts.
 var Roots = []string{"Invoke", "Reset"}
 
 // Path is the result of InvokePath: the functions and methods of the
@@ -164,9 +165,23 @@ func runInvokePath(pass *analysis.Pass) (any, error) {
 			queue = append(queue, fn)
 		}
 	}
-	model, _ := pass.Pkg.Scope().Lookup("Model").(*types.TypeName)
+	// The model types: Model, or in a package running several models
+	// every type with an Invoke method (PersonDetect, MicroSpeech, ...).
+	scope := pass.Pkg.Scope()
+	var models []*types.TypeName
+	if model, ok := scope.Lookup("Model").(*types.TypeName); ok {
+		models = append(models, model)
+	} else {
+		for _, name := range scope.Names() {
+			if tn, ok := scope.Lookup(name).(*types.TypeName); ok && tn.Exported() {
+				if obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(tn.Type()), true, pass.Pkg, "Invoke"); obj != nil {
+					models = append(models, tn)
+				}
+			}
+		}
+	}
 	hasInvoke := false
-	if model != nil {
+	for _, model := range models {
 		for _, name := range Roots {
 			obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(model.Type()), true, pass.Pkg, name)
 			if fn, ok := obj.(*types.Func); ok {
