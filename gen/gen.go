@@ -174,7 +174,7 @@ func parse(name string, data []byte) (*model.Graph, error) {
 func lowerGraph(g *model.Graph, opt Options) (*program.Program, *layout.Layout, error) {
 	// One search budget for every plan of this generation: the candidate
 	// selections of variant choice, the final plan and the plain plan.
-	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Session: planner.NewSession(opt.Effort)}
+	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Effort: opt.Effort, Session: planner.NewSession(opt.Effort)}
 	p, plain, err := lower.Program(g, lower.ProgramOptions{Options: lower.Options{NoShare: opt.NoShare}, Overlap: !opt.NoFuse && !opt.Speed, Speed: opt.Speed, GC: opt.GC, Plan: popt})
 	if err != nil {
 		return nil, nil, err

@@ -164,11 +164,26 @@ func Make(p *program.Program, plain *program.Program, opt Options) (*Layout, err
 
 func place(p *program.Program, align int, opt Options) (*planner.Plan, error) {
 	bufs := plannerBuffers(p, align)
-	plan, err := planner.Make(bufs, planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort, Session: opt.Session})
+	plan, err := makePlan(bufs, align, opt)
 	if err := planError(p, err); err != nil {
 		return nil, err
 	}
 	return plan, checkPlacement(bufs, plan)
+}
+
+// makePlan is planner.Make with opt's session; when the session's shared
+// budget ran out before the plan was proven (variant choice plans many
+// candidate programs), the final program's plan gets a budget of its own
+// too, and the smaller plan is kept.
+func makePlan(bufs []planner.Buffer, align int, opt Options) (*planner.Plan, error) {
+	plan, err := planner.Make(bufs, planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort, Session: opt.Session})
+	if err != nil || plan.Cert != planner.BestFound || opt.Session == nil {
+		return plan, err
+	}
+	if again, err := planner.Make(bufs, planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort}); err == nil && again.Size < plan.Size {
+		plan = again
+	}
+	return plan, nil
 }
 
 // plannerBuffers returns p's buffers with their ties' shifts aligned.

@@ -69,7 +69,7 @@ func placeBuffers(p *program.Program, all []planner.Buffer, access []int64, io [
 	var pp *planner.PoolPlan
 	if len(pools) == 0 {
 		// One arena: exactly the single-memory plan.
-		plan, err := planner.Make(bufs, popt)
+		plan, err := makePlan(bufs, align, opt)
 		if err := planError(p, err); err != nil {
 			return nil, err
 		}
@@ -82,6 +82,9 @@ func placeBuffers(p *program.Program, all []planner.Buffer, access []int64, io [
 		pp.Bound, pp.FastCost, pp.SlowCost = pp.Cost, pp.Cost, pp.Cost
 	} else {
 		var err error
+		// A budget of its own (the session's may be spent on variant
+		// choice): MakePools shares it between its pools.
+		popt.Session = nil
 		pp, err = planner.MakePools(bufs, acc, pools, popt)
 		alt, untied, aerr := untiedPools(bufs, acc, pools, popt)
 		if aerr == nil && alt != nil {
