@@ -173,18 +173,27 @@ func place(p *program.Program, align int, opt Options) (*planner.Plan, error) {
 
 // makePlan is planner.Make with opt's session; when the session's shared
 // budget ran out before the plan was proven (variant choice plans many
-// candidate programs), the final program's plan gets a budget of its own
-// too, and the smaller plan is kept.
+// candidate programs), the final program is planned again with a budget
+// of its own, a twentieth of the effort (search steps: generation time
+// stays bounded), and the smaller plan is kept.
 func makePlan(bufs []planner.Buffer, align int, opt Options) (*planner.Plan, error) {
 	plan, err := planner.Make(bufs, planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort, Session: opt.Session})
 	if err != nil || plan.Cert != planner.BestFound || opt.Session == nil {
 		return plan, err
 	}
-	if again, err := planner.Make(bufs, planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort}); err == nil && again.Size < plan.Size {
+	effort := opt.Effort
+	if effort <= 0 {
+		effort = planner.DefaultEffort
+	}
+	if again, err := planner.Make(bufs, planner.Options{Align: align, Strategy: opt.Strategy, Effort: max(1, effort/retryShare)}); err == nil && again.Size < plan.Size {
 		plan = again
 	}
 	return plan, nil
 }
+
+// retryShare is the share of the search effort makePlan's second plan
+// takes (1/retryShare).
+const retryShare = 20
 
 // plannerBuffers returns p's buffers with their ties' shifts aligned.
 func plannerBuffers(p *program.Program, align int) []planner.Buffer {

@@ -1,6 +1,9 @@
 package lower
 
 import (
+	"fmt"
+	"sort"
+
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/gen/variant"
@@ -115,8 +118,11 @@ func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *
 	if err != nil {
 		return nil, err
 	}
-	spans, overlap := newFusePlanner(flat, frags, opt.Plan.Align).choose()
+	fp := newFusePlanner(flat, frags, opt.Plan.Align)
+	spans, overlap := fp.choose()
+	apart := fp.apart(spans)
 	if len(spans) == 0 && len(overlap) == 0 {
+		best.Apart = apart
 		return best, nil
 	}
 	bestSize, err := plan(best)
@@ -137,7 +143,17 @@ func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *
 		return nil, err
 	}
 	if n < bestSize {
+		q.Apart = apart
 		return q, nil
 	}
+	// The groups chosen by estimate did not make the plan smaller.
+	best.Apart = apart
+	for _, sp := range spans {
+		for i := sp.first + 1; i <= sp.last; i++ {
+			best.Apart = append(best.Apart, program.Apart{Op: i, Why: fmt.Sprintf(
+				"fused with operators %d-%d the arena would be %d bytes, no smaller than the %d of the plan without that group", sp.first, sp.last, n, bestSize)})
+		}
+	}
+	sort.Slice(best.Apart, func(a, b int) bool { return best.Apart[a].Op < best.Apart[b].Op })
 	return best, nil
 }

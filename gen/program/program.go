@@ -40,6 +40,16 @@ type Program struct {
 	// rows (fused row streaming). The operators of a group have no Calls of
 	// their own; the group's steps hold them.
 	Groups []Group
+	// Apart says, for each operator that runs on its own after its
+	// predecessor (not in one fused group with it), why: which rule kept
+	// the two apart. Set by lowering when it fuses (empty otherwise).
+	Apart []Apart
+}
+
+// Apart is operator Op running apart from operator Op-1, and why.
+type Apart struct {
+	Op  int
+	Why string
 }
 
 // Group is a chain of operators First..Last (execution order, each

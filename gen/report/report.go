@@ -45,6 +45,9 @@ type layoutReport struct {
 	// Pools describes a multi-pool layout, one line per pool then the
 	// access cost; empty with one arena.
 	Pools []string
+	// Apart says why each operator not fused with its predecessor runs
+	// apart from it (when lowering fused).
+	Apart []string
 }
 
 // Stack bounds the stack a call of the generated Invoke (or Reset) takes on
@@ -126,6 +129,7 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 	for _, grp := range pr.Groups {
 		r.Groups = append(r.Groups, groupText(pr, l, &grp, row)...)
 	}
+	r.Apart = apartLines(pr)
 	for _, ip := range pr.InPlace {
 		r.InPlace = append(r.InPlace, fmt.Sprintf("operator %d (%s) writes t%d in place of t%d", ip.Op, pr.Ops[ip.Op].Code, ip.Out, ip.In))
 	}
@@ -441,5 +445,31 @@ func poolLines(pr *program.Program, l *layout.Layout) []string {
 		gap = fmt.Sprintf("the assignment is at most %d above the optimum", l.Cost-l.Bound)
 	}
 	out = append(out, fmt.Sprintf("no assignment within the capacities costs less than %d (%s)", l.Bound, gap))
+	return out
+}
+
+// apartLines says why each operator outside a fused group runs apart from
+// the one before it, a run of consecutive operators kept apart for the
+// same reason on one line.
+func apartLines(pr *program.Program) []string {
+	var out []string
+	as := pr.Apart
+	for k := 0; k < len(as); {
+		a := as[k]
+		if a.Op <= 0 || a.Op >= len(pr.Ops) {
+			k++
+			continue
+		}
+		e := k
+		for e+1 < len(as) && as[e+1].Op == as[e].Op+1 && as[e+1].Why == a.Why && as[e+1].Op < len(pr.Ops) {
+			e++
+		}
+		if e == k {
+			out = append(out, fmt.Sprintf("operator %d (%s) runs apart from %d (%s): %s", a.Op, pr.Ops[a.Op].Code, a.Op-1, pr.Ops[a.Op-1].Code, a.Why))
+		} else {
+			out = append(out, fmt.Sprintf("operators %d-%d each run apart from the one before: %s", a.Op, as[e].Op, a.Why))
+		}
+		k = e + 1
+	}
 	return out
 }

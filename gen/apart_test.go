@@ -1,0 +1,62 @@
+package gen
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestApartReasons: in every fused program of the fixtures and reference
+// models, each operator either runs in one fused group with the operator
+// before it or has exactly one reason, in layout.txt too, why it runs
+// apart; a view says so.
+func TestApartReasons(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "*.tflite"))
+	if shared := sharedModels(); shared != "" {
+		more, _ := filepath.Glob(filepath.Join(shared, "*.tflite"))
+		paths = append(paths, more...)
+	}
+	fused := 0
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := Lower(filepath.Base(path), data, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Apart) == 0 && len(p.Groups) == 0 {
+			continue // not lowered with fusion (no operator pair to fuse)
+		}
+		fused++
+		reasons := map[int]int{}
+		for _, a := range p.Apart {
+			reasons[a.Op]++
+			if a.Why == "" {
+				t.Errorf("%s: operator %d: empty reason", path, a.Op)
+			}
+			if code := p.Ops[a.Op-1].Code.String(); (code == "RESHAPE" || code == "SQUEEZE") && !strings.Contains(a.Why, "view") {
+				t.Errorf("%s: operator %d after a %s: %q", path, a.Op, code, a.Why)
+			}
+		}
+		for i := 1; i < len(p.Ops); i++ {
+			g := p.GroupOf(i)
+			together := g != nil && g.First < i
+			if together == (reasons[i] == 1) || reasons[i] > 1 {
+				t.Errorf("%s: operator %d: in a group with %d: %v, reasons %d", path, i, i-1, together, reasons[i])
+			}
+		}
+		files, err := Generate(filepath.Base(path), data, Options{Package: "p", NoTests: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(files.Files["layout.txt"]), "not fused    why each operator") {
+			t.Errorf("%s: layout.txt does not say why operators run apart", path)
+		}
+	}
+	if fused == 0 {
+		t.Fatal("no fused program checked")
+	}
+}

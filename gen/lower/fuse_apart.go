@@ -1,0 +1,77 @@
+package lower
+
+import (
+	"fmt"
+
+	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/planner"
+)
+
+// apart says, for every operator i > 0 of f's program not in one of spans
+// with operator i-1, why the two run apart: the first rule of fusion
+// (bandable, link, fusable, choose) that keeps them so.
+func (f *fusePlanner) apart(spans []fuseSpan) []program.Apart {
+	p := f.p
+	n := len(p.Ops)
+	in := make([]bool, n) // in[i]: i and i-1 are in one span
+	for _, sp := range spans {
+		for i := sp.first + 1; i <= sp.last; i++ {
+			in[i] = true
+		}
+	}
+	var out []program.Apart
+	for i := 1; i < n; i++ {
+		if in[i] {
+			continue
+		}
+		out = append(out, program.Apart{Op: i, Why: f.why(i)})
+	}
+	return out
+}
+
+// why is the rule that keeps operator i apart from operator i-1.
+func (f *fusePlanner) why(i int) string {
+	p := f.p
+	a, b := f.band[i-1], f.band[i]
+	switch {
+	case a == nil:
+		return fmt.Sprintf("operator %d (%s) %s", i-1, p.Ops[i-1].Code, noBand(p, i-1))
+	case b == nil:
+		return fmt.Sprintf("operator %d (%s) %s", i, p.Ops[i].Code, noBand(p, i))
+	case a.outBuf != b.inBuf:
+		return fmt.Sprintf("operator %d does not read operator %d's output as its row input", i, i-1)
+	}
+	buf := p.Buffers[a.outBuf]
+	switch {
+	case isGraphOutput(p, a.outBuf):
+		return fmt.Sprintf("operator %d's output is a graph output, kept whole", i-1)
+	case buf.Kind != planner.Activation || len(buf.Tensors) != 1:
+		return fmt.Sprintf("operator %d's output shares its memory with another tensor (a view or an in-place operator)", i-1)
+	case buf.Last != i || buf.First != i-1:
+		return fmt.Sprintf("operator %d's output is read after operator %d too, so it is kept whole", i-1, i)
+	case buf.Tie != nil:
+		return fmt.Sprintf("operator %d's output is written over its input at a fixed distance", i-1)
+	}
+	// Linked: the choice of groups kept them apart.
+	if sp := (fuseSpan{i - 1, i}); f.fusable(sp) && f.group(sp) >= 0 {
+		return "fusing them would not lower the estimated peak of the arena (the fewest fused operators that reach it are chosen)"
+	}
+	return "the two cannot form a group alone (a skip tensor would be a line buffer, or the group's tied input and output do not fit), and no longer group across them lowers the estimated peak"
+}
+
+// noBand says why operator i has no row-band form.
+func noBand(p *program.Program, i int) string {
+	op := p.Ops[i]
+	switch {
+	case len(op.Calls) == 0 && op.Flow == nil:
+		return "is a view of its input (no code)"
+	case op.Flow != nil:
+		return "is control flow"
+	case len(op.Calls) > 1:
+		return fmt.Sprintf("runs %d kernel calls, not one band kernel", len(op.Calls))
+	}
+	if _, ok := bandKernels[op.Calls[0].Fn]; !ok {
+		return fmt.Sprintf("has no row-band kernel (%s runs on whole tensors)", op.Calls[0].Fn)
+	}
+	return "does not read and write whole batch-1 NHWC tensors"
+}
