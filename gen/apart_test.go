@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tflm-gen/tflm-gen/gen/layout"
 )
 
 // TestApartReasons: in every fused program of the fixtures and reference
@@ -58,5 +60,32 @@ func TestApartReasons(t *testing.T) {
 	}
 	if fused == 0 {
 		t.Fatal("no fused program checked")
+	}
+}
+
+// TestAccessWeighsWindows: the bytes layout.Access counts for a model's
+// input read by a convolution alone are its bytes times the windows that
+// cover each (program.Op.InputReads: a 3x3 window of stride 1 nine).
+func TestAccessWeighsWindows(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "tiny_conv_int8.tflite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := Lower("tiny_conv_int8.tflite", data, Options{NoFuse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := p.Ops[0]
+	if op.Code.String() != "CONV_2D" || op.InputReads < 2 {
+		t.Fatalf("operator 0: %s reading its input %d times; want a convolution with a window", op.Code, op.InputReads)
+	}
+	in := p.Graph.Inputs[0]
+	b := p.TensorBuf[in]
+	if len(p.Buffers[b].Tensors) != 1 || p.Buffers[b].Last != 0 {
+		t.Fatalf("the input's buffer is shared or read later: %+v", p.Buffers[b])
+	}
+	want := int64(p.Graph.Tensors[in].Bytes() * op.InputReads)
+	if got := layout.Access(p)[b]; got != want {
+		t.Errorf("input accessed %d bytes, want %d (%d bytes x %d windows)", got, want, p.Graph.Tensors[in].Bytes(), op.InputReads)
 	}
 }

@@ -344,7 +344,7 @@ func usedScratch(calls []kcall, reqs []*scratchReq) []*scratchReq {
 // op resolves the calls of one lowered operator (and of the subgraphs it
 // calls) in scope, the buffers of the called subgraphs' tensors.
 func (rs *resolver) op(c *opCtx, g *model.Graph, scope map[*model.Tensor]program.BufID) program.Op {
-	op := program.Op{Index: c.Op.Index, Code: c.Op.Code, MACs: opMACs(g, c.Op)}
+	op := program.Op{Index: c.Op.Index, Code: c.Op.Code, MACs: opMACs(g, c.Op), InputReads: inputReads(g, c.Op)}
 	callScope := scope
 	if c.flow != nil {
 		callScope = rs.callScope[c]

@@ -77,3 +77,27 @@ func opMACs(g *model.Graph, op *model.Op) int64 {
 	}
 	return total
 }
+
+// inputReads is how many times, on average, operator op's kernel reads
+// each byte of its input 0 (program.Op.InputReads): for a convolution or a
+// pool the windows covering a byte, its window's area over its strides'
+// product, rounded up; 1 for the others.
+func inputReads(g *model.Graph, op *model.Op) int {
+	o := op.Options()
+	sw, sh := int(o.Int32(convStrideW, 1)), int(o.Int32(convStrideH, 1))
+	kh, kw := 1, 1
+	switch op.Code {
+	case model.OpConv2D, model.OpDepthwiseConv2D:
+		if f := g.Input(op, 1); f != nil && len(f.Shape) == 4 {
+			kh, kw = f.Shape[1], f.Shape[2]
+		}
+	case model.OpAveragePool2D, model.OpMaxPool2D:
+		kw, kh = int(o.Int32(poolFilterW, 1)), int(o.Int32(poolFilterH, 1))
+	default:
+		return 1
+	}
+	if o.Err() != nil || sw < 1 || sh < 1 || kh < 1 || kw < 1 {
+		return 1
+	}
+	return max(1, (kh*kw+sw*sh-1)/(sw*sh))
+}

@@ -194,6 +194,11 @@ type Op struct {
 	// MACs counts the operator's multiply-accumulates (0 where that is not
 	// a meaningful measure).
 	MACs int64
+	// InputReads is how many times, on average, the operator's kernels
+	// read each byte of its input 0: its window over its stride for
+	// convolutions and pools (kh*kw/(sh*sw), rounded up), else 1 (0 for an
+	// operator without code). layout.Access weighs input views by it.
+	InputReads int
 	// Flow is the control flow of IF, WHILE and CALL_ONCE, run after
 	// Calls; nil for the other operators.
 	Flow *Flow

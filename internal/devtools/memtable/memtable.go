@@ -104,7 +104,7 @@ func Section(root, shared string) (string, error) {
 		"the fixtures in `testdata/`. Do not edit by hand. Every option gives the same output bytes as the\n" +
 		"default package, on the host and on the emulated Cortex-M4 (`TestPoolsBitExact`, `TestBindOnBoard`,\n" +
 		"`TestMultiModel`; the instructions too: person_detect with `-pool dtcm:8K:1 -pool sram:64K:3` runs\n" +
-		"13,957,260 per Invoke under TinyGo, 13,957,483 with one arena).\n\n")
+		"13,957,167 per Invoke under TinyGo, 13,957,483 with one arena).\n\n")
 	b.WriteString("### Access cost of the plan on several boards (`-pool`)\n\n" +
 		"Cost = bytes each Invoke's kernel calls pass of each buffer times its pool's cost (`layout.Access`).\n" +
 		"\"all slowest\" puts every buffer in the dearest pool, \"unlimited fast\" in the cheapest as if it\n" +
