@@ -48,10 +48,10 @@ func generated(name string, head []byte) bool {
 	switch {
 	case strings.HasSuffix(name, ".go"):
 		return bytes.HasPrefix(head, []byte(GeneratedHeader+"\n"))
-	case name == "layout.txt":
+	case isLayoutName(name):
 		// The first line names the model, whatever its name holds.
 		return bytes.HasPrefix(head, []byte("# Memory layout of ")) && bytes.Contains(head, []byte("\n"+layoutHeader+"\n"))
-	case name == "report.json":
+	case isReportName(name):
 		// JSON has no comments: the first key says who wrote it.
 		return bytes.HasPrefix(head, []byte(report.JSONHead+"\n"))
 	}
@@ -61,7 +61,18 @@ func generated(name string, head []byte) bool {
 // mayBeGenerated reports whether a file of this name can be one tflm-gen
 // wrote (generated decides from its content); others are never opened.
 func mayBeGenerated(name string) bool {
-	return strings.HasSuffix(name, ".go") || name == "layout.txt" || name == "report.json"
+	return strings.HasSuffix(name, ".go") || isLayoutName(name) || isReportName(name)
+}
+
+// isLayoutName and isReportName tell the reports' names: layout.txt and
+// report.json, and in a package running several models layout_<model>.txt
+// and report_<model>.json.
+func isLayoutName(name string) bool {
+	return name == "layout.txt" || strings.HasPrefix(name, "layout_") && strings.HasSuffix(name, ".txt")
+}
+
+func isReportName(name string) bool {
+	return name == "report.json" || strings.HasPrefix(name, "report_") && strings.HasSuffix(name, ".json")
 }
 
 // existing is what an output directory holds under one name.

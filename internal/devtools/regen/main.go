@@ -52,7 +52,7 @@ var steps = []step{
 	{"./gen/kernelsig", "TestTableCurrent", "gen/kernelsig/table.go, kernels/dispatch.go"},
 	{"./internal/devtools/builder", "TestExamples", "testdata/*.tflite"},
 	{"./internal/model", "TestTruncated|TestZeroedTail", "testdata/broken/*.golden"},
-	{"./gen", "TestGeneratedExamples", "generated_examples/"},
+	{"./gen", "TestGeneratedExamples|TestGeneratedMultiExample", "generated_examples/"},
 	{"./internal/devtools/memtable", "TestBenchSectionCurrent", "BENCH.md (memory section)"},
 }
 
