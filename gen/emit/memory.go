@@ -239,6 +239,9 @@ func (e *emitter) memoryDecls(f *jen.File, arenaDoc string, needsInit bool) {
 			}
 			total = append(total, jen.Id(m.size))
 		}
+		if len(total) == 0 {
+			total = []jen.Code{jen.Lit(0)} // every buffer is an input or output of the application's
+		}
 		defs[0] = jen.Id("ArenaSize").Op("=").Add(total...)
 		for _, m := range mems {
 			p := lay.Pools[m.pool]

@@ -266,6 +266,9 @@ func arenaFile(units []Unit, joint *layout.Joint, mems []memory, stack int, opt 
 			defs = append(defs, jen.Id(m.size).Op("=").Lit(p.Plan.Size).Comment(
 				fmt.Sprintf("pool %q: capacity %d bytes, cost %d", p.Name, p.Size, p.Cost)))
 		}
+		if len(total) == 0 {
+			total = []jen.Code{jen.Lit(0)} // every buffer is an input or output of the application's
+		}
 		defs[0] = jen.Id("ArenaSize").Op("=").Add(total...)
 		f.Const().Defs(defs...)
 	}
