@@ -150,7 +150,7 @@ func MakePools(bufs []Buffer, access []int64, pools []Pool, opt Options) (*PoolP
 		return nil, err
 	}
 	pp.FastCost, pp.SlowCost = fast, slow
-	pp.Bound = max(fast, s.bound(fast))
+	pp.Bound = max(fast, s.bound(fast), s.eligible(nil))
 	return pp, nil
 }
 
@@ -1124,5 +1124,38 @@ func SplitBound(bufs []Buffer, access []int64, pools []Pool, opt Options) (int64
 	}
 	s := newPoolSolver(red, access, pools, Options{Align: 1, Strategy: opt.Strategy})
 	fast := total * minCost
-	return max(fast, s.bound(fast)), nil
+	// Each buffer alone must fit its pool, tie kept or not: its own
+	// aligned size decides where it can go.
+	own := make([]int, n)
+	for i, b := range bufs {
+		own[i] = AlignedSize(b.Size, align)
+	}
+	return max(fast, s.bound(fast), s.eligible(own)), nil
+}
+
+// eligible is a lower bound on the cost of every assignment that fits:
+// each component at the cost of the cheapest pool it fits in alone (its
+// extent, or with size not nil the largest size of its buffers, at most
+// that pool's size), the pools' capacities otherwise ignored. A component
+// that fits no pool counts at the dearest cost.
+func (s *poolSolver) eligible(size []int) int64 {
+	var total int64
+	for _, c := range s.comps {
+		need := c.extent
+		if size != nil {
+			need = 0
+			for _, b := range c.bufs {
+				need = max(need, size[b])
+			}
+		}
+		cost := s.pools[len(s.pools)-1].Cost
+		for _, p := range s.pools { // cheapest first
+			if need <= p.Size {
+				cost = p.Cost
+				break
+			}
+		}
+		total += c.access * cost
+	}
+	return total
 }
