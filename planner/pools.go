@@ -1091,45 +1091,32 @@ func SplitBound(bufs []Buffer, access []int64, pools []Pool, opt Options) (int64
 	if align == 0 {
 		align = DefaultAlign
 	}
-	// Each buffer's chain (its root) and offset relative to the root.
+	// Make refuses bad buffers and ties (cycles, clashes), as MakePools.
+	if _, err := Make(bufs, Options{Align: align, Strategy: Greedy}); err != nil {
+		return 0, err
+	}
 	n := len(bufs)
-	root, rel := make([]int, n), make([]int, n)
-	for i := range bufs {
-		j, off := i, 0
-		for steps := 0; bufs[j].Tie != nil && steps <= n; steps++ {
-			off += bufs[j].Tie.Shift
-			j = bufs[j].Tie.To
-		}
-		root[i], rel[i] = j, off
-	}
-	byRoot := map[int][]int{}
-	for i := range bufs {
-		byRoot[root[i]] = append(byRoot[root[i]], i)
-	}
 	red := make([]Buffer, n)
+	own := make([]int, n) // each buffer's aligned size
 	var total int64
-	for i, b := range bufs {
-		total += access[i]
-		size := AlignedSize(b.Size, align)
-		over := 0
-		for _, j := range byRoot[root[i]] {
-			if j == i || bufs[j].Last < b.First || b.Last < bufs[j].First {
-				continue
+	for _, ms := range tiedUnits(bufs, align) {
+		for _, a := range ms {
+			over := 0
+			for _, c := range ms {
+				if c.buf != a.buf && c.first <= a.last && a.first <= c.last {
+					over += max(0, min(a.rel+a.size, c.rel+c.size)-max(a.rel, c.rel))
+				}
 			}
-			lo := max(rel[i], rel[j])
-			hi := min(rel[i]+size, rel[j]+AlignedSize(bufs[j].Size, align))
-			over += max(0, hi-lo)
+			b := bufs[a.buf]
+			red[a.buf] = Buffer{Name: b.Name, Size: max(0, a.size-(over+1)/2), First: b.First, Last: b.Last, Kind: b.Kind}
+			own[a.buf] = a.size
+			total += access[a.buf]
 		}
-		red[i] = Buffer{Name: b.Name, Size: max(0, size-(over+1)/2), First: b.First, Last: b.Last, Kind: b.Kind}
 	}
 	s := newPoolSolver(red, access, pools, Options{Align: 1, Strategy: opt.Strategy})
 	fast := total * minCost
 	// Each buffer alone must fit its pool, tie kept or not: its own
 	// aligned size decides where it can go.
-	own := make([]int, n)
-	for i, b := range bufs {
-		own[i] = AlignedSize(b.Size, align)
-	}
 	return max(fast, s.bound(fast), s.eligible(own)), nil
 }
 
