@@ -29,7 +29,7 @@ type Joint struct {
 }
 
 // MakeJoint plans one arena for programs that run one at a time (opt as
-// for Make; Pools and ExternalIO are not supported here).
+// for Make; with Pools or ExternalIO, makeJointMemories).
 func MakeJoint(progs []*program.Program, opt Options) (*Joint, error) {
 	if len(opt.Pools) > 0 || opt.ExternalIO {
 		return makeJointMemories(progs, opt)
@@ -38,31 +38,8 @@ func MakeJoint(progs []*program.Program, opt Options) (*Joint, error) {
 	if align == 0 {
 		align = planner.DefaultAlign
 	}
-	j := &Joint{}
-	var bufs []planner.Buffer
-	steps := 0
-	for _, p := range progs {
-		n := len(p.Ops)
-		for _, b := range p.Buffers {
-			n = max(n, b.Last+1)
-		}
-		j.Start = append(j.Start, len(bufs))
-		j.Step = append(j.Step, steps)
-		for _, b := range plannerBuffers(p, align) {
-			b.First += steps
-			b.Last += steps
-			if b.Tie != nil {
-				b.Tie = &planner.Tie{To: b.Tie.To + j.Start[len(j.Start)-1], Shift: b.Tie.Shift}
-			}
-			bufs = append(bufs, b)
-		}
-		steps += n
-	}
-	for i := range bufs {
-		if bufs[i].Kind == planner.Persistent {
-			bufs[i].First, bufs[i].Last = 0, steps-1
-		}
-	}
+	cp, j := joinPrograms(progs)
+	bufs := plannerBuffers(cp, align)
 	popt := planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort, Session: opt.Session}
 	plan, err := jointPlan(bufs, j.Start, popt)
 	if err != nil {
@@ -73,25 +50,69 @@ func MakeJoint(progs []*program.Program, opt Options) (*Joint, error) {
 	}
 	j.Plan = plan
 	for k, p := range progs {
-		lo := j.Start[k]
-		sub := bufs[lo : lo+len(p.Buffers)]
-		pl := &planner.Plan{Offsets: append([]int(nil), plan.Offsets[lo:lo+len(p.Buffers)]...), Size: plan.Size,
-			LowerBound: plan.LowerBound, Cert: plan.Cert, Steps: plan.Steps, Method: plan.Method}
-		// The program's own peak: the step of its run with the most bytes live.
-		own := make([]planner.Buffer, len(sub))
-		for i, b := range sub {
-			own[i] = b
-			own[i].Tie = nil
-			if b.Kind == planner.Persistent {
-				own[i].First, own[i].Last = j.Step[k], j.Step[k]+max(1, len(p.Ops))-1
-			}
-			own[i].First -= j.Step[k]
-			own[i].Last -= j.Step[k]
-		}
-		pl.PeakStep = min(peakStep(own), max(0, len(p.Ops)-1))
-		j.Layouts = append(j.Layouts, &Layout{Plan: pl, Align: align, PlainSize: plan.Size})
+		j.Layouts = append(j.Layouts, &Layout{Plan: j.programPlan(k, p, bufs, plan), Align: align, PlainSize: plan.Size})
 	}
 	return j, nil
+}
+
+// joinPrograms lays the programs end to end in time as one program (their
+// buffers in order, each program's steps after the previous one's, ties
+// renumbered, persistent buffers live at every step; their operators in
+// order, padded to each program's steps) and returns it with each
+// program's first buffer and first step in the Joint.
+func joinPrograms(progs []*program.Program) (*program.Program, *Joint) {
+	j := &Joint{}
+	cp := &program.Program{}
+	steps := 0
+	for _, p := range progs {
+		n := len(p.Ops)
+		for _, b := range p.Buffers {
+			n = max(n, b.Last+1)
+		}
+		start := len(cp.Buffers)
+		j.Start = append(j.Start, start)
+		j.Step = append(j.Step, steps)
+		for _, b := range p.Buffers {
+			b.First += steps
+			b.Last += steps
+			if b.Tie != nil {
+				b.Tie = &planner.Tie{To: b.Tie.To + start, Shift: b.Tie.Shift}
+			}
+			cp.Buffers = append(cp.Buffers, b)
+		}
+		cp.Ops = append(cp.Ops, p.Ops...)
+		for len(cp.Ops) < steps+n {
+			cp.Ops = append(cp.Ops, program.Op{Index: -1})
+		}
+		steps += n
+	}
+	for i := range cp.Buffers {
+		if cp.Buffers[i].Kind == planner.Persistent {
+			cp.Buffers[i].First, cp.Buffers[i].Last = 0, steps-1
+		}
+	}
+	return cp, j
+}
+
+// programPlan cuts program k (p) out of the joint plan of all (the joined
+// programs' planner buffers): its buffers' offsets, the joint size, bound
+// and certificate, and the step of its own run with the most bytes live.
+func (j *Joint) programPlan(k int, p *program.Program, all []planner.Buffer, plan *planner.Plan) *planner.Plan {
+	lo, hi := j.Start[k], j.Start[k]+len(p.Buffers)
+	pl := &planner.Plan{Offsets: append([]int(nil), plan.Offsets[lo:hi]...), Size: plan.Size,
+		LowerBound: plan.LowerBound, Cert: plan.Cert, Steps: plan.Steps, Method: plan.Method}
+	own := make([]planner.Buffer, hi-lo)
+	for i, b := range all[lo:hi] {
+		own[i] = b
+		own[i].Tie = nil
+		if b.Kind == planner.Persistent {
+			own[i].First, own[i].Last = j.Step[k], j.Step[k]+max(1, len(p.Ops))-1
+		}
+		own[i].First -= j.Step[k]
+		own[i].Last -= j.Step[k]
+	}
+	pl.PeakStep = min(peakStep(own), max(0, len(p.Ops)-1))
+	return pl
 }
 
 // jointPlan plans the buffers of programs laid end to end in time (start:
@@ -118,21 +139,13 @@ func jointPlan(bufs []planner.Buffer, start []int, opt planner.Options) (*planne
 		if k+1 < len(start) {
 			hi = start[k+1]
 		}
-		var rest []planner.Buffer
 		var idx []int
-		num := map[int]int{}
 		for i := start[k]; i < hi; i++ {
 			if bufs[i].Kind != planner.Persistent {
-				num[i] = len(rest)
 				idx = append(idx, i)
-				rest = append(rest, bufs[i])
 			}
 		}
-		for r := range rest {
-			if t := rest[r].Tie; t != nil {
-				rest[r].Tie = &planner.Tie{To: num[t.To], Shift: t.Shift}
-			}
-		}
+		rest, _ := subset(bufs, idx) // no tie leaves them (checked above)
 		pl, err := planner.Make(rest, opt)
 		if err != nil {
 			return nil, err
@@ -178,32 +191,11 @@ func makeJointMemories(progs []*program.Program, opt Options) (*Joint, error) {
 	if align == 0 {
 		align = planner.DefaultAlign
 	}
-	j := &Joint{}
-	cp := &program.Program{}
+	cp, j := joinPrograms(progs)
 	var access []int64
 	var io []ioBuffer
 	var ioOf []int // program of each io buffer
-	steps := 0
 	for k, p := range progs {
-		n := len(p.Ops)
-		for _, b := range p.Buffers {
-			n = max(n, b.Last+1)
-		}
-		start := len(cp.Buffers)
-		j.Start = append(j.Start, start)
-		j.Step = append(j.Step, steps)
-		for _, b := range p.Buffers {
-			b.First += steps
-			b.Last += steps
-			if b.Tie != nil {
-				b.Tie = &planner.Tie{To: b.Tie.To + start, Shift: b.Tie.Shift}
-			}
-			cp.Buffers = append(cp.Buffers, b)
-		}
-		cp.Ops = append(cp.Ops, p.Ops...)
-		for len(cp.Ops) < steps+n {
-			cp.Ops = append(cp.Ops, program.Op{Index: -1})
-		}
 		access = append(access, Access(p)...)
 		if opt.ExternalIO {
 			pio, err := ioBuffers(p)
@@ -211,15 +203,9 @@ func makeJointMemories(progs []*program.Program, opt Options) (*Joint, error) {
 				return nil, fmt.Errorf("%s: %w", p.Graph.Name, err)
 			}
 			for _, b := range pio {
-				io = append(io, ioBuffer{buf: b.buf + start, name: b.name})
+				io = append(io, ioBuffer{buf: b.buf + j.Start[k], name: b.name})
 				ioOf = append(ioOf, k)
 			}
-		}
-		steps += n
-	}
-	for i := range cp.Buffers {
-		if cp.Buffers[i].Kind == planner.Persistent {
-			cp.Buffers[i].First, cp.Buffers[i].Last = 0, steps-1
 		}
 	}
 	all := plannerBuffers(cp, align)
@@ -231,20 +217,7 @@ func makeJointMemories(progs []*program.Program, opt Options) (*Joint, error) {
 	for k, p := range progs {
 		ioIndex := 0 // the io pools come in io's order
 		lo, hi := j.Start[k], j.Start[k]+len(p.Buffers)
-		pl := &planner.Plan{Offsets: append([]int(nil), l.Plan.Offsets[lo:hi]...), Size: l.Plan.Size,
-			LowerBound: l.Plan.LowerBound, Cert: l.Plan.Cert, Steps: l.Plan.Steps, Method: l.Plan.Method}
-		own := make([]planner.Buffer, hi-lo)
-		for i, b := range all[lo:hi] {
-			own[i] = b
-			own[i].Tie = nil
-			if b.Kind == planner.Persistent {
-				own[i].First, own[i].Last = j.Step[k], j.Step[k]+max(1, len(p.Ops))-1
-			}
-			own[i].First -= j.Step[k]
-			own[i].Last -= j.Step[k]
-		}
-		pl.PeakStep = min(peakStep(own), max(0, len(p.Ops)-1))
-		ml := &Layout{Plan: pl, Align: align, PlainSize: l.Plan.Size, PoolOf: make([]int, hi-lo),
+		ml := &Layout{Plan: j.programPlan(k, p, all, l.Plan), Align: align, PlainSize: l.Plan.Size, PoolOf: make([]int, hi-lo),
 			Access: append([]int64(nil), l.Access[lo:hi]...), Untied: append([]bool(nil), l.Untied[lo:hi]...),
 			Cost: l.Cost, Bound: l.Bound, FastCost: l.FastCost, SlowCost: l.SlowCost}
 		index := map[int]int{} // joint pool -> this program's

@@ -45,24 +45,15 @@ func placeBuffers(p *program.Program, all []planner.Buffer, access []int64, io [
 	// input needs no distance from it when the two are in different
 	// memories: they never share a byte).
 	var planned []int
-	num := make([]int, len(all))
 	for i := range all {
-		num[i] = -1
 		if _, ok := ext[i]; !ok {
-			num[i] = len(planned)
 			planned = append(planned, i)
 		}
 	}
-	bufs := make([]planner.Buffer, len(planned))
+	bufs, _ := subset(all, planned)
 	acc := make([]int64, len(planned))
 	for k, i := range planned {
-		bufs[k], acc[k] = all[i], access[i]
-		if t := all[i].Tie; t != nil {
-			bufs[k].Tie = nil
-			if num[t.To] >= 0 {
-				bufs[k].Tie = &planner.Tie{To: num[t.To], Shift: t.Shift}
-			}
-		}
+		acc[k] = access[i]
 	}
 	popt := planner.Options{Align: align, Strategy: opt.Strategy, Effort: opt.Effort, Session: opt.Session}
 	pools := opt.Pools
@@ -139,21 +130,10 @@ func placeBuffers(p *program.Program, all []planner.Buffer, access []int64, io [
 			comb.Offsets[b] = base + pp.Offsets[k]
 		}
 		// The pool's buffers, their ties renumbered (a tie chain is in one pool).
-		at := map[int]int{}
-		for k, b := range pp.Members[i] {
-			at[b] = k
-		}
-		sub := make([]planner.Buffer, 0, len(lp.Members))
-		for _, k := range pp.Members[i] {
-			sb := bufs[k]
-			if sb.Tie != nil {
-				to, ok := at[sb.Tie.To]
-				if !ok {
-					return nil, fmt.Errorf("internal error: pool %q holds %q but not %q, tied to it", pool.Name, sb.Name, bufs[sb.Tie.To].Name)
-				}
-				sb.Tie = &planner.Tie{To: to, Shift: sb.Tie.Shift}
-			}
-			sub = append(sub, sb)
+		sub, cut := subset(bufs, pp.Members[i])
+		if cut >= 0 {
+			b := bufs[pp.Members[i][cut]]
+			return nil, fmt.Errorf("internal error: pool %q holds %q but not %q, tied to it", pool.Name, b.Name, bufs[b.Tie.To].Name)
 		}
 		if err := checkPlacement(sub, pl); err != nil {
 			return nil, fmt.Errorf("pool %q: %w", pool.Name, err)
@@ -210,23 +190,8 @@ func untiedPools(bufs []planner.Buffer, acc []int64, pools []planner.Pool, opt p
 	// Each pool planned again with the ties between its own buffers.
 	for i, pool := range pools {
 		members := pp.Members[i]
-		at := map[int]int{}
-		for k, b := range members {
-			at[b] = k
-		}
-		sub := make([]planner.Buffer, len(members))
-		keep := false
-		for k, b := range members {
-			sub[k] = bufs[b]
-			sub[k].Tie = nil
-			if t := bufs[b].Tie; t != nil {
-				if to, ok := at[t.To]; ok {
-					sub[k].Tie = &planner.Tie{To: to, Shift: t.Shift}
-					keep = true
-				}
-			}
-		}
-		if !keep {
+		sub, _ := subset(bufs, members)
+		if !slices.ContainsFunc(sub, func(b planner.Buffer) bool { return b.Tie != nil }) {
 			continue
 		}
 		pl, err := planner.Make(sub, opt)
@@ -266,7 +231,7 @@ func ioBuffers(p *program.Program) ([]ioBuffer, error) {
 	g := p.Graph
 	var out []ioBuffer
 	owner := map[program.BufID]string{}
-	add := func(kind string, k, t int) error {
+	add := func(kind, short string, k, t int) error {
 		b, ok := p.TensorBuf[t]
 		what := fmt.Sprintf("%s %d (tensor %d %q)", kind, k, t, g.Tensors[t].Name)
 		if !ok {
@@ -286,16 +251,16 @@ func ioBuffers(p *program.Program) ([]ioBuffer, error) {
 			return fmt.Errorf("%w: -io external: %s is of type %s, which has no Go element type", model.ErrUnsupported, what, g.Tensors[t].Type)
 		}
 		owner[b] = what
-		out = append(out, ioBuffer{buf: int(b), name: fmt.Sprintf("%s%d", kind[:map[bool]int{true: 2, false: 3}[kind == "input"]], k)})
+		out = append(out, ioBuffer{buf: int(b), name: fmt.Sprintf("%s%d", short, k)})
 		return nil
 	}
 	for k, t := range g.Inputs {
-		if err := add("input", k, t); err != nil {
+		if err := add("input", "in", k, t); err != nil {
 			return nil, err
 		}
 	}
 	for k, t := range g.Outputs {
-		if err := add("output", k, t); err != nil {
+		if err := add("output", "out", k, t); err != nil {
 			return nil, err
 		}
 	}
@@ -349,22 +314,13 @@ func replanJoint(pp *planner.PoolPlan, i int, bufs []planner.Buffer, planned []i
 	if len(members) == 0 {
 		return
 	}
-	at := map[int]int{}
-	for k, b := range members {
-		at[b] = k
+	sub, cut := subset(bufs, members)
+	if cut >= 0 {
+		return // a tie leaves the pool: keep the plan
 	}
-	sub := make([]planner.Buffer, len(members))
 	var subStarts []int
 	prog := -1
 	for k, b := range members {
-		sub[k] = bufs[b]
-		if t := bufs[b].Tie; t != nil {
-			to, ok := at[t.To]
-			if !ok {
-				return // a tie leaves the pool: keep the plan
-			}
-			sub[k].Tie = &planner.Tie{To: to, Shift: t.Shift}
-		}
 		for prog+1 < len(starts) && starts[prog+1] <= planned[b] {
 			prog++
 			subStarts = append(subStarts, k)
@@ -378,4 +334,28 @@ func replanJoint(pp *planner.PoolPlan, i int, bufs []planner.Buffer, planned []i
 	for k, b := range members {
 		pp.Offsets[b] = pl.Offsets[k]
 	}
+}
+
+// subset returns the buffers members of bufs, renumbered in that order,
+// each tie kept where the buffer it is tied to is a member too and dropped
+// otherwise; cut is the position in members of the first buffer whose tie
+// was dropped, -1 when none was.
+func subset(bufs []planner.Buffer, members []int) (sub []planner.Buffer, cut int) {
+	at := make(map[int]int, len(members))
+	for k, b := range members {
+		at[b] = k
+	}
+	sub, cut = make([]planner.Buffer, len(members)), -1
+	for k, b := range members {
+		sub[k] = bufs[b]
+		if t := bufs[b].Tie; t != nil {
+			sub[k].Tie = nil
+			if to, ok := at[t.To]; ok {
+				sub[k].Tie = &planner.Tie{To: to, Shift: t.Shift}
+			} else if cut < 0 {
+				cut = k
+			}
+		}
+	}
+	return sub, cut
 }
