@@ -320,28 +320,7 @@ func runGenerate(cfg *config, path string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if cfg.check {
-		drift, err := gen.CheckDir(cfg.out, res.Files)
-		if err != nil {
-			return err
-		}
-		if !drift.Changed() {
-			return nil
-		}
-		if err := drift.WriteSummary(stdout); err != nil {
-			return err
-		}
-		if cfg.diff {
-			err = drift.WriteDiff(stdout)
-		} else {
-			_, err = fmt.Fprintln(stdout, "(tflm-gen -check -diff prints the full diff)")
-		}
-		if err != nil {
-			return err
-		}
-		return fmt.Errorf("%s: generated code in %s is out of date; rerun tflm-gen", path, cfg.out)
-	}
-	if err := gen.WriteDir(cfg.out, res.Files); err != nil {
+	if written, err := checkOrWrite(cfg, path, res.Files, stdout); !written || err != nil {
 		return err
 	}
 	p := res.Layout.Plan
@@ -368,6 +347,35 @@ func runGenerate(cfg *config, path string, stdout io.Writer) error {
 	return nil
 }
 
+// checkOrWrite writes the generated files into cfg.out, or with -check
+// compares them with it: nothing printed when they match, else the drift
+// (and with -diff the full diff) and an error naming what (the model
+// files). written reports whether files were written.
+func checkOrWrite(cfg *config, what string, files map[string][]byte, stdout io.Writer) (written bool, err error) {
+	if !cfg.check {
+		if err := gen.WriteDir(cfg.out, files); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	drift, err := gen.CheckDir(cfg.out, files)
+	if err != nil || !drift.Changed() {
+		return false, err
+	}
+	if err := drift.WriteSummary(stdout); err != nil {
+		return false, err
+	}
+	if cfg.diff {
+		err = drift.WriteDiff(stdout)
+	} else {
+		_, err = fmt.Fprintln(stdout, "(tflm-gen -check -diff prints the full diff)")
+	}
+	if err != nil {
+		return false, err
+	}
+	return false, fmt.Errorf("%s: generated code in %s is out of date; rerun tflm-gen", what, cfg.out)
+}
+
 // runMulti generates one package running several models in one arena.
 func runMulti(cfg *config, paths []string, stdout io.Writer) error {
 	var models []gen.ModelFile
@@ -382,25 +390,7 @@ func runMulti(cfg *config, paths []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if cfg.check {
-		drift, err := gen.CheckDir(cfg.out, res.Files)
-		if err != nil {
-			return err
-		}
-		if !drift.Changed() {
-			return nil
-		}
-		if err := drift.WriteSummary(stdout); err != nil {
-			return err
-		}
-		if cfg.diff {
-			if err := drift.WriteDiff(stdout); err != nil {
-				return err
-			}
-		}
-		return fmt.Errorf("%s: generated code in %s is out of date; rerun tflm-gen", strings.Join(paths, ", "), cfg.out)
-	}
-	if err := gen.WriteDir(cfg.out, res.Files); err != nil {
+	if written, err := checkOrWrite(cfg, strings.Join(paths, ", "), res.Files, stdout); !written || err != nil {
 		return err
 	}
 	p := res.Joint.Plan
