@@ -231,24 +231,9 @@ func (e *emitter) memoryDecls(f *jen.File, arenaDoc string, needsInit bool) {
 		f.Const().Id("ArenaSize").Op("=").Lit(lay.ArenaSize())
 	default:
 		comment(f, e.sizeDoc()+arenaDoc[strings.Index(arenaDoc, "\n\nRAM:"):])
-		var total []jen.Code
-		defs := []jen.Code{nil}
-		for k, m := range mems {
-			if k > 0 {
-				total = append(total, jen.Op("+"))
-			}
-			total = append(total, jen.Id(m.size))
-		}
-		if len(total) == 0 {
-			total = []jen.Code{jen.Lit(0)} // every buffer is an input or output of the application's
-		}
-		defs[0] = jen.Id("ArenaSize").Op("=").Add(total...)
-		for _, m := range mems {
-			p := lay.Pools[m.pool]
-			defs = append(defs, jen.Id(m.size).Op("=").Lit(p.Plan.Size).Comment(
-				fmt.Sprintf("pool %q: capacity %d bytes, cost %d; %d buffers, %d bytes accessed per Invoke", p.Name, p.Size, p.Cost, len(p.Members), p.Access)))
-		}
-		f.Const().Defs(defs...)
+		poolSizeConsts(f, mems, lay.Pools, func(p layout.Pool) string {
+			return fmt.Sprintf("; %d buffers, %d bytes accessed per Invoke", len(p.Members), p.Access)
+		})
 	}
 	if !e.opt.Bind && e.oneArena() {
 		e.modelDecl(f, needsInit)
@@ -270,16 +255,15 @@ func (e *emitter) memoryDecls(f *jen.File, arenaDoc string, needsInit bool) {
 			jen.Id("ready").Bool())
 	}
 	if e.opt.Bind && !e.inMulti {
-		for _, m := range mems {
+		memoryTypes(f, mems, align, func(m memory) string {
 			what := "the whole working memory of a Model"
 			if m.name != "" {
 				what = fmt.Sprintf("pool %q of a Model's working memory", m.name)
 			}
-			comment(f, fmt.Sprintf("%s is memory the application provides for Bind, %s:\n"+
+			return fmt.Sprintf("%s is memory the application provides for Bind, %s:\n"+
 				"%s bytes and up to %d more, as the Model aligns it to %d bytes. Put it\n"+
-				"where the firmware wants it (a linker section: see the README).", m.typ, what, m.size, align-1, align))
-			f.Type().Id(m.typ).Index(jen.Id(m.size).Op("+").Lit(align - 1)).Byte()
-		}
+				"where the firmware wants it (a linker section: see the README).", m.typ, what, m.size, align-1, align)
+		})
 		comment(f, "Model is one instance of the network, working in memory the application\n"+
 			"provides: call Bind before Reset or Invoke (an unbound Model dereferences a\n"+
 			"nil pointer). Two Models bound to the same memory overwrite each other.")
@@ -350,5 +334,41 @@ func (e *emitter) ioTypes(f *jen.File, kind string, idx []int) {
 		f.Func().Params(jen.Id("x").Op("*").Id(name)).Id("Bytes").Params().Index().Byte().Block(
 			jen.Return(jen.Qual(pathUnsafe, "Slice").Call(jen.Parens(jen.Op("*").Byte()).Call(jen.Qual(pathUnsafe, "Pointer").Call(jen.Id("x"))), jen.Lit(t.Bytes()))),
 		)
+	}
+}
+
+// poolSizeConsts emits ArenaSize as the sum of the pools' sizes and each
+// pool's size, commented with its name, capacity, cost and note(pool):
+//
+//	const (
+//		ArenaSize = DTCMSize + SRAMSize
+//		DTCMSize  = 7248 // pool "dtcm": capacity 8192 bytes, cost 1...
+//	)
+func poolSizeConsts(f *jen.File, mems []memory, pools []layout.Pool, note func(layout.Pool) string) {
+	var total []jen.Code
+	defs := []jen.Code{nil}
+	for k, m := range mems {
+		if k > 0 {
+			total = append(total, jen.Op("+"))
+		}
+		total = append(total, jen.Id(m.size))
+		p := pools[m.pool]
+		defs = append(defs, jen.Id(m.size).Op("=").Lit(p.Plan.Size).Comment(
+			fmt.Sprintf("pool %q: capacity %d bytes, cost %d%s", p.Name, p.Size, p.Cost, note(p))))
+	}
+	if len(total) == 0 {
+		total = []jen.Code{jen.Lit(0)} // every buffer is an input or output of the application's
+	}
+	defs[0] = jen.Id("ArenaSize").Op("=").Add(total...)
+	f.Const().Defs(defs...)
+}
+
+// memoryTypes emits the type of every memory the application provides for
+// Bind, its size plus align-1 bytes (the Model aligns its window), with
+// the comment doc(memory).
+func memoryTypes(f *jen.File, mems []memory, align int, doc func(memory) string) {
+	for _, m := range mems {
+		comment(f, doc(m))
+		f.Type().Id(m.typ).Index(jen.Id(m.size).Op("+").Lit(align - 1)).Byte()
 	}
 }

@@ -254,34 +254,17 @@ func arenaFile(units []Unit, joint *layout.Joint, mems []memory, stack int, opt 
 	if len(mems) == 1 && mems[0].name == "" {
 		f.Const().Id("ArenaSize").Op("=").Lit(joint.Layouts[0].ArenaSize())
 	} else {
-		// Pools: ArenaSize = DTCMSize + SRAMSize, each pool's size.
-		var total []jen.Code
-		defs := []jen.Code{nil}
-		for k, m := range mems {
-			if k > 0 {
-				total = append(total, jen.Op("+"))
-			}
-			total = append(total, jen.Id(m.size))
-			p := joint.Layouts[0].Pools[m.pool]
-			defs = append(defs, jen.Id(m.size).Op("=").Lit(p.Plan.Size).Comment(
-				fmt.Sprintf("pool %q: capacity %d bytes, cost %d", p.Name, p.Size, p.Cost)))
-		}
-		if len(total) == 0 {
-			total = []jen.Code{jen.Lit(0)} // every buffer is an input or output of the application's
-		}
-		defs[0] = jen.Id("ArenaSize").Op("=").Add(total...)
-		f.Const().Defs(defs...)
+		poolSizeConsts(f, mems, joint.Layouts[0].Pools, func(layout.Pool) string { return "" })
 	}
-	for _, m := range mems {
+	memoryTypes(f, mems, align, func(m memory) string {
 		what := "ArenaSize bytes"
 		if m.name != "" {
 			what = fmt.Sprintf("pool %q, %s bytes", m.name, m.size)
 		}
-		comment(f, fmt.Sprintf("%s is memory the application provides for every model's Bind:\n"+
+		return fmt.Sprintf("%s is memory the application provides for every model's Bind:\n"+
 			"%s and up to %d more, as the models align it to %d bytes. Put it where\n"+
-			"the firmware wants it (a linker section: see the README).", m.typ, what, align-1, align))
-		f.Type().Id(m.typ).Index(jen.Id(m.size).Op("+").Lit(align - 1)).Byte()
-	}
+			"the firmware wants it (a linker section: see the README).", m.typ, what, align-1, align)
+	})
 	return render("arena.go", f)
 }
 
