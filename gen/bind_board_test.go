@@ -9,59 +9,9 @@ import (
 	"time"
 
 	"github.com/tflm-gen/tflm-gen/internal/devtools/board"
+	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/planner"
 )
-
-// bindMain is the board driver of TestBindOnBoard: it binds the Model to
-// package-level memory (as a firmware would, to put it in a linker section)
-// when the package has Bind, fills the inputs with a pattern, invokes three
-// times and prints an FNV-1a hash of every output after each Invoke.
-const bindMain = `package main
-
-import (
-	"device/arm"
-	"unsafe"
-
-	p "tg/p"
-)
-
-var m p.Model
-%s
-var line [64]byte
-
-func say(v uint32) {
-	n := copy(line[:], "out ")
-	for s := 28; s >= 0; s -= 4 {
-		line[n] = "0123456789abcdef"[v>>uint(s)&15]
-		n++
-	}
-	line[n], line[n+1] = '\n', 0
-	arm.SemihostingCall(arm.SemihostingWrite0, uintptr(unsafe.Pointer(&line[0])))
-}
-
-func pattern(in []byte, i, k int) {
-	for j := range in {
-		in[j] = byte((uint32(j)*2654435761 + uint32(k)*40503 + uint32(i)*97) >> 24)
-	}
-}
-
-func hash(h uint32, out []byte) uint32 {
-	for _, b := range out {
-		h = (h ^ uint32(b)) * 16777619
-	}
-	return h
-}
-
-func main() {
-	%s
-	for k := 0; k < 3; k++ {
-		%s
-		h := uint32(2166136261)
-		%s
-		say(h)
-	}
-}
-`
 
 // TestBindOnBoard builds a model's package four ways for the Cortex-M4 —
 // default, with two pools, with two pools bound to application memory
@@ -92,7 +42,7 @@ func TestBindOnBoard(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		vars, bind := "", ""
+		decls, bind := "var m0 p.Model\n", ""
 		if opt.Bind {
 			var args []string
 			for _, p := range res.Layout.Pools {
@@ -101,30 +51,19 @@ func TestBindOnBoard(t *testing.T) {
 					// As a firmware puts a pool in its memory: a section
 					// of its own (here one the board's linker script
 					// gathers with .bss), aligned so that no slack is used.
-					vars += fmt.Sprintf("//go:section .bss.tflm_%s\n//go:align 16\nvar mem%s p.%sMemory\n", p.Name, n, n)
+					decls += fmt.Sprintf("//go:section .bss.tflm_%s\n//go:align 16\nvar mem%s p.%sMemory\n", p.Name, n, n)
 					args = append(args, "&mem"+n)
 				}
 			}
-			bind = "m.Bind(" + strings.Join(args, ", ") + ")"
+			bind = "m0.Bind(" + strings.Join(args, ", ") + ")"
 		}
-		invoke := "for i := 0; i < p.NumInputs; i++ {\n\t\t\tpattern(m.Input(i), i, k)\n\t\t}\n\t\tm.Invoke()"
-		outputs := "for i := 0; i < p.NumOutputs; i++ {\n\t\t\th = hash(h, m.Output(i))\n\t\t}"
+		var g *model.Graph
 		if opt.ExternalIO {
-			// The inputs and outputs where the application has them.
-			var args []string
-			invoke, outputs = "", ""
-			for k := range res.Program.Graph.Inputs {
-				vars += fmt.Sprintf("var in%d p.Input%d\n", k, k)
-				invoke += fmt.Sprintf("pattern(in%d.Bytes(), %d, k)\n\t\t", k, k)
-				args = append(args, fmt.Sprintf("&in%d", k))
-			}
-			for k := range res.Program.Graph.Outputs {
-				vars += fmt.Sprintf("var out%d p.Output%d\n", k, k)
-				outputs += fmt.Sprintf("h = hash(h, out%d.Bytes())\n\t\t", k)
-				args = append(args, fmt.Sprintf("&out%d", k))
-			}
-			invoke += "m.Invoke(" + strings.Join(args, ", ") + ")"
+			g = res.Program.Graph // the inputs and outputs where the application has them
 		}
+		var d strings.Builder
+		d.WriteString(decls)
+		block := driverBlock(&d, 0, "p.", "", g, "out")
 		dir := t.TempDir()
 		pkgDir := filepath.Join(dir, "gen")
 		if err := os.MkdirAll(pkgDir, 0o755); err != nil {
@@ -136,7 +75,7 @@ func TestBindOnBoard(t *testing.T) {
 			}
 		}
 		mod := filepath.Join(dir, "mod")
-		if err := board.Module(mod, pkgDir, map[string]string{"main.go": fmt.Sprintf(bindMain, vars, bind, invoke, outputs)}); err != nil {
+		if err := board.Module(mod, pkgDir, map[string]string{"main.go": fmt.Sprintf(multiMain, "\tp \"tg/p\"\n", d.String(), bind, block), "say_board.go": sayBoard}); err != nil {
 			t.Fatal(err)
 		}
 		elf, allocs, err := tools.Build(mod, "-target=cortex-m4-qemu")
@@ -150,7 +89,7 @@ func TestBindOnBoard(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Count(string(out), "out ") != 3 {
+		if strings.Count(string(out), "out ") != 3 { // multiMain: say("out", h) after each Invoke
 			t.Fatalf("pools %v bind %v: board output %q, want three hashes", opt.Pools != nil, opt.Bind, out)
 		}
 		outs = append(outs, string(out))

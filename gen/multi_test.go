@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tflm-gen/tflm-gen/internal/devtools/board"
+	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/planner"
 )
 
@@ -164,8 +165,7 @@ func TestMultiModel(t *testing.T) {
 		write(filepath.Join("single", fmt.Sprintf("s%d", k)), res.Files)
 		fmt.Fprintf(&imports, "\t\"tg/s%d\"\n", k)
 		fmt.Fprintf(&decls, "var m%d s%d.Model\n", k, k)
-		fmt.Fprintf(&blocks, "\t\tfor i := 0; i < s%d.NumInputs; i++ {\n\t\t\tpattern(m%d.Input(i), i, k)\n\t\t}\n\t\tm%d.Invoke()\n\t\th%d := uint32(2166136261)\n\t\tfor i := 0; i < s%d.NumOutputs; i++ {\n\t\t\th%d = hash(h%d, m%d.Output(i))\n\t\t}\n\t\tsay(%q, h%d)\n",
-			k, k, k, k, k, k, k, k, multi.Types[k], k)
+		blocks.WriteString(driverBlock(&decls, k, fmt.Sprintf("s%d.", k), "", nil, multi.Types[k]))
 	}
 	single["main.go"] = fmt.Sprintf(multiMain, imports.String(), decls.String(), "", blocks.String())
 	for n, b := range single {
@@ -216,27 +216,11 @@ func TestMultiModel(t *testing.T) {
 		for k, typ := range multi.Types {
 			fmt.Fprintf(&decls, "var m%d p.%s\n", k, typ)
 			fmt.Fprintf(&bind, "m%d.Bind(%s)\n\t", k, strings.Join(args, ", "))
-			if !opt.ExternalIO {
-				fmt.Fprintf(&blocks, "\t\tfor i := 0; i < p.%sNumInputs; i++ {\n\t\t\tpattern(m%d.Input(i), i, k)\n\t\t}\n\t\tm%d.Invoke()\n\t\th%d := uint32(2166136261)\n\t\tfor i := 0; i < p.%sNumOutputs; i++ {\n\t\t\th%d = hash(h%d, m%d.Output(i))\n\t\t}\n\t\tsay(%q, h%d)\n",
-					typ, k, k, k, typ, k, k, k, typ, k)
-				continue
+			var g *model.Graph
+			if opt.ExternalIO {
+				g = multi.Programs[k].Graph
 			}
-			g := multi.Programs[k].Graph
-			var ioArgs []string
-			for i := range g.Inputs {
-				fmt.Fprintf(&decls, "var in%d_%d p.%sInput%d\n", k, i, typ, i)
-				fmt.Fprintf(&blocks, "\t\tpattern(in%d_%d.Bytes(), %d, k)\n", k, i, i)
-				ioArgs = append(ioArgs, fmt.Sprintf("&in%d_%d", k, i))
-			}
-			for i := range g.Outputs {
-				fmt.Fprintf(&decls, "var out%d_%d p.%sOutput%d\n", k, i, typ, i)
-				ioArgs = append(ioArgs, fmt.Sprintf("&out%d_%d", k, i))
-			}
-			fmt.Fprintf(&blocks, "\t\tm%d.Invoke(%s)\n\t\th%d := uint32(2166136261)\n", k, strings.Join(ioArgs, ", "), k)
-			for i := range g.Outputs {
-				fmt.Fprintf(&blocks, "\t\th%d = hash(h%d, out%d_%d.Bytes())\n", k, k, k, i)
-			}
-			fmt.Fprintf(&blocks, "\t\tsay(%q, h%d)\n", typ, k)
+			blocks.WriteString(driverBlock(&decls, k, "p.", typ, g, typ))
 		}
 		multiSrc := fmt.Sprintf(multiMain, "\tp \"tg/p\"\n", decls.String(), bind.String(), blocks.String())
 		hostMod := filepath.Join(dir, fmt.Sprintf("host%d", v))
@@ -283,4 +267,35 @@ func TestMultiModel(t *testing.T) {
 		}
 		t.Logf("%s: arena %d bytes; on the board, round robin: %d output hashes equal to each model's alone", name, multi.Joint.Layouts[0].ArenaSize(), strings.Count(string(out), "\n"))
 	}
+}
+
+// driverBlock is the body multiMain's loop runs for model m<k>: fill its
+// inputs with the pattern, Invoke, hash its outputs into h<k> and say(name,
+// h<k>). q qualifies the package ("p.", "s0.") and typ prefixes its names
+// in a package of several models ("PersonDetect": p.PersonDetectNumInputs).
+// With g set (-io external) the inputs and outputs are arrays of the
+// package's Input<i>/Output<i> types, declared into decls.
+func driverBlock(decls *strings.Builder, k int, q, typ string, g *model.Graph, name string) string {
+	var b strings.Builder
+	if g == nil {
+		fmt.Fprintf(&b, "\t\tfor i := 0; i < %s%sNumInputs; i++ {\n\t\t\tpattern(m%d.Input(i), i, k)\n\t\t}\n\t\tm%d.Invoke()\n\t\th%d := uint32(2166136261)\n\t\tfor i := 0; i < %s%sNumOutputs; i++ {\n\t\t\th%d = hash(h%d, m%d.Output(i))\n\t\t}\n",
+			q, typ, k, k, k, q, typ, k, k, k)
+	} else {
+		var args []string
+		for i := range g.Inputs {
+			fmt.Fprintf(decls, "var in%d_%d %s%sInput%d\n", k, i, q, typ, i)
+			fmt.Fprintf(&b, "\t\tpattern(in%d_%d.Bytes(), %d, k)\n", k, i, i)
+			args = append(args, fmt.Sprintf("&in%d_%d", k, i))
+		}
+		for i := range g.Outputs {
+			fmt.Fprintf(decls, "var out%d_%d %s%sOutput%d\n", k, i, q, typ, i)
+			args = append(args, fmt.Sprintf("&out%d_%d", k, i))
+		}
+		fmt.Fprintf(&b, "\t\tm%d.Invoke(%s)\n\t\th%d := uint32(2166136261)\n", k, strings.Join(args, ", "), k)
+		for i := range g.Outputs {
+			fmt.Fprintf(&b, "\t\th%d = hash(h%d, out%d_%d.Bytes())\n", k, k, k, i)
+		}
+	}
+	fmt.Fprintf(&b, "\t\tsay(%q, h%d)\n", name, k)
+	return b.String()
 }
