@@ -174,13 +174,23 @@ func parse(name string, data []byte) (*model.Graph, error) {
 func lowerGraph(g *model.Graph, opt Options) (*program.Program, *layout.Layout, error) {
 	// One search budget for every plan of this generation: the candidate
 	// selections of variant choice, the final plan and the plain plan.
-	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Effort: opt.Effort, Session: planner.NewSession(opt.Effort)}
+	// The candidates are planned with the graph's inputs and outputs where
+	// the final plan puts them (-io external: out of the arena), so that a
+	// fast kernel's scratch is weighed against the arena the user gets;
+	// pools come in with the final plan only.
+	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Effort: opt.Effort, Session: planner.NewSession(opt.Effort),
+		ExternalIO: opt.ExternalIO}
 	p, plain, err := lower.Program(g, lower.ProgramOptions{Options: lower.Options{NoShare: opt.NoShare}, Overlap: !opt.NoFuse && !opt.Speed, Speed: opt.Speed, GC: opt.GC, Plan: popt})
-	if err != nil {
-		return nil, nil, err
+	if err == nil {
+		popt.Pools = opt.Pools
+		var lay *layout.Layout
+		if lay, err = layout.Make(p, plain, popt); err == nil {
+			if err := layout.CheckLimit(p, lay, opt.MaxArena); err != nil {
+				return nil, nil, err
+			}
+			return p, lay, nil
+		}
 	}
-	popt.Pools, popt.ExternalIO = opt.Pools, opt.ExternalIO
-	lay, err := layout.Make(p, plain, popt)
 	if errors.Is(err, layout.ErrIOShared) && !opt.NoShare {
 		// An operator writes a graph output in place of a graph input
 		// (simple_add's ADD): with the two in separate arrays of the
@@ -189,11 +199,5 @@ func lowerGraph(g *model.Graph, opt Options) (*program.Program, *layout.Layout, 
 		noShare.NoShare = true
 		return lowerGraph(g, noShare)
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := layout.CheckLimit(p, lay, opt.MaxArena); err != nil {
-		return nil, nil, err
-	}
-	return p, lay, nil
+	return nil, nil, err
 }

@@ -8,6 +8,8 @@ package kernels
 //
 // Not callable through Call:
 //   - addInt8TabFast: parameter t has type *[2048]byte
+//   - bfpDot4: parameter a has type *[4]int64
+//   - bfpDot4Ref: parameter a has type *[4]int64
 //   - convLeanStore: parameter s has type *[4]int64
 //   - convPWPair8: parameter x has type [][8]int8
 //   - convPWQuad8: parameter x has type [][8]int8
@@ -51,6 +53,7 @@ package kernels
 //   - lstmAddBias8: parameter a has type *[8]float32
 //   - lstmDotS8: parameter a has type *[8]float32
 //   - lstmFinish2F: parameter a has type *[8]float32
+//   - lstmFinishBFP: parameter g has type *[4]float32
 //   - lstmFunnelTail4x2: parameter a has type *[4]float32
 //   - lstmFunnelTail8: parameter a has type *[8]float32
 //   - lstmInOneF: parameter a has type *[8]float32
@@ -67,37 +70,39 @@ package kernels
 //   - svdfProject: parameter acc has type *[16]int32
 //   - functions with results (helpers, not program steps):
 //     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
-//     argMinMaxIdxI8, b2u8, binary32, castLoad, clampF32, clampI32, cmpOrd32,
-//     cmpOrd64, constI8, constU8, convDSPScratch, convDSPWScratch,
-//     convGatherGrid, convGatherScratch, convGatherWinWords, convLean8,
-//     convPWBlock, convPWChDecode, convPWDot16, convPWDot4, convPWDot8,
-//     convPWDot8x4, convPWDotAny, convPWOut, convPWQ, convPWRescale,
-//     convPWScratch, convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps,
-//     detIoU, detMax, detMin, detNMS, divLeadingSignBits, divQuantOne,
-//     divRoundingDivByPOT, dspFC16Pack, dspFC16Plan, dspFCGroup, dspFCPack,
-//     dspFCPlan, dspMulPlan, dspPackPairs, dspPlanRecords, dspPoolArgs,
-//     dspPoolPlan, dspQ, dspQ16, dspQS, dspWidenWords, dusClamp,
-//     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
-//     dwDSPFirstTap, dwDSPInterior, dwDSPItemRead, dwDSPItemWrite,
-//     dwDSPPairs, dwDSPPlan, dwDSPPlanQ8, dwDSPQ, dwDSPQuads, dwDSPRec,
-//     dwDSPRecs, dwDSPRowInside, dwDSPScratch, dwDSPScratchQ8, dwDSPSetup,
-//     dwDSPShift, dwDSPZerosQ8, dwRQFast, dwRescale, dwRowsSrc, dwTaps,
-//     ewRequantDown, ewRowStart, ewRows, ewTab32, ewTabAt, expFix, f32Add,
-//     f32Ceil, f32Cos, f32Div, f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends,
-//     f32Exp, f32ExpRare, f32Expm1, f32Finite, f32Finite2, f32Floor,
-//     f32FromFix, f32FromQ, f32Log, f32Logistic, f32Lt, f32Mod, f32Mul,
-//     f32NaN, f32Pack, f32RoundI32, f32Sin, f32SinCos, f32Sqrt, f32StrOff,
-//     f32StrView, f32Tab64, f32Tanh, f32Unpack, f32Words, f32q, f32sAdd,
-//     f32sBits, f32sDiv, f32sDot, f32sDotOK, f32sLt, f32sMul, f32sRange,
-//     f32sRangeStr, f32sRound, f32sSig, f32sSumF32, f32sUnpackN, fcDotI16,
-//     fcDotI16Acc32, fcF32Soft, fcMakeRQ, fcRQFor, fcRescale, fcSumI8,
-//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
-//     hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32, ld64, ldf32, le32,
-//     le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
-//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
-//     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
-//     lstmDotF8S, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
-//     lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
+//     argMinMaxIdxI8, b2u8, bfpAcc, bfpAdd3, bfpBias, bfpBits, bfpDotSlow,
+//     bfpF32, bfpFinite, bfpPlanRows, bfpRow, bfpSig, bfpVec, binary32,
+//     castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64, constI8, constU8,
+//     convDSPScratch, convDSPWScratch, convGatherGrid, convGatherScratch,
+//     convGatherWinWords, convLean8, convPWBlock, convPWChDecode,
+//     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
+//     convPWOut, convPWQ, convPWRescale, convPWScratch, convRQ32, convRQR,
+//     convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin, detNMS,
+//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
+//     dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
+//     dspPackPairs, dspPlanRecords, dspPoolArgs, dspPoolPlan, dspQ, dspQ16,
+//     dspQS, dspWidenWords, dusClamp, dw3x3BlockWidth, dw3x3ChainInt8,
+//     dw3x3Decode, dw3x3FastN, dwClamp, dwDSPFirstTap, dwDSPInterior,
+//     dwDSPItemRead, dwDSPItemWrite, dwDSPPairs, dwDSPPlan, dwDSPPlanQ8,
+//     dwDSPQ, dwDSPQuads, dwDSPRec, dwDSPRecs, dwDSPRowInside, dwDSPScratch,
+//     dwDSPScratchQ8, dwDSPSetup, dwDSPShift, dwDSPZerosQ8, dwRQFast,
+//     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
+//     ewTab32, ewTabAt, expFix, f32Add, f32Ceil, f32Cos, f32Div, f32Dot4,
+//     f32DotFunnel4, f32DotStr4, f32Ends, f32Exp, f32ExpRare, f32Expm1,
+//     f32Finite, f32Finite2, f32Floor, f32FromFix, f32FromQ, f32Log,
+//     f32Logistic, f32Lt, f32Mod, f32Mul, f32NaN, f32Pack, f32RoundI32,
+//     f32Sin, f32SinCos, f32Sqrt, f32StrOff, f32StrView, f32Tab64, f32Tanh,
+//     f32Unpack, f32Words, f32q, f32sAdd, f32sBits, f32sDiv, f32sDot,
+//     f32sDotOK, f32sLt, f32sMul, f32sRange, f32sRangeStr, f32sRound,
+//     f32sSig, f32sSumF32, f32sUnpackN, fcDotI16, fcDotI16Acc32, fcF32Soft,
+//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
+//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
+//     l2InvSqrt, ld32, ld64, ldf32, le32, le32Append, le64, leakyReluOne,
+//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
+//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
+//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
+//     lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF,
+//     lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
 //     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext, lstmRFits, lstmRGFits,
 //     lstmRowBatch, lstmSat16, lstmSigmoidQ, lstmTanhQ, meanRequant,
 //     mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne, octByte,
@@ -415,6 +420,8 @@ func Call(fn string, args []any) bool {
 		fcF32(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "fcF32B":
 		fcF32B(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
+	case "fcF32BFP":
+		fcF32BFP(args[0].(*fcParams), args[1].([]float32), args[2].([]int32), args[3].(string), args[4].(string), args[5].([]float32))
 	case "fcF32S":
 		fcF32S(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "fcInt16":
@@ -487,6 +494,8 @@ func Call(fn string, args []any) bool {
 		lstmDecodeF(args[0].([]float32), args[1].(string))
 	case "lstmFloat":
 		lstmFloat(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].([]float32), args[6].(string), args[7].(string), args[8].(string))
+	case "lstmFloatBFP":
+		lstmFloatBFP(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].([]int32), args[6].(string), args[7].(string), args[8].(string))
 	case "lstmFloatLean":
 		lstmFloatLean(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].(string), args[6].(string), args[7].(string))
 	case "lstmFunnelInit":
@@ -505,6 +514,8 @@ func Call(fn string, args []any) bool {
 		lstmMakeUnitRQ(args[0].(*lstmParams), args[1].(*lstmUnitRQ))
 	case "lstmRecPairF":
 		lstmRecPairF(args[0].(*lstmFunnelSt), args[1].([]float32), int(args[2].(int64)))
+	case "lstmRowBFPSlow":
+		lstmRowBFPSlow(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].(string), args[6].(string), args[7].(string))
 	case "lstmRunDecF":
 		lstmRunDecF(args[0].(*lstmParams), args[1].([]float32), args[2].([]float32), args[3].([]float32), args[4].([]float32), args[5].([]float32), args[6].([]float32), args[7].(string), args[8].(string), args[9].(string))
 	case "lstmRunF":
@@ -864,6 +875,19 @@ func NewParams(typ string, fields map[string]any) any {
 				p.mult = int32(v.(int64))
 			case "shift":
 				p.shift = int(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "bfpTerm":
+		p := &bfpTerm{}
+		for k, v := range fields {
+			switch k {
+			case "s":
+				p.s = v.(int64)
+			case "e":
+				p.e = int32(v.(int64))
 			default:
 				return nil
 			}

@@ -142,6 +142,7 @@ func main() {
 	bad += mulCases()
 	bad += octCases()
 	bad += timeCases()
+	bad += bfpCases()
 	if bad == 0 {
 		say("ok")
 	}
@@ -218,6 +219,31 @@ func fcCases() int {
 // poolCases compares dspMaxPool and dspAvgPool with their Go twins: depths
 // 4 to 96, runs of 1 to 5 pixels with windows of up to 8x8 taps (16x16 for
 // averages: 256 taps of -128), strides 1 to 3, random clamps.
+// bfpCases runs bfpDot4 (Thumb-2) and bfpDot4Ref on random int32
+// significands and weights at unaligned addresses, with sums near the
+// int64 bound.
+func bfpCases() int {
+	bad := 0
+	for c := 0; c < 300; c++ {
+		fill(mem[:])
+		n := int(rnd() % 70)
+		w := 4096 + int(rnd()%4)
+		x := unsafe.Slice((*int32)(unsafe.Pointer(&mem[1024])), n)
+		for i := range x {
+			x[i] = int32(rnd()) >> (1 + rnd()%8)
+		}
+		a := (*[4]int64)(unsafe.Pointer(&mem[12288]))
+		b := (*[4]int64)(unsafe.Pointer(&mem[12288+64]))
+		p.Dot4(a, x, unsafe.Pointer(&mem[w]))
+		p.Dot4Ref(b, x, unsafe.Pointer(&mem[w]))
+		if *a != *b {
+			bad++
+			say("FAIL bfp case " + itoa(c) + " n " + itoa(n))
+		}
+	}
+	return bad
+}
+
 func poolCases() int {
 	bad := 0
 	for c := 0; c < 400; c++ {
@@ -589,6 +615,9 @@ func TimeI16(st []int16, wt, tb string, a []int32, slots int, mult int32, rsh ui
 		svdfTimeOutI16(st, wt, tb, a, slots, &t, o)
 	}
 }
+
+func Dot4(a *[4]int64, x []int32, w unsafe.Pointer)    { bfpDot4(a, x, w) }
+func Dot4Ref(a *[4]int64, x []int32, w unsafe.Pointer) { bfpDot4Ref(a, x, w) }
 
 func MulRows(a, b, o, k unsafe.Pointer)    { dspMulRows(a, b, o, k) }
 func MulRowsRef(a, b, o, k unsafe.Pointer) { dspMulRowsRef(a, b, o, k) }

@@ -1,5 +1,10 @@
 package kernels
 
+import (
+	"encoding/binary"
+	"math"
+)
+
 // Generation-time planning. Some kernels pick their form by testing their
 // parameters, such as whether a one-multiply requantization is exact for
 // every sum. The generator makes that choice once, with the kernels' own
@@ -146,6 +151,10 @@ func ConvDSPWScratch(K int) int { return convDSPWScratch(K) }
 // fcF32S instead of fcF32 (fcSoftMinDepth).
 const FCSoftMinDepth = fcSoftMinDepth
 
+// FCBFPMinDepth is the least input depth for which the generator calls
+// fcF32BFP (fcBFPMinDepth).
+const FCBFPMinDepth = fcBFPMinDepth
+
 // PlanDWDSP plans the depthwise DSP kernels (dwDSPInt8M1, M2, MQ) for
 // output channels with taps rows ([outC][taps], taps row by row) and
 // requantization triples rq (conv_rq.go, bias folded for input offset
@@ -243,4 +252,124 @@ func PlanMulDSP(inner, aInner, bInner, n1, a1, b1 int, in1Off, in2Off, outOff, m
 	bc := &ewBcast{inner: inner, aInner: aInner, bInner: bInner, n1: n1, a1: a1, b1: b1}
 	p := &mulQuantParams{in1Off: in1Off, in2Off: in2Off, outOff: outOff, mult: mult, shift: shift, actMin: lo, actMax: hi}
 	return dspMulPlan(bc, p)
+}
+
+// PlanLSTMFloatBFP lays out a float32 LSTM's weights for lstmFloatBFP: the
+// four gates' input weights inW ([units][inDim] little-endian float32
+// each, gates forget, input, cell, output), recurrent weights recW
+// ([units][units]) and biases ([units]) become the kernel's wIn, wRec and
+// rec strings. ok is false when a weight or bias is infinite or NaN.
+func PlanLSTMFloatBFP(inW, recW, bias [4][]byte, units, inDim int) (wIn, wRec, rec []byte, ok bool) {
+	_, bwIn := bfpBits(inDim)
+	_, bwRec := bfpBits(units)
+	rec = make([]byte, 0, lstmBFPRec*units)
+	var eIn, eRec [4][]int32
+	for k := range 4 {
+		var okIn, okRec bool
+		if wIn, eIn[k], okIn = bfpPlanRows(wIn, inW[k], units, inDim, bwIn, k); !okIn {
+			return nil, nil, nil, false
+		}
+		if wRec, eRec[k], okRec = bfpPlanRows(wRec, recW[k], units, units, bwRec, k); !okRec {
+			return nil, nil, nil, false
+		}
+		if len(bias[k]) != 4*units || !bfpFinite(bias[k]) {
+			return nil, nil, nil, false
+		}
+	}
+	for u := range units {
+		for k := range 4 {
+			rec = le32Append(rec, uint32(eIn[k][u]))
+		}
+		for k := range 4 {
+			rec = le32Append(rec, uint32(eRec[k][u]))
+		}
+		for k := range 4 {
+			rec = append(rec, bias[k][4*u:4*u+4]...)
+		}
+	}
+	return wIn, wRec, rec, true
+}
+
+// bfpPlanRows converts the rows x cols little-endian float32 matrix m to
+// significands of bw bits (bfpRow) and writes them as weight k of four
+// interleaved matrices in dst ([rows][cols][4] int32, grown to its full
+// size as needed), returning dst and each row's exponent; ok is false
+// when m has the wrong size or an infinite or NaN element.
+func bfpPlanRows(dst, m []byte, rows, cols int, bw uint32, k int) (out []byte, exps []int32, ok bool) {
+	if len(m) != 4*rows*cols || !bfpFinite(m) {
+		return nil, nil, false
+	}
+	if len(dst) < 16*rows*cols {
+		dst = append(dst, make([]byte, 16*rows*cols-len(dst))...)
+	}
+	exps = make([]int32, rows)
+	row := make([]float32, cols)
+	for r := range rows {
+		for j := range cols {
+			row[j] = math.Float32frombits(binary.LittleEndian.Uint32(m[4*(r*cols+j):]))
+		}
+		q, ew := bfpRow(row, bw)
+		exps[r] = ew
+		for j, v := range q {
+			binary.LittleEndian.PutUint32(dst[16*(r*cols+j)+4*k:], uint32(v))
+		}
+	}
+	return dst, exps, true
+}
+
+// bfpFinite reports whether every little-endian float32 of m is finite.
+func bfpFinite(m []byte) bool {
+	for i := 0; i+4 <= len(m); i += 4 {
+		if binary.LittleEndian.Uint32(m[i:])&0x7f800000 == 0x7f800000 {
+			return false
+		}
+	}
+	return true
+}
+
+// le32Append appends v's four little-endian bytes to b.
+func le32Append(b []byte, v uint32) []byte {
+	return binary.LittleEndian.AppendUint32(b, v)
+}
+
+// bfpRow returns the int32 significands of the float32 weights w with the
+// shared exponent ew for bw bits (as bfpVec, at generation time; w must
+// be finite).
+func bfpRow(w []float32, bw uint32) (q []int32, ew int32) {
+	q = make([]int32, len(w))
+	ew, _ = bfpVec(q, w, bw)
+	return q, ew
+}
+
+// PlanFCF32BFP lays out a float32 FULLY_CONNECTED's weights (units rows of
+// depth little-endian float32) and bias (units float32, or none) for
+// fcF32BFP: the packed weights and the record string. ok is false when a
+// weight or bias is infinite or NaN.
+func PlanFCF32BFP(w, bias []byte, units, depth int) (wt, rec []byte, ok bool) {
+	if units <= 0 || depth <= 0 || len(w) != 4*units*depth || !bfpFinite(w) ||
+		len(bias) != 0 && (len(bias) != 4*units || !bfpFinite(bias)) {
+		return nil, nil, false
+	}
+	_, bw := bfpBits(depth)
+	nb := (units + 3) / 4
+	wt = make([]byte, 16*depth*nb)
+	rec = make([]byte, 0, fcBFPRec*units)
+	row := make([]float32, depth)
+	for ch := range units {
+		for j := range row {
+			row[j] = math.Float32frombits(binary.LittleEndian.Uint32(w[4*(ch*depth+j):]))
+		}
+		q, ew := bfpRow(row, bw)
+		base := 16 * depth * (ch / 4)
+		for j, v := range q {
+			binary.LittleEndian.PutUint32(wt[base+16*j+4*(ch%4):], uint32(v))
+		}
+		rec = le32Append(rec, uint32(ew))
+		if len(bias) != 0 {
+			rec = append(rec, bias[4*ch:4*ch+4]...)
+		} else {
+			rec = le32Append(rec, 0)
+		}
+	}
+	return wt, rec, true
 }

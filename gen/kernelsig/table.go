@@ -51,6 +51,19 @@ const (
 	BatchMatmulInt16        Func = "batchMatmulInt16"
 	BatchMatmulInt16ConstR  Func = "batchMatmulInt16ConstR"
 	BatchMatmulInt8         Func = "batchMatmulInt8"
+	BfpAcc                  Func = "bfpAcc"
+	BfpAdd3                 Func = "bfpAdd3"
+	BfpBias                 Func = "bfpBias"
+	BfpBits                 Func = "bfpBits"
+	BfpDot4                 Func = "bfpDot4"
+	BfpDot4Ref              Func = "bfpDot4Ref"
+	BfpDotSlow              Func = "bfpDotSlow"
+	BfpF32                  Func = "bfpF32"
+	BfpFinite               Func = "bfpFinite"
+	BfpPlanRows             Func = "bfpPlanRows"
+	BfpRow                  Func = "bfpRow"
+	BfpSig                  Func = "bfpSig"
+	BfpVec                  Func = "bfpVec"
 	Binary32                Func = "binary32"
 	CastF32Int              Func = "castF32Int"
 	CastInt                 Func = "castInt"
@@ -337,6 +350,7 @@ const (
 	FcDots                  Func = "fcDots"
 	FcF32                   Func = "fcF32"
 	FcF32B                  Func = "fcF32B"
+	FcF32BFP                Func = "fcF32BFP"
 	FcF32S                  Func = "fcF32S"
 	FcF32Soft               Func = "fcF32Soft"
 	FcInt16                 Func = "fcInt16"
@@ -377,6 +391,7 @@ const (
 	Ld64                    Func = "ld64"
 	Ldf32                   Func = "ldf32"
 	Le32                    Func = "le32"
+	Le32Append              Func = "le32Append"
 	Le64                    Func = "le64"
 	LeakyReluF32            Func = "leakyReluF32"
 	LeakyReluInt16          Func = "leakyReluInt16"
@@ -410,7 +425,9 @@ const (
 	LstmDotS8               Func = "lstmDotS8"
 	LstmFCQ64               Func = "lstmFCQ64"
 	LstmFinish2F            Func = "lstmFinish2F"
+	LstmFinishBFP           Func = "lstmFinishBFP"
 	LstmFloat               Func = "lstmFloat"
+	LstmFloatBFP            Func = "lstmFloatBFP"
 	LstmFloatLean           Func = "lstmFloatLean"
 	LstmFunnel4x2           Func = "lstmFunnel4x2"
 	LstmFunnel8             Func = "lstmFunnel8"
@@ -441,6 +458,7 @@ const (
 	LstmRFits               Func = "lstmRFits"
 	LstmRGFits              Func = "lstmRGFits"
 	LstmRecPairF            Func = "lstmRecPairF"
+	LstmRowBFPSlow          Func = "lstmRowBFPSlow"
 	LstmRowBatch            Func = "lstmRowBatch"
 	LstmRunDecF             Func = "lstmRunDecF"
 	LstmRunF                Func = "lstmRunF"
@@ -624,6 +642,7 @@ const (
 	AbsParams            Struct = "absParams"
 	ArgMinMaxParams      Struct = "argMinMaxParams"
 	BatchMatmulParams    Struct = "batchMatmulParams"
+	BfpTerm              Struct = "bfpTerm"
 	CastParams           Struct = "castParams"
 	CmpParams            Struct = "cmpParams"
 	ConvDSPParams        Struct = "convDSPParams"
@@ -740,6 +759,19 @@ func Funcs() []Func {
 		BatchMatmulInt16,
 		BatchMatmulInt16ConstR,
 		BatchMatmulInt8,
+		BfpAcc,
+		BfpAdd3,
+		BfpBias,
+		BfpBits,
+		BfpDot4,
+		BfpDot4Ref,
+		BfpDotSlow,
+		BfpF32,
+		BfpFinite,
+		BfpPlanRows,
+		BfpRow,
+		BfpSig,
+		BfpVec,
 		Binary32,
 		CastF32Int,
 		CastInt,
@@ -1026,6 +1058,7 @@ func Funcs() []Func {
 		FcDots,
 		FcF32,
 		FcF32B,
+		FcF32BFP,
 		FcF32S,
 		FcF32Soft,
 		FcInt16,
@@ -1066,6 +1099,7 @@ func Funcs() []Func {
 		Ld64,
 		Ldf32,
 		Le32,
+		Le32Append,
 		Le64,
 		LeakyReluF32,
 		LeakyReluInt16,
@@ -1099,7 +1133,9 @@ func Funcs() []Func {
 		LstmDotS8,
 		LstmFCQ64,
 		LstmFinish2F,
+		LstmFinishBFP,
 		LstmFloat,
+		LstmFloatBFP,
 		LstmFloatLean,
 		LstmFunnel4x2,
 		LstmFunnel8,
@@ -1130,6 +1166,7 @@ func Funcs() []Func {
 		LstmRFits,
 		LstmRGFits,
 		LstmRecPairF,
+		LstmRowBFPSlow,
 		LstmRowBatch,
 		LstmRunDecF,
 		LstmRunF,
@@ -1315,6 +1352,7 @@ func Structs() []Struct {
 		AbsParams,
 		ArgMinMaxParams,
 		BatchMatmulParams,
+		BfpTerm,
 		CastParams,
 		CmpParams,
 		ConvDSPParams,
@@ -1468,6 +1506,32 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]int16"}, {"rhs", "string"}, {"out", "[]int16"}}, true
 	case BatchMatmulInt8:
 		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]int8"}, {"rhs", "[]int8"}, {"out", "[]int8"}}, true
+	case BfpAcc:
+		return []Param{{"xs", "[]int32"}, {"k", "int"}}, true
+	case BfpAdd3:
+		return []Param{{"t0", "bfpTerm"}, {"t1", "bfpTerm"}, {"t2", "bfpTerm"}}, true
+	case BfpBias:
+		return []Param{{"b", "float32"}}, true
+	case BfpBits:
+		return []Param{{"n", "int"}}, true
+	case BfpDot4:
+		return []Param{{"a", "*[4]int64"}, {"x", "[]int32"}, {"w", "unsafe.Pointer"}}, true
+	case BfpDot4Ref:
+		return []Param{{"a", "*[4]int64"}, {"x", "[]int32"}, {"w", "unsafe.Pointer"}}, true
+	case BfpDotSlow:
+		return []Param{{"x", "[]float32"}, {"w", "string"}, {"k", "int"}, {"ew", "int32"}}, true
+	case BfpF32:
+		return []Param{{"t", "bfpTerm"}}, true
+	case BfpFinite:
+		return []Param{{"m", "[]byte"}}, true
+	case BfpPlanRows:
+		return []Param{{"dst", "[]byte"}, {"m", "[]byte"}, {"rows", "int"}, {"cols", "int"}, {"bw", "uint32"}, {"k", "int"}}, true
+	case BfpRow:
+		return []Param{{"w", "[]float32"}, {"bw", "uint32"}}, true
+	case BfpSig:
+		return []Param{{"b", "uint32"}}, true
+	case BfpVec:
+		return []Param{{"dst", "[]int32"}, {"x", "[]float32"}, {"bx", "uint32"}}, true
 	case Binary32:
 		return []Param{{"b", "[]byte"}, {"v", "uint32"}}, true
 	case CastF32Int:
@@ -2040,6 +2104,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcF32B:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case FcF32BFP:
+		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"xs", "[]int32"}, {"w", "string"}, {"rec", "string"}, {"out", "[]float32"}}, true
 	case FcF32S:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcF32Soft:
@@ -2120,6 +2186,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "string"}, {"i", "int"}}, true
 	case Le32:
 		return []Param{{"q", "*[4]byte"}}, true
+	case Le32Append:
+		return []Param{{"b", "[]byte"}, {"v", "uint32"}}, true
 	case Le64:
 		return []Param{{"q", "*[8]byte"}}, true
 	case LeakyReluF32:
@@ -2186,8 +2254,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"acc", "int64"}, {"m", "int32"}, {"shift", "int"}}, true
 	case LstmFinish2F:
 		return []Param{{"p", "*lstmParams"}, {"a", "*[8]float32"}, {"rc", "*[8]float32"}, {"c", "*[2]float32"}, {"y", "*[2]float32"}}, true
+	case LstmFinishBFP:
+		return []Param{{"p", "*lstmParams"}, {"g", "*[4]float32"}, {"c", "*float32"}, {"y", "*float32"}}, true
 	case LstmFloat:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wbuf", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
+	case LstmFloatBFP:
+		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"xs", "[]int32"}, {"wIn", "string"}, {"wRec", "string"}, {"rec", "string"}}, true
 	case LstmFloatLean:
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmFunnel4x2:
@@ -2248,6 +2320,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case LstmRecPairF:
 		return []Param{{"st", "*lstmFunnelSt"}, {"h", "[]float32"}, {"k", "int"}}, true
+	case LstmRowBFPSlow:
+		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"y", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"rec", "string"}}, true
 	case LstmRowBatch:
 		return []Param{{"p", "*lstmParams"}, {"r", "int"}}, true
 	case LstmRunDecF:
@@ -2635,6 +2709,8 @@ func (f Func) Results() int {
 		BatchMatmulInt16,
 		BatchMatmulInt16ConstR,
 		BatchMatmulInt8,
+		BfpDot4,
+		BfpDot4Ref,
 		CastF32Int,
 		CastInt,
 		CastIntF32,
@@ -2788,6 +2864,7 @@ func (f Func) Results() int {
 		FcDots,
 		FcF32,
 		FcF32B,
+		FcF32BFP,
 		FcF32S,
 		FcInt16,
 		FcInt16Acc32,
@@ -2828,7 +2905,9 @@ func (f Func) Results() int {
 		LstmDecodeF,
 		LstmDotS8,
 		LstmFinish2F,
+		LstmFinishBFP,
 		LstmFloat,
+		LstmFloatBFP,
 		LstmFloatLean,
 		LstmFunnelInit,
 		LstmFunnelTail4x2,
@@ -2844,6 +2923,7 @@ func (f Func) Results() int {
 		LstmLastUnitF,
 		LstmMakeUnitRQ,
 		LstmRecPairF,
+		LstmRowBFPSlow,
 		LstmRunDecF,
 		LstmRunF,
 		LstmRunFunnelF,
@@ -2969,6 +3049,12 @@ func (f Func) Results() int {
 		ArgMinMaxIdxI16,
 		ArgMinMaxIdxI8,
 		B2u8,
+		BfpAcc,
+		BfpAdd3,
+		BfpBias,
+		BfpDotSlow,
+		BfpF32,
+		BfpFinite,
 		Binary32,
 		CastLoad,
 		ClampF32,
@@ -3083,6 +3169,7 @@ func (f Func) Results() int {
 		Ld64,
 		Ldf32,
 		Le32,
+		Le32Append,
 		Le64,
 		LeakyReluOne,
 		LogSoftmaxHalfSum,
@@ -3158,7 +3245,10 @@ func (f Func) Results() int {
 		SvdfNew8,
 		SvdfRingWT16:
 		return 1
-	case ConvRowsEdge,
+	case BfpBits,
+		BfpRow,
+		BfpVec,
+		ConvRowsEdge,
 		ConvTaps,
 		DspFC16Plan,
 		DspFCPlan,
@@ -3187,7 +3277,9 @@ func (f Func) Results() int {
 		TanhSmall,
 		TconvTaps:
 		return 2
-	case DwDSPPlan,
+	case BfpPlanRows,
+		BfpSig,
+		DwDSPPlan,
 		DwDSPPlanQ8,
 		F32Words,
 		F32sRange,
@@ -3230,6 +3322,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"outer", "int"}, {"axis", "int"}, {"inner", "int"}, {"isMin", "bool"}}, true
 	case BatchMatmulParams:
 		return []Param{{"n0", "int"}, {"n1", "int"}, {"n2", "int"}, {"l0", "int"}, {"l1", "int"}, {"l2", "int"}, {"r0", "int"}, {"r1", "int"}, {"r2", "int"}, {"rows", "int"}, {"cols", "int"}, {"depth", "int"}, {"lRow", "int"}, {"lK", "int"}, {"rK", "int"}, {"rCol", "int"}, {"oRow", "int"}, {"oCol", "int"}, {"lhsZP", "int32"}, {"rhsZP", "int32"}, {"outZP", "int32"}, {"mult", "int32"}, {"shift", "int"}}, true
+	case BfpTerm:
+		return []Param{{"s", "int64"}, {"e", "int32"}}, true
 	case CastParams:
 		return []Param{{"inSize", "int"}, {"outSize", "int"}, {"signed", "bool"}}, true
 	case CmpParams:

@@ -106,12 +106,29 @@ func lowerFullyConnected(c *opCtx) error {
 			b = Str(bias)
 		}
 		params = append(params, F("fActMin", F32(lo)), F("fActMax", F32(hi)))
-		packed := c.Const("Weights", fcPackF32(w.Data, units, depth))
 		// A constant data input (TFLM accepts one) is copied to scratch.
 		inArg, err := ewOperand(c, in)
 		if err != nil {
 			return err
 		}
+		if c.DSP() && c.Speed() && depth >= kernels.FCBFPMinDepth {
+			// Float32 is emulated on the board: with -speed, block
+			// floating point dot products (kernels/bfp.go), the same bits
+			// on every target. Their scratch (an input row's significands)
+			// would make them a fast variant for variant.Choose to weigh
+			// layer by layer, which on a network of a hundred float FCs
+			// costs more than the second of generation time allows.
+			var bb []byte
+			if bias != nil {
+				bb = bias.Data
+			}
+			if wt, rec, ok := kernels.PlanFCF32BFP(w.Data, bb, units, depth); ok {
+				c.Call(kernelsig.FcF32BFP, Struct(kernelsig.FcParams, params...), inArg,
+					c.Scratch(model.Int32, 8+depth), c.Const("Weights", wt), c.Const("Rec", rec), View(out))
+				return nil
+			}
+		}
+		packed := c.Const("Weights", fcPackF32(w.Data, units, depth))
 		fn := kernelsig.FcF32
 		if depth >= kernels.FCSoftMinDepth {
 			fn = kernelsig.FcF32S // emulated float32 repays its set-up on deep layers

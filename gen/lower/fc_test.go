@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
+	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 // End-to-end tests of the FULLY_CONNECTED lowering: small random models
@@ -222,13 +224,30 @@ func TestFullyConnectedGenerated(t *testing.T) {
 	}
 	// Requantizations the generator's plan declines (fcOctInt8PT).
 	cases = append(cases, fcgInt8CaseOut(r, 1, 16, 16, false, quant.ActNone, true, true), fcgInt8CaseOut(r, 2, 33, 13, false, quant.ActRelu, true, true))
+	// The float cases again with -speed: block floating point
+	// (fcF32BFP) from four inputs on, within the float tolerance of the
+	// in-order float32 sums.
+	for _, c := range slices.Clone(cases) {
+		if strings.HasPrefix(c.name, "float_") {
+			c.name = "speed_" + c.name
+			cases = append(cases, c)
+		}
+	}
 	var pkgs []e2e.Package
 	var jobs []e2e.Job
 	for i, c := range cases {
 		pkg := fmt.Sprintf("fc%03d", i)
-		res, err := testGenerate(c.name+".tflite", c.model, testOptions{Package: pkg})
+		speed := strings.HasPrefix(c.name, "speed_")
+		res, err := testGenerate(c.name+".tflite", c.model, testOptions{Package: pkg, Speed: speed})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
+		}
+		if speed {
+			var batch, depth, units int
+			fmt.Sscanf(c.name, "speed_float_%dx%dx%d", &batch, &depth, &units)
+			if bfp := bytes.Contains(res.Files["model.go"], []byte("fcF32BFP(")); bfp != (depth >= kernels.FCBFPMinDepth) {
+				t.Errorf("%s: fcF32BFP used %v, want %v (depth %d)", c.name, bfp, !bfp, depth)
+			}
 		}
 		if strings.HasPrefix(c.name, "int8") {
 			// int8_BxDEPTHxUNITS_...: the DSP kernel where it applies (a
@@ -276,7 +295,14 @@ func TestFullyConnectedGenerated(t *testing.T) {
 			t.Errorf("%s: got %d invokes", c.name, len(res.Outputs))
 			continue
 		}
-		if got := res.Outputs[0][0]; !bytes.Equal(got, c.output) {
+		got := res.Outputs[0][0]
+		if strings.HasPrefix(c.name, "speed_float_") {
+			if err := floatsClose(got, c.output); err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		if !bytes.Equal(got, c.output) {
 			t.Errorf("%s:\n got % x\nwant % x", c.name, got, c.output)
 		}
 	}
@@ -284,4 +310,20 @@ func TestFullyConnectedGenerated(t *testing.T) {
 	if _, err := e2e.Build(t.TempDir(), pkgs, "GOARCH=386"); err != nil {
 		t.Errorf("GOARCH=386: %v", err)
 	}
+}
+
+// floatsClose compares little-endian float32 values within 1e-5 relative
+// or 1e-6 absolute.
+func floatsClose(got, want []byte) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%d bytes, want %d", len(got), len(want))
+	}
+	for i := 0; i+4 <= len(want); i += 4 {
+		g := float64(math.Float32frombits(binary.LittleEndian.Uint32(got[i:])))
+		w := float64(math.Float32frombits(binary.LittleEndian.Uint32(want[i:])))
+		if d := math.Abs(g - w); !(d <= 1e-5*math.Abs(w) || d <= 1e-6) {
+			return fmt.Errorf("element %d is %g, want %g", i/4, g, w)
+		}
+	}
+	return nil
 }

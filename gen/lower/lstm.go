@@ -207,10 +207,22 @@ func lowerLSTMFloat(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *
 		fields = append(fields, F("clip", Bool(true)), F("cellClipF", F32(cellClip)))
 	}
 	n, s := sh.inDim, sh.units
+	p := Struct(kernelsig.LstmParams, fields...)
+	if c.DSP() {
+		// Float32 is emulated on the board: block floating point dot
+		// products (kernels/bfp.go), the same bits on every target. Lean
+		// too: its scratch (8+inDim words) is smaller than the stack the
+		// exact emulation (lstmRunSoftF) takes.
+		wi, wr, rec, ok := kernels.PlanLSTMFloatBFP(lstmGateData(inW), lstmGateData(recW), lstmGateData(bias), s, n)
+		if ok {
+			c.Call(kernelsig.LstmFloatBFP, p, View(in), View(h), View(cell), View(out), c.Scratch(model.Int32, 8+n),
+				c.Const("InW", wi), c.Const("RecW", wr), c.Const("Rec", rec))
+			return nil
+		}
+	}
 	wIn := c.Const("InW", lstmInterleave(lstmGateData(inW), s, n, 4))
 	wRec := c.Const("RecW", lstmInterleave(lstmGateData(recW), s, s, 4))
 	b := c.Const("Bias", lstmInterleave(lstmGateData(bias), s, 1, 4))
-	p := Struct(kernelsig.LstmParams, fields...)
 	// With several input rows, every unit's weights decoded once into
 	// scratch, if that is affordable at all.
 	if buf := 4 * (n + s) * s; !c.Lean() && sh.batch*sh.steps > 1 && 4*buf <= lstmFloatCacheBytes {

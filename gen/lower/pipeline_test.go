@@ -11,6 +11,7 @@ import (
 type testOptions struct {
 	Package          string
 	NoShare, NoTests bool
+	Speed            bool // -speed: every operator's fast variant
 }
 
 // testResult is a generated package with its program and plan.
@@ -28,7 +29,7 @@ func testGenerate(name string, data []byte, o testOptions) (*testResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	p, plain, err := Program(g, ProgramOptions{Options: Options{NoShare: o.NoShare}})
+	p, plain, err := Program(g, ProgramOptions{Options: Options{NoShare: o.NoShare}, Speed: o.Speed})
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,8 @@ var literalLoad = regexp.MustCompile(`^(r\d+|lr), \[pc, #[^]]*\]\s*@ 0x([0-9a-f]
 // taken in address order (epilogues only raise the stack pointer again).
 // fnAt names the function whose address a literal pool entry holds.
 func parseFrames(dis []byte, fnAt func(lit uint64) (string, bool)) (*Frames, error) {
-	loaded := map[string]uint64{} // register -> literal address, in the current function
+	loaded := map[string]uint64{}  // register -> literal address, in the current function
+	var pushed []map[string]uint64 // per push not yet popped: the addresses its registers held
 	f := &Frames{Self: map[string]int{}, Calls: map[string][]string{}, Unknown: map[string]string{}}
 	cur, depth := "", 0
 	seen := map[[2]string]bool{}
@@ -108,6 +109,7 @@ func parseFrames(dis []byte, fnAt func(lit uint64) (string, bool)) (*Frames, err
 			cur, depth = m[1], 0
 			f.Self[cur] = 0
 			clear(loaded)
+			pushed = pushed[:0]
 			continue
 		}
 		m := insnLine.FindStringSubmatch(line)
@@ -132,6 +134,16 @@ func parseFrames(dis []byte, fnAt func(lit uint64) (string, bool)) (*Frames, err
 		switch {
 		case op == "push" || (op == "stmdb" && strings.HasPrefix(args, "sp!")):
 			depth += 4 * regCount(args)
+			// Remember the function addresses the pushed registers hold:
+			// the matching pop restores them (inline assembly saves and
+			// restores every register it uses around its own code).
+			saved := map[string]uint64{}
+			for _, r := range regNames(args) {
+				if a, ok := loaded[r]; ok {
+					saved[r] = a
+				}
+			}
+			pushed = append(pushed, saved)
 		case op == "vpush":
 			n := regCount(args)
 			if strings.Contains(args, "d") {
@@ -140,6 +152,17 @@ func parseFrames(dis []byte, fnAt func(lit uint64) (string, bool)) (*Frames, err
 			depth += 4 * n
 		case op == "pop" || (op == "ldm" && strings.HasPrefix(args, "sp!")) || op == "vpop":
 			// An epilogue: the depth reached stays the function's.
+			var saved map[string]uint64
+			if n := len(pushed); n > 0 && op != "vpop" {
+				saved, pushed = pushed[n-1], pushed[:n-1]
+			}
+			for _, r := range regNames(args) {
+				if a, ok := saved[r]; ok {
+					loaded[r] = a
+				} else {
+					delete(loaded, r)
+				}
+			}
 		case (op == "sub" || op == "subw") && strings.HasPrefix(args, "sp,"):
 			v, ok := immediate(args)
 			if !ok {
@@ -193,6 +216,33 @@ func writesFirst(op string) bool {
 		return false
 	}
 	return true
+}
+
+// regNames lists the core registers of a register list "{r4-r7, lr}"
+// ("r4" ... "r7", "lr"); d and s registers are left out.
+func regNames(args string) []string {
+	i, j := strings.Index(args, "{"), strings.Index(args, "}")
+	if i < 0 || j < i {
+		return nil
+	}
+	var names []string
+	for _, r := range strings.Split(args[i+1:j], ",") {
+		r = strings.TrimSpace(r)
+		if a, b, ok := strings.Cut(r, "-"); ok && strings.HasPrefix(a, "r") {
+			x, err1 := strconv.Atoi(a[1:])
+			y, err2 := strconv.Atoi(strings.TrimPrefix(b, "r"))
+			if err1 == nil && err2 == nil {
+				for k := x; k <= y; k++ {
+					names = append(names, "r"+strconv.Itoa(k))
+				}
+			}
+			continue
+		}
+		if r == "lr" || strings.HasPrefix(r, "r") {
+			names = append(names, r)
+		}
+	}
+	return names
 }
 
 // regCount counts the registers of a register list "{r4, r5, lr}" or

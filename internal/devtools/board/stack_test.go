@@ -8,7 +8,9 @@ import (
 // dis is llvm-objdump output (--no-show-raw-insn) in the shapes LLVM emits
 // for Thumb-2: a prologue of push and sub sp, direct calls, a call through
 // a register loaded from a literal pool and copied, an early-return
-// epilogue before more body, a tail call, a panic call.
+// epilogue before more body, a tail call, a panic call, and inline
+// assembly that saves every register, overwrites the one holding a
+// function's address and restores it before the call through it.
 const dis = `
 00001000 <main.invoke>:
     1000:      	push	{r7, lr}
@@ -41,11 +43,20 @@ const dis = `
 00001400 <runtime.nilPanic>:
     1400:      	push	{r7, lr}
     1402:      	blx	r3
+
+00001500 <tg/p.asm>:
+    1500:      	push	{r4, lr}
+    1502:      	ldr	r4, [pc, #0x10]         @ 0x1514 <tg/p.asm+0x14>
+    1504:      	push	{r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, lr}
+    1508:      	mov	r4, r5
+    150a:      	pop	{r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, lr}
+    150e:      	blx	r4
+    1510:      	pop	{r4, pc}
 `
 
 func TestParseFrames(t *testing.T) {
 	f, err := parseFrames([]byte(dis), func(lit uint64) (string, bool) {
-		if lit == 0x1128 {
+		if lit == 0x1128 || lit == 0x1514 {
 			return "tg/p.leaf", true
 		}
 		return "", false
@@ -65,6 +76,9 @@ func TestParseFrames(t *testing.T) {
 	if got := strings.Join(f.Calls["tg/p.op1"], ","); got != "tg/p.leaf" {
 		t.Errorf("op1 calls %s", got)
 	}
+	if got := strings.Join(f.Calls["tg/p.asm"], ","); got != "tg/p.leaf" || f.Unknown["tg/p.asm"] != "" {
+		t.Errorf("asm calls %s (unknown: %q): the pop restores r4", got, f.Unknown["tg/p.asm"])
+	}
 	// The deepest path: main.invoke -> op1 -> leaf; the panic's indirect
 	// call is not followed.
 	d, err := f.Depth("main.invoke")
@@ -76,6 +90,16 @@ func TestParseFrames(t *testing.T) {
 	}
 	if _, err := f.Depth("runtime.nilPanic"); err == nil || !strings.Contains(err.Error(), "indirect call") {
 		t.Errorf("an unresolved indirect call: error %v", err)
+	}
+}
+
+func TestRegNames(t *testing.T) {
+	for list, want := range map[string]string{
+		"{r0-r3, r12, lr}": "r0 r1 r2 r3 r12 lr", "{r4, pc}": "r4", "sp!, {r4-r5, lr}": "r4 r5 lr", "{d8-d11}": "",
+	} {
+		if got := strings.Join(regNames(list), " "); got != want {
+			t.Errorf("regNames(%q) = %q, want %q", list, got, want)
+		}
 	}
 }
 
