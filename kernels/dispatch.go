@@ -88,33 +88,34 @@ package kernels
 //     dwDSPScratchQ8, dwDSPSetup, dwDSPShift, dwDSPZerosQ8, dwRQFast,
 //     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
 //     ewTab32, ewTabAt, expFix, f32Add, f32Ceil, f32Cos, f32Div, f32Dot4,
-//     f32DotFunnel4, f32DotStr4, f32Ends, f32Exp, f32ExpRare, f32Expm1,
-//     f32Finite, f32Finite2, f32Floor, f32FromFix, f32FromQ, f32Log,
-//     f32Logistic, f32Lt, f32Mod, f32Mul, f32NaN, f32Pack, f32RoundI32,
-//     f32Sin, f32SinCos, f32Sqrt, f32StrOff, f32StrView, f32Tab64, f32Tanh,
-//     f32Unpack, f32Words, f32q, f32sAdd, f32sBits, f32sDiv, f32sDot,
-//     f32sDotOK, f32sLt, f32sMul, f32sRange, f32sRangeStr, f32sRound,
-//     f32sSig, f32sSumF32, f32sUnpackN, fcDotI16, fcDotI16Acc32, fcF32Soft,
-//     fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex, gatherNdStart,
-//     hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16,
-//     l2InvSqrt, ld32, ld64, ldf32, le32, le32Append, le64, leakyReluOne,
-//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
-//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
-//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
-//     lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF,
-//     lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
-//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext, lstmRFits, lstmRGFits,
-//     lstmRowBatch, lstmSat16, lstmSigmoidQ, lstmTanhQ, meanRequant,
-//     mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne, octByte,
-//     octCols64, octLanes, poolAvgRound, poolInterior, poolRecip, poolSumI8,
-//     poolWindow, preluOne, quantizeF32One, reluOne, requantizeFast,
-//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0,
-//     rqOneFields, rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet,
-//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
-//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
-//     softmaxRecip, softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne,
-//     sumI8, svdfActF32, svdfFastPlan, svdfLE32, svdfNew16, svdfNew8,
-//     svdfRingStep, svdfRingWT16, tanhMid, tanhSmall, tconvTaps
+//     f32DotFunnel4, f32DotStr4, f32Ends, f32Exp, f32ExpCore, f32ExpFPU,
+//     f32ExpRare, f32Expm1, f32Finite, f32Finite2, f32Floor, f32FromFix,
+//     f32FromQ, f32Log, f32Logistic, f32LogisticFPU, f32Lt, f32Mod, f32Mul,
+//     f32NaN, f32Pack, f32RoundI32, f32Sin, f32SinCos, f32Sqrt, f32StrOff,
+//     f32StrView, f32Tab64, f32Tanh, f32TanhFPU, f32Unpack, f32Words, f32q,
+//     f32sAdd, f32sBits, f32sDiv, f32sDot, f32sDotOK, f32sLt, f32sMul,
+//     f32sRange, f32sRangeStr, f32sRound, f32sSig, f32sSumF32, f32sUnpackN,
+//     fcDotI16, fcDotI16Acc32, fcF32Soft, fcMakeRQ, fcRQFor, fcRescale,
+//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
+//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
+//     ld64, ldf32, le32, le32Append, le64, leakyReluOne, logSoftmaxHalfSum,
+//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
+//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmClipF,
+//     lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmFCQ64, lstmFunnel4x2,
+//     lstmFunnel8, lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ,
+//     lstmInt8Form, lstmMakeQ, lstmMakeR, lstmMakeRG, lstmMakeRQ, lstmMakeRU,
+//     lstmNext, lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16, lstmSigP,
+//     lstmSigmoidQ, lstmTanhP, lstmTanhQ, meanRequant, mulByQuantMul,
+//     mulByQuantMul64, mulQ62, mulQuantOne, octByte, octCols64, octLanes,
+//     poolAvgRound, poolInterior, poolRecip, poolSumI8, poolWindow, preluOne,
+//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
+//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
+//     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
+//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
+//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
+//     softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne, sumI8,
+//     svdfActF32, svdfFastPlan, svdfLE32, svdfNew16, svdfNew8, svdfRingStep,
+//     svdfRingWT16, tanhMid, tanhSmall, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -2006,6 +2007,8 @@ func NewParams(typ string, fields map[string]any) any {
 				p.cellClip = int32(v.(int64))
 			case "cellClipF":
 				p.cellClipF = float32(v.(float64))
+			case "fpu":
+				p.fpu = v.(bool)
 			default:
 				return nil
 			}

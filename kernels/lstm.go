@@ -59,6 +59,10 @@ type lstmParams struct {
 	clip      bool
 	cellClip  int32
 	cellClipF float32
+	// fpu (float path, -compiler gc): logistic and tanh in float32
+	// arithmetic (f32LogisticFPU, f32TanhFPU) instead of f32Logistic and
+	// f32Tanh.
+	fpu bool
 }
 
 // lstmGate holds the requantization of one gate's two fully connected

@@ -498,9 +498,9 @@ func lstmLastUnitF(p *lstmParams, x, h []float32, co, yo *float32, w *lstmStrF) 
 	bb := bias[16*o : 16*o+16]
 	g0, g1, g2, g3 := lstmGateF(a[0], ldf32(bb, 0), rc[0]), lstmGateF(a[1], ldf32(bb, 1), rc[1]),
 		lstmGateF(a[2], ldf32(bb, 2), rc[2]), lstmGateF(a[3], ldf32(bb, 3), rc[3])
-	v := lstmCellF(p, *co, f32Logistic(g0), f32Logistic(g1), f32Tanh(g2))
+	v := lstmCellF(p, *co, lstmSigP(p, g0), lstmSigP(p, g1), lstmTanhP(p, g2))
 	*co = v
-	*yo = lstmClampF(f32Mul(f32Tanh(v), f32Logistic(g3)))
+	*yo = lstmClampF(f32Mul(lstmTanhP(p, v), lstmSigP(p, g3)))
 }
 
 // lstmFinish2F finishes two units from their input FCs with bias a and
@@ -510,14 +510,41 @@ func lstmFinish2F(p *lstmParams, a, rc *[8]float32, c, y *[2]float32) {
 	for u := 0; u < 2; u++ {
 		g := (*[4]float32)(a[4*u : 4*u+4])
 		r := (*[4]float32)(rc[4*u : 4*u+4])
-		f := f32Logistic(lstmGateFS(g[0], r[0]))
-		i := f32Logistic(lstmGateFS(g[1], r[1]))
-		cg := f32Tanh(lstmGateFS(g[2], r[2]))
-		o := f32Logistic(lstmGateFS(g[3], r[3]))
+		g0, g1, g2, g3 := lstmGateFS(g[0], r[0]), lstmGateFS(g[1], r[1]), lstmGateFS(g[2], r[2]), lstmGateFS(g[3], r[3])
+		// (One test of p.fpu for the four gates: a call of lstmSigP per
+		// gate costs more than gc for ARM saves with the FPU functions.)
+		var f, i, cg, o float32
+		if p.fpu {
+			f, i, cg, o = f32LogisticFPU(g0), f32LogisticFPU(g1), f32TanhFPU(g2), f32LogisticFPU(g3)
+		} else {
+			f, i, cg, o = f32Logistic(g0), f32Logistic(g1), f32Tanh(g2), f32Logistic(g3)
+		}
 		v := lstmCellF(p, c[u], f, i, cg)
 		c[u] = v
-		y[u] = lstmClampF(f32Mul(f32Tanh(v), o))
+		var tv float32
+		if p.fpu {
+			tv = f32TanhFPU(v)
+		} else {
+			tv = f32Tanh(v)
+		}
+		y[u] = lstmClampF(f32Mul(tv, o))
 	}
+}
+
+// lstmSigP is f32Logistic, or f32LogisticFPU where p.fpu is set.
+func lstmSigP(p *lstmParams, x float32) float32 {
+	if p.fpu {
+		return f32LogisticFPU(x)
+	}
+	return f32Logistic(x)
+}
+
+// lstmTanhP is f32Tanh, or f32TanhFPU where p.fpu is set.
+func lstmTanhP(p *lstmParams, x float32) float32 {
+	if p.fpu {
+		return f32TanhFPU(x)
+	}
+	return f32Tanh(x)
 }
 
 // lstmClipF is TFLM's std::max(std::min(clip, v), -clip), NaN included.
@@ -762,9 +789,9 @@ func lstmRunF(p *lstmParams, x []float32, h []float32, c []float32, out []float3
 				bb := bias[16*o : 16*o+16]
 				g0, g1 := lstmGateF(a[0], ldf32(bb, 0), rc[0]), lstmGateF(a[1], ldf32(bb, 1), rc[1])
 				g2, g3 := lstmGateF(a[2], ldf32(bb, 2), rc[2]), lstmGateF(a[3], ldf32(bb, 3), rc[3])
-				v := lstmCellF(p, cb[o], f32Logistic(g0), f32Logistic(g1), f32Tanh(g2))
+				v := lstmCellF(p, cb[o], lstmSigP(p, g0), lstmSigP(p, g1), lstmTanhP(p, g2))
 				cb[o] = v
-				yr[o] = lstmClampF(f32Mul(f32Tanh(v), f32Logistic(g3)))
+				yr[o] = lstmClampF(f32Mul(lstmTanhP(p, v), lstmSigP(p, g3)))
 				break
 			}
 			lstmAddBias8(&a, bias[16*o:16*o+32])

@@ -2,15 +2,66 @@
 
 package kernels
 
-import "unsafe"
+import (
+	"device/arm"
+	"unsafe"
+)
 
-// svdfPut stores the two int16 of x at p, any address, as one word (STR).
-// svdfLE32 loads them the same way: LLVM joins its byte loads into one LDR
-// (the Cortex-M4/M7 load unaligned words), never into an LDRD or LDM,
-// which need aligned words.
-func svdfPut(p unsafe.Pointer, x int32) {
-	q := (*[4]byte)(p)
-	q[0], q[1], q[2], q[3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+// svdfLd0 ... svdfLd14 load the word at p plus 0 ... 14 bytes, any
+// address, with one LDR, and svdfSt0 ... svdfSt12 store x there with one
+// STR (the Cortex-M4/M7 load and store unaligned words). In assembly
+// because LLVM at -O2 (TinyGo -opt=2) splits joined byte loads and stores
+// back into LDRB and STRB where only the halves of the word are used
+// (keyword_scrambled: 33k -> 68k instructions in this function); at -Oz
+// it joined them. The offset is in the instruction, so that no address is
+// computed. LLVM takes the calls for ones that may read and write memory:
+// they keep their order with every other load and store.
+func svdfLd0(p unsafe.Pointer) int32 {
+	return int32(arm.AsmFull("ldr {}, [{p}]", map[string]interface{}{"p": uintptr(p)}))
+}
+
+func svdfLd2(p unsafe.Pointer) int32 {
+	return int32(arm.AsmFull("ldr {}, [{p}, #2]", map[string]interface{}{"p": uintptr(p)}))
+}
+
+func svdfLd4(p unsafe.Pointer) int32 {
+	return int32(arm.AsmFull("ldr {}, [{p}, #4]", map[string]interface{}{"p": uintptr(p)}))
+}
+
+func svdfLd6(p unsafe.Pointer) int32 {
+	return int32(arm.AsmFull("ldr {}, [{p}, #6]", map[string]interface{}{"p": uintptr(p)}))
+}
+
+func svdfLd8(p unsafe.Pointer) int32 {
+	return int32(arm.AsmFull("ldr {}, [{p}, #8]", map[string]interface{}{"p": uintptr(p)}))
+}
+
+func svdfLd10(p unsafe.Pointer) int32 {
+	return int32(arm.AsmFull("ldr {}, [{p}, #10]", map[string]interface{}{"p": uintptr(p)}))
+}
+
+func svdfLd12(p unsafe.Pointer) int32 {
+	return int32(arm.AsmFull("ldr {}, [{p}, #12]", map[string]interface{}{"p": uintptr(p)}))
+}
+
+func svdfLd14(p unsafe.Pointer) int32 {
+	return int32(arm.AsmFull("ldr {}, [{p}, #14]", map[string]interface{}{"p": uintptr(p)}))
+}
+
+func svdfSt0(p unsafe.Pointer, x int32) {
+	arm.AsmFull("str {x}, [{p}]", map[string]interface{}{"p": uintptr(p), "x": x})
+}
+
+func svdfSt4(p unsafe.Pointer, x int32) {
+	arm.AsmFull("str {x}, [{p}, #4]", map[string]interface{}{"p": uintptr(p), "x": x})
+}
+
+func svdfSt8(p unsafe.Pointer, x int32) {
+	arm.AsmFull("str {x}, [{p}, #8]", map[string]interface{}{"p": uintptr(p), "x": x})
+}
+
+func svdfSt12(p unsafe.Pointer, x int32) {
+	arm.AsmFull("str {x}, [{p}, #12]", map[string]interface{}{"p": uintptr(p), "x": x})
 }
 
 // svdfMAC2 is the two products of the int16 halves of x and y: LLVM makes
@@ -38,35 +89,35 @@ func svdfTimeOutI16(st []int16, wt, tb string, a []int32, mem int, t *rqOne, o [
 	m2, d, sh := t.m2, uint64(t.d), t.r&31 // svdfFastPlan's time record: span 255, hi 127
 	g := 16 * (mem/8 - 1)                  // bytes of a row before its last group of eight
 	for ; po != end; pa, pb, po = unsafe.Add(pa, 4), unsafe.Add(pb, 4), unsafe.Add(po, 1) {
-		acc := svdfLE32(pb)
+		acc := svdfLd0(pb)
 		for e := unsafe.Add(ps, g); ps != e; ps, pw = unsafe.Add(ps, 16), unsafe.Add(pw, 16) {
-			x := svdfLE32(unsafe.Add(ps, 2))
-			svdfPut(ps, x)
-			acc = svdfMAC2(acc, x, svdfLE32(pw))
-			x = svdfLE32(unsafe.Add(ps, 6))
-			svdfPut(unsafe.Add(ps, 4), x)
-			acc = svdfMAC2(acc, x, svdfLE32(unsafe.Add(pw, 4)))
-			x = svdfLE32(unsafe.Add(ps, 10))
-			svdfPut(unsafe.Add(ps, 8), x)
-			acc = svdfMAC2(acc, x, svdfLE32(unsafe.Add(pw, 8)))
-			x = svdfLE32(unsafe.Add(ps, 14))
-			svdfPut(unsafe.Add(ps, 12), x)
-			acc = svdfMAC2(acc, x, svdfLE32(unsafe.Add(pw, 12)))
+			x := svdfLd2(ps)
+			svdfSt0(ps, x)
+			acc = svdfMAC2(acc, x, svdfLd0(pw))
+			x = svdfLd6(ps)
+			svdfSt4(ps, x)
+			acc = svdfMAC2(acc, x, svdfLd4(pw))
+			x = svdfLd10(ps)
+			svdfSt8(ps, x)
+			acc = svdfMAC2(acc, x, svdfLd8(pw))
+			x = svdfLd14(ps)
+			svdfSt12(ps, x)
+			acc = svdfMAC2(acc, x, svdfLd12(pw))
 		}
 		// The row's last group: slots 1..7 move to 0..6, the new value
 		// goes to slot 7.
-		x := svdfLE32(unsafe.Add(ps, 2))
-		svdfPut(ps, x)
-		acc = svdfMAC2(acc, x, svdfLE32(pw))
-		x = svdfLE32(unsafe.Add(ps, 6))
-		svdfPut(unsafe.Add(ps, 4), x)
-		acc = svdfMAC2(acc, x, svdfLE32(unsafe.Add(pw, 4)))
-		x = svdfLE32(unsafe.Add(ps, 10))
-		svdfPut(unsafe.Add(ps, 8), x)
-		acc = svdfMAC2(acc, x, svdfLE32(unsafe.Add(pw, 8)))
+		x := svdfLd2(ps)
+		svdfSt0(ps, x)
+		acc = svdfMAC2(acc, x, svdfLd0(pw))
+		x = svdfLd6(ps)
+		svdfSt4(ps, x)
+		acc = svdfMAC2(acc, x, svdfLd4(pw))
+		x = svdfLd10(ps)
+		svdfSt8(ps, x)
+		acc = svdfMAC2(acc, x, svdfLd8(pw))
 		v6 := *(*int16)(unsafe.Add(ps, 14))
 		*(*int16)(unsafe.Add(ps, 12)) = v6
-		y := svdfLE32(unsafe.Add(pw, 12))
+		y := svdfLd12(pw)
 		v := *(*int32)(pa)
 		*(*int16)(unsafe.Add(ps, 14)) = int16(v)
 		acc += int32(v6)*int32(int16(y)) + v*(y>>16)

@@ -301,6 +301,8 @@ const (
 	F32DotStr4              Func = "f32DotStr4"
 	F32Ends                 Func = "f32Ends"
 	F32Exp                  Func = "f32Exp"
+	F32ExpCore              Func = "f32ExpCore"
+	F32ExpFPU               Func = "f32ExpFPU"
 	F32ExpRare              Func = "f32ExpRare"
 	F32Expm1                Func = "f32Expm1"
 	F32Finite               Func = "f32Finite"
@@ -311,6 +313,7 @@ const (
 	F32FunnelRow            Func = "f32FunnelRow"
 	F32Log                  Func = "f32Log"
 	F32Logistic             Func = "f32Logistic"
+	F32LogisticFPU          Func = "f32LogisticFPU"
 	F32Lt                   Func = "f32Lt"
 	F32Mod                  Func = "f32Mod"
 	F32Mul                  Func = "f32Mul"
@@ -325,6 +328,7 @@ const (
 	F32StrView              Func = "f32StrView"
 	F32Tab64                Func = "f32Tab64"
 	F32Tanh                 Func = "f32Tanh"
+	F32TanhFPU              Func = "f32TanhFPU"
 	F32Unpack               Func = "f32Unpack"
 	F32ViewRow              Func = "f32ViewRow"
 	F32Words                Func = "f32Words"
@@ -466,9 +470,11 @@ const (
 	LstmRunSoftF            Func = "lstmRunSoftF"
 	LstmRunViewF            Func = "lstmRunViewF"
 	LstmSat16               Func = "lstmSat16"
+	LstmSigP                Func = "lstmSigP"
 	LstmSigmoidF            Func = "lstmSigmoidF"
 	LstmSigmoidQ            Func = "lstmSigmoidQ"
 	LstmTanhF               Func = "lstmTanhF"
+	LstmTanhP               Func = "lstmTanhP"
 	LstmTanhQ               Func = "lstmTanhQ"
 	LutInt8                 Func = "lutInt8"
 	MaxPoolDSPInt8          Func = "maxPoolDSPInt8"
@@ -1009,6 +1015,8 @@ func Funcs() []Func {
 		F32DotStr4,
 		F32Ends,
 		F32Exp,
+		F32ExpCore,
+		F32ExpFPU,
 		F32ExpRare,
 		F32Expm1,
 		F32Finite,
@@ -1019,6 +1027,7 @@ func Funcs() []Func {
 		F32FunnelRow,
 		F32Log,
 		F32Logistic,
+		F32LogisticFPU,
 		F32Lt,
 		F32Mod,
 		F32Mul,
@@ -1033,6 +1042,7 @@ func Funcs() []Func {
 		F32StrView,
 		F32Tab64,
 		F32Tanh,
+		F32TanhFPU,
 		F32Unpack,
 		F32ViewRow,
 		F32Words,
@@ -1174,9 +1184,11 @@ func Funcs() []Func {
 		LstmRunSoftF,
 		LstmRunViewF,
 		LstmSat16,
+		LstmSigP,
 		LstmSigmoidF,
 		LstmSigmoidQ,
 		LstmTanhF,
+		LstmTanhP,
 		LstmTanhQ,
 		LutInt8,
 		MaxPoolDSPInt8,
@@ -2006,6 +2018,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case F32Exp:
 		return []Param{{"x", "float32"}}, true
+	case F32ExpCore:
+		return []Param{{"x", "float32"}}, true
+	case F32ExpFPU:
+		return []Param{{"x", "float32"}}, true
 	case F32ExpRare:
 		return []Param{{"x", "float32"}}, true
 	case F32Expm1:
@@ -2025,6 +2041,8 @@ func (f Func) Params() ([]Param, bool) {
 	case F32Log:
 		return []Param{{"x", "float32"}}, true
 	case F32Logistic:
+		return []Param{{"x", "float32"}}, true
+	case F32LogisticFPU:
 		return []Param{{"x", "float32"}}, true
 	case F32Lt:
 		return []Param{{"x", "float32"}, {"y", "float32"}}, true
@@ -2053,6 +2071,8 @@ func (f Func) Params() ([]Param, bool) {
 	case F32Tab64:
 		return []Param{{"s", "string"}, {"i", "int"}}, true
 	case F32Tanh:
+		return []Param{{"x", "float32"}}, true
+	case F32TanhFPU:
 		return []Param{{"x", "float32"}}, true
 	case F32Unpack:
 		return []Param{{"a", "uint32"}}, true
@@ -2336,12 +2356,16 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*lstmParams"}, {"x", "[]float32"}, {"h", "[]float32"}, {"c", "[]float32"}, {"out", "[]float32"}, {"wIn", "string"}, {"wRec", "string"}, {"bias", "string"}}, true
 	case LstmSat16:
 		return []Param{{"v", "int32"}}, true
+	case LstmSigP:
+		return []Param{{"p", "*lstmParams"}, {"x", "float32"}}, true
 	case LstmSigmoidF:
 		return []Param{{"dst", "[]float32"}, {"src", "[]float32"}}, true
 	case LstmSigmoidQ:
 		return []Param{{"v", "int16"}}, true
 	case LstmTanhF:
 		return []Param{{"dst", "[]float32"}, {"src", "[]float32"}}, true
+	case LstmTanhP:
+		return []Param{{"p", "*lstmParams"}, {"x", "float32"}}, true
 	case LstmTanhQ:
 		return []Param{{"v", "int16"}, {"mult", "int32"}, {"shift", "int"}}, true
 	case LutInt8:
@@ -3121,6 +3145,8 @@ func (f Func) Results() int {
 		F32Cos,
 		F32Div,
 		F32Exp,
+		F32ExpCore,
+		F32ExpFPU,
 		F32ExpRare,
 		F32Expm1,
 		F32Finite,
@@ -3130,6 +3156,7 @@ func (f Func) Results() int {
 		F32FromQ,
 		F32Log,
 		F32Logistic,
+		F32LogisticFPU,
 		F32Lt,
 		F32Mod,
 		F32Mul,
@@ -3143,6 +3170,7 @@ func (f Func) Results() int {
 		F32StrView,
 		F32Tab64,
 		F32Tanh,
+		F32TanhFPU,
 		F32q,
 		F32sAdd,
 		F32sBits,
@@ -3200,7 +3228,9 @@ func (f Func) Results() int {
 		LstmRGFits,
 		LstmRowBatch,
 		LstmSat16,
+		LstmSigP,
 		LstmSigmoidQ,
+		LstmTanhP,
 		LstmTanhQ,
 		MeanRequant,
 		MulByQuantMul,
@@ -3419,7 +3449,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case LstmGate:
 		return []Param{{"inMult", "int32"}, {"recMult", "int32"}, {"inShift", "int"}, {"recShift", "int"}}, true
 	case LstmParams:
-		return []Param{{"batch", "int"}, {"steps", "int"}, {"inDim", "int"}, {"units", "int"}, {"timeMajor", "bool"}, {"forgetMult", "int32"}, {"inputMult", "int32"}, {"forgetShift", "int"}, {"inputShift", "int"}, {"hidMult", "int32"}, {"hidShift", "int"}, {"hidZP", "int32"}, {"hidMin", "int32"}, {"hidMax", "int32"}, {"tanhMult", "int32"}, {"tanhShift", "int"}, {"clip", "bool"}, {"cellClip", "int32"}, {"cellClipF", "float32"}}, true
+		return []Param{{"batch", "int"}, {"steps", "int"}, {"inDim", "int"}, {"units", "int"}, {"timeMajor", "bool"}, {"forgetMult", "int32"}, {"inputMult", "int32"}, {"forgetShift", "int"}, {"inputShift", "int"}, {"hidMult", "int32"}, {"hidShift", "int"}, {"hidZP", "int32"}, {"hidMin", "int32"}, {"hidMax", "int32"}, {"tanhMult", "int32"}, {"tanhShift", "int"}, {"clip", "bool"}, {"cellClip", "int32"}, {"cellClipF", "float32"}, {"fpu", "bool"}}, true
 	case LstmQ:
 		return []Param{{"mult", "int32"}, {"pow", "int32"}, {"rsh", "uint32"}, {"mask", "int32"}, {"thr", "int32"}}, true
 	case LstmR:

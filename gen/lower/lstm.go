@@ -206,6 +206,11 @@ func lowerLSTMFloat(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *
 	if cellClip > 0 {
 		fields = append(fields, F("clip", Bool(true)), F("cellClipF", F32(cellClip)))
 	}
+	if !c.DSP() {
+		// -compiler gc: the gate functions in float32 arithmetic, which
+		// an FPU runs faster than the integer ones.
+		fields = append(fields, F("fpu", Bool(true)))
+	}
 	n, s := sh.inDim, sh.units
 	p := Struct(kernelsig.LstmParams, fields...)
 	if c.DSP() {

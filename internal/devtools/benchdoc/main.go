@@ -613,8 +613,9 @@ func countAvailable(tool, qemu string) (bool, string) {
 }
 
 // instructionCounts counts the instructions of tflm-gen's steady-state
-// Invoke on x86-64 with `count -amd64` (qemu-x86_64), default and -speed
-// where -speed generates different code, for every reference model with
+// Invoke on x86-64 with `count -amd64` (qemu-x86_64) of the packages
+// generated with -compiler gc (a host's build), default and -speed where
+// -speed generates different code, for every reference model with
 // TFLM's callgrind count, which it is compared with. Outputs that differ
 // from shared/ref's are listed in the returned mismatch lines.
 func instructionCounts(c counter, entries []entry) ([]irRow, []string, error) {
@@ -624,7 +625,7 @@ func instructionCounts(c counter, entries []entry) ([]irRow, []string, error) {
 		if e.tflmIr == 0 {
 			continue
 		}
-		d, err := c.run("-amd64", e.model)
+		d, err := c.run("-amd64", e.model, "-compiler", "gc")
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", e.name, err)
 		}
@@ -637,7 +638,7 @@ func instructionCounts(c counter, entries []entry) ([]irRow, []string, error) {
 			r.PerMAC = fmt.Sprintf("%.2f", float64(d.ir)/float64(e.macs))
 		}
 		if e.speedCode {
-			s, err := c.run("-amd64", e.model, "-speed")
+			s, err := c.run("-amd64", e.model, "-speed", "-compiler", "gc")
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s -speed: %w", e.name, err)
 			}
