@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -78,7 +79,7 @@ func TestBFPVec(t *testing.T) {
 		// In place, as lstmFloatBFP converts the state.
 		y := append([]float32(nil), x...)
 		ys := unsafe.Slice((*int32)(unsafe.Pointer(&y[0])), n)
-		if ey, _ := bfpVec(ys, y, bx); ey != ex || !equalI32(ys, dst) {
+		if ey, _ := bfpVec(ys, y, bx); ey != ex || !slices.Equal(ys, dst) {
 			t.Fatalf("case %d: in place gives other significands", c)
 		}
 		for _, bad := range []float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())} {
@@ -93,18 +94,6 @@ func TestBFPVec(t *testing.T) {
 			}
 		}
 	}
-}
-
-func equalI32(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // bfpTDot returns the dot product of x and w by block floating point (the

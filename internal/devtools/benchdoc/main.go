@@ -53,7 +53,6 @@ type options struct {
 	shared, out        string
 	count              int
 	benchtime          string
-	tflmBench          string
 	timing, arm, amd64 bool
 	board, grid        bool
 	countTool          string
@@ -67,7 +66,6 @@ func main() {
 	flag.StringVar(&o.out, "o", "BENCH.md", "output file")
 	flag.IntVar(&o.count, "count", 5, "benchmark runs per package (the median is reported)")
 	flag.StringVar(&o.benchtime, "benchtime", "1s", "go test -benchtime")
-	flag.StringVar(&o.tflmBench, "tflm-bench", "", "tflm_bench binary (internal/devtools/benchdoc/tflm/build.sh): also time TFLM on this machine")
 	flag.BoolVar(&o.timing, "timing", true, "run the timing rounds (false: only the instruction counts)")
 	flag.BoolVar(&o.arm, "arm", true, "count instructions on 32-bit ARM with TFLM and CMSIS-NN (needs -count-tool and qemu-arm; without them the section says so)")
 	flag.BoolVar(&o.grid, "grid", true, "count every model of ../shared/grid under TinyGo and gc (about 25 minutes; needs the board tools and qemu-arm)")
@@ -91,11 +89,9 @@ func main() {
 type entry struct {
 	name, pkg string
 	macs      int64
-	tflmNs    int64    // 0 when there is no reference
-	tflmIr    int64    // TFLM's x86-64 instructions per Invoke (callgrind), 0 if unknown
-	inputs    []string // the reference "ramp" input files, one per model input
-	model     string   // the .tflite file
-	want      string   // TFLM's output 0 for the ramp input, "" if none
+	tflmNs    int64  // 0 when there is no reference
+	tflmIr    int64  // TFLM's x86-64 instructions per Invoke (callgrind), 0 if unknown
+	model     string // the .tflite file
 	arena     int
 	stack     int    // the stated stack of Invoke on the board (emit.StackOf)
 	speed     *entry // the -speed build, when its arena differs
@@ -129,7 +125,7 @@ func run(o options) error {
 		found[name] = true
 		return o.models == nil || slices.Contains(o.models, name)
 	}
-	add := func(name, path string, tflm, tflmIr int64, inputs []string, want string) error {
+	add := func(name, path string, tflm, tflmIr int64) error {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
@@ -146,8 +142,8 @@ func run(o options) error {
 		if err := write(pkg, res.Files); err != nil {
 			return err
 		}
-		e := entry{name: name, pkg: pkg, macs: lower.MACs(g), tflmNs: tflm, tflmIr: tflmIr, inputs: inputs,
-			model: path, want: want, arena: res.Layout.Plan.Size, consts: emit.ConstBytes(res.Program),
+		e := entry{name: name, pkg: pkg, macs: lower.MACs(g), tflmNs: tflm, tflmIr: tflmIr,
+			model: path, arena: res.Layout.Plan.Size, consts: emit.ConstBytes(res.Program),
 			stack: emit.StackOf(res.Program).Bytes}
 		for _, i := range g.Inputs {
 			e.float = e.float || g.Tensors[i].Type == model.Float32
@@ -192,10 +188,7 @@ func run(o options) error {
 		if !want(name) {
 			continue
 		}
-		inputs, _ := filepath.Glob(filepath.Join(o.shared, "ref", name+".ramp.in*.bin"))
-		sort.Strings(inputs)
-		if err := add(name, filepath.Join(o.shared, "models", name+".tflite"), ref.TFLM.Ns, ref.TFLM.Ir, inputs,
-			filepath.Join(o.shared, "ref", name+".ramp.out0.bin")); err != nil {
+		if err := add(name, filepath.Join(o.shared, "models", name+".tflite"), ref.TFLM.Ns, ref.TFLM.Ir); err != nil {
 			return err
 		}
 		entries[len(entries)-1].ref = true
@@ -206,7 +199,7 @@ func run(o options) error {
 		if !want(name) {
 			continue
 		}
-		if err := add(name, e, 0, 0, nil, ""); err != nil {
+		if err := add(name, e, 0, 0); err != nil {
 			return err
 		}
 	}
@@ -265,21 +258,20 @@ func run(o options) error {
 			gridNote = ""
 		}
 	}
-	rows, hereRows, hereNote, err := timings(o, tmp, entries)
+	rows, err := timings(o, tmp, entries)
 	if err != nil {
 		return err
 	}
 	timingNote := ""
 	if !o.timing {
 		timingNote = "Not measured in this run (`-timing=false`)."
-		hereNote = timingNote
 	}
 	var buf bytes.Buffer
 	data := map[string]any{
 		"GoVersion": runtime.Version(), "GOOS": runtime.GOOS, "GOARCH": runtime.GOARCH,
 		"CPU": cpuName(), "Count": o.count, "Rows": rows, "TimingNote": timingNote,
 		"IrRows": irRows, "IrNote": irNote, "IrBad": irBad, "ArmRows": armRows, "ArmNote": armNote,
-		"TFLMHost": tflmHost, "HereRows": hereRows, "HereNote": hereNote,
+		"TFLMHost":  tflmHost,
 		"BoardRows": boardRows, "BoardNote": boardNote,
 		"GridRows": gridRows, "GridFamilies": gridFams, "GridNote": gridNote,
 	}
@@ -315,14 +307,14 @@ func sameCode(a, b map[string][]byte, pa, pb string) bool {
 }
 
 // timings runs the timing rounds (none with -timing=false) and returns the
-// main table's rows and the same-machine table.
-func timings(o options, tmp string, entries []entry) ([]row, []hereRow, string, error) {
+// main table's rows.
+func timings(o options, tmp string, entries []entry) ([]row, error) {
 	if !o.timing {
-		return nil, nil, "", nil
+		return nil, nil
 	}
-	count, benchtime, tflmBench := o.count, o.benchtime, o.tflmBench
+	count, benchtime := o.count, o.benchtime
 	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module benchmod\n\ngo 1.26\n"), 0o644); err != nil {
-		return nil, nil, "", err
+		return nil, err
 	}
 	// -p 1: one benchmark binary at a time, so packages do not compete.
 	// The runs go round all packages count times rather than repeating one
@@ -331,7 +323,6 @@ func timings(o options, tmp string, entries []entry) ([]row, []hereRow, string, 
 	// every run of one of them.
 	ns := map[string][]float64{}
 	allocs := map[string]string{}
-	tflmHere := map[string][]float64{} // TFLM's median per round, by model
 	for round := 0; round < count; round++ {
 		cmd := exec.Command("go", "test", "-p", "1", "-run", "^$", "-bench", "^BenchmarkInvoke$", "-benchmem",
 			"-count", "1", "-benchtime", benchtime, "./...")
@@ -340,25 +331,11 @@ func timings(o options, tmp string, entries []entry) ([]row, []hereRow, string, 
 		cmd.Stderr = os.Stderr
 		raw, err := cmd.Output()
 		if err != nil {
-			return nil, nil, "", fmt.Errorf("go test -bench: %v\n%s", err, raw)
+			return nil, fmt.Errorf("go test -bench: %v\n%s", err, raw)
 		}
 		n, a := parseBench(raw)
 		for k, v := range n {
 			ns[k] = append(ns[k], v...)
-		}
-		// TFLM on this machine in the same rounds, so that both see the
-		// same load.
-		if tflmBench != "" {
-			for _, e := range entries {
-				if !e.hasTFLMRun() {
-					continue
-				}
-				t, err := runTFLM(tflmBench, e)
-				if err != nil {
-					return nil, nil, "", err
-				}
-				tflmHere[e.name] = append(tflmHere[e.name], t)
-			}
 		}
 		for k, v := range a {
 			// The largest count of any round.
@@ -379,7 +356,7 @@ func timings(o options, tmp string, entries []entry) ([]row, []hereRow, string, 
 	for _, e := range entries {
 		med, err := median(e.pkg)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, err
 		}
 		r := row{Model: e.name, MACs: strconv.FormatInt(e.macs, 10), Arena: strconv.Itoa(e.arena), Ns: fmt.Sprintf("%.0f", med),
 			TFLM: "-", Ratio: "-", MACPerNs: fmt.Sprintf("%.3f", float64(e.macs)/med),
@@ -388,7 +365,7 @@ func timings(o options, tmp string, entries []entry) ([]row, []hereRow, string, 
 		if e.speed != nil {
 			sm, err := median(e.speed.pkg)
 			if err != nil {
-				return nil, nil, "", err
+				return nil, err
 			}
 			r.SpeedArena, r.SpeedNs = strconv.Itoa(e.speed.arena), fmt.Sprintf("%.0f", sm)
 			best = min(best, sm)
@@ -403,11 +380,7 @@ func timings(o options, tmp string, entries []entry) ([]row, []hereRow, string, 
 		}
 		rows = append(rows, r)
 	}
-	hereRows, hereNote, err := sameMachine(tflmBench != "", entries, tflmHere, median)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	return rows, hereRows, hereNote, nil
+	return rows, nil
 }
 
 // target is the issue-6 verdict for a model: ratio >= 2 for models above
@@ -423,69 +396,6 @@ func target(macs int64, tflmNs, ns, best float64) string {
 		return "met with -speed"
 	}
 	return "**missed**"
-}
-
-// hereRow is one line of the same-machine table.
-type hereRow struct {
-	Model, TFLM, Ns, Ratio, SpeedNs, SpeedRatio, Target string
-}
-
-// hasTFLMRun reports whether TFLM can be timed on e: a reference model
-// with its ramp input and output.
-func (e entry) hasTFLMRun() bool {
-	return e.tflmNs > 0 && len(e.inputs) > 0 && e.want != ""
-}
-
-// runTFLM runs the tflm_bench binary (internal/devtools/benchdoc/tflm) on e's model
-// and ramp input; it checks the output against the reference's and returns
-// the median Invoke time in ns.
-func runTFLM(bench string, e entry) (float64, error) {
-	args := append(append([]string{e.model}, e.inputs...), "--", e.want)
-	out, err := exec.Command(bench, args...).CombinedOutput()
-	if err != nil {
-		return 0, fmt.Errorf("%s: %s: %v\n%s", e.name, bench, err, out)
-	}
-	var med, lo int64
-	if _, err := fmt.Sscanf(string(out), "median %d ns, min %d ns", &med, &lo); err != nil {
-		return 0, fmt.Errorf("%s: %s printed %q", e.name, bench, out)
-	}
-	return float64(med), nil
-}
-
-// sameMachine compares TFLM's times on this machine (the median over the
-// rounds of each round's median, by model) with tflm-gen's. When TFLM was
-// not timed the table is left out and the note says how to get it.
-func sameMachine(timed bool, entries []entry, tflm map[string][]float64, median func(string) (float64, error)) ([]hereRow, string, error) {
-	if !timed {
-		return nil, "Not measured in this run: build TFLM with `internal/devtools/benchdoc/tflm/build.sh` and pass the binary as `-tflm-bench`.", nil
-	}
-	var rows []hereRow
-	for _, e := range entries {
-		v := tflm[e.name]
-		if !e.hasTFLMRun() || len(v) == 0 {
-			continue
-		}
-		sort.Float64s(v)
-		t := v[len(v)/2]
-		med, err := median(e.pkg)
-		if err != nil {
-			return nil, "", err
-		}
-		r := hereRow{Model: e.name, TFLM: fmt.Sprintf("%.0f", t), Ns: fmt.Sprintf("%.0f", med),
-			Ratio: fmt.Sprintf("%.2f", t/med), SpeedNs: "-", SpeedRatio: "-"}
-		best := med
-		if e.speed != nil {
-			sm, err := median(e.speed.pkg)
-			if err != nil {
-				return nil, "", err
-			}
-			best = min(best, sm)
-			r.SpeedNs, r.SpeedRatio = fmt.Sprintf("%.0f", sm), fmt.Sprintf("%.2f", t/sm)
-		}
-		r.Target = target(e.macs, t, med, best)
-		rows = append(rows, r)
-	}
-	return rows, "", nil
 }
 
 // countOut is what one run of shared/arm/count printed.
