@@ -23,8 +23,8 @@ import (
 // 2^-bx*max|x|*sum|w| + 2^-bw*max|w|*sum|x| + n*2^-(bx+bw)*max|x|*max|w|
 // (TestBFPDotAccuracy). On ordinary data of 16 or more elements that is
 // 3 to 30 times closer to the exact value than float32's own sum of the
-// products in order, which is what TFLM computes; an input whose elements span more than 2^bx loses
-// the low bits of its smallest ones. The results are therefore not TFLM's
+// products in order, which is what TFLM computes; an input whose
+// elements span more than 2^bx loses the low bits of its smallest ones. The results are therefore not TFLM's
 // bits but within the float tolerance of the tests (1e-5 relative), and
 // they are the same bits on every target (integer arithmetic only), so
 // the board's outputs equal the host's.
@@ -86,10 +86,11 @@ func bfpVec(dst []int32, x []float32, bx uint32) (ex int32, ok bool) {
 	return eh - 126 - int32(bx), true
 }
 
-// bfpAcc returns the [4]int64 at words 8*k.. of scratch xs (bfpDot4's
-// sums live in the kernels' scratch, not in locals: see bfp_arm.go).
-func bfpAcc(xs []int32, k int) *[4]int64 {
-	return (*[4]int64)(unsafe.Pointer(&xs[8*k : 8*k+8][0]))
+// bfpAcc returns the [4]int64 in the first eight words of scratch xs
+// (bfpDot4's sums live in the kernels' scratch, not in locals: see
+// bfp_arm.go).
+func bfpAcc(xs []int32) *[4]int64 {
+	return (*[4]int64)(unsafe.Pointer(&xs[:8][0]))
 }
 
 // bfpDot4Ref stores in a the four sums of x[j] times the int32 words at
@@ -99,12 +100,12 @@ func bfpAcc(xs []int32, k int) *[4]int64 {
 func bfpDot4Ref(a *[4]int64, x []int32, w unsafe.Pointer) {
 	var a0, a1, a2, a3 int64
 	for _, v := range x {
-		q := (*[16]byte)(w)
+		q := (*[4][4]byte)(w)
 		x := int64(v)
-		a0 += x * int64(int32(uint32(q[0])|uint32(q[1])<<8|uint32(q[2])<<16|uint32(q[3])<<24))
-		a1 += x * int64(int32(uint32(q[4])|uint32(q[5])<<8|uint32(q[6])<<16|uint32(q[7])<<24))
-		a2 += x * int64(int32(uint32(q[8])|uint32(q[9])<<8|uint32(q[10])<<16|uint32(q[11])<<24))
-		a3 += x * int64(int32(uint32(q[12])|uint32(q[13])<<8|uint32(q[14])<<16|uint32(q[15])<<24))
+		a0 += x * int64(le32(&q[0]))
+		a1 += x * int64(le32(&q[1]))
+		a2 += x * int64(le32(&q[2]))
+		a3 += x * int64(le32(&q[3]))
 		w = unsafe.Add(w, 16)
 	}
 	a[0], a[1], a[2], a[3] = a0, a1, a2, a3

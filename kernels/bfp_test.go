@@ -100,18 +100,14 @@ func TestBFPVec(t *testing.T) {
 // weights as PlanFCF32BFP lays them out for one channel) rounded once.
 func bfpTDot(x, w []float32) float32 {
 	n := len(x)
-	wb := make([]byte, 4*n)
-	for i, v := range w {
-		binary.LittleEndian.PutUint32(wb[4*i:], math.Float32bits(v))
-	}
-	wt, rec, ok := PlanFCF32BFP(wb, nil, 1, n)
+	wt, rec, ok := PlanFCF32BFP([]byte(lstmTF32Str(w)), nil, 1, n)
 	if !ok {
 		panic("PlanFCF32BFP")
 	}
 	xs := make([]int32, 8+n)
 	bx, _ := bfpBits(n)
 	ex, _ := bfpVec(xs[8:], x, bx)
-	a := bfpAcc(xs, 0)
+	a := bfpAcc(xs)
 	bfpDot4(a, xs[8:], unsafe.Pointer(&wt[0]))
 	ew := int32(binary.LittleEndian.Uint32(rec))
 	return bfpF32(bfpAdd3(bfpTerm{a[0], ex + ew}, bfpTerm{0, bfpZeroE}, bfpTerm{0, bfpZeroE}))

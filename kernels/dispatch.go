@@ -71,7 +71,7 @@ package kernels
 //   - functions with results (helpers, not program steps):
 //     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
 //     argMinMaxIdxI8, b2u8, bfpAcc, bfpAdd3, bfpBias, bfpBits, bfpDotSlow,
-//     bfpF32, bfpFinite, bfpPlanRows, bfpRow, bfpSig, bfpVec, binary32,
+//     bfpF32, bfpFinite, bfpPutRow, bfpRow, bfpSig, bfpVec, binary32,
 //     castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64, constI8, constU8,
 //     convDSPScratch, convDSPWScratch, convGatherGrid, convGatherScratch,
 //     convGatherWinWords, convLean8, convPWBlock, convPWChDecode,
@@ -98,7 +98,7 @@ package kernels
 //     fcDotI16, fcDotI16Acc32, fcF32Soft, fcMakeRQ, fcRQFor, fcRescale,
 //     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
 //     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
-//     ld64, ldf32, le32, le32Append, le64, leakyReluOne, logSoftmaxHalfSum,
+//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
 //     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
 //     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmClipF,
 //     lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmFCQ64, lstmFunnel4x2,

@@ -30,7 +30,7 @@ func fcF32BFP(p *fcParams, in []float32, xs []int32, w, rec string, out []float3
 	nb := (n + 3) / 4
 	w, rec = w[:16*k*nb], rec[:fcBFPRec*n]
 	in, out, xs = in[:k*nbat], out[:n*nbat], xs[:8+k]
-	a := bfpAcc(xs, 0)
+	a := bfpAcc(xs)
 	xs = xs[8:]
 	bx, _ := bfpBits(k)
 	pw := unsafe.Pointer(unsafe.StringData(w))

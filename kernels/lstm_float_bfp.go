@@ -30,7 +30,7 @@ func lstmFloatBFP(p *lstmParams, x []float32, h []float32, c []float32, out []fl
 	bxRec, _ := bfpBits(s)
 	wIn, wRec, rec = wIn[:16*n*s], wRec[:16*s*s], rec[:lstmBFPRec*s]
 	xs = xs[:8+n]
-	a := bfpAcc(xs, 0)
+	a := bfpAcc(xs)
 	xs = xs[8:]
 	pi := unsafe.Pointer(unsafe.StringData(wIn))
 	pr := unsafe.Pointer(unsafe.StringData(wRec))

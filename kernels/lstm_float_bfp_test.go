@@ -7,15 +7,6 @@ import (
 	"testing"
 )
 
-// bfpTF32Bytes returns the little-endian bytes of v.
-func bfpTF32Bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
 // bfpTAt returns a copy of s as a string whose data starts off bytes past
 // a word boundary (Go's allocations are word-aligned).
 func bfpTAt(s []byte, off int) string {
@@ -72,7 +63,7 @@ func TestLSTMFloatBFPMatchesFloat(t *testing.T) {
 					v[i] = val(0.5)
 				}
 			}
-			wb[g], rb[g], bb[g] = bfpTF32Bytes(w[g]), bfpTF32Bytes(rw[g]), bfpTF32Bytes(b[g])
+			wb[g], rb[g], bb[g] = []byte(lstmTF32Str(w[g])), []byte(lstmTF32Str(rw[g])), []byte(lstmTF32Str(b[g]))
 		}
 		wIn, wRec, rec, ok := PlanLSTMFloatBFP(wb, rb, bb, s, n)
 		if !ok {
@@ -136,7 +127,7 @@ func TestFCF32BFPMatchesFloat(t *testing.T) {
 			for i := range bv {
 				bv[i] = val()
 			}
-			bias = bfpTF32Bytes(bv)
+			bias = []byte(lstmTF32Str(bv))
 		}
 		in := make([]float32, batches*k)
 		for i := range in {
@@ -163,8 +154,8 @@ func TestFCF32BFPMatchesFloat(t *testing.T) {
 			}
 		}
 		want := make([]float32, batches*n)
-		fcF32(p, in, string(bfpTF32Bytes(packed)), string(bias), want)
-		wt, rec, ok := PlanFCF32BFP(bfpTF32Bytes(w), bias, n, k)
+		fcF32(p, in, lstmTF32Str(packed), string(bias), want)
+		wt, rec, ok := PlanFCF32BFP([]byte(lstmTF32Str(w)), bias, n, k)
 		if !ok {
 			t.Fatalf("case %d: refused", ci)
 		}

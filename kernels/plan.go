@@ -260,61 +260,43 @@ func PlanMulDSP(inner, aInner, bInner, n1, a1, b1 int, in1Off, in2Off, outOff, m
 // ([units][units]) and biases ([units]) become the kernel's wIn, wRec and
 // rec strings. ok is false when a weight or bias is infinite or NaN.
 func PlanLSTMFloatBFP(inW, recW, bias [4][]byte, units, inDim int) (wIn, wRec, rec []byte, ok bool) {
-	_, bwIn := bfpBits(inDim)
-	_, bwRec := bfpBits(units)
-	rec = make([]byte, 0, lstmBFPRec*units)
-	var eIn, eRec [4][]int32
 	for k := range 4 {
-		var okIn, okRec bool
-		if wIn, eIn[k], okIn = bfpPlanRows(wIn, inW[k], units, inDim, bwIn, k); !okIn {
-			return nil, nil, nil, false
-		}
-		if wRec, eRec[k], okRec = bfpPlanRows(wRec, recW[k], units, units, bwRec, k); !okRec {
-			return nil, nil, nil, false
-		}
-		if len(bias[k]) != 4*units || !bfpFinite(bias[k]) {
+		if len(inW[k]) != 4*units*inDim || len(recW[k]) != 4*units*units || len(bias[k]) != 4*units ||
+			!bfpFinite(inW[k]) || !bfpFinite(recW[k]) || !bfpFinite(bias[k]) {
 			return nil, nil, nil, false
 		}
 	}
+	_, bwIn := bfpBits(inDim)
+	_, bwRec := bfpBits(units)
+	wIn, wRec = make([]byte, 16*inDim*units), make([]byte, 16*units*units)
+	rec = make([]byte, lstmBFPRec*units)
 	for u := range units {
+		r := rec[lstmBFPRec*u:]
 		for k := range 4 {
-			rec = le32Append(rec, uint32(eIn[k][u]))
-		}
-		for k := range 4 {
-			rec = le32Append(rec, uint32(eRec[k][u]))
-		}
-		for k := range 4 {
-			rec = append(rec, bias[k][4*u:4*u+4]...)
+			eIn := bfpPutRow(wIn[16*inDim*u+4*k:], inW[k][4*inDim*u:4*inDim*(u+1)], bwIn)
+			eRec := bfpPutRow(wRec[16*units*u+4*k:], recW[k][4*units*u:4*units*(u+1)], bwRec)
+			binary.LittleEndian.PutUint32(r[4*k:], uint32(eIn))
+			binary.LittleEndian.PutUint32(r[16+4*k:], uint32(eRec))
+			copy(r[32+4*k:], bias[k][4*u:4*u+4])
 		}
 	}
 	return wIn, wRec, rec, true
 }
 
-// bfpPlanRows converts the rows x cols little-endian float32 matrix m to
-// significands of bw bits (bfpRow) and writes them as weight k of four
-// interleaved matrices in dst ([rows][cols][4] int32, grown to its full
-// size as needed), returning dst and each row's exponent; ok is false
-// when m has the wrong size or an infinite or NaN element.
-func bfpPlanRows(dst, m []byte, rows, cols int, bw uint32, k int) (out []byte, exps []int32, ok bool) {
-	if len(m) != 4*rows*cols || !bfpFinite(m) {
-		return nil, nil, false
+// bfpPutRow converts a row of little-endian float32 weights (finite) to
+// significands of bw bits (bfpRow) and writes significand j at
+// dst[16*j:] (rows of four interleaved, as bfpDot4 reads them); it
+// returns the row's exponent.
+func bfpPutRow(dst, row []byte, bw uint32) int32 {
+	f := make([]float32, len(row)/4)
+	for j := range f {
+		f[j] = math.Float32frombits(binary.LittleEndian.Uint32(row[4*j:]))
 	}
-	if len(dst) < 16*rows*cols {
-		dst = append(dst, make([]byte, 16*rows*cols-len(dst))...)
+	q, ew := bfpRow(f, bw)
+	for j, v := range q {
+		binary.LittleEndian.PutUint32(dst[16*j:], uint32(v))
 	}
-	exps = make([]int32, rows)
-	row := make([]float32, cols)
-	for r := range rows {
-		for j := range cols {
-			row[j] = math.Float32frombits(binary.LittleEndian.Uint32(m[4*(r*cols+j):]))
-		}
-		q, ew := bfpRow(row, bw)
-		exps[r] = ew
-		for j, v := range q {
-			binary.LittleEndian.PutUint32(dst[16*(r*cols+j)+4*k:], uint32(v))
-		}
-	}
-	return dst, exps, true
+	return ew
 }
 
 // bfpFinite reports whether every little-endian float32 of m is finite.
@@ -325,11 +307,6 @@ func bfpFinite(m []byte) bool {
 		}
 	}
 	return true
-}
-
-// le32Append appends v's four little-endian bytes to b.
-func le32Append(b []byte, v uint32) []byte {
-	return binary.LittleEndian.AppendUint32(b, v)
 }
 
 // bfpRow returns the int32 significands of the float32 weights w with the
@@ -351,24 +328,13 @@ func PlanFCF32BFP(w, bias []byte, units, depth int) (wt, rec []byte, ok bool) {
 		return nil, nil, false
 	}
 	_, bw := bfpBits(depth)
-	nb := (units + 3) / 4
-	wt = make([]byte, 16*depth*nb)
-	rec = make([]byte, 0, fcBFPRec*units)
-	row := make([]float32, depth)
+	wt = make([]byte, 16*depth*((units+3)/4)) // the last block's missing rows stay zero
+	rec = make([]byte, fcBFPRec*units)        // a missing bias stays zero
 	for ch := range units {
-		for j := range row {
-			row[j] = math.Float32frombits(binary.LittleEndian.Uint32(w[4*(ch*depth+j):]))
-		}
-		q, ew := bfpRow(row, bw)
-		base := 16 * depth * (ch / 4)
-		for j, v := range q {
-			binary.LittleEndian.PutUint32(wt[base+16*j+4*(ch%4):], uint32(v))
-		}
-		rec = le32Append(rec, uint32(ew))
+		ew := bfpPutRow(wt[16*depth*(ch/4)+4*(ch%4):], w[4*depth*ch:4*depth*(ch+1)], bw)
+		binary.LittleEndian.PutUint32(rec[fcBFPRec*ch:], uint32(ew))
 		if len(bias) != 0 {
-			rec = append(rec, bias[4*ch:4*ch+4]...)
-		} else {
-			rec = le32Append(rec, 0)
+			copy(rec[fcBFPRec*ch+4:], bias[4*ch:4*ch+4])
 		}
 	}
 	return wt, rec, true

@@ -60,7 +60,7 @@ const (
 	BfpDotSlow              Func = "bfpDotSlow"
 	BfpF32                  Func = "bfpF32"
 	BfpFinite               Func = "bfpFinite"
-	BfpPlanRows             Func = "bfpPlanRows"
+	BfpPutRow               Func = "bfpPutRow"
 	BfpRow                  Func = "bfpRow"
 	BfpSig                  Func = "bfpSig"
 	BfpVec                  Func = "bfpVec"
@@ -395,7 +395,6 @@ const (
 	Ld64                    Func = "ld64"
 	Ldf32                   Func = "ldf32"
 	Le32                    Func = "le32"
-	Le32Append              Func = "le32Append"
 	Le64                    Func = "le64"
 	LeakyReluF32            Func = "leakyReluF32"
 	LeakyReluInt16          Func = "leakyReluInt16"
@@ -774,7 +773,7 @@ func Funcs() []Func {
 		BfpDotSlow,
 		BfpF32,
 		BfpFinite,
-		BfpPlanRows,
+		BfpPutRow,
 		BfpRow,
 		BfpSig,
 		BfpVec,
@@ -1109,7 +1108,6 @@ func Funcs() []Func {
 		Ld64,
 		Ldf32,
 		Le32,
-		Le32Append,
 		Le64,
 		LeakyReluF32,
 		LeakyReluInt16,
@@ -1519,7 +1517,7 @@ func (f Func) Params() ([]Param, bool) {
 	case BatchMatmulInt8:
 		return []Param{{"p", "*batchMatmulParams"}, {"lhs", "[]int8"}, {"rhs", "[]int8"}, {"out", "[]int8"}}, true
 	case BfpAcc:
-		return []Param{{"xs", "[]int32"}, {"k", "int"}}, true
+		return []Param{{"xs", "[]int32"}}, true
 	case BfpAdd3:
 		return []Param{{"t0", "bfpTerm"}, {"t1", "bfpTerm"}, {"t2", "bfpTerm"}}, true
 	case BfpBias:
@@ -1536,8 +1534,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"t", "bfpTerm"}}, true
 	case BfpFinite:
 		return []Param{{"m", "[]byte"}}, true
-	case BfpPlanRows:
-		return []Param{{"dst", "[]byte"}, {"m", "[]byte"}, {"rows", "int"}, {"cols", "int"}, {"bw", "uint32"}, {"k", "int"}}, true
+	case BfpPutRow:
+		return []Param{{"dst", "[]byte"}, {"row", "[]byte"}, {"bw", "uint32"}}, true
 	case BfpRow:
 		return []Param{{"w", "[]float32"}, {"bw", "uint32"}}, true
 	case BfpSig:
@@ -2206,8 +2204,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "string"}, {"i", "int"}}, true
 	case Le32:
 		return []Param{{"q", "*[4]byte"}}, true
-	case Le32Append:
-		return []Param{{"b", "[]byte"}, {"v", "uint32"}}, true
 	case Le64:
 		return []Param{{"q", "*[8]byte"}}, true
 	case LeakyReluF32:
@@ -3079,6 +3075,7 @@ func (f Func) Results() int {
 		BfpDotSlow,
 		BfpF32,
 		BfpFinite,
+		BfpPutRow,
 		Binary32,
 		CastLoad,
 		ClampF32,
@@ -3197,7 +3194,6 @@ func (f Func) Results() int {
 		Ld64,
 		Ldf32,
 		Le32,
-		Le32Append,
 		Le64,
 		LeakyReluOne,
 		LogSoftmaxHalfSum,
@@ -3307,8 +3303,7 @@ func (f Func) Results() int {
 		TanhSmall,
 		TconvTaps:
 		return 2
-	case BfpPlanRows,
-		BfpSig,
+	case BfpSig,
 		DwDSPPlan,
 		DwDSPPlanQ8,
 		F32Words,

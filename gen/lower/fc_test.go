@@ -297,8 +297,8 @@ func TestFullyConnectedGenerated(t *testing.T) {
 		}
 		got := res.Outputs[0][0]
 		if strings.HasPrefix(c.name, "speed_float_") {
-			if err := floatsClose(got, c.output); err != nil {
-				t.Errorf("%s: %v", c.name, err)
+			if ok, msg := e2e.OutputsMatch(&model.Tensor{Type: model.Float32}, got, c.output); !ok {
+				t.Errorf("%s: %s", c.name, msg)
 			}
 			continue
 		}
@@ -310,20 +310,4 @@ func TestFullyConnectedGenerated(t *testing.T) {
 	if _, err := e2e.Build(t.TempDir(), pkgs, "GOARCH=386"); err != nil {
 		t.Errorf("GOARCH=386: %v", err)
 	}
-}
-
-// floatsClose compares little-endian float32 values within 1e-5 relative
-// or 1e-6 absolute.
-func floatsClose(got, want []byte) error {
-	if len(got) != len(want) {
-		return fmt.Errorf("%d bytes, want %d", len(got), len(want))
-	}
-	for i := 0; i+4 <= len(want); i += 4 {
-		g := float64(math.Float32frombits(binary.LittleEndian.Uint32(got[i:])))
-		w := float64(math.Float32frombits(binary.LittleEndian.Uint32(want[i:])))
-		if d := math.Abs(g - w); !(d <= 1e-5*math.Abs(w) || d <= 1e-6) {
-			return fmt.Errorf("element %d is %g, want %g", i/4, g, w)
-		}
-	}
-	return nil
 }

@@ -218,9 +218,10 @@ func writesFirst(op string) bool {
 	return true
 }
 
-// regNames lists the core registers of a register list "{r4-r7, lr}"
-// ("r4" ... "r7", "lr"); d and s registers are left out.
-func regNames(args string) []string {
+// regList lists the registers of a register list "{r4-r7, lr}" or
+// "{d8-d11}", ranges expanded ("r4" ... "r7", "lr"); an entry it cannot
+// read stays as written.
+func regList(args string) []string {
 	i, j := strings.Index(args, "{"), strings.Index(args, "}")
 	if i < 0 || j < i {
 		return nil
@@ -228,16 +229,28 @@ func regNames(args string) []string {
 	var names []string
 	for _, r := range strings.Split(args[i+1:j], ",") {
 		r = strings.TrimSpace(r)
-		if a, b, ok := strings.Cut(r, "-"); ok && strings.HasPrefix(a, "r") {
-			x, err1 := strconv.Atoi(a[1:])
-			y, err2 := strconv.Atoi(strings.TrimPrefix(b, "r"))
-			if err1 == nil && err2 == nil {
+		if a, b, ok := strings.Cut(r, "-"); ok && a != "" {
+			x, err1 := strconv.Atoi(strings.TrimLeft(a, "rdsq"))
+			y, err2 := strconv.Atoi(strings.TrimLeft(b, "rdsq"))
+			if err1 == nil && err2 == nil && y >= x {
 				for k := x; k <= y; k++ {
-					names = append(names, "r"+strconv.Itoa(k))
+					names = append(names, a[:1]+strconv.Itoa(k))
 				}
+				continue
 			}
-			continue
 		}
+		if r != "" {
+			names = append(names, r)
+		}
+	}
+	return names
+}
+
+// regNames lists the core registers of a register list (regList): "r0"
+// to "r12" and "lr"; d and s registers, sp and pc are left out.
+func regNames(args string) []string {
+	var names []string
+	for _, r := range regList(args) {
 		if r == "lr" || strings.HasPrefix(r, "r") {
 			names = append(names, r)
 		}
@@ -247,28 +260,7 @@ func regNames(args string) []string {
 
 // regCount counts the registers of a register list "{r4, r5, lr}" or
 // "{d8-d11}".
-func regCount(args string) int {
-	i, j := strings.Index(args, "{"), strings.Index(args, "}")
-	if i < 0 || j < i {
-		return 0
-	}
-	n := 0
-	for _, r := range strings.Split(args[i+1:j], ",") {
-		r = strings.TrimSpace(r)
-		if a, b, ok := strings.Cut(r, "-"); ok {
-			x, err1 := strconv.Atoi(strings.TrimLeft(a, "rdsq"))
-			y, err2 := strconv.Atoi(strings.TrimLeft(b, "rdsq"))
-			if err1 == nil && err2 == nil && y >= x {
-				n += y - x + 1
-				continue
-			}
-		}
-		if r != "" {
-			n++
-		}
-	}
-	return n
-}
+func regCount(args string) int { return len(regList(args)) }
 
 // immediate returns the last immediate operand of an instruction's
 // arguments.
