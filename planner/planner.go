@@ -168,7 +168,11 @@ type Plan struct {
 	Cert       Certificate
 	Steps      int64  // search nodes visited
 	Method     string // which algorithm produced the offsets
-	PeakStep   int    // a step where the live total equals LowerBound
+	PeakStep   int    // a step where the live total is largest (equal to LowerBound unless Block)
+	// Block, when not nil, says where LowerBound exceeds the largest live
+	// total: a block of tied buffers leaves the buffers live beside it no
+	// way to fit in that total (block_bound.go).
+	Block *BlockBound
 	// Pinned is the total (aligned) size of the buffers live over the whole
 	// program (persistent state, for one): they conflict with every other
 	// buffer, so they are stacked at the top of the arena, above the rest,

@@ -32,7 +32,11 @@ type tiedProblem struct {
 	// Per buffer: its unit, its place in the unit (rel, aligned size),
 	// and the buffers of other units live at a common step with it.
 	unitOf, rel, size []int
+	bufFirst, bufLast []int
 	conflicts         [][]int
+	// block says where the block bound (block_bound.go) raised lowerBound
+	// above the largest live total, nil where it did not.
+	block *BlockBound
 }
 
 // tiedUnits groups the buffers into units: a chain is a buffer without a
@@ -94,6 +98,7 @@ func newTiedProblem(bufs []Buffer, align int) *tiedProblem {
 	for i, b := range bufs {
 		first[i], last[i] = b.First, b.Last
 	}
+	p.bufFirst, p.bufLast = first, last
 	p.conflicts = make([][]int, p.n)
 	forEachLivePair(first, last, func(i, j int) {
 		if p.unitOf[i] != p.unitOf[j] && p.size[i] > 0 && p.size[j] > 0 {
@@ -102,6 +107,7 @@ func newTiedProblem(bufs []Buffer, align int) *tiedProblem {
 		}
 	})
 	p.lowerBound, p.peakStep = p.unionBound()
+	p.lowerBound, p.block = p.blockBound(p.lowerBound)
 	return p
 }
 
@@ -225,7 +231,7 @@ func (p *tiedProblem) offsets(unitOff []int) []int {
 // its lowest fit) within the budget.
 func makeTied(bufs []Buffer, strategy Strategy, align int, budget *Budget) *Plan {
 	p := newTiedProblem(bufs, align)
-	plan := &Plan{LowerBound: p.lowerBound, PeakStep: p.peakStep}
+	plan := &Plan{LowerBound: p.lowerBound, PeakStep: p.peakStep, Block: p.block}
 	idx := make([]int, len(p.units))
 	for i := range idx {
 		idx[i] = i

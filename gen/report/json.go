@@ -34,7 +34,9 @@ type Report struct {
 	// ArenaSize is the generated ArenaSize: every buffer, aligned.
 	ArenaSize int `json:"arena_size"`
 	// LowerBound is the largest total (aligned) of the buffers live at one
-	// operator; no plan of these buffers can be smaller.
+	// operator, or more where a block of tied buffers leaves the others no
+	// way to fit in that total (planner.BlockBound); no plan of these
+	// buffers can be smaller.
 	LowerBound int `json:"lower_bound"`
 	// Certificate is layout.txt's wording; CertificateKind names it for
 	// programs: at_lower_bound, exhaustive, all_orders, best_found or

@@ -48,6 +48,11 @@ type layoutReport struct {
 	// Apart says why each operator not fused with its predecessor runs
 	// apart from it (when lowering fused).
 	Apart []string
+	// Block says why the lower bound exceeds the largest live total (a
+	// block of tied buffers), empty where it does not; PeakLive is that
+	// total.
+	Block    string
+	PeakLive int
 }
 
 // Stack bounds the stack a call of the generated Invoke (or Reset) takes on
@@ -102,7 +107,7 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 		Act: pr.Bytes(planner.Activation), Scratch: pr.Bytes(planner.Scratch), Persistent: pr.Bytes(planner.Persistent),
 		PeakOp: p.PeakStep, PeakName: pr.Ops[p.PeakStep].Code.String(), Align: l.Align,
 		Saved: l.PlainSize - p.Size, Plain: l.PlainSize, MACs: pr.MACs(),
-		CertMeaning: CertMeaning(p), MapColumn: mapColumnBytes(p.Size),
+		CertMeaning: CertMeaning(p), MapColumn: mapColumnBytes(p.Size), PeakLive: p.LowerBound,
 	}
 	if stack != nil {
 		r.RAM = p.Size + stack.Bytes
@@ -130,6 +135,15 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 		r.Groups = append(r.Groups, groupText(pr, l, &grp, row)...)
 	}
 	r.Apart = apartLines(pr)
+	if b := p.Block; b != nil {
+		names := make([]string, len(b.Unit))
+		for i, id := range b.Unit {
+			names[i] = fmt.Sprintf("b%d", row[program.BufID(id)])
+		}
+		r.Block = fmt.Sprintf("%d bytes above the largest live total (%d) at operator %d (%s): the tied buffers %s are one rigid block whose live part starts %d bytes into it, and the %d bytes of other buffers live there fit only whole, below that part or above it",
+			p.LowerBound-b.Live, b.Live, b.Step, pr.Ops[b.Step].Code, strings.Join(names, ", "), b.Below, b.Between)
+		r.PeakLive = b.Live
+	}
 	for _, ip := range pr.InPlace {
 		r.InPlace = append(r.InPlace, fmt.Sprintf("operator %d (%s) writes t%d in place of t%d", ip.Op, pr.Ops[ip.Op].Code, ip.Out, ip.In))
 	}

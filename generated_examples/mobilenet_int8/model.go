@@ -17,7 +17,7 @@ import "unsafe"
 
 // ArenaSize is the working memory of a Model in bytes: every activation, scratch
 // and persistent buffer, placed so that buffers live at the same time never
-// overlap. The plan is best found, gap 32 bytes; its peak is at operator 5 (DEPTHWISE_CONV_2D).
+// overlap. The plan is optimal (= lower bound); its peak is at operator 5 (DEPTHWISE_CONV_2D).
 // Persistent state takes 0 bytes of it. layout.txt lists every buffer.
 //
 // RAM: ArenaSize + stack 1232 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of

@@ -161,12 +161,23 @@ func (m *Module) Run(jobs []Job, runner ...string) ([]Result, error) {
 		return nil, err
 	}
 	argv := append(append([]string{}, runner...), m.Bin)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
+	var out []byte
+	for try := 1; ; try++ {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Stdin = bytes.NewReader(in)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err = cmd.Output()
+		if err == nil {
+			break
+		}
+		// qemu-user's emulation of clone now and then crashes Go's
+		// runtime as it starts a thread, before any code of the driver
+		// runs (runtime.clone, then "morestack on g0"): an emulator
+		// fault, run again. Every other failure is the driver's.
+		if len(runner) > 0 && try < 3 && strings.Contains(stderr.String(), "fatal error: morestack on g0") {
+			continue
+		}
 		return nil, fmt.Errorf("driver %s: %v\n%s", strings.Join(argv, " "), err, stderr.String())
 	}
 	var res []Result
