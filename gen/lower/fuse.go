@@ -37,6 +37,13 @@ import (
 // over the skip tensor (an in-place operator), and the skip tensor is the
 // group's input, the group's input and output are one buffer: each band of
 // the ADD writes rows no later band reads.
+//
+// A unary elementwise operator (an activation, QUANTIZE, DEQUANTIZE) joins
+// a chain as a window of one row. Written in place on its own, it gets a
+// line of its own in a group (Options.NotInPlace), as does an ADD that
+// would write over its chain operand (ADD(y, x)): the groups are estimated
+// on the program without those in-place pairs, and each such operator on
+// its own costs what it costs in place (belowTheBound).
 
 // bandKind says how a kernel call is cut into bands of output rows.
 type bandKind int
@@ -52,6 +59,11 @@ const (
 	// the chain's, the other (the skip tensor) is read whole, a band of
 	// rows at a time; a band is a call on fewer elements (bc.inner).
 	bandElems
+	// bandUnary: a unary elementwise kernel, fn(params..., in, out),
+	// that writes element i of out from element i of in for every i of
+	// in (an activation, QUANTIZE, DEQUANTIZE): a band is a call on
+	// shorter slices.
+	bandUnary
 )
 
 // bandKernel is how one kernel runs on bands.
@@ -105,6 +117,38 @@ var bandKernels = map[string]bandKernel{
 	string(kernelsig.AddInt8Tab): {kind: bandElems},
 	string(kernelsig.AddInt16):   {kind: bandElems},
 	string(kernelsig.AddF32):     {kind: bandElems},
+
+	string(kernelsig.ReluInt8):           {kind: bandUnary},
+	string(kernelsig.ReluInt16):          {kind: bandUnary},
+	string(kernelsig.ReluF32):            {kind: bandUnary},
+	string(kernelsig.Relu6Int8):          {kind: bandUnary},
+	string(kernelsig.Relu6Int16):         {kind: bandUnary},
+	string(kernelsig.Relu6F32):           {kind: bandUnary},
+	string(kernelsig.LeakyReluInt8):      {kind: bandUnary},
+	string(kernelsig.LeakyReluInt16):     {kind: bandUnary},
+	string(kernelsig.LeakyReluF32):       {kind: bandUnary},
+	string(kernelsig.HardSwishInt8):      {kind: bandUnary},
+	string(kernelsig.HardSwishF32):       {kind: bandUnary},
+	string(kernelsig.LutInt8):            {kind: bandUnary},
+	string(kernelsig.LogisticInt16):      {kind: bandUnary},
+	string(kernelsig.LogisticF32):        {kind: bandUnary},
+	string(kernelsig.TanhInt16):          {kind: bandUnary},
+	string(kernelsig.TanhF32):            {kind: bandUnary},
+	string(kernelsig.QuantizeF32ToInt8):  {kind: bandUnary},
+	string(kernelsig.QuantizeF32ToInt16): {kind: bandUnary},
+	string(kernelsig.RequantizeI8ToI8):   {kind: bandUnary},
+	string(kernelsig.RequantizeI8ToU8):   {kind: bandUnary},
+	string(kernelsig.RequantizeI8ToI16):  {kind: bandUnary},
+	string(kernelsig.RequantizeI8ToI32):  {kind: bandUnary},
+	string(kernelsig.RequantizeU8ToI8):   {kind: bandUnary},
+	string(kernelsig.RequantizeI16ToI8):  {kind: bandUnary},
+	string(kernelsig.RequantizeI16ToI16): {kind: bandUnary},
+	string(kernelsig.RequantizeI16ToI32): {kind: bandUnary},
+	string(kernelsig.RequantizeI32ToI8):  {kind: bandUnary},
+	string(kernelsig.RequantizeI32ToI16): {kind: bandUnary},
+	string(kernelsig.DequantizeI8):       {kind: bandUnary},
+	string(kernelsig.DequantizeI16):      {kind: bandUnary},
+	string(kernelsig.DequantizeU8):       {kind: bandUnary},
 }
 
 // bandOp is one operator that can run in bands of output rows.
@@ -240,11 +284,21 @@ func bandable(p *program.Program, i int) *bandOp {
 			b.param = k
 		}
 	}
-	if b.in < 0 || b.out < 0 || b.param < 0 {
+	if b.in < 0 || b.out < 0 || b.param < 0 && bk.kind != bandUnary {
 		return nil
 	}
-	s := call.Args[b.param].(program.Struct)
+	var s program.Struct
+	if b.param >= 0 {
+		s = call.Args[b.param].(program.Struct)
+	}
 	switch bk.kind {
+	case bandUnary:
+		// Element i from element i: the same shape, whatever the
+		// element types.
+		if !slices.Equal(tin.Shape, tout.Shape) {
+			return nil
+		}
+		b.stride, b.pad, b.span = 1, 0, 1
 	case bandPixels:
 		px, ok := structInt(s, "pixels")
 		if !ok || px != b.outH*b.outW || b.inH != b.outH {
@@ -497,7 +551,10 @@ func (s *bandSchedule) lineBytes(j int) int {
 // (and of the skip tensor's rows, for bandElems).
 func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 	args := slices.Clone(b.call.Args)
-	s := args[b.param].(program.Struct)
+	var s program.Struct
+	if b.param >= 0 {
+		s = args[b.param].(program.Struct)
+	}
 	switch b.kind {
 	case bandPixels:
 		args[b.param] = withInts(s, map[string]int{"pixels": (ev.r1 - ev.r0) * b.outW})

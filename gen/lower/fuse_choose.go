@@ -24,11 +24,15 @@ type fusePlanner struct {
 	bornBy, diedBy []int
 	// scratchOf lists the scratch buffers of each operator.
 	scratchOf [][]program.BufID
+	// inPlace[i] is what operator i saves on its own by writing its
+	// output over its input, where p gives it a buffer of its own for
+	// the groups' sake (unaryInPlace).
+	inPlace map[int]int
 }
 
 func newFusePlanner(p *program.Program, frags []*Fragment, align int) *fusePlanner {
 	n := len(p.Ops)
-	f := &fusePlanner{p: p, frags: frags, align: align, band: make([]*bandOp, n), link: make([]bool, n), groups: map[fuseSpan]int{}}
+	f := &fusePlanner{p: p, frags: frags, align: align, band: make([]*bandOp, n), link: make([]bool, n), groups: map[fuseSpan]int{}, inPlace: map[int]int{}}
 	for i := range p.Ops {
 		f.band[i] = bandable(p, i)
 	}
@@ -78,7 +82,7 @@ func (f *fusePlanner) liveIn(b program.BufID, i, j int) bool {
 // single is what operator i costs run on its own, overlapped where its
 // kernel offers it.
 func (f *fusePlanner) single(i int) (withOverlap, without int) {
-	without = f.live(i, i)
+	without = f.live(i, i) - f.inPlace[i]
 	withOverlap = without
 	c := f.frags[i].c
 	bi, bo, ok := overlapPair(f.p, c)

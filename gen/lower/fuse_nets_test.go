@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
@@ -105,6 +106,45 @@ func (nb *netBuilder) avgPoolAll(x int) int {
 	return y
 }
 
+// invertedBlock is an inverted residual block: a 1x1 expansion by t (none
+// for 1), a 3x3 depthwise convolution of stride s, a 1x1 projection to c
+// channels, and a residual ADD where shapes allow. act 0 is RELU6 fused
+// into the first two convolutions; another code is that activation as an
+// operator of its own after each.
+type invertedBlock struct {
+	t, c, s int
+	act     model.OpCode
+}
+
+var mobileNetV2Blocks = []invertedBlock{{1, 8, 1, 0}, {6, 12, 2, 0}, {6, 12, 1, 0}, {6, 16, 2, 0}, {6, 16, 1, 0}, {6, 24, 2, 0}}
+
+// inverted adds block b after x; torch puts an explicit PAD before the
+// depthwise convolution, which then has VALID padding (as PyTorch's
+// converters write it).
+func (nb *netBuilder) inverted(x int, b invertedBlock, torch bool) int {
+	fused := b.act == 0
+	act := func(y int) int {
+		if fused {
+			return y
+		}
+		return nb.unary(y, b.act)
+	}
+	y := x
+	if b.t > 1 {
+		y = act(nb.conv(y, nb.c[x]*b.t, 1, 1, 1, false, fused))
+	}
+	if torch {
+		y = nb.convPad(nb.pad(y, 1, 1, 1, 1), 0, 3, 3, b.s, true, fused, true)
+	} else {
+		y = nb.conv(y, 0, 3, 3, b.s, true, fused)
+	}
+	y = nb.conv(act(y), b.c, 1, 1, 1, false, false)
+	if b.s == 1 && b.c == nb.c[x] {
+		y = nb.add(x, y)
+	}
+	return y
+}
+
 // mobileNetV2 is MobileNet V2-style: inverted residual blocks (1x1
 // expansion, 3x3 depthwise, 1x1 projection, residual ADD where shapes
 // allow) on a 64x64x3 image.
@@ -112,17 +152,8 @@ func mobileNetV2(r *rand.Rand) ([]byte, int) {
 	nb, x := newNet(r, "mobilenet v2 style", 64, 64, 3)
 	in := x
 	x = nb.conv(x, 16, 3, 3, 2, false, true)
-	for _, b := range []struct{ t, c, s int }{{1, 8, 1}, {6, 12, 2}, {6, 12, 1}, {6, 16, 2}, {6, 16, 1}, {6, 24, 2}} {
-		y := x
-		if b.t > 1 {
-			y = nb.conv(y, nb.c[x]*b.t, 1, 1, 1, false, true)
-		}
-		y = nb.conv(y, 0, 3, 3, b.s, true, true)
-		y = nb.conv(y, b.c, 1, 1, 1, false, false)
-		if b.s == 1 && b.c == nb.c[x] {
-			y = nb.add(x, y)
-		}
-		x = y
+	for _, b := range mobileNetV2Blocks {
+		x = nb.inverted(x, b, false)
 	}
 	x = nb.avgPoolAll(x)
 	nb.m.IO([]int{in}, []int{x})
@@ -135,17 +166,8 @@ func mobileNetV2Torch(r *rand.Rand) ([]byte, int) {
 	nb, x := newNet(r, "mobilenet v2 from pytorch", 64, 64, 3)
 	in := x
 	x = nb.convPad(nb.pad(x, 1, 1, 1, 1), 16, 3, 3, 2, false, true, true)
-	for _, b := range []struct{ t, c, s int }{{1, 8, 1}, {6, 12, 2}, {6, 12, 1}, {6, 16, 2}, {6, 16, 1}, {6, 24, 2}} {
-		y := x
-		if b.t > 1 {
-			y = nb.conv(y, nb.c[x]*b.t, 1, 1, 1, false, true)
-		}
-		y = nb.convPad(nb.pad(y, 1, 1, 1, 1), 0, 3, 3, b.s, true, true, true)
-		y = nb.conv(y, b.c, 1, 1, 1, false, false)
-		if b.s == 1 && b.c == nb.c[x] {
-			y = nb.add(x, y)
-		}
-		x = y
+	for _, b := range mobileNetV2Blocks {
+		x = nb.inverted(x, b, true)
 	}
 	x = nb.avgPoolAll(x)
 	nb.m.IO([]int{in}, []int{x})
@@ -169,7 +191,11 @@ func dsCNN(r *rand.Rand) ([]byte, int) {
 
 // resNet is ResNet-style: 3x3 convolutions with residual ADDs on a
 // 32x32x3 image, downsampling by strided convolutions.
-func resNet(r *rand.Rand) ([]byte, int) {
+func resNet(r *rand.Rand) ([]byte, int) { return resNetOrder(r, false) }
+
+// resNetOrder is resNet, its ADDs' operands swapped (ADD(y, x), the skip
+// tensor second) when swap.
+func resNetOrder(r *rand.Rand, swap bool) ([]byte, int) {
 	nb, x := newNet(r, "resnet style", 32, 32, 3)
 	in := x
 	x = nb.conv(x, 16, 3, 3, 1, false, true)
@@ -179,7 +205,11 @@ func resNet(r *rand.Rand) ([]byte, int) {
 		}
 		y := nb.conv(x, c, 3, 3, 1, false, true)
 		y = nb.conv(y, c, 3, 3, 1, false, false)
-		x = nb.add(x, y)
+		if swap {
+			x = nb.add(y, x)
+		} else {
+			x = nb.add(x, y)
+		}
 	}
 	x = nb.avgPoolAll(x)
 	nb.m.IO([]int{in}, []int{x})
@@ -207,22 +237,8 @@ func TestFusedNetworks(t *testing.T) {
 			arena := map[bool]int{}
 			var outs [2][]byte
 			for k, fused := range []bool{false, true} {
-				p, _, err := Program(g, ProgramOptions{Overlap: fused})
-				if err != nil {
-					t.Fatal(err)
-				}
-				lay, err := layout.Make(p, nil, layout.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := simulateGroups(p, lay); err != nil {
-					t.Fatal(err)
-				}
-				got, err := runProgram(p, lay, x.raw())
-				if err != nil {
-					t.Fatal(err)
-				}
-				arena[fused], outs[k] = lay.Plan.Size, got[0]
+				p, lay, got := planSimulateRun(t, g, ProgramOptions{Overlap: fused}, x.raw())
+				arena[fused], outs[k] = lay.Plan.Size, got
 				if fused {
 					t.Logf("%s: arena %d bytes layer by layer, %d default (%d fused groups, %d overlapped pairs), %d MACs", net.name, arena[false], arena[true], len(p.Groups), len(p.Overlaps), p.MACs())
 				}
@@ -302,7 +318,8 @@ func TestFixturesMatchTFLM(t *testing.T) {
 // TestFusedResidualSpans fuses, one at a time, every span that can be
 // fused of two small residual networks (ADD(x, conv(conv(x))) and a
 // residual ADD in the middle of a chain, its operands swapped), with and
-// without in-place operators: the skip tensor is then the group's input
+// without in-place operators and with the swapped ADD alone not in place
+// (chainInPlace): the skip tensor is then the group's input
 // and output buffer, its output buffer only, another buffer, or the
 // group's input with the output tied below it. Each is simulated byte by
 // byte and byte-identical to layer by layer.
@@ -341,8 +358,21 @@ func TestFusedResidualSpans(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, noShare := range []bool{false, true} {
-			p, _, err := Program(g, ProgramOptions{Options: Options{NoShare: noShare}})
+		shared, _, err := Program(g, ProgramOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// In place, with no in-place operator, and with no in-place ADD
+		// where it would write over its chain operand (ADD(y, x), as
+		// fusion assembles it).
+		for _, mode := range []string{"share", "noShare", "notInPlace"} {
+			opts := Options{NoShare: mode == "noShare"}
+			if mode == "notInPlace" {
+				if opts.NotInPlace = chainInPlace(shared); len(opts.NotInPlace) == 0 {
+					continue
+				}
+			}
+			p, _, err := Program(g, ProgramOptions{Options: opts})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -358,7 +388,7 @@ func TestFusedResidualSpans(t *testing.T) {
 			for i := range p.Ops {
 				for j := i + 1; j < len(p.Ops) && fp.fusable(fuseSpan{i, j}); j++ {
 					sp := fuseSpan{i, j}
-					name := fmt.Sprintf("%s noShare=%v ops %d-%d", net.name, noShare, i, j)
+					name := fmt.Sprintf("%s %s ops %d-%d", net.name, mode, i, j)
 					var add *bandOp
 					for _, b := range fp.band[i : j+1] {
 						if b.skip >= 0 {
@@ -389,6 +419,9 @@ func TestFusedResidualSpans(t *testing.T) {
 							c = "skip is input"
 						}
 						cases[c]++
+						if mode == "notInPlace" {
+							cases[c+", notInPlace"]++
+						}
 						t.Logf("%s: %s (MinShift %d)", name, c, grp.MinShift)
 					}
 					ql, err := layout.Make(q, nil, layout.Options{})
@@ -421,11 +454,42 @@ func TestFusedResidualSpans(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range []string{"skip is input and output", "skip is output", "skip elsewhere", "skip is input, output tied below"} {
+	for _, c := range []string{"skip is input and output", "skip is output", "skip elsewhere", "skip is input, output tied below", "skip is input, output tied below, notInPlace"} {
 		if cases[c] == 0 {
 			t.Errorf("no span where %s", c)
 		}
 	}
+	runPackages(t, pkgs, jobs, wants)
+}
+
+// planSimulateRun lowers g with opt, plans it, replays its fused groups
+// byte by byte (simulateGroups) and runs it on input x: the program, its
+// layout and output 0.
+func planSimulateRun(t *testing.T, g *model.Graph, opt ProgramOptions, x []byte) (*program.Program, *layout.Layout, []byte) {
+	t.Helper()
+	p, _, err := Program(g, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lay, err := layout.Make(p, nil, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := simulateGroups(p, lay); err != nil {
+		t.Fatal(err)
+	}
+	got, err := runProgram(p, lay, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, lay, got[0]
+}
+
+// runPackages builds the generated packages and runs the jobs (one input
+// and one Invoke each): output 0 of job k must be wants[k], the
+// layer-by-layer output. Skipped with -short.
+func runPackages(t *testing.T, pkgs []e2e.Package, jobs []e2e.Job, wants [][]byte) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("skipping the build of the generated packages with -short")
 	}

@@ -139,6 +139,11 @@ type Options struct {
 	// Overlap lists the operators that write their output over their
 	// dying input, shifted, where their kernels allow it (overlap.go).
 	Overlap map[int]bool
+	// NotInPlace lists elementwise operators whose output keeps its own
+	// buffer although it could take over an input's: the members of a
+	// fused group that would write over their chain operand, which write
+	// a line of their own (fuse.go).
+	NotInPlace map[int]bool
 }
 
 // Assemble builds the program from one fragment per operator: it groups
@@ -171,7 +176,7 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 	}
 	var inPlace []program.InPlace
 	if !opt.NoShare {
-		inPlace = findInPlace(g, find)
+		inPlace = findInPlace(g, find, opt.NotInPlace)
 		for _, p := range inPlace {
 			parent[find(p.Out)] = find(p.In)
 		}

@@ -11,9 +11,9 @@ import (
 // findInPlace picks, for each operator registered as elementwise, an input
 // its output can overwrite: one that is not constant, not state, not a
 // graph output, has the output's shape and element size, and is read by no
-// later operator.
+// later operator; none for the operators notInPlace lists.
 // find maps a tensor to the root of its buffer group (views already merged).
-func findInPlace(g *model.Graph, find func(int) int) []program.InPlace {
+func findInPlace(g *model.Graph, find func(int) int, notInPlace map[int]bool) []program.InPlace {
 	last := map[int]int{} // buffer root -> last reading operator
 	outRoots := map[int]bool{}
 	for _, op := range g.Ops {
@@ -28,7 +28,7 @@ func findInPlace(g *model.Graph, find func(int) int) []program.InPlace {
 	}
 	var pairs []program.InPlace
 	for _, op := range g.Ops {
-		if lowerings[op.Code].mem != elementwise || len(op.Outputs) != 1 {
+		if lowerings[op.Code].mem != elementwise || len(op.Outputs) != 1 || notInPlace[op.Index] {
 			continue
 		}
 		out := g.Tensors[op.Outputs[0]]

@@ -2,12 +2,14 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/gen/variant"
 	"github.com/tflm-gen/tflm-gen/internal/model"
+	"github.com/tflm-gen/tflm-gen/planner"
 )
 
 // ProgramOptions control Program.
@@ -118,7 +120,23 @@ func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *
 	if err != nil {
 		return nil, err
 	}
-	fp := newFusePlanner(flat, frags, opt.Plan.Align)
+	// An elementwise operator written in place over its chain operand
+	// joins a chain with a line of its own: the groups are estimated on
+	// the program where these operators are not in place, and each on its
+	// own costs what it costs in flat.
+	keep := chainInPlace(flat)
+	est := flat
+	if len(keep) > 0 {
+		o := opt.Options
+		o.NotInPlace = keep
+		if est, err = Assemble(g, frags, o); err != nil {
+			return nil, err
+		}
+	}
+	fp := newFusePlanner(est, frags, opt.Plan.Align)
+	for i := range keep {
+		fp.inPlace[i] = stepBytes(est, i, opt.Plan.Align) - stepBytes(flat, i, opt.Plan.Align)
+	}
 	spans, overlap := fp.choose()
 	apart := fp.apart(spans)
 	if len(spans) == 0 && len(overlap) == 0 {
@@ -131,6 +149,16 @@ func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *
 	}
 	o := opt.Options
 	o.Overlap = overlap
+	for _, sp := range spans {
+		for i := sp.first; i <= sp.last; i++ {
+			if keep[i] {
+				if o.NotInPlace == nil {
+					o.NotInPlace = map[int]bool{}
+				}
+				o.NotInPlace[i] = true
+			}
+		}
+	}
 	q, err := Assemble(g, frags, o)
 	if err != nil {
 		return nil, err
@@ -156,4 +184,45 @@ func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *
 	}
 	sort.Slice(best.Apart, func(a, b int) bool { return best.Apart[a].Op < best.Apart[b].Op })
 	return best, nil
+}
+
+// chainInPlace returns the operators of p that write their output in
+// place over the input a chain would bring them: one call of a unary band
+// kernel (bandUnary), or of a binary one (bandElems) over the output of
+// the operator before it (ADD(y, x) where y is that output; ADD(x, y)
+// takes over x, its skip tensor, and may end a group so).
+func chainInPlace(p *program.Program) map[int]bool {
+	var out map[int]bool
+	for _, ip := range p.InPlace {
+		op := p.Ops[ip.Op]
+		if len(op.Calls) != 1 || op.Flow != nil {
+			continue
+		}
+		switch bandKernels[op.Calls[0].Fn].kind {
+		case bandUnary:
+		case bandElems:
+			if ip.Op == 0 || !slices.Contains(p.Graph.Ops[ip.Op-1].Outputs, ip.In) {
+				continue
+			}
+		default:
+			continue
+		}
+		if out == nil {
+			out = map[int]bool{}
+		}
+		out[ip.Op] = true
+	}
+	return out
+}
+
+// stepBytes is the sum of p's buffers live at step i, each rounded up to
+// align.
+func stepBytes(p *program.Program, i, align int) int {
+	n := 0
+	for _, b := range p.Buffers {
+		if b.First <= i && i <= b.Last {
+			n += planner.AlignedSize(b.Size, align)
+		}
+	}
+	return n
 }

@@ -1,0 +1,234 @@
+package lower
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
+	"github.com/tflm-gen/tflm-gen/internal/model"
+)
+
+// unary adds an elementwise operator of x's shape: HARD_SWISH, RELU,
+// LEAKY_RELU (alpha 0.1), LOGISTIC (output 1/256, -128, as TFLM wants) or
+// QUANTIZE (int8 to int8: a new scale), each with a new output
+// quantization.
+func (nb *netBuilder) unary(x int, code model.OpCode) int {
+	q := builder.PerTensor(0.02+0.02*nb.r.Float32(), int64(nb.r.IntN(64)-32))
+	if code == model.OpLogistic {
+		q = builder.PerTensor(1.0/256, -128)
+	}
+	y := nb.tensor(nb.h[x], nb.w[x], nb.c[x], q)
+	var opts *builder.Options
+	if code == model.OpLeakyRelu {
+		opts = &builder.Options{Type: unionLeakyRelu, Fields: []builder.Field{builder.Float(leakyAlpha, 0.1)}}
+	}
+	nb.m.Op(code, []int{x}, []int{y}, opts)
+	return y
+}
+
+// mobileNetV3 is MobileNet V3-style: convolutions without a fused
+// activation, each followed by a HARD_SWISH (or RELU) operator of its own,
+// inverted residual blocks, on a 48x48x3 image.
+func mobileNetV3(r *rand.Rand) ([]byte, int) {
+	nb, x := newNet(r, "mobilenet v3 style", 48, 48, 3)
+	in := x
+	x = nb.unary(nb.conv(x, 16, 3, 3, 2, false, false), model.OpHardSwish)
+	for _, b := range []invertedBlock{{1, 16, 1, model.OpRelu}, {4, 24, 2, model.OpRelu}, {3, 24, 1, model.OpHardSwish}, {4, 32, 2, model.OpHardSwish}} {
+		x = nb.inverted(x, b, false)
+	}
+	x = nb.avgPoolAll(x)
+	nb.m.IO([]int{in}, []int{x})
+	return nb.m.Bytes(), 48 * 48 * 3
+}
+
+// floatIO is an int8 network between float32 input and output: QUANTIZE
+// first, DEQUANTIZE last, and in between LEAKY_RELU, LOGISTIC, RELU and an
+// int8 to int8 QUANTIZE, each an operator of its own.
+func floatIO(r *rand.Rand) ([]byte, int) {
+	nb := &netBuilder{m: builder.New("float io"), r: r, h: map[int]int{}, w: map[int]int{}, c: map[int]int{}, q: map[int]*builder.Quant{}}
+	in := nb.m.Tensor("input", model.Float32, []int{1, 20, 16, 3}, nil)
+	x := nb.tensor(20, 16, 3, builder.PerTensor(0.03, 5))
+	nb.m.Op(model.OpQuantize, []int{in}, []int{x}, nil)
+	x = nb.unary(nb.conv(x, 24, 3, 3, 1, false, false), model.OpLeakyRelu)
+	x = nb.unary(nb.conv(x, 0, 3, 3, 1, true, false), model.OpLogistic)
+	x = nb.unary(nb.conv(x, 8, 1, 1, 1, false, false), model.OpRelu)
+	x = nb.unary(x, model.OpQuantize)
+	x = nb.conv(x, 6, 3, 3, 2, false, true)
+	out := nb.m.Tensor("output", model.Float32, []int{1, nb.h[x], nb.w[x], nb.c[x]}, nil)
+	nb.m.Op(model.OpDequantize, []int{x}, []int{out}, nil)
+	nb.m.IO([]int{in}, []int{out})
+	return nb.m.Bytes(), 20 * 16 * 3
+}
+
+// TestFusedUnarySpans: every span of the two networks above that can be
+// fused (their elementwise operators given buffers of their own, as fusion
+// does) is simulated byte by byte and gives the layer-by-layer outputs, in
+// the planned program and in the generated code; and the default build
+// fuses chains through the elementwise operators, with an arena no larger
+// than without them in chains.
+func TestFusedUnarySpans(t *testing.T) {
+	nets := []struct {
+		name  string
+		build func(*rand.Rand) ([]byte, int)
+		in    model.DType
+	}{{"mobilenet_v3", mobileNetV3, model.Int8}, {"float_io", floatIO, model.Float32}}
+	var pkgs []e2e.Package
+	var jobs []e2e.Job
+	var wants [][]byte
+	for _, net := range nets {
+		r := rand.New(rand.NewPCG(5, 2))
+		data, n := net.build(r)
+		x := randVals(r, net.in, n)
+		if net.in == model.Float32 {
+			// Inputs of the range the network was quantized for.
+			for i := range x.flts {
+				x.flts[i] = float32(r.NormFloat64())
+			}
+		}
+		g, err := model.Parse(net.name+".tflite", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, lay, want0 := planSimulateRun(t, g, ProgramOptions{}, x.raw())
+		want := [][]byte{want0}
+		unary := chainInPlace(p)
+		if len(unary) == 0 {
+			t.Fatalf("%s: no elementwise operator in place", net.name)
+		}
+		q, _, err := Program(g, ProgramOptions{Options: Options{NotInPlace: unary}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp := newFusePlanner(q, nil, 0)
+		spans := 0
+		for i := range q.Ops {
+			for j := i + 1; j < len(q.Ops) && fp.fusable(fuseSpan{i, j}); j++ {
+				sp := fuseSpan{i, j}
+				name := fmt.Sprintf("%s ops %d-%d", net.name, i, j)
+				hasUnary := false
+				for _, b := range fp.band[i : j+1] {
+					hasUnary = hasUnary || b.kind == bandUnary
+				}
+				if fp.group(sp) < 0 || !hasUnary {
+					continue
+				}
+				spans++
+				f, err := fuse(q, []fuseSpan{sp})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				fl, err := layout.Make(f, nil, layout.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := simulateGroups(f, fl); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				got, err := runProgram(f, fl, x.raw())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got[0], want[0]) {
+					t.Errorf("%s: fused and layer-by-layer outputs differ", name)
+				}
+				if j-i > 2 {
+					continue
+				}
+				// The generated code of the short groups, built and run below.
+				pkg := fmt.Sprintf("u%d", len(pkgs))
+				res, err := testEmit(f, nil, testOptions{Package: pkg, NoTests: true})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
+				jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.raw()}, Invokes: 1})
+				wants = append(wants, want[0])
+			}
+		}
+		if spans == 0 {
+			t.Errorf("%s: no span through an elementwise operator", net.name)
+		}
+		// The default build, and the same without elementwise operators
+		// in chains.
+		var before int
+		withoutUnaryBands(func() {
+			b, _, err := Program(g, ProgramOptions{Overlap: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bl, err := layout.Make(b, nil, layout.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			before = bl.Plan.Size
+		})
+		d, dl, got := planSimulateRun(t, g, ProgramOptions{Overlap: true}, x.raw())
+		if !slices.Equal(got, want[0]) {
+			t.Errorf("%s: default and layer-by-layer outputs differ", net.name)
+		}
+		joined := 0
+		for _, grp := range d.Groups {
+			for i := grp.First; i <= grp.Last; i++ {
+				if unary[i] {
+					joined++
+				}
+			}
+		}
+		if joined == 0 {
+			t.Errorf("%s: no elementwise operator joined a fused group", net.name)
+		}
+		t.Logf("%s: arena %d bytes layer by layer, %d default with no elementwise operator in chains, %d now (%d fused groups, %d of %d in-place elementwise operators in them); %d spans checked",
+			net.name, lay.Plan.Size, before, dl.Plan.Size, len(d.Groups), joined, len(unary), spans)
+		if dl.Plan.Size >= before {
+			t.Errorf("%s: arena %d, not smaller than %d without elementwise operators in chains", net.name, dl.Plan.Size, before)
+		}
+	}
+	runPackages(t, pkgs, jobs, wants)
+}
+
+// withoutUnaryBands runs f with the unary elementwise kernels taken out of
+// bandKernels (no test of this package runs in parallel).
+func withoutUnaryBands(f func()) {
+	saved := maps.Clone(bandKernels)
+	defer func() { bandKernels = saved }()
+	bandKernels = maps.Clone(saved)
+	maps.DeleteFunc(bandKernels, func(_ string, k bandKernel) bool { return k.kind == bandUnary })
+	f()
+}
+
+// TestFusedSwappedResidual: the ResNet-style network with its ADDs'
+// operands swapped (ADD(y, x): in place, the output would take over y,
+// the chain operand) fuses as with ADD(x, y): the same arena, the outputs
+// of layer by layer.
+func TestFusedSwappedResidual(t *testing.T) {
+	arena := map[bool]int{}
+	for _, swap := range []bool{false, true} {
+		r := rand.New(rand.NewPCG(3, 3))
+		data, n := resNetOrder(r, swap)
+		x := randVals(r, model.Int8, n)
+		g, err := model.Parse("resnet.tflite", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var outs [2][]byte
+		for k, fused := range []bool{false, true} {
+			p, lay, got := planSimulateRun(t, g, ProgramOptions{Overlap: fused}, x.raw())
+			outs[k] = got
+			if fused {
+				arena[swap] = lay.Plan.Size
+				t.Logf("swapped %v: arena %d bytes, %d fused groups", swap, lay.Plan.Size, len(p.Groups))
+			}
+		}
+		if !slices.Equal(outs[0], outs[1]) {
+			t.Errorf("swapped %v: default and layer-by-layer outputs differ", swap)
+		}
+	}
+	if arena[true] != arena[false] {
+		t.Errorf("arena %d with ADD(y, x), %d with ADD(x, y)", arena[true], arena[false])
+	}
+}
