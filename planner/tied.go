@@ -263,6 +263,9 @@ func makeTied(bufs []Buffer, strategy Strategy, align int, budget *Budget) *Plan
 			best, bestH, plan.Method = off, h, "first fit by lifetime start"
 		}
 	}
+	if off, h := p.repair(best, bestH); h < bestH {
+		best, bestH, plan.Method = off, h, "first fit, then ruin and recreate"
+	}
 	plan.Cert = AtLowerBound
 	if bestH > p.lowerBound {
 		// A step computes the fit of every unplaced unit against every

@@ -240,7 +240,7 @@ func TestFusedNetworks(t *testing.T) {
 				p, lay, got := planSimulateRun(t, g, ProgramOptions{Overlap: fused}, x.raw())
 				arena[fused], outs[k] = lay.Plan.Size, got
 				if fused {
-					t.Logf("%s: arena %d bytes layer by layer, %d default (%d fused groups, %d overlapped pairs), %d MACs", net.name, arena[false], arena[true], len(p.Groups), len(p.Overlaps), p.MACs())
+					t.Logf("%s: arena %d bytes layer by layer, %d default (%d fused groups, %d overlapped pairs; plan %s, lower bound %d), %d MACs", net.name, arena[false], arena[true], len(p.Groups), len(p.Overlaps), lay.Plan.CertText(), lay.Plan.LowerBound, p.MACs())
 				}
 			}
 			if !slices.Equal(outs[0], outs[1]) {

@@ -1,0 +1,96 @@
+package planner
+
+import "math/rand/v2"
+
+// Ruin and recreate. The branch and bound over unit orders decides the
+// first units of an order first, so where the arena's height is set by a
+// unit that a late decision placed badly, it runs out of budget before it
+// reaches it. repair improves a plan locally instead: it takes a unit that
+// reaches the height, removes it with the units it shares a step with,
+// and places them again, each at its lowest fit, in a new order; a result
+// no higher is kept. The random choices come from a generator seeded with
+// a constant, so the plan is the same on every run.
+
+// repairRounds bounds the rounds of repair.
+const repairRounds = 400
+
+// repair improves the unit offsets off (height h) of p and returns them
+// with their height.
+func (p *tiedProblem) repair(off []int, h int) ([]int, int) {
+	n := len(p.units)
+	if n < 2 || h <= p.lowerBound {
+		return off, h
+	}
+	// Units sharing a step (through any of their members).
+	near := make([][]int, n)
+	seen := make([]int, n)
+	for i := range seen {
+		seen[i] = -1
+	}
+	for u, ms := range p.units {
+		for _, m := range ms {
+			for _, b := range p.conflicts[m.buf] {
+				if v := p.unitOf[b]; seen[v] != u {
+					seen[v] = u
+					near[u] = append(near[u], v)
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	cur := append([]int(nil), off...)
+	placed := make([]bool, n)
+	var ruin []int
+	for round := 0; round < repairRounds && h > p.lowerBound; round++ {
+		// A unit at the height, chosen at random among them.
+		var top []int
+		for u := range cur {
+			if cur[u]+p.extent[u] == h {
+				top = append(top, u)
+			}
+		}
+		u := top[r.IntN(len(top))]
+		// The unit, most of its neighbours and some of theirs.
+		for i := range placed {
+			placed[i] = true
+		}
+		ruin = append(ruin[:0], u)
+		placed[u] = false
+		for _, v := range near[u] {
+			if placed[v] && r.IntN(4) > 0 {
+				ruin = append(ruin, v)
+				placed[v] = false
+			}
+		}
+		for _, v := range ruin[1:] {
+			for _, w := range near[v] {
+				if placed[w] && r.IntN(4) == 0 {
+					ruin = append(ruin, w)
+					placed[w] = false
+				}
+			}
+		}
+		r.Shuffle(len(ruin), func(i, j int) { ruin[i], ruin[j] = ruin[j], ruin[i] })
+		if round%2 == 0 {
+			// Largest first, the shuffle breaking ties.
+			for i := 1; i < len(ruin); i++ {
+				for j := i; j > 0 && p.extent[ruin[j]] > p.extent[ruin[j-1]]; j-- {
+					ruin[j], ruin[j-1] = ruin[j-1], ruin[j]
+				}
+			}
+		}
+		next := append([]int(nil), cur...)
+		for _, v := range ruin {
+			next[v] = p.fit(v, next, placed)
+			placed[v] = true
+		}
+		nh := 0
+		for v := range next {
+			nh = max(nh, next[v]+p.extent[v])
+		}
+		if nh <= h {
+			cur, h = next, nh
+		}
+	}
+	return cur, h
+}
