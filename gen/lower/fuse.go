@@ -44,6 +44,11 @@ import (
 // would write over its chain operand (ADD(y, x)): the groups are estimated
 // on the program without those in-place pairs, and each such operator on
 // its own costs what it costs in place (belowTheBound).
+//
+// A strided copy that writes its output row by row (TRANSPOSE, SLICE:
+// bandMove) joins a chain too, each band reading its whole input: at a
+// chain's start, where the input is the group's and whole anyway, it
+// keeps its output, an NCHW input transposed, from being held whole.
 
 // bandKind says how a kernel call is cut into bands of output rows.
 type bandKind int
@@ -64,6 +69,13 @@ const (
 	// in (an activation, QUANTIZE, DEQUANTIZE): a band is a call on
 	// shorter slices.
 	bandUnary
+	// bandMove: moveStrided (TRANSPOSE, SLICE, ...) whose outermost loop
+	// walks the output's rows, k iterations a row: a band is a call on
+	// fewer iterations from a later source offset. Every band reads the
+	// whole input (a TRANSPOSE from NCHW gathers each output row from
+	// every input channel plane), so the operator joins a chain at its
+	// start, where its input is the group's input, kept whole anyway.
+	bandMove
 )
 
 // bandKernel is how one kernel runs on bands.
@@ -149,6 +161,8 @@ var bandKernels = map[string]bandKernel{
 	string(kernelsig.DequantizeI8):       {kind: bandUnary},
 	string(kernelsig.DequantizeI16):      {kind: bandUnary},
 	string(kernelsig.DequantizeU8):       {kind: bandUnary},
+
+	string(kernelsig.MoveStrided): {kind: bandMove},
 }
 
 // bandOp is one operator that can run in bands of output rows.
@@ -172,6 +186,9 @@ type bandOp struct {
 	// outType, from skipBuf.
 	skip    int
 	skipBuf program.BufID
+	// moveLoop is the index of bandMove's outermost loop, moveK its
+	// iterations a row and moveSrc, moveS its source offset and stride.
+	moveLoop, moveK, moveSrc, moveS int
 }
 
 // rows returns the input rows output row y reads, [lo, hi): empty (lo ==
@@ -265,14 +282,15 @@ func bandable(p *program.Program, i int) *bandOp {
 			if a.Off != 0 || a.Step != 0 {
 				return nil
 			}
+			raw := bk.kind == bandMove // moveStrided takes bytes
 			switch a.Buf {
 			case inBuf:
-				if b.in >= 0 || a.Raw || a.Type != tin.Type || a.N != b.inH*b.inRow {
+				if b.in >= 0 || a.Raw != raw || a.Type != tin.Type || a.N != b.inH*b.inRow {
 					return nil
 				}
 				b.in = k
 			case outBuf:
-				if b.out >= 0 || a.Raw || a.Type != tout.Type || a.N != b.outH*b.outRow {
+				if b.out >= 0 || a.Raw != raw || a.Type != tout.Type || a.N != b.outH*b.outRow {
 					return nil
 				}
 				b.out = k
@@ -292,6 +310,11 @@ func bandable(p *program.Program, i int) *bandOp {
 		s = call.Args[b.param].(program.Struct)
 	}
 	switch bk.kind {
+	case bandMove:
+		if !b.moveRows(s) {
+			return nil
+		}
+		b.stride, b.pad, b.span = 0, 0, b.inH
 	case bandUnary:
 		// Element i from element i: the same shape, whatever the
 		// element types.
@@ -342,6 +365,41 @@ func bandable(p *program.Program, i int) *bandOp {
 		}
 	}
 	return b
+}
+
+// moveRows checks that moveStrided's parameters s copy the output in
+// rows: the outermost loop that runs more than once writes the whole
+// output, row after row, a whole number of iterations a row (the loops
+// inside it writing the bytes between), from destination offset 0. It
+// records that loop in b.
+func (b *bandOp) moveRows(s program.Struct) bool {
+	get := func(n string) (int, bool) { return structInt(s, n) }
+	dst, ok := get("dst")
+	if !ok || dst != 0 {
+		return false
+	}
+	for j := 0; j < moveLoops; j++ {
+		n, ok1 := get(fmt.Sprint("n", j))
+		d, ok2 := get(fmt.Sprint("d", j))
+		sj, ok3 := get(fmt.Sprint("s", j))
+		if !ok1 || !ok2 || !ok3 {
+			return false
+		}
+		if n == 1 {
+			continue
+		}
+		rowBytes := b.outRow * b.outType.Size()
+		if n%b.outH != 0 || d <= 0 || n*d != b.outH*rowBytes || n/b.outH*d != rowBytes {
+			return false
+		}
+		src, ok := get("src")
+		if !ok {
+			return false
+		}
+		b.moveLoop, b.moveK, b.moveSrc, b.moveS = j, n/b.outH, src, sj
+		return true
+	}
+	return false
 }
 
 // bandableElems is bandable for a binary elementwise kernel (bandElems):
@@ -558,6 +616,11 @@ func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 	switch b.kind {
 	case bandPixels:
 		args[b.param] = withInts(s, map[string]int{"pixels": (ev.r1 - ev.r0) * b.outW})
+	case bandMove:
+		args[b.param] = withInts(s, map[string]int{
+			fmt.Sprint("n", b.moveLoop): (ev.r1 - ev.r0) * b.moveK,
+			"src":                       b.moveSrc + ev.r0*b.moveK*b.moveS,
+		})
 	case bandElems:
 		n := (ev.r1 - ev.r0) * b.outRow
 		args[b.param] = withInts(s, map[string]int{"inner": n})
@@ -570,6 +633,8 @@ func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 		})
 	}
 	in.N, out.N = (ev.hi-ev.lo)*b.inRow, (ev.r1-ev.r0)*b.outRow
+	// A kernel that takes bytes (bandMove) takes its bands as bytes.
+	in.Raw, out.Raw = b.call.Args[b.in].(program.View).Raw, b.call.Args[b.out].(program.View).Raw
 	args[b.in], args[b.out] = in, out
 	return program.Call{Fn: b.call.Fn, Args: args}
 }

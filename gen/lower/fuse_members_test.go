@@ -156,7 +156,7 @@ func TestFusedUnarySpans(t *testing.T) {
 		// The default build, and the same without elementwise operators
 		// in chains.
 		var before int
-		withoutUnaryBands(func() {
+		withoutBands(bandUnary, func() {
 			b, _, err := Program(g, ProgramOptions{Overlap: true})
 			if err != nil {
 				t.Fatal(err)
@@ -191,13 +191,13 @@ func TestFusedUnarySpans(t *testing.T) {
 	runPackages(t, pkgs, jobs, wants)
 }
 
-// withoutUnaryBands runs f with the unary elementwise kernels taken out of
+// withoutBands runs f with the band kernels of one kind taken out of
 // bandKernels (no test of this package runs in parallel).
-func withoutUnaryBands(f func()) {
+func withoutBands(kind bandKind, f func()) {
 	saved := maps.Clone(bandKernels)
 	defer func() { bandKernels = saved }()
 	bandKernels = maps.Clone(saved)
-	maps.DeleteFunc(bandKernels, func(_ string, k bandKernel) bool { return k.kind == bandUnary })
+	maps.DeleteFunc(bandKernels, func(_ string, k bandKernel) bool { return k.kind == kind })
 	f()
 }
 
@@ -231,4 +231,101 @@ func TestFusedSwappedResidual(t *testing.T) {
 	if arena[true] != arena[false] {
 		t.Errorf("arena %d with ADD(y, x), %d with ADD(x, y)", arena[true], arena[false])
 	}
+}
+
+// torchInput is a network as converted from PyTorch with its NCHW input
+// kept: a TRANSPOSE to NHWC first, then an explicit PAD, a VALID 3x3
+// convolution of stride 2 to 8 channels, a depthwise-separable block and a global
+// average pool, on a 3x40x32 image.
+func torchInput(r *rand.Rand) ([]byte, int) {
+	nb := &netBuilder{m: builder.New("nchw input"), r: r, h: map[int]int{}, w: map[int]int{}, c: map[int]int{}, q: map[int]*builder.Quant{}}
+	q := builder.PerTensor(0.02, -3)
+	in := nb.m.Tensor("input", model.Int8, []int{1, 3, 40, 32}, q)
+	x := nb.tensor(40, 32, 3, q)
+	perm := nb.m.ConstI32("perm", []int{4}, nil, []int32{0, 2, 3, 1})
+	nb.m.Op(model.OpTranspose, []int{in, perm}, []int{x}, nil)
+	x = nb.convPad(nb.pad(x, 1, 1, 1, 1), 8, 3, 3, 2, false, true, true)
+	x = nb.conv(x, 0, 3, 3, 1, true, true)
+	x = nb.conv(x, 16, 1, 1, 1, false, true)
+	out := nb.avgPoolAll(x)
+	nb.m.IO([]int{in}, []int{out})
+	return nb.m.Bytes(), 3 * 40 * 32
+}
+
+// TestFusedTransposeInput: the TRANSPOSE of an NCHW input joins the first
+// chain (a band of output rows gathers its rows from every channel plane
+// of the input, kept whole): every span from it is simulated byte by byte
+// and gives the layer-by-layer output, in the planned program and in the
+// generated code, and the default build's arena is smaller than without
+// the TRANSPOSE in the chain.
+func TestFusedTransposeInput(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 1))
+	data, n := torchInput(r)
+	x := randVals(r, model.Int8, n)
+	g, err := model.Parse("nchw_input.tflite", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, lay, want := planSimulateRun(t, g, ProgramOptions{}, x.raw())
+	fp := newFusePlanner(p, nil, 0)
+	if fp.band[0] == nil || fp.band[0].kind != bandMove {
+		t.Fatalf("the TRANSPOSE cannot run in bands")
+	}
+	var pkgs []e2e.Package
+	var jobs []e2e.Job
+	var wants [][]byte
+	for j := 1; j < len(p.Ops) && fp.fusable(fuseSpan{0, j}); j++ {
+		sp := fuseSpan{0, j}
+		if fp.group(sp) < 0 {
+			t.Errorf("ops 0-%d: fusable but no cost", j)
+			continue
+		}
+		f, err := fuse(p, []fuseSpan{sp})
+		if err != nil {
+			t.Fatalf("ops 0-%d: %v", j, err)
+		}
+		fl, err := layout.Make(f, nil, layout.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := simulateGroups(f, fl); err != nil {
+			t.Fatalf("ops 0-%d: %v", j, err)
+		}
+		got, err := runProgram(f, fl, x.raw())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got[0], want) {
+			t.Errorf("ops 0-%d: fused and layer-by-layer outputs differ", j)
+		}
+		pkg := fmt.Sprintf("tr%d", j)
+		res, err := testEmit(f, nil, testOptions{Package: pkg, NoTests: true})
+		if err != nil {
+			t.Fatalf("ops 0-%d: %v", j, err)
+		}
+		pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
+		jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.raw()}, Invokes: 1})
+		wants = append(wants, want)
+	}
+	if len(pkgs) < 3 {
+		t.Fatalf("%d spans from the TRANSPOSE, want at least 3", len(pkgs))
+	}
+	var before int
+	withoutBands(bandMove, func() {
+		_, bl, _ := planSimulateRun(t, g, ProgramOptions{Overlap: true}, x.raw())
+		before = bl.Plan.Size
+	})
+	d, dl, got := planSimulateRun(t, g, ProgramOptions{Overlap: true}, x.raw())
+	if !slices.Equal(got, want) {
+		t.Errorf("default and layer-by-layer outputs differ")
+	}
+	if len(d.Groups) == 0 || d.Groups[0].First != 0 {
+		t.Errorf("no fused group starts at the TRANSPOSE")
+	}
+	t.Logf("arena %d bytes layer by layer, %d default without the TRANSPOSE in chains, %d now (%d fused groups); %d spans built and run",
+		lay.Plan.Size, before, dl.Plan.Size, len(d.Groups), len(pkgs))
+	if dl.Plan.Size >= before {
+		t.Errorf("arena %d, not smaller than %d without the TRANSPOSE in chains", dl.Plan.Size, before)
+	}
+	runPackages(t, pkgs, jobs, wants)
 }
