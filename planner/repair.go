@@ -11,8 +11,13 @@ import "math/rand/v2"
 // no higher is kept. The random choices come from a generator seeded with
 // a constant, so the plan is the same on every run.
 
-// repairRounds bounds the rounds of repair.
-const repairRounds = 400
+// repairRounds bounds the rounds of repair, and repairWork the units
+// visited in all (a round visits every unit), so that large programs with
+// many ties spend little on it.
+const (
+	repairRounds = 400
+	repairWork   = 1 << 18
+)
 
 // repair improves the unit offsets off (height h) of p and returns them
 // with their height.
@@ -39,11 +44,13 @@ func (p *tiedProblem) repair(off []int, h int) ([]int, int) {
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	cur := append([]int(nil), off...)
+	next := make([]int, n)
 	placed := make([]bool, n)
-	var ruin []int
-	for round := 0; round < repairRounds && h > p.lowerBound; round++ {
+	var ruin, top []int
+	rounds := min(repairRounds, repairWork/n)
+	for round := 0; round < rounds && h > p.lowerBound; round++ {
 		// A unit at the height, chosen at random among them.
-		var top []int
+		top = top[:0]
 		for u := range cur {
 			if cur[u]+p.extent[u] == h {
 				top = append(top, u)
@@ -79,7 +86,7 @@ func (p *tiedProblem) repair(off []int, h int) ([]int, int) {
 				}
 			}
 		}
-		next := append([]int(nil), cur...)
+		copy(next, cur)
 		for _, v := range ruin {
 			next[v] = p.fit(v, next, placed)
 			placed[v] = true
@@ -89,7 +96,7 @@ func (p *tiedProblem) repair(off []int, h int) ([]int, int) {
 			nh = max(nh, next[v]+p.extent[v])
 		}
 		if nh <= h {
-			cur, h = next, nh
+			cur, next, h = next, cur, nh
 		}
 	}
 	return cur, h

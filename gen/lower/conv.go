@@ -901,18 +901,38 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 		// Tiles of two pixels by two channels through the DSP loop;
 		// faster from a widened copy of each pixel pair where its
 		// scratch is free.
-		fn, words := kernelsig.ConvPWDSP, kernels.DSPPWArgsWords
-		if !c.Lean() {
-			fn, words = kernelsig.ConvPWDSPW, words+kernels.DSPWidenWords(inC)
-		}
-		c.Call(fn, Struct(kernelsig.ConvPWDSPParams,
+		params := Struct(kernelsig.ConvPWDSPParams,
 			F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
-			F("span", I32(hi-lo)), F("hi", I32(hi))),
-			View(in), c.Const("PW", wt), c.Const("Rec", rec), c.Scratch(model.Int32, words), View(out))
+			F("span", I32(hi-lo)), F("hi", I32(hi)))
+		pwArg, recArg := c.Const("PW", wt), c.Const("Rec", rec)
+		widened := func() {
+			c.Call(kernelsig.ConvPWDSPW, params, View(in), pwArg, recArg,
+				c.Scratch(model.Int32, kernels.DSPPWArgsWords+kernels.DSPWidenWords(inC)), View(out))
+		}
+		switch {
+		case !c.Lean():
+			widened()
+		default:
+			c.Call(kernelsig.ConvPWDSP, params, View(in), pwArg, recArg, c.Scratch(model.Int32, kernels.DSPPWArgsWords), View(out))
+		}
+		if outC%2 == 0 && !c.Lean() {
+			// convPWDSPW copies a pixel pair, widened, before it writes
+			// the pair's outputs from the copy: written over its input,
+			// the outputs of a pair must end before the next pair's rows
+			// start.
+			c.offerOverlap(0, pairwiseShiftWidened(pixels, inC, outC))
+			return nil
+		}
 		// convPWDSP reads a pixel pair's rows while it writes the pair's
-		// outputs channel pair by channel pair: written over its input, the
-		// outputs of pair p must end before pair p's rows start.
+		// outputs channel pair by channel pair (and an odd last channel
+		// from the rows again): written over its input, the outputs of
+		// pair p must end before pair p's rows start.
 		c.offerOverlap(0, pairwiseShift(pixels, inC, outC))
+		if outC%2 == 0 {
+			// Or it runs as convPWDSPW, on the same constants, closer to
+			// its input for the scratch of the copy.
+			c.offerOverlapAlt(0, pairwiseShiftWidened(pixels, inC, outC), widened)
+		}
 		return nil
 	}
 	rq := c.ConstI32("RQ", triples)
@@ -964,6 +984,18 @@ func convLowerDSPInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, row
 	// written, in raster order.
 	c.offerOverlap(0, rasterWindowShift(g, 1, 1, 2, true))
 	return true, nil
+}
+
+// pairwiseShiftWidened is the least distance (bytes) at which convPWDSPW,
+// which copies each pixel pair before it writes the pair's outputs (k
+// input and n output bytes a pixel), may write its output over its input:
+// the outputs of a pair must end before the next pair's rows start.
+func pairwiseShiftWidened(pixels, k, n int) int {
+	shift := 0
+	for p := 0; p+2 < pixels; p += 2 {
+		shift = max(shift, (p+2)*(n-k))
+	}
+	return shift
 }
 
 // pairwiseShift is the least distance (bytes) a pointwise kernel that goes

@@ -467,6 +467,18 @@ func TestFusedResidualSpans(t *testing.T) {
 // layout and output 0.
 func planSimulateRun(t *testing.T, g *model.Graph, opt ProgramOptions, x []byte) (*program.Program, *layout.Layout, []byte) {
 	t.Helper()
+	p, lay := planSimulate(t, g, opt)
+	got, err := runProgram(p, lay, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, lay, got[0]
+}
+
+// planSimulate lowers g with opt, plans it and replays its fused groups
+// byte by byte (simulateGroups).
+func planSimulate(t *testing.T, g *model.Graph, opt ProgramOptions) (*program.Program, *layout.Layout) {
+	t.Helper()
 	p, _, err := Program(g, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -478,11 +490,7 @@ func planSimulateRun(t *testing.T, g *model.Graph, opt ProgramOptions, x []byte)
 	if err := simulateGroups(p, lay); err != nil {
 		t.Fatal(err)
 	}
-	got, err := runProgram(p, lay, x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, lay, got[0]
+	return p, lay
 }
 
 // runPackages builds the generated packages and runs the jobs (one input

@@ -139,6 +139,9 @@ type Options struct {
 	// Overlap lists the operators that write their output over their
 	// dying input, shifted, where their kernels allow it (overlap.go).
 	Overlap map[int]bool
+	// OverlapAlt lists the operators of Overlap that write their output
+	// over their input their second way (offerOverlapAlt).
+	OverlapAlt map[int]bool
 	// NotInPlace lists elementwise operators whose output keeps its own
 	// buffer although it could take over an input's: the members of a
 	// fused group that would write over their chain operand, which write
@@ -268,13 +271,13 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 	// scratch they use, are those of its overlap offer.
 	var tied map[int]bool
 	if len(opt.Overlap) > 0 && !opt.NoShare {
-		tied = tieOverlaps(frags, p, opt.Overlap)
+		tied = tieOverlaps(frags, p, opt.Overlap, opt.OverlapAlt)
 	}
 	for _, f := range frags {
 		c := f.c
 		scratch := c.scratch
-		if tied[c.Op.Index] && c.overlap.calls != nil {
-			scratch = usedScratch(c.overlap.calls, append(slices.Clone(c.scratch), c.overlap.scratch...))
+		if o := c.offer(opt.OverlapAlt); tied[c.Op.Index] && o.calls != nil {
+			scratch = usedScratch(o.calls, append(slices.Clone(c.scratch), o.scratch...))
 		}
 		for _, r := range scratch {
 			addScratch(c, r)
@@ -298,7 +301,7 @@ func Assemble(g *model.Graph, frags []*Fragment, opt Options) (*program.Program,
 			p.Consts = append(p.Consts, program.Const{Hint: cd.hint, Op: f.c.Op.Index, Data: cd.data})
 		}
 	}
-	rs := &resolver{p: p, reqBuf: reqBuf, consts: consts, tied: tied}
+	rs := &resolver{p: p, reqBuf: reqBuf, consts: consts, tied: tied, alt: opt.OverlapAlt}
 	for _, f := range frags {
 		c := f.c
 		if c.flow != nil {
@@ -356,8 +359,8 @@ func (rs *resolver) op(c *opCtx, g *model.Graph, scope map[*model.Tensor]program
 	}
 	rs.scope = callScope
 	calls := c.calls
-	if scope == nil && rs.tied[c.Op.Index] && c.overlap != nil && c.overlap.calls != nil {
-		calls = c.overlap.calls // the raster-order kernel of an overlapped pair
+	if o := c.offer(rs.alt); scope == nil && rs.tied[c.Op.Index] && o != nil && o.calls != nil {
+		calls = o.calls // the raster-order kernel of an overlapped pair
 	}
 	op.Calls = rs.calls(calls)
 	if f := c.flow; f != nil {
@@ -523,6 +526,7 @@ type resolver struct {
 	consts map[*constData]int
 	err    error
 	tied   map[int]bool // operators of subgraph 0 writing over their input
+	alt    map[int]bool // those of them that do it their second way
 	// scope maps the tensors of called subgraphs to their buffers while
 	// their calls are resolved (subgraphs.go); blockScope and callScope
 	// hold it per block and per control flow operator.

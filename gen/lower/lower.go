@@ -67,6 +67,8 @@ type opCtx struct {
 	aliases []alias
 	consts  []*constData
 	overlap *overlapOffer // the kernel may write its output over an input
+	// overlapAlt is a second way to do so (offerOverlapAlt), nil for most.
+	overlapAlt *overlapOffer
 }
 
 // kcall is one emitted kernel call: fn(args...).

@@ -37,6 +37,26 @@ func (c *opCtx) offerOverlap(in, minShift int) {
 	c.overlap = &overlapOffer{in: in, minShift: minShift}
 }
 
+// offerOverlapAlt records a second way to write the operator's output
+// over input in: the calls emit makes, safe at minShift. belowTheBound
+// tries it in place of the first offer for each overlapped operator and
+// keeps it where the arena comes out smaller (less distance for more
+// scratch, say).
+func (c *opCtx) offerOverlapAlt(in, minShift int, emit func()) {
+	first := c.overlap
+	c.offerOverlapWith(in, minShift, emit)
+	c.overlapAlt, c.overlap = c.overlap, first
+}
+
+// offer is the overlap offer of the operator that alt chooses: the second
+// where alt lists the operator and it has one.
+func (c *opCtx) offer(alt map[int]bool) *overlapOffer {
+	if alt[c.Op.Index] && c.overlapAlt != nil {
+		return c.overlapAlt
+	}
+	return c.overlap
+}
+
 // offerOverlapWith records that the calls emit makes write the operator's
 // output over input in safely at minShift; they replace the operator's
 // calls when the pair is overlapped. emit must use the constants the
@@ -129,7 +149,7 @@ func minRange(v []int, from, to int) int {
 // that operator and not be a graph output or state; the output must be
 // born there. Consecutive pairs chain (an output overwritten in turn by
 // the next operator's output): the planner places a chain as one block.
-func tieOverlaps(frags []*Fragment, p *program.Program, ops map[int]bool) map[int]bool {
+func tieOverlaps(frags []*Fragment, p *program.Program, ops, alt map[int]bool) map[int]bool {
 	tied := map[int]bool{}
 	hasTie, tiedTo := map[program.BufID]bool{}, map[program.BufID]bool{}
 	for _, f := range frags {
@@ -142,11 +162,12 @@ func tieOverlaps(frags []*Fragment, p *program.Program, ops map[int]bool) map[in
 			continue
 		}
 		ib := &p.Buffers[bi]
-		shift := planner.AlignedSize(c.overlap.minShift, 0)
+		o := c.offer(alt)
+		shift := planner.AlignedSize(o.minShift, 0)
 		ib.Tie = &planner.Tie{To: int(bo), Shift: shift}
 		hasTie[bi], tiedTo[bo] = true, true
 		tied[c.Op.Index] = true
-		p.Overlaps = append(p.Overlaps, program.Overlap{Op: c.Op.Index, In: bi, Out: bo, MinShift: c.overlap.minShift})
+		p.Overlaps = append(p.Overlaps, program.Overlap{Op: c.Op.Index, In: bi, Out: bo, MinShift: o.minShift})
 	}
 	return tied
 }
@@ -184,7 +205,7 @@ const maxOverlapWork = 1 << 16
 // of a program). It returns the chosen program. Where candidates times
 // buffers exceed maxOverlapWork, only the candidates at the steps with the
 // most bytes live are tried (maxOverlapWork/buffers of them).
-func chooseOverlaps(g *model.Graph, frags []*Fragment, opt Options, flat *program.Program, plan func(*program.Program) (int, error)) (*program.Program, error) {
+func chooseOverlaps(g *model.Graph, frags []*Fragment, opt Options, flat *program.Program, plan func(*program.Program) (int, error)) (*program.Program, map[int]bool, error) {
 	var cands []*opCtx
 	for _, f := range frags {
 		if f.c.overlap != nil {
@@ -200,7 +221,7 @@ func chooseOverlaps(g *model.Graph, frags []*Fragment, opt Options, flat *progra
 		if bestSize < 0 {
 			n, err := plan(flat)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			bestSize = n
 		}
@@ -214,25 +235,26 @@ func chooseOverlaps(g *model.Graph, frags []*Fragment, opt Options, flat *progra
 		q := *flat
 		q.Buffers, q.Overlaps = slices.Clone(flat.Buffers), nil
 		if !opt.NoShare {
-			tieOverlaps(frags, &q, try)
+			tieOverlaps(frags, &q, try, nil)
 		}
 		if len(q.Overlaps) != len(try) {
 			continue // this operator's input does not die there
 		}
 		n, err := plan(&q)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if n < bestSize {
 			bestSize, chosen = n, try
 		}
 	}
 	if chosen == nil {
-		return flat, nil
+		return flat, nil, nil
 	}
 	o := opt
 	o.Overlap = chosen
-	return Assemble(g, frags, o)
+	p, err := Assemble(g, frags, o)
+	return p, chosen, err
 }
 
 // heaviest returns the first keep of cands (at least one) by the bytes live

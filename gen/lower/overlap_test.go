@@ -390,8 +390,9 @@ func simulateDWDSP(g convFastGeom, m, shift int, q8 bool) error {
 // (kernels/conv_pw_dsp.go): pixel pairs in order (an odd last pixel paired
 // with itself); for each pair, channel pair by channel pair (an odd last
 // channel last), both pixels' rows are read, then the channels of both
-// pixels written.
-func simulatePWDSP(pixels, inC, outC, shift int) error {
+// pixels written. widened (convPWDSPW) reads both rows once, into its copy,
+// before the first channel pair, and again for an odd last channel.
+func simulatePWDSP(pixels, inC, outC, shift int, widened bool) error {
 	mem := make([]int, max(pixels*outC, shift+pixels*inC))
 	for i := 0; i < pixels*inC; i++ {
 		mem[shift+i] = 1
@@ -399,10 +400,12 @@ func simulatePWDSP(pixels, inC, outC, shift int) error {
 	for p := 0; p < pixels; p += 2 {
 		q := min(p+1, pixels-1)
 		for c := 0; c < outC; c += 2 {
-			for _, px := range []int{p, q} {
-				for k := 0; k < inC; k++ {
-					if a := shift + px*inC + k; mem[a] != 1 {
-						return fmt.Errorf("pixel %d reads input byte %d after it was overwritten", px, a-shift)
+			if !widened || c == 0 || c == outC-1 {
+				for _, px := range []int{p, q} {
+					for k := 0; k < inC; k++ {
+						if a := shift + px*inC + k; mem[a] != 1 {
+							return fmt.Errorf("pixel %d reads input byte %d after it was overwritten", px, a-shift)
+						}
 					}
 				}
 			}
@@ -467,7 +470,7 @@ func TestOverlapPairsSimulated(t *testing.T) {
 				pairs++
 				continue
 			case string(kernelsig.ConvPWDSP), string(kernelsig.ConvPWDSPW):
-				if err := simulatePWDSP(v["pixels"], v["inC"], v["outC"], shift); err != nil {
+				if err := simulatePWDSP(v["pixels"], v["inC"], v["outC"], shift, c.Fn == string(kernelsig.ConvPWDSPW)); err != nil {
 					t.Errorf("%s: operator %d (%s): %v", filepath.Base(f), ov.Op, c.Fn, err)
 				}
 				pairs++
@@ -704,6 +707,29 @@ func TestHeaviestCandidates(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("keep %d: operators %v, want %v", tc.keep, got, tc.want)
+		}
+	}
+}
+
+// TestPairwiseShiftSafe: the distances the pointwise DSP kernels offer
+// (pairwiseShift for convPWDSP and an odd channel count, pairwiseShiftWidened
+// for convPWDSPW) are safe on random layers, simulated byte by byte;
+// pairwiseShiftWidened is the least that is (pairwiseShift, which lets the
+// whole of a pair's outputs end before its rows, may be a few bytes more).
+func TestPairwiseShiftSafe(t *testing.T) {
+	r := rand.New(rand.NewPCG(30, 1))
+	for trial := 0; trial < 2000; trial++ {
+		pixels, inC, outC := 1+r.IntN(40), 4*(1+r.IntN(16)), 1+r.IntN(64)
+		widened := r.IntN(2) == 0
+		shift, least := pairwiseShift(pixels, inC, outC), false
+		if widened && outC%2 == 0 {
+			shift, least = pairwiseShiftWidened(pixels, inC, outC), true
+		}
+		if err := simulatePWDSP(pixels, inC, outC, shift, widened); err != nil {
+			t.Fatalf("pixels %d, %d -> %d channels, widened %v, shift %d: %v", pixels, inC, outC, widened, shift, err)
+		}
+		if least && shift > 0 && simulatePWDSP(pixels, inC, outC, shift-1, widened) == nil {
+			t.Fatalf("pixels %d, %d -> %d channels, widened %v: safe at %d, below the offered %d", pixels, inC, outC, widened, shift-1, shift)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -108,6 +109,10 @@ func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err
 // operators that peak needs (which also finds sets of overlaps that only
 // lower the arena together, where several operators share the peak). A
 // tie keeps the first (fewer calls).
+//
+// Last, each overlapped operator with a second way to write over its
+// input (offerOverlapAlt) is tried that way, kept where the arena comes
+// out smaller.
 func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *program.Program) (*program.Program, error) {
 	plan := func(q *program.Program) (int, error) {
 		l, err := layout.Make(q, nil, opt.Plan)
@@ -116,10 +121,22 @@ func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *
 		}
 		return l.Plan.Size, nil
 	}
-	best, err := chooseOverlaps(g, frags, opt.Options, flat, plan)
+	p, o, spans, err := chooseSchedule(g, frags, opt, flat, plan)
 	if err != nil {
 		return nil, err
 	}
+	return overlapAlternatives(g, frags, o, spans, p, plan)
+}
+
+// chooseSchedule is belowTheBound but for the second ways of overlapping:
+// the program, the options it was assembled with and its fused groups.
+func chooseSchedule(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *program.Program, plan func(*program.Program) (int, error)) (*program.Program, Options, []fuseSpan, error) {
+	best, chosen, err := chooseOverlaps(g, frags, opt.Options, flat, plan)
+	if err != nil {
+		return nil, Options{}, nil, err
+	}
+	bestOpt := opt.Options
+	bestOpt.Overlap = chosen
 	// An elementwise operator written in place over its chain operand
 	// joins a chain with a line of its own: the groups are estimated on
 	// the program where these operators are not in place, and each on its
@@ -130,7 +147,7 @@ func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *
 		o := opt.Options
 		o.NotInPlace = keep
 		if est, err = Assemble(g, frags, o); err != nil {
-			return nil, err
+			return nil, Options{}, nil, err
 		}
 	}
 	fp := newFusePlanner(est, frags, opt.Plan.Align)
@@ -141,11 +158,11 @@ func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *
 	apart := fp.apart(spans)
 	if len(spans) == 0 && len(overlap) == 0 {
 		best.Apart = apart
-		return best, nil
+		return best, bestOpt, nil, nil
 	}
 	bestSize, err := plan(best)
 	if err != nil {
-		return nil, err
+		return nil, Options{}, nil, err
 	}
 	o := opt.Options
 	o.Overlap = overlap
@@ -161,18 +178,18 @@ func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *
 	}
 	q, err := Assemble(g, frags, o)
 	if err != nil {
-		return nil, err
+		return nil, Options{}, nil, err
 	}
 	if q, err = fuse(q, spans); err != nil {
-		return nil, err
+		return nil, Options{}, nil, err
 	}
 	n, err := plan(q)
 	if err != nil {
-		return nil, err
+		return nil, Options{}, nil, err
 	}
 	if n < bestSize {
 		q.Apart = apart
-		return q, nil
+		return q, o, spans, nil
 	}
 	// The groups chosen by estimate did not make the plan smaller.
 	best.Apart = apart
@@ -183,7 +200,64 @@ func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *
 		}
 	}
 	sort.Slice(best.Apart, func(a, b int) bool { return best.Apart[a].Op < best.Apart[b].Op })
-	return best, nil
+	return best, bestOpt, nil, nil
+}
+
+// overlapAlternatives tries, operator by operator in order, the second way
+// of each overlapped operator of p (assembled with o, fused as spans) that
+// has one, and keeps it where the arena comes out smaller.
+func overlapAlternatives(g *model.Graph, frags []*Fragment, o Options, spans []fuseSpan, p *program.Program, plan func(*program.Program) (int, error)) (*program.Program, error) {
+	var cands []*opCtx
+	for op := range o.Overlap {
+		if c := frags[op].c; c.overlapAlt != nil {
+			cands = append(cands, c)
+		}
+	}
+	if len(cands) == 0 {
+		return p, nil
+	}
+	// Each trial plans the whole program: as chooseOverlaps, within
+	// maxOverlapWork, the operators at the steps with the most bytes live
+	// first.
+	if n := len(p.Buffers); len(cands)*max(n, 1) > maxOverlapWork {
+		cands = heaviest(p, cands, maxOverlapWork/max(n, 1))
+	}
+	ops := make([]int, len(cands))
+	for i, c := range cands {
+		ops[i] = c.Op.Index
+	}
+	sort.Ints(ops)
+	size, err := plan(p)
+	if err != nil {
+		return nil, err
+	}
+	for _, op := range ops {
+		try := o
+		try.OverlapAlt = maps.Clone(o.OverlapAlt)
+		if try.OverlapAlt == nil {
+			try.OverlapAlt = map[int]bool{}
+		}
+		try.OverlapAlt[op] = true
+		q, err := Assemble(g, frags, try)
+		if err != nil {
+			return nil, err
+		}
+		if q, err = fuse(q, spans); err != nil {
+			return nil, err
+		}
+		if len(q.Overlaps) != len(p.Overlaps) {
+			continue
+		}
+		n, err := plan(q)
+		if err != nil {
+			return nil, err
+		}
+		if n < size {
+			q.Apart = p.Apart
+			p, o, size = q, try, n
+		}
+	}
+	return p, nil
 }
 
 // chainInPlace returns the operators of p that write their output in

@@ -22,30 +22,30 @@ import "unsafe"
 //
 // RAM: ArenaSize + stack 1232 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
 // Invoke or Reset takes at most 1232 bytes of stack below its caller's.
-const ArenaSize = 2528
+const ArenaSize = 2496
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart and the
 // tensors' names in full).
 const (
-	offBlock1DwRelu6         = 1312 // tensor 4 "block1/dw/relu6": 128 bytes, operators 0-3
+	offBlock1DwRelu6         = 1152 // tensor 4 "block1/dw/relu6": 128 bytes, operators 0-3
 	offBlock1PwRelu6         = 0    // tensor 7 "block1/pw/relu6": 768 bytes, operators 0-3
-	offBlock2DwRelu6         = 1504 // tensor 10 "block2/dw/relu6": 1024 bytes, operators 0-4
+	offBlock2DwRelu6         = 1280 // tensor 10 "block2/dw/relu6": 1024 bytes, operators 0-4
 	offConv0Relu6            = 768  // tensor 1 "conv0/relu6": 384 bytes, operators 0-3
-	offImage                 = 1504 // tensor 0 "image": 1024 bytes, operators 0-3
-	offConv0Relu6Scratch0    = 1152 // op0 scratch0 (CONV_2D): 160 bytes, operators 0-3
+	offImage                 = 1280 // tensor 0 "image": 1024 bytes, operators 0-3
+	offConv0Relu6Scratch0    = 2304 // op0 scratch0 (CONV_2D): 160 bytes, operators 0-3
 	offBlock1DwRelu6Scratch0 = 0    // op1 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 1-1
 	offBlock1PwRelu6Scratch0 = 0    // op2 scratch0 (CONV_2D): 0 bytes, operators 2-2
 	offBlock2DwRelu6Scratch0 = 0    // op3 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 3-3
-	offBlock2PwRelu6         = 448  // tensor 13 "block2/pw/relu6": 2048 bytes, operators 4-5
+	offBlock2PwRelu6         = 288  // tensor 13 "block2/pw/relu6": 2048 bytes, operators 4-5
 	offBlock2PwRelu6Scratch0 = 0    // op4 scratch0 (CONV_2D): 136 bytes, operators 4-4
-	offBlock3DwRelu6         = 160  // tensor 16 "block3/dw/relu6": 2048 bytes, operators 5-6
-	offBlock3DwRelu6Scratch0 = 0    // op5 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 5-5
-	offBlock3PwRelu6         = 96   // tensor 19 "block3/pw/relu6": 2048 bytes, operators 6-7
-	offBlock3PwRelu6Scratch0 = 2208 // op6 scratch0 (CONV_2D): 200 bytes, operators 6-6
-	offPool                  = 0    // tensor 22 "pool" = 23 "flatten": 32 bytes, operators 7-9
-	offLogits                = 32   // tensor 25 "logits": 4 bytes, operators 9-10
-	offProbs                 = 0    // tensor 28 "probs": 4 bytes, operators 10-10
-	offProbsScratch0         = 16   // op10 scratch0 (SOFTMAX): 16 bytes, operators 10-10
+	offBlock3DwRelu6         = 0    // tensor 16 "block3/dw/relu6": 2048 bytes, operators 5-6
+	offBlock3DwRelu6Scratch0 = 2336 // op5 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 5-5
+	offBlock3PwRelu6         = 0    // tensor 19 "block3/pw/relu6": 2048 bytes, operators 6-7
+	offBlock3PwRelu6Scratch0 = 2048 // op6 scratch0 (CONV_2D): 200 bytes, operators 6-6
+	offPool                  = 2048 // tensor 22 "pool" = 23 "flatten": 32 bytes, operators 7-9
+	offLogits                = 0    // tensor 25 "logits": 4 bytes, operators 9-10
+	offProbs                 = 16   // tensor 28 "probs": 4 bytes, operators 10-10
+	offProbsScratch0         = 32   // op10 scratch0 (SOFTMAX): 16 bytes, operators 10-10
 )
 
 // NumInputs and NumOutputs count the graph's inputs and outputs.
@@ -493,7 +493,7 @@ func ops0to3(a arena) {
 }
 
 // op4 runs operator 4: CONV_2D block2/dw/relu6 -> block2/pw/relu6
-// (written over its dying input, which starts 1056 bytes above the output: raster order never overwrites input still to be read)
+// (written over its dying input, which starts 992 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
 func op4(a arena) {
@@ -534,7 +534,7 @@ func op5(a arena) {
 }
 
 // op6 runs operator 6: CONV_2D block3/dw/relu6 -> block3/pw/relu6
-// (written over its dying input, which starts 64 bytes above the output: raster order never overwrites input still to be read)
+// (written over its dying input, which starts 0 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
 func op6(a arena) {
