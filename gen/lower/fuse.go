@@ -30,13 +30,13 @@ import (
 // the group the output is written over it (tied at the smallest distance
 // the schedule allows, computed by replaying it).
 //
-// A residual ADD joins a chain too: its chain operand is the previous
-// operator's output, and its other operand (the skip tensor, produced
-// before the group) stays a whole tensor that each band reads the same
-// rows of, so it lives through the group. Where the ADD writes its output
-// over the skip tensor (an in-place operator), and the skip tensor is the
-// group's input, the group's input and output are one buffer: each band of
-// the ADD writes rows no later band reads.
+// A residual ADD (SUB, MUL) joins a chain too: its chain operand is the
+// previous operator's output, and its other operand (the skip tensor,
+// produced before the group) stays a whole tensor that each band reads the
+// same rows of, so it lives through the group. Where the ADD writes its
+// output over the skip tensor (an in-place operator), and the skip tensor
+// is the group's input, the group's input and output are one buffer: each
+// band of the ADD writes rows no later band reads.
 //
 // A unary elementwise operator (an activation, QUANTIZE, DEQUANTIZE) joins
 // a chain as a window of one row. Written in place on its own, it gets a
@@ -47,8 +47,8 @@ import (
 //
 // A strided copy that writes its output row by row (TRANSPOSE, SLICE:
 // bandMove) joins a chain too, each band reading its whole input: at a
-// chain's start, where the input is the group's and whole anyway, it
-// keeps its output, an NCHW input transposed, from being held whole.
+// chain's start, where the input is the group's and whole anyway, it keeps
+// its output, an NCHW input transposed, from being held whole.
 
 // bandKind says how a kernel call is cut into bands of output rows.
 type bandKind int
@@ -129,6 +129,12 @@ var bandKernels = map[string]bandKernel{
 	string(kernelsig.AddInt8Tab): {kind: bandElems},
 	string(kernelsig.AddInt16):   {kind: bandElems},
 	string(kernelsig.AddF32):     {kind: bandElems},
+	string(kernelsig.SubInt8Tab): {kind: bandElems},
+	string(kernelsig.SubInt16):   {kind: bandElems},
+	string(kernelsig.SubF32):     {kind: bandElems},
+	string(kernelsig.MulInt8):    {kind: bandElems},
+	string(kernelsig.MulInt16):   {kind: bandElems},
+	string(kernelsig.MulF32):     {kind: bandElems},
 
 	string(kernelsig.ReluInt8):           {kind: bandUnary},
 	string(kernelsig.ReluInt16):          {kind: bandUnary},

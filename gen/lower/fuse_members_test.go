@@ -329,3 +329,83 @@ func TestFusedTransposeInput(t *testing.T) {
 	}
 	runPackages(t, pkgs, jobs, wants)
 }
+
+// TestFusedSubMul: residual SUB and MUL (of the chain's output and a skip
+// tensor of its shape, either operand order; MUL int8 through mulInt8, the
+// kernel of gc builds: the DSP kernel's record holds the element count)
+// join chains as ADD does: every span through them is simulated byte by
+// byte and gives the layer-by-layer output, in the planned program and in
+// the generated code.
+func TestFusedSubMul(t *testing.T) {
+	var pkgs []e2e.Package
+	var jobs []e2e.Job
+	var wants [][]byte
+	for _, code := range []model.OpCode{model.OpSub, model.OpMul} {
+		for _, swap := range []bool{false, true} {
+			r := rand.New(rand.NewPCG(uint64(code), 7))
+			nb, in := newNet(r, "residual "+code.String(), 10, 6, 4)
+			x := nb.conv(in, 6, 1, 1, 1, false, true)
+			y := nb.conv(nb.conv(x, 6, 3, 3, 1, true, true), 6, 1, 1, 1, false, false)
+			a, b := x, y
+			if swap {
+				a, b = y, x
+			}
+			z := nb.tensor(nb.h[x], nb.w[x], nb.c[x], builder.PerTensor(0.03+0.02*nb.r.Float32(), int64(nb.r.IntN(64)-32)))
+			nb.m.Op(code, []int{a, b}, []int{z}, nil)
+			out := nb.conv(nb.conv(z, 5, 3, 3, 2, false, true), 3, 1, 1, 1, false, false)
+			nb.m.IO([]int{in}, []int{out})
+			data := nb.m.Bytes()
+			xin := randVals(r, model.Int8, 10*6*4)
+			name := fmt.Sprintf("%s swap=%v", code, swap)
+			g, err := model.Parse(name+".tflite", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := ProgramOptions{GC: true, Options: Options{NoShare: true}}
+			p, _, want := planSimulateRun(t, g, opt, xin.raw())
+			fp := newFusePlanner(p, nil, 0)
+			if b := fp.band[3]; b == nil || b.kind != bandElems {
+				t.Fatalf("%s: operator 3 (%s) cannot run in bands", name, p.Ops[3].Calls[0].Fn)
+			}
+			spans := 0
+			for i := range p.Ops {
+				for j := i + 1; j < len(p.Ops) && fp.fusable(fuseSpan{i, j}); j++ {
+					if i > 3 || j < 3 || fp.group(fuseSpan{i, j}) < 0 {
+						continue // spans through the SUB or MUL (operator 3)
+					}
+					spans++
+					f, err := fuse(p, []fuseSpan{{i, j}})
+					if err != nil {
+						t.Fatalf("%s ops %d-%d: %v", name, i, j, err)
+					}
+					fl, err := layout.Make(f, nil, layout.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := simulateGroups(f, fl); err != nil {
+						t.Fatalf("%s ops %d-%d: %v", name, i, j, err)
+					}
+					got, err := runProgram(f, fl, xin.raw())
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got[0], want) {
+						t.Errorf("%s ops %d-%d: fused and layer-by-layer outputs differ", name, i, j)
+					}
+					pkg := fmt.Sprintf("sm%d", len(pkgs))
+					res, err := testEmit(f, nil, testOptions{Package: pkg, NoTests: true})
+					if err != nil {
+						t.Fatalf("%s ops %d-%d: %v", name, i, j, err)
+					}
+					pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
+					jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{xin.raw()}, Invokes: 1})
+					wants = append(wants, want)
+				}
+			}
+			if spans == 0 {
+				t.Errorf("%s: no span through it", name)
+			}
+		}
+	}
+	runPackages(t, pkgs, jobs, wants)
+}
