@@ -28,8 +28,8 @@ type BlockBound struct {
 	Live    int   // the largest live total, which the bound exceeds
 }
 
-// maxBlockWork bounds the block bound's work (members of other units
-// visited plus subset-sum words), so that planning stays fast on programs
+// maxBlockWork bounds the block bound's work (members of the unit and of
+// other units visited plus subset-sum words), so that planning stays fast on programs
 // with many ties; past it the bound keeps what it has found.
 const maxBlockWork = 1 << 22
 
@@ -47,6 +47,7 @@ func (p *tiedProblem) blockBound(bound int) (int, *BlockBound) {
 			continue
 		}
 		for s := p.first[u]; s <= p.last[u] && work < maxBlockWork; s++ {
+			work += len(ms)
 			pieces = pieces[:0]
 			for _, m := range ms {
 				if m.size > 0 && m.first <= s && s <= m.last {
@@ -124,6 +125,7 @@ func (p *tiedProblem) blockBound(bound int) (int, *BlockBound) {
 	return bound, where
 }
 
+// gcd is the greatest common divisor of a and b (gcd(0, b) = b).
 func gcd(a, b int) int {
 	for b != 0 {
 		a, b = b, a%b
