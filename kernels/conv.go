@@ -101,6 +101,9 @@ func convInt16(p *convParams, in []int16, filter []int8, bias, mult, shift strin
 	cin := p.filterC
 	fRow := p.filterW * cin
 	fSize := p.filterH * fRow
+	// Ungrouped and without horizontal dilation, a window row is one run
+	// of values: one dot product (fcDotI16) a row.
+	contiguous := cin == p.inC && p.dilationW == 1
 	o := 0
 	for b := 0; b < p.batches; b++ {
 		img := in[b*inImg : (b+1)*inImg]
@@ -117,6 +120,13 @@ func convInt16(p *convParams, in []int16, filter []int8, bias, mult, shift strin
 					for fy := fy0; fy < fy1; fy++ {
 						rowIn := (iy0+fy*p.dilationH)*inRow + cbase
 						rowF := fy * fRow
+						if contiguous {
+							// The window's row is one run of input and
+							// filter values.
+							x := img[rowIn+(ix0+fx0)*cin:]
+							acc += fcDotI16(x[:(fx1-fx0)*cin], fc[rowF+fx0*cin:rowF+fx1*cin])
+							continue
+						}
 						for fx := fx0; fx < fx1; fx++ {
 							x := img[rowIn+(ix0+fx*p.dilationW)*p.inC:]
 							w := fc[rowF+fx*cin : rowF+fx*cin+cin]

@@ -196,7 +196,11 @@ func fcOutPT(p *fcParams, acc []int32, corr int32, bias string, o []int8) {
 // fcDotI16 returns the 64-bit dot product of int16 activations and int8
 // weights. A product is at most 2^22 in magnitude, so blocks of 256 are
 // summed in int32 (cheap on 32-bit targets) and only block sums are
-// widened; the result equals a plain 64-bit sum.
+// widened; the result equals a plain 64-bit sum. Not inlined: inlined
+// into fcInt16's loops, gc's A32 code kept the block sum and the index on
+// the stack (16 instructions a multiply-accumulate, 8 on its own).
+//
+//go:noinline
 func fcDotI16(x []int16, w []int8) int64 {
 	w = w[:len(x)]
 	var acc int64
