@@ -10,7 +10,6 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/gen/variant"
 	"github.com/tflm-gen/tflm-gen/internal/model"
-	"github.com/tflm-gen/tflm-gen/planner"
 )
 
 // ProgramOptions control Program.
@@ -152,7 +151,9 @@ func chooseSchedule(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat 
 	}
 	fp := newFusePlanner(est, frags, opt.Plan.Align)
 	for i := range keep {
-		fp.inPlace[i] = stepBytes(est, i, opt.Plan.Align) - stepBytes(flat, i, opt.Plan.Align)
+		// In place, the output shares its input's buffer (same shape and
+		// element size): at its step, flat holds one buffer fewer.
+		fp.inPlace[i] = fp.size(est.TensorBuf[g.Ops[i].Outputs[0]])
 	}
 	spans, overlap := fp.choose()
 	apart := fp.apart(spans)
@@ -287,16 +288,4 @@ func chainInPlace(p *program.Program) map[int]bool {
 		out[ip.Op] = true
 	}
 	return out
-}
-
-// stepBytes is the sum of p's buffers live at step i, each rounded up to
-// align.
-func stepBytes(p *program.Program, i, align int) int {
-	n := 0
-	for _, b := range p.Buffers {
-		if b.First <= i && i <= b.Last {
-			n += planner.AlignedSize(b.Size, align)
-		}
-	}
-	return n
 }
