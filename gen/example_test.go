@@ -30,7 +30,7 @@ func ExampleGenerate() {
 	fmt.Println("arena", res.Layout.Plan.Size, "bytes,", res.Layout.Plan.CertText())
 	// Output:
 	// true
-	// arena 1120 bytes, optimal (= lower bound)
+	// arena 800 bytes, optimal (= lower bound)
 }
 
 // WriteDir puts the files into a directory beside the user's own files,
@@ -89,12 +89,12 @@ func ExampleCheckDir() {
 	// for a CI log and a unified diff.
 	model := filepath.Join(dir, "model.go")
 	src, _ := os.ReadFile(model)
-	os.WriteFile(model, bytes.Replace(src, []byte("const ArenaSize = 1120"), []byte("const ArenaSize = 1024"), 1), 0o644)
+	os.WriteFile(model, bytes.Replace(src, []byte("const ArenaSize = 800"), []byte("const ArenaSize = 1024"), 1), 0o644)
 	drift, err = gen.CheckDir(dir, res.Files)
 	fmt.Println(drift.Changed(), err)
 	f := drift.Files[0]
 	fmt.Println(f.Name, f.State, f.Added, f.Removed, f.Decls)
-	fmt.Println(strings.Contains(f.Diff, "-const ArenaSize = 1024\n+const ArenaSize = 1120\n"))
+	fmt.Println(strings.Contains(f.Diff, "-const ArenaSize = 1024\n+const ArenaSize = 800\n"))
 	// Output:
 	// false <nil>
 	// true <nil>

@@ -551,6 +551,12 @@ func Call(fn string, args []any) bool {
 		maximumInt8(args[0].(*ewBcast), args[1].([]int8), args[2].([]int8), args[3].([]int8))
 	case "meanF32":
 		meanF32(args[0].(*meanParams), args[1].([]float32), args[2].([]float32))
+	case "meanFinishF32":
+		meanFinishF32(args[0].(*meanParams), args[1].([]float32), args[2].([]float32))
+	case "meanFinishInt16":
+		meanFinishInt16(args[0].(*meanParams), args[1].([]int32), args[2].([]int16))
+	case "meanFinishInt8":
+		meanFinishInt8(args[0].(*meanParams), args[1].([]int32), args[2].([]int8))
 	case "meanInt16":
 		meanInt16(args[0].(*meanParams), args[1].([]int16), args[2].([]int32), args[3].([]int16))
 	case "meanInt8":
@@ -595,6 +601,18 @@ func Call(fn string, args []any) bool {
 		padRowsInt16(args[0].(*padRowsParams), args[1].([]int16), args[2].([]int16))
 	case "padRowsInt8":
 		padRowsInt8(args[0].(*padRowsParams), args[1].([]int8), args[2].([]int8))
+	case "poolMeanF32":
+		poolMeanF32(args[0].(*poolParams), args[1].([]float32), args[2].([]float32))
+	case "poolMeanInt16":
+		poolMeanInt16(args[0].(*poolParams), args[1].([]int32), args[2].([]int16))
+	case "poolMeanInt8":
+		poolMeanInt8(args[0].(*poolParams), args[1].([]int32), args[2].([]int8))
+	case "poolSumF32":
+		poolSumF32(args[0].([]float32), args[1].([]float32), args[2].(bool))
+	case "poolSumInt16":
+		poolSumInt16(args[0].([]int32), args[1].([]int16), args[2].(bool))
+	case "poolSumInt8":
+		poolSumInt8(args[0].([]int32), args[1].([]int8), args[2].(bool))
 	case "preluF32":
 		preluF32(args[0].(*ewBcast), args[1].([]float32), args[2].([]float32), args[3].([]float32))
 	case "preluInt16":
@@ -665,6 +683,10 @@ func Call(fn string, args []any) bool {
 		selectInt8(args[0].(*selBcast), args[1].([]uint8), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "sinF32":
 		sinF32(args[0].([]float32), args[1].([]float32))
+	case "slideDown":
+		slideDown(args[0].([]byte), args[1].([]byte))
+	case "slideDownWords":
+		slideDownWords(args[0].([]byte), args[1].([]byte))
 	case "softmaxF32":
 		softmaxF32(args[0].(*softmaxParams), args[1].([]float32), args[2].([]float32))
 	case "softmaxInt16":

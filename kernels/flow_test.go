@@ -43,3 +43,31 @@ func TestCopyBytesSlide(t *testing.T) {
 		})
 	}
 }
+
+// TestSlideDownWords: slideDownWords moves bytes down as copy does, for
+// every distance, length and alignment of a small buffer (overlapping or
+// not), and slideDown likewise.
+func TestSlideDownWords(t *testing.T) {
+	for from := 0; from < 40; from++ {
+		for to := 0; to <= from; to++ {
+			for n := 0; from+n <= 72; n++ {
+				b := make([]byte, 80)
+				for i := range b {
+					b[i] = byte(i*7 + 1)
+				}
+				want := append([]byte(nil), b...)
+				copy(want[to:to+n], want[from:from+n])
+				got := append([]byte(nil), b...)
+				slideDownWords(got[to:to+n], got[from:from+n])
+				if !bytes.Equal(got, want) {
+					t.Fatalf("from %d to %d, %d bytes: got %v, want %v", from, to, n, got, want)
+				}
+				got = append(got[:0], b...)
+				slideDown(got[to:to+n], got[from:from+n])
+				if !bytes.Equal(got, want) {
+					t.Fatalf("slideDown from %d to %d, %d bytes: got %v, want %v", from, to, n, got, want)
+				}
+			}
+		}
+	}
+}

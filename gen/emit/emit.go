@@ -913,6 +913,9 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 		if l, ok := lines[out]; ok {
 			held = fmt.Sprintf("line of %d of %d rows, %d bytes", l.Rows, l.TensorRows, l.Rows*l.RowBytes)
 		}
+		if grp.Sums && i == grp.Last {
+			held = fmt.Sprintf("whole; a global average: its input's rows added to %d bytes of sums as they come", e.p.Buffers[grp.SumsBuf].Size)
+		}
 		// The activation inputs: the chain's, and an elementwise
 		// operator's skip tensor (read whole).
 		var ins []string
@@ -933,7 +936,12 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 		var out []jen.Code
 		for _, s := range ss {
 			what := "keep the rows still needed at the start of its line"
-			if s.Rows.Hi > s.Rows.Lo {
+			switch {
+			case grp.Sums && s.Op == grp.Last && s.InRows.Hi == s.InRows.Lo:
+				what = "the output, from the sums of every input row"
+			case grp.Sums && s.Op == grp.Last:
+				what = "input " + rowsText("row", s.InRows) + " added to the sums"
+			case s.Rows.Hi > s.Rows.Lo:
 				what = rowsText("row", s.Rows) + " from input " + rowsText("row", s.InRows)
 			}
 			out = append(out, jen.Comment(fmt.Sprintf("%d: %s", s.Op, what)))

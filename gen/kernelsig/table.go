@@ -485,6 +485,9 @@ const (
 	MaximumInt16            Func = "maximumInt16"
 	MaximumInt8             Func = "maximumInt8"
 	MeanF32                 Func = "meanF32"
+	MeanFinishF32           Func = "meanFinishF32"
+	MeanFinishInt16         Func = "meanFinishInt16"
+	MeanFinishInt8          Func = "meanFinishInt8"
 	MeanInt16               Func = "meanInt16"
 	MeanInt8                Func = "meanInt8"
 	MeanRequant             Func = "meanRequant"
@@ -521,8 +524,14 @@ const (
 	PadRowsInt8             Func = "padRowsInt8"
 	PoolAvgRound            Func = "poolAvgRound"
 	PoolInterior            Func = "poolInterior"
+	PoolMeanF32             Func = "poolMeanF32"
+	PoolMeanInt16           Func = "poolMeanInt16"
+	PoolMeanInt8            Func = "poolMeanInt8"
 	PoolRecip               Func = "poolRecip"
+	PoolSumF32              Func = "poolSumF32"
 	PoolSumI8               Func = "poolSumI8"
+	PoolSumInt16            Func = "poolSumInt16"
+	PoolSumInt8             Func = "poolSumInt8"
 	PoolWindow              Func = "poolWindow"
 	PreluF32                Func = "preluF32"
 	PreluInt16              Func = "preluInt16"
@@ -580,6 +589,8 @@ const (
 	SigmoidTab              Func = "sigmoidTab"
 	SigmoidTab2             Func = "sigmoidTab2"
 	SinF32                  Func = "sinF32"
+	SlideDown               Func = "slideDown"
+	SlideDownWords          Func = "slideDownWords"
 	SoftmaxExpNeg           Func = "softmaxExpNeg"
 	SoftmaxExpSmall         Func = "softmaxExpSmall"
 	SoftmaxF32              Func = "softmaxF32"
@@ -1198,6 +1209,9 @@ func Funcs() []Func {
 		MaximumInt16,
 		MaximumInt8,
 		MeanF32,
+		MeanFinishF32,
+		MeanFinishInt16,
+		MeanFinishInt8,
 		MeanInt16,
 		MeanInt8,
 		MeanRequant,
@@ -1234,8 +1248,14 @@ func Funcs() []Func {
 		PadRowsInt8,
 		PoolAvgRound,
 		PoolInterior,
+		PoolMeanF32,
+		PoolMeanInt16,
+		PoolMeanInt8,
 		PoolRecip,
+		PoolSumF32,
 		PoolSumI8,
+		PoolSumInt16,
+		PoolSumInt8,
 		PoolWindow,
 		PreluF32,
 		PreluInt16,
@@ -1293,6 +1313,8 @@ func Funcs() []Func {
 		SigmoidTab,
 		SigmoidTab2,
 		SinF32,
+		SlideDown,
+		SlideDownWords,
 		SoftmaxExpNeg,
 		SoftmaxExpSmall,
 		SoftmaxF32,
@@ -2384,6 +2406,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
 	case MeanF32:
 		return []Param{{"p", "*meanParams"}, {"in", "[]float32"}, {"out", "[]float32"}}, true
+	case MeanFinishF32:
+		return []Param{{"p", "*meanParams"}, {"acc", "[]float32"}, {"out", "[]float32"}}, true
+	case MeanFinishInt16:
+		return []Param{{"p", "*meanParams"}, {"acc", "[]int32"}, {"out", "[]int16"}}, true
+	case MeanFinishInt8:
+		return []Param{{"p", "*meanParams"}, {"acc", "[]int32"}, {"out", "[]int8"}}, true
 	case MeanInt16:
 		return []Param{{"p", "*meanParams"}, {"in", "[]int16"}, {"acc", "[]int32"}, {"out", "[]int16"}}, true
 	case MeanInt8:
@@ -2456,10 +2484,22 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"acc", "int32"}, {"n", "int32"}}, true
 	case PoolInterior:
 		return []Param{{"p", "*poolParams"}}, true
+	case PoolMeanF32:
+		return []Param{{"p", "*poolParams"}, {"acc", "[]float32"}, {"out", "[]float32"}}, true
+	case PoolMeanInt16:
+		return []Param{{"p", "*poolParams"}, {"acc", "[]int32"}, {"out", "[]int16"}}, true
+	case PoolMeanInt8:
+		return []Param{{"p", "*poolParams"}, {"acc", "[]int32"}, {"out", "[]int8"}}, true
 	case PoolRecip:
 		return []Param{{"n", "int32"}}, true
+	case PoolSumF32:
+		return []Param{{"acc", "[]float32"}, {"in", "[]float32"}, {"start", "bool"}}, true
 	case PoolSumI8:
 		return []Param{{"in", "[]int8"}, {"r", "int"}, {"row", "int"}, {"span", "int"}, {"d", "int"}, {"rows", "int"}}, true
+	case PoolSumInt16:
+		return []Param{{"acc", "[]int32"}, {"in", "[]int16"}, {"start", "bool"}}, true
+	case PoolSumInt8:
+		return []Param{{"acc", "[]int32"}, {"in", "[]int8"}, {"start", "bool"}}, true
 	case PoolWindow:
 		return []Param{{"origin", "int"}, {"taps", "int"}, {"size", "int"}}, true
 	case PreluF32:
@@ -2574,6 +2614,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"i", "int"}}, true
 	case SinF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
+	case SlideDown:
+		return []Param{{"dst", "[]byte"}, {"src", "[]byte"}}, true
+	case SlideDownWords:
+		return []Param{{"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case SoftmaxExpNeg:
 		return []Param{{"a", "int32"}}, true
 	case SoftmaxExpSmall:
@@ -2961,6 +3005,9 @@ func (f Func) Results() int {
 		MaximumInt16,
 		MaximumInt8,
 		MeanF32,
+		MeanFinishF32,
+		MeanFinishInt16,
+		MeanFinishInt8,
 		MeanInt16,
 		MeanInt8,
 		MeanSumI16,
@@ -2987,6 +3034,12 @@ func (f Func) Results() int {
 		PadFill,
 		PadRowsInt16,
 		PadRowsInt8,
+		PoolMeanF32,
+		PoolMeanInt16,
+		PoolMeanInt8,
+		PoolSumF32,
+		PoolSumInt16,
+		PoolSumInt8,
 		PreluF32,
 		PreluInt16,
 		PreluInt8,
@@ -3022,6 +3075,8 @@ func (f Func) Results() int {
 		SelectInt16,
 		SelectInt8,
 		SinF32,
+		SlideDown,
+		SlideDownWords,
 		SoftmaxF32,
 		SoftmaxInt16,
 		SoftmaxInt8,

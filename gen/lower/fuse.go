@@ -24,7 +24,7 @@ import (
 // with the padding that is left at that edge, so the kernels that run
 // whole tensors run bands unchanged. A line keeps its rows from its start:
 // before a producer writes new rows, the rows still needed slide down
-// (copyBytes over the line), a copy of a few rows per row produced.
+// (slideDown over the line), a copy of a few rows per row produced.
 //
 // The group's input and output stay whole tensors; when the input dies in
 // the group the output is written over it (tied at the smallest distance
@@ -76,6 +76,17 @@ const (
 	// every input channel plane), so the operator joins a chain at its
 	// start, where its input is the group's input, kept whole anyway.
 	bandMove
+	// bandConcat: a CONCATENATION along channels (one moveStrided a
+	// input, each writing its channels of every output pixel, row by
+	// row): one input is the chain operand, the others are read whole, a
+	// band of rows at a time, as a residual ADD's skip tensor is.
+	bandConcat
+	// bandSums: a global average pool (one window over the whole image)
+	// ending a group (asSums): its bands add their input rows to the
+	// per-channel sums (poolSum...), and one call at the group's end
+	// divides them into the output (poolMean...), so that its input is
+	// held a row at a time instead of whole.
+	bandSums
 )
 
 // bandKernel is how one kernel runs on bands.
@@ -195,6 +206,212 @@ type bandOp struct {
 	// moveLoop is the index of bandMove's outermost loop, moveK its
 	// iterations a row and moveSrc, moveS its source offset and stride.
 	moveLoop, moveK, moveSrc, moveS int
+	// global: an average pool whose one window covers the whole image
+	// (bandWindow), which may end a group as sums (asSums); sumsBuf is
+	// the buffer of its sums there (fuse).
+	global  bool
+	chans   int
+	sumsBuf program.BufID
+	// mean: a MEAN over the pixels (bandableMean), which runs as sums
+	// only, at a group's end.
+	mean bool
+	// parts are a CONCATENATION's copies (bandConcat), one an input, in
+	// the operator's order.
+	parts []concatPart
+}
+
+// concatPart is the strided copy of one input of a CONCATENATION along
+// channels: a band of rows [r0, r1) runs its row loop's iterations
+// [r0*k, r1*k) from source offset srcOff + r0*k*s (moveRows).
+type concatPart struct {
+	call               program.Call
+	buf                program.BufID // the input's buffer
+	chain              bool          // the chain operand (in the group's input or a line); else read whole
+	loop, k, srcOff, s int
+}
+
+// skipBufs lists the buffers an operator reads whole beside its chain
+// operand: a residual operator's skip tensor, a CONCATENATION's other
+// inputs.
+func (b *bandOp) skipBufs() []program.BufID {
+	var out []program.BufID
+	if b.skip >= 0 {
+		out = append(out, b.skipBuf)
+	}
+	for _, pt := range b.parts {
+		if !pt.chain {
+			out = append(out, pt.buf)
+		}
+	}
+	return out
+}
+
+// fuseConcat lets CONCATENATION join chains (tests turn it off to
+// measure what it saves).
+var fuseConcat = true
+
+// bandableConcat is bandable for a CONCATENATION along the channels of
+// NHWC images of batch 1: its chain operand is the output of operator
+// i-1, its other inputs whole activation tensors of other buffers; each
+// input's copy (moveStrided) writes its channels of the output row by row
+// (moveRows, its destination offset the input's first channel).
+func bandableConcat(p *program.Program, i int) *bandOp {
+	g := p.Graph
+	gop, op := g.Ops[i], p.Ops[i]
+	if !fuseConcat || i == 0 || len(op.Calls) != len(gop.Inputs) || len(gop.Outputs) != 1 || len(g.Ops[i-1].Outputs) != 1 || op.Flow != nil {
+		return nil
+	}
+	prev, ok1 := p.TensorBuf[g.Ops[i-1].Outputs[0]]
+	outBuf, ok2 := p.TensorBuf[gop.Outputs[0]]
+	tout := g.Tensors[gop.Outputs[0]]
+	h, row, w, ok3 := nhwc(tout)
+	if !ok1 || !ok2 || !ok3 || outBuf == prev {
+		return nil
+	}
+	b := &bandOp{op: i, param: 0, in: 2, out: 1, skip: -1, kind: bandConcat, inBuf: prev, outBuf: outBuf, outType: tout.Type,
+		outH: h, outRow: row, outW: w, stride: 1, span: 1}
+	chains := 0
+	for k, t := range gop.Inputs {
+		call := op.Calls[k]
+		if t < 0 || call.Fn != string(kernelsig.MoveStrided) || len(call.Args) != 3 {
+			return nil
+		}
+		tin := g.Tensors[t]
+		hi, rowi, wi, ok := nhwc(tin)
+		buf, ok4 := p.TensorBuf[t]
+		if !ok || !ok4 || hi != h || wi != w || tin.Type != tout.Type || tin.IsConst() || buf == outBuf || p.Buffers[buf].Kind != planner.Activation {
+			return nil
+		}
+		ps, ok5 := call.Args[0].(program.Struct)
+		dst, ok6 := call.Args[1].(program.View)
+		src, ok7 := call.Args[2].(program.View)
+		if !ok5 || !ok6 || !ok7 || dst.Buf != outBuf || src.Buf != buf || dst.Off != 0 || src.Off != 0 || dst.Step != 0 || src.Step != 0 ||
+			!dst.Raw || !src.Raw || dst.N != h*row || src.N != hi*rowi {
+			return nil
+		}
+		rb := &bandOp{outH: h, outRow: row, outType: tout.Type}
+		if !rb.moveRowsAt(ps, true) {
+			return nil
+		}
+		pt := concatPart{call: call, buf: buf, chain: buf == prev, loop: rb.moveLoop, k: rb.moveK, srcOff: rb.moveSrc, s: rb.moveS}
+		if pt.chain {
+			chains++
+			b.call, b.inType, b.inH, b.inRow = call, tin.Type, hi, rowi
+		}
+		b.parts = append(b.parts, pt)
+	}
+	if chains != 1 {
+		return nil
+	}
+	return b
+}
+
+// concatCalls are the calls of a band of a CONCATENATION (bandConcat):
+// each input's copy on the band's rows, the chain operand's from in (the
+// band's rows of its line or of the group's input), the others' from
+// their whole tensors, into out (the band's output rows).
+func (b *bandOp) concatCalls(ev bandEvent, in, out program.View) []program.Call {
+	var calls []program.Call
+	out.N, out.Raw = (ev.r1-ev.r0)*b.outRow, true
+	for _, pt := range b.parts {
+		args := slices.Clone(pt.call.Args)
+		src := pt.srcOff + ev.r0*pt.k*pt.s
+		if pt.chain {
+			src = pt.srcOff // the view starts at the band's first row
+			v := in
+			v.N, v.Raw = (ev.hi-ev.lo)*b.inRow, true
+			args[2] = v
+		}
+		args[0] = withInts(args[0].(program.Struct), map[string]int{fmt.Sprint("n", pt.loop): (ev.r1 - ev.r0) * pt.k, "src": src})
+		args[1] = out
+		calls = append(calls, program.Call{Fn: pt.call.Fn, Args: args})
+	}
+	return calls
+}
+
+// sumsKernels are the kernels of a global average pool run as sums, by
+// element type: the sums' element type, the kernel adding input rows to
+// them and the one dividing them into the output.
+var sumsKernels = map[model.DType]struct {
+	acc       model.DType
+	sum, mean kernelsig.Func
+}{
+	model.Int8:    {model.Int32, kernelsig.PoolSumInt8, kernelsig.PoolMeanInt8},
+	model.Int16:   {model.Int32, kernelsig.PoolSumInt16, kernelsig.PoolMeanInt16},
+	model.Float32: {model.Float32, kernelsig.PoolSumF32, kernelsig.PoolMeanF32},
+}
+
+// meanKernels are the MEAN kernels and, for a MEAN over an image's
+// pixels run as sums (bandableMean), the kernel dividing the sums into
+// the output.
+var meanKernels = map[kernelsig.Func]kernelsig.Func{
+	kernelsig.MeanInt8:  kernelsig.MeanFinishInt8,
+	kernelsig.MeanInt16: kernelsig.MeanFinishInt16,
+	kernelsig.MeanF32:   kernelsig.MeanFinishF32,
+}
+
+// bandableMean is bandable for a MEAN: one over the height and width of
+// an NHWC image of batch 1 (Keras' global average pooling) can end a
+// group as sums (bandSums), its bands adding input rows to the sums
+// (sumsKernels) and meanKernels' call dividing them into the output; a
+// MEAN cannot run in bands otherwise.
+func bandableMean(p *program.Program, i int, call program.Call) *bandOp {
+	g := p.Graph
+	gop := g.Ops[i]
+	tin, tout := g.Tensors[gop.Inputs[0]], g.Tensors[gop.Outputs[0]]
+	h, row, w, ok := nhwc(tin)
+	inBuf, ok1 := p.TensorBuf[gop.Inputs[0]]
+	outBuf, ok2 := p.TensorBuf[gop.Outputs[0]]
+	if _, typed := sumsKernels[tin.Type]; !ok || !ok1 || !ok2 || inBuf == outBuf || !typed || tin.IsConst() || tin.Type != tout.Type || len(call.Args) < 3 {
+		return nil
+	}
+	s, ok := call.Args[0].(program.Struct)
+	if !ok {
+		return nil
+	}
+	c := row / w
+	// Levels 0-2 of size 1, the pixels summed (level 3), the channels
+	// kept (level 4): one sum a channel over every pixel.
+	for name, want := range map[string]int{"d0": 1, "d1": 1, "d2": 1, "d3": h * w, "d4": c, "s3": 0, "s4": 1, "nOut": c} {
+		if v, ok := structInt(s, name); !ok || v != want {
+			return nil
+		}
+	}
+	in, out := call.Args[1].(program.View), call.Args[len(call.Args)-1].(program.View)
+	if in.Buf != inBuf || out.Buf != outBuf || in.Off != 0 || out.Off != 0 || in.N != h*row || out.N != c || tout.NumElements() != c {
+		return nil
+	}
+	return &bandOp{op: i, call: call, param: 0, in: 1, out: len(call.Args) - 1, skip: -1, kind: bandSums, inBuf: inBuf, outBuf: outBuf,
+		inType: tin.Type, outType: tout.Type, inH: h, inRow: row, outH: h, outRow: row, outW: w, stride: 1, span: 1, global: true, mean: true, chans: c}
+}
+
+// sumsBytes is the size of a global pool's sums (one 4-byte sum a
+// channel).
+func (b *bandOp) sumsBytes() int { return b.chans * 4 }
+
+// asSums returns the global average pool b run as sums when that holds
+// its input in fewer bytes than its window's (the whole input): a band
+// of its "output rows" is a band of input rows added to the sums.
+func (b *bandOp) asSums() (*bandOp, bool) {
+	if b.mean {
+		return b, true
+	}
+	if !b.global || b.inH*b.inRow*b.inType.Size() <= b.inRow*b.inType.Size()+b.sumsBytes() {
+		return b, false
+	}
+	s := *b
+	s.kind = bandSums
+	s.outH, s.outRow, s.outW = b.inH, b.inRow, b.inRow/max(b.outRow, 1)
+	s.stride, s.pad, s.span = 1, 0, 1
+	return &s, true
+}
+
+// chainOps returns the operators of a group from band (bandable's, not
+// modified), its last one run as sums where that pays (asSums).
+func chainOps(band []*bandOp) []*bandOp {
+	ops := slices.Clone(band)
+	ops[len(ops)-1], _ = ops[len(ops)-1].asSums()
+	return ops
 }
 
 // rows returns the input rows output row y reads, [lo, hi): empty (lo ==
@@ -254,10 +471,16 @@ func nhwc(t *model.Tensor) (h, row, w int, ok bool) {
 func bandable(p *program.Program, i int) *bandOp {
 	op := p.Ops[i]
 	gop := p.Graph.Ops[i]
+	if gop.Code == model.OpConcatenation {
+		return bandableConcat(p, i)
+	}
 	if len(op.Calls) != 1 || op.Flow != nil || len(gop.Inputs) == 0 || len(gop.Outputs) != 1 || gop.Inputs[0] < 0 {
 		return nil
 	}
 	call := op.Calls[0]
+	if _, ok := meanKernels[kernelsig.Func(call.Fn)]; ok {
+		return bandableMean(p, i, call)
+	}
 	bk, ok := bandKernels[call.Fn]
 	if !ok {
 		return nil
@@ -361,6 +584,9 @@ func bandable(p *program.Program, i int) *bandOp {
 			return nil
 		}
 		b.stride, b.pad, b.span = strideH, padH, (fH-1)*dil+1
+		if b.global = isGlobalPool(call.Fn, s, b); b.global {
+			b.chans = b.outRow
+		}
 	}
 	// Every output row must read at least one input row (a band of only
 	// padding would be a call on an empty input), but for kernels that
@@ -373,15 +599,45 @@ func bandable(p *program.Program, i int) *bandOp {
 	return b
 }
 
+// isGlobalPool says whether a band kernel call is an average pool whose
+// one output pixel's window covers the whole image: the sums kernels can
+// compute it (sumsKernels; the pool's actMin, actMax, fActMin and fActMax
+// clamp, its inH and inW count the pixels).
+func isGlobalPool(fn string, s program.Struct, b *bandOp) bool {
+	switch kernelsig.Func(fn) {
+	case kernelsig.AvgPoolInt8, kernelsig.AvgPoolDSPInt8, kernelsig.AvgPoolInt16, kernelsig.AvgPoolF32:
+	default:
+		return false
+	}
+	if _, ok := sumsKernels[b.inType]; !ok || b.inType != b.outType || b.outH != 1 || b.outW != 1 {
+		return false
+	}
+	get := func(n string) int {
+		v, ok := structInt(s, n)
+		if !ok {
+			return -1
+		}
+		return v
+	}
+	inH, inW, padH, padW, fH, fW := get("inH"), get("inW"), get("padH"), get("padW"), get("filterH"), get("filterW")
+	return get("depth") == b.outRow && inW*b.outRow == b.inRow && inH == b.inH &&
+		padH >= 0 && padW >= 0 && fH-padH >= inH && fW-padW >= inW
+}
+
 // moveRows checks that moveStrided's parameters s copy the output in
 // rows: the outermost loop that runs more than once writes the whole
 // output, row after row, a whole number of iterations a row (the loops
 // inside it writing the bytes between), from destination offset 0. It
 // records that loop in b.
-func (b *bandOp) moveRows(s program.Struct) bool {
+func (b *bandOp) moveRows(s program.Struct) bool { return b.moveRowsAt(s, false) }
+
+// moveRowsAt is moveRows; with part, the copy may start at a destination
+// offset inside the first iteration of the row loop (one input of a
+// CONCATENATION: its channels of each pixel, the others' between them).
+func (b *bandOp) moveRowsAt(s program.Struct, part bool) bool {
 	get := func(n string) (int, bool) { return structInt(s, n) }
 	dst, ok := get("dst")
-	if !ok || dst != 0 {
+	if !ok || dst < 0 || dst != 0 && !part {
 		return false
 	}
 	for j := 0; j < moveLoops; j++ {
@@ -395,7 +651,7 @@ func (b *bandOp) moveRows(s program.Struct) bool {
 			continue
 		}
 		rowBytes := b.outRow * b.outType.Size()
-		if n%b.outH != 0 || d <= 0 || n*d != b.outH*rowBytes || n/b.outH*d != rowBytes {
+		if n%b.outH != 0 || d <= 0 || n*d != b.outH*rowBytes || n/b.outH*d != rowBytes || dst >= d {
 			return false
 		}
 		src, ok := get("src")
@@ -406,6 +662,26 @@ func (b *bandOp) moveRows(s program.Struct) bool {
 		return true
 	}
 	return false
+}
+
+// moveLowest is the lowest input byte a band of a bandMove operator
+// reads: the band's iterations of the row loop, every iteration of the
+// loops inside it (those outside it run once), at the loops' strides. An
+// NCHW input's TRANSPOSE reads row y of every channel plane for output
+// row y: the planes' rows below the band are dead, and the group's output
+// may be written over the first plane's as the bands go.
+func (b *bandOp) moveLowest(ev bandEvent) int {
+	s := b.call.Args[b.param].(program.Struct)
+	lo := b.moveSrc + min(ev.r0*b.moveK*b.moveS, (ev.r1*b.moveK-1)*b.moveS)
+	for j := b.moveLoop + 1; j < moveLoops; j++ {
+		n, ok1 := structInt(s, fmt.Sprint("n", j))
+		sj, ok2 := structInt(s, fmt.Sprint("s", j))
+		if !ok1 || !ok2 {
+			return 0 // unknown: the whole input, from its first byte
+		}
+		lo += min(0, (n-1)*sj)
+	}
+	return max(lo, 0)
 }
 
 // bandableElems is bandable for a binary elementwise kernel (bandElems):
@@ -596,7 +872,13 @@ func (s *bandSchedule) inOutShift() int {
 			shift = max(shift, end-suffix)
 		}
 		if ev.op == 0 && ev.hi > ev.lo {
-			suffix = min(suffix, ev.lo*first.inRow*inSize)
+			lo := ev.lo * first.inRow * inSize
+			if first.kind == bandMove {
+				// Reads the whole input, but its lowest byte only at
+				// the band's rows.
+				lo = first.moveLowest(ev)
+			}
+			suffix = min(suffix, lo)
 		}
 		if b := s.ops[ev.op]; b.skip >= 0 && b.skipBuf == first.inBuf {
 			suffix = min(suffix, ev.r0*b.outRow*b.outType.Size())
@@ -631,6 +913,12 @@ func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 		n := (ev.r1 - ev.r0) * b.outRow
 		args[b.param] = withInts(s, map[string]int{"inner": n})
 		args[b.skip] = program.View{Buf: b.skipBuf, Type: b.outType, Off: ev.r0 * b.outRow, N: n}
+	case bandSums:
+		// poolSum(acc, in, start): the band's input rows added to the
+		// sums, which the group's first band sets.
+		in.N, in.Raw = (ev.hi-ev.lo)*b.inRow, false
+		k := sumsKernels[b.inType]
+		return program.Call{Fn: string(k.sum), Args: []program.Arg{b.sumsView(), in, program.Lit{Value: ev.r0 == 0}}}
 	case bandWindow:
 		args[b.param] = withInts(s, map[string]int{
 			"inH":  ev.hi - ev.lo,
@@ -643,6 +931,22 @@ func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 	in.Raw, out.Raw = b.call.Args[b.in].(program.View).Raw, b.call.Args[b.out].(program.View).Raw
 	args[b.in], args[b.out] = in, out
 	return program.Call{Fn: b.call.Fn, Args: args}
+}
+
+// sumsView is the view of a global pool's sums (bandSums).
+func (b *bandOp) sumsView() program.View {
+	return program.View{Buf: b.sumsBuf, Type: sumsKernels[b.inType].acc, N: b.sumsBytes() / 4}
+}
+
+// meanCall is the call that ends a group whose last operator b runs as
+// sums: poolMean(p, sums, out), the pool's own parameters.
+func (b *bandOp) meanCall(out program.View) program.Call {
+	out.N = b.chans
+	fn := sumsKernels[b.inType].mean
+	if b.mean {
+		fn = meanKernels[kernelsig.Func(b.call.Fn)]
+	}
+	return program.Call{Fn: string(fn), Args: []program.Arg{b.call.Args[b.param], b.sumsView(), out}}
 }
 
 // shareGroupScratch gives the operators of group sp one scratch buffer,
@@ -722,6 +1026,9 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 			}
 			ops = append(ops, b)
 		}
+		ops = chainOps(ops)
+		last := ops[len(ops)-1]
+		sums := last.kind == bandSums
 		s := schedule(ops)
 		grp := program.Group{First: sp.first, Last: sp.last, In: ops[0].inBuf, Out: ops[len(ops)-1].outBuf, MinShift: -1}
 		lines := make([]program.BufID, len(ops)-1)
@@ -733,21 +1040,41 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 			b.First, b.Last = sp.first, sp.last
 			grp.Lines = append(grp.Lines, program.Line{Buf: id, Tensor: b.Tensors[0], Rows: s.lineRows[j], RowBytes: ops[j].outRow * ops[j].outType.Size(), TensorRows: ops[j].outH})
 		}
-		mayTie := grp.In != grp.Out && groupMayTie(&q, grp.In, grp.Out, sp) && q.Buffers[grp.In].Tie == nil && !tiedTo(q.Buffers, grp.Out)
+		// A group ending in sums writes its output at its end, a few
+		// bytes: its input and output stay apart.
+		mayTie := !sums && !concatReadsInput(ops) && grp.In != grp.Out && groupMayTie(&q, grp.In, grp.Out, sp) && q.Buffers[grp.In].Tie == nil && !tiedTo(q.Buffers, grp.Out)
 		in, out := &q.Buffers[grp.In], &q.Buffers[grp.Out]
 		in.Last = max(in.Last, sp.last)
 		out.First = min(out.First, sp.first)
 		for _, b := range ops {
 			// A skip tensor, born before the group (the group's operators
 			// write lines, the last its output), lives through it.
-			if b.skip >= 0 {
-				if slices.Contains(lines, b.skipBuf) {
+			for _, sb := range b.skipBufs() {
+				if slices.Contains(lines, sb) {
 					return nil, fmt.Errorf("internal error: operator %d reads a line of its group whole", b.op)
 				}
-				q.Buffers[b.skipBuf].Last = max(q.Buffers[b.skipBuf].Last, sp.last)
+				q.Buffers[sb].Last = max(q.Buffers[sb].Last, sp.last)
+			}
+		}
+		if last.mean {
+			// Its own sums' scratch is the whole operator's: unused.
+			for k := range q.Buffers {
+				if b := &q.Buffers[k]; b.Kind == planner.Scratch && b.Op == last.op {
+					b.Size = 0
+				}
 			}
 		}
 		shareGroupScratch(&q, ops, sp)
+		if sums {
+			// The sums live through the group, apart from the scratch
+			// the calls share.
+			last.sumsBuf = program.BufID(len(q.Buffers))
+			q.Buffers = append(q.Buffers, program.Buffer{
+				Buffer: planner.Buffer{Name: fmt.Sprintf("op%d sums (%s)", last.op, p.Ops[last.op].Code), Size: last.sumsBytes(), First: sp.first, Last: sp.last, Kind: planner.Scratch},
+				Reset:  -1, Op: last.op,
+			})
+			grp.Sums, grp.SumsBuf = true, last.sumsBuf
+		}
 		if grp.In == grp.Out {
 			// The last operator writes its output over its skip tensor,
 			// which is the group's input: in place, every write must fall
@@ -768,9 +1095,9 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 			b := ops[ev.op]
 			if ev.slide {
 				// The rows still needed move down to the line's start
-				// (copy moves overlapping bytes correctly).
+				// (slideDown: the destination below the source, overlapping).
 				kept := (ev.rows - ev.from) * b.outRow
-				steps = append(steps, program.Step{Op: b.op, Call: program.Call{Fn: string(kernelsig.CopyBytes), Args: []program.Arg{
+				steps = append(steps, program.Step{Op: b.op, Call: program.Call{Fn: string(kernelsig.SlideDown), Args: []program.Arg{
 					program.View{Buf: lines[ev.op], Type: b.outType, N: kept, Raw: true},
 					program.View{Buf: lines[ev.op], Type: b.outType, Off: ev.from * b.outRow, N: kept, Raw: true},
 				}}})
@@ -784,8 +1111,20 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 			if ev.op < len(ops)-1 {
 				outV.Buf = lines[ev.op]
 			}
-			steps = append(steps, program.Step{Op: b.op, Call: b.bandCall(ev, inV, outV),
-				Rows: program.RowRange{Lo: ev.r0, Hi: ev.r1}, InRows: program.RowRange{Lo: ev.lo, Hi: ev.hi}})
+			calls := []program.Call{}
+			if b.kind == bandConcat {
+				calls = b.concatCalls(ev, inV, outV)
+			} else {
+				calls = append(calls, b.bandCall(ev, inV, outV))
+			}
+			for _, c := range calls {
+				steps = append(steps, program.Step{Op: b.op, Call: c,
+					Rows: program.RowRange{Lo: ev.r0, Hi: ev.r1}, InRows: program.RowRange{Lo: ev.lo, Hi: ev.hi}})
+			}
+		}
+		if sums {
+			// The output, row 0, from the sums of every input row.
+			steps = append(steps, program.Step{Op: last.op, Call: last.meanCall(program.View{Buf: grp.Out, Type: last.outType}), Rows: program.RowRange{Lo: 0, Hi: 1}})
 		}
 		compress(&grp, steps, sp.last)
 		if got := grp.Expand(); !reflect.DeepEqual(got, steps) {
@@ -797,6 +1136,20 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 		q.Groups = append(q.Groups, grp)
 	}
 	return &q, nil
+}
+
+// concatReadsInput says whether a CONCATENATION of the chain ops reads
+// the group's input whole (DenseNet's concatenation of a block's input
+// with its output): the group's output is then not written over it.
+func concatReadsInput(ops []*bandOp) bool {
+	for _, b := range ops {
+		for _, pt := range b.parts {
+			if !pt.chain && pt.buf == ops[0].inBuf {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // groupMayTie says whether group sp may write its output over its input:
@@ -835,7 +1188,9 @@ func compress(grp *program.Group, steps []program.Step, lastOp int) {
 	var segs [][]program.Step
 	start := 0
 	for i, s := range steps {
-		if s.Op == lastOp && s.Rows.Hi > s.Rows.Lo {
+		// A band of the last operator ends a segment, at its last call
+		// (a CONCATENATION makes one an input).
+		if s.Op == lastOp && s.Rows.Hi > s.Rows.Lo && (i+1 == len(steps) || steps[i+1].Op != lastOp || steps[i+1].Rows != s.Rows) {
 			segs = append(segs, steps[start:i+1])
 			start = i + 1
 		}

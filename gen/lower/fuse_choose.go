@@ -103,7 +103,8 @@ func (f *fusePlanner) group(sp fuseSpan) int {
 	}
 	cost := -1
 	if f.fusable(sp) {
-		ops := f.band[sp.first : sp.last+1]
+		ops := chainOps(f.band[sp.first : sp.last+1])
+		last := ops[len(ops)-1]
 		s := schedule(ops)
 		mine := map[program.BufID]bool{ops[0].inBuf: true, ops[len(ops)-1].outBuf: true}
 		lines := 0
@@ -120,7 +121,9 @@ func (f *fusePlanner) group(sp fuseSpan) int {
 			mine := 0
 			for _, b := range f.scratchOf[k] {
 				if f.liveIn(b, sp.first, sp.last) {
-					mine += planner.AlignedSize(f.p.Buffers[b].Size, 16)
+					if k != sp.last || !last.mean { // a MEAN run as sums uses none (fuse)
+						mine += planner.AlignedSize(f.p.Buffers[b].Size, 16)
+					}
 					other -= f.size(b)
 				}
 			}
@@ -142,6 +145,10 @@ func (f *fusePlanner) group(sp fuseSpan) int {
 			if s.inOutShift() > 0 {
 				pair = -1
 			}
+		case last.kind == bandSums:
+			// The sums live through the group; input and output apart.
+			lines += planner.AlignedSize(last.sumsBytes(), f.align)
+		case concatReadsInput(ops):
 		case groupMayTie(f.p, inB, outB, sp):
 			pair = min(pair, max(out, planner.AlignedSize(s.inOutShift(), f.align)+in))
 		}
@@ -162,11 +169,19 @@ func (f *fusePlanner) fusable(sp fuseSpan) bool {
 			return false
 		}
 	}
+	// A MEAN runs in bands only as the sums that end a group.
+	for _, b := range f.band[sp.first:sp.last] {
+		if b.kind == bandSums {
+			return false
+		}
+	}
 	// A skip tensor is read whole: never one of the group's lines.
 	lines := map[program.BufID]bool{}
 	for _, b := range f.band[sp.first : sp.last+1] {
-		if b.skip >= 0 && lines[b.skipBuf] {
-			return false
+		for _, sb := range b.skipBufs() {
+			if lines[sb] {
+				return false
+			}
 		}
 		lines[b.outBuf] = true
 	}

@@ -274,6 +274,7 @@ func TestFusedTransposeInput(t *testing.T) {
 	var pkgs []e2e.Package
 	var jobs []e2e.Job
 	var wants [][]byte
+	tied := 0 // spans whose output is tied over the NCHW input
 	for j := 1; j < len(p.Ops) && fp.fusable(fuseSpan{0, j}); j++ {
 		sp := fuseSpan{0, j}
 		if fp.group(sp) < 0 {
@@ -291,6 +292,24 @@ func TestFusedTransposeInput(t *testing.T) {
 		if err := simulateGroups(f, fl); err != nil {
 			t.Fatalf("ops 0-%d: %v", j, err)
 		}
+		if in := f.Buffers[f.Groups[0].In]; in.Tie != nil && f.Groups[0].MinShift > 0 {
+			// The output over the NCHW input, as close as the
+			// TRANSPOSE's reads allow (moveLowest): one alignment step
+			// closer, a band reads a byte already overwritten.
+			tied++
+			closer := *f
+			closer.Buffers = slices.Clone(f.Buffers)
+			tie := *in.Tie
+			tie.Shift -= 16
+			closer.Buffers[f.Groups[0].In].Tie = &tie
+			cl, err := layout.Make(&closer, nil, layout.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := simulateGroups(&closer, cl); err == nil {
+				t.Errorf("ops 0-%d: the output 16 bytes closer to the input (%d bytes below it, at least %d needed) overwrites nothing still to be read", j, tie.Shift, f.Groups[0].MinShift)
+			}
+		}
 		got, err := runProgram(f, fl, x.raw())
 		if err != nil {
 			t.Fatal(err)
@@ -307,8 +326,8 @@ func TestFusedTransposeInput(t *testing.T) {
 		jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.raw()}, Invokes: 1})
 		wants = append(wants, want)
 	}
-	if len(pkgs) < 3 {
-		t.Fatalf("%d spans from the TRANSPOSE, want at least 3", len(pkgs))
+	if len(pkgs) < 3 || tied == 0 {
+		t.Fatalf("%d spans from the TRANSPOSE (%d with the output over the input), want at least 3 (1)", len(pkgs), tied)
 	}
 	var before int
 	withoutBands(bandMove, func() {
@@ -405,6 +424,223 @@ func TestFusedSubMul(t *testing.T) {
 			if spans == 0 {
 				t.Errorf("%s: no span through it", name)
 			}
+		}
+	}
+	runPackages(t, pkgs, jobs, wants)
+}
+
+// TestFusedGlobalPool: random int8, int16 and float32 chains ending in a
+// global average pool or a MEAN over the pixels (randTypedChainPool), for
+// the DSP build and gc's,
+// fused in every span that ends at the pool: the pool runs as sums
+// (asSums), every group replays byte by byte (simulateGroups) and the
+// output equals layer by layer's, bit for bit; the default build's own
+// choice too. Some of the spans are generated, built and run.
+func TestFusedGlobalPool(t *testing.T) {
+	var pkgs []e2e.Package
+	var jobs []e2e.Job
+	var wants [][]byte
+	for _, dt := range []model.DType{model.Int8, model.Int16, model.Float32} {
+		for _, gc := range []bool{false, true} {
+			r := rand.New(rand.NewPCG(uint64(dt), 29))
+			spans, chosen, means := 0, 0, 0
+			for i := 0; i < 12; i++ {
+				data, x, desc := randTypedChainPool(r, dt, true)
+				name := fmt.Sprintf("%s gc=%v chain %d (%s)", dt, gc, i, desc)
+				g, err := model.Parse("chain.tflite", data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, _, want := planSimulateRun(t, g, ProgramOptions{GC: gc, Options: Options{NoShare: true}}, x.raw())
+				last := len(p.Ops) - 1
+				fp := newFusePlanner(p, nil, 0)
+				if b := fp.band[last]; b == nil || !b.global {
+					t.Fatalf("%s: the pool (%s) is not a global pool in bands", name, p.Ops[last].Calls[0].Fn)
+				}
+				if fp.band[last].mean {
+					means++
+				}
+				for first := last - 1; first >= 0 && fp.fusable(fuseSpan{first, last}); first-- {
+					if fp.group(fuseSpan{first, last}) < 0 {
+						continue
+					}
+					f, err := fuse(p, []fuseSpan{{first, last}})
+					if err != nil {
+						t.Fatalf("%s ops %d-%d: %v", name, first, last, err)
+					}
+					// As sums where that holds the pool's input in fewer
+					// bytes (asSums), else as a window.
+					if _, sums := fp.band[last].asSums(); f.Groups[0].Sums != sums {
+						t.Fatalf("%s ops %d-%d: the pool runs as sums: %v, want %v", name, first, last, f.Groups[0].Sums, sums)
+					} else if sums {
+						spans++
+					}
+					fl, err := layout.Make(f, nil, layout.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := simulateGroups(f, fl); err != nil {
+						t.Fatalf("%s ops %d-%d: %v", name, first, last, err)
+					}
+					got, err := runProgram(f, fl, x.raw())
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got[0], want) {
+						t.Errorf("%s ops %d-%d: fused and layer-by-layer outputs differ", name, first, last)
+					}
+					if i < 2 {
+						pkg := fmt.Sprintf("gp%d", len(pkgs))
+						res, err := testEmit(f, nil, testOptions{Package: pkg, NoTests: true})
+						if err != nil {
+							t.Fatalf("%s ops %d-%d: %v", name, first, last, err)
+						}
+						pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
+						jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.raw()}, Invokes: 1})
+						wants = append(wants, want)
+					}
+				}
+				// The default build, as it chooses.
+				q, _, got := planSimulateRun(t, g, ProgramOptions{GC: gc, Overlap: true}, x.raw())
+				if !slices.Equal(got, want) {
+					t.Errorf("%s: default and layer-by-layer outputs differ", name)
+				}
+				for _, grp := range q.Groups {
+					if grp.Sums {
+						chosen++
+					}
+				}
+			}
+			t.Logf("%s gc=%v: %d spans through the pool run as sums; the default build chose the sums in %d of 12 chains (%d ending in MEAN)", dt, gc, spans, chosen, means)
+			if spans == 0 || means == 0 {
+				t.Errorf("%s gc=%v: %d spans end in the pool, %d chains in MEAN", dt, gc, spans, means)
+			}
+		}
+	}
+	runPackages(t, pkgs, jobs, wants)
+}
+
+// squeezeNet is a SqueezeNet-style network (32x32x3): a 3x3 convolution
+// of stride 2, three fire modules (a max pool after the first), a 1x1
+// convolution and a global average pool.
+func squeezeNet(r *rand.Rand) ([]byte, int) {
+	nb, in := newNet(r, "squeezenet", 32, 32, 3)
+	x := nb.conv(in, 16, 3, 3, 2, false, true)
+	x = nb.fire(x, 4, 8)
+	x = nb.fire(x, 4, 8)
+	x = nb.fire(x, 8, 16)
+	x = nb.avgPoolAll(nb.conv(x, 10, 1, 1, 1, false, false))
+	nb.m.IO([]int{in}, []int{x})
+	return nb.m.Bytes(), 32 * 32 * 3
+}
+
+// denseNet is a DenseNet-style block (16x16x8): each layer's output
+// concatenated to its input, the input read whole by the CONCATENATION.
+func denseNet(r *rand.Rand) ([]byte, int) {
+	nb, in := newNet(r, "densenet", 16, 16, 8)
+	x := nb.conv(in, 8, 3, 3, 1, false, true)
+	for k := 0; k < 3; k++ {
+		nb.outQ = nb.q[x]
+		y := nb.conv(nb.conv(x, 8, 1, 1, 1, false, true), 8, 3, 3, 1, false, true)
+		nb.outQ = nil
+		x = nb.concat(x, y)
+	}
+	x = nb.avgPoolAll(x)
+	nb.m.IO([]int{in}, []int{x})
+	return nb.m.Bytes(), 16 * 16 * 8
+}
+
+// TestFusedConcat: CONCATENATION along channels joins chains, its chain
+// operand read by bands from its line and its other inputs whole: in
+// SqueezeNet's fire modules (the 3x3 expansion's output a line, the
+// concatenation's too, into the next squeeze) and a DenseNet block (the
+// input concatenated with the layer's output). Every fusable span through
+// a CONCATENATION is fused alone, replayed byte by byte (simulateGroups),
+// run against layer by layer, and the short ones generated, built and
+// run; the default build's arena is compared with the one without
+// CONCATENATION in chains.
+func TestFusedConcat(t *testing.T) {
+	var pkgs []e2e.Package
+	var jobs []e2e.Job
+	var wants [][]byte
+	for _, net := range []struct {
+		name  string
+		build func(*rand.Rand) ([]byte, int)
+	}{{"squeezenet", squeezeNet}, {"densenet", denseNet}} {
+		r := rand.New(rand.NewPCG(5, 11))
+		data, n := net.build(r)
+		x := randVals(r, model.Int8, n)
+		g, err := model.Parse(net.name+".tflite", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, lay, want := planSimulateRun(t, g, ProgramOptions{GC: true, Options: Options{NoShare: true}}, x.raw())
+		fp := newFusePlanner(p, nil, 0)
+		spans, concats := 0, 0
+		for i := range p.Ops {
+			if g.Ops[i].Code != model.OpConcatenation {
+				continue
+			}
+			concats++
+			if b := fp.band[i]; b == nil || b.kind != bandConcat {
+				t.Fatalf("%s: operator %d (CONCATENATION) cannot run in bands", net.name, i)
+			}
+			for first := i; first >= 0 && (first == i || fp.fusable(fuseSpan{first, i})); first-- {
+				for last := max(i, first+1); last < len(p.Ops) && fp.fusable(fuseSpan{first, last}); last++ {
+					if fp.group(fuseSpan{first, last}) < 0 {
+						continue
+					}
+					spans++
+					f, err := fuse(p, []fuseSpan{{first, last}})
+					if err != nil {
+						t.Fatalf("%s ops %d-%d: %v", net.name, first, last, err)
+					}
+					fl, err := layout.Make(f, nil, layout.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := simulateGroups(f, fl); err != nil {
+						t.Fatalf("%s ops %d-%d: %v", net.name, first, last, err)
+					}
+					got, err := runProgram(f, fl, x.raw())
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(got[0], want) {
+						t.Errorf("%s ops %d-%d: fused and layer-by-layer outputs differ", net.name, first, last)
+					}
+					if last-first <= 2 && len(pkgs) < 12 {
+						pkg := fmt.Sprintf("cc%d", len(pkgs))
+						res, err := testEmit(f, nil, testOptions{Package: pkg, NoTests: true})
+						if err != nil {
+							t.Fatalf("%s ops %d-%d: %v", net.name, first, last, err)
+						}
+						pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
+						jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.raw()}, Invokes: 1})
+						wants = append(wants, want)
+					}
+				}
+			}
+		}
+		if spans == 0 {
+			t.Errorf("%s: no span through a CONCATENATION (%d of them)", net.name, concats)
+		}
+		var before int
+		fuseConcat = false
+		_, bl, got := planSimulateRun(t, g, ProgramOptions{Overlap: true}, x.raw())
+		fuseConcat = true
+		before = bl.Plan.Size
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: default (no CONCATENATION in chains) and layer-by-layer outputs differ", net.name)
+		}
+		d, dl, got := planSimulateRun(t, g, ProgramOptions{Overlap: true}, x.raw())
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: default and layer-by-layer outputs differ", net.name)
+		}
+		t.Logf("%s: arena %d bytes layer by layer, %d default without CONCATENATION in chains, %d now (%d fused groups); %d spans through %d CONCATENATIONs checked",
+			net.name, lay.Plan.Size, before, dl.Plan.Size, len(d.Groups), spans, concats)
+		if dl.Plan.Size > before {
+			t.Errorf("%s: arena %d, larger than %d without CONCATENATION in chains", net.name, dl.Plan.Size, before)
 		}
 	}
 	runPackages(t, pkgs, jobs, wants)

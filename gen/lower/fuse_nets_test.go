@@ -24,6 +24,9 @@ type netBuilder struct {
 	n       int
 	h, w, c map[int]int
 	q       map[int]*builder.Quant
+	// outQ, when set, quantizes the next convolutions' outputs (the
+	// inputs of a CONCATENATION share one quantization).
+	outQ *builder.Quant
 }
 
 func newNet(r *rand.Rand, name string, h, w, c int) (*netBuilder, int) {
@@ -54,7 +57,11 @@ func (nb *netBuilder) convPad(x, oc, fh, fw, stride int, dw, relu, valid bool) i
 	if dw {
 		oc = c
 	}
-	y := nb.tensor(oh, ow, oc, builder.PerTensor(0.02+0.02*nb.r.Float32(), int64(nb.r.IntN(64)-100)))
+	q := nb.outQ
+	if q == nil {
+		q = builder.PerTensor(0.02+0.02*nb.r.Float32(), int64(nb.r.IntN(64)-100))
+	}
+	y := nb.tensor(oh, ow, oc, q)
 	shape := []int{oc, fh, fw, c}
 	wq, bq := &builder.Quant{}, &builder.Quant{}
 	if dw {
@@ -91,6 +98,29 @@ func (nb *netBuilder) pad(x, top, bottom, left, right int) int {
 	pads := nb.m.ConstI32(fmt.Sprint("p", nb.n), []int{4, 2}, nil, []int32{0, 0, int32(top), int32(bottom), int32(left), int32(right), 0, 0})
 	nb.m.Op(model.OpPad, []int{x, pads}, []int{y}, nil)
 	return y
+}
+
+// concat adds a CONCATENATION of xs along the channels (one
+// quantization: the first input's).
+func (nb *netBuilder) concat(xs ...int) int {
+	c := 0
+	for _, x := range xs {
+		c += nb.c[x]
+	}
+	y := nb.tensor(nb.h[xs[0]], nb.w[xs[0]], c, nb.q[xs[0]])
+	nb.m.Op(model.OpConcatenation, xs, []int{y}, &builder.Options{Type: 10, Fields: []builder.Field{builder.Int(0, 3), builder.Byte(1, 0)}})
+	return y
+}
+
+// fire adds SqueezeNet's fire module: a 1x1 squeeze to s channels, then
+// 1x1 and 3x3 expansions to e channels each, concatenated.
+func (nb *netBuilder) fire(x, s, e int) int {
+	sq := nb.conv(x, s, 1, 1, 1, false, true)
+	nb.outQ = builder.PerTensor(0.02+0.02*nb.r.Float32(), int64(nb.r.IntN(64)-100))
+	a := nb.conv(sq, e, 1, 1, 1, false, true)
+	b := nb.conv(sq, e, 3, 3, 1, false, true)
+	nb.outQ = nil
+	return nb.concat(a, b)
 }
 
 func (nb *netBuilder) add(a, b int) int {

@@ -3,6 +3,7 @@ package lower
 import (
 	"errors"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -130,11 +131,20 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 		// A skip tensor's bytes hold its elements (the group's input's
 		// when it is that buffer).
 		skipTag := map[int]int{} // skip tensor -> the tensor its tags name
+		var skips [][2]int       // (operator, skip tensor)
 		for i := grp.First; i <= grp.Last; i++ {
-			t := skipOf[i]
-			if t < 0 {
-				continue
+			if g.Ops[i].Code == model.OpConcatenation {
+				for _, t := range g.Ops[i].Inputs {
+					if t >= 0 && t != chainOf[i] {
+						skips = append(skips, [2]int{i, t})
+					}
+				}
+			} else if skipOf[i] >= 0 {
+				skips = append(skips, [2]int{i, skipOf[i]})
 			}
+		}
+		for _, sk := range skips {
+			i, t := sk[0], sk[1]
 			b := p.TensorBuf[t]
 			if b == grp.In {
 				skipTag[t] = inT
@@ -154,6 +164,12 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 		for i := grp.First; i <= grp.Last; i++ {
 			computed[i] = make([]int, g.Tensors[g.Ops[i].Outputs[0]].Shape[1])
 		}
+		sumsRows := -1 // input rows added to the sums so far (grp.Sums)
+		if grp.Sums {
+			// Each input row of the global pool added once, then the
+			// output row computed once.
+			computed[grp.Last] = make([]int, g.Tensors[chainOf[grp.Last]].Shape[1]+1)
+		}
 		viewBytes := func(v program.View) (int, int) {
 			s := v.Type.Size()
 			return lay.Offset(v.Buf) + v.Off*s, v.N * s
@@ -163,10 +179,31 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 			if s.Rows.Hi == s.Rows.Lo { // a line's slide: copyBytes(dst, src)
 				dst, n := viewBytes(c.Args[0].(program.View))
 				src, m := viewBytes(c.Args[1].(program.View))
-				if c.Fn != "copyBytes" || n != m {
+				if c.Fn != string(kernelsig.SlideDown) || n != m {
 					return fmt.Errorf("group %d-%d, call %d: %s of %d and %d bytes is not a slide", grp.First, grp.Last, n, c.Fn, n, m)
 				}
 				copy(tags[dst:dst+n], tags[src:src+n])
+				continue
+			}
+			if g.Ops[s.Op].Code == model.OpConcatenation {
+				chainBuf := grp.In
+				if s.Op > grp.First {
+					chainBuf = lineOf[s.Op-1]
+				}
+				if err := simulateConcat(g, grp, s, n, tags, viewBytes, tag, chainOf[s.Op], chainBuf, rowBytes, p); err != nil {
+					return err
+				}
+				if v, _ := s.Call.Args[2].(program.View); v.Buf == chainBuf {
+					for y := s.Rows.Lo; y < s.Rows.Hi; y++ {
+						computed[s.Op][y]++
+					}
+				}
+				continue
+			}
+			if grp.Sums && s.Op == grp.Last {
+				if err := simulateSums(g, grp, s, n, tags, viewBytes, tag, chainOf[s.Op], g.Ops[s.Op].Outputs[0], rowBytes, lineOf, computed, &sumsRows); err != nil {
+					return err
+				}
 				continue
 			}
 			op := g.Ops[s.Op]
@@ -215,7 +252,18 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 				}
 				return nil
 			}
-			if err := check("input", *in, it, it, s.InRows.Lo, s.InRows.Hi); err != nil {
+			if c.Fn == string(kernelsig.MoveStrided) {
+				// A strided copy reads bytes of its whole input: the
+				// bytes it reads must hold the input's, the others may
+				// be overwritten already (moveLowest).
+				at, _ := viewBytes(*in)
+				for _, k := range moveReads(c) {
+					if want := tag(it, k); tags[at+k] != want {
+						return fmt.Errorf("group %d-%d, call %d (operator %d, rows %d-%d): moveStrided reads input byte %d, which holds %x, want %x",
+							grp.First, grp.Last, n, s.Op, s.Rows.Lo, s.Rows.Hi, k, tags[at+k], want)
+					}
+				}
+			} else if err := check("input", *in, it, it, s.InRows.Lo, s.InRows.Hi); err != nil {
 				return err
 			}
 			if skip != nil {
@@ -266,6 +314,189 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// moveReads lists the source bytes a moveStrided call reads, from its
+// parameters (kernels.moveParams), in the order it reads them.
+func moveReads(c program.Call) []int { return moveBytes(c, "s", "src") }
+
+// moveWrites lists the destination bytes a moveStrided call writes.
+func moveWrites(c program.Call) []int { return moveBytes(c, "d", "dst") }
+
+// moveBytes lists the bytes a moveStrided call moves on one side: the
+// strides named stride0..4 from offset start.
+func moveBytes(c program.Call, stride, start string) []int {
+	var p program.Struct
+	for _, a := range c.Args {
+		if s, ok := a.(program.Struct); ok {
+			p = s
+		}
+	}
+	get := func(name string) int {
+		v, _ := structInt(p, name)
+		return v
+	}
+	var n, st [moveLoops]int
+	for j := range moveLoops {
+		n[j], st[j] = get(fmt.Sprint("n", j)), get(fmt.Sprint(stride, j))
+	}
+	var out []int
+	var walk func(j, off int)
+	walk = func(j, off int) {
+		if j == moveLoops {
+			for b := 0; b < get("run"); b++ {
+				out = append(out, off+b)
+			}
+			return
+		}
+		for i := 0; i < n[j]; i++ {
+			walk(j+1, off+i*st[j])
+		}
+	}
+	walk(0, get(start))
+	return out
+}
+
+// simulateConcat replays call n of a group, a copy of one input of a
+// CONCATENATION (step s): the bytes it reads must hold that input's (the
+// chain operand's band rows, in its line or the group's input, or
+// another input's, whole), and the bytes it writes become the output's.
+func simulateConcat(g *model.Graph, grp program.Group, s program.Step, n int, tags []int64, viewBytes func(program.View) (int, int), tag func(t, k int) int64,
+	chainT int, chainBuf program.BufID, rowBytes func(int) int, p *program.Program) error {
+	c := s.Call
+	dst, ok1 := c.Args[1].(program.View)
+	src, ok2 := c.Args[2].(program.View)
+	if c.Fn != string(kernelsig.MoveStrided) || !ok1 || !ok2 {
+		return fmt.Errorf("group %d-%d, call %d (%s, operator %d): not a strided copy", grp.First, grp.Last, n, c.Fn, s.Op)
+	}
+	ot := g.Ops[s.Op].Outputs[0]
+	outBuf := grp.Out
+	if s.Op < grp.Last {
+		outBuf = p.TensorBuf[ot]
+	}
+	if dst.Buf != outBuf {
+		return fmt.Errorf("group %d-%d, call %d (operator %d): writes buffer %d, not its output's", grp.First, grp.Last, n, s.Op, dst.Buf)
+	}
+	t, base := chainT, s.InRows.Lo*rowBytes(chainT)
+	if src.Buf != chainBuf {
+		t, base = -1, 0
+		for _, x := range g.Ops[s.Op].Inputs {
+			if x >= 0 && p.TensorBuf[x] == src.Buf && x != chainT {
+				t = x
+			}
+		}
+		if t < 0 {
+			return fmt.Errorf("group %d-%d, call %d (operator %d): reads buffer %d, none of its inputs'", grp.First, grp.Last, n, s.Op, src.Buf)
+		}
+	}
+	at, _ := viewBytes(src)
+	for _, k := range moveReads(c) {
+		if want := tag(t, base+k); tags[at+k] != want {
+			return fmt.Errorf("group %d-%d, call %d (operator %d, rows %d-%d): reads byte %d of tensor %d's view, which holds %x, want %x",
+				grp.First, grp.Last, n, s.Op, s.Rows.Lo, s.Rows.Hi, k, t, tags[at+k], want)
+		}
+	}
+	o, size := viewBytes(dst)
+	if size != (s.Rows.Hi-s.Rows.Lo)*rowBytes(ot) {
+		return fmt.Errorf("group %d-%d, call %d: output view of %d bytes for rows %d-%d", grp.First, grp.Last, n, size, s.Rows.Lo, s.Rows.Hi)
+	}
+	for _, k := range moveWrites(c) {
+		if k < 0 || k >= size {
+			return fmt.Errorf("group %d-%d, call %d: writes byte %d outside its %d-byte output view", grp.First, grp.Last, n, k, size)
+		}
+		tags[o+k] = tag(ot, s.Rows.Lo*rowBytes(ot)+k)
+	}
+	return nil
+}
+
+// simulateSums replays call n of a group ending in a global pool run as
+// sums (step s of its last operator): a band must read the input rows it
+// names from the chain operand's line (or the group's input) and find
+// the sums holding exactly the rows before it (the first band starts
+// them); the last call must find every row added, and writes the output.
+// The sums' bytes are tagged with the rows added so far.
+func simulateSums(g *model.Graph, grp program.Group, s program.Step, n int, tags []int64, viewBytes func(program.View) (int, int), tag func(t, k int) int64,
+	chainT, outT int, rowBytes func(int) int, lineOf map[int]program.BufID, computed map[int][]int, added *int) error {
+	sumsTag := func(rows int) int64 { return -(1 << 40) - int64(rows) }
+	c := s.Call
+	var sums, in, out *program.View
+	for _, a := range c.Args {
+		v, ok := a.(program.View)
+		if !ok {
+			continue
+		}
+		switch {
+		case v.Buf == grp.SumsBuf:
+			sums = &v
+		case v.Buf == grp.Out:
+			out = &v
+		default:
+			in = &v
+		}
+	}
+	if sums == nil {
+		return fmt.Errorf("group %d-%d, call %d (%s): no view of the sums", grp.First, grp.Last, n, c.Fn)
+	}
+	at, size := viewBytes(*sums)
+	if chans := g.Tensors[outT].NumElements(); size != 4*chans {
+		return fmt.Errorf("group %d-%d, call %d (%s): sums of %d bytes for %d channels", grp.First, grp.Last, n, c.Fn, size, chans)
+	}
+	have := func(rows int) error {
+		for k := 0; k < size; k++ {
+			if tags[at+k] != sumsTag(rows) {
+				return fmt.Errorf("group %d-%d, call %d (%s): sums byte %d holds %x, want the sums of %d rows", grp.First, grp.Last, n, c.Fn, k, tags[at+k], rows)
+			}
+		}
+		return nil
+	}
+	cnt := computed[grp.Last]
+	if s.InRows.Hi == s.InRows.Lo { // the output from the sums
+		if out == nil || in != nil {
+			return fmt.Errorf("group %d-%d, call %d (%s): the last call must read the sums and write the output", grp.First, grp.Last, n, c.Fn)
+		}
+		if err := have(len(cnt) - 1); err != nil {
+			return err
+		}
+		o, m := viewBytes(*out)
+		for k := 0; k < m; k++ {
+			tags[o+k] = tag(outT, k)
+		}
+		cnt[len(cnt)-1]++
+		return nil
+	}
+	start := s.InRows.Lo == 0
+	if l, ok := c.Args[len(c.Args)-1].(program.Lit); !ok || l.Value != start {
+		return fmt.Errorf("group %d-%d, call %d (%s): the start flag must be set on the first band only", grp.First, grp.Last, n, c.Fn)
+	}
+	if !start {
+		if err := have(*added); err != nil {
+			return err
+		}
+	}
+	if s.InRows.Lo != max(*added, 0) || in == nil {
+		return fmt.Errorf("group %d-%d, call %d (%s): adds rows %d-%d after %d rows", grp.First, grp.Last, n, c.Fn, s.InRows.Lo, s.InRows.Hi, *added)
+	}
+	ia, isz := viewBytes(*in)
+	want := lineOf[s.Op-1]
+	if s.Op == grp.First {
+		want = grp.In
+	}
+	if in.Buf != want || isz != (s.InRows.Hi-s.InRows.Lo)*rowBytes(chainT) {
+		return fmt.Errorf("group %d-%d, call %d (%s): input view of %d bytes in buffer %d for rows %d-%d", grp.First, grp.Last, n, c.Fn, isz, in.Buf, s.InRows.Lo, s.InRows.Hi)
+	}
+	for k := 0; k < isz; k++ {
+		if w := tag(chainT, s.InRows.Lo*rowBytes(chainT)+k); tags[ia+k] != w {
+			return fmt.Errorf("group %d-%d, call %d (%s, rows %d-%d): input byte %d holds %x, want %x", grp.First, grp.Last, n, c.Fn, s.InRows.Lo, s.InRows.Hi, k, tags[ia+k], w)
+		}
+	}
+	*added = s.InRows.Hi
+	for k := 0; k < size; k++ {
+		tags[at+k] = sumsTag(*added)
+	}
+	for y := s.InRows.Lo; y < s.InRows.Hi; y++ {
+		cnt[y]++
 	}
 	return nil
 }

@@ -20,6 +20,13 @@ import (
 // layer keeps its shape, on images up to 24 rows,
 // so that every band kernel of fuse.go meets chains.
 func randTypedChain(r *rand.Rand, dt model.DType) ([]byte, diffVals, string) {
+	return randTypedChainPool(r, dt, false)
+}
+
+// randTypedChainPool is randTypedChain, ending, with pool, in a global
+// average pool (one window over the whole image, SAME or VALID, a random
+// activation), as classifiers end.
+func randTypedChainPool(r *rand.Rand, dt model.DType, pool bool) ([]byte, diffVals, string) {
 	m := builder.New("fused chain")
 	h, w, c := 5+r.IntN(20), 3+r.IntN(12), 1+r.IntN(6)
 	q := randQuant(r, dt)
@@ -148,6 +155,39 @@ func randTypedChain(r *rand.Rand, dt model.DType) ([]byte, diffVals, string) {
 			y, oq = z, aq
 		}
 		x, xq, h, w, c = y, oq, oh, ow, oc
+	}
+	if pool && r.IntN(3) == 0 {
+		// MEAN over height and width (Keras' global average pooling),
+		// keep_dims or not, its own output scale.
+		keep := r.IntN(2) == 0
+		shape := []int{1, c}
+		if keep {
+			shape = []int{1, 1, 1, c}
+		}
+		oq := xq
+		if dt != model.Float32 {
+			zp := int64(r.IntN(256) - 128)
+			if dt == model.Int16 {
+				zp = 0
+			}
+			oq = builder.PerTensor(xq.Scale[0]*float32(0.5+r.Float64()), zp)
+		}
+		y := m.Tensor("mean", dt, shape, oq)
+		ax := m.ConstI32("axes", []int{2}, nil, []int32{1, 2})
+		m.Op(model.OpMean, []int{x, ax}, []int{y}, &builder.Options{Type: unionReducer, Fields: []builder.Field{builder.Bool(reduceKeep, keep)}})
+		desc += fmt.Sprintf(" -> mean keep_dims=%v", keep)
+		x = y
+	} else if pool {
+		// SAME pads the window to twice the image less one at most.
+		fh, fw, pad := h, w, 1
+		if r.IntN(2) == 0 {
+			fh, fw, pad = h+r.IntN(h), w+r.IntN(w), 0
+		}
+		y := m.Tensor("global", dt, []int{1, 1, 1, c}, xq)
+		m.Op(model.OpAveragePool2D, []int{x}, []int{y}, &builder.Options{Type: 5, Fields: []builder.Field{
+			builder.Byte(0, pad), builder.Int(1, fw), builder.Int(2, fh), builder.Int(3, fw), builder.Int(4, fh), builder.Byte(5, []int{0, 1, 3}[r.IntN(3)])}})
+		desc += fmt.Sprintf(" -> global avg %dx%d", fh, fw)
+		x = y
 	}
 	m.IO([]int{in}, []int{x})
 	return m.Bytes(), vals, desc

@@ -74,6 +74,14 @@ type Group struct {
 	// In is Out (a residual ADD writing in place over its skip tensor,
 	// the group's input).
 	MinShift int
+	// Sums is set when the last operator is a global average pool (one
+	// window over the whole image) run as sums: its bands add their
+	// input rows (Rows and InRows both name them) to the per-channel
+	// sums in buffer SumsBuf, a scratch buffer living through the group,
+	// and the group's last call divides them into the output (Rows: row
+	// 0, InRows empty).
+	Sums    bool
+	SumsBuf BufID
 }
 
 // Line is the line buffer of one intermediate tensor of a group: Rows rows

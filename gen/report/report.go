@@ -412,6 +412,10 @@ func groupText(pr *program.Program, l *layout.Layout, grp *program.Group, row ma
 		b := pr.Buffers[ln.Buf]
 		out = append(out, fmt.Sprintf("  line %s: %d of %d rows of %d bytes", bufLabel(row[ln.Buf], b), ln.Rows, ln.TensorRows, ln.RowBytes))
 	}
+	if grp.Sums {
+		b := pr.Buffers[grp.SumsBuf]
+		out = append(out, fmt.Sprintf("  sums b%d (%s): %d bytes, operator %d's global average: its input's rows added as they come, divided at the end", row[grp.SumsBuf], b.Name, b.Size, grp.Last))
+	}
 	in, o := pr.Buffers[grp.In], pr.Buffers[grp.Out]
 	if grp.In == grp.Out {
 		out = append(out, fmt.Sprintf("  output %s written in place over the input, its skip tensor (no band writes rows a later band reads)", bufLabel(row[grp.Out], o)))

@@ -41,3 +41,11 @@ func dspAvgPool(x, o unsafe.Pointer, spec uint32, k unsafe.Pointer) { dspAvgPool
 
 // dwDSPRunM1: see dw_dsp.go. Here, Go.
 func dwDSPRunM1(g *dwDSPArgs) { dwDSPRunM1Ref(g) }
+
+// Copied from kernels/slide_go.go.
+
+// slideDown moves a fused group's line rows down (slideDownWords): here
+// with copy, whose memmove is the fastest on gc's targets.
+//
+//go:noinline
+func slideDown(dst, src []byte) { copy(dst, src) }

@@ -411,7 +411,7 @@ func mobilenetInt8Ops0to3(pDTCM, pSRAM, ioInput0 arena) {
 	// 2: row 1 from input row 1
 	convPWDSP(p2, pDTCM.i8(mobilenetInt8OffBlock1DwRelu6, 128), mobilenetInt8OpBlock1PwRelu6PW, mobilenetInt8OpBlock1PwRelu6Rec, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 18), pDTCM.i8(mobilenetInt8OffBlock1PwRelu6+256, 256))
 	// 0: keep the rows still needed at the start of its line
-	copyBytes(pDTCM.u8(mobilenetInt8OffConv0Relu6, 256), pDTCM.u8(mobilenetInt8OffConv0Relu6+128, 256))
+	slideDown(pDTCM.u8(mobilenetInt8OffConv0Relu6, 256), pDTCM.u8(mobilenetInt8OffConv0Relu6+128, 256))
 	// 0: row 3 from input rows 6 to 8
 	convDSPW(p3, ioInput0.i8(mobilenetInt8OffImage+192, 96), mobilenetInt8OpConv0Relu6Conv, mobilenetInt8OpConv0Relu6Rec, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 36), pDTCM.i8(mobilenetInt8OffConv0Relu6+256, 128))
 	// 1: row 2 from input rows 1 to 3
@@ -422,17 +422,17 @@ func mobilenetInt8Ops0to3(pDTCM, pSRAM, ioInput0 arena) {
 	dwDSPInt8M1(p5, pDTCM.i8(mobilenetInt8OffBlock1PwRelu6, 768), mobilenetInt8OpBlock2DwRelu6DW, mobilenetInt8OpBlock2DwRelu6Rec, mobilenetInt8OpBlock2DwRelu6ZP, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 38), pSRAM.i8(mobilenetInt8OffBlock2DwRelu6, 128))
 	for band := 0; band < 5; band++ {
 		// 0: keep the rows still needed at the start of its line
-		copyBytes(pDTCM.u8(mobilenetInt8OffConv0Relu6, 256), pDTCM.u8(mobilenetInt8OffConv0Relu6+128, 256))
+		slideDown(pDTCM.u8(mobilenetInt8OffConv0Relu6, 256), pDTCM.u8(mobilenetInt8OffConv0Relu6+128, 256))
 		// 0: row 4+2*band from input rows 8+4*band to 10+4*band
 		convDSPW(p3, ioInput0.i8(mobilenetInt8OffImage+256+128*band, 96), mobilenetInt8OpConv0Relu6Conv, mobilenetInt8OpConv0Relu6Rec, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 36), pDTCM.i8(mobilenetInt8OffConv0Relu6+256, 128))
 		// 1: row 3+2*band from input rows 2+2*band to 4+2*band
 		dwDSPInt8M1(p4, pDTCM.i8(mobilenetInt8OffConv0Relu6, 384), mobilenetInt8OpBlock1DwRelu6DW, mobilenetInt8OpBlock1DwRelu6Rec, mobilenetInt8OpBlock1DwRelu6ZP, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 38), pDTCM.i8(mobilenetInt8OffBlock1DwRelu6, 128))
 		// 2: keep the rows still needed at the start of its line
-		copyBytes(pDTCM.u8(mobilenetInt8OffBlock1PwRelu6, 256), pDTCM.u8(mobilenetInt8OffBlock1PwRelu6+512, 256))
+		slideDown(pDTCM.u8(mobilenetInt8OffBlock1PwRelu6, 256), pDTCM.u8(mobilenetInt8OffBlock1PwRelu6+512, 256))
 		// 2: row 3+2*band from input row 3+2*band
 		convPWDSP(p2, pDTCM.i8(mobilenetInt8OffBlock1DwRelu6, 128), mobilenetInt8OpBlock1PwRelu6PW, mobilenetInt8OpBlock1PwRelu6Rec, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 18), pDTCM.i8(mobilenetInt8OffBlock1PwRelu6+256, 256))
 		// 0: keep the rows still needed at the start of its line
-		copyBytes(pDTCM.u8(mobilenetInt8OffConv0Relu6, 256), pDTCM.u8(mobilenetInt8OffConv0Relu6+128, 256))
+		slideDown(pDTCM.u8(mobilenetInt8OffConv0Relu6, 256), pDTCM.u8(mobilenetInt8OffConv0Relu6+128, 256))
 		// 0: row 5+2*band from input rows 10+4*band to 12+4*band
 		convDSPW(p3, ioInput0.i8(mobilenetInt8OffImage+320+128*band, 96), mobilenetInt8OpConv0Relu6Conv, mobilenetInt8OpConv0Relu6Rec, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 36), pDTCM.i8(mobilenetInt8OffConv0Relu6+256, 128))
 		// 1: row 4+2*band from input rows 3+2*band to 5+2*band
@@ -443,17 +443,17 @@ func mobilenetInt8Ops0to3(pDTCM, pSRAM, ioInput0 arena) {
 		dwDSPInt8M1(p5, pDTCM.i8(mobilenetInt8OffBlock1PwRelu6, 768), mobilenetInt8OpBlock2DwRelu6DW, mobilenetInt8OpBlock2DwRelu6Rec, mobilenetInt8OpBlock2DwRelu6ZP, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 38), pSRAM.i8(mobilenetInt8OffBlock2DwRelu6+128+128*band, 128))
 	}
 	// 0: keep the rows still needed at the start of its line
-	copyBytes(pDTCM.u8(mobilenetInt8OffConv0Relu6, 256), pDTCM.u8(mobilenetInt8OffConv0Relu6+128, 256))
+	slideDown(pDTCM.u8(mobilenetInt8OffConv0Relu6, 256), pDTCM.u8(mobilenetInt8OffConv0Relu6+128, 256))
 	// 0: row 14 from input rows 28 to 30
 	convDSPW(p3, ioInput0.i8(mobilenetInt8OffImage+896, 96), mobilenetInt8OpConv0Relu6Conv, mobilenetInt8OpConv0Relu6Rec, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 36), pDTCM.i8(mobilenetInt8OffConv0Relu6+256, 128))
 	// 1: row 13 from input rows 12 to 14
 	dwDSPInt8M1(p4, pDTCM.i8(mobilenetInt8OffConv0Relu6, 384), mobilenetInt8OpBlock1DwRelu6DW, mobilenetInt8OpBlock1DwRelu6Rec, mobilenetInt8OpBlock1DwRelu6ZP, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 38), pDTCM.i8(mobilenetInt8OffBlock1DwRelu6, 128))
 	// 2: keep the rows still needed at the start of its line
-	copyBytes(pDTCM.u8(mobilenetInt8OffBlock1PwRelu6, 256), pDTCM.u8(mobilenetInt8OffBlock1PwRelu6+512, 256))
+	slideDown(pDTCM.u8(mobilenetInt8OffBlock1PwRelu6, 256), pDTCM.u8(mobilenetInt8OffBlock1PwRelu6+512, 256))
 	// 2: row 13 from input row 13
 	convPWDSP(p2, pDTCM.i8(mobilenetInt8OffBlock1DwRelu6, 128), mobilenetInt8OpBlock1PwRelu6PW, mobilenetInt8OpBlock1PwRelu6Rec, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 18), pDTCM.i8(mobilenetInt8OffBlock1PwRelu6+256, 256))
 	// 0: keep the rows still needed at the start of its line
-	copyBytes(pDTCM.u8(mobilenetInt8OffConv0Relu6, 256), pDTCM.u8(mobilenetInt8OffConv0Relu6+128, 256))
+	slideDown(pDTCM.u8(mobilenetInt8OffConv0Relu6, 256), pDTCM.u8(mobilenetInt8OffConv0Relu6+128, 256))
 	// 0: row 15 from input rows 30 to 31
 	convDSPW(p6, ioInput0.i8(mobilenetInt8OffImage+960, 64), mobilenetInt8OpConv0Relu6Conv, mobilenetInt8OpConv0Relu6Rec, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 36), pDTCM.i8(mobilenetInt8OffConv0Relu6+256, 128))
 	// 1: row 14 from input rows 13 to 15
@@ -465,7 +465,7 @@ func mobilenetInt8Ops0to3(pDTCM, pSRAM, ioInput0 arena) {
 	// 1: row 15 from input rows 14 to 15
 	dwDSPInt8M1(p7, pDTCM.i8(mobilenetInt8OffConv0Relu6+128, 256), mobilenetInt8OpBlock1DwRelu6DW, mobilenetInt8OpBlock1DwRelu6Rec, mobilenetInt8OpBlock1DwRelu6ZP, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 38), pDTCM.i8(mobilenetInt8OffBlock1DwRelu6, 128))
 	// 2: keep the rows still needed at the start of its line
-	copyBytes(pDTCM.u8(mobilenetInt8OffBlock1PwRelu6, 256), pDTCM.u8(mobilenetInt8OffBlock1PwRelu6+512, 256))
+	slideDown(pDTCM.u8(mobilenetInt8OffBlock1PwRelu6, 256), pDTCM.u8(mobilenetInt8OffBlock1PwRelu6+512, 256))
 	// 2: row 15 from input row 15
 	convPWDSP(p2, pDTCM.i8(mobilenetInt8OffBlock1DwRelu6, 128), mobilenetInt8OpBlock1PwRelu6PW, mobilenetInt8OpBlock1PwRelu6Rec, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 18), pDTCM.i8(mobilenetInt8OffBlock1PwRelu6+256, 256))
 	// 3: row 7 from input rows 14 to 15

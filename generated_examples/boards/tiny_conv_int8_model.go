@@ -38,17 +38,18 @@ func (m *TinyConvInt8) poolSRAM() arena {
 // Arena offsets of the buffers, as planned (layout.txt has the chart and the
 // tensors' names in full).
 const (
-	tinyConvInt8OffConv1Relu         = 608  // pool dtcm, tensor 1 "conv1/relu": 512 bytes, operators 0-1
-	tinyConvInt8OffImage             = 0    // in TinyConvInt8Input0 (Invoke's in0), tensor 0 "image": 256 bytes, operators 0-0
-	tinyConvInt8OffConv1ReluScratch0 = 0    // pool dtcm, tinyConvInt8Op0 scratch0 (CONV_2D): 144 bytes, operators 0-0
-	tinyConvInt8OffDw2Relu6          = 528  // pool dtcm, tensor 2 "dw2/relu6": 512 bytes, operators 1-2
-	tinyConvInt8OffDw2Relu6Scratch0  = 0    // pool dtcm, tinyConvInt8Op1 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 1-1
-	tinyConvInt8OffConv3Relu         = 0    // pool dtcm, tensor 3 "conv3/relu": 1024 bytes, operators 2-3
-	tinyConvInt8OffConv3ReluScratch0 = 1040 // pool dtcm, tinyConvInt8Op2 scratch0 (CONV_2D): 72 bytes, operators 2-2
-	tinyConvInt8OffPool              = 1024 // pool dtcm, tensor 4 "pool" = 5 "flatten": 16 bytes, operators 3-5
-	tinyConvInt8OffLogits            = 0    // pool dtcm, tensor 6 "logits": 4 bytes, operators 5-6
-	tinyConvInt8OffProbs             = 0    // in TinyConvInt8Output0 (Invoke's out0), tensor 7 "probs": 4 bytes, operators 6-6
-	tinyConvInt8OffProbsScratch0     = 16   // pool dtcm, tinyConvInt8Op6 scratch0 (SOFTMAX): 16 bytes, operators 6-6
+	tinyConvInt8OffConv1Relu         = 80  // pool dtcm, tensor 1 "conv1/relu": 512 bytes, operators 0-1
+	tinyConvInt8OffImage             = 0   // in TinyConvInt8Input0 (Invoke's in0), tensor 0 "image": 256 bytes, operators 0-0
+	tinyConvInt8OffConv1ReluScratch0 = 592 // pool dtcm, tinyConvInt8Op0 scratch0 (CONV_2D): 144 bytes, operators 0-0
+	tinyConvInt8OffDw2Relu6          = 0   // pool dtcm, tensor 2 "dw2/relu6": 512 bytes, operators 1-3
+	tinyConvInt8OffDw2Relu6Scratch0  = 592 // pool dtcm, tinyConvInt8Op1 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 1-1
+	tinyConvInt8OffConv3Relu         = 512 // pool dtcm, tensor 3 "conv3/relu": 128 bytes, operators 2-3
+	tinyConvInt8OffPool              = 784 // pool dtcm, tensor 4 "pool" = 5 "flatten": 16 bytes, operators 2-5
+	tinyConvInt8OffConv3ReluScratch0 = 640 // pool dtcm, op2 scratch0 (CONV_2D): 80 bytes, operators 2-3
+	tinyConvInt8OffPoolScratch0      = 720 // pool dtcm, op3 sums (AVERAGE_POOL_2D): 64 bytes, operators 2-3
+	tinyConvInt8OffLogits            = 0   // pool dtcm, tensor 6 "logits": 4 bytes, operators 5-6
+	tinyConvInt8OffProbs             = 0   // in TinyConvInt8Output0 (Invoke's out0), tensor 7 "probs": 4 bytes, operators 6-6
+	tinyConvInt8OffProbsScratch0     = 16  // pool dtcm, tinyConvInt8Op6 scratch0 (SOFTMAX): 16 bytes, operators 6-6
 )
 
 // TinyConvInt8NumInputs and TinyConvInt8NumOutputs count the graph's inputs and outputs.
@@ -117,8 +118,7 @@ func (m *TinyConvInt8) Invoke(in0 *TinyConvInt8Input0, out0 *TinyConvInt8Output0
 	ioOutput0 := arena(unsafe.Slice((*byte)(unsafe.Pointer(out0)), 4))
 	tinyConvInt8Op0(pDTCM, ioInput0)
 	tinyConvInt8Op1(pDTCM)
-	tinyConvInt8Op2(pDTCM)
-	tinyConvInt8Op3(pDTCM)
+	tinyConvInt8Ops2to3(pDTCM)
 	// 4: RESHAPE pool -> flatten (a view of its input: no code)
 	tinyConvInt8Op5(pDTCM)
 	tinyConvInt8Op6(pDTCM, ioOutput0)
@@ -167,6 +167,8 @@ func TinyConvInt8OpMACs(op int) int64 {
 // InvokeTraced is Invoke calling after(op) once each operator op is done, for
 // profiling on the device (read a cycle counter in after). It does not allocate
 // unless after does; Invoke itself carries no tracing cost.
+// The operators of a fused group run interleaved, row by row: after is called
+// for each of them once the whole group is done.
 func (m *TinyConvInt8) InvokeTraced(in0 *TinyConvInt8Input0, out0 *TinyConvInt8Output0, after func(op int)) {
 	pDTCM := m.poolDTCM()
 	ioInput0 := arena(unsafe.Slice((*byte)(unsafe.Pointer(in0)), 256))
@@ -175,9 +177,8 @@ func (m *TinyConvInt8) InvokeTraced(in0 *TinyConvInt8Input0, out0 *TinyConvInt8O
 	after(0)
 	tinyConvInt8Op1(pDTCM)
 	after(1)
-	tinyConvInt8Op2(pDTCM)
+	tinyConvInt8Ops2to3(pDTCM)
 	after(2)
-	tinyConvInt8Op3(pDTCM)
 	after(3)
 	after(4)
 	tinyConvInt8Op5(pDTCM)
@@ -239,25 +240,23 @@ func tinyConvInt8Op1(pDTCM arena) {
 	}, pDTCM.i8(tinyConvInt8OffConv1Relu, 512), tinyConvInt8OpDw2Relu6DW, tinyConvInt8OpDw2Relu6Rec, tinyConvInt8OpDw2Relu6ZP, pDTCM.i32(tinyConvInt8OffDw2Relu6Scratch0, 38), pDTCM.i8(tinyConvInt8OffDw2Relu6, 512))
 }
 
-// tinyConvInt8Op2 runs operator 2: CONV_2D dw2/relu6 -> conv3/relu
-// (written over its dying input, which starts 528 bytes above the output: raster order never overwrites input still to be read)
+// tinyConvInt8Ops2to3 runs operators 2-3, fused row by row (see the comment in it).
 //
 //go:noinline
-func tinyConvInt8Op2(pDTCM arena) {
-	convPWDSP(&convPWDSPParams{
-		pixels: 64,
+func tinyConvInt8Ops2to3(pDTCM arena) {
+	// 2-3: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows the next operator still needs:
+	//
+	//	2: CONV_2D dw2/relu6 -> conv3/relu (line of 1 of 8 rows, 128 bytes)
+	//	3: AVERAGE_POOL_2D conv3/relu -> pool (whole; a global average: its input's rows added to 64 bytes of sums as they come)
+	p0 := &convPWDSPParams{
+		pixels: 8,
 		inC:    8,
 		outC:   16,
 		span:   255,
 		hi:     127,
-	}, pDTCM.i8(tinyConvInt8OffDw2Relu6, 512), tinyConvInt8OpConv3ReluPW, tinyConvInt8OpConv3ReluRec, pDTCM.i32(tinyConvInt8OffConv3ReluScratch0, 18), pDTCM.i8(tinyConvInt8OffConv3Relu, 1024))
-}
-
-// tinyConvInt8Op3 runs operator 3: AVERAGE_POOL_2D conv3/relu -> pool
-//
-//go:noinline
-func tinyConvInt8Op3(pDTCM arena) {
-	avgPoolDSPInt8(&poolParams{
+	}
+	p1 := &poolParams{
 		batches: 1,
 		inH:     8,
 		inW:     8,
@@ -272,7 +271,19 @@ func tinyConvInt8Op3(pDTCM arena) {
 		padW:    0,
 		actMin:  -128,
 		actMax:  127,
-	}, tinyConvInt8OpPoolPool, pDTCM.i8(tinyConvInt8OffConv3Relu, 1024), pDTCM.i8(tinyConvInt8OffPool, 16))
+	}
+	// 2: row 0 from input row 0
+	convPWDSP(p0, pDTCM.i8(tinyConvInt8OffDw2Relu6, 64), tinyConvInt8OpConv3ReluPW, tinyConvInt8OpConv3ReluRec, pDTCM.i32(tinyConvInt8OffConv3ReluScratch0, 18), pDTCM.i8(tinyConvInt8OffConv3Relu, 128))
+	// 3: input row 0 added to the sums
+	poolSumInt8(pDTCM.i32(tinyConvInt8OffPoolScratch0, 16), pDTCM.i8(tinyConvInt8OffConv3Relu, 128), true)
+	for band := 0; band < 7; band++ {
+		// 2: row 1+1*band from input row 1+1*band
+		convPWDSP(p0, pDTCM.i8(tinyConvInt8OffDw2Relu6+64+64*band, 64), tinyConvInt8OpConv3ReluPW, tinyConvInt8OpConv3ReluRec, pDTCM.i32(tinyConvInt8OffConv3ReluScratch0, 18), pDTCM.i8(tinyConvInt8OffConv3Relu, 128))
+		// 3: input row 1+1*band added to the sums
+		poolSumInt8(pDTCM.i32(tinyConvInt8OffPoolScratch0, 16), pDTCM.i8(tinyConvInt8OffConv3Relu, 128), false)
+	}
+	// 3: the output, from the sums of every input row
+	poolMeanInt8(p1, pDTCM.i32(tinyConvInt8OffPoolScratch0, 16), pDTCM.i8(tinyConvInt8OffPool, 16))
 }
 
 // tinyConvInt8Op5 runs operator 5: FULLY_CONNECTED flatten -> logits

@@ -1152,3 +1152,11 @@ func dwDSPRunM1(g *dwDSPArgs) {
 	smlad r7, r9, r12, r7
 `+dwDSPAsmTail, map[string]interface{}{"g": uintptr(unsafe.Pointer(g))})
 }
+
+// Copied from kernels/slide_arm.go.
+
+// slideDown moves a fused group's line rows down (slideDownWords): here
+// by words, TinyGo's memmove moving a byte at a time.
+//
+//go:noinline
+func slideDown(dst, src []byte) { slideDownWords(dst, src) }

@@ -431,7 +431,7 @@ func ops0to3(a arena) {
 	// 2: row 1 from input row 1
 	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
 	// 0: keep the rows still needed at the start of its line
-	copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+	slideDown(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 	// 0: row 3 from input rows 6 to 8
 	convDSPW(p3, a.i8(offImage+192, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 	// 1: row 2 from input rows 1 to 3
@@ -442,17 +442,17 @@ func ops0to3(a arena) {
 	dwDSPInt8M1(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6Rec, opBlock2DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock2DwRelu6, 128))
 	for band := 0; band < 5; band++ {
 		// 0: keep the rows still needed at the start of its line
-		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+		slideDown(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 		// 0: row 4+2*band from input rows 8+4*band to 10+4*band
 		convDSPW(p3, a.i8(offImage+256+128*band, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 		// 1: row 3+2*band from input rows 2+2*band to 4+2*band
 		dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6Rec, opBlock1DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
 		// 2: keep the rows still needed at the start of its line
-		copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
+		slideDown(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 		// 2: row 3+2*band from input row 3+2*band
 		convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
 		// 0: keep the rows still needed at the start of its line
-		copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+		slideDown(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 		// 0: row 5+2*band from input rows 10+4*band to 12+4*band
 		convDSPW(p3, a.i8(offImage+320+128*band, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 		// 1: row 4+2*band from input rows 3+2*band to 5+2*band
@@ -463,17 +463,17 @@ func ops0to3(a arena) {
 		dwDSPInt8M1(p5, a.i8(offBlock1PwRelu6, 768), opBlock2DwRelu6DW, opBlock2DwRelu6Rec, opBlock2DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock2DwRelu6+128+128*band, 128))
 	}
 	// 0: keep the rows still needed at the start of its line
-	copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+	slideDown(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 	// 0: row 14 from input rows 28 to 30
 	convDSPW(p3, a.i8(offImage+896, 96), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 	// 1: row 13 from input rows 12 to 14
 	dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), opBlock1DwRelu6DW, opBlock1DwRelu6Rec, opBlock1DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
 	// 2: keep the rows still needed at the start of its line
-	copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
+	slideDown(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 	// 2: row 13 from input row 13
 	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
 	// 0: keep the rows still needed at the start of its line
-	copyBytes(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+	slideDown(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
 	// 0: row 15 from input rows 30 to 31
 	convDSPW(p6, a.i8(offImage+960, 64), opConv0Relu6Conv, opConv0Relu6Rec, a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
 	// 1: row 14 from input rows 13 to 15
@@ -485,7 +485,7 @@ func ops0to3(a arena) {
 	// 1: row 15 from input rows 14 to 15
 	dwDSPInt8M1(p7, a.i8(offConv0Relu6+128, 256), opBlock1DwRelu6DW, opBlock1DwRelu6Rec, opBlock1DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
 	// 2: keep the rows still needed at the start of its line
-	copyBytes(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
+	slideDown(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
 	// 2: row 15 from input row 15
 	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), opBlock1PwRelu6PW, opBlock1PwRelu6Rec, a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
 	// 3: row 7 from input rows 14 to 15

@@ -834,84 +834,37 @@ func dspQS(s int32, rc *[dspFCRecBytes]byte, span int32) int32 {
 	return min(max((t+v2>>31)>>(r&31), 0), span)
 }
 
-// Copied from kernels/pool_dsp.go.
+// Copied from kernels/pool_sum.go.
 
-// dspPoolRecBytes is the size of a pooling record: little-endian int32
-// words depth/4, the input row in bytes (inW*depth), the tap step (depth),
-// the pixel step (strideW*depth), then actMin's byte four times and
-// actMax's byte four times.
-const dspPoolRecBytes = 24
-
-// poolInterior returns the output columns [a, e) whose windows lie inside
-// the input's width; a = -1 when there are none.
-func poolInterior(p *poolParams) (a, e int) {
-	a = (p.padW + p.strideW - 1) / p.strideW
-	e = min((p.inW-p.filterW+p.padW)/p.strideW+1, p.outW)
-	if p.inW < p.filterW || e <= a {
-		return -1, -1
-	}
-	return a, e
-}
-
-// avgPoolDSPInt8 is the int8 average pooling through dspAvgPool; k is the
-// layer's record (dspPoolPlan).
+// poolSumInt8 adds the pixels of in, len(acc) channels each, to acc:
+// channel c to acc[c]. With start, acc is set to their sums instead.
 //
 //go:noinline
-func avgPoolDSPInt8(p *poolParams, k string, in, out []int8) {
-	d := p.depth
-	row := p.inW * d
-	img := p.inH * row
-	in, out = in[:p.batches*img], out[:p.batches*p.outH*p.outW*d]
-	pk := unsafe.Pointer(unsafe.StringData(k[:dspPoolRecBytes]))
-	a, e := poolInterior(p)
-	o := 0
-	for b := 0; b < p.batches; b++ {
-		for oy := 0; oy < p.outH; oy++ {
-			iy0 := oy*p.strideH - p.padH
-			fy0, fy1 := poolWindow(iy0, p.filterH, p.inH)
-			r0, rows := b*img+(iy0+fy0)*row, uint32(fy1-fy0)<<16
-			for ox := 0; ox < p.outW; {
-				n := 1
-				if ox == a {
-					n = e - a
-				}
-				ix0 := ox*p.strideW - p.padW
-				fx0, fx1 := poolWindow(ix0, p.filterW, p.inW)
-				dspAvgPool(unsafe.Pointer(&in[r0+(ix0+fx0)*d]), unsafe.Pointer(&out[o]), uint32(n)|rows|uint32(fx1-fx0)<<24, pk)
-				o += n * d
-				ox += n
-			}
+func poolSumInt8(acc []int32, in []int8, start bool) {
+	if start {
+		clear(acc)
+	}
+	c := len(acc)
+	for c > 0 && len(in) >= c {
+		px := in[:c]
+		a := acc[:len(px)]
+		for k, v := range px {
+			a[k] += int32(v)
 		}
+		in = in[c:]
 	}
 }
 
-// dspPoolArgs decodes a run's spec and record: pixels, window rows and
-// columns, the record's words.
-func dspPoolArgs(spec uint32, k unsafe.Pointer) (npix, rows, cols, words, rowStep, tap, pix int, lo, hi int8) {
-	r := (*[dspPoolRecBytes]byte)(k)
-	words, rowStep = int(le32((*[4]byte)(r[0:4]))), int(le32((*[4]byte)(r[4:8])))
-	tap, pix = int(le32((*[4]byte)(r[8:12]))), int(le32((*[4]byte)(r[12:16])))
-	return int(spec & 0xffff), int(spec >> 16 & 0xff), int(spec >> 24), words, rowStep, tap, pix, int8(r[16]), int8(r[20])
-}
-
-// dspAvgPoolRef is dspAvgPool in Go: dspMaxPoolRef's windows, each
-// channel's sum divided by rows*cols and rounded half away from zero
-// (poolAvgRound), clamped.
-func dspAvgPoolRef(x, o unsafe.Pointer, spec uint32, k unsafe.Pointer) {
-	npix, rows, cols, words, rowStep, tap, pix, lo, hi := dspPoolArgs(spec, k)
-	d := 4 * words
-	out := unsafe.Slice((*int8)(o), npix*d)
-	n := int32(rows * cols)
-	for i := 0; i < npix; i++ {
-		for c := 0; c < d; c++ {
-			var s int32
-			for y := 0; y < rows; y++ {
-				for xx := 0; xx < cols; xx++ {
-					s += int32(*(*int8)(unsafe.Add(x, i*pix+y*rowStep+xx*tap+c)))
-				}
-			}
-			out[i*d+c] = int8(clampI32(poolAvgRound(s, n), int32(lo), int32(hi)))
-		}
+// poolMeanInt8 writes the int8 average pool's output from the sums of
+// its one window, the whole inH x inW image (batch 1): out[c] is acc[c]
+// divided by the pixels, rounded half away from zero, clamped.
+//
+//go:noinline
+func poolMeanInt8(p *poolParams, acc []int32, out []int8) {
+	n := int32(p.inH * p.inW)
+	o := out[:len(acc)]
+	for c, s := range acc {
+		o[c] = int8(clampI32(poolAvgRound(s, n), p.actMin, p.actMax))
 	}
 }
 
@@ -929,14 +882,6 @@ type poolParams struct {
 	padH, padW       int // padding before the first row / column
 	actMin, actMax   int32
 	fActMin, fActMax float32
-}
-
-// poolWindow returns the half-open range [lo, hi) of window taps k for which
-// origin + k lies inside [0, size).
-func poolWindow(origin, taps, size int) (lo, hi int) {
-	lo = max(0, -origin)
-	hi = min(taps, size-origin)
-	return lo, hi
 }
 
 // poolAvgRound divides a window sum by its element count n, rounding half

@@ -32,11 +32,6 @@ func dspCopy(dst, src unsafe.Pointer, n int) {
 	copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
 }
 
-// Copied from kernels/dsp_pool_go.go.
-
-// dspAvgPool: see pool_dsp.go. Here, Go.
-func dspAvgPool(x, o unsafe.Pointer, spec uint32, k unsafe.Pointer) { dspAvgPoolRef(x, o, spec, k) }
-
 // Copied from kernels/dw_dsp_go.go.
 
 // dwDSPRunM1: see dw_dsp.go. Here, Go.

@@ -11,8 +11,6 @@
 // included, as TensorFlow Lite Micro's memory planner does: Invoke may
 // overwrite the inputs, so write every input before each Invoke.
 // This plan overwrites every input.
-// Output 0 shares memory with an input: read the outputs before writing the
-// next inputs.
 package tiny_conv_int8
 
 import "unsafe"
@@ -24,22 +22,23 @@ import "unsafe"
 //
 // RAM: ArenaSize + stack 644 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
 // Invoke or Reset takes at most 644 bytes of stack below its caller's.
-const ArenaSize = 1120
+const ArenaSize = 800
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart and the
 // tensors' names in full).
 const (
-	offConv1Relu         = 608  // tensor 1 "conv1/relu": 512 bytes, operators 0-1
-	offImage             = 0    // tensor 0 "image": 256 bytes, operators 0-0
-	offConv1ReluScratch0 = 256  // op0 scratch0 (CONV_2D): 144 bytes, operators 0-0
-	offDw2Relu6          = 528  // tensor 2 "dw2/relu6": 512 bytes, operators 1-2
-	offDw2Relu6Scratch0  = 0    // op1 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 1-1
-	offConv3Relu         = 0    // tensor 3 "conv3/relu": 1024 bytes, operators 2-3
-	offConv3ReluScratch0 = 1040 // op2 scratch0 (CONV_2D): 72 bytes, operators 2-2
-	offPool              = 1024 // tensor 4 "pool" = 5 "flatten": 16 bytes, operators 3-5
-	offLogits            = 0    // tensor 6 "logits": 4 bytes, operators 5-6
-	offProbs             = 16   // tensor 7 "probs": 4 bytes, operators 6-6
-	offProbsScratch0     = 32   // op6 scratch0 (SOFTMAX): 16 bytes, operators 6-6
+	offConv1Relu         = 80  // tensor 1 "conv1/relu": 512 bytes, operators 0-1
+	offImage             = 352 // tensor 0 "image": 256 bytes, operators 0-0
+	offConv1ReluScratch0 = 608 // op0 scratch0 (CONV_2D): 144 bytes, operators 0-0
+	offDw2Relu6          = 0   // tensor 2 "dw2/relu6": 512 bytes, operators 1-3
+	offDw2Relu6Scratch0  = 592 // op1 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 1-1
+	offConv3Relu         = 512 // tensor 3 "conv3/relu": 128 bytes, operators 2-3
+	offPool              = 784 // tensor 4 "pool" = 5 "flatten": 16 bytes, operators 2-5
+	offConv3ReluScratch0 = 640 // op2 scratch0 (CONV_2D): 80 bytes, operators 2-3
+	offPoolScratch0      = 720 // op3 sums (AVERAGE_POOL_2D): 64 bytes, operators 2-3
+	offLogits            = 0   // tensor 6 "logits": 4 bytes, operators 5-6
+	offProbs             = 16  // tensor 7 "probs": 4 bytes, operators 6-6
+	offProbsScratch0     = 32  // op6 scratch0 (SOFTMAX): 16 bytes, operators 6-6
 )
 
 // NumInputs and NumOutputs count the graph's inputs and outputs.
@@ -141,8 +140,7 @@ func (m *Model) Invoke() {
 	a := m.arena()
 	op0(a)
 	op1(a)
-	op2(a)
-	op3(a)
+	ops2to3(a)
 	// 4: RESHAPE pool -> flatten (a view of its input: no code)
 	op5(a)
 	op6(a)
@@ -191,15 +189,16 @@ func OpMACs(op int) int64 {
 // InvokeTraced is Invoke calling after(op) once each operator op is done, for
 // profiling on the device (read a cycle counter in after). It does not allocate
 // unless after does; Invoke itself carries no tracing cost.
+// The operators of a fused group run interleaved, row by row: after is called
+// for each of them once the whole group is done.
 func (m *Model) InvokeTraced(after func(op int)) {
 	a := m.arena()
 	op0(a)
 	after(0)
 	op1(a)
 	after(1)
-	op2(a)
+	ops2to3(a)
 	after(2)
-	op3(a)
 	after(3)
 	after(4)
 	op5(a)
@@ -209,6 +208,7 @@ func (m *Model) InvokeTraced(after func(op int)) {
 }
 
 // op0 runs operator 0: CONV_2D image -> conv1/relu
+// (written over its dying input, which starts 272 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
 func op0(a arena) {
@@ -261,25 +261,23 @@ func op1(a arena) {
 	}, a.i8(offConv1Relu, 512), opDw2Relu6DW, opDw2Relu6Rec, opDw2Relu6ZP, a.i32(offDw2Relu6Scratch0, 38), a.i8(offDw2Relu6, 512))
 }
 
-// op2 runs operator 2: CONV_2D dw2/relu6 -> conv3/relu
-// (written over its dying input, which starts 528 bytes above the output: raster order never overwrites input still to be read)
+// ops2to3 runs operators 2-3, fused row by row (see the comment in it).
 //
 //go:noinline
-func op2(a arena) {
-	convPWDSP(&convPWDSPParams{
-		pixels: 64,
+func ops2to3(a arena) {
+	// 2-3: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows the next operator still needs:
+	//
+	//	2: CONV_2D dw2/relu6 -> conv3/relu (line of 1 of 8 rows, 128 bytes)
+	//	3: AVERAGE_POOL_2D conv3/relu -> pool (whole; a global average: its input's rows added to 64 bytes of sums as they come)
+	p0 := &convPWDSPParams{
+		pixels: 8,
 		inC:    8,
 		outC:   16,
 		span:   255,
 		hi:     127,
-	}, a.i8(offDw2Relu6, 512), opConv3ReluPW, opConv3ReluRec, a.i32(offConv3ReluScratch0, 18), a.i8(offConv3Relu, 1024))
-}
-
-// op3 runs operator 3: AVERAGE_POOL_2D conv3/relu -> pool
-//
-//go:noinline
-func op3(a arena) {
-	avgPoolDSPInt8(&poolParams{
+	}
+	p1 := &poolParams{
 		batches: 1,
 		inH:     8,
 		inW:     8,
@@ -294,7 +292,19 @@ func op3(a arena) {
 		padW:    0,
 		actMin:  -128,
 		actMax:  127,
-	}, opPoolPool, a.i8(offConv3Relu, 1024), a.i8(offPool, 16))
+	}
+	// 2: row 0 from input row 0
+	convPWDSP(p0, a.i8(offDw2Relu6, 64), opConv3ReluPW, opConv3ReluRec, a.i32(offConv3ReluScratch0, 18), a.i8(offConv3Relu, 128))
+	// 3: input row 0 added to the sums
+	poolSumInt8(a.i32(offPoolScratch0, 16), a.i8(offConv3Relu, 128), true)
+	for band := 0; band < 7; band++ {
+		// 2: row 1+1*band from input row 1+1*band
+		convPWDSP(p0, a.i8(offDw2Relu6+64+64*band, 64), opConv3ReluPW, opConv3ReluRec, a.i32(offConv3ReluScratch0, 18), a.i8(offConv3Relu, 128))
+		// 3: input row 1+1*band added to the sums
+		poolSumInt8(a.i32(offPoolScratch0, 16), a.i8(offConv3Relu, 128), false)
+	}
+	// 3: the output, from the sums of every input row
+	poolMeanInt8(p1, a.i32(offPoolScratch0, 16), a.i8(offPool, 16))
 }
 
 // op5 runs operator 5: FULLY_CONNECTED flatten -> logits
