@@ -316,11 +316,18 @@ func (b *bandOp) concatCalls(ev bandEvent, in, out program.View) []program.Call 
 	for _, pt := range b.parts {
 		args := slices.Clone(pt.call.Args)
 		src := pt.srcOff + ev.r0*pt.k*pt.s
+		sv := args[2].(program.View)
 		if pt.chain {
 			src = pt.srcOff // the view starts at the band's first row
 			v := in
 			v.N, v.Raw = (ev.hi-ev.lo)*b.inRow, true
 			args[2] = v
+		} else if base, n, ok := moveBandView(args[0].(program.Struct), pt.loop, pt.k, pt.s, ev.r0, ev.r1); ok && base%sv.Type.Size() == 0 {
+			// The band's rows of the whole input: the source offset
+			// stays, the view moves.
+			size := sv.Type.Size()
+			src, sv.Off, sv.N = pt.srcOff, base/size, (n+size-1)/size
+			args[2] = sv
 		}
 		args[0] = withInts(args[0].(program.Struct), map[string]int{fmt.Sprint("n", pt.loop): (ev.r1 - ev.r0) * pt.k, "src": src})
 		args[1] = out
@@ -664,6 +671,34 @@ func (b *bandOp) moveRowsAt(s program.Struct, part bool) bool {
 	return false
 }
 
+// moveBandView returns the bytes a band of rows [r0, r1) of a strided copy
+// reads, as an offset from the source's start and a length: its row loop
+// (loop, k iterations a row, stride S bytes) from r0*k on, the loops
+// inside it, the run. ok is false where a stride is not positive (the
+// band would read below its first row's bytes). Passing the copy a view of
+// just these bytes, its source offset unchanged from band to band, lets a
+// fused group's bands be one loop.
+func moveBandView(s program.Struct, loop, k, S, r0, r1 int) (base, n int, ok bool) {
+	if S <= 0 {
+		return 0, 0, false
+	}
+	src, ok1 := structInt(s, "src")
+	run, ok2 := structInt(s, "run")
+	if !ok1 || !ok2 || src < 0 {
+		return 0, 0, false
+	}
+	end := src + ((r1-r0)*k-1)*S + run
+	for j := loop + 1; j < moveLoops; j++ {
+		nj, ok1 := structInt(s, fmt.Sprint("n", j))
+		sj, ok2 := structInt(s, fmt.Sprint("s", j))
+		if !ok1 || !ok2 || nj > 1 && sj < 0 {
+			return 0, 0, false
+		}
+		end += (nj - 1) * sj
+	}
+	return r0 * k * S, end, true
+}
+
 // moveLowest is the lowest input byte a band of a bandMove operator
 // reads: the band's iterations of the row loop, every iteration of the
 // loops inside it (those outside it run once), at the loops' strides. An
@@ -897,6 +932,7 @@ func (s *bandSchedule) lineBytes(j int) int {
 // (and of the skip tensor's rows, for bandElems).
 func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 	args := slices.Clone(b.call.Args)
+	var inView *program.View // bandMove: the band's bytes of the input
 	var s program.Struct
 	if b.param >= 0 {
 		s = args[b.param].(program.Struct)
@@ -905,9 +941,15 @@ func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 	case bandPixels:
 		args[b.param] = withInts(s, map[string]int{"pixels": (ev.r1 - ev.r0) * b.outW})
 	case bandMove:
+		src := b.moveSrc + ev.r0*b.moveK*b.moveS
+		if base, n, ok := moveBandView(s, b.moveLoop, b.moveK, b.moveS, ev.r0, ev.r1); ok && base%b.inType.Size() == 0 {
+			// The input from the band's first byte on: the source offset
+			// stays, the view moves.
+			src, inView = b.moveSrc, &program.View{Buf: in.Buf, Type: in.Type, Off: in.Off + base/b.inType.Size(), N: (n + b.inType.Size() - 1) / b.inType.Size(), Raw: true}
+		}
 		args[b.param] = withInts(s, map[string]int{
 			fmt.Sprint("n", b.moveLoop): (ev.r1 - ev.r0) * b.moveK,
-			"src":                       b.moveSrc + ev.r0*b.moveK*b.moveS,
+			"src":                       src,
 		})
 	case bandElems:
 		n := (ev.r1 - ev.r0) * b.outRow
@@ -929,6 +971,9 @@ func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 	in.N, out.N = (ev.hi-ev.lo)*b.inRow, (ev.r1-ev.r0)*b.outRow
 	// A kernel that takes bytes (bandMove) takes its bands as bytes.
 	in.Raw, out.Raw = b.call.Args[b.in].(program.View).Raw, b.call.Args[b.out].(program.View).Raw
+	if inView != nil {
+		in = *inView
+	}
 	args[b.in], args[b.out] = in, out
 	return program.Call{Fn: b.call.Fn, Args: args}
 }

@@ -257,8 +257,9 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 				// bytes it reads must hold the input's, the others may
 				// be overwritten already (moveLowest).
 				at, _ := viewBytes(*in)
+				base := in.Off * in.Type.Size() // the view may start past the input's first byte
 				for _, k := range moveReads(c) {
-					if want := tag(it, k); tags[at+k] != want {
+					if want := tag(it, base+k); tags[at+k] != want {
 						return fmt.Errorf("group %d-%d, call %d (operator %d, rows %d-%d): moveStrided reads input byte %d, which holds %x, want %x",
 							grp.First, grp.Last, n, s.Op, s.Rows.Lo, s.Rows.Hi, k, tags[at+k], want)
 					}
@@ -381,7 +382,7 @@ func simulateConcat(g *model.Graph, grp program.Group, s program.Step, n int, ta
 	}
 	t, base := chainT, s.InRows.Lo*rowBytes(chainT)
 	if src.Buf != chainBuf {
-		t, base = -1, 0
+		t, base = -1, src.Off*src.Type.Size() // a band's rows of the whole input
 		for _, x := range g.Ops[s.Op].Inputs {
 			if x >= 0 && p.TensorBuf[x] == src.Buf && x != chainT {
 				t = x

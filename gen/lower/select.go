@@ -91,6 +91,8 @@ func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err
 		if p, err = belowTheBound(g, frags, opt, p); err != nil {
 			return nil, nil, err
 		}
+		// A fused group's calls may leave a table unread.
+		p = p.WithoutUnusedConsts()
 	}
 	for _, b := range p.Buffers {
 		if len(b.Tensors) > 1 {

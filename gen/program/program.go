@@ -11,6 +11,8 @@
 package program
 
 import (
+	"slices"
+
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/planner"
 )
@@ -430,4 +432,134 @@ func Walk(ops []Op, fn func(op *Op)) {
 			}
 		}
 	}
+}
+
+// WithoutUnusedConsts returns p without the tables (Consts) that no call
+// reads, the others renumbered, or p itself when every table is read. A
+// lowering makes tables for the calls it emits; a fused group's calls can
+// replace an operator's and leave its table unread (a global average
+// pool's DSP record, where the pool runs as sums). p is not modified.
+func (p *Program) WithoutUnusedConsts() *Program {
+	used := make([]bool, len(p.Consts))
+	p.walkArgs(func(a Arg) Arg {
+		if t, ok := a.(ConstTable); ok && t.Index >= 0 && t.Index < len(used) {
+			used[t.Index] = true
+		}
+		return a
+	})
+	remap := make([]int, len(p.Consts))
+	q := *p
+	q.Consts = nil
+	for k, c := range p.Consts {
+		remap[k] = len(q.Consts)
+		if used[k] {
+			q.Consts = append(q.Consts, c)
+		}
+	}
+	if len(q.Consts) == len(p.Consts) {
+		return p
+	}
+	q.Ops = cloneOps(p.Ops)
+	q.Groups = slices.Clone(p.Groups)
+	for k := range q.Groups {
+		g := &q.Groups[k]
+		g.Pre, g.Body, g.Post = cloneSteps(g.Pre), cloneSteps(g.Body), cloneSteps(g.Post)
+	}
+	q.walkArgs(func(a Arg) Arg {
+		if t, ok := a.(ConstTable); ok {
+			t.Index = remap[t.Index]
+			return t
+		}
+		return a
+	})
+	return &q
+}
+
+// walkArgs calls f on every argument of every call of p (operators, the
+// blocks of control flow, fused groups), fields of parameter structs
+// included, and stores what f returns in its place.
+func (p *Program) walkArgs(f func(Arg) Arg) {
+	var arg func(a Arg) Arg
+	arg = func(a Arg) Arg {
+		if s, ok := a.(Struct); ok {
+			for i := range s.Fields {
+				s.Fields[i].Value = arg(s.Fields[i].Value)
+			}
+			return s
+		}
+		return f(a)
+	}
+	call := func(c *Call) {
+		for i := range c.Args {
+			c.Args[i] = arg(c.Args[i])
+		}
+	}
+	var ops func(os []Op)
+	ops = func(os []Op) {
+		for i := range os {
+			for k := range os[i].Calls {
+				call(&os[i].Calls[k])
+			}
+			if fl := os[i].Flow; fl != nil {
+				for _, b := range fl.Blocks {
+					ops(b.Ops)
+				}
+			}
+		}
+	}
+	ops(p.Ops)
+	for k := range p.Groups {
+		g := &p.Groups[k]
+		for _, ss := range [][]Step{g.Pre, g.Body, g.Post} {
+			for i := range ss {
+				call(&ss[i].Call)
+			}
+		}
+	}
+}
+
+// cloneCall copies a call deeply enough that its arguments (and their
+// structs' fields) can be replaced without touching the original.
+func cloneCall(c Call) Call {
+	args := slices.Clone(c.Args)
+	for i, a := range args {
+		if s, ok := a.(Struct); ok {
+			s.Fields = slices.Clone(s.Fields)
+			for k, f := range s.Fields {
+				if _, nested := f.Value.(Struct); nested {
+					s.Fields[k].Value = cloneCall(Call{Args: []Arg{f.Value}}).Args[0]
+				}
+			}
+			args[i] = s
+		}
+	}
+	return Call{Fn: c.Fn, Args: args}
+}
+
+func cloneOps(os []Op) []Op {
+	out := slices.Clone(os)
+	for i := range out {
+		calls := make([]Call, len(out[i].Calls))
+		for k, c := range out[i].Calls {
+			calls[k] = cloneCall(c)
+		}
+		out[i].Calls = calls
+		if fl := out[i].Flow; fl != nil {
+			f := *fl
+			f.Blocks = slices.Clone(fl.Blocks)
+			for b := range f.Blocks {
+				f.Blocks[b].Ops = cloneOps(f.Blocks[b].Ops)
+			}
+			out[i].Flow = &f
+		}
+	}
+	return out
+}
+
+func cloneSteps(ss []Step) []Step {
+	out := slices.Clone(ss)
+	for i := range out {
+		out[i].Call = cloneCall(out[i].Call)
+	}
+	return out
 }

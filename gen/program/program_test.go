@@ -184,3 +184,45 @@ func TestGoType(t *testing.T) {
 		}
 	}
 }
+
+// TestWithoutUnusedConsts: tables no call reads are dropped, the others
+// renumbered wherever a call reads them (arguments, struct fields, control
+// flow blocks, fused groups), and the original program is left as it was.
+func TestWithoutUnusedConsts(t *testing.T) {
+	tab := func(i int) ConstTable { return ConstTable{Index: i} }
+	p := &Program{
+		Consts: []Const{{Hint: "A", Data: []byte{1}}, {Hint: "B", Data: []byte{2}}, {Hint: "C", Data: []byte{3}}, {Hint: "D", Data: []byte{4}}},
+		Ops: []Op{
+			{Calls: []Call{{Fn: "f", Args: []Arg{tab(1), Struct{Type: "s", Fields: []Field{{Name: "t", Value: tab(3)}}}}}}},
+			{Flow: &Flow{Blocks: []Block{{Ops: []Op{{Calls: []Call{{Fn: "g", Args: []Arg{tab(3)}}}}}}}}},
+		},
+		Groups: []Group{{Body: []Step{{Call: Call{Fn: "h", Args: []Arg{tab(1), Lit{Value: 2}}}}}}},
+	}
+	q := p.WithoutUnusedConsts()
+	if got := []string{q.Consts[0].Hint, q.Consts[1].Hint}; len(q.Consts) != 2 || got[0] != "B" || got[1] != "D" {
+		t.Fatalf("consts %v, want B and D", q.Consts)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want Arg
+	}{
+		{"operator argument", q.Ops[0].Calls[0].Args[0], tab(0)},
+		{"struct field", q.Ops[0].Calls[0].Args[1].(Struct).Fields[0].Value, tab(1)},
+		{"control flow block", q.Ops[1].Flow.Blocks[0].Ops[0].Calls[0].Args[0], tab(1)},
+		{"fused group", q.Groups[0].Body[0].Call.Args[0], tab(0)},
+		{"original argument", p.Ops[0].Calls[0].Args[0], tab(1)},
+		{"original struct field", p.Ops[0].Calls[0].Args[1].(Struct).Fields[0].Value, tab(3)},
+		{"original block", p.Ops[1].Flow.Blocks[0].Ops[0].Calls[0].Args[0], tab(3)},
+		{"original group", p.Groups[0].Body[0].Call.Args[0], tab(1)},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if len(p.Consts) != 4 {
+		t.Errorf("the original program lost tables: %d", len(p.Consts))
+	}
+	if r := (&Program{}).WithoutUnusedConsts(); len(r.Consts) != 0 {
+		t.Errorf("empty program: %v", r.Consts)
+	}
+}

@@ -283,39 +283,15 @@ func Make(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 		}
 		r.Groups = append(r.Groups, jg)
 	}
-	groupOf := make([]int, len(pr.Ops)) // fused group index + 1
-	for k, grp := range pr.Groups {
-		for i := grp.First; i <= grp.Last; i++ {
-			groupOf[i] = k + 1
-		}
-	}
-	scratch, state := make([]int, len(pr.Ops)), make([]int, len(pr.Ops))
-	for _, b := range pr.Buffers {
-		switch {
-		case b.Op < 0 || b.Op >= len(pr.Ops):
-		case b.Kind == planner.Scratch:
-			scratch[b.Op] += b.Size
-		case b.Kind == planner.Persistent:
-			state[b.Op] += b.Size
-		}
-	}
-	overOps, inPlaceOps := map[int]bool{}, map[int]bool{}
-	for _, ov := range pr.Overlaps {
-		overOps[ov.Op] = true
-	}
-	for _, ip := range pr.InPlace {
-		inPlaceOps[ip.Op] = true
-	}
-	kernels, constBytes := opKernels(pr, groupOf)
-	live := liveBytes(pr, l)
+	f := operatorFacts(pr, l)
 	for i, op := range pr.Ops {
-		jo := JSONOperator{Index: i, Code: op.Code.String(), Kernels: kernels[i], MACs: op.MACs, ConstBytes: constBytes[i],
-			LiveBytes: live[i], ScratchBytes: scratch[i], StateBytes: state[i], WritesOverInput: overOps[i], InPlace: inPlaceOps[i],
+		jo := JSONOperator{Index: i, Code: op.Code.String(), Kernels: f.kernels[i], MACs: op.MACs, ConstBytes: f.constBytes[i],
+			LiveBytes: f.live[i], ScratchBytes: f.scratch[i], StateBytes: f.state[i], WritesOverInput: f.over[i], InPlace: f.inPlace[i],
 			Outputs: []JSONTensor{}}
 		if jo.Kernels == nil {
 			jo.Kernels = []string{}
 		}
-		if k := groupOf[i] - 1; k >= 0 {
+		if k := f.groupOf[i] - 1; k >= 0 {
 			jo.Group = &k
 		}
 		if op.Index >= 0 && op.Index < len(g.Ops) {
@@ -465,6 +441,45 @@ func ParseJSON(data []byte) (*Report, error) {
 // order of their first call) and the bytes of the constants it is the
 // first to read; groupOf is the fused group of each operator, plus one (0:
 // none).
+// opFacts are per-operator figures of a plan, as report.json and
+// layout.txt give them.
+type opFacts struct {
+	groupOf        []int // fused group index + 1, 0 on its own
+	scratch, state []int // its own scratch and persistent bytes
+	over, inPlace  []bool
+	kernels        [][]string
+	constBytes     []int
+	live           []int
+}
+
+func operatorFacts(pr *program.Program, l *layout.Layout) opFacts {
+	n := len(pr.Ops)
+	f := opFacts{groupOf: make([]int, n), scratch: make([]int, n), state: make([]int, n), over: make([]bool, n), inPlace: make([]bool, n)}
+	for k, grp := range pr.Groups {
+		for i := grp.First; i <= grp.Last; i++ {
+			f.groupOf[i] = k + 1
+		}
+	}
+	for _, b := range pr.Buffers {
+		switch {
+		case b.Op < 0 || b.Op >= n:
+		case b.Kind == planner.Scratch:
+			f.scratch[b.Op] += b.Size
+		case b.Kind == planner.Persistent:
+			f.state[b.Op] += b.Size
+		}
+	}
+	for _, ov := range pr.Overlaps {
+		f.over[ov.Op] = true
+	}
+	for _, ip := range pr.InPlace {
+		f.inPlace[ip.Op] = true
+	}
+	f.kernels, f.constBytes = opKernels(pr, f.groupOf)
+	f.live = liveBytes(pr, l)
+	return f
+}
+
 func opKernels(pr *program.Program, groupOf []int) ([][]string, []int) {
 	kernels := make([][]string, len(pr.Ops))
 	constBytes := make([]int, len(pr.Ops))

@@ -30,6 +30,7 @@ type layoutReport struct {
 	Align                    int
 	Saved, Plain             int
 	InPlace                  []string
+	Operators                string // operatorTable
 	Overlaps                 []string
 	Groups                   []string // lines describing the fused groups
 	NumGroups                int
@@ -169,6 +170,7 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 			fmt.Sprintf("%d-%d", b.First, b.Last), b.Kind, name)
 	}
 	r.Table = tb.String()
+	r.Operators = operatorTable(pr, l)
 	r.Chart = chart(pr, order, p.Offsets)
 	r.Map = arenaMap(pr, l, order)
 	var out bytes.Buffer
@@ -380,6 +382,33 @@ func mapName(s string) string {
 		s = string(r[:maxMapOpName-3]) + "..."
 	}
 	return s
+}
+
+// operatorTable is layout.txt's table of operators: per operator its
+// multiply-accumulates, the read-only bytes it reads first, the arena
+// bytes live while it runs, its own scratch, how it runs (in a fused
+// group, over its dying input, in place) and the kernels it calls.
+func operatorTable(pr *program.Program, l *layout.Layout) string {
+	f := operatorFacts(pr, l)
+	var tb strings.Builder
+	fmt.Fprintf(&tb, "%4s  %-18s %10s %9s %8s %7s  %-12s %s\n", "op", "code", "MACs", "read-only", "live", "scratch", "runs", "kernels")
+	for i, op := range pr.Ops {
+		runs := "alone"
+		switch {
+		case f.groupOf[i] > 0:
+			grp := pr.Groups[f.groupOf[i]-1]
+			runs = fmt.Sprintf("fused %d-%d", grp.First, grp.Last)
+		case f.over[i]:
+			runs = "over input"
+		case f.inPlace[i]:
+			runs = "in place"
+		case len(f.kernels[i]) == 0:
+			runs = "view"
+		}
+		line := fmt.Sprintf("%4d  %-18s %10d %9d %8d %7d  %-12s %s", i, op.Code, op.MACs, f.constBytes[i], f.live[i], f.scratch[i], runs, strings.Join(f.kernels[i], ", "))
+		tb.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	return tb.String()
 }
 
 // bufLabel names a buffer as the table does: b<row> and its tensors.

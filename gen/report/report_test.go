@@ -114,6 +114,14 @@ stack        700 bytes at most below the caller of Invoke or Reset (TinyGo 0.40,
              not measured, counted as the deepest kernel: newKernel
 RAM          812 bytes: ArenaSize + stack
 
+Operators, in execution order (MACs; read-only: bytes of read-only data it reads first; live: arena
+bytes held while it runs; its own scratch; how it runs; the kernels it calls, in order):
+  op  code                     MACs read-only     live scratch  runs         kernels
+   0  CONV_2D                     0         0       96      40  view
+   1  RESHAPE                     0         0       40       0  view
+   2  ADD                         0         0       40       0  in place
+   3  SVDF                        0         0       50       0  view
+
 Buffers, in order of first use (ops: first-last operator, inclusive):
  buf   offset     size       ops  kind        name
   b0       64       32       0-3  activation  conv/out (t1 = t2 = t3)
@@ -170,7 +178,8 @@ func TestTextVariants(t *testing.T) {
 		"\nlower bound  112 bytes (",
 		"\nplan         best found, gap 16 bytes, by exact search, 7 search steps\n",
 		"\nsharing      0 bytes saved by views and in-place operators (one buffer per tensor: 128 bytes)\npeak ",
-		"\nalignment    16 bytes\n\nBuffers",
+		"\nalignment    16 bytes\n\nOperators",
+		"\n   2  ADD                         0         0       40       0  view\n   3  SVDF",
 	} {
 		if !strings.Contains(s, line) {
 			t.Errorf("layout.txt lacks %q:\n%s", line, s)

@@ -5,9 +5,6 @@ package mlp_float
 // tensorABias is tensor 6 "a/bias": float32[3].
 const tensorABias = "\x52\xb8\x9e\x3d\x00\xee\xeb\x3a\x1d\xeb\x62\x3d"
 
-// opBranchANoBias: folded biases of operator 0 (FULLY_CONNECTED), made at generation time.
-const opBranchANoBias = ""
-
 // opBranchAWeights: re-laid-out weights of operator 0 (FULLY_CONNECTED), made at generation time.
 const opBranchAWeights = "" +
 	"\x67\x49\x9d\x3c\x32\xe6\x2e\x3f\x2b\x65\x19\x3f\x00\x00\x00\x00\x2b\x65\x19\x3f\xda\x34\xef\x3d" +
