@@ -20,7 +20,8 @@ const dspRecBytes = 20
 // (dspPlanRecords). inC is a multiple of four; wt holds the weights in
 // dspPackPairs' layout, rec a record per output channel, scr
 // dspPWArgsWords words of scratch (8-byte aligned) for the loops' argument
-// blocks. An odd last pixel is paired with itself.
+// blocks. An odd last pixel runs alone (dspPWOne), its odd last channel
+// paired with itself.
 func convPWDSP(p *convPWDSPParams, in []int8, wt, rec string, scr []int32, out []int8) {
 	K, N, P := p.inC, p.outC, p.pixels
 	if P <= 0 || N <= 0 || K < 4 || K%4 != 0 {
@@ -32,15 +33,9 @@ func convPWDSP(p *convPWDSPParams, in []int8, wt, rec string, scr []int32, out [
 	g := (*dspPWArgs)(unsafe.Pointer(unsafe.SliceData(scr[:dspPWArgsWords])))
 	span, hi := p.span, p.hi
 	pw, pr := unsafe.Pointer(unsafe.StringData(wt)), unsafe.Pointer(unsafe.StringData(rec))
-	for px := 0; px < P; px += 2 {
+	for px := 0; px+1 < P; px += 2 {
 		dspClear(unsafe.Pointer(g), dspPWArgsWords)
-		oa, ob := out[px*N:px*N+N], out[px*N:px*N+N]
-		xb := uint32(K)
-		if px+1 < P {
-			ob = out[px*N+N : px*N+2*N]
-		} else {
-			xb = 0
-		}
+		oa, ob := out[px*N:px*N+N], out[px*N+N:px*N+2*N]
 		xa := unsafe.Pointer(&in[px*K])
 		if N >= 2 {
 			dspSetPtr(&g.x, xa)
@@ -48,13 +43,32 @@ func convPWDSP(p *convPWDSPParams, in []int8, wt, rec string, scr []int32, out [
 			dspSetPtr(&g.rec, pr)
 			dspSetPtr(&g.oa, unsafe.Pointer(&oa[0]))
 			dspSetPtr(&g.ob, unsafe.Pointer(&ob[0]))
-			g.n, g.xb = uint32(k4), xb
+			g.n, g.xb = uint32(k4), uint32(K)
 			g.pairs, g.span, g.lo = uint32(N/2), span, hi-span
 			dspPWPairs(g)
 		}
 		if N%2 != 0 {
-			dspPWLast(g, xa, xb, pw, pr, k4, N, span, hi, oa, ob)
+			dspPWLast(g, xa, uint32(K), pw, pr, k4, N, span, hi, oa, ob)
 		}
+	}
+	if P%2 == 0 {
+		return
+	}
+	// An odd last pixel runs alone (its odd last channel paired with
+	// itself).
+	dspClear(unsafe.Pointer(g), dspPWArgsWords)
+	oa := out[(P-1)*N : P*N]
+	xa := unsafe.Pointer(&in[(P-1)*K])
+	if N >= 2 {
+		dspSetPtr(&g.x, xa)
+		dspSetPtr(&g.w, pw)
+		dspSetPtr(&g.rec, pr)
+		dspSetPtr(&g.oa, unsafe.Pointer(&oa[0]))
+		g.n, g.pairs, g.span, g.lo = uint32(k4), uint32(N/2), span, hi-span
+		dspPWOne(g)
+	}
+	if N%2 != 0 {
+		dspPWLast(g, xa, 0, pw, pr, k4, N, span, hi, oa, oa)
 	}
 }
 

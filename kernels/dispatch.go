@@ -313,6 +313,10 @@ func Call(fn string, args []any) bool {
 		dspDot2x2Rows(args[0].(*dspArgs))
 	case "dspDot2x2RowsRef":
 		dspDot2x2RowsRef(args[0].(*dspArgs))
+	case "dspPWOne":
+		dspPWOne(args[0].(*dspPWArgs))
+	case "dspPWOneRef":
+		dspPWOneRef(args[0].(*dspPWArgs))
 	case "dspPWPairs":
 		dspPWPairs(args[0].(*dspPWArgs))
 	case "dspPWPairsRef":

@@ -142,6 +142,26 @@ func dspPWPairsRef(g *dspPWArgs) {
 	}
 }
 
+// dspPWOneRef is dspPWOne in Go: dspPWPairsRef for pixel a alone (g.xb
+// is not read, g.ob not written): the sums of its channel pairs,
+// requantized and stored at g.oa.
+func dspPWOneRef(g *dspPWArgs) {
+	var d dspArgs
+	d.x, d.w, d.n = g.x, g.w, g.n
+	hi := g.lo + g.span
+	for j := 0; j < int(g.pairs); j++ {
+		r0 := (*[dspRecBytes]byte)(unsafe.Add(g.rec, 2*dspRecBytes*j))
+		r1 := (*[dspRecBytes]byte)(unsafe.Add(g.rec, 2*dspRecBytes*j+dspRecBytes))
+		b0, b1 := le32((*[4]byte)(r0[0:4])), le32((*[4]byte)(r1[0:4]))
+		d.s = [4]int32{b0, b1, b0, b1}
+		dspDot2x2RowsRef(&d)
+		d.w = unsafe.Add(d.w, 8*int(g.n))
+		oa := (*[2]int8)(unsafe.Add(g.oa, 2*j))
+		oa[0] = int8(hi - dspQ(d.s[0], r0, g.span))
+		oa[1] = int8(hi - dspQ(d.s[1], r1, g.span))
+	}
+}
+
 // dspWidenWords is the scratch of a pixel pair widened by dspWiden2 for
 // rows of K int8 columns (K a multiple of four), in int32 words.
 func dspWidenWords(K int) int { return 4 * (K / 4) }

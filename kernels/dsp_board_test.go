@@ -122,6 +122,34 @@ func main() {
 				}
 			}
 		}
+		// One pixel alone: pixel b's outputs untouched.
+		{
+			var out [2][128]byte
+			for v, blk := range []int{g1, g2} {
+				g := (*p.DSPPWArgs)(unsafe.Pointer(&mem[blk]))
+				g.X, g.W, g.N, g.XB = unsafe.Pointer(&mem[x]), unsafe.Pointer(&mem[w]), uint32(k4), uint32(xb)
+				g.Rec, g.Oa, g.Ob = unsafe.Pointer(&mem[rec]), unsafe.Pointer(&mem[oa+v*128]), unsafe.Pointer(&mem[ob+v*128])
+				g.Pairs, g.Span, g.Lo = uint32(pairs), span, -128
+				for i := 0; i < 64; i++ {
+					mem[oa+v*128+i], mem[ob+v*128+i] = 0x5a, 0xa5
+				}
+				if v == 0 {
+					p.PWOne(g)
+				} else {
+					p.PWOneRef(g)
+				}
+				copy(out[v][:], mem[oa+v*128:oa+v*128+64])
+				copy(out[v][64:], mem[ob+v*128:ob+v*128+64])
+			}
+			for i := 0; i < 64; i++ {
+				if out[0][i] != out[1][i] || out[0][64+i] != 0xa5 || out[1][64+i] != 0xa5 {
+					bad++
+					say("FAIL one pixel case " + itoa(c) + " k4 " + itoa(k4) + " pairs " + itoa(pairs) + " byte " + itoa(i) +
+						": asm " + itoa(int(int8(out[0][i]))) + ", Go " + itoa(int(int8(out[1][i]))))
+					break
+				}
+			}
+		}
 		// The bare 2x2 dot products.
 		g := (*p.DSPArgs)(unsafe.Pointer(&mem[g1]))
 		h := (*p.DSPArgs)(unsafe.Pointer(&mem[g2]))
@@ -566,6 +594,8 @@ func dd(g *DSPArgs) *dspArgs     { return (*dspArgs)(unsafe.Pointer(g)) }
 
 func PWPairs(g *DSPPWArgs)     { dspPWPairs(pw(g)) }
 func PWPairsRef(g *DSPPWArgs)  { dspPWPairsRef(pw(g)) }
+func PWOne(g *DSPPWArgs)       { dspPWOne(pw(g)) }
+func PWOneRef(g *DSPPWArgs)    { dspPWOneRef(pw(g)) }
 func PWPairsW(g *DSPPWArgs)    { dspPWPairsW(pw(g)) }
 func PWPairsWRef(g *DSPPWArgs) { dspPWPairsWRef(pw(g)) }
 func Widen2(g *DSPPWArgs)      { dspWiden2(pw(g)) }

@@ -10,6 +10,9 @@ func dspDot2x2Rows(g *dspArgs) { dspDot2x2RowsRef(g) }
 // dspPWPairs: see dsp.go. Here, Go.
 func dspPWPairs(g *dspPWArgs) { dspPWPairsRef(g) }
 
+// dspPWOne: see dsp.go. Here, Go.
+func dspPWOne(g *dspPWArgs) { dspPWOneRef(g) }
+
 // dspWiden2: see dsp.go. Here, Go.
 func dspWiden2(g *dspPWArgs) { dspWiden2Ref(g) }
 

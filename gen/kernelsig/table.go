@@ -190,6 +190,8 @@ const (
 	DspMulRows              Func = "dspMulRows"
 	DspMulRowsRef           Func = "dspMulRowsRef"
 	DspPWLast               Func = "dspPWLast"
+	DspPWOne                Func = "dspPWOne"
+	DspPWOneRef             Func = "dspPWOneRef"
 	DspPWPairs              Func = "dspPWPairs"
 	DspPWPairsRef           Func = "dspPWPairsRef"
 	DspPWPairsW             Func = "dspPWPairsW"
@@ -914,6 +916,8 @@ func Funcs() []Func {
 		DspMulRows,
 		DspMulRowsRef,
 		DspPWLast,
+		DspPWOne,
+		DspPWOneRef,
 		DspPWPairs,
 		DspPWPairsRef,
 		DspPWPairsW,
@@ -1816,6 +1820,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "unsafe.Pointer"}, {"b", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"k", "unsafe.Pointer"}}, true
 	case DspPWLast:
 		return []Param{{"g", "*dspPWArgs"}, {"xa", "unsafe.Pointer"}, {"xb", "uint32"}, {"pw", "unsafe.Pointer"}, {"pr", "unsafe.Pointer"}, {"k4", "int"}, {"N", "int"}, {"span", "int32"}, {"hi", "int32"}, {"oa", "[]int8"}, {"ob", "[]int8"}}, true
+	case DspPWOne:
+		return []Param{{"g", "*dspPWArgs"}}, true
+	case DspPWOneRef:
+		return []Param{{"g", "*dspPWArgs"}}, true
 	case DspPWPairs:
 		return []Param{{"g", "*dspPWArgs"}}, true
 	case DspPWPairsRef:
@@ -2858,6 +2866,8 @@ func (f Func) Results() int {
 		DspMulRows,
 		DspMulRowsRef,
 		DspPWLast,
+		DspPWOne,
+		DspPWOneRef,
 		DspPWPairs,
 		DspPWPairsRef,
 		DspPWPairsW,

@@ -215,7 +215,8 @@ const dspRecBytes = 20
 // (dspPlanRecords). inC is a multiple of four; wt holds the weights in
 // dspPackPairs' layout, rec a record per output channel, scr
 // dspPWArgsWords words of scratch (8-byte aligned) for the loops' argument
-// blocks. An odd last pixel is paired with itself.
+// blocks. An odd last pixel runs alone (dspPWOne), its odd last channel
+// paired with itself.
 //
 //go:noinline
 func convPWDSP(p *convPWDSPParams, in []int8, wt, rec string, scr []int32, out []int8) {
@@ -229,15 +230,9 @@ func convPWDSP(p *convPWDSPParams, in []int8, wt, rec string, scr []int32, out [
 	g := (*dspPWArgs)(unsafe.Pointer(unsafe.SliceData(scr[:dspPWArgsWords])))
 	span, hi := p.span, p.hi
 	pw, pr := unsafe.Pointer(unsafe.StringData(wt)), unsafe.Pointer(unsafe.StringData(rec))
-	for px := 0; px < P; px += 2 {
+	for px := 0; px+1 < P; px += 2 {
 		dspClear(unsafe.Pointer(g), dspPWArgsWords)
-		oa, ob := out[px*N:px*N+N], out[px*N:px*N+N]
-		xb := uint32(K)
-		if px+1 < P {
-			ob = out[px*N+N : px*N+2*N]
-		} else {
-			xb = 0
-		}
+		oa, ob := out[px*N:px*N+N], out[px*N+N:px*N+2*N]
 		xa := unsafe.Pointer(&in[px*K])
 		if N >= 2 {
 			dspSetPtr(&g.x, xa)
@@ -245,13 +240,32 @@ func convPWDSP(p *convPWDSPParams, in []int8, wt, rec string, scr []int32, out [
 			dspSetPtr(&g.rec, pr)
 			dspSetPtr(&g.oa, unsafe.Pointer(&oa[0]))
 			dspSetPtr(&g.ob, unsafe.Pointer(&ob[0]))
-			g.n, g.xb = uint32(k4), xb
+			g.n, g.xb = uint32(k4), uint32(K)
 			g.pairs, g.span, g.lo = uint32(N/2), span, hi-span
 			dspPWPairs(g)
 		}
 		if N%2 != 0 {
-			dspPWLast(g, xa, xb, pw, pr, k4, N, span, hi, oa, ob)
+			dspPWLast(g, xa, uint32(K), pw, pr, k4, N, span, hi, oa, ob)
 		}
+	}
+	if P%2 == 0 {
+		return
+	}
+	// An odd last pixel runs alone (its odd last channel paired with
+	// itself).
+	dspClear(unsafe.Pointer(g), dspPWArgsWords)
+	oa := out[(P-1)*N : P*N]
+	xa := unsafe.Pointer(&in[(P-1)*K])
+	if N >= 2 {
+		dspSetPtr(&g.x, xa)
+		dspSetPtr(&g.w, pw)
+		dspSetPtr(&g.rec, pr)
+		dspSetPtr(&g.oa, unsafe.Pointer(&oa[0]))
+		g.n, g.pairs, g.span, g.lo = uint32(k4), uint32(N/2), span, hi-span
+		dspPWOne(g)
+	}
+	if N%2 != 0 {
+		dspPWLast(g, xa, 0, pw, pr, k4, N, span, hi, oa, oa)
 	}
 }
 
@@ -419,6 +433,26 @@ func dspPWPairsRef(g *dspPWArgs) {
 		oa[1] = int8(hi - dspQ(d.s[1], r1, g.span))
 		ob[0] = int8(hi - dspQ(d.s[2], r0, g.span))
 		ob[1] = int8(hi - dspQ(d.s[3], r1, g.span))
+	}
+}
+
+// dspPWOneRef is dspPWOne in Go: dspPWPairsRef for pixel a alone (g.xb
+// is not read, g.ob not written): the sums of its channel pairs,
+// requantized and stored at g.oa.
+func dspPWOneRef(g *dspPWArgs) {
+	var d dspArgs
+	d.x, d.w, d.n = g.x, g.w, g.n
+	hi := g.lo + g.span
+	for j := 0; j < int(g.pairs); j++ {
+		r0 := (*[dspRecBytes]byte)(unsafe.Add(g.rec, 2*dspRecBytes*j))
+		r1 := (*[dspRecBytes]byte)(unsafe.Add(g.rec, 2*dspRecBytes*j+dspRecBytes))
+		b0, b1 := le32((*[4]byte)(r0[0:4])), le32((*[4]byte)(r1[0:4]))
+		d.s = [4]int32{b0, b1, b0, b1}
+		dspDot2x2RowsRef(&d)
+		d.w = unsafe.Add(d.w, 8*int(g.n))
+		oa := (*[2]int8)(unsafe.Add(g.oa, 2*j))
+		oa[0] = int8(hi - dspQ(d.s[0], r0, g.span))
+		oa[1] = int8(hi - dspQ(d.s[1], r1, g.span))
 	}
 }
 

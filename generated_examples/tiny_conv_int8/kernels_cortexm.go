@@ -224,6 +224,125 @@ func dspPWPairs(g *dspPWArgs) {
 `, map[string]interface{}{"g": uintptr(unsafe.Pointer(g))})
 }
 
+// dspPWOne is dspPWOneRef (dsp.go) in Thumb-2: dspPWPairs for one pixel
+// (an odd last pixel, which dspPWPairs would pair with itself): per group
+// one word load of the pixel, two SXTB16, and for each channel of the
+// pair a word load of its weights, two SXTB16 and two SMLAD (eight
+// multiply-accumulates in 13 instructions). Registers: r0 the pixel, r1
+// the weights, r2 groups left, r4 and r5 the sums, r8 r10 the widened
+// pixel, r12 lr the widened weights; the requantization as dspPWPairs'.
+// Not inlined: convPWDSP's frame stays as small as its pair loop needs.
+//
+//go:noinline
+func dspPWOne(g *dspPWArgs) {
+	arm.AsmFull(`
+	push {r0-r12, lr}
+	mov r12, {g}
+	mrs r0, apsr
+	push {r0}
+	ldr r1, [r12, #4]
+	ldr r0, [r12, #28]
+	push {r0, r12}
+2:
+	ldr r12, [sp, #4]
+	ldr r0, [r12]
+	ldr r2, [r12, #8]
+	ldr r8, [r12, #16]
+	ldr r4, [r8]
+	ldr r5, [r8, #20]
+	tst r2, #1
+	beq 3f
+	ldr r8, [r0], #4
+	sxtb16 r10, r8
+	sxtb16 r8, r8, ror #8
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r4, r10, r12, r4
+	smlad r4, r8, lr, r4
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r5, r10, r12, r5
+	smlad r5, r8, lr, r5
+	subs r2, r2, #1
+	beq 4f
+3:
+	ldr r8, [r0], #4
+	sxtb16 r10, r8
+	sxtb16 r8, r8, ror #8
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r4, r10, r12, r4
+	smlad r4, r8, lr, r4
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r5, r10, r12, r5
+	smlad r5, r8, lr, r5
+	ldr r8, [r0], #4
+	sxtb16 r10, r8
+	sxtb16 r8, r8, ror #8
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r4, r10, r12, r4
+	smlad r4, r8, lr, r4
+	ldr lr, [r1], #4
+	sxtb16 r12, lr
+	sxtb16 lr, lr, ror #8
+	smlad r5, r10, r12, r5
+	smlad r5, r8, lr, r5
+	subs r2, r2, #2
+	bne 3b
+4:
+	ldr r12, [sp, #4]
+	ldr r0, [r12, #16]
+	ldr r2, [r12, #20]
+	ldr r11, [r12, #32]
+	ldr lr, [r12, #36]
+	ldr r8, [r0, #4]
+	ldrb r12, [r0, #16]
+	ldr r9, [r0, #8]
+	ldr r10, [r0, #12]
+	umlal r9, r10, r4, r8
+	add r10, r10, r4, lsr #30
+	asr r10, r10, r12
+	usat r10, #8, r10
+	cmp r10, r11
+	it gt
+	movgt r10, r11
+	add r10, r10, lr
+	strb r10, [r2], #1
+	ldr r8, [r0, #24]
+	ldrb r12, [r0, #36]
+	ldr r9, [r0, #28]
+	ldr r10, [r0, #32]
+	umlal r9, r10, r5, r8
+	add r10, r10, r5, lsr #30
+	asr r10, r10, r12
+	usat r10, #8, r10
+	cmp r10, r11
+	it gt
+	movgt r10, r11
+	add r10, r10, lr
+	strb r10, [r2], #1
+	add r0, r0, #40
+	ldr r12, [sp, #4]
+	str r0, [r12, #16]
+	str r2, [r12, #20]
+	ldr r0, [sp]
+	subs r0, r0, #1
+	str r0, [sp]
+	bne 2b
+	add sp, sp, #8
+	pop {r0}
+	msr apsr_nzcvq, r0
+	pop {r0-r12, lr}
+`, map[string]interface{}{"g": uintptr(unsafe.Pointer(g))})
+}
+
 // dspWiden2 is dspWiden2Ref (dsp.go) in Thumb-2: per group two word loads,
 // four SXTB16, one STM.
 func dspWiden2(g *dspPWArgs) {
