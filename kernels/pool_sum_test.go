@@ -19,32 +19,15 @@ func TestPoolSumGlobal(t *testing.T) {
 		if r.Intn(2) == 0 {
 			p.actMin, p.actMax, p.fActMin, p.fActMax = -20, 90, -0.5, 0.75
 		}
-		row := g.w * g.c
-		// bands cuts the rows into random bands and calls add(lo, hi, start)
-		// for each, in order.
-		bands := func(add func(lo, hi int, start bool)) {
-			for lo := 0; lo < g.h; {
-				hi := min(g.h, lo+1+r.Intn(3))
-				add(lo, hi, lo == 0)
-				lo = hi
-			}
-		}
-		i8 := make([]int8, g.h*row)
-		i16 := make([]int16, g.h*row)
-		f32 := make([]float32, g.h*row)
-		for k := range i8 {
-			i8[k] = int8(r.Intn(256) - 128)
-			i16[k] = int16(r.Intn(65536) - 32768)
-			f32[k] = r.Float32()*2 - 1
-		}
+		im := randGlobalImage(r, g.h, g.w*g.c)
+		i8, i16, f32 := im.i8, im.i16, im.f32
+		acc, acc16, accF := im.sums(r, g.c)
 		p16 := *p
 		p16.actMin, p16.actMax = -32768, 32767
 		if p.actMin != -128 {
 			p16.actMin, p16.actMax = -3000, 20000
 		}
 
-		acc := make([]int32, g.c)
-		bands(func(lo, hi int, start bool) { poolSumInt8(acc, i8[lo*row:hi*row], start) })
 		got, want := make([]int8, g.c), make([]int8, g.c)
 		poolMeanInt8(p, acc, got)
 		avgPoolInt8(p, i8, want)
@@ -58,16 +41,13 @@ func TestPoolSumGlobal(t *testing.T) {
 			}
 		}
 
-		bands(func(lo, hi int, start bool) { poolSumInt16(acc, i16[lo*row:hi*row], start) })
 		got16, want16 := make([]int16, g.c), make([]int16, g.c)
-		poolMeanInt16(&p16, acc, got16)
+		poolMeanInt16(&p16, acc16, got16)
 		avgPoolInt16(&p16, i16, want16)
 		if !slices.Equal(got16, want16) {
 			t.Errorf("%v int16: got %v, want %v", g, got16, want16)
 		}
 
-		accF := make([]float32, g.c)
-		bands(func(lo, hi int, start bool) { poolSumF32(accF, f32[lo*row:hi*row], start) })
 		gotF, wantF := make([]float32, g.c), make([]float32, g.c)
 		poolMeanF32(p, accF, gotF)
 		avgPoolF32(p, f32, wantF)
@@ -86,27 +66,13 @@ func TestPoolSumGlobal(t *testing.T) {
 func TestMeanFinishGlobal(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	for _, g := range []struct{ h, w, c int }{{1, 1, 1}, {25, 5, 64}, {7, 7, 3}, {3, 3, 256}, {1, 13, 8}, {12, 1, 5}} {
-		row := g.w * g.c
 		count := g.h * g.w
 		p := &meanParams{d0: 1, d1: 1, d2: 1, d3: count, d4: g.c, s4: 1, nOut: g.c,
 			inZeroSum: int64(r.Intn(256)-128) * int64(count), mult: 1<<30 + int32(r.Intn(1<<29)), shift: -r.Intn(8), outOffset: int32(r.Intn(256) - 128), count: float32(count)}
-		bands := func(add func(lo, hi int, start bool)) {
-			for lo := 0; lo < g.h; {
-				hi := min(g.h, lo+1+r.Intn(3))
-				add(lo, hi, lo == 0)
-				lo = hi
-			}
-		}
-		i8 := make([]int8, g.h*row)
-		i16 := make([]int16, g.h*row)
-		f32 := make([]float32, g.h*row)
-		for k := range i8 {
-			i8[k] = int8(r.Intn(256) - 128)
-			i16[k] = int16(r.Intn(65536) - 32768)
-			f32[k] = r.Float32()*2 - 1
-		}
-		acc, scratch := make([]int32, g.c), make([]int32, g.c)
-		bands(func(lo, hi int, start bool) { poolSumInt8(acc, i8[lo*row:hi*row], start) })
+		im := randGlobalImage(r, g.h, g.w*g.c)
+		i8, i16, f32 := im.i8, im.i16, im.f32
+		acc, acc16, accF := im.sums(r, g.c)
+		scratch := make([]int32, g.c)
 		got, want := make([]int8, g.c), make([]int8, g.c)
 		meanFinishInt8(p, acc, got)
 		meanInt8(p, i8, scratch, want)
@@ -115,15 +81,12 @@ func TestMeanFinishGlobal(t *testing.T) {
 		}
 		p16 := *p
 		p16.inZeroSum, p16.outOffset = 0, 0
-		bands(func(lo, hi int, start bool) { poolSumInt16(acc, i16[lo*row:hi*row], start) })
 		got16, want16 := make([]int16, g.c), make([]int16, g.c)
-		meanFinishInt16(&p16, acc, got16)
+		meanFinishInt16(&p16, acc16, got16)
 		meanInt16(&p16, i16, scratch, want16)
 		if !slices.Equal(got16, want16) {
 			t.Errorf("%v int16: got %v, want %v", g, got16, want16)
 		}
-		accF := make([]float32, g.c)
-		bands(func(lo, hi int, start bool) { poolSumF32(accF, f32[lo*row:hi*row], start) })
 		gotF, wantF := make([]float32, g.c), make([]float32, g.c)
 		meanFinishF32(p, accF, gotF)
 		meanF32(p, f32, wantF)
@@ -133,4 +96,42 @@ func TestMeanFinishGlobal(t *testing.T) {
 			}
 		}
 	}
+}
+
+// globalImage is an image of h rows of row values in each element type.
+type globalImage struct {
+	h, row int
+	i8     []int8
+	i16    []int16
+	f32    []float32
+}
+
+func randGlobalImage(r *rand.Rand, h, row int) globalImage {
+	im := globalImage{h: h, row: row, i8: make([]int8, h*row), i16: make([]int16, h*row), f32: make([]float32, h*row)}
+	for k := range im.i8 {
+		im.i8[k] = int8(r.Intn(256) - 128)
+		im.i16[k] = int16(r.Intn(65536) - 32768)
+		im.f32[k] = r.Float32()*2 - 1
+	}
+	return im
+}
+
+// sums adds the image's pixels of c channels up as a fused group's bands
+// do: poolSumInt8, poolSumInt16 and poolSumF32 on bands of 1 to 3 rows
+// (random heights, each type its own cut), the first band starting the
+// sums.
+func (im globalImage) sums(r *rand.Rand, c int) (s8, s16 []int32, sf []float32) {
+	s8, s16, sf = make([]int32, c), make([]int32, c), make([]float32, c)
+	for _, add := range []func(lo, hi int, start bool){
+		func(lo, hi int, start bool) { poolSumInt8(s8, im.i8[lo*im.row:hi*im.row], start) },
+		func(lo, hi int, start bool) { poolSumInt16(s16, im.i16[lo*im.row:hi*im.row], start) },
+		func(lo, hi int, start bool) { poolSumF32(sf, im.f32[lo*im.row:hi*im.row], start) },
+	} {
+		for lo := 0; lo < im.h; {
+			hi := min(im.h, lo+1+r.Intn(3))
+			add(lo, hi, lo == 0)
+			lo = hi
+		}
+	}
+	return s8, s16, sf
 }

@@ -315,19 +315,15 @@ func (b *bandOp) concatCalls(ev bandEvent, in, out program.View) []program.Call 
 	out.N, out.Raw = (ev.r1-ev.r0)*b.outRow, true
 	for _, pt := range b.parts {
 		args := slices.Clone(pt.call.Args)
-		src := pt.srcOff + ev.r0*pt.k*pt.s
-		sv := args[2].(program.View)
+		var src int
 		if pt.chain {
 			src = pt.srcOff // the view starts at the band's first row
 			v := in
 			v.N, v.Raw = (ev.hi-ev.lo)*b.inRow, true
 			args[2] = v
-		} else if base, n, ok := moveBandView(args[0].(program.Struct), pt.loop, pt.k, pt.s, ev.r0, ev.r1); ok && base%sv.Type.Size() == 0 {
-			// The band's rows of the whole input: the source offset
-			// stays, the view moves.
-			size := sv.Type.Size()
-			src, sv.Off, sv.N = pt.srcOff, base/size, (n+size-1)/size
-			args[2] = sv
+		} else {
+			// The band's rows of the whole input.
+			src, args[2] = moveBandSource(args[0].(program.Struct), pt.loop, pt.k, pt.srcOff, pt.s, ev.r0, ev.r1, args[2].(program.View))
 		}
 		args[0] = withInts(args[0].(program.Struct), map[string]int{fmt.Sprint("n", pt.loop): (ev.r1 - ev.r0) * pt.k, "src": src})
 		args[1] = out
@@ -448,6 +444,15 @@ func structInt(s program.Struct, name string) (int, bool) {
 	return 0, false
 }
 
+// structIntOr is structInt's value, def where s has no such integer
+// field.
+func structIntOr(s program.Struct, name string, def int) int {
+	if v, ok := structInt(s, name); ok {
+		return v
+	}
+	return def
+}
+
 func withInts(s program.Struct, set map[string]int) program.Struct {
 	out := program.Struct{Type: s.Type, Fields: slices.Clone(s.Fields)}
 	for i, f := range out.Fields {
@@ -565,27 +570,11 @@ func bandable(p *program.Program, i int) *bandOp {
 		}
 		b.stride, b.pad, b.span = 1, 0, 1
 	case bandWindow:
-		get := func(n string) int {
-			v, ok := structInt(s, n)
-			if !ok {
-				return -1
-			}
-			return v
-		}
-		batches, inH, outH, padH, strideH := get("batches"), get("inH"), get("outH"), get("padH"), get("strideH")
-		if _, has := structInt(s, "batches"); !has {
-			batches = 1
-		}
-		if _, has := structInt(s, "strideH"); !has {
-			strideH = 1
-		}
+		batches, strideH, dil := structIntOr(s, "batches", 1), structIntOr(s, "strideH", 1), structIntOr(s, "dilationH", 1)
+		inH, outH, padH := structIntOr(s, "inH", -1), structIntOr(s, "outH", -1), structIntOr(s, "padH", -1)
 		fH := bk.filterH
 		if fH == 0 {
-			fH = get("filterH")
-		}
-		dil := 1
-		if _, has := structInt(s, "dilationH"); has {
-			dil = get("dilationH")
+			fH = structIntOr(s, "filterH", -1)
 		}
 		if batches != 1 || inH != b.inH || outH != b.outH || padH < 0 || strideH < 1 || fH < 1 || dil < 1 {
 			return nil
@@ -619,13 +608,7 @@ func isGlobalPool(fn string, s program.Struct, b *bandOp) bool {
 	if _, ok := sumsKernels[b.inType]; !ok || b.inType != b.outType || b.outH != 1 || b.outW != 1 {
 		return false
 	}
-	get := func(n string) int {
-		v, ok := structInt(s, n)
-		if !ok {
-			return -1
-		}
-		return v
-	}
+	get := func(n string) int { return structIntOr(s, n, -1) }
 	inH, inW, padH, padW, fH, fW := get("inH"), get("inW"), get("padH"), get("padW"), get("filterH"), get("filterW")
 	return get("depth") == b.outRow && inW*b.outRow == b.inRow && inH == b.inH &&
 		padH >= 0 && padW >= 0 && fH-padH >= inH && fW-padW >= inW
@@ -679,24 +662,47 @@ func (b *bandOp) moveRowsAt(s program.Struct, part bool) bool {
 // just these bytes, its source offset unchanged from band to band, lets a
 // fused group's bands be one loop.
 func moveBandView(s program.Struct, loop, k, S, r0, r1 int) (base, n int, ok bool) {
-	if S <= 0 {
-		return 0, 0, false
-	}
 	src, ok1 := structInt(s, "src")
 	run, ok2 := structInt(s, "run")
-	if !ok1 || !ok2 || src < 0 {
+	below, above, ok3 := moveInner(s, loop)
+	if S <= 0 || !ok1 || !ok2 || !ok3 || src < 0 || below < 0 {
 		return 0, 0, false
 	}
-	end := src + ((r1-r0)*k-1)*S + run
+	return r0 * k * S, src + ((r1-r0)*k-1)*S + above + run, true
+}
+
+// moveInner returns how far below and above its first byte one iteration
+// of a strided copy's loop number loop reaches through the loops inside
+// it (each loop's count and stride), ok false where a count or stride is
+// missing.
+func moveInner(s program.Struct, loop int) (below, above int, ok bool) {
 	for j := loop + 1; j < moveLoops; j++ {
-		nj, ok1 := structInt(s, fmt.Sprint("n", j))
+		n, ok1 := structInt(s, fmt.Sprint("n", j))
 		sj, ok2 := structInt(s, fmt.Sprint("s", j))
-		if !ok1 || !ok2 || nj > 1 && sj < 0 {
+		if !ok1 || !ok2 {
 			return 0, 0, false
 		}
-		end += (nj - 1) * sj
+		below += min(0, (n-1)*sj)
+		above += max(0, (n-1)*sj)
 	}
-	return r0 * k * S, end, true
+	return below, above, true
+}
+
+// moveBandSource returns a band [r0, r1) of a strided copy's source (its
+// row loop: loop, k iterations a row from offset srcOff, stride S bytes),
+// reading from v, a view of the whole source: the source offset and view
+// to pass. Where the band's reads are one range from its first row on
+// (moveBandView), the view covers just that range and the offset stays
+// srcOff, so that band after band only the view moves; otherwise the
+// offset moves to the band's first row.
+func moveBandSource(s program.Struct, loop, k, srcOff, S, r0, r1 int, v program.View) (int, program.View) {
+	size := v.Type.Size()
+	base, n, ok := moveBandView(s, loop, k, S, r0, r1)
+	if !ok || base%size != 0 {
+		return srcOff + r0*k*S, v
+	}
+	v.Off, v.N = v.Off+base/size, (n+size-1)/size
+	return srcOff, v
 }
 
 // moveLowest is the lowest input byte a band of a bandMove operator
@@ -706,17 +712,11 @@ func moveBandView(s program.Struct, loop, k, S, r0, r1 int) (base, n int, ok boo
 // row y: the planes' rows below the band are dead, and the group's output
 // may be written over the first plane's as the bands go.
 func (b *bandOp) moveLowest(ev bandEvent) int {
-	s := b.call.Args[b.param].(program.Struct)
-	lo := b.moveSrc + min(ev.r0*b.moveK*b.moveS, (ev.r1*b.moveK-1)*b.moveS)
-	for j := b.moveLoop + 1; j < moveLoops; j++ {
-		n, ok1 := structInt(s, fmt.Sprint("n", j))
-		sj, ok2 := structInt(s, fmt.Sprint("s", j))
-		if !ok1 || !ok2 {
-			return 0 // unknown: the whole input, from its first byte
-		}
-		lo += min(0, (n-1)*sj)
+	below, _, ok := moveInner(b.call.Args[b.param].(program.Struct), b.moveLoop)
+	if !ok {
+		return 0 // unknown: the whole input, from its first byte
 	}
-	return max(lo, 0)
+	return max(b.moveSrc+min(ev.r0*b.moveK*b.moveS, (ev.r1*b.moveK-1)*b.moveS)+below, 0)
 }
 
 // bandableElems is bandable for a binary elementwise kernel (bandElems):
@@ -941,12 +941,11 @@ func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 	case bandPixels:
 		args[b.param] = withInts(s, map[string]int{"pixels": (ev.r1 - ev.r0) * b.outW})
 	case bandMove:
-		src := b.moveSrc + ev.r0*b.moveK*b.moveS
-		if base, n, ok := moveBandView(s, b.moveLoop, b.moveK, b.moveS, ev.r0, ev.r1); ok && base%b.inType.Size() == 0 {
-			// The input from the band's first byte on: the source offset
-			// stays, the view moves.
-			src, inView = b.moveSrc, &program.View{Buf: in.Buf, Type: in.Type, Off: in.Off + base/b.inType.Size(), N: (n + b.inType.Size() - 1) / b.inType.Size(), Raw: true}
-		}
+		// The band's bytes of the whole input.
+		whole := in
+		whole.N, whole.Raw = (ev.hi-ev.lo)*b.inRow, true
+		src, v := moveBandSource(s, b.moveLoop, b.moveK, b.moveSrc, b.moveS, ev.r0, ev.r1, whole)
+		inView = &v
 		args[b.param] = withInts(s, map[string]int{
 			fmt.Sprint("n", b.moveLoop): (ev.r1 - ev.r0) * b.moveK,
 			"src":                       src,

@@ -441,11 +441,15 @@ func Walk(ops []Op, fn func(op *Op)) {
 // pool's DSP record, where the pool runs as sums). p is not modified.
 func (p *Program) WithoutUnusedConsts() *Program {
 	used := make([]bool, len(p.Consts))
-	p.walkArgs(func(a Arg) Arg {
-		if t, ok := a.(ConstTable); ok && t.Index >= 0 && t.Index < len(used) {
-			used[t.Index] = true
+	p.eachCall(func(c *Call) {
+		for _, a := range c.Args {
+			mapArg(a, func(a Arg) Arg {
+				if t, ok := a.(ConstTable); ok && t.Index >= 0 && t.Index < len(used) {
+					used[t.Index] = true
+				}
+				return a
+			})
 		}
-		return a
 	})
 	remap := make([]int, len(p.Consts))
 	q := *p
@@ -459,46 +463,37 @@ func (p *Program) WithoutUnusedConsts() *Program {
 	if len(q.Consts) == len(p.Consts) {
 		return p
 	}
+	// New slices for every call, so that replacing one leaves p's alone.
 	q.Ops = cloneOps(p.Ops)
 	q.Groups = slices.Clone(p.Groups)
 	for k := range q.Groups {
 		g := &q.Groups[k]
-		g.Pre, g.Body, g.Post = cloneSteps(g.Pre), cloneSteps(g.Body), cloneSteps(g.Post)
+		g.Pre, g.Body, g.Post = slices.Clone(g.Pre), slices.Clone(g.Body), slices.Clone(g.Post)
 	}
-	q.walkArgs(func(a Arg) Arg {
-		if t, ok := a.(ConstTable); ok {
-			t.Index = remap[t.Index]
-			return t
+	q.eachCall(func(c *Call) {
+		args := make([]Arg, len(c.Args))
+		for i, a := range c.Args {
+			args[i] = mapArg(a, func(a Arg) Arg {
+				if t, ok := a.(ConstTable); ok {
+					t.Index = remap[t.Index]
+					return t
+				}
+				return a
+			})
 		}
-		return a
+		c.Args = args
 	})
 	return &q
 }
 
-// walkArgs calls f on every argument of every call of p (operators, the
-// blocks of control flow, fused groups), fields of parameter structs
-// included, and stores what f returns in its place.
-func (p *Program) walkArgs(f func(Arg) Arg) {
-	var arg func(a Arg) Arg
-	arg = func(a Arg) Arg {
-		if s, ok := a.(Struct); ok {
-			for i := range s.Fields {
-				s.Fields[i].Value = arg(s.Fields[i].Value)
-			}
-			return s
-		}
-		return f(a)
-	}
-	call := func(c *Call) {
-		for i := range c.Args {
-			c.Args[i] = arg(c.Args[i])
-		}
-	}
+// eachCall calls f on every call of p: operators', those of control flow
+// blocks, fused groups'.
+func (p *Program) eachCall(f func(*Call)) {
 	var ops func(os []Op)
 	ops = func(os []Op) {
 		for i := range os {
 			for k := range os[i].Calls {
-				call(&os[i].Calls[k])
+				f(&os[i].Calls[k])
 			}
 			if fl := os[i].Flow; fl != nil {
 				for _, b := range fl.Blocks {
@@ -512,38 +507,33 @@ func (p *Program) walkArgs(f func(Arg) Arg) {
 		g := &p.Groups[k]
 		for _, ss := range [][]Step{g.Pre, g.Body, g.Post} {
 			for i := range ss {
-				call(&ss[i].Call)
+				f(&ss[i].Call)
 			}
 		}
 	}
 }
 
-// cloneCall copies a call deeply enough that its arguments (and their
-// structs' fields) can be replaced without touching the original.
-func cloneCall(c Call) Call {
-	args := slices.Clone(c.Args)
-	for i, a := range args {
-		if s, ok := a.(Struct); ok {
-			s.Fields = slices.Clone(s.Fields)
-			for k, f := range s.Fields {
-				if _, nested := f.Value.(Struct); nested {
-					s.Fields[k].Value = cloneCall(Call{Args: []Arg{f.Value}}).Args[0]
-				}
-			}
-			args[i] = s
-		}
+// mapArg returns a with f applied to every argument in it that is not a
+// parameter struct (a struct's fields, recursively), in new structs where
+// a has them; a itself is not modified.
+func mapArg(a Arg, f func(Arg) Arg) Arg {
+	s, ok := a.(Struct)
+	if !ok {
+		return f(a)
 	}
-	return Call{Fn: c.Fn, Args: args}
+	fields := make([]Field, len(s.Fields))
+	for i, fd := range s.Fields {
+		fields[i] = Field{Name: fd.Name, Value: mapArg(fd.Value, f)}
+	}
+	return Struct{Type: s.Type, Fields: fields}
 }
 
+// cloneOps copies operators with new slices of calls and of control flow
+// blocks (the calls' arguments shared).
 func cloneOps(os []Op) []Op {
 	out := slices.Clone(os)
 	for i := range out {
-		calls := make([]Call, len(out[i].Calls))
-		for k, c := range out[i].Calls {
-			calls[k] = cloneCall(c)
-		}
-		out[i].Calls = calls
+		out[i].Calls = slices.Clone(out[i].Calls)
 		if fl := out[i].Flow; fl != nil {
 			f := *fl
 			f.Blocks = slices.Clone(fl.Blocks)
@@ -552,14 +542,6 @@ func cloneOps(os []Op) []Op {
 			}
 			out[i].Flow = &f
 		}
-	}
-	return out
-}
-
-func cloneSteps(ss []Step) []Step {
-	out := slices.Clone(ss)
-	for i := range out {
-		out[i].Call = cloneCall(out[i].Call)
 	}
 	return out
 }
