@@ -27,6 +27,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/gen/schedule"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/planner"
 )
@@ -59,7 +60,7 @@ type Options struct {
 	// over the memory of an input that dies there).
 	NoShare bool
 	// NoFuse keeps the layer-by-layer plan: no fused groups
-	// (lower/fuse.go), and no operator writes its output over its dying
+	// (schedule/fuse.go), and no operator writes its output over its dying
 	// input at a shift (overlapped pairs, lower/overlap.go).
 	NoFuse bool
 	// NoTests leaves out generated_test.go (allocation, independence and
@@ -153,7 +154,7 @@ func parse(name string, data []byte) (*model.Graph, error) {
 	if err == nil || !errors.As(err, &unsup) || g == nil || len(g.Ops) == 0 {
 		return g, err
 	}
-	_, lerr := lower.Ops(g, make([]bool, len(g.Ops)))
+	_, lerr := lower.Lower(g, nil, lower.Kernels{})
 	var more *model.UnsupportedError
 	if errors.As(lerr, &more) {
 		all := &model.UnsupportedError{Problems: slices.Clone(unsup.Problems)}
@@ -167,7 +168,7 @@ func parse(name string, data []byte) (*model.Graph, error) {
 	return nil, err
 }
 
-// lowerGraph lowers and plans a parsed graph (lower.Program, then
+// lowerGraph lowers, schedules and plans a parsed graph (schedule.Program, then
 // layout.Make). Unless Options.Speed is set, a fast kernel is kept only
 // where its scratch memory does not make the arena larger. A plan over Options.MaxArena fails with
 // ErrTooLarge and the peak explained.
@@ -180,7 +181,8 @@ func lowerGraph(g *model.Graph, opt Options) (*program.Program, *layout.Layout, 
 	// pools come in with the final plan only.
 	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Effort: opt.Effort, Session: planner.NewSession(opt.Effort),
 		ExternalIO: opt.ExternalIO}
-	p, plain, err := lower.Program(g, lower.ProgramOptions{Options: lower.Options{NoShare: opt.NoShare}, Overlap: !opt.NoFuse && !opt.Speed, Speed: opt.Speed, GC: opt.GC, Plan: popt})
+	p, plain, err := schedule.Program(g, schedule.Options{Lower: lower.Options{NoShare: opt.NoShare}, Kernels: lower.Kernels{Speed: opt.Speed, GC: opt.GC},
+		Fuse: !opt.NoFuse && !opt.Speed, Plan: popt})
 	if err == nil {
 		popt.Pools = opt.Pools
 		var lay *layout.Layout

@@ -47,8 +47,8 @@ func deps(t *testing.T, root, pkg string) (internal, external []string) {
 	return internal, external
 }
 
-// TestImportGraph checks the direction of the stages (issue 14): lowering
-// does not import emission, planning imports neither, emission does not
+// TestImportGraph checks the direction of the stages (issues 14, 23):
+// lowering imports neither scheduling, planning nor emission, planning imports neither, emission does not
 // reach back into lowering, the variant choice and the planner know
 // nothing of the generator, and the kernels (copied into generated
 // packages) import nothing but the standard library. With -v it logs each
@@ -71,22 +71,32 @@ func TestImportGraph(t *testing.T) {
 		// required are dependencies that must be present: they show the
 		// listing is the transitive one (not vacuous).
 		required []string
+		// notImported are module packages pkg must not import itself
+		// (it may depend on them through another).
+		notImported []string
 	}{
-		{pkg: "gen/program", forbidden: []string{"gen/lower", "gen/layout", "gen/variant", "gen/emit", "gen/report"},
+		{pkg: "gen/program", forbidden: []string{"gen/lower", "gen/schedule", "gen/layout", "gen/variant", "gen/emit", "gen/report"},
 			required: []string{"internal/model", "planner"}},
-		{pkg: "gen/lower", forbidden: []string{"gen/emit", "gen/report"},
-			required: []string{"gen/program"}},
-		{pkg: "gen/layout", forbidden: []string{"gen/lower", "gen/emit", "gen/report"},
+		// Lowering offers choices; scheduling makes them by planning
+		// candidates (gen/schedule), so lowering knows no planner.
+		// It reaches the kernels' planning code through gen/kernelsig only.
+		{pkg: "gen/lower", forbidden: []string{"gen/schedule", "gen/layout", "gen/variant", "gen/emit", "gen/report"},
+			required: []string{"gen/program", "gen/kernelsig"}, notImported: []string{"kernels"}},
+		{pkg: "gen/schedule", forbidden: []string{"gen/emit", "gen/report"},
+			required: []string{"gen/program", "gen/lower", "gen/layout", "gen/variant"}},
+		{pkg: "gen/layout", forbidden: []string{"gen/lower", "gen/schedule", "gen/emit", "gen/report"},
 			required: []string{"gen/program", "planner"}},
 		{pkg: "gen/variant", nothingInternal: true},
-		{pkg: "gen/emit", forbidden: []string{"gen/lower", "gen/variant"},
+		{pkg: "gen/emit", forbidden: []string{"gen/lower", "gen/schedule", "gen/variant"},
 			required: []string{"gen/program", "gen/layout"}},
-		{pkg: "gen/report", forbidden: []string{"gen/lower", "gen/variant", "gen/emit"},
+		{pkg: "gen/report", forbidden: []string{"gen/lower", "gen/schedule", "gen/variant", "gen/emit"},
 			required: []string{"gen/program", "gen/layout"}},
 		{pkg: "planner", nothingInternal: true, stdOnly: true},
 		{pkg: "kernels", nothingInternal: true, stdOnly: true},
 		// The orchestrator reaches every stage (directly or not).
-		{pkg: "gen", required: []string{"gen/program", "gen/lower", "gen/layout", "gen/variant", "gen/emit", "gen/report"}},
+		{pkg: "gen", required: []string{"gen/program", "gen/lower", "gen/schedule", "gen/layout", "gen/variant", "gen/emit", "gen/report"}},
+		// The differential tests' harness runs what a test hands it.
+		{pkg: "internal/devtools/difftest", forbidden: []string{"gen/lower", "gen/schedule"}},
 		{pkg: "cmd/tflm-gen", required: []string{"gen"}},
 	}
 	for _, tc := range tests {
@@ -113,8 +123,25 @@ func TestImportGraph(t *testing.T) {
 			}
 			// Developer tools are never part of the generator itself.
 			for _, d := range internal {
-				if strings.HasPrefix(d, "internal/devtools/") {
+				if strings.HasPrefix(d, "internal/devtools/") && !strings.HasPrefix(tc.pkg, "internal/devtools/") {
 					t.Errorf("%s depends on the developer tool %s", tc.pkg, d)
+				}
+			}
+			if len(tc.notImported) > 0 {
+				cmd := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "./"+tc.pkg)
+				cmd.Dir = root
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("go list -f .Imports ./%s: %v", tc.pkg, err)
+				}
+				imports := strings.Fields(string(out))
+				if !slices.Contains(imports, "fmt") {
+					t.Fatalf("go list -f .Imports ./%s lists %v: not what the test expects", tc.pkg, imports)
+				}
+				for _, n := range tc.notImported {
+					if slices.Contains(imports, modulePath+"/"+n) {
+						t.Errorf("%s imports %s", tc.pkg, n)
+					}
 				}
 			}
 			for _, r := range tc.required {

@@ -213,7 +213,7 @@ func reluConstsFor(dt model.DType, si, so float32, zi, zo int32) (reluConsts, er
 	if k.Mult, k.Shift, err = quant.CheckedMultiplier(float64(si / so)); err != nil {
 		return k, err
 	}
-	k.ActMin, k.ActMax = typeRange(dt)
+	k.ActMin, k.ActMax = dt.IntRange()
 	k.ActMin = max(k.ActMin, zo)
 	return k, nil
 }
@@ -256,7 +256,7 @@ func relu6Bounds(dt model.DType, si float32, zi int32) (lo, hi int32, err error)
 	if !(r >= math.MinInt32 && r <= math.MaxInt32) {
 		return 0, 0, fmt.Errorf("input scale %v: 6 is out of range", si)
 	}
-	tlo, thi := typeRange(dt)
+	tlo, thi := dt.IntRange()
 	return zi, min(max(int32(r), tlo), thi), nil
 }
 
@@ -321,7 +321,7 @@ func leakyReluConstsFor(dt model.DType, alpha, si, so float32, zi, zo int32) (le
 		}
 		k.MultAlpha, k.AlphaNeg = -k.MultAlpha, true
 	}
-	k.QMin, k.QMax = typeRange(dt)
+	k.QMin, k.QMax = dt.IntRange()
 	return k, nil
 }
 
@@ -448,7 +448,7 @@ func preluConstsFor(dt model.DType, si, sa, so float32, zi, za, zo int32) (prelu
 	if k.Mult2, k.Shift2, err = quant.CheckedMultiplier(r2); err != nil {
 		return k, fmt.Errorf("alpha: %w", err)
 	}
-	k.QMin, k.QMax = typeRange(dt)
+	k.QMin, k.QMax = dt.IntRange()
 	return k, nil
 }
 

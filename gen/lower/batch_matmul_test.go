@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -78,17 +79,17 @@ func randBatchMatmul(r *rand.Rand, dt model.DType, opt bmmOpt) diffCase {
 	var ql, qr, qo *builder.Quant
 	switch dt {
 	case model.Int8:
-		ql, qr = randQuant(r, dt), randQuant(r, dt)
+		ql, qr = difftest.RandQuant(r, dt), difftest.RandQuant(r, dt)
 		// Products of up to 2^14 summed B times: an output scale 2^6 to
 		// 2^13 times B above the product scale keeps most results in
 		// range, also with zero points at the limits.
-		zo := randQuant(r, dt).ZeroPoint[0]
+		zo := difftest.RandQuant(r, dt).ZeroPoint[0]
 		if r.IntN(2) == 0 {
 			zo /= 8 // near the middle as often as at the limits
 		}
 		qo = builder.PerTensor(ql.Scale[0]*qr.Scale[0]*float32(math.Exp2(6+7*r.Float64()+math.Log2(float64(B)))), zo)
 	case model.Int16:
-		ql, qr = randQuant(r, dt), randQuant(r, dt)
+		ql, qr = difftest.RandQuant(r, dt), difftest.RandQuant(r, dt)
 		qo = builder.PerTensor(ql.Scale[0]*qr.Scale[0]*float32(math.Exp2(13+10*r.Float64()+0.5*math.Log2(float64(B)))), 0)
 		if opt.int16ZP {
 			qr.ZeroPoint[0] = 1
@@ -99,8 +100,8 @@ func randBatchMatmul(r *rand.Rand, dt model.DType, opt bmmOpt) diffCase {
 	var ins []int
 	constR := r.IntN(3) == 0
 	constL := !constR && r.IntN(5) == 0
-	tl := addInput(m, &c, &ins, "lhs", ls, ql, randVals(r, dt, shapeProd(ls)), constL)
-	tr := addInput(m, &c, &ins, "rhs", rs, qr, randVals(r, dt, shapeProd(rs)), constR)
+	tl := addInput(m, &c, &ins, "lhs", ls, ql, difftest.RandVals(r, dt, shapeProd(ls)), constL)
+	tr := addInput(m, &c, &ins, "rhs", rs, qr, difftest.RandVals(r, dt, shapeProd(rs)), constR)
 	to := m.Tensor("out", outDT, os, qo)
 	m.Op(model.OpBatchMatmul, []int{tl, tr}, []int{to}, &builder.Options{Type: unionBatchMat, Fields: []builder.Field{
 		builder.Bool(bmmAdjX, adjX), builder.Bool(bmmAdjY, adjY)}})

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -17,27 +18,27 @@ func castTRange(dt model.DType) (lo, hi float64) {
 	if dt == model.Uint32 {
 		return 0, math.MaxUint32
 	}
-	l, h := typeRange(dt)
+	l, h := dt.IntRange()
 	return float64(l), float64(h)
 }
 
 // randCastVals draws n inputs of type from; float32 values lie inside the
 // range of an integer target to (outside it C++ leaves the result
 // undefined), with halves, small values and signed zeros.
-func randCastVals(r *rand.Rand, from, to model.DType, n int) diffVals {
+func randCastVals(r *rand.Rand, from, to model.DType, n int) difftest.Vals {
 	if from == model.Bool {
 		return randCmpVals(r, from, n)
 	}
 	if from != model.Float32 {
-		return randVals(r, from, n)
+		return difftest.RandVals(r, from, n)
 	}
 	if to == model.Float32 {
 		v := randCmpVals(r, from, n)
 		return v
 	}
 	lo, hi := castTRange(to)
-	v := diffVals{dt: from}
-	for len(v.flts) < n {
+	v := difftest.Vals{DT: from}
+	for len(v.Flts) < n {
 		var f float32
 		switch r.IntN(4) {
 		case 0:
@@ -50,7 +51,7 @@ func randCastVals(r *rand.Rand, from, to model.DType, n int) diffVals {
 		if float64(f) <= lo-1 || float64(f) >= hi+1 {
 			continue
 		}
-		v.flts = append(v.flts, f)
+		v.Flts = append(v.Flts, f)
 	}
 	return v
 }
@@ -70,10 +71,10 @@ func randCast(r *rand.Rand, from, via, to model.DType) diffCase {
 	m := builder.New("cast differential case")
 	var ins []int
 	konst := r.IntN(8) == 0
-	ti := addInput(m, &c, &ins, "in", shape, randQuant(r, from), randCastVals(r, from, target, shapeProd(shape)), konst)
+	ti := addInput(m, &c, &ins, "in", shape, difftest.RandQuant(r, from), randCastVals(r, from, target, shapeProd(shape)), konst)
 	if konst {
 		ins = append(ins, m.Tensor("unused", model.Int8, []int{1}, nil))
-		c.inputs = append(c.inputs, diffVals{dt: model.Int8, ints: []int64{0}})
+		c.inputs = append(c.inputs, difftest.Vals{DT: model.Int8, Ints: []int64{0}})
 	}
 	cur := ti
 	if via != 0 {
@@ -81,7 +82,7 @@ func randCast(r *rand.Rand, from, via, to model.DType) diffCase {
 		m.Op(model.OpCast, []int{cur}, []int{mid}, nil)
 		cur = mid
 	}
-	to_ := m.Tensor("out", to, shape, randQuant(r, to))
+	to_ := m.Tensor("out", to, shape, difftest.RandQuant(r, to))
 	m.Op(model.OpCast, []int{cur}, []int{to_}, nil)
 	m.IO(ins, []int{to_})
 	c.model = m.Bytes()
@@ -165,7 +166,7 @@ func TestCastUint32ConstMatchesTFLM(t *testing.T) {
 				unused := m.Tensor("unused", model.Int8, []int{1}, nil)
 				m.IO([]int{unused}, []int{out})
 				return diffCase{desc: fmt.Sprintf("CAST uint32 constant %v to %s", shape, to), model: m.Bytes(), outDT: to,
-					inputs: []diffVals{{dt: model.Int8, ints: []int64{0}}}}
+					inputs: []difftest.Vals{{DT: model.Int8, Ints: []int64{0}}}}
 			}, nil)
 		})
 	}

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -50,30 +51,30 @@ func randBcastShapes(r *rand.Rand, k int) (ins [][]int, out []int) {
 
 // randCmpVals draws n values of type dt from a small pool half the time,
 // so that equal values are common; float32 includes NaN and infinities.
-func randCmpVals(r *rand.Rand, dt model.DType, n int) diffVals {
-	v := randVals(r, dt, n)
+func randCmpVals(r *rand.Rand, dt model.DType, n int) difftest.Vals {
+	v := difftest.RandVals(r, dt, n)
 	pool := r.IntN(2) == 0
 	for i := range n {
 		switch dt {
 		case model.Bool:
-			v.ints[i] = int64(r.IntN(2))
+			v.Ints[i] = int64(r.IntN(2))
 		case model.Float32:
 			if pool {
-				v.flts[i] = []float32{0, float32(math.Copysign(0, -1)), 1, -1, 0.5, float32(math.Inf(1)), float32(math.NaN())}[r.IntN(7)]
+				v.Flts[i] = []float32{0, float32(math.Copysign(0, -1)), 1, -1, 0.5, float32(math.Inf(1)), float32(math.NaN())}[r.IntN(7)]
 			} else if r.IntN(20) == 0 {
-				v.flts[i] = float32(math.NaN())
+				v.Flts[i] = float32(math.NaN())
 			}
 		case model.Int64:
 			if !pool {
-				v.ints[i] = int64(r.Uint64())
+				v.Ints[i] = int64(r.Uint64())
 			}
 			fallthrough
 		default:
 			if pool {
-				lo, hi := typeRange(dt)
-				v.ints[i] = []int64{int64(lo), int64(hi), -1, 0, 1, 2}[r.IntN(6)]
+				lo, hi := dt.IntRange()
+				v.Ints[i] = []int64{int64(lo), int64(hi), -1, 0, 1, 2}[r.IntN(6)]
 				if dt == model.Int64 && r.IntN(3) == 0 {
-					v.ints[i] = []int64{math.MinInt64, math.MaxInt64}[r.IntN(2)]
+					v.Ints[i] = []int64{math.MinInt64, math.MaxInt64}[r.IntN(2)]
 				}
 			}
 		}
@@ -85,7 +86,7 @@ func randCmpVals(r *rand.Rand, dt model.DType, n int) diffVals {
 // in [2^-12, 1) (it aborts at 1 and above), the zero point often at the
 // type limits.
 func randCmpQuant(r *rand.Rand) *builder.Quant {
-	q := randQuant(r, model.Int8)
+	q := difftest.RandQuant(r, model.Int8)
 	q.Scale[0] = float32(math.Exp2(-12 + 11.99*r.Float64()))
 	return q
 }
@@ -170,7 +171,7 @@ func TestCompareRefusedAsTFLM(t *testing.T) {
 		c := randBinaryBool(r, tc.code, tc.dt)
 		var raws [][]byte
 		for _, v := range c.inputs {
-			raws = append(raws, v.raw())
+			raws = append(raws, v.Raw())
 		}
 		if _, err := inProcess(c.model, raws...); err == nil || !strings.Contains(err.Error(), "bool only") {
 			t.Errorf("%s: error %v, want a refusal", c.desc, err)
@@ -185,17 +186,17 @@ func TestCompareGreaterInt16Refused(t *testing.T) {
 	o := oracle.New(t)
 	r := rand.New(rand.NewPCG(5, 6))
 	c := randBinaryBool(r, model.OpGreater, model.Int16)
-	for len(c.inputs) != 2 || len(c.inputs[0].ints) == 0 || len(c.inputs[1].ints) == 0 {
+	for len(c.inputs) != 2 || len(c.inputs[0].Ints) == 0 || len(c.inputs[1].Ints) == 0 {
 		c = randBinaryBool(r, model.OpGreater, model.Int16)
 	}
 	// a > b everywhere, where a is the type maximum and b the minimum.
-	for i := range c.inputs[0].ints {
-		c.inputs[0].ints[i] = math.MaxInt16
+	for i := range c.inputs[0].Ints {
+		c.inputs[0].Ints[i] = math.MaxInt16
 	}
-	for i := range c.inputs[1].ints {
-		c.inputs[1].ints[i] = math.MinInt16
+	for i := range c.inputs[1].Ints {
+		c.inputs[1].Ints[i] = math.MinInt16
 	}
-	want, err := o.Run(c.model, c.inputs[0].csv(), c.inputs[1].csv())
+	want, err := o.Run(c.model, c.inputs[0].CSV(), c.inputs[1].CSV())
 	oracle.SkipIfNotRecorded(t, err, c.desc)
 	if err != nil {
 		t.Fatalf("%s: %v", c.desc, err)
@@ -203,7 +204,7 @@ func TestCompareGreaterInt16Refused(t *testing.T) {
 	if s := strings.Join(want[0], ","); strings.Contains(s, "1") {
 		t.Errorf("%s: TFLM gives %s, expected all false", c.desc, s)
 	}
-	_, err = inProcess(c.model, c.inputs[0].raw(), c.inputs[1].raw())
+	_, err = inProcess(c.model, c.inputs[0].Raw(), c.inputs[1].Raw())
 	if err == nil || !strings.Contains(err.Error(), "int16 rescaling unset") {
 		t.Errorf("%s: error %v", c.desc, err)
 	}
@@ -222,7 +223,7 @@ func randSelect(r *rand.Rand, dt model.DType) diffCase {
 	}
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("SELECT_V2 %s %v %v %v -> %v", dt, shapes[0], shapes[1], shapes[2], out)}
 	m := builder.New("select_v2 differential case")
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	var ins []int
 	k := -1
 	if r.IntN(5) == 0 {
@@ -265,7 +266,7 @@ func TestSelectRefusedAsTFLM(t *testing.T) {
 		m.Op(model.OpSelectV2, []int{tc, tx, ty}, []int{to}, nil)
 		m.IO([]int{tc, tx, ty}, []int{to})
 		return diffCase{model: m.Bytes(), desc: fmt.Sprintf("SELECT_V2 %s %v %v %v -> %v", condDT, cs, xs, ys, os),
-			inputs: []diffVals{randCmpVals(r, condDT, shapeProd(cs)), randVals(r, model.Float32, shapeProd(xs)), randVals(r, model.Float32, shapeProd(ys))}}
+			inputs: []difftest.Vals{randCmpVals(r, condDT, shapeProd(cs)), difftest.RandVals(r, model.Float32, shapeProd(xs)), difftest.RandVals(r, model.Float32, shapeProd(ys))}}
 	}
 	checkRefusedAsTFLM(t, o, mk(model.Int8, []int{2}, []int{2}, []int{2}, []int{2}), model.OpSelectV2, "want bool")
 	checkRefusedAsTFLM(t, o, mk(model.Bool, []int{2}, []int{3}, []int{2}, []int{3}), model.OpSelectV2, "do not broadcast")

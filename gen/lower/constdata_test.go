@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func constDataQuant(r *rand.Rand, dt model.DType) *builder.Quant {
 	if dt == model.Float32 {
 		return nil
 	}
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	q.Scale[0] = float32(0.01 + 0.1*r.Float64())
 	return q
 }
@@ -48,15 +49,15 @@ func randConstData(r *rand.Rand, code model.OpCode, dt model.DType) diffCase {
 	switch code {
 	case model.OpFullyConnected:
 		batch, depth, units := 1+r.IntN(3), 1+r.IntN(8), 1+r.IntN(6)
-		x := randVals(r, dt, batch*depth).constTensor(m, "x", []int{batch, depth}, constDataQuant(r, dt))
-		w := randVals(r, wdt, units*depth).constTensor(m, "w", []int{units, depth}, wq())
+		x := difftest.RandVals(r, dt, batch*depth).ConstTensor(m, "x", []int{batch, depth}, constDataQuant(r, dt))
+		w := difftest.RandVals(r, wdt, units*depth).ConstTensor(m, "w", []int{units, depth}, wq())
 		ins = []int{x, w, -1}
 		out = m.Tensor("out", dt, []int{batch, units}, constDataQuant(r, dt))
 		c.desc = fmt.Sprintf("FULLY_CONNECTED %s constant [%d %d] x [%d %d]", dt, batch, depth, units, depth)
 	case model.OpConv2D:
 		h, w_, ic, oc, k := 1+r.IntN(5), 1+r.IntN(5), 1+r.IntN(3), 1+r.IntN(3), 1+2*r.IntN(2)
-		x := randVals(r, dt, h*w_*ic).constTensor(m, "x", []int{1, h, w_, ic}, constDataQuant(r, dt))
-		f := randVals(r, wdt, oc*k*k*ic).constTensor(m, "f", []int{oc, k, k, ic}, wq())
+		x := difftest.RandVals(r, dt, h*w_*ic).ConstTensor(m, "x", []int{1, h, w_, ic}, constDataQuant(r, dt))
+		f := difftest.RandVals(r, wdt, oc*k*k*ic).ConstTensor(m, "f", []int{oc, k, k, ic}, wq())
 		ins = []int{x, f, -1}
 		out = m.Tensor("out", dt, []int{1, h, w_, oc}, constDataQuant(r, dt))
 		opts = &builder.Options{Type: 1, Fields: []builder.Field{builder.Byte(0, 0), builder.Int(1, 1), builder.Int(2, 1), builder.Int(4, 1), builder.Int(5, 1)}}
@@ -64,8 +65,8 @@ func randConstData(r *rand.Rand, code model.OpCode, dt model.DType) diffCase {
 	default:
 		shape := randDims(r, 1+r.IntN(4), 4)
 		n := shapeProd(shape)
-		a := randVals(r, dt, n).constTensor(m, "a", shape, constDataQuant(r, dt))
-		b := randVals(r, dt, n).constTensor(m, "b", shape, constDataQuant(r, dt))
+		a := difftest.RandVals(r, dt, n).ConstTensor(m, "a", shape, constDataQuant(r, dt))
+		b := difftest.RandVals(r, dt, n).ConstTensor(m, "b", shape, constDataQuant(r, dt))
 		ins = []int{a, b}
 		out = m.Tensor("out", dt, shape, constDataQuant(r, dt))
 		c.desc = fmt.Sprintf("%s %s constants %v", code, dt, shape)
@@ -76,7 +77,7 @@ func randConstData(r *rand.Rand, code model.OpCode, dt model.DType) diffCase {
 	u2 := m.Tensor("u2", dt, []int{2}, q)
 	m.Op(model.OpAdd, []int{u, u}, []int{u2}, nil)
 	m.IO([]int{u}, []int{out, u2})
-	c.inputs = []diffVals{randVals(r, dt, 2)}
+	c.inputs = []difftest.Vals{difftest.RandVals(r, dt, 2)}
 	c.model = m.Bytes()
 	return c
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
-	"github.com/tflm-gen/tflm-gen/kernels"
 	"github.com/tflm-gen/tflm-gen/planner"
 )
 
@@ -897,7 +896,7 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 	if err != nil {
 		return err
 	}
-	if wt, rec, ok := kernels.PlanPWDSP(rows, int32Bytes(triples), outZP, lo); ok && c.DSP() {
+	if wt, rec, ok := kernelsig.PlanPWDSP(rows, int32Bytes(triples), outZP, lo); ok && c.DSP() {
 		// Tiles of two pixels by two channels through the DSP loop;
 		// faster from a widened copy of each pixel pair where its
 		// scratch is free.
@@ -907,13 +906,13 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 		pwArg, recArg := c.Const("PW", wt), c.Const("Rec", rec)
 		widened := func() {
 			c.Call(kernelsig.ConvPWDSPW, params, View(in), pwArg, recArg,
-				c.Scratch(model.Int32, kernels.DSPPWArgsWords+kernels.DSPWidenWords(inC)), View(out))
+				c.Scratch(model.Int32, kernelsig.DSPPWArgsWords+kernelsig.DSPWidenWords(inC)), View(out))
 		}
 		switch {
 		case !c.Lean():
 			widened()
 		default:
-			c.Call(kernelsig.ConvPWDSP, params, View(in), pwArg, recArg, c.Scratch(model.Int32, kernels.DSPPWArgsWords), View(out))
+			c.Call(kernelsig.ConvPWDSP, params, View(in), pwArg, recArg, c.Scratch(model.Int32, kernelsig.DSPPWArgsWords), View(out))
 		}
 		if outC%2 == 0 && !c.Lean() {
 			// convPWDSPW copies a pixel pair, widened, before it writes
@@ -940,7 +939,7 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 	c.Call(kernelsig.ConvPWInt8, Struct(kernelsig.ConvPWParams,
 		F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
 		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
-		View(in), wt, rq, c.Scratch(model.Int32, kernels.ConvPWScratch(outC)), View(out))
+		View(in), wt, rq, c.Scratch(model.Int32, kernelsig.ScratchConvPW(outC)), View(out))
 	if inC%8 == 0 && inC <= convGatherMax && outC <= convGatherMaxC {
 		// convPWInt8 writes channel pair by channel pair; written over its
 		// input, the layer runs as convGatherInt8 (raster order, pixel
@@ -949,7 +948,7 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 			strideH: 1, strideW: 1, dilH: 1, dilW: 1}
 		c.offerOverlapWith(0, rasterWindowShift(g, 1, 1, 2, true), func() {
 			c.Call(kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), wt, rq,
-				c.Scratch(model.Int32, kernels.ConvGatherScratch(inC, outC)), View(out))
+				c.Scratch(model.Int32, kernelsig.ScratchConvGather(inC, outC)), View(out))
 		})
 	}
 	return nil
@@ -965,14 +964,14 @@ func convLowerDSPInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, row
 	if err != nil {
 		return false, err
 	}
-	wt, rec, ok := kernels.PlanConvDSP(rows, int32Bytes(triples), outZP, lo)
+	wt, rec, ok := kernelsig.PlanConvDSP(rows, int32Bytes(triples), outZP, lo)
 	if !ok {
 		return false, nil
 	}
 	K := g.fH * g.fW * g.inC
-	fn, words := kernelsig.ConvDSP, kernels.ConvDSPScratch(K)
+	fn, words := kernelsig.ConvDSP, kernelsig.ScratchConvDSP(K)
 	if !c.Lean() {
-		fn, words = kernelsig.ConvDSPW, kernels.ConvDSPWScratch(K)
+		fn, words = kernelsig.ConvDSPW, kernelsig.ScratchConvDSPW(K)
 	}
 	c.Call(fn, Struct(kernelsig.ConvDSPParams,
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
@@ -1028,7 +1027,7 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 			padded[oc] = append(append([]int8(nil), r...), make([]int8, kp-k)...)
 		}
 		c.Call(kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Gather", convPWPairs(padded)), rq,
-			c.Scratch(model.Int32, kernels.ConvGatherScratch(k, len(rows))), View(out))
+			c.Scratch(model.Int32, kernelsig.ScratchConvGather(k, len(rows))), View(out))
 		// convGatherInt8 gathers the windows of two pixels, then writes
 		// both, in raster order.
 		c.offerOverlap(0, rasterWindowShift(g, 1, 1, 2, true))
@@ -1128,7 +1127,7 @@ func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGe
 // channels, dwDSPInt8M2 for 2 with at least two input channels,
 // dwDSPInt8MQ for a multiple of four) and reports whether it did: not for
 // other depth multipliers, nor where a requantization is not one the
-// kernels compute exactly (kernels.PlanDWDSP). Its scratch is small (an
+// kernels compute exactly (kernelsig.PlanDWDSP). Its scratch is small (an
 // argument block and a pointer per tap, or per four taps and a window of
 // one channel): it is the lean variant too.
 func dwLowerDSPInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGeom, depthMul int,
@@ -1152,18 +1151,18 @@ func dwLowerDSPInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGeo
 	if err != nil {
 		return false, err
 	}
-	wt, rec, ok := kernels.PlanDWDSP(rows, int32Bytes(triples), outZP, lo)
-	words := kernels.DWDSPScratch(g.fH, g.fW)
+	wt, rec, ok := kernelsig.PlanDWDSP(rows, int32Bytes(triples), outZP, lo)
+	words := kernelsig.DWDSPScratch(g.fH, g.fW)
 	if q8 {
-		wt, rec, ok = kernels.PlanDWDSPQ8(rows, g.fH, g.fW, int32Bytes(triples), outZP, lo)
-		words = kernels.DWDSPScratchQ8(g.fH, g.fW)
+		wt, rec, ok = kernelsig.PlanDWDSPQ8(rows, g.fH, g.fW, int32Bytes(triples), outZP, lo)
+		words = kernelsig.DWDSPScratchQ8(g.fH, g.fW)
 	}
 	if !ok {
 		return false, nil
 	}
 	zrow := make([]byte, g.inC)
 	if q8 {
-		zrow = make([]byte, kernels.DWDSPZerosQ8(g.outW, g.strideW))
+		zrow = make([]byte, kernelsig.DWDSPZerosQ8(g.outW, g.strideW))
 	}
 	for i := range zrow {
 		zrow[i] = byte(int8(inZP))
@@ -1181,7 +1180,7 @@ func dwLowerDSPInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGeo
 	// The kernel's own order of reads and writes gives the distance; with
 	// depth multiplier 1 it must be a multiple of the channels, which the
 	// planner's alignment of the tie keeps.
-	dist := kernels.DWDSPShift(kernels.DWGeom{
+	dist := kernelsig.DWDSPShift(kernelsig.DWGeometry{
 		Batches: g.batches, InH: g.inH, InW: g.inW, InC: g.inC, FilterH: g.fH, FilterW: g.fW,
 		OutH: g.outH, OutW: g.outW, OutC: g.outC, DepthMul: depthMul,
 		StrideH: g.strideH, StrideW: g.strideW, DilationH: g.dilH, DilationW: g.dilW, PadH: g.padH, PadW: g.padW,
@@ -1231,7 +1230,7 @@ func dwLower3x3Int8(c *opCtx, in, filter, bias, out *model.Tensor, oh, ow, strid
 	// blocks of six pixels of a multiple of four channels.
 	words := 0
 	if N == C && ow%6 == 0 && C%4 == 0 {
-		words = kernels.Dw3x3Scratch
+		words = kernelsig.Dw3x3Scratch
 	}
 	c.Call(kernelsig.Dw3x3Int8, Struct(kernelsig.Dw3x3Params,
 		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("chans", Int(C)), F("mult", Int(N/C)),
@@ -1244,7 +1243,7 @@ func dwLower3x3Int8(c *opCtx, in, filter, bias, out *model.Tensor, oh, ow, strid
 	if N != C {
 		// dw3x3Mult (one input channel) reads a segment's windows, then
 		// writes its pixels.
-		c.offerOverlap(0, rasterWindowShift(g, 1, 1, kernels.Dw3x3Seg, true))
+		c.offerOverlap(0, rasterWindowShift(g, 1, 1, kernelsig.Dw3x3Seg, true))
 		return nil
 	}
 	// dw3x3Int8 writes blocks of bw pixels of a row in raster order,

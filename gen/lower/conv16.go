@@ -5,13 +5,12 @@ import (
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
-	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 // convLowerDSPInt16 emits the 16x8 convolution with a 64-bit accumulator on
 // the DSP loop (kernels/conv_dsp16.go) where the DSP kernels are allowed,
 // the convolution is ungrouped and the loop's records take its
-// requantization (kernels.PlanFC16DSP), and reports whether it did: a 1x1
+// requantization (kernelsig.PlanFC16DSP), and reports whether it did: a 1x1
 // filter without padding over a multiple of four channels reads the
 // pixels in place (convDSPInt16PW), every other convolution gathers each
 // window into a scratch row of its fH*fW*inC values rounded up to a
@@ -29,12 +28,12 @@ func convLowerDSPInt16(c *opCtx, inArg Arg, filter, bias, out *model.Tensor, fie
 			b[i] = int64(binary.LittleEndian.Uint64(bias.Data[8*i:]))
 		}
 	}
-	rec, ok := kernels.PlanFC16DSP(K4, b, mult, shift, 0, lo, hi)
+	rec, ok := kernelsig.PlanFC16DSP(K4, b, mult, shift, 0, lo, hi)
 	if !ok {
 		return false
 	}
 	rows := convOHWI(filter.Data, outC)
-	wt := kernels.PlanFC16DSPWeights(outC, K4, func(j int) []byte {
+	wt := kernelsig.PlanFC16DSPWeights(outC, K4, func(j int) []byte {
 		r := make([]byte, K4)
 		for i, v := range rows[j] {
 			r[i] = byte(v)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -79,7 +80,7 @@ func inProcessMachine(data []byte) (*run.Machine, *model.Graph, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p, _, err := Program(g, ProgramOptions{})
+	p, err := testProgram(g)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -156,7 +157,7 @@ func cbCase(r *rand.Rand) (desc string, data []byte, written func(i int) (lo, hi
 	default:
 		opts = builder.FlexMap(map[string]builder.FlexValue{"cycles_max": builder.FlexInt(1)}, []int{1, 2, 4, 8}[r.IntN(4)])
 	}
-	q := randQuant(r, model.Int8)
+	q := difftest.RandQuant(r, model.Int8)
 	variable := r.IntN(3) == 0
 	m := builder.New("circular buffer differential case")
 	in := m.Tensor("in", model.Int8, []int{b, 1, h, d}, q)
@@ -182,42 +183,42 @@ func TestCircularBufferMatchesTFLM(t *testing.T) {
 		o := oracle.New(t)
 		dir := t.TempDir()
 		r := rand.New(rand.NewPCG(13, 1))
-		var n diffTally
-		var sw sweep
-		for i := 0; i < diffCount(20, 200); i++ {
+		var n difftest.Tally
+		var sw difftest.Sweep
+		for i := 0; i < difftest.Count(20, 200); i++ {
 			desc, data, written := cbCase(r)
 			_, _, gerr := inProcessMachine(data)
-			if !sw.take(i, data, ProgramOptions{}) {
-				n.unrunCase(gerr)
+			if !sw.Take(i, data, testProgram) {
+				n.UnrunCase(gerr)
 				continue
 			}
 			want, oerr := invokeOracle(o, dir, data, 7, 1, 1)
-			if n.skip(t, oerr, i, desc) {
+			if n.Skip(t, oerr, i, desc) {
 				continue
 			}
 			switch {
 			case oerr != nil && errors.Is(oerr, oracle.ErrRejected):
 				if gerr == nil {
 					t.Errorf("case %d (%s): TFLM rejects the model (%v) but tflm-gen lowers it", i, desc, oerr)
-					n.mismatches++
+					n.Mismatches++
 				}
-				n.refused++
+				n.Refused++
 				continue
 			case oerr != nil:
 				t.Fatalf("case %d (%s): oracle: %v", i, desc, oerr)
 			case gerr != nil:
 				t.Errorf("case %d (%s): TFLM runs it, tflm-gen: %v", i, desc, gerr)
-				n.mismatches++
-				n.refused++
+				n.Mismatches++
+				n.Refused++
 				continue
 			}
 			if err := compareInvokes(data, want, written); err != nil {
 				t.Errorf("case %d (%s): %v", i, desc, err)
-				n.mismatches++
+				n.Mismatches++
 			}
-			n.compared++
+			n.Compared++
 		}
-		n.log(t)
+		n.Log(t)
 	})
 }
 
@@ -259,7 +260,7 @@ func TestCircularBufferRefusedAsTFLM(t *testing.T) {
 		for _, d := range c.inSh {
 			n *= d
 		}
-		dc := diffCase{desc: c.name, model: m.Bytes(), inputs: []diffVals{randVals(rand.New(rand.NewPCG(1, 2)), c.inDT, n)}}
+		dc := diffCase{desc: c.name, model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(rand.New(rand.NewPCG(1, 2)), c.inDT, n)}}
 		checkCustomRefusedAsTFLM(t, o, dc, name, c.want)
 	}
 }
@@ -277,7 +278,7 @@ func checkCustomRefusedAsTFLM(t *testing.T, o *oracle.Oracle, c diffCase, name, 
 //
 // cats is 0 for regular NMS, else the categories per anchor: TFLM's fast
 // NMS writes its k-th detection at cats*k + k%cats only.
-func dppCase(r *rand.Rand) (desc string, data []byte, inputs []diffVals, cats int) {
+func dppCase(r *rand.Rand) (desc string, data []byte, inputs []difftest.Vals, cats int) {
 	nb := 1 + r.IntN(40)
 	numClasses := 1 + r.IntN(5)
 	bg := r.IntN(2)
@@ -309,13 +310,13 @@ func dppCase(r *rand.Rand) (desc string, data []byte, inputs []diffVals, cats in
 		anchors[4*i+2] = float32(0.05 + 0.5*r.Float64())
 		anchors[4*i+3] = float32(0.05 + 0.5*r.Float64())
 	}
-	enc := diffVals{dt: model.Float32}
+	enc := difftest.Vals{DT: model.Float32}
 	for i := 0; i < nb*stride; i++ {
-		enc.flts = append(enc.flts, float32(r.NormFloat64()*2))
+		enc.Flts = append(enc.Flts, float32(r.NormFloat64()*2))
 	}
-	scores := diffVals{dt: model.Float32}
+	scores := difftest.Vals{DT: model.Float32}
 	for i := 0; i < nb*(numClasses+bg); i++ {
-		scores.flts = append(scores.flts, float32(r.IntN(16))/16)
+		scores.Flts = append(scores.Flts, float32(r.IntN(16))/16)
 	}
 	dets := maxDet
 	if !regular {
@@ -336,7 +337,7 @@ func dppCase(r *rand.Rand) (desc string, data []byte, inputs []diffVals, cats in
 	if !regular {
 		cats = min(maxCls, numClasses)
 	}
-	return desc, m.Bytes(), []diffVals{enc, scores}, cats
+	return desc, m.Bytes(), []difftest.Vals{enc, scores}, cats
 }
 
 // TestDetectionPostProcessMatchesTFLM compares all four outputs bit for
@@ -345,32 +346,32 @@ func TestDetectionPostProcessMatchesTFLM(t *testing.T) {
 	t.Run("TFLite_Detection_PostProcess_float32", func(t *testing.T) {
 		o := oracle.New(t)
 		r := rand.New(rand.NewPCG(13, 2))
-		var tally diffTally
-		var sw sweep
-		for i := 0; i < diffCount(20, 200); i++ {
+		var tally difftest.Tally
+		var sw difftest.Sweep
+		for i := 0; i < difftest.Count(20, 200); i++ {
 			desc, data, inputs, cats := dppCase(r)
-			got, path, gerr := inProcessPath(data, inputs[0].raw(), inputs[1].raw())
-			if !sw.pick(i, path) {
-				tally.unrunCase(gerr)
+			got, path, gerr := inProcessPath(data, inputs[0].Raw(), inputs[1].Raw())
+			if !sw.Pick(i, path) {
+				tally.UnrunCase(gerr)
 				continue
 			}
-			want, oerr := o.Run(data, inputs[0].csv(), inputs[1].csv())
-			if tally.skip(t, oerr, i, desc) {
+			want, oerr := o.Run(data, inputs[0].CSV(), inputs[1].CSV())
+			if tally.Skip(t, oerr, i, desc) {
 				continue
 			}
 			if oerr == nil && errors.Is(gerr, ErrUnsupported) && strings.Contains(gerr.Error(), "TFLM's scratch") {
-				tally.refused++ // documented: TFLM would write past its scratch
+				tally.Refused++ // documented: TFLM would write past its scratch
 				continue
 			}
 			if oerr != nil || gerr != nil {
 				t.Errorf("case %d (%s): TFLM %v, tflm-gen %v", i, desc, oerr, gerr)
-				tally.mismatches++
-				tally.refused++
+				tally.Mismatches++
+				tally.Refused++
 				continue
 			}
-			if err := compareRaw(model.Float32, got[3], want[3]); err != nil {
+			if err := difftest.CompareRaw(model.Float32, got[3], want[3]); err != nil {
 				t.Errorf("case %d (%s): num_detections: %v", i, desc, err)
-				tally.mismatches++
+				tally.Mismatches++
 				continue
 			}
 			n := int(math.Float32frombits(binary.LittleEndian.Uint32(got[3])))
@@ -387,17 +388,17 @@ func TestDetectionPostProcessMatchesTFLM(t *testing.T) {
 					}
 					g, w = gs, ws
 				}
-				if err := compareRaw(model.Float32, g, w); err != nil {
+				if err := difftest.CompareRaw(model.Float32, g, w); err != nil {
 					t.Errorf("case %d (%s): output %d: %v", i, desc, k, err)
 					bad = true
 				}
 			}
 			if bad {
-				tally.mismatches++
+				tally.Mismatches++
 			}
-			tally.compared++
+			tally.Compared++
 		}
-		tally.log(t)
+		tally.Log(t)
 	})
 }
 
@@ -452,7 +453,7 @@ func TestDetectionPostProcessRefusedAsTFLM(t *testing.T) {
 			n *= d
 		}
 		rr := rand.New(rand.NewPCG(1, 3))
-		dc := diffCase{desc: c.name, model: m.Bytes(), inputs: []diffVals{randVals(rr, c.dt, n), randVals(rr, c.dt, 12)}}
+		dc := diffCase{desc: c.name, model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(rr, c.dt, n), difftest.RandVals(rr, c.dt, 12)}}
 		checkCustomRefusedAsTFLM(t, o, dc, "TFLite_Detection_PostProcess", c.want)
 	}
 }

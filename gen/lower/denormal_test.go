@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"testing"
 
@@ -27,13 +28,13 @@ func TestMulZeroConstantDenormalScale(t *testing.T) {
 			}
 			tiny := []float32{3.6e-43, 1e-40, 1.4e-45, 2e-38}[r.IntN(4)]
 			m := builder.New("mul by zeros")
-			x := m.Tensor("x", dt, shape, builder.PerTensor(randScale(r), zp))
-			zq := builder.PerTensor(randScale(r), zp)
-			zeros := diffVals{dt: dt, ints: make([]int64, n)}
-			for i := range zeros.ints {
-				zeros.ints[i] = zp
+			x := m.Tensor("x", dt, shape, builder.PerTensor(difftest.RandScale(r), zp))
+			zq := builder.PerTensor(difftest.RandScale(r), zp)
+			zeros := difftest.Vals{DT: dt, Ints: make([]int64, n)}
+			for i := range zeros.Ints {
+				zeros.Ints[i] = zp
 			}
-			k := zeros.constTensor(m, "zeros", shape, zq)
+			k := zeros.ConstTensor(m, "zeros", shape, zq)
 			out := m.Tensor("out", dt, shape, builder.PerTensor(tiny, zp))
 			ins := []int{x, k}
 			if r.IntN(2) == 0 {
@@ -41,7 +42,7 @@ func TestMulZeroConstantDenormalScale(t *testing.T) {
 			}
 			m.Op(model.OpMul, ins, []int{out}, nil)
 			m.IO([]int{x}, []int{out})
-			return diffCase{model: m.Bytes(), inputs: []diffVals{randVals(r, dt, n)}, outDT: dt,
+			return diffCase{model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, dt, n)}, outDT: dt,
 				desc: fmt.Sprintf("MUL %s %v by zeros, scale %g", dt, shape, tiny)}
 		}
 	}

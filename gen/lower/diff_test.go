@@ -1,10 +1,9 @@
 package lower
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
@@ -21,151 +19,11 @@ import (
 // random models, their inputs, the comparison and the count line that
 // internal/devtools/diffcount collects.
 
-// diffVals is the value list of one graph input (or a constant tensor).
-type diffVals struct {
-	dt   model.DType
-	ints []int64
-	flts []float32
-	// bounds, for index inputs: value i indexes a dimension of size
-	// bounds[i % len(bounds)].
-	bounds []int
-}
-
-func (v diffVals) raw() []byte {
-	var b []byte
-	switch v.dt {
-	case model.Float32:
-		for _, x := range v.flts {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
-		}
-	case model.Int16:
-		for _, x := range v.ints {
-			b = binary.LittleEndian.AppendUint16(b, uint16(x))
-		}
-	case model.Int32:
-		for _, x := range v.ints {
-			b = binary.LittleEndian.AppendUint32(b, uint32(x))
-		}
-	case model.Int64:
-		for _, x := range v.ints {
-			b = binary.LittleEndian.AppendUint64(b, uint64(x))
-		}
-	default:
-		for _, x := range v.ints {
-			b = append(b, byte(x))
-		}
-	}
-	return b
-}
-
-func (v diffVals) csv() []string {
-	if v.dt == model.Float32 {
-		return oracle.Floats(v.flts)
-	}
-	return oracle.Ints(v.ints)
-}
-
-// randVals draws n values of type dt: integers over the whole type range,
-// float32 mostly normal with some zeros of both signs, infinities and
-// extremes.
-func randVals(r *rand.Rand, dt model.DType, n int) diffVals {
-	v := diffVals{dt: dt}
-	for i := 0; i < n; i++ {
-		if dt == model.Float32 {
-			specials := []float32{0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), 3.4e38, 1.2e-38}
-			if r.IntN(16) == 0 {
-				v.flts = append(v.flts, specials[r.IntN(len(specials))])
-				continue
-			}
-			v.flts = append(v.flts, float32(r.NormFloat64()*math.Exp2(float64(r.IntN(12)-6))))
-			continue
-		}
-		lo, hi := typeRange(dt)
-		v.ints = append(v.ints, int64(lo)+r.Int64N(int64(hi)-int64(lo)+1))
-	}
-	return v
-}
-
-// constTensor adds v as a constant tensor of the given shape.
-func (v diffVals) constTensor(m *builder.Model, name string, shape []int, q *builder.Quant) int {
-	return m.Const(name, v.dt, shape, q, v.raw())
-}
-
-// randQuant is a per-tensor quantization for int8/int16 with zero points
-// often at the type limits (int16: 0), nil for other types.
-func randQuant(r *rand.Rand, dt model.DType) *builder.Quant {
-	if dt != model.Int8 && dt != model.Int16 {
-		return nil
-	}
-	lo, hi := typeRange(dt)
-	zp := int64(0)
-	if dt == model.Int8 {
-		switch r.IntN(4) {
-		case 0:
-			zp = int64(lo)
-		case 1:
-			zp = int64(hi)
-		default:
-			zp = int64(lo) + r.Int64N(int64(hi)-int64(lo)+1)
-		}
-	}
-	return builder.PerTensor(randScale(r), zp)
-}
-
-// compareRaw checks output bytes of type dt against the oracle's values:
-// integers exactly, float32 by bits (any NaN matching any NaN).
-func compareRaw(dt model.DType, got []byte, want []string) error {
-	if dt == model.Float32 {
-		w, err := oracle.ParseFloats(want)
-		if err != nil {
-			return err
-		}
-		if len(w)*4 != len(got) {
-			return fmt.Errorf("%d output values, TFLM has %d", len(got)/4, len(w))
-		}
-		for i, x := range w {
-			g := math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:]))
-			nx, ng := math.IsNaN(float64(x)), math.IsNaN(float64(g))
-			if nx != ng || !nx && math.Float32bits(g) != math.Float32bits(x) {
-				return fmt.Errorf("element %d: got %v (%#x), TFLM %v (%#x)", i, g, math.Float32bits(g), x, math.Float32bits(x))
-			}
-		}
-		return nil
-	}
-	w, err := oracle.ParseInts(want)
-	if err != nil {
-		return err
-	}
-	size := dt.Size()
-	if len(w)*size != len(got) {
-		return fmt.Errorf("%d output values, TFLM has %d", len(got)/size, len(w))
-	}
-	for i, x := range w {
-		var g int64
-		switch dt {
-		case model.Int8:
-			g = int64(int8(got[i]))
-		case model.Int16:
-			g = int64(int16(binary.LittleEndian.Uint16(got[2*i:])))
-		case model.Int32:
-			g = int64(int32(binary.LittleEndian.Uint32(got[4*i:])))
-		case model.Int64:
-			g = int64(binary.LittleEndian.Uint64(got[8*i:]))
-		default:
-			g = int64(got[i])
-		}
-		if g != x {
-			return fmt.Errorf("element %d: got %d, TFLM %d", i, g, x)
-		}
-	}
-	return nil
-}
-
 // diffCase is one random single-operator model with its graph inputs.
 type diffCase struct {
 	desc   string
 	model  []byte
-	inputs []diffVals
+	inputs []difftest.Vals
 	outDT  model.DType
 }
 
@@ -189,12 +47,12 @@ func (n diffN) run() int {
 // a model TFLM runs may be refused only when allowRefusal says so (a
 // documented refusal). A case the oracle has no recording of is skipped.
 // It returns the numbers compared and refused and logs the counts
-// (diffTally.log: the test fails when no case compared, and is skipped when
+// (difftest.Tally.log: the test fails when no case compared, and is skipped when
 // that is because cases were skipped).
 func runDiffCases(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen func(r *rand.Rand) diffCase, allowRefusal func(error) bool) (compared, refused int) {
 	t.Helper()
 	return runDiffCasesWith(t, o, n, r, gen, allowRefusal, func(c diffCase, got [][]byte, want [][]string) error {
-		return compareRaw(c.outDT, got[0], want[0])
+		return difftest.CompareRaw(c.outDT, got[0], want[0])
 	})
 }
 
@@ -222,14 +80,14 @@ func runDiffCasesWith(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen
 	parallel(len(cases), func(i int) {
 		var raws [][]byte
 		for _, v := range cases[i].inputs {
-			raws = append(raws, v.raw())
+			raws = append(raws, v.Raw())
 		}
 		res[i].got, res[i].path, res[i].gerr = inProcessPath(cases[i].model, raws...)
 	})
-	var sw sweep
+	var sw difftest.Sweep
 	picked := make([]bool, len(cases))
 	for i := range cases {
-		picked[i] = sw.pick(i, res[i].path)
+		picked[i] = sw.Pick(i, res[i].path)
 	}
 	parallel(len(cases), func(i int) {
 		if !picked[i] {
@@ -237,58 +95,58 @@ func runDiffCasesWith(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen
 		}
 		var csvs [][]string
 		for _, v := range cases[i].inputs {
-			csvs = append(csvs, v.csv())
+			csvs = append(csvs, v.CSV())
 		}
 		res[i].want, res[i].oerr = o.Run(cases[i].model, csvs...)
 	})
-	var tally diffTally
+	var tally difftest.Tally
 	for i, c := range cases {
 		want, oerr, got, gerr := res[i].want, res[i].oerr, res[i].got, res[i].gerr
 		if !picked[i] {
-			tally.unrunCase(gerr)
+			tally.UnrunCase(gerr)
 			if gerr != nil {
 				continue
 			}
 			if ok, err := refCompare(c, got, cmp); err != nil {
 				t.Errorf("case %d (%s): %v", i, c.desc, err)
-				tally.mismatches++
+				tally.Mismatches++
 			} else if ok {
-				tally.refChecked++
+				tally.RefChecked++
 			}
 			continue
 		}
-		if tally.skip(t, oerr, i, c.desc) {
+		if tally.Skip(t, oerr, i, c.desc) {
 			continue
 		}
 		switch {
 		case oerr != nil && errors.Is(oerr, oracle.ErrRejected):
 			if gerr == nil {
 				t.Errorf("case %d (%s): TFLM rejects the model (%v) but tflm-gen lowers it", i, c.desc, oerr)
-				tally.mismatches++
+				tally.Mismatches++
 			}
-			tally.refused++
+			tally.Refused++
 			continue
 		case oerr != nil:
 			t.Fatalf("case %d (%s): oracle: %v", i, c.desc, oerr)
 		case gerr != nil:
 			if !errors.Is(gerr, ErrUnsupported) || allowRefusal == nil || !allowRefusal(gerr) {
 				t.Errorf("case %d (%s): TFLM runs it, tflm-gen: %v", i, c.desc, gerr)
-				tally.mismatches++
+				tally.Mismatches++
 			}
-			tally.refused++
+			tally.Refused++
 			continue
 		}
 		if err := cmp(c, got, want); err != nil {
 			t.Errorf("case %d (%s): %v", i, c.desc, err)
-			tally.mismatches++
+			tally.Mismatches++
 		}
 		if err := refCheck(c, want); err != nil {
 			t.Errorf("case %d (%s): %v", i, c.desc, err)
 		}
-		tally.compared++
+		tally.Compared++
 	}
-	tally.log(t)
-	return tally.compared, tally.refused
+	tally.Log(t)
+	return tally.Compared, tally.Refused
 }
 
 // parallel calls f(i) for i in [0, n) on every core.
@@ -313,7 +171,7 @@ func parallel(n int, f func(i int)) {
 func refCheck(c diffCase, want [][]string) error {
 	var raws [][]byte
 	for _, v := range c.inputs {
-		raws = append(raws, v.raw())
+		raws = append(raws, v.Raw())
 	}
 	ref, err := refRun(c.model, raws...)
 	switch {
@@ -325,90 +183,11 @@ func refCheck(c diffCase, want [][]string) error {
 		return fmt.Errorf("reference implementation: %d outputs, TFLM has %d", len(ref), len(want))
 	}
 	for k, v := range ref {
-		if err := compareRaw(v.dt, v.raw(), want[k]); err != nil {
+		if err := difftest.CompareRaw(v.DT, v.Raw(), want[k]); err != nil {
 			return fmt.Errorf("reference implementation (fuzz_ref_test.go), output %d: %w", k, err)
 		}
 	}
 	return nil
-}
-
-// diffTally counts the cases of one differential (sub)test for its count
-// line (log).
-type diffTally struct {
-	compared   int // outputs compared with TFLM's
-	refused    int // refused by both sides, or by tflm-gen as documented
-	skipped    int // no TFLM reference (oracle.ErrNotRecorded): neither passed nor failed
-	mismatches int // failed
-	// The cases the default mode did not run through TFLM (sweep; -long
-	// runs them): unrun those tflm-gen lowers, refChecked those of them
-	// compared with the reference implementations instead (refCompare),
-	// unrunRefused those tflm-gen refuses.
-	unrun, refChecked, unrunRefused int
-}
-
-// skip reports whether oerr says that the oracle has no recording of case
-// i (oracle.ErrNotRecorded); it then counts the case as skipped and logs
-// it. A test checks this before anything else about the case.
-func (n *diffTally) skip(t *testing.T, oerr error, i int, desc string) bool {
-	t.Helper()
-	if !errors.Is(oerr, oracle.ErrNotRecorded) {
-		return false
-	}
-	n.skipped++
-	t.Logf("case %d (%s): skipped: %v", i, desc, oerr)
-	return true
-}
-
-// done is the number of cases compared, skipped, or not run through TFLM
-// but expected to compare (unrun): a test that draws cases until enough
-// were compared stops at the same case whether or not the oracle had their
-// recordings and, in the default mode, about where the full run stops (a
-// case beyond the full run's is skipped: the oracle has no recording of it).
-func (n diffTally) done() int { return n.compared + n.skipped + n.unrun }
-
-// log writes the count line of one differential (sub)test, which
-// internal/devtools/diffcount collects into a table per operator. The test
-// (or subtest) name must start with the operator's name followed by "_"
-// and the types in lower case (e.g. "RESIZE_BILINEAR_int8"). A test that
-// compared nothing fails, unless cases were skipped for want of a
-// reference: the skipped cases may be those that would have compared, so
-// the test is skipped.
-func (n diffTally) log(t *testing.T) {
-	t.Helper()
-	t.Logf("differential counts: compared %d, refused %d, skipped %d, mismatches %d", n.compared, n.refused, n.skipped, n.mismatches)
-	n.logUnrun(t)
-	n.skipIfNoneCompared(t)
-	if n.compared == 0 {
-		t.Errorf("no case compared with TFLM")
-	}
-}
-
-// unrunCase counts a case the default mode does not run through TFLM,
-// which tflm-gen lowers (gerr nil) or refuses.
-func (n *diffTally) unrunCase(gerr error) {
-	if gerr != nil {
-		n.unrunRefused++
-	} else {
-		n.unrun++
-	}
-}
-
-// logUnrun logs how many cases the default mode did not run through TFLM.
-func (n diffTally) logUnrun(t *testing.T) {
-	t.Helper()
-	if n.unrun+n.unrunRefused > 0 {
-		t.Logf("default mode: %d more cases not run through TFLM (go test -long runs them): %d lowered, %d of them compared with the reference implementations; %d refused",
-			n.unrun+n.unrunRefused, n.unrun, n.refChecked, n.unrunRefused)
-	}
-}
-
-// skipIfNoneCompared skips the test when it compared no case and skipped
-// some for want of a reference (for tests that log no count line).
-func (n diffTally) skipIfNoneCompared(t *testing.T) {
-	t.Helper()
-	if n.compared == 0 && n.skipped > 0 {
-		t.Skipf("no case compared with TFLM: %d cases skipped for want of a recorded TFLM result (shared/tflm/README.md, Replay)", n.skipped)
-	}
 }
 
 // checkRefusedAsTFLM: TFLM rejects the case's model and the lowering
@@ -429,8 +208,8 @@ func checkRefused(t *testing.T, o *oracle.Oracle, c diffCase, label, want string
 		var csvs [][]string
 		var raws [][]byte
 		for _, v := range c.inputs {
-			csvs = append(csvs, v.csv())
-			raws = append(raws, v.raw())
+			csvs = append(csvs, v.CSV())
+			raws = append(raws, v.Raw())
 		}
 		_, oerr := o.Run(c.model, csvs...)
 		oracle.SkipIfNotRecorded(t, oerr, c.desc)
@@ -442,15 +221,4 @@ func checkRefused(t *testing.T, o *oracle.Oracle, c diffCase, label, want string
 			t.Errorf("%s: error %v, want an unsupported-model error naming %s and saying %q", c.desc, err, label, want)
 		}
 	})
-}
-
-// diffCount is the number of cases of a test that draws cases until
-// enough were compared: short with -short, else long. The test must draw
-// from a random source of its own, so that -short runs a prefix of the
-// full run's cases.
-func diffCount(short, long int) int {
-	if testing.Short() {
-		return short
-	}
-	return long
 }

@@ -3,6 +3,7 @@ package lower
 import (
 	"errors"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -43,11 +44,11 @@ func oldActCase(r *rand.Rand, code model.OpCode, in, out model.DType, qi, qo *bu
 	to := m.Tensor("out", out, shape, qo)
 	m.Op(code, []int{ti}, []int{to}, opts)
 	m.IO([]int{ti}, []int{to})
-	vals := randVals(r, in, shapeProd(shape))
+	vals := difftest.RandVals(r, in, shapeProd(shape))
 	return diffCase{
 		desc:   fmt.Sprintf("%s %s->%s %v in %s out %s %s", code, in, out, shape, oldQuantDesc(qi), oldQuantDesc(qo), desc),
 		model:  m.Bytes(),
-		inputs: []diffVals{vals},
+		inputs: []difftest.Vals{vals},
 		outDT:  out,
 	}
 }
@@ -63,9 +64,9 @@ func oldQuantDesc(q *builder.Quant) string {
 func oldRandQuant(r *rand.Rand, dt model.DType) *builder.Quant {
 	if dt == model.Uint8 {
 		zp := []int64{0, 255, int64(r.IntN(256))}[r.IntN(3)]
-		return builder.PerTensor(randScale(r), zp)
+		return builder.PerTensor(difftest.RandScale(r), zp)
 	}
-	return randQuant(r, dt)
+	return difftest.RandQuant(r, dt)
 }
 
 // oldBeta is a softmax beta: 1 in half the cases, else in [0.1, 5].
@@ -92,9 +93,9 @@ func randSoftmaxCase(r *rand.Rand, in, out model.DType) diffCase {
 	var qi, qo *builder.Quant
 	switch {
 	case in == model.Int8 && out == model.Int8:
-		qi, qo = randQuant(r, in), builder.PerTensor(1.0/256, -128)
+		qi, qo = difftest.RandQuant(r, in), builder.PerTensor(1.0/256, -128)
 	case in == model.Int8 && out == model.Int16:
-		qi, qo = randQuant(r, in), builder.PerTensor(1.0/65536*oldNear(r), -32768)
+		qi, qo = difftest.RandQuant(r, in), builder.PerTensor(1.0/65536*oldNear(r), -32768)
 	case in == model.Int16:
 		// TFLM checks only the output's zero point: the input's cancels
 		// in the differences to the row maximum.
@@ -102,7 +103,7 @@ func randSoftmaxCase(r *rand.Rand, in, out model.DType) diffCase {
 		if r.IntN(3) == 0 {
 			zp = int64(r.IntN(65536) - 32768)
 		}
-		qi, qo = builder.PerTensor(randScale(r)/64, zp), builder.PerTensor(1.0/32768*oldNear(r), 0)
+		qi, qo = builder.PerTensor(difftest.RandScale(r)/64, zp), builder.PerTensor(1.0/32768*oldNear(r), 0)
 	}
 	return oldActCase(r, model.OpSoftmax, in, out, qi, qo, opts, fmt.Sprintf("beta %g", beta))
 }
@@ -153,16 +154,16 @@ func randLogisticTanhCase(r *rand.Rand, code model.OpCode, dt model.DType) diffC
 	var qi, qo *builder.Quant
 	switch dt {
 	case model.Int8:
-		qi = randQuant(r, dt)
+		qi = difftest.RandQuant(r, dt)
 		qo = builder.PerTensor(1.0/256, -128)
 		if code == model.OpTanh {
 			qo = builder.PerTensor(1.0/128, 0)
 		}
 		if r.IntN(4) == 0 {
-			qo = randQuant(r, dt)
+			qo = difftest.RandQuant(r, dt)
 		}
 	case model.Int16:
-		s := randScale(r) / 16
+		s := difftest.RandScale(r) / 16
 		if r.IntN(3) == 0 {
 			s = float32(math.Exp2(float64(-13 + r.IntN(3))))
 		}
@@ -203,10 +204,10 @@ func randReluCase(r *rand.Rand, code model.OpCode, dt model.DType) diffCase {
 		opts = &builder.Options{Type: unionLeakyRelu, Fields: []builder.Field{builder.Float(leakyAlpha, alpha)}}
 		desc = fmt.Sprintf("alpha %g", alpha)
 	}
-	qi := randQuant(r, dt)
+	qi := difftest.RandQuant(r, dt)
 	qo := qi
 	if r.IntN(3) > 0 {
-		qo = randQuant(r, dt)
+		qo = difftest.RandQuant(r, dt)
 	}
 	return oldActCase(r, code, dt, dt, qi, qo, opts, desc)
 }
@@ -254,15 +255,15 @@ func randPreluCase(r *rand.Rand, dt model.DType) diffCase {
 	if dt == model.Int16 {
 		adt = model.Int8
 	}
-	qi, qa, qo := randQuant(r, dt), randQuant(r, adt), randQuant(r, dt)
+	qi, qa, qo := difftest.RandQuant(r, dt), difftest.RandQuant(r, adt), difftest.RandQuant(r, dt)
 	m := builder.New("prelu differential case")
 	in := m.Tensor("in", dt, shape, qi)
-	c := diffCase{outDT: dt, inputs: []diffVals{randVals(r, dt, shapeProd(shape))}}
-	av := randVals(r, adt, shapeProd(ashape))
+	c := diffCase{outDT: dt, inputs: []difftest.Vals{difftest.RandVals(r, dt, shapeProd(shape))}}
+	av := difftest.RandVals(r, adt, shapeProd(ashape))
 	constAlpha := r.IntN(2) == 0
 	var alpha int
 	if constAlpha {
-		alpha = av.constTensor(m, "alpha", ashape, qa)
+		alpha = av.ConstTensor(m, "alpha", ashape, qa)
 	} else {
 		alpha = m.Tensor("alpha", adt, ashape, qa)
 		c.inputs = append(c.inputs, av)
@@ -325,16 +326,16 @@ func TestOldQuantizeMatchesTFLM(t *testing.T) {
 				if tc[0] != model.Float32 {
 					qi = oldRandQuant(r, tc[0])
 					if tc[0] == model.Int32 {
-						qi = builder.PerTensor(randScale(r)/1024, 0)
+						qi = builder.PerTensor(difftest.RandScale(r)/1024, 0)
 					}
 				}
 				qo := oldRandQuant(r, tc[1])
 				if tc[1] == model.Int32 {
-					qo = builder.PerTensor(randScale(r), 0)
+					qo = builder.PerTensor(difftest.RandScale(r), 0)
 				}
 				c := oldActCase(r, model.OpQuantize, tc[0], tc[1], qi, qo, nil, "")
 				if tc[0] == model.Float32 {
-					oldQuantizeInRange(c.inputs[0].flts, qo.Scale[0])
+					oldQuantizeInRange(c.inputs[0].Flts, qo.Scale[0])
 				}
 				return c
 			}, nil)
@@ -370,7 +371,7 @@ func randArgMinMaxTwins(r *rand.Rand, code model.OpCode, in, out model.DType) (d
 		a -= int32(len(shape))
 	}
 	oshape := append(append([]int{}, shape[:axis]...), shape[axis+1:]...)
-	q := randQuant(r, in)
+	q := difftest.RandQuant(r, in)
 	axisShape := []int{1}
 	if r.IntN(2) == 0 {
 		axisShape = []int{}
@@ -388,16 +389,16 @@ func randArgMinMaxTwins(r *rand.Rand, code model.OpCode, in, out model.DType) (d
 		m.IO([]int{ti}, []int{to})
 		return m.Bytes()
 	}
-	vals := randVals(r, in, shapeProd(shape))
+	vals := difftest.RandVals(r, in, shapeProd(shape))
 	if in == model.Int8 && r.IntN(2) == 0 {
 		// Few distinct values: ties, which both take the first index.
-		for i := range vals.ints {
-			vals.ints[i] = int64(r.IntN(3))
+		for i := range vals.Ints {
+			vals.Ints[i] = int64(r.IntN(3))
 		}
 	}
 	desc := fmt.Sprintf("%s %s->%s %v axis %d", code, in, out, shape, a)
-	return diffCase{desc: desc, model: build(out), inputs: []diffVals{vals}, outDT: out},
-		diffCase{desc: desc + " (int32 twin)", model: build(model.Int32), inputs: []diffVals{vals}, outDT: model.Int32}
+	return diffCase{desc: desc, model: build(out), inputs: []difftest.Vals{vals}, outDT: out},
+		diffCase{desc: desc + " (int32 twin)", model: build(model.Int32), inputs: []difftest.Vals{vals}, outDT: model.Int32}
 }
 
 // TestOldArgMinMaxMatchesTFLM: ARG_MAX and ARG_MIN over float32 and int8,
@@ -419,7 +420,7 @@ func TestOldArgMinMaxMatchesTFLM(t *testing.T) {
 						}, nil)
 						return
 					}
-					oldArgMinMaxInt64(t, o, diffCount(10, 100), r, code, in)
+					oldArgMinMaxInt64(t, o, difftest.Count(10, 100), r, code, in)
 				})
 			}
 		}
@@ -431,19 +432,19 @@ func TestOldArgMinMaxMatchesTFLM(t *testing.T) {
 // by TFLM as it is.
 func oldArgMinMaxInt64(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, code model.OpCode, in model.DType) {
 	t.Helper()
-	var tally diffTally
-	var sw sweep
+	var tally difftest.Tally
+	var sw difftest.Sweep
 	for i := 0; i < n; i++ {
 		c, twin := randArgMinMaxTwins(r, code, in, model.Int64)
-		csv, raw := c.inputs[0].csv(), c.inputs[0].raw()
-		if !sw.take(i, c.model, ProgramOptions{}) { // case 0 is always taken
+		csv, raw := c.inputs[0].CSV(), c.inputs[0].Raw()
+		if !sw.Take(i, c.model, testProgram) { // case 0 is always taken
 			_, gerr := inProcess(c.model, raw)
-			tally.unrunCase(gerr)
+			tally.UnrunCase(gerr)
 			continue
 		}
 		if i == 0 {
 			_, err := o.Run(c.model, csv)
-			if tally.skip(t, err, i, c.desc) {
+			if tally.Skip(t, err, i, c.desc) {
 				continue // case 0 without its rejection: skipped whole
 			}
 			if !errors.Is(err, oracle.ErrRejected) {
@@ -451,7 +452,7 @@ func oldArgMinMaxInt64(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, code
 			}
 		}
 		want, err := o.Run(twin.model, csv)
-		if tally.skip(t, err, i, twin.desc) {
+		if tally.Skip(t, err, i, twin.desc) {
 			continue
 		}
 		if err != nil {
@@ -460,16 +461,16 @@ func oldArgMinMaxInt64(t *testing.T, o *oracle.Oracle, n int, r *rand.Rand, code
 		got, err := inProcess(c.model, raw)
 		if err != nil {
 			t.Errorf("case %d (%s): %v", i, c.desc, err)
-			tally.mismatches++
+			tally.Mismatches++
 			continue
 		}
-		if err := compareRaw(model.Int64, got[0], want[0]); err != nil {
+		if err := difftest.CompareRaw(model.Int64, got[0], want[0]); err != nil {
 			t.Errorf("case %d (%s): %v", i, c.desc, err)
-			tally.mismatches++
+			tally.Mismatches++
 		}
-		tally.compared++
+		tally.Compared++
 	}
-	tally.log(t)
+	tally.Log(t)
 }
 
 // TestOldActivationsRefusedAsTFLM: quantizations and types TFLM's Prepare

@@ -3,9 +3,9 @@ package lower
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
@@ -89,17 +89,17 @@ func doCovers(a, b, out []int) bool {
 func randDOBinary(r *rand.Rand, code model.OpCode, dt model.DType) diffCase {
 	sa, sb, so := doBcastShapes(r)
 	m := builder.New("binary differential case")
-	qa, qb, qo := randQuant(r, dt), randQuant(r, dt), randQuant(r, dt)
+	qa, qb, qo := difftest.RandQuant(r, dt), difftest.RandQuant(r, dt), difftest.RandQuant(r, dt)
 	if code == model.OpMaximum || code == model.OpMinimum {
 		qb, qo = qa, qa
 	}
-	va, vb := randVals(r, dt, shapeProd(sa)), randVals(r, dt, shapeProd(sb))
+	va, vb := difftest.RandVals(r, dt, shapeProd(sa)), difftest.RandVals(r, dt, shapeProd(sb))
 	a := m.Tensor("a", dt, sa, qa)
-	c := diffCase{outDT: dt, inputs: []diffVals{va}}
+	c := diffCase{outDT: dt, inputs: []difftest.Vals{va}}
 	constB := r.IntN(4) == 0
 	var b int
 	if constB {
-		b = vb.constTensor(m, "b", sb, qb)
+		b = vb.ConstTensor(m, "b", sb, qb)
 	} else {
 		b = m.Tensor("b", dt, sb, qb)
 		c.inputs = append(c.inputs, vb)
@@ -170,7 +170,7 @@ func randDOPool(r *rand.Rand, code model.OpCode, dt model.DType) diffCase {
 	oh, _ := doOutSize(h, fh, sh, 1, same)
 	ow, _ := doOutSize(w, fw, sw, 1, same)
 	act := doAct(r)
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	m := builder.New("pool differential case")
 	in := m.Tensor("in", dt, []int{b, h, w, ch}, q)
 	out := m.Tensor("out", dt, []int{b, oh, ow, ch}, q)
@@ -182,7 +182,7 @@ func randDOPool(r *rand.Rand, code model.OpCode, dt model.DType) diffCase {
 		builder.Byte(poolPadding, pad), builder.Int(poolStrideW, sw), builder.Int(poolStrideH, sh),
 		builder.Int(poolFilterW, fw), builder.Int(poolFilterH, fh), builder.Byte(poolAct, act)}})
 	m.IO([]int{in}, []int{out})
-	return diffCase{outDT: dt, model: m.Bytes(), inputs: []diffVals{randVals(r, dt, b*h*w*ch)},
+	return diffCase{outDT: dt, model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, dt, b*h*w*ch)},
 		desc: fmt.Sprintf("%s %s [%d %d %d %d] filter %dx%d stride %dx%d same %v act %d quant %s", code, dt, b, h, w, ch, fh, fw, sh, sw, same, act, doQ(q))}
 }
 
@@ -254,7 +254,7 @@ func doWeights(r *rand.Rand, m *builder.Model, k doKind, shape []int, axis, oc i
 		bq.ZeroPoint = append(bq.ZeroPoint, 0)
 		ws += s / float32(nq)
 	}
-	wt = m.ConstI8("w", shape, wq, randInt8s(r, n))
+	wt = m.ConstI8("w", shape, wq, difftest.RandInt8s(r, n))
 	if !withBias {
 		return wt, bt, ws
 	}
@@ -281,7 +281,7 @@ func doInOutQuant(r *rand.Rand, k doKind, depth int, wsFor func(inScale float32)
 	if k == doF32 {
 		return nil, nil, wsFor(1)
 	}
-	iq = randQuant(r, k.dt())
+	iq = difftest.RandQuant(r, k.dt())
 	ws = wsFor(iq.Scale[0])
 	// |x - zp| * |w| summed over depth terms: about a quarter of the range
 	// times 64 times sqrt(depth), in units of in*w.
@@ -350,7 +350,7 @@ func randDOConv(r *rand.Rand, depthwise bool, k doKind) diffCase {
 	}
 	m.Op(code, ins, []int{out}, opts)
 	m.IO([]int{in}, []int{out})
-	return diffCase{outDT: k.dt(), model: m.Bytes(), inputs: []diffVals{randVals(r, k.dt(), b*h*w*ic)},
+	return diffCase{outDT: k.dt(), model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, k.dt(), b*h*w*ic)},
 		desc: fmt.Sprintf("%s %s [%d %d %d %d] filter %v stride %dx%d dilation %dx%d same %v multiplier %d act %d bias %v quant %s -> %s",
 			code, k, b, h, w, ic, shape, sh, sw, dh, dw, same, dm, act, withBias, doQ(iq), doQ(oq))}
 }
@@ -368,16 +368,10 @@ func TestDiffOldConvMatchesTFLM(t *testing.T) {
 			t.Run(fmt.Sprintf("%s_%s", code, k), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(code), 300+uint64(k)))
 				gen := func(r *rand.Rand) diffCase { return randDOConv(r, depthwise, k) }
-				runDiffCases(t, o, diffN{10, 100}, r, gen, doConvRefusal)
+				runDiffCases(t, o, diffN{10, 100}, r, gen, difftest.ConvTooLarge)
 			})
 		}
 	}
-}
-
-// doConvRefusal: the documented refusals of the convolution lowerings.
-func doConvRefusal(err error) bool {
-	return strings.Contains(err.Error(), "too large for the 16x8 kernel") ||
-		strings.Contains(err.Error(), "too large for the 64-bit accumulator")
 }
 
 // randDOFC is a random FULLY_CONNECTED case: input of rank 1-4 (rows the
@@ -418,7 +412,7 @@ func randDOFC(r *rand.Rand, k doKind, perTensor bool) diffCase {
 	m.Op(model.OpFullyConnected, ins, []int{out}, &builder.Options{Type: unionFullyConnected, Fields: []builder.Field{
 		builder.Byte(fcAct, act), builder.Bool(fcKeepDims, keep)}})
 	m.IO([]int{in}, []int{out})
-	return diffCase{outDT: k.dt(), model: m.Bytes(), inputs: []diffVals{randVals(r, k.dt(), shapeProd(ishape))},
+	return diffCase{outDT: k.dt(), model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, k.dt(), shapeProd(ishape))},
 		desc: fmt.Sprintf("FULLY_CONNECTED %s %v -> %v units %d keep %v per-tensor %v bias %v act %d quant %s -> %s",
 			k, ishape, oshape, units, keep, perTensor, withBias, act, doQ(iq), doQ(oq))}
 }
@@ -440,7 +434,7 @@ func TestDiffOldFullyConnectedMatchesTFLM(t *testing.T) {
 		t.Run("FULLY_CONNECTED_"+tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(model.OpFullyConnected), 400+uint64(tc.k)*2+map[bool]uint64{true: 1}[tc.perTensor]))
 			gen := func(r *rand.Rand) diffCase { return randDOFC(r, tc.k, tc.perTensor) }
-			runDiffCases(t, o, diffN{10, 100}, r, gen, doConvRefusal)
+			runDiffCases(t, o, diffN{10, 100}, r, gen, difftest.ConvTooLarge)
 		})
 	}
 }
@@ -480,7 +474,7 @@ func randDOTransposeConv(r *rand.Rand, k doKind) diffCase {
 	m.Op(model.OpTransposeConv, ins, []int{out}, &builder.Options{Type: unionDOTransposeConv, Fields: []builder.Field{
 		builder.Byte(convPadding, pad), builder.Int(convStrideW, sw), builder.Int(convStrideH, sh), builder.Byte(tconvAct, act)}})
 	m.IO([]int{in}, []int{out})
-	return diffCase{outDT: k.dt(), model: m.Bytes(), inputs: []diffVals{randVals(r, k.dt(), b*h*w*ic)},
+	return diffCase{outDT: k.dt(), model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, k.dt(), b*h*w*ic)},
 		desc: fmt.Sprintf("TRANSPOSE_CONV %s [%d %d %d %d] filter %dx%d -> %d stride %dx%d same %v bias %v act %d quant %s -> %s",
 			k, b, h, w, ic, fh, fw, oc, sh, sw, same, withBias, act, doQ(iq), doQ(oq))}
 }
@@ -493,7 +487,7 @@ func TestDiffOldTransposeConvMatchesTFLM(t *testing.T) {
 		t.Run(fmt.Sprintf("TRANSPOSE_CONV_%s", k), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(model.OpTransposeConv), 500+uint64(k)))
 			gen := func(r *rand.Rand) diffCase { return randDOTransposeConv(r, k) }
-			runDiffCases(t, o, diffN{10, 100}, r, gen, doConvRefusal)
+			runDiffCases(t, o, diffN{10, 100}, r, gen, difftest.ConvTooLarge)
 		})
 	}
 }

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -62,7 +63,7 @@ func randConcat(r *rand.Rand, dt model.DType) diffCase {
 	if r.IntN(10) == 0 {
 		act = 1 + r.IntN(3) // RELU, RELU_N1_TO_1, RELU6
 	}
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	c := diffCase{outDT: dt}
 	m := builder.New("concatenation differential case")
 	var ins, gin []int
@@ -75,12 +76,12 @@ func randConcat(r *rand.Rand, dt model.DType) diffCase {
 		sum += s[axis]
 		qi := q
 		if q != nil && r.IntN(8) == 0 {
-			qi = randQuant(r, dt) // differing quantization
+			qi = difftest.RandQuant(r, dt) // differing quantization
 		}
 		qs = append(qs, dmQ(qi))
 		vals := reshuffleVals(r, dt, shapeProd(s))
 		if i > 0 && r.IntN(4) == 0 {
-			ins = append(ins, vals.constTensor(m, fmt.Sprintf("c%d", i), s, qi))
+			ins = append(ins, vals.ConstTensor(m, fmt.Sprintf("c%d", i), s, qi))
 		} else {
 			t := m.Tensor(fmt.Sprintf("in%d", i), dt, s, qi)
 			ins, gin = append(ins, t), append(gin, t)
@@ -92,7 +93,7 @@ func randConcat(r *rand.Rand, dt model.DType) diffCase {
 	os[axis] = sum
 	oq := q
 	if q != nil && r.IntN(8) == 0 {
-		oq = randQuant(r, dt)
+		oq = difftest.RandQuant(r, dt)
 	}
 	qs = append(qs, "out "+dmQ(oq))
 	to := m.Tensor("out", dt, os, oq)
@@ -110,7 +111,7 @@ func randPack(r *rand.Rand, dt model.DType) diffCase {
 	n := 1 + r.IntN(4)
 	axis := r.IntN(rank + 1)
 	axisOpt := dmAxis(r, axis, rank+1)
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("PACK %s %d x %v axis %d", dt, n, s, axisOpt)}
 	m := builder.New("pack differential case")
 	var ins []int
@@ -162,7 +163,7 @@ func randSplit(r *rand.Rand, dt model.DType) diffCase {
 	if r.IntN(2) == 0 {
 		ashape = []int{}
 	}
-	ta := i32Vals([]int64{int64(axisOpt)}).constTensor(m, "axis", ashape, nil)
+	ta := i32Vals([]int64{int64(axisOpt)}).ConstTensor(m, "axis", ashape, nil)
 	ti, q := reshuffleIn(r, m, &c, dt, s)
 	os := append([]int{}, s...)
 	os[axis] /= n
@@ -195,9 +196,9 @@ func randSlice(r *rand.Rand, dt model.DType) diffCase {
 	ti, q := reshuffleIn(r, m, &c, dt, s)
 	var tb, ts int
 	if idx64 {
-		tb, ts = i64Vals(begin).constTensor(m, "begin", []int{rank}, nil), i64Vals(size).constTensor(m, "size", []int{rank}, nil)
+		tb, ts = i64Vals(begin).ConstTensor(m, "begin", []int{rank}, nil), i64Vals(size).ConstTensor(m, "size", []int{rank}, nil)
 	} else {
-		tb, ts = i32Vals(begin).constTensor(m, "begin", []int{rank}, nil), i32Vals(size).constTensor(m, "size", []int{rank}, nil)
+		tb, ts = i32Vals(begin).ConstTensor(m, "begin", []int{rank}, nil), i32Vals(size).ConstTensor(m, "size", []int{rank}, nil)
 	}
 	to := m.Tensor("out", dt, os, reshuffleOutQ(r, dt, q))
 	m.Op(model.OpSlice, []int{ti, tb, ts}, []int{to}, nil)
@@ -292,9 +293,9 @@ func randStridedSlice(r *rand.Rand, dt model.DType) diffCase {
 			dt, s, begin, end, strides, bmask, emask, smask, os)}
 		m := builder.New("strided_slice differential case")
 		ti, q := reshuffleIn(r, m, &c, dt, s)
-		tb := i32Vals(begin).constTensor(m, "begin", []int{rank}, nil)
-		te := i32Vals(end).constTensor(m, "end", []int{rank}, nil)
-		ts := i32Vals(strides).constTensor(m, "strides", []int{rank}, nil)
+		tb := i32Vals(begin).ConstTensor(m, "begin", []int{rank}, nil)
+		te := i32Vals(end).ConstTensor(m, "end", []int{rank}, nil)
+		ts := i32Vals(strides).ConstTensor(m, "strides", []int{rank}, nil)
 		to := m.Tensor("out", dt, os, reshuffleOutQ(r, dt, q))
 		m.Op(model.OpStridedSlice, []int{ti, tb, te, ts}, []int{to}, &builder.Options{Type: dmUnionStridedSlice, Fields: []builder.Field{
 			builder.Int(ssBeginMask, bmask), builder.Int(ssEndMask, emask), builder.Int(ssShrinkMask, smask)}})
@@ -316,7 +317,7 @@ func randTranspose(r *rand.Rand, dt model.DType) diffCase {
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("TRANSPOSE %s %v perm %v", dt, s, p)}
 	m := builder.New("transpose differential case")
 	ti, q := reshuffleIn(r, m, &c, dt, s)
-	tp := i32Vals(p).constTensor(m, "perm", []int{rank}, nil)
+	tp := i32Vals(p).ConstTensor(m, "perm", []int{rank}, nil)
 	to := m.Tensor("out", dt, os, reshuffleOutQ(r, dt, q))
 	m.Op(model.OpTranspose, []int{ti, tp}, []int{to}, nil)
 	m.IO([]int{ti}, []int{to})
@@ -343,21 +344,21 @@ func randPad(r *rand.Rand, dt model.DType, v2 bool) diffCase {
 	m := builder.New("pad differential case")
 	ti, q := reshuffleIn(r, m, &c, dt, s)
 	oq := reshuffleOutQ(r, dt, q)
-	tp := i32Vals(pads).constTensor(m, "paddings", []int{rank, 2}, nil)
+	tp := i32Vals(pads).ConstTensor(m, "paddings", []int{rank, 2}, nil)
 	ins := []int{ti, tp}
 	desc := ""
 	if v2 {
 		vq := oq
 		if oq != nil && r.IntN(8) == 0 {
-			vq = randQuant(r, dt)
+			vq = difftest.RandQuant(r, dt)
 		}
 		val := reshuffleVals(r, dt, 1)
 		shape := []int{1}
 		if r.IntN(2) == 0 {
 			shape = []int{}
 		}
-		ins = append(ins, val.constTensor(m, "constant_values", shape, vq))
-		desc = fmt.Sprintf(" value %v%v quant %s", val.ints, val.flts, dmQ(vq))
+		ins = append(ins, val.ConstTensor(m, "constant_values", shape, vq))
+		desc = fmt.Sprintf(" value %v%v quant %s", val.Ints, val.Flts, dmQ(vq))
 	}
 	to := m.Tensor("out", dt, os, oq)
 	m.Op(code, ins, []int{to}, nil)
@@ -409,7 +410,7 @@ func randReshape(r *rand.Rand, dt model.DType) diffCase {
 	}
 	switch mode {
 	case 0:
-		ins = append(ins, i32Vals(ns).constTensor(m, "shape", []int{len(ns)}, nil))
+		ins = append(ins, i32Vals(ns).ConstTensor(m, "shape", []int{len(ns)}, nil))
 	case 1:
 		o := builder.Options{Type: dmUnionReshape}.IntVector(reshapeShape, ns32)
 		opts = &o
@@ -478,7 +479,7 @@ func randExpandDims(r *rand.Rand, dt model.DType) diffCase {
 	if r.IntN(2) == 0 {
 		ashape = []int{}
 	}
-	ta := i32Vals([]int64{int64(axisOpt)}).constTensor(m, "axis", ashape, nil)
+	ta := i32Vals([]int64{int64(axisOpt)}).ConstTensor(m, "axis", ashape, nil)
 	to := m.Tensor("out", dt, os, q)
 	m.Op(model.OpExpandDims, []int{ti, ta}, []int{to}, nil)
 	m.IO([]int{ti}, []int{to})
@@ -554,32 +555,32 @@ func randSvdf(r *rand.Rand, dt model.DType) diffCase {
 	var ti, twf, twt, tb, ts, to int
 	desc := ""
 	if dt == model.Int8 {
-		qin := randQuant(r, model.Int8)
+		qin := difftest.RandQuant(r, model.Int8)
 		inS := qin.Scale[0]
-		wfS := randScale(r)
+		wfS := difftest.RandScale(r)
 		stS := float32(float64(inS) * float64(wfS) / float64(dmPow2(r.IntN(16)-14)))
-		wtS := randScale(r)
+		wtS := difftest.RandScale(r)
 		outS := float32(float64(stS) * float64(wtS) / float64(dmPow2(r.IntN(15)-14)))
 		bS := stS * wtS
-		oq := randQuant(r, model.Int8)
+		oq := difftest.RandQuant(r, model.Int8)
 		oq.Scale[0] = outS
 		ti = m.Tensor("in", dt, []int{batch, inSize}, qin)
-		c.inputs = []diffVals{randVals(r, dt, batch*inSize)}
-		twf = randVals(r, model.Int8, filters*inSize).constTensor(m, "weights_feature", []int{filters, inSize}, builder.PerTensor(wfS, 0))
-		twt = randVals(r, model.Int16, filters*memory).constTensor(m, "weights_time", []int{filters, memory}, builder.PerTensor(wtS, 0))
-		bv := diffVals{dt: model.Int32}
+		c.inputs = []difftest.Vals{difftest.RandVals(r, dt, batch*inSize)}
+		twf = difftest.RandVals(r, model.Int8, filters*inSize).ConstTensor(m, "weights_feature", []int{filters, inSize}, builder.PerTensor(wfS, 0))
+		twt = difftest.RandVals(r, model.Int16, filters*memory).ConstTensor(m, "weights_time", []int{filters, memory}, builder.PerTensor(wtS, 0))
+		bv := difftest.Vals{DT: model.Int32}
 		for range units {
-			bv.ints = append(bv.ints, r.Int64N(1<<20)-1<<19)
+			bv.Ints = append(bv.Ints, r.Int64N(1<<20)-1<<19)
 		}
-		tb = bv.constTensor(m, "bias", []int{units}, builder.PerTensor(bS, 0))
+		tb = bv.ConstTensor(m, "bias", []int{units}, builder.PerTensor(bS, 0))
 		ts = m.Variable("state", model.Int16, []int{batch, memory * filters}, builder.PerTensor(stS, 0))
 		to = m.Tensor("out", dt, []int{batch, units}, oq)
 		desc = fmt.Sprintf(" scales in %g wf %g wt %g state %g out %g zp in %d out %d", inS, wfS, wtS, stS, outS, qin.ZeroPoint[0], oq.ZeroPoint[0])
 	} else {
-		w := func(n int) diffVals {
-			v := diffVals{dt: dt}
+		w := func(n int) difftest.Vals {
+			v := difftest.Vals{DT: dt}
 			for range n {
-				v.flts = append(v.flts, float32(r.NormFloat64()))
+				v.Flts = append(v.Flts, float32(r.NormFloat64()))
 			}
 			return v
 		}
@@ -588,13 +589,13 @@ func randSvdf(r *rand.Rand, dt model.DType) diffCase {
 		// TFLM's activation passes infinities for NONE and RELU and
 		// turns NaN into the lower bound (kernels' svdfActF32).
 		ti = m.Tensor("in", dt, []int{batch, inSize}, nil)
-		c.inputs = []diffVals{w(batch * inSize)}
+		c.inputs = []difftest.Vals{w(batch * inSize)}
 		if r.IntN(2) == 0 {
-			c.inputs[0] = randVals(r, dt, batch*inSize)
+			c.inputs[0] = difftest.RandVals(r, dt, batch*inSize)
 		}
-		twf = w(filters*inSize).constTensor(m, "weights_feature", []int{filters, inSize}, nil)
-		twt = w(filters*memory).constTensor(m, "weights_time", []int{filters, memory}, nil)
-		tb = w(units).constTensor(m, "bias", []int{units}, nil)
+		twf = w(filters*inSize).ConstTensor(m, "weights_feature", []int{filters, inSize}, nil)
+		twt = w(filters*memory).ConstTensor(m, "weights_time", []int{filters, memory}, nil)
+		tb = w(units).ConstTensor(m, "bias", []int{units}, nil)
 		ts = m.Variable("state", dt, []int{batch, memory * filters}, nil)
 		to = m.Tensor("out", dt, []int{batch, units}, nil)
 	}

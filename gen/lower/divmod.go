@@ -210,7 +210,7 @@ func lowerSquaredDifference(c *opCtx) error {
 		leftShift, fn = 0, kernelsig.SqDiffInt16
 	}
 	k := ewQuantConsts{In1Off: -z[0], In2Off: -z[1], OutOff: z[2], LeftShift: leftShift}
-	k.ActMin, k.ActMax = typeRange(out.Type)
+	k.ActMin, k.ActMax = out.Type.IntRange()
 	twice := 2 * float64(max(s[0], s[1]))
 	if k.In1Mult, k.In1Shift, err = ewMultiplierBelowOne(float64(s[0]) / twice); err != nil {
 		return c.Errorf("input 1: %v", err)

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -55,19 +56,19 @@ func dmDim(s []int, n, i int) int {
 // noZero (a FLOOR_DIV or int32 DIV divisor) and, for int32, one value in
 // two small so that quotients are not all 0, never MinInt32 (whose quotient
 // by -1 traps in TFLM).
-func dmVals(r *rand.Rand, dt model.DType, n int, noZero bool) diffVals {
-	v := randVals(r, dt, n)
-	for i := range v.flts {
-		if noZero && v.flts[i] == 0 {
-			v.flts[i] = 0.75
+func dmVals(r *rand.Rand, dt model.DType, n int, noZero bool) difftest.Vals {
+	v := difftest.RandVals(r, dt, n)
+	for i := range v.Flts {
+		if noZero && v.Flts[i] == 0 {
+			v.Flts[i] = 0.75
 		}
 	}
-	for i := range v.ints {
+	for i := range v.Ints {
 		if r.IntN(2) == 0 {
-			v.ints[i] = int64(r.IntN(41) - 20)
+			v.Ints[i] = int64(r.IntN(41) - 20)
 		}
-		if v.ints[i] == math.MinInt32 || noZero && v.ints[i] == 0 {
-			v.ints[i] = 3
+		if v.Ints[i] == math.MinInt32 || noZero && v.Ints[i] == 0 {
+			v.Ints[i] = 3
 		}
 	}
 	return v
@@ -146,7 +147,7 @@ func TestDivmodRefusedAsTFLM(t *testing.T) {
 	out := m.Tensor("out", model.Float32, []int{3}, nil)
 	m.Op(model.OpFloorDiv, []int{a, b}, []int{out}, nil)
 	m.IO([]int{a}, []int{out})
-	checkRefusedAsTFLM(t, o, diffCase{desc: "FLOOR_DIV by constant 0", model: m.Bytes(), inputs: []diffVals{{dt: model.Float32, flts: []float32{1, 2, 3}}}}, model.OpFloorDiv, "holds a zero")
+	checkRefusedAsTFLM(t, o, diffCase{desc: "FLOOR_DIV by constant 0", model: m.Bytes(), inputs: []difftest.Vals{{DT: model.Float32, Flts: []float32{1, 2, 3}}}}, model.OpFloorDiv, "holds a zero")
 
 	m = builder.New("div of mixed types")
 	a = m.Tensor("a", model.Float32, []int{3}, nil)
@@ -154,7 +155,7 @@ func TestDivmodRefusedAsTFLM(t *testing.T) {
 	out = m.Tensor("out", model.Float32, []int{3}, nil)
 	m.Op(model.OpDiv, []int{a, bi}, []int{out}, nil)
 	m.IO([]int{a, bi}, []int{out})
-	checkRefusedAsTFLM(t, o, diffCase{desc: "DIV float32 / int32", model: m.Bytes(), inputs: []diffVals{{dt: model.Float32, flts: []float32{1, 2, 3}}, {dt: model.Int32, ints: []int64{1, 2, 3}}}}, model.OpDiv, "differ")
+	checkRefusedAsTFLM(t, o, diffCase{desc: "DIV float32 / int32", model: m.Bytes(), inputs: []difftest.Vals{{DT: model.Float32, Flts: []float32{1, 2, 3}}, {DT: model.Int32, Ints: []int64{1, 2, 3}}}}, model.OpDiv, "differ")
 }
 
 // TestDivmodRankRefused: broadcasting beyond the ranks TFLM's slow
@@ -196,9 +197,9 @@ func randSqDiff(r *rand.Rand, dt model.DType) diffCase {
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("SQUARED_DIFFERENCE %s %v - %v", dt, s1, s2)}
 	m := builder.New("squared_difference differential case")
 	var ins []int
-	ta := addInput(m, &c, &ins, "a", s1, randQuant(r, dt), dmVals(r, dt, shapeProd(s1), false), false)
-	tb := addInput(m, &c, &ins, "b", s2, randQuant(r, dt), dmVals(r, dt, shapeProd(s2), false), r.IntN(4) == 0)
-	to := m.Tensor("out", dt, so, randQuant(r, dt))
+	ta := addInput(m, &c, &ins, "a", s1, difftest.RandQuant(r, dt), dmVals(r, dt, shapeProd(s1), false), false)
+	tb := addInput(m, &c, &ins, "b", s2, difftest.RandQuant(r, dt), dmVals(r, dt, shapeProd(s2), false), r.IntN(4) == 0)
+	to := m.Tensor("out", dt, so, difftest.RandQuant(r, dt))
 	m.Op(model.OpSquaredDifference, []int{ta, tb}, []int{to}, nil)
 	m.IO(ins, []int{to})
 	c.model = m.Bytes()
@@ -212,13 +213,13 @@ func randAddN(r *rand.Rand, dt model.DType) diffCase {
 	n := 2 + r.IntN(4)
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("ADD_N %s %d x %v", dt, n, shape)}
 	m := builder.New("add_n differential case")
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	var ins, ops []int
 	for i := range n {
 		konst := i > 0 && r.IntN(4) == 0
-		ops = append(ops, addInput(m, &c, &ins, fmt.Sprintf("in%d", i), shape, q, randVals(r, dt, shapeProd(shape)), konst))
+		ops = append(ops, addInput(m, &c, &ins, fmt.Sprintf("in%d", i), shape, q, difftest.RandVals(r, dt, shapeProd(shape)), konst))
 	}
-	to := m.Tensor("out", dt, shape, randQuant(r, dt))
+	to := m.Tensor("out", dt, shape, difftest.RandQuant(r, dt))
 	m.Op(model.OpAddN, ops, []int{to}, nil)
 	m.IO(ins, []int{to})
 	c.model = m.Bytes()
@@ -272,8 +273,8 @@ func TestSquaredDifferenceRefusedAsTFLM(t *testing.T) {
 	out := m.Tensor("out", model.Int16, []int{3}, builder.PerTensor(0.5, 0))
 	m.Op(model.OpSquaredDifference, []int{a, b}, []int{out}, nil)
 	m.IO([]int{a, b}, []int{out})
-	v := diffVals{dt: model.Int16, ints: []int64{1, 2, 3}}
-	checkRefusedAsTFLM(t, o, diffCase{desc: "int16 zero point 5", model: m.Bytes(), inputs: []diffVals{v, v}}, model.OpSquaredDifference, "zero points must be 0")
+	v := difftest.Vals{DT: model.Int16, Ints: []int64{1, 2, 3}}
+	checkRefusedAsTFLM(t, o, diffCase{desc: "int16 zero point 5", model: m.Bytes(), inputs: []difftest.Vals{v, v}}, model.OpSquaredDifference, "zero points must be 0")
 
 	m = builder.New("add_n of differently quantized inputs")
 	a = m.Tensor("a", model.Int8, []int{3}, builder.PerTensor(0.5, 1))
@@ -281,8 +282,8 @@ func TestSquaredDifferenceRefusedAsTFLM(t *testing.T) {
 	out = m.Tensor("out", model.Int8, []int{3}, builder.PerTensor(0.5, 0))
 	m.Op(model.OpAddN, []int{a, b}, []int{out}, nil)
 	m.IO([]int{a, b}, []int{out})
-	v = diffVals{dt: model.Int8, ints: []int64{1, 2, 3}}
-	checkRefusedAsTFLM(t, o, diffCase{desc: "ADD_N scales 0.5 and 0.25", model: m.Bytes(), inputs: []diffVals{v, v}}, model.OpAddN, "must be equal")
+	v = difftest.Vals{DT: model.Int8, Ints: []int64{1, 2, 3}}
+	checkRefusedAsTFLM(t, o, diffCase{desc: "ADD_N scales 0.5 and 0.25", model: m.Bytes(), inputs: []difftest.Vals{v, v}}, model.OpAddN, "must be equal")
 
 	m = builder.New("add_n of different shapes")
 	a = m.Tensor("a", model.Float32, []int{3}, nil)
@@ -290,8 +291,8 @@ func TestSquaredDifferenceRefusedAsTFLM(t *testing.T) {
 	out = m.Tensor("out", model.Float32, []int{3}, nil)
 	m.Op(model.OpAddN, []int{a, b}, []int{out}, nil)
 	m.IO([]int{a, b}, []int{out})
-	f := diffVals{dt: model.Float32, flts: []float32{1, 2, 3}}
-	checkRefusedAsTFLM(t, o, diffCase{desc: "ADD_N [3] + [1 3]", model: m.Bytes(), inputs: []diffVals{f, f}}, model.OpAddN, "differs in type or shape")
+	f := difftest.Vals{DT: model.Float32, Flts: []float32{1, 2, 3}}
+	checkRefusedAsTFLM(t, o, diffCase{desc: "ADD_N [3] + [1 3]", model: m.Bytes(), inputs: []difftest.Vals{f, f}}, model.OpAddN, "differs in type or shape")
 }
 
 // randDivInt8 is a random int8 DIV with broadcasting up to rank 5,
@@ -303,24 +304,24 @@ func randDivInt8(r *rand.Rand, zeroDivisor bool) diffCase {
 	s1, s2, so := dmBcastShapes(r, 5)
 	c := diffCase{outDT: model.Int8, desc: fmt.Sprintf("DIV int8 %v / %v", s1, s2)}
 	m := builder.New("int8 div differential case")
-	qa, qb, qo := randQuant(r, model.Int8), randQuant(r, model.Int8), randQuant(r, model.Int8)
+	qa, qb, qo := difftest.RandQuant(r, model.Int8), difftest.RandQuant(r, model.Int8), difftest.RandQuant(r, model.Int8)
 	if r.IntN(3) == 0 {
 		// Scales of one order, so that quotients fill the output range.
 		qb.Scale[0] = qa.Scale[0] * float32(0.5+r.Float64())
 		qo.Scale[0] = float32(0.05 + 2*r.Float64())
 	}
-	vb := randVals(r, model.Int8, shapeProd(s2))
-	for i := range vb.ints {
+	vb := difftest.RandVals(r, model.Int8, shapeProd(s2))
+	for i := range vb.Ints {
 		if zeroDivisor && r.IntN(3) == 0 {
-			vb.ints[i] = qb.ZeroPoint[0]
+			vb.Ints[i] = qb.ZeroPoint[0]
 		}
-		if vb.ints[i] == qb.ZeroPoint[0] && !zeroDivisor {
-			vb.ints[i] = qb.ZeroPoint[0] ^ 1
+		if vb.Ints[i] == qb.ZeroPoint[0] && !zeroDivisor {
+			vb.Ints[i] = qb.ZeroPoint[0] ^ 1
 		}
 	}
 	c.desc += fmt.Sprintf(" scales %g %g %g zps %d %d %d", qa.Scale[0], qb.Scale[0], qo.Scale[0], qa.ZeroPoint[0], qb.ZeroPoint[0], qo.ZeroPoint[0])
 	var ins []int
-	ta := addInput(m, &c, &ins, "a", s1, qa, randVals(r, model.Int8, shapeProd(s1)), false)
+	ta := addInput(m, &c, &ins, "a", s1, qa, difftest.RandVals(r, model.Int8, shapeProd(s1)), false)
 	tb := addInput(m, &c, &ins, "b", s2, qb, vb, r.IntN(4) == 0)
 	to := m.Tensor("out", model.Int8, so, qo)
 	act := []int{0, 1, 2, 3}[r.IntN(4)]

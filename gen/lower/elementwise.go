@@ -7,7 +7,6 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
-	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 // Lowerings of the binary elementwise operators ADD, SUB, MUL, MAXIMUM and
@@ -162,7 +161,7 @@ func ewTensorQuant(c *opCtx, t *model.Tensor) (float32, int32, error) {
 
 // ewZPInRange checks that zero point zp is a value of type dt.
 func ewZPInRange(c *opCtx, t *model.Tensor, zp int32) error {
-	lo, hi := typeRange(t.Type)
+	lo, hi := t.Type.IntRange()
 	if zp < lo || zp > hi {
 		return c.Errorf("%s: zero point %d is outside the %s range", t.Describe(), zp, t.Type)
 	}
@@ -236,7 +235,7 @@ func addSubQuantConsts(sub bool, dt model.DType, s1, s2, so float32, z1, z2, zo 
 	if k.OutMult, k.OutShift, err = ewMultiplierBelowOne(ro); err != nil {
 		return k, fmt.Errorf("output: %w", err)
 	}
-	qmin, qmax := typeRange(dt)
+	qmin, qmax := dt.IntRange()
 	k.ActMin, k.ActMax, err = quant.ActRange(act, so, zo, qmin, qmax)
 	return k, err
 }
@@ -460,7 +459,7 @@ func mulQuantConstsFor(dt model.DType, s1, s2, so float32, z1, z2, zo int32, act
 		}
 		k.Mult, k.Shift = 0, 0
 	}
-	qmin, qmax := typeRange(dt)
+	qmin, qmax := dt.IntRange()
 	k.ActMin, k.ActMax, err = quant.ActRange(act, so, zo, qmin, qmax)
 	return k, err
 }
@@ -523,14 +522,14 @@ func lowerMul(c *opCtx) error {
 	return c.Errorf("type %s is not supported", out.Type)
 }
 
-// mulDSPRecord returns the record of mulDSPInt8 (kernels.PlanMulDSP) for
+// mulDSPRecord returns the record of mulDSPInt8 (kernelsig.PlanMulDSP) for
 // an int8 MUL with broadcast plan and constants k, ok false where the DSP
 // kernels are not allowed or the kernel does not take the layer.
 func mulDSPRecord(c *opCtx, plan ewPlan, k mulQuantConsts) ([]byte, bool) {
 	if !c.DSP() || plan.Empty {
 		return nil, false
 	}
-	return kernels.PlanMulDSP(plan.Inner, plan.AInner, plan.BInner, plan.N[0], plan.A[0], plan.B[0],
+	return kernelsig.PlanMulDSP(plan.Inner, plan.AInner, plan.BInner, plan.N[0], plan.A[0], plan.B[0],
 		k.In1Off, k.In2Off, k.OutOff, k.Mult, k.Shift, k.ActMin, k.ActMax)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"os"
 	"path/filepath"
@@ -330,7 +331,7 @@ func TestElementwiseSeanetGenerated(t *testing.T) {
 	var checks []check
 	add := func(group, name string, data []byte, inputs [][]byte, want []byte, pair int) {
 		pkg := "ew_" + strings.ReplaceAll(name, "-", "_")
-		res, err := testGenerate(name+".tflite", data, testOptions{Package: pkg})
+		res, err := testGenerate(name+".tflite", data, difftest.EmitOptions{Package: pkg})
 		if err != nil {
 			t.Fatalf("%s: generate: %v", name, err)
 		}

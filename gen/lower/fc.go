@@ -7,7 +7,6 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
-	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 func init() { register(model.OpFullyConnected, lowerFullyConnected, ownBuffer) }
@@ -111,7 +110,7 @@ func lowerFullyConnected(c *opCtx) error {
 		if err != nil {
 			return err
 		}
-		if c.DSP() && c.Speed() && depth >= kernels.FCBFPMinDepth {
+		if c.DSP() && c.Speed() && depth >= kernelsig.FCBFPMinDepth {
 			// Float32 is emulated on the board: with -speed, block
 			// floating point dot products (kernels/bfp.go), the same bits
 			// on every target. Their scratch (an input row's significands)
@@ -122,7 +121,7 @@ func lowerFullyConnected(c *opCtx) error {
 			if bias != nil {
 				bb = bias.Data
 			}
-			if wt, rec, ok := kernels.PlanFCF32BFP(w.Data, bb, units, depth); ok {
+			if wt, rec, ok := kernelsig.PlanFCF32BFP(w.Data, bb, units, depth); ok {
 				c.Call(kernelsig.FcF32BFP, Struct(kernelsig.FcParams, params...), inArg,
 					c.Scratch(model.Int32, 8+depth), c.Const("Weights", wt), c.Const("Rec", rec), View(out))
 				return nil
@@ -130,7 +129,7 @@ func lowerFullyConnected(c *opCtx) error {
 		}
 		packed := c.Const("Weights", fcPackF32(w.Data, units, depth))
 		fn := kernelsig.FcF32
-		if depth >= kernels.FCSoftMinDepth {
+		if depth >= kernelsig.FCSoftMinDepth {
 			fn = kernelsig.FcF32S // emulated float32 repays its set-up on deep layers
 		}
 		c.Call(fn, Struct(kernelsig.FcParams, params...), inArg, packed, b, View(out))
@@ -196,7 +195,7 @@ func lowerFullyConnected(c *opCtx) error {
 			packed = c.Const("Weights", fcPackI8(w.Data, units, depth))
 		} else {
 			packed = c.Const("Weights", octPack(units, depth, func(r int) []byte { return w.Data[r*depth : r*depth+depth] }))
-			scr = c.Scratch(model.Int32, kernels.FCOctScratch)
+			scr = c.Scratch(model.Int32, kernelsig.FCOctScratch)
 		}
 		if fcUniform(mult, shift) {
 			q, err := fcMakeRQ(c, mult[0], int(shift[0]))
@@ -259,8 +258,8 @@ func lowerFullyConnected(c *opCtx) error {
 		}
 		if c.DSP() {
 			// The DSP loop where its records take the requantization.
-			if rec, ok := kernels.PlanFC16DSP(depth, folded, mult, shift, outZP, lo, hi); ok {
-				wt := kernels.PlanFC16DSPWeights(units, depth, func(j int) []byte { return w.Data[j*depth : j*depth+depth] })
+			if rec, ok := kernelsig.PlanFC16DSP(depth, folded, mult, shift, outZP, lo, hi); ok {
+				wt := kernelsig.PlanFC16DSPWeights(units, depth, func(j int) []byte { return w.Data[j*depth : j*depth+depth] })
 				c.Call(kernelsig.FcDSPInt16, Struct(kernelsig.FcDSPParams, params[:3]...), inArg, c.Const("Weights", wt), c.Const("Rec", rec), View(out))
 				return nil
 			}
@@ -279,7 +278,7 @@ func lowerFullyConnected(c *opCtx) error {
 
 // fcLowerDSPInt8 emits fcDSPInt8 for an int8 layer (per-tensor or
 // per-channel weights) where the DSP kernels are allowed and the kernel
-// takes it (kernels.PlanFCDSP: a depth that is a multiple of four, and a
+// takes it (kernelsig.PlanFCDSP: a depth that is a multiple of four, and a
 // requantization its records compute exactly), and reports whether it did.
 // params are the layer's fcParams fields, batches, outDepth and
 // accumDepth first (fcDSPParams' fields).
@@ -292,7 +291,7 @@ func fcLowerDSPInt8(c *opCtx, params []Field, w *model.Tensor, folded []int64, m
 	for u := range units {
 		triples = append(triples, b[u], mult[u], shift[u])
 	}
-	wt, rec, ok := kernels.PlanFCDSP(units, depth, func(j int) []byte { return w.Data[j*depth : j*depth+depth] }, int32Bytes(triples), outZP, lo, hi)
+	wt, rec, ok := kernelsig.PlanFCDSP(units, depth, func(j int) []byte { return w.Data[j*depth : j*depth+depth] }, int32Bytes(triples), outZP, lo, hi)
 	if !ok {
 		return false
 	}
@@ -520,12 +519,12 @@ func fcPackI8(data []byte, n, k int) []byte {
 	return out
 }
 
-// rqOneArg returns the one-multiply record of the kernels (kernels.PlanRQOne)
+// rqOneArg returns the one-multiply record of the kernels (kernelsig.PlanRQOne)
 // for a requantization (multiplier, left shift, 31 + right shift) to an
 // output with zero point zo clamped to [lo, hi], as a Struct argument, or
 // nil when that form is not exact for every sum.
 func rqOneArg(c *opCtx, mult int32, lsh, rsh uint8, zo, lo, hi int32) (Arg, error) {
-	v, ok := kernels.PlanRQOne(mult, lsh, rsh, zo, lo, hi)
+	v, ok := kernelsig.PlanRQOne(mult, lsh, rsh, zo, lo, hi)
 	if !ok {
 		return nil, nil
 	}
@@ -533,8 +532,8 @@ func rqOneArg(c *opCtx, mult int32, lsh, rsh uint8, zo, lo, hi int32) (Arg, erro
 }
 
 // rqOneStruct returns a record of the kernels' rqOne, given by field
-// (kernels.PlanRQOne, kernels.PlanSVDF), as a Struct argument.
-func rqOneStruct(c *opCtx, v map[string]int64) (Arg, error) {
+// (kernelsig.PlanRQOne, kernelsig.PlanSVDF), as a Struct argument.
+func rqOneStruct(c *opCtx, v kernelsig.Record) (Arg, error) {
 	params, _ := kernelsig.RqOne.Fields()
 	fields := make([]Field, 0, len(params))
 	for _, p := range params {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand"
 	"os/exec"
@@ -15,7 +17,6 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
-	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 // End-to-end tests of the FULLY_CONNECTED lowering: small random models
@@ -76,7 +77,7 @@ func fcgInt8Case(r *rand.Rand, rows, depth, units int, perChannel bool, act quan
 
 // fcgInt8CaseOut is fcgInt8Case; with tiny, the output scale is so large
 // (a rescale by 2^-23 or less) that the one-multiply requantization does not
-// apply (kernels.PlanRQOne declines it), and the biases reach 2^30 so that
+// apply (kernelsig.PlanRQOne declines it), and the biases reach 2^30 so that
 // the outputs still vary.
 func fcgInt8CaseOut(r *rand.Rand, rows, depth, units int, perChannel bool, act quant.Activation, withBias, tiny bool) fcgCase {
 	inS, outS := float32(0.02+r.Float64()*0.1), float32(0.05+r.Float64()*0.5)
@@ -238,14 +239,14 @@ func TestFullyConnectedGenerated(t *testing.T) {
 	for i, c := range cases {
 		pkg := fmt.Sprintf("fc%03d", i)
 		speed := strings.HasPrefix(c.name, "speed_")
-		res, err := testGenerate(c.name+".tflite", c.model, testOptions{Package: pkg, Speed: speed})
+		res, err := testGenerate(c.name+".tflite", c.model, difftest.EmitOptions{Package: pkg, Speed: speed})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if speed {
 			var batch, depth, units int
 			fmt.Sscanf(c.name, "speed_float_%dx%dx%d", &batch, &depth, &units)
-			if bfp := bytes.Contains(res.Files["model.go"], []byte("fcF32BFP(")); bfp != (depth >= kernels.FCBFPMinDepth) {
+			if bfp := bytes.Contains(res.Files["model.go"], []byte("fcF32BFP(")); bfp != (depth >= kernelsig.FCBFPMinDepth) {
 				t.Errorf("%s: fcF32BFP used %v, want %v (depth %d)", c.name, bfp, !bfp, depth)
 			}
 		}

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"testing"
 
@@ -14,17 +15,17 @@ import (
 // operator reads only constants (the oracle needs one graph input).
 func fillTDummy(m *builder.Model, c *diffCase, ins *[]int) {
 	*ins = append(*ins, m.Tensor("unused", model.Int8, []int{1}, nil))
-	c.inputs = append(c.inputs, diffVals{dt: model.Int8, ints: []int64{0}})
+	c.inputs = append(c.inputs, difftest.Vals{DT: model.Int8, Ints: []int64{0}})
 }
 
 // fillTShape is a constant 1-D shape tensor of type dt holding dims.
 func fillTShape(m *builder.Model, name string, dt model.DType, dims []int) int {
-	v := diffVals{dt: dt}
+	v := difftest.Vals{DT: dt}
 	for _, d := range dims {
-		v.ints = append(v.ints, int64(d))
-		v.flts = append(v.flts, float32(d))
+		v.Ints = append(v.Ints, int64(d))
+		v.Flts = append(v.Flts, float32(d))
 	}
-	return v.constTensor(m, name, []int{len(dims)}, nil)
+	return v.ConstTensor(m, name, []int{len(dims)}, nil)
 }
 
 // randZerosLike is a random ZEROS_LIKE of type dt.
@@ -32,7 +33,7 @@ func randZerosLike(r *rand.Rand, dt model.DType) diffCase {
 	shape := randDims(r, r.IntN(6), 4)
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("ZEROS_LIKE %s %v", dt, shape)}
 	m := builder.New("zeros_like differential case")
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	var ins []int
 	ti := addInput(m, &c, &ins, "in", shape, q, randCmpVals(r, dt, shapeProd(shape)), false)
 	to := m.Tensor("out", dt, shape, q)
@@ -48,7 +49,7 @@ func randFill(r *rand.Rand, dt, dimsDT model.DType) diffCase {
 	shape := randDims(r, r.IntN(6), 4)
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("FILL %s dims %s %v", dt, dimsDT, shape)}
 	m := builder.New("fill differential case")
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	var ins []int
 	td := fillTShape(m, "dims", dimsDT, shape)
 	konst := r.IntN(3) == 0
@@ -70,7 +71,7 @@ func randBroadcastTo(r *rand.Rand, dt, shapeDT model.DType) diffCase {
 	in := shapes[0]
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("BROADCAST_TO %s %v to %v (%s)", dt, in, out, shapeDT)}
 	m := builder.New("broadcast_to differential case")
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	var ins []int
 	konst := r.IntN(6) == 0
 	ti := addInput(m, &c, &ins, "in", in, q, randCmpVals(r, dt, shapeProd(in)), konst)
@@ -158,14 +159,14 @@ func TestFillRefusedAsTFLM(t *testing.T) {
 	to := m.Tensor("out", model.Float32, []int{3, 2}, nil)
 	m.Op(model.OpFill, []int{td, tv}, []int{to}, nil)
 	m.IO([]int{tv}, []int{to})
-	checkRefusedAsTFLM(t, o, diffCase{model: m.Bytes(), desc: "FILL dims [2 3] into [3 2]", inputs: []diffVals{{dt: model.Float32, flts: []float32{1}}}}, model.OpFill, "does not match")
+	checkRefusedAsTFLM(t, o, diffCase{model: m.Bytes(), desc: "FILL dims [2 3] into [3 2]", inputs: []difftest.Vals{{DT: model.Float32, Flts: []float32{1}}}}, model.OpFill, "does not match")
 	m = builder.New("fill refused")
 	td = fillTShape(m, "dims", model.Int32, []int{2})
 	tv = m.Tensor("value", model.Float32, []int{1}, nil)
 	to = m.Tensor("out", model.Float32, []int{2}, nil)
 	m.Op(model.OpFill, []int{td, tv}, []int{to}, nil)
 	m.IO([]int{tv}, []int{to})
-	checkRefusedAsTFLM(t, o, diffCase{model: m.Bytes(), desc: "FILL value [1]", inputs: []diffVals{{dt: model.Float32, flts: []float32{1}}}}, model.OpFill, "scalar")
+	checkRefusedAsTFLM(t, o, diffCase{model: m.Bytes(), desc: "FILL value [1]", inputs: []difftest.Vals{{DT: model.Float32, Flts: []float32{1}}}}, model.OpFill, "scalar")
 	// BROADCAST_TO: a shape that the input does not broadcast to, 6-D.
 	for _, tc := range []struct {
 		in, out []int
@@ -181,7 +182,7 @@ func TestFillRefusedAsTFLM(t *testing.T) {
 		to := m.Tensor("out", model.Float32, tc.out, nil)
 		m.Op(model.OpBroadcastTo, []int{ti, ts}, []int{to}, nil)
 		m.IO([]int{ti}, []int{to})
-		c := diffCase{model: m.Bytes(), desc: fmt.Sprintf("BROADCAST_TO %v to %v", tc.in, tc.out), inputs: []diffVals{randVals(r, model.Float32, shapeProd(tc.in))}}
+		c := diffCase{model: m.Bytes(), desc: fmt.Sprintf("BROADCAST_TO %v to %v", tc.in, tc.out), inputs: []difftest.Vals{difftest.RandVals(r, model.Float32, shapeProd(tc.in))}}
 		checkRefusedAsTFLM(t, o, c, model.OpBroadcastTo, tc.want)
 	}
 	checkRefusedAsTFLM(t, o, randBroadcastArgs(r, model.Int16), model.OpBroadcastArgs, "not supported")

@@ -3,6 +3,7 @@ package lower
 import (
 	"bytes"
 	"errors"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -49,10 +50,10 @@ func TestCallOnceMatchesTFLM(t *testing.T) {
 			m.Op(model.OpAbs, []int{x}, []int{y}, nil)
 			m.IO([]int{x}, []int{y})
 			s := m.Subgraph()
-			c := s.ConstF32("c", []int{n}, randVals(r, model.Float32, n).flts)
+			c := s.ConstF32("c", []int{n}, difftest.RandVals(r, model.Float32, n).Flts)
 			z := s.Tensor("z", model.Float32, []int{n}, nil)
 			s.Op(model.OpAdd, []int{c, c}, []int{z}, nil)
-			return diffCase{desc: "call once", model: m.Bytes(), inputs: []diffVals{randVals(r, model.Float32, n)}, outDT: model.Float32}
+			return diffCase{desc: "call once", model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, model.Float32, n)}, outDT: model.Float32}
 		}, nil)
 	})
 }
@@ -72,20 +73,20 @@ func TestCallOnceInitializesVariable(t *testing.T) {
 	m.Op(model.OpAssignVariable, []int{h, x}, nil, nil)
 	m.IO([]int{x}, []int{y})
 	s := m.Subgraph()
-	init := diffVals{dt: model.Float32, flts: []float32{1.5, -2, 7}}
-	s.Op(model.OpAssignVariable, []int{varHandle(s, "v"), s.ConstF32("init", []int{3}, init.flts)}, nil, nil)
+	init := difftest.Vals{DT: model.Float32, Flts: []float32{1.5, -2, 7}}
+	s.Op(model.OpAssignVariable, []int{varHandle(s, "v"), s.ConstF32("init", []int{3}, init.Flts)}, nil, nil)
 	mc, err := machine(m.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(3, 3))
-	prev := init.raw()
+	prev := init.Raw()
 	for i := 0; i < 5; i++ {
 		if i == 3 {
 			mc.Reset()
-			prev = init.raw()
+			prev = init.Raw()
 		}
-		in := randVals(r, model.Float32, 3).raw()
+		in := difftest.RandVals(r, model.Float32, 3).Raw()
 		copy(mc.Input(0), in)
 		mc.Invoke()
 		if got := mc.Output(0); !bytes.Equal(got, prev) {
@@ -113,8 +114,8 @@ func TestIfMatchesTFLM(t *testing.T) {
 	t.Run("IF_float32", func(t *testing.T) {
 		runDiffCases(t, o, diffN{20, 200}, rand.New(rand.NewPCG(2, 31)), func(r *rand.Rand) diffCase {
 			n := 1 + r.IntN(16)
-			cond := diffVals{dt: model.Bool, ints: []int64{int64(r.IntN(2))}}
-			return diffCase{desc: "if", model: ifModel(n), inputs: []diffVals{randVals(r, model.Float32, n), cond}, outDT: model.Float32}
+			cond := difftest.Vals{DT: model.Bool, Ints: []int64{int64(r.IntN(2))}}
+			return diffCase{desc: "if", model: ifModel(n), inputs: []difftest.Vals{difftest.RandVals(r, model.Float32, n), cond}, outDT: model.Float32}
 		}, nil)
 	})
 }
@@ -152,8 +153,8 @@ func TestWhileMatchesTFLM(t *testing.T) {
 	t.Run("WHILE_float32", func(t *testing.T) {
 		runDiffCases(t, o, diffN{20, 200}, rand.New(rand.NewPCG(4, 37)), func(r *rand.Rand) diffCase {
 			n := 1 + r.IntN(16)
-			i := diffVals{dt: model.Int32, ints: []int64{int64(r.IntN(10) - 3)}}
-			return diffCase{desc: "while", model: whileModel(n, int32(r.IntN(8))), inputs: []diffVals{randVals(r, model.Float32, n), i}, outDT: model.Float32}
+			i := difftest.Vals{DT: model.Int32, Ints: []int64{int64(r.IntN(10) - 3)}}
+			return diffCase{desc: "while", model: whileModel(n, int32(r.IntN(8))), inputs: []difftest.Vals{difftest.RandVals(r, model.Float32, n), i}, outDT: model.Float32}
 		}, nil)
 	})
 }

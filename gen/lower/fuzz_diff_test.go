@@ -2,6 +2,7 @@ package lower
 
 import (
 	"errors"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"testing"
 
@@ -57,7 +58,7 @@ var fuzzGenerators = []struct {
 // implementations' (refRun) where they cover the case. The oracle's replay
 // has recordings of the seed corpus only: a new input is checked against
 // the reference implementations alone, and a refusal must be an
-// unsupported-model or invalid-model error (refusedCleanly). The seed
+// unsupported-model or invalid-model error (difftest.RefusedCleanly). The seed
 // corpus runs in go test; `go test ./gen/lower -run '^$' -fuzz
 // FuzzDifferentialTFLM` keeps going.
 func FuzzDifferentialTFLM(f *testing.F) {
@@ -71,8 +72,8 @@ func FuzzDifferentialTFLM(f *testing.F) {
 		var csvs [][]string
 		var raws [][]byte
 		for _, v := range c.inputs {
-			csvs = append(csvs, v.csv())
-			raws = append(raws, v.raw())
+			csvs = append(csvs, v.CSV())
+			raws = append(raws, v.Raw())
 		}
 		want, oerr := o.Run(c.model, csvs...)
 		got, gerr := inProcess(c.model, raws...)
@@ -101,7 +102,7 @@ func FuzzDifferentialTFLM(f *testing.F) {
 					gr, _ := model.Parse("case.tflite", c.model)
 					dt = gr.Tensors[gr.Outputs[k]].Type
 				}
-				if err := compareRaw(dt, got[k], want[k]); err != nil {
+				if err := difftest.CompareRaw(dt, got[k], want[k]); err != nil {
 					t.Fatalf("%s (%s): output %d: %v", g.name, c.desc, k, err)
 				}
 			}
@@ -115,18 +116,18 @@ func FuzzDifferentialTFLM(f *testing.F) {
 // fuzzCheckRef checks a case the oracle has no recording of: tflm-gen's
 // outputs must equal the reference implementations' bit for bit (float32
 // NaNs of any payload equal), and a refusal must be clean
-// (refusedCleanly). A case the references do not cover is skipped.
+// (difftest.RefusedCleanly). A case the references do not cover is skipped.
 func fuzzCheckRef(t *testing.T, name string, c diffCase, got [][]byte, gerr error) {
 	t.Helper()
 	if gerr != nil {
-		if !refusedCleanly(gerr) {
+		if !difftest.RefusedCleanly(gerr) {
 			t.Fatalf("%s (%s): tflm-gen: %v, neither an unsupported-model nor an invalid-model error", name, c.desc, gerr)
 		}
 		return
 	}
 	var raws [][]byte
 	for _, v := range c.inputs {
-		raws = append(raws, v.raw())
+		raws = append(raws, v.Raw())
 	}
 	ref, err := refRun(c.model, raws...)
 	switch {
@@ -138,16 +139,8 @@ func fuzzCheckRef(t *testing.T, name string, c diffCase, got [][]byte, gerr erro
 		t.Fatalf("%s (%s): %d outputs, the reference implementation has %d", name, c.desc, len(got), len(ref))
 	}
 	for k, v := range ref {
-		if err := compareRaw(v.dt, got[k], v.csv()); err != nil {
+		if err := difftest.CompareRaw(v.DT, got[k], v.CSV()); err != nil {
 			t.Fatalf("%s (%s): output %d against the reference implementation (fuzz_ref_test.go, no TFLM recording): %v", name, c.desc, k, err)
 		}
 	}
-}
-
-// refusedCleanly says whether a refusal of a model without a TFLM reference
-// is acceptable: an unsupported-model or invalid-model error. Without TFLM
-// nothing says which of the two (or a successful run) the model deserves;
-// the differential tests check that against TFLM.
-func refusedCleanly(err error) bool {
-	return errors.Is(err, ErrUnsupported) || errors.Is(err, model.ErrInvalid)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/bits"
 
@@ -73,7 +74,7 @@ func init() {
 // refRun runs a model with the reference implementations on the given
 // graph inputs (raw little-endian bytes) and returns the values of every
 // graph output.
-func refRun(data []byte, inputs ...[]byte) ([]diffVals, error) {
+func refRun(data []byte, inputs ...[]byte) ([]difftest.Vals, error) {
 	g, err := model.Parse("case.tflite", data)
 	if err != nil {
 		return nil, err
@@ -81,7 +82,7 @@ func refRun(data []byte, inputs ...[]byte) ([]diffVals, error) {
 	if len(g.Subgraphs) > 0 || len(inputs) != len(g.Inputs) {
 		return nil, fmt.Errorf("%w: %d subgraphs, %d inputs for %d", errNoRef, len(g.Subgraphs)+1, len(inputs), len(g.Inputs))
 	}
-	vals := make([]*diffVals, len(g.Tensors))
+	vals := make([]*difftest.Vals, len(g.Tensors))
 	for k, ti := range g.Inputs {
 		v, err := refDecode(g.Tensors[ti], inputs[k])
 		if err != nil {
@@ -112,7 +113,7 @@ func refRun(data []byte, inputs ...[]byte) ([]diffVals, error) {
 			return nil, fmt.Errorf("%s: %w", op.Describe(), err)
 		}
 	}
-	var outs []diffVals
+	var outs []difftest.Vals
 	for k, ti := range g.Outputs {
 		if vals[ti] == nil {
 			return nil, fmt.Errorf("output %d has no value", k)
@@ -124,28 +125,28 @@ func refRun(data []byte, inputs ...[]byte) ([]diffVals, error) {
 
 // refDecode reads a tensor's raw little-endian bytes: integers (bool as 0
 // and 1) into ints, float32 into flts.
-func refDecode(t *model.Tensor, b []byte) (diffVals, error) {
+func refDecode(t *model.Tensor, b []byte) (difftest.Vals, error) {
 	n, size := t.NumElements(), t.Type.Size()
-	v := diffVals{dt: t.Type}
+	v := difftest.Vals{DT: t.Type}
 	if size == 0 || len(b) != n*size {
 		return v, fmt.Errorf("%w: %s with %d bytes", errNoRef, t.Describe(), len(b))
 	}
 	for i := 0; i < n; i++ {
 		switch t.Type {
 		case model.Float32:
-			v.flts = append(v.flts, math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+			v.Flts = append(v.Flts, math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
 		case model.Int8:
-			v.ints = append(v.ints, int64(int8(b[i])))
+			v.Ints = append(v.Ints, int64(int8(b[i])))
 		case model.Uint8, model.Bool:
-			v.ints = append(v.ints, int64(b[i]))
+			v.Ints = append(v.Ints, int64(b[i]))
 		case model.Int16:
-			v.ints = append(v.ints, int64(int16(binary.LittleEndian.Uint16(b[2*i:]))))
+			v.Ints = append(v.Ints, int64(int16(binary.LittleEndian.Uint16(b[2*i:]))))
 		case model.Int32:
-			v.ints = append(v.ints, int64(int32(binary.LittleEndian.Uint32(b[4*i:]))))
+			v.Ints = append(v.Ints, int64(int32(binary.LittleEndian.Uint32(b[4*i:]))))
 		case model.Uint32:
-			v.ints = append(v.ints, int64(binary.LittleEndian.Uint32(b[4*i:])))
+			v.Ints = append(v.Ints, int64(binary.LittleEndian.Uint32(b[4*i:])))
 		case model.Int64:
-			v.ints = append(v.ints, int64(binary.LittleEndian.Uint64(b[8*i:])))
+			v.Ints = append(v.Ints, int64(binary.LittleEndian.Uint64(b[8*i:])))
 		default:
 			return v, fmt.Errorf("%w: %s", errNoRef, t.Describe())
 		}
@@ -158,14 +159,14 @@ func refDecode(t *model.Tensor, b []byte) (diffVals, error) {
 type refOp struct {
 	g    *model.Graph
 	op   *model.Op
-	vals []*diffVals
+	vals []*difftest.Vals
 }
 
 // in returns input i's tensor and values (nil tensor when omitted).
-func (r refOp) in(i int) (*model.Tensor, diffVals) {
+func (r refOp) in(i int) (*model.Tensor, difftest.Vals) {
 	t := r.g.Input(r.op, i)
 	if t == nil {
-		return nil, diffVals{}
+		return nil, difftest.Vals{}
 	}
 	return t, *r.vals[t.Index]
 }
@@ -174,10 +175,10 @@ func (r refOp) in(i int) (*model.Tensor, diffVals) {
 func (r refOp) out(i int) *model.Tensor { return r.g.Output(r.op, i) }
 
 // set stores output i's values, checking their count.
-func (r refOp) set(i int, v diffVals) error {
+func (r refOp) set(i int, v difftest.Vals) error {
 	t := r.out(i)
-	v.dt = t.Type
-	if n := max(len(v.ints), len(v.flts)); n != t.NumElements() {
+	v.DT = t.Type
+	if n := max(len(v.Ints), len(v.Flts)); n != t.NumElements() {
 		return fmt.Errorf("output %d: %d values for %s", i, n, t.Describe())
 	}
 	r.vals[t.Index] = &v
@@ -211,18 +212,18 @@ func refCoords(shape []int, i int) []int {
 
 // refPick returns the elements of v at the given flat indices; -1 gives a
 // zero element.
-func refPick(v diffVals, idx []int) diffVals {
-	out := diffVals{dt: v.dt}
+func refPick(v difftest.Vals, idx []int) difftest.Vals {
+	out := difftest.Vals{DT: v.DT}
 	for _, i := range idx {
 		switch {
-		case v.dt == model.Float32 && i < 0:
-			out.flts = append(out.flts, 0)
-		case v.dt == model.Float32:
-			out.flts = append(out.flts, v.flts[i])
+		case v.DT == model.Float32 && i < 0:
+			out.Flts = append(out.Flts, 0)
+		case v.DT == model.Float32:
+			out.Flts = append(out.Flts, v.Flts[i])
 		case i < 0:
-			out.ints = append(out.ints, 0)
+			out.Ints = append(out.Ints, 0)
 		default:
-			out.ints = append(out.ints, v.ints[i])
+			out.Ints = append(out.Ints, v.Ints[i])
 		}
 	}
 	return out
@@ -430,7 +431,7 @@ func refGather(r refOp) error {
 	for b := 0; b < batch; b++ {
 		for o := 0; o < outer; o++ {
 			for c := 0; c < coordSize; c++ {
-				k := int(coords.ints[b*coordSize+c])
+				k := int(coords.Ints[b*coordSize+c])
 				if k < 0 || k >= axisSize {
 					return fmt.Errorf("%w: index %d out of range", errNoRef, k)
 				}
@@ -461,7 +462,7 @@ func refGatherNd(r refOp) error {
 	for i := 0; i < slices; i++ {
 		from := 0
 		for j := 0; j < nd; j++ {
-			from += int(indices.ints[i*nd+j]) * count[j]
+			from += int(indices.Ints[i*nd+j]) * count[j]
 		}
 		if from < 0 || from+slice > flat {
 			return fmt.Errorf("%w: TFLM's Invoke fails on index %d", errNoRef, from)
@@ -481,7 +482,7 @@ func refEmbeddingLookup(r refOp) error {
 	rows := tt.Shape[0]
 	cols := shapeProd(tt.Shape) / max(rows, 1)
 	var idx []int
-	for _, id := range ids.ints {
+	for _, id := range ids.Ints {
 		if id < 0 || int(id) >= rows {
 			return fmt.Errorf("%w: TFLM's Invoke fails on id %d", errNoRef, id)
 		}
@@ -495,9 +496,9 @@ func refEmbeddingLookup(r refOp) error {
 			return fmt.Errorf("%w: zero point %d", errNoRef, refZP(tt))
 		}
 		scale := refScale(tt)
-		f := diffVals{dt: model.Float32}
-		for _, x := range v.ints {
-			f.flts = append(f.flts, float32(x)*scale)
+		f := difftest.Vals{DT: model.Float32}
+		for _, x := range v.Ints {
+			f.Flts = append(f.Flts, float32(x)*scale)
 		}
 		v = f
 	} else if tt.Type != r.out(0).Type {
@@ -543,18 +544,18 @@ func refComparison(icmp func(a, b int64) bool, fcmp func(a, b float32) bool) ref
 		if err != nil {
 			return err
 		}
-		out := diffVals{dt: model.Bool}
+		out := difftest.Vals{DT: model.Bool}
 		for i := range i1 {
 			var c bool
 			switch t1.Type {
 			case model.Float32:
-				c = fcmp(a.flts[i1[i]], b.flts[i2[i]])
+				c = fcmp(a.Flts[i1[i]], b.Flts[i2[i]])
 			case model.Int8, model.Int32, model.Int64, model.Bool:
-				c = icmp(s1(a.ints[i1[i]]), s2(b.ints[i2[i]]))
+				c = icmp(s1(a.Ints[i1[i]]), s2(b.Ints[i2[i]]))
 			default:
 				return fmt.Errorf("%w: type %s", errNoRef, t1.Type)
 			}
-			out.ints = append(out.ints, refBool(c))
+			out.Ints = append(out.Ints, refBool(c))
 		}
 		return r.set(0, out)
 	}
@@ -587,10 +588,10 @@ func refSelectV2(r refOp) error {
 	}
 	pick := make([]int, len(ic))
 	xs, ys := refPick(x, ix), refPick(y, iy)
-	both := diffVals{dt: x.dt, ints: append(xs.ints, ys.ints...), flts: append(xs.flts, ys.flts...)}
+	both := difftest.Vals{DT: x.DT, Ints: append(xs.Ints, ys.Ints...), Flts: append(xs.Flts, ys.Flts...)}
 	for i := range pick {
 		pick[i] = i
-		if cond.ints[ic[i]] == 0 {
+		if cond.Ints[ic[i]] == 0 {
 			pick[i] = len(ic) + i
 		}
 	}
@@ -604,7 +605,7 @@ func refSelectV2(r refOp) error {
 func refCast(r refOp) error {
 	_, in := r.in(0)
 	to := r.out(0).Type
-	out := diffVals{dt: to}
+	out := difftest.Vals{DT: to}
 	wrap := func(x int64) (int64, error) {
 		switch to {
 		case model.Int8:
@@ -618,29 +619,29 @@ func refCast(r refOp) error {
 		}
 		return 0, fmt.Errorf("%w: cast to %s", errNoRef, to)
 	}
-	n := max(len(in.ints), len(in.flts))
+	n := max(len(in.Ints), len(in.Flts))
 	for i := 0; i < n; i++ {
 		switch {
-		case in.dt == model.Float32 && to == model.Float32:
-			out.flts = append(out.flts, in.flts[i])
-		case in.dt == model.Float32:
-			f := math.Trunc(float64(in.flts[i]))
+		case in.DT == model.Float32 && to == model.Float32:
+			out.Flts = append(out.Flts, in.Flts[i])
+		case in.DT == model.Float32:
+			f := math.Trunc(float64(in.Flts[i]))
 			w, err := wrap(int64(f))
 			if math.IsNaN(f) || math.Abs(f) > 1<<62 || err == nil && float64(w) != f {
-				return fmt.Errorf("%w: %g out of the range of %s", errNoRef, in.flts[i], to)
+				return fmt.Errorf("%w: %g out of the range of %s", errNoRef, in.Flts[i], to)
 			}
 			if err != nil {
 				return err
 			}
-			out.ints = append(out.ints, w)
+			out.Ints = append(out.Ints, w)
 		case to == model.Float32:
-			out.flts = append(out.flts, float32(in.ints[i]))
+			out.Flts = append(out.Flts, float32(in.Ints[i]))
 		default:
-			w, err := wrap(in.ints[i])
+			w, err := wrap(in.Ints[i])
 			if err != nil {
 				return err
 			}
-			out.ints = append(out.ints, w)
+			out.Ints = append(out.Ints, w)
 		}
 	}
 	return r.set(0, out)
@@ -673,9 +674,9 @@ func refFloorDiv(r refOp) error {
 	if err != nil {
 		return err
 	}
-	out := diffVals{dt: model.Float32}
+	out := difftest.Vals{DT: model.Float32}
 	for i := range i1 {
-		out.flts = append(out.flts, float32(math.Floor(float64(a.flts[i1[i]])/float64(b.flts[i2[i]]))))
+		out.Flts = append(out.Flts, float32(math.Floor(float64(a.Flts[i1[i]])/float64(b.Flts[i2[i]]))))
 	}
 	return r.set(0, out)
 }
@@ -695,18 +696,18 @@ func refSquaredDifference(r refOp) error {
 	if err != nil {
 		return err
 	}
-	out := diffVals{dt: to.Type}
+	out := difftest.Vals{DT: to.Type}
 	switch t1.Type {
 	case model.Float32:
 		for i := range i1 {
-			d := a.flts[i1[i]] - b.flts[i2[i]]
-			out.flts = append(out.flts, d*d)
+			d := a.Flts[i1[i]] - b.Flts[i2[i]]
+			out.Flts = append(out.Flts, d*d)
 		}
 		return r.set(0, out)
 	case model.Int32:
 		for i := range i1 {
-			d := int32(a.ints[i1[i]]) - int32(b.ints[i2[i]])
-			out.ints = append(out.ints, int64(d*d))
+			d := int32(a.Ints[i1[i]]) - int32(b.Ints[i2[i]])
+			out.Ints = append(out.Ints, int64(d*d))
 		}
 		return r.set(0, out)
 	}
@@ -734,11 +735,11 @@ func refSquaredDifference(r refOp) error {
 	}
 	off1, off2, offo := -refZP(t1), -refZP(t2), refZP(to)
 	for i := range i1 {
-		x := refMBQM((off1+int32(a.ints[i1[i]]))*(1<<uint(left)), m1, sh1)
-		y := refMBQM((off2+int32(b.ints[i2[i]]))*(1<<uint(left)), m2, sh2)
+		x := refMBQM((off1+int32(a.Ints[i1[i]]))*(1<<uint(left)), m1, sh1)
+		y := refMBQM((off2+int32(b.Ints[i2[i]]))*(1<<uint(left)), m2, sh2)
 		d := x - y
 		v := refMBQM(d*d, mo, sho) + offo
-		out.ints = append(out.ints, int64(min(hi, max(lo, v))))
+		out.Ints = append(out.Ints, int64(min(hi, max(lo, v))))
 	}
 	return r.set(0, out)
 }
@@ -750,16 +751,16 @@ func refAddN(r refOp) error {
 	t0, _ := r.in(0)
 	to := r.out(0)
 	n := to.NumElements()
-	out := diffVals{dt: to.Type}
+	out := difftest.Vals{DT: to.Type}
 	switch t0.Type {
 	case model.Float32:
 		for i := 0; i < n; i++ {
 			var x float32
 			for k := range r.op.Inputs {
 				_, v := r.in(k)
-				x += v.flts[i]
+				x += v.Flts[i]
 			}
-			out.flts = append(out.flts, x)
+			out.Flts = append(out.Flts, x)
 		}
 		return r.set(0, out)
 	case model.Int8:
@@ -781,10 +782,10 @@ func refAddN(r refOp) error {
 		acc := refMBQM(off*(1<<left), mi, shi)
 		for k := range r.op.Inputs {
 			_, v := r.in(k)
-			acc += refMBQM((off+int32(v.ints[i]))*(1<<left), mi, shi)
+			acc += refMBQM((off+int32(v.Ints[i]))*(1<<left), mi, shi)
 		}
 		o := refMBQM(acc, mo, sho) + offo
-		out.ints = append(out.ints, int64(min(math.MaxInt8, max(math.MinInt8, o))))
+		out.Ints = append(out.Ints, int64(min(math.MaxInt8, max(math.MinInt8, o))))
 	}
 	return r.set(0, out)
 }
@@ -798,7 +799,7 @@ func refReduce(r refOp) (idx []int, count int, err error) {
 	rank := len(t.Shape)
 	reduced := make([]bool, rank)
 	if rank > 0 {
-		for _, a := range axes.ints {
+		for _, a := range axes.Ints {
 			if a < 0 {
 				a += int64(rank)
 			}
@@ -844,11 +845,11 @@ func refSum(r refOp) error {
 		return err
 	}
 	n := to.NumElements()
-	out := diffVals{dt: to.Type}
+	out := difftest.Vals{DT: to.Type}
 	if t.Type == model.Float32 {
-		out.flts = make([]float32, n)
+		out.Flts = make([]float32, n)
 		for i, k := range idx {
-			out.flts[k] = in.flts[i] + out.flts[k]
+			out.Flts[k] = in.Flts[i] + out.Flts[k]
 		}
 		return r.set(0, out)
 	}
@@ -862,11 +863,11 @@ func refSum(r refOp) error {
 	}
 	sums := make([]int32, n)
 	for i, k := range idx {
-		sums[k] += int32(in.ints[i])
+		sums[k] += int32(in.Ints[i])
 	}
 	for _, sum := range sums {
 		v := refMBQM(int32(int64(sum)-int64(refZP(t))*int64(count)), m, s) + refZP(to)
-		out.ints = append(out.ints, int64(min(hi, max(lo, v))))
+		out.Ints = append(out.Ints, int64(min(hi, max(lo, v))))
 	}
 	return r.set(0, out)
 }
@@ -883,7 +884,7 @@ func refReduceMinMax(fbetter func(cur, in float32) bool, ibetter func(cur, in in
 			return err
 		}
 		n := to.NumElements()
-		out := diffVals{dt: to.Type}
+		out := difftest.Vals{DT: to.Type}
 		isMax := fbetter(0, 1)
 		switch t.Type {
 		case model.Float32:
@@ -892,11 +893,11 @@ func refReduceMinMax(fbetter func(cur, in float32) bool, ibetter func(cur, in in
 				init = math.MaxFloat32
 			}
 			for range n {
-				out.flts = append(out.flts, init)
+				out.Flts = append(out.Flts, init)
 			}
 			for i, k := range idx {
-				if fbetter(out.flts[k], in.flts[i]) {
-					out.flts[k] = in.flts[i]
+				if fbetter(out.Flts[k], in.Flts[i]) {
+					out.Flts[k] = in.Flts[i]
 				}
 			}
 		case model.Int8:
@@ -905,11 +906,11 @@ func refReduceMinMax(fbetter func(cur, in float32) bool, ibetter func(cur, in in
 				init = math.MaxInt8
 			}
 			for range n {
-				out.ints = append(out.ints, init)
+				out.Ints = append(out.Ints, init)
 			}
 			for i, k := range idx {
-				if ibetter(out.ints[k], in.ints[i]) {
-					out.ints[k] = in.ints[i]
+				if ibetter(out.Ints[k], in.Ints[i]) {
+					out.Ints[k] = in.Ints[i]
 				}
 			}
 		default:
@@ -962,7 +963,7 @@ func refBatchMatmul(r refOp) error {
 		}
 		return rb[b]*depth*cols + k*cols + j
 	}
-	out := diffVals{dt: to.Type}
+	out := difftest.Vals{DT: to.Type}
 	switch {
 	case tl.Type == model.Float32 && tr.Type == model.Float32:
 		for b := range lb {
@@ -970,9 +971,9 @@ func refBatchMatmul(r refOp) error {
 				for j := 0; j < cols; j++ {
 					var acc float32
 					for k := 0; k < depth; k++ {
-						acc += rv.flts[rAt(b, k, j)] * l.flts[lAt(b, i, k)]
+						acc += rv.Flts[rAt(b, k, j)] * l.Flts[lAt(b, i, k)]
 					}
-					out.flts = append(out.flts, acc)
+					out.Flts = append(out.Flts, acc)
 				}
 			}
 		}
@@ -991,10 +992,10 @@ func refBatchMatmul(r refOp) error {
 			for j := 0; j < cols; j++ {
 				var acc int32
 				for k := 0; k < depth; k++ {
-					acc += (int32(rv.ints[rAt(b, k, j)]) - zr) * (int32(l.ints[lAt(b, i, k)]) - zl)
+					acc += (int32(rv.Ints[rAt(b, k, j)]) - zr) * (int32(l.Ints[lAt(b, i, k)]) - zl)
 				}
 				v := refMBQM(acc, m, s) + zo
-				out.ints = append(out.ints, int64(min(math.MaxInt8, max(math.MinInt8, v))))
+				out.Ints = append(out.Ints, int64(min(math.MaxInt8, max(math.MinInt8, v))))
 			}
 		}
 	}
@@ -1015,18 +1016,18 @@ func refL2Normalization(r refOp) error {
 	}
 	depth := t.Shape[len(t.Shape)-1]
 	zp := refZP(t)
-	out := diffVals{dt: model.Int8}
-	for row := 0; row*depth < len(in.ints); row++ {
+	out := difftest.Vals{DT: model.Int8}
+	for row := 0; row*depth < len(in.Ints); row++ {
 		var acc int32
 		for k := 0; k < depth; k++ {
-			x := int32(in.ints[row*depth+k]) - zp
+			x := int32(in.Ints[row*depth+k]) - zp
 			acc += x * x
 		}
 		m, s := refInvSqrt(acc)
 		for k := 0; k < depth; k++ {
-			x := int32(in.ints[row*depth+k]) - zp
+			x := int32(in.Ints[row*depth+k]) - zp
 			v := refMBQM(x, m, s+7)
-			out.ints = append(out.ints, int64(min(math.MaxInt8, max(math.MinInt8, v))))
+			out.Ints = append(out.Ints, int64(min(math.MaxInt8, max(math.MinInt8, v))))
 		}
 	}
 	return r.set(0, out)
@@ -1042,21 +1043,21 @@ func refCumsum(r refOp) error {
 	o := r.op.Options()
 	exclusive, reverse := o.Bool(cumsumExclusive, false), o.Bool(cumsumReverse, false)
 	rank := len(t.Shape)
-	axis := int(ax.ints[0])
+	axis := int(ax.Ints[0])
 	if axis < 0 {
 		axis += rank
 	}
 	if axis < 0 || axis >= rank {
-		return fmt.Errorf("%w: axis %d", errNoRef, ax.ints[0])
+		return fmt.Errorf("%w: axis %d", errNoRef, ax.Ints[0])
 	}
 	outer, depth, inner := shapeProd(t.Shape[:axis]), t.Shape[axis], shapeProd(t.Shape[axis+1:])
 	n := t.NumElements()
-	out := diffVals{dt: to.Type, ints: make([]int64, n)}
+	out := difftest.Vals{DT: to.Type, Ints: make([]int64, n)}
 	var scaleIn func(x int64) int32
 	var scaleOut func(acc int32) int64
 	switch t.Type {
 	case model.Float32:
-		out.ints, out.flts = nil, make([]float32, n)
+		out.Ints, out.Flts = nil, make([]float32, n)
 	case model.Int8:
 		const left = 20
 		twiceMax := 2 * float64(refScale(t))
@@ -1091,15 +1092,15 @@ func refCumsum(r refOp) error {
 				i := (a*depth+dd)*inner + c
 				if t.Type == model.Float32 {
 					if exclusive {
-						out.flts[i] = facc
-						facc += in.flts[i]
+						out.Flts[i] = facc
+						facc += in.Flts[i]
 					} else {
-						facc += in.flts[i]
-						out.flts[i] = facc
+						facc += in.Flts[i]
+						out.Flts[i] = facc
 					}
 					continue
 				}
-				y := scaleIn(in.ints[i])
+				y := scaleIn(in.Ints[i])
 				var v int32
 				if exclusive {
 					v = iacc
@@ -1108,7 +1109,7 @@ func refCumsum(r refOp) error {
 					iacc += y
 					v = iacc
 				}
-				out.ints[i] = scaleOut(v)
+				out.Ints[i] = scaleOut(v)
 			}
 		}
 	}
@@ -1120,12 +1121,12 @@ func refSplitV(r refOp) error {
 	t, in := r.in(0)
 	_, ax := r.in(2)
 	rank := len(t.Shape)
-	axis := int(ax.ints[0])
+	axis := int(ax.Ints[0])
 	if axis < 0 {
 		axis += rank
 	}
 	if axis < 0 || axis >= rank {
-		return fmt.Errorf("%w: axis %d", errNoRef, ax.ints[0])
+		return fmt.Errorf("%w: axis %d", errNoRef, ax.Ints[0])
 	}
 	outer, inner := shapeProd(t.Shape[:axis]), shapeProd(t.Shape[axis+1:])
 	at := 0
@@ -1168,9 +1169,9 @@ func refSpaceToBatchNd(r refOp) error {
 		return fmt.Errorf("%w: rank %d", errNoRef, len(t.Shape))
 	}
 	is, os := ext(t.Shape), ext(to.Shape)
-	bh, bw, top, left := int(block.ints[0]), 1, int(pads.ints[0]), 0
+	bh, bw, top, left := int(block.Ints[0]), 1, int(pads.Ints[0]), 0
 	if len(t.Shape) == 4 {
-		bw, left = int(block.ints[1]), int(pads.ints[2])
+		bw, left = int(block.Ints[1]), int(pads.Ints[2])
 	}
 	var idx []int
 	for ob := 0; ob < os[0]; ob++ {
@@ -1222,7 +1223,7 @@ func refMirrorPad(r refOp) error {
 		c := refCoords(to.Shape, i)
 		k := 0
 		for d := range c {
-			k += inputIndex(c[d], int(pads.ints[2*d]), t.Shape[d]) * st[d]
+			k += inputIndex(c[d], int(pads.Ints[2*d]), t.Shape[d]) * st[d]
 		}
 		idx[i] = k
 	}
@@ -1237,7 +1238,7 @@ func refReverseV2(r refOp) error {
 	rank := len(t.Shape)
 	rev := make([]bool, rank)
 	lo, hi := rank, -1
-	for _, a := range axes.ints {
+	for _, a := range axes.Ints {
 		if a < 0 {
 			a += int64(rank)
 		}
@@ -1276,16 +1277,16 @@ func refDynamicUpdateSlice(r refOp) error {
 	tu, update := r.in(1)
 	_, start := r.in(2)
 	rank := len(t.Shape)
-	if len(tu.Shape) != rank || len(start.ints) != rank {
+	if len(tu.Shape) != rank || len(start.Ints) != rank {
 		return fmt.Errorf("%w: ranks", errNoRef)
 	}
 	begin := make([]int, rank)
 	for d := range begin {
-		begin[d] = int(min(max(0, start.ints[d]), int64(t.Shape[d]-tu.Shape[d])))
+		begin[d] = int(min(max(0, start.Ints[d]), int64(t.Shape[d]-tu.Shape[d])))
 	}
 	n := t.NumElements()
-	both := diffVals{dt: operand.dt, ints: append(append([]int64{}, operand.ints...), update.ints...),
-		flts: append(append([]float32{}, operand.flts...), update.flts...)}
+	both := difftest.Vals{DT: operand.DT, Ints: append(append([]int64{}, operand.Ints...), update.Ints...),
+		Flts: append(append([]float32{}, operand.Flts...), update.Flts...)}
 	idx := make([]int, n)
 	ust := refStrides(tu.Shape)
 	for i := range idx {
@@ -1350,8 +1351,8 @@ func refResizeBilinear(r refOp) error {
 		return scaled, max(scaled/(1<<10), 0), min((scaled+(1<<10)-1)/(1<<10), int32(size-1))
 	}
 	hs, ws := scale(h, oh), scale(w, ow)
-	at := func(bb, y, x, c int32) int64 { return in.ints[((int(bb)*h+int(y))*w+int(x))*d+int(c)] }
-	out := diffVals{dt: model.Int8}
+	at := func(bb, y, x, c int32) int64 { return in.Ints[((int(bb)*h+int(y))*w+int(x))*d+int(c)] }
+	out := difftest.Vals{DT: model.Int8}
 	for bb := int32(0); bb < int32(b); bb++ {
 		for y := int32(0); y < int32(oh); y++ {
 			iy, y0, y1 := interp(y, hs, h)
@@ -1367,7 +1368,7 @@ func refResizeBilinear(r refOp) error {
 					if sum <= 0 {
 						round = -round
 					}
-					out.ints = append(out.ints, int64(int8((sum+round)/(1<<20))))
+					out.Ints = append(out.Ints, int64(int8((sum+round)/(1<<20))))
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -23,22 +24,22 @@ func randDims(r *rand.Rand, rank, max int) []int {
 
 // randIndices draws in-range index values: n values below bound (for
 // GATHER_ND a bound per position of the tuple, cycling).
-func randIndices(r *rand.Rand, n int, bounds []int) diffVals {
-	v := diffVals{dt: model.Int32, bounds: bounds}
+func randIndices(r *rand.Rand, n int, bounds []int) difftest.Vals {
+	v := difftest.Vals{DT: model.Int32, Bounds: bounds}
 	for i := 0; i < n; i++ {
-		v.ints = append(v.ints, int64(r.IntN(bounds[i%len(bounds)])))
+		v.Ints = append(v.Ints, int64(r.IntN(bounds[i%len(bounds)])))
 	}
 	return v
 }
 
 // addInput adds a tensor that is either a graph input (its values appended
 // to c.inputs) or, when konst, a constant with those values.
-func addInput(m *builder.Model, c *diffCase, ins *[]int, name string, shape []int, q *builder.Quant, v diffVals, konst bool) int {
+func addInput(m *builder.Model, c *diffCase, ins *[]int, name string, shape []int, q *builder.Quant, v difftest.Vals, konst bool) int {
 	if konst {
 		c.desc += " const " + name
-		return v.constTensor(m, name, shape, q)
+		return v.ConstTensor(m, name, shape, q)
 	}
-	t := m.Tensor(name, v.dt, shape, q)
+	t := m.Tensor(name, v.DT, shape, q)
 	*ins = append(*ins, t)
 	c.inputs = append(c.inputs, v)
 	return t
@@ -64,12 +65,12 @@ func randGather(r *rand.Rand, dt, posDT model.DType) diffCase {
 	}
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("GATHER %s %v axis %d batch_dims %d positions %v", dt, in, axisOpt, bdOpt, pos)}
 	m := builder.New("gather differential case")
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	var ins []int
 	constParams := r.IntN(4) == 0
-	ti := addInput(m, &c, &ins, "params", in, q, randVals(r, dt, shapeProd(in)), constParams)
+	ti := addInput(m, &c, &ins, "params", in, q, difftest.RandVals(r, dt, shapeProd(in)), constParams)
 	pv := randIndices(r, shapeProd(pos), []int{in[axis]})
-	pv.dt = posDT
+	pv.DT = posDT
 	tp := addInput(m, &c, &ins, "positions", pos, nil, pv, !constParams && r.IntN(4) == 0)
 	to := m.Tensor("out", dt, out, q)
 	m.Op(model.OpGather, []int{ti, tp}, []int{to}, &builder.Options{Type: unionGather, Fields: []builder.Field{
@@ -91,16 +92,16 @@ func randGatherNd(r *rand.Rand, dt, idxDT model.DType) diffCase {
 	out := append(append([]int{}, idx[:len(idx)-1]...), params[nd:]...)
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("GATHER_ND %s %v indices %v", dt, params, idx)}
 	m := builder.New("gather_nd differential case")
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	var ins []int
 	constParams := r.IntN(4) == 0
-	tp := addInput(m, &c, &ins, "params", params, q, randVals(r, dt, shapeProd(params)), constParams)
+	tp := addInput(m, &c, &ins, "params", params, q, difftest.RandVals(r, dt, shapeProd(params)), constParams)
 	bounds := params[:nd]
 	if nd == 0 {
 		bounds = []int{1}
 	}
 	iv := randIndices(r, shapeProd(idx), bounds)
-	iv.dt = idxDT
+	iv.DT = idxDT
 	// (An empty constant has no data, which the model reader takes for an
 	// activation: empty index tensors stay graph inputs.)
 	ti := addInput(m, &c, &ins, "indices", idx, nil, iv, !constParams && shapeProd(idx) > 0 && r.IntN(4) == 0)
@@ -119,9 +120,9 @@ func randEmbedding(r *rand.Rand, dt, outDT model.DType) diffCase {
 	out := append([]int{n}, table[1:]...)
 	c := diffCase{outDT: outDT, desc: fmt.Sprintf("EMBEDDING_LOOKUP %s to %s table %v ids %d", dt, outDT, table, n)}
 	m := builder.New("embedding_lookup differential case")
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	if dt == model.Int8 && outDT == model.Float32 {
-		q = builder.PerTensor(randScale(r), 0)
+		q = builder.PerTensor(difftest.RandScale(r), 0)
 	}
 	var qo *builder.Quant
 	if outDT == dt {
@@ -131,7 +132,7 @@ func randEmbedding(r *rand.Rand, dt, outDT model.DType) diffCase {
 	iv := randIndices(r, n, []int{table[0]})
 	constTable := r.IntN(2) == 0
 	ti := addInput(m, &c, &ins, "ids", []int{n}, nil, iv, !constTable && r.IntN(4) == 0)
-	tt := addInput(m, &c, &ins, "table", table, q, randVals(r, dt, shapeProd(table)), constTable)
+	tt := addInput(m, &c, &ins, "table", table, q, difftest.RandVals(r, dt, shapeProd(table)), constTable)
 	to := m.Tensor("out", outDT, out, qo)
 	m.Op(model.OpEmbeddingLookup, []int{ti, tt}, []int{to}, nil)
 	m.IO(ins, []int{to})
@@ -200,11 +201,11 @@ func TestShapeMatchesTFLM(t *testing.T) {
 			dt := dts[r.IntN(len(dts))]
 			shape := randDims(r, 1+r.IntN(5), 4)
 			m := builder.New("shape differential case")
-			in := m.Tensor("in", dt, shape, randQuant(r, dt))
+			in := m.Tensor("in", dt, shape, difftest.RandQuant(r, dt))
 			out := m.Tensor("out", outDT, []int{len(shape)}, nil)
 			m.Op(model.OpShape, []int{in}, []int{out}, &builder.Options{Type: unionShape, Fields: []builder.Field{builder.Byte(0, int(outDT))}})
 			m.IO([]int{in}, []int{out})
-			return diffCase{model: m.Bytes(), inputs: []diffVals{randVals(r, dt, shapeProd(shape))}, outDT: outDT,
+			return diffCase{model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, dt, shapeProd(shape))}, outDT: outDT,
 				desc: fmt.Sprintf("SHAPE of %s %v", dt, shape)}
 		}
 	}
@@ -228,25 +229,25 @@ func TestGatherOutOfRangeClamps(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(len(tc.name)), 99))
-			var n diffTally
-			var sw sweep
-			for i := 0; n.done() < diffCount(10, 60) && i < 1000; i++ {
+			var n difftest.Tally
+			var sw difftest.Sweep
+			for i := 0; n.Done() < difftest.Count(10, 60) && i < 1000; i++ {
 				c := tc.gen(r)
 				k := -1
 				for j, v := range c.inputs {
-					if v.bounds != nil {
+					if v.Bounds != nil {
 						k = j
 					}
 				}
-				if k < 0 || len(c.inputs[k].ints) == 0 {
+				if k < 0 || len(c.inputs[k].Ints) == 0 {
 					continue // constant or empty indices
 				}
 				wild := c.inputs[k]
-				wild.ints = append([]int64(nil), wild.ints...)
+				wild.Ints = append([]int64(nil), wild.Ints...)
 				clamped := c.inputs[k]
-				clamped.ints = append([]int64(nil), clamped.ints...)
-				for j := range wild.ints {
-					n := int64(wild.bounds[j%len(wild.bounds)])
+				clamped.Ints = append([]int64(nil), clamped.Ints...)
+				for j := range wild.Ints {
+					n := int64(wild.Bounds[j%len(wild.Bounds)])
 					var v int64
 					switch r.IntN(6) {
 					case 0:
@@ -262,25 +263,25 @@ func TestGatherOutOfRangeClamps(t *testing.T) {
 					default:
 						v = r.Int64N(n)
 					}
-					wild.ints[j] = v
-					clamped.ints[j] = min(max(v, 0), n-1)
+					wild.Ints[j] = v
+					clamped.Ints[j] = min(max(v, 0), n-1)
 				}
 				var csvs [][]string
 				var raws [][]byte
 				for j, v := range c.inputs {
 					if j == k {
-						csvs = append(csvs, clamped.csv())
-						raws = append(raws, wild.raw())
+						csvs = append(csvs, clamped.CSV())
+						raws = append(raws, wild.Raw())
 						continue
 					}
-					csvs = append(csvs, v.csv())
-					raws = append(raws, v.raw())
+					csvs = append(csvs, v.CSV())
+					raws = append(raws, v.Raw())
 				}
-				if !sw.take(i, c.model, ProgramOptions{}) {
+				if !sw.Take(i, c.model, testProgram) {
 					// Against the reference implementations on the
 					// clamped indices.
 					got, err := inProcess(c.model, raws...)
-					n.unrunCase(err)
+					n.UnrunCase(err)
 					if err != nil {
 						t.Errorf("case %d (%s): %v", i, c.desc, err)
 						continue
@@ -289,17 +290,17 @@ func TestGatherOutOfRangeClamps(t *testing.T) {
 					cc.inputs = slices.Clone(c.inputs)
 					cc.inputs[k] = clamped
 					ok, err := refCompare(cc, got, func(c diffCase, got [][]byte, want [][]string) error {
-						return compareRaw(c.outDT, got[0], want[0])
+						return difftest.CompareRaw(c.outDT, got[0], want[0])
 					})
 					if err != nil {
-						t.Errorf("case %d (%s): indices %v: %v", i, c.desc, wild.ints, err)
+						t.Errorf("case %d (%s): indices %v: %v", i, c.desc, wild.Ints, err)
 					} else if ok {
-						n.refChecked++
+						n.RefChecked++
 					}
 					continue
 				}
 				want, err := o.Run(c.model, csvs...)
-				if n.skip(t, err, i, c.desc) {
+				if n.Skip(t, err, i, c.desc) {
 					continue
 				}
 				if err != nil {
@@ -309,14 +310,14 @@ func TestGatherOutOfRangeClamps(t *testing.T) {
 				if err != nil {
 					t.Fatalf("case %d (%s): %v", i, c.desc, err)
 				}
-				if err := compareRaw(c.outDT, got[0], want[0]); err != nil {
-					t.Errorf("case %d (%s): indices %v: %v", i, c.desc, wild.ints, err)
+				if err := difftest.CompareRaw(c.outDT, got[0], want[0]); err != nil {
+					t.Errorf("case %d (%s): indices %v: %v", i, c.desc, wild.Ints, err)
 				}
-				n.compared++
+				n.Compared++
 			}
-			t.Logf("%d cases with out-of-range indices compared with TFLM on clamped indices", n.compared)
-			n.logUnrun(t)
-			n.skipIfNoneCompared(t)
+			t.Logf("%d cases with out-of-range indices compared with TFLM on clamped indices", n.Compared)
+			n.LogUnrun(t)
+			n.SkipIfNoneCompared(t)
 		})
 	}
 }
@@ -326,8 +327,8 @@ func TestGatherOutOfRangeClamps(t *testing.T) {
 // axis, index tuples longer than the params' rank, 2-D embedding ids.
 func TestIndexOpsStructureRefusedAsTFLM(t *testing.T) {
 	o := oracle.New(t)
-	i8 := func(n int) diffVals { return diffVals{dt: model.Int8, ints: make([]int64, n)} }
-	i32 := func(v ...int64) diffVals { return diffVals{dt: model.Int32, ints: v} }
+	i8 := func(n int) difftest.Vals { return difftest.Vals{DT: model.Int8, Ints: make([]int64, n)} }
+	i32 := func(v ...int64) difftest.Vals { return difftest.Vals{DT: model.Int32, Ints: v} }
 	{
 		m := builder.New("resize with a run-time size")
 		in := m.Tensor("in", model.Int8, []int{1, 2, 2, 1}, nil)
@@ -335,7 +336,7 @@ func TestIndexOpsStructureRefusedAsTFLM(t *testing.T) {
 		out := m.Tensor("out", model.Int8, []int{1, 3, 3, 1}, nil)
 		m.Op(model.OpResizeNearestNeighbor, []int{in, size}, []int{out}, nil)
 		m.IO([]int{in, size}, []int{out})
-		checkRefusedAsTFLM(t, o, diffCase{desc: "run-time size", model: m.Bytes(), inputs: []diffVals{i8(4), i32(3, 3)}},
+		checkRefusedAsTFLM(t, o, diffCase{desc: "run-time size", model: m.Bytes(), inputs: []difftest.Vals{i8(4), i32(3, 3)}},
 			model.OpResizeNearestNeighbor, "not constant")
 	}
 	{
@@ -346,7 +347,7 @@ func TestIndexOpsStructureRefusedAsTFLM(t *testing.T) {
 		m.Op(model.OpGather, []int{in, pos}, []int{out}, &builder.Options{Type: unionGather, Fields: []builder.Field{
 			builder.Int(gatherAxis, 0), builder.Int(gatherBatchDims, 1)}})
 		m.IO([]int{in, pos}, []int{out})
-		checkRefusedAsTFLM(t, o, diffCase{desc: "batch_dims 1, axis 0", model: m.Bytes(), inputs: []diffVals{i8(6), i32(0, 1)}},
+		checkRefusedAsTFLM(t, o, diffCase{desc: "batch_dims 1, axis 0", model: m.Bytes(), inputs: []difftest.Vals{i8(6), i32(0, 1)}},
 			model.OpGather, "batch_dims")
 	}
 	{
@@ -356,7 +357,7 @@ func TestIndexOpsStructureRefusedAsTFLM(t *testing.T) {
 		out := m.Tensor("out", model.Int8, []int{1}, nil)
 		m.Op(model.OpGatherNd, []int{in, idx}, []int{out}, nil)
 		m.IO([]int{in, idx}, []int{out})
-		checkRefusedAsTFLM(t, o, diffCase{desc: "3-tuples into 2-D params", model: m.Bytes(), inputs: []diffVals{i8(6), i32(0, 0, 0)}},
+		checkRefusedAsTFLM(t, o, diffCase{desc: "3-tuples into 2-D params", model: m.Bytes(), inputs: []difftest.Vals{i8(6), i32(0, 0, 0)}},
 			model.OpGatherNd, "index tuples")
 	}
 	{
@@ -366,7 +367,7 @@ func TestIndexOpsStructureRefusedAsTFLM(t *testing.T) {
 		out := m.Tensor("out", model.Int8, []int{2, 2}, nil)
 		m.Op(model.OpEmbeddingLookup, []int{ids, table}, []int{out}, nil)
 		m.IO([]int{ids, table}, []int{out})
-		checkRefusedAsTFLM(t, o, diffCase{desc: "2-D ids", model: m.Bytes(), inputs: []diffVals{i32(0, 1), i8(6)}},
+		checkRefusedAsTFLM(t, o, diffCase{desc: "2-D ids", model: m.Bytes(), inputs: []difftest.Vals{i32(0, 1), i8(6)}},
 			model.OpEmbeddingLookup, "ids shape")
 	}
 }

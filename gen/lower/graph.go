@@ -43,21 +43,14 @@ func (f *Fragment) ScratchBytes(align int) int {
 	return n
 }
 
-// Ops lowers every operator of g; lean[i] asks operator i for its kernel
-// variant with the least scratch memory. Every operator that cannot be
-// lowered is reported in one error wrapping ErrUnsupported.
-func Ops(g *model.Graph, lean []bool) ([]*Fragment, error) {
-	return ops(g, lean, kernelChoice{})
-}
-
 // kernelChoice says which kernels the lowerings may pick besides the lean
 // or fast variant of each operator.
 type kernelChoice struct {
 	// speed lets lowerings take variants that trade flash for speed
-	// (ProgramOptions.Speed).
+	// (Kernels.Speed).
 	speed bool
 	// gc asks for the kernels tuned for gc instead of those for TinyGo on
-	// a Cortex-M (ProgramOptions.GC).
+	// a Cortex-M (Kernels.GC).
 	gc bool
 }
 
@@ -128,6 +121,18 @@ func Bare(g *model.Graph) []*Fragment {
 	return frags
 }
 
+// Plain returns the program of frags with one buffer per tensor (no views,
+// no in-place operators), for reporting what the sharing in p (assembled
+// from frags) saves; nil when no buffer of p holds more than one tensor.
+func Plain(g *model.Graph, frags []*Fragment, p *program.Program) (*program.Program, error) {
+	for _, b := range p.Buffers {
+		if len(b.Tensors) > 1 {
+			return Assemble(g, frags, Options{NoShare: true, NoViews: true})
+		}
+	}
+	return nil, nil
+}
+
 // Options control how Assemble shares memory between tensors.
 type Options struct {
 	// NoShare disables in-place operators (an elementwise output taking
@@ -145,7 +150,7 @@ type Options struct {
 	// NotInPlace lists elementwise operators whose output keeps its own
 	// buffer although it could take over an input's: the members of a
 	// fused group that would write over their chain operand, which write
-	// a line of their own (fuse.go).
+	// a line of their own (gen/schedule).
 	NotInPlace map[int]bool
 }
 

@@ -37,7 +37,7 @@ func TestLoweringPanicIsAnError(t *testing.T) {
 	lowerings[code] = registration{lower: func(c *opCtx) error { panic("index out of range [3] with length 3") }}
 	defer delete(lowerings, code)
 	g := chainGraph(t, [3]model.OpCode{model.OpRelu, code, model.OpRelu})
-	_, err := Ops(g, make([]bool, 3))
+	_, err := Lower(g, make([]bool, 3), Kernels{})
 	want := `unsupported model feature: 1 problem(s): internal error lowering operator 1 (HASHTABLE_LOOKUP): index out of range [3] with length 3`
 	if err == nil || err.Error() != want || !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("error\n got: %v\nwant: %s", err, want)
@@ -49,7 +49,7 @@ func TestLoweringPanicIsAnError(t *testing.T) {
 // unless NoShare), lifetimes from first to last use.
 func TestAssembleBuffers(t *testing.T) {
 	g := chainGraph(t, [3]model.OpCode{model.OpRelu, model.OpRelu, model.OpRelu})
-	frags, err := Ops(g, make([]bool, 3))
+	frags, err := Lower(g, make([]bool, 3), Kernels{})
 	if err != nil {
 		t.Fatal(err)
 	}

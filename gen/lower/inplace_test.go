@@ -3,6 +3,7 @@ package lower
 import (
 	"bytes"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -117,7 +118,7 @@ func TestInPlaceRandomGraphs(t *testing.T) {
 		data := randomElementwise(r)
 		for _, share := range []bool{true, false} {
 			name := fmt.Sprintf("g%d_%v", i, share)
-			res, err := testGenerate(name+".tflite", data, testOptions{Package: name, NoShare: !share, NoTests: true})
+			res, err := testGenerate(name+".tflite", data, difftest.EmitOptions{Package: name, NoShare: !share, NoTests: true})
 			if err != nil {
 				t.Fatalf("graph %d: %v", i, err)
 			}

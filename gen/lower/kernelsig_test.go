@@ -47,7 +47,7 @@ func TestCallsMatchKernelSignatures(t *testing.T) {
 			for i := range flags {
 				flags[i] = lean
 			}
-			frags, err := Ops(g, flags)
+			frags, err := Lower(g, flags, Kernels{})
 			if err != nil {
 				t.Errorf("%s (lean %v): %v", f, lean, err)
 				continue
@@ -108,7 +108,7 @@ func TestWrongCallIsReported(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			lowerings[code] = registration{lower: tc.l}
 			g := chainGraph(t, [3]model.OpCode{model.OpRelu, code, model.OpRelu})
-			frags, err := Ops(g, make([]bool, 3))
+			frags, err := Lower(g, make([]bool, 3), Kernels{})
 			if err != nil {
 				t.Fatal(err)
 			}

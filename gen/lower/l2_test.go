@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"testing"
 
@@ -24,26 +25,26 @@ func randL2Norm(r *rand.Rand, dt model.DType, act quant.Activation, badRank bool
 	shape[rank-1] = 1 + r.IntN(40)
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("L2_NORMALIZATION %s %v act %s", dt, shape, act)}
 	m := builder.New("l2_normalization differential case")
-	qi := randQuant(r, dt)
+	qi := difftest.RandQuant(r, dt)
 	var qo *builder.Quant
 	if dt == model.Int8 {
 		qo = builder.PerTensor(1.0/128, 0)
 		if r.IntN(4) == 0 {
-			qo = randQuant(r, dt)
+			qo = difftest.RandQuant(r, dt)
 		}
 	}
-	vals := randVals(r, dt, shapeProd(shape))
+	vals := difftest.RandVals(r, dt, shapeProd(shape))
 	if dt == model.Int8 && r.IntN(8) == 0 {
 		// A row of zero points: a zero norm.
-		for i := range vals.ints {
-			vals.ints[i] = qi.ZeroPoint[0]
+		for i := range vals.Ints {
+			vals.Ints[i] = qi.ZeroPoint[0]
 		}
 	}
 	in := m.Tensor("in", dt, shape, qi)
 	out := m.Tensor("out", dt, shape, qo)
 	m.Op(model.OpL2Normalization, []int{in}, []int{out}, &builder.Options{Type: unionL2Norm, Fields: []builder.Field{builder.Byte(l2NormAct, int(act))}})
 	m.IO([]int{in}, []int{out})
-	c.inputs = []diffVals{vals}
+	c.inputs = []difftest.Vals{vals}
 	c.model = m.Bytes()
 	return c
 }
@@ -72,14 +73,14 @@ func randL2Pool(r *rand.Rand, dt model.DType) diffCase {
 		}
 		c := diffCase{outDT: dt, desc: fmt.Sprintf("L2_POOL_2D %s [%d %d %d %d] filter %dx%d stride %dx%d same %v act %d", dt, b, h, w, d, fh, fw, sh, sw, same, act)}
 		m := builder.New("l2_pool_2d differential case")
-		q := randQuant(r, dt)
+		q := difftest.RandQuant(r, dt)
 		in := m.Tensor("in", dt, []int{b, h, w, d}, q)
 		out := m.Tensor("out", dt, []int{b, oh, ow, d}, q)
 		m.Op(model.OpL2Pool2D, []int{in}, []int{out}, &builder.Options{Type: unionPool2D, Fields: []builder.Field{
 			builder.Byte(poolPadding, pad), builder.Int(poolStrideW, sw), builder.Int(poolStrideH, sh),
 			builder.Int(poolFilterW, fw), builder.Int(poolFilterH, fh), builder.Byte(poolAct, act)}})
 		m.IO([]int{in}, []int{out})
-		c.inputs = []diffVals{randVals(r, dt, b*h*w*d)}
+		c.inputs = []difftest.Vals{difftest.RandVals(r, dt, b*h*w*d)}
 		c.model = m.Bytes()
 		return c
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -25,7 +26,7 @@ func randLogSoftmax(r *rand.Rand, dt model.DType) diffCase {
 	}
 	var qi, qo *builder.Quant
 	if dt == model.Int8 {
-		qi = randQuant(r, dt)
+		qi = difftest.RandQuant(r, dt)
 		if r.IntN(8) == 0 {
 			// Scales near the smallest TFLM accepts (2^-26: a multiplier
 			// above one) and far above 1 (the multiplier capped at 2^31-1).
@@ -38,17 +39,17 @@ func randLogSoftmax(r *rand.Rand, dt model.DType) diffCase {
 	out := m.Tensor("out", dt, shape, qo)
 	m.Op(model.OpLogSoftmax, []int{in}, []int{out}, nil)
 	m.IO([]int{in}, []int{out})
-	v := randVals(r, dt, shapeProd(shape))
+	v := difftest.RandVals(r, dt, shapeProd(shape))
 	if dt == model.Float32 && r.IntN(2) == 0 {
 		// Mostly ordinary values, spread so that rows have both close and
 		// negligible competitors.
-		for i := range v.flts {
+		for i := range v.Flts {
 			if r.IntN(16) != 0 {
-				v.flts[i] = float32(r.NormFloat64() * 8)
+				v.Flts[i] = float32(r.NormFloat64() * 8)
 			}
 		}
 	}
-	return diffCase{desc: fmt.Sprintf("%s %v %v", dt, shape, qi), model: m.Bytes(), inputs: []diffVals{v}, outDT: dt}
+	return diffCase{desc: fmt.Sprintf("%s %v %v", dt, shape, qi), model: m.Bytes(), inputs: []difftest.Vals{v}, outDT: dt}
 }
 
 // logSoftmaxCompareNear compares float32 outputs with TFLM's within 1e-5
@@ -98,7 +99,7 @@ func TestLogSoftmaxMatchesTFLM(t *testing.T) {
 		inexact := 0
 		gen := func(r *rand.Rand) diffCase { return randLogSoftmax(r, model.Float32) }
 		compared, _ := runDiffCasesWith(t, o, diffN{20, 200}, r, gen, nil, func(c diffCase, got [][]byte, want [][]string) error {
-			if compareRaw(model.Float32, got[0], want[0]) != nil {
+			if difftest.CompareRaw(model.Float32, got[0], want[0]) != nil {
 				inexact++
 			}
 			return logSoftmaxCompareNear(got[0], want[0])
@@ -119,7 +120,7 @@ func TestLogSoftmaxRefusedAsTFLM(t *testing.T) {
 		out := m.Tensor("out", ot, oshape, qo)
 		m.Op(model.OpLogSoftmax, []int{in}, []int{out}, nil)
 		m.IO([]int{in}, []int{out})
-		return diffCase{desc: desc, model: m.Bytes(), inputs: []diffVals{randVals(r, it, shapeProd(ishape))}}
+		return diffCase{desc: desc, model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, it, shapeProd(ishape))}}
 	}
 	q := builder.PerTensor(0.1, 0)
 	qo := builder.PerTensor(16.0/256, 127)
@@ -140,7 +141,7 @@ func TestLogSoftmaxRefusedAsTFLM(t *testing.T) {
 	// (QuantizeMultiplierGreaterThanOne's check), so the oracle cannot
 	// reject it as a model error; the lowering refuses it.
 	c := build("tiny input scale", model.Int8, model.Int8, []int{2, 3}, []int{2, 3}, builder.PerTensor(1.0/(1<<26), 0), qo)
-	if _, err := inProcess(c.model, c.inputs[0].raw()); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "too small") {
+	if _, err := inProcess(c.model, c.inputs[0].Raw()); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "too small") {
 		t.Errorf("%s: error %v, want a refusal", c.desc, err)
 	}
 }

@@ -269,20 +269,6 @@ func (constArg) isArg()  {}
 // activation range is computed by internal/quant through these, so that
 // overflow is treated the same way everywhere.
 
-// typeRange is the value range of an integer tensor type (int32 for the
-// others).
-func typeRange(dt model.DType) (lo, hi int32) {
-	switch dt {
-	case model.Int8:
-		return math.MinInt8, math.MaxInt8
-	case model.Uint8:
-		return 0, math.MaxUint8
-	case model.Int16:
-		return math.MinInt16, math.MaxInt16
-	}
-	return math.MinInt32, math.MaxInt32
-}
-
 // multiplier is quant.CheckedMultiplier with an error naming the operator
 // and what the multiplier rescales.
 func (c *opCtx) multiplier(what string, real float64) (int32, int, error) {
@@ -296,7 +282,7 @@ func (c *opCtx) multiplier(what string, real float64) (int32, int, error) {
 // actRange returns the quantized clamp bounds of a fused activation for an
 // output of type dt (quant.ActRange).
 func (c *opCtx) actRange(act quant.Activation, scale float32, zp int32, dt model.DType) (int32, int32, error) {
-	qmin, qmax := typeRange(dt)
+	qmin, qmax := dt.IntRange()
 	lo, hi, err := quant.ActRange(act, scale, zp, qmin, qmax)
 	if err != nil {
 		return 0, 0, c.Errorf("%v", err)

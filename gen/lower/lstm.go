@@ -8,7 +8,6 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
-	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 func init() { register(model.OpUnidirectionalSequenceLstm, lowerLSTM, ownBuffer) }
@@ -218,7 +217,7 @@ func lowerLSTMFloat(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *
 		// products (kernels/bfp.go), the same bits on every target. Lean
 		// too: its scratch (8+inDim words) is smaller than the stack the
 		// exact emulation (lstmRunSoftF) takes.
-		wi, wr, rec, ok := kernels.PlanLSTMFloatBFP(lstmGateData(inW), lstmGateData(recW), lstmGateData(bias), s, n)
+		wi, wr, rec, ok := kernelsig.PlanLSTMFloatBFP(lstmGateData(inW), lstmGateData(recW), lstmGateData(bias), s, n)
 		if ok {
 			c.Call(kernelsig.LstmFloatBFP, p, View(in), View(h), View(cell), View(out), c.Scratch(model.Int32, 8+n),
 				c.Const("InW", wi), c.Const("RecW", wr), c.Const("Rec", rec))
@@ -445,12 +444,12 @@ func lowerLSTMInt(c *opCtx, sh lstmShape, cellClip float32, in, h, cell, out *mo
 		for k, g := range lstmKernelGates {
 			inM[k], recM[k], inSh[k], recSh[k] = gq[g].im, gq[g].rm, gq[g].is, gq[g].rs
 		}
-		form := kernelsig.Func(kernels.PlanLSTMInt8(inM, recM, inSh, recSh, fm, fs, im, is, hm, hs))
+		form := kernelsig.PlanLSTMInt8(inM, recM, inSh, recSh, fm, fs, im, is, hm, hs)
 		c.Call(form, Struct(kernelsig.LstmParams, fields...), View(in), View(h), View(cell), View(out),
 			gateArg(0), gateArg(1), gateArg(2), gateArg(3),
 			c.Const("InW", lstmPackInt8W(lstmGateData(inW), s, n)),
 			c.Const("RecW", lstmPackInt8W(lstmGateData(recW), s, s)),
-			c.ConstI32("Bias", b), c.Scratch(model.Int32, kernels.LSTMInt8Scratch))
+			c.ConstI32("Bias", b), c.Scratch(model.Int32, kernelsig.LSTMInt8Scratch))
 		return nil
 	}
 	args := []Arg{Struct(kernelsig.LstmParams, fields...), View(in), View(h), View(cell), View(out)}

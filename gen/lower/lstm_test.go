@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,7 +81,7 @@ func TestLSTMReferenceTensors(t *testing.T) {
 			if lean {
 				pkg += "_lean"
 			}
-			res, err := testLean(g, []bool{lean}, testOptions{Package: pkg})
+			res, err := testLean(g, []bool{lean}, difftest.EmitOptions{Package: pkg})
 			if err != nil {
 				t.Fatalf("%s op %d: %v", tc.model, tc.op, err)
 			}

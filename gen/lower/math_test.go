@@ -3,6 +3,7 @@ package lower
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -24,16 +25,16 @@ func mathSeed(name string) uint64 {
 // mathRoundingVals draws float32 inputs for the rounding operators: the
 // values of randVals with one in four replaced by a half-integer, a value
 // near an integer or one beyond 2^23 (where every float32 is an integer).
-func mathRoundingVals(r *rand.Rand, n int) diffVals {
-	v := randVals(r, model.Float32, n)
-	for i := range v.flts {
+func mathRoundingVals(r *rand.Rand, n int) difftest.Vals {
+	v := difftest.RandVals(r, model.Float32, n)
+	for i := range v.Flts {
 		switch r.IntN(8) {
 		case 0:
-			v.flts[i] = float32(r.IntN(41)-20) + 0.5
+			v.Flts[i] = float32(r.IntN(41)-20) + 0.5
 		case 1:
-			v.flts[i] = float32(r.IntN(41)-20) + float32(r.NormFloat64()*1e-4)
+			v.Flts[i] = float32(r.IntN(41)-20) + float32(r.NormFloat64()*1e-4)
 		case 2:
-			v.flts[i] = float32(math.Ldexp(1+r.Float64(), 23+r.IntN(10))) * float32(1-2*r.IntN(2))
+			v.Flts[i] = float32(math.Ldexp(1+r.Float64(), 23+r.IntN(10))) * float32(1-2*r.IntN(2))
 		}
 	}
 	return v
@@ -41,20 +42,20 @@ func mathRoundingVals(r *rand.Rand, n int) diffVals {
 
 // randMathUnary is a random single-operator model of a unary operator of
 // type dt, rank 1-5 (a [256] case one time in eight).
-func randMathUnary(r *rand.Rand, code model.OpCode, dt model.DType, vals func(r *rand.Rand, n int) diffVals) diffCase {
+func randMathUnary(r *rand.Rand, code model.OpCode, dt model.DType, vals func(r *rand.Rand, n int) difftest.Vals) diffCase {
 	shape := randDims(r, 1+r.IntN(5), 4)
 	if r.IntN(8) == 0 {
 		shape = []int{256}
 	}
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("%s %s %v", code, dt, shape)}
 	m := builder.New("math differential case")
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	in := m.Tensor("in", dt, shape, q)
 	out := m.Tensor("out", dt, shape, q)
 	m.Op(code, []int{in}, []int{out}, nil)
 	m.IO([]int{in}, []int{out})
 	c.model = m.Bytes()
-	c.inputs = []diffVals{vals(r, shapeProd(shape))}
+	c.inputs = []difftest.Vals{vals(r, shapeProd(shape))}
 	return c
 }
 
@@ -80,7 +81,7 @@ func TestMathRoundingRefusedAsTFLM(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, code := range []model.OpCode{model.OpFloor, model.OpCeil, model.OpRound} {
 		for _, dt := range []model.DType{model.Int8, model.Int32} {
-			c := randMathUnary(r, code, dt, func(r *rand.Rand, n int) diffVals { return randVals(r, dt, n) })
+			c := randMathUnary(r, code, dt, func(r *rand.Rand, n int) difftest.Vals { return difftest.RandVals(r, dt, n) })
 			checkRefusedAsTFLM(t, o, c, code, "not supported")
 		}
 	}
@@ -90,7 +91,7 @@ func TestMathRoundingRefusedAsTFLM(t *testing.T) {
 		out := m.Tensor("out", model.Float32, []int{3, 2}, nil)
 		m.Op(code, []int{in}, []int{out}, nil)
 		m.IO([]int{in}, []int{out})
-		c := diffCase{desc: code.String() + " [2 3] to [3 2]", model: m.Bytes(), inputs: []diffVals{randVals(r, model.Float32, 6)}}
+		c := diffCase{desc: code.String() + " [2 3] to [3 2]", model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, model.Float32, 6)}}
 		checkRefusedAsTFLM(t, o, c, code, "differs from input shape")
 	}
 }
@@ -132,7 +133,7 @@ func mathRunNear(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen func
 	t.Helper()
 	inexact := 0
 	compared, _ := runDiffCasesWith(t, o, n, r, gen, nil, func(c diffCase, got [][]byte, want [][]string) error {
-		if compareRaw(model.Float32, got[0], want[0]) != nil {
+		if difftest.CompareRaw(model.Float32, got[0], want[0]) != nil {
 			inexact++
 		}
 		return mathCompareNear(got[0], want[0])
@@ -143,14 +144,14 @@ func mathRunNear(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, gen func
 // mathTranscVals draws inputs for EXP, LOG, SIN, COS and ELU: randVals
 // with one in four from a range where the function is interesting
 // (negative and positive up to 100, near multiples of pi, near 0).
-func mathTranscVals(r *rand.Rand, n int) diffVals {
-	v := randVals(r, model.Float32, n)
-	for i := range v.flts {
+func mathTranscVals(r *rand.Rand, n int) difftest.Vals {
+	v := difftest.RandVals(r, model.Float32, n)
+	for i := range v.Flts {
 		switch r.IntN(8) {
 		case 0:
-			v.flts[i] = float32(200*r.Float64() - 100)
+			v.Flts[i] = float32(200*r.Float64() - 100)
 		case 1:
-			v.flts[i] = float32(float64(r.IntN(21)-10)*math.Pi + r.NormFloat64()*1e-3)
+			v.Flts[i] = float32(float64(r.IntN(21)-10)*math.Pi + r.NormFloat64()*1e-3)
 		}
 	}
 	return v
@@ -178,18 +179,18 @@ func TestMathTranscendentalMatchesTFLM(t *testing.T) {
 			}
 			c := diffCase{outDT: model.Int8, desc: fmt.Sprintf("ELU int8 %v", shape)}
 			m := builder.New("elu int8 differential case")
-			in := m.Tensor("in", model.Int8, shape, randQuant(r, model.Int8))
-			out := m.Tensor("out", model.Int8, shape, randQuant(r, model.Int8))
+			in := m.Tensor("in", model.Int8, shape, difftest.RandQuant(r, model.Int8))
+			out := m.Tensor("out", model.Int8, shape, difftest.RandQuant(r, model.Int8))
 			m.Op(model.OpElu, []int{in}, []int{out}, nil)
 			m.IO([]int{in}, []int{out})
 			c.model = m.Bytes()
-			v := randVals(r, model.Int8, shapeProd(shape))
+			v := difftest.RandVals(r, model.Int8, shapeProd(shape))
 			if shapeProd(shape) == 256 {
-				for i := range v.ints {
-					v.ints[i] = int64(i - 128)
+				for i := range v.Ints {
+					v.Ints[i] = int64(i - 128)
 				}
 			}
-			c.inputs = []diffVals{v}
+			c.inputs = []difftest.Vals{v}
 			return c
 		}, nil)
 	})
@@ -208,7 +209,7 @@ func TestMathTranscendentalRefusedAsTFLM(t *testing.T) {
 		{model.OpExp, model.Int8}, {model.OpExp, model.Int16}, {model.OpLog, model.Int8},
 		{model.OpSin, model.Int16}, {model.OpCos, model.Int32}, {model.OpElu, model.Int16},
 	} {
-		c := randMathUnary(r, tc.code, tc.dt, func(r *rand.Rand, n int) diffVals { return randVals(r, tc.dt, n) })
+		c := randMathUnary(r, tc.code, tc.dt, func(r *rand.Rand, n int) difftest.Vals { return difftest.RandVals(r, tc.dt, n) })
 		checkRefusedAsTFLM(t, o, c, tc.code, "not supported")
 	}
 	m := builder.New("reshaping EXP")
@@ -216,7 +217,7 @@ func TestMathTranscendentalRefusedAsTFLM(t *testing.T) {
 	out := m.Tensor("out", model.Float32, []int{6}, nil)
 	m.Op(model.OpExp, []int{in}, []int{out}, nil)
 	m.IO([]int{in}, []int{out})
-	checkRefusedAsTFLM(t, o, diffCase{desc: "EXP [2 3] to [6]", model: m.Bytes(), inputs: []diffVals{randVals(r, model.Float32, 6)}}, model.OpExp, "differs from input shape")
+	checkRefusedAsTFLM(t, o, diffCase{desc: "EXP [2 3] to [6]", model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, model.Float32, 6)}}, model.OpExp, "differs from input shape")
 }
 
 // TestMathEluTable checks the int8 ELU table on elu_test.cc's quantized

@@ -182,7 +182,7 @@ func overlapPair(p *program.Program, c *opCtx) (in, out program.BufID, ok bool) 
 	}
 	in, ok1 := p.TensorBuf[c.Op.Inputs[c.overlap.in]]
 	out, ok2 := p.TensorBuf[c.Op.Outputs[0]]
-	if !ok1 || !ok2 || in == out || isGraphOutput(p, in) {
+	if !ok1 || !ok2 || in == out || p.IsGraphOutput(in) {
 		return 0, 0, false
 	}
 	ib, ob := p.Buffers[in], p.Buffers[out]
@@ -192,88 +192,58 @@ func overlapPair(p *program.Program, c *opCtx) (in, out program.BufID, ok bool) 
 	return in, out, true
 }
 
-// maxOverlapWork bounds the work of chooseOverlaps: operators tried times
-// buffers planned. Each trial plans the whole program, so on a program of n
-// buffers with as many candidates the work would grow as n squared; the
-// models of ../shared stay far below (person_detect: 14 candidates of 32
-// buffers).
-const maxOverlapWork = 1 << 16
+// Op is the index of the fragment's operator.
+func (f *Fragment) Op() int { return f.c.Op.Index }
 
-// chooseOverlaps picks the operators to overlap: starting from none, each
-// operator that offers an overlap, in order, is kept when its pair is
-// possible and the arena comes out smaller with it (plan returns the arena
-// of a program). It returns the chosen program. Where candidates times
-// buffers exceed maxOverlapWork, only the candidates at the steps with the
-// most bytes live are tried (maxOverlapWork/buffers of them).
-func chooseOverlaps(g *model.Graph, frags []*Fragment, opt Options, flat *program.Program, plan func(*program.Program) (int, error)) (*program.Program, map[int]bool, error) {
-	var cands []*opCtx
-	for _, f := range frags {
-		if f.c.overlap != nil {
-			cands = append(cands, f.c)
-		}
+// OffersOverlap reports whether the operator's kernel can write its output
+// over a dying input (offerOverlap).
+func (f *Fragment) OffersOverlap() bool { return f.c.overlap != nil }
+
+// OffersOverlapAlt reports whether the operator has a second way to do so
+// (offerOverlapAlt), which Options.OverlapAlt chooses.
+func (f *Fragment) OffersOverlapAlt() bool { return f.c.overlapAlt != nil }
+
+// OverlapShift is the smallest distance in bytes from the output's start
+// to the input's at which the first overlap offer is safe; 0 without one.
+func (f *Fragment) OverlapShift() int {
+	if f.c.overlap == nil {
+		return 0
 	}
-	if n := len(flat.Buffers); len(cands)*max(n, 1) > maxOverlapWork {
-		cands = heaviest(flat, cands, maxOverlapWork/max(n, 1))
-	}
-	bestSize := -1
-	var chosen map[int]bool
-	for _, c := range cands {
-		if bestSize < 0 {
-			n, err := plan(flat)
-			if err != nil {
-				return nil, nil, err
-			}
-			bestSize = n
-		}
-		try := map[int]bool{c.Op.Index: true}
-		for op := range chosen {
-			try[op] = true
-		}
-		// The ties change no buffer but the input's: plan a copy of the
-		// flat program's buffers with them, and assemble the calls only
-		// for the choice.
-		q := *flat
-		q.Buffers, q.Overlaps = slices.Clone(flat.Buffers), nil
-		if !opt.NoShare {
-			tieOverlaps(frags, &q, try, nil)
-		}
-		if len(q.Overlaps) != len(try) {
-			continue // this operator's input does not die there
-		}
-		n, err := plan(&q)
-		if err != nil {
-			return nil, nil, err
-		}
-		if n < bestSize {
-			bestSize, chosen = n, try
-		}
-	}
-	if chosen == nil {
-		return flat, nil, nil
-	}
-	o := opt
-	o.Overlap = chosen
-	p, err := Assemble(g, frags, o)
-	return p, chosen, err
+	return f.c.overlap.minShift
 }
 
-// heaviest returns the first keep of cands (at least one) by the bytes live
-// at their step in p, most first, in program order.
-func heaviest(p *program.Program, cands []*opCtx, keep int) []*opCtx {
-	n := len(p.Ops)
-	live := make([]int, n+1)
-	for _, b := range p.Buffers {
-		if b.First >= 0 && b.First < n {
-			live[b.First] += b.Size
-			live[min(b.Last+1, n)] -= b.Size
-		}
+// OverlapPair returns the buffers of the input and output the operator
+// offers to overlap in p, ok when the pair is possible there (overlapPair).
+func (f *Fragment) OverlapPair(p *program.Program) (in, out program.BufID, ok bool) {
+	return overlapPair(p, f.c)
+}
+
+// TieOverlaps ties, in p, the buffers of the operators of ops that offer
+// an overlap (their first offer) as Assemble does with Options.Overlap,
+// and adds p.Overlaps for them: a program to plan a choice of overlaps
+// without assembling it again. p's Buffers must be p's own copy.
+func TieOverlaps(frags []*Fragment, p *program.Program, ops map[int]bool) {
+	tieOverlaps(frags, p, ops, nil)
+}
+
+// Lower lowers every operator of g for the build k describes; lean[i]
+// asks operator i for its kernel variant with the least scratch memory
+// (nil: none does). Every operator that cannot be lowered is reported in
+// one error wrapping ErrUnsupported.
+func Lower(g *model.Graph, lean []bool, k Kernels) ([]*Fragment, error) {
+	if lean == nil {
+		lean = make([]bool, len(g.Ops))
 	}
-	for i := 1; i <= n; i++ {
-		live[i] += live[i-1]
-	}
-	byLive := slices.Clone(cands)
-	slices.SortStableFunc(byLive, func(a, b *opCtx) int { return live[b.Op.Index] - live[a.Op.Index] })
-	byLive = byLive[:max(1, min(keep, len(byLive)))]
-	slices.SortFunc(byLive, func(a, b *opCtx) int { return a.Op.Index - b.Op.Index })
-	return byLive
+	return ops(g, lean, kernelChoice{speed: k.Speed, gc: k.GC})
+}
+
+// Kernels say which kernels the lowerings may pick besides the lean or
+// fast variant of each operator.
+type Kernels struct {
+	// Speed lets lowerings take variants that trade flash for speed
+	// (-speed).
+	Speed bool
+	// GC asks for the kernels tuned for gc instead of the Thumb-2 DSP
+	// loops for TinyGo on a Cortex-M (-compiler gc).
+	GC bool
 }

@@ -3,6 +3,7 @@ package lower
 import (
 	"errors"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,12 +13,10 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/program"
-	"github.com/tflm-gen/tflm-gen/gen/run"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
 	"github.com/tflm-gen/tflm-gen/internal/model"
-	"github.com/tflm-gen/tflm-gen/planner"
 )
 
 // randOverlapGeom is a random convolution geometry of the kind
@@ -140,27 +139,12 @@ func inProcessOverlap(data []byte, inputs ...[]byte) ([][]byte, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	p, _, err := Program(g, ProgramOptions{Overlap: true})
+	p, err := overlapProgram(g)
 	if err != nil {
 		return nil, 0, err
 	}
-	lay, err := layout.Make(p, nil, layout.Options{})
-	if err != nil {
-		return nil, 0, err
-	}
-	m, err := run.New(p, lay)
-	if err != nil {
-		return nil, 0, err
-	}
-	for k, in := range inputs {
-		copy(m.Input(k), in)
-	}
-	m.Invoke()
-	var outs [][]byte
-	for k := range g.Outputs {
-		outs = append(outs, append([]byte(nil), m.Output(k)...))
-	}
-	return outs, len(p.Overlaps), nil
+	outs, err := difftest.Run(p, inputs...)
+	return outs, len(p.Overlaps), err
 }
 
 // TestOverlapMatchesTFLM: random int8 convolutions whose output is written
@@ -176,9 +160,9 @@ func TestOverlapMatchesTFLM(t *testing.T) {
 // that the generator writes over their input.
 func overlapCases(t *testing.T, o *oracle.Oracle, depthwise bool) {
 	r := rand.New(rand.NewPCG(12, 2))
-	var n diffTally
-	var sw sweep
-	for i := 0; n.done() < diffCount(20, 200) && i < 4000; i++ {
+	var n difftest.Tally
+	var sw difftest.Sweep
+	for i := 0; n.Done() < difftest.Count(20, 200) && i < 4000; i++ {
 		g := randOverlapGeom(r)
 		if depthwise {
 			g.inC = 1 + r.IntN(16)
@@ -197,7 +181,7 @@ func overlapCases(t *testing.T, o *oracle.Oracle, depthwise bool) {
 			continue
 		}
 		m := builder.New("overlap case")
-		iq := randQuant(r, model.Int8)
+		iq := difftest.RandQuant(r, model.Int8)
 		in := m.Tensor("in", model.Int8, []int{1, g.inH, g.inW, g.inC}, iq)
 		code, wshape, opts := model.OpConv2D, []int{g.outC, g.fH, g.fW, g.inC}, 1
 		if depthwise {
@@ -218,8 +202,8 @@ func overlapCases(t *testing.T, o *oracle.Oracle, depthwise bool) {
 			bq.ZeroPoint = append(bq.ZeroPoint, 0)
 			bias[c] = int32(r.IntN(2001) - 1000)
 		}
-		w := m.ConstI8("w", wshape, wq, randInt8s(r, shapeProd(wshape)))
-		out := m.Tensor("out", model.Int8, []int{1, g.outH, g.outW, g.outC}, builder.PerTensor(randScale(r)*4, int64(r.IntN(256)-128)))
+		w := m.ConstI8("w", wshape, wq, difftest.RandInt8s(r, shapeProd(wshape)))
+		out := m.Tensor("out", model.Int8, []int{1, g.outH, g.outW, g.outC}, builder.PerTensor(difftest.RandScale(r)*4, int64(r.IntN(256)-128)))
 		pad := 1 // VALID
 		if g.padH > 0 || g.padW > 0 || (g.outH == (g.inH+g.strideH-1)/g.strideH && g.outW == (g.inW+g.strideW-1)/g.strideW) {
 			pad = 0 // SAME
@@ -234,53 +218,45 @@ func overlapCases(t *testing.T, o *oracle.Oracle, depthwise bool) {
 		bt := m.ConstI32("b", []int{g.outC}, bq, bias)
 		m.Op(code, []int{in, w, bt}, []int{out}, &builder.Options{Type: uint8(opts), Fields: fields})
 		m.IO([]int{in}, []int{out})
-		x := randVals(r, model.Int8, g.inH*g.inW*g.inC)
-		got, pairs, gerr := inProcessOverlap(m.Bytes(), x.raw())
-		if !sw.take(i, m.Bytes(), ProgramOptions{Overlap: true}) {
+		x := difftest.RandVals(r, model.Int8, g.inH*g.inW*g.inC)
+		got, pairs, gerr := inProcessOverlap(m.Bytes(), x.Raw())
+		if !sw.Take(i, m.Bytes(), overlapProgram) {
 			// Overlapped against layer by layer only.
 			switch {
 			case gerr != nil:
-				n.unrunRefused++
+				n.UnrunRefused++
 			case pairs > 0:
-				n.unrun++
-				if plain, err := inProcess(m.Bytes(), x.raw()); err != nil || !slices.Equal(got[0], plain[0]) {
+				n.Unrun++
+				if plain, err := inProcess(m.Bytes(), x.Raw()); err != nil || !slices.Equal(got[0], plain[0]) {
 					t.Errorf("case %d %+v: overlapped and layer-by-layer outputs differ (layer by layer: %v)", i, g, err)
-					n.mismatches++
+					n.Mismatches++
 				}
 			}
 			continue
 		}
-		want, oerr := o.Run(m.Bytes(), x.csv())
-		if n.skip(t, oerr, i, fmt.Sprintf("%+v", g)) {
+		want, oerr := o.Run(m.Bytes(), x.CSV())
+		if n.Skip(t, oerr, i, fmt.Sprintf("%+v", g)) {
 			continue
 		}
 		if oerr != nil || gerr != nil {
 			if (oerr == nil) != (gerr == nil) {
 				t.Errorf("case %d %+v: TFLM %v, tflm-gen %v", i, g, oerr, gerr)
-				n.mismatches++
+				n.Mismatches++
 			}
-			n.refused++
+			n.Refused++
 			continue
 		}
 		if pairs == 0 {
 			continue // another kernel, or no arena saved
 		}
-		if err := compareRaw(model.Int8, got[0], want[0]); err != nil {
-			plain, _ := inProcess(m.Bytes(), x.raw())
-			t.Errorf("case %d %+v: %v (without overlap: %v)", i, g, err, compareRaw(model.Int8, plain[0], want[0]))
-			n.mismatches++
+		if err := difftest.CompareRaw(model.Int8, got[0], want[0]); err != nil {
+			plain, _ := inProcess(m.Bytes(), x.Raw())
+			t.Errorf("case %d %+v: %v (without overlap: %v)", i, g, err, difftest.CompareRaw(model.Int8, plain[0], want[0]))
+			n.Mismatches++
 		}
-		n.compared++
+		n.Compared++
 	}
-	n.log(t)
-}
-
-func randInt8s(r *rand.Rand, n int) []int8 {
-	v := make([]int8, n)
-	for i := range v {
-		v[i] = int8(r.IntN(256) - 128)
-	}
-	return v
+	n.Log(t)
 }
 
 // structInts reads the integer fields of a kernel's parameter block.
@@ -427,6 +403,7 @@ func TestOverlapPairsSimulated(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*.tflite"))
 	more, _ := filepath.Glob(filepath.Join(e2e.SharedDir(t), "models", "*.tflite"))
 	pairs := 0
+	var progs []*program.Program
 	for _, f := range append(files, more...) {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -436,13 +413,18 @@ func TestOverlapPairsSimulated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// As gen's lowerGraph plans: one session for every plan.
-		popt := layout.Options{Session: planner.NewSession(0)}
-		p, _, err := Program(g, ProgramOptions{Overlap: true, Plan: popt})
-		if err != nil {
-			t.Fatal(err)
+		// Every overlap the lowerings offer, first ways and second.
+		for _, alt := range []bool{false, true} {
+			p, err := overlapProgramWith(g, alt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			progs = append(progs, p)
 		}
-		lay, err := layout.Make(p, nil, popt)
+	}
+	for _, p := range progs {
+		f := p.Graph.Name
+		lay, err := layout.Make(p, nil, layout.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -499,78 +481,6 @@ func TestOverlapPairsSimulated(t *testing.T) {
 	}
 }
 
-// randChain is a random int8 chain of 2-5 layers (3x3 or 1x1 convolutions,
-// 3x3 depthwise convolutions, strides 1 and 2, SAME and VALID, and average
-// pools) on a random image, quantized per channel as converters write it.
-func randChain(r *rand.Rand) ([]byte, diffVals, string) {
-	m := builder.New("overlap chain")
-	h, w, c := 4+r.IntN(13), 4+r.IntN(13), 1+r.IntN(8)
-	q := randQuant(r, model.Int8)
-	in := m.Tensor("in", model.Int8, []int{1, h, w, c}, q)
-	vals := randVals(r, model.Int8, h*w*c)
-	desc := fmt.Sprintf("%dx%dx%d", h, w, c)
-	x, xq := in, q
-	layers := 2 + r.IntN(4)
-	for k := 0; k < layers; k++ {
-		stride, same := 1+r.IntN(2), r.IntN(2) == 0
-		kind := r.IntN(4) // 0 conv 3x3, 1 pointwise, 2 depthwise 3x3, 3 average pool
-		f := 3
-		if kind == 1 {
-			f, stride, same = 1, 1, false
-		}
-		if !same && (h < f || w < f) {
-			same = true
-		}
-		oh, ow := (h-f)/stride+1, (w-f)/stride+1
-		pad := 1
-		if same {
-			oh, ow, pad = (h+stride-1)/stride, (w+stride-1)/stride, 0
-		}
-		oc := c
-		if kind <= 1 {
-			oc = 1 + r.IntN(12)
-		}
-		oq := xq // a pool keeps its input's quantization
-		if kind != 3 {
-			oq = builder.PerTensor(randScale(r)*4, int64(r.IntN(256)-128))
-		}
-		y := m.Tensor(fmt.Sprint("l", k), model.Int8, []int{1, oh, ow, oc}, oq)
-		desc += fmt.Sprintf(" -> %s%d/%d %dx%dx%d", [...]string{"conv", "pw", "dw", "pool"}[kind], f, stride, oh, ow, oc)
-		if kind == 3 {
-			m.Op(model.OpAveragePool2D, []int{x}, []int{y}, &builder.Options{Type: 5, Fields: []builder.Field{
-				builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, 3), builder.Int(4, 3), builder.Byte(5, 0)}})
-		} else {
-			wq := &builder.Quant{}
-			bq := &builder.Quant{}
-			shape := []int{oc, f, f, c}
-			if kind == 2 {
-				shape, wq.Axis = []int{1, 3, 3, oc}, 3
-			}
-			bias := make([]int32, oc)
-			for i := 0; i < oc; i++ {
-				wq.Scale = append(wq.Scale, 0.005+0.003*float32(r.IntN(8)))
-				wq.ZeroPoint = append(wq.ZeroPoint, 0)
-				bq.Scale = append(bq.Scale, xq.Scale[0]*wq.Scale[i])
-				bq.ZeroPoint = append(bq.ZeroPoint, 0)
-				bias[i] = int32(r.IntN(4001) - 2000)
-			}
-			wt := m.ConstI8(fmt.Sprint("w", k), shape, wq, randInt8s(r, shapeProd(shape)))
-			bt := m.ConstI32(fmt.Sprint("b", k), []int{oc}, bq, bias)
-			act := r.IntN(2) // NONE or RELU
-			if kind == 2 {
-				m.Op(model.OpDepthwiseConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 2, Fields: []builder.Field{
-					builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, 1), builder.Byte(4, act), builder.Int(5, 1), builder.Int(6, 1)}})
-			} else {
-				m.Op(model.OpConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 1, Fields: []builder.Field{
-					builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Byte(3, act), builder.Int(4, 1), builder.Int(5, 1)}})
-			}
-		}
-		x, xq, h, w, c = y, oq, oh, ow, oc
-	}
-	m.IO([]int{in}, []int{x})
-	return m.Bytes(), vals, desc
-}
-
 // TestOverlapChainsMatchTFLM: random chains of convolution, depthwise and
 // pool layers give byte-identical outputs with overlapped pairs and
 // layer by layer (-fuse=off), and TFLM's outputs; it counts the chains
@@ -579,42 +489,42 @@ func TestOverlapChainsMatchTFLM(t *testing.T) {
 	o := oracle.New(t)
 	t.Run("CONV_2D_chains_overlapped", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(12, 3))
-		var n diffTally
-		var sw sweep
+		var n difftest.Tally
+		var sw difftest.Sweep
 		saved := 0
-		for i := 0; n.done() < diffCount(20, 150) && i < 2000; i++ {
-			data, x, desc := randChain(r)
-			got, pairs, gerr := inProcessOverlap(data, x.raw())
-			flat, ferr := inProcess(data, x.raw())
-			if !sw.take(i, data, ProgramOptions{Overlap: true}) {
+		for i := 0; n.Done() < difftest.Count(20, 150) && i < 2000; i++ {
+			data, x, desc := difftest.RandChain(r)
+			got, pairs, gerr := inProcessOverlap(data, x.Raw())
+			flat, ferr := inProcess(data, x.Raw())
+			if !sw.Take(i, data, overlapProgram) {
 				// Overlapped against layer by layer only.
 				switch {
 				case gerr != nil || ferr != nil:
 					if (gerr == nil) != (ferr == nil) {
 						t.Errorf("chain %d (%s): overlapped %v, layer by layer %v", i, desc, gerr, ferr)
-						n.mismatches++
+						n.Mismatches++
 					}
-					n.unrunRefused++
+					n.UnrunRefused++
 				case pairs > 0:
 					if !slices.Equal(got[0], flat[0]) {
 						t.Errorf("chain %d (%s): overlapped and layer-by-layer outputs differ", i, desc)
-						n.mismatches++
+						n.Mismatches++
 					}
 					saved += pairs
-					n.unrun++
+					n.Unrun++
 				}
 				continue
 			}
-			want, oerr := o.Run(data, x.csv())
-			if n.skip(t, oerr, i, desc) {
+			want, oerr := o.Run(data, x.CSV())
+			if n.Skip(t, oerr, i, desc) {
 				continue
 			}
 			if oerr != nil || gerr != nil || ferr != nil {
 				if (oerr == nil) != (gerr == nil) || (gerr == nil) != (ferr == nil) {
 					t.Errorf("chain %d (%s): TFLM %v, overlapped %v, layer by layer %v", i, desc, oerr, gerr, ferr)
-					n.mismatches++
+					n.Mismatches++
 				}
-				n.refused++
+				n.Refused++
 				continue
 			}
 			if pairs == 0 {
@@ -622,16 +532,16 @@ func TestOverlapChainsMatchTFLM(t *testing.T) {
 			}
 			if !slices.Equal(got[0], flat[0]) {
 				t.Errorf("chain %d (%s): overlapped and layer-by-layer outputs differ", i, desc)
-				n.mismatches++
-			} else if err := compareRaw(model.Int8, got[0], want[0]); err != nil {
+				n.Mismatches++
+			} else if err := difftest.CompareRaw(model.Int8, got[0], want[0]); err != nil {
 				t.Errorf("chain %d (%s): %v", i, desc, err)
-				n.mismatches++
+				n.Mismatches++
 			}
 			saved += pairs
-			n.compared++
+			n.Compared++
 		}
-		t.Logf("%d overlapped pairs in %d chains", saved, n.compared+n.unrun)
-		n.log(t)
+		t.Logf("%d overlapped pairs in %d chains", saved, n.Compared+n.Unrun)
+		n.Log(t)
 	})
 }
 
@@ -639,20 +549,20 @@ func TestOverlapChainsMatchTFLM(t *testing.T) {
 // input): with overlapped pairs the outputs must be byte-identical to the
 // layer-by-layer build and equal TFLM's. The oracle has recordings of the
 // seed corpus only: a new input is checked against the layer-by-layer build
-// alone, and a refusal must be a clean one (refusedCleanly) of both builds.
+// alone, and a refusal must be a clean one (difftest.RefusedCleanly) of both builds.
 func FuzzOverlapChains(f *testing.F) {
 	for s := uint64(0); s < 8; s++ {
 		f.Add(s)
 	}
 	o := oracle.New(f)
 	f.Fuzz(func(t *testing.T, seed uint64) {
-		data, x, desc := randChain(rand.New(rand.NewPCG(seed, 77)))
-		got, _, gerr := inProcessOverlap(data, x.raw())
-		flat, ferr := inProcess(data, x.raw())
-		want, oerr := o.Run(data, x.csv())
+		data, x, desc := difftest.RandChain(rand.New(rand.NewPCG(seed, 77)))
+		got, _, gerr := inProcessOverlap(data, x.Raw())
+		flat, ferr := inProcess(data, x.Raw())
+		want, oerr := o.Run(data, x.CSV())
 		if errors.Is(oerr, oracle.ErrNotRecorded) {
 			switch {
-			case (gerr == nil) != (ferr == nil) || gerr != nil && !refusedCleanly(gerr):
+			case (gerr == nil) != (ferr == nil) || gerr != nil && !difftest.RefusedCleanly(gerr):
 				t.Fatalf("%s: overlapped %v, layer by layer %v", desc, gerr, ferr)
 			case gerr == nil && !slices.Equal(got[0], flat[0]):
 				t.Fatalf("%s: overlapped and layer-by-layer outputs differ", desc)
@@ -668,47 +578,10 @@ func FuzzOverlapChains(f *testing.F) {
 		if !slices.Equal(got[0], flat[0]) {
 			t.Fatalf("%s: overlapped and layer-by-layer outputs differ", desc)
 		}
-		if err := compareRaw(model.Int8, got[0], want[0]); err != nil {
+		if err := difftest.CompareRaw(model.Int8, got[0], want[0]); err != nil {
 			t.Fatalf("%s: %v", desc, err)
 		}
 	})
-}
-
-// TestHeaviestCandidates: past maxOverlapWork, chooseOverlaps tries the
-// candidates at the steps with the most bytes live, in program order.
-func TestHeaviestCandidates(t *testing.T) {
-	// Operators 0-5; buffer sizes make the live bytes per step
-	// 10, 10, 50, 30, 50, 10.
-	p := &program.Program{}
-	for i := range 6 {
-		p.Ops = append(p.Ops, program.Op{Index: i})
-	}
-	for _, b := range []planner.Buffer{{Size: 10, First: 0, Last: 5}, {Size: 40, First: 2, Last: 2}, {Size: 20, First: 3, Last: 4}, {Size: 20, First: 4, Last: 4}} {
-		p.Buffers = append(p.Buffers, program.Buffer{Buffer: b})
-	}
-	var cands []*opCtx
-	for i := range 6 {
-		cands = append(cands, &opCtx{Op: &model.Op{Index: i}})
-	}
-	for _, tc := range []struct {
-		keep int
-		want []int
-	}{
-		{0, []int{2}}, // at least one
-		{1, []int{2}},
-		{2, []int{2, 4}},
-		{3, []int{2, 3, 4}},
-		{4, []int{0, 2, 3, 4}}, // ties: program order
-		{9, []int{0, 1, 2, 3, 4, 5}},
-	} {
-		var got []int
-		for _, c := range heaviest(p, cands, tc.keep) {
-			got = append(got, c.Op.Index)
-		}
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("keep %d: operators %v, want %v", tc.keep, got, tc.want)
-		}
-	}
 }
 
 // TestPairwiseShiftSafe: the distances the pointwise DSP kernels offer

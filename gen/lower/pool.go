@@ -6,7 +6,6 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
-	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 func init() {
@@ -132,7 +131,7 @@ func lowerPool(c *opCtx, avg bool) error {
 		// Four channels a word on the DSP extension where the layer's
 		// record exists (depth a multiple of four, windows the runs and
 		// 16-bit sums hold).
-		if k, ok := kernels.PlanPoolDSP(avg, in.Shape[3], inW, outW, strideW, filterH, filterW, lo, hi); ok {
+		if k, ok := kernelsig.PlanPoolDSP(avg, in.Shape[3], inW, outW, strideW, filterH, filterW, lo, hi); ok {
 			fn = kernelsig.MaxPoolDSPInt8
 			if avg {
 				fn = kernelsig.AvgPoolDSPInt8

@@ -45,7 +45,7 @@ func quantizeRequantFor(out model.DType, si, so float32, zi, zo int32) (quantize
 	if k.Mult, k.Shift, err = quant.CheckedMultiplier(float64(si) / float64(so)); err != nil {
 		return k, err
 	}
-	k.QMin, k.QMax = typeRange(out)
+	k.QMin, k.QMax = out.IntRange()
 	return k, nil
 }
 

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -76,7 +77,7 @@ func randReduce(r *rand.Rand, code model.OpCode, dt model.DType, opt reduceOpt) 
 	m := builder.New("reduce differential case")
 	var qi, qo *builder.Quant
 	if dt == model.Int8 || dt == model.Int16 {
-		qi = randQuant(r, dt)
+		qi = difftest.RandQuant(r, dt)
 		if dt == model.Int16 && r.IntN(4) == 0 {
 			qi.ZeroPoint[0] = int64(r.IntN(2001) - 1000) // TFLM allows any int16 zero point here
 		}
@@ -92,7 +93,7 @@ func randReduce(r *rand.Rand, code model.OpCode, dt model.DType, opt reduceOpt) 
 				grow = math.Log2(float64(count))
 			}
 			so := qi.Scale[0] * float32(math.Exp2(grow+4*r.Float64()-1))
-			zo := randQuant(r, dt).ZeroPoint[0]
+			zo := difftest.RandQuant(r, dt).ZeroPoint[0]
 			if r.IntN(2) == 0 {
 				zo /= 8
 			}
@@ -107,19 +108,19 @@ func randReduce(r *rand.Rand, code model.OpCode, dt model.DType, opt reduceOpt) 
 			}
 		}
 	}
-	var vals diffVals
+	var vals difftest.Vals
 	if dt == model.Bool {
-		vals = diffVals{dt: dt}
+		vals = difftest.Vals{DT: dt}
 		p := r.Float64() // mostly true, so that ALL is not always false
 		for i := 0; i < shapeProd(shape); i++ {
 			v := int64(0)
 			if r.Float64() < 0.8+0.2*p {
 				v = 1
 			}
-			vals.ints = append(vals.ints, v)
+			vals.Ints = append(vals.Ints, v)
 		}
 	} else {
-		vals = randVals(r, dt, shapeProd(shape))
+		vals = difftest.RandVals(r, dt, shapeProd(shape))
 	}
 	in := m.Tensor("in", dt, shape, qi)
 	axisShape := []int{nAxes}
@@ -130,15 +131,15 @@ func randReduce(r *rand.Rand, code model.OpCode, dt model.DType, opt reduceOpt) 
 	if opt.axisDT != 0 {
 		axisDT = opt.axisDT
 	}
-	av := diffVals{dt: axisDT}
+	av := difftest.Vals{DT: axisDT}
 	for _, a := range axes {
-		av.ints = append(av.ints, int64(a))
+		av.Ints = append(av.Ints, int64(a))
 	}
-	ax := av.constTensor(m, "axis", axisShape, nil)
+	ax := av.ConstTensor(m, "axis", axisShape, nil)
 	out := m.Tensor("out", dt, outShape, qo)
 	m.Op(code, []int{in, ax}, []int{out}, &builder.Options{Type: unionReducer, Fields: []builder.Field{builder.Bool(reduceKeep, keep)}})
 	m.IO([]int{in}, []int{out})
-	c.inputs = []diffVals{vals}
+	c.inputs = []difftest.Vals{vals}
 	c.model = m.Bytes()
 	return c
 }
@@ -239,11 +240,11 @@ func randCumsum(r *rand.Rand, dt model.DType, badAxis bool) diffCase {
 	exclusive, reverse := r.IntN(2) == 0, r.IntN(2) == 0
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("CUMSUM %s %v axis %d exclusive %v reverse %v", dt, shape, axis, exclusive, reverse)}
 	m := builder.New("cumsum differential case")
-	qi := randQuant(r, dt)
+	qi := difftest.RandQuant(r, dt)
 	qo := qi
 	if dt == model.Int8 {
 		so := qi.Scale[0] * float32(math.Exp2(math.Log2(float64(shape[a]))*r.Float64()+2*r.Float64()-1))
-		zo := randQuant(r, dt).ZeroPoint[0]
+		zo := difftest.RandQuant(r, dt).ZeroPoint[0]
 		if r.IntN(2) == 0 {
 			zo /= 8
 		}
@@ -259,7 +260,7 @@ func randCumsum(r *rand.Rand, dt model.DType, badAxis bool) diffCase {
 	m.Op(model.OpCumsum, []int{in, ax}, []int{out}, &builder.Options{Type: unionCumsum, Fields: []builder.Field{
 		builder.Bool(cumsumExclusive, exclusive), builder.Bool(cumsumReverse, reverse)}})
 	m.IO([]int{in}, []int{out})
-	c.inputs = []diffVals{randVals(r, dt, shapeProd(shape))}
+	c.inputs = []difftest.Vals{difftest.RandVals(r, dt, shapeProd(shape))}
 	c.model = m.Bytes()
 	return c
 }

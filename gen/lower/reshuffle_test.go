@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"testing"
 
@@ -20,32 +21,32 @@ const (
 )
 
 // reshuffleVals draws n values of type dt; bool as 0 and 1.
-func reshuffleVals(r *rand.Rand, dt model.DType, n int) diffVals {
+func reshuffleVals(r *rand.Rand, dt model.DType, n int) difftest.Vals {
 	if dt == model.Bool {
-		v := diffVals{dt: dt}
+		v := difftest.Vals{DT: dt}
 		for range n {
-			v.ints = append(v.ints, int64(r.IntN(2)))
+			v.Ints = append(v.Ints, int64(r.IntN(2)))
 		}
 		return v
 	}
 	if dt == model.Int64 {
-		v := diffVals{dt: dt}
+		v := difftest.Vals{DT: dt}
 		for range n {
-			v.ints = append(v.ints, int64(r.Uint64()))
+			v.Ints = append(v.Ints, int64(r.Uint64()))
 		}
 		return v
 	}
-	return randVals(r, dt, n)
+	return difftest.RandVals(r, dt, n)
 }
 
 // i32Vals and i64Vals encode index values as constant data.
-func i32Vals(v []int64) diffVals { return diffVals{dt: model.Int32, ints: v} }
-func i64Vals(v []int64) diffVals { return diffVals{dt: model.Int64, ints: v} }
+func i32Vals(v []int64) difftest.Vals { return difftest.Vals{DT: model.Int32, Ints: v} }
+func i64Vals(v []int64) difftest.Vals { return difftest.Vals{DT: model.Int64, Ints: v} }
 
 // reshuffleIn adds the data input of a case: a graph input of random
 // values (randQuant for int8/int16), returning its tensor and quantization.
 func reshuffleIn(r *rand.Rand, m *builder.Model, c *diffCase, dt model.DType, shape []int) (int, *builder.Quant) {
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	t := m.Tensor("in", dt, shape, q)
 	c.inputs = append(c.inputs, reshuffleVals(r, dt, shapeProd(shape)))
 	return t, q
@@ -55,7 +56,7 @@ func reshuffleIn(r *rand.Rand, m *builder.Model, c *diffCase, dt model.DType, sh
 // four another one (TFLM checks none of these operators' scales).
 func reshuffleOutQ(r *rand.Rand, dt model.DType, q *builder.Quant) *builder.Quant {
 	if r.IntN(4) == 0 {
-		return randQuant(r, dt)
+		return difftest.RandQuant(r, dt)
 	}
 	return q
 }
@@ -87,15 +88,15 @@ func randSplitV(r *rand.Rand, dt model.DType) diffCase {
 	ti, q := reshuffleIn(r, m, &c, dt, shape)
 	var ts int
 	if r.IntN(4) == 0 {
-		ts = i64Vals(ss).constTensor(m, "size_splits", []int{n}, nil)
+		ts = i64Vals(ss).ConstTensor(m, "size_splits", []int{n}, nil)
 	} else {
-		ts = i32Vals(ss).constTensor(m, "size_splits", []int{n}, nil)
+		ts = i32Vals(ss).ConstTensor(m, "size_splits", []int{n}, nil)
 	}
 	ashape := []int{1}
 	if r.IntN(2) == 0 {
 		ashape = []int{}
 	}
-	ta := i32Vals([]int64{int64(axisOpt)}).constTensor(m, "axis", ashape, nil)
+	ta := i32Vals([]int64{int64(axisOpt)}).ConstTensor(m, "axis", ashape, nil)
 	var outs []int
 	for i := range n {
 		os := append([]int{}, shape...)
@@ -173,8 +174,8 @@ func randBatchToSpace(r *rand.Rand, dt model.DType) diffCase {
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("BATCH_TO_SPACE_ND %s %v block %v crops %v", dt, batchSpaceShape(rank, in), block, crops)}
 	m := builder.New("batch_to_space_nd differential case")
 	ti, q := reshuffleIn(r, m, &c, dt, batchSpaceShape(rank, in))
-	tb := i32Vals(block).constTensor(m, "block", []int{rank - 2}, nil)
-	tc := i32Vals(crops).constTensor(m, "crops", []int{rank - 2, 2}, nil)
+	tb := i32Vals(block).ConstTensor(m, "block", []int{rank - 2}, nil)
+	tc := i32Vals(crops).ConstTensor(m, "crops", []int{rank - 2, 2}, nil)
 	to := m.Tensor("out", dt, batchSpaceShape(rank, out), reshuffleOutQ(r, dt, q))
 	m.Op(model.OpBatchToSpaceNd, []int{ti, tb, tc}, []int{to}, nil)
 	m.IO([]int{ti}, []int{to})
@@ -214,8 +215,8 @@ func randSpaceToBatch(r *rand.Rand, dt model.DType) diffCase {
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("SPACE_TO_BATCH_ND %s %v block %v paddings %v", dt, batchSpaceShape(rank, in), block, pads)}
 	m := builder.New("space_to_batch_nd differential case")
 	ti, q := reshuffleIn(r, m, &c, dt, batchSpaceShape(rank, in))
-	tb := i32Vals(block).constTensor(m, "block", []int{rank - 2}, nil)
-	tp := i32Vals(pads).constTensor(m, "paddings", []int{rank - 2, 2}, nil)
+	tb := i32Vals(block).ConstTensor(m, "block", []int{rank - 2}, nil)
+	tp := i32Vals(pads).ConstTensor(m, "paddings", []int{rank - 2, 2}, nil)
 	to := m.Tensor("out", dt, batchSpaceShape(rank, out), reshuffleOutQ(r, dt, q))
 	m.Op(model.OpSpaceToBatchNd, []int{ti, tb, tp}, []int{to}, nil)
 	m.IO([]int{ti}, []int{to})
@@ -246,9 +247,9 @@ func randMirrorPad(r *rand.Rand, dt model.DType) diffCase {
 	ti, q := reshuffleIn(r, m, &c, dt, shape)
 	var tp int
 	if r.IntN(3) == 0 {
-		tp = i64Vals(pads).constTensor(m, "paddings", []int{rank, 2}, nil)
+		tp = i64Vals(pads).ConstTensor(m, "paddings", []int{rank, 2}, nil)
 	} else {
-		tp = i32Vals(pads).constTensor(m, "paddings", []int{rank, 2}, nil)
+		tp = i32Vals(pads).ConstTensor(m, "paddings", []int{rank, 2}, nil)
 	}
 	to := m.Tensor("out", dt, out, reshuffleOutQ(r, dt, q))
 	m.Op(model.OpMirrorPad, []int{ti, tp}, []int{to}, &builder.Options{Type: unionMirrorPad, Fields: []builder.Field{builder.Byte(mirrorPadMode, mode)}})
@@ -274,7 +275,7 @@ func randReverse(r *rand.Rand, dt model.DType) diffCase {
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("REVERSE_V2 %s %v axes %v", dt, shape, axes)}
 	m := builder.New("reverse_v2 differential case")
 	ti, q := reshuffleIn(r, m, &c, dt, shape)
-	ta := i32Vals(axes).constTensor(m, "axes", []int{len(axes)}, nil)
+	ta := i32Vals(axes).ConstTensor(m, "axes", []int{len(axes)}, nil)
 	to := m.Tensor("out", dt, shape, q)
 	m.Op(model.OpReverseV2, []int{ti, ta}, []int{to}, nil)
 	m.IO([]int{ti}, []int{to})
@@ -312,12 +313,12 @@ func randDynamicUpdateSlice(r *rand.Rand, dt, idxDT model.DType) diffCase {
 	}
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("DYNAMIC_UPDATE_SLICE %s %v update %v start %s %v", dt, shape, upd, idxDT, start)}
 	m := builder.New("dynamic_update_slice differential case")
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	var ins []int
 	constOperand := r.IntN(5) == 0
 	to := addInput(m, &c, &ins, "operand", shape, q, reshuffleVals(r, dt, shapeProd(shape)), constOperand)
 	tu := addInput(m, &c, &ins, "update", upd, q, reshuffleVals(r, dt, shapeProd(upd)), !constOperand && r.IntN(5) == 0)
-	iv := diffVals{dt: idxDT, ints: start}
+	iv := difftest.Vals{DT: idxDT, Ints: start}
 	ti := addInput(m, &c, &ins, "start", []int{rank}, nil, iv, len(ins) > 0 && r.IntN(4) == 0)
 	tout := m.Tensor("out", dt, shape, q)
 	m.Op(model.OpDynamicUpdateSlice, []int{to, tu, ti}, []int{tout}, nil)
@@ -335,7 +336,7 @@ func runReshuffleCases(t *testing.T, o *oracle.Oracle, n diffN, r *rand.Rand, ge
 			return fmt.Errorf("%d outputs, TFLM has %d", len(got), len(want))
 		}
 		for k := range got {
-			if err := compareRaw(c.outDT, got[k], want[k]); err != nil {
+			if err := difftest.CompareRaw(c.outDT, got[k], want[k]); err != nil {
 				return fmt.Errorf("output %d: %v", k, err)
 			}
 		}
@@ -393,12 +394,12 @@ func reshuffleModel(code model.OpCode, opts *builder.Options, dt model.DType, sh
 	m := builder.New("reshuffle refusal case")
 	in := m.Tensor("in", dt, shape, shapeQ(dt))
 	ins, gin := []int{in}, []int{in}
-	vals := []diffVals{{dt: dt, ints: make([]int64, shapeProd(shape)), flts: make([]float32, shapeProd(shape))}}
+	vals := []difftest.Vals{{DT: dt, Ints: make([]int64, shapeProd(shape)), Flts: make([]float32, shapeProd(shape))}}
 	for i, k := range consts {
 		if k.data == nil {
 			t := m.Tensor(fmt.Sprintf("in%d", i+1), k.dt, k.shape, nil)
 			ins, gin = append(ins, t), append(gin, t)
-			vals = append(vals, diffVals{dt: k.dt, ints: make([]int64, shapeProd(k.shape))})
+			vals = append(vals, difftest.Vals{DT: k.dt, Ints: make([]int64, shapeProd(k.shape))})
 			continue
 		}
 		ins = append(ins, m.Const(fmt.Sprintf("c%d", i), k.dt, k.shape, nil, k.data))

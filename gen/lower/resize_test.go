@@ -3,6 +3,7 @@ package lower
 import (
 	"errors"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -38,14 +39,14 @@ func randResize(r *rand.Rand, code model.OpCode, dt model.DType, bothOptions boo
 		half = false // both true (which RESIZE_BILINEAR refuses) in 1 case of 16
 	}
 	m := builder.New("resize differential case")
-	q := randQuant(r, dt)
-	vals := randVals(r, dt, b*h*w*d)
+	q := difftest.RandQuant(r, dt)
+	vals := difftest.RandVals(r, dt, b*h*w*d)
 	c := diffCase{outDT: dt, desc: fmt.Sprintf("%s %s [%d %d %d %d] -> %dx%d align %v half %v", code, dt, b, h, w, d, oh, ow, align, half)}
 	// A constant input would leave the model without graph inputs, which
 	// the oracle's CSV mode needs; constant inputs are covered by the
 	// GATHER tests (same byte-level copies).
 	in := m.Tensor("in", dt, []int{b, h, w, d}, q)
-	c.inputs = []diffVals{vals}
+	c.inputs = []difftest.Vals{vals}
 	size := m.ConstI32("size", []int{2}, nil, []int32{int32(oh), int32(ow)})
 	out := m.Tensor("out", dt, []int{b, oh, ow, d}, q)
 	opts := &builder.Options{Type: unionResizeNearest, Fields: []builder.Field{

@@ -3,6 +3,7 @@ package lower
 import (
 	"bytes"
 	"errors"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ func machine(data []byte) (*run.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, _, err := Program(g, ProgramOptions{})
+	p, err := testProgram(g)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,7 @@ func TestResourceVariables(t *testing.T) {
 					m.Reset()
 					prev = fill
 				}
-				x := randVals(r, tc.dt, 6).raw()
+				x := difftest.RandVals(r, tc.dt, 6).Raw()
 				copy(m.Input(0), x)
 				m.Invoke()
 				if got := m.Output(0); !bytes.Equal(got, prev) {

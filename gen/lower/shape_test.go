@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"os"
 	"os/exec"
@@ -136,7 +137,7 @@ func shapeRun(t *testing.T, cases []shapeCase, arches ...string) {
 	var run []shapeCase
 	for i, c := range cases {
 		pkg := fmt.Sprintf("c%03d", i)
-		res, err := testGenerate(c.name+".tflite", c.model, testOptions{Package: pkg})
+		res, err := testGenerate(c.name+".tflite", c.model, difftest.EmitOptions{Package: pkg})
 		if c.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 				t.Errorf("%s: generate error %v, want one containing %q", c.name, err, c.wantErr)

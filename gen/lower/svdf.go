@@ -8,7 +8,6 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
-	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 func init() { register(model.OpSvdf, lowerSVDF, ownBuffer) }
@@ -245,13 +244,13 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 		fb = append(fb, make([]int32, (-len(fb))&7)...)
 	}
 	// The fast kernels' plan, made here with the kernels' code
-	// (kernels.PlanSVDF): they then get its records and test nothing.
-	rf, rt, fast := kernels.PlanSVDF(wt.Type == model.Int16, sh.rank, sh.memory, sh.numFilters, sh.numUnits, int32(outZP),
+	// (kernelsig.PlanSVDF): they then get its records and test nothing.
+	rf, rt, fast := kernelsig.PlanSVDF(wt.Type == model.Int16, sh.rank, sh.memory, sh.numFilters, sh.numUnits, int32(outZP),
 		q1.mult, q1.lsh, q1.rsh, q2.mult, q2.lsh, q2.rsh)
 	if !fast {
-		words := kernels.SVDFInt8x8Scratch
+		words := kernelsig.SVDFInt8x8Scratch
 		if wt.Type == model.Int16 {
-			words = kernels.SVDFInt8x16Scratch
+			words = kernelsig.SVDFInt8x16Scratch
 		}
 		c.Call(fn, p, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state),
 			c.Scratch(model.Int32, words), View(out))
@@ -279,7 +278,7 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 		fb4, tb4 := phase4(int32Bytes(fb[:sh.numFilters])), phase4(int32Bytes(tb))
 		pos := c.Persistent(model.Int32, 1)
 		c.Call(ring, p, fq, tq, View(in), wfPacked, c.Const("FeatureBiasRing", fb4), c.Const("TimeWeightsRing", ww), c.Const("TimeBiasRing", tb4), View(state), pos,
-			c.Scratch(model.Int32, kernels.SVDFFastScratch), View(out))
+			c.Scratch(model.Int32, kernelsig.SVDFFastScratch), View(out))
 		return nil
 	}
 	fn = kernelsig.SvdfInt8x8Fast
@@ -287,7 +286,7 @@ func lowerSVDFInt8(c *opCtx, sh svdfShape, in, wf, wt, bias, state, out *model.T
 		fn = kernelsig.SvdfInt8x16Fast
 	}
 	c.Call(fn, p, fq, tq, View(in), wfPacked, c.ConstI32("FeatureBias", fb), Str(wt), c.ConstI32("TimeBias", tb), View(state),
-		c.Scratch(model.Int32, kernels.SVDFFastScratch), View(out))
+		c.Scratch(model.Int32, kernelsig.SVDFFastScratch), View(out))
 	return nil
 }
 

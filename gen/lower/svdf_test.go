@@ -11,7 +11,6 @@ import (
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
-	"github.com/tflm-gen/tflm-gen/kernels"
 )
 
 // svdfShared is the reference material: models and TFLM's tensors after one
@@ -125,12 +124,12 @@ func TestSvdfLayersMatchTFLM(t *testing.T) {
 
 // svdfScratchWords is each integer SVDF kernel's scratch in int32 words.
 var svdfScratchWords = map[kernelsig.Func]int{
-	kernelsig.SvdfInt8x8:      kernels.SVDFInt8x8Scratch,
-	kernelsig.SvdfInt8x16:     kernels.SVDFInt8x16Scratch,
-	kernelsig.SvdfInt8x8Fast:  kernels.SVDFFastScratch,
-	kernelsig.SvdfInt8x16Fast: kernels.SVDFFastScratch,
-	kernelsig.SvdfInt8x8Ring:  kernels.SVDFFastScratch,
-	kernelsig.SvdfInt8x16Ring: kernels.SVDFFastScratch,
+	kernelsig.SvdfInt8x8:      kernelsig.SVDFInt8x8Scratch,
+	kernelsig.SvdfInt8x16:     kernelsig.SVDFInt8x16Scratch,
+	kernelsig.SvdfInt8x8Fast:  kernelsig.SVDFFastScratch,
+	kernelsig.SvdfInt8x16Fast: kernelsig.SVDFFastScratch,
+	kernelsig.SvdfInt8x8Ring:  kernelsig.SVDFFastScratch,
+	kernelsig.SvdfInt8x16Ring: kernelsig.SVDFFastScratch,
 }
 
 // svdfCheckPrelude starts the scratch module's test file.

@@ -4,61 +4,34 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/gen/layout"
-	"github.com/tflm-gen/tflm-gen/gen/run"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
 
-// inProcess lowers and plans a model and runs one Invoke in-process on the
-// given raw input bytes, returning the raw output bytes.
+// inProcess runs a model in-process as this package's tests lower it
+// (testProgram) and returns its outputs.
 func inProcess(data []byte, inputs ...[]byte) ([][]byte, error) {
-	outs, _, err := inProcessPath(data, inputs...)
-	return outs, err
+	return difftest.InProcess(testProgram, data, inputs...)
 }
 
 // inProcessPath is inProcess that also returns the model's path through
-// the generator (pathOf with the default options, from the same lowering).
+// the generator (difftest.PathOf).
 func inProcessPath(data []byte, inputs ...[]byte) ([][]byte, []string, error) {
-	g, err := model.Parse("case.tflite", data)
-	if err != nil {
-		return nil, refusalPath("invalid", err), err
-	}
-	p, _, err := Program(g, ProgramOptions{})
-	if err != nil {
-		return nil, refusalPath("refused", err), err
-	}
-	path := programPath(p)
-	lay, err := layout.Make(p, nil, layout.Options{})
-	if err != nil {
-		return nil, refusalPath("refused", err), err
-	}
-	m, err := run.New(p, lay)
-	if err != nil {
-		return nil, refusalPath("refused", err), err
-	}
-	for k, in := range inputs {
-		copy(m.Input(k), in)
-	}
-	m.Invoke()
-	var outs [][]byte
-	for k := range g.Outputs {
-		outs = append(outs, append([]byte(nil), m.Output(k)...))
-	}
-	return outs, path, nil
+	return difftest.InProcessPath(testProgram, data, inputs...)
 }
 
 // unaryCase is one random single-operator model with its input values.
 type unaryCase struct {
 	model []byte
-	diffVals
+	difftest.Vals
 }
 
 // randShape is a random shape of rank 1-4 with at most 256 elements; one
@@ -74,11 +47,6 @@ func randShape(r *rand.Rand) []int {
 	return shape
 }
 
-// randScale is log-uniform in [2^-10, 2^4].
-func randScale(r *rand.Rand) float32 {
-	return float32(math.Exp2(-10 + 14*r.Float64()))
-}
-
 func randUnary(r *rand.Rand, code model.OpCode, dt model.DType, quantized bool) unaryCase {
 	shape := randShape(r)
 	n := 1
@@ -88,7 +56,7 @@ func randUnary(r *rand.Rand, code model.OpCode, dt model.DType, quantized bool) 
 	m := builder.New("unary differential case")
 	var qi, qo *builder.Quant
 	if quantized {
-		lo, hi := typeRange(dt)
+		lo, hi := dt.IntRange()
 		zp := func() int64 {
 			if dt == model.Int16 {
 				return 0
@@ -101,10 +69,10 @@ func randUnary(r *rand.Rand, code model.OpCode, dt model.DType, quantized bool) 
 			}
 			return int64(lo) + r.Int64N(int64(hi)-int64(lo)+1)
 		}
-		si := randScale(r)
+		si := difftest.RandScale(r)
 		so := si
 		if r.IntN(3) > 0 {
-			so = randScale(r)
+			so = difftest.RandScale(r)
 		}
 		qi, qo = builder.PerTensor(si, zp()), builder.PerTensor(so, zp())
 	}
@@ -112,29 +80,29 @@ func randUnary(r *rand.Rand, code model.OpCode, dt model.DType, quantized bool) 
 	out := m.Tensor("out", dt, shape, qo)
 	m.Op(code, []int{in}, []int{out}, nil)
 	m.IO([]int{in}, []int{out})
-	c := unaryCase{model: m.Bytes(), diffVals: diffVals{dt: dt}}
+	c := unaryCase{model: m.Bytes(), Vals: difftest.Vals{DT: dt}}
 	switch dt {
 	case model.Float32:
 		specials := []float32{0, float32(math.Copysign(0, -1)), 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), 3.4e38, 1.2e-38}
 		for i := 0; i < n; i++ {
 			if r.IntN(8) == 0 {
-				c.flts = append(c.flts, specials[r.IntN(len(specials))])
+				c.Flts = append(c.Flts, specials[r.IntN(len(specials))])
 				continue
 			}
-			c.flts = append(c.flts, float32(r.NormFloat64()*math.Exp2(float64(r.IntN(20)-10))))
+			c.Flts = append(c.Flts, float32(r.NormFloat64()*math.Exp2(float64(r.IntN(20)-10))))
 		}
 	case model.Bool:
 		for i := 0; i < n; i++ {
-			c.ints = append(c.ints, int64(r.IntN(2)))
+			c.Ints = append(c.Ints, int64(r.IntN(2)))
 		}
 	default:
-		lo, hi := typeRange(dt)
+		lo, hi := dt.IntRange()
 		for i := 0; i < n; i++ {
 			v := int64(lo) + r.Int64N(int64(hi)-int64(lo)+1)
 			if n == 256 && dt == model.Int8 {
 				v = int64(i) - 128
 			}
-			c.ints = append(c.ints, v)
+			c.Ints = append(c.Ints, v)
 		}
 	}
 	return c
@@ -143,7 +111,7 @@ func randUnary(r *rand.Rand, code model.OpCode, dt model.DType, quantized bool) 
 // compare checks our output bytes against the oracle's printed values:
 // exactly for integers and bool, by bits for float32 (NaN against NaN).
 func (c unaryCase) compare(got []byte, want []string) error {
-	switch c.dt {
+	switch c.DT {
 	case model.Float32:
 		w, err := oracle.ParseFloats(want)
 		if err != nil {
@@ -155,7 +123,7 @@ func (c unaryCase) compare(got []byte, want []string) error {
 		for i, x := range w {
 			g := math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:]))
 			if math.IsNaN(float64(x)) != math.IsNaN(float64(g)) || !math.IsNaN(float64(x)) && math.Float32bits(g) != math.Float32bits(x) {
-				return fmt.Errorf("element %d: input %v: got %v, TFLM %v", i, c.flts[i], g, x)
+				return fmt.Errorf("element %d: input %v: got %v, TFLM %v", i, c.Flts[i], g, x)
 			}
 		}
 	default:
@@ -163,13 +131,13 @@ func (c unaryCase) compare(got []byte, want []string) error {
 		if err != nil {
 			return err
 		}
-		size := c.dt.Size()
+		size := c.DT.Size()
 		if len(w)*size != len(got) {
 			return fmt.Errorf("%d output values, want %d", len(got)/size, len(w))
 		}
 		for i, x := range w {
 			var g int64
-			switch c.dt {
+			switch c.DT {
 			case model.Int16:
 				g = int64(int16(binary.LittleEndian.Uint16(got[2*i:])))
 			case model.Int8:
@@ -178,7 +146,7 @@ func (c unaryCase) compare(got []byte, want []string) error {
 				g = int64(got[i])
 			}
 			if g != x {
-				return fmt.Errorf("element %d: input %d: got %d, TFLM %d", i, c.ints[i], g, x)
+				return fmt.Errorf("element %d: input %d: got %d, TFLM %d", i, c.Ints[i], g, x)
 			}
 		}
 	}
@@ -213,26 +181,26 @@ func TestUnaryMatchesTFLM(t *testing.T) {
 		name := fmt.Sprintf("%s_%s_q%v", tc.code, tc.dt, tc.quantized)
 		t.Run(name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(tc.code), uint64(tc.dt)))
-			var n diffTally
-			var sw sweep
+			var n difftest.Tally
+			var sw difftest.Sweep
 			for i := 0; i < perCase; i++ {
 				c := randUnary(r, tc.code, tc.dt, tc.quantized)
-				got, path, gerr := inProcessPath(c.model, c.raw())
-				if !sw.pick(i, path) {
-					n.unrunCase(gerr)
+				got, path, gerr := inProcessPath(c.model, c.Raw())
+				if !sw.Pick(i, path) {
+					n.UnrunCase(gerr)
 					continue
 				}
-				want, oerr := o.Run(c.model, c.csv())
-				if n.skip(t, oerr, i, name) {
+				want, oerr := o.Run(c.model, c.CSV())
+				if n.Skip(t, oerr, i, name) {
 					continue
 				}
 				switch {
 				case oerr != nil && errors.Is(oerr, oracle.ErrRejected):
 					if gerr == nil {
 						t.Errorf("case %d: TFLM rejects the model (%v) but tflm-gen lowers it", i, oerr)
-						n.mismatches++
+						n.Mismatches++
 					}
-					n.refused++
+					n.Refused++
 					continue
 				case oerr != nil:
 					t.Fatalf("case %d: oracle: %v", i, oerr)
@@ -241,18 +209,18 @@ func TestUnaryMatchesTFLM(t *testing.T) {
 					// rescale TFLM cannot apply either (exponent > 30).
 					if !errors.Is(gerr, ErrUnsupported) {
 						t.Errorf("case %d: %v", i, gerr)
-						n.mismatches++
+						n.Mismatches++
 					}
-					n.refused++
+					n.Refused++
 					continue
 				}
 				if err := c.compare(got[0], want[0]); err != nil {
 					t.Errorf("case %d: %v", i, err)
-					n.mismatches++
+					n.Mismatches++
 				}
-				n.compared++
+				n.Compared++
 			}
-			n.log(t)
+			n.Log(t)
 		})
 	}
 }
@@ -274,7 +242,7 @@ func TestUnaryRefusedAsTFLM(t *testing.T) {
 		{model.OpAbs, model.Int32, false},
 	} {
 		c := randUnary(r, tc.code, tc.dt, tc.quantized)
-		dc := diffCase{desc: fmt.Sprintf("%s %s", tc.code, tc.dt), model: c.model, inputs: []diffVals{c.diffVals}}
+		dc := diffCase{desc: fmt.Sprintf("%s %s", tc.code, tc.dt), model: c.model, inputs: []difftest.Vals{c.Vals}}
 		checkRefused(t, o, dc, "operator 0 ("+tc.code.String()+")", "")
 	}
 	// Quantized int16 ABS needs zero points 0 (TFLM's Prepare checks them).
@@ -303,7 +271,7 @@ func TestUnaryInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := Program(g, ProgramOptions{})
+	p, err := testProgram(g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,14 +290,14 @@ func randRsqrtInt8(r *rand.Rand) diffCase {
 	if r.IntN(8) == 0 {
 		shape = []int{256}
 	}
-	qi, qo := randQuant(r, model.Int8), randQuant(r, model.Int8)
+	qi, qo := difftest.RandQuant(r, model.Int8), difftest.RandQuant(r, model.Int8)
 	if r.IntN(2) == 0 {
 		// An output scale near 1/sqrt(input scale) fills the output range.
 		qo.Scale[0] = float32(float64(0.02+r.Float64()) / math.Sqrt(float64(qi.Scale[0])))
 	}
 	n := shapeProd(shape)
 	zi := qi.ZeroPoint[0]
-	v := diffVals{dt: model.Int8}
+	v := difftest.Vals{DT: model.Int8}
 	for i := 0; i < n; i++ {
 		x := zi + r.Int64N(128-zi)
 		if r.IntN(4) == 0 {
@@ -338,7 +306,7 @@ func randRsqrtInt8(r *rand.Rand) diffCase {
 		if n == 256 {
 			x = min(zi+int64(i), 127)
 		}
-		v.ints = append(v.ints, x)
+		v.Ints = append(v.Ints, x)
 	}
 	c := diffCase{outDT: model.Int8, desc: fmt.Sprintf("RSQRT int8 %v scales %g %g zps %d %d", shape, qi.Scale[0], qo.Scale[0], zi, qo.ZeroPoint[0])}
 	m := builder.New("rsqrt int8 differential case")
@@ -346,7 +314,7 @@ func randRsqrtInt8(r *rand.Rand) diffCase {
 	out := m.Tensor("out", model.Int8, shape, qo)
 	if r.IntN(4) == 0 {
 		c.desc += " constant"
-		k := v.constTensor(m, "k", shape, qi)
+		k := v.ConstTensor(m, "k", shape, qi)
 		m.Op(model.OpRsqrt, []int{k}, []int{out}, nil)
 		out2 := m.Tensor("out2", model.Int8, shape, qo)
 		m.Op(model.OpRsqrt, []int{in}, []int{out2}, nil)
@@ -356,7 +324,7 @@ func randRsqrtInt8(r *rand.Rand) diffCase {
 		m.IO([]int{in}, []int{out})
 	}
 	c.model = m.Bytes()
-	c.inputs = []diffVals{v}
+	c.inputs = []difftest.Vals{v}
 	return c
 }
 
@@ -373,7 +341,7 @@ func TestRsqrtInt8MatchesTFLM(t *testing.T) {
 	})
 	r := rand.New(rand.NewPCG(76, 16))
 	c := randUnary(r, model.OpRsqrt, model.Int16, true)
-	checkRefusedAsTFLM(t, o, diffCase{desc: "RSQRT int16", model: c.model, inputs: []diffVals{c.diffVals}}, model.OpRsqrt, "not supported")
+	checkRefusedAsTFLM(t, o, diffCase{desc: "RSQRT int16", model: c.model, inputs: []difftest.Vals{c.Vals}}, model.OpRsqrt, "not supported")
 
 	m := builder.New("rsqrt of a negative constant")
 	in := m.Tensor("in", model.Int8, []int{2}, builder.PerTensor(0.1, 0))
@@ -383,7 +351,7 @@ func TestRsqrtInt8MatchesTFLM(t *testing.T) {
 	m.Op(model.OpRsqrt, []int{k}, []int{out}, nil)
 	m.Op(model.OpRsqrt, []int{in}, []int{out2}, nil)
 	m.IO([]int{in}, []int{out, out2})
-	checkRefusedAsTFLM(t, o, diffCase{desc: "RSQRT of constant -2", model: m.Bytes(), inputs: []diffVals{{dt: model.Int8, ints: []int64{1, 2}}}}, model.OpRsqrt, "below its zero point")
+	checkRefusedAsTFLM(t, o, diffCase{desc: "RSQRT of constant -2", model: m.Bytes(), inputs: []difftest.Vals{{DT: model.Int8, Ints: []int64{1, 2}}}}, model.OpRsqrt, "below its zero point")
 }
 
 // TestRsqrtInt8Table: rsqrtInt8Table on elementwise_test.cc's RsqrtInt8

@@ -327,6 +327,16 @@ func (ConstTable) isArg()  {}
 func (Lit) isArg()         {}
 func (Struct) isArg()      {}
 
+// IsGraphOutput reports whether buffer b holds an output of the graph.
+func (p *Program) IsGraphOutput(b BufID) bool {
+	for _, t := range p.Graph.Outputs {
+		if p.TensorBuf[t] == b {
+			return true
+		}
+	}
+	return false
+}
+
 // OpNames lists the operator types in execution order.
 func (p *Program) OpNames() []string {
 	out := make([]string, len(p.Ops))

@@ -89,6 +89,20 @@ func (d DType) String() string {
 	return fmt.Sprintf("type(%d)", uint8(d))
 }
 
+// IntRange is the range of the type's values for int8, uint8 and int16,
+// int32's for every other type.
+func (d DType) IntRange() (lo, hi int32) {
+	switch d {
+	case Int8:
+		return math.MinInt8, math.MaxInt8
+	case Uint8:
+		return 0, math.MaxUint8
+	case Int16:
+		return math.MinInt16, math.MaxInt16
+	}
+	return math.MinInt32, math.MaxInt32
+}
+
 // Size is the element size in bytes, 0 for types without a fixed size.
 func (d DType) Size() int {
 	switch d {

@@ -1,4 +1,4 @@
-package lower
+package schedule
 
 import (
 	"fmt"
@@ -43,7 +43,7 @@ func (f *fusePlanner) why(i int) string {
 	}
 	buf := p.Buffers[a.outBuf]
 	switch {
-	case isGraphOutput(p, a.outBuf):
+	case p.IsGraphOutput(a.outBuf):
 		return fmt.Sprintf("operator %d's output is a graph output, kept whole", i-1)
 	case buf.Kind != planner.Activation || len(buf.Tensors) != 1:
 		return fmt.Sprintf("operator %d's output shares its memory with another tensor (a view or an in-place operator)", i-1)

@@ -1,9 +1,10 @@
-package lower
+package schedule
 
 import (
 	"errors"
 	"fmt"
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/program"
-	"github.com/tflm-gen/tflm-gen/gen/run"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
 	"github.com/tflm-gen/tflm-gen/internal/model"
@@ -26,7 +26,7 @@ import (
 // be written in place over its input too early (a residual ADD over the
 // group's input) ends before its last operator.
 func fuseAll(g *model.Graph) (*program.Program, error) {
-	p, _, err := Program(g, ProgramOptions{})
+	p, _, err := Program(g, Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -46,23 +46,6 @@ func fuseAll(g *model.Graph) (*program.Program, error) {
 		i = j + 1
 	}
 	return fuse(p, spans)
-}
-
-// runProgram runs p in-process on the inputs and returns its outputs.
-func runProgram(p *program.Program, lay *layout.Layout, inputs ...[]byte) ([][]byte, error) {
-	m, err := run.New(p, lay)
-	if err != nil {
-		return nil, err
-	}
-	for k, in := range inputs {
-		copy(m.Input(k), in)
-	}
-	m.Invoke()
-	var outs [][]byte
-	for k := range p.Graph.Outputs {
-		outs = append(outs, append([]byte(nil), m.Output(k)...))
-	}
-	return outs, nil
 }
 
 // simulateGroups replays the calls of every fused group of p byte by byte
@@ -339,7 +322,7 @@ func moveBytes(c program.Call, stride, start string) []int {
 		v, _ := structInt(p, name)
 		return v
 	}
-	var n, st [moveLoops]int
+	n, st := make([]int, moveLoops), make([]int, moveLoops)
 	for j := range moveLoops {
 		n[j], st[j] = get(fmt.Sprint("n", j)), get(fmt.Sprint(stride, j))
 	}
@@ -519,7 +502,7 @@ func TestFusedGroupsSimulated(t *testing.T) {
 			t.Fatal(err)
 		}
 		popt := layout.Options{Session: planner.NewSession(0)}
-		p, _, err := Program(g, ProgramOptions{Overlap: true, Plan: popt})
+		p, _, err := Program(g, Options{Fuse: true, Plan: popt})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -536,8 +519,8 @@ func TestFusedGroupsSimulated(t *testing.T) {
 		groups += len(p.Groups)
 	}
 	r := rand.New(rand.NewPCG(5, 8))
-	for i := 0; i < diffCount(50, 400); i++ {
-		data, _, desc := randChain(r)
+	for i := 0; i < difftest.Count(50, 400); i++ {
+		data, _, desc := difftest.RandChain(r)
 		g, err := model.Parse("chain.tflite", data)
 		if err != nil {
 			t.Fatal(err)
@@ -569,43 +552,43 @@ func TestFusedChainsMatchTFLM(t *testing.T) {
 	o := oracle.New(t)
 	t.Run("CONV_2D_chains_fused", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(21, 4))
-		var n diffTally
-		var sw sweep
+		var n difftest.Tally
+		var sw difftest.Sweep
 		chosen := 0
-		for i := 0; n.done() < diffCount(20, 150) && i < 2000; i++ {
-			data, x, desc := randChain(r)
-			flat, ferr := inProcess(data, x.raw())
-			if !sw.all() && !sw.pick(i, chainPath(data)) {
+		for i := 0; n.Done() < difftest.Count(20, 150) && i < 2000; i++ {
+			data, x, desc := difftest.RandChain(r)
+			flat, ferr := inProcess(data, x.Raw())
+			if !sw.All() && !sw.Pick(i, chainPath(data)) {
 				// Fused against layer by layer only.
-				n.unrunCase(ferr)
+				n.UnrunCase(ferr)
 				if ferr == nil {
-					if err := compareFused(data, x.raw(), flat[0], nil, &chosen); err != nil {
+					if err := compareFused(data, x.Raw(), flat[0], nil, &chosen); err != nil {
 						t.Errorf("chain %d (%s): %v", i, desc, err)
-						n.mismatches++
+						n.Mismatches++
 					}
 				}
 				continue
 			}
-			want, oerr := o.Run(data, x.csv())
-			if n.skip(t, oerr, i, desc) {
+			want, oerr := o.Run(data, x.CSV())
+			if n.Skip(t, oerr, i, desc) {
 				continue
 			}
 			if oerr != nil || ferr != nil {
 				if (oerr == nil) != (ferr == nil) {
 					t.Errorf("chain %d (%s): TFLM %v, layer by layer %v", i, desc, oerr, ferr)
-					n.mismatches++
+					n.Mismatches++
 				}
-				n.refused++
+				n.Refused++
 				continue
 			}
-			if err := compareFused(data, x.raw(), flat[0], want[0], &chosen); err != nil {
+			if err := compareFused(data, x.Raw(), flat[0], want[0], &chosen); err != nil {
 				t.Errorf("chain %d (%s): %v", i, desc, err)
-				n.mismatches++
+				n.Mismatches++
 			}
-			n.compared++
+			n.Compared++
 		}
-		t.Logf("%d chains, %d where the generator chose groups itself", n.compared+n.unrun, chosen)
-		n.log(t)
+		t.Logf("%d chains, %d where the generator chose groups itself", n.Compared+n.Unrun, chosen)
+		n.Log(t)
 	})
 }
 
@@ -614,14 +597,14 @@ func TestFusedChainsMatchTFLM(t *testing.T) {
 func chainPath(data []byte) []string {
 	g, err := model.Parse("chain.tflite", data)
 	if err != nil {
-		return refusalPath("invalid", err)
+		return difftest.RefusalPath("invalid", err)
 	}
 	p, err := fuseAll(g)
 	if err != nil {
-		return refusalPath("refused", err)
+		return difftest.RefusalPath("refused", err)
 	}
-	path := pathOf(data, ProgramOptions{Overlap: true})
-	for _, e := range programPath(p) {
+	path := pathOf(data, Options{Fuse: true})
+	for _, e := range difftest.ProgramPath(p) {
 		path = append(path, "fused whole: "+e)
 	}
 	return path
@@ -642,7 +625,7 @@ func compareFused(data, input, flat []byte, want []string, chosen *int) error {
 	if len(p.Groups) == 0 && !hasADD(g) {
 		return fmt.Errorf("no group formed")
 	}
-	q, _, err := Program(g, ProgramOptions{Overlap: true})
+	q, _, err := Program(g, Options{Fuse: true})
 	if err != nil {
 		return err
 	}
@@ -657,7 +640,7 @@ func compareFused(data, input, flat []byte, want []string, chosen *int) error {
 		if err := simulateGroups(prog, lay); err != nil {
 			return err
 		}
-		got, err := runProgram(prog, lay, input)
+		got, err := difftest.RunPlanned(prog, lay, input)
 		if err != nil {
 			return err
 		}
@@ -667,7 +650,7 @@ func compareFused(data, input, flat []byte, want []string, chosen *int) error {
 		if want == nil {
 			continue
 		}
-		if err := compareRaw(g.Tensors[g.Outputs[0]].Type, got[0], want); err != nil {
+		if err := difftest.CompareRaw(g.Tensors[g.Outputs[0]].Type, got[0], want); err != nil {
 			return err
 		}
 	}
@@ -680,7 +663,7 @@ func compareFused(data, input, flat []byte, want []string, chosen *int) error {
 // and equal TFLM's. The oracle has recordings of the seed corpus only: a
 // new input is checked against the layer-by-layer build alone (whose
 // kernels the differential tests check against TFLM), and a refusal must be
-// an unsupported-model or invalid-model error (refusedCleanly).
+// an unsupported-model or invalid-model error (difftest.RefusedCleanly).
 func FuzzFusedChains(f *testing.F) {
 	for s := uint64(0); s < 8; s++ {
 		f.Add(s)
@@ -689,22 +672,22 @@ func FuzzFusedChains(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64) {
 		dt := []model.DType{model.Int8, model.Int16, model.Float32}[seed%3]
 		data, x, desc := randTypedChain(rand.New(rand.NewPCG(seed, 91)), dt)
-		flat, ferr := inProcess(data, x.raw())
-		want, oerr := o.Run(data, x.csv())
+		flat, ferr := inProcess(data, x.Raw())
+		want, oerr := o.Run(data, x.CSV())
 		if errors.Is(oerr, oracle.ErrNotRecorded) {
 			if ferr != nil {
-				if !refusedCleanly(ferr) {
+				if !difftest.RefusedCleanly(ferr) {
 					t.Fatalf("%s: layer by layer %v, neither an unsupported-model nor an invalid-model error", desc, ferr)
 				}
 				return
 			}
 			var chosen int
-			if err := compareFused(data, x.raw(), flat[0], nil, &chosen); err != nil {
+			if err := compareFused(data, x.Raw(), flat[0], nil, &chosen); err != nil {
 				t.Fatalf("%s: %v", desc, err)
 			}
 			return
 		}
-		if ferr != nil && oerr == nil && doConvRefusal(ferr) {
+		if ferr != nil && oerr == nil && difftest.ConvTooLarge(ferr) {
 			return
 		}
 		if (ferr == nil) != (oerr == nil) {
@@ -714,7 +697,7 @@ func FuzzFusedChains(f *testing.F) {
 			return
 		}
 		var chosen int
-		if err := compareFused(data, x.raw(), flat[0], want[0], &chosen); err != nil {
+		if err := compareFused(data, x.Raw(), flat[0], want[0], &chosen); err != nil {
 			t.Fatalf("%s: %v", desc, err)
 		}
 	})

@@ -1,6 +1,7 @@
-package lower
+package schedule
 
 import (
+	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/planner"
 )
@@ -13,7 +14,7 @@ const maxGroup = 12
 // each buffer rounded up to the alignment as the planner places it.
 type fusePlanner struct {
 	p      *program.Program
-	frags  []*Fragment
+	frags  []*lower.Fragment
 	align  int
 	band   []*bandOp
 	link   []bool // operator i reads operator i-1's output, which dies there
@@ -30,7 +31,7 @@ type fusePlanner struct {
 	inPlace map[int]int
 }
 
-func newFusePlanner(p *program.Program, frags []*Fragment, align int) *fusePlanner {
+func newFusePlanner(p *program.Program, frags []*lower.Fragment, align int) *fusePlanner {
 	n := len(p.Ops)
 	f := &fusePlanner{p: p, frags: frags, align: align, band: make([]*bandOp, n), link: make([]bool, n), groups: map[fuseSpan]int{}, inPlace: map[int]int{}}
 	for i := range p.Ops {
@@ -58,7 +59,7 @@ func newFusePlanner(p *program.Program, frags []*Fragment, align int) *fusePlann
 			continue
 		}
 		buf := p.Buffers[a.outBuf]
-		f.link[i] = buf.Kind == planner.Activation && len(buf.Tensors) == 1 && buf.First == i-1 && buf.Last == i && buf.Tie == nil && !isGraphOutput(p, a.outBuf)
+		f.link[i] = buf.Kind == planner.Activation && len(buf.Tensors) == 1 && buf.First == i-1 && buf.Last == i && buf.Tie == nil && !p.IsGraphOutput(a.outBuf)
 	}
 	return f
 }
@@ -84,13 +85,13 @@ func (f *fusePlanner) liveIn(b program.BufID, i, j int) bool {
 func (f *fusePlanner) single(i int) (withOverlap, without int) {
 	without = f.live(i, i) - f.inPlace[i]
 	withOverlap = without
-	c := f.frags[i].c
-	bi, bo, ok := overlapPair(f.p, c)
+	fr := f.frags[i]
+	bi, bo, ok := fr.OverlapPair(f.p)
 	if !ok {
 		return
 	}
 	in, out := f.size(bi), f.size(bo)
-	pair := max(out, planner.AlignedSize(c.overlap.minShift, f.align)+in)
+	pair := max(out, planner.AlignedSize(fr.OverlapShift(), f.align)+in)
 	withOverlap = without - (in + out) + min(pair, in+out)
 	return
 }

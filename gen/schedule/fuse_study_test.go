@@ -1,6 +1,7 @@
-package lower
+package schedule
 
 import (
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -118,7 +119,7 @@ func TestBoundStudyNetworks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, lay := planSimulate(t, g, ProgramOptions{Overlap: true})
+			p, lay := planSimulate(t, g, Options{Fuse: true})
 			t.Logf("%s: arena %d bytes (plan %s, lower bound %d; %d fused groups, %d overlapped pairs); the issue's target %d, TFLM %d and tflm-gen %d on the real network",
 				net.name, lay.Plan.Size, lay.Plan.CertText(), lay.Plan.LowerBound, len(p.Groups), len(p.Overlaps), net.target, net.tflm, net.before)
 			if net.met && lay.Plan.Size > net.target {
@@ -127,12 +128,12 @@ func TestBoundStudyNetworks(t *testing.T) {
 			if !net.run {
 				return
 			}
-			x := randVals(r, model.Int8, n)
-			got, err := runProgram(p, lay, x.raw())
+			x := difftest.RandVals(r, model.Int8, n)
+			got, err := difftest.RunPlanned(p, lay, x.Raw())
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, want := planSimulateRun(t, g, ProgramOptions{}, x.raw())
+			_, _, want := planSimulateRun(t, g, Options{}, x.Raw())
 			if !slices.Equal(got[0], want) {
 				t.Errorf("default and layer-by-layer outputs differ")
 			}

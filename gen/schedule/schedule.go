@@ -1,4 +1,11 @@
-package lower
+// Package schedule decides how a lowered model runs: which kernel variant
+// each operator takes (fast, or lean where the fast one's scratch would
+// make the arena larger), which operators write their output over their
+// dying input, and which chains of operators run fused, band of rows by
+// band of rows. Lowering (gen/lower) offers the choices; planning
+// (gen/layout) measures each candidate; the result is one program for
+// layout and emission.
+package schedule
 
 import (
 	"fmt"
@@ -7,50 +14,49 @@ import (
 	"sort"
 
 	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/gen/variant"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
-// ProgramOptions control Program.
-type ProgramOptions struct {
-	// Options say how tensors share memory.
-	Options
-	// Speed keeps every fast kernel variant even where its scratch memory
-	// makes the arena larger.
-	Speed bool
-	// GC picks the kernels tuned for gc's code generation instead of the
-	// Thumb-2 DSP loops for TinyGo on a Cortex-M (which every other build
-	// runs as Go).
-	GC bool
-	// Overlap lets operators write their output over their dying input
-	// where their kernels allow it and the arena comes out smaller
-	// (overlap.go).
-	Overlap bool
-	// Plan is how candidate selections are planned (alignment, strategy,
+// Options control Program.
+type Options struct {
+	// Lower says how Assemble shares memory between tensors.
+	Lower lower.Options
+	// Kernels is the build the kernels are chosen for (-speed, -compiler).
+	// With Kernels.Speed every operator keeps its fast variant even where
+	// its scratch memory makes the arena larger.
+	Kernels lower.Kernels
+	// Fuse goes below the layer-by-layer bound (-fuse on): operators
+	// write their output over their dying input where their kernels allow
+	// it, and chains run fused, where the arena comes out smaller.
+	Fuse bool
+	// Plan is how candidate schedules are planned (alignment, strategy,
 	// effort): the same as for the final plan.
 	Plan layout.Options
 }
 
 // Program lowers every operator of g with its fastest kernels and, unless
-// opt.Speed is set, lets variant.Choose give up the fast kernels whose
-// scratch memory would make the arena larger than with lean kernels only.
-// With opt.Speed, lowerings may also trade flash for speed.
+// opt.Kernels.Speed is set, lets variant.Choose give up the fast kernels
+// whose scratch memory would make the arena larger than with lean kernels
+// only. With opt.Fuse it then goes below the layer-by-layer bound
+// (belowTheBound).
 // plain is the same program with one buffer per tensor (no views, no
 // in-place operators), for reporting what sharing saves; it is nil when no
 // buffer of p holds more than one tensor.
-func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err error) {
-	fast, err := ops(g, make([]bool, len(g.Ops)), kernelChoice{speed: opt.Speed, gc: opt.GC})
+func Program(g *model.Graph, opt Options) (p, plain *program.Program, err error) {
+	fast, err := lower.Lower(g, nil, opt.Kernels)
 	if err != nil {
 		return nil, nil, err
 	}
 	frags := fast
-	if !opt.Speed {
+	if !opt.Kernels.Speed {
 		all := make([]bool, len(g.Ops))
 		for i := range all {
 			all[i] = true
 		}
-		lean, err := ops(g, all, kernelChoice{gc: opt.GC})
+		lean, err := lower.Lower(g, all, lower.Kernels{GC: opt.Kernels.GC})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -58,8 +64,8 @@ func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err
 		for i := range g.Ops {
 			fs[i], ls[i] = fast[i].ScratchBytes(opt.Plan.Align), lean[i].ScratchBytes(opt.Plan.Align)
 		}
-		pick := func(sel []bool) []*Fragment {
-			out := make([]*Fragment, len(sel))
+		pick := func(sel []bool) []*lower.Fragment {
+			out := make([]*lower.Fragment, len(sel))
 			for i, l := range sel {
 				out[i] = fast[i]
 				if l {
@@ -69,7 +75,7 @@ func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err
 			return out
 		}
 		sel, _, err := variant.Choose(fs, ls, func(sel []bool) (variant.Plan, error) {
-			p, err := Assemble(g, pick(sel), opt.Options)
+			p, err := lower.Assemble(g, pick(sel), opt.Lower)
 			if err != nil {
 				return variant.Plan{}, err
 			}
@@ -84,22 +90,17 @@ func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err
 		}
 		frags = pick(sel)
 	}
-	if p, err = Assemble(g, frags, opt.Options); err != nil {
+	if p, err = lower.Assemble(g, frags, opt.Lower); err != nil {
 		return nil, nil, err
 	}
-	if opt.Overlap {
+	if opt.Fuse {
 		if p, err = belowTheBound(g, frags, opt, p); err != nil {
 			return nil, nil, err
 		}
 		// A fused group's calls may leave a table unread.
 		p = p.WithoutUnusedConsts()
 	}
-	for _, b := range p.Buffers {
-		if len(b.Tensors) > 1 {
-			plain, err = Assemble(g, frags, Options{NoShare: true, NoViews: true})
-			break
-		}
-	}
+	plain, err = lower.Plain(g, frags, p)
 	return p, plain, err
 }
 
@@ -114,7 +115,7 @@ func Program(g *model.Graph, opt ProgramOptions) (p, plain *program.Program, err
 // Last, each overlapped operator with a second way to write over its
 // input (offerOverlapAlt) is tried that way, kept where the arena comes
 // out smaller.
-func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *program.Program) (*program.Program, error) {
+func belowTheBound(g *model.Graph, frags []*lower.Fragment, opt Options, flat *program.Program) (*program.Program, error) {
 	plan := func(q *program.Program) (int, error) {
 		l, err := layout.Make(q, nil, opt.Plan)
 		if err != nil {
@@ -131,12 +132,12 @@ func belowTheBound(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *
 
 // chooseSchedule is belowTheBound but for the second ways of overlapping:
 // the program, the options it was assembled with and its fused groups.
-func chooseSchedule(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat *program.Program, plan func(*program.Program) (int, error)) (*program.Program, Options, []fuseSpan, error) {
-	best, chosen, err := chooseOverlaps(g, frags, opt.Options, flat, plan)
+func chooseSchedule(g *model.Graph, frags []*lower.Fragment, opt Options, flat *program.Program, plan func(*program.Program) (int, error)) (*program.Program, lower.Options, []fuseSpan, error) {
+	best, chosen, err := chooseOverlaps(g, frags, opt.Lower, flat, plan)
 	if err != nil {
-		return nil, Options{}, nil, err
+		return nil, lower.Options{}, nil, err
 	}
-	bestOpt := opt.Options
+	bestOpt := opt.Lower
 	bestOpt.Overlap = chosen
 	// An elementwise operator written in place over its chain operand
 	// joins a chain with a line of its own: the groups are estimated on
@@ -145,10 +146,10 @@ func chooseSchedule(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat 
 	keep := chainInPlace(flat)
 	est := flat
 	if len(keep) > 0 {
-		o := opt.Options
+		o := opt.Lower
 		o.NotInPlace = keep
-		if est, err = Assemble(g, frags, o); err != nil {
-			return nil, Options{}, nil, err
+		if est, err = lower.Assemble(g, frags, o); err != nil {
+			return nil, lower.Options{}, nil, err
 		}
 	}
 	fp := newFusePlanner(est, frags, opt.Plan.Align)
@@ -165,9 +166,9 @@ func chooseSchedule(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat 
 	}
 	bestSize, err := plan(best)
 	if err != nil {
-		return nil, Options{}, nil, err
+		return nil, lower.Options{}, nil, err
 	}
-	o := opt.Options
+	o := opt.Lower
 	o.Overlap = overlap
 	for _, sp := range spans {
 		for i := sp.first; i <= sp.last; i++ {
@@ -179,16 +180,16 @@ func chooseSchedule(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat 
 			}
 		}
 	}
-	q, err := Assemble(g, frags, o)
+	q, err := lower.Assemble(g, frags, o)
 	if err != nil {
-		return nil, Options{}, nil, err
+		return nil, lower.Options{}, nil, err
 	}
 	if q, err = fuse(q, spans); err != nil {
-		return nil, Options{}, nil, err
+		return nil, lower.Options{}, nil, err
 	}
 	n, err := plan(q)
 	if err != nil {
-		return nil, Options{}, nil, err
+		return nil, lower.Options{}, nil, err
 	}
 	if n < bestSize {
 		q.Apart = apart
@@ -209,11 +210,11 @@ func chooseSchedule(g *model.Graph, frags []*Fragment, opt ProgramOptions, flat 
 // overlapAlternatives tries, operator by operator in order, the second way
 // of each overlapped operator of p (assembled with o, fused as spans) that
 // has one, and keeps it where the arena comes out smaller.
-func overlapAlternatives(g *model.Graph, frags []*Fragment, o Options, spans []fuseSpan, p *program.Program, plan func(*program.Program) (int, error)) (*program.Program, error) {
-	var cands []*opCtx
+func overlapAlternatives(g *model.Graph, frags []*lower.Fragment, o lower.Options, spans []fuseSpan, p *program.Program, plan func(*program.Program) (int, error)) (*program.Program, error) {
+	var cands []*lower.Fragment
 	for op := range o.Overlap {
-		if c := frags[op].c; c.overlapAlt != nil {
-			cands = append(cands, c)
+		if frags[op].OffersOverlapAlt() {
+			cands = append(cands, frags[op])
 		}
 	}
 	if len(cands) == 0 {
@@ -227,7 +228,7 @@ func overlapAlternatives(g *model.Graph, frags []*Fragment, o Options, spans []f
 	}
 	ops := make([]int, len(cands))
 	for i, c := range cands {
-		ops[i] = c.Op.Index
+		ops[i] = c.Op()
 	}
 	sort.Ints(ops)
 	size, err := plan(p)
@@ -241,7 +242,7 @@ func overlapAlternatives(g *model.Graph, frags []*Fragment, o Options, spans []f
 			try.OverlapAlt = map[int]bool{}
 		}
 		try.OverlapAlt[op] = true
-		q, err := Assemble(g, frags, try)
+		q, err := lower.Assemble(g, frags, try)
 		if err != nil {
 			return nil, err
 		}

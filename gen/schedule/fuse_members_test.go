@@ -1,7 +1,9 @@
-package lower
+package schedule
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/gen/lower"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -25,7 +27,7 @@ func (nb *netBuilder) unary(x int, code model.OpCode) int {
 	y := nb.tensor(nb.h[x], nb.w[x], nb.c[x], q)
 	var opts *builder.Options
 	if code == model.OpLeakyRelu {
-		opts = &builder.Options{Type: unionLeakyRelu, Fields: []builder.Field{builder.Float(leakyAlpha, 0.1)}}
+		opts = &builder.Options{Type: 75, Fields: []builder.Field{builder.Float(0, 0.1)}} // LeakyReluOptions, alpha
 	}
 	nb.m.Op(code, []int{x}, []int{y}, opts)
 	return y
@@ -83,24 +85,24 @@ func TestFusedUnarySpans(t *testing.T) {
 	for _, net := range nets {
 		r := rand.New(rand.NewPCG(5, 2))
 		data, n := net.build(r)
-		x := randVals(r, net.in, n)
+		x := difftest.RandVals(r, net.in, n)
 		if net.in == model.Float32 {
 			// Inputs of the range the network was quantized for.
-			for i := range x.flts {
-				x.flts[i] = float32(r.NormFloat64())
+			for i := range x.Flts {
+				x.Flts[i] = float32(r.NormFloat64())
 			}
 		}
 		g, err := model.Parse(net.name+".tflite", data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, lay, want0 := planSimulateRun(t, g, ProgramOptions{}, x.raw())
+		p, lay, want0 := planSimulateRun(t, g, Options{}, x.Raw())
 		want := [][]byte{want0}
 		unary := chainInPlace(p)
 		if len(unary) == 0 {
 			t.Fatalf("%s: no elementwise operator in place", net.name)
 		}
-		q, _, err := Program(g, ProgramOptions{Options: Options{NotInPlace: unary}})
+		q, _, err := Program(g, Options{Lower: lower.Options{NotInPlace: unary}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +131,7 @@ func TestFusedUnarySpans(t *testing.T) {
 				if err := simulateGroups(f, fl); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				got, err := runProgram(f, fl, x.raw())
+				got, err := difftest.RunPlanned(f, fl, x.Raw())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -141,12 +143,12 @@ func TestFusedUnarySpans(t *testing.T) {
 				}
 				// The generated code of the short groups, built and run below.
 				pkg := fmt.Sprintf("u%d", len(pkgs))
-				res, err := testEmit(f, nil, testOptions{Package: pkg, NoTests: true})
+				res, err := difftest.Emit(f, nil, difftest.EmitOptions{Package: pkg, NoTests: true})
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
-				jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.raw()}, Invokes: 1})
+				jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.Raw()}, Invokes: 1})
 				wants = append(wants, want[0])
 			}
 		}
@@ -157,7 +159,7 @@ func TestFusedUnarySpans(t *testing.T) {
 		// in chains.
 		var before int
 		withoutBands(bandUnary, func() {
-			b, _, err := Program(g, ProgramOptions{Overlap: true})
+			b, _, err := Program(g, Options{Fuse: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +169,7 @@ func TestFusedUnarySpans(t *testing.T) {
 			}
 			before = bl.Plan.Size
 		})
-		d, dl, got := planSimulateRun(t, g, ProgramOptions{Overlap: true}, x.raw())
+		d, dl, got := planSimulateRun(t, g, Options{Fuse: true}, x.Raw())
 		if !slices.Equal(got, want[0]) {
 			t.Errorf("%s: default and layer-by-layer outputs differ", net.name)
 		}
@@ -210,14 +212,14 @@ func TestFusedSwappedResidual(t *testing.T) {
 	for _, swap := range []bool{false, true} {
 		r := rand.New(rand.NewPCG(3, 3))
 		data, n := resNetOrder(r, swap)
-		x := randVals(r, model.Int8, n)
+		x := difftest.RandVals(r, model.Int8, n)
 		g, err := model.Parse("resnet.tflite", data)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var outs [2][]byte
 		for k, fused := range []bool{false, true} {
-			p, lay, got := planSimulateRun(t, g, ProgramOptions{Overlap: fused}, x.raw())
+			p, lay, got := planSimulateRun(t, g, Options{Fuse: fused}, x.Raw())
 			outs[k] = got
 			if fused {
 				arena[swap] = lay.Plan.Size
@@ -261,12 +263,12 @@ func torchInput(r *rand.Rand) ([]byte, int) {
 func TestFusedTransposeInput(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 1))
 	data, n := torchInput(r)
-	x := randVals(r, model.Int8, n)
+	x := difftest.RandVals(r, model.Int8, n)
 	g, err := model.Parse("nchw_input.tflite", data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, lay, want := planSimulateRun(t, g, ProgramOptions{}, x.raw())
+	p, lay, want := planSimulateRun(t, g, Options{}, x.Raw())
 	fp := newFusePlanner(p, nil, 0)
 	if fp.band[0] == nil || fp.band[0].kind != bandMove {
 		t.Fatalf("the TRANSPOSE cannot run in bands")
@@ -310,7 +312,7 @@ func TestFusedTransposeInput(t *testing.T) {
 				t.Errorf("ops 0-%d: the output 16 bytes closer to the input (%d bytes below it, at least %d needed) overwrites nothing still to be read", j, tie.Shift, f.Groups[0].MinShift)
 			}
 		}
-		got, err := runProgram(f, fl, x.raw())
+		got, err := difftest.RunPlanned(f, fl, x.Raw())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,12 +320,12 @@ func TestFusedTransposeInput(t *testing.T) {
 			t.Errorf("ops 0-%d: fused and layer-by-layer outputs differ", j)
 		}
 		pkg := fmt.Sprintf("tr%d", j)
-		res, err := testEmit(f, nil, testOptions{Package: pkg, NoTests: true})
+		res, err := difftest.Emit(f, nil, difftest.EmitOptions{Package: pkg, NoTests: true})
 		if err != nil {
 			t.Fatalf("ops 0-%d: %v", j, err)
 		}
 		pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
-		jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.raw()}, Invokes: 1})
+		jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.Raw()}, Invokes: 1})
 		wants = append(wants, want)
 	}
 	if len(pkgs) < 3 || tied == 0 {
@@ -331,10 +333,10 @@ func TestFusedTransposeInput(t *testing.T) {
 	}
 	var before int
 	withoutBands(bandMove, func() {
-		_, bl, _ := planSimulateRun(t, g, ProgramOptions{Overlap: true}, x.raw())
+		_, bl, _ := planSimulateRun(t, g, Options{Fuse: true}, x.Raw())
 		before = bl.Plan.Size
 	})
-	d, dl, got := planSimulateRun(t, g, ProgramOptions{Overlap: true}, x.raw())
+	d, dl, got := planSimulateRun(t, g, Options{Fuse: true}, x.Raw())
 	if !slices.Equal(got, want) {
 		t.Errorf("default and layer-by-layer outputs differ")
 	}
@@ -374,14 +376,14 @@ func TestFusedSubMul(t *testing.T) {
 			out := nb.conv(nb.conv(z, 5, 3, 3, 2, false, true), 3, 1, 1, 1, false, false)
 			nb.m.IO([]int{in}, []int{out})
 			data := nb.m.Bytes()
-			xin := randVals(r, model.Int8, 10*6*4)
+			xin := difftest.RandVals(r, model.Int8, 10*6*4)
 			name := fmt.Sprintf("%s swap=%v", code, swap)
 			g, err := model.Parse(name+".tflite", data)
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := ProgramOptions{GC: true, Options: Options{NoShare: true}}
-			p, _, want := planSimulateRun(t, g, opt, xin.raw())
+			opt := Options{Kernels: lower.Kernels{GC: true}, Lower: lower.Options{NoShare: true}}
+			p, _, want := planSimulateRun(t, g, opt, xin.Raw())
 			fp := newFusePlanner(p, nil, 0)
 			if b := fp.band[3]; b == nil || b.kind != bandElems {
 				t.Fatalf("%s: operator 3 (%s) cannot run in bands", name, p.Ops[3].Calls[0].Fn)
@@ -404,7 +406,7 @@ func TestFusedSubMul(t *testing.T) {
 					if err := simulateGroups(f, fl); err != nil {
 						t.Fatalf("%s ops %d-%d: %v", name, i, j, err)
 					}
-					got, err := runProgram(f, fl, xin.raw())
+					got, err := difftest.RunPlanned(f, fl, xin.Raw())
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -412,12 +414,12 @@ func TestFusedSubMul(t *testing.T) {
 						t.Errorf("%s ops %d-%d: fused and layer-by-layer outputs differ", name, i, j)
 					}
 					pkg := fmt.Sprintf("sm%d", len(pkgs))
-					res, err := testEmit(f, nil, testOptions{Package: pkg, NoTests: true})
+					res, err := difftest.Emit(f, nil, difftest.EmitOptions{Package: pkg, NoTests: true})
 					if err != nil {
 						t.Fatalf("%s ops %d-%d: %v", name, i, j, err)
 					}
 					pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
-					jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{xin.raw()}, Invokes: 1})
+					jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{xin.Raw()}, Invokes: 1})
 					wants = append(wants, want)
 				}
 			}
@@ -451,7 +453,7 @@ func TestFusedGlobalPool(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				p, _, want := planSimulateRun(t, g, ProgramOptions{GC: gc, Options: Options{NoShare: true}}, x.raw())
+				p, _, want := planSimulateRun(t, g, Options{Kernels: lower.Kernels{GC: gc}, Lower: lower.Options{NoShare: true}}, x.Raw())
 				last := len(p.Ops) - 1
 				fp := newFusePlanner(p, nil, 0)
 				if b := fp.band[last]; b == nil || !b.global {
@@ -482,7 +484,7 @@ func TestFusedGlobalPool(t *testing.T) {
 					if err := simulateGroups(f, fl); err != nil {
 						t.Fatalf("%s ops %d-%d: %v", name, first, last, err)
 					}
-					got, err := runProgram(f, fl, x.raw())
+					got, err := difftest.RunPlanned(f, fl, x.Raw())
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -491,17 +493,17 @@ func TestFusedGlobalPool(t *testing.T) {
 					}
 					if i < 2 {
 						pkg := fmt.Sprintf("gp%d", len(pkgs))
-						res, err := testEmit(f, nil, testOptions{Package: pkg, NoTests: true})
+						res, err := difftest.Emit(f, nil, difftest.EmitOptions{Package: pkg, NoTests: true})
 						if err != nil {
 							t.Fatalf("%s ops %d-%d: %v", name, first, last, err)
 						}
 						pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
-						jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.raw()}, Invokes: 1})
+						jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.Raw()}, Invokes: 1})
 						wants = append(wants, want)
 					}
 				}
 				// The default build, as it chooses.
-				q, _, got := planSimulateRun(t, g, ProgramOptions{GC: gc, Overlap: true}, x.raw())
+				q, _, got := planSimulateRun(t, g, Options{Kernels: lower.Kernels{GC: gc}, Fuse: true}, x.Raw())
 				if !slices.Equal(got, want) {
 					t.Errorf("%s: default and layer-by-layer outputs differ", name)
 				}
@@ -569,12 +571,12 @@ func TestFusedConcat(t *testing.T) {
 	}{{"squeezenet", squeezeNet}, {"densenet", denseNet}} {
 		r := rand.New(rand.NewPCG(5, 11))
 		data, n := net.build(r)
-		x := randVals(r, model.Int8, n)
+		x := difftest.RandVals(r, model.Int8, n)
 		g, err := model.Parse(net.name+".tflite", data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, lay, want := planSimulateRun(t, g, ProgramOptions{GC: true, Options: Options{NoShare: true}}, x.raw())
+		p, lay, want := planSimulateRun(t, g, Options{Kernels: lower.Kernels{GC: true}, Lower: lower.Options{NoShare: true}}, x.Raw())
 		fp := newFusePlanner(p, nil, 0)
 		spans, concats := 0, 0
 		for i := range p.Ops {
@@ -602,7 +604,7 @@ func TestFusedConcat(t *testing.T) {
 					if err := simulateGroups(f, fl); err != nil {
 						t.Fatalf("%s ops %d-%d: %v", net.name, first, last, err)
 					}
-					got, err := runProgram(f, fl, x.raw())
+					got, err := difftest.RunPlanned(f, fl, x.Raw())
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -611,12 +613,12 @@ func TestFusedConcat(t *testing.T) {
 					}
 					if last-first <= 2 && len(pkgs) < 12 {
 						pkg := fmt.Sprintf("cc%d", len(pkgs))
-						res, err := testEmit(f, nil, testOptions{Package: pkg, NoTests: true})
+						res, err := difftest.Emit(f, nil, difftest.EmitOptions{Package: pkg, NoTests: true})
 						if err != nil {
 							t.Fatalf("%s ops %d-%d: %v", net.name, first, last, err)
 						}
 						pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
-						jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.raw()}, Invokes: 1})
+						jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.Raw()}, Invokes: 1})
 						wants = append(wants, want)
 					}
 				}
@@ -627,13 +629,13 @@ func TestFusedConcat(t *testing.T) {
 		}
 		var before int
 		fuseConcat = false
-		_, bl, got := planSimulateRun(t, g, ProgramOptions{Overlap: true}, x.raw())
+		_, bl, got := planSimulateRun(t, g, Options{Fuse: true}, x.Raw())
 		fuseConcat = true
 		before = bl.Plan.Size
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: default (no CONCATENATION in chains) and layer-by-layer outputs differ", net.name)
 		}
-		d, dl, got := planSimulateRun(t, g, ProgramOptions{Overlap: true}, x.raw())
+		d, dl, got := planSimulateRun(t, g, Options{Fuse: true}, x.Raw())
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: default and layer-by-layer outputs differ", net.name)
 		}

@@ -1,8 +1,10 @@
-package lower
+package schedule
 
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/gen/lower"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -75,7 +77,7 @@ func (nb *netBuilder) convPad(x, oc, fh, fw, stride int, dw, relu, valid bool) i
 		bq.ZeroPoint = append(bq.ZeroPoint, 0)
 		bias[i] = int32(nb.r.IntN(2001) - 1000)
 	}
-	wt := nb.m.ConstI8(fmt.Sprint("w", nb.n), shape, wq, randInt8s(nb.r, shapeProd(shape)))
+	wt := nb.m.ConstI8(fmt.Sprint("w", nb.n), shape, wq, difftest.RandInt8s(nb.r, difftest.Elems(shape)))
 	bt := nb.m.ConstI32(fmt.Sprint("b", nb.n), []int{oc}, bq, bias)
 	act := 0
 	if relu {
@@ -259,7 +261,7 @@ func TestFusedNetworks(t *testing.T) {
 		t.Run(net.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, 3))
 			data, n := net.build(r)
-			x := randVals(r, model.Int8, n)
+			x := difftest.RandVals(r, model.Int8, n)
 			g, err := model.Parse(net.name+".tflite", data)
 			if err != nil {
 				t.Fatal(err)
@@ -267,7 +269,7 @@ func TestFusedNetworks(t *testing.T) {
 			arena := map[bool]int{}
 			var outs [2][]byte
 			for k, fused := range []bool{false, true} {
-				p, lay, got := planSimulateRun(t, g, ProgramOptions{Overlap: fused}, x.raw())
+				p, lay, got := planSimulateRun(t, g, Options{Fuse: fused}, x.Raw())
 				arena[fused], outs[k] = lay.Plan.Size, got
 				if fused {
 					t.Logf("%s: arena %d bytes layer by layer, %d default (%d fused groups, %d overlapped pairs; plan %s, lower bound %d), %d MACs", net.name, arena[false], arena[true], len(p.Groups), len(p.Overlaps), lay.Plan.CertText(), lay.Plan.LowerBound, p.MACs())
@@ -279,12 +281,12 @@ func TestFusedNetworks(t *testing.T) {
 			if arena[true] > arena[false] {
 				t.Errorf("default arena %d larger than layer by layer %d", arena[true], arena[false])
 			}
-			want, err := o.Run(data, x.csv())
+			want, err := o.Run(data, x.CSV())
 			oracle.SkipIfNotRecorded(t, err, net.name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := compareRaw(model.Int8, outs[1], want[0]); err != nil {
+			if err := difftest.CompareRaw(model.Int8, outs[1], want[0]); err != nil {
 				t.Error(err)
 			}
 		})
@@ -304,18 +306,18 @@ func TestFixturesMatchTFLM(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var n diffTally
+			var n difftest.Tally
 			for k := 0; k < 3; k++ {
 				in := g.Tensors[g.Inputs[0]]
-				x := randVals(r, in.Type, in.NumElements())
-				want, err := o.Run(data, x.csv())
-				if n.skip(t, err, k, "random input") {
+				x := difftest.RandVals(r, in.Type, in.NumElements())
+				want, err := o.Run(data, x.CSV())
+				if n.Skip(t, err, k, "random input") {
 					continue // r has drawn this input: later subtests draw the full run's inputs
 				}
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, _, err := inProcessOverlap(data, x.raw())
+				got, _, err := inProcessOverlap(data, x.Raw())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -332,15 +334,15 @@ func TestFixturesMatchTFLM(t *testing.T) {
 							t.Errorf("input %d: output %d is %g, TFLM %g", k, i, gv, v)
 						}
 					}
-					n.compared++
+					n.Compared++
 					continue
 				}
-				if err := compareRaw(out.Type, got[0], want[0]); err != nil {
+				if err := difftest.CompareRaw(out.Type, got[0], want[0]); err != nil {
 					t.Errorf("input %d: %v", k, err)
 				}
-				n.compared++
+				n.Compared++
 			}
-			n.skipIfNoneCompared(t)
+			n.SkipIfNoneCompared(t)
 		})
 	}
 }
@@ -383,12 +385,12 @@ func TestFusedResidualSpans(t *testing.T) {
 	for _, net := range nets {
 		r := rand.New(rand.NewPCG(9, 4))
 		data, n := net.build(r)
-		x := randVals(r, model.Int8, n)
+		x := difftest.RandVals(r, model.Int8, n)
 		g, err := model.Parse(net.name+".tflite", data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		shared, _, err := Program(g, ProgramOptions{})
+		shared, _, err := Program(g, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -396,13 +398,13 @@ func TestFusedResidualSpans(t *testing.T) {
 		// where it would write over its chain operand (ADD(y, x), as
 		// fusion assembles it).
 		for _, mode := range []string{"share", "noShare", "notInPlace"} {
-			opts := Options{NoShare: mode == "noShare"}
+			opts := lower.Options{NoShare: mode == "noShare"}
 			if mode == "notInPlace" {
 				if opts.NotInPlace = chainInPlace(shared); len(opts.NotInPlace) == 0 {
 					continue
 				}
 			}
-			p, _, err := Program(g, ProgramOptions{Options: opts})
+			p, _, err := Program(g, Options{Lower: opts})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -410,7 +412,7 @@ func TestFusedResidualSpans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := runProgram(p, lay, x.raw())
+			want, err := difftest.RunPlanned(p, lay, x.Raw())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -461,7 +463,7 @@ func TestFusedResidualSpans(t *testing.T) {
 					if err := simulateGroups(q, ql); err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
-					got, err := runProgram(q, ql, x.raw())
+					got, err := difftest.RunPlanned(q, ql, x.Raw())
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -473,12 +475,12 @@ func TestFusedResidualSpans(t *testing.T) {
 					}
 					// The generated code of the group, built and run below.
 					pkg := fmt.Sprintf("r%d", len(pkgs))
-					res, err := testEmit(q, nil, testOptions{Package: pkg, NoTests: true})
+					res, err := difftest.Emit(q, nil, difftest.EmitOptions{Package: pkg, NoTests: true})
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
 					pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
-					jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.raw()}, Invokes: 1})
+					jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.Raw()}, Invokes: 1})
 					wants = append(wants, want[0])
 				}
 			}
@@ -495,10 +497,10 @@ func TestFusedResidualSpans(t *testing.T) {
 // planSimulateRun lowers g with opt, plans it, replays its fused groups
 // byte by byte (simulateGroups) and runs it on input x: the program, its
 // layout and output 0.
-func planSimulateRun(t *testing.T, g *model.Graph, opt ProgramOptions, x []byte) (*program.Program, *layout.Layout, []byte) {
+func planSimulateRun(t *testing.T, g *model.Graph, opt Options, x []byte) (*program.Program, *layout.Layout, []byte) {
 	t.Helper()
 	p, lay := planSimulate(t, g, opt)
-	got, err := runProgram(p, lay, x)
+	got, err := difftest.RunPlanned(p, lay, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,7 +509,7 @@ func planSimulateRun(t *testing.T, g *model.Graph, opt ProgramOptions, x []byte)
 
 // planSimulate lowers g with opt, plans it and replays its fused groups
 // byte by byte (simulateGroups).
-func planSimulate(t *testing.T, g *model.Graph, opt ProgramOptions) (*program.Program, *layout.Layout) {
+func planSimulate(t *testing.T, g *model.Graph, opt Options) (*program.Program, *layout.Layout) {
 	t.Helper()
 	p, _, err := Program(g, opt)
 	if err != nil {

@@ -1,8 +1,9 @@
-package lower
+package schedule
 
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -19,27 +20,27 @@ import (
 // and max pools, strides 1 and 2, SAME and VALID, residual ADDs where a
 // layer keeps its shape, on images up to 24 rows,
 // so that every band kernel of fuse.go meets chains.
-func randTypedChain(r *rand.Rand, dt model.DType) ([]byte, diffVals, string) {
+func randTypedChain(r *rand.Rand, dt model.DType) ([]byte, difftest.Vals, string) {
 	return randTypedChainPool(r, dt, false)
 }
 
 // randTypedChainPool is randTypedChain, ending, with pool, in a global
 // average pool (one window over the whole image, SAME or VALID, a random
 // activation), as classifiers end.
-func randTypedChainPool(r *rand.Rand, dt model.DType, pool bool) ([]byte, diffVals, string) {
+func randTypedChainPool(r *rand.Rand, dt model.DType, pool bool) ([]byte, difftest.Vals, string) {
 	m := builder.New("fused chain")
 	h, w, c := 5+r.IntN(20), 3+r.IntN(12), 1+r.IntN(6)
-	q := randQuant(r, dt)
+	q := difftest.RandQuant(r, dt)
 	if dt == model.Int16 {
-		q = builder.PerTensor(randScale(r), 0)
+		q = builder.PerTensor(difftest.RandScale(r), 0)
 	}
 	in := m.Tensor("in", dt, []int{1, h, w, c}, q)
-	vals := randVals(r, dt, h*w*c)
+	vals := difftest.RandVals(r, dt, h*w*c)
 	if dt == model.Float32 {
 		// Finite inputs: infinities through a convolution give NaN
 		// payloads that say nothing about the schedule.
-		for i := range vals.flts {
-			vals.flts[i] = float32(r.NormFloat64())
+		for i := range vals.Flts {
+			vals.Flts[i] = float32(r.NormFloat64())
 		}
 	}
 	desc := fmt.Sprintf("%s %dx%dx%d", dt, h, w, c)
@@ -78,7 +79,7 @@ func randTypedChainPool(r *rand.Rand, dt model.DType, pool bool) ([]byte, diffVa
 			if dt == model.Int16 {
 				zp = 0
 			}
-			oq = builder.PerTensor(randScale(r)*4, zp)
+			oq = builder.PerTensor(difftest.RandScale(r)*4, zp)
 		}
 		y := m.Tensor(fmt.Sprint("l", k), dt, []int{1, oh, ow, oc}, oq)
 		desc += fmt.Sprintf(" -> %s%d/%d%s %dx%dx%d", [...]string{"conv", "pw", "dw", "avg", "max"}[kind], f, stride, map[bool]string{true: "d2"}[dil == 2], oh, ow, oc)
@@ -96,7 +97,7 @@ func randTypedChainPool(r *rand.Rand, dt model.DType, pool bool) ([]byte, diffVa
 		if kind == 2 {
 			shape = []int{1, f, f, oc}
 		}
-		n := shapeProd(shape)
+		n := difftest.Elems(shape)
 		var wt, bt int
 		switch dt {
 		case model.Float32:
@@ -119,7 +120,7 @@ func randTypedChainPool(r *rand.Rand, dt model.DType, pool bool) ([]byte, diffVa
 				bq.Scale = append(bq.Scale, xq.Scale[0]*wq.Scale[i])
 				bq.ZeroPoint = append(bq.ZeroPoint, 0)
 			}
-			wt = m.ConstI8(fmt.Sprint("w", k), shape, wq, randInt8s(r, n))
+			wt = m.ConstI8(fmt.Sprint("w", k), shape, wq, difftest.RandInt8s(r, n))
 			if dt == model.Int16 {
 				var raw []byte
 				for i := 0; i < oc; i++ {
@@ -147,7 +148,7 @@ func randTypedChainPool(r *rand.Rand, dt model.DType, pool bool) ([]byte, diffVa
 			// lives past the layer, so a chain ends here.
 			aq := oq
 			if dt != model.Float32 {
-				aq = builder.PerTensor(randScale(r)*4, map[bool]int64{true: 0, false: int64(r.IntN(256) - 128)}[dt == model.Int16])
+				aq = builder.PerTensor(difftest.RandScale(r)*4, map[bool]int64{true: 0, false: int64(r.IntN(256) - 128)}[dt == model.Int16])
 			}
 			z := m.Tensor(fmt.Sprint("add", k), dt, []int{1, oh, ow, oc}, aq)
 			m.Op(model.OpAdd, []int{x, y}, []int{z}, nil)
@@ -174,7 +175,7 @@ func randTypedChainPool(r *rand.Rand, dt model.DType, pool bool) ([]byte, diffVa
 		}
 		y := m.Tensor("mean", dt, shape, oq)
 		ax := m.ConstI32("axes", []int{2}, nil, []int32{1, 2})
-		m.Op(model.OpMean, []int{x, ax}, []int{y}, &builder.Options{Type: unionReducer, Fields: []builder.Field{builder.Bool(reduceKeep, keep)}})
+		m.Op(model.OpMean, []int{x, ax}, []int{y}, &builder.Options{Type: 27, Fields: []builder.Field{builder.Bool(0, keep)}}) // ReducerOptions, keep_dims
 		desc += fmt.Sprintf(" -> mean keep_dims=%v", keep)
 		x = y
 	} else if pool {
@@ -202,33 +203,33 @@ func TestFusedTypedChainsMatchTFLM(t *testing.T) {
 	for _, dt := range []model.DType{model.Int8, model.Int16, model.Float32} {
 		t.Run("CONV_2D_chains_fused_"+strings.ToLower(dt.String()), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(dt), 17))
-			var tally diffTally
-			var sw sweep
+			var tally difftest.Tally
+			var sw difftest.Sweep
 			kernelsRun := map[string]int{}
-			for i := 0; tally.done() < diffCount(20, 120) && i < 2000; i++ {
+			for i := 0; tally.Done() < difftest.Count(20, 120) && i < 2000; i++ {
 				data, x, desc := randTypedChain(r, dt)
-				flat, ferr := inProcess(data, x.raw())
-				run := sw.all() || sw.pick(i, chainPath(data))
+				flat, ferr := inProcess(data, x.Raw())
+				run := sw.All() || sw.Pick(i, chainPath(data))
 				var want [][]string
 				var oerr error
 				if run {
-					want, oerr = o.Run(data, x.csv())
-					if tally.skip(t, oerr, i, desc) {
+					want, oerr = o.Run(data, x.CSV())
+					if tally.Skip(t, oerr, i, desc) {
 						continue
 					}
 				} else {
 					// Fused against layer by layer only.
-					tally.unrunCase(ferr)
+					tally.UnrunCase(ferr)
 					if ferr != nil {
 						continue
 					}
 				}
 				if oerr != nil || ferr != nil {
-					if (oerr == nil) != (ferr == nil) && !(ferr != nil && doConvRefusal(ferr)) {
+					if (oerr == nil) != (ferr == nil) && !(ferr != nil && difftest.ConvTooLarge(ferr)) {
 						t.Errorf("chain %d (%s): TFLM %v, layer by layer %v", i, desc, oerr, ferr)
-						tally.mismatches++
+						tally.Mismatches++
 					}
-					tally.refused++
+					tally.Refused++
 					continue
 				}
 				g, err := model.Parse("chain.tflite", data)
@@ -249,12 +250,12 @@ func TestFusedTypedChainsMatchTFLM(t *testing.T) {
 				if run {
 					w = want[0]
 				}
-				if err := compareFused(data, x.raw(), flat[0], w, &chosen); err != nil {
+				if err := compareFused(data, x.Raw(), flat[0], w, &chosen); err != nil {
 					t.Errorf("chain %d (%s): %v", i, desc, err)
-					tally.mismatches++
+					tally.Mismatches++
 				}
 				if run {
-					tally.compared++
+					tally.Compared++
 				}
 			}
 			var ks []string
@@ -263,7 +264,7 @@ func TestFusedTypedChainsMatchTFLM(t *testing.T) {
 			}
 			sort.Strings(ks)
 			t.Logf("band calls per kernel: %s", strings.Join(ks, ", "))
-			tally.log(t)
+			tally.Log(t)
 		})
 	}
 }

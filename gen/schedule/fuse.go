@@ -1,4 +1,4 @@
-package lower
+package schedule
 
 import (
 	"fmt"
@@ -654,6 +654,19 @@ func (b *bandOp) moveRowsAt(s program.Struct, part bool) bool {
 	return false
 }
 
+// moveLoops is the number of loops moveStrided runs around its
+// contiguous run: its parameter struct's counts n0, n1, ...
+var moveLoops = func() int {
+	fields, _ := kernelsig.MoveParams.Fields()
+	n := 0
+	for _, f := range fields {
+		if f.Name == fmt.Sprintf("n%d", n) {
+			n++
+		}
+	}
+	return n
+}()
+
 // moveBandView returns the bytes a band of rows [r0, r1) of a strided copy
 // reads, as an offset from the source's start and a length: its row loop
 // (loop, k iterations a row, stride S bytes) from r0*k on, the loops
@@ -1203,16 +1216,7 @@ func concatReadsInput(ops []*bandOp) bool {
 // and not a graph output, the output born in the group.
 func groupMayTie(p *program.Program, in, out program.BufID, sp fuseSpan) bool {
 	ib, ob := p.Buffers[in], p.Buffers[out]
-	return ib.Last >= sp.first && ib.Last <= sp.last && ob.First >= sp.first && ib.Kind == planner.Activation && ob.Kind == planner.Activation && !isGraphOutput(p, in)
-}
-
-func isGraphOutput(p *program.Program, b program.BufID) bool {
-	for _, t := range p.Graph.Outputs {
-		if p.TensorBuf[t] == b {
-			return true
-		}
-	}
-	return false
+	return ib.Last >= sp.first && ib.Last <= sp.last && ob.First >= sp.first && ib.Kind == planner.Activation && ob.Kind == planner.Activation && !p.IsGraphOutput(in)
 }
 
 func tiedTo(bufs []program.Buffer, to program.BufID) bool {
