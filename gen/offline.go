@@ -19,7 +19,7 @@ const OfflineMetadataName = "OfflineMemoryAllocation"
 // shared only between tensors whose lifetimes are disjoint (no views, no
 // in-place operators, which TFLM's kernels do not expect), with room left
 // for the scratch buffers TFLM's kernels request at each operator
-// (tflmScratch), which TFLM places around the offline tensors. It returns
+// (lower.TFLMScratch), which TFLM places around the offline tensors. It returns
 // one arena offset per tensor, -1 for tensors TFLM allocates itself
 // (constants and variables), and the plan.
 func offlinePlan(g *model.Graph, opt Options) ([]int32, *planner.Plan, error) {
@@ -46,7 +46,7 @@ func offlinePlan(g *model.Graph, opt Options) ([]int32, *planner.Plan, error) {
 	// Room for the scratch TFLM's own kernels ask for at each operator,
 	// which TFLM places around the offline tensors.
 	for _, op := range g.Ops {
-		for k, n := range tflmScratch(g, op) {
+		for k, n := range lower.TFLMScratch(g, op) {
 			bufs = append(bufs, planner.Buffer{Name: fmt.Sprintf("TFLM scratch %d of operator %d", k, op.Index), Size: n, First: op.Index, Last: op.Index, Kind: planner.Scratch})
 			owner = append(owner, nil)
 		}

@@ -157,7 +157,7 @@ func used(g *model.Graph, t int) bool {
 // TestEmitOfflineInTFLM runs every reference model in TFLite Micro as it
 // is and with the exported offline plan: TFLM must compute the same
 // outputs, and its arena must not grow (the export reserves the scratch
-// TFLM's kernels request, tflmScratch). It logs both arenas.
+// TFLM's kernels request, lower.TFLMScratch). It logs both arenas.
 func TestEmitOfflineInTFLM(t *testing.T) {
 	o := oracle.New(t)
 	files, _ := filepath.Glob(filepath.Join(e2e.SharedDir(t), "models", "*.tflite"))

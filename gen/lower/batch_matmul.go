@@ -28,7 +28,7 @@ const (
 	unionBatchMat = 101 // BatchMatMulOptions
 )
 
-func init() { register(model.OpBatchMatmul, lowerBatchMatmul, ownBuffer) }
+func init() { register(model.OpBatchMatmul, lowerBatchMatmul, ownBuffer, withMACs(batchMatmulMACs)) }
 
 // bmmExtend pads a shape at the front with 1s to rank n.
 func bmmExtend(s []int, n int) []int {
@@ -173,4 +173,18 @@ func lowerBatchMatmul(c *opCtx) error {
 		c.Call(kernelsig.BatchMatmulInt16, Struct(kernelsig.BatchMatmulParams, p...), View(first), View(second), View(out))
 	}
 	return nil
+}
+
+// batchMatmulMACs: each output element sums a row of the (adjointed) LHS
+// times a column of the RHS: its inner dimension.
+func batchMatmulMACs(g *model.Graph, op *model.Op) int64 {
+	a := g.Input(op, 0)
+	if a == nil || len(a.Shape) < 2 {
+		return 0
+	}
+	k := a.Shape[len(a.Shape)-1]
+	if op.Options().Bool(bmmAdjX, false) {
+		k = a.Shape[len(a.Shape)-2]
+	}
+	return elems64(g.Output(op, 0)) * int64(k)
 }

@@ -20,9 +20,9 @@ import (
 // kernels as the fallback.
 
 func init() {
-	register(model.OpConv2D, lowerConv2D, ownBuffer)
-	register(model.OpDepthwiseConv2D, lowerDepthwiseConv2D, ownBuffer)
-	register(model.OpTransposeConv, lowerTransposeConv, ownBuffer)
+	register(model.OpConv2D, lowerConv2D, ownBuffer, withMACs(convMACs), withInputReads(convReads))
+	register(model.OpDepthwiseConv2D, lowerDepthwiseConv2D, ownBuffer, withMACs(depthwiseMACs), withInputReads(convReads))
+	register(model.OpTransposeConv, lowerTransposeConv, ownBuffer, withMACs(transposeConvMACs), withTFLMScratch(transposeConvTFLMScratch))
 }
 
 // convSame decodes the schema's Padding enum (SAME = 0, VALID = 1).
@@ -1256,5 +1256,60 @@ func dwLower3x3Int8(c *opCtx, in, filter, bias, out *model.Tensor, oh, ow, strid
 		bw = 3
 	}
 	c.offerOverlap(0, rasterWindowShift(g, 1, 1, bw, false))
+	return nil
+}
+
+// convMACs: each output element sums a kH x kW x inC window.
+func convMACs(g *model.Graph, op *model.Op) int64 {
+	f := dims64(g.Input(op, 1)) // [outC, kH, kW, inC]
+	if len(f) != 4 {
+		return 0
+	}
+	return elems64(g.Output(op, 0)) * f[1] * f[2] * f[3]
+}
+
+// depthwiseMACs: each output element sums a kH x kW window of one channel.
+func depthwiseMACs(g *model.Graph, op *model.Op) int64 {
+	f := dims64(g.Input(op, 1)) // [1, kH, kW, outC]
+	if len(f) != 4 {
+		return 0
+	}
+	return elems64(g.Output(op, 0)) * f[1] * f[2]
+}
+
+// transposeConvMACs: each input element scatters into a kH x kW x outC
+// block.
+func transposeConvMACs(g *model.Graph, op *model.Op) int64 {
+	f := dims64(g.Input(op, 1)) // [outC, kH, kW, inC]
+	if len(f) != 4 {
+		return 0
+	}
+	return elems64(g.Input(op, 2)) * f[0] * f[1] * f[2]
+}
+
+// convReads: the windows of CONV_2D and DEPTHWISE_CONV_2D.
+func convReads(g *model.Graph, op *model.Op) int {
+	o := op.Options()
+	f := g.Input(op, 1)
+	if f == nil || len(f.Shape) != 4 || o.Err() != nil {
+		return 1
+	}
+	return windowReads(f.Shape[1], f.Shape[2], int(o.Int32(convStrideH, 1)), int(o.Int32(convStrideW, 1)))
+}
+
+// transposeConvTFLMScratch: TFLM's int8 kernel accumulates the output in
+// int32, its int16 kernel in int64 (and the int16 bias widened to int64).
+func transposeConvTFLMScratch(g *model.Graph, op *model.Op) []int {
+	x, bias, out := g.Input(op, 2), g.Input(op, 3), g.Output(op, 0)
+	switch {
+	case x != nil && x.Type == model.Int8:
+		return []int{out.NumElements() * 4}
+	case x != nil && x.Type == model.Int16:
+		s := []int{out.NumElements() * 8}
+		if bias != nil && bias.Type == model.Int16 {
+			s = append([]int{bias.NumElements() * 8}, s...)
+		}
+		return s
+	}
 	return nil
 }

@@ -29,7 +29,7 @@ func init() {
 	register(model.OpSquaredDifference, lowerSquaredDifference, elementwise)
 	// ADD_N accumulates into its output input by input: the output must
 	// not take over an input's memory.
-	register(model.OpAddN, lowerAddN, ownBuffer)
+	register(model.OpAddN, lowerAddN, ownBuffer, withTFLMScratch(addNTFLMScratch))
 }
 
 // dmBinary checks a broadcasting binary operator (ewBinary) and the rank
@@ -306,5 +306,14 @@ func lowerAddN(c *opCtx) error {
 		c.Call(kernelsig.AddNInt8Acc, p, View(c.In(i)), acc)
 	}
 	c.Call(kernelsig.AddNInt8Out, p, acc, View(out))
+	return nil
+}
+
+// addNTFLMScratch: TFLM's float32 and int8 kernels request a pointer per
+// input.
+func addNTFLMScratch(g *model.Graph, op *model.Op) []int {
+	if out := g.Output(op, 0); out.Type == model.Float32 || out.Type == model.Int8 {
+		return []int{8 * len(op.Inputs)}
+	}
 	return nil
 }

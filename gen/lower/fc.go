@@ -9,7 +9,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
 
-func init() { register(model.OpFullyConnected, lowerFullyConnected, ownBuffer) }
+func init() { register(model.OpFullyConnected, lowerFullyConnected, ownBuffer, withMACs(fcMACs)) }
 
 // fcPerTensor returns the scale and zero point of a per-tensor quantized
 // tensor.
@@ -547,4 +547,13 @@ func rqOneStruct(c *opCtx, v kernelsig.Record) (Arg, error) {
 		return nil, c.Errorf("internal error: the planned record has %d fields, %s has %d", len(v), kernelsig.RqOne, len(fields))
 	}
 	return Struct(kernelsig.RqOne, fields...), nil
+}
+
+// fcMACs: each row of the input meets every weight.
+func fcMACs(g *model.Graph, op *model.Op) int64 {
+	w := dims64(g.Input(op, 1)) // [units, depth]
+	if len(w) != 2 || w[1] <= 0 {
+		return 0
+	}
+	return elems64(g.Input(op, 0)) / w[1] * w[0] * w[1]
 }

@@ -34,21 +34,57 @@ const (
 	elementwise
 )
 
-// registration is what register records for an operator code.
+// registration is the one declaration of an operator: its lowering, how
+// its output may share memory, and the facts about it that the generator
+// reports or plans with, each declared next to the lowering (register's
+// facts) and nowhere else.
 type registration struct {
 	lower lowering
 	mem   memory
+	// macs counts the multiply-accumulates one Invoke of the operator
+	// performs (withMACs); nil: none worth counting. TestOperatorFacts
+	// fails when an operator whose kernels multiply-accumulate lacks it.
+	macs func(g *model.Graph, op *model.Op) int64
+	// tflmScratch is the scratch TFLite Micro's reference kernel requests
+	// in its Prepare (withTFLMScratch), in bytes a buffer; nil: none.
+	// -emit-offline reserves it (TFLMScratch).
+	tflmScratch func(g *model.Graph, op *model.Op) []int
+	// reads is how many times, on average, the kernel reads each byte of
+	// input 0 (withInputReads); nil: once.
+	reads func(g *model.Graph, op *model.Op) int
+}
+
+// A fact adds one fact about an operator to its registration.
+type fact func(*registration)
+
+// withMACs declares the operator's multiply-accumulates per Invoke.
+func withMACs(f func(g *model.Graph, op *model.Op) int64) fact {
+	return func(r *registration) { r.macs = f }
+}
+
+// withTFLMScratch declares the scratch buffers TFLM's kernel requests.
+func withTFLMScratch(f func(g *model.Graph, op *model.Op) []int) fact {
+	return func(r *registration) { r.tflmScratch = f }
+}
+
+// withInputReads declares how many times the kernel reads each input byte.
+func withInputReads(f func(g *model.Graph, op *model.Op) int) fact {
+	return func(r *registration) { r.reads = f }
 }
 
 var lowerings = map[model.OpCode]registration{}
 
 // register installs the lowering for an operator code, with how its output
-// may share memory.
-func register(code model.OpCode, l lowering, mem memory) {
+// may share memory and the facts the operator declares.
+func register(code model.OpCode, l lowering, mem memory, facts ...fact) {
 	if _, dup := lowerings[code]; dup {
 		panic(fmt.Sprintf("gen: lowering for %s registered twice", code))
 	}
-	lowerings[code] = registration{lower: l, mem: mem}
+	r := registration{lower: l, mem: mem}
+	for _, f := range facts {
+		f(&r)
+	}
+	lowerings[code] = r
 }
 
 // opCtx is what a lowering sees: the graph, its operator, and the means to

@@ -10,7 +10,9 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
 
-func init() { register(model.OpUnidirectionalSequenceLstm, lowerLSTM, ownBuffer) }
+func init() {
+	register(model.OpUnidirectionalSequenceLstm, lowerLSTM, ownBuffer, withMACs(lstmMACs), withTFLMScratch(lstmTFLMScratch))
+}
 
 // Input positions of UNIDIRECTIONAL_SEQUENCE_LSTM (TFLM lstm_shared.h).
 const (
@@ -486,4 +488,30 @@ func lstmFoldBias(sh lstmShape, bias, inW, recW *model.Tensor, inOff, hidOff int
 		out[sh.units+o] = hidOff * rowSum(recW, o, sh.units)
 	}
 	return out
+}
+
+// lstmMACs: per time step, four gates' input and recurrent FCs.
+func lstmMACs(g *model.Graph, op *model.Op) int64 {
+	wi := dims64(g.Input(op, 2)) // input-to-forget [units, inputSize]
+	wr := dims64(g.Input(op, 6)) // recurrent-to-forget [units, units]
+	if len(wi) != 2 || len(wr) != 2 || wi[1] <= 0 {
+		return 0
+	}
+	steps := elems64(g.Input(op, 0)) / wi[1]
+	return steps * 4 * wi[0] * (wi[1] + wr[1])
+}
+
+// lstmTFLMScratch: TFLM's kernel requests four gate buffers of a batch of
+// hidden-state rows, of the cell state's element type.
+func lstmTFLMScratch(g *model.Graph, op *model.Op) []int {
+	x, hidden, cell := g.Input(op, 0), g.Input(op, 18), g.Input(op, 19)
+	if x == nil || hidden == nil || cell == nil {
+		return nil
+	}
+	batch := dimOf(x, 0)
+	if op.Options().Bool(3, false) { // time_major
+		batch = dimOf(x, 1)
+	}
+	n := batch * dimOf(hidden, len(hidden.Shape)-1) * cell.Type.Size()
+	return []int{n, n, n, n}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
-func init() { register(model.OpMean, lowerMean, ownBuffer) }
+func init() { register(model.OpMean, lowerMean, ownBuffer, withTFLMScratch(reduceSumTFLMScratch)) }
 
 // meanMaxLevels is the number of loop levels of the MEAN kernels.
 const meanMaxLevels = 5

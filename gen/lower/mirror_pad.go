@@ -13,7 +13,7 @@ import (
 // stride -1 (mirrored) or 0 along the padded dimension.
 
 func init() {
-	register(model.OpMirrorPad, lowerMirrorPad, ownBuffer)
+	register(model.OpMirrorPad, lowerMirrorPad, ownBuffer, withTFLMScratch(mirrorPadTFLMScratch))
 }
 
 // Builtin-option slots and values of MIRROR_PAD (schema.fbs).
@@ -141,4 +141,13 @@ func lowerMirrorPad(c *opCtx) error {
 		}
 	}
 	return nil
+}
+
+// mirrorPadTFLMScratch: TFLM's kernel requests two ints per dimension.
+func mirrorPadTFLMScratch(g *model.Graph, op *model.Op) []int {
+	x := g.Input(op, 0)
+	if x == nil {
+		return nil
+	}
+	return []int{len(x.Shape) * tflmIntSize, len(x.Shape) * tflmIntSize}
 }

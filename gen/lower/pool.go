@@ -9,8 +9,8 @@ import (
 )
 
 func init() {
-	register(model.OpAveragePool2D, func(c *opCtx) error { return lowerPool(c, true) }, ownBuffer)
-	register(model.OpMaxPool2D, func(c *opCtx) error { return lowerPool(c, false) }, ownBuffer)
+	register(model.OpAveragePool2D, func(c *opCtx) error { return lowerPool(c, true) }, ownBuffer, withInputReads(poolReads))
+	register(model.OpMaxPool2D, func(c *opCtx) error { return lowerPool(c, false) }, ownBuffer, withInputReads(poolReads))
 }
 
 // poolGeometry reproduces tensorflow/lite/kernels/padding.h for one spatial
@@ -142,4 +142,15 @@ func lowerPool(c *opCtx, avg bool) error {
 	}
 	c.Call(fn, p, View(in), View(out))
 	return nil
+}
+
+// poolReads: the windows of a pool.
+func poolReads(_ *model.Graph, op *model.Op) int {
+	o := op.Options()
+	kw, kh := int(o.Int32(poolFilterW, 1)), int(o.Int32(poolFilterH, 1))
+	sw, sh := int(o.Int32(convStrideW, 1)), int(o.Int32(convStrideH, 1))
+	if o.Err() != nil {
+		return 1
+	}
+	return windowReads(kh, kw, sh, sw)
 }

@@ -30,10 +30,10 @@ import (
 // CUMSUM (TFLM's cumsum.cc), a running sum along one axis, is here too.
 
 func init() {
-	register(model.OpSum, lowerSum, ownBuffer)
-	register(model.OpReduceMax, lowerReduceMinMax(kernelsig.ReduceMaxF32, kernelsig.ReduceMaxInt8), ownBuffer)
-	register(model.OpReduceMin, lowerReduceMinMax(kernelsig.ReduceMinF32, kernelsig.ReduceMinInt8), ownBuffer)
-	register(model.OpReduceAll, lowerReduceAll, ownBuffer)
+	register(model.OpSum, lowerSum, ownBuffer, withTFLMScratch(reduceSumTFLMScratch))
+	register(model.OpReduceMax, lowerReduceMinMax(kernelsig.ReduceMaxF32, kernelsig.ReduceMaxInt8), ownBuffer, withTFLMScratch(reduceTFLMScratch))
+	register(model.OpReduceMin, lowerReduceMinMax(kernelsig.ReduceMinF32, kernelsig.ReduceMinInt8), ownBuffer, withTFLMScratch(reduceTFLMScratch))
+	register(model.OpReduceAll, lowerReduceAll, ownBuffer, withTFLMScratch(reduceTFLMScratch))
 	register(model.OpCumsum, lowerCumsum, elementwise)
 }
 
@@ -262,4 +262,24 @@ func lowerCumsum(c *opCtx) error {
 		F("inMult", I32(im)), F("inShift", Int(is)), F("outMult", I32(om)), F("outShift", Int(os)))
 	c.Call(kernelsig.CumsumInt8, Struct(kernelsig.CumsumParams, fields...), View(in), View(out))
 	return nil
+}
+
+// reduceTFLMScratch: TFLM's reductions request an int per input
+// dimension (the index walk) and per axis (the resolved axes).
+func reduceTFLMScratch(g *model.Graph, op *model.Op) []int {
+	x, axis := g.Input(op, 0), g.Input(op, 1)
+	if x == nil || axis == nil {
+		return nil
+	}
+	return []int{len(x.Shape) * tflmIntSize, axis.NumElements() * tflmIntSize}
+}
+
+// reduceSumTFLMScratch is reduceTFLMScratch for MEAN and SUM, which
+// quantized also request an int32 sum per output element.
+func reduceSumTFLMScratch(g *model.Graph, op *model.Op) []int {
+	s := reduceTFLMScratch(g, op)
+	if x := g.Input(op, 0); s != nil && (x.Type == model.Int8 || x.Type == model.Int16) {
+		s = append([]int{g.Output(op, 0).NumElements() * 4}, s...)
+	}
+	return s
 }

@@ -10,7 +10,9 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
 
-func init() { register(model.OpSvdf, lowerSVDF, ownBuffer) }
+func init() {
+	register(model.OpSvdf, lowerSVDF, ownBuffer, withMACs(svdfMACs), withTFLMScratch(svdfTFLMScratch))
+}
 
 // svdfShape is the geometry of an SVDF operator, validated as TFLM's
 // PrepareSvdf does.
@@ -372,4 +374,31 @@ func lowerSVDFFloat(c *opCtx, sh svdfShape, act quant.Activation, in, wf, wt, bi
 	}
 	c.Call(kernelsig.SvdfFloat, p, View(in), Str(wf), Str(wt), b, View(state), View(out))
 	return nil
+}
+
+// svdfMACs: the feature FC and the time filters, per batch.
+func svdfMACs(g *model.Graph, op *model.Op) int64 {
+	wf := dims64(g.Input(op, 1)) // [filters, inputSize]
+	wt := dims64(g.Input(op, 2)) // [filters, memory]
+	if len(wf) != 2 || len(wt) != 2 || wf[1] <= 0 {
+		return 0
+	}
+	batch := elems64(g.Input(op, 0)) / wf[1]
+	return batch * (wf[0]*wf[1] + wt[0]*wt[1])
+}
+
+// svdfTFLMScratch: TFLM's kernel requests the filters' activations (and,
+// quantized, the units' sums).
+func svdfTFLMScratch(g *model.Graph, op *model.Op) []int {
+	x, wf := g.Input(op, 0), g.Input(op, 1)
+	batch, filters := dimOf(x, 0), dimOf(wf, 0)
+	if x == nil || x.Type == model.Float32 {
+		return []int{batch * filters * 4}
+	}
+	rank := int(op.Options().Int32(0, 1)) // SVDFOptions.rank
+	units := 0
+	if rank > 0 {
+		units = filters / rank
+	}
+	return []int{batch * filters * 4, batch * units * 4}
 }
