@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/planner"
@@ -70,7 +71,7 @@ func noBand(p *program.Program, i int) string {
 	case len(op.Calls) > 1:
 		return fmt.Sprintf("runs %d kernel calls, not one band kernel", len(op.Calls))
 	}
-	if _, ok := bandKernels[op.Calls[0].Fn]; !ok {
+	if _, ok := bandKernels[kernelsig.Func(op.Calls[0].Fn)]; !ok {
 		return fmt.Sprintf("has no row-band kernel (%s runs on whole tensors)", op.Calls[0].Fn)
 	}
 	return "does not read and write whole batch-1 NHWC tensors"

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"maps"
@@ -199,7 +200,7 @@ func withoutBands(kind bandKind, f func()) {
 	saved := maps.Clone(bandKernels)
 	defer func() { bandKernels = saved }()
 	bandKernels = maps.Clone(saved)
-	maps.DeleteFunc(bandKernels, func(_ string, k bandKernel) bool { return k.kind == kind })
+	maps.DeleteFunc(bandKernels, func(_ kernelsig.Func, k bandKernel) bool { return k.kind == kind })
 	f()
 }
 

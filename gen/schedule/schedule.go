@@ -9,6 +9,7 @@ package schedule
 
 import (
 	"fmt"
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"maps"
 	"slices"
 	"sort"
@@ -276,7 +277,7 @@ func chainInPlace(p *program.Program) map[int]bool {
 		if len(op.Calls) != 1 || op.Flow != nil {
 			continue
 		}
-		switch bandKernels[op.Calls[0].Fn].kind {
+		switch bandKernels[kernelsig.Func(op.Calls[0].Fn)].kind {
 		case bandUnary:
 		case bandElems:
 			if ip.Op == 0 || !slices.Contains(p.Graph.Ops[ip.Op-1].Outputs, ip.In) {
