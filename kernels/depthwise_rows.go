@@ -17,7 +17,7 @@ package kernels
 type dwRowsParams struct {
 	batches              int
 	inH, inW, chans      int
-	filterH, filterW     int // at most dwRowsMaxRows rows, 63 taps
+	filterH, filterW     int // at most dwRowsMaxRows rows, dwRowsMaxTaps taps
 	outH, outW           int
 	strideH, strideW     int
 	dilationH, dilationW int
@@ -29,6 +29,10 @@ type dwRowsParams struct {
 
 // dwRowsMaxRows bounds filterH (the ring of row slots is a local array).
 const dwRowsMaxRows = 16
+
+// dwRowsMaxTaps bounds filterH*filterW: the products of a window that a
+// 21-bit lane of the packed sums always holds.
+const dwRowsMaxTaps = 63
 
 // dwRowsInt8 runs the depthwise convolution. wt holds the weights
 // re-laid-out channel-major, [chans][filterH][filterW], as uint8 w+128 for

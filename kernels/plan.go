@@ -90,6 +90,24 @@ const (
 // Dw3x3Scratch is dw3x3Int8's.
 const Dw3x3Scratch = dw3x3Scratch
 
+// Dw3x3BlockWidth is the number of pixels of a row dw3x3Int8 computes as
+// one block (dw3x3BlockWidth): the overlap distance of the kernel depends
+// on it.
+func Dw3x3BlockWidth(outW int) int { return dw3x3BlockWidth(outW) }
+
+// Limits and record sizes of the specialised int8 kernels: ConvRQLen
+// int64 values an expanded requantization record (conv_rq.go);
+// DwRowsMaxRows filter rows and DwRowsMaxTaps taps dwRowsInt8 takes;
+// ConvGatherMax window values and ConvGatherMaxC output channels
+// convGatherInt8 takes.
+const (
+	ConvRQLen      = convRQLen
+	DwRowsMaxRows  = dwRowsMaxRows
+	DwRowsMaxTaps  = dwRowsMaxTaps
+	ConvGatherMax  = convGatherMax
+	ConvGatherMaxC = convGatherMaxC
+)
+
 // ConvPWScratch is convPWInt8's for outC output channels.
 func ConvPWScratch(outC int) int { return convPWScratch(outC) }
 

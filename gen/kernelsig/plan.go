@@ -58,7 +58,20 @@ const (
 	FCSoftMinDepth = kernels.FCSoftMinDepth
 	// FCBFPMinDepth is the least input depth for fcF32BFP.
 	FCBFPMinDepth = kernels.FCBFPMinDepth
+	// ConvRQLen is the int64 values of an expanded requantization record.
+	ConvRQLen = kernels.ConvRQLen
+	// DwRowsMaxRows and DwRowsMaxTaps bound dwRowsInt8's filters.
+	DwRowsMaxRows = kernels.DwRowsMaxRows
+	DwRowsMaxTaps = kernels.DwRowsMaxTaps
+	// ConvGatherMax and ConvGatherMaxC bound convGatherInt8's windows and
+	// output channels.
+	ConvGatherMax  = kernels.ConvGatherMax
+	ConvGatherMaxC = kernels.ConvGatherMaxC
 )
+
+// BlockWidthDw3x3 is the pixels of a row dw3x3Int8 computes as one block
+// (kernels.Dw3x3BlockWidth).
+func BlockWidthDw3x3(outW int) int { return kernels.Dw3x3BlockWidth(outW) }
 
 // ScratchConvPW is convPWInt8's scratch for outC output channels.
 func ScratchConvPW(outC int) int { return kernels.ConvPWScratch(outC) }

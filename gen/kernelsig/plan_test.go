@@ -53,7 +53,7 @@ func TestPlanCovered(t *testing.T) {
 	}
 	// Names table.go takes for kernel functions and structs.
 	renamed := map[string]string{"ConvPWScratch": "ScratchConvPW", "ConvGatherScratch": "ScratchConvGather",
-		"ConvDSPScratch": "ScratchConvDSP", "ConvDSPWScratch": "ScratchConvDSPW", "DWGeom": "DWGeometry"}
+		"ConvDSPScratch": "ScratchConvDSP", "ConvDSPWScratch": "ScratchConvDSPW", "DWGeom": "DWGeometry", "Dw3x3BlockWidth": "BlockWidthDw3x3"}
 	for n := range kp {
 		if r, ok := renamed[n]; ok {
 			n = r

@@ -530,7 +530,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
 			}
 			switch {
-			case depthMul == 1 && fH <= dwRowsMaxRows && fH*fW <= convLaneTaps:
+			case depthMul == 1 && fH <= kernelsig.DwRowsMaxRows && fH*fW <= kernelsig.DwRowsMaxTaps:
 				return dwLowerRowsInt8(c, in, filter, bias, out, g, mult, shift, inZP, outZP, lo, hi)
 			case inC == 1:
 				// One input channel: a convolution with depthMul output
@@ -711,15 +711,8 @@ func lowerTransposeConv(c *opCtx) error {
 // which the folded bias cancels, so they match the reference kernels bit
 // for bit.
 
-// Constants shared with the kernels.
-const (
-	convRQLen      = 8   // int64 values per expanded requantization record
-	convLaneTaps   = 63  // products a 21-bit lane can always hold
-	dwRowsMaxRows  = 16  // filter rows the depthwise row ring holds
-	convRQMaxShift = 31  // largest left shift of the fast rescale
-	convGatherMax  = 128 // window values convGatherInt8 gathers
-	convGatherMaxC = 64  // output channels convGatherInt8 handles
-)
+// convRQMaxShift is the largest left shift of the fast rescale.
+const convRQMaxShift = 31
 
 // convFastGeom is the geometry of a convolution lowered to a fast kernel.
 type convFastGeom struct {
@@ -874,7 +867,7 @@ func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFast
 			wt[oc*k+i] = byte(int(v) + 128)
 		}
 	}
-	rqs := c.Scratch(model.Int64, g.outC*convRQLen)
+	rqs := c.Scratch(model.Int64, g.outC*kernelsig.ConvRQLen)
 	xp := c.Scratch(model.Int64, k)
 	c.Call(kernelsig.ConvWinInt8, Struct(kernelsig.ConvWinParams,
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
@@ -940,7 +933,7 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 		F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
 		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
 		View(in), wt, rq, c.Scratch(model.Int32, kernelsig.ScratchConvPW(outC)), View(out))
-	if inC%8 == 0 && inC <= convGatherMax && outC <= convGatherMaxC {
+	if inC%8 == 0 && inC <= kernelsig.ConvGatherMax && outC <= kernelsig.ConvGatherMaxC {
 		// convPWInt8 writes channel pair by channel pair; written over its
 		// input, the layer runs as convGatherInt8 (raster order, pixel
 		// pairs) on the same weights: a 1x1 window of inC values.
@@ -1020,7 +1013,7 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 		return err
 	}
 	k := len(rows[0])
-	if kp := (k + 7) / 8 * 8; kp <= convGatherMax && len(rows) <= convGatherMaxC {
+	if kp := (k + 7) / 8 * 8; kp <= kernelsig.ConvGatherMax && len(rows) <= kernelsig.ConvGatherMaxC {
 		// A small window: convGatherInt8, rows padded with zero weights.
 		padded := make([][]int8, len(rows))
 		for oc, r := range rows {
@@ -1116,7 +1109,7 @@ func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGe
 		F("dilationH", Int(g.dilH)), F("dilationW", Int(g.dilW)),
 		F("padH", Int(g.padH)), F("padW", Int(g.padW)),
 		F("inZP", I64(int64(inZP))), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
-		View(in), c.Const("DW", wt), rq, c.Scratch(model.Int64, g.outC*convRQLen),
+		View(in), c.Const("DW", wt), rq, c.Scratch(model.Int64, g.outC*kernelsig.ConvRQLen),
 		c.Scratch(model.Int64, g.fH*g.outC*t*g.fW), c.Scratch(model.Int8, g.outC), View(out))
 	return nil
 }
@@ -1248,14 +1241,7 @@ func dwLower3x3Int8(c *opCtx, in, filter, bias, out *model.Tensor, oh, ow, strid
 	}
 	// dw3x3Int8 writes blocks of bw pixels of a row in raster order,
 	// channel by channel (its reads and writes interleave in a block).
-	bw := 4 // kernels' dw3x3BlockWidth
-	switch {
-	case ow%6 == 0:
-		bw = 6
-	case ow%4 != 0 && ow%3 == 0:
-		bw = 3
-	}
-	c.offerOverlap(0, rasterWindowShift(g, 1, 1, bw, false))
+	c.offerOverlap(0, rasterWindowShift(g, 1, 1, kernelsig.BlockWidthDw3x3(ow), false))
 	return nil
 }
 
