@@ -2,6 +2,8 @@ package lower
 
 import (
 	"encoding/binary"
+	"fmt"
+	"strings"
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
@@ -379,11 +381,13 @@ func lowerConv2D(c *opCtx) error {
 		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
 			F("actMin", I32(lo)), F("actMax", I32(hi)))
 		if fC == inC && convLeanOK(fH*fW*fC, outC) {
+			c.Because(kernelsig.ConvLeanInt8, "ungrouped, exact int32 sums and at most %d bytes of weights laid out (convLeanOK); %s", convLeanMaxBytes, convGenericWhy(fC == inC, convFastOK(shift)))
 			c.Call(kernelsig.ConvLeanInt8, Struct(kernelsig.ConvParams, fields...), View(in),
 				c.Const("Lean", convLeanLayout(convOHWI(filter.Data, outC))), b,
 				c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 			return nil
 		}
+		c.Because(kernelsig.ConvInt8, "the reference kernel: %s", convGenericWhy(fC == inC, convFastOK(shift)))
 		c.Call(kernelsig.ConvInt8, Struct(kernelsig.ConvParams, fields...), View(in), View(filter), b,
 			c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 		return nil
@@ -511,18 +515,27 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		}
 		// A 3x3 depthwise convolution needs no scratch: dw3x3Int8 in every
 		// build.
+		dspWhy := ""
+		if c.DSP() {
+			dspWhy = "; no DSP kernel takes it (its depth multiplier and channels, or a requantization its records would not compute exactly)"
+		}
 		if (depthMul == 1 || inC == 1) && fH == 3 && fW == 3 && dilH == 1 && dilW == 1 && (strideW == 1 || strideW == 2) &&
 			convFastOK(shift) {
+			c.Because(kernelsig.Dw3x3Int8, "3x3, undilated, horizontal stride 1 or 2, shifts the fast rescale takes%s", dspWhy)
 			return dwLower3x3Int8(c, in, filter, bias, out, oh, ow, strideH, strideW, padH, padW,
 				mult, shift, inZP, outZP, lo, hi)
 		}
 		if inC == 1 && dilH == 1 && dilW == 1 && convFastOK(shift) {
 			// One input channel: a convolution whose weight rows are the
 			// filter's columns, scratch-free.
-			return convLowerRowsInt8(c, in, bias, out, convFastGeom{
+			err := convLowerRowsInt8(c, in, bias, out, convFastGeom{
 				batches: batches, inH: inH, inW: inW, inC: 1, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
 				strideH: strideH, strideW: strideW, dilH: 1, dilW: 1, padH: padH, padW: padW,
 			}, convDepthwiseAsConv(filter.Data, outC), mult, shift, inZP, outZP, lo, hi)
+			for _, fn := range []kernelsig.Func{kernelsig.ConvGatherInt8, kernelsig.ConvRowsInt8} {
+				c.Because(fn, "one input channel, undilated, shifts the fast rescale takes: a convolution whose weight rows are the filter's columns%s", dspWhy)
+			}
+			return err
 		}
 		if convFastOK(shift) && !c.Lean() {
 			g := convFastGeom{
@@ -531,15 +544,29 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 			}
 			switch {
 			case depthMul == 1 && fH <= kernelsig.DwRowsMaxRows && fH*fW <= kernelsig.DwRowsMaxTaps:
+				c.Because(kernelsig.DwRowsInt8, "depth multiplier 1, at most %d filter rows and %d taps, shifts the fast rescale takes%s; a ring of input rows in scratch",
+					kernelsig.DwRowsMaxRows, kernelsig.DwRowsMaxTaps, dspWhy)
 				return dwLowerRowsInt8(c, in, filter, bias, out, g, mult, shift, inZP, outZP, lo, hi)
 			case inC == 1:
 				// One input channel: a convolution with depthMul output
 				// channels whose weights are the filter's columns.
-				return convLowerFastInt8(c, in, filter, bias, out, g, convDepthwiseAsConv(filter.Data, outC),
+				err := convLowerFastInt8(c, in, filter, bias, out, g, convDepthwiseAsConv(filter.Data, outC),
 					mult, shift, inZP, outZP, lo, hi)
+				c.Because(kernelsig.ConvWinInt8, "one input channel, dilated, shifts the fast rescale takes%s: a convolution whose weight rows are the filter's columns, each window gathered into scratch", dspWhy)
+				return err
 			}
 		}
+		dwWhy := "the reference kernel: "
+		switch {
+		case !convFastOK(shift):
+			dwWhy += fmt.Sprintf("a shift beyond the fast rescale's %d", convRQMaxShift)
+		case c.Lean():
+			dwWhy += leanWhy
+		default:
+			dwWhy += fmt.Sprintf("no fast kernel takes it (depth multiplier %d, %d input channels, %dx%d filter)", depthMul, inC, fH, fW)
+		}
 		if inC == 1 && convLeanOK(fH*fW, outC) {
+			c.Because(kernelsig.ConvLeanInt8, "one input channel, exact int32 sums (convLeanOK): a convolution; %s", strings.TrimPrefix(dwWhy, "the reference kernel: "))
 			// One input channel: a convolution, with the scratch-free
 			// kernel.
 			c.Call(kernelsig.ConvLeanInt8, Struct(kernelsig.ConvParams,
@@ -556,6 +583,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		}
 		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
 			F("actMin", I32(lo)), F("actMax", I32(hi)))
+		c.Because(kernelsig.DwInt8, "%s", dwWhy)
 		c.Call(kernelsig.DwInt8, Struct(kernelsig.DwParams, fields...), View(in), View(filter), b,
 			c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 		return nil
@@ -724,6 +752,21 @@ type convFastGeom struct {
 	padH, padW             int
 }
 
+// leanWhy says why a lowering took its lean form.
+const leanWhy = "the lean form: the faster one's scratch would make the arena larger"
+
+// convGenericWhy says why an int8 CONV_2D takes neither a DSP nor a fast
+// kernel: grouped, or a shift beyond the fast rescale, or the lean form.
+func convGenericWhy(ungrouped, fastRescale bool) string {
+	switch {
+	case !ungrouped:
+		return "grouped (the fast kernels take ungrouped convolutions)"
+	case !fastRescale:
+		return fmt.Sprintf("a shift beyond the fast rescale's %d", convRQMaxShift)
+	}
+	return leanWhy
+}
+
 // convFastOK reports whether the fast kernels' rescale handles every
 // exponent: left shifts up to 31 (the reference shifts a wrapping int32).
 func convFastOK(shift []int32) bool {
@@ -869,6 +912,14 @@ func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFast
 	}
 	rqs := c.Scratch(model.Int64, g.outC*kernelsig.ConvRQLen)
 	xp := c.Scratch(model.Int64, k)
+	why := "ungrouped, shifts the fast rescale takes, dilated"
+	if g.dilH == 1 && g.dilW == 1 {
+		why = "ungrouped, shifts the fast rescale takes"
+	}
+	if c.DSP() {
+		why += "; the DSP records are not exact for a requantization (PlanConvDSP)"
+	}
+	c.Because(kernelsig.ConvWinInt8, "%s; each window gathered into scratch", why)
 	c.Call(kernelsig.ConvWinInt8, Struct(kernelsig.ConvWinParams,
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
 		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
@@ -889,7 +940,10 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 	if err != nil {
 		return err
 	}
+	pw := "1x1, stride 1, unpadded"
 	if wt, rec, ok := kernelsig.PlanPWDSP(rows, int32Bytes(triples), outZP, lo); ok && c.DSP() {
+		c.Because(kernelsig.ConvPWDSPW, "%s, input channels a multiple of 4, the DSP records exact (PlanPWDSP); each pixel pair widened once into scratch", pw)
+		c.Because(kernelsig.ConvPWDSP, "%s, input channels a multiple of 4, the DSP records exact (PlanPWDSP); %s", pw, leanWhy)
 		// Tiles of two pixels by two channels through the DSP loop;
 		// faster from a widened copy of each pixel pair where its
 		// scratch is free.
@@ -929,6 +983,12 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 	}
 	rq := c.ConstI32("RQ", triples)
 	wt := c.Const("PW", convPWPairs(rows))
+	if c.DSP() {
+		c.Because(kernelsig.ConvPWInt8, "%s; the DSP pointwise records are not exact for a requantization (PlanPWDSP)", pw)
+	} else {
+		c.Because(kernelsig.ConvPWInt8, "%s; the build for gc", pw)
+	}
+	c.Because(kernelsig.ConvGatherInt8, "%s, written over its input: raster order, each pixel pair's inputs read first", pw)
 	c.Call(kernelsig.ConvPWInt8, Struct(kernelsig.ConvPWParams,
 		F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
 		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
@@ -963,8 +1023,10 @@ func convLowerDSPInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, row
 	}
 	K := g.fH * g.fW * g.inC
 	fn, words := kernelsig.ConvDSP, kernelsig.ScratchConvDSP(K)
+	c.Because(fn, "ungrouped, the DSP records exact (PlanConvDSP); %s", leanWhy)
 	if !c.Lean() {
 		fn, words = kernelsig.ConvDSPW, kernelsig.ScratchConvDSPW(K)
+		c.Because(fn, "ungrouped, the DSP records exact (PlanConvDSP); each window widened once into scratch")
 	}
 	c.Call(fn, Struct(kernelsig.ConvDSPParams,
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
@@ -1013,7 +1075,12 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 		return err
 	}
 	k := len(rows[0])
+	why := "ungrouped, undilated, shifts the fast rescale takes"
+	if c.DSP() {
+		why += "; the DSP records are not exact for a requantization (PlanConvDSP)"
+	}
 	if kp := (k + 7) / 8 * 8; kp <= kernelsig.ConvGatherMax && len(rows) <= kernelsig.ConvGatherMaxC {
+		c.Because(kernelsig.ConvGatherInt8, "%s; a window of at most %d values and at most %d output channels", why, kernelsig.ConvGatherMax, kernelsig.ConvGatherMaxC)
 		// A small window: convGatherInt8, rows padded with zero weights.
 		padded := make([][]int8, len(rows))
 		for oc, r := range rows {
@@ -1036,6 +1103,7 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 			wt = append(wt, byte(rows[ob][i]), byte(w1))
 		}
 	}
+	c.Because(kernelsig.ConvRowsInt8, "%s; a window of more than %d values or more than %d output channels", why, kernelsig.ConvGatherMax, kernelsig.ConvGatherMaxC)
 	c.Call(kernelsig.ConvRowsInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Rows", wt), rq, View(out))
 	return nil
 }
@@ -1127,15 +1195,16 @@ func dwLowerDSPInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGeo
 	mult, shift []int32, inZP, outZP, lo, hi int32) (bool, error) {
 	q8 := g.inC == 1 && depthMul%8 == 0 && g.dilW == 1
 	var fn kernelsig.Func
+	var why string
 	switch {
 	case q8:
-		fn = kernelsig.DwDSPInt8Q8
+		fn, why = kernelsig.DwDSPInt8Q8, "one input channel, a depth multiplier that is a multiple of 8, no horizontal dilation"
 	case depthMul == 1 && g.inC >= 4:
-		fn = kernelsig.DwDSPInt8M1
+		fn, why = kernelsig.DwDSPInt8M1, "depth multiplier 1, at least 4 channels"
 	case depthMul == 2 && g.inC >= 2:
-		fn = kernelsig.DwDSPInt8M2
+		fn, why = kernelsig.DwDSPInt8M2, "depth multiplier 2, at least 2 input channels"
 	case depthMul%4 == 0:
-		fn = kernelsig.DwDSPInt8MQ
+		fn, why = kernelsig.DwDSPInt8MQ, "a depth multiplier that is a multiple of 4"
 	default:
 		return false, nil
 	}
@@ -1153,6 +1222,7 @@ func dwLowerDSPInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGeo
 	if !ok {
 		return false, nil
 	}
+	c.Because(fn, "%s; the DSP records exact (PlanDWDSP)", why)
 	zrow := make([]byte, g.inC)
 	if q8 {
 		zrow = make([]byte, kernelsig.DWDSPZerosQ8(g.outW, g.strideW))

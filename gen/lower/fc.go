@@ -122,6 +122,7 @@ func lowerFullyConnected(c *opCtx) error {
 				bb = bias.Data
 			}
 			if wt, rec, ok := kernelsig.PlanFCF32BFP(w.Data, bb, units, depth); ok {
+				c.Because(kernelsig.FcF32BFP, "-speed on the soft-float board, depth %d of at least %d, finite weights: block floating point", depth, kernelsig.FCBFPMinDepth)
 				c.Call(kernelsig.FcF32BFP, Struct(kernelsig.FcParams, params...), inArg,
 					c.Scratch(model.Int32, 8+depth), c.Const("Weights", wt), c.Const("Rec", rec), View(out))
 				return nil
@@ -129,8 +130,10 @@ func lowerFullyConnected(c *opCtx) error {
 		}
 		packed := c.Const("Weights", fcPackF32(w.Data, units, depth))
 		fn := kernelsig.FcF32
+		c.Because(kernelsig.FcF32, "depth %d, below %d", depth, kernelsig.FCSoftMinDepth)
 		if depth >= kernelsig.FCSoftMinDepth {
 			fn = kernelsig.FcF32S // emulated float32 repays its set-up on deep layers
+			c.Because(fn, "depth %d of at least %d: emulated float32 repays its set-up", depth, kernelsig.FCSoftMinDepth)
 		}
 		c.Call(fn, Struct(kernelsig.FcParams, params...), inArg, packed, b, View(out))
 		return nil
@@ -183,6 +186,15 @@ func lowerFullyConnected(c *opCtx) error {
 			return nil
 		}
 		fnPT, fn := kernelsig.FcOctInt8PT, kernelsig.FcOctInt8
+		notDSP := "the build for gc"
+		if c.DSP() {
+			notDSP = "the DSP records do not take it (a depth not a multiple of 4, or a requantization they would not compute exactly)"
+		}
+		c.Because(kernelsig.FcOctInt8PT, "%s; one requantization for every unit, blocks of eight units", notDSP)
+		c.Because(kernelsig.FcOctInt8PTQ, "%s; one requantization for every unit, exact as one multiply (PlanRQOne), blocks of eight units", notDSP)
+		c.Because(kernelsig.FcOctInt8, "%s; a requantization per unit, blocks of eight units", notDSP)
+		c.Because(kernelsig.FcInt8PT, "%s; one requantization for every unit; units or depth too few for blocks of eight", notDSP)
+		c.Because(kernelsig.FcInt8, "%s; a requantization per unit; units or depth too few for blocks of eight", notDSP)
 		// The octDot kernels' scratch: a block's sums, which its
 		// assembly stores to memory (kernels/dsp_oct_arm.go).
 		var packed, scr Arg
@@ -259,10 +271,14 @@ func lowerFullyConnected(c *opCtx) error {
 		if c.DSP() {
 			// The DSP loop where its records take the requantization.
 			if rec, ok := kernelsig.PlanFC16DSP(depth, folded, mult, shift, outZP, lo, hi); ok {
+				c.Because(kernelsig.FcDSPInt16, "the DSP records take the requantization (PlanFC16DSP)")
 				wt := kernelsig.PlanFC16DSPWeights(units, depth, func(j int) []byte { return w.Data[j*depth : j*depth+depth] })
 				c.Call(kernelsig.FcDSPInt16, Struct(kernelsig.FcDSPParams, params[:3]...), inArg, c.Const("Weights", wt), c.Const("Rec", rec), View(out))
 				return nil
 			}
+		}
+		if c.DSP() {
+			c.Because(kernelsig.FcInt16, "the DSP records do not take the requantization (PlanFC16DSP)")
 		}
 		c.Call(kernelsig.FcInt16, p, inArg, View(w), c.ConstI64("Bias", folded), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	default:
@@ -297,6 +313,7 @@ func fcLowerDSPInt8(c *opCtx, params []Field, w *model.Tensor, folded []int64, m
 	}
 	// One input row by four channels at a time, the sums requantized with
 	// the planned records: no scratch.
+	c.Because(kernelsig.FcDSPInt8, "depth %d, a multiple of 4; the DSP records exact (PlanFCDSP)", depth)
 	c.Call(kernelsig.FcDSPInt8, Struct(kernelsig.FcDSPParams, params[:3]...), View(c.In(0)), c.Const("Weights", wt), c.Const("Rec", rec), View(c.Out(0)))
 	return true
 }

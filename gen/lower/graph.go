@@ -368,6 +368,14 @@ func (rs *resolver) op(c *opCtx, g *model.Graph, scope map[*model.Tensor]program
 		calls = o.calls // the raster-order kernel of an overlapped pair
 	}
 	op.Calls = rs.calls(calls)
+	for _, k := range op.Calls {
+		if why, ok := c.why[kernelsig.Func(k.Fn)]; ok {
+			if op.Why == nil {
+				op.Why = map[string]string{}
+			}
+			op.Why[k.Fn] = why
+		}
+	}
 	if f := c.flow; f != nil {
 		pf := &program.Flow{Kind: f.kind}
 		rs.scope = callScope

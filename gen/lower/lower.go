@@ -102,6 +102,8 @@ type opCtx struct {
 	persist []*scratchReq
 	aliases []alias
 	consts  []*constData
+	// why says, per kernel chosen among others, why (Because).
+	why     map[kernelsig.Func]string
 	overlap *overlapOffer // the kernel may write its output over an input
 	// overlapAlt is a second way to do so (offerOverlapAlt), nil for most.
 	overlapAlt *overlapOffer
@@ -179,6 +181,16 @@ func (c *opCtx) Call(fn kernelsig.Func, args ...Arg) {
 		}
 	}
 	c.calls = append(c.calls, kcall{Fn: fn, Args: args})
+}
+
+// Because records why the lowering chose kernel fn among the forms the
+// operator has (the predicates that held), for layout.txt and
+// report.json; a later reason for fn replaces an earlier one.
+func (c *opCtx) Because(fn kernelsig.Func, format string, args ...any) {
+	if c.why == nil {
+		c.why = map[kernelsig.Func]string{}
+	}
+	c.why[fn] = fmt.Sprintf(format, args...)
 }
 
 // Alias makes output out share input in's buffer: no copy, one planned

@@ -136,9 +136,13 @@ func lowerPool(c *opCtx, avg bool) error {
 			if avg {
 				fn = kernelsig.AvgPoolDSPInt8
 			}
+			c.Because(fn, "depth %d, a multiple of 4; windows the DSP record takes (PlanPoolDSP)", in.Shape[3])
 			c.Call(fn, p, c.Const("Pool", k), View(in), View(out))
 			return nil
 		}
+		c.Because(fn, "the DSP record does not take it (a depth not a multiple of 4, or windows too large for its sums)")
+	} else if in.Type == model.Int8 {
+		c.Because(fn, "the build for gc")
 	}
 	c.Call(fn, p, View(in), View(out))
 	return nil

@@ -212,6 +212,10 @@ type Op struct {
 	// Flow is the control flow of IF, WHILE and CALL_ONCE, run after
 	// Calls; nil for the other operators.
 	Flow *Flow
+	// Why says, per kernel the lowering chose among others, why: the
+	// predicates that chose it (layout.txt, report.json). Kernels an
+	// operator always calls have none.
+	Why map[string]string
 }
 
 // FlowKind is the Go statement a Flow stands for.

@@ -155,7 +155,10 @@ type JSONOperator struct {
 	// calls and line slides; for control flow, its subgraphs' calls too);
 	// empty for a view (RESHAPE and the like).
 	Kernels []string `json:"kernels"`
-	MACs    int64    `json:"macs"`
+	// Why says, per kernel the lowering chose among the operator's other
+	// forms, why (the predicates that held); absent when it has one form.
+	Why  map[string]string `json:"why,omitempty"`
+	MACs int64             `json:"macs"`
 	// ConstBytes is the read-only data its calls read first: a constant
 	// read by several operators counts for the first, so the operators'
 	// figures add up to Constants.Total.
@@ -290,6 +293,14 @@ func Make(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 			Outputs: []JSONTensor{}}
 		if jo.Kernels == nil {
 			jo.Kernels = []string{}
+		}
+		for _, k := range jo.Kernels {
+			if why, ok := op.Why[k]; ok {
+				if jo.Why == nil {
+					jo.Why = map[string]string{}
+				}
+				jo.Why[k] = why
+			}
 		}
 		if k := f.groupOf[i] - 1; k >= 0 {
 			jo.Group = &k

@@ -31,6 +31,7 @@ type layoutReport struct {
 	Saved, Plain             int
 	InPlace                  []string
 	Operators                string // operatorTable
+	Choices                  string // kernelChoices
 	Overlaps                 []string
 	Groups                   []string // lines describing the fused groups
 	NumGroups                int
@@ -171,6 +172,7 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 	}
 	r.Table = tb.String()
 	r.Operators = operatorTable(pr, l)
+	r.Choices = kernelChoices(pr, l)
 	r.Chart = chart(pr, order, p.Offsets)
 	r.Map = arenaMap(pr, l, order)
 	var out bytes.Buffer
@@ -407,6 +409,23 @@ func operatorTable(pr *program.Program, l *layout.Layout) string {
 		}
 		line := fmt.Sprintf("%4d  %-18s %10d %9d %8d %7d  %-12s %s", i, op.Code, op.MACs, f.constBytes[i], f.live[i], f.scratch[i], runs, strings.Join(f.kernels[i], ", "))
 		tb.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	return tb.String()
+}
+
+// kernelChoices is layout.txt's list of why each operator calls the
+// kernels it does, where the lowering chose among other forms: one line
+// per operator and kernel, in execution order; empty when no operator
+// had a choice.
+func kernelChoices(pr *program.Program, l *layout.Layout) string {
+	f := operatorFacts(pr, l)
+	var tb strings.Builder
+	for i, op := range pr.Ops {
+		for _, k := range f.kernels[i] {
+			if why, ok := op.Why[k]; ok {
+				fmt.Fprintf(&tb, "%4d  %-18s %s: %s\n", i, op.Code, k, why)
+			}
+		}
 	}
 	return tb.String()
 }

@@ -125,25 +125,44 @@ func firmwareSizes(tools *board.Tools, dir, pkgDir string) (sizes, error) {
 	if err != nil {
 		return s, err
 	}
+	// A function or object may have several symbols (aliases) at one
+	// address: each address counts once, as the package's when any of its
+	// names is (mlp_float's functions summed over their symbols exceed
+	// .text by 376 bytes).
+	type block struct {
+		size       int
+		code, mine bool
+	}
+	blocks := map[uint64]*block{}
 	for _, sym := range syms {
 		if int(sym.Section) >= len(f.Sections) || sym.Section == elf.SHN_UNDEF {
 			continue
 		}
-		sec := f.Sections[sym.Section]
-		if sec.Flags&elf.SHF_WRITE != 0 {
+		if f.Sections[sym.Section].Flags&elf.SHF_WRITE != 0 {
 			continue
 		}
-		mine := strings.HasPrefix(sym.Name, "tg/p.") || strings.HasPrefix(sym.Name, "tg/p$")
-		switch elf.ST_TYPE(sym.Info) {
-		case elf.STT_FUNC:
-			s.code += int(sym.Size)
-			if mine {
-				s.pkgCode += int(sym.Size)
+		typ := elf.ST_TYPE(sym.Info)
+		if typ != elf.STT_FUNC && typ != elf.STT_OBJECT {
+			continue
+		}
+		b := blocks[sym.Value]
+		if b == nil {
+			b = &block{}
+			blocks[sym.Value] = b
+		}
+		b.size = max(b.size, int(sym.Size))
+		b.code = b.code || typ == elf.STT_FUNC
+		b.mine = b.mine || strings.HasPrefix(sym.Name, "tg/p.") || strings.HasPrefix(sym.Name, "tg/p$")
+	}
+	for _, b := range blocks {
+		switch {
+		case b.code:
+			s.code += b.size
+			if b.mine {
+				s.pkgCode += b.size
 			}
-		case elf.STT_OBJECT:
-			if mine {
-				s.pkgROData += int(sym.Size)
-			}
+		case b.mine:
+			s.pkgROData += b.size
 		}
 	}
 	s.rodata = flash - s.code
