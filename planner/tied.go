@@ -263,8 +263,21 @@ func makeTied(bufs []Buffer, strategy Strategy, align int, budget *Budget) *Plan
 			best, bestH, plan.Method = off, h, "first fit by lifetime start"
 		}
 	}
+	if bestH > p.lowerBound {
+		order := bySize
+		if plan.Method == "first fit by lifetime start" {
+			order = byStart
+		}
+		if off, h := p.orderSearch(order, bestH); h < bestH {
+			best, bestH, plan.Method = off, h, "first fit in a searched order"
+		}
+	}
 	if off, h := p.repair(best, bestH); h < bestH {
-		best, bestH, plan.Method = off, h, "first fit, then ruin and recreate"
+		m := "first fit, then ruin and recreate"
+		if plan.Method == "first fit in a searched order" {
+			m = "first fit in a searched order, then ruin and recreate"
+		}
+		best, bestH, plan.Method = off, h, m
 	}
 	plan.Cert = AtLowerBound
 	if bestH > p.lowerBound {
