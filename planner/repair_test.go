@@ -18,42 +18,13 @@ func TestRepair(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	lowered := 0
 	for trial := 0; trial < 1000; trial++ {
-		bufs := randomBuffers(r, 6+r.IntN(20), 2+r.IntN(10))
-		for i := range bufs {
-			j := r.IntN(len(bufs))
-			if r.IntN(3) == 0 && j != i && !tiedTo(bufs, j) && !reaches(bufs, j, i) {
-				bufs[i].Tie = &Tie{To: j, Shift: 16 * (r.IntN(9) - 4)}
-			}
-		}
-		if checkChains(bufs, 16) != nil {
+		bufs, tp, order := randomTied(r)
+		if bufs == nil {
 			continue
 		}
-		tp := newTiedProblem(bufs, 16)
-		order := make([]int, len(tp.units))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return tp.extent[order[a]] > tp.extent[order[b]] })
 		off, h := tp.firstFit(order)
 		got, gh := tp.repair(append([]int(nil), off...), h)
-		if gh > h {
-			t.Fatalf("trial %d: repair raised the height %d to %d", trial, h, gh)
-		}
-		if gh < tp.lowerBound {
-			t.Fatalf("trial %d: height %d below the bound %d", trial, gh, tp.lowerBound)
-		}
-		offsets := tp.offsets(got)
-		if i, j, bad := FirstOverlap(bufs, offsets); bad {
-			t.Fatalf("trial %d: buffers %d and %d overlap", trial, i, j)
-		}
-		for i, b := range bufs {
-			if b.Tie != nil && offsets[i] != offsets[b.Tie.To]+b.Tie.Shift {
-				t.Fatalf("trial %d: buffer %d is not %d bytes above buffer %d", trial, i, b.Tie.Shift, b.Tie.To)
-			}
-			if h := offsets[i] + alignUp(b.Size, 16); h > gh {
-				t.Fatalf("trial %d: buffer %d ends at %d, above the height %d", trial, i, h, gh)
-			}
-		}
+		checkUnits(t, trial, bufs, tp, got, h, gh)
 		if again, ah := tp.repair(append([]int(nil), off...), h); ah != gh || !slices.Equal(again, got) {
 			t.Fatalf("trial %d: two runs of repair differ", trial)
 		}
@@ -70,6 +41,50 @@ func TestRepair(t *testing.T) {
 	}
 }
 
+// randomTied is a random problem with ties (nil when its ties are not
+// valid chains) with its tied problem and the unit order by extent.
+func randomTied(r *rand.Rand) ([]Buffer, *tiedProblem, []int) {
+	bufs := randomBuffers(r, 6+r.IntN(20), 2+r.IntN(10))
+	for i := range bufs {
+		j := r.IntN(len(bufs))
+		if r.IntN(3) == 0 && j != i && !tiedTo(bufs, j) && !reaches(bufs, j, i) {
+			bufs[i].Tie = &Tie{To: j, Shift: 16 * (r.IntN(9) - 4)}
+		}
+	}
+	if checkChains(bufs, 16) != nil {
+		return nil, nil, nil
+	}
+	tp := newTiedProblem(bufs, 16)
+	order := make([]int, len(tp.units))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return tp.extent[order[a]] > tp.extent[order[b]] })
+	return bufs, tp, order
+}
+
+// checkUnits checks unit offsets got of height gh, improved from height h:
+// no higher, not below the bound, every tie kept, nothing overlapping,
+// every buffer under the height.
+func checkUnits(t *testing.T, trial int, bufs []Buffer, tp *tiedProblem, got []int, h, gh int) {
+	t.Helper()
+	if gh > h || gh < tp.lowerBound {
+		t.Fatalf("trial %d: height %d from %d (bound %d)", trial, gh, h, tp.lowerBound)
+	}
+	offsets := tp.offsets(got)
+	if i, j, bad := FirstOverlap(bufs, offsets); bad {
+		t.Fatalf("trial %d: buffers %d and %d overlap", trial, i, j)
+	}
+	for i, b := range bufs {
+		if b.Tie != nil && offsets[i] != offsets[b.Tie.To]+b.Tie.Shift {
+			t.Fatalf("trial %d: buffer %d is not %d bytes above buffer %d", trial, i, b.Tie.Shift, b.Tie.To)
+		}
+		if e := offsets[i] + alignUp(b.Size, 16); e > gh {
+			t.Fatalf("trial %d: buffer %d ends at %d, above the height %d", trial, i, e, gh)
+		}
+	}
+}
+
 // TestOrderSearch: on random problems with ties, the order search keeps
 // every tie and overlaps nothing, never raises the first-fit height,
 // lowers it in some problems, and gives the same plan every run.
@@ -77,39 +92,13 @@ func TestOrderSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	lowered := 0
 	for trial := 0; trial < 1000; trial++ {
-		bufs := randomBuffers(r, 6+r.IntN(20), 2+r.IntN(10))
-		for i := range bufs {
-			j := r.IntN(len(bufs))
-			if r.IntN(3) == 0 && j != i && !tiedTo(bufs, j) && !reaches(bufs, j, i) {
-				bufs[i].Tie = &Tie{To: j, Shift: 16 * (r.IntN(9) - 4)}
-			}
-		}
-		if checkChains(bufs, 16) != nil {
+		bufs, tp, order := randomTied(r)
+		if bufs == nil {
 			continue
 		}
-		tp := newTiedProblem(bufs, 16)
-		order := make([]int, len(tp.units))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return tp.extent[order[a]] > tp.extent[order[b]] })
 		_, h := tp.firstFit(order)
 		got, gh := tp.orderSearch(slices.Clone(order), h)
-		if gh > h || gh < tp.lowerBound {
-			t.Fatalf("trial %d: height %d from %d (bound %d)", trial, gh, h, tp.lowerBound)
-		}
-		offsets := tp.offsets(got)
-		if i, j, bad := FirstOverlap(bufs, offsets); bad {
-			t.Fatalf("trial %d: buffers %d and %d overlap", trial, i, j)
-		}
-		for i, b := range bufs {
-			if b.Tie != nil && offsets[i] != offsets[b.Tie.To]+b.Tie.Shift {
-				t.Fatalf("trial %d: buffer %d is not %d bytes above buffer %d", trial, i, b.Tie.Shift, b.Tie.To)
-			}
-			if e := offsets[i] + alignUp(b.Size, 16); e > gh {
-				t.Fatalf("trial %d: buffer %d ends at %d, above the height %d", trial, i, e, gh)
-			}
-		}
+		checkUnits(t, trial, bufs, tp, got, h, gh)
 		if again, ah := tp.orderSearch(slices.Clone(order), h); ah != gh || !slices.Equal(again, got) {
 			t.Fatalf("trial %d: two runs of the order search differ", trial)
 		}
