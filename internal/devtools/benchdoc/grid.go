@@ -17,8 +17,8 @@ import (
 // ../shared/grid.
 type gridRow struct {
 	Model, Op, DType, MACs              string
-	TinyGo, Gc, CMSIS                   string
-	RatioTinyGo, RatioGc                string
+	TinyGo, TinyGo2, Gc, CMSIS          string
+	RatioTinyGo, RatioTinyGo2, RatioGc  string
 	PerMACTinyGo, PerMACGc, PerMACCMSIS string
 	Outputs                             string
 }
@@ -26,7 +26,7 @@ type gridRow struct {
 // gridFamily is one line of the grid's summary: the geometric mean of the
 // ratios to CMSIS-NN of a family of shapes.
 type gridFamily struct {
-	Family, N, GeoTinyGo, MaxTinyGo, GeoGc, MaxGc string
+	Family, N, GeoTinyGo, MaxTinyGo, GeoTinyGo2, MaxTinyGo2, GeoGc, MaxGc string
 }
 
 // gridEntry is a grid model with TFLM + CMSIS-NN's recorded count.
@@ -68,9 +68,9 @@ func readGrid(shared string) ([]gridEntry, error) {
 	return out, nil
 }
 
-// gridCounts counts every grid model: TinyGo at -opt=z on the emulated
-// Cortex-M4 (shared/tinygo/count; output 0 compared with TFLM's recorded
-// ramp output in grid/ref) and gc's A32 build of -compiler gc
+// gridCounts counts every grid model: TinyGo at -opt=z and at -opt=2 on
+// the emulated Cortex-M4 (shared/tinygo/count; -opt=z's output 0 compared
+// with TFLM's recorded ramp output in grid/ref) and gc's A32 build of -compiler gc
 // (shared/arm/count), against TFLM + CMSIS-NN's recorded count.
 func gridCounts(o options, tmp string) ([]gridRow, []gridFamily, error) {
 	grid, err := readGrid(o.shared)
@@ -80,7 +80,7 @@ func gridCounts(o options, tmp string) ([]gridRow, []gridFamily, error) {
 	tinygo := counter{tool: filepath.Join(o.shared, "tinygo", "count")}
 	arm := counter{tool: o.countTool}
 	var rows []gridRow
-	type ratios struct{ tg, gc []float64 }
+	type ratios struct{ tg, tg2, gc []float64 }
 	fam := map[string]*ratios{}
 	for _, e := range grid {
 		model := filepath.Join(o.shared, "grid", "models", e.name+".tflite")
@@ -88,6 +88,10 @@ func gridCounts(o options, tmp string) ([]gridRow, []gridFamily, error) {
 		z, err := tinygo.run(model, "-out", out)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", e.name, err)
+		}
+		two, err := tinygo.run(model, "-opt", "2")
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s -opt=2: %w", e.name, err)
 		}
 		g, err := arm.run(model, "-compiler", "gc")
 		if err != nil {
@@ -106,8 +110,8 @@ func gridCounts(o options, tmp string) ([]gridRow, []gridFamily, error) {
 			fmt.Fprintf(os.Stderr, "benchdoc: %s: the board's output differs from TFLM's\n", e.name)
 		}
 		r := gridRow{Model: e.name, Op: e.op, DType: e.dtype, MACs: strconv.FormatInt(e.macs, 10),
-			TinyGo: strconv.FormatInt(z.ir, 10), Gc: strconv.FormatInt(g.ir, 10), CMSIS: strconv.FormatInt(e.cmsis, 10),
-			RatioTinyGo: ratio(z.ir, e.cmsis), RatioGc: ratio(g.ir, e.cmsis),
+			TinyGo: strconv.FormatInt(z.ir, 10), TinyGo2: strconv.FormatInt(two.ir, 10), Gc: strconv.FormatInt(g.ir, 10), CMSIS: strconv.FormatInt(e.cmsis, 10),
+			RatioTinyGo: ratio(z.ir, e.cmsis), RatioTinyGo2: ratio(two.ir, e.cmsis), RatioGc: ratio(g.ir, e.cmsis),
 			PerMACTinyGo: perMAC(z.ir, e.macs), PerMACGc: perMAC(g.ir, e.macs), PerMACCMSIS: perMAC(e.cmsis, e.macs), Outputs: outputs}
 		rows = append(rows, r)
 		if e.cmsis > 0 {
@@ -116,6 +120,7 @@ func gridCounts(o options, tmp string) ([]gridRow, []gridFamily, error) {
 					fam[key] = &ratios{}
 				}
 				fam[key].tg = append(fam[key].tg, float64(z.ir)/float64(e.cmsis))
+				fam[key].tg2 = append(fam[key].tg2, float64(two.ir)/float64(e.cmsis))
 				fam[key].gc = append(fam[key].gc, float64(g.ir)/float64(e.cmsis))
 			}
 		}
@@ -130,6 +135,7 @@ func gridCounts(o options, tmp string) ([]gridRow, []gridFamily, error) {
 		f := fam[k]
 		fams = append(fams, gridFamily{Family: k, N: strconv.Itoa(len(f.tg)),
 			GeoTinyGo: fmt.Sprintf("%.2f", geomean(f.tg)), MaxTinyGo: fmt.Sprintf("%.2f", maxOf(f.tg)),
+			GeoTinyGo2: fmt.Sprintf("%.2f", geomean(f.tg2)), MaxTinyGo2: fmt.Sprintf("%.2f", maxOf(f.tg2)),
 			GeoGc: fmt.Sprintf("%.2f", geomean(f.gc)), MaxGc: fmt.Sprintf("%.2f", maxOf(f.gc))})
 	}
 	return rows, fams, nil
