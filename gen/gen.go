@@ -5,9 +5,11 @@
 // plain data between them:
 //
 //	internal/model  bytes -> validated graph
-//	gen/lower       graph -> program (kernel calls over numbered buffers)
+//	gen/lower       graph -> fragments (kernel calls per operator, the choices
+//	                it offers) and, assembled, a program over numbered buffers
+//	gen/schedule    the choices: kernel variants (gen/variant), overlapped
+//	                pairs, fused groups, by planning candidates
 //	gen/layout      program -> layout (an offset per buffer, via planner)
-//	gen/variant     which operators keep a fast kernel that needs scratch
 //	gen/emit        program + layout -> Go files (and gen/report's layout.txt)
 //
 // Generate touches no disk. To put its files into a directory as the
