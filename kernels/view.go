@@ -23,7 +23,8 @@ func (a arena) u8(off, n int) []uint8 { return a[off : off+n : off+n] }
 
 func (a arena) i8(off, n int) []int8 {
 	b := a[off : off+n : off+n]
-	// The same slice header retyped (see viewHeader).
+	// The same slice header retyped: one byte an element, so no new
+	// header is needed (the wider views build one, viewHeader).
 	return *(*[]int8)(unsafe.Pointer(&b))
 }
 

@@ -97,7 +97,11 @@ func Files(p *program.Program, lay *layout.Layout, opt Options) (map[string][]by
 		return nil, err
 	}
 	need, called := e.kernelNames()
-	kfiles, err := kernelFiles(need, called, opt.Package, generatedLine)
+	uses, err := identsOf(modelSrc)
+	if err != nil {
+		return nil, err
+	}
+	kfiles, err := kernelFiles(need, uses, called, opt.Package, generatedLine)
 	if err != nil {
 		return nil, err
 	}

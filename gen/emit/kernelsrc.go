@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"runtime"
 	"sort"
 	"strconv"
@@ -38,6 +39,10 @@ type kernelSource struct {
 	twins map[*kernelDecl][]*kernelDecl
 	// constraint is the //go:build line of each file that has one.
 	constraint map[string]string
+	// methods are the methods of each type, by the type's name: a method
+	// travels with its type when some kept declaration, or the generated
+	// code, names it.
+	methods map[string][]*kernelDecl
 }
 
 // kernelSources is loadKernels run once per process: the embedded sources
@@ -51,8 +56,8 @@ func loadKernels() (*kernelSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	ks := &kernelSource{owner: map[string]*kernelDecl{}, twins: map[*kernelDecl][]*kernelDecl{}, constraint: map[string]string{}}
-	methods := map[string][]*ast.FuncDecl{}
+	ks := &kernelSource{owner: map[string]*kernelDecl{}, twins: map[*kernelDecl][]*kernelDecl{}, constraint: map[string]string{},
+		methods: map[string][]*kernelDecl{}}
 	type pending struct {
 		d    *kernelDecl
 		node ast.Node
@@ -94,16 +99,8 @@ func loadKernels() (*kernelSource, error) {
 					start = d.Doc.Pos()
 				}
 				if d.Recv != nil {
-					// Methods travel with their receiver type.
-					if len(d.Recv.List) == 1 {
-						rt := d.Recv.List[0].Type
-						if st, ok := rt.(*ast.StarExpr); ok {
-							rt = st.X
-						}
-						if id, ok := rt.(*ast.Ident); ok {
-							methods[id.Name] = append(methods[id.Name], d)
-						}
-					}
+					// A method travels with its receiver type
+					// (ks.methods) when it is named.
 					kd.names = []string{"." + d.Name.Name}
 				} else {
 					kd.names = []string{d.Name.Name}
@@ -189,28 +186,39 @@ func loadKernels() (*kernelSource, error) {
 			ks.owner[n] = p.d
 		}
 	}
-	// A type refers to its methods, so keeping the type keeps them.
-	for typ, ms := range methods {
-		td, ok := ks.owner[typ]
-		if !ok {
-			continue
-		}
-		for _, m := range ms {
-			td.refs = append(td.refs, "."+m.Name.Name+"@"+typ)
-		}
-	}
+	// A type's methods, the host build's, travel with it when named.
 	for _, p := range all {
-		if fd, ok := p.node.(*ast.FuncDecl); ok && fd.Recv != nil {
+		if fd, ok := p.node.(*ast.FuncDecl); ok && fd.Recv != nil && hostBuild(p.d.file) {
 			rt := fd.Recv.List[0].Type
 			if st, ok := rt.(*ast.StarExpr); ok {
 				rt = st.X
 			}
 			if id, ok := rt.(*ast.Ident); ok {
-				ks.owner["."+fd.Name.Name+"@"+id.Name] = p.d
+				ks.methods[id.Name] = append(ks.methods[id.Name], p.d)
 			}
 		}
 	}
 	return ks, nil
+}
+
+// identsOf returns the identifiers Go sources use (every source must
+// parse): the kernel methods the generated code calls are among them.
+func identsOf(srcs ...[]byte) (map[string]bool, error) {
+	out := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, src := range srcs {
+		f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("internal error: generated source does not parse: %w", err)
+		}
+		ast.Inspect(f, func(x ast.Node) bool {
+			if id, ok := x.(*ast.Ident); ok {
+				out[id.Name] = true
+			}
+			return true
+		})
+	}
+	return out, nil
 }
 
 // dropStyleDirectives removes the staticcheck directives that silence
@@ -283,36 +291,54 @@ func KernelFileNames() []string {
 // marked //go:noinline: each then keeps a frame of its own, whose stack use
 // is the kernel's whatever the model (the generator's stack figure adds
 // them up).
-func kernelFiles(need []string, called map[string]bool, pkg, hdr string) (map[string][]byte, error) {
+func kernelFiles(need []string, uses map[string]bool, called map[string]bool, pkg, hdr string) (map[string][]byte, error) {
 	ks, err := kernelSources()
 	if err != nil {
 		return nil, err
 	}
 	keep := map[*kernelDecl]bool{}
 	var queue []*kernelDecl
-	for _, n := range need {
-		d, ok := ks.owner[n]
-		if !ok {
-			return nil, fmt.Errorf("internal error: no kernel declares %q", n)
-		}
+	add := func(d *kernelDecl) {
 		if !keep[d] {
 			keep[d] = true
 			queue = append(queue, d)
 		}
 	}
+	for _, n := range need {
+		d, ok := ks.owner[n]
+		if !ok {
+			return nil, fmt.Errorf("internal error: no kernel declares %q", n)
+		}
+		add(d)
+	}
+	// named holds the identifiers the generated code and the kept
+	// declarations use: a kept type's method is kept when it is named.
+	named := maps.Clone(uses)
+	if named == nil {
+		named = map[string]bool{}
+	}
 	for len(queue) > 0 {
-		d := queue[0]
-		queue = queue[1:]
-		for _, t := range ks.twins[d] {
-			if !keep[t] {
-				keep[t] = true
-				queue = append(queue, t)
+		for len(queue) > 0 {
+			d := queue[0]
+			queue = queue[1:]
+			for _, t := range ks.twins[d] {
+				add(t)
+			}
+			for _, r := range d.refs {
+				named[r] = true
+				if o, ok := ks.owner[r]; ok {
+					add(o)
+				}
 			}
 		}
-		for _, r := range d.refs {
-			if o, ok := ks.owner[r]; ok && !keep[o] {
-				keep[o] = true
-				queue = append(queue, o)
+		for typ, ms := range ks.methods {
+			if td, ok := ks.owner[typ]; !ok || !keep[td] {
+				continue
+			}
+			for _, m := range ms {
+				if named[strings.TrimPrefix(m.names[0], ".")] {
+					add(m)
+				}
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"go/format"
 	"go/parser"
 	"go/token"
+	"maps"
 	"regexp"
 	"sort"
 	"strings"
@@ -42,7 +43,7 @@ type Unit struct {
 // interleaved in one Memory against each alone.
 func MultiFiles(units []Unit, joint *layout.Joint, opt Options) (map[string][]byte, error) {
 	files := map[string][]byte{}
-	needSet, called := map[string]bool{}, map[string]bool{}
+	needSet, called, uses := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	opt.Bind = true
 	stack := 0
 	for _, u := range units {
@@ -68,6 +69,11 @@ func MultiFiles(units []Unit, joint *layout.Joint, opt Options) (map[string][]by
 		for n, b := range src {
 			files[n] = b
 		}
+		ids, err := identsOf(src[u.File+"_model.go"])
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(uses, ids)
 		need, c := e.kernelNames()
 		for _, n := range need {
 			needSet[n] = true
@@ -88,7 +94,7 @@ func MultiFiles(units []Unit, joint *layout.Joint, opt Options) (map[string][]by
 		need = append(need, n)
 	}
 	sort.Strings(need)
-	kfiles, err := kernelFiles(need, called, opt.Package, generatedLine)
+	kfiles, err := kernelFiles(need, uses, called, opt.Package, generatedLine)
 	if err != nil {
 		return nil, err
 	}

@@ -1090,30 +1090,14 @@ type viewHeader struct {
 	len, cap int
 }
 
-func (a arena) u8(off, n int) []uint8 { return a[off : off+n : off+n] }
-
 func (a arena) i8(off, n int) []int8 {
 	b := a[off : off+n : off+n]
-	// The same slice header retyped (see viewHeader).
+	// The same slice header retyped: one byte an element, so no new
+	// header is needed (the wider views build one, viewHeader).
 	return *(*[]int8)(unsafe.Pointer(&b))
-}
-
-func (a arena) i16(off, n int) []int16 {
-	b := a[off : off+2*n : off+2*n]
-	return *(*[]int16)(unsafe.Pointer(&viewHeader{unsafe.Pointer(unsafe.SliceData(b)), n, n}))
 }
 
 func (a arena) i32(off, n int) []int32 {
 	b := a[off : off+4*n : off+4*n]
 	return *(*[]int32)(unsafe.Pointer(&viewHeader{unsafe.Pointer(unsafe.SliceData(b)), n, n}))
-}
-
-func (a arena) i64(off, n int) []int64 {
-	b := a[off : off+8*n : off+8*n]
-	return *(*[]int64)(unsafe.Pointer(&viewHeader{unsafe.Pointer(unsafe.SliceData(b)), n, n}))
-}
-
-func (a arena) f32(off, n int) []float32 {
-	b := a[off : off+4*n : off+4*n]
-	return *(*[]float32)(unsafe.Pointer(&viewHeader{unsafe.Pointer(unsafe.SliceData(b)), n, n}))
 }
