@@ -43,19 +43,25 @@ func (f *Fragment) ScratchBytes(align int) int {
 	return n
 }
 
-// kernelChoice says which kernels the lowerings may pick besides the lean
-// or fast variant of each operator.
-type kernelChoice struct {
-	// speed lets lowerings take variants that trade flash for speed
-	// (Kernels.Speed).
-	speed bool
-	// gc asks for the kernels tuned for gc instead of those for TinyGo on
-	// a Cortex-M (Kernels.GC).
-	gc bool
+// Kernels say which kernels the lowerings may pick besides the lean or
+// fast variant of each operator.
+type Kernels struct {
+	// Speed lets lowerings take variants that trade flash for speed
+	// (-speed).
+	Speed bool
+	// GC asks for the kernels tuned for gc instead of the Thumb-2 DSP
+	// loops for TinyGo on a Cortex-M (-compiler gc).
+	GC bool
 }
 
-// ops is Ops with the kernels k allows.
-func ops(g *model.Graph, lean []bool, k kernelChoice) ([]*Fragment, error) {
+// Lower lowers every operator of g for the build k describes; lean[i]
+// asks operator i for its kernel variant with the least scratch memory
+// (nil: none does). Every operator that cannot be lowered is reported in
+// one error wrapping ErrUnsupported.
+func Lower(g *model.Graph, lean []bool, k Kernels) ([]*Fragment, error) {
+	if lean == nil {
+		lean = make([]bool, len(g.Ops))
+	}
 	if len(g.Ops) == 0 {
 		return nil, fmt.Errorf("%w: model has no operators", model.ErrInvalid)
 	}

@@ -142,13 +142,13 @@ func (c *opCtx) Lean() bool { return c.lean }
 // Speed reports whether the build trades flash for speed (-speed): a
 // lowering may then emit variants whose constants are laid out more than
 // once.
-func (c *opCtx) Speed() bool { return c.st != nil && c.st.kernels.speed }
+func (c *opCtx) Speed() bool { return c.st != nil && c.st.kernels.Speed }
 
 // DSP reports whether the lowering may call the kernels built on the DSP
 // loops (kernels/dsp.go): the default, for TinyGo on a Cortex-M4/M7; not
 // for a build for gc (-compiler gc), whose kernels are tuned for gc's
 // code generation.
-func (c *opCtx) DSP() bool { return c.st == nil || !c.st.kernels.gc }
+func (c *opCtx) DSP() bool { return c.st == nil || !c.st.kernels.GC }
 
 // Errorf returns an error prefixed with the operator's index and type.
 func (c *opCtx) Errorf(format string, args ...any) error {

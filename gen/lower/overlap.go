@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/tflm-gen/tflm-gen/gen/program"
-	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/planner"
 )
 
@@ -224,26 +223,4 @@ func (f *Fragment) OverlapPair(p *program.Program) (in, out program.BufID, ok bo
 // without assembling it again. p's Buffers must be p's own copy.
 func TieOverlaps(frags []*Fragment, p *program.Program, ops map[int]bool) {
 	tieOverlaps(frags, p, ops, nil)
-}
-
-// Lower lowers every operator of g for the build k describes; lean[i]
-// asks operator i for its kernel variant with the least scratch memory
-// (nil: none does). Every operator that cannot be lowered is reported in
-// one error wrapping ErrUnsupported.
-func Lower(g *model.Graph, lean []bool, k Kernels) ([]*Fragment, error) {
-	if lean == nil {
-		lean = make([]bool, len(g.Ops))
-	}
-	return ops(g, lean, kernelChoice{speed: k.Speed, gc: k.GC})
-}
-
-// Kernels say which kernels the lowerings may pick besides the lean or
-// fast variant of each operator.
-type Kernels struct {
-	// Speed lets lowerings take variants that trade flash for speed
-	// (-speed).
-	Speed bool
-	// GC asks for the kernels tuned for gc instead of the Thumb-2 DSP
-	// loops for TinyGo on a Cortex-M (-compiler gc).
-	GC bool
 }

@@ -59,7 +59,7 @@ type lowerState struct {
 	handleErr map[*model.Op]string
 	// kernels says which kernels the lowerings may pick (-speed's
 	// flash-for-speed variants, gc's or TinyGo's).
-	kernels kernelChoice
+	kernels Kernels
 }
 
 // newLowerState finds the model's resource variables in TFLM's Prepare
