@@ -288,19 +288,11 @@ func Make(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 	}
 	f := operatorFacts(pr, l)
 	for i, op := range pr.Ops {
-		jo := JSONOperator{Index: i, Code: op.Code.String(), Kernels: f.kernels[i], MACs: op.MACs, ConstBytes: f.constBytes[i],
+		jo := JSONOperator{Index: i, Code: op.Code.String(), Kernels: f.kernels[i], Why: f.why[i], MACs: op.MACs, ConstBytes: f.constBytes[i],
 			LiveBytes: f.live[i], ScratchBytes: f.scratch[i], StateBytes: f.state[i], WritesOverInput: f.over[i], InPlace: f.inPlace[i],
 			Outputs: []JSONTensor{}}
 		if jo.Kernels == nil {
 			jo.Kernels = []string{}
-		}
-		for _, k := range jo.Kernels {
-			if why, ok := op.Why[k]; ok {
-				if jo.Why == nil {
-					jo.Why = map[string]string{}
-				}
-				jo.Why[k] = why
-			}
 		}
 		if k := f.groupOf[i] - 1; k >= 0 {
 			jo.Group = &k
@@ -448,10 +440,6 @@ func ParseJSON(data []byte) (*Report, error) {
 	return &r, nil
 }
 
-// opKernels returns, per operator, the functions its code calls (in the
-// order of their first call) and the bytes of the constants it is the
-// first to read; groupOf is the fused group of each operator, plus one (0:
-// none).
 // opFacts are per-operator figures of a plan, as report.json and
 // layout.txt give them.
 type opFacts struct {
@@ -459,10 +447,14 @@ type opFacts struct {
 	scratch, state []int // its own scratch and persistent bytes
 	over, inPlace  []bool
 	kernels        [][]string
-	constBytes     []int
-	live           []int
+	// why is, per operator, the lowering's reason for each kernel it
+	// calls that has one (program.Op.Why), nil when none has.
+	why        []map[string]string
+	constBytes []int
+	live       []int
 }
 
+// operatorFacts gathers the opFacts of pr planned as l.
 func operatorFacts(pr *program.Program, l *layout.Layout) opFacts {
 	n := len(pr.Ops)
 	f := opFacts{groupOf: make([]int, n), scratch: make([]int, n), state: make([]int, n), over: make([]bool, n), inPlace: make([]bool, n)}
@@ -487,10 +479,25 @@ func operatorFacts(pr *program.Program, l *layout.Layout) opFacts {
 		f.inPlace[ip.Op] = true
 	}
 	f.kernels, f.constBytes = opKernels(pr, f.groupOf)
+	f.why = make([]map[string]string, n)
+	for i, op := range pr.Ops {
+		for _, k := range f.kernels[i] {
+			if why, ok := op.Why[k]; ok {
+				if f.why[i] == nil {
+					f.why[i] = map[string]string{}
+				}
+				f.why[i][k] = why
+			}
+		}
+	}
 	f.live = liveBytes(pr, l)
 	return f
 }
 
+// opKernels returns, per operator, the functions its code calls (in the
+// order of their first call) and the bytes of the constants it is the
+// first to read; groupOf is the fused group of each operator, plus one (0:
+// none).
 func opKernels(pr *program.Program, groupOf []int) ([][]string, []int) {
 	kernels := make([][]string, len(pr.Ops))
 	constBytes := make([]int, len(pr.Ops))

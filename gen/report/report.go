@@ -171,8 +171,9 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 			fmt.Sprintf("%d-%d", b.First, b.Last), b.Kind, name)
 	}
 	r.Table = tb.String()
-	r.Operators = operatorTable(pr, l)
-	r.Choices = kernelChoices(pr, l)
+	f := operatorFacts(pr, l)
+	r.Operators = operatorTable(pr, f)
+	r.Choices = kernelChoices(pr, f)
 	r.Chart = chart(pr, order, p.Offsets)
 	r.Map = arenaMap(pr, l, order)
 	var out bytes.Buffer
@@ -390,8 +391,7 @@ func mapName(s string) string {
 // multiply-accumulates, the read-only bytes it reads first, the arena
 // bytes live while it runs, its own scratch, how it runs (in a fused
 // group, over its dying input, in place) and the kernels it calls.
-func operatorTable(pr *program.Program, l *layout.Layout) string {
-	f := operatorFacts(pr, l)
+func operatorTable(pr *program.Program, f opFacts) string {
 	var tb strings.Builder
 	fmt.Fprintf(&tb, "%4s  %-18s %10s %9s %8s %7s  %-12s %s\n", "op", "code", "MACs", "read-only", "live", "scratch", "runs", "kernels")
 	for i, op := range pr.Ops {
@@ -417,12 +417,11 @@ func operatorTable(pr *program.Program, l *layout.Layout) string {
 // kernels it does, where the lowering chose among other forms: one line
 // per operator and kernel, in execution order; empty when no operator
 // had a choice.
-func kernelChoices(pr *program.Program, l *layout.Layout) string {
-	f := operatorFacts(pr, l)
+func kernelChoices(pr *program.Program, f opFacts) string {
 	var tb strings.Builder
 	for i, op := range pr.Ops {
 		for _, k := range f.kernels[i] {
-			if why, ok := op.Why[k]; ok {
+			if why, ok := f.why[i][k]; ok {
 				fmt.Fprintf(&tb, "%4d  %-18s %s: %s\n", i, op.Code, k, why)
 			}
 		}
