@@ -95,12 +95,14 @@ const Dw3x3Scratch = dw3x3Scratch
 // on it.
 func Dw3x3BlockWidth(outW int) int { return dw3x3BlockWidth(outW) }
 
-// Limits and record sizes of the specialised int8 kernels: ConvRQLen
+// MoveLoops is the number of loops moveStrided runs around its run. Limits
+// and record sizes of the specialised int8 kernels: ConvRQLen
 // int64 values an expanded requantization record (conv_rq.go);
 // DwRowsMaxRows filter rows and DwRowsMaxTaps taps dwRowsInt8 takes;
 // ConvGatherMax window values and ConvGatherMaxC output channels
 // convGatherInt8 takes.
 const (
+	MoveLoops      = moveLoops
 	ConvRQLen      = convRQLen
 	DwRowsMaxRows  = dwRowsMaxRows
 	DwRowsMaxTaps  = dwRowsMaxTaps

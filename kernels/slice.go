@@ -11,6 +11,10 @@ package kernels
 // src[src + i0*s0 + ... + i4*s4] to dst[dst + i0*d0 + ... + i4*d4].
 // Strides are in bytes and may be negative (reversed strided slices); unused
 // outer loops have count 1.
+// moveLoops is the number of loops moveStrided runs around its contiguous
+// run: moveParams' counts n0..n4.
+const moveLoops = 5
+
 type moveParams struct {
 	run                int
 	n0, n1, n2, n3, n4 int

@@ -58,6 +58,8 @@ const (
 	FCSoftMinDepth = kernels.FCSoftMinDepth
 	// FCBFPMinDepth is the least input depth for fcF32BFP.
 	FCBFPMinDepth = kernels.FCBFPMinDepth
+	// MoveLoops is the number of loops moveStrided runs around its run.
+	MoveLoops = kernels.MoveLoops
 	// ConvRQLen is the int64 values of an expanded requantization record.
 	ConvRQLen = kernels.ConvRQLen
 	// DwRowsMaxRows and DwRowsMaxTaps bound dwRowsInt8's filters.

@@ -430,8 +430,8 @@ func emitZero(c *opCtx, out *model.Tensor) {
 	for i := range p.n {
 		p.n[i] = 1
 	}
-	p.n[moveLoops-1] = total / run
-	p.d[moveLoops-1] = run
+	p.n[kernelsig.MoveLoops-1] = total / run
+	p.d[kernelsig.MoveLoops-1] = run
 	c.Call(kernelsig.MoveStridedConst, p.arg(), Bytes(out), c.Const("Zero", make([]byte, run)))
 }
 

@@ -20,16 +20,12 @@ func init() {
 	register(model.OpStridedSlice, lowerStridedSlice, ownBuffer)
 }
 
-// moveLoops is the number of loops moveStrided runs around its contiguous
-// innermost run of bytes.
-const moveLoops = 5
-
 // movePlan holds the fields of kernels.moveParams: counts, source and
 // destination strides in bytes (outermost loop first), the contiguous run
 // in bytes, and the byte offsets of the first element.
 type movePlan struct {
 	run      int
-	n, s, d  [moveLoops]int
+	n, s, d  [kernelsig.MoveLoops]int
 	src, dst int
 }
 
@@ -61,11 +57,11 @@ func newMovePlan(esz int, count, srcStride, dstStride []int, srcOff, dstOff int)
 		run = dims[k].n
 		dims = dims[:k]
 	}
-	if len(dims) > moveLoops {
-		return movePlan{}, false, fmt.Errorf("copy needs %d strided loops, the kernel has %d", len(dims), moveLoops)
+	if len(dims) > kernelsig.MoveLoops {
+		return movePlan{}, false, fmt.Errorf("copy needs %d strided loops, the kernel has %d", len(dims), kernelsig.MoveLoops)
 	}
 	p.run = run * esz
-	off := moveLoops - len(dims)
+	off := kernelsig.MoveLoops - len(dims)
 	for i := range p.n {
 		p.n[i] = 1
 	}

@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -73,7 +74,13 @@ func TestBandKernelFields(t *testing.T) {
 		case bandPixels:
 			need("pixels")
 		case bandMove:
-			need("run", "src", "dst", "n0", "s0", "d0")
+			need("run", "src", "dst")
+			for j := range kernelsig.MoveLoops {
+				need(fmt.Sprint("n", j), fmt.Sprint("s", j), fmt.Sprint("d", j))
+			}
+			if slices.Contains(fields, fmt.Sprint("n", kernelsig.MoveLoops)) {
+				t.Errorf("%s has more loops than kernelsig.MoveLoops (%d)", fn, kernelsig.MoveLoops)
+			}
 		}
 	}
 	t.Logf("band kernels by kind: %v", kinds)

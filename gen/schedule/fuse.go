@@ -630,7 +630,7 @@ func (b *bandOp) moveRowsAt(s program.Struct, part bool) bool {
 	if !ok || dst < 0 || dst != 0 && !part {
 		return false
 	}
-	for j := 0; j < moveLoops; j++ {
+	for j := 0; j < kernelsig.MoveLoops; j++ {
 		n, ok1 := get(fmt.Sprint("n", j))
 		d, ok2 := get(fmt.Sprint("d", j))
 		sj, ok3 := get(fmt.Sprint("s", j))
@@ -654,19 +654,6 @@ func (b *bandOp) moveRowsAt(s program.Struct, part bool) bool {
 	return false
 }
 
-// moveLoops is the number of loops moveStrided runs around its
-// contiguous run: its parameter struct's counts n0, n1, ...
-var moveLoops = func() int {
-	fields, _ := kernelsig.MoveParams.Fields()
-	n := 0
-	for _, f := range fields {
-		if f.Name == fmt.Sprintf("n%d", n) {
-			n++
-		}
-	}
-	return n
-}()
-
 // moveBandView returns the bytes a band of rows [r0, r1) of a strided copy
 // reads, as an offset from the source's start and a length: its row loop
 // (loop, k iterations a row, stride S bytes) from r0*k on, the loops
@@ -689,7 +676,7 @@ func moveBandView(s program.Struct, loop, k, S, r0, r1 int) (base, n int, ok boo
 // it (each loop's count and stride), ok false where a count or stride is
 // missing.
 func moveInner(s program.Struct, loop int) (below, above int, ok bool) {
-	for j := loop + 1; j < moveLoops; j++ {
+	for j := loop + 1; j < kernelsig.MoveLoops; j++ {
 		n, ok1 := structInt(s, fmt.Sprint("n", j))
 		sj, ok2 := structInt(s, fmt.Sprint("s", j))
 		if !ok1 || !ok2 {

@@ -322,14 +322,14 @@ func moveBytes(c program.Call, stride, start string) []int {
 		v, _ := structInt(p, name)
 		return v
 	}
-	n, st := make([]int, moveLoops), make([]int, moveLoops)
-	for j := range moveLoops {
+	var n, st [kernelsig.MoveLoops]int
+	for j := range kernelsig.MoveLoops {
 		n[j], st[j] = get(fmt.Sprint("n", j)), get(fmt.Sprint(stride, j))
 	}
 	var out []int
 	var walk func(j, off int)
 	walk = func(j, off int) {
-		if j == moveLoops {
+		if j == kernelsig.MoveLoops {
 			for b := 0; b < get("run"); b++ {
 				out = append(out, off+b)
 			}
