@@ -119,11 +119,12 @@ const (
 	orderWork   = 1 << 17
 )
 
-// orderSearch improves the first-fit order of p's units, whose height is
-// h, and returns the unit offsets and height of the best order found.
-func (p *tiedProblem) orderSearch(order []int, h int) ([]int, int) {
+// orderSearch improves the first-fit order of p's units, which placed
+// them at offsets off, of height h, and returns the unit offsets and
+// height of the best order found (off and h when none is lower).
+func (p *tiedProblem) orderSearch(order, off []int, h int) ([]int, int) {
 	n := len(order)
-	best, _ := p.firstFit(order)
+	best := off
 	if n < 2 || h <= p.lowerBound {
 		return best, h
 	}

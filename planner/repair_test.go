@@ -96,10 +96,10 @@ func TestOrderSearch(t *testing.T) {
 		if bufs == nil {
 			continue
 		}
-		_, h := tp.firstFit(order)
-		got, gh := tp.orderSearch(slices.Clone(order), h)
+		off, h := tp.firstFit(order)
+		got, gh := tp.orderSearch(slices.Clone(order), off, h)
 		checkUnits(t, trial, bufs, tp, got, h, gh)
-		if again, ah := tp.orderSearch(slices.Clone(order), h); ah != gh || !slices.Equal(again, got) {
+		if again, ah := tp.orderSearch(slices.Clone(order), off, h); ah != gh || !slices.Equal(again, got) {
 			t.Fatalf("trial %d: two runs of the order search differ", trial)
 		}
 		if gh < h {

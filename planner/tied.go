@@ -258,23 +258,19 @@ func makeTied(bufs []Buffer, strategy Strategy, align int, budget *Budget) *Plan
 		}
 		return p.extent[i] > p.extent[j]
 	})
+	order := bySize // the order that placed best
 	if bestH > p.lowerBound {
 		if off, h := p.firstFit(byStart); h < bestH {
-			best, bestH, plan.Method = off, h, "first fit by lifetime start"
+			best, bestH, order, plan.Method = off, h, byStart, "first fit by lifetime start"
 		}
 	}
-	if bestH > p.lowerBound {
-		order := bySize
-		if plan.Method == "first fit by lifetime start" {
-			order = byStart
-		}
-		if off, h := p.orderSearch(order, bestH); h < bestH {
-			best, bestH, plan.Method = off, h, "first fit in a searched order"
-		}
+	searched := false
+	if off, h := p.orderSearch(order, best, bestH); h < bestH {
+		best, bestH, searched, plan.Method = off, h, true, "first fit in a searched order"
 	}
 	if off, h := p.repair(best, bestH); h < bestH {
 		m := "first fit, then ruin and recreate"
-		if plan.Method == "first fit in a searched order" {
+		if searched {
 			m = "first fit in a searched order, then ruin and recreate"
 		}
 		best, bestH, plan.Method = off, h, m
