@@ -135,15 +135,10 @@ func TestRasterWindowShiftSafe(t *testing.T) {
 // inProcessOverlap is inProcess with overlapped pairs allowed; it also
 // returns the program's overlapped pairs.
 func inProcessOverlap(data []byte, inputs ...[]byte) ([][]byte, int, error) {
-	g, err := model.Parse("case.tflite", data)
-	if err != nil {
+	outs, p, err := difftest.InProcessProgram(overlapProgram, data, inputs...)
+	if p == nil {
 		return nil, 0, err
 	}
-	p, err := overlapProgram(g)
-	if err != nil {
-		return nil, 0, err
-	}
-	outs, err := difftest.Run(p, inputs...)
 	return outs, len(p.Overlaps), err
 }
 

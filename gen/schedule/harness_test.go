@@ -23,15 +23,10 @@ func inProcess(data []byte, inputs ...[]byte) ([][]byte, error) {
 // inProcessOverlap runs a model in-process as the default build schedules
 // it (Options.Fuse); it also returns the program's overlapped pairs.
 func inProcessOverlap(data []byte, inputs ...[]byte) ([][]byte, int, error) {
-	g, err := model.Parse("case.tflite", data)
-	if err != nil {
+	outs, p, err := difftest.InProcessProgram(programWith(Options{Fuse: true}), data, inputs...)
+	if p == nil {
 		return nil, 0, err
 	}
-	p, _, err := Program(g, Options{Fuse: true})
-	if err != nil {
-		return nil, 0, err
-	}
-	outs, err := difftest.Run(p, inputs...)
 	return outs, len(p.Overlaps), err
 }
 

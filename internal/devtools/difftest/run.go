@@ -37,6 +37,21 @@ func InProcessPath(prog ProgramFunc, data []byte, inputs ...[]byte) ([][]byte, [
 	return outs, ProgramPath(p), nil
 }
 
+// InProcessProgram is InProcess that also returns the program it ran
+// (nil when the model is refused).
+func InProcessProgram(prog ProgramFunc, data []byte, inputs ...[]byte) ([][]byte, *program.Program, error) {
+	g, err := model.Parse("case.tflite", data)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := prog(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	outs, err := Run(p, inputs...)
+	return outs, p, err
+}
+
 // Run plans p (layout.Make, default options) and runs it in-process on the
 // given inputs, returning its outputs.
 func Run(p *program.Program, inputs ...[]byte) ([][]byte, error) {
