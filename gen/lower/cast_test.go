@@ -2,13 +2,13 @@ package lower
 
 import (
 	"fmt"
-	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
-	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand"
 	"os/exec"
@@ -13,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"

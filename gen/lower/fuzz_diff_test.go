@@ -2,10 +2,10 @@ package lower
 
 import (
 	"errors"
-	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )

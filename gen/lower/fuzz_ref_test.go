@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/bits"
 
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 

@@ -2,8 +2,8 @@ package schedule
 
 import (
 	"fmt"
-	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/planner"
 )

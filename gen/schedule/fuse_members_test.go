@@ -2,16 +2,16 @@ package schedule
 
 import (
 	"fmt"
-	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
-	"github.com/tflm-gen/tflm-gen/gen/lower"
-	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )

@@ -3,16 +3,16 @@ package schedule
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/tflm-gen/tflm-gen/gen/lower"
-	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
 	"github.com/tflm-gen/tflm-gen/internal/model"

@@ -1,13 +1,13 @@
 package schedule
 
 import (
-	"github.com/tflm-gen/tflm-gen/gen/layout"
-	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 

@@ -3,13 +3,13 @@ package schedule
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"math/rand/v2"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/oracle"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )

@@ -9,11 +9,11 @@ package schedule
 
 import (
 	"fmt"
-	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"maps"
 	"slices"
 	"sort"
 
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/program"
