@@ -11,10 +11,6 @@ package kernels
 // src[src + i0*s0 + ... + i4*s4] to dst[dst + i0*d0 + ... + i4*d4].
 // Strides are in bytes and may be negative (reversed strided slices); unused
 // outer loops have count 1.
-// moveLoops is the number of loops moveStrided runs around its contiguous
-// run: moveParams' counts n0..n4.
-const moveLoops = 5
-
 type moveParams struct {
 	run                int
 	n0, n1, n2, n3, n4 int
@@ -22,6 +18,10 @@ type moveParams struct {
 	d0, d1, d2, d3, d4 int
 	src, dst           int
 }
+
+// moveLoops is the number of loops moveStrided runs around its contiguous
+// run: moveParams' counts n0..n4.
+const moveLoops = 5
 
 // moveStrided performs the copy described by p from src to dst.
 func moveStrided(p *moveParams, dst, src []byte) {
