@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/dave/jennifer/jen"
 
@@ -149,7 +150,9 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 			jen.Id("t").Dot("Fatalf").Call(jen.Lit("InvokeTraced allocates %v times per run"), jen.Id("n"))),
 	)
 
+	e.opTablesTest(f, macs)
 	if !e.extIO() {
+		e.typedViewsTest(f)
 		e.indexTest(f)
 	}
 
@@ -164,15 +167,96 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 	return render("generated_test.go", f)
 }
 
+// opTablesTest emits TestOpTables: OpName names every operator, OpMACs adds
+// up to the model's multiply-accumulates, and both answer indices outside
+// 0..NumOps-1 with "" and 0.
+func (e *emitter) opTablesTest(f *jen.File, macs int64) {
+	comment(f, fmt.Sprintf("TestOpTables checks that OpName names every operator, that OpMACs adds up\nto the model's %d multiply-accumulates, and that both answer an index\noutside 0..NumOps-1 with \"\" and 0.", macs))
+	f.Func().Id("TestOpTables").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.Var().Id("total").Int64(),
+		jen.For(jen.Id("op").Op(":=").Lit(0), jen.Id("op").Op("<").Id("NumOps"), jen.Id("op").Op("++")).Block(
+			jen.If(jen.Id("OpName").Call(jen.Id("op")).Op("==").Lit("")).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit("OpName(%d) is empty"), jen.Id("op"))),
+			jen.Id("total").Op("+=").Id("OpMACs").Call(jen.Id("op")),
+		),
+		jen.If(jen.Id("total").Op("!=").Id(strconv.FormatInt(macs, 10))).Block(
+			jen.Id("t").Dot("Errorf").Call(jen.Lit(fmt.Sprintf("OpMACs adds up to %%d, want %d", macs)), jen.Id("total"))),
+		jen.For(jen.Id("_").Op(",").Id("op").Op(":=").Range().Index().Int().Values(jen.Lit(-1), jen.Id("NumOps"))).Block(
+			jen.If(jen.Id("OpName").Call(jen.Id("op")).Op("!=").Lit("").Op("||").Id("OpMACs").Call(jen.Id("op")).Op("!=").Lit(0)).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit("operator %d out of range: OpName %q, OpMACs %d"), jen.Id("op"), jen.Id("OpName").Call(jen.Id("op")), jen.Id("OpMACs").Call(jen.Id("op"))))),
+	)
+}
+
+// typedView is a typed accessor of the generated Model: InputInt8(k) for
+// graph input k of type int8.
+type typedView struct {
+	kind string // "Input" or "Output"
+	k    int
+	dt   model.DType
+}
+
+// typedViews lists the model's typed accessors, inputs first.
+func (e *emitter) typedViews() []typedView {
+	var vs []typedView
+	for _, io := range []struct {
+		kind string
+		idx  []int
+	}{{"Input", e.g.Inputs}, {"Output", e.g.Outputs}} {
+		for k, ti := range io.idx {
+			if dt := e.g.Tensors[ti].Type; typeSuffix(dt) != "" {
+				vs = append(vs, typedView{io.kind, k, dt})
+			}
+		}
+	}
+	return vs
+}
+
+// typedViewsTest emits TestTypedViews: after an Invoke, each typed input and
+// output view holds the little-endian values of the raw view's bytes.
+func (e *emitter) typedViewsTest(f *jen.File) {
+	vs := e.typedViews()
+	if len(vs) == 0 {
+		return
+	}
+	var checks []jen.Code
+	for _, v := range vs {
+		name := fmt.Sprintf("%s%s(%d)", v.kind, typeSuffix(v.dt), v.k)
+		typed := jen.Id("m").Dot(v.kind + typeSuffix(v.dt)).Call(jen.Lit(v.k))
+		checks = append(checks, jen.Id("same").Call(jen.Lit(name), jen.Id("m").Dot(v.kind).Call(jen.Lit(v.k)), typed))
+	}
+	comment(f, "TestTypedViews checks that, after an Invoke, every typed input and output\nview holds the little-endian values of its raw bytes.")
+	body := []jen.Code{
+		jen.Id("m").Op(":=").Add(e.newModel()),
+		jen.Id("fillInputs").Call(jen.Id("m"), jen.Lit(4)),
+		jen.Id("m").Dot("Invoke").Call(),
+		jen.Id("same").Op(":=").Func().Params(jen.Id("name").String(), jen.Id("raw").Index().Byte(), jen.Id("typed").Any()).Block(
+			jen.List(jen.Id("b"), jen.Id("err")).Op(":=").Qual("encoding/binary", "Append").Call(jen.Nil(), jen.Qual("encoding/binary", "LittleEndian"), jen.Id("typed")),
+			jen.If(jen.Id("err").Op("!=").Nil()).Block(jen.Id("t").Dot("Fatalf").Call(jen.Lit("%s: %v"), jen.Id("name"), jen.Id("err"))),
+			jen.If(jen.Op("!").Qual("bytes", "Equal").Call(jen.Id("raw"), jen.Id("b"))).Block(
+				jen.Id("t").Dot("Errorf").Call(jen.Lit("%s differs from its raw bytes"), jen.Id("name")))),
+	}
+	body = append(body, checks...)
+	f.Func().Id("TestTypedViews").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(body...)
+}
+
 // indexTest emits TestIndexOutOfRangePanics.
 func (e *emitter) indexTest(f *jen.File) {
+	bad := jen.Dict{
+		jen.Lit("Input"):  jen.Func().Params().Block(jen.Id("m").Dot("Input").Call(jen.Id("NumInputs"))),
+		jen.Lit("Output"): jen.Func().Params().Block(jen.Id("m").Dot("Output").Call(jen.Lit(-1))),
+	}
+	for _, v := range e.typedViews() {
+		name := v.kind + typeSuffix(v.dt)
+		i := jen.Lit(-1)
+		if v.kind == "Input" {
+			i = jen.Id("NumInputs")
+		}
+		bad[jen.Lit(name)] = jen.Func().Params().Block(jen.Id("m").Dot(name).Call(i))
+	}
 	comment(f, "TestIndexOutOfRangePanics checks that a bad input or output index panics\nwith a message instead of touching memory.")
 	f.Func().Id("TestIndexOutOfRangePanics").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
 		jen.Var().Id("m").Id("Model"),
-		jen.For(jen.List(jen.Id("name"), jen.Id("f")).Op(":=").Range().Map(jen.String()).Func().Params().Values(jen.Dict{
-			jen.Lit("Input"):  jen.Func().Params().Block(jen.Id("m").Dot("Input").Call(jen.Id("NumInputs"))),
-			jen.Lit("Output"): jen.Func().Params().Block(jen.Id("m").Dot("Output").Call(jen.Lit(-1))),
-		})).Block(
+		jen.For(jen.List(jen.Id("name"), jen.Id("f")).Op(":=").Range().Map(jen.String()).Func().Params().Values(bad)).Block(
 			jen.Func().Params().Block(
 				jen.Defer().Func().Params().Block(
 					jen.If(jen.Id("r").Op(":=").Recover(), jen.Id("r").Op("==").Nil()).Block(

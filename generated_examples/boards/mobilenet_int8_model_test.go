@@ -135,6 +135,27 @@ func TestMobilenetInt8InvokeTraced(t *testing.T) {
 	}
 }
 
+// TestMobilenetInt8OpTables checks that MobilenetInt8OpName names every operator, that MobilenetInt8OpMACs adds up
+// to the model's 195712 multiply-accumulates, and that both answer an index
+// outside 0..MobilenetInt8NumOps-1 with "" and 0.
+func TestMobilenetInt8OpTables(t *testing.T) {
+	var total int64
+	for op := 0; op < MobilenetInt8NumOps; op++ {
+		if MobilenetInt8OpName(op) == "" {
+			t.Errorf("MobilenetInt8OpName(%d) is empty", op)
+		}
+		total += MobilenetInt8OpMACs(op)
+	}
+	if total != 195712 {
+		t.Errorf("MobilenetInt8OpMACs adds up to %d, want 195712", total)
+	}
+	for _, op := range []int{-1, MobilenetInt8NumOps} {
+		if MobilenetInt8OpName(op) != "" || MobilenetInt8OpMACs(op) != 0 {
+			t.Errorf("operator %d out of range: MobilenetInt8OpName %q, MobilenetInt8OpMACs %d", op, MobilenetInt8OpName(op), MobilenetInt8OpMACs(op))
+		}
+	}
+}
+
 // BenchmarkMobilenetInt8Invoke measures one Invoke; the model performs 195712 multiply-accumulates.
 func BenchmarkMobilenetInt8Invoke(b *testing.B) {
 	m := mobilenetInt8NewModel()

@@ -135,6 +135,27 @@ func TestTinyConvInt8InvokeTraced(t *testing.T) {
 	}
 }
 
+// TestTinyConvInt8OpTables checks that TinyConvInt8OpName names every operator, that TinyConvInt8OpMACs adds up
+// to the model's 17472 multiply-accumulates, and that both answer an index
+// outside 0..TinyConvInt8NumOps-1 with "" and 0.
+func TestTinyConvInt8OpTables(t *testing.T) {
+	var total int64
+	for op := 0; op < TinyConvInt8NumOps; op++ {
+		if TinyConvInt8OpName(op) == "" {
+			t.Errorf("TinyConvInt8OpName(%d) is empty", op)
+		}
+		total += TinyConvInt8OpMACs(op)
+	}
+	if total != 17472 {
+		t.Errorf("TinyConvInt8OpMACs adds up to %d, want 17472", total)
+	}
+	for _, op := range []int{-1, TinyConvInt8NumOps} {
+		if TinyConvInt8OpName(op) != "" || TinyConvInt8OpMACs(op) != 0 {
+			t.Errorf("operator %d out of range: TinyConvInt8OpName %q, TinyConvInt8OpMACs %d", op, TinyConvInt8OpName(op), TinyConvInt8OpMACs(op))
+		}
+	}
+}
+
 // BenchmarkTinyConvInt8Invoke measures one Invoke; the model performs 17472 multiply-accumulates.
 func BenchmarkTinyConvInt8Invoke(b *testing.B) {
 	m := tinyConvInt8NewModel()

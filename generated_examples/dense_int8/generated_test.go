@@ -4,6 +4,7 @@ package dense_int8
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sync"
 	"testing"
 )
@@ -107,6 +108,46 @@ func TestInvokeTraced(t *testing.T) {
 	}
 }
 
+// TestOpTables checks that OpName names every operator, that OpMACs adds up
+// to the model's 288 multiply-accumulates, and that both answer an index
+// outside 0..NumOps-1 with "" and 0.
+func TestOpTables(t *testing.T) {
+	var total int64
+	for op := 0; op < NumOps; op++ {
+		if OpName(op) == "" {
+			t.Errorf("OpName(%d) is empty", op)
+		}
+		total += OpMACs(op)
+	}
+	if total != 288 {
+		t.Errorf("OpMACs adds up to %d, want 288", total)
+	}
+	for _, op := range []int{-1, NumOps} {
+		if OpName(op) != "" || OpMACs(op) != 0 {
+			t.Errorf("operator %d out of range: OpName %q, OpMACs %d", op, OpName(op), OpMACs(op))
+		}
+	}
+}
+
+// TestTypedViews checks that, after an Invoke, every typed input and output
+// view holds the little-endian values of its raw bytes.
+func TestTypedViews(t *testing.T) {
+	m := new(Model)
+	fillInputs(m, 4)
+	m.Invoke()
+	same := func(name string, raw []byte, typed any) {
+		b, err := binary.Append(nil, binary.LittleEndian, typed)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !bytes.Equal(raw, b) {
+			t.Errorf("%s differs from its raw bytes", name)
+		}
+	}
+	same("InputInt8(0)", m.Input(0), m.InputInt8(0))
+	same("OutputInt8(0)", m.Output(0), m.OutputInt8(0))
+}
+
 // TestIndexOutOfRangePanics checks that a bad input or output index panics
 // with a message instead of touching memory.
 func TestIndexOutOfRangePanics(t *testing.T) {
@@ -115,8 +156,14 @@ func TestIndexOutOfRangePanics(t *testing.T) {
 		"Input": func() {
 			m.Input(NumInputs)
 		},
+		"InputInt8": func() {
+			m.InputInt8(NumInputs)
+		},
 		"Output": func() {
 			m.Output(-1)
+		},
+		"OutputInt8": func() {
+			m.OutputInt8(-1)
 		},
 	} {
 		func() {
