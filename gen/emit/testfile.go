@@ -245,8 +245,13 @@ func (e *emitter) indexTest(f *jen.File) {
 		jen.Lit("Input"):  jen.Func().Params().Block(jen.Id("m").Dot("Input").Call(jen.Id("NumInputs"))),
 		jen.Lit("Output"): jen.Func().Params().Block(jen.Id("m").Dot("Output").Call(jen.Lit(-1))),
 	}
+	seen := map[string]bool{}
 	for _, v := range e.typedViews() {
 		name := v.kind + typeSuffix(v.dt)
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
 		i := jen.Lit(-1)
 		if v.kind == "Input" {
 			i = jen.Id("NumInputs")

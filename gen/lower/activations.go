@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
+	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
@@ -56,8 +57,9 @@ func actQuantPair(c *opCtx, in, out *model.Tensor) (si, so float32, zi, zo int32
 	return
 }
 
-// actEmitUnary emits fn(params..., in, out), skipping empty tensors.
-func actEmitUnary(c *opCtx, fn kernelsig.Func, params []Arg, in, out *model.Tensor) error {
+// actEmitUnary emits fn(params..., in, out), skipping empty tensors; band
+// is unaryBand for the kernels scheduling may run on bands of rows.
+func actEmitUnary(c *opCtx, band program.Band, fn kernelsig.Func, params []Arg, in, out *model.Tensor) error {
 	if out.NumElements() == 0 {
 		return nil
 	}
@@ -65,7 +67,7 @@ func actEmitUnary(c *opCtx, fn kernelsig.Func, params []Arg, in, out *model.Tens
 	if err != nil {
 		return err
 	}
-	c.Call(fn, append(append([]Arg{}, params...), iv, View(out))...)
+	c.BandCall(band, fn, append(append([]Arg{}, params...), iv, View(out))...)
 	return nil
 }
 
@@ -162,7 +164,7 @@ func lowerLogisticTanh(c *opCtx, tanh bool) error {
 	}
 	switch in.Type {
 	case model.Float32:
-		return actEmitUnary(c, f32, nil, in, out)
+		return actEmitUnary(c, unaryBand, f32, nil, in, out)
 	case model.Int8:
 		si, _, zi, zo, err := actQuantPair(c, in, out)
 		if err != nil {
@@ -178,7 +180,7 @@ func lowerLogisticTanh(c *opCtx, tanh bool) error {
 		// All 256 outputs computed now: a table lookup per element, with
 		// no scratch.
 		tab := logisticTanhInt8Table(k, tanh)
-		return actEmitUnary(c, kernelsig.LutInt8, []Arg{c.Const("Tab", tab[:])}, in, out)
+		return actEmitUnary(c, unaryBand, kernelsig.LutInt8, []Arg{c.Const("Tab", tab[:])}, in, out)
 	case model.Int16:
 		si, so, zi, zo, err := actQuantPair(c, in, out)
 		if err != nil {
@@ -189,7 +191,7 @@ func lowerLogisticTanh(c *opCtx, tanh bool) error {
 			return c.Errorf("%v", err)
 		}
 		p := Struct(kernelsig.LogisticTanh16Params, F("mult", I32(m)), F("shift", Int(s)))
-		return actEmitUnary(c, i16, []Arg{p}, in, out)
+		return actEmitUnary(c, unaryBand, i16, []Arg{p}, in, out)
 	}
 	return c.Errorf("type %s is not supported", in.Type)
 }
@@ -226,7 +228,7 @@ func lowerRelu(c *opCtx) error {
 	}
 	switch in.Type {
 	case model.Float32:
-		return actEmitUnary(c, kernelsig.ReluF32, nil, in, out)
+		return actEmitUnary(c, unaryBand, kernelsig.ReluF32, nil, in, out)
 	case model.Int8, model.Int16:
 		si, so, zi, zo, err := actQuantPair(c, in, out)
 		if err != nil {
@@ -243,7 +245,7 @@ func lowerRelu(c *opCtx) error {
 		if in.Type == model.Int16 {
 			fn = kernelsig.ReluInt16
 		}
-		return actEmitUnary(c, fn, []Arg{p}, in, out)
+		return actEmitUnary(c, unaryBand, fn, []Arg{p}, in, out)
 	}
 	return c.Errorf("type %s is not supported", in.Type)
 }
@@ -268,7 +270,7 @@ func lowerRelu6(c *opCtx) error {
 	}
 	switch in.Type {
 	case model.Float32:
-		return actEmitUnary(c, kernelsig.Relu6F32, nil, in, out)
+		return actEmitUnary(c, unaryBand, kernelsig.Relu6F32, nil, in, out)
 	case model.Int8, model.Int16:
 		si, zi, err := ewTensorQuant(c, in)
 		if err != nil {
@@ -286,7 +288,7 @@ func lowerRelu6(c *opCtx) error {
 		if in.Type == model.Int16 {
 			fn = kernelsig.Relu6Int16
 		}
-		return actEmitUnary(c, fn, []Arg{p}, in, out)
+		return actEmitUnary(c, unaryBand, fn, []Arg{p}, in, out)
 	}
 	return c.Errorf("type %s is not supported", in.Type)
 }
@@ -338,7 +340,7 @@ func lowerLeakyRelu(c *opCtx) error {
 	}
 	switch in.Type {
 	case model.Float32:
-		return actEmitUnary(c, kernelsig.LeakyReluF32, []Arg{F32(alpha)}, in, out)
+		return actEmitUnary(c, unaryBand, kernelsig.LeakyReluF32, []Arg{F32(alpha)}, in, out)
 	case model.Int8, model.Int16:
 		si, so, zi, zo, err := actQuantPair(c, in, out)
 		if err != nil {
@@ -357,7 +359,7 @@ func lowerLeakyRelu(c *opCtx) error {
 		if in.Type == model.Int16 {
 			fn = kernelsig.LeakyReluInt16
 		}
-		return actEmitUnary(c, fn, []Arg{p}, in, out)
+		return actEmitUnary(c, unaryBand, fn, []Arg{p}, in, out)
 	}
 	return c.Errorf("type %s is not supported", in.Type)
 }
@@ -409,7 +411,7 @@ func lowerHardSwish(c *opCtx) error {
 	}
 	switch in.Type {
 	case model.Float32:
-		return actEmitUnary(c, kernelsig.HardSwishF32, nil, in, out)
+		return actEmitUnary(c, unaryBand, kernelsig.HardSwishF32, nil, in, out)
 	case model.Int8:
 		si, so, zi, zo, err := actQuantPair(c, in, out)
 		if err != nil {
@@ -422,7 +424,7 @@ func lowerHardSwish(c *opCtx) error {
 		p := Struct(kernelsig.HardSwishParams, F("inZP", I32(k.InZP)), F("outZP", I32(k.OutZP)),
 			F("outMult", I32(k.OutMult)), F("outExp", Int(k.OutExp)),
 			F("reluishMult", I32(k.ReluishMult)), F("reluishExp", Int(k.ReluishExp)))
-		return actEmitUnary(c, kernelsig.HardSwishInt8, []Arg{p}, in, out)
+		return actEmitUnary(c, unaryBand, kernelsig.HardSwishInt8, []Arg{p}, in, out)
 	}
 	return c.Errorf("type %s is not supported", in.Type)
 }
@@ -497,7 +499,7 @@ func lowerPrelu(c *opCtx) error {
 	default:
 		return c.Errorf("type %s is not supported", in.Type)
 	}
-	return ewEmitBinary(c, fn, params, plan, in, alpha, out)
+	return ewEmitBinary(c, noBand, fn, params, plan, in, alpha, out)
 }
 
 // logisticTanhInt8Table returns the output of an int8 LOGISTIC (or TANH)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
+	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 	"github.com/tflm-gen/tflm-gen/planner"
@@ -214,7 +215,7 @@ func convPrologue(c *opCtx, in, filter, bias, out *model.Tensor, o *model.Option
 
 // lowerFloat emits the float32 kernel fn(&typ{fields..., fActMin,
 // fActMax}, in, filter, bias, out) of an operator with outC output channels.
-func (k *convOp) lowerFloat(c *opCtx, fn kernelsig.Func, typ kernelsig.Struct, fields []Field, outC int) error {
+func (k *convOp) lowerFloat(c *opCtx, band program.Band, fn kernelsig.Func, typ kernelsig.Struct, fields []Field, outC int) error {
 	if k.filter.Type != model.Float32 {
 		return c.Errorf("float32 input with %s filter (hybrid) is not supported", k.filter.Type)
 	}
@@ -236,7 +237,7 @@ func (k *convOp) lowerFloat(c *opCtx, fn kernelsig.Func, typ kernelsig.Struct, f
 	if err != nil {
 		return err
 	}
-	c.Call(fn, Struct(typ, fields...), inArg, w, b, View(k.out))
+	c.BandCall(band, fn, Struct(typ, fields...), inArg, w, b, View(k.out))
 	return nil
 }
 
@@ -331,7 +332,7 @@ func lowerConv2D(c *opCtx) error {
 	}
 
 	if in.Type == model.Float32 {
-		return k.lowerFloat(c, kernelsig.ConvF32, kernelsig.ConvParams, fields, outC)
+		return k.lowerFloat(c, windowBand, kernelsig.ConvF32, kernelsig.ConvParams, fields, outC)
 	}
 	if err := k.quantize(c, outC, 0); err != nil {
 		return err
@@ -382,7 +383,7 @@ func lowerConv2D(c *opCtx) error {
 			F("actMin", I32(lo)), F("actMax", I32(hi)))
 		if fC == inC && convLeanOK(fH*fW*fC, outC) {
 			c.Because(kernelsig.ConvLeanInt8, "ungrouped, exact int32 sums and at most %d bytes of weights laid out (convLeanOK); %s", convLeanMaxBytes, convGenericWhy(fC == inC, convFastOK(shift)))
-			c.Call(kernelsig.ConvLeanInt8, Struct(kernelsig.ConvParams, fields...), View(in),
+			c.BandCall(windowBand, kernelsig.ConvLeanInt8, Struct(kernelsig.ConvParams, fields...), View(in),
 				c.Const("Lean", convLeanLayout(convOHWI(filter.Data, outC))), b,
 				c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 			return nil
@@ -434,7 +435,7 @@ func lowerConv2D(c *opCtx) error {
 	if convLowerDSPInt16(c, inArg, filter, bias, out, fields, inC, fC, fH, fW, outC, padH, padW, mult, shift, lo, hi) {
 		return nil
 	}
-	c.Call(kernelsig.ConvInt16, Struct(kernelsig.ConvParams, fields...), inArg, View(filter), b,
+	c.BandCall(windowBand, kernelsig.ConvInt16, Struct(kernelsig.ConvParams, fields...), inArg, View(filter), b,
 		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	return nil
 }
@@ -488,7 +489,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 	}
 
 	if in.Type == model.Float32 {
-		return k.lowerFloat(c, kernelsig.DwF32, kernelsig.DwParams, fields, outC)
+		return k.lowerFloat(c, windowBand, kernelsig.DwF32, kernelsig.DwParams, fields, outC)
 	}
 	if err := k.quantize(c, outC, 3); err != nil {
 		return err
@@ -569,7 +570,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 			c.Because(kernelsig.ConvLeanInt8, "one input channel, exact int32 sums (convLeanOK): a convolution; %s", strings.TrimPrefix(dwWhy, "the reference kernel: "))
 			// One input channel: a convolution, with the scratch-free
 			// kernel.
-			c.Call(kernelsig.ConvLeanInt8, Struct(kernelsig.ConvParams,
+			c.BandCall(windowBand, kernelsig.ConvLeanInt8, Struct(kernelsig.ConvParams,
 				F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("inC", Int(1)),
 				F("filterH", Int(fH)), F("filterW", Int(fW)), F("filterC", Int(1)),
 				F("outH", Int(oh)), F("outW", Int(ow)), F("outC", Int(outC)), F("groupOutC", Int(outC)),
@@ -584,7 +585,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
 			F("actMin", I32(lo)), F("actMax", I32(hi)))
 		c.Because(kernelsig.DwInt8, "%s", dwWhy)
-		c.Call(kernelsig.DwInt8, Struct(kernelsig.DwParams, fields...), View(in), View(filter), b,
+		c.BandCall(windowBand, kernelsig.DwInt8, Struct(kernelsig.DwParams, fields...), View(in), View(filter), b,
 			c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 		return nil
 	}
@@ -609,7 +610,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 	if err != nil {
 		return err
 	}
-	c.Call(kernelsig.DwInt16, Struct(kernelsig.DwParams, fields...), inArg, View(filter), b,
+	c.BandCall(windowBand, kernelsig.DwInt16, Struct(kernelsig.DwParams, fields...), inArg, View(filter), b,
 		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	return nil
 }
@@ -668,7 +669,7 @@ func lowerTransposeConv(c *opCtx) error {
 	}
 
 	if in.Type == model.Float32 {
-		return k.lowerFloat(c, kernelsig.TconvF32, kernelsig.TconvParams, fields, outC)
+		return k.lowerFloat(c, noBand, kernelsig.TconvF32, kernelsig.TconvParams, fields, outC)
 	}
 	if err := k.quantize(c, outC, 0); err != nil {
 		return err
@@ -920,7 +921,7 @@ func convLowerFastInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFast
 		why += "; the DSP records are not exact for a requantization (PlanConvDSP)"
 	}
 	c.Because(kernelsig.ConvWinInt8, "%s; each window gathered into scratch", why)
-	c.Call(kernelsig.ConvWinInt8, Struct(kernelsig.ConvWinParams,
+	c.BandCall(windowBand, kernelsig.ConvWinInt8, Struct(kernelsig.ConvWinParams,
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
 		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
 		F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)),
@@ -952,14 +953,14 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 			F("span", I32(hi-lo)), F("hi", I32(hi)))
 		pwArg, recArg := c.Const("PW", wt), c.Const("Rec", rec)
 		widened := func() {
-			c.Call(kernelsig.ConvPWDSPW, params, View(in), pwArg, recArg,
+			c.BandCall(pixelsBand, kernelsig.ConvPWDSPW, params, View(in), pwArg, recArg,
 				c.Scratch(model.Int32, kernelsig.DSPPWArgsWords+kernelsig.DSPWidenWords(inC)), View(out))
 		}
 		switch {
 		case !c.Lean():
 			widened()
 		default:
-			c.Call(kernelsig.ConvPWDSP, params, View(in), pwArg, recArg, c.Scratch(model.Int32, kernelsig.DSPPWArgsWords), View(out))
+			c.BandCall(pixelsBand, kernelsig.ConvPWDSP, params, View(in), pwArg, recArg, c.Scratch(model.Int32, kernelsig.DSPPWArgsWords), View(out))
 		}
 		if outC%2 == 0 && !c.Lean() {
 			// convPWDSPW copies a pixel pair, widened, before it writes
@@ -989,7 +990,7 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 		c.Because(kernelsig.ConvPWInt8, "%s; the build for gc", pw)
 	}
 	c.Because(kernelsig.ConvGatherInt8, "%s, written over its input: raster order, each pixel pair's inputs read first", pw)
-	c.Call(kernelsig.ConvPWInt8, Struct(kernelsig.ConvPWParams,
+	c.BandCall(pixelsBand, kernelsig.ConvPWInt8, Struct(kernelsig.ConvPWParams,
 		F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
 		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
 		View(in), wt, rq, c.Scratch(model.Int32, kernelsig.ScratchConvPW(outC)), View(out))
@@ -1000,7 +1001,7 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 		g := convFastGeom{batches: 1, inH: 1, inW: pixels, inC: inC, fH: 1, fW: 1, outH: 1, outW: pixels, outC: outC,
 			strideH: 1, strideW: 1, dilH: 1, dilW: 1}
 		c.offerOverlapWith(0, rasterWindowShift(g, 1, 1, 2, true), func() {
-			c.Call(kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), wt, rq,
+			c.BandCall(windowBand, kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), wt, rq,
 				c.Scratch(model.Int32, kernelsig.ScratchConvGather(inC, outC)), View(out))
 		})
 	}
@@ -1028,7 +1029,7 @@ func convLowerDSPInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, row
 		fn, words = kernelsig.ConvDSPW, kernelsig.ScratchConvDSPW(K)
 		c.Because(fn, "ungrouped, the DSP records exact (PlanConvDSP); each window widened once into scratch")
 	}
-	c.Call(fn, Struct(kernelsig.ConvDSPParams,
+	c.BandCall(windowBand, fn, Struct(kernelsig.ConvDSPParams,
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
 		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)), F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)),
 		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)), F("dilationH", Int(g.dilH)), F("dilationW", Int(g.dilW)),
@@ -1086,7 +1087,7 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 		for oc, r := range rows {
 			padded[oc] = append(append([]int8(nil), r...), make([]int8, kp-k)...)
 		}
-		c.Call(kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Gather", convPWPairs(padded)), rq,
+		c.BandCall(windowBand, kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Gather", convPWPairs(padded)), rq,
 			c.Scratch(model.Int32, kernelsig.ScratchConvGather(k, len(rows))), View(out))
 		// convGatherInt8 gathers the windows of two pixels, then writes
 		// both, in raster order.
@@ -1104,7 +1105,7 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 		}
 	}
 	c.Because(kernelsig.ConvRowsInt8, "%s; a window of more than %d values or more than %d output channels", why, kernelsig.ConvGatherMax, kernelsig.ConvGatherMaxC)
-	c.Call(kernelsig.ConvRowsInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Rows", wt), rq, View(out))
+	c.BandCall(windowBand, kernelsig.ConvRowsInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Rows", wt), rq, View(out))
 	return nil
 }
 
@@ -1170,7 +1171,7 @@ func dwLowerRowsInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGe
 		return err
 	}
 	t := (g.outW + 2) / 3
-	c.Call(kernelsig.DwRowsInt8, Struct(kernelsig.DwRowsParams,
+	c.BandCall(windowBand, kernelsig.DwRowsInt8, Struct(kernelsig.DwRowsParams,
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("chans", Int(g.inC)),
 		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)), F("outH", Int(g.outH)), F("outW", Int(g.outW)),
 		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)),
@@ -1230,7 +1231,7 @@ func dwLowerDSPInt8(c *opCtx, in, filter, bias, out *model.Tensor, g convFastGeo
 	for i := range zrow {
 		zrow[i] = byte(int8(inZP))
 	}
-	c.Call(fn, Struct(kernelsig.DwDSPParams,
+	c.BandCall(windowBand, fn, Struct(kernelsig.DwDSPParams,
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
 		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
 		F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)), F("depthMul", Int(depthMul)),
@@ -1295,7 +1296,7 @@ func dwLower3x3Int8(c *opCtx, in, filter, bias, out *model.Tensor, oh, ow, strid
 	if N == C && ow%6 == 0 && C%4 == 0 {
 		words = kernelsig.Dw3x3Scratch
 	}
-	c.Call(kernelsig.Dw3x3Int8, Struct(kernelsig.Dw3x3Params,
+	c.BandCall(dw3x3Band, kernelsig.Dw3x3Int8, Struct(kernelsig.Dw3x3Params,
 		F("batches", Int(batches)), F("inH", Int(inH)), F("inW", Int(inW)), F("chans", Int(C)), F("mult", Int(N/C)),
 		F("outH", Int(oh)), F("outW", Int(ow)), F("strideH", Int(strideH)), F("strideW", Int(strideW)),
 		F("padH", Int(padH)), F("padW", Int(padW)),

@@ -42,9 +42,9 @@ func convLowerDSPInt16(c *opCtx, inArg Arg, filter, bias, out *model.Tensor, fie
 	})
 	p := Struct(kernelsig.ConvParams, fields...)
 	if fH == 1 && fW == 1 && padH == 0 && padW == 0 && inC%4 == 0 {
-		c.Call(kernelsig.ConvDSPInt16PW, p, inArg, c.Const("Weights", wt), c.Const("Rec", rec), View(out))
+		c.BandCall(windowBand, kernelsig.ConvDSPInt16PW, p, inArg, c.Const("Weights", wt), c.Const("Rec", rec), View(out))
 		return true
 	}
-	c.Call(kernelsig.ConvDSPInt16, p, inArg, c.Const("Weights", wt), c.Const("Rec", rec), c.Scratch(model.Int16, K4), View(out))
+	c.BandCall(windowBand, kernelsig.ConvDSPInt16, p, inArg, c.Const("Weights", wt), c.Const("Rec", rec), c.Scratch(model.Int16, K4), View(out))
 	return true
 }

@@ -108,7 +108,7 @@ func lowerDiv(c *opCtx) error {
 			return err
 		}
 		p := Struct(kernelsig.EwF32Params, F("actMin", F32(lo)), F("actMax", F32(hi)))
-		return ewEmitBinary(c, kernelsig.DivF32, []Arg{p}, plan, a, b, out)
+		return ewEmitBinary(c, noBand, kernelsig.DivF32, []Arg{p}, plan, a, b, out)
 	case model.Int32:
 		if err := ewRequireUnquantized(c, a, b); err != nil {
 			return err
@@ -118,7 +118,7 @@ func lowerDiv(c *opCtx) error {
 		}
 		lo, hi := quant.RangeInt32(act)
 		p := Struct(kernelsig.EwI32Params, F("actMin", I32(lo)), F("actMax", I32(hi)))
-		return ewEmitBinary(c, kernelsig.DivI32, []Arg{p}, plan, a, b, out)
+		return ewEmitBinary(c, noBand, kernelsig.DivI32, []Arg{p}, plan, a, b, out)
 	case model.Int8:
 		return lowerDivInt8(c, act, plan, a, b, out)
 	}
@@ -159,7 +159,7 @@ func lowerDivInt8(c *opCtx, act quant.Activation, plan ewPlan, a, b, out *model.
 		F("in1Off", I32(-z[0])), F("in2Off", I32(-z[1])), F("outOff", I32(z[2])),
 		F("mult", I32(m)), F("shift", Int(shift)),
 		F("actMin", I32(lo)), F("actMax", I32(hi)))
-	return ewEmitBinary(c, kernelsig.DivInt8, []Arg{p}, plan, a, b, out)
+	return ewEmitBinary(c, noBand, kernelsig.DivInt8, []Arg{p}, plan, a, b, out)
 }
 
 // lowerFloorDivMod lowers FLOOR_DIV (div) or FLOOR_MOD: float32 only, as
@@ -176,7 +176,7 @@ func lowerFloorDivMod(fn kernelsig.Func, div bool) lowering {
 		if div && dmConstZero(b) {
 			return c.Errorf("constant divisor %s holds a zero (TFLite Micro's FLOOR_DIV fails on it)", b.Describe())
 		}
-		return ewEmitBinary(c, fn, nil, plan, a, b, out)
+		return ewEmitBinary(c, noBand, fn, nil, plan, a, b, out)
 	}
 }
 
@@ -191,9 +191,9 @@ func lowerSquaredDifference(c *opCtx) error {
 	}
 	switch out.Type {
 	case model.Float32:
-		return ewEmitBinary(c, kernelsig.SqDiffF32, nil, plan, a, b, out)
+		return ewEmitBinary(c, noBand, kernelsig.SqDiffF32, nil, plan, a, b, out)
 	case model.Int32:
-		return ewEmitBinary(c, kernelsig.SqDiffI32, nil, plan, a, b, out)
+		return ewEmitBinary(c, noBand, kernelsig.SqDiffI32, nil, plan, a, b, out)
 	case model.Int8, model.Int16:
 	default:
 		return c.Errorf("type %s is not supported (float32, int32, int8, int16)", out.Type)
@@ -222,7 +222,7 @@ func lowerSquaredDifference(c *opCtx) error {
 	if k.OutMult, k.OutShift, err = c.multiplier("output", twice*twice/float64(float32(int32(1)<<(2*leftShift))*s[2])); err != nil {
 		return err
 	}
-	return ewEmitBinary(c, fn, []Arg{ewQuantArg(k)}, plan, a, b, out)
+	return ewEmitBinary(c, noBand, fn, []Arg{ewQuantArg(k)}, plan, a, b, out)
 }
 
 // lowerAddN lowers ADD_N: two or more inputs of one type and shape,

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
+	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
@@ -313,7 +314,7 @@ func ewBinary(c *opCtx) (a, b, out *model.Tensor, plan ewPlan, err error) {
 
 // ewEmitBinary emits a binary elementwise kernel call: fn(params..., bcast,
 // a, b, out).
-func ewEmitBinary(c *opCtx, fn kernelsig.Func, params []Arg, plan ewPlan, a, b, out *model.Tensor) error {
+func ewEmitBinary(c *opCtx, band program.Band, fn kernelsig.Func, params []Arg, plan ewPlan, a, b, out *model.Tensor) error {
 	if plan.Empty {
 		return nil
 	}
@@ -326,7 +327,7 @@ func ewEmitBinary(c *opCtx, fn kernelsig.Func, params []Arg, plan ewPlan, a, b, 
 		return err
 	}
 	args := append(append([]Arg{}, params...), ewBcastArg(plan), av, bv, View(out))
-	c.Call(fn, args...)
+	c.BandCall(band, fn, args...)
 	return nil
 }
 
@@ -406,16 +407,16 @@ func lowerAddSub(c *opCtx, sub bool) error {
 		if out.Type == model.Int8 {
 			// Both inputs' rescaled terms from a table: only their sum is
 			// rescaled per element, with no scratch.
-			return ewEmitBinary(c, fns.int8Tab, []Arg{ewQuantArg(k), c.ConstI32("Tab", ewAddTable(k, sub))}, plan, a, b, out)
+			return ewEmitBinary(c, elemsBand, fns.int8Tab, []Arg{ewQuantArg(k), c.ConstI32("Tab", ewAddTable(k, sub))}, plan, a, b, out)
 		}
-		return ewEmitBinary(c, fns.int16, []Arg{ewQuantArg(k)}, plan, a, b, out)
+		return ewEmitBinary(c, elemsBand, fns.int16, []Arg{ewQuantArg(k)}, plan, a, b, out)
 	case model.Float32:
 		lo, hi, err := c.actRangeFloat(act)
 		if err != nil {
 			return err
 		}
 		p := Struct(kernelsig.EwF32Params, F("actMin", F32(lo)), F("actMax", F32(hi)))
-		return ewEmitBinary(c, fns.f32, []Arg{p}, plan, a, b, out)
+		return ewEmitBinary(c, elemsBand, fns.f32, []Arg{p}, plan, a, b, out)
 	case model.Int32:
 		if err := ewRequireUnquantized(c, a, b); err != nil {
 			return err
@@ -429,7 +430,7 @@ func lowerAddSub(c *opCtx, sub bool) error {
 			lo, hi = quant.RangeInt32(act)
 		}
 		p := Struct(kernelsig.EwI32Params, F("actMin", I32(lo)), F("actMax", I32(hi)))
-		return ewEmitBinary(c, fns.i32, []Arg{p}, plan, a, b, out)
+		return ewEmitBinary(c, noBand, fns.i32, []Arg{p}, plan, a, b, out)
 	}
 	return c.Errorf("type %s is not supported", out.Type)
 }
@@ -503,21 +504,21 @@ func lowerMul(c *opCtx) error {
 		} else if rec, ok := mulDSPRecord(c, plan, k); ok {
 			// One requantization instruction an element on the DSP
 			// extension, where its record takes the layer.
-			return ewEmitBinary(c, kernelsig.MulDSPInt8, []Arg{c.Const("Mul", rec)}, plan, a, b, out)
+			return ewEmitBinary(c, noBand, kernelsig.MulDSPInt8, []Arg{c.Const("Mul", rec)}, plan, a, b, out)
 		}
-		return ewEmitBinary(c, fn, []Arg{p}, plan, a, b, out)
+		return ewEmitBinary(c, elemsBand, fn, []Arg{p}, plan, a, b, out)
 	case model.Float32:
 		lo, hi, err := c.actRangeFloat(act)
 		if err != nil {
 			return err
 		}
 		p := Struct(kernelsig.EwF32Params, F("actMin", F32(lo)), F("actMax", F32(hi)))
-		return ewEmitBinary(c, kernelsig.MulF32, []Arg{p}, plan, a, b, out)
+		return ewEmitBinary(c, elemsBand, kernelsig.MulF32, []Arg{p}, plan, a, b, out)
 	case model.Int32:
 		// Quantization parameters are ignored for int32, as in TFLM.
 		lo, hi := quant.RangeInt32(act)
 		p := Struct(kernelsig.EwI32Params, F("actMin", I32(lo)), F("actMax", I32(hi)))
-		return ewEmitBinary(c, kernelsig.MulI32, []Arg{p}, plan, a, b, out)
+		return ewEmitBinary(c, noBand, kernelsig.MulI32, []Arg{p}, plan, a, b, out)
 	}
 	return c.Errorf("type %s is not supported", out.Type)
 }
@@ -559,7 +560,7 @@ func lowerMaxMin(c *opCtx, fns ewFns) error {
 	default:
 		return c.Errorf("type %s is not supported", out.Type)
 	}
-	return ewEmitBinary(c, fn, nil, plan, a, b, out)
+	return ewEmitBinary(c, noBand, fn, nil, plan, a, b, out)
 }
 
 // constAtZeroPoint reports whether t is a constant int8 or int16 tensor

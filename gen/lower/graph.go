@@ -417,7 +417,7 @@ func (rs *resolver) op(c *opCtx, g *model.Graph, scope map[*model.Tensor]program
 func (rs *resolver) calls(ks []kcall) []program.Call {
 	var out []program.Call
 	for _, k := range ks {
-		call := program.Call{Fn: string(k.Fn), Args: make([]program.Arg, 0, len(k.Args))}
+		call := program.Call{Fn: string(k.Fn), Args: make([]program.Arg, 0, len(k.Args)), Band: k.Band}
 		for _, a := range k.Args {
 			call.Args = append(call.Args, rs.arg(a))
 		}

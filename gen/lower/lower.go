@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
+	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/internal/quant"
 )
@@ -113,6 +114,7 @@ type opCtx struct {
 type kcall struct {
 	Fn   kernelsig.Func
 	Args []Arg
+	Band program.Band
 }
 
 type alias struct{ out, in int }
@@ -173,6 +175,30 @@ func (c *opCtx) NumOut() int { return len(c.Op.Outputs) }
 // Call emits one kernel call of fn, a function of package kernels. Assemble
 // checks the arguments against its signature.
 func (c *opCtx) Call(fn kernelsig.Func, args ...Arg) {
+	c.call(program.Band{}, fn, args)
+}
+
+// BandCall is Call of a kernel that scheduling may run on a band of output
+// rows (fusion), with b its band geometry.
+func (c *opCtx) BandCall(b program.Band, fn kernelsig.Func, args ...Arg) {
+	c.call(b, fn, args)
+}
+
+// The band geometries of the lowerings' band kernels (BandCall).
+var (
+	noBand     = program.Band{}
+	windowBand = program.Band{Kind: program.BandWindow}
+	pixelsBand = program.Band{Kind: program.BandPixels}
+	elemsBand  = program.Band{Kind: program.BandElems}
+	unaryBand  = program.Band{Kind: program.BandUnary}
+	moveBand   = program.Band{Kind: program.BandMove}
+	// dw3x3Band: dw3x3Int8's struct has no filterH.
+	dw3x3Band = program.Band{Kind: program.BandWindow, FilterH: 3}
+	// padBand: a PAD's rows of padding read no input row.
+	padBand = program.Band{Kind: program.BandWindow, FilterH: 1, PadRows: true}
+)
+
+func (c *opCtx) call(b program.Band, fn kernelsig.Func, args []Arg) {
 	for _, a := range args {
 		if v, ok := a.(viewArg); ok && v.t.IsConst() && !v.raw && v.t.Type.Size() != 1 && c.err == nil {
 			// Read-only data has no alignment guarantee: kernels read wide
@@ -180,7 +206,7 @@ func (c *opCtx) Call(fn kernelsig.Func, args ...Arg) {
 			c.err = c.Errorf("%s is a constant, which %s cannot take for that input", v.t.Describe(), fn)
 		}
 	}
-	c.calls = append(c.calls, kcall{Fn: fn, Args: args})
+	c.calls = append(c.calls, kcall{Fn: fn, Args: args, Band: b})
 }
 
 // Because records why the lowering chose kernel fn among the forms the

@@ -36,7 +36,7 @@ func lowerFloor(c *opCtx) error {
 	if in.Type != model.Float32 {
 		return c.Errorf("type %s not supported (float32 only, as in TFLite Micro)", in.Type)
 	}
-	return actEmitUnary(c, kernelsig.FloorF32, nil, in, out)
+	return actEmitUnary(c, noBand, kernelsig.FloorF32, nil, in, out)
 }
 
 // lowerSameShapeF32 lowers a float32 operator whose Prepare requires an
@@ -53,7 +53,7 @@ func lowerSameShapeF32(fn kernelsig.Func) lowering {
 		if !slices.Equal(in.Shape, out.Shape) {
 			return c.Errorf("output shape %v differs from input shape %v", out.Shape, in.Shape)
 		}
-		return actEmitUnary(c, fn, nil, in, out)
+		return actEmitUnary(c, noBand, fn, nil, in, out)
 	}
 }
 
@@ -66,7 +66,7 @@ func lowerElu(c *opCtx) error {
 	}
 	switch in.Type {
 	case model.Float32:
-		return actEmitUnary(c, kernelsig.EluF32, nil, in, out)
+		return actEmitUnary(c, noBand, kernelsig.EluF32, nil, in, out)
 	case model.Int8:
 	default:
 		return c.Errorf("type %s not supported (float32, int8)", in.Type)
@@ -76,7 +76,7 @@ func lowerElu(c *opCtx) error {
 		return err
 	}
 	t := eluInt8Table(si, so, zi, zo)
-	return actEmitUnary(c, kernelsig.LutInt8, []Arg{c.Const("EluTab", t[:])}, in, out)
+	return actEmitUnary(c, unaryBand, kernelsig.LutInt8, []Arg{c.Const("EluTab", t[:])}, in, out)
 }
 
 // eluInt8Table is TFLM's PopulateLookupTable for ELU, entry uint8(v) for

@@ -180,7 +180,7 @@ func lowerPad(c *opCtx) error {
 		// Height and width of a batch-1 image: row by row, so that fused
 		// row streaming can run it on bands of rows.
 		row := in.Shape[3]
-		c.Call(fn, Struct(kernelsig.PadRowsParams,
+		c.BandCall(padBand, fn, Struct(kernelsig.PadRowsParams,
 			F("inH", Int(in.Shape[1])), F("outH", Int(out.Shape[1])), F("padH", Int(pads[1][0])),
 			F("rowLeft", Int(pads[2][0]*row)), F("rowIn", Int(in.Shape[2]*row)), F("rowRight", Int(pads[2][1]*row)),
 			F("value", I32(padValue32(in.Type, p.value)))), View(out), View(in))

@@ -105,7 +105,7 @@ func lowerPool(c *opCtx, avg bool) error {
 		if err != nil {
 			return err
 		}
-		c.Call(f32, Struct(kernelsig.PoolParams, append(params, F("fActMin", F32(lo)), F("fActMax", F32(hi)))...), View(in), View(out))
+		c.BandCall(windowBand, f32, Struct(kernelsig.PoolParams, append(params, F("fActMin", F32(lo)), F("fActMax", F32(hi)))...), View(in), View(out))
 		return nil
 	case model.Int8:
 		fn = i8
@@ -137,14 +137,14 @@ func lowerPool(c *opCtx, avg bool) error {
 				fn = kernelsig.AvgPoolDSPInt8
 			}
 			c.Because(fn, "depth %d, a multiple of 4; windows the DSP record takes (PlanPoolDSP)", in.Shape[3])
-			c.Call(fn, p, c.Const("Pool", k), View(in), View(out))
+			c.BandCall(windowBand, fn, p, c.Const("Pool", k), View(in), View(out))
 			return nil
 		}
 		c.Because(fn, "the DSP record does not take it (a depth not a multiple of 4, or windows too large for its sums)")
 	} else if in.Type == model.Int8 {
 		c.Because(fn, "the build for gc")
 	}
-	c.Call(fn, p, View(in), View(out))
+	c.BandCall(windowBand, fn, p, View(in), View(out))
 	return nil
 }
 

@@ -82,7 +82,7 @@ func lowerQuantize(c *opCtx) error {
 		if err != nil {
 			return err
 		}
-		c.Call(fn, Struct(kernelsig.QuantizeParams, F("scale", F32(so)), F("zp", I32(zo))), iv, View(out))
+		c.BandCall(unaryBand, fn, Struct(kernelsig.QuantizeParams, F("scale", F32(so)), F("zp", I32(zo))), iv, View(out))
 		return nil
 	}
 	fn, ok := quantizeRequantKernels[[2]model.DType{in.Type, out.Type}]
@@ -108,7 +108,7 @@ func lowerQuantize(c *opCtx) error {
 	if err != nil {
 		return err
 	}
-	c.Call(fn, Struct(kernelsig.RequantizeParams,
+	c.BandCall(unaryBand, fn, Struct(kernelsig.RequantizeParams,
 		F("inZP", I32(k.InZP)), F("outZP", I32(k.OutZP)),
 		F("mult", I32(q.mult)), F("half", I32(q.half)), F("lsh", Int(int(q.lsh))), F("rsh", Int(int(q.rsh))),
 		F("qmin", I32(k.QMin)), F("qmax", I32(k.QMax))), iv, View(out))
@@ -149,6 +149,6 @@ func lowerDequantize(c *opCtx) error {
 	if err != nil {
 		return err
 	}
-	c.Call(fn, Struct(kernelsig.DequantizeParams, F("scale", F32(s)), F("zp", I32(z))), iv, View(out))
+	c.BandCall(unaryBand, fn, Struct(kernelsig.DequantizeParams, F("scale", F32(s)), F("zp", I32(z))), iv, View(out))
 	return nil
 }

@@ -142,7 +142,7 @@ func emitMove(c *opCtx, in, out *model.Tensor, count, srcStride, dstStride []int
 	if in.IsConst() {
 		c.Call(kernelsig.MoveStridedConst, p.arg(), Bytes(out), Str(in))
 	} else {
-		c.Call(kernelsig.MoveStrided, p.arg(), Bytes(out), Bytes(in))
+		c.BandCall(moveBand, kernelsig.MoveStrided, p.arg(), Bytes(out), Bytes(in))
 	}
 	return nil
 }

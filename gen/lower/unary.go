@@ -35,7 +35,7 @@ func lowerFloatUnary(fn kernelsig.Func) lowering {
 		if in.Type != model.Float32 {
 			return c.Errorf("type %s not supported (float32 only, as in TFLite Micro)", in.Type)
 		}
-		return actEmitUnary(c, fn, nil, in, out)
+		return actEmitUnary(c, noBand, fn, nil, in, out)
 	}
 }
 
@@ -47,7 +47,7 @@ func lowerLogicalNot(c *opCtx) error {
 	if in.Type != model.Bool {
 		return c.Errorf("type %s not supported (bool only)", in.Type)
 	}
-	return actEmitUnary(c, kernelsig.LogicalNot, nil, in, out)
+	return actEmitUnary(c, noBand, kernelsig.LogicalNot, nil, in, out)
 }
 
 // lowerAbs follows PrepareAbsRsqrt: float32 as is; int8, and int16 when it
@@ -60,9 +60,9 @@ func lowerAbs(c *opCtx) error {
 	}
 	switch {
 	case in.Type == model.Float32:
-		return actEmitUnary(c, kernelsig.AbsF32, nil, in, out)
+		return actEmitUnary(c, noBand, kernelsig.AbsF32, nil, in, out)
 	case in.Type == model.Int16 && in.Quant == nil:
-		return actEmitUnary(c, kernelsig.AbsInt16Plain, nil, in, out)
+		return actEmitUnary(c, noBand, kernelsig.AbsInt16Plain, nil, in, out)
 	case in.Type != model.Int8 && in.Type != model.Int16:
 		return c.Errorf("type %s not supported (float32, int8, int16)", in.Type)
 	}
@@ -85,7 +85,7 @@ func lowerAbs(c *opCtx) error {
 	if in.Type == model.Int16 {
 		fn = kernelsig.AbsInt16
 	}
-	return actEmitUnary(c, fn, []Arg{Struct(kernelsig.AbsParams, fields...)}, in, out)
+	return actEmitUnary(c, noBand, fn, []Arg{Struct(kernelsig.AbsParams, fields...)}, in, out)
 }
 
 // lowerRsqrt lowers RSQRT: float32 as 1/sqrt(x), int8 through the table of
@@ -101,7 +101,7 @@ func lowerRsqrt(c *opCtx) error {
 	}
 	switch in.Type {
 	case model.Float32:
-		return actEmitUnary(c, kernelsig.RsqrtF32, nil, in, out)
+		return actEmitUnary(c, noBand, kernelsig.RsqrtF32, nil, in, out)
 	case model.Int8:
 	default:
 		return c.Errorf("type %s not supported (float32, int8)", in.Type)
@@ -123,7 +123,7 @@ func lowerRsqrt(c *opCtx) error {
 		return c.Errorf("output multiplier 1/(sqrt(%g) * %g) is too small (shift %d)", si, so, shift)
 	}
 	t := rsqrtInt8Table(m, shift, zi, zo)
-	return actEmitUnary(c, kernelsig.LutInt8, []Arg{c.Const("RsqrtTab", t[:])}, in, out)
+	return actEmitUnary(c, unaryBand, kernelsig.LutInt8, []Arg{c.Const("RsqrtTab", t[:])}, in, out)
 }
 
 // rsqrtShift is the headroom TFLM's RsqrtEvalQuantized keeps in the

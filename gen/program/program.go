@@ -256,6 +256,46 @@ type Call struct {
 	Fn string
 	// Args are its arguments, in order.
 	Args []Arg
+	// Band is how scheduling may run the call on a band of output rows
+	// (fusion), as the lowering declared it; NoBand for a call that only
+	// runs whole.
+	Band Band
+}
+
+// BandKind says how a kernel call computes its output's rows from its
+// input's, so that scheduling can run it on a band of rows: a call on a
+// shorter geometry of the same parameter struct.
+type BandKind uint8
+
+// The band kinds a lowering declares.
+const (
+	// NoBand: the call runs whole.
+	NoBand BandKind = iota
+	// BandWindow: output rows from windows of input rows; the parameter
+	// struct holds inH, outH and padH, filterH (or Band.FilterH), and
+	// strideH, dilationH and batches where the kernel has them (1 where
+	// it has not).
+	BandWindow
+	// BandPixels: a pointwise kernel whose parameter struct counts pixels.
+	BandPixels
+	// BandElems: a binary elementwise kernel (an ewBcast argument) on
+	// operands of the output's shape.
+	BandElems
+	// BandUnary: element i of the output from element i of the input.
+	BandUnary
+	// BandMove: moveStrided, whose outermost loop walks the output's rows.
+	BandMove
+)
+
+// Band is a call's band geometry (Call.Band).
+type Band struct {
+	Kind BandKind
+	// FilterH is the filter height of a BandWindow kernel whose
+	// parameter struct has no filterH (0: read the struct's).
+	FilterH int
+	// PadRows: output rows may read no input row at all (a PAD's rows of
+	// padding above and below the image).
+	PadRows bool
 }
 
 // Const is a table computed at generation time, emitted as a read-only

@@ -89,98 +89,33 @@ const (
 	bandSums
 )
 
-// bandKernel is how one kernel runs on bands.
-type bandKernel struct {
-	kind bandKind
-	// filterH is the filter height of kernels whose struct has none.
-	filterH int
-	// padRows: output rows may read no input row at all (a PAD's rows of
-	// padding above and below the image), so a band may have an empty
-	// input.
-	padRows bool
+// callBand returns the band kind of a kernel call and its geometry, as
+// the lowering declared it (program.Call.Band); ok is false for a call
+// that only runs whole.
+func callBand(call program.Call) (kind bandKind, band program.Band, ok bool) {
+	switch call.Band.Kind {
+	case program.BandWindow:
+		kind = bandWindow
+	case program.BandPixels:
+		kind = bandPixels
+	case program.BandElems:
+		kind = bandElems
+	case program.BandUnary:
+		kind = bandUnary
+	case program.BandMove:
+		kind = bandMove
+	default:
+		return 0, program.Band{}, false
+	}
+	if kind == withoutBand {
+		return 0, program.Band{}, false
+	}
+	return kind, call.Band, true
 }
 
-// bandKernels lists the kernels that compute output rows from windows of
-// input rows and nothing else, so a band of rows is a call on a shorter
-// geometry.
-var bandKernels = map[kernelsig.Func]bandKernel{
-	kernelsig.ConvInt16:      {kind: bandWindow},
-	kernelsig.ConvDSPInt16:   {kind: bandWindow},
-	kernelsig.ConvDSPInt16PW: {kind: bandWindow},
-	kernelsig.ConvF32:        {kind: bandWindow},
-	kernelsig.ConvLeanInt8:   {kind: bandWindow},
-	kernelsig.ConvWinInt8:    {kind: bandWindow},
-	kernelsig.ConvRowsInt8:   {kind: bandWindow},
-	kernelsig.ConvGatherInt8: {kind: bandWindow},
-	kernelsig.DwInt8:         {kind: bandWindow},
-	kernelsig.DwInt16:        {kind: bandWindow},
-	kernelsig.DwF32:          {kind: bandWindow},
-	kernelsig.Dw3x3Int8:      {kind: bandWindow, filterH: 3},
-	kernelsig.DwRowsInt8:     {kind: bandWindow},
-	kernelsig.DwDSPInt8M1:    {kind: bandWindow},
-	kernelsig.DwDSPInt8M2:    {kind: bandWindow},
-	kernelsig.DwDSPInt8MQ:    {kind: bandWindow},
-	kernelsig.DwDSPInt8Q8:    {kind: bandWindow},
-	kernelsig.AvgPoolInt8:    {kind: bandWindow},
-	kernelsig.AvgPoolInt16:   {kind: bandWindow},
-	kernelsig.AvgPoolF32:     {kind: bandWindow},
-	kernelsig.MaxPoolInt8:    {kind: bandWindow},
-	kernelsig.MaxPoolInt16:   {kind: bandWindow},
-	kernelsig.MaxPoolF32:     {kind: bandWindow},
-	kernelsig.AvgPoolDSPInt8: {kind: bandWindow},
-	kernelsig.MaxPoolDSPInt8: {kind: bandWindow},
-	kernelsig.ConvPWInt8:     {kind: bandPixels},
-	kernelsig.ConvPWDSP:      {kind: bandPixels},
-	kernelsig.ConvPWDSPW:     {kind: bandPixels},
-	kernelsig.ConvDSP:        {kind: bandWindow},
-	kernelsig.ConvDSPW:       {kind: bandWindow},
-	kernelsig.PadRowsInt8:    {kind: bandWindow, filterH: 1, padRows: true},
-	kernelsig.PadRowsInt16:   {kind: bandWindow, filterH: 1, padRows: true},
-
-	kernelsig.AddInt8Tab: {kind: bandElems},
-	kernelsig.AddInt16:   {kind: bandElems},
-	kernelsig.AddF32:     {kind: bandElems},
-	kernelsig.SubInt8Tab: {kind: bandElems},
-	kernelsig.SubInt16:   {kind: bandElems},
-	kernelsig.SubF32:     {kind: bandElems},
-	kernelsig.MulInt8:    {kind: bandElems},
-	kernelsig.MulInt16:   {kind: bandElems},
-	kernelsig.MulF32:     {kind: bandElems},
-
-	kernelsig.ReluInt8:           {kind: bandUnary},
-	kernelsig.ReluInt16:          {kind: bandUnary},
-	kernelsig.ReluF32:            {kind: bandUnary},
-	kernelsig.Relu6Int8:          {kind: bandUnary},
-	kernelsig.Relu6Int16:         {kind: bandUnary},
-	kernelsig.Relu6F32:           {kind: bandUnary},
-	kernelsig.LeakyReluInt8:      {kind: bandUnary},
-	kernelsig.LeakyReluInt16:     {kind: bandUnary},
-	kernelsig.LeakyReluF32:       {kind: bandUnary},
-	kernelsig.HardSwishInt8:      {kind: bandUnary},
-	kernelsig.HardSwishF32:       {kind: bandUnary},
-	kernelsig.LutInt8:            {kind: bandUnary},
-	kernelsig.LogisticInt16:      {kind: bandUnary},
-	kernelsig.LogisticF32:        {kind: bandUnary},
-	kernelsig.TanhInt16:          {kind: bandUnary},
-	kernelsig.TanhF32:            {kind: bandUnary},
-	kernelsig.QuantizeF32ToInt8:  {kind: bandUnary},
-	kernelsig.QuantizeF32ToInt16: {kind: bandUnary},
-	kernelsig.RequantizeI8ToI8:   {kind: bandUnary},
-	kernelsig.RequantizeI8ToU8:   {kind: bandUnary},
-	kernelsig.RequantizeI8ToI16:  {kind: bandUnary},
-	kernelsig.RequantizeI8ToI32:  {kind: bandUnary},
-	kernelsig.RequantizeU8ToI8:   {kind: bandUnary},
-	kernelsig.RequantizeI16ToI8:  {kind: bandUnary},
-	kernelsig.RequantizeI16ToI16: {kind: bandUnary},
-	kernelsig.RequantizeI16ToI32: {kind: bandUnary},
-	kernelsig.RequantizeI32ToI8:  {kind: bandUnary},
-	kernelsig.RequantizeI32ToI16: {kind: bandUnary},
-	kernelsig.DequantizeI8:       {kind: bandUnary},
-	kernelsig.DequantizeI16:      {kind: bandUnary},
-	kernelsig.DequantizeU8:       {kind: bandUnary},
-
-	kernelsig.MoveStrided: {kind: bandMove},
-}
+// withoutBand is a band kind that callBand treats as running whole: the
+// tests set it to compare chains with and without a kind (0: none).
+var withoutBand bandKind
 
 // bandOp is one operator that can run in bands of output rows.
 type bandOp struct {
@@ -493,11 +428,11 @@ func bandable(p *program.Program, i int) *bandOp {
 	if _, ok := meanKernels[kernelsig.Func(call.Fn)]; ok {
 		return bandableMean(p, i, call)
 	}
-	bk, ok := bandKernels[kernelsig.Func(call.Fn)]
+	kind, bk, ok := callBand(call)
 	if !ok {
 		return nil
 	}
-	if bk.kind == bandElems {
+	if kind == bandElems {
 		return bandableElems(p, i, call)
 	}
 	g := p.Graph
@@ -510,7 +445,7 @@ func bandable(p *program.Program, i int) *bandOp {
 	if !ok1 || !ok2 || inBuf == outBuf {
 		return nil
 	}
-	b := &bandOp{op: i, call: call, param: -1, in: -1, out: -1, skip: -1, kind: bk.kind, inBuf: inBuf, outBuf: outBuf, inType: tin.Type, outType: tout.Type}
+	b := &bandOp{op: i, call: call, param: -1, in: -1, out: -1, skip: -1, kind: kind, inBuf: inBuf, outBuf: outBuf, inType: tin.Type, outType: tout.Type}
 	var ok3, ok4 bool
 	b.inH, b.inRow, _, ok3 = nhwc(tin)
 	b.outH, b.outRow, b.outW, ok4 = nhwc(tout)
@@ -523,7 +458,7 @@ func bandable(p *program.Program, i int) *bandOp {
 			if a.Off != 0 || a.Step != 0 {
 				return nil
 			}
-			raw := bk.kind == bandMove // moveStrided takes bytes
+			raw := kind == bandMove // moveStrided takes bytes
 			switch a.Buf {
 			case inBuf:
 				if b.in >= 0 || a.Raw != raw || a.Type != tin.Type || a.N != b.inH*b.inRow {
@@ -543,14 +478,14 @@ func bandable(p *program.Program, i int) *bandOp {
 			b.param = k
 		}
 	}
-	if b.in < 0 || b.out < 0 || b.param < 0 && bk.kind != bandUnary {
+	if b.in < 0 || b.out < 0 || b.param < 0 && kind != bandUnary {
 		return nil
 	}
 	var s program.Struct
 	if b.param >= 0 {
 		s = call.Args[b.param].(program.Struct)
 	}
-	switch bk.kind {
+	switch kind {
 	case bandMove:
 		if !b.moveRows(s) {
 			return nil
@@ -572,7 +507,7 @@ func bandable(p *program.Program, i int) *bandOp {
 	case bandWindow:
 		batches, strideH, dil := structIntOr(s, "batches", 1), structIntOr(s, "strideH", 1), structIntOr(s, "dilationH", 1)
 		inH, outH, padH := structIntOr(s, "inH", -1), structIntOr(s, "outH", -1), structIntOr(s, "padH", -1)
-		fH := bk.filterH
+		fH := bk.FilterH
 		if fH == 0 {
 			fH = structIntOr(s, "filterH", -1)
 		}
@@ -587,7 +522,7 @@ func bandable(p *program.Program, i int) *bandOp {
 	// Every output row must read at least one input row (a band of only
 	// padding would be a call on an empty input), but for kernels that
 	// write rows of padding themselves.
-	for y := 0; y < b.outH && !bk.padRows; y++ {
+	for y := 0; y < b.outH && !bk.PadRows; y++ {
 		if lo, hi := b.rows(y); hi <= lo {
 			return nil
 		}

@@ -3,7 +3,6 @@ package schedule
 import (
 	"fmt"
 
-	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/planner"
 )
@@ -71,7 +70,7 @@ func noBand(p *program.Program, i int) string {
 	case len(op.Calls) > 1:
 		return fmt.Sprintf("runs %d kernel calls, not one band kernel", len(op.Calls))
 	}
-	if _, ok := bandKernels[kernelsig.Func(op.Calls[0].Fn)]; !ok {
+	if _, _, ok := callBand(op.Calls[0]); !ok {
 		return fmt.Sprintf("has no row-band kernel (%s runs on whole tensors)", op.Calls[0].Fn)
 	}
 	return "does not read and write whole batch-1 NHWC tensors"

@@ -2,12 +2,10 @@ package schedule
 
 import (
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
-	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
@@ -194,13 +192,11 @@ func TestFusedUnarySpans(t *testing.T) {
 	runPackages(t, pkgs, jobs, wants)
 }
 
-// withoutBands runs f with the band kernels of one kind taken out of
-// bandKernels (no test of this package runs in parallel).
+// withoutBands runs f with the kernel calls of one band kind running
+// whole (no test of this package runs in parallel).
 func withoutBands(kind bandKind, f func()) {
-	saved := maps.Clone(bandKernels)
-	defer func() { bandKernels = saved }()
-	bandKernels = maps.Clone(saved)
-	maps.DeleteFunc(bandKernels, func(_ kernelsig.Func, k bandKernel) bool { return k.kind == kind })
+	defer func() { withoutBand = 0 }()
+	withoutBand = kind
 	f()
 }
 

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/program"
@@ -277,7 +276,8 @@ func chainInPlace(p *program.Program) map[int]bool {
 		if len(op.Calls) != 1 || op.Flow != nil {
 			continue
 		}
-		switch bandKernels[kernelsig.Func(op.Calls[0].Fn)].kind {
+		kind, _, _ := callBand(op.Calls[0])
+		switch kind {
 		case bandUnary:
 		case bandElems:
 			if ip.Op == 0 || !slices.Contains(p.Graph.Ops[ip.Op-1].Outputs, ip.In) {
