@@ -135,8 +135,8 @@ func TestWideConstantAsView(t *testing.T) {
 	out := m.Tensor("out", model.Float32, []int{1, 3}, nil)
 	in := m.Tensor("in", model.Float32, []int{1, 3}, nil)
 	sum := m.Tensor("sum", model.Float32, []int{1, 3}, nil)
-	m.Op(model.OpSoftmax, []int{c}, []int{out}, &builder.Options{Type: 9, Fields: []builder.Field{builder.Float(0, 1)}})
-	m.Op(model.OpAdd, []int{out, in}, []int{sum}, &builder.Options{Type: 11})
+	m.Op(model.OpSoftmax, []int{c}, []int{out}, &builder.Options{Type: model.UnionSoftmaxOptions, Fields: []builder.Field{builder.Float(model.SoftmaxOptionsBeta, 1)}})
+	m.Op(model.OpAdd, []int{out, in}, []int{sum}, &builder.Options{Type: model.UnionAddOptions})
 	m.IO([]int{in}, []int{sum})
 	_, err := Generate("wide.tflite", m.Bytes(), Options{Package: "p"})
 	if err == nil || !strings.Contains(err.Error(), "operator 0 (SOFTMAX)") || strings.Contains(err.Error(), "internal error") {

@@ -12,16 +12,21 @@ import (
 )
 
 // flowModels are models with resource variables and control flow (CALL_ONCE,
-// IF, WHILE; union types and option slots of schema.fbs).
+// IF, WHILE).
 func flowModels() map[string][]byte {
 	handle := func(m *builder.Model, name string) int {
 		h := m.Tensor(name+"/handle", model.Resource, []int{}, nil)
-		o := builder.Options{Type: 111}.String(1, name)
+		o := builder.Options{Type: model.UnionVarHandleOptions}.String(model.VarHandleOptionsSharedName, name)
 		m.Op(model.OpVarHandle, nil, []int{h}, &o)
 		return h
 	}
-	two := func(typ uint8, a, b int) *builder.Options {
-		return &builder.Options{Type: typ, Fields: []builder.Field{builder.Int(0, a), builder.Int(1, b)}}
+	whileOpts := func(cond, body int) *builder.Options {
+		return &builder.Options{Type: model.UnionWhileOptions, Fields: []builder.Field{
+			builder.Int(model.WhileOptionsCondSubgraphIndex, cond), builder.Int(model.WhileOptionsBodySubgraphIndex, body)}}
+	}
+	ifOpts := func(then, els int) *builder.Options {
+		return &builder.Options{Type: model.UnionIfOptions, Fields: []builder.Field{
+			builder.Int(model.IfOptionsThenSubgraphIndex, then), builder.Int(model.IfOptionsElseSubgraphIndex, els)}}
 	}
 	out := map[string][]byte{}
 	{
@@ -39,7 +44,7 @@ func flowModels() map[string][]byte {
 		m := builder.New("call once")
 		x := m.Tensor("x", model.Int8, []int{3}, nil)
 		y := m.Tensor("y", model.Int8, []int{3}, nil)
-		m.Op(model.OpCallOnce, nil, nil, &builder.Options{Type: 103, Fields: []builder.Field{builder.Int(0, 1)}})
+		m.Op(model.OpCallOnce, nil, nil, &builder.Options{Type: model.UnionCallOnceOptions, Fields: []builder.Field{builder.Int(model.CallOnceOptionsInitSubgraphIndex, 1)}})
 		h := handle(m, "v")
 		m.Op(model.OpReadVariable, []int{h}, []int{y}, nil)
 		m.Op(model.OpAssignVariable, []int{h, x}, nil, nil)
@@ -54,7 +59,7 @@ func flowModels() map[string][]byte {
 		i := m.Tensor("i", model.Int32, []int{1}, nil)
 		xo := m.Tensor("x_out", model.Float32, []int{4}, nil)
 		io := m.Tensor("i_out", model.Int32, []int{1}, nil)
-		m.Op(model.OpWhile, []int{x, i}, []int{xo, io}, two(93, 1, 2))
+		m.Op(model.OpWhile, []int{x, i}, []int{xo, io}, whileOpts(1, 2))
 		m.IO([]int{x, i}, []int{xo, io})
 		c := m.Subgraph()
 		cx := c.Tensor("x", model.Float32, []int{4}, nil)
@@ -70,7 +75,7 @@ func flowModels() map[string][]byte {
 		// An IF inside the body: x2 = i odd ? x+x : x*x.
 		odd := b.Tensor("odd", model.Bool, []int{1}, nil)
 		b.Op(model.OpLess, []int{bi, b.ConstI32("two", []int{1}, nil, []int32{2})}, []int{odd}, nil)
-		b.Op(model.OpIf, []int{odd, bx}, []int{bx2}, two(92, 3, 4))
+		b.Op(model.OpIf, []int{odd, bx}, []int{bx2}, ifOpts(3, 4))
 		b.Op(model.OpAdd, []int{bi, b.ConstI32("one", []int{1}, nil, []int32{1})}, []int{bi2}, nil)
 		b.IO([]int{bx, bi}, []int{bx2, bi2})
 		for _, code := range []model.OpCode{model.OpAdd, model.OpMul} {

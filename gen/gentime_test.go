@@ -102,7 +102,7 @@ func branchyModel(r *rand.Rand, n int) []byte {
 			j := max(0, k-2-r.IntN(20))
 			cd := xd + ds[j]
 			c := m.Tensor(fmt.Sprint("cat", k), model.Float32, []int{1, cd}, nil)
-			m.Op(model.OpConcatenation, []int{x, ts[j]}, []int{c}, &builder.Options{Type: 10, Fields: []builder.Field{builder.Int(0, 1)}})
+			m.Op(model.OpConcatenation, []int{x, ts[j]}, []int{c}, &builder.Options{Type: model.UnionConcatenationOptions, Fields: []builder.Field{builder.Int(model.ConcatenationOptionsAxis, 1)}})
 			x, xd = c, cd
 		}
 		od := width()

@@ -21,7 +21,7 @@ func chainModel(hidden int) []byte {
 		out := m.Tensor(names[k]+"/out", model.Int8, []int{1, w}, q)
 		wt := m.ConstI8(names[k]+"/w", []int{w, prevW}, builder.PerTensor(0.01, 0), make([]int8, w*prevW))
 		b := m.ConstI32(names[k]+"/b", []int{w}, builder.PerTensor(0.0005, 0), make([]int32, w))
-		m.Op(model.OpFullyConnected, []int{prev, wt, b}, []int{out}, &builder.Options{Type: 8})
+		m.Op(model.OpFullyConnected, []int{prev, wt, b}, []int{out}, &builder.Options{Type: model.UnionFullyConnectedOptions})
 		prev, prevW = out, w
 	}
 	m.IO([]int{in}, []int{prev})

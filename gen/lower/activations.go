@@ -334,7 +334,7 @@ func lowerLeakyRelu(c *opCtx) error {
 		return err
 	}
 	o := c.Op.Options()
-	alpha := o.Float32(leakyAlpha, 0)
+	alpha := o.LeakyRelu().Alpha
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

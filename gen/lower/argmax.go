@@ -47,8 +47,15 @@ func lowerArgMinMax(c *opCtx, isMin bool) error {
 	if in.IsConst() {
 		return c.Errorf("constant input is not supported")
 	}
+	// An absent output_type (the schema's default is FLOAT32) trusts the
+	// output tensor.
 	o := c.Op.Options()
-	ot := o.Uint8(argOutputType, uint8(out.Type)) // absent: trust the tensor
+	var ot uint8
+	if isMin {
+		ot = o.ArgMinOr(model.ArgMinOptions{OutputType: uint8(out.Type)}).OutputType
+	} else {
+		ot = o.ArgMaxOr(model.ArgMaxOptions{OutputType: uint8(out.Type)}).OutputType
+	}
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

@@ -21,13 +21,6 @@ import (
 // constant float32 or int16 operands (a graph with no input) and
 // per-channel quantization (TFLM reads the first scale only).
 
-// Builtin-option slots and union type (schema.fbs).
-const (
-	bmmAdjX       = 0   // BatchMatMulOptions.adj_x
-	bmmAdjY       = 1   // BatchMatMulOptions.adj_y
-	unionBatchMat = 101 // BatchMatMulOptions
-)
-
 func init() { register(model.OpBatchMatmul, lowerBatchMatmul, ownBuffer, withMACs(batchMatmulMACs)) }
 
 // bmmExtend pads a shape at the front with 1s to rank n.
@@ -45,7 +38,8 @@ func lowerBatchMatmul(c *opCtx) error {
 	}
 	lhs, rhs, out := c.In(0), c.In(1), c.Out(0)
 	o := c.Op.Options()
-	adjX, adjY := o.Bool(bmmAdjX, false), o.Bool(bmmAdjY, false)
+	opt := o.BatchMatMul() // asymmetric_quantize_inputs: hybrid kernels only
+	adjX, adjY := opt.AdjX, opt.AdjY
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -183,7 +177,7 @@ func batchMatmulMACs(g *model.Graph, op *model.Op) int64 {
 		return 0
 	}
 	k := a.Shape[len(a.Shape)-1]
-	if op.Options().Bool(bmmAdjX, false) {
+	if op.Options().BatchMatMul().AdjX {
 		k = a.Shape[len(a.Shape)-2]
 	}
 	return elems64(g.Output(op, 0)) * int64(k)

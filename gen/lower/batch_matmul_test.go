@@ -103,8 +103,8 @@ func randBatchMatmul(r *rand.Rand, dt model.DType, opt bmmOpt) diffCase {
 	tl := addInput(m, &c, &ins, "lhs", ls, ql, difftest.RandVals(r, dt, shapeProd(ls)), constL)
 	tr := addInput(m, &c, &ins, "rhs", rs, qr, difftest.RandVals(r, dt, shapeProd(rs)), constR)
 	to := m.Tensor("out", outDT, os, qo)
-	m.Op(model.OpBatchMatmul, []int{tl, tr}, []int{to}, &builder.Options{Type: unionBatchMat, Fields: []builder.Field{
-		builder.Bool(bmmAdjX, adjX), builder.Bool(bmmAdjY, adjY)}})
+	m.Op(model.OpBatchMatmul, []int{tl, tr}, []int{to}, &builder.Options{Type: model.UnionBatchMatMulOptions, Fields: []builder.Field{
+		builder.Bool(model.BatchMatMulOptionsAdjX, adjX), builder.Bool(model.BatchMatMulOptionsAdjY, adjY)}})
 	m.IO(ins, []int{to})
 	c.model = m.Bytes()
 	return c

@@ -60,7 +60,7 @@ func randConstData(r *rand.Rand, code model.OpCode, dt model.DType) diffCase {
 		f := difftest.RandVals(r, wdt, oc*k*k*ic).ConstTensor(m, "f", []int{oc, k, k, ic}, wq())
 		ins = []int{x, f, -1}
 		out = m.Tensor("out", dt, []int{1, h, w_, oc}, constDataQuant(r, dt))
-		opts = &builder.Options{Type: 1, Fields: []builder.Field{builder.Byte(0, 0), builder.Int(1, 1), builder.Int(2, 1), builder.Int(4, 1), builder.Int(5, 1)}}
+		opts = &builder.Options{Type: model.UnionConv2DOptions, Fields: []builder.Field{builder.Byte(model.Conv2DOptionsPadding, 0), builder.Int(model.Conv2DOptionsStrideW, 1), builder.Int(model.Conv2DOptionsStrideH, 1), builder.Int(model.Conv2DOptionsDilationWFactor, 1), builder.Int(model.Conv2DOptionsDilationHFactor, 1)}}
 		c.desc = fmt.Sprintf("CONV_2D %s constant [1 %d %d %d] filter %dx%d to %d", dt, h, w_, ic, k, k, oc)
 	default:
 		shape := randDims(r, 1+r.IntN(4), 4)

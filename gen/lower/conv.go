@@ -183,15 +183,23 @@ type convOp struct {
 	mult, shift []int32 // per output channel
 }
 
-// convPrologue checks what the three operators share: the padding and
-// strides (convPadding, convStrideW, convStrideH in all three), the fused
-// activation (slot actSlot), and 4-D input, filter and output, input and output of one type.
-// Each lowering reads its other options from o before calling it.
-func convPrologue(c *opCtx, in, filter, bias, out *model.Tensor, o *model.Options, actSlot int) (*convOp, error) {
+// convShared is what the options of the three operators share: the
+// padding, the strides and the fused activation.
+type convShared struct {
+	padding          uint8
+	strideW, strideH int32
+	act              uint8
+}
+
+// convPrologue checks what the three operators share: the padding, strides
+// and fused activation of sh, then 4-D input, filter and output, input and
+// output of one type. Each lowering reads its options from o (into sh and
+// its own) before calling it; o's error is reported first.
+func convPrologue(c *opCtx, in, filter, bias, out *model.Tensor, o *model.Options, sh convShared) (*convOp, error) {
 	k := &convOp{in: in, filter: filter, bias: bias, out: out}
-	padding := o.Uint8(convPadding, 0)
-	k.strideW, k.strideH = int(o.Int32(convStrideW, 0)), int(o.Int32(convStrideH, 0))
-	k.act = quant.Activation(o.Uint8(actSlot, 0))
+	padding := sh.padding
+	k.strideW, k.strideH = int(sh.strideW), int(sh.strideH)
+	k.act = quant.Activation(sh.act)
 	if err := o.Err(); err != nil {
 		return nil, c.Errorf("%v", err)
 	}
@@ -293,9 +301,11 @@ func lowerConv2D(c *opCtx) error {
 		return err
 	}
 	o := c.Op.Options()
-	dilW, dilH := int(o.Int32(conv2DDilationW, 1)), int(o.Int32(conv2DDilationH, 1))
-	biasType := model.DType(o.Uint8(conv2DBiasType, uint8(model.Float32)))
-	k, err := convPrologue(c, c.In(0), c.In(1), c.In(2), c.Out(0), o, conv2DAct)
+	opt := o.Conv2D()
+	dilW, dilH := int(opt.DilationWFactor), int(opt.DilationHFactor)
+	biasType := model.DType(opt.QuantizedBiasType) // absent: FLOAT32, no bias type given
+	k, err := convPrologue(c, c.In(0), c.In(1), c.In(2), c.Out(0), o,
+		convShared{opt.Padding, opt.StrideW, opt.StrideH, opt.FusedActivationFunction})
 	if err != nil {
 		return err
 	}
@@ -447,9 +457,11 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		return err
 	}
 	o := c.Op.Options()
-	depthMul := int(o.Int32(dwDepthMul, 0))
-	dilW, dilH := int(o.Int32(dwDilationW, 1)), int(o.Int32(dwDilationH, 1))
-	k, err := convPrologue(c, c.In(0), c.In(1), c.In(2), c.Out(0), o, dwAct)
+	opt := o.DepthwiseConv2D()
+	depthMul := int(opt.DepthMultiplier)
+	dilW, dilH := int(opt.DilationWFactor), int(opt.DilationHFactor)
+	k, err := convPrologue(c, c.In(0), c.In(1), c.In(2), c.Out(0), o,
+		convShared{opt.Padding, opt.StrideW, opt.StrideH, opt.FusedActivationFunction})
 	if err != nil {
 		return err
 	}
@@ -624,7 +636,10 @@ func lowerTransposeConv(c *opCtx) error {
 	if err := convInOut(c, 3, 4, 0, 1, 2); err != nil {
 		return err
 	}
-	k, err := convPrologue(c, c.In(2), c.In(1), c.In(3), c.Out(0), c.Op.Options(), tconvAct)
+	o := c.Op.Options()
+	opt := o.TransposeConv() // quantized_bias_type is read, not used: the bias tensor's type counts
+	k, err := convPrologue(c, c.In(2), c.In(1), c.In(3), c.Out(0), o,
+		convShared{opt.Padding, opt.StrideW, opt.StrideH, opt.FusedActivationFunction})
 	if err != nil {
 		return err
 	}
@@ -1344,14 +1359,24 @@ func transposeConvMACs(g *model.Graph, op *model.Op) int64 {
 	return elems64(g.Input(op, 2)) * f[0] * f[1] * f[2]
 }
 
-// convReads: the windows of CONV_2D and DEPTHWISE_CONV_2D.
+// convReads: the windows of CONV_2D and DEPTHWISE_CONV_2D. It runs for
+// lowered operators only, whose strides are present and positive (the
+// lowerings refuse others), so the strides' default does not matter.
 func convReads(g *model.Graph, op *model.Op) int {
 	o := op.Options()
 	f := g.Input(op, 1)
 	if f == nil || len(f.Shape) != 4 || o.Err() != nil {
 		return 1
 	}
-	return windowReads(f.Shape[1], f.Shape[2], int(o.Int32(convStrideH, 1)), int(o.Int32(convStrideW, 1)))
+	var sw, sh int32
+	if op.Code == model.OpDepthwiseConv2D {
+		opt := o.DepthwiseConv2D()
+		sw, sh = opt.StrideW, opt.StrideH
+	} else {
+		opt := o.Conv2D()
+		sw, sh = opt.StrideW, opt.StrideH
+	}
+	return windowReads(f.Shape[1], f.Shape[2], int(sh), int(sw))
 }
 
 // transposeConvTFLMScratch: TFLM's int8 kernel accumulates the output in

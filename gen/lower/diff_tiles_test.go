@@ -61,12 +61,12 @@ func randTileConv(r *rand.Rand, kind int) diffCase {
 		pad = 0
 	}
 	code := model.OpConv2D
-	opts := &builder.Options{Type: unionDOConv2D, Fields: []builder.Field{builder.Byte(convPadding, pad), builder.Int(convStrideW, sw), builder.Int(convStrideH, sh),
-		builder.Byte(conv2DAct, act), builder.Int(conv2DDilationW, 1), builder.Int(conv2DDilationH, 1)}}
+	opts := &builder.Options{Type: model.UnionConv2DOptions, Fields: []builder.Field{builder.Byte(model.Conv2DOptionsPadding, pad), builder.Int(model.Conv2DOptionsStrideW, sw), builder.Int(model.Conv2DOptionsStrideH, sh),
+		builder.Byte(model.Conv2DOptionsFusedActivationFunction, act), builder.Int(model.Conv2DOptionsDilationWFactor, 1), builder.Int(model.Conv2DOptionsDilationHFactor, 1)}}
 	if kind == 2 {
 		code = model.OpDepthwiseConv2D
-		opts = &builder.Options{Type: unionDODepthwise, Fields: []builder.Field{builder.Byte(convPadding, pad), builder.Int(convStrideW, sw), builder.Int(convStrideH, sh),
-			builder.Int(dwDepthMul, dm), builder.Byte(dwAct, act), builder.Int(dwDilationW, 1), builder.Int(dwDilationH, 1)}}
+		opts = &builder.Options{Type: model.UnionDepthwiseConv2DOptions, Fields: []builder.Field{builder.Byte(model.DepthwiseConv2DOptionsPadding, pad), builder.Int(model.DepthwiseConv2DOptionsStrideW, sw), builder.Int(model.DepthwiseConv2DOptionsStrideH, sh),
+			builder.Int(model.DepthwiseConv2DOptionsDepthMultiplier, dm), builder.Byte(model.DepthwiseConv2DOptionsFusedActivationFunction, act), builder.Int(model.DepthwiseConv2DOptionsDilationWFactor, 1), builder.Int(model.DepthwiseConv2DOptionsDilationHFactor, 1)}}
 	}
 	m.Op(code, []int{in, wt, bt}, []int{out}, opts)
 	m.IO([]int{in}, []int{out})

@@ -17,14 +17,6 @@ import (
 // the shared harness existed: SOFTMAX, the activations, QUANTIZE,
 // DEQUANTIZE, ARG_MAX and ARG_MIN.
 
-// Union types of the options tables these tests write (schema.fbs).
-const (
-	unionSoftmax   = 9
-	unionArgMax    = 40
-	unionArgMin    = 57
-	unionLeakyRelu = 75
-)
-
 // oldActShape is a random shape of rank 1-5 with dimensions up to 4; one
 // case in four is [256] (every int8 value fits).
 func oldActShape(r *rand.Rand) []int {
@@ -89,7 +81,7 @@ func oldNear(r *rand.Rand) float32 {
 
 func randSoftmaxCase(r *rand.Rand, in, out model.DType) diffCase {
 	beta := oldBeta(r)
-	opts := &builder.Options{Type: unionSoftmax, Fields: []builder.Field{builder.Float(softmaxBeta, beta)}}
+	opts := &builder.Options{Type: model.UnionSoftmaxOptions, Fields: []builder.Field{builder.Float(model.SoftmaxOptionsBeta, beta)}}
 	var qi, qo *builder.Quant
 	switch {
 	case in == model.Int8 && out == model.Int8:
@@ -133,7 +125,7 @@ func TestOldSoftmaxMatchesTFLM(t *testing.T) {
 func TestOldSoftmaxRefusedAsTFLM(t *testing.T) {
 	o := oracle.New(t)
 	r := rand.New(rand.NewPCG(91, 1))
-	opts := &builder.Options{Type: unionSoftmax, Fields: []builder.Field{builder.Float(softmaxBeta, 1)}}
+	opts := &builder.Options{Type: model.UnionSoftmaxOptions, Fields: []builder.Field{builder.Float(model.SoftmaxOptionsBeta, 1)}}
 	for _, tc := range []struct {
 		in, out model.DType
 		qi, qo  *builder.Quant
@@ -201,7 +193,7 @@ func randReluCase(r *rand.Rand, code model.OpCode, dt model.DType) diffCase {
 		if r.IntN(2) == 0 {
 			alpha = float32(-2 + 4*r.Float64())
 		}
-		opts = &builder.Options{Type: unionLeakyRelu, Fields: []builder.Field{builder.Float(leakyAlpha, alpha)}}
+		opts = &builder.Options{Type: model.UnionLeakyReluOptions, Fields: []builder.Field{builder.Float(model.LeakyReluOptionsAlpha, alpha)}}
 		desc = fmt.Sprintf("alpha %g", alpha)
 	}
 	qi := difftest.RandQuant(r, dt)
@@ -381,11 +373,11 @@ func randArgMinMaxTwins(r *rand.Rand, code model.OpCode, in, out model.DType) (d
 		ti := m.Tensor("in", in, shape, q)
 		ta := m.ConstI32("axis", axisShape, nil, []int32{a})
 		to := m.Tensor("out", out, oshape, nil)
-		union := uint8(unionArgMax)
+		union, slot := uint8(model.UnionArgMaxOptions), model.ArgMaxOptionsOutputType
 		if code == model.OpArgMin {
-			union = unionArgMin
+			union, slot = model.UnionArgMinOptions, model.ArgMinOptionsOutputType
 		}
-		m.Op(code, []int{ti, ta}, []int{to}, &builder.Options{Type: union, Fields: []builder.Field{builder.Int(argOutputType, int(out))}})
+		m.Op(code, []int{ti, ta}, []int{to}, &builder.Options{Type: union, Fields: []builder.Field{builder.Int(slot, int(out))}})
 		m.IO([]int{ti}, []int{to})
 		return m.Bytes()
 	}

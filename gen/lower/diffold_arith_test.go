@@ -17,13 +17,6 @@ import (
 // lowerings and kernels before the shared harness: the elementwise
 // arithmetic, pools, convolutions, FULLY_CONNECTED and TRANSPOSE_CONV.
 
-// Union types of the options tables these tests write (schema.fbs).
-const (
-	unionDOConv2D        = 1
-	unionDODepthwise     = 2
-	unionDOTransposeConv = 49
-)
-
 // doAct is a random fused activation TFLM's kernels take: NONE, RELU,
 // RELU_N1_TO_1 or RELU6.
 func doAct(r *rand.Rand) int { return r.IntN(4) }
@@ -110,8 +103,14 @@ func randDOBinary(r *rand.Rand, code model.OpCode, dt model.DType) diffCase {
 	switch code {
 	case model.OpAdd, model.OpSub, model.OpMul:
 		act = doAct(r)
-		u := map[model.OpCode]uint8{model.OpAdd: unionAdd, model.OpSub: unionSub, model.OpMul: unionMul}[code]
-		opts = &builder.Options{Type: u, Fields: []builder.Field{builder.Byte(ewAct, act)}}
+		u, slot := uint8(model.UnionAddOptions), model.AddOptionsFusedActivationFunction
+		switch code {
+		case model.OpSub:
+			u, slot = model.UnionSubOptions, model.SubOptionsFusedActivationFunction
+		case model.OpMul:
+			u, slot = model.UnionMulOptions, model.MulOptionsFusedActivationFunction
+		}
+		opts = &builder.Options{Type: u, Fields: []builder.Field{builder.Byte(slot, act)}}
 	}
 	m.Op(code, []int{a, b}, []int{out}, opts)
 	if constB {
@@ -178,9 +177,9 @@ func randDOPool(r *rand.Rand, code model.OpCode, dt model.DType) diffCase {
 	if same {
 		pad = 0
 	}
-	m.Op(code, []int{in}, []int{out}, &builder.Options{Type: unionPool2D, Fields: []builder.Field{
-		builder.Byte(poolPadding, pad), builder.Int(poolStrideW, sw), builder.Int(poolStrideH, sh),
-		builder.Int(poolFilterW, fw), builder.Int(poolFilterH, fh), builder.Byte(poolAct, act)}})
+	m.Op(code, []int{in}, []int{out}, &builder.Options{Type: model.UnionPool2DOptions, Fields: []builder.Field{
+		builder.Byte(model.Pool2DOptionsPadding, pad), builder.Int(model.Pool2DOptionsStrideW, sw), builder.Int(model.Pool2DOptionsStrideH, sh),
+		builder.Int(model.Pool2DOptionsFilterWidth, fw), builder.Int(model.Pool2DOptionsFilterHeight, fh), builder.Byte(model.Pool2DOptionsFusedActivationFunction, act)}})
 	m.IO([]int{in}, []int{out})
 	return diffCase{outDT: dt, model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, dt, b*h*w*ch)},
 		desc: fmt.Sprintf("%s %s [%d %d %d %d] filter %dx%d stride %dx%d same %v act %d quant %s", code, dt, b, h, w, ch, fh, fw, sh, sw, same, act, doQ(q))}
@@ -341,12 +340,12 @@ func randDOConv(r *rand.Rand, depthwise bool, k doKind) diffCase {
 		ins = append(ins, bt)
 	}
 	code := model.OpConv2D
-	opts := &builder.Options{Type: unionDOConv2D, Fields: []builder.Field{builder.Byte(convPadding, pad), builder.Int(convStrideW, sw), builder.Int(convStrideH, sh),
-		builder.Byte(conv2DAct, act), builder.Int(conv2DDilationW, dw), builder.Int(conv2DDilationH, dh)}}
+	opts := &builder.Options{Type: model.UnionConv2DOptions, Fields: []builder.Field{builder.Byte(model.Conv2DOptionsPadding, pad), builder.Int(model.Conv2DOptionsStrideW, sw), builder.Int(model.Conv2DOptionsStrideH, sh),
+		builder.Byte(model.Conv2DOptionsFusedActivationFunction, act), builder.Int(model.Conv2DOptionsDilationWFactor, dw), builder.Int(model.Conv2DOptionsDilationHFactor, dh)}}
 	if depthwise {
 		code = model.OpDepthwiseConv2D
-		opts = &builder.Options{Type: unionDODepthwise, Fields: []builder.Field{builder.Byte(convPadding, pad), builder.Int(convStrideW, sw), builder.Int(convStrideH, sh),
-			builder.Int(dwDepthMul, dm), builder.Byte(dwAct, act), builder.Int(dwDilationW, dw), builder.Int(dwDilationH, dh)}}
+		opts = &builder.Options{Type: model.UnionDepthwiseConv2DOptions, Fields: []builder.Field{builder.Byte(model.DepthwiseConv2DOptionsPadding, pad), builder.Int(model.DepthwiseConv2DOptionsStrideW, sw), builder.Int(model.DepthwiseConv2DOptionsStrideH, sh),
+			builder.Int(model.DepthwiseConv2DOptionsDepthMultiplier, dm), builder.Byte(model.DepthwiseConv2DOptionsFusedActivationFunction, act), builder.Int(model.DepthwiseConv2DOptionsDilationWFactor, dw), builder.Int(model.DepthwiseConv2DOptionsDilationHFactor, dh)}}
 	}
 	m.Op(code, ins, []int{out}, opts)
 	m.IO([]int{in}, []int{out})
@@ -409,8 +408,8 @@ func randDOFC(r *rand.Rand, k doKind, perTensor bool) diffCase {
 	} else if r.IntN(2) == 0 {
 		ins = append(ins, -1) // an absent optional bias
 	}
-	m.Op(model.OpFullyConnected, ins, []int{out}, &builder.Options{Type: unionFullyConnected, Fields: []builder.Field{
-		builder.Byte(fcAct, act), builder.Bool(fcKeepDims, keep)}})
+	m.Op(model.OpFullyConnected, ins, []int{out}, &builder.Options{Type: model.UnionFullyConnectedOptions, Fields: []builder.Field{
+		builder.Byte(model.FullyConnectedOptionsFusedActivationFunction, act), builder.Bool(model.FullyConnectedOptionsKeepNumDims, keep)}})
 	m.IO([]int{in}, []int{out})
 	return diffCase{outDT: k.dt(), model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, k.dt(), shapeProd(ishape))},
 		desc: fmt.Sprintf("FULLY_CONNECTED %s %v -> %v units %d keep %v per-tensor %v bias %v act %d quant %s -> %s",
@@ -471,8 +470,8 @@ func randDOTransposeConv(r *rand.Rand, k doKind) diffCase {
 	if bt >= 0 {
 		ins = append(ins, bt)
 	}
-	m.Op(model.OpTransposeConv, ins, []int{out}, &builder.Options{Type: unionDOTransposeConv, Fields: []builder.Field{
-		builder.Byte(convPadding, pad), builder.Int(convStrideW, sw), builder.Int(convStrideH, sh), builder.Byte(tconvAct, act)}})
+	m.Op(model.OpTransposeConv, ins, []int{out}, &builder.Options{Type: model.UnionTransposeConvOptions, Fields: []builder.Field{
+		builder.Byte(model.TransposeConvOptionsPadding, pad), builder.Int(model.TransposeConvOptionsStrideW, sw), builder.Int(model.TransposeConvOptionsStrideH, sh), builder.Byte(model.TransposeConvOptionsFusedActivationFunction, act)}})
 	m.IO([]int{in}, []int{out})
 	return diffCase{outDT: k.dt(), model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, k.dt(), b*h*w*ic)},
 		desc: fmt.Sprintf("TRANSPOSE_CONV %s [%d %d %d %d] filter %dx%d -> %d stride %dx%d same %v bias %v act %d quant %s -> %s",

@@ -19,17 +19,6 @@ import (
 // Operators with several outputs put a random one first among the graph
 // outputs, so that runDiffCases (which compares output 0) covers them all.
 
-// BuiltinOptions union types of these tests (schema.fbs).
-const (
-	dmUnionConcat       = 10 // ConcatenationOptions
-	dmUnionReshape      = 17 // ReshapeOptions
-	dmUnionSqueeze      = 30 // SqueezeOptions
-	dmUnionStridedSlice = 32 // StridedSliceOptions
-	dmUnionSplit        = 35 // SplitOptions
-	dmUnionPack         = 59 // PackOptions
-	dmUnionUnpack       = 64 // UnpackOptions
-)
-
 // dmAxis is axis, or one time in two the same axis counted from the end.
 func dmAxis(r *rand.Rand, axis, rank int) int {
 	if r.IntN(2) == 0 {
@@ -97,8 +86,8 @@ func randConcat(r *rand.Rand, dt model.DType) diffCase {
 	}
 	qs = append(qs, "out "+dmQ(oq))
 	to := m.Tensor("out", dt, os, oq)
-	m.Op(model.OpConcatenation, ins, []int{to}, &builder.Options{Type: dmUnionConcat, Fields: []builder.Field{
-		builder.Int(concatAxis, axisOpt), builder.Byte(concatAct, act)}})
+	m.Op(model.OpConcatenation, ins, []int{to}, &builder.Options{Type: model.UnionConcatenationOptions, Fields: []builder.Field{
+		builder.Int(model.ConcatenationOptionsAxis, axisOpt), builder.Byte(model.ConcatenationOptionsFusedActivationFunction, act)}})
 	m.IO(gin, []int{to})
 	c.desc = fmt.Sprintf("CONCATENATION %s %v axis %d act %d quant %v", dt, shapes, axisOpt, act, qs)
 	c.model = m.Bytes()
@@ -121,8 +110,8 @@ func randPack(r *rand.Rand, dt model.DType) diffCase {
 	}
 	os := append(append(append([]int{}, s[:axis]...), n), s[axis:]...)
 	to := m.Tensor("out", dt, os, q)
-	m.Op(model.OpPack, ins, []int{to}, &builder.Options{Type: dmUnionPack, Fields: []builder.Field{
-		builder.Int(packCount, n), builder.Int(packAxis, axisOpt)}})
+	m.Op(model.OpPack, ins, []int{to}, &builder.Options{Type: model.UnionPackOptions, Fields: []builder.Field{
+		builder.Int(model.PackOptionsValuesCount, n), builder.Int(model.PackOptionsAxis, axisOpt)}})
 	m.IO(ins, []int{to})
 	c.model = m.Bytes()
 	return c
@@ -143,8 +132,8 @@ func randUnpack(r *rand.Rand, dt model.DType) diffCase {
 	for i := range n {
 		outs = append(outs, m.Tensor(fmt.Sprintf("out%d", i), dt, os, q))
 	}
-	m.Op(model.OpUnpack, []int{ti}, outs, &builder.Options{Type: dmUnionUnpack, Fields: []builder.Field{
-		builder.Int(unpackNum, n), builder.Int(unpackAxis, axisOpt)}})
+	m.Op(model.OpUnpack, []int{ti}, outs, &builder.Options{Type: model.UnionUnpackOptions, Fields: []builder.Field{
+		builder.Int(model.UnpackOptionsNum, n), builder.Int(model.UnpackOptionsAxis, axisOpt)}})
 	m.IO([]int{ti}, dmOutputs(r, outs))
 	c.model = m.Bytes()
 	return c
@@ -171,7 +160,7 @@ func randSplit(r *rand.Rand, dt model.DType) diffCase {
 	for i := range n {
 		outs = append(outs, m.Tensor(fmt.Sprintf("out%d", i), dt, os, q))
 	}
-	m.Op(model.OpSplit, []int{ta, ti}, outs, &builder.Options{Type: dmUnionSplit, Fields: []builder.Field{builder.Int(splitNum, n)}})
+	m.Op(model.OpSplit, []int{ta, ti}, outs, &builder.Options{Type: model.UnionSplitOptions, Fields: []builder.Field{builder.Int(model.SplitOptionsNumSplits, n)}})
 	m.IO([]int{ti}, dmOutputs(r, outs))
 	c.model = m.Bytes()
 	return c
@@ -297,8 +286,8 @@ func randStridedSlice(r *rand.Rand, dt model.DType) diffCase {
 		te := i32Vals(end).ConstTensor(m, "end", []int{rank}, nil)
 		ts := i32Vals(strides).ConstTensor(m, "strides", []int{rank}, nil)
 		to := m.Tensor("out", dt, os, reshuffleOutQ(r, dt, q))
-		m.Op(model.OpStridedSlice, []int{ti, tb, te, ts}, []int{to}, &builder.Options{Type: dmUnionStridedSlice, Fields: []builder.Field{
-			builder.Int(ssBeginMask, bmask), builder.Int(ssEndMask, emask), builder.Int(ssShrinkMask, smask)}})
+		m.Op(model.OpStridedSlice, []int{ti, tb, te, ts}, []int{to}, &builder.Options{Type: model.UnionStridedSliceOptions, Fields: []builder.Field{
+			builder.Int(model.StridedSliceOptionsBeginMask, bmask), builder.Int(model.StridedSliceOptionsEndMask, emask), builder.Int(model.StridedSliceOptionsShrinkAxisMask, smask)}})
 		m.IO([]int{ti}, []int{to})
 		c.model = m.Bytes()
 		return c
@@ -412,7 +401,7 @@ func randReshape(r *rand.Rand, dt model.DType) diffCase {
 	case 0:
 		ins = append(ins, i32Vals(ns).ConstTensor(m, "shape", []int{len(ns)}, nil))
 	case 1:
-		o := builder.Options{Type: dmUnionReshape}.IntVector(reshapeShape, ns32)
+		o := builder.Options{Type: model.UnionReshapeOptions}.IntVector(model.ReshapeOptionsNewShape, ns32)
 		opts = &o
 	}
 	m.Op(model.OpReshape, ins, []int{to}, opts)
@@ -456,9 +445,9 @@ func randSqueeze(r *rand.Rand, dt model.DType) diffCase {
 	m := builder.New("squeeze differential case")
 	ti, q := reshuffleIn(r, m, &c, dt, s)
 	to := m.Tensor("out", dt, os, q)
-	o := builder.Options{Type: dmUnionSqueeze}
+	o := builder.Options{Type: model.UnionSqueezeOptions}
 	if len(dims) > 0 {
-		o = o.IntVector(squeezeDims, dims)
+		o = o.IntVector(model.SqueezeOptionsSqueezeDims, dims)
 	}
 	m.Op(model.OpSqueeze, []int{ti}, []int{to}, &o)
 	m.IO([]int{ti}, []int{to})
@@ -534,8 +523,6 @@ func TestMoveOpsMatchTFLM(t *testing.T) {
 	}
 }
 
-const dmUnionSvdf = 6 // SVDFOptions
-
 // dmPow2 is 2^e.
 func dmPow2(e int) float32 { return float32(math.Ldexp(1, e)) }
 
@@ -599,8 +586,8 @@ func randSvdf(r *rand.Rand, dt model.DType) diffCase {
 		ts = m.Variable("state", dt, []int{batch, memory * filters}, nil)
 		to = m.Tensor("out", dt, []int{batch, units}, nil)
 	}
-	m.Op(model.OpSvdf, []int{ti, twf, twt, tb, ts}, []int{to}, &builder.Options{Type: dmUnionSvdf, Fields: []builder.Field{
-		builder.Int(svdfRank, rank), builder.Byte(svdfAct, act)}})
+	m.Op(model.OpSvdf, []int{ti, twf, twt, tb, ts}, []int{to}, &builder.Options{Type: model.UnionSVDFOptions, Fields: []builder.Field{
+		builder.Int(model.SVDFOptionsRank, rank), builder.Byte(model.SVDFOptionsFusedActivationFunction, act)}})
 	m.IO([]int{ti}, []int{to})
 	c.desc = fmt.Sprintf("SVDF %s batch %d input %d units %d rank %d memory %d act %d%s", dt, batch, inSize, units, rank, memory, act, desc)
 	c.model = m.Bytes()

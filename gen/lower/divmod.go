@@ -15,13 +15,6 @@ import (
 // (kernels/divmod.go); int8 DIV as div.h's DivElementwise. Broadcasting
 // reuses the plan of ADD/SUB/MUL (ewBcastPlan).
 
-// divAct is DivOptions.fused_activation_function; the union type of
-// DivOptions is unionDiv.
-const (
-	divAct   = 0
-	unionDiv = 29
-)
-
 func init() {
 	register(model.OpDiv, lowerDiv, elementwise)
 	register(model.OpFloorDiv, lowerFloorDivMod(kernelsig.FloorDivF32, true), elementwise)
@@ -94,7 +87,7 @@ func lowerDiv(c *opCtx) error {
 		return err
 	}
 	o := c.Op.Options()
-	act, err := ewActivation(c, o)
+	act, err := ewActivation(c, o.Div().FusedActivationFunction)
 	if err != nil {
 		return err
 	}

@@ -90,7 +90,7 @@ func randDivmod(r *rand.Rand, code model.OpCode, dt model.DType, maxRank int) di
 	if code == model.OpDiv {
 		act := []int{0, 1, 2, 3}[r.IntN(4)] // NONE, RELU, RELU_N1_TO_1, RELU6
 		c.desc += fmt.Sprintf(" act %d", act)
-		opts = &builder.Options{Type: unionDiv, Fields: []builder.Field{builder.Byte(divAct, act)}}
+		opts = &builder.Options{Type: model.UnionDivOptions, Fields: []builder.Field{builder.Byte(model.DivOptionsFusedActivationFunction, act)}}
 	}
 	m.Op(code, []int{ta, tb}, []int{to}, opts)
 	m.IO(ins, []int{to})
@@ -326,7 +326,7 @@ func randDivInt8(r *rand.Rand, zeroDivisor bool) diffCase {
 	to := m.Tensor("out", model.Int8, so, qo)
 	act := []int{0, 1, 2, 3}[r.IntN(4)]
 	c.desc += fmt.Sprintf(" act %d", act)
-	m.Op(model.OpDiv, []int{ta, tb}, []int{to}, &builder.Options{Type: unionDiv, Fields: []builder.Field{builder.Byte(divAct, act)}})
+	m.Op(model.OpDiv, []int{ta, tb}, []int{to}, &builder.Options{Type: model.UnionDivOptions, Fields: []builder.Field{builder.Byte(model.DivOptionsFusedActivationFunction, act)}})
 	m.IO(ins, []int{to})
 	c.model = m.Bytes()
 	return c

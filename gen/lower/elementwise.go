@@ -169,10 +169,10 @@ func ewZPInRange(c *opCtx, t *model.Tensor, zp int32) error {
 	return nil
 }
 
-// ewActivation reads the fused activation function (slot ewAct) and
-// accepts the ones that are clamps.
-func ewActivation(c *opCtx, o *model.Options) (quant.Activation, error) {
-	a := quant.Activation(o.Uint8(ewAct, 0))
+// ewActivation accepts the fused activation functions (the options'
+// fused_activation_function) that are clamps.
+func ewActivation(c *opCtx, act uint8) (quant.Activation, error) {
+	a := quant.Activation(act)
 	switch a {
 	case quant.ActNone, quant.ActRelu, quant.ActReluN1To1, quant.ActRelu6:
 		return a, nil
@@ -383,14 +383,20 @@ func lowerAddSub(c *opCtx, sub bool) error {
 	if err != nil {
 		return err
 	}
+	// AddOptions and SubOptions are alike. pot_scale_int16 is read for
+	// validation only: TFLM always takes the general rescaling path for
+	// int16.
 	o := c.Op.Options()
-	act, err := ewActivation(c, o)
+	var fused uint8
+	if sub {
+		fused = o.Sub().FusedActivationFunction
+	} else {
+		fused = o.Add().FusedActivationFunction
+	}
+	act, err := ewActivation(c, fused)
 	if err != nil {
 		return err
 	}
-	// pot_scale_int16 is read for validation only: TFLM always takes the
-	// general rescaling path for int16.
-	_ = o.Bool(ewPotScale16, true)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -472,7 +478,7 @@ func lowerMul(c *opCtx) error {
 		return err
 	}
 	o := c.Op.Options()
-	act, err := ewActivation(c, o)
+	act, err := ewActivation(c, o.Mul().FusedActivationFunction)
 	if err != nil {
 		return err
 	}

@@ -133,7 +133,7 @@ func ewgLower(t *testing.T, data []byte) (*opCtx, error) {
 func TestElementwiseLoweringErrors(t *testing.T) {
 	q := builder.PerTensor
 	add := func(act int) *builder.Options {
-		return &builder.Options{Type: unionAdd, Fields: []builder.Field{builder.Byte(0, act)}}
+		return &builder.Options{Type: model.UnionAddOptions, Fields: []builder.Field{builder.Byte(model.AddOptionsFusedActivationFunction, act)}}
 	}
 	s4 := []int{1, 4}
 	cases := []struct {
@@ -156,10 +156,10 @@ func TestElementwiseLoweringErrors(t *testing.T) {
 			ewgBinary(model.OpAdd, model.Int16, model.Int16, s4, s4, s4, q(1, 40000), q(1, 0), q(1, 0), nil, add(0))},
 		{"ADD wrong options", "builtin options",
 			ewgBinary(model.OpAdd, model.Float32, model.Float32, s4, s4, s4, nil, nil, nil, nil,
-				&builder.Options{Type: unionMul})},
+				&builder.Options{Type: model.UnionMulOptions})},
 		{"MUL int16 zero point", "zero points 0",
 			ewgBinary(model.OpMul, model.Int16, model.Int16, s4, s4, s4, q(0.1, 1), q(0.1, 0), q(0.1, 0), nil,
-				&builder.Options{Type: unionMul})},
+				&builder.Options{Type: model.UnionMulOptions})},
 		{"MAXIMUM bool", "not supported",
 			ewgBinary(model.OpMaximum, model.Bool, model.Bool, s4, s4, s4, nil, nil, nil, nil, nil)},
 		{"QUANTIZE float to uint8", "float32 to uint8",
@@ -225,7 +225,7 @@ func TestElementwiseLoweringErrors(t *testing.T) {
 // the operator's, a one-byte constant is viewed directly.
 func TestElementwiseConstOperandCalls(t *testing.T) {
 	q := builder.PerTensor
-	sub := &builder.Options{Type: unionSub}
+	sub := &builder.Options{Type: model.UnionSubOptions}
 	c, err := ewgLower(t, ewgBinary(model.OpSub, model.Int16, model.Int16, []int{2, 4}, []int{4}, []int{2, 4},
 		q(0.01, 0), q(0.02, 0), q(0.03, 0), make([]byte, 8), sub))
 	if err != nil {
@@ -238,7 +238,7 @@ func TestElementwiseConstOperandCalls(t *testing.T) {
 		t.Errorf("the decoded constant is not the operand passed to subInt16")
 	}
 	c, err = ewgLower(t, ewgBinary(model.OpAdd, model.Int8, model.Int8, []int{2, 4}, []int{4}, []int{2, 4},
-		q(0.01, 0), q(0.02, 0), q(0.03, 0), make([]byte, 4), &builder.Options{Type: unionAdd}))
+		q(0.01, 0), q(0.02, 0), q(0.03, 0), make([]byte, 4), &builder.Options{Type: model.UnionAddOptions}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestElementwiseSeanetGenerated(t *testing.T) {
 		in1 := ewgEncode(t, ewgCSV(t, filepath.Join(root, "sub", "sub0_input1_int16.csv")), model.Int16)
 		want := ewgEncode(t, ewgCSV(t, filepath.Join(root, "sub", "sub0_tflm_int16.csv")), model.Int16)
 		m := ewgBinary(model.OpSub, model.Int16, model.Int16, a.Shape, b.Shape, o.Shape, qt(a), qt(b), qt(o), in1,
-			&builder.Options{Type: unionSub})
+			&builder.Options{Type: model.UnionSubOptions})
 		add("const", "sub0_const", m, [][]byte{in0}, want, -1)
 	}
 
@@ -408,11 +408,11 @@ func TestElementwiseSeanetGenerated(t *testing.T) {
 		{"add_i8", model.OpAdd, model.Int8, model.Int8, []int{2, 3, 4}, []int{3, 1}, []int{2, 3, 4},
 			q(0.05, -3), q(0.02, 7), q(0.07, 2),
 			ewgEncode(t, ewgRand(1, 24, -128, 127), model.Int8), ewgEncode(t, ewgRand(2, 3, -128, 127), model.Int8),
-			&builder.Options{Type: unionAdd, Fields: []builder.Field{builder.Byte(0, 1)}}},
+			&builder.Options{Type: model.UnionAddOptions, Fields: []builder.Field{builder.Byte(model.AddOptionsFusedActivationFunction, 1)}}},
 		{"mul_i16", model.OpMul, model.Int16, model.Int16, []int{4, 5}, []int{5}, []int{4, 5},
 			q(0.001, 0), q(0.002, 0), q(0.0005, 0),
 			ewgEncode(t, ewgRand(3, 20, -32768, 32767), model.Int16), ewgEncode(t, ewgRand(4, 5, -32768, 32767), model.Int16),
-			&builder.Options{Type: unionMul}},
+			&builder.Options{Type: model.UnionMulOptions}},
 		{"max_i32", model.OpMaximum, model.Int32, model.Int32, []int{3, 4}, []int{1, 4}, []int{3, 4},
 			nil, nil, nil,
 			ewgEncode(t, ewgRand(5, 12, -1000, 1000), model.Int32), ewgEncode(t, ewgRand(6, 4, -1000, 1000), model.Int32), nil},
@@ -422,7 +422,7 @@ func TestElementwiseSeanetGenerated(t *testing.T) {
 		{"sub_f32", model.OpSub, model.Float32, model.Float32, []int{2, 3}, []int{3}, []int{2, 3},
 			nil, nil, nil,
 			ewgF32Bytes([]float32{1, 2, 3, 4, 5, 6}), ewgF32Bytes([]float32{0.5, -1, 10}),
-			&builder.Options{Type: unionSub, Fields: []builder.Field{builder.Byte(0, 3)}}},
+			&builder.Options{Type: model.UnionSubOptions, Fields: []builder.Field{builder.Byte(model.SubOptionsFusedActivationFunction, 3)}}},
 	}
 	for _, p := range pairs {
 		add("const", p.name+"_in", ewgBinary(p.code, p.dt, p.bt, p.sa, p.sb, p.so, p.qa, p.qb, p.qo, nil, p.opts),

@@ -60,7 +60,7 @@ func TestBatchMatmulMACs(t *testing.T) {
 		op := g.Ops[0]
 		b, out := g.Input(op, 1), g.Output(op, 0)
 		depth := b.Shape[len(b.Shape)-2]
-		if op.Options().Bool(bmmAdjY, false) {
+		if op.Options().BatchMatMul().AdjY {
 			depth = b.Shape[len(b.Shape)-1]
 		}
 		if got, want := MACs(g), int64(out.NumElements()*depth); got != want || want == 0 {

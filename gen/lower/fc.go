@@ -29,10 +29,9 @@ func fcPerTensor(c *opCtx, t *model.Tensor, what string) (float32, int32, error)
 //
 // Inputs: 0 input (any shape; rows = elements / weight columns), 1 weights
 // [units, depth] (constant), 2 bias [units] (optional). Options: fused
-// activation (slot 0), weights_format (slot 1, only DEFAULT), keep_num_dims
-// (slot 2: only shapes the output, which is taken as given), asymmetric
-// quantize inputs (slot 3, hybrid kernels only, which TFLM does not have),
-// quantized_bias_type (slot 4).
+// activation, weights_format (only DEFAULT), keep_num_dims (only shapes
+// the output, which is taken as given), asymmetric_quantize_inputs (hybrid
+// kernels only, which TFLM does not have), quantized_bias_type.
 //
 // The output's last dimension is the number of units and its other
 // dimensions the rows, as in the reference. For integer kernels the input
@@ -47,11 +46,12 @@ func lowerFullyConnected(c *opCtx) error {
 		return c.Errorf("input and weights are required")
 	}
 	o := c.Op.Options()
-	act := quant.Activation(o.Uint8(fcAct, 0))
-	format := o.Uint8(fcFormat, 0)
-	_ = o.Bool(fcKeepDims, false)   // reflected in the output shape
-	_ = o.Bool(fcAsymmetric, false) // hybrid kernels only
-	biasType := model.DType(o.Uint8(fcBiasType, 0))
+	// keep_num_dims is reflected in the output shape;
+	// asymmetric_quantize_inputs is for hybrid kernels only.
+	opt := o.FullyConnected()
+	act := quant.Activation(opt.FusedActivationFunction)
+	format := opt.WeightsFormat
+	biasType := model.DType(opt.QuantizedBiasType)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

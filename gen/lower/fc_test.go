@@ -119,7 +119,7 @@ func fcgInt8CaseOut(r *rand.Rand, rows, depth, units int, perChannel bool, act q
 		ins = append(ins, m.ConstI32("b", []int{units}, &builder.Quant{Scale: bs, ZeroPoint: make([]int64, len(bs))}, bias))
 	}
 	out := m.Tensor("out", model.Int8, []int{rows, units}, builder.PerTensor(outS, int64(outZP)))
-	m.Op(model.OpFullyConnected, ins, []int{out}, &builder.Options{Type: unionFullyConnected, Fields: []builder.Field{builder.Byte(0, int(act))}})
+	m.Op(model.OpFullyConnected, ins, []int{out}, &builder.Options{Type: model.UnionFullyConnectedOptions, Fields: []builder.Field{builder.Byte(model.FullyConnectedOptionsFusedActivationFunction, int(act))}})
 	m.IO([]int{in}, []int{out})
 
 	lo, hi, _ := quant.RangeQuantized(act, float64(outS), outZP, -128, 127)
@@ -177,7 +177,7 @@ func fcgFloatCase(r *rand.Rand, rows, depth, units int, act quant.Activation, wi
 		ins = append(ins, m.ConstF32("b", []int{units}, bias))
 	}
 	out := m.Tensor("out", model.Float32, []int{rows, units}, nil)
-	m.Op(model.OpFullyConnected, ins, []int{out}, &builder.Options{Type: unionFullyConnected, Fields: []builder.Field{builder.Byte(0, int(act))}})
+	m.Op(model.OpFullyConnected, ins, []int{out}, &builder.Options{Type: model.UnionFullyConnectedOptions, Fields: []builder.Field{builder.Byte(model.FullyConnectedOptionsFusedActivationFunction, int(act))}})
 	m.IO([]int{in}, []int{out})
 
 	lo, hi, _ := quant.RangeFloat(act)

@@ -27,15 +27,6 @@ import (
 // A WHILE whose cond subgraph never gives false loops forever, as it does in
 // TFLite Micro.
 
-// Option slots of IfOptions, WhileOptions and CallOnceOptions (schema.fbs).
-const (
-	optIfThen          = 0
-	optIfElse          = 1
-	optWhileCond       = 0
-	optWhileBody       = 1
-	optCallOnceInitSub = 0
-)
-
 func init() {
 	register(model.OpCallOnce, lowerCallOnce, ownBuffer)
 	register(model.OpIf, lowerIf, ownBuffer)
@@ -137,7 +128,7 @@ func lowerCallOnce(c *opCtx) error {
 	if c.NumIn() != 0 || c.NumOut() != 0 {
 		return c.Errorf("has %d inputs and %d outputs, want none", c.NumIn(), c.NumOut())
 	}
-	sub, err := c.subgraph("init", int(c.Op.Options().Int32(optCallOnceInitSub, 0)))
+	sub, err := c.subgraph("init", int(c.Op.Options().CallOnce().InitSubgraphIndex))
 	if err != nil {
 		return err
 	}
@@ -166,7 +157,7 @@ func lowerIf(c *opCtx) error {
 	if cond.IsConst() {
 		return c.Errorf("a constant condition is not supported")
 	}
-	opt := c.Op.Options()
+	opt := c.Op.Options().If()
 	ins := tensors(c.G, c.Op.Inputs[1:])
 	for _, t := range c.Op.Inputs[1:] {
 		if t < 0 {
@@ -177,9 +168,9 @@ func lowerIf(c *opCtx) error {
 	spec := &flowSpec{kind: program.FlowIf, cond: View(cond), condBlock: -1}
 	for _, br := range []struct {
 		what string
-		slot int
-	}{{"then", optIfThen}, {"else", optIfElse}} {
-		sub, err := c.subgraph(br.what, int(opt.Int32(br.slot, 0)))
+		sub  int32
+	}{{"then", opt.ThenSubgraphIndex}, {"else", opt.ElseSubgraphIndex}} {
+		sub, err := c.subgraph(br.what, int(br.sub))
 		if err != nil {
 			return err
 		}
@@ -205,12 +196,12 @@ func lowerIf(c *opCtx) error {
 // outputs are copied to the operator's outputs and from there to the cond
 // subgraph's inputs.
 func lowerWhile(c *opCtx) error {
-	opt := c.Op.Options()
-	condSub, err := c.subgraph("cond", int(opt.Int32(optWhileCond, 0)))
+	opt := c.Op.Options().While()
+	condSub, err := c.subgraph("cond", int(opt.CondSubgraphIndex))
 	if err != nil {
 		return err
 	}
-	body, err := c.subgraph("body", int(opt.Int32(optWhileBody, 0)))
+	body, err := c.subgraph("body", int(opt.BodySubgraphIndex))
 	if err != nil {
 		return err
 	}

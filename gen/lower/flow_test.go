@@ -14,15 +14,15 @@ import (
 )
 
 func ifOpts(then, els int) *builder.Options {
-	return &builder.Options{Type: unionIfOptions, Fields: []builder.Field{builder.Int(optIfThen, then), builder.Int(optIfElse, els)}}
+	return &builder.Options{Type: model.UnionIfOptions, Fields: []builder.Field{builder.Int(model.IfOptionsThenSubgraphIndex, then), builder.Int(model.IfOptionsElseSubgraphIndex, els)}}
 }
 
 func whileOpts(cond, body int) *builder.Options {
-	return &builder.Options{Type: unionWhileOptions, Fields: []builder.Field{builder.Int(optWhileCond, cond), builder.Int(optWhileBody, body)}}
+	return &builder.Options{Type: model.UnionWhileOptions, Fields: []builder.Field{builder.Int(model.WhileOptionsCondSubgraphIndex, cond), builder.Int(model.WhileOptionsBodySubgraphIndex, body)}}
 }
 
 func callOnceOpts(init int) *builder.Options {
-	return &builder.Options{Type: unionCallOnceOptions, Fields: []builder.Field{builder.Int(optCallOnceInitSub, init)}}
+	return &builder.Options{Type: model.UnionCallOnceOptions, Fields: []builder.Field{builder.Int(model.CallOnceOptionsInitSubgraphIndex, init)}}
 }
 
 // binarySub adds a subgraph out = in OP in (ADD or MUL) of float32[n].

@@ -412,8 +412,8 @@ func refInvSqrt(input int32) (int32, int) {
 func refGather(r refOp) error {
 	pt, params := r.in(0)
 	ct, coords := r.in(1)
-	o := r.op.Options()
-	axis, bd := int(o.Int32(gatherAxis, 0)), int(o.Int32(gatherBatchDims, 0))
+	opt := r.op.Options().Gather()
+	axis, bd := int(opt.Axis), int(opt.BatchDims)
 	rank, crank := len(pt.Shape), len(ct.Shape)
 	if axis < 0 {
 		axis += rank
@@ -928,8 +928,8 @@ func refBatchMatmul(r refOp) error {
 	tl, l := r.in(0)
 	tr, rv := r.in(1)
 	to := r.out(0)
-	o := r.op.Options()
-	adjX, adjY := o.Bool(bmmAdjX, false), o.Bool(bmmAdjY, false)
+	opt := r.op.Options().BatchMatMul()
+	adjX, adjY := opt.AdjX, opt.AdjY
 	ls, rs, os := tl.Shape, tr.Shape, to.Shape
 	if len(ls) < 2 || len(rs) < 2 || len(os) < 2 {
 		return fmt.Errorf("%w: rank", errNoRef)
@@ -1011,7 +1011,7 @@ func refL2Normalization(r refOp) error {
 	if t.Type != model.Int8 || r.out(0).Type != model.Int8 || len(t.Shape) == 0 {
 		return fmt.Errorf("%w: type %s", errNoRef, t.Type)
 	}
-	if act := r.op.Options().Uint8(l2NormAct, 0); act != 0 {
+	if act := r.op.Options().L2Norm().FusedActivationFunction; act != 0 {
 		return fmt.Errorf("%w: activation %d", errNoRef, act) // TFLM's Prepare rejects it
 	}
 	depth := t.Shape[len(t.Shape)-1]
@@ -1040,8 +1040,8 @@ func refCumsum(r refOp) error {
 	t, in := r.in(0)
 	_, ax := r.in(1)
 	to := r.out(0)
-	o := r.op.Options()
-	exclusive, reverse := o.Bool(cumsumExclusive, false), o.Bool(cumsumReverse, false)
+	opt := r.op.Options().Cumsum()
+	exclusive, reverse := opt.Exclusive, opt.Reverse
 	rank := len(t.Shape)
 	axis := int(ax.Ints[0])
 	if axis < 0 {
@@ -1201,7 +1201,7 @@ func refMirrorPad(r refOp) error {
 	_, pads := r.in(1)
 	to := r.out(0)
 	offset := 1 // REFLECT
-	if r.op.Options().Uint8(mirrorPadMode, mirrorPadReflect) != mirrorPadReflect {
+	if r.op.Options().MirrorPad().Mode != mirrorPadReflect {
 		offset = 0
 	}
 	inputIndex := func(p, lp, size int) int {
@@ -1327,8 +1327,8 @@ func refResizeBilinear(r refOp) error {
 	if t.Type != model.Int8 {
 		return fmt.Errorf("%w: type %s", errNoRef, t.Type)
 	}
-	o := r.op.Options()
-	align, half := o.Bool(resizeBilinearAlign, false), o.Bool(resizeBilinearHalfPixel, false)
+	opt := r.op.Options().ResizeBilinear()
+	align, half := opt.AlignCorners, opt.HalfPixelCenters
 	if align && half {
 		return fmt.Errorf("%w: align_corners and half_pixel_centers", errNoRef)
 	}
@@ -1381,8 +1381,8 @@ func refResizeBilinear(r refOp) error {
 // without).
 func refResizeNearest(r refOp) error {
 	_, in := r.in(0)
-	o := r.op.Options()
-	align, half := o.Bool(resizeNearestAlignCorners, false), o.Bool(resizeNearestHalfPixel, false)
+	opt := r.op.Options().ResizeNearestNeighbor()
+	align, half := opt.AlignCorners, opt.HalfPixelCenters
 	b, h, w, d, oh, ow, err := refResizeSize(r)
 	if err != nil {
 		return err

@@ -14,12 +14,6 @@ import (
 // does not check in release builds, or fails the Invoke). Constant index
 // tensors are read from read-only data by the *ConstIdx kernels.
 
-// Builtin-option slots (tensorflow/lite/schema/schema.fbs).
-const (
-	gatherAxis      = 0 // GatherOptions.axis
-	gatherBatchDims = 1 // GatherOptions.batch_dims
-)
-
 func init() {
 	register(model.OpGather, lowerGather, ownBuffer)
 	register(model.OpGatherNd, lowerGatherNd, ownBuffer)
@@ -78,7 +72,8 @@ func lowerGather(c *opCtx) error {
 		return err
 	}
 	o := c.Op.Options()
-	axis, bd := int(o.Int32(gatherAxis, 0)), int(o.Int32(gatherBatchDims, 0))
+	opt := o.Gather()
+	axis, bd := int(opt.Axis), int(opt.BatchDims)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -87,13 +82,13 @@ func lowerGather(c *opCtx) error {
 		axis += rank
 	}
 	if axis < 0 || axis >= rank {
-		return c.Errorf("axis %d out of range for a %d-D input", o.Int32(gatherAxis, 0), rank)
+		return c.Errorf("axis %d out of range for a %d-D input", opt.Axis, rank)
 	}
 	if bd < 0 {
 		bd += prank
 	}
 	if bd < 0 || bd > axis || bd >= rank || bd > prank {
-		return c.Errorf("batch_dims %d invalid for axis %d, a %d-D input and %d-D positions", o.Int32(gatherBatchDims, 0), axis, rank, prank)
+		return c.Errorf("batch_dims %d invalid for axis %d, a %d-D input and %d-D positions", opt.BatchDims, axis, rank, prank)
 	}
 	for i := 0; i < bd; i++ {
 		if in.Shape[i] != pos.Shape[i] {

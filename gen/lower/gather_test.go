@@ -73,8 +73,8 @@ func randGather(r *rand.Rand, dt, posDT model.DType) diffCase {
 	pv.DT = posDT
 	tp := addInput(m, &c, &ins, "positions", pos, nil, pv, !constParams && r.IntN(4) == 0)
 	to := m.Tensor("out", dt, out, q)
-	m.Op(model.OpGather, []int{ti, tp}, []int{to}, &builder.Options{Type: unionGather, Fields: []builder.Field{
-		builder.Int(gatherAxis, axisOpt), builder.Int(gatherBatchDims, bdOpt)}})
+	m.Op(model.OpGather, []int{ti, tp}, []int{to}, &builder.Options{Type: model.UnionGatherOptions, Fields: []builder.Field{
+		builder.Int(model.GatherOptionsAxis, axisOpt), builder.Int(model.GatherOptionsBatchDims, bdOpt)}})
 	m.IO(ins, []int{to})
 	c.model = m.Bytes()
 	return c
@@ -203,7 +203,7 @@ func TestShapeMatchesTFLM(t *testing.T) {
 			m := builder.New("shape differential case")
 			in := m.Tensor("in", dt, shape, difftest.RandQuant(r, dt))
 			out := m.Tensor("out", outDT, []int{len(shape)}, nil)
-			m.Op(model.OpShape, []int{in}, []int{out}, &builder.Options{Type: unionShape, Fields: []builder.Field{builder.Byte(0, int(outDT))}})
+			m.Op(model.OpShape, []int{in}, []int{out}, &builder.Options{Type: model.UnionShapeOptions, Fields: []builder.Field{builder.Byte(model.ShapeOptionsOutType, int(outDT))}})
 			m.IO([]int{in}, []int{out})
 			return diffCase{model: m.Bytes(), inputs: []difftest.Vals{difftest.RandVals(r, dt, shapeProd(shape))}, outDT: outDT,
 				desc: fmt.Sprintf("SHAPE of %s %v", dt, shape)}
@@ -344,8 +344,8 @@ func TestIndexOpsStructureRefusedAsTFLM(t *testing.T) {
 		in := m.Tensor("in", model.Int8, []int{2, 3}, nil)
 		pos := m.Tensor("pos", model.Int32, []int{2, 1}, nil)
 		out := m.Tensor("out", model.Int8, []int{2, 1, 3}, nil)
-		m.Op(model.OpGather, []int{in, pos}, []int{out}, &builder.Options{Type: unionGather, Fields: []builder.Field{
-			builder.Int(gatherAxis, 0), builder.Int(gatherBatchDims, 1)}})
+		m.Op(model.OpGather, []int{in, pos}, []int{out}, &builder.Options{Type: model.UnionGatherOptions, Fields: []builder.Field{
+			builder.Int(model.GatherOptionsAxis, 0), builder.Int(model.GatherOptionsBatchDims, 1)}})
 		m.IO([]int{in, pos}, []int{out})
 		checkRefusedAsTFLM(t, o, diffCase{desc: "batch_dims 1, axis 0", model: m.Bytes(), inputs: []difftest.Vals{i8(6), i32(0, 1)}},
 			model.OpGather, "batch_dims")

@@ -43,7 +43,7 @@ func randomElementwise(r *rand.Rand) []byte {
 			// Broadcast a [1 1 1 3] constant: not an in-place candidate
 			// for the constant, but the full-shape input may be.
 			c := m.ConstI8(fmt.Sprintf("c%d", k), []int{1, 1, 1, 3}, q(), []int8{int8(r.IntN(200) - 100), 5, -7})
-			m.Op(model.OpAdd, []int{a, c}, []int{out}, &builder.Options{Type: unionAdd})
+			m.Op(model.OpAdd, []int{a, c}, []int{out}, &builder.Options{Type: model.UnionAddOptions})
 		case 3:
 			m.Op(model.OpRelu, []int{a}, []int{out}, nil)
 		case 4:
@@ -57,7 +57,7 @@ func randomElementwise(r *rand.Rand) []byte {
 	sum := live[len(live)-1]
 	for k := 0; k < 2; k++ {
 		o := m.Tensor(fmt.Sprintf("sum%d", k), model.Int8, shape, q())
-		m.Op(model.OpAdd, []int{sum, live[r.IntN(len(live))]}, []int{o}, &builder.Options{Type: unionAdd})
+		m.Op(model.OpAdd, []int{sum, live[r.IntN(len(live))]}, []int{o}, &builder.Options{Type: model.UnionAddOptions})
 		sum = o
 	}
 	m.IO([]int{in0, in1}, []int{sum})

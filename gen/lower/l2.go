@@ -19,13 +19,6 @@ import (
 // pooled size TFLM computes (L2_POOL_2D, whose Prepare overwrites the
 // output shape without checking the buffer it has).
 
-// Builtin-option slots and union types (schema.fbs).
-const (
-	l2NormAct   = 0  // L2NormOptions.fused_activation_function
-	unionL2Norm = 12 // L2NormOptions
-	unionPool2D = 5  // Pool2DOptions
-)
-
 func init() {
 	register(model.OpL2Normalization, lowerL2Norm, elementwise)
 	register(model.OpL2Pool2D, lowerL2Pool, ownBuffer)
@@ -38,7 +31,7 @@ func lowerL2Norm(c *opCtx) error {
 	}
 	in, out := c.In(0), c.Out(0)
 	o := c.Op.Options()
-	act := quant.Activation(o.Uint8(l2NormAct, 0))
+	act := quant.Activation(o.L2Norm().FusedActivationFunction)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -86,10 +79,11 @@ func lowerL2Pool(c *opCtx) error {
 	}
 	in, out := c.In(0), c.Out(0)
 	o := c.Op.Options()
-	padding := o.Uint8(poolPadding, 0)
-	strideW, strideH := int(o.Int32(poolStrideW, 0)), int(o.Int32(poolStrideH, 0))
-	filterW, filterH := int(o.Int32(poolFilterW, 0)), int(o.Int32(poolFilterH, 0))
-	act := quant.Activation(o.Uint8(poolAct, 0))
+	opt := o.Pool2D()
+	padding := opt.Padding
+	strideW, strideH := int(opt.StrideW), int(opt.StrideH)
+	filterW, filterH := int(opt.FilterWidth), int(opt.FilterHeight)
+	act := quant.Activation(opt.FusedActivationFunction)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

@@ -42,7 +42,7 @@ func randL2Norm(r *rand.Rand, dt model.DType, act quant.Activation, badRank bool
 	}
 	in := m.Tensor("in", dt, shape, qi)
 	out := m.Tensor("out", dt, shape, qo)
-	m.Op(model.OpL2Normalization, []int{in}, []int{out}, &builder.Options{Type: unionL2Norm, Fields: []builder.Field{builder.Byte(l2NormAct, int(act))}})
+	m.Op(model.OpL2Normalization, []int{in}, []int{out}, &builder.Options{Type: model.UnionL2NormOptions, Fields: []builder.Field{builder.Byte(model.L2NormOptionsFusedActivationFunction, int(act))}})
 	m.IO([]int{in}, []int{out})
 	c.inputs = []difftest.Vals{vals}
 	c.model = m.Bytes()
@@ -76,9 +76,9 @@ func randL2Pool(r *rand.Rand, dt model.DType) diffCase {
 		q := difftest.RandQuant(r, dt)
 		in := m.Tensor("in", dt, []int{b, h, w, d}, q)
 		out := m.Tensor("out", dt, []int{b, oh, ow, d}, q)
-		m.Op(model.OpL2Pool2D, []int{in}, []int{out}, &builder.Options{Type: unionPool2D, Fields: []builder.Field{
-			builder.Byte(poolPadding, pad), builder.Int(poolStrideW, sw), builder.Int(poolStrideH, sh),
-			builder.Int(poolFilterW, fw), builder.Int(poolFilterH, fh), builder.Byte(poolAct, act)}})
+		m.Op(model.OpL2Pool2D, []int{in}, []int{out}, &builder.Options{Type: model.UnionPool2DOptions, Fields: []builder.Field{
+			builder.Byte(model.Pool2DOptionsPadding, pad), builder.Int(model.Pool2DOptionsStrideW, sw), builder.Int(model.Pool2DOptionsStrideH, sh),
+			builder.Int(model.Pool2DOptionsFilterWidth, fw), builder.Int(model.Pool2DOptionsFilterHeight, fh), builder.Byte(model.Pool2DOptionsFusedActivationFunction, act)}})
 		m.IO([]int{in}, []int{out})
 		c.inputs = []difftest.Vals{difftest.RandVals(r, dt, b*h*w*d)}
 		c.model = m.Bytes()

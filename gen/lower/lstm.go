@@ -52,11 +52,11 @@ type lstmShape struct {
 // with int8 weights, int32 biases and int16 cell state; or the same with
 // int16 input/output/hidden state and int64 biases.
 //
-// Options: fused_activation_function (slot 0, the cell gate's activation:
-// only TANH is supported, as TFLM's gate evaluation has no other), cell_clip
-// (1), proj_clip (2, unused without projection), time_major (3),
-// asymmetric_quantize_inputs (4, hybrid kernels only; TFLM ignores it),
-// diagonal_recurrent_tensors (5, not supported). The intermediates TFLite's
+// Options: fused_activation_function (the cell gate's activation: only
+// TANH is supported, as TFLM's gate evaluation has no other), cell_clip,
+// proj_clip (unused without projection), time_major,
+// asymmetric_quantize_inputs (hybrid kernels only; TFLM ignores it),
+// diagonal_recurrent_tensors (not supported). The intermediates TFLite's
 // own integer LSTM reads are not used: TFLM derives every scale from the
 // input, weight and state tensors with fixed Q3.12 / Q0.15 gate formats.
 func lowerLSTM(c *opCtx) error {
@@ -64,12 +64,11 @@ func lowerLSTM(c *opCtx) error {
 		return c.Errorf("has %d inputs and %d outputs, want %d and 1", c.NumIn(), c.NumOut(), lstmNumInputs)
 	}
 	o := c.Op.Options()
-	act := o.Uint8(lstmAct, 0)
-	cellClip := o.Float32(lstmCellClip, 0)
-	_ = o.Float32(lstmProjClip, 0)
-	timeMajor := o.Bool(lstmTimeMajor, false)
-	_ = o.Bool(lstmAsymmetric, false)
-	diagonal := o.Bool(lstmDiagonal, false)
+	opt := o.UnidirectionalSequenceLSTM() // proj_clip and asymmetric_quantize_inputs are not used
+	act := opt.FusedActivationFunction
+	cellClip := opt.CellClip
+	timeMajor := opt.TimeMajor
+	diagonal := opt.DiagonalRecurrentTensors
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -509,7 +508,7 @@ func lstmTFLMScratch(g *model.Graph, op *model.Op) []int {
 		return nil
 	}
 	batch := dimOf(x, 0)
-	if op.Options().Bool(3, false) { // time_major
+	if op.Options().UnidirectionalSequenceLSTM().TimeMajor {
 		batch = dimOf(x, 1)
 	}
 	n := batch * dimOf(hidden, len(hidden.Shape)-1) * cell.Type.Size()

@@ -68,7 +68,7 @@ func meanLevels(shape []int, axes []int32) (dims, strides [meanMaxLevels]int, nO
 }
 
 // lowerMean lowers MEAN (TFLM reduce.cc) for float32, int8 and int16 over
-// the constant axes of input 1. Option: keep_dims (slot 0), which only
+// the constant axes of input 1. Option: keep_dims, which only
 // shapes the output. Integer inputs are summed into an int32 scratch
 // accumulator per output and requantized with the multiplier
 // input/output scale adjusted for 1/count as QuantizedMeanOrSum does.
@@ -80,7 +80,7 @@ func lowerMean(c *opCtx) error {
 	}
 	in, axis, out := c.In(0), c.In(1), c.Out(0)
 	o := c.Op.Options()
-	_ = o.Bool(reduceKeep, false) // reflected in the output shape
+	_ = o.Reducer() // keep_dims is reflected in the output shape
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

@@ -16,9 +16,8 @@ func init() {
 	register(model.OpMirrorPad, lowerMirrorPad, ownBuffer, withTFLMScratch(mirrorPadTFLMScratch))
 }
 
-// Builtin-option slots and values of MIRROR_PAD (schema.fbs).
+// The values of MirrorPadOptions.mode (options.fbs' MirrorPadMode).
 const (
-	mirrorPadMode      = 0 // MirrorPadOptions.mode
 	mirrorPadReflect   = 0 // MirrorPadMode.REFLECT
 	mirrorPadSymmetric = 1 // MirrorPadMode.SYMMETRIC
 )
@@ -39,7 +38,7 @@ func lowerMirrorPad(c *opCtx) error {
 	if !o.Present() {
 		return c.Errorf("options are missing (mode)")
 	}
-	mode := o.Uint8(mirrorPadMode, mirrorPadReflect)
+	mode := o.MirrorPad().Mode // absent: REFLECT (0)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

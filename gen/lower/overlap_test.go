@@ -178,9 +178,9 @@ func overlapCases(t *testing.T, o *oracle.Oracle, depthwise bool) {
 		m := builder.New("overlap case")
 		iq := difftest.RandQuant(r, model.Int8)
 		in := m.Tensor("in", model.Int8, []int{1, g.inH, g.inW, g.inC}, iq)
-		code, wshape, opts := model.OpConv2D, []int{g.outC, g.fH, g.fW, g.inC}, 1
+		code, wshape, opts := model.OpConv2D, []int{g.outC, g.fH, g.fW, g.inC}, uint8(model.UnionConv2DOptions)
 		if depthwise {
-			code, wshape, opts = model.OpDepthwiseConv2D, []int{1, 3, 3, g.outC}, 2
+			code, wshape, opts = model.OpDepthwiseConv2D, []int{1, 3, 3, g.outC}, model.UnionDepthwiseConv2DOptions
 		}
 		// Per-channel filter scales and an int32 bias, as converters write
 		// them (TFLM's depthwise kernel needs both).
@@ -203,15 +203,18 @@ func overlapCases(t *testing.T, o *oracle.Oracle, depthwise bool) {
 		if g.padH > 0 || g.padW > 0 || (g.outH == (g.inH+g.strideH-1)/g.strideH && g.outW == (g.inW+g.strideW-1)/g.strideW) {
 			pad = 0 // SAME
 		}
-		fields := []builder.Field{builder.Byte(0, pad), builder.Int(1, g.strideW), builder.Int(2, g.strideH), builder.Byte(3, 0), builder.Int(4, 1), builder.Int(5, 1)}
-		if depthwise { // depth_multiplier 1 in slot 3, activation NONE in 4
-			fields = []builder.Field{builder.Byte(0, pad), builder.Int(1, g.strideW), builder.Int(2, g.strideH), builder.Int(3, 1), builder.Byte(4, 0), builder.Int(5, 1), builder.Int(6, 1)}
+		fields := []builder.Field{builder.Byte(model.Conv2DOptionsPadding, pad), builder.Int(model.Conv2DOptionsStrideW, g.strideW), builder.Int(model.Conv2DOptionsStrideH, g.strideH),
+			builder.Byte(model.Conv2DOptionsFusedActivationFunction, 0), builder.Int(model.Conv2DOptionsDilationWFactor, 1), builder.Int(model.Conv2DOptionsDilationHFactor, 1)}
+		if depthwise { // depth_multiplier 1, activation NONE
+			fields = []builder.Field{builder.Byte(model.DepthwiseConv2DOptionsPadding, pad), builder.Int(model.DepthwiseConv2DOptionsStrideW, g.strideW), builder.Int(model.DepthwiseConv2DOptionsStrideH, g.strideH),
+				builder.Int(model.DepthwiseConv2DOptionsDepthMultiplier, 1), builder.Byte(model.DepthwiseConv2DOptionsFusedActivationFunction, 0),
+				builder.Int(model.DepthwiseConv2DOptionsDilationWFactor, 1), builder.Int(model.DepthwiseConv2DOptionsDilationHFactor, 1)}
 		}
 		for c := range bq.Scale {
 			bq.Scale[c] = iq.Scale[0] * wq.Scale[c]
 		}
 		bt := m.ConstI32("b", []int{g.outC}, bq, bias)
-		m.Op(code, []int{in, w, bt}, []int{out}, &builder.Options{Type: uint8(opts), Fields: fields})
+		m.Op(code, []int{in, w, bt}, []int{out}, &builder.Options{Type: opts, Fields: fields})
 		m.IO([]int{in}, []int{out})
 		x := difftest.RandVals(r, model.Int8, g.inH*g.inW*g.inC)
 		got, pairs, gerr := inProcessOverlap(m.Bytes(), x.Raw())

@@ -44,9 +44,8 @@ func poolWindowsNonEmpty(outN, stride, pad, filter, in int) bool {
 }
 
 // lowerPool lowers AVERAGE_POOL_2D and MAX_POOL_2D (TFLM pooling.cc) for
-// float32, int8 and int16 NHWC tensors. Options: padding (slot 0), stride_w
-// (1), stride_h (2), filter_width (3), filter_height (4), fused activation
-// (5). Padding comes from the padding mode and the input size; like TFLM
+// float32, int8 and int16 NHWC tensors. Options: padding, stride_w,
+// stride_h, filter_width, filter_height, fused activation. Padding comes from the padding mode and the input size; like TFLM
 // the kernel then walks the output tensor's own height and width. Integer
 // pooling needs the same scale (within 1e-6) and zero point on both sides.
 func lowerPool(c *opCtx, avg bool) error {
@@ -55,10 +54,11 @@ func lowerPool(c *opCtx, avg bool) error {
 	}
 	in, out := c.In(0), c.Out(0)
 	o := c.Op.Options()
-	padding := o.Uint8(poolPadding, 0)
-	strideW, strideH := int(o.Int32(poolStrideW, 0)), int(o.Int32(poolStrideH, 0))
-	filterW, filterH := int(o.Int32(poolFilterW, 0)), int(o.Int32(poolFilterH, 0))
-	act := quant.Activation(o.Uint8(poolAct, 0))
+	opt := o.Pool2D()
+	padding := opt.Padding
+	strideW, strideH := int(opt.StrideW), int(opt.StrideH)
+	filterW, filterH := int(opt.FilterWidth), int(opt.FilterHeight)
+	act := quant.Activation(opt.FusedActivationFunction)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -148,13 +148,14 @@ func lowerPool(c *opCtx, avg bool) error {
 	return nil
 }
 
-// poolReads: the windows of a pool.
+// poolReads: the windows of a pool. It runs for lowered operators only,
+// whose strides and filter sizes are present and positive (lowerPool
+// refuses others), so their default does not matter.
 func poolReads(_ *model.Graph, op *model.Op) int {
 	o := op.Options()
-	kw, kh := int(o.Int32(poolFilterW, 1)), int(o.Int32(poolFilterH, 1))
-	sw, sh := int(o.Int32(convStrideW, 1)), int(o.Int32(convStrideH, 1))
+	opt := o.Pool2D()
 	if o.Err() != nil {
 		return 1
 	}
-	return windowReads(kh, kw, sh, sw)
+	return windowReads(int(opt.FilterHeight), int(opt.FilterWidth), int(opt.StrideH), int(opt.StrideW))
 }

@@ -37,13 +37,6 @@ func init() {
 	register(model.OpCumsum, lowerCumsum, elementwise)
 }
 
-// Builtin-option slots of CumsumOptions and its union type (schema.fbs).
-const (
-	cumsumExclusive = 0   // CumsumOptions.exclusive
-	cumsumReverse   = 1   // CumsumOptions.reverse
-	unionCumsum     = 102 // CumsumOptions
-)
-
 // reduceOperands checks what all the reductions share: two inputs and one
 // output of the input's type, constant int32 axes in range, an output with
 // one element per kept position. It returns the level fields of
@@ -54,7 +47,7 @@ func reduceOperands(c *opCtx) (in, out *model.Tensor, levels []Field, count int,
 	}
 	in, axis, out := c.In(0), c.In(1), c.Out(0)
 	o := c.Op.Options()
-	_ = o.Bool(reduceKeep, false) // reflected in the output shape
+	_ = o.Reducer() // keep_dims is reflected in the output shape
 	if err := o.Err(); err != nil {
 		return nil, nil, nil, 0, c.Errorf("%v", err)
 	}
@@ -196,7 +189,8 @@ func lowerCumsum(c *opCtx) error {
 	}
 	in, axis, out := c.In(0), c.In(1), c.Out(0)
 	o := c.Op.Options()
-	exclusive, reverse := o.Bool(cumsumExclusive, false), o.Bool(cumsumReverse, false)
+	opt := o.Cumsum()
+	exclusive, reverse := opt.Exclusive, opt.Reverse
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

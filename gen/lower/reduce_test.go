@@ -13,9 +13,6 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
-// unionReducer is the ReducerOptions member of the BuiltinOptions union.
-const unionReducer = 27
-
 // reduceOpt says how randReduce picks an unusual case.
 type reduceOpt struct {
 	badAxis   bool // one axis out of range (TFLM's Invoke fails)
@@ -137,7 +134,7 @@ func randReduce(r *rand.Rand, code model.OpCode, dt model.DType, opt reduceOpt) 
 	}
 	ax := av.ConstTensor(m, "axis", axisShape, nil)
 	out := m.Tensor("out", dt, outShape, qo)
-	m.Op(code, []int{in, ax}, []int{out}, &builder.Options{Type: unionReducer, Fields: []builder.Field{builder.Bool(reduceKeep, keep)}})
+	m.Op(code, []int{in, ax}, []int{out}, &builder.Options{Type: model.UnionReducerOptions, Fields: []builder.Field{builder.Bool(model.ReducerOptionsKeepDims, keep)}})
 	m.IO([]int{in}, []int{out})
 	c.inputs = []difftest.Vals{vals}
 	c.model = m.Bytes()
@@ -257,8 +254,8 @@ func randCumsum(r *rand.Rand, dt model.DType, badAxis bool) diffCase {
 	}
 	ax := m.ConstI32("axis", axisShape, nil, []int32{int32(axis)})
 	out := m.Tensor("out", dt, shape, qo)
-	m.Op(model.OpCumsum, []int{in, ax}, []int{out}, &builder.Options{Type: unionCumsum, Fields: []builder.Field{
-		builder.Bool(cumsumExclusive, exclusive), builder.Bool(cumsumReverse, reverse)}})
+	m.Op(model.OpCumsum, []int{in, ax}, []int{out}, &builder.Options{Type: model.UnionCumsumOptions, Fields: []builder.Field{
+		builder.Bool(model.CumsumOptionsExclusive, exclusive), builder.Bool(model.CumsumOptionsReverse, reverse)}})
 	m.IO([]int{in}, []int{out})
 	c.inputs = []difftest.Vals{difftest.RandVals(r, dt, shapeProd(shape))}
 	c.model = m.Bytes()

@@ -25,12 +25,6 @@ func init() {
 	register(model.OpDynamicUpdateSlice, lowerDynamicUpdateSlice, ownBuffer)
 }
 
-// Builtin-option slots of the operators of this file (schema.fbs).
-const (
-	d2sBlockSize = 0 // DepthToSpaceOptions.block_size
-	s2dBlockSize = 0 // SpaceToDepthOptions.block_size
-)
-
 // reshuffleType checks that t has one of the element types an operator
 // accepts (TFLM's kernel switch) and names them otherwise.
 func reshuffleType(c *opCtx, t *model.Tensor, ok ...model.DType) error {
@@ -145,12 +139,17 @@ func splitVSizesAgree(sizes []int64, dim int, c *opCtx, axis int) error {
 
 // blockSize reads the block_size option of DEPTH_TO_SPACE and
 // SPACE_TO_DEPTH, which must be positive (TFLM divides by it).
-func blockSize(c *opCtx, slot int) (int, error) {
+func blockSize(c *opCtx) (int, error) {
 	o := c.Op.Options()
 	if !o.Present() {
 		return 0, c.Errorf("options are missing (block_size)")
 	}
-	bs := o.Int32(slot, 0)
+	var bs int32
+	if c.Op.Code == model.OpDepthToSpace {
+		bs = o.DepthToSpace().BlockSize
+	} else {
+		bs = o.SpaceToDepth().BlockSize
+	}
 	if err := o.Err(); err != nil {
 		return 0, c.Errorf("%v", err)
 	}
@@ -185,7 +184,7 @@ func lowerDepthToSpace(c *opCtx) error {
 	if err != nil {
 		return err
 	}
-	bs, err := blockSize(c, d2sBlockSize)
+	bs, err := blockSize(c)
 	if err != nil {
 		return err
 	}
@@ -213,7 +212,7 @@ func lowerSpaceToDepth(c *opCtx) error {
 	if err != nil {
 		return err
 	}
-	bs, err := blockSize(c, s2dBlockSize)
+	bs, err := blockSize(c)
 	if err != nil {
 		return err
 	}

@@ -11,15 +11,6 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
-// BuiltinOptions union types of the operators of reshuffle.go and
-// mirror_pad.go (schema.fbs).
-const (
-	unionSpaceToDepth = 19 // SpaceToDepthOptions
-	unionMirrorPad    = 77 // MirrorPadOptions
-	unionSplitV       = 79 // SplitVOptions
-	unionDepthToSpace = 94 // DepthToSpaceOptions
-)
-
 // reshuffleVals draws n values of type dt; bool as 0 and 1.
 func reshuffleVals(r *rand.Rand, dt model.DType, n int) difftest.Vals {
 	if dt == model.Bool {
@@ -103,7 +94,7 @@ func randSplitV(r *rand.Rand, dt model.DType) diffCase {
 		os[axis] = int(sizes[i])
 		outs = append(outs, m.Tensor(fmt.Sprintf("out%d", i), dt, os, reshuffleOutQ(r, dt, q)))
 	}
-	m.Op(model.OpSplitV, []int{ti, ts, ta}, outs, &builder.Options{Type: unionSplitV, Fields: []builder.Field{builder.Int(0, n)}})
+	m.Op(model.OpSplitV, []int{ti, ts, ta}, outs, &builder.Options{Type: model.UnionSplitVOptions, Fields: []builder.Field{builder.Int(model.SplitVOptionsNumSplits, n)}})
 	m.IO([]int{ti}, outs)
 	c.model = m.Bytes()
 	return c
@@ -117,7 +108,7 @@ func randDepthToSpace(r *rand.Rand, dt model.DType) diffCase {
 	m := builder.New("depth_to_space differential case")
 	ti, q := reshuffleIn(r, m, &c, dt, in)
 	to := m.Tensor("out", dt, out, reshuffleOutQ(r, dt, q))
-	m.Op(model.OpDepthToSpace, []int{ti}, []int{to}, &builder.Options{Type: unionDepthToSpace, Fields: []builder.Field{builder.Int(d2sBlockSize, bs)}})
+	m.Op(model.OpDepthToSpace, []int{ti}, []int{to}, &builder.Options{Type: model.UnionDepthToSpaceOptions, Fields: []builder.Field{builder.Int(model.DepthToSpaceOptionsBlockSize, bs)}})
 	m.IO([]int{ti}, []int{to})
 	c.model = m.Bytes()
 	return c
@@ -131,7 +122,7 @@ func randSpaceToDepth(r *rand.Rand, dt model.DType) diffCase {
 	m := builder.New("space_to_depth differential case")
 	ti, q := reshuffleIn(r, m, &c, dt, in)
 	to := m.Tensor("out", dt, out, reshuffleOutQ(r, dt, q))
-	m.Op(model.OpSpaceToDepth, []int{ti}, []int{to}, &builder.Options{Type: unionSpaceToDepth, Fields: []builder.Field{builder.Int(s2dBlockSize, bs)}})
+	m.Op(model.OpSpaceToDepth, []int{ti}, []int{to}, &builder.Options{Type: model.UnionSpaceToDepthOptions, Fields: []builder.Field{builder.Int(model.SpaceToDepthOptionsBlockSize, bs)}})
 	m.IO([]int{ti}, []int{to})
 	c.model = m.Bytes()
 	return c
@@ -252,7 +243,7 @@ func randMirrorPad(r *rand.Rand, dt model.DType) diffCase {
 		tp = i32Vals(pads).ConstTensor(m, "paddings", []int{rank, 2}, nil)
 	}
 	to := m.Tensor("out", dt, out, reshuffleOutQ(r, dt, q))
-	m.Op(model.OpMirrorPad, []int{ti, tp}, []int{to}, &builder.Options{Type: unionMirrorPad, Fields: []builder.Field{builder.Byte(mirrorPadMode, mode)}})
+	m.Op(model.OpMirrorPad, []int{ti, tp}, []int{to}, &builder.Options{Type: model.UnionMirrorPadOptions, Fields: []builder.Field{builder.Byte(model.MirrorPadOptionsMode, mode)}})
 	m.IO([]int{ti}, []int{to})
 	c.model = m.Bytes()
 	return c
@@ -428,14 +419,14 @@ func TestReshuffleRefusedAsTFLM(t *testing.T) {
 		return shapeT{dt: model.Int64, shape: shape, data: shapeVals(model.Int64, f)}
 	}
 	out := func(dt model.DType, shape ...int) shapeT { return shapeT{dt: dt, shape: shape} }
-	splitV := &builder.Options{Type: unionSplitV, Fields: []builder.Field{builder.Int(0, 2)}}
+	splitV := &builder.Options{Type: model.UnionSplitVOptions, Fields: []builder.Field{builder.Int(model.SplitVOptionsNumSplits, 2)}}
 	d2s := func(bs int) *builder.Options {
-		return &builder.Options{Type: unionDepthToSpace, Fields: []builder.Field{builder.Int(d2sBlockSize, bs)}}
+		return &builder.Options{Type: model.UnionDepthToSpaceOptions, Fields: []builder.Field{builder.Int(model.DepthToSpaceOptionsBlockSize, bs)}}
 	}
 	s2d := func(bs int) *builder.Options {
-		return &builder.Options{Type: unionSpaceToDepth, Fields: []builder.Field{builder.Int(s2dBlockSize, bs)}}
+		return &builder.Options{Type: model.UnionSpaceToDepthOptions, Fields: []builder.Field{builder.Int(model.SpaceToDepthOptionsBlockSize, bs)}}
 	}
-	mirror := &builder.Options{Type: unionMirrorPad, Fields: []builder.Field{builder.Byte(mirrorPadMode, mirrorPadReflect)}}
+	mirror := &builder.Options{Type: model.UnionMirrorPadOptions, Fields: []builder.Field{builder.Byte(model.MirrorPadOptionsMode, mirrorPadReflect)}}
 	for _, tc := range []struct {
 		desc string
 		c    diffCase
@@ -535,7 +526,7 @@ func TestReshuffleTFLMGoldens(t *testing.T) {
 		q := shapeQ(dt)
 		for _, c := range mirror {
 			in, out := c.in[1:], c.out[1:]
-			opts := &builder.Options{Type: unionMirrorPad, Fields: []builder.Field{builder.Byte(mirrorPadMode, c.mode)}}
+			opts := &builder.Options{Type: model.UnionMirrorPadOptions, Fields: []builder.Field{builder.Byte(model.MirrorPadOptionsMode, c.mode)}}
 			data := shapeModel(model.OpMirrorPad, opts,
 				[]shapeT{{dt: dt, shape: in, q: q}, {dt: model.Int32, shape: []int{len(in), 2}, data: shapeI32(c.pads...)}},
 				[]shapeT{{dt: dt, shape: out, q: q}})
@@ -562,11 +553,11 @@ func TestReshuffleTFLMGoldens(t *testing.T) {
 			if c.name == "SimpleCase5" {
 				bs = 1
 			}
-			opts := &builder.Options{Type: unionDepthToSpace, Fields: []builder.Field{builder.Int(d2sBlockSize, bs)}}
+			opts := &builder.Options{Type: model.UnionDepthToSpaceOptions, Fields: []builder.Field{builder.Int(model.DepthToSpaceOptionsBlockSize, bs)}}
 			data := shapeModel(model.OpDepthToSpace, opts, []shapeT{{dt: dt, shape: c.in, q: q}}, []shapeT{{dt: dt, shape: c.out, q: q}})
 			reshuffleGolden(t, "DEPTH_TO_SPACE "+c.name, dt, data, c.input, c.golden)
 			// SPACE_TO_DEPTH inverts it.
-			opts = &builder.Options{Type: unionSpaceToDepth, Fields: []builder.Field{builder.Int(s2dBlockSize, bs)}}
+			opts = &builder.Options{Type: model.UnionSpaceToDepthOptions, Fields: []builder.Field{builder.Int(model.SpaceToDepthOptionsBlockSize, bs)}}
 			data = shapeModel(model.OpSpaceToDepth, opts, []shapeT{{dt: dt, shape: c.out, q: q}}, []shapeT{{dt: dt, shape: c.in, q: q}})
 			reshuffleGolden(t, "SPACE_TO_DEPTH inverse of "+c.name, dt, data, c.golden, c.input)
 		}

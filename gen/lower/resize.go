@@ -16,14 +16,6 @@ import (
 // bilinear resize, 10-bit fixed point for int8) and handed to the kernels
 // as tables (kernels/resize.go).
 
-// Builtin-option slots (tensorflow/lite/schema/schema.fbs).
-const (
-	resizeNearestAlignCorners = 0 // ResizeNearestNeighborOptions.align_corners
-	resizeNearestHalfPixel    = 1 // ResizeNearestNeighborOptions.half_pixel_centers
-	resizeBilinearAlign       = 2 // ResizeBilinearOptions.align_corners (0 and 1 are the deprecated new_height, new_width)
-	resizeBilinearHalfPixel   = 3 // ResizeBilinearOptions.half_pixel_centers
-)
-
 func init() {
 	register(model.OpResizeNearestNeighbor, lowerResizeNearest, ownBuffer)
 	register(model.OpResizeBilinear, lowerResizeBilinear, ownBuffer)
@@ -40,7 +32,7 @@ type resizeGeom struct {
 	align, halfPix bool
 }
 
-func resizeCheck(c *opCtx, alignSlot, halfSlot int) (*resizeGeom, error) {
+func resizeCheck(c *opCtx) (*resizeGeom, error) {
 	if c.NumIn() != 2 || c.NumOut() != 1 {
 		return nil, c.Errorf("has %d inputs and %d outputs, want 2 and 1", c.NumIn(), c.NumOut())
 	}
@@ -65,8 +57,14 @@ func resizeCheck(c *opCtx, alignSlot, halfSlot int) (*resizeGeom, error) {
 		return nil, c.Errorf("output type %s differs from input type %s", out.Type, in.Type)
 	}
 	o := c.Op.Options()
-	g := &resizeGeom{in: in, out: out, b: in.Shape[0], h: in.Shape[1], w: in.Shape[2], d: in.Shape[3],
-		align: o.Bool(alignSlot, false), halfPix: o.Bool(halfSlot, false)}
+	g := &resizeGeom{in: in, out: out, b: in.Shape[0], h: in.Shape[1], w: in.Shape[2], d: in.Shape[3]}
+	if c.Op.Code == model.OpResizeBilinear {
+		opt := o.ResizeBilinear()
+		g.align, g.halfPix = opt.AlignCorners, opt.HalfPixelCenters
+	} else {
+		opt := o.ResizeNearestNeighbor()
+		g.align, g.halfPix = opt.AlignCorners, opt.HalfPixelCenters
+	}
 	if err := o.Err(); err != nil {
 		return nil, c.Errorf("%v", err)
 	}
@@ -112,7 +110,7 @@ func nearestIndex(v, n, out int, align, halfPix bool) int {
 }
 
 func lowerResizeNearest(c *opCtx) error {
-	g, err := resizeCheck(c, resizeNearestAlignCorners, resizeNearestHalfPixel)
+	g, err := resizeCheck(c)
 	if err != nil {
 		return err
 	}
@@ -191,7 +189,7 @@ func bilinearAxisF32(c *opCtx, n, out, stride int, align, halfPix bool) ([]int32
 }
 
 func lowerResizeBilinear(c *opCtx) error {
-	g, err := resizeCheck(c, resizeBilinearAlign, resizeBilinearHalfPixel)
+	g, err := resizeCheck(c)
 	if err != nil {
 		return err
 	}

@@ -13,14 +13,6 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
-// Union types of the options tables these tests write (schema.fbs).
-const (
-	unionResizeBilinear = 15
-	unionGather         = 23
-	unionShape          = 55
-	unionResizeNearest  = 74
-)
-
 // randResize is a random RESIZE_NEAREST_NEIGHBOR or RESIZE_BILINEAR case:
 // up- and downscaling (one case in four by large and odd ratios) and both
 // options.
@@ -49,11 +41,11 @@ func randResize(r *rand.Rand, code model.OpCode, dt model.DType, bothOptions boo
 	c.inputs = []difftest.Vals{vals}
 	size := m.ConstI32("size", []int{2}, nil, []int32{int32(oh), int32(ow)})
 	out := m.Tensor("out", dt, []int{b, oh, ow, d}, q)
-	opts := &builder.Options{Type: unionResizeNearest, Fields: []builder.Field{
-		builder.Bool(resizeNearestAlignCorners, align), builder.Bool(resizeNearestHalfPixel, half)}}
+	opts := &builder.Options{Type: model.UnionResizeNearestNeighborOptions, Fields: []builder.Field{
+		builder.Bool(model.ResizeNearestNeighborOptionsAlignCorners, align), builder.Bool(model.ResizeNearestNeighborOptionsHalfPixelCenters, half)}}
 	if code == model.OpResizeBilinear {
-		opts = &builder.Options{Type: unionResizeBilinear, Fields: []builder.Field{
-			builder.Bool(resizeBilinearAlign, align), builder.Bool(resizeBilinearHalfPixel, half)}}
+		opts = &builder.Options{Type: model.UnionResizeBilinearOptions, Fields: []builder.Field{
+			builder.Bool(model.ResizeBilinearOptionsAlignCorners, align), builder.Bool(model.ResizeBilinearOptionsHalfPixelCenters, half)}}
 	}
 	m.Op(code, []int{in, size}, []int{out}, opts)
 	m.IO([]int{in}, []int{out})
@@ -118,8 +110,8 @@ func TestResizeBilinearOutsideInputRefused(t *testing.T) {
 	in := m.Tensor("in", model.Int8, []int{1, 1, 1, 1}, nil)
 	size := m.ConstI32("size", []int{2}, nil, []int32{2000, 1})
 	out := m.Tensor("out", model.Int8, []int{1, 2000, 1, 1}, nil)
-	m.Op(model.OpResizeBilinear, []int{in, size}, []int{out}, &builder.Options{Type: unionResizeBilinear,
-		Fields: []builder.Field{builder.Bool(resizeBilinearHalfPixel, true)}})
+	m.Op(model.OpResizeBilinear, []int{in, size}, []int{out}, &builder.Options{Type: model.UnionResizeBilinearOptions,
+		Fields: []builder.Field{builder.Bool(model.ResizeBilinearOptionsHalfPixelCenters, true)}})
 	m.IO([]int{in}, []int{out})
 	_, err := inProcess(m.Bytes(), []byte{7})
 	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "outside its input") {

@@ -19,12 +19,6 @@ import (
 // it, so VAR_HANDLE emits no code, READ_VARIABLE is one copy out of the
 // variable and ASSIGN_VARIABLE one copy into it.
 
-// Option slots of VarHandleOptions (schema.fbs).
-const (
-	optVarHandleContainer  = 0
-	optVarHandleSharedName = 1
-)
-
 func init() {
 	register(model.OpVarHandle, lowerVarHandle, ownBuffer)
 	register(model.OpReadVariable, lowerReadVariable, ownBuffer)
@@ -93,8 +87,9 @@ func newLowerState(g *model.Graph) *lowerState {
 
 func (st *lowerState) varHandle(op *model.Op) {
 	o := op.Options()
-	container, hasC := o.String(optVarHandleContainer)
-	name, hasN := o.String(optVarHandleSharedName)
+	opt := o.VarHandle()
+	container, hasC := opt.Container, opt.HasContainer
+	name, hasN := opt.SharedName, opt.HasSharedName
 	switch {
 	case o.Err() != nil:
 		st.handleErr[op] = o.Err().Error()

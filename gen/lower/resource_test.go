@@ -15,19 +15,10 @@ import (
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
-// Union types of the BuiltinOptions members of the control flow and
-// resource operators (schema.fbs).
-const (
-	unionIfOptions        = 92
-	unionWhileOptions     = 93
-	unionCallOnceOptions  = 103
-	unionVarHandleOptions = 111
-)
-
 // varHandle adds VAR_HANDLE(shared_name) to m and returns its handle tensor.
 func varHandle(m *builder.Model, name string) int {
 	h := m.Tensor(name+"/handle", model.Resource, []int{}, nil)
-	o := builder.Options{Type: unionVarHandleOptions}.String(optVarHandleSharedName, name)
+	o := builder.Options{Type: model.UnionVarHandleOptions}.String(model.VarHandleOptionsSharedName, name)
 	m.Op(model.OpVarHandle, nil, []int{h}, &o)
 	return h
 }
@@ -151,7 +142,7 @@ func TestResourceVariablesRefused(t *testing.T) {
 		}},
 		{"no shared_name", model.OpVarHandle, "has no shared_name", func(m *builder.Model, x, y int) {
 			h := m.Tensor("h", model.Resource, []int{}, nil)
-			m.Op(model.OpVarHandle, nil, []int{h}, &builder.Options{Type: unionVarHandleOptions})
+			m.Op(model.OpVarHandle, nil, []int{h}, &builder.Options{Type: model.UnionVarHandleOptions})
 			m.Op(model.OpAssignVariable, []int{h, x}, nil, nil)
 			m.Op(model.OpReadVariable, []int{h}, []int{y}, nil)
 		}},

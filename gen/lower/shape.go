@@ -67,7 +67,7 @@ func lowerReshape(c *opCtx) error {
 		newShape, have = v, true
 	} else if c.In(1) == nil {
 		o := c.Op.Options()
-		v := o.Int32s(reshapeShape)
+		v := o.Reshape().NewShape
 		if err := o.Err(); err != nil {
 			return c.Errorf("%v", err)
 		}
@@ -114,7 +114,7 @@ func reshapeAgrees(newShape []int64, elems int, outShape []int) error {
 	return nil
 }
 
-// lowerSqueeze lowers SQUEEZE: squeeze_dims (options slot 0) must name
+// lowerSqueeze lowers SQUEEZE: squeeze_dims (an option) must name
 // dimensions of size one, as TFLM's squeeze.cc checks.
 func lowerSqueeze(c *opCtx) error {
 	if c.NumIn() != 1 || c.NumOut() != 1 {
@@ -128,7 +128,7 @@ func lowerSqueeze(c *opCtx) error {
 		return c.Errorf("input has %d dimensions, at most 8 are supported", len(in.Shape))
 	}
 	o := c.Op.Options()
-	dims := o.Int32s(squeezeDims)
+	dims := o.Squeeze().SqueezeDims
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -212,7 +212,7 @@ func shapeAxis(c *opCtx, axis int32, n int) (int, error) {
 	return a, nil
 }
 
-// lowerConcatenation lowers CONCATENATION (axis in options slot 0, no fused
+// lowerConcatenation lowers CONCATENATION (axis in the options, no fused
 // activation), with TFLM's rules: equal types, int8 inputs quantized like
 // the output, int16 zero points 0.
 func lowerConcatenation(c *opCtx) error {
@@ -221,8 +221,8 @@ func lowerConcatenation(c *opCtx) error {
 	}
 	out := c.Out(0)
 	o := c.Op.Options()
-	axisOpt := o.Int32(concatAxis, 0)
-	act := o.Uint8(concatAct, 0)
+	opt := o.Concatenation()
+	axisOpt, act := opt.Axis, opt.FusedActivationFunction
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -286,7 +286,7 @@ func lowerConcatenation(c *opCtx) error {
 	return nil
 }
 
-// lowerPack lowers PACK (values_count in options slot 0, axis in slot 1),
+// lowerPack lowers PACK (values_count and axis in the options),
 // as TFLM's pack.cc.
 func lowerPack(c *opCtx) error {
 	if c.NumIn() < 1 || c.NumOut() != 1 {
@@ -294,7 +294,8 @@ func lowerPack(c *opCtx) error {
 	}
 	out := c.Out(0)
 	o := c.Op.Options()
-	count, axisOpt := o.Int32(packCount, 0), o.Int32(packAxis, 0)
+	opt := o.Pack()
+	count, axisOpt := opt.ValuesCount, opt.Axis
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -335,7 +336,7 @@ func lowerPack(c *opCtx) error {
 	return nil
 }
 
-// lowerUnpack lowers UNPACK (num in options slot 0, axis in slot 1), as
+// lowerUnpack lowers UNPACK (num and axis in the options), as
 // TFLM's unpack.cc.
 func lowerUnpack(c *opCtx) error {
 	if c.NumIn() != 1 || c.NumOut() < 1 {
@@ -346,7 +347,8 @@ func lowerUnpack(c *opCtx) error {
 		return c.Errorf("input 0 is missing")
 	}
 	o := c.Op.Options()
-	num, axisOpt := o.Int32(unpackNum, 0), o.Int32(unpackAxis, 0)
+	opt := o.Unpack()
+	num, axisOpt := opt.Num, opt.Axis
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -385,7 +387,7 @@ func lowerUnpack(c *opCtx) error {
 }
 
 // lowerSplit lowers SPLIT (constant int32 axis as input 0, data as input 1,
-// num_splits in options slot 0) into equal parts, as TFLM's split.cc.
+// num_splits in the options) into equal parts, as TFLM's split.cc.
 func lowerSplit(c *opCtx) error {
 	if c.NumIn() != 2 || c.NumOut() < 1 {
 		return c.Errorf("has %d inputs and %d outputs, want 2 and at least 1", c.NumIn(), c.NumOut())
@@ -402,7 +404,7 @@ func lowerSplit(c *opCtx) error {
 		return c.Errorf("axis has %d values, want 1", len(av))
 	}
 	o := c.Op.Options()
-	num := o.Int32(splitNum, 0)
+	num := o.Split().NumSplits
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

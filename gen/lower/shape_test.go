@@ -212,22 +212,14 @@ func shapeEmpty(want [][]byte) bool {
 	return true
 }
 
-// BuiltinOptions union types used by the tests (schema order).
+// BuiltinOptions union types of tables without fields that the tests
+// write (schema order); the others are internal/model's Union constants.
 const (
-	shapeOptConcat       = 10
-	shapeOptReshape      = 17
-	shapeOptPad          = 22
-	shapeOptTranspose    = 26
-	shapeOptSqueeze      = 30
-	shapeOptStridedSlice = 32
-	shapeOptSplit        = 35
-	shapeOptArgMax       = 40
-	shapeOptPadV2        = 43
-	shapeOptSlice        = 48
-	shapeOptExpandDims   = 52
-	shapeOptArgMin       = 57
-	shapeOptPack         = 59
-	shapeOptUnpack       = 64
+	shapeOptPad        = 22
+	shapeOptTranspose  = 26
+	shapeOptPadV2      = 43
+	shapeOptSlice      = 48
+	shapeOptExpandDims = 52
 )
 
 // shapeViewModel builds x -> PAD -> t1 -> view -> t2 -> PAD -> y with
@@ -262,11 +254,11 @@ func TestShapeViews(t *testing.T) {
 	i32 := func(v ...int32) shapeT { return shapeT{dt: model.Int32, shape: []int{len(v)}, data: shapeI32(v...)} }
 	vals := shapeVals(model.Float32, shapeSeq(6))
 	reshapeOpts := func(s ...int32) *builder.Options {
-		o := builder.Options{Type: shapeOptReshape}.IntVector(0, s)
+		o := builder.Options{Type: model.UnionReshapeOptions}.IntVector(model.ReshapeOptionsNewShape, s)
 		return &o
 	}
 	squeezeOpts := func(s ...int32) *builder.Options {
-		o := builder.Options{Type: shapeOptSqueeze}.IntVector(0, s)
+		o := builder.Options{Type: model.UnionSqueezeOptions}.IntVector(model.SqueezeOptionsSqueezeDims, s)
 		return &o
 	}
 	i8 := shapeT{dt: model.Int8, shape: []int{1, 4}, q: shapeQ(model.Int8)}
@@ -305,7 +297,7 @@ func TestShapeViews(t *testing.T) {
 			z := m.Tensor("z", model.Float32, []int{2}, nil)
 			y := m.Tensor("y", model.Float32, []int{4}, nil)
 			m.Op(model.OpReshape, []int{k}, []int{z}, reshapeOpts(2))
-			m.Op(model.OpConcatenation, []int{x, z}, []int{y}, shapeOpts(shapeOptConcat, builder.Int(0, 0)))
+			m.Op(model.OpConcatenation, []int{x, z}, []int{y}, shapeOpts(model.UnionConcatenationOptions, builder.Int(model.ConcatenationOptionsAxis, 0)))
 			m.IO([]int{x}, []int{y})
 			return m.Bytes()
 		}(), inputs: [][]byte{shapeVals(model.Float32, []float64{1, 2})}, want: [][]byte{shapeVals(model.Float32, []float64{1, 2, 7, -8})}},
@@ -322,7 +314,7 @@ func shapeConcatCase(name string, dt model.DType, axis int, shapes [][]int, vals
 		inputs = append(inputs, shapeVals(dt, vals[i]))
 	}
 	return shapeCase{name: name,
-		model:  shapeModel(model.OpConcatenation, shapeOpts(shapeOptConcat, builder.Int(0, axis)), ins, []shapeT{{dt: dt, shape: outShape, q: shapeQ(dt)}}),
+		model:  shapeModel(model.OpConcatenation, shapeOpts(model.UnionConcatenationOptions, builder.Int(model.ConcatenationOptionsAxis, axis)), ins, []shapeT{{dt: dt, shape: outShape, q: shapeQ(dt)}}),
 		inputs: inputs, want: [][]byte{shapeVals(dt, want)}}
 }
 
@@ -355,17 +347,17 @@ func TestShapeConcatenation(t *testing.T) {
 	}
 	// A constant input is read from read-only data (moveStridedConst).
 	cases = append(cases, shapeCase{name: "ConstInput",
-		model: shapeModel(model.OpConcatenation, shapeOpts(shapeOptConcat, builder.Int(0, 1)),
+		model: shapeModel(model.OpConcatenation, shapeOpts(model.UnionConcatenationOptions, builder.Int(model.ConcatenationOptionsAxis, 1)),
 			[]shapeT{{dt: model.Float32, shape: []int{2, 1}}, {dt: model.Float32, shape: []int{2, 2}, data: shapeVals(model.Float32, []float64{5, 6, 7, 8})}},
 			[]shapeT{{dt: model.Float32, shape: []int{2, 3}}}),
 		inputs: [][]byte{shapeVals(model.Float32, []float64{1, 2})},
 		want:   [][]byte{shapeVals(model.Float32, []float64{1, 5, 6, 2, 7, 8})}})
 	// TFLM's Prepare rejects int8 inputs quantized differently from the
 	// output and any fused activation.
-	bad := shapeModel(model.OpConcatenation, shapeOpts(shapeOptConcat, builder.Int(0, 0)),
+	bad := shapeModel(model.OpConcatenation, shapeOpts(model.UnionConcatenationOptions, builder.Int(model.ConcatenationOptionsAxis, 0)),
 		[]shapeT{{dt: model.Int8, shape: []int{1}, q: builder.PerTensor(0.5, 0)}, {dt: model.Int8, shape: []int{1}, q: builder.PerTensor(1, 0)}},
 		[]shapeT{{dt: model.Int8, shape: []int{2}, q: builder.PerTensor(1, 0)}})
-	act := shapeModel(model.OpConcatenation, shapeOpts(shapeOptConcat, builder.Int(0, 0), builder.Byte(1, 1)),
+	act := shapeModel(model.OpConcatenation, shapeOpts(model.UnionConcatenationOptions, builder.Int(model.ConcatenationOptionsAxis, 0), builder.Byte(model.ConcatenationOptionsFusedActivationFunction, 1)),
 		[]shapeT{{dt: model.Float32, shape: []int{1}}, {dt: model.Float32, shape: []int{1}}}, []shapeT{{dt: model.Float32, shape: []int{2}}})
 	cases = append(cases, shapeCase{name: "Int8Rescale", model: bad, wantErr: "quantization"},
 		shapeCase{name: "FusedActivation", model: act, wantErr: "fused activation"})
@@ -383,7 +375,7 @@ func TestShapePackUnpackSplit(t *testing.T) {
 			inputs = append(inputs, shapeVals(dt, v))
 		}
 		return shapeCase{name: name,
-			model:  shapeModel(model.OpPack, shapeOpts(shapeOptPack, builder.Int(0, len(vals)), builder.Int(1, axis)), ins, []shapeT{{dt: dt, shape: outShape}}),
+			model:  shapeModel(model.OpPack, shapeOpts(model.UnionPackOptions, builder.Int(model.PackOptionsValuesCount, len(vals)), builder.Int(model.PackOptionsAxis, axis)), ins, []shapeT{{dt: dt, shape: outShape}}),
 			inputs: inputs, want: [][]byte{shapeVals(dt, want)}}
 	}
 	unpack := func(name string, dt model.DType, axis int, inShape []int, vals []float64, outShape []int, want [][]float64) shapeCase {
@@ -394,7 +386,7 @@ func TestShapePackUnpackSplit(t *testing.T) {
 			w = append(w, shapeVals(dt, v))
 		}
 		return shapeCase{name: name,
-			model:  shapeModel(model.OpUnpack, shapeOpts(shapeOptUnpack, builder.Int(0, len(want)), builder.Int(1, axis)), []shapeT{{dt: dt, shape: inShape}}, outs),
+			model:  shapeModel(model.OpUnpack, shapeOpts(model.UnionUnpackOptions, builder.Int(model.UnpackOptionsNum, len(want)), builder.Int(model.UnpackOptionsAxis, axis)), []shapeT{{dt: dt, shape: inShape}}, outs),
 			inputs: [][]byte{shapeVals(dt, vals)}, want: w}
 	}
 	split := func(name string, dt model.DType, axis int32, inShape []int, vals []float64, outShape []int, want [][]float64) shapeCase {
@@ -405,7 +397,7 @@ func TestShapePackUnpackSplit(t *testing.T) {
 			w = append(w, shapeVals(dt, v))
 		}
 		return shapeCase{name: name,
-			model: shapeModel(model.OpSplit, shapeOpts(shapeOptSplit, builder.Int(0, len(want))),
+			model: shapeModel(model.OpSplit, shapeOpts(model.UnionSplitOptions, builder.Int(model.SplitOptionsNumSplits, len(want))),
 				[]shapeT{{dt: model.Int32, shape: []int{1}, data: shapeI32(axis)}, {dt: dt, shape: inShape}}, outs),
 			inputs: [][]byte{shapeVals(dt, vals)}, want: w}
 	}
@@ -530,12 +522,12 @@ func TestArgMinMaxTFLM(t *testing.T) {
 			}
 		}
 		out := append(append([]int{}, in[:(int(axis)+len(in))%len(in)]...), in[(int(axis)+len(in))%len(in)+1:]...)
-		typ := uint8(shapeOptArgMax)
+		typ, slot := uint8(model.UnionArgMaxOptions), model.ArgMaxOptionsOutputType
 		if code == model.OpArgMin {
-			typ = shapeOptArgMin
+			typ, slot = model.UnionArgMinOptions, model.ArgMinOptionsOutputType
 		}
 		return shapeCase{name: name,
-			model: shapeModel(code, shapeOpts(typ, builder.Byte(0, int(ot))),
+			model: shapeModel(code, shapeOpts(typ, builder.Byte(slot, int(ot))),
 				[]shapeT{{dt: dt, shape: in, q: q}, {dt: model.Int32, shape: []int{1}, data: shapeI32(axis)}},
 				[]shapeT{{dt: ot, shape: out}}),
 			inputs: [][]byte{shapeVals(dt, vals)}, want: [][]byte{shapeVals(ot, want)}}
@@ -562,7 +554,7 @@ func TestArgMinMaxTFLM(t *testing.T) {
 		argCase("FloatNaN", model.OpArgMax, model.Float32, model.Int32, []int{1, 4}, 1, []float64{nan, 1, 3, nan}, []float64{2}),
 	}
 	cases = append(cases, shapeCase{name: "OutputTypeMismatch",
-		model: shapeModel(model.OpArgMax, shapeOpts(shapeOptArgMax, builder.Byte(0, int(model.Int64))),
+		model: shapeModel(model.OpArgMax, shapeOpts(model.UnionArgMaxOptions, builder.Byte(model.ArgMaxOptionsOutputType, int(model.Int64))),
 			[]shapeT{{dt: model.Float32, shape: []int{4}}, {dt: model.Int32, shape: []int{1}, data: shapeI32(0)}},
 			[]shapeT{{dt: model.Int32, shape: []int{}}}), wantErr: "output_type"})
 	shapeRun(t, cases)

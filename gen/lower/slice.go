@@ -353,12 +353,9 @@ func lowerStridedSlice(c *opCtx) error {
 		}
 	}
 	o := c.Op.Options()
-	opts := stridedSliceOpts{
-		beginMask:  o.Int32(ssBeginMask, 0),
-		endMask:    o.Int32(ssEndMask, 0),
-		shrinkMask: o.Int32(ssShrinkMask, 0),
-	}
-	ellipsis, newAxis, offset := o.Int32(ssEllipsis, 0), o.Int32(ssNewAxis, 0), o.Bool(ssOffset, false)
+	opt := o.StridedSlice()
+	opts := stridedSliceOpts{beginMask: opt.BeginMask, endMask: opt.EndMask, shrinkMask: opt.ShrinkAxisMask}
+	ellipsis, newAxis, offset := opt.EllipsisMask, opt.NewAxisMask, opt.Offset
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

@@ -96,8 +96,8 @@ func TestStridedSliceTFLM(t *testing.T) {
 		golden := make([]float64, nOut)
 		copy(golden, c.golden)
 		q := shapeQ(c.dt)
-		opts := shapeOpts(shapeOptStridedSlice, builder.Int(0, int(c.masks[0])), builder.Int(1, int(c.masks[1])),
-			builder.Int(2, int(c.masks[2])), builder.Int(3, int(c.masks[3])), builder.Int(4, int(c.masks[4])), builder.Bool(5, c.offset))
+		opts := shapeOpts(model.UnionStridedSliceOptions, builder.Int(model.StridedSliceOptionsBeginMask, int(c.masks[0])), builder.Int(model.StridedSliceOptionsEndMask, int(c.masks[1])),
+			builder.Int(model.StridedSliceOptionsEllipsisMask, int(c.masks[2])), builder.Int(model.StridedSliceOptionsNewAxisMask, int(c.masks[3])), builder.Int(model.StridedSliceOptionsShrinkAxisMask, int(c.masks[4])), builder.Bool(model.StridedSliceOptionsOffset, c.offset))
 		vec := func(v []int32) shapeT { return shapeT{dt: model.Int32, shape: []int{len(v)}, data: shapeI32(v...)} }
 		sc := shapeCase{name: c.name,
 			model: shapeModel(model.OpStridedSlice, opts,

@@ -30,7 +30,7 @@ func lowerSoftmax(c *opCtx) error {
 	}
 	in, out := c.In(0), c.Out(0)
 	o := c.Op.Options()
-	beta := o.Float32(softmaxBeta, 0)
+	beta := o.Softmax().Beta
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}

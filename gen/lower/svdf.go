@@ -70,9 +70,9 @@ func lowerSVDF(c *opCtx) error {
 		return c.Errorf("input, weights_feature, weights_time and activation state are required")
 	}
 	o := c.Op.Options()
-	rank := o.Int32(svdfRank, 0)
-	act := quant.Activation(o.Uint8(svdfAct, 0))
-	_ = o.Bool(svdfAsymmetric, false)
+	opt := o.SVDF() // asymmetric_quantize_inputs: hybrid kernels only
+	rank := opt.Rank
+	act := quant.Activation(opt.FusedActivationFunction)
 	if err := o.Err(); err != nil {
 		return c.Errorf("%v", err)
 	}
@@ -395,7 +395,9 @@ func svdfTFLMScratch(g *model.Graph, op *model.Op) []int {
 	if x == nil || x.Type == model.Float32 {
 		return []int{batch * filters * 4}
 	}
-	rank := int(op.Options().Int32(0, 1)) // SVDFOptions.rank
+	// An absent rank counts as 1 here (the lowering refuses it, but this
+	// also runs for operators that are not lowered: offline plans).
+	rank := int(op.Options().SVDFOr(model.SVDFOptions{Rank: 1}).Rank)
 	units := 0
 	if rank > 0 {
 		units = filters / rank

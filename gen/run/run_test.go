@@ -38,7 +38,7 @@ func TestFullyConnectedFloat(t *testing.T) {
 	w := b.ConstF32("w", []int{2, 3}, []float32{1, 2, 3, -1, 0.5, 2})
 	bias := b.ConstF32("b", []int{2}, []float32{0.25, -1})
 	y := b.Tensor("y", model.Float32, []int{1, 2}, nil)
-	b.Op(model.OpFullyConnected, []int{x, w, bias}, []int{y}, &builder.Options{Type: 8, Fields: []builder.Field{builder.Byte(0, 0)}})
+	b.Op(model.OpFullyConnected, []int{x, w, bias}, []int{y}, &builder.Options{Type: model.UnionFullyConnectedOptions, Fields: []builder.Field{builder.Byte(model.FullyConnectedOptionsFusedActivationFunction, 0)}})
 	b.IO([]int{x}, []int{y})
 	p, l, err := gen.Lower("fc.tflite", b.Bytes(), gen.Options{Package: "fc"})
 	if err != nil {

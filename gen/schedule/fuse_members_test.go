@@ -26,7 +26,7 @@ func (nb *netBuilder) unary(x int, code model.OpCode) int {
 	y := nb.tensor(nb.h[x], nb.w[x], nb.c[x], q)
 	var opts *builder.Options
 	if code == model.OpLeakyRelu {
-		opts = &builder.Options{Type: 75, Fields: []builder.Field{builder.Float(0, 0.1)}} // LeakyReluOptions, alpha
+		opts = &builder.Options{Type: model.UnionLeakyReluOptions, Fields: []builder.Field{builder.Float(model.LeakyReluOptionsAlpha, 0.1)}}
 	}
 	nb.m.Op(code, []int{x}, []int{y}, opts)
 	return y

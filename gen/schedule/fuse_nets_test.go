@@ -84,11 +84,11 @@ func (nb *netBuilder) convPad(x, oc, fh, fw, stride int, dw, relu, valid bool) i
 		act = 3
 	}
 	if dw {
-		nb.m.Op(model.OpDepthwiseConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 2, Fields: []builder.Field{
-			builder.Byte(0, padding), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, 1), builder.Byte(4, act), builder.Int(5, 1), builder.Int(6, 1)}})
+		nb.m.Op(model.OpDepthwiseConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: model.UnionDepthwiseConv2DOptions, Fields: []builder.Field{
+			builder.Byte(model.DepthwiseConv2DOptionsPadding, padding), builder.Int(model.DepthwiseConv2DOptionsStrideW, stride), builder.Int(model.DepthwiseConv2DOptionsStrideH, stride), builder.Int(model.DepthwiseConv2DOptionsDepthMultiplier, 1), builder.Byte(model.DepthwiseConv2DOptionsFusedActivationFunction, act), builder.Int(model.DepthwiseConv2DOptionsDilationWFactor, 1), builder.Int(model.DepthwiseConv2DOptionsDilationHFactor, 1)}})
 	} else {
-		nb.m.Op(model.OpConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 1, Fields: []builder.Field{
-			builder.Byte(0, padding), builder.Int(1, stride), builder.Int(2, stride), builder.Byte(3, act), builder.Int(4, 1), builder.Int(5, 1)}})
+		nb.m.Op(model.OpConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: model.UnionConv2DOptions, Fields: []builder.Field{
+			builder.Byte(model.Conv2DOptionsPadding, padding), builder.Int(model.Conv2DOptionsStrideW, stride), builder.Int(model.Conv2DOptionsStrideH, stride), builder.Byte(model.Conv2DOptionsFusedActivationFunction, act), builder.Int(model.Conv2DOptionsDilationWFactor, 1), builder.Int(model.Conv2DOptionsDilationHFactor, 1)}})
 	}
 	return y
 }
@@ -110,7 +110,7 @@ func (nb *netBuilder) concat(xs ...int) int {
 		c += nb.c[x]
 	}
 	y := nb.tensor(nb.h[xs[0]], nb.w[xs[0]], c, nb.q[xs[0]])
-	nb.m.Op(model.OpConcatenation, xs, []int{y}, &builder.Options{Type: 10, Fields: []builder.Field{builder.Int(0, 3), builder.Byte(1, 0)}})
+	nb.m.Op(model.OpConcatenation, xs, []int{y}, &builder.Options{Type: model.UnionConcatenationOptions, Fields: []builder.Field{builder.Int(model.ConcatenationOptionsAxis, 3), builder.Byte(model.ConcatenationOptionsFusedActivationFunction, 0)}})
 	return y
 }
 
@@ -133,8 +133,8 @@ func (nb *netBuilder) add(a, b int) int {
 
 func (nb *netBuilder) avgPoolAll(x int) int {
 	y := nb.tensor(1, 1, nb.c[x], nb.q[x])
-	nb.m.Op(model.OpAveragePool2D, []int{x}, []int{y}, &builder.Options{Type: 5, Fields: []builder.Field{
-		builder.Byte(0, 1), builder.Int(1, 1), builder.Int(2, 1), builder.Int(3, nb.w[x]), builder.Int(4, nb.h[x]), builder.Byte(5, 0)}})
+	nb.m.Op(model.OpAveragePool2D, []int{x}, []int{y}, &builder.Options{Type: model.UnionPool2DOptions, Fields: []builder.Field{
+		builder.Byte(model.Pool2DOptionsPadding, 1), builder.Int(model.Pool2DOptionsStrideW, 1), builder.Int(model.Pool2DOptionsStrideH, 1), builder.Int(model.Pool2DOptionsFilterWidth, nb.w[x]), builder.Int(model.Pool2DOptionsFilterHeight, nb.h[x]), builder.Byte(model.Pool2DOptionsFusedActivationFunction, 0)}})
 	return y
 }
 

@@ -88,8 +88,8 @@ func randTypedChainPool(r *rand.Rand, dt model.DType, pool bool) ([]byte, diffte
 			if kind == 4 {
 				code = model.OpMaxPool2D
 			}
-			m.Op(code, []int{x}, []int{y}, &builder.Options{Type: 5, Fields: []builder.Field{
-				builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, f), builder.Int(4, f), builder.Byte(5, r.IntN(2))}})
+			m.Op(code, []int{x}, []int{y}, &builder.Options{Type: model.UnionPool2DOptions, Fields: []builder.Field{
+				builder.Byte(model.Pool2DOptionsPadding, pad), builder.Int(model.Pool2DOptionsStrideW, stride), builder.Int(model.Pool2DOptionsStrideH, stride), builder.Int(model.Pool2DOptionsFilterWidth, f), builder.Int(model.Pool2DOptionsFilterHeight, f), builder.Byte(model.Pool2DOptionsFusedActivationFunction, r.IntN(2))}})
 			x, h, w = y, oh, ow
 			continue
 		}
@@ -137,11 +137,11 @@ func randTypedChainPool(r *rand.Rand, dt model.DType, pool bool) ([]byte, diffte
 		}
 		act := []int{0, 1, 3}[r.IntN(3)] // NONE, RELU, RELU6
 		if kind == 2 {
-			m.Op(model.OpDepthwiseConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 2, Fields: []builder.Field{
-				builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, mult), builder.Byte(4, act), builder.Int(5, 1), builder.Int(6, 1)}})
+			m.Op(model.OpDepthwiseConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: model.UnionDepthwiseConv2DOptions, Fields: []builder.Field{
+				builder.Byte(model.DepthwiseConv2DOptionsPadding, pad), builder.Int(model.DepthwiseConv2DOptionsStrideW, stride), builder.Int(model.DepthwiseConv2DOptionsStrideH, stride), builder.Int(model.DepthwiseConv2DOptionsDepthMultiplier, mult), builder.Byte(model.DepthwiseConv2DOptionsFusedActivationFunction, act), builder.Int(model.DepthwiseConv2DOptionsDilationWFactor, 1), builder.Int(model.DepthwiseConv2DOptionsDilationHFactor, 1)}})
 		} else {
-			m.Op(model.OpConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 1, Fields: []builder.Field{
-				builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Byte(3, act), builder.Int(4, dil), builder.Int(5, dil)}})
+			m.Op(model.OpConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: model.UnionConv2DOptions, Fields: []builder.Field{
+				builder.Byte(model.Conv2DOptionsPadding, pad), builder.Int(model.Conv2DOptionsStrideW, stride), builder.Int(model.Conv2DOptionsStrideH, stride), builder.Byte(model.Conv2DOptionsFusedActivationFunction, act), builder.Int(model.Conv2DOptionsDilationWFactor, dil), builder.Int(model.Conv2DOptionsDilationHFactor, dil)}})
 		}
 		if oh == h && ow == w && oc == c && r.IntN(3) == 0 {
 			// A residual ADD of the layer's input and output: the input
@@ -175,7 +175,7 @@ func randTypedChainPool(r *rand.Rand, dt model.DType, pool bool) ([]byte, diffte
 		}
 		y := m.Tensor("mean", dt, shape, oq)
 		ax := m.ConstI32("axes", []int{2}, nil, []int32{1, 2})
-		m.Op(model.OpMean, []int{x, ax}, []int{y}, &builder.Options{Type: 27, Fields: []builder.Field{builder.Bool(0, keep)}}) // ReducerOptions, keep_dims
+		m.Op(model.OpMean, []int{x, ax}, []int{y}, &builder.Options{Type: model.UnionReducerOptions, Fields: []builder.Field{builder.Bool(model.ReducerOptionsKeepDims, keep)}})
 		desc += fmt.Sprintf(" -> mean keep_dims=%v", keep)
 		x = y
 	} else if pool {
@@ -185,8 +185,8 @@ func randTypedChainPool(r *rand.Rand, dt model.DType, pool bool) ([]byte, diffte
 			fh, fw, pad = h+r.IntN(h), w+r.IntN(w), 0
 		}
 		y := m.Tensor("global", dt, []int{1, 1, 1, c}, xq)
-		m.Op(model.OpAveragePool2D, []int{x}, []int{y}, &builder.Options{Type: 5, Fields: []builder.Field{
-			builder.Byte(0, pad), builder.Int(1, fw), builder.Int(2, fh), builder.Int(3, fw), builder.Int(4, fh), builder.Byte(5, []int{0, 1, 3}[r.IntN(3)])}})
+		m.Op(model.OpAveragePool2D, []int{x}, []int{y}, &builder.Options{Type: model.UnionPool2DOptions, Fields: []builder.Field{
+			builder.Byte(model.Pool2DOptionsPadding, pad), builder.Int(model.Pool2DOptionsStrideW, fw), builder.Int(model.Pool2DOptionsStrideH, fh), builder.Int(model.Pool2DOptionsFilterWidth, fw), builder.Int(model.Pool2DOptionsFilterHeight, fh), builder.Byte(model.Pool2DOptionsFusedActivationFunction, []int{0, 1, 3}[r.IntN(3)])}})
 		desc += fmt.Sprintf(" -> global avg %dx%d", fh, fw)
 		x = y
 	}

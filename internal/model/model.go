@@ -226,9 +226,11 @@ func (g *Graph) Input(op *Op, i int) *Tensor {
 // Output returns output tensor i of operator op.
 func (g *Graph) Output(op *Op, i int) *Tensor { return g.Tensors[op.Outputs[i]] }
 
-// Options is a checked view of an operator's builtin options table. Getters
-// return the schema default when the table or field is absent; the first
-// structural error is kept and reported by Err.
+// Options is a checked view of an operator's builtin options table. Its
+// typed readers (options_gen.go, one per table of options.fbs, such as
+// Conv2D) are built on the getters by field slot below, which return the
+// given default when the table or field is absent; the first structural
+// error is kept and reported by Err.
 type Options struct {
 	t       table
 	typ     uint8
@@ -550,15 +552,18 @@ func (p *parser) readSubgraph(k int, s *Graph, sg table, buffers [][]byte, codes
 
 // Callees returns the subgraphs an operator calls, read from its options
 // (IF: then, else; WHILE: cond, body; CALL_ONCE: init); nil for other
-// operators. The option slots are those of IfOptions, WhileOptions and
-// CallOnceOptions in schema.fbs.
+// operators.
 func (o *Op) Callees() []int {
 	opt := o.Options()
 	switch o.Code {
-	case OpIf, OpWhile:
-		return []int{int(opt.Int32(0, 0)), int(opt.Int32(1, 0))}
+	case OpIf:
+		t := opt.If()
+		return []int{int(t.ThenSubgraphIndex), int(t.ElseSubgraphIndex)}
+	case OpWhile:
+		t := opt.While()
+		return []int{int(t.CondSubgraphIndex), int(t.BodySubgraphIndex)}
 	case OpCallOnce:
-		return []int{int(opt.Int32(0, 0))}
+		return []int{int(opt.CallOnce().InitSubgraphIndex)}
 	}
 	return nil
 }
@@ -1019,85 +1024,11 @@ func tensorList(t table, slot, n int, what string, optional bool) ([]int, error)
 }
 
 // optionsType is the BuiltinOptions union member an operator's options must
-// have.
+// have. optionsTypes (options_gen.go, from options.fbs) gives each
+// operator's.
 type optionsType struct {
 	typ  uint8
 	name string
-}
-
-// optionsTypes maps the operators whose options TensorFlow Lite reads to
-// their options table type (from flatbuffer_conversions.cc and the
-// BuiltinOptions union of schema.fbs). A mismatch would make a lowering
-// read fields of another table.
-var optionsTypes = map[OpCode]optionsType{
-	OpAdd:                        {11, "AddOptions"},
-	OpAveragePool2D:              {5, "Pool2DOptions"},
-	OpConcatenation:              {10, "ConcatenationOptions"},
-	OpConv2D:                     {1, "Conv2DOptions"},
-	OpDepthwiseConv2D:            {2, "DepthwiseConv2DOptions"},
-	OpDepthToSpace:               {94, "DepthToSpaceOptions"},
-	OpFullyConnected:             {8, "FullyConnectedOptions"},
-	OpL2Normalization:            {12, "L2NormOptions"},
-	OpL2Pool2D:                   {5, "Pool2DOptions"},
-	OpLocalResponseNormalization: {13, "LocalResponseNormalizationOptions"},
-	OpLshProjection:              {4, "LSHProjectionOptions"},
-	OpLstm:                       {14, "LSTMOptions"},
-	OpMaxPool2D:                  {5, "Pool2DOptions"},
-	OpMul:                        {21, "MulOptions"},
-	OpReshape:                    {17, "ReshapeOptions"},
-	OpResizeBilinear:             {15, "ResizeBilinearOptions"},
-	OpRnn:                        {7, "RNNOptions"},
-	OpSoftmax:                    {9, "SoftmaxOptions"},
-	OpSpaceToDepth:               {19, "SpaceToDepthOptions"},
-	OpSvdf:                       {6, "SVDFOptions"},
-	OpSkipGram:                   {18, "SkipGramOptions"},
-	OpEmbeddingLookupSparse:      {20, "EmbeddingLookupSparseOptions"},
-	OpUnidirectionalSequenceRnn:  {31, "SequenceRNNOptions"},
-	OpGather:                     {23, "GatherOptions"},
-	OpMean:                       {27, "ReducerOptions"},
-	OpSub:                        {28, "SubOptions"},
-	OpDiv:                        {29, "DivOptions"},
-	OpSqueeze:                    {30, "SqueezeOptions"},
-	OpUnidirectionalSequenceLstm: {71, "UnidirectionalSequenceLSTMOptions"},
-	OpStridedSlice:               {32, "StridedSliceOptions"},
-	OpBidirectionalSequenceRnn:   {70, "BidirectionalSequenceRNNOptions"},
-	OpSplit:                      {35, "SplitOptions"},
-	OpBidirectionalSequenceLstm:  {69, "BidirectionalSequenceLSTMOptions"},
-	OpCast:                       {37, "CastOptions"},
-	OpArgMax:                     {40, "ArgMaxOptions"},
-	OpTransposeConv:              {49, "TransposeConvOptions"},
-	OpSparseToDense:              {50, "SparseToDenseOptions"},
-	OpSum:                        {27, "ReducerOptions"},
-	OpShape:                      {55, "ShapeOptions"},
-	OpArgMin:                     {57, "ArgMinOptions"},
-	OpFakeQuant:                  {58, "FakeQuantOptions"},
-	OpReduceProd:                 {27, "ReducerOptions"},
-	OpReduceMax:                  {27, "ReducerOptions"},
-	OpPack:                       {59, "PackOptions"},
-	OpOneHot:                     {61, "OneHotOptions"},
-	OpUnpack:                     {64, "UnpackOptions"},
-	OpReduceMin:                  {27, "ReducerOptions"},
-	OpReduceAny:                  {27, "ReducerOptions"},
-	OpResizeNearestNeighbor:      {74, "ResizeNearestNeighborOptions"},
-	OpLeakyRelu:                  {75, "LeakyReluOptions"},
-	OpMirrorPad:                  {77, "MirrorPadOptions"},
-	OpSplitV:                     {79, "SplitVOptions"},
-	OpUnique:                     {80, "UniqueOptions"},
-	OpReverseSequence:            {87, "ReverseSequenceOptions"},
-	OpIf:                         {92, "IfOptions"},
-	OpWhile:                      {93, "WhileOptions"},
-	OpBatchMatmul:                {101, "BatchMatMulOptions"},
-	OpCumsum:                     {102, "CumsumOptions"},
-	OpCallOnce:                   {103, "CallOnceOptions"},
-	OpHashtable:                  {107, "HashtableOptions"},
-	OpReduceAll:                  {27, "ReducerOptions"},
-	OpConv3DTranspose:            {106, "Conv3DOptions"},
-	OpVarHandle:                  {111, "VarHandleOptions"},
-	OpRandomStandardNormal:       {114, "RandomOptions"},
-	OpBucketize:                  {115, "BucketizeOptions"},
-	OpRandomUniform:              {114, "RandomOptions"},
-	OpMultinomial:                {114, "RandomOptions"},
-	OpGelu:                       {116, "GeluOptions"},
 }
 
 func readOp(i int, ot table, codes []opCode, nTensors int) (*Op, error) {

@@ -53,7 +53,8 @@ func TestRoundTrip(t *testing.T) {
 	w := m.ConstI8("w", []int{2, 4}, &Quant{Scale: []float32{0.25, 0.125}, ZeroPoint: []int64{0, 0}}, []int8{1, -2, 3, -4, 5, -6, 7, -8})
 	st := m.Variable("state", model.Int16, []int{1, 2}, nil)
 	out := m.Tensor("out", model.Int8, []int{1, 2}, PerTensor(1, 7))
-	m.Op(model.OpFullyConnected, []int{in, w, -1, st}, []int{out}, &Options{Type: 8, Fields: []Field{Byte(0, 3), Bool(2, true)}})
+	m.Op(model.OpFullyConnected, []int{in, w, -1, st}, []int{out}, &Options{Type: model.UnionFullyConnectedOptions,
+		Fields: []Field{Byte(model.FullyConnectedOptionsFusedActivationFunction, 3), Bool(model.FullyConnectedOptionsKeepNumDims, true)}})
 	m.IO([]int{in}, []int{out})
 	g, err := model.Parse("rt.tflite", m.Bytes())
 	if err != nil {
@@ -68,7 +69,8 @@ func TestRoundTrip(t *testing.T) {
 	}
 	op := g.Ops[0]
 	o := op.Options()
-	if op.Code != model.OpFullyConnected || op.Inputs[2] != -1 || o.Type() != 8 || o.Uint8(0, 0) != 3 || !o.Bool(2, false) || o.Err() != nil {
+	fc := o.FullyConnected()
+	if op.Code != model.OpFullyConnected || op.Inputs[2] != -1 || o.Type() != model.UnionFullyConnectedOptions || fc.FusedActivationFunction != 3 || !fc.KeepNumDims || o.Err() != nil {
 		t.Errorf("operator read back wrong: %+v", op)
 	}
 }

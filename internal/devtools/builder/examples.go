@@ -58,21 +58,56 @@ func (r *rng) floats(n int, scale float32) []float32 {
 	return out
 }
 
-// Option slots and union types used by the examples (schema.fbs order).
+// Option values used by the examples: Padding and ActivationFunctionType
+// of internal/model/options.fbs.
 const (
-	optConv2D    = 1
-	optDepthwise = 2
-	optPool2D    = 5
-	optFC        = 8
-	optSoftmax   = 9
-	optAdd       = 11
-	optReshape   = 17
-	padSame      = 0
-	padValid     = 1
-	actNone      = 0
-	actRelu      = 1
-	actRelu6     = 3
+	padSame  = 0
+	padValid = 1
+	actNone  = 0
+	actRelu  = 1
+	actRelu6 = 3
 )
+
+// conv2DOpts is CONV_2D's options: the padding, the stride on both axes,
+// the fused activation, no dilation.
+func conv2DOpts(pad, stride, act int) *Options {
+	return &Options{Type: model.UnionConv2DOptions, Fields: []Field{
+		Byte(model.Conv2DOptionsPadding, pad), Int(model.Conv2DOptionsStrideW, stride), Int(model.Conv2DOptionsStrideH, stride),
+		Byte(model.Conv2DOptionsFusedActivationFunction, act),
+		Int(model.Conv2DOptionsDilationWFactor, 1), Int(model.Conv2DOptionsDilationHFactor, 1)}}
+}
+
+// depthwiseOpts is DEPTHWISE_CONV_2D's options: the padding, the stride on
+// both axes, depth multiplier 1, the fused activation, no dilation.
+func depthwiseOpts(pad, stride, act int) *Options {
+	return &Options{Type: model.UnionDepthwiseConv2DOptions, Fields: []Field{
+		Byte(model.DepthwiseConv2DOptionsPadding, pad), Int(model.DepthwiseConv2DOptionsStrideW, stride), Int(model.DepthwiseConv2DOptionsStrideH, stride),
+		Int(model.DepthwiseConv2DOptionsDepthMultiplier, 1), Byte(model.DepthwiseConv2DOptionsFusedActivationFunction, act),
+		Int(model.DepthwiseConv2DOptionsDilationWFactor, 1), Int(model.DepthwiseConv2DOptionsDilationHFactor, 1)}}
+}
+
+// poolOpts is a 2-D pool's options: the padding, a square window of size
+// k moved by k, the fused activation.
+func poolOpts(pad, k, act int) *Options {
+	return &Options{Type: model.UnionPool2DOptions, Fields: []Field{
+		Byte(model.Pool2DOptionsPadding, pad), Int(model.Pool2DOptionsStrideW, k), Int(model.Pool2DOptionsStrideH, k),
+		Int(model.Pool2DOptionsFilterWidth, k), Int(model.Pool2DOptionsFilterHeight, k), Byte(model.Pool2DOptionsFusedActivationFunction, act)}}
+}
+
+// fcOpts is FULLY_CONNECTED's options: the fused activation.
+func fcOpts(act int) *Options {
+	return &Options{Type: model.UnionFullyConnectedOptions, Fields: []Field{Byte(model.FullyConnectedOptionsFusedActivationFunction, act)}}
+}
+
+// softmaxOpts is SOFTMAX's options: beta 1.
+func softmaxOpts() *Options {
+	return &Options{Type: model.UnionSoftmaxOptions, Fields: []Field{Float(model.SoftmaxOptionsBeta, 1)}}
+}
+
+// reshapeOpts is RESHAPE's options: the new shape.
+func reshapeOpts(shape []int32) *Options {
+	return (&Options{Type: model.UnionReshapeOptions}).IntVector(model.ReshapeOptionsNewShape, shape).ptr()
+}
 
 // DenseInt8 is a 1 -> 16 -> 16 -> 1 int8 perceptron.
 func DenseInt8() []byte {
@@ -86,7 +121,7 @@ func DenseInt8() []byte {
 		ws := float32(0.0047)
 		w := m.ConstI8(name+"/weights", []int{nOut, nIn}, PerTensor(ws, 0), r.int8s(nIn*nOut))
 		b := m.ConstI32(name+"/bias", []int{nOut}, PerTensor(xs*ws, 0), r.int32s(nOut, 2000))
-		m.Op(model.OpFullyConnected, []int{x, w, b}, []int{y}, &Options{Type: optFC, Fields: []Field{Byte(0, act)}})
+		m.Op(model.OpFullyConnected, []int{x, w, b}, []int{y}, fcOpts(act))
 	}
 	fc("dense1", in, h1, 1, 16, 0.024574, actRelu)
 	fc("dense2", h1, h2, 16, 16, 0.011, actRelu)
@@ -129,29 +164,29 @@ func TinyConvInt8() []byte {
 	w1q := perChan(8, 0.004)
 	w1 := m.ConstI8("conv1/weights", []int{8, 3, 3, 1}, w1q, r.int8s(8*9))
 	m.Op(model.OpConv2D, []int{in, w1, bias("conv1/bias", inS, w1q)}, []int{c1},
-		&Options{Type: optConv2D, Fields: []Field{Byte(0, padSame), Int(1, 2), Int(2, 2), Byte(3, actRelu), Int(4, 1), Int(5, 1)}})
+		conv2DOpts(padSame, 2, actRelu))
 
 	w2q := perChan(8, 0.01)
 	w2q.Axis = 3
 	w2 := m.ConstI8("dw2/weights", []int{1, 3, 3, 8}, w2q, r.int8s(9*8))
 	m.Op(model.OpDepthwiseConv2D, []int{c1, w2, bias("dw2/bias", c1S, w2q)}, []int{c2},
-		&Options{Type: optDepthwise, Fields: []Field{Byte(0, padSame), Int(1, 1), Int(2, 1), Int(3, 1), Byte(4, actRelu6), Int(5, 1), Int(6, 1)}})
+		depthwiseOpts(padSame, 1, actRelu6))
 
 	w3q := perChan(16, 0.006)
 	w3 := m.ConstI8("conv3/weights", []int{16, 1, 1, 8}, w3q, r.int8s(16*8))
 	m.Op(model.OpConv2D, []int{c2, w3, bias("conv3/bias", c2S, w3q)}, []int{c3},
-		&Options{Type: optConv2D, Fields: []Field{Byte(0, padValid), Int(1, 1), Int(2, 1), Byte(3, actRelu), Int(4, 1), Int(5, 1)}})
+		conv2DOpts(padValid, 1, actRelu))
 
 	m.Op(model.OpAveragePool2D, []int{c3}, []int{pool},
-		&Options{Type: optPool2D, Fields: []Field{Byte(0, padValid), Int(1, 8), Int(2, 8), Int(3, 8), Int(4, 8), Byte(5, actNone)}})
+		poolOpts(padValid, 8, actNone))
 
 	shape := m.ConstI32("flatten/shape", []int{2}, nil, []int32{1, 16})
-	m.Op(model.OpReshape, []int{pool, shape}, []int{flat}, (&Options{Type: optReshape}).IntVector(0, []int32{1, 16}).ptr())
+	m.Op(model.OpReshape, []int{pool, shape}, []int{flat}, reshapeOpts([]int32{1, 16}))
 
 	w4 := m.ConstI8("fc/weights", []int{4, 16}, PerTensor(0.008, 0), r.int8s(4*16))
 	b4 := m.ConstI32("fc/bias", []int{4}, PerTensor(poolS*0.008, 0), r.int32s(4, 500))
-	m.Op(model.OpFullyConnected, []int{flat, w4, b4}, []int{logits}, &Options{Type: optFC, Fields: []Field{Byte(0, actNone)}})
-	m.Op(model.OpSoftmax, []int{logits}, []int{probs}, &Options{Type: optSoftmax, Fields: []Field{Float(0, 1)}})
+	m.Op(model.OpFullyConnected, []int{flat, w4, b4}, []int{logits}, fcOpts(actNone))
+	m.Op(model.OpSoftmax, []int{logits}, []int{probs}, softmaxOpts())
 	m.IO([]int{in}, []int{probs})
 	return m.Bytes()
 }
@@ -171,10 +206,10 @@ func MLPFloat() []byte {
 	wa := m.ConstF32("a/weights", []int{3, 6}, r.floats(18, 0.8))
 	ba := m.ConstF32("a/bias", []int{3}, r.floats(3, 0.1))
 	wb := m.ConstF32("b/weights", []int{3, 6}, r.floats(18, 0.8))
-	m.Op(model.OpFullyConnected, []int{in, wa, ba}, []int{a}, &Options{Type: optFC, Fields: []Field{Byte(0, actRelu)}})
-	m.Op(model.OpFullyConnected, []int{in, wb, -1}, []int{b}, &Options{Type: optFC, Fields: []Field{Byte(0, actNone)}})
-	m.Op(model.OpAdd, []int{a, b}, []int{sum}, &Options{Type: optAdd, Fields: []Field{Byte(0, actNone)}})
-	m.Op(model.OpSoftmax, []int{sum}, []int{out}, &Options{Type: optSoftmax, Fields: []Field{Float(0, 1)}})
+	m.Op(model.OpFullyConnected, []int{in, wa, ba}, []int{a}, fcOpts(actRelu))
+	m.Op(model.OpFullyConnected, []int{in, wb, -1}, []int{b}, fcOpts(actNone))
+	m.Op(model.OpAdd, []int{a, b}, []int{sum}, &Options{Type: model.UnionAddOptions, Fields: []Field{Byte(model.AddOptionsFusedActivationFunction, actNone)}})
+	m.Op(model.OpSoftmax, []int{sum}, []int{out}, softmaxOpts())
 	m.IO([]int{in}, []int{out})
 	return m.Bytes()
 }
@@ -218,7 +253,7 @@ func MobileNetInt8() []byte {
 			wq := perChan(oc, 0.01, 3)
 			w := m.ConstI8(name+"/weights", []int{1, 3, 3, oc}, wq, r.int8s(9*oc))
 			m.Op(model.OpDepthwiseConv2D, []int{x, w, bias(name+"/bias", scale, wq)}, []int{y},
-				&Options{Type: optDepthwise, Fields: []Field{Byte(0, padSame), Int(1, stride), Int(2, stride), Int(3, 1), Byte(4, actRelu6), Int(5, 1), Int(6, 1)}})
+				depthwiseOpts(padSame, stride, actRelu6))
 		} else {
 			f := 1
 			if c == 1 {
@@ -227,7 +262,7 @@ func MobileNetInt8() []byte {
 			wq := perChan(oc, 0.006, 0)
 			w := m.ConstI8(name+"/weights", []int{oc, f, f, c}, wq, r.int8s(oc*f*f*c))
 			m.Op(model.OpConv2D, []int{x, w, bias(name+"/bias", scale, wq)}, []int{y},
-				&Options{Type: optConv2D, Fields: []Field{Byte(0, padSame), Int(1, stride), Int(2, stride), Byte(3, actRelu6), Int(4, 1), Int(5, 1)}})
+				conv2DOpts(padSame, stride, actRelu6))
 		}
 		x, scale, h, c = y, os, oh, oc
 	}
@@ -240,16 +275,16 @@ func MobileNetInt8() []byte {
 	layer("block3/pw", false, 32, 1)
 	pool := m.Tensor("pool", model.Int8, []int{1, 1, 1, c}, PerTensor(scale, -128))
 	m.Op(model.OpAveragePool2D, []int{x}, []int{pool},
-		&Options{Type: optPool2D, Fields: []Field{Byte(0, padValid), Int(1, h), Int(2, h), Int(3, h), Int(4, h), Byte(5, actNone)}})
+		poolOpts(padValid, h, actNone))
 	flat := m.Tensor("flatten", model.Int8, []int{1, c}, PerTensor(scale, -128))
 	shape := m.ConstI32("flatten/shape", []int{2}, nil, []int32{1, int32(c)})
-	m.Op(model.OpReshape, []int{pool, shape}, []int{flat}, (&Options{Type: optReshape}).IntVector(0, []int32{1, int32(c)}).ptr())
+	m.Op(model.OpReshape, []int{pool, shape}, []int{flat}, reshapeOpts([]int32{1, int32(c)}))
 	logits := m.Tensor("logits", model.Int8, []int{1, 4}, PerTensor(0.3, 10))
 	w := m.ConstI8("fc/weights", []int{4, c}, PerTensor(0.008, 0), r.int8s(4*c))
 	b := m.ConstI32("fc/bias", []int{4}, PerTensor(scale*0.008, 0), r.int32s(4, 500))
-	m.Op(model.OpFullyConnected, []int{flat, w, b}, []int{logits}, &Options{Type: optFC, Fields: []Field{Byte(0, actNone)}})
+	m.Op(model.OpFullyConnected, []int{flat, w, b}, []int{logits}, fcOpts(actNone))
 	probs := m.Tensor("probs", model.Int8, []int{1, 4}, PerTensor(1.0/256, -128))
-	m.Op(model.OpSoftmax, []int{logits}, []int{probs}, &Options{Type: optSoftmax, Fields: []Field{Float(0, 1)}})
+	m.Op(model.OpSoftmax, []int{logits}, []int{probs}, softmaxOpts())
 	m.IO([]int{in}, []int{probs})
 	return m.Bytes()
 }

@@ -10,10 +10,9 @@ import (
 // unbounded work (issue 26). Each is a family with a size parameter, so
 // tests can build them small and measurements large.
 
-// callOnce is CALL_ONCE's builtin options (CallOnceOptions, union type 103:
-// init_subgraph_index in slot 0).
+// callOnce is CALL_ONCE's builtin options: init_subgraph_index sub.
 func callOnce(sub int) *Options {
-	return &Options{Type: 103, Fields: []Field{Int(0, sub)}}
+	return &Options{Type: model.UnionCallOnceOptions, Fields: []Field{Int(model.CallOnceOptionsInitSubgraphIndex, sub)}}
 }
 
 // absMain makes subgraph 0 of m read x and write ABS(x), with extra
@@ -34,7 +33,7 @@ func constAddSub(m *Model, more func(s *Model)) {
 	}
 	c := s.ConstF32("c", []int{4}, []float32{1, 2, 3, 4})
 	z := s.Tensor("z", model.Float32, []int{4}, nil)
-	s.Op(model.OpAdd, []int{c, c}, []int{z}, &Options{Type: 11})
+	s.Op(model.OpAdd, []int{c, c}, []int{z}, &Options{Type: model.UnionAddOptions})
 }
 
 // MutualCallOnce: subgraph 0 calls subgraph 1 through CALL_ONCE, which
@@ -111,7 +110,7 @@ func NoOutputs() []byte {
 	m := New("no graph outputs")
 	x := m.Tensor("x", model.Float32, []int{4}, nil)
 	h := m.Tensor("h", model.Resource, []int{}, nil)
-	o := Options{Type: 111}.String(1, "v") // VarHandleOptions.shared_name
+	o := Options{Type: model.UnionVarHandleOptions}.String(model.VarHandleOptionsSharedName, "v")
 	m.Op(model.OpVarHandle, nil, []int{h}, &o)
 	m.Op(model.OpAssignVariable, []int{h, x}, nil, nil)
 	m.IO([]int{x}, nil)
@@ -134,7 +133,7 @@ func ConvChain(n int) []byte {
 	for i := range n {
 		t := m.Tensor(fmt.Sprintf("t%d", i), model.Int8, []int{1, 8, 8, 2}, q)
 		m.Op(model.OpConv2D, []int{prev, w, b}, []int{t},
-			&Options{Type: optConv2D, Fields: []Field{Byte(0, padSame), Int(1, 1), Int(2, 1), Byte(3, actRelu), Int(4, 1), Int(5, 1)}})
+			conv2DOpts(padSame, 1, actRelu))
 		prev = t
 	}
 	m.IO([]int{in}, []int{prev})

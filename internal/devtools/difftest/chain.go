@@ -46,8 +46,8 @@ func RandChain(r *rand.Rand) ([]byte, Vals, string) {
 		y := m.Tensor(fmt.Sprint("l", k), model.Int8, []int{1, oh, ow, oc}, oq)
 		desc += fmt.Sprintf(" -> %s%d/%d %dx%dx%d", [...]string{"conv", "pw", "dw", "pool"}[kind], f, stride, oh, ow, oc)
 		if kind == 3 {
-			m.Op(model.OpAveragePool2D, []int{x}, []int{y}, &builder.Options{Type: 5, Fields: []builder.Field{
-				builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, 3), builder.Int(4, 3), builder.Byte(5, 0)}})
+			m.Op(model.OpAveragePool2D, []int{x}, []int{y}, &builder.Options{Type: model.UnionPool2DOptions, Fields: []builder.Field{
+				builder.Byte(model.Pool2DOptionsPadding, pad), builder.Int(model.Pool2DOptionsStrideW, stride), builder.Int(model.Pool2DOptionsStrideH, stride), builder.Int(model.Pool2DOptionsFilterWidth, 3), builder.Int(model.Pool2DOptionsFilterHeight, 3), builder.Byte(model.Pool2DOptionsFusedActivationFunction, 0)}})
 		} else {
 			wq := &builder.Quant{}
 			bq := &builder.Quant{}
@@ -67,11 +67,11 @@ func RandChain(r *rand.Rand) ([]byte, Vals, string) {
 			bt := m.ConstI32(fmt.Sprint("b", k), []int{oc}, bq, bias)
 			act := r.IntN(2) // NONE or RELU
 			if kind == 2 {
-				m.Op(model.OpDepthwiseConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 2, Fields: []builder.Field{
-					builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Int(3, 1), builder.Byte(4, act), builder.Int(5, 1), builder.Int(6, 1)}})
+				m.Op(model.OpDepthwiseConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: model.UnionDepthwiseConv2DOptions, Fields: []builder.Field{
+					builder.Byte(model.DepthwiseConv2DOptionsPadding, pad), builder.Int(model.DepthwiseConv2DOptionsStrideW, stride), builder.Int(model.DepthwiseConv2DOptionsStrideH, stride), builder.Int(model.DepthwiseConv2DOptionsDepthMultiplier, 1), builder.Byte(model.DepthwiseConv2DOptionsFusedActivationFunction, act), builder.Int(model.DepthwiseConv2DOptionsDilationWFactor, 1), builder.Int(model.DepthwiseConv2DOptionsDilationHFactor, 1)}})
 			} else {
-				m.Op(model.OpConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: 1, Fields: []builder.Field{
-					builder.Byte(0, pad), builder.Int(1, stride), builder.Int(2, stride), builder.Byte(3, act), builder.Int(4, 1), builder.Int(5, 1)}})
+				m.Op(model.OpConv2D, []int{x, wt, bt}, []int{y}, &builder.Options{Type: model.UnionConv2DOptions, Fields: []builder.Field{
+					builder.Byte(model.Conv2DOptionsPadding, pad), builder.Int(model.Conv2DOptionsStrideW, stride), builder.Int(model.Conv2DOptionsStrideH, stride), builder.Byte(model.Conv2DOptionsFusedActivationFunction, act), builder.Int(model.Conv2DOptionsDilationWFactor, 1), builder.Int(model.Conv2DOptionsDilationHFactor, 1)}})
 			}
 		}
 		x, xq, h, w, c = y, oq, oh, ow, oc

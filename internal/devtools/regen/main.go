@@ -9,16 +9,20 @@
 // rewrites the file instead of failing on drift), so the code that writes a
 // file and the test that checks it stay one:
 //
-//  1. kernels/conv_pw_grid.go (internal/devtools/gridgen): a kernel source,
+//  1. internal/model/options_gen.go (internal/devtools/optgen: the typed
+//     builtin options readers, from internal/model/options.fbs): the
+//     model reader, the lowerings and the fixture builder build against
+//     it;
+//  2. kernels/conv_pw_grid.go (internal/devtools/gridgen): a kernel source,
 //     so it comes before the signatures read from the kernel sources;
-//  2. gen/kernelsig/table.go and kernels/dispatch.go (the kernel signatures):
+//  3. gen/kernelsig/table.go and kernels/dispatch.go (the kernel signatures):
 //     the generator and the in-process runner build against them;
-//  3. testdata/*.tflite (internal/devtools/builder: the fixture models);
-//  4. testdata/broken/*.golden (internal/model: the reader's messages on
+//  4. testdata/*.tflite (internal/devtools/builder: the fixture models);
+//  5. testdata/broken/*.golden (internal/model: the reader's messages on
 //     truncated and zeroed models);
-//  5. generated_examples/ (gen: the fixtures' packages), as it is
+//  6. generated_examples/ (gen: the fixtures' packages), as it is
 //     generated from the fixtures with the kernels and signatures above;
-//  6. BENCH.md's memory section (internal/devtools/memtable: plans of the
+//  7. BENCH.md's memory section (internal/devtools/memtable: plans of the
 //     reference models and fixtures for several boards), last.
 //
 // Not here: gen/kernelsig/stack.go (go run ./internal/devtools/stacktable:
@@ -48,6 +52,7 @@ type step struct {
 
 // steps are the regenerations in the order they run.
 var steps = []step{
+	{"./internal/devtools/optgen", "TestOptionsCurrent", "internal/model/options_gen.go"},
 	{"./internal/devtools/gridgen", "TestGridCurrent", "kernels/conv_pw_grid.go"},
 	{"./gen/kernelsig", "TestTableCurrent", "gen/kernelsig/table.go, kernels/dispatch.go"},
 	{"./internal/devtools/builder", "TestExamples", "testdata/*.tflite"},
