@@ -271,13 +271,14 @@ func fcInt16Acc32(p *fcParams, in []int16, w []int8, bias, mult, shift string, o
 // last bit; the four channels of a block are independent sums.
 //
 // The weight string's alignment is looked at once per call (see
-// f32StrOff): word-aligned (or on a target that loads unaligned floats) it
-// is viewed as float32 (f32ViewRow); on 32-bit targets otherwise the aligned
-// words that cover it are read once and every float is shifted together
-// from two neighbours, the carry running from block to block (f32FunnelRow);
-// elsewhere the bytes are decoded (which 64-bit compilers merge into word
-// loads). A last block of one channel computes only that channel. For
-// layers of fcSoftMinDepth and deeper the generator calls fcF32S.
+// f32StrOff): word-aligned it is viewed as float32 (f32ViewRow); otherwise
+// the aligned words that cover it are read once and every float is shifted
+// together from two neighbours, the carry running from block to block
+// (f32FunnelRow), on every target alike, so that a host's tests run the
+// form a board runs (its linker places string constants at any address;
+// the generated TestConstantsAtAnyAlignment runs both). The bias is read
+// the same way. A last block of one channel computes only that channel.
+// For layers of fcSoftMinDepth and deeper the generator calls fcF32S.
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	k, n, nbat := p.accumDepth, p.outDepth, p.batches
 	if k <= 0 || n <= 0 || nbat <= 0 {
@@ -291,11 +292,7 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	if len(bias) != 0 {
 		bias = bias[:4*n]
 		pb, mode = unsafe.Pointer(unsafe.StringData(bias)), 1
-		if off := f32StrOff(bias); off != 0 && !f32Unaligned {
-			if !f32Funnel {
-				fcF32B(p, in, w, bias, out)
-				return
-			}
+		if off := f32StrOff(bias); off != 0 {
 			c, e = f32Ends(bias, off)
 			sl, sr = 8*off, 32-8*off
 			pb, mode = unsafe.Add(pb, 4-off), 2
@@ -305,12 +302,8 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	var t *[3]uint32
 	var wc, we, wsl, wsr uint32
 	off := f32StrOff(w)
-	view := off == 0 || f32Unaligned
+	view := off == 0
 	if !view {
-		if !f32Funnel {
-			fcF32B(p, in, w, bias, out)
-			return
-		}
 		// len(w)/4-1 words lie inside w: k*nb-1 whole groups from pw on
 		// and three more (t).
 		wc, we = f32Ends(w, off)
@@ -425,8 +418,8 @@ func fcActF32(o []float32, bias string, lo, hi float32) {
 	}
 }
 
-// fcF32B is fcF32 decoding the weights' bytes (64-bit targets that do not
-// load unaligned floats, where the compiler merges the loads).
+// fcF32B is fcF32 decoding the weights' bytes: the reference the tests
+// compare fcF32's forms with.
 func fcF32B(p *fcParams, in []float32, w, bias string, out []float32) {
 	k, n := p.accumDepth, p.outDepth
 	lo, hi := p.fActMin, p.fActMax

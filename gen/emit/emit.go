@@ -12,6 +12,7 @@ import (
 	"go/parser"
 	"go/token"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -166,7 +167,27 @@ type emitter struct {
 	// shared names the parameter structs a fused group declares once
 	// (by their rendering, see groupCode) while its calls are rendered.
 	shared map[string]string
-	err    error
+	// shift renders every read-only constant an argument names as
+	// sh(name), a copy some bytes past a word boundary (the generated
+	// test's replays, shiftUnits); shiftHit records that the code
+	// rendered since it was reset names one.
+	shift, shiftHit bool
+	// shiftUnits are the operator functions the generated test replays
+	// with shifted constants (TestConstantsAtAnyAlignment).
+	shiftUnits []shiftUnit
+	err        error
+}
+
+// shiftUnit is an operator function (op3, ops4to7) rendered again with
+// its constants shifted: first and last are its operators.
+type shiftUnit struct {
+	name        string
+	first, last int
+	code        []jen.Code
+	// scratch are the byte ranges of the scratch its operators use: dead
+	// after it, and free to hold what differs between two runs (kernels
+	// keep pointers there).
+	scratch [][2]int
 }
 
 func (e *emitter) fail(format string, args ...any) {
@@ -350,14 +371,14 @@ func (e *emitter) arg(a program.Arg) jen.Code {
 		return e.view(a.Type, a.Buf, a.N, a.Raw)
 	case program.ConstTensor:
 		t := e.g.Tensors[a.Tensor]
-		name := e.nm.tensor[a.Tensor]
+		name := e.constRef(e.nm.tensor[a.Tensor])
 		switch {
 		case a.String:
-			return jen.Id(name)
+			return name
 		case a.Raw:
-			return jen.Id("constU8").Call(jen.Id(name))
+			return jen.Id("constU8").Call(name)
 		}
-		return jen.Id(constViewFn(t.Type)).Call(jen.Id(name))
+		return jen.Id(constViewFn(t.Type)).Call(name)
 	case program.Lit:
 		return literal(a.Value, e)
 	case program.Struct:
@@ -370,16 +391,27 @@ func (e *emitter) arg(a program.Arg) jen.Code {
 		}
 		return jen.Op("&").Id(a.Type).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
 	case program.ConstTable:
+		name := e.constRef(e.nm.table[a.Index])
 		switch {
 		case a.Bytes && a.Unsigned:
-			return jen.Id("constU8").Call(jen.Id(e.nm.table[a.Index]))
+			return jen.Id("constU8").Call(name)
 		case a.Bytes:
-			return jen.Id("constI8").Call(jen.Id(e.nm.table[a.Index]))
+			return jen.Id("constI8").Call(name)
 		}
-		return jen.Id(e.nm.table[a.Index])
+		return name
 	}
 	e.fail("unknown argument %T", a)
 	return jen.Nil()
+}
+
+// constRef names a read-only constant in a call: name, or sh(name), its
+// shifted copy, while e.shift is set.
+func (e *emitter) constRef(name string) *jen.Statement {
+	if !e.shift {
+		return jen.Id(name)
+	}
+	e.shiftHit = true
+	return jen.Id("sh").Call(jen.Id(name))
 }
 
 // literal renders integers and floats as untyped constants so they fit any
@@ -836,9 +868,17 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 				for i := grp.First; i <= grp.Last; i++ {
 					ops = append(ops, i)
 				}
-				run(fmt.Sprintf("ops%dto%d", grp.First, grp.Last),
-					fmt.Sprintf("ops%dto%d runs operators %d-%d, fused row by row (see the comment in it).", grp.First, grp.Last, grp.First, grp.Last),
+				name := fmt.Sprintf("ops%dto%d", grp.First, grp.Last)
+				var calls []program.Call
+				for _, ss := range [][]program.Step{grp.Pre, grp.Body, grp.Post} {
+					for _, st := range ss {
+						calls = append(calls, st.Call)
+					}
+				}
+				run(name,
+					fmt.Sprintf("%s runs operators %d-%d, fused row by row through %s (see the comment in it).", name, grp.First, grp.Last, kernelList(calls)),
 					e.groupCode(grp), ops...)
+				e.shiftUnit(name, grp.First, grp.Last, func() []jen.Code { return e.groupCode(grp) })
 			}
 			continue
 		}
@@ -850,6 +890,9 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 			continue
 		}
 		doc := fmt.Sprintf("op%d runs operator %s", op.Index, what)
+		if k := kernelList(pop.Calls); k != "" {
+			doc += " (" + k + ")"
+		}
 		for _, ov := range e.p.Overlaps {
 			if ov.Op == pop.Index && !e.lay.Apart(ov.In, ov.Out) {
 				doc += fmt.Sprintf("\n(written over its dying input, which starts %d bytes above the output: raster order never overwrites input still to be read)",
@@ -857,6 +900,9 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 			}
 		}
 		run(fmt.Sprintf("op%d", op.Index), doc, code, op.Index)
+		if pop.Flow == nil { // (rendering a flow again would add its blocks again)
+			e.shiftUnit(fmt.Sprintf("op%d", op.Index), op.Index, op.Index, func() []jen.Code { return e.opCode(pop) })
+		}
 	}
 	if e.err != nil {
 		return e.err
@@ -895,6 +941,41 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 		f.Add(b)
 	}
 	return nil
+}
+
+// kernelList names the kernels calls call, each once, in order of first
+// call: "convPWDSP, slideDown"; "" for none.
+func kernelList(calls []program.Call) string {
+	var names []string
+	for _, c := range calls {
+		if !slices.Contains(names, c.Fn) {
+			names = append(names, c.Fn)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// shiftUnit renders an operator function's code again with its constants
+// shifted, for the generated test, when it names a constant and takes the
+// one arena of a package with its inputs and outputs inside it.
+func (e *emitter) shiftUnit(name string, first, last int, render func() []jen.Code) {
+	if e.extIO() || e.inMulti || e.lay.Pools != nil || len(e.used) != 1 {
+		return
+	}
+	e.shift, e.shiftHit = true, false
+	code := render()
+	e.shift = false
+	if !e.shiftHit {
+		return
+	}
+	u := shiftUnit{name: name, first: first, last: last, code: code}
+	for i, b := range e.p.Buffers {
+		if b.Kind == planner.Scratch && b.Size > 0 && b.First <= last && b.Last >= first {
+			off := e.lay.Offset(program.BufID(i))
+			u.scratch = append(u.scratch, [2]int{off, off + b.Size})
+		}
+	}
+	e.shiftUnits = append(e.shiftUnits, u)
 }
 
 // groupCode renders a fused group: a comment listing its operators and

@@ -151,6 +151,7 @@ func (e *emitter) testFile(macs int64) ([]byte, error) {
 	)
 
 	e.opTablesTest(f, macs)
+	e.alignmentTest(f)
 	if !e.extIO() {
 		e.typedViewsTest(f)
 		e.indexTest(f)
@@ -184,6 +185,82 @@ func (e *emitter) opTablesTest(f *jen.File, macs int64) {
 		jen.For(jen.Id("_").Op(",").Id("op").Op(":=").Range().Index().Int().Values(jen.Lit(-1), jen.Id("NumOps"))).Block(
 			jen.If(jen.Id("OpName").Call(jen.Id("op")).Op("!=").Lit("").Op("||").Id("OpMACs").Call(jen.Id("op")).Op("!=").Lit(0)).Block(
 				jen.Id("t").Dot("Errorf").Call(jen.Lit("operator %d out of range: OpName %q, OpMACs %d"), jen.Id("op"), jen.Id("OpName").Call(jen.Id("op")), jen.Id("OpMACs").Call(jen.Id("op"))))),
+	)
+}
+
+// alignmentTest emits TestConstantsAtAnyAlignment: every operator function
+// that names read-only constants (shiftUnits) runs again, from the arena
+// its operators start from, on copies of its constants that start 0 to 3
+// bytes past a word boundary, and must leave the arena as the package's
+// own run does. A board's linker may place a string constant at any
+// address; kernels read constants through word views where aligned and
+// otherwise by bytes or through shifted words.
+func (e *emitter) alignmentTest(f *jen.File) {
+	if len(e.shiftUnits) == 0 {
+		return
+	}
+	param := e.mems[0].param
+	comment(f, "shifted returns a copy of s whose bytes start k bytes past a word\nboundary (0 <= k < 4).")
+	f.Func().Id("shifted").Params(jen.Id("s").String(), jen.Id("k").Int()).String().Block(
+		jen.Id("b").Op(":=").Make(jen.Index().Byte(), jen.Len(jen.Id("s")).Op("+").Lit(8)),
+		jen.Id("o").Op(":=").Parens(jen.Id("k").Op("-").Int().Parens(jen.Uintptr().Parens(jen.Qual("unsafe", "Pointer").Call(jen.Op("&").Id("b").Index(jen.Lit(0)))).Op("%").Lit(4)).Op("+").Lit(4)).Op("%").Lit(4),
+		jen.Copy(jen.Id("b").Index(jen.Id("o").Op(":")), jen.Id("s")),
+		jen.Return(jen.Qual("unsafe", "String").Call(jen.Op("&").Id("b").Index(jen.Id("o")), jen.Len(jen.Id("s")))),
+	)
+	var units []jen.Code
+	for _, u := range e.shiftUnits {
+		name := u.name + "Shifted"
+		comment(f, fmt.Sprintf("%s is %s reading its constants through sh (shifted copies).", name, u.name))
+		f.Func().Id(name).Params(jen.Id(param).Id("arena"), jen.Id("sh").Func().Params(jen.String()).String()).Block(u.code...)
+		var skip []jen.Code
+		for _, r := range u.scratch {
+			skip = append(skip, jen.Values(jen.Lit(r[0]), jen.Lit(r[1])))
+		}
+		units = append(units, jen.Values(jen.Lit(u.name), jen.Lit(u.first), jen.Lit(u.last), jen.Id(name), jen.Index().Index(jen.Lit(2)).Int().Values(skip...)))
+	}
+	comment(f, "TestConstantsAtAnyAlignment runs every operator that reads read-only\n"+
+		"constants again, from the arena its operators start from, on copies of\n"+
+		"its constants 0 to 3 bytes past a word boundary: a board's linker places\n"+
+		"string constants at any address, and the kernels read them through word\n"+
+		"views where aligned and by bytes or shifted words elsewhere. The arena\n"+
+		"must end as in the package's own run but for the operators' scratch, dead\n"+
+		"after them. Every buffer is made once and each constant copied once per\n"+
+		"offset, so that the test stays small on a board's heap.")
+	f.Func().Id("TestConstantsAtAnyAlignment").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
+		jen.List(jen.Id("m"), jen.Id("r")).Op(":=").List(jen.New(jen.Id("Model")), jen.New(jen.Id("Model"))),
+		jen.List(jen.Id("a"), jen.Id("ra")).Op(":=").List(jen.Id("m").Dot("arena").Call(), jen.Id("r").Dot("arena").Call()),
+		jen.List(jen.Id("before"), jen.Id("want")).Op(":=").List(jen.Make(jen.Index().Byte(), jen.Len(jen.Id("a"))), jen.Make(jen.Index().Byte(), jen.Len(jen.Id("a")))),
+		jen.For(jen.List(jen.Id("_"), jen.Id("u")).Op(":=").Range().Index().Struct(
+			jen.Id("name").String(),
+			jen.List(jen.Id("first"), jen.Id("last")).Int(),
+			jen.Id("run").Func().Params(jen.Id("arena"), jen.Func().Params(jen.String()).String()),
+			jen.Id("scratch").Index().Index(jen.Lit(2)).Int(),
+		).Values(units...)).Block(
+			jen.Id("m").Dot("Reset").Call(),
+			jen.Id("fillInputs").Call(jen.Id("m"), jen.Lit(5)),
+			jen.Copy(jen.Id("before"), jen.Id("a")),
+			jen.Id("m").Dot("InvokeTraced").Call(jen.Func().Params(jen.Id("op").Int()).Block(
+				jen.If(jen.Id("op").Op("==").Id("u").Dot("first").Op("-").Lit(1)).Block(jen.Copy(jen.Id("before"), jen.Id("a"))),
+				jen.If(jen.Id("op").Op("==").Id("u").Dot("last")).Block(jen.Copy(jen.Id("want"), jen.Id("a"))),
+			)),
+			jen.For(jen.Id("k").Op(":=").Lit(0), jen.Id("k").Op("<").Lit(4), jen.Id("k").Op("++")).Block(
+				jen.Id("copies").Op(":=").Map(jen.Op("*").Byte()).String().Values(),
+				jen.Id("sh").Op(":=").Func().Params(jen.Id("s").String()).String().Block(
+					jen.List(jen.Id("c"), jen.Id("ok")).Op(":=").Id("copies").Index(jen.Qual("unsafe", "StringData").Call(jen.Id("s"))),
+					jen.If(jen.Op("!").Id("ok")).Block(
+						jen.Id("c").Op("=").Id("shifted").Call(jen.Id("s"), jen.Id("k")),
+						jen.Id("copies").Index(jen.Qual("unsafe", "StringData").Call(jen.Id("s"))).Op("=").Id("c"),
+					),
+					jen.Return(jen.Id("c")),
+				),
+				jen.Copy(jen.Id("ra"), jen.Id("before")),
+				jen.Id("u").Dot("run").Call(jen.Id("ra"), jen.Id("sh")),
+				jen.For(jen.List(jen.Id("_"), jen.Id("s")).Op(":=").Range().Id("u").Dot("scratch")).Block(
+					jen.Copy(jen.Id("ra").Index(jen.Id("s").Index(jen.Lit(0)).Op(":").Id("s").Index(jen.Lit(1))), jen.Id("want").Index(jen.Id("s").Index(jen.Lit(0)).Op(":").Id("s").Index(jen.Lit(1))))),
+				jen.If(jen.Op("!").Qual("bytes", "Equal").Call(jen.Id("ra"), jen.Id("want"))).Block(
+					jen.Id("t").Dot("Errorf").Call(jen.Lit("%s with its constants %d bytes past a word boundary: the arena differs from the package's own run"), jen.Id("u").Dot("name"), jen.Id("k"))),
+			),
+		),
 	)
 }
 

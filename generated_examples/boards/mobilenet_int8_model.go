@@ -220,7 +220,7 @@ func (m *MobilenetInt8) InvokeTraced(in0 *MobilenetInt8Input0, out0 *MobilenetIn
 	after(10)
 }
 
-// mobilenetInt8Ops0to3 runs operators 0-3, fused row by row (see the comment in it).
+// mobilenetInt8Ops0to3 runs operators 0-3, fused row by row through convDSPW, dwDSPInt8M1, convPWDSP, slideDown (see the comment in it).
 //
 //go:noinline
 func mobilenetInt8Ops0to3(pDTCM, pSRAM, ioInput0 arena) {
@@ -472,7 +472,7 @@ func mobilenetInt8Ops0to3(pDTCM, pSRAM, ioInput0 arena) {
 	dwDSPInt8M1(p8, pDTCM.i8(mobilenetInt8OffBlock1PwRelu6, 512), mobilenetInt8OpBlock2DwRelu6DW, mobilenetInt8OpBlock2DwRelu6Rec, mobilenetInt8OpBlock2DwRelu6ZP, pDTCM.i32(mobilenetInt8OffConv0Relu6Scratch0, 38), pSRAM.i8(mobilenetInt8OffBlock2DwRelu6+896, 128))
 }
 
-// mobilenetInt8Op4 runs operator 4: CONV_2D block2/dw/relu6 -> block2/pw/relu6
+// mobilenetInt8Op4 runs operator 4: CONV_2D block2/dw/relu6 -> block2/pw/relu6 (convPWDSPW)
 //
 //go:noinline
 func mobilenetInt8Op4(pDTCM, pSRAM arena) {
@@ -485,7 +485,7 @@ func mobilenetInt8Op4(pDTCM, pSRAM arena) {
 	}, pSRAM.i8(mobilenetInt8OffBlock2DwRelu6, 1024), mobilenetInt8OpBlock2PwRelu6PW, mobilenetInt8OpBlock2PwRelu6Rec, pSRAM.i32(mobilenetInt8OffBlock2PwRelu6Scratch0, 34), pDTCM.i8(mobilenetInt8OffBlock2PwRelu6, 2048))
 }
 
-// mobilenetInt8Op5 runs operator 5: DEPTHWISE_CONV_2D block2/pw/relu6 -> block3/dw/relu6
+// mobilenetInt8Op5 runs operator 5: DEPTHWISE_CONV_2D block2/pw/relu6 -> block3/dw/relu6 (dwDSPInt8M1)
 //
 //go:noinline
 func mobilenetInt8Op5(pDTCM, pSRAM arena) {
@@ -511,7 +511,7 @@ func mobilenetInt8Op5(pDTCM, pSRAM arena) {
 	}, pDTCM.i8(mobilenetInt8OffBlock2PwRelu6, 2048), mobilenetInt8OpBlock3DwRelu6DW, mobilenetInt8OpBlock3DwRelu6Rec, mobilenetInt8OpBlock3DwRelu6ZP, pSRAM.i32(mobilenetInt8OffBlock3DwRelu6Scratch0, 38), pSRAM.i8(mobilenetInt8OffBlock3DwRelu6, 2048))
 }
 
-// mobilenetInt8Op6 runs operator 6: CONV_2D block3/dw/relu6 -> block3/pw/relu6
+// mobilenetInt8Op6 runs operator 6: CONV_2D block3/dw/relu6 -> block3/pw/relu6 (convPWDSPW)
 //
 //go:noinline
 func mobilenetInt8Op6(pDTCM, pSRAM arena) {
@@ -524,7 +524,7 @@ func mobilenetInt8Op6(pDTCM, pSRAM arena) {
 	}, pSRAM.i8(mobilenetInt8OffBlock3DwRelu6, 2048), mobilenetInt8OpBlock3PwRelu6PW, mobilenetInt8OpBlock3PwRelu6Rec, pSRAM.i32(mobilenetInt8OffBlock3PwRelu6Scratch0, 50), pDTCM.i8(mobilenetInt8OffBlock3PwRelu6, 2048))
 }
 
-// mobilenetInt8Op7 runs operator 7: AVERAGE_POOL_2D block3/pw/relu6 -> pool
+// mobilenetInt8Op7 runs operator 7: AVERAGE_POOL_2D block3/pw/relu6 -> pool (avgPoolDSPInt8)
 //
 //go:noinline
 func mobilenetInt8Op7(pDTCM, pSRAM arena) {
@@ -546,7 +546,7 @@ func mobilenetInt8Op7(pDTCM, pSRAM arena) {
 	}, mobilenetInt8OpPoolPool, pDTCM.i8(mobilenetInt8OffBlock3PwRelu6, 2048), pSRAM.i8(mobilenetInt8OffPool, 32))
 }
 
-// mobilenetInt8Op9 runs operator 9: FULLY_CONNECTED flatten -> logits
+// mobilenetInt8Op9 runs operator 9: FULLY_CONNECTED flatten -> logits (fcDSPInt8)
 //
 //go:noinline
 func mobilenetInt8Op9(pDTCM, pSRAM arena) {
@@ -557,7 +557,7 @@ func mobilenetInt8Op9(pDTCM, pSRAM arena) {
 	}, pSRAM.i8(mobilenetInt8OffPool, 32), mobilenetInt8OpLogitsWeights, mobilenetInt8OpLogitsRec, pDTCM.i8(mobilenetInt8OffLogits, 4))
 }
 
-// mobilenetInt8Op10 runs operator 10: SOFTMAX logits -> probs
+// mobilenetInt8Op10 runs operator 10: SOFTMAX logits -> probs (softmaxInt8)
 //
 //go:noinline
 func mobilenetInt8Op10(pDTCM, ioOutput0 arena) {

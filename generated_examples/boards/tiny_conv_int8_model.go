@@ -187,7 +187,7 @@ func (m *TinyConvInt8) InvokeTraced(in0 *TinyConvInt8Input0, out0 *TinyConvInt8O
 	after(6)
 }
 
-// tinyConvInt8Op0 runs operator 0: CONV_2D image -> conv1/relu
+// tinyConvInt8Op0 runs operator 0: CONV_2D image -> conv1/relu (convDSPW)
 //
 //go:noinline
 func tinyConvInt8Op0(pDTCM, ioInput0 arena) {
@@ -213,7 +213,7 @@ func tinyConvInt8Op0(pDTCM, ioInput0 arena) {
 	}, ioInput0.i8(tinyConvInt8OffImage, 256), tinyConvInt8OpConv1ReluConv, tinyConvInt8OpConv1ReluRec, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 36), pDTCM.i8(tinyConvInt8OffConv1Relu, 512))
 }
 
-// tinyConvInt8Op1 runs operator 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6
+// tinyConvInt8Op1 runs operator 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6 (dwDSPInt8M1)
 // (written over its dying input, which starts 80 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
@@ -240,7 +240,7 @@ func tinyConvInt8Op1(pDTCM arena) {
 	}, pDTCM.i8(tinyConvInt8OffConv1Relu, 512), tinyConvInt8OpDw2Relu6DW, tinyConvInt8OpDw2Relu6Rec, tinyConvInt8OpDw2Relu6ZP, pDTCM.i32(tinyConvInt8OffDw2Relu6Scratch0, 38), pDTCM.i8(tinyConvInt8OffDw2Relu6, 512))
 }
 
-// tinyConvInt8Ops2to3 runs operators 2-3, fused row by row (see the comment in it).
+// tinyConvInt8Ops2to3 runs operators 2-3, fused row by row through convPWDSP, poolSumInt8, poolMeanInt8 (see the comment in it).
 //
 //go:noinline
 func tinyConvInt8Ops2to3(pDTCM arena) {
@@ -286,7 +286,7 @@ func tinyConvInt8Ops2to3(pDTCM arena) {
 	poolMeanInt8(p1, pDTCM.i32(tinyConvInt8OffPoolScratch0, 16), pDTCM.i8(tinyConvInt8OffPool, 16))
 }
 
-// tinyConvInt8Op5 runs operator 5: FULLY_CONNECTED flatten -> logits
+// tinyConvInt8Op5 runs operator 5: FULLY_CONNECTED flatten -> logits (fcDSPInt8)
 //
 //go:noinline
 func tinyConvInt8Op5(pDTCM arena) {
@@ -297,7 +297,7 @@ func tinyConvInt8Op5(pDTCM arena) {
 	}, pDTCM.i8(tinyConvInt8OffPool, 16), tinyConvInt8OpLogitsWeights, tinyConvInt8OpLogitsRec, pDTCM.i8(tinyConvInt8OffLogits, 4))
 }
 
-// tinyConvInt8Op6 runs operator 6: SOFTMAX logits -> probs
+// tinyConvInt8Op6 runs operator 6: SOFTMAX logits -> probs (softmaxInt8)
 //
 //go:noinline
 func tinyConvInt8Op6(pDTCM, ioOutput0 arena) {

@@ -176,7 +176,7 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	after(2)
 }
 
-// op0 runs operator 0: FULLY_CONNECTED x -> dense1/relu
+// op0 runs operator 0: FULLY_CONNECTED x -> dense1/relu (fcInt8PT)
 //
 //go:noinline
 func op0(a arena) {
@@ -194,7 +194,7 @@ func op0(a arena) {
 	}, a.i8(offX, 1), opDense1ReluWeights, opDense1ReluBias, a.i8(offDense1Relu, 16))
 }
 
-// op1 runs operator 1: FULLY_CONNECTED dense1/relu -> dense2/relu
+// op1 runs operator 1: FULLY_CONNECTED dense1/relu -> dense2/relu (fcDSPInt8)
 //
 //go:noinline
 func op1(a arena) {
@@ -205,7 +205,7 @@ func op1(a arena) {
 	}, a.i8(offDense1Relu, 16), opDense2ReluWeights, opDense2ReluRec, a.i8(offDense2Relu, 16))
 }
 
-// op2 runs operator 2: FULLY_CONNECTED dense2/relu -> y
+// op2 runs operator 2: FULLY_CONNECTED dense2/relu -> y (fcDSPInt8)
 //
 //go:noinline
 func op2(a arena) {

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // fillInputs writes a deterministic xorshift pattern into every input.
@@ -125,6 +126,88 @@ func TestOpTables(t *testing.T) {
 	for _, op := range []int{-1, NumOps} {
 		if OpName(op) != "" || OpMACs(op) != 0 {
 			t.Errorf("operator %d out of range: OpName %q, OpMACs %d", op, OpName(op), OpMACs(op))
+		}
+	}
+}
+
+// shifted returns a copy of s whose bytes start k bytes past a word
+// boundary (0 <= k < 4).
+func shifted(s string, k int) string {
+	b := make([]byte, len(s)+8)
+	o := (k - int(uintptr(unsafe.Pointer(&b[0]))%4) + 4) % 4
+	copy(b[o:], s)
+	return unsafe.String(&b[o], len(s))
+}
+
+// op0Shifted is op0 reading its constants through sh (shifted copies).
+func op0Shifted(a arena, sh func(string) string) {
+	fcF32(&fcParams{
+		batches:    1,
+		outDepth:   3,
+		accumDepth: 6,
+		fActMin:    0.0,
+		fActMax:    3.4028235e+38,
+	}, a.f32(offFeatures, 6), sh(opBranchAWeights), sh(tensorABias), a.f32(offBranchA, 3))
+}
+
+// op1Shifted is op1 reading its constants through sh (shifted copies).
+func op1Shifted(a arena, sh func(string) string) {
+	fcF32(&fcParams{
+		batches:    1,
+		outDepth:   3,
+		accumDepth: 6,
+		fActMin:    -3.4028235e+38,
+		fActMax:    3.4028235e+38,
+	}, a.f32(offFeatures, 6), sh(opBranchBWeights), sh(opBranchBNoBias), a.f32(offBranchB, 3))
+}
+
+// TestConstantsAtAnyAlignment runs every operator that reads read-only
+// constants again, from the arena its operators start from, on copies of
+// its constants 0 to 3 bytes past a word boundary: a board's linker places
+// string constants at any address, and the kernels read them through word
+// views where aligned and by bytes or shifted words elsewhere. The arena
+// must end as in the package's own run but for the operators' scratch, dead
+// after them. Every buffer is made once and each constant copied once per
+// offset, so that the test stays small on a board's heap.
+func TestConstantsAtAnyAlignment(t *testing.T) {
+	m, r := new(Model), new(Model)
+	a, ra := m.arena(), r.arena()
+	before, want := make([]byte, len(a)), make([]byte, len(a))
+	for _, u := range []struct {
+		name        string
+		first, last int
+		run         func(arena, func(string) string)
+		scratch     [][2]int
+	}{{"op0", 0, 0, op0Shifted, [][2]int{}}, {"op1", 1, 1, op1Shifted, [][2]int{}}} {
+		m.Reset()
+		fillInputs(m, 5)
+		copy(before, a)
+		m.InvokeTraced(func(op int) {
+			if op == u.first-1 {
+				copy(before, a)
+			}
+			if op == u.last {
+				copy(want, a)
+			}
+		})
+		for k := 0; k < 4; k++ {
+			copies := map[*byte]string{}
+			sh := func(s string) string {
+				c, ok := copies[unsafe.StringData(s)]
+				if !ok {
+					c = shifted(s, k)
+					copies[unsafe.StringData(s)] = c
+				}
+				return c
+			}
+			copy(ra, before)
+			u.run(ra, sh)
+			for _, s := range u.scratch {
+				copy(ra[s[0]:s[1]], want[s[0]:s[1]])
+			}
+			if !bytes.Equal(ra, want) {
+				t.Errorf("%s with its constants %d bytes past a word boundary: the arena differs from the package's own run", u.name, k)
+			}
 		}
 	}
 }

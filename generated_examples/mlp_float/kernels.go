@@ -4,20 +4,10 @@ package mlp_float
 
 import (
 	"math"
-	"runtime"
 	"unsafe"
 )
 
 // Copied from kernels/common.go.
-
-// ld32 reads the i-th little-endian int32 of a constant string.
-func ld32(s string, i int) int32 {
-	s = s[4*i : 4*i+4]
-	return int32(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
-}
-
-// ldf32 reads the i-th little-endian float32 of a constant string.
-func ldf32(s string, i int) float32 { return math.Float32frombits(uint32(ld32(s, i))) }
 
 // clampF32 limits x to [lo, hi].
 func clampF32(x, lo, hi float32) float32 {
@@ -255,72 +245,9 @@ func f32ExpRare(x float32) float32 {
 
 // Copied from kernels/float_dot.go.
 
-// f32Dot4 returns the dot products of x with the four interleaved weight
-// rows w (4 floats per element of x), each summed in order.
-func f32Dot4(x []float32, w []float32) (a0, a1, a2, a3 float32) {
-	wq := unsafe.Slice((*[4]float32)(unsafe.Pointer(unsafe.SliceData(w))), len(w)/4)
-	wq = wq[:len(x)]
-	for d, xv := range x {
-		q := &wq[d]
-		a0 += float32(xv * q[0])
-		a1 += float32(xv * q[1])
-		a2 += float32(xv * q[2])
-		a3 += float32(xv * q[3])
-	}
-	return a0, a1, a2, a3
-}
-
-// f32DotStr4 is f32Dot4 for weights read directly from a constant string
-// (16 bytes per element of x).
-func f32DotStr4(x []float32, w string) (a0, a1, a2, a3 float32) {
-	if off := f32StrOff(w); off == 0 || f32Unaligned {
-		return f32Dot4(x, f32StrView(w))
-	} else if f32Funnel {
-		return f32DotFunnel4(x, w, off)
-	}
-	wq := unsafe.Slice((*[16]byte)(unsafe.Pointer(unsafe.StringData(w))), len(w)/16)
-	wq = wq[:len(x)]
-	for d, xv := range x {
-		p := wq[d][:]
-		a0 += float32(xv * f32q(p, 0))
-		a1 += float32(xv * f32q(p, 1))
-		a2 += float32(xv * f32q(p, 2))
-		a3 += float32(xv * f32q(p, 3))
-	}
-	return a0, a1, a2, a3
-}
-
-// f32Funnel is true where int is 32 bits.
-const f32Funnel = ^uint(0)>>32 == 0
-
-// f32Unaligned is true where a float32 may be loaded from any address:
-// gc for x86 (SSE loads and the integer loads of softfloat have no
-// alignment requirement). There the string kernels view any string as
-// float32.
-const f32Unaligned = runtime.Compiler == "gc" && (runtime.GOARCH == "amd64" || runtime.GOARCH == "386")
-
 // f32StrOff returns the address of w's data modulo 4.
 func f32StrOff(w string) uint32 {
 	return uint32(uintptr(unsafe.Pointer(unsafe.StringData(w)))) & 3
-}
-
-// f32StrView views a word-aligned string as float32 values.
-func f32StrView(w string) []float32 {
-	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.StringData(w))), len(w)/4)
-}
-
-// f32Words prepares the funnel read of w (address off mod 4, off != 0,
-// len(w) a multiple of 4 and at least 4): it returns the first (4-off)
-// bytes of w as the low bytes of c, the aligned words that lie entirely
-// inside w (len(w)/4-1 of them) and the last off bytes of w as the low
-// bytes of e. Float j of w is then word j-1's high bytes (or c) shifted
-// down by 8*off, or'ed with word j's low bytes (or e) shifted up by
-// 32-8*off.
-func f32Words(w string, off uint32) (c uint32, q []uint32, e uint32) {
-	n := len(w)
-	c, e = f32Ends(w, off)
-	p := unsafe.Add(unsafe.Pointer(unsafe.StringData(w)), 4-off)
-	return c, unsafe.Slice((*uint32)(p), n/4-1), e
 }
 
 // f32Ends returns f32Words' c and e: the first 4-off bytes of w as the low
@@ -331,43 +258,6 @@ func f32Ends(w string, off uint32) (c, e uint32) {
 	c = (uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2])<<16) & (^uint32(0) >> (8 * off & 31))
 	e = (uint32(t[0]) | uint32(t[1])<<8 | uint32(t[2])<<16) >> ((24 - 8*off) & 31)
 	return c, e
-}
-
-// f32DotFunnel4 is f32DotStr4 through the funnel (see f32Words): the
-// elements but the last in one loop, then the last one, whose last word is
-// e.
-func f32DotFunnel4(x []float32, w string, off uint32) (a0, a1, a2, a3 float32) {
-	c, q, e := f32Words(w, off)
-	sl, sr := (8*off)&31, (32-8*off)&31
-	n := len(x) - 1
-	if n < 0 {
-		return
-	}
-	q = q[:4*n+3]
-	for d, xv := range x[:n] {
-		r := (*[4]uint32)(q[4*d : 4*d+4])
-		w0 := c | r[0]<<sr
-		w1 := r[0]>>sl | r[1]<<sr
-		w2 := r[1]>>sl | r[2]<<sr
-		w3 := r[2]>>sl | r[3]<<sr
-		c = r[3] >> sl
-		a0 += float32(xv * math.Float32frombits(w0))
-		a1 += float32(xv * math.Float32frombits(w1))
-		a2 += float32(xv * math.Float32frombits(w2))
-		a3 += float32(xv * math.Float32frombits(w3))
-	}
-	r := (*[3]uint32)(q[4*n:])
-	xv := x[n]
-	a0 += float32(xv * math.Float32frombits(c|r[0]<<sr))
-	a1 += float32(xv * math.Float32frombits(r[0]>>sl|r[1]<<sr))
-	a2 += float32(xv * math.Float32frombits(r[1]>>sl|r[2]<<sr))
-	a3 += float32(xv * math.Float32frombits(r[2]>>sl|e<<sr))
-	return
-}
-
-// f32q reads the k-th little-endian float32 of p.
-func f32q(p []byte, k int) float32 {
-	return math.Float32frombits(uint32(p[4*k]) | uint32(p[4*k+1])<<8 | uint32(p[4*k+2])<<16 | uint32(p[4*k+3])<<24)
 }
 
 // f32Act holds what fcF32's row functions need, set by fcF32 in one go
@@ -721,23 +611,6 @@ func f32ViewRow(ac *f32Act) {
 	}
 }
 
-// f32Store4 stores the first min(len(o), 4) of a0..a3 in o.
-func f32Store4(o []float32, a0, a1, a2, a3 float32) {
-	switch len(o) {
-	case 1:
-		o[0] = a0
-	case 2:
-		oq := (*[2]float32)(o)
-		oq[0], oq[1] = a0, a1
-	case 3:
-		oq := (*[3]float32)(o)
-		oq[0], oq[1], oq[2] = a0, a1, a2
-	default:
-		oq := (*[4]float32)(o[:4])
-		oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
-	}
-}
-
 // Copied from kernels/fully_connected.go.
 
 // fcParams describes one FULLY_CONNECTED operator. Integer kernels ignore
@@ -767,13 +640,14 @@ type fcParams struct {
 // last bit; the four channels of a block are independent sums.
 //
 // The weight string's alignment is looked at once per call (see
-// f32StrOff): word-aligned (or on a target that loads unaligned floats) it
-// is viewed as float32 (f32ViewRow); on 32-bit targets otherwise the aligned
-// words that cover it are read once and every float is shifted together
-// from two neighbours, the carry running from block to block (f32FunnelRow);
-// elsewhere the bytes are decoded (which 64-bit compilers merge into word
-// loads). A last block of one channel computes only that channel. For
-// layers of fcSoftMinDepth and deeper the generator calls fcF32S.
+// f32StrOff): word-aligned it is viewed as float32 (f32ViewRow); otherwise
+// the aligned words that cover it are read once and every float is shifted
+// together from two neighbours, the carry running from block to block
+// (f32FunnelRow), on every target alike, so that a host's tests run the
+// form a board runs (its linker places string constants at any address;
+// the generated TestConstantsAtAnyAlignment runs both). The bias is read
+// the same way. A last block of one channel computes only that channel.
+// For layers of fcSoftMinDepth and deeper the generator calls fcF32S.
 //
 //go:noinline
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
@@ -789,11 +663,7 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	if len(bias) != 0 {
 		bias = bias[:4*n]
 		pb, mode = unsafe.Pointer(unsafe.StringData(bias)), 1
-		if off := f32StrOff(bias); off != 0 && !f32Unaligned {
-			if !f32Funnel {
-				fcF32B(p, in, w, bias, out)
-				return
-			}
+		if off := f32StrOff(bias); off != 0 {
 			c, e = f32Ends(bias, off)
 			sl, sr = 8*off, 32-8*off
 			pb, mode = unsafe.Add(pb, 4-off), 2
@@ -803,12 +673,8 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	var t *[3]uint32
 	var wc, we, wsl, wsr uint32
 	off := f32StrOff(w)
-	view := off == 0 || f32Unaligned
+	view := off == 0
 	if !view {
-		if !f32Funnel {
-			fcF32B(p, in, w, bias, out)
-			return
-		}
 		// len(w)/4-1 words lie inside w: k*nb-1 whole groups from pw on
 		// and three more (t).
 		wc, we = f32Ends(w, off)
@@ -848,94 +714,6 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 		ac.x2 = unsafe.Add(ac.x2, 4*k)
 		ac.x3 = unsafe.Add(ac.x3, 4*k)
 		ac.o = unsafe.Add(ac.o, 4*n)
-	}
-}
-
-// fcActF32 adds the bias (one float32 per element of o, or "") to o and
-// clamps it to [lo, hi]. A misaligned bias is read through the funnel on
-// 32-bit targets (see f32Words), one aligned word per channel.
-func fcActF32(o []float32, bias string, lo, hi float32) {
-	if len(o) == 0 {
-		return
-	}
-	if len(bias) == 0 {
-		for i, v := range o {
-			o[i] = v
-			if v < lo {
-				o[i] = lo
-			} else if v > hi {
-				o[i] = hi
-			}
-		}
-		return
-	}
-	bias = bias[:4*len(o)]
-	off := f32StrOff(bias)
-	switch {
-	case off == 0 || f32Unaligned:
-		// Pointers walk o and bias; the clamp stores the bound over the
-		// sum (through clampF32 or with a float phi, gc for ARM moves and
-		// reloads the bounds on every element).
-		pb := unsafe.Pointer(unsafe.StringData(bias))
-		po := unsafe.Pointer(unsafe.SliceData(o))
-		ol := unsafe.Add(po, 4*(len(o)-1)) // the last element
-		for {
-			v := *(*float32)(po) + *(*float32)(pb)
-			*(*float32)(po) = v
-			if v < lo {
-				*(*float32)(po) = lo
-			} else if v > hi {
-				*(*float32)(po) = hi
-			}
-			if po == ol {
-				break
-			}
-			po = unsafe.Add(po, 4)
-			pb = unsafe.Add(pb, 4)
-		}
-	case f32Funnel:
-		// Pointers walk o and the aligned words inside bias (one fewer
-		// than o's elements: the last element's bias ends with e); the
-		// clamp as above.
-		c, e := f32Ends(bias, off)
-		sl, sr := (8*off)&31, (32-8*off)&31
-		pb := unsafe.Add(unsafe.Pointer(unsafe.StringData(bias)), 4-off)
-		po := unsafe.Pointer(unsafe.SliceData(o))
-		ol := unsafe.Add(po, 4*(len(o)-1)) // the last element
-		for po != ol {
-			r := *(*uint32)(pb)
-			v := *(*float32)(po) + math.Float32frombits(c|r<<sr)
-			*(*float32)(po) = v
-			if v < lo {
-				*(*float32)(po) = lo
-			} else if v > hi {
-				*(*float32)(po) = hi
-			}
-			c = r >> sl
-			po = unsafe.Add(po, 4)
-			pb = unsafe.Add(pb, 4) // (at most to the last word's bytes)
-		}
-		*(*float32)(ol) = clampF32(*(*float32)(ol)+math.Float32frombits(c|e<<sr), lo, hi)
-	default:
-		for i, v := range o {
-			o[i] = clampF32(v+ldf32(bias, i), lo, hi)
-		}
-	}
-}
-
-// fcF32B is fcF32 decoding the weights' bytes (64-bit targets that do not
-// load unaligned floats, where the compiler merges the loads).
-func fcF32B(p *fcParams, in []float32, w, bias string, out []float32) {
-	k, n := p.accumDepth, p.outDepth
-	lo, hi := p.fActMin, p.fActMax
-	for b := 0; b < p.batches; b++ {
-		x := in[b*k : b*k+k]
-		o := out[b*n : b*n+n]
-		for ch := 0; ch < n; ch += 4 {
-			a0, a1, a2, a3 := f32DotStr4(x, w[16*k*(ch/4):16*k*(ch/4+1)])
-			f32Store4(o[ch:], a0, a1, a2, a3)
-		}
-		fcActF32(o, bias, lo, hi)
 	}
 }
 

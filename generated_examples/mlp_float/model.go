@@ -175,7 +175,7 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	after(3)
 }
 
-// op0 runs operator 0: FULLY_CONNECTED features -> branch_a
+// op0 runs operator 0: FULLY_CONNECTED features -> branch_a (fcF32)
 //
 //go:noinline
 func op0(a arena) {
@@ -188,7 +188,7 @@ func op0(a arena) {
 	}, a.f32(offFeatures, 6), opBranchAWeights, tensorABias, a.f32(offBranchA, 3))
 }
 
-// op1 runs operator 1: FULLY_CONNECTED features -> branch_b
+// op1 runs operator 1: FULLY_CONNECTED features -> branch_b (fcF32)
 //
 //go:noinline
 func op1(a arena) {
@@ -201,7 +201,7 @@ func op1(a arena) {
 	}, a.f32(offFeatures, 6), opBranchBWeights, opBranchBNoBias, a.f32(offBranchB, 3))
 }
 
-// op2 runs operator 2: ADD branch_a, branch_b -> sum
+// op2 runs operator 2: ADD branch_a, branch_b -> sum (addF32)
 //
 //go:noinline
 func op2(a arena) {
@@ -230,7 +230,7 @@ func op2(a arena) {
 	}, a.f32(offBranchA, 3), a.f32(offBranchB, 3), a.f32(offBranchA, 3))
 }
 
-// op3 runs operator 3: SOFTMAX sum -> probs
+// op3 runs operator 3: SOFTMAX sum -> probs (softmaxF32)
 //
 //go:noinline
 func op3(a arena) {

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // fillInputs writes a deterministic xorshift pattern into every input.
@@ -125,6 +126,393 @@ func TestOpTables(t *testing.T) {
 	for _, op := range []int{-1, NumOps} {
 		if OpName(op) != "" || OpMACs(op) != 0 {
 			t.Errorf("operator %d out of range: OpName %q, OpMACs %d", op, OpName(op), OpMACs(op))
+		}
+	}
+}
+
+// shifted returns a copy of s whose bytes start k bytes past a word
+// boundary (0 <= k < 4).
+func shifted(s string, k int) string {
+	b := make([]byte, len(s)+8)
+	o := (k - int(uintptr(unsafe.Pointer(&b[0]))%4) + 4) % 4
+	copy(b[o:], s)
+	return unsafe.String(&b[o], len(s))
+}
+
+// ops0to3Shifted is ops0to3 reading its constants through sh (shifted copies).
+func ops0to3Shifted(a arena, sh func(string) string) {
+	// 0-3: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows the next operator still needs:
+	//
+	//	0: CONV_2D image -> conv0/relu6 (line of 3 of 16 rows, 384 bytes)
+	//	1: DEPTHWISE_CONV_2D conv0/relu6 -> block1/dw/relu6 (line of 1 of 16 rows, 128 bytes)
+	//	2: CONV_2D block1/dw/relu6 -> block1/pw/relu6 (line of 3 of 16 rows, 768 bytes)
+	//	3: DEPTHWISE_CONV_2D block1/pw/relu6 -> block2/dw/relu6 (whole)
+	//
+	// The output is written over the dying input, which starts 0 bytes above it.
+	p0 := &convDSPParams{
+		batches:   1,
+		inH:       5,
+		inW:       32,
+		inC:       1,
+		filterH:   3,
+		filterW:   3,
+		outH:      2,
+		outW:      16,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      -1,
+		span:      255,
+		hi:        127,
+	}
+	p1 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       16,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      16,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      1,
+		padW:      1,
+		span:      255,
+		hi:        127,
+	}
+	p2 := &convPWDSPParams{
+		pixels: 16,
+		inC:    8,
+		outC:   16,
+		span:   250,
+		hi:     122,
+	}
+	p3 := &convDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       32,
+		inC:       1,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      16,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      -1,
+		span:      255,
+		hi:        127,
+	}
+	p4 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       16,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      16,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      1,
+		span:      255,
+		hi:        127,
+	}
+	p5 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       16,
+		inC:       16,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      8,
+		outC:      16,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      250,
+		hi:        122,
+	}
+	p6 := &convDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       32,
+		inC:       1,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      16,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      -1,
+		span:      255,
+		hi:        127,
+	}
+	p7 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       16,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      16,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      1,
+		span:      255,
+		hi:        127,
+	}
+	p8 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       16,
+		inC:       16,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      8,
+		outC:      16,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      250,
+		hi:        122,
+	}
+	// 0: rows 0 to 1 from input rows 0 to 4
+	convDSPW(p0, a.i8(offImage, 160), sh(opConv0Relu6Conv), sh(opConv0Relu6Rec), a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6, 256))
+	// 1: row 0 from input rows 0 to 1
+	dwDSPInt8M1(p1, a.i8(offConv0Relu6, 256), sh(opBlock1DwRelu6DW), sh(opBlock1DwRelu6Rec), sh(opBlock1DwRelu6ZP), a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
+	// 2: row 0 from input row 0
+	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), sh(opBlock1PwRelu6PW), sh(opBlock1PwRelu6Rec), a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6, 256))
+	// 0: row 2 from input rows 4 to 6
+	convDSPW(p3, a.i8(offImage+128, 96), sh(opConv0Relu6Conv), sh(opConv0Relu6Rec), a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
+	// 1: row 1 from input rows 0 to 2
+	dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), sh(opBlock1DwRelu6DW), sh(opBlock1DwRelu6Rec), sh(opBlock1DwRelu6ZP), a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
+	// 2: row 1 from input row 1
+	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), sh(opBlock1PwRelu6PW), sh(opBlock1PwRelu6Rec), a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
+	// 0: keep the rows still needed at the start of its line
+	slideDown(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+	// 0: row 3 from input rows 6 to 8
+	convDSPW(p3, a.i8(offImage+192, 96), sh(opConv0Relu6Conv), sh(opConv0Relu6Rec), a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
+	// 1: row 2 from input rows 1 to 3
+	dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), sh(opBlock1DwRelu6DW), sh(opBlock1DwRelu6Rec), sh(opBlock1DwRelu6ZP), a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
+	// 2: row 2 from input row 2
+	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), sh(opBlock1PwRelu6PW), sh(opBlock1PwRelu6Rec), a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+512, 256))
+	// 3: row 0 from input rows 0 to 2
+	dwDSPInt8M1(p5, a.i8(offBlock1PwRelu6, 768), sh(opBlock2DwRelu6DW), sh(opBlock2DwRelu6Rec), sh(opBlock2DwRelu6ZP), a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock2DwRelu6, 128))
+	for band := 0; band < 5; band++ {
+		// 0: keep the rows still needed at the start of its line
+		slideDown(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+		// 0: row 4+2*band from input rows 8+4*band to 10+4*band
+		convDSPW(p3, a.i8(offImage+256+128*band, 96), sh(opConv0Relu6Conv), sh(opConv0Relu6Rec), a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
+		// 1: row 3+2*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), sh(opBlock1DwRelu6DW), sh(opBlock1DwRelu6Rec), sh(opBlock1DwRelu6ZP), a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
+		// 2: keep the rows still needed at the start of its line
+		slideDown(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
+		// 2: row 3+2*band from input row 3+2*band
+		convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), sh(opBlock1PwRelu6PW), sh(opBlock1PwRelu6Rec), a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
+		// 0: keep the rows still needed at the start of its line
+		slideDown(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+		// 0: row 5+2*band from input rows 10+4*band to 12+4*band
+		convDSPW(p3, a.i8(offImage+320+128*band, 96), sh(opConv0Relu6Conv), sh(opConv0Relu6Rec), a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
+		// 1: row 4+2*band from input rows 3+2*band to 5+2*band
+		dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), sh(opBlock1DwRelu6DW), sh(opBlock1DwRelu6Rec), sh(opBlock1DwRelu6ZP), a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
+		// 2: row 4+2*band from input row 4+2*band
+		convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), sh(opBlock1PwRelu6PW), sh(opBlock1PwRelu6Rec), a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+512, 256))
+		// 3: row 1+1*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p5, a.i8(offBlock1PwRelu6, 768), sh(opBlock2DwRelu6DW), sh(opBlock2DwRelu6Rec), sh(opBlock2DwRelu6ZP), a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock2DwRelu6+128+128*band, 128))
+	}
+	// 0: keep the rows still needed at the start of its line
+	slideDown(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+	// 0: row 14 from input rows 28 to 30
+	convDSPW(p3, a.i8(offImage+896, 96), sh(opConv0Relu6Conv), sh(opConv0Relu6Rec), a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
+	// 1: row 13 from input rows 12 to 14
+	dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), sh(opBlock1DwRelu6DW), sh(opBlock1DwRelu6Rec), sh(opBlock1DwRelu6ZP), a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
+	// 2: keep the rows still needed at the start of its line
+	slideDown(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
+	// 2: row 13 from input row 13
+	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), sh(opBlock1PwRelu6PW), sh(opBlock1PwRelu6Rec), a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
+	// 0: keep the rows still needed at the start of its line
+	slideDown(a.u8(offConv0Relu6, 256), a.u8(offConv0Relu6+128, 256))
+	// 0: row 15 from input rows 30 to 31
+	convDSPW(p6, a.i8(offImage+960, 64), sh(opConv0Relu6Conv), sh(opConv0Relu6Rec), a.i32(offConv0Relu6Scratch0, 36), a.i8(offConv0Relu6+256, 128))
+	// 1: row 14 from input rows 13 to 15
+	dwDSPInt8M1(p4, a.i8(offConv0Relu6, 384), sh(opBlock1DwRelu6DW), sh(opBlock1DwRelu6Rec), sh(opBlock1DwRelu6ZP), a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
+	// 2: row 14 from input row 14
+	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), sh(opBlock1PwRelu6PW), sh(opBlock1PwRelu6Rec), a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+512, 256))
+	// 3: row 6 from input rows 12 to 14
+	dwDSPInt8M1(p5, a.i8(offBlock1PwRelu6, 768), sh(opBlock2DwRelu6DW), sh(opBlock2DwRelu6Rec), sh(opBlock2DwRelu6ZP), a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock2DwRelu6+768, 128))
+	// 1: row 15 from input rows 14 to 15
+	dwDSPInt8M1(p7, a.i8(offConv0Relu6+128, 256), sh(opBlock1DwRelu6DW), sh(opBlock1DwRelu6Rec), sh(opBlock1DwRelu6ZP), a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock1DwRelu6, 128))
+	// 2: keep the rows still needed at the start of its line
+	slideDown(a.u8(offBlock1PwRelu6, 256), a.u8(offBlock1PwRelu6+512, 256))
+	// 2: row 15 from input row 15
+	convPWDSP(p2, a.i8(offBlock1DwRelu6, 128), sh(opBlock1PwRelu6PW), sh(opBlock1PwRelu6Rec), a.i32(offConv0Relu6Scratch0, 18), a.i8(offBlock1PwRelu6+256, 256))
+	// 3: row 7 from input rows 14 to 15
+	dwDSPInt8M1(p8, a.i8(offBlock1PwRelu6, 512), sh(opBlock2DwRelu6DW), sh(opBlock2DwRelu6Rec), sh(opBlock2DwRelu6ZP), a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock2DwRelu6+896, 128))
+}
+
+// op4Shifted is op4 reading its constants through sh (shifted copies).
+func op4Shifted(a arena, sh func(string) string) {
+	convPWDSPW(&convPWDSPParams{
+		pixels: 64,
+		inC:    16,
+		outC:   32,
+		span:   214,
+		hi:     86,
+	}, a.i8(offBlock2DwRelu6, 1024), sh(opBlock2PwRelu6PW), sh(opBlock2PwRelu6Rec), a.i32(offBlock2PwRelu6Scratch0, 34), a.i8(offBlock2PwRelu6, 2048))
+}
+
+// op5Shifted is op5 reading its constants through sh (shifted copies).
+func op5Shifted(a arena, sh func(string) string) {
+	dwDSPInt8M1(&dwDSPParams{
+		batches:   1,
+		inH:       8,
+		inW:       8,
+		inC:       32,
+		filterH:   3,
+		filterW:   3,
+		outH:      8,
+		outW:      8,
+		outC:      32,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      1,
+		padW:      1,
+		span:      214,
+		hi:        86,
+	}, a.i8(offBlock2PwRelu6, 2048), sh(opBlock3DwRelu6DW), sh(opBlock3DwRelu6Rec), sh(opBlock3DwRelu6ZP), a.i32(offBlock3DwRelu6Scratch0, 38), a.i8(offBlock3DwRelu6, 2048))
+}
+
+// op6Shifted is op6 reading its constants through sh (shifted copies).
+func op6Shifted(a arena, sh func(string) string) {
+	convPWDSPW(&convPWDSPParams{
+		pixels: 64,
+		inC:    32,
+		outC:   32,
+		span:   214,
+		hi:     86,
+	}, a.i8(offBlock3DwRelu6, 2048), sh(opBlock3PwRelu6PW), sh(opBlock3PwRelu6Rec), a.i32(offBlock3PwRelu6Scratch0, 50), a.i8(offBlock3PwRelu6, 2048))
+}
+
+// op7Shifted is op7 reading its constants through sh (shifted copies).
+func op7Shifted(a arena, sh func(string) string) {
+	avgPoolDSPInt8(&poolParams{
+		batches: 1,
+		inH:     8,
+		inW:     8,
+		depth:   32,
+		outH:    1,
+		outW:    1,
+		strideH: 8,
+		strideW: 8,
+		filterH: 8,
+		filterW: 8,
+		padH:    0,
+		padW:    0,
+		actMin:  -128,
+		actMax:  127,
+	}, sh(opPoolPool), a.i8(offBlock3PwRelu6, 2048), a.i8(offPool, 32))
+}
+
+// op9Shifted is op9 reading its constants through sh (shifted copies).
+func op9Shifted(a arena, sh func(string) string) {
+	fcDSPInt8(&fcDSPParams{
+		batches:    1,
+		outDepth:   4,
+		accumDepth: 32,
+	}, a.i8(offPool, 32), sh(opLogitsWeights), sh(opLogitsRec), a.i8(offLogits, 4))
+}
+
+// TestConstantsAtAnyAlignment runs every operator that reads read-only
+// constants again, from the arena its operators start from, on copies of
+// its constants 0 to 3 bytes past a word boundary: a board's linker places
+// string constants at any address, and the kernels read them through word
+// views where aligned and by bytes or shifted words elsewhere. The arena
+// must end as in the package's own run but for the operators' scratch, dead
+// after them. Every buffer is made once and each constant copied once per
+// offset, so that the test stays small on a board's heap.
+func TestConstantsAtAnyAlignment(t *testing.T) {
+	m, r := new(Model), new(Model)
+	a, ra := m.arena(), r.arena()
+	before, want := make([]byte, len(a)), make([]byte, len(a))
+	for _, u := range []struct {
+		name        string
+		first, last int
+		run         func(arena, func(string) string)
+		scratch     [][2]int
+	}{{"ops0to3", 0, 3, ops0to3Shifted, [][2]int{{2304, 2464}}}, {"op4", 4, 4, op4Shifted, [][2]int{{0, 136}}}, {"op5", 5, 5, op5Shifted, [][2]int{{2336, 2488}}}, {"op6", 6, 6, op6Shifted, [][2]int{{2048, 2248}}}, {"op7", 7, 7, op7Shifted, [][2]int{}}, {"op9", 9, 9, op9Shifted, [][2]int{}}} {
+		m.Reset()
+		fillInputs(m, 5)
+		copy(before, a)
+		m.InvokeTraced(func(op int) {
+			if op == u.first-1 {
+				copy(before, a)
+			}
+			if op == u.last {
+				copy(want, a)
+			}
+		})
+		for k := 0; k < 4; k++ {
+			copies := map[*byte]string{}
+			sh := func(s string) string {
+				c, ok := copies[unsafe.StringData(s)]
+				if !ok {
+					c = shifted(s, k)
+					copies[unsafe.StringData(s)] = c
+				}
+				return c
+			}
+			copy(ra, before)
+			u.run(ra, sh)
+			for _, s := range u.scratch {
+				copy(ra[s[0]:s[1]], want[s[0]:s[1]])
+			}
+			if !bytes.Equal(ra, want) {
+				t.Errorf("%s with its constants %d bytes past a word boundary: the arena differs from the package's own run", u.name, k)
+			}
 		}
 	}
 }

@@ -238,7 +238,7 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	after(10)
 }
 
-// ops0to3 runs operators 0-3, fused row by row (see the comment in it).
+// ops0to3 runs operators 0-3, fused row by row through convDSPW, dwDSPInt8M1, convPWDSP, slideDown (see the comment in it).
 //
 //go:noinline
 func ops0to3(a arena) {
@@ -492,7 +492,7 @@ func ops0to3(a arena) {
 	dwDSPInt8M1(p8, a.i8(offBlock1PwRelu6, 512), opBlock2DwRelu6DW, opBlock2DwRelu6Rec, opBlock2DwRelu6ZP, a.i32(offConv0Relu6Scratch0, 38), a.i8(offBlock2DwRelu6+896, 128))
 }
 
-// op4 runs operator 4: CONV_2D block2/dw/relu6 -> block2/pw/relu6
+// op4 runs operator 4: CONV_2D block2/dw/relu6 -> block2/pw/relu6 (convPWDSPW)
 // (written over its dying input, which starts 992 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
@@ -506,7 +506,7 @@ func op4(a arena) {
 	}, a.i8(offBlock2DwRelu6, 1024), opBlock2PwRelu6PW, opBlock2PwRelu6Rec, a.i32(offBlock2PwRelu6Scratch0, 34), a.i8(offBlock2PwRelu6, 2048))
 }
 
-// op5 runs operator 5: DEPTHWISE_CONV_2D block2/pw/relu6 -> block3/dw/relu6
+// op5 runs operator 5: DEPTHWISE_CONV_2D block2/pw/relu6 -> block3/dw/relu6 (dwDSPInt8M1)
 // (written over its dying input, which starts 288 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
@@ -533,7 +533,7 @@ func op5(a arena) {
 	}, a.i8(offBlock2PwRelu6, 2048), opBlock3DwRelu6DW, opBlock3DwRelu6Rec, opBlock3DwRelu6ZP, a.i32(offBlock3DwRelu6Scratch0, 38), a.i8(offBlock3DwRelu6, 2048))
 }
 
-// op6 runs operator 6: CONV_2D block3/dw/relu6 -> block3/pw/relu6
+// op6 runs operator 6: CONV_2D block3/dw/relu6 -> block3/pw/relu6 (convPWDSPW)
 // (written over its dying input, which starts 0 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
@@ -547,7 +547,7 @@ func op6(a arena) {
 	}, a.i8(offBlock3DwRelu6, 2048), opBlock3PwRelu6PW, opBlock3PwRelu6Rec, a.i32(offBlock3PwRelu6Scratch0, 50), a.i8(offBlock3PwRelu6, 2048))
 }
 
-// op7 runs operator 7: AVERAGE_POOL_2D block3/pw/relu6 -> pool
+// op7 runs operator 7: AVERAGE_POOL_2D block3/pw/relu6 -> pool (avgPoolDSPInt8)
 //
 //go:noinline
 func op7(a arena) {
@@ -569,7 +569,7 @@ func op7(a arena) {
 	}, opPoolPool, a.i8(offBlock3PwRelu6, 2048), a.i8(offPool, 32))
 }
 
-// op9 runs operator 9: FULLY_CONNECTED flatten -> logits
+// op9 runs operator 9: FULLY_CONNECTED flatten -> logits (fcDSPInt8)
 //
 //go:noinline
 func op9(a arena) {
@@ -580,7 +580,7 @@ func op9(a arena) {
 	}, a.i8(offPool, 32), opLogitsWeights, opLogitsRec, a.i8(offLogits, 4))
 }
 
-// op10 runs operator 10: SOFTMAX logits -> probs
+// op10 runs operator 10: SOFTMAX logits -> probs (softmaxInt8)
 //
 //go:noinline
 func op10(a arena) {

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // fillInputs writes a deterministic xorshift pattern into every input.
@@ -125,6 +126,167 @@ func TestOpTables(t *testing.T) {
 	for _, op := range []int{-1, NumOps} {
 		if OpName(op) != "" || OpMACs(op) != 0 {
 			t.Errorf("operator %d out of range: OpName %q, OpMACs %d", op, OpName(op), OpMACs(op))
+		}
+	}
+}
+
+// shifted returns a copy of s whose bytes start k bytes past a word
+// boundary (0 <= k < 4).
+func shifted(s string, k int) string {
+	b := make([]byte, len(s)+8)
+	o := (k - int(uintptr(unsafe.Pointer(&b[0]))%4) + 4) % 4
+	copy(b[o:], s)
+	return unsafe.String(&b[o], len(s))
+}
+
+// op0Shifted is op0 reading its constants through sh (shifted copies).
+func op0Shifted(a arena, sh func(string) string) {
+	convDSPW(&convDSPParams{
+		batches:   1,
+		inH:       16,
+		inW:       16,
+		inC:       1,
+		filterH:   3,
+		filterW:   3,
+		outH:      8,
+		outW:      8,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      -1,
+		span:      255,
+		hi:        127,
+	}, a.i8(offImage, 256), sh(opConv1ReluConv), sh(opConv1ReluRec), a.i32(offConv1ReluScratch0, 36), a.i8(offConv1Relu, 512))
+}
+
+// op1Shifted is op1 reading its constants through sh (shifted copies).
+func op1Shifted(a arena, sh func(string) string) {
+	dwDSPInt8M1(&dwDSPParams{
+		batches:   1,
+		inH:       8,
+		inW:       8,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      8,
+		outW:      8,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      1,
+		padW:      1,
+		span:      255,
+		hi:        127,
+	}, a.i8(offConv1Relu, 512), sh(opDw2Relu6DW), sh(opDw2Relu6Rec), sh(opDw2Relu6ZP), a.i32(offDw2Relu6Scratch0, 38), a.i8(offDw2Relu6, 512))
+}
+
+// ops2to3Shifted is ops2to3 reading its constants through sh (shifted copies).
+func ops2to3Shifted(a arena, sh func(string) string) {
+	// 2-3: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows the next operator still needs:
+	//
+	//	2: CONV_2D dw2/relu6 -> conv3/relu (line of 1 of 8 rows, 128 bytes)
+	//	3: AVERAGE_POOL_2D conv3/relu -> pool (whole; a global average: its input's rows added to 64 bytes of sums as they come)
+	p0 := &convPWDSPParams{
+		pixels: 8,
+		inC:    8,
+		outC:   16,
+		span:   255,
+		hi:     127,
+	}
+	p1 := &poolParams{
+		batches: 1,
+		inH:     8,
+		inW:     8,
+		depth:   16,
+		outH:    1,
+		outW:    1,
+		strideH: 8,
+		strideW: 8,
+		filterH: 8,
+		filterW: 8,
+		padH:    0,
+		padW:    0,
+		actMin:  -128,
+		actMax:  127,
+	}
+	// 2: row 0 from input row 0
+	convPWDSP(p0, a.i8(offDw2Relu6, 64), sh(opConv3ReluPW), sh(opConv3ReluRec), a.i32(offConv3ReluScratch0, 18), a.i8(offConv3Relu, 128))
+	// 3: input row 0 added to the sums
+	poolSumInt8(a.i32(offPoolScratch0, 16), a.i8(offConv3Relu, 128), true)
+	for band := 0; band < 7; band++ {
+		// 2: row 1+1*band from input row 1+1*band
+		convPWDSP(p0, a.i8(offDw2Relu6+64+64*band, 64), sh(opConv3ReluPW), sh(opConv3ReluRec), a.i32(offConv3ReluScratch0, 18), a.i8(offConv3Relu, 128))
+		// 3: input row 1+1*band added to the sums
+		poolSumInt8(a.i32(offPoolScratch0, 16), a.i8(offConv3Relu, 128), false)
+	}
+	// 3: the output, from the sums of every input row
+	poolMeanInt8(p1, a.i32(offPoolScratch0, 16), a.i8(offPool, 16))
+}
+
+// op5Shifted is op5 reading its constants through sh (shifted copies).
+func op5Shifted(a arena, sh func(string) string) {
+	fcDSPInt8(&fcDSPParams{
+		batches:    1,
+		outDepth:   4,
+		accumDepth: 16,
+	}, a.i8(offPool, 16), sh(opLogitsWeights), sh(opLogitsRec), a.i8(offLogits, 4))
+}
+
+// TestConstantsAtAnyAlignment runs every operator that reads read-only
+// constants again, from the arena its operators start from, on copies of
+// its constants 0 to 3 bytes past a word boundary: a board's linker places
+// string constants at any address, and the kernels read them through word
+// views where aligned and by bytes or shifted words elsewhere. The arena
+// must end as in the package's own run but for the operators' scratch, dead
+// after them. Every buffer is made once and each constant copied once per
+// offset, so that the test stays small on a board's heap.
+func TestConstantsAtAnyAlignment(t *testing.T) {
+	m, r := new(Model), new(Model)
+	a, ra := m.arena(), r.arena()
+	before, want := make([]byte, len(a)), make([]byte, len(a))
+	for _, u := range []struct {
+		name        string
+		first, last int
+		run         func(arena, func(string) string)
+		scratch     [][2]int
+	}{{"op0", 0, 0, op0Shifted, [][2]int{{608, 752}}}, {"op1", 1, 1, op1Shifted, [][2]int{{592, 744}}}, {"ops2to3", 2, 3, ops2to3Shifted, [][2]int{{640, 720}, {720, 784}}}, {"op5", 5, 5, op5Shifted, [][2]int{}}} {
+		m.Reset()
+		fillInputs(m, 5)
+		copy(before, a)
+		m.InvokeTraced(func(op int) {
+			if op == u.first-1 {
+				copy(before, a)
+			}
+			if op == u.last {
+				copy(want, a)
+			}
+		})
+		for k := 0; k < 4; k++ {
+			copies := map[*byte]string{}
+			sh := func(s string) string {
+				c, ok := copies[unsafe.StringData(s)]
+				if !ok {
+					c = shifted(s, k)
+					copies[unsafe.StringData(s)] = c
+				}
+				return c
+			}
+			copy(ra, before)
+			u.run(ra, sh)
+			for _, s := range u.scratch {
+				copy(ra[s[0]:s[1]], want[s[0]:s[1]])
+			}
+			if !bytes.Equal(ra, want) {
+				t.Errorf("%s with its constants %d bytes past a word boundary: the arena differs from the package's own run", u.name, k)
+			}
 		}
 	}
 }

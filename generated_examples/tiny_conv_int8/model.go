@@ -207,7 +207,7 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	after(6)
 }
 
-// op0 runs operator 0: CONV_2D image -> conv1/relu
+// op0 runs operator 0: CONV_2D image -> conv1/relu (convDSPW)
 // (written over its dying input, which starts 272 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
@@ -234,7 +234,7 @@ func op0(a arena) {
 	}, a.i8(offImage, 256), opConv1ReluConv, opConv1ReluRec, a.i32(offConv1ReluScratch0, 36), a.i8(offConv1Relu, 512))
 }
 
-// op1 runs operator 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6
+// op1 runs operator 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6 (dwDSPInt8M1)
 // (written over its dying input, which starts 80 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
@@ -261,7 +261,7 @@ func op1(a arena) {
 	}, a.i8(offConv1Relu, 512), opDw2Relu6DW, opDw2Relu6Rec, opDw2Relu6ZP, a.i32(offDw2Relu6Scratch0, 38), a.i8(offDw2Relu6, 512))
 }
 
-// ops2to3 runs operators 2-3, fused row by row (see the comment in it).
+// ops2to3 runs operators 2-3, fused row by row through convPWDSP, poolSumInt8, poolMeanInt8 (see the comment in it).
 //
 //go:noinline
 func ops2to3(a arena) {
@@ -307,7 +307,7 @@ func ops2to3(a arena) {
 	poolMeanInt8(p1, a.i32(offPoolScratch0, 16), a.i8(offPool, 16))
 }
 
-// op5 runs operator 5: FULLY_CONNECTED flatten -> logits
+// op5 runs operator 5: FULLY_CONNECTED flatten -> logits (fcDSPInt8)
 //
 //go:noinline
 func op5(a arena) {
@@ -318,7 +318,7 @@ func op5(a arena) {
 	}, a.i8(offPool, 16), opLogitsWeights, opLogitsRec, a.i8(offLogits, 4))
 }
 
-// op6 runs operator 6: SOFTMAX logits -> probs
+// op6 runs operator 6: SOFTMAX logits -> probs (softmaxInt8)
 //
 //go:noinline
 func op6(a arena) {
