@@ -418,6 +418,46 @@ func fcActF32(o []float32, bias string, lo, hi float32) {
 	}
 }
 
+// fcSmallWeights is the most weights (outputs times inputs) of a float
+// layer the generator gives fcF32Small on the soft-float board.
+const fcSmallWeights = 1024
+
+// fcF32Small is fcF32 for small layers (fcSmallWeights weights or fewer,
+// chosen by the generator for the soft-float board): the same packed
+// weights, the same sums in the same order, the bias added last and the
+// same clamp, one channel at a time with each weight decoded from its
+// bytes (one word load on the Cortex-M, at any alignment). Where float32 is
+// emulated the arithmetic dominates the loads, and the code is a fraction
+// of fcF32's (its unrolled rows read aligned and misaligned weights
+// differently).
+func fcF32Small(p *fcParams, in []float32, w, bias string, out []float32) {
+	k, n := p.accumDepth, p.outDepth
+	if k <= 0 || n <= 0 || p.batches <= 0 {
+		return
+	}
+	w = w[:16*k*((n+3)/4)]
+	lo, hi := p.fActMin, p.fActMax
+	for b := 0; b < p.batches; b++ {
+		x := in[b*k : b*k+k]
+		o := out[b*n : b*n+n]
+		for c := range o {
+			// Weight (c, i) is the float at 16*k*(c/4) + 4*(c%4) + 16*i
+			// bytes: its block's row i, lane c%4 (inside w, sliced above).
+			pw := unsafe.Add(unsafe.Pointer(unsafe.StringData(w)), 16*k*(c/4)+4*(c%4))
+			var a float32
+			for _, v := range x {
+				q := (*[4]byte)(pw)
+				a += float32(v * math.Float32frombits(uint32(q[0])|uint32(q[1])<<8|uint32(q[2])<<16|uint32(q[3])<<24))
+				pw = unsafe.Add(pw, 16)
+			}
+			if len(bias) != 0 {
+				a += ldf32(bias, c)
+			}
+			o[c] = clampF32(a, lo, hi)
+		}
+	}
+}
+
 // fcF32B is fcF32 decoding the weights' bytes: the reference the tests
 // compare fcF32's forms with.
 func fcF32B(p *fcParams, in []float32, w, bias string, out []float32) {

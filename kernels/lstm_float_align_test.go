@@ -57,9 +57,10 @@ func TestLSTMDotFStrAlign(t *testing.T) {
 	}
 }
 
-// TestFullyConnectedF32Align runs fcF32 with its weight and bias strings at
-// every address modulo 4 (aligned view, funnel with the carry running over
-// blocks, or byte decode) and compares each output bit for bit with an
+// TestFullyConnectedF32Align runs fcF32 (aligned view, funnel with the
+// carry running over blocks), fcF32Small (a channel at a time, decoded
+// weights) and fcF32B (byte decode) with their weight and bias strings at
+// every address modulo 4 and compares each output bit for bit with an
 // in-order float32 reference.
 func TestFullyConnectedF32Align(t *testing.T) {
 	rng := uint32(999)
@@ -103,12 +104,17 @@ func TestFullyConnectedF32Align(t *testing.T) {
 		}
 		ws, bs := fcTPackF32(w, n, k), fcTStrF32(bias)
 		p := &fcParams{batches: batches, outDepth: n, accumDepth: k, fActMin: -1, fActMax: 1.5}
-		for off := 0; off < 8; off++ {
-			out := make([]float32, batches*n)
-			fcF32(p, x, at(ws, off), at(bs, 7-off), out)
-			for i := range out {
-				if math.Float32bits(out[i]) != math.Float32bits(want[i]) {
-					t.Fatalf("batches=%d k=%d n=%d off=%d (addr mod 4 %d): out[%d] = %g, want %g", batches, k, n, off, f32StrOff(at(ws, off)), i, out[i], want[i])
+		for _, kern := range []struct {
+			name string
+			fn   func(*fcParams, []float32, string, string, []float32)
+		}{{"fcF32", fcF32}, {"fcF32Small", fcF32Small}, {"fcF32B", fcF32B}} {
+			for off := 0; off < 8; off++ {
+				out := make([]float32, batches*n)
+				kern.fn(p, x, at(ws, off), at(bs, 7-off), out)
+				for i := range out {
+					if math.Float32bits(out[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%s batches=%d k=%d n=%d off=%d (addr mod 4 %d): out[%d] = %g, want %g", kern.name, batches, k, n, off, f32StrOff(at(ws, off)), i, out[i], want[i])
+					}
 				}
 			}
 		}

@@ -175,6 +175,10 @@ const FCSoftMinDepth = fcSoftMinDepth
 // fcF32BFP (fcBFPMinDepth).
 const FCBFPMinDepth = fcBFPMinDepth
 
+// FCSmallWeights is the most weights of a layer for which the generator
+// calls fcF32Small on the soft-float board (fcSmallWeights).
+const FCSmallWeights = fcSmallWeights
+
 // PlanDWDSP plans the depthwise DSP kernels (dwDSPInt8M1, M2, MQ) for
 // output channels with taps rows ([outC][taps], taps row by row) and
 // requantization triples rq (conv_rq.go, bias folded for input offset

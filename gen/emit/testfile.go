@@ -227,7 +227,7 @@ func (e *emitter) alignmentTest(f *jen.File) {
 		"after them. Every buffer is made once and each constant copied once per\n"+
 		"offset, so that the test stays small on a board's heap.")
 	f.Func().Id("TestConstantsAtAnyAlignment").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.List(jen.Id("m"), jen.Id("r")).Op(":=").List(jen.New(jen.Id("Model")), jen.New(jen.Id("Model"))),
+		jen.List(jen.Id("m"), jen.Id("r")).Op(":=").List(e.newModel(), e.newModel()),
 		jen.List(jen.Id("a"), jen.Id("ra")).Op(":=").List(jen.Id("m").Dot("arena").Call(), jen.Id("r").Dot("arena").Call()),
 		jen.List(jen.Id("before"), jen.Id("want")).Op(":=").List(jen.Make(jen.Index().Byte(), jen.Len(jen.Id("a"))), jen.Make(jen.Index().Byte(), jen.Len(jen.Id("a")))),
 		jen.For(jen.List(jen.Id("_"), jen.Id("u")).Op(":=").Range().Index().Struct(

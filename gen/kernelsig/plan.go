@@ -56,6 +56,8 @@ const (
 	DSPPWArgsWords = kernels.DSPPWArgsWords
 	// FCSoftMinDepth is the least input depth for fcF32S.
 	FCSoftMinDepth = kernels.FCSoftMinDepth
+	// FCSmallWeights is the most weights for fcF32Small.
+	FCSmallWeights = kernels.FCSmallWeights
 	// FCBFPMinDepth is the least input depth for fcF32BFP.
 	FCBFPMinDepth = kernels.FCBFPMinDepth
 	// MoveLoops is the number of loops moveStrided runs around its run.

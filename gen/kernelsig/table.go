@@ -358,6 +358,7 @@ const (
 	FcF32B                  Func = "fcF32B"
 	FcF32BFP                Func = "fcF32BFP"
 	FcF32S                  Func = "fcF32S"
+	FcF32Small              Func = "fcF32Small"
 	FcF32Soft               Func = "fcF32Soft"
 	FcInt16                 Func = "fcInt16"
 	FcInt16Acc32            Func = "fcInt16Acc32"
@@ -1084,6 +1085,7 @@ func Funcs() []Func {
 		FcF32B,
 		FcF32BFP,
 		FcF32S,
+		FcF32Small,
 		FcF32Soft,
 		FcInt16,
 		FcInt16Acc32,
@@ -2156,6 +2158,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"xs", "[]int32"}, {"w", "string"}, {"rec", "string"}, {"out", "[]float32"}}, true
 	case FcF32S:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case FcF32Small:
+		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcF32Soft:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcInt16:
@@ -2940,6 +2944,7 @@ func (f Func) Results() int {
 		FcF32B,
 		FcF32BFP,
 		FcF32S,
+		FcF32Small,
 		FcInt16,
 		FcInt16Acc32,
 		FcInt8,

@@ -131,9 +131,15 @@ func lowerFullyConnected(c *opCtx) error {
 		packed := c.Const("Weights", fcPackF32(w.Data, units, depth))
 		fn := kernelsig.FcF32
 		c.Because(kernelsig.FcF32, "depth %d, below %d", depth, kernelsig.FCSoftMinDepth)
-		if depth >= kernelsig.FCSoftMinDepth {
+		switch {
+		case depth >= kernelsig.FCSoftMinDepth:
 			fn = kernelsig.FcF32S // emulated float32 repays its set-up on deep layers
 			c.Because(fn, "depth %d of at least %d: emulated float32 repays its set-up", depth, kernelsig.FCSoftMinDepth)
+		case c.DSP() && units*depth <= kernelsig.FCSmallWeights:
+			// Float32 is emulated on the board: the loads hardly count,
+			// the code does.
+			fn = kernelsig.FcF32Small
+			c.Because(fn, "the soft-float board, %d weights, at most %d: one compact loop a channel", units*depth, kernelsig.FCSmallWeights)
 		}
 		c.Call(fn, Struct(kernelsig.FcParams, params...), inArg, packed, b, View(out))
 		return nil

@@ -141,7 +141,7 @@ func shifted(s string, k int) string {
 
 // op0Shifted is op0 reading its constants through sh (shifted copies).
 func op0Shifted(a arena, sh func(string) string) {
-	fcF32(&fcParams{
+	fcF32Small(&fcParams{
 		batches:    1,
 		outDepth:   3,
 		accumDepth: 6,
@@ -152,7 +152,7 @@ func op0Shifted(a arena, sh func(string) string) {
 
 // op1Shifted is op1 reading its constants through sh (shifted copies).
 func op1Shifted(a arena, sh func(string) string) {
-	fcF32(&fcParams{
+	fcF32Small(&fcParams{
 		batches:    1,
 		outDepth:   3,
 		accumDepth: 6,

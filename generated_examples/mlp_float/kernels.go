@@ -9,6 +9,15 @@ import (
 
 // Copied from kernels/common.go.
 
+// ld32 reads the i-th little-endian int32 of a constant string.
+func ld32(s string, i int) int32 {
+	s = s[4*i : 4*i+4]
+	return int32(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
+}
+
+// ldf32 reads the i-th little-endian float32 of a constant string.
+func ldf32(s string, i int) float32 { return math.Float32frombits(uint32(ld32(s, i))) }
+
 // clampF32 limits x to [lo, hi].
 func clampF32(x, lo, hi float32) float32 {
 	if x < lo {
@@ -243,374 +252,6 @@ func f32ExpRare(x float32) float32 {
 	return f32FromFix(expFix(b))
 }
 
-// Copied from kernels/float_dot.go.
-
-// f32StrOff returns the address of w's data modulo 4.
-func f32StrOff(w string) uint32 {
-	return uint32(uintptr(unsafe.Pointer(unsafe.StringData(w)))) & 3
-}
-
-// f32Ends returns f32Words' c and e: the first 4-off bytes of w as the low
-// bytes of c, the last off bytes as the low bytes of e (from w's first
-// and last three bytes).
-func f32Ends(w string, off uint32) (c, e uint32) {
-	h, t := w[:3], w[len(w)-3:] // (off is 1 to 3)
-	c = (uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2])<<16) & (^uint32(0) >> (8 * off & 31))
-	e = (uint32(t[0]) | uint32(t[1])<<8 | uint32(t[2])<<16) >> ((24 - 8*off) & 31)
-	return c, e
-}
-
-// f32Act holds what fcF32's row functions need, set by fcF32 in one go
-// (so that gc drops the zeroing of the struct) and read, never written,
-// by the row functions (pointer stores through ac would need write
-// barriers).
-//
-// The row: input x (k elements; xl the last, x2 the first of the last
-// whole pair, x3 that of the pair before the last two elements), output
-// o (4*(nb-1)+m channels, m of them, 1 to 4, in the last block), the
-// weights pw; for the funnel (see f32Words) t, the three words that end
-// the weights, the first carry wc, last bytes we and shifts wsl, wsr.
-//
-// The bias and clamp, applied to every block of four sums while they are
-// in registers: pb is the first block's bias, four float32 values
-// (mode 1) or, for a misaligned bias on 32-bit targets (mode 2), the
-// aligned words inside it, read through the funnel with the first carry
-// c, shifts sl, sr and the last bytes e (the bias of the last channel).
-// Without a bias (mode 0) the sums are only clamped to [lo, hi].
-type f32Act struct {
-	x, xl, x2, x3, o, pw, pb unsafe.Pointer
-	t                        *[3]uint32
-	k, nb, m                 int
-	wc, we, wsl, wsr         uint32
-	c, e, sl, sr, mode       uint32
-	lo, hi                   float32
-}
-
-// f32ActLast adds the bias (from pb, with the funnel's carry c) to the
-// sums of a last block of m channels (2 or 3) and clamps them: the
-// funnel's last bias word is e.
-func f32ActLast(ac *f32Act, po, pb unsafe.Pointer, c uint32, m int, a0, a1, a2 float32) {
-	if ac.mode == 2 {
-		sl, sr := ac.sl&31, ac.sr&31
-		r := (*[2]uint32)(pb) // (only the first m-1 are inside the string)
-		r0 := r[0]
-		a0 += math.Float32frombits(c | r0<<sr)
-		if m == 3 {
-			r1 := r[1]
-			a1 += math.Float32frombits(r0>>sl | r1<<sr)
-			a2 += math.Float32frombits(r1>>sl | ac.e<<sr)
-		} else {
-			a1 += math.Float32frombits(r0>>sl | ac.e<<sr)
-		}
-	} else if ac.mode == 1 {
-		r := (*[2]float32)(pb)
-		a0, a1 = a0+r[0], a1+r[1]
-		if m == 3 {
-			a2 += (*[3]float32)(pb)[2]
-		}
-	}
-	lo, hi := ac.lo, ac.hi
-	oq := (*[2]float32)(po)
-	oq[0], oq[1] = clampF32(a0, lo, hi), clampF32(a1, lo, hi)
-	if m == 3 {
-		(*[3]float32)(po)[2] = clampF32(a2, lo, hi)
-	}
-}
-
-// f32FunnelRow writes to o the bias-added, clamped (see f32Act) dot
-// products of the input row x with the blocks of four interleaved rows
-// read through the funnel (see f32Words), all of them given by ac: pw is
-// the first aligned word inside the weight string (len(x)*nb*4-1 of them
-// for nb blocks), t the three words that end them, we the string's last
-// bytes and wc the first float's low bytes. The last block has m channels,
-// one of them computing only its own products. The loops walk pointers
-// that never pass their last element, two elements per pass, and test
-// their end after the adds (so gc for ARM makes each multiply and add one
-// VMLA). What the loops need after them they read from ac.
-func f32FunnelRow(ac *f32Act) {
-	pg, c := ac.pw, ac.wc
-	sl, sr := ac.wsl&31, ac.wsr&31 // (shifts known to be below 32 need no range check)
-	// The block's output and bias pointers, the blocks left and the bias
-	// carry stay in memory across the loops (values held in registers
-	// across a loop make gc reload them on every iteration).
-	// (Loaded before the arrays are filled: gc drops their zeroing.)
-	po, pb, nb1, bc := ac.o, ac.pb, uint32(ac.nb-1), ac.c
-	var pp [2]unsafe.Pointer
-	var bv [2]uint32
-	pp[0], pp[1] = po, pb
-	bv[0], bv[1] = nb1, bc
-	for ; ; bv[0]-- {
-		var a0, a1, a2, a3 float32
-		if bv[0] != 0 {
-			if ac.k >= 2 {
-				for px := ac.x; ; {
-					xv := (*[2]float32)(px)
-					r := (*[8]uint32)(pg)
-					u := xv[0]
-					r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-					a0 += float32(u * math.Float32frombits(c|r0<<sr))
-					a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
-					a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
-					a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
-					u = xv[1]
-					c = r3 >> sl
-					r0, r1, r2, r3 = r[4], r[5], r[6], r[7]
-					a0 += float32(u * math.Float32frombits(c|r0<<sr))
-					a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
-					a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
-					a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
-					c = r3 >> sl
-					pg = unsafe.Add(pg, 32) // (at most to t)
-					if px == ac.x2 {
-						break
-					}
-					px = unsafe.Add(px, 8)
-				}
-			}
-			if ac.k%2 != 0 {
-				u := *(*float32)(ac.xl)
-				r := (*[4]uint32)(pg)
-				r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-				a0 += float32(u * math.Float32frombits(c|r0<<sr))
-				a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
-				a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
-				a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
-				c = r3 >> sl
-				pg = unsafe.Add(pg, 16) // (at most to t)
-			}
-		} else {
-			// The last block: all elements but the last through the
-			// loop, the last with t and we.
-			if ac.m == 1 {
-				var a float32
-				xl := ac.xl
-				if xl != ac.x {
-					for px := ac.x; ; {
-						r := (*[4]uint32)(pg)
-						a += float32(*(*float32)(px) * math.Float32frombits(c|r[0]<<sr))
-						c = r[3] >> sl
-						px = unsafe.Add(px, 4)
-						if px == xl {
-							break
-						}
-						pg = unsafe.Add(pg, 16)
-					}
-				}
-				a += float32(*(*float32)(xl) * math.Float32frombits(c|ac.t[0]<<sr))
-				if ac.mode == 2 {
-					a += math.Float32frombits(bv[1] | ac.e<<(ac.sr&31))
-				} else if ac.mode == 1 {
-					a += *(*float32)(pp[1])
-				}
-				*(*float32)(pp[0]) = a
-				if a < ac.lo {
-					*(*float32)(pp[0]) = ac.lo
-				} else if a > ac.hi {
-					*(*float32)(pp[0]) = ac.hi
-				}
-				return
-			}
-			if ac.k >= 3 {
-				for px := ac.x; ; {
-					xv := (*[2]float32)(px)
-					r := (*[8]uint32)(pg)
-					u := xv[0]
-					r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-					a0 += float32(u * math.Float32frombits(c|r0<<sr))
-					a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
-					a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
-					a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
-					u = xv[1]
-					c = r3 >> sl
-					r0, r1, r2, r3 = r[4], r[5], r[6], r[7]
-					a0 += float32(u * math.Float32frombits(c|r0<<sr))
-					a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
-					a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
-					a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
-					c = r3 >> sl
-					if px == ac.x3 {
-						break
-					}
-					px = unsafe.Add(px, 8)
-					pg = unsafe.Add(pg, 32)
-				}
-				pg = unsafe.Add(pg, 32)
-			}
-			if ac.k%2 == 0 {
-				u := *(*float32)(unsafe.Add(ac.xl, -4))
-				r := (*[4]uint32)(pg)
-				r0, r1, r2, r3 := r[0], r[1], r[2], r[3]
-				a0 += float32(u * math.Float32frombits(c|r0<<sr))
-				a1 += float32(u * math.Float32frombits(r0>>sl|r1<<sr))
-				a2 += float32(u * math.Float32frombits(r1>>sl|r2<<sr))
-				a3 += float32(u * math.Float32frombits(r2>>sl|r3<<sr))
-				c = r3 >> sl
-			}
-			xv := *(*float32)(ac.xl)
-			t := ac.t
-			t0, t1, t2 := t[0], t[1], t[2]
-			a0 += float32(xv * math.Float32frombits(c|t0<<sr))
-			a1 += float32(xv * math.Float32frombits(t0>>sl|t1<<sr))
-			a2 += float32(xv * math.Float32frombits(t1>>sl|t2<<sr))
-			a3 += float32(xv * math.Float32frombits(t2>>sl|ac.we<<sr))
-			if ac.m != 4 {
-				f32ActLast(ac, pp[0], pp[1], bv[1], ac.m, a0, a1, a2)
-				return
-			}
-		}
-		// The bias and clamp of four channels (in the last block the
-		// funnel's fourth bias word is e).
-		if ac.mode == 2 {
-			r := (*[3]uint32)(pp[1])
-			bsl, bsr := ac.sl&31, ac.sr&31
-			r0, r1, r2 := r[0], r[1], r[2]
-			r3 := ac.e
-			if bv[0] != 0 {
-				r3 = (*[4]uint32)(pp[1])[3]
-			}
-			a0 += math.Float32frombits(bv[1] | r0<<bsr)
-			a1 += math.Float32frombits(r0>>bsl | r1<<bsr)
-			a2 += math.Float32frombits(r1>>bsl | r2<<bsr)
-			a3 += math.Float32frombits(r2>>bsl | r3<<bsr)
-			bv[1] = r3 >> bsl
-		} else if ac.mode == 1 {
-			r := (*[4]float32)(pp[1])
-			a0 += r[0]
-			a1 += r[1]
-			a2 += r[2]
-			a3 += r[3]
-		}
-		oq := (*[4]float32)(pp[0])
-		lo, hi := ac.lo, ac.hi
-		oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
-		if a0 < lo {
-			oq[0] = lo
-		} else if a0 > hi {
-			oq[0] = hi
-		}
-		if a1 < lo {
-			oq[1] = lo
-		} else if a1 > hi {
-			oq[1] = hi
-		}
-		if a2 < lo {
-			oq[2] = lo
-		} else if a2 > hi {
-			oq[2] = hi
-		}
-		if a3 < lo {
-			oq[3] = lo
-		} else if a3 > hi {
-			oq[3] = hi
-		}
-		if bv[0] == 0 {
-			return
-		}
-		pp[0] = unsafe.Add(pp[0], 16)
-		pp[1] = unsafe.Add(pp[1], 16)
-	}
-}
-
-// f32ViewRow is f32FunnelRow for weights viewed as float32: from pw on
-// lie the nb blocks, len(x) groups of four floats each.
-func f32ViewRow(ac *f32Act) {
-	pw := ac.pw
-	po, pb, bc := ac.o, ac.pb, ac.c
-	for blk := ac.nb - 1; ; blk-- {
-		if blk == 0 && ac.m == 1 {
-			// One channel left: only its products.
-			var a float32
-			for px := ac.x; ; {
-				a += float32(*(*float32)(px) * (*[4]float32)(pw)[0])
-				if px == ac.xl {
-					break
-				}
-				px = unsafe.Add(px, 4)
-				pw = unsafe.Add(pw, 16)
-			}
-			if ac.mode == 2 {
-				a += math.Float32frombits(bc | ac.e<<(ac.sr&31))
-			} else if ac.mode == 1 {
-				a += *(*float32)(pb)
-			}
-			*(*float32)(po) = a
-			if a < ac.lo {
-				*(*float32)(po) = ac.lo
-			} else if a > ac.hi {
-				*(*float32)(po) = ac.hi
-			}
-			return
-		}
-		var a0, a1, a2, a3 float32
-		for px := ac.x; ; {
-			xv := *(*float32)(px)
-			r := (*[4]float32)(pw)
-			a0 += float32(xv * r[0])
-			a1 += float32(xv * r[1])
-			a2 += float32(xv * r[2])
-			a3 += float32(xv * r[3])
-			pw = unsafe.Add(pw, 16)
-			if px == ac.xl {
-				break
-			}
-			px = unsafe.Add(px, 4)
-		}
-		if blk == 0 && ac.m != 4 {
-			f32ActLast(ac, po, pb, bc, ac.m, a0, a1, a2)
-			return
-		}
-		// The bias and clamp of four channels (as in f32FunnelRow).
-		if ac.mode == 2 {
-			r := (*[3]uint32)(pb)
-			bsl, bsr := ac.sl&31, ac.sr&31
-			r0, r1, r2 := r[0], r[1], r[2]
-			r3 := ac.e
-			if blk != 0 {
-				r3 = (*[4]uint32)(pb)[3]
-			}
-			a0 += math.Float32frombits(bc | r0<<bsr)
-			a1 += math.Float32frombits(r0>>bsl | r1<<bsr)
-			a2 += math.Float32frombits(r1>>bsl | r2<<bsr)
-			a3 += math.Float32frombits(r2>>bsl | r3<<bsr)
-			bc = r3 >> bsl
-		} else if ac.mode == 1 {
-			r := (*[4]float32)(pb)
-			a0 += r[0]
-			a1 += r[1]
-			a2 += r[2]
-			a3 += r[3]
-		}
-		oq := (*[4]float32)(po)
-		lo, hi := ac.lo, ac.hi
-		oq[0], oq[1], oq[2], oq[3] = a0, a1, a2, a3
-		if a0 < lo {
-			oq[0] = lo
-		} else if a0 > hi {
-			oq[0] = hi
-		}
-		if a1 < lo {
-			oq[1] = lo
-		} else if a1 > hi {
-			oq[1] = hi
-		}
-		if a2 < lo {
-			oq[2] = lo
-		} else if a2 > hi {
-			oq[2] = hi
-		}
-		if a3 < lo {
-			oq[3] = lo
-		} else if a3 > hi {
-			oq[3] = hi
-		}
-		if blk == 0 {
-			return
-		}
-		pb = unsafe.Add(pb, 16)
-		po = unsafe.Add(po, 16)
-	}
-}
-
 // Copied from kernels/fully_connected.go.
 
 // fcParams describes one FULLY_CONNECTED operator. Integer kernels ignore
@@ -631,89 +272,41 @@ type fcParams struct {
 	bias4      bool // fcOctInt8PT: bias holds four copies, one word-aligned (strAligned4)
 }
 
-// fcF32 is the float fully connected layer. The weights are packed at
-// generation time (gen/lower_fc.go, fcPackF32) in blocks of four channels,
-// [k][4] little-endian float32 values per block, the last block padded with
-// zero rows; bias holds one float32 per channel, or is "" when the
-// operator has none. Each channel's products are summed in input order and
-// the bias is added last, as in the reference, so results match it to the
-// last bit; the four channels of a block are independent sums.
-//
-// The weight string's alignment is looked at once per call (see
-// f32StrOff): word-aligned it is viewed as float32 (f32ViewRow); otherwise
-// the aligned words that cover it are read once and every float is shifted
-// together from two neighbours, the carry running from block to block
-// (f32FunnelRow), on every target alike, so that a host's tests run the
-// form a board runs (its linker places string constants at any address;
-// the generated TestConstantsAtAnyAlignment runs both). The bias is read
-// the same way. A last block of one channel computes only that channel.
-// For layers of fcSoftMinDepth and deeper the generator calls fcF32S.
+// fcF32Small is fcF32 for small layers (fcSmallWeights weights or fewer,
+// chosen by the generator for the soft-float board): the same packed
+// weights, the same sums in the same order, the bias added last and the
+// same clamp, one channel at a time with each weight decoded from its
+// bytes (one word load on the Cortex-M, at any alignment). Where float32 is
+// emulated the arithmetic dominates the loads, and the code is a fraction
+// of fcF32's (its unrolled rows read aligned and misaligned weights
+// differently).
 //
 //go:noinline
-func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
-	k, n, nbat := p.accumDepth, p.outDepth, p.batches
-	if k <= 0 || n <= 0 || nbat <= 0 {
+func fcF32Small(p *fcParams, in []float32, w, bias string, out []float32) {
+	k, n := p.accumDepth, p.outDepth
+	if k <= 0 || n <= 0 || p.batches <= 0 {
 		return
 	}
-	nb := (n + 3) / 4
-	w = w[:16*k*nb]
-	in, out = in[:k*nbat], out[:n*nbat]
-	var pb unsafe.Pointer
-	var c, e, sl, sr, mode uint32
-	if len(bias) != 0 {
-		bias = bias[:4*n]
-		pb, mode = unsafe.Pointer(unsafe.StringData(bias)), 1
-		if off := f32StrOff(bias); off != 0 {
-			c, e = f32Ends(bias, off)
-			sl, sr = 8*off, 32-8*off
-			pb, mode = unsafe.Add(pb, 4-off), 2
-		}
-	}
-	pw := unsafe.Pointer(unsafe.StringData(w))
-	var t *[3]uint32
-	var wc, we, wsl, wsr uint32
-	off := f32StrOff(w)
-	view := off == 0
-	if !view {
-		// len(w)/4-1 words lie inside w: k*nb-1 whole groups from pw on
-		// and three more (t).
-		wc, we = f32Ends(w, off)
-		wsl, wsr = 8*off, 32-8*off
-		pw = unsafe.Add(pw, 4-off)
-		t = (*[3]uint32)(unsafe.Add(pw, len(w)-16))
-	}
-	// The loops' ends (see f32FunnelRow), never before x: the last
-	// element, the first of the last pair, of the pair before the last two.
-	x := unsafe.Pointer(unsafe.SliceData(in))
-	q2, q3 := k/2-1, (k-1)/2-1
-	if q3 < 0 {
-		q2, q3 = max(q2, 0), 0
-	}
-	// (Every field stored in one block, with no load between: gc drops
-	// the struct's zeroing.)
+	w = w[:16*k*((n+3)/4)]
 	lo, hi := p.fActMin, p.fActMax
-	var ac f32Act
-	ac.x, ac.xl, ac.x2, ac.x3 = x, unsafe.Add(x, 4*(k-1)), unsafe.Add(x, 8*q2), unsafe.Add(x, 8*q3)
-	ac.o, ac.pw, ac.pb, ac.t = unsafe.Pointer(unsafe.SliceData(out)), pw, pb, t
-	ac.k, ac.nb, ac.m = k, nb, n-4*(nb-1)
-	ac.wc, ac.we, ac.wsl, ac.wsr = wc, we, wsl, wsr
-	ac.c, ac.e, ac.sl, ac.sr, ac.mode = c, e, sl, sr, mode
-	ac.lo, ac.hi = lo, hi
-	for {
-		if view {
-			f32ViewRow(&ac)
-		} else {
-			f32FunnelRow(&ac)
+	for b := 0; b < p.batches; b++ {
+		x := in[b*k : b*k+k]
+		o := out[b*n : b*n+n]
+		for c := range o {
+			// Weight (c, i) is the float at 16*k*(c/4) + 4*(c%4) + 16*i
+			// bytes: its block's row i, lane c%4 (inside w, sliced above).
+			pw := unsafe.Add(unsafe.Pointer(unsafe.StringData(w)), 16*k*(c/4)+4*(c%4))
+			var a float32
+			for _, v := range x {
+				q := (*[4]byte)(pw)
+				a += float32(v * math.Float32frombits(uint32(q[0])|uint32(q[1])<<8|uint32(q[2])<<16|uint32(q[3])<<24))
+				pw = unsafe.Add(pw, 16)
+			}
+			if len(bias) != 0 {
+				a += ldf32(bias, c)
+			}
+			o[c] = clampF32(a, lo, hi)
 		}
-		nbat--
-		if nbat == 0 {
-			return
-		}
-		ac.x = unsafe.Add(ac.x, 4*k)
-		ac.xl = unsafe.Add(ac.xl, 4*k)
-		ac.x2 = unsafe.Add(ac.x2, 4*k)
-		ac.x3 = unsafe.Add(ac.x3, 4*k)
-		ac.o = unsafe.Add(ac.o, 4*n)
 	}
 }
 

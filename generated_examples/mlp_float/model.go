@@ -22,8 +22,8 @@ import "unsafe"
 // overlap. The plan is optimal (= lower bound); its peak is at operator 1 (FULLY_CONNECTED).
 // Persistent state takes 0 bytes of it. layout.txt lists every buffer.
 //
-// RAM: ArenaSize + stack 504 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
-// Invoke or Reset takes at most 504 bytes of stack below its caller's.
+// RAM: ArenaSize + stack 352 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
+// Invoke or Reset takes at most 352 bytes of stack below its caller's.
 const ArenaSize = 64
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart and the
@@ -175,11 +175,11 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	after(3)
 }
 
-// op0 runs operator 0: FULLY_CONNECTED features -> branch_a (fcF32)
+// op0 runs operator 0: FULLY_CONNECTED features -> branch_a (fcF32Small)
 //
 //go:noinline
 func op0(a arena) {
-	fcF32(&fcParams{
+	fcF32Small(&fcParams{
 		batches:    1,
 		outDepth:   3,
 		accumDepth: 6,
@@ -188,11 +188,11 @@ func op0(a arena) {
 	}, a.f32(offFeatures, 6), opBranchAWeights, tensorABias, a.f32(offBranchA, 3))
 }
 
-// op1 runs operator 1: FULLY_CONNECTED features -> branch_b (fcF32)
+// op1 runs operator 1: FULLY_CONNECTED features -> branch_b (fcF32Small)
 //
 //go:noinline
 func op1(a arena) {
-	fcF32(&fcParams{
+	fcF32Small(&fcParams{
 		batches:    1,
 		outDepth:   3,
 		accumDepth: 6,
