@@ -33,15 +33,7 @@ func TestCallsMatchKernelSignatures(t *testing.T) {
 	}
 	calls := 0
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := model.Parse(filepath.Base(f), data)
-		if err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
-		}
+		g := e2e.ParseModel(t, f)
 		for _, lean := range []bool{false, true} {
 			flags := make([]bool, len(g.Ops))
 			for i := range flags {

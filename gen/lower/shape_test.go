@@ -439,14 +439,7 @@ func TestShapeReshapeInRealModels(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(shared, "models", "*.tflite"))
 	n := 0
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := model.Parse(filepath.Base(f), data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := e2e.ParseModel(t, f)
 		for _, op := range g.Ops {
 			if op.Code != model.OpReshape {
 				continue

@@ -1,7 +1,6 @@
 package lower
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -23,14 +22,7 @@ func TestKernelChoicesExplained(t *testing.T) {
 		model.OpAveragePool2D: true, model.OpMaxPool2D: true}
 	calls := 0
 	for _, f := range append(files, more...) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := model.Parse(filepath.Base(f), data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := e2e.ParseModel(t, f)
 		for _, k := range []Kernels{{}, {GC: true}} {
 			for _, lean := range []bool{false, true} {
 				flags := make([]bool, len(g.Ops))

@@ -2,7 +2,6 @@ package schedule
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
-	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
 // paramFields returns the fields of fn's parameter struct (its first
@@ -52,14 +50,7 @@ func declaredBands(t *testing.T) map[kernelsig.Func]program.Band {
 	bands := map[kernelsig.Func]program.Band{}
 	where := map[kernelsig.Func]string{}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := model.Parse(filepath.Base(f), data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := e2e.ParseModel(t, f)
 		for _, k := range []lower.Kernels{{}, {GC: true}} {
 			for _, lean := range []bool{false, true} {
 				flags := make([]bool, len(g.Ops))

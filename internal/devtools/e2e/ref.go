@@ -43,6 +43,21 @@ func SharedDir(t testing.TB) string {
 
 var nonIdent = regexp.MustCompile(`[^a-z0-9_]`)
 
+// ParseModel reads and parses the model file at path, failing the test
+// on an error.
+func ParseModel(t testing.TB, path string) *model.Graph {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := model.Parse(filepath.Base(path), data)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return g
+}
+
 // PackageName makes a package name of a model name.
 func PackageName(model string) string {
 	return nonIdent.ReplaceAllString(strings.ToLower(model), "_")
