@@ -271,15 +271,23 @@ func fcInt16Acc32(p *fcParams, in []int16, w []int8, bias, mult, shift string, o
 // last bit; the four channels of a block are independent sums.
 //
 // The weight string's alignment is looked at once per call (see
-// f32StrOff): word-aligned it is viewed as float32 (f32ViewRow); otherwise
-// the aligned words that cover it are read once and every float is shifted
+// f32StrOff): word-aligned, or on a target that loads unaligned floats
+// (f32Unaligned), it is viewed as float32 (f32ViewRow); otherwise the
+// aligned words that cover it are read once and every float is shifted
 // together from two neighbours, the carry running from block to block
-// (f32FunnelRow), on every target alike, so that a host's tests run the
-// form a board runs (its linker places string constants at any address;
-// the generated TestConstantsAtAnyAlignment runs both). The bias is read
-// the same way. A last block of one channel computes only that channel.
-// For layers of fcSoftMinDepth and deeper the generator calls fcF32S.
+// (f32FunnelRow). The bias is read the same way. A last block of one
+// channel computes only that channel. For layers of fcSoftMinDepth and
+// deeper the generator calls fcF32S, for small ones on the soft-float board
+// fcF32Small.
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
+	fcF32At(p, in, w, bias, out, f32Unaligned)
+}
+
+// fcF32At is fcF32 viewing misaligned weights and bias as float32 when
+// anyAddr is set, else reading them through the funnel: the kernel tests
+// run the funnel, the board's form for a misaligned constant, on every
+// host.
+func fcF32At(p *fcParams, in []float32, w, bias string, out []float32, anyAddr bool) {
 	k, n, nbat := p.accumDepth, p.outDepth, p.batches
 	if k <= 0 || n <= 0 || nbat <= 0 {
 		return
@@ -292,7 +300,7 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	if len(bias) != 0 {
 		bias = bias[:4*n]
 		pb, mode = unsafe.Pointer(unsafe.StringData(bias)), 1
-		if off := f32StrOff(bias); off != 0 {
+		if off := f32StrOff(bias); off != 0 && !anyAddr {
 			c, e = f32Ends(bias, off)
 			sl, sr = 8*off, 32-8*off
 			pb, mode = unsafe.Add(pb, 4-off), 2
@@ -302,7 +310,7 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	var t *[3]uint32
 	var wc, we, wsl, wsr uint32
 	off := f32StrOff(w)
-	view := off == 0
+	view := off == 0 || anyAddr
 	if !view {
 		// len(w)/4-1 words lie inside w: k*nb-1 whole groups from pw on
 		// and three more (t).
