@@ -423,8 +423,6 @@ func Call(fn string, args []any) bool {
 		fcDots(args[0].([]int8), args[1].(string), args[2].([]int32))
 	case "fcF32":
 		fcF32(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
-	case "fcF32At":
-		fcF32At(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32), args[5].(bool))
 	case "fcF32B":
 		fcF32B(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "fcF32BFP":

@@ -271,23 +271,15 @@ func fcInt16Acc32(p *fcParams, in []int16, w []int8, bias, mult, shift string, o
 // last bit; the four channels of a block are independent sums.
 //
 // The weight string's alignment is looked at once per call (see
-// f32StrOff): word-aligned, or on a target that loads unaligned floats
-// (f32Unaligned), it is viewed as float32 (f32ViewRow); otherwise the
-// aligned words that cover it are read once and every float is shifted
-// together from two neighbours, the carry running from block to block
-// (f32FunnelRow). The bias is read the same way. A last block of one
-// channel computes only that channel. For layers of fcSoftMinDepth and
-// deeper the generator calls fcF32S, for small ones on the soft-float board
-// fcF32Small.
+// f32StrOff): word-aligned (or on a target that loads unaligned floats) it
+// is viewed as float32 (f32ViewRow); on 32-bit targets otherwise the aligned
+// words that cover it are read once and every float is shifted together
+// from two neighbours, the carry running from block to block (f32FunnelRow);
+// elsewhere the bytes are decoded (which 64-bit compilers merge into word
+// loads). A last block of one channel computes only that channel. For
+// layers of fcSoftMinDepth and deeper the generator calls fcF32S, for small
+// ones on the soft-float board fcF32Small.
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
-	fcF32At(p, in, w, bias, out, f32Unaligned)
-}
-
-// fcF32At is fcF32 viewing misaligned weights and bias as float32 when
-// anyAddr is set, else reading them through the funnel: the kernel tests
-// run the funnel, the board's form for a misaligned constant, on every
-// host.
-func fcF32At(p *fcParams, in []float32, w, bias string, out []float32, anyAddr bool) {
 	k, n, nbat := p.accumDepth, p.outDepth, p.batches
 	if k <= 0 || n <= 0 || nbat <= 0 {
 		return
@@ -300,7 +292,11 @@ func fcF32At(p *fcParams, in []float32, w, bias string, out []float32, anyAddr b
 	if len(bias) != 0 {
 		bias = bias[:4*n]
 		pb, mode = unsafe.Pointer(unsafe.StringData(bias)), 1
-		if off := f32StrOff(bias); off != 0 && !anyAddr {
+		if off := f32StrOff(bias); off != 0 && !f32Unaligned {
+			if !f32Funnel {
+				fcF32B(p, in, w, bias, out)
+				return
+			}
 			c, e = f32Ends(bias, off)
 			sl, sr = 8*off, 32-8*off
 			pb, mode = unsafe.Add(pb, 4-off), 2
@@ -310,8 +306,12 @@ func fcF32At(p *fcParams, in []float32, w, bias string, out []float32, anyAddr b
 	var t *[3]uint32
 	var wc, we, wsl, wsr uint32
 	off := f32StrOff(w)
-	view := off == 0 || anyAddr
+	view := off == 0 || f32Unaligned
 	if !view {
+		if !f32Funnel {
+			fcF32B(p, in, w, bias, out)
+			return
+		}
 		// len(w)/4-1 words lie inside w: k*nb-1 whole groups from pw on
 		// and three more (t).
 		wc, we = f32Ends(w, off)
@@ -466,8 +466,8 @@ func fcF32Small(p *fcParams, in []float32, w, bias string, out []float32) {
 	}
 }
 
-// fcF32B is fcF32 decoding the weights' bytes: the reference the tests
-// compare fcF32's forms with.
+// fcF32B is fcF32 decoding the weights' bytes (64-bit targets that do not
+// load unaligned floats, where the compiler merges the loads).
 func fcF32B(p *fcParams, in []float32, w, bias string, out []float32) {
 	k, n := p.accumDepth, p.outDepth
 	lo, hi := p.fActMin, p.fActMax

@@ -57,9 +57,9 @@ func TestLSTMDotFStrAlign(t *testing.T) {
 	}
 }
 
-// TestFullyConnectedF32Align runs fcF32 (aligned view; on this target
-// perhaps a misaligned view), fcF32At's funnel (the carry running over
-// blocks, on every host), fcF32Small (a channel at a time, decoded
+// TestFullyConnectedF32Align runs fcF32 (aligned view, or by target a
+// misaligned view, the funnel with the carry running over blocks, or byte
+// decode), fcF32Small (a channel at a time, decoded
 // weights) and fcF32B (byte decode) with their weight and bias strings at
 // every address modulo 4 and compares each output bit for bit with an
 // in-order float32 reference.
@@ -108,12 +108,7 @@ func TestFullyConnectedF32Align(t *testing.T) {
 		for _, kern := range []struct {
 			name string
 			fn   func(*fcParams, []float32, string, string, []float32)
-		}{
-			{"fcF32", fcF32},
-			{"fcF32 funnel", func(p *fcParams, in []float32, w, bias string, out []float32) { fcF32At(p, in, w, bias, out, false) }},
-			{"fcF32Small", fcF32Small},
-			{"fcF32B", fcF32B},
-		} {
+		}{{"fcF32", fcF32}, {"fcF32Small", fcF32Small}, {"fcF32B", fcF32B}} {
 			for off := 0; off < 8; off++ {
 				out := make([]float32, batches*n)
 				kern.fn(p, x, at(ws, off), at(bs, 7-off), out)

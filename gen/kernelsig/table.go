@@ -355,7 +355,6 @@ const (
 	FcDotI16Acc32           Func = "fcDotI16Acc32"
 	FcDots                  Func = "fcDots"
 	FcF32                   Func = "fcF32"
-	FcF32At                 Func = "fcF32At"
 	FcF32B                  Func = "fcF32B"
 	FcF32BFP                Func = "fcF32BFP"
 	FcF32S                  Func = "fcF32S"
@@ -1083,7 +1082,6 @@ func Funcs() []Func {
 		FcDotI16Acc32,
 		FcDots,
 		FcF32,
-		FcF32At,
 		FcF32B,
 		FcF32BFP,
 		FcF32S,
@@ -2154,8 +2152,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]int8"}, {"w", "string"}, {"acc", "[]int32"}}, true
 	case FcF32:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
-	case FcF32At:
-		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}, {"anyAddr", "bool"}}, true
 	case FcF32B:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcF32BFP:
@@ -2945,7 +2941,6 @@ func (f Func) Results() int {
 		FcDSPInt8,
 		FcDots,
 		FcF32,
-		FcF32At,
 		FcF32B,
 		FcF32BFP,
 		FcF32S,
