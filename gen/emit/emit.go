@@ -175,7 +175,10 @@ type emitter struct {
 	// shiftUnits are the operator functions the generated test replays
 	// with shifted constants (TestConstantsAtAnyAlignment).
 	shiftUnits []shiftUnit
-	err        error
+	// scratchAt lists the scratch buffers live at each operator
+	// (shiftUnit's, built on its first call).
+	scratchAt map[int][]program.BufID
+	err       error
 }
 
 // shiftUnit is an operator function (op3, ops4to7) rendered again with
@@ -969,11 +972,27 @@ func (e *emitter) shiftUnit(name string, first, last int, render func() []jen.Co
 		return
 	}
 	u := shiftUnit{name: name, first: first, last: last, code: code}
-	for i, b := range e.p.Buffers {
-		if b.Kind == planner.Scratch && b.Size > 0 && b.First <= last && b.Last >= first {
-			off := e.lay.Offset(program.BufID(i))
-			u.scratch = append(u.scratch, [2]int{off, off + b.Size})
+	if e.scratchAt == nil {
+		// Each scratch buffer under every operator it is live at, once
+		// for all units (a program of thousands of operators has
+		// thousands of units).
+		e.scratchAt = map[int][]program.BufID{}
+		for i, b := range e.p.Buffers {
+			if b.Kind == planner.Scratch && b.Size > 0 {
+				for op := b.First; op <= b.Last; op++ {
+					e.scratchAt[op] = append(e.scratchAt[op], program.BufID(i))
+				}
+			}
 		}
+	}
+	var bufs []program.BufID
+	for op := first; op <= last; op++ {
+		bufs = append(bufs, e.scratchAt[op]...)
+	}
+	slices.Sort(bufs)
+	for _, b := range slices.Compact(bufs) {
+		off := e.lay.Offset(b)
+		u.scratch = append(u.scratch, [2]int{off, off + e.p.Buffers[b].Size})
 	}
 	e.shiftUnits = append(e.shiftUnits, u)
 }
