@@ -872,14 +872,8 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 					ops = append(ops, i)
 				}
 				name := fmt.Sprintf("ops%dto%d", grp.First, grp.Last)
-				var calls []program.Call
-				for _, ss := range [][]program.Step{grp.Pre, grp.Body, grp.Post} {
-					for _, st := range ss {
-						calls = append(calls, st.Call)
-					}
-				}
 				run(name,
-					fmt.Sprintf("%s runs operators %d-%d, fused row by row through %s (see the comment in it).", name, grp.First, grp.Last, kernelList(calls)),
+					fmt.Sprintf("%s runs operators %d-%d, fused row by row through %s (see the comment in it).", name, grp.First, grp.Last, kernelList(grp.StepCalls())),
 					e.groupCode(grp), ops...)
 				e.shiftUnit(name, grp.First, grp.Last, func() []jen.Code { return e.groupCode(grp) })
 			}

@@ -69,13 +69,7 @@ func StackOf(p *program.Program) report.Stack {
 	for _, op := range p.Ops {
 		if g := p.GroupOf(op.Index); g != nil {
 			if g.First == op.Index {
-				var calls []program.Call
-				for _, ss := range [][]program.Step{g.Pre, g.Body, g.Post} {
-					for _, s := range ss {
-						calls = append(calls, s.Call)
-					}
-				}
-				fn(op.Index, calls, stackGroupFrame)
+				fn(op.Index, g.StepCalls(), stackGroupFrame)
 			}
 			continue
 		}

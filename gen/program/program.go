@@ -130,6 +130,18 @@ func (g *Group) Expand() []Step {
 // Calls counts the calls Expand gives (kernel bands and line slides).
 func (g *Group) Calls() int { return len(g.Pre) + g.Iter*len(g.Body) + len(g.Post) }
 
+// StepCalls returns the calls of the group's steps as written: Pre, Body
+// (once, not unrolled) and Post.
+func (g *Group) StepCalls() []Call {
+	out := make([]Call, 0, len(g.Pre)+len(g.Body)+len(g.Post))
+	for _, ss := range [][]Step{g.Pre, g.Body, g.Post} {
+		for _, s := range ss {
+			out = append(out, s.Call)
+		}
+	}
+	return out
+}
+
 // At returns the call with every view at loop run t: Off + t*Step, Step 0.
 func (c Call) At(t int) Call {
 	args := make([]Arg, len(c.Args))
@@ -141,16 +153,15 @@ func (c Call) At(t int) Call {
 		}
 		args[i] = a
 	}
-	return Call{Fn: c.Fn, Args: args}
+	c.Args = args
+	return c
 }
 
 // GroupCalls calls fn on every call of the fused groups (loop bodies once).
 func (p *Program) GroupCalls(fn func(Call)) {
-	for _, g := range p.Groups {
-		for _, ss := range [][]Step{g.Pre, g.Body, g.Post} {
-			for _, s := range ss {
-				fn(s.Call)
-			}
+	for i := range p.Groups {
+		for _, c := range p.Groups[i].StepCalls() {
+			fn(c)
 		}
 	}
 }
