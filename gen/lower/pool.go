@@ -45,9 +45,10 @@ func poolWindowsNonEmpty(outN, stride, pad, filter, in int) bool {
 
 // lowerPool lowers AVERAGE_POOL_2D and MAX_POOL_2D (TFLM pooling.cc) for
 // float32, int8 and int16 NHWC tensors. Options: padding, stride_w,
-// stride_h, filter_width, filter_height, fused activation. Padding comes from the padding mode and the input size; like TFLM
-// the kernel then walks the output tensor's own height and width. Integer
-// pooling needs the same scale (within 1e-6) and zero point on both sides.
+// stride_h, filter_width, filter_height, fused activation. Padding comes
+// from the padding mode and the input size; like TFLM the kernel then walks
+// the output tensor's own height and width. Integer pooling needs the same
+// scale (within 1e-6) and zero point on both sides.
 func lowerPool(c *opCtx, avg bool) error {
 	if c.NumIn() != 1 || c.NumOut() != 1 || c.In(0) == nil {
 		return c.Errorf("has %d inputs and %d outputs, want 1 and 1", c.NumIn(), c.NumOut())

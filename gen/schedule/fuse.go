@@ -50,37 +50,42 @@ import (
 // chain's start, where the input is the group's and whole anyway, it keeps
 // its output, an NCHW input transposed, from being held whole.
 
-// bandKind says how a kernel call is cut into bands of output rows.
+// bandKind says how a kernel call is cut into bands of output rows: the
+// kinds a lowering declares (program.BandKind, the same values), then the
+// operators fusion cuts by kinds of its own.
 type bandKind int
 
 const (
 	// bandWindow: a parameter struct with inH, outH, padH, filterH (or a
 	// fixed height) and optionally batches (1), strideH and dilationH.
-	bandWindow bandKind = iota + 1
+	bandWindow = bandKind(program.BandWindow)
 	// bandPixels: a pointwise kernel whose struct counts pixels.
-	bandPixels
+	bandPixels = bandKind(program.BandPixels)
 	// bandElems: a binary elementwise kernel (ewBcast) on operands of
 	// the output's shape, fn(params..., bc, a, b, out): one operand is
 	// the chain's, the other (the skip tensor) is read whole, a band of
 	// rows at a time; a band is a call on fewer elements (bc.inner).
-	bandElems
+	bandElems = bandKind(program.BandElems)
 	// bandUnary: a unary elementwise kernel, fn(params..., in, out),
 	// that writes element i of out from element i of in for every i of
 	// in (an activation, QUANTIZE, DEQUANTIZE): a band is a call on
 	// shorter slices.
-	bandUnary
+	bandUnary = bandKind(program.BandUnary)
 	// bandMove: moveStrided (TRANSPOSE, SLICE, ...) whose outermost loop
 	// walks the output's rows, k iterations a row: a band is a call on
 	// fewer iterations from a later source offset. Every band reads the
 	// whole input (a TRANSPOSE from NCHW gathers each output row from
 	// every input channel plane), so the operator joins a chain at its
 	// start, where its input is the group's input, kept whole anyway.
-	bandMove
+	bandMove = bandKind(program.BandMove)
+)
+
+const (
 	// bandConcat: a CONCATENATION along channels (one moveStrided a
 	// input, each writing its channels of every output pixel, row by
 	// row): one input is the chain operand, the others are read whole, a
 	// band of rows at a time, as a residual ADD's skip tensor is.
-	bandConcat
+	bandConcat = bandMove + 1 + iota
 	// bandSums: a global average pool (one window over the whole image)
 	// ending a group (asSums): its bands add their input rows to the
 	// per-channel sums (poolSum...), and one call at the group's end
@@ -93,21 +98,8 @@ const (
 // the lowering declared it (program.Call.Band); ok is false for a call
 // that only runs whole.
 func callBand(call program.Call) (kind bandKind, band program.Band, ok bool) {
-	switch call.Band.Kind {
-	case program.BandWindow:
-		kind = bandWindow
-	case program.BandPixels:
-		kind = bandPixels
-	case program.BandElems:
-		kind = bandElems
-	case program.BandUnary:
-		kind = bandUnary
-	case program.BandMove:
-		kind = bandMove
-	default:
-		return 0, program.Band{}, false
-	}
-	if kind == withoutBand {
+	kind = bandKind(call.Band.Kind)
+	if kind < bandWindow || kind > bandMove || kind == withoutBand {
 		return 0, program.Band{}, false
 	}
 	return kind, call.Band, true
