@@ -180,9 +180,10 @@ func checkPools(t *testing.T, what string, res, base *Result) {
 		}
 	}
 	if ext > 0 && l.Pools[0].Name == "" {
-		// -io external, one arena: it shrinks by at most what the inputs
-		// and outputs took, and never grows.
-		if a, d := l.ArenaSize(), base.Layout.Plan.Size; a > d || a < d-ext {
+		// -io external, one arena: it never grows. It may shrink by more
+		// than the inputs and outputs took: the schedule is chosen for the
+		// arena without them (fusion where they no longer set the peak).
+		if a, d := l.ArenaSize(), base.Layout.Plan.Size; a > d {
 			t.Errorf("%s: arena %d, default %d, external inputs and outputs %d bytes", what, a, d, ext)
 		}
 		t.Logf("%s: arena %d (default %d), inputs and outputs outside it %d bytes", what, l.ArenaSize(), base.Layout.Plan.Size, ext)

@@ -29,18 +29,23 @@ type fusePlanner struct {
 	// output over its input, where p gives it a buffer of its own for
 	// the groups' sake (unaryInPlace).
 	inPlace map[int]int
+	// outside holds the buffers placed outside the arena (the graph's
+	// inputs and outputs with -io external), which cost it nothing.
+	outside map[program.BufID]bool
 }
 
-func newFusePlanner(p *program.Program, frags []*lower.Fragment, align int) *fusePlanner {
+// newFusePlanner estimates p's groups; the buffers of outside (may be nil)
+// are not in the arena and count as 0 bytes.
+func newFusePlanner(p *program.Program, frags []*lower.Fragment, align int, outside map[program.BufID]bool) *fusePlanner {
 	n := len(p.Ops)
-	f := &fusePlanner{p: p, frags: frags, align: align, band: make([]*bandOp, n), link: make([]bool, n), groups: map[fuseSpan]int{}, inPlace: map[int]int{}}
+	f := &fusePlanner{p: p, frags: frags, align: align, band: make([]*bandOp, n), link: make([]bool, n), groups: map[fuseSpan]int{}, inPlace: map[int]int{}, outside: outside}
 	for i := range p.Ops {
 		f.band[i] = bandable(p, i)
 	}
 	f.bornBy, f.diedBy, f.scratchOf = make([]int, n+1), make([]int, n+1), make([][]program.BufID, n)
 	for k := range p.Buffers {
 		b := &p.Buffers[k]
-		sz := planner.AlignedSize(b.Size, align)
+		sz := f.size(program.BufID(k))
 		f.bornBy[min(max(b.First, 0), n)] += sz
 		if b.Last+1 <= n {
 			f.diedBy[max(b.Last+1, 0)] += sz
@@ -65,6 +70,9 @@ func newFusePlanner(p *program.Program, frags []*lower.Fragment, align int) *fus
 }
 
 func (f *fusePlanner) size(b program.BufID) int {
+	if f.outside[b] {
+		return 0
+	}
 	return planner.AlignedSize(f.p.Buffers[b].Size, f.align)
 }
 

@@ -105,7 +105,7 @@ func TestFusedUnarySpans(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fp := newFusePlanner(q, nil, 0)
+		fp := newFusePlanner(q, nil, 0, nil)
 		spans := 0
 		for i := range q.Ops {
 			for j := i + 1; j < len(q.Ops) && fp.fusable(fuseSpan{i, j}); j++ {
@@ -266,7 +266,7 @@ func TestFusedTransposeInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, lay, want := planSimulateRun(t, g, Options{}, x.Raw())
-	fp := newFusePlanner(p, nil, 0)
+	fp := newFusePlanner(p, nil, 0, nil)
 	if fp.band[0] == nil || fp.band[0].kind != bandMove {
 		t.Fatalf("the TRANSPOSE cannot run in bands")
 	}
@@ -381,7 +381,7 @@ func TestFusedSubMul(t *testing.T) {
 			}
 			opt := Options{Kernels: lower.Kernels{GC: true}, Lower: lower.Options{NoShare: true}}
 			p, _, want := planSimulateRun(t, g, opt, xin.Raw())
-			fp := newFusePlanner(p, nil, 0)
+			fp := newFusePlanner(p, nil, 0, nil)
 			if b := fp.band[3]; b == nil || b.kind != bandElems {
 				t.Fatalf("%s: operator 3 (%s) cannot run in bands", name, p.Ops[3].Calls[0].Fn)
 			}
@@ -452,7 +452,7 @@ func TestFusedGlobalPool(t *testing.T) {
 				}
 				p, _, want := planSimulateRun(t, g, Options{Kernels: lower.Kernels{GC: gc}, Lower: lower.Options{NoShare: true}}, x.Raw())
 				last := len(p.Ops) - 1
-				fp := newFusePlanner(p, nil, 0)
+				fp := newFusePlanner(p, nil, 0, nil)
 				if b := fp.band[last]; b == nil || !b.global {
 					t.Fatalf("%s: the pool (%s) is not a global pool in bands", name, p.Ops[last].Calls[0].Fn)
 				}
@@ -574,7 +574,7 @@ func TestFusedConcat(t *testing.T) {
 			t.Fatal(err)
 		}
 		p, lay, want := planSimulateRun(t, g, Options{Kernels: lower.Kernels{GC: true}, Lower: lower.Options{NoShare: true}}, x.Raw())
-		fp := newFusePlanner(p, nil, 0)
+		fp := newFusePlanner(p, nil, 0, nil)
 		spans, concats := 0, 0
 		for i := range p.Ops {
 			if g.Ops[i].Code != model.OpConcatenation {

@@ -416,7 +416,7 @@ func TestFusedResidualSpans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fp := newFusePlanner(p, nil, 0)
+			fp := newFusePlanner(p, nil, 0, nil)
 			for i := range p.Ops {
 				for j := i + 1; j < len(p.Ops) && fp.fusable(fuseSpan{i, j}); j++ {
 					sp := fuseSpan{i, j}

@@ -30,7 +30,7 @@ func fuseAll(g *model.Graph) (*program.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	fp := newFusePlanner(p, nil, 0)
+	fp := newFusePlanner(p, nil, 0, nil)
 	var spans []fuseSpan
 	for i := 0; i < len(p.Ops); {
 		j := i

@@ -152,7 +152,7 @@ func chooseSchedule(g *model.Graph, frags []*lower.Fragment, opt Options, flat *
 			return nil, lower.Options{}, nil, err
 		}
 	}
-	fp := newFusePlanner(est, frags, opt.Plan.Align)
+	fp := newFusePlanner(est, frags, opt.Plan.Align, outsideArena(est, opt.Plan))
 	for i := range keep {
 		// In place, the output shares its input's buffer (same shape and
 		// element size): at its step, flat holds one buffer fewer.
@@ -290,6 +290,24 @@ func chainInPlace(p *program.Program) map[int]bool {
 			out = map[int]bool{}
 		}
 		out[ip.Op] = true
+	}
+	return out
+}
+
+// outsideArena lists the buffers of p that the layout places outside the
+// arena: with opt.ExternalIO, those of the graph's inputs and outputs
+// (layout's ioBuffers, which rejects a program where they share memory).
+func outsideArena(p *program.Program, opt layout.Options) map[program.BufID]bool {
+	if !opt.ExternalIO {
+		return nil
+	}
+	out := map[program.BufID]bool{}
+	for _, ts := range [][]int{p.Graph.Inputs, p.Graph.Outputs} {
+		for _, t := range ts {
+			if b, ok := p.TensorBuf[t]; ok {
+				out[b] = true
+			}
+		}
 	}
 	return out
 }

@@ -18,7 +18,7 @@
 package boards
 
 // ArenaSize is the working memory of all the models together in bytes, planned
-// as one: the plan is optimal (= lower bound). Alone the models would need 5104 bytes
+// as one: the plan is optimal (= lower bound). Alone the models would need 4928 bytes
 // (each model's arena, together); layout.txt has the joint plan.
 //
 // RAM: ArenaSize + stack 1232 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of

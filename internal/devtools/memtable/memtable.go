@@ -137,7 +137,8 @@ func Section(root, shared string) (string, error) {
 	}
 	b.WriteString("\n### Inputs and outputs in the application's memory (`-io external`)\n\n" +
 		"ArenaSize with the inputs and outputs as views into the arena (default) and as arrays the\n" +
-		"application owns and passes to `Invoke`: the arena shrinks where they were at the peak.\n\n" +
+		"application owns and passes to `Invoke`: the arena shrinks where they were at the peak, and the\n" +
+		"fused schedule is chosen for the arena without them.\n\n" +
 		"| model | ArenaSize | with `-io external` | saved | inputs and outputs outside |\n|---|---:|---:|---:|---:|\n")
 	for _, m := range ms {
 		_, base, err := gen.Lower(m.name, m.data, gen.Options{})
