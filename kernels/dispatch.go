@@ -17,6 +17,8 @@ package kernels
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
 //   - convRowsPair: parameter w has type [][2]int8
+//   - dot4I16: parameter s has type *[4]int64
+//   - dot4Run: parameter x has type unsafe.Pointer
 //   - dspAvgPool: parameter x has type unsafe.Pointer
 //   - dspAvgPoolRef: parameter x has type unsafe.Pointer
 //   - dspClear: parameter p has type unsafe.Pointer
@@ -45,11 +47,14 @@ package kernels
 //   - dw3x3SegSlow: parameter g has type [][3]int8
 //   - dw3x3Tri1: parameter c0 has type *dw3x3Col
 //   - dw3x3Tri2: parameter c0 has type *dw3x3Col
+//   - dwFinish4: parameter a has type *[4]int32
 //   - dwRecDecode: parameter t has type []dwRec
+//   - dwRow4: parameter x has type unsafe.Pointer
 //   - dwRowsAny: parameter rows has type [][]int64
 //   - f32ActLast: parameter po has type unsafe.Pointer
 //   - fcOctOut: parameter a has type *[8]int32
 //   - fcOctPTFast: parameter a has type *[8]int32
+//   - finish4I16: parameter s has type *[4]int64
 //   - lstmAddBias8: parameter a has type *[8]float32
 //   - lstmDotS8: parameter a has type *[8]float32
 //   - lstmFinish2F: parameter a has type *[8]float32
@@ -97,25 +102,25 @@ package kernels
 //     f32sRange, f32sRangeStr, f32sRound, f32sSig, f32sSumF32, f32sUnpackN,
 //     fcDotI16, fcDotI16Acc32, fcF32Soft, fcMakeRQ, fcRQFor, fcRescale,
 //     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, l2InvSqrt, ld32,
-//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
-//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
-//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmClipF,
-//     lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmFCQ64, lstmFunnel4x2,
-//     lstmFunnel8, lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ,
-//     lstmInt8Form, lstmMakeQ, lstmMakeR, lstmMakeRG, lstmMakeRQ, lstmMakeRU,
-//     lstmNext, lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16, lstmSigP,
-//     lstmSigmoidQ, lstmTanhP, lstmTanhQ, meanRequant, mulByQuantMul,
-//     mulByQuantMul64, mulQ62, mulQuantOne, octByte, octCols64, octLanes,
-//     poolAvgRound, poolInterior, poolRecip, poolSumI8, poolWindow, preluOne,
-//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
-//     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
-//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne, sumI8,
-//     svdfActF32, svdfFastPlan, svdfLE32, svdfNew16, svdfNew8, svdfRingStep,
-//     svdfRingWT16, tanhMid, tanhSmall, tconvTaps
+//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, int16BlocksPlan,
+//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
+//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
+//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
+//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
+//     lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF,
+//     lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
+//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext, lstmRFits, lstmRGFits,
+//     lstmRowBatch, lstmSat16, lstmSigP, lstmSigmoidQ, lstmTanhP, lstmTanhQ,
+//     meanRequant, mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne,
+//     octByte, octCols64, octLanes, poolAvgRound, poolInterior, poolRecip,
+//     poolSumI8, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
+//     rqFromFC, rqOne0, rqOneFields, rqOneIn, rqOneQ, rqOneR, rqOneSat,
+//     rqOneSet, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
+//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
+//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, strAligned4,
+//     subQuantOne, sumI8, svdfActF32, svdfFastPlan, svdfLE32, svdfNew16,
+//     svdfNew8, svdfRingStep, svdfRingWT16, tanhMid, tanhSmall, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWRunArgs: field x has type [][8]int8
@@ -241,6 +246,8 @@ func Call(fn string, args []any) bool {
 		convInt16(args[0].(*convParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
 	case "convInt16Acc32":
 		convInt16Acc32(args[0].(*convParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
+	case "convInt16Blocks":
+		convInt16Blocks(args[0].(*convParams), args[1].([]int16), args[2].(string), args[3].(string), args[4].([]int16))
 	case "convInt8":
 		convInt8(args[0].(*convParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8))
 	case "convLeanInt8":
@@ -387,6 +394,8 @@ func Call(fn string, args []any) bool {
 		dwInt16(args[0].(*dwParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
 	case "dwInt8":
 		dwInt8(args[0].(*dwParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8))
+	case "dwInt8Blocks":
+		dwInt8Blocks(args[0].(*dwParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].([]int8))
 	case "dwRows3x3":
 		dwRows3x3(args[0].([]int64), args[1].([]int64), args[2].([]int64), args[3].([]uint8), args[4].([]int64), args[5].([]int8), args[6].(*dwRowsParams))
 	case "dwRowsBuild":
@@ -435,6 +444,8 @@ func Call(fn string, args []any) bool {
 		fcInt16(args[0].(*fcParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
 	case "fcInt16Acc32":
 		fcInt16Acc32(args[0].(*fcParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
+	case "fcInt16Blocks":
+		fcInt16Blocks(args[0].(*fcParams), args[1].([]int16), args[2].(string), args[3].(string), args[4].([]int16))
 	case "fcInt8":
 		fcInt8(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "fcInt8PT":

@@ -179,6 +179,15 @@ const FCBFPMinDepth = fcBFPMinDepth
 // calls fcF32Small on the soft-float board (fcSmallWeights).
 const FCSmallWeights = fcSmallWeights
 
+// PlanInt16Blocks plans the 16x8 block kernels (convInt16Blocks,
+// fcInt16Blocks): the weight rows (one per output channel) packed in blocks
+// of four channels, and one record per channel of its int64 bias (nil:
+// none) and TFLite Micro's 64-bit rescaling of multiplier mult and
+// exponent shift (< 8) (int16BlocksPlan).
+func PlanInt16Blocks(rows [][]int8, bias []int64, mult, shift []int32) (wt, rec []byte) {
+	return int16BlocksPlan(rows, bias, mult, shift)
+}
+
 // PlanDWDSP plans the depthwise DSP kernels (dwDSPInt8M1, M2, MQ) for
 // output channels with taps rows ([outC][taps], taps row by row) and
 // requantization triples rq (conv_rq.go, bias folded for input offset

@@ -170,3 +170,9 @@ func PlanLSTMFloatBFP(inW, recW, bias [4][]byte, units, inDim int) (wIn, wRec, r
 func PlanFCF32BFP(w, bias []byte, units, depth int) (wt, rec []byte, ok bool) {
 	return kernels.PlanFCF32BFP(w, bias, units, depth)
 }
+
+// PlanInt16Blocks plans the 16x8 block kernels' packed weights and records
+// (kernels.PlanInt16Blocks).
+func PlanInt16Blocks(rows [][]int8, bias []int64, mult, shift []int32) (wt, rec []byte) {
+	return kernels.PlanInt16Blocks(rows, bias, mult, shift)
+}

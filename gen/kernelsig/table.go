@@ -102,6 +102,7 @@ const (
 	ConvGatherWinWords      Func = "convGatherWinWords"
 	ConvInt16               Func = "convInt16"
 	ConvInt16Acc32          Func = "convInt16Acc32"
+	ConvInt16Blocks         Func = "convInt16Blocks"
 	ConvInt8                Func = "convInt8"
 	ConvLean8               Func = "convLean8"
 	ConvLeanInt8            Func = "convLeanInt8"
@@ -167,6 +168,8 @@ const (
 	DivLeadingSignBits      Func = "divLeadingSignBits"
 	DivQuantOne             Func = "divQuantOne"
 	DivRoundingDivByPOT     Func = "divRoundingDivByPOT"
+	Dot4I16                 Func = "dot4I16"
+	Dot4Run                 Func = "dot4Run"
 	DspAvgPool              Func = "dspAvgPool"
 	DspAvgPoolRef           Func = "dspAvgPoolRef"
 	DspClear                Func = "dspClear"
@@ -269,11 +272,14 @@ const (
 	DwDSPZerosQ8            Func = "dwDSPZerosQ8"
 	DwF32                   Func = "dwF32"
 	DwFinish                Func = "dwFinish"
+	DwFinish4               Func = "dwFinish4"
 	DwInt16                 Func = "dwInt16"
 	DwInt8                  Func = "dwInt8"
+	DwInt8Blocks            Func = "dwInt8Blocks"
 	DwRQFast                Func = "dwRQFast"
 	DwRecDecode             Func = "dwRecDecode"
 	DwRescale               Func = "dwRescale"
+	DwRow4                  Func = "dwRow4"
 	DwRows3x3               Func = "dwRows3x3"
 	DwRowsAny               Func = "dwRowsAny"
 	DwRowsBuild             Func = "dwRowsBuild"
@@ -362,6 +368,7 @@ const (
 	FcF32Soft               Func = "fcF32Soft"
 	FcInt16                 Func = "fcInt16"
 	FcInt16Acc32            Func = "fcInt16Acc32"
+	FcInt16Blocks           Func = "fcInt16Blocks"
 	FcInt8                  Func = "fcInt8"
 	FcInt8PT                Func = "fcInt8PT"
 	FcMakeRQ                Func = "fcMakeRQ"
@@ -375,6 +382,7 @@ const (
 	FcRQFor                 Func = "fcRQFor"
 	FcRescale               Func = "fcRescale"
 	FcSumI8                 Func = "fcSumI8"
+	Finish4I16              Func = "finish4I16"
 	FloorDivF32             Func = "floorDivF32"
 	FloorF32                Func = "floorF32"
 	FloorModF32             Func = "floorModF32"
@@ -390,6 +398,7 @@ const (
 	HardSwishSdhm16         Func = "hardSwishSdhm16"
 	HardSwishShl16          Func = "hardSwishShl16"
 	HardSwishSrdhm16        Func = "hardSwishSrdhm16"
+	Int16BlocksPlan         Func = "int16BlocksPlan"
 	L2InvSqrt               Func = "l2InvSqrt"
 	L2NormF32               Func = "l2NormF32"
 	L2NormInt8              Func = "l2NormInt8"
@@ -829,6 +838,7 @@ func Funcs() []Func {
 		ConvGatherWinWords,
 		ConvInt16,
 		ConvInt16Acc32,
+		ConvInt16Blocks,
 		ConvInt8,
 		ConvLean8,
 		ConvLeanInt8,
@@ -894,6 +904,8 @@ func Funcs() []Func {
 		DivLeadingSignBits,
 		DivQuantOne,
 		DivRoundingDivByPOT,
+		Dot4I16,
+		Dot4Run,
 		DspAvgPool,
 		DspAvgPoolRef,
 		DspClear,
@@ -996,11 +1008,14 @@ func Funcs() []Func {
 		DwDSPZerosQ8,
 		DwF32,
 		DwFinish,
+		DwFinish4,
 		DwInt16,
 		DwInt8,
+		DwInt8Blocks,
 		DwRQFast,
 		DwRecDecode,
 		DwRescale,
+		DwRow4,
 		DwRows3x3,
 		DwRowsAny,
 		DwRowsBuild,
@@ -1089,6 +1104,7 @@ func Funcs() []Func {
 		FcF32Soft,
 		FcInt16,
 		FcInt16Acc32,
+		FcInt16Blocks,
 		FcInt8,
 		FcInt8PT,
 		FcMakeRQ,
@@ -1102,6 +1118,7 @@ func Funcs() []Func {
 		FcRQFor,
 		FcRescale,
 		FcSumI8,
+		Finish4I16,
 		FloorDivF32,
 		FloorF32,
 		FloorModF32,
@@ -1117,6 +1134,7 @@ func Funcs() []Func {
 		HardSwishSdhm16,
 		HardSwishShl16,
 		HardSwishSrdhm16,
+		Int16BlocksPlan,
 		L2InvSqrt,
 		L2NormF32,
 		L2NormInt8,
@@ -1646,6 +1664,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case ConvInt16Acc32:
 		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
+	case ConvInt16Blocks:
+		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"w", "string"}, {"rec", "string"}, {"out", "[]int16"}}, true
 	case ConvInt8:
 		return []Param{{"p", "*convParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
 	case ConvLean8:
@@ -1776,6 +1796,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
 	case DivRoundingDivByPOT:
 		return []Param{{"x", "int32"}, {"e", "int"}}, true
+	case Dot4I16:
+		return []Param{{"x", "[]int16"}, {"rows", "int"}, {"n", "int"}, {"xStride", "int"}, {"w", "string"}, {"wStride", "int"}, {"s", "*[4]int64"}}, true
+	case Dot4Run:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"m", "int"}, {"a", "*[4]int32"}}, true
 	case DspAvgPool:
 		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"spec", "uint32"}, {"k", "unsafe.Pointer"}}, true
 	case DspAvgPoolRef:
@@ -1980,16 +2004,22 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dwParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case DwFinish:
 		return []Param{{"a", "[]int32"}, {"c0", "int"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"out", "[]int8"}}, true
+	case DwFinish4:
+		return []Param{{"a", "*[4]int32"}, {"rq", "string"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"out", "[]int8"}}, true
 	case DwInt16:
 		return []Param{{"p", "*dwParams"}, {"in", "[]int16"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case DwInt8:
 		return []Param{{"p", "*dwParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
+	case DwInt8Blocks:
+		return []Param{{"p", "*dwParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case DwRQFast:
 		return []Param{{"v", "int32"}, {"m", "uint32"}, {"k", "int32"}, {"mm", "int32"}, {"sh", "uint32"}}, true
 	case DwRecDecode:
 		return []Param{{"rq", "string"}, {"zo", "int32"}, {"biasMax", "int32"}, {"t", "[]dwRec"}}, true
 	case DwRescale:
 		return []Param{{"x", "int32"}, {"m", "int32"}, {"shift", "int"}}, true
+	case DwRow4:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"n", "int"}, {"xStep", "int"}, {"wStep", "int"}, {"off", "int32"}, {"a", "*[4]int32"}}, true
 	case DwRows3x3:
 		return []Param{{"r0", "[]int64"}, {"r1", "[]int64"}, {"r2", "[]int64"}, {"w", "[]uint8"}, {"rqs", "[]int64"}, {"out", "[]int8"}, {"p", "*dwRowsParams"}}, true
 	case DwRowsAny:
@@ -2166,6 +2196,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case FcInt16Acc32:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
+	case FcInt16Blocks:
+		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "string"}, {"rec", "string"}, {"out", "[]int16"}}, true
 	case FcInt8:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case FcInt8PT:
@@ -2192,6 +2224,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "int32"}, {"q", "fcRQ"}}, true
 	case FcSumI8:
 		return []Param{{"x", "[]int8"}}, true
+	case Finish4I16:
+		return []Param{{"s", "*[4]int64"}, {"c", "int"}, {"rec", "string"}, {"offset", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"out", "[]int16"}}, true
 	case FloorDivF32:
 		return []Param{{"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case FloorF32:
@@ -2222,6 +2256,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"v", "int16"}, {"e", "int"}}, true
 	case HardSwishSrdhm16:
 		return []Param{{"a", "int16"}, {"b", "int16"}}, true
+	case Int16BlocksPlan:
+		return []Param{{"rows", "[][]int8"}, {"bias", "[]int64"}, {"mult", "[]int32"}, {"shift", "[]int32"}}, true
 	case L2InvSqrt:
 		return []Param{{"acc", "int32"}}, true
 	case L2NormF32:
@@ -2812,6 +2848,7 @@ func (f Func) Results() int {
 		ConvGatherWin,
 		ConvInt16,
 		ConvInt16Acc32,
+		ConvInt16Blocks,
 		ConvInt8,
 		ConvLeanInt8,
 		ConvLeanStore,
@@ -2853,6 +2890,8 @@ func (f Func) Results() int {
 		DivF32,
 		DivI32,
 		DivInt8,
+		Dot4I16,
+		Dot4Run,
 		DspAvgPool,
 		DspAvgPoolRef,
 		DspClear,
@@ -2918,9 +2957,12 @@ func (f Func) Results() int {
 		DwDSPTable,
 		DwF32,
 		DwFinish,
+		DwFinish4,
 		DwInt16,
 		DwInt8,
+		DwInt8Blocks,
 		DwRecDecode,
+		DwRow4,
 		DwRows3x3,
 		DwRowsAny,
 		DwRowsBuild,
@@ -2947,6 +2989,7 @@ func (f Func) Results() int {
 		FcF32Small,
 		FcInt16,
 		FcInt16Acc32,
+		FcInt16Blocks,
 		FcInt8,
 		FcInt8PT,
 		FcOctInt8,
@@ -2956,6 +2999,7 @@ func (f Func) Results() int {
 		FcOctPTFast,
 		FcOutPC,
 		FcOutPT,
+		Finish4I16,
 		FloorDivF32,
 		FloorF32,
 		FloorModF32,
@@ -3361,6 +3405,7 @@ func (f Func) Results() int {
 		F32sRound,
 		F32sUnpackN,
 		FcRQFor,
+		Int16BlocksPlan,
 		L2InvSqrt,
 		LogisticTanh16Input,
 		OctLanes,

@@ -366,7 +366,10 @@ func lowerConv2D(c *opCtx) error {
 			return convLowerPWInt8(c, in, bias, out, batches*oh*ow, inC, outC, convOHWI(filter.Data, outC),
 				mult, shift, inZP, outZP, lo, hi)
 		}
-		if fC == inC && c.DSP() {
+		// A dilated convolution takes the DSP loop in the gc build too:
+		// gc's kernels for it (convLeanInt8, convWinInt8) run about twice
+		// its instructions under gc's A32 code (BENCH.md's grid).
+		if fC == inC && (c.DSP() || dilH > 1 || dilW > 1) {
 			g := convFastGeom{
 				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
 				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
@@ -445,6 +448,21 @@ func lowerConv2D(c *opCtx) error {
 	if convLowerDSPInt16(c, inArg, filter, bias, out, fields, inC, fC, fH, fW, outC, padH, padW, mult, shift, lo, hi) {
 		return nil
 	}
+	if fC == inC {
+		c.Because(kernelsig.ConvInt16Blocks, "ungrouped; %s", int16BlocksWhy(c))
+		var bs []int64
+		if bias != nil {
+			bs = make([]int64, outC)
+			for i := range bs {
+				bs[i] = int64(binary.LittleEndian.Uint64(bias.Data[8*i:]))
+			}
+		}
+		wt, rec := kernelsig.PlanInt16Blocks(convOHWI(filter.Data, outC), bs, mult, shift)
+		c.BandCall(windowBand, kernelsig.ConvInt16Blocks, Struct(kernelsig.ConvParams, fields...), inArg,
+			c.Const("Blocks", wt), c.Const("Rec", rec), View(out))
+		return nil
+	}
+	c.Because(kernelsig.ConvInt16, "grouped: the reference loop")
 	c.BandCall(windowBand, kernelsig.ConvInt16, Struct(kernelsig.ConvParams, fields...), inArg, View(filter), b,
 		c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 	return nil
@@ -593,6 +611,27 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 				View(in), c.Const("Lean", convLeanLayout(convDepthwiseAsConv(filter.Data, outC))), b,
 				c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
 			return nil
+		}
+		if tab, ok := dwBlocksRQ(c, bias, mult, shift, outC); ok && depthMul == 1 && inC%4 == 0 {
+			c.Because(kernelsig.DwInt8Blocks, "depth multiplier 1, channels a multiple of four, no scratch: four channels' sums in registers; %s",
+				strings.TrimPrefix(dwWhy, "the reference kernel: "))
+			f := append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
+				F("actMin", I32(lo)), F("actMax", I32(hi)))
+			c.BandCall(windowBand, kernelsig.DwInt8Blocks, Struct(kernelsig.DwParams, f...), View(in), View(filter), c.Const("RQ", tab), View(out))
+			return nil
+		}
+		if !c.DSP() {
+			// The gc build, where no kernel of its own takes the layer
+			// (depth multipliers other than 1 beyond 3x3): the DSP set's
+			// kernels, plain Go there, beat the reference loop under gc's
+			// A32 code (BENCH.md's grid, multiplier 2 rows).
+			ok, err := dwLowerDSPInt8(c, in, filter, bias, out, convFastGeom{
+				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
+				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
+			}, depthMul, mult, shift, inZP, outZP, lo, hi)
+			if ok || err != nil {
+				return err
+			}
 		}
 		fields = append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
 			F("actMin", I32(lo)), F("actMax", I32(hi)))
@@ -1394,4 +1433,21 @@ func transposeConvTFLMScratch(g *model.Graph, op *model.Op) []int {
 		return s
 	}
 	return nil
+}
+
+// dwBlocksRQ returns dwInt8Blocks' records (fcRQTable's: bias and
+// requantization per channel) of a depthwise layer with int32 bias (nil:
+// none), ok false where a requantization has no record.
+func dwBlocksRQ(c *opCtx, bias *model.Tensor, mult, shift []int32, outC int) ([]byte, bool) {
+	b := make([]int32, outC)
+	if bias != nil {
+		if len(bias.Data) < 4*outC {
+			return nil, false
+		}
+		for i := range b {
+			b[i] = int32(binary.LittleEndian.Uint32(bias.Data[4*i:]))
+		}
+	}
+	tab, err := fcRQTable(c, b, mult, shift)
+	return tab, err == nil
 }

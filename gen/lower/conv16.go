@@ -48,3 +48,12 @@ func convLowerDSPInt16(c *opCtx, inArg Arg, filter, bias, out *model.Tensor, fie
 	c.BandCall(windowBand, kernelsig.ConvDSPInt16, p, inArg, c.Const("Weights", wt), c.Const("Rec", rec), c.Scratch(model.Int16, K4), View(out))
 	return true
 }
+
+// int16BlocksWhy says why a 16x8 layer runs the block kernel rather than
+// the DSP loop.
+func int16BlocksWhy(c *opCtx) string {
+	if !c.DSP() {
+		return "the gc kernel set (no DSP loop): four channels a pass over the input, 32-bit sums widened every 256 products"
+	}
+	return "the DSP records do not take the requantization (PlanFC16DSP): four channels a pass over the input"
+}

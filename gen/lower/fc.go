@@ -283,10 +283,16 @@ func lowerFullyConnected(c *opCtx) error {
 				return nil
 			}
 		}
-		if c.DSP() {
-			c.Because(kernelsig.FcInt16, "the DSP records do not take the requantization (PlanFC16DSP)")
+		c.Because(kernelsig.FcInt16Blocks, "%s", int16BlocksWhy(c))
+		rows := make([][]int8, units)
+		for j := range rows {
+			rows[j] = make([]int8, depth)
+			for i, v := range w.Data[j*depth : j*depth+depth] {
+				rows[j][i] = int8(v)
+			}
 		}
-		c.Call(kernelsig.FcInt16, p, inArg, View(w), c.ConstI64("Bias", folded), c.ConstI32("Mult", mult), c.ConstI32("Shift", shift), View(out))
+		wt, rec := kernelsig.PlanInt16Blocks(rows, folded, mult, shift)
+		c.Call(kernelsig.FcInt16Blocks, p, inArg, c.Const("Blocks", wt), c.Const("Rec", rec), View(out))
 	default:
 		// A constant data input (TFLM accepts one) is copied to scratch.
 		inArg, err := ewOperand(c, in)

@@ -128,10 +128,12 @@ func lowerPool(c *opCtx, avg bool) error {
 		return err
 	}
 	p := Struct(kernelsig.PoolParams, append(params, F("actMin", I32(lo)), F("actMax", I32(hi)))...)
-	if in.Type == model.Int8 && c.DSP() {
+	if in.Type == model.Int8 && (c.DSP() || !avg) {
 		// Four channels a word on the DSP extension where the layer's
 		// record exists (depth a multiple of four, windows the runs and
-		// 16-bit sums hold).
+		// 16-bit sums hold). The gc build takes the max pool's too: its
+		// plain Go form beats maxPoolInt8 under gc's A32 code by about
+		// 12% (BENCH.md's grid); the average pool's does not.
 		if k, ok := kernelsig.PlanPoolDSP(avg, in.Shape[3], inW, outW, strideW, filterH, filterW, lo, hi); ok {
 			fn = kernelsig.MaxPoolDSPInt8
 			if avg {

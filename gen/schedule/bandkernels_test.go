@@ -141,7 +141,10 @@ func TestBandKernelFields(t *testing.T) {
 		}
 	}
 	t.Logf("band kernels by kind: %v (%d kernels)", kinds, len(bands))
-	if kinds[program.BandWindow] < 20 || kinds[program.BandPixels] < 3 {
+	// A floor that says the scan found the models' kernels (18 window
+	// kernels since the gc build's dilated convolutions, depth multipliers
+	// and 16x8 layers left the reference loops).
+	if kinds[program.BandWindow] < 16 || kinds[program.BandPixels] < 3 {
 		t.Errorf("band kernels by kind %v: not what the reference and grid models call", kinds)
 	}
 }
