@@ -69,6 +69,8 @@ package kernels
 //   - octDot64: parameter p has type unsafe.Pointer
 //   - octPass8: parameter p has type unsafe.Pointer
 //   - octPass8Ref: parameter p has type unsafe.Pointer
+//   - poolWin4Max: parameter x has type unsafe.Pointer
+//   - poolWin4Sum: parameter x has type unsafe.Pointer
 //   - svdfFeatures: parameter acc has type *[24]int32
 //   - svdfNewState16: parameter a has type *[8]int32
 //   - svdfOut8: parameter t has type *[8]int32
@@ -186,6 +188,8 @@ func Call(fn string, args []any) bool {
 		avgPoolInt16(args[0].(*poolParams), args[1].([]int16), args[2].([]int16))
 	case "avgPoolInt8":
 		avgPoolInt8(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
+	case "avgPoolInt8Blocks":
+		avgPoolInt8Blocks(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
 	case "batchMatmulF32":
 		batchMatmulF32(args[0].(*batchMatmulParams), args[1].([]float32), args[2].([]float32), args[3].([]float32))
 	case "batchMatmulF32ConstR":
@@ -558,6 +562,8 @@ func Call(fn string, args []any) bool {
 		maxPoolInt16(args[0].(*poolParams), args[1].([]int16), args[2].([]int16))
 	case "maxPoolInt8":
 		maxPoolInt8(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
+	case "maxPoolInt8Blocks":
+		maxPoolInt8Blocks(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
 	case "maximumF32":
 		maximumF32(args[0].(*ewBcast), args[1].([]float32), args[2].([]float32), args[3].([]float32))
 	case "maximumI32":

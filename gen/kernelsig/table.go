@@ -45,6 +45,7 @@ const (
 	AvgPoolF32              Func = "avgPoolF32"
 	AvgPoolInt16            Func = "avgPoolInt16"
 	AvgPoolInt8             Func = "avgPoolInt8"
+	AvgPoolInt8Blocks       Func = "avgPoolInt8Blocks"
 	B2u8                    Func = "b2u8"
 	BatchMatmulF32          Func = "batchMatmulF32"
 	BatchMatmulF32ConstR    Func = "batchMatmulF32ConstR"
@@ -492,6 +493,7 @@ const (
 	MaxPoolF32              Func = "maxPoolF32"
 	MaxPoolInt16            Func = "maxPoolInt16"
 	MaxPoolInt8             Func = "maxPoolInt8"
+	MaxPoolInt8Blocks       Func = "maxPoolInt8Blocks"
 	MaximumF32              Func = "maximumF32"
 	MaximumI32              Func = "maximumI32"
 	MaximumInt16            Func = "maximumInt16"
@@ -544,6 +546,8 @@ const (
 	PoolSumI8               Func = "poolSumI8"
 	PoolSumInt16            Func = "poolSumInt16"
 	PoolSumInt8             Func = "poolSumInt8"
+	PoolWin4Max             Func = "poolWin4Max"
+	PoolWin4Sum             Func = "poolWin4Sum"
 	PoolWindow              Func = "poolWindow"
 	PreluF32                Func = "preluF32"
 	PreluInt16              Func = "preluInt16"
@@ -781,6 +785,7 @@ func Funcs() []Func {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		AvgPoolInt8Blocks,
 		B2u8,
 		BatchMatmulF32,
 		BatchMatmulF32ConstR,
@@ -1228,6 +1233,7 @@ func Funcs() []Func {
 		MaxPoolF32,
 		MaxPoolInt16,
 		MaxPoolInt8,
+		MaxPoolInt8Blocks,
 		MaximumF32,
 		MaximumI32,
 		MaximumInt16,
@@ -1280,6 +1286,8 @@ func Funcs() []Func {
 		PoolSumI8,
 		PoolSumInt16,
 		PoolSumInt8,
+		PoolWin4Max,
+		PoolWin4Sum,
 		PoolWindow,
 		PreluF32,
 		PreluInt16,
@@ -1549,6 +1557,8 @@ func (f Func) Params() ([]Param, bool) {
 	case AvgPoolInt16:
 		return []Param{{"p", "*poolParams"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
 	case AvgPoolInt8:
+		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case AvgPoolInt8Blocks:
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case B2u8:
 		return []Param{{"v", "bool"}}, true
@@ -2444,6 +2454,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*poolParams"}, {"in", "[]int16"}, {"out", "[]int16"}}, true
 	case MaxPoolInt8:
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case MaxPoolInt8Blocks:
+		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case MaximumF32:
 		return []Param{{"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case MaximumI32:
@@ -2548,6 +2560,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"acc", "[]int32"}, {"in", "[]int16"}, {"start", "bool"}}, true
 	case PoolSumInt8:
 		return []Param{{"acc", "[]int32"}, {"in", "[]int8"}, {"start", "bool"}}, true
+	case PoolWin4Max:
+		return []Param{{"x", "unsafe.Pointer"}, {"ny", "int"}, {"nx", "int"}, {"row", "int"}, {"step", "int"}, {"m", "*[4]int32"}}, true
+	case PoolWin4Sum:
+		return []Param{{"x", "unsafe.Pointer"}, {"ny", "int"}, {"nx", "int"}, {"row", "int"}, {"step", "int"}, {"a", "*[4]int32"}}, true
 	case PoolWindow:
 		return []Param{{"origin", "int"}, {"taps", "int"}, {"size", "int"}}, true
 	case PreluF32:
@@ -2816,6 +2832,7 @@ func (f Func) Results() int {
 		AvgPoolF32,
 		AvgPoolInt16,
 		AvgPoolInt8,
+		AvgPoolInt8Blocks,
 		BatchMatmulF32,
 		BatchMatmulF32ConstR,
 		BatchMatmulInt16,
@@ -3059,6 +3076,7 @@ func (f Func) Results() int {
 		MaxPoolF32,
 		MaxPoolInt16,
 		MaxPoolInt8,
+		MaxPoolInt8Blocks,
 		MaximumF32,
 		MaximumI32,
 		MaximumInt16,
@@ -3099,6 +3117,8 @@ func (f Func) Results() int {
 		PoolSumF32,
 		PoolSumInt16,
 		PoolSumInt8,
+		PoolWin4Max,
+		PoolWin4Sum,
 		PreluF32,
 		PreluInt16,
 		PreluInt8,

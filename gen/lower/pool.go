@@ -128,12 +128,10 @@ func lowerPool(c *opCtx, avg bool) error {
 		return err
 	}
 	p := Struct(kernelsig.PoolParams, append(params, F("actMin", I32(lo)), F("actMax", I32(hi)))...)
-	if in.Type == model.Int8 && (c.DSP() || !avg) {
+	if in.Type == model.Int8 && c.DSP() {
 		// Four channels a word on the DSP extension where the layer's
 		// record exists (depth a multiple of four, windows the runs and
-		// 16-bit sums hold). The gc build takes the max pool's too: its
-		// plain Go form beats maxPoolInt8 under gc's A32 code by about
-		// 12% (BENCH.md's grid); the average pool's does not.
+		// 16-bit sums hold).
 		if k, ok := kernelsig.PlanPoolDSP(avg, in.Shape[3], inW, outW, strideW, filterH, filterW, lo, hi); ok {
 			fn = kernelsig.MaxPoolDSPInt8
 			if avg {
@@ -143,9 +141,26 @@ func lowerPool(c *opCtx, avg bool) error {
 			c.BandCall(windowBand, fn, p, c.Const("Pool", k), View(in), View(out))
 			return nil
 		}
-		c.Because(fn, "the DSP record does not take it (a depth not a multiple of 4, or windows too large for its sums)")
+	}
+	if in.Type == model.Int8 && in.Shape[3]%4 == 0 {
+		// Four channels a pass over the window, in registers: the gc
+		// build's pool, and the DSP build's where its record does not
+		// take the windows.
+		fn = kernelsig.MaxPoolInt8Blocks
+		if avg {
+			fn = kernelsig.AvgPoolInt8Blocks
+		}
+		why := "the build for gc"
+		if c.DSP() {
+			why = "the DSP record does not take its windows (too large for its sums)"
+		}
+		c.Because(fn, "depth %d, a multiple of 4: four channels a pass over the window; %s", in.Shape[3], why)
 	} else if in.Type == model.Int8 {
-		c.Because(fn, "the build for gc")
+		if c.DSP() {
+			c.Because(fn, "the DSP record does not take it (a depth not a multiple of 4)")
+		} else {
+			c.Because(fn, "the build for gc; a depth not a multiple of 4")
+		}
 	}
 	c.BandCall(windowBand, fn, p, View(in), View(out))
 	return nil
