@@ -143,50 +143,127 @@ func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, two
 // with a pair of output channels: x starts at the first pixel's window,
 // whose fH rows of L values are rs apart; the second pixel's window is d
 // values further on; w holds the pair's interleaved weights. s01 is the
-// first pixel with the second channel.
+// first pixel with the second channel. One bounds check a call; each
+// window row is one convRowsRun.
+func convRowsDot(x []int8, d, rs, fH, L int, w [][2]int8) (s00, s01, s10, s11 int32) {
+	if fH <= 0 || L <= 0 {
+		return
+	}
+	_ = x[(fH-1)*rs+d+L-1]
+	_ = w[fH*L-1]
+	var s [4]int32
+	px, pw := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(w))
+	for fy := range fH {
+		convRowsRun(unsafe.Add(px, fy*rs), unsafe.Add(pw, 2*fy*L), d, L, &s)
+	}
+	return s[0], s[1], s[2], s[3]
+}
+
+// convRowsRun adds to s (s00, s01, s10, s11 as convRowsDot's) the
+// products of the n (> 0) values at a and the n values d bytes further on
+// with the n interleaved weight pairs at w. Not inlined: with few values
+// live, gc keeps the sums, the pointers and the count in registers (in
+// convRowsDot's loops it reloaded four of them from the stack for every
+// value).
 //
 //go:noinline
-func convRowsDot(x []int8, d, rs, fH, L int, w [][2]int8) (s00, s01, s10, s11 int32) {
-	for fy := 0; fy < fH; fy++ {
-		a := x[fy*rs : fy*rs+L]
-		b := x[fy*rs+d : fy*rs+d+L]
-		wr := w[fy*L : fy*L+L]
-		b, wr = b[:len(a)], wr[:len(a)]
-		for i := range a {
-			u := &wr[i]
-			x0, x1 := int32(a[i]), int32(b[i])
-			w0, w1 := int32(u[0]), int32(u[1])
-			s00 += x0 * w0
-			s10 += x1 * w0
-			s01 += x0 * w1
-			s11 += x1 * w1
+func convRowsRun(a, w unsafe.Pointer, d, n int, s *[4]int32) {
+	s00, s01, s10, s11 := s[0], s[1], s[2], s[3]
+	b := unsafe.Add(a, d)
+	if n%2 != 0 {
+		x0, x1 := int32(*(*int8)(a)), int32(*(*int8)(b))
+		q := (*[2]int8)(w)
+		s00 += x0 * int32(q[0])
+		s10 += x1 * int32(q[0])
+		s01 += x0 * int32(q[1])
+		s11 += x1 * int32(q[1])
+		if n == 1 {
+			s[0], s[1], s[2], s[3] = s00, s01, s10, s11
+			return
 		}
+		a, b, w = unsafe.Add(a, 1), unsafe.Add(b, 1), unsafe.Add(w, 2)
 	}
-	return
+	// Two values a step. The pointers step only when another pair
+	// follows: they never point past the row.
+	for h := n / 2; ; {
+		pa, pb, q := (*[2]int8)(a), (*[2]int8)(b), (*[4]int8)(w)
+		x0, x1 := int32(pa[0]), int32(pb[0])
+		w0 := int32(q[0])
+		s00 += x0 * w0
+		s10 += x1 * w0
+		w1 := int32(q[1])
+		s01 += x0 * w1
+		s11 += x1 * w1
+		x0, x1 = int32(pa[1]), int32(pb[1])
+		w0 = int32(q[2])
+		s00 += x0 * w0
+		s10 += x1 * w0
+		w1 = int32(q[3])
+		s01 += x0 * w1
+		s11 += x1 * w1
+		if h--; h == 0 {
+			break
+		}
+		a, b, w = unsafe.Add(a, 2), unsafe.Add(b, 2), unsafe.Add(w, 4)
+	}
+	s[0], s[1], s[2], s[3] = s00, s01, s10, s11
 }
 
 // convRowsEdge returns the sums of one pixel's window, starting at input
 // row iy0 and column ix0 and reaching into the padding, with a pair of
 // output channels (w their interleaved weights), less zp times the sums of
 // the weights (the folded bias's share): sum over the taps inside the image
-// of (x - zp)*w. Each window row's taps inside the image are contiguous.
+// of (x - zp)*w. Each window row's taps inside the image are contiguous:
+// one convRowsEdgeRun.
 func convRowsEdge(p *convRowsParams, x []int8, iy0, ix0 int, w [][2]int8) (s0, s1 int32) {
 	C, fW := p.inC, p.filterW
-	zp := p.inZP
 	lo := min(max(-ix0, 0), fW)
 	hi := max(min(p.inW-ix0, fW), lo)
+	if hi == lo {
+		return
+	}
+	var s [2]int32
 	for fy := max(-iy0, 0); fy < min(p.filterH, p.inH-iy0); fy++ {
 		q := ((iy0+fy)*p.inW + ix0 + lo) * C
 		a := x[q : q+(hi-lo)*C]
 		wr := w[(fy*fW+lo)*C : (fy*fW+hi)*C]
 		wr = wr[:len(a)]
-		for i, v := range a {
-			xv := int32(v) - zp
-			s0 += xv * int32(wr[i][0])
-			s1 += xv * int32(wr[i][1])
-		}
+		convRowsEdgeRun(unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(wr)), len(a), p.inZP, &s)
 	}
-	return
+	return s[0], s[1]
+}
+
+// convRowsEdgeRun adds to s the products (x - zp)*w of the n (> 0) values
+// at a with the n interleaved weight pairs at w.
+//
+//go:noinline
+func convRowsEdgeRun(a, w unsafe.Pointer, n int, zp int32, s *[2]int32) {
+	s0, s1 := s[0], s[1]
+	if n%2 != 0 {
+		xv := int32(*(*int8)(a)) - zp
+		q := (*[2]int8)(w)
+		s0 += xv * int32(q[0])
+		s1 += xv * int32(q[1])
+		if n == 1 {
+			s[0], s[1] = s0, s1
+			return
+		}
+		a, w = unsafe.Add(a, 1), unsafe.Add(w, 2)
+	}
+	// Two values a step; the pointers never point past the row.
+	for h := n / 2; ; {
+		pa, q := (*[2]int8)(a), (*[4]int8)(w)
+		x0, x1 := int32(pa[0])-zp, int32(pa[1])-zp
+		s0 += x0 * int32(q[0])
+		s1 += x0 * int32(q[1])
+		s0 += x1 * int32(q[2])
+		s1 += x1 * int32(q[3])
+		if h--; h == 0 {
+			break
+		}
+		a, w = unsafe.Add(a, 2), unsafe.Add(w, 4)
+	}
+	s[0], s[1] = s0, s1
 }
 
 // convGatherMax bounds the window (filterH*filterW*inC, rounded up to a

@@ -16,7 +16,9 @@ package kernels
 //   - convPWSplit: parameter v has type *[3]int32
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
+//   - convRowsEdgeRun: parameter a has type unsafe.Pointer
 //   - convRowsPair: parameter w has type [][2]int8
+//   - convRowsRun: parameter a has type unsafe.Pointer
 //   - dot4I16: parameter s has type *[4]int64
 //   - dot4Run: parameter x has type unsafe.Pointer
 //   - dspAvgPool: parameter x has type unsafe.Pointer

@@ -142,8 +142,10 @@ const (
 	ConvRQR                 Func = "convRQR"
 	ConvRowsDot             Func = "convRowsDot"
 	ConvRowsEdge            Func = "convRowsEdge"
+	ConvRowsEdgeRun         Func = "convRowsEdgeRun"
 	ConvRowsInt8            Func = "convRowsInt8"
 	ConvRowsPair            Func = "convRowsPair"
+	ConvRowsRun             Func = "convRowsRun"
 	ConvTaps                Func = "convTaps"
 	ConvWinGather           Func = "convWinGather"
 	ConvWinInt8             Func = "convWinInt8"
@@ -882,8 +884,10 @@ func Funcs() []Func {
 		ConvRQR,
 		ConvRowsDot,
 		ConvRowsEdge,
+		ConvRowsEdgeRun,
 		ConvRowsInt8,
 		ConvRowsPair,
+		ConvRowsRun,
 		ConvTaps,
 		ConvWinGather,
 		ConvWinInt8,
@@ -1752,10 +1756,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]int8"}, {"d", "int"}, {"rs", "int"}, {"fH", "int"}, {"L", "int"}, {"w", "[][2]int8"}}, true
 	case ConvRowsEdge:
 		return []Param{{"p", "*convRowsParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}, {"w", "[][2]int8"}}, true
+	case ConvRowsEdgeRun:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"n", "int"}, {"zp", "int32"}, {"s", "*[2]int32"}}, true
 	case ConvRowsInt8:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case ConvRowsPair:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
+	case ConvRowsRun:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"d", "int"}, {"n", "int"}, {"s", "*[4]int32"}}, true
 	case ConvTaps:
 		return []Param{{"origin", "int"}, {"dilation", "int"}, {"taps", "int"}, {"size", "int"}}, true
 	case ConvWinGather:
@@ -2888,8 +2896,10 @@ func (f Func) Results() int {
 		ConvPWStore2x2,
 		ConvPWTile,
 		ConvRQLoad,
+		ConvRowsEdgeRun,
 		ConvRowsInt8,
 		ConvRowsPair,
+		ConvRowsRun,
 		ConvWinGather,
 		ConvWinInt8,
 		ConvWinLane,
