@@ -276,9 +276,32 @@ func mulQuantOne(p *mulQuantParams, x, y int32) int32 {
 	return clampI32(r, p.actMin, p.actMax)
 }
 
-// mulInt8 is MUL for int8 tensors.
+// mulInt8 is MUL for int8 tensors. The requantization is rqApply's (one
+// 32x32->64 multiply, set up once a call) where it is exact, which is for
+// every multiplier and exponent quant.Multiplier produces.
 func mulInt8(p *mulQuantParams, bc *ewBcast, a, b, out []int8) {
 	n := bc.inner
+	if p.mult >= 0 && p.shift >= -31 && p.shift <= 30 {
+		q := rqFor(p.mult, p.shift)
+		o1, o2, zo, lo, hi := p.in1Off, p.in2Off, p.outOff, p.actMin, p.actMax
+		for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
+			ai, bi := ewRowStart(bc, r)
+			o := out[r*n : r*n+n]
+			if bc.aInner == 1 && bc.bInner == 1 {
+				x, y := a[ai:ai+len(o)], b[bi:bi+len(o)]
+				for i := range o {
+					o[i] = int8(clampI32(rqApply((o1+int32(x[i]))*(o2+int32(y[i])), &q)+zo, lo, hi))
+				}
+				continue
+			}
+			for i := range o {
+				o[i] = int8(clampI32(rqApply((o1+int32(a[ai]))*(o2+int32(b[bi])), &q)+zo, lo, hi))
+				ai += bc.aInner
+				bi += bc.bInner
+			}
+		}
+		return
+	}
 	for r, rows := 0, ewRows(bc, len(out)); r < rows; r++ {
 		ai, bi := ewRowStart(bc, r)
 		o := out[r*n : r*n+n]
