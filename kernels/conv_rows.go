@@ -170,28 +170,30 @@ func convRowsDot(x []int8, d, rs, fH, L int, w [][2]int8) (s00, s01, s10, s11 in
 func convRowsRun(a, w unsafe.Pointer, d, n int, s *[4]int32) {
 	s00, s01, s10, s11 := s[0], s[1], s[2], s[3]
 	b := unsafe.Add(a, d)
-	if n%2 != 0 {
+	// Values one at a time until a multiple of four is left.
+	for n%4 != 0 {
 		x0, x1 := int32(*(*int8)(a)), int32(*(*int8)(b))
 		q := (*[2]int8)(w)
 		s00 += x0 * int32(q[0])
 		s10 += x1 * int32(q[0])
 		s01 += x0 * int32(q[1])
 		s11 += x1 * int32(q[1])
-		if n == 1 {
+		if n--; n == 0 {
 			s[0], s[1], s[2], s[3] = s00, s01, s10, s11
 			return
 		}
 		a, b, w = unsafe.Add(a, 1), unsafe.Add(b, 1), unsafe.Add(w, 2)
 	}
-	// Two values a step. The pointers step only when another pair
-	// follows: they never point past the row.
-	for h := n / 2; ; {
-		pa, pb, q := (*[2]int8)(a), (*[2]int8)(b), (*[4]int8)(w)
-		x0, x1 := int32(pa[0]), int32(pb[0])
-		w0 := int32(q[0])
+	// Four values a step. The pointers step only when another four
+	// follow: they never point past the row.
+	for h := n / 4; ; {
+		pa, pb, q := (*[4]int8)(a), (*[4]int8)(b), (*[8]int8)(w)
+		var x0, x1, w0, w1 int32
+		x0, x1 = int32(pa[0]), int32(pb[0])
+		w0 = int32(q[0])
 		s00 += x0 * w0
 		s10 += x1 * w0
-		w1 := int32(q[1])
+		w1 = int32(q[1])
 		s01 += x0 * w1
 		s11 += x1 * w1
 		x0, x1 = int32(pa[1]), int32(pb[1])
@@ -201,10 +203,24 @@ func convRowsRun(a, w unsafe.Pointer, d, n int, s *[4]int32) {
 		w1 = int32(q[3])
 		s01 += x0 * w1
 		s11 += x1 * w1
+		x0, x1 = int32(pa[2]), int32(pb[2])
+		w0 = int32(q[4])
+		s00 += x0 * w0
+		s10 += x1 * w0
+		w1 = int32(q[5])
+		s01 += x0 * w1
+		s11 += x1 * w1
+		x0, x1 = int32(pa[3]), int32(pb[3])
+		w0 = int32(q[6])
+		s00 += x0 * w0
+		s10 += x1 * w0
+		w1 = int32(q[7])
+		s01 += x0 * w1
+		s11 += x1 * w1
 		if h--; h == 0 {
 			break
 		}
-		a, b, w = unsafe.Add(a, 2), unsafe.Add(b, 2), unsafe.Add(w, 4)
+		a, b, w = unsafe.Add(a, 4), unsafe.Add(b, 4), unsafe.Add(w, 8)
 	}
 	s[0], s[1], s[2], s[3] = s00, s01, s10, s11
 }
