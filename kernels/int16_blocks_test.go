@@ -79,19 +79,13 @@ func TestConvInt16Blocks(t *testing.T) {
 		}
 		p.filterC, p.groupOutC = p.inC, p.outC
 		same := r.Intn(2) == 0
-		geo := func(in, f, s, d int) (out, pad int) {
-			ef := (f-1)*d + 1
-			if same {
-				out = (in + s - 1) / s
-				return out, max((out-1)*s+ef-in, 0) / 2
-			}
-			return (in - ef + s) / s, 0
-		}
-		p.outH, p.padH = geo(p.inH, p.filterH, p.strideH, p.dilationH)
-		p.outW, p.padW = geo(p.inW, p.filterW, p.strideW, p.dilationW)
+		p.outH = convTOutSize(same, p.inH, p.filterH, p.strideH, p.dilationH)
+		p.outW = convTOutSize(same, p.inW, p.filterW, p.strideW, p.dilationW)
 		if p.outH <= 0 || p.outW <= 0 {
 			continue
 		}
+		p.padH = convTPad(p.strideH, p.dilationH, p.inH, p.filterH, p.outH)
+		p.padW = convTPad(p.strideW, p.dilationW, p.inW, p.filterW, p.outW)
 		K := p.filterH * p.filterW * p.inC
 		in := randI16(r, p.batches*p.inH*p.inW*p.inC)
 		w := randI8(r, p.outC*K, in[0] == -32768 && r.Intn(2) == 0)

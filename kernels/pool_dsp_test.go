@@ -14,34 +14,9 @@ import (
 func TestPoolDSPInt8(t *testing.T) {
 	r := rand.New(rand.NewSource(53))
 	for i := 0; i < 300; i++ {
-		p := &poolParams{batches: 1 + r.Intn(2), inH: 1 + r.Intn(12), inW: 1 + r.Intn(12), depth: 4 * (1 + r.Intn(16)),
-			filterH: 1 + r.Intn(7), filterW: 1 + r.Intn(7), strideH: 1 + r.Intn(3), strideW: 1 + r.Intn(3)}
-		if i%10 == 0 {
-			p.filterH, p.filterW = p.inH, p.inW
-		}
-		same := r.Intn(2) == 0
-		geo := func(in, f, s int) (out, pad int) {
-			if same {
-				out = (in + s - 1) / s
-				return out, max((out-1)*s+f-in, 0) / 2
-			}
-			return (in - f + s) / s, 0
-		}
-		p.outH, p.padH = geo(p.inH, p.filterH, p.strideH)
-		p.outW, p.padW = geo(p.inW, p.filterW, p.strideW)
-		if p.outH <= 0 || p.outW <= 0 || !poolNonEmpty(p) {
+		p, in := randPoolLayer(r, i)
+		if p == nil {
 			continue
-		}
-		p.actMin, p.actMax = -128, 127
-		if i%3 == 1 {
-			p.actMin, p.actMax = int32(r.Intn(100)-100), int32(r.Intn(100))
-		}
-		in := make([]int8, p.batches*p.inH*p.inW*p.depth)
-		for j := range in {
-			in[j] = int8(r.Intn(256) - 128)
-			if i%7 == 0 {
-				in[j] = -128
-			}
 		}
 		n := p.batches * p.outH * p.outW * p.depth
 		for _, avg := range []bool{false, true} {
@@ -62,6 +37,42 @@ func TestPoolDSPInt8(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randPoolLayer returns random int8 pooling layer i of the pool tests
+// (TestPoolDSPInt8's layers) and its input, nil when a window lies outside
+// the input.
+func randPoolLayer(r *rand.Rand, i int) (*poolParams, []int8) {
+	p := &poolParams{batches: 1 + r.Intn(2), inH: 1 + r.Intn(12), inW: 1 + r.Intn(12), depth: 4 * (1 + r.Intn(16)),
+		filterH: 1 + r.Intn(7), filterW: 1 + r.Intn(7), strideH: 1 + r.Intn(3), strideW: 1 + r.Intn(3)}
+	if i%10 == 0 {
+		p.filterH, p.filterW = p.inH, p.inW
+	}
+	same := r.Intn(2) == 0
+	geo := func(in, f, s int) (out, pad int) {
+		if same {
+			out = (in + s - 1) / s
+			return out, max((out-1)*s+f-in, 0) / 2
+		}
+		return (in - f + s) / s, 0
+	}
+	p.outH, p.padH = geo(p.inH, p.filterH, p.strideH)
+	p.outW, p.padW = geo(p.inW, p.filterW, p.strideW)
+	if p.outH <= 0 || p.outW <= 0 || !poolNonEmpty(p) {
+		return nil, nil
+	}
+	p.actMin, p.actMax = -128, 127
+	if i%3 == 1 {
+		p.actMin, p.actMax = int32(r.Intn(100)-100), int32(r.Intn(100))
+	}
+	in := make([]int8, p.batches*p.inH*p.inW*p.depth)
+	for j := range in {
+		in[j] = int8(r.Intn(256) - 128)
+		if i%7 == 0 {
+			in[j] = -128
+		}
+	}
+	return p, in
 }
 
 // poolNonEmpty reports whether every window of p overlaps the input.
