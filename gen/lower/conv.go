@@ -535,11 +535,12 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 		if err != nil {
 			return err
 		}
+		dwGeom := convFastGeom{
+			batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
+			strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
+		}
 		if c.DSP() {
-			ok, err := dwLowerDSPInt8(c, in, filter, bias, out, convFastGeom{
-				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
-				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
-			}, depthMul, mult, shift, inZP, outZP, lo, hi)
+			ok, err := dwLowerDSPInt8(c, in, filter, bias, out, dwGeom, depthMul, mult, shift, inZP, outZP, lo, hi)
 			if ok || err != nil {
 				return err
 			}
@@ -569,10 +570,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 			return err
 		}
 		if convFastOK(shift) && !c.Lean() {
-			g := convFastGeom{
-				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
-				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
-			}
+			g := dwGeom
 			switch {
 			case depthMul == 1 && fH <= kernelsig.DwRowsMaxRows && fH*fW <= kernelsig.DwRowsMaxTaps:
 				c.Because(kernelsig.DwRowsInt8, "depth multiplier 1, at most %d filter rows and %d taps, shifts the fast rescale takes%s; a ring of input rows in scratch",
@@ -625,10 +623,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 			// (depth multipliers other than 1 beyond 3x3): the DSP set's
 			// kernels, plain Go there, beat the reference loop under gc's
 			// A32 code (BENCH.md's grid, multiplier 2 rows).
-			ok, err := dwLowerDSPInt8(c, in, filter, bias, out, convFastGeom{
-				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
-				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
-			}, depthMul, mult, shift, inZP, outZP, lo, hi)
+			ok, err := dwLowerDSPInt8(c, in, filter, bias, out, dwGeom, depthMul, mult, shift, inZP, outZP, lo, hi)
 			if ok || err != nil {
 				return err
 			}
