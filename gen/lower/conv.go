@@ -618,11 +618,13 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 			c.BandCall(windowBand, kernelsig.DwInt8Blocks, Struct(kernelsig.DwParams, f...), View(in), View(filter), c.Const("RQ", tab), View(out))
 			return nil
 		}
-		if !c.DSP() {
-			// The gc build, where no kernel of its own takes the layer
-			// (depth multipliers other than 1 beyond 3x3): the DSP set's
-			// kernels, plain Go there, beat the reference loop under gc's
-			// A32 code (BENCH.md's grid, multiplier 2 rows).
+		if !c.DSP() && depthMul == 2 && strideW == 1 {
+			// The gc build, where no kernel of its own takes the layer:
+			// for depth multiplier 2 and horizontal stride 1 the DSP set's
+			// kernel, plain Go there, beats the reference loop under gc's
+			// A32 code (BENCH.md's grid: 5x5 32x32x2 by a third, 3x3
+			// 48x48x4 by 11%); with stride 2, or multiplier 8, it ran 5-10%
+			// slower.
 			ok, err := dwLowerDSPInt8(c, in, filter, bias, out, dwGeom, depthMul, mult, shift, inZP, outZP, lo, hi)
 			if ok || err != nil {
 				return err
