@@ -141,6 +141,29 @@ func convConstArg(c *opCtx, t *model.Tensor, what string, dt model.DType, n int)
 // convNoBias is the empty string kernels take for "no bias".
 func convNoBias(c *opCtx) Arg { return c.Const("NoBias", []byte{}) }
 
+// convBias32 and convBias64 read an optional constant bias of n values
+// (checked by convBiasArg or convFoldBias) into one value per output
+// channel; a nil tensor reads as zeros.
+func convBias32(bias *model.Tensor, n int) []int32 {
+	b := make([]int32, n)
+	if bias != nil {
+		for i := range b {
+			b[i] = int32(binary.LittleEndian.Uint32(bias.Data[4*i:]))
+		}
+	}
+	return b
+}
+
+func convBias64(bias *model.Tensor, n int) []int64 {
+	b := make([]int64, n)
+	if bias != nil {
+		for i := range b {
+			b[i] = int64(binary.LittleEndian.Uint64(bias.Data[8*i:]))
+		}
+	}
+	return b
+}
+
 // convBiasArg passes an optional bias (nil tensor: none).
 func convBiasArg(c *opCtx, bias *model.Tensor, dt model.DType, n int) (Arg, error) {
 	if bias == nil {
@@ -450,14 +473,7 @@ func lowerConv2D(c *opCtx) error {
 	}
 	if fC == inC {
 		c.Because(kernelsig.ConvInt16Blocks, "ungrouped; %s", int16BlocksWhy(c))
-		var bs []int64
-		if bias != nil {
-			bs = make([]int64, outC)
-			for i := range bs {
-				bs[i] = int64(binary.LittleEndian.Uint64(bias.Data[8*i:]))
-			}
-		}
-		wt, rec := kernelsig.PlanInt16Blocks(convOHWI(filter.Data, outC), bs, mult, shift)
+		wt, rec := kernelsig.PlanInt16Blocks(convOHWI(filter.Data, outC), convBias64(bias, outC), mult, shift)
 		c.BandCall(windowBand, kernelsig.ConvInt16Blocks, Struct(kernelsig.ConvParams, fields...), inArg,
 			c.Const("Blocks", wt), c.Const("Rec", rec), View(out))
 		return nil
@@ -928,16 +944,13 @@ func convFoldBias(c *opCtx, bias *model.Tensor, rows [][]int8, inOffset int32) (
 			return nil, c.Errorf("bias %s: want a constant int32 tensor of %d elements", bias.Describe(), n)
 		}
 	}
-	folded := make([]int32, n)
+	folded := convBias32(bias, n)
 	for oc, w := range rows {
-		var b, sum int32
-		if bias != nil {
-			b = int32(binary.LittleEndian.Uint32(bias.Data[4*oc:]))
-		}
+		var sum int32
 		for _, v := range w {
 			sum += int32(v)
 		}
-		folded[oc] = b + inOffset*sum
+		folded[oc] += inOffset * sum
 	}
 	return folded, nil
 }
@@ -1434,17 +1447,9 @@ func transposeConvTFLMScratch(g *model.Graph, op *model.Op) []int {
 
 // dwBlocksRQ returns dwInt8Blocks' records (fcRQTable's: bias and
 // requantization per channel) of a depthwise layer with int32 bias (nil:
-// none), ok false where a requantization has no record.
+// none; checked by convBiasArg), ok false where a requantization has no
+// record.
 func dwBlocksRQ(c *opCtx, bias *model.Tensor, mult, shift []int32, outC int) ([]byte, bool) {
-	b := make([]int32, outC)
-	if bias != nil {
-		if len(bias.Data) < 4*outC {
-			return nil, false
-		}
-		for i := range b {
-			b[i] = int32(binary.LittleEndian.Uint32(bias.Data[4*i:]))
-		}
-	}
-	tab, err := fcRQTable(c, b, mult, shift)
+	tab, err := fcRQTable(c, convBias32(bias, outC), mult, shift)
 	return tab, err == nil
 }

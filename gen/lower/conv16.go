@@ -1,8 +1,6 @@
 package lower
 
 import (
-	"encoding/binary"
-
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
@@ -22,13 +20,7 @@ func convLowerDSPInt16(c *opCtx, inArg Arg, filter, bias, out *model.Tensor, fie
 	}
 	K := fH * fW * inC
 	K4 := (K + 3) &^ 3
-	b := make([]int64, outC)
-	if bias != nil {
-		for i := range b {
-			b[i] = int64(binary.LittleEndian.Uint64(bias.Data[8*i:]))
-		}
-	}
-	rec, ok := kernelsig.PlanFC16DSP(K4, b, mult, shift, 0, lo, hi)
+	rec, ok := kernelsig.PlanFC16DSP(K4, convBias64(bias, outC), mult, shift, 0, lo, hi)
 	if !ok {
 		return false
 	}

@@ -284,14 +284,7 @@ func lowerFullyConnected(c *opCtx) error {
 			}
 		}
 		c.Because(kernelsig.FcInt16Blocks, "%s", int16BlocksWhy(c))
-		rows := make([][]int8, units)
-		for j := range rows {
-			rows[j] = make([]int8, depth)
-			for i, v := range w.Data[j*depth : j*depth+depth] {
-				rows[j][i] = int8(v)
-			}
-		}
-		wt, rec := kernelsig.PlanInt16Blocks(rows, folded, mult, shift)
+		wt, rec := kernelsig.PlanInt16Blocks(convOHWI(w.Data[:units*depth], units), folded, mult, shift)
 		c.Call(kernelsig.FcInt16Blocks, p, inArg, c.Const("Blocks", wt), c.Const("Rec", rec), View(out))
 	default:
 		// A constant data input (TFLM accepts one) is copied to scratch.
