@@ -6,59 +6,84 @@ import (
 	"testing"
 )
 
-// TestDwInt8Blocks: dwInt8Blocks equals the reference dwInt8 bit for bit on
-// random depthwise layers of multiplier 1 and channels a multiple of four:
-// the grid's filter shapes (KxK to 7x7, 1xK, Kx1, DS-CNN's 10x4), strides,
+// TestDwInt8Blocks: dwInt8Blocks (multiplier 1, channels a multiple of
+// four) and dwInt8BlocksMul (multiplier 2, 4 or 8, any channel count)
+// equal the reference dwInt8 bit for bit on random depthwise layers: the
+// grid's filter shapes (KxK to 7x7, 1xK, Kx1, DS-CNN's 10x4), strides,
 // dilations, SAME and VALID padding, batches, zero points and clamps.
 func TestDwInt8Blocks(t *testing.T) {
-	r := rand.New(rand.NewSource(71))
+	tests := []struct {
+		name     string
+		depthMul int
+		chans    func(r *rand.Rand) int
+		kernel   func(p *dwParams, in, filter []int8, rq string, out []int8)
+	}{
+		{"multiplier 1", 1, func(r *rand.Rand) int { return 4 * (1 + r.Intn(6)) }, dwInt8Blocks},
+		{"multiplier 2", 2, func(r *rand.Rand) int { return 1 + r.Intn(9) }, dwInt8BlocksMul},
+		{"multiplier 4", 4, func(r *rand.Rand) int { return 1 + r.Intn(5) }, dwInt8BlocksMul},
+		{"multiplier 8", 8, func(r *rand.Rand) int { return 1 + r.Intn(4) }, dwInt8BlocksMul},
+	}
+	for k, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewSource(71 + int64(k)))
+			for i := range 400 {
+				dwBlocksCase(t, r, i, tc.depthMul, tc.chans(r), tc.kernel)
+			}
+		})
+	}
+}
+
+// dwBlocksCase runs random layer i of inC input channels and multiplier
+// dm through the reference dwInt8 and through kernel, with dwBlocksRQ's
+// records, and compares.
+func dwBlocksCase(t *testing.T, r *rand.Rand, i, dm, inC int, kernel func(p *dwParams, in, filter []int8, rq string, out []int8)) {
+	t.Helper()
 	filters := [][2]int{{3, 3}, {5, 5}, {7, 7}, {1, 3}, {3, 1}, {1, 9}, {9, 1}, {10, 4}, {2, 3}, {1, 1}}
-	for i := range 400 {
-		f := filters[i%len(filters)]
-		c := dwTRowsCase{b: 1 + r.Intn(2), inH: 1 + r.Intn(12), inW: 1 + r.Intn(12), c: 4 * (1 + r.Intn(6)),
-			fH: f[0], fW: f[1], sH: 1 + r.Intn(2), sW: 1 + r.Intn(2), dH: 1 + r.Intn(2), dW: 1 + r.Intn(2), same: r.Intn(2) == 0}
-		oh := convTOutSize(c.same, c.inH, c.fH, c.sH, c.dH)
-		ow := convTOutSize(c.same, c.inW, c.fW, c.sW, c.dW)
-		if oh <= 0 || ow <= 0 {
-			continue
+	f := filters[i%len(filters)]
+	c := dwTRowsCase{b: 1 + r.Intn(2), inH: 1 + r.Intn(12), inW: 1 + r.Intn(12), c: inC,
+		fH: f[0], fW: f[1], sH: 1 + r.Intn(2), sW: 1 + r.Intn(2), dH: 1 + r.Intn(2), dW: 1 + r.Intn(2), same: r.Intn(2) == 0}
+	oh := convTOutSize(c.same, c.inH, c.fH, c.sH, c.dH)
+	ow := convTOutSize(c.same, c.inW, c.fW, c.sW, c.dW)
+	if oh <= 0 || ow <= 0 {
+		return
+	}
+	oc := inC * dm
+	zp := int32(r.Intn(256) - 128)
+	lo, hi := int32(-128), int32(127)
+	if i%3 == 1 {
+		lo, hi = int32(r.Intn(100)-128), int32(r.Intn(100))
+	}
+	dp := &dwParams{batches: c.b, inH: c.inH, inW: c.inW, inC: inC, filterH: c.fH, filterW: c.fW,
+		outH: oh, outW: ow, outC: oc, depthMul: dm, strideH: c.sH, strideW: c.sW, dilationH: c.dH, dilationW: c.dW,
+		padH: convTPad(c.sH, c.dH, c.inH, c.fH, oh), padW: convTPad(c.sW, c.dW, c.inW, c.fW, ow),
+		inOffset: -zp, outOffset: int32(r.Intn(256) - 128), actMin: lo, actMax: hi}
+	in := convTRandI8(r, c.b*c.inH*c.inW*inC)
+	filter := convTRandI8(r, c.fH*c.fW*oc)
+	bias, mult, shift := convTRandQ(r, oc)
+	if i%5 == 2 {
+		bias = ""
+	}
+	want, got := make([]int8, c.b*oh*ow*oc), make([]int8, c.b*oh*ow*oc)
+	dwInt8(dp, in, filter, bias, mult, shift, want)
+	var rq []byte
+	for ch := range oc {
+		var b int32
+		if bias != "" {
+			b = ld32(bias, ch)
 		}
-		zp := int32(r.Intn(256) - 128)
-		lo, hi := int32(-128), int32(127)
-		if i%3 == 1 {
-			lo, hi = int32(r.Intn(100)-128), int32(r.Intn(100))
+		q, ok := fcRQFor(ld32(mult, ch), int(ld32(shift, ch)))
+		if !ok {
+			t.Fatalf("case %d: channel %d's requantization has no record", i, ch)
 		}
-		dp := &dwParams{batches: c.b, inH: c.inH, inW: c.inW, inC: c.c, filterH: c.fH, filterW: c.fW,
-			outH: oh, outW: ow, outC: c.c, depthMul: 1, strideH: c.sH, strideW: c.sW, dilationH: c.dH, dilationW: c.dW,
-			padH: convTPad(c.sH, c.dH, c.inH, c.fH, oh), padW: convTPad(c.sW, c.dW, c.inW, c.fW, ow),
-			inOffset: -zp, outOffset: int32(r.Intn(256) - 128), actMin: lo, actMax: hi}
-		in := convTRandI8(r, c.b*c.inH*c.inW*c.c)
-		filter := convTRandI8(r, c.fH*c.fW*c.c)
-		bias, mult, shift := convTRandQ(r, c.c)
-		if i%5 == 2 {
-			bias = ""
-		}
-		want, got := make([]int8, c.b*oh*ow*c.c), make([]int8, c.b*oh*ow*c.c)
-		dwInt8(dp, in, filter, bias, mult, shift, want)
-		var rq []byte
-		for ch := range c.c {
-			var b int32
-			if bias != "" {
-				b = ld32(bias, ch)
-			}
-			q, ok := fcRQFor(ld32(mult, ch), int(ld32(shift, ch)))
-			if !ok {
-				t.Fatalf("case %d: channel %d's requantization has no record", i, ch)
-			}
-			rq = binary.LittleEndian.AppendUint32(rq, uint32(b))
-			rq = binary.LittleEndian.AppendUint32(rq, uint32(q.mult))
-			rq = binary.LittleEndian.AppendUint32(rq, uint32(int32(q.hi>>31)))
-			rq = append(rq, uint8(q.sh), uint8(q.sh>>8), 0, 0)
-		}
-		dwInt8Blocks(dp, in, filter, string(rq), got)
-		for j := range want {
-			if got[j] != want[j] {
-				t.Fatalf("case %d %+v: out[%d] = %d, dwInt8 gives %d", i, c, j, got[j], want[j])
-			}
+		rq = binary.LittleEndian.AppendUint32(rq, uint32(b))
+		rq = binary.LittleEndian.AppendUint32(rq, uint32(q.mult))
+		rq = binary.LittleEndian.AppendUint32(rq, uint32(int32(q.hi>>31)))
+		rq = append(rq, uint8(q.sh), uint8(q.sh>>8), 0, 0)
+	}
+	kernel(dp, in, filter, string(rq), got)
+	for j := range want {
+		if got[j] != want[j] {
+			t.Fatalf("case %d %+v multiplier %d: out[%d] = %d, dwInt8 gives %d", i, c, dm, j, got[j], want[j])
 		}
 	}
 }

@@ -49,10 +49,13 @@ package kernels
 //   - dw3x3SegSlow: parameter g has type [][3]int8
 //   - dw3x3Tri1: parameter c0 has type *dw3x3Col
 //   - dw3x3Tri2: parameter c0 has type *dw3x3Col
-//   - dwFinish4: parameter a has type *[4]int32
+//   - dwBlockPixels: parameter x has type unsafe.Pointer
 //   - dwRecDecode: parameter t has type []dwRec
-//   - dwRow4: parameter x has type unsafe.Pointer
 //   - dwRowsAny: parameter rows has type [][]int64
+//   - dwWin2One: parameter x has type unsafe.Pointer
+//   - dwWin4: parameter x has type unsafe.Pointer
+//   - dwWin4One: parameter x has type unsafe.Pointer
+//   - dwWin4Two: parameter x has type unsafe.Pointer
 //   - f32ActLast: parameter po has type unsafe.Pointer
 //   - fcOctOut: parameter a has type *[8]int32
 //   - fcOctPTFast: parameter a has type *[8]int32
@@ -358,6 +361,8 @@ func Call(fn string, args []any) bool {
 		dw3x3Int8(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int32), args[6].([]int8))
 	case "dw3x3Mult":
 		dw3x3Mult(args[0].(*dw3x3Params), args[1].([]int8), args[2].(string), args[3].(string), args[4].(string), args[5].([]int8))
+	case "dwBlockRun":
+		dwBlockRun(args[0].(*dwParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].([]int8), int(args[5].(int64)), int(args[6].(int64)), int(args[7].(int64)), int(args[8].(int64)))
 	case "dwDSPGroups":
 		dwDSPGroups(args[0].(*dwDSPRun), args[1].(*dwDSPParams), args[2].([]int8), int(args[3].(int64)), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), int(args[7].(int64)), int(args[8].(int64)))
 	case "dwDSPInner":
@@ -402,6 +407,8 @@ func Call(fn string, args []any) bool {
 		dwInt8(args[0].(*dwParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8))
 	case "dwInt8Blocks":
 		dwInt8Blocks(args[0].(*dwParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].([]int8))
+	case "dwInt8BlocksMul":
+		dwInt8BlocksMul(args[0].(*dwParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].([]int8))
 	case "dwRows3x3":
 		dwRows3x3(args[0].([]int64), args[1].([]int64), args[2].([]int64), args[3].([]uint8), args[4].([]int64), args[5].([]int8), args[6].(*dwRowsParams))
 	case "dwRowsBuild":
@@ -1455,6 +1462,41 @@ func NewParams(typ string, fields map[string]any) any {
 				p.m = uint32(v.(int64))
 			case "sh":
 				p.sh = uint32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "dwBlockT":
+		p := &dwBlockT{}
+		for k, v := range fields {
+			switch k {
+			case "q":
+				p.q = v.([4]rq32)
+			case "bias":
+				p.bias = v.([4]int32)
+			case "zo":
+				p.zo = int32(v.(int64))
+			case "lo":
+				p.lo = int32(v.(int64))
+			case "hi":
+				p.hi = int32(v.(int64))
+			case "off":
+				p.off = int32(v.(int64))
+			case "row":
+				p.row = int(v.(int64))
+			case "n":
+				p.n = int(v.(int64))
+			case "m":
+				p.m = int(v.(int64))
+			case "xs":
+				p.xs = int(v.(int64))
+			case "ws":
+				p.ws = int(v.(int64))
+			case "xo":
+				p.xo = int(v.(int64))
+			case "wo":
+				p.wo = int(v.(int64))
 			default:
 				return nil
 			}

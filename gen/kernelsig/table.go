@@ -238,6 +238,8 @@ const (
 	Dw3x3SegSlow            Func = "dw3x3SegSlow"
 	Dw3x3Tri1               Func = "dw3x3Tri1"
 	Dw3x3Tri2               Func = "dw3x3Tri2"
+	DwBlockPixels           Func = "dwBlockPixels"
+	DwBlockRun              Func = "dwBlockRun"
 	DwClamp                 Func = "dwClamp"
 	DwDSPFirstTap           Func = "dwDSPFirstTap"
 	DwDSPGroups             Func = "dwDSPGroups"
@@ -275,20 +277,23 @@ const (
 	DwDSPZerosQ8            Func = "dwDSPZerosQ8"
 	DwF32                   Func = "dwF32"
 	DwFinish                Func = "dwFinish"
-	DwFinish4               Func = "dwFinish4"
 	DwInt16                 Func = "dwInt16"
 	DwInt8                  Func = "dwInt8"
 	DwInt8Blocks            Func = "dwInt8Blocks"
+	DwInt8BlocksMul         Func = "dwInt8BlocksMul"
 	DwRQFast                Func = "dwRQFast"
 	DwRecDecode             Func = "dwRecDecode"
 	DwRescale               Func = "dwRescale"
-	DwRow4                  Func = "dwRow4"
 	DwRows3x3               Func = "dwRows3x3"
 	DwRowsAny               Func = "dwRowsAny"
 	DwRowsBuild             Func = "dwRowsBuild"
 	DwRowsInt8              Func = "dwRowsInt8"
 	DwRowsSrc               Func = "dwRowsSrc"
 	DwTaps                  Func = "dwTaps"
+	DwWin2One               Func = "dwWin2One"
+	DwWin4                  Func = "dwWin4"
+	DwWin4One               Func = "dwWin4One"
+	DwWin4Two               Func = "dwWin4Two"
 	EluF32                  Func = "eluF32"
 	EmbeddingHybrid         Func = "embeddingHybrid"
 	EmbeddingHybridConstIdx Func = "embeddingHybridConstIdx"
@@ -698,6 +703,7 @@ const (
 	Dw3x3Params          Struct = "dw3x3Params"
 	Dw3x3Rec             Struct = "dw3x3Rec"
 	Dw3x3Run             Struct = "dw3x3Run"
+	DwBlockT             Struct = "dwBlockT"
 	DwDSPArgs            Struct = "dwDSPArgs"
 	DwDSPParams          Struct = "dwDSPParams"
 	DwDSPRun             Struct = "dwDSPRun"
@@ -980,6 +986,8 @@ func Funcs() []Func {
 		Dw3x3SegSlow,
 		Dw3x3Tri1,
 		Dw3x3Tri2,
+		DwBlockPixels,
+		DwBlockRun,
 		DwClamp,
 		DwDSPFirstTap,
 		DwDSPGroups,
@@ -1017,20 +1025,23 @@ func Funcs() []Func {
 		DwDSPZerosQ8,
 		DwF32,
 		DwFinish,
-		DwFinish4,
 		DwInt16,
 		DwInt8,
 		DwInt8Blocks,
+		DwInt8BlocksMul,
 		DwRQFast,
 		DwRecDecode,
 		DwRescale,
-		DwRow4,
 		DwRows3x3,
 		DwRowsAny,
 		DwRowsBuild,
 		DwRowsInt8,
 		DwRowsSrc,
 		DwTaps,
+		DwWin2One,
+		DwWin4,
+		DwWin4One,
+		DwWin4Two,
 		EluF32,
 		EmbeddingHybrid,
 		EmbeddingHybridConstIdx,
@@ -1442,6 +1453,7 @@ func Structs() []Struct {
 		Dw3x3Params,
 		Dw3x3Rec,
 		Dw3x3Run,
+		DwBlockT,
 		DwDSPArgs,
 		DwDSPParams,
 		DwDSPRun,
@@ -1948,6 +1960,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"c0", "*dw3x3Col"}, {"c1", "*dw3x3Col"}, {"c2", "*dw3x3Col"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
 	case Dw3x3Tri2:
 		return []Param{{"c0", "*dw3x3Col"}, {"c1", "*dw3x3Col"}, {"c2", "*dw3x3Col"}, {"w", "[][9]int8"}, {"rq", "string"}, {"p", "*dw3x3Params"}, {"n", "int"}, {"out", "[]int8"}}, true
+	case DwBlockPixels:
+		return []Param{{"t", "*dwBlockT"}, {"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"count", "int"}, {"xPix", "int"}, {"oPix", "int"}, {"lanes", "int"}}, true
+	case DwBlockRun:
+		return []Param{{"p", "*dwParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"rq", "string"}, {"out", "[]int8"}, {"c0", "int"}, {"ic", "int"}, {"lanes", "int"}, {"row", "int"}}, true
 	case DwClamp:
 		return []Param{{"v", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case DwDSPFirstTap:
@@ -2022,13 +2038,13 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*dwParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case DwFinish:
 		return []Param{{"a", "[]int32"}, {"c0", "int"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"out", "[]int8"}}, true
-	case DwFinish4:
-		return []Param{{"a", "*[4]int32"}, {"rq", "string"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"out", "[]int8"}}, true
 	case DwInt16:
 		return []Param{{"p", "*dwParams"}, {"in", "[]int16"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case DwInt8:
 		return []Param{{"p", "*dwParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
 	case DwInt8Blocks:
+		return []Param{{"p", "*dwParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case DwInt8BlocksMul:
 		return []Param{{"p", "*dwParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case DwRQFast:
 		return []Param{{"v", "int32"}, {"m", "uint32"}, {"k", "int32"}, {"mm", "int32"}, {"sh", "uint32"}}, true
@@ -2036,8 +2052,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"rq", "string"}, {"zo", "int32"}, {"biasMax", "int32"}, {"t", "[]dwRec"}}, true
 	case DwRescale:
 		return []Param{{"x", "int32"}, {"m", "int32"}, {"shift", "int"}}, true
-	case DwRow4:
-		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"n", "int"}, {"xStep", "int"}, {"wStep", "int"}, {"off", "int32"}, {"a", "*[4]int32"}}, true
 	case DwRows3x3:
 		return []Param{{"r0", "[]int64"}, {"r1", "[]int64"}, {"r2", "[]int64"}, {"w", "[]uint8"}, {"rqs", "[]int64"}, {"out", "[]int8"}, {"p", "*dwRowsParams"}}, true
 	case DwRowsAny:
@@ -2050,6 +2064,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"row", "[]int8"}, {"zrow", "[]int8"}, {"ix", "int"}, {"w", "int"}}, true
 	case DwTaps:
 		return []Param{{"origin", "int"}, {"dilation", "int"}, {"taps", "int"}, {"size", "int"}}, true
+	case DwWin2One:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"t", "*dwBlockT"}, {"a", "*[4]int32"}}, true
+	case DwWin4:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"t", "*dwBlockT"}, {"a", "*[4]int32"}}, true
+	case DwWin4One:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"t", "*dwBlockT"}, {"a", "*[4]int32"}}, true
+	case DwWin4Two:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"t", "*dwBlockT"}, {"a", "*[4]int32"}}, true
 	case EluF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case EmbeddingHybrid:
@@ -2965,6 +2987,8 @@ func (f Func) Results() int {
 		Dw3x3SegSlow,
 		Dw3x3Tri1,
 		Dw3x3Tri2,
+		DwBlockPixels,
+		DwBlockRun,
 		DwDSPGroups,
 		DwDSPInner,
 		DwDSPInt8M1,
@@ -2984,16 +3008,19 @@ func (f Func) Results() int {
 		DwDSPTable,
 		DwF32,
 		DwFinish,
-		DwFinish4,
 		DwInt16,
 		DwInt8,
 		DwInt8Blocks,
+		DwInt8BlocksMul,
 		DwRecDecode,
-		DwRow4,
 		DwRows3x3,
 		DwRowsAny,
 		DwRowsBuild,
 		DwRowsInt8,
+		DwWin2One,
+		DwWin4,
+		DwWin4One,
+		DwWin4Two,
 		EluF32,
 		EmbeddingHybrid,
 		EmbeddingHybridConstIdx,
@@ -3536,6 +3563,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"bias", "int32"}, {"k", "int32"}, {"mm", "int32"}, {"m", "uint32"}, {"sh", "uint32"}}, true
 	case Dw3x3Run:
 		return []Param{{"buf", "unsafe.Pointer"}, {"t", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"C", "uintptr"}, {"j", "uintptr"}, {"nch", "uintptr"}, {"span", "int32"}, {"hi", "int32"}, {"_", "[0]uint32"}}, true
+	case DwBlockT:
+		return []Param{{"q", "[4]rq32"}, {"bias", "[4]int32"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"off", "int32"}, {"row", "int"}, {"n", "int"}, {"m", "int"}, {"xs", "int"}, {"ws", "int"}, {"xo", "int"}, {"wo", "int"}}, true
 	case DwDSPArgs:
 		return []Param{{"bc", "uintptr"}, {"w", "unsafe.Pointer"}, {"rec", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"dbc", "int32"}, {"dw", "int32"}, {"drec", "int32"}, {"dout", "int32"}, {"n", "int32"}, {"np", "int32"}, {"span2", "uint32"}, {"lo4", "uint32"}, {"tab", "unsafe.Pointer"}}, true
 	case DwDSPParams:

@@ -634,6 +634,14 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 			c.BandCall(windowBand, kernelsig.DwInt8Blocks, Struct(kernelsig.DwParams, f...), View(in), View(filter), c.Const("RQ", tab), View(out))
 			return nil
 		}
+		if tab, ok := dwBlocksRQ(c, bias, mult, shift, outC); ok && (depthMul == 2 || depthMul%4 == 0) {
+			c.Because(kernelsig.DwInt8BlocksMul, "depth multiplier %d, no scratch: four output channels' sums in registers, each input value loaded once for them; %s",
+				depthMul, strings.TrimPrefix(dwWhy, "the reference kernel: "))
+			f := append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
+				F("actMin", I32(lo)), F("actMax", I32(hi)))
+			c.BandCall(windowBand, kernelsig.DwInt8BlocksMul, Struct(kernelsig.DwParams, f...), View(in), View(filter), c.Const("RQ", tab), View(out))
+			return nil
+		}
 		if !c.DSP() && depthMul == 2 && strideW == 1 {
 			// The gc build, where no kernel of its own takes the layer:
 			// for depth multiplier 2 and horizontal stride 1 the DSP set's
