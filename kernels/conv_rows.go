@@ -67,46 +67,120 @@ func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, two
 	img := p.inH * rs
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	q0, q1 := &q[0], &q[1]
-	// zp times the sums of the channels' weights, for convRowsEdge.
-	var zw0, zw1 int32
-	for _, u := range w {
-		zw0 += int32(u[0])
-		zw1 += int32(u[1])
-	}
-	zw0, zw1 = zw0*p.inZP, zw1*p.inZP
 	// cum[fy] is zp times the sums of the weights of filter rows below fy,
-	// for windows cut at the top or bottom only (at most convRowsMaxRows).
+	// for windows cut at the top or bottom only (at most convRowsMaxRows);
+	// zw0, zw1 zp times the sums of all the channels' weights, for
+	// convRowsEdge.
 	var cum [convRowsMaxRows + 1][2]int32
 	fH := p.filterH
 	cut := fH <= convRowsMaxRows
-	if cut {
-		for fy := 0; fy < fH; fy++ {
-			c0, c1 := cum[fy][0], cum[fy][1]
-			for _, u := range w[fy*L : fy*L+L] {
-				c0 += int32(u[0]) * p.inZP
-				c1 += int32(u[1]) * p.inZP
+	// col[fx] is zp times the sums of the weights of filter columns left
+	// of fx, for edge pixels in vertical pairs (windows cut at the left
+	// or right only; at most convRowsMaxRows columns).
+	var col [convRowsMaxRows + 1][2]int32
+	pairs := p.filterW <= convRowsMaxRows
+	// The sums are needed only where windows reach into the padding: in
+	// height (rows), in width (cols).
+	rows := p.padH > 0 || (p.outH-1)*p.strideH-p.padH+fH > p.inH
+	cols := p.padW > 0 || (p.outW-1)*p.strideW-p.padW+p.filterW > p.inW
+	var zw0, zw1 int32
+	if (rows || cols) && len(w) > 0 {
+		pw := unsafe.Pointer(&w[0])
+		switch {
+		case cut && pairs && cols:
+			// One pass over the filter's taps gives both.
+			var colSum [convRowsMaxRows][2]int32
+			for fy := 0; fy < fH; fy++ {
+				var r0, r1 int32
+				for fx := 0; fx < p.filterW; fx++ {
+					t0, t1 := convRowsSums(unsafe.Add(pw, 2*(fy*L+fx*C)), C)
+					r0, r1 = r0+t0, r1+t1
+					colSum[fx][0], colSum[fx][1] = colSum[fx][0]+t0, colSum[fx][1]+t1
+				}
+				cum[fy+1] = [2]int32{cum[fy][0] + r0*p.inZP, cum[fy][1] + r1*p.inZP}
 			}
-			cum[fy+1] = [2]int32{c0, c1}
+			for fx := 0; fx < p.filterW; fx++ {
+				col[fx+1] = [2]int32{col[fx][0] + colSum[fx][0]*p.inZP, col[fx][1] + colSum[fx][1]*p.inZP}
+			}
+			zw0, zw1 = cum[fH][0], cum[fH][1]
+		case cut:
+			for fy := 0; fy < fH; fy++ {
+				r0, r1 := convRowsSums(unsafe.Add(pw, 2*fy*L), L)
+				cum[fy+1] = [2]int32{cum[fy][0] + r0*p.inZP, cum[fy][1] + r1*p.inZP}
+			}
+			zw0, zw1 = cum[fH][0], cum[fH][1]
+			pairs = false
+		default:
+			zw0, zw1 = convRowsSums(pw, len(w))
+			zw0, zw1 = zw0*p.inZP, zw1*p.inZP
+			pairs = false
 		}
 	}
+	f := convRowsFin{q0: q0, q1: q1, zo: zo, lo: lo, hi: hi, two: two}
 	for b := 0; b < p.batches; b++ {
 		x := in[b*img : b*img+img]
+		// Pixels whose windows reach past the image's left or right
+		// edge (edge pixels) go in vertical pairs where both windows lie
+		// inside the image in height: pairEdges says this row's go with
+		// the next row's, edgesDone that they went with the row above.
+		// (Which pixels are edge pixels, or without a partner in their
+		// row, depends on the column only.)
+		edgesDone := false
 		for oy := 0; oy < p.outH; oy++ {
 			iy0 := oy*p.strideH - p.padH
 			rowsIn := iy0 >= 0 && iy0+p.filterH <= p.inH
+			nextIn := oy+1 < p.outH && iy0+p.strideH >= 0 && iy0+p.strideH+p.filterH <= p.inH
+			pairEdges := pairs && !edgesDone && rowsIn && nextIn
+			doneHere := edgesDone
+			edgesDone = pairEdges
 			o := out[(b*p.outH+oy)*p.outW*N:]
-			for ox := 0; ox < p.outW; ox += 2 {
-				second := ox+1 < p.outW
+			for ox := 0; ox < p.outW; {
 				ix0 := ox*p.strideW - p.padW
+				if ix0 < 0 || ix0*C+L > rs {
+					// An edge pixel.
+					switch {
+					case doneHere:
+					case pairEdges:
+						// The taps in the padding read the zero point:
+						// zp times their weights, all but columns lo..hi-1.
+						lo := min(max(-ix0, 0), p.filterW)
+						hi := max(min(p.inW-ix0, p.filterW), lo)
+						s00, s01, s10, s11 := convRowsEdge2(p, x, iy0, ix0, lo, hi, w)
+						z0 := zw0 - (col[hi][0] - col[lo][0])
+						z1 := zw1 - (col[hi][1] - col[lo][1])
+						f.put(o[ox*N:], s00+z0, s01+z1)
+						f.put(o[(p.outW+ox)*N:], s10+z0, s11+z1)
+					default:
+						s00, s01 := convRowsEdge(p, x, iy0, ix0, w)
+						f.put(o[ox*N:], s00+zw0, s01+zw1)
+					}
+					ox++
+					continue
+				}
+				// Pixel ox's window lies inside the image in width; with
+				// the next one's too, the two go together. A pixel
+				// without a partner goes with the one below it, as edge
+				// pixels do, or else on its own (the kernels computing
+				// it twice, d = 0).
+				second := ox+1 < p.outW && (ix0+p.strideW)*C+L <= rs
+				if !second && (doneHere || pairEdges) {
+					if pairEdges {
+						s00, s01, s10, s11 := convRowsDot(x[iy0*rs+ix0*C:], p.strideH*rs, rs, fH, L, w)
+						f.put(o[ox*N:], s00, s01)
+						f.put(o[(p.outW+ox)*N:], s10, s11)
+					}
+					ox++
+					continue
+				}
 				d := 0 // from the first pixel's window to the second's
 				if second {
 					d = p.strideW * C
 				}
 				var s00, s01, s10, s11 int32
-				colsIn := ix0 >= 0 && ix0*C+d+L <= rs
-				if rowsIn && colsIn {
+				switch {
+				case rowsIn:
 					s00, s01, s10, s11 = convRowsDot(x[iy0*rs+ix0*C:], d, rs, fH, L, w)
-				} else if colsIn && cut {
+				case cut:
 					// Rows fy0..fy1-1 inside the image; the others read
 					// the zero point.
 					fy0, fy1 := max(-iy0, 0), max(min(fH, p.inH-iy0), max(-iy0, 0))
@@ -114,7 +188,7 @@ func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, two
 					z0 := cum[fH][0] - cum[fy1][0] + cum[fy0][0]
 					z1 := cum[fH][1] - cum[fy1][1] + cum[fy0][1]
 					s00, s01, s10, s11 = s00+z0, s01+z1, s10+z0, s11+z1
-				} else {
+				default:
 					s00, s01 = convRowsEdge(p, x, iy0, ix0, w)
 					s00, s01 = s00+zw0, s01+zw1
 					if second {
@@ -122,20 +196,49 @@ func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, two
 						s10, s11 = s10+zw0, s11+zw1
 					}
 				}
-				r := o[ox*N:]
-				r[0] = int8(max(min(convPWRescale(s00, q0)+zo, hi), lo))
-				if two {
-					r[1] = int8(max(min(convPWRescale(s01, q1)+zo, hi), lo))
-				}
+				f.put(o[ox*N:], s00, s01)
 				if second {
-					r = r[N:]
-					r[0] = int8(max(min(convPWRescale(s10, q0)+zo, hi), lo))
-					if two {
-						r[1] = int8(max(min(convPWRescale(s11, q1)+zo, hi), lo))
-					}
+					f.put(o[(ox+1)*N:], s10, s11)
+					ox++
 				}
+				ox++
 			}
 		}
+	}
+}
+
+// convRowsSums returns the sums of the first and of the second weights
+// of the n (> 0) interleaved pairs at w, wrapping in int32.
+//
+//go:noinline
+func convRowsSums(w unsafe.Pointer, n int) (s0, s1 int32) {
+	for {
+		q := (*[2]int8)(w)
+		s0 += int32(q[0])
+		s1 += int32(q[1])
+		if n--; n == 0 {
+			return s0, s1
+		}
+		w = unsafe.Add(w, 2)
+	}
+}
+
+// convRowsFin finishes a pixel's sums of a pair of output channels.
+type convRowsFin struct {
+	q0, q1     *convPWRQ
+	zo, lo, hi int32
+	two        bool // the pair's second channel exists
+}
+
+// put writes the outputs of one pixel, at r, from its two sums s0 and s1
+// (requantized, plus the output zero point, clamped). Not inlined: see
+// convRowsRun.
+//
+//go:noinline
+func (f *convRowsFin) put(r []int8, s0, s1 int32) {
+	r[0] = int8(max(min(convPWRescale(s0, f.q0)+f.zo, f.hi), f.lo))
+	if f.two {
+		r[1] = int8(max(min(convPWRescale(s1, f.q1)+f.zo, f.hi), f.lo))
 	}
 }
 
@@ -184,43 +287,98 @@ func convRowsRun(a, w unsafe.Pointer, d, n int, s *[4]int32) {
 		}
 		a, b, w = unsafe.Add(a, 1), unsafe.Add(b, 1), unsafe.Add(w, 2)
 	}
-	// Four values a step. The pointers step only when another four
-	// follow: they never point past the row.
-	for h := n / 4; ; {
+	// Four values, once, until a multiple of eight is left.
+	if n%8 != 0 {
 		pa, pb, q := (*[4]int8)(a), (*[4]int8)(b), (*[8]int8)(w)
 		var x0, x1, w0, w1 int32
 		x0, x1 = int32(pa[0]), int32(pb[0])
-		w0 = int32(q[0])
+		w0, w1 = int32(q[0]), int32(q[1])
 		s00 += x0 * w0
 		s10 += x1 * w0
-		w1 = int32(q[1])
 		s01 += x0 * w1
 		s11 += x1 * w1
 		x0, x1 = int32(pa[1]), int32(pb[1])
-		w0 = int32(q[2])
+		w0, w1 = int32(q[2]), int32(q[3])
 		s00 += x0 * w0
 		s10 += x1 * w0
-		w1 = int32(q[3])
 		s01 += x0 * w1
 		s11 += x1 * w1
 		x0, x1 = int32(pa[2]), int32(pb[2])
-		w0 = int32(q[4])
+		w0, w1 = int32(q[4]), int32(q[5])
 		s00 += x0 * w0
 		s10 += x1 * w0
-		w1 = int32(q[5])
 		s01 += x0 * w1
 		s11 += x1 * w1
 		x0, x1 = int32(pa[3]), int32(pb[3])
-		w0 = int32(q[6])
+		w0, w1 = int32(q[6]), int32(q[7])
 		s00 += x0 * w0
 		s10 += x1 * w0
-		w1 = int32(q[7])
+		s01 += x0 * w1
+		s11 += x1 * w1
+		if n -= 4; n == 0 {
+			s[0], s[1], s[2], s[3] = s00, s01, s10, s11
+			return
+		}
+		a, b, w = unsafe.Add(a, 4), unsafe.Add(b, 4), unsafe.Add(w, 8)
+	}
+	// Eight values a step, unrolled by hand (gc does not unroll). The
+	// pointers step only when another eight follow: they never point past
+	// the row.
+	for h := n / 8; ; {
+		pa, pb, q := (*[8]int8)(a), (*[8]int8)(b), (*[16]int8)(w)
+		var x0, x1, w0, w1 int32
+		x0, x1 = int32(pa[0]), int32(pb[0])
+		w0, w1 = int32(q[0]), int32(q[1])
+		s00 += x0 * w0
+		s10 += x1 * w0
+		s01 += x0 * w1
+		s11 += x1 * w1
+		x0, x1 = int32(pa[1]), int32(pb[1])
+		w0, w1 = int32(q[2]), int32(q[3])
+		s00 += x0 * w0
+		s10 += x1 * w0
+		s01 += x0 * w1
+		s11 += x1 * w1
+		x0, x1 = int32(pa[2]), int32(pb[2])
+		w0, w1 = int32(q[4]), int32(q[5])
+		s00 += x0 * w0
+		s10 += x1 * w0
+		s01 += x0 * w1
+		s11 += x1 * w1
+		x0, x1 = int32(pa[3]), int32(pb[3])
+		w0, w1 = int32(q[6]), int32(q[7])
+		s00 += x0 * w0
+		s10 += x1 * w0
+		s01 += x0 * w1
+		s11 += x1 * w1
+		x0, x1 = int32(pa[4]), int32(pb[4])
+		w0, w1 = int32(q[8]), int32(q[9])
+		s00 += x0 * w0
+		s10 += x1 * w0
+		s01 += x0 * w1
+		s11 += x1 * w1
+		x0, x1 = int32(pa[5]), int32(pb[5])
+		w0, w1 = int32(q[10]), int32(q[11])
+		s00 += x0 * w0
+		s10 += x1 * w0
+		s01 += x0 * w1
+		s11 += x1 * w1
+		x0, x1 = int32(pa[6]), int32(pb[6])
+		w0, w1 = int32(q[12]), int32(q[13])
+		s00 += x0 * w0
+		s10 += x1 * w0
+		s01 += x0 * w1
+		s11 += x1 * w1
+		x0, x1 = int32(pa[7]), int32(pb[7])
+		w0, w1 = int32(q[14]), int32(q[15])
+		s00 += x0 * w0
+		s10 += x1 * w0
 		s01 += x0 * w1
 		s11 += x1 * w1
 		if h--; h == 0 {
 			break
 		}
-		a, b, w = unsafe.Add(a, 4), unsafe.Add(b, 4), unsafe.Add(w, 8)
+		a, b, w = unsafe.Add(a, 8), unsafe.Add(b, 8), unsafe.Add(w, 16)
 	}
 	s[0], s[1], s[2], s[3] = s00, s01, s10, s11
 }
@@ -247,6 +405,33 @@ func convRowsEdge(p *convRowsParams, x []int8, iy0, ix0 int, w [][2]int8) (s0, s
 		convRowsEdgeRun(unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(wr)), len(a), p.inZP, &s)
 	}
 	return s[0], s[1]
+}
+
+// convRowsEdge2 returns the sums of two vertically adjacent pixels'
+// windows, the second strideH input rows below the first, both inside the
+// image in height, over their filter columns lo..hi-1 (those inside the
+// image): s01 is the first pixel with the second channel. Each window row
+// is one convRowsRun.
+func convRowsEdge2(p *convRowsParams, x []int8, iy0, ix0, lo, hi int, w [][2]int8) (s00, s01, s10, s11 int32) {
+	if hi == lo {
+		return
+	}
+	C, fW := p.inC, p.filterW
+	rs := p.inW * C
+	d := p.strideH * rs
+	n := (hi - lo) * C
+	// The second pixel's last window row, once: convRowsRun reads through
+	// unsafe.Add.
+	q0 := (iy0*p.inW + ix0 + lo) * C
+	_ = x[q0+(p.filterH-1)*rs+d+n-1]
+	_ = w[((p.filterH-1)*fW+lo)*C+n-1]
+	px, pw := unsafe.Pointer(&x[q0]), unsafe.Pointer(&w[lo*C])
+	var s [4]int32
+	for range p.filterH {
+		convRowsRun(px, pw, d, n, &s)
+		px, pw = unsafe.Add(px, rs), unsafe.Add(pw, 2*fW*C)
+	}
+	return s[0], s[1], s[2], s[3]
 }
 
 // convRowsEdgeRun adds to s the products (x - zp)*w of the n (> 0) values

@@ -89,33 +89,33 @@ package kernels
 //     convGatherWinWords, convLean8, convPWBlock, convPWChDecode,
 //     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
 //     convPWOut, convPWQ, convPWRescale, convPWScratch, convRQ32, convRQR,
-//     convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin, detNMS,
-//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
-//     dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
-//     dspPackPairs, dspPlanRecords, dspPoolArgs, dspPoolPlan, dspQ, dspQ16,
-//     dspQS, dspWidenWords, dusClamp, dw3x3BlockWidth, dw3x3ChainInt8,
-//     dw3x3Decode, dw3x3FastN, dwClamp, dwDSPFirstTap, dwDSPInterior,
-//     dwDSPItemRead, dwDSPItemWrite, dwDSPPairs, dwDSPPlan, dwDSPPlanQ8,
-//     dwDSPQ, dwDSPQuads, dwDSPRec, dwDSPRecs, dwDSPRowInside, dwDSPScratch,
-//     dwDSPScratchQ8, dwDSPSetup, dwDSPShift, dwDSPZerosQ8, dwRQFast,
-//     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
-//     ewTab32, ewTabAt, expFix, f32Add, f32Ceil, f32Cos, f32Div, f32Dot4,
-//     f32DotFunnel4, f32DotStr4, f32Ends, f32Exp, f32ExpCore, f32ExpFPU,
-//     f32ExpRare, f32Expm1, f32Finite, f32Finite2, f32Floor, f32FromFix,
-//     f32FromQ, f32Log, f32Logistic, f32LogisticFPU, f32Lt, f32Mod, f32Mul,
-//     f32NaN, f32Pack, f32RoundI32, f32Sin, f32SinCos, f32Sqrt, f32StrOff,
-//     f32StrView, f32Tab64, f32Tanh, f32TanhFPU, f32Unpack, f32Words, f32q,
-//     f32sAdd, f32sBits, f32sDiv, f32sDot, f32sDotOK, f32sLt, f32sMul,
-//     f32sRange, f32sRangeStr, f32sRound, f32sSig, f32sSumF32, f32sUnpackN,
-//     fcDotI16, fcDotI16Acc32, fcF32Soft, fcMakeRQ, fcRQFor, fcRescale,
-//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, int16BlocksPlan,
-//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
-//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
-//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
-//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
-//     lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF,
-//     lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
+//     convRowsDot, convRowsEdge, convRowsEdge2, convRowsSums, convTaps,
+//     detIoU, detMax, detMin, detNMS, divLeadingSignBits, divQuantOne,
+//     divRoundingDivByPOT, dspFC16Pack, dspFC16Plan, dspFCGroup, dspFCPack,
+//     dspFCPlan, dspMulPlan, dspPackPairs, dspPlanRecords, dspPoolArgs,
+//     dspPoolPlan, dspQ, dspQ16, dspQS, dspWidenWords, dusClamp,
+//     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
+//     dwDSPFirstTap, dwDSPInterior, dwDSPItemRead, dwDSPItemWrite,
+//     dwDSPPairs, dwDSPPlan, dwDSPPlanQ8, dwDSPQ, dwDSPQuads, dwDSPRec,
+//     dwDSPRecs, dwDSPRowInside, dwDSPScratch, dwDSPScratchQ8, dwDSPSetup,
+//     dwDSPShift, dwDSPZerosQ8, dwRQFast, dwRescale, dwRowsSrc, dwTaps,
+//     ewRequantDown, ewRowStart, ewRows, ewTab32, ewTabAt, expFix, f32Add,
+//     f32Ceil, f32Cos, f32Div, f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends,
+//     f32Exp, f32ExpCore, f32ExpFPU, f32ExpRare, f32Expm1, f32Finite,
+//     f32Finite2, f32Floor, f32FromFix, f32FromQ, f32Log, f32Logistic,
+//     f32LogisticFPU, f32Lt, f32Mod, f32Mul, f32NaN, f32Pack, f32RoundI32,
+//     f32Sin, f32SinCos, f32Sqrt, f32StrOff, f32StrView, f32Tab64, f32Tanh,
+//     f32TanhFPU, f32Unpack, f32Words, f32q, f32sAdd, f32sBits, f32sDiv,
+//     f32sDot, f32sDotOK, f32sLt, f32sMul, f32sRange, f32sRangeStr,
+//     f32sRound, f32sSig, f32sSumF32, f32sUnpackN, fcDotI16, fcDotI16Acc32,
+//     fcF32Soft, fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex,
+//     gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
+//     hardSwishSrdhm16, int16BlocksPlan, l2InvSqrt, ld32, ld64, ldf32, le32,
+//     le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
+//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
+//     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
+//     lstmDotF8S, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
+//     lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
 //     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext, lstmRFits, lstmRGFits,
 //     lstmRowBatch, lstmSat16, lstmSigP, lstmSigmoidQ, lstmTanhP, lstmTanhQ,
 //     meanRequant, mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne,
@@ -1165,6 +1165,27 @@ func NewParams(typ string, fields map[string]any) any {
 				p.fActMin = float32(v.(float64))
 			case "fActMax":
 				p.fActMax = float32(v.(float64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convRowsFin":
+		p := &convRowsFin{}
+		for k, v := range fields {
+			switch k {
+			case "q0":
+				p.q0 = v.(*convPWRQ)
+			case "q1":
+				p.q1 = v.(*convPWRQ)
+			case "zo":
+				p.zo = int32(v.(int64))
+			case "lo":
+				p.lo = int32(v.(int64))
+			case "hi":
+				p.hi = int32(v.(int64))
+			case "two":
+				p.two = v.(bool)
 			default:
 				return nil
 			}

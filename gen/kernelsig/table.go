@@ -142,10 +142,12 @@ const (
 	ConvRQR                 Func = "convRQR"
 	ConvRowsDot             Func = "convRowsDot"
 	ConvRowsEdge            Func = "convRowsEdge"
+	ConvRowsEdge2           Func = "convRowsEdge2"
 	ConvRowsEdgeRun         Func = "convRowsEdgeRun"
 	ConvRowsInt8            Func = "convRowsInt8"
 	ConvRowsPair            Func = "convRowsPair"
 	ConvRowsRun             Func = "convRowsRun"
+	ConvRowsSums            Func = "convRowsSums"
 	ConvTaps                Func = "convTaps"
 	ConvWinGather           Func = "convWinGather"
 	ConvWinInt8             Func = "convWinInt8"
@@ -691,6 +693,7 @@ const (
 	ConvPWRQ             Struct = "convPWRQ"
 	ConvPWRunArgs        Struct = "convPWRunArgs"
 	ConvParams           Struct = "convParams"
+	ConvRowsFin          Struct = "convRowsFin"
 	ConvRowsParams       Struct = "convRowsParams"
 	ConvWinParams        Struct = "convWinParams"
 	CumsumParams         Struct = "cumsumParams"
@@ -890,10 +893,12 @@ func Funcs() []Func {
 		ConvRQR,
 		ConvRowsDot,
 		ConvRowsEdge,
+		ConvRowsEdge2,
 		ConvRowsEdgeRun,
 		ConvRowsInt8,
 		ConvRowsPair,
 		ConvRowsRun,
+		ConvRowsSums,
 		ConvTaps,
 		ConvWinGather,
 		ConvWinInt8,
@@ -1441,6 +1446,7 @@ func Structs() []Struct {
 		ConvPWRQ,
 		ConvPWRunArgs,
 		ConvParams,
+		ConvRowsFin,
 		ConvRowsParams,
 		ConvWinParams,
 		CumsumParams,
@@ -1768,6 +1774,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "[]int8"}, {"d", "int"}, {"rs", "int"}, {"fH", "int"}, {"L", "int"}, {"w", "[][2]int8"}}, true
 	case ConvRowsEdge:
 		return []Param{{"p", "*convRowsParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}, {"w", "[][2]int8"}}, true
+	case ConvRowsEdge2:
+		return []Param{{"p", "*convRowsParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}, {"lo", "int"}, {"hi", "int"}, {"w", "[][2]int8"}}, true
 	case ConvRowsEdgeRun:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"n", "int"}, {"zp", "int32"}, {"s", "*[2]int32"}}, true
 	case ConvRowsInt8:
@@ -1776,6 +1784,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
 	case ConvRowsRun:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"d", "int"}, {"n", "int"}, {"s", "*[4]int32"}}, true
+	case ConvRowsSums:
+		return []Param{{"w", "unsafe.Pointer"}, {"n", "int"}}, true
 	case ConvTaps:
 		return []Param{{"origin", "int"}, {"dilation", "int"}, {"taps", "int"}, {"size", "int"}}, true
 	case ConvWinGather:
@@ -3446,6 +3456,7 @@ func (f Func) Results() int {
 		BfpRow,
 		BfpVec,
 		ConvRowsEdge,
+		ConvRowsSums,
 		ConvTaps,
 		DspFC16Plan,
 		DspFCPlan,
@@ -3489,6 +3500,7 @@ func (f Func) Results() int {
 		ConvPWDot8x4,
 		ConvPWDotAny,
 		ConvRowsDot,
+		ConvRowsEdge2,
 		DwDSPRec,
 		F32Dot4,
 		F32DotFunnel4,
@@ -3539,6 +3551,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "[]convPWCh"}, {"t2", "*[2]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"in", "[]int8"}, {"wt", "[]int8"}, {"pin", "unsafe.Pointer"}, {"pwt", "unsafe.Pointer"}, {"pout", "unsafe.Pointer"}, {"tp", "unsafe.Pointer"}, {"out2", "[][2]int8"}, {"xa", "int"}, {"xb", "int"}, {"oa", "int"}, {"ob", "int"}, {"j", "int"}, {"wo", "int"}, {"s", "int32"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
+	case ConvRowsFin:
+		return []Param{{"q0", "*convPWRQ"}, {"q1", "*convPWRQ"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"two", "bool"}}, true
 	case ConvRowsParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvWinParams:
