@@ -56,6 +56,15 @@ package kernels
 //   - f32ActLast: parameter po has type unsafe.Pointer
 //   - fcOctOut: parameter a has type *[8]int32
 //   - fcOctPTFast: parameter a has type *[8]int32
+//   - fcRows1: parameter w has type unsafe.Pointer
+//   - fcRows2: parameter w has type unsafe.Pointer
+//   - fcRows3: parameter w has type unsafe.Pointer
+//   - fcRows4: parameter w has type unsafe.Pointer
+//   - fcRows5: parameter w has type unsafe.Pointer
+//   - fcRows6: parameter w has type unsafe.Pointer
+//   - fcRowsDot: parameter w has type unsafe.Pointer
+//   - fcRowsOut: parameter a has type *[6]int32
+//   - fcRowsOutQ: parameter a has type *[6]int32
 //   - finish4I16: parameter s has type *[4]int64
 //   - lstmAddBias8: parameter a has type *[8]float32
 //   - lstmDotS8: parameter a has type *[8]float32
@@ -105,7 +114,7 @@ package kernels
 //     f32sAdd, f32sBits, f32sDiv, f32sDot, f32sDotOK, f32sLt, f32sMul,
 //     f32sRange, f32sRangeStr, f32sRound, f32sSig, f32sSumF32, f32sUnpackN,
 //     fcDotI16, fcDotI16Acc32, fcF32Soft, fcMakeRQ, fcRQFor, fcRescale,
-//     fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
+//     fcRowsBlocks, fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
 //     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, int16BlocksPlan,
 //     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
 //     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
@@ -466,6 +475,10 @@ func Call(fn string, args []any) bool {
 		fcOutPC(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
 	case "fcOutPT":
 		fcOutPT(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
+	case "fcRowsInt8":
+		fcRowsInt8(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "fcRowsInt8Q":
+		fcRowsInt8Q(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(*rqOne), args[5].([]int8))
 	case "floorDivF32":
 		floorDivF32(args[0].(*ewBcast), args[1].([]float32), args[2].([]float32), args[3].([]float32))
 	case "floorF32":

@@ -384,6 +384,18 @@ const (
 	FcOutPT                 Func = "fcOutPT"
 	FcRQFor                 Func = "fcRQFor"
 	FcRescale               Func = "fcRescale"
+	FcRows1                 Func = "fcRows1"
+	FcRows2                 Func = "fcRows2"
+	FcRows3                 Func = "fcRows3"
+	FcRows4                 Func = "fcRows4"
+	FcRows5                 Func = "fcRows5"
+	FcRows6                 Func = "fcRows6"
+	FcRowsBlocks            Func = "fcRowsBlocks"
+	FcRowsDot               Func = "fcRowsDot"
+	FcRowsInt8              Func = "fcRowsInt8"
+	FcRowsInt8Q             Func = "fcRowsInt8Q"
+	FcRowsOut               Func = "fcRowsOut"
+	FcRowsOutQ              Func = "fcRowsOutQ"
 	FcSumI8                 Func = "fcSumI8"
 	Finish4I16              Func = "finish4I16"
 	FloorDivF32             Func = "floorDivF32"
@@ -1126,6 +1138,18 @@ func Funcs() []Func {
 		FcOutPT,
 		FcRQFor,
 		FcRescale,
+		FcRows1,
+		FcRows2,
+		FcRows3,
+		FcRows4,
+		FcRows5,
+		FcRows6,
+		FcRowsBlocks,
+		FcRowsDot,
+		FcRowsInt8,
+		FcRowsInt8Q,
+		FcRowsOut,
+		FcRowsOutQ,
 		FcSumI8,
 		Finish4I16,
 		FloorDivF32,
@@ -2240,6 +2264,30 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case FcRescale:
 		return []Param{{"x", "int32"}, {"q", "fcRQ"}}, true
+	case FcRows1:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"a", "*[6]int32"}}, true
+	case FcRows2:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"a", "*[6]int32"}}, true
+	case FcRows3:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"a", "*[6]int32"}}, true
+	case FcRows4:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"a", "*[6]int32"}}, true
+	case FcRows5:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"a", "*[6]int32"}}, true
+	case FcRows6:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"a", "*[6]int32"}}, true
+	case FcRowsBlocks:
+		return []Param{{"n", "int"}}, true
+	case FcRowsDot:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"m", "int"}, {"a", "*[6]int32"}}, true
+	case FcRowsInt8:
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case FcRowsInt8Q:
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"t", "*rqOne"}, {"out", "[]int8"}}, true
+	case FcRowsOut:
+		return []Param{{"p", "*fcParams"}, {"a", "*[6]int32"}, {"rq", "string"}, {"o", "[]int8"}}, true
+	case FcRowsOutQ:
+		return []Param{{"a", "*[6]int32"}, {"bias", "string"}, {"t", "*rqOne"}, {"o", "[]int8"}}, true
 	case FcSumI8:
 		return []Param{{"x", "[]int8"}}, true
 	case Finish4I16:
@@ -3026,6 +3074,17 @@ func (f Func) Results() int {
 		FcOctPTFast,
 		FcOutPC,
 		FcOutPT,
+		FcRows1,
+		FcRows2,
+		FcRows3,
+		FcRows4,
+		FcRows5,
+		FcRows6,
+		FcRowsDot,
+		FcRowsInt8,
+		FcRowsInt8Q,
+		FcRowsOut,
+		FcRowsOutQ,
 		Finish4I16,
 		FloorDivF32,
 		FloorF32,
@@ -3454,6 +3513,7 @@ func (f Func) Results() int {
 		F32Words,
 		F32sRange,
 		F32sRangeStr,
+		FcRowsBlocks,
 		SelRowStart:
 		return 3
 	case ConvPWDot16,
