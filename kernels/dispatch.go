@@ -94,10 +94,10 @@ package kernels
 //     convDSPScratch, convDSPWScratch, convGatherGrid, convGatherScratch,
 //     convGatherWinWords, convLean8, convPWBlock, convPWChDecode,
 //     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
-//     convPWOut, convPWQ, convPWRescale, convPWScratch, convRQ32, convRQR,
-//     convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin, detNMS,
-//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
-//     dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
+//     convPWKScratch, convPWOut, convPWQ, convPWRescale, convPWScratch,
+//     convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps, detIoU, detMax,
+//     detMin, detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT,
+//     dspFC16Pack, dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
 //     dspPackPairs, dspPlanRecords, dspPoolArgs, dspPoolPlan, dspQ, dspQ16,
 //     dspQS, dspWidenWords, dusClamp, dw3x3BlockWidth, dw3x3ChainInt8,
 //     dw3x3Decode, dw3x3FastN, dwClamp, dwDSPFirstTap, dwDSPInterior,
@@ -136,6 +136,7 @@ package kernels
 //     svdfNew8, svdfRingStep, svdfRingWT16, tanhMid, tanhSmall, tconvTaps
 //
 // Not constructible through NewParams:
+//   - convPWKArgs: field x has type unsafe.Pointer
 //   - convPWRunArgs: field x has type [][8]int8
 //   - dspArgs: field x has type unsafe.Pointer
 //   - dspPWArgs: field x has type unsafe.Pointer
@@ -283,6 +284,16 @@ func Call(fn string, args []any) bool {
 		convPWGridPairL(args[0].(*convPWRunArgs))
 	case "convPWInt8":
 		convPWInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
+	case "convPWK1":
+		convPWK1(args[0].(*convPWKArgs))
+	case "convPWK2":
+		convPWK2(args[0].(*convPWKArgs))
+	case "convPWK3":
+		convPWK3(args[0].(*convPWKArgs))
+	case "convPWK4":
+		convPWK4(args[0].(*convPWKArgs))
+	case "convPWKInt8":
+		convPWKInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
 	case "convPWPairs":
 		convPWPairs(args[0].(*convPWParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].([]int8), int(args[5].(int64)), int(args[6].(int64)))
 	case "convPWRQLoad":
@@ -1068,6 +1079,19 @@ func NewParams(typ string, fields map[string]any) any {
 				p.span = int32(v.(int64))
 			case "hi":
 				p.hi = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convPWKRec":
+		p := &convPWKRec{}
+		for k, v := range fields {
+			switch k {
+			case "w":
+				p.w = v.([4]int32)
+			case "ch":
+				p.ch = *v.(*convPWCh)
 			default:
 				return nil
 			}

@@ -123,6 +123,12 @@ const (
 	ConvPWGridPair16        Func = "convPWGridPair16"
 	ConvPWGridPairL         Func = "convPWGridPairL"
 	ConvPWInt8              Func = "convPWInt8"
+	ConvPWK1                Func = "convPWK1"
+	ConvPWK2                Func = "convPWK2"
+	ConvPWK3                Func = "convPWK3"
+	ConvPWK4                Func = "convPWK4"
+	ConvPWKInt8             Func = "convPWKInt8"
+	ConvPWKScratch          Func = "convPWKScratch"
 	ConvPWOut               Func = "convPWOut"
 	ConvPWPair8             Func = "convPWPair8"
 	ConvPWPairs             Func = "convPWPairs"
@@ -694,6 +700,8 @@ const (
 	ConvDSPParams        Struct = "convDSPParams"
 	ConvPWCh             Struct = "convPWCh"
 	ConvPWDSPParams      Struct = "convPWDSPParams"
+	ConvPWKArgs          Struct = "convPWKArgs"
+	ConvPWKRec           Struct = "convPWKRec"
 	ConvPWParams         Struct = "convPWParams"
 	ConvPWRQ             Struct = "convPWRQ"
 	ConvPWRunArgs        Struct = "convPWRunArgs"
@@ -877,6 +885,12 @@ func Funcs() []Func {
 		ConvPWGridPair16,
 		ConvPWGridPairL,
 		ConvPWInt8,
+		ConvPWK1,
+		ConvPWK2,
+		ConvPWK3,
+		ConvPWK4,
+		ConvPWKInt8,
+		ConvPWKScratch,
 		ConvPWOut,
 		ConvPWPair8,
 		ConvPWPairs,
@@ -1450,6 +1464,8 @@ func Structs() []Struct {
 		ConvDSPParams,
 		ConvPWCh,
 		ConvPWDSPParams,
+		ConvPWKArgs,
+		ConvPWKRec,
 		ConvPWParams,
 		ConvPWRQ,
 		ConvPWRunArgs,
@@ -1742,6 +1758,18 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"g", "*convPWRunArgs"}}, true
 	case ConvPWInt8:
 		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case ConvPWK1:
+		return []Param{{"a", "*convPWKArgs"}}, true
+	case ConvPWK2:
+		return []Param{{"a", "*convPWKArgs"}}, true
+	case ConvPWK3:
+		return []Param{{"a", "*convPWKArgs"}}, true
+	case ConvPWK4:
+		return []Param{{"a", "*convPWKArgs"}}, true
+	case ConvPWKInt8:
+		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case ConvPWKScratch:
+		return []Param{{"outC", "int"}}, true
 	case ConvPWOut:
 		return []Param{{"acc", "int32"}, {"q", "*convPWRQ"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvPWPair8:
@@ -2933,6 +2961,11 @@ func (f Func) Results() int {
 		ConvPWGridPair16,
 		ConvPWGridPairL,
 		ConvPWInt8,
+		ConvPWK1,
+		ConvPWK2,
+		ConvPWK3,
+		ConvPWK4,
+		ConvPWKInt8,
 		ConvPWPair8,
 		ConvPWPairs,
 		ConvPWQuad8,
@@ -3294,6 +3327,7 @@ func (f Func) Results() int {
 		ConvGatherWinWords,
 		ConvPWBlock,
 		ConvPWChDecode,
+		ConvPWKScratch,
 		ConvPWOut,
 		ConvPWQ,
 		ConvPWRescale,
@@ -3564,6 +3598,10 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"bias", "int32"}, {"m2", "uint32"}, {"d", "uint64"}, {"r", "uint32"}}, true
 	case ConvPWDSPParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"span", "int32"}, {"hi", "int32"}}, true
+	case ConvPWKArgs:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"t", "unsafe.Pointer"}, {"P", "int"}, {"N", "int"}, {"span", "int32"}, {"hi", "int32"}}, true
+	case ConvPWKRec:
+		return []Param{{"w", "[4]int32"}, {"ch", "convPWCh"}}, true
 	case ConvPWParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvPWRQ:
