@@ -10,6 +10,7 @@ package kernels
 //   - addInt8TabFast: parameter t has type *[2048]byte
 //   - bfpDot4: parameter a has type *[4]int64
 //   - bfpDot4Ref: parameter a has type *[4]int64
+//   - convGatherPWCopy: parameter dst has type unsafe.Pointer
 //   - convLeanStore: parameter s has type *[4]int64
 //   - convPWPair8: parameter x has type [][8]int8
 //   - convPWQuad8: parameter x has type [][8]int8
@@ -256,6 +257,8 @@ func Call(fn string, args []any) bool {
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":
 		convGatherInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
+	case "convGatherPWInt8":
+		convGatherPWInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
 	case "convGatherWin":
 		convGatherWin(args[0].(*convRowsParams), args[1].([]int8), int(args[2].(int64)), int(args[3].(int64)), args[4].([]int8))
 	case "convInt16":

@@ -98,6 +98,8 @@ const (
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
+	ConvGatherPWCopy        Func = "convGatherPWCopy"
+	ConvGatherPWInt8        Func = "convGatherPWInt8"
 	ConvGatherScratch       Func = "convGatherScratch"
 	ConvGatherWin           Func = "convGatherWin"
 	ConvGatherWinWords      Func = "convGatherWinWords"
@@ -860,6 +862,8 @@ func Funcs() []Func {
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
+		ConvGatherPWCopy,
+		ConvGatherPWInt8,
 		ConvGatherScratch,
 		ConvGatherWin,
 		ConvGatherWinWords,
@@ -1707,6 +1711,10 @@ func (f Func) Params() ([]Param, bool) {
 	case ConvGatherGrid:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case ConvGatherInt8:
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case ConvGatherPWCopy:
+		return []Param{{"dst", "unsafe.Pointer"}, {"buf", "*[32]uint32"}, {"m", "int"}}, true
+	case ConvGatherPWInt8:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case ConvGatherScratch:
 		return []Param{{"K", "int"}, {"outC", "int"}}, true
@@ -2946,6 +2954,8 @@ func (f Func) Results() int {
 		ConvDSPWindow,
 		ConvF32,
 		ConvGatherInt8,
+		ConvGatherPWCopy,
+		ConvGatherPWInt8,
 		ConvGatherWin,
 		ConvInt16,
 		ConvInt16Acc32,

@@ -1072,8 +1072,15 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 		// pairs) on the same weights: a 1x1 window of inC values.
 		g := convFastGeom{batches: 1, inH: 1, inW: pixels, inC: inC, fH: 1, fW: 1, outH: 1, outW: pixels, outC: outC,
 			strideH: 1, strideW: 1, dilH: 1, dilW: 1}
+		gather := kernelsig.ConvGatherInt8
+		if !c.DSP() {
+			// The rows read where they lie rather than gathered into
+			// scratch (the same constants, scratch and overlap).
+			gather = kernelsig.ConvGatherPWInt8
+			c.Because(gather, "%s, written over its input, the build for gc: raster order, each pixel pair's rows read in place before its outputs are written", pw)
+		}
 		c.offerOverlapWith(0, rasterWindowShift(g, 1, 1, 2, true), func() {
-			c.BandCall(windowBand, kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), wt, rq,
+			c.BandCall(windowBand, gather, convRowsStruct(g, inZP, outZP, lo, hi), View(in), wt, rq,
 				c.Scratch(model.Int32, kernelsig.ScratchConvGather(inC, outC)), View(out))
 		})
 	}
