@@ -10,7 +10,7 @@ import "unsafe"
 // activation and the weight take at most 11 registers: nothing spills (gc
 // allocates 12 on ARM). Sixteen input elements per iteration; the last
 // len(x)%16 first, so that only the sums are live across the main loop.
-// These are generated (see fcRowsInt8); every function has the same shape.
+// Every function has the same shape, only the number of rows differs.
 //
 // w points at the block's weights, [len(x)][rows] signed bytes (input
 // element d's weights for the block's rows side by side); a receives the
