@@ -10,6 +10,7 @@ package kernels
 //   - addInt8TabFast: parameter t has type *[2048]byte
 //   - bfpDot4: parameter a has type *[4]int64
 //   - bfpDot4Ref: parameter a has type *[4]int64
+//   - convGatherPWCopy: parameter dst has type unsafe.Pointer
 //   - convLeanStore: parameter s has type *[4]int64
 //   - convPWPair8: parameter x has type [][8]int8
 //   - convPWQuad8: parameter x has type [][8]int8
@@ -59,6 +60,15 @@ package kernels
 //   - f32ActLast: parameter po has type unsafe.Pointer
 //   - fcOctOut: parameter a has type *[8]int32
 //   - fcOctPTFast: parameter a has type *[8]int32
+//   - fcRows1: parameter w has type unsafe.Pointer
+//   - fcRows2: parameter w has type unsafe.Pointer
+//   - fcRows3: parameter w has type unsafe.Pointer
+//   - fcRows4: parameter w has type unsafe.Pointer
+//   - fcRows5: parameter w has type unsafe.Pointer
+//   - fcRows6: parameter w has type unsafe.Pointer
+//   - fcRowsDot: parameter w has type unsafe.Pointer
+//   - fcRowsOut: parameter a has type *[6]int32
+//   - fcRowsOutQ: parameter a has type *[6]int32
 //   - finish4I16: parameter s has type *[4]int64
 //   - lstmAddBias8: parameter a has type *[8]float32
 //   - lstmDotS8: parameter a has type *[8]float32
@@ -88,34 +98,35 @@ package kernels
 //     convDSPScratch, convDSPWScratch, convGatherGrid, convGatherScratch,
 //     convGatherWinWords, convLean8, convPWBlock, convPWChDecode,
 //     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
-//     convPWOut, convPWQ, convPWRescale, convPWScratch, convRQ32, convRQR,
-//     convRowsDot, convRowsEdge, convRowsEdge2, convRowsSums, convTaps,
-//     detIoU, detMax, detMin, detNMS, divLeadingSignBits, divQuantOne,
-//     divRoundingDivByPOT, dspFC16Pack, dspFC16Plan, dspFCGroup, dspFCPack,
-//     dspFCPlan, dspMulPlan, dspPackPairs, dspPlanRecords, dspPoolArgs,
-//     dspPoolPlan, dspQ, dspQ16, dspQS, dspWidenWords, dusClamp,
-//     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
-//     dwDSPFirstTap, dwDSPInterior, dwDSPItemRead, dwDSPItemWrite,
-//     dwDSPPairs, dwDSPPlan, dwDSPPlanQ8, dwDSPQ, dwDSPQuads, dwDSPRec,
-//     dwDSPRecs, dwDSPRowInside, dwDSPScratch, dwDSPScratchQ8, dwDSPSetup,
-//     dwDSPShift, dwDSPZerosQ8, dwRQFast, dwRescale, dwRowsSrc, dwTaps,
-//     ewRequantDown, ewRowStart, ewRows, ewTab32, ewTabAt, expFix, f32Add,
-//     f32Ceil, f32Cos, f32Div, f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends,
-//     f32Exp, f32ExpCore, f32ExpFPU, f32ExpRare, f32Expm1, f32Finite,
-//     f32Finite2, f32Floor, f32FromFix, f32FromQ, f32Log, f32Logistic,
-//     f32LogisticFPU, f32Lt, f32Mod, f32Mul, f32NaN, f32Pack, f32RoundI32,
-//     f32Sin, f32SinCos, f32Sqrt, f32StrOff, f32StrView, f32Tab64, f32Tanh,
-//     f32TanhFPU, f32Unpack, f32Words, f32q, f32sAdd, f32sBits, f32sDiv,
-//     f32sDot, f32sDotOK, f32sLt, f32sMul, f32sRange, f32sRangeStr,
-//     f32sRound, f32sSig, f32sSumF32, f32sUnpackN, fcDotI16, fcDotI16Acc32,
-//     fcF32Soft, fcMakeRQ, fcRQFor, fcRescale, fcSumI8, gatherIndex,
-//     gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
-//     hardSwishSrdhm16, int16BlocksPlan, l2InvSqrt, ld32, ld64, ldf32, le32,
-//     le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT,
-//     logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input, lstmCellF,
-//     lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q,
-//     lstmDotF8S, lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16,
-//     lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
+//     convPWKScratch, convPWOut, convPWQ, convPWRescale, convPWScratch,
+//     convRQ32, convRQR, convRowsDot, convRowsEdge, convRowsEdge2,
+//     convRowsSums, convTaps, detIoU, detMax, detMin, detNMS,
+//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
+//     dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
+//     dspPackPairs, dspPlanRecords, dspPoolArgs, dspPoolPlan, dspQ, dspQ16,
+//     dspQS, dspWidenWords, dusClamp, dw3x3BlockWidth, dw3x3ChainInt8,
+//     dw3x3Decode, dw3x3FastN, dwClamp, dwDSPFirstTap, dwDSPInterior,
+//     dwDSPItemRead, dwDSPItemWrite, dwDSPPairs, dwDSPPlan, dwDSPPlanQ8,
+//     dwDSPQ, dwDSPQuads, dwDSPRec, dwDSPRecs, dwDSPRowInside, dwDSPScratch,
+//     dwDSPScratchQ8, dwDSPSetup, dwDSPShift, dwDSPZerosQ8, dwRQFast,
+//     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
+//     ewTab32, ewTabAt, expFix, f32Add, f32Ceil, f32Cos, f32Div, f32Dot4,
+//     f32DotFunnel4, f32DotStr4, f32Ends, f32Exp, f32ExpCore, f32ExpFPU,
+//     f32ExpRare, f32Expm1, f32Finite, f32Finite2, f32Floor, f32FromFix,
+//     f32FromQ, f32Log, f32Logistic, f32LogisticFPU, f32Lt, f32Mod, f32Mul,
+//     f32NaN, f32Pack, f32RoundI32, f32Sin, f32SinCos, f32Sqrt, f32StrOff,
+//     f32StrView, f32Tab64, f32Tanh, f32TanhFPU, f32Unpack, f32Words, f32q,
+//     f32sAdd, f32sBits, f32sDiv, f32sDot, f32sDotOK, f32sLt, f32sMul,
+//     f32sRange, f32sRangeStr, f32sRound, f32sSig, f32sSumF32, f32sUnpackN,
+//     fcDotI16, fcDotI16Acc32, fcF32Soft, fcMakeRQ, fcRQFor, fcRescale,
+//     fcRowsBlocks, fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
+//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, int16BlocksPlan,
+//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
+//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
+//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
+//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
+//     lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF,
+//     lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
 //     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext, lstmRFits, lstmRGFits,
 //     lstmRowBatch, lstmSat16, lstmSigP, lstmSigmoidQ, lstmTanhP, lstmTanhQ,
 //     meanRequant, mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne,
@@ -130,6 +141,7 @@ package kernels
 //     svdfNew8, svdfRingStep, svdfRingWT16, tanhMid, tanhSmall, tconvTaps
 //
 // Not constructible through NewParams:
+//   - convPWKArgs: field x has type unsafe.Pointer
 //   - convPWRunArgs: field x has type [][8]int8
 //   - dspArgs: field x has type unsafe.Pointer
 //   - dspPWArgs: field x has type unsafe.Pointer
@@ -249,6 +261,8 @@ func Call(fn string, args []any) bool {
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":
 		convGatherInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
+	case "convGatherPWInt8":
+		convGatherPWInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
 	case "convGatherWin":
 		convGatherWin(args[0].(*convRowsParams), args[1].([]int8), int(args[2].(int64)), int(args[3].(int64)), args[4].([]int8))
 	case "convInt16":
@@ -277,6 +291,16 @@ func Call(fn string, args []any) bool {
 		convPWGridPairL(args[0].(*convPWRunArgs))
 	case "convPWInt8":
 		convPWInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
+	case "convPWK1":
+		convPWK1(args[0].(*convPWKArgs))
+	case "convPWK2":
+		convPWK2(args[0].(*convPWKArgs))
+	case "convPWK3":
+		convPWK3(args[0].(*convPWKArgs))
+	case "convPWK4":
+		convPWK4(args[0].(*convPWKArgs))
+	case "convPWKInt8":
+		convPWKInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
 	case "convPWPairs":
 		convPWPairs(args[0].(*convPWParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].([]int8), int(args[5].(int64)), int(args[6].(int64)))
 	case "convPWRQLoad":
@@ -473,6 +497,10 @@ func Call(fn string, args []any) bool {
 		fcOutPC(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
 	case "fcOutPT":
 		fcOutPT(args[0].(*fcParams), args[1].([]int32), int32(args[2].(int64)), args[3].(string), args[4].([]int8))
+	case "fcRowsInt8":
+		fcRowsInt8(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "fcRowsInt8Q":
+		fcRowsInt8Q(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].(*rqOne), args[5].([]int8))
 	case "floorDivF32":
 		floorDivF32(args[0].(*ewBcast), args[1].([]float32), args[2].([]float32), args[3].([]float32))
 	case "floorF32":
@@ -1062,6 +1090,19 @@ func NewParams(typ string, fields map[string]any) any {
 				p.span = int32(v.(int64))
 			case "hi":
 				p.hi = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convPWKRec":
+		p := &convPWKRec{}
+		for k, v := range fields {
+			switch k {
+			case "w":
+				p.w = v.([4]int32)
+			case "ch":
+				p.ch = *v.(*convPWCh)
 			default:
 				return nil
 			}

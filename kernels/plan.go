@@ -100,7 +100,8 @@ func Dw3x3BlockWidth(outW int) int { return dw3x3BlockWidth(outW) }
 // int64 values an expanded requantization record (conv_rq.go);
 // DwRowsMaxRows filter rows and DwRowsMaxTaps taps dwRowsInt8 takes;
 // ConvGatherMax window values and ConvGatherMaxC output channels
-// convGatherInt8 takes.
+// convGatherInt8 takes; ConvPWKMax input channels convPWKInt8 computes
+// itself.
 const (
 	MoveLoops      = moveLoops
 	ConvRQLen      = convRQLen
@@ -108,10 +109,14 @@ const (
 	DwRowsMaxTaps  = dwRowsMaxTaps
 	ConvGatherMax  = convGatherMax
 	ConvGatherMaxC = convGatherMaxC
+	ConvPWKMax     = convPWKMax
 )
 
 // ConvPWScratch is convPWInt8's for outC output channels.
 func ConvPWScratch(outC int) int { return convPWScratch(outC) }
+
+// ConvPWKScratch is convPWKInt8's for outC output channels.
+func ConvPWKScratch(outC int) int { return convPWKScratch(outC) }
 
 // ConvGatherScratch is convGatherInt8's for windows of K values and outC
 // output channels.

@@ -98,6 +98,8 @@ const (
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
+	ConvGatherPWCopy        Func = "convGatherPWCopy"
+	ConvGatherPWInt8        Func = "convGatherPWInt8"
 	ConvGatherScratch       Func = "convGatherScratch"
 	ConvGatherWin           Func = "convGatherWin"
 	ConvGatherWinWords      Func = "convGatherWinWords"
@@ -123,6 +125,12 @@ const (
 	ConvPWGridPair16        Func = "convPWGridPair16"
 	ConvPWGridPairL         Func = "convPWGridPairL"
 	ConvPWInt8              Func = "convPWInt8"
+	ConvPWK1                Func = "convPWK1"
+	ConvPWK2                Func = "convPWK2"
+	ConvPWK3                Func = "convPWK3"
+	ConvPWK4                Func = "convPWK4"
+	ConvPWKInt8             Func = "convPWKInt8"
+	ConvPWKScratch          Func = "convPWKScratch"
 	ConvPWOut               Func = "convPWOut"
 	ConvPWPair8             Func = "convPWPair8"
 	ConvPWPairs             Func = "convPWPairs"
@@ -391,6 +399,18 @@ const (
 	FcOutPT                 Func = "fcOutPT"
 	FcRQFor                 Func = "fcRQFor"
 	FcRescale               Func = "fcRescale"
+	FcRows1                 Func = "fcRows1"
+	FcRows2                 Func = "fcRows2"
+	FcRows3                 Func = "fcRows3"
+	FcRows4                 Func = "fcRows4"
+	FcRows5                 Func = "fcRows5"
+	FcRows6                 Func = "fcRows6"
+	FcRowsBlocks            Func = "fcRowsBlocks"
+	FcRowsDot               Func = "fcRowsDot"
+	FcRowsInt8              Func = "fcRowsInt8"
+	FcRowsInt8Q             Func = "fcRowsInt8Q"
+	FcRowsOut               Func = "fcRowsOut"
+	FcRowsOutQ              Func = "fcRowsOutQ"
 	FcSumI8                 Func = "fcSumI8"
 	Finish4I16              Func = "finish4I16"
 	FloorDivF32             Func = "floorDivF32"
@@ -689,6 +709,8 @@ const (
 	ConvDSPParams        Struct = "convDSPParams"
 	ConvPWCh             Struct = "convPWCh"
 	ConvPWDSPParams      Struct = "convPWDSPParams"
+	ConvPWKArgs          Struct = "convPWKArgs"
+	ConvPWKRec           Struct = "convPWKRec"
 	ConvPWParams         Struct = "convPWParams"
 	ConvPWRQ             Struct = "convPWRQ"
 	ConvPWRunArgs        Struct = "convPWRunArgs"
@@ -849,6 +871,8 @@ func Funcs() []Func {
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
+		ConvGatherPWCopy,
+		ConvGatherPWInt8,
 		ConvGatherScratch,
 		ConvGatherWin,
 		ConvGatherWinWords,
@@ -874,6 +898,12 @@ func Funcs() []Func {
 		ConvPWGridPair16,
 		ConvPWGridPairL,
 		ConvPWInt8,
+		ConvPWK1,
+		ConvPWK2,
+		ConvPWK3,
+		ConvPWK4,
+		ConvPWKInt8,
+		ConvPWKScratch,
 		ConvPWOut,
 		ConvPWPair8,
 		ConvPWPairs,
@@ -1142,6 +1172,18 @@ func Funcs() []Func {
 		FcOutPT,
 		FcRQFor,
 		FcRescale,
+		FcRows1,
+		FcRows2,
+		FcRows3,
+		FcRows4,
+		FcRows5,
+		FcRows6,
+		FcRowsBlocks,
+		FcRowsDot,
+		FcRowsInt8,
+		FcRowsInt8Q,
+		FcRowsOut,
+		FcRowsOutQ,
 		FcSumI8,
 		Finish4I16,
 		FloorDivF32,
@@ -1442,6 +1484,8 @@ func Structs() []Struct {
 		ConvDSPParams,
 		ConvPWCh,
 		ConvPWDSPParams,
+		ConvPWKArgs,
+		ConvPWKRec,
 		ConvPWParams,
 		ConvPWRQ,
 		ConvPWRunArgs,
@@ -1686,6 +1730,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case ConvGatherInt8:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case ConvGatherPWCopy:
+		return []Param{{"dst", "unsafe.Pointer"}, {"buf", "*[32]uint32"}, {"m", "int"}}, true
+	case ConvGatherPWInt8:
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case ConvGatherScratch:
 		return []Param{{"K", "int"}, {"outC", "int"}}, true
 	case ConvGatherWin:
@@ -1736,6 +1784,18 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"g", "*convPWRunArgs"}}, true
 	case ConvPWInt8:
 		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case ConvPWK1:
+		return []Param{{"a", "*convPWKArgs"}}, true
+	case ConvPWK2:
+		return []Param{{"a", "*convPWKArgs"}}, true
+	case ConvPWK3:
+		return []Param{{"a", "*convPWKArgs"}}, true
+	case ConvPWK4:
+		return []Param{{"a", "*convPWKArgs"}}, true
+	case ConvPWKInt8:
+		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case ConvPWKScratch:
+		return []Param{{"outC", "int"}}, true
 	case ConvPWOut:
 		return []Param{{"acc", "int32"}, {"q", "*convPWRQ"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvPWPair8:
@@ -2272,6 +2332,30 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"m", "int32"}, {"shift", "int"}}, true
 	case FcRescale:
 		return []Param{{"x", "int32"}, {"q", "fcRQ"}}, true
+	case FcRows1:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"a", "*[6]int32"}}, true
+	case FcRows2:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"a", "*[6]int32"}}, true
+	case FcRows3:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"a", "*[6]int32"}}, true
+	case FcRows4:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"a", "*[6]int32"}}, true
+	case FcRows5:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"a", "*[6]int32"}}, true
+	case FcRows6:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"a", "*[6]int32"}}, true
+	case FcRowsBlocks:
+		return []Param{{"n", "int"}}, true
+	case FcRowsDot:
+		return []Param{{"x", "[]int8"}, {"w", "unsafe.Pointer"}, {"m", "int"}, {"a", "*[6]int32"}}, true
+	case FcRowsInt8:
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case FcRowsInt8Q:
+		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"bias", "string"}, {"t", "*rqOne"}, {"out", "[]int8"}}, true
+	case FcRowsOut:
+		return []Param{{"p", "*fcParams"}, {"a", "*[6]int32"}, {"rq", "string"}, {"o", "[]int8"}}, true
+	case FcRowsOutQ:
+		return []Param{{"a", "*[6]int32"}, {"bias", "string"}, {"t", "*rqOne"}, {"o", "[]int8"}}, true
 	case FcSumI8:
 		return []Param{{"x", "[]int8"}}, true
 	case Finish4I16:
@@ -2902,6 +2986,8 @@ func (f Func) Results() int {
 		ConvDSPWindow,
 		ConvF32,
 		ConvGatherInt8,
+		ConvGatherPWCopy,
+		ConvGatherPWInt8,
 		ConvGatherWin,
 		ConvInt16,
 		ConvInt16Acc32,
@@ -2917,6 +3003,11 @@ func (f Func) Results() int {
 		ConvPWGridPair16,
 		ConvPWGridPairL,
 		ConvPWInt8,
+		ConvPWK1,
+		ConvPWK2,
+		ConvPWK3,
+		ConvPWK4,
+		ConvPWKInt8,
 		ConvPWPair8,
 		ConvPWPairs,
 		ConvPWQuad8,
@@ -3063,6 +3154,17 @@ func (f Func) Results() int {
 		FcOctPTFast,
 		FcOutPC,
 		FcOutPT,
+		FcRows1,
+		FcRows2,
+		FcRows3,
+		FcRows4,
+		FcRows5,
+		FcRows6,
+		FcRowsDot,
+		FcRowsInt8,
+		FcRowsInt8Q,
+		FcRowsOut,
+		FcRowsOutQ,
 		Finish4I16,
 		FloorDivF32,
 		FloorF32,
@@ -3272,6 +3374,7 @@ func (f Func) Results() int {
 		ConvGatherWinWords,
 		ConvPWBlock,
 		ConvPWChDecode,
+		ConvPWKScratch,
 		ConvPWOut,
 		ConvPWQ,
 		ConvPWRescale,
@@ -3492,6 +3595,7 @@ func (f Func) Results() int {
 		F32Words,
 		F32sRange,
 		F32sRangeStr,
+		FcRowsBlocks,
 		SelRowStart:
 		return 3
 	case ConvPWDot16,
@@ -3543,6 +3647,10 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"bias", "int32"}, {"m2", "uint32"}, {"d", "uint64"}, {"r", "uint32"}}, true
 	case ConvPWDSPParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"span", "int32"}, {"hi", "int32"}}, true
+	case ConvPWKArgs:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"t", "unsafe.Pointer"}, {"P", "int"}, {"N", "int"}, {"span", "int32"}, {"hi", "int32"}}, true
+	case ConvPWKRec:
+		return []Param{{"w", "[4]int32"}, {"ch", "convPWCh"}}, true
 	case ConvPWParams:
 		return []Param{{"pixels", "int"}, {"inC", "int"}, {"outC", "int"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvPWRQ:

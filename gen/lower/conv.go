@@ -1056,24 +1056,39 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 	}
 	rq := c.ConstI32("RQ", triples)
 	wt := c.Const("PW", convPWPairs(rows))
+	params := Struct(kernelsig.ConvPWParams,
+		F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
+		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi)))
+	if !c.DSP() && inC <= kernelsig.ConvPWKMax {
+		// A few inputs a pixel: the requantization of every output is
+		// the cost, which convPWKInt8's decoded records cut to one
+		// multiply (the same constants; its fallback is convPWInt8's).
+		c.Because(kernelsig.ConvPWKInt8, "%s; the build for gc, %d input channels, at most %d: each output one multiply-add per input and a one-multiply requantization from records decoded into scratch", pw, inC, kernelsig.ConvPWKMax)
+		c.BandCall(pixelsBand, kernelsig.ConvPWKInt8, params, View(in), wt, rq, c.Scratch(model.Int32, kernelsig.ScratchConvPWK(outC)), View(out))
+		return nil
+	}
 	if c.DSP() {
 		c.Because(kernelsig.ConvPWInt8, "%s; the DSP pointwise records are not exact for a requantization (PlanPWDSP)", pw)
 	} else {
 		c.Because(kernelsig.ConvPWInt8, "%s; the build for gc", pw)
 	}
 	c.Because(kernelsig.ConvGatherInt8, "%s, written over its input: raster order, each pixel pair's inputs read first", pw)
-	c.BandCall(pixelsBand, kernelsig.ConvPWInt8, Struct(kernelsig.ConvPWParams,
-		F("pixels", Int(pixels)), F("inC", Int(inC)), F("outC", Int(outC)),
-		F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
-		View(in), wt, rq, c.Scratch(model.Int32, kernelsig.ScratchConvPW(outC)), View(out))
+	c.BandCall(pixelsBand, kernelsig.ConvPWInt8, params, View(in), wt, rq, c.Scratch(model.Int32, kernelsig.ScratchConvPW(outC)), View(out))
 	if inC%8 == 0 && inC <= kernelsig.ConvGatherMax && outC <= kernelsig.ConvGatherMaxC {
 		// convPWInt8 writes channel pair by channel pair; written over its
 		// input, the layer runs as convGatherInt8 (raster order, pixel
 		// pairs) on the same weights: a 1x1 window of inC values.
 		g := convFastGeom{batches: 1, inH: 1, inW: pixels, inC: inC, fH: 1, fW: 1, outH: 1, outW: pixels, outC: outC,
 			strideH: 1, strideW: 1, dilH: 1, dilW: 1}
+		gather := kernelsig.ConvGatherInt8
+		if !c.DSP() {
+			// The rows read where they lie rather than gathered into
+			// scratch (the same constants, scratch and overlap).
+			gather = kernelsig.ConvGatherPWInt8
+			c.Because(gather, "%s, written over its input, the build for gc: raster order, each pixel pair's rows read in place before its outputs are written", pw)
+		}
 		c.offerOverlapWith(0, rasterWindowShift(g, 1, 1, 2, true), func() {
-			c.BandCall(windowBand, kernelsig.ConvGatherInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), wt, rq,
+			c.BandCall(windowBand, gather, convRowsStruct(g, inZP, outZP, lo, hi), View(in), wt, rq,
 				c.Scratch(model.Int32, kernelsig.ScratchConvGather(inC, outC)), View(out))
 		})
 	}
