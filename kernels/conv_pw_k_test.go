@@ -51,7 +51,7 @@ func TestConvPWKInt8(t *testing.T) {
 			fast++
 		}
 		got := make([]int8, px*n)
-		convPWKInt8(pp, in, convTPWPairs(filter, n), rq, make([]int32, convPWKScratch(n)), got)
+		convPWKInt8(pp, in, convTPWPairs(filter, n), rq, got)
 		for j := range want {
 			if got[j] != want[j] {
 				t.Fatalf("case %d: %d pixels, %d inputs, %d outputs, zp %d, out zp %d [%d %d]: output %d is %d, want %d",

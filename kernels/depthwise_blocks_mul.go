@@ -108,3 +108,90 @@ func dwWin2One(x, w unsafe.Pointer, t *dwBlockT, a *[4]int32) {
 	}
 	a[0], a[1] = a0, a1
 }
+
+// dwRasterMax bounds the output channels of dwInt8BlocksMulRaster, and
+// dwRasterPix is how many pixels of a row it computes before it writes
+// them (its stack buffer holds their outputs).
+const (
+	dwRasterMax = 64
+	dwRasterPix = 4
+)
+
+// dwInt8BlocksMulRaster is dwInt8BlocksMul in raster order, for writing
+// the output over the input: dwRasterPix pixels of a row at a time (from
+// a multiple of it), each block of four output channels of them decoded
+// once and computed (dwWin4One, dwWin4Two, dwWin2One) into a stack
+// buffer, copied to out once every read of their windows is done. The
+// same arguments; at most dwRasterMax output channels.
+func dwInt8BlocksMulRaster(p *dwParams, in, filter []int8, rq string, out []int8) {
+	c, dm, oc := p.inC, p.depthMul, p.outC
+	inRow := p.inW * c
+	inImg := p.inH * inRow
+	fRow := p.filterW * oc
+	var buf [dwRasterMax * dwRasterPix]int8
+	t := dwBlockT{zo: p.outOffset, lo: p.actMin, hi: p.actMax, off: p.inOffset}
+	o := 0
+	for b := 0; b < p.batches; b++ {
+		img := in[b*inImg : (b+1)*inImg]
+		for oy := 0; oy < p.outH; oy++ {
+			iy0 := oy*p.strideH - p.padH
+			fy0, fy1 := dwTaps(iy0, p.dilationH, p.filterH, p.inH)
+			for ox0 := 0; ox0 < p.outW; ox0 += dwRasterPix {
+				np := min(dwRasterPix, p.outW-ox0)
+				px := buf[:np*oc]
+				// The group's windows: their first taps' input and filter
+				// offsets (-1: no tap in the image) and walks.
+				var win [dwRasterPix]struct{ x0, w0, n, m, xs, ws, xo, wo int }
+				for k := range np {
+					ix0 := (ox0+k)*p.strideW - p.padW
+					fx0, fx1 := dwTaps(ix0, p.dilationW, p.filterW, p.inW)
+					ny, nx := fy1-fy0, fx1-fx0
+					v := &win[k]
+					v.x0 = -1
+					if ny > 0 && nx > 0 {
+						v.x0 = (iy0+fy0*p.dilationH)*inRow + (ix0+fx0*p.dilationW)*c
+						v.w0 = fy0*fRow + fx0*oc
+						v.xs, v.ws, v.xo, v.wo, v.n, v.m = p.dilationW*c, oc, p.dilationH*inRow, fRow, nx, ny
+						if ny > nx {
+							v.xs, v.ws, v.xo, v.wo, v.n, v.m = v.xo, v.wo, v.xs, v.ws, ny, nx
+						}
+						// The window's last tap, once: the window
+						// functions read through unsafe.Add.
+						_ = img[v.x0+(v.n-1)*v.xs+(v.m-1)*v.xo+c-1]
+						_ = filter[v.w0+(v.n-1)*v.ws+(v.m-1)*v.wo+oc-1]
+					}
+				}
+				for c0 := 0; c0 < oc; c0 += 4 {
+					lanes, ic := min(4, oc-c0), c0/dm
+					for j := range lanes {
+						r := rq[fcRQRecordLen*(c0+j) : fcRQRecordLen*(c0+j)+fcRQRecordLen]
+						t.q[j], t.bias[j] = rqFromFC(ld32(r, 1), r[12], r[13]), ld32(r, 0)
+					}
+					for k := range np {
+						v := &win[k]
+						var a [4]int32
+						if v.x0 >= 0 {
+							t.xs, t.ws, t.xo, t.wo, t.n, t.m = v.xs, v.ws, v.xo, v.wo, v.n, v.m
+							x, w := unsafe.Pointer(&img[v.x0+ic]), unsafe.Pointer(&filter[v.w0+c0])
+							switch {
+							case lanes < 4:
+								dwWin2One(x, w, &t, &a)
+							case dm == 2:
+								dwWin4Two(x, w, &t, &a)
+							default:
+								dwWin4One(x, w, &t, &a)
+							}
+						}
+						if lanes == 4 {
+							t.finish4(&a, (*[4]int8)(px[k*oc+c0:]))
+						} else {
+							t.finish(&a, px[k*oc+c0:k*oc+c0+lanes])
+						}
+					}
+				}
+				copy(out[o:o+len(px)], px)
+				o += len(px)
+			}
+		}
+	}
+}

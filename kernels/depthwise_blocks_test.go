@@ -22,6 +22,10 @@ func TestDwInt8Blocks(t *testing.T) {
 		{"multiplier 2", 2, func(r *rand.Rand) int { return 1 + r.Intn(9) }, dwInt8BlocksMul},
 		{"multiplier 4", 4, func(r *rand.Rand) int { return 1 + r.Intn(5) }, dwInt8BlocksMul},
 		{"multiplier 8", 8, func(r *rand.Rand) int { return 1 + r.Intn(4) }, dwInt8BlocksMul},
+		{"multiplier 2, raster", 2, func(r *rand.Rand) int { return 1 + r.Intn(9) }, dwInt8BlocksMulRaster},
+		{"multiplier 8, raster", 8, func(r *rand.Rand) int { return 1 + r.Intn(4) }, dwInt8BlocksMulRaster},
+		{"multiplier 2, raster over its input", 2, func(r *rand.Rand) int { return 1 + r.Intn(9) }, dwRasterOverInput},
+		{"multiplier 4, raster over its input", 4, func(r *rand.Rand) int { return 1 + r.Intn(5) }, dwRasterOverInput},
 	}
 	for k, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,4 +90,42 @@ func dwBlocksCase(t *testing.T, r *rand.Rand, i, dm, inC int, kernel func(p *dwP
 			t.Fatalf("case %d %+v multiplier %d: out[%d] = %d, dwInt8 gives %d", i, c, dm, j, got[j], want[j])
 		}
 	}
+}
+
+// dwRasterOverInput runs dwInt8BlocksMulRaster with its output written
+// over its input, the input the least distance above the output at which
+// a kernel that reads the windows of a group of pixels before it writes
+// them never overwrites a byte a later group reads (found by replaying
+// the reads and writes), and copies the output to out.
+func dwRasterOverInput(p *dwParams, in, filter []int8, rq string, out []int8) {
+	inPix, outPix := p.inC, p.outC
+	shift := 0
+	// The pixels of a group of dwRasterPix of a row (from a multiple of
+	// it) write bytes [k*outPix, (k+1)*outPix) of the output after all
+	// their reads; the input must start above every byte written before
+	// a read.
+	written := 0
+	for b := 0; b < p.batches; b++ {
+		for oy := 0; oy < p.outH; oy++ {
+			for ox := 0; ox < p.outW; ox++ {
+				if ox%dwRasterPix == 0 {
+					written = ((b*p.outH+oy)*p.outW + ox) * outPix
+				}
+				for fy := 0; fy < p.filterH; fy++ {
+					for fx := 0; fx < p.filterW; fx++ {
+						iy, ix := oy*p.strideH-p.padH+fy*p.dilationH, ox*p.strideW-p.padW+fx*p.dilationW
+						if iy < 0 || iy >= p.inH || ix < 0 || ix >= p.inW {
+							continue
+						}
+						at := ((b*p.inH+iy)*p.inW + ix) * inPix
+						shift = max(shift, written-at)
+					}
+				}
+			}
+		}
+	}
+	buf := make([]int8, max(len(out), shift+len(in)))
+	copy(buf[shift:], in)
+	dwInt8BlocksMulRaster(p, buf[shift:shift+len(in)], filter, rq, buf[:len(out)])
+	copy(out, buf[:len(out)])
 }

@@ -98,47 +98,47 @@ package kernels
 //     convDSPScratch, convDSPWScratch, convGatherGrid, convGatherScratch,
 //     convGatherWinWords, convLean8, convPWBlock, convPWChDecode,
 //     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
-//     convPWKScratch, convPWOut, convPWQ, convPWRescale, convPWScratch,
-//     convRQ32, convRQR, convRowsDot, convRowsEdge, convRowsEdge2,
-//     convRowsSums, convTaps, detIoU, detMax, detMin, detNMS,
-//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
-//     dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
-//     dspPackPairs, dspPlanRecords, dspPoolArgs, dspPoolPlan, dspQ, dspQ16,
-//     dspQS, dspWidenWords, dusClamp, dw3x3BlockWidth, dw3x3ChainInt8,
-//     dw3x3Decode, dw3x3FastN, dwClamp, dwDSPFirstTap, dwDSPInterior,
-//     dwDSPItemRead, dwDSPItemWrite, dwDSPPairs, dwDSPPlan, dwDSPPlanQ8,
-//     dwDSPQ, dwDSPQuads, dwDSPRec, dwDSPRecs, dwDSPRowInside, dwDSPScratch,
-//     dwDSPScratchQ8, dwDSPSetup, dwDSPShift, dwDSPZerosQ8, dwRQFast,
-//     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
-//     ewTab32, ewTabAt, expFix, f32Add, f32Ceil, f32Cos, f32Div, f32Dot4,
-//     f32DotFunnel4, f32DotStr4, f32Ends, f32Exp, f32ExpCore, f32ExpFPU,
-//     f32ExpRare, f32Expm1, f32Finite, f32Finite2, f32Floor, f32FromFix,
-//     f32FromQ, f32Log, f32Logistic, f32LogisticFPU, f32Lt, f32Mod, f32Mul,
-//     f32NaN, f32Pack, f32RoundI32, f32Sin, f32SinCos, f32Sqrt, f32StrOff,
-//     f32StrView, f32Tab64, f32Tanh, f32TanhFPU, f32Unpack, f32Words, f32q,
-//     f32sAdd, f32sBits, f32sDiv, f32sDot, f32sDotOK, f32sLt, f32sMul,
-//     f32sRange, f32sRangeStr, f32sRound, f32sSig, f32sSumF32, f32sUnpackN,
-//     fcDotI16, fcDotI16Acc32, fcF32Soft, fcMakeRQ, fcRQFor, fcRescale,
-//     fcRowsBlocks, fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, int16BlocksPlan,
-//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
-//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
-//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
-//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
-//     lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF,
-//     lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
-//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext, lstmRFits, lstmRGFits,
-//     lstmRowBatch, lstmSat16, lstmSigP, lstmSigmoidQ, lstmTanhP, lstmTanhQ,
-//     meanRequant, mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne,
-//     octByte, octCols64, octLanes, poolAvgRound, poolInterior, poolRecip,
-//     poolSumI8, poolWindow, preluOne, quantizeF32One, reluOne,
-//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
-//     rqFromFC, rqOne0, rqOneFields, rqOneIn, rqOneQ, rqOneR, rqOneSat,
-//     rqOneSet, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
-//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
-//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, strAligned4,
-//     subQuantOne, sumI8, svdfActF32, svdfFastPlan, svdfLE32, svdfNew16,
-//     svdfNew8, svdfRingStep, svdfRingWT16, tanhMid, tanhSmall, tconvTaps
+//     convPWOut, convPWQ, convPWRescale, convPWScratch, convRQ32, convRQR,
+//     convRowsDot, convRowsEdge, convRowsEdge2, convRowsSums, convTaps,
+//     detIoU, detMax, detMin, detNMS, divLeadingSignBits, divQuantOne,
+//     divRoundingDivByPOT, dspFC16Pack, dspFC16Plan, dspFCGroup, dspFCPack,
+//     dspFCPlan, dspMulPlan, dspPackPairs, dspPlanRecords, dspPoolArgs,
+//     dspPoolPlan, dspQ, dspQ16, dspQS, dspWidenWords, dusClamp,
+//     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
+//     dwDSPFirstTap, dwDSPInterior, dwDSPItemRead, dwDSPItemWrite,
+//     dwDSPPairs, dwDSPPlan, dwDSPPlanQ8, dwDSPQ, dwDSPQuads, dwDSPRec,
+//     dwDSPRecs, dwDSPRowInside, dwDSPScratch, dwDSPScratchQ8, dwDSPSetup,
+//     dwDSPShift, dwDSPZerosQ8, dwRQFast, dwRescale, dwRowsSrc, dwTaps,
+//     ewRequantDown, ewRowStart, ewRows, ewTab32, ewTabAt, expFix, f32Add,
+//     f32Ceil, f32Cos, f32Div, f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends,
+//     f32Exp, f32ExpCore, f32ExpFPU, f32ExpRare, f32Expm1, f32Finite,
+//     f32Finite2, f32Floor, f32FromFix, f32FromQ, f32Log, f32Logistic,
+//     f32LogisticFPU, f32Lt, f32Mod, f32Mul, f32NaN, f32Pack, f32RoundI32,
+//     f32Sin, f32SinCos, f32Sqrt, f32StrOff, f32StrView, f32Tab64, f32Tanh,
+//     f32TanhFPU, f32Unpack, f32Words, f32q, f32sAdd, f32sBits, f32sDiv,
+//     f32sDot, f32sDotOK, f32sLt, f32sMul, f32sRange, f32sRangeStr,
+//     f32sRound, f32sSig, f32sSumF32, f32sUnpackN, fcDotI16, fcDotI16Acc32,
+//     fcF32Soft, fcMakeRQ, fcRQFor, fcRescale, fcRowsBlocks, fcSumI8,
+//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
+//     hardSwishShl16, hardSwishSrdhm16, int16BlocksPlan, l2InvSqrt, ld32,
+//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
+//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
+//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmClipF,
+//     lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmFCQ64, lstmFunnel4x2,
+//     lstmFunnel8, lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ,
+//     lstmInt8Form, lstmMakeQ, lstmMakeR, lstmMakeRG, lstmMakeRQ, lstmMakeRU,
+//     lstmNext, lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16, lstmSigP,
+//     lstmSigmoidQ, lstmTanhP, lstmTanhQ, meanRequant, mulByQuantMul,
+//     mulByQuantMul64, mulQ62, mulQuantOne, octByte, octCols64, octLanes,
+//     poolAvgRound, poolInterior, poolRecip, poolSumI8, poolWindow, preluOne,
+//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
+//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
+//     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
+//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
+//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
+//     softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne, sumI8,
+//     svdfActF32, svdfFastPlan, svdfLE32, svdfNew16, svdfNew8, svdfRingStep,
+//     svdfRingWT16, tanhMid, tanhSmall, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convPWKArgs: field x has type unsafe.Pointer
@@ -300,7 +300,7 @@ func Call(fn string, args []any) bool {
 	case "convPWK4":
 		convPWK4(args[0].(*convPWKArgs))
 	case "convPWKInt8":
-		convPWKInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
+		convPWKInt8(args[0].(*convPWParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "convPWPairs":
 		convPWPairs(args[0].(*convPWParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].([]int8), int(args[5].(int64)), int(args[6].(int64)))
 	case "convPWRQLoad":
@@ -433,6 +433,8 @@ func Call(fn string, args []any) bool {
 		dwInt8Blocks(args[0].(*dwParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].([]int8))
 	case "dwInt8BlocksMul":
 		dwInt8BlocksMul(args[0].(*dwParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].([]int8))
+	case "dwInt8BlocksMulRaster":
+		dwInt8BlocksMulRaster(args[0].(*dwParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].([]int8))
 	case "dwRows3x3":
 		dwRows3x3(args[0].([]int64), args[1].([]int64), args[2].([]int64), args[3].([]uint8), args[4].([]int64), args[5].([]int8), args[6].(*dwRowsParams))
 	case "dwRowsBuild":

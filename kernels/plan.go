@@ -101,7 +101,8 @@ func Dw3x3BlockWidth(outW int) int { return dw3x3BlockWidth(outW) }
 // DwRowsMaxRows filter rows and DwRowsMaxTaps taps dwRowsInt8 takes;
 // ConvGatherMax window values and ConvGatherMaxC output channels
 // convGatherInt8 takes; ConvPWKMax input channels convPWKInt8 computes
-// itself.
+// itself; DwRasterMax output channels dwInt8BlocksMulRaster takes, and
+// DwRasterPix pixels of a row it reads before it writes them.
 const (
 	MoveLoops      = moveLoops
 	ConvRQLen      = convRQLen
@@ -110,13 +111,12 @@ const (
 	ConvGatherMax  = convGatherMax
 	ConvGatherMaxC = convGatherMaxC
 	ConvPWKMax     = convPWKMax
+	DwRasterMax    = dwRasterMax
+	DwRasterPix    = dwRasterPix
 )
 
 // ConvPWScratch is convPWInt8's for outC output channels.
 func ConvPWScratch(outC int) int { return convPWScratch(outC) }
-
-// ConvPWKScratch is convPWKInt8's for outC output channels.
-func ConvPWKScratch(outC int) int { return convPWKScratch(outC) }
 
 // ConvGatherScratch is convGatherInt8's for windows of K values and outC
 // output channels.

@@ -16,7 +16,6 @@ func TestScratchRecordWords(t *testing.T) {
 		words int
 	}{
 		{"convPWCh", unsafe.Sizeof(convPWCh{}), convPWChWords},
-		{"convPWKRec", unsafe.Sizeof(convPWKRec{}), convPWKWords},
 		{"dwRec", unsafe.Sizeof(dwRec{}), dwRecWords},
 		{"dw3x3Rec", unsafe.Sizeof(dw3x3Rec{}), dw3x3RecWords},
 	} {

@@ -73,6 +73,11 @@ const (
 	ConvGatherMaxC = kernels.ConvGatherMaxC
 	// ConvPWKMax is the most input channels convPWKInt8 computes itself.
 	ConvPWKMax = kernels.ConvPWKMax
+	// DwRasterMax is the most output channels of dwInt8BlocksMulRaster.
+	DwRasterMax = kernels.DwRasterMax
+	// DwRasterPix is how many pixels of a row dwInt8BlocksMulRaster reads
+	// before it writes them.
+	DwRasterPix = kernels.DwRasterPix
 )
 
 // BlockWidthDw3x3 is the pixels of a row dw3x3Int8 computes as one block
@@ -81,9 +86,6 @@ func BlockWidthDw3x3(outW int) int { return kernels.Dw3x3BlockWidth(outW) }
 
 // ScratchConvPW is convPWInt8's scratch for outC output channels.
 func ScratchConvPW(outC int) int { return kernels.ConvPWScratch(outC) }
-
-// ScratchConvPWK is convPWKInt8's scratch for outC output channels.
-func ScratchConvPWK(outC int) int { return kernels.ConvPWKScratch(outC) }
 
 // ScratchConvGather is convGatherInt8's for windows of K values and outC
 // output channels.

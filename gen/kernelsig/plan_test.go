@@ -52,7 +52,7 @@ func TestPlanCovered(t *testing.T) {
 		t.Fatalf("kernels/plan.go exports %d names: not the file this test expects", len(kp))
 	}
 	// Names table.go takes for kernel functions and structs.
-	renamed := map[string]string{"ConvPWScratch": "ScratchConvPW", "ConvPWKScratch": "ScratchConvPWK", "ConvGatherScratch": "ScratchConvGather",
+	renamed := map[string]string{"ConvPWScratch": "ScratchConvPW", "ConvGatherScratch": "ScratchConvGather",
 		"ConvDSPScratch": "ScratchConvDSP", "ConvDSPWScratch": "ScratchConvDSPW", "DWGeom": "DWGeometry", "Dw3x3BlockWidth": "BlockWidthDw3x3"}
 	for n := range kp {
 		if r, ok := renamed[n]; ok {

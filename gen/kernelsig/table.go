@@ -130,7 +130,6 @@ const (
 	ConvPWK3                Func = "convPWK3"
 	ConvPWK4                Func = "convPWK4"
 	ConvPWKInt8             Func = "convPWKInt8"
-	ConvPWKScratch          Func = "convPWKScratch"
 	ConvPWOut               Func = "convPWOut"
 	ConvPWPair8             Func = "convPWPair8"
 	ConvPWPairs             Func = "convPWPairs"
@@ -291,6 +290,7 @@ const (
 	DwInt8                  Func = "dwInt8"
 	DwInt8Blocks            Func = "dwInt8Blocks"
 	DwInt8BlocksMul         Func = "dwInt8BlocksMul"
+	DwInt8BlocksMulRaster   Func = "dwInt8BlocksMulRaster"
 	DwRQFast                Func = "dwRQFast"
 	DwRecDecode             Func = "dwRecDecode"
 	DwRescale               Func = "dwRescale"
@@ -903,7 +903,6 @@ func Funcs() []Func {
 		ConvPWK3,
 		ConvPWK4,
 		ConvPWKInt8,
-		ConvPWKScratch,
 		ConvPWOut,
 		ConvPWPair8,
 		ConvPWPairs,
@@ -1064,6 +1063,7 @@ func Funcs() []Func {
 		DwInt8,
 		DwInt8Blocks,
 		DwInt8BlocksMul,
+		DwInt8BlocksMulRaster,
 		DwRQFast,
 		DwRecDecode,
 		DwRescale,
@@ -1793,9 +1793,7 @@ func (f Func) Params() ([]Param, bool) {
 	case ConvPWK4:
 		return []Param{{"a", "*convPWKArgs"}}, true
 	case ConvPWKInt8:
-		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
-	case ConvPWKScratch:
-		return []Param{{"outC", "int"}}, true
+		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case ConvPWOut:
 		return []Param{{"acc", "int32"}, {"q", "*convPWRQ"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvPWPair8:
@@ -2115,6 +2113,8 @@ func (f Func) Params() ([]Param, bool) {
 	case DwInt8Blocks:
 		return []Param{{"p", "*dwParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case DwInt8BlocksMul:
+		return []Param{{"p", "*dwParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case DwInt8BlocksMulRaster:
 		return []Param{{"p", "*dwParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case DwRQFast:
 		return []Param{{"v", "int32"}, {"m", "uint32"}, {"k", "int32"}, {"mm", "int32"}, {"sh", "uint32"}}, true
@@ -3113,6 +3113,7 @@ func (f Func) Results() int {
 		DwInt8,
 		DwInt8Blocks,
 		DwInt8BlocksMul,
+		DwInt8BlocksMulRaster,
 		DwRecDecode,
 		DwRows3x3,
 		DwRowsAny,
@@ -3374,7 +3375,6 @@ func (f Func) Results() int {
 		ConvGatherWinWords,
 		ConvPWBlock,
 		ConvPWChDecode,
-		ConvPWKScratch,
 		ConvPWOut,
 		ConvPWQ,
 		ConvPWRescale,

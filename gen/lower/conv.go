@@ -639,7 +639,16 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 				depthMul, strings.TrimPrefix(dwWhy, "the reference kernel: "))
 			f := append(fields, F("inOffset", I32(-inZP)), F("outOffset", I32(outZP)),
 				F("actMin", I32(lo)), F("actMax", I32(hi)))
-			c.BandCall(windowBand, kernelsig.DwInt8BlocksMul, Struct(kernelsig.DwParams, f...), View(in), View(filter), c.Const("RQ", tab), View(out))
+			rq := c.Const("RQ", tab)
+			c.BandCall(windowBand, kernelsig.DwInt8BlocksMul, Struct(kernelsig.DwParams, f...), View(in), View(filter), rq, View(out))
+			if outC <= kernelsig.DwRasterMax {
+				// Written over its input: groups of pixels of a row,
+				// their windows read before their outputs are written
+				// (the same constants).
+				c.offerOverlapWith(0, rasterWindowShift(dwGeom, 1, 1, kernelsig.DwRasterPix, true), func() {
+					c.BandCall(windowBand, kernelsig.DwInt8BlocksMulRaster, Struct(kernelsig.DwParams, f...), View(in), View(filter), rq, View(out))
+				})
+			}
 			return nil
 		}
 		if !c.DSP() && depthMul == 2 && strideW == 1 {
@@ -1063,8 +1072,8 @@ func convLowerPWInt8(c *opCtx, in, bias, out *model.Tensor, pixels, inC, outC in
 		// A few inputs a pixel: the requantization of every output is
 		// the cost, which convPWKInt8's decoded records cut to one
 		// multiply (the same constants; its fallback is convPWInt8's).
-		c.Because(kernelsig.ConvPWKInt8, "%s; the build for gc, %d input channels, at most %d: each output one multiply-add per input and a one-multiply requantization from records decoded into scratch", pw, inC, kernelsig.ConvPWKMax)
-		c.BandCall(pixelsBand, kernelsig.ConvPWKInt8, params, View(in), wt, rq, c.Scratch(model.Int32, kernelsig.ScratchConvPWK(outC)), View(out))
+		c.Because(kernelsig.ConvPWKInt8, "%s; the build for gc, %d input channels, at most %d: channel by channel, each output one multiply-add per input and a one-multiply requantization, no scratch", pw, inC, kernelsig.ConvPWKMax)
+		c.BandCall(pixelsBand, kernelsig.ConvPWKInt8, params, View(in), wt, rq, View(out))
 		return nil
 	}
 	if c.DSP() {
