@@ -10,6 +10,10 @@ package kernels
 //   - addInt8TabFast: parameter t has type *[2048]byte
 //   - bfpDot4: parameter a has type *[4]int64
 //   - bfpDot4Ref: parameter a has type *[4]int64
+//   - convDilDot1: parameter a has type unsafe.Pointer
+//   - convDilDot2: parameter a has type unsafe.Pointer
+//   - convDilOne: parameter px has type unsafe.Pointer
+//   - convDilPair: parameter w has type [][2]int8
 //   - convLeanStore: parameter s has type *[4]int64
 //   - convPWPair8: parameter x has type [][8]int8
 //   - convPWQuad8: parameter x has type [][8]int8
@@ -82,13 +86,13 @@ package kernels
 //     argMinMaxIdxI8, b2u8, bfpAcc, bfpAdd3, bfpBias, bfpBits, bfpDotSlow,
 //     bfpF32, bfpFinite, bfpPutRow, bfpRow, bfpSig, bfpVec, binary32,
 //     castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64, constI8, constU8,
-//     convDSPScratch, convDSPWScratch, convGatherGrid, convGatherScratch,
-//     convGatherWinWords, convLean8, convPWBlock, convPWChDecode,
-//     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
-//     convPWOut, convPWQ, convPWRescale, convPWScratch, convRQ32, convRQR,
-//     convRowsDot, convRowsEdge, convTaps, detIoU, detMax, detMin, detNMS,
-//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
-//     dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
+//     convDSPScratch, convDSPWScratch, convDilCols, convGatherGrid,
+//     convGatherScratch, convGatherWinWords, convLean8, convPWBlock,
+//     convPWChDecode, convPWDot16, convPWDot4, convPWDot8, convPWDot8x4,
+//     convPWDotAny, convPWOut, convPWQ, convPWRescale, convPWScratch,
+//     convRQ32, convRQR, convRowsDot, convRowsEdge, convTaps, detIoU, detMax,
+//     detMin, detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT,
+//     dspFC16Pack, dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
 //     dspPackPairs, dspPlanRecords, dspPoolArgs, dspPoolPlan, dspQ, dspQ16,
 //     dspQS, dspWidenWords, dusClamp, dw3x3BlockWidth, dw3x3ChainInt8,
 //     dw3x3Decode, dw3x3FastN, dwClamp, dwDSPFirstTap, dwDSPInterior,
@@ -242,6 +246,10 @@ func Call(fn string, args []any) bool {
 		convDSPW(args[0].(*convDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
 	case "convDSPWindow":
 		convDSPWindow(args[0].(*convDSPParams), args[1].([]int8), int(args[2].(int64)), args[3].([]int8))
+	case "convDilInt8":
+		convDilInt8(args[0].(*convDilParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "convDilSet":
+		convDilSet(args[0].(*convDilWalk), int(args[1].(int64)), int(args[2].(int64)), int(args[3].(int64)), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), int(args[7].(int64)))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":
@@ -1019,6 +1027,76 @@ func NewParams(typ string, fields map[string]any) any {
 				p.span = int32(v.(int64))
 			case "hi":
 				p.hi = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convDilParams":
+		p := &convDilParams{}
+		for k, v := range fields {
+			switch k {
+			case "batches":
+				p.batches = int(v.(int64))
+			case "inH":
+				p.inH = int(v.(int64))
+			case "inW":
+				p.inW = int(v.(int64))
+			case "inC":
+				p.inC = int(v.(int64))
+			case "filterH":
+				p.filterH = int(v.(int64))
+			case "filterW":
+				p.filterW = int(v.(int64))
+			case "outH":
+				p.outH = int(v.(int64))
+			case "outW":
+				p.outW = int(v.(int64))
+			case "outC":
+				p.outC = int(v.(int64))
+			case "strideH":
+				p.strideH = int(v.(int64))
+			case "strideW":
+				p.strideW = int(v.(int64))
+			case "dilationH":
+				p.dilationH = int(v.(int64))
+			case "dilationW":
+				p.dilationW = int(v.(int64))
+			case "padH":
+				p.padH = int(v.(int64))
+			case "padW":
+				p.padW = int(v.(int64))
+			case "inZP":
+				p.inZP = int32(v.(int64))
+			case "outOffset":
+				p.outOffset = int32(v.(int64))
+			case "actMin":
+				p.actMin = int32(v.(int64))
+			case "actMax":
+				p.actMax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convDilWalk":
+		p := &convDilWalk{}
+		for k, v := range fields {
+			switch k {
+			case "n8":
+				p.n8 = int(v.(int64))
+			case "nx":
+				p.nx = int(v.(int64))
+			case "ny":
+				p.ny = int(v.(int64))
+			case "d":
+				p.d = int(v.(int64))
+			case "gx":
+				p.gx = int(v.(int64))
+			case "gy":
+				p.gy = int(v.(int64))
+			case "wy":
+				p.wy = int(v.(int64))
 			default:
 				return nil
 			}

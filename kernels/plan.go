@@ -100,7 +100,8 @@ func Dw3x3BlockWidth(outW int) int { return dw3x3BlockWidth(outW) }
 // int64 values an expanded requantization record (conv_rq.go);
 // DwRowsMaxRows filter rows and DwRowsMaxTaps taps dwRowsInt8 takes;
 // ConvGatherMax window values and ConvGatherMaxC output channels
-// convGatherInt8 takes.
+// convGatherInt8 takes; ConvDilMaxTaps bounds (filterH+1)*(filterW+1) of
+// convDilInt8.
 const (
 	MoveLoops      = moveLoops
 	ConvRQLen      = convRQLen
@@ -108,6 +109,7 @@ const (
 	DwRowsMaxTaps  = dwRowsMaxTaps
 	ConvGatherMax  = convGatherMax
 	ConvGatherMaxC = convGatherMaxC
+	ConvDilMaxTaps = convDilMaxTaps
 )
 
 // ConvPWScratch is convPWInt8's for outC output channels.

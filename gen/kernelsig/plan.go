@@ -71,6 +71,8 @@ const (
 	// output channels.
 	ConvGatherMax  = kernels.ConvGatherMax
 	ConvGatherMaxC = kernels.ConvGatherMaxC
+	// ConvDilMaxTaps bounds (filterH+1)*(filterW+1) of convDilInt8.
+	ConvDilMaxTaps = kernels.ConvDilMaxTaps
 )
 
 // BlockWidthDw3x3 is the pixels of a row dw3x3Int8 computes as one block

@@ -95,6 +95,13 @@ const (
 	ConvDSPW                Func = "convDSPW"
 	ConvDSPWScratch         Func = "convDSPWScratch"
 	ConvDSPWindow           Func = "convDSPWindow"
+	ConvDilCols             Func = "convDilCols"
+	ConvDilDot1             Func = "convDilDot1"
+	ConvDilDot2             Func = "convDilDot2"
+	ConvDilInt8             Func = "convDilInt8"
+	ConvDilOne              Func = "convDilOne"
+	ConvDilPair             Func = "convDilPair"
+	ConvDilSet              Func = "convDilSet"
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
@@ -680,6 +687,8 @@ const (
 	CastParams           Struct = "castParams"
 	CmpParams            Struct = "cmpParams"
 	ConvDSPParams        Struct = "convDSPParams"
+	ConvDilParams        Struct = "convDilParams"
+	ConvDilWalk          Struct = "convDilWalk"
 	ConvPWCh             Struct = "convPWCh"
 	ConvPWDSPParams      Struct = "convPWDSPParams"
 	ConvPWParams         Struct = "convPWParams"
@@ -837,6 +846,13 @@ func Funcs() []Func {
 		ConvDSPW,
 		ConvDSPWScratch,
 		ConvDSPWindow,
+		ConvDilCols,
+		ConvDilDot1,
+		ConvDilDot2,
+		ConvDilInt8,
+		ConvDilOne,
+		ConvDilPair,
+		ConvDilSet,
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
@@ -1424,6 +1440,8 @@ func Structs() []Struct {
 		CastParams,
 		CmpParams,
 		ConvDSPParams,
+		ConvDilParams,
+		ConvDilWalk,
 		ConvPWCh,
 		ConvPWDSPParams,
 		ConvPWParams,
@@ -1662,6 +1680,20 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"K", "int"}}, true
 	case ConvDSPWindow:
 		return []Param{{"p", "*convDSPParams"}, {"in", "[]int8"}, {"pix", "int"}, {"dst", "[]int8"}}, true
+	case ConvDilCols:
+		return []Param{{"ix0", "int"}, {"dW", "int"}, {"fW", "int"}, {"inW", "int"}}, true
+	case ConvDilDot1:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[2]int32"}}, true
+	case ConvDilDot2:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
+	case ConvDilInt8:
+		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case ConvDilOne:
+		return []Param{{"g", "*convDilWalk"}, {"px", "unsafe.Pointer"}, {"pw", "unsafe.Pointer"}, {"rs", "int"}, {"iy", "int"}, {"ix0", "int"}, {"fy0", "int"}, {"C", "int"}, {"fW", "int"}, {"dH", "int"}, {"dW", "int"}, {"x0", "int"}, {"x1", "int"}, {"s", "*[4]int32"}, {"k", "int"}}, true
+	case ConvDilPair:
+		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
+	case ConvDilSet:
+		return []Param{{"g", "*convDilWalk"}, {"rs", "int"}, {"dH", "int"}, {"dW", "int"}, {"C", "int"}, {"fW", "int"}, {"x0", "int"}, {"x1", "int"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case ConvGatherGrid:
@@ -2868,6 +2900,12 @@ func (f Func) Results() int {
 		ConvDSPRun,
 		ConvDSPW,
 		ConvDSPWindow,
+		ConvDilDot1,
+		ConvDilDot2,
+		ConvDilInt8,
+		ConvDilOne,
+		ConvDilPair,
+		ConvDilSet,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -3418,6 +3456,7 @@ func (f Func) Results() int {
 	case BfpBits,
 		BfpRow,
 		BfpVec,
+		ConvDilCols,
 		ConvRowsEdge,
 		ConvTaps,
 		DspFC16Plan,
@@ -3500,6 +3539,10 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"mask", "uint8"}, {"in1Off", "int32"}, {"in2Off", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}}, true
 	case ConvDSPParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"span", "int32"}, {"hi", "int32"}}, true
+	case ConvDilParams:
+		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case ConvDilWalk:
+		return []Param{{"n8", "int"}, {"nx", "int"}, {"ny", "int"}, {"d", "int"}, {"gx", "int"}, {"gy", "int"}, {"wy", "int"}}, true
 	case ConvPWCh:
 		return []Param{{"bias", "int32"}, {"m2", "uint32"}, {"d", "uint64"}, {"r", "uint32"}}, true
 	case ConvPWDSPParams:

@@ -1,0 +1,327 @@
+package kernels
+
+import "unsafe"
+
+// Int8 CONV_2D with dilation, without scratch memory, for 32-bit cores
+// (gc's A32 code): convRowsInt8's scheme (two horizontally adjacent output
+// pixels by two output channels, each product one multiply-add) where a
+// window row is not contiguous: its taps, inC contiguous values each, are
+// dilationW*inC values apart. convDilDot2 walks the taps of a window
+// inside the image, eight values a step. Taps in the padding are left
+// out; the folded bias (conv_rq.go, bias - zp*sum of the channel's
+// weights) needs zp times their weights back, which a table of partial
+// sums over the filter's taps gives for any rectangle of taps.
+
+// convDilParams describes a convolution of inC a multiple of eight.
+type convDilParams struct {
+	batches              int
+	inH, inW, inC        int
+	filterH, filterW     int
+	outH, outW, outC     int
+	strideH, strideW     int
+	dilationH, dilationW int
+	padH, padW           int   // padding before the first row / column
+	inZP                 int32 // input zero point, whose share the folded bias takes out
+	outOffset            int32 // output zero point
+	actMin, actMax       int32 // quantized activation bounds
+}
+
+// convDilMaxTaps bounds (filterH+1)*(filterW+1), the partial sums of zp
+// times the weights convDilPair keeps in a local array.
+const convDilMaxTaps = 64
+
+// convDilInt8 runs the convolution. wt holds, like convRowsInt8's, for each
+// pair of output channels (outC rounded up to even, the missing channel's
+// weights zero), for each index k of the filter order (taps row by row,
+// then input channels), the two channels' weights; rq holds the
+// requantization triples (conv_rq.go).
+func convDilInt8(p *convDilParams, in []int8, wt, rq string, out []int8) {
+	K := p.filterH * p.filterW * p.inC
+	N := p.outC
+	w2 := unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/2)
+	w2 = w2[:(N+1)/2*K]
+	in = in[:p.batches*p.inH*p.inW*p.inC]
+	out = out[:p.batches*p.outH*p.outW*N]
+	var q [2]convPWRQ
+	for ob := 0; ob < N; ob += 2 {
+		convPWRQLoad(rq, ob, &q[0])
+		two := ob+1 < N
+		if two {
+			convPWRQLoad(rq, ob+1, &q[1])
+		}
+		convDilPair(p, in, w2[ob/2*K:ob/2*K+K], &q, two, out[ob:])
+	}
+}
+
+// convDilWalk is the walk of convDilDot2 and convDilDot1 over taps inside
+// the image: ny rows of nx taps of 8*n8 values each (n8, nx, ny > 0).
+type convDilWalk struct {
+	n8, nx, ny int
+	d          int // bytes from the first pixel's taps to the second's
+	gx         int // bytes from a tap's last eight values to the next tap
+	gy         int // bytes from a row's last tap's last eight values to the next row
+	wy         int // weight bytes from a row's last tap's last eight pairs to the next row
+}
+
+// convDilCols returns the taps [lo, hi) of a window row starting at input
+// column ix0 (dilation dW, fW taps) that fall inside the inW columns.
+func convDilCols(ix0, dW, fW, inW int) (lo, hi int) {
+	for lo < fW && ix0+lo*dW < 0 {
+		lo++
+	}
+	hi = fW
+	for hi > lo && ix0+(hi-1)*dW >= inW {
+		hi--
+	}
+	return lo, hi
+}
+
+// convDilPair computes output channels ob and ob+1 (when two; w their
+// interleaved weights, q their requantizations) of every pixel; out
+// starts at channel ob of the first pixel.
+//
+//go:noinline
+func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two bool, out []int8) {
+	C, N := p.inC, p.outC
+	fH, fW, dH, dW := p.filterH, p.filterW, p.dilationH, p.dilationW
+	rs := p.inW * C
+	img := p.inH * rs
+	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	q0, q1 := &q[0], &q[1]
+	// zs[y*(fW+1)+x] is zp times the sums of the weights of the taps in
+	// rows below y and columns below x.
+	var zs [convDilMaxTaps][2]int32
+	W1 := fW + 1
+	_ = zs[(fH+1)*W1-1]
+	for fy := 0; fy < fH; fy++ {
+		var r0, r1 int32
+		for fx := 0; fx < fW; fx++ {
+			for _, u := range w[(fy*fW+fx)*C : (fy*fW+fx+1)*C] {
+				r0 += int32(u[0]) * p.inZP
+				r1 += int32(u[1]) * p.inZP
+			}
+			up := zs[fy*W1+fx+1]
+			zs[(fy+1)*W1+fx+1] = [2]int32{up[0] + r0, up[1] + r1}
+		}
+	}
+	zt := zs[fH*W1+fW]
+	// zp times the weights of the taps outside rows [y0, y1), columns
+	// [x0, x1).
+	outside := func(y0, y1, x0, x1 int) (int32, int32) {
+		a, b, c, d := zs[y1*W1+x1], zs[y0*W1+x1], zs[y1*W1+x0], zs[y0*W1+x0]
+		return zt[0] - (a[0] - b[0] - c[0] + d[0]), zt[1] - (a[1] - b[1] - c[1] + d[1])
+	}
+	pw := unsafe.Pointer(unsafe.SliceData(w))
+	var g convDilWalk
+	g.n8 = C / 8
+	g.gx = dW*C - C + 8
+	g.d = p.strideW * C
+	var s [4]int32
+	for b := 0; b < p.batches; b++ {
+		x := in[b*img : b*img+img]
+		px := unsafe.Pointer(unsafe.SliceData(x))
+		for oy := 0; oy < p.outH; oy++ {
+			iy0 := oy*p.strideH - p.padH
+			fy0, fy1 := convDilCols(iy0, dH, fH, p.inH)
+			g.ny = fy1 - fy0
+			o := out[(b*p.outH+oy)*p.outW*N:]
+			for ox := 0; ox < p.outW; ox += 2 {
+				second := ox+1 < p.outW
+				ixa := ox*p.strideW - p.padW
+				ixb := ixa + p.strideW
+				la, ha := convDilCols(ixa, dW, fW, p.inW)
+				lb, hb := la, ha
+				if second {
+					lb, hb = convDilCols(ixb, dW, fW, p.inW)
+				}
+				s = [4]int32{}
+				// Taps inside the image for both pixels.
+				lc, hc := max(la, lb), min(ha, hb)
+				if !second || g.ny <= 0 || hc <= lc {
+					lc, hc = 0, 0
+				} else {
+					convDilSet(&g, rs, dH, dW, C, fW, lc, hc)
+					convDilDot2(unsafe.Add(px, (iy0+fy0*dH)*rs+(ixa+lc*dW)*C), unsafe.Add(pw, 2*((fy0*fW+lc)*C)), &g, &s)
+				}
+				// Taps inside for one pixel only: those left of the
+				// common ones and those right of them.
+				if g.ny > 0 {
+					convDilOne(&g, px, pw, rs, iy0+fy0*dH, ixa, fy0, C, fW, dH, dW, la, min(ha, max(lc, la)), &s, 0)
+					convDilOne(&g, px, pw, rs, iy0+fy0*dH, ixa, fy0, C, fW, dH, dW, max(la, hc, lc), ha, &s, 0)
+					if second {
+						convDilOne(&g, px, pw, rs, iy0+fy0*dH, ixb, fy0, C, fW, dH, dW, lb, min(hb, max(lc, lb)), &s, 1)
+						convDilOne(&g, px, pw, rs, iy0+fy0*dH, ixb, fy0, C, fW, dH, dW, max(lb, hc, lc), hb, &s, 1)
+					}
+				}
+				s00, s01, s10, s11 := s[0], s[1], s[2], s[3]
+				if g.ny <= 0 {
+					la, ha, lb, hb = 0, 0, 0, 0
+				}
+				if la != 0 || ha != fW || fy0 != 0 || fy1 != fH {
+					z0, z1 := outside(fy0, fy1, la, ha)
+					s00, s01 = s00+z0, s01+z1
+				}
+				r := o[ox*N:]
+				r[0] = int8(max(min(convPWRescale(s00, q0)+zo, hi), lo))
+				if two {
+					r[1] = int8(max(min(convPWRescale(s01, q1)+zo, hi), lo))
+				}
+				if second {
+					if lb != 0 || hb != fW || fy0 != 0 || fy1 != fH {
+						z0, z1 := outside(fy0, fy1, lb, hb)
+						s10, s11 = s10+z0, s11+z1
+					}
+					r = r[N:]
+					r[0] = int8(max(min(convPWRescale(s10, q0)+zo, hi), lo))
+					if two {
+						r[1] = int8(max(min(convPWRescale(s11, q1)+zo, hi), lo))
+					}
+				}
+			}
+		}
+	}
+}
+
+// convDilSet sets the walk g over taps [x0, x1) of its rows (g.ny set).
+func convDilSet(g *convDilWalk, rs, dH, dW, C, fW, x0, x1 int) {
+	g.nx = x1 - x0
+	// From the last tap's last eight values: the tap's end, then on to
+	// the next row's first tap.
+	g.gy = dH*rs - (g.nx-1)*dW*C - C + 8
+	g.wy = 2 * ((fW-g.nx)*C + 8)
+}
+
+// convDilOne adds the products of one pixel's taps [x0, x1) of rows from
+// fy0 (input row iy, column ix0 for tap 0) to s[2*k] and s[2*k+1].
+func convDilOne(g *convDilWalk, px, pw unsafe.Pointer, rs, iy, ix0, fy0, C, fW, dH, dW, x0, x1 int, s *[4]int32, k int) {
+	if x1 <= x0 {
+		return
+	}
+	convDilSet(g, rs, dH, dW, C, fW, x0, x1)
+	var t [2]int32
+	convDilDot1(unsafe.Add(px, iy*rs+(ix0+x0*dW)*C), unsafe.Add(pw, 2*((fy0*fW+x0)*C)), g, &t)
+	s[2*k] += t[0]
+	s[2*k+1] += t[1]
+}
+
+// convDilDot2 adds to s (s00, s01, s10, s11: pixel, then channel) the
+// products of the taps g walks from a, and from a+g.d for the second
+// pixel, with the interleaved weight pairs from w. Not inlined, the
+// pointers step only when more values follow (they never point past the
+// taps), like convRowsRun's.
+//
+//go:noinline
+func convDilDot2(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
+	s00, s01, s10, s11 := s[0], s[1], s[2], s[3]
+	for y := g.ny; ; {
+		for x := g.nx; ; {
+			b := unsafe.Add(a, g.d)
+			for h := g.n8; ; {
+				pa, pb, q := (*[8]int8)(a), (*[8]int8)(b), (*[16]int8)(w)
+				var x0, x1, w0 int32
+				x0, x1 = int32(pa[0]), int32(pb[0])
+				w0 = int32(q[0])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[1])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[1]), int32(pb[1])
+				w0 = int32(q[2])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[3])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[2]), int32(pb[2])
+				w0 = int32(q[4])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[5])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[3]), int32(pb[3])
+				w0 = int32(q[6])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[7])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[4]), int32(pb[4])
+				w0 = int32(q[8])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[9])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[5]), int32(pb[5])
+				w0 = int32(q[10])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[11])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[6]), int32(pb[6])
+				w0 = int32(q[12])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[13])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[7]), int32(pb[7])
+				w0 = int32(q[14])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[15])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				if h--; h == 0 {
+					break
+				}
+				a, b, w = unsafe.Add(a, 8), unsafe.Add(b, 8), unsafe.Add(w, 16)
+			}
+			if x--; x == 0 {
+				break
+			}
+			a, w = unsafe.Add(a, g.gx), unsafe.Add(w, 16)
+		}
+		if y--; y == 0 {
+			break
+		}
+		a, w = unsafe.Add(a, g.gy), unsafe.Add(w, g.wy)
+	}
+	s[0], s[1], s[2], s[3] = s00, s01, s10, s11
+}
+
+// convDilDot1 is convDilDot2 for one pixel: it adds to s the products of
+// the taps g walks from a with the weight pairs from w.
+//
+//go:noinline
+func convDilDot1(a, w unsafe.Pointer, g *convDilWalk, s *[2]int32) {
+	s0, s1 := s[0], s[1]
+	for y := g.ny; ; {
+		for x := g.nx; ; {
+			for h := g.n8; ; {
+				pa, q := (*[8]int8)(a), (*[16]int8)(w)
+				for i := range 8 {
+					x0 := int32(pa[i])
+					s0 += x0 * int32(q[2*i])
+					s1 += x0 * int32(q[2*i+1])
+				}
+				if h--; h == 0 {
+					break
+				}
+				a, w = unsafe.Add(a, 8), unsafe.Add(w, 16)
+			}
+			if x--; x == 0 {
+				break
+			}
+			a, w = unsafe.Add(a, g.gx), unsafe.Add(w, 16)
+		}
+		if y--; y == 0 {
+			break
+		}
+		a, w = unsafe.Add(a, g.gy), unsafe.Add(w, g.wy)
+	}
+	s[0], s[1] = s0, s1
+}
