@@ -84,13 +84,15 @@ func convDilCols(ix0, dW, fW, inW int) (lo, hi int) {
 func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two bool, out []int8) {
 	C, N := p.inC, p.outC
 	fH, fW, dH, dW := p.filterH, p.filterW, p.dilationH, p.dilationW
-	rs := p.inW * C
+	sW, inW := p.strideW, p.inW
+	rs := inW * C
 	img := p.inH * rs
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
 	q0, q1 := &q[0], &q[1]
 	// zs[y*(fW+1)+x] is zp times the sums of the weights of the taps in
 	// rows below y and columns below x.
-	var zs [convDilMaxTaps][2]int32
+	var e convDilEdgeArgs
+	zs := &e.zs
 	W1 := fW + 1
 	_ = zs[(fH+1)*W1-1]
 	for fy := 0; fy < fH; fy++ {
@@ -104,81 +106,127 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 			zs[(fy+1)*W1+fx+1] = [2]int32{up[0] + r0, up[1] + r1}
 		}
 	}
-	zt := zs[fH*W1+fW]
-	// zp times the weights of the taps outside rows [y0, y1), columns
-	// [x0, x1).
-	outside := func(y0, y1, x0, x1 int) (int32, int32) {
-		a, b, c, d := zs[y1*W1+x1], zs[y0*W1+x1], zs[y1*W1+x0], zs[y0*W1+x0]
-		return zt[0] - (a[0] - b[0] - c[0] + d[0]), zt[1] - (a[1] - b[1] - c[1] + d[1])
-	}
-	pw := unsafe.Pointer(unsafe.SliceData(w))
+	e.p = p
+	e.pw = unsafe.Pointer(unsafe.SliceData(w))
+	// g walks whole window rows; e.g the windows cut at the sides.
 	var g convDilWalk
 	g.n8 = C / 8
 	g.gx = dW*C - C + 8
-	g.d = p.strideW * C
+	g.d = sW * C
+	e.g = g
+	// Pairs of pixels from ox0 on, before ox1, have whole window rows.
+	ox0 := (p.padW + sW - 1) / sW
+	ox0 += ox0 % 2
+	ox1 := ox0
+	for ox1+1 < p.outW && ox1*sW-p.padW+sW+(fW-1)*dW < inW {
+		ox1 += 2
+	}
 	var s [4]int32
 	for b := 0; b < p.batches; b++ {
 		x := in[b*img : b*img+img]
-		px := unsafe.Pointer(unsafe.SliceData(x))
+		e.px = unsafe.Pointer(unsafe.SliceData(x))
 		for oy := 0; oy < p.outH; oy++ {
 			iy0 := oy*p.strideH - p.padH
 			fy0, fy1 := convDilCols(iy0, dH, fH, p.inH)
+			e.iy0, e.fy0, e.fy1 = iy0, fy0, fy1
 			g.ny = fy1 - fy0
+			convDilSet(&g, rs, dH, dW, C, fW, 0, fW)
+			// zp times the weights of the rows outside the image.
+			zr := e.outside(fy0, fy1, 0, fW)
+			row := unsafe.Add(e.px, (iy0+fy0*dH)*rs)
+			wrow := unsafe.Add(e.pw, 2*fy0*fW*C)
 			o := out[(b*p.outH+oy)*p.outW*N:]
 			for ox := 0; ox < p.outW; ox += 2 {
 				second := ox+1 < p.outW
-				ixa := ox*p.strideW - p.padW
-				ixb := ixa + p.strideW
-				la, ha := convDilCols(ixa, dW, fW, p.inW)
-				lb, hb := la, ha
-				if second {
-					lb, hb = convDilCols(ixb, dW, fW, p.inW)
-				}
-				s = [4]int32{}
-				// Taps inside the image for both pixels.
-				lc, hc := max(la, lb), min(ha, hb)
-				if !second || g.ny <= 0 || hc <= lc {
-					lc, hc = 0, 0
+				ixa := ox*sW - p.padW
+				if ox >= ox0 && ox < ox1 && g.ny > 0 {
+					s = [4]int32{zr[0], zr[1], zr[0], zr[1]}
+					convDilDot2(unsafe.Add(row, ixa*C), wrow, &g, &s)
 				} else {
-					convDilSet(&g, rs, dH, dW, C, fW, lc, hc)
-					convDilDot2(unsafe.Add(px, (iy0+fy0*dH)*rs+(ixa+lc*dW)*C), unsafe.Add(pw, 2*((fy0*fW+lc)*C)), &g, &s)
-				}
-				// Taps inside for one pixel only: those left of the
-				// common ones and those right of them.
-				if g.ny > 0 {
-					convDilOne(&g, px, pw, rs, iy0+fy0*dH, ixa, fy0, C, fW, dH, dW, la, min(ha, max(lc, la)), &s, 0)
-					convDilOne(&g, px, pw, rs, iy0+fy0*dH, ixa, fy0, C, fW, dH, dW, max(la, hc, lc), ha, &s, 0)
-					if second {
-						convDilOne(&g, px, pw, rs, iy0+fy0*dH, ixb, fy0, C, fW, dH, dW, lb, min(hb, max(lc, lb)), &s, 1)
-						convDilOne(&g, px, pw, rs, iy0+fy0*dH, ixb, fy0, C, fW, dH, dW, max(lb, hc, lc), hb, &s, 1)
-					}
-				}
-				s00, s01, s10, s11 := s[0], s[1], s[2], s[3]
-				if g.ny <= 0 {
-					la, ha, lb, hb = 0, 0, 0, 0
-				}
-				if la != 0 || ha != fW || fy0 != 0 || fy1 != fH {
-					z0, z1 := outside(fy0, fy1, la, ha)
-					s00, s01 = s00+z0, s01+z1
+					convDilEdge(&e, ixa, second, &s)
 				}
 				r := o[ox*N:]
-				r[0] = int8(max(min(convPWRescale(s00, q0)+zo, hi), lo))
+				r[0] = int8(max(min(convPWRescale(s[0], q0)+zo, hi), lo))
 				if two {
-					r[1] = int8(max(min(convPWRescale(s01, q1)+zo, hi), lo))
+					r[1] = int8(max(min(convPWRescale(s[1], q1)+zo, hi), lo))
 				}
 				if second {
-					if lb != 0 || hb != fW || fy0 != 0 || fy1 != fH {
-						z0, z1 := outside(fy0, fy1, lb, hb)
-						s10, s11 = s10+z0, s11+z1
-					}
 					r = r[N:]
-					r[0] = int8(max(min(convPWRescale(s10, q0)+zo, hi), lo))
+					r[0] = int8(max(min(convPWRescale(s[2], q0)+zo, hi), lo))
 					if two {
-						r[1] = int8(max(min(convPWRescale(s11, q1)+zo, hi), lo))
+						r[1] = int8(max(min(convPWRescale(s[3], q1)+zo, hi), lo))
 					}
 				}
 			}
 		}
+	}
+}
+
+// convDilEdgeArgs is what convDilEdge needs of convDilPair's state.
+type convDilEdgeArgs struct {
+	p             *convDilParams
+	px, pw        unsafe.Pointer // the batch's input, the pair's weights
+	iy0, fy0, fy1 int            // the window's first input row; its rows [fy0, fy1) inside the image
+	g             convDilWalk    // n8, gx and d set
+	// zs[y*(filterW+1)+x] is zp times the sums of the weights of the taps
+	// in rows below y and columns below x.
+	zs [convDilMaxTaps][2]int32
+}
+
+// outside returns zp times the weights of the taps outside rows [y0, y1)
+// and columns [x0, x1).
+func (e *convDilEdgeArgs) outside(y0, y1, x0, x1 int) [2]int32 {
+	W1, fH, fW := e.p.filterW+1, e.p.filterH, e.p.filterW
+	zs := &e.zs
+	a, b, c, d, t := zs[y1*W1+x1], zs[y0*W1+x1], zs[y1*W1+x0], zs[y0*W1+x0], zs[fH*W1+fW]
+	return [2]int32{t[0] - (a[0] - b[0] - c[0] + d[0]), t[1] - (a[1] - b[1] - c[1] + d[1])}
+}
+
+// convDilEdge sets s to the sums of the pixel pair (or the single pixel,
+// unless second) whose first window starts at input column ixa, of the
+// row e describes, where a window is cut at the sides or by the image's
+// rows.
+//
+//go:noinline
+func convDilEdge(e *convDilEdgeArgs, ixa int, second bool, s *[4]int32) {
+	p := e.p
+	C, fW, dH, dW := p.inC, p.filterW, p.dilationH, p.dilationW
+	rs := p.inW * C
+	ixb := ixa + p.strideW
+	fy0, fy1 := e.fy0, e.fy1
+	g := &e.g
+	g.ny = fy1 - fy0
+	la, ha := convDilCols(ixa, dW, fW, p.inW)
+	lb, hb := la, ha
+	if second {
+		lb, hb = convDilCols(ixb, dW, fW, p.inW)
+	}
+	if g.ny <= 0 {
+		la, ha, lb, hb = 0, 0, 0, 0
+	}
+	za, zb := e.outside(fy0, fy1, la, ha), e.outside(fy0, fy1, lb, hb)
+	*s = [4]int32{za[0], za[1], zb[0], zb[1]}
+	// Taps inside the image for both pixels.
+	lc, hc := max(la, lb), min(ha, hb)
+	// Taps inside for one pixel only: those left of the common ones and
+	// those right of them (all of them without common ones).
+	rng := [4][3]int{{ixa, la, lc}, {ixa, hc, ha}, {ixb, lb, lc}, {ixb, hc, hb}}
+	if !second || hc <= lc {
+		rng = [4][3]int{{ixa, la, ha}, {}, {ixb, lb, hb}, {}}
+	} else {
+		convDilSet(g, rs, dH, dW, C, fW, lc, hc)
+		convDilDot2(unsafe.Add(e.px, (e.iy0+fy0*dH)*rs+(ixa+lc*dW)*C), unsafe.Add(e.pw, 2*((fy0*fW+lc)*C)), g, s)
+	}
+	var t [2]int32
+	for k, r := range rng {
+		if r[2] <= r[1] || k >= 2 && !second {
+			continue
+		}
+		convDilSet(g, rs, dH, dW, C, fW, r[1], r[2])
+		t = [2]int32{}
+		convDilDot1(unsafe.Add(e.px, (e.iy0+fy0*dH)*rs+(r[0]+r[1]*dW)*C), unsafe.Add(e.pw, 2*((fy0*fW+r[1])*C)), g, &t)
+		s[k/2*2] += t[0]
+		s[k/2*2+1] += t[1]
 	}
 }
 
@@ -189,19 +237,6 @@ func convDilSet(g *convDilWalk, rs, dH, dW, C, fW, x0, x1 int) {
 	// the next row's first tap.
 	g.gy = dH*rs - (g.nx-1)*dW*C - C + 8
 	g.wy = 2 * ((fW-g.nx)*C + 8)
-}
-
-// convDilOne adds the products of one pixel's taps [x0, x1) of rows from
-// fy0 (input row iy, column ix0 for tap 0) to s[2*k] and s[2*k+1].
-func convDilOne(g *convDilWalk, px, pw unsafe.Pointer, rs, iy, ix0, fy0, C, fW, dH, dW, x0, x1 int, s *[4]int32, k int) {
-	if x1 <= x0 {
-		return
-	}
-	convDilSet(g, rs, dH, dW, C, fW, x0, x1)
-	var t [2]int32
-	convDilDot1(unsafe.Add(px, iy*rs+(ix0+x0*dW)*C), unsafe.Add(pw, 2*((fy0*fW+x0)*C)), g, &t)
-	s[2*k] += t[0]
-	s[2*k+1] += t[1]
 }
 
 // convDilDot2 adds to s (s00, s01, s10, s11: pixel, then channel) the

@@ -12,7 +12,7 @@ package kernels
 //   - bfpDot4Ref: parameter a has type *[4]int64
 //   - convDilDot1: parameter a has type unsafe.Pointer
 //   - convDilDot2: parameter a has type unsafe.Pointer
-//   - convDilOne: parameter px has type unsafe.Pointer
+//   - convDilEdge: parameter s has type *[4]int32
 //   - convDilPair: parameter w has type [][2]int8
 //   - convLeanStore: parameter s has type *[4]int64
 //   - convPWPair8: parameter x has type [][8]int8
@@ -131,6 +131,7 @@ package kernels
 //     svdfNew8, svdfRingStep, svdfRingWT16, tanhMid, tanhSmall, tconvTaps
 //
 // Not constructible through NewParams:
+//   - convDilEdgeArgs: field px has type unsafe.Pointer
 //   - convPWRunArgs: field x has type [][8]int8
 //   - dspArgs: field x has type unsafe.Pointer
 //   - dspPWArgs: field x has type unsafe.Pointer

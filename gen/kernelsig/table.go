@@ -98,8 +98,8 @@ const (
 	ConvDilCols             Func = "convDilCols"
 	ConvDilDot1             Func = "convDilDot1"
 	ConvDilDot2             Func = "convDilDot2"
+	ConvDilEdge             Func = "convDilEdge"
 	ConvDilInt8             Func = "convDilInt8"
-	ConvDilOne              Func = "convDilOne"
 	ConvDilPair             Func = "convDilPair"
 	ConvDilSet              Func = "convDilSet"
 	ConvF32                 Func = "convF32"
@@ -687,6 +687,7 @@ const (
 	CastParams           Struct = "castParams"
 	CmpParams            Struct = "cmpParams"
 	ConvDSPParams        Struct = "convDSPParams"
+	ConvDilEdgeArgs      Struct = "convDilEdgeArgs"
 	ConvDilParams        Struct = "convDilParams"
 	ConvDilWalk          Struct = "convDilWalk"
 	ConvPWCh             Struct = "convPWCh"
@@ -849,8 +850,8 @@ func Funcs() []Func {
 		ConvDilCols,
 		ConvDilDot1,
 		ConvDilDot2,
+		ConvDilEdge,
 		ConvDilInt8,
-		ConvDilOne,
 		ConvDilPair,
 		ConvDilSet,
 		ConvF32,
@@ -1440,6 +1441,7 @@ func Structs() []Struct {
 		CastParams,
 		CmpParams,
 		ConvDSPParams,
+		ConvDilEdgeArgs,
 		ConvDilParams,
 		ConvDilWalk,
 		ConvPWCh,
@@ -1686,10 +1688,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[2]int32"}}, true
 	case ConvDilDot2:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
+	case ConvDilEdge:
+		return []Param{{"e", "*convDilEdgeArgs"}, {"ixa", "int"}, {"second", "bool"}, {"s", "*[4]int32"}}, true
 	case ConvDilInt8:
 		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
-	case ConvDilOne:
-		return []Param{{"g", "*convDilWalk"}, {"px", "unsafe.Pointer"}, {"pw", "unsafe.Pointer"}, {"rs", "int"}, {"iy", "int"}, {"ix0", "int"}, {"fy0", "int"}, {"C", "int"}, {"fW", "int"}, {"dH", "int"}, {"dW", "int"}, {"x0", "int"}, {"x1", "int"}, {"s", "*[4]int32"}, {"k", "int"}}, true
 	case ConvDilPair:
 		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
 	case ConvDilSet:
@@ -2902,8 +2904,8 @@ func (f Func) Results() int {
 		ConvDSPWindow,
 		ConvDilDot1,
 		ConvDilDot2,
+		ConvDilEdge,
 		ConvDilInt8,
-		ConvDilOne,
 		ConvDilPair,
 		ConvDilSet,
 		ConvF32,
@@ -3539,6 +3541,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"mask", "uint8"}, {"in1Off", "int32"}, {"in2Off", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}}, true
 	case ConvDSPParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"span", "int32"}, {"hi", "int32"}}, true
+	case ConvDilEdgeArgs:
+		return []Param{{"p", "*convDilParams"}, {"px", "unsafe.Pointer"}, {"pw", "unsafe.Pointer"}, {"iy0", "int"}, {"fy0", "int"}, {"fy1", "int"}, {"g", "convDilWalk"}, {"zs", "[64][2]int32"}}, true
 	case ConvDilParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvDilWalk:
