@@ -88,7 +88,6 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 	rs := inW * C
 	img := p.inH * rs
 	zo, lo, hi := p.outOffset, p.actMin, p.actMax
-	q0, q1 := &q[0], &q[1]
 	// zs[y*(fW+1)+x] is zp times the sums of the weights of the taps in
 	// rows below y and columns below x.
 	var e convDilEdgeArgs
@@ -107,6 +106,7 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 		}
 	}
 	e.p = p
+	e.bias = [2]int32{q[0].bias, q[1].bias}
 	e.pw = unsafe.Pointer(unsafe.SliceData(w))
 	// g walks whole window rows; e.g the windows cut at the sides.
 	var g convDilWalk
@@ -121,7 +121,14 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 	for ox1+1 < p.outW && ox1*sW-p.padW+sW+(fW-1)*dW < inW {
 		ox1 += 2
 	}
-	var s [4]int32
+	nch := 1
+	if two {
+		nch = 2
+	}
+	// sums[i] holds the sums of the batch's pair i: s00, s01, s10, s11;
+	// pixel t of the batch, channel j is at 2t+j.
+	var sums [convDilBatch][4]int32
+	flat := (*[4 * convDilBatch]int32)(unsafe.Pointer(&sums))
 	for b := 0; b < p.batches; b++ {
 		x := in[b*img : b*img+img]
 		e.px = unsafe.Pointer(unsafe.SliceData(x))
@@ -131,30 +138,44 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 			e.iy0, e.fy0, e.fy1 = iy0, fy0, fy1
 			g.ny = fy1 - fy0
 			convDilSet(&g, rs, dH, dW, C, fW, 0, fW)
-			// zp times the weights of the rows outside the image.
+			// The folded biases and zp times the weights of the rows
+			// outside the image.
 			zr := e.outside(fy0, fy1, 0, fW)
 			row := unsafe.Add(e.px, (iy0+fy0*dH)*rs)
 			wrow := unsafe.Add(e.pw, 2*fy0*fW*C)
 			o := out[(b*p.outH+oy)*p.outW*N:]
-			for ox := 0; ox < p.outW; ox += 2 {
-				second := ox+1 < p.outW
-				ixa := ox*sW - p.padW
-				if ox >= ox0 && ox < ox1 && g.ny > 0 {
-					s = [4]int32{zr[0], zr[1], zr[0], zr[1]}
-					convDilDot2(unsafe.Add(row, ixa*C), wrow, &g, &s)
-				} else {
-					convDilEdge(&e, ixa, second, &s)
+			for px := 0; px < p.outW; px += 2 * convDilBatch {
+				n := min(convDilBatch, (p.outW-px+1)/2)
+				// Pairs i0..i1-1 have whole window rows.
+				i0 := min(max((ox0-px)/2, 0), n)
+				i1 := min(max((ox1-px)/2, i0), n)
+				if g.ny <= 0 {
+					i1 = i0
 				}
-				r := o[ox*N:]
-				r[0] = int8(max(min(convPWRescale(s[0], q0)+zo, hi), lo))
-				if two {
-					r[1] = int8(max(min(convPWRescale(s[1], q1)+zo, hi), lo))
+				for i := range sums[:i0] {
+					convDilEdge(&e, (px+2*i)*sW-p.padW, px+2*i+1 < p.outW, &sums[i])
 				}
-				if second {
-					r = r[N:]
-					r[0] = int8(max(min(convPWRescale(s[2], q0)+zo, hi), lo))
-					if two {
-						r[1] = int8(max(min(convPWRescale(s[3], q1)+zo, hi), lo))
+				if i1 > i0 {
+					convDilRun(unsafe.Add(row, ((px+2*i0)*sW-p.padW)*C), wrow, 2*sW*C, &g, zr, sums[i0:i1])
+				}
+				for i := i1; i < n; i++ {
+					convDilEdge(&e, (px+2*i)*sW-p.padW, px+2*i+1 < p.outW, &sums[i])
+				}
+				m := min(2*convDilBatch, p.outW-px)
+				for j := 0; j < nch; j++ {
+					// One channel at a time, as convPWPair8's.
+					qj := &q[j]
+					oj := o[px*N+j : px*N+j+(m-1)*N+1]
+					if qj.right >= 2 && qj.right <= 23 && zo >= -128 && zo <= 128 {
+						// convRQR with zo in the high word (convPWPair8).
+						r := convDilRQ{mult: qj.mult2 >> 1, rm1: qj.rm1 & 31, lo: lo, hi: hi}
+						r.kh = qj.kh + uint32(zo)<<r.rm1
+						convDilStore(unsafe.Pointer(&flat[j]), unsafe.Pointer(&oj[0]), m, N, &r)
+						continue
+					}
+					for t := range m {
+						v := convRQ32(flat[2*t+j], 0, qj.left, qj.mult2, qj.right, qj.mask, qj.half, qj.negRound)
+						oj[t*N] = int8(max(min(v+zo, hi), lo))
 					}
 				}
 			}
@@ -162,24 +183,68 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 	}
 }
 
+// convDilRun sets sums[i] to the sums of pixel pair i of a row whose
+// windows have whole rows (g walks them, with z their zero-point share):
+// the first pair's window starts at a, the next pairs' step bytes apart.
+//
+//go:noinline
+func convDilRun(a, w unsafe.Pointer, step int, g *convDilWalk, z [2]int32, sums [][4]int32) {
+	for i := range sums {
+		sums[i] = [4]int32{z[0], z[1], z[0], z[1]}
+		convDilDot2(a, w, g, &sums[i])
+		if i+1 < len(sums) {
+			a = unsafe.Add(a, step)
+		}
+	}
+}
+
+// convDilRQ is a requantization convRQR takes (right shift of at least 2),
+// the output zero point in kh, and the activation bounds.
+type convDilRQ struct {
+	mult, kh, rm1 uint32
+	lo, hi        int32
+}
+
+// convDilStore writes the m (> 0) outputs of one channel, N bytes apart
+// from o, requantizing the sums at s (the folded bias included), 8 bytes
+// apart. The rescale is below 2^30 in magnitude (a right shift of at least
+// one after the high word), as dwClamp wants.
+//
+//go:noinline
+func convDilStore(s, o unsafe.Pointer, m, N int, r *convDilRQ) {
+	mult, kh, rm1, lo, hi := r.mult, r.kh, r.rm1, r.lo, r.hi
+	for {
+		*(*int8)(o) = int8(dwClamp(convRQR(*(*int32)(s), mult, kh, rm1), lo, hi))
+		if m--; m == 0 {
+			return
+		}
+		s, o = unsafe.Add(s, 8), unsafe.Add(o, N)
+	}
+}
+
+// convDilBatch is the pixel pairs whose sums convDilPair keeps before
+// requantizing them.
+const convDilBatch = 16
+
 // convDilEdgeArgs is what convDilEdge needs of convDilPair's state.
 type convDilEdgeArgs struct {
 	p             *convDilParams
 	px, pw        unsafe.Pointer // the batch's input, the pair's weights
 	iy0, fy0, fy1 int            // the window's first input row; its rows [fy0, fy1) inside the image
+	bias          [2]int32       // the channels' folded biases
 	g             convDilWalk    // n8, gx and d set
 	// zs[y*(filterW+1)+x] is zp times the sums of the weights of the taps
 	// in rows below y and columns below x.
 	zs [convDilMaxTaps][2]int32
 }
 
-// outside returns zp times the weights of the taps outside rows [y0, y1)
-// and columns [x0, x1).
+// outside returns the folded biases plus zp times the weights of the taps
+// outside rows [y0, y1) and columns [x0, x1).
 func (e *convDilEdgeArgs) outside(y0, y1, x0, x1 int) [2]int32 {
 	W1, fH, fW := e.p.filterW+1, e.p.filterH, e.p.filterW
 	zs := &e.zs
 	a, b, c, d, t := zs[y1*W1+x1], zs[y0*W1+x1], zs[y1*W1+x0], zs[y0*W1+x0], zs[fH*W1+fW]
-	return [2]int32{t[0] - (a[0] - b[0] - c[0] + d[0]), t[1] - (a[1] - b[1] - c[1] + d[1])}
+	return [2]int32{e.bias[0] + t[0] - (a[0] - b[0] - c[0] + d[0]), e.bias[1] + t[1] - (a[1] - b[1] - c[1] + d[1])}
 }
 
 // convDilEdge sets s to the sums of the pixel pair (or the single pixel,
