@@ -54,13 +54,14 @@ func convDilInt8(p *convDilParams, in []int8, wt, rq string, out []int8) {
 }
 
 // convDilWalk is the walk of convDilDot2 and convDilDot1 over taps inside
-// the image: ny rows of nx taps of 8*n8 values each (n8, nx, ny > 0).
+// the image: ny rows of nx taps of n steps of k values each (n, nx, ny >
+// 0; k is 16, or 8 for input channels an odd multiple of 8).
 type convDilWalk struct {
-	n8, nx, ny int
-	d          int // bytes from the first pixel's taps to the second's
-	gx         int // bytes from a tap's last eight values to the next tap
-	gy         int // bytes from a row's last tap's last eight values to the next row
-	wy         int // weight bytes from a row's last tap's last eight pairs to the next row
+	n, k, nx, ny int
+	d            int // bytes from the first pixel's taps to the second's
+	gx           int // bytes from a tap's last eight values to the next tap
+	gy           int // bytes from a row's last tap's last eight values to the next row
+	wy           int // weight bytes from a row's last tap's last eight pairs to the next row
 }
 
 // convDilCols returns the taps [lo, hi) of a window row starting at input
@@ -110,8 +111,12 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 	e.pw = unsafe.Pointer(unsafe.SliceData(w))
 	// g walks whole window rows; e.g the windows cut at the sides.
 	var g convDilWalk
-	g.n8 = C / 8
-	g.gx = dW*C - C + 8
+	g.k = 8
+	if C%16 == 0 {
+		g.k = 16
+	}
+	g.n = C / g.k
+	g.gx = dW*C - C + g.k
 	g.d = sW * C
 	e.g = g
 	// Pairs of pixels from ox0 on, before ox1, have whole window rows.
@@ -191,7 +196,11 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 func convDilRun(a, w unsafe.Pointer, step int, g *convDilWalk, z [2]int32, sums [][4]int32) {
 	for i := range sums {
 		sums[i] = [4]int32{z[0], z[1], z[0], z[1]}
-		convDilDot2(a, w, g, &sums[i])
+		if g.k == 16 {
+			convDilDot2(a, w, g, &sums[i])
+		} else {
+			convDilDot2x8(a, w, g, &sums[i])
+		}
 		if i+1 < len(sums) {
 			a = unsafe.Add(a, step)
 		}
@@ -232,7 +241,7 @@ type convDilEdgeArgs struct {
 	px, pw        unsafe.Pointer // the batch's input, the pair's weights
 	iy0, fy0, fy1 int            // the window's first input row; its rows [fy0, fy1) inside the image
 	bias          [2]int32       // the channels' folded biases
-	g             convDilWalk    // n8, gx and d set
+	g             convDilWalk    // n, k, gx and d set
 	// zs[y*(filterW+1)+x] is zp times the sums of the weights of the taps
 	// in rows below y and columns below x.
 	zs [convDilMaxTaps][2]int32
@@ -280,7 +289,12 @@ func convDilEdge(e *convDilEdgeArgs, ixa int, second bool, s *[4]int32) {
 		rng = [4][3]int{{ixa, la, ha}, {}, {ixb, lb, hb}, {}}
 	} else {
 		convDilSet(g, rs, dH, dW, C, fW, lc, hc)
-		convDilDot2(unsafe.Add(e.px, (e.iy0+fy0*dH)*rs+(ixa+lc*dW)*C), unsafe.Add(e.pw, 2*((fy0*fW+lc)*C)), g, s)
+		a, w := unsafe.Add(e.px, (e.iy0+fy0*dH)*rs+(ixa+lc*dW)*C), unsafe.Add(e.pw, 2*((fy0*fW+lc)*C))
+		if g.k == 16 {
+			convDilDot2(a, w, g, s)
+		} else {
+			convDilDot2x8(a, w, g, s)
+		}
 	}
 	var t [2]int32
 	for k, r := range rng {
@@ -300,15 +314,15 @@ func convDilSet(g *convDilWalk, rs, dH, dW, C, fW, x0, x1 int) {
 	g.nx = x1 - x0
 	// From the last tap's last eight values: the tap's end, then on to
 	// the next row's first tap.
-	g.gy = dH*rs - (g.nx-1)*dW*C - C + 8
-	g.wy = 2 * ((fW-g.nx)*C + 8)
+	g.gy = dH*rs - (g.nx-1)*dW*C - C + g.k
+	g.wy = 2 * ((fW-g.nx)*C + g.k)
 }
 
 // convDilDot2 adds to s (s00, s01, s10, s11: pixel, then channel) the
-// products of the taps g walks from a, and from a+g.d for the second
-// pixel, with the interleaved weight pairs from w. Not inlined, the
-// pointers step only when more values follow (they never point past the
-// taps), like convRowsRun's.
+// products of the taps g walks (g.k = 16) from a, and from a+g.d for the
+// second pixel, with the interleaved weight pairs from w, sixteen values a
+// step. Not inlined; the pointers step only when more values follow (they
+// never point past the taps), like convRowsRun's.
 //
 //go:noinline
 func convDilDot2(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
@@ -316,7 +330,148 @@ func convDilDot2(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
 	for y := g.ny; ; {
 		for x := g.nx; ; {
 			b := unsafe.Add(a, g.d)
-			for h := g.n8; ; {
+			for h := g.n; ; {
+				pa, pb, q := (*[16]int8)(a), (*[16]int8)(b), (*[32]int8)(w)
+				var x0, x1, w0 int32
+				x0, x1 = int32(pa[0]), int32(pb[0])
+				w0 = int32(q[0])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[1])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[1]), int32(pb[1])
+				w0 = int32(q[2])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[3])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[2]), int32(pb[2])
+				w0 = int32(q[4])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[5])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[3]), int32(pb[3])
+				w0 = int32(q[6])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[7])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[4]), int32(pb[4])
+				w0 = int32(q[8])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[9])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[5]), int32(pb[5])
+				w0 = int32(q[10])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[11])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[6]), int32(pb[6])
+				w0 = int32(q[12])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[13])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[7]), int32(pb[7])
+				w0 = int32(q[14])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[15])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[8]), int32(pb[8])
+				w0 = int32(q[16])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[17])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[9]), int32(pb[9])
+				w0 = int32(q[18])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[19])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[10]), int32(pb[10])
+				w0 = int32(q[20])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[21])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[11]), int32(pb[11])
+				w0 = int32(q[22])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[23])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[12]), int32(pb[12])
+				w0 = int32(q[24])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[25])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[13]), int32(pb[13])
+				w0 = int32(q[26])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[27])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[14]), int32(pb[14])
+				w0 = int32(q[28])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[29])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[15]), int32(pb[15])
+				w0 = int32(q[30])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[31])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				if h--; h == 0 {
+					break
+				}
+				a, b, w = unsafe.Add(a, 16), unsafe.Add(b, 16), unsafe.Add(w, 32)
+			}
+			if x--; x == 0 {
+				break
+			}
+			a, w = unsafe.Add(a, g.gx), unsafe.Add(w, 32)
+		}
+		if y--; y == 0 {
+			break
+		}
+		a, w = unsafe.Add(a, g.gy), unsafe.Add(w, g.wy)
+	}
+	s[0], s[1], s[2], s[3] = s00, s01, s10, s11
+}
+
+// convDilDot2x8 is convDilDot2 eight values a step (g.k = 8).
+//
+//go:noinline
+func convDilDot2x8(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
+	s00, s01, s10, s11 := s[0], s[1], s[2], s[3]
+	for y := g.ny; ; {
+		for x := g.nx; ; {
+			b := unsafe.Add(a, g.d)
+			for h := g.n; ; {
 				pa, pb, q := (*[8]int8)(a), (*[8]int8)(b), (*[16]int8)(w)
 				var x0, x1, w0 int32
 				x0, x1 = int32(pa[0]), int32(pb[0])
@@ -399,9 +554,11 @@ func convDilDot2(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
 //go:noinline
 func convDilDot1(a, w unsafe.Pointer, g *convDilWalk, s *[2]int32) {
 	s0, s1 := s[0], s[1]
+	// Eight values a step: the steps from a tap's last eight values.
+	gx, gy, wy := g.gx+8-g.k, g.gy+8-g.k, g.wy+16-2*g.k
 	for y := g.ny; ; {
 		for x := g.nx; ; {
-			for h := g.n8; ; {
+			for h := g.n * g.k / 8; ; {
 				pa, q := (*[8]int8)(a), (*[16]int8)(w)
 				for i := range 8 {
 					x0 := int32(pa[i])
@@ -416,12 +573,12 @@ func convDilDot1(a, w unsafe.Pointer, g *convDilWalk, s *[2]int32) {
 			if x--; x == 0 {
 				break
 			}
-			a, w = unsafe.Add(a, g.gx), unsafe.Add(w, 16)
+			a, w = unsafe.Add(a, gx), unsafe.Add(w, 16)
 		}
 		if y--; y == 0 {
 			break
 		}
-		a, w = unsafe.Add(a, g.gy), unsafe.Add(w, g.wy)
+		a, w = unsafe.Add(a, gy), unsafe.Add(w, wy)
 	}
 	s[0], s[1] = s0, s1
 }

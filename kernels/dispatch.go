@@ -12,8 +12,11 @@ package kernels
 //   - bfpDot4Ref: parameter a has type *[4]int64
 //   - convDilDot1: parameter a has type unsafe.Pointer
 //   - convDilDot2: parameter a has type unsafe.Pointer
+//   - convDilDot2x8: parameter a has type unsafe.Pointer
 //   - convDilEdge: parameter s has type *[4]int32
 //   - convDilPair: parameter w has type [][2]int8
+//   - convDilRun: parameter a has type unsafe.Pointer
+//   - convDilStore: parameter s has type unsafe.Pointer
 //   - convLeanStore: parameter s has type *[4]int64
 //   - convPWPair8: parameter x has type [][8]int8
 //   - convPWQuad8: parameter x has type [][8]int8
@@ -1080,12 +1083,33 @@ func NewParams(typ string, fields map[string]any) any {
 			}
 		}
 		return p
+	case "convDilRQ":
+		p := &convDilRQ{}
+		for k, v := range fields {
+			switch k {
+			case "mult":
+				p.mult = uint32(v.(int64))
+			case "kh":
+				p.kh = uint32(v.(int64))
+			case "rm1":
+				p.rm1 = uint32(v.(int64))
+			case "lo":
+				p.lo = int32(v.(int64))
+			case "hi":
+				p.hi = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
 	case "convDilWalk":
 		p := &convDilWalk{}
 		for k, v := range fields {
 			switch k {
-			case "n8":
-				p.n8 = int(v.(int64))
+			case "n":
+				p.n = int(v.(int64))
+			case "k":
+				p.k = int(v.(int64))
 			case "nx":
 				p.nx = int(v.(int64))
 			case "ny":

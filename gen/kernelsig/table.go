@@ -98,10 +98,13 @@ const (
 	ConvDilCols             Func = "convDilCols"
 	ConvDilDot1             Func = "convDilDot1"
 	ConvDilDot2             Func = "convDilDot2"
+	ConvDilDot2x8           Func = "convDilDot2x8"
 	ConvDilEdge             Func = "convDilEdge"
 	ConvDilInt8             Func = "convDilInt8"
 	ConvDilPair             Func = "convDilPair"
+	ConvDilRun              Func = "convDilRun"
 	ConvDilSet              Func = "convDilSet"
+	ConvDilStore            Func = "convDilStore"
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
@@ -689,6 +692,7 @@ const (
 	ConvDSPParams        Struct = "convDSPParams"
 	ConvDilEdgeArgs      Struct = "convDilEdgeArgs"
 	ConvDilParams        Struct = "convDilParams"
+	ConvDilRQ            Struct = "convDilRQ"
 	ConvDilWalk          Struct = "convDilWalk"
 	ConvPWCh             Struct = "convPWCh"
 	ConvPWDSPParams      Struct = "convPWDSPParams"
@@ -850,10 +854,13 @@ func Funcs() []Func {
 		ConvDilCols,
 		ConvDilDot1,
 		ConvDilDot2,
+		ConvDilDot2x8,
 		ConvDilEdge,
 		ConvDilInt8,
 		ConvDilPair,
+		ConvDilRun,
 		ConvDilSet,
+		ConvDilStore,
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
@@ -1443,6 +1450,7 @@ func Structs() []Struct {
 		ConvDSPParams,
 		ConvDilEdgeArgs,
 		ConvDilParams,
+		ConvDilRQ,
 		ConvDilWalk,
 		ConvPWCh,
 		ConvPWDSPParams,
@@ -1688,14 +1696,20 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[2]int32"}}, true
 	case ConvDilDot2:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
+	case ConvDilDot2x8:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
 	case ConvDilEdge:
 		return []Param{{"e", "*convDilEdgeArgs"}, {"ixa", "int"}, {"second", "bool"}, {"s", "*[4]int32"}}, true
 	case ConvDilInt8:
 		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case ConvDilPair:
 		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
+	case ConvDilRun:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"step", "int"}, {"g", "*convDilWalk"}, {"z", "[2]int32"}, {"sums", "[][4]int32"}}, true
 	case ConvDilSet:
 		return []Param{{"g", "*convDilWalk"}, {"rs", "int"}, {"dH", "int"}, {"dW", "int"}, {"C", "int"}, {"fW", "int"}, {"x0", "int"}, {"x1", "int"}}, true
+	case ConvDilStore:
+		return []Param{{"s", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"m", "int"}, {"N", "int"}, {"r", "*convDilRQ"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case ConvGatherGrid:
@@ -2904,10 +2918,13 @@ func (f Func) Results() int {
 		ConvDSPWindow,
 		ConvDilDot1,
 		ConvDilDot2,
+		ConvDilDot2x8,
 		ConvDilEdge,
 		ConvDilInt8,
 		ConvDilPair,
+		ConvDilRun,
 		ConvDilSet,
+		ConvDilStore,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -3542,11 +3559,13 @@ func (s Struct) Fields() ([]Param, bool) {
 	case ConvDSPParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"span", "int32"}, {"hi", "int32"}}, true
 	case ConvDilEdgeArgs:
-		return []Param{{"p", "*convDilParams"}, {"px", "unsafe.Pointer"}, {"pw", "unsafe.Pointer"}, {"iy0", "int"}, {"fy0", "int"}, {"fy1", "int"}, {"g", "convDilWalk"}, {"zs", "[64][2]int32"}}, true
+		return []Param{{"p", "*convDilParams"}, {"px", "unsafe.Pointer"}, {"pw", "unsafe.Pointer"}, {"iy0", "int"}, {"fy0", "int"}, {"fy1", "int"}, {"bias", "[2]int32"}, {"g", "convDilWalk"}, {"zs", "[64][2]int32"}}, true
 	case ConvDilParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case ConvDilRQ:
+		return []Param{{"mult", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvDilWalk:
-		return []Param{{"n8", "int"}, {"nx", "int"}, {"ny", "int"}, {"d", "int"}, {"gx", "int"}, {"gy", "int"}, {"wy", "int"}}, true
+		return []Param{{"n", "int"}, {"k", "int"}, {"nx", "int"}, {"ny", "int"}, {"d", "int"}, {"gx", "int"}, {"gy", "int"}, {"wy", "int"}}, true
 	case ConvPWCh:
 		return []Param{{"bias", "int32"}, {"m2", "uint32"}, {"d", "uint64"}, {"r", "uint32"}}, true
 	case ConvPWDSPParams:
