@@ -98,10 +98,9 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 	for fy := 0; fy < fH; fy++ {
 		var r0, r1 int32
 		for fx := 0; fx < fW; fx++ {
-			for _, u := range w[(fy*fW+fx)*C : (fy*fW+fx+1)*C] {
-				r0 += int32(u[0]) * p.inZP
-				r1 += int32(u[1]) * p.inZP
-			}
+			var t [2]int32
+			convDilSum(unsafe.Pointer(&w[(fy*fW+fx)*C : (fy*fW+fx+1)*C][0]), C/8, &t)
+			r0, r1 = r0+t[0]*p.inZP, r1+t[1]*p.inZP
 			up := zs[fy*W1+fx+1]
 			zs[(fy+1)*W1+fx+1] = [2]int32{up[0] + r0, up[1] + r1}
 		}
@@ -126,9 +125,24 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 	for ox1+1 < p.outW && ox1*sW-p.padW+sW+(fW-1)*dW < inW {
 		ox1 += 2
 	}
+	// The sums with the folded bias are below K*2^14 + |bias| in
+	// magnitude (each tap's product, or zp times the weight, below 2^14).
+	biasMax := int32(1<<29 - fH*fW*C<<14)
 	nch := 1
 	if two {
 		nch = 2
+	}
+	// The channels' requantizations for convDilStore, where fast.
+	var rqs [2]convDilRQ
+	var fast [2]bool
+	for j := range nch {
+		qj := &q[j]
+		if rr := qj.right; rr >= 1 && rr <= 21 && zo >= -128 && zo <= 128 && qj.bias > -biasMax && qj.bias < biasMax {
+			// |sum| < 2^29: dwRQFast (zo in k).
+			m := qj.mult2 >> 1
+			rqs[j] = convDilRQ{m: m, k: 1 + int32(1)<<rr + zo<<(rr+1), mm: -int32(m) - 2, sh: rr + 1, lo: lo, hi: hi}
+			fast[j] = true
+		}
 	}
 	// sums[i] holds the sums of the batch's pair i: s00, s01, s10, s11;
 	// pixel t of the batch, channel j is at 2t+j.
@@ -171,11 +185,8 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 					// One channel at a time, as convPWPair8's.
 					qj := &q[j]
 					oj := o[px*N+j : px*N+j+(m-1)*N+1]
-					if qj.right >= 2 && qj.right <= 23 && zo >= -128 && zo <= 128 {
-						// convRQR with zo in the high word (convPWPair8).
-						r := convDilRQ{mult: qj.mult2 >> 1, rm1: qj.rm1 & 31, lo: lo, hi: hi}
-						r.kh = qj.kh + uint32(zo)<<r.rm1
-						convDilStore(unsafe.Pointer(&flat[j]), unsafe.Pointer(&oj[0]), m, N, &r)
+					if fast[j] {
+						convDilStore(unsafe.Pointer(&flat[j]), unsafe.Pointer(&oj[0]), m, N, &rqs[j])
 						continue
 					}
 					for t := range m {
@@ -186,6 +197,24 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 			}
 		}
 	}
+}
+
+// convDilSum adds to s the sums of the first and of the second weights of
+// the 8*n8 (n8 > 0) interleaved pairs at w.
+//
+//go:noinline
+func convDilSum(w unsafe.Pointer, n8 int, s *[2]int32) {
+	s0, s1 := s[0], s[1]
+	for {
+		q := (*[16]int8)(w)
+		s0 += int32(q[0]) + int32(q[2]) + int32(q[4]) + int32(q[6]) + int32(q[8]) + int32(q[10]) + int32(q[12]) + int32(q[14])
+		s1 += int32(q[1]) + int32(q[3]) + int32(q[5]) + int32(q[7]) + int32(q[9]) + int32(q[11]) + int32(q[13]) + int32(q[15])
+		if n8--; n8 == 0 {
+			break
+		}
+		w = unsafe.Add(w, 16)
+	}
+	s[0], s[1] = s0, s1
 }
 
 // convDilRun sets sums[i] to the sums of pixel pair i of a row whose
@@ -207,23 +236,25 @@ func convDilRun(a, w unsafe.Pointer, step int, g *convDilWalk, z [2]int32, sums 
 	}
 }
 
-// convDilRQ is a requantization convRQR takes (right shift of at least 2),
-// the output zero point in kh, and the activation bounds.
+// convDilRQ is a requantization dwRQFast takes (the output zero point in
+// k) and the activation bounds.
 type convDilRQ struct {
-	mult, kh, rm1 uint32
-	lo, hi        int32
+	m      uint32
+	k, mm  int32
+	sh     uint32
+	lo, hi int32
 }
 
 // convDilStore writes the m (> 0) outputs of one channel, N bytes apart
-// from o, requantizing the sums at s (the folded bias included), 8 bytes
-// apart. The rescale is below 2^30 in magnitude (a right shift of at least
-// one after the high word), as dwClamp wants.
+// from o, requantizing the sums at s (the folded bias included, below
+// 2^29 in magnitude), 8 bytes apart. The rescale is below 2^30 in
+// magnitude, as dwClamp wants.
 //
 //go:noinline
 func convDilStore(s, o unsafe.Pointer, m, N int, r *convDilRQ) {
-	mult, kh, rm1, lo, hi := r.mult, r.kh, r.rm1, r.lo, r.hi
+	mult, k, mm, sh, lo, hi := r.m, r.k, r.mm, r.sh&31, r.lo, r.hi
 	for {
-		*(*int8)(o) = int8(dwClamp(convRQR(*(*int32)(s), mult, kh, rm1), lo, hi))
+		*(*int8)(o) = int8(dwClamp(dwRQFast(*(*int32)(s), mult, k, mm, sh), lo, hi))
 		if m--; m == 0 {
 			return
 		}

@@ -17,6 +17,7 @@ package kernels
 //   - convDilPair: parameter w has type [][2]int8
 //   - convDilRun: parameter a has type unsafe.Pointer
 //   - convDilStore: parameter s has type unsafe.Pointer
+//   - convDilSum: parameter w has type unsafe.Pointer
 //   - convLeanStore: parameter s has type *[4]int64
 //   - convPWPair8: parameter x has type [][8]int8
 //   - convPWQuad8: parameter x has type [][8]int8
@@ -1087,12 +1088,14 @@ func NewParams(typ string, fields map[string]any) any {
 		p := &convDilRQ{}
 		for k, v := range fields {
 			switch k {
-			case "mult":
-				p.mult = uint32(v.(int64))
-			case "kh":
-				p.kh = uint32(v.(int64))
-			case "rm1":
-				p.rm1 = uint32(v.(int64))
+			case "m":
+				p.m = uint32(v.(int64))
+			case "k":
+				p.k = int32(v.(int64))
+			case "mm":
+				p.mm = int32(v.(int64))
+			case "sh":
+				p.sh = uint32(v.(int64))
 			case "lo":
 				p.lo = int32(v.(int64))
 			case "hi":

@@ -105,6 +105,7 @@ const (
 	ConvDilRun              Func = "convDilRun"
 	ConvDilSet              Func = "convDilSet"
 	ConvDilStore            Func = "convDilStore"
+	ConvDilSum              Func = "convDilSum"
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
@@ -861,6 +862,7 @@ func Funcs() []Func {
 		ConvDilRun,
 		ConvDilSet,
 		ConvDilStore,
+		ConvDilSum,
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
@@ -1710,6 +1712,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"g", "*convDilWalk"}, {"rs", "int"}, {"dH", "int"}, {"dW", "int"}, {"C", "int"}, {"fW", "int"}, {"x0", "int"}, {"x1", "int"}}, true
 	case ConvDilStore:
 		return []Param{{"s", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"m", "int"}, {"N", "int"}, {"r", "*convDilRQ"}}, true
+	case ConvDilSum:
+		return []Param{{"w", "unsafe.Pointer"}, {"n8", "int"}, {"s", "*[2]int32"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case ConvGatherGrid:
@@ -2925,6 +2929,7 @@ func (f Func) Results() int {
 		ConvDilRun,
 		ConvDilSet,
 		ConvDilStore,
+		ConvDilSum,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -3563,7 +3568,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case ConvDilParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case ConvDilRQ:
-		return []Param{{"mult", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+		return []Param{{"m", "uint32"}, {"k", "int32"}, {"mm", "int32"}, {"sh", "uint32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvDilWalk:
 		return []Param{{"n", "int"}, {"k", "int"}, {"nx", "int"}, {"ny", "int"}, {"d", "int"}, {"gx", "int"}, {"gy", "int"}, {"wy", "int"}}, true
 	case ConvPWCh:
