@@ -217,19 +217,30 @@ func convDilSum(w unsafe.Pointer, n8 int, s *[2]int32) {
 	s[0], s[1] = s0, s1
 }
 
+// convDilDotFor returns convDilDot2, convDilDot2x8, convDilTap2 or
+// convDilTap2x8, as g's steps take.
+func convDilDotFor(g *convDilWalk) func(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
+	switch {
+	case g.n == 1 && g.k == 16:
+		return convDilTap2
+	case g.n == 1:
+		return convDilTap2x8
+	case g.k == 16:
+		return convDilDot2
+	}
+	return convDilDot2x8
+}
+
 // convDilRun sets sums[i] to the sums of pixel pair i of a row whose
 // windows have whole rows (g walks them, with z their zero-point share):
 // the first pair's window starts at a, the next pairs' step bytes apart.
 //
 //go:noinline
 func convDilRun(a, w unsafe.Pointer, step int, g *convDilWalk, z [2]int32, sums [][4]int32) {
+	dot := convDilDotFor(g)
 	for i := range sums {
 		sums[i] = [4]int32{z[0], z[1], z[0], z[1]}
-		if g.k == 16 {
-			convDilDot2(a, w, g, &sums[i])
-		} else {
-			convDilDot2x8(a, w, g, &sums[i])
-		}
+		dot(a, w, g, &sums[i])
 		if i+1 < len(sums) {
 			a = unsafe.Add(a, step)
 		}
@@ -321,11 +332,7 @@ func convDilEdge(e *convDilEdgeArgs, ixa int, second bool, s *[4]int32) {
 	} else {
 		convDilSet(g, rs, dH, dW, C, fW, lc, hc)
 		a, w := unsafe.Add(e.px, (e.iy0+fy0*dH)*rs+(ixa+lc*dW)*C), unsafe.Add(e.pw, 2*((fy0*fW+lc)*C))
-		if g.k == 16 {
-			convDilDot2(a, w, g, s)
-		} else {
-			convDilDot2x8(a, w, g, s)
-		}
+		convDilDotFor(g)(a, w, g, s)
 	}
 	var t [2]int32
 	for k, r := range rng {
@@ -566,6 +573,219 @@ func convDilDot2x8(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
 				}
 				a, b, w = unsafe.Add(a, 8), unsafe.Add(b, 8), unsafe.Add(w, 16)
 			}
+			if x--; x == 0 {
+				break
+			}
+			a, w = unsafe.Add(a, g.gx), unsafe.Add(w, 16)
+		}
+		if y--; y == 0 {
+			break
+		}
+		a, w = unsafe.Add(a, g.gy), unsafe.Add(w, g.wy)
+	}
+	s[0], s[1], s[2], s[3] = s00, s01, s10, s11
+}
+
+// convDilTap2 is convDilDot2 for taps of one step (g.n = 1, g.k = 16):
+// one loop fewer.
+//
+//go:noinline
+func convDilTap2(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
+	s00, s01, s10, s11 := s[0], s[1], s[2], s[3]
+	for y := g.ny; ; {
+		for x := g.nx; ; {
+			pa, pb, q := (*[16]int8)(a), (*[16]int8)(unsafe.Add(a, g.d)), (*[32]int8)(w)
+			var x0, x1, w0 int32
+			x0, x1 = int32(pa[0]), int32(pb[0])
+			w0 = int32(q[0])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[1])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[1]), int32(pb[1])
+			w0 = int32(q[2])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[3])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[2]), int32(pb[2])
+			w0 = int32(q[4])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[5])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[3]), int32(pb[3])
+			w0 = int32(q[6])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[7])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[4]), int32(pb[4])
+			w0 = int32(q[8])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[9])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[5]), int32(pb[5])
+			w0 = int32(q[10])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[11])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[6]), int32(pb[6])
+			w0 = int32(q[12])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[13])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[7]), int32(pb[7])
+			w0 = int32(q[14])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[15])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[8]), int32(pb[8])
+			w0 = int32(q[16])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[17])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[9]), int32(pb[9])
+			w0 = int32(q[18])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[19])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[10]), int32(pb[10])
+			w0 = int32(q[20])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[21])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[11]), int32(pb[11])
+			w0 = int32(q[22])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[23])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[12]), int32(pb[12])
+			w0 = int32(q[24])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[25])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[13]), int32(pb[13])
+			w0 = int32(q[26])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[27])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[14]), int32(pb[14])
+			w0 = int32(q[28])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[29])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[15]), int32(pb[15])
+			w0 = int32(q[30])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[31])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			if x--; x == 0 {
+				break
+			}
+			a, w = unsafe.Add(a, g.gx), unsafe.Add(w, 32)
+		}
+		if y--; y == 0 {
+			break
+		}
+		a, w = unsafe.Add(a, g.gy), unsafe.Add(w, g.wy)
+	}
+	s[0], s[1], s[2], s[3] = s00, s01, s10, s11
+}
+
+// convDilTap2x8 is convDilDot2x8 for taps of one step (g.n = 1, g.k = 8).
+//
+//go:noinline
+func convDilTap2x8(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
+	s00, s01, s10, s11 := s[0], s[1], s[2], s[3]
+	for y := g.ny; ; {
+		for x := g.nx; ; {
+			pa, pb, q := (*[8]int8)(a), (*[8]int8)(unsafe.Add(a, g.d)), (*[16]int8)(w)
+			var x0, x1, w0 int32
+			x0, x1 = int32(pa[0]), int32(pb[0])
+			w0 = int32(q[0])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[1])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[1]), int32(pb[1])
+			w0 = int32(q[2])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[3])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[2]), int32(pb[2])
+			w0 = int32(q[4])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[5])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[3]), int32(pb[3])
+			w0 = int32(q[6])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[7])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[4]), int32(pb[4])
+			w0 = int32(q[8])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[9])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[5]), int32(pb[5])
+			w0 = int32(q[10])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[11])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[6]), int32(pb[6])
+			w0 = int32(q[12])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[13])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[7]), int32(pb[7])
+			w0 = int32(q[14])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[15])
+			s01 += x0 * w0
+			s11 += x1 * w0
 			if x--; x == 0 {
 				break
 			}

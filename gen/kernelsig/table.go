@@ -99,6 +99,7 @@ const (
 	ConvDilDot1             Func = "convDilDot1"
 	ConvDilDot2             Func = "convDilDot2"
 	ConvDilDot2x8           Func = "convDilDot2x8"
+	ConvDilDotFor           Func = "convDilDotFor"
 	ConvDilEdge             Func = "convDilEdge"
 	ConvDilInt8             Func = "convDilInt8"
 	ConvDilPair             Func = "convDilPair"
@@ -106,6 +107,8 @@ const (
 	ConvDilSet              Func = "convDilSet"
 	ConvDilStore            Func = "convDilStore"
 	ConvDilSum              Func = "convDilSum"
+	ConvDilTap2             Func = "convDilTap2"
+	ConvDilTap2x8           Func = "convDilTap2x8"
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
@@ -856,6 +859,7 @@ func Funcs() []Func {
 		ConvDilDot1,
 		ConvDilDot2,
 		ConvDilDot2x8,
+		ConvDilDotFor,
 		ConvDilEdge,
 		ConvDilInt8,
 		ConvDilPair,
@@ -863,6 +867,8 @@ func Funcs() []Func {
 		ConvDilSet,
 		ConvDilStore,
 		ConvDilSum,
+		ConvDilTap2,
+		ConvDilTap2x8,
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
@@ -1700,6 +1706,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
 	case ConvDilDot2x8:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
+	case ConvDilDotFor:
+		return []Param{{"g", "*convDilWalk"}}, true
 	case ConvDilEdge:
 		return []Param{{"e", "*convDilEdgeArgs"}, {"ixa", "int"}, {"second", "bool"}, {"s", "*[4]int32"}}, true
 	case ConvDilInt8:
@@ -1714,6 +1722,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"s", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"m", "int"}, {"N", "int"}, {"r", "*convDilRQ"}}, true
 	case ConvDilSum:
 		return []Param{{"w", "unsafe.Pointer"}, {"n8", "int"}, {"s", "*[2]int32"}}, true
+	case ConvDilTap2:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
+	case ConvDilTap2x8:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case ConvGatherGrid:
@@ -2930,6 +2942,8 @@ func (f Func) Results() int {
 		ConvDilSet,
 		ConvDilStore,
 		ConvDilSum,
+		ConvDilTap2,
+		ConvDilTap2x8,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherWin,
@@ -3292,6 +3306,7 @@ func (f Func) Results() int {
 		ConstU8,
 		ConvDSPScratch,
 		ConvDSPWScratch,
+		ConvDilDotFor,
 		ConvGatherGrid,
 		ConvGatherScratch,
 		ConvGatherWinWords,
