@@ -6,11 +6,14 @@ import "unsafe"
 // (gc's A32 code): convRowsInt8's scheme (two horizontally adjacent output
 // pixels by two output channels, each product one multiply-add) where a
 // window row is not contiguous: its taps, inC contiguous values each, are
-// dilationW*inC values apart. convDilDot2 walks the taps of a window
-// inside the image, eight values a step. Taps in the padding are left
-// out; the folded bias (conv_rq.go, bias - zp*sum of the channel's
-// weights) needs zp times their weights back, which a table of partial
-// sums over the filter's taps gives for any rectangle of taps.
+// dilationW*inC values apart. convDilDot2 and its variants walk the taps
+// of two windows inside the image, sixteen values a step (eight where inC
+// is an odd multiple of eight), in small functions whose few live values
+// gc keeps in registers. Taps in the padding are left out; the folded
+// bias (conv_rq.go, bias - zp*sum of the channel's weights) needs zp times
+// their weights back, which a table of partial sums over the filter's taps
+// gives for any rectangle of taps. The sums of a batch of pixel pairs are
+// requantized channel by channel afterwards (convDilStore).
 
 // convDilParams describes a convolution of inC a multiple of eight.
 type convDilParams struct {
@@ -59,9 +62,9 @@ func convDilInt8(p *convDilParams, in []int8, wt, rq string, out []int8) {
 type convDilWalk struct {
 	n, k, nx, ny int
 	d            int // bytes from the first pixel's taps to the second's
-	gx           int // bytes from a tap's last eight values to the next tap
-	gy           int // bytes from a row's last tap's last eight values to the next row
-	wy           int // weight bytes from a row's last tap's last eight pairs to the next row
+	gx           int // bytes from a tap's last step to the next tap
+	gy           int // bytes from a row's last tap's last step to the next row
+	wy           int // weight bytes from a row's last tap's last step to the next row
 }
 
 // convDilCols returns the taps [lo, hi) of a window row starting at input
@@ -108,7 +111,8 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 	e.p = p
 	e.bias = [2]int32{q[0].bias, q[1].bias}
 	e.pw = unsafe.Pointer(unsafe.SliceData(w))
-	// g walks whole window rows; e.g the windows cut at the sides.
+	// g walks whole window rows; e.g, copied, the windows cut at the
+	// sides.
 	var g convDilWalk
 	g.k = 8
 	if C%16 == 0 {
@@ -126,8 +130,12 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 		ox1 += 2
 	}
 	// The sums with the folded bias are below K*2^14 + |bias| in
-	// magnitude (each tap's product, or zp times the weight, below 2^14).
-	biasMax := int32(1<<29 - fH*fW*C<<14)
+	// magnitude (each tap's product, or zp times the weight, at most
+	// 2^14): dwRQFast's 2^29 holds for |bias| < biasMax.
+	var biasMax int32
+	if K := fH * fW * C; K < 1<<15 {
+		biasMax = int32(1<<29 - K<<14)
+	}
 	nch := 1
 	if two {
 		nch = 2
@@ -160,8 +168,12 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 			// The folded biases and zp times the weights of the rows
 			// outside the image.
 			zr := e.outside(fy0, fy1, 0, fW)
-			row := unsafe.Add(e.px, (iy0+fy0*dH)*rs)
-			wrow := unsafe.Add(e.pw, 2*fy0*fW*C)
+			// The window rows' first input row and first weights (where
+			// a row is inside: pointers stay inside their slices).
+			row, wrow := e.px, e.pw
+			if g.ny > 0 {
+				row, wrow = unsafe.Add(e.px, (iy0+fy0*dH)*rs), unsafe.Add(e.pw, 2*fy0*fW*C)
+			}
 			o := out[(b*p.outH+oy)*p.outW*N:]
 			for px := 0; px < p.outW; px += 2 * convDilBatch {
 				n := min(convDilBatch, (p.outW-px+1)/2)
