@@ -10,6 +10,16 @@ package kernels
 //   - addInt8TabFast: parameter t has type *[2048]byte
 //   - bfpDot4: parameter a has type *[4]int64
 //   - bfpDot4Ref: parameter a has type *[4]int64
+//   - convDilDot1: parameter a has type unsafe.Pointer
+//   - convDilDot2: parameter a has type unsafe.Pointer
+//   - convDilDot2x8: parameter a has type unsafe.Pointer
+//   - convDilEdge: parameter s has type *[4]int32
+//   - convDilPair: parameter w has type [][2]int8
+//   - convDilRun: parameter a has type unsafe.Pointer
+//   - convDilStore: parameter s has type unsafe.Pointer
+//   - convDilSum: parameter w has type unsafe.Pointer
+//   - convDilTap2: parameter a has type unsafe.Pointer
+//   - convDilTap2x8: parameter a has type unsafe.Pointer
 //   - convGatherPWCopy: parameter dst has type unsafe.Pointer
 //   - convLeanStore: parameter s has type *[4]int64
 //   - convPWPair8: parameter x has type [][8]int8
@@ -95,52 +105,53 @@ package kernels
 //     argMinMaxIdxI8, b2u8, bfpAcc, bfpAdd3, bfpBias, bfpBits, bfpDotSlow,
 //     bfpF32, bfpFinite, bfpPutRow, bfpRow, bfpSig, bfpVec, binary32,
 //     castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64, constI8, constU8,
-//     convDSPScratch, convDSPWScratch, convGatherGrid, convGatherScratch,
-//     convGatherWinWords, convLean8, convPWBlock, convPWChDecode,
-//     convPWDot16, convPWDot4, convPWDot8, convPWDot8x4, convPWDotAny,
-//     convPWOut, convPWQ, convPWRescale, convPWScratch, convRQ32, convRQR,
-//     convRowsDot, convRowsEdge, convRowsEdge2, convRowsSums, convTaps,
-//     detIoU, detMax, detMin, detNMS, divLeadingSignBits, divQuantOne,
-//     divRoundingDivByPOT, dspFC16Pack, dspFC16Plan, dspFCGroup, dspFCPack,
-//     dspFCPlan, dspMulPlan, dspPackPairs, dspPlanRecords, dspPoolArgs,
-//     dspPoolPlan, dspQ, dspQ16, dspQS, dspWidenWords, dusClamp,
-//     dw3x3BlockWidth, dw3x3ChainInt8, dw3x3Decode, dw3x3FastN, dwClamp,
-//     dwDSPFirstTap, dwDSPInterior, dwDSPItemRead, dwDSPItemWrite,
-//     dwDSPPairs, dwDSPPlan, dwDSPPlanQ8, dwDSPQ, dwDSPQuads, dwDSPRec,
-//     dwDSPRecs, dwDSPRowInside, dwDSPScratch, dwDSPScratchQ8, dwDSPSetup,
-//     dwDSPShift, dwDSPZerosQ8, dwRQFast, dwRescale, dwRowsSrc, dwTaps,
-//     ewRequantDown, ewRowStart, ewRows, ewTab32, ewTabAt, expFix, f32Add,
-//     f32Ceil, f32Cos, f32Div, f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends,
-//     f32Exp, f32ExpCore, f32ExpFPU, f32ExpRare, f32Expm1, f32Finite,
-//     f32Finite2, f32Floor, f32FromFix, f32FromQ, f32Log, f32Logistic,
-//     f32LogisticFPU, f32Lt, f32Mod, f32Mul, f32NaN, f32Pack, f32RoundI32,
-//     f32Sin, f32SinCos, f32Sqrt, f32StrOff, f32StrView, f32Tab64, f32Tanh,
-//     f32TanhFPU, f32Unpack, f32Words, f32q, f32sAdd, f32sBits, f32sDiv,
-//     f32sDot, f32sDotOK, f32sLt, f32sMul, f32sRange, f32sRangeStr,
-//     f32sRound, f32sSig, f32sSumF32, f32sUnpackN, fcDotI16, fcDotI16Acc32,
-//     fcF32Soft, fcMakeRQ, fcRQFor, fcRescale, fcRowsBlocks, fcSumI8,
-//     gatherIndex, gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16,
-//     hardSwishShl16, hardSwishSrdhm16, int16BlocksPlan, l2InvSqrt, ld32,
-//     ld64, ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum,
-//     logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub,
-//     logisticTanh16Input, lstmCellF, lstmCellQ, lstmClampF, lstmClipF,
-//     lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S, lstmFCQ64, lstmFunnel4x2,
-//     lstmFunnel8, lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ,
-//     lstmInt8Form, lstmMakeQ, lstmMakeR, lstmMakeRG, lstmMakeRQ, lstmMakeRU,
-//     lstmNext, lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16, lstmSigP,
-//     lstmSigmoidQ, lstmTanhP, lstmTanhQ, meanRequant, mulByQuantMul,
-//     mulByQuantMul64, mulQ62, mulQuantOne, octByte, octCols64, octLanes,
-//     poolAvgRound, poolInterior, poolRecip, poolSumI8, poolWindow, preluOne,
-//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
-//     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
-//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne, sumI8,
-//     svdfActF32, svdfFastPlan, svdfLE32, svdfNew16, svdfNew8, svdfRingStep,
-//     svdfRingWT16, tanhMid, tanhSmall, tconvTaps
+//     convDSPScratch, convDSPWScratch, convDilCols, convDilDotFor,
+//     convGatherGrid, convGatherScratch, convGatherWinWords, convLean8,
+//     convPWBlock, convPWChDecode, convPWDot16, convPWDot4, convPWDot8,
+//     convPWDot8x4, convPWDotAny, convPWOut, convPWQ, convPWRescale,
+//     convPWScratch, convRQ32, convRQR, convRowsDot, convRowsEdge,
+//     convRowsEdge2, convRowsSums, convTaps, detIoU, detMax, detMin, detNMS,
+//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
+//     dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
+//     dspPackPairs, dspPlanRecords, dspPoolArgs, dspPoolPlan, dspQ, dspQ16,
+//     dspQS, dspWidenWords, dusClamp, dw3x3BlockWidth, dw3x3ChainInt8,
+//     dw3x3Decode, dw3x3FastN, dwClamp, dwDSPFirstTap, dwDSPInterior,
+//     dwDSPItemRead, dwDSPItemWrite, dwDSPPairs, dwDSPPlan, dwDSPPlanQ8,
+//     dwDSPQ, dwDSPQuads, dwDSPRec, dwDSPRecs, dwDSPRowInside, dwDSPScratch,
+//     dwDSPScratchQ8, dwDSPSetup, dwDSPShift, dwDSPZerosQ8, dwRQFast,
+//     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
+//     ewTab32, ewTabAt, expFix, f32Add, f32Ceil, f32Cos, f32Div, f32Dot4,
+//     f32DotFunnel4, f32DotStr4, f32Ends, f32Exp, f32ExpCore, f32ExpFPU,
+//     f32ExpRare, f32Expm1, f32Finite, f32Finite2, f32Floor, f32FromFix,
+//     f32FromQ, f32Log, f32Logistic, f32LogisticFPU, f32Lt, f32Mod, f32Mul,
+//     f32NaN, f32Pack, f32RoundI32, f32Sin, f32SinCos, f32Sqrt, f32StrOff,
+//     f32StrView, f32Tab64, f32Tanh, f32TanhFPU, f32Unpack, f32Words, f32q,
+//     f32sAdd, f32sBits, f32sDiv, f32sDot, f32sDotOK, f32sLt, f32sMul,
+//     f32sRange, f32sRangeStr, f32sRound, f32sSig, f32sSumF32, f32sUnpackN,
+//     fcDotI16, fcDotI16Acc32, fcF32Soft, fcMakeRQ, fcRQFor, fcRescale,
+//     fcRowsBlocks, fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
+//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, int16BlocksPlan,
+//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
+//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
+//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
+//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
+//     lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF,
+//     lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
+//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext, lstmRFits, lstmRGFits,
+//     lstmRowBatch, lstmSat16, lstmSigP, lstmSigmoidQ, lstmTanhP, lstmTanhQ,
+//     meanRequant, mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne,
+//     octByte, octCols64, octLanes, poolAvgRound, poolInterior, poolRecip,
+//     poolSumI8, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
+//     rqFromFC, rqOne0, rqOneFields, rqOneIn, rqOneQ, rqOneR, rqOneSat,
+//     rqOneSet, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
+//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
+//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, strAligned4,
+//     subQuantOne, sumI8, svdfActF32, svdfFastPlan, svdfLE32, svdfNew16,
+//     svdfNew8, svdfRingStep, svdfRingWT16, tanhMid, tanhSmall, tconvTaps
 //
 // Not constructible through NewParams:
+//   - convDilEdgeArgs: field px has type unsafe.Pointer
 //   - convPWKArgs: field x has type unsafe.Pointer
 //   - convPWRunArgs: field x has type [][8]int8
 //   - dspArgs: field x has type unsafe.Pointer
@@ -257,6 +268,10 @@ func Call(fn string, args []any) bool {
 		convDSPW(args[0].(*convDSPParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
 	case "convDSPWindow":
 		convDSPWindow(args[0].(*convDSPParams), args[1].([]int8), int(args[2].(int64)), args[3].([]int8))
+	case "convDilInt8":
+		convDilInt8(args[0].(*convDilParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "convDilSet":
+		convDilSet(args[0].(*convDilWalk), int(args[1].(int64)), int(args[2].(int64)), int(args[3].(int64)), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), int(args[7].(int64)))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":
@@ -1056,6 +1071,99 @@ func NewParams(typ string, fields map[string]any) any {
 				p.span = int32(v.(int64))
 			case "hi":
 				p.hi = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convDilParams":
+		p := &convDilParams{}
+		for k, v := range fields {
+			switch k {
+			case "batches":
+				p.batches = int(v.(int64))
+			case "inH":
+				p.inH = int(v.(int64))
+			case "inW":
+				p.inW = int(v.(int64))
+			case "inC":
+				p.inC = int(v.(int64))
+			case "filterH":
+				p.filterH = int(v.(int64))
+			case "filterW":
+				p.filterW = int(v.(int64))
+			case "outH":
+				p.outH = int(v.(int64))
+			case "outW":
+				p.outW = int(v.(int64))
+			case "outC":
+				p.outC = int(v.(int64))
+			case "strideH":
+				p.strideH = int(v.(int64))
+			case "strideW":
+				p.strideW = int(v.(int64))
+			case "dilationH":
+				p.dilationH = int(v.(int64))
+			case "dilationW":
+				p.dilationW = int(v.(int64))
+			case "padH":
+				p.padH = int(v.(int64))
+			case "padW":
+				p.padW = int(v.(int64))
+			case "inZP":
+				p.inZP = int32(v.(int64))
+			case "outOffset":
+				p.outOffset = int32(v.(int64))
+			case "actMin":
+				p.actMin = int32(v.(int64))
+			case "actMax":
+				p.actMax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convDilRQ":
+		p := &convDilRQ{}
+		for k, v := range fields {
+			switch k {
+			case "m":
+				p.m = uint32(v.(int64))
+			case "k":
+				p.k = int32(v.(int64))
+			case "mm":
+				p.mm = int32(v.(int64))
+			case "sh":
+				p.sh = uint32(v.(int64))
+			case "lo":
+				p.lo = int32(v.(int64))
+			case "hi":
+				p.hi = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convDilWalk":
+		p := &convDilWalk{}
+		for k, v := range fields {
+			switch k {
+			case "n":
+				p.n = int(v.(int64))
+			case "k":
+				p.k = int(v.(int64))
+			case "nx":
+				p.nx = int(v.(int64))
+			case "ny":
+				p.ny = int(v.(int64))
+			case "d":
+				p.d = int(v.(int64))
+			case "gx":
+				p.gx = int(v.(int64))
+			case "gy":
+				p.gy = int(v.(int64))
+			case "wy":
+				p.wy = int(v.(int64))
 			default:
 				return nil
 			}

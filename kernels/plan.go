@@ -102,7 +102,8 @@ func Dw3x3BlockWidth(outW int) int { return dw3x3BlockWidth(outW) }
 // ConvGatherMax window values and ConvGatherMaxC output channels
 // convGatherInt8 takes; ConvPWKMax input channels convPWKInt8 computes
 // itself; DwRasterMax output channels dwInt8BlocksMulRaster takes, and
-// DwRasterPix pixels of a row it reads before it writes them.
+// DwRasterPix pixels of a row it reads before it writes them;
+// ConvDilMaxTaps bounds (filterH+1)*(filterW+1) of convDilInt8.
 const (
 	MoveLoops      = moveLoops
 	ConvRQLen      = convRQLen
@@ -113,6 +114,7 @@ const (
 	ConvPWKMax     = convPWKMax
 	DwRasterMax    = dwRasterMax
 	DwRasterPix    = dwRasterPix
+	ConvDilMaxTaps = convDilMaxTaps
 )
 
 // ConvPWScratch is convPWInt8's for outC output channels.

@@ -78,6 +78,8 @@ const (
 	// DwRasterPix is how many pixels of a row dwInt8BlocksMulRaster reads
 	// before it writes them.
 	DwRasterPix = kernels.DwRasterPix
+	// ConvDilMaxTaps bounds (filterH+1)*(filterW+1) of convDilInt8.
+	ConvDilMaxTaps = kernels.ConvDilMaxTaps
 )
 
 // BlockWidthDw3x3 is the pixels of a row dw3x3Int8 computes as one block

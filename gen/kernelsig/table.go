@@ -95,6 +95,20 @@ const (
 	ConvDSPW                Func = "convDSPW"
 	ConvDSPWScratch         Func = "convDSPWScratch"
 	ConvDSPWindow           Func = "convDSPWindow"
+	ConvDilCols             Func = "convDilCols"
+	ConvDilDot1             Func = "convDilDot1"
+	ConvDilDot2             Func = "convDilDot2"
+	ConvDilDot2x8           Func = "convDilDot2x8"
+	ConvDilDotFor           Func = "convDilDotFor"
+	ConvDilEdge             Func = "convDilEdge"
+	ConvDilInt8             Func = "convDilInt8"
+	ConvDilPair             Func = "convDilPair"
+	ConvDilRun              Func = "convDilRun"
+	ConvDilSet              Func = "convDilSet"
+	ConvDilStore            Func = "convDilStore"
+	ConvDilSum              Func = "convDilSum"
+	ConvDilTap2             Func = "convDilTap2"
+	ConvDilTap2x8           Func = "convDilTap2x8"
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
@@ -707,6 +721,10 @@ const (
 	CastParams           Struct = "castParams"
 	CmpParams            Struct = "cmpParams"
 	ConvDSPParams        Struct = "convDSPParams"
+	ConvDilEdgeArgs      Struct = "convDilEdgeArgs"
+	ConvDilParams        Struct = "convDilParams"
+	ConvDilRQ            Struct = "convDilRQ"
+	ConvDilWalk          Struct = "convDilWalk"
 	ConvPWCh             Struct = "convPWCh"
 	ConvPWDSPParams      Struct = "convPWDSPParams"
 	ConvPWKArgs          Struct = "convPWKArgs"
@@ -868,6 +886,20 @@ func Funcs() []Func {
 		ConvDSPW,
 		ConvDSPWScratch,
 		ConvDSPWindow,
+		ConvDilCols,
+		ConvDilDot1,
+		ConvDilDot2,
+		ConvDilDot2x8,
+		ConvDilDotFor,
+		ConvDilEdge,
+		ConvDilInt8,
+		ConvDilPair,
+		ConvDilRun,
+		ConvDilSet,
+		ConvDilStore,
+		ConvDilSum,
+		ConvDilTap2,
+		ConvDilTap2x8,
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
@@ -1482,6 +1514,10 @@ func Structs() []Struct {
 		CastParams,
 		CmpParams,
 		ConvDSPParams,
+		ConvDilEdgeArgs,
+		ConvDilParams,
+		ConvDilRQ,
+		ConvDilWalk,
 		ConvPWCh,
 		ConvPWDSPParams,
 		ConvPWKArgs,
@@ -1724,6 +1760,34 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"K", "int"}}, true
 	case ConvDSPWindow:
 		return []Param{{"p", "*convDSPParams"}, {"in", "[]int8"}, {"pix", "int"}, {"dst", "[]int8"}}, true
+	case ConvDilCols:
+		return []Param{{"ix0", "int"}, {"dW", "int"}, {"fW", "int"}, {"inW", "int"}}, true
+	case ConvDilDot1:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[2]int32"}}, true
+	case ConvDilDot2:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
+	case ConvDilDot2x8:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
+	case ConvDilDotFor:
+		return []Param{{"g", "*convDilWalk"}}, true
+	case ConvDilEdge:
+		return []Param{{"e", "*convDilEdgeArgs"}, {"ixa", "int"}, {"second", "bool"}, {"s", "*[4]int32"}}, true
+	case ConvDilInt8:
+		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case ConvDilPair:
+		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
+	case ConvDilRun:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"step", "int"}, {"g", "*convDilWalk"}, {"z", "[2]int32"}, {"sums", "[][4]int32"}}, true
+	case ConvDilSet:
+		return []Param{{"g", "*convDilWalk"}, {"rs", "int"}, {"dH", "int"}, {"dW", "int"}, {"C", "int"}, {"fW", "int"}, {"x0", "int"}, {"x1", "int"}}, true
+	case ConvDilStore:
+		return []Param{{"s", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"m", "int"}, {"N", "int"}, {"r", "*convDilRQ"}}, true
+	case ConvDilSum:
+		return []Param{{"w", "unsafe.Pointer"}, {"n8", "int"}, {"s", "*[2]int32"}}, true
+	case ConvDilTap2:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
+	case ConvDilTap2x8:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case ConvGatherGrid:
@@ -2984,6 +3048,18 @@ func (f Func) Results() int {
 		ConvDSPRun,
 		ConvDSPW,
 		ConvDSPWindow,
+		ConvDilDot1,
+		ConvDilDot2,
+		ConvDilDot2x8,
+		ConvDilEdge,
+		ConvDilInt8,
+		ConvDilPair,
+		ConvDilRun,
+		ConvDilSet,
+		ConvDilStore,
+		ConvDilSum,
+		ConvDilTap2,
+		ConvDilTap2x8,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherPWCopy,
@@ -3370,6 +3446,7 @@ func (f Func) Results() int {
 		ConstU8,
 		ConvDSPScratch,
 		ConvDSPWScratch,
+		ConvDilDotFor,
 		ConvGatherGrid,
 		ConvGatherScratch,
 		ConvGatherWinWords,
@@ -3558,6 +3635,7 @@ func (f Func) Results() int {
 	case BfpBits,
 		BfpRow,
 		BfpVec,
+		ConvDilCols,
 		ConvRowsEdge,
 		ConvRowsSums,
 		ConvTaps,
@@ -3643,6 +3721,14 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"mask", "uint8"}, {"in1Off", "int32"}, {"in2Off", "int32"}, {"in1Mult", "int32"}, {"in2Mult", "int32"}, {"in1Shift", "int"}, {"in2Shift", "int"}}, true
 	case ConvDSPParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"span", "int32"}, {"hi", "int32"}}, true
+	case ConvDilEdgeArgs:
+		return []Param{{"p", "*convDilParams"}, {"px", "unsafe.Pointer"}, {"pw", "unsafe.Pointer"}, {"iy0", "int"}, {"fy0", "int"}, {"fy1", "int"}, {"bias", "[2]int32"}, {"g", "convDilWalk"}, {"zs", "[64][2]int32"}}, true
+	case ConvDilParams:
+		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case ConvDilRQ:
+		return []Param{{"m", "uint32"}, {"k", "int32"}, {"mm", "int32"}, {"sh", "uint32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case ConvDilWalk:
+		return []Param{{"n", "int"}, {"k", "int"}, {"nx", "int"}, {"ny", "int"}, {"d", "int"}, {"gx", "int"}, {"gy", "int"}, {"wy", "int"}}, true
 	case ConvPWCh:
 		return []Param{{"bias", "int32"}, {"m2", "uint32"}, {"d", "uint64"}, {"r", "uint32"}}, true
 	case ConvPWDSPParams:

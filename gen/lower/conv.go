@@ -389,10 +389,19 @@ func lowerConv2D(c *opCtx) error {
 			return convLowerPWInt8(c, in, bias, out, batches*oh*ow, inC, outC, convOHWI(filter.Data, outC),
 				mult, shift, inZP, outZP, lo, hi)
 		}
-		// A dilated convolution takes the DSP loop in the gc build too:
+		// A dilated convolution in the gc build: convDilInt8, windows walked
+		// tap by tap, where its eight-value steps fit the input channels.
+		dilated := dilH > 1 || dilW > 1
+		if !c.DSP() && dilated && fC == inC && convFastOK(shift) && inC%8 == 0 && (fH+1)*(fW+1) <= kernelsig.ConvDilMaxTaps {
+			return convLowerDilInt8(c, in, bias, out, convFastGeom{
+				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
+				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
+			}, convOHWI(filter.Data, outC), mult, shift, inZP, outZP, lo, hi)
+		}
+		// Other dilated convolutions take the DSP loop in the gc build too:
 		// gc's kernels for it (convLeanInt8, convWinInt8) run about twice
 		// its instructions under gc's A32 code (BENCH.md's grid).
-		if fC == inC && (c.DSP() || dilH > 1 || dilW > 1) {
+		if fC == inC && (c.DSP() || dilated) {
 			g := convFastGeom{
 				batches: batches, inH: inH, inW: inW, inC: inC, fH: fH, fW: fW, outH: oh, outW: ow, outC: outC,
 				strideH: strideH, strideW: strideW, dilH: dilH, dilW: dilW, padH: padH, padW: padW,
@@ -1190,6 +1199,40 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 		c.offerOverlap(0, rasterWindowShift(g, 1, 1, 2, true))
 		return nil
 	}
+	wt := convRowsWeights(rows)
+	c.Because(kernelsig.ConvRowsInt8, "%s; a window of more than %d values or more than %d output channels", why, kernelsig.ConvGatherMax, kernelsig.ConvGatherMaxC)
+	c.BandCall(windowBand, kernelsig.ConvRowsInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Rows", wt), rq, View(out))
+	return nil
+}
+
+// convLowerDilInt8 emits convDilInt8 for a dilated int8 convolution in the
+// gc build: convRowsInt8's pairs of pixels and channels, the weights in its
+// layout, each window walked tap by tap.
+func convLowerDilInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, rows [][]int8,
+	mult, shift []int32, inZP, outZP, lo, hi int32) error {
+	rq, err := convRQRecords(c, bias, rows, mult, shift, -inZP)
+	if err != nil {
+		return err
+	}
+	wt := convRowsWeights(rows)
+	c.Because(kernelsig.ConvDilInt8, "ungrouped, dilated, shifts the fast rescale takes, input channels a multiple of 8 and (filterH+1)*(filterW+1) at most %d: taps walked eight values a step for two pixels and two channels", kernelsig.ConvDilMaxTaps)
+	c.BandCall(windowBand, kernelsig.ConvDilInt8, Struct(kernelsig.ConvDilParams,
+		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
+		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
+		F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)),
+		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)),
+		F("dilationH", Int(g.dilH)), F("dilationW", Int(g.dilW)),
+		F("padH", Int(g.padH)), F("padW", Int(g.padW)),
+		F("inZP", I32(inZP)), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
+		View(in), c.Const("Rows", wt), rq, View(out))
+	return nil
+}
+
+// convRowsWeights lays out weight rows [outC][K] for convRowsInt8 and
+// convDilInt8: for each pair of output channels (the second zero when
+// outC is odd), for each column, the two weights.
+func convRowsWeights(rows [][]int8) []byte {
+	k := len(rows[0])
 	wt := make([]byte, 0, (len(rows)+1)/2*2*k)
 	for ob := 0; ob < len(rows); ob += 2 {
 		for i := 0; i < k; i++ {
@@ -1200,9 +1243,7 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 			wt = append(wt, byte(rows[ob][i]), byte(w1))
 		}
 	}
-	c.Because(kernelsig.ConvRowsInt8, "%s; a window of more than %d values or more than %d output channels", why, kernelsig.ConvGatherMax, kernelsig.ConvGatherMaxC)
-	c.BandCall(windowBand, kernelsig.ConvRowsInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Rows", wt), rq, View(out))
-	return nil
+	return wt
 }
 
 // convRowsStruct is the convRowsParams of a convolution.

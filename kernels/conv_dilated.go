@@ -1,0 +1,847 @@
+package kernels
+
+import "unsafe"
+
+// Int8 CONV_2D with dilation, without scratch memory, for 32-bit cores
+// (gc's A32 code): convRowsInt8's scheme (two horizontally adjacent output
+// pixels by two output channels, each product one multiply-add) where a
+// window row is not contiguous: its taps, inC contiguous values each, are
+// dilationW*inC values apart. convDilDot2 and its variants walk the taps
+// of two windows inside the image, sixteen values a step (eight where inC
+// is an odd multiple of eight), in small functions whose few live values
+// gc keeps in registers. Taps in the padding are left out; the folded
+// bias (conv_rq.go, bias - zp*sum of the channel's weights) needs zp times
+// their weights back, which a table of partial sums over the filter's taps
+// gives for any rectangle of taps. The sums of a batch of pixel pairs are
+// requantized channel by channel afterwards (convDilStore).
+
+// convDilParams describes a convolution of inC a multiple of eight.
+type convDilParams struct {
+	batches              int
+	inH, inW, inC        int
+	filterH, filterW     int
+	outH, outW, outC     int
+	strideH, strideW     int
+	dilationH, dilationW int
+	padH, padW           int   // padding before the first row / column
+	inZP                 int32 // input zero point, whose share the folded bias takes out
+	outOffset            int32 // output zero point
+	actMin, actMax       int32 // quantized activation bounds
+}
+
+// convDilMaxTaps bounds (filterH+1)*(filterW+1), the partial sums of zp
+// times the weights convDilPair keeps in a local array.
+const convDilMaxTaps = 64
+
+// convDilInt8 runs the convolution. wt holds, like convRowsInt8's, for each
+// pair of output channels (outC rounded up to even, the missing channel's
+// weights zero), for each index k of the filter order (taps row by row,
+// then input channels), the two channels' weights; rq holds the
+// requantization triples (conv_rq.go).
+func convDilInt8(p *convDilParams, in []int8, wt, rq string, out []int8) {
+	K := p.filterH * p.filterW * p.inC
+	N := p.outC
+	w2 := unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/2)
+	w2 = w2[:(N+1)/2*K]
+	in = in[:p.batches*p.inH*p.inW*p.inC]
+	out = out[:p.batches*p.outH*p.outW*N]
+	var q [2]convPWRQ
+	for ob := 0; ob < N; ob += 2 {
+		convPWRQLoad(rq, ob, &q[0])
+		two := ob+1 < N
+		if two {
+			convPWRQLoad(rq, ob+1, &q[1])
+		}
+		convDilPair(p, in, w2[ob/2*K:ob/2*K+K], &q, two, out[ob:])
+	}
+}
+
+// convDilWalk is the walk of convDilDot2 and convDilDot1 over taps inside
+// the image: ny rows of nx taps of n steps of k values each (n, nx, ny >
+// 0; k is 16, or 8 for input channels an odd multiple of 8).
+type convDilWalk struct {
+	n, k, nx, ny int
+	d            int // bytes from the first pixel's taps to the second's
+	gx           int // bytes from a tap's last step to the next tap
+	gy           int // bytes from a row's last tap's last step to the next row
+	wy           int // weight bytes from a row's last tap's last step to the next row
+}
+
+// convDilCols returns the taps [lo, hi) of a window row starting at input
+// column ix0 (dilation dW, fW taps) that fall inside the inW columns.
+func convDilCols(ix0, dW, fW, inW int) (lo, hi int) {
+	for lo < fW && ix0+lo*dW < 0 {
+		lo++
+	}
+	hi = fW
+	for hi > lo && ix0+(hi-1)*dW >= inW {
+		hi--
+	}
+	return lo, hi
+}
+
+// convDilPair computes output channels ob and ob+1 (when two; w their
+// interleaved weights, q their requantizations) of every pixel; out
+// starts at channel ob of the first pixel.
+//
+//go:noinline
+func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two bool, out []int8) {
+	C, N := p.inC, p.outC
+	fH, fW, dH, dW := p.filterH, p.filterW, p.dilationH, p.dilationW
+	sW, inW := p.strideW, p.inW
+	rs := inW * C
+	img := p.inH * rs
+	zo, lo, hi := p.outOffset, p.actMin, p.actMax
+	// zs[y*(fW+1)+x] is zp times the sums of the weights of the taps in
+	// rows below y and columns below x.
+	var e convDilEdgeArgs
+	zs := &e.zs
+	W1 := fW + 1
+	_ = zs[(fH+1)*W1-1]
+	for fy := 0; fy < fH; fy++ {
+		var r0, r1 int32
+		for fx := 0; fx < fW; fx++ {
+			var t [2]int32
+			convDilSum(unsafe.Pointer(&w[(fy*fW+fx)*C : (fy*fW+fx+1)*C][0]), C/8, &t)
+			r0, r1 = r0+t[0]*p.inZP, r1+t[1]*p.inZP
+			up := zs[fy*W1+fx+1]
+			zs[(fy+1)*W1+fx+1] = [2]int32{up[0] + r0, up[1] + r1}
+		}
+	}
+	e.p = p
+	e.bias = [2]int32{q[0].bias, q[1].bias}
+	e.pw = unsafe.Pointer(unsafe.SliceData(w))
+	// g walks whole window rows; e.g, copied, the windows cut at the
+	// sides.
+	var g convDilWalk
+	g.k = 8
+	if C%16 == 0 {
+		g.k = 16
+	}
+	g.n = C / g.k
+	g.gx = dW*C - C + g.k
+	g.d = sW * C
+	e.g = g
+	// Pairs of pixels from ox0 on, before ox1, have whole window rows.
+	ox0 := (p.padW + sW - 1) / sW
+	ox0 += ox0 % 2
+	ox1 := ox0
+	for ox1+1 < p.outW && ox1*sW-p.padW+sW+(fW-1)*dW < inW {
+		ox1 += 2
+	}
+	// The sums with the folded bias are below K*2^14 + |bias| in
+	// magnitude (each tap's product, or zp times the weight, at most
+	// 2^14): dwRQFast's 2^29 holds for |bias| < biasMax.
+	var biasMax int32
+	if K := fH * fW * C; K < 1<<15 {
+		biasMax = int32(1<<29 - K<<14)
+	}
+	nch := 1
+	if two {
+		nch = 2
+	}
+	// The channels' requantizations for convDilStore, where fast.
+	var rqs [2]convDilRQ
+	var fast [2]bool
+	for j := range nch {
+		qj := &q[j]
+		if rr := qj.right; rr >= 1 && rr <= 21 && zo >= -128 && zo <= 128 && qj.bias > -biasMax && qj.bias < biasMax {
+			// |sum| < 2^29: dwRQFast (zo in k).
+			m := qj.mult2 >> 1
+			rqs[j] = convDilRQ{m: m, k: 1 + int32(1)<<rr + zo<<(rr+1), mm: -int32(m) - 2, sh: rr + 1, lo: lo, hi: hi}
+			fast[j] = true
+		}
+	}
+	// sums[i] holds the sums of the batch's pair i: s00, s01, s10, s11;
+	// pixel t of the batch, channel j is at 2t+j.
+	var sums [convDilBatch][4]int32
+	flat := (*[4 * convDilBatch]int32)(unsafe.Pointer(&sums))
+	for b := 0; b < p.batches; b++ {
+		x := in[b*img : b*img+img]
+		e.px = unsafe.Pointer(unsafe.SliceData(x))
+		for oy := 0; oy < p.outH; oy++ {
+			iy0 := oy*p.strideH - p.padH
+			fy0, fy1 := convDilCols(iy0, dH, fH, p.inH)
+			e.iy0, e.fy0, e.fy1 = iy0, fy0, fy1
+			g.ny = fy1 - fy0
+			convDilSet(&g, rs, dH, dW, C, fW, 0, fW)
+			// The folded biases and zp times the weights of the rows
+			// outside the image.
+			zr := e.outside(fy0, fy1, 0, fW)
+			// The window rows' first input row and first weights (where
+			// a row is inside: pointers stay inside their slices).
+			row, wrow := e.px, e.pw
+			if g.ny > 0 {
+				row, wrow = unsafe.Add(e.px, (iy0+fy0*dH)*rs), unsafe.Add(e.pw, 2*fy0*fW*C)
+			}
+			o := out[(b*p.outH+oy)*p.outW*N:]
+			for px := 0; px < p.outW; px += 2 * convDilBatch {
+				n := min(convDilBatch, (p.outW-px+1)/2)
+				// Pairs i0..i1-1 have whole window rows.
+				i0 := min(max((ox0-px)/2, 0), n)
+				i1 := min(max((ox1-px)/2, i0), n)
+				if g.ny <= 0 {
+					i1 = i0
+				}
+				for i := range sums[:i0] {
+					convDilEdge(&e, (px+2*i)*sW-p.padW, px+2*i+1 < p.outW, &sums[i])
+				}
+				if i1 > i0 {
+					convDilRun(unsafe.Add(row, ((px+2*i0)*sW-p.padW)*C), wrow, 2*sW*C, &g, zr, sums[i0:i1])
+				}
+				for i := i1; i < n; i++ {
+					convDilEdge(&e, (px+2*i)*sW-p.padW, px+2*i+1 < p.outW, &sums[i])
+				}
+				m := min(2*convDilBatch, p.outW-px)
+				for j := 0; j < nch; j++ {
+					// One channel at a time, as convPWPair8's.
+					qj := &q[j]
+					oj := o[px*N+j : px*N+j+(m-1)*N+1]
+					if fast[j] {
+						convDilStore(unsafe.Pointer(&flat[j]), unsafe.Pointer(&oj[0]), m, N, &rqs[j])
+						continue
+					}
+					for t := range m {
+						v := convRQ32(flat[2*t+j], 0, qj.left, qj.mult2, qj.right, qj.mask, qj.half, qj.negRound)
+						oj[t*N] = int8(max(min(v+zo, hi), lo))
+					}
+				}
+			}
+		}
+	}
+}
+
+// convDilSum adds to s the sums of the first and of the second weights of
+// the 8*n8 (n8 > 0) interleaved pairs at w.
+//
+//go:noinline
+func convDilSum(w unsafe.Pointer, n8 int, s *[2]int32) {
+	s0, s1 := s[0], s[1]
+	for {
+		q := (*[16]int8)(w)
+		s0 += int32(q[0]) + int32(q[2]) + int32(q[4]) + int32(q[6]) + int32(q[8]) + int32(q[10]) + int32(q[12]) + int32(q[14])
+		s1 += int32(q[1]) + int32(q[3]) + int32(q[5]) + int32(q[7]) + int32(q[9]) + int32(q[11]) + int32(q[13]) + int32(q[15])
+		if n8--; n8 == 0 {
+			break
+		}
+		w = unsafe.Add(w, 16)
+	}
+	s[0], s[1] = s0, s1
+}
+
+// convDilDotFor returns convDilDot2, convDilDot2x8, convDilTap2 or
+// convDilTap2x8, as g's steps take.
+func convDilDotFor(g *convDilWalk) func(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
+	switch {
+	case g.n == 1 && g.k == 16:
+		return convDilTap2
+	case g.n == 1:
+		return convDilTap2x8
+	case g.k == 16:
+		return convDilDot2
+	}
+	return convDilDot2x8
+}
+
+// convDilRun sets sums[i] to the sums of pixel pair i of a row whose
+// windows have whole rows (g walks them, with z their zero-point share):
+// the first pair's window starts at a, the next pairs' step bytes apart.
+//
+//go:noinline
+func convDilRun(a, w unsafe.Pointer, step int, g *convDilWalk, z [2]int32, sums [][4]int32) {
+	dot := convDilDotFor(g)
+	for i := range sums {
+		sums[i] = [4]int32{z[0], z[1], z[0], z[1]}
+		dot(a, w, g, &sums[i])
+		if i+1 < len(sums) {
+			a = unsafe.Add(a, step)
+		}
+	}
+}
+
+// convDilRQ is a requantization dwRQFast takes (the output zero point in
+// k) and the activation bounds.
+type convDilRQ struct {
+	m      uint32
+	k, mm  int32
+	sh     uint32
+	lo, hi int32
+}
+
+// convDilStore writes the m (> 0) outputs of one channel, N bytes apart
+// from o, requantizing the sums at s (the folded bias included, below
+// 2^29 in magnitude), 8 bytes apart. The rescale is below 2^30 in
+// magnitude, as dwClamp wants.
+//
+//go:noinline
+func convDilStore(s, o unsafe.Pointer, m, N int, r *convDilRQ) {
+	mult, k, mm, sh, lo, hi := r.m, r.k, r.mm, r.sh&31, r.lo, r.hi
+	for {
+		*(*int8)(o) = int8(dwClamp(dwRQFast(*(*int32)(s), mult, k, mm, sh), lo, hi))
+		if m--; m == 0 {
+			return
+		}
+		s, o = unsafe.Add(s, 8), unsafe.Add(o, N)
+	}
+}
+
+// convDilBatch is the pixel pairs whose sums convDilPair keeps before
+// requantizing them.
+const convDilBatch = 16
+
+// convDilEdgeArgs is what convDilEdge needs of convDilPair's state.
+type convDilEdgeArgs struct {
+	p             *convDilParams
+	px, pw        unsafe.Pointer // the batch's input, the pair's weights
+	iy0, fy0, fy1 int            // the window's first input row; its rows [fy0, fy1) inside the image
+	bias          [2]int32       // the channels' folded biases
+	g             convDilWalk    // n, k, gx and d set
+	// zs[y*(filterW+1)+x] is zp times the sums of the weights of the taps
+	// in rows below y and columns below x.
+	zs [convDilMaxTaps][2]int32
+}
+
+// outside returns the folded biases plus zp times the weights of the taps
+// outside rows [y0, y1) and columns [x0, x1).
+func (e *convDilEdgeArgs) outside(y0, y1, x0, x1 int) [2]int32 {
+	W1, fH, fW := e.p.filterW+1, e.p.filterH, e.p.filterW
+	zs := &e.zs
+	a, b, c, d, t := zs[y1*W1+x1], zs[y0*W1+x1], zs[y1*W1+x0], zs[y0*W1+x0], zs[fH*W1+fW]
+	return [2]int32{e.bias[0] + t[0] - (a[0] - b[0] - c[0] + d[0]), e.bias[1] + t[1] - (a[1] - b[1] - c[1] + d[1])}
+}
+
+// convDilEdge sets s to the sums of the pixel pair (or the single pixel,
+// unless second) whose first window starts at input column ixa, of the
+// row e describes, where a window is cut at the sides or by the image's
+// rows.
+//
+//go:noinline
+func convDilEdge(e *convDilEdgeArgs, ixa int, second bool, s *[4]int32) {
+	p := e.p
+	C, fW, dH, dW := p.inC, p.filterW, p.dilationH, p.dilationW
+	rs := p.inW * C
+	ixb := ixa + p.strideW
+	fy0, fy1 := e.fy0, e.fy1
+	g := &e.g
+	g.ny = fy1 - fy0
+	la, ha := convDilCols(ixa, dW, fW, p.inW)
+	lb, hb := la, ha
+	if second {
+		lb, hb = convDilCols(ixb, dW, fW, p.inW)
+	}
+	if g.ny <= 0 {
+		la, ha, lb, hb = 0, 0, 0, 0
+	}
+	za, zb := e.outside(fy0, fy1, la, ha), e.outside(fy0, fy1, lb, hb)
+	*s = [4]int32{za[0], za[1], zb[0], zb[1]}
+	// Taps inside the image for both pixels.
+	lc, hc := max(la, lb), min(ha, hb)
+	// Taps inside for one pixel only: those left of the common ones and
+	// those right of them (all of them without common ones).
+	rng := [4][3]int{{ixa, la, lc}, {ixa, hc, ha}, {ixb, lb, lc}, {ixb, hc, hb}}
+	if !second || hc <= lc {
+		rng = [4][3]int{{ixa, la, ha}, {}, {ixb, lb, hb}, {}}
+	} else {
+		convDilSet(g, rs, dH, dW, C, fW, lc, hc)
+		a, w := unsafe.Add(e.px, (e.iy0+fy0*dH)*rs+(ixa+lc*dW)*C), unsafe.Add(e.pw, 2*((fy0*fW+lc)*C))
+		convDilDotFor(g)(a, w, g, s)
+	}
+	var t [2]int32
+	for k, r := range rng {
+		if r[2] <= r[1] || k >= 2 && !second {
+			continue
+		}
+		convDilSet(g, rs, dH, dW, C, fW, r[1], r[2])
+		t = [2]int32{}
+		convDilDot1(unsafe.Add(e.px, (e.iy0+fy0*dH)*rs+(r[0]+r[1]*dW)*C), unsafe.Add(e.pw, 2*((fy0*fW+r[1])*C)), g, &t)
+		s[k/2*2] += t[0]
+		s[k/2*2+1] += t[1]
+	}
+}
+
+// convDilSet sets the walk g over taps [x0, x1) of its rows (g.ny set).
+func convDilSet(g *convDilWalk, rs, dH, dW, C, fW, x0, x1 int) {
+	g.nx = x1 - x0
+	// From the last tap's last eight values: the tap's end, then on to
+	// the next row's first tap.
+	g.gy = dH*rs - (g.nx-1)*dW*C - C + g.k
+	g.wy = 2 * ((fW-g.nx)*C + g.k)
+}
+
+// convDilDot2 adds to s (s00, s01, s10, s11: pixel, then channel) the
+// products of the taps g walks (g.k = 16) from a, and from a+g.d for the
+// second pixel, with the interleaved weight pairs from w, sixteen values a
+// step. Not inlined; the pointers step only when more values follow (they
+// never point past the taps), like convRowsRun's.
+//
+//go:noinline
+func convDilDot2(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
+	s00, s01, s10, s11 := s[0], s[1], s[2], s[3]
+	for y := g.ny; ; {
+		for x := g.nx; ; {
+			b := unsafe.Add(a, g.d)
+			for h := g.n; ; {
+				pa, pb, q := (*[16]int8)(a), (*[16]int8)(b), (*[32]int8)(w)
+				var x0, x1, w0 int32
+				x0, x1 = int32(pa[0]), int32(pb[0])
+				w0 = int32(q[0])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[1])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[1]), int32(pb[1])
+				w0 = int32(q[2])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[3])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[2]), int32(pb[2])
+				w0 = int32(q[4])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[5])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[3]), int32(pb[3])
+				w0 = int32(q[6])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[7])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[4]), int32(pb[4])
+				w0 = int32(q[8])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[9])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[5]), int32(pb[5])
+				w0 = int32(q[10])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[11])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[6]), int32(pb[6])
+				w0 = int32(q[12])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[13])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[7]), int32(pb[7])
+				w0 = int32(q[14])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[15])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[8]), int32(pb[8])
+				w0 = int32(q[16])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[17])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[9]), int32(pb[9])
+				w0 = int32(q[18])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[19])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[10]), int32(pb[10])
+				w0 = int32(q[20])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[21])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[11]), int32(pb[11])
+				w0 = int32(q[22])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[23])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[12]), int32(pb[12])
+				w0 = int32(q[24])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[25])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[13]), int32(pb[13])
+				w0 = int32(q[26])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[27])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[14]), int32(pb[14])
+				w0 = int32(q[28])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[29])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[15]), int32(pb[15])
+				w0 = int32(q[30])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[31])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				if h--; h == 0 {
+					break
+				}
+				a, b, w = unsafe.Add(a, 16), unsafe.Add(b, 16), unsafe.Add(w, 32)
+			}
+			if x--; x == 0 {
+				break
+			}
+			a, w = unsafe.Add(a, g.gx), unsafe.Add(w, 32)
+		}
+		if y--; y == 0 {
+			break
+		}
+		a, w = unsafe.Add(a, g.gy), unsafe.Add(w, g.wy)
+	}
+	s[0], s[1], s[2], s[3] = s00, s01, s10, s11
+}
+
+// convDilDot2x8 is convDilDot2 eight values a step (g.k = 8).
+//
+//go:noinline
+func convDilDot2x8(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
+	s00, s01, s10, s11 := s[0], s[1], s[2], s[3]
+	for y := g.ny; ; {
+		for x := g.nx; ; {
+			b := unsafe.Add(a, g.d)
+			for h := g.n; ; {
+				pa, pb, q := (*[8]int8)(a), (*[8]int8)(b), (*[16]int8)(w)
+				var x0, x1, w0 int32
+				x0, x1 = int32(pa[0]), int32(pb[0])
+				w0 = int32(q[0])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[1])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[1]), int32(pb[1])
+				w0 = int32(q[2])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[3])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[2]), int32(pb[2])
+				w0 = int32(q[4])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[5])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[3]), int32(pb[3])
+				w0 = int32(q[6])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[7])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[4]), int32(pb[4])
+				w0 = int32(q[8])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[9])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[5]), int32(pb[5])
+				w0 = int32(q[10])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[11])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[6]), int32(pb[6])
+				w0 = int32(q[12])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[13])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				x0, x1 = int32(pa[7]), int32(pb[7])
+				w0 = int32(q[14])
+				s00 += x0 * w0
+				s10 += x1 * w0
+				w0 = int32(q[15])
+				s01 += x0 * w0
+				s11 += x1 * w0
+				if h--; h == 0 {
+					break
+				}
+				a, b, w = unsafe.Add(a, 8), unsafe.Add(b, 8), unsafe.Add(w, 16)
+			}
+			if x--; x == 0 {
+				break
+			}
+			a, w = unsafe.Add(a, g.gx), unsafe.Add(w, 16)
+		}
+		if y--; y == 0 {
+			break
+		}
+		a, w = unsafe.Add(a, g.gy), unsafe.Add(w, g.wy)
+	}
+	s[0], s[1], s[2], s[3] = s00, s01, s10, s11
+}
+
+// convDilTap2 is convDilDot2 for taps of one step (g.n = 1, g.k = 16):
+// one loop fewer.
+//
+//go:noinline
+func convDilTap2(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
+	s00, s01, s10, s11 := s[0], s[1], s[2], s[3]
+	for y := g.ny; ; {
+		for x := g.nx; ; {
+			pa, pb, q := (*[16]int8)(a), (*[16]int8)(unsafe.Add(a, g.d)), (*[32]int8)(w)
+			var x0, x1, w0 int32
+			x0, x1 = int32(pa[0]), int32(pb[0])
+			w0 = int32(q[0])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[1])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[1]), int32(pb[1])
+			w0 = int32(q[2])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[3])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[2]), int32(pb[2])
+			w0 = int32(q[4])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[5])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[3]), int32(pb[3])
+			w0 = int32(q[6])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[7])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[4]), int32(pb[4])
+			w0 = int32(q[8])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[9])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[5]), int32(pb[5])
+			w0 = int32(q[10])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[11])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[6]), int32(pb[6])
+			w0 = int32(q[12])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[13])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[7]), int32(pb[7])
+			w0 = int32(q[14])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[15])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[8]), int32(pb[8])
+			w0 = int32(q[16])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[17])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[9]), int32(pb[9])
+			w0 = int32(q[18])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[19])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[10]), int32(pb[10])
+			w0 = int32(q[20])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[21])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[11]), int32(pb[11])
+			w0 = int32(q[22])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[23])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[12]), int32(pb[12])
+			w0 = int32(q[24])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[25])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[13]), int32(pb[13])
+			w0 = int32(q[26])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[27])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[14]), int32(pb[14])
+			w0 = int32(q[28])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[29])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[15]), int32(pb[15])
+			w0 = int32(q[30])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[31])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			if x--; x == 0 {
+				break
+			}
+			a, w = unsafe.Add(a, g.gx), unsafe.Add(w, 32)
+		}
+		if y--; y == 0 {
+			break
+		}
+		a, w = unsafe.Add(a, g.gy), unsafe.Add(w, g.wy)
+	}
+	s[0], s[1], s[2], s[3] = s00, s01, s10, s11
+}
+
+// convDilTap2x8 is convDilDot2x8 for taps of one step (g.n = 1, g.k = 8).
+//
+//go:noinline
+func convDilTap2x8(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
+	s00, s01, s10, s11 := s[0], s[1], s[2], s[3]
+	for y := g.ny; ; {
+		for x := g.nx; ; {
+			pa, pb, q := (*[8]int8)(a), (*[8]int8)(unsafe.Add(a, g.d)), (*[16]int8)(w)
+			var x0, x1, w0 int32
+			x0, x1 = int32(pa[0]), int32(pb[0])
+			w0 = int32(q[0])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[1])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[1]), int32(pb[1])
+			w0 = int32(q[2])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[3])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[2]), int32(pb[2])
+			w0 = int32(q[4])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[5])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[3]), int32(pb[3])
+			w0 = int32(q[6])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[7])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[4]), int32(pb[4])
+			w0 = int32(q[8])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[9])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[5]), int32(pb[5])
+			w0 = int32(q[10])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[11])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[6]), int32(pb[6])
+			w0 = int32(q[12])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[13])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			x0, x1 = int32(pa[7]), int32(pb[7])
+			w0 = int32(q[14])
+			s00 += x0 * w0
+			s10 += x1 * w0
+			w0 = int32(q[15])
+			s01 += x0 * w0
+			s11 += x1 * w0
+			if x--; x == 0 {
+				break
+			}
+			a, w = unsafe.Add(a, g.gx), unsafe.Add(w, 16)
+		}
+		if y--; y == 0 {
+			break
+		}
+		a, w = unsafe.Add(a, g.gy), unsafe.Add(w, g.wy)
+	}
+	s[0], s[1], s[2], s[3] = s00, s01, s10, s11
+}
+
+// convDilDot1 is convDilDot2 for one pixel: it adds to s the products of
+// the taps g walks from a with the weight pairs from w.
+//
+//go:noinline
+func convDilDot1(a, w unsafe.Pointer, g *convDilWalk, s *[2]int32) {
+	s0, s1 := s[0], s[1]
+	// Eight values a step: the steps from a tap's last eight values.
+	gx, gy, wy := g.gx+8-g.k, g.gy+8-g.k, g.wy+16-2*g.k
+	for y := g.ny; ; {
+		for x := g.nx; ; {
+			for h := g.n * g.k / 8; ; {
+				pa, q := (*[8]int8)(a), (*[16]int8)(w)
+				for i := range 8 {
+					x0 := int32(pa[i])
+					s0 += x0 * int32(q[2*i])
+					s1 += x0 * int32(q[2*i+1])
+				}
+				if h--; h == 0 {
+					break
+				}
+				a, w = unsafe.Add(a, 8), unsafe.Add(w, 16)
+			}
+			if x--; x == 0 {
+				break
+			}
+			a, w = unsafe.Add(a, gx), unsafe.Add(w, 16)
+		}
+		if y--; y == 0 {
+			break
+		}
+		a, w = unsafe.Add(a, gy), unsafe.Add(w, wy)
+	}
+	s[0], s[1] = s0, s1
+}

@@ -1,0 +1,70 @@
+package kernels
+
+import (
+	"math/rand"
+	"testing"
+)
+
+// TestConvDilInt8 checks the dilated window kernel against convInt8 on
+// random tensors: SAME and VALID padding, strides, dilations 1 to 3,
+// batches, odd widths and output channel counts, zero points at the int8
+// limits, narrow clamps, per-channel requantizations.
+func TestConvDilInt8(t *testing.T) {
+	r := rand.New(rand.NewSource(23))
+	cases := []convTWinCase{
+		{1, 12, 12, 32, 3, 3, 32, 1, 1, 2, 2, true},
+		{1, 1, 98, 32, 1, 3, 32, 1, 1, 2, 2, true},
+		{1, 16, 16, 16, 3, 3, 16, 1, 1, 2, 2, true},
+		{1, 24, 24, 8, 3, 3, 16, 1, 1, 2, 2, false},
+		{2, 7, 9, 8, 3, 3, 5, 1, 1, 3, 3, true},
+		{1, 9, 7, 16, 3, 2, 3, 2, 1, 2, 3, true},
+		{1, 5, 5, 8, 3, 3, 4, 1, 1, 3, 3, true}, // windows larger than the image
+		{1, 6, 11, 8, 2, 4, 6, 1, 2, 1, 2, false},
+		{1, 4, 4, 8, 7, 7, 2, 1, 1, 1, 1, true},
+	}
+	for i := 0; i < 60; i++ {
+		cases = append(cases, convTWinCase{1 + r.Intn(2), 1 + r.Intn(10), 1 + r.Intn(12), 8 * (1 + r.Intn(3)),
+			1 + r.Intn(4), 1 + r.Intn(4), 1 + r.Intn(7), 1 + r.Intn(3), 1 + r.Intn(3), 1 + r.Intn(3), 1 + r.Intn(3), r.Intn(3) != 0})
+	}
+	for ci, c := range cases {
+		for _, zp := range []int32{-128, -5, 0, 127} {
+			oh := convTOutSize(c.same, c.inH, c.fH, c.sH, c.dH)
+			ow := convTOutSize(c.same, c.inW, c.fW, c.sW, c.dW)
+			if oh <= 0 || ow <= 0 {
+				continue
+			}
+			lo, hi := int32(-128), int32(127)
+			if zp == -5 {
+				lo, hi = -90, 60
+			}
+			cp := &convParams{batches: c.b, inH: c.inH, inW: c.inW, inC: c.inC, filterH: c.fH, filterW: c.fW,
+				filterC: c.inC, outH: oh, outW: ow, outC: c.outC, groupOutC: c.outC, strideH: c.sH, strideW: c.sW,
+				dilationH: c.dH, dilationW: c.dW, padH: convTPad(c.sH, c.dH, c.inH, c.fH, oh),
+				padW: convTPad(c.sW, c.dW, c.inW, c.fW, ow), inOffset: -zp, outOffset: 3, actMin: lo, actMax: hi}
+			in := convTRandI8(r, c.b*c.inH*c.inW*c.inC)
+			filter := convTRandI8(r, c.outC*c.fH*c.fW*c.inC)
+			bias, mult, shift := convTRandQ(r, c.outC)
+			if ci%5 == 0 && zp == 0 {
+				// Biases beyond dwRQFast's bound: the general rescale.
+				b := make([]int32, c.outC)
+				for i := range b {
+					b[i] = int32(r.Intn(1<<30)) - 1<<29
+				}
+				bias = convTI32s(b)
+			}
+			want := make([]int8, c.b*oh*ow*c.outC)
+			convInt8(cp, in, filter, bias, mult, shift, want)
+			dp := &convDilParams{batches: c.b, inH: c.inH, inW: c.inW, inC: c.inC, filterH: c.fH, filterW: c.fW,
+				outH: oh, outW: ow, outC: c.outC, strideH: c.sH, strideW: c.sW, dilationH: c.dH, dilationW: c.dW,
+				padH: cp.padH, padW: cp.padW, inZP: zp, outOffset: 3, actMin: lo, actMax: hi}
+			got := make([]int8, len(want))
+			rq := convTRQ(bias, mult, shift, convTPWSums(filter, c.outC), -zp)
+			convDilInt8(dp, in, convTRowsPairs(filter, c.outC), rq, got)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("case %d %+v zp %d: output %d is %d, want %d", ci, c, zp, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
