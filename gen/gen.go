@@ -144,7 +144,7 @@ func Lower(name string, data []byte, opt Options) (*program.Program, *layout.Lay
 	if err != nil {
 		return nil, nil, err
 	}
-	return lowerGraph(g, opt)
+	return lowerGraph(g, opt, 0)
 }
 
 // parse reads a model. When the model reader finds unsupported features
@@ -173,8 +173,9 @@ func parse(name string, data []byte) (*model.Graph, error) {
 // lowerGraph lowers, schedules and plans a parsed graph (schedule.Program, then
 // layout.Make). Unless Options.Speed is set, a fast kernel is kept only
 // where its scratch memory does not make the arena larger. A plan over Options.MaxArena fails with
-// ErrTooLarge and the peak explained.
-func lowerGraph(g *model.Graph, opt Options) (*program.Program, *layout.Layout, error) {
+// ErrTooLarge and the peak explained. budget is an arena the model gets
+// anyway (schedule.Options.Budget; 0: none).
+func lowerGraph(g *model.Graph, opt Options, budget int) (*program.Program, *layout.Layout, error) {
 	// One search budget for every plan of this generation: the candidate
 	// selections of variant choice, the final plan and the plain plan.
 	// The candidates are planned with the graph's inputs and outputs where
@@ -184,7 +185,7 @@ func lowerGraph(g *model.Graph, opt Options) (*program.Program, *layout.Layout, 
 	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Effort: opt.Effort, Session: planner.NewSession(opt.Effort),
 		ExternalIO: opt.ExternalIO}
 	p, plain, err := schedule.Program(g, schedule.Options{Lower: lower.Options{NoShare: opt.NoShare}, Kernels: lower.Kernels{Speed: opt.Speed, GC: opt.GC},
-		Fuse: !opt.NoFuse && !opt.Speed, Plan: popt})
+		Fuse: !opt.NoFuse && !opt.Speed, Plan: popt, Budget: budget})
 	if err == nil {
 		popt.Pools = opt.Pools
 		var lay *layout.Layout
@@ -201,7 +202,7 @@ func lowerGraph(g *model.Graph, opt Options) (*program.Program, *layout.Layout, 
 		// application it cannot; lower without in-place operators.
 		noShare := opt
 		noShare.NoShare = true
-		return lowerGraph(g, noShare)
+		return lowerGraph(g, noShare, budget)
 	}
 	return nil, nil, err
 }

@@ -3,12 +3,14 @@ package gen
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/tflm-gen/tflm-gen/gen/emit"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/planner"
 )
 
@@ -44,6 +46,7 @@ func GenerateMulti(models []ModelFile, opt Options) (*MultiResult, error) {
 	res := &MultiResult{}
 	seen := map[string]string{}
 	var units []emit.Unit
+	var graphs []*model.Graph
 	for _, m := range models {
 		typ, file := modelIdents(m.Name)
 		if other, dup := seen[typ]; dup {
@@ -54,18 +57,54 @@ func GenerateMulti(models []ModelFile, opt Options) (*MultiResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
-		p, lay, err := lowerGraph(g, opt)
+		p, lay, err := lowerGraph(g, opt, 0)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
+		graphs = append(graphs, g)
 		res.Programs = append(res.Programs, p)
 		res.Types = append(res.Types, typ)
 		units = append(units, emit.Unit{Type: typ, File: file, P: p, Alone: lay.ArenaSize()})
 	}
-	joint, err := layout.MakeJoint(res.Programs, layout.Options{Align: opt.Align, Strategy: opt.Planner, Session: planner.NewSession(opt.Effort),
-		Pools: opt.Pools, ExternalIO: opt.ExternalIO})
+	jopt := func() layout.Options {
+		return layout.Options{Align: opt.Align, Strategy: opt.Planner, Session: planner.NewSession(opt.Effort),
+			Pools: opt.Pools, ExternalIO: opt.ExternalIO}
+	}
+	joint, err := layout.MakeJoint(res.Programs, jopt())
 	if err != nil {
 		return nil, err
+	}
+	// The models run one at a time in the arena the largest needs: each
+	// smaller one may use that much (fast kernels kept, fewer operators
+	// fused: schedule.Options.Budget). A model takes its program within
+	// the others' largest arena where the joint arena comes out no larger.
+	alone := make([]int, len(units))
+	for k := range units {
+		alone[k] = units[k].Alone
+	}
+	for k, g := range graphs {
+		budget := 0
+		for j, a := range alone {
+			if j != k {
+				budget = max(budget, a)
+			}
+		}
+		if budget <= alone[k] {
+			continue
+		}
+		p, lay, err := lowerGraph(g, opt, budget)
+		if err != nil || lay.ArenaSize() > budget {
+			continue // keep the program of the smallest arena
+		}
+		progs := slices.Clone(res.Programs)
+		progs[k] = p
+		j2, err := layout.MakeJoint(progs, jopt())
+		if err != nil || j2.Plan.Size > joint.Plan.Size {
+			continue
+		}
+		// Alone stays the arena the model needs on its own.
+		res.Programs, joint = progs, j2
+		units[k].P = p
 	}
 	if opt.MaxArena > 0 && joint.Plan.Size > opt.MaxArena {
 		return nil, fmt.Errorf("%w: the models' joint arena needs %d bytes, %d over the limit of %d (lower bound %d)", ErrTooLarge, joint.Plan.Size, joint.Plan.Size-opt.MaxArena, opt.MaxArena, joint.Plan.LowerBound)

@@ -5,10 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/board"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/planner"
@@ -298,4 +301,56 @@ func driverBlock(decls *strings.Builder, k int, q, typ string, g *model.Graph, n
 	}
 	fmt.Fprintf(&b, "\t\tsay(%q, h%d)\n", name, k)
 	return b.String()
+}
+
+// TestMultiModelBudget: in a package of several models, a model smaller
+// than the others keeps what the shared arena pays for anyway. The
+// fixtures' tiny_conv fuses its first operators on its own (to 624 bytes);
+// beside mobilenet, whose arena is larger, it runs them one after another,
+// and the joint arena is no larger than that of the two programs planned
+// for their smallest arenas.
+func TestMultiModelBudget(t *testing.T) {
+	var models []ModelFile
+	var alone []*program.Program
+	for _, name := range []string{"mobilenet_int8", "tiny_conv_int8"} {
+		p := filepath.Join("..", "testdata", name+".tflite")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, ModelFile{Name: p, Data: data})
+		prog, _, err := Lower(filepath.Base(p), data, Options{Package: "p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone = append(alone, prog)
+	}
+	smallest, err := layout.MakeJoint(alone, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	multi, err := GenerateMulti(models, Options{Package: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := multi.Joint.Plan.Size, smallest.Plan.Size; got > want {
+		t.Errorf("joint arena %d bytes, more than the %d of the programs of the smallest arenas", got, want)
+	}
+	if len(alone[1].Groups) == 0 {
+		t.Fatal("tiny_conv alone runs no fused group: the fixture no longer shows the budget")
+	}
+	if n := len(multi.Programs[1].Groups); n != 0 {
+		t.Errorf("tiny_conv beside mobilenet runs %d fused groups, want none (the shared arena holds it unfused)", n)
+	}
+	why := false
+	for _, a := range multi.Programs[1].Apart {
+		why = why || strings.Contains(a.Why, "for its other models anyway")
+	}
+	if !why {
+		t.Errorf("tiny_conv's reasons for running operators apart do not name the shared arena: %+v", multi.Programs[1].Apart)
+	}
+	// The first model, the largest, is planned for its smallest arena.
+	if !reflect.DeepEqual(multi.Programs[0].Groups, alone[0].Groups) {
+		t.Errorf("mobilenet's fused groups changed beside a smaller model")
+	}
 }

@@ -54,6 +54,9 @@ func (f *fusePlanner) why(i int) string {
 	}
 	// Linked: the choice of groups kept them apart.
 	if sp := (fuseSpan{i - 1, i}); f.fusable(sp) && f.group(sp) >= 0 {
+		if f.budget > f.ownPeak {
+			return fmt.Sprintf("the package's arena holds %d bytes for its other models anyway, and this model stays within them without fusing the two (the fewest fused operators that reach it are chosen)", f.budget)
+		}
 		return "fusing them would not lower the estimated peak of the arena (the fewest fused operators that reach it are chosen)"
 	}
 	return "the two cannot form a group alone (a skip tensor would be a line buffer, or the group's tied input and output do not fit), and no longer group across them lowers the estimated peak"

@@ -32,6 +32,10 @@ type fusePlanner struct {
 	// outside holds the buffers placed outside the arena (the graph's
 	// inputs and outputs with -io external), which cost it nothing.
 	outside map[program.BufID]bool
+	// budget is a peak the arena has anyway (Options.Budget): choose
+	// fuses no more than needed to reach it; ownPeak is the smallest
+	// estimated peak choose found.
+	budget, ownPeak int
 }
 
 // newFusePlanner estimates p's groups; the buffers of outside (may be nil)
@@ -197,9 +201,10 @@ func (f *fusePlanner) fusable(sp fuseSpan) bool {
 	return true
 }
 
-// choose returns the groups that make the estimated peak smallest, and,
-// among the choices with that peak, fuse the fewest operators; and the
-// operators left on their own that must overlap for that peak.
+// choose returns the groups that make the estimated peak smallest (or no
+// larger than f.budget, where that is larger), and, among the choices
+// with that peak, fuse the fewest operators; and the operators left on
+// their own that must overlap for that peak.
 func (f *fusePlanner) choose() ([]fuseSpan, map[int]bool) {
 	n := len(f.p.Ops)
 	// Runs of linked operators: only inside them can groups form.
@@ -242,6 +247,8 @@ func (f *fusePlanner) choose() ([]fuseSpan, map[int]bool) {
 		}
 		peak = max(peak, best[len(best)-1])
 	}
+	f.ownPeak = peak
+	peak = max(peak, f.budget)
 	// Fewest fused operators within that peak.
 	var spans []fuseSpan
 	overlap := map[int]bool{}

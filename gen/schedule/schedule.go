@@ -35,6 +35,13 @@ type Options struct {
 	// Plan is how candidate schedules are planned (alignment, strategy,
 	// effort): the same as for the final plan.
 	Plan layout.Options
+	// Budget is an arena size the program gets anyway (in a package of
+	// several models sharing one arena, the other models' largest): memory
+	// is traded for speed only down to it. Fast kernels stay where the
+	// arena is no larger than Budget (variant.ChooseWithin), and fusion
+	// fuses the fewest operators that bring the estimated peak to Budget
+	// or to its smallest, whichever is larger. 0: the smallest arena.
+	Budget int
 }
 
 // Program lowers every operator of g with its fastest kernels and, unless
@@ -74,7 +81,7 @@ func Program(g *model.Graph, opt Options) (p, plain *program.Program, err error)
 			}
 			return out
 		}
-		sel, _, err := variant.Choose(fs, ls, func(sel []bool) (variant.Plan, error) {
+		sel, _, err := variant.ChooseWithin(fs, ls, opt.Budget, func(sel []bool) (variant.Plan, error) {
 			p, err := lower.Assemble(g, pick(sel), opt.Lower)
 			if err != nil {
 				return variant.Plan{}, err
@@ -153,6 +160,7 @@ func chooseSchedule(g *model.Graph, frags []*lower.Fragment, opt Options, flat *
 		}
 	}
 	fp := newFusePlanner(est, frags, opt.Plan.Align, outsideArena(est, opt.Plan))
+	fp.budget = opt.Budget
 	for i := range keep {
 		// In place, the output shares its input's buffer (same shape and
 		// element size): at its step, flat holds one buffer fewer.

@@ -34,6 +34,15 @@ const maxWork = 1 << 14
 // lean variant; if it stays larger, every operator is lean. The returned
 // plan is the plan of the returned selection.
 func Choose(fastScratch, leanScratch []int, plan Planner) ([]bool, Plan, error) {
+	return ChooseWithin(fastScratch, leanScratch, 0, plan)
+}
+
+// ChooseWithin is Choose where an arena of budget bytes is there anyway
+// (another model's, in a package of several models sharing one arena):
+// operators switch to their lean variant only until the arena is no
+// larger than budget or than with every lean variant, whichever is
+// larger.
+func ChooseWithin(fastScratch, leanScratch []int, budget int, plan Planner) ([]bool, Plan, error) {
 	n := len(fastScratch)
 	lean := make([]bool, n)
 	cur, err := plan(slices.Clone(lean))
@@ -60,7 +69,8 @@ func Choose(fastScratch, leanScratch []int, plan Planner) ([]bool, Plan, error) 
 	// operators the steps are bounded (maxWork operators planned in all),
 	// and a choice the bound cuts short ends with every operator lean.
 	steps := max(1, maxWork/max(n, 1))
-	for cur.Size > base.Size && left > 0 && steps > 0 {
+	goal := max(base.Size, budget)
+	for cur.Size > goal && left > 0 && steps > 0 {
 		steps--
 		pick := -1
 		if p := cur.PeakStep; p >= 0 && p < n && extra[p] > 0 {
@@ -79,7 +89,7 @@ func Choose(fastScratch, leanScratch []int, plan Planner) ([]bool, Plan, error) 
 			return nil, Plan{}, err
 		}
 	}
-	if cur.Size > base.Size {
+	if cur.Size > goal {
 		return allLean, base, nil
 	}
 	return lean, cur, nil

@@ -87,6 +87,7 @@ func key(sel []bool) string {
 
 func TestChoose(t *testing.T) {
 	tests := []struct {
+		budget      int
 		name        string
 		fast, lean  []int
 		plan        func([]bool) Plan
@@ -209,6 +210,38 @@ func TestChoose(t *testing.T) {
 			wantPlanned: []string{"FF", "LL", "FL"},
 		},
 		{
+			// A budget above the all-fast plan (another model's arena):
+			// every operator stays fast.
+			name: "budget above the fast plan",
+			fast: []int{8, 64},
+			lean: []int{8, 0},
+			plan: tableModel(map[string]Plan{
+				"FF": {Size: 200, PeakStep: 1},
+				"FL": {Size: 136, PeakStep: 0},
+				"LL": {Size: 136, PeakStep: 0},
+			}),
+			budget:      256,
+			wantSel:     "FF",
+			wantPlan:    Plan{Size: 200, PeakStep: 1},
+			wantPlanned: []string{"FF", "LL"},
+		},
+		{
+			// A budget between the lean and the fast plans: operators
+			// switch until the arena fits in it, no further.
+			name: "budget between the plans",
+			fast: []int{40, 64},
+			lean: []int{0, 0},
+			plan: tableModel(map[string]Plan{
+				"FF": {Size: 200, PeakStep: 1},
+				"FL": {Size: 150, PeakStep: 0},
+				"LL": {Size: 100, PeakStep: 0},
+			}),
+			budget:      160,
+			wantSel:     "FL",
+			wantPlan:    Plan{Size: 150, PeakStep: 0},
+			wantPlanned: []string{"FF", "LL", "FL"},
+		},
+		{
 			// No operators: both plans are of the empty selection.
 			name:        "empty program",
 			plan:        func([]bool) Plan { return Plan{Size: 0, PeakStep: 0} },
@@ -220,7 +253,7 @@ func TestChoose(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakePlanner{plan: tc.plan}
-			sel, got, err := Choose(tc.fast, tc.lean, f.Plan)
+			sel, got, err := ChooseWithin(tc.fast, tc.lean, tc.budget, f.Plan)
 			if err != nil {
 				t.Fatal(err)
 			}

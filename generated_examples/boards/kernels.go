@@ -995,40 +995,6 @@ func dspAvgPoolRef(x, o unsafe.Pointer, spec uint32, k unsafe.Pointer) {
 	}
 }
 
-// Copied from kernels/pool_sum.go.
-
-// poolSumInt8 adds the pixels of in, len(acc) channels each, to acc:
-// channel c to acc[c]. With start, acc is set to their sums instead.
-//
-//go:noinline
-func poolSumInt8(acc []int32, in []int8, start bool) {
-	if start {
-		clear(acc)
-	}
-	c := len(acc)
-	for c > 0 && len(in) >= c {
-		px := in[:c]
-		a := acc[:len(px)]
-		for k, v := range px {
-			a[k] += int32(v)
-		}
-		in = in[c:]
-	}
-}
-
-// poolMeanInt8 writes the int8 average pool's output from the sums of
-// its one window, the whole inH x inW image (batch 1): out[c] is acc[c]
-// divided by the pixels, rounded half away from zero, clamped.
-//
-//go:noinline
-func poolMeanInt8(p *poolParams, acc []int32, out []int8) {
-	n := int32(p.inH * p.inW)
-	o := out[:len(acc)]
-	for c, s := range acc {
-		o[c] = int8(clampI32(poolAvgRound(s, n), p.actMin, p.actMax))
-	}
-}
-
 // Copied from kernels/pooling.go.
 
 // poolParams describes one pooling operator. Integer kernels ignore the

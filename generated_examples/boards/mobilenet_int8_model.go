@@ -39,11 +39,11 @@ func (m *MobilenetInt8) poolSRAM() arena {
 // tensors' names in full).
 const (
 	mobilenetInt8OffBlock1DwRelu6         = 1312 // pool dtcm, tensor 4 "block1/dw/relu6": 128 bytes, operators 0-3
-	mobilenetInt8OffBlock1PwRelu6         = 544  // pool dtcm, tensor 7 "block1/pw/relu6": 768 bytes, operators 0-3
+	mobilenetInt8OffBlock1PwRelu6         = 0    // pool dtcm, tensor 7 "block1/pw/relu6": 768 bytes, operators 0-3
 	mobilenetInt8OffBlock2DwRelu6         = 0    // pool sram, tensor 10 "block2/dw/relu6": 1024 bytes, operators 0-4
-	mobilenetInt8OffConv0Relu6            = 0    // pool dtcm, tensor 1 "conv0/relu6": 384 bytes, operators 0-3
+	mobilenetInt8OffConv0Relu6            = 768  // pool dtcm, tensor 1 "conv0/relu6": 384 bytes, operators 0-3
 	mobilenetInt8OffImage                 = 0    // in MobilenetInt8Input0 (Invoke's in0), tensor 0 "image": 1024 bytes, operators 0-3
-	mobilenetInt8OffConv0Relu6Scratch0    = 384  // pool dtcm, op0 scratch0 (CONV_2D): 160 bytes, operators 0-3
+	mobilenetInt8OffConv0Relu6Scratch0    = 1152 // pool dtcm, op0 scratch0 (CONV_2D): 160 bytes, operators 0-3
 	mobilenetInt8OffBlock1DwRelu6Scratch0 = 0    // pool dtcm, op1 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 1-1
 	mobilenetInt8OffBlock1PwRelu6Scratch0 = 0    // pool dtcm, op2 scratch0 (CONV_2D): 0 bytes, operators 2-2
 	mobilenetInt8OffBlock2DwRelu6Scratch0 = 0    // pool dtcm, op3 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 3-3
@@ -54,9 +54,9 @@ const (
 	mobilenetInt8OffBlock3PwRelu6         = 0    // pool dtcm, tensor 19 "block3/pw/relu6": 2048 bytes, operators 6-7
 	mobilenetInt8OffBlock3PwRelu6Scratch0 = 2048 // pool sram, mobilenetInt8Op6 scratch0 (CONV_2D): 200 bytes, operators 6-6
 	mobilenetInt8OffPool                  = 0    // pool sram, tensor 22 "pool" = 23 "flatten": 32 bytes, operators 7-9
-	mobilenetInt8OffLogits                = 16   // pool dtcm, tensor 25 "logits": 4 bytes, operators 9-10
+	mobilenetInt8OffLogits                = 0    // pool dtcm, tensor 25 "logits": 4 bytes, operators 9-10
 	mobilenetInt8OffProbs                 = 0    // in MobilenetInt8Output0 (Invoke's out0), tensor 28 "probs": 4 bytes, operators 10-10
-	mobilenetInt8OffProbsScratch0         = 0    // pool dtcm, mobilenetInt8Op10 scratch0 (SOFTMAX): 16 bytes, operators 10-10
+	mobilenetInt8OffProbsScratch0         = 16   // pool dtcm, mobilenetInt8Op10 scratch0 (SOFTMAX): 16 bytes, operators 10-10
 )
 
 // MobilenetInt8NumInputs and MobilenetInt8NumOutputs count the graph's inputs and outputs.

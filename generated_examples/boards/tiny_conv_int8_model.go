@@ -38,18 +38,17 @@ func (m *TinyConvInt8) poolSRAM() arena {
 // Arena offsets of the buffers, as planned (layout.txt has the chart and the
 // tensors' names in full).
 const (
-	tinyConvInt8OffConv1Relu         = 0   // pool dtcm, tensor 1 "conv1/relu": 192 bytes, operators 0-3
-	tinyConvInt8OffConv3Relu         = 416 // pool dtcm, tensor 3 "conv3/relu": 128 bytes, operators 0-3
-	tinyConvInt8OffDw2Relu6          = 352 // pool dtcm, tensor 2 "dw2/relu6": 64 bytes, operators 0-3
-	tinyConvInt8OffImage             = 0   // in TinyConvInt8Input0 (Invoke's in0), tensor 0 "image": 256 bytes, operators 0-3
-	tinyConvInt8OffPool              = 608 // pool dtcm, tensor 4 "pool" = 5 "flatten": 16 bytes, operators 0-5
-	tinyConvInt8OffConv1ReluScratch0 = 192 // pool dtcm, op0 scratch0 (CONV_2D): 160 bytes, operators 0-3
-	tinyConvInt8OffPoolScratch0      = 544 // pool dtcm, op3 sums (AVERAGE_POOL_2D): 64 bytes, operators 0-3
-	tinyConvInt8OffDw2Relu6Scratch0  = 0   // pool dtcm, op1 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 1-1
-	tinyConvInt8OffConv3ReluScratch0 = 0   // pool dtcm, op2 scratch0 (CONV_2D): 0 bytes, operators 2-2
-	tinyConvInt8OffLogits            = 16  // pool dtcm, tensor 6 "logits": 4 bytes, operators 5-6
-	tinyConvInt8OffProbs             = 0   // in TinyConvInt8Output0 (Invoke's out0), tensor 7 "probs": 4 bytes, operators 6-6
-	tinyConvInt8OffProbsScratch0     = 0   // pool dtcm, tinyConvInt8Op6 scratch0 (SOFTMAX): 16 bytes, operators 6-6
+	tinyConvInt8OffConv1Relu         = 1008 // pool dtcm, tensor 1 "conv1/relu": 512 bytes, operators 0-1
+	tinyConvInt8OffImage             = 0    // in TinyConvInt8Input0 (Invoke's in0), tensor 0 "image": 256 bytes, operators 0-0
+	tinyConvInt8OffConv1ReluScratch0 = 0    // pool dtcm, tinyConvInt8Op0 scratch0 (CONV_2D): 144 bytes, operators 0-0
+	tinyConvInt8OffDw2Relu6          = 496  // pool dtcm, tensor 2 "dw2/relu6": 512 bytes, operators 1-2
+	tinyConvInt8OffDw2Relu6Scratch0  = 0    // pool dtcm, tinyConvInt8Op1 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 1-1
+	tinyConvInt8OffConv3Relu         = 0    // pool dtcm, tensor 3 "conv3/relu": 1024 bytes, operators 2-3
+	tinyConvInt8OffConv3ReluScratch0 = 1024 // pool dtcm, tinyConvInt8Op2 scratch0 (CONV_2D): 104 bytes, operators 2-2
+	tinyConvInt8OffPool              = 1024 // pool dtcm, tensor 4 "pool" = 5 "flatten": 16 bytes, operators 3-5
+	tinyConvInt8OffLogits            = 0    // pool dtcm, tensor 6 "logits": 4 bytes, operators 5-6
+	tinyConvInt8OffProbs             = 0    // in TinyConvInt8Output0 (Invoke's out0), tensor 7 "probs": 4 bytes, operators 6-6
+	tinyConvInt8OffProbsScratch0     = 16   // pool dtcm, tinyConvInt8Op6 scratch0 (SOFTMAX): 16 bytes, operators 6-6
 )
 
 // TinyConvInt8NumInputs and TinyConvInt8NumOutputs count the graph's inputs and outputs.
@@ -116,7 +115,10 @@ func (m *TinyConvInt8) Invoke(in0 *TinyConvInt8Input0, out0 *TinyConvInt8Output0
 	pDTCM := m.poolDTCM()
 	ioInput0 := arena(unsafe.Slice((*byte)(unsafe.Pointer(in0)), 256))
 	ioOutput0 := arena(unsafe.Slice((*byte)(unsafe.Pointer(out0)), 4))
-	tinyConvInt8Ops0to3(pDTCM, ioInput0)
+	tinyConvInt8Op0(pDTCM, ioInput0)
+	tinyConvInt8Op1(pDTCM)
+	tinyConvInt8Op2(pDTCM)
+	tinyConvInt8Op3(pDTCM)
 	// 4: RESHAPE pool -> flatten (a view of its input: no code)
 	tinyConvInt8Op5(pDTCM)
 	tinyConvInt8Op6(pDTCM, ioOutput0)
@@ -165,16 +167,17 @@ func TinyConvInt8OpMACs(op int) int64 {
 // InvokeTraced is Invoke calling after(op) once each operator op is done, for
 // profiling on the device (read a cycle counter in after). It does not allocate
 // unless after does; Invoke itself carries no tracing cost.
-// The operators of a fused group run interleaved, row by row: after is called
-// for each of them once the whole group is done.
 func (m *TinyConvInt8) InvokeTraced(in0 *TinyConvInt8Input0, out0 *TinyConvInt8Output0, after func(op int)) {
 	pDTCM := m.poolDTCM()
 	ioInput0 := arena(unsafe.Slice((*byte)(unsafe.Pointer(in0)), 256))
 	ioOutput0 := arena(unsafe.Slice((*byte)(unsafe.Pointer(out0)), 4))
-	tinyConvInt8Ops0to3(pDTCM, ioInput0)
+	tinyConvInt8Op0(pDTCM, ioInput0)
 	after(0)
+	tinyConvInt8Op1(pDTCM)
 	after(1)
+	tinyConvInt8Op2(pDTCM)
 	after(2)
+	tinyConvInt8Op3(pDTCM)
 	after(3)
 	after(4)
 	tinyConvInt8Op5(pDTCM)
@@ -183,25 +186,18 @@ func (m *TinyConvInt8) InvokeTraced(in0 *TinyConvInt8Input0, out0 *TinyConvInt8O
 	after(6)
 }
 
-// tinyConvInt8Ops0to3 runs operators 0-3, fused row by row through convDSPW, dwDSPInt8M1, convPWDSP, poolSumInt8, slideDown, poolMeanInt8 (see the comment in it).
+// tinyConvInt8Op0 runs operator 0: CONV_2D image -> conv1/relu (convDSPW)
 //
 //go:noinline
-func tinyConvInt8Ops0to3(pDTCM, ioInput0 arena) {
-	// 0-3: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	0: CONV_2D image -> conv1/relu (line of 3 of 8 rows, 192 bytes)
-	//	1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6 (line of 1 of 8 rows, 64 bytes)
-	//	2: CONV_2D dw2/relu6 -> conv3/relu (line of 1 of 8 rows, 128 bytes)
-	//	3: AVERAGE_POOL_2D conv3/relu -> pool (whole; a global average: its input's rows added to 64 bytes of sums as they come)
-	p0 := &convDSPParams{
+func tinyConvInt8Op0(pDTCM, ioInput0 arena) {
+	convDSPW(&convDSPParams{
 		batches:   1,
-		inH:       5,
+		inH:       16,
 		inW:       16,
 		inC:       1,
 		filterH:   3,
 		filterW:   3,
-		outH:      2,
+		outH:      8,
 		outW:      8,
 		outC:      8,
 		strideH:   2,
@@ -213,15 +209,21 @@ func tinyConvInt8Ops0to3(pDTCM, ioInput0 arena) {
 		inZP:      -1,
 		span:      255,
 		hi:        127,
-	}
-	p1 := &dwDSPParams{
+	}, ioInput0.i8(tinyConvInt8OffImage, 256), tinyConvInt8OpConv1ReluConv, tinyConvInt8OpConv1ReluRec, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 36), pDTCM.i8(tinyConvInt8OffConv1Relu, 512))
+}
+
+// tinyConvInt8Op1 runs operator 1: DEPTHWISE_CONV_2D conv1/relu -> dw2/relu6 (dwDSPInt8M1)
+//
+//go:noinline
+func tinyConvInt8Op1(pDTCM arena) {
+	dwDSPInt8M1(&dwDSPParams{
 		batches:   1,
-		inH:       2,
+		inH:       8,
 		inW:       8,
 		inC:       8,
 		filterH:   3,
 		filterW:   3,
-		outH:      1,
+		outH:      8,
 		outW:      8,
 		outC:      8,
 		depthMul:  1,
@@ -233,95 +235,28 @@ func tinyConvInt8Ops0to3(pDTCM, ioInput0 arena) {
 		padW:      1,
 		span:      255,
 		hi:        127,
-	}
-	p2 := &convPWDSPParams{
-		pixels: 8,
+	}, pDTCM.i8(tinyConvInt8OffConv1Relu, 512), tinyConvInt8OpDw2Relu6DW, tinyConvInt8OpDw2Relu6Rec, tinyConvInt8OpDw2Relu6ZP, pDTCM.i32(tinyConvInt8OffDw2Relu6Scratch0, 38), pDTCM.i8(tinyConvInt8OffDw2Relu6, 512))
+}
+
+// tinyConvInt8Op2 runs operator 2: CONV_2D dw2/relu6 -> conv3/relu (convPWDSPW)
+// (written over its dying input, which starts 496 bytes above the output: raster order never overwrites input still to be read)
+//
+//go:noinline
+func tinyConvInt8Op2(pDTCM arena) {
+	convPWDSPW(&convPWDSPParams{
+		pixels: 64,
 		inC:    8,
 		outC:   16,
 		span:   255,
 		hi:     127,
-	}
-	p3 := &convDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       16,
-		inC:       1,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      8,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      -1,
-		span:      255,
-		hi:        127,
-	}
-	p4 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       8,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      8,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      1,
-		span:      255,
-		hi:        127,
-	}
-	p5 := &convDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       16,
-		inC:       1,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      8,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      -1,
-		span:      255,
-		hi:        127,
-	}
-	p6 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       8,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      8,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      1,
-		span:      255,
-		hi:        127,
-	}
-	p7 := &poolParams{
+	}, pDTCM.i8(tinyConvInt8OffDw2Relu6, 512), tinyConvInt8OpConv3ReluPW, tinyConvInt8OpConv3ReluRec, pDTCM.i32(tinyConvInt8OffConv3ReluScratch0, 26), pDTCM.i8(tinyConvInt8OffConv3Relu, 1024))
+}
+
+// tinyConvInt8Op3 runs operator 3: AVERAGE_POOL_2D conv3/relu -> pool (avgPoolDSPInt8)
+//
+//go:noinline
+func tinyConvInt8Op3(pDTCM arena) {
+	avgPoolDSPInt8(&poolParams{
 		batches: 1,
 		inH:     8,
 		inW:     8,
@@ -336,53 +271,7 @@ func tinyConvInt8Ops0to3(pDTCM, ioInput0 arena) {
 		padW:    0,
 		actMin:  -128,
 		actMax:  127,
-	}
-	// 0: rows 0 to 1 from input rows 0 to 4
-	convDSPW(p0, ioInput0.i8(tinyConvInt8OffImage, 80), tinyConvInt8OpConv1ReluConv, tinyConvInt8OpConv1ReluRec, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 36), pDTCM.i8(tinyConvInt8OffConv1Relu, 128))
-	// 1: row 0 from input rows 0 to 1
-	dwDSPInt8M1(p1, pDTCM.i8(tinyConvInt8OffConv1Relu, 128), tinyConvInt8OpDw2Relu6DW, tinyConvInt8OpDw2Relu6Rec, tinyConvInt8OpDw2Relu6ZP, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 38), pDTCM.i8(tinyConvInt8OffDw2Relu6, 64))
-	// 2: row 0 from input row 0
-	convPWDSP(p2, pDTCM.i8(tinyConvInt8OffDw2Relu6, 64), tinyConvInt8OpConv3ReluPW, tinyConvInt8OpConv3ReluRec, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 18), pDTCM.i8(tinyConvInt8OffConv3Relu, 128))
-	// 3: input row 0 added to the sums
-	poolSumInt8(pDTCM.i32(tinyConvInt8OffPoolScratch0, 16), pDTCM.i8(tinyConvInt8OffConv3Relu, 128), true)
-	// 0: row 2 from input rows 4 to 6
-	convDSPW(p3, ioInput0.i8(tinyConvInt8OffImage+64, 48), tinyConvInt8OpConv1ReluConv, tinyConvInt8OpConv1ReluRec, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 36), pDTCM.i8(tinyConvInt8OffConv1Relu+128, 64))
-	// 1: row 1 from input rows 0 to 2
-	dwDSPInt8M1(p4, pDTCM.i8(tinyConvInt8OffConv1Relu, 192), tinyConvInt8OpDw2Relu6DW, tinyConvInt8OpDw2Relu6Rec, tinyConvInt8OpDw2Relu6ZP, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 38), pDTCM.i8(tinyConvInt8OffDw2Relu6, 64))
-	// 2: row 1 from input row 1
-	convPWDSP(p2, pDTCM.i8(tinyConvInt8OffDw2Relu6, 64), tinyConvInt8OpConv3ReluPW, tinyConvInt8OpConv3ReluRec, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 18), pDTCM.i8(tinyConvInt8OffConv3Relu, 128))
-	// 3: input row 1 added to the sums
-	poolSumInt8(pDTCM.i32(tinyConvInt8OffPoolScratch0, 16), pDTCM.i8(tinyConvInt8OffConv3Relu, 128), false)
-	for band := 0; band < 4; band++ {
-		// 0: keep the rows still needed at the start of its line
-		slideDown(pDTCM.u8(tinyConvInt8OffConv1Relu, 128), pDTCM.u8(tinyConvInt8OffConv1Relu+64, 128))
-		// 0: row 3+1*band from input rows 6+2*band to 8+2*band
-		convDSPW(p3, ioInput0.i8(tinyConvInt8OffImage+96+32*band, 48), tinyConvInt8OpConv1ReluConv, tinyConvInt8OpConv1ReluRec, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 36), pDTCM.i8(tinyConvInt8OffConv1Relu+128, 64))
-		// 1: row 2+1*band from input rows 1+1*band to 3+1*band
-		dwDSPInt8M1(p4, pDTCM.i8(tinyConvInt8OffConv1Relu, 192), tinyConvInt8OpDw2Relu6DW, tinyConvInt8OpDw2Relu6Rec, tinyConvInt8OpDw2Relu6ZP, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 38), pDTCM.i8(tinyConvInt8OffDw2Relu6, 64))
-		// 2: row 2+1*band from input row 2+1*band
-		convPWDSP(p2, pDTCM.i8(tinyConvInt8OffDw2Relu6, 64), tinyConvInt8OpConv3ReluPW, tinyConvInt8OpConv3ReluRec, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 18), pDTCM.i8(tinyConvInt8OffConv3Relu, 128))
-		// 3: input row 2+1*band added to the sums
-		poolSumInt8(pDTCM.i32(tinyConvInt8OffPoolScratch0, 16), pDTCM.i8(tinyConvInt8OffConv3Relu, 128), false)
-	}
-	// 0: keep the rows still needed at the start of its line
-	slideDown(pDTCM.u8(tinyConvInt8OffConv1Relu, 128), pDTCM.u8(tinyConvInt8OffConv1Relu+64, 128))
-	// 0: row 7 from input rows 14 to 15
-	convDSPW(p5, ioInput0.i8(tinyConvInt8OffImage+224, 32), tinyConvInt8OpConv1ReluConv, tinyConvInt8OpConv1ReluRec, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 36), pDTCM.i8(tinyConvInt8OffConv1Relu+128, 64))
-	// 1: row 6 from input rows 5 to 7
-	dwDSPInt8M1(p4, pDTCM.i8(tinyConvInt8OffConv1Relu, 192), tinyConvInt8OpDw2Relu6DW, tinyConvInt8OpDw2Relu6Rec, tinyConvInt8OpDw2Relu6ZP, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 38), pDTCM.i8(tinyConvInt8OffDw2Relu6, 64))
-	// 2: row 6 from input row 6
-	convPWDSP(p2, pDTCM.i8(tinyConvInt8OffDw2Relu6, 64), tinyConvInt8OpConv3ReluPW, tinyConvInt8OpConv3ReluRec, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 18), pDTCM.i8(tinyConvInt8OffConv3Relu, 128))
-	// 3: input row 6 added to the sums
-	poolSumInt8(pDTCM.i32(tinyConvInt8OffPoolScratch0, 16), pDTCM.i8(tinyConvInt8OffConv3Relu, 128), false)
-	// 1: row 7 from input rows 6 to 7
-	dwDSPInt8M1(p6, pDTCM.i8(tinyConvInt8OffConv1Relu+64, 128), tinyConvInt8OpDw2Relu6DW, tinyConvInt8OpDw2Relu6Rec, tinyConvInt8OpDw2Relu6ZP, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 38), pDTCM.i8(tinyConvInt8OffDw2Relu6, 64))
-	// 2: row 7 from input row 7
-	convPWDSP(p2, pDTCM.i8(tinyConvInt8OffDw2Relu6, 64), tinyConvInt8OpConv3ReluPW, tinyConvInt8OpConv3ReluRec, pDTCM.i32(tinyConvInt8OffConv1ReluScratch0, 18), pDTCM.i8(tinyConvInt8OffConv3Relu, 128))
-	// 3: input row 7 added to the sums
-	poolSumInt8(pDTCM.i32(tinyConvInt8OffPoolScratch0, 16), pDTCM.i8(tinyConvInt8OffConv3Relu, 128), false)
-	// 3: the output, from the sums of every input row
-	poolMeanInt8(p7, pDTCM.i32(tinyConvInt8OffPoolScratch0, 16), pDTCM.i8(tinyConvInt8OffPool, 16))
+	}, tinyConvInt8OpPoolPool, pDTCM.i8(tinyConvInt8OffConv3Relu, 1024), pDTCM.i8(tinyConvInt8OffPool, 16))
 }
 
 // tinyConvInt8Op5 runs operator 5: FULLY_CONNECTED flatten -> logits (fcDSPInt8)
