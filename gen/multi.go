@@ -89,8 +89,8 @@ func GenerateMulti(models []ModelFile, opt Options) (*MultiResult, error) {
 				budget = max(budget, a)
 			}
 		}
-		if budget <= alone[k] {
-			continue
+		if p := res.Programs[k]; budget <= alone[k] || len(p.Groups) == 0 && len(p.Overlaps) == 0 && len(p.Lean) == 0 {
+			continue // nothing traded for memory
 		}
 		p, lay, err := lowerGraph(g, opt, budget)
 		if err != nil || lay.ArenaSize() > budget {

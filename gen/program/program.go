@@ -46,6 +46,9 @@ type Program struct {
 	// predecessor (not in one fused group with it), why: which rule kept
 	// the two apart. Set by lowering when it fuses (empty otherwise).
 	Apart []Apart
+	// Lean lists the operators lowered with their lean kernel (the least
+	// scratch) where a faster one would have made the arena larger.
+	Lean []int
 }
 
 // Apart is operator Op running apart from operator Op-1, and why.

@@ -58,6 +58,7 @@ func Program(g *model.Graph, opt Options) (p, plain *program.Program, err error)
 		return nil, nil, err
 	}
 	frags := fast
+	var leanOps []int
 	if !opt.Kernels.Speed {
 		all := make([]bool, len(g.Ops))
 		for i := range all {
@@ -96,6 +97,11 @@ func Program(g *model.Graph, opt Options) (p, plain *program.Program, err error)
 			return nil, nil, err
 		}
 		frags = pick(sel)
+		for i, l := range sel {
+			if l && fs[i] > ls[i] {
+				leanOps = append(leanOps, i)
+			}
+		}
 	}
 	if p, err = lower.Assemble(g, frags, opt.Lower); err != nil {
 		return nil, nil, err
@@ -107,6 +113,7 @@ func Program(g *model.Graph, opt Options) (p, plain *program.Program, err error)
 		// A fused group's calls may leave a table unread.
 		p = p.WithoutUnusedConsts()
 	}
+	p.Lean = leanOps
 	plain, err = lower.Plain(g, frags, p)
 	return p, plain, err
 }
