@@ -46,6 +46,8 @@ const (
 	AvgPoolInt16            Func = "avgPoolInt16"
 	AvgPoolInt8             Func = "avgPoolInt8"
 	AvgPoolInt8Blocks       Func = "avgPoolInt8Blocks"
+	AvgPoolInt8Rows         Func = "avgPoolInt8Rows"
+	AvgPoolPixel4           Func = "avgPoolPixel4"
 	B2u8                    Func = "b2u8"
 	BatchMatmulF32          Func = "batchMatmulF32"
 	BatchMatmulF32ConstR    Func = "batchMatmulF32ConstR"
@@ -537,6 +539,8 @@ const (
 	MaxPoolInt16            Func = "maxPoolInt16"
 	MaxPoolInt8             Func = "maxPoolInt8"
 	MaxPoolInt8Blocks       Func = "maxPoolInt8Blocks"
+	MaxPoolInt8Rows         Func = "maxPoolInt8Rows"
+	MaxPoolPixel4           Func = "maxPoolPixel4"
 	MaximumF32              Func = "maximumF32"
 	MaximumI32              Func = "maximumI32"
 	MaximumInt16            Func = "maximumInt16"
@@ -579,8 +583,17 @@ const (
 	PadFill                 Func = "padFill"
 	PadRowsInt16            Func = "padRowsInt16"
 	PadRowsInt8             Func = "padRowsInt8"
+	PoolAvgQ                Func = "poolAvgQ"
+	PoolAvgRecip            Func = "poolAvgRecip"
 	PoolAvgRound            Func = "poolAvgRound"
+	PoolAvgRun22            Func = "poolAvgRun22"
+	PoolAvgRun23            Func = "poolAvgRun23"
+	PoolAvgRun32            Func = "poolAvgRun32"
+	PoolAvgRun33            Func = "poolAvgRun33"
+	PoolClamp               Func = "poolClamp"
 	PoolInterior            Func = "poolInterior"
+	PoolMaxRun2             Func = "poolMaxRun2"
+	PoolMaxRun3             Func = "poolMaxRun3"
 	PoolMeanF32             Func = "poolMeanF32"
 	PoolMeanInt16           Func = "poolMeanInt16"
 	PoolMeanInt8            Func = "poolMeanInt8"
@@ -837,6 +850,8 @@ func Funcs() []Func {
 		AvgPoolInt16,
 		AvgPoolInt8,
 		AvgPoolInt8Blocks,
+		AvgPoolInt8Rows,
+		AvgPoolPixel4,
 		B2u8,
 		BatchMatmulF32,
 		BatchMatmulF32ConstR,
@@ -1328,6 +1343,8 @@ func Funcs() []Func {
 		MaxPoolInt16,
 		MaxPoolInt8,
 		MaxPoolInt8Blocks,
+		MaxPoolInt8Rows,
+		MaxPoolPixel4,
 		MaximumF32,
 		MaximumI32,
 		MaximumInt16,
@@ -1370,8 +1387,17 @@ func Funcs() []Func {
 		PadFill,
 		PadRowsInt16,
 		PadRowsInt8,
+		PoolAvgQ,
+		PoolAvgRecip,
 		PoolAvgRound,
+		PoolAvgRun22,
+		PoolAvgRun23,
+		PoolAvgRun32,
+		PoolAvgRun33,
+		PoolClamp,
 		PoolInterior,
+		PoolMaxRun2,
+		PoolMaxRun3,
 		PoolMeanF32,
 		PoolMeanInt16,
 		PoolMeanInt8,
@@ -1662,6 +1688,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case AvgPoolInt8Blocks:
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case AvgPoolInt8Rows:
+		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case AvgPoolPixel4:
+		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"dst", "[]int8"}, {"r0", "int"}, {"ny", "int"}, {"ix", "int"}, {"nx", "int"}}, true
 	case B2u8:
 		return []Param{{"v", "bool"}}, true
 	case BatchMatmulF32:
@@ -2644,6 +2674,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case MaxPoolInt8Blocks:
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case MaxPoolInt8Rows:
+		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case MaxPoolPixel4:
+		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"dst", "[]int8"}, {"r0", "int"}, {"ny", "int"}, {"ix", "int"}, {"nx", "int"}}, true
 	case MaximumF32:
 		return []Param{{"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case MaximumI32:
@@ -2728,10 +2762,28 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*padRowsParams"}, {"dst", "[]int16"}, {"src", "[]int16"}}, true
 	case PadRowsInt8:
 		return []Param{{"p", "*padRowsParams"}, {"dst", "[]int8"}, {"src", "[]int8"}}, true
+	case PoolAvgQ:
+		return []Param{{"acc", "int32"}, {"m", "uint32"}, {"k", "int32"}}, true
+	case PoolAvgRecip:
+		return []Param{{"n", "int32"}}, true
 	case PoolAvgRound:
 		return []Param{{"acc", "int32"}, {"n", "int32"}}, true
+	case PoolAvgRun22:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"d", "int"}, {"sx", "int"}, {"row", "int"}, {"m", "uint32"}, {"k", "int32"}}, true
+	case PoolAvgRun23:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"d", "int"}, {"sx", "int"}, {"row", "int"}, {"m", "uint32"}, {"k", "int32"}}, true
+	case PoolAvgRun32:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"d", "int"}, {"sx", "int"}, {"row", "int"}, {"m", "uint32"}, {"k", "int32"}}, true
+	case PoolAvgRun33:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"d", "int"}, {"sx", "int"}, {"row", "int"}, {"m", "uint32"}, {"k", "int32"}}, true
+	case PoolClamp:
+		return []Param{{"q", "[]int8"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case PoolInterior:
 		return []Param{{"p", "*poolParams"}}, true
+	case PoolMaxRun2:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"d", "int"}, {"sx", "int"}, {"r1", "int"}, {"c1", "int"}}, true
+	case PoolMaxRun3:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"d", "int"}, {"sx", "int"}, {"r1", "int"}, {"r2", "int"}, {"c1", "int"}, {"c2", "int"}}, true
 	case PoolMeanF32:
 		return []Param{{"p", "*poolParams"}, {"acc", "[]float32"}, {"out", "[]float32"}}, true
 	case PoolMeanInt16:
@@ -3021,6 +3073,8 @@ func (f Func) Results() int {
 		AvgPoolInt16,
 		AvgPoolInt8,
 		AvgPoolInt8Blocks,
+		AvgPoolInt8Rows,
+		AvgPoolPixel4,
 		BatchMatmulF32,
 		BatchMatmulF32ConstR,
 		BatchMatmulInt16,
@@ -3303,6 +3357,8 @@ func (f Func) Results() int {
 		MaxPoolInt16,
 		MaxPoolInt8,
 		MaxPoolInt8Blocks,
+		MaxPoolInt8Rows,
+		MaxPoolPixel4,
 		MaximumF32,
 		MaximumI32,
 		MaximumInt16,
@@ -3337,6 +3393,13 @@ func (f Func) Results() int {
 		PadFill,
 		PadRowsInt16,
 		PadRowsInt8,
+		PoolAvgRun22,
+		PoolAvgRun23,
+		PoolAvgRun32,
+		PoolAvgRun33,
+		PoolClamp,
+		PoolMaxRun2,
+		PoolMaxRun3,
 		PoolMeanF32,
 		PoolMeanInt16,
 		PoolMeanInt8,
@@ -3595,6 +3658,7 @@ func (f Func) Results() int {
 		MulQ62,
 		MulQuantOne,
 		OctByte,
+		PoolAvgQ,
 		PoolAvgRound,
 		PoolRecip,
 		PoolSumI8,
@@ -3658,6 +3722,7 @@ func (f Func) Results() int {
 		L2InvSqrt,
 		LogisticTanh16Input,
 		OctLanes,
+		PoolAvgRecip,
 		PoolInterior,
 		PoolWindow,
 		SigmoidTab2,

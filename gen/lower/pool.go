@@ -142,7 +142,16 @@ func lowerPool(c *opCtx, avg bool) error {
 			return nil
 		}
 	}
-	if in.Type == model.Int8 && in.Shape[3]%4 == 0 {
+	if in.Type == model.Int8 && in.Shape[3]%4 == 0 && !c.DSP() {
+		// The gc build: the pixels of an output row whose windows have
+		// the same shape in one call, where gc spends more on a pixel's
+		// setup than on its taps.
+		fn = kernelsig.MaxPoolInt8Rows
+		if avg {
+			fn = kernelsig.AvgPoolInt8Rows
+		}
+		c.Because(fn, "depth %d, a multiple of 4; the build for gc: an output row's pixels with windows of the same shape in one call (windows of 2 or 3 taps a side), others a pixel a call", in.Shape[3])
+	} else if in.Type == model.Int8 && in.Shape[3]%4 == 0 {
 		// Four channels a pass over the window, in registers: the gc
 		// build's pool, and the DSP build's where its record does not
 		// take the windows.
@@ -150,11 +159,7 @@ func lowerPool(c *opCtx, avg bool) error {
 		if avg {
 			fn = kernelsig.AvgPoolInt8Blocks
 		}
-		why := "the build for gc"
-		if c.DSP() {
-			why = "the DSP record does not take its windows (too large for its sums)"
-		}
-		c.Because(fn, "depth %d, a multiple of 4: four channels a pass over the window; %s", in.Shape[3], why)
+		c.Because(fn, "depth %d, a multiple of 4: four channels a pass over the window; the DSP record does not take its windows (too large for its sums)", in.Shape[3])
 	} else if in.Type == model.Int8 {
 		if c.DSP() {
 			c.Because(fn, "the DSP record does not take it (a depth not a multiple of 4)")
