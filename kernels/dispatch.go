@@ -90,6 +90,7 @@ package kernels
 //   - lstmInPairF: parameter a1 has type *[8]float32
 //   - lstmInUnitF: parameter v has type *[4]float32
 //   - lstmLastUnitF: parameter co has type *float32
+//   - mulRun: parameter a has type unsafe.Pointer
 //   - octDot: parameter a has type *[8]int32
 //   - octDot64: parameter p has type unsafe.Pointer
 //   - octPass8: parameter p has type unsafe.Pointer
@@ -681,6 +682,8 @@ func Call(fn string, args []any) bool {
 		mulInt16(args[0].(*mulQuantParams), args[1].(*ewBcast), args[2].([]int16), args[3].([]int16), args[4].([]int16))
 	case "mulInt8":
 		mulInt8(args[0].(*mulQuantParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
+	case "mulInt8Rows":
+		mulInt8Rows(args[0].(*mulQuantParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "negF32":
 		negF32(args[0].([]float32), args[1].([]float32))
 	case "padBytes":
@@ -2488,6 +2491,25 @@ func NewParams(typ string, fields map[string]any) any {
 				p.actMin = int32(v.(int64))
 			case "actMax":
 				p.actMax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "mulRunRec":
+		p := &mulRunRec{}
+		for k, v := range fields {
+			switch k {
+			case "o1":
+				p.o1 = int32(v.(int64))
+			case "o2":
+				p.o2 = int32(v.(int64))
+			case "m2":
+				p.m2 = uint32(v.(int64))
+			case "dh":
+				p.dh = uint32(v.(int64))
+			case "r":
+				p.r = uint32(v.(int64))
 			default:
 				return nil
 			}

@@ -568,8 +568,10 @@ const (
 	MulI32                  Func = "mulI32"
 	MulInt16                Func = "mulInt16"
 	MulInt8                 Func = "mulInt8"
+	MulInt8Rows             Func = "mulInt8Rows"
 	MulQ62                  Func = "mulQ62"
 	MulQuantOne             Func = "mulQuantOne"
+	MulRun                  Func = "mulRun"
 	NegF32                  Func = "negF32"
 	OctByte                 Func = "octByte"
 	OctCols64               Func = "octCols64"
@@ -796,6 +798,7 @@ const (
 	MeanParams           Struct = "meanParams"
 	MoveParams           Struct = "moveParams"
 	MulQuantParams       Struct = "mulQuantParams"
+	MulRunRec            Struct = "mulRunRec"
 	PadParams            Struct = "padParams"
 	PadRowsParams        Struct = "padRowsParams"
 	PoolParams           Struct = "poolParams"
@@ -1372,8 +1375,10 @@ func Funcs() []Func {
 		MulI32,
 		MulInt16,
 		MulInt8,
+		MulInt8Rows,
 		MulQ62,
 		MulQuantOne,
+		MulRun,
 		NegF32,
 		OctByte,
 		OctCols64,
@@ -1602,6 +1607,7 @@ func Structs() []Struct {
 		MeanParams,
 		MoveParams,
 		MulQuantParams,
+		MulRunRec,
 		PadParams,
 		PadRowsParams,
 		PoolParams,
@@ -2732,10 +2738,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*mulQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int16"}, {"b", "[]int16"}, {"out", "[]int16"}}, true
 	case MulInt8:
 		return []Param{{"p", "*mulQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
+	case MulInt8Rows:
+		return []Param{{"p", "*mulQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
 	case MulQ62:
 		return []Param{{"a", "int64"}, {"b", "int64"}}, true
 	case MulQuantOne:
 		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
+	case MulRun:
+		return []Param{{"a", "unsafe.Pointer"}, {"b", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"k", "*mulRunRec"}}, true
 	case NegF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case OctByte:
@@ -3383,6 +3393,8 @@ func (f Func) Results() int {
 		MulI32,
 		MulInt16,
 		MulInt8,
+		MulInt8Rows,
+		MulRun,
 		NegF32,
 		OctDot,
 		OctDot64,
@@ -3910,6 +3922,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"run", "int"}, {"n0", "int"}, {"n1", "int"}, {"n2", "int"}, {"n3", "int"}, {"n4", "int"}, {"s0", "int"}, {"s1", "int"}, {"s2", "int"}, {"s3", "int"}, {"s4", "int"}, {"d0", "int"}, {"d1", "int"}, {"d2", "int"}, {"d3", "int"}, {"d4", "int"}, {"src", "int"}, {"dst", "int"}}, true
 	case MulQuantParams:
 		return []Param{{"in1Off", "int32"}, {"in2Off", "int32"}, {"outOff", "int32"}, {"mult", "int32"}, {"shift", "int"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case MulRunRec:
+		return []Param{{"o1", "int32"}, {"o2", "int32"}, {"m2", "uint32"}, {"dh", "uint32"}, {"r", "uint32"}}, true
 	case PadParams:
 		return []Param{{"esz", "int"}, {"value", "int64"}, {"n0", "int"}, {"n1", "int"}, {"n2", "int"}, {"n3", "int"}, {"lo0", "int"}, {"lo1", "int"}, {"lo2", "int"}, {"lo3", "int"}, {"hi0", "int"}, {"hi1", "int"}, {"hi2", "int"}, {"hi3", "int"}, {"block0", "int"}, {"block1", "int"}, {"block2", "int"}, {"block3", "int"}, {"rowLeft", "int"}, {"rowIn", "int"}, {"rowRight", "int"}}, true
 	case PadRowsParams:

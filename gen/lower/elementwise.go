@@ -511,6 +511,9 @@ func lowerMul(c *opCtx) error {
 			// One requantization instruction an element on the DSP
 			// extension, where its record takes the layer.
 			return ewEmitBinary(c, noBand, kernelsig.MulDSPInt8, []Arg{c.Const("Mul", rec)}, plan, a, b, out)
+		} else if !c.DSP() {
+			fn = kernelsig.MulInt8Rows
+			c.Because(fn, "the build for gc: a row of contiguous elements a call, one multiply an element for the rescale (mulInt8 where its range does not take the layer)")
 		}
 		return ewEmitBinary(c, elemsBand, fn, []Arg{p}, plan, a, b, out)
 	case model.Float32:
