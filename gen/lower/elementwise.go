@@ -536,7 +536,7 @@ func lowerMul(c *opCtx) error {
 // an int8 MUL with broadcast plan and constants k, ok false where the DSP
 // kernels are not allowed or the kernel does not take the layer. (Under
 // gc its plain Go form runs in about half mulInt8's instructions, but it
-// runs on whole tensors only: the gc build keeps mulInt8, which fused
+// runs on whole tensors only: the gc build takes mulInt8Rows, which fused
 // groups can run in bands of rows.)
 func mulDSPRecord(c *opCtx, plan ewPlan, k mulQuantConsts) ([]byte, bool) {
 	if !c.DSP() || plan.Empty {
