@@ -90,10 +90,17 @@ package kernels
 //   - lstmInPairF: parameter a1 has type *[8]float32
 //   - lstmInUnitF: parameter v has type *[4]float32
 //   - lstmLastUnitF: parameter co has type *float32
+//   - mulRun: parameter a has type unsafe.Pointer
 //   - octDot: parameter a has type *[8]int32
 //   - octDot64: parameter p has type unsafe.Pointer
 //   - octPass8: parameter p has type unsafe.Pointer
 //   - octPass8Ref: parameter p has type unsafe.Pointer
+//   - poolAvgRun22: parameter x has type unsafe.Pointer
+//   - poolAvgRun23: parameter x has type unsafe.Pointer
+//   - poolAvgRun32: parameter x has type unsafe.Pointer
+//   - poolAvgRun33: parameter x has type unsafe.Pointer
+//   - poolMaxRun2: parameter x has type unsafe.Pointer
+//   - poolMaxRun3: parameter x has type unsafe.Pointer
 //   - poolWin4Max: parameter x has type unsafe.Pointer
 //   - poolWin4Sum: parameter x has type unsafe.Pointer
 //   - svdfFeatures: parameter acc has type *[24]int32
@@ -140,15 +147,16 @@ package kernels
 //     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext, lstmRFits, lstmRGFits,
 //     lstmRowBatch, lstmSat16, lstmSigP, lstmSigmoidQ, lstmTanhP, lstmTanhQ,
 //     meanRequant, mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne,
-//     octByte, octCols64, octLanes, poolAvgRound, poolInterior, poolRecip,
-//     poolSumI8, poolWindow, preluOne, quantizeF32One, reluOne,
-//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
-//     rqFromFC, rqOne0, rqOneFields, rqOneIn, rqOneQ, rqOneR, rqOneSat,
-//     rqOneSet, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
-//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
-//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, strAligned4,
-//     subQuantOne, sumI8, svdfActF32, svdfFastPlan, svdfLE32, svdfNew16,
-//     svdfNew8, svdfRingStep, svdfRingWT16, tanhMid, tanhSmall, tconvTaps
+//     octByte, octCols64, octLanes, poolAvgQ, poolAvgRecip, poolAvgRound,
+//     poolInterior, poolRecip, poolSumI8, poolWindow, preluOne,
+//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
+//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
+//     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
+//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
+//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
+//     softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne, sumI8,
+//     svdfActF32, svdfFastPlan, svdfLE32, svdfNew16, svdfNew8, svdfRingStep,
+//     svdfRingWT16, tanhMid, tanhSmall, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convDilEdgeArgs: field px has type unsafe.Pointer
@@ -218,6 +226,10 @@ func Call(fn string, args []any) bool {
 		avgPoolInt8(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
 	case "avgPoolInt8Blocks":
 		avgPoolInt8Blocks(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
+	case "avgPoolInt8Rows":
+		avgPoolInt8Rows(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
+	case "avgPoolPixel4":
+		avgPoolPixel4(args[0].(*poolParams), args[1].([]int8), args[2].([]int8), int(args[3].(int64)), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)))
 	case "batchMatmulF32":
 		batchMatmulF32(args[0].(*batchMatmulParams), args[1].([]float32), args[2].([]float32), args[3].([]float32))
 	case "batchMatmulF32ConstR":
@@ -618,6 +630,10 @@ func Call(fn string, args []any) bool {
 		maxPoolInt8(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
 	case "maxPoolInt8Blocks":
 		maxPoolInt8Blocks(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
+	case "maxPoolInt8Rows":
+		maxPoolInt8Rows(args[0].(*poolParams), args[1].([]int8), args[2].([]int8))
+	case "maxPoolPixel4":
+		maxPoolPixel4(args[0].(*poolParams), args[1].([]int8), args[2].([]int8), int(args[3].(int64)), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)))
 	case "maximumF32":
 		maximumF32(args[0].(*ewBcast), args[1].([]float32), args[2].([]float32), args[3].([]float32))
 	case "maximumI32":
@@ -666,6 +682,8 @@ func Call(fn string, args []any) bool {
 		mulInt16(args[0].(*mulQuantParams), args[1].(*ewBcast), args[2].([]int16), args[3].([]int16), args[4].([]int16))
 	case "mulInt8":
 		mulInt8(args[0].(*mulQuantParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
+	case "mulInt8Rows":
+		mulInt8Rows(args[0].(*mulQuantParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "negF32":
 		negF32(args[0].([]float32), args[1].([]float32))
 	case "padBytes":
@@ -678,6 +696,8 @@ func Call(fn string, args []any) bool {
 		padRowsInt16(args[0].(*padRowsParams), args[1].([]int16), args[2].([]int16))
 	case "padRowsInt8":
 		padRowsInt8(args[0].(*padRowsParams), args[1].([]int8), args[2].([]int8))
+	case "poolClamp":
+		poolClamp(args[0].([]int8), int32(args[1].(int64)), int32(args[2].(int64)))
 	case "poolMeanF32":
 		poolMeanF32(args[0].(*poolParams), args[1].([]float32), args[2].([]float32))
 	case "poolMeanInt16":
@@ -2471,6 +2491,25 @@ func NewParams(typ string, fields map[string]any) any {
 				p.actMin = int32(v.(int64))
 			case "actMax":
 				p.actMax = int32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "mulRunRec":
+		p := &mulRunRec{}
+		for k, v := range fields {
+			switch k {
+			case "o1":
+				p.o1 = int32(v.(int64))
+			case "o2":
+				p.o2 = int32(v.(int64))
+			case "m2":
+				p.m2 = uint32(v.(int64))
+			case "dh":
+				p.dh = uint32(v.(int64))
+			case "r":
+				p.r = uint32(v.(int64))
 			default:
 				return nil
 			}

@@ -46,6 +46,8 @@ const (
 	AvgPoolInt16            Func = "avgPoolInt16"
 	AvgPoolInt8             Func = "avgPoolInt8"
 	AvgPoolInt8Blocks       Func = "avgPoolInt8Blocks"
+	AvgPoolInt8Rows         Func = "avgPoolInt8Rows"
+	AvgPoolPixel4           Func = "avgPoolPixel4"
 	B2u8                    Func = "b2u8"
 	BatchMatmulF32          Func = "batchMatmulF32"
 	BatchMatmulF32ConstR    Func = "batchMatmulF32ConstR"
@@ -537,6 +539,8 @@ const (
 	MaxPoolInt16            Func = "maxPoolInt16"
 	MaxPoolInt8             Func = "maxPoolInt8"
 	MaxPoolInt8Blocks       Func = "maxPoolInt8Blocks"
+	MaxPoolInt8Rows         Func = "maxPoolInt8Rows"
+	MaxPoolPixel4           Func = "maxPoolPixel4"
 	MaximumF32              Func = "maximumF32"
 	MaximumI32              Func = "maximumI32"
 	MaximumInt16            Func = "maximumInt16"
@@ -564,8 +568,10 @@ const (
 	MulI32                  Func = "mulI32"
 	MulInt16                Func = "mulInt16"
 	MulInt8                 Func = "mulInt8"
+	MulInt8Rows             Func = "mulInt8Rows"
 	MulQ62                  Func = "mulQ62"
 	MulQuantOne             Func = "mulQuantOne"
+	MulRun                  Func = "mulRun"
 	NegF32                  Func = "negF32"
 	OctByte                 Func = "octByte"
 	OctCols64               Func = "octCols64"
@@ -579,8 +585,17 @@ const (
 	PadFill                 Func = "padFill"
 	PadRowsInt16            Func = "padRowsInt16"
 	PadRowsInt8             Func = "padRowsInt8"
+	PoolAvgQ                Func = "poolAvgQ"
+	PoolAvgRecip            Func = "poolAvgRecip"
 	PoolAvgRound            Func = "poolAvgRound"
+	PoolAvgRun22            Func = "poolAvgRun22"
+	PoolAvgRun23            Func = "poolAvgRun23"
+	PoolAvgRun32            Func = "poolAvgRun32"
+	PoolAvgRun33            Func = "poolAvgRun33"
+	PoolClamp               Func = "poolClamp"
 	PoolInterior            Func = "poolInterior"
+	PoolMaxRun2             Func = "poolMaxRun2"
+	PoolMaxRun3             Func = "poolMaxRun3"
 	PoolMeanF32             Func = "poolMeanF32"
 	PoolMeanInt16           Func = "poolMeanInt16"
 	PoolMeanInt8            Func = "poolMeanInt8"
@@ -783,6 +798,7 @@ const (
 	MeanParams           Struct = "meanParams"
 	MoveParams           Struct = "moveParams"
 	MulQuantParams       Struct = "mulQuantParams"
+	MulRunRec            Struct = "mulRunRec"
 	PadParams            Struct = "padParams"
 	PadRowsParams        Struct = "padRowsParams"
 	PoolParams           Struct = "poolParams"
@@ -837,6 +853,8 @@ func Funcs() []Func {
 		AvgPoolInt16,
 		AvgPoolInt8,
 		AvgPoolInt8Blocks,
+		AvgPoolInt8Rows,
+		AvgPoolPixel4,
 		B2u8,
 		BatchMatmulF32,
 		BatchMatmulF32ConstR,
@@ -1328,6 +1346,8 @@ func Funcs() []Func {
 		MaxPoolInt16,
 		MaxPoolInt8,
 		MaxPoolInt8Blocks,
+		MaxPoolInt8Rows,
+		MaxPoolPixel4,
 		MaximumF32,
 		MaximumI32,
 		MaximumInt16,
@@ -1355,8 +1375,10 @@ func Funcs() []Func {
 		MulI32,
 		MulInt16,
 		MulInt8,
+		MulInt8Rows,
 		MulQ62,
 		MulQuantOne,
+		MulRun,
 		NegF32,
 		OctByte,
 		OctCols64,
@@ -1370,8 +1392,17 @@ func Funcs() []Func {
 		PadFill,
 		PadRowsInt16,
 		PadRowsInt8,
+		PoolAvgQ,
+		PoolAvgRecip,
 		PoolAvgRound,
+		PoolAvgRun22,
+		PoolAvgRun23,
+		PoolAvgRun32,
+		PoolAvgRun33,
+		PoolClamp,
 		PoolInterior,
+		PoolMaxRun2,
+		PoolMaxRun3,
 		PoolMeanF32,
 		PoolMeanInt16,
 		PoolMeanInt8,
@@ -1576,6 +1607,7 @@ func Structs() []Struct {
 		MeanParams,
 		MoveParams,
 		MulQuantParams,
+		MulRunRec,
 		PadParams,
 		PadRowsParams,
 		PoolParams,
@@ -1662,6 +1694,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case AvgPoolInt8Blocks:
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case AvgPoolInt8Rows:
+		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case AvgPoolPixel4:
+		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"dst", "[]int8"}, {"r0", "int"}, {"ny", "int"}, {"ix", "int"}, {"nx", "int"}}, true
 	case B2u8:
 		return []Param{{"v", "bool"}}, true
 	case BatchMatmulF32:
@@ -2644,6 +2680,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
 	case MaxPoolInt8Blocks:
 		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case MaxPoolInt8Rows:
+		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"out", "[]int8"}}, true
+	case MaxPoolPixel4:
+		return []Param{{"p", "*poolParams"}, {"in", "[]int8"}, {"dst", "[]int8"}, {"r0", "int"}, {"ny", "int"}, {"ix", "int"}, {"nx", "int"}}, true
 	case MaximumF32:
 		return []Param{{"bc", "*ewBcast"}, {"a", "[]float32"}, {"b", "[]float32"}, {"out", "[]float32"}}, true
 	case MaximumI32:
@@ -2698,10 +2738,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*mulQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int16"}, {"b", "[]int16"}, {"out", "[]int16"}}, true
 	case MulInt8:
 		return []Param{{"p", "*mulQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
+	case MulInt8Rows:
+		return []Param{{"p", "*mulQuantParams"}, {"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
 	case MulQ62:
 		return []Param{{"a", "int64"}, {"b", "int64"}}, true
 	case MulQuantOne:
 		return []Param{{"p", "*mulQuantParams"}, {"x", "int32"}, {"y", "int32"}}, true
+	case MulRun:
+		return []Param{{"a", "unsafe.Pointer"}, {"b", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"k", "*mulRunRec"}}, true
 	case NegF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case OctByte:
@@ -2728,10 +2772,28 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*padRowsParams"}, {"dst", "[]int16"}, {"src", "[]int16"}}, true
 	case PadRowsInt8:
 		return []Param{{"p", "*padRowsParams"}, {"dst", "[]int8"}, {"src", "[]int8"}}, true
+	case PoolAvgQ:
+		return []Param{{"acc", "int32"}, {"m", "uint32"}, {"k", "int32"}}, true
+	case PoolAvgRecip:
+		return []Param{{"n", "int32"}}, true
 	case PoolAvgRound:
 		return []Param{{"acc", "int32"}, {"n", "int32"}}, true
+	case PoolAvgRun22:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"d", "int"}, {"sx", "int"}, {"row", "int"}, {"m", "uint32"}, {"k", "int32"}}, true
+	case PoolAvgRun23:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"d", "int"}, {"sx", "int"}, {"row", "int"}, {"m", "uint32"}, {"k", "int32"}}, true
+	case PoolAvgRun32:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"d", "int"}, {"sx", "int"}, {"row", "int"}, {"m", "uint32"}, {"k", "int32"}}, true
+	case PoolAvgRun33:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"d", "int"}, {"sx", "int"}, {"row", "int"}, {"m", "uint32"}, {"k", "int32"}}, true
+	case PoolClamp:
+		return []Param{{"q", "[]int8"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case PoolInterior:
 		return []Param{{"p", "*poolParams"}}, true
+	case PoolMaxRun2:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"d", "int"}, {"sx", "int"}, {"r1", "int"}, {"c1", "int"}}, true
+	case PoolMaxRun3:
+		return []Param{{"x", "unsafe.Pointer"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"d", "int"}, {"sx", "int"}, {"r1", "int"}, {"r2", "int"}, {"c1", "int"}, {"c2", "int"}}, true
 	case PoolMeanF32:
 		return []Param{{"p", "*poolParams"}, {"acc", "[]float32"}, {"out", "[]float32"}}, true
 	case PoolMeanInt16:
@@ -3021,6 +3083,8 @@ func (f Func) Results() int {
 		AvgPoolInt16,
 		AvgPoolInt8,
 		AvgPoolInt8Blocks,
+		AvgPoolInt8Rows,
+		AvgPoolPixel4,
 		BatchMatmulF32,
 		BatchMatmulF32ConstR,
 		BatchMatmulInt16,
@@ -3303,6 +3367,8 @@ func (f Func) Results() int {
 		MaxPoolInt16,
 		MaxPoolInt8,
 		MaxPoolInt8Blocks,
+		MaxPoolInt8Rows,
+		MaxPoolPixel4,
 		MaximumF32,
 		MaximumI32,
 		MaximumInt16,
@@ -3327,6 +3393,8 @@ func (f Func) Results() int {
 		MulI32,
 		MulInt16,
 		MulInt8,
+		MulInt8Rows,
+		MulRun,
 		NegF32,
 		OctDot,
 		OctDot64,
@@ -3337,6 +3405,13 @@ func (f Func) Results() int {
 		PadFill,
 		PadRowsInt16,
 		PadRowsInt8,
+		PoolAvgRun22,
+		PoolAvgRun23,
+		PoolAvgRun32,
+		PoolAvgRun33,
+		PoolClamp,
+		PoolMaxRun2,
+		PoolMaxRun3,
 		PoolMeanF32,
 		PoolMeanInt16,
 		PoolMeanInt8,
@@ -3595,6 +3670,7 @@ func (f Func) Results() int {
 		MulQ62,
 		MulQuantOne,
 		OctByte,
+		PoolAvgQ,
 		PoolAvgRound,
 		PoolRecip,
 		PoolSumI8,
@@ -3658,6 +3734,7 @@ func (f Func) Results() int {
 		L2InvSqrt,
 		LogisticTanh16Input,
 		OctLanes,
+		PoolAvgRecip,
 		PoolInterior,
 		PoolWindow,
 		SigmoidTab2,
@@ -3845,6 +3922,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"run", "int"}, {"n0", "int"}, {"n1", "int"}, {"n2", "int"}, {"n3", "int"}, {"n4", "int"}, {"s0", "int"}, {"s1", "int"}, {"s2", "int"}, {"s3", "int"}, {"s4", "int"}, {"d0", "int"}, {"d1", "int"}, {"d2", "int"}, {"d3", "int"}, {"d4", "int"}, {"src", "int"}, {"dst", "int"}}, true
 	case MulQuantParams:
 		return []Param{{"in1Off", "int32"}, {"in2Off", "int32"}, {"outOff", "int32"}, {"mult", "int32"}, {"shift", "int"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case MulRunRec:
+		return []Param{{"o1", "int32"}, {"o2", "int32"}, {"m2", "uint32"}, {"dh", "uint32"}, {"r", "uint32"}}, true
 	case PadParams:
 		return []Param{{"esz", "int"}, {"value", "int64"}, {"n0", "int"}, {"n1", "int"}, {"n2", "int"}, {"n3", "int"}, {"lo0", "int"}, {"lo1", "int"}, {"lo2", "int"}, {"lo3", "int"}, {"hi0", "int"}, {"hi1", "int"}, {"hi2", "int"}, {"hi3", "int"}, {"block0", "int"}, {"block1", "int"}, {"block2", "int"}, {"block3", "int"}, {"rowLeft", "int"}, {"rowIn", "int"}, {"rowRight", "int"}}, true
 	case PadRowsParams:

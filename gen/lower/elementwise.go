@@ -511,6 +511,9 @@ func lowerMul(c *opCtx) error {
 			// One requantization instruction an element on the DSP
 			// extension, where its record takes the layer.
 			return ewEmitBinary(c, noBand, kernelsig.MulDSPInt8, []Arg{c.Const("Mul", rec)}, plan, a, b, out)
+		} else if !c.DSP() {
+			fn = kernelsig.MulInt8Rows
+			c.Because(fn, "the build for gc: a row of contiguous elements a call, one multiply an element for the rescale (mulInt8 where its range does not take the layer)")
 		}
 		return ewEmitBinary(c, elemsBand, fn, []Arg{p}, plan, a, b, out)
 	case model.Float32:
@@ -533,7 +536,7 @@ func lowerMul(c *opCtx) error {
 // an int8 MUL with broadcast plan and constants k, ok false where the DSP
 // kernels are not allowed or the kernel does not take the layer. (Under
 // gc its plain Go form runs in about half mulInt8's instructions, but it
-// runs on whole tensors only: the gc build keeps mulInt8, which fused
+// runs on whole tensors only: the gc build takes mulInt8Rows, which fused
 // groups can run in bands of rows.)
 func mulDSPRecord(c *opCtx, plan ewPlan, k mulQuantConsts) ([]byte, bool) {
 	if !c.DSP() || plan.Empty {

@@ -142,7 +142,17 @@ func lowerPool(c *opCtx, avg bool) error {
 			return nil
 		}
 	}
-	if in.Type == model.Int8 && in.Shape[3]%4 == 0 {
+	small := filterH <= 3 && filterW <= 3 && (!avg || filterH >= 2 && filterW >= 2)
+	if in.Type == model.Int8 && in.Shape[3]%4 == 0 && !c.DSP() && small {
+		// The gc build: the pixels of an output row whose windows have
+		// the same shape in one call, where gc spends more on a pixel's
+		// setup than on its taps.
+		fn = kernelsig.MaxPoolInt8Rows
+		if avg {
+			fn = kernelsig.AvgPoolInt8Rows
+		}
+		c.Because(fn, "depth %d, a multiple of 4; the build for gc: an output row's pixels with windows of the same shape in one call (a %dx%d window, the runs' own)", in.Shape[3], filterH, filterW)
+	} else if in.Type == model.Int8 && in.Shape[3]%4 == 0 {
 		// Four channels a pass over the window, in registers: the gc
 		// build's pool, and the DSP build's where its record does not
 		// take the windows.
@@ -150,9 +160,9 @@ func lowerPool(c *opCtx, avg bool) error {
 		if avg {
 			fn = kernelsig.AvgPoolInt8Blocks
 		}
-		why := "the build for gc"
-		if c.DSP() {
-			why = "the DSP record does not take its windows (too large for its sums)"
+		why := "the DSP record does not take its windows (too large for its sums)"
+		if !c.DSP() {
+			why = "the build for gc, a window the runs of maxPoolInt8Rows or avgPoolInt8Rows do not take"
 		}
 		c.Because(fn, "depth %d, a multiple of 4: four channels a pass over the window; %s", in.Shape[3], why)
 	} else if in.Type == model.Int8 {

@@ -528,7 +528,7 @@ func bandable(p *program.Program, i int) *bandOp {
 // clamp, its inH and inW count the pixels).
 func isGlobalPool(fn string, s program.Struct, b *bandOp) bool {
 	switch kernelsig.Func(fn) {
-	case kernelsig.AvgPoolInt8, kernelsig.AvgPoolDSPInt8, kernelsig.AvgPoolInt8Blocks, kernelsig.AvgPoolInt16, kernelsig.AvgPoolF32:
+	case kernelsig.AvgPoolInt8, kernelsig.AvgPoolDSPInt8, kernelsig.AvgPoolInt8Blocks, kernelsig.AvgPoolInt8Rows, kernelsig.AvgPoolInt16, kernelsig.AvgPoolF32:
 	default:
 		return false
 	}
