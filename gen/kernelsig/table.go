@@ -120,6 +120,8 @@ const (
 	ConvInt16               Func = "convInt16"
 	ConvInt16Acc32          Func = "convInt16Acc32"
 	ConvInt16Blocks         Func = "convInt16Blocks"
+	ConvInt16Q              Func = "convInt16Q"
+	ConvInt16QGather        Func = "convInt16QGather"
 	ConvInt8                Func = "convInt8"
 	ConvLean8               Func = "convLean8"
 	ConvLeanInt8            Func = "convLeanInt8"
@@ -401,6 +403,7 @@ const (
 	FcInt16                 Func = "fcInt16"
 	FcInt16Acc32            Func = "fcInt16Acc32"
 	FcInt16Blocks           Func = "fcInt16Blocks"
+	FcInt16Q                Func = "fcInt16Q"
 	FcInt8                  Func = "fcInt8"
 	FcInt8PT                Func = "fcInt8PT"
 	FcMakeRQ                Func = "fcMakeRQ"
@@ -443,6 +446,7 @@ const (
 	HardSwishShl16          Func = "hardSwishShl16"
 	HardSwishSrdhm16        Func = "hardSwishSrdhm16"
 	Int16BlocksPlan         Func = "int16BlocksPlan"
+	Int16QPlan              Func = "int16QPlan"
 	L2InvSqrt               Func = "l2InvSqrt"
 	L2NormF32               Func = "l2NormF32"
 	L2NormInt8              Func = "l2NormInt8"
@@ -596,6 +600,8 @@ const (
 	PreluInt16              Func = "preluInt16"
 	PreluInt8               Func = "preluInt8"
 	PreluOne                Func = "preluOne"
+	Q4I16                   Func = "q4I16"
+	Q4I16Row                Func = "q4I16Row"
 	QuantizeF32One          Func = "quantizeF32One"
 	QuantizeF32ToInt16      Func = "quantizeF32ToInt16"
 	QuantizeF32ToInt8       Func = "quantizeF32ToInt8"
@@ -911,6 +917,8 @@ func Funcs() []Func {
 		ConvInt16,
 		ConvInt16Acc32,
 		ConvInt16Blocks,
+		ConvInt16Q,
+		ConvInt16QGather,
 		ConvInt8,
 		ConvLean8,
 		ConvLeanInt8,
@@ -1192,6 +1200,7 @@ func Funcs() []Func {
 		FcInt16,
 		FcInt16Acc32,
 		FcInt16Blocks,
+		FcInt16Q,
 		FcInt8,
 		FcInt8PT,
 		FcMakeRQ,
@@ -1234,6 +1243,7 @@ func Funcs() []Func {
 		HardSwishShl16,
 		HardSwishSrdhm16,
 		Int16BlocksPlan,
+		Int16QPlan,
 		L2InvSqrt,
 		L2NormF32,
 		L2NormInt8,
@@ -1387,6 +1397,8 @@ func Funcs() []Func {
 		PreluInt16,
 		PreluInt8,
 		PreluOne,
+		Q4I16,
+		Q4I16Row,
 		QuantizeF32One,
 		QuantizeF32ToInt16,
 		QuantizeF32ToInt8,
@@ -1810,6 +1822,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case ConvInt16Blocks:
 		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"w", "string"}, {"rec", "string"}, {"out", "[]int16"}}, true
+	case ConvInt16Q:
+		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"w", "string"}, {"out", "[]int16"}}, true
+	case ConvInt16QGather:
+		return []Param{{"p", "*convParams"}, {"img", "[]int16"}, {"iy0", "int"}, {"ix0", "int"}, {"x", "[]int16"}}, true
 	case ConvInt8:
 		return []Param{{"p", "*convParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
 	case ConvLean8:
@@ -2372,6 +2388,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case FcInt16Blocks:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "string"}, {"rec", "string"}, {"out", "[]int16"}}, true
+	case FcInt16Q:
+		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "string"}, {"out", "[]int16"}}, true
 	case FcInt8:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case FcInt8PT:
@@ -2456,6 +2474,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "int16"}, {"b", "int16"}}, true
 	case Int16BlocksPlan:
 		return []Param{{"rows", "[][]int8"}, {"bias", "[]int64"}, {"mult", "[]int32"}, {"shift", "[]int32"}}, true
+	case Int16QPlan:
+		return []Param{{"rows", "[][]int8"}, {"bias", "[]int64"}, {"mult", "[]int32"}, {"shift", "[]int32"}, {"outOffset", "int32"}}, true
 	case L2InvSqrt:
 		return []Param{{"acc", "int32"}}, true
 	case L2NormF32:
@@ -2762,6 +2782,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*preluParams"}, {"bc", "*ewBcast"}, {"in", "[]int8"}, {"alpha", "[]int8"}, {"out", "[]int8"}}, true
 	case PreluOne:
 		return []Param{{"p", "*preluParams"}, {"x", "int32"}, {"a", "int32"}}, true
+	case Q4I16:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"k", "int"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case Q4I16Row:
+		return []Param{{"x", "[]int16"}, {"k", "int"}, {"w", "string"}, {"o", "[]int16"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case QuantizeF32One:
 		return []Param{{"p", "*quantizeParams"}, {"v", "float32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case QuantizeF32ToInt16:
@@ -3068,6 +3092,8 @@ func (f Func) Results() int {
 		ConvInt16,
 		ConvInt16Acc32,
 		ConvInt16Blocks,
+		ConvInt16Q,
+		ConvInt16QGather,
 		ConvInt8,
 		ConvLeanInt8,
 		ConvLeanStore,
@@ -3222,6 +3248,7 @@ func (f Func) Results() int {
 		FcInt16,
 		FcInt16Acc32,
 		FcInt16Blocks,
+		FcInt16Q,
 		FcInt8,
 		FcInt8PT,
 		FcOctInt8,
@@ -3348,6 +3375,8 @@ func (f Func) Results() int {
 		PreluF32,
 		PreluInt16,
 		PreluInt8,
+		Q4I16,
+		Q4I16Row,
 		QuantizeF32ToInt16,
 		QuantizeF32ToInt8,
 		ReduceAll,
@@ -3655,6 +3684,7 @@ func (f Func) Results() int {
 		F32sUnpackN,
 		FcRQFor,
 		Int16BlocksPlan,
+		Int16QPlan,
 		L2InvSqrt,
 		LogisticTanh16Input,
 		OctLanes,
