@@ -105,8 +105,8 @@ package kernels
 //     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
 //     argMinMaxIdxI8, b2u8, bfpAcc, bfpAdd3, bfpBias, bfpBits, bfpDotSlow,
 //     bfpF32, bfpFinite, bfpPutRow, bfpRow, bfpSig, bfpVec, binary32,
-//     castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64, constI8, constU8,
-//     convDSPScratch, convDSPWScratch, convDilCols, convDilDotFor,
+//     castLoad, clampF32, clampI32, clampQ, cmpOrd32, cmpOrd64, constI8,
+//     constU8, convDSPScratch, convDSPWScratch, convDilCols, convDilDotFor,
 //     convGatherGrid, convGatherScratch, convGatherWinWords, convLean8,
 //     convPWBlock, convPWChDecode, convPWDot16, convPWDot4, convPWDot8,
 //     convPWDot8x4, convPWDotAny, convPWOut, convPWQ, convPWRescale,
@@ -347,6 +347,8 @@ func Call(fn string, args []any) bool {
 		copyBytes(args[0].([]byte), args[1].([]byte))
 	case "copyConst":
 		copyConst(args[0].([]byte), args[1].(string))
+	case "copyI16":
+		copyI16(args[0].([]int16), args[1].([]int16))
 	case "cosF32":
 		cosF32(args[0].([]float32), args[1].([]float32))
 	case "cumsumF32":
@@ -704,7 +706,7 @@ func Call(fn string, args []any) bool {
 	case "preluInt8":
 		preluInt8(args[0].(*preluParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
 	case "q4I16Row":
-		q4I16Row(args[0].([]int16), int(args[1].(int64)), args[2].(string), args[3].([]int16), int32(args[4].(int64)), int32(args[5].(int64)))
+		q4I16Row(args[0].([]int16), int(args[1].(int64)), args[2].(string), args[3].([]int16))
 	case "quantizeF32ToInt16":
 		quantizeF32ToInt16(args[0].(*quantizeParams), args[1].([]float32), args[2].([]int16))
 	case "quantizeF32ToInt8":
@@ -843,6 +845,8 @@ func Call(fn string, args []any) bool {
 		tconvInt16(args[0].(*tconvParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int64), args[7].([]int16))
 	case "tconvInt8":
 		tconvInt8(args[0].(*tconvParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int32), args[7].([]int8))
+	case "zeroI16":
+		zeroI16(args[0].([]int16))
 	default:
 		return false
 	}

@@ -23,11 +23,13 @@ import (
 // channels (the last block padded with zero channels, their records all
 // zero): a block is its four channels' initial sums (bias+B, uint32), its
 // [k][4] int8 weights (the input value's four weights side by side), then
-// the four channels' R and their m (uint32 each): 4*k+int16QRecLen bytes.
+// the four channels' R and their m plus the activation minimum lo (uint32
+// each), then hi-lo and the activation maximum hi: 4*k+int16QRecLen bytes.
 // The kernel walks one pointer through a block.
 
-// int16QRecLen is the bytes of a block's records (initial sums, R, m).
-const int16QRecLen = 48
+// int16QRecLen is the bytes of a block's records (initial sums, R, m+lo,
+// hi-lo, hi).
+const int16QRecLen = 56
 
 // int16QBuf is the most window values (filterH*filterW*inC) convInt16Q
 // gathers (on the stack) for windows the image does not hold as one run.
@@ -39,15 +41,23 @@ const int16QBuf = 512
 // TFLite Micro multipliers and exponents, and whether those kernels take
 // the layer: every channel's total shift 15-shift in [16, 32], its sums
 // plus bias inside int32 for all int16 inputs, a B found, and no output
-// offset.
-func int16QPlan(rows [][]int8, bias []int64, mult, shift []int32, outOffset int32) (blocks []byte, ok bool) {
-	if outOffset != 0 || len(rows) != len(mult) || len(shift) != len(mult) || len(mult) == 0 {
+// offset. The outputs are clamped to [actMin, actMax] (int16 values).
+func int16QPlan(rows [][]int8, bias []int64, mult, shift []int32, outOffset, actMin, actMax int32) (blocks []byte, ok bool) {
+	if outOffset != 0 || len(rows) != len(mult) || len(shift) != len(mult) || len(mult) == 0 ||
+		actMin > actMax || actMin < -32768 || actMax > 32767 {
 		return nil, false
 	}
 	n := len(mult)
 	k := len(rows[0])
 	bl := 4*k + int16QRecLen
 	blocks = make([]byte, (n+3)/4*bl)
+	for at := 0; at < len(blocks); at += bl {
+		for c := range 4 {
+			binary.LittleEndian.PutUint32(blocks[at+32+4*k+4*c:], uint32(actMin))
+		}
+		binary.LittleEndian.PutUint32(blocks[at+48+4*k:], uint32(actMax-actMin))
+		binary.LittleEndian.PutUint32(blocks[at+52+4*k:], uint32(actMax))
+	}
 	for j := range n {
 		var b int64
 		if bias != nil {
@@ -108,19 +118,19 @@ func int16QPlan(rows [][]int8, bias []int64, mult, shift []int32, outOffset int3
 			blk[16+4*i+c] = byte(v)
 		}
 		binary.LittleEndian.PutUint32(blk[16+4*k+4*c:], uint32(R))
-		binary.LittleEndian.PutUint32(blk[32+4*k+4*c:], uint32(m))
+		binary.LittleEndian.PutUint32(blk[32+4*k+4*c:], uint32(m)+uint32(actMin))
 	}
 	return blocks, true
 }
 
 // q4I16 computes one block of four output channels (at w, see above) for
 // one input row of k int16 values at x: the sums start at the block's
-// initial values, are rescaled, clamped to [lo, hi] and stored at out.
+// initial values, are rescaled, clamped and stored at out.
 // Not inlined, a block a call: with few values live, gc keeps the sums,
 // the pointers and the count in registers.
 //
 //go:noinline
-func q4I16(x, w, out unsafe.Pointer, k int, lo, hi int32) {
+func q4I16(x, w, out unsafe.Pointer, k int) {
 	s := (*[4]uint32)(w)
 	a0, a1, a2, a3 := s[0], s[1], s[2], s[3]
 	w = unsafe.Add(w, 16)
@@ -135,7 +145,9 @@ func q4I16(x, w, out unsafe.Pointer, k int, lo, hi int32) {
 		a3 += u * uint32(q[3])
 		x, w = unsafe.Add(x, 2), unsafe.Add(w, 4)
 	}
-	for h := k >> 2; h > 0; h-- {
+	// The weights' end ends the loop: no count to keep (with one, gc
+	// spills the weights pointer every step).
+	for we := unsafe.Add(w, 16*(k>>2)); w != we; {
 		p, q := (*[4]int16)(x), (*[16]int8)(w)
 		u := uint32(p[0])
 		a0 += u * uint32(q[0])
@@ -159,18 +171,19 @@ func q4I16(x, w, out unsafe.Pointer, k int, lo, hi int32) {
 		a3 += u * uint32(q[15])
 		x, w = unsafe.Add(x, 8), unsafe.Add(w, 16)
 	}
-	r, o := (*[8]uint32)(w), (*[4]int16)(out)
-	o[0] = int16(clampQ(int32(uint32(uint64(a0)*uint64(r[0])>>32)-r[4]), lo, hi))
-	o[1] = int16(clampQ(int32(uint32(uint64(a1)*uint64(r[1])>>32)-r[5]), lo, hi))
-	o[2] = int16(clampQ(int32(uint32(uint64(a2)*uint64(r[2])>>32)-r[6]), lo, hi))
-	o[3] = int16(clampQ(int32(uint32(uint64(a3)*uint64(r[3])>>32)-r[7]), lo, hi))
+	r, o := (*[10]uint32)(w), (*[4]int16)(out)
+	d, hi := int32(r[8]), int32(r[9])
+	o[0] = int16(clampQ(int32(uint32(uint64(a0)*uint64(r[0])>>32)-r[4]), d, hi))
+	o[1] = int16(clampQ(int32(uint32(uint64(a1)*uint64(r[1])>>32)-r[5]), d, hi))
+	o[2] = int16(clampQ(int32(uint32(uint64(a2)*uint64(r[2])>>32)-r[6]), d, hi))
+	o[3] = int16(clampQ(int32(uint32(uint64(a3)*uint64(r[3])>>32)-r[7]), d, hi))
 }
 
-// clampQ clamps v (|v| < 2^30) to [lo, hi] (int16 bounds) without branches.
-func clampQ(v, lo, hi int32) int32 {
-	t := v - lo
+// clampQ returns v clamped to [lo, hi] without branches, given t = v-lo
+// (|v| < 2^30), d = hi-lo >= 0 and hi.
+func clampQ(t, d, hi int32) int32 {
 	t &^= t >> 31
-	t = hi - lo - t
+	t = d - t
 	t &^= t >> 31
 	return hi - t
 }
@@ -178,7 +191,7 @@ func clampQ(v, lo, hi int32) int32 {
 // q4I16Row runs q4I16 over the blocks for the n = len(o) output channels
 // of one input row x of k values: the full blocks in place, a last
 // partial block through a stack row.
-func q4I16Row(x []int16, k int, w string, o []int16, lo, hi int32) {
+func q4I16Row(x []int16, k int, w string, o []int16) {
 	n := len(o)
 	bl := 4*k + int16QRecLen
 	blocks := (n + 3) / 4
@@ -187,12 +200,12 @@ func q4I16Row(x []int16, k int, w string, o []int16, lo, hi int32) {
 	_ = w[bl*blocks-1]
 	px, pw, po := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.StringData(w)), unsafe.Pointer(unsafe.SliceData(o))
 	for range n / 4 {
-		q4I16(px, pw, po, k, lo, hi)
+		q4I16(px, pw, po, k)
 		pw, po = unsafe.Add(pw, bl), unsafe.Add(po, 8)
 	}
 	if tail := n % 4; tail > 0 {
 		var t [4]int16
-		q4I16(px, pw, unsafe.Pointer(&t), k, lo, hi)
+		q4I16(px, pw, unsafe.Pointer(&t), k)
 		copy(o[n-tail:], t[:tail])
 	}
 }
@@ -204,7 +217,7 @@ func fcInt16Q(p *fcParams, in []int16, w string, out []int16) {
 		return
 	}
 	for b := 0; b < p.batches; b++ {
-		q4I16Row(in[b*k:b*k+k], k, w, out[b*n:b*n+n], p.actMin, p.actMax)
+		q4I16Row(in[b*k:b*k+k], k, w, out[b*n:b*n+n])
 	}
 }
 
@@ -234,14 +247,23 @@ func convInt16Q(p *convParams, in []int16, w string, out []int16) {
 			for ox := 0; ox < p.outW; ox++ {
 				ix0 := ox*p.strideW - p.padW
 				var x []int16
-				if run && rowsIn && ix0 >= 0 && ix0+(p.filterW-1)*p.dilationW < p.inW {
+				if rowsIn && ix0 >= 0 && ix0+(p.filterW-1)*p.dilationW < p.inW && (run || p.dilationW == 1) {
 					at := iy0*inRow + ix0*cin
-					x = img[at : at+k]
+					if run {
+						x = img[at : at+k]
+					} else {
+						// Inside the image, rows of fRow values: one
+						// copy a row.
+						x = buf[:k]
+						for fy := 0; fy < p.filterH; fy++ {
+							copyI16(x[fy*fRow:fy*fRow+fRow], img[at+fy*p.dilationH*inRow:])
+						}
+					}
 				} else {
 					x = buf[:k]
 					convInt16QGather(p, img, iy0, ix0, x)
 				}
-				q4I16Row(x, k, w, out[o:o+p.outC], p.actMin, p.actMax)
+				q4I16Row(x, k, w, out[o:o+p.outC])
 				o += p.outC
 			}
 		}
@@ -258,29 +280,28 @@ func convInt16QGather(p *convParams, img []int16, iy0, ix0 int, x []int16) {
 		row := x[fy*fRow : fy*fRow+fRow]
 		iy := iy0 + fy*p.dilationH
 		if iy < 0 || iy >= p.inH {
-			for i := range row {
-				row[i] = 0
-			}
+			zeroI16(row)
 			continue
 		}
 		src := img[iy*inRow : iy*inRow+inRow]
 		if p.dilationW == 1 {
 			fx0, fx1 := convTaps(ix0, 1, p.filterW, p.inW)
+			// Loops inline for short runs (rows of a few values).
 			i := 0
+			if fx0*cin >= 16 {
+				clear(row[:fx0*cin])
+				i = fx0 * cin
+			}
 			for ; i < fx0*cin; i++ {
 				row[i] = 0
 			}
 			if fx1 > fx0 {
-				s := src[(ix0+fx0)*cin : (ix0+fx1)*cin]
-				d := row[fx0*cin : fx1*cin]
-				if len(d) >= 16 {
-					copy(d, s)
-				} else {
-					for j := range d {
-						d[j] = s[j]
-					}
-				}
+				copyI16(row[fx0*cin:fx1*cin], src[(ix0+fx0)*cin:])
 				i = fx1 * cin
+			}
+			if fRow-i >= 16 {
+				clear(row[i:])
+				i = fRow
 			}
 			for ; i < fRow; i++ {
 				row[i] = 0
@@ -291,12 +312,34 @@ func convInt16QGather(p *convParams, img []int16, iy0, ix0 int, x []int16) {
 			d := row[fx*cin : fx*cin+cin]
 			ix := ix0 + fx*p.dilationW
 			if ix < 0 || ix >= p.inW {
-				for j := range d {
-					d[j] = 0
-				}
+				zeroI16(d)
 				continue
 			}
 			copy(d, src[ix*cin:ix*cin+cin])
 		}
+	}
+}
+
+// copyI16 copies len(d) values of s to d: copy's memmove for long runs,
+// a loop for short ones (a call costs more than a few values).
+func copyI16(d, s []int16) {
+	if len(d) >= 16 {
+		copy(d, s)
+		return
+	}
+	s = s[:len(d)]
+	for j := range d {
+		d[j] = s[j]
+	}
+}
+
+// zeroI16 zeroes d: clear's memclr for long runs, a loop for short ones.
+func zeroI16(d []int16) {
+	if len(d) >= 16 {
+		clear(d)
+		return
+	}
+	for j := range d {
+		d[j] = 0
 	}
 }

@@ -75,7 +75,7 @@ func TestConvInt16Q(t *testing.T) {
 		if i%3 == 1 {
 			p.actMin, p.actMax = 0, int32(r.Intn(32768))
 		}
-		wt, ok := int16QPlan(rows8(w, p.outC), bias, mult, shift, 0)
+		wt, ok := int16QPlan(rows8(w, p.outC), bias, mult, shift, 0, p.actMin, p.actMax)
 		if !ok {
 			continue
 		}
@@ -118,7 +118,7 @@ func TestFcInt16Q(t *testing.T) {
 		if i%3 == 1 {
 			p.actMin, p.actMax = 0, int32(r.Intn(32768))
 		}
-		wt, ok := int16QPlan(rows8(w, units), bias, mult, shift, 0)
+		wt, ok := int16QPlan(rows8(w, units), bias, mult, shift, 0, p.actMin, p.actMax)
 		if !ok {
 			continue
 		}
@@ -144,16 +144,16 @@ func TestFcInt16Q(t *testing.T) {
 // int32 and an output offset, and takes the largest that fits.
 func TestInt16QPlanBound(t *testing.T) {
 	row := func(n int) [][]int8 { return [][]int8{randI8(rand.New(rand.NewSource(1)), n, true)} }
-	if _, ok := int16QPlan(row(511), nil, []int32{1 << 30}, []int32{-5}, 0); !ok {
+	if _, ok := int16QPlan(row(511), nil, []int32{1 << 30}, []int32{-5}, 0, -32768, 32767); !ok {
 		t.Errorf("511 products of -128*-32768 refused")
 	}
-	if _, ok := int16QPlan(row(512), nil, []int32{1 << 30}, []int32{-5}, 0); ok {
+	if _, ok := int16QPlan(row(512), nil, []int32{1 << 30}, []int32{-5}, 0, -32768, 32767); ok {
 		t.Errorf("512 products of -128*-32768 taken")
 	}
-	if _, ok := int16QPlan(row(8), nil, []int32{1 << 30}, []int32{-5}, 3); ok {
+	if _, ok := int16QPlan(row(8), nil, []int32{1 << 30}, []int32{-5}, 3, -32768, 32767); ok {
 		t.Errorf("output offset taken")
 	}
-	if _, ok := int16QPlan(row(8), nil, []int32{1 << 30}, []int32{0}, 0); ok {
+	if _, ok := int16QPlan(row(8), nil, []int32{1 << 30}, []int32{0}, 0, -32768, 32767); ok {
 		t.Errorf("total shift 15 taken")
 	}
 }

@@ -203,8 +203,8 @@ func PlanInt16Blocks(rows [][]int8, bias []int64, mult, shift []int32) (wt, rec 
 // PlanInt16Q plans the 16x8 kernels that accumulate in 32 bits
 // (convInt16Q, fcInt16Q): their blocks of four channels' weights and
 // records, and whether they take the layer (int16QPlan).
-func PlanInt16Q(rows [][]int8, bias []int64, mult, shift []int32, outOffset int32) (blocks []byte, ok bool) {
-	return int16QPlan(rows, bias, mult, shift, outOffset)
+func PlanInt16Q(rows [][]int8, bias []int64, mult, shift []int32, outOffset, actMin, actMax int32) (blocks []byte, ok bool) {
+	return int16QPlan(rows, bias, mult, shift, outOffset, actMin, actMax)
 }
 
 // PlanDWDSP plans the depthwise DSP kernels (dwDSPInt8M1, M2, MQ) for

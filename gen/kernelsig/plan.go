@@ -190,6 +190,6 @@ func PlanInt16Blocks(rows [][]int8, bias []int64, mult, shift []int32) (wt, rec 
 
 // PlanInt16Q plans the 16x8 kernels that accumulate in 32 bits
 // (kernels.PlanInt16Q).
-func PlanInt16Q(rows [][]int8, bias []int64, mult, shift []int32, outOffset int32) (blocks []byte, ok bool) {
-	return kernels.PlanInt16Q(rows, bias, mult, shift, outOffset)
+func PlanInt16Q(rows [][]int8, bias []int64, mult, shift []int32, outOffset, actMin, actMax int32) (blocks []byte, ok bool) {
+	return kernels.PlanInt16Q(rows, bias, mult, shift, outOffset, actMin, actMax)
 }

@@ -75,6 +75,7 @@ const (
 	CircularBufferInt8      Func = "circularBufferInt8"
 	ClampF32                Func = "clampF32"
 	ClampI32                Func = "clampI32"
+	ClampQ                  Func = "clampQ"
 	CmpBool                 Func = "cmpBool"
 	CmpF32                  Func = "cmpF32"
 	CmpI32                  Func = "cmpI32"
@@ -178,6 +179,7 @@ const (
 	ConvWinPad              Func = "convWinPad"
 	CopyBytes               Func = "copyBytes"
 	CopyConst               Func = "copyConst"
+	CopyI16                 Func = "copyI16"
 	CosF32                  Func = "cosF32"
 	CumsumF32               Func = "cumsumF32"
 	CumsumInt8              Func = "cumsumInt8"
@@ -715,6 +717,7 @@ const (
 	TconvInt16              Func = "tconvInt16"
 	TconvInt8               Func = "tconvInt8"
 	TconvTaps               Func = "tconvTaps"
+	ZeroI16                 Func = "zeroI16"
 )
 
 // The struct types of package kernels.
@@ -872,6 +875,7 @@ func Funcs() []Func {
 		CircularBufferInt8,
 		ClampF32,
 		ClampI32,
+		ClampQ,
 		CmpBool,
 		CmpF32,
 		CmpI32,
@@ -975,6 +979,7 @@ func Funcs() []Func {
 		ConvWinPad,
 		CopyBytes,
 		CopyConst,
+		CopyI16,
 		CosF32,
 		CumsumF32,
 		CumsumInt8,
@@ -1512,6 +1517,7 @@ func Funcs() []Func {
 		TconvInt16,
 		TconvInt8,
 		TconvTaps,
+		ZeroI16,
 	}
 }
 
@@ -1732,6 +1738,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case ClampI32:
 		return []Param{{"x", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case ClampQ:
+		return []Param{{"t", "int32"}, {"d", "int32"}, {"hi", "int32"}}, true
 	case CmpBool:
 		return []Param{{"p", "*cmpParams"}, {"bc", "*ewBcast"}, {"a", "[]uint8"}, {"b", "[]uint8"}, {"out", "[]uint8"}}, true
 	case CmpF32:
@@ -1938,6 +1946,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case CopyConst:
 		return []Param{{"dst", "[]byte"}, {"src", "string"}}, true
+	case CopyI16:
+		return []Param{{"d", "[]int16"}, {"s", "[]int16"}}, true
 	case CosF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case CumsumF32:
@@ -2475,7 +2485,7 @@ func (f Func) Params() ([]Param, bool) {
 	case Int16BlocksPlan:
 		return []Param{{"rows", "[][]int8"}, {"bias", "[]int64"}, {"mult", "[]int32"}, {"shift", "[]int32"}}, true
 	case Int16QPlan:
-		return []Param{{"rows", "[][]int8"}, {"bias", "[]int64"}, {"mult", "[]int32"}, {"shift", "[]int32"}, {"outOffset", "int32"}}, true
+		return []Param{{"rows", "[][]int8"}, {"bias", "[]int64"}, {"mult", "[]int32"}, {"shift", "[]int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case L2InvSqrt:
 		return []Param{{"acc", "int32"}}, true
 	case L2NormF32:
@@ -2783,9 +2793,9 @@ func (f Func) Params() ([]Param, bool) {
 	case PreluOne:
 		return []Param{{"p", "*preluParams"}, {"x", "int32"}, {"a", "int32"}}, true
 	case Q4I16:
-		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"k", "int"}, {"lo", "int32"}, {"hi", "int32"}}, true
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"k", "int"}}, true
 	case Q4I16Row:
-		return []Param{{"x", "[]int16"}, {"k", "int"}, {"w", "string"}, {"o", "[]int16"}, {"lo", "int32"}, {"hi", "int32"}}, true
+		return []Param{{"x", "[]int16"}, {"k", "int"}, {"w", "string"}, {"o", "[]int16"}}, true
 	case QuantizeF32One:
 		return []Param{{"p", "*quantizeParams"}, {"v", "float32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case QuantizeF32ToInt16:
@@ -3012,6 +3022,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*tconvParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"scratch", "[]int32"}, {"out", "[]int8"}}, true
 	case TconvTaps:
 		return []Param{{"origin", "int"}, {"taps", "int"}, {"size", "int"}}, true
+	case ZeroI16:
+		return []Param{{"d", "[]int16"}}, true
 	}
 	return nil, false
 }
@@ -3131,6 +3143,7 @@ func (f Func) Results() int {
 		ConvWinPad,
 		CopyBytes,
 		CopyConst,
+		CopyI16,
 		CosF32,
 		CumsumF32,
 		CumsumInt8,
@@ -3449,7 +3462,8 @@ func (f Func) Results() int {
 		TanhInt16,
 		TconvF32,
 		TconvInt16,
-		TconvInt8:
+		TconvInt8,
+		ZeroI16:
 		return 0
 	case AbsQ,
 		AddNInt8Term,
@@ -3469,6 +3483,7 @@ func (f Func) Results() int {
 		CastLoad,
 		ClampF32,
 		ClampI32,
+		ClampQ,
 		CmpOrd32,
 		CmpOrd64,
 		ConstI8,

@@ -287,7 +287,7 @@ func lowerFullyConnected(c *opCtx) error {
 			}
 		}
 		if !c.DSP() {
-			if blocks, ok := kernelsig.PlanInt16Q(convOHWI(w.Data[:units*depth], units), folded, mult, shift, outZP); ok {
+			if blocks, ok := kernelsig.PlanInt16Q(convOHWI(w.Data[:units*depth], units), folded, mult, shift, outZP, lo, hi); ok {
 				c.Because(kernelsig.FcInt16Q, "the gc kernel set: every unit's sums fit in 32 bits (PlanInt16Q), the rescale one 32x32-bit multiply")
 				c.Call(kernelsig.FcInt16Q, p, inArg, c.Const("Blocks", blocks), View(out))
 				return nil
