@@ -103,6 +103,7 @@ package kernels
 //   - poolMaxRun3: parameter x has type unsafe.Pointer
 //   - poolWin4Max: parameter x has type unsafe.Pointer
 //   - poolWin4Sum: parameter x has type unsafe.Pointer
+//   - q4I16: parameter x has type unsafe.Pointer
 //   - svdfFeatures: parameter acc has type *[24]int32
 //   - svdfNewState16: parameter a has type *[8]int32
 //   - svdfOut8: parameter t has type *[8]int32
@@ -111,8 +112,8 @@ package kernels
 //     absQ, addNInt8Term, addQuantOne, argMinMaxIdxF32, argMinMaxIdxI16,
 //     argMinMaxIdxI8, b2u8, bfpAcc, bfpAdd3, bfpBias, bfpBits, bfpDotSlow,
 //     bfpF32, bfpFinite, bfpPutRow, bfpRow, bfpSig, bfpVec, binary32,
-//     castLoad, clampF32, clampI32, cmpOrd32, cmpOrd64, constI8, constU8,
-//     convDSPScratch, convDSPWScratch, convDilCols, convDilDotFor,
+//     castLoad, clampF32, clampI32, clampQ, cmpOrd32, cmpOrd64, constI8,
+//     constU8, convDSPScratch, convDSPWScratch, convDilCols, convDilDotFor,
 //     convGatherGrid, convGatherScratch, convGatherWinWords, convLean8,
 //     convPWBlock, convPWChDecode, convPWDot16, convPWDot4, convPWDot8,
 //     convPWDot8x4, convPWDotAny, convPWOut, convPWQ, convPWRescale,
@@ -138,7 +139,7 @@ package kernels
 //     fcDotI16, fcDotI16Acc32, fcF32Soft, fcMakeRQ, fcRQFor, fcRescale,
 //     fcRowsBlocks, fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
 //     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, int16BlocksPlan,
-//     l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
+//     int16QPlan, l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
 //     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
 //     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
 //     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
@@ -298,6 +299,10 @@ func Call(fn string, args []any) bool {
 		convInt16Acc32(args[0].(*convParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
 	case "convInt16Blocks":
 		convInt16Blocks(args[0].(*convParams), args[1].([]int16), args[2].(string), args[3].(string), args[4].([]int16))
+	case "convInt16Q":
+		convInt16Q(args[0].(*convParams), args[1].([]int16), args[2].(string), args[3].([]int16))
+	case "convInt16QGather":
+		convInt16QGather(args[0].(*convParams), args[1].([]int16), int(args[2].(int64)), int(args[3].(int64)), args[4].([]int16))
 	case "convInt8":
 		convInt8(args[0].(*convParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int8))
 	case "convLeanInt8":
@@ -354,6 +359,8 @@ func Call(fn string, args []any) bool {
 		copyBytes(args[0].([]byte), args[1].([]byte))
 	case "copyConst":
 		copyConst(args[0].([]byte), args[1].(string))
+	case "copyI16":
+		copyI16(args[0].([]int16), args[1].([]int16))
 	case "cosF32":
 		cosF32(args[0].([]float32), args[1].([]float32))
 	case "cumsumF32":
@@ -512,6 +519,8 @@ func Call(fn string, args []any) bool {
 		fcInt16Acc32(args[0].(*fcParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
 	case "fcInt16Blocks":
 		fcInt16Blocks(args[0].(*fcParams), args[1].([]int16), args[2].(string), args[3].(string), args[4].([]int16))
+	case "fcInt16Q":
+		fcInt16Q(args[0].(*fcParams), args[1].([]int16), args[2].(string), args[3].([]int16))
 	case "fcInt8":
 		fcInt8(args[0].(*fcParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "fcInt8PT":
@@ -716,6 +725,8 @@ func Call(fn string, args []any) bool {
 		preluInt16(args[0].(*preluParams), args[1].(*ewBcast), args[2].([]int16), args[3].([]int8), args[4].([]int16))
 	case "preluInt8":
 		preluInt8(args[0].(*preluParams), args[1].(*ewBcast), args[2].([]int8), args[3].([]int8), args[4].([]int8))
+	case "q4I16Row":
+		q4I16Row(args[0].([]int16), int(args[1].(int64)), args[2].(string), args[3].([]int16))
 	case "quantizeF32ToInt16":
 		quantizeF32ToInt16(args[0].(*quantizeParams), args[1].([]float32), args[2].([]int16))
 	case "quantizeF32ToInt8":
@@ -854,6 +865,8 @@ func Call(fn string, args []any) bool {
 		tconvInt16(args[0].(*tconvParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int64), args[7].([]int16))
 	case "tconvInt8":
 		tconvInt8(args[0].(*tconvParams), args[1].([]int8), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int32), args[7].([]int8))
+	case "zeroI16":
+		zeroI16(args[0].([]int16))
 	default:
 		return false
 	}

@@ -186,6 +186,11 @@ const FCBFPMinDepth = fcBFPMinDepth
 // calls fcF32Small on the soft-float board (fcSmallWeights).
 const FCSmallWeights = fcSmallWeights
 
+// Int16QBuf is the most window values convInt16Q gathers (int16QBuf): the
+// generator calls it on larger windows only where they are read in place
+// (1x1 filters).
+const Int16QBuf = int16QBuf
+
 // PlanInt16Blocks plans the 16x8 block kernels (convInt16Blocks,
 // fcInt16Blocks): the weight rows (one per output channel) packed in blocks
 // of four channels, and one record per channel of its int64 bias (nil:
@@ -193,6 +198,13 @@ const FCSmallWeights = fcSmallWeights
 // exponent shift (< 8) (int16BlocksPlan).
 func PlanInt16Blocks(rows [][]int8, bias []int64, mult, shift []int32) (wt, rec []byte) {
 	return int16BlocksPlan(rows, bias, mult, shift)
+}
+
+// PlanInt16Q plans the 16x8 kernels that accumulate in 32 bits
+// (convInt16Q, fcInt16Q): their blocks of four channels' weights and
+// records, and whether they take the layer (int16QPlan).
+func PlanInt16Q(rows [][]int8, bias []int64, mult, shift []int32, outOffset, actMin, actMax int32) (blocks []byte, ok bool) {
+	return int16QPlan(rows, bias, mult, shift, outOffset, actMin, actMax)
 }
 
 // PlanDWDSP plans the depthwise DSP kernels (dwDSPInt8M1, M2, MQ) for

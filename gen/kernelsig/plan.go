@@ -58,6 +58,8 @@ const (
 	FCSoftMinDepth = kernels.FCSoftMinDepth
 	// FCSmallWeights is the most weights for fcF32Small.
 	FCSmallWeights = kernels.FCSmallWeights
+	// Int16QBuf is the most window values convInt16Q gathers.
+	Int16QBuf = kernels.Int16QBuf
 	// FCBFPMinDepth is the least input depth for fcF32BFP.
 	FCBFPMinDepth = kernels.FCBFPMinDepth
 	// MoveLoops is the number of loops moveStrided runs around its run.
@@ -184,4 +186,10 @@ func PlanFCF32BFP(w, bias []byte, units, depth int) (wt, rec []byte, ok bool) {
 // (kernels.PlanInt16Blocks).
 func PlanInt16Blocks(rows [][]int8, bias []int64, mult, shift []int32) (wt, rec []byte) {
 	return kernels.PlanInt16Blocks(rows, bias, mult, shift)
+}
+
+// PlanInt16Q plans the 16x8 kernels that accumulate in 32 bits
+// (kernels.PlanInt16Q).
+func PlanInt16Q(rows [][]int8, bias []int64, mult, shift []int32, outOffset, actMin, actMax int32) (blocks []byte, ok bool) {
+	return kernels.PlanInt16Q(rows, bias, mult, shift, outOffset, actMin, actMax)
 }

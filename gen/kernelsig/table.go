@@ -77,6 +77,7 @@ const (
 	CircularBufferInt8      Func = "circularBufferInt8"
 	ClampF32                Func = "clampF32"
 	ClampI32                Func = "clampI32"
+	ClampQ                  Func = "clampQ"
 	CmpBool                 Func = "cmpBool"
 	CmpF32                  Func = "cmpF32"
 	CmpI32                  Func = "cmpI32"
@@ -122,6 +123,8 @@ const (
 	ConvInt16               Func = "convInt16"
 	ConvInt16Acc32          Func = "convInt16Acc32"
 	ConvInt16Blocks         Func = "convInt16Blocks"
+	ConvInt16Q              Func = "convInt16Q"
+	ConvInt16QGather        Func = "convInt16QGather"
 	ConvInt8                Func = "convInt8"
 	ConvLean8               Func = "convLean8"
 	ConvLeanInt8            Func = "convLeanInt8"
@@ -178,6 +181,7 @@ const (
 	ConvWinPad              Func = "convWinPad"
 	CopyBytes               Func = "copyBytes"
 	CopyConst               Func = "copyConst"
+	CopyI16                 Func = "copyI16"
 	CosF32                  Func = "cosF32"
 	CumsumF32               Func = "cumsumF32"
 	CumsumInt8              Func = "cumsumInt8"
@@ -403,6 +407,7 @@ const (
 	FcInt16                 Func = "fcInt16"
 	FcInt16Acc32            Func = "fcInt16Acc32"
 	FcInt16Blocks           Func = "fcInt16Blocks"
+	FcInt16Q                Func = "fcInt16Q"
 	FcInt8                  Func = "fcInt8"
 	FcInt8PT                Func = "fcInt8PT"
 	FcMakeRQ                Func = "fcMakeRQ"
@@ -445,6 +450,7 @@ const (
 	HardSwishShl16          Func = "hardSwishShl16"
 	HardSwishSrdhm16        Func = "hardSwishSrdhm16"
 	Int16BlocksPlan         Func = "int16BlocksPlan"
+	Int16QPlan              Func = "int16QPlan"
 	L2InvSqrt               Func = "l2InvSqrt"
 	L2NormF32               Func = "l2NormF32"
 	L2NormInt8              Func = "l2NormInt8"
@@ -611,6 +617,8 @@ const (
 	PreluInt16              Func = "preluInt16"
 	PreluInt8               Func = "preluInt8"
 	PreluOne                Func = "preluOne"
+	Q4I16                   Func = "q4I16"
+	Q4I16Row                Func = "q4I16Row"
 	QuantizeF32One          Func = "quantizeF32One"
 	QuantizeF32ToInt16      Func = "quantizeF32ToInt16"
 	QuantizeF32ToInt8       Func = "quantizeF32ToInt8"
@@ -724,6 +732,7 @@ const (
 	TconvInt16              Func = "tconvInt16"
 	TconvInt8               Func = "tconvInt8"
 	TconvTaps               Func = "tconvTaps"
+	ZeroI16                 Func = "zeroI16"
 )
 
 // The struct types of package kernels.
@@ -884,6 +893,7 @@ func Funcs() []Func {
 		CircularBufferInt8,
 		ClampF32,
 		ClampI32,
+		ClampQ,
 		CmpBool,
 		CmpF32,
 		CmpI32,
@@ -929,6 +939,8 @@ func Funcs() []Func {
 		ConvInt16,
 		ConvInt16Acc32,
 		ConvInt16Blocks,
+		ConvInt16Q,
+		ConvInt16QGather,
 		ConvInt8,
 		ConvLean8,
 		ConvLeanInt8,
@@ -985,6 +997,7 @@ func Funcs() []Func {
 		ConvWinPad,
 		CopyBytes,
 		CopyConst,
+		CopyI16,
 		CosF32,
 		CumsumF32,
 		CumsumInt8,
@@ -1210,6 +1223,7 @@ func Funcs() []Func {
 		FcInt16,
 		FcInt16Acc32,
 		FcInt16Blocks,
+		FcInt16Q,
 		FcInt8,
 		FcInt8PT,
 		FcMakeRQ,
@@ -1252,6 +1266,7 @@ func Funcs() []Func {
 		HardSwishShl16,
 		HardSwishSrdhm16,
 		Int16BlocksPlan,
+		Int16QPlan,
 		L2InvSqrt,
 		L2NormF32,
 		L2NormInt8,
@@ -1418,6 +1433,8 @@ func Funcs() []Func {
 		PreluInt16,
 		PreluInt8,
 		PreluOne,
+		Q4I16,
+		Q4I16Row,
 		QuantizeF32One,
 		QuantizeF32ToInt16,
 		QuantizeF32ToInt8,
@@ -1531,6 +1548,7 @@ func Funcs() []Func {
 		TconvInt16,
 		TconvInt8,
 		TconvTaps,
+		ZeroI16,
 	}
 }
 
@@ -1756,6 +1774,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "float32"}, {"lo", "float32"}, {"hi", "float32"}}, true
 	case ClampI32:
 		return []Param{{"x", "int32"}, {"lo", "int32"}, {"hi", "int32"}}, true
+	case ClampQ:
+		return []Param{{"t", "int32"}, {"d", "int32"}, {"hi", "int32"}}, true
 	case CmpBool:
 		return []Param{{"p", "*cmpParams"}, {"bc", "*ewBcast"}, {"a", "[]uint8"}, {"b", "[]uint8"}, {"out", "[]uint8"}}, true
 	case CmpF32:
@@ -1846,6 +1866,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case ConvInt16Blocks:
 		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"w", "string"}, {"rec", "string"}, {"out", "[]int16"}}, true
+	case ConvInt16Q:
+		return []Param{{"p", "*convParams"}, {"in", "[]int16"}, {"w", "string"}, {"out", "[]int16"}}, true
+	case ConvInt16QGather:
+		return []Param{{"p", "*convParams"}, {"img", "[]int16"}, {"iy0", "int"}, {"ix0", "int"}, {"x", "[]int16"}}, true
 	case ConvInt8:
 		return []Param{{"p", "*convParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int8"}}, true
 	case ConvLean8:
@@ -1958,6 +1982,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case CopyConst:
 		return []Param{{"dst", "[]byte"}, {"src", "string"}}, true
+	case CopyI16:
+		return []Param{{"d", "[]int16"}, {"s", "[]int16"}}, true
 	case CosF32:
 		return []Param{{"in", "[]float32"}, {"out", "[]float32"}}, true
 	case CumsumF32:
@@ -2408,6 +2434,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case FcInt16Blocks:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "string"}, {"rec", "string"}, {"out", "[]int16"}}, true
+	case FcInt16Q:
+		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "string"}, {"out", "[]int16"}}, true
 	case FcInt8:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int8"}, {"w", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case FcInt8PT:
@@ -2492,6 +2520,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "int16"}, {"b", "int16"}}, true
 	case Int16BlocksPlan:
 		return []Param{{"rows", "[][]int8"}, {"bias", "[]int64"}, {"mult", "[]int32"}, {"shift", "[]int32"}}, true
+	case Int16QPlan:
+		return []Param{{"rows", "[][]int8"}, {"bias", "[]int64"}, {"mult", "[]int32"}, {"shift", "[]int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case L2InvSqrt:
 		return []Param{{"acc", "int32"}}, true
 	case L2NormF32:
@@ -2824,6 +2854,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*preluParams"}, {"bc", "*ewBcast"}, {"in", "[]int8"}, {"alpha", "[]int8"}, {"out", "[]int8"}}, true
 	case PreluOne:
 		return []Param{{"p", "*preluParams"}, {"x", "int32"}, {"a", "int32"}}, true
+	case Q4I16:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"k", "int"}}, true
+	case Q4I16Row:
+		return []Param{{"x", "[]int16"}, {"k", "int"}, {"w", "string"}, {"o", "[]int16"}}, true
 	case QuantizeF32One:
 		return []Param{{"p", "*quantizeParams"}, {"v", "float32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case QuantizeF32ToInt16:
@@ -3050,6 +3084,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*tconvParams"}, {"in", "[]int8"}, {"filter", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"scratch", "[]int32"}, {"out", "[]int8"}}, true
 	case TconvTaps:
 		return []Param{{"origin", "int"}, {"taps", "int"}, {"size", "int"}}, true
+	case ZeroI16:
+		return []Param{{"d", "[]int16"}}, true
 	}
 	return nil, false
 }
@@ -3132,6 +3168,8 @@ func (f Func) Results() int {
 		ConvInt16,
 		ConvInt16Acc32,
 		ConvInt16Blocks,
+		ConvInt16Q,
+		ConvInt16QGather,
 		ConvInt8,
 		ConvLeanInt8,
 		ConvLeanStore,
@@ -3169,6 +3207,7 @@ func (f Func) Results() int {
 		ConvWinPad,
 		CopyBytes,
 		CopyConst,
+		CopyI16,
 		CosF32,
 		CumsumF32,
 		CumsumInt8,
@@ -3286,6 +3325,7 @@ func (f Func) Results() int {
 		FcInt16,
 		FcInt16Acc32,
 		FcInt16Blocks,
+		FcInt16Q,
 		FcInt8,
 		FcInt8PT,
 		FcOctInt8,
@@ -3423,6 +3463,8 @@ func (f Func) Results() int {
 		PreluF32,
 		PreluInt16,
 		PreluInt8,
+		Q4I16,
+		Q4I16Row,
 		QuantizeF32ToInt16,
 		QuantizeF32ToInt8,
 		ReduceAll,
@@ -3495,7 +3537,8 @@ func (f Func) Results() int {
 		TanhInt16,
 		TconvF32,
 		TconvInt16,
-		TconvInt8:
+		TconvInt8,
+		ZeroI16:
 		return 0
 	case AbsQ,
 		AddNInt8Term,
@@ -3515,6 +3558,7 @@ func (f Func) Results() int {
 		CastLoad,
 		ClampF32,
 		ClampI32,
+		ClampQ,
 		CmpOrd32,
 		CmpOrd64,
 		ConstI8,
@@ -3731,6 +3775,7 @@ func (f Func) Results() int {
 		F32sUnpackN,
 		FcRQFor,
 		Int16BlocksPlan,
+		Int16QPlan,
 		L2InvSqrt,
 		LogisticTanh16Input,
 		OctLanes,

@@ -480,6 +480,14 @@ func lowerConv2D(c *opCtx) error {
 	if convLowerDSPInt16(c, inArg, filter, bias, out, fields, inC, fC, fH, fW, outC, padH, padW, mult, shift, lo, hi) {
 		return nil
 	}
+	if fC == inC && !c.DSP() && (fH*fW*inC <= kernelsig.Int16QBuf || fH == 1 && fW == 1) {
+		if blocks, ok := kernelsig.PlanInt16Q(convOHWI(filter.Data, outC), convBias64(bias, outC), mult, shift, 0, lo, hi); ok {
+			c.Because(kernelsig.ConvInt16Q, "ungrouped; the gc kernel set: every channel's sums fit in 32 bits (PlanInt16Q), the rescale one 32x32-bit multiply")
+			c.BandCall(windowBand, kernelsig.ConvInt16Q, Struct(kernelsig.ConvParams, fields...), inArg,
+				c.Const("Blocks", blocks), View(out))
+			return nil
+		}
+	}
 	if fC == inC {
 		c.Because(kernelsig.ConvInt16Blocks, "ungrouped; %s", int16BlocksWhy(c))
 		wt, rec := kernelsig.PlanInt16Blocks(convOHWI(filter.Data, outC), convBias64(bias, outC), mult, shift)

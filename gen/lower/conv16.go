@@ -45,7 +45,7 @@ func convLowerDSPInt16(c *opCtx, inArg Arg, filter, bias, out *model.Tensor, fie
 // the DSP loop.
 func int16BlocksWhy(c *opCtx) string {
 	if !c.DSP() {
-		return "the gc kernel set (no DSP loop): four channels a pass over the input, 32-bit sums widened every 256 products"
+		return "the gc kernel set (no DSP loop), and the 32-bit kernel does not take the layer (PlanInt16Q: sums that may leave int32, a total shift outside 16..32, an output offset, or a gathered window of more than Int16QBuf values): four channels a pass over the input, 32-bit sums widened every 256 products"
 	}
 	return "the DSP records do not take the requantization (PlanFC16DSP): four channels a pass over the input"
 }

@@ -286,6 +286,13 @@ func lowerFullyConnected(c *opCtx) error {
 				return nil
 			}
 		}
+		if !c.DSP() {
+			if blocks, ok := kernelsig.PlanInt16Q(convOHWI(w.Data[:units*depth], units), folded, mult, shift, outZP, lo, hi); ok {
+				c.Because(kernelsig.FcInt16Q, "the gc kernel set: every unit's sums fit in 32 bits (PlanInt16Q), the rescale one 32x32-bit multiply")
+				c.Call(kernelsig.FcInt16Q, p, inArg, c.Const("Blocks", blocks), View(out))
+				return nil
+			}
+		}
 		c.Because(kernelsig.FcInt16Blocks, "%s", int16BlocksWhy(c))
 		wt, rec := kernelsig.PlanInt16Blocks(convOHWI(w.Data[:units*depth], units), folded, mult, shift)
 		c.Call(kernelsig.FcInt16Blocks, p, inArg, c.Const("Blocks", wt), c.Const("Rec", rec), View(out))
