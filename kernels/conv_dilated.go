@@ -229,18 +229,20 @@ func convDilSum(w unsafe.Pointer, n8 int, s *[2]int32) {
 	s[0], s[1] = s0, s1
 }
 
-// convDilDotFor returns convDilDot2, convDilDot2x8, convDilTap2 or
-// convDilTap2x8, as g's steps take.
-func convDilDotFor(g *convDilWalk) func(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
+// convDilDot runs convDilDot2, convDilDot2x8, convDilTap2 or
+// convDilTap2x8, as g's steps take: a switch of direct calls (through a
+// func value the sums would escape to the heap, an allocation a call).
+func convDilDot(a, w unsafe.Pointer, g *convDilWalk, s *[4]int32) {
 	switch {
 	case g.n == 1 && g.k == 16:
-		return convDilTap2
+		convDilTap2(a, w, g, s)
 	case g.n == 1:
-		return convDilTap2x8
+		convDilTap2x8(a, w, g, s)
 	case g.k == 16:
-		return convDilDot2
+		convDilDot2(a, w, g, s)
+	default:
+		convDilDot2x8(a, w, g, s)
 	}
-	return convDilDot2x8
 }
 
 // convDilRun sets sums[i] to the sums of pixel pair i of a row whose
@@ -249,10 +251,9 @@ func convDilDotFor(g *convDilWalk) func(a, w unsafe.Pointer, g *convDilWalk, s *
 //
 //go:noinline
 func convDilRun(a, w unsafe.Pointer, step int, g *convDilWalk, z [2]int32, sums [][4]int32) {
-	dot := convDilDotFor(g)
 	for i := range sums {
 		sums[i] = [4]int32{z[0], z[1], z[0], z[1]}
-		dot(a, w, g, &sums[i])
+		convDilDot(a, w, g, &sums[i])
 		if i+1 < len(sums) {
 			a = unsafe.Add(a, step)
 		}
@@ -344,7 +345,7 @@ func convDilEdge(e *convDilEdgeArgs, ixa int, second bool, s *[4]int32) {
 	} else {
 		convDilSet(g, rs, dH, dW, C, fW, lc, hc)
 		a, w := unsafe.Add(e.px, (e.iy0+fy0*dH)*rs+(ixa+lc*dW)*C), unsafe.Add(e.pw, 2*((fy0*fW+lc)*C))
-		convDilDotFor(g)(a, w, g, s)
+		convDilDot(a, w, g, s)
 	}
 	var t [2]int32
 	for k, r := range rng {
@@ -842,6 +843,113 @@ func convDilDot1(a, w unsafe.Pointer, g *convDilWalk, s *[2]int32) {
 			break
 		}
 		a, w = unsafe.Add(a, gy), unsafe.Add(w, wy)
+	}
+	s[0], s[1] = s0, s1
+}
+
+// convDilRasterMax bounds the output channels of convDilInt8Raster (its
+// stack buffers: a pixel's outputs, the channel pairs' zero-point sums).
+const convDilRasterMax = 64
+
+// convDilInt8Raster is convDilInt8 in raster order, for writing the output
+// over the input: pixel by pixel, every channel pair's sum over the
+// window's taps inside the image (convDilTapsRun, a window row's taps a
+// call: (x - zp)*w) plus zp times all the pair's weights, requantized into
+// a stack buffer copied to out once the pixel's window is read. The same
+// arguments; at most convDilRasterMax output channels.
+func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
+	C, N := p.inC, p.outC
+	K := p.filterH * p.filterW * C
+	pairs := (N + 1) / 2
+	w2 := unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/2)
+	w2 = w2[:pairs*K]
+	in = in[:p.batches*p.inH*p.inW*C]
+	out = out[:p.batches*p.outH*p.outW*N]
+	var zw [convDilRasterMax / 2][2]int32
+	for pr := range pairs {
+		s0, s1 := convRowsSums(unsafe.Pointer(&w2[pr*K]), K)
+		zw[pr] = [2]int32{s0 * p.inZP, s1 * p.inZP}
+	}
+	var buf [convDilRasterMax]int8
+	px := buf[:N]
+	var q convPWRQ
+	o := 0
+	for b := 0; b < p.batches; b++ {
+		for oy := 0; oy < p.outH; oy++ {
+			iy0 := oy*p.strideH - p.padH
+			fy0, fy1 := dwTaps(iy0, p.dilationH, p.filterH, p.inH)
+			for ox := 0; ox < p.outW; ox++ {
+				ix0 := ox*p.strideW - p.padW
+				fx0, fx1 := dwTaps(ix0, p.dilationW, p.filterW, p.inW)
+				for pr := range pairs {
+					s := zw[pr]
+					w := w2[pr*K : pr*K+K]
+					if fx1 > fx0 {
+						for fy := fy0; fy < fy1; fy++ {
+							// The row's taps inside the image, once:
+							// convDilTapsRun reads through unsafe.Add.
+							row := ((b*p.inH+iy0+fy*p.dilationH)*p.inW + ix0) * C
+							x := in[row+fx0*p.dilationW*C : row+(fx1-1)*p.dilationW*C+C]
+							wt := w[(fy*p.filterW+fx0)*C : (fy*p.filterW+fx1)*C]
+							convDilTapsRun(unsafe.Pointer(&x[0]), unsafe.Pointer(&wt[0]), fx1-fx0, p.dilationW*C, 2*C, C/8, p.inZP, &s)
+						}
+					}
+					for j := range min(2, N-2*pr) {
+						convPWRQLoad(rq, 2*pr+j, &q)
+						px[2*pr+j] = int8(max(min(convPWRescale(s[j], &q)+p.outOffset, p.actMax), p.actMin))
+					}
+				}
+				copy(out[o:o+N], px)
+				o += N
+			}
+		}
+	}
+}
+
+// convDilTapsRun adds to s the products (x - zp)*w of nt (> 0) taps of 8*c8
+// (c8 > 0) values each with a channel pair's interleaved weights: the
+// taps' values xs bytes apart from x, their weights ws bytes apart from w.
+//
+//go:noinline
+func convDilTapsRun(x, w unsafe.Pointer, nt, xs, ws, c8 int, zp int32, s *[2]int32) {
+	s0, s1 := s[0], s[1]
+	for {
+		xa, wa := x, w
+		for k := c8; ; {
+			p, q := (*[8]int8)(xa), (*[16]int8)(wa)
+			v := int32(p[0]) - zp
+			s0 += v * int32(q[0])
+			s1 += v * int32(q[1])
+			v = int32(p[1]) - zp
+			s0 += v * int32(q[2])
+			s1 += v * int32(q[3])
+			v = int32(p[2]) - zp
+			s0 += v * int32(q[4])
+			s1 += v * int32(q[5])
+			v = int32(p[3]) - zp
+			s0 += v * int32(q[6])
+			s1 += v * int32(q[7])
+			v = int32(p[4]) - zp
+			s0 += v * int32(q[8])
+			s1 += v * int32(q[9])
+			v = int32(p[5]) - zp
+			s0 += v * int32(q[10])
+			s1 += v * int32(q[11])
+			v = int32(p[6]) - zp
+			s0 += v * int32(q[12])
+			s1 += v * int32(q[13])
+			v = int32(p[7]) - zp
+			s0 += v * int32(q[14])
+			s1 += v * int32(q[15])
+			if k--; k == 0 {
+				break
+			}
+			xa, wa = unsafe.Add(xa, 8), unsafe.Add(wa, 16)
+		}
+		if nt--; nt == 0 {
+			break
+		}
+		x, w = unsafe.Add(x, xs), unsafe.Add(w, ws)
 	}
 	s[0], s[1] = s0, s1
 }

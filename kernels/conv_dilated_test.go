@@ -59,12 +59,59 @@ func TestConvDilInt8(t *testing.T) {
 				padH: cp.padH, padW: cp.padW, inZP: zp, outOffset: 3, actMin: lo, actMax: hi}
 			got := make([]int8, len(want))
 			rq := convTRQ(bias, mult, shift, convTPWSums(filter, c.outC), -zp)
-			convDilInt8(dp, in, convTRowsPairs(filter, c.outC), rq, got)
+			wt := convTRowsPairs(filter, c.outC)
+			convDilInt8(dp, in, wt, rq, got)
 			for i := range want {
 				if got[i] != want[i] {
 					t.Fatalf("case %d %+v zp %d: output %d is %d, want %d", ci, c, zp, i, got[i], want[i])
 				}
 			}
+			if c.outC > convDilRasterMax {
+				continue
+			}
+			// The raster variant, on its own and written over its input.
+			for _, over := range []bool{false, true} {
+				got := make([]int8, len(want))
+				if over {
+					convDilRasterOverInput(dp, in, wt, rq, got)
+				} else {
+					convDilInt8Raster(dp, in, wt, rq, got)
+				}
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("case %d %+v zp %d, raster (over its input: %v): output %d is %d, want %d", ci, c, zp, over, i, got[i], want[i])
+					}
+				}
+			}
 		}
 	}
+}
+
+// convDilRasterOverInput runs convDilInt8Raster with its output written
+// over its input, the input the least distance above the output at which
+// a kernel that reads a pixel's window before it writes the pixel never
+// overwrites a byte a later pixel reads (found by replaying the reads and
+// writes), and copies the output to out.
+func convDilRasterOverInput(p *convDilParams, in []int8, wt, rq string, out []int8) {
+	shift, written := 0, 0
+	for b := 0; b < p.batches; b++ {
+		for oy := 0; oy < p.outH; oy++ {
+			for ox := 0; ox < p.outW; ox++ {
+				for fy := 0; fy < p.filterH; fy++ {
+					for fx := 0; fx < p.filterW; fx++ {
+						iy, ix := oy*p.strideH-p.padH+fy*p.dilationH, ox*p.strideW-p.padW+fx*p.dilationW
+						if iy < 0 || iy >= p.inH || ix < 0 || ix >= p.inW {
+							continue
+						}
+						shift = max(shift, written-((b*p.inH+iy)*p.inW+ix)*p.inC)
+					}
+				}
+				written += p.outC
+			}
+		}
+	}
+	buf := make([]int8, max(len(out), shift+len(in)))
+	copy(buf[shift:], in)
+	convDilInt8Raster(p, buf[shift:shift+len(in)], wt, rq, buf[:len(out)])
+	copy(out, buf[:len(out)])
 }

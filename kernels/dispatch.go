@@ -10,6 +10,7 @@ package kernels
 //   - addInt8TabFast: parameter t has type *[2048]byte
 //   - bfpDot4: parameter a has type *[4]int64
 //   - bfpDot4Ref: parameter a has type *[4]int64
+//   - convDilDot: parameter a has type unsafe.Pointer
 //   - convDilDot1: parameter a has type unsafe.Pointer
 //   - convDilDot2: parameter a has type unsafe.Pointer
 //   - convDilDot2x8: parameter a has type unsafe.Pointer
@@ -20,6 +21,7 @@ package kernels
 //   - convDilSum: parameter w has type unsafe.Pointer
 //   - convDilTap2: parameter a has type unsafe.Pointer
 //   - convDilTap2x8: parameter a has type unsafe.Pointer
+//   - convDilTapsRun: parameter x has type unsafe.Pointer
 //   - convGatherPWCopy: parameter dst has type unsafe.Pointer
 //   - convLeanStore: parameter s has type *[4]int64
 //   - convPWPair8: parameter x has type [][8]int8
@@ -113,12 +115,12 @@ package kernels
 //     argMinMaxIdxI8, b2u8, bfpAcc, bfpAdd3, bfpBias, bfpBits, bfpDotSlow,
 //     bfpF32, bfpFinite, bfpPutRow, bfpRow, bfpSig, bfpVec, binary32,
 //     castLoad, clampF32, clampI32, clampQ, cmpOrd32, cmpOrd64, constI8,
-//     constU8, convDSPScratch, convDSPWScratch, convDilCols, convDilDotFor,
-//     convGatherGrid, convGatherScratch, convGatherWinWords, convLean8,
-//     convPWBlock, convPWChDecode, convPWDot16, convPWDot4, convPWDot8,
-//     convPWDot8x4, convPWDotAny, convPWOut, convPWQ, convPWRescale,
-//     convPWScratch, convRQ32, convRQR, convRowsDot, convRowsEdge,
-//     convRowsEdge2, convRowsSums, convTaps, detIoU, detMax, detMin, detNMS,
+//     constU8, convDSPScratch, convDSPWScratch, convDilCols, convGatherGrid,
+//     convGatherScratch, convGatherWinWords, convLean8, convPWBlock,
+//     convPWChDecode, convPWDot16, convPWDot4, convPWDot8, convPWDot8x4,
+//     convPWDotAny, convPWOut, convPWQ, convPWRescale, convPWScratch,
+//     convRQ32, convRQR, convRowsDot, convRowsEdge, convRowsEdge2,
+//     convRowsSums, convTaps, detIoU, detMax, detMin, detNMS,
 //     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
 //     dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
 //     dspPackPairs, dspPlanRecords, dspPoolArgs, dspPoolPlan, dspQ, dspQ16,
@@ -283,6 +285,8 @@ func Call(fn string, args []any) bool {
 		convDSPWindow(args[0].(*convDSPParams), args[1].([]int8), int(args[2].(int64)), args[3].([]int8))
 	case "convDilInt8":
 		convDilInt8(args[0].(*convDilParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "convDilInt8Raster":
+		convDilInt8Raster(args[0].(*convDilParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "convDilSet":
 		convDilSet(args[0].(*convDilWalk), int(args[1].(int64)), int(args[2].(int64)), int(args[3].(int64)), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), int(args[7].(int64)))
 	case "convF32":

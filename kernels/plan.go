@@ -115,6 +115,8 @@ const (
 	DwRasterMax    = dwRasterMax
 	DwRasterPix    = dwRasterPix
 	ConvDilMaxTaps = convDilMaxTaps
+	// ConvDilRasterMax bounds the output channels of convDilInt8Raster.
+	ConvDilRasterMax = convDilRasterMax
 )
 
 // ConvPWScratch is convPWInt8's for outC output channels.

@@ -82,6 +82,8 @@ const (
 	DwRasterPix = kernels.DwRasterPix
 	// ConvDilMaxTaps bounds (filterH+1)*(filterW+1) of convDilInt8.
 	ConvDilMaxTaps = kernels.ConvDilMaxTaps
+	// ConvDilRasterMax bounds the output channels of convDilInt8Raster.
+	ConvDilRasterMax = kernels.ConvDilRasterMax
 )
 
 // BlockWidthDw3x3 is the pixels of a row dw3x3Int8 computes as one block

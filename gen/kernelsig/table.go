@@ -99,12 +99,13 @@ const (
 	ConvDSPWScratch         Func = "convDSPWScratch"
 	ConvDSPWindow           Func = "convDSPWindow"
 	ConvDilCols             Func = "convDilCols"
+	ConvDilDot              Func = "convDilDot"
 	ConvDilDot1             Func = "convDilDot1"
 	ConvDilDot2             Func = "convDilDot2"
 	ConvDilDot2x8           Func = "convDilDot2x8"
-	ConvDilDotFor           Func = "convDilDotFor"
 	ConvDilEdge             Func = "convDilEdge"
 	ConvDilInt8             Func = "convDilInt8"
+	ConvDilInt8Raster       Func = "convDilInt8Raster"
 	ConvDilPair             Func = "convDilPair"
 	ConvDilRun              Func = "convDilRun"
 	ConvDilSet              Func = "convDilSet"
@@ -112,6 +113,7 @@ const (
 	ConvDilSum              Func = "convDilSum"
 	ConvDilTap2             Func = "convDilTap2"
 	ConvDilTap2x8           Func = "convDilTap2x8"
+	ConvDilTapsRun          Func = "convDilTapsRun"
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
@@ -915,12 +917,13 @@ func Funcs() []Func {
 		ConvDSPWScratch,
 		ConvDSPWindow,
 		ConvDilCols,
+		ConvDilDot,
 		ConvDilDot1,
 		ConvDilDot2,
 		ConvDilDot2x8,
-		ConvDilDotFor,
 		ConvDilEdge,
 		ConvDilInt8,
+		ConvDilInt8Raster,
 		ConvDilPair,
 		ConvDilRun,
 		ConvDilSet,
@@ -928,6 +931,7 @@ func Funcs() []Func {
 		ConvDilSum,
 		ConvDilTap2,
 		ConvDilTap2x8,
+		ConvDilTapsRun,
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
@@ -1818,17 +1822,19 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convDSPParams"}, {"in", "[]int8"}, {"pix", "int"}, {"dst", "[]int8"}}, true
 	case ConvDilCols:
 		return []Param{{"ix0", "int"}, {"dW", "int"}, {"fW", "int"}, {"inW", "int"}}, true
+	case ConvDilDot:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
 	case ConvDilDot1:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[2]int32"}}, true
 	case ConvDilDot2:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
 	case ConvDilDot2x8:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
-	case ConvDilDotFor:
-		return []Param{{"g", "*convDilWalk"}}, true
 	case ConvDilEdge:
 		return []Param{{"e", "*convDilEdgeArgs"}, {"ixa", "int"}, {"second", "bool"}, {"s", "*[4]int32"}}, true
 	case ConvDilInt8:
+		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case ConvDilInt8Raster:
 		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case ConvDilPair:
 		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
@@ -1844,6 +1850,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
 	case ConvDilTap2x8:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
+	case ConvDilTapsRun:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"nt", "int"}, {"xs", "int"}, {"ws", "int"}, {"c8", "int"}, {"zp", "int32"}, {"s", "*[2]int32"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case ConvGatherGrid:
@@ -3148,11 +3156,13 @@ func (f Func) Results() int {
 		ConvDSPRun,
 		ConvDSPW,
 		ConvDSPWindow,
+		ConvDilDot,
 		ConvDilDot1,
 		ConvDilDot2,
 		ConvDilDot2x8,
 		ConvDilEdge,
 		ConvDilInt8,
+		ConvDilInt8Raster,
 		ConvDilPair,
 		ConvDilRun,
 		ConvDilSet,
@@ -3160,6 +3170,7 @@ func (f Func) Results() int {
 		ConvDilSum,
 		ConvDilTap2,
 		ConvDilTap2x8,
+		ConvDilTapsRun,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherPWCopy,
@@ -3565,7 +3576,6 @@ func (f Func) Results() int {
 		ConstU8,
 		ConvDSPScratch,
 		ConvDSPWScratch,
-		ConvDilDotFor,
 		ConvGatherGrid,
 		ConvGatherScratch,
 		ConvGatherWinWords,

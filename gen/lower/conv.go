@@ -1224,15 +1224,23 @@ func convLowerDilInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, row
 	}
 	wt := convRowsWeights(rows)
 	c.Because(kernelsig.ConvDilInt8, "ungrouped, dilated, shifts the fast rescale takes, input channels a multiple of 8 and (filterH+1)*(filterW+1) at most %d: taps walked eight values a step for two pixels and two channels", kernelsig.ConvDilMaxTaps)
-	c.BandCall(windowBand, kernelsig.ConvDilInt8, Struct(kernelsig.ConvDilParams,
+	params := Struct(kernelsig.ConvDilParams,
 		F("batches", Int(g.batches)), F("inH", Int(g.inH)), F("inW", Int(g.inW)), F("inC", Int(g.inC)),
 		F("filterH", Int(g.fH)), F("filterW", Int(g.fW)),
 		F("outH", Int(g.outH)), F("outW", Int(g.outW)), F("outC", Int(g.outC)),
 		F("strideH", Int(g.strideH)), F("strideW", Int(g.strideW)),
 		F("dilationH", Int(g.dilH)), F("dilationW", Int(g.dilW)),
 		F("padH", Int(g.padH)), F("padW", Int(g.padW)),
-		F("inZP", I32(inZP)), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi))),
-		View(in), c.Const("Rows", wt), rq, View(out))
+		F("inZP", I32(inZP)), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi)))
+	rows2 := c.Const("Rows", wt)
+	c.BandCall(windowBand, kernelsig.ConvDilInt8, params, View(in), rows2, rq, View(out))
+	if g.outC <= kernelsig.ConvDilRasterMax {
+		// Written over its input: pixel by pixel, each pixel's window
+		// read before its outputs are written (the same constants).
+		c.offerOverlapWith(0, rasterWindowShift(g, 1, 1, 1, true), func() {
+			c.BandCall(windowBand, kernelsig.ConvDilInt8Raster, params, View(in), rows2, rq, View(out))
+		})
+	}
 	return nil
 }
 
