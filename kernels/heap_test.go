@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -15,6 +16,11 @@ import (
 func TestNoLocalMovedToHeap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the package with escape analysis output")
+	}
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		// The 32-bit runs are under qemu-user, where running the go
+		// command crashes; the host's run checks the arm build.
+		t.Skip("runs the go command: on the 64-bit host only")
 	}
 	for _, goarch := range []string{"amd64", "arm"} {
 		cmd := exec.Command("go", "build", "-gcflags=-m", "-o", "/dev/null", ".")
