@@ -12,7 +12,7 @@ import (
 // every input a later pair reads (gen/lower's rasterWindowShift for 1x1
 // windows without padding).
 func convTRasterPairShift(p *convRowsParams) int {
-	type px struct{ addr, end int }
+	type px struct{ addr int }
 	var v []px
 	for b := 0; b < p.batches; b++ {
 		for oy := 0; oy < p.outH; oy++ {
