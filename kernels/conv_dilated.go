@@ -67,19 +67,6 @@ type convDilWalk struct {
 	wy           int // weight bytes from a row's last tap's last step to the next row
 }
 
-// convDilCols returns the taps [lo, hi) of a window row starting at input
-// column ix0 (dilation dW, fW taps) that fall inside the inW columns.
-func convDilCols(ix0, dW, fW, inW int) (lo, hi int) {
-	for lo < fW && ix0+lo*dW < 0 {
-		lo++
-	}
-	hi = fW
-	for hi > lo && ix0+(hi-1)*dW >= inW {
-		hi--
-	}
-	return lo, hi
-}
-
 // convDilPair computes output channels ob and ob+1 (when two; w their
 // interleaved weights, q their requantizations) of every pixel; out
 // starts at channel ob of the first pixel.
@@ -161,7 +148,7 @@ func convDilPair(p *convDilParams, in []int8, w [][2]int8, q *[2]convPWRQ, two b
 		e.px = unsafe.Pointer(unsafe.SliceData(x))
 		for oy := 0; oy < p.outH; oy++ {
 			iy0 := oy*p.strideH - p.padH
-			fy0, fy1 := convDilCols(iy0, dH, fH, p.inH)
+			fy0, fy1 := dwTaps(iy0, dH, fH, p.inH)
 			e.iy0, e.fy0, e.fy1 = iy0, fy0, fy1
 			g.ny = fy1 - fy0
 			convDilSet(&g, rs, dH, dW, C, fW, 0, fW)
@@ -325,10 +312,10 @@ func convDilEdge(e *convDilEdgeArgs, ixa int, second bool, s *[4]int32) {
 	fy0, fy1 := e.fy0, e.fy1
 	g := &e.g
 	g.ny = fy1 - fy0
-	la, ha := convDilCols(ixa, dW, fW, p.inW)
+	la, ha := dwTaps(ixa, dW, fW, p.inW)
 	lb, hb := la, ha
 	if second {
-		lb, hb = convDilCols(ixb, dW, fW, p.inW)
+		lb, hb = dwTaps(ixb, dW, fW, p.inW)
 	}
 	if g.ny <= 0 {
 		la, ha, lb, hb = 0, 0, 0, 0

@@ -115,7 +115,7 @@ package kernels
 //     argMinMaxIdxI8, b2u8, bfpAcc, bfpAdd3, bfpBias, bfpBits, bfpDotSlow,
 //     bfpF32, bfpFinite, bfpPutRow, bfpRow, bfpSig, bfpVec, binary32,
 //     castLoad, clampF32, clampI32, clampQ, cmpOrd32, cmpOrd64, constI8,
-//     constU8, convDSPScratch, convDSPWScratch, convDilCols, convGatherGrid,
+//     constU8, convDSPScratch, convDSPWScratch, convGatherGrid,
 //     convGatherScratch, convGatherWinWords, convLean8, convPWBlock,
 //     convPWChDecode, convPWDot16, convPWDot4, convPWDot8, convPWDot8x4,
 //     convPWDotAny, convPWOut, convPWQ, convPWRescale, convPWScratch,

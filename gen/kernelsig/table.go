@@ -98,7 +98,6 @@ const (
 	ConvDSPW                Func = "convDSPW"
 	ConvDSPWScratch         Func = "convDSPWScratch"
 	ConvDSPWindow           Func = "convDSPWindow"
-	ConvDilCols             Func = "convDilCols"
 	ConvDilDot              Func = "convDilDot"
 	ConvDilDot1             Func = "convDilDot1"
 	ConvDilDot2             Func = "convDilDot2"
@@ -916,7 +915,6 @@ func Funcs() []Func {
 		ConvDSPW,
 		ConvDSPWScratch,
 		ConvDSPWindow,
-		ConvDilCols,
 		ConvDilDot,
 		ConvDilDot1,
 		ConvDilDot2,
@@ -1820,8 +1818,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"K", "int"}}, true
 	case ConvDSPWindow:
 		return []Param{{"p", "*convDSPParams"}, {"in", "[]int8"}, {"pix", "int"}, {"dst", "[]int8"}}, true
-	case ConvDilCols:
-		return []Param{{"ix0", "int"}, {"dW", "int"}, {"fW", "int"}, {"inW", "int"}}, true
 	case ConvDilDot:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
 	case ConvDilDot1:
@@ -3765,7 +3761,6 @@ func (f Func) Results() int {
 	case BfpBits,
 		BfpRow,
 		BfpVec,
-		ConvDilCols,
 		ConvRowsEdge,
 		ConvRowsSums,
 		ConvTaps,
