@@ -143,8 +143,7 @@ func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, two
 					case pairEdges:
 						// The taps in the padding read the zero point:
 						// zp times their weights, all but columns lo..hi-1.
-						lo := min(max(-ix0, 0), p.filterW)
-						hi := max(min(p.inW-ix0, p.filterW), lo)
+						lo, hi := convRowsCols(ix0, p.filterW, p.inW)
 						s00, s01, s10, s11 := convRowsEdge2(p, x, iy0, ix0, lo, hi, w)
 						z0 := zw0 - (col[hi][0] - col[lo][0])
 						z1 := zw1 - (col[hi][1] - col[lo][1])
@@ -383,6 +382,14 @@ func convRowsRun(a, w unsafe.Pointer, d, n int, s *[4]int32) {
 	s[0], s[1], s[2], s[3] = s00, s01, s10, s11
 }
 
+// convRowsCols returns the filter columns [lo, hi) of a window starting
+// at input column ix0 that lie inside the image's inW columns (fW taps,
+// undilated).
+func convRowsCols(ix0, fW, inW int) (lo, hi int) {
+	lo = min(max(-ix0, 0), fW)
+	return lo, max(min(inW-ix0, fW), lo)
+}
+
 // convRowsEdge returns the sums of one pixel's window, starting at input
 // row iy0 and column ix0 and reaching into the padding, with a pair of
 // output channels (w their interleaved weights), less zp times the sums of
@@ -391,8 +398,7 @@ func convRowsRun(a, w unsafe.Pointer, d, n int, s *[4]int32) {
 // one convRowsEdgeRun.
 func convRowsEdge(p *convRowsParams, x []int8, iy0, ix0 int, w [][2]int8) (s0, s1 int32) {
 	C, fW := p.inC, p.filterW
-	lo := min(max(-ix0, 0), fW)
-	hi := max(min(p.inW-ix0, fW), lo)
+	lo, hi := convRowsCols(ix0, fW, p.inW)
 	if hi == lo {
 		return
 	}

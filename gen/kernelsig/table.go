@@ -167,6 +167,7 @@ const (
 	ConvRQ32                Func = "convRQ32"
 	ConvRQLoad              Func = "convRQLoad"
 	ConvRQR                 Func = "convRQR"
+	ConvRowsCols            Func = "convRowsCols"
 	ConvRowsDot             Func = "convRowsDot"
 	ConvRowsEdge            Func = "convRowsEdge"
 	ConvRowsEdge2           Func = "convRowsEdge2"
@@ -984,6 +985,7 @@ func Funcs() []Func {
 		ConvRQ32,
 		ConvRQLoad,
 		ConvRQR,
+		ConvRowsCols,
 		ConvRowsDot,
 		ConvRowsEdge,
 		ConvRowsEdge2,
@@ -1956,6 +1958,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"rq", "string"}, {"dst", "[]int64"}}, true
 	case ConvRQR:
 		return []Param{{"v", "int32"}, {"m", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}}, true
+	case ConvRowsCols:
+		return []Param{{"ix0", "int"}, {"fW", "int"}, {"inW", "int"}}, true
 	case ConvRowsDot:
 		return []Param{{"x", "[]int8"}, {"d", "int"}, {"rs", "int"}, {"fH", "int"}, {"L", "int"}, {"w", "[][2]int8"}}, true
 	case ConvRowsEdge:
@@ -3761,6 +3765,7 @@ func (f Func) Results() int {
 	case BfpBits,
 		BfpRow,
 		BfpVec,
+		ConvRowsCols,
 		ConvRowsEdge,
 		ConvRowsSums,
 		ConvTaps,
