@@ -38,6 +38,15 @@ type dwBlockT struct {
 	n, m, xs, ws, xo, wo int
 }
 
+// load decodes the records of output channels c0 to c0+lanes-1 of rq
+// (fcRQRecordLen bytes each: bias, then the requantization) into t.
+func (t *dwBlockT) load(rq string, c0, lanes int) {
+	for j := range lanes {
+		r := rq[fcRQRecordLen*(c0+j) : fcRQRecordLen*(c0+j)+fcRQRecordLen]
+		t.q[j], t.bias[j] = rqFromFC(ld32(r, 1), r[12], r[13]), ld32(r, 0)
+	}
+}
+
 // dwBlockRun computes output channels c0 to c0+lanes-1 (lanes 2 or 4) of
 // every pixel of a depthwise convolution, their records decoded once: for
 // each pixel, row adds the sums of a window row (walking the window's
@@ -51,10 +60,7 @@ func dwBlockRun(p *dwParams, in, filter []int8, rq string, out []int8, c0, ic, l
 	inImg := p.inH * inRow
 	fRow := p.filterW * oc
 	t := dwBlockT{zo: p.outOffset, lo: p.actMin, hi: p.actMax, off: p.inOffset, row: row}
-	for j := range lanes {
-		r := rq[fcRQRecordLen*(c0+j) : fcRQRecordLen*(c0+j)+fcRQRecordLen]
-		t.q[j], t.bias[j] = rqFromFC(ld32(r, 1), r[12], r[13]), ld32(r, 0)
-	}
+	t.load(rq, c0, lanes)
 	// The last input value and weight a tap reads, from its first.
 	lastIn, lastW := (lanes-1)/(oc/c), lanes-1
 	// Output columns [xa, xb) have windows inside the image in width.

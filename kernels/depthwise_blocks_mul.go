@@ -163,10 +163,7 @@ func dwInt8BlocksMulRaster(p *dwParams, in, filter []int8, rq string, out []int8
 				}
 				for c0 := 0; c0 < oc; c0 += 4 {
 					lanes, ic := min(4, oc-c0), c0/dm
-					for j := range lanes {
-						r := rq[fcRQRecordLen*(c0+j) : fcRQRecordLen*(c0+j)+fcRQRecordLen]
-						t.q[j], t.bias[j] = rqFromFC(ld32(r, 1), r[12], r[13]), ld32(r, 0)
-					}
+					t.load(rq, c0, lanes)
 					for k := range np {
 						v := &win[k]
 						var a [4]int32
