@@ -78,18 +78,14 @@ func GenerateMulti(models []ModelFile, opt Options) (*MultiResult, error) {
 	// smaller one may use that much (fast kernels kept, fewer operators
 	// fused: schedule.Options.Budget). A model takes its program within
 	// the others' largest arena where the joint arena comes out no larger.
-	alone := make([]int, len(units))
-	for k := range units {
-		alone[k] = units[k].Alone
-	}
 	for k, g := range graphs {
 		budget := 0
-		for j, a := range alone {
+		for j, u := range units {
 			if j != k {
-				budget = max(budget, a)
+				budget = max(budget, u.Alone)
 			}
 		}
-		if p := res.Programs[k]; budget <= alone[k] || len(p.Groups) == 0 && len(p.Overlaps) == 0 && len(p.Lean) == 0 {
+		if p := res.Programs[k]; budget <= units[k].Alone || len(p.Groups) == 0 && len(p.Overlaps) == 0 && len(p.Lean) == 0 {
 			continue // nothing traded for memory
 		}
 		p, lay, err := lowerGraph(g, opt, budget)
