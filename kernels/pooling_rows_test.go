@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"math/rand"
-	"slices"
 	"testing"
 )
 
@@ -23,20 +22,7 @@ func TestPoolInt8Rows(t *testing.T) {
 				continue
 			}
 		}
-		n := p.batches * p.outH * p.outW * p.depth
-		for _, avg := range []bool{false, true} {
-			want, got := make([]int8, n), make([]int8, n)
-			if avg {
-				avgPoolInt8(p, in, want)
-				avgPoolInt8Rows(p, in, got)
-			} else {
-				maxPoolInt8(p, in, want)
-				maxPoolInt8Rows(p, in, got)
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("case %d %+v avg %v:\n got %v\nwant %v", i, *p, avg, got, want)
-			}
-		}
+		poolCompare(t, i, p, in, maxPoolInt8Rows, avgPoolInt8Rows)
 		ran++
 	}
 	if ran < 200 {
