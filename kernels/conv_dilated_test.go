@@ -87,31 +87,10 @@ func TestConvDilInt8(t *testing.T) {
 	}
 }
 
-// convDilRasterOverInput runs convDilInt8Raster with its output written
-// over its input, the input the least distance above the output at which
-// a kernel that reads a pixel's window before it writes the pixel never
-// overwrites a byte a later pixel reads (found by replaying the reads and
-// writes), and copies the output to out.
+// convDilRasterOverInput runs convDilInt8Raster written over its input
+// (rasterOverInput, a pixel at a time) and copies the output to out.
 func convDilRasterOverInput(p *convDilParams, in []int8, wt, rq string, out []int8) {
-	shift, written := 0, 0
-	for b := 0; b < p.batches; b++ {
-		for oy := 0; oy < p.outH; oy++ {
-			for ox := 0; ox < p.outW; ox++ {
-				for fy := 0; fy < p.filterH; fy++ {
-					for fx := 0; fx < p.filterW; fx++ {
-						iy, ix := oy*p.strideH-p.padH+fy*p.dilationH, ox*p.strideW-p.padW+fx*p.dilationW
-						if iy < 0 || iy >= p.inH || ix < 0 || ix >= p.inW {
-							continue
-						}
-						shift = max(shift, written-((b*p.inH+iy)*p.inW+ix)*p.inC)
-					}
-				}
-				written += p.outC
-			}
-		}
-	}
-	buf := make([]int8, max(len(out), shift+len(in)))
-	copy(buf[shift:], in)
-	convDilInt8Raster(p, buf[shift:shift+len(in)], wt, rq, buf[:len(out)])
-	copy(out, buf[:len(out)])
+	g := tRasterGeom{p.batches, p.inH, p.inW, p.inC, p.outH, p.outW, p.outC, p.filterH, p.filterW,
+		p.strideH, p.strideW, p.dilationH, p.dilationW, p.padH, p.padW}
+	rasterOverInput(g, 1, in, out, func(in, out []int8) { convDilInt8Raster(p, in, wt, rq, out) })
 }

@@ -92,33 +92,43 @@ func dwBlocksCase(t *testing.T, r *rand.Rand, i, dm, inC int, kernel func(p *dwP
 	}
 }
 
-// dwRasterOverInput runs dwInt8BlocksMulRaster with its output written
-// over its input, the input the least distance above the output at which
-// a kernel that reads the windows of a group of pixels before it writes
-// them never overwrites a byte a later group reads (found by replaying
-// the reads and writes), and copies the output to out.
+// dwRasterOverInput runs dwInt8BlocksMulRaster written over its input
+// (rasterOverInput, groups of dwRasterPix pixels) and copies the output
+// to out.
 func dwRasterOverInput(p *dwParams, in, filter []int8, rq string, out []int8) {
-	inPix, outPix := p.inC, p.outC
-	shift := 0
-	// The pixels of a group of dwRasterPix of a row (from a multiple of
-	// it) write bytes [k*outPix, (k+1)*outPix) of the output after all
-	// their reads; the input must start above every byte written before
-	// a read.
-	written := 0
-	for b := 0; b < p.batches; b++ {
-		for oy := 0; oy < p.outH; oy++ {
-			for ox := 0; ox < p.outW; ox++ {
-				if ox%dwRasterPix == 0 {
-					written = ((b*p.outH+oy)*p.outW + ox) * outPix
+	g := tRasterGeom{p.batches, p.inH, p.inW, p.inC, p.outH, p.outW, p.outC, p.filterH, p.filterW,
+		p.strideH, p.strideW, p.dilationH, p.dilationW, p.padH, p.padW}
+	rasterOverInput(g, dwRasterPix, in, out, func(in, out []int8) { dwInt8BlocksMulRaster(p, in, filter, rq, out) })
+}
+
+// tRasterGeom is a window kernel's geometry, for rasterOverInput.
+type tRasterGeom struct {
+	batches, inH, inW, inC, outH, outW, outC int
+	fH, fW, sH, sW, dH, dW, padH, padW       int
+}
+
+// rasterOverInput runs a raster-order window kernel (run) with its output
+// written over its input, the input the least distance above the output
+// at which a kernel that reads the windows of a group of block pixels of
+// a row (from a multiple of block) before it writes them never overwrites
+// a byte a later group reads (found by replaying the reads and writes),
+// and copies the output to out.
+func rasterOverInput(g tRasterGeom, block int, in, out []int8, run func(in, out []int8)) {
+	shift, written := 0, 0
+	for b := 0; b < g.batches; b++ {
+		for oy := 0; oy < g.outH; oy++ {
+			for ox := 0; ox < g.outW; ox++ {
+				if ox%block == 0 {
+					// The bytes the groups before this one wrote.
+					written = ((b*g.outH+oy)*g.outW + ox) * g.outC
 				}
-				for fy := 0; fy < p.filterH; fy++ {
-					for fx := 0; fx < p.filterW; fx++ {
-						iy, ix := oy*p.strideH-p.padH+fy*p.dilationH, ox*p.strideW-p.padW+fx*p.dilationW
-						if iy < 0 || iy >= p.inH || ix < 0 || ix >= p.inW {
+				for fy := 0; fy < g.fH; fy++ {
+					for fx := 0; fx < g.fW; fx++ {
+						iy, ix := oy*g.sH-g.padH+fy*g.dH, ox*g.sW-g.padW+fx*g.dW
+						if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW {
 							continue
 						}
-						at := ((b*p.inH+iy)*p.inW + ix) * inPix
-						shift = max(shift, written-at)
+						shift = max(shift, written-((b*g.inH+iy)*g.inW+ix)*g.inC)
 					}
 				}
 			}
@@ -126,6 +136,6 @@ func dwRasterOverInput(p *dwParams, in, filter []int8, rq string, out []int8) {
 	}
 	buf := make([]int8, max(len(out), shift+len(in)))
 	copy(buf[shift:], in)
-	dwInt8BlocksMulRaster(p, buf[shift:shift+len(in)], filter, rq, buf[:len(out)])
+	run(buf[shift:shift+len(in)], buf[:len(out)])
 	copy(out, buf[:len(out)])
 }
