@@ -1232,13 +1232,13 @@ func convLowerDilInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, row
 		F("dilationH", Int(g.dilH)), F("dilationW", Int(g.dilW)),
 		F("padH", Int(g.padH)), F("padW", Int(g.padW)),
 		F("inZP", I32(inZP)), F("outOffset", I32(outZP)), F("actMin", I32(lo)), F("actMax", I32(hi)))
-	rows2 := c.Const("Rows", wt)
-	c.BandCall(windowBand, kernelsig.ConvDilInt8, params, View(in), rows2, rq, View(out))
+	rowsArg := c.Const("Rows", wt)
+	c.BandCall(windowBand, kernelsig.ConvDilInt8, params, View(in), rowsArg, rq, View(out))
 	if g.outC <= kernelsig.ConvDilRasterMax {
 		// Written over its input: pixel by pixel, each pixel's window
 		// read before its outputs are written (the same constants).
 		c.offerOverlapWith(0, rasterWindowShift(g, 1, 1, 1, true), func() {
-			c.BandCall(windowBand, kernelsig.ConvDilInt8Raster, params, View(in), rows2, rq, View(out))
+			c.BandCall(windowBand, kernelsig.ConvDilInt8Raster, params, View(in), rowsArg, rq, View(out))
 		})
 	}
 	return nil
