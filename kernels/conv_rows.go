@@ -41,13 +41,17 @@ func convRowsInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 	in = in[:p.batches*img]
 	out = out[:p.batches*p.outH*p.outW*N]
 	var q [2]convPWRQ
+	var ch [2]convPWCh
 	for ob := 0; ob < N; ob += 2 {
 		convPWRQLoad(rq, ob, &q[0])
 		two := ob+1 < N
+		nch := 1
 		if two {
 			convPWRQLoad(rq, ob+1, &q[1])
+			nch = 2
 		}
-		convRowsPair(p, in, w2[ob/2*K:ob/2*K+K], &q, two, out[ob:])
+		exact := convPWChDecode(rq[12*ob:12*(ob+nch)], K, p.outOffset, p.actMin, ch[:nch])
+		convRowsPair(p, in, w2[ob/2*K:ob/2*K+K], &q, &ch, exact, two, out[ob:])
 	}
 }
 
@@ -56,11 +60,12 @@ func convRowsInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 const convRowsMaxRows = 16
 
 // convRowsPair computes output channels ob and ob+1 (when two; w their
-// interleaved weights, q their requantizations) of every pixel; out
-// starts at channel ob of the first pixel.
+// interleaved weights, q their requantizations, ch the same as convPWQ's
+// records where exact) of every pixel; out starts at channel ob of the
+// first pixel.
 //
 //go:noinline
-func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, two bool, out []int8) {
+func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, ch *[2]convPWCh, exact, two bool, out []int8) {
 	C, N := p.inC, p.outC
 	L := p.filterW * C
 	rs := p.inW * C
@@ -116,7 +121,7 @@ func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, two
 			pairs = false
 		}
 	}
-	f := convRowsFin{q0: q0, q1: q1, zo: zo, lo: lo, hi: hi, two: two}
+	f := convRowsFin{q0: q0, q1: q1, zo: zo, lo: lo, hi: hi, two: two, exact: exact, ch: ch, span: hi - lo}
 	for b := 0; b < p.batches; b++ {
 		x := in[b*img : b*img+img]
 		// Pixels whose windows reach past the image's left or right
@@ -171,6 +176,37 @@ func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, two
 					ox++
 					continue
 				}
+				if second && exact && (rowsIn || cut) {
+					// Pairs from ox on while both windows lie inside the
+					// image in width, in one call: up to pixel jmax.
+					fy0, fy1 := 0, fH
+					var z0, z1 int32
+					if !rowsIn {
+						fy0, fy1 = max(-iy0, 0), max(min(fH, p.inH-iy0), max(-iy0, 0))
+						z0 = cum[fH][0] - cum[fy1][0] + cum[fy0][0]
+						z1 = cum[fH][1] - cum[fy1][1] + cum[fy0][1]
+					}
+					if fy1 > fy0 {
+						jmax := min((p.inW-p.filterW+p.padW)/p.strideW, p.outW-1)
+						m := (jmax - ox + 1) / 2
+						step := p.strideW * C
+						a := (iy0+fy0)*rs + ix0*C
+						_ = x[a+(fy1-fy0-1)*rs+(2*m-1)*step+L-1]
+						last := (ox + 2*m - 1) * N // the last pair's second pixel
+						if two {
+							last++
+						}
+						_ = o[last]
+						convRowsLinePairs(&convRowsLine{
+							run: convRowsRunArgs{a: unsafe.Pointer(&x[a]), w: unsafe.Pointer(&w[fy0*L]), d: step, n: L,
+								rs: rs, ws: 2 * L},
+							step: 2 * step, o: unsafe.Pointer(&o[ox*N]), n: N, m: m, rows: fy1 - fy0,
+							z0: z0, z1: z1, t: ch, span: hi - lo, hi: hi, two: two,
+						})
+						ox += 2 * m
+						continue
+					}
+				}
 				d := 0 // from the first pixel's window to the second's
 				if second {
 					d = p.strideW * C
@@ -206,6 +242,43 @@ func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, two
 	}
 }
 
+// convRowsLine describes m pixel pairs of an output row for
+// convRowsLinePairs: both windows of every pair inside the image in width,
+// their rows inside in height.
+type convRowsLine struct {
+	run    convRowsRunArgs // the first pair's windows (ra, rw, rows set a pair)
+	step   int             // bytes from a pair's windows to the next pair's
+	o      unsafe.Pointer  // the first pair's first output
+	n      int             // bytes from a pixel's outputs to the next one's
+	m      int             // pairs
+	rows   int             // window rows inside the image
+	z0, z1 int32           // the zero point's share of the rows outside
+	t      *[2]convPWCh    // the channels' convPWQ records (exact)
+	span   int32           // hi - lo
+	hi     int32
+	two    bool // the pair's second channel exists
+}
+
+// convRowsLinePairs computes g's pixel pairs: each pair's sums by one
+// convRowsRun over its window rows, requantized by convPWQ and stored, the
+// pair's two outputs of each channel n bytes apart.
+//
+//go:noinline
+func convRowsLinePairs(g *convRowsLine) {
+	for k := 0; k < g.m; k++ {
+		s := [4]int32{g.z0, g.z1, g.z0, g.z1}
+		g.run.ra, g.run.rw, g.run.rows = k*g.step, 0, g.rows
+		convRowsRun(&g.run, &s)
+		o, t := unsafe.Add(g.o, 2*k*g.n), g.t
+		*(*int8)(o) = int8(g.hi - convPWQ(s[0]+t[0].bias, &t[0], g.span))
+		*(*int8)(unsafe.Add(o, g.n)) = int8(g.hi - convPWQ(s[2]+t[0].bias, &t[0], g.span))
+		if g.two {
+			*(*int8)(unsafe.Add(o, 1)) = int8(g.hi - convPWQ(s[1]+t[1].bias, &t[1], g.span))
+			*(*int8)(unsafe.Add(o, g.n+1)) = int8(g.hi - convPWQ(s[3]+t[1].bias, &t[1], g.span))
+		}
+	}
+}
+
 // convRowsSums returns the sums of the first and of the second weights
 // of the n (> 0) interleaved pairs at w, wrapping in int32.
 //
@@ -227,14 +300,28 @@ type convRowsFin struct {
 	q0, q1     *convPWRQ
 	zo, lo, hi int32
 	two        bool // the pair's second channel exists
+	// exact: convPWQ is exact for both channels (convPWChDecode), ch
+	// their records; span is hi - lo.
+	exact bool
+	ch    *[2]convPWCh
+	span  int32
 }
 
 // put writes the outputs of one pixel, at r, from its two sums s0 and s1
-// (requantized, plus the output zero point, clamped). Not inlined: see
-// convRowsRun.
+// (requantized, plus the output zero point, clamped): by convPWQ, one
+// multiply with the zero point and the clamp folded in, where it is exact,
+// else by convPWRescale. Not inlined: see convRowsRun.
 //
 //go:noinline
 func (f *convRowsFin) put(r []int8, s0, s1 int32) {
+	if f.exact {
+		t := f.ch
+		r[0] = int8(f.hi - convPWQ(s0+t[0].bias, &t[0], f.span))
+		if f.two {
+			r[1] = int8(f.hi - convPWQ(s1+t[1].bias, &t[1], f.span))
+		}
+		return
+	}
 	r[0] = int8(max(min(convPWRescale(s0, f.q0)+f.zo, f.hi), f.lo))
 	if f.two {
 		r[1] = int8(max(min(convPWRescale(s1, f.q1)+f.zo, f.hi), f.lo))
@@ -254,130 +341,273 @@ func convRowsDot(x []int8, d, rs, fH, L int, w [][2]int8) (s00, s01, s10, s11 in
 	_ = x[(fH-1)*rs+d+L-1]
 	_ = w[fH*L-1]
 	var s [4]int32
-	px, pw := unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(w))
-	for fy := range fH {
-		convRowsRun(unsafe.Add(px, fy*rs), unsafe.Add(pw, 2*fy*L), d, L, &s)
-	}
+	convRowsRun(&convRowsRunArgs{unsafe.Pointer(unsafe.SliceData(x)), unsafe.Pointer(unsafe.SliceData(w)), d, L, rs, 2 * L, fH, 0, 0}, &s)
 	return s[0], s[1], s[2], s[3]
 }
 
+// convRowsRunArgs are convRowsRun's arguments: rows (> 0) runs of n
+// (> 0) values at a+ra and d bytes further on, the runs rs bytes apart,
+// and rows runs of n interleaved weight pairs at w+rw, ws bytes apart (ra
+// and rw: the row loop's offsets, zero at the call).
+type convRowsRunArgs struct {
+	a, w                       unsafe.Pointer
+	d, n, rs, ws, rows, ra, rw int
+}
+
 // convRowsRun adds to s (s00, s01, s10, s11 as convRowsDot's) the
-// products of the n (> 0) values at a and the n values d bytes further on
-// with the n interleaved weight pairs at w. Not inlined: with few values
-// live, gc keeps the sums, the pointers and the count in registers (in
-// convRowsDot's loops it reloaded four of them from the stack for every
-// value).
+// products of g's runs of values with its runs of weight pairs. Not
+// inlined: with few values live, gc keeps the sums, the pointers and the
+// end in registers (in convRowsDot's loops it reloaded four of them from
+// the stack for every value). Each value takes three temporaries (the two
+// pixels' values, then each weight in turn): with a fourth, gc spilled
+// the step count. The row loop's state lives in g, stored at the end of
+// each row so that gc reads it again (kept in registers, it was reloaded
+// on every step of the loop of sixteen). The pointers step only when more
+// values or rows follow: they never point past the last run.
 //
 //go:noinline
-func convRowsRun(a, w unsafe.Pointer, d, n int, s *[4]int32) {
+func convRowsRun(g *convRowsRunArgs, s *[4]int32) {
 	s00, s01, s10, s11 := s[0], s[1], s[2], s[3]
-	b := unsafe.Add(a, d)
-	// Values one at a time until a multiple of four is left.
-	for n%4 != 0 {
-		x0, x1 := int32(*(*int8)(a)), int32(*(*int8)(b))
-		q := (*[2]int8)(w)
-		s00 += x0 * int32(q[0])
-		s10 += x1 * int32(q[0])
-		s01 += x0 * int32(q[1])
-		s11 += x1 * int32(q[1])
-		if n--; n == 0 {
-			s[0], s[1], s[2], s[3] = s00, s01, s10, s11
-			return
+	var x0, x1, v int32
+	for {
+		a, q, k := unsafe.Add(g.a, g.ra), unsafe.Add(g.w, g.rw), g.n
+		b := unsafe.Add(a, g.d)
+		// Values one at a time until a multiple of four is left.
+		for k%4 != 0 {
+			x0, x1 = int32(*(*int8)(unsafe.Add(a, 0))), int32(*(*int8)(unsafe.Add(b, 0)))
+			v = int32(*(*int8)(unsafe.Add(q, 0)))
+			s00 += x0 * v
+			s10 += x1 * v
+			v = int32(*(*int8)(unsafe.Add(q, 1)))
+			s01 += x0 * v
+			s11 += x1 * v
+			if k--; k == 0 {
+				break
+			}
+			a, b, q = unsafe.Add(a, 1), unsafe.Add(b, 1), unsafe.Add(q, 2)
 		}
-		a, b, w = unsafe.Add(a, 1), unsafe.Add(b, 1), unsafe.Add(w, 2)
-	}
-	// Four values, once, until a multiple of eight is left.
-	if n%8 != 0 {
-		pa, pb, q := (*[4]int8)(a), (*[4]int8)(b), (*[8]int8)(w)
-		var x0, x1, w0, w1 int32
-		x0, x1 = int32(pa[0]), int32(pb[0])
-		w0, w1 = int32(q[0]), int32(q[1])
-		s00 += x0 * w0
-		s10 += x1 * w0
-		s01 += x0 * w1
-		s11 += x1 * w1
-		x0, x1 = int32(pa[1]), int32(pb[1])
-		w0, w1 = int32(q[2]), int32(q[3])
-		s00 += x0 * w0
-		s10 += x1 * w0
-		s01 += x0 * w1
-		s11 += x1 * w1
-		x0, x1 = int32(pa[2]), int32(pb[2])
-		w0, w1 = int32(q[4]), int32(q[5])
-		s00 += x0 * w0
-		s10 += x1 * w0
-		s01 += x0 * w1
-		s11 += x1 * w1
-		x0, x1 = int32(pa[3]), int32(pb[3])
-		w0, w1 = int32(q[6]), int32(q[7])
-		s00 += x0 * w0
-		s10 += x1 * w0
-		s01 += x0 * w1
-		s11 += x1 * w1
-		if n -= 4; n == 0 {
-			s[0], s[1], s[2], s[3] = s00, s01, s10, s11
-			return
+		// Four values, once, until a multiple of eight is left.
+		if k%8 != 0 {
+			x0, x1 = int32(*(*int8)(unsafe.Add(a, 0))), int32(*(*int8)(unsafe.Add(b, 0)))
+			v = int32(*(*int8)(unsafe.Add(q, 0)))
+			s00 += x0 * v
+			s10 += x1 * v
+			v = int32(*(*int8)(unsafe.Add(q, 1)))
+			s01 += x0 * v
+			s11 += x1 * v
+			x0, x1 = int32(*(*int8)(unsafe.Add(a, 1))), int32(*(*int8)(unsafe.Add(b, 1)))
+			v = int32(*(*int8)(unsafe.Add(q, 2)))
+			s00 += x0 * v
+			s10 += x1 * v
+			v = int32(*(*int8)(unsafe.Add(q, 3)))
+			s01 += x0 * v
+			s11 += x1 * v
+			x0, x1 = int32(*(*int8)(unsafe.Add(a, 2))), int32(*(*int8)(unsafe.Add(b, 2)))
+			v = int32(*(*int8)(unsafe.Add(q, 4)))
+			s00 += x0 * v
+			s10 += x1 * v
+			v = int32(*(*int8)(unsafe.Add(q, 5)))
+			s01 += x0 * v
+			s11 += x1 * v
+			x0, x1 = int32(*(*int8)(unsafe.Add(a, 3))), int32(*(*int8)(unsafe.Add(b, 3)))
+			v = int32(*(*int8)(unsafe.Add(q, 6)))
+			s00 += x0 * v
+			s10 += x1 * v
+			v = int32(*(*int8)(unsafe.Add(q, 7)))
+			s01 += x0 * v
+			s11 += x1 * v
+			if k -= 4; k != 0 {
+				a, b, q = unsafe.Add(a, 4), unsafe.Add(b, 4), unsafe.Add(q, 8)
+			}
 		}
-		a, b, w = unsafe.Add(a, 4), unsafe.Add(b, 4), unsafe.Add(w, 8)
-	}
-	// Eight values a step, unrolled by hand (gc does not unroll). The
-	// pointers step only when another eight follow: they never point past
-	// the row.
-	for h := n / 8; ; {
-		pa, pb, q := (*[8]int8)(a), (*[8]int8)(b), (*[16]int8)(w)
-		var x0, x1, w0, w1 int32
-		x0, x1 = int32(pa[0]), int32(pb[0])
-		w0, w1 = int32(q[0]), int32(q[1])
-		s00 += x0 * w0
-		s10 += x1 * w0
-		s01 += x0 * w1
-		s11 += x1 * w1
-		x0, x1 = int32(pa[1]), int32(pb[1])
-		w0, w1 = int32(q[2]), int32(q[3])
-		s00 += x0 * w0
-		s10 += x1 * w0
-		s01 += x0 * w1
-		s11 += x1 * w1
-		x0, x1 = int32(pa[2]), int32(pb[2])
-		w0, w1 = int32(q[4]), int32(q[5])
-		s00 += x0 * w0
-		s10 += x1 * w0
-		s01 += x0 * w1
-		s11 += x1 * w1
-		x0, x1 = int32(pa[3]), int32(pb[3])
-		w0, w1 = int32(q[6]), int32(q[7])
-		s00 += x0 * w0
-		s10 += x1 * w0
-		s01 += x0 * w1
-		s11 += x1 * w1
-		x0, x1 = int32(pa[4]), int32(pb[4])
-		w0, w1 = int32(q[8]), int32(q[9])
-		s00 += x0 * w0
-		s10 += x1 * w0
-		s01 += x0 * w1
-		s11 += x1 * w1
-		x0, x1 = int32(pa[5]), int32(pb[5])
-		w0, w1 = int32(q[10]), int32(q[11])
-		s00 += x0 * w0
-		s10 += x1 * w0
-		s01 += x0 * w1
-		s11 += x1 * w1
-		x0, x1 = int32(pa[6]), int32(pb[6])
-		w0, w1 = int32(q[12]), int32(q[13])
-		s00 += x0 * w0
-		s10 += x1 * w0
-		s01 += x0 * w1
-		s11 += x1 * w1
-		x0, x1 = int32(pa[7]), int32(pb[7])
-		w0, w1 = int32(q[14]), int32(q[15])
-		s00 += x0 * w0
-		s10 += x1 * w0
-		s01 += x0 * w1
-		s11 += x1 * w1
-		if h--; h == 0 {
+		// Eight values, once, until a multiple of sixteen is left.
+		if k%16 != 0 {
+			x0, x1 = int32(*(*int8)(unsafe.Add(a, 0))), int32(*(*int8)(unsafe.Add(b, 0)))
+			v = int32(*(*int8)(unsafe.Add(q, 0)))
+			s00 += x0 * v
+			s10 += x1 * v
+			v = int32(*(*int8)(unsafe.Add(q, 1)))
+			s01 += x0 * v
+			s11 += x1 * v
+			x0, x1 = int32(*(*int8)(unsafe.Add(a, 1))), int32(*(*int8)(unsafe.Add(b, 1)))
+			v = int32(*(*int8)(unsafe.Add(q, 2)))
+			s00 += x0 * v
+			s10 += x1 * v
+			v = int32(*(*int8)(unsafe.Add(q, 3)))
+			s01 += x0 * v
+			s11 += x1 * v
+			x0, x1 = int32(*(*int8)(unsafe.Add(a, 2))), int32(*(*int8)(unsafe.Add(b, 2)))
+			v = int32(*(*int8)(unsafe.Add(q, 4)))
+			s00 += x0 * v
+			s10 += x1 * v
+			v = int32(*(*int8)(unsafe.Add(q, 5)))
+			s01 += x0 * v
+			s11 += x1 * v
+			x0, x1 = int32(*(*int8)(unsafe.Add(a, 3))), int32(*(*int8)(unsafe.Add(b, 3)))
+			v = int32(*(*int8)(unsafe.Add(q, 6)))
+			s00 += x0 * v
+			s10 += x1 * v
+			v = int32(*(*int8)(unsafe.Add(q, 7)))
+			s01 += x0 * v
+			s11 += x1 * v
+			x0, x1 = int32(*(*int8)(unsafe.Add(a, 4))), int32(*(*int8)(unsafe.Add(b, 4)))
+			v = int32(*(*int8)(unsafe.Add(q, 8)))
+			s00 += x0 * v
+			s10 += x1 * v
+			v = int32(*(*int8)(unsafe.Add(q, 9)))
+			s01 += x0 * v
+			s11 += x1 * v
+			x0, x1 = int32(*(*int8)(unsafe.Add(a, 5))), int32(*(*int8)(unsafe.Add(b, 5)))
+			v = int32(*(*int8)(unsafe.Add(q, 10)))
+			s00 += x0 * v
+			s10 += x1 * v
+			v = int32(*(*int8)(unsafe.Add(q, 11)))
+			s01 += x0 * v
+			s11 += x1 * v
+			x0, x1 = int32(*(*int8)(unsafe.Add(a, 6))), int32(*(*int8)(unsafe.Add(b, 6)))
+			v = int32(*(*int8)(unsafe.Add(q, 12)))
+			s00 += x0 * v
+			s10 += x1 * v
+			v = int32(*(*int8)(unsafe.Add(q, 13)))
+			s01 += x0 * v
+			s11 += x1 * v
+			x0, x1 = int32(*(*int8)(unsafe.Add(a, 7))), int32(*(*int8)(unsafe.Add(b, 7)))
+			v = int32(*(*int8)(unsafe.Add(q, 14)))
+			s00 += x0 * v
+			s10 += x1 * v
+			v = int32(*(*int8)(unsafe.Add(q, 15)))
+			s01 += x0 * v
+			s11 += x1 * v
+			if k -= 8; k != 0 {
+				a, b, q = unsafe.Add(a, 8), unsafe.Add(b, 8), unsafe.Add(q, 16)
+			}
+		}
+		// Sixteen values a step, unrolled by hand (gc does not unroll),
+		// until a reaches the last step's start (no count to keep).
+		if k != 0 {
+			for last := unsafe.Add(a, k-16); ; {
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 0))), int32(*(*int8)(unsafe.Add(b, 0)))
+				v = int32(*(*int8)(unsafe.Add(q, 0)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 1)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 1))), int32(*(*int8)(unsafe.Add(b, 1)))
+				v = int32(*(*int8)(unsafe.Add(q, 2)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 3)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 2))), int32(*(*int8)(unsafe.Add(b, 2)))
+				v = int32(*(*int8)(unsafe.Add(q, 4)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 5)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 3))), int32(*(*int8)(unsafe.Add(b, 3)))
+				v = int32(*(*int8)(unsafe.Add(q, 6)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 7)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 4))), int32(*(*int8)(unsafe.Add(b, 4)))
+				v = int32(*(*int8)(unsafe.Add(q, 8)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 9)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 5))), int32(*(*int8)(unsafe.Add(b, 5)))
+				v = int32(*(*int8)(unsafe.Add(q, 10)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 11)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 6))), int32(*(*int8)(unsafe.Add(b, 6)))
+				v = int32(*(*int8)(unsafe.Add(q, 12)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 13)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 7))), int32(*(*int8)(unsafe.Add(b, 7)))
+				v = int32(*(*int8)(unsafe.Add(q, 14)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 15)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 8))), int32(*(*int8)(unsafe.Add(b, 8)))
+				v = int32(*(*int8)(unsafe.Add(q, 16)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 17)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 9))), int32(*(*int8)(unsafe.Add(b, 9)))
+				v = int32(*(*int8)(unsafe.Add(q, 18)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 19)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 10))), int32(*(*int8)(unsafe.Add(b, 10)))
+				v = int32(*(*int8)(unsafe.Add(q, 20)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 21)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 11))), int32(*(*int8)(unsafe.Add(b, 11)))
+				v = int32(*(*int8)(unsafe.Add(q, 22)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 23)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 12))), int32(*(*int8)(unsafe.Add(b, 12)))
+				v = int32(*(*int8)(unsafe.Add(q, 24)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 25)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 13))), int32(*(*int8)(unsafe.Add(b, 13)))
+				v = int32(*(*int8)(unsafe.Add(q, 26)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 27)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 14))), int32(*(*int8)(unsafe.Add(b, 14)))
+				v = int32(*(*int8)(unsafe.Add(q, 28)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 29)))
+				s01 += x0 * v
+				s11 += x1 * v
+				x0, x1 = int32(*(*int8)(unsafe.Add(a, 15))), int32(*(*int8)(unsafe.Add(b, 15)))
+				v = int32(*(*int8)(unsafe.Add(q, 30)))
+				s00 += x0 * v
+				s10 += x1 * v
+				v = int32(*(*int8)(unsafe.Add(q, 31)))
+				s01 += x0 * v
+				s11 += x1 * v
+				if a == last {
+					break
+				}
+				a, b, q = unsafe.Add(a, 16), unsafe.Add(b, 16), unsafe.Add(q, 32)
+			}
+		}
+		if g.rows--; g.rows == 0 {
 			break
 		}
-		a, b, w = unsafe.Add(a, 8), unsafe.Add(b, 8), unsafe.Add(w, 16)
+		g.ra, g.rw = g.ra+g.rs, g.rw+g.ws
 	}
 	s[0], s[1], s[2], s[3] = s00, s01, s10, s11
 }
@@ -433,10 +663,7 @@ func convRowsEdge2(p *convRowsParams, x []int8, iy0, ix0, lo, hi int, w [][2]int
 	_ = w[((p.filterH-1)*fW+lo)*C+n-1]
 	px, pw := unsafe.Pointer(&x[q0]), unsafe.Pointer(&w[lo*C])
 	var s [4]int32
-	for range p.filterH {
-		convRowsRun(px, pw, d, n, &s)
-		px, pw = unsafe.Add(px, rs), unsafe.Add(pw, 2*fW*C)
-	}
+	convRowsRun(&convRowsRunArgs{px, pw, d, n, rs, 2 * fW * C, p.filterH, 0, 0}, &s)
 	return s[0], s[1], s[2], s[3]
 }
 

@@ -46,6 +46,10 @@ func TestConvRowsInt8(t *testing.T) {
 		{1, 5, 6, 4, 2, 2, 3, 2, 1, 1, 1, true},
 		{1, 9, 12, 1, 5, 8, 4, 1, 1, 1, 1, true},
 		{1, 9, 12, 1, 5, 8, 4, 1, 1, 1, 1, false},
+		// Window rows of 4 + 8 + 16 and of 12*16 values (convRowsRun's
+		// blocks and its loop of sixteen).
+		{1, 6, 6, 28, 3, 1, 4, 1, 1, 1, 1, true},
+		{1, 5, 5, 64, 3, 3, 6, 1, 1, 1, 1, true},
 	}
 	for i := 0; i < 60; i++ {
 		cases = append(cases, convTWinCase{1 + r.Intn(2), 1 + r.Intn(9), 1 + r.Intn(12), 1 + r.Intn(5),

@@ -31,7 +31,7 @@ package kernels
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
 //   - convRowsEdgeRun: parameter a has type unsafe.Pointer
 //   - convRowsPair: parameter w has type [][2]int8
-//   - convRowsRun: parameter a has type unsafe.Pointer
+//   - convRowsRun: parameter s has type *[4]int32
 //   - dot4I16: parameter s has type *[4]int64
 //   - dot4Run: parameter x has type unsafe.Pointer
 //   - dspAvgPool: parameter x has type unsafe.Pointer
@@ -165,6 +165,9 @@ package kernels
 //   - convDilEdgeArgs: field px has type unsafe.Pointer
 //   - convPWKArgs: field x has type unsafe.Pointer
 //   - convPWRunArgs: field x has type [][8]int8
+//   - convRowsFin: field ch has type *[2]convPWCh
+//   - convRowsLine: field o has type unsafe.Pointer
+//   - convRowsRunArgs: field a has type unsafe.Pointer
 //   - dspArgs: field x has type unsafe.Pointer
 //   - dspPWArgs: field x has type unsafe.Pointer
 //   - dw3x3Run: field buf has type unsafe.Pointer
@@ -351,6 +354,8 @@ func Call(fn string, args []any) bool {
 		convRQLoad(args[0].(string), args[1].([]int64))
 	case "convRowsInt8":
 		convRowsInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
+	case "convRowsLinePairs":
+		convRowsLinePairs(args[0].(*convRowsLine))
 	case "convWinGather":
 		convWinGather(args[0].(*convWinParams), args[1].([]int8), int(args[2].(int64)), int(args[3].(int64)), int(args[4].(int64)), args[5].([]int64))
 	case "convWinInt8":
@@ -1353,27 +1358,6 @@ func NewParams(typ string, fields map[string]any) any {
 				p.fActMin = float32(v.(float64))
 			case "fActMax":
 				p.fActMax = float32(v.(float64))
-			default:
-				return nil
-			}
-		}
-		return p
-	case "convRowsFin":
-		p := &convRowsFin{}
-		for k, v := range fields {
-			switch k {
-			case "q0":
-				p.q0 = v.(*convPWRQ)
-			case "q1":
-				p.q1 = v.(*convPWRQ)
-			case "zo":
-				p.zo = int32(v.(int64))
-			case "lo":
-				p.lo = int32(v.(int64))
-			case "hi":
-				p.hi = int32(v.(int64))
-			case "two":
-				p.two = v.(bool)
 			default:
 				return nil
 			}

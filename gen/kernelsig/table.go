@@ -173,6 +173,7 @@ const (
 	ConvRowsEdge2           Func = "convRowsEdge2"
 	ConvRowsEdgeRun         Func = "convRowsEdgeRun"
 	ConvRowsInt8            Func = "convRowsInt8"
+	ConvRowsLinePairs       Func = "convRowsLinePairs"
 	ConvRowsPair            Func = "convRowsPair"
 	ConvRowsRun             Func = "convRowsRun"
 	ConvRowsSums            Func = "convRowsSums"
@@ -760,7 +761,9 @@ const (
 	ConvPWRunArgs        Struct = "convPWRunArgs"
 	ConvParams           Struct = "convParams"
 	ConvRowsFin          Struct = "convRowsFin"
+	ConvRowsLine         Struct = "convRowsLine"
 	ConvRowsParams       Struct = "convRowsParams"
+	ConvRowsRunArgs      Struct = "convRowsRunArgs"
 	ConvWinParams        Struct = "convWinParams"
 	CumsumParams         Struct = "cumsumParams"
 	DequantizeParams     Struct = "dequantizeParams"
@@ -991,6 +994,7 @@ func Funcs() []Func {
 		ConvRowsEdge2,
 		ConvRowsEdgeRun,
 		ConvRowsInt8,
+		ConvRowsLinePairs,
 		ConvRowsPair,
 		ConvRowsRun,
 		ConvRowsSums,
@@ -1580,7 +1584,9 @@ func Structs() []Struct {
 		ConvPWRunArgs,
 		ConvParams,
 		ConvRowsFin,
+		ConvRowsLine,
 		ConvRowsParams,
+		ConvRowsRunArgs,
 		ConvWinParams,
 		CumsumParams,
 		DequantizeParams,
@@ -1970,10 +1976,12 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"n", "int"}, {"zp", "int32"}, {"s", "*[2]int32"}}, true
 	case ConvRowsInt8:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case ConvRowsLinePairs:
+		return []Param{{"g", "*convRowsLine"}}, true
 	case ConvRowsPair:
-		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"ch", "*[2]convPWCh"}, {"exact", "bool"}, {"two", "bool"}, {"out", "[]int8"}}, true
 	case ConvRowsRun:
-		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"d", "int"}, {"n", "int"}, {"s", "*[4]int32"}}, true
+		return []Param{{"g", "*convRowsRunArgs"}, {"s", "*[4]int32"}}, true
 	case ConvRowsSums:
 		return []Param{{"w", "unsafe.Pointer"}, {"n", "int"}}, true
 	case ConvTaps:
@@ -3210,6 +3218,7 @@ func (f Func) Results() int {
 		ConvRQLoad,
 		ConvRowsEdgeRun,
 		ConvRowsInt8,
+		ConvRowsLinePairs,
 		ConvRowsPair,
 		ConvRowsRun,
 		ConvWinGather,
@@ -3878,9 +3887,13 @@ func (s Struct) Fields() ([]Param, bool) {
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case ConvRowsFin:
-		return []Param{{"q0", "*convPWRQ"}, {"q1", "*convPWRQ"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"two", "bool"}}, true
+		return []Param{{"q0", "*convPWRQ"}, {"q1", "*convPWRQ"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"two", "bool"}, {"exact", "bool"}, {"ch", "*[2]convPWCh"}, {"span", "int32"}}, true
+	case ConvRowsLine:
+		return []Param{{"run", "convRowsRunArgs"}, {"step", "int"}, {"o", "unsafe.Pointer"}, {"n", "int"}, {"m", "int"}, {"rows", "int"}, {"z0", "int32"}, {"z1", "int32"}, {"t", "*[2]convPWCh"}, {"span", "int32"}, {"hi", "int32"}, {"two", "bool"}}, true
 	case ConvRowsParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
+	case ConvRowsRunArgs:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"d", "int"}, {"n", "int"}, {"rs", "int"}, {"ws", "int"}, {"rows", "int"}, {"ra", "int"}, {"rw", "int"}}, true
 	case ConvWinParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inZP", "int64"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}}, true
 	case CumsumParams:
