@@ -75,6 +75,11 @@ func dw3x3Int8(p *dw3x3Params, in []int8, w, zrow, rq string, scr []int32, out [
 				dw3x3Fill(&c2, x, z, iy0+2, ix0, nc, p)
 				n := min(bw, p.outW-ox)
 				switch {
+				case n <= 3 && p.strideW == 1:
+					// A row's last block of three or fewer pixels.
+					dw3x3Tri1(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
+				case n <= 3:
+					dw3x3Tri2(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
 				case bw == 6 && p.strideW == 1:
 					dw3x3Hex1(&c0, &c1, &c2, w9, rq, p, n, o[ox*C:])
 				case bw == 6:
