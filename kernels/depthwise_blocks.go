@@ -33,17 +33,35 @@ type dwBlockT struct {
 	zo, lo, hi int32
 	off        int32 // the input offset
 	row        int   // the row function (dwRowFour...)
+	// exact: convPWQ is exact for every lane (load), chp the lanes'
+	// records for it (load's are in ch); span is hi - lo.
+	exact bool
+	chp   *[4]convPWCh
+	ch    [4]convPWCh
+	span  int32
 	// A window: m calls of n taps, the taps xs input and ws filter bytes
 	// apart, the calls xo and wo apart.
 	n, m, xs, ws, xo, wo int
 }
 
 // load decodes the records of output channels c0 to c0+lanes-1 of rq
-// (fcRQRecordLen bytes each: bias, then the requantization) into t.
-func (t *dwBlockT) load(rq string, c0, lanes int) {
+// (fcRQRecordLen bytes each: bias, then the requantization) into t, for
+// windows of at most taps taps. Where every lane's requantization has no
+// left shift and a right shift of 1 to 21, and its bias plus the largest
+// sum, taps*255*128 (input plus offset times weight), stays below 2^30 in
+// magnitude, it also fills t.ch and sets t.exact: convPWQ's one multiply,
+// zero point and clamp folded in (conv_pw.go), is then exact.
+func (t *dwBlockT) load(rq string, c0, lanes, taps int) {
+	t.exact, t.span, t.chp = taps < 1<<14, t.hi-t.lo, &t.ch
 	for j := range lanes {
 		r := rq[fcRQRecordLen*(c0+j) : fcRQRecordLen*(c0+j)+fcRQRecordLen]
 		t.q[j], t.bias[j] = rqFromFC(ld32(r, 1), r[12], r[13]), ld32(r, 0)
+		b, rs := t.bias[j], uint32(r[13])-32 // the right shift less one
+		if r[12] != 0 || rs >= 21 || int64(max(b, -b))+int64(taps)*255*128 >= 1<<30 {
+			t.exact = false
+			continue
+		}
+		convPWChSet(&t.ch[j], b, uint32(t.q[j].mult)<<1, rs+1, uint32(t.zo-t.lo))
 	}
 }
 
@@ -60,7 +78,7 @@ func dwBlockRun(p *dwParams, in, filter []int8, rq string, out []int8, c0, ic, l
 	inImg := p.inH * inRow
 	fRow := p.filterW * oc
 	t := dwBlockT{zo: p.outOffset, lo: p.actMin, hi: p.actMax, off: p.inOffset, row: row}
-	t.load(rq, c0, lanes)
+	t.load(rq, c0, lanes, p.filterH*p.filterW)
 	// The last input value and weight a tap reads, from its first.
 	lastIn, lastW := (lanes-1)/(oc/c), lanes-1
 	// Output columns [xa, xb) have windows inside the image in width.
@@ -128,7 +146,11 @@ func dwBlockPixels(t *dwBlockT, x, w, out unsafe.Pointer, count, xPix, oPix, lan
 		case dwRowFour:
 			dwWin4(x, w, t, &a)
 		case dwRowFourOne:
-			dwWin4One(x, w, t, &a)
+			if t.n == 3 {
+				dwWin4One3(x, w, t, &a)
+			} else {
+				dwWin4One(x, w, t, &a)
+			}
 		case dwRowFourTwo:
 			dwWin4Two(x, w, t, &a)
 		default:
@@ -146,11 +168,20 @@ func dwBlockPixels(t *dwBlockT, x, w, out unsafe.Pointer, count, xPix, oPix, lan
 	}
 }
 
-// finish4 requantizes four sums (rqApply, after the bias), adds the output
-// zero point, clamps and writes them. Not inlined: see dwBlockPixels.
+// finish4 requantizes four sums (after the bias: by convPWQ where
+// t.exact, else by rqApply), adds the output zero point, clamps and
+// writes them. Not inlined: see dwBlockPixels.
 //
 //go:noinline
 func (t *dwBlockT) finish4(a *[4]int32, out *[4]int8) {
+	if t.exact {
+		c := t.chp
+		out[0] = int8(t.hi - convPWQ(a[0]+c[0].bias, &c[0], t.span))
+		out[1] = int8(t.hi - convPWQ(a[1]+c[1].bias, &c[1], t.span))
+		out[2] = int8(t.hi - convPWQ(a[2]+c[2].bias, &c[2], t.span))
+		out[3] = int8(t.hi - convPWQ(a[3]+c[3].bias, &c[3], t.span))
+		return
+	}
 	out[0] = int8(clampI32(rqApply(a[0]+t.bias[0], &t.q[0])+t.zo, t.lo, t.hi))
 	out[1] = int8(clampI32(rqApply(a[1]+t.bias[1], &t.q[1])+t.zo, t.lo, t.hi))
 	out[2] = int8(clampI32(rqApply(a[2]+t.bias[2], &t.q[2])+t.zo, t.lo, t.hi))
@@ -159,6 +190,13 @@ func (t *dwBlockT) finish4(a *[4]int32, out *[4]int8) {
 
 // finish is finish4 for len(out) (at most 4) sums.
 func (t *dwBlockT) finish(a *[4]int32, out []int8) {
+	if t.exact {
+		c := t.chp
+		for j := range out {
+			out[j] = int8(t.hi - convPWQ(a[j]+c[j].bias, &c[j], t.span))
+		}
+		return
+	}
 	for j := range out {
 		out[j] = int8(clampI32(rqApply(a[j]+t.bias[j], &t.q[j])+t.zo, t.lo, t.hi))
 	}

@@ -53,6 +53,41 @@ func dwWin4One(x, w unsafe.Pointer, t *dwBlockT, a *[4]int32) {
 	a[0], a[1], a[2], a[3] = a0, a1, a2, a3
 }
 
+// dwWin4One3 is dwWin4One for windows of t.m rows of three taps (t.n =
+// 3), a row's taps written out (gc does not unroll; in dwWin4One's two
+// loops it spilled in the inner one).
+//
+//go:noinline
+func dwWin4One3(x, w unsafe.Pointer, t *dwBlockT, a *[4]int32) {
+	var a0, a1, a2, a3, v int32
+	var q *[4]int8
+	xs, ws, off := t.xs, t.ws, t.off
+	for m := t.m; ; {
+		v, q = int32(*(*int8)(x))+off, (*[4]int8)(w)
+		a0 += v * int32(q[0])
+		a1 += v * int32(q[1])
+		a2 += v * int32(q[2])
+		a3 += v * int32(q[3])
+		x, w = unsafe.Add(x, xs), unsafe.Add(w, ws)
+		v, q = int32(*(*int8)(x))+off, (*[4]int8)(w)
+		a0 += v * int32(q[0])
+		a1 += v * int32(q[1])
+		a2 += v * int32(q[2])
+		a3 += v * int32(q[3])
+		x, w = unsafe.Add(x, xs), unsafe.Add(w, ws)
+		v, q = int32(*(*int8)(x))+off, (*[4]int8)(w)
+		a0 += v * int32(q[0])
+		a1 += v * int32(q[1])
+		a2 += v * int32(q[2])
+		a3 += v * int32(q[3])
+		if m--; m == 0 {
+			break
+		}
+		x, w = unsafe.Add(x, t.xo-2*xs), unsafe.Add(w, t.wo-2*ws)
+	}
+	a[0], a[1], a[2], a[3] = a0, a1, a2, a3
+}
+
 // dwWin4Two is dwWin4 for four output channels of two input channels
 // (depth multiplier 2): the first input value times the first two
 // weights, the second times the other two.
@@ -130,6 +165,17 @@ func dwInt8BlocksMulRaster(p *dwParams, in, filter []int8, rq string, out []int8
 	fRow := p.filterW * oc
 	var buf [dwRasterMax * dwRasterPix]int8
 	t := dwBlockT{zo: p.outOffset, lo: p.actMin, hi: p.actMax, off: p.inOffset}
+	// Where convPWQ is exact for every channel, their records are decoded
+	// once, here, not for every group of pixels.
+	taps := p.filterH * p.filterW
+	var chs [dwRasterMax]convPWCh
+	exact := oc <= dwRasterMax
+	for c0 := 0; exact && c0 < oc; c0 += 4 {
+		lanes := min(4, oc-c0)
+		t.load(rq, c0, lanes, taps)
+		exact = t.exact
+		copy(chs[c0:c0+lanes], t.ch[:lanes])
+	}
 	o := 0
 	for b := 0; b < p.batches; b++ {
 		img := in[b*inImg : (b+1)*inImg]
@@ -163,7 +209,12 @@ func dwInt8BlocksMulRaster(p *dwParams, in, filter []int8, rq string, out []int8
 				}
 				for c0 := 0; c0 < oc; c0 += 4 {
 					lanes, ic := min(4, oc-c0), c0/dm
-					t.load(rq, c0, lanes)
+					if exact {
+						// c0, a multiple of four below oc <= dwRasterMax: four records in chs.
+						t.exact, t.chp = true, (*[4]convPWCh)(chs[c0:c0+4])
+					} else {
+						t.load(rq, c0, lanes, taps)
+					}
 					for k := range np {
 						v := &win[k]
 						var a [4]int32
@@ -175,6 +226,8 @@ func dwInt8BlocksMulRaster(p *dwParams, in, filter []int8, rq string, out []int8
 								dwWin2One(x, w, &t, &a)
 							case dm == 2:
 								dwWin4Two(x, w, &t, &a)
+							case t.n == 3:
+								dwWin4One3(x, w, &t, &a)
 							default:
 								dwWin4One(x, w, &t, &a)
 							}

@@ -326,6 +326,7 @@ const (
 	DwWin2One               Func = "dwWin2One"
 	DwWin4                  Func = "dwWin4"
 	DwWin4One               Func = "dwWin4One"
+	DwWin4One3              Func = "dwWin4One3"
 	DwWin4Two               Func = "dwWin4Two"
 	EluF32                  Func = "eluF32"
 	EmbeddingHybrid         Func = "embeddingHybrid"
@@ -1147,6 +1148,7 @@ func Funcs() []Func {
 		DwWin2One,
 		DwWin4,
 		DwWin4One,
+		DwWin4One3,
 		DwWin4Two,
 		EluF32,
 		EmbeddingHybrid,
@@ -2282,6 +2284,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"t", "*dwBlockT"}, {"a", "*[4]int32"}}, true
 	case DwWin4One:
 		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"t", "*dwBlockT"}, {"a", "*[4]int32"}}, true
+	case DwWin4One3:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"t", "*dwBlockT"}, {"a", "*[4]int32"}}, true
 	case DwWin4Two:
 		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"t", "*dwBlockT"}, {"a", "*[4]int32"}}, true
 	case EluF32:
@@ -3321,6 +3325,7 @@ func (f Func) Results() int {
 		DwWin2One,
 		DwWin4,
 		DwWin4One,
+		DwWin4One3,
 		DwWin4Two,
 		EluF32,
 		EmbeddingHybrid,
@@ -3917,7 +3922,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case Dw3x3Run:
 		return []Param{{"buf", "unsafe.Pointer"}, {"t", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"C", "uintptr"}, {"j", "uintptr"}, {"nch", "uintptr"}, {"span", "int32"}, {"hi", "int32"}, {"_", "[0]uint32"}}, true
 	case DwBlockT:
-		return []Param{{"q", "[4]rq32"}, {"bias", "[4]int32"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"off", "int32"}, {"row", "int"}, {"n", "int"}, {"m", "int"}, {"xs", "int"}, {"ws", "int"}, {"xo", "int"}, {"wo", "int"}}, true
+		return []Param{{"q", "[4]rq32"}, {"bias", "[4]int32"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"off", "int32"}, {"row", "int"}, {"exact", "bool"}, {"chp", "*[4]convPWCh"}, {"ch", "[4]convPWCh"}, {"span", "int32"}, {"n", "int"}, {"m", "int"}, {"xs", "int"}, {"ws", "int"}, {"xo", "int"}, {"wo", "int"}}, true
 	case DwDSPArgs:
 		return []Param{{"bc", "uintptr"}, {"w", "unsafe.Pointer"}, {"rec", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"dbc", "int32"}, {"dw", "int32"}, {"drec", "int32"}, {"dout", "int32"}, {"n", "int32"}, {"np", "int32"}, {"span2", "uint32"}, {"lo4", "uint32"}, {"tab", "unsafe.Pointer"}}, true
 	case DwDSPParams:
