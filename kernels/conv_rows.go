@@ -891,6 +891,15 @@ func convGatherWin(p *convRowsParams, x []int8, iy0, ix0 int, dst []int8) {
 			}
 			return
 		}
+		if L == 4 {
+			// Rows of four values (DS-CNN's 10x4 filter on one channel).
+			for dj := 0; dj+4 <= len(dst); dj += 4 {
+				s4, d4 := (*[4]int8)(x[off:off+4]), (*[4]int8)(dst[dj:dj+4])
+				d4[0], d4[1], d4[2], d4[3] = s4[0], s4[1], s4[2], s4[3]
+				off += rs
+			}
+			return
+		}
 		for dj := 0; dj+L <= len(dst); dj += L {
 			src, d := x[off:off+L], dst[dj:dj+L]
 			j := 0
@@ -917,6 +926,25 @@ func convGatherWin(p *convRowsParams, x []int8, iy0, ix0 int, dst []int8) {
 			if iy := iy0 + fy; iy >= 0 && iy < p.inH {
 				src := x[(iy*p.inW+ix0)*C+lo : (iy*p.inW+ix0)*C+hi]
 				mid := d8[lo:hi]
+				mid = mid[:len(src)]
+				//lint:ignore S1001 short copies stay an inlined loop, not a memmove call
+				for i, v := range src {
+					mid[i] = v
+				}
+			}
+		}
+		return
+	}
+	if L < 8 {
+		// Short rows: the copies inline, not convCopy calls.
+		for fy := 0; fy < p.filterH; fy++ {
+			d := dst[fy*L : fy*L+L]
+			for i := range d {
+				d[i] = zp
+			}
+			if iy := iy0 + fy; iy >= 0 && iy < p.inH {
+				src := x[(iy*p.inW+ix0)*C+lo : (iy*p.inW+ix0)*C+hi]
+				mid := d[lo:hi]
 				mid = mid[:len(src)]
 				//lint:ignore S1001 short copies stay an inlined loop, not a memmove call
 				for i, v := range src {
