@@ -33,10 +33,9 @@ type dwBlockT struct {
 	zo, lo, hi int32
 	off        int32 // the input offset
 	row        int   // the row function (dwRowFour...)
-	// exact: convPWQ is exact for every lane (load), chp the lanes'
-	// records for it (load's are in ch); span is hi - lo.
+	// exact: convPWQ is exact for every lane (load), ch the lanes'
+	// records for it; span is hi - lo.
 	exact bool
-	chp   *[4]convPWCh
 	ch    [4]convPWCh
 	span  int32
 	// A window: m calls of n taps, the taps xs input and ws filter bytes
@@ -52,7 +51,7 @@ type dwBlockT struct {
 // magnitude, it also fills t.ch and sets t.exact: convPWQ's one multiply,
 // zero point and clamp folded in (conv_pw.go), is then exact.
 func (t *dwBlockT) load(rq string, c0, lanes, taps int) {
-	t.exact, t.span, t.chp = taps < 1<<14, t.hi-t.lo, &t.ch
+	t.exact, t.span = taps < 1<<14, t.hi-t.lo
 	for j := range lanes {
 		r := rq[fcRQRecordLen*(c0+j) : fcRQRecordLen*(c0+j)+fcRQRecordLen]
 		t.q[j], t.bias[j] = rqFromFC(ld32(r, 1), r[12], r[13]), ld32(r, 0)
@@ -104,7 +103,7 @@ func dwBlockRun(p *dwParams, in, filter []int8, rq string, out []int8, c0, ic, l
 				if ny <= 0 || nx <= 0 {
 					// No tap inside the image: the bias alone.
 					var a [4]int32
-					t.finish(&a, out[o:o+lanes])
+					t.finish(&a, out[o:o+lanes], &t.ch)
 					o += oc
 					ox++
 					continue
@@ -157,9 +156,9 @@ func dwBlockPixels(t *dwBlockT, x, w, out unsafe.Pointer, count, xPix, oPix, lan
 			dwWin2One(x, w, t, &a)
 		}
 		if lanes == 4 {
-			t.finish4(&a, (*[4]int8)(out))
+			t.finish4(&a, (*[4]int8)(out), &t.ch)
 		} else {
-			t.finish(&a, unsafe.Slice((*int8)(out), lanes))
+			t.finish(&a, unsafe.Slice((*int8)(out), lanes), &t.ch)
 		}
 		if count--; count == 0 {
 			return
@@ -168,14 +167,13 @@ func dwBlockPixels(t *dwBlockT, x, w, out unsafe.Pointer, count, xPix, oPix, lan
 	}
 }
 
-// finish4 requantizes four sums (after the bias: by convPWQ where
-// t.exact, else by rqApply), adds the output zero point, clamps and
-// writes them. Not inlined: see dwBlockPixels.
+// finish4 requantizes four sums (after the bias: by convPWQ and c's
+// records where t.exact, else by rqApply), adds the output zero point,
+// clamps and writes them. Not inlined: see dwBlockPixels.
 //
 //go:noinline
-func (t *dwBlockT) finish4(a *[4]int32, out *[4]int8) {
+func (t *dwBlockT) finish4(a *[4]int32, out *[4]int8, c *[4]convPWCh) {
 	if t.exact {
-		c := t.chp
 		out[0] = int8(t.hi - convPWQ(a[0]+c[0].bias, &c[0], t.span))
 		out[1] = int8(t.hi - convPWQ(a[1]+c[1].bias, &c[1], t.span))
 		out[2] = int8(t.hi - convPWQ(a[2]+c[2].bias, &c[2], t.span))
@@ -189,9 +187,8 @@ func (t *dwBlockT) finish4(a *[4]int32, out *[4]int8) {
 }
 
 // finish is finish4 for len(out) (at most 4) sums.
-func (t *dwBlockT) finish(a *[4]int32, out []int8) {
+func (t *dwBlockT) finish(a *[4]int32, out []int8, c *[4]convPWCh) {
 	if t.exact {
-		c := t.chp
 		for j := range out {
 			out[j] = int8(t.hi - convPWQ(a[j]+c[j].bias, &c[j], t.span))
 		}

@@ -209,9 +209,11 @@ func dwInt8BlocksMulRaster(p *dwParams, in, filter []int8, rq string, out []int8
 				}
 				for c0 := 0; c0 < oc; c0 += 4 {
 					lanes, ic := min(4, oc-c0), c0/dm
+					rc := &t.ch // the block's convPWQ records
 					if exact {
-						// c0, a multiple of four below oc <= dwRasterMax: four records in chs.
-						t.exact, t.chp = true, (*[4]convPWCh)(chs[c0:c0+4])
+						// c0, a multiple of four below oc <= dwRasterMax:
+						// four records in chs.
+						t.exact, rc = true, (*[4]convPWCh)(chs[c0:c0+4])
 					} else {
 						t.load(rq, c0, lanes, taps)
 					}
@@ -233,9 +235,9 @@ func dwInt8BlocksMulRaster(p *dwParams, in, filter []int8, rq string, out []int8
 							}
 						}
 						if lanes == 4 {
-							t.finish4(&a, (*[4]int8)(px[k*oc+c0:]))
+							t.finish4(&a, (*[4]int8)(px[k*oc+c0:]), rc)
 						} else {
-							t.finish(&a, px[k*oc+c0:k*oc+c0+lanes])
+							t.finish(&a, px[k*oc+c0:k*oc+c0+lanes], rc)
 						}
 					}
 				}
