@@ -807,15 +807,36 @@ func convDilDot1(a, w unsafe.Pointer, g *convDilWalk, s *[2]int32) {
 	s0, s1 := s[0], s[1]
 	// Eight values a step: the steps from a tap's last eight values.
 	gx, gy, wy := g.gx+8-g.k, g.gy+8-g.k, g.wy+16-2*g.k
+	h8 := g.n * g.k / 8 // steps a tap
 	for y := g.ny; ; {
 		for x := g.nx; ; {
-			for h := g.n * g.k / 8; ; {
+			for h := h8; ; {
 				pa, q := (*[8]int8)(a), (*[16]int8)(w)
-				for i := range 8 {
-					x0 := int32(pa[i])
-					s0 += x0 * int32(q[2*i])
-					s1 += x0 * int32(q[2*i+1])
-				}
+				// Written out: gc does not unroll.
+				x0 := int32(pa[0])
+				s0 += x0 * int32(q[0])
+				s1 += x0 * int32(q[1])
+				x0 = int32(pa[1])
+				s0 += x0 * int32(q[2])
+				s1 += x0 * int32(q[3])
+				x0 = int32(pa[2])
+				s0 += x0 * int32(q[4])
+				s1 += x0 * int32(q[5])
+				x0 = int32(pa[3])
+				s0 += x0 * int32(q[6])
+				s1 += x0 * int32(q[7])
+				x0 = int32(pa[4])
+				s0 += x0 * int32(q[8])
+				s1 += x0 * int32(q[9])
+				x0 = int32(pa[5])
+				s0 += x0 * int32(q[10])
+				s1 += x0 * int32(q[11])
+				x0 = int32(pa[6])
+				s0 += x0 * int32(q[12])
+				s1 += x0 * int32(q[13])
+				x0 = int32(pa[7])
+				s0 += x0 * int32(q[14])
+				s1 += x0 * int32(q[15])
 				if h--; h == 0 {
 					break
 				}
@@ -860,6 +881,24 @@ func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 	var buf [convDilRasterMax]int8
 	px := buf[:N]
 	var q convPWRQ
+	// A window inside the image: one convDilDot1 a channel pair over all
+	// its taps, without zp (its share is the folded bias's: the sum is
+	// the same).
+	rs := p.inW * C
+	var g convDilWalk
+	g.k = 8
+	if C%16 == 0 {
+		g.k = 16
+	}
+	g.n = C / g.k
+	g.gx = p.dilationW*C - C + g.k
+	g.ny = p.filterH
+	convDilSet(&g, rs, p.dilationH, p.dilationW, C, p.filterW, 0, p.filterW)
+	last := (p.filterH-1)*p.dilationH*rs + (p.filterW-1)*p.dilationW*C + C - 1
+	// The channels' convPWQ records, decoded once, where exact.
+	var chs [convDilRasterMax]convPWCh
+	exact := convPWChDecode(rq, K, p.outOffset, p.actMin, chs[:N])
+	span := p.actMax - p.actMin
 	o := 0
 	for b := 0; b < p.batches; b++ {
 		for oy := 0; oy < p.outH; oy++ {
@@ -868,10 +907,19 @@ func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 			for ox := 0; ox < p.outW; ox++ {
 				ix0 := ox*p.strideW - p.padW
 				fx0, fx1 := dwTaps(ix0, p.dilationW, p.filterW, p.inW)
+				full := fy0 == 0 && fy1 == p.filterH && fx0 == 0 && fx1 == p.filterW
+				base := 0
+				if full {
+					base = ((b*p.inH+iy0)*p.inW + ix0) * C
+					_ = in[base+last]
+				}
 				for pr := range pairs {
 					s := zw[pr]
 					w := w2[pr*K : pr*K+K]
-					if fx1 > fx0 {
+					if full {
+						s = [2]int32{}
+						convDilDot1(unsafe.Pointer(&in[base]), unsafe.Pointer(&w[0]), &g, &s)
+					} else if fx1 > fx0 {
 						for fy := fy0; fy < fy1; fy++ {
 							// The row's taps inside the image, once:
 							// convDilTapsRun reads through unsafe.Add.
@@ -880,6 +928,13 @@ func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 							wt := w[(fy*p.filterW+fx0)*C : (fy*p.filterW+fx1)*C]
 							convDilTapsRun(unsafe.Pointer(&x[0]), unsafe.Pointer(&wt[0]), fx1-fx0, p.dilationW*C, 2*C, C/8, p.inZP, &s)
 						}
+					}
+					if exact {
+						for j := range min(2, N-2*pr) {
+							c := &chs[2*pr+j]
+							px[2*pr+j] = int8(p.actMax - convPWQ(s[j]+c.bias, c, span))
+						}
+						continue
 					}
 					for j := range min(2, N-2*pr) {
 						convPWRQLoad(rq, 2*pr+j, &q)

@@ -172,7 +172,6 @@ package kernels
 //   - dspArgs: field x has type unsafe.Pointer
 //   - dspPWArgs: field x has type unsafe.Pointer
 //   - dw3x3Run: field buf has type unsafe.Pointer
-//   - dwBlockT: field chp has type *[4]convPWCh
 //   - dwDSPArgs: field w has type unsafe.Pointer
 //   - dwDSPRun: field wb has type unsafe.Pointer
 //   - f32Act: field x has type unsafe.Pointer
@@ -1657,6 +1656,47 @@ func NewParams(typ string, fields map[string]any) any {
 				p.m = uint32(v.(int64))
 			case "sh":
 				p.sh = uint32(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "dwBlockT":
+		p := &dwBlockT{}
+		for k, v := range fields {
+			switch k {
+			case "q":
+				p.q = v.([4]rq32)
+			case "bias":
+				p.bias = v.([4]int32)
+			case "zo":
+				p.zo = int32(v.(int64))
+			case "lo":
+				p.lo = int32(v.(int64))
+			case "hi":
+				p.hi = int32(v.(int64))
+			case "off":
+				p.off = int32(v.(int64))
+			case "row":
+				p.row = int(v.(int64))
+			case "exact":
+				p.exact = v.(bool)
+			case "ch":
+				p.ch = v.([4]convPWCh)
+			case "span":
+				p.span = int32(v.(int64))
+			case "n":
+				p.n = int(v.(int64))
+			case "m":
+				p.m = int(v.(int64))
+			case "xs":
+				p.xs = int(v.(int64))
+			case "ws":
+				p.ws = int(v.(int64))
+			case "xo":
+				p.xo = int(v.(int64))
+			case "wo":
+				p.wo = int(v.(int64))
 			default:
 				return nil
 			}

@@ -3922,7 +3922,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case Dw3x3Run:
 		return []Param{{"buf", "unsafe.Pointer"}, {"t", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"C", "uintptr"}, {"j", "uintptr"}, {"nch", "uintptr"}, {"span", "int32"}, {"hi", "int32"}, {"_", "[0]uint32"}}, true
 	case DwBlockT:
-		return []Param{{"q", "[4]rq32"}, {"bias", "[4]int32"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"off", "int32"}, {"row", "int"}, {"exact", "bool"}, {"chp", "*[4]convPWCh"}, {"ch", "[4]convPWCh"}, {"span", "int32"}, {"n", "int"}, {"m", "int"}, {"xs", "int"}, {"ws", "int"}, {"xo", "int"}, {"wo", "int"}}, true
+		return []Param{{"q", "[4]rq32"}, {"bias", "[4]int32"}, {"zo", "int32"}, {"lo", "int32"}, {"hi", "int32"}, {"off", "int32"}, {"row", "int"}, {"exact", "bool"}, {"ch", "[4]convPWCh"}, {"span", "int32"}, {"n", "int"}, {"m", "int"}, {"xs", "int"}, {"ws", "int"}, {"xo", "int"}, {"wo", "int"}}, true
 	case DwDSPArgs:
 		return []Param{{"bc", "uintptr"}, {"w", "unsafe.Pointer"}, {"rec", "unsafe.Pointer"}, {"out", "unsafe.Pointer"}, {"dbc", "int32"}, {"dw", "int32"}, {"drec", "int32"}, {"dout", "int32"}, {"n", "int32"}, {"np", "int32"}, {"span2", "uint32"}, {"lo4", "uint32"}, {"tab", "unsafe.Pointer"}}, true
 	case DwDSPParams:
