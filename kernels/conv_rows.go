@@ -280,10 +280,20 @@ func convRowsLinePairs(g *convRowsLine) {
 }
 
 // convRowsSums returns the sums of the first and of the second weights
-// of the n (> 0) interleaved pairs at w, wrapping in int32.
+// of the n (> 0) interleaved pairs at w, wrapping in int32: four pairs a
+// step (written out: gc does not unroll), then one at a time.
 //
 //go:noinline
 func convRowsSums(w unsafe.Pointer, n int) (s0, s1 int32) {
+	for ; n >= 4; n -= 4 {
+		q := (*[8]int8)(w)
+		s0 += int32(q[0]) + int32(q[2]) + int32(q[4]) + int32(q[6])
+		s1 += int32(q[1]) + int32(q[3]) + int32(q[5]) + int32(q[7])
+		if n == 4 {
+			return s0, s1
+		}
+		w = unsafe.Add(w, 8)
+	}
 	for {
 		q := (*[2]int8)(w)
 		s0 += int32(q[0])
@@ -683,19 +693,54 @@ func convRowsEdgeRun(a, w unsafe.Pointer, n int, zp int32, s *[2]int32) {
 			return
 		}
 		a, w = unsafe.Add(a, 1), unsafe.Add(w, 2)
+		n--
 	}
-	// Two values a step; the pointers never point past the row.
-	for h := n / 2; ; {
+	// Two values a step until a multiple of eight is left; the pointers
+	// never point past the row.
+	for n%8 != 0 {
 		pa, q := (*[2]int8)(a), (*[4]int8)(w)
 		x0, x1 := int32(pa[0])-zp, int32(pa[1])-zp
 		s0 += x0 * int32(q[0])
 		s1 += x0 * int32(q[1])
 		s0 += x1 * int32(q[2])
 		s1 += x1 * int32(q[3])
+		if n -= 2; n == 0 {
+			s[0], s[1] = s0, s1
+			return
+		}
+		a, w = unsafe.Add(a, 2), unsafe.Add(w, 4)
+	}
+	// Eight values a step, written out (gc does not unroll).
+	var x0 int32
+	for h := n / 8; ; {
+		x0 = int32(*(*int8)(unsafe.Add(a, 0))) - zp
+		s0 += x0 * int32(*(*int8)(unsafe.Add(w, 0)))
+		s1 += x0 * int32(*(*int8)(unsafe.Add(w, 1)))
+		x0 = int32(*(*int8)(unsafe.Add(a, 1))) - zp
+		s0 += x0 * int32(*(*int8)(unsafe.Add(w, 2)))
+		s1 += x0 * int32(*(*int8)(unsafe.Add(w, 3)))
+		x0 = int32(*(*int8)(unsafe.Add(a, 2))) - zp
+		s0 += x0 * int32(*(*int8)(unsafe.Add(w, 4)))
+		s1 += x0 * int32(*(*int8)(unsafe.Add(w, 5)))
+		x0 = int32(*(*int8)(unsafe.Add(a, 3))) - zp
+		s0 += x0 * int32(*(*int8)(unsafe.Add(w, 6)))
+		s1 += x0 * int32(*(*int8)(unsafe.Add(w, 7)))
+		x0 = int32(*(*int8)(unsafe.Add(a, 4))) - zp
+		s0 += x0 * int32(*(*int8)(unsafe.Add(w, 8)))
+		s1 += x0 * int32(*(*int8)(unsafe.Add(w, 9)))
+		x0 = int32(*(*int8)(unsafe.Add(a, 5))) - zp
+		s0 += x0 * int32(*(*int8)(unsafe.Add(w, 10)))
+		s1 += x0 * int32(*(*int8)(unsafe.Add(w, 11)))
+		x0 = int32(*(*int8)(unsafe.Add(a, 6))) - zp
+		s0 += x0 * int32(*(*int8)(unsafe.Add(w, 12)))
+		s1 += x0 * int32(*(*int8)(unsafe.Add(w, 13)))
+		x0 = int32(*(*int8)(unsafe.Add(a, 7))) - zp
+		s0 += x0 * int32(*(*int8)(unsafe.Add(w, 14)))
+		s1 += x0 * int32(*(*int8)(unsafe.Add(w, 15)))
 		if h--; h == 0 {
 			break
 		}
-		a, w = unsafe.Add(a, 2), unsafe.Add(w, 4)
+		a, w = unsafe.Add(a, 8), unsafe.Add(w, 16)
 	}
 	s[0], s[1] = s0, s1
 }
