@@ -880,7 +880,6 @@ func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 	}
 	var buf [convDilRasterMax]int8
 	px := buf[:N]
-	var q convPWRQ
 	// A window inside the image: one convDilDot1 a channel pair over all
 	// its taps, without zp (its share is the folded bias's: the sum is
 	// the same).
@@ -895,10 +894,10 @@ func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 	g.ny = p.filterH
 	convDilSet(&g, rs, p.dilationH, p.dilationW, C, p.filterW, 0, p.filterW)
 	last := (p.filterH-1)*p.dilationH*rs + (p.filterW-1)*p.dilationW*C + C - 1
+	wa := convDilWin2Args{c8: C / 8, xs: p.dilationW * C, nx: p.filterW, xo: p.dilationH * rs, ny: p.filterH, d2: 2 * K}
 	// The channels' convPWQ records, decoded once, where exact.
 	var chs [convDilRasterMax]convPWCh
 	exact := convPWChDecode(rq, K, p.outOffset, p.actMin, chs[:N])
-	span := p.actMax - p.actMin
 	o := 0
 	for b := 0; b < p.batches; b++ {
 		for oy := 0; oy < p.outH; oy++ {
@@ -913,7 +912,16 @@ func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 					base = ((b*p.inH+iy0)*p.inW + ix0) * C
 					_ = in[base+last]
 				}
-				for pr := range pairs {
+				for pr := 0; pr < pairs; {
+					if full && pr+1 < pairs {
+						// Two channel pairs, each value loaded once.
+						var s4 [4]int32
+						convDilWin2(unsafe.Pointer(&in[base]), unsafe.Pointer(&w2[pr*K]), &wa, &s4)
+						convDilRasterOut(p, rq, &chs, exact, pr, [2]int32{s4[0], s4[1]}, px)
+						convDilRasterOut(p, rq, &chs, exact, pr+1, [2]int32{s4[2], s4[3]}, px)
+						pr += 2
+						continue
+					}
 					s := zw[pr]
 					w := w2[pr*K : pr*K+K]
 					if full {
@@ -929,23 +937,147 @@ func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 							convDilTapsRun(unsafe.Pointer(&x[0]), unsafe.Pointer(&wt[0]), fx1-fx0, p.dilationW*C, 2*C, C/8, p.inZP, &s)
 						}
 					}
-					if exact {
-						for j := range min(2, N-2*pr) {
-							c := &chs[2*pr+j]
-							px[2*pr+j] = int8(p.actMax - convPWQ(s[j]+c.bias, c, span))
-						}
-						continue
-					}
-					for j := range min(2, N-2*pr) {
-						convPWRQLoad(rq, 2*pr+j, &q)
-						px[2*pr+j] = int8(max(min(convPWRescale(s[j], &q)+p.outOffset, p.actMax), p.actMin))
-					}
+					convDilRasterOut(p, rq, &chs, exact, pr, s, px)
+					pr++
 				}
 				copy(out[o:o+N], px)
 				o += N
 			}
 		}
 	}
+}
+
+// convDilRasterOut requantizes channel pair pr's sums s into px (the
+// channels below outC): by convPWQ and chs where exact, else by the
+// triples of rq.
+func convDilRasterOut(p *convDilParams, rq string, chs *[convDilRasterMax]convPWCh, exact bool, pr int, s [2]int32, px []int8) {
+	for j := range min(2, p.outC-2*pr) {
+		if exact {
+			c := &chs[2*pr+j]
+			px[2*pr+j] = int8(p.actMax - convPWQ(s[j]+c.bias, c, p.actMax-p.actMin))
+			continue
+		}
+		var q convPWRQ
+		convPWRQLoad(rq, 2*pr+j, &q)
+		px[2*pr+j] = int8(max(min(convPWRescale(s[j], &q)+p.outOffset, p.actMax), p.actMin))
+	}
+}
+
+// convDilWin2Args is the walk of convDilWin2 over a whole window: ny rows
+// of nx taps of 8*c8 values (all > 0), a tap's values xs bytes after the
+// previous tap's, a row's first tap xo bytes after the previous row's;
+// the second channel pair's weights d2 bytes after the first's.
+type convDilWin2Args struct {
+	c8, xs, nx, xo, ny, d2 int
+}
+
+// convDilWin2 adds to s the sums of one pixel's window (at a, walked as g
+// says) with two channel pairs' interleaved weights (the first at w, in
+// filter order, the second g.d2 bytes further on): s[0], s[1] the first
+// pair's channels, s[2], s[3] the second's. Each value loaded once for
+// four products; the loop state beside the innermost loop's is read from
+// g. Not inlined, as convRowsRun.
+//
+//go:noinline
+func convDilWin2(a, w unsafe.Pointer, g *convDilWin2Args, s *[4]int32) {
+	s0, s1, s2, s3 := s[0], s[1], s[2], s[3]
+	var x, v int32
+	u := unsafe.Add(w, g.d2)
+	for y := g.ny; ; {
+		xa := a
+		for t := g.nx; ; {
+			xk := xa
+			for h := g.c8; ; {
+				x = int32(*(*int8)(unsafe.Add(xk, 0)))
+				v = int32(*(*int8)(unsafe.Add(w, 0)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 1)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 0)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 1)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 1)))
+				v = int32(*(*int8)(unsafe.Add(w, 2)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 3)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 2)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 3)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 2)))
+				v = int32(*(*int8)(unsafe.Add(w, 4)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 5)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 4)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 5)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 3)))
+				v = int32(*(*int8)(unsafe.Add(w, 6)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 7)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 6)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 7)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 4)))
+				v = int32(*(*int8)(unsafe.Add(w, 8)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 9)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 8)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 9)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 5)))
+				v = int32(*(*int8)(unsafe.Add(w, 10)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 11)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 10)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 11)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 6)))
+				v = int32(*(*int8)(unsafe.Add(w, 12)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 13)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 12)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 13)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 7)))
+				v = int32(*(*int8)(unsafe.Add(w, 14)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 15)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 14)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 15)))
+				s3 += x * v
+				// The pointers step only when more values follow: they
+				// never point past the window or the weights.
+				if h--; h == 0 {
+					break
+				}
+				xk, w, u = unsafe.Add(xk, 8), unsafe.Add(w, 16), unsafe.Add(u, 16)
+			}
+			if t--; t == 0 {
+				break
+			}
+			xa, w, u = unsafe.Add(xa, g.xs), unsafe.Add(w, 16), unsafe.Add(u, 16)
+		}
+		if y--; y == 0 {
+			break
+		}
+		a, w, u = unsafe.Add(a, g.xo), unsafe.Add(w, 16), unsafe.Add(u, 16)
+	}
+	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
 }
 
 // convDilTapsRun adds to s the products (x - zp)*w of nt (> 0) taps of 8*c8

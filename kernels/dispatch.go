@@ -16,12 +16,14 @@ package kernels
 //   - convDilDot2x8: parameter a has type unsafe.Pointer
 //   - convDilEdge: parameter s has type *[4]int32
 //   - convDilPair: parameter w has type [][2]int8
+//   - convDilRasterOut: parameter chs has type *[64]convPWCh
 //   - convDilRun: parameter a has type unsafe.Pointer
 //   - convDilStore: parameter s has type unsafe.Pointer
 //   - convDilSum: parameter w has type unsafe.Pointer
 //   - convDilTap2: parameter a has type unsafe.Pointer
 //   - convDilTap2x8: parameter a has type unsafe.Pointer
 //   - convDilTapsRun: parameter x has type unsafe.Pointer
+//   - convDilWin2: parameter a has type unsafe.Pointer
 //   - convGatherPWCopy: parameter dst has type unsafe.Pointer
 //   - convLeanStore: parameter s has type *[4]int64
 //   - convPWPair8: parameter x has type [][8]int8
@@ -1207,6 +1209,27 @@ func NewParams(typ string, fields map[string]any) any {
 				p.gy = int(v.(int64))
 			case "wy":
 				p.wy = int(v.(int64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "convDilWin2Args":
+		p := &convDilWin2Args{}
+		for k, v := range fields {
+			switch k {
+			case "c8":
+				p.c8 = int(v.(int64))
+			case "xs":
+				p.xs = int(v.(int64))
+			case "nx":
+				p.nx = int(v.(int64))
+			case "xo":
+				p.xo = int(v.(int64))
+			case "ny":
+				p.ny = int(v.(int64))
+			case "d2":
+				p.d2 = int(v.(int64))
 			default:
 				return nil
 			}

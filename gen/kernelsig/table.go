@@ -106,6 +106,7 @@ const (
 	ConvDilInt8             Func = "convDilInt8"
 	ConvDilInt8Raster       Func = "convDilInt8Raster"
 	ConvDilPair             Func = "convDilPair"
+	ConvDilRasterOut        Func = "convDilRasterOut"
 	ConvDilRun              Func = "convDilRun"
 	ConvDilSet              Func = "convDilSet"
 	ConvDilStore            Func = "convDilStore"
@@ -113,6 +114,7 @@ const (
 	ConvDilTap2             Func = "convDilTap2"
 	ConvDilTap2x8           Func = "convDilTap2x8"
 	ConvDilTapsRun          Func = "convDilTapsRun"
+	ConvDilWin2             Func = "convDilWin2"
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
@@ -753,6 +755,7 @@ const (
 	ConvDilParams        Struct = "convDilParams"
 	ConvDilRQ            Struct = "convDilRQ"
 	ConvDilWalk          Struct = "convDilWalk"
+	ConvDilWin2Args      Struct = "convDilWin2Args"
 	ConvPWCh             Struct = "convPWCh"
 	ConvPWDSPParams      Struct = "convPWDSPParams"
 	ConvPWKArgs          Struct = "convPWKArgs"
@@ -928,6 +931,7 @@ func Funcs() []Func {
 		ConvDilInt8,
 		ConvDilInt8Raster,
 		ConvDilPair,
+		ConvDilRasterOut,
 		ConvDilRun,
 		ConvDilSet,
 		ConvDilStore,
@@ -935,6 +939,7 @@ func Funcs() []Func {
 		ConvDilTap2,
 		ConvDilTap2x8,
 		ConvDilTapsRun,
+		ConvDilWin2,
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
@@ -1577,6 +1582,7 @@ func Structs() []Struct {
 		ConvDilParams,
 		ConvDilRQ,
 		ConvDilWalk,
+		ConvDilWin2Args,
 		ConvPWCh,
 		ConvPWDSPParams,
 		ConvPWKArgs,
@@ -1844,6 +1850,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case ConvDilPair:
 		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"out", "[]int8"}}, true
+	case ConvDilRasterOut:
+		return []Param{{"p", "*convDilParams"}, {"rq", "string"}, {"chs", "*[64]convPWCh"}, {"exact", "bool"}, {"pr", "int"}, {"s", "[2]int32"}, {"px", "[]int8"}}, true
 	case ConvDilRun:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"step", "int"}, {"g", "*convDilWalk"}, {"z", "[2]int32"}, {"sums", "[][4]int32"}}, true
 	case ConvDilSet:
@@ -1858,6 +1866,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
 	case ConvDilTapsRun:
 		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"nt", "int"}, {"xs", "int"}, {"ws", "int"}, {"c8", "int"}, {"zp", "int32"}, {"s", "*[2]int32"}}, true
+	case ConvDilWin2:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWin2Args"}, {"s", "*[4]int32"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case ConvGatherGrid:
@@ -3176,6 +3186,7 @@ func (f Func) Results() int {
 		ConvDilInt8,
 		ConvDilInt8Raster,
 		ConvDilPair,
+		ConvDilRasterOut,
 		ConvDilRun,
 		ConvDilSet,
 		ConvDilStore,
@@ -3183,6 +3194,7 @@ func (f Func) Results() int {
 		ConvDilTap2,
 		ConvDilTap2x8,
 		ConvDilTapsRun,
+		ConvDilWin2,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherPWCopy,
@@ -3875,6 +3887,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"m", "uint32"}, {"k", "int32"}, {"mm", "int32"}, {"sh", "uint32"}, {"lo", "int32"}, {"hi", "int32"}}, true
 	case ConvDilWalk:
 		return []Param{{"n", "int"}, {"k", "int"}, {"nx", "int"}, {"ny", "int"}, {"d", "int"}, {"gx", "int"}, {"gy", "int"}, {"wy", "int"}}, true
+	case ConvDilWin2Args:
+		return []Param{{"c8", "int"}, {"xs", "int"}, {"nx", "int"}, {"xo", "int"}, {"ny", "int"}, {"d2", "int"}}, true
 	case ConvPWCh:
 		return []Param{{"bias", "int32"}, {"m2", "uint32"}, {"d", "uint64"}, {"r", "uint32"}}, true
 	case ConvPWDSPParams:
