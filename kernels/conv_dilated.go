@@ -895,6 +895,8 @@ func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 	convDilSet(&g, rs, p.dilationH, p.dilationW, C, p.filterW, 0, p.filterW)
 	last := (p.filterH-1)*p.dilationH*rs + (p.filterW-1)*p.dilationW*C + C - 1
 	wa := convDilWin2Args{c8: C / 8, xs: p.dilationW * C, nx: p.filterW, xo: p.dilationH * rs, ny: p.filterH, d2: 2 * K}
+	wz := wa // for windows reaching into the padding
+	wz.zp = p.inZP
 	// The channels' convPWQ records, decoded once, where exact.
 	var chs [convDilRasterMax]convPWCh
 	exact := convPWChDecode(rq, K, p.outOffset, p.actMin, chs[:N])
@@ -912,11 +914,28 @@ func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 					base = ((b*p.inH+iy0)*p.inW + ix0) * C
 					_ = in[base+last]
 				}
+				// A window reaching into the padding, with taps inside the
+				// image: convDilWin2Z walks those from cbase (the weights
+				// from woff on).
+				cut := !full && fx1 > fx0 && fy1 > fy0
+				cbase, woff := 0, 0
+				if cut {
+					wz.nx, wz.ny = fx1-fx0, fy1-fy0
+					wz.wy = 2 * (p.filterW - wz.nx) * C
+					cbase = ((b*p.inH+iy0+fy0*p.dilationH)*p.inW + ix0 + fx0*p.dilationW) * C
+					_ = in[cbase+(wz.ny-1)*wz.xo+(wz.nx-1)*wz.xs+C-1]
+					woff = (fy0*p.filterW + fx0) * C
+				}
 				for pr := 0; pr < pairs; {
-					if full && pr+1 < pairs {
+					if (full || cut) && pr+1 < pairs {
 						// Two channel pairs, each value loaded once.
 						var s4 [4]int32
-						convDilWin2(unsafe.Pointer(&in[base]), unsafe.Pointer(&w2[pr*K]), &wa, &s4)
+						if full {
+							convDilWin2(unsafe.Pointer(&in[base]), unsafe.Pointer(&w2[pr*K]), &wa, &s4)
+						} else {
+							s4 = [4]int32{zw[pr][0], zw[pr][1], zw[pr+1][0], zw[pr+1][1]}
+							convDilWin2Z(unsafe.Pointer(&in[cbase]), unsafe.Pointer(&w2[pr*K+woff]), &wz, &s4)
+						}
 						convDilRasterOut(p, rq, &chs, exact, pr, [2]int32{s4[0], s4[1]}, px)
 						convDilRasterOut(p, rq, &chs, exact, pr+1, [2]int32{s4[2], s4[3]}, px)
 						pr += 2
@@ -963,12 +982,17 @@ func convDilRasterOut(p *convDilParams, rq string, chs *[convDilRasterMax]convPW
 	}
 }
 
-// convDilWin2Args is the walk of convDilWin2 over a whole window: ny rows
-// of nx taps of 8*c8 values (all > 0), a tap's values xs bytes after the
-// previous tap's, a row's first tap xo bytes after the previous row's;
-// the second channel pair's weights d2 bytes after the first's.
+// convDilWin2Args is the walk of convDilWin2 and convDilWin2Z over a
+// window's taps inside the image: ny rows of nx taps of 8*c8 values (all
+// > 0), a tap's values xs bytes after the previous tap's, a row's first
+// tap xo bytes after the previous row's; the second channel pair's
+// weights d2 bytes after the first's. For convDilWin2Z, a row's weights
+// start wy bytes after the previous row's last tap's end (the taps left
+// out), and zp is the input zero point; convDilWin2 walks whole windows
+// (wy = 0).
 type convDilWin2Args struct {
-	c8, xs, nx, xo, ny, d2 int
+	c8, xs, nx, xo, ny, wy, d2 int
+	zp                         int32
 }
 
 // convDilWin2 adds to s the sums of one pixel's window (at a, walked as g
@@ -1076,6 +1100,114 @@ func convDilWin2(a, w unsafe.Pointer, g *convDilWin2Args, s *[4]int32) {
 			break
 		}
 		a, w, u = unsafe.Add(a, g.xo), unsafe.Add(w, 16), unsafe.Add(u, 16)
+	}
+	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
+}
+
+// convDilWin2Z is convDilWin2 for a window reaching into the padding: it
+// adds the products (x - zp)*w of the taps g walks (those inside the
+// image); the zero point's share of the others is the caller's (the sums
+// start at zp times all the weights).
+//
+//go:noinline
+func convDilWin2Z(a, w unsafe.Pointer, g *convDilWin2Args, s *[4]int32) {
+	s0, s1, s2, s3 := s[0], s[1], s[2], s[3]
+	var x, v int32
+	zp := g.zp
+	u := unsafe.Add(w, g.d2)
+	for y := g.ny; ; {
+		xa := a
+		for t := g.nx; ; {
+			xk := xa
+			for h := g.c8; ; {
+				x = int32(*(*int8)(unsafe.Add(xk, 0))) - zp
+				v = int32(*(*int8)(unsafe.Add(w, 0)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 1)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 0)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 1)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 1))) - zp
+				v = int32(*(*int8)(unsafe.Add(w, 2)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 3)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 2)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 3)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 2))) - zp
+				v = int32(*(*int8)(unsafe.Add(w, 4)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 5)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 4)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 5)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 3))) - zp
+				v = int32(*(*int8)(unsafe.Add(w, 6)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 7)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 6)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 7)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 4))) - zp
+				v = int32(*(*int8)(unsafe.Add(w, 8)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 9)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 8)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 9)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 5))) - zp
+				v = int32(*(*int8)(unsafe.Add(w, 10)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 11)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 10)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 11)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 6))) - zp
+				v = int32(*(*int8)(unsafe.Add(w, 12)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 13)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 12)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 13)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 7))) - zp
+				v = int32(*(*int8)(unsafe.Add(w, 14)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 15)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 14)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 15)))
+				s3 += x * v
+				// The pointers step only when more values follow: they
+				// never point past the window or the weights.
+				if h--; h == 0 {
+					break
+				}
+				xk, w, u = unsafe.Add(xk, 8), unsafe.Add(w, 16), unsafe.Add(u, 16)
+			}
+			if t--; t == 0 {
+				break
+			}
+			xa, w, u = unsafe.Add(xa, g.xs), unsafe.Add(w, 16), unsafe.Add(u, 16)
+		}
+		if y--; y == 0 {
+			break
+		}
+		a, w, u = unsafe.Add(a, g.xo), unsafe.Add(w, 16+g.wy), unsafe.Add(u, 16+g.wy)
 	}
 	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
 }

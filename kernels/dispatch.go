@@ -24,6 +24,7 @@ package kernels
 //   - convDilTap2x8: parameter a has type unsafe.Pointer
 //   - convDilTapsRun: parameter x has type unsafe.Pointer
 //   - convDilWin2: parameter a has type unsafe.Pointer
+//   - convDilWin2Z: parameter a has type unsafe.Pointer
 //   - convGatherPWCopy: parameter dst has type unsafe.Pointer
 //   - convLeanStore: parameter s has type *[4]int64
 //   - convPWPair8: parameter x has type [][8]int8
@@ -1228,8 +1229,12 @@ func NewParams(typ string, fields map[string]any) any {
 				p.xo = int(v.(int64))
 			case "ny":
 				p.ny = int(v.(int64))
+			case "wy":
+				p.wy = int(v.(int64))
 			case "d2":
 				p.d2 = int(v.(int64))
+			case "zp":
+				p.zp = int32(v.(int64))
 			default:
 				return nil
 			}

@@ -115,6 +115,7 @@ const (
 	ConvDilTap2x8           Func = "convDilTap2x8"
 	ConvDilTapsRun          Func = "convDilTapsRun"
 	ConvDilWin2             Func = "convDilWin2"
+	ConvDilWin2Z            Func = "convDilWin2Z"
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
@@ -940,6 +941,7 @@ func Funcs() []Func {
 		ConvDilTap2x8,
 		ConvDilTapsRun,
 		ConvDilWin2,
+		ConvDilWin2Z,
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
@@ -1867,6 +1869,8 @@ func (f Func) Params() ([]Param, bool) {
 	case ConvDilTapsRun:
 		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"nt", "int"}, {"xs", "int"}, {"ws", "int"}, {"c8", "int"}, {"zp", "int32"}, {"s", "*[2]int32"}}, true
 	case ConvDilWin2:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWin2Args"}, {"s", "*[4]int32"}}, true
+	case ConvDilWin2Z:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWin2Args"}, {"s", "*[4]int32"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
@@ -3195,6 +3199,7 @@ func (f Func) Results() int {
 		ConvDilTap2x8,
 		ConvDilTapsRun,
 		ConvDilWin2,
+		ConvDilWin2Z,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherPWCopy,
@@ -3888,7 +3893,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case ConvDilWalk:
 		return []Param{{"n", "int"}, {"k", "int"}, {"nx", "int"}, {"ny", "int"}, {"d", "int"}, {"gx", "int"}, {"gy", "int"}, {"wy", "int"}}, true
 	case ConvDilWin2Args:
-		return []Param{{"c8", "int"}, {"xs", "int"}, {"nx", "int"}, {"xo", "int"}, {"ny", "int"}, {"d2", "int"}}, true
+		return []Param{{"c8", "int"}, {"xs", "int"}, {"nx", "int"}, {"xo", "int"}, {"ny", "int"}, {"wy", "int"}, {"d2", "int"}, {"zp", "int32"}}, true
 	case ConvPWCh:
 		return []Param{{"bias", "int32"}, {"m2", "uint32"}, {"d", "uint64"}, {"r", "uint32"}}, true
 	case ConvPWDSPParams:
