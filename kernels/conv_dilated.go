@@ -936,8 +936,18 @@ func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 							s4 = [4]int32{zw[pr][0], zw[pr][1], zw[pr+1][0], zw[pr+1][1]}
 							convDilWin2Z(unsafe.Pointer(&in[cbase]), unsafe.Pointer(&w2[pr*K+woff]), &wz, &s4)
 						}
-						convDilRasterOut(p, rq, &chs, exact, pr, [2]int32{s4[0], s4[1]}, px)
-						convDilRasterOut(p, rq, &chs, exact, pr+1, [2]int32{s4[2], s4[3]}, px)
+						if exact && 2*pr+4 <= N {
+							// Four channels: convPWQ inline.
+							c, o := (*[4]convPWCh)(chs[2*pr:2*pr+4]), (*[4]int8)(px[2*pr:2*pr+4])
+							hi, span := p.actMax, p.actMax-p.actMin
+							o[0] = int8(hi - convPWQ(s4[0]+c[0].bias, &c[0], span))
+							o[1] = int8(hi - convPWQ(s4[1]+c[1].bias, &c[1], span))
+							o[2] = int8(hi - convPWQ(s4[2]+c[2].bias, &c[2], span))
+							o[3] = int8(hi - convPWQ(s4[3]+c[3].bias, &c[3], span))
+						} else {
+							convDilRasterOut(p, rq, &chs, exact, pr, [2]int32{s4[0], s4[1]}, px)
+							convDilRasterOut(p, rq, &chs, exact, pr+1, [2]int32{s4[2], s4[3]}, px)
+						}
 						pr += 2
 						continue
 					}
