@@ -930,7 +930,9 @@ func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 					if (full || cut) && pr+1 < pairs {
 						// Two channel pairs, each value loaded once.
 						var s4 [4]int32
-						if full {
+						if full && C%16 == 0 {
+							convDilWin2x16(unsafe.Pointer(&in[base]), unsafe.Pointer(&w2[pr*K]), &wa, &s4)
+						} else if full {
 							convDilWin2(unsafe.Pointer(&in[base]), unsafe.Pointer(&w2[pr*K]), &wa, &s4)
 						} else {
 							s4 = [4]int32{zw[pr][0], zw[pr][1], zw[pr+1][0], zw[pr+1][1]}
@@ -1110,6 +1112,183 @@ func convDilWin2(a, w unsafe.Pointer, g *convDilWin2Args, s *[4]int32) {
 			break
 		}
 		a, w, u = unsafe.Add(a, g.xo), unsafe.Add(w, 16), unsafe.Add(u, 16)
+	}
+	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
+}
+
+// convDilWin2x16 is convDilWin2 for taps of a multiple of sixteen values
+// (g.c8 even): sixteen values a step.
+//
+//go:noinline
+func convDilWin2x16(a, w unsafe.Pointer, g *convDilWin2Args, s *[4]int32) {
+	s0, s1, s2, s3 := s[0], s[1], s[2], s[3]
+	var x, v int32
+	u := unsafe.Add(w, g.d2)
+	for y := g.ny; ; {
+		xa := a
+		for t := g.nx; ; {
+			xk := xa
+			for h := g.c8 / 2; ; {
+				x = int32(*(*int8)(unsafe.Add(xk, 0)))
+				v = int32(*(*int8)(unsafe.Add(w, 0)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 1)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 0)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 1)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 1)))
+				v = int32(*(*int8)(unsafe.Add(w, 2)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 3)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 2)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 3)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 2)))
+				v = int32(*(*int8)(unsafe.Add(w, 4)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 5)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 4)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 5)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 3)))
+				v = int32(*(*int8)(unsafe.Add(w, 6)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 7)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 6)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 7)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 4)))
+				v = int32(*(*int8)(unsafe.Add(w, 8)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 9)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 8)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 9)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 5)))
+				v = int32(*(*int8)(unsafe.Add(w, 10)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 11)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 10)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 11)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 6)))
+				v = int32(*(*int8)(unsafe.Add(w, 12)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 13)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 12)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 13)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 7)))
+				v = int32(*(*int8)(unsafe.Add(w, 14)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 15)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 14)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 15)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 8)))
+				v = int32(*(*int8)(unsafe.Add(w, 16)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 17)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 16)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 17)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 9)))
+				v = int32(*(*int8)(unsafe.Add(w, 18)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 19)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 18)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 19)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 10)))
+				v = int32(*(*int8)(unsafe.Add(w, 20)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 21)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 20)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 21)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 11)))
+				v = int32(*(*int8)(unsafe.Add(w, 22)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 23)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 22)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 23)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 12)))
+				v = int32(*(*int8)(unsafe.Add(w, 24)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 25)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 24)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 25)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 13)))
+				v = int32(*(*int8)(unsafe.Add(w, 26)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 27)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 26)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 27)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 14)))
+				v = int32(*(*int8)(unsafe.Add(w, 28)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 29)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 28)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 29)))
+				s3 += x * v
+				x = int32(*(*int8)(unsafe.Add(xk, 15)))
+				v = int32(*(*int8)(unsafe.Add(w, 30)))
+				s0 += x * v
+				v = int32(*(*int8)(unsafe.Add(w, 31)))
+				s1 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 30)))
+				s2 += x * v
+				v = int32(*(*int8)(unsafe.Add(u, 31)))
+				s3 += x * v
+				// The pointers step only when more values follow: they
+				// never point past the window or the weights.
+				if h--; h == 0 {
+					break
+				}
+				xk, w, u = unsafe.Add(xk, 16), unsafe.Add(w, 32), unsafe.Add(u, 32)
+			}
+			if t--; t == 0 {
+				break
+			}
+			xa, w, u = unsafe.Add(xa, g.xs), unsafe.Add(w, 32), unsafe.Add(u, 32)
+		}
+		if y--; y == 0 {
+			break
+		}
+		a, w, u = unsafe.Add(a, g.xo), unsafe.Add(w, 32), unsafe.Add(u, 32)
 	}
 	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
 }

@@ -25,6 +25,7 @@ package kernels
 //   - convDilTapsRun: parameter x has type unsafe.Pointer
 //   - convDilWin2: parameter a has type unsafe.Pointer
 //   - convDilWin2Z: parameter a has type unsafe.Pointer
+//   - convDilWin2x16: parameter a has type unsafe.Pointer
 //   - convGatherPWCopy: parameter dst has type unsafe.Pointer
 //   - convLeanStore: parameter s has type *[4]int64
 //   - convPWPair8: parameter x has type [][8]int8

@@ -116,6 +116,7 @@ const (
 	ConvDilTapsRun          Func = "convDilTapsRun"
 	ConvDilWin2             Func = "convDilWin2"
 	ConvDilWin2Z            Func = "convDilWin2Z"
+	ConvDilWin2x16          Func = "convDilWin2x16"
 	ConvF32                 Func = "convF32"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
@@ -942,6 +943,7 @@ func Funcs() []Func {
 		ConvDilTapsRun,
 		ConvDilWin2,
 		ConvDilWin2Z,
+		ConvDilWin2x16,
 		ConvF32,
 		ConvGatherGrid,
 		ConvGatherInt8,
@@ -1871,6 +1873,8 @@ func (f Func) Params() ([]Param, bool) {
 	case ConvDilWin2:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWin2Args"}, {"s", "*[4]int32"}}, true
 	case ConvDilWin2Z:
+		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWin2Args"}, {"s", "*[4]int32"}}, true
+	case ConvDilWin2x16:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWin2Args"}, {"s", "*[4]int32"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
@@ -3200,6 +3204,7 @@ func (f Func) Results() int {
 		ConvDilTapsRun,
 		ConvDilWin2,
 		ConvDilWin2Z,
+		ConvDilWin2x16,
 		ConvF32,
 		ConvGatherInt8,
 		ConvGatherPWCopy,
