@@ -134,6 +134,15 @@ func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, ch 
 		for oy := 0; oy < p.outH; oy++ {
 			iy0 := oy*p.strideH - p.padH
 			rowsIn := iy0 >= 0 && iy0+p.filterH <= p.inH
+			// Window rows fy0..fy1-1 lie inside the image; where cut, zc0
+			// and zc1 are zp times the weights of the others.
+			fy0, fy1 := 0, fH
+			var zc0, zc1 int32
+			if !rowsIn && cut {
+				fy0, fy1 = max(-iy0, 0), max(min(fH, p.inH-iy0), max(-iy0, 0))
+				zc0 = cum[fH][0] - cum[fy1][0] + cum[fy0][0]
+				zc1 = cum[fH][1] - cum[fy1][1] + cum[fy0][1]
+			}
 			nextIn := oy+1 < p.outH && iy0+p.strideH >= 0 && iy0+p.strideH+p.filterH <= p.inH
 			pairEdges := pairs && !edgesDone && rowsIn && nextIn
 			doneHere := edgesDone
@@ -179,13 +188,6 @@ func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, ch 
 				if second && exact && (rowsIn || cut) {
 					// Pairs from ox on while both windows lie inside the
 					// image in width, in one call: up to pixel jmax.
-					fy0, fy1 := 0, fH
-					var z0, z1 int32
-					if !rowsIn {
-						fy0, fy1 = max(-iy0, 0), max(min(fH, p.inH-iy0), max(-iy0, 0))
-						z0 = cum[fH][0] - cum[fy1][0] + cum[fy0][0]
-						z1 = cum[fH][1] - cum[fy1][1] + cum[fy0][1]
-					}
 					if fy1 > fy0 {
 						jmax := min((p.inW-p.filterW+p.padW)/p.strideW, p.outW-1)
 						m := (jmax - ox + 1) / 2
@@ -201,7 +203,7 @@ func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, ch 
 							run: convRowsRunArgs{a: unsafe.Pointer(&x[a]), w: unsafe.Pointer(&w[fy0*L]), d: step, n: L,
 								rs: rs, ws: 2 * L},
 							step: 2 * step, o: unsafe.Pointer(&o[ox*N]), n: N, m: m, rows: fy1 - fy0,
-							z0: z0, z1: z1, t: ch, span: hi - lo, hi: hi, two: two,
+							z0: zc0, z1: zc1, t: ch, span: hi - lo, hi: hi, two: two,
 						})
 						ox += 2 * m
 						continue
@@ -218,11 +220,8 @@ func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, ch 
 				case cut:
 					// Rows fy0..fy1-1 inside the image; the others read
 					// the zero point.
-					fy0, fy1 := max(-iy0, 0), max(min(fH, p.inH-iy0), max(-iy0, 0))
 					s00, s01, s10, s11 = convRowsDot(x[(iy0+fy0)*rs+ix0*C:], d, rs, fy1-fy0, L, w[fy0*L:])
-					z0 := cum[fH][0] - cum[fy1][0] + cum[fy0][0]
-					z1 := cum[fH][1] - cum[fy1][1] + cum[fy0][1]
-					s00, s01, s10, s11 = s00+z0, s01+z1, s10+z0, s11+z1
+					s00, s01, s10, s11 = s00+zc0, s01+zc1, s10+zc0, s11+zc1
 				default:
 					s00, s01 = convRowsEdge(p, x, iy0, ix0, w)
 					s00, s01 = s00+zw0, s01+zw1
