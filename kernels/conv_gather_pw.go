@@ -34,7 +34,7 @@ func convGatherPWInt8(p *convRowsParams, in []int8, wt, rq string, scr []int32, 
 	in = in[:p.batches*img]
 	out = out[:p.batches*p.outH*row]
 	w := constI8(wt)[:N*K]
-	var buf [2 * convGatherMaxC / 4]uint32 // word-aligned
+	var buf [3 * convGatherMaxC / 4]uint32 // word-aligned
 	var g convPWRunArgs
 	g.nb, g.K8, g.span, g.hi = N, K8, p.actMax-p.actMin, p.actMax
 	g.pin, g.pwt, g.tp = unsafe.Pointer(unsafe.SliceData(in)), unsafe.Pointer(unsafe.SliceData(w)), unsafe.Pointer(&recs[0])
@@ -47,15 +47,27 @@ func convGatherPWInt8(p *convRowsParams, in []int8, wt, rq string, scr []int32, 
 		tile = 2 // convPWGridPairL
 	}
 	sx := p.strideW * K // from one pixel's row to the next's
+	tri3 := tile == 2 && uintptr(g.pin)&3 == 0
+	// Rows of W pixels: an image of stride 1 is one row (its pixels'
+	// rows are contiguous, in and out).
+	H, W := p.outH, p.outW
+	if p.strideH == 1 && p.strideW == 1 {
+		H, W = 1, p.outH*p.outW
+		row = W * N
+	}
 	for b := 0; b < p.batches; b++ {
-		for oy := 0; oy < p.outH; oy++ {
+		for oy := 0; oy < H; oy++ {
 			xa := b*img + oy*p.strideH*p.inW*K
-			o := out[(b*p.outH+oy)*row : (b*p.outH+oy+1)*row]
+			o := out[(b*H+oy)*row : (b*H+oy+1)*row]
 			po := unsafe.Pointer(unsafe.SliceData(o))
-			for ox := 0; ox < p.outW; ox += 2 {
+			ox := 0
+			if tri3 {
+				ox, xa = convGatherPWTri(&g, po, xa, sx, W, &buf)
+			}
+			for ; ox < W; ox += 2 {
 				g.xa, g.xb, g.oa, g.ob = xa, xa, 0, 0
 				m := N
-				if ox+1 < p.outW {
+				if ox+1 < W {
 					g.xb, g.ob, m = xa+sx, N, 2*N
 				}
 				switch tile {
@@ -73,17 +85,42 @@ func convGatherPWInt8(p *convRowsParams, in []int8, wt, rq string, scr []int32, 
 	}
 }
 
+// convGatherPWTri runs convGatherPWInt8's row of W pixels whose rows start
+// at g.pin + xa, sx bytes apart, with outputs at po, three pixels at a
+// time (convPWGridTri, their rows copied into tri by convPWTriRows; the
+// outputs go to buf, then to po), as long as more than four pixels are
+// left (four left go as two pairs). It returns the first pixel left and
+// the offset of its row.
+func convGatherPWTri(g *convPWRunArgs, po unsafe.Pointer, xa, sx, W int, buf *[3 * convGatherMaxC / 4]uint32) (int, int) {
+	var tri [3 * convGatherMax / 4]uint32 // word-aligned
+	K, N := 8*g.K8, g.nb
+	g.oa, g.ob, g.oc = 0, N, 2*N
+	ox := 0
+	for ; ox+3 <= W && W-ox != 4; ox += 3 {
+		if g.K8%8 == 0 {
+			convPWTriRows(unsafe.Add(g.pin, xa), sx, unsafe.Pointer(&tri), K, 64)
+			convPWGridTri64(g, unsafe.Pointer(&tri))
+		} else {
+			convPWTriRows(unsafe.Add(g.pin, xa), sx, unsafe.Pointer(&tri), K, 32)
+			convPWGridTri(g, unsafe.Pointer(&tri))
+		}
+		convGatherPWCopy(unsafe.Add(po, ox*N), buf, 3*N)
+		xa += 3 * sx
+	}
+	return ox, xa
+}
+
 // convGatherPWCopy copies the first m bytes of buf (m even, at most
 // len(buf)*4) to dst: a word at a time where dst is word-aligned and m a
 // multiple of four, otherwise two bytes at a time.
-func convGatherPWCopy(dst unsafe.Pointer, buf *[2 * convGatherMaxC / 4]uint32, m int) {
+func convGatherPWCopy(dst unsafe.Pointer, buf *[3 * convGatherMaxC / 4]uint32, m int) {
 	if uintptr(dst)&3 == 0 && m&3 == 0 {
 		for i := range buf[:m/4] {
 			*(*uint32)(unsafe.Add(dst, 4*i)) = buf[i]
 		}
 		return
 	}
-	b := (*[2 * convGatherMaxC]int8)(unsafe.Pointer(buf))
+	b := (*[3 * convGatherMaxC]int8)(unsafe.Pointer(buf))
 	for i := 0; i < m; i += 2 {
 		*(*[2]int8)(unsafe.Add(dst, i)) = [2]int8{b[i], b[i+1]}
 	}

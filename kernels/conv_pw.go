@@ -956,6 +956,7 @@ type convPWRunArgs struct {
 	// For convPWRunK8: out by channel pair (its caller makes it).
 	out2           [][2]int8
 	xa, xb, oa, ob int
+	oc             int // convPWGridTri: the third pixel's outputs
 	j, wo          int
 	s              int32
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/rand"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -178,6 +179,10 @@ var convTPWShapes = [][3]int{
 	// convPWRunK8 and convPWTile: odd pixel counts, blocks of convPWBlk
 	// channels with odd and even tails, rows of odd and even groups.
 	{5, 8, 16}, {7, 8, 18}, {3, 8, 34}, {9, 8, 7}, {5, 16, 17}, {7, 24, 33}, {3, 40, 20}, {1, 8, 2},
+	// convPWGridTri and convPWGridTri64 (rows of 32 and 64 columns a
+	// step): pixel counts of each remainder modulo three, rows up to
+	// convPWTriK and just beyond it.
+	{7, 32, 6}, {8, 64, 34}, {10, 96, 4}, {4, 128, 18}, {5, 256, 2}, {11, 160, 20}, {6, 192, 8}, {5, 288, 4},
 }
 
 // TestConvPWInt8 checks the pointwise kernel against convInt8 on random
@@ -219,6 +224,15 @@ func TestConvPWInt8(t *testing.T) {
 				if got[i] != want[i] {
 					t.Fatalf("%v zp %d: output %d is %d, want %d", sh, zp, i, got[i], want[i])
 				}
+			}
+			// The input one byte past a word boundary (convPWGridTri's
+			// word copies are then not taken).
+			odd := make([]int8, len(in)+1)[1:]
+			copy(odd, in)
+			clear(got)
+			convPWInt8(pp, odd, convTPWPairs(filter, n), rq, make([]int32, convPWScratch(pp.outC)), got)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%v zp %d, input at an odd address: %v, want %v", sh, zp, got, want)
 			}
 		}
 	}

@@ -28,11 +28,14 @@ package kernels
 //   - convDilWin2x16: parameter a has type unsafe.Pointer
 //   - convGatherPWCopy: parameter dst has type unsafe.Pointer
 //   - convLeanStore: parameter s has type *[4]int64
+//   - convPWGridTri: parameter tri has type unsafe.Pointer
+//   - convPWGridTri64: parameter tri has type unsafe.Pointer
 //   - convPWPair8: parameter x has type [][8]int8
 //   - convPWQuad8: parameter x has type [][8]int8
 //   - convPWSplit: parameter v has type *[3]int32
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
+//   - convPWTriRows: parameter src has type unsafe.Pointer
 //   - convRowsEdgeRun: parameter a has type unsafe.Pointer
 //   - convRowsPair: parameter w has type [][2]int8
 //   - convRowsRun: parameter s has type *[4]int32
@@ -121,13 +124,13 @@ package kernels
 //     bfpF32, bfpFinite, bfpPutRow, bfpRow, bfpSig, bfpVec, binary32,
 //     castLoad, clampF32, clampI32, clampQ, cmpOrd32, cmpOrd64, constI8,
 //     constU8, convDSPScratch, convDSPWScratch, convGatherGrid,
-//     convGatherScratch, convGatherWinWords, convLean8, convPWBlock,
-//     convPWChDecode, convPWDot16, convPWDot4, convPWDot8, convPWDot8x4,
-//     convPWDotAny, convPWOut, convPWQ, convPWRescale, convPWScratch,
-//     convRQ32, convRQR, convRowsCols, convRowsDot, convRowsEdge,
-//     convRowsEdge2, convRowsSums, convTaps, detIoU, detMax, detMin, detNMS,
-//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
-//     dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
+//     convGatherPWTri, convGatherScratch, convGatherWinWords, convLean8,
+//     convPWBlock, convPWChDecode, convPWDot16, convPWDot4, convPWDot8,
+//     convPWDot8x4, convPWDotAny, convPWOut, convPWQ, convPWRescale,
+//     convPWScratch, convRQ32, convRQR, convRowsCols, convRowsDot,
+//     convRowsEdge, convRowsEdge2, convRowsSums, convTaps, detIoU, detMax,
+//     detMin, detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT,
+//     dspFC16Pack, dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
 //     dspPackPairs, dspPlanRecords, dspPoolArgs, dspPoolPlan, dspQ, dspQ16,
 //     dspQS, dspWidenWords, dusClamp, dw3x3BlockWidth, dw3x3ChainInt8,
 //     dw3x3Decode, dw3x3FastN, dwClamp, dwDSPFirstTap, dwDSPInterior,

@@ -122,6 +122,7 @@ const (
 	ConvGatherInt8          Func = "convGatherInt8"
 	ConvGatherPWCopy        Func = "convGatherPWCopy"
 	ConvGatherPWInt8        Func = "convGatherPWInt8"
+	ConvGatherPWTri         Func = "convGatherPWTri"
 	ConvGatherScratch       Func = "convGatherScratch"
 	ConvGatherWin           Func = "convGatherWin"
 	ConvGatherWinWords      Func = "convGatherWinWords"
@@ -148,6 +149,8 @@ const (
 	ConvPWGridPair          Func = "convPWGridPair"
 	ConvPWGridPair16        Func = "convPWGridPair16"
 	ConvPWGridPairL         Func = "convPWGridPairL"
+	ConvPWGridTri           Func = "convPWGridTri"
+	ConvPWGridTri64         Func = "convPWGridTri64"
 	ConvPWInt8              Func = "convPWInt8"
 	ConvPWK1                Func = "convPWK1"
 	ConvPWK2                Func = "convPWK2"
@@ -168,6 +171,7 @@ const (
 	ConvPWStore             Func = "convPWStore"
 	ConvPWStore2x2          Func = "convPWStore2x2"
 	ConvPWTile              Func = "convPWTile"
+	ConvPWTriRows           Func = "convPWTriRows"
 	ConvRQ32                Func = "convRQ32"
 	ConvRQLoad              Func = "convRQLoad"
 	ConvRQR                 Func = "convRQR"
@@ -949,6 +953,7 @@ func Funcs() []Func {
 		ConvGatherInt8,
 		ConvGatherPWCopy,
 		ConvGatherPWInt8,
+		ConvGatherPWTri,
 		ConvGatherScratch,
 		ConvGatherWin,
 		ConvGatherWinWords,
@@ -975,6 +980,8 @@ func Funcs() []Func {
 		ConvPWGridPair,
 		ConvPWGridPair16,
 		ConvPWGridPairL,
+		ConvPWGridTri,
+		ConvPWGridTri64,
 		ConvPWInt8,
 		ConvPWK1,
 		ConvPWK2,
@@ -995,6 +1002,7 @@ func Funcs() []Func {
 		ConvPWStore,
 		ConvPWStore2x2,
 		ConvPWTile,
+		ConvPWTriRows,
 		ConvRQ32,
 		ConvRQLoad,
 		ConvRQR,
@@ -1883,9 +1891,11 @@ func (f Func) Params() ([]Param, bool) {
 	case ConvGatherInt8:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case ConvGatherPWCopy:
-		return []Param{{"dst", "unsafe.Pointer"}, {"buf", "*[32]uint32"}, {"m", "int"}}, true
+		return []Param{{"dst", "unsafe.Pointer"}, {"buf", "*[48]uint32"}, {"m", "int"}}, true
 	case ConvGatherPWInt8:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
+	case ConvGatherPWTri:
+		return []Param{{"g", "*convPWRunArgs"}, {"po", "unsafe.Pointer"}, {"xa", "int"}, {"sx", "int"}, {"W", "int"}, {"buf", "*[48]uint32"}}, true
 	case ConvGatherScratch:
 		return []Param{{"K", "int"}, {"outC", "int"}}, true
 	case ConvGatherWin:
@@ -1938,6 +1948,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"g", "*convPWRunArgs"}}, true
 	case ConvPWGridPairL:
 		return []Param{{"g", "*convPWRunArgs"}}, true
+	case ConvPWGridTri:
+		return []Param{{"g", "*convPWRunArgs"}, {"tri", "unsafe.Pointer"}}, true
+	case ConvPWGridTri64:
+		return []Param{{"g", "*convPWRunArgs"}, {"tri", "unsafe.Pointer"}}, true
 	case ConvPWInt8:
 		return []Param{{"p", "*convPWParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case ConvPWK1:
@@ -1978,6 +1992,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convPWParams"}, {"s00", "int32"}, {"s01", "int32"}, {"s10", "int32"}, {"s11", "int32"}, {"q", "*[2]convPWRQ"}, {"two", "bool"}, {"second", "bool"}, {"out", "[]int8"}}, true
 	case ConvPWTile:
 		return []Param{{"g", "*convPWRunArgs"}}, true
+	case ConvPWTriRows:
+		return []Param{{"src", "unsafe.Pointer"}, {"sx", "int"}, {"dst", "unsafe.Pointer"}, {"K", "int"}, {"n", "int"}}, true
 	case ConvRQ32:
 		return []Param{{"acc", "int32"}, {"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}}, true
 	case ConvRQLoad:
@@ -3225,6 +3241,8 @@ func (f Func) Results() int {
 		ConvPWGridPair,
 		ConvPWGridPair16,
 		ConvPWGridPairL,
+		ConvPWGridTri,
+		ConvPWGridTri64,
 		ConvPWInt8,
 		ConvPWK1,
 		ConvPWK2,
@@ -3241,6 +3259,7 @@ func (f Func) Results() int {
 		ConvPWStore,
 		ConvPWStore2x2,
 		ConvPWTile,
+		ConvPWTriRows,
 		ConvRQLoad,
 		ConvRowsEdgeRun,
 		ConvRowsInt8,
@@ -3801,6 +3820,7 @@ func (f Func) Results() int {
 	case BfpBits,
 		BfpRow,
 		BfpVec,
+		ConvGatherPWTri,
 		ConvRowsCols,
 		ConvRowsEdge,
 		ConvRowsSums,
@@ -3912,7 +3932,7 @@ func (s Struct) Fields() ([]Param, bool) {
 	case ConvPWRQ:
 		return []Param{{"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}, {"kh", "uint32"}, {"rm1", "uint32"}}, true
 	case ConvPWRunArgs:
-		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "[]convPWCh"}, {"t2", "*[2]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"in", "[]int8"}, {"wt", "[]int8"}, {"pin", "unsafe.Pointer"}, {"pwt", "unsafe.Pointer"}, {"pout", "unsafe.Pointer"}, {"tp", "unsafe.Pointer"}, {"out2", "[][2]int8"}, {"xa", "int"}, {"xb", "int"}, {"oa", "int"}, {"ob", "int"}, {"j", "int"}, {"wo", "int"}, {"s", "int32"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
+		return []Param{{"x", "[][8]int8"}, {"w", "[][16]int8"}, {"x16", "[][16]int8"}, {"w32", "[][32]int8"}, {"t", "[]convPWCh"}, {"t2", "*[2]convPWCh"}, {"nb", "int"}, {"P", "int"}, {"N", "int"}, {"K8", "int"}, {"span", "int32"}, {"hi", "int32"}, {"out", "[]int8"}, {"in", "[]int8"}, {"wt", "[]int8"}, {"pin", "unsafe.Pointer"}, {"pwt", "unsafe.Pointer"}, {"pout", "unsafe.Pointer"}, {"tp", "unsafe.Pointer"}, {"out2", "[][2]int8"}, {"xa", "int"}, {"xb", "int"}, {"oa", "int"}, {"ob", "int"}, {"oc", "int"}, {"j", "int"}, {"wo", "int"}, {"s", "int32"}, {"px", "int"}, {"a", "int"}, {"d", "int"}, {"two", "bool"}}, true
 	case ConvParams:
 		return []Param{{"batches", "int"}, {"inH", "int"}, {"inW", "int"}, {"inC", "int"}, {"filterH", "int"}, {"filterW", "int"}, {"filterC", "int"}, {"outH", "int"}, {"outW", "int"}, {"outC", "int"}, {"groupOutC", "int"}, {"strideH", "int"}, {"strideW", "int"}, {"dilationH", "int"}, {"dilationW", "int"}, {"padH", "int"}, {"padW", "int"}, {"inOffset", "int32"}, {"outOffset", "int32"}, {"actMin", "int32"}, {"actMax", "int32"}, {"fActMin", "float32"}, {"fActMax", "float32"}}, true
 	case ConvRowsFin:

@@ -1,6 +1,10 @@
 // Command gridgen writes kernels/conv_pw_grid.go, the pointwise int8
 // tile kernels whose column loops are written out: 32, 16 and 8 columns a
-// step, each column four multiply-adds of two pixels by two channels.
+// step, each column four multiply-adds of two pixels by two channels, and
+// 32 or 64 a step with six multiply-adds of three pixels by two channels
+// (two weights and three values loaded a column: 5 loads for 6 products
+// where two by two takes 4 for 4; the six sums, two pointers, the step
+// count and three loaded values fill gc's twelve ARM registers).
 //
 //	go run ./internal/devtools/gridgen > kernels/conv_pw_grid.go
 //
@@ -27,7 +31,53 @@ func source() string {
 	s = strings.ReplaceAll(s, "@B32L@", columns(32, 3))
 	s = strings.ReplaceAll(s, "@B16T@", columns(16, 2))
 	s = strings.ReplaceAll(s, "@B16@", columns(16, 3))
-	return strings.ReplaceAll(s, "@B8@", columns(8, 3))
+	s = strings.ReplaceAll(s, "@B8@", columns(8, 3))
+	return s + "\n" + triTile("convPWGridTri", 32) + "\n" + triTile("convPWGridTri64", 64)
+}
+
+// triTile writes the function name, convPWGridPairL for three pixels, n
+// columns a step.
+func triTile(name string, n int) string {
+	shift := map[int]string{32: "2", 64: "3"}[n]
+	return strings.NewReplacer("@NAME@", name, "@COLS@", columns3(n, 3), "@SHIFT@", shift,
+		"@MSTEP@", fmt.Sprint(3*n), "@RSTEP@", fmt.Sprint(2*n), "@N@", fmt.Sprint(n)).Replace(triTemplate)
+}
+
+// columns3 writes the multiply-adds of 32 columns of three pixels, indented
+// by tabs: for column i, the pair's two weights (convPWPairs' layout) and
+// the three pixels' values at m+i, m+32+i and m+64+i (convPWGridTri's
+// rows, 32 columns of each pixel a step).
+func columns3(n, tabs int) string {
+	ind := strings.Repeat("\t", tabs)
+	var b strings.Builder
+	load := func(p string, off int) string {
+		if off == 0 {
+			return fmt.Sprintf("int32(*(*int8)(%s))", p)
+		}
+		return fmt.Sprintf("int32(*(*int8)(unsafe.Add(%s, %d)))", p, off)
+	}
+	for i := 0; i < n; i++ {
+		u, v := i/8*16+i%8, i/8*16+8+i%8
+		def := "="
+		if i == 0 {
+			def = ":="
+		}
+		for _, l := range []string{
+			fmt.Sprintf("u, v %s %s, %s", def, load("r", u), load("r", v)),
+			fmt.Sprintf("x %s %s", def, load("m", i)),
+			"s00 += x * u",
+			"s01 += x * v",
+			fmt.Sprintf("x = %s", load("m", n+i)),
+			"s10 += x * u",
+			"s11 += x * v",
+			fmt.Sprintf("x = %s", load("m", 2*n+i)),
+			"s20 += x * u",
+			"s21 += x * v",
+		} {
+			b.WriteString(ind + l + "\n")
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // columns writes the multiply-adds of n columns, indented by tabs: for
@@ -77,9 +127,12 @@ import "unsafe"
 // weights from its first channel pair on (convPWPairs' layout: per pair,
 // per group of eight columns, the first channel's eight weights then the
 // second's) and g.out the outputs from the block's first channel of pixel
-// 0 on, pixels g.N apart. Pixel pair by pixel pair, convPWGridPair does
-// the work; an odd last pixel is paired with itself (its second sums
-// equal its first and are stored at the same place).
+// 0 on, pixels g.N apart. For rows of a multiple of 32 inputs, at most
+// convPWTriK, word-aligned, three pixels at a time go to convPWGridTri
+// (or convPWGridTri64), their rows copied into a stack array first; the
+// others pixel pair by pixel pair to convPWGridPair, an odd last pixel
+// paired with itself (its second sums equal its first and are stored at
+// the same place).
 //
 // The lengths are checked once here; the loops then address the rows,
 // weights, records and outputs through pointers, with no bounds checks,
@@ -102,7 +155,25 @@ func convPWGrid(g *convPWRunArgs) {
 		g.pout != unsafe.Pointer(unsafe.SliceData(g.out)) {
 		return
 	}
-	for g.px = 0; g.px < g.P; g.px += 2 {
+	g.px = 0
+	if g.K8%4 == 0 && K <= convPWTriK && uintptr(g.pin)&3 == 0 {
+		// Three pixels at a time, their rows copied into tri as 32
+		// columns of each a step (convPWGridTri); four left over go as
+		// two pairs.
+		var tri [3 * convPWTriK / 4]uint32 // word-aligned
+		for ; g.px+3 <= g.P && g.P-g.px != 4; g.px += 3 {
+			g.oa = g.px * g.N
+			g.ob, g.oc = g.oa+g.N, g.oa+2*g.N
+			if g.K8%8 == 0 {
+				convPWTriRows(unsafe.Add(g.pin, g.px*K), K, unsafe.Pointer(&tri), K, 64)
+				convPWGridTri64(g, unsafe.Pointer(&tri))
+			} else {
+				convPWTriRows(unsafe.Add(g.pin, g.px*K), K, unsafe.Pointer(&tri), K, 32)
+				convPWGridTri(g, unsafe.Pointer(&tri))
+			}
+		}
+	}
+	for ; g.px < g.P; g.px += 2 {
 		g.xa, g.oa = g.px*8*g.K8, g.px*g.N
 		g.xb, g.ob = g.xa, g.oa
 		if g.px+1 < g.P {
@@ -248,6 +319,67 @@ func convPWGridPair16(g *convPWRunArgs) {
 		y0, y1 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span)
 		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
 		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
+		g.wo += 16 * g.K8
+	}
+}
+
+// convPWTriK is the longest row convPWGrid takes three pixels at a time.
+const convPWTriK = 256
+
+// convPWTriRows copies the rows of K inputs (a multiple of n, 32 or 64)
+// of three pixels, from src on, sx bytes apart, to dst as n columns of the
+// first pixel, the second's and the third's, then the next n of each:
+// word by word, src, sx and dst multiples of four (its callers check
+// src and sx; dst is an array of words).
+func convPWTriRows(src unsafe.Pointer, sx int, dst unsafe.Pointer, K, n int) {
+	for c := 0; c < K; c += 32 {
+		// Columns c..c+31 of each pixel, at dst[3*(c/n)*n + p*n + c%n].
+		o := 3*(c/n*n) + c%n
+		for p := 0; p < 3; p++ {
+			s := (*[8]uint32)(unsafe.Add(src, p*sx+c))
+			d := (*[8]uint32)(unsafe.Add(dst, o+p*n))
+			d[0], d[1], d[2], d[3] = s[0], s[1], s[2], s[3]
+			d[4], d[5], d[6], d[7] = s[4], s[5], s[6], s[7]
+		}
+	}
+}
+`
+
+// triTemplate is convPWGridTri with its name, column block and steps left
+// as @NAME@, @COLS@, @SHIFT@, @MSTEP@, @RSTEP@ and @N@.
+const triTemplate = `// @NAME@ is convPWGridPairL for three pixels, whose rows tri holds
+// as convPWTriRows lays them out for @N@ columns a step, with outputs at
+// g.pout + g.oa, g.ob and g.oc: six sums a tile, each of the two weights
+// and three values a column loaded once.
+//
+//go:noinline
+func @NAME@(g *convPWRunArgs, tri unsafe.Pointer) {
+	g.wo = 0
+	for g.j = 0; g.j < g.nb; g.j += 2 {
+		t := (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
+		s00, s01 := t[0].bias, t[1].bias
+		s10, s11, s20, s21 := s00, s01, s00, s01
+		m, r := tri, unsafe.Add(g.pwt, g.wo)
+		for n := g.K8 >> @SHIFT@; ; {
+@COLS@
+			if n--; n == 0 {
+				break
+			}
+			m, r = unsafe.Add(m, @MSTEP@), unsafe.Add(r, @RSTEP@)
+		}
+		g.s = s00
+		t = (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
+		span, hi := g.span, g.hi
+		o := unsafe.Add(g.pout, g.j)
+		y0, y1, y2 := hi-convPWQ(s00, &t[0], span), hi-convPWQ(s10, &t[0], span), hi-convPWQ(s20, &t[0], span)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
+		*(*int8)(unsafe.Add(o, g.oc)) = int8(y2)
+		o = unsafe.Add(o, 1)
+		y0, y1, y2 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span), hi-convPWQ(s21, &t[1], span)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
+		*(*int8)(unsafe.Add(o, g.oc)) = int8(y2)
 		g.wo += 16 * g.K8
 	}
 }
