@@ -953,7 +953,7 @@ func convPWTriRows(src unsafe.Pointer, sx int, dst unsafe.Pointer, K, n int) {
 // convPWGridTri is convPWGridPairL for three pixels, whose rows tri holds
 // as convPWTriRows lays them out for 32 columns a step, with outputs at
 // g.pout + g.oa, g.ob and g.oc: six sums a tile, each of the two weights
-// and three values a column loaded once.
+// and three values a column loaded once. The weights are in convPWPairs' layout.
 //
 //go:noinline
 func convPWGridTri(g *convPWRunArgs, tri unsafe.Pointer) {
@@ -1309,7 +1309,7 @@ func convPWGridTri(g *convPWRunArgs, tri unsafe.Pointer) {
 // convPWGridTri64 is convPWGridPairL for three pixels, whose rows tri holds
 // as convPWTriRows lays them out for 64 columns a step, with outputs at
 // g.pout + g.oa, g.ob and g.oc: six sums a tile, each of the two weights
-// and three values a column loaded once.
+// and three values a column loaded once. The weights are in convPWPairs' layout.
 //
 //go:noinline
 func convPWGridTri64(g *convPWRunArgs, tri unsafe.Pointer) {
@@ -1964,6 +1964,363 @@ func convPWGridTri64(g *convPWRunArgs, tri unsafe.Pointer) {
 				break
 			}
 			m, r = unsafe.Add(m, 192), unsafe.Add(r, 128)
+		}
+		g.s = s00
+		t = (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
+		span, hi := g.span, g.hi
+		o := unsafe.Add(g.pout, g.j)
+		y0, y1, y2 := hi-convPWQ(s00, &t[0], span), hi-convPWQ(s10, &t[0], span), hi-convPWQ(s20, &t[0], span)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
+		*(*int8)(unsafe.Add(o, g.oc)) = int8(y2)
+		o = unsafe.Add(o, 1)
+		y0, y1, y2 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span), hi-convPWQ(s21, &t[1], span)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
+		*(*int8)(unsafe.Add(o, g.oc)) = int8(y2)
+		g.wo += 16 * g.K8
+	}
+}
+
+// convRowsTriTile is convPWGridPairL for three pixels, whose rows tri holds
+// as convPWTriRows lays them out for 32 columns a step, with outputs at
+// g.pout + g.oa, g.ob and g.oc: six sums a tile, each of the two weights
+// and three values a column loaded once. The weights are in convRowsInt8's layout
+// (a column's two weights side by side).
+//
+//go:noinline
+func convRowsTriTile(g *convPWRunArgs, tri unsafe.Pointer) {
+	g.wo = 0
+	for g.j = 0; g.j < g.nb; g.j += 2 {
+		t := (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
+		s00, s01 := t[0].bias, t[1].bias
+		s10, s11, s20, s21 := s00, s01, s00, s01
+		m, r := tri, unsafe.Add(g.pwt, g.wo)
+		for n := g.K8 >> 2; ; {
+			u, v := int32(*(*int8)(r)), int32(*(*int8)(unsafe.Add(r, 1)))
+			x := int32(*(*int8)(m))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 32)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 64)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 2))), int32(*(*int8)(unsafe.Add(r, 3)))
+			x = int32(*(*int8)(unsafe.Add(m, 1)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 33)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 65)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 4))), int32(*(*int8)(unsafe.Add(r, 5)))
+			x = int32(*(*int8)(unsafe.Add(m, 2)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 34)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 66)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 6))), int32(*(*int8)(unsafe.Add(r, 7)))
+			x = int32(*(*int8)(unsafe.Add(m, 3)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 35)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 67)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 8))), int32(*(*int8)(unsafe.Add(r, 9)))
+			x = int32(*(*int8)(unsafe.Add(m, 4)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 36)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 68)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 10))), int32(*(*int8)(unsafe.Add(r, 11)))
+			x = int32(*(*int8)(unsafe.Add(m, 5)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 37)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 69)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 12))), int32(*(*int8)(unsafe.Add(r, 13)))
+			x = int32(*(*int8)(unsafe.Add(m, 6)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 38)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 70)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 14))), int32(*(*int8)(unsafe.Add(r, 15)))
+			x = int32(*(*int8)(unsafe.Add(m, 7)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 39)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 71)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 16))), int32(*(*int8)(unsafe.Add(r, 17)))
+			x = int32(*(*int8)(unsafe.Add(m, 8)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 40)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 72)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 18))), int32(*(*int8)(unsafe.Add(r, 19)))
+			x = int32(*(*int8)(unsafe.Add(m, 9)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 41)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 73)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 20))), int32(*(*int8)(unsafe.Add(r, 21)))
+			x = int32(*(*int8)(unsafe.Add(m, 10)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 42)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 74)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 22))), int32(*(*int8)(unsafe.Add(r, 23)))
+			x = int32(*(*int8)(unsafe.Add(m, 11)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 43)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 75)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 24))), int32(*(*int8)(unsafe.Add(r, 25)))
+			x = int32(*(*int8)(unsafe.Add(m, 12)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 44)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 76)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 26))), int32(*(*int8)(unsafe.Add(r, 27)))
+			x = int32(*(*int8)(unsafe.Add(m, 13)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 45)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 77)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 28))), int32(*(*int8)(unsafe.Add(r, 29)))
+			x = int32(*(*int8)(unsafe.Add(m, 14)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 46)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 78)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 30))), int32(*(*int8)(unsafe.Add(r, 31)))
+			x = int32(*(*int8)(unsafe.Add(m, 15)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 47)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 79)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 32))), int32(*(*int8)(unsafe.Add(r, 33)))
+			x = int32(*(*int8)(unsafe.Add(m, 16)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 48)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 80)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 34))), int32(*(*int8)(unsafe.Add(r, 35)))
+			x = int32(*(*int8)(unsafe.Add(m, 17)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 49)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 81)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 36))), int32(*(*int8)(unsafe.Add(r, 37)))
+			x = int32(*(*int8)(unsafe.Add(m, 18)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 50)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 82)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 38))), int32(*(*int8)(unsafe.Add(r, 39)))
+			x = int32(*(*int8)(unsafe.Add(m, 19)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 51)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 83)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 40))), int32(*(*int8)(unsafe.Add(r, 41)))
+			x = int32(*(*int8)(unsafe.Add(m, 20)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 52)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 84)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 42))), int32(*(*int8)(unsafe.Add(r, 43)))
+			x = int32(*(*int8)(unsafe.Add(m, 21)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 53)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 85)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 44))), int32(*(*int8)(unsafe.Add(r, 45)))
+			x = int32(*(*int8)(unsafe.Add(m, 22)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 54)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 86)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 46))), int32(*(*int8)(unsafe.Add(r, 47)))
+			x = int32(*(*int8)(unsafe.Add(m, 23)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 55)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 87)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 48))), int32(*(*int8)(unsafe.Add(r, 49)))
+			x = int32(*(*int8)(unsafe.Add(m, 24)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 56)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 88)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 50))), int32(*(*int8)(unsafe.Add(r, 51)))
+			x = int32(*(*int8)(unsafe.Add(m, 25)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 57)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 89)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 52))), int32(*(*int8)(unsafe.Add(r, 53)))
+			x = int32(*(*int8)(unsafe.Add(m, 26)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 58)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 90)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 54))), int32(*(*int8)(unsafe.Add(r, 55)))
+			x = int32(*(*int8)(unsafe.Add(m, 27)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 59)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 91)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 56))), int32(*(*int8)(unsafe.Add(r, 57)))
+			x = int32(*(*int8)(unsafe.Add(m, 28)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 60)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 92)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 58))), int32(*(*int8)(unsafe.Add(r, 59)))
+			x = int32(*(*int8)(unsafe.Add(m, 29)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 61)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 93)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 60))), int32(*(*int8)(unsafe.Add(r, 61)))
+			x = int32(*(*int8)(unsafe.Add(m, 30)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 62)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 94)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 62))), int32(*(*int8)(unsafe.Add(r, 63)))
+			x = int32(*(*int8)(unsafe.Add(m, 31)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 63)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 95)))
+			s20 += x * u
+			s21 += x * v
+			if n--; n == 0 {
+				break
+			}
+			m, r = unsafe.Add(m, 96), unsafe.Add(r, 64)
 		}
 		g.s = s00
 		t = (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))

@@ -33,6 +33,12 @@ type convRowsParams struct {
 // channels), the two channels' weights; rq holds the requantization
 // triples (conv_rq.go).
 func convRowsInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
+	convRowsPairs(p, in, wt, rq, out, 0, p.outC, false)
+}
+
+// convRowsPairs is convRowsInt8 for output channels lo..hi-1 (lo even);
+// with tri, but for the pixels convRowsTri computed (convRowsPair).
+func convRowsPairs(p *convRowsParams, in []int8, wt, rq string, out []int8, lo, hi int, tri bool) {
 	K := p.filterH * p.filterW * p.inC
 	N := p.outC
 	w2 := unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/2)
@@ -42,7 +48,7 @@ func convRowsInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 	out = out[:p.batches*p.outH*p.outW*N]
 	var q [2]convPWRQ
 	var ch [2]convPWCh
-	for ob := 0; ob < N; ob += 2 {
+	for ob := lo; ob < hi; ob += 2 {
 		convPWRQLoad(rq, ob, &q[0])
 		two := ob+1 < N
 		nch := 1
@@ -51,7 +57,7 @@ func convRowsInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 			nch = 2
 		}
 		exact := convPWChDecode(rq[12*ob:12*(ob+nch)], K, p.outOffset, p.actMin, ch[:nch])
-		convRowsPair(p, in, w2[ob/2*K:ob/2*K+K], &q, &ch, exact, two, out[ob:])
+		convRowsPair(p, in, w2[ob/2*K:ob/2*K+K], &q, &ch, exact, two, tri, out[ob:])
 	}
 }
 
@@ -62,10 +68,13 @@ const convRowsMaxRows = 16
 // convRowsPair computes output channels ob and ob+1 (when two; w their
 // interleaved weights, q their requantizations, ch the same as convPWQ's
 // records where exact) of every pixel; out starts at channel ob of the
-// first pixel.
+// first pixel. With tri it skips the pixels convRowsTri computed: in each
+// row whose windows lie inside the image in height, those whose windows
+// lie inside in width (but for a row's only such pixel, which it computes
+// again).
 //
 //go:noinline
-func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, ch *[2]convPWCh, exact, two bool, out []int8) {
+func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, ch *[2]convPWCh, exact, two, tri bool, out []int8) {
 	C, N := p.inC, p.outC
 	L := p.filterW * C
 	rs := p.inW * C
@@ -186,6 +195,13 @@ func convRowsPair(p *convRowsParams, in []int8, w [][2]int8, q *[2]convPWRQ, ch 
 					continue
 				}
 				if second && exact && (rowsIn || cut) {
+					if tri && rowsIn {
+						// convRowsTri's pixels: the rest of the row's
+						// interior.
+						_, ox1 := convRowsInterior(p.padW, p.strideW, p.inW, p.filterW, p.outW)
+						ox = ox1 + 1
+						continue
+					}
 					// Pairs from ox on while both windows lie inside the
 					// image in width, in one call: up to pixel jmax.
 					if fy1 > fy0 {

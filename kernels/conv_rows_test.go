@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -50,6 +51,19 @@ func TestConvRowsInt8(t *testing.T) {
 		// blocks and its loop of sixteen).
 		{1, 6, 6, 28, 3, 1, 4, 1, 1, 1, 1, true},
 		{1, 5, 5, 64, 3, 3, 6, 1, 1, 1, 1, true},
+		// convRowsTriInt8's layers (inC a multiple of 32, windows of at
+		// most convRowsTriK values, an even number of channels): pixel
+		// counts of each remainder modulo three, blocks of convPWBlk
+		// channels and a short last one, SAME and VALID, strides, 1xK,
+		// batches; and beyond its limits (odd channels, long windows).
+		{1, 7, 9, 32, 3, 3, 6, 1, 1, 1, 1, true},
+		{2, 9, 8, 64, 3, 3, 34, 2, 2, 1, 1, true},
+		{1, 8, 7, 32, 3, 3, 18, 2, 1, 1, 1, false},
+		{1, 6, 6, 64, 3, 3, 4, 1, 1, 1, 1, false},
+		{1, 1, 20, 32, 1, 9, 8, 1, 1, 1, 1, true},
+		{1, 5, 11, 32, 1, 3, 2, 1, 2, 1, 1, true},
+		{1, 5, 5, 32, 3, 3, 5, 1, 1, 1, 1, true},
+		{1, 5, 5, 96, 3, 3, 4, 1, 1, 1, 1, true},
 	}
 	for i := 0; i < 60; i++ {
 		cases = append(cases, convTWinCase{1 + r.Intn(2), 1 + r.Intn(9), 1 + r.Intn(12), 1 + r.Intn(5),
@@ -94,6 +108,16 @@ func TestConvRowsInt8(t *testing.T) {
 			for i := range want {
 				if got[i] != want[i] {
 					t.Fatalf("case %d %+v zp %d: output %d is %d, want %d", ci, c, zp, i, got[i], want[i])
+				}
+			}
+			// Three pixels at a time, the input word-aligned and not.
+			for _, off := range []int{0, 1} {
+				x := make([]int8, len(in)+off)[off:]
+				copy(x, in)
+				clear(got)
+				convRowsTriInt8(rp, x, convTRowsPairs(filter, c.outC), rq, got)
+				if !slices.Equal(got, want) {
+					t.Fatalf("convRowsTriInt8: case %d %+v zp %d, input %d bytes past a word: %v, want %v", ci, c, zp, off, got, want)
 				}
 			}
 			k := c.fH * c.fW * c.inC

@@ -36,9 +36,13 @@ package kernels
 //   - convPWStore: parameter v has type *[4][3]int32
 //   - convPWStore2x2: parameter q has type *[2]convPWRQ
 //   - convPWTriRows: parameter src has type unsafe.Pointer
+//   - convPWTriRows3: parameter src has type unsafe.Pointer
 //   - convRowsEdgeRun: parameter a has type unsafe.Pointer
 //   - convRowsPair: parameter w has type [][2]int8
 //   - convRowsRun: parameter s has type *[4]int32
+//   - convRowsTriFill: parameter dst has type unsafe.Pointer
+//   - convRowsTriTile: parameter tri has type unsafe.Pointer
+//   - convRowsTriWin: parameter dst has type unsafe.Pointer
 //   - dot4I16: parameter s has type *[4]int64
 //   - dot4Run: parameter x has type unsafe.Pointer
 //   - dspAvgPool: parameter x has type unsafe.Pointer
@@ -128,9 +132,10 @@ package kernels
 //     convPWBlock, convPWChDecode, convPWDot16, convPWDot4, convPWDot8,
 //     convPWDot8x4, convPWDotAny, convPWOut, convPWQ, convPWRescale,
 //     convPWScratch, convRQ32, convRQR, convRowsCols, convRowsDot,
-//     convRowsEdge, convRowsEdge2, convRowsSums, convTaps, detIoU, detMax,
-//     detMin, detNMS, divLeadingSignBits, divQuantOne, divRoundingDivByPOT,
-//     dspFC16Pack, dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
+//     convRowsEdge, convRowsEdge2, convRowsInterior, convRowsSums,
+//     convRowsTri, convTaps, detIoU, detMax, detMin, detNMS,
+//     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
+//     dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
 //     dspPackPairs, dspPlanRecords, dspPoolArgs, dspPoolPlan, dspQ, dspQ16,
 //     dspQS, dspWidenWords, dusClamp, dw3x3BlockWidth, dw3x3ChainInt8,
 //     dw3x3Decode, dw3x3FastN, dwClamp, dwDSPFirstTap, dwDSPInterior,
@@ -364,6 +369,10 @@ func Call(fn string, args []any) bool {
 		convRowsInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "convRowsLinePairs":
 		convRowsLinePairs(args[0].(*convRowsLine))
+	case "convRowsPairs":
+		convRowsPairs(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8), int(args[5].(int64)), int(args[6].(int64)), args[7].(bool))
+	case "convRowsTriInt8":
+		convRowsTriInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "convWinGather":
 		convWinGather(args[0].(*convWinParams), args[1].([]int8), int(args[2].(int64)), int(args[3].(int64)), int(args[4].(int64)), args[5].([]int64))
 	case "convWinInt8":

@@ -117,6 +117,8 @@ const (
 	ConvDilMaxTaps = convDilMaxTaps
 	// ConvDilRasterMax bounds the output channels of convDilInt8Raster.
 	ConvDilRasterMax = convDilRasterMax
+	// ConvRowsTriK bounds the windows convRowsTriInt8 gathers.
+	ConvRowsTriK = convRowsTriK
 )
 
 // ConvPWScratch is convPWInt8's for outC output channels.

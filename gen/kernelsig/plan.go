@@ -84,6 +84,8 @@ const (
 	ConvDilMaxTaps = kernels.ConvDilMaxTaps
 	// ConvDilRasterMax bounds the output channels of convDilInt8Raster.
 	ConvDilRasterMax = kernels.ConvDilRasterMax
+	// ConvRowsTriK bounds the windows convRowsTriInt8 gathers.
+	ConvRowsTriK = kernels.ConvRowsTriK
 )
 
 // BlockWidthDw3x3 is the pixels of a row dw3x3Int8 computes as one block

@@ -172,6 +172,7 @@ const (
 	ConvPWStore2x2          Func = "convPWStore2x2"
 	ConvPWTile              Func = "convPWTile"
 	ConvPWTriRows           Func = "convPWTriRows"
+	ConvPWTriRows3          Func = "convPWTriRows3"
 	ConvRQ32                Func = "convRQ32"
 	ConvRQLoad              Func = "convRQLoad"
 	ConvRQR                 Func = "convRQR"
@@ -181,10 +182,17 @@ const (
 	ConvRowsEdge2           Func = "convRowsEdge2"
 	ConvRowsEdgeRun         Func = "convRowsEdgeRun"
 	ConvRowsInt8            Func = "convRowsInt8"
+	ConvRowsInterior        Func = "convRowsInterior"
 	ConvRowsLinePairs       Func = "convRowsLinePairs"
 	ConvRowsPair            Func = "convRowsPair"
+	ConvRowsPairs           Func = "convRowsPairs"
 	ConvRowsRun             Func = "convRowsRun"
 	ConvRowsSums            Func = "convRowsSums"
+	ConvRowsTri             Func = "convRowsTri"
+	ConvRowsTriFill         Func = "convRowsTriFill"
+	ConvRowsTriInt8         Func = "convRowsTriInt8"
+	ConvRowsTriTile         Func = "convRowsTriTile"
+	ConvRowsTriWin          Func = "convRowsTriWin"
 	ConvTaps                Func = "convTaps"
 	ConvWinGather           Func = "convWinGather"
 	ConvWinInt8             Func = "convWinInt8"
@@ -1003,6 +1011,7 @@ func Funcs() []Func {
 		ConvPWStore2x2,
 		ConvPWTile,
 		ConvPWTriRows,
+		ConvPWTriRows3,
 		ConvRQ32,
 		ConvRQLoad,
 		ConvRQR,
@@ -1012,10 +1021,17 @@ func Funcs() []Func {
 		ConvRowsEdge2,
 		ConvRowsEdgeRun,
 		ConvRowsInt8,
+		ConvRowsInterior,
 		ConvRowsLinePairs,
 		ConvRowsPair,
+		ConvRowsPairs,
 		ConvRowsRun,
 		ConvRowsSums,
+		ConvRowsTri,
+		ConvRowsTriFill,
+		ConvRowsTriInt8,
+		ConvRowsTriTile,
+		ConvRowsTriWin,
 		ConvTaps,
 		ConvWinGather,
 		ConvWinInt8,
@@ -1994,6 +2010,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"g", "*convPWRunArgs"}}, true
 	case ConvPWTriRows:
 		return []Param{{"src", "unsafe.Pointer"}, {"sx", "int"}, {"dst", "unsafe.Pointer"}, {"K", "int"}, {"n", "int"}}, true
+	case ConvPWTriRows3:
+		return []Param{{"src", "unsafe.Pointer"}, {"dst", "unsafe.Pointer"}, {"n", "int"}}, true
 	case ConvRQ32:
 		return []Param{{"acc", "int32"}, {"bias", "int32"}, {"left", "uint32"}, {"mult2", "uint32"}, {"right", "uint32"}, {"mask", "uint32"}, {"half", "uint32"}, {"negRound", "uint32"}}, true
 	case ConvRQLoad:
@@ -2012,14 +2030,28 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"n", "int"}, {"zp", "int32"}, {"s", "*[2]int32"}}, true
 	case ConvRowsInt8:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case ConvRowsInterior:
+		return []Param{{"pad", "int"}, {"s", "int"}, {"in", "int"}, {"f", "int"}, {"out", "int"}}, true
 	case ConvRowsLinePairs:
 		return []Param{{"g", "*convRowsLine"}}, true
 	case ConvRowsPair:
-		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"ch", "*[2]convPWCh"}, {"exact", "bool"}, {"two", "bool"}, {"out", "[]int8"}}, true
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"ch", "*[2]convPWCh"}, {"exact", "bool"}, {"two", "bool"}, {"tri", "bool"}, {"out", "[]int8"}}, true
+	case ConvRowsPairs:
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}, {"lo", "int"}, {"hi", "int"}, {"tri", "bool"}}, true
 	case ConvRowsRun:
 		return []Param{{"g", "*convRowsRunArgs"}, {"s", "*[4]int32"}}, true
 	case ConvRowsSums:
 		return []Param{{"w", "unsafe.Pointer"}, {"n", "int"}}, true
+	case ConvRowsTri:
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"rq", "string"}, {"ob", "int"}, {"nb", "int"}, {"all", "bool"}, {"out", "[]int8"}}, true
+	case ConvRowsTriFill:
+		return []Param{{"dst", "unsafe.Pointer"}, {"n", "int"}, {"z", "uint32"}}, true
+	case ConvRowsTriInt8:
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
+	case ConvRowsTriTile:
+		return []Param{{"g", "*convPWRunArgs"}, {"tri", "unsafe.Pointer"}}, true
+	case ConvRowsTriWin:
+		return []Param{{"p", "*convRowsParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}, {"dst", "unsafe.Pointer"}, {"zp", "uint32"}}, true
 	case ConvTaps:
 		return []Param{{"origin", "int"}, {"dilation", "int"}, {"taps", "int"}, {"size", "int"}}, true
 	case ConvWinGather:
@@ -3260,12 +3292,18 @@ func (f Func) Results() int {
 		ConvPWStore2x2,
 		ConvPWTile,
 		ConvPWTriRows,
+		ConvPWTriRows3,
 		ConvRQLoad,
 		ConvRowsEdgeRun,
 		ConvRowsInt8,
 		ConvRowsLinePairs,
 		ConvRowsPair,
+		ConvRowsPairs,
 		ConvRowsRun,
+		ConvRowsTriFill,
+		ConvRowsTriInt8,
+		ConvRowsTriTile,
+		ConvRowsTriWin,
 		ConvWinGather,
 		ConvWinInt8,
 		ConvWinLane,
@@ -3642,6 +3680,7 @@ func (f Func) Results() int {
 		ConvPWScratch,
 		ConvRQ32,
 		ConvRQR,
+		ConvRowsTri,
 		DetIoU,
 		DetMax,
 		DetMin,
@@ -3823,6 +3862,7 @@ func (f Func) Results() int {
 		ConvGatherPWTri,
 		ConvRowsCols,
 		ConvRowsEdge,
+		ConvRowsInterior,
 		ConvRowsSums,
 		ConvTaps,
 		DspFC16Plan,

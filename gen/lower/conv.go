@@ -1208,8 +1208,15 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 		return nil
 	}
 	wt := convRowsWeights(rows)
-	c.Because(kernelsig.ConvRowsInt8, "%s; a window of more than %d values or more than %d output channels", why, kernelsig.ConvGatherMax, kernelsig.ConvGatherMaxC)
-	c.BandCall(windowBand, kernelsig.ConvRowsInt8, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Rows", wt), rq, View(out))
+	fn := kernelsig.ConvRowsInt8
+	c.Because(fn, "%s; a window of more than %d values or more than %d output channels", why, kernelsig.ConvGatherMax, kernelsig.ConvGatherMaxC)
+	if !c.DSP() && g.inC%32 == 0 && k <= kernelsig.ConvRowsTriK && len(rows)%2 == 0 {
+		// The build for gc: three pixels at a time.
+		fn = kernelsig.ConvRowsTriInt8
+		c.Because(fn, "%s; a window of more than %d values or more than %d output channels; the build for gc, input channels a multiple of 32, a window of at most %d values and an even number of output channels: three pixels by two channels a tile",
+			why, kernelsig.ConvGatherMax, kernelsig.ConvGatherMaxC, kernelsig.ConvRowsTriK)
+	}
+	c.BandCall(windowBand, fn, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Rows", wt), rq, View(out))
 	return nil
 }
 

@@ -32,22 +32,28 @@ func source() string {
 	s = strings.ReplaceAll(s, "@B16T@", columns(16, 2))
 	s = strings.ReplaceAll(s, "@B16@", columns(16, 3))
 	s = strings.ReplaceAll(s, "@B8@", columns(8, 3))
-	return s + "\n" + triTile("convPWGridTri", 32) + "\n" + triTile("convPWGridTri64", 64)
+	return s + "\n" + triTile("convPWGridTri", 32, false) + "\n" + triTile("convPWGridTri64", 64, false) +
+		"\n" + triTile("convRowsTriTile", 32, true)
 }
 
 // triTile writes the function name, convPWGridPairL for three pixels, n
-// columns a step.
-func triTile(name string, n int) string {
+// columns a step; with pairs, for convRowsInt8's weights (the pair's two
+// weights of each column next to each other) instead of convPWPairs'.
+func triTile(name string, n int, pairs bool) string {
 	shift := map[int]string{32: "2", 64: "3"}[n]
-	return strings.NewReplacer("@NAME@", name, "@COLS@", columns3(n, 3), "@SHIFT@", shift,
-		"@MSTEP@", fmt.Sprint(3*n), "@RSTEP@", fmt.Sprint(2*n), "@N@", fmt.Sprint(n)).Replace(triTemplate)
+	layout := "convPWPairs' layout"
+	if pairs {
+		layout = "convRowsInt8's layout\n// (a column's two weights side by side)"
+	}
+	return strings.NewReplacer("@NAME@", name, "@COLS@", columns3(n, 3, pairs), "@SHIFT@", shift,
+		"@MSTEP@", fmt.Sprint(3*n), "@RSTEP@", fmt.Sprint(2*n), "@N@", fmt.Sprint(n), "@LAYOUT@", layout).Replace(triTemplate)
 }
 
-// columns3 writes the multiply-adds of 32 columns of three pixels, indented
-// by tabs: for column i, the pair's two weights (convPWPairs' layout) and
-// the three pixels' values at m+i, m+32+i and m+64+i (convPWGridTri's
-// rows, 32 columns of each pixel a step).
-func columns3(n, tabs int) string {
+// columns3 writes the multiply-adds of n columns of three pixels, indented
+// by tabs: for column i, the pair's two weights (convPWPairs' layout, or
+// side by side with pairs) and the three pixels' values at m+i, m+n+i and
+// m+2n+i (convPWTriRows' layout, n columns of each pixel a step).
+func columns3(n, tabs int, pairs bool) string {
 	ind := strings.Repeat("\t", tabs)
 	var b strings.Builder
 	load := func(p string, off int) string {
@@ -58,6 +64,9 @@ func columns3(n, tabs int) string {
 	}
 	for i := 0; i < n; i++ {
 		u, v := i/8*16+i%8, i/8*16+8+i%8
+		if pairs {
+			u, v = 2*i, 2*i+1
+		}
 		def := "="
 		if i == 0 {
 			def = ":="
@@ -346,11 +355,11 @@ func convPWTriRows(src unsafe.Pointer, sx int, dst unsafe.Pointer, K, n int) {
 `
 
 // triTemplate is convPWGridTri with its name, column block and steps left
-// as @NAME@, @COLS@, @SHIFT@, @MSTEP@, @RSTEP@ and @N@.
+// as @NAME@, @COLS@, @SHIFT@, @MSTEP@, @RSTEP@, @N@ and @LAYOUT@.
 const triTemplate = `// @NAME@ is convPWGridPairL for three pixels, whose rows tri holds
 // as convPWTriRows lays them out for @N@ columns a step, with outputs at
 // g.pout + g.oa, g.ob and g.oc: six sums a tile, each of the two weights
-// and three values a column loaded once.
+// and three values a column loaded once. The weights are in @LAYOUT@.
 //
 //go:noinline
 func @NAME@(g *convPWRunArgs, tri unsafe.Pointer) {
