@@ -47,7 +47,9 @@ func convGatherPWInt8(p *convRowsParams, in []int8, wt, rq string, scr []int32, 
 		tile = 2 // convPWGridPairL
 	}
 	sx := p.strideW * K // from one pixel's row to the next's
-	tri3 := tile == 2 && uintptr(g.pin)&3 == 0
+	// Three pixels at a time on 32-bit cores (convPWGridTri: gc's twelve
+	// ARM registers); 64-bit ones keep the pairs.
+	tri3 := tile == 2 && !convPW64 && uintptr(g.pin)&3 == 0
 	// Rows of W pixels: an image of stride 1 is one row (its pixels'
 	// rows are contiguous, in and out).
 	H, W := p.outH, p.outW

@@ -3,7 +3,9 @@ package kernels
 import "unsafe"
 
 // convRowsTriInt8 is convRowsInt8 three pixels at a time (the generator's
-// choice in the build for gc): for windows of inC a multiple of 32 and at
+// choice in the build for gc) on 32-bit cores (64-bit ones, whose
+// registers hold the pairs' sums and more, keep convRowsInt8): for
+// windows of inC a multiple of 32 and at
 // most convRowsTriK values, input word-aligned, an even number of output
 // channels and enough pixels whose windows lie inside the image (a
 // multiple of three, or at least convRowsTriMin), each block of up to
@@ -35,7 +37,7 @@ func convRowsTriInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 	if all {
 		n = p.outH * p.outW
 	}
-	if C%32 != 0 || K <= 0 || K > convRowsTriK || N%2 != 0 || len(in) == 0 || p.batches <= 0 ||
+	if convPW64 || C%32 != 0 || K <= 0 || K > convRowsTriK || N%2 != 0 || len(in) == 0 || p.batches <= 0 ||
 		uintptr(unsafe.Pointer(unsafe.SliceData(in)))&3 != 0 || n <= 0 || (n%3 != 0 && n < convRowsTriMin) {
 		convRowsInt8(p, in, wt, rq, out)
 		return
