@@ -33,16 +33,19 @@ type convRowsParams struct {
 // channels), the two channels' weights; rq holds the requantization
 // triples (conv_rq.go).
 func convRowsInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
-	convRowsPairs(p, in, wt, rq, out, 0, p.outC, false)
+	K := p.filterH * p.filterW * p.inC
+	convRowsPairs(p, in, wt, rq, out, 0, p.outC, false, K)
 }
 
-// convRowsPairs is convRowsInt8 for output channels lo..hi-1 (lo even);
-// with tri, but for the pixels convRowsTri computed (convRowsPair).
-func convRowsPairs(p *convRowsParams, in []int8, wt, rq string, out []int8, lo, hi int, tri bool) {
+// convRowsPairs is convRowsInt8 for output channels lo..hi-1 (lo even),
+// whose weights wt hold ks pairs for each channel pair (its K first, then
+// zeros); with tri, but for the pixels convRowsTri computed
+// (convRowsPair).
+func convRowsPairs(p *convRowsParams, in []int8, wt, rq string, out []int8, lo, hi int, tri bool, ks int) {
 	K := p.filterH * p.filterW * p.inC
 	N := p.outC
 	w2 := unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/2)
-	w2 = w2[:(N+1)/2*K]
+	w2 = w2[:(N+1)/2*ks]
 	img := p.inH * p.inW * p.inC
 	in = in[:p.batches*img]
 	out = out[:p.batches*p.outH*p.outW*N]
@@ -57,7 +60,7 @@ func convRowsPairs(p *convRowsParams, in []int8, wt, rq string, out []int8, lo, 
 			nch = 2
 		}
 		exact := convPWChDecode(rq[12*ob:12*(ob+nch)], K, p.outOffset, p.actMin, ch[:nch])
-		convRowsPair(p, in, w2[ob/2*K:ob/2*K+K], &q, &ch, exact, two, tri, out[ob:])
+		convRowsPair(p, in, w2[ob/2*ks:ob/2*ks+K], &q, &ch, exact, two, tri, out[ob:])
 	}
 }
 

@@ -51,13 +51,17 @@ func TestConvRowsInt8(t *testing.T) {
 		// blocks and its loop of sixteen).
 		{1, 6, 6, 28, 3, 1, 4, 1, 1, 1, 1, true},
 		{1, 5, 5, 64, 3, 3, 6, 1, 1, 1, 1, true},
-		// convRowsTriInt8's layers (inC a multiple of 32, windows of at
-		// most convRowsTriK values, an even number of channels): pixel
-		// counts of each remainder modulo three, blocks of convPWBlk
-		// channels and a short last one, SAME and VALID, strides, 1xK,
-		// batches; and beyond its limits (odd channels, long windows).
+		// convRowsTriInt8's layers (windows of at most convRowsTriK
+		// values, an even number of channels; inC a multiple of 32 for
+		// its word copies): pixel counts of each remainder modulo three,
+		// blocks of convRowsTriBlk channels and a short last one, SAME
+		// and VALID, strides, 1xK, batches; and beyond its limits (odd
+		// channels, long windows).
 		{1, 7, 9, 32, 3, 3, 6, 1, 1, 1, 1, true},
-		{2, 9, 8, 64, 3, 3, 34, 2, 2, 1, 1, true},
+		{2, 9, 8, 64, 3, 3, 66, 2, 2, 1, 1, true},
+		{1, 13, 12, 3, 7, 7, 8, 2, 2, 1, 1, false},
+		{1, 10, 10, 8, 3, 3, 4, 2, 2, 1, 1, true},
+		{2, 9, 9, 5, 3, 3, 6, 1, 1, 1, 1, true},
 		{1, 8, 7, 32, 3, 3, 18, 2, 1, 1, 1, false},
 		{1, 6, 6, 64, 3, 3, 4, 1, 1, 1, 1, false},
 		{1, 1, 20, 32, 1, 9, 8, 1, 1, 1, 1, true},
@@ -110,17 +114,23 @@ func TestConvRowsInt8(t *testing.T) {
 					t.Fatalf("case %d %+v zp %d: output %d is %d, want %d", ci, c, zp, i, got[i], want[i])
 				}
 			}
-			// Three pixels at a time, the input word-aligned and not.
+			// Three pixels at a time, the input word-aligned and not,
+			// each channel's window padded with zero weights to a
+			// multiple of 32.
+			k, kp := c.fH*c.fW*c.inC, (c.fH*c.fW*c.inC+31)&^31
+			padded := make([]int8, c.outC*kp)
+			for oc := 0; oc < c.outC; oc++ {
+				copy(padded[oc*kp:], filter[oc*k:(oc+1)*k])
+			}
 			for _, off := range []int{0, 1} {
 				x := make([]int8, len(in)+off)[off:]
 				copy(x, in)
 				clear(got)
-				convRowsTriInt8(rp, x, convTRowsPairs(filter, c.outC), rq, got)
+				convRowsTriInt8(rp, x, convTRowsPairs(padded, c.outC), rq, got)
 				if !slices.Equal(got, want) {
 					t.Fatalf("convRowsTriInt8: case %d %+v zp %d, input %d bytes past a word: %v, want %v", ci, c, zp, off, got, want)
 				}
 			}
-			k := c.fH * c.fW * c.inC
 			if kp := (k + 7) / 8 * 8; kp <= convGatherMax && c.outC <= convGatherMaxC {
 				padded := make([]int8, c.outC*kp)
 				for oc := 0; oc < c.outC; oc++ {

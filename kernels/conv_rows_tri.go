@@ -4,27 +4,30 @@ import "unsafe"
 
 // convRowsTriInt8 is convRowsInt8 three pixels at a time (the generator's
 // choice in the build for gc) on 32-bit cores (64-bit ones, whose
-// registers hold the pairs' sums and more, keep convRowsInt8): for
-// windows of inC a multiple of 32 and at
-// most convRowsTriK values, input word-aligned, an even number of output
-// channels and enough pixels whose windows lie inside the image (a
-// multiple of three, or at least convRowsTriMin), each block of up to
-// convPWBlk channels whose requantizations convPWQ computes exactly goes
-// to convRowsTri for those pixels and to convRowsInt8's pairs for the
-// others (the edges), or to convRowsTri alone where no window reaches
-// past the top or left edge; other blocks and layers go to convRowsInt8.
+// registers hold the pairs' sums and more, keep convRowsInt8's pairs).
+// Its weights are convRowsInt8's with each channel pair's window padded
+// with zero weights to Kp, a multiple of 32 values, at most convRowsTriK.
+// For an even number of output channels and enough pixels whose windows
+// lie inside the image (a multiple of three, or at least convRowsTriMin),
+// each block of up to convRowsTriBlk channels whose requantizations
+// convPWQ computes exactly goes to convRowsTri for those pixels and to
+// convRowsInt8's pairs for the others (the edges), or to convRowsTri
+// alone where no window reaches past the top or left edge; other blocks
+// and layers go to convRowsInt8's pairs.
 //
 // convRowsInt8's pairs take one multiply-add and two byte loads for two
-// products (two pixels by two channels). convRowsTri gathers the windows
-// of three pixels into a stack array, 32 values of each a step
-// (convPWTriRows' layout); then convRowsTriTile loads two weights and
-// three values for six products, with the six sums, two pointers and a
-// count in gc's registers. The gather costs about a load and a store a
-// word, once for each block of channels. Arguments and layout are
-// convRowsInt8's.
+// products (two pixels by two channels), and a window row of few values
+// costs them its loop's steps. convRowsTri gathers the windows of three
+// pixels into a stack array, 32 values of each a step (convPWTriRows'
+// layout), zeros after the window's K values; then convRowsTriTile loads
+// two weights and three values for six products, with the six sums, two
+// pointers and a count in gc's registers. The gather costs about a load
+// and a store a word (inC a multiple of 32, the input word-aligned), or a
+// copy a window row, once for each block of channels.
 func convRowsTriInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 	C, N := p.inC, p.outC
 	K := p.filterH * p.filterW * C
+	Kp := (K + 31) &^ 31
 	oy0, oy1 := convRowsInterior(p.padH, p.strideH, p.inH, p.filterH, p.outH)
 	ox0, ox1 := convRowsInterior(p.padW, p.strideW, p.inW, p.filterW, p.outW)
 	n := max(oy1-oy0+1, 0) * max(ox1-ox0+1, 0)
@@ -37,24 +40,27 @@ func convRowsTriInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 	if all {
 		n = p.outH * p.outW
 	}
-	if convPW64 || C%32 != 0 || K <= 0 || K > convRowsTriK || N%2 != 0 || len(in) == 0 || p.batches <= 0 ||
-		uintptr(unsafe.Pointer(unsafe.SliceData(in)))&3 != 0 || n <= 0 || (n%3 != 0 && n < convRowsTriMin) {
-		convRowsInt8(p, in, wt, rq, out)
+	if convPW64 || K <= 0 || Kp > convRowsTriK || N%2 != 0 || len(in) == 0 || p.batches <= 0 ||
+		n <= 0 || (n%3 != 0 && n < convRowsTriMin) {
+		convRowsPairs(p, in, wt, rq, out, 0, N, false, Kp)
 		return
 	}
 	w2 := unsafe.Slice((*[2]int8)(unsafe.Pointer(unsafe.StringData(wt))), len(wt)/2)
-	w2 = w2[:N/2*K]
-	for ob := 0; ob < N; ob += convPWBlk {
-		hi := min(ob+convPWBlk, N)
-		tri := convRowsTri(p, in, w2[ob/2*K:hi/2*K], rq, ob, hi-ob, all, out)
+	w2 = w2[:N/2*Kp]
+	for ob := 0; ob < N; ob += convRowsTriBlk {
+		hi := min(ob+convRowsTriBlk, N)
+		tri := convRowsTri(p, in, w2[ob/2*Kp:hi/2*Kp], rq, ob, hi-ob, all, out)
 		if !tri || !all {
-			convRowsPairs(p, in, wt, rq, out, ob, hi, tri)
+			convRowsPairs(p, in, wt, rq, out, ob, hi, tri, Kp)
 		}
 	}
 }
 
-// convRowsTriK is the longest window convRowsTriInt8 gathers (3x3 of 64
-// channels).
+// convRowsTriBlk is how many output channels convRowsTri computes a call.
+const convRowsTriBlk = 32
+
+// convRowsTriK is the longest window, padded, that convRowsTriInt8
+// gathers (3x3 of 64 channels).
 const convRowsTriK = 576
 
 // convRowsTriMin is the fewest inside pixels convRowsTriInt8 takes three
@@ -71,20 +77,22 @@ func convRowsInterior(pad, s, in, f, out int) (lo, hi int) {
 }
 
 // convRowsTri computes output channels ob..ob+nb-1 (nb even, at most
-// convPWBlk; w their weights, from channel pair ob/2 on) of the pixels
-// whose windows lie inside the image, or with all of every pixel, three
-// at a time in raster order (a last group of one or two pixels computed
-// as three, its last pixel repeated). It reports false, having written
-// nothing, when convPWQ is not exact for every one of the channels. Its
-// caller has checked the layer (convRowsTriInt8).
+// convRowsTriBlk; w their weights, from channel pair ob/2 on, windows
+// padded to a multiple of 32) of the pixels whose windows lie inside the
+// image, or with all of every pixel, three at a time in raster order (a
+// last group of one or two pixels computed as three, its last pixel
+// repeated). It reports false, having written nothing, when convPWQ is
+// not exact for every one of the channels. Its caller has checked the
+// layer (convRowsTriInt8).
 //
 //go:noinline
 func convRowsTri(p *convRowsParams, in []int8, w [][2]int8, rq string, ob, nb int, all bool, out []int8) bool {
 	C, N := p.inC, p.outC
 	L := p.filterW * C
 	K := p.filterH * L
-	var recs [convPWBlk]convPWCh
-	if nb <= 0 || nb > convPWBlk || nb%2 != 0 || ob+nb > N ||
+	Kp := (K + 31) &^ 31
+	var recs [convRowsTriBlk]convPWCh
+	if nb <= 0 || nb > convRowsTriBlk || nb%2 != 0 || ob+nb > N || Kp > convRowsTriK ||
 		!convPWChDecode(rq[12*ob:12*(ob+nb)], K, p.outOffset, p.actMin, recs[:nb]) {
 		return false
 	}
@@ -97,23 +105,26 @@ func convRowsTri(p *convRowsParams, in []int8, w [][2]int8, rq string, ob, nb in
 	if oy1 < oy0 || W <= 0 {
 		return true
 	}
-	n := (oy1 - oy0 + 1) * W // the inside pixels, row by row
+	n := (oy1 - oy0 + 1) * W // the pixels, row by row
 	rs := p.inW * C
 	img := p.inH * rs
 	P := p.outH * p.outW
 	in = in[:p.batches*img]
 	out = out[:p.batches*P*N]
-	w = w[:nb/2*K]
-	// Unless all, the window of pixel (oy1, ox1) ends inside each image;
-	// the outputs of channels ob..ob+nb-1 of that pixel lie inside out.
-	if !all {
+	w = w[:nb/2*Kp]
+	// Word copies where every window row starts at a word (and so, unless
+	// all, the window of pixel (oy1, ox1) ends inside each image); the
+	// outputs of channels ob..ob+nb-1 of that pixel lie inside out.
+	words := C%32 == 0 && uintptr(unsafe.Pointer(&in[0]))&3 == 0
+	if words && !all {
 		_ = in[(p.batches-1)*img+(oy1*p.strideH-p.padH+p.filterH-1)*rs+(ox1*p.strideW-p.padW)*C+L-1]
 	}
 	_ = out[((p.batches-1)*P+oy1*p.outW+ox1)*N+ob+nb-1]
 	zp := uint32(uint8(int8(p.inZP))) * 0x01010101
+	// The windows, their values K..Kp-1 zero (never written).
 	var tri [3 * convRowsTriK / 4]uint32 // word-aligned
 	var g convPWRunArgs
-	g.nb, g.K8, g.span, g.hi = nb, K/8, p.actMax-p.actMin, p.actMax
+	g.nb, g.K8, g.span, g.hi = nb, Kp/8, p.actMax-p.actMin, p.actMax
 	g.pwt, g.tp = unsafe.Pointer(&w[0]), unsafe.Pointer(&recs[0])
 	var px [3]int // the three pixels' offsets in the image (output)
 	for b := 0; b < p.batches; b++ {
@@ -125,13 +136,17 @@ func convRowsTri(p *convRowsParams, in []int8, w [][2]int8, rq string, ob, nb in
 				oy, ox := oy0+k/W, ox0+k%W
 				px[q] = oy*p.outW + ox
 				dst := unsafe.Add(unsafe.Pointer(&tri), 32*q)
-				if all {
-					convRowsTriWin(p, x, oy*p.strideH-p.padH, ox*p.strideW-p.padW, dst, zp)
-					continue
-				}
-				src := unsafe.Add(unsafe.Pointer(&x[0]), (oy*p.strideH-p.padH)*rs+(ox*p.strideW-p.padW)*C)
-				for fy := 0; fy < p.filterH; fy++ {
-					convPWTriRows3(unsafe.Add(src, fy*rs), unsafe.Add(dst, 3*fy*L), L)
+				iy0, ix0 := oy*p.strideH-p.padH, ox*p.strideW-p.padW
+				switch {
+				case !words:
+					convRowsTriBytes(p, x, iy0, ix0, (*[3 * convRowsTriK]int8)(unsafe.Pointer(&tri)), q)
+				case all:
+					convRowsTriWin(p, x, iy0, ix0, dst, zp)
+				default:
+					src := unsafe.Add(unsafe.Pointer(&x[0]), iy0*rs+ix0*C)
+					for fy := 0; fy < p.filterH; fy++ {
+						convPWTriRows3(unsafe.Add(src, fy*rs), unsafe.Add(dst, 3*fy*L), L)
+					}
 				}
 			}
 			g.oa, g.ob, g.oc = px[0]*N, px[1]*N, px[2]*N
@@ -141,10 +156,56 @@ func convRowsTri(p *convRowsParams, in []int8, w [][2]int8, rq string, ob, nb in
 	return true
 }
 
+// convRowsTriBytes is convRowsTriWin for any inC and input alignment:
+// the window of the pixel whose taps start at input row iy0 and column
+// ix0 into pixel q's place in tri (value k at 3*(k-k%32) + 32*q + k%32),
+// the input zero point for taps in the padding, a run of values at a
+// time.
+func convRowsTriBytes(p *convRowsParams, x []int8, iy0, ix0 int, tri *[3 * convRowsTriK]int8, q int) {
+	C := p.inC
+	L := p.filterW * C
+	rs := p.inW * C
+	zp := int8(p.inZP)
+	k := 0 // the window's next value
+	// put writes the n values of src (nil: zp) as values k.. of the window.
+	put := func(src []int8, n int) {
+		for n > 0 {
+			m := min(n, 32-k%32)
+			d := tri[3*(k-k%32)+32*q+k%32:][:m]
+			if src == nil {
+				for j := range d {
+					d[j] = zp
+				}
+			} else {
+				copy(d, src[:m])
+				src = src[m:]
+			}
+			k, n = k+m, n-m
+		}
+	}
+	for fy := 0; fy < p.filterH; fy++ {
+		iy := iy0 + fy
+		switch {
+		case iy < 0 || iy >= p.inH:
+			put(nil, L)
+		case ix0 >= 0 && ix0+p.filterW <= p.inW:
+			put(x[iy*rs+ix0*C:][:L], L)
+		default:
+			for fx := 0; fx < p.filterW; fx++ {
+				if ix := ix0 + fx; ix < 0 || ix >= p.inW {
+					put(nil, C)
+				} else {
+					put(x[iy*rs+ix*C:][:C], C)
+				}
+			}
+		}
+	}
+}
+
 // convRowsTriWin writes the window of the pixel whose taps start at input
-// row iy0 and column ix0 (filter order, inC a multiple of 32) to dst as
-// convPWTriRows3 does, zp (the input zero point in each byte) for taps in
-// the padding.
+// row iy0 and column ix0 (filter order, inC a multiple of 32, the input
+// word-aligned) to dst as convPWTriRows3 does, zp (the input zero point in
+// each byte) for taps in the padding.
 func convRowsTriWin(p *convRowsParams, x []int8, iy0, ix0 int, dst unsafe.Pointer, zp uint32) {
 	C := p.inC
 	L := p.filterW * C

@@ -40,6 +40,7 @@ package kernels
 //   - convRowsEdgeRun: parameter a has type unsafe.Pointer
 //   - convRowsPair: parameter w has type [][2]int8
 //   - convRowsRun: parameter s has type *[4]int32
+//   - convRowsTriBytes: parameter tri has type *[1728]int8
 //   - convRowsTriFill: parameter dst has type unsafe.Pointer
 //   - convRowsTriTile: parameter tri has type unsafe.Pointer
 //   - convRowsTriWin: parameter dst has type unsafe.Pointer
@@ -370,7 +371,7 @@ func Call(fn string, args []any) bool {
 	case "convRowsLinePairs":
 		convRowsLinePairs(args[0].(*convRowsLine))
 	case "convRowsPairs":
-		convRowsPairs(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8), int(args[5].(int64)), int(args[6].(int64)), args[7].(bool))
+		convRowsPairs(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8), int(args[5].(int64)), int(args[6].(int64)), args[7].(bool), int(args[8].(int64)))
 	case "convRowsTriInt8":
 		convRowsTriInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int8))
 	case "convWinGather":

@@ -189,6 +189,7 @@ const (
 	ConvRowsRun             Func = "convRowsRun"
 	ConvRowsSums            Func = "convRowsSums"
 	ConvRowsTri             Func = "convRowsTri"
+	ConvRowsTriBytes        Func = "convRowsTriBytes"
 	ConvRowsTriFill         Func = "convRowsTriFill"
 	ConvRowsTriInt8         Func = "convRowsTriInt8"
 	ConvRowsTriTile         Func = "convRowsTriTile"
@@ -1028,6 +1029,7 @@ func Funcs() []Func {
 		ConvRowsRun,
 		ConvRowsSums,
 		ConvRowsTri,
+		ConvRowsTriBytes,
 		ConvRowsTriFill,
 		ConvRowsTriInt8,
 		ConvRowsTriTile,
@@ -2037,13 +2039,15 @@ func (f Func) Params() ([]Param, bool) {
 	case ConvRowsPair:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"q", "*[2]convPWRQ"}, {"ch", "*[2]convPWCh"}, {"exact", "bool"}, {"two", "bool"}, {"tri", "bool"}, {"out", "[]int8"}}, true
 	case ConvRowsPairs:
-		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}, {"lo", "int"}, {"hi", "int"}, {"tri", "bool"}}, true
+		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}, {"lo", "int"}, {"hi", "int"}, {"tri", "bool"}, {"ks", "int"}}, true
 	case ConvRowsRun:
 		return []Param{{"g", "*convRowsRunArgs"}, {"s", "*[4]int32"}}, true
 	case ConvRowsSums:
 		return []Param{{"w", "unsafe.Pointer"}, {"n", "int"}}, true
 	case ConvRowsTri:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"w", "[][2]int8"}, {"rq", "string"}, {"ob", "int"}, {"nb", "int"}, {"all", "bool"}, {"out", "[]int8"}}, true
+	case ConvRowsTriBytes:
+		return []Param{{"p", "*convRowsParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}, {"tri", "*[1728]int8"}, {"q", "int"}}, true
 	case ConvRowsTriFill:
 		return []Param{{"dst", "unsafe.Pointer"}, {"n", "int"}, {"z", "uint32"}}, true
 	case ConvRowsTriInt8:
@@ -3300,6 +3304,7 @@ func (f Func) Results() int {
 		ConvRowsPair,
 		ConvRowsPairs,
 		ConvRowsRun,
+		ConvRowsTriBytes,
 		ConvRowsTriFill,
 		ConvRowsTriInt8,
 		ConvRowsTriTile,

@@ -1207,15 +1207,26 @@ func convLowerRowsInt8(c *opCtx, in, bias, out *model.Tensor, g convFastGeom, ro
 		c.offerOverlap(0, rasterWindowShift(g, 1, 1, 2, true))
 		return nil
 	}
-	wt := convRowsWeights(rows)
 	fn := kernelsig.ConvRowsInt8
 	c.Because(fn, "%s; a window of more than %d values or more than %d output channels", why, kernelsig.ConvGatherMax, kernelsig.ConvGatherMaxC)
-	if !c.DSP() && g.inC%32 == 0 && k <= kernelsig.ConvRowsTriK && len(rows)%2 == 0 {
-		// The build for gc: three pixels at a time.
+	// The build for gc: three pixels at a time, each window padded with
+	// zero weights to a multiple of 32 values, where the gather of the
+	// windows pays: input channels a multiple of 32 (word copies), or 32
+	// output channels or more and window rows of at most 96 values (the
+	// pairs' steps of a row cost more; measured on the grid's shapes).
+	kp := (k + 31) &^ 31
+	if !c.DSP() && kp <= kernelsig.ConvRowsTriK && len(rows)%2 == 0 &&
+		(g.inC%32 == 0 || len(rows) >= 32 && g.fW*g.inC <= 96) {
 		fn = kernelsig.ConvRowsTriInt8
-		c.Because(fn, "%s; a window of more than %d values or more than %d output channels; the build for gc, input channels a multiple of 32, a window of at most %d values and an even number of output channels: three pixels by two channels a tile",
+		c.Because(fn, "%s; a window of more than %d values or more than %d output channels; the build for gc, a window of at most %d values (padded to a multiple of 32), an even number of output channels and input channels a multiple of 32 or 32 output channels or more and window rows of at most 96 values: three pixels by two channels a tile",
 			why, kernelsig.ConvGatherMax, kernelsig.ConvGatherMaxC, kernelsig.ConvRowsTriK)
+		padded := make([][]int8, len(rows))
+		for oc, r := range rows {
+			padded[oc] = append(append([]int8(nil), r...), make([]int8, kp-k)...)
+		}
+		rows = padded
 	}
+	wt := convRowsWeights(rows)
 	c.BandCall(windowBand, fn, convRowsStruct(g, inZP, outZP, lo, hi), View(in), c.Const("Rows", wt), rq, View(out))
 	return nil
 }
