@@ -102,7 +102,7 @@ func TestBandKernelFields(t *testing.T) {
 		"dilationH": append([]kernelsig.Func{kernelsig.AvgPoolInt8, kernelsig.AvgPoolInt16, kernelsig.AvgPoolF32, kernelsig.AvgPoolDSPInt8,
 			kernelsig.AvgPoolInt8Blocks, kernelsig.MaxPoolInt8Blocks, kernelsig.AvgPoolInt8Rows, kernelsig.MaxPoolInt8Rows,
 			kernelsig.MaxPoolInt8, kernelsig.MaxPoolInt16, kernelsig.MaxPoolF32, kernelsig.MaxPoolDSPInt8,
-			kernelsig.ConvGatherInt8, kernelsig.ConvRowsInt8, kernelsig.Dw3x3Int8}, padRows...),
+			kernelsig.ConvGatherInt8, kernelsig.ConvRowsInt8, kernelsig.ConvRowsTriInt8, kernelsig.Dw3x3Int8}, padRows...),
 	}
 	bands := declaredBands(t)
 	kinds := map[program.BandKind]int{}
