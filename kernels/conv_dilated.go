@@ -864,7 +864,9 @@ const convDilRasterMax = 64
 // window's taps inside the image (convDilTapsRun, a window row's taps a
 // call: (x - zp)*w) plus zp times all the pair's weights, requantized into
 // a stack buffer copied to out once the pixel's window is read. The same
-// arguments; at most convDilRasterMax output channels.
+// arguments; at most convDilRasterMax output channels. On 32-bit cores,
+// layers whose channels and windows convDilTri takes go three pixels at a
+// time.
 func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 	C, N := p.inC, p.outC
 	K := p.filterH * p.filterW * C
@@ -873,6 +875,13 @@ func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 	w2 = w2[:pairs*K]
 	in = in[:p.batches*p.inH*p.inW*C]
 	out = out[:p.batches*p.outH*p.outW*N]
+	// The channels' convPWQ records, decoded once, where exact.
+	var chs [convDilRasterMax]convPWCh
+	exact := convPWChDecode(rq, K, p.outOffset, p.actMin, chs[:N])
+	if !convPW64 && exact && N%2 == 0 && K <= convRowsTriK && len(in) > 0 {
+		convDilTri(p, in, w2, &chs, out)
+		return
+	}
 	var zw [convDilRasterMax / 2][2]int32
 	for pr := range pairs {
 		s0, s1 := convRowsSums(unsafe.Pointer(&w2[pr*K]), K)
@@ -897,9 +906,6 @@ func convDilInt8Raster(p *convDilParams, in []int8, wt, rq string, out []int8) {
 	wa := convDilWin2Args{c8: C / 8, xs: p.dilationW * C, nx: p.filterW, xo: p.dilationH * rs, ny: p.filterH, d2: 2 * K}
 	wz := wa // for windows reaching into the padding
 	wz.zp = p.inZP
-	// The channels' convPWQ records, decoded once, where exact.
-	var chs [convDilRasterMax]convPWCh
-	exact := convPWChDecode(rq, K, p.outOffset, p.actMin, chs[:N])
 	o := 0
 	for b := 0; b < p.batches; b++ {
 		for oy := 0; oy < p.outH; oy++ {

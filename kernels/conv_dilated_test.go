@@ -21,6 +21,9 @@ func TestConvDilInt8(t *testing.T) {
 		{1, 5, 5, 8, 3, 3, 4, 1, 1, 3, 3, true}, // windows larger than the image
 		{1, 6, 11, 8, 2, 4, 6, 1, 2, 1, 2, false},
 		{1, 4, 4, 8, 7, 7, 2, 1, 1, 1, 1, true},
+		{1, 6, 6, 72, 3, 3, 4, 1, 1, 2, 2, true}, // a window beyond convRowsTriK
+		{2, 5, 7, 64, 3, 3, 6, 2, 1, 1, 2, true},
+		{1, 9, 9, 24, 3, 3, 64, 1, 1, 2, 2, false},
 	}
 	for i := 0; i < 60; i++ {
 		cases = append(cases, convTWinCase{1 + r.Intn(2), 1 + r.Intn(10), 1 + r.Intn(12), 8 * (1 + r.Intn(3)),
@@ -69,17 +72,23 @@ func TestConvDilInt8(t *testing.T) {
 			if c.outC > convDilRasterMax {
 				continue
 			}
-			// The raster variant, on its own and written over its input.
-			for _, over := range []bool{false, true} {
+			// The raster variant, on its own, from an input not at a
+			// multiple of four, and written over its input.
+			for _, run := range []string{"alone", "unaligned", "over"} {
 				got := make([]int8, len(want))
-				if over {
-					convDilRasterOverInput(dp, in, wt, rq, got)
-				} else {
+				switch run {
+				case "alone":
 					convDilInt8Raster(dp, in, wt, rq, got)
+				case "unaligned":
+					odd := make([]int8, len(in)+1)[1:]
+					copy(odd, in)
+					convDilInt8Raster(dp, odd, wt, rq, got)
+				case "over":
+					convDilRasterOverInput(dp, in, wt, rq, got)
 				}
 				for i := range want {
 					if got[i] != want[i] {
-						t.Fatalf("case %d %+v zp %d, raster (over its input: %v): output %d is %d, want %d", ci, c, zp, over, i, got[i], want[i])
+						t.Fatalf("case %d %+v zp %d, raster (%s): output %d is %d, want %d", ci, c, zp, run, i, got[i], want[i])
 					}
 				}
 			}

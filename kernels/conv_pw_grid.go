@@ -2338,3 +2338,120 @@ func convRowsTriTile(g *convPWRunArgs, tri unsafe.Pointer) {
 		g.wo += 16 * g.K8
 	}
 }
+
+// convRowsTriTile8 is convPWGridPairL for three pixels, whose rows tri holds
+// as convPWTriRows lays them out for 8 columns a step, with outputs at
+// g.pout + g.oa, g.ob and g.oc: six sums a tile, each of the two weights
+// and three values a column loaded once. The weights are in convRowsInt8's layout
+// (a column's two weights side by side).
+//
+//go:noinline
+func convRowsTriTile8(g *convPWRunArgs, tri unsafe.Pointer) {
+	g.wo = 0
+	for g.j = 0; g.j < g.nb; g.j += 2 {
+		t := (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
+		s00, s01 := t[0].bias, t[1].bias
+		s10, s11, s20, s21 := s00, s01, s00, s01
+		m, r := tri, unsafe.Add(g.pwt, g.wo)
+		for n := g.K8; ; {
+			u, v := int32(*(*int8)(r)), int32(*(*int8)(unsafe.Add(r, 1)))
+			x := int32(*(*int8)(m))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 8)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 16)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 2))), int32(*(*int8)(unsafe.Add(r, 3)))
+			x = int32(*(*int8)(unsafe.Add(m, 1)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 9)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 17)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 4))), int32(*(*int8)(unsafe.Add(r, 5)))
+			x = int32(*(*int8)(unsafe.Add(m, 2)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 10)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 18)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 6))), int32(*(*int8)(unsafe.Add(r, 7)))
+			x = int32(*(*int8)(unsafe.Add(m, 3)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 11)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 19)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 8))), int32(*(*int8)(unsafe.Add(r, 9)))
+			x = int32(*(*int8)(unsafe.Add(m, 4)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 12)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 20)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 10))), int32(*(*int8)(unsafe.Add(r, 11)))
+			x = int32(*(*int8)(unsafe.Add(m, 5)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 13)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 21)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 12))), int32(*(*int8)(unsafe.Add(r, 13)))
+			x = int32(*(*int8)(unsafe.Add(m, 6)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 14)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 22)))
+			s20 += x * u
+			s21 += x * v
+			u, v = int32(*(*int8)(unsafe.Add(r, 14))), int32(*(*int8)(unsafe.Add(r, 15)))
+			x = int32(*(*int8)(unsafe.Add(m, 7)))
+			s00 += x * u
+			s01 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 15)))
+			s10 += x * u
+			s11 += x * v
+			x = int32(*(*int8)(unsafe.Add(m, 23)))
+			s20 += x * u
+			s21 += x * v
+			if n--; n == 0 {
+				break
+			}
+			m, r = unsafe.Add(m, 24), unsafe.Add(r, 16)
+		}
+		g.s = s00
+		t = (*[2]convPWCh)(unsafe.Add(g.tp, uintptr(g.j)*unsafe.Sizeof(convPWCh{})))
+		span, hi := g.span, g.hi
+		o := unsafe.Add(g.pout, g.j)
+		y0, y1, y2 := hi-convPWQ(s00, &t[0], span), hi-convPWQ(s10, &t[0], span), hi-convPWQ(s20, &t[0], span)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
+		*(*int8)(unsafe.Add(o, g.oc)) = int8(y2)
+		o = unsafe.Add(o, 1)
+		y0, y1, y2 = hi-convPWQ(s01, &t[1], span), hi-convPWQ(s11, &t[1], span), hi-convPWQ(s21, &t[1], span)
+		*(*int8)(unsafe.Add(o, g.oa)) = int8(y0)
+		*(*int8)(unsafe.Add(o, g.ob)) = int8(y1)
+		*(*int8)(unsafe.Add(o, g.oc)) = int8(y2)
+		g.wo += 16 * g.K8
+	}
+}

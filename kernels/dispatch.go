@@ -23,6 +23,8 @@ package kernels
 //   - convDilTap2: parameter a has type unsafe.Pointer
 //   - convDilTap2x8: parameter a has type unsafe.Pointer
 //   - convDilTapsRun: parameter x has type unsafe.Pointer
+//   - convDilTri: parameter w2 has type [][2]int8
+//   - convDilTriWin: parameter dst has type unsafe.Pointer
 //   - convDilWin2: parameter a has type unsafe.Pointer
 //   - convDilWin2Z: parameter a has type unsafe.Pointer
 //   - convDilWin2x16: parameter a has type unsafe.Pointer
@@ -43,6 +45,7 @@ package kernels
 //   - convRowsTriBytes: parameter tri has type *[1728]int8
 //   - convRowsTriFill: parameter dst has type unsafe.Pointer
 //   - convRowsTriTile: parameter tri has type unsafe.Pointer
+//   - convRowsTriTile8: parameter tri has type unsafe.Pointer
 //   - convRowsTriWin: parameter dst has type unsafe.Pointer
 //   - dot4I16: parameter s has type *[4]int64
 //   - dot4Run: parameter x has type unsafe.Pointer

@@ -114,6 +114,8 @@ const (
 	ConvDilTap2             Func = "convDilTap2"
 	ConvDilTap2x8           Func = "convDilTap2x8"
 	ConvDilTapsRun          Func = "convDilTapsRun"
+	ConvDilTri              Func = "convDilTri"
+	ConvDilTriWin           Func = "convDilTriWin"
 	ConvDilWin2             Func = "convDilWin2"
 	ConvDilWin2Z            Func = "convDilWin2Z"
 	ConvDilWin2x16          Func = "convDilWin2x16"
@@ -193,6 +195,7 @@ const (
 	ConvRowsTriFill         Func = "convRowsTriFill"
 	ConvRowsTriInt8         Func = "convRowsTriInt8"
 	ConvRowsTriTile         Func = "convRowsTriTile"
+	ConvRowsTriTile8        Func = "convRowsTriTile8"
 	ConvRowsTriWin          Func = "convRowsTriWin"
 	ConvTaps                Func = "convTaps"
 	ConvWinGather           Func = "convWinGather"
@@ -954,6 +957,8 @@ func Funcs() []Func {
 		ConvDilTap2,
 		ConvDilTap2x8,
 		ConvDilTapsRun,
+		ConvDilTri,
+		ConvDilTriWin,
 		ConvDilWin2,
 		ConvDilWin2Z,
 		ConvDilWin2x16,
@@ -1033,6 +1038,7 @@ func Funcs() []Func {
 		ConvRowsTriFill,
 		ConvRowsTriInt8,
 		ConvRowsTriTile,
+		ConvRowsTriTile8,
 		ConvRowsTriWin,
 		ConvTaps,
 		ConvWinGather,
@@ -1896,6 +1902,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWalk"}, {"s", "*[4]int32"}}, true
 	case ConvDilTapsRun:
 		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"nt", "int"}, {"xs", "int"}, {"ws", "int"}, {"c8", "int"}, {"zp", "int32"}, {"s", "*[2]int32"}}, true
+	case ConvDilTri:
+		return []Param{{"p", "*convDilParams"}, {"in", "[]int8"}, {"w2", "[][2]int8"}, {"chs", "*[64]convPWCh"}, {"out", "[]int8"}}, true
+	case ConvDilTriWin:
+		return []Param{{"p", "*convDilParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}, {"dst", "unsafe.Pointer"}, {"s", "int"}, {"words", "bool"}, {"zp", "uint32"}}, true
 	case ConvDilWin2:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWin2Args"}, {"s", "*[4]int32"}}, true
 	case ConvDilWin2Z:
@@ -2053,6 +2063,8 @@ func (f Func) Params() ([]Param, bool) {
 	case ConvRowsTriInt8:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case ConvRowsTriTile:
+		return []Param{{"g", "*convPWRunArgs"}, {"tri", "unsafe.Pointer"}}, true
+	case ConvRowsTriTile8:
 		return []Param{{"g", "*convPWRunArgs"}, {"tri", "unsafe.Pointer"}}, true
 	case ConvRowsTriWin:
 		return []Param{{"p", "*convRowsParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}, {"dst", "unsafe.Pointer"}, {"zp", "uint32"}}, true
@@ -3254,6 +3266,8 @@ func (f Func) Results() int {
 		ConvDilTap2,
 		ConvDilTap2x8,
 		ConvDilTapsRun,
+		ConvDilTri,
+		ConvDilTriWin,
 		ConvDilWin2,
 		ConvDilWin2Z,
 		ConvDilWin2x16,
@@ -3308,6 +3322,7 @@ func (f Func) Results() int {
 		ConvRowsTriFill,
 		ConvRowsTriInt8,
 		ConvRowsTriTile,
+		ConvRowsTriTile8,
 		ConvRowsTriWin,
 		ConvWinGather,
 		ConvWinInt8,

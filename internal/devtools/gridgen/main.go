@@ -33,19 +33,19 @@ func source() string {
 	s = strings.ReplaceAll(s, "@B16@", columns(16, 3))
 	s = strings.ReplaceAll(s, "@B8@", columns(8, 3))
 	return s + "\n" + triTile("convPWGridTri", 32, false) + "\n" + triTile("convPWGridTri64", 64, false) +
-		"\n" + triTile("convRowsTriTile", 32, true)
+		"\n" + triTile("convRowsTriTile", 32, true) + "\n" + triTile("convRowsTriTile8", 8, true)
 }
 
 // triTile writes the function name, convPWGridPairL for three pixels, n
 // columns a step; with pairs, for convRowsInt8's weights (the pair's two
 // weights of each column next to each other) instead of convPWPairs'.
 func triTile(name string, n int, pairs bool) string {
-	shift := map[int]string{32: "2", 64: "3"}[n]
+	steps := map[int]string{8: "g.K8", 32: "g.K8 >> 2", 64: "g.K8 >> 3"}[n]
 	layout := "convPWPairs' layout"
 	if pairs {
 		layout = "convRowsInt8's layout\n// (a column's two weights side by side)"
 	}
-	return strings.NewReplacer("@NAME@", name, "@COLS@", columns3(n, 3, pairs), "@SHIFT@", shift,
+	return strings.NewReplacer("@NAME@", name, "@COLS@", columns3(n, 3, pairs), "@STEPS@", steps,
 		"@MSTEP@", fmt.Sprint(3*n), "@RSTEP@", fmt.Sprint(2*n), "@N@", fmt.Sprint(n), "@LAYOUT@", layout).Replace(triTemplate)
 }
 
@@ -355,7 +355,7 @@ func convPWTriRows(src unsafe.Pointer, sx int, dst unsafe.Pointer, K, n int) {
 `
 
 // triTemplate is convPWGridTri with its name, column block and steps left
-// as @NAME@, @COLS@, @SHIFT@, @MSTEP@, @RSTEP@, @N@ and @LAYOUT@.
+// as @NAME@, @COLS@, @STEPS@, @MSTEP@, @RSTEP@, @N@ and @LAYOUT@.
 const triTemplate = `// @NAME@ is convPWGridPairL for three pixels, whose rows tri holds
 // as convPWTriRows lays them out for @N@ columns a step, with outputs at
 // g.pout + g.oa, g.ob and g.oc: six sums a tile, each of the two weights
@@ -369,7 +369,7 @@ func @NAME@(g *convPWRunArgs, tri unsafe.Pointer) {
 		s00, s01 := t[0].bias, t[1].bias
 		s10, s11, s20, s21 := s00, s01, s00, s01
 		m, r := tri, unsafe.Add(g.pwt, g.wo)
-		for n := g.K8 >> @SHIFT@; ; {
+		for n := @STEPS@; ; {
 @COLS@
 			if n--; n == 0 {
 				break
