@@ -2,6 +2,7 @@ package lower
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
@@ -347,11 +348,15 @@ func fcRowsWins(units int) bool {
 
 // fcLowerRowsInt8 emits fcRowsInt8Q (one requantization for every unit,
 // exact as one multiply) or fcRowsInt8 for an int8 layer in the build for
-// gc when blocks of eight units would pad too many (fcRowsWins), and
-// reports whether it did.
+// gc when blocks of eight units would pad too many (fcRowsWins) or its
+// rows are shorter than four inputs, and reports whether it did.
 func fcLowerRowsInt8(c *opCtx, params []Field, w *model.Tensor, folded []int64, mult, shift []int32, units, depth int, outZP, lo, hi int32) (bool, error) {
-	if c.DSP() || !fcRowsWins(units) {
+	if c.DSP() || !fcRowsWins(units) && depth >= 4 {
 		return false, nil
+	}
+	why := fmt.Sprintf("%d units, which blocks of eight would pad by more than 5%%", units)
+	if !fcRowsWins(units) {
+		why = fmt.Sprintf("rows of %d inputs, fewer than a group of four of the blocks of eight", depth)
 	}
 	packed := c.Const("Weights", fcPackRows(w.Data, units, depth))
 	b := fcTrunc32(folded)
@@ -365,7 +370,7 @@ func fcLowerRowsInt8(c *opCtx, params []Field, w *model.Tensor, folded []int64, 
 			return false, err
 		}
 		if rq != nil {
-			c.Because(kernelsig.FcRowsInt8Q, "the build for gc, %d units, which blocks of eight would pad by more than 5%%: blocks of up to six units, none padded; one requantization exact as one multiply (PlanRQOne)", units)
+			c.Because(kernelsig.FcRowsInt8Q, "the build for gc, %s: blocks of up to six units, none padded; one requantization exact as one multiply (PlanRQOne)", why)
 			c.Call(kernelsig.FcRowsInt8Q, Struct(kernelsig.FcParams, params[:3]...), View(c.In(0)), packed, c.ConstI32("Bias", b), rq, View(c.Out(0)))
 			return true, nil
 		}
@@ -374,7 +379,7 @@ func fcLowerRowsInt8(c *opCtx, params []Field, w *model.Tensor, folded []int64, 
 	if err != nil {
 		return false, err
 	}
-	c.Because(kernelsig.FcRowsInt8, "the build for gc, %d units, which blocks of eight would pad by more than 5%%: blocks of up to six units, none padded; a requantization record per unit", units)
+	c.Because(kernelsig.FcRowsInt8, "the build for gc, %s: blocks of up to six units, none padded; a requantization record per unit", why)
 	c.Call(kernelsig.FcRowsInt8, Struct(kernelsig.FcParams, params...), View(c.In(0)), packed, c.Const("RQ", tab), View(c.Out(0)))
 	return true, nil
 }

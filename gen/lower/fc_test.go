@@ -215,7 +215,7 @@ func TestFullyConnectedGenerated(t *testing.T) {
 	var cases []fcgCase
 	// Every int8 shape uses fcDSPInt8 where its depth is a multiple of
 	// four, fcOctInt8 (or fcOctInt8PT, fcOctInt8PTQ) otherwise.
-	shapes := [][3]int{{1, 1, 1}, {1, 16, 16}, {2, 7, 5}, {1, 33, 13}, {3, 4, 9}, {1, 64, 3}, {1, 250, 4}, {2, 10, 45}, {1, 1100, 25}}
+	shapes := [][3]int{{1, 1, 1}, {1, 16, 16}, {2, 7, 5}, {1, 33, 13}, {3, 4, 9}, {1, 64, 3}, {1, 250, 4}, {2, 10, 45}, {1, 1100, 25}, {1, 1, 16}, {2, 3, 8}}
 	for i, s := range shapes {
 		act := []quant.Activation{quant.ActNone, quant.ActRelu, quant.ActRelu6}[i%3]
 		cases = append(cases,
@@ -234,12 +234,22 @@ func TestFullyConnectedGenerated(t *testing.T) {
 			cases = append(cases, c)
 		}
 	}
+	// The int8 cases again in the build for gc (-compiler gc): fcRowsInt8
+	// (or fcRowsInt8Q) where blocks of eight units would pad too many or
+	// the rows are shorter than four, fcOctInt8 (PT, PTQ) otherwise.
+	for _, c := range slices.Clone(cases) {
+		if strings.HasPrefix(c.name, "int8_") {
+			c.name = "gc_" + c.name
+			cases = append(cases, c)
+		}
+	}
 	var pkgs []e2e.Package
 	var jobs []e2e.Job
 	for i, c := range cases {
 		pkg := fmt.Sprintf("fc%03d", i)
 		speed := strings.HasPrefix(c.name, "speed_")
-		res, err := testGenerate(c.name+".tflite", c.model, difftest.EmitOptions{Package: pkg, Speed: speed})
+		gc := strings.HasPrefix(c.name, "gc_")
+		res, err := testGenerate(c.name+".tflite", c.model, difftest.EmitOptions{Package: pkg, Speed: speed, GC: gc})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -248,6 +258,19 @@ func TestFullyConnectedGenerated(t *testing.T) {
 			fmt.Sscanf(c.name, "speed_float_%dx%dx%d", &batch, &depth, &units)
 			if bfp := bytes.Contains(res.Files["model.go"], []byte("fcF32BFP(")); bfp != (depth >= kernelsig.FCBFPMinDepth) {
 				t.Errorf("%s: fcF32BFP used %v, want %v (depth %d)", c.name, bfp, !bfp, depth)
+			}
+		}
+		if gc {
+			var batch, depth, units int
+			fmt.Sscanf(c.name, "gc_int8_%dx%dx%d", &batch, &depth, &units)
+			want := "fcOctInt8"
+			if fcRowsWins(units) || depth < 4 {
+				want = "fcRowsInt8"
+			}
+			src := res.Files["model.go"]
+			if !bytes.Contains(src, []byte(want+"PTQ(")) && !bytes.Contains(src, []byte(want+"PT(")) &&
+				!bytes.Contains(src, []byte(want+"Q(")) && !bytes.Contains(src, []byte(want+"(")) {
+				t.Errorf("%s: %s not used", c.name, want)
 			}
 		}
 		if strings.HasPrefix(c.name, "int8") {

@@ -77,7 +77,7 @@ func testGenerate(name string, data []byte, o difftest.EmitOptions) (*difftest.G
 	if err != nil {
 		return nil, err
 	}
-	frags, err := testFragments(g, Kernels{Speed: o.Speed})
+	frags, err := testFragments(g, Kernels{Speed: o.Speed, GC: o.GC})
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,7 @@ type EmitOptions struct {
 	Package          string
 	NoShare, NoTests bool
 	Speed            bool // -speed: every operator's fast variant
+	GC               bool // -compiler gc: the kernels tuned for gc
 }
 
 // Generated is a generated package with its program and plan.
