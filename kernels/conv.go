@@ -203,7 +203,20 @@ func convInt16Acc32(p *convParams, in []int16, filter []int8, bias, mult, shift 
 // convF32 is the float32 convolution. filter and bias ("" when absent) are
 // constant little-endian float32 data. Products are rounded to float32
 // before they are summed (no fused multiply-add), in the reference's order.
+// In the build for gc, filters of at most convF32MaxK values go to
+// convF32W.
 func convF32(p *convParams, in []float32, filter, bias string, out []float32) {
+	fSize := p.filterH * p.filterW * p.filterC
+	if convF32Copy && fSize <= convF32MaxK {
+		convF32W(p, in, filter, bias, out)
+		return
+	}
+	convF32Taps(p, in, filter, bias, out)
+}
+
+// convF32Taps is convF32 pixel by pixel and channel by channel, each weight
+// decoded where it is used.
+func convF32Taps(p *convParams, in []float32, filter, bias string, out []float32) {
 	inRow := p.inW * p.inC
 	inImg := p.inH * inRow
 	cin := p.filterC

@@ -131,13 +131,13 @@ package kernels
 //     argMinMaxIdxI8, b2u8, bfpAcc, bfpAdd3, bfpBias, bfpBits, bfpDotSlow,
 //     bfpF32, bfpFinite, bfpPutRow, bfpRow, bfpSig, bfpVec, binary32,
 //     castLoad, clampF32, clampI32, clampQ, cmpOrd32, cmpOrd64, constI8,
-//     constU8, convDSPScratch, convDSPWScratch, convGatherGrid,
-//     convGatherPWTri, convGatherScratch, convGatherWinWords, convLean8,
-//     convPWBlock, convPWChDecode, convPWDot16, convPWDot4, convPWDot8,
-//     convPWDot8x4, convPWDotAny, convPWOut, convPWQ, convPWRescale,
-//     convPWScratch, convRQ32, convRQR, convRowsCols, convRowsDot,
-//     convRowsEdge, convRowsEdge2, convRowsInterior, convRowsSums,
-//     convRowsTri, convTaps, detIoU, detMax, detMin, detNMS,
+//     constU8, convDSPScratch, convDSPWScratch, convF32Dot, convF32Win,
+//     convGatherGrid, convGatherPWTri, convGatherScratch, convGatherWinWords,
+//     convLean8, convPWBlock, convPWChDecode, convPWDot16, convPWDot4,
+//     convPWDot8, convPWDot8x4, convPWDotAny, convPWOut, convPWQ,
+//     convPWRescale, convPWScratch, convRQ32, convRQR, convRowsCols,
+//     convRowsDot, convRowsEdge, convRowsEdge2, convRowsInterior,
+//     convRowsSums, convRowsTri, convTaps, detIoU, detMax, detMin, detNMS,
 //     divLeadingSignBits, divQuantOne, divRoundingDivByPOT, dspFC16Pack,
 //     dspFC16Plan, dspFCGroup, dspFCPack, dspFCPlan, dspMulPlan,
 //     dspPackPairs, dspPlanRecords, dspPoolArgs, dspPoolPlan, dspQ, dspQ16,
@@ -311,6 +311,10 @@ func Call(fn string, args []any) bool {
 		convDilSet(args[0].(*convDilWalk), int(args[1].(int64)), int(args[2].(int64)), int(args[3].(int64)), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), int(args[7].(int64)))
 	case "convF32":
 		convF32(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
+	case "convF32Taps":
+		convF32Taps(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
+	case "convF32W":
+		convF32W(args[0].(*convParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "convGatherInt8":
 		convGatherInt8(args[0].(*convRowsParams), args[1].([]int8), args[2].(string), args[3].(string), args[4].([]int32), args[5].([]int8))
 	case "convGatherPWInt8":

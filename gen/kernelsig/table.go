@@ -120,6 +120,10 @@ const (
 	ConvDilWin2Z            Func = "convDilWin2Z"
 	ConvDilWin2x16          Func = "convDilWin2x16"
 	ConvF32                 Func = "convF32"
+	ConvF32Dot              Func = "convF32Dot"
+	ConvF32Taps             Func = "convF32Taps"
+	ConvF32W                Func = "convF32W"
+	ConvF32Win              Func = "convF32Win"
 	ConvGatherGrid          Func = "convGatherGrid"
 	ConvGatherInt8          Func = "convGatherInt8"
 	ConvGatherPWCopy        Func = "convGatherPWCopy"
@@ -963,6 +967,10 @@ func Funcs() []Func {
 		ConvDilWin2Z,
 		ConvDilWin2x16,
 		ConvF32,
+		ConvF32Dot,
+		ConvF32Taps,
+		ConvF32W,
+		ConvF32Win,
 		ConvGatherGrid,
 		ConvGatherInt8,
 		ConvGatherPWCopy,
@@ -1914,6 +1922,14 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"g", "*convDilWin2Args"}, {"s", "*[4]int32"}}, true
 	case ConvF32:
 		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case ConvF32Dot:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"n", "int"}, {"t", "float32"}}, true
+	case ConvF32Taps:
+		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case ConvF32W:
+		return []Param{{"p", "*convParams"}, {"in", "[]float32"}, {"filter", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case ConvF32Win:
+		return []Param{{"x", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"rows", "int"}, {"run", "int"}, {"xs", "int"}}, true
 	case ConvGatherGrid:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"scr", "[]int32"}, {"out", "[]int8"}}, true
 	case ConvGatherInt8:
@@ -3272,6 +3288,8 @@ func (f Func) Results() int {
 		ConvDilWin2Z,
 		ConvDilWin2x16,
 		ConvF32,
+		ConvF32Taps,
+		ConvF32W,
 		ConvGatherInt8,
 		ConvGatherPWCopy,
 		ConvGatherPWInt8,
@@ -3689,6 +3707,8 @@ func (f Func) Results() int {
 		ConstU8,
 		ConvDSPScratch,
 		ConvDSPWScratch,
+		ConvF32Dot,
+		ConvF32Win,
 		ConvGatherGrid,
 		ConvGatherScratch,
 		ConvGatherWinWords,
