@@ -49,6 +49,14 @@ func triTile(name string, n int, pairs bool) string {
 		"@MSTEP@", fmt.Sprint(3*n), "@RSTEP@", fmt.Sprint(2*n), "@N@", fmt.Sprint(n), "@LAYOUT@", layout).Replace(triTemplate)
 }
 
+// load is the Go expression of the int8 at byte off from pointer p, as int32.
+func load(p string, off int) string {
+	if off == 0 {
+		return fmt.Sprintf("int32(*(*int8)(%s))", p)
+	}
+	return fmt.Sprintf("int32(*(*int8)(unsafe.Add(%s, %d)))", p, off)
+}
+
 // columns3 writes the multiply-adds of n columns of three pixels, indented
 // by tabs: for column i, the pair's two weights (convPWPairs' layout, or
 // side by side with pairs) and the three pixels' values at m+i, m+n+i and
@@ -56,12 +64,6 @@ func triTile(name string, n int, pairs bool) string {
 func columns3(n, tabs int, pairs bool) string {
 	ind := strings.Repeat("\t", tabs)
 	var b strings.Builder
-	load := func(p string, off int) string {
-		if off == 0 {
-			return fmt.Sprintf("int32(*(*int8)(%s))", p)
-		}
-		return fmt.Sprintf("int32(*(*int8)(unsafe.Add(%s, %d)))", p, off)
-	}
 	for i := 0; i < n; i++ {
 		u, v := i/8*16+i%8, i/8*16+8+i%8
 		if pairs {
@@ -96,12 +98,6 @@ func columns3(n, tabs int, pairs bool) string {
 func columns(n, tabs int) string {
 	ind := strings.Repeat("\t", tabs)
 	var b strings.Builder
-	load := func(p string, off int) string {
-		if off == 0 {
-			return fmt.Sprintf("int32(*(*int8)(%s))", p)
-		}
-		return fmt.Sprintf("int32(*(*int8)(unsafe.Add(%s, %d)))", p, off)
-	}
 	for i := 0; i < n; i++ {
 		u, v := i/8*16+i%8, i/8*16+8+i%8
 		def := "="
