@@ -27,6 +27,8 @@ func TestConvF32W(t *testing.T) {
 		{1, 9, 7, 5, 3, 2, 3, 1, 2, 1, 2, 3, true},   // dilation
 		{1, 3, 3, 2, 5, 5, 3, 1, 1, 1, 1, 1, true},   // windows larger than the image
 		{1, 4, 4, 130, 3, 3, 2, 1, 1, 1, 1, 1, true}, // beyond convF32MaxK
+		{1, 1, 1, 3, 2, 2, 2, 1, 2, 2, 1, 1, true},   // a window past the image, no padding before it
+		{2, 3, 5, 2, 4, 4, 3, 1, 3, 2, 1, 1, true},
 	}
 	for i := 0; i < 80; i++ {
 		inC := 1 + r.Intn(9)

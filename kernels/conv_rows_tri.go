@@ -73,6 +73,9 @@ const convRowsTriMin = 24
 // first, stride s, input size in, filter size f and output size out (lo >
 // hi when none do).
 func convRowsInterior(pad, s, in, f, out int) (lo, hi int) {
+	if in-f+pad < 0 {
+		return 1, 0 // (a negative quotient would round up to 0)
+	}
 	return (pad + s - 1) / s, min((in-f+pad)/s, out-1)
 }
 
