@@ -57,7 +57,7 @@ func TestCheckSummary(t *testing.T) {
 		want  []string // substrings of the summary
 	}{
 		{name: "same model", data: data, opt: base,
-			want: []string{"is up to date (8 files)"}},
+			want: []string{"is up to date (10 files)"}},
 		{name: "one weight byte", data: oneWeightByte(t, data), opt: base,
 			files: []string{"layout.txt changed +1 -1", "model.go changed +1 -1", "report.json changed +1 -1", "weights.go changed"},
 			decls: map[string][]string{"model.go": {"header"}},
@@ -82,7 +82,7 @@ func TestCheckSummary(t *testing.T) {
 			want:  []string{"plan: no report.json of tflm-gen in the directory to compare with (a package from before report.json, or it was removed)\n"}},
 		{name: "no package yet", data: data, opt: base,
 			setup: func(dir string) { os.RemoveAll(dir) },
-			want:  []string{"differs from the generated package: 8 files\n", "\n  model.go            missing  +", "(no generated package there yet)\n"}},
+			want:  []string{"differs from the generated package: 10 files\n", "\n  model.go             missing  +", "(no generated package there yet)\n"}},
 		{name: "package from before fixed kernel file names", data: data, opt: base,
 			setup: func(dir string) {
 				os.WriteFile(filepath.Join(dir, "kernel_conv_pw.go"), []byte(GeneratedHeader+"\n\npackage tc\n\nfunc old() {}\n"), 0o644)

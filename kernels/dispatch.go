@@ -86,6 +86,7 @@ package kernels
 //   - dwWin4One3: parameter x has type unsafe.Pointer
 //   - dwWin4Two: parameter x has type unsafe.Pointer
 //   - f32ActLast: parameter po has type unsafe.Pointer
+//   - f32WordRow8: parameter pw has type unsafe.Pointer
 //   - fcOctOut: parameter a has type *[8]int32
 //   - fcOctPTFast: parameter a has type *[8]int32
 //   - fcRows1: parameter w has type unsafe.Pointer
@@ -147,36 +148,36 @@ package kernels
 //     dwDSPQ, dwDSPQuads, dwDSPRec, dwDSPRecs, dwDSPRowInside, dwDSPScratch,
 //     dwDSPScratchQ8, dwDSPSetup, dwDSPShift, dwDSPZerosQ8, dwRQFast,
 //     dwRescale, dwRowsSrc, dwTaps, ewRequantDown, ewRowStart, ewRows,
-//     ewTab32, ewTabAt, expFix, f32Add, f32Ceil, f32Cos, f32Div, f32Dot4,
-//     f32DotFunnel4, f32DotStr4, f32Ends, f32Exp, f32ExpCore, f32ExpFPU,
-//     f32ExpRare, f32Expm1, f32Finite, f32Finite2, f32Floor, f32FromFix,
-//     f32FromQ, f32Log, f32Logistic, f32LogisticFPU, f32Lt, f32Mod, f32Mul,
-//     f32NaN, f32Pack, f32RoundI32, f32Sin, f32SinCos, f32Sqrt, f32StrOff,
-//     f32StrView, f32Tab64, f32Tanh, f32TanhFPU, f32Unpack, f32Words, f32q,
-//     f32sAdd, f32sBits, f32sDiv, f32sDot, f32sDotOK, f32sLt, f32sMul,
-//     f32sRange, f32sRangeStr, f32sRound, f32sSig, f32sSumF32, f32sUnpackN,
-//     fcDotI16, fcDotI16Acc32, fcF32Soft, fcMakeRQ, fcRQFor, fcRescale,
-//     fcRowsBlocks, fcSumI8, gatherIndex, gatherNdStart, hardSwishDivPOT16,
-//     hardSwishSdhm16, hardSwishShl16, hardSwishSrdhm16, int16BlocksPlan,
-//     int16QPlan, l2InvSqrt, ld32, ld64, ldf32, le32, le64, leakyReluOne,
-//     logSoftmaxHalfSum, logSoftmaxLog, logSoftmaxPOT, logSoftmaxSatAdd,
-//     logSoftmaxSatSub, logisticTanh16Input, lstmCellF, lstmCellQ,
-//     lstmClampF, lstmClipF, lstmDot16, lstmDotF8, lstmDotF8Q, lstmDotF8S,
-//     lstmFCQ64, lstmFunnel4x2, lstmFunnel8, lstmGate16, lstmGateF,
-//     lstmGateFS, lstmHiddenQ, lstmInt8Form, lstmMakeQ, lstmMakeR,
-//     lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext, lstmRFits, lstmRGFits,
-//     lstmRowBatch, lstmSat16, lstmSigP, lstmSigmoidQ, lstmTanhP, lstmTanhQ,
-//     meanRequant, mulByQuantMul, mulByQuantMul64, mulQ62, mulQuantOne,
-//     octByte, octCols64, octLanes, poolAvgQ, poolAvgRecip, poolAvgRound,
-//     poolInterior, poolRecip, poolSumI8, poolWindow, preluOne,
-//     quantizeF32One, reluOne, requantizeFast, requantizeOne,
-//     roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0, rqOneFields,
-//     rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet, satRoundDoublingHighMul,
-//     selRowStart, selRows, sigmoidTab, sigmoidTab2, softmaxExpNeg,
-//     softmaxExpSmall, softmaxInt8Row, softmaxLUT, softmaxRecip,
-//     softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne, sumI8,
-//     svdfActF32, svdfFastPlan, svdfLE32, svdfNew16, svdfNew8, svdfRingStep,
-//     svdfRingWT16, tanhMid, tanhSmall, tconvTaps
+//     ewTab32, ewTabAt, expFix, f32Add, f32At, f32Ceil, f32Cos, f32Div,
+//     f32Dot4, f32DotFunnel4, f32DotStr4, f32Ends, f32Exp, f32ExpCore,
+//     f32ExpFPU, f32ExpRare, f32Expm1, f32Finite, f32Finite2, f32Floor,
+//     f32FromFix, f32FromQ, f32Log, f32Logistic, f32LogisticFPU, f32Lt,
+//     f32Mod, f32Mul, f32NaN, f32Pack, f32RoundI32, f32Sin, f32SinCos,
+//     f32Sqrt, f32StrOff, f32StrView, f32Tab64, f32Tanh, f32TanhFPU,
+//     f32Unpack, f32Words, f32q, f32sAdd, f32sBits, f32sDiv, f32sDot,
+//     f32sDotOK, f32sLt, f32sMul, f32sRange, f32sRangeStr, f32sRound,
+//     f32sSig, f32sSumF32, f32sUnpackN, fcDotI16, fcDotI16Acc32, fcF32Soft,
+//     fcMakeRQ, fcRQFor, fcRescale, fcRowsBlocks, fcSumI8, gatherIndex,
+//     gatherNdStart, hardSwishDivPOT16, hardSwishSdhm16, hardSwishShl16,
+//     hardSwishSrdhm16, int16BlocksPlan, int16QPlan, l2InvSqrt, ld32, ld64,
+//     ldf32, le32, le64, leakyReluOne, logSoftmaxHalfSum, logSoftmaxLog,
+//     logSoftmaxPOT, logSoftmaxSatAdd, logSoftmaxSatSub, logisticTanh16Input,
+//     lstmCellF, lstmCellQ, lstmClampF, lstmClipF, lstmDot16, lstmDotF8,
+//     lstmDotF8Q, lstmDotF8S, lstmFCQ64, lstmFunnel4x2, lstmFunnel8,
+//     lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form,
+//     lstmMakeQ, lstmMakeR, lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext,
+//     lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16, lstmSigP, lstmSigmoidQ,
+//     lstmTanhP, lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64,
+//     mulQ62, mulQuantOne, octByte, octCols64, octLanes, poolAvgQ,
+//     poolAvgRecip, poolAvgRound, poolInterior, poolRecip, poolSumI8,
+//     poolWindow, preluOne, quantizeF32One, reluOne, requantizeFast,
+//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0,
+//     rqOneFields, rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet,
+//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
+//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
+//     softmaxRecip, softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne,
+//     sumI8, svdfActF32, svdfFastPlan, svdfLE32, svdfNew16, svdfNew8,
+//     svdfRingStep, svdfRingWT16, tanhMid, tanhSmall, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convDilEdgeArgs: field px has type unsafe.Pointer
@@ -529,6 +530,8 @@ func Call(fn string, args []any) bool {
 		f32Store4(args[0].([]float32), float32(args[1].(float64)), float32(args[2].(float64)), float32(args[3].(float64)), float32(args[4].(float64)))
 	case "f32ViewRow":
 		f32ViewRow(args[0].(*f32Act))
+	case "f32WordRow":
+		f32WordRow(args[0].(*f32Act))
 	case "fcActF32":
 		fcActF32(args[0].([]float32), args[1].(string), float32(args[2].(float64)), float32(args[3].(float64)))
 	case "fcDSPInt16":
@@ -547,6 +550,8 @@ func Call(fn string, args []any) bool {
 		fcF32S(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "fcF32Small":
 		fcF32Small(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
+	case "fcF32Words":
+		fcF32Words(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "fcInt16":
 		fcInt16(args[0].(*fcParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
 	case "fcInt16Acc32":

@@ -278,16 +278,24 @@ func fcInt16Acc32(p *fcParams, in []int16, w []int8, bias, mult, shift string, o
 // elsewhere the bytes are decoded (which 64-bit compilers merge into word
 // loads). A last block of one channel computes only that channel. For
 // layers of fcSoftMinDepth and deeper the generator calls fcF32S, for small
-// ones on the soft-float board fcF32Small.
+// ones on the soft-float board fcF32Small. Where words load from any
+// address (f32WordLoads: gc for ARMv6 and later on Linux), a misaligned
+// weight or bias string goes to fcF32Words instead of the funnel.
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	k, n, nbat := p.accumDepth, p.outDepth, p.batches
 	if k <= 0 || n <= 0 || nbat <= 0 {
 		return
 	}
+	if f32WordLoads && (f32StrOff(w) != 0 || len(bias) != 0 && f32StrOff(bias) != 0) {
+		fcF32Words(p, in, w, bias, out)
+		return
+	}
 	nb := (n + 3) / 4
 	w = w[:16*k*nb]
 	in, out = in[:k*nbat], out[:n*nbat]
-	var pb unsafe.Pointer
+	// Without a bias, pb walks beside the outputs, never read (a pointer
+	// near nil on the stack would stop gc's stack copying).
+	pb := unsafe.Pointer(unsafe.SliceData(out))
 	var c, e, sl, sr, mode uint32
 	if len(bias) != 0 {
 		bias = bias[:4*n]

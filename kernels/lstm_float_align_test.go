@@ -58,11 +58,12 @@ func TestLSTMDotFStrAlign(t *testing.T) {
 }
 
 // TestFullyConnectedF32Align runs fcF32 (aligned view, or by target a
-// misaligned view, the funnel with the carry running over blocks, or byte
-// decode), fcF32Small (a channel at a time, decoded
+// misaligned view, word loads (fcF32Words: gc for ARMv6+ on Linux, two
+// blocks a pass, then one), the funnel with the carry running over
+// blocks, or byte decode), fcF32Small (a channel at a time, decoded
 // weights) and fcF32B (byte decode) with their weight and bias strings at
-// every address modulo 4 and compares each output bit for bit with an
-// in-order float32 reference.
+// every address modulo 4, with and without a bias, and compares each
+// output bit for bit with an in-order float32 reference.
 func TestFullyConnectedF32Align(t *testing.T) {
 	rng := uint32(999)
 	next := func() float32 {
@@ -79,7 +80,8 @@ func TestFullyConnectedF32Align(t *testing.T) {
 		copy(buf[off:], s)
 		return string(buf)[off : off+len(s)]
 	}
-	for _, sh := range [][3]int{{1, 1, 1}, {1, 16, 1}, {1, 1, 16}, {1, 16, 16}, {2, 3, 5}, {1, 560, 10}, {3, 7, 9}, {1, 2, 4}} {
+	for _, sh := range [][3]int{{1, 1, 1}, {1, 16, 1}, {1, 1, 16}, {1, 16, 16}, {2, 3, 5}, {1, 560, 10}, {3, 7, 9}, {1, 2, 4},
+		{2, 5, 12}, {1, 6, 11}, {2, 11, 14}, {1, 9, 8}, {3, 4, 13}} {
 		batches, k, n := sh[0], sh[1], sh[2]
 		x := make([]float32, batches*k)
 		for i := range x {
@@ -93,28 +95,47 @@ func TestFullyConnectedF32Align(t *testing.T) {
 		for i := range bias {
 			bias[i] = next()
 		}
-		want := make([]float32, batches*n)
-		for b := 0; b < batches; b++ {
-			for c := 0; c < n; c++ {
-				var a float32
-				for i := 0; i < k; i++ {
-					a += float32(x[b*k+i] * w[c*k+i])
+		for _, withBias := range []bool{true, false} {
+			want := make([]float32, batches*n)
+			for b := 0; b < batches; b++ {
+				for c := 0; c < n; c++ {
+					var a float32
+					for i := 0; i < k; i++ {
+						a += float32(x[b*k+i] * w[c*k+i])
+					}
+					if withBias {
+						a += bias[c]
+					}
+					want[b*n+c] = clampF32(a, -1, 1.5)
 				}
-				want[b*n+c] = clampF32(a+bias[c], -1, 1.5)
 			}
-		}
-		ws, bs := fcTPackF32(w, n, k), fcTStrF32(bias)
-		p := &fcParams{batches: batches, outDepth: n, accumDepth: k, fActMin: -1, fActMax: 1.5}
-		for _, kern := range []struct {
-			name string
-			fn   func(*fcParams, []float32, string, string, []float32)
-		}{{"fcF32", fcF32}, {"fcF32Small", fcF32Small}, {"fcF32B", fcF32B}} {
-			for off := 0; off < 8; off++ {
-				out := make([]float32, batches*n)
-				kern.fn(p, x, at(ws, off), at(bs, 7-off), out)
-				for i := range out {
-					if math.Float32bits(out[i]) != math.Float32bits(want[i]) {
-						t.Fatalf("%s batches=%d k=%d n=%d off=%d (addr mod 4 %d): out[%d] = %g, want %g", kern.name, batches, k, n, off, f32StrOff(at(ws, off)), i, out[i], want[i])
+			ws, bs := fcTPackF32(w, n, k), fcTStrF32(bias)
+			p := &fcParams{batches: batches, outDepth: n, accumDepth: k, fActMin: -1, fActMax: 1.5}
+			for _, kern := range []struct {
+				name string
+				fn   func(*fcParams, []float32, string, string, []float32)
+			}{{"fcF32", fcF32}, {"fcF32Small", fcF32Small}, {"fcF32B", fcF32B}} {
+				for off := 0; off < 8; off++ {
+					// Guards after the outputs: nothing may be written there.
+					buf := make([]float32, batches*n+8)
+					for i := range buf {
+						buf[i] = 77
+					}
+					out := buf[:batches*n]
+					b := ""
+					if withBias {
+						b = at(bs, 7-off)
+					}
+					kern.fn(p, x, at(ws, off), b, out)
+					for i, v := range buf[len(out):] {
+						if v != 77 {
+							t.Fatalf("%s batches=%d k=%d n=%d bias %v off=%d: wrote %g %d past the outputs", kern.name, batches, k, n, withBias, off, v, i)
+						}
+					}
+					for i := range out {
+						if math.Float32bits(out[i]) != math.Float32bits(want[i]) {
+							t.Fatalf("%s batches=%d k=%d n=%d bias %v off=%d (addr mod 4 %d): out[%d] = %g, want %g", kern.name, batches, k, n, withBias, off, f32StrOff(at(ws, off)), i, out[i], want[i])
+						}
 					}
 				}
 			}

@@ -264,10 +264,14 @@ const kernelsFile = "kernels.go"
 // the kernel sources (TestVariantFilesCoverKernelSources checks that every
 // constrained kernel source has one): the Thumb-2 DSP loops for TinyGo on
 // a Cortex-M4/M7 (kernels/dsp_arm.go) and their Go twins for every other
-// build (kernels/dsp_go.go).
+// build (kernels/dsp_go.go); gc for ARMv6 and later on Linux, which loads
+// words from any address (kernels/f32words_armv6.go), and every other
+// build.
 var variantFiles = map[string]string{
 	"//go:build tinygo && cortexm && !nodsp":  "kernels_cortexm.go",
 	"//go:build !tinygo || !cortexm || nodsp": "kernels_other.go",
+	"//go:build !tinygo && linux && arm.6":    "kernels_armv6.go",
+	"//go:build tinygo || !linux || !arm.6":   "kernels_notarmv6.go",
 }
 
 // KernelFileNames lists the files of copied kernel code every generated

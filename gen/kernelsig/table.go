@@ -367,6 +367,7 @@ const (
 	ExpFix                  Func = "expFix"
 	F32ActLast              Func = "f32ActLast"
 	F32Add                  Func = "f32Add"
+	F32At                   Func = "f32At"
 	F32Ceil                 Func = "f32Ceil"
 	F32Cos                  Func = "f32Cos"
 	F32Div                  Func = "f32Div"
@@ -405,6 +406,8 @@ const (
 	F32TanhFPU              Func = "f32TanhFPU"
 	F32Unpack               Func = "f32Unpack"
 	F32ViewRow              Func = "f32ViewRow"
+	F32WordRow              Func = "f32WordRow"
+	F32WordRow8             Func = "f32WordRow8"
 	F32Words                Func = "f32Words"
 	F32q                    Func = "f32q"
 	F32sAdd                 Func = "f32sAdd"
@@ -432,6 +435,7 @@ const (
 	FcF32S                  Func = "fcF32S"
 	FcF32Small              Func = "fcF32Small"
 	FcF32Soft               Func = "fcF32Soft"
+	FcF32Words              Func = "fcF32Words"
 	FcInt16                 Func = "fcInt16"
 	FcInt16Acc32            Func = "fcInt16Acc32"
 	FcInt16Blocks           Func = "fcInt16Blocks"
@@ -1214,6 +1218,7 @@ func Funcs() []Func {
 		ExpFix,
 		F32ActLast,
 		F32Add,
+		F32At,
 		F32Ceil,
 		F32Cos,
 		F32Div,
@@ -1252,6 +1257,8 @@ func Funcs() []Func {
 		F32TanhFPU,
 		F32Unpack,
 		F32ViewRow,
+		F32WordRow,
+		F32WordRow8,
 		F32Words,
 		F32q,
 		F32sAdd,
@@ -1279,6 +1286,7 @@ func Funcs() []Func {
 		FcF32S,
 		FcF32Small,
 		FcF32Soft,
+		FcF32Words,
 		FcInt16,
 		FcInt16Acc32,
 		FcInt16Blocks,
@@ -2416,6 +2424,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"ac", "*f32Act"}, {"po", "unsafe.Pointer"}, {"pb", "unsafe.Pointer"}, {"c", "uint32"}, {"m", "int"}, {"a0", "float32"}, {"a1", "float32"}, {"a2", "float32"}}, true
 	case F32Add:
 		return []Param{{"x", "float32"}, {"y", "float32"}}, true
+	case F32At:
+		return []Param{{"p", "unsafe.Pointer"}}, true
 	case F32Ceil:
 		return []Param{{"x", "float32"}}, true
 	case F32Cos:
@@ -2492,6 +2502,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"a", "uint32"}}, true
 	case F32ViewRow:
 		return []Param{{"ac", "*f32Act"}}, true
+	case F32WordRow:
+		return []Param{{"ac", "*f32Act"}}, true
+	case F32WordRow8:
+		return []Param{{"ac", "*f32Act"}, {"pw", "unsafe.Pointer"}, {"pb", "unsafe.Pointer"}, {"po", "unsafe.Pointer"}}, true
 	case F32Words:
 		return []Param{{"w", "string"}, {"off", "uint32"}}, true
 	case F32q:
@@ -2545,6 +2559,8 @@ func (f Func) Params() ([]Param, bool) {
 	case FcF32Small:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcF32Soft:
+		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
+	case FcF32Words:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcInt16:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
@@ -3455,6 +3471,8 @@ func (f Func) Results() int {
 		F32FunnelRow,
 		F32Store4,
 		F32ViewRow,
+		F32WordRow,
+		F32WordRow8,
 		FcActF32,
 		FcDSPInt16,
 		FcDSPInt8,
@@ -3464,6 +3482,7 @@ func (f Func) Results() int {
 		FcF32BFP,
 		FcF32S,
 		FcF32Small,
+		FcF32Words,
 		FcInt16,
 		FcInt16Acc32,
 		FcInt16Blocks,
@@ -3762,6 +3781,7 @@ func (f Func) Results() int {
 		EwTab32,
 		EwTabAt,
 		F32Add,
+		F32At,
 		F32Ceil,
 		F32Cos,
 		F32Div,

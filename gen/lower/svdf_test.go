@@ -91,7 +91,7 @@ func TestSvdfLayersMatchTFLM(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	for _, f := range []string{"common.go", "view.go", "svdf.go", "svdf_fast.go", "fc_rq.go", "fully_connected.go", "float_dot.go", "oct.go", "dsp_oct_go.go", "svdf_time_go.go"} {
+	for _, f := range []string{"common.go", "view.go", "svdf.go", "svdf_fast.go", "fc_rq.go", "fully_connected.go", "fully_connected_words.go", "f32words_other.go", "f32words_armv6.go", "float_dot.go", "oct.go", "dsp_oct_go.go", "svdf_time_go.go"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "kernels", f))
 		if err != nil {
 			t.Fatal(err)

@@ -43,6 +43,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,17 +104,25 @@ func goVersion() string {
 	return "go1.26"
 }
 
-// TargetConstraint is the build constraint of the only files a generated
-// package may hold besides those every build compiles: the kernels'
-// variant for TinyGo on a Cortex-M with the DSP extension (its inline
-// assembly through TinyGo's device/arm), twin of a file under the negated
+// TargetConstraint is the build constraint of the kernels' variant for
+// TinyGo on a Cortex-M with the DSP extension (its inline assembly
+// through TinyGo's device/arm), twin of a file under the negated
 // constraint that every other build compiles.
 const TargetConstraint = "//go:build tinygo && cortexm && !nodsp"
 
-// checkVariant checks a file the host build excludes: it must carry
-// TargetConstraint, import nothing but unsafe and device/arm, and declare
-// no package-level variable (TinyGo compiles it: CI builds every package
-// for the board).
+// ARMv6Constraint is the build constraint of the kernels' variant for gc
+// on ARMv6 and later under Linux (words loaded from any address), twin of
+// a file under the negated constraint.
+const ARMv6Constraint = "//go:build !tinygo && linux && arm.6"
+
+// variantConstraints are the build constraints of the only files a
+// generated package may hold besides those every build compiles.
+var variantConstraints = []string{TargetConstraint, ARMv6Constraint}
+
+// checkVariant checks a file the host build excludes: it must carry one
+// of variantConstraints, import nothing but unsafe and device/arm, and
+// declare no package-level variable (CI builds every package for the
+// board, and for 32-bit ARM under gc).
 func checkVariant(path string) []Problem {
 	fs := token.NewFileSet()
 	af, err := parser.ParseFile(fs, path, nil, parser.ParseComments|parser.SkipObjectResolution)
@@ -124,20 +133,20 @@ func checkVariant(path string) []Problem {
 	found := false
 	for _, cg := range af.Comments {
 		for _, c := range cg.List {
-			found = found || c.Text == TargetConstraint
+			found = found || slices.Contains(variantConstraints, c.Text)
 		}
 	}
 	if !found {
-		probs = append(probs, Problem{fs.Position(af.Package), "file excluded by build constraints other than the TinyGo Cortex-M variant's (" + TargetConstraint + "): generated code must compile the same way for every target"})
+		probs = append(probs, Problem{fs.Position(af.Package), "file excluded by build constraints other than the kernel variants' (" + strings.Join(variantConstraints, ", ") + "): generated code must compile the same way for every target"})
 	}
 	for _, im := range af.Imports {
 		if p, _ := strconv.Unquote(im.Path.Value); p != "unsafe" && p != "device/arm" {
-			probs = append(probs, Problem{fs.Position(im.Pos()), fmt.Sprintf("import %q is not allowed in the Cortex-M variant: only unsafe and device/arm", p)})
+			probs = append(probs, Problem{fs.Position(im.Pos()), fmt.Sprintf("import %q is not allowed in a kernel variant: only unsafe and device/arm", p)})
 		}
 	}
 	for _, d := range af.Decls {
 		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
-			probs = append(probs, Problem{fs.Position(g.Pos()), "package-level variable in the Cortex-M variant"})
+			probs = append(probs, Problem{fs.Position(g.Pos()), "package-level variable in a kernel variant"})
 		}
 	}
 	return probs

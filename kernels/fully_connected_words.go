@@ -1,0 +1,164 @@
+package kernels
+
+import (
+	"math"
+	"unsafe"
+)
+
+// fcF32Words is fcF32 where f32WordLoads holds and the weight or bias
+// string does not start at a word: the same sums in the same order (each
+// channel's products in input order, the bias added last, then the
+// clamp), each weight and bias value loaded as a word from its own
+// address (f32WordRow).
+func fcF32Words(p *fcParams, in []float32, w, bias string, out []float32) {
+	k, n, nbat := p.accumDepth, p.outDepth, p.batches
+	nb := (n + 3) / 4
+	w = w[:16*k*nb]
+	in, out = in[:k*nbat], out[:n*nbat]
+	var ac f32Act
+	// Without a bias, pb walks beside the outputs, never read (a pointer
+	// near nil on the stack would stop gc's stack copying).
+	ac.pb = unsafe.Pointer(unsafe.SliceData(out))
+	if len(bias) != 0 {
+		bias = bias[:4*n]
+		ac.pb, ac.mode = unsafe.Pointer(unsafe.StringData(bias)), 1
+	}
+	x := unsafe.Pointer(unsafe.SliceData(in))
+	ac.x, ac.xl = x, unsafe.Add(x, 4*(k-1))
+	ac.o, ac.pw = unsafe.Pointer(unsafe.SliceData(out)), unsafe.Pointer(unsafe.StringData(w))
+	ac.k, ac.nb, ac.m = k, nb, n-4*(nb-1)
+	ac.lo, ac.hi = p.fActMin, p.fActMax
+	for {
+		f32WordRow(&ac)
+		if nbat--; nbat == 0 {
+			return
+		}
+		ac.x = unsafe.Add(ac.x, 4*k)
+		ac.xl = unsafe.Add(ac.xl, 4*k)
+		ac.o = unsafe.Add(ac.o, 4*n)
+	}
+}
+
+// f32At is the float32 whose bits are the word at p, at any address where
+// f32WordLoads holds (a word load, then through the stack into a float
+// register: gc for ARM has no direct move).
+func f32At(p unsafe.Pointer) float32 { return math.Float32frombits(*(*uint32)(p)) }
+
+// f32WordRow is f32ViewRow with every weight and bias value read by f32At:
+// from ac.pw on lie the nb blocks, k groups of four floats each; the bias
+// (mode 1) at ac.pb. Two whole blocks go to f32WordRow8 together. The
+// last block has m channels, one of them computing only its own products.
+func f32WordRow(ac *f32Act) {
+	pw := ac.pw
+	po, pb := ac.o, ac.pb
+	for blk := ac.nb - 1; ; blk-- {
+		if blk == 0 && ac.m == 1 {
+			// One channel left: only its products.
+			var a float32
+			for px := ac.x; ; {
+				a += float32(*(*float32)(px) * f32At(pw))
+				if px == ac.xl {
+					break
+				}
+				px = unsafe.Add(px, 4)
+				pw = unsafe.Add(pw, 16)
+			}
+			if ac.mode == 1 {
+				a += f32At(pb)
+			}
+			*(*float32)(po) = clampF32(a, ac.lo, ac.hi)
+			return
+		}
+		if blk >= 2 || blk == 1 && ac.m == 4 {
+			// Two whole blocks: eight channels, each input loaded
+			// once for them.
+			f32WordRow8(ac, pw, pb, po)
+			pw = unsafe.Add(pw, 32*ac.k)
+			if blk--; blk == 0 {
+				return
+			}
+			pb = unsafe.Add(pb, 32)
+			po = unsafe.Add(po, 32)
+			continue
+		}
+		var a0, a1, a2, a3 float32
+		for px := ac.x; ; {
+			u := *(*float32)(px)
+			a0 += float32(u * f32At(pw))
+			a1 += float32(u * f32At(unsafe.Add(pw, 4)))
+			a2 += float32(u * f32At(unsafe.Add(pw, 8)))
+			a3 += float32(u * f32At(unsafe.Add(pw, 12)))
+			pw = unsafe.Add(pw, 16)
+			if px == ac.xl {
+				break
+			}
+			px = unsafe.Add(px, 4)
+		}
+		m := 4
+		if blk == 0 {
+			m = ac.m
+		}
+		if ac.mode == 1 {
+			a0 += f32At(pb)
+			a1 += f32At(unsafe.Add(pb, 4))
+			if m >= 3 {
+				a2 += f32At(unsafe.Add(pb, 8))
+			}
+			if m == 4 {
+				a3 += f32At(unsafe.Add(pb, 12))
+			}
+		}
+		lo, hi := ac.lo, ac.hi
+		oq := (*[2]float32)(po)
+		oq[0], oq[1] = clampF32(a0, lo, hi), clampF32(a1, lo, hi)
+		if m >= 3 {
+			(*[3]float32)(po)[2] = clampF32(a2, lo, hi)
+		}
+		if m == 4 {
+			(*[4]float32)(po)[3] = clampF32(a3, lo, hi)
+		}
+		if blk == 0 {
+			return
+		}
+		pb = unsafe.Add(pb, 16)
+		po = unsafe.Add(po, 16)
+	}
+}
+
+// f32WordRow8 is f32WordRow for the two whole blocks of channels at pw
+// (the second 16*k bytes on): the eight channels' sums, bias (from pb)
+// and clamp into po, one input a pass.
+func f32WordRow8(ac *f32Act, pw, pb, po unsafe.Pointer) {
+	var a0, a1, a2, a3, a4, a5, a6, a7 float32
+	pv := unsafe.Add(pw, 16*ac.k)
+	for px := ac.x; ; {
+		u := *(*float32)(px)
+		a0 += float32(u * f32At(pw))
+		a1 += float32(u * f32At(unsafe.Add(pw, 4)))
+		a2 += float32(u * f32At(unsafe.Add(pw, 8)))
+		a3 += float32(u * f32At(unsafe.Add(pw, 12)))
+		a4 += float32(u * f32At(pv))
+		a5 += float32(u * f32At(unsafe.Add(pv, 4)))
+		a6 += float32(u * f32At(unsafe.Add(pv, 8)))
+		a7 += float32(u * f32At(unsafe.Add(pv, 12)))
+		if px == ac.xl {
+			break
+		}
+		px = unsafe.Add(px, 4)
+		pw, pv = unsafe.Add(pw, 16), unsafe.Add(pv, 16)
+	}
+	if ac.mode == 1 {
+		a0 += f32At(pb)
+		a1 += f32At(unsafe.Add(pb, 4))
+		a2 += f32At(unsafe.Add(pb, 8))
+		a3 += f32At(unsafe.Add(pb, 12))
+		a4 += f32At(unsafe.Add(pb, 16))
+		a5 += f32At(unsafe.Add(pb, 20))
+		a6 += f32At(unsafe.Add(pb, 24))
+		a7 += f32At(unsafe.Add(pb, 28))
+	}
+	lo, hi := ac.lo, ac.hi
+	o := (*[8]float32)(po)
+	o[0], o[1], o[2], o[3] = clampF32(a0, lo, hi), clampF32(a1, lo, hi), clampF32(a2, lo, hi), clampF32(a3, lo, hi)
+	o[4], o[5], o[6], o[7] = clampF32(a4, lo, hi), clampF32(a5, lo, hi), clampF32(a6, lo, hi), clampF32(a7, lo, hi)
+}
