@@ -34,8 +34,8 @@ func convF32W(p *convParams, in []float32, filter, bias string, out []float32) {
 	w := wb[:fSize]
 	// The output rows and columns whose windows lie inside the image:
 	// one convF32Win call a pixel there (ungrouped, undilated rows).
-	oy0, oy1 := convRowsInterior(p.padH, p.strideH, p.inH, (p.filterH-1)*p.dilationH+1, p.outH)
-	ox0, ox1 := convRowsInterior(p.padW, p.strideW, p.inW, p.filterW, p.outW)
+	oy0, oy1 := convRowsInside(p.padH, p.strideH, p.inH, (p.filterH-1)*p.dilationH+1, p.outH)
+	ox0, ox1 := convRowsInside(p.padW, p.strideW, p.inW, p.filterW, p.outW)
 	if p.dilationW != 1 || cin != p.inC {
 		ox0, ox1 = 1, 0
 	}

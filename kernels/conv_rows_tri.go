@@ -28,8 +28,8 @@ func convRowsTriInt8(p *convRowsParams, in []int8, wt, rq string, out []int8) {
 	C, N := p.inC, p.outC
 	K := p.filterH * p.filterW * C
 	Kp := (K + 31) &^ 31
-	oy0, oy1 := convRowsInterior(p.padH, p.strideH, p.inH, p.filterH, p.outH)
-	ox0, ox1 := convRowsInterior(p.padW, p.strideW, p.inW, p.filterW, p.outW)
+	oy0, oy1 := convRowsInside(p.padH, p.strideH, p.inH, p.filterH, p.outH)
+	ox0, ox1 := convRowsInside(p.padW, p.strideW, p.inW, p.filterW, p.outW)
 	n := max(oy1-oy0+1, 0) * max(ox1-ox0+1, 0)
 	// Where no window reaches past the top or left edge (VALID, or SAME
 	// with stride 2 on an even size: padding after the image only), every
@@ -73,10 +73,19 @@ const convRowsTriMin = 24
 // first, stride s, input size in, filter size f and output size out (lo >
 // hi when none do).
 func convRowsInterior(pad, s, in, f, out int) (lo, hi int) {
-	if in-f+pad < 0 {
-		return 1, 0 // (a negative quotient would round up to 0)
-	}
 	return (pad + s - 1) / s, min((in-f+pad)/s, out-1)
+}
+
+// convRowsInside is convRowsInterior where the window may pass the
+// input's end with no padding before it (in-f+pad < 0: a negative
+// quotient would round up to 0): then no row is inside. (convRowsPair's
+// hot loop keeps convRowsInterior, which it reaches only after
+// convRowsTri found inside rows.)
+func convRowsInside(pad, s, in, f, out int) (lo, hi int) {
+	if in-f+pad < 0 {
+		return 1, 0
+	}
+	return convRowsInterior(pad, s, in, f, out)
 }
 
 // convRowsTri computes output channels ob..ob+nb-1 (nb even, at most
@@ -99,8 +108,8 @@ func convRowsTri(p *convRowsParams, in []int8, w [][2]int8, rq string, ob, nb in
 		!convPWChDecode(rq[12*ob:12*(ob+nb)], K, p.outOffset, p.actMin, recs[:nb]) {
 		return false
 	}
-	oy0, oy1 := convRowsInterior(p.padH, p.strideH, p.inH, p.filterH, p.outH)
-	ox0, ox1 := convRowsInterior(p.padW, p.strideW, p.inW, p.filterW, p.outW)
+	oy0, oy1 := convRowsInside(p.padH, p.strideH, p.inH, p.filterH, p.outH)
+	ox0, ox1 := convRowsInside(p.padW, p.strideW, p.inW, p.filterW, p.outW)
 	if all {
 		oy0, oy1, ox0, ox1 = 0, p.outH-1, 0, p.outW-1
 	}

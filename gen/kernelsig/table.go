@@ -187,6 +187,7 @@ const (
 	ConvRowsEdge            Func = "convRowsEdge"
 	ConvRowsEdge2           Func = "convRowsEdge2"
 	ConvRowsEdgeRun         Func = "convRowsEdgeRun"
+	ConvRowsInside          Func = "convRowsInside"
 	ConvRowsInt8            Func = "convRowsInt8"
 	ConvRowsInterior        Func = "convRowsInterior"
 	ConvRowsLinePairs       Func = "convRowsLinePairs"
@@ -1038,6 +1039,7 @@ func Funcs() []Func {
 		ConvRowsEdge,
 		ConvRowsEdge2,
 		ConvRowsEdgeRun,
+		ConvRowsInside,
 		ConvRowsInt8,
 		ConvRowsInterior,
 		ConvRowsLinePairs,
@@ -2064,6 +2066,8 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*convRowsParams"}, {"x", "[]int8"}, {"iy0", "int"}, {"ix0", "int"}, {"lo", "int"}, {"hi", "int"}, {"w", "[][2]int8"}}, true
 	case ConvRowsEdgeRun:
 		return []Param{{"a", "unsafe.Pointer"}, {"w", "unsafe.Pointer"}, {"n", "int"}, {"zp", "int32"}, {"s", "*[2]int32"}}, true
+	case ConvRowsInside:
+		return []Param{{"pad", "int"}, {"s", "int"}, {"in", "int"}, {"f", "int"}, {"out", "int"}}, true
 	case ConvRowsInt8:
 		return []Param{{"p", "*convRowsParams"}, {"in", "[]int8"}, {"wt", "string"}, {"rq", "string"}, {"out", "[]int8"}}, true
 	case ConvRowsInterior:
@@ -3922,6 +3926,7 @@ func (f Func) Results() int {
 		ConvGatherPWTri,
 		ConvRowsCols,
 		ConvRowsEdge,
+		ConvRowsInside,
 		ConvRowsInterior,
 		ConvRowsSums,
 		ConvTaps,
