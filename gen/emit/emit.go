@@ -1010,12 +1010,15 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 		held := "whole"
 		if l, ok := lines[out]; ok {
 			held = fmt.Sprintf("line of %d of %d rows, %d bytes", l.Rows, l.TensorRows, l.Rows*l.RowBytes)
+			if l.Readers != nil {
+				held += fmt.Sprintf(", read by %d operators", len(l.Readers))
+			}
 		}
 		if grp.Sums && i == grp.Last {
 			held = fmt.Sprintf("whole; a global average: its input's rows added to %d bytes of sums as they come", e.p.Buffers[grp.SumsBuf].Size)
 		}
 		// The activation inputs: the chain's, and an elementwise
-		// operator's skip tensor (read whole).
+		// operator's skip tensor (read whole, or from a line).
 		var ins []string
 		for _, t := range op.Inputs {
 			if t >= 0 && !g.Tensors[t].IsConst() {

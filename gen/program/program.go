@@ -58,10 +58,11 @@ type Apart struct {
 }
 
 // Group is a chain of operators First..Last (execution order, each
-// reading the previous one's output) run together: the first reads the
-// whole tensor In, the last writes the whole tensor Out, and every tensor
-// in between lives only as a line buffer (Lines) holding the rows its
-// consumer still needs. Its code is Pre, then Iter runs of Body (loop
+// reading the previous one's output, or in a DAG group an earlier one's:
+// a branch such as a residual block's shortcut, a residual operator's
+// skip tensor) run together: the first reads the whole tensor In, the
+// last writes the whole tensor Out, and every tensor in between lives
+// only as a line buffer (Lines) holding the rows its readers still need. Its code is Pre, then Iter runs of Body (loop
 // counter t = 0 ... Iter-1, each view at Off + t*Step), then Post; Expand
 // gives the calls in the order they run. Every output element is computed
 // once, by the same kernel call arithmetic as layer by layer.
@@ -99,6 +100,9 @@ type Line struct {
 	Rows, RowBytes int
 	// TensorRows is the tensor's height: the line holds Rows of them.
 	TensorRows int
+	// Readers are the operators of the group reading the line where
+	// that is not the next operator alone (a DAG group), nil otherwise.
+	Readers []int
 }
 
 // Step is one call of a group, made for operator Op (a kernel call on a

@@ -457,7 +457,15 @@ func groupText(pr *program.Program, l *layout.Layout, grp *program.Group, row ma
 	out := []string{fmt.Sprintf("operators %d-%d (%s) fused, row by row: %d calls, %s", grp.First, grp.Last, strings.Join(codes, ", "), grp.Calls(), loop)}
 	for _, ln := range grp.Lines {
 		b := pr.Buffers[ln.Buf]
-		out = append(out, fmt.Sprintf("  line %s: %d of %d rows of %d bytes", bufLabel(row[ln.Buf], b), ln.Rows, ln.TensorRows, ln.RowBytes))
+		line := fmt.Sprintf("  line %s: %d of %d rows of %d bytes", bufLabel(row[ln.Buf], b), ln.Rows, ln.TensorRows, ln.RowBytes)
+		if ln.Readers != nil {
+			if len(ln.Readers) == 1 {
+				line += fmt.Sprintf(", read by operator %d (not the next one)", ln.Readers[0])
+			} else {
+				line += ", read by operators " + readersText(ln.Readers) + " (each row held until the last of them has read it)"
+			}
+		}
+		out = append(out, line)
 	}
 	if grp.Sums {
 		b := pr.Buffers[grp.SumsBuf]
@@ -475,6 +483,15 @@ func groupText(pr *program.Program, l *layout.Layout, grp *program.Group, row ma
 		out = append(out, fmt.Sprintf("  input %s and output %s whole", bufLabel(row[grp.In], in), bufLabel(row[grp.Out], o)))
 	}
 	return out
+}
+
+// readersText lists two or more operators: "4 and 7", "4, 6 and 7".
+func readersText(ops []int) string {
+	s := make([]string, len(ops))
+	for i, op := range ops {
+		s[i] = fmt.Sprint(op)
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // poolLines describes each memory of a multi-memory layout (the pools of

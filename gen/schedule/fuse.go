@@ -153,7 +153,7 @@ type bandOp struct {
 type concatPart struct {
 	call               program.Call
 	buf                program.BufID // the input's buffer
-	chain              bool          // the chain operand (in the group's input or a line); else read whole
+	chain              bool          // the chain operand (in the group's input or a line); else read whole, or from a line (partFrom)
 	loop, k, srcOff, s int
 }
 
@@ -240,15 +240,22 @@ func bandableConcat(p *program.Program, i int) *bandOp {
 func (b *bandOp) concatCalls(ev bandEvent, in, out program.View) []program.Call {
 	var calls []program.Call
 	out.N, out.Raw = (ev.r1-ev.r0)*b.outRow, true
-	for _, pt := range b.parts {
+	for p, pt := range b.parts {
 		args := slices.Clone(pt.call.Args)
 		var src int
-		if pt.chain {
+		switch {
+		case pt.chain:
 			src = pt.srcOff // the view starts at the band's first row
 			v := in
 			v.N, v.Raw = (ev.hi-ev.lo)*b.inRow, true
 			args[2] = v
-		} else {
+		case ev.partOff != nil && ev.partOff[p] >= 0:
+			// The band's rows of a line of the group (its buffer is
+			// the input's).
+			src = pt.srcOff
+			whole := args[2].(program.View)
+			args[2] = program.View{Buf: pt.buf, Type: whole.Type, Off: ev.partOff[p], N: (ev.r1 - ev.r0) * (whole.N / b.outH), Raw: true}
+		default:
 			// The band's rows of the whole input.
 			src, args[2] = moveBandSource(args[0].(program.Struct), pt.loop, pt.k, pt.srcOff, pt.s, ev.r0, ev.r1, args[2].(program.View))
 		}
@@ -733,6 +740,16 @@ type bandEvent struct {
 	inOff, outOff int
 	// slide: the line holds rows elements rows..., drop the first from.
 	rows, from int
+	// skipLine: a residual operator's skip tensor is the line of an
+	// earlier operator of the chain (bandSchedule.skipFrom), its band's
+	// rows from element skipOff of skipBuf.
+	skipLine bool
+	skipBuf  program.BufID
+	skipOff  int
+	// partOff: a CONCATENATION's inputs read from lines of the chain
+	// (bandSchedule.partFrom), each band's rows from element partOff[p]
+	// of its line (-1 for the chain operand and inputs read whole).
+	partOff []int
 }
 
 // bandSchedule is the demand-driven schedule of a chain.
@@ -740,20 +757,130 @@ type bandSchedule struct {
 	ops      []*bandOp
 	events   []bandEvent
 	lineRows []int // rows each intermediate line holds at most
+	// inFrom[i] is the operator whose line is operator i's row input
+	// (i-1 along a chain; an earlier one for a branch, such as a
+	// residual block's shortcut convolution), -1 for the group's input.
+	// shift is the least distance the group's input may start above its
+	// output so that no band writes output bytes that a later band still
+	// reads as input (inputLow). An operator reading the same elements
+	// of its band as it writes (an elementwise one whose skip tensor is
+	// the group's input) reads each before it writes it, so its own
+	// reads ask no distance of its writes (0: the output may be written
+	// over that input in place).
+	shift int
+	// skipFrom[i] is the operator whose line is operator i's skip tensor
+	// (a residual block's input, made in the group), -1 where the skip
+	// tensor, if any, is read whole. Either makes the group a DAG.
+	inFrom, skipFrom []int
+	// partFrom[i][p], for a CONCATENATION, is the operator whose line is
+	// its input p other than the chain operand (a fire module's
+	// expansions), -1 for the chain operand and inputs read whole.
+	partFrom [][]int
 }
 
-// schedule runs the chain by demand: each output row of the last operator
-// in turn, each operator producing the rows the next one's window needs,
-// then the rows nobody needs (every row is computed, as layer by layer).
-func schedule(ops []*bandOp) *bandSchedule {
-	k := len(ops)
-	s := &bandSchedule{ops: ops, lineRows: make([]int, k-1)}
-	rows := 0
-	for _, b := range ops {
-		rows += b.outH
+// concatLines returns partFrom for the operators of a chain.
+func concatLines(ops []*bandOp) [][]int {
+	from := make([][]int, len(ops))
+	for i, b := range ops {
+		if b.kind != bandConcat {
+			continue
+		}
+		from[i] = make([]int, len(b.parts))
+		for p, pt := range b.parts {
+			from[i][p] = -1
+			if pt.chain {
+				continue
+			}
+			for j := range ops[:min(i, len(ops)-1)] {
+				if ops[j].outBuf == pt.buf {
+					from[i][p] = j
+				}
+			}
+		}
 	}
-	// At most a band and a slide per row.
-	s.events = make([]bandEvent, 0, 2*rows)
+	return from
+}
+
+// inputLines returns, for each operator of a group, the earlier operator
+// whose output (a line of the group) is its row input, -1 for the
+// group's input.
+func inputLines(ops []*bandOp) []int {
+	from := make([]int, len(ops))
+	for i, b := range ops {
+		from[i] = -1
+		for j := range ops[:min(i, len(ops)-1)] {
+			if ops[j].outBuf == b.inBuf {
+				from[i] = j
+			}
+		}
+	}
+	return from
+}
+
+// skipLines returns, for each operator of a chain, the earlier operator
+// whose output (a line of the group) is its skip tensor, -1 for none.
+func skipLines(ops []*bandOp) []int {
+	from := make([]int, len(ops))
+	for i, b := range ops {
+		from[i] = -1
+		if b.skip < 0 {
+			continue
+		}
+		for j := range ops[:min(i, len(ops)-1)] {
+			if ops[j].outBuf == b.skipBuf {
+				from[i] = j
+			}
+		}
+	}
+	return from
+}
+
+// schedule runs the chain by demand (its events recorded where record is
+// set; an estimate needs only the lines' sizes and shift): each output row of the last operator
+// in turn, each operator producing the rows the next one's window needs
+// (and a residual operator the rows of its skip tensor, where that is a
+// line of the chain), then the rows nobody needs (every row is computed,
+// as layer by layer). A line keeps each row until its last reader, the
+// next operator or a residual one, has read it.
+func schedule(ops []*bandOp, record bool) *bandSchedule {
+	k := len(ops)
+	s := &bandSchedule{ops: ops, lineRows: make([]int, k-1), inFrom: inputLines(ops), skipFrom: skipLines(ops), partFrom: concatLines(ops)}
+	// The operators reading each line as their row input (windows) and
+	// as their skip tensor (one row a row).
+	rowReaders, skipReaders := make([][]int, k), make([][]int, k)
+	for i := range ops {
+		if j := s.inFrom[i]; j >= 0 {
+			rowReaders[j] = append(rowReaders[j], i)
+		}
+		if j := s.skipFrom[i]; j >= 0 {
+			skipReaders[j] = append(skipReaders[j], i)
+		}
+		for _, j := range s.partFrom[i] {
+			if j >= 0 {
+				skipReaders[j] = append(skipReaders[j], i)
+			}
+		}
+	}
+	if record {
+		rows := 0
+		for _, b := range ops {
+			rows += b.outH
+		}
+		// At most a band and a slide per row.
+		s.events = make([]bandEvent, 0, 2*rows)
+	}
+	// shift: the end of the output bytes written so far, against
+	// the lowest input byte each later band reads.
+	wrote := -1
+	first, last := ops[0], ops[k-1]
+	account := func(ev bandEvent) {
+		if lo, ok := s.inputLow(ev, first); ok && wrote >= 0 {
+			s.shift = max(s.shift, wrote-lo)
+		}
+		if ev.op == k-1 {
+			wrote = max(wrote, ev.r1*last.outRow*last.outType.Size())
+		}
+	}
 	done := make([]int, k)
 	base := make([]int, k) // the first row each line holds
 	var ensure func(i, y int)
@@ -762,25 +889,55 @@ func schedule(ops []*bandOp) *bandSchedule {
 		for done[i] <= y {
 			r := done[i]
 			lo, hi := b.rows(r)
-			if i > 0 && hi > lo {
-				ensure(i-1, hi-1)
+			if j := s.inFrom[i]; j >= 0 && hi > lo {
+				ensure(j, hi-1)
 			}
 			ev := bandEvent{op: i, r0: r, r1: r + 1, lo: lo, hi: hi}
-			if i == 0 {
+			// The rows read one row a row from lines: all made first,
+			// then their offsets taken.
+			if j := s.skipFrom[i]; j >= 0 {
+				ensure(j, r)
+			}
+			for _, j := range s.partFrom[i] {
+				if j >= 0 {
+					ensure(j, r)
+				}
+			}
+			if j := s.skipFrom[i]; j >= 0 {
+				ev.skipLine, ev.skipBuf, ev.skipOff = true, ops[j].outBuf, (r-base[j])*ops[j].outRow
+			}
+			if s.partFrom[i] != nil {
+				ev.partOff = make([]int, len(s.partFrom[i]))
+				for p, j := range s.partFrom[i] {
+					ev.partOff[p] = -1
+					if j >= 0 {
+						ev.partOff[p] = (r - base[j]) * ops[j].outRow
+					}
+				}
+			}
+			if j := s.inFrom[i]; j < 0 {
 				ev.inOff = lo * b.inRow
 			} else {
-				ev.inOff = (lo - base[i-1]) * b.inRow
+				ev.inOff = (lo - base[j]) * b.inRow
 			}
 			if i == k-1 {
 				ev.outOff = r * b.outRow
 			} else {
+				// The first row a reader still needs.
 				keep := r
-				if done[i+1] < ops[i+1].outH {
-					keep, _ = ops[i+1].rows(done[i+1])
-					keep = min(keep, r)
+				for _, c := range rowReaders[i] {
+					if done[c] < ops[c].outH {
+						next, _ := ops[c].rows(done[c])
+						keep = min(keep, next)
+					}
+				}
+				for _, c := range skipReaders[i] {
+					if done[c] < ops[c].outH {
+						keep = min(keep, done[c])
+					}
 				}
 				if keep > base[i] {
-					if held := done[i] - keep; held > 0 {
+					if held := done[i] - keep; held > 0 && record {
 						s.events = append(s.events, bandEvent{op: i, slide: true, rows: done[i] - base[i], from: keep - base[i]})
 					}
 					base[i] = keep
@@ -788,20 +945,23 @@ func schedule(ops []*bandOp) *bandSchedule {
 				s.lineRows[i] = max(s.lineRows[i], r+1-base[i])
 				ev.outOff = (r - base[i]) * b.outRow
 			}
+			account(ev)
+			done[i]++
+			if !record {
+				continue
+			}
 			if n := len(s.events); n > 0 {
-				if last := &s.events[n-1]; !last.slide && last.op == i && last.r1 == r && last.outOff+(last.r1-last.r0)*b.outRow == ev.outOff {
+				if last := &s.events[n-1]; !last.slide && last.op == i && last.r1 == r && last.outOff+(last.r1-last.r0)*b.outRow == ev.outOff &&
+					(!ev.skipLine || last.skipOff+(last.r1-last.r0)*b.outRow == ev.skipOff) && s.partsFollow(i, *last, ev) {
 					// The same operator's next row, nothing in between:
 					// one band.
 					last.r1, last.hi = r+1, hi
-					done[i]++
 					continue
 				}
 			}
 			s.events = append(s.events, ev)
-			done[i]++
 		}
 	}
-	last := ops[k-1]
 	for y := 0; y < last.outH; y++ {
 		ensure(k-1, y)
 	}
@@ -811,42 +971,53 @@ func schedule(ops []*bandOp) *bandSchedule {
 	return s
 }
 
-// inOutShift is the least distance the group's input may start above its
-// output so that no band writes output bytes that a later band still
-// reads as input: the first operator's reads, and those of an elementwise
-// operator whose skip tensor is the group's input. Such an operator reads
-// the same elements of its band as it writes, each before it writes it,
-// so its own reads ask no distance of its writes (0: the output may be
-// written over that input in place).
-func (s *bandSchedule) inOutShift() int {
-	first, last := s.ops[0], s.ops[len(s.ops)-1]
-	inSize, outSize := first.inType.Size(), last.outType.Size()
-	const none = int(^uint(0) >> 1)
-	suffix := none // lowest input byte read by the events after the current one
-	shift := 0
-	for e := len(s.events) - 1; e >= 0; e-- {
-		ev := s.events[e]
-		if ev.slide {
-			continue
-		}
-		if ev.op == len(s.ops)-1 && suffix != none {
-			end := ev.r1 * last.outRow * outSize
-			shift = max(shift, end-suffix)
-		}
-		if ev.op == 0 && ev.hi > ev.lo {
-			lo := ev.lo * first.inRow * inSize
-			if first.kind == bandMove {
-				// Reads the whole input, but its lowest byte only at
-				// the band's rows.
-				lo = first.moveLowest(ev)
-			}
-			suffix = min(suffix, lo)
-		}
-		if b := s.ops[ev.op]; b.skip >= 0 && b.skipBuf == first.inBuf {
-			suffix = min(suffix, ev.r0*b.outRow*b.outType.Size())
+// partsFollow says whether event ev of CONCATENATION i reads each input
+// from a line right after last's rows (true for other operators).
+func (s *bandSchedule) partsFollow(i int, last, ev bandEvent) bool {
+	for p, j := range s.partFrom[i] {
+		if j >= 0 && last.partOff[p]+(last.r1-last.r0)*s.ops[j].outRow != ev.partOff[p] {
+			return false
 		}
 	}
-	return shift
+	return true
+}
+
+// dagReaders returns the operators (their graph indices) reading line j
+// where that is not operator j+1 alone, as its row input, nil otherwise.
+func (s *bandSchedule) dagReaders(j int) []int {
+	var out []int
+	for i := range s.ops {
+		if s.inFrom[i] == j || s.skipFrom[i] == j || slices.Contains(s.partFrom[i], j) {
+			out = append(out, s.ops[i].op)
+		}
+	}
+	if len(out) == 1 && s.inFrom[j+1] == j {
+		return nil
+	}
+	return out
+}
+
+// inputLow returns the lowest byte of the group's input a band reads: as
+// rows, by an operator whose row input it is (the first, and a branch
+// from it such as a shortcut convolution), or as the skip tensor of an
+// elementwise operator; ok is false when the band reads none.
+func (s *bandSchedule) inputLow(ev bandEvent, first *bandOp) (lo int, ok bool) {
+	b := s.ops[ev.op]
+	lo = int(^uint(0) >> 1)
+	if s.inFrom[ev.op] < 0 && ev.hi > ev.lo {
+		ok = true
+		lo = ev.lo * b.inRow * b.inType.Size()
+		if b.kind == bandMove {
+			// Reads the whole input, but its lowest byte only at the
+			// band's rows.
+			lo = b.moveLowest(ev)
+		}
+	}
+	if b.skip >= 0 && b.skipBuf == first.inBuf {
+		ok = true
+		lo = min(lo, ev.r0*b.outRow*b.outType.Size())
+	}
+	return lo, ok
 }
 
 // lineBytes is the size of intermediate line j.
@@ -881,6 +1052,9 @@ func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 		n := (ev.r1 - ev.r0) * b.outRow
 		args[b.param] = withInts(s, map[string]int{"inner": n})
 		args[b.skip] = program.View{Buf: b.skipBuf, Type: b.outType, Off: ev.r0 * b.outRow, N: n}
+		if ev.skipLine {
+			args[b.skip] = program.View{Buf: ev.skipBuf, Type: b.outType, Off: ev.skipOff, N: n}
+		}
 	case bandSums:
 		// poolSum(acc, in, start): the band's input rows added to the
 		// sums, which the group's first band sets.
@@ -1000,7 +1174,7 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 		ops = chainOps(ops)
 		last := ops[len(ops)-1]
 		sums := last.kind == bandSums
-		s := schedule(ops)
+		s := schedule(ops, true)
 		grp := program.Group{First: sp.first, Last: sp.last, In: ops[0].inBuf, Out: ops[len(ops)-1].outBuf, MinShift: -1}
 		lines := make([]program.BufID, len(ops)-1)
 		for j := range lines {
@@ -1009,7 +1183,8 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 			b := &q.Buffers[id]
 			b.Size = s.lineBytes(j)
 			b.First, b.Last = sp.first, sp.last
-			grp.Lines = append(grp.Lines, program.Line{Buf: id, Tensor: b.Tensors[0], Rows: s.lineRows[j], RowBytes: ops[j].outRow * ops[j].outType.Size(), TensorRows: ops[j].outH})
+			grp.Lines = append(grp.Lines, program.Line{Buf: id, Tensor: b.Tensors[0], Rows: s.lineRows[j], RowBytes: ops[j].outRow * ops[j].outType.Size(), TensorRows: ops[j].outH,
+				Readers: s.dagReaders(j)})
 		}
 		// A group ending in sums writes its output at its end, a few
 		// bytes: its input and output stay apart.
@@ -1022,6 +1197,9 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 			// write lines, the last its output), lives through it.
 			for _, sb := range b.skipBufs() {
 				if slices.Contains(lines, sb) {
+					if k := slices.Index(ops, b); b.kind == bandElems && s.skipFrom[k] >= 0 || b.kind == bandConcat && slices.ContainsFunc(s.partFrom[k], func(j int) bool { return j >= 0 && ops[j].outBuf == sb }) {
+						continue // a line the schedule keeps until it is read
+					}
 					return nil, fmt.Errorf("internal error: operator %d reads a line of its group whole", b.op)
 				}
 				q.Buffers[sb].Last = max(q.Buffers[sb].Last, sp.last)
@@ -1050,12 +1228,12 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 			// The last operator writes its output over its skip tensor,
 			// which is the group's input: in place, every write must fall
 			// on input no later band reads.
-			if shift := s.inOutShift(); shift > 0 {
+			if shift := s.shift; shift > 0 {
 				return nil, fmt.Errorf("internal error: operators %d-%d: the output over the input needs a distance of %d bytes", sp.first, sp.last, shift)
 			}
 			grp.MinShift = 0
 		} else if mayTie {
-			shift := s.inOutShift()
+			shift := s.shift
 			if shift+in.Size < in.Size+out.Size {
 				in.Tie = &planner.Tie{To: int(grp.Out), Shift: planner.AlignedSize(shift, 0)}
 				grp.MinShift = shift
@@ -1075,8 +1253,8 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 				continue
 			}
 			inV := program.View{Buf: grp.In, Type: b.inType, Off: ev.inOff}
-			if ev.op > 0 {
-				inV.Buf = lines[ev.op-1]
+			if j := s.inFrom[ev.op]; j >= 0 {
+				inV.Buf = lines[j]
 			}
 			outV := program.View{Buf: grp.Out, Type: b.outType, Off: ev.outOff}
 			if ev.op < len(ops)-1 {
@@ -1126,7 +1304,7 @@ func concatReadsInput(ops []*bandOp) bool {
 // groupMayTie says whether group sp may write its output over its input:
 // both activations, the input dying in the group (read by no later
 // operator: in the group, only its first operator and elementwise
-// operators whose skip tensor it is read it, and inOutShift counts both)
+// operators whose skip tensor it is read it, and the schedule's shift counts both)
 // and not a graph output, the output born in the group.
 func groupMayTie(p *program.Program, in, out program.BufID, sp fuseSpan) bool {
 	ib, ob := p.Buffers[in], p.Buffers[out]

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/tflm-gen/tflm-gen/gen/program"
-	"github.com/tflm-gen/tflm-gen/planner"
 )
 
 // apart says, for every operator i > 0 of f's program not in one of spans
@@ -38,19 +37,9 @@ func (f *fusePlanner) why(i int) string {
 		return fmt.Sprintf("operator %d (%s) %s", i-1, p.Ops[i-1].Code, noBand(p, i-1))
 	case b == nil:
 		return fmt.Sprintf("operator %d (%s) %s", i, p.Ops[i].Code, noBand(p, i))
-	case a.outBuf != b.inBuf:
-		return fmt.Sprintf("operator %d does not read operator %d's output as its row input", i, i-1)
 	}
-	buf := p.Buffers[a.outBuf]
-	switch {
-	case p.IsGraphOutput(a.outBuf):
-		return fmt.Sprintf("operator %d's output is a graph output, kept whole", i-1)
-	case buf.Kind != planner.Activation || len(buf.Tensors) != 1:
-		return fmt.Sprintf("operator %d's output shares its memory with another tensor (a view or an in-place operator)", i-1)
-	case buf.Last != i || buf.First != i-1:
-		return fmt.Sprintf("operator %d's output is read after operator %d too, so it is kept whole", i-1, i)
-	case buf.Tie != nil:
-		return fmt.Sprintf("operator %d's output is written over its input at a fixed distance", i-1)
+	if why := f.lineable(i - 1); why != "" {
+		return why
 	}
 	// Linked: the choice of groups kept them apart.
 	if sp := (fuseSpan{i - 1, i}); f.fusable(sp) && f.group(sp) >= 0 {
@@ -59,7 +48,13 @@ func (f *fusePlanner) why(i int) string {
 		}
 		return "fusing them would not lower the estimated peak of the arena (the fewest fused operators that reach it are chosen)"
 	}
-	return "the two cannot form a group alone (a skip tensor would be a line buffer, or the group's tied input and output do not fit), and no longer group across them lowers the estimated peak"
+	if f.until[i-1] > i {
+		return fmt.Sprintf("a group holding both must reach operator %d, the last to read operator %d's output, and none that does lowers the estimated peak", f.until[i-1], i-1)
+	}
+	if a.outBuf != b.inBuf {
+		return fmt.Sprintf("operator %d does not read operator %d's output as its row input, and no group across them lowers the estimated peak", i, i-1)
+	}
+	return "the two cannot form a group alone (a CONCATENATION would read a line whole, or the group's tied input and output do not fit), and no longer group across them lowers the estimated peak"
 }
 
 // noBand says why operator i has no row-band form.

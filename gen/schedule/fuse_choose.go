@@ -1,24 +1,39 @@
 package schedule
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/planner"
 )
 
 // maxGroup bounds the operators of one fused group.
-const maxGroup = 12
+const maxGroup = 24
 
 // fusePlanner estimates, on the layer-by-layer program, what each
 // operator and each candidate group costs: the bytes live while it runs,
 // each buffer rounded up to the alignment as the planner places it.
 type fusePlanner struct {
-	p      *program.Program
-	frags  []*lower.Fragment
-	align  int
-	band   []*bandOp
-	link   []bool // operator i reads operator i-1's output, which dies there
-	groups map[fuseSpan]int
+	p     *program.Program
+	frags []*lower.Fragment
+	align int
+	band  []*bandOp
+	// link[i]: operators i-1 and i may be in one group, both with a band
+	// form and i-1's output a possible line (lineable): read only by
+	// later operators within a group's reach, as their row input or as a
+	// residual operator's skip tensor, the last of them until[i-1] (a
+	// group holding i-1 and i must reach it). Which of a group's
+	// operators read which line makes it a chain or a DAG (fusable).
+	link  []bool
+	until []int
+	// skipInPlace are the residual operators of p that write their
+	// output in place over their skip tensor in the program being
+	// estimated for (skipInPlace): p gives them a buffer of their own,
+	// so that a group may hold their skip tensor as a line.
+	skipInPlace map[int]bool
+	groups      map[fuseSpan]int
 	// bornBy[j] sums the (aligned) buffers whose lifetime starts at step j
 	// or before, diedBy[i] those whose lifetime ends before step i, so that
 	// the buffers live at some step of [i, j] sum to bornBy[j]-diedBy[i].
@@ -42,7 +57,7 @@ type fusePlanner struct {
 // are not in the arena and count as 0 bytes.
 func newFusePlanner(p *program.Program, frags []*lower.Fragment, align int, outside map[program.BufID]bool) *fusePlanner {
 	n := len(p.Ops)
-	f := &fusePlanner{p: p, frags: frags, align: align, band: make([]*bandOp, n), link: make([]bool, n), groups: map[fuseSpan]int{}, inPlace: map[int]int{}, outside: outside}
+	f := &fusePlanner{p: p, frags: frags, align: align, band: make([]*bandOp, n), link: make([]bool, n), until: make([]int, n), groups: map[fuseSpan]int{}, inPlace: map[int]int{}, outside: outside}
 	for i := range p.Ops {
 		f.band[i] = bandable(p, i)
 	}
@@ -63,14 +78,78 @@ func newFusePlanner(p *program.Program, frags []*lower.Fragment, align int, outs
 		f.diedBy[i] += f.diedBy[i-1]
 	}
 	for i := 1; i < n; i++ {
-		a, b := f.band[i-1], f.band[i]
-		if a == nil || b == nil || a.outBuf != b.inBuf {
-			continue
+		if f.band[i-1] != nil && f.band[i] != nil && f.lineable(i-1) == "" {
+			f.link[i], f.until[i-1] = true, p.Buffers[f.band[i-1].outBuf].Last
 		}
-		buf := p.Buffers[a.outBuf]
-		f.link[i] = buf.Kind == planner.Activation && len(buf.Tensors) == 1 && buf.First == i-1 && buf.Last == i && buf.Tie == nil && !p.IsGraphOutput(a.outBuf)
 	}
 	return f
+}
+
+// fuseDAG lets a line be read by operators other than the next one (tests
+// turn it off to measure what DAG groups save).
+var fuseDAG = true
+
+// lineable says why the output of operator j (with a band form) cannot be
+// a line of a group, "" when it can: an activation of its own, born at j,
+// not a graph output, read by later operators within a group's reach,
+// each reading it as its row input, or one row a row as a residual
+// operator's skip tensor (bandElems) or a CONCATENATION's input.
+func (f *fusePlanner) lineable(j int) string {
+	p := f.p
+	b := f.band[j].outBuf
+	buf := &p.Buffers[b]
+	switch {
+	case p.IsGraphOutput(b):
+		return fmt.Sprintf("operator %d's output is a graph output, kept whole", j)
+	case buf.Kind != planner.Activation || len(buf.Tensors) != 1:
+		return fmt.Sprintf("operator %d's output shares its memory with another tensor (a view or an in-place operator)", j)
+	case buf.First != j || buf.Last <= j:
+		return fmt.Sprintf("operator %d's output is not made by it and read after it", j)
+	case buf.Tie != nil:
+		return fmt.Sprintf("operator %d's output is written over its input at a fixed distance", j)
+	case !fuseDAG && buf.Last != j+1:
+		return fmt.Sprintf("operator %d's output is read after operator %d too", j, j+1)
+	case buf.Last-j >= maxGroup:
+		return fmt.Sprintf("operator %d's output is read by operator %d, beyond the %d operators of a group, so it is kept whole", j, buf.Last, maxGroup)
+	}
+	for k := j + 1; k <= buf.Last; k++ {
+		reads := false
+		for _, t := range p.Graph.Ops[k].Inputs {
+			if bt, ok := p.TensorBuf[t]; ok && t >= 0 && bt == b {
+				reads = true
+			}
+		}
+		if !reads {
+			continue
+		}
+		o := f.band[k]
+		switch {
+		case o == nil:
+			return fmt.Sprintf("operator %d's output is read by operator %d (%s), which has no band form, so it is kept whole", j, k, p.Ops[k].Code)
+		case o.kind == bandElems && o.skipBuf == b && o.inBuf == b:
+			return fmt.Sprintf("operator %d's output is both operands of operator %d", j, k)
+		case o.inBuf == b || o.kind == bandElems && o.skipBuf == b || o.kind == bandConcat && slices.Contains(o.skipBufs(), b):
+		default:
+			return fmt.Sprintf("operator %d's output is read whole by operator %d (%s), so it is kept whole", j, k, p.Ops[k].Code)
+		}
+	}
+	return ""
+}
+
+// skipLineIn says whether residual operator i of group sp must keep its
+// output apart from its skip tensor: the output is a line (i is not the
+// group's last operator) or the skip tensor is (made in the group).
+func (f *fusePlanner) skipLineIn(i int, sp fuseSpan) bool {
+	if i != sp.last {
+		return true
+	}
+	b := f.band[i]
+	for j := sp.first; j < i; j++ {
+		if f.band[j].outBuf == b.skipBuf {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *fusePlanner) size(b program.BufID) int {
@@ -118,7 +197,7 @@ func (f *fusePlanner) group(sp fuseSpan) int {
 	if f.fusable(sp) {
 		ops := chainOps(f.band[sp.first : sp.last+1])
 		last := ops[len(ops)-1]
-		s := schedule(ops)
+		s := schedule(ops, false)
 		mine := map[program.BufID]bool{ops[0].inBuf: true, ops[len(ops)-1].outBuf: true}
 		lines := 0
 		for j := range ops[:len(ops)-1] {
@@ -151,11 +230,20 @@ func (f *fusePlanner) group(sp fuseSpan) int {
 		in, out := f.size(inB), f.size(outB)
 		pair := in + out
 		switch {
+		case f.skipInPlace[last.op] && s.skipFrom[len(ops)-1] < 0:
+			// The program fuse gets writes this operator's output over
+			// its skip tensor, where that is not a line (chooseSchedule):
+			// over the group's input (as inB == outB), or over another
+			// whole tensor, which other counts.
+			pair = in
+			if last.skipBuf == inB && s.shift > 0 {
+				pair = -1
+			}
 		case inB == outB:
 			// The output written in place over the input, its skip
 			// tensor (fuse).
 			pair = in
-			if s.inOutShift() > 0 {
+			if s.shift > 0 {
 				pair = -1
 			}
 		case last.kind == bandSums:
@@ -163,7 +251,7 @@ func (f *fusePlanner) group(sp fuseSpan) int {
 			lines += planner.AlignedSize(last.sumsBytes(), f.align)
 		case concatReadsInput(ops):
 		case groupMayTie(f.p, inB, outB, sp):
-			pair = min(pair, max(out, planner.AlignedSize(s.inOutShift(), f.align)+in))
+			pair = min(pair, max(out, planner.AlignedSize(s.shift, f.align)+in))
 		}
 		if pair >= 0 {
 			cost = other + scratch + lines + pair
@@ -177,8 +265,17 @@ func (f *fusePlanner) fusable(sp fuseSpan) bool {
 	if sp.last <= sp.first || sp.last-sp.first+1 > maxGroup {
 		return false
 	}
+	// Every line read before the group ends, every operator reading its
+	// row input from the group's input or a line made before it.
 	for i := sp.first + 1; i <= sp.last; i++ {
-		if !f.link[i] {
+		if !f.link[i] || f.until[i-1] > sp.last {
+			return false
+		}
+	}
+	made := map[program.BufID]bool{f.band[sp.first].inBuf: true}
+	for i := sp.first + 1; i <= sp.last; i++ {
+		made[f.band[i-1].outBuf] = true
+		if !made[f.band[i].inBuf] || !fuseDAG && f.band[i].inBuf != f.band[i-1].outBuf {
 			return false
 		}
 	}
@@ -188,16 +285,9 @@ func (f *fusePlanner) fusable(sp fuseSpan) bool {
 			return false
 		}
 	}
-	// A skip tensor is read whole: never one of the group's lines.
-	lines := map[program.BufID]bool{}
-	for _, b := range f.band[sp.first : sp.last+1] {
-		for _, sb := range b.skipBufs() {
-			if lines[sb] {
-				return false
-			}
-		}
-		lines[b.outBuf] = true
-	}
+	// A residual operator's skip tensor and a CONCATENATION's other
+	// inputs are read a row a row: whole tensors made before the group
+	// or lines of it (the schedule keeps their rows until they are read).
 	return true
 }
 

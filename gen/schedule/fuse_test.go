@@ -89,6 +89,9 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 		// Each operator's chain operand (the input in the group's input
 		// or the previous operator's line) and skip tensor (another
 		// activation input, read whole), -1 where it has none.
+		// Along a chain the chain operand is the previous operator's
+		// line; a branch (a DAG group) reads its input 0 from the
+		// group's input or an earlier line.
 		chainOf, skipOf := map[int]int{}, map[int]int{}
 		for i := grp.First; i <= grp.Last; i++ {
 			from := grp.In
@@ -96,9 +99,12 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 				from = lineOf[i-1]
 			}
 			chainOf[i], skipOf[i] = -1, -1
+			if in0 := g.Ops[i].Inputs[0]; in0 >= 0 && !slices.ContainsFunc(g.Ops[i].Inputs, func(t int) bool { return t >= 0 && p.TensorBuf[t] == from }) {
+				chainOf[i] = in0
+			}
 			for _, t := range g.Ops[i].Inputs {
 				switch {
-				case t < 0 || g.Tensors[t].IsConst():
+				case t < 0 || g.Tensors[t].IsConst() || t == chainOf[i]:
 				case p.TensorBuf[t] == from && chainOf[i] < 0:
 					chainOf[i] = t
 				default:
@@ -127,14 +133,18 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 			}
 		}
 		for _, sk := range skips {
-			i, t := sk[0], sk[1]
+			t := sk[1]
 			b := p.TensorBuf[t]
 			if b == grp.In {
 				skipTag[t] = inT
 				continue
 			}
 			if mine[b] && b != grp.Out {
-				return fmt.Errorf("group %d-%d: operator %d reads line %d whole", grp.First, grp.Last, i, b)
+				// A residual operand or CONCATENATION input made in the
+				// group: its line must hold the band's rows when it is
+				// read.
+				skipTag[t] = t
+				continue
 			}
 			skipTag[t] = t
 			o := lay.Offset(b)
@@ -190,10 +200,7 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 				continue
 			}
 			op := g.Ops[s.Op]
-			inBuf, outBuf := grp.In, grp.Out
-			if s.Op > grp.First {
-				inBuf = lineOf[s.Op-1]
-			}
+			inBuf, outBuf := p.TensorBuf[chainOf[s.Op]], grp.Out
 			if s.Op < grp.Last {
 				outBuf = lineOf[s.Op]
 			}
@@ -288,7 +295,7 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 			}
 		}
 		for t, tt := range skipTag {
-			if b := p.TensorBuf[t]; b == grp.In || b == grp.Out {
+			if b := p.TensorBuf[t]; b == grp.In || b == grp.Out || mine[b] {
 				continue
 			}
 			o := lay.Offset(p.TensorBuf[t])
@@ -373,6 +380,11 @@ func simulateConcat(g *model.Graph, grp program.Group, s program.Step, n int, ta
 		}
 		if t < 0 {
 			return fmt.Errorf("group %d-%d, call %d (operator %d): reads buffer %d, none of its inputs'", grp.First, grp.Last, n, s.Op, src.Buf)
+		}
+		for _, l := range grp.Lines {
+			if l.Buf == src.Buf {
+				base = s.Rows.Lo * rowBytes(t) // a line of the group: the view starts at the band's rows
+			}
 		}
 	}
 	at, _ := viewBytes(src)

@@ -157,21 +157,31 @@ func chooseSchedule(g *model.Graph, frags []*lower.Fragment, opt Options, flat *
 	// joins a chain with a line of its own: the groups are estimated on
 	// the program where these operators are not in place, and each on its
 	// own costs what it costs in flat.
-	keep := chainInPlace(flat)
+	// So is a residual operator written over its skip tensor, so that a
+	// group may hold that tensor as a line (a DAG group); where it does
+	// not, fuse gets it in place.
+	keep, skipKeep := chainInPlace(flat), skipInPlace(flat)
 	est := flat
-	if len(keep) > 0 {
+	if len(keep)+len(skipKeep) > 0 {
 		o := opt.Lower
-		o.NotInPlace = keep
+		o.NotInPlace = maps.Clone(keep)
+		if o.NotInPlace == nil {
+			o.NotInPlace = map[int]bool{}
+		}
+		maps.Copy(o.NotInPlace, skipKeep)
 		if est, err = lower.Assemble(g, frags, o); err != nil {
 			return nil, lower.Options{}, nil, err
 		}
 	}
 	fp := newFusePlanner(est, frags, opt.Plan.Align, outsideArena(est, opt.Plan))
 	fp.budget = opt.Budget
-	for i := range keep {
-		// In place, the output shares its input's buffer (same shape and
-		// element size): at its step, flat holds one buffer fewer.
-		fp.inPlace[i] = fp.size(est.TensorBuf[g.Ops[i].Outputs[0]])
+	fp.skipInPlace = skipKeep
+	for _, m := range []map[int]bool{keep, skipKeep} {
+		for i := range m {
+			// In place, the output shares its input's buffer (same shape
+			// and element size): at its step, flat holds one buffer fewer.
+			fp.inPlace[i] = fp.size(est.TensorBuf[g.Ops[i].Outputs[0]])
+		}
 	}
 	spans, overlap := fp.choose()
 	apart := fp.apart(spans)
@@ -187,7 +197,7 @@ func chooseSchedule(g *model.Graph, frags []*lower.Fragment, opt Options, flat *
 	o.Overlap = overlap
 	for _, sp := range spans {
 		for i := sp.first; i <= sp.last; i++ {
-			if keep[i] {
+			if keep[i] || skipKeep[i] && fp.skipLineIn(i, sp) {
 				if o.NotInPlace == nil {
 					o.NotInPlace = map[int]bool{}
 				}
@@ -299,6 +309,27 @@ func chainInPlace(p *program.Program) map[int]bool {
 				continue
 			}
 		default:
+			continue
+		}
+		if out == nil {
+			out = map[int]bool{}
+		}
+		out[ip.Op] = true
+	}
+	return out
+}
+
+// skipInPlace returns the residual operators of p (one call of a binary
+// band kernel) written in place over their skip tensor, the operand that
+// is not the output of the operator before them.
+func skipInPlace(p *program.Program) map[int]bool {
+	var out map[int]bool
+	for _, ip := range p.InPlace {
+		op := p.Ops[ip.Op]
+		if len(op.Calls) != 1 || op.Flow != nil || ip.Op == 0 || slices.Contains(p.Graph.Ops[ip.Op-1].Outputs, ip.In) {
+			continue
+		}
+		if kind, _, _ := callBand(op.Calls[0]); kind != bandElems {
 			continue
 		}
 		if out == nil {
