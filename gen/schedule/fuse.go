@@ -45,6 +45,15 @@ import (
 // on the program without those in-place pairs, and each such operator on
 // its own costs what it costs in place (belowTheBound).
 //
+// A group may be a DAG rather than a chain: a line may be read by several
+// of its operators, each as its row input (a branch: a residual block's
+// 1x1 shortcut convolution, a fire module's second expansion, reading an
+// earlier line or the group's input) or a row a row (a residual
+// operator's skip tensor, a CONCATENATION's other input, made in the
+// group). The demand schedule then makes the rows each reader needs and
+// keeps every row of a line until its last reader has read it, so a
+// residual block's input is held as a few rows instead of whole.
+//
 // A strided copy that writes its output row by row (TRANSPOSE, SLICE:
 // bandMove) joins a chain too, each band reading its whole input: at a
 // chain's start, where the input is the group's and whole anyway, it keeps
