@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand"
 	"os/exec"
 	"slices"
@@ -66,6 +67,10 @@ type fcgCase struct {
 	model  []byte
 	input  []byte
 	output []byte
+	// exact and bound, for the float cases: each output's exact value
+	// (the terms' sum in float64, the bias added, clamped) and the bound
+	// of block floating point's distance from it (fcgBFPBound).
+	exact, bound []float64
 }
 
 // fcgInt8Case builds an int8 FULLY_CONNECTED model with random data and
@@ -152,7 +157,7 @@ func fcgInt8CaseOut(r *rand.Rand, rows, depth, units int, perChannel bool, act q
 	if tiny {
 		name += "_tiny"
 	}
-	return fcgCase{name, m.Bytes(), xb, want}
+	return fcgCase{name, m.Bytes(), xb, want, nil, nil}
 }
 
 // fcgFloatCase builds a float32 FULLY_CONNECTED model; the expected output
@@ -182,11 +187,16 @@ func fcgFloatCase(r *rand.Rand, rows, depth, units int, act quant.Activation, wi
 
 	lo, hi, _ := quant.RangeFloat(act)
 	want := make([]byte, 4*rows*units)
+	exact, bound := make([]float64, rows*units), make([]float64, rows*units)
 	for b := 0; b < rows; b++ {
 		for c := 0; c < units; c++ {
 			var total float32
+			var sum, mag float64 // the exact products' sum (to float64's precision) and magnitudes
 			for d := 0; d < depth; d++ {
-				total += float32(x[b*depth+d] * w[c*depth+d])
+				p := x[b*depth+d] * w[c*depth+d]
+				total += float32(p)
+				sum += float64(x[b*depth+d]) * float64(w[c*depth+d])
+				mag += math.Abs(float64(x[b*depth+d]) * float64(w[c*depth+d]))
 			}
 			var bv float32
 			if withBias {
@@ -194,6 +204,9 @@ func fcgFloatCase(r *rand.Rand, rows, depth, units int, act quant.Activation, wi
 			}
 			v := min(max(total+bv, lo), hi)
 			binary.LittleEndian.PutUint32(want[4*(b*units+c):], math.Float32bits(v))
+			k := b*units + c
+			exact[k] = min(max(sum+float64(bv), float64(lo)), float64(hi))
+			bound[k] = fcgBFPBound(x[b*depth:(b+1)*depth], w[c*depth:(c+1)*depth], exact[k], mag)
 		}
 	}
 	xb := make([]byte, 4*len(x))
@@ -201,7 +214,30 @@ func fcgFloatCase(r *rand.Rand, rows, depth, units int, act quant.Activation, wi
 		binary.LittleEndian.PutUint32(xb[4*i:], math.Float32bits(v))
 	}
 	name := fmt.Sprintf("float_%dx%dx%d_%v_bias%v", rows, depth, units, act, withBias)
-	return fcgCase{name, m.Bytes(), xb, want}
+	return fcgCase{name, m.Bytes(), xb, want, exact, bound}
+}
+
+// fcgBFPBound bounds the distance of block floating point's dot product
+// of x and w (-speed's fcF32BFP) from the exact value v of the output, as
+// kernels/bfp.go states it: with bx and bw bits for the two vectors'
+// significands (kernels.bfpBits: bx+bw+bits.Len(n) <= 61, each at most
+// 30), below 2^-bx*max|x|*sum|w| + 2^-bw*max|w|*sum|x| +
+// n*2^-(bx+bw)*max|x|*max|w| before the one rounding to float32 (half a
+// last place of v), plus float64's own error in v (mag, the sum of the
+// terms' magnitudes, times 2^-50). A bound relative to v alone would fail
+// where the terms cancel.
+func fcgBFPBound(x, w []float32, v, mag float64) float64 {
+	n := len(x)
+	t := 61 - bits.Len(uint(n))
+	bw := min(30, (t+1)/2)
+	bx := min(30, t-bw)
+	var maxX, maxW, sumX, sumW float64
+	for i := range x {
+		ax, aw := math.Abs(float64(x[i])), math.Abs(float64(w[i]))
+		maxX, maxW, sumX, sumW = max(maxX, ax), max(maxW, aw), sumX+ax, sumW+aw
+	}
+	return math.Ldexp(maxX*sumW, -bx) + math.Ldexp(maxW*sumX, -bw) + float64(n)*math.Ldexp(maxX*maxW, -bx-bw) +
+		math.Ldexp(math.Abs(v), -24) + math.Ldexp(mag, -50)
 }
 
 func TestFullyConnectedGenerated(t *testing.T) {
@@ -321,8 +357,24 @@ func TestFullyConnectedGenerated(t *testing.T) {
 		}
 		got := res.Outputs[0][0]
 		if strings.HasPrefix(c.name, "speed_float_") {
-			if ok, msg := e2e.OutputsMatch(&model.Tensor{Type: model.Float32}, got, c.output); !ok {
-				t.Errorf("%s: %s", c.name, msg)
+			if len(got) != len(c.output) {
+				t.Errorf("%s: %d bytes, want %d", c.name, len(got), len(c.output))
+				continue
+			}
+			var batch, depth, units int
+			fmt.Sscanf(c.name, "speed_float_%dx%dx%d", &batch, &depth, &units)
+			if depth < kernelsig.FCBFPMinDepth {
+				// fcF32, in order: the reference's bits.
+				if !bytes.Equal(got, c.output) {
+					t.Errorf("%s:\n got % x\nwant % x", c.name, got, c.output)
+				}
+				continue
+			}
+			for k := range c.exact {
+				g := float64(math.Float32frombits(binary.LittleEndian.Uint32(got[4*k:])))
+				if d := math.Abs(g - c.exact[k]); !(d <= c.bound[k]) {
+					t.Errorf("%s: output %d is %g, the exact value %g: %.3g apart, beyond block floating point's bound %.3g", c.name, k, g, c.exact[k], d, c.bound[k])
+				}
 			}
 			continue
 		}

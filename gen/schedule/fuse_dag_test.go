@@ -101,22 +101,9 @@ func TestFusedDAG(t *testing.T) {
 					continue
 				}
 				spans++
-				fl, err := layout.Make(f, nil, layout.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := simulateGroups(f, fl); err != nil {
-					t.Fatalf("%s ops %d-%d: %v", net.name, first, last, err)
-				}
-				out, err := difftest.RunPlanned(f, fl, x.Raw())
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(out[0], want) {
-					t.Errorf("%s ops %d-%d: fused and layer-by-layer outputs differ", net.name, first, last)
-				}
+				checkFused(t, net.name, f, sp, x.Raw(), want)
 				if spans%7 == 1 {
-					pkgs, jobs, wants = addPackage(t, pkgs, jobs, wants, f, x.Raw(), want)
+					pkgs, jobs, wants = addPackage(t, "dag", pkgs, jobs, wants, f, x.Raw(), want)
 				}
 			}
 		}
@@ -135,17 +122,38 @@ func TestFusedDAG(t *testing.T) {
 			if spans == 0 {
 				t.Errorf("%s: no span makes a DAG group", net.name)
 			}
-			pkgs, jobs, wants = addPackage(t, pkgs, jobs, wants, d, x.Raw(), want)
+			pkgs, jobs, wants = addPackage(t, "dag", pkgs, jobs, wants, d, x.Raw(), want)
 		}
 	}
 	runPackages(t, pkgs, jobs, wants)
 }
 
-// addPackage generates p as the next package of a runPackages batch, to
-// run on input x to output want.
-func addPackage(t *testing.T, pkgs []e2e.Package, jobs []e2e.Job, wants [][]byte, p *program.Program, x, want []byte) ([]e2e.Package, []e2e.Job, [][]byte) {
+// checkFused lays out f, span sp of a network's program fused on its own,
+// replays its group byte by byte (simulateGroups) and runs it on input x:
+// its output must be want, the layer-by-layer output.
+func checkFused(t *testing.T, name string, f *program.Program, sp fuseSpan, x, want []byte) {
 	t.Helper()
-	pkg := fmt.Sprintf("dag%d", len(pkgs))
+	fl, err := layout.Make(f, nil, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := simulateGroups(f, fl); err != nil {
+		t.Fatalf("%s ops %d-%d: %v", name, sp.first, sp.last, err)
+	}
+	out, err := difftest.RunPlanned(f, fl, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(out[0], want) {
+		t.Errorf("%s ops %d-%d: fused and layer-by-layer outputs differ", name, sp.first, sp.last)
+	}
+}
+
+// addPackage generates p as the next package of a runPackages batch
+// (named prefix and a number), to run on input x to output want.
+func addPackage(t *testing.T, prefix string, pkgs []e2e.Package, jobs []e2e.Job, wants [][]byte, p *program.Program, x, want []byte) ([]e2e.Package, []e2e.Job, [][]byte) {
+	t.Helper()
+	pkg := fmt.Sprintf("%s%d", prefix, len(pkgs))
 	res, err := difftest.Emit(p, nil, difftest.EmitOptions{Package: pkg, NoTests: true})
 	if err != nil {
 		t.Fatalf("%s: %v", pkg, err)

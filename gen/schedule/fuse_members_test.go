@@ -590,33 +590,14 @@ func TestFusedConcat(t *testing.T) {
 						continue
 					}
 					spans++
-					f, err := fuse(p, []fuseSpan{{first, last}})
+					sp := fuseSpan{first, last}
+					f, err := fuse(p, []fuseSpan{sp})
 					if err != nil {
 						t.Fatalf("%s ops %d-%d: %v", net.name, first, last, err)
 					}
-					fl, err := layout.Make(f, nil, layout.Options{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := simulateGroups(f, fl); err != nil {
-						t.Fatalf("%s ops %d-%d: %v", net.name, first, last, err)
-					}
-					got, err := difftest.RunPlanned(f, fl, x.Raw())
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !slices.Equal(got[0], want) {
-						t.Errorf("%s ops %d-%d: fused and layer-by-layer outputs differ", net.name, first, last)
-					}
+					checkFused(t, net.name, f, sp, x.Raw(), want)
 					if last-first <= 2 && len(pkgs) < 12 {
-						pkg := fmt.Sprintf("cc%d", len(pkgs))
-						res, err := difftest.Emit(f, nil, difftest.EmitOptions{Package: pkg, NoTests: true})
-						if err != nil {
-							t.Fatalf("%s ops %d-%d: %v", net.name, first, last, err)
-						}
-						pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
-						jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.Raw()}, Invokes: 1})
-						wants = append(wants, want)
+						pkgs, jobs, wants = addPackage(t, "cc", pkgs, jobs, wants, f, x.Raw(), want)
 					}
 				}
 			}
