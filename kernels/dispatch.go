@@ -550,8 +550,6 @@ func Call(fn string, args []any) bool {
 		fcF32S(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "fcF32Small":
 		fcF32Small(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
-	case "fcF32Words":
-		fcF32Words(args[0].(*fcParams), args[1].([]float32), args[2].(string), args[3].(string), args[4].([]float32))
 	case "fcInt16":
 		fcInt16(args[0].(*fcParams), args[1].([]int16), args[2].([]int8), args[3].(string), args[4].(string), args[5].(string), args[6].([]int16))
 	case "fcInt16Acc32":

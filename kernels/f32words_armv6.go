@@ -6,5 +6,5 @@ package kernels
 // gc for ARMv6 and later on Linux, which leaves unaligned LDR to the
 // hardware (VLDR, the float load, still needs a word-aligned address).
 // There fcF32 reads a misaligned weight string a word at a time
-// (fcF32Words) instead of shifting each float out of two aligned words.
+// (f32WordRow) instead of shifting each float out of two aligned words.
 const f32WordLoads = true

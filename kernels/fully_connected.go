@@ -280,16 +280,14 @@ func fcInt16Acc32(p *fcParams, in []int16, w []int8, bias, mult, shift string, o
 // layers of fcSoftMinDepth and deeper the generator calls fcF32S, for small
 // ones on the soft-float board fcF32Small. Where words load from any
 // address (f32WordLoads: gc for ARMv6 and later on Linux), a misaligned
-// weight or bias string goes to fcF32Words instead of the funnel.
+// weight or bias string is read a word at a time from its own address
+// (f32WordRow) instead of through the funnel.
 func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	k, n, nbat := p.accumDepth, p.outDepth, p.batches
 	if k <= 0 || n <= 0 || nbat <= 0 {
 		return
 	}
-	if f32WordLoads && (f32StrOff(w) != 0 || len(bias) != 0 && f32StrOff(bias) != 0) {
-		fcF32Words(p, in, w, bias, out)
-		return
-	}
+	words := f32WordLoads && (f32StrOff(w) != 0 || len(bias) != 0 && f32StrOff(bias) != 0)
 	nb := (n + 3) / 4
 	w = w[:16*k*nb]
 	in, out = in[:k*nbat], out[:n*nbat]
@@ -300,7 +298,7 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	if len(bias) != 0 {
 		bias = bias[:4*n]
 		pb, mode = unsafe.Pointer(unsafe.StringData(bias)), 1
-		if off := f32StrOff(bias); off != 0 && !f32Unaligned {
+		if off := f32StrOff(bias); off != 0 && !f32Unaligned && !words {
 			if !f32Funnel {
 				fcF32B(p, in, w, bias, out)
 				return
@@ -315,7 +313,7 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	var wc, we, wsl, wsr uint32
 	off := f32StrOff(w)
 	view := off == 0 || f32Unaligned
-	if !view {
+	if !view && !words {
 		if !f32Funnel {
 			fcF32B(p, in, w, bias, out)
 			return
@@ -345,9 +343,12 @@ func fcF32(p *fcParams, in []float32, w, bias string, out []float32) {
 	ac.c, ac.e, ac.sl, ac.sr, ac.mode = c, e, sl, sr, mode
 	ac.lo, ac.hi = lo, hi
 	for {
-		if view {
+		switch {
+		case words:
+			f32WordRow(&ac)
+		case view:
 			f32ViewRow(&ac)
-		} else {
+		default:
 			f32FunnelRow(&ac)
 		}
 		nbat--

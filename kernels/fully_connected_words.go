@@ -5,40 +5,6 @@ import (
 	"unsafe"
 )
 
-// fcF32Words is fcF32 where f32WordLoads holds and the weight or bias
-// string does not start at a word: the same sums in the same order (each
-// channel's products in input order, the bias added last, then the
-// clamp), each weight and bias value loaded as a word from its own
-// address (f32WordRow).
-func fcF32Words(p *fcParams, in []float32, w, bias string, out []float32) {
-	k, n, nbat := p.accumDepth, p.outDepth, p.batches
-	nb := (n + 3) / 4
-	w = w[:16*k*nb]
-	in, out = in[:k*nbat], out[:n*nbat]
-	var ac f32Act
-	// Without a bias, pb walks beside the outputs, never read (a pointer
-	// near nil on the stack would stop gc's stack copying).
-	ac.pb = unsafe.Pointer(unsafe.SliceData(out))
-	if len(bias) != 0 {
-		bias = bias[:4*n]
-		ac.pb, ac.mode = unsafe.Pointer(unsafe.StringData(bias)), 1
-	}
-	x := unsafe.Pointer(unsafe.SliceData(in))
-	ac.x, ac.xl = x, unsafe.Add(x, 4*(k-1))
-	ac.o, ac.pw = unsafe.Pointer(unsafe.SliceData(out)), unsafe.Pointer(unsafe.StringData(w))
-	ac.k, ac.nb, ac.m = k, nb, n-4*(nb-1)
-	ac.lo, ac.hi = p.fActMin, p.fActMax
-	for {
-		f32WordRow(&ac)
-		if nbat--; nbat == 0 {
-			return
-		}
-		ac.x = unsafe.Add(ac.x, 4*k)
-		ac.xl = unsafe.Add(ac.xl, 4*k)
-		ac.o = unsafe.Add(ac.o, 4*n)
-	}
-}
-
 // f32At is the float32 whose bits are the word at p, at any address where
 // f32WordLoads holds (a word load, then through the stack into a float
 // register: gc for ARM has no direct move).

@@ -58,7 +58,7 @@ func TestLSTMDotFStrAlign(t *testing.T) {
 }
 
 // TestFullyConnectedF32Align runs fcF32 (aligned view, or by target a
-// misaligned view, word loads (fcF32Words: gc for ARMv6+ on Linux, two
+// misaligned view, word loads (f32WordRow: gc for ARMv6+ on Linux, two
 // blocks a pass, then one), the funnel with the carry running over
 // blocks, or byte decode), fcF32Small (a channel at a time, decoded
 // weights) and fcF32B (byte decode) with their weight and bias strings at

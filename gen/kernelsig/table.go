@@ -436,7 +436,6 @@ const (
 	FcF32S                  Func = "fcF32S"
 	FcF32Small              Func = "fcF32Small"
 	FcF32Soft               Func = "fcF32Soft"
-	FcF32Words              Func = "fcF32Words"
 	FcInt16                 Func = "fcInt16"
 	FcInt16Acc32            Func = "fcInt16Acc32"
 	FcInt16Blocks           Func = "fcInt16Blocks"
@@ -1288,7 +1287,6 @@ func Funcs() []Func {
 		FcF32S,
 		FcF32Small,
 		FcF32Soft,
-		FcF32Words,
 		FcInt16,
 		FcInt16Acc32,
 		FcInt16Blocks,
@@ -2564,8 +2562,6 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcF32Soft:
 		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
-	case FcF32Words:
-		return []Param{{"p", "*fcParams"}, {"in", "[]float32"}, {"w", "string"}, {"bias", "string"}, {"out", "[]float32"}}, true
 	case FcInt16:
 		return []Param{{"p", "*fcParams"}, {"in", "[]int16"}, {"w", "[]int8"}, {"bias", "string"}, {"mult", "string"}, {"shift", "string"}, {"out", "[]int16"}}, true
 	case FcInt16Acc32:
@@ -3486,7 +3482,6 @@ func (f Func) Results() int {
 		FcF32BFP,
 		FcF32S,
 		FcF32Small,
-		FcF32Words,
 		FcInt16,
 		FcInt16Acc32,
 		FcInt16Blocks,
