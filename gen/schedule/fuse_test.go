@@ -3,6 +3,7 @@ package schedule
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
+	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
@@ -30,6 +32,37 @@ func fuseAll(g *model.Graph) (*program.Program, error) {
 	if err != nil {
 		return nil, err
 	}
+	return fuseRuns(p)
+}
+
+// apartFromSkip returns the layer-by-layer program of g whose in-place
+// elementwise operators that a chain could bring their input, and whose
+// residual operators written in place over their skip tensor, keep
+// buffers of their own (as chooseSchedule estimates groups), so that
+// fused runs may hold a skip tensor made in them as a line (DAG groups).
+func apartFromSkip(g *model.Graph) (*program.Program, error) {
+	flat, _, err := Program(g, Options{})
+	if err != nil {
+		return nil, err
+	}
+	o := lower.Options{NotInPlace: map[int]bool{}}
+	maps.Copy(o.NotInPlace, chainInPlace(flat))
+	maps.Copy(o.NotInPlace, skipInPlace(flat))
+	p, _, err := Program(g, Options{Lower: o})
+	return p, err
+}
+
+// fuseAllDAG is fuseAll on apartFromSkip's program.
+func fuseAllDAG(g *model.Graph) (*program.Program, error) {
+	p, err := apartFromSkip(g)
+	if err != nil {
+		return nil, err
+	}
+	return fuseRuns(p)
+}
+
+// fuseRuns is fuseAll's grouping of p.
+func fuseRuns(p *program.Program) (*program.Program, error) {
 	fp := newFusePlanner(p, nil, 0, nil)
 	var spans []fuseSpan
 	for i := 0; i < len(p.Ops); {
@@ -309,6 +342,10 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 	return nil
 }
 
+// fusedCounts counts, over compareFused's chains, those whose default
+// build chose groups and those fused into DAG groups (fuseAllDAG).
+type fusedCounts struct{ chosen, dag int }
+
 // moveReads lists the source bytes a moveStrided call reads, from its
 // parameters (kernels.moveParams), in the order it reads them.
 func moveReads(c program.Call) []int { return moveBytes(c, "s", "src") }
@@ -566,7 +603,7 @@ func TestFusedChainsMatchTFLM(t *testing.T) {
 		r := rand.New(rand.NewPCG(21, 4))
 		var n difftest.Tally
 		var sw difftest.Sweep
-		chosen := 0
+		var counts fusedCounts
 		for i := 0; n.Done() < difftest.Count(20, 150) && i < 2000; i++ {
 			data, x, desc := difftest.RandChain(r)
 			flat, ferr := inProcess(data, x.Raw())
@@ -574,7 +611,7 @@ func TestFusedChainsMatchTFLM(t *testing.T) {
 				// Fused against layer by layer only.
 				n.UnrunCase(ferr)
 				if ferr == nil {
-					if err := compareFused(data, x.Raw(), flat[0], nil, &chosen); err != nil {
+					if err := compareFused(data, x.Raw(), flat[0], nil, &counts); err != nil {
 						t.Errorf("chain %d (%s): %v", i, desc, err)
 						n.Mismatches++
 					}
@@ -593,13 +630,13 @@ func TestFusedChainsMatchTFLM(t *testing.T) {
 				n.Refused++
 				continue
 			}
-			if err := compareFused(data, x.Raw(), flat[0], want[0], &chosen); err != nil {
+			if err := compareFused(data, x.Raw(), flat[0], want[0], &counts); err != nil {
 				t.Errorf("chain %d (%s): %v", i, desc, err)
 				n.Mismatches++
 			}
 			n.Compared++
 		}
-		t.Logf("%d chains, %d where the generator chose groups itself", n.Compared+n.Unrun, chosen)
+		t.Logf("%d chains, %d where the generator chose groups itself, %d fused into DAG groups too", n.Compared+n.Unrun, counts.chosen, counts.dag)
 		n.Log(t)
 	})
 }
@@ -625,7 +662,7 @@ func chainPath(data []byte) []string {
 // compareFused runs the chain fused whole and as the generator chooses,
 // and compares both with the layer-by-layer output and TFLM's (want; nil
 // when there is no TFLM reference).
-func compareFused(data, input, flat []byte, want []string, chosen *int) error {
+func compareFused(data, input, flat []byte, want []string, n *fusedCounts) error {
 	g, err := model.Parse("chain.tflite", data)
 	if err != nil {
 		return err
@@ -642,9 +679,18 @@ func compareFused(data, input, flat []byte, want []string, chosen *int) error {
 		return err
 	}
 	if len(q.Groups) > 0 {
-		*chosen++
+		n.chosen++
 	}
-	for _, prog := range []*program.Program{p, q} {
+	progs := []*program.Program{p, q}
+	d, err := fuseAllDAG(g)
+	if err != nil {
+		return err
+	}
+	if dagLines(d) > 0 {
+		n.dag++
+		progs = append(progs, d)
+	}
+	for _, prog := range progs {
 		lay, err := layout.Make(prog, nil, layout.Options{})
 		if err != nil {
 			return err
@@ -693,8 +739,8 @@ func FuzzFusedChains(f *testing.F) {
 				}
 				return
 			}
-			var chosen int
-			if err := compareFused(data, x.Raw(), flat[0], nil, &chosen); err != nil {
+			var counts fusedCounts
+			if err := compareFused(data, x.Raw(), flat[0], nil, &counts); err != nil {
 				t.Fatalf("%s: %v", desc, err)
 			}
 			return
@@ -708,8 +754,8 @@ func FuzzFusedChains(f *testing.F) {
 		if ferr != nil {
 			return
 		}
-		var chosen int
-		if err := compareFused(data, x.Raw(), flat[0], want[0], &chosen); err != nil {
+		var counts fusedCounts
+		if err := compareFused(data, x.Raw(), flat[0], want[0], &counts); err != nil {
 			t.Fatalf("%s: %v", desc, err)
 		}
 	})

@@ -206,6 +206,7 @@ func TestFusedTypedChainsMatchTFLM(t *testing.T) {
 			var tally difftest.Tally
 			var sw difftest.Sweep
 			kernelsRun := map[string]int{}
+			var counts fusedCounts
 			for i := 0; tally.Done() < difftest.Count(20, 120) && i < 2000; i++ {
 				data, x, desc := randTypedChain(r, dt)
 				flat, ferr := inProcess(data, x.Raw())
@@ -245,12 +246,11 @@ func TestFusedTypedChainsMatchTFLM(t *testing.T) {
 						kernelsRun[s.Call.Fn]++
 					}
 				}
-				var chosen int
 				var w []string // nil: fused against layer by layer only
 				if run {
 					w = want[0]
 				}
-				if err := compareFused(data, x.Raw(), flat[0], w, &chosen); err != nil {
+				if err := compareFused(data, x.Raw(), flat[0], w, &counts); err != nil {
 					t.Errorf("chain %d (%s): %v", i, desc, err)
 					tally.Mismatches++
 				}
@@ -264,6 +264,10 @@ func TestFusedTypedChainsMatchTFLM(t *testing.T) {
 			}
 			sort.Strings(ks)
 			t.Logf("band calls per kernel: %s", strings.Join(ks, ", "))
+			t.Logf("%d chains fused into DAG groups (a residual ADD's skip tensor made in the group) too", counts.dag)
+			if counts.dag == 0 {
+				t.Errorf("no chain fused into a DAG group")
+			}
 			tally.Log(t)
 		})
 	}
