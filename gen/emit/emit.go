@@ -999,10 +999,17 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 	name := func(t int) string { return commentText(shortName(g.Tensors[t].Name)) }
 	var step []jen.Code
 	step = append(step, jen.Comment(fmt.Sprintf("%d-%d: fused, row by row: every row is computed once, each intermediate tensor held", grp.First, grp.Last)))
-	step = append(step, jen.Comment("as a line buffer of the rows the next operator still needs:"))
 	lines := map[int]program.Line{}
+	dag := false
 	for _, l := range grp.Lines {
 		lines[l.Tensor] = l
+		dag = dag || l.Readers != nil
+	}
+	if dag {
+		step = append(step, jen.Comment("as a line buffer of the rows its readers still need (a line read by several operators keeps"))
+		step = append(step, jen.Comment("each row until the last of them has read it):"))
+	} else {
+		step = append(step, jen.Comment("as a line buffer of the rows the next operator still needs:"))
 	}
 	for i := grp.First; i <= grp.Last; i++ {
 		op := g.Ops[i]
