@@ -749,12 +749,10 @@ type bandEvent struct {
 	inOff, outOff int
 	// slide: the line holds rows elements rows..., drop the first from.
 	rows, from int
-	// skipLine: a residual operator's skip tensor is the line of an
-	// earlier operator of the chain (bandSchedule.skipFrom), its band's
-	// rows from element skipOff of skipBuf.
-	skipLine bool
-	skipBuf  program.BufID
-	skipOff  int
+	// skipOff: the element of a residual operator's skip tensor where
+	// its band's rows start, in the whole tensor or in the line holding
+	// it (bandSchedule.skipFrom; the line's buffer is the tensor's).
+	skipOff int
 	// partOff: a CONCATENATION's inputs read from lines of the chain
 	// (bandSchedule.partFrom), each band's rows from element partOff[p]
 	// of its line (-1 for the chain operand and inputs read whole).
@@ -766,9 +764,6 @@ type bandSchedule struct {
 	ops      []*bandOp
 	events   []bandEvent
 	lineRows []int // rows each intermediate line holds at most
-	// inFrom[i] is the operator whose line is operator i's row input
-	// (i-1 along a chain; an earlier one for a branch, such as a
-	// residual block's shortcut convolution), -1 for the group's input.
 	// shift is the least distance the group's input may start above its
 	// output so that no band writes output bytes that a later band still
 	// reads as input (inputLow). An operator reading the same elements
@@ -777,6 +772,9 @@ type bandSchedule struct {
 	// reads ask no distance of its writes (0: the output may be written
 	// over that input in place).
 	shift int
+	// inFrom[i] is the operator whose line is operator i's row input
+	// (i-1 along a chain; an earlier one for a branch, such as a
+	// residual block's shortcut convolution), -1 for the group's input.
 	// skipFrom[i] is the operator whose line is operator i's skip tensor
 	// (a residual block's input, made in the group), -1 where the skip
 	// tensor, if any, is read whole. Either makes the group a DAG.
@@ -787,61 +785,54 @@ type bandSchedule struct {
 	partFrom [][]int
 }
 
-// concatLines returns partFrom for the operators of a chain.
-func concatLines(ops []*bandOp) [][]int {
-	from := make([][]int, len(ops))
+// lineOf returns the operator before operator i of a group (never its
+// last) whose output, a line of the group, is buffer b, -1 for none.
+func lineOf(ops []*bandOp, i int, b program.BufID) int {
+	for j := min(i, len(ops)-1) - 1; j >= 0; j-- {
+		if ops[j].outBuf == b {
+			return j
+		}
+	}
+	return -1
+}
+
+// readLines returns a group's inFrom, skipFrom and partFrom (bandSchedule).
+func readLines(ops []*bandOp) (in, skip []int, parts [][]int) {
+	in, skip, parts = make([]int, len(ops)), make([]int, len(ops)), make([][]int, len(ops))
 	for i, b := range ops {
+		in[i], skip[i] = lineOf(ops, i, b.inBuf), -1
+		if b.skip >= 0 {
+			skip[i] = lineOf(ops, i, b.skipBuf)
+		}
 		if b.kind != bandConcat {
 			continue
 		}
-		from[i] = make([]int, len(b.parts))
+		parts[i] = make([]int, len(b.parts))
 		for p, pt := range b.parts {
-			from[i][p] = -1
-			if pt.chain {
-				continue
-			}
-			for j := range ops[:min(i, len(ops)-1)] {
-				if ops[j].outBuf == pt.buf {
-					from[i][p] = j
-				}
+			parts[i][p] = -1
+			if !pt.chain {
+				parts[i][p] = lineOf(ops, i, pt.buf)
 			}
 		}
 	}
-	return from
+	return in, skip, parts
 }
 
-// inputLines returns, for each operator of a group, the earlier operator
-// whose output (a line of the group) is its row input, -1 for the
-// group's input.
-func inputLines(ops []*bandOp) []int {
-	from := make([]int, len(ops))
-	for i, b := range ops {
-		from[i] = -1
-		for j := range ops[:min(i, len(ops)-1)] {
-			if ops[j].outBuf == b.inBuf {
-				from[i] = j
-			}
+// wholeReads lists the buffers operator i of the group reads whole beside
+// its row input: a skip tensor or CONCATENATION input made before the
+// group (not one of its lines).
+func (s *bandSchedule) wholeReads(i int) []program.BufID {
+	b := s.ops[i]
+	var out []program.BufID
+	if b.skip >= 0 && s.skipFrom[i] < 0 {
+		out = append(out, b.skipBuf)
+	}
+	for p, pt := range b.parts {
+		if !pt.chain && s.partFrom[i][p] < 0 {
+			out = append(out, pt.buf)
 		}
 	}
-	return from
-}
-
-// skipLines returns, for each operator of a chain, the earlier operator
-// whose output (a line of the group) is its skip tensor, -1 for none.
-func skipLines(ops []*bandOp) []int {
-	from := make([]int, len(ops))
-	for i, b := range ops {
-		from[i] = -1
-		if b.skip < 0 {
-			continue
-		}
-		for j := range ops[:min(i, len(ops)-1)] {
-			if ops[j].outBuf == b.skipBuf {
-				from[i] = j
-			}
-		}
-	}
-	return from
+	return out
 }
 
 // schedule runs the chain by demand (its events recorded where record is
@@ -853,7 +844,8 @@ func skipLines(ops []*bandOp) []int {
 // next operator or a residual one, has read it.
 func schedule(ops []*bandOp, record bool) *bandSchedule {
 	k := len(ops)
-	s := &bandSchedule{ops: ops, lineRows: make([]int, k-1), inFrom: inputLines(ops), skipFrom: skipLines(ops), partFrom: concatLines(ops)}
+	s := &bandSchedule{ops: ops, lineRows: make([]int, k-1)}
+	s.inFrom, s.skipFrom, s.partFrom = readLines(ops)
 	// The operators reading each line as their row input (windows) and
 	// as their skip tensor (one row a row).
 	rowReaders, skipReaders := make([][]int, k), make([][]int, k)
@@ -913,7 +905,9 @@ func schedule(ops []*bandOp, record bool) *bandSchedule {
 				}
 			}
 			if j := s.skipFrom[i]; j >= 0 {
-				ev.skipLine, ev.skipBuf, ev.skipOff = true, ops[j].outBuf, (r-base[j])*ops[j].outRow
+				ev.skipOff = (r - base[j]) * ops[j].outRow
+			} else {
+				ev.skipOff = r * b.outRow
 			}
 			if s.partFrom[i] != nil {
 				ev.partOff = make([]int, len(s.partFrom[i]))
@@ -961,7 +955,7 @@ func schedule(ops []*bandOp, record bool) *bandSchedule {
 			}
 			if n := len(s.events); n > 0 {
 				if last := &s.events[n-1]; !last.slide && last.op == i && last.r1 == r && last.outOff+(last.r1-last.r0)*b.outRow == ev.outOff &&
-					(!ev.skipLine || last.skipOff+(last.r1-last.r0)*b.outRow == ev.skipOff) && s.partsFollow(i, *last, ev) {
+					last.skipOff+(last.r1-last.r0)*b.outRow == ev.skipOff && s.partsFollow(i, *last, ev) {
 					// The same operator's next row, nothing in between:
 					// one band.
 					last.r1, last.hi = r+1, hi
@@ -1060,10 +1054,7 @@ func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 	case bandElems:
 		n := (ev.r1 - ev.r0) * b.outRow
 		args[b.param] = withInts(s, map[string]int{"inner": n})
-		args[b.skip] = program.View{Buf: b.skipBuf, Type: b.outType, Off: ev.r0 * b.outRow, N: n}
-		if ev.skipLine {
-			args[b.skip] = program.View{Buf: ev.skipBuf, Type: b.outType, Off: ev.skipOff, N: n}
-		}
+		args[b.skip] = program.View{Buf: b.skipBuf, Type: b.outType, Off: ev.skipOff, N: n}
 	case bandSums:
 		// poolSum(acc, in, start): the band's input rows added to the
 		// sums, which the group's first band sets.
@@ -1201,14 +1192,12 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 		in, out := &q.Buffers[grp.In], &q.Buffers[grp.Out]
 		in.Last = max(in.Last, sp.last)
 		out.First = min(out.First, sp.first)
-		for _, b := range ops {
+		for k, b := range ops {
 			// A skip tensor, born before the group (the group's operators
-			// write lines, the last its output), lives through it.
-			for _, sb := range b.skipBufs() {
+			// write lines, the last its output), lives through it; one
+			// made in it is a line the schedule keeps until it is read.
+			for _, sb := range s.wholeReads(k) {
 				if slices.Contains(lines, sb) {
-					if k := slices.Index(ops, b); b.kind == bandElems && s.skipFrom[k] >= 0 || b.kind == bandConcat && slices.ContainsFunc(s.partFrom[k], func(j int) bool { return j >= 0 && ops[j].outBuf == sb }) {
-						continue // a line the schedule keeps until it is read
-					}
 					return nil, fmt.Errorf("internal error: operator %d reads a line of its group whole", b.op)
 				}
 				q.Buffers[sb].Last = max(q.Buffers[sb].Last, sp.last)

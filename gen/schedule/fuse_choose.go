@@ -126,9 +126,7 @@ func (f *fusePlanner) lineable(j int) string {
 		switch {
 		case o == nil:
 			return fmt.Sprintf("operator %d's output is read by operator %d (%s), which has no band form, so it is kept whole", j, k, p.Ops[k].Code)
-		case o.kind == bandElems && o.skipBuf == b && o.inBuf == b:
-			return fmt.Sprintf("operator %d's output is both operands of operator %d", j, k)
-		case o.inBuf == b || o.kind == bandElems && o.skipBuf == b || o.kind == bandConcat && slices.Contains(o.skipBufs(), b):
+		case o.inBuf == b || slices.Contains(o.skipBufs(), b):
 		default:
 			return fmt.Sprintf("operator %d's output is read whole by operator %d (%s), so it is kept whole", j, k, p.Ops[k].Code)
 		}

@@ -2,13 +2,11 @@ package schedule
 
 import (
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/tflm-gen/tflm-gen/gen/layout"
-	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
@@ -62,7 +60,7 @@ func TestFusedDAG(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		flat, lay, want := planSimulateRun(t, g, Options{}, x.Raw())
+		_, lay, want := planSimulateRun(t, g, Options{}, x.Raw())
 		fuseDAG = false
 		_, bl, got := planSimulateRun(t, g, Options{Fuse: true}, x.Raw())
 		fuseDAG = true
@@ -76,12 +74,7 @@ func TestFusedDAG(t *testing.T) {
 		// Every span making a DAG group, on the program whose residual
 		// operators keep their output apart from their skip tensor (as
 		// chooseSchedule estimates them).
-		o := lower.Options{NotInPlace: maps.Clone(chainInPlace(flat))}
-		if o.NotInPlace == nil {
-			o.NotInPlace = map[int]bool{}
-		}
-		maps.Copy(o.NotInPlace, skipInPlace(flat))
-		q, _, err := Program(g, Options{Lower: o})
+		q, err := apartFromSkip(g)
 		if err != nil {
 			t.Fatal(err)
 		}

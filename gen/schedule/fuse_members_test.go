@@ -97,7 +97,7 @@ func TestFusedUnarySpans(t *testing.T) {
 		}
 		p, lay, want0 := planSimulateRun(t, g, Options{}, x.Raw())
 		want := [][]byte{want0}
-		unary := chainInPlace(p)
+		unary, _ := bandInPlace(p)
 		if len(unary) == 0 {
 			t.Fatalf("%s: no elementwise operator in place", net.name)
 		}

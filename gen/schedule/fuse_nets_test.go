@@ -351,7 +351,7 @@ func TestFixturesMatchTFLM(t *testing.T) {
 // fused of two small residual networks (ADD(x, conv(conv(x))) and a
 // residual ADD in the middle of a chain, its operands swapped), with and
 // without in-place operators and with the swapped ADD alone not in place
-// (chainInPlace): the skip tensor is then the group's input
+// (bandInPlace's chain set): the skip tensor is then the group's input
 // and output buffer, its output buffer only, another buffer, or the
 // group's input with the output tied below it. Each is simulated byte by
 // byte and byte-identical to layer by layer.
@@ -400,7 +400,7 @@ func TestFusedResidualSpans(t *testing.T) {
 		for _, mode := range []string{"share", "noShare", "notInPlace"} {
 			opts := lower.Options{NoShare: mode == "noShare"}
 			if mode == "notInPlace" {
-				if opts.NotInPlace = chainInPlace(shared); len(opts.NotInPlace) == 0 {
+				if opts.NotInPlace, _ = bandInPlace(shared); len(opts.NotInPlace) == 0 {
 					continue
 				}
 			}

@@ -3,7 +3,6 @@ package schedule
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -45,10 +44,7 @@ func apartFromSkip(g *model.Graph) (*program.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := lower.Options{NotInPlace: map[int]bool{}}
-	maps.Copy(o.NotInPlace, chainInPlace(flat))
-	maps.Copy(o.NotInPlace, skipInPlace(flat))
-	p, _, err := Program(g, Options{Lower: o})
+	p, _, err := Program(g, Options{Lower: lower.Options{NotInPlace: union(bandInPlace(flat))}})
 	return p, err
 }
 

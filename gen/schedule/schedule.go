@@ -160,15 +160,11 @@ func chooseSchedule(g *model.Graph, frags []*lower.Fragment, opt Options, flat *
 	// So is a residual operator written over its skip tensor, so that a
 	// group may hold that tensor as a line (a DAG group); where it does
 	// not, fuse gets it in place.
-	keep, skipKeep := chainInPlace(flat), skipInPlace(flat)
+	keep, skipKeep := bandInPlace(flat)
 	est := flat
 	if len(keep)+len(skipKeep) > 0 {
 		o := opt.Lower
-		o.NotInPlace = maps.Clone(keep)
-		if o.NotInPlace == nil {
-			o.NotInPlace = map[int]bool{}
-		}
-		maps.Copy(o.NotInPlace, skipKeep)
+		o.NotInPlace = union(keep, skipKeep)
 		if est, err = lower.Assemble(g, frags, o); err != nil {
 			return nil, lower.Options{}, nil, err
 		}
@@ -176,12 +172,10 @@ func chooseSchedule(g *model.Graph, frags []*lower.Fragment, opt Options, flat *
 	fp := newFusePlanner(est, frags, opt.Plan.Align, outsideArena(est, opt.Plan))
 	fp.budget = opt.Budget
 	fp.skipInPlace = skipKeep
-	for _, m := range []map[int]bool{keep, skipKeep} {
-		for i := range m {
-			// In place, the output shares its input's buffer (same shape
-			// and element size): at its step, flat holds one buffer fewer.
-			fp.inPlace[i] = fp.size(est.TensorBuf[g.Ops[i].Outputs[0]])
-		}
+	for i := range union(keep, skipKeep) {
+		// In place, the output shares its input's buffer (same shape and
+		// element size): at its step, flat holds one buffer fewer.
+		fp.inPlace[i] = fp.size(est.TensorBuf[g.Ops[i].Outputs[0]])
 	}
 	spans, overlap := fp.choose()
 	apart := fp.apart(spans)
@@ -289,53 +283,49 @@ func overlapAlternatives(g *model.Graph, frags []*lower.Fragment, o lower.Option
 	return p, nil
 }
 
-// chainInPlace returns the operators of p that write their output in
-// place over the input a chain would bring them: one call of a unary band
-// kernel (bandUnary), or of a binary one (bandElems) over the output of
-// the operator before it (ADD(y, x) where y is that output; ADD(x, y)
-// takes over x, its skip tensor, and may end a group so).
-func chainInPlace(p *program.Program) map[int]bool {
-	var out map[int]bool
+// bandInPlace returns the operators of p (one call of a band kernel)
+// that write their output in place over an input, in two sets. chain: over
+// the input a chain would bring them, a unary band kernel (bandUnary) or a
+// binary one (bandElems) over the output of the operator before it
+// (ADD(y, x) where y is that output). skip: a binary one over its skip
+// tensor, the operand that is not that output (ADD(x, y) takes over x,
+// and may end a group so).
+func bandInPlace(p *program.Program) (chain, skip map[int]bool) {
+	add := func(m *map[int]bool, op int) {
+		if *m == nil {
+			*m = map[int]bool{}
+		}
+		(*m)[op] = true
+	}
 	for _, ip := range p.InPlace {
 		op := p.Ops[ip.Op]
 		if len(op.Calls) != 1 || op.Flow != nil {
 			continue
 		}
 		kind, _, _ := callBand(op.Calls[0])
-		switch kind {
-		case bandUnary:
-		case bandElems:
-			if ip.Op == 0 || !slices.Contains(p.Graph.Ops[ip.Op-1].Outputs, ip.In) {
-				continue
-			}
-		default:
-			continue
+		switch {
+		case kind == bandUnary:
+			add(&chain, ip.Op)
+		case kind != bandElems:
+		case ip.Op > 0 && slices.Contains(p.Graph.Ops[ip.Op-1].Outputs, ip.In):
+			add(&chain, ip.Op)
+		case ip.Op > 0:
+			add(&skip, ip.Op)
 		}
-		if out == nil {
-			out = map[int]bool{}
-		}
-		out[ip.Op] = true
 	}
-	return out
+	return chain, skip
 }
 
-// skipInPlace returns the residual operators of p (one call of a binary
-// band kernel) written in place over their skip tensor, the operand that
-// is not the output of the operator before them.
-func skipInPlace(p *program.Program) map[int]bool {
+// union returns the operators in any of sets, nil when there are none.
+func union(sets ...map[int]bool) map[int]bool {
 	var out map[int]bool
-	for _, ip := range p.InPlace {
-		op := p.Ops[ip.Op]
-		if len(op.Calls) != 1 || op.Flow != nil || ip.Op == 0 || slices.Contains(p.Graph.Ops[ip.Op-1].Outputs, ip.In) {
-			continue
+	for _, m := range sets {
+		for op := range m {
+			if out == nil {
+				out = map[int]bool{}
+			}
+			out[op] = true
 		}
-		if kind, _, _ := callBand(op.Calls[0]); kind != bandElems {
-			continue
-		}
-		if out == nil {
-			out = map[int]bool{}
-		}
-		out[ip.Op] = true
 	}
 	return out
 }
