@@ -5,6 +5,8 @@
 // plain data between them:
 //
 //	internal/model  bytes -> validated graph
+//	gen/fold        graph -> graph: a PAD folded into the convolution
+//	                reading it
 //	gen/lower       graph -> fragments (kernel calls per operator, the choices
 //	                it offers) and, assembled, a program over numbered buffers
 //	gen/schedule    the choices: kernel variants (gen/variant), overlapped
@@ -26,6 +28,7 @@ import (
 	"slices"
 
 	"github.com/tflm-gen/tflm-gen/gen/emit"
+	"github.com/tflm-gen/tflm-gen/gen/fold"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/program"
@@ -65,6 +68,9 @@ type Options struct {
 	// (schedule/fuse.go), and no operator writes its output over its dying
 	// input at a shift (overlapped pairs, lower/overlap.go).
 	NoFuse bool
+	// NoFold keeps every operator the model has: no PAD is folded into
+	// the explicit padding of the convolution reading it (gen/fold).
+	NoFold bool
 	// NoTests leaves out generated_test.go (allocation, independence and
 	// benchmark tests of the generated package).
 	NoTests bool
@@ -182,6 +188,9 @@ func lowerGraph(g *model.Graph, opt Options, budget int) (*program.Program, *lay
 	// the final plan puts them (-io external: out of the arena), so that a
 	// fast kernel's scratch is weighed against the arena the user gets;
 	// pools come in with the final plan only.
+	if !opt.NoFold {
+		g = fold.Pads(g)
+	}
 	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Effort: opt.Effort, Session: planner.NewSession(opt.Effort),
 		ExternalIO: opt.ExternalIO}
 	p, plain, err := schedule.Program(g, schedule.Options{Lower: lower.Options{NoShare: opt.NoShare}, Kernels: lower.Kernels{Speed: opt.Speed, GC: opt.GC},

@@ -12,4 +12,5 @@ package examples
 //go:generate go run ../cmd/tflm-gen ../testdata/tiny_conv_int8.tflite -o tiny_conv_int8
 //go:generate go run ../cmd/tflm-gen ../testdata/mlp_float.tflite -o mlp_float
 //go:generate go run ../cmd/tflm-gen ../testdata/mobilenet_int8.tflite -o mobilenet_int8
+//go:generate go run ../cmd/tflm-gen ../testdata/mobilenet_torch_int8.tflite -o mobilenet_torch_int8
 //go:generate go run ../cmd/tflm-gen ../testdata/mobilenet_int8.tflite ../testdata/tiny_conv_int8.tflite -o boards -pool dtcm:2K:1 -pool sram:64K:3 -io external

@@ -881,6 +881,11 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 		}
 		what := fmt.Sprintf("%d: %s %s -> %s", op.Index, op.Code, strings.Join(ins, ", "), strings.Join(outs, ", "))
 		code := e.opCode(pop)
+		if op.Folded {
+			body = append(body, jen.Comment(fmt.Sprintf("%d: %s, %s", op.Index, op.Code, foldedText(g, op))))
+			traced = append(traced, jen.Id("after").Call(jen.Lit(op.Index)))
+			continue
+		}
 		if len(code) == 0 {
 			body = append(body, jen.Comment(what+" (a view of its input: no code)"))
 			traced = append(traced, jen.Id("after").Call(jen.Lit(op.Index)))
@@ -991,6 +996,13 @@ func (e *emitter) shiftUnit(name string, first, last int, render func() []jen.Co
 	e.shiftUnits = append(e.shiftUnits, u)
 }
 
+// foldedText says what became of an operator gen/fold folded into
+// another.
+func foldedText(g *model.Graph, op *model.Op) string {
+	into := g.Ops[op.FoldedInto]
+	return fmt.Sprintf("folded into operator %d (%s), which reads its input and pads it itself: no code", into.Index, into.Code)
+}
+
 // groupCode renders a fused group: a comment listing its operators and
 // line buffers, its first calls, the loop over row bands and its last
 // calls.
@@ -1013,6 +1025,10 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 	}
 	for i := grp.First; i <= grp.Last; i++ {
 		op := g.Ops[i]
+		if op.Folded {
+			step = append(step, jen.Comment(fmt.Sprintf("  %d: %s, %s", i, op.Code, foldedText(g, op))))
+			continue
+		}
 		out := op.Outputs[0]
 		held := "whole"
 		if l, ok := lines[out]; ok {

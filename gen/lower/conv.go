@@ -59,6 +59,30 @@ func convGeometry(c *opCtx, what string, same bool, stride, dilation, in, filter
 	return out, pad, nil
 }
 
+// convDims applies convGeometry to height and width, or, for an operator
+// that absorbed a PAD (gen/fold), its explicit padding: the output of
+// the input padded by it, and the rows and columns before the input.
+func convDims(c *opCtx, same bool, strideH, strideW, dilH, dilW, inH, inW, fH, fW int) (oh, ow, padH, padW int, err error) {
+	ep := c.Op.Padding
+	if ep == nil {
+		if oh, padH, err = convGeometry(c, "height", same, strideH, dilH, inH, fH); err != nil {
+			return 0, 0, 0, 0, err
+		}
+		ow, padW, err = convGeometry(c, "width", same, strideW, dilW, inW, fW)
+		return oh, ow, padH, padW, err
+	}
+	if same || ep.Top < 0 || ep.Bottom < 0 || ep.Left < 0 || ep.Right < 0 {
+		return 0, 0, 0, 0, c.Errorf("internal error: explicit padding %+v of a convolution whose own is not VALID or with negative sides", *ep)
+	}
+	if oh, _, err = convGeometry(c, "height", false, strideH, dilH, inH+ep.Top+ep.Bottom, fH); err != nil {
+		return 0, 0, 0, 0, err
+	}
+	if ow, _, err = convGeometry(c, "width", false, strideW, dilW, inW+ep.Left+ep.Right, fW); err != nil {
+		return 0, 0, 0, 0, err
+	}
+	return oh, ow, ep.Top, ep.Left, nil
+}
+
 // convShape4 checks that t is a 4-D tensor.
 func convShape4(c *opCtx, t *model.Tensor, what string) error {
 	if len(t.Shape) != 4 {
@@ -344,11 +368,7 @@ func lowerConv2D(c *opCtx) error {
 	}
 	// Like TFLM, padding comes from the output size the padding rules give;
 	// the kernel then fills the output tensor's own shape.
-	oh, padH, err := convGeometry(c, "height", same, strideH, dilH, inH, fH)
-	if err != nil {
-		return err
-	}
-	ow, padW, err := convGeometry(c, "width", same, strideW, dilW, inW, fW)
+	oh, ow, padH, padW, err := convDims(c, same, strideH, strideW, dilH, dilW, inH, inW, fH, fW)
 	if err != nil {
 		return err
 	}
@@ -531,11 +551,7 @@ func lowerDepthwiseConv2D(c *opCtx) error {
 	if depthMul <= 0 || inC*depthMul != outC {
 		return c.Errorf("depth_multiplier %d does not turn %d input channels into %d output channels", depthMul, inC, outC)
 	}
-	oh, padH, err := convGeometry(c, "height", same, strideH, dilH, inH, fH)
-	if err != nil {
-		return err
-	}
-	ow, padW, err := convGeometry(c, "width", same, strideW, dilW, inW, fW)
+	oh, ow, padH, padW, err := convDims(c, same, strideH, strideW, dilH, dilW, inH, inW, fH, fW)
 	if err != nil {
 		return err
 	}

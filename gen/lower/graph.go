@@ -80,6 +80,10 @@ func Lower(g *model.Graph, lean []bool, k Kernels) ([]*Fragment, error) {
 	for _, op := range g.Ops {
 		c := &opCtx{G: g, Op: op, lean: lean[op.Index], st: st}
 		frags = append(frags, &Fragment{c})
+		if op.Folded {
+			// Another operator does its work (gen/fold): no code.
+			continue
+		}
 		l, ok := lowerings[op.Code]
 		if op.Code == model.OpCustom {
 			l, ok = customLowerings[op.Custom]

@@ -51,10 +51,12 @@ type Program struct {
 	Lean []int
 }
 
-// Apart is operator Op running apart from operator Op-1, and why.
+// Apart is operator Op running apart from operator From, and why: From is
+// Op-1, or the last operator before Op that is not folded into another
+// (gen/fold).
 type Apart struct {
-	Op  int
-	Why string
+	Op, From int
+	Why      string
 }
 
 // Group is a chain of operators First..Last (execution order, each

@@ -179,7 +179,14 @@ type JSONOperator struct {
 	// over its dying input.
 	WritesOverInput bool `json:"writes_over_input,omitempty"`
 	// InPlace is set when its output takes the buffer of a dying input.
-	InPlace bool         `json:"in_place,omitempty"`
+	InPlace bool `json:"in_place,omitempty"`
+	// FoldedInto is the operator that does its work (a PAD folded into
+	// the padding of the convolution reading it), absent for the others;
+	// a folded operator has no kernels and no outputs.
+	FoldedInto *int `json:"folded_into,omitempty"`
+	// Padding is a convolution's explicit padding (top, bottom, left,
+	// right) where it absorbed a PAD, absent otherwise.
+	Padding []int        `json:"padding,omitempty"`
 	Outputs []JSONTensor `json:"outputs"`
 }
 
@@ -296,6 +303,14 @@ func Make(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 		}
 		if k := f.groupOf[i] - 1; k >= 0 {
 			jo.Group = &k
+		}
+		if op.Index >= 0 && op.Index < len(g.Ops) {
+			if gop := g.Ops[op.Index]; gop.Folded {
+				into := gop.FoldedInto
+				jo.FoldedInto = &into
+			} else if p := gop.Padding; p != nil {
+				jo.Padding = []int{p.Top, p.Bottom, p.Left, p.Right}
+			}
 		}
 		if op.Index >= 0 && op.Index < len(g.Ops) {
 			for _, t := range g.Ops[op.Index].Outputs {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/internal/model"
 	"github.com/tflm-gen/tflm-gen/planner"
 	"github.com/tflm-gen/tflm-gen/templates"
 )
@@ -50,6 +51,8 @@ type layoutReport struct {
 	// Apart says why each operator not fused with its predecessor runs
 	// apart from it (when lowering fused).
 	Apart []string
+	// Folded lists the operators folded into another (gen/fold).
+	Folded []string
 	// Block says why the lower bound exceeds the largest live total (a
 	// block of tied buffers), empty where it does not; PeakLive is that
 	// total.
@@ -137,6 +140,7 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 		r.Groups = append(r.Groups, groupText(pr, l, &grp, row)...)
 	}
 	r.Apart = apartLines(pr)
+	r.Folded = foldedLines(g)
 	if b := p.Block; b != nil {
 		names := make([]string, len(b.Unit))
 		for i, id := range b.Unit {
@@ -397,6 +401,8 @@ func operatorTable(pr *program.Program, f opFacts) string {
 	for i, op := range pr.Ops {
 		runs := "alone"
 		switch {
+		case graphOp(pr, i) != nil && graphOp(pr, i).Folded:
+			runs = fmt.Sprintf("folded in %d", graphOp(pr, i).FoldedInto)
 		case f.groupOf[i] > 0:
 			grp := pr.Groups[f.groupOf[i]-1]
 			runs = fmt.Sprintf("fused %d-%d", grp.First, grp.Last)
@@ -448,7 +454,11 @@ func tensorList(b program.Buffer) string {
 func groupText(pr *program.Program, l *layout.Layout, grp *program.Group, row map[program.BufID]int) []string {
 	var codes []string
 	for i := grp.First; i <= grp.Last; i++ {
-		codes = append(codes, pr.Ops[i].Code.String())
+		code := pr.Ops[i].Code.String()
+		if op := graphOp(pr, i); op != nil && op.Folded {
+			code += " folded"
+		}
+		codes = append(codes, code)
 	}
 	loop := "no loop"
 	if grp.Iter > 0 {
@@ -530,6 +540,32 @@ func poolLines(pr *program.Program, l *layout.Layout) []string {
 	return out
 }
 
+// graphOp is the graph's operator i of pr, nil where the graph has none.
+func graphOp(pr *program.Program, i int) *model.Op {
+	if pr.Graph == nil || i < 0 || i >= len(pr.Graph.Ops) {
+		return nil
+	}
+	return pr.Graph.Ops[i]
+}
+
+// foldedLines says, for each operator folded into another, into which and
+// how: a PAD into the convolution reading it, as its padding.
+func foldedLines(g *model.Graph) []string {
+	var out []string
+	for _, op := range g.Ops {
+		if !op.Folded {
+			continue
+		}
+		into := g.Ops[op.FoldedInto]
+		line := fmt.Sprintf("operator %d (%s) into operator %d (%s)", op.Index, op.Code, into.Index, into.Code)
+		if p := into.Padding; p != nil {
+			line += fmt.Sprintf(", which reads t%d with padding (top, bottom, left, right) %d, %d, %d, %d", into.Inputs[0], p.Top, p.Bottom, p.Left, p.Right)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
 // apartLines says why each operator outside a fused group runs apart from
 // the one before it, a run of consecutive operators kept apart for the
 // same reason on one line.
@@ -538,16 +574,16 @@ func apartLines(pr *program.Program) []string {
 	as := pr.Apart
 	for k := 0; k < len(as); {
 		a := as[k]
-		if a.Op <= 0 || a.Op >= len(pr.Ops) {
+		if a.Op <= 0 || a.Op >= len(pr.Ops) || a.From < 0 || a.From >= a.Op {
 			k++
 			continue
 		}
 		e := k
-		for e+1 < len(as) && as[e+1].Op == as[e].Op+1 && as[e+1].Why == a.Why && as[e+1].Op < len(pr.Ops) {
+		for a.From == a.Op-1 && e+1 < len(as) && as[e+1].Op == as[e].Op+1 && as[e+1].From == as[e].Op && as[e+1].Why == a.Why && as[e+1].Op < len(pr.Ops) {
 			e++
 		}
 		if e == k {
-			out = append(out, fmt.Sprintf("operator %d (%s) runs apart from %d (%s): %s", a.Op, pr.Ops[a.Op].Code, a.Op-1, pr.Ops[a.Op-1].Code, a.Why))
+			out = append(out, fmt.Sprintf("operator %d (%s) runs apart from %d (%s): %s", a.Op, pr.Ops[a.Op].Code, a.From, pr.Ops[a.From].Code, a.Why))
 		} else {
 			out = append(out, fmt.Sprintf("operators %d-%d each run apart from the one before: %s", a.Op, as[e].Op, a.Why))
 		}

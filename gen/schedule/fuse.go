@@ -154,6 +154,10 @@ type bandOp struct {
 	// parts are a CONCATENATION's copies (bandConcat), one an input, in
 	// the operator's order.
 	parts []concatPart
+	// folded: an operator another does the work of (gen/fold), without
+	// code, inputs or outputs (its buffers are -1). A group steps over
+	// it: chainOps leaves it out.
+	folded bool
 }
 
 // concatPart is the strided copy of one input of a CONCATENATION along
@@ -355,7 +359,7 @@ func (b *bandOp) asSums() (*bandOp, bool) {
 // chainOps returns the operators of a group from band (bandable's, not
 // modified), its last one run as sums where that pays (asSums).
 func chainOps(band []*bandOp) []*bandOp {
-	ops := slices.Clone(band)
+	ops := slices.DeleteFunc(slices.Clone(band), func(b *bandOp) bool { return b.folded })
 	ops[len(ops)-1], _ = ops[len(ops)-1].asSums()
 	return ops
 }
@@ -426,6 +430,9 @@ func nhwc(t *model.Tensor) (h, row, w int, ok bool) {
 func bandable(p *program.Program, i int) *bandOp {
 	op := p.Ops[i]
 	gop := p.Graph.Ops[i]
+	if gop.Folded {
+		return &bandOp{op: i, folded: true, param: -1, in: -1, out: -1, skip: -1, inBuf: -1, outBuf: -1, skipBuf: -1}
+	}
 	if gop.Code == model.OpConcatenation {
 		return bandableConcat(p, i)
 	}

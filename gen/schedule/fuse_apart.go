@@ -7,52 +7,60 @@ import (
 )
 
 // apart says, for every operator i > 0 of f's program not in one of spans
-// with operator i-1, why the two run apart: the first rule of fusion
-// (bandable, link, fusable, choose) that keeps them so.
+// with the operator before it, why the two run apart: the first rule of
+// fusion (bandable, link, fusable, choose) that keeps them so. The
+// operator before i is i-1, or the last before it not folded into
+// another (gen/fold); a folded operator itself has no entry.
 func (f *fusePlanner) apart(spans []fuseSpan) []program.Apart {
 	p := f.p
 	n := len(p.Ops)
-	in := make([]bool, n) // in[i]: i and i-1 are in one span
-	for _, sp := range spans {
-		for i := sp.first + 1; i <= sp.last; i++ {
-			in[i] = true
+	span := make([]int, n) // span[i]: 1 + the index of i's span in spans, 0 for none
+	for k, sp := range spans {
+		for i := sp.first; i <= sp.last; i++ {
+			span[i] = k + 1
 		}
 	}
 	var out []program.Apart
-	for i := 1; i < n; i++ {
-		if in[i] {
+	prev := -1
+	for i := range n {
+		if p.Graph.Ops[i].Folded {
 			continue
 		}
-		out = append(out, program.Apart{Op: i, Why: f.why(i)})
+		if prev >= 0 && (span[i] == 0 || span[i] != span[prev]) {
+			out = append(out, program.Apart{Op: i, From: prev, Why: f.why(prev, i)})
+		}
+		prev = i
 	}
 	return out
 }
 
-// why is the rule that keeps operator i apart from operator i-1.
-func (f *fusePlanner) why(i int) string {
+// why is the rule that keeps operator i apart from operator j, the one
+// before it (i-1, or the last before i not folded into another).
+func (f *fusePlanner) why(j, i int) string {
 	p := f.p
-	a, b := f.band[i-1], f.band[i]
+	a, b := f.band[j], f.band[i]
 	switch {
 	case a == nil:
-		return fmt.Sprintf("operator %d (%s) %s", i-1, p.Ops[i-1].Code, noBand(p, i-1))
+		return fmt.Sprintf("operator %d (%s) %s", j, p.Ops[j].Code, noBand(p, j))
 	case b == nil:
 		return fmt.Sprintf("operator %d (%s) %s", i, p.Ops[i].Code, noBand(p, i))
 	}
-	if why := f.lineable(i - 1); why != "" {
+	if why := f.lineable(j); why != "" {
 		return why
 	}
-	// Linked: the choice of groups kept them apart.
-	if sp := (fuseSpan{i - 1, i}); f.fusable(sp) && f.group(sp) >= 0 {
+	// Linked (so is an operator folded between them): the choice of
+	// groups kept them apart.
+	if sp := (fuseSpan{j, i}); f.fusable(sp) && f.group(sp) >= 0 {
 		if f.budget > f.ownPeak {
 			return fmt.Sprintf("the package's arena holds %d bytes for its other models anyway, and this model stays within them without fusing the two (the fewest fused operators that reach it are chosen)", f.budget)
 		}
 		return "fusing them would not lower the estimated peak of the arena (the fewest fused operators that reach it are chosen)"
 	}
-	if f.until[i-1] > i {
-		return fmt.Sprintf("a group holding both must reach operator %d, the last to read operator %d's output, and none that does lowers the estimated peak", f.until[i-1], i-1)
+	if f.until[j] > i {
+		return fmt.Sprintf("a group holding both must reach operator %d, the last to read operator %d's output, and none that does lowers the estimated peak", f.until[j], j)
 	}
 	if a.outBuf != b.inBuf {
-		return fmt.Sprintf("operator %d does not read operator %d's output as its row input, and no group across them lowers the estimated peak", i, i-1)
+		return fmt.Sprintf("operator %d does not read operator %d's output as its row input, and no group across them lowers the estimated peak", i, j)
 	}
 	return "the two cannot form a group alone (a CONCATENATION would read a line whole, or the group's tied input and output do not fit), and no longer group across them lowers the estimated peak"
 }

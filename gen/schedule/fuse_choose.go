@@ -79,7 +79,10 @@ func newFusePlanner(p *program.Program, frags []*lower.Fragment, align int, outs
 	}
 	for i := 1; i < n; i++ {
 		if f.band[i-1] != nil && f.band[i] != nil && f.lineable(i-1) == "" {
-			f.link[i], f.until[i-1] = true, p.Buffers[f.band[i-1].outBuf].Last
+			f.link[i], f.until[i-1] = true, i-1
+			if !f.band[i-1].folded {
+				f.until[i-1] = p.Buffers[f.band[i-1].outBuf].Last
+			}
 		}
 	}
 	return f
@@ -95,6 +98,9 @@ var fuseDAG = true
 // each reading it as its row input, or one row a row as a residual
 // operator's skip tensor (bandElems) or a CONCATENATION's input.
 func (f *fusePlanner) lineable(j int) string {
+	if f.band[j].folded {
+		return "" // nothing to hold: its reader reads its input
+	}
 	p := f.p
 	b := f.band[j].outBuf
 	buf := &p.Buffers[b]
@@ -143,7 +149,7 @@ func (f *fusePlanner) skipLineIn(i int, sp fuseSpan) bool {
 	}
 	b := f.band[i]
 	for j := sp.first; j < i; j++ {
-		if f.band[j].outBuf == b.skipBuf {
+		if !f.band[j].folded && f.band[j].outBuf == b.skipBuf {
 			return true
 		}
 	}
@@ -270,12 +276,23 @@ func (f *fusePlanner) fusable(sp fuseSpan) bool {
 			return false
 		}
 	}
+	// A group starts and ends with an operator of its own, not one folded
+	// into another (linked, both have a band form).
+	if f.band[sp.first].folded || f.band[sp.last].folded {
+		return false
+	}
 	made := map[program.BufID]bool{f.band[sp.first].inBuf: true}
+	prev := f.band[sp.first] // the last operator before i that is not folded
 	for i := sp.first + 1; i <= sp.last; i++ {
-		made[f.band[i-1].outBuf] = true
-		if !made[f.band[i].inBuf] || !fuseDAG && f.band[i].inBuf != f.band[i-1].outBuf {
+		b := f.band[i]
+		if b.folded {
+			continue
+		}
+		made[prev.outBuf] = true
+		if !made[b.inBuf] || !fuseDAG && b.inBuf != prev.outBuf {
 			return false
 		}
+		prev = b
 	}
 	// A MEAN runs in bands only as the sums that end a group.
 	for _, b := range f.band[sp.first:sp.last] {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tflm-gen/tflm-gen/gen/fold"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
@@ -45,13 +46,15 @@ func TestFusedDAG(t *testing.T) {
 		build func(*rand.Rand) ([]byte, int)
 		dag   bool // the default build has DAG groups
 		arena int  // its arena, measured (a regression guard)
+		fold  bool // its PADs folded into the convolutions (gen/fold)
 	}{
-		{"resnet_8", studyResNet8, true, 17680},
-		{"resnet", resNet, true, 15792},
-		{"resnet_swapped", func(r *rand.Rand) ([]byte, int) { return resNetOrder(r, true) }, true, 15792},
-		{"mobilenet_v2_torch", mobileNetV2Torch, false, 15792},
-		{"mobilenet_v3", mobileNetV3, true, 15520},
-		{"squeezenet", squeezeNet, true, 3680},
+		{"resnet_8", studyResNet8, true, 17680, false},
+		{"resnet", resNet, true, 15792, false},
+		{"resnet_swapped", func(r *rand.Rand) ([]byte, int) { return resNetOrder(r, true) }, true, 15792, false},
+		{"mobilenet_v2_torch", mobileNetV2Torch, false, 15792, false},
+		{"mobilenet_v2_torch_folded", mobileNetV2Torch, false, 14576, true},
+		{"mobilenet_v3", mobileNetV3, true, 15520, false},
+		{"squeezenet", squeezeNet, true, 3680, false},
 	} {
 		r := rand.New(rand.NewPCG(7, 13))
 		data, n := net.build(r)
@@ -59,6 +62,9 @@ func TestFusedDAG(t *testing.T) {
 		g, err := model.Parse(net.name+".tflite", data)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if net.fold {
+			g = fold.Pads(g)
 		}
 		_, lay, want := planSimulateRun(t, g, Options{}, x.Raw())
 		fuseDAG = false

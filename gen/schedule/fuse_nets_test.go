@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tflm-gen/tflm-gen/gen/fold"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/lower"
 	"github.com/tflm-gen/tflm-gen/gen/program"
@@ -251,7 +252,9 @@ func resNetOrder(r *rand.Rand, swap bool) ([]byte, int) {
 // TestFusedNetworks: MobileNet V2-, DS-CNN- and ResNet-style networks the
 // team does not see in ../shared: the default build (fused groups and
 // overlapped pairs as chosen) is byte-identical to the layer-by-layer build
-// and to TFLM, and its arena is never larger; the log gives both arenas.
+// and to TFLM, and its arena is never larger; so is the default build of
+// the graph with its PADs folded into the convolutions (gen/fold), whose
+// arena is no larger than without; the log gives the arenas.
 func TestFusedNetworks(t *testing.T) {
 	o := oracle.New(t)
 	for _, net := range []struct {
@@ -280,6 +283,16 @@ func TestFusedNetworks(t *testing.T) {
 			}
 			if arena[true] > arena[false] {
 				t.Errorf("default arena %d larger than layer by layer %d", arena[true], arena[false])
+			}
+			if gf := fold.Pads(g); gf != g {
+				p, lay, got := planSimulateRun(t, gf, Options{Fuse: true}, x.Raw())
+				t.Logf("%s, PADs folded: arena %d bytes default (%d fused groups, %d overlapped pairs; plan %s, lower bound %d)", net.name, lay.Plan.Size, len(p.Groups), len(p.Overlaps), lay.Plan.CertText(), lay.Plan.LowerBound)
+				if !slices.Equal(got, outs[0]) {
+					t.Errorf("PADs folded: default and layer-by-layer outputs differ")
+				}
+				if lay.Plan.Size > arena[true] {
+					t.Errorf("PADs folded: arena %d larger than the %d without", lay.Plan.Size, arena[true])
+				}
 			}
 			want, err := o.Run(data, x.CSV())
 			oracle.SkipIfNotRecorded(t, err, net.name)

@@ -113,6 +113,12 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 		}
 		lineOf := map[int]program.BufID{} // operator -> its output line
 		for i := grp.First; i < grp.Last; i++ {
+			if g.Ops[i].Folded {
+				// No code, no output (gen/fold): the next operator's
+				// chain operand is the line before.
+				lineOf[i] = lineOf[i-1]
+				continue
+			}
 			lineOf[i] = p.TensorBuf[g.Ops[i].Outputs[0]]
 		}
 		// Each operator's chain operand (the input in the group's input
@@ -128,6 +134,9 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 				from = lineOf[i-1]
 			}
 			chainOf[i], skipOf[i] = -1, -1
+			if g.Ops[i].Folded {
+				continue
+			}
 			if in0 := g.Ops[i].Inputs[0]; in0 >= 0 && !slices.ContainsFunc(g.Ops[i].Inputs, func(t int) bool { return t >= 0 && p.TensorBuf[t] == from }) {
 				chainOf[i] = in0
 			}
@@ -184,7 +193,9 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 		sentinels := slices.Clone(tags)
 		computed := map[int][]int{} // operator -> times each output row was computed
 		for i := grp.First; i <= grp.Last; i++ {
-			computed[i] = make([]int, g.Tensors[g.Ops[i].Outputs[0]].Shape[1])
+			if !g.Ops[i].Folded {
+				computed[i] = make([]int, g.Tensors[g.Ops[i].Outputs[0]].Shape[1])
+			}
 		}
 		sumsRows := -1 // input rows added to the sums so far (grp.Sums)
 		if grp.Sums {

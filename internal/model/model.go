@@ -168,9 +168,24 @@ type Op struct {
 	Inputs        []int
 	Outputs       []int
 	Intermediates []int
-	optType       uint8
-	opts          table
+	// Padding, set by a graph rewrite (gen/fold) and never by Parse,
+	// replaces a CONV_2D's or DEPTHWISE_CONV_2D's SAME or VALID padding
+	// with explicit rows and columns of the input's zero point: the
+	// operator then reads the input of a PAD it absorbed. Nil: the
+	// options' padding.
+	Padding *Padding
+	// Folded, set by the same rewrite, marks an operator whose work
+	// operator FoldedInto does (a PAD a convolution absorbed into its
+	// Padding): it has no inputs, outputs or code.
+	Folded     bool
+	FoldedInto int
+	optType    uint8
+	opts       table
 }
+
+// Padding is a convolution's explicit padding, in rows and columns before
+// (Top, Left) and after (Bottom, Right) the input.
+type Padding struct{ Top, Bottom, Left, Right int }
 
 // Describe names the operator for error messages: `operator 3 (CONV_2D)`.
 func (o *Op) Describe() string {

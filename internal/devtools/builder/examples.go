@@ -19,6 +19,7 @@ func Examples() []Example {
 		{"tiny_conv_int8", "int8 convolutional classifier: CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED, SOFTMAX", TinyConvInt8},
 		{"mlp_float", "float32 perceptron with ADD and SOFTMAX", MLPFloat},
 		{"mobilenet_int8", "int8 MobileNet V1-style image classifier (32x32): depthwise-separable blocks that tflm-gen runs as fused row-by-row groups", MobileNetInt8},
+		{"mobilenet_torch_int8", "mobilenet_int8 as PyTorch's converters write it: an explicit PAD before every 3x3 convolution, then VALID, each PAD folded into its convolution's padding", MobileNetTorchInt8},
 	}
 }
 
@@ -219,9 +220,17 @@ func MLPFloat() []byte {
 // depthwise, 1x1 pointwise; the second strided), average pool, fully
 // connected, softmax. Its high-resolution layers are what fused row
 // streaming runs row by row.
-func MobileNetInt8() []byte {
+func MobileNetInt8() []byte { return mobileNet("mobilenet_int8", false) }
+
+// MobileNetTorchInt8 is MobileNetInt8 (the same weights) as converted from
+// PyTorch: each 3x3 convolution reads an explicit PAD of one row and
+// column on every side (the input's zero point) with VALID padding.
+func MobileNetTorchInt8() []byte { return mobileNet("mobilenet_torch_int8", true) }
+
+// mobileNet builds MobileNetInt8, with explicit PADs where torch is set.
+func mobileNet(name string, torch bool) []byte {
 	r := rng(0x5eed)
-	m := New("tflm-gen example: mobilenet_int8")
+	m := New("tflm-gen example: " + name)
 	perChan := func(n int, base float32, axis int) *Quant {
 		q := &Quant{Axis: axis}
 		for i := 0; i < n; i++ {
@@ -238,8 +247,8 @@ func MobileNetInt8() []byte {
 		}
 		return m.ConstI32(name, []int{len(wq.Scale)}, bq, r.int32s(len(wq.Scale), 300))
 	}
-	scale := float32(0.0078125)
-	x := m.Tensor("image", model.Int8, []int{1, 32, 32, 1}, PerTensor(scale, -1))
+	scale, zp := float32(0.0078125), int64(-1)
+	x := m.Tensor("image", model.Int8, []int{1, 32, 32, 1}, PerTensor(scale, zp))
 	in := x
 	h, c := 32, 1
 	layer := func(name string, dw bool, oc, stride int) {
@@ -247,13 +256,21 @@ func MobileNetInt8() []byte {
 		if dw {
 			oc = c
 		}
+		pad := padSame
+		if torch && (dw || c == 1) {
+			// PyTorch's padding=1 around a 3x3 window.
+			p := m.Tensor(name+"/pad", model.Int8, []int{1, h + 2, h + 2, c}, PerTensor(scale, zp))
+			pads := m.ConstI32(name+"/paddings", []int{4, 2}, nil, []int32{0, 0, 1, 1, 1, 1, 0, 0})
+			m.Op(model.OpPad, []int{x, pads}, []int{p}, nil)
+			x, pad = p, padValid
+		}
 		os := float32(0.02) + 0.002*float32(oc%7)
 		y := m.Tensor(name+"/relu6", model.Int8, []int{1, oh, oh, oc}, PerTensor(os, -128))
 		if dw {
 			wq := perChan(oc, 0.01, 3)
 			w := m.ConstI8(name+"/weights", []int{1, 3, 3, oc}, wq, r.int8s(9*oc))
 			m.Op(model.OpDepthwiseConv2D, []int{x, w, bias(name+"/bias", scale, wq)}, []int{y},
-				depthwiseOpts(padSame, stride, actRelu6))
+				depthwiseOpts(pad, stride, actRelu6))
 		} else {
 			f := 1
 			if c == 1 {
@@ -262,9 +279,9 @@ func MobileNetInt8() []byte {
 			wq := perChan(oc, 0.006, 0)
 			w := m.ConstI8(name+"/weights", []int{oc, f, f, c}, wq, r.int8s(oc*f*f*c))
 			m.Op(model.OpConv2D, []int{x, w, bias(name+"/bias", scale, wq)}, []int{y},
-				conv2DOpts(padSame, stride, actRelu6))
+				conv2DOpts(pad, stride, actRelu6))
 		}
-		x, scale, h, c = y, os, oh, oc
+		x, scale, zp, h, c = y, os, -128, oh, oc
 	}
 	layer("conv0", false, 8, 2)
 	layer("block1/dw", true, 0, 1)
