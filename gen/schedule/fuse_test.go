@@ -80,11 +80,12 @@ func fuseRuns(p *program.Program) (*program.Program, error) {
 // simulateGroups replays the calls of every fused group of p byte by byte
 // over the arena as lay places it: each byte carries the tensor element it
 // holds. Every band must find in its input view exactly the input rows it
-// reads (and in the view of a skip tensor, an elementwise operator's
-// other operand read whole, the rows of its band), the group's output must
-// end whole, and no byte of another buffer live during the group may
-// change, nor a skip tensor, but where the group's output is written over
-// it.
+// reads (and in the view of a skip tensor, an elementwise operator's or a
+// CONCATENATION's other operand, whole or a line of the group, the rows of
+// its band), the group's output must end whole, and no byte of another
+// buffer live during the group may change, nor a skip tensor, but where
+// the group's output is written over it. An operator folded into another
+// (gen/fold) has no calls: the next one reads the line before it.
 func simulateGroups(p *program.Program, lay *layout.Layout) error {
 	g := p.Graph
 	rowBytes := func(t int) int {
