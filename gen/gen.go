@@ -6,7 +6,7 @@
 //
 //	internal/model  bytes -> validated graph
 //	gen/fold        graph -> graph: a PAD folded into the convolution
-//	                reading it
+//	                or max pool reading it
 //	gen/lower       graph -> fragments (kernel calls per operator, the choices
 //	                it offers) and, assembled, a program over numbered buffers
 //	gen/schedule    the choices: kernel variants (gen/variant), overlapped
@@ -69,7 +69,8 @@ type Options struct {
 	// input at a shift (overlapped pairs, lower/overlap.go).
 	NoFuse bool
 	// NoFold keeps every operator the model has: no PAD is folded into
-	// the explicit padding of the convolution reading it (gen/fold).
+	// the explicit padding of the convolution or max pool reading it
+	// (gen/fold).
 	NoFold bool
 	// NoTests leaves out generated_test.go (allocation, independence and
 	// benchmark tests of the generated package).

@@ -137,7 +137,7 @@ func addFlags(fs *flag.FlagSet, cfg *config, plan bool) {
 	fs.Int64Var(&cfg.effort, "plan-effort", planner.DefaultEffort, "exact planner search budget in search `steps`, for all plans of one run together (machine independent)")
 	fs.BoolVar(&cfg.speed, "speed", false, "use every fast kernel even where its scratch memory makes the arena larger, run layer by layer (as -fuse=off), and trade flash for speed (SVDF rings, four-copy biases)")
 	fs.StringVar(&cfg.compiler, "compiler", "tinygo", "tinygo: kernels for TinyGo on a Cortex-M4/M7 (Thumb-2 DSP loops there, Go elsewhere); gc: kernels tuned for gc")
-	fs.StringVar(&cfg.fold, "fold", "on", "on: a PAD of height and width with the zero point, read only by a VALID convolution, becomes that convolution's own padding (no copy, no padded tensor); off: every operator as the model has it")
+	fs.StringVar(&cfg.fold, "fold", "on", "on: a PAD of height and width, read only by a VALID convolution (padding with the zero point) or max pool (with the least value), becomes that operator's own padding (no copy, no padded tensor); off: every operator as the model has it")
 	fs.StringVar(&cfg.fuse, "fuse", "on", "on: chains of convolutions run fused row by row (line buffers) and operators write their output over their dying input, where that makes the arena smaller; off: the layer-by-layer plan")
 	fs.Var(&cfg.pools, "pool", "place the buffers in several memories: `NAME:BYTES[:COST]` (repeatable; BYTES may end in K or M, COST is the relative cost of a byte accessed, default 1), e.g. -pool dtcm:64K:1 -pool sram:256K:2")
 	fs.StringVar(&cfg.io, "io", "arena", "arena: inputs and outputs are views into the arena; external: arrays the application owns, passed to Invoke (the arena shrinks by what they took)")

@@ -9,6 +9,7 @@ import (
 	"github.com/tflm-gen/tflm-gen/gen/fold"
 	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/program"
+	"github.com/tflm-gen/tflm-gen/internal/devtools/builder"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/difftest"
 	"github.com/tflm-gen/tflm-gen/internal/devtools/e2e"
 	"github.com/tflm-gen/tflm-gen/internal/model"
@@ -158,4 +159,57 @@ func addPackage(t *testing.T, prefix string, pkgs []e2e.Package, jobs []e2e.Job,
 		t.Fatalf("%s: %v", pkg, err)
 	}
 	return append(pkgs, e2e.Package{Name: pkg, Files: res.Files}), append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x}, Invokes: 1}), append(wants, want)
+}
+
+// torchStem is the stem of a ResNet as PyTorch converts it, on a 64x64x3
+// image: a PAD of 3 and a VALID 7x7 convolution of stride 2 with RELU
+// (output zero point -128), a PAD of 1 (that zero point, the least int8
+// value) and a VALID 3x3 max pool of stride 2, then a basic block of two
+// padded 3x3 convolutions and a residual ADD, and a global average pool.
+func torchStem(r *rand.Rand) ([]byte, int) {
+	nb, x := newNet(r, "resnet stem from pytorch", 64, 64, 3)
+	in := x
+	nb.outQ = builder.PerTensor(0.03+0.01*r.Float32(), -128)
+	y := nb.convPad(nb.pad(x, 3, 3, 3, 3), 16, 7, 7, 2, false, true, true)
+	nb.outQ = nil
+	p := nb.pad(y, 1, 1, 1, 1)
+	y = nb.tensor((nb.h[p]-3)/2+1, (nb.w[p]-3)/2+1, nb.c[p], nb.q[p])
+	nb.m.Op(model.OpMaxPool2D, []int{p}, []int{y}, &builder.Options{Type: model.UnionPool2DOptions, Fields: []builder.Field{
+		builder.Byte(model.Pool2DOptionsPadding, 1), builder.Int(model.Pool2DOptionsStrideW, 2), builder.Int(model.Pool2DOptionsStrideH, 2),
+		builder.Int(model.Pool2DOptionsFilterWidth, 3), builder.Int(model.Pool2DOptionsFilterHeight, 3), builder.Byte(model.Pool2DOptionsFusedActivationFunction, 0)}})
+	b := nb.convPad(nb.pad(y, 1, 1, 1, 1), 16, 3, 3, 1, false, true, true)
+	b = nb.convPad(nb.pad(b, 1, 1, 1, 1), 16, 3, 3, 1, false, false, true)
+	x = nb.avgPoolAll(nb.add(y, b))
+	nb.m.IO([]int{in}, []int{x})
+	return nb.m.Bytes(), 64 * 64 * 3
+}
+
+// TestFoldedTorchStem: PyTorch's ResNet stem, its PADs folded into the
+// convolutions and the max pool (gen/fold): every PAD folds, the default
+// build's groups replay byte by byte, and its output equals the
+// layer-by-layer build's of the graph as written; the arenas are logged.
+func TestFoldedTorchStem(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	data, n := torchStem(r)
+	x := difftest.RandVals(r, model.Int8, n)
+	g, err := model.Parse("torch_stem.tflite", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, lay, want := planSimulateRun(t, g, Options{}, x.Raw())
+	_, dl, _ := planSimulateRun(t, g, Options{Fuse: true}, x.Raw())
+	gf := fold.Pads(g)
+	for _, op := range g.Ops {
+		if op.Code == model.OpPad && !gf.Ops[op.Index].Folded {
+			t.Errorf("operator %d (PAD) is not folded", op.Index)
+		}
+	}
+	p, fl, got := planSimulateRun(t, gf, Options{Fuse: true}, x.Raw())
+	if !slices.Equal(got, want) {
+		t.Errorf("folded default and layer-by-layer outputs differ")
+	}
+	t.Logf("arena %d bytes layer by layer, %d default, %d with the PADs folded (%d fused groups)", lay.Plan.Size, dl.Plan.Size, fl.Plan.Size, len(p.Groups))
+	if fl.Plan.Size > dl.Plan.Size {
+		t.Errorf("folded: arena %d, larger than the %d without", fl.Plan.Size, dl.Plan.Size)
+	}
 }

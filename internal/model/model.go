@@ -169,13 +169,13 @@ type Op struct {
 	Outputs       []int
 	Intermediates []int
 	// Padding, set by a graph rewrite (gen/fold) and never by Parse,
-	// replaces a CONV_2D's or DEPTHWISE_CONV_2D's SAME or VALID padding
-	// with explicit rows and columns of the input's zero point: the
-	// operator then reads the input of a PAD it absorbed. Nil: the
-	// options' padding.
+	// replaces a CONV_2D's, DEPTHWISE_CONV_2D's or MAX_POOL_2D's SAME or
+	// VALID padding with explicit rows and columns that the operator
+	// skips as it skips its own padding: it then reads the input of a PAD
+	// it absorbed. Nil: the options' padding.
 	Padding *Padding
 	// Folded, set by the same rewrite, marks an operator whose work
-	// operator FoldedInto does (a PAD a convolution absorbed into its
+	// operator FoldedInto does (a PAD its reader absorbed into its
 	// Padding): it has no inputs, outputs or code.
 	Folded     bool
 	FoldedInto int
