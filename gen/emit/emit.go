@@ -879,13 +879,13 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 			}
 			continue
 		}
-		what := fmt.Sprintf("%d: %s %s -> %s", op.Index, op.Code, strings.Join(ins, ", "), strings.Join(outs, ", "))
-		code := e.opCode(pop)
 		if op.Folded {
 			body = append(body, jen.Comment(fmt.Sprintf("%d: %s, %s", op.Index, op.Code, foldedText(g, op))))
 			traced = append(traced, jen.Id("after").Call(jen.Lit(op.Index)))
 			continue
 		}
+		what := fmt.Sprintf("%d: %s %s -> %s", op.Index, op.Code, strings.Join(ins, ", "), strings.Join(outs, ", "))
+		code := e.opCode(pop)
 		if len(code) == 0 {
 			body = append(body, jen.Comment(what+" (a view of its input: no code)"))
 			traced = append(traced, jen.Id("after").Call(jen.Lit(op.Index)))

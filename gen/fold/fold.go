@@ -36,26 +36,20 @@ import (
 // (see the package comment), or g itself when there is none. g is not
 // modified: the result shares its tensors and its unchanged operators.
 func Pads(g *model.Graph) *model.Graph {
-	readers := make([]int, len(g.Tensors))
+	// reads[t] counts the reads of tensor t (a graph output counts as
+	// two: it is never folded), readBy[t] is the last operator reading it.
+	reads, readBy := make([]int, len(g.Tensors)), make([]int, len(g.Tensors))
 	for _, op := range g.Ops {
 		for _, t := range op.Inputs {
-			if t >= 0 && t < len(readers) {
-				readers[t]++
+			if t >= 0 && t < len(reads) {
+				reads[t]++
+				readBy[t] = op.Index
 			}
 		}
 	}
 	for _, t := range g.Outputs {
-		if t >= 0 && t < len(readers) {
-			readers[t] += 2 // never folded
-		}
-	}
-	// reader[t]: the operator reading tensor t, where one does.
-	reader := map[int]int{}
-	for _, op := range g.Ops {
-		for _, t := range op.Inputs {
-			if t >= 0 && t < len(readers) && readers[t] == 1 {
-				reader[t] = op.Index
-			}
+		if t >= 0 && t < len(reads) {
+			reads[t] += 2
 		}
 	}
 	var out *model.Graph
@@ -64,15 +58,12 @@ func Pads(g *model.Graph) *model.Graph {
 			continue
 		}
 		t := pad.Outputs[0]
-		if t < 0 || t >= len(readers) || readers[t] != 1 {
+		if t < 0 || t >= len(reads) || reads[t] != 1 || readBy[t] <= pad.Index {
 			continue
 		}
-		ci, ok := reader[t]
-		if !ok || ci <= pad.Index {
-			continue
-		}
-		conv := g.Ops[ci]
-		p, ok := absorb(g, pad, conv)
+		ri := readBy[t]
+		reader := g.Ops[ri]
+		p, ok := absorb(g, pad, reader)
 		if !ok {
 			continue
 		}
@@ -81,14 +72,14 @@ func Pads(g *model.Graph) *model.Graph {
 			c.Ops = slices.Clone(g.Ops)
 			out = &c
 		}
-		nc := *conv
-		nc.Inputs = slices.Clone(conv.Inputs)
-		nc.Inputs[0] = pad.Inputs[0]
-		nc.Padding = &p
-		out.Ops[ci] = &nc
+		nr := *reader
+		nr.Inputs = slices.Clone(reader.Inputs)
+		nr.Inputs[0] = pad.Inputs[0]
+		nr.Padding = &p
+		out.Ops[ri] = &nr
 		np := *pad
 		np.Inputs, np.Outputs, np.Intermediates = nil, nil, nil
-		np.Folded, np.FoldedInto = true, ci
+		np.Folded, np.FoldedInto = true, ri
 		out.Ops[pad.Index] = &np
 	}
 	if out == nil {
@@ -98,16 +89,12 @@ func Pads(g *model.Graph) *model.Graph {
 }
 
 // absorb returns the explicit padding that op (a convolution or a max
-// pool), reading pad's output as its input 0 and nothing else of it, takes
-// instead of pad; ok is false when it cannot.
+// pool), pad's output's only reader, takes instead of pad where it reads
+// it as its input 0; ok is false when it cannot. (An op with a Padding
+// already, of an earlier Pads, takes no other.)
 func absorb(g *model.Graph, pad, op *model.Op) (p model.Padding, ok bool) {
-	if op.Folded || op.Padding != nil || len(op.Inputs) < 1 || op.Inputs[0] != pad.Outputs[0] || len(pad.Inputs) < 2 {
+	if op.Padding != nil || op.Inputs[0] != pad.Outputs[0] || len(pad.Inputs) < 2 {
 		return p, false
-	}
-	for _, t := range op.Inputs[1:] {
-		if t == pad.Outputs[0] {
-			return p, false
-		}
 	}
 	in, out := g.Input(pad, 0), g.Output(pad, 0)
 	if in == nil || in.IsConst() || in.IsVariable || len(in.Shape) != 4 || len(out.Shape) != 4 || in.Type != out.Type || !sameQuant(in.Quant, out.Quant) {

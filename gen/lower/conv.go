@@ -60,8 +60,9 @@ func convGeometry(c *opCtx, what string, same bool, stride, dilation, in, filter
 }
 
 // convDims applies convGeometry to height and width, or, for an operator
-// that absorbed a PAD (gen/fold), its explicit padding: the output of
-// the input padded by it, and the rows and columns before the input.
+// that absorbed a PAD (gen/fold; a max pool too), its explicit padding:
+// the output of the input padded by it, and the rows and columns before
+// the input.
 func convDims(c *opCtx, same bool, strideH, strideW, dilH, dilW, inH, inW, fH, fW int) (oh, ow, padH, padW int, err error) {
 	ep := c.Op.Padding
 	if ep == nil {

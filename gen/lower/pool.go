@@ -79,24 +79,20 @@ func lowerPool(c *opCtx, avg bool) error {
 	inH, inW := in.Shape[1], in.Shape[2]
 	outH, outW := out.Shape[1], out.Shape[2]
 	var padH, padW int
-	if ep := c.Op.Padding; ep != nil {
-		// A max pool that absorbed a PAD (gen/fold): its rows and columns
-		// before the input; the output is the padded input's.
-		if same || avg {
-			return c.Errorf("internal error: explicit padding of an average pool or of a max pool whose own is not VALID")
+	if c.Op.Padding != nil {
+		// A max pool that absorbed a PAD (gen/fold): a window without
+		// dilation, as convDims computes a convolution's.
+		if avg {
+			return c.Errorf("internal error: explicit padding of an average pool")
 		}
-		oh, _, err := poolGeometry(c, "height", false, strideH, filterH, inH+ep.Top+ep.Bottom)
-		if err != nil {
-			return err
-		}
-		ow, _, err := poolGeometry(c, "width", false, strideW, filterW, inW+ep.Left+ep.Right)
+		oh, ow, ph, pw, err := convDims(c, same, strideH, strideW, 1, 1, inH, inW, filterH, filterW)
 		if err != nil {
 			return err
 		}
 		if oh != outH || ow != outW {
 			return c.Errorf("output %s: the explicit padding gives %dx%d", out.Describe(), oh, ow)
 		}
-		padH, padW = ep.Top, ep.Left
+		padH, padW = ph, pw
 	} else {
 		var err error
 		if _, padH, err = poolGeometry(c, "height", same, strideH, filterH, inH); err != nil {

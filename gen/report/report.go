@@ -401,8 +401,8 @@ func operatorTable(pr *program.Program, f opFacts) string {
 	for i, op := range pr.Ops {
 		runs := "alone"
 		switch {
-		case graphOp(pr, i) != nil && graphOp(pr, i).Folded:
-			runs = fmt.Sprintf("folded in %d", graphOp(pr, i).FoldedInto)
+		case folded(pr, i):
+			runs = fmt.Sprintf("folded in %d", pr.Graph.Ops[i].FoldedInto)
 		case f.groupOf[i] > 0:
 			grp := pr.Groups[f.groupOf[i]-1]
 			runs = fmt.Sprintf("fused %d-%d", grp.First, grp.Last)
@@ -455,7 +455,7 @@ func groupText(pr *program.Program, l *layout.Layout, grp *program.Group, row ma
 	var codes []string
 	for i := grp.First; i <= grp.Last; i++ {
 		code := pr.Ops[i].Code.String()
-		if op := graphOp(pr, i); op != nil && op.Folded {
+		if folded(pr, i) {
 			code += " folded"
 		}
 		codes = append(codes, code)
@@ -540,12 +540,10 @@ func poolLines(pr *program.Program, l *layout.Layout) []string {
 	return out
 }
 
-// graphOp is the graph's operator i of pr, nil where the graph has none.
-func graphOp(pr *program.Program, i int) *model.Op {
-	if pr.Graph == nil || i < 0 || i >= len(pr.Graph.Ops) {
-		return nil
-	}
-	return pr.Graph.Ops[i]
+// folded says whether operator i of pr is folded into another (gen/fold);
+// false where the graph has no operator i (a test's bare program).
+func folded(pr *program.Program, i int) bool {
+	return pr.Graph != nil && i >= 0 && i < len(pr.Graph.Ops) && pr.Graph.Ops[i].Folded
 }
 
 // foldedLines says, for each operator folded into another, into which and
