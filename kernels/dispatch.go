@@ -167,17 +167,17 @@ package kernels
 //     lstmGate16, lstmGateF, lstmGateFS, lstmHiddenQ, lstmInt8Form,
 //     lstmMakeQ, lstmMakeR, lstmMakeRG, lstmMakeRQ, lstmMakeRU, lstmNext,
 //     lstmRFits, lstmRGFits, lstmRowBatch, lstmSat16, lstmSigP, lstmSigmoidQ,
-//     lstmTanhP, lstmTanhQ, meanRequant, mulByQuantMul, mulByQuantMul64,
-//     mulQ62, mulQuantOne, octByte, octCols64, octLanes, poolAvgQ,
-//     poolAvgRecip, poolAvgRound, poolInterior, poolRecip, poolSumI8,
-//     poolWindow, preluOne, quantizeF32One, reluOne, requantizeFast,
-//     requantizeOne, roundingDivByPOT, rqApply, rqFor, rqFromFC, rqOne0,
-//     rqOneFields, rqOneIn, rqOneQ, rqOneR, rqOneSat, rqOneSet,
-//     satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab, sigmoidTab2,
-//     softmaxExpNeg, softmaxExpSmall, softmaxInt8Row, softmaxLUT,
-//     softmaxRecip, softmaxRescale, sqDiffQuantOne, strAligned4, subQuantOne,
-//     sumI8, svdfActF32, svdfFastPlan, svdfLE32, svdfNew16, svdfNew8,
-//     svdfRingStep, svdfRingWT16, tanhMid, tanhSmall, tconvTaps
+//     lstmTanhP, lstmTanhQ, meanRequant, mirrorIndex, mulByQuantMul,
+//     mulByQuantMul64, mulQ62, mulQuantOne, octByte, octCols64, octLanes,
+//     poolAvgQ, poolAvgRecip, poolAvgRound, poolInterior, poolRecip,
+//     poolSumI8, poolWindow, preluOne, quantizeF32One, reluOne,
+//     requantizeFast, requantizeOne, roundingDivByPOT, rqApply, rqFor,
+//     rqFromFC, rqOne0, rqOneFields, rqOneIn, rqOneQ, rqOneR, rqOneSat,
+//     rqOneSet, satRoundDoublingHighMul, selRowStart, selRows, sigmoidTab,
+//     sigmoidTab2, softmaxExpNeg, softmaxExpSmall, softmaxInt8Row,
+//     softmaxLUT, softmaxRecip, softmaxRescale, sqDiffQuantOne, strAligned4,
+//     subQuantOne, sumI8, svdfActF32, svdfFastPlan, svdfLE32, svdfNew16,
+//     svdfNew8, svdfRingStep, svdfRingWT16, tanhMid, tanhSmall, tconvTaps
 //
 // Not constructible through NewParams:
 //   - convDilEdgeArgs: field px has type unsafe.Pointer
@@ -712,6 +712,8 @@ func Call(fn string, args []any) bool {
 		minimumInt16(args[0].(*ewBcast), args[1].([]int16), args[2].([]int16), args[3].([]int16))
 	case "minimumInt8":
 		minimumInt8(args[0].(*ewBcast), args[1].([]int8), args[2].([]int8), args[3].([]int8))
+	case "mirrorPadRows":
+		mirrorPadRows(args[0].(*mirrorPadRowsParams), args[1].([]byte), args[2].([]byte))
 	case "moveRow":
 		moveRow(args[0].([]byte), args[1].([]byte), int(args[2].(int64)), int(args[3].(int64)), int(args[4].(int64)), int(args[5].(int64)), int(args[6].(int64)), int(args[7].(int64)))
 	case "moveStrided":
@@ -2483,6 +2485,37 @@ func NewParams(typ string, fields map[string]any) any {
 				p.outOffset = int32(v.(int64))
 			case "count":
 				p.count = float32(v.(float64))
+			default:
+				return nil
+			}
+		}
+		return p
+	case "mirrorPadRowsParams":
+		p := &mirrorPadRowsParams{}
+		for k, v := range fields {
+			switch k {
+			case "inH":
+				p.inH = int(v.(int64))
+			case "outH":
+				p.outH = int(v.(int64))
+			case "row0":
+				p.row0 = int(v.(int64))
+			case "in0":
+				p.in0 = int(v.(int64))
+			case "imgH":
+				p.imgH = int(v.(int64))
+			case "top":
+				p.top = int(v.(int64))
+			case "offset":
+				p.offset = int(v.(int64))
+			case "inW":
+				p.inW = int(v.(int64))
+			case "left":
+				p.left = int(v.(int64))
+			case "right":
+				p.right = int(v.(int64))
+			case "pix":
+				p.pix = int(v.(int64))
 			default:
 				return nil
 			}

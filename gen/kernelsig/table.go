@@ -596,6 +596,8 @@ const (
 	MinimumI32              Func = "minimumI32"
 	MinimumInt16            Func = "minimumInt16"
 	MinimumInt8             Func = "minimumInt8"
+	MirrorIndex             Func = "mirrorIndex"
+	MirrorPadRows           Func = "mirrorPadRows"
 	MoveRow                 Func = "moveRow"
 	MoveStrided             Func = "moveStrided"
 	MoveStridedConst        Func = "moveStridedConst"
@@ -840,6 +842,7 @@ const (
 	LstmStrF             Struct = "lstmStrF"
 	LstmUnitRQ           Struct = "lstmUnitRQ"
 	MeanParams           Struct = "meanParams"
+	MirrorPadRowsParams  Struct = "mirrorPadRowsParams"
 	MoveParams           Struct = "moveParams"
 	MulQuantParams       Struct = "mulQuantParams"
 	MulRunRec            Struct = "mulRunRec"
@@ -1447,6 +1450,8 @@ func Funcs() []Func {
 		MinimumI32,
 		MinimumInt16,
 		MinimumInt8,
+		MirrorIndex,
+		MirrorPadRows,
 		MoveRow,
 		MoveStrided,
 		MoveStridedConst,
@@ -1693,6 +1698,7 @@ func Structs() []Struct {
 		LstmStrF,
 		LstmUnitRQ,
 		MeanParams,
+		MirrorPadRowsParams,
 		MoveParams,
 		MulQuantParams,
 		MulRunRec,
@@ -2882,6 +2888,10 @@ func (f Func) Params() ([]Param, bool) {
 		return []Param{{"bc", "*ewBcast"}, {"a", "[]int16"}, {"b", "[]int16"}, {"out", "[]int16"}}, true
 	case MinimumInt8:
 		return []Param{{"bc", "*ewBcast"}, {"a", "[]int8"}, {"b", "[]int8"}, {"out", "[]int8"}}, true
+	case MirrorIndex:
+		return []Param{{"y", "int"}, {"n", "int"}, {"l", "int"}, {"offset", "int"}}, true
+	case MirrorPadRows:
+		return []Param{{"p", "*mirrorPadRowsParams"}, {"dst", "[]byte"}, {"src", "[]byte"}}, true
 	case MoveRow:
 		return []Param{{"dst", "[]byte"}, {"src", "[]byte"}, {"d", "int"}, {"s", "int"}, {"n", "int"}, {"ds", "int"}, {"ss", "int"}, {"run", "int"}}, true
 	case MoveStrided:
@@ -3585,6 +3595,7 @@ func (f Func) Results() int {
 		MinimumI32,
 		MinimumInt16,
 		MinimumInt8,
+		MirrorPadRows,
 		MoveRow,
 		MoveStrided,
 		MoveStridedConst,
@@ -3872,6 +3883,7 @@ func (f Func) Results() int {
 		LstmTanhP,
 		LstmTanhQ,
 		MeanRequant,
+		MirrorIndex,
 		MulByQuantMul,
 		MulByQuantMul64,
 		MulQ62,
@@ -4135,6 +4147,8 @@ func (s Struct) Fields() ([]Param, bool) {
 		return []Param{{"forget", "rq32"}, {"input", "rq32"}, {"hid", "rq32"}}, true
 	case MeanParams:
 		return []Param{{"d0", "int"}, {"d1", "int"}, {"d2", "int"}, {"d3", "int"}, {"d4", "int"}, {"s0", "int"}, {"s1", "int"}, {"s2", "int"}, {"s3", "int"}, {"s4", "int"}, {"nOut", "int"}, {"inZeroSum", "int64"}, {"mult", "int32"}, {"shift", "int"}, {"outOffset", "int32"}, {"count", "float32"}}, true
+	case MirrorPadRowsParams:
+		return []Param{{"inH", "int"}, {"outH", "int"}, {"row0", "int"}, {"in0", "int"}, {"imgH", "int"}, {"top", "int"}, {"offset", "int"}, {"inW", "int"}, {"left", "int"}, {"right", "int"}, {"pix", "int"}}, true
 	case MoveParams:
 		return []Param{{"run", "int"}, {"n0", "int"}, {"n1", "int"}, {"n2", "int"}, {"n3", "int"}, {"n4", "int"}, {"s0", "int"}, {"s1", "int"}, {"s2", "int"}, {"s3", "int"}, {"s4", "int"}, {"d0", "int"}, {"d1", "int"}, {"d2", "int"}, {"d3", "int"}, {"d4", "int"}, {"src", "int"}, {"dst", "int"}}, true
 	case MulQuantParams:

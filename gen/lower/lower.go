@@ -192,6 +192,7 @@ var (
 	elemsBand  = program.Band{Kind: program.BandElems}
 	unaryBand  = program.Band{Kind: program.BandUnary}
 	moveBand   = program.Band{Kind: program.BandMove}
+	mirrorBand = program.Band{Kind: program.BandMirror}
 	// dw3x3Band: dw3x3Int8's struct has no filterH.
 	dw3x3Band = program.Band{Kind: program.BandWindow, FilterH: 3}
 	// padBand: a PAD's rows of padding read no input row.

@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
 
@@ -15,6 +16,12 @@ import (
 func init() {
 	register(model.OpMirrorPad, lowerMirrorPad, ownBuffer, withTFLMScratch(mirrorPadTFLMScratch))
 }
+
+// mirrorRows lets a MIRROR_PAD over the height and width of a batch-1
+// image run row by row (mirrorPadRows), which fused row streaming cuts
+// into bands; the tests turn it off to compare it with the strided copies
+// that TestReshuffleMatchesTFLM checks against TFLM.
+var mirrorRows = true
 
 // The values of MirrorPadOptions.mode (options.fbs' MirrorPadMode).
 const (
@@ -88,6 +95,18 @@ func lowerMirrorPad(c *opCtx) error {
 		dims = append(dims, x)
 	}
 	if out.NumElements() == 0 {
+		return nil
+	}
+	if mirrorRows && !in.IsConst() && len(in.Shape) == 4 && in.Shape[0] == 1 && pv[0] == 0 && pv[1] == 0 && pv[6] == 0 && pv[7] == 0 {
+		// Height and width of a batch-1 image: row by row, so that fused
+		// row streaming can run it on bands of rows (every dimension is
+		// at least 1 here: the output is not empty, and an empty one
+		// cannot be padded).
+		c.BandCall(mirrorBand, kernelsig.MirrorPadRows, Struct(kernelsig.MirrorPadRowsParams,
+			F("inH", Int(in.Shape[1])), F("outH", Int(out.Shape[1])), F("row0", Int(0)), F("in0", Int(0)),
+			F("imgH", Int(in.Shape[1])), F("top", Int(int(pv[2]))), F("offset", Int(offset)),
+			F("inW", Int(in.Shape[2])), F("left", Int(int(pv[4]))), F("right", Int(int(pv[5]))),
+			F("pix", Int(in.Shape[3]*in.Type.Size()))), Bytes(out), Bytes(in))
 		return nil
 	}
 	if len(dims) > 5 {

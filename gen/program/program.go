@@ -305,6 +305,12 @@ const (
 	BandUnary
 	// BandMove: moveStrided, whose outermost loop walks the output's rows.
 	BandMove
+	// BandMirror: mirrorPadRows (MIRROR_PAD over height and width), each
+	// output row a reflected input row: the parameter struct holds inH
+	// and outH, the band's first output row row0 and first input row in0
+	// (rows of the whole tensors), and the whole input's height imgH,
+	// its top padding and the mirror offset.
+	BandMirror
 )
 
 // Band is a call's band geometry (Call.Band).

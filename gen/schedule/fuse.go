@@ -54,6 +54,13 @@ import (
 // keeps every row of a line until its last reader has read it, so a
 // residual block's input is held as a few rows instead of whole.
 //
+// A MIRROR_PAD over height and width (mirrorPadRows: bandMirror) joins a
+// chain as a window whose rows are the input rows its rows reflect: the
+// top padding's rows read the rows below them, the bottom padding's the
+// rows above, so a band is told its first output and input rows (row0,
+// in0) rather than shifted by a padding, and the rows a band reads are
+// made monotone (mirrorRows) as the demand schedule wants.
+//
 // A strided copy that writes its output row by row (TRANSPOSE, SLICE:
 // bandMove) joins a chain too, each band reading its whole input: at a
 // chain's start, where the input is the group's and whole anyway, it keeps
@@ -87,6 +94,11 @@ const (
 	// every input channel plane), so the operator joins a chain at its
 	// start, where its input is the group's input, kept whole anyway.
 	bandMove = bandKind(program.BandMove)
+	// bandMirror: mirrorPadRows (MIRROR_PAD over height and width), output
+	// row y a reflected input row: a band reads the input rows its rows
+	// reflect (rows, from mirrorLo and mirrorHi) and is told its first
+	// output row and first input row (row0, in0).
+	bandMirror = bandKind(program.BandMirror)
 )
 
 const (
@@ -94,7 +106,7 @@ const (
 	// input, each writing its channels of every output pixel, row by
 	// row): one input is the chain operand, the others are read whole, a
 	// band of rows at a time, as a residual ADD's skip tensor is.
-	bandConcat = bandMove + 1 + iota
+	bandConcat = bandMirror + 1 + iota
 	// bandSums: a global average pool (one window over the whole image)
 	// ending a group (asSums): its bands add their input rows to the
 	// per-channel sums (poolSum...), and one call at the group's end
@@ -108,7 +120,7 @@ const (
 // that only runs whole.
 func callBand(call program.Call) (kind bandKind, band program.Band, ok bool) {
 	kind = bandKind(call.Band.Kind)
-	if kind < bandWindow || kind > bandMove || kind == withoutBand {
+	if kind < bandWindow || kind > bandMirror || kind == withoutBand {
 		return 0, program.Band{}, false
 	}
 	return kind, call.Band, true
@@ -132,8 +144,9 @@ type bandOp struct {
 	inRow, outRow int // elements per row
 	outW          int // pixels per output row
 	// Output row y reads input rows [y*stride-pad, y*stride-pad+span),
-	// clipped to the image.
-	stride, pad, span int
+	// clipped to the image; for bandMirror, [mirrorLo[y], mirrorHi[y]).
+	stride, pad, span  int
+	mirrorLo, mirrorHi []int
 	// skip is the argument index of the skip tensor's view (bandElems; -1
 	// for the others): output row y reads its row y, outRow elements of
 	// outType, from skipBuf.
@@ -367,6 +380,9 @@ func chainOps(band []*bandOp) []*bandOp {
 // rows returns the input rows output row y reads, [lo, hi): empty (lo ==
 // hi, at the image's edge) for a row of padding only.
 func (b *bandOp) rows(y int) (lo, hi int) {
+	if b.mirrorLo != nil {
+		return b.mirrorLo[y], b.mirrorHi[y]
+	}
 	o := y*b.stride - b.pad
 	lo = min(max(o, 0), b.inH)
 	return lo, max(min(o+b.span, b.inH), lo)
@@ -473,7 +489,7 @@ func bandable(p *program.Program, i int) *bandOp {
 			if a.Off != 0 || a.Step != 0 {
 				return nil
 			}
-			raw := kind == bandMove // moveStrided takes bytes
+			raw := kind == bandMove || kind == bandMirror // moveStrided and mirrorPadRows take bytes
 			switch a.Buf {
 			case inBuf:
 				if b.in >= 0 || a.Raw != raw || a.Type != tin.Type || a.N != b.inH*b.inRow {
@@ -533,6 +549,10 @@ func bandable(p *program.Program, i int) *bandOp {
 		if b.global = isGlobalPool(call.Fn, s, b); b.global {
 			b.chans = b.outRow
 		}
+	case bandMirror:
+		if !b.mirrorRows(s) {
+			return nil
+		}
 	}
 	// Every output row must read at least one input row (a band of only
 	// padding would be a call on an empty input), but for kernels that
@@ -543,6 +563,46 @@ func bandable(p *program.Program, i int) *bandOp {
 		}
 	}
 	return b
+}
+
+// mirrorRows sets the input rows each output row of a mirrorPadRows call
+// reads, from its parameter struct s, and reports whether the call is the
+// whole tensors' (row0 and in0 0, inH and outH the tensors' heights).
+// Output row y reflects input row i(y); a band of rows [r0, r1) reads the
+// rows [mirrorLo[r0], mirrorHi[r1-1]): mirrorLo[y] is the least row any
+// output row from y on reflects and mirrorHi[y] one past the greatest any
+// row up to y reflects, both never decreasing, as the schedule wants of
+// its bands (the top padding's first row reflects the input's row top,
+// read again by the rows below it).
+func (b *bandOp) mirrorRows(s program.Struct) bool {
+	get := func(name string) int { return structIntOr(s, name, -1) }
+	imgH, top, offset := get("imgH"), get("top"), get("offset")
+	if get("inH") != b.inH || get("outH") != b.outH || get("row0") != 0 || get("in0") != 0 || imgH != b.inH ||
+		top < 0 || offset < 0 || offset > 1 || top > imgH-offset {
+		return false
+	}
+	a := imgH - 1 - offset
+	reflect := func(y int) int {
+		switch {
+		case y < top:
+			return top + offset - 1 - y
+		case y < top+imgH:
+			return y - top
+		}
+		return a - min(y-top-imgH, a)
+	}
+	b.mirrorLo, b.mirrorHi = make([]int, b.outH), make([]int, b.outH)
+	hi := 0
+	for y := range b.outH {
+		hi = max(hi, reflect(y)+1)
+		b.mirrorHi[y] = hi
+	}
+	lo := b.inH
+	for y := b.outH - 1; y >= 0; y-- {
+		lo = min(lo, reflect(y))
+		b.mirrorLo[y] = lo
+	}
+	return true
 }
 
 // isGlobalPool says whether a band kernel call is an average pool whose
@@ -1068,6 +1128,11 @@ func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 		in.N, in.Raw = (ev.hi-ev.lo)*b.inRow, false
 		k := sumsKernels[b.inType]
 		return program.Call{Fn: string(k.sum), Args: []program.Arg{b.sumsView(), in, program.Lit{Value: ev.r0 == 0}}}
+	case bandMirror:
+		args[b.param] = withInts(s, map[string]int{
+			"inH": ev.hi - ev.lo, "outH": ev.r1 - ev.r0,
+			"row0": ev.r0, "in0": ev.lo,
+		})
 	case bandWindow:
 		args[b.param] = withInts(s, map[string]int{
 			"inH":  ev.hi - ev.lo,

@@ -78,9 +78,7 @@ func TestFusedUnarySpans(t *testing.T) {
 		build func(*rand.Rand) ([]byte, int)
 		in    model.DType
 	}{{"mobilenet_v3", mobileNetV3, model.Int8}, {"float_io", floatIO, model.Float32}}
-	var pkgs []e2e.Package
-	var jobs []e2e.Job
-	var wants [][]byte
+	var runs spanRuns
 	for _, net := range nets {
 		r := rand.New(rand.NewPCG(5, 2))
 		data, n := net.build(r)
@@ -110,7 +108,6 @@ func TestFusedUnarySpans(t *testing.T) {
 		for i := range q.Ops {
 			for j := i + 1; j < len(q.Ops) && fp.fusable(fuseSpan{i, j}); j++ {
 				sp := fuseSpan{i, j}
-				name := fmt.Sprintf("%s ops %d-%d", net.name, i, j)
 				hasUnary := false
 				for _, b := range fp.band[i : j+1] {
 					hasUnary = hasUnary || b.kind == bandUnary
@@ -119,36 +116,11 @@ func TestFusedUnarySpans(t *testing.T) {
 					continue
 				}
 				spans++
-				f, err := fuse(q, []fuseSpan{sp})
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
+				f, _ := checkSpan(t, net.name+" ", q, sp, x.Raw(), want[0])
+				if j-i <= 2 {
+					// The generated code of the short groups, built and run below.
+					runs.add(t, f, fmt.Sprintf("u%d", len(runs.pkgs)), x.Raw(), want[0])
 				}
-				fl, err := layout.Make(f, nil, layout.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := simulateGroups(f, fl); err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				got, err := difftest.RunPlanned(f, fl, x.Raw())
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(got[0], want[0]) {
-					t.Errorf("%s: fused and layer-by-layer outputs differ", name)
-				}
-				if j-i > 2 {
-					continue
-				}
-				// The generated code of the short groups, built and run below.
-				pkg := fmt.Sprintf("u%d", len(pkgs))
-				res, err := difftest.Emit(f, nil, difftest.EmitOptions{Package: pkg, NoTests: true})
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
-				jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.Raw()}, Invokes: 1})
-				wants = append(wants, want[0])
 			}
 		}
 		if spans == 0 {
@@ -189,7 +161,7 @@ func TestFusedUnarySpans(t *testing.T) {
 			t.Errorf("%s: arena %d, not smaller than %d without elementwise operators in chains", net.name, dl.Plan.Size, before)
 		}
 	}
-	runPackages(t, pkgs, jobs, wants)
+	runPackages(t, runs.pkgs, runs.jobs, runs.wants)
 }
 
 // withoutBands runs f with the kernel calls of one band kind running
@@ -270,9 +242,7 @@ func TestFusedTransposeInput(t *testing.T) {
 	if fp.band[0] == nil || fp.band[0].kind != bandMove {
 		t.Fatalf("the TRANSPOSE cannot run in bands")
 	}
-	var pkgs []e2e.Package
-	var jobs []e2e.Job
-	var wants [][]byte
+	var runs spanRuns
 	tied := 0 // spans whose output is tied over the NCHW input
 	for j := 1; j < len(p.Ops) && fp.fusable(fuseSpan{0, j}); j++ {
 		sp := fuseSpan{0, j}
@@ -280,17 +250,7 @@ func TestFusedTransposeInput(t *testing.T) {
 			t.Errorf("ops 0-%d: fusable but no cost", j)
 			continue
 		}
-		f, err := fuse(p, []fuseSpan{sp})
-		if err != nil {
-			t.Fatalf("ops 0-%d: %v", j, err)
-		}
-		fl, err := layout.Make(f, nil, layout.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := simulateGroups(f, fl); err != nil {
-			t.Fatalf("ops 0-%d: %v", j, err)
-		}
+		f, _ := checkSpan(t, "", p, sp, x.Raw(), want)
 		if in := f.Buffers[f.Groups[0].In]; in.Tie != nil && f.Groups[0].MinShift > 0 {
 			// The output over the NCHW input, as close as the
 			// TRANSPOSE's reads allow (moveLowest): one alignment step
@@ -309,24 +269,10 @@ func TestFusedTransposeInput(t *testing.T) {
 				t.Errorf("ops 0-%d: the output 16 bytes closer to the input (%d bytes below it, at least %d needed) overwrites nothing still to be read", j, tie.Shift, f.Groups[0].MinShift)
 			}
 		}
-		got, err := difftest.RunPlanned(f, fl, x.Raw())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(got[0], want) {
-			t.Errorf("ops 0-%d: fused and layer-by-layer outputs differ", j)
-		}
-		pkg := fmt.Sprintf("tr%d", j)
-		res, err := difftest.Emit(f, nil, difftest.EmitOptions{Package: pkg, NoTests: true})
-		if err != nil {
-			t.Fatalf("ops 0-%d: %v", j, err)
-		}
-		pkgs = append(pkgs, e2e.Package{Name: pkg, Files: res.Files})
-		jobs = append(jobs, e2e.Job{Package: pkg, Inputs: [][]byte{x.Raw()}, Invokes: 1})
-		wants = append(wants, want)
+		runs.add(t, f, fmt.Sprintf("tr%d", j), x.Raw(), want)
 	}
-	if len(pkgs) < 3 || tied == 0 {
-		t.Fatalf("%d spans from the TRANSPOSE (%d with the output over the input), want at least 3 (1)", len(pkgs), tied)
+	if len(runs.pkgs) < 3 || tied == 0 {
+		t.Fatalf("%d spans from the TRANSPOSE (%d with the output over the input), want at least 3 (1)", len(runs.pkgs), tied)
 	}
 	var before int
 	withoutBands(bandMove, func() {
@@ -341,11 +287,11 @@ func TestFusedTransposeInput(t *testing.T) {
 		t.Errorf("no fused group starts at the TRANSPOSE")
 	}
 	t.Logf("arena %d bytes layer by layer, %d default without the TRANSPOSE in chains, %d now (%d fused groups); %d spans built and run",
-		lay.Plan.Size, before, dl.Plan.Size, len(d.Groups), len(pkgs))
+		lay.Plan.Size, before, dl.Plan.Size, len(d.Groups), len(runs.pkgs))
 	if dl.Plan.Size >= before {
 		t.Errorf("arena %d, not smaller than %d without the TRANSPOSE in chains", dl.Plan.Size, before)
 	}
-	runPackages(t, pkgs, jobs, wants)
+	runPackages(t, runs.pkgs, runs.jobs, runs.wants)
 }
 
 // TestFusedSubMul: residual SUB and MUL (of the chain's output and a skip
