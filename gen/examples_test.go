@@ -25,11 +25,11 @@ func TestGeneratedExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Generate(ex.Name+".tflite", data, Options{Package: ex.Name})
+			res, err := Generate(ex.Name+".tflite", data, Options{Package: ex.Name, Recompute: ex.Recompute})
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := Generate(ex.Name+".tflite", data, Options{Package: ex.Name})
+			again, err := Generate(ex.Name+".tflite", data, Options{Package: ex.Name, Recompute: ex.Recompute})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -72,6 +72,12 @@ type Options struct {
 	// the explicit padding of the convolution or max pool reading it
 	// (gen/fold).
 	NoFold bool
+	// Recompute, when positive, lets a stage of the graph's first
+	// operators run in column strips (gen/strips, -recompute=N%): the
+	// stage and strip count that make the arena smallest, within Recompute
+	// per cent more multiply-accumulates per Invoke than the model's (the
+	// strips' halos, computed twice). 0: off.
+	Recompute float64
 	// NoTests leaves out generated_test.go (allocation, independence and
 	// benchmark tests of the generated package).
 	NoTests bool
@@ -178,33 +184,27 @@ func parse(name string, data []byte) (*model.Graph, error) {
 }
 
 // lowerGraph lowers, schedules and plans a parsed graph (schedule.Program, then
-// layout.Make). Unless Options.Speed is set, a fast kernel is kept only
+// layout.Make; schedulePlan), after the graph rewrites (gen/fold, and
+// gen/strips with Options.Recompute). Unless Options.Speed is set, a fast kernel is kept only
 // where its scratch memory does not make the arena larger. A plan over Options.MaxArena fails with
 // ErrTooLarge and the peak explained. budget is an arena the model gets
 // anyway (schedule.Options.Budget; 0: none).
 func lowerGraph(g *model.Graph, opt Options, budget int) (*program.Program, *layout.Layout, error) {
-	// One search budget for every plan of this generation: the candidate
-	// selections of variant choice, the final plan and the plain plan.
-	// The candidates are planned with the graph's inputs and outputs where
-	// the final plan puts them (-io external: out of the arena), so that a
-	// fast kernel's scratch is weighed against the arena the user gets;
-	// pools come in with the final plan only.
 	if !opt.NoFold {
 		g = fold.Pads(g)
 	}
-	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Effort: opt.Effort, Session: planner.NewSession(opt.Effort),
-		ExternalIO: opt.ExternalIO}
-	p, plain, err := schedule.Program(g, schedule.Options{Lower: lower.Options{NoShare: opt.NoShare}, Kernels: lower.Kernels{Speed: opt.Speed, GC: opt.GC},
-		Fuse: !opt.NoFuse && !opt.Speed, Plan: popt, Budget: budget})
-	if err == nil {
-		popt.Pools = opt.Pools
-		var lay *layout.Layout
-		if lay, err = layout.Make(p, plain, popt); err == nil {
-			if err := layout.CheckLimit(p, lay, opt.MaxArena); err != nil {
-				return nil, nil, err
-			}
-			return p, lay, nil
+	if opt.Recompute > 0 && g.Strips == nil {
+		var err error
+		if g, err = recompute(g, opt, budget); err != nil {
+			return nil, nil, err
 		}
+	}
+	p, lay, err := schedulePlan(g, opt, budget, true)
+	if err == nil {
+		if err := layout.CheckLimit(p, lay, opt.MaxArena); err != nil {
+			return nil, nil, err
+		}
+		return p, lay, nil
 	}
 	if errors.Is(err, layout.ErrIOShared) && !opt.NoShare {
 		// An operator writes a graph output in place of a graph input
@@ -215,4 +215,29 @@ func lowerGraph(g *model.Graph, opt Options, budget int) (*program.Program, *lay
 		return lowerGraph(g, noShare, budget)
 	}
 	return nil, nil, err
+}
+
+// schedulePlan lowers and schedules g as opt says and plans its memory,
+// in opt's pools where pools is set (else one arena). One search budget
+// serves every plan it makes: the candidate selections of variant choice,
+// the final plan and the plain plan. The candidates are planned with the
+// graph's inputs and outputs where the final plan puts them (-io
+// external: out of the arena), so that a fast kernel's scratch is weighed
+// against the arena the user gets; pools come in with the final plan only.
+func schedulePlan(g *model.Graph, opt Options, budget int, pools bool) (*program.Program, *layout.Layout, error) {
+	popt := layout.Options{Align: opt.Align, Strategy: opt.Planner, Effort: opt.Effort, Session: planner.NewSession(opt.Effort),
+		ExternalIO: opt.ExternalIO}
+	p, plain, err := schedule.Program(g, schedule.Options{Lower: lower.Options{NoShare: opt.NoShare}, Kernels: lower.Kernels{Speed: opt.Speed, GC: opt.GC},
+		Fuse: !opt.NoFuse && !opt.Speed, Plan: popt, Budget: budget})
+	if err != nil {
+		return nil, nil, err
+	}
+	if pools {
+		popt.Pools = opt.Pools
+	}
+	lay, err := layout.Make(p, plain, popt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, lay, nil
 }

@@ -2,7 +2,9 @@
 // models in testdata/ (built by internal/devtools/builder). They are committed so
 // that a change to the generator shows up as a reviewable diff; the tests
 // TestGeneratedExamples and TestGeneratedMultiExample in package gen fail
-// when they drift, and `go generate ./...` refreshes them. boards/ runs two
+// when they drift, and `go generate ./...` refreshes them. mobilenet_v2_int8
+// is generated with -recompute=10%: its first operators run in column
+// strips (layout.txt's strips section). boards/ runs two
 // of the fixtures in one package: one arena planned for both, in two pools
 // (-pool), their inputs and outputs in the application's arrays (-io
 // external).
@@ -13,4 +15,5 @@ package examples
 //go:generate go run ../cmd/tflm-gen ../testdata/mlp_float.tflite -o mlp_float
 //go:generate go run ../cmd/tflm-gen ../testdata/mobilenet_int8.tflite -o mobilenet_int8
 //go:generate go run ../cmd/tflm-gen ../testdata/mobilenet_torch_int8.tflite -o mobilenet_torch_int8
+//go:generate go run ../cmd/tflm-gen ../testdata/mobilenet_v2_int8.tflite -o mobilenet_v2_int8 -recompute=10%
 //go:generate go run ../cmd/tflm-gen ../testdata/mobilenet_int8.tflite ../testdata/tiny_conv_int8.tflite -o boards -pool dtcm:2K:1 -pool sram:64K:3 -io external

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/tflm-gen/tflm-gen/gen"
@@ -45,6 +46,8 @@ type config struct {
 	speed          bool
 	fuse           string
 	fold           string
+	recompute      string
+	recomputePct   float64
 	compiler       string
 	align          int
 	plannerName    string
@@ -137,6 +140,7 @@ func addFlags(fs *flag.FlagSet, cfg *config, plan bool) {
 	fs.Int64Var(&cfg.effort, "plan-effort", planner.DefaultEffort, "exact planner search budget in search `steps`, for all plans of one run together (machine independent)")
 	fs.BoolVar(&cfg.speed, "speed", false, "use every fast kernel even where its scratch memory makes the arena larger, run layer by layer (as -fuse=off), and trade flash for speed (SVDF rings, four-copy biases)")
 	fs.StringVar(&cfg.compiler, "compiler", "tinygo", "tinygo: kernels for TinyGo on a Cortex-M4/M7 (Thumb-2 DSP loops there, Go elsewhere); gc: kernels tuned for gc")
+	fs.StringVar(&cfg.recompute, "recompute", "off", "N%: let the first operators run in column strips where that makes the arena smaller, recomputing the strips' overlapping halos for at most N per cent more multiply-accumulates per Invoke (patch-based execution; layout.txt states the stage and the extra); off: never")
 	fs.StringVar(&cfg.fold, "fold", "on", "on: a PAD of height and width, read only by a VALID convolution (padding with the zero point) or max pool (with the least value), becomes that operator's own padding (no copy, no padded tensor); off: every operator as the model has it")
 	fs.StringVar(&cfg.fuse, "fuse", "on", "on: chains of convolutions run fused row by row (line buffers) and operators write their output over their dying input, where that makes the arena smaller; off: the layer-by-layer plan")
 	fs.Var(&cfg.pools, "pool", "place the buffers in several memories: `NAME:BYTES[:COST]` (repeatable; BYTES may end in K or M, COST is the relative cost of a byte accessed, default 1), e.g. -pool dtcm:64K:1 -pool sram:256K:2")
@@ -195,6 +199,13 @@ func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, err
 	if cfg.fold != "on" && cfg.fold != "off" {
 		return nil, "", fmt.Errorf("-fold %q: want on or off", cfg.fold)
 	}
+	if cfg.recompute != "off" {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(cfg.recompute, "%"), 64)
+		if err != nil || !(v > 0 && v <= 1000) {
+			return nil, "", fmt.Errorf("-recompute %q: want off or a percentage above 0 and at most 1000, such as 10%%", cfg.recompute)
+		}
+		cfg.recomputePct = v
+	}
 	if cfg.io != "arena" && cfg.io != "external" {
 		return nil, "", fmt.Errorf("-io %q: want arena or external", cfg.io)
 	}
@@ -226,7 +237,7 @@ func parseArgs(args []string, plan bool, stderr io.Writer) (*config, string, err
 
 func (c *config) options() gen.Options {
 	o := gen.Options{Package: c.pkg, Align: c.align, Effort: c.effort, MaxArena: c.maxArena, Speed: c.speed, GC: c.compiler == "gc", NoFuse: c.fuse == "off", NoFold: c.fold == "off",
-		Pools: c.pools, Bind: c.bind, ExternalIO: c.io == "external"}
+		Recompute: c.recomputePct, Pools: c.pools, Bind: c.bind, ExternalIO: c.io == "external"}
 	if c.plannerName == "greedy" {
 		o.Planner = planner.Greedy
 	}

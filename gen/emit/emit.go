@@ -132,8 +132,12 @@ func ConstBytes(p *program.Program) *report.ConstBytes {
 	for _, i := range p.UsedTensors() {
 		c.Stored += len(p.Graph.Tensors[i].Data)
 	}
+	seen := map[string]bool{}
 	for _, cd := range p.Consts {
-		c.Derived += len(cd.Data)
+		if !seen[string(cd.Data)] {
+			seen[string(cd.Data)] = true
+			c.Derived += len(cd.Data)
+		}
 	}
 	for _, t := range p.Graph.Tensors {
 		if t.IsConst() {
@@ -885,6 +889,9 @@ func (e *emitter) invokeFunc(f *jen.File, needsInit bool) error {
 			continue
 		}
 		what := fmt.Sprintf("%d: %s %s -> %s", op.Index, op.Code, strings.Join(ins, ", "), strings.Join(outs, ", "))
+		if st := g.Strips; st != nil && op.Index < len(st.Strip) && st.Strip[op.Index] >= 0 {
+			what += fmt.Sprintf(" (strip %d of the model's operator %d)", st.Strip[op.Index], st.Source[op.Index])
+		}
 		code := e.opCode(pop)
 		if len(code) == 0 {
 			body = append(body, jen.Comment(what+" (a view of its input: no code)"))
@@ -1263,7 +1270,12 @@ func (e *emitter) weightsFile() ([]byte, error) {
 		name := e.nm.tensor[i]
 		writeStringConst(&b, &skel, name, fmt.Sprintf("%s is tensor %d %q: %s%v.", name, i, shortName(t.Name), t.Type, t.Shape), t.Data)
 	}
+	written := map[string]bool{}
 	for k, cd := range e.p.Consts {
+		if written[e.nm.table[k]] {
+			continue // the same data as an earlier table (names)
+		}
+		written[e.nm.table[k]] = true
 		what := hintText[cd.Hint]
 		if what == "" {
 			what = "table"

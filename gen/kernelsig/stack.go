@@ -4,10 +4,10 @@ package kernelsig
 
 // stackBytes is the deepest stack, in bytes, that a call of each kernel
 // function reached (its frame and its callees') in the TinyGo 0.40 builds
-// for the Cortex-M4 (-opt=z) of 235 generated packages.
+// for the Cortex-M4 (-opt=z) of 236 generated packages.
 var stackBytes = map[Func]int{
 	"addF32":                  128,
-	"addInt8Tab":              144,
+	"addInt8Tab":              152,
 	"avgPoolDSPInt8":          216,
 	"bfpAdd3":                 32,
 	"bfpBias":                 8,

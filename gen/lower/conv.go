@@ -60,9 +60,10 @@ func convGeometry(c *opCtx, what string, same bool, stride, dilation, in, filter
 }
 
 // convDims applies convGeometry to height and width, or, for an operator
-// that absorbed a PAD (gen/fold; a max pool too), its explicit padding:
-// the output of the input padded by it, and the rows and columns before
-// the input.
+// with an explicit padding (model.Op.Padding: one that absorbed a PAD,
+// gen/fold, or a column strip's, gen/strips; a pool too), that padding,
+// which replaces the options' SAME or VALID: the output of the input
+// padded by it, and the rows and columns before the input.
 func convDims(c *opCtx, same bool, strideH, strideW, dilH, dilW, inH, inW, fH, fW int) (oh, ow, padH, padW int, err error) {
 	ep := c.Op.Padding
 	if ep == nil {
@@ -72,8 +73,8 @@ func convDims(c *opCtx, same bool, strideH, strideW, dilH, dilW, inH, inW, fH, f
 		ow, padW, err = convGeometry(c, "width", same, strideW, dilW, inW, fW)
 		return oh, ow, padH, padW, err
 	}
-	if same || ep.Top < 0 || ep.Bottom < 0 || ep.Left < 0 || ep.Right < 0 {
-		return 0, 0, 0, 0, c.Errorf("internal error: explicit padding %+v of a convolution whose own is not VALID or with negative sides", *ep)
+	if ep.Top < 0 || ep.Bottom < 0 || ep.Left < 0 || ep.Right < 0 {
+		return 0, 0, 0, 0, c.Errorf("internal error: explicit padding %+v with negative sides", *ep)
 	}
 	if oh, _, err = convGeometry(c, "height", false, strideH, dilH, inH+ep.Top+ep.Bottom, fH); err != nil {
 		return 0, 0, 0, 0, err

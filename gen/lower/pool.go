@@ -80,11 +80,10 @@ func lowerPool(c *opCtx, avg bool) error {
 	outH, outW := out.Shape[1], out.Shape[2]
 	var padH, padW int
 	if c.Op.Padding != nil {
-		// A max pool that absorbed a PAD (gen/fold): a window without
-		// dilation, as convDims computes a convolution's.
-		if avg {
-			return c.Errorf("internal error: explicit padding of an average pool")
-		}
+		// A max pool that absorbed a PAD (gen/fold), a pool's column
+		// strip (gen/strips): a window without dilation, as convDims
+		// computes a convolution's. Its padding cells are skipped as
+		// SAME's are (an average counts the cells inside the input).
 		oh, ow, ph, pw, err := convDims(c, same, strideH, strideW, 1, 1, inH, inW, filterH, filterW)
 		if err != nil {
 			return err

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tflm-gen/tflm-gen/gen/kernelsig"
 	"github.com/tflm-gen/tflm-gen/internal/model"
@@ -504,6 +505,57 @@ func lowerReverseV2(c *opCtx) error {
 // [0, operand dim - update dim] (TFLM clamps them too). The output is the
 // operand copied, then the update written over it: at a place fixed at
 // generation time when the indices are constant, else by dusI32/dusI64.
+// dusInPlace says which DYNAMIC_UPDATE_SLICEs of g may write their update
+// over their operand instead of copying the operand first: an activation
+// tensor that no other operator reads, not the graph's input, output or a
+// variable, made by a PAD or PADV2 (whose output has a buffer of its own,
+// never a view of another tensor) or by a DYNAMIC_UPDATE_SLICE that writes
+// in place too (the column strips of gen/strips join their results so).
+// One pass over the graph.
+func dusInPlace(g *model.Graph) map[*model.Op]bool {
+	reads := make([]int, len(g.Tensors))
+	maker := make([]*model.Op, len(g.Tensors))
+	for _, op := range g.Ops {
+		for _, t := range op.Inputs {
+			if t >= 0 && t < len(reads) {
+				reads[t]++
+			}
+		}
+		for _, t := range op.Outputs {
+			if t >= 0 && t < len(maker) {
+				maker[t] = op
+			}
+		}
+	}
+	ok := map[*model.Op]bool{}
+	for _, op := range g.Ops {
+		if op.Code != model.OpDynamicUpdateSlice || len(op.Inputs) < 2 {
+			continue
+		}
+		t := op.Inputs[0]
+		if t < 0 || t >= len(reads) || reads[t] != 1 || op.Inputs[1] == t || g.Tensors[t].IsConst() || g.Tensors[t].IsVariable ||
+			slices.Contains(g.Inputs, t) || slices.Contains(g.Outputs, t) {
+			continue
+		}
+		m := maker[t]
+		ok[op] = m != nil && len(m.Outputs) == 1 && (m.Code == model.OpPad || m.Code == model.OpPadv2 || m.Code == model.OpDynamicUpdateSlice && ok[m])
+	}
+	return ok
+}
+
+// dusInPlace is the package-level dusInPlace of g, computed once.
+func (st *lowerState) dusInPlace(g *model.Graph, op *model.Op) bool {
+	if st.dus == nil {
+		st.dus = map[*model.Graph]map[*model.Op]bool{}
+	}
+	m, ok := st.dus[g]
+	if !ok {
+		m = dusInPlace(g)
+		st.dus[g] = m
+	}
+	return m[op]
+}
+
 func lowerDynamicUpdateSlice(c *opCtx) error {
 	in, out, err := moveIO(c, 3, 1)
 	if err != nil {
@@ -547,7 +599,11 @@ func lowerDynamicUpdateSlice(c *opCtx) error {
 		// TFLM copies the update whatever the indices (all clamp to 0).
 		return emitMove(c, upd, out, upd.Shape, moveStrides(upd.Shape), st, 0, 0)
 	}
-	if err := emitMove(c, in, out, in.Shape, st, st, 0, 0); err != nil {
+	if c.st != nil && c.st.dusInPlace(c.G, c.Op) {
+		// The output takes over the operand's memory: only the update
+		// is written.
+		c.Alias(0, 0)
+	} else if err := emitMove(c, in, out, in.Shape, st, st, 0, 0); err != nil {
 		return err
 	}
 	if upd.NumElements() == 0 {

@@ -54,6 +54,9 @@ type lowerState struct {
 	// kernels says which kernels the lowerings may pick (-speed's
 	// flash-for-speed variants, gc's or TinyGo's).
 	kernels Kernels
+	// dus holds, per graph, the DYNAMIC_UPDATE_SLICEs that write in place
+	// (dusInPlace), computed at the first one lowered.
+	dus map[*model.Graph]map[*model.Op]bool
 }
 
 // newLowerState finds the model's resource variables in TFLM's Prepare

@@ -186,7 +186,13 @@ type JSONOperator struct {
 	FoldedInto *int `json:"folded_into,omitempty"`
 	// Padding is a convolution's explicit padding (top, bottom, left,
 	// right) where it absorbed a PAD, absent otherwise.
-	Padding []int        `json:"padding,omitempty"`
+	Padding []int `json:"padding,omitempty"`
+	// ModelOp and Strip, where a stage runs in column strips
+	// (-recompute), are the model's operator this one computes (part of)
+	// and its strip (-1 outside the stage and for the operators joining
+	// the strips); absent otherwise.
+	ModelOp *int         `json:"model_op,omitempty"`
+	Strip   *int         `json:"strip,omitempty"`
 	Outputs []JSONTensor `json:"outputs"`
 }
 
@@ -310,6 +316,10 @@ func Make(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 				jo.FoldedInto = &into
 			} else if p := gop.Padding; p != nil {
 				jo.Padding = []int{p.Top, p.Bottom, p.Left, p.Right}
+			}
+			if st := g.Strips; st != nil && op.Index < len(st.Source) {
+				src, k := st.Source[op.Index], st.Strip[op.Index]
+				jo.ModelOp, jo.Strip = &src, &k
 			}
 		}
 		if op.Index >= 0 && op.Index < len(g.Ops) {

@@ -53,6 +53,9 @@ type layoutReport struct {
 	Apart []string
 	// Folded lists the operators folded into another (gen/fold).
 	Folded []string
+	// Strips describes the stage run in column strips (gen/strips), one
+	// line a strip after the first; empty where there is none.
+	Strips []string
 	// Block says why the lower bound exceeds the largest live total (a
 	// block of tied buffers), empty where it does not; PeakLive is that
 	// total.
@@ -141,6 +144,7 @@ func Text(pr *program.Program, l *layout.Layout, consts *ConstBytes, stack *Stac
 	}
 	r.Apart = apartLines(pr)
 	r.Folded = foldedLines(g)
+	r.Strips = stripsLines(g)
 	if b := p.Block; b != nil {
 		names := make([]string, len(b.Unit))
 		for i, id := range b.Unit {
@@ -560,6 +564,52 @@ func foldedLines(g *model.Graph) []string {
 			line += fmt.Sprintf(", which reads t%d with padding (top, bottom, left, right) %d, %d, %d, %d", into.Inputs[0], p.Top, p.Bottom, p.Left, p.Right)
 		}
 		out = append(out, line)
+	}
+	return out
+}
+
+// stripsLines describes the stage of g that runs in column strips: which
+// operators of the model, the extra multiply-accumulates, each strip's
+// columns and operators, the operators joining them, and where the
+// model's later operators are.
+func stripsLines(g *model.Graph) []string {
+	st := g.Strips
+	if st == nil {
+		return nil
+	}
+	extra := st.MACs - st.ModelMACs
+	pct := 0.0
+	if st.ModelMACs > 0 {
+		pct = 100 * float64(extra) / float64(st.ModelMACs)
+	}
+	out := []string{fmt.Sprintf("operators %d-%d of the model run in %d column strips (-recompute): each computes columns of t%d from columns of t%d, again for the columns its windows share with its neighbours: %d multiply-accumulates per Invoke against the model's %d (%+d, %+.1f%%)",
+		st.First, st.Last, st.Count, st.Out, st.In, st.MACs, st.ModelMACs, extra, pct)}
+	for k := range st.Count {
+		lo, hi := -1, -1
+		for i, s := range st.Strip {
+			if s == k {
+				if lo < 0 {
+					lo = i
+				}
+				hi = i
+			}
+		}
+		out = append(out, fmt.Sprintf("strip %d: columns %d-%d of t%d from columns %d-%d of t%d, operators %d-%d",
+			k, st.OutCols[k][0], st.OutCols[k][1]-1, st.Out, st.InCols[k][0], st.InCols[k][1]-1, st.In, lo, hi))
+	}
+	var join []string
+	after := -1
+	for i, s := range st.Strip {
+		switch {
+		case s < 0 && st.Source[i] == st.Last:
+			join = append(join, fmt.Sprintf("%d (%s)", i, g.Ops[i].Code))
+		case s < 0 && st.Source[i] > st.Last && after < 0:
+			after = i
+		}
+	}
+	out = append(out, fmt.Sprintf("the strips' columns joined into t%d by operators %s", st.Out, strings.Join(join, ", ")))
+	if after >= 0 {
+		out = append(out, fmt.Sprintf("the model's operator n after the stage is operator n%+d here", after-st.Source[after]))
 	}
 	return out
 }

@@ -62,7 +62,7 @@ func TestFullyConnectedFloat(t *testing.T) {
 func TestExamples(t *testing.T) {
 	for _, ex := range builder.Examples() {
 		t.Run(ex.Name, func(t *testing.T) {
-			p, l, err := gen.Lower(ex.Name+".tflite", ex.Build(), gen.Options{Package: ex.Name})
+			p, l, err := gen.Lower(ex.Name+".tflite", ex.Build(), gen.Options{Package: ex.Name, Recompute: ex.Recompute})
 			if err != nil {
 				t.Fatal(err)
 			}

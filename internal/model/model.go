@@ -168,11 +168,12 @@ type Op struct {
 	Inputs        []int
 	Outputs       []int
 	Intermediates []int
-	// Padding, set by a graph rewrite (gen/fold) and never by Parse,
-	// replaces a CONV_2D's, DEPTHWISE_CONV_2D's or MAX_POOL_2D's SAME or
+	// Padding, set by a graph rewrite (gen/fold, gen/strips) and never by
+	// Parse, replaces a CONV_2D's, DEPTHWISE_CONV_2D's or pool's SAME or
 	// VALID padding with explicit rows and columns that the operator
 	// skips as it skips its own padding: it then reads the input of a PAD
-	// it absorbed. Nil: the options' padding.
+	// it absorbed, or a strip of columns of its input. Nil: the options'
+	// padding.
 	Padding *Padding
 	// Folded, set by the same rewrite, marks an operator whose work
 	// operator FoldedInto does (a PAD its reader absorbed into its
@@ -181,6 +182,29 @@ type Op struct {
 	FoldedInto int
 	optType    uint8
 	opts       table
+}
+
+// Strips, set by a graph rewrite (gen/strips, -recompute) and never by
+// Parse, says that operators First..Last of the model run in Count column
+// strips: the graph holds each strip's copy of them (on the columns of
+// each tensor that strip needs, with the SLICEs that cut them), the
+// operators that join the strips' results into the stage's output, then
+// the model's operators after the stage.
+type Strips struct {
+	First, Last, Count int
+	// Source is, for each operator of the graph, the model's operator it
+	// computes or computes a strip of (the stage's last for the joining
+	// PAD and DYNAMIC_UPDATE_SLICEs); Strip is its strip, -1 outside the
+	// stage and for the joining operators.
+	Source, Strip []int
+	// In and Out are the stage's input and output tensors, InCols and
+	// OutCols the columns [lo, hi) of them each strip reads and writes.
+	In, Out         int
+	InCols, OutCols [][2]int
+	// ModelMACs and MACs are the multiply-accumulates of one Invoke of
+	// the model as written and as split (set by the caller, which counts
+	// them).
+	ModelMACs, MACs int64
 }
 
 // Padding is a convolution's explicit padding, in rows and columns before
@@ -216,6 +240,9 @@ type Graph struct {
 	// SubgraphIndex is the graph's position among the model's subgraphs (0
 	// for the graph Parse returns).
 	SubgraphIndex int
+	// Strips is set where a stage of the graph runs in column strips
+	// (gen/strips), nil otherwise.
+	Strips *Strips
 }
 
 // Subgraph returns subgraph k of the model g was parsed from (g itself for

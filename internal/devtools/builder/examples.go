@@ -9,17 +9,21 @@ type Example struct {
 	Name  string // file base name in testdata/ and package name in generated_examples/
 	About string
 	Build func() []byte
+	// Recompute is the example's -recompute=N% (gen.Options.Recompute;
+	// 0: off), as generated_examples/doc.go generates it.
+	Recompute float64
 }
 
 // Examples lists the project's fixture models, written to testdata/ and
 // generated into generated_examples/.
 func Examples() []Example {
 	return []Example{
-		{"dense_int8", "int8 three-layer perceptron (FULLY_CONNECTED with RELU), shaped like TFLite Micro's hello_world, random weights", DenseInt8},
-		{"tiny_conv_int8", "int8 convolutional classifier: CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED, SOFTMAX", TinyConvInt8},
-		{"mlp_float", "float32 perceptron with ADD and SOFTMAX", MLPFloat},
-		{"mobilenet_int8", "int8 MobileNet V1-style image classifier (32x32): depthwise-separable blocks that tflm-gen runs as fused row-by-row groups", MobileNetInt8},
-		{"mobilenet_torch_int8", "mobilenet_int8 as PyTorch's converters write it: an explicit PAD before every 3x3 convolution, then VALID, each PAD folded into its convolution's padding", MobileNetTorchInt8},
+		{"dense_int8", "int8 three-layer perceptron (FULLY_CONNECTED with RELU), shaped like TFLite Micro's hello_world, random weights", DenseInt8, 0},
+		{"tiny_conv_int8", "int8 convolutional classifier: CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, RESHAPE, FULLY_CONNECTED, SOFTMAX", TinyConvInt8, 0},
+		{"mlp_float", "float32 perceptron with ADD and SOFTMAX", MLPFloat, 0},
+		{"mobilenet_int8", "int8 MobileNet V1-style image classifier (32x32): depthwise-separable blocks that tflm-gen runs as fused row-by-row groups", MobileNetInt8, 0},
+		{"mobilenet_torch_int8", "mobilenet_int8 as PyTorch's converters write it: an explicit PAD before every 3x3 convolution, then VALID, each PAD folded into its convolution's padding", MobileNetTorchInt8, 0},
+		{"mobilenet_v2_int8", "the first 7 blocks of an int8 MobileNet V2 0.35 on a 96x96 image, generated with -recompute=10%: its first operators run in column strips", MobileNetV2Int8, 10},
 	}
 }
 
