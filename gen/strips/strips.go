@@ -21,7 +21,9 @@
 // explicit padding (model.Op.Padding) that is the operator's own at the
 // image's edges and none inside it, so every output element is computed by
 // the same taps as in the whole operator: outputs are bit for bit the
-// model's. The strip starts with a SLICE of the stage's input; a reader
+// model's. The strip starts with a SLICE of the stage's input (along the
+// last axis of an NCHW input that a TRANSPOSE to NHWC, the stage's first
+// operator, reads: PyTorch's exports start so); a reader
 // that needs fewer columns of a tensor than the strip holds (a residual
 // ADD's skip operand, held as wide as the block's first convolution needs)
 // reads a SLICE of it. Strip 0's result is PADded to T's width (its other
@@ -109,6 +111,9 @@ type splitter struct {
 	made map[int]bool
 	// win is each windowed operator's geometry.
 	win map[int]window
+	// nchw is the stage's input where a TRANSPOSE makes it NHWC (its
+	// columns are its last axis), -1 otherwise.
+	nchw int
 }
 
 // nhwc returns the height, width and channels of a batch-1 rank-4 tensor.
@@ -140,7 +145,7 @@ func (s *splitter) check() error {
 		return fmt.Errorf("the graph runs in strips already")
 	}
 	s.made, s.win = map[int]bool{}, map[int]window{}
-	s.in, s.out = -1, -1
+	s.in, s.out, s.nchw = -1, -1, -1
 	for i := st.First; i <= st.Last; i++ {
 		op := g.Ops[i]
 		if op.Folded {
@@ -217,6 +222,23 @@ func (s *splitter) checkOp(op *model.Op) error {
 	in := g.Tensors[op.Inputs[0]]
 	ih, iw, _, _ := nhwc(in)
 	switch {
+	case op.Code == model.OpTranspose:
+		// PyTorch's NCHW input made NHWC: its strips transpose their
+		// columns of it, which a SLICE along its last axis cuts.
+		if op.Index != s.st.First {
+			return fmt.Errorf("a TRANSPOSE runs in column strips only as the stage's first operator")
+		}
+		perm := g.Input(op, 1)
+		if perm == nil || !perm.IsConst() || perm.Type != model.Int32 || len(perm.Data) != 16 ||
+			binary.LittleEndian.Uint32(perm.Data[4:]) != 2 || binary.LittleEndian.Uint32(perm.Data[8:]) != 3 || binary.LittleEndian.Uint32(perm.Data[12:]) != 1 ||
+			binary.LittleEndian.Uint32(perm.Data) != 0 {
+			return fmt.Errorf("not a constant permutation [0, 2, 3, 1] (NCHW to NHWC)")
+		}
+		if in.Shape[1] != out.Shape[3] || in.Shape[2] != oh || in.Shape[3] != ow {
+			return fmt.Errorf("input %s is not output %s in NCHW", in.Describe(), out.Describe())
+		}
+		s.nchw = op.Inputs[0]
+		return nil
 	case unary[op.Code]:
 		if ih != oh || iw != ow {
 			return fmt.Errorf("input %s and output %s differ in size", in.Describe(), out.Describe())
@@ -342,10 +364,17 @@ func (s *splitter) build() (*model.Graph, error) {
 		info.OutCols = append(info.OutCols, [2]int{lo, hi})
 		// narrow[t] is the strip's tensor of t's columns cols[t].
 		narrow := map[int]int{}
+		// axis is the axis of t's columns: 2 (NHWC), 3 for an NCHW input.
+		axis := func(t int) int {
+			if t == s.nchw {
+				return 3
+			}
+			return 2
+		}
 		strip := func(t int, c interval, what string) int {
 			x := *g.Tensors[t]
 			x.Shape = slices.Clone(x.Shape)
-			x.Shape[2] = c.hi - c.lo
+			x.Shape[axis(t)] = c.hi - c.lo
 			x.Data = nil
 			x.Name = fmt.Sprintf("%s/%s%d", x.Name, what, k)
 			return addTensor(x)
@@ -356,16 +385,21 @@ func (s *splitter) build() (*model.Graph, error) {
 			if c == have {
 				return narrow[t]
 			}
-			h, _, ch, _ := nhwc(g.Tensors[t])
 			y := strip(t, c, "cols")
-			b := constI32(fmt.Sprintf("strip%d/begin", k), 0, 0, int32(c.lo-have.lo), 0)
-			n := constI32(fmt.Sprintf("strip%d/size", k), 1, int32(h), int32(c.hi-c.lo), int32(ch))
+			begin := []int32{0, 0, 0, 0}
+			begin[axis(t)] = int32(c.lo - have.lo)
+			size := make([]int32, 4)
+			for i, d := range ng.Tensors[y].Shape {
+				size[i] = int32(d)
+			}
+			b := constI32(fmt.Sprintf("strip%d/begin", k), begin...)
+			n := constI32(fmt.Sprintf("strip%d/size", k), size...)
 			addOp(model.Op{Code: model.OpSlice, Version: 1, Inputs: []int{narrow[t], b, n}, Outputs: []int{y}}, src, k)
 			return y
 		}
 		narrow[s.in] = s.in
-		if c := cols[s.in]; c.hi-c.lo != g.Tensors[s.in].Shape[2] {
-			cols[s.in] = interval{0, g.Tensors[s.in].Shape[2]}
+		if c, w := cols[s.in], g.Tensors[s.in].Shape[axis(s.in)]; c.hi-c.lo != w {
+			cols[s.in] = interval{0, w}
 			narrow[s.in] = slice(s.in, c, st.First)
 			cols[s.in] = c
 		}
