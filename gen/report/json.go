@@ -527,6 +527,17 @@ func opKernels(pr *program.Program, groupOf []int) ([][]string, []int) {
 	kernels := make([][]string, len(pr.Ops))
 	constBytes := make([]int, len(pr.Ops))
 	seenTensor, seenTable := map[int]bool{}, map[int]bool{}
+	// A table with the data of an earlier one is that one in weights.go
+	// (emit): its bytes count once, for the first operator reading either.
+	seenData := map[string]bool{}
+	tableBytes := func(k int) int {
+		d := pr.Consts[k].Data
+		if seenData[string(d)] {
+			return 0
+		}
+		seenData[string(d)] = true
+		return len(d)
+	}
 	var arg func(op int, a program.Arg)
 	arg = func(op int, a program.Arg) {
 		switch a := a.(type) {
@@ -538,7 +549,7 @@ func opKernels(pr *program.Program, groupOf []int) ([][]string, []int) {
 		case program.ConstTable:
 			if !seenTable[a.Index] {
 				seenTable[a.Index] = true
-				constBytes[op] += len(pr.Consts[a.Index].Data)
+				constBytes[op] += tableBytes(a.Index)
 			}
 		case program.Struct:
 			for _, f := range a.Fields {
@@ -590,7 +601,7 @@ func opKernels(pr *program.Program, groupOf []int) ([][]string, []int) {
 	// them, so that the operators' figures add up to the total.
 	for k, c := range pr.Consts {
 		if !seenTable[k] && c.Op >= 0 && c.Op < len(pr.Ops) {
-			constBytes[c.Op] += len(c.Data)
+			constBytes[c.Op] += tableBytes(k)
 		}
 	}
 	return kernels, constBytes
