@@ -46,7 +46,9 @@ func TestHostileModels(t *testing.T) {
 			"more than the planner's limit of 1048576 (planner.MaxLivePairs)", ErrTooComplex, true, 0},
 		{"fan-out of 1,400 live outputs", func() []byte { return builder.FanOut(1400) }, "", nil, false, 0},
 		{"chain of 20,000 operators", func() []byte { return builder.Chain(20_000) }, "", nil, false, 0},
-		{"chain of 60,000 operators", func() []byte { return builder.Chain(60_000) }, "", nil, true, 0},
+		// 5.9 to 7.1 s of CPU for its 3.9 MB on the 2-core CI machine
+		// alone, 9.5 s once in a loaded CI run (over the default 2 s a MB).
+		{"chain of 60,000 operators", func() []byte { return builder.Chain(60_000) }, "", nil, true, 3},
 		{"chain of 70,000 operators", func() []byte { return builder.Chain(70_000) },
 			"unsupported model feature: 1 problem(s): the program has 70000 operators, more than the limit of 65536 (model.MaxOperators)", model.ErrUnsupported, true, 0},
 		// The weak spot: 168 bytes of model per convolution (all share one
