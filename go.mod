@@ -7,3 +7,5 @@ require (
 	github.com/google/flatbuffers v25.12.19+incompatible
 	golang.org/x/tools v0.52.0
 )
+
+require github.com/ulikunitz/xz v0.5.17

@@ -47,17 +47,24 @@ const (
 // exitError classifies a failed run of tflm_ref from its error and
 // stderr: ErrRejected, ErrNotRecorded, or any other failure.
 func exitError(err error, stderr []byte) error {
-	msg := strings.TrimSpace(string(stderr))
 	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		switch ee.ExitCode() {
-		case rejectedStatus:
-			return fmt.Errorf("%w: %s", ErrRejected, msg)
-		case notRecordedStatus:
-			return fmt.Errorf("%w (tflm_ref exit status %d): %s", ErrNotRecorded, notRecordedStatus, msg)
-		}
+	if errors.As(err, &ee) && ee.ExitCode() > 0 {
+		return statusError(ee.ExitCode(), stderr)
 	}
-	return fmt.Errorf("tflm_ref: %v: %s", err, msg)
+	return fmt.Errorf("tflm_ref: %v: %s", err, strings.TrimSpace(string(stderr)))
+}
+
+// statusError is the error of tflm_ref's exit with status code (not 0)
+// and stderr.
+func statusError(code int, stderr []byte) error {
+	msg := strings.TrimSpace(string(stderr))
+	switch code {
+	case rejectedStatus:
+		return fmt.Errorf("%w: %s", ErrRejected, msg)
+	case notRecordedStatus:
+		return fmt.Errorf("%w (tflm_ref exit status %d): %s", ErrNotRecorded, notRecordedStatus, msg)
+	}
+	return fmt.Errorf("tflm_ref: exit status %d: %s", code, msg)
 }
 
 // SkipIfNotRecorded skips a test of one case when err wraps ErrNotRecorded,
@@ -147,7 +154,13 @@ func (o *Oracle) run(arena int, model []byte, inputs [][]string) ([][]string, er
 // and returns its stdout. A failure wraps ErrRejected (TFLM's Prepare or
 // Invoke failed; the text carries TFLM's log), ErrNotRecorded (the replay
 // has no recording of the call), or is any other error of the run.
+//
+// A call the recording in shared/tflm/replay holds is answered in process
+// (replay.go), as tflm_ref would answer it, without running it.
 func (o *Oracle) Exec(args ...string) (stdout []byte, err error) {
+	if out, err, ok := o.replay(args); ok {
+		return out, err
+	}
 	var out, stderr bytes.Buffer
 	cmd := exec.Command(o.bin, args...)
 	cmd.Stdout, cmd.Stderr = &out, &stderr
