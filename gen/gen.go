@@ -193,13 +193,22 @@ func lowerGraph(g *model.Graph, opt Options, budget int) (*program.Program, *lay
 	if !opt.NoFold {
 		g = fold.Pads(g)
 	}
+	var p *program.Program
+	var lay *layout.Layout
+	var err error
+	planned := false
 	if opt.Recompute > 0 && g.Strips == nil {
-		var err error
-		if g, err = recompute(g, opt, budget); err != nil {
-			return nil, nil, err
+		c := recompute(g, opt, budget)
+		g = c.g
+		if len(opt.Pools) == 0 {
+			// The chooser's plan of the graph it keeps is the final
+			// plan where no pools come in.
+			p, lay, err, planned = c.p, c.lay, c.err, true
 		}
 	}
-	p, lay, err := schedulePlan(g, opt, budget, true)
+	if !planned {
+		p, lay, err = schedulePlan(g, opt, budget, true)
+	}
 	if err == nil {
 		if err := layout.CheckLimit(p, lay, opt.MaxArena); err != nil {
 			return nil, nil, err

@@ -1,7 +1,9 @@
 package gen
 
 import (
+	"github.com/tflm-gen/tflm-gen/gen/layout"
 	"github.com/tflm-gen/tflm-gen/gen/lower"
+	"github.com/tflm-gen/tflm-gen/gen/program"
 	"github.com/tflm-gen/tflm-gen/gen/strips"
 	"github.com/tflm-gen/tflm-gen/internal/model"
 )
@@ -14,33 +16,39 @@ const (
 	maxStageOps = 256
 )
 
+// chosen is a graph the chooser kept (recompute) and its plan, made as
+// schedulePlan makes it without pools: program and layout, or the error.
+type chosen struct {
+	g   *model.Graph
+	p   *program.Program
+	lay *layout.Layout
+	err error
+}
+
 // recompute returns g with a stage of its first operators run in column
 // strips (gen/strips) where that makes the arena smaller within
 // opt.Recompute per cent more multiply-accumulates, g itself where nothing
-// does. The stages tried end where the activations are the smallest yet
-// (a stage's output is held whole, so ending where it is larger than
-// before cannot pay) and smaller than the arena, each with the most
-// strips the extra allows; each is planned as the final plan is, the
-// smallest arena wins. The search stops at the first stage that even 2
-// strips make too costly (a longer stage recomputes more), after
+// does, with its plan. The stages tried end where the activations are the
+// smallest yet (a stage's output is held whole, so ending where it is
+// larger than before cannot pay) and smaller than the arena, each with
+// the most strips the extra allows; each is planned as the final plan is,
+// the smallest arena wins. The search stops at the first stage that even
+// 2 strips make too costly (a longer stage recomputes more), after
 // maxStages plans and at maxStageOps operators, so that its time is
 // bounded on any graph.
-func recompute(g *model.Graph, opt Options, budget int) (*model.Graph, error) {
-	plan := func(g *model.Graph) (int, error) {
-		_, lay, err := schedulePlan(g, opt, budget, false)
-		if err != nil {
-			return 0, err
-		}
-		return lay.Plan.Size, nil
+func recompute(g *model.Graph, opt Options, budget int) chosen {
+	plan := func(g *model.Graph) chosen {
+		p, lay, err := schedulePlan(g, opt, budget, false)
+		return chosen{g: g, p: p, lay: lay, err: err}
 	}
-	best, err := plan(g)
-	if err != nil {
+	out := plan(g)
+	if out.err != nil {
 		// The model as written does not lower: lowerGraph says why.
-		return g, nil
+		return out
 	}
+	best := out.lay.Plan.Size
 	macs := lower.MACs(g)
 	allowed := int64(float64(macs) * opt.Recompute / 100)
-	out := g
 	smallest := -1 // the smallest stage output so far, in bytes
 	planned := 0
 	for last := range min(len(g.Ops), maxStageOps) {
@@ -67,10 +75,9 @@ func recompute(g *model.Graph, opt Options, budget int) (*model.Graph, error) {
 			}
 			fits = true
 			planned++
-			size, err := plan(sg)
-			if err == nil && size < best {
-				best, out = size, sg
-				sg.Strips.ModelMACs, sg.Strips.MACs = macs, m
+			sg.Strips.ModelMACs, sg.Strips.MACs = macs, m
+			if c := plan(sg); c.err == nil && c.lay.Plan.Size < best {
+				best, out = c.lay.Plan.Size, c
 			}
 			break
 		}
@@ -78,5 +85,5 @@ func recompute(g *model.Graph, opt Options, budget int) (*model.Graph, error) {
 			break
 		}
 	}
-	return out, nil
+	return out
 }

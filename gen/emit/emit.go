@@ -132,11 +132,9 @@ func ConstBytes(p *program.Program) *report.ConstBytes {
 	for _, i := range p.UsedTensors() {
 		c.Stored += len(p.Graph.Tensors[i].Data)
 	}
-	seen := map[string]bool{}
-	for _, cd := range p.Consts {
-		if !seen[string(cd.Data)] {
-			seen[string(cd.Data)] = true
-			c.Derived += len(cd.Data)
+	for k, f := range p.SameTables() {
+		if f == k {
+			c.Derived += len(p.Consts[k].Data)
 		}
 	}
 	for _, t := range p.Graph.Tensors {

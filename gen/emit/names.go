@@ -74,17 +74,14 @@ func makeNames(p *program.Program) *names {
 	for _, t := range p.UsedTensors() {
 		nm.tensor[t] = unique("tensor"+camel(g.Tensors[t].Name, fmt.Sprintf("%d", t)), fmt.Sprintf("T%d", t))
 	}
-	// A table with the data of an earlier one is that one (the column
-	// strips of gen/strips make each operator's tables once a strip).
-	first := map[string]string{}
-	for _, c := range p.Consts {
-		if name, ok := first[string(c.Data)]; ok {
-			nm.table = append(nm.table, name)
+	// A table with the data of an earlier one is that one.
+	for k, f := range p.SameTables() {
+		if f < k {
+			nm.table = append(nm.table, nm.table[f])
 			continue
 		}
-		name := unique("op"+opName(p, c.Op)+c.Hint, fmt.Sprintf("Op%d", c.Op))
-		first[string(c.Data)] = name
-		nm.table = append(nm.table, name)
+		c := p.Consts[k]
+		nm.table = append(nm.table, unique("op"+opName(p, c.Op)+c.Hint, fmt.Sprintf("Op%d", c.Op)))
 	}
 	return nm
 }

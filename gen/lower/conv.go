@@ -47,16 +47,10 @@ func convGeometry(c *opCtx, what string, same bool, stride, dilation, in, filter
 		return 0, 0, c.Errorf("%s: stride %d, dilation %d, filter %d, input %d: all must be positive", what, stride, dilation, filter, in)
 	}
 	eff := (filter-1)*dilation + 1
-	if same {
-		out = (in + stride - 1) / stride
-	} else {
-		out = (in + stride - eff) / stride
-	}
-	if out <= 0 {
+	if out = model.WindowOut(same, in, stride, eff); out <= 0 {
 		return 0, 0, c.Errorf("%s: input %d with filter %d (dilation %d) and stride %d leaves no output", what, in, filter, dilation, stride)
 	}
-	pad = max((out-1)*stride+eff-in, 0) / 2
-	return out, pad, nil
+	return out, model.SamePad(in, out, stride, eff), nil
 }
 
 // convDims applies convGeometry to height and width, or, for an operator

@@ -20,15 +20,10 @@ func poolGeometry(c *opCtx, what string, same bool, stride, filter, in int) (out
 	if stride <= 0 || filter <= 0 {
 		return 0, 0, c.Errorf("%s: stride %d and filter %d must be positive", what, stride, filter)
 	}
-	if same {
-		out = (in + stride - 1) / stride
-	} else {
-		out = (in + stride - filter) / stride
-	}
-	if out <= 0 {
+	if out = model.WindowOut(same, in, stride, filter); out <= 0 {
 		return 0, 0, c.Errorf("%s: input %d with filter %d and stride %d leaves no output", what, in, filter, stride)
 	}
-	return out, max((out-1)*stride+filter-in, 0) / 2, nil
+	return out, model.SamePad(in, out, stride, filter), nil
 }
 
 // poolWindowsNonEmpty reports whether every output position's window

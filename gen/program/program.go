@@ -397,6 +397,25 @@ func (ConstTable) isArg()  {}
 func (Lit) isArg()         {}
 func (Struct) isArg()      {}
 
+// SameTables returns, for each of p.Consts, the index of the first
+// table with the same data: k itself for the first, an earlier index for
+// a table that is that one (emission writes it once; the byte counts
+// count it once). The column strips of gen/strips make each operator's
+// tables once a strip.
+func (p *Program) SameTables() []int {
+	first := make(map[string]int, len(p.Consts))
+	out := make([]int, len(p.Consts))
+	for k, c := range p.Consts {
+		f, ok := first[string(c.Data)]
+		if !ok {
+			f = k
+			first[string(c.Data)] = k
+		}
+		out[k] = f
+	}
+	return out
+}
+
 // IsGraphOutput reports whether buffer b holds an output of the graph.
 func (p *Program) IsGraphOutput(b BufID) bool {
 	for _, t := range p.Graph.Outputs {

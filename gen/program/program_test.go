@@ -226,3 +226,27 @@ func TestWithoutUnusedConsts(t *testing.T) {
 		t.Errorf("empty program: %v", r.Consts)
 	}
 }
+
+// TestSameTables: each table maps to the first with its data.
+func TestSameTables(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data []string
+		want []int
+	}{
+		{"none", nil, []int{}},
+		{"distinct", []string{"a", "b", "c"}, []int{0, 1, 2}},
+		{"repeats", []string{"a", "b", "a", "b", "a"}, []int{0, 1, 0, 1, 0}},
+		{"empty tables", []string{"", "x", ""}, []int{0, 1, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Program{}
+			for i, d := range tc.data {
+				p.Consts = append(p.Consts, Const{Hint: "T", Op: i, Data: []byte(d)})
+			}
+			if got := p.SameTables(); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("SameTables() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

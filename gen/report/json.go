@@ -529,15 +529,7 @@ func opKernels(pr *program.Program, groupOf []int) ([][]string, []int) {
 	seenTensor, seenTable := map[int]bool{}, map[int]bool{}
 	// A table with the data of an earlier one is that one in weights.go
 	// (emit): its bytes count once, for the first operator reading either.
-	seenData := map[string]bool{}
-	tableBytes := func(k int) int {
-		d := pr.Consts[k].Data
-		if seenData[string(d)] {
-			return 0
-		}
-		seenData[string(d)] = true
-		return len(d)
-	}
+	same := pr.SameTables()
 	var arg func(op int, a program.Arg)
 	arg = func(op int, a program.Arg) {
 		switch a := a.(type) {
@@ -547,9 +539,9 @@ func opKernels(pr *program.Program, groupOf []int) ([][]string, []int) {
 				constBytes[op] += len(pr.Graph.Tensors[a.Tensor].Data)
 			}
 		case program.ConstTable:
-			if !seenTable[a.Index] {
-				seenTable[a.Index] = true
-				constBytes[op] += tableBytes(a.Index)
+			if k := same[a.Index]; !seenTable[k] {
+				seenTable[k] = true
+				constBytes[op] += len(pr.Consts[k].Data)
 			}
 		case program.Struct:
 			for _, f := range a.Fields {
@@ -600,8 +592,9 @@ func opKernels(pr *program.Program, groupOf []int) ([][]string, []int) {
 	// Tables no call reads (none today) count for the operator that made
 	// them, so that the operators' figures add up to the total.
 	for k, c := range pr.Consts {
-		if !seenTable[k] && c.Op >= 0 && c.Op < len(pr.Ops) {
-			constBytes[c.Op] += tableBytes(k)
+		if f := same[k]; !seenTable[f] && c.Op >= 0 && c.Op < len(pr.Ops) {
+			seenTable[f] = true
+			constBytes[c.Op] += len(c.Data)
 		}
 	}
 	return kernels, constBytes

@@ -584,18 +584,22 @@ func stripsLines(g *model.Graph) []string {
 	}
 	out := []string{fmt.Sprintf("operators %d-%d of the model run in %d column strips (-recompute): each computes columns of t%d from columns of t%d, again for the columns its windows share with its neighbours: %d multiply-accumulates per Invoke against the model's %d (%+d, %+.1f%%)",
 		st.First, st.Last, st.Count, st.Out, st.In, st.MACs, st.ModelMACs, extra, pct)}
-	for k := range st.Count {
-		lo, hi := -1, -1
-		for i, s := range st.Strip {
-			if s == k {
-				if lo < 0 {
-					lo = i
-				}
-				hi = i
+	// Each strip's first and last operators, in one pass.
+	lo, hi := make([]int, st.Count), make([]int, st.Count)
+	for k := range lo {
+		lo[k], hi[k] = -1, -1
+	}
+	for i, k := range st.Strip {
+		if k >= 0 && k < st.Count {
+			if lo[k] < 0 {
+				lo[k] = i
 			}
+			hi[k] = i
 		}
+	}
+	for k := range st.Count {
 		out = append(out, fmt.Sprintf("strip %d: columns %d-%d of t%d from columns %d-%d of t%d, operators %d-%d",
-			k, st.OutCols[k][0], st.OutCols[k][1]-1, st.Out, st.InCols[k][0], st.InCols[k][1]-1, st.In, lo, hi))
+			k, st.OutCols[k][0], st.OutCols[k][1]-1, st.Out, st.InCols[k][0], st.InCols[k][1]-1, st.In, lo[k], hi[k]))
 	}
 	var join []string
 	after := -1

@@ -285,8 +285,7 @@ func (s *splitter) checkOp(op *model.Op) error {
 	if p := op.Padding; p != nil {
 		w.pad, w.top = p.Left, p.Top
 	} else if same {
-		w.pad = max((ow-1)*sw+w.span-iw, 0) / 2
-		w.top = max((oh-1)*sh+spanH-ih, 0) / 2
+		w.pad, w.top = model.SamePad(iw, ow, sw, w.span), model.SamePad(ih, oh, sh, spanH)
 	}
 	w.bottom = max((oh-1)*sh+spanH-ih-w.top, 0)
 	if (w.top+ih+w.bottom-spanH)/sh+1 != oh || w.pad < 0 || w.top < 0 {
@@ -379,9 +378,9 @@ func (s *splitter) build() (*model.Graph, error) {
 			x.Name = fmt.Sprintf("%s/%s%d", x.Name, what, k)
 			return addTensor(x)
 		}
-		// slice returns a tensor of columns c of t's strip tensor.
-		slice := func(t int, c interval, src int) int {
-			have := cols[t]
+		// sliceOf returns a tensor of columns c of t's strip tensor,
+		// which holds t's columns have.
+		sliceOf := func(t int, have, c interval, src int) int {
 			if c == have {
 				return narrow[t]
 			}
@@ -397,12 +396,9 @@ func (s *splitter) build() (*model.Graph, error) {
 			addOp(model.Op{Code: model.OpSlice, Version: 1, Inputs: []int{narrow[t], b, n}, Outputs: []int{y}}, src, k)
 			return y
 		}
+		// The stage's input is whole: the strip's columns are cut from it.
 		narrow[s.in] = s.in
-		if c, w := cols[s.in], g.Tensors[s.in].Shape[axis(s.in)]; c.hi-c.lo != w {
-			cols[s.in] = interval{0, w}
-			narrow[s.in] = slice(s.in, c, st.First)
-			cols[s.in] = c
-		}
+		narrow[s.in] = sliceOf(s.in, interval{0, g.Tensors[s.in].Shape[axis(s.in)]}, cols[s.in], st.First)
 		for i := st.First; i <= st.Last; i++ {
 			op := g.Ops[i]
 			if op.Folded {
@@ -412,7 +408,7 @@ func (s *splitter) build() (*model.Graph, error) {
 			nop := *op
 			nop.Inputs = slices.Clone(op.Inputs)
 			for j, t := range activations(op) {
-				nop.Inputs[j] = slice(t, s.need(op, oc), i)
+				nop.Inputs[j] = sliceOf(t, cols[t], s.need(op, oc), i)
 			}
 			if w, ok := s.win[i]; ok {
 				need := s.need(op, oc)

@@ -211,6 +211,25 @@ type Strips struct {
 // (Top, Left) and after (Bottom, Right) the input.
 type Padding struct{ Top, Bottom, Left, Right int }
 
+// WindowOut is TFLite's output size along one axis of a window operator
+// (convolution, pool) over in elements with stride and a window spanning
+// span input elements ((filter-1)*dilation+1): SAME padding covers every
+// input position's stride, VALID only whole windows. It may be 0 or less
+// (no output).
+func WindowOut(same bool, in, stride, span int) int {
+	if same {
+		return (in + stride - 1) / stride
+	}
+	return (in + stride - span) / stride
+}
+
+// SamePad is the padding SAME puts before the input along one axis (the
+// rest goes after it): half of what out windows of span at stride need
+// beyond in, rounded down, as TFLite's ComputePaddingHeightWidth.
+func SamePad(in, out, stride, span int) int {
+	return max((out-1)*stride+span-in, 0) / 2
+}
+
 // Describe names the operator for error messages: `operator 3 (CONV_2D)`.
 func (o *Op) Describe() string {
 	if o.Code == OpCustom {
