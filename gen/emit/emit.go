@@ -1041,6 +1041,8 @@ func (e *emitter) groupCode(grp *program.Group) []jen.Code {
 			if l.Readers != nil {
 				held += fmt.Sprintf(", read by %d operators", len(l.Readers))
 			}
+		} else if e.p.ViewInGroup(grp, i) {
+			held = "a view of its input's line: its rows, no code"
 		}
 		if grp.Sums && i == grp.Last {
 			held = fmt.Sprintf("whole; a global average: its input's rows added to %d bytes of sums as they come", e.p.Buffers[grp.SumsBuf].Size)

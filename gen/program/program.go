@@ -124,6 +124,31 @@ func (r RowRange) at(t int) RowRange {
 	return RowRange{Lo: r.Lo + t*r.Step, Hi: r.Hi + t*r.Step}
 }
 
+// IsView reports whether operator i is a view: a RESHAPE, SQUEEZE or
+// EXPAND_DIMS whose output shares its input's buffer (no code of its own;
+// in a fused group, a reader reads through it).
+func (p *Program) IsView(i int) bool {
+	op := p.Graph.Ops[i]
+	switch op.Code {
+	case model.OpReshape, model.OpSqueeze, model.OpExpandDims:
+	default:
+		return false
+	}
+	if len(p.Ops[i].Calls) > 0 || p.Ops[i].Flow != nil || len(op.Inputs) == 0 || op.Inputs[0] < 0 || len(op.Outputs) != 1 {
+		return false
+	}
+	in, ok1 := p.TensorBuf[op.Inputs[0]]
+	out, ok2 := p.TensorBuf[op.Outputs[0]]
+	return ok1 && ok2 && in == out
+}
+
+// ViewInGroup reports whether operator i of group grp is a view its
+// reader reads through (a RESHAPE whose rows are its input's rows): inside
+// the group, its output in the buffer of its input, a line.
+func (p *Program) ViewInGroup(grp *Group, i int) bool {
+	return i > grp.First && i < grp.Last && p.IsView(i)
+}
+
 // Expand returns the group's calls in the order they run, with the loop
 // unrolled: each view's offset is Off + t*Step for loop run t.
 func (g *Group) Expand() []Step {

@@ -461,6 +461,8 @@ func groupText(pr *program.Program, l *layout.Layout, grp *program.Group, row ma
 		code := pr.Ops[i].Code.String()
 		if folded(pr, i) {
 			code += " folded"
+		} else if pr.ViewInGroup(grp, i) {
+			code += " view"
 		}
 		codes = append(codes, code)
 	}

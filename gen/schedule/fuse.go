@@ -62,9 +62,17 @@ import (
 // made monotone (mirrorRows) as the demand schedule wants.
 //
 // A strided copy that writes its output row by row (TRANSPOSE, SLICE:
-// bandMove) joins a chain too, each band reading its whole input: at a
-// chain's start, where the input is the group's and whole anyway, it keeps
-// its output, an NCHW input transposed, from being held whole.
+// bandMove) joins a chain too. Where output row y reads input row y alone
+// (a TRANSPOSE of width and channels, a SLICE of columns or channels:
+// moveRowLocal) it is a window of one row, anywhere in a chain; otherwise
+// each band reads its whole input: at a chain's start, where the input is
+// the group's and whole anyway, it keeps its output, an NCHW input
+// transposed, from being held whole.
+//
+// A view whose rows are its input's (a RESHAPE of width and channels:
+// isRowView) has no code and shares its input's buffer. A group steps
+// over it as over a folded operator: its reader reads the line of its
+// input, whose rows are its rows, with no copy and no line of its own.
 
 // bandKind says how a kernel call is cut into bands of output rows: the
 // kinds a lowering declares (program.BandKind, the same values), then the
@@ -89,10 +97,12 @@ const (
 	bandUnary = bandKind(program.BandUnary)
 	// bandMove: moveStrided (TRANSPOSE, SLICE, ...) whose outermost loop
 	// walks the output's rows, k iterations a row: a band is a call on
-	// fewer iterations from a later source offset. Every band reads the
-	// whole input (a TRANSPOSE from NCHW gathers each output row from
-	// every input channel plane), so the operator joins a chain at its
-	// start, where its input is the group's input, kept whole anyway.
+	// fewer iterations from a later source offset. Where output row y
+	// reads input row y alone (moveRowLocal), a band reads its rows;
+	// otherwise every band reads the whole input (a TRANSPOSE from NCHW
+	// gathers each output row from every input channel plane), and the
+	// operator pays in a chain at its start, where its input is the
+	// group's input, kept whole anyway.
 	bandMove = bandKind(program.BandMove)
 	// bandMirror: mirrorPadRows (MIRROR_PAD over height and width), output
 	// row y a reflected input row: a band reads the input rows its rows
@@ -168,9 +178,10 @@ type bandOp struct {
 	// the operator's order.
 	parts []concatPart
 	// folded: an operator another does the work of (gen/fold), without
-	// code, inputs or outputs (its buffers are -1). A group steps over
-	// it: chainOps leaves it out.
-	folded bool
+	// code, inputs or outputs (its buffers are -1), or a view whose rows
+	// are its input's (view: isRowView), whose reader reads its
+	// input's buffer. A group steps over it: chainOps leaves it out.
+	folded, view bool
 }
 
 // concatPart is the strided copy of one input of a CONCATENATION along
@@ -440,6 +451,26 @@ func nhwc(t *model.Tensor) (h, row, w int, ok bool) {
 	return int(t.Shape[1]), int(t.Shape[2] * t.Shape[3]), int(t.Shape[2]), true
 }
 
+// isRowView reports whether operator i of p is a view (no code, its
+// output in its input's buffer: RESHAPE, SQUEEZE, EXPAND_DIMS) whose rows
+// are its input's: both batch-1 NHWC of one type, of the same height and
+// elements a row (a RESHAPE of width and channels). Row y of its output
+// is row y of its input, the same bytes at the same place: in a group,
+// its reader reads its input's line.
+func isRowView(p *program.Program, i int) bool {
+	if noRowViews || !p.IsView(i) {
+		return false
+	}
+	gop := p.Graph.Ops[i]
+	tin, tout := p.Graph.Tensors[gop.Inputs[0]], p.Graph.Tensors[gop.Outputs[0]]
+	inH, inRow, _, ok3 := nhwc(tin)
+	outH, outRow, _, ok4 := nhwc(tout)
+	return ok3 && ok4 && tin.Type == tout.Type && inH == outH && inRow == outRow
+}
+
+// noRowViews, set by tests, keeps every view out of groups.
+var noRowViews bool
+
 // bandable returns operator i of p as a bandOp, or nil when it cannot run
 // in bands: one call of a band kernel, reading tensor input 0 whole and
 // writing output 0 whole, NHWC of batch 1.
@@ -451,6 +482,9 @@ func bandable(p *program.Program, i int) *bandOp {
 	}
 	if gop.Code == model.OpConcatenation {
 		return bandableConcat(p, i)
+	}
+	if isRowView(p, i) {
+		return &bandOp{op: i, folded: true, view: true, param: -1, in: -1, out: -1, skip: -1, inBuf: -1, outBuf: -1, skipBuf: -1}
 	}
 	if len(op.Calls) != 1 || op.Flow != nil || len(gop.Inputs) == 0 || len(gop.Outputs) != 1 || gop.Inputs[0] < 0 {
 		return nil
@@ -522,6 +556,9 @@ func bandable(p *program.Program, i int) *bandOp {
 			return nil
 		}
 		b.stride, b.pad, b.span = 0, 0, b.inH
+		if !noRowMoves && b.moveRowLocal(s) {
+			b.stride, b.pad, b.span = 1, 0, 1
+		}
 	case bandUnary:
 		// Element i from element i: the same shape, whatever the
 		// element types.
@@ -662,6 +699,23 @@ func (b *bandOp) moveRowsAt(s program.Struct, part bool) bool {
 		return true
 	}
 	return false
+}
+
+// noRowMoves, set by tests, has every strided copy read its whole input.
+var noRowMoves bool
+
+// moveRowLocal reports whether output row y of a strided copy (moveRows)
+// reads input row y alone: a TRANSPOSE of width and channels, a SLICE of
+// columns or channels. Then its bands read their own rows, and it joins a
+// chain anywhere, not only at its start: the row loop steps one input row
+// a row, and row 0's reads (moveBandView) end within input row 0.
+func (b *bandOp) moveRowLocal(s program.Struct) bool {
+	rowBytes := b.inRow * b.inType.Size()
+	if b.inH != b.outH || b.moveS <= 0 || b.moveK*b.moveS != rowBytes || b.moveSrc < 0 {
+		return false
+	}
+	base, n, ok := moveBandView(s, b.moveLoop, b.moveK, b.moveS, 0, 1)
+	return ok && base == 0 && n <= rowBytes
 }
 
 // moveBandView returns the bytes a band of rows [r0, r1) of a strided copy
@@ -1112,7 +1166,9 @@ func (b *bandOp) bandCall(ev bandEvent, in, out program.View) program.Call {
 		// The band's bytes of the whole input.
 		whole := in
 		whole.N, whole.Raw = (ev.hi-ev.lo)*b.inRow, true
-		src, v := moveBandSource(s, b.moveLoop, b.moveK, b.moveSrc, b.moveS, ev.r0, ev.r1, whole)
+		// Rows from the view's first, input row ev.lo (0 where every band
+		// reads the whole input).
+		src, v := moveBandSource(s, b.moveLoop, b.moveK, b.moveSrc, b.moveS, ev.r0-ev.lo, ev.r1-ev.lo, whole)
 		inView = &v
 		args[b.param] = withInts(s, map[string]int{
 			fmt.Sprint("n", b.moveLoop): (ev.r1 - ev.r0) * b.moveK,
@@ -1255,7 +1311,7 @@ func fuse(p *program.Program, spans []fuseSpan) (*program.Program, error) {
 			b := &q.Buffers[id]
 			b.Size = s.lineBytes(j)
 			b.First, b.Last = sp.first, sp.last
-			grp.Lines = append(grp.Lines, program.Line{Buf: id, Tensor: b.Tensors[0], Rows: s.lineRows[j], RowBytes: ops[j].outRow * ops[j].outType.Size(), TensorRows: ops[j].outH,
+			grp.Lines = append(grp.Lines, program.Line{Buf: id, Tensor: p.Graph.Ops[ops[j].op].Outputs[0], Rows: s.lineRows[j], RowBytes: ops[j].outRow * ops[j].outType.Size(), TensorRows: ops[j].outH,
 				Readers: s.dagReaders(j)})
 		}
 		// A group ending in sums writes its output at its end, a few

@@ -70,7 +70,7 @@ func noBand(p *program.Program, i int) string {
 	op := p.Ops[i]
 	switch {
 	case len(op.Calls) == 0 && op.Flow == nil:
-		return "is a view of its input (no code)"
+		return "is a view of its input (no code) whose rows are not its input's rows"
 	case op.Flow != nil:
 		return "is control flow"
 	case len(op.Calls) > 1:

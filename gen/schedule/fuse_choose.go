@@ -107,8 +107,8 @@ func (f *fusePlanner) lineable(j int) string {
 	switch {
 	case p.IsGraphOutput(b):
 		return fmt.Sprintf("operator %d's output is a graph output, kept whole", j)
-	case buf.Kind != planner.Activation || len(buf.Tensors) != 1:
-		return fmt.Sprintf("operator %d's output shares its memory with another tensor (a view or an in-place operator)", j)
+	case buf.Kind != planner.Activation || !f.ownTensors(j):
+		return fmt.Sprintf("operator %d's output shares its memory with another tensor (a view that mixes rows or an in-place operator)", j)
 	case buf.First != j || buf.Last <= j:
 		return fmt.Sprintf("operator %d's output is not made by it and read after it", j)
 	case buf.Tie != nil:
@@ -132,12 +132,36 @@ func (f *fusePlanner) lineable(j int) string {
 		switch {
 		case o == nil:
 			return fmt.Sprintf("operator %d's output is read by operator %d (%s), which has no band form, so it is kept whole", j, k, p.Ops[k].Code)
+		case o.view:
+			// Its readers read the line: they are checked here too.
 		case o.inBuf == b || slices.Contains(o.skipBufs(), b):
 		default:
 			return fmt.Sprintf("operator %d's output is read whole by operator %d (%s), so it is kept whole", j, k, p.Ops[k].Code)
 		}
 	}
 	return ""
+}
+
+// ownTensors reports whether the buffer of operator j's output holds its
+// output and views of it whose rows are its rows (isRowView), nothing
+// else: a line of its rows serves them all.
+func (f *fusePlanner) ownTensors(j int) bool {
+	p := f.p
+	b := f.band[j].outBuf
+	own := map[int]bool{p.Graph.Ops[j].Outputs[0]: true}
+	for k := j + 1; k <= p.Buffers[b].Last && k < len(p.Ops); k++ {
+		if o := f.band[k]; o != nil && o.view {
+			if in := p.Graph.Ops[k].Inputs[0]; own[in] {
+				own[p.Graph.Ops[k].Outputs[0]] = true
+			}
+		}
+	}
+	for _, t := range p.Buffers[b].Tensors {
+		if !own[t] {
+			return false
+		}
+	}
+	return true
 }
 
 // skipLineIn says whether residual operator i of group sp must keep its

@@ -92,12 +92,23 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 		sh := g.Tensors[t].Shape
 		return int(sh[2]*sh[3]) * g.Tensors[t].Type.Size()
 	}
+	// A view's bytes are its input's (a RESHAPE a group steps over): its
+	// tensor is tagged as the tensor it views.
+	viewOf := make([]int, len(g.Tensors))
+	for t := range viewOf {
+		viewOf[t] = t
+	}
+	for i, op := range g.Ops {
+		if isRowView(p, i) {
+			viewOf[op.Outputs[0]] = viewOf[op.Inputs[0]]
+		}
+	}
 	for _, grp := range p.Groups {
 		tags := make([]int64, lay.Plan.Size)
 		for i := range tags {
 			tags[i] = -1
 		}
-		tag := func(t, k int) int64 { return int64(t)<<32 | int64(k) }
+		tag := func(t, k int) int64 { return int64(viewOf[t])<<32 | int64(k) }
 		mine := map[program.BufID]bool{grp.In: true, grp.Out: true}
 		for _, l := range grp.Lines {
 			mine[l.Buf] = true
@@ -194,7 +205,7 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 		sentinels := slices.Clone(tags)
 		computed := map[int][]int{} // operator -> times each output row was computed
 		for i := grp.First; i <= grp.Last; i++ {
-			if !g.Ops[i].Folded {
+			if !g.Ops[i].Folded && !isRowView(p, i) {
 				computed[i] = make([]int, g.Tensors[g.Ops[i].Outputs[0]].Shape[1])
 			}
 		}
@@ -286,9 +297,14 @@ func simulateGroups(p *program.Program, lay *layout.Layout) error {
 			if c.Fn == string(kernelsig.MoveStrided) {
 				// A strided copy reads bytes of its whole input: the
 				// bytes it reads must hold the input's, the others may
-				// be overwritten already (moveLowest).
+				// be overwritten already (moveLowest). One that reads
+				// its band's rows alone (moveRowLocal) may read them
+				// from a line: its view starts at the band's first row.
 				at, _ := viewBytes(*in)
 				base := in.Off * in.Type.Size() // the view may start past the input's first byte
+				if in.Buf != grp.In {
+					base = s.InRows.Lo * rowBytes(it)
+				}
 				for _, k := range moveReads(c) {
 					if want := tag(it, base+k); tags[at+k] != want {
 						return fmt.Errorf("group %d-%d, call %d (operator %d, rows %d-%d): moveStrided reads input byte %d, which holds %x, want %x",

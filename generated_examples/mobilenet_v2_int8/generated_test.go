@@ -198,9 +198,36 @@ func op3Shifted(a arena, sh func(string) string) {
 	}, a.i8(offAct3Strip0, 2688), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct4Strip0Scratch0, 26), a.i8(offAct4Strip0, 2688))
 }
 
-// op5Shifted is op5 reading its constants through sh (shifted copies).
-func op5Shifted(a arena, sh func(string) string) {
-	addInt8Tab(&ewQuantParams{
+// ops4to5Shifted is ops4to5 reading its constants through sh (shifted copies).
+func ops4to5Shifted(a arena, sh func(string) string) {
+	// 4-5: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows the next operator still needs:
+	//
+	//	4: SLICE act2/strip0 -> act2/cols0 (line of 1 of 48 rows, 56 bytes)
+	//	5: ADD act2/cols0 + act4/strip0 -> add5/strip0 (whole)
+	//
+	// The output is written over the dying input, which starts 0 bytes above it.
+	p0 := &moveParams{
+		run: 56,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  64,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  56,
+		src: 0,
+		dst: 0,
+	}
+	p1 := &ewQuantParams{
 		in1Off:    128,
 		in2Off:    16,
 		outOff:    8,
@@ -213,8 +240,9 @@ func op5Shifted(a arena, sh func(string) string) {
 		leftShift: 20,
 		actMin:    -128,
 		actMax:    127,
-	}, sh(opAdd5Strip0Tab), &ewBcast{
-		inner:  2688,
+	}
+	p2 := &ewBcast{
+		inner:  56,
 		aInner: 1,
 		bInner: 1,
 		n1:     1,
@@ -232,7 +260,13 @@ func op5Shifted(a arena, sh func(string) string) {
 		n5:     1,
 		a5:     0,
 		b5:     0,
-	}, a.i8(offAct2Cols0, 2688), a.i8(offAct4Strip0, 2688), a.i8(offAct2Cols0, 2688))
+	}
+	for band := 0; band < 48; band++ {
+		// 4: row 0+1*band from input row 0+1*band
+		moveStrided(p0, a.u8(offAct2Cols0, 56), a.u8(offAct2Strip0+64*band, 56))
+		// 5: row 0+1*band from input row 0+1*band
+		addInt8Tab(p1, sh(opAdd5Strip0Tab), p2, a.i8(offAct2Cols0, 56), a.i8(offAct4Strip0+56*band, 56), a.i8(offAdd5Strip0+56*band, 56))
+	}
 }
 
 // ops6to7Shifted is ops6to7 reading its constants through sh (shifted copies).
@@ -306,21 +340,21 @@ func ops6to7Shifted(a arena, sh func(string) string) {
 		hi:        94,
 	}
 	// 6: rows 0 to 2 from input rows 0 to 2
-	convPWDSPW(p0, a.i8(offAct2Cols0, 168), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip0Scratch0, 26), a.i8(offAct6Strip0, 1008))
+	convPWDSPW(p0, a.i8(offAdd5Strip0, 168), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip0Scratch0, 26), a.i8(offAct6Strip0, 1008))
 	// 7: row 0 from input rows 0 to 2
 	dwDSPInt8M1(p1, a.i8(offAct6Strip0, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip0Scratch0, 38), a.i8(offAct7Strip0, 144))
 	for band := 0; band < 22; band++ {
 		// 6: keep the rows still needed at the start of its line
 		slideDown(a.u8(offAct6Strip0, 336), a.u8(offAct6Strip0+672, 336))
 		// 6: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
-		convPWDSPW(p2, a.i8(offAct2Cols0+168+112*band, 112), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip0Scratch0, 26), a.i8(offAct6Strip0+336, 672))
+		convPWDSPW(p2, a.i8(offAdd5Strip0+168+112*band, 112), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip0Scratch0, 26), a.i8(offAct6Strip0+336, 672))
 		// 7: row 1+1*band from input rows 2+2*band to 4+2*band
 		dwDSPInt8M1(p1, a.i8(offAct6Strip0, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip0Scratch0, 38), a.i8(offAct7Strip0+144+144*band, 144))
 	}
 	// 6: keep the rows still needed at the start of its line
 	slideDown(a.u8(offAct6Strip0, 336), a.u8(offAct6Strip0+672, 336))
 	// 6: row 47 from input row 47
-	convPWDSPW(p3, a.i8(offAct2Cols0+2632, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip0Scratch0, 26), a.i8(offAct6Strip0+336, 336))
+	convPWDSPW(p3, a.i8(offAdd5Strip0+2632, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip0Scratch0, 26), a.i8(offAct6Strip0+336, 336))
 	// 7: row 23 from input rows 46 to 47
 	dwDSPInt8M1(p4, a.i8(offAct6Strip0, 672), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip0Scratch0, 38), a.i8(offAct7Strip0+3312, 144))
 }
@@ -336,146 +370,62 @@ func op8Shifted(a arena, sh func(string) string) {
 	}, a.i8(offAct7Strip0, 3456), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct8Strip0Scratch0, 66), a.i8(offAct8Strip0, 576))
 }
 
-// ops10to11Shifted is ops10to11 reading its constants through sh (shifted copies).
-func ops10to11Shifted(a arena, sh func(string) string) {
-	// 10-11: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	10: SLICE image1 -> image1/cols1 (line of 3 of 96 rows, 171 bytes)
-	//	11: CONV_2D image1/cols1 -> act2/strip1 (whole)
-	p0 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  3,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 30,
-		dst: 0,
-	}
-	p1 := &convDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       19,
-		inC:       3,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      0,
-		span:      207,
-		hi:        79,
-	}
-	p2 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  2,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 30,
-		dst: 0,
-	}
-	p3 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  1,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 30,
-		dst: 0,
-	}
-	p4 := &convDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       19,
-		inC:       3,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 10: rows 0 to 2 from input rows 0 to 95
-	moveStrided(p0, a.u8(offImage1Cols1, 171), a.u8(offImage1, 663))
-	// 11: row 0 from input rows 0 to 2
-	convDSPW(p1, a.i8(offImage1Cols1, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1, 72))
-	for band := 0; band < 46; band++ {
-		// 10: keep the rows still needed at the start of its line
-		slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
-		// 10: rows 3+2*band to 4+2*band from input rows 0 to 95
-		moveStrided(p2, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+864+576*band, 375))
-		// 11: row 1+1*band from input rows 2+2*band to 4+2*band
-		convDSPW(p1, a.i8(offImage1Cols1, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+72+72*band, 72))
-	}
-	// 10: keep the rows still needed at the start of its line
-	slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
-	// 10: row 95 from input rows 0 to 95
-	moveStrided(p3, a.u8(offImage1Cols1+57, 57), a.u8(offImage1+27360, 87))
-	// 11: row 47 from input rows 94 to 95
-	convDSPW(p4, a.i8(offImage1Cols1, 114), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+3384, 72))
-}
-
-// ops12to15Shifted is ops12to15 reading its constants through sh (shifted copies).
-func ops12to15Shifted(a arena, sh func(string) string) {
-	// 12-15: fused, row by row: every row is computed once, each intermediate tensor held
+// ops10to18Shifted is ops10to18 reading its constants through sh (shifted copies).
+func ops10to18Shifted(a arena, sh func(string) string) {
+	// 10-18: fused, row by row: every row is computed once, each intermediate tensor held
 	// as a line buffer of the rows its readers still need (a line read by several operators keeps
 	// each row until the last of them has read it):
 	//
+	//	10: SLICE image1 -> image1/cols1 (line of 3 of 96 rows, 171 bytes)
+	//	11: CONV_2D image1/cols1 -> act2/strip1 (line of 3 of 48 rows, 216 bytes, read by 2 operators)
 	//	12: DEPTHWISE_CONV_2D act2/strip1 -> act3/strip1 (line of 1 of 48 rows, 56 bytes)
 	//	13: CONV_2D act3/strip1 -> act4/strip1 (line of 1 of 48 rows, 56 bytes, read by 1 operators)
 	//	14: SLICE act2/strip1 -> act2/cols1 (line of 1 of 48 rows, 56 bytes)
-	//	15: ADD act2/cols1 + act4/strip1 -> add5/strip1 (whole)
-	//
-	// The output is written over the dying input, which starts 64 bytes above it.
+	//	15: ADD act2/cols1 + act4/strip1 -> add5/strip1 (line of 1 of 48 rows, 56 bytes)
+	//	16: CONV_2D add5/strip1 -> act6/strip1 (line of 3 of 48 rows, 1008 bytes)
+	//	17: DEPTHWISE_CONV_2D act6/strip1 -> act7/strip1 (line of 1 of 24 rows, 144 bytes)
+	//	18: CONV_2D act7/strip1 -> act8/strip1 (whole)
 	p0 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  3,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 30,
+		dst: 0,
+	}
+	p1 := &convDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       19,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	p2 := &moveParams{
 		run: 56,
 		n0:  1,
 		n1:  1,
@@ -495,7 +445,27 @@ func ops12to15Shifted(a arena, sh func(string) string) {
 		src: 8,
 		dst: 0,
 	}
-	p1 := &dwDSPParams{
+	p3 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  2,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 30,
+		dst: 0,
+	}
+	p4 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       9,
@@ -515,14 +485,14 @@ func ops12to15Shifted(a arena, sh func(string) string) {
 		span:      207,
 		hi:        79,
 	}
-	p2 := &convPWDSPParams{
+	p5 := &convPWDSPParams{
 		pixels: 7,
 		inC:    8,
 		outC:   8,
 		span:   255,
 		hi:     127,
 	}
-	p3 := &ewQuantParams{
+	p6 := &ewQuantParams{
 		in1Off:    128,
 		in2Off:    16,
 		outOff:    8,
@@ -536,7 +506,7 @@ func ops12to15Shifted(a arena, sh func(string) string) {
 		actMin:    -128,
 		actMax:    127,
 	}
-	p4 := &ewBcast{
+	p7 := &ewBcast{
 		inner:  56,
 		aInner: 1,
 		bInner: 1,
@@ -556,125 +526,121 @@ func ops12to15Shifted(a arena, sh func(string) string) {
 		a5:     0,
 		b5:     0,
 	}
-	p5 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       9,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      7,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	p6 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       9,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      7,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 14: row 0 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1, 64))
-	// 12: row 0 from input rows 0 to 1
-	dwDSPInt8M1(p1, a.i8(offAct2Strip1, 144), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
-	// 13: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct3Strip1, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
-	// 15: row 0 from input row 0
-	addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
-	for band := 0; band < 46; band++ {
-		// 14: row 1+1*band from input rows 0 to 47
-		moveStrided(p0, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+72+72*band, 64))
-		// 12: row 1+1*band from input rows 0+1*band to 2+1*band
-		dwDSPInt8M1(p5, a.i8(offAct2Strip1+72*band, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
-		// 13: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct3Strip1, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
-		// 15: row 1+1*band from input row 1+1*band
-		addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1+56+56*band, 56))
-	}
-	// 14: row 47 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+3384, 64))
-	// 12: row 47 from input rows 46 to 47
-	dwDSPInt8M1(p6, a.i8(offAct2Strip1+3312, 144), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
-	// 13: row 47 from input row 47
-	convPWDSPW(p2, a.i8(offAct3Strip1, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
-	// 15: row 47 from input row 47
-	addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1+2632, 56))
-}
-
-// ops16to17Shifted is ops16to17 reading its constants through sh (shifted copies).
-func ops16to17Shifted(a arena, sh func(string) string) {
-	// 16-17: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	16: CONV_2D add5/strip1 -> act6/strip1 (line of 3 of 48 rows, 1008 bytes)
-	//	17: DEPTHWISE_CONV_2D act6/strip1 -> act7/strip1 (whole)
-	//
-	// The output is written over the dying input, which starts 688 bytes above it.
-	p0 := &convPWDSPParams{
-		pixels: 21,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p1 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       7,
-		inC:       48,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      3,
-		outC:      48,
-		depthMul:  1,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      222,
-		hi:        94,
-	}
-	p2 := &convPWDSPParams{
-		pixels: 14,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p3 := &convPWDSPParams{
+	p8 := &convPWDSPParams{
 		pixels: 7,
 		inC:    8,
 		outC:   48,
 		span:   214,
 		hi:     86,
 	}
-	p4 := &dwDSPParams{
+	p9 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       9,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      7,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p10 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       7,
+		inC:       48,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      3,
+		outC:      48,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      222,
+		hi:        94,
+	}
+	p11 := &convPWDSPParams{
+		pixels: 3,
+		inC:    48,
+		outC:   8,
+		span:   255,
+		hi:     127,
+	}
+	p12 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 30,
+		dst: 0,
+	}
+	p13 := &convDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       19,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	p14 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       9,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      7,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p15 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       7,
@@ -694,825 +660,183 @@ func ops16to17Shifted(a arena, sh func(string) string) {
 		span:      222,
 		hi:        94,
 	}
-	// 16: rows 0 to 2 from input rows 0 to 2
-	convPWDSPW(p0, a.i8(offAdd5Strip1, 168), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip1Scratch0, 26), a.i8(offAct6Strip1, 1008))
+	// 10: rows 0 to 2 from input rows 0 to 2
+	moveStrided(p0, a.u8(offImage1Cols1, 171), a.u8(offImage1, 663))
+	// 11: row 0 from input rows 0 to 2
+	convDSPW(p1, a.i8(offImage1Cols1, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1, 72))
+	// 14: row 0 from input row 0
+	moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1, 64))
+	// 10: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+	// 10: rows 3 to 4 from input rows 3 to 4
+	moveStrided(p3, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+864, 375))
+	// 11: row 1 from input rows 2 to 4
+	convDSPW(p1, a.i8(offImage1Cols1, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+72, 72))
+	// 12: row 0 from input rows 0 to 1
+	dwDSPInt8M1(p4, a.i8(offAct2Strip1, 144), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+	// 13: row 0 from input row 0
+	convPWDSPW(p5, a.i8(offAct3Strip1, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+	// 15: row 0 from input row 0
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
+	// 16: row 0 from input row 0
+	convPWDSPW(p8, a.i8(offAdd5Strip1, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1, 336))
+	// 14: row 1 from input row 1
+	moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+72, 64))
+	// 10: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+	// 10: rows 5 to 6 from input rows 5 to 6
+	moveStrided(p3, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+1440, 375))
+	// 11: row 2 from input rows 4 to 6
+	convDSPW(p1, a.i8(offImage1Cols1, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+144, 72))
+	// 12: row 1 from input rows 0 to 2
+	dwDSPInt8M1(p9, a.i8(offAct2Strip1, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+	// 13: row 1 from input row 1
+	convPWDSPW(p5, a.i8(offAct3Strip1, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+	// 15: row 1 from input row 1
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
+	// 16: row 1 from input row 1
+	convPWDSPW(p8, a.i8(offAdd5Strip1, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+336, 336))
+	// 14: row 2 from input row 2
+	moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+144, 64))
+	// 10: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+	// 10: rows 7 to 8 from input rows 7 to 8
+	moveStrided(p3, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+2016, 375))
+	// 11: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip1, 144), a.u8(offAct2Strip1+72, 144))
+	// 11: row 3 from input rows 6 to 8
+	convDSPW(p1, a.i8(offImage1Cols1, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+144, 72))
+	// 12: row 2 from input rows 1 to 3
+	dwDSPInt8M1(p9, a.i8(offAct2Strip1, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+	// 13: row 2 from input row 2
+	convPWDSPW(p5, a.i8(offAct3Strip1, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+	// 15: row 2 from input row 2
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
+	// 16: row 2 from input row 2
+	convPWDSPW(p8, a.i8(offAdd5Strip1, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+672, 336))
 	// 17: row 0 from input rows 0 to 2
-	dwDSPInt8M1(p1, a.i8(offAct6Strip1, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip1Scratch0, 38), a.i8(offAct7Strip1, 144))
-	for band := 0; band < 22; band++ {
+	dwDSPInt8M1(p10, a.i8(offAct6Strip1, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct7Strip1, 144))
+	// 18: row 0 from input row 0
+	convPWDSPW(p11, a.i8(offAct7Strip1, 144), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip1Scratch0, 66), a.i8(offAct8Strip1, 24))
+	for band := 0; band < 21; band++ {
+		// 14: row 3+2*band from input row 3+2*band
+		moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+144, 64))
+		// 10: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+		// 10: rows 9+4*band to 10+4*band from input rows 9+4*band to 10+4*band
+		moveStrided(p3, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+2592+1152*band, 375))
+		// 11: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip1, 144), a.u8(offAct2Strip1+72, 144))
+		// 11: row 4+2*band from input rows 8+4*band to 10+4*band
+		convDSPW(p1, a.i8(offImage1Cols1, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+144, 72))
+		// 12: row 3+2*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip1, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+		// 13: row 3+2*band from input row 3+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip1, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+		// 15: row 3+2*band from input row 3+2*band
+		addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
 		// 16: keep the rows still needed at the start of its line
 		slideDown(a.u8(offAct6Strip1, 336), a.u8(offAct6Strip1+672, 336))
-		// 16: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
-		convPWDSPW(p2, a.i8(offAdd5Strip1+168+112*band, 112), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip1Scratch0, 26), a.i8(offAct6Strip1+336, 672))
+		// 16: row 3+2*band from input row 3+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip1, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+336, 336))
+		// 14: row 4+2*band from input row 4+2*band
+		moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+144, 64))
+		// 10: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+		// 10: rows 11+4*band to 12+4*band from input rows 11+4*band to 12+4*band
+		moveStrided(p3, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+3168+1152*band, 375))
+		// 11: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip1, 144), a.u8(offAct2Strip1+72, 144))
+		// 11: row 5+2*band from input rows 10+4*band to 12+4*band
+		convDSPW(p1, a.i8(offImage1Cols1, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+144, 72))
+		// 12: row 4+2*band from input rows 3+2*band to 5+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip1, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+		// 13: row 4+2*band from input row 4+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip1, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+		// 15: row 4+2*band from input row 4+2*band
+		addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
+		// 16: row 4+2*band from input row 4+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip1, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+672, 336))
 		// 17: row 1+1*band from input rows 2+2*band to 4+2*band
-		dwDSPInt8M1(p1, a.i8(offAct6Strip1, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip1Scratch0, 38), a.i8(offAct7Strip1+144+144*band, 144))
+		dwDSPInt8M1(p10, a.i8(offAct6Strip1, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct7Strip1, 144))
+		// 18: row 1+1*band from input row 1+1*band
+		convPWDSPW(p11, a.i8(offAct7Strip1, 144), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip1Scratch0, 66), a.i8(offAct8Strip1+24+24*band, 24))
 	}
+	// 14: row 45 from input row 45
+	moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+144, 64))
+	// 10: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+	// 10: rows 93 to 94 from input rows 93 to 94
+	moveStrided(p3, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+26784, 375))
+	// 11: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip1, 144), a.u8(offAct2Strip1+72, 144))
+	// 11: row 46 from input rows 92 to 94
+	convDSPW(p1, a.i8(offImage1Cols1, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+144, 72))
+	// 12: row 45 from input rows 44 to 46
+	dwDSPInt8M1(p9, a.i8(offAct2Strip1, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+	// 13: row 45 from input row 45
+	convPWDSPW(p5, a.i8(offAct3Strip1, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+	// 15: row 45 from input row 45
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
+	// 16: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct6Strip1, 336), a.u8(offAct6Strip1+672, 336))
+	// 16: row 45 from input row 45
+	convPWDSPW(p8, a.i8(offAdd5Strip1, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+336, 336))
+	// 14: row 46 from input row 46
+	moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+144, 64))
+	// 10: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+	// 10: row 95 from input row 95
+	moveStrided(p12, a.u8(offImage1Cols1+57, 57), a.u8(offImage1+27360, 87))
+	// 11: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip1, 144), a.u8(offAct2Strip1+72, 144))
+	// 11: row 47 from input rows 94 to 95
+	convDSPW(p13, a.i8(offImage1Cols1, 114), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+144, 72))
+	// 12: row 46 from input rows 45 to 47
+	dwDSPInt8M1(p9, a.i8(offAct2Strip1, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+	// 13: row 46 from input row 46
+	convPWDSPW(p5, a.i8(offAct3Strip1, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+	// 15: row 46 from input row 46
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
+	// 16: row 46 from input row 46
+	convPWDSPW(p8, a.i8(offAdd5Strip1, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+672, 336))
+	// 17: row 22 from input rows 44 to 46
+	dwDSPInt8M1(p10, a.i8(offAct6Strip1, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct7Strip1, 144))
+	// 18: row 22 from input row 22
+	convPWDSPW(p11, a.i8(offAct7Strip1, 144), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip1Scratch0, 66), a.i8(offAct8Strip1+528, 24))
+	// 14: row 47 from input row 47
+	moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+144, 64))
+	// 12: row 47 from input rows 46 to 47
+	dwDSPInt8M1(p14, a.i8(offAct2Strip1+72, 144), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+	// 13: row 47 from input row 47
+	convPWDSPW(p5, a.i8(offAct3Strip1, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+	// 15: row 47 from input row 47
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
 	// 16: keep the rows still needed at the start of its line
 	slideDown(a.u8(offAct6Strip1, 336), a.u8(offAct6Strip1+672, 336))
 	// 16: row 47 from input row 47
-	convPWDSPW(p3, a.i8(offAdd5Strip1+2632, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip1Scratch0, 26), a.i8(offAct6Strip1+336, 336))
+	convPWDSPW(p8, a.i8(offAdd5Strip1, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+336, 336))
 	// 17: row 23 from input rows 46 to 47
-	dwDSPInt8M1(p4, a.i8(offAct6Strip1, 672), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip1Scratch0, 38), a.i8(offAct7Strip1+3312, 144))
+	dwDSPInt8M1(p15, a.i8(offAct6Strip1, 672), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct7Strip1, 144))
+	// 18: row 23 from input row 23
+	convPWDSPW(p11, a.i8(offAct7Strip1, 144), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip1Scratch0, 66), a.i8(offAct8Strip1+552, 24))
 }
 
-// op18Shifted is op18 reading its constants through sh (shifted copies).
-func op18Shifted(a arena, sh func(string) string) {
-	convPWDSPW(&convPWDSPParams{
-		pixels: 72,
-		inC:    48,
-		outC:   8,
-		span:   255,
-		hi:     127,
-	}, a.i8(offAct7Strip1, 3456), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct8Strip1Scratch0, 66), a.i8(offAct8Strip1, 576))
-}
-
-// ops20to21Shifted is ops20to21 reading its constants through sh (shifted copies).
-func ops20to21Shifted(a arena, sh func(string) string) {
-	// 20-21: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	20: SLICE image1 -> image1/cols2 (line of 3 of 96 rows, 207 bytes)
-	//	21: CONV_2D image1/cols2 -> act2/strip2 (whole)
-	p0 := &moveParams{
-		run: 69,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  3,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  69,
-		src: 66,
-		dst: 0,
-	}
-	p1 := &convDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       23,
-		inC:       3,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      11,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      0,
-		span:      207,
-		hi:        79,
-	}
-	p2 := &moveParams{
-		run: 69,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  2,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  69,
-		src: 66,
-		dst: 0,
-	}
-	p3 := &moveParams{
-		run: 69,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  1,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  69,
-		src: 66,
-		dst: 0,
-	}
-	p4 := &convDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       23,
-		inC:       3,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      11,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 20: rows 0 to 2 from input rows 0 to 95
-	moveStrided(p0, a.u8(offImage1Cols2, 207), a.u8(offImage1, 711))
-	// 21: row 0 from input rows 0 to 2
-	convDSPW(p1, a.i8(offImage1Cols2, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2, 88))
-	for band := 0; band < 46; band++ {
-		// 20: keep the rows still needed at the start of its line
-		slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
-		// 20: rows 3+2*band to 4+2*band from input rows 0 to 95
-		moveStrided(p2, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+864+576*band, 423))
-		// 21: row 1+1*band from input rows 2+2*band to 4+2*band
-		convDSPW(p1, a.i8(offImage1Cols2, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+88+88*band, 88))
-	}
-	// 20: keep the rows still needed at the start of its line
-	slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
-	// 20: row 95 from input rows 0 to 95
-	moveStrided(p3, a.u8(offImage1Cols2+69, 69), a.u8(offImage1+27360, 135))
-	// 21: row 47 from input rows 94 to 95
-	convDSPW(p4, a.i8(offImage1Cols2, 138), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+4136, 88))
-}
-
-// ops22to25Shifted is ops22to25 reading its constants through sh (shifted copies).
-func ops22to25Shifted(a arena, sh func(string) string) {
-	// 22-25: fused, row by row: every row is computed once, each intermediate tensor held
+// ops20to28Shifted is ops20to28 reading its constants through sh (shifted copies).
+func ops20to28Shifted(a arena, sh func(string) string) {
+	// 20-28: fused, row by row: every row is computed once, each intermediate tensor held
 	// as a line buffer of the rows its readers still need (a line read by several operators keeps
 	// each row until the last of them has read it):
 	//
+	//	20: SLICE image1 -> image1/cols2 (line of 3 of 96 rows, 207 bytes)
+	//	21: CONV_2D image1/cols2 -> act2/strip2 (line of 3 of 48 rows, 264 bytes, read by 2 operators)
 	//	22: DEPTHWISE_CONV_2D act2/strip2 -> act3/strip2 (line of 1 of 48 rows, 72 bytes)
 	//	23: CONV_2D act3/strip2 -> act4/strip2 (line of 1 of 48 rows, 72 bytes, read by 1 operators)
 	//	24: SLICE act2/strip2 -> act2/cols2 (line of 1 of 48 rows, 72 bytes)
-	//	25: ADD act2/cols2 + act4/strip2 -> add5/strip2 (whole)
-	//
-	// The output is written over the dying input, which starts 80 bytes above it.
-	p0 := &moveParams{
-		run: 72,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  1,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  88,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  72,
-		src: 8,
-		dst: 0,
-	}
-	p1 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       11,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      1,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	p2 := &convPWDSPParams{
-		pixels: 9,
-		inC:    8,
-		outC:   8,
-		span:   255,
-		hi:     127,
-	}
-	p3 := &ewQuantParams{
-		in1Off:    128,
-		in2Off:    16,
-		outOff:    8,
-		in1Mult:   1073741824,
-		in2Mult:   1073741824,
-		outMult:   1482786306,
-		in1Shift:  0,
-		in2Shift:  0,
-		outShift:  -19,
-		leftShift: 20,
-		actMin:    -128,
-		actMax:    127,
-	}
-	p4 := &ewBcast{
-		inner:  72,
-		aInner: 1,
-		bInner: 1,
-		n1:     1,
-		a1:     0,
-		b1:     0,
-		n2:     1,
-		a2:     0,
-		b2:     0,
-		n3:     1,
-		a3:     0,
-		b3:     0,
-		n4:     1,
-		a4:     0,
-		b4:     0,
-		n5:     1,
-		a5:     0,
-		b5:     0,
-	}
-	p5 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       11,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	p6 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       11,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 24: row 0 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2, 80))
-	// 22: row 0 from input rows 0 to 1
-	dwDSPInt8M1(p1, a.i8(offAct2Strip2, 176), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
-	// 23: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct3Strip2, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
-	// 25: row 0 from input row 0
-	addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
-	for band := 0; band < 46; band++ {
-		// 24: row 1+1*band from input rows 0 to 47
-		moveStrided(p0, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+88+88*band, 80))
-		// 22: row 1+1*band from input rows 0+1*band to 2+1*band
-		dwDSPInt8M1(p5, a.i8(offAct2Strip2+88*band, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
-		// 23: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct3Strip2, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
-		// 25: row 1+1*band from input row 1+1*band
-		addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2+72+72*band, 72))
-	}
-	// 24: row 47 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+4136, 80))
-	// 22: row 47 from input rows 46 to 47
-	dwDSPInt8M1(p6, a.i8(offAct2Strip2+4048, 176), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
-	// 23: row 47 from input row 47
-	convPWDSPW(p2, a.i8(offAct3Strip2, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
-	// 25: row 47 from input row 47
-	addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2+3384, 72))
-}
-
-// ops26to28Shifted is ops26to28 reading its constants through sh (shifted copies).
-func ops26to28Shifted(a arena, sh func(string) string) {
-	// 26-28: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
+	//	25: ADD act2/cols2 + act4/strip2 -> add5/strip2 (line of 1 of 48 rows, 72 bytes)
 	//	26: CONV_2D add5/strip2 -> act6/strip2 (line of 3 of 48 rows, 1296 bytes)
 	//	27: DEPTHWISE_CONV_2D act6/strip2 -> act7/strip2 (line of 1 of 24 rows, 192 bytes)
 	//	28: CONV_2D act7/strip2 -> act8/strip2 (whole)
-	//
-	// The output is written over the dying input, which starts 0 bytes above it.
-	p0 := &convPWDSPParams{
-		pixels: 27,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p1 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       9,
-		inC:       48,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      4,
-		outC:      48,
-		depthMul:  1,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      222,
-		hi:        94,
-	}
-	p2 := &convPWDSPParams{
-		pixels: 4,
-		inC:    48,
-		outC:   8,
-		span:   255,
-		hi:     127,
-	}
-	p3 := &convPWDSPParams{
-		pixels: 18,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p4 := &convPWDSPParams{
-		pixels: 9,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p5 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       9,
-		inC:       48,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      4,
-		outC:      48,
-		depthMul:  1,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      222,
-		hi:        94,
-	}
-	// 26: rows 0 to 2 from input rows 0 to 2
-	convPWDSPW(p0, a.i8(offAdd5Strip2, 216), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip2Scratch0, 26), a.i8(offAct6Strip2, 1296))
-	// 27: row 0 from input rows 0 to 2
-	dwDSPInt8M1(p1, a.i8(offAct6Strip2, 1296), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
-	// 28: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct7Strip2, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct6Strip2Scratch0, 66), a.i8(offAct8Strip2, 32))
-	for band := 0; band < 22; band++ {
-		// 26: keep the rows still needed at the start of its line
-		slideDown(a.u8(offAct6Strip2, 432), a.u8(offAct6Strip2+864, 432))
-		// 26: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
-		convPWDSPW(p3, a.i8(offAdd5Strip2+216+144*band, 144), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip2Scratch0, 26), a.i8(offAct6Strip2+432, 864))
-		// 27: row 1+1*band from input rows 2+2*band to 4+2*band
-		dwDSPInt8M1(p1, a.i8(offAct6Strip2, 1296), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
-		// 28: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct7Strip2, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct6Strip2Scratch0, 66), a.i8(offAct8Strip2+32+32*band, 32))
-	}
-	// 26: keep the rows still needed at the start of its line
-	slideDown(a.u8(offAct6Strip2, 432), a.u8(offAct6Strip2+864, 432))
-	// 26: row 47 from input row 47
-	convPWDSPW(p4, a.i8(offAdd5Strip2+3384, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip2Scratch0, 26), a.i8(offAct6Strip2+432, 432))
-	// 27: row 23 from input rows 46 to 47
-	dwDSPInt8M1(p5, a.i8(offAct6Strip2, 864), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
-	// 28: row 23 from input row 23
-	convPWDSPW(p2, a.i8(offAct7Strip2, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct6Strip2Scratch0, 66), a.i8(offAct8Strip2+736, 32))
-}
-
-// ops30to31Shifted is ops30to31 reading its constants through sh (shifted copies).
-func ops30to31Shifted(a arena, sh func(string) string) {
-	// 30-31: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	30: SLICE image1 -> image1/cols3 (line of 3 of 96 rows, 171 bytes)
-	//	31: CONV_2D image1/cols3 -> act2/strip3 (whole)
-	p0 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  3,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 114,
-		dst: 0,
-	}
-	p1 := &convDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       19,
-		inC:       3,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      0,
-		span:      207,
-		hi:        79,
-	}
-	p2 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  2,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 114,
-		dst: 0,
-	}
-	p3 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  1,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 114,
-		dst: 0,
-	}
-	p4 := &convDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       19,
-		inC:       3,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 30: rows 0 to 2 from input rows 0 to 95
-	moveStrided(p0, a.u8(offImage1Cols3, 171), a.u8(offImage1, 747))
-	// 31: row 0 from input rows 0 to 2
-	convDSPW(p1, a.i8(offImage1Cols3, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3, 72))
-	for band := 0; band < 46; band++ {
-		// 30: keep the rows still needed at the start of its line
-		slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
-		// 30: rows 3+2*band to 4+2*band from input rows 0 to 95
-		moveStrided(p2, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+864+576*band, 459))
-		// 31: row 1+1*band from input rows 2+2*band to 4+2*band
-		convDSPW(p1, a.i8(offImage1Cols3, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+72+72*band, 72))
-	}
-	// 30: keep the rows still needed at the start of its line
-	slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
-	// 30: row 95 from input rows 0 to 95
-	moveStrided(p3, a.u8(offImage1Cols3+57, 57), a.u8(offImage1+27360, 171))
-	// 31: row 47 from input rows 94 to 95
-	convDSPW(p4, a.i8(offImage1Cols3, 114), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+3384, 72))
-}
-
-// ops32to35Shifted is ops32to35 reading its constants through sh (shifted copies).
-func ops32to35Shifted(a arena, sh func(string) string) {
-	// 32-35: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows its readers still need (a line read by several operators keeps
-	// each row until the last of them has read it):
-	//
-	//	32: DEPTHWISE_CONV_2D act2/strip3 -> act3/strip3 (line of 1 of 48 rows, 56 bytes)
-	//	33: CONV_2D act3/strip3 -> act4/strip3 (line of 1 of 48 rows, 56 bytes, read by 1 operators)
-	//	34: SLICE act2/strip3 -> act2/cols3 (line of 1 of 48 rows, 56 bytes)
-	//	35: ADD act2/cols3 + act4/strip3 -> add5/strip3 (whole)
-	//
-	// The output is written over the dying input, which starts 64 bytes above it.
-	p0 := &moveParams{
-		run: 56,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  1,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  72,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  56,
-		src: 8,
-		dst: 0,
-	}
-	p1 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       9,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      7,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      1,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	p2 := &convPWDSPParams{
-		pixels: 7,
-		inC:    8,
-		outC:   8,
-		span:   255,
-		hi:     127,
-	}
-	p3 := &ewQuantParams{
-		in1Off:    128,
-		in2Off:    16,
-		outOff:    8,
-		in1Mult:   1073741824,
-		in2Mult:   1073741824,
-		outMult:   1482786306,
-		in1Shift:  0,
-		in2Shift:  0,
-		outShift:  -19,
-		leftShift: 20,
-		actMin:    -128,
-		actMax:    127,
-	}
-	p4 := &ewBcast{
-		inner:  56,
-		aInner: 1,
-		bInner: 1,
-		n1:     1,
-		a1:     0,
-		b1:     0,
-		n2:     1,
-		a2:     0,
-		b2:     0,
-		n3:     1,
-		a3:     0,
-		b3:     0,
-		n4:     1,
-		a4:     0,
-		b4:     0,
-		n5:     1,
-		a5:     0,
-		b5:     0,
-	}
-	p5 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       9,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      7,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	p6 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       9,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      7,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 34: row 0 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3, 64))
-	// 32: row 0 from input rows 0 to 1
-	dwDSPInt8M1(p1, a.i8(offAct2Strip3, 144), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
-	// 33: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct3Strip3, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
-	// 35: row 0 from input row 0
-	addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
-	for band := 0; band < 46; band++ {
-		// 34: row 1+1*band from input rows 0 to 47
-		moveStrided(p0, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+72+72*band, 64))
-		// 32: row 1+1*band from input rows 0+1*band to 2+1*band
-		dwDSPInt8M1(p5, a.i8(offAct2Strip3+72*band, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
-		// 33: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct3Strip3, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
-		// 35: row 1+1*band from input row 1+1*band
-		addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3+56+56*band, 56))
-	}
-	// 34: row 47 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+3384, 64))
-	// 32: row 47 from input rows 46 to 47
-	dwDSPInt8M1(p6, a.i8(offAct2Strip3+3312, 144), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
-	// 33: row 47 from input row 47
-	convPWDSPW(p2, a.i8(offAct3Strip3, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
-	// 35: row 47 from input row 47
-	addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3+2632, 56))
-}
-
-// ops36to37Shifted is ops36to37 reading its constants through sh (shifted copies).
-func ops36to37Shifted(a arena, sh func(string) string) {
-	// 36-37: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	36: CONV_2D add5/strip3 -> act6/strip3 (line of 3 of 48 rows, 1008 bytes)
-	//	37: DEPTHWISE_CONV_2D act6/strip3 -> act7/strip3 (whole)
-	//
-	// The output is written over the dying input, which starts 688 bytes above it.
-	p0 := &convPWDSPParams{
-		pixels: 21,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p1 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       7,
-		inC:       48,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      3,
-		outC:      48,
-		depthMul:  1,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      222,
-		hi:        94,
-	}
-	p2 := &convPWDSPParams{
-		pixels: 14,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p3 := &convPWDSPParams{
-		pixels: 7,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p4 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       7,
-		inC:       48,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      3,
-		outC:      48,
-		depthMul:  1,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      222,
-		hi:        94,
-	}
-	// 36: rows 0 to 2 from input rows 0 to 2
-	convPWDSPW(p0, a.i8(offAdd5Strip3, 168), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip3Scratch0, 26), a.i8(offAct6Strip3, 1008))
-	// 37: row 0 from input rows 0 to 2
-	dwDSPInt8M1(p1, a.i8(offAct6Strip3, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip3Scratch0, 38), a.i8(offAct7Strip3, 144))
-	for band := 0; band < 22; band++ {
-		// 36: keep the rows still needed at the start of its line
-		slideDown(a.u8(offAct6Strip3, 336), a.u8(offAct6Strip3+672, 336))
-		// 36: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
-		convPWDSPW(p2, a.i8(offAdd5Strip3+168+112*band, 112), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip3Scratch0, 26), a.i8(offAct6Strip3+336, 672))
-		// 37: row 1+1*band from input rows 2+2*band to 4+2*band
-		dwDSPInt8M1(p1, a.i8(offAct6Strip3, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip3Scratch0, 38), a.i8(offAct7Strip3+144+144*band, 144))
-	}
-	// 36: keep the rows still needed at the start of its line
-	slideDown(a.u8(offAct6Strip3, 336), a.u8(offAct6Strip3+672, 336))
-	// 36: row 47 from input row 47
-	convPWDSPW(p3, a.i8(offAdd5Strip3+2632, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip3Scratch0, 26), a.i8(offAct6Strip3+336, 336))
-	// 37: row 23 from input rows 46 to 47
-	dwDSPInt8M1(p4, a.i8(offAct6Strip3, 672), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip3Scratch0, 38), a.i8(offAct7Strip3+3312, 144))
-}
-
-// op38Shifted is op38 reading its constants through sh (shifted copies).
-func op38Shifted(a arena, sh func(string) string) {
-	convPWDSPW(&convPWDSPParams{
-		pixels: 72,
-		inC:    48,
-		outC:   8,
-		span:   255,
-		hi:     127,
-	}, a.i8(offAct7Strip3, 3456), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct8Strip3Scratch0, 66), a.i8(offAct8Strip3, 576))
-}
-
-// ops40to41Shifted is ops40to41 reading its constants through sh (shifted copies).
-func ops40to41Shifted(a arena, sh func(string) string) {
-	// 40-41: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	40: SLICE image1 -> image1/cols4 (line of 3 of 96 rows, 207 bytes)
-	//	41: CONV_2D image1/cols4 -> act2/strip4 (whole)
 	p0 := &moveParams{
 		run: 69,
 		n0:  1,
@@ -1530,7 +854,7 @@ func ops40to41Shifted(a arena, sh func(string) string) {
 		d2:  0,
 		d3:  0,
 		d4:  69,
-		src: 150,
+		src: 66,
 		dst: 0,
 	}
 	p1 := &convDSPParams{
@@ -1554,98 +878,6 @@ func ops40to41Shifted(a arena, sh func(string) string) {
 		hi:        79,
 	}
 	p2 := &moveParams{
-		run: 69,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  2,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  69,
-		src: 150,
-		dst: 0,
-	}
-	p3 := &moveParams{
-		run: 69,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  1,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  69,
-		src: 150,
-		dst: 0,
-	}
-	p4 := &convDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       23,
-		inC:       3,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      11,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 40: rows 0 to 2 from input rows 0 to 95
-	moveStrided(p0, a.u8(offImage1Cols4, 207), a.u8(offImage1, 795))
-	// 41: row 0 from input rows 0 to 2
-	convDSPW(p1, a.i8(offImage1Cols4, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4, 88))
-	for band := 0; band < 46; band++ {
-		// 40: keep the rows still needed at the start of its line
-		slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
-		// 40: rows 3+2*band to 4+2*band from input rows 0 to 95
-		moveStrided(p2, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+864+576*band, 507))
-		// 41: row 1+1*band from input rows 2+2*band to 4+2*band
-		convDSPW(p1, a.i8(offImage1Cols4, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+88+88*band, 88))
-	}
-	// 40: keep the rows still needed at the start of its line
-	slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
-	// 40: row 95 from input rows 0 to 95
-	moveStrided(p3, a.u8(offImage1Cols4+69, 69), a.u8(offImage1+27360, 219))
-	// 41: row 47 from input rows 94 to 95
-	convDSPW(p4, a.i8(offImage1Cols4, 138), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+4136, 88))
-}
-
-// ops42to45Shifted is ops42to45 reading its constants through sh (shifted copies).
-func ops42to45Shifted(a arena, sh func(string) string) {
-	// 42-45: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows its readers still need (a line read by several operators keeps
-	// each row until the last of them has read it):
-	//
-	//	42: DEPTHWISE_CONV_2D act2/strip4 -> act3/strip4 (line of 1 of 48 rows, 72 bytes)
-	//	43: CONV_2D act3/strip4 -> act4/strip4 (line of 1 of 48 rows, 72 bytes, read by 1 operators)
-	//	44: SLICE act2/strip4 -> act2/cols4 (line of 1 of 48 rows, 72 bytes)
-	//	45: ADD act2/cols4 + act4/strip4 -> add5/strip4 (whole)
-	//
-	// The output is written over the dying input, which starts 80 bytes above it.
-	p0 := &moveParams{
 		run: 72,
 		n0:  1,
 		n1:  1,
@@ -1665,7 +897,27 @@ func ops42to45Shifted(a arena, sh func(string) string) {
 		src: 8,
 		dst: 0,
 	}
-	p1 := &dwDSPParams{
+	p3 := &moveParams{
+		run: 69,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  2,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  69,
+		src: 66,
+		dst: 0,
+	}
+	p4 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       11,
@@ -1685,14 +937,14 @@ func ops42to45Shifted(a arena, sh func(string) string) {
 		span:      207,
 		hi:        79,
 	}
-	p2 := &convPWDSPParams{
+	p5 := &convPWDSPParams{
 		pixels: 9,
 		inC:    8,
 		outC:   8,
 		span:   255,
 		hi:     127,
 	}
-	p3 := &ewQuantParams{
+	p6 := &ewQuantParams{
 		in1Off:    128,
 		in2Off:    16,
 		outOff:    8,
@@ -1706,7 +958,7 @@ func ops42to45Shifted(a arena, sh func(string) string) {
 		actMin:    -128,
 		actMax:    127,
 	}
-	p4 := &ewBcast{
+	p7 := &ewBcast{
 		inner:  72,
 		aInner: 1,
 		bInner: 1,
@@ -1726,133 +978,121 @@ func ops42to45Shifted(a arena, sh func(string) string) {
 		a5:     0,
 		b5:     0,
 	}
-	p5 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       11,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	p6 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       11,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 44: row 0 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4, 80))
-	// 42: row 0 from input rows 0 to 1
-	dwDSPInt8M1(p1, a.i8(offAct2Strip4, 176), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
-	// 43: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct3Strip4, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
-	// 45: row 0 from input row 0
-	addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
-	for band := 0; band < 46; band++ {
-		// 44: row 1+1*band from input rows 0 to 47
-		moveStrided(p0, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+88+88*band, 80))
-		// 42: row 1+1*band from input rows 0+1*band to 2+1*band
-		dwDSPInt8M1(p5, a.i8(offAct2Strip4+88*band, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
-		// 43: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct3Strip4, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
-		// 45: row 1+1*band from input row 1+1*band
-		addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4+72+72*band, 72))
-	}
-	// 44: row 47 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+4136, 80))
-	// 42: row 47 from input rows 46 to 47
-	dwDSPInt8M1(p6, a.i8(offAct2Strip4+4048, 176), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
-	// 43: row 47 from input row 47
-	convPWDSPW(p2, a.i8(offAct3Strip4, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
-	// 45: row 47 from input row 47
-	addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4+3384, 72))
-}
-
-// ops46to48Shifted is ops46to48 reading its constants through sh (shifted copies).
-func ops46to48Shifted(a arena, sh func(string) string) {
-	// 46-48: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	46: CONV_2D add5/strip4 -> act6/strip4 (line of 3 of 48 rows, 1296 bytes)
-	//	47: DEPTHWISE_CONV_2D act6/strip4 -> act7/strip4 (line of 1 of 24 rows, 192 bytes)
-	//	48: CONV_2D act7/strip4 -> act8/strip4 (whole)
-	//
-	// The output is written over the dying input, which starts 0 bytes above it.
-	p0 := &convPWDSPParams{
-		pixels: 27,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p1 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       9,
-		inC:       48,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      4,
-		outC:      48,
-		depthMul:  1,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      222,
-		hi:        94,
-	}
-	p2 := &convPWDSPParams{
-		pixels: 4,
-		inC:    48,
-		outC:   8,
-		span:   255,
-		hi:     127,
-	}
-	p3 := &convPWDSPParams{
-		pixels: 18,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p4 := &convPWDSPParams{
+	p8 := &convPWDSPParams{
 		pixels: 9,
 		inC:    8,
 		outC:   48,
 		span:   214,
 		hi:     86,
 	}
-	p5 := &dwDSPParams{
+	p9 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       11,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p10 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       9,
+		inC:       48,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      4,
+		outC:      48,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      222,
+		hi:        94,
+	}
+	p11 := &convPWDSPParams{
+		pixels: 4,
+		inC:    48,
+		outC:   8,
+		span:   255,
+		hi:     127,
+	}
+	p12 := &moveParams{
+		run: 69,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  69,
+		src: 66,
+		dst: 0,
+	}
+	p13 := &convDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       23,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      11,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	p14 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       11,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p15 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       9,
@@ -1872,39 +1112,1087 @@ func ops46to48Shifted(a arena, sh func(string) string) {
 		span:      222,
 		hi:        94,
 	}
-	// 46: rows 0 to 2 from input rows 0 to 2
-	convPWDSPW(p0, a.i8(offAdd5Strip4, 216), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip4Scratch0, 26), a.i8(offAct6Strip4, 1296))
+	// 20: rows 0 to 2 from input rows 0 to 2
+	moveStrided(p0, a.u8(offImage1Cols2, 207), a.u8(offImage1, 711))
+	// 21: row 0 from input rows 0 to 2
+	convDSPW(p1, a.i8(offImage1Cols2, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2, 88))
+	// 24: row 0 from input row 0
+	moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2, 80))
+	// 20: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+	// 20: rows 3 to 4 from input rows 3 to 4
+	moveStrided(p3, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+864, 423))
+	// 21: row 1 from input rows 2 to 4
+	convDSPW(p1, a.i8(offImage1Cols2, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+88, 88))
+	// 22: row 0 from input rows 0 to 1
+	dwDSPInt8M1(p4, a.i8(offAct2Strip2, 176), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+	// 23: row 0 from input row 0
+	convPWDSPW(p5, a.i8(offAct3Strip2, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+	// 25: row 0 from input row 0
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+	// 26: row 0 from input row 0
+	convPWDSPW(p8, a.i8(offAdd5Strip2, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2, 432))
+	// 24: row 1 from input row 1
+	moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+88, 80))
+	// 20: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+	// 20: rows 5 to 6 from input rows 5 to 6
+	moveStrided(p3, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+1440, 423))
+	// 21: row 2 from input rows 4 to 6
+	convDSPW(p1, a.i8(offImage1Cols2, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+176, 88))
+	// 22: row 1 from input rows 0 to 2
+	dwDSPInt8M1(p9, a.i8(offAct2Strip2, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+	// 23: row 1 from input row 1
+	convPWDSPW(p5, a.i8(offAct3Strip2, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+	// 25: row 1 from input row 1
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+	// 26: row 1 from input row 1
+	convPWDSPW(p8, a.i8(offAdd5Strip2, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+432, 432))
+	// 24: row 2 from input row 2
+	moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+176, 80))
+	// 20: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+	// 20: rows 7 to 8 from input rows 7 to 8
+	moveStrided(p3, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+2016, 423))
+	// 21: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip2, 176), a.u8(offAct2Strip2+88, 176))
+	// 21: row 3 from input rows 6 to 8
+	convDSPW(p1, a.i8(offImage1Cols2, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+176, 88))
+	// 22: row 2 from input rows 1 to 3
+	dwDSPInt8M1(p9, a.i8(offAct2Strip2, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+	// 23: row 2 from input row 2
+	convPWDSPW(p5, a.i8(offAct3Strip2, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+	// 25: row 2 from input row 2
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+	// 26: row 2 from input row 2
+	convPWDSPW(p8, a.i8(offAdd5Strip2, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+864, 432))
+	// 27: row 0 from input rows 0 to 2
+	dwDSPInt8M1(p10, a.i8(offAct6Strip2, 1296), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
+	// 28: row 0 from input row 0
+	convPWDSPW(p11, a.i8(offAct7Strip2, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip2Scratch0, 66), a.i8(offAct8Strip2, 32))
+	for band := 0; band < 21; band++ {
+		// 24: row 3+2*band from input row 3+2*band
+		moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+176, 80))
+		// 20: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+		// 20: rows 9+4*band to 10+4*band from input rows 9+4*band to 10+4*band
+		moveStrided(p3, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+2592+1152*band, 423))
+		// 21: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip2, 176), a.u8(offAct2Strip2+88, 176))
+		// 21: row 4+2*band from input rows 8+4*band to 10+4*band
+		convDSPW(p1, a.i8(offImage1Cols2, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+176, 88))
+		// 22: row 3+2*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip2, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+		// 23: row 3+2*band from input row 3+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip2, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+		// 25: row 3+2*band from input row 3+2*band
+		addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+		// 26: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct6Strip2, 432), a.u8(offAct6Strip2+864, 432))
+		// 26: row 3+2*band from input row 3+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip2, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+432, 432))
+		// 24: row 4+2*band from input row 4+2*band
+		moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+176, 80))
+		// 20: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+		// 20: rows 11+4*band to 12+4*band from input rows 11+4*band to 12+4*band
+		moveStrided(p3, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+3168+1152*band, 423))
+		// 21: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip2, 176), a.u8(offAct2Strip2+88, 176))
+		// 21: row 5+2*band from input rows 10+4*band to 12+4*band
+		convDSPW(p1, a.i8(offImage1Cols2, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+176, 88))
+		// 22: row 4+2*band from input rows 3+2*band to 5+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip2, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+		// 23: row 4+2*band from input row 4+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip2, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+		// 25: row 4+2*band from input row 4+2*band
+		addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+		// 26: row 4+2*band from input row 4+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip2, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+864, 432))
+		// 27: row 1+1*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p10, a.i8(offAct6Strip2, 1296), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
+		// 28: row 1+1*band from input row 1+1*band
+		convPWDSPW(p11, a.i8(offAct7Strip2, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip2Scratch0, 66), a.i8(offAct8Strip2+32+32*band, 32))
+	}
+	// 24: row 45 from input row 45
+	moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+176, 80))
+	// 20: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+	// 20: rows 93 to 94 from input rows 93 to 94
+	moveStrided(p3, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+26784, 423))
+	// 21: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip2, 176), a.u8(offAct2Strip2+88, 176))
+	// 21: row 46 from input rows 92 to 94
+	convDSPW(p1, a.i8(offImage1Cols2, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+176, 88))
+	// 22: row 45 from input rows 44 to 46
+	dwDSPInt8M1(p9, a.i8(offAct2Strip2, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+	// 23: row 45 from input row 45
+	convPWDSPW(p5, a.i8(offAct3Strip2, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+	// 25: row 45 from input row 45
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+	// 26: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct6Strip2, 432), a.u8(offAct6Strip2+864, 432))
+	// 26: row 45 from input row 45
+	convPWDSPW(p8, a.i8(offAdd5Strip2, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+432, 432))
+	// 24: row 46 from input row 46
+	moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+176, 80))
+	// 20: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+	// 20: row 95 from input row 95
+	moveStrided(p12, a.u8(offImage1Cols2+69, 69), a.u8(offImage1+27360, 135))
+	// 21: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip2, 176), a.u8(offAct2Strip2+88, 176))
+	// 21: row 47 from input rows 94 to 95
+	convDSPW(p13, a.i8(offImage1Cols2, 138), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+176, 88))
+	// 22: row 46 from input rows 45 to 47
+	dwDSPInt8M1(p9, a.i8(offAct2Strip2, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+	// 23: row 46 from input row 46
+	convPWDSPW(p5, a.i8(offAct3Strip2, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+	// 25: row 46 from input row 46
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+	// 26: row 46 from input row 46
+	convPWDSPW(p8, a.i8(offAdd5Strip2, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+864, 432))
+	// 27: row 22 from input rows 44 to 46
+	dwDSPInt8M1(p10, a.i8(offAct6Strip2, 1296), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
+	// 28: row 22 from input row 22
+	convPWDSPW(p11, a.i8(offAct7Strip2, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip2Scratch0, 66), a.i8(offAct8Strip2+704, 32))
+	// 24: row 47 from input row 47
+	moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+176, 80))
+	// 22: row 47 from input rows 46 to 47
+	dwDSPInt8M1(p14, a.i8(offAct2Strip2+88, 176), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+	// 23: row 47 from input row 47
+	convPWDSPW(p5, a.i8(offAct3Strip2, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+	// 25: row 47 from input row 47
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+	// 26: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct6Strip2, 432), a.u8(offAct6Strip2+864, 432))
+	// 26: row 47 from input row 47
+	convPWDSPW(p8, a.i8(offAdd5Strip2, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+432, 432))
+	// 27: row 23 from input rows 46 to 47
+	dwDSPInt8M1(p15, a.i8(offAct6Strip2, 864), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
+	// 28: row 23 from input row 23
+	convPWDSPW(p11, a.i8(offAct7Strip2, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip2Scratch0, 66), a.i8(offAct8Strip2+736, 32))
+}
+
+// ops30to38Shifted is ops30to38 reading its constants through sh (shifted copies).
+func ops30to38Shifted(a arena, sh func(string) string) {
+	// 30-38: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows its readers still need (a line read by several operators keeps
+	// each row until the last of them has read it):
+	//
+	//	30: SLICE image1 -> image1/cols3 (line of 3 of 96 rows, 171 bytes)
+	//	31: CONV_2D image1/cols3 -> act2/strip3 (line of 3 of 48 rows, 216 bytes, read by 2 operators)
+	//	32: DEPTHWISE_CONV_2D act2/strip3 -> act3/strip3 (line of 1 of 48 rows, 56 bytes)
+	//	33: CONV_2D act3/strip3 -> act4/strip3 (line of 1 of 48 rows, 56 bytes, read by 1 operators)
+	//	34: SLICE act2/strip3 -> act2/cols3 (line of 1 of 48 rows, 56 bytes)
+	//	35: ADD act2/cols3 + act4/strip3 -> add5/strip3 (line of 1 of 48 rows, 56 bytes)
+	//	36: CONV_2D add5/strip3 -> act6/strip3 (line of 3 of 48 rows, 1008 bytes)
+	//	37: DEPTHWISE_CONV_2D act6/strip3 -> act7/strip3 (line of 1 of 24 rows, 144 bytes)
+	//	38: CONV_2D act7/strip3 -> act8/strip3 (whole)
+	p0 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  3,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 114,
+		dst: 0,
+	}
+	p1 := &convDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       19,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	p2 := &moveParams{
+		run: 56,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  72,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  56,
+		src: 8,
+		dst: 0,
+	}
+	p3 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  2,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 114,
+		dst: 0,
+	}
+	p4 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       9,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      7,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      1,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p5 := &convPWDSPParams{
+		pixels: 7,
+		inC:    8,
+		outC:   8,
+		span:   255,
+		hi:     127,
+	}
+	p6 := &ewQuantParams{
+		in1Off:    128,
+		in2Off:    16,
+		outOff:    8,
+		in1Mult:   1073741824,
+		in2Mult:   1073741824,
+		outMult:   1482786306,
+		in1Shift:  0,
+		in2Shift:  0,
+		outShift:  -19,
+		leftShift: 20,
+		actMin:    -128,
+		actMax:    127,
+	}
+	p7 := &ewBcast{
+		inner:  56,
+		aInner: 1,
+		bInner: 1,
+		n1:     1,
+		a1:     0,
+		b1:     0,
+		n2:     1,
+		a2:     0,
+		b2:     0,
+		n3:     1,
+		a3:     0,
+		b3:     0,
+		n4:     1,
+		a4:     0,
+		b4:     0,
+		n5:     1,
+		a5:     0,
+		b5:     0,
+	}
+	p8 := &convPWDSPParams{
+		pixels: 7,
+		inC:    8,
+		outC:   48,
+		span:   214,
+		hi:     86,
+	}
+	p9 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       9,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      7,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p10 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       7,
+		inC:       48,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      3,
+		outC:      48,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      222,
+		hi:        94,
+	}
+	p11 := &convPWDSPParams{
+		pixels: 3,
+		inC:    48,
+		outC:   8,
+		span:   255,
+		hi:     127,
+	}
+	p12 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 114,
+		dst: 0,
+	}
+	p13 := &convDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       19,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	p14 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       9,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      7,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p15 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       7,
+		inC:       48,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      3,
+		outC:      48,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      222,
+		hi:        94,
+	}
+	// 30: rows 0 to 2 from input rows 0 to 2
+	moveStrided(p0, a.u8(offImage1Cols3, 171), a.u8(offImage1, 747))
+	// 31: row 0 from input rows 0 to 2
+	convDSPW(p1, a.i8(offImage1Cols3, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3, 72))
+	// 34: row 0 from input row 0
+	moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3, 64))
+	// 30: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+	// 30: rows 3 to 4 from input rows 3 to 4
+	moveStrided(p3, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+864, 459))
+	// 31: row 1 from input rows 2 to 4
+	convDSPW(p1, a.i8(offImage1Cols3, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+72, 72))
+	// 32: row 0 from input rows 0 to 1
+	dwDSPInt8M1(p4, a.i8(offAct2Strip3, 144), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+	// 33: row 0 from input row 0
+	convPWDSPW(p5, a.i8(offAct3Strip3, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+	// 35: row 0 from input row 0
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+	// 36: row 0 from input row 0
+	convPWDSPW(p8, a.i8(offAdd5Strip3, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3, 336))
+	// 34: row 1 from input row 1
+	moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+72, 64))
+	// 30: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+	// 30: rows 5 to 6 from input rows 5 to 6
+	moveStrided(p3, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+1440, 459))
+	// 31: row 2 from input rows 4 to 6
+	convDSPW(p1, a.i8(offImage1Cols3, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+144, 72))
+	// 32: row 1 from input rows 0 to 2
+	dwDSPInt8M1(p9, a.i8(offAct2Strip3, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+	// 33: row 1 from input row 1
+	convPWDSPW(p5, a.i8(offAct3Strip3, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+	// 35: row 1 from input row 1
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+	// 36: row 1 from input row 1
+	convPWDSPW(p8, a.i8(offAdd5Strip3, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+336, 336))
+	// 34: row 2 from input row 2
+	moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+144, 64))
+	// 30: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+	// 30: rows 7 to 8 from input rows 7 to 8
+	moveStrided(p3, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+2016, 459))
+	// 31: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip3, 144), a.u8(offAct2Strip3+72, 144))
+	// 31: row 3 from input rows 6 to 8
+	convDSPW(p1, a.i8(offImage1Cols3, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+144, 72))
+	// 32: row 2 from input rows 1 to 3
+	dwDSPInt8M1(p9, a.i8(offAct2Strip3, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+	// 33: row 2 from input row 2
+	convPWDSPW(p5, a.i8(offAct3Strip3, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+	// 35: row 2 from input row 2
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+	// 36: row 2 from input row 2
+	convPWDSPW(p8, a.i8(offAdd5Strip3, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+672, 336))
+	// 37: row 0 from input rows 0 to 2
+	dwDSPInt8M1(p10, a.i8(offAct6Strip3, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct7Strip3, 144))
+	// 38: row 0 from input row 0
+	convPWDSPW(p11, a.i8(offAct7Strip3, 144), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip3Scratch0, 66), a.i8(offAct8Strip3, 24))
+	for band := 0; band < 21; band++ {
+		// 34: row 3+2*band from input row 3+2*band
+		moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+144, 64))
+		// 30: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+		// 30: rows 9+4*band to 10+4*band from input rows 9+4*band to 10+4*band
+		moveStrided(p3, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+2592+1152*band, 459))
+		// 31: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip3, 144), a.u8(offAct2Strip3+72, 144))
+		// 31: row 4+2*band from input rows 8+4*band to 10+4*band
+		convDSPW(p1, a.i8(offImage1Cols3, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+144, 72))
+		// 32: row 3+2*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip3, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+		// 33: row 3+2*band from input row 3+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip3, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+		// 35: row 3+2*band from input row 3+2*band
+		addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+		// 36: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct6Strip3, 336), a.u8(offAct6Strip3+672, 336))
+		// 36: row 3+2*band from input row 3+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip3, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+336, 336))
+		// 34: row 4+2*band from input row 4+2*band
+		moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+144, 64))
+		// 30: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+		// 30: rows 11+4*band to 12+4*band from input rows 11+4*band to 12+4*band
+		moveStrided(p3, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+3168+1152*band, 459))
+		// 31: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip3, 144), a.u8(offAct2Strip3+72, 144))
+		// 31: row 5+2*band from input rows 10+4*band to 12+4*band
+		convDSPW(p1, a.i8(offImage1Cols3, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+144, 72))
+		// 32: row 4+2*band from input rows 3+2*band to 5+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip3, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+		// 33: row 4+2*band from input row 4+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip3, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+		// 35: row 4+2*band from input row 4+2*band
+		addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+		// 36: row 4+2*band from input row 4+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip3, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+672, 336))
+		// 37: row 1+1*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p10, a.i8(offAct6Strip3, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct7Strip3, 144))
+		// 38: row 1+1*band from input row 1+1*band
+		convPWDSPW(p11, a.i8(offAct7Strip3, 144), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip3Scratch0, 66), a.i8(offAct8Strip3+24+24*band, 24))
+	}
+	// 34: row 45 from input row 45
+	moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+144, 64))
+	// 30: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+	// 30: rows 93 to 94 from input rows 93 to 94
+	moveStrided(p3, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+26784, 459))
+	// 31: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip3, 144), a.u8(offAct2Strip3+72, 144))
+	// 31: row 46 from input rows 92 to 94
+	convDSPW(p1, a.i8(offImage1Cols3, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+144, 72))
+	// 32: row 45 from input rows 44 to 46
+	dwDSPInt8M1(p9, a.i8(offAct2Strip3, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+	// 33: row 45 from input row 45
+	convPWDSPW(p5, a.i8(offAct3Strip3, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+	// 35: row 45 from input row 45
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+	// 36: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct6Strip3, 336), a.u8(offAct6Strip3+672, 336))
+	// 36: row 45 from input row 45
+	convPWDSPW(p8, a.i8(offAdd5Strip3, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+336, 336))
+	// 34: row 46 from input row 46
+	moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+144, 64))
+	// 30: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+	// 30: row 95 from input row 95
+	moveStrided(p12, a.u8(offImage1Cols3+57, 57), a.u8(offImage1+27360, 171))
+	// 31: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip3, 144), a.u8(offAct2Strip3+72, 144))
+	// 31: row 47 from input rows 94 to 95
+	convDSPW(p13, a.i8(offImage1Cols3, 114), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+144, 72))
+	// 32: row 46 from input rows 45 to 47
+	dwDSPInt8M1(p9, a.i8(offAct2Strip3, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+	// 33: row 46 from input row 46
+	convPWDSPW(p5, a.i8(offAct3Strip3, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+	// 35: row 46 from input row 46
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+	// 36: row 46 from input row 46
+	convPWDSPW(p8, a.i8(offAdd5Strip3, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+672, 336))
+	// 37: row 22 from input rows 44 to 46
+	dwDSPInt8M1(p10, a.i8(offAct6Strip3, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct7Strip3, 144))
+	// 38: row 22 from input row 22
+	convPWDSPW(p11, a.i8(offAct7Strip3, 144), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip3Scratch0, 66), a.i8(offAct8Strip3+528, 24))
+	// 34: row 47 from input row 47
+	moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+144, 64))
+	// 32: row 47 from input rows 46 to 47
+	dwDSPInt8M1(p14, a.i8(offAct2Strip3+72, 144), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+	// 33: row 47 from input row 47
+	convPWDSPW(p5, a.i8(offAct3Strip3, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+	// 35: row 47 from input row 47
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+	// 36: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct6Strip3, 336), a.u8(offAct6Strip3+672, 336))
+	// 36: row 47 from input row 47
+	convPWDSPW(p8, a.i8(offAdd5Strip3, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+336, 336))
+	// 37: row 23 from input rows 46 to 47
+	dwDSPInt8M1(p15, a.i8(offAct6Strip3, 672), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct7Strip3, 144))
+	// 38: row 23 from input row 23
+	convPWDSPW(p11, a.i8(offAct7Strip3, 144), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip3Scratch0, 66), a.i8(offAct8Strip3+552, 24))
+}
+
+// ops40to48Shifted is ops40to48 reading its constants through sh (shifted copies).
+func ops40to48Shifted(a arena, sh func(string) string) {
+	// 40-48: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows its readers still need (a line read by several operators keeps
+	// each row until the last of them has read it):
+	//
+	//	40: SLICE image1 -> image1/cols4 (line of 3 of 96 rows, 207 bytes)
+	//	41: CONV_2D image1/cols4 -> act2/strip4 (line of 3 of 48 rows, 264 bytes, read by 2 operators)
+	//	42: DEPTHWISE_CONV_2D act2/strip4 -> act3/strip4 (line of 1 of 48 rows, 72 bytes)
+	//	43: CONV_2D act3/strip4 -> act4/strip4 (line of 1 of 48 rows, 72 bytes, read by 1 operators)
+	//	44: SLICE act2/strip4 -> act2/cols4 (line of 1 of 48 rows, 72 bytes)
+	//	45: ADD act2/cols4 + act4/strip4 -> add5/strip4 (line of 1 of 48 rows, 72 bytes)
+	//	46: CONV_2D add5/strip4 -> act6/strip4 (line of 3 of 48 rows, 1296 bytes)
+	//	47: DEPTHWISE_CONV_2D act6/strip4 -> act7/strip4 (line of 1 of 24 rows, 192 bytes)
+	//	48: CONV_2D act7/strip4 -> act8/strip4 (whole)
+	p0 := &moveParams{
+		run: 69,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  3,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  69,
+		src: 150,
+		dst: 0,
+	}
+	p1 := &convDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       23,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      11,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	p2 := &moveParams{
+		run: 72,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  88,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  72,
+		src: 8,
+		dst: 0,
+	}
+	p3 := &moveParams{
+		run: 69,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  2,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  69,
+		src: 150,
+		dst: 0,
+	}
+	p4 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       11,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      1,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p5 := &convPWDSPParams{
+		pixels: 9,
+		inC:    8,
+		outC:   8,
+		span:   255,
+		hi:     127,
+	}
+	p6 := &ewQuantParams{
+		in1Off:    128,
+		in2Off:    16,
+		outOff:    8,
+		in1Mult:   1073741824,
+		in2Mult:   1073741824,
+		outMult:   1482786306,
+		in1Shift:  0,
+		in2Shift:  0,
+		outShift:  -19,
+		leftShift: 20,
+		actMin:    -128,
+		actMax:    127,
+	}
+	p7 := &ewBcast{
+		inner:  72,
+		aInner: 1,
+		bInner: 1,
+		n1:     1,
+		a1:     0,
+		b1:     0,
+		n2:     1,
+		a2:     0,
+		b2:     0,
+		n3:     1,
+		a3:     0,
+		b3:     0,
+		n4:     1,
+		a4:     0,
+		b4:     0,
+		n5:     1,
+		a5:     0,
+		b5:     0,
+	}
+	p8 := &convPWDSPParams{
+		pixels: 9,
+		inC:    8,
+		outC:   48,
+		span:   214,
+		hi:     86,
+	}
+	p9 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       11,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p10 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       9,
+		inC:       48,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      4,
+		outC:      48,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      222,
+		hi:        94,
+	}
+	p11 := &convPWDSPParams{
+		pixels: 4,
+		inC:    48,
+		outC:   8,
+		span:   255,
+		hi:     127,
+	}
+	p12 := &moveParams{
+		run: 69,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  69,
+		src: 150,
+		dst: 0,
+	}
+	p13 := &convDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       23,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      11,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	p14 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       11,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p15 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       9,
+		inC:       48,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      4,
+		outC:      48,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      222,
+		hi:        94,
+	}
+	// 40: rows 0 to 2 from input rows 0 to 2
+	moveStrided(p0, a.u8(offImage1Cols4, 207), a.u8(offImage1, 795))
+	// 41: row 0 from input rows 0 to 2
+	convDSPW(p1, a.i8(offImage1Cols4, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4, 88))
+	// 44: row 0 from input row 0
+	moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4, 80))
+	// 40: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+	// 40: rows 3 to 4 from input rows 3 to 4
+	moveStrided(p3, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+864, 507))
+	// 41: row 1 from input rows 2 to 4
+	convDSPW(p1, a.i8(offImage1Cols4, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+88, 88))
+	// 42: row 0 from input rows 0 to 1
+	dwDSPInt8M1(p4, a.i8(offAct2Strip4, 176), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+	// 43: row 0 from input row 0
+	convPWDSPW(p5, a.i8(offAct3Strip4, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+	// 45: row 0 from input row 0
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
+	// 46: row 0 from input row 0
+	convPWDSPW(p8, a.i8(offAdd5Strip4, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4, 432))
+	// 44: row 1 from input row 1
+	moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+88, 80))
+	// 40: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+	// 40: rows 5 to 6 from input rows 5 to 6
+	moveStrided(p3, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+1440, 507))
+	// 41: row 2 from input rows 4 to 6
+	convDSPW(p1, a.i8(offImage1Cols4, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+176, 88))
+	// 42: row 1 from input rows 0 to 2
+	dwDSPInt8M1(p9, a.i8(offAct2Strip4, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+	// 43: row 1 from input row 1
+	convPWDSPW(p5, a.i8(offAct3Strip4, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+	// 45: row 1 from input row 1
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
+	// 46: row 1 from input row 1
+	convPWDSPW(p8, a.i8(offAdd5Strip4, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+432, 432))
+	// 44: row 2 from input row 2
+	moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+176, 80))
+	// 40: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+	// 40: rows 7 to 8 from input rows 7 to 8
+	moveStrided(p3, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+2016, 507))
+	// 41: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip4, 176), a.u8(offAct2Strip4+88, 176))
+	// 41: row 3 from input rows 6 to 8
+	convDSPW(p1, a.i8(offImage1Cols4, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+176, 88))
+	// 42: row 2 from input rows 1 to 3
+	dwDSPInt8M1(p9, a.i8(offAct2Strip4, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+	// 43: row 2 from input row 2
+	convPWDSPW(p5, a.i8(offAct3Strip4, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+	// 45: row 2 from input row 2
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
+	// 46: row 2 from input row 2
+	convPWDSPW(p8, a.i8(offAdd5Strip4, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+864, 432))
 	// 47: row 0 from input rows 0 to 2
-	dwDSPInt8M1(p1, a.i8(offAct6Strip4, 1296), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
+	dwDSPInt8M1(p10, a.i8(offAct6Strip4, 1296), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
 	// 48: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct7Strip4, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct6Strip4Scratch0, 66), a.i8(offAct8Strip4, 32))
-	for band := 0; band < 22; band++ {
+	convPWDSPW(p11, a.i8(offAct7Strip4, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip4Scratch0, 66), a.i8(offAct8Strip4, 32))
+	for band := 0; band < 21; band++ {
+		// 44: row 3+2*band from input row 3+2*band
+		moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+176, 80))
+		// 40: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+		// 40: rows 9+4*band to 10+4*band from input rows 9+4*band to 10+4*band
+		moveStrided(p3, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+2592+1152*band, 507))
+		// 41: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip4, 176), a.u8(offAct2Strip4+88, 176))
+		// 41: row 4+2*band from input rows 8+4*band to 10+4*band
+		convDSPW(p1, a.i8(offImage1Cols4, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+176, 88))
+		// 42: row 3+2*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip4, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+		// 43: row 3+2*band from input row 3+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip4, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+		// 45: row 3+2*band from input row 3+2*band
+		addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
 		// 46: keep the rows still needed at the start of its line
 		slideDown(a.u8(offAct6Strip4, 432), a.u8(offAct6Strip4+864, 432))
-		// 46: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
-		convPWDSPW(p3, a.i8(offAdd5Strip4+216+144*band, 144), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip4Scratch0, 26), a.i8(offAct6Strip4+432, 864))
+		// 46: row 3+2*band from input row 3+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip4, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+432, 432))
+		// 44: row 4+2*band from input row 4+2*band
+		moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+176, 80))
+		// 40: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+		// 40: rows 11+4*band to 12+4*band from input rows 11+4*band to 12+4*band
+		moveStrided(p3, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+3168+1152*band, 507))
+		// 41: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip4, 176), a.u8(offAct2Strip4+88, 176))
+		// 41: row 5+2*band from input rows 10+4*band to 12+4*band
+		convDSPW(p1, a.i8(offImage1Cols4, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+176, 88))
+		// 42: row 4+2*band from input rows 3+2*band to 5+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip4, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+		// 43: row 4+2*band from input row 4+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip4, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+		// 45: row 4+2*band from input row 4+2*band
+		addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
+		// 46: row 4+2*band from input row 4+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip4, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+864, 432))
 		// 47: row 1+1*band from input rows 2+2*band to 4+2*band
-		dwDSPInt8M1(p1, a.i8(offAct6Strip4, 1296), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
+		dwDSPInt8M1(p10, a.i8(offAct6Strip4, 1296), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
 		// 48: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct7Strip4, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct6Strip4Scratch0, 66), a.i8(offAct8Strip4+32+32*band, 32))
+		convPWDSPW(p11, a.i8(offAct7Strip4, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip4Scratch0, 66), a.i8(offAct8Strip4+32+32*band, 32))
 	}
+	// 44: row 45 from input row 45
+	moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+176, 80))
+	// 40: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+	// 40: rows 93 to 94 from input rows 93 to 94
+	moveStrided(p3, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+26784, 507))
+	// 41: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip4, 176), a.u8(offAct2Strip4+88, 176))
+	// 41: row 46 from input rows 92 to 94
+	convDSPW(p1, a.i8(offImage1Cols4, 207), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+176, 88))
+	// 42: row 45 from input rows 44 to 46
+	dwDSPInt8M1(p9, a.i8(offAct2Strip4, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+	// 43: row 45 from input row 45
+	convPWDSPW(p5, a.i8(offAct3Strip4, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+	// 45: row 45 from input row 45
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
+	// 46: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct6Strip4, 432), a.u8(offAct6Strip4+864, 432))
+	// 46: row 45 from input row 45
+	convPWDSPW(p8, a.i8(offAdd5Strip4, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+432, 432))
+	// 44: row 46 from input row 46
+	moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+176, 80))
+	// 40: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+	// 40: row 95 from input row 95
+	moveStrided(p12, a.u8(offImage1Cols4+69, 69), a.u8(offImage1+27360, 219))
+	// 41: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip4, 176), a.u8(offAct2Strip4+88, 176))
+	// 41: row 47 from input rows 94 to 95
+	convDSPW(p13, a.i8(offImage1Cols4, 138), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+176, 88))
+	// 42: row 46 from input rows 45 to 47
+	dwDSPInt8M1(p9, a.i8(offAct2Strip4, 264), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+	// 43: row 46 from input row 46
+	convPWDSPW(p5, a.i8(offAct3Strip4, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+	// 45: row 46 from input row 46
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
+	// 46: row 46 from input row 46
+	convPWDSPW(p8, a.i8(offAdd5Strip4, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+864, 432))
+	// 47: row 22 from input rows 44 to 46
+	dwDSPInt8M1(p10, a.i8(offAct6Strip4, 1296), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
+	// 48: row 22 from input row 22
+	convPWDSPW(p11, a.i8(offAct7Strip4, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip4Scratch0, 66), a.i8(offAct8Strip4+704, 32))
+	// 44: row 47 from input row 47
+	moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+176, 80))
+	// 42: row 47 from input rows 46 to 47
+	dwDSPInt8M1(p14, a.i8(offAct2Strip4+88, 176), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+	// 43: row 47 from input row 47
+	convPWDSPW(p5, a.i8(offAct3Strip4, 72), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+	// 45: row 47 from input row 47
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
 	// 46: keep the rows still needed at the start of its line
 	slideDown(a.u8(offAct6Strip4, 432), a.u8(offAct6Strip4+864, 432))
 	// 46: row 47 from input row 47
-	convPWDSPW(p4, a.i8(offAdd5Strip4+3384, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip4Scratch0, 26), a.i8(offAct6Strip4+432, 432))
+	convPWDSPW(p8, a.i8(offAdd5Strip4, 72), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+432, 432))
 	// 47: row 23 from input rows 46 to 47
-	dwDSPInt8M1(p5, a.i8(offAct6Strip4, 864), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
+	dwDSPInt8M1(p15, a.i8(offAct6Strip4, 864), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
 	// 48: row 23 from input row 23
-	convPWDSPW(p2, a.i8(offAct7Strip4, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct6Strip4Scratch0, 66), a.i8(offAct8Strip4+736, 32))
+	convPWDSPW(p11, a.i8(offAct7Strip4, 192), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip4Scratch0, 66), a.i8(offAct8Strip4+736, 32))
 }
 
-// ops50to51Shifted is ops50to51 reading its constants through sh (shifted copies).
-func ops50to51Shifted(a arena, sh func(string) string) {
-	// 50-51: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
+// ops50to58Shifted is ops50to58 reading its constants through sh (shifted copies).
+func ops50to58Shifted(a arena, sh func(string) string) {
+	// 50-58: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows its readers still need (a line read by several operators keeps
+	// each row until the last of them has read it):
 	//
 	//	50: SLICE image1 -> image1/cols5 (line of 3 of 96 rows, 171 bytes)
-	//	51: CONV_2D image1/cols5 -> act2/strip5 (whole)
+	//	51: CONV_2D image1/cols5 -> act2/strip5 (line of 3 of 48 rows, 216 bytes, read by 2 operators)
+	//	52: DEPTHWISE_CONV_2D act2/strip5 -> act3/strip5 (line of 1 of 48 rows, 56 bytes)
+	//	53: CONV_2D act3/strip5 -> act4/strip5 (line of 1 of 48 rows, 56 bytes, read by 1 operators)
+	//	54: SLICE act2/strip5 -> act2/cols5 (line of 1 of 48 rows, 56 bytes)
+	//	55: ADD act2/cols5 + act4/strip5 -> add5/strip5 (line of 1 of 48 rows, 56 bytes)
+	//	56: CONV_2D add5/strip5 -> act6/strip5 (line of 3 of 48 rows, 1008 bytes)
+	//	57: DEPTHWISE_CONV_2D act6/strip5 -> act7/strip5 (line of 1 of 24 rows, 144 bytes)
+	//	58: CONV_2D act7/strip5 -> act8/strip5 (whole)
 	p0 := &moveParams{
 		run: 57,
 		n0:  1,
@@ -1946,98 +2234,6 @@ func ops50to51Shifted(a arena, sh func(string) string) {
 		hi:        79,
 	}
 	p2 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  2,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 198,
-		dst: 0,
-	}
-	p3 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  1,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 198,
-		dst: 0,
-	}
-	p4 := &convDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       19,
-		inC:       3,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 50: rows 0 to 2 from input rows 0 to 95
-	moveStrided(p0, a.u8(offImage1Cols5, 171), a.u8(offImage1, 831))
-	// 51: row 0 from input rows 0 to 2
-	convDSPW(p1, a.i8(offImage1Cols5, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5, 72))
-	for band := 0; band < 46; band++ {
-		// 50: keep the rows still needed at the start of its line
-		slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
-		// 50: rows 3+2*band to 4+2*band from input rows 0 to 95
-		moveStrided(p2, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+864+576*band, 543))
-		// 51: row 1+1*band from input rows 2+2*band to 4+2*band
-		convDSPW(p1, a.i8(offImage1Cols5, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+72+72*band, 72))
-	}
-	// 50: keep the rows still needed at the start of its line
-	slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
-	// 50: row 95 from input rows 0 to 95
-	moveStrided(p3, a.u8(offImage1Cols5+57, 57), a.u8(offImage1+27360, 255))
-	// 51: row 47 from input rows 94 to 95
-	convDSPW(p4, a.i8(offImage1Cols5, 114), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+3384, 72))
-}
-
-// ops52to55Shifted is ops52to55 reading its constants through sh (shifted copies).
-func ops52to55Shifted(a arena, sh func(string) string) {
-	// 52-55: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows its readers still need (a line read by several operators keeps
-	// each row until the last of them has read it):
-	//
-	//	52: DEPTHWISE_CONV_2D act2/strip5 -> act3/strip5 (line of 1 of 48 rows, 56 bytes)
-	//	53: CONV_2D act3/strip5 -> act4/strip5 (line of 1 of 48 rows, 56 bytes, read by 1 operators)
-	//	54: SLICE act2/strip5 -> act2/cols5 (line of 1 of 48 rows, 56 bytes)
-	//	55: ADD act2/cols5 + act4/strip5 -> add5/strip5 (whole)
-	//
-	// The output is written over the dying input, which starts 64 bytes above it.
-	p0 := &moveParams{
 		run: 56,
 		n0:  1,
 		n1:  1,
@@ -2057,7 +2253,27 @@ func ops52to55Shifted(a arena, sh func(string) string) {
 		src: 8,
 		dst: 0,
 	}
-	p1 := &dwDSPParams{
+	p3 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  2,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 198,
+		dst: 0,
+	}
+	p4 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       9,
@@ -2077,14 +2293,14 @@ func ops52to55Shifted(a arena, sh func(string) string) {
 		span:      207,
 		hi:        79,
 	}
-	p2 := &convPWDSPParams{
+	p5 := &convPWDSPParams{
 		pixels: 7,
 		inC:    8,
 		outC:   8,
 		span:   255,
 		hi:     127,
 	}
-	p3 := &ewQuantParams{
+	p6 := &ewQuantParams{
 		in1Off:    128,
 		in2Off:    16,
 		outOff:    8,
@@ -2098,7 +2314,7 @@ func ops52to55Shifted(a arena, sh func(string) string) {
 		actMin:    -128,
 		actMax:    127,
 	}
-	p4 := &ewBcast{
+	p7 := &ewBcast{
 		inner:  56,
 		aInner: 1,
 		bInner: 1,
@@ -2118,125 +2334,121 @@ func ops52to55Shifted(a arena, sh func(string) string) {
 		a5:     0,
 		b5:     0,
 	}
-	p5 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       9,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      7,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	p6 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       9,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      7,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 54: row 0 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5, 64))
-	// 52: row 0 from input rows 0 to 1
-	dwDSPInt8M1(p1, a.i8(offAct2Strip5, 144), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
-	// 53: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct3Strip5, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
-	// 55: row 0 from input row 0
-	addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
-	for band := 0; band < 46; band++ {
-		// 54: row 1+1*band from input rows 0 to 47
-		moveStrided(p0, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+72+72*band, 64))
-		// 52: row 1+1*band from input rows 0+1*band to 2+1*band
-		dwDSPInt8M1(p5, a.i8(offAct2Strip5+72*band, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
-		// 53: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct3Strip5, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
-		// 55: row 1+1*band from input row 1+1*band
-		addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5+56+56*band, 56))
-	}
-	// 54: row 47 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+3384, 64))
-	// 52: row 47 from input rows 46 to 47
-	dwDSPInt8M1(p6, a.i8(offAct2Strip5+3312, 144), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct3Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
-	// 53: row 47 from input row 47
-	convPWDSPW(p2, a.i8(offAct3Strip5, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct3Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
-	// 55: row 47 from input row 47
-	addInt8Tab(p3, sh(opAdd5Strip0Tab), p4, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5+2632, 56))
-}
-
-// ops56to57Shifted is ops56to57 reading its constants through sh (shifted copies).
-func ops56to57Shifted(a arena, sh func(string) string) {
-	// 56-57: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	56: CONV_2D add5/strip5 -> act6/strip5 (line of 3 of 48 rows, 1008 bytes)
-	//	57: DEPTHWISE_CONV_2D act6/strip5 -> act7/strip5 (whole)
-	//
-	// The output is written over the dying input, which starts 688 bytes above it.
-	p0 := &convPWDSPParams{
-		pixels: 21,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p1 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       7,
-		inC:       48,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      3,
-		outC:      48,
-		depthMul:  1,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      222,
-		hi:        94,
-	}
-	p2 := &convPWDSPParams{
-		pixels: 14,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p3 := &convPWDSPParams{
+	p8 := &convPWDSPParams{
 		pixels: 7,
 		inC:    8,
 		outC:   48,
 		span:   214,
 		hi:     86,
 	}
-	p4 := &dwDSPParams{
+	p9 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       9,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      7,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p10 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       7,
+		inC:       48,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      3,
+		outC:      48,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      222,
+		hi:        94,
+	}
+	p11 := &convPWDSPParams{
+		pixels: 3,
+		inC:    48,
+		outC:   8,
+		span:   255,
+		hi:     127,
+	}
+	p12 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 198,
+		dst: 0,
+	}
+	p13 := &convDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       19,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	p14 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       9,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      7,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p15 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       7,
@@ -2256,47 +2468,205 @@ func ops56to57Shifted(a arena, sh func(string) string) {
 		span:      222,
 		hi:        94,
 	}
-	// 56: rows 0 to 2 from input rows 0 to 2
-	convPWDSPW(p0, a.i8(offAdd5Strip5, 168), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip5Scratch0, 26), a.i8(offAct6Strip5, 1008))
+	// 50: rows 0 to 2 from input rows 0 to 2
+	moveStrided(p0, a.u8(offImage1Cols5, 171), a.u8(offImage1, 831))
+	// 51: row 0 from input rows 0 to 2
+	convDSPW(p1, a.i8(offImage1Cols5, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5, 72))
+	// 54: row 0 from input row 0
+	moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5, 64))
+	// 50: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+	// 50: rows 3 to 4 from input rows 3 to 4
+	moveStrided(p3, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+864, 543))
+	// 51: row 1 from input rows 2 to 4
+	convDSPW(p1, a.i8(offImage1Cols5, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+72, 72))
+	// 52: row 0 from input rows 0 to 1
+	dwDSPInt8M1(p4, a.i8(offAct2Strip5, 144), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+	// 53: row 0 from input row 0
+	convPWDSPW(p5, a.i8(offAct3Strip5, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+	// 55: row 0 from input row 0
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
+	// 56: row 0 from input row 0
+	convPWDSPW(p8, a.i8(offAdd5Strip5, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5, 336))
+	// 54: row 1 from input row 1
+	moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+72, 64))
+	// 50: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+	// 50: rows 5 to 6 from input rows 5 to 6
+	moveStrided(p3, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+1440, 543))
+	// 51: row 2 from input rows 4 to 6
+	convDSPW(p1, a.i8(offImage1Cols5, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+144, 72))
+	// 52: row 1 from input rows 0 to 2
+	dwDSPInt8M1(p9, a.i8(offAct2Strip5, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+	// 53: row 1 from input row 1
+	convPWDSPW(p5, a.i8(offAct3Strip5, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+	// 55: row 1 from input row 1
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
+	// 56: row 1 from input row 1
+	convPWDSPW(p8, a.i8(offAdd5Strip5, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+336, 336))
+	// 54: row 2 from input row 2
+	moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+144, 64))
+	// 50: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+	// 50: rows 7 to 8 from input rows 7 to 8
+	moveStrided(p3, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+2016, 543))
+	// 51: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip5, 144), a.u8(offAct2Strip5+72, 144))
+	// 51: row 3 from input rows 6 to 8
+	convDSPW(p1, a.i8(offImage1Cols5, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+144, 72))
+	// 52: row 2 from input rows 1 to 3
+	dwDSPInt8M1(p9, a.i8(offAct2Strip5, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+	// 53: row 2 from input row 2
+	convPWDSPW(p5, a.i8(offAct3Strip5, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+	// 55: row 2 from input row 2
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
+	// 56: row 2 from input row 2
+	convPWDSPW(p8, a.i8(offAdd5Strip5, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+672, 336))
 	// 57: row 0 from input rows 0 to 2
-	dwDSPInt8M1(p1, a.i8(offAct6Strip5, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip5Scratch0, 38), a.i8(offAct7Strip5, 144))
-	for band := 0; band < 22; band++ {
+	dwDSPInt8M1(p10, a.i8(offAct6Strip5, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct7Strip5, 144))
+	// 58: row 0 from input row 0
+	convPWDSPW(p11, a.i8(offAct7Strip5, 144), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip5Scratch0, 66), a.i8(offAct8Strip5, 24))
+	for band := 0; band < 21; band++ {
+		// 54: row 3+2*band from input row 3+2*band
+		moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+144, 64))
+		// 50: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+		// 50: rows 9+4*band to 10+4*band from input rows 9+4*band to 10+4*band
+		moveStrided(p3, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+2592+1152*band, 543))
+		// 51: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip5, 144), a.u8(offAct2Strip5+72, 144))
+		// 51: row 4+2*band from input rows 8+4*band to 10+4*band
+		convDSPW(p1, a.i8(offImage1Cols5, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+144, 72))
+		// 52: row 3+2*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip5, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+		// 53: row 3+2*band from input row 3+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip5, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+		// 55: row 3+2*band from input row 3+2*band
+		addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
 		// 56: keep the rows still needed at the start of its line
 		slideDown(a.u8(offAct6Strip5, 336), a.u8(offAct6Strip5+672, 336))
-		// 56: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
-		convPWDSPW(p2, a.i8(offAdd5Strip5+168+112*band, 112), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip5Scratch0, 26), a.i8(offAct6Strip5+336, 672))
+		// 56: row 3+2*band from input row 3+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip5, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+336, 336))
+		// 54: row 4+2*band from input row 4+2*band
+		moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+144, 64))
+		// 50: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+		// 50: rows 11+4*band to 12+4*band from input rows 11+4*band to 12+4*band
+		moveStrided(p3, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+3168+1152*band, 543))
+		// 51: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip5, 144), a.u8(offAct2Strip5+72, 144))
+		// 51: row 5+2*band from input rows 10+4*band to 12+4*band
+		convDSPW(p1, a.i8(offImage1Cols5, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+144, 72))
+		// 52: row 4+2*band from input rows 3+2*band to 5+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip5, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+		// 53: row 4+2*band from input row 4+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip5, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+		// 55: row 4+2*band from input row 4+2*band
+		addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
+		// 56: row 4+2*band from input row 4+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip5, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+672, 336))
 		// 57: row 1+1*band from input rows 2+2*band to 4+2*band
-		dwDSPInt8M1(p1, a.i8(offAct6Strip5, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip5Scratch0, 38), a.i8(offAct7Strip5+144+144*band, 144))
+		dwDSPInt8M1(p10, a.i8(offAct6Strip5, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct7Strip5, 144))
+		// 58: row 1+1*band from input row 1+1*band
+		convPWDSPW(p11, a.i8(offAct7Strip5, 144), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip5Scratch0, 66), a.i8(offAct8Strip5+24+24*band, 24))
 	}
+	// 54: row 45 from input row 45
+	moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+144, 64))
+	// 50: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+	// 50: rows 93 to 94 from input rows 93 to 94
+	moveStrided(p3, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+26784, 543))
+	// 51: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip5, 144), a.u8(offAct2Strip5+72, 144))
+	// 51: row 46 from input rows 92 to 94
+	convDSPW(p1, a.i8(offImage1Cols5, 171), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+144, 72))
+	// 52: row 45 from input rows 44 to 46
+	dwDSPInt8M1(p9, a.i8(offAct2Strip5, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+	// 53: row 45 from input row 45
+	convPWDSPW(p5, a.i8(offAct3Strip5, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+	// 55: row 45 from input row 45
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
+	// 56: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct6Strip5, 336), a.u8(offAct6Strip5+672, 336))
+	// 56: row 45 from input row 45
+	convPWDSPW(p8, a.i8(offAdd5Strip5, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+336, 336))
+	// 54: row 46 from input row 46
+	moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+144, 64))
+	// 50: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+	// 50: row 95 from input row 95
+	moveStrided(p12, a.u8(offImage1Cols5+57, 57), a.u8(offImage1+27360, 255))
+	// 51: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip5, 144), a.u8(offAct2Strip5+72, 144))
+	// 51: row 47 from input rows 94 to 95
+	convDSPW(p13, a.i8(offImage1Cols5, 114), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+144, 72))
+	// 52: row 46 from input rows 45 to 47
+	dwDSPInt8M1(p9, a.i8(offAct2Strip5, 216), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+	// 53: row 46 from input row 46
+	convPWDSPW(p5, a.i8(offAct3Strip5, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+	// 55: row 46 from input row 46
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
+	// 56: row 46 from input row 46
+	convPWDSPW(p8, a.i8(offAdd5Strip5, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+672, 336))
+	// 57: row 22 from input rows 44 to 46
+	dwDSPInt8M1(p10, a.i8(offAct6Strip5, 1008), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct7Strip5, 144))
+	// 58: row 22 from input row 22
+	convPWDSPW(p11, a.i8(offAct7Strip5, 144), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip5Scratch0, 66), a.i8(offAct8Strip5+528, 24))
+	// 54: row 47 from input row 47
+	moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+144, 64))
+	// 52: row 47 from input rows 46 to 47
+	dwDSPInt8M1(p14, a.i8(offAct2Strip5+72, 144), sh(opAct3Strip0DW), sh(opAct3Strip0Rec), sh(opAct3Strip0ZP), a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+	// 53: row 47 from input row 47
+	convPWDSPW(p5, a.i8(offAct3Strip5, 56), sh(opAct4Strip0PW), sh(opAct4Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+	// 55: row 47 from input row 47
+	addInt8Tab(p6, sh(opAdd5Strip0Tab), p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
 	// 56: keep the rows still needed at the start of its line
 	slideDown(a.u8(offAct6Strip5, 336), a.u8(offAct6Strip5+672, 336))
 	// 56: row 47 from input row 47
-	convPWDSPW(p3, a.i8(offAdd5Strip5+2632, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct6Strip5Scratch0, 26), a.i8(offAct6Strip5+336, 336))
+	convPWDSPW(p8, a.i8(offAdd5Strip5, 56), sh(opAct6Strip0PW), sh(opAct6Strip0Rec), a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+336, 336))
 	// 57: row 23 from input rows 46 to 47
-	dwDSPInt8M1(p4, a.i8(offAct6Strip5, 672), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct6Strip5Scratch0, 38), a.i8(offAct7Strip5+3312, 144))
+	dwDSPInt8M1(p15, a.i8(offAct6Strip5, 672), sh(opAct7Strip0DW), sh(opAct7Strip0Rec), sh(opAct7Strip0ZP), a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct7Strip5, 144))
+	// 58: row 23 from input row 23
+	convPWDSPW(p11, a.i8(offAct7Strip5, 144), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct2Strip5Scratch0, 66), a.i8(offAct8Strip5+552, 24))
 }
 
-// op58Shifted is op58 reading its constants through sh (shifted copies).
-func op58Shifted(a arena, sh func(string) string) {
-	convPWDSPW(&convPWDSPParams{
-		pixels: 72,
-		inC:    48,
-		outC:   8,
-		span:   255,
-		hi:     127,
-	}, a.i8(offAct7Strip5, 3456), sh(opAct8Strip0PW), sh(opAct8Strip0Rec), a.i32(offAct8Strip5Scratch0, 66), a.i8(offAct8Strip5, 576))
-}
-
-// op61Shifted is op61 reading its constants through sh (shifted copies).
-func op61Shifted(a arena, sh func(string) string) {
-	convDSPW(&convDSPParams{
+// ops60to61Shifted is ops60to61 reading its constants through sh (shifted copies).
+func ops60to61Shifted(a arena, sh func(string) string) {
+	// 60-61: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows the next operator still needs:
+	//
+	//	60: SLICE image1 -> image1/cols6 (line of 3 of 96 rows, 162 bytes)
+	//	61: CONV_2D image1/cols6 -> act2/strip6 (whole)
+	//
+	// The output is written over the dying input, which starts 0 bytes above it.
+	p0 := &moveParams{
+		run: 54,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  3,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  54,
+		src: 234,
+		dst: 0,
+	}
+	p1 := &convDSPParams{
 		batches:   1,
-		inH:       96,
+		inH:       3,
 		inW:       18,
 		inC:       3,
 		filterH:   3,
 		filterW:   3,
-		outH:      48,
+		outH:      1,
 		outW:      9,
 		outC:      8,
 		strideH:   2,
@@ -2308,7 +2678,85 @@ func op61Shifted(a arena, sh func(string) string) {
 		inZP:      0,
 		span:      207,
 		hi:        79,
-	}, a.i8(offImage1Cols6, 5184), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip6Scratch0, 60), a.i8(offAct2Strip6, 3456))
+	}
+	p2 := &moveParams{
+		run: 54,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  2,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  54,
+		src: 234,
+		dst: 0,
+	}
+	p3 := &moveParams{
+		run: 54,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  54,
+		src: 234,
+		dst: 0,
+	}
+	p4 := &convDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       18,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	// 60: rows 0 to 2 from input rows 0 to 2
+	moveStrided(p0, a.u8(offImage1Cols6, 162), a.u8(offImage1, 864))
+	// 61: row 0 from input rows 0 to 2
+	convDSPW(p1, a.i8(offImage1Cols6, 162), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip6Scratch0, 60), a.i8(offAct2Strip6, 72))
+	for band := 0; band < 46; band++ {
+		// 60: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols6, 54), a.u8(offImage1Cols6+108, 54))
+		// 60: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
+		moveStrided(p2, a.u8(offImage1Cols6+54, 108), a.u8(offImage1+864+576*band, 576))
+		// 61: row 1+1*band from input rows 2+2*band to 4+2*band
+		convDSPW(p1, a.i8(offImage1Cols6, 162), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip6Scratch0, 60), a.i8(offAct2Strip6+72+72*band, 72))
+	}
+	// 60: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols6, 54), a.u8(offImage1Cols6+108, 54))
+	// 60: row 95 from input row 95
+	moveStrided(p3, a.u8(offImage1Cols6+54, 54), a.u8(offImage1+27360, 288))
+	// 61: row 47 from input rows 94 to 95
+	convDSPW(p4, a.i8(offImage1Cols6, 108), sh(opAct2Strip0Conv), sh(opAct2Strip0Rec), a.i32(offAct2Strip6Scratch0, 60), a.i8(offAct2Strip6+3384, 72))
 }
 
 // op62Shifted is op62 reading its constants through sh (shifted copies).
@@ -2816,7 +3264,7 @@ func TestConstantsAtAnyAlignment(t *testing.T) {
 		first, last int
 		run         func(arena, func(string) string)
 		scratch     [][2]int
-	}{{"op1", 1, 1, op1Shifted, [][2]int{{32544, 32784}}}, {"op2", 2, 2, op2Shifted, [][2]int{{30336, 30488}}}, {"op3", 3, 3, op3Shifted, [][2]int{{30336, 30440}}}, {"op5", 5, 5, op5Shifted, [][2]int{}}, {"ops6to7", 6, 7, ops6to7Shifted, [][2]int{{32112, 32272}}}, {"op8", 8, 8, op8Shifted, [][2]int{{31680, 31944}}}, {"ops10to11", 10, 11, ops10to11Shifted, [][2]int{{27648, 27888}}}, {"ops12to15", 12, 15, ops12to15Shifted, [][2]int{{27776, 27936}}}, {"ops16to17", 16, 17, ops16to17Shifted, [][2]int{{31104, 31264}}}, {"op18", 18, 18, op18Shifted, [][2]int{{31680, 31944}}}, {"ops20to21", 20, 21, ops20to21Shifted, [][2]int{{31952, 32192}}}, {"ops22to25", 22, 25, ops22to25Shifted, [][2]int{{32032, 32192}}}, {"ops26to28", 26, 28, ops26to28Shifted, [][2]int{{32400, 32672}}}, {"ops30to31", 30, 31, ops30to31Shifted, [][2]int{{27824, 28064}}}, {"ops32to35", 32, 35, ops32to35Shifted, [][2]int{{27712, 27872}}}, {"ops36to37", 36, 37, ops36to37Shifted, [][2]int{{32112, 32272}}}, {"op38", 38, 38, op38Shifted, [][2]int{{31680, 31944}}}, {"ops40to41", 40, 41, ops40to41Shifted, [][2]int{{32160, 32400}}}, {"ops42to45", 42, 45, ops42to45Shifted, [][2]int{{31952, 32112}}}, {"ops46to48", 46, 48, ops46to48Shifted, [][2]int{{32592, 32864}}}, {"ops50to51", 50, 51, ops50to51Shifted, [][2]int{{27648, 27888}}}, {"ops52to55", 52, 55, ops52to55Shifted, [][2]int{{27712, 27872}}}, {"ops56to57", 56, 57, ops56to57Shifted, [][2]int{{32112, 32272}}}, {"op58", 58, 58, op58Shifted, [][2]int{{31680, 31944}}}, {"op61", 61, 61, op61Shifted, [][2]int{{0, 240}}}, {"op62", 62, 62, op62Shifted, [][2]int{{0, 152}}}, {"op63", 63, 63, op63Shifted, [][2]int{{3072, 3176}}}, {"op65", 65, 65, op65Shifted, [][2]int{}}, {"op66", 66, 66, op66Shifted, [][2]int{{0, 104}}}, {"op67", 67, 67, op67Shifted, [][2]int{{4608, 4760}}}, {"op68", 68, 68, op68Shifted, [][2]int{{5376, 5640}}}, {"op70", 70, 70, op70Shifted, [][2]int{{0, 104}}}, {"op71", 71, 71, op71Shifted, [][2]int{{28848, 29000}}}, {"op72", 72, 72, op72Shifted, [][2]int{{32256, 32520}}}, {"op73", 73, 73, op73Shifted, [][2]int{}}, {"op74", 74, 74, op74Shifted, [][2]int{{27648, 27752}}}, {"op75", 75, 75, op75Shifted, [][2]int{{34560, 34712}}}, {"op76", 76, 76, op76Shifted, [][2]int{{0, 264}}}, {"op77", 77, 77, op77Shifted, [][2]int{{6912, 7016}}}, {"op78", 78, 78, op78Shifted, [][2]int{{14976, 15128}}}, {"op79", 79, 79, op79Shifted, [][2]int{{1152, 1416}}}, {"op80", 80, 80, op80Shifted, [][2]int{}}, {"op81", 81, 81, op81Shifted, [][2]int{{6912, 7016}}}, {"op82", 82, 82, op82Shifted, [][2]int{{14976, 15128}}}, {"op83", 83, 83, op83Shifted, [][2]int{{1152, 1416}}}, {"op84", 84, 84, op84Shifted, [][2]int{}}, {"op85", 85, 85, op85Shifted, [][2]int{{6912, 7016}}}, {"op86", 86, 86, op86Shifted, [][2]int{{6912, 7064}}}, {"op87", 87, 87, op87Shifted, [][2]int{{0, 264}}}, {"op88", 88, 88, op88Shifted, [][2]int{}}, {"op90", 90, 90, op90Shifted, [][2]int{}}} {
+	}{{"op1", 1, 1, op1Shifted, [][2]int{{27648, 27888}}}, {"op2", 2, 2, op2Shifted, [][2]int{{27648, 27800}}}, {"op3", 3, 3, op3Shifted, [][2]int{{27648, 27752}}}, {"ops4to5", 4, 5, ops4to5Shifted, [][2]int{}}, {"ops6to7", 6, 7, ops6to7Shifted, [][2]int{{32112, 32272}}}, {"op8", 8, 8, op8Shifted, [][2]int{{31104, 31368}}}, {"ops10to18", 10, 18, ops10to18Shifted, [][2]int{{34032, 34304}}}, {"ops20to28", 20, 28, ops20to28Shifted, [][2]int{{34752, 35024}}}, {"ops30to38", 30, 38, ops30to38Shifted, [][2]int{{34032, 34304}}}, {"ops40to48", 40, 48, ops40to48Shifted, [][2]int{{34752, 35024}}}, {"ops50to58", 50, 58, ops50to58Shifted, [][2]int{{34032, 34304}}}, {"ops60to61", 60, 61, ops60to61Shifted, [][2]int{{27648, 27888}}}, {"op62", 62, 62, op62Shifted, [][2]int{{6528, 6680}}}, {"op63", 63, 63, op63Shifted, [][2]int{{9600, 9704}}}, {"op65", 65, 65, op65Shifted, [][2]int{}}, {"op66", 66, 66, op66Shifted, [][2]int{{21504, 21608}}}, {"op67", 67, 67, op67Shifted, [][2]int{{23040, 23192}}}, {"op68", 68, 68, op68Shifted, [][2]int{{768, 1032}}}, {"op70", 70, 70, op70Shifted, [][2]int{{0, 104}}}, {"op71", 71, 71, op71Shifted, [][2]int{{33456, 33608}}}, {"op72", 72, 72, op72Shifted, [][2]int{{27648, 27912}}}, {"op73", 73, 73, op73Shifted, [][2]int{}}, {"op74", 74, 74, op74Shifted, [][2]int{{27648, 27752}}}, {"op75", 75, 75, op75Shifted, [][2]int{{34560, 34712}}}, {"op76", 76, 76, op76Shifted, [][2]int{{0, 264}}}, {"op77", 77, 77, op77Shifted, [][2]int{{6912, 7016}}}, {"op78", 78, 78, op78Shifted, [][2]int{{14976, 15128}}}, {"op79", 79, 79, op79Shifted, [][2]int{{1152, 1416}}}, {"op80", 80, 80, op80Shifted, [][2]int{}}, {"op81", 81, 81, op81Shifted, [][2]int{{6912, 7016}}}, {"op82", 82, 82, op82Shifted, [][2]int{{14976, 15128}}}, {"op83", 83, 83, op83Shifted, [][2]int{{1152, 1416}}}, {"op84", 84, 84, op84Shifted, [][2]int{}}, {"op85", 85, 85, op85Shifted, [][2]int{{6912, 7016}}}, {"op86", 86, 86, op86Shifted, [][2]int{{8640, 8792}}}, {"op87", 87, 87, op87Shifted, [][2]int{{864, 1128}}}, {"op88", 88, 88, op88Shifted, [][2]int{}}, {"op90", 90, 90, op90Shifted, [][2]int{}}} {
 		m.Reset()
 		fillInputs(m, 5)
 		copy(before, a)

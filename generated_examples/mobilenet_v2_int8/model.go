@@ -19,127 +19,128 @@ import "unsafe"
 
 // ArenaSize is the working memory of a Model in bytes: every activation, scratch
 // and persistent buffer, placed so that buffers live at the same time never
-// overlap. The plan is optimal (= lower bound); its peak is at operator 26 (CONV_2D).
+// overlap. The plan is optimal (= lower bound); its peak is at operator 20 (SLICE).
 // Persistent state takes 0 bytes of it. layout.txt lists every buffer.
 //
-// RAM: ArenaSize + stack 1964 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
-// Invoke or Reset takes at most 1964 bytes of stack below its caller's.
-const ArenaSize = 37472
+// RAM: ArenaSize + stack 2508 bytes (TinyGo 0.40, cortex-m4, -opt=z): a call of
+// Invoke or Reset takes at most 2508 bytes of stack below its caller's.
+const ArenaSize = 35584
 
 // Arena offsets of the buffers, as planned (layout.txt has the chart and the
 // tensors' names in full).
 const (
-	offImage1             = 0     // tensor 0 "image1": 27648 bytes, operators 0-60
-	offImage1Cols0        = 27648 // tensor 74 "image1/cols0": 4896 bytes, operators 0-1
-	offAct2Strip0         = 33712 // tensor 77 "act2/strip0": 3072 bytes, operators 1-4
-	offAct2Strip0Scratch0 = 32544 // op1 scratch0 (CONV_2D): 240 bytes, operators 1-1
-	offAct3Strip0         = 27648 // tensor 78 "act3/strip0": 2688 bytes, operators 2-3
-	offAct3Strip0Scratch0 = 30336 // op2 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 2-2
-	offAct4Strip0         = 31024 // tensor 79 "act4/strip0": 2688 bytes, operators 3-5
-	offAct4Strip0Scratch0 = 30336 // op3 scratch0 (CONV_2D): 104 bytes, operators 3-3
-	offAct2Cols0          = 28336 // tensor 80 "act2/cols0" = 83 "add5/strip0": 2688 bytes, operators 4-7
+	offImage1             = 0     // tensor 0 "image1": 27648 bytes, operators 0-61
+	offImage1Cols0        = 28352 // tensor 74 "image1/cols0": 4896 bytes, operators 0-1
+	offAct2Strip0         = 28336 // tensor 77 "act2/strip0": 3072 bytes, operators 1-5
+	offAct2Strip0Scratch0 = 27648 // op1 scratch0 (CONV_2D): 240 bytes, operators 1-1
+	offAct3Strip0         = 31408 // tensor 78 "act3/strip0": 2688 bytes, operators 2-3
+	offAct3Strip0Scratch0 = 27648 // op2 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 2-2
+	offAct4Strip0         = 31408 // tensor 79 "act4/strip0": 2688 bytes, operators 3-5
+	offAct4Strip0Scratch0 = 27648 // op3 scratch0 (CONV_2D): 104 bytes, operators 3-3
+	offAct2Cols0          = 27648 // tensor 80 "act2/cols0": 56 bytes, operators 4-5
+	offAdd5Strip0         = 28336 // tensor 83 "add5/strip0": 2688 bytes, operators 4-7
 	offAct6Strip0         = 31104 // tensor 84 "act6/strip0": 1008 bytes, operators 6-7
 	offAct7Strip0         = 27648 // tensor 85 "act7/strip0": 3456 bytes, operators 6-8
 	offAct6Strip0Scratch0 = 32112 // op6 scratch0 (CONV_2D): 160 bytes, operators 6-7
 	offAct7Strip0Scratch0 = 0     // op7 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 7-7
-	offAct8Strip0         = 31104 // tensor 86 "act8/strip0": 576 bytes, operators 8-9
-	offAct8Strip0Scratch0 = 31680 // op8 scratch0 (CONV_2D): 264 bytes, operators 8-8
-	offAct8               = 32864 // tensor 17 "act8" = 29 "add12" = 87 "act8/to0" = 5 more: 4608 bytes, operators 9-74
-	offAct2Strip1         = 28400 // tensor 92 "act2/strip1": 3456 bytes, operators 10-15
-	offImage1Cols1        = 27888 // tensor 89 "image1/cols1": 171 bytes, operators 10-11
-	offAct2Strip1Scratch0 = 27648 // op11 scratch0 (CONV_2D): 240 bytes, operators 10-11
-	offAct2Cols1          = 27648 // tensor 95 "act2/cols1": 56 bytes, operators 12-15
-	offAct3Strip1         = 27712 // tensor 93 "act3/strip1": 56 bytes, operators 12-15
-	offAct4Strip1         = 27936 // tensor 94 "act4/strip1": 56 bytes, operators 12-15
-	offAdd5Strip1         = 28336 // tensor 98 "add5/strip1": 2688 bytes, operators 12-17
-	offAct3Strip1Scratch0 = 27776 // op12 scratch0 (DEPTHWISE_CONV_2D): 160 bytes, operators 12-15
+	offAct8Strip0         = 33456 // tensor 86 "act8/strip0": 576 bytes, operators 8-9
+	offAct8Strip0Scratch0 = 31104 // op8 scratch0 (CONV_2D): 264 bytes, operators 8-8
+	offAct8               = 28848 // tensor 17 "act8" = 29 "add12" = 87 "act8/to0" = 5 more: 4608 bytes, operators 9-74
+	offAct2Cols1          = 34800 // tensor 95 "act2/cols1": 56 bytes, operators 10-18
+	offAct2Strip1         = 34304 // tensor 92 "act2/strip1": 216 bytes, operators 10-18
+	offAct3Strip1         = 34672 // tensor 93 "act3/strip1": 56 bytes, operators 10-18
+	offAct4Strip1         = 34736 // tensor 94 "act4/strip1": 56 bytes, operators 10-18
+	offAct6Strip1         = 27648 // tensor 99 "act6/strip1": 1008 bytes, operators 10-18
+	offAct7Strip1         = 34528 // tensor 100 "act7/strip1": 144 bytes, operators 10-18
+	offAct8Strip1         = 33456 // tensor 101 "act8/strip1": 576 bytes, operators 10-19
+	offAdd5Strip1         = 34864 // tensor 98 "add5/strip1": 56 bytes, operators 10-18
+	offImage1Cols1        = 28656 // tensor 89 "image1/cols1": 171 bytes, operators 10-18
+	offAct2Strip1Scratch0 = 34032 // op11 scratch0 (CONV_2D): 272 bytes, operators 10-18
+	offAct3Strip1Scratch0 = 0     // op12 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 12-12
 	offAct4Strip1Scratch0 = 0     // op13 scratch0 (CONV_2D): 0 bytes, operators 13-13
-	offAct6Strip1         = 31264 // tensor 99 "act6/strip1": 1008 bytes, operators 16-17
-	offAct7Strip1         = 27648 // tensor 100 "act7/strip1": 3456 bytes, operators 16-18
-	offAct6Strip1Scratch0 = 31104 // op16 scratch0 (CONV_2D): 160 bytes, operators 16-17
+	offAct6Strip1Scratch0 = 0     // op16 scratch0 (CONV_2D): 0 bytes, operators 16-16
 	offAct7Strip1Scratch0 = 0     // op17 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 17-17
-	offAct8Strip1         = 31104 // tensor 101 "act8/strip1": 576 bytes, operators 18-19
-	offAct8Strip1Scratch0 = 31680 // op18 scratch0 (CONV_2D): 264 bytes, operators 18-18
-	offAct2Strip2         = 27728 // tensor 107 "act2/strip2": 4224 bytes, operators 20-25
-	offImage1Cols2        = 32192 // tensor 104 "image1/cols2": 207 bytes, operators 20-21
-	offAct2Strip2Scratch0 = 31952 // op21 scratch0 (CONV_2D): 240 bytes, operators 20-21
-	offAct2Cols2          = 31952 // tensor 110 "act2/cols2": 72 bytes, operators 22-25
-	offAct3Strip2         = 32192 // tensor 108 "act3/strip2": 72 bytes, operators 22-25
-	offAct4Strip2         = 32272 // tensor 109 "act4/strip2": 72 bytes, operators 22-25
-	offAdd5Strip2         = 27648 // tensor 113 "add5/strip2": 3456 bytes, operators 22-28
-	offAct3Strip2Scratch0 = 32032 // op22 scratch0 (DEPTHWISE_CONV_2D): 160 bytes, operators 22-25
+	offAct8Strip1Scratch0 = 0     // op18 scratch0 (CONV_2D): 0 bytes, operators 18-18
+	offAct2Cols2          = 35424 // tensor 110 "act2/cols2": 72 bytes, operators 20-28
+	offAct2Strip2         = 28416 // tensor 107 "act2/strip2": 264 bytes, operators 20-28
+	offAct3Strip2         = 28688 // tensor 108 "act3/strip2": 72 bytes, operators 20-28
+	offAct4Strip2         = 28768 // tensor 109 "act4/strip2": 72 bytes, operators 20-28
+	offAct6Strip2         = 33456 // tensor 114 "act6/strip2": 1296 bytes, operators 20-28
+	offAct7Strip2         = 35232 // tensor 115 "act7/strip2": 192 bytes, operators 20-28
+	offAct8Strip2         = 27648 // tensor 116 "act8/strip2": 768 bytes, operators 20-29
+	offAdd5Strip2         = 35504 // tensor 113 "add5/strip2": 72 bytes, operators 20-28
+	offImage1Cols2        = 35024 // tensor 104 "image1/cols2": 207 bytes, operators 20-28
+	offAct2Strip2Scratch0 = 34752 // op21 scratch0 (CONV_2D): 272 bytes, operators 20-28
+	offAct3Strip2Scratch0 = 0     // op22 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 22-22
 	offAct4Strip2Scratch0 = 0     // op23 scratch0 (CONV_2D): 0 bytes, operators 23-23
-	offAct6Strip2         = 31104 // tensor 114 "act6/strip2": 1296 bytes, operators 26-28
-	offAct7Strip2         = 32672 // tensor 115 "act7/strip2": 192 bytes, operators 26-28
-	offAct8Strip2         = 27648 // tensor 116 "act8/strip2": 768 bytes, operators 26-29
-	offAct6Strip2Scratch0 = 32400 // op26 scratch0 (CONV_2D): 272 bytes, operators 26-28
+	offAct6Strip2Scratch0 = 0     // op26 scratch0 (CONV_2D): 0 bytes, operators 26-26
 	offAct7Strip2Scratch0 = 0     // op27 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 27-27
 	offAct8Strip2Scratch0 = 0     // op28 scratch0 (CONV_2D): 0 bytes, operators 28-28
-	offAct2Strip3         = 28400 // tensor 122 "act2/strip3": 3456 bytes, operators 30-35
-	offImage1Cols3        = 27648 // tensor 119 "image1/cols3": 171 bytes, operators 30-31
-	offAct2Strip3Scratch0 = 27824 // op31 scratch0 (CONV_2D): 240 bytes, operators 30-31
-	offAct2Cols3          = 27936 // tensor 125 "act2/cols3": 56 bytes, operators 32-35
-	offAct3Strip3         = 27872 // tensor 123 "act3/strip3": 56 bytes, operators 32-35
-	offAct4Strip3         = 27648 // tensor 124 "act4/strip3": 56 bytes, operators 32-35
-	offAdd5Strip3         = 28336 // tensor 128 "add5/strip3": 2688 bytes, operators 32-37
-	offAct3Strip3Scratch0 = 27712 // op32 scratch0 (DEPTHWISE_CONV_2D): 160 bytes, operators 32-35
+	offAct2Cols3          = 34800 // tensor 125 "act2/cols3": 56 bytes, operators 30-38
+	offAct2Strip3         = 34304 // tensor 122 "act2/strip3": 216 bytes, operators 30-38
+	offAct3Strip3         = 34672 // tensor 123 "act3/strip3": 56 bytes, operators 30-38
+	offAct4Strip3         = 34736 // tensor 124 "act4/strip3": 56 bytes, operators 30-38
+	offAct6Strip3         = 27648 // tensor 129 "act6/strip3": 1008 bytes, operators 30-38
+	offAct7Strip3         = 34528 // tensor 130 "act7/strip3": 144 bytes, operators 30-38
+	offAct8Strip3         = 33456 // tensor 131 "act8/strip3": 576 bytes, operators 30-39
+	offAdd5Strip3         = 34864 // tensor 128 "add5/strip3": 56 bytes, operators 30-38
+	offImage1Cols3        = 28656 // tensor 119 "image1/cols3": 171 bytes, operators 30-38
+	offAct2Strip3Scratch0 = 34032 // op31 scratch0 (CONV_2D): 272 bytes, operators 30-38
+	offAct3Strip3Scratch0 = 0     // op32 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 32-32
 	offAct4Strip3Scratch0 = 0     // op33 scratch0 (CONV_2D): 0 bytes, operators 33-33
-	offAct6Strip3         = 31104 // tensor 129 "act6/strip3": 1008 bytes, operators 36-37
-	offAct7Strip3         = 27648 // tensor 130 "act7/strip3": 3456 bytes, operators 36-38
-	offAct6Strip3Scratch0 = 32112 // op36 scratch0 (CONV_2D): 160 bytes, operators 36-37
+	offAct6Strip3Scratch0 = 0     // op36 scratch0 (CONV_2D): 0 bytes, operators 36-36
 	offAct7Strip3Scratch0 = 0     // op37 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 37-37
-	offAct8Strip3         = 31104 // tensor 131 "act8/strip3": 576 bytes, operators 38-39
-	offAct8Strip3Scratch0 = 31680 // op38 scratch0 (CONV_2D): 264 bytes, operators 38-38
-	offAct2Strip4         = 27728 // tensor 137 "act2/strip4": 4224 bytes, operators 40-45
-	offImage1Cols4        = 31952 // tensor 134 "image1/cols4": 207 bytes, operators 40-41
-	offAct2Strip4Scratch0 = 32160 // op41 scratch0 (CONV_2D): 240 bytes, operators 40-41
-	offAct2Cols4          = 32272 // tensor 140 "act2/cols4": 72 bytes, operators 42-45
-	offAct3Strip4         = 32112 // tensor 138 "act3/strip4": 72 bytes, operators 42-45
-	offAct4Strip4         = 32192 // tensor 139 "act4/strip4": 72 bytes, operators 42-45
-	offAdd5Strip4         = 27648 // tensor 143 "add5/strip4": 3456 bytes, operators 42-48
-	offAct3Strip4Scratch0 = 31952 // op42 scratch0 (DEPTHWISE_CONV_2D): 160 bytes, operators 42-45
+	offAct8Strip3Scratch0 = 0     // op38 scratch0 (CONV_2D): 0 bytes, operators 38-38
+	offAct2Cols4          = 35424 // tensor 140 "act2/cols4": 72 bytes, operators 40-48
+	offAct2Strip4         = 28416 // tensor 137 "act2/strip4": 264 bytes, operators 40-48
+	offAct3Strip4         = 28688 // tensor 138 "act3/strip4": 72 bytes, operators 40-48
+	offAct4Strip4         = 28768 // tensor 139 "act4/strip4": 72 bytes, operators 40-48
+	offAct6Strip4         = 33456 // tensor 144 "act6/strip4": 1296 bytes, operators 40-48
+	offAct7Strip4         = 35232 // tensor 145 "act7/strip4": 192 bytes, operators 40-48
+	offAct8Strip4         = 27648 // tensor 146 "act8/strip4": 768 bytes, operators 40-49
+	offAdd5Strip4         = 35504 // tensor 143 "add5/strip4": 72 bytes, operators 40-48
+	offImage1Cols4        = 35024 // tensor 134 "image1/cols4": 207 bytes, operators 40-48
+	offAct2Strip4Scratch0 = 34752 // op41 scratch0 (CONV_2D): 272 bytes, operators 40-48
+	offAct3Strip4Scratch0 = 0     // op42 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 42-42
 	offAct4Strip4Scratch0 = 0     // op43 scratch0 (CONV_2D): 0 bytes, operators 43-43
-	offAct6Strip4         = 31296 // tensor 144 "act6/strip4": 1296 bytes, operators 46-48
-	offAct7Strip4         = 31104 // tensor 145 "act7/strip4": 192 bytes, operators 46-48
-	offAct8Strip4         = 27648 // tensor 146 "act8/strip4": 768 bytes, operators 46-49
-	offAct6Strip4Scratch0 = 32592 // op46 scratch0 (CONV_2D): 272 bytes, operators 46-48
+	offAct6Strip4Scratch0 = 0     // op46 scratch0 (CONV_2D): 0 bytes, operators 46-46
 	offAct7Strip4Scratch0 = 0     // op47 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 47-47
 	offAct8Strip4Scratch0 = 0     // op48 scratch0 (CONV_2D): 0 bytes, operators 48-48
-	offAct2Strip5         = 28400 // tensor 152 "act2/strip5": 3456 bytes, operators 50-55
-	offImage1Cols5        = 27888 // tensor 149 "image1/cols5": 171 bytes, operators 50-51
-	offAct2Strip5Scratch0 = 27648 // op51 scratch0 (CONV_2D): 240 bytes, operators 50-51
-	offAct2Cols5          = 27936 // tensor 155 "act2/cols5": 56 bytes, operators 52-55
-	offAct3Strip5         = 27648 // tensor 153 "act3/strip5": 56 bytes, operators 52-55
-	offAct4Strip5         = 27872 // tensor 154 "act4/strip5": 56 bytes, operators 52-55
-	offAdd5Strip5         = 28336 // tensor 158 "add5/strip5": 2688 bytes, operators 52-57
-	offAct3Strip5Scratch0 = 27712 // op52 scratch0 (DEPTHWISE_CONV_2D): 160 bytes, operators 52-55
+	offAct2Cols5          = 34800 // tensor 155 "act2/cols5": 56 bytes, operators 50-58
+	offAct2Strip5         = 34304 // tensor 152 "act2/strip5": 216 bytes, operators 50-58
+	offAct3Strip5         = 34672 // tensor 153 "act3/strip5": 56 bytes, operators 50-58
+	offAct4Strip5         = 34736 // tensor 154 "act4/strip5": 56 bytes, operators 50-58
+	offAct6Strip5         = 27648 // tensor 159 "act6/strip5": 1008 bytes, operators 50-58
+	offAct7Strip5         = 34528 // tensor 160 "act7/strip5": 144 bytes, operators 50-58
+	offAct8Strip5         = 33456 // tensor 161 "act8/strip5": 576 bytes, operators 50-59
+	offAdd5Strip5         = 34864 // tensor 158 "add5/strip5": 56 bytes, operators 50-58
+	offImage1Cols5        = 28656 // tensor 149 "image1/cols5": 171 bytes, operators 50-58
+	offAct2Strip5Scratch0 = 34032 // op51 scratch0 (CONV_2D): 272 bytes, operators 50-58
+	offAct3Strip5Scratch0 = 0     // op52 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 52-52
 	offAct4Strip5Scratch0 = 0     // op53 scratch0 (CONV_2D): 0 bytes, operators 53-53
-	offAct6Strip5         = 31104 // tensor 159 "act6/strip5": 1008 bytes, operators 56-57
-	offAct7Strip5         = 27648 // tensor 160 "act7/strip5": 3456 bytes, operators 56-58
-	offAct6Strip5Scratch0 = 32112 // op56 scratch0 (CONV_2D): 160 bytes, operators 56-57
+	offAct6Strip5Scratch0 = 0     // op56 scratch0 (CONV_2D): 0 bytes, operators 56-56
 	offAct7Strip5Scratch0 = 0     // op57 scratch0 (DEPTHWISE_CONV_2D): 0 bytes, operators 57-57
-	offAct8Strip5         = 31104 // tensor 161 "act8/strip5": 576 bytes, operators 58-59
-	offAct8Strip5Scratch0 = 31680 // op58 scratch0 (CONV_2D): 264 bytes, operators 58-58
-	offImage1Cols6        = 27648 // tensor 164 "image1/cols6": 5184 bytes, operators 60-61
-	offAct2Strip6         = 6144  // tensor 167 "act2/strip6": 3456 bytes, operators 61-64
-	offAct2Strip6Scratch0 = 0     // op61 scratch0 (CONV_2D): 240 bytes, operators 61-61
-	offAct3Strip6         = 9600  // tensor 168 "act3/strip6": 3072 bytes, operators 62-63
-	offAct3Strip6Scratch0 = 0     // op62 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 62-62
-	offAct4Strip6         = 0     // tensor 169 "act4/strip6": 3072 bytes, operators 63-65
-	offAct4Strip6Scratch0 = 3072  // op63 scratch0 (CONV_2D): 104 bytes, operators 63-63
-	offAct2Cols6          = 3072  // tensor 170 "act2/cols6" = 173 "add5/strip6": 3072 bytes, operators 64-66
-	offAct6Strip6         = 6144  // tensor 174 "act6/strip6": 18432 bytes, operators 66-67
-	offAct6Strip6Scratch0 = 0     // op66 scratch0 (CONV_2D): 104 bytes, operators 66-66
-	offAct7Strip6         = 0     // tensor 175 "act7/strip6": 4608 bytes, operators 67-68
-	offAct7Strip6Scratch0 = 4608  // op67 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 67-67
-	offAct8Strip6         = 4608  // tensor 176 "act8/strip6": 768 bytes, operators 68-69
-	offAct8Strip6Scratch0 = 5376  // op68 scratch0 (CONV_2D): 264 bytes, operators 68-68
+	offAct8Strip5Scratch0 = 0     // op58 scratch0 (CONV_2D): 0 bytes, operators 58-58
+	offAct2Strip6         = 0     // tensor 167 "act2/strip6": 3456 bytes, operators 60-64
+	offImage1Cols6        = 27888 // tensor 164 "image1/cols6": 162 bytes, operators 60-61
+	offAct2Strip6Scratch0 = 27648 // op61 scratch0 (CONV_2D): 240 bytes, operators 60-61
+	offAct3Strip6         = 3456  // tensor 168 "act3/strip6": 3072 bytes, operators 62-63
+	offAct3Strip6Scratch0 = 6528  // op62 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 62-62
+	offAct4Strip6         = 6528  // tensor 169 "act4/strip6": 3072 bytes, operators 63-65
+	offAct4Strip6Scratch0 = 9600  // op63 scratch0 (CONV_2D): 104 bytes, operators 63-63
+	offAct2Cols6          = 18432 // tensor 170 "act2/cols6" = 173 "add5/strip6": 3072 bytes, operators 64-66
+	offAct6Strip6         = 0     // tensor 174 "act6/strip6": 18432 bytes, operators 66-67
+	offAct6Strip6Scratch0 = 21504 // op66 scratch0 (CONV_2D): 104 bytes, operators 66-66
+	offAct7Strip6         = 18432 // tensor 175 "act7/strip6": 4608 bytes, operators 67-68
+	offAct7Strip6Scratch0 = 23040 // op67 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 67-67
+	offAct8Strip6         = 0     // tensor 176 "act8/strip6": 768 bytes, operators 68-69
+	offAct8Strip6Scratch0 = 768   // op68 scratch0 (CONV_2D): 264 bytes, operators 68-68
 	offAct9               = 1200  // tensor 20 "act9": 27648 bytes, operators 70-71
 	offAct9Scratch0       = 0     // op70 scratch0 (CONV_2D): 104 bytes, operators 70-70
 	offAct10              = 0     // tensor 23 "act10": 27648 bytes, operators 71-72
-	offAct10Scratch0      = 28848 // op71 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 71-71
-	offAct11              = 27648 // tensor 26 "act11": 4608 bytes, operators 72-73
-	offAct11Scratch0      = 32256 // op72 scratch0 (CONV_2D): 264 bytes, operators 72-72
+	offAct10Scratch0      = 33456 // op71 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 71-71
+	offAct11              = 0     // tensor 26 "act11": 4608 bytes, operators 72-73
+	offAct11Scratch0      = 27648 // op72 scratch0 (CONV_2D): 264 bytes, operators 72-72
 	offAct13              = 0     // tensor 30 "act13": 27648 bytes, operators 74-75
 	offAct13Scratch0      = 27648 // op74 scratch0 (CONV_2D): 104 bytes, operators 74-74
 	offAct14              = 27648 // tensor 33 "act14": 6912 bytes, operators 75-76
@@ -160,11 +161,11 @@ const (
 	offAct22Scratch0      = 1152  // op83 scratch0 (CONV_2D): 264 bytes, operators 83-83
 	offAct24              = 0     // tensor 59 "act24": 6912 bytes, operators 85-86
 	offAct24Scratch0      = 6912  // op85 scratch0 (CONV_2D): 104 bytes, operators 85-85
-	offAct25              = 7072  // tensor 62 "act25": 1728 bytes, operators 86-87
-	offAct25Scratch0      = 6912  // op86 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 86-86
-	offAct26              = 272   // tensor 65 "act26": 864 bytes, operators 87-88
-	offAct26Scratch0      = 0     // op87 scratch0 (CONV_2D): 264 bytes, operators 87-87
-	offPool27             = 16    // tensor 68 "pool27" = 69 "flatten": 24 bytes, operators 88-90
+	offAct25              = 6912  // tensor 62 "act25": 1728 bytes, operators 86-87
+	offAct25Scratch0      = 8640  // op86 scratch0 (DEPTHWISE_CONV_2D): 152 bytes, operators 86-86
+	offAct26              = 0     // tensor 65 "act26": 864 bytes, operators 87-88
+	offAct26Scratch0      = 864   // op87 scratch0 (CONV_2D): 264 bytes, operators 87-87
+	offPool27             = 864   // tensor 68 "pool27" = 69 "flatten": 24 bytes, operators 88-90
 	offLogits             = 0     // tensor 71 "logits": 10 bytes, operators 90-90
 )
 
@@ -269,36 +270,21 @@ func (m *Model) Invoke() {
 	op1(a)
 	op2(a)
 	op3(a)
-	op4(a)
-	op5(a)
+	ops4to5(a)
 	ops6to7(a)
 	op8(a)
 	op9(a)
-	ops10to11(a)
-	ops12to15(a)
-	ops16to17(a)
-	op18(a)
+	ops10to18(a)
 	op19(a)
-	ops20to21(a)
-	ops22to25(a)
-	ops26to28(a)
+	ops20to28(a)
 	op29(a)
-	ops30to31(a)
-	ops32to35(a)
-	ops36to37(a)
-	op38(a)
+	ops30to38(a)
 	op39(a)
-	ops40to41(a)
-	ops42to45(a)
-	ops46to48(a)
+	ops40to48(a)
 	op49(a)
-	ops50to51(a)
-	ops52to55(a)
-	ops56to57(a)
-	op58(a)
+	ops50to58(a)
 	op59(a)
-	op60(a)
-	op61(a)
+	ops60to61(a)
 	op62(a)
 	op63(a)
 	op64(a)
@@ -661,9 +647,8 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	after(2)
 	op3(a)
 	after(3)
-	op4(a)
+	ops4to5(a)
 	after(4)
-	op5(a)
 	after(5)
 	ops6to7(a)
 	after(6)
@@ -672,82 +657,68 @@ func (m *Model) InvokeTraced(after func(op int)) {
 	after(8)
 	op9(a)
 	after(9)
-	ops10to11(a)
+	ops10to18(a)
 	after(10)
 	after(11)
-	ops12to15(a)
 	after(12)
 	after(13)
 	after(14)
 	after(15)
-	ops16to17(a)
 	after(16)
 	after(17)
-	op18(a)
 	after(18)
 	op19(a)
 	after(19)
-	ops20to21(a)
+	ops20to28(a)
 	after(20)
 	after(21)
-	ops22to25(a)
 	after(22)
 	after(23)
 	after(24)
 	after(25)
-	ops26to28(a)
 	after(26)
 	after(27)
 	after(28)
 	op29(a)
 	after(29)
-	ops30to31(a)
+	ops30to38(a)
 	after(30)
 	after(31)
-	ops32to35(a)
 	after(32)
 	after(33)
 	after(34)
 	after(35)
-	ops36to37(a)
 	after(36)
 	after(37)
-	op38(a)
 	after(38)
 	op39(a)
 	after(39)
-	ops40to41(a)
+	ops40to48(a)
 	after(40)
 	after(41)
-	ops42to45(a)
 	after(42)
 	after(43)
 	after(44)
 	after(45)
-	ops46to48(a)
 	after(46)
 	after(47)
 	after(48)
 	op49(a)
 	after(49)
-	ops50to51(a)
+	ops50to58(a)
 	after(50)
 	after(51)
-	ops52to55(a)
 	after(52)
 	after(53)
 	after(54)
 	after(55)
-	ops56to57(a)
 	after(56)
 	after(57)
-	op58(a)
 	after(58)
 	op59(a)
 	after(59)
-	op60(a)
+	ops60to61(a)
 	after(60)
-	op61(a)
 	after(61)
 	op62(a)
 	after(62)
@@ -835,6 +806,7 @@ func op0(a arena) {
 }
 
 // op1 runs operator 1: CONV_2D image1/cols0 -> act2/strip0 (strip 0 of the model's operator 0) (convDSPW)
+// (written over its dying input, which starts 16 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
 func op1(a arena) {
@@ -887,6 +859,7 @@ func op2(a arena) {
 }
 
 // op3 runs operator 3: CONV_2D act3/strip0 -> act4/strip0 (strip 0 of the model's operator 2) (convPWDSPW)
+// (written over its dying input, which starts 0 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
 func op3(a arena) {
@@ -899,17 +872,24 @@ func op3(a arena) {
 	}, a.i8(offAct3Strip0, 2688), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct4Strip0Scratch0, 26), a.i8(offAct4Strip0, 2688))
 }
 
-// op4 runs operator 4: SLICE act2/strip0 -> act2/cols0 (strip 0 of the model's operator 3) (moveStrided)
+// ops4to5 runs operators 4-5, fused row by row through moveStrided, addInt8Tab (see the comment in it).
 //
 //go:noinline
-func op4(a arena) {
-	moveStrided(&moveParams{
+func ops4to5(a arena) {
+	// 4-5: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows the next operator still needs:
+	//
+	//	4: SLICE act2/strip0 -> act2/cols0 (line of 1 of 48 rows, 56 bytes)
+	//	5: ADD act2/cols0 + act4/strip0 -> add5/strip0 (whole)
+	//
+	// The output is written over the dying input, which starts 0 bytes above it.
+	p0 := &moveParams{
 		run: 56,
 		n0:  1,
 		n1:  1,
 		n2:  1,
 		n3:  1,
-		n4:  48,
+		n4:  1,
 		s0:  0,
 		s1:  0,
 		s2:  0,
@@ -922,14 +902,8 @@ func op4(a arena) {
 		d4:  56,
 		src: 0,
 		dst: 0,
-	}, a.u8(offAct2Cols0, 2688), a.u8(offAct2Strip0, 3072))
-}
-
-// op5 runs operator 5: ADD act2/cols0, act4/strip0 -> add5/strip0 (strip 0 of the model's operator 3) (addInt8Tab)
-//
-//go:noinline
-func op5(a arena) {
-	addInt8Tab(&ewQuantParams{
+	}
+	p1 := &ewQuantParams{
 		in1Off:    128,
 		in2Off:    16,
 		outOff:    8,
@@ -942,8 +916,9 @@ func op5(a arena) {
 		leftShift: 20,
 		actMin:    -128,
 		actMax:    127,
-	}, opAdd5Strip0Tab, &ewBcast{
-		inner:  2688,
+	}
+	p2 := &ewBcast{
+		inner:  56,
 		aInner: 1,
 		bInner: 1,
 		n1:     1,
@@ -961,7 +936,13 @@ func op5(a arena) {
 		n5:     1,
 		a5:     0,
 		b5:     0,
-	}, a.i8(offAct2Cols0, 2688), a.i8(offAct4Strip0, 2688), a.i8(offAct2Cols0, 2688))
+	}
+	for band := 0; band < 48; band++ {
+		// 4: row 0+1*band from input row 0+1*band
+		moveStrided(p0, a.u8(offAct2Cols0, 56), a.u8(offAct2Strip0+64*band, 56))
+		// 5: row 0+1*band from input row 0+1*band
+		addInt8Tab(p1, opAdd5Strip0Tab, p2, a.i8(offAct2Cols0, 56), a.i8(offAct4Strip0+56*band, 56), a.i8(offAdd5Strip0+56*band, 56))
+	}
 }
 
 // ops6to7 runs operators 6-7, fused row by row through convPWDSPW, dwDSPInt8M1, slideDown (see the comment in it).
@@ -1037,21 +1018,21 @@ func ops6to7(a arena) {
 		hi:        94,
 	}
 	// 6: rows 0 to 2 from input rows 0 to 2
-	convPWDSPW(p0, a.i8(offAct2Cols0, 168), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip0Scratch0, 26), a.i8(offAct6Strip0, 1008))
+	convPWDSPW(p0, a.i8(offAdd5Strip0, 168), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip0Scratch0, 26), a.i8(offAct6Strip0, 1008))
 	// 7: row 0 from input rows 0 to 2
 	dwDSPInt8M1(p1, a.i8(offAct6Strip0, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip0Scratch0, 38), a.i8(offAct7Strip0, 144))
 	for band := 0; band < 22; band++ {
 		// 6: keep the rows still needed at the start of its line
 		slideDown(a.u8(offAct6Strip0, 336), a.u8(offAct6Strip0+672, 336))
 		// 6: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
-		convPWDSPW(p2, a.i8(offAct2Cols0+168+112*band, 112), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip0Scratch0, 26), a.i8(offAct6Strip0+336, 672))
+		convPWDSPW(p2, a.i8(offAdd5Strip0+168+112*band, 112), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip0Scratch0, 26), a.i8(offAct6Strip0+336, 672))
 		// 7: row 1+1*band from input rows 2+2*band to 4+2*band
 		dwDSPInt8M1(p1, a.i8(offAct6Strip0, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip0Scratch0, 38), a.i8(offAct7Strip0+144+144*band, 144))
 	}
 	// 6: keep the rows still needed at the start of its line
 	slideDown(a.u8(offAct6Strip0, 336), a.u8(offAct6Strip0+672, 336))
 	// 6: row 47 from input row 47
-	convPWDSPW(p3, a.i8(offAct2Cols0+2632, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip0Scratch0, 26), a.i8(offAct6Strip0+336, 336))
+	convPWDSPW(p3, a.i8(offAdd5Strip0+2632, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip0Scratch0, 26), a.i8(offAct6Strip0+336, 336))
 	// 7: row 23 from input rows 46 to 47
 	dwDSPInt8M1(p4, a.i8(offAct6Strip0, 672), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip0Scratch0, 38), a.i8(offAct7Strip0+3312, 144))
 }
@@ -1084,15 +1065,23 @@ func op9(a arena) {
 	}, a.i8(offAct8, 4608), a.i8(offAct8Strip0, 576))
 }
 
-// ops10to11 runs operators 10-11, fused row by row through moveStrided, convDSPW, slideDown (see the comment in it).
+// ops10to18 runs operators 10-18, fused row by row through moveStrided, convDSPW, slideDown, dwDSPInt8M1, convPWDSPW, addInt8Tab (see the comment in it).
 //
 //go:noinline
-func ops10to11(a arena) {
-	// 10-11: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
+func ops10to18(a arena) {
+	// 10-18: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows its readers still need (a line read by several operators keeps
+	// each row until the last of them has read it):
 	//
 	//	10: SLICE image1 -> image1/cols1 (line of 3 of 96 rows, 171 bytes)
-	//	11: CONV_2D image1/cols1 -> act2/strip1 (whole)
+	//	11: CONV_2D image1/cols1 -> act2/strip1 (line of 3 of 48 rows, 216 bytes, read by 2 operators)
+	//	12: DEPTHWISE_CONV_2D act2/strip1 -> act3/strip1 (line of 1 of 48 rows, 56 bytes)
+	//	13: CONV_2D act3/strip1 -> act4/strip1 (line of 1 of 48 rows, 56 bytes, read by 1 operators)
+	//	14: SLICE act2/strip1 -> act2/cols1 (line of 1 of 48 rows, 56 bytes)
+	//	15: ADD act2/cols1 + act4/strip1 -> add5/strip1 (line of 1 of 48 rows, 56 bytes)
+	//	16: CONV_2D add5/strip1 -> act6/strip1 (line of 3 of 48 rows, 1008 bytes)
+	//	17: DEPTHWISE_CONV_2D act6/strip1 -> act7/strip1 (line of 1 of 24 rows, 144 bytes)
+	//	18: CONV_2D act7/strip1 -> act8/strip1 (whole)
 	p0 := &moveParams{
 		run: 57,
 		n0:  1,
@@ -1134,100 +1123,6 @@ func ops10to11(a arena) {
 		hi:        79,
 	}
 	p2 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  2,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 30,
-		dst: 0,
-	}
-	p3 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  1,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 30,
-		dst: 0,
-	}
-	p4 := &convDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       19,
-		inC:       3,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 10: rows 0 to 2 from input rows 0 to 95
-	moveStrided(p0, a.u8(offImage1Cols1, 171), a.u8(offImage1, 663))
-	// 11: row 0 from input rows 0 to 2
-	convDSPW(p1, a.i8(offImage1Cols1, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1, 72))
-	for band := 0; band < 46; band++ {
-		// 10: keep the rows still needed at the start of its line
-		slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
-		// 10: rows 3+2*band to 4+2*band from input rows 0 to 95
-		moveStrided(p2, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+864+576*band, 375))
-		// 11: row 1+1*band from input rows 2+2*band to 4+2*band
-		convDSPW(p1, a.i8(offImage1Cols1, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+72+72*band, 72))
-	}
-	// 10: keep the rows still needed at the start of its line
-	slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
-	// 10: row 95 from input rows 0 to 95
-	moveStrided(p3, a.u8(offImage1Cols1+57, 57), a.u8(offImage1+27360, 87))
-	// 11: row 47 from input rows 94 to 95
-	convDSPW(p4, a.i8(offImage1Cols1, 114), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+3384, 72))
-}
-
-// ops12to15 runs operators 12-15, fused row by row through moveStrided, dwDSPInt8M1, convPWDSPW, addInt8Tab (see the comment in it).
-//
-//go:noinline
-func ops12to15(a arena) {
-	// 12-15: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows its readers still need (a line read by several operators keeps
-	// each row until the last of them has read it):
-	//
-	//	12: DEPTHWISE_CONV_2D act2/strip1 -> act3/strip1 (line of 1 of 48 rows, 56 bytes)
-	//	13: CONV_2D act3/strip1 -> act4/strip1 (line of 1 of 48 rows, 56 bytes, read by 1 operators)
-	//	14: SLICE act2/strip1 -> act2/cols1 (line of 1 of 48 rows, 56 bytes)
-	//	15: ADD act2/cols1 + act4/strip1 -> add5/strip1 (whole)
-	//
-	// The output is written over the dying input, which starts 64 bytes above it.
-	p0 := &moveParams{
 		run: 56,
 		n0:  1,
 		n1:  1,
@@ -1247,7 +1142,27 @@ func ops12to15(a arena) {
 		src: 8,
 		dst: 0,
 	}
-	p1 := &dwDSPParams{
+	p3 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  2,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 30,
+		dst: 0,
+	}
+	p4 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       9,
@@ -1267,14 +1182,14 @@ func ops12to15(a arena) {
 		span:      207,
 		hi:        79,
 	}
-	p2 := &convPWDSPParams{
+	p5 := &convPWDSPParams{
 		pixels: 7,
 		inC:    8,
 		outC:   8,
 		span:   255,
 		hi:     127,
 	}
-	p3 := &ewQuantParams{
+	p6 := &ewQuantParams{
 		in1Off:    128,
 		in2Off:    16,
 		outOff:    8,
@@ -1288,7 +1203,7 @@ func ops12to15(a arena) {
 		actMin:    -128,
 		actMax:    127,
 	}
-	p4 := &ewBcast{
+	p7 := &ewBcast{
 		inner:  56,
 		aInner: 1,
 		bInner: 1,
@@ -1308,127 +1223,121 @@ func ops12to15(a arena) {
 		a5:     0,
 		b5:     0,
 	}
-	p5 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       9,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      7,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	p6 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       9,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      7,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 14: row 0 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1, 64))
-	// 12: row 0 from input rows 0 to 1
-	dwDSPInt8M1(p1, a.i8(offAct2Strip1, 144), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
-	// 13: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct3Strip1, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
-	// 15: row 0 from input row 0
-	addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
-	for band := 0; band < 46; band++ {
-		// 14: row 1+1*band from input rows 0 to 47
-		moveStrided(p0, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+72+72*band, 64))
-		// 12: row 1+1*band from input rows 0+1*band to 2+1*band
-		dwDSPInt8M1(p5, a.i8(offAct2Strip1+72*band, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
-		// 13: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct3Strip1, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
-		// 15: row 1+1*band from input row 1+1*band
-		addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1+56+56*band, 56))
-	}
-	// 14: row 47 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+3384, 64))
-	// 12: row 47 from input rows 46 to 47
-	dwDSPInt8M1(p6, a.i8(offAct2Strip1+3312, 144), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
-	// 13: row 47 from input row 47
-	convPWDSPW(p2, a.i8(offAct3Strip1, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
-	// 15: row 47 from input row 47
-	addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1+2632, 56))
-}
-
-// ops16to17 runs operators 16-17, fused row by row through convPWDSPW, dwDSPInt8M1, slideDown (see the comment in it).
-//
-//go:noinline
-func ops16to17(a arena) {
-	// 16-17: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	16: CONV_2D add5/strip1 -> act6/strip1 (line of 3 of 48 rows, 1008 bytes)
-	//	17: DEPTHWISE_CONV_2D act6/strip1 -> act7/strip1 (whole)
-	//
-	// The output is written over the dying input, which starts 688 bytes above it.
-	p0 := &convPWDSPParams{
-		pixels: 21,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p1 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       7,
-		inC:       48,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      3,
-		outC:      48,
-		depthMul:  1,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      222,
-		hi:        94,
-	}
-	p2 := &convPWDSPParams{
-		pixels: 14,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p3 := &convPWDSPParams{
+	p8 := &convPWDSPParams{
 		pixels: 7,
 		inC:    8,
 		outC:   48,
 		span:   214,
 		hi:     86,
 	}
-	p4 := &dwDSPParams{
+	p9 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       9,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      7,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p10 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       7,
+		inC:       48,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      3,
+		outC:      48,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      222,
+		hi:        94,
+	}
+	p11 := &convPWDSPParams{
+		pixels: 3,
+		inC:    48,
+		outC:   8,
+		span:   255,
+		hi:     127,
+	}
+	p12 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 30,
+		dst: 0,
+	}
+	p13 := &convDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       19,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	p14 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       9,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      7,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p15 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       7,
@@ -1448,37 +1357,166 @@ func ops16to17(a arena) {
 		span:      222,
 		hi:        94,
 	}
-	// 16: rows 0 to 2 from input rows 0 to 2
-	convPWDSPW(p0, a.i8(offAdd5Strip1, 168), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip1Scratch0, 26), a.i8(offAct6Strip1, 1008))
+	// 10: rows 0 to 2 from input rows 0 to 2
+	moveStrided(p0, a.u8(offImage1Cols1, 171), a.u8(offImage1, 663))
+	// 11: row 0 from input rows 0 to 2
+	convDSPW(p1, a.i8(offImage1Cols1, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1, 72))
+	// 14: row 0 from input row 0
+	moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1, 64))
+	// 10: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+	// 10: rows 3 to 4 from input rows 3 to 4
+	moveStrided(p3, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+864, 375))
+	// 11: row 1 from input rows 2 to 4
+	convDSPW(p1, a.i8(offImage1Cols1, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+72, 72))
+	// 12: row 0 from input rows 0 to 1
+	dwDSPInt8M1(p4, a.i8(offAct2Strip1, 144), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+	// 13: row 0 from input row 0
+	convPWDSPW(p5, a.i8(offAct3Strip1, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+	// 15: row 0 from input row 0
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
+	// 16: row 0 from input row 0
+	convPWDSPW(p8, a.i8(offAdd5Strip1, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1, 336))
+	// 14: row 1 from input row 1
+	moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+72, 64))
+	// 10: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+	// 10: rows 5 to 6 from input rows 5 to 6
+	moveStrided(p3, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+1440, 375))
+	// 11: row 2 from input rows 4 to 6
+	convDSPW(p1, a.i8(offImage1Cols1, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+144, 72))
+	// 12: row 1 from input rows 0 to 2
+	dwDSPInt8M1(p9, a.i8(offAct2Strip1, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+	// 13: row 1 from input row 1
+	convPWDSPW(p5, a.i8(offAct3Strip1, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+	// 15: row 1 from input row 1
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
+	// 16: row 1 from input row 1
+	convPWDSPW(p8, a.i8(offAdd5Strip1, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+336, 336))
+	// 14: row 2 from input row 2
+	moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+144, 64))
+	// 10: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+	// 10: rows 7 to 8 from input rows 7 to 8
+	moveStrided(p3, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+2016, 375))
+	// 11: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip1, 144), a.u8(offAct2Strip1+72, 144))
+	// 11: row 3 from input rows 6 to 8
+	convDSPW(p1, a.i8(offImage1Cols1, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+144, 72))
+	// 12: row 2 from input rows 1 to 3
+	dwDSPInt8M1(p9, a.i8(offAct2Strip1, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+	// 13: row 2 from input row 2
+	convPWDSPW(p5, a.i8(offAct3Strip1, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+	// 15: row 2 from input row 2
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
+	// 16: row 2 from input row 2
+	convPWDSPW(p8, a.i8(offAdd5Strip1, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+672, 336))
 	// 17: row 0 from input rows 0 to 2
-	dwDSPInt8M1(p1, a.i8(offAct6Strip1, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip1Scratch0, 38), a.i8(offAct7Strip1, 144))
-	for band := 0; band < 22; band++ {
+	dwDSPInt8M1(p10, a.i8(offAct6Strip1, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct7Strip1, 144))
+	// 18: row 0 from input row 0
+	convPWDSPW(p11, a.i8(offAct7Strip1, 144), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip1Scratch0, 66), a.i8(offAct8Strip1, 24))
+	for band := 0; band < 21; band++ {
+		// 14: row 3+2*band from input row 3+2*band
+		moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+144, 64))
+		// 10: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+		// 10: rows 9+4*band to 10+4*band from input rows 9+4*band to 10+4*band
+		moveStrided(p3, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+2592+1152*band, 375))
+		// 11: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip1, 144), a.u8(offAct2Strip1+72, 144))
+		// 11: row 4+2*band from input rows 8+4*band to 10+4*band
+		convDSPW(p1, a.i8(offImage1Cols1, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+144, 72))
+		// 12: row 3+2*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip1, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+		// 13: row 3+2*band from input row 3+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip1, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+		// 15: row 3+2*band from input row 3+2*band
+		addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
 		// 16: keep the rows still needed at the start of its line
 		slideDown(a.u8(offAct6Strip1, 336), a.u8(offAct6Strip1+672, 336))
-		// 16: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
-		convPWDSPW(p2, a.i8(offAdd5Strip1+168+112*band, 112), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip1Scratch0, 26), a.i8(offAct6Strip1+336, 672))
+		// 16: row 3+2*band from input row 3+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip1, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+336, 336))
+		// 14: row 4+2*band from input row 4+2*band
+		moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+144, 64))
+		// 10: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+		// 10: rows 11+4*band to 12+4*band from input rows 11+4*band to 12+4*band
+		moveStrided(p3, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+3168+1152*band, 375))
+		// 11: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip1, 144), a.u8(offAct2Strip1+72, 144))
+		// 11: row 5+2*band from input rows 10+4*band to 12+4*band
+		convDSPW(p1, a.i8(offImage1Cols1, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+144, 72))
+		// 12: row 4+2*band from input rows 3+2*band to 5+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip1, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+		// 13: row 4+2*band from input row 4+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip1, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+		// 15: row 4+2*band from input row 4+2*band
+		addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
+		// 16: row 4+2*band from input row 4+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip1, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+672, 336))
 		// 17: row 1+1*band from input rows 2+2*band to 4+2*band
-		dwDSPInt8M1(p1, a.i8(offAct6Strip1, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip1Scratch0, 38), a.i8(offAct7Strip1+144+144*band, 144))
+		dwDSPInt8M1(p10, a.i8(offAct6Strip1, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct7Strip1, 144))
+		// 18: row 1+1*band from input row 1+1*band
+		convPWDSPW(p11, a.i8(offAct7Strip1, 144), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip1Scratch0, 66), a.i8(offAct8Strip1+24+24*band, 24))
 	}
+	// 14: row 45 from input row 45
+	moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+144, 64))
+	// 10: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+	// 10: rows 93 to 94 from input rows 93 to 94
+	moveStrided(p3, a.u8(offImage1Cols1+57, 114), a.u8(offImage1+26784, 375))
+	// 11: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip1, 144), a.u8(offAct2Strip1+72, 144))
+	// 11: row 46 from input rows 92 to 94
+	convDSPW(p1, a.i8(offImage1Cols1, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+144, 72))
+	// 12: row 45 from input rows 44 to 46
+	dwDSPInt8M1(p9, a.i8(offAct2Strip1, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+	// 13: row 45 from input row 45
+	convPWDSPW(p5, a.i8(offAct3Strip1, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+	// 15: row 45 from input row 45
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
+	// 16: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct6Strip1, 336), a.u8(offAct6Strip1+672, 336))
+	// 16: row 45 from input row 45
+	convPWDSPW(p8, a.i8(offAdd5Strip1, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+336, 336))
+	// 14: row 46 from input row 46
+	moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+144, 64))
+	// 10: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols1, 57), a.u8(offImage1Cols1+114, 57))
+	// 10: row 95 from input row 95
+	moveStrided(p12, a.u8(offImage1Cols1+57, 57), a.u8(offImage1+27360, 87))
+	// 11: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip1, 144), a.u8(offAct2Strip1+72, 144))
+	// 11: row 47 from input rows 94 to 95
+	convDSPW(p13, a.i8(offImage1Cols1, 114), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip1Scratch0, 60), a.i8(offAct2Strip1+144, 72))
+	// 12: row 46 from input rows 45 to 47
+	dwDSPInt8M1(p9, a.i8(offAct2Strip1, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+	// 13: row 46 from input row 46
+	convPWDSPW(p5, a.i8(offAct3Strip1, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+	// 15: row 46 from input row 46
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
+	// 16: row 46 from input row 46
+	convPWDSPW(p8, a.i8(offAdd5Strip1, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+672, 336))
+	// 17: row 22 from input rows 44 to 46
+	dwDSPInt8M1(p10, a.i8(offAct6Strip1, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct7Strip1, 144))
+	// 18: row 22 from input row 22
+	convPWDSPW(p11, a.i8(offAct7Strip1, 144), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip1Scratch0, 66), a.i8(offAct8Strip1+528, 24))
+	// 14: row 47 from input row 47
+	moveStrided(p2, a.u8(offAct2Cols1, 56), a.u8(offAct2Strip1+144, 64))
+	// 12: row 47 from input rows 46 to 47
+	dwDSPInt8M1(p14, a.i8(offAct2Strip1+72, 144), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct3Strip1, 56))
+	// 13: row 47 from input row 47
+	convPWDSPW(p5, a.i8(offAct3Strip1, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct4Strip1, 56))
+	// 15: row 47 from input row 47
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols1, 56), a.i8(offAct4Strip1, 56), a.i8(offAdd5Strip1, 56))
 	// 16: keep the rows still needed at the start of its line
 	slideDown(a.u8(offAct6Strip1, 336), a.u8(offAct6Strip1+672, 336))
 	// 16: row 47 from input row 47
-	convPWDSPW(p3, a.i8(offAdd5Strip1+2632, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip1Scratch0, 26), a.i8(offAct6Strip1+336, 336))
+	convPWDSPW(p8, a.i8(offAdd5Strip1, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip1Scratch0, 26), a.i8(offAct6Strip1+336, 336))
 	// 17: row 23 from input rows 46 to 47
-	dwDSPInt8M1(p4, a.i8(offAct6Strip1, 672), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip1Scratch0, 38), a.i8(offAct7Strip1+3312, 144))
-}
-
-// op18 runs operator 18: CONV_2D act7/strip1 -> act8/strip1 (strip 1 of the model's operator 6) (convPWDSPW)
-//
-//go:noinline
-func op18(a arena) {
-	convPWDSPW(&convPWDSPParams{
-		pixels: 72,
-		inC:    48,
-		outC:   8,
-		span:   255,
-		hi:     127,
-	}, a.i8(offAct7Strip1, 3456), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct8Strip1Scratch0, 66), a.i8(offAct8Strip1, 576))
+	dwDSPInt8M1(p15, a.i8(offAct6Strip1, 672), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip1Scratch0, 38), a.i8(offAct7Strip1, 144))
+	// 18: row 23 from input row 23
+	convPWDSPW(p11, a.i8(offAct7Strip1, 144), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip1Scratch0, 66), a.i8(offAct8Strip1+552, 24))
 }
 
 // op19 runs operator 19: DYNAMIC_UPDATE_SLICE act8/to0, act8/strip1 -> act8/to1 (moveStrided)
@@ -1507,15 +1545,23 @@ func op19(a arena) {
 	}, a.u8(offAct8, 4608), a.u8(offAct8Strip1, 576))
 }
 
-// ops20to21 runs operators 20-21, fused row by row through moveStrided, convDSPW, slideDown (see the comment in it).
+// ops20to28 runs operators 20-28, fused row by row through moveStrided, convDSPW, slideDown, dwDSPInt8M1, convPWDSPW, addInt8Tab (see the comment in it).
 //
 //go:noinline
-func ops20to21(a arena) {
-	// 20-21: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
+func ops20to28(a arena) {
+	// 20-28: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows its readers still need (a line read by several operators keeps
+	// each row until the last of them has read it):
 	//
 	//	20: SLICE image1 -> image1/cols2 (line of 3 of 96 rows, 207 bytes)
-	//	21: CONV_2D image1/cols2 -> act2/strip2 (whole)
+	//	21: CONV_2D image1/cols2 -> act2/strip2 (line of 3 of 48 rows, 264 bytes, read by 2 operators)
+	//	22: DEPTHWISE_CONV_2D act2/strip2 -> act3/strip2 (line of 1 of 48 rows, 72 bytes)
+	//	23: CONV_2D act3/strip2 -> act4/strip2 (line of 1 of 48 rows, 72 bytes, read by 1 operators)
+	//	24: SLICE act2/strip2 -> act2/cols2 (line of 1 of 48 rows, 72 bytes)
+	//	25: ADD act2/cols2 + act4/strip2 -> add5/strip2 (line of 1 of 48 rows, 72 bytes)
+	//	26: CONV_2D add5/strip2 -> act6/strip2 (line of 3 of 48 rows, 1296 bytes)
+	//	27: DEPTHWISE_CONV_2D act6/strip2 -> act7/strip2 (line of 1 of 24 rows, 192 bytes)
+	//	28: CONV_2D act7/strip2 -> act8/strip2 (whole)
 	p0 := &moveParams{
 		run: 69,
 		n0:  1,
@@ -1557,100 +1603,6 @@ func ops20to21(a arena) {
 		hi:        79,
 	}
 	p2 := &moveParams{
-		run: 69,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  2,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  69,
-		src: 66,
-		dst: 0,
-	}
-	p3 := &moveParams{
-		run: 69,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  1,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  69,
-		src: 66,
-		dst: 0,
-	}
-	p4 := &convDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       23,
-		inC:       3,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      11,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 20: rows 0 to 2 from input rows 0 to 95
-	moveStrided(p0, a.u8(offImage1Cols2, 207), a.u8(offImage1, 711))
-	// 21: row 0 from input rows 0 to 2
-	convDSPW(p1, a.i8(offImage1Cols2, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2, 88))
-	for band := 0; band < 46; band++ {
-		// 20: keep the rows still needed at the start of its line
-		slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
-		// 20: rows 3+2*band to 4+2*band from input rows 0 to 95
-		moveStrided(p2, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+864+576*band, 423))
-		// 21: row 1+1*band from input rows 2+2*band to 4+2*band
-		convDSPW(p1, a.i8(offImage1Cols2, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+88+88*band, 88))
-	}
-	// 20: keep the rows still needed at the start of its line
-	slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
-	// 20: row 95 from input rows 0 to 95
-	moveStrided(p3, a.u8(offImage1Cols2+69, 69), a.u8(offImage1+27360, 135))
-	// 21: row 47 from input rows 94 to 95
-	convDSPW(p4, a.i8(offImage1Cols2, 138), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+4136, 88))
-}
-
-// ops22to25 runs operators 22-25, fused row by row through moveStrided, dwDSPInt8M1, convPWDSPW, addInt8Tab (see the comment in it).
-//
-//go:noinline
-func ops22to25(a arena) {
-	// 22-25: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows its readers still need (a line read by several operators keeps
-	// each row until the last of them has read it):
-	//
-	//	22: DEPTHWISE_CONV_2D act2/strip2 -> act3/strip2 (line of 1 of 48 rows, 72 bytes)
-	//	23: CONV_2D act3/strip2 -> act4/strip2 (line of 1 of 48 rows, 72 bytes, read by 1 operators)
-	//	24: SLICE act2/strip2 -> act2/cols2 (line of 1 of 48 rows, 72 bytes)
-	//	25: ADD act2/cols2 + act4/strip2 -> add5/strip2 (whole)
-	//
-	// The output is written over the dying input, which starts 80 bytes above it.
-	p0 := &moveParams{
 		run: 72,
 		n0:  1,
 		n1:  1,
@@ -1670,7 +1622,27 @@ func ops22to25(a arena) {
 		src: 8,
 		dst: 0,
 	}
-	p1 := &dwDSPParams{
+	p3 := &moveParams{
+		run: 69,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  2,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  69,
+		src: 66,
+		dst: 0,
+	}
+	p4 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       11,
@@ -1690,14 +1662,14 @@ func ops22to25(a arena) {
 		span:      207,
 		hi:        79,
 	}
-	p2 := &convPWDSPParams{
+	p5 := &convPWDSPParams{
 		pixels: 9,
 		inC:    8,
 		outC:   8,
 		span:   255,
 		hi:     127,
 	}
-	p3 := &ewQuantParams{
+	p6 := &ewQuantParams{
 		in1Off:    128,
 		in2Off:    16,
 		outOff:    8,
@@ -1711,7 +1683,7 @@ func ops22to25(a arena) {
 		actMin:    -128,
 		actMax:    127,
 	}
-	p4 := &ewBcast{
+	p7 := &ewBcast{
 		inner:  72,
 		aInner: 1,
 		bInner: 1,
@@ -1731,135 +1703,121 @@ func ops22to25(a arena) {
 		a5:     0,
 		b5:     0,
 	}
-	p5 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       11,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	p6 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       11,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 24: row 0 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2, 80))
-	// 22: row 0 from input rows 0 to 1
-	dwDSPInt8M1(p1, a.i8(offAct2Strip2, 176), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
-	// 23: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct3Strip2, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
-	// 25: row 0 from input row 0
-	addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
-	for band := 0; band < 46; band++ {
-		// 24: row 1+1*band from input rows 0 to 47
-		moveStrided(p0, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+88+88*band, 80))
-		// 22: row 1+1*band from input rows 0+1*band to 2+1*band
-		dwDSPInt8M1(p5, a.i8(offAct2Strip2+88*band, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
-		// 23: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct3Strip2, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
-		// 25: row 1+1*band from input row 1+1*band
-		addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2+72+72*band, 72))
-	}
-	// 24: row 47 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+4136, 80))
-	// 22: row 47 from input rows 46 to 47
-	dwDSPInt8M1(p6, a.i8(offAct2Strip2+4048, 176), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
-	// 23: row 47 from input row 47
-	convPWDSPW(p2, a.i8(offAct3Strip2, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
-	// 25: row 47 from input row 47
-	addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2+3384, 72))
-}
-
-// ops26to28 runs operators 26-28, fused row by row through convPWDSPW, dwDSPInt8M1, slideDown (see the comment in it).
-//
-//go:noinline
-func ops26to28(a arena) {
-	// 26-28: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	26: CONV_2D add5/strip2 -> act6/strip2 (line of 3 of 48 rows, 1296 bytes)
-	//	27: DEPTHWISE_CONV_2D act6/strip2 -> act7/strip2 (line of 1 of 24 rows, 192 bytes)
-	//	28: CONV_2D act7/strip2 -> act8/strip2 (whole)
-	//
-	// The output is written over the dying input, which starts 0 bytes above it.
-	p0 := &convPWDSPParams{
-		pixels: 27,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p1 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       9,
-		inC:       48,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      4,
-		outC:      48,
-		depthMul:  1,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      222,
-		hi:        94,
-	}
-	p2 := &convPWDSPParams{
-		pixels: 4,
-		inC:    48,
-		outC:   8,
-		span:   255,
-		hi:     127,
-	}
-	p3 := &convPWDSPParams{
-		pixels: 18,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p4 := &convPWDSPParams{
+	p8 := &convPWDSPParams{
 		pixels: 9,
 		inC:    8,
 		outC:   48,
 		span:   214,
 		hi:     86,
 	}
-	p5 := &dwDSPParams{
+	p9 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       11,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p10 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       9,
+		inC:       48,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      4,
+		outC:      48,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      222,
+		hi:        94,
+	}
+	p11 := &convPWDSPParams{
+		pixels: 4,
+		inC:    48,
+		outC:   8,
+		span:   255,
+		hi:     127,
+	}
+	p12 := &moveParams{
+		run: 69,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  69,
+		src: 66,
+		dst: 0,
+	}
+	p13 := &convDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       23,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      11,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	p14 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       11,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p15 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       9,
@@ -1879,30 +1837,166 @@ func ops26to28(a arena) {
 		span:      222,
 		hi:        94,
 	}
-	// 26: rows 0 to 2 from input rows 0 to 2
-	convPWDSPW(p0, a.i8(offAdd5Strip2, 216), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip2Scratch0, 26), a.i8(offAct6Strip2, 1296))
+	// 20: rows 0 to 2 from input rows 0 to 2
+	moveStrided(p0, a.u8(offImage1Cols2, 207), a.u8(offImage1, 711))
+	// 21: row 0 from input rows 0 to 2
+	convDSPW(p1, a.i8(offImage1Cols2, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2, 88))
+	// 24: row 0 from input row 0
+	moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2, 80))
+	// 20: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+	// 20: rows 3 to 4 from input rows 3 to 4
+	moveStrided(p3, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+864, 423))
+	// 21: row 1 from input rows 2 to 4
+	convDSPW(p1, a.i8(offImage1Cols2, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+88, 88))
+	// 22: row 0 from input rows 0 to 1
+	dwDSPInt8M1(p4, a.i8(offAct2Strip2, 176), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+	// 23: row 0 from input row 0
+	convPWDSPW(p5, a.i8(offAct3Strip2, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+	// 25: row 0 from input row 0
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+	// 26: row 0 from input row 0
+	convPWDSPW(p8, a.i8(offAdd5Strip2, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2, 432))
+	// 24: row 1 from input row 1
+	moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+88, 80))
+	// 20: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+	// 20: rows 5 to 6 from input rows 5 to 6
+	moveStrided(p3, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+1440, 423))
+	// 21: row 2 from input rows 4 to 6
+	convDSPW(p1, a.i8(offImage1Cols2, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+176, 88))
+	// 22: row 1 from input rows 0 to 2
+	dwDSPInt8M1(p9, a.i8(offAct2Strip2, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+	// 23: row 1 from input row 1
+	convPWDSPW(p5, a.i8(offAct3Strip2, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+	// 25: row 1 from input row 1
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+	// 26: row 1 from input row 1
+	convPWDSPW(p8, a.i8(offAdd5Strip2, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+432, 432))
+	// 24: row 2 from input row 2
+	moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+176, 80))
+	// 20: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+	// 20: rows 7 to 8 from input rows 7 to 8
+	moveStrided(p3, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+2016, 423))
+	// 21: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip2, 176), a.u8(offAct2Strip2+88, 176))
+	// 21: row 3 from input rows 6 to 8
+	convDSPW(p1, a.i8(offImage1Cols2, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+176, 88))
+	// 22: row 2 from input rows 1 to 3
+	dwDSPInt8M1(p9, a.i8(offAct2Strip2, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+	// 23: row 2 from input row 2
+	convPWDSPW(p5, a.i8(offAct3Strip2, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+	// 25: row 2 from input row 2
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+	// 26: row 2 from input row 2
+	convPWDSPW(p8, a.i8(offAdd5Strip2, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+864, 432))
 	// 27: row 0 from input rows 0 to 2
-	dwDSPInt8M1(p1, a.i8(offAct6Strip2, 1296), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
+	dwDSPInt8M1(p10, a.i8(offAct6Strip2, 1296), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
 	// 28: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct7Strip2, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct6Strip2Scratch0, 66), a.i8(offAct8Strip2, 32))
-	for band := 0; band < 22; band++ {
+	convPWDSPW(p11, a.i8(offAct7Strip2, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip2Scratch0, 66), a.i8(offAct8Strip2, 32))
+	for band := 0; band < 21; band++ {
+		// 24: row 3+2*band from input row 3+2*band
+		moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+176, 80))
+		// 20: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+		// 20: rows 9+4*band to 10+4*band from input rows 9+4*band to 10+4*band
+		moveStrided(p3, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+2592+1152*band, 423))
+		// 21: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip2, 176), a.u8(offAct2Strip2+88, 176))
+		// 21: row 4+2*band from input rows 8+4*band to 10+4*band
+		convDSPW(p1, a.i8(offImage1Cols2, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+176, 88))
+		// 22: row 3+2*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip2, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+		// 23: row 3+2*band from input row 3+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip2, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+		// 25: row 3+2*band from input row 3+2*band
+		addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
 		// 26: keep the rows still needed at the start of its line
 		slideDown(a.u8(offAct6Strip2, 432), a.u8(offAct6Strip2+864, 432))
-		// 26: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
-		convPWDSPW(p3, a.i8(offAdd5Strip2+216+144*band, 144), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip2Scratch0, 26), a.i8(offAct6Strip2+432, 864))
+		// 26: row 3+2*band from input row 3+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip2, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+432, 432))
+		// 24: row 4+2*band from input row 4+2*band
+		moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+176, 80))
+		// 20: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+		// 20: rows 11+4*band to 12+4*band from input rows 11+4*band to 12+4*band
+		moveStrided(p3, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+3168+1152*band, 423))
+		// 21: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip2, 176), a.u8(offAct2Strip2+88, 176))
+		// 21: row 5+2*band from input rows 10+4*band to 12+4*band
+		convDSPW(p1, a.i8(offImage1Cols2, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+176, 88))
+		// 22: row 4+2*band from input rows 3+2*band to 5+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip2, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+		// 23: row 4+2*band from input row 4+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip2, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+		// 25: row 4+2*band from input row 4+2*band
+		addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+		// 26: row 4+2*band from input row 4+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip2, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+864, 432))
 		// 27: row 1+1*band from input rows 2+2*band to 4+2*band
-		dwDSPInt8M1(p1, a.i8(offAct6Strip2, 1296), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
+		dwDSPInt8M1(p10, a.i8(offAct6Strip2, 1296), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
 		// 28: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct7Strip2, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct6Strip2Scratch0, 66), a.i8(offAct8Strip2+32+32*band, 32))
+		convPWDSPW(p11, a.i8(offAct7Strip2, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip2Scratch0, 66), a.i8(offAct8Strip2+32+32*band, 32))
 	}
+	// 24: row 45 from input row 45
+	moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+176, 80))
+	// 20: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+	// 20: rows 93 to 94 from input rows 93 to 94
+	moveStrided(p3, a.u8(offImage1Cols2+69, 138), a.u8(offImage1+26784, 423))
+	// 21: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip2, 176), a.u8(offAct2Strip2+88, 176))
+	// 21: row 46 from input rows 92 to 94
+	convDSPW(p1, a.i8(offImage1Cols2, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+176, 88))
+	// 22: row 45 from input rows 44 to 46
+	dwDSPInt8M1(p9, a.i8(offAct2Strip2, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+	// 23: row 45 from input row 45
+	convPWDSPW(p5, a.i8(offAct3Strip2, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+	// 25: row 45 from input row 45
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+	// 26: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct6Strip2, 432), a.u8(offAct6Strip2+864, 432))
+	// 26: row 45 from input row 45
+	convPWDSPW(p8, a.i8(offAdd5Strip2, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+432, 432))
+	// 24: row 46 from input row 46
+	moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+176, 80))
+	// 20: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols2, 69), a.u8(offImage1Cols2+138, 69))
+	// 20: row 95 from input row 95
+	moveStrided(p12, a.u8(offImage1Cols2+69, 69), a.u8(offImage1+27360, 135))
+	// 21: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip2, 176), a.u8(offAct2Strip2+88, 176))
+	// 21: row 47 from input rows 94 to 95
+	convDSPW(p13, a.i8(offImage1Cols2, 138), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip2Scratch0, 60), a.i8(offAct2Strip2+176, 88))
+	// 22: row 46 from input rows 45 to 47
+	dwDSPInt8M1(p9, a.i8(offAct2Strip2, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+	// 23: row 46 from input row 46
+	convPWDSPW(p5, a.i8(offAct3Strip2, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+	// 25: row 46 from input row 46
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
+	// 26: row 46 from input row 46
+	convPWDSPW(p8, a.i8(offAdd5Strip2, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+864, 432))
+	// 27: row 22 from input rows 44 to 46
+	dwDSPInt8M1(p10, a.i8(offAct6Strip2, 1296), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
+	// 28: row 22 from input row 22
+	convPWDSPW(p11, a.i8(offAct7Strip2, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip2Scratch0, 66), a.i8(offAct8Strip2+704, 32))
+	// 24: row 47 from input row 47
+	moveStrided(p2, a.u8(offAct2Cols2, 72), a.u8(offAct2Strip2+176, 80))
+	// 22: row 47 from input rows 46 to 47
+	dwDSPInt8M1(p14, a.i8(offAct2Strip2+88, 176), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct3Strip2, 72))
+	// 23: row 47 from input row 47
+	convPWDSPW(p5, a.i8(offAct3Strip2, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct4Strip2, 72))
+	// 25: row 47 from input row 47
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols2, 72), a.i8(offAct4Strip2, 72), a.i8(offAdd5Strip2, 72))
 	// 26: keep the rows still needed at the start of its line
 	slideDown(a.u8(offAct6Strip2, 432), a.u8(offAct6Strip2+864, 432))
 	// 26: row 47 from input row 47
-	convPWDSPW(p4, a.i8(offAdd5Strip2+3384, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip2Scratch0, 26), a.i8(offAct6Strip2+432, 432))
+	convPWDSPW(p8, a.i8(offAdd5Strip2, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip2Scratch0, 26), a.i8(offAct6Strip2+432, 432))
 	// 27: row 23 from input rows 46 to 47
-	dwDSPInt8M1(p5, a.i8(offAct6Strip2, 864), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
+	dwDSPInt8M1(p15, a.i8(offAct6Strip2, 864), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip2Scratch0, 38), a.i8(offAct7Strip2, 192))
 	// 28: row 23 from input row 23
-	convPWDSPW(p2, a.i8(offAct7Strip2, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct6Strip2Scratch0, 66), a.i8(offAct8Strip2+736, 32))
+	convPWDSPW(p11, a.i8(offAct7Strip2, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip2Scratch0, 66), a.i8(offAct8Strip2+736, 32))
 }
 
 // op29 runs operator 29: DYNAMIC_UPDATE_SLICE act8/to1, act8/strip2 -> act8/to2 (moveStrided)
@@ -1931,15 +2025,23 @@ func op29(a arena) {
 	}, a.u8(offAct8, 4608), a.u8(offAct8Strip2, 768))
 }
 
-// ops30to31 runs operators 30-31, fused row by row through moveStrided, convDSPW, slideDown (see the comment in it).
+// ops30to38 runs operators 30-38, fused row by row through moveStrided, convDSPW, slideDown, dwDSPInt8M1, convPWDSPW, addInt8Tab (see the comment in it).
 //
 //go:noinline
-func ops30to31(a arena) {
-	// 30-31: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
+func ops30to38(a arena) {
+	// 30-38: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows its readers still need (a line read by several operators keeps
+	// each row until the last of them has read it):
 	//
 	//	30: SLICE image1 -> image1/cols3 (line of 3 of 96 rows, 171 bytes)
-	//	31: CONV_2D image1/cols3 -> act2/strip3 (whole)
+	//	31: CONV_2D image1/cols3 -> act2/strip3 (line of 3 of 48 rows, 216 bytes, read by 2 operators)
+	//	32: DEPTHWISE_CONV_2D act2/strip3 -> act3/strip3 (line of 1 of 48 rows, 56 bytes)
+	//	33: CONV_2D act3/strip3 -> act4/strip3 (line of 1 of 48 rows, 56 bytes, read by 1 operators)
+	//	34: SLICE act2/strip3 -> act2/cols3 (line of 1 of 48 rows, 56 bytes)
+	//	35: ADD act2/cols3 + act4/strip3 -> add5/strip3 (line of 1 of 48 rows, 56 bytes)
+	//	36: CONV_2D add5/strip3 -> act6/strip3 (line of 3 of 48 rows, 1008 bytes)
+	//	37: DEPTHWISE_CONV_2D act6/strip3 -> act7/strip3 (line of 1 of 24 rows, 144 bytes)
+	//	38: CONV_2D act7/strip3 -> act8/strip3 (whole)
 	p0 := &moveParams{
 		run: 57,
 		n0:  1,
@@ -1981,100 +2083,6 @@ func ops30to31(a arena) {
 		hi:        79,
 	}
 	p2 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  2,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 114,
-		dst: 0,
-	}
-	p3 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  1,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 114,
-		dst: 0,
-	}
-	p4 := &convDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       19,
-		inC:       3,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 30: rows 0 to 2 from input rows 0 to 95
-	moveStrided(p0, a.u8(offImage1Cols3, 171), a.u8(offImage1, 747))
-	// 31: row 0 from input rows 0 to 2
-	convDSPW(p1, a.i8(offImage1Cols3, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3, 72))
-	for band := 0; band < 46; band++ {
-		// 30: keep the rows still needed at the start of its line
-		slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
-		// 30: rows 3+2*band to 4+2*band from input rows 0 to 95
-		moveStrided(p2, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+864+576*band, 459))
-		// 31: row 1+1*band from input rows 2+2*band to 4+2*band
-		convDSPW(p1, a.i8(offImage1Cols3, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+72+72*band, 72))
-	}
-	// 30: keep the rows still needed at the start of its line
-	slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
-	// 30: row 95 from input rows 0 to 95
-	moveStrided(p3, a.u8(offImage1Cols3+57, 57), a.u8(offImage1+27360, 171))
-	// 31: row 47 from input rows 94 to 95
-	convDSPW(p4, a.i8(offImage1Cols3, 114), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+3384, 72))
-}
-
-// ops32to35 runs operators 32-35, fused row by row through moveStrided, dwDSPInt8M1, convPWDSPW, addInt8Tab (see the comment in it).
-//
-//go:noinline
-func ops32to35(a arena) {
-	// 32-35: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows its readers still need (a line read by several operators keeps
-	// each row until the last of them has read it):
-	//
-	//	32: DEPTHWISE_CONV_2D act2/strip3 -> act3/strip3 (line of 1 of 48 rows, 56 bytes)
-	//	33: CONV_2D act3/strip3 -> act4/strip3 (line of 1 of 48 rows, 56 bytes, read by 1 operators)
-	//	34: SLICE act2/strip3 -> act2/cols3 (line of 1 of 48 rows, 56 bytes)
-	//	35: ADD act2/cols3 + act4/strip3 -> add5/strip3 (whole)
-	//
-	// The output is written over the dying input, which starts 64 bytes above it.
-	p0 := &moveParams{
 		run: 56,
 		n0:  1,
 		n1:  1,
@@ -2094,7 +2102,27 @@ func ops32to35(a arena) {
 		src: 8,
 		dst: 0,
 	}
-	p1 := &dwDSPParams{
+	p3 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  2,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 114,
+		dst: 0,
+	}
+	p4 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       9,
@@ -2114,14 +2142,14 @@ func ops32to35(a arena) {
 		span:      207,
 		hi:        79,
 	}
-	p2 := &convPWDSPParams{
+	p5 := &convPWDSPParams{
 		pixels: 7,
 		inC:    8,
 		outC:   8,
 		span:   255,
 		hi:     127,
 	}
-	p3 := &ewQuantParams{
+	p6 := &ewQuantParams{
 		in1Off:    128,
 		in2Off:    16,
 		outOff:    8,
@@ -2135,7 +2163,7 @@ func ops32to35(a arena) {
 		actMin:    -128,
 		actMax:    127,
 	}
-	p4 := &ewBcast{
+	p7 := &ewBcast{
 		inner:  56,
 		aInner: 1,
 		bInner: 1,
@@ -2155,127 +2183,121 @@ func ops32to35(a arena) {
 		a5:     0,
 		b5:     0,
 	}
-	p5 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       9,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      7,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	p6 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       9,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      7,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 34: row 0 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3, 64))
-	// 32: row 0 from input rows 0 to 1
-	dwDSPInt8M1(p1, a.i8(offAct2Strip3, 144), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
-	// 33: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct3Strip3, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
-	// 35: row 0 from input row 0
-	addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
-	for band := 0; band < 46; band++ {
-		// 34: row 1+1*band from input rows 0 to 47
-		moveStrided(p0, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+72+72*band, 64))
-		// 32: row 1+1*band from input rows 0+1*band to 2+1*band
-		dwDSPInt8M1(p5, a.i8(offAct2Strip3+72*band, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
-		// 33: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct3Strip3, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
-		// 35: row 1+1*band from input row 1+1*band
-		addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3+56+56*band, 56))
-	}
-	// 34: row 47 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+3384, 64))
-	// 32: row 47 from input rows 46 to 47
-	dwDSPInt8M1(p6, a.i8(offAct2Strip3+3312, 144), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
-	// 33: row 47 from input row 47
-	convPWDSPW(p2, a.i8(offAct3Strip3, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
-	// 35: row 47 from input row 47
-	addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3+2632, 56))
-}
-
-// ops36to37 runs operators 36-37, fused row by row through convPWDSPW, dwDSPInt8M1, slideDown (see the comment in it).
-//
-//go:noinline
-func ops36to37(a arena) {
-	// 36-37: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	36: CONV_2D add5/strip3 -> act6/strip3 (line of 3 of 48 rows, 1008 bytes)
-	//	37: DEPTHWISE_CONV_2D act6/strip3 -> act7/strip3 (whole)
-	//
-	// The output is written over the dying input, which starts 688 bytes above it.
-	p0 := &convPWDSPParams{
-		pixels: 21,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p1 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       7,
-		inC:       48,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      3,
-		outC:      48,
-		depthMul:  1,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      222,
-		hi:        94,
-	}
-	p2 := &convPWDSPParams{
-		pixels: 14,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p3 := &convPWDSPParams{
+	p8 := &convPWDSPParams{
 		pixels: 7,
 		inC:    8,
 		outC:   48,
 		span:   214,
 		hi:     86,
 	}
-	p4 := &dwDSPParams{
+	p9 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       9,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      7,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p10 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       7,
+		inC:       48,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      3,
+		outC:      48,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      222,
+		hi:        94,
+	}
+	p11 := &convPWDSPParams{
+		pixels: 3,
+		inC:    48,
+		outC:   8,
+		span:   255,
+		hi:     127,
+	}
+	p12 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 114,
+		dst: 0,
+	}
+	p13 := &convDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       19,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	p14 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       9,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      7,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p15 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       7,
@@ -2295,37 +2317,166 @@ func ops36to37(a arena) {
 		span:      222,
 		hi:        94,
 	}
-	// 36: rows 0 to 2 from input rows 0 to 2
-	convPWDSPW(p0, a.i8(offAdd5Strip3, 168), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip3Scratch0, 26), a.i8(offAct6Strip3, 1008))
+	// 30: rows 0 to 2 from input rows 0 to 2
+	moveStrided(p0, a.u8(offImage1Cols3, 171), a.u8(offImage1, 747))
+	// 31: row 0 from input rows 0 to 2
+	convDSPW(p1, a.i8(offImage1Cols3, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3, 72))
+	// 34: row 0 from input row 0
+	moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3, 64))
+	// 30: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+	// 30: rows 3 to 4 from input rows 3 to 4
+	moveStrided(p3, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+864, 459))
+	// 31: row 1 from input rows 2 to 4
+	convDSPW(p1, a.i8(offImage1Cols3, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+72, 72))
+	// 32: row 0 from input rows 0 to 1
+	dwDSPInt8M1(p4, a.i8(offAct2Strip3, 144), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+	// 33: row 0 from input row 0
+	convPWDSPW(p5, a.i8(offAct3Strip3, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+	// 35: row 0 from input row 0
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+	// 36: row 0 from input row 0
+	convPWDSPW(p8, a.i8(offAdd5Strip3, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3, 336))
+	// 34: row 1 from input row 1
+	moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+72, 64))
+	// 30: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+	// 30: rows 5 to 6 from input rows 5 to 6
+	moveStrided(p3, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+1440, 459))
+	// 31: row 2 from input rows 4 to 6
+	convDSPW(p1, a.i8(offImage1Cols3, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+144, 72))
+	// 32: row 1 from input rows 0 to 2
+	dwDSPInt8M1(p9, a.i8(offAct2Strip3, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+	// 33: row 1 from input row 1
+	convPWDSPW(p5, a.i8(offAct3Strip3, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+	// 35: row 1 from input row 1
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+	// 36: row 1 from input row 1
+	convPWDSPW(p8, a.i8(offAdd5Strip3, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+336, 336))
+	// 34: row 2 from input row 2
+	moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+144, 64))
+	// 30: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+	// 30: rows 7 to 8 from input rows 7 to 8
+	moveStrided(p3, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+2016, 459))
+	// 31: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip3, 144), a.u8(offAct2Strip3+72, 144))
+	// 31: row 3 from input rows 6 to 8
+	convDSPW(p1, a.i8(offImage1Cols3, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+144, 72))
+	// 32: row 2 from input rows 1 to 3
+	dwDSPInt8M1(p9, a.i8(offAct2Strip3, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+	// 33: row 2 from input row 2
+	convPWDSPW(p5, a.i8(offAct3Strip3, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+	// 35: row 2 from input row 2
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+	// 36: row 2 from input row 2
+	convPWDSPW(p8, a.i8(offAdd5Strip3, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+672, 336))
 	// 37: row 0 from input rows 0 to 2
-	dwDSPInt8M1(p1, a.i8(offAct6Strip3, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip3Scratch0, 38), a.i8(offAct7Strip3, 144))
-	for band := 0; band < 22; band++ {
+	dwDSPInt8M1(p10, a.i8(offAct6Strip3, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct7Strip3, 144))
+	// 38: row 0 from input row 0
+	convPWDSPW(p11, a.i8(offAct7Strip3, 144), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip3Scratch0, 66), a.i8(offAct8Strip3, 24))
+	for band := 0; band < 21; band++ {
+		// 34: row 3+2*band from input row 3+2*band
+		moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+144, 64))
+		// 30: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+		// 30: rows 9+4*band to 10+4*band from input rows 9+4*band to 10+4*band
+		moveStrided(p3, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+2592+1152*band, 459))
+		// 31: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip3, 144), a.u8(offAct2Strip3+72, 144))
+		// 31: row 4+2*band from input rows 8+4*band to 10+4*band
+		convDSPW(p1, a.i8(offImage1Cols3, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+144, 72))
+		// 32: row 3+2*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip3, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+		// 33: row 3+2*band from input row 3+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip3, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+		// 35: row 3+2*band from input row 3+2*band
+		addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
 		// 36: keep the rows still needed at the start of its line
 		slideDown(a.u8(offAct6Strip3, 336), a.u8(offAct6Strip3+672, 336))
-		// 36: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
-		convPWDSPW(p2, a.i8(offAdd5Strip3+168+112*band, 112), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip3Scratch0, 26), a.i8(offAct6Strip3+336, 672))
+		// 36: row 3+2*band from input row 3+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip3, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+336, 336))
+		// 34: row 4+2*band from input row 4+2*band
+		moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+144, 64))
+		// 30: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+		// 30: rows 11+4*band to 12+4*band from input rows 11+4*band to 12+4*band
+		moveStrided(p3, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+3168+1152*band, 459))
+		// 31: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip3, 144), a.u8(offAct2Strip3+72, 144))
+		// 31: row 5+2*band from input rows 10+4*band to 12+4*band
+		convDSPW(p1, a.i8(offImage1Cols3, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+144, 72))
+		// 32: row 4+2*band from input rows 3+2*band to 5+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip3, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+		// 33: row 4+2*band from input row 4+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip3, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+		// 35: row 4+2*band from input row 4+2*band
+		addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+		// 36: row 4+2*band from input row 4+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip3, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+672, 336))
 		// 37: row 1+1*band from input rows 2+2*band to 4+2*band
-		dwDSPInt8M1(p1, a.i8(offAct6Strip3, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip3Scratch0, 38), a.i8(offAct7Strip3+144+144*band, 144))
+		dwDSPInt8M1(p10, a.i8(offAct6Strip3, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct7Strip3, 144))
+		// 38: row 1+1*band from input row 1+1*band
+		convPWDSPW(p11, a.i8(offAct7Strip3, 144), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip3Scratch0, 66), a.i8(offAct8Strip3+24+24*band, 24))
 	}
+	// 34: row 45 from input row 45
+	moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+144, 64))
+	// 30: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+	// 30: rows 93 to 94 from input rows 93 to 94
+	moveStrided(p3, a.u8(offImage1Cols3+57, 114), a.u8(offImage1+26784, 459))
+	// 31: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip3, 144), a.u8(offAct2Strip3+72, 144))
+	// 31: row 46 from input rows 92 to 94
+	convDSPW(p1, a.i8(offImage1Cols3, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+144, 72))
+	// 32: row 45 from input rows 44 to 46
+	dwDSPInt8M1(p9, a.i8(offAct2Strip3, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+	// 33: row 45 from input row 45
+	convPWDSPW(p5, a.i8(offAct3Strip3, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+	// 35: row 45 from input row 45
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+	// 36: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct6Strip3, 336), a.u8(offAct6Strip3+672, 336))
+	// 36: row 45 from input row 45
+	convPWDSPW(p8, a.i8(offAdd5Strip3, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+336, 336))
+	// 34: row 46 from input row 46
+	moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+144, 64))
+	// 30: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols3, 57), a.u8(offImage1Cols3+114, 57))
+	// 30: row 95 from input row 95
+	moveStrided(p12, a.u8(offImage1Cols3+57, 57), a.u8(offImage1+27360, 171))
+	// 31: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip3, 144), a.u8(offAct2Strip3+72, 144))
+	// 31: row 47 from input rows 94 to 95
+	convDSPW(p13, a.i8(offImage1Cols3, 114), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip3Scratch0, 60), a.i8(offAct2Strip3+144, 72))
+	// 32: row 46 from input rows 45 to 47
+	dwDSPInt8M1(p9, a.i8(offAct2Strip3, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+	// 33: row 46 from input row 46
+	convPWDSPW(p5, a.i8(offAct3Strip3, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+	// 35: row 46 from input row 46
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
+	// 36: row 46 from input row 46
+	convPWDSPW(p8, a.i8(offAdd5Strip3, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+672, 336))
+	// 37: row 22 from input rows 44 to 46
+	dwDSPInt8M1(p10, a.i8(offAct6Strip3, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct7Strip3, 144))
+	// 38: row 22 from input row 22
+	convPWDSPW(p11, a.i8(offAct7Strip3, 144), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip3Scratch0, 66), a.i8(offAct8Strip3+528, 24))
+	// 34: row 47 from input row 47
+	moveStrided(p2, a.u8(offAct2Cols3, 56), a.u8(offAct2Strip3+144, 64))
+	// 32: row 47 from input rows 46 to 47
+	dwDSPInt8M1(p14, a.i8(offAct2Strip3+72, 144), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct3Strip3, 56))
+	// 33: row 47 from input row 47
+	convPWDSPW(p5, a.i8(offAct3Strip3, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct4Strip3, 56))
+	// 35: row 47 from input row 47
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols3, 56), a.i8(offAct4Strip3, 56), a.i8(offAdd5Strip3, 56))
 	// 36: keep the rows still needed at the start of its line
 	slideDown(a.u8(offAct6Strip3, 336), a.u8(offAct6Strip3+672, 336))
 	// 36: row 47 from input row 47
-	convPWDSPW(p3, a.i8(offAdd5Strip3+2632, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip3Scratch0, 26), a.i8(offAct6Strip3+336, 336))
+	convPWDSPW(p8, a.i8(offAdd5Strip3, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip3Scratch0, 26), a.i8(offAct6Strip3+336, 336))
 	// 37: row 23 from input rows 46 to 47
-	dwDSPInt8M1(p4, a.i8(offAct6Strip3, 672), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip3Scratch0, 38), a.i8(offAct7Strip3+3312, 144))
-}
-
-// op38 runs operator 38: CONV_2D act7/strip3 -> act8/strip3 (strip 3 of the model's operator 6) (convPWDSPW)
-//
-//go:noinline
-func op38(a arena) {
-	convPWDSPW(&convPWDSPParams{
-		pixels: 72,
-		inC:    48,
-		outC:   8,
-		span:   255,
-		hi:     127,
-	}, a.i8(offAct7Strip3, 3456), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct8Strip3Scratch0, 66), a.i8(offAct8Strip3, 576))
+	dwDSPInt8M1(p15, a.i8(offAct6Strip3, 672), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip3Scratch0, 38), a.i8(offAct7Strip3, 144))
+	// 38: row 23 from input row 23
+	convPWDSPW(p11, a.i8(offAct7Strip3, 144), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip3Scratch0, 66), a.i8(offAct8Strip3+552, 24))
 }
 
 // op39 runs operator 39: DYNAMIC_UPDATE_SLICE act8/to2, act8/strip3 -> act8/to3 (moveStrided)
@@ -2354,15 +2505,23 @@ func op39(a arena) {
 	}, a.u8(offAct8, 4608), a.u8(offAct8Strip3, 576))
 }
 
-// ops40to41 runs operators 40-41, fused row by row through moveStrided, convDSPW, slideDown (see the comment in it).
+// ops40to48 runs operators 40-48, fused row by row through moveStrided, convDSPW, slideDown, dwDSPInt8M1, convPWDSPW, addInt8Tab (see the comment in it).
 //
 //go:noinline
-func ops40to41(a arena) {
-	// 40-41: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
+func ops40to48(a arena) {
+	// 40-48: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows its readers still need (a line read by several operators keeps
+	// each row until the last of them has read it):
 	//
 	//	40: SLICE image1 -> image1/cols4 (line of 3 of 96 rows, 207 bytes)
-	//	41: CONV_2D image1/cols4 -> act2/strip4 (whole)
+	//	41: CONV_2D image1/cols4 -> act2/strip4 (line of 3 of 48 rows, 264 bytes, read by 2 operators)
+	//	42: DEPTHWISE_CONV_2D act2/strip4 -> act3/strip4 (line of 1 of 48 rows, 72 bytes)
+	//	43: CONV_2D act3/strip4 -> act4/strip4 (line of 1 of 48 rows, 72 bytes, read by 1 operators)
+	//	44: SLICE act2/strip4 -> act2/cols4 (line of 1 of 48 rows, 72 bytes)
+	//	45: ADD act2/cols4 + act4/strip4 -> add5/strip4 (line of 1 of 48 rows, 72 bytes)
+	//	46: CONV_2D add5/strip4 -> act6/strip4 (line of 3 of 48 rows, 1296 bytes)
+	//	47: DEPTHWISE_CONV_2D act6/strip4 -> act7/strip4 (line of 1 of 24 rows, 192 bytes)
+	//	48: CONV_2D act7/strip4 -> act8/strip4 (whole)
 	p0 := &moveParams{
 		run: 69,
 		n0:  1,
@@ -2404,100 +2563,6 @@ func ops40to41(a arena) {
 		hi:        79,
 	}
 	p2 := &moveParams{
-		run: 69,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  2,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  69,
-		src: 150,
-		dst: 0,
-	}
-	p3 := &moveParams{
-		run: 69,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  1,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  69,
-		src: 150,
-		dst: 0,
-	}
-	p4 := &convDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       23,
-		inC:       3,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      11,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 40: rows 0 to 2 from input rows 0 to 95
-	moveStrided(p0, a.u8(offImage1Cols4, 207), a.u8(offImage1, 795))
-	// 41: row 0 from input rows 0 to 2
-	convDSPW(p1, a.i8(offImage1Cols4, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4, 88))
-	for band := 0; band < 46; band++ {
-		// 40: keep the rows still needed at the start of its line
-		slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
-		// 40: rows 3+2*band to 4+2*band from input rows 0 to 95
-		moveStrided(p2, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+864+576*band, 507))
-		// 41: row 1+1*band from input rows 2+2*band to 4+2*band
-		convDSPW(p1, a.i8(offImage1Cols4, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+88+88*band, 88))
-	}
-	// 40: keep the rows still needed at the start of its line
-	slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
-	// 40: row 95 from input rows 0 to 95
-	moveStrided(p3, a.u8(offImage1Cols4+69, 69), a.u8(offImage1+27360, 219))
-	// 41: row 47 from input rows 94 to 95
-	convDSPW(p4, a.i8(offImage1Cols4, 138), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+4136, 88))
-}
-
-// ops42to45 runs operators 42-45, fused row by row through moveStrided, dwDSPInt8M1, convPWDSPW, addInt8Tab (see the comment in it).
-//
-//go:noinline
-func ops42to45(a arena) {
-	// 42-45: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows its readers still need (a line read by several operators keeps
-	// each row until the last of them has read it):
-	//
-	//	42: DEPTHWISE_CONV_2D act2/strip4 -> act3/strip4 (line of 1 of 48 rows, 72 bytes)
-	//	43: CONV_2D act3/strip4 -> act4/strip4 (line of 1 of 48 rows, 72 bytes, read by 1 operators)
-	//	44: SLICE act2/strip4 -> act2/cols4 (line of 1 of 48 rows, 72 bytes)
-	//	45: ADD act2/cols4 + act4/strip4 -> add5/strip4 (whole)
-	//
-	// The output is written over the dying input, which starts 80 bytes above it.
-	p0 := &moveParams{
 		run: 72,
 		n0:  1,
 		n1:  1,
@@ -2517,7 +2582,27 @@ func ops42to45(a arena) {
 		src: 8,
 		dst: 0,
 	}
-	p1 := &dwDSPParams{
+	p3 := &moveParams{
+		run: 69,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  2,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  69,
+		src: 150,
+		dst: 0,
+	}
+	p4 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       11,
@@ -2537,14 +2622,14 @@ func ops42to45(a arena) {
 		span:      207,
 		hi:        79,
 	}
-	p2 := &convPWDSPParams{
+	p5 := &convPWDSPParams{
 		pixels: 9,
 		inC:    8,
 		outC:   8,
 		span:   255,
 		hi:     127,
 	}
-	p3 := &ewQuantParams{
+	p6 := &ewQuantParams{
 		in1Off:    128,
 		in2Off:    16,
 		outOff:    8,
@@ -2558,7 +2643,7 @@ func ops42to45(a arena) {
 		actMin:    -128,
 		actMax:    127,
 	}
-	p4 := &ewBcast{
+	p7 := &ewBcast{
 		inner:  72,
 		aInner: 1,
 		bInner: 1,
@@ -2578,135 +2663,121 @@ func ops42to45(a arena) {
 		a5:     0,
 		b5:     0,
 	}
-	p5 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       11,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	p6 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       11,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 44: row 0 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4, 80))
-	// 42: row 0 from input rows 0 to 1
-	dwDSPInt8M1(p1, a.i8(offAct2Strip4, 176), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
-	// 43: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct3Strip4, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
-	// 45: row 0 from input row 0
-	addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
-	for band := 0; band < 46; band++ {
-		// 44: row 1+1*band from input rows 0 to 47
-		moveStrided(p0, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+88+88*band, 80))
-		// 42: row 1+1*band from input rows 0+1*band to 2+1*band
-		dwDSPInt8M1(p5, a.i8(offAct2Strip4+88*band, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
-		// 43: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct3Strip4, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
-		// 45: row 1+1*band from input row 1+1*band
-		addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4+72+72*band, 72))
-	}
-	// 44: row 47 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+4136, 80))
-	// 42: row 47 from input rows 46 to 47
-	dwDSPInt8M1(p6, a.i8(offAct2Strip4+4048, 176), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
-	// 43: row 47 from input row 47
-	convPWDSPW(p2, a.i8(offAct3Strip4, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
-	// 45: row 47 from input row 47
-	addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4+3384, 72))
-}
-
-// ops46to48 runs operators 46-48, fused row by row through convPWDSPW, dwDSPInt8M1, slideDown (see the comment in it).
-//
-//go:noinline
-func ops46to48(a arena) {
-	// 46-48: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	46: CONV_2D add5/strip4 -> act6/strip4 (line of 3 of 48 rows, 1296 bytes)
-	//	47: DEPTHWISE_CONV_2D act6/strip4 -> act7/strip4 (line of 1 of 24 rows, 192 bytes)
-	//	48: CONV_2D act7/strip4 -> act8/strip4 (whole)
-	//
-	// The output is written over the dying input, which starts 0 bytes above it.
-	p0 := &convPWDSPParams{
-		pixels: 27,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p1 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       9,
-		inC:       48,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      4,
-		outC:      48,
-		depthMul:  1,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      222,
-		hi:        94,
-	}
-	p2 := &convPWDSPParams{
-		pixels: 4,
-		inC:    48,
-		outC:   8,
-		span:   255,
-		hi:     127,
-	}
-	p3 := &convPWDSPParams{
-		pixels: 18,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p4 := &convPWDSPParams{
+	p8 := &convPWDSPParams{
 		pixels: 9,
 		inC:    8,
 		outC:   48,
 		span:   214,
 		hi:     86,
 	}
-	p5 := &dwDSPParams{
+	p9 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       11,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p10 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       9,
+		inC:       48,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      4,
+		outC:      48,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      222,
+		hi:        94,
+	}
+	p11 := &convPWDSPParams{
+		pixels: 4,
+		inC:    48,
+		outC:   8,
+		span:   255,
+		hi:     127,
+	}
+	p12 := &moveParams{
+		run: 69,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  69,
+		src: 150,
+		dst: 0,
+	}
+	p13 := &convDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       23,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      11,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	p14 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       11,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p15 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       9,
@@ -2726,30 +2797,166 @@ func ops46to48(a arena) {
 		span:      222,
 		hi:        94,
 	}
-	// 46: rows 0 to 2 from input rows 0 to 2
-	convPWDSPW(p0, a.i8(offAdd5Strip4, 216), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip4Scratch0, 26), a.i8(offAct6Strip4, 1296))
+	// 40: rows 0 to 2 from input rows 0 to 2
+	moveStrided(p0, a.u8(offImage1Cols4, 207), a.u8(offImage1, 795))
+	// 41: row 0 from input rows 0 to 2
+	convDSPW(p1, a.i8(offImage1Cols4, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4, 88))
+	// 44: row 0 from input row 0
+	moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4, 80))
+	// 40: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+	// 40: rows 3 to 4 from input rows 3 to 4
+	moveStrided(p3, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+864, 507))
+	// 41: row 1 from input rows 2 to 4
+	convDSPW(p1, a.i8(offImage1Cols4, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+88, 88))
+	// 42: row 0 from input rows 0 to 1
+	dwDSPInt8M1(p4, a.i8(offAct2Strip4, 176), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+	// 43: row 0 from input row 0
+	convPWDSPW(p5, a.i8(offAct3Strip4, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+	// 45: row 0 from input row 0
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
+	// 46: row 0 from input row 0
+	convPWDSPW(p8, a.i8(offAdd5Strip4, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4, 432))
+	// 44: row 1 from input row 1
+	moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+88, 80))
+	// 40: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+	// 40: rows 5 to 6 from input rows 5 to 6
+	moveStrided(p3, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+1440, 507))
+	// 41: row 2 from input rows 4 to 6
+	convDSPW(p1, a.i8(offImage1Cols4, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+176, 88))
+	// 42: row 1 from input rows 0 to 2
+	dwDSPInt8M1(p9, a.i8(offAct2Strip4, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+	// 43: row 1 from input row 1
+	convPWDSPW(p5, a.i8(offAct3Strip4, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+	// 45: row 1 from input row 1
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
+	// 46: row 1 from input row 1
+	convPWDSPW(p8, a.i8(offAdd5Strip4, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+432, 432))
+	// 44: row 2 from input row 2
+	moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+176, 80))
+	// 40: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+	// 40: rows 7 to 8 from input rows 7 to 8
+	moveStrided(p3, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+2016, 507))
+	// 41: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip4, 176), a.u8(offAct2Strip4+88, 176))
+	// 41: row 3 from input rows 6 to 8
+	convDSPW(p1, a.i8(offImage1Cols4, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+176, 88))
+	// 42: row 2 from input rows 1 to 3
+	dwDSPInt8M1(p9, a.i8(offAct2Strip4, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+	// 43: row 2 from input row 2
+	convPWDSPW(p5, a.i8(offAct3Strip4, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+	// 45: row 2 from input row 2
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
+	// 46: row 2 from input row 2
+	convPWDSPW(p8, a.i8(offAdd5Strip4, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+864, 432))
 	// 47: row 0 from input rows 0 to 2
-	dwDSPInt8M1(p1, a.i8(offAct6Strip4, 1296), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
+	dwDSPInt8M1(p10, a.i8(offAct6Strip4, 1296), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
 	// 48: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct7Strip4, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct6Strip4Scratch0, 66), a.i8(offAct8Strip4, 32))
-	for band := 0; band < 22; band++ {
+	convPWDSPW(p11, a.i8(offAct7Strip4, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip4Scratch0, 66), a.i8(offAct8Strip4, 32))
+	for band := 0; band < 21; band++ {
+		// 44: row 3+2*band from input row 3+2*band
+		moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+176, 80))
+		// 40: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+		// 40: rows 9+4*band to 10+4*band from input rows 9+4*band to 10+4*band
+		moveStrided(p3, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+2592+1152*band, 507))
+		// 41: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip4, 176), a.u8(offAct2Strip4+88, 176))
+		// 41: row 4+2*band from input rows 8+4*band to 10+4*band
+		convDSPW(p1, a.i8(offImage1Cols4, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+176, 88))
+		// 42: row 3+2*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip4, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+		// 43: row 3+2*band from input row 3+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip4, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+		// 45: row 3+2*band from input row 3+2*band
+		addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
 		// 46: keep the rows still needed at the start of its line
 		slideDown(a.u8(offAct6Strip4, 432), a.u8(offAct6Strip4+864, 432))
-		// 46: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
-		convPWDSPW(p3, a.i8(offAdd5Strip4+216+144*band, 144), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip4Scratch0, 26), a.i8(offAct6Strip4+432, 864))
+		// 46: row 3+2*band from input row 3+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip4, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+432, 432))
+		// 44: row 4+2*band from input row 4+2*band
+		moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+176, 80))
+		// 40: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+		// 40: rows 11+4*band to 12+4*band from input rows 11+4*band to 12+4*band
+		moveStrided(p3, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+3168+1152*band, 507))
+		// 41: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip4, 176), a.u8(offAct2Strip4+88, 176))
+		// 41: row 5+2*band from input rows 10+4*band to 12+4*band
+		convDSPW(p1, a.i8(offImage1Cols4, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+176, 88))
+		// 42: row 4+2*band from input rows 3+2*band to 5+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip4, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+		// 43: row 4+2*band from input row 4+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip4, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+		// 45: row 4+2*band from input row 4+2*band
+		addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
+		// 46: row 4+2*band from input row 4+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip4, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+864, 432))
 		// 47: row 1+1*band from input rows 2+2*band to 4+2*band
-		dwDSPInt8M1(p1, a.i8(offAct6Strip4, 1296), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
+		dwDSPInt8M1(p10, a.i8(offAct6Strip4, 1296), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
 		// 48: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct7Strip4, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct6Strip4Scratch0, 66), a.i8(offAct8Strip4+32+32*band, 32))
+		convPWDSPW(p11, a.i8(offAct7Strip4, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip4Scratch0, 66), a.i8(offAct8Strip4+32+32*band, 32))
 	}
+	// 44: row 45 from input row 45
+	moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+176, 80))
+	// 40: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+	// 40: rows 93 to 94 from input rows 93 to 94
+	moveStrided(p3, a.u8(offImage1Cols4+69, 138), a.u8(offImage1+26784, 507))
+	// 41: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip4, 176), a.u8(offAct2Strip4+88, 176))
+	// 41: row 46 from input rows 92 to 94
+	convDSPW(p1, a.i8(offImage1Cols4, 207), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+176, 88))
+	// 42: row 45 from input rows 44 to 46
+	dwDSPInt8M1(p9, a.i8(offAct2Strip4, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+	// 43: row 45 from input row 45
+	convPWDSPW(p5, a.i8(offAct3Strip4, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+	// 45: row 45 from input row 45
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
+	// 46: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct6Strip4, 432), a.u8(offAct6Strip4+864, 432))
+	// 46: row 45 from input row 45
+	convPWDSPW(p8, a.i8(offAdd5Strip4, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+432, 432))
+	// 44: row 46 from input row 46
+	moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+176, 80))
+	// 40: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols4, 69), a.u8(offImage1Cols4+138, 69))
+	// 40: row 95 from input row 95
+	moveStrided(p12, a.u8(offImage1Cols4+69, 69), a.u8(offImage1+27360, 219))
+	// 41: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip4, 176), a.u8(offAct2Strip4+88, 176))
+	// 41: row 47 from input rows 94 to 95
+	convDSPW(p13, a.i8(offImage1Cols4, 138), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip4Scratch0, 60), a.i8(offAct2Strip4+176, 88))
+	// 42: row 46 from input rows 45 to 47
+	dwDSPInt8M1(p9, a.i8(offAct2Strip4, 264), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+	// 43: row 46 from input row 46
+	convPWDSPW(p5, a.i8(offAct3Strip4, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+	// 45: row 46 from input row 46
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
+	// 46: row 46 from input row 46
+	convPWDSPW(p8, a.i8(offAdd5Strip4, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+864, 432))
+	// 47: row 22 from input rows 44 to 46
+	dwDSPInt8M1(p10, a.i8(offAct6Strip4, 1296), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
+	// 48: row 22 from input row 22
+	convPWDSPW(p11, a.i8(offAct7Strip4, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip4Scratch0, 66), a.i8(offAct8Strip4+704, 32))
+	// 44: row 47 from input row 47
+	moveStrided(p2, a.u8(offAct2Cols4, 72), a.u8(offAct2Strip4+176, 80))
+	// 42: row 47 from input rows 46 to 47
+	dwDSPInt8M1(p14, a.i8(offAct2Strip4+88, 176), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct3Strip4, 72))
+	// 43: row 47 from input row 47
+	convPWDSPW(p5, a.i8(offAct3Strip4, 72), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct4Strip4, 72))
+	// 45: row 47 from input row 47
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols4, 72), a.i8(offAct4Strip4, 72), a.i8(offAdd5Strip4, 72))
 	// 46: keep the rows still needed at the start of its line
 	slideDown(a.u8(offAct6Strip4, 432), a.u8(offAct6Strip4+864, 432))
 	// 46: row 47 from input row 47
-	convPWDSPW(p4, a.i8(offAdd5Strip4+3384, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip4Scratch0, 26), a.i8(offAct6Strip4+432, 432))
+	convPWDSPW(p8, a.i8(offAdd5Strip4, 72), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip4Scratch0, 26), a.i8(offAct6Strip4+432, 432))
 	// 47: row 23 from input rows 46 to 47
-	dwDSPInt8M1(p5, a.i8(offAct6Strip4, 864), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
+	dwDSPInt8M1(p15, a.i8(offAct6Strip4, 864), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip4Scratch0, 38), a.i8(offAct7Strip4, 192))
 	// 48: row 23 from input row 23
-	convPWDSPW(p2, a.i8(offAct7Strip4, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct6Strip4Scratch0, 66), a.i8(offAct8Strip4+736, 32))
+	convPWDSPW(p11, a.i8(offAct7Strip4, 192), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip4Scratch0, 66), a.i8(offAct8Strip4+736, 32))
 }
 
 // op49 runs operator 49: DYNAMIC_UPDATE_SLICE act8/to3, act8/strip4 -> act8/to4 (moveStrided)
@@ -2778,15 +2985,23 @@ func op49(a arena) {
 	}, a.u8(offAct8, 4608), a.u8(offAct8Strip4, 768))
 }
 
-// ops50to51 runs operators 50-51, fused row by row through moveStrided, convDSPW, slideDown (see the comment in it).
+// ops50to58 runs operators 50-58, fused row by row through moveStrided, convDSPW, slideDown, dwDSPInt8M1, convPWDSPW, addInt8Tab (see the comment in it).
 //
 //go:noinline
-func ops50to51(a arena) {
-	// 50-51: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
+func ops50to58(a arena) {
+	// 50-58: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows its readers still need (a line read by several operators keeps
+	// each row until the last of them has read it):
 	//
 	//	50: SLICE image1 -> image1/cols5 (line of 3 of 96 rows, 171 bytes)
-	//	51: CONV_2D image1/cols5 -> act2/strip5 (whole)
+	//	51: CONV_2D image1/cols5 -> act2/strip5 (line of 3 of 48 rows, 216 bytes, read by 2 operators)
+	//	52: DEPTHWISE_CONV_2D act2/strip5 -> act3/strip5 (line of 1 of 48 rows, 56 bytes)
+	//	53: CONV_2D act3/strip5 -> act4/strip5 (line of 1 of 48 rows, 56 bytes, read by 1 operators)
+	//	54: SLICE act2/strip5 -> act2/cols5 (line of 1 of 48 rows, 56 bytes)
+	//	55: ADD act2/cols5 + act4/strip5 -> add5/strip5 (line of 1 of 48 rows, 56 bytes)
+	//	56: CONV_2D add5/strip5 -> act6/strip5 (line of 3 of 48 rows, 1008 bytes)
+	//	57: DEPTHWISE_CONV_2D act6/strip5 -> act7/strip5 (line of 1 of 24 rows, 144 bytes)
+	//	58: CONV_2D act7/strip5 -> act8/strip5 (whole)
 	p0 := &moveParams{
 		run: 57,
 		n0:  1,
@@ -2828,100 +3043,6 @@ func ops50to51(a arena) {
 		hi:        79,
 	}
 	p2 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  2,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 198,
-		dst: 0,
-	}
-	p3 := &moveParams{
-		run: 57,
-		n0:  1,
-		n1:  1,
-		n2:  1,
-		n3:  1,
-		n4:  1,
-		s0:  0,
-		s1:  0,
-		s2:  0,
-		s3:  0,
-		s4:  288,
-		d0:  0,
-		d1:  0,
-		d2:  0,
-		d3:  0,
-		d4:  57,
-		src: 198,
-		dst: 0,
-	}
-	p4 := &convDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       19,
-		inC:       3,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      9,
-		outC:      8,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		inZP:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 50: rows 0 to 2 from input rows 0 to 95
-	moveStrided(p0, a.u8(offImage1Cols5, 171), a.u8(offImage1, 831))
-	// 51: row 0 from input rows 0 to 2
-	convDSPW(p1, a.i8(offImage1Cols5, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5, 72))
-	for band := 0; band < 46; band++ {
-		// 50: keep the rows still needed at the start of its line
-		slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
-		// 50: rows 3+2*band to 4+2*band from input rows 0 to 95
-		moveStrided(p2, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+864+576*band, 543))
-		// 51: row 1+1*band from input rows 2+2*band to 4+2*band
-		convDSPW(p1, a.i8(offImage1Cols5, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+72+72*band, 72))
-	}
-	// 50: keep the rows still needed at the start of its line
-	slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
-	// 50: row 95 from input rows 0 to 95
-	moveStrided(p3, a.u8(offImage1Cols5+57, 57), a.u8(offImage1+27360, 255))
-	// 51: row 47 from input rows 94 to 95
-	convDSPW(p4, a.i8(offImage1Cols5, 114), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+3384, 72))
-}
-
-// ops52to55 runs operators 52-55, fused row by row through moveStrided, dwDSPInt8M1, convPWDSPW, addInt8Tab (see the comment in it).
-//
-//go:noinline
-func ops52to55(a arena) {
-	// 52-55: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows its readers still need (a line read by several operators keeps
-	// each row until the last of them has read it):
-	//
-	//	52: DEPTHWISE_CONV_2D act2/strip5 -> act3/strip5 (line of 1 of 48 rows, 56 bytes)
-	//	53: CONV_2D act3/strip5 -> act4/strip5 (line of 1 of 48 rows, 56 bytes, read by 1 operators)
-	//	54: SLICE act2/strip5 -> act2/cols5 (line of 1 of 48 rows, 56 bytes)
-	//	55: ADD act2/cols5 + act4/strip5 -> add5/strip5 (whole)
-	//
-	// The output is written over the dying input, which starts 64 bytes above it.
-	p0 := &moveParams{
 		run: 56,
 		n0:  1,
 		n1:  1,
@@ -2941,7 +3062,27 @@ func ops52to55(a arena) {
 		src: 8,
 		dst: 0,
 	}
-	p1 := &dwDSPParams{
+	p3 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  2,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 198,
+		dst: 0,
+	}
+	p4 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       9,
@@ -2961,14 +3102,14 @@ func ops52to55(a arena) {
 		span:      207,
 		hi:        79,
 	}
-	p2 := &convPWDSPParams{
+	p5 := &convPWDSPParams{
 		pixels: 7,
 		inC:    8,
 		outC:   8,
 		span:   255,
 		hi:     127,
 	}
-	p3 := &ewQuantParams{
+	p6 := &ewQuantParams{
 		in1Off:    128,
 		in2Off:    16,
 		outOff:    8,
@@ -2982,7 +3123,7 @@ func ops52to55(a arena) {
 		actMin:    -128,
 		actMax:    127,
 	}
-	p4 := &ewBcast{
+	p7 := &ewBcast{
 		inner:  56,
 		aInner: 1,
 		bInner: 1,
@@ -3002,127 +3143,121 @@ func ops52to55(a arena) {
 		a5:     0,
 		b5:     0,
 	}
-	p5 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       9,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      7,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	p6 := &dwDSPParams{
-		batches:   1,
-		inH:       2,
-		inW:       9,
-		inC:       8,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      7,
-		outC:      8,
-		depthMul:  1,
-		strideH:   1,
-		strideW:   1,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      207,
-		hi:        79,
-	}
-	// 54: row 0 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5, 64))
-	// 52: row 0 from input rows 0 to 1
-	dwDSPInt8M1(p1, a.i8(offAct2Strip5, 144), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
-	// 53: row 0 from input row 0
-	convPWDSPW(p2, a.i8(offAct3Strip5, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
-	// 55: row 0 from input row 0
-	addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
-	for band := 0; band < 46; band++ {
-		// 54: row 1+1*band from input rows 0 to 47
-		moveStrided(p0, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+72+72*band, 64))
-		// 52: row 1+1*band from input rows 0+1*band to 2+1*band
-		dwDSPInt8M1(p5, a.i8(offAct2Strip5+72*band, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
-		// 53: row 1+1*band from input row 1+1*band
-		convPWDSPW(p2, a.i8(offAct3Strip5, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
-		// 55: row 1+1*band from input row 1+1*band
-		addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5+56+56*band, 56))
-	}
-	// 54: row 47 from input rows 0 to 47
-	moveStrided(p0, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+3384, 64))
-	// 52: row 47 from input rows 46 to 47
-	dwDSPInt8M1(p6, a.i8(offAct2Strip5+3312, 144), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct3Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
-	// 53: row 47 from input row 47
-	convPWDSPW(p2, a.i8(offAct3Strip5, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct3Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
-	// 55: row 47 from input row 47
-	addInt8Tab(p3, opAdd5Strip0Tab, p4, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5+2632, 56))
-}
-
-// ops56to57 runs operators 56-57, fused row by row through convPWDSPW, dwDSPInt8M1, slideDown (see the comment in it).
-//
-//go:noinline
-func ops56to57(a arena) {
-	// 56-57: fused, row by row: every row is computed once, each intermediate tensor held
-	// as a line buffer of the rows the next operator still needs:
-	//
-	//	56: CONV_2D add5/strip5 -> act6/strip5 (line of 3 of 48 rows, 1008 bytes)
-	//	57: DEPTHWISE_CONV_2D act6/strip5 -> act7/strip5 (whole)
-	//
-	// The output is written over the dying input, which starts 688 bytes above it.
-	p0 := &convPWDSPParams{
-		pixels: 21,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p1 := &dwDSPParams{
-		batches:   1,
-		inH:       3,
-		inW:       7,
-		inC:       48,
-		filterH:   3,
-		filterW:   3,
-		outH:      1,
-		outW:      3,
-		outC:      48,
-		depthMul:  1,
-		strideH:   2,
-		strideW:   2,
-		dilationH: 1,
-		dilationW: 1,
-		padH:      0,
-		padW:      0,
-		span:      222,
-		hi:        94,
-	}
-	p2 := &convPWDSPParams{
-		pixels: 14,
-		inC:    8,
-		outC:   48,
-		span:   214,
-		hi:     86,
-	}
-	p3 := &convPWDSPParams{
+	p8 := &convPWDSPParams{
 		pixels: 7,
 		inC:    8,
 		outC:   48,
 		span:   214,
 		hi:     86,
 	}
-	p4 := &dwDSPParams{
+	p9 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       9,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      7,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p10 := &dwDSPParams{
+		batches:   1,
+		inH:       3,
+		inW:       7,
+		inC:       48,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      3,
+		outC:      48,
+		depthMul:  1,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      222,
+		hi:        94,
+	}
+	p11 := &convPWDSPParams{
+		pixels: 3,
+		inC:    48,
+		outC:   8,
+		span:   255,
+		hi:     127,
+	}
+	p12 := &moveParams{
+		run: 57,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  57,
+		src: 198,
+		dst: 0,
+	}
+	p13 := &convDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       19,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	p14 := &dwDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       9,
+		inC:       8,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      7,
+		outC:      8,
+		depthMul:  1,
+		strideH:   1,
+		strideW:   1,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		span:      207,
+		hi:        79,
+	}
+	p15 := &dwDSPParams{
 		batches:   1,
 		inH:       2,
 		inW:       7,
@@ -3142,37 +3277,166 @@ func ops56to57(a arena) {
 		span:      222,
 		hi:        94,
 	}
-	// 56: rows 0 to 2 from input rows 0 to 2
-	convPWDSPW(p0, a.i8(offAdd5Strip5, 168), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip5Scratch0, 26), a.i8(offAct6Strip5, 1008))
+	// 50: rows 0 to 2 from input rows 0 to 2
+	moveStrided(p0, a.u8(offImage1Cols5, 171), a.u8(offImage1, 831))
+	// 51: row 0 from input rows 0 to 2
+	convDSPW(p1, a.i8(offImage1Cols5, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5, 72))
+	// 54: row 0 from input row 0
+	moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5, 64))
+	// 50: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+	// 50: rows 3 to 4 from input rows 3 to 4
+	moveStrided(p3, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+864, 543))
+	// 51: row 1 from input rows 2 to 4
+	convDSPW(p1, a.i8(offImage1Cols5, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+72, 72))
+	// 52: row 0 from input rows 0 to 1
+	dwDSPInt8M1(p4, a.i8(offAct2Strip5, 144), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+	// 53: row 0 from input row 0
+	convPWDSPW(p5, a.i8(offAct3Strip5, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+	// 55: row 0 from input row 0
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
+	// 56: row 0 from input row 0
+	convPWDSPW(p8, a.i8(offAdd5Strip5, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5, 336))
+	// 54: row 1 from input row 1
+	moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+72, 64))
+	// 50: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+	// 50: rows 5 to 6 from input rows 5 to 6
+	moveStrided(p3, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+1440, 543))
+	// 51: row 2 from input rows 4 to 6
+	convDSPW(p1, a.i8(offImage1Cols5, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+144, 72))
+	// 52: row 1 from input rows 0 to 2
+	dwDSPInt8M1(p9, a.i8(offAct2Strip5, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+	// 53: row 1 from input row 1
+	convPWDSPW(p5, a.i8(offAct3Strip5, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+	// 55: row 1 from input row 1
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
+	// 56: row 1 from input row 1
+	convPWDSPW(p8, a.i8(offAdd5Strip5, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+336, 336))
+	// 54: row 2 from input row 2
+	moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+144, 64))
+	// 50: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+	// 50: rows 7 to 8 from input rows 7 to 8
+	moveStrided(p3, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+2016, 543))
+	// 51: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip5, 144), a.u8(offAct2Strip5+72, 144))
+	// 51: row 3 from input rows 6 to 8
+	convDSPW(p1, a.i8(offImage1Cols5, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+144, 72))
+	// 52: row 2 from input rows 1 to 3
+	dwDSPInt8M1(p9, a.i8(offAct2Strip5, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+	// 53: row 2 from input row 2
+	convPWDSPW(p5, a.i8(offAct3Strip5, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+	// 55: row 2 from input row 2
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
+	// 56: row 2 from input row 2
+	convPWDSPW(p8, a.i8(offAdd5Strip5, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+672, 336))
 	// 57: row 0 from input rows 0 to 2
-	dwDSPInt8M1(p1, a.i8(offAct6Strip5, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip5Scratch0, 38), a.i8(offAct7Strip5, 144))
-	for band := 0; band < 22; band++ {
+	dwDSPInt8M1(p10, a.i8(offAct6Strip5, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct7Strip5, 144))
+	// 58: row 0 from input row 0
+	convPWDSPW(p11, a.i8(offAct7Strip5, 144), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip5Scratch0, 66), a.i8(offAct8Strip5, 24))
+	for band := 0; band < 21; band++ {
+		// 54: row 3+2*band from input row 3+2*band
+		moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+144, 64))
+		// 50: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+		// 50: rows 9+4*band to 10+4*band from input rows 9+4*band to 10+4*band
+		moveStrided(p3, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+2592+1152*band, 543))
+		// 51: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip5, 144), a.u8(offAct2Strip5+72, 144))
+		// 51: row 4+2*band from input rows 8+4*band to 10+4*band
+		convDSPW(p1, a.i8(offImage1Cols5, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+144, 72))
+		// 52: row 3+2*band from input rows 2+2*band to 4+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip5, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+		// 53: row 3+2*band from input row 3+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip5, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+		// 55: row 3+2*band from input row 3+2*band
+		addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
 		// 56: keep the rows still needed at the start of its line
 		slideDown(a.u8(offAct6Strip5, 336), a.u8(offAct6Strip5+672, 336))
-		// 56: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
-		convPWDSPW(p2, a.i8(offAdd5Strip5+168+112*band, 112), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip5Scratch0, 26), a.i8(offAct6Strip5+336, 672))
+		// 56: row 3+2*band from input row 3+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip5, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+336, 336))
+		// 54: row 4+2*band from input row 4+2*band
+		moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+144, 64))
+		// 50: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+		// 50: rows 11+4*band to 12+4*band from input rows 11+4*band to 12+4*band
+		moveStrided(p3, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+3168+1152*band, 543))
+		// 51: keep the rows still needed at the start of its line
+		slideDown(a.u8(offAct2Strip5, 144), a.u8(offAct2Strip5+72, 144))
+		// 51: row 5+2*band from input rows 10+4*band to 12+4*band
+		convDSPW(p1, a.i8(offImage1Cols5, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+144, 72))
+		// 52: row 4+2*band from input rows 3+2*band to 5+2*band
+		dwDSPInt8M1(p9, a.i8(offAct2Strip5, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+		// 53: row 4+2*band from input row 4+2*band
+		convPWDSPW(p5, a.i8(offAct3Strip5, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+		// 55: row 4+2*band from input row 4+2*band
+		addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
+		// 56: row 4+2*band from input row 4+2*band
+		convPWDSPW(p8, a.i8(offAdd5Strip5, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+672, 336))
 		// 57: row 1+1*band from input rows 2+2*band to 4+2*band
-		dwDSPInt8M1(p1, a.i8(offAct6Strip5, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip5Scratch0, 38), a.i8(offAct7Strip5+144+144*band, 144))
+		dwDSPInt8M1(p10, a.i8(offAct6Strip5, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct7Strip5, 144))
+		// 58: row 1+1*band from input row 1+1*band
+		convPWDSPW(p11, a.i8(offAct7Strip5, 144), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip5Scratch0, 66), a.i8(offAct8Strip5+24+24*band, 24))
 	}
+	// 54: row 45 from input row 45
+	moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+144, 64))
+	// 50: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+	// 50: rows 93 to 94 from input rows 93 to 94
+	moveStrided(p3, a.u8(offImage1Cols5+57, 114), a.u8(offImage1+26784, 543))
+	// 51: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip5, 144), a.u8(offAct2Strip5+72, 144))
+	// 51: row 46 from input rows 92 to 94
+	convDSPW(p1, a.i8(offImage1Cols5, 171), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+144, 72))
+	// 52: row 45 from input rows 44 to 46
+	dwDSPInt8M1(p9, a.i8(offAct2Strip5, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+	// 53: row 45 from input row 45
+	convPWDSPW(p5, a.i8(offAct3Strip5, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+	// 55: row 45 from input row 45
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
+	// 56: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct6Strip5, 336), a.u8(offAct6Strip5+672, 336))
+	// 56: row 45 from input row 45
+	convPWDSPW(p8, a.i8(offAdd5Strip5, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+336, 336))
+	// 54: row 46 from input row 46
+	moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+144, 64))
+	// 50: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols5, 57), a.u8(offImage1Cols5+114, 57))
+	// 50: row 95 from input row 95
+	moveStrided(p12, a.u8(offImage1Cols5+57, 57), a.u8(offImage1+27360, 255))
+	// 51: keep the rows still needed at the start of its line
+	slideDown(a.u8(offAct2Strip5, 144), a.u8(offAct2Strip5+72, 144))
+	// 51: row 47 from input rows 94 to 95
+	convDSPW(p13, a.i8(offImage1Cols5, 114), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip5Scratch0, 60), a.i8(offAct2Strip5+144, 72))
+	// 52: row 46 from input rows 45 to 47
+	dwDSPInt8M1(p9, a.i8(offAct2Strip5, 216), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+	// 53: row 46 from input row 46
+	convPWDSPW(p5, a.i8(offAct3Strip5, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+	// 55: row 46 from input row 46
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
+	// 56: row 46 from input row 46
+	convPWDSPW(p8, a.i8(offAdd5Strip5, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+672, 336))
+	// 57: row 22 from input rows 44 to 46
+	dwDSPInt8M1(p10, a.i8(offAct6Strip5, 1008), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct7Strip5, 144))
+	// 58: row 22 from input row 22
+	convPWDSPW(p11, a.i8(offAct7Strip5, 144), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip5Scratch0, 66), a.i8(offAct8Strip5+528, 24))
+	// 54: row 47 from input row 47
+	moveStrided(p2, a.u8(offAct2Cols5, 56), a.u8(offAct2Strip5+144, 64))
+	// 52: row 47 from input rows 46 to 47
+	dwDSPInt8M1(p14, a.i8(offAct2Strip5+72, 144), opAct3Strip0DW, opAct3Strip0Rec, opAct3Strip0ZP, a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct3Strip5, 56))
+	// 53: row 47 from input row 47
+	convPWDSPW(p5, a.i8(offAct3Strip5, 56), opAct4Strip0PW, opAct4Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct4Strip5, 56))
+	// 55: row 47 from input row 47
+	addInt8Tab(p6, opAdd5Strip0Tab, p7, a.i8(offAct2Cols5, 56), a.i8(offAct4Strip5, 56), a.i8(offAdd5Strip5, 56))
 	// 56: keep the rows still needed at the start of its line
 	slideDown(a.u8(offAct6Strip5, 336), a.u8(offAct6Strip5+672, 336))
 	// 56: row 47 from input row 47
-	convPWDSPW(p3, a.i8(offAdd5Strip5+2632, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct6Strip5Scratch0, 26), a.i8(offAct6Strip5+336, 336))
+	convPWDSPW(p8, a.i8(offAdd5Strip5, 56), opAct6Strip0PW, opAct6Strip0Rec, a.i32(offAct2Strip5Scratch0, 26), a.i8(offAct6Strip5+336, 336))
 	// 57: row 23 from input rows 46 to 47
-	dwDSPInt8M1(p4, a.i8(offAct6Strip5, 672), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct6Strip5Scratch0, 38), a.i8(offAct7Strip5+3312, 144))
-}
-
-// op58 runs operator 58: CONV_2D act7/strip5 -> act8/strip5 (strip 5 of the model's operator 6) (convPWDSPW)
-//
-//go:noinline
-func op58(a arena) {
-	convPWDSPW(&convPWDSPParams{
-		pixels: 72,
-		inC:    48,
-		outC:   8,
-		span:   255,
-		hi:     127,
-	}, a.i8(offAct7Strip5, 3456), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct8Strip5Scratch0, 66), a.i8(offAct8Strip5, 576))
+	dwDSPInt8M1(p15, a.i8(offAct6Strip5, 672), opAct7Strip0DW, opAct7Strip0Rec, opAct7Strip0ZP, a.i32(offAct2Strip5Scratch0, 38), a.i8(offAct7Strip5, 144))
+	// 58: row 23 from input row 23
+	convPWDSPW(p11, a.i8(offAct7Strip5, 144), opAct8Strip0PW, opAct8Strip0Rec, a.i32(offAct2Strip5Scratch0, 66), a.i8(offAct8Strip5+552, 24))
 }
 
 // op59 runs operator 59: DYNAMIC_UPDATE_SLICE act8/to4, act8/strip5 -> act8/to5 (moveStrided)
@@ -3201,17 +3465,24 @@ func op59(a arena) {
 	}, a.u8(offAct8, 4608), a.u8(offAct8Strip5, 576))
 }
 
-// op60 runs operator 60: SLICE image1 -> image1/cols6 (strip 6 of the model's operator 0) (moveStrided)
+// ops60to61 runs operators 60-61, fused row by row through moveStrided, convDSPW, slideDown (see the comment in it).
 //
 //go:noinline
-func op60(a arena) {
-	moveStrided(&moveParams{
+func ops60to61(a arena) {
+	// 60-61: fused, row by row: every row is computed once, each intermediate tensor held
+	// as a line buffer of the rows the next operator still needs:
+	//
+	//	60: SLICE image1 -> image1/cols6 (line of 3 of 96 rows, 162 bytes)
+	//	61: CONV_2D image1/cols6 -> act2/strip6 (whole)
+	//
+	// The output is written over the dying input, which starts 0 bytes above it.
+	p0 := &moveParams{
 		run: 54,
 		n0:  1,
 		n1:  1,
 		n2:  1,
 		n3:  1,
-		n4:  96,
+		n4:  3,
 		s0:  0,
 		s1:  0,
 		s2:  0,
@@ -3224,21 +3495,15 @@ func op60(a arena) {
 		d4:  54,
 		src: 234,
 		dst: 0,
-	}, a.u8(offImage1Cols6, 5184), a.u8(offImage1, 27648))
-}
-
-// op61 runs operator 61: CONV_2D image1/cols6 -> act2/strip6 (strip 6 of the model's operator 0) (convDSPW)
-//
-//go:noinline
-func op61(a arena) {
-	convDSPW(&convDSPParams{
+	}
+	p1 := &convDSPParams{
 		batches:   1,
-		inH:       96,
+		inH:       3,
 		inW:       18,
 		inC:       3,
 		filterH:   3,
 		filterW:   3,
-		outH:      48,
+		outH:      1,
 		outW:      9,
 		outC:      8,
 		strideH:   2,
@@ -3250,7 +3515,85 @@ func op61(a arena) {
 		inZP:      0,
 		span:      207,
 		hi:        79,
-	}, a.i8(offImage1Cols6, 5184), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip6Scratch0, 60), a.i8(offAct2Strip6, 3456))
+	}
+	p2 := &moveParams{
+		run: 54,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  2,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  54,
+		src: 234,
+		dst: 0,
+	}
+	p3 := &moveParams{
+		run: 54,
+		n0:  1,
+		n1:  1,
+		n2:  1,
+		n3:  1,
+		n4:  1,
+		s0:  0,
+		s1:  0,
+		s2:  0,
+		s3:  0,
+		s4:  288,
+		d0:  0,
+		d1:  0,
+		d2:  0,
+		d3:  0,
+		d4:  54,
+		src: 234,
+		dst: 0,
+	}
+	p4 := &convDSPParams{
+		batches:   1,
+		inH:       2,
+		inW:       18,
+		inC:       3,
+		filterH:   3,
+		filterW:   3,
+		outH:      1,
+		outW:      9,
+		outC:      8,
+		strideH:   2,
+		strideW:   2,
+		dilationH: 1,
+		dilationW: 1,
+		padH:      0,
+		padW:      0,
+		inZP:      0,
+		span:      207,
+		hi:        79,
+	}
+	// 60: rows 0 to 2 from input rows 0 to 2
+	moveStrided(p0, a.u8(offImage1Cols6, 162), a.u8(offImage1, 864))
+	// 61: row 0 from input rows 0 to 2
+	convDSPW(p1, a.i8(offImage1Cols6, 162), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip6Scratch0, 60), a.i8(offAct2Strip6, 72))
+	for band := 0; band < 46; band++ {
+		// 60: keep the rows still needed at the start of its line
+		slideDown(a.u8(offImage1Cols6, 54), a.u8(offImage1Cols6+108, 54))
+		// 60: rows 3+2*band to 4+2*band from input rows 3+2*band to 4+2*band
+		moveStrided(p2, a.u8(offImage1Cols6+54, 108), a.u8(offImage1+864+576*band, 576))
+		// 61: row 1+1*band from input rows 2+2*band to 4+2*band
+		convDSPW(p1, a.i8(offImage1Cols6, 162), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip6Scratch0, 60), a.i8(offAct2Strip6+72+72*band, 72))
+	}
+	// 60: keep the rows still needed at the start of its line
+	slideDown(a.u8(offImage1Cols6, 54), a.u8(offImage1Cols6+108, 54))
+	// 60: row 95 from input row 95
+	moveStrided(p3, a.u8(offImage1Cols6+54, 54), a.u8(offImage1+27360, 288))
+	// 61: row 47 from input rows 94 to 95
+	convDSPW(p4, a.i8(offImage1Cols6, 108), opAct2Strip0Conv, opAct2Strip0Rec, a.i32(offAct2Strip6Scratch0, 60), a.i8(offAct2Strip6+3384, 72))
 }
 
 // op62 runs operator 62: DEPTHWISE_CONV_2D act2/strip6 -> act3/strip6 (strip 6 of the model's operator 1) (dwDSPInt8M1)
@@ -3476,6 +3819,7 @@ func op71(a arena) {
 }
 
 // op72 runs operator 72: CONV_2D act10 -> act11 (convPWDSPW)
+// (written over its dying input, which starts 0 bytes above the output: raster order never overwrites input still to be read)
 //
 //go:noinline
 func op72(a arena) {
